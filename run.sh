@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One entry point for a fresh machine: sets up .venv, then opens, regenerates or tests.
+#   bash run.sh lab        set up, then open the workbench in JupyterLab
+#   bash run.sh figures    set up, then regenerate every paper's figures headless (CSV + PNG)
+#   bash run.sh test       set up (venv + Chromium), then run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV="${WORKBENCH_VENV:-.venv}"
+PY="$VENV/bin/python"
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.numba_cache}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+setup_python() {
+    if [ ! -x "$PY" ]; then
+        python3 -m venv "$VENV"
+    fi
+    # constraints.txt pins the versions the suite was last run with
+    "$PY" -m pip install -q -c constraints.txt -e '.[test]'
+}
+
+setup_browser() {
+    # Debian's Chromium drives the browser tests (Playwright cannot download its own here)
+    if [ ! -x /usr/bin/chromium ]; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        else
+            echo "run.sh: /usr/bin/chromium missing and cannot apt-get it; browser tests will skip" >&2
+        fi
+    fi
+}
+
+cmd="${1:-lab}"
+shift || true
+case "$cmd" in
+    setup) setup_python; setup_browser ;;
+    lab) setup_python; exec "$VENV/bin/jupyter" lab notebooks/ "$@" ;;
+    figures) setup_python; exec "$PY" -m workbench reproduce all --out "${1:-figures}" ;;
+    test)
+        setup_python; setup_browser
+        set +e
+        "$PY" -m pytest "$@"
+        rc=$?
+        set -e
+        # pytest exit 5 means no test ran: that is a failure here, never green
+        if [ "$rc" = 5 ]; then echo "run.sh: pytest collected no tests" >&2; exit 1; fi
+        exit "$rc"
+        ;;
+    *) echo "usage: bash run.sh [lab|figures|test|setup]" >&2; exit 2 ;;
+esac

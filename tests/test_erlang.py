@@ -1,0 +1,80 @@
+"""Erlang-B: the kernel against its naive twin, known values, extremes and bad input."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench import ParameterError, erlang_b
+from workbench.erlang import erlang_b_many
+from workbench.kernels.erlang import erlang_b_table_kernel
+
+
+def erlang_b_exact(c: int, a: Fraction) -> Fraction:
+    """Slow twin: the textbook ratio a^c/c! / sum_j a^j/j!, in exact rational arithmetic."""
+    terms = [a**j / math.factorial(j) for j in range(c + 1)]
+    return terms[-1] / sum(terms)
+
+
+@settings(deadline=None, max_examples=200)
+@given(c=st.integers(1, 120), a=st.fractions(0, 300, max_denominator=50))
+def test_kernel_matches_exact_rational_twin(c, a):
+    assert erlang_b(c, float(a)) == pytest.approx(float(erlang_b_exact(c, a)), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize(
+    ("c", "a", "expected"),
+    [
+        (1, 1.0, 0.5),
+        (2, 1.0, 0.2),
+        (10, 5.0, 0.018384570336648),  # standard traffic tables
+        (24, 24.0, 0.146483),  # P_max(24) in the P4 paper's eq. 9
+        (100, 80.0, 0.004),
+    ],
+)
+def test_known_values(c, a, expected):
+    assert erlang_b(c, a) == pytest.approx(expected, rel=2e-2 if c == 100 else 1e-5)
+
+
+def test_huge_systems_do_not_overflow():
+    # the factorial form overflows at c ~ 170; the recursion is exact to rounding at 10^6
+    b = erlang_b(10**6, 10**6)
+    assert b == pytest.approx(math.sqrt(2 / (math.pi * 10**6)), rel=2e-3)  # critical-load asymptote
+    assert erlang_b(10**6, 5e5) == 0.0 or erlang_b(10**6, 5e5) < 1e-300
+    heavy = erlang_b(1000, 1e6)
+    assert heavy == pytest.approx(1 - 1000 / 1e6, rel=1e-4)  # overload: B -> 1 - c/a
+
+
+def test_zero_load_and_monotonicity():
+    assert erlang_b(5, 0.0) == 0.0
+    table = erlang_b_table_kernel(50, 20.0)
+    assert table[0] == 1.0
+    assert np.all(np.diff(table) < 0)  # more servers, less blocking
+    loads = np.linspace(0, 100, 50)
+    assert np.all(np.diff([erlang_b(20, a) for a in loads]) > 0)
+
+
+def test_vectorised_form_matches_scalar():
+    c = np.array([1, 5, 24, 300])
+    a = np.array([0.5, 4.0, 24.0, 250.0])
+    assert np.allclose(erlang_b_many(c, a), [erlang_b(ci, ai) for ci, ai in zip(c, a)])
+
+
+@pytest.mark.parametrize(
+    ("servers", "load", "name"),
+    [(0, 1.0, "servers"), (-3, 1.0, "servers"), (2.5, 1.0, "servers"), (True, 1.0, "servers"),
+     (3, -1.0, "load"), (3, float("nan"), "load"), (3, float("inf"), "load"), (3, "1", "load")],
+)
+def test_bad_input_names_function_parameter_and_value(servers, load, name):
+    with pytest.raises(ParameterError, match=rf"'{name}' parameter of erlang_b must be .*Got"):
+        erlang_b(servers, load)
+
+
+def test_bad_input_in_vectorised_form():
+    with pytest.raises(ParameterError, match="'loads' parameter of erlang_b_many"):
+        erlang_b_many([1, 2], [1.0, -1.0])
+    with pytest.raises(ParameterError, match="'servers' parameter of erlang_b_many"):
+        erlang_b_many([0, 2], [1.0, 1.0])

@@ -1,0 +1,1 @@
+"""Numba kernels: plain arrays and scalars in and out, no Python objects."""

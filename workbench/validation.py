@@ -1,0 +1,126 @@
+"""Parameter checks shared by every public function.
+
+Every violation reads the same way::
+
+    The 'servers' parameter of erlang_b must be an int in the range [1, inf). Got 0 instead.
+
+and is raised as :class:`ParameterError`, a ``ValueError`` subclass, before any kernel runs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "ParameterError",
+    "UnstableRegimeError",
+    "check_int",
+    "check_real",
+    "check_probability",
+    "check_seed",
+    "check_choice",
+    "check_pair",
+]
+
+
+class ParameterError(ValueError):
+    """A public function received a parameter outside its valid range."""
+
+
+class UnstableRegimeError(ParameterError):
+    """The requested model is unstable (rho >= 1): it is reported, never simulated forever."""
+
+
+def _fmt_bound(x: float, side: str) -> str:
+    if x is None:
+        return "-inf" if side == "low" else "inf"
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def _range_text(low, high, low_open: bool, high_open: bool) -> str:
+    left = "(" if (low is None or low_open) else "["
+    right = ")" if (high is None or high_open) else "]"
+    return f"{left}{_fmt_bound(low, 'low')}, {_fmt_bound(high, 'high')}{right}"
+
+
+def _fail(func: str, name: str, what: str, value) -> ParameterError:
+    return ParameterError(
+        f"The '{name}' parameter of {func} must be {what}. Got {value!r} instead."
+    )
+
+
+def check_int(value, name: str, func: str, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as a Python int if it is an integer in ``[low, high]``."""
+    rng = _range_text(low, high, False, False)
+    what = f"an int in the range {rng}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        # accept floats that are exact integers (e.g. 24.0 from a slider) but nothing else
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            f = float(value)
+            if math.isfinite(f) and f.is_integer():
+                value = int(f)
+            else:
+                raise _fail(func, name, what, value)
+        else:
+            raise _fail(func, name, what, value)
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _fail(func, name, what, value)
+    return value
+
+
+def check_real(
+    value,
+    name: str,
+    func: str,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the given (half-)open interval."""
+    rng = _range_text(low, high, low_open, high_open)
+    what = f"a finite real number in the range {rng}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        else:
+            raise _fail(func, name, what, value)
+    f = float(value)
+    if not math.isfinite(f):
+        raise _fail(func, name, what, value)
+    if low is not None and (f < low or (low_open and f == low)):
+        raise _fail(func, name, what, value)
+    if high is not None and (f > high or (high_open and f == high)):
+        raise _fail(func, name, what, value)
+    return f
+
+
+def check_probability(value, name: str, func: str) -> float:
+    return check_real(value, name, func, 0.0, 1.0)
+
+
+def check_choice(value, name: str, func: str, choices) -> str:
+    choices = tuple(choices)
+    if value not in choices:
+        raise _fail(func, name, f"one of {choices}", value)
+    return value
+
+
+def check_seed(seed, func: str, name: str = "seed") -> int:
+    """Seeds are non-negative ints (a ``numpy.random.Generator`` is built from them)."""
+    return check_int(seed, name, func, 0, 2**63 - 1)
+
+
+def check_pair(value, name: str, func: str) -> tuple:
+    """A pair (x1, x2) as used by the two-center models; elements are checked by the caller."""
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise _fail(func, name, "a pair (value for center 1, value for center 2)", value) from None
+    if len(items) != 2:
+        raise _fail(func, name, "a pair (value for center 1, value for center 2)", value)
+    return items
