@@ -68,7 +68,8 @@ def test_paper_formula_equals_exact_below_lambda_max_and_departs_above(service):
     for lam in np.linspace(0.05, lam_m, 7):
         assert rd.system_time(N, m, lam, tcl, service, "paper") == pytest.approx(
             rd.system_time(N, m, lam, tcl, service))
-    above = [rd.system_time(N, m, lam, tcl, service, "paper") - rd.system_time(N, m, lam, tcl, service)
+    above = [rd.system_time(N, m, lam, tcl, service, "paper")
+             - rd.system_time(N, m, lam, tcl, service)
              for lam in np.linspace(1.2 * lam_m, 6 * lam_m, 7)]
     assert min(above) > 0.01  # eq. 8 overstates E[T_sys] above lambda_m
 
