@@ -44,13 +44,25 @@ def main() -> int:
 
 def _views():
     cases = [
-        ("P4 trade-off (analytic)", p4.explore_tradeoff(),
-         {"lam": [0.5, 1.0, 2.0, 3.0, 1.5] * 2, "N": [12, 24, 48, 24] * 2,
-          "t_cloud": [8.0, 50.0, 15.0] * 2}),
-        ("P4 scaling (analytic, 240 optimisations)", p4.explore_scaling(),
-         {"lam": [0.5, 1.0, 2.0, 1.5], "t_cloud": [8.0, 50.0, 10.0]}),
-        ("P4 policies (simulation, 500 jobs x 20 runs x 30 points)", p4.explore_policies(),
-         {"t_cloud": [10.0, 20.0, 15.0]}),
+        (
+            "P4 trade-off (analytic)",
+            p4.explore_tradeoff(),
+            {
+                "lam": [0.5, 1.0, 2.0, 3.0, 1.5] * 2,
+                "N": [12, 24, 48, 24] * 2,
+                "t_cloud": [8.0, 50.0, 15.0] * 2,
+            },
+        ),
+        (
+            "P4 scaling (analytic, 240 optimisations)",
+            p4.explore_scaling(),
+            {"lam": [0.5, 1.0, 2.0, 1.5], "t_cloud": [8.0, 50.0, 10.0]},
+        ),
+        (
+            "P4 policies (simulation, 500 jobs x 20 runs x 30 points)",
+            p4.explore_policies(),
+            {"t_cloud": [10.0, 20.0, 15.0]},
+        ),
     ]
     if p3 is not None and hasattr(p3, "explore"):
         view = p3.explore()

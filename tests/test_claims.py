@@ -18,8 +18,10 @@ def _results(paper):
 @pytest.mark.parametrize(("paper", "claim"), CASES, ids=[f"{p}-{c}" for p, c in CASES])
 def test_claim(paper, claim):
     row = _results(paper).loc[claim]
-    detail = (f"{row['quantity']}: paper {row['value']}, measured {row['measured']:.6g}, "
-              f"tolerance {row['tolerance']}, expect {row['expect']}")
+    detail = (
+        f"{row['quantity']}: paper {row['value']}, measured {row['measured']:.6g}, "
+        f"tolerance {row['tolerance']}, expect {row['expect']}"
+    )
     if row["expect"] == "agree":
         assert row["agrees"], detail
     else:  # a documented departure: the paper's number is not reproduced, ours is

@@ -66,8 +66,16 @@ def test_vectorised_form_matches_scalar():
 
 @pytest.mark.parametrize(
     ("servers", "load", "name"),
-    [(0, 1.0, "servers"), (-3, 1.0, "servers"), (2.5, 1.0, "servers"), (True, 1.0, "servers"),
-     (3, -1.0, "load"), (3, float("nan"), "load"), (3, float("inf"), "load"), (3, "1", "load")],
+    [
+        (0, 1.0, "servers"),
+        (-3, 1.0, "servers"),
+        (2.5, 1.0, "servers"),
+        (True, 1.0, "servers"),
+        (3, -1.0, "load"),
+        (3, float("nan"), "load"),
+        (3, float("inf"), "load"),
+        (3, "1", "load"),
+    ],
 )
 def test_bad_input_names_function_parameter_and_value(servers, load, name):
     with pytest.raises(ParameterError, match=rf"'{name}' parameter of erlang_b must be .*Got"):

@@ -59,9 +59,23 @@ def test_every_paper_has_a_notebook(paper):
 
 def test_cli_reproduces_figures_as_csv_and_png(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "workbench", "reproduce", "p4", "--quick", "--out", str(tmp_path),
-         "--only", "fig3", "fig5"],
-        capture_output=True, text=True, timeout=300, check=True,
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "reproduce",
+            "p4",
+            "--quick",
+            "--out",
+            str(tmp_path),
+            "--only",
+            "fig3",
+            "fig5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     assert "p4/fig3" in out.stdout
     for name in ("fig3", "fig5"):
@@ -71,6 +85,10 @@ def test_cli_reproduces_figures_as_csv_and_png(tmp_path):
 
 
 def test_cli_rejects_unknown_paper():
-    out = subprocess.run([sys.executable, "-m", "workbench", "reproduce", "p9"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "workbench", "reproduce", "p9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "invalid choice" in out.stderr

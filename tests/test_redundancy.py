@@ -17,8 +17,9 @@ SEXP, PARETO = rd.SExp(3.0, 0.2), rd.Pareto(1.5, 1.2)
 # ----- service families -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("service", [rd.SExp(3.0, 0.2), rd.SExp(0.0, 1.0), rd.Pareto(1.5, 1.2),
-                                     rd.Pareto(1.0, 3.0)])
+@pytest.mark.parametrize(
+    "service", [rd.SExp(3.0, 0.2), rd.SExp(0.0, 1.0), rd.Pareto(1.5, 1.2), rd.Pareto(1.0, 3.0)]
+)
 @pytest.mark.parametrize("m", [1, 2, 5, 24])
 def test_closed_form_job_time_matches_quadrature_of_survival(service, m):
     numeric = rd.ServiceTime.job_time_mean(service, m)  # base class: integral of S(t)^m
@@ -67,10 +68,12 @@ def test_paper_formula_equals_exact_below_lambda_max_and_departs_above(service):
     lam_m = rd.lambda_max(N, m, service)
     for lam in np.linspace(0.05, lam_m, 7):
         assert rd.system_time(N, m, lam, tcl, service, "paper") == pytest.approx(
-            rd.system_time(N, m, lam, tcl, service))
-    above = [rd.system_time(N, m, lam, tcl, service, "paper")
-             - rd.system_time(N, m, lam, tcl, service)
-             for lam in np.linspace(1.2 * lam_m, 6 * lam_m, 7)]
+            rd.system_time(N, m, lam, tcl, service)
+        )
+    above = [
+        rd.system_time(N, m, lam, tcl, service, "paper") - rd.system_time(N, m, lam, tcl, service)
+        for lam in np.linspace(1.2 * lam_m, 6 * lam_m, 7)
+    ]
     assert min(above) > 0.01  # eq. 8 overstates E[T_sys] above lambda_m
 
 
@@ -130,8 +133,9 @@ def test_metrics_table_is_tidy():
 def test_simulation_matches_erlang_b_below_and_above_lambda_max(lam):
     N, m, tcl = 24, 4, 15.0
     assert (lam < rd.lambda_max(N, m, SEXP)) == (lam == 0.8)
-    sim = rd.simulate(N, m, lam, tcl, SEXP, n_jobs=20_000, seed=11, replications=20,
-                      confidence=0.99)
+    sim = rd.simulate(
+        N, m, lam, tcl, SEXP, n_jobs=20_000, seed=11, replications=20, confidence=0.99
+    )
     pb = rd.blocking(N, m, lam, SEXP)
     assert sim.blocking_ci_low <= pb <= sim.blocking_ci_high
     exact = rd.system_time(N, m, lam, tcl, SEXP)
@@ -143,8 +147,9 @@ def test_simulation_matches_erlang_b_below_and_above_lambda_max(lam):
 
 def test_simulation_insensitivity_heavy_tail_finite_variance():
     svc = rd.Pareto(1.5, 1.2)
-    sim = rd.simulate(24, 2, 3.0, 15.0, svc, n_jobs=40_000, seed=3, replications=20,
-                      confidence=0.99)
+    sim = rd.simulate(
+        24, 2, 3.0, 15.0, svc, n_jobs=40_000, seed=3, replications=20, confidence=0.99
+    )
     pb = rd.blocking(24, 2, 3.0, svc)
     assert sim.blocking_ci_low <= pb <= sim.blocking_ci_high
     assert sim.variance_finite and sim.note == ""
@@ -168,8 +173,18 @@ def mmck_blocking(c, k, lam, mu):
 def test_waiting_room_matches_mmck_balance_equations(k):
     svc = rd.SExp(0.0, 0.5)  # exponential: job time Exp(m * 0.5)
     N, m, lam = 12, 2, 1.5
-    sim = rd.simulate(N, m, lam, 10.0, svc, n_jobs=40_000, seed=4, replications=20,
-                      waiting_room=k, confidence=0.99)
+    sim = rd.simulate(
+        N,
+        m,
+        lam,
+        10.0,
+        svc,
+        n_jobs=40_000,
+        seed=4,
+        replications=20,
+        waiting_room=k,
+        confidence=0.99,
+    )
     exact = mmck_blocking(N // m, k, lam, m * 0.5)
     assert sim.blocking_ci_low <= exact <= sim.blocking_ci_high
     assert sim.mean_wait > 0
@@ -217,13 +232,24 @@ def test_bad_input_raises_clear_error(call, match):
         call()
 
 
-finite_or_not = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
-                          st.integers(-5, 200), st.just(None), st.text(max_size=2))
+finite_or_not = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-5, 200),
+    st.just(None),
+    st.text(max_size=2),
+)
 
 
 @settings(deadline=None, max_examples=300)
-@given(N=finite_or_not, m=finite_or_not, lam=finite_or_not, tcl=finite_or_not,
-       a=finite_or_not, b=finite_or_not, family=st.sampled_from(["S-Exp", "Pareto", "Weibull"]))
+@given(
+    N=finite_or_not,
+    m=finite_or_not,
+    lam=finite_or_not,
+    tcl=finite_or_not,
+    a=finite_or_not,
+    b=finite_or_not,
+    family=st.sampled_from(["S-Exp", "Pareto", "Weibull"]),
+)
 def test_fuzzed_inputs_give_a_number_or_the_clear_error(N, m, lam, tcl, a, b, family):
     try:
         svc = rd.make_service(family, a, b)
@@ -236,9 +262,15 @@ def test_fuzzed_inputs_give_a_number_or_the_clear_error(N, m, lam, tcl, a, b, fa
 
 
 @settings(deadline=None, max_examples=200)
-@given(N=st.integers(1, 60), m=st.integers(0, 62), lam=st.floats(-1, 50), tcl=st.floats(-1, 1e4),
-       a=st.floats(-0.5, 20), b=st.floats(-0.5, 1e3),
-       family=st.sampled_from(["S-Exp", "Pareto", "Weibull"]))
+@given(
+    N=st.integers(1, 60),
+    m=st.integers(0, 62),
+    lam=st.floats(-1, 50),
+    tcl=st.floats(-1, 1e4),
+    a=st.floats(-0.5, 20),
+    b=st.floats(-0.5, 1e3),
+    family=st.sampled_from(["S-Exp", "Pareto", "Weibull"]),
+)
 def test_fuzzed_plausible_inputs_give_finite_metrics(N, m, lam, tcl, a, b, family):
     try:
         svc = rd.make_service(family, a, b)

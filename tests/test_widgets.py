@@ -26,8 +26,9 @@ def test_controls_from_specs():
 
 
 def test_view_redraws_on_change_and_shows_errors():
-    view = interactive_figure(_plot, title="t", n=(2, 10, 1, 3), scale=(0.0, 10.0, 1.0, 1.0),
-                              kind=["line", "dots"])
+    view = interactive_figure(
+        _plot, title="t", n=(2, 10, 1, 3), scale=(0.0, 10.0, 1.0, 1.0), kind=["line", "dots"]
+    )
     assert "wb-interactive" in view._dom_classes and "wb-figure" in view.output._dom_classes
     assert len(view.latencies_ms) == 1  # default values drew a figure
     view.controls["n"].value = 7

@@ -29,8 +29,9 @@ def main(argv: list[str] | None = None) -> int:
 
         frame = check_claims(args.paper, quick=not args.full)
         with pd.option_context("display.max_colwidth", 60, "display.width", 200):
-            print(frame[["id", "quantity", "value", "measured", "tolerance", "expect",
-                         "as_expected"]])
+            print(
+                frame[["id", "quantity", "value", "measured", "tolerance", "expect", "as_expected"]]
+            )
     return 0
 
 

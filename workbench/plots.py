@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from matplotlib.figure import Figure
 import seaborn as sns
+from matplotlib.figure import Figure
 
 PALETTE = sns.color_palette("colorblind")
-POLICY_COLORS = {"benchmark": PALETTE[7], "bpo": PALETTE[0], "asto": PALETTE[2],
-                 "optimal": PALETTE[3]}
+POLICY_COLORS = {
+    "benchmark": PALETTE[7],
+    "bpo": PALETTE[0],
+    "asto": PALETTE[2],
+    "optimal": PALETTE[3],
+}
 FORMULA_STYLE = {"exact": "-", "paper": "--"}
 
 
-def figure(ncols: int = 1, nrows: int = 1, width: float = 5.2, height: float = 3.6,
-           fast: bool = False, **kw):
+def figure(
+    ncols: int = 1,
+    nrows: int = 1,
+    width: float = 5.2,
+    height: float = 3.6,
+    fast: bool = False,
+    **kw,
+):
     """A themed figure with a grid of axes (squeezed like plt.subplots).
 
     ``fast=True`` (slider views) uses fixed margins instead of constrained layout, which
@@ -21,12 +31,10 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = 5.2, height: float = 3
     sns.set_theme(style="whitegrid", context="notebook", palette=PALETTE)
     # a bare Figure (not pyplot's): the notebook shows it once, when returned, and no
     # figure accumulates in pyplot's registry across slider moves
-    fig = Figure(figsize=(width * ncols, height * nrows),
-                 layout=None if fast else "constrained")
+    fig = Figure(figsize=(width * ncols, height * nrows), layout=None if fast else "constrained")
     axes = fig.subplots(nrows, ncols, **kw)
     if fast:
-        fig.subplots_adjust(left=0.09, right=0.91, bottom=0.15, top=0.88, wspace=0.38,
-                            hspace=0.45)
+        fig.subplots_adjust(left=0.09, right=0.91, bottom=0.15, top=0.88, wspace=0.38, hspace=0.45)
     return fig, axes
 
 

@@ -25,14 +25,22 @@ def paper_module(paper: str):
     return importlib.import_module(PAPERS[paper])
 
 
-def reproduce(paper: str, out: str | Path = "figures", quick: bool = False,
-              only: list[str] | None = None, log=print) -> list[Path]:
+def reproduce(
+    paper: str,
+    out: str | Path = "figures",
+    quick: bool = False,
+    only: list[str] | None = None,
+    log=print,
+) -> list[Path]:
     """Write ``<out>/<paper>/<figure>.csv`` and ``.png`` for every figure of ``paper``."""
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    papers = list(PAPERS) if paper == "all" else [check_choice(paper, "paper", "reproduce",
-                                                               [*PAPERS, "all"])]
+    papers = (
+        list(PAPERS)
+        if paper == "all"
+        else [check_choice(paper, "paper", "reproduce", [*PAPERS, "all"])]
+    )
     written: list[Path] = []
     for p in papers:
         module = paper_module(p)
