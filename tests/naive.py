@@ -1,0 +1,83 @@
+"""Slow, obviously-correct pure-Python twins of the numba kernels.
+
+Each twin re-implements one kernel in the most literal way (explicit event lists, plain
+lists, no cleverness) so that the tests can compare the kernel with it on many random
+inputs.  Twins are for tests only and are deliberately O(slow).
+
+Sections (one per kernel module; append new ones at the end):
+
+- ``workbench.kernels.events``: :func:`multiserver_fcfs_naive`
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+
+# =======================================================================================
+# workbench.kernels.events -- twin of multiserver_fcfs (FCFS c-server queue, k places)
+# =======================================================================================
+
+_DEPARTURE = 0  # at equal times departures sort first: the kernel's tie rule
+_ARRIVAL = 1
+
+
+def multiserver_fcfs_naive(interarrivals, job_times, servers, waiting_room):
+    """Event-by-event twin of :func:`workbench.kernels.events.multiserver_fcfs`.
+
+    A literal discrete-event simulation: one heap of pending events ``(time, kind, seq,
+    job)``, a counter of busy servers and a FIFO ``deque`` of waiting jobs.  Departures
+    at time ``t`` are handled before arrivals at ``t`` (``_DEPARTURE < _ARRIVAL``), and
+    simultaneous arrivals in index order (``seq``).  A departure hands its server
+    straight to the head of the queue, which starts at that instant.
+
+    Parameters and return values are those of the kernel (returned as lists):
+    ``(waits, blocked, n_seen)`` with ``NaN`` waits for blocked jobs.  ``servers < 1``
+    blocks every job and a negative ``waiting_room`` acts as 0, like the kernel.
+    """
+    n = len(interarrivals)
+    if len(job_times) != n:
+        raise ValueError("interarrivals and job_times must have the same length")
+    waits = [math.nan] * n
+    blocked = [False] * n
+    n_seen = [0] * n
+    if servers < 1:
+        return waits, [True] * n, n_seen
+
+    # Arrival times summed left to right from 0, exactly as the kernel does.
+    arrivals = []
+    t = 0.0
+    for gap in interarrivals:
+        t += float(gap)
+        arrivals.append(t)
+
+    events = [(arrivals[i], _ARRIVAL, i, i) for i in range(n)]
+    heapq.heapify(events)
+    seq = n  # tie-breaker for departures, never compared with job data
+    busy = 0
+    queue = deque()
+
+    def start(job, now):
+        nonlocal seq
+        waits[job] = now - arrivals[job]
+        heapq.heappush(events, (now + float(job_times[job]), _DEPARTURE, seq, job))
+        seq += 1
+
+    while events:
+        now, kind, _, job = heapq.heappop(events)
+        if kind == _DEPARTURE:
+            if queue:
+                start(queue.popleft(), now)  # the server passes to the queue head
+            else:
+                busy -= 1
+            continue
+        n_seen[job] = busy + len(queue)
+        if busy < servers:
+            busy += 1
+            start(job, now)
+        elif len(queue) < waiting_room:
+            queue.append(job)
+        else:
+            blocked[job] = True
+    return waits, blocked, n_seen
