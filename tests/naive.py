@@ -7,6 +7,7 @@ inputs.  Twins are for tests only and are deliberately O(slow).
 Sections (one per kernel module; append new ones at the end):
 
 - ``workbench.kernels.events``: :func:`multiserver_fcfs_naive`
+- ``workbench.kernels.erlang``: :func:`erlang_b_exact` (P3's twins: ``tests/naive_datacenters.py``)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from fractions import Fraction
 
 # =======================================================================================
 # workbench.kernels.events -- twin of multiserver_fcfs (FCFS c-server queue, k places)
@@ -81,3 +83,14 @@ def multiserver_fcfs_naive(interarrivals, job_times, servers, waiting_room):
         else:
             blocked[job] = True
     return waits, blocked, n_seen
+
+
+# =======================================================================================
+# workbench.kernels.erlang -- twin of erlang_b_kernel
+# =======================================================================================
+
+
+def erlang_b_exact(c: int, a: Fraction) -> Fraction:
+    """The textbook ratio a^c/c! / sum_j a^j/j!, in exact rational arithmetic."""
+    terms = [a**j / math.factorial(j) for j in range(c + 1)]
+    return terms[-1] / sum(terms)

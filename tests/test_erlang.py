@@ -1,22 +1,16 @@
 """Erlang-B: the kernel against its naive twin, known values, extremes and bad input."""
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from naive import erlang_b_exact
 
 from workbench import ParameterError, erlang_b
 from workbench.erlang import erlang_b_many
 from workbench.kernels.erlang import erlang_b_table_kernel
-
-
-def erlang_b_exact(c: int, a: Fraction) -> Fraction:
-    """Slow twin: the textbook ratio a^c/c! / sum_j a^j/j!, in exact rational arithmetic."""
-    terms = [a**j / math.factorial(j) for j in range(c + 1)]
-    return terms[-1] / sum(terms)
 
 
 @settings(deadline=None, max_examples=200)
