@@ -34,8 +34,24 @@ def figure(
     fig = Figure(figsize=(width * ncols, height * nrows), layout=None if fast else "constrained")
     axes = fig.subplots(nrows, ncols, **kw)
     if fast:
-        fig.subplots_adjust(left=0.09, right=0.91, bottom=0.15, top=0.88, wspace=0.38, hspace=0.45)
+        _fixed_margins(fig, ncols, nrows, width * ncols, height * nrows)
     return fig, axes
+
+
+def _fixed_margins(
+    fig, ncols, nrows, w, h, left=0.8, right=0.65, bottom=0.6, top=0.45, hgap=1.25, vgap=0.8
+):
+    """Margins in inches (room for tick labels, a twin y axis and titles), as fractions."""
+    axis_w = (w - left - right - hgap * (ncols - 1)) / ncols
+    axis_h = (h - bottom - top - vgap * (nrows - 1)) / nrows
+    fig.subplots_adjust(
+        left=left / w,
+        right=1 - right / w,
+        bottom=bottom / h,
+        top=1 - top / h,
+        wspace=hgap / axis_w,
+        hspace=vgap / axis_h,
+    )
 
 
 def ci_errorbar(ax, x, mean, low, high, **kw):

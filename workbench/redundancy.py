@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import integrate
-from scipy import stats as sps
 
 from workbench.erlang import erlang_b
 from workbench.kernels.erlang import erlang_b_kernel
+from workbench.stats import t_interval
 from workbench.validation import (
     ParameterError,
     check_choice,
@@ -532,8 +532,8 @@ def simulate(
         means[r] = t_sys.mean()
         blocked_frac[r] = blocked.mean()
         waits[r] = wait[~blocked].mean() if (~blocked).any() else 0.0
-    lo, hi = _t_interval(means, confidence)
-    blo, bhi = _t_interval(blocked_frac, confidence)
+    lo, hi = t_interval(means, confidence)
+    blo, bhi = t_interval(blocked_frac, confidence)
     finite = service.variance_finite(m)
     note = (
         ""
@@ -556,13 +556,6 @@ def simulate(
         note=note,
         replication_means=means,
     )
-
-
-def _t_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
-    n = samples.size
-    mean = samples.mean()
-    half = sps.t.ppf(0.5 + confidence / 2, n - 1) * samples.std(ddof=1) / math.sqrt(n)
-    return float(mean - half), float(mean + half)
 
 
 def running_mean_trace(N, m, lam, t_cloud, service, n_jobs=200_000, seed=0, points=200):

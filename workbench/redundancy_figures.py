@@ -743,50 +743,50 @@ def plot_simulation(
     n_jobs=20_000,
     replications=20,
 ):
-    """Analytic vs simulated E[T_sys] and P_b for one configuration, plus the running mean."""
+    """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m."""
     svc = rd.make_service(family, a, b)
     m = min(m, N)
-    sim = rd.simulate(
-        N,
-        m,
-        lam,
-        t_cloud,
-        svc,
-        n_jobs=n_jobs,
-        seed=1,
-        replications=replications,
-        waiting_room=waiting_room,
-    )
-    trace = rd.running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
-    exact = rd.system_time(N, m, lam, t_cloud, svc)
+    ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
+    sims = {
+        k: rd.simulate(
+            N,
+            k,
+            lam,
+            t_cloud,
+            svc,
+            n_jobs=n_jobs,
+            seed=1,
+            replications=replications,
+            waiting_room=waiting_room,
+        )
+        for k in ms
+    }
+    exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
     fig, (ax1, ax2) = figure(2, width=4.8, height=3.3, fast=True)
-    labels = ["E[T_sys]", "P_b x T_cl"]
-    analytic = [exact, rd.blocking(N, m, lam, svc) * t_cloud]
-    simulated = [
-        (sim.mean, sim.ci_low, sim.ci_high),
-        tuple(v * t_cloud for v in (sim.blocking, sim.blocking_ci_low, sim.blocking_ci_high)),
-    ]
-    x = np.arange(2)
-    ax1.bar(
-        x - 0.2,
-        analytic,
-        0.4,
-        label="Erlang-B (k=0)" if waiting_room == 0 else "Erlang-B (k=0, reference)",
-    )
+    ax1.plot(ms, exact, "-", color="C0", label="eq. 1, Erlang-B (k=0)")
     ci_errorbar(
         ax1,
-        x + 0.2,
-        *zip(*simulated, strict=True),
-        fmt="s",
+        ms,
+        [sims[k].mean for k in ms],
+        [sims[k].ci_low for k in ms],
+        [sims[k].ci_high for k in ms],
         color="k",
-        label=f"simulated, k={waiting_room} ({sim.confidence:.0%} CI)",
+        label=f"simulated, k={waiting_room} (95% CI)",
     )
-    ax1.set_xticks(x, labels)
+    ax1.axvline(m, color="grey", lw=1)
+    sim = sims[m]
+    tag = "" if sim.variance_finite else ", INFINITE variance"
+    ax1.set(
+        xlabel="m",
+        ylabel="E[T_sys]",
+        title=f"{svc.label()}, N={N}, λ={lam:g}: at m={m} P_b sim "
+        f"{sim.blocking:.3f} vs Erlang-B {rd.blocking(N, m, lam, svc):.3f}{tag}",
+    )
+    ax1.title.set_fontsize(8)
     ax1.legend(fontsize=7)
-    tag = "" if sim.variance_finite else "  [infinite variance!]"
-    ax1.set_title(f"{svc.label()}, N={N}, m={m}, λ={lam:g}{tag}", fontsize=9)
-    ax2.plot(trace["jobs"], trace["running_mean"], label="running mean, one run")
-    ax2.axhline(exact, color="k", ls=":", label="exact (k=0)")
+    trace = rd.running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
+    ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m={m}")
+    ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (k=0)")
     ax2.set(xscale="log", xlabel="jobs", ylabel="mean T_sys so far")
     ax2.legend(fontsize=7)
     return fig

@@ -1,0 +1,190 @@
+"""Slow, obviously-correct twins of the P3 kernels (paper P3, two cooperating data centers).
+
+Everything here follows the model's text directly: dense generators built state by state,
+numpy's least-squares solve, and pure-Python simulation loops that consume the same uniforms
+as the jitted kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def generator_two_centers(lam, servers, mu, p) -> np.ndarray:
+    """Dense generator on {0..C1} x {0..C2}, state (l1, l2) at index l1 * (C2 + 1) + l2."""
+    (l1r, l2r), (c1, c2), (m1, m2), (p1, p2) = lam, servers, mu, p
+    n = (c1 + 1) * (c2 + 1)
+    q = np.zeros((n, n))
+
+    def idx(a, b):
+        return a * (c2 + 1) + b
+
+    for a in range(c1 + 1):
+        for b in range(c2 + 1):
+            i = idx(a, b)
+            if a < c1:
+                q[i, idx(a + 1, b)] += l1r  # own arrival accepted
+                if b == c2:
+                    q[i, idx(a + 1, b)] += p2 * l2r  # class 2 forwarded from a full center 2
+            if b < c2:
+                q[i, idx(a, b + 1)] += l2r
+                if a == c1:
+                    q[i, idx(a, b + 1)] += p1 * l1r
+            if a > 0:
+                q[i, idx(a - 1, b)] += a * m1
+            if b > 0:
+                q[i, idx(a, b - 1)] += b * m2
+            q[i, i] = -q[i].sum()
+    return q
+
+
+def generator_idle_walk(lam, c, mu, p, box) -> np.ndarray:
+    """Dense generator of the idle-server walk (m, n) truncated to {0..M1} x {0..M2}.
+
+    (m,n)->(m+1,n) at mu1 c1 (m < M1); ->(m-1,n) at lam1 + p2 lam2 1{n=0} (m > 0); and
+    symmetrically. Index m * (M2 + 1) + n.
+    """
+    (l1, l2), (c1, c2), (m1, m2), (p1, p2) = lam, c, mu, p
+    b1, b2 = box
+    n_states = (b1 + 1) * (b2 + 1)
+    q = np.zeros((n_states, n_states))
+    for m in range(b1 + 1):
+        for n in range(b2 + 1):
+            i = m * (b2 + 1) + n
+            if m < b1:
+                q[i, i + (b2 + 1)] += c1 * m1
+            if m > 0:
+                q[i, i - (b2 + 1)] += l1 + (p2 * l2 if n == 0 else 0.0)
+            if n < b2:
+                q[i, i + 1] += c2 * m2
+            if n > 0:
+                q[i, i - 1] += l2 + (p1 * l1 if m == 0 else 0.0)
+            q[i, i] = -q[i].sum()
+    return q
+
+
+def stationary(q: np.ndarray) -> np.ndarray:
+    """pi Q = 0, sum pi = 1 by least squares on the stacked system."""
+    n = q.shape[0]
+    a = np.vstack([q.T, np.ones(n)])
+    b = np.zeros(n + 1)
+    b[-1] = 1.0
+    pi, *_ = np.linalg.lstsq(a, b, rcond=None)
+    return pi
+
+
+def blocking_two_centers(lam, servers, mu, p) -> tuple:
+    c1, c2 = servers
+    pi = stationary(generator_two_centers(lam, servers, mu, p)).reshape(c1 + 1, c2 + 1)
+    full1 = pi[c1, :].sum()
+    full2 = pi[:, c2].sum()
+    both = pi[c1, c2]
+    return (1 - p[0]) * full1 + p[0] * both, (1 - p[1]) * full2 + p[1] * both
+
+
+def erlang_b(servers: int, load: float) -> float:
+    """Erlang's B formula from its definition (small servers only)."""
+    from math import factorial
+
+    terms = [load**k / factorial(k) for k in range(servers + 1)]
+    return terms[-1] / sum(terms)
+
+
+def simulate_two_centers(
+    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup
+):
+    """Pure-Python twin of ``simulate_two_centers_kernel`` (same draws, same outputs)."""
+    counts = [0] * 12
+    occ = [0.0] * 6
+    l1, l2 = busy1, busy2
+    for k in range(len(u_event)):
+        total = lam1 + lam2 + l1 * mu1 + l2 * mu2
+        rec = k >= warmup
+        if rec:
+            h = 1.0 / total
+            occ[0] += h
+            occ[1] += h * l1
+            occ[2] += h * l2
+            occ[3] += h * (l1 == cap1)
+            occ[4] += h * (l2 == cap2)
+            occ[5] += h * (l1 == cap1 and l2 == cap2)
+        u = u_event[k] * total
+        for cls, lam_c in ((0, lam1), (1, lam2)):
+            if u < lam_c:
+                own_free = (l1 < cap1) if cls == 0 else (l2 < cap2)
+                other_free = (l2 < cap2) if cls == 0 else (l1 < cap1)
+                pc = p1 if cls == 0 else p2
+                base = 6 * cls
+                outcome = None
+                if own_free:
+                    outcome = 1
+                elif u_forward[k] < pc:
+                    outcome = 2 if other_free else 4
+                else:
+                    outcome = 3
+                if rec:
+                    counts[base] += 1
+                    counts[base + outcome] += 1
+                served_at = cls if outcome == 1 else (1 - cls if outcome == 2 else None)
+                if served_at == 0:
+                    l1 += 1
+                elif served_at == 1:
+                    l2 += 1
+                break
+            u -= lam_c
+        else:
+            if (u < l1 * mu1 and l1 > 0) or l2 == 0:
+                l1 -= 1
+            else:
+                l2 -= 1
+    return np.array(counts), np.array(occ), np.array([l1, l2])
+
+
+def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
+    """Pure-Python twin of ``simulate_ring_kernel``."""
+    n = len(lam)
+    counts = np.zeros((n, 5), dtype=np.int64)
+    occ = np.zeros((n + 1, 2))
+    state = list(busy)
+    for k in range(len(u_event)):
+        rates = list(lam) + [state[j] * mu[j] for j in range(n)]
+        total = sum(rates)
+        rec = k >= warmup
+        if rec:
+            occ[0, 0] += 1.0 / total
+            for j in range(n):
+                occ[j + 1, 0] += state[j] / total
+                occ[j + 1, 1] += (state[j] == cap[j]) / total
+        u = u_event[k] * total
+        acc = 0.0
+        event = len(rates) - 1
+        for e, r in enumerate(rates):
+            acc += r
+            if u < acc:
+                event = e
+                break
+        if event < n:
+            j = event
+            if rec:
+                counts[j, 0] += 1
+            if state[j] < cap[j]:
+                state[j] += 1
+                if rec:
+                    counts[j, 1] += 1
+            elif u_forward[k] < 2 * p[j]:
+                target = (j - 1) % n if u_forward[k] < p[j] else (j + 1) % n
+                if state[target] < cap[target]:
+                    state[target] += 1
+                    if rec:
+                        counts[j, 2] += 1
+                elif rec:
+                    counts[j, 4] += 1
+            elif rec:
+                counts[j, 3] += 1
+        else:
+            j = event - n
+            while state[j] == 0 and j > 0:
+                j -= 1
+            if state[j] > 0:
+                state[j] -= 1
+    return counts, occ, np.array(state)

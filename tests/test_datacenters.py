@@ -1,0 +1,443 @@
+"""Tests for paper P3 (workbench.datacenters and its kernels)."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import naive_datacenters as naive
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench import datacenters as dc
+from workbench.erlang import erlang_b
+from workbench.kernels.loss_network import simulate_ring_kernel, simulate_two_centers_kernel
+from workbench.kernels.markov import (
+    grid_chain_stencil,
+    stencil_residual,
+    stencil_to_coo,
+)
+from workbench.validation import ParameterError
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = dc.EXAMPLE
+
+
+def _dense_from_stencil(stencil, shape):
+    rows, cols, vals = stencil_to_coo(*stencil)
+    n = shape[0] * shape[1]
+    q = np.zeros((n, n))
+    np.add.at(q, (rows, cols), vals)
+    return q
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels against their naive twins
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    c1=st.integers(1, 7),
+    c2=st.integers(1, 7),
+    l1=st.floats(0.1, 10),
+    l2=st.floats(0.1, 10),
+    m1=st.floats(0.2, 3),
+    m2=st.floats(0.2, 3),
+    p1=st.floats(0, 1),
+    p2=st.floats(0, 1),
+)
+def test_stencil_assembly_matches_naive_generator(c1, c2, l1, l2, m1, m2, p1, p2):
+    stencil = grid_chain_stencil(
+        np.full(c1 + 1, l1),
+        np.arange(c1 + 1) * m1,
+        p2 * l2,
+        np.full(c2 + 1, l2),
+        np.arange(c2 + 1) * m2,
+        p1 * l1,
+    )
+    q = _dense_from_stencil(stencil, (c1 + 1, c2 + 1))
+    ref = naive.generator_two_centers((l1, l2), (c1, c2), (m1, m2), (p1, p2))
+    np.testing.assert_allclose(q, ref, rtol=1e-13, atol=1e-13)
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    c1=st.integers(1, 12),
+    c2=st.integers(1, 12),
+    l1=st.floats(0.1, 20),
+    l2=st.floats(0.1, 20),
+    m1=st.floats(0.2, 3),
+    m2=st.floats(0.2, 3),
+    p1=st.floats(0, 1),
+    p2=st.floats(0, 1),
+)
+def test_exact_solver_matches_naive_dense_solve(c1, c2, l1, l2, m1, m2, p1, p2):
+    sol = dc.solve_exact((l1, l2), (c1, c2), (m1, m2), (p1, p2), tail=0.0)
+    q = naive.generator_two_centers((l1, l2), (c1, c2), (m1, m2), (p1, p2))
+    pi = naive.stationary(q).reshape(c1 + 1, c2 + 1)
+    np.testing.assert_allclose(sol.distribution, pi, atol=1e-10)
+    ref = naive.blocking_two_centers((l1, l2), (c1, c2), (m1, m2), (p1, p2))
+    assert sol.beta == pytest.approx(ref, abs=1e-10)
+    assert sol.converged and sol.relative_residual < 1e-11
+
+
+@settings(deadline=None, max_examples=10)
+@given(
+    box1=st.integers(3, 10),
+    box2=st.integers(3, 10),
+    l1=st.floats(1.1, 3),
+    l2=st.floats(0.3, 3),
+    p1=st.floats(0, 1),
+    p2=st.floats(0, 1),
+)
+def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
+    args = ((l1, l2), (1.0, 1.0), (1.0, 1.0), (p1, p2))
+    pi, _, _ = dc._walk_pi00(*args, (box1, box2), 1e-13)
+    ref = naive.stationary(naive.generator_idle_walk(*args, (box1, box2)))
+    ref = ref.reshape(box1 + 1, box2 + 1)[::-1, ::-1]  # walk grid stores x = M1 - m
+    np.testing.assert_allclose(pi, ref, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "lam,p",
+    [
+        ((3.0, 2.5), (0.2, 0.4)),
+        ((1.5, 0.8), (0.6, 0.3)),
+        ((0.8, 1.6), (0.5, 0.5)),
+        ((1.2, 1.3), (1.0, 1.0)),
+    ],
+)
+def test_qbd_limit_matches_box_walk_and_naive_walk(lam, p):
+    args = (lam, (1.0, 1.0), (1.0, 1.0), p)
+    lim = dc.limit_analysis(*args)
+    pi, _, _ = dc._walk_pi00(*args, (384, 384), 1e-13)
+    assert lim.pi00 == pytest.approx(pi[-1, -1], abs=1e-9)
+    if lam == (3.0, 2.5):  # light tails both ways: a small dense walk is exact enough
+        ref = naive.stationary(naive.generator_idle_walk(*args, (30, 30)))
+        assert lim.pi00 == pytest.approx(ref[0], abs=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_center_simulation_kernel_matches_naive_twin(seed):
+    rng = np.random.default_rng(seed)
+    lam1, lam2 = rng.uniform(1, 8, 2)
+    mu1, mu2 = rng.uniform(0.5, 2, 2)
+    p1, p2 = rng.uniform(0, 1, 2)
+    cap1, cap2 = rng.integers(1, 6, 2)
+    u, v = rng.random(5000), rng.random(5000)
+    got = simulate_two_centers_kernel(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    ref = naive.simulate_two_centers(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(got[2], ref[2])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ring_simulation_kernel_matches_naive_twin(seed):
+    rng = np.random.default_rng(seed)
+    n = 5
+    lam = rng.uniform(1, 6, n)
+    mu = rng.uniform(0.5, 2, n)
+    p = rng.uniform(0, 0.5, n)
+    cap = rng.integers(1, 5, n).astype(np.int64)
+    u, v = rng.random(4000), rng.random(4000)
+    got = simulate_ring_kernel(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
+    ref = naive.simulate_ring(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(got[2], ref[2])
+
+
+# ---------------------------------------------------------------------------------------------
+# exact chain against theory
+
+
+def test_blocking_exact_public_api_and_papers_md_example():
+    b1, b2 = dc.blocking_exact((300.0, 160.0), (200, 200), (1.0, 1.0), (0.6, 0.3))
+    assert (b1, b2) == pytest.approx((0.175, 0.101), abs=1e-3)  # papers.md, N = 200
+
+
+@pytest.mark.parametrize(
+    "lam,servers,mu", [((3.0, 5.0), (4, 7), (1.0, 0.7)), ((40.0, 20.0), (30, 35), (1.2, 0.8))]
+)
+def test_no_forwarding_reduces_to_two_erlang_b(lam, servers, mu):
+    b1, b2 = dc.blocking_exact(lam, servers, mu, (0.0, 0.0))
+    assert b1 == pytest.approx(erlang_b(servers[0], lam[0] / mu[0]), abs=1e-12)
+    assert b2 == pytest.approx(erlang_b(servers[1], lam[1] / mu[1]), abs=1e-12)
+    assert naive.erlang_b(servers[0], lam[0] / mu[0]) == pytest.approx(b1, abs=1e-12)
+
+
+def test_full_forwarding_pools_the_servers_into_one_erlang_system():
+    # p = (1, 1), mu1 = mu2: a request is lost iff all C1 + C2 servers are busy
+    lam, servers = (30.0, 16.0), (20, 25)
+    b1, b2 = dc.blocking_exact(lam, servers, (0.8, 0.8), (1.0, 1.0))
+    pooled = erlang_b(sum(servers), sum(lam) / 0.8)
+    assert b1 == pytest.approx(pooled, abs=1e-12)
+    assert b2 == pytest.approx(pooled, abs=1e-12)
+
+
+def test_symmetric_case_gives_equal_blocking():
+    b1, b2 = dc.blocking_exact((45.0, 45.0), (40, 40), (1.0, 1.0), (0.5, 0.5))
+    assert b1 == pytest.approx(b2, abs=1e-12)
+
+
+@pytest.mark.parametrize("p", [(0.0, 0.0), (0.6, 0.3), (1.0, 1.0), (0.2, 0.9)])
+def test_probabilities_sum_to_one_and_flow_balance(p):
+    lam, servers, mu = (55.0, 30.0), (40, 35), (1.1, 0.9)
+    sol = dc.solve_exact(lam, servers, mu, p)
+    pi = sol.full_distribution()
+    assert pi.sum() == pytest.approx(1.0, abs=1e-14)
+    assert pi.min() >= 0.0
+    # accepted traffic at each center = busy servers x service rate
+    for i in (0, 1):
+        assert sol.accepted[i] == pytest.approx(sol.mean_busy[i] * mu[i], rel=1e-9)
+    # conservation: offered = accepted + rejected
+    rejected = lam[0] * sol.beta[0] + lam[1] * sol.beta[1]
+    assert sum(sol.accepted) + rejected == pytest.approx(sum(lam), rel=1e-10)
+
+
+def test_residual_reported_and_small_at_large_size():
+    sol = dc.solve_exact((600.0, 320.0), (400, 400), (1.0, 1.0), (0.6, 0.3))
+    assert sol.converged
+    assert sol.relative_residual < 1e-11
+    assert sol.residual < 1e-7
+    assert sol.window[0][1] == 400 and sol.window[1][1] == 400
+
+
+def test_window_truncation_does_not_change_the_answer():
+    args = ((120.0, 64.0), (80, 80), (1.0, 1.0), (0.6, 0.3))
+    a = dc.solve_exact(*args)
+    b = dc.solve_exact(*args, tail=0.0)
+    assert a.n_states == b.n_states
+    assert a.beta == pytest.approx(b.beta, abs=1e-13)
+
+
+def test_exact_against_spsolve_medium():
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    lam, servers, mu, p = (90.0, 48.0), (60, 60), (1.0, 1.0), (0.6, 0.3)
+    sol = dc.solve_exact(lam, servers, mu, p, tail=0.0)
+    stencil = grid_chain_stencil(
+        np.full(61, lam[0]),
+        np.arange(61.0),
+        p[1] * lam[1],
+        np.full(61, lam[1]),
+        np.arange(61.0),
+        p[0] * lam[0],
+    )
+    rows, cols, vals = stencil_to_coo(*stencil)
+    n = 61 * 61
+    a = sp.csr_matrix((vals, (cols, rows)), shape=(n, n)).tolil()
+    a[n - 1, :] = 1.0
+    b = np.zeros(n)
+    b[-1] = 1.0
+    pi = spl.spsolve(a.tocsc(), b).reshape(61, 61)
+    assert np.abs(pi - sol.distribution).max() < 1e-10
+    res, flow = stencil_residual(pi, *stencil)
+    assert res / flow < 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling limit
+
+
+def test_limit_example_matches_papers_md():
+    lim = dc.limit_analysis(EX["lam"], EX["c"], EX["mu"], EX["p"])
+    assert lim.regime == "E"
+    assert lim.pi00 == pytest.approx(0.0425, abs=5e-4)
+    assert lim.beta == pytest.approx((0.162, 0.072), abs=1e-3)
+    assert lim.truncation_error < 1e-9
+    assert dc.blocking_limit(EX["lam"], EX["c"], EX["mu"], EX["p"]) == lim.beta
+
+
+@pytest.mark.parametrize(
+    "lam,p",
+    [
+        ((1.5, 0.8), (0.6, 0.3)),
+        ((1.3, 1.2), (0.4, 0.7)),
+        ((0.8, 1.6), (0.5, 0.5)),
+        ((1.2, 1.3), (1.0, 1.0)),
+    ],
+)
+def test_loss_rate_identity_under_E(lam, p):
+    c, mu = (1.0, 1.0), (1.0, 1.0)
+    lim = dc.limit_analysis(lam, c, mu, p)
+    assert lim.regime == "E"
+    lost = lam[0] * lim.beta[0] + lam[1] * lim.beta[1]
+    assert lost == pytest.approx(lam[0] + lam[1] - c[0] * mu[0] - c[1] * mu[1], abs=1e-9)
+
+
+def test_regimes_and_closed_forms():
+    c, mu = (1.0, 1.0), (1.0, 1.0)
+    assert dc.regime((0.8, 0.9), c, mu, (0.5, 0.5)) == "A"
+    assert dc.blocking_limit((0.8, 0.9), c, mu, (0.5, 0.5)) == (0.0, 0.0)
+    assert dc.regime((1.5, 0.5), c, mu, (0.6, 0.3)) == "B1"
+    b = dc.blocking_limit((1.5, 0.5), c, mu, (0.6, 0.3))
+    assert b == pytest.approx(((1 - 0.6) * (1 - 1 / 1.5), 0.0))
+    assert dc.regime((0.5, 1.5), c, mu, (0.3, 0.6)) == "B2"
+    assert dc.regime((1.5, 0.8), c, mu, (0.6, 0.3)) == "E"
+
+
+def test_E_boundary_gives_a_stated_finite_result():
+    # lambda2 + p1 (lambda1 - c1 mu1) = c2 mu2 exactly: on the (E)/(B1) boundary
+    lam, c, mu, p = (1.5, 0.7), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3)
+    assert dc.regime(lam, c, mu, p) == "E/B1 boundary"
+    t0 = time.perf_counter()
+    b = dc.blocking_limit(lam, c, mu, p)
+    assert time.perf_counter() - t0 < 2.0
+    assert all(math.isfinite(v) for v in b)
+    assert b == pytest.approx(((1 - 0.6) * (1 - 1 / 1.5), 0.0))
+    # continuity: just inside (E) the walk gives nearly the same value, quickly and accurately
+    for lam2, gap in ((0.72, 0.02), (0.7001, 1e-3)):
+        t0 = time.perf_counter()
+        inside = dc.limit_analysis((1.5, lam2), c, mu, p)
+        assert time.perf_counter() - t0 < 2.0
+        assert inside.regime == "E" and inside.truncation_error < 1e-8
+        assert inside.beta[0] == pytest.approx(b[0], abs=gap)
+        assert 0 < inside.pi00 < gap
+
+
+def test_exact_approaches_limit_as_N_grows():
+    table = dc.convergence_table(sizes=(25, 50, 100, 200))
+    err = (table["error1"].abs() + table["error2"].abs()).to_numpy()
+    assert np.all(np.diff(err) < 0)
+    assert err[-1] < 0.05
+    assert (table["relative_residual"] < 1e-11).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# simulation
+
+
+def test_simulation_within_confidence_interval_of_exact():
+    lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
+    exact = dc.solve_exact(lam, servers, mu, p)
+    sim = dc.simulate(lam, servers, mu, p, events=200_000, replications=10, seed=5)
+    sim = sim.set_index("quantity")
+    for i, name in enumerate(["beta1", "beta2"]):
+        row = sim.loc[name]
+        # 99.9%-safe: 2 half-widths of the 95% interval
+        assert abs(row["estimate"] - exact.beta[i]) <= 2 * row["half_width"], name
+    assert sim.loc["mean_busy1", "estimate"] == pytest.approx(exact.mean_busy[0], rel=0.02)
+
+
+def test_simulation_conserves_requests_and_is_reproducible():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    a = dc.simulate(*args, events=20_000, replications=3, seed=9)
+    b = dc.simulate(*args, events=20_000, replications=3, seed=9)
+    c = dc.simulate(*args, events=20_000, replications=3, seed=10)
+    assert a.equals(b)
+    assert not a.equals(c)
+    reps = a.attrs["replications"]
+    for i in (1, 2):
+        total = reps[f"local{i}"] + reps[f"remote{i}"] + reps[f"rejected{i}"]
+        assert (total == reps[f"arrivals{i}"]).all()
+
+
+def test_ring_without_forwarding_is_independent_erlang_b():
+    # p = 0: each center of the ring is its own Erlang-B system
+    sim = dc.simulate_ring((6.0, 4.0, 5.0), 5, 1.0, 0.0, events=200_000, replications=6, seed=1)
+    for j, load in enumerate((6.0, 4.0, 5.0)):
+        row = sim.iloc[j]
+        assert abs(row["beta"] - erlang_b(5, load)) <= 2 * row["half_width"] + 1e-3
+
+
+def test_ring_pairwise_reduction_and_where_it_stops():
+    iso = dc.ring_limit(dc.RING_SCENARIOS["isolated hot spot"], 1.0, 1.0, 0.25)
+    assert list(iso["reduction"][:2]) == ["isolated", "underloaded"]
+    assert iso["beta"][0] == pytest.approx((1 - 0.5) * (1 - 1 / 1.6))
+    pair = dc.ring_limit(dc.RING_SCENARIOS["two adjacent hot spots"], 1.0, 1.0, 0.25)
+    assert list(pair["reduction"][:2]) == ["pair", "pair"]
+    three = dc.ring_limit(dc.RING_SCENARIOS["three adjacent hot spots"], 1.0, 1.0, 0.25)
+    assert three["reduction"][1].startswith("not applicable")
+    assert three["beta"][:3].isna().all()
+
+
+def test_ring_pair_reduction_against_simulation_at_moderate_N():
+    lam = np.array(dc.RING_SCENARIOS["two adjacent hot spots"])
+    red = dc.ring_limit(lam, 1.0, 1.0, 0.25)
+    sim = dc.simulate_ring(lam * 80, 80, 1.0, 0.25, events=300_000, replications=6, seed=4)
+    # finite-N blocking sits above the limit and approaches it (slowly, as for two centers)
+    for j in (0, 1):
+        assert red["beta"][j] < sim["beta"][j] < red["beta"][j] + 0.05
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input: a clear ParameterError, never a hang or NaN
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"p": (1.2, 0.3)}, "p"),
+        ({"p": (-0.1, 0.3)}, "p"),
+        ({"p": (0.5,)}, "p"),
+        ({"lam": (0.0, 1.0)}, "lam"),
+        ({"lam": (-1.0, 1.0)}, "lam"),
+        ({"lam": (math.nan, 1.0)}, "lam"),
+        ({"mu": (1.0, 0.0)}, "mu"),
+        ({"servers": (0, 5)}, "servers"),
+        ({"servers": (2.5, 5)}, "servers"),
+        ({"servers": (5, 10**6)}, "servers"),
+    ],
+)
+def test_blocking_exact_rejects_bad_input(kwargs, name):
+    args = {"lam": (3.0, 2.0), "servers": (4, 4), "mu": (1.0, 1.0), "p": (0.5, 0.5)} | kwargs
+    with pytest.raises(ParameterError, match=f"The '{name}' parameter of blocking_exact must"):
+        dc.blocking_exact(**args)
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"p": (1.5, 0.3)}, "p"),
+        ({"lam": (0.0, 1.0)}, "lam"),
+        ({"c": (0.0, 1.0)}, "c"),
+        ({"mu": (math.inf, 1.0)}, "mu"),
+    ],
+)
+def test_blocking_limit_rejects_bad_input(kwargs, name):
+    args = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)} | kwargs
+    with pytest.raises(ParameterError, match=f"The '{name}' parameter of blocking_limit must"):
+        dc.blocking_limit(**args)
+
+
+def test_simulation_and_ring_reject_bad_input():
+    with pytest.raises(ParameterError, match="'seed' parameter of simulate"):
+        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), seed=-1)
+    with pytest.raises(ParameterError, match="'p' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.6)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0), 2, 1.0, 0.2)
+
+
+# ---------------------------------------------------------------------------------------------
+# figures, claims, notebook
+
+
+def test_reproduce_quick_writes_every_figure(tmp_path):
+    from workbench.reproduce import reproduce
+
+    written = reproduce("p3", out=tmp_path, quick=True, log=lambda *a: None)
+    names = {p.stem for p in written}
+    assert names == set(dc.FIGURES)
+    for path in written:
+        assert path.stat().st_size > 0
+    import pandas as pd
+
+    conv = pd.read_csv(tmp_path / "p3" / "convergence.csv")
+    assert {"N", "beta1", "beta2", "limit_beta1", "limit_beta2"} <= set(conv.columns)
+
+
+def test_interactive_view_redraws_on_slider_moves():
+    # latency is measured in benchmarks/bench_slider_latency.py, not here
+    view = dc.explore()
+    assert "wb-interactive" in view._dom_classes
+    for value in (0.5, 0.4, 0.6):
+        view.controls["p2"].value = value
+        assert not view.status.value.startswith("<span"), view.status.value
+    assert len(view.latencies_ms) == 4
