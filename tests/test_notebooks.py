@@ -1,0 +1,111 @@
+"""Every paper notebook runs headless top to bottom, is committed clean, and stays thin.
+
+The notebooks folder is ``notebooks/`` (``WB_NOTEBOOKS_DIR`` overrides it). Each notebook is
+executed with nbclient on the venv's ``python3`` kernel, with ``notebooks/`` as working
+directory; any cell error fails the test with the cell's traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS_DIR = Path(os.environ.get("WB_NOTEBOOKS_DIR", REPO / "notebooks")).resolve()
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+CELL_TIMEOUT = 300  # s per cell
+MAX_CELL_LINES = 15  # project rule: thin cells that call the library
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _ids(paths):
+    return [p.stem for p in paths]
+
+
+def _code_cells(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    return nb, [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+
+def test_notebooks_folder_is_not_empty():
+    assert NOTEBOOKS, (
+        f"no *.ipynb in {NOTEBOOKS_DIR}: every paper needs its notebook, and an empty "
+        "folder would silently skip the notebook and browser tests"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_is_committed_without_outputs(path):
+    _, cells = _code_cells(path)
+    dirty = [
+        f"cell {i} ({len(c.outputs)} outputs, execution_count={c.execution_count})"
+        for i, c in cells
+        if c.outputs or c.execution_count is not None
+    ]
+    assert not dirty, (
+        f"{path.name} is committed with outputs; clear them "
+        f"(jupyter nbconvert --clear-output --inplace {path.name}): {', '.join(dirty)}"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_cells_are_short(path):
+    _, cells = _code_cells(path)
+    long_cells = [
+        f"cell {i} has {n} lines"
+        for i, c in cells
+        if (n := len(c.source.rstrip().splitlines())) > MAX_CELL_LINES
+    ]
+    assert not long_cells, (
+        f"{path.name}: code cells must be at most {MAX_CELL_LINES} lines (thin cells calling "
+        f"the workbench library; move the logic into the package): {', '.join(long_cells)}"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_notebook_executes_without_error(path):
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    nb = nbformat.read(path, as_version=4)
+    env = dict(os.environ)
+    env.setdefault("NUMBA_CACHE_DIR", str(REPO / ".numba_cache"))
+
+    def run(runtime: str) -> None:
+        # A fresh thread and event loop: immune to a loop left running in the main thread
+        # by another test (e.g. Playwright's sync API). The kernel talks over unix sockets
+        # in a private dir rather than TCP ports, which are picked before the kernel binds
+        # them and so can race with other processes on a busy machine.
+        km = AsyncKernelManager(
+            kernel_name="python3",
+            transport="ipc",
+            connection_file=os.path.join(runtime, "kernel.json"),
+        )
+        client = NotebookClient(
+            nb, km=km, timeout=CELL_TIMEOUT, resources={"metadata": {"path": str(path.parent)}}
+        )
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(client.async_execute(env=env, cwd=str(path.parent)))
+        finally:
+            loop.close()
+
+    error = None
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="wb-nb-", dir="/tmp") as runtime,
+            ThreadPoolExecutor(max_workers=1) as pool,
+        ):
+            pool.submit(run, runtime).result()
+    except (CellExecutionError, CellTimeoutError) as err:
+        error = ANSI.sub("", str(err))
+    if error is not None:
+        pytest.fail(f"{path.name} failed while executing:\n{error}", pytrace=False)
