@@ -33,7 +33,13 @@ cmd="${1:-lab}"
 shift || true
 case "$cmd" in
     setup) setup_python; setup_browser ;;
-    lab) setup_python; exec "$VENV/bin/jupyter" lab notebooks/ "$@" ;;
+    lab)
+        setup_python
+        # JupyterLab refuses to start as root unless told; containers often run as root
+        root_flag=()
+        if [ "$(id -u)" = 0 ]; then root_flag=(--allow-root); fi
+        exec "$VENV/bin/jupyter" lab "${root_flag[@]}" notebooks/ "$@"
+        ;;
     figures) setup_python; exec "$PY" -m workbench reproduce all --out "${1:-figures}" ;;
     test)
         setup_python; setup_browser
