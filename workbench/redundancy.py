@@ -30,6 +30,7 @@ from scipy import integrate
 
 from workbench.erlang import erlang_b
 from workbench.kernels.erlang import erlang_b_kernel
+from workbench.kernels.events import multiserver_fcfs
 from workbench.stats import t_interval
 from workbench.validation import (
     ParameterError,
@@ -506,8 +507,6 @@ def simulate(
     warmup : int, optional
         Jobs discarded at the start of each run (default n_jobs // 10).
     """
-    from workbench.kernels.events import multiserver_fcfs
-
     f = "simulate"
     N, m, lam, t_cloud = _check_system(f, N, m, lam, t_cloud)
     _check_service(service, f)
@@ -518,17 +517,13 @@ def simulate(
     warmup = n_jobs // 10 if warmup is None else check_int(warmup, "warmup", f, 0, n_jobs - 1)
     confidence = check_real(confidence, "confidence", f, 0.5, 1.0, high_open=True)
 
-    c = N // m
     rng = np.random.default_rng(seed)
     means = np.empty(replications)
     blocked_frac = np.empty(replications)
     waits = np.empty(replications)
     for r in range(replications):
-        inter = rng.exponential(1.0 / lam, n_jobs)
-        jobs = service.sample_job_times(m, n_jobs, rng)
-        wait, blocked = multiserver_fcfs(inter, jobs, c, waiting_room)[:2]
-        wait, blocked, jobs = wait[warmup:], blocked[warmup:].astype(bool), jobs[warmup:]
-        t_sys = np.where(blocked, t_cloud, wait + jobs)
+        t_sys, wait, blocked = _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng)
+        t_sys, wait, blocked = t_sys[warmup:], wait[warmup:], blocked[warmup:]
         means[r] = t_sys.mean()
         blocked_frac[r] = blocked.mean()
         waits[r] = wait[~blocked].mean() if (~blocked).any() else 0.0
@@ -558,19 +553,24 @@ def simulate(
     )
 
 
+def _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng):
+    """One run started empty: per-job system time, wait (NaN if blocked) and blocked flag."""
+    inter = rng.exponential(1.0 / lam, n_jobs)
+    jobs = service.sample_job_times(m, n_jobs, rng)
+    wait, blocked = multiserver_fcfs(inter, jobs, N // m, waiting_room)[:2]
+    blocked = blocked.astype(bool)
+    return np.where(blocked, t_cloud, wait + jobs), wait, blocked
+
+
 def running_mean_trace(N, m, lam, t_cloud, service, n_jobs=200_000, seed=0, points=200):
     """Running mean of the system time along one long run (how fast does it settle?)."""
-    from workbench.kernels.events import multiserver_fcfs
-
     f = "running_mean_trace"
     N, m, lam, t_cloud = _check_system(f, N, m, lam, t_cloud)
     _check_service(service, f)
     n_jobs = check_int(n_jobs, "n_jobs", f, 100, 10**8)
+    points = check_int(points, "points", f, 2, 10**6)
     rng = np.random.default_rng(check_seed(seed, f))
-    inter = rng.exponential(1.0 / lam, n_jobs)
-    jobs = service.sample_job_times(m, n_jobs, rng)
-    wait, blocked = multiserver_fcfs(inter, jobs, N // m, 0)[:2]
-    t_sys = np.where(blocked.astype(bool), t_cloud, wait + jobs)
+    t_sys = _one_run(N, m, lam, t_cloud, service, n_jobs, 0, rng)[0]
     running = np.cumsum(t_sys) / np.arange(1, n_jobs + 1)
     idx = np.unique(np.geomspace(1, n_jobs, points).astype(int)) - 1
     return pd.DataFrame({"jobs": idx + 1, "running_mean": running[idx]})
