@@ -658,15 +658,14 @@ CLAIMS = {
 # Notebook views: each returns an interactive_figure whose defaults draw a complete figure
 # --------------------------------------------------------------------------------------
 
-SERVICE_CONTROLS = {
-    "family": list(rd.SERVICE_FAMILIES),
-    "a": (0.0, 5.0, 0.1, 3.0),  # S-Exp delta | Pareto beta | Weibull shape
-    "b": (0.05, 5.0, 0.05, 0.2),  # S-Exp mu | Pareto alpha (> 1) | Weibull scale
-}
-SERVICE_HELP = (
-    "Service family and its two parameters: S-Exp(a=Δ, b=μ), Pareto(a=β, b=α > 1), "
-    "Weibull(a=shape, b=scale)."
-)
+
+def service_controls(family: str = "S-Exp", a: float = 3.0, b: float = 0.2) -> dict:
+    """Slider specs for a service family and its two parameters, ``family`` selected first.
+
+    a: S-Exp delta | Pareto beta | Weibull shape; b: S-Exp mu | Pareto alpha (> 1) | Weibull scale.
+    """
+    families = [family] + [f for f in rd.SERVICE_FAMILIES if f != family]
+    return {"family": families, "a": (0.0, 5.0, 0.1, a), "b": (0.05, 5.0, 0.05, b)}
 
 
 def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", a=3.0, b=0.2):
@@ -699,7 +698,7 @@ def explore_tradeoff():
         N=(2, 120, 1, 24),
         lam=(0.05, 8.0, 0.05, 1.5),
         t_cloud=(1.0, 100.0, 1.0, 15.0),
-        **SERVICE_CONTROLS,
+        **service_controls(),
     )
 
 
@@ -722,9 +721,7 @@ def explore_policies():
         title="ASTO vs BPO vs benchmark (Fig. 4)",
         N=(4, 60, 1, 24),
         t_cloud=(2.0, 100.0, 1.0, 15.0),
-        family=["Pareto", "S-Exp", "Weibull"],
-        a=(0.0, 5.0, 0.1, 1.5),
-        b=(0.05, 5.0, 0.05, 1.2),
+        **service_controls("Pareto", 1.5, 1.2),
         replications=(5, 200, 5, 20),
         n_jobs=(100, 20_000, 100, 500),
         lam_max=(0.5, 10.0, 0.5, 5.0),
@@ -800,9 +797,7 @@ def explore_simulation():
         m=(1, 24, 1, 2),
         lam=(0.05, 8.0, 0.05, 1.5),
         t_cloud=(1.0, 100.0, 1.0, 15.0),
-        family=["Pareto", "S-Exp", "Weibull"],
-        a=(0.0, 5.0, 0.1, 1.5),
-        b=(0.05, 5.0, 0.05, 1.2),
+        **service_controls("Pareto", 1.5, 1.2),
         waiting_room=(0, 30, 1, 0),
         n_jobs=(1_000, 200_000, 1_000, 20_000),
         replications=(2, 100, 1, 20),
@@ -829,6 +824,6 @@ def explore_scaling():
         title="Optimal allocation vs N (Fig. 7)",
         lam=(0.1, 8.0, 0.1, 1.5),
         t_cloud=(1.0, 100.0, 1.0, 10.0),
-        **SERVICE_CONTROLS,
+        **service_controls(),
         N_max=(10, 300, 10, 120),
     )
