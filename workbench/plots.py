@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import seaborn as sns
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
 from matplotlib.figure import Figure
 
 PALETTE = sns.color_palette("colorblind")
@@ -13,6 +17,23 @@ POLICY_COLORS = {
     "optimal": PALETTE[3],
 }
 FORMULA_STYLE = {"exact": "-", "paper": "--"}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of a paper: ``frame(quick)`` computes its tidy data, ``plot(frame)`` draws it.
+
+    The CLI writes ``frame`` as CSV and ``plot(frame)`` as PNG; the notebook's views call the
+    same two functions, so the headless figure and the notebook's cannot drift apart.
+    """
+
+    frame: Callable[..., pd.DataFrame]
+    plot: Callable[[pd.DataFrame], Figure]
+    caption: str = ""
+
+    def make(self, quick: bool = False) -> tuple[pd.DataFrame, Figure]:
+        data = self.frame(quick=quick)
+        return data, self.plot(data)
 
 
 def figure(

@@ -21,20 +21,55 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import Image, display
 
-__all__ = ["interactive_figure", "make_control"]
+from workbench.params import Param
+
+__all__ = ["interactive_figure", "make_control", "control"]
 
 _LAYOUT = w.Layout(width="420px")
 _STYLE = {"description_width": "140px"}
 
 
+def control(param: Param, value=None, span: tuple | None = None) -> w.ValueWidget:
+    """The control of one declared parameter: label ``symbol meaning [unit]``, help as tooltip.
+
+    ``value`` overrides the default and ``span`` the slider span (a view's own narrower range);
+    both must lie inside the parameter's valid range, so a control never offers a value the
+    model refuses.
+    """
+    value = param.default if value is None else value
+    common = dict(description=param.label, tooltip=param.help, description_allow_html=False)
+    if param.kind == "choice":
+        ctl = w.Dropdown(options=list(param.choices), value=value, **common)
+    elif param.kind == "bool":
+        ctl = w.Checkbox(value=bool(value), indent=False, **common)
+    else:
+        lo, hi = span if span is not None else param.slider_span
+        for bound in (lo, hi, value):
+            param.check(bound, "control")
+        if param.kind in ("int", "seed"):
+            ctl = w.IntSlider(min=int(lo), max=int(hi), step=int(param.step or 1), value=int(value))
+        else:
+            step = param.step or (hi - lo) / 100
+            ctl = w.FloatSlider(min=lo, max=hi, step=step, value=value, readout_format=".3g")
+        ctl.description, ctl.tooltip = param.label, param.help
+    if hasattr(ctl, "continuous_update"):
+        ctl.continuous_update = False
+    ctl.layout = _LAYOUT
+    ctl.style = _STYLE
+    return ctl
+
+
 def make_control(name: str, spec) -> w.ValueWidget:
     """Build one control from a compact spec.
 
+    - a :class:`~workbench.params.Param`: :func:`control` (label, tooltip, valid range);
     - an ipywidget: used as is (``continuous_update`` is switched off when it has one);
     - ``(min, max, step, value)``: an IntSlider if all four are ints, else a FloatSlider;
     - a list/tuple of strings (or of (label, value) pairs): a Dropdown, first item selected;
     - a bool: a Checkbox.
     """
+    if isinstance(spec, Param):
+        return control(spec)
     if isinstance(spec, w.ValueWidget):
         ctl = spec
     elif isinstance(spec, bool):

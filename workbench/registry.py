@@ -1,0 +1,95 @@
+"""The papers of the workbench, for the CLI, the claims checker, the tests and the arena.
+
+Every paper is a package ``workbench.<topic>`` with the same skeleton::
+
+    __init__.py     the model in words (what the paper states, what was recovered, the
+                    workbench's choices) and the public names; never imports ipywidgets
+    params.py       PARAMS: the parameter table (workbench.params.Params)
+    model.py        the analytic model
+    kernels.py      the paper's own @njit(cache=True) kernels (generic ones: workbench.kernels)
+    simulation.py   simulate(...) -> workbench.results.SimulationResult
+    figures.py      FIGURES: name -> workbench.plots.FigureSpec(frame(quick), plot(frame))
+    views.py        the notebook's slider views (the only module that imports ipywidgets);
+                    VIEWS: name -> callable returning a widget
+    claims.py       CLAIMS: claim id (as in data/claims/<paper>.csv) -> measure(quick) -> float
+
+Importing a model, its figures or its claims never imports ipywidgets.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from workbench.validation import check_choice
+
+__all__ = ["Paper", "PAPERS", "paper"]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper: where its code, notebook and claims are."""
+
+    id: str
+    topic: str
+    title: str
+    citation: str
+    notebook: str
+
+    @property
+    def package(self) -> str:
+        return f"workbench.{self.topic}"
+
+    def part(self, name: str):
+        """Import one part of the skeleton (``"model"``, ``"figures"``, ``"views"``, ...)."""
+        return importlib.import_module(f"{self.package}.{name}")
+
+    @property
+    def module(self):
+        return importlib.import_module(self.package)
+
+    @property
+    def params(self):
+        return self.part("params").PARAMS
+
+    @property
+    def figures(self) -> dict:
+        return self.part("figures").FIGURES
+
+    @property
+    def claims(self) -> dict:
+        return self.part("claims").CLAIMS
+
+    @property
+    def views(self) -> dict:
+        return self.part("views").VIEWS
+
+    @property
+    def simulate(self):
+        return self.part("simulation").simulate
+
+
+PAPERS: dict[str, Paper] = {
+    p.id: p
+    for p in (
+        Paper(
+            "p3",
+            "datacenters",
+            "Analysis of an offloading scheme for data centers in the framework of fog computing",
+            "Fricker, Guillemin, Robert, Thompson, ACM TOMPECS 1(4), 2016 (arXiv 1507.05746)",
+            "notebooks/p3_datacenters.ipynb",
+        ),
+        Paper(
+            "p4",
+            "redundancy",
+            "Redundancy management for fast service (rates) in edge computing systems",
+            "Peng, Soljanin, arXiv 2303.00486",
+            "notebooks/p4_redundancy.ipynb",
+        ),
+    )
+}
+
+
+def paper(paper_id: str) -> Paper:
+    """The registered paper ``paper_id`` (``"p3"``, ``"p4"``, ...)."""
+    return PAPERS[check_choice(paper_id, "paper", "paper", tuple(PAPERS))]

@@ -1,0 +1,208 @@
+"""The one result every paper's ``simulate`` returns.
+
+Contract (every paper package)::
+
+    simulate(<model parameters>, *, <run length in the paper's own unit>, replications=...,
+             seed=0, confidence=0.95, ...) -> SimulationResult
+
+``<run length>`` is ``n_jobs`` (P4), ``events`` (P3), ``n_requests`` (P1), ``n_slots`` (P2),
+``n_periods`` (P5). Replications are independent runs, each started empty; every interval is
+a Student-t interval over the replication means.
+
+A :class:`SimulationResult` has
+
+- ``metric`` (the headline quantity's name), ``estimate`` (alias ``mean``), ``ci_low``,
+  ``ci_high``, ``half_width``, ``confidence``, ``replications``;
+- ``summary``: one row per estimated quantity (``quantity, estimate, half_width, ci_low,
+  ci_high, replications``), readable in a notebook;
+- ``frame``: the tidy per-replication values (one row per replication), or a paper's
+  per-request records where it has them (``records``);
+- any estimated quantity by attribute or key: ``result.blocking``, ``result["beta1"]``
+  (the estimate) and ``result.interval("beta1")`` (its interval);
+- ``notes``: caveats (infinite variance, too few replications, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from workbench.stats import t_half_width
+
+__all__ = ["SimulationResult", "summarise"]
+
+
+def summarise(reps: pd.DataFrame, quantities: Sequence[str], confidence: float) -> pd.DataFrame:
+    """Mean and Student-t interval of each column of ``reps`` over its rows (replications)."""
+    rows = []
+    for q in quantities:
+        x = reps[q].to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        mean = float(x.mean()) if x.size else math.nan
+        half = t_half_width(x, confidence)
+        rows.append(
+            {
+                "quantity": q,
+                "estimate": mean,
+                "half_width": half,
+                "ci_low": mean - half,
+                "ci_high": mean + half,
+                "replications": int(x.size),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SimulationResult:
+    """Simulated estimates with confidence intervals over independent replications."""
+
+    metric: str
+    summary: pd.DataFrame
+    frame: pd.DataFrame
+    confidence: float
+    run_length: int
+    run_unit: str
+    notes: tuple = ()
+    records: pd.DataFrame | None = None
+    info: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_replications(
+        cls,
+        reps: pd.DataFrame,
+        metric: str,
+        quantities: Sequence[str],
+        *,
+        confidence: float,
+        run_length: int,
+        run_unit: str,
+        notes: Sequence[str] = (),
+        records: pd.DataFrame | None = None,
+        info: dict | None = None,
+    ) -> SimulationResult:
+        """Build from a per-replication frame; ``metric`` must be one of ``quantities``."""
+        quantities = list(quantities)
+        if metric not in quantities:
+            quantities.insert(0, metric)
+        return cls(
+            metric=metric,
+            summary=summarise(reps, quantities, confidence),
+            frame=reps.reset_index(drop=True),
+            confidence=confidence,
+            run_length=int(run_length),
+            run_unit=run_unit,
+            notes=tuple(n for n in notes if n),
+            records=records,
+            info=dict(info or {}),
+        )
+
+    # -- the headline quantity ------------------------------------------------------------
+    def _row(self, quantity: str) -> pd.Series:
+        hit = self.summary.loc[self.summary["quantity"] == quantity]
+        if hit.empty:
+            raise KeyError(
+                f"SimulationResult has no quantity {quantity!r}; it has "
+                f"{list(self.summary['quantity'])}"
+            )
+        return hit.iloc[0]
+
+    @property
+    def estimate(self) -> float:
+        return float(self._row(self.metric)["estimate"])
+
+    @property
+    def mean(self) -> float:
+        return self.estimate
+
+    @property
+    def ci_low(self) -> float:
+        return float(self._row(self.metric)["ci_low"])
+
+    @property
+    def ci_high(self) -> float:
+        return float(self._row(self.metric)["ci_high"])
+
+    @property
+    def half_width(self) -> float:
+        return float(self._row(self.metric)["half_width"])
+
+    @property
+    def replications(self) -> int:
+        return len(self.frame)
+
+    @property
+    def quantities(self) -> list[str]:
+        return list(self.summary["quantity"])
+
+    def interval(self, quantity: str | None = None) -> tuple[float, float]:
+        row = self._row(quantity or self.metric)
+        return float(row["ci_low"]), float(row["ci_high"])
+
+    def __getitem__(self, quantity: str):
+        if quantity in ("mean", "estimate", "ci_low", "ci_high", "half_width"):
+            return getattr(self, quantity)
+        return float(self._row(quantity)["estimate"])
+
+    def __getattr__(self, name: str):
+        # only reached for names that are not fields: an estimated quantity by name
+        if name.startswith("_") or name in ("summary", "metric"):
+            raise AttributeError(name)
+        try:
+            return float(self._row(name)["estimate"])
+        except KeyError:
+            raise AttributeError(
+                f"SimulationResult has no attribute or quantity {name!r}"
+            ) from None
+
+    def as_dict(self) -> dict:
+        out = {"metric": self.metric, "mean": self.estimate, "ci_low": self.ci_low}
+        out.update(ci_high=self.ci_high, replications=self.replications)
+        out.update(confidence=self.confidence, run_length=self.run_length)
+        for _, row in self.summary.iterrows():
+            out[row["quantity"]] = float(row["estimate"])
+        return out
+
+    # -- display --------------------------------------------------------------------------
+    def table(self, digits: int = 4) -> pd.DataFrame:
+        """The summary formatted for reading: estimate ± half-width and the interval."""
+        rows = []
+        for _, r in self.summary.iterrows():
+            rows.append(
+                {
+                    "quantity": r["quantity"],
+                    "estimate": f"{r['estimate']:.{digits}g}",
+                    "± half-width": f"{r['half_width']:.2g}",
+                    f"{self.confidence:.0%} interval": (
+                        f"[{r['ci_low']:.{digits}g}, {r['ci_high']:.{digits}g}]"
+                    ),
+                }
+            )
+        return pd.DataFrame(rows).set_index("quantity")
+
+    def _caption(self) -> str:
+        return (
+            f"{self.replications} replications × {self.run_length:,} {self.run_unit}, "
+            f"Student-t {self.confidence:.0%} intervals"
+        )
+
+    def __repr__(self) -> str:
+        lines = [
+            f"SimulationResult: {self.metric} = {self.estimate:.4g} "
+            f"[{self.ci_low:.4g}, {self.ci_high:.4g}] ({self._caption()})",
+            self.table().to_string(),
+        ]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        notes = "".join(f"<p><i>Note: {n}</i></p>" for n in self.notes)
+        return (
+            f"<p><b>{self.metric} = {self.estimate:.4g}</b> "
+            f"[{self.ci_low:.4g}, {self.ci_high:.4g}] — {self._caption()}</p>"
+            f"{self.table().to_html()}{notes}"
+        )
