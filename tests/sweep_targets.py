@@ -65,3 +65,12 @@ def raises_unpicklable(x, seed):
     if x == 2:
         raise Unpicklable(lambda: None)
     return x
+
+
+def sleeper(x, *, pid_dir, seed):
+    """Record this worker's pid, then compute for a long time (the parent gets killed)."""
+    import time
+
+    (Path(pid_dir) / f"{os.getpid()}").touch()
+    time.sleep(600)
+    return x

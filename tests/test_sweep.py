@@ -395,8 +395,7 @@ def test_corrupt_cache_entry_is_recomputed(tmp_path):
     df = run_counting(counters, cache)
     assert df.attrs["sweep"]["computed"] == 1 and df.attrs["sweep"]["from_cache"] == 5
     assert_same(df, ref)
-    assert pickle.loads(victim.read_bytes())["result"] is not None
-    assert not list(Path(cache).rglob("*.tmp"))  # atomic writes leave no temporaries
+    assert set(pickle.loads(victim.read_bytes())) == {"value", "x2"}  # rewritten whole
 
 
 # --------------------------------------------------------------------------- errors
@@ -481,3 +480,51 @@ def test_parameter_error_message_form():
     assert str(info.value) == (
         "The 'n_workers' parameter of sweep must be an int in the range [1, inf). Got 0 instead."
     )
+
+
+def test_point_seed_refuses_a_non_mapping():
+    with pytest.raises(ParameterError, match="The 'point' parameter of point_seed must be"):
+        point_seed(5)
+
+
+def test_workers_exit_when_the_sweeping_process_is_killed(tmp_path):
+    """kill -9 of the parent: its workers, busy in a 10-minute evaluation, must exit."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "import sweep_targets as st\n"
+        "from workbench.sweep import sweep\n"
+        "if __name__ == '__main__':\n"
+        f"    sweep(st.sleeper, {{'x': [1, 2]}}, fixed={{'pid_dir': {str(pid_dir)!r}}}, n_workers=2,"
+        " chunk_size=1, progress=False)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.time() + 120
+    while len(list(pid_dir.iterdir())) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    workers = [int(p.name) for p in pid_dir.iterdir()]
+    assert len(workers) == 2, "the workers never started"
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        with open(f"/proc/{pid}/stat") as fh:  # a zombie has exited already
+            return fh.read().split(")")[-1].split()[0] != "Z"
+
+    deadline = time.time() + 15
+    while any(alive(p) for p in workers) and time.time() < deadline:
+        time.sleep(0.2)
+    survivors = [p for p in workers if alive(p)]
+    for p in survivors:
+        os.kill(p, signal.SIGKILL)
+    assert not survivors, f"workers {survivors} outlived their killed parent"

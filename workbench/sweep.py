@@ -1,4 +1,8 @@
-"""Evaluate a function over a parameter grid: reproducible seeds, local or Dask workers, disk cache.
+"""Evaluate a function over a parameter grid: seeds from grid points, tidy results, resume.
+
+What is ours: the grid expansion, a seed derived from each grid point, the tidy frame and
+the point-naming errors. What is not: caching is ``joblib.Memory``, local processes are
+joblib's loky pool, clusters are Dask (``client.submit(..., retries=)``).
 
 Every paper model runs its parameter studies through :func:`sweep`::
 
@@ -10,16 +14,16 @@ Guarantees
 - **Reproducible.** Each evaluation gets a seed derived only from ``base_seed``, the point's
   parameter values and the replication index, so the result never depends on the number of
   workers, on chunking, or on the order in which points finish.
-- **Resumable.** With ``cache_dir`` every finished evaluation is written to disk as soon as it
-  finishes (atomically); a re-run after an error, a crash or ``KeyboardInterrupt`` computes only
-  what is missing.
+- **Resumable.** With ``cache_dir`` every finished evaluation is stored (``joblib.Memory``) as
+  soon as it finishes; a re-run after an error, a crash or ``KeyboardInterrupt`` computes only
+  what is missing. Workers never outlive the sweep: they are ended on an error or an
+  interrupt, and exit by themselves when the sweeping process is killed.
 - **Tidy.** The result is one DataFrame: grid columns, ``replication``, ``seed``, then the
   function's outputs, in grid order.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import functools
 import hashlib
 import inspect
@@ -32,14 +36,17 @@ import os
 import pickle
 import re
 import sys
+import threading
 import time
 import traceback
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Memory, Parallel, delayed
 
 from workbench.validation import ParameterError, check_int, check_seed
 
@@ -176,6 +183,11 @@ def point_seed(point: Mapping, replication: int = 0, base_seed: int = 0) -> int:
         ``(base_seed, point)`` seeds a ``numpy.random.SeedSequence`` whose ``spawn_key`` is the
         replication index; its first 64-bit word, shifted right by one bit, is the seed.
     """
+    if not isinstance(point, Mapping):
+        raise ParameterError(
+            "The 'point' parameter of point_seed must be a mapping of parameter name -> value. "
+            f"Got {point!r} instead."
+        )
     replication = check_int(replication, "replication", "point_seed", 0)
     base_seed = check_seed(base_seed, "point_seed", "base_seed")
     return _seed_from_canon(base_seed, _point_canon(dict(point)), replication)
@@ -358,54 +370,11 @@ def _expand_grid(grid) -> tuple[list[str], list[dict]]:
     )
 
 
-# ----------------------------------------------------------------------------- cache
-
-
-def _cache_path(cache_dir: Path, key: str) -> Path:
-    # two-level fan-out keeps directories small for large sweeps
-    return cache_dir / key[:2] / f"{key}.pkl"
+# ----------------------------------------------------------------------------- cache (joblib)
 
 
 def _cache_key(func_id: str, code_version: str, canon_point, canon_fixed, seed: int) -> str:
     return _digest([_CACHE_FORMAT, func_id, code_version, canon_point, canon_fixed, seed]).hex()
-
-
-def _cache_write(path: Path, payload: dict) -> None:
-    """Write atomically: a reader sees the old file, no file, or the whole new file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    try:
-        try:
-            fh = open(tmp, "wb")
-        except FileNotFoundError:
-            # the fan-out directory is made on first use only (a mkdir per write is costly)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(tmp, "wb")
-        with fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-_MISSING = object()
-
-
-def _cache_read(path: Path, key: str):
-    try:
-        with open(path, "rb") as fh:
-            payload = pickle.load(fh)
-    except FileNotFoundError:
-        return _MISSING
-    except Exception:
-        # unreadable (truncated by a power loss, class since renamed): recompute it
-        return _MISSING
-    if not isinstance(payload, dict) or payload.get("key") != key:
-        return _MISSING
-    return payload["result"]
-
-
-# ----------------------------------------------------------------------------- evaluation
 
 
 def _normalize(result):
@@ -426,6 +395,43 @@ def _normalize(result):
     return {"value": result}
 
 
+def _evaluate_point(key, *, target=None, fixed=None, point=None, pass_seed=False, seed=0):
+    """One evaluation. Under ``joblib.Memory`` only ``key`` is hashed: it already digests the
+    function's identity, its code version, the point, ``fixed`` and the seed."""
+    kwargs = {**point, **fixed}
+    if pass_seed:
+        kwargs["seed"] = seed
+    return _normalize(target(**kwargs))
+
+
+_IGNORED = ["target", "fixed", "point", "pass_seed", "seed"]
+
+
+def _memorized(cache_dir):
+    """``_evaluate_point`` behind a ``joblib.Memory`` store in ``cache_dir`` (None: no cache)."""
+    if cache_dir is None:
+        return None
+    return Memory(location=str(cache_dir), verbose=0).cache(_evaluate_point, ignore=_IGNORED)
+
+
+_MISSING = object()
+
+
+def _cache_read(memorized, key: str):
+    """The cached result of ``key``, or ``_MISSING`` (absent, or unreadable: recompute it)."""
+    try:
+        if not memorized.check_call_in_cache(key):
+            return _MISSING
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return memorized.call_and_shelve(key).get()
+    except Exception:
+        return _MISSING
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
 def _picklable_exception(exc: BaseException) -> BaseException:
     try:
         pickle.loads(pickle.dumps(exc))
@@ -434,44 +440,50 @@ def _picklable_exception(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
-def _evaluate(func, fixed: dict, pass_seed: bool, point: dict, seed: int):
-    kwargs = {**point, **fixed}
-    if pass_seed:
-        kwargs["seed"] = seed
-    return _normalize(func(**kwargs))
+_WATCHDOG = {"parent": None}
 
 
-def _store(meta: dict | None, key: str, point: dict, seed: int, result) -> None:
-    if meta is not None:
-        _cache_write(
-            _cache_path(Path(meta["cache_dir"]), key),
-            {
-                "key": key,
-                "func": meta["func_id"],
-                "code_version": meta["code_version"],
-                "point": point,
-                "seed": seed,
-                "result": result,
-            },
-        )
+def _exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone.
 
-
-def _run_chunk(func, fixed: dict, pass_seed: bool, tasks: list, meta: dict | None) -> dict:
-    """Evaluate tasks ``(index, point, seed, cache_key)`` in a worker; stop at the first error.
-
-    With ``meta`` (local workers share the parent's disk) each result is cached as soon as it
-    is computed, so work finished inside a chunk survives an interrupted or crashed sweep.
+    A killed sweep (``kill -9``, a closed notebook) must not leave workers computing: pool
+    workers only notice a dead parent when they ask for the next task, which a long
+    evaluation delays indefinitely.
     """
+    if _WATCHDOG["parent"] is not None or multiprocessing.parent_process() is None:
+        return
+    parent = os.getppid()
+    _WATCHDOG["parent"] = parent
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
+
+
+def _run_chunk(func, fixed: dict, pass_seed: bool, tasks: list, cache_dir) -> dict:
+    """Evaluate tasks ``(index, point, seed, cache_key)``; stop at the first error.
+
+    With ``cache_dir`` each result is stored (``joblib.Memory``) as soon as it is computed, so
+    work finished inside a chunk survives an interrupted or crashed sweep.
+    """
+    _exit_with_parent()
+    memorized = _memorized(cache_dir)
+    call = _evaluate_point if memorized is None else memorized
     done = []
     for index, point, seed, key in tasks:
         try:
-            result = _evaluate(func, fixed, pass_seed, point, seed)
+            result = call(
+                key, target=func, fixed=fixed, point=point, pass_seed=pass_seed, seed=seed
+            )
         except Exception as exc:
             tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            return {"done": done, "error": (index, _picklable_exception(exc), tb)}
-        _store(meta, key, point, seed, result)
+            error = (index, _picklable_exception(exc), tb)
+            return {"first": tasks[0][0], "done": done, "error": error}
         done.append((index, result))
-    return {"done": done, "error": None}
+    return {"first": tasks[0][0], "done": done, "error": None}
 
 
 def _point_text(point: dict) -> str:
@@ -539,64 +551,8 @@ def _auto_chunk(n_tasks: int, n_workers: int) -> int:
     return max(1, min(_MAX_AUTO_CHUNK, math.ceil(n_tasks / (n_workers * _CHUNKS_PER_WORKER))))
 
 
-def _run_inprocess(func, fixed, pass_seed, todo, meta, results, bar, func_id):
-    for index, point, rep, seed, key in todo:
-        try:
-            result = _evaluate(func, fixed, pass_seed, point, seed)
-        except Exception as exc:
-            # same process: the original exception and traceback are intact
-            _raise_point_error(func_id, (index, point, rep, seed), exc)
-        _store(meta, key, point, seed, result)
-        results[index] = result
-        bar.update(1)
-
-
-def _stop_pool(pool: cf.ProcessPoolExecutor) -> None:
-    """Cancel queued chunks and end the workers now.
-
-    Workers cache each evaluation as it finishes, so terminating them loses only evaluations
-    in progress; waiting instead could take a whole chunk of slow evaluations, and leaving
-    them running would keep burning the CPU after the error was reported.
-    """
-    # private, but stable since 3.8 (shutdown() sets it to None)
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    # the pool's manager thread notices the dead workers and reaps them; waiting for it
-    # (brief, nothing is left to compute) avoids racing it for the same child processes
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_processes(func, fixed, pass_seed, chunks, meta, results, bar, func_id, n_workers):
-    ctx = multiprocessing.get_context("spawn")  # fork is unsafe with numba/OpenMP threads
-    pool = cf.ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx)
-    by_future = {}
-    finished = False
-    try:
-        for chunk in chunks:
-            payload = [(t[0], t[1], t[3], t[4]) for t in chunk]
-            fut = pool.submit(_run_chunk, func, fixed, pass_seed, payload, meta)
-            by_future[fut] = chunk
-        for fut in cf.as_completed(by_future):
-            try:
-                out = fut.result()
-            except cf.process.BrokenProcessPool as exc:
-                raise SweepError(
-                    f"a worker process of the sweep over {func_id} died (crash, os._exit or "
-                    "out of memory); finished points are cached when cache_dir is set, so a "
-                    "re-run resumes"
-                ) from exc
-            except Exception as exc:
-                raise SweepError(f"a chunk of the sweep over {func_id} could not run") from exc
-            _collect(out, by_future[fut], results, bar, func_id)
-        finished = True
-    finally:
-        # also on KeyboardInterrupt: control returns at once, no orphan keeps computing
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            _stop_pool(pool)
+def _payload(chunk) -> list:
+    return [(t[0], t[1], t[3], t[4]) for t in chunk]
 
 
 def _collect(out, chunk, results, bar, func_id):
@@ -609,37 +565,67 @@ def _collect(out, chunk, results, bar, func_id):
         _raise_point_error(func_id, (index, task[1], task[2], task[3]), exc, tb)
 
 
-def _run_dask(client, func, fixed, pass_seed, chunks, meta, results, bar, func_id):
+def _kill_loky_workers() -> None:
+    """End joblib's (reusable) loky workers now: after an error or an interrupt nothing may
+    keep computing. Finished evaluations are already in the cache."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = getattr(reusable_executor, "_executor", None)  # the shared pool, if started
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
+
+
+def _run_joblib(func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, n_workers):
+    """Chunks on joblib's loky process pool (``n_workers`` processes), in completion order."""
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    parallel = Parallel(n_jobs=n_workers, backend="loky", return_as="generator_unordered")
+    calls = (delayed(_run_chunk)(func, fixed, pass_seed, _payload(c), cache_dir) for c in chunks)
+    by_first = {c[0][0]: c for c in chunks}
+    finished = False
+    outputs = parallel(calls)
+    try:
+        for out in outputs:
+            _collect(out, by_first[out["first"]], results, bar, func_id)
+        finished = True
+    except TerminatedWorkerError as exc:
+        raise SweepError(
+            f"a worker process of the sweep over {func_id} died (crash, os._exit or out of "
+            "memory); finished points are cached when cache_dir is set, so a re-run resumes"
+        ) from exc
+    finally:
+        if not finished:
+            with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
+                warnings.simplefilter("ignore", UserWarning)
+                outputs.close()
+            _kill_loky_workers()
+
+
+def _run_dask(client, func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, retries):
+    """Chunks as Dask tasks (Dask re-runs a chunk whose worker died, ``retries`` times).
+
+    Workers write the cache themselves: ``cache_dir`` must be a path they can reach (always
+    so on a ``LocalCluster``; a shared file system on a real cluster).
+    """
     from distributed import as_completed
 
-    def store(fut, out):
-        # the cluster may not share our disk: the client writes the cache
-        if meta is not None:
-            by_index = {t[0]: t for t in futures[fut]}
-            for i, res in out["done"]:
-                t = by_index[i]
-                _store(meta, t[4], t[1], t[3], res)
-
     futures = {}
-    seen = set()
     try:
         for chunk in chunks:
-            payload = [(t[0], t[1], t[3], t[4]) for t in chunk]
-            # pure=False: never reuse a stale result of an equal-looking earlier task
             fut = client.submit(
                 _run_chunk,
                 func,
                 fixed,
                 pass_seed,
-                payload,
-                None,
-                pure=False,
+                _payload(chunk),
+                None if cache_dir is None else str(cache_dir),
+                pure=False,  # never reuse a stale result of an equal-looking earlier task
+                retries=retries,
                 key=f"sweep-{func_id.rsplit('.', 1)[-1]}-{uuid.uuid4().hex}",
             )
             futures[fut] = chunk
         # loop=: the client need not be the default one (set_as_default=False)
         for fut in as_completed(list(futures), loop=client.loop):
-            seen.add(fut)
             try:
                 out = fut.result()
             except Exception as exc:
@@ -647,19 +633,11 @@ def _run_dask(client, func, fixed, pass_seed, chunks, meta, results, bar, func_i
                     f"a Dask task of the sweep over {func_id} failed (a worker died, or could "
                     "not import func's module); finished points are cached when cache_dir is set"
                 ) from exc
-            store(fut, out)
             _collect(out, futures[fut], results, bar, func_id)
     finally:
         pending = [f for f in futures if not f.done()]
         if pending:
             client.cancel(pending)
-        # on an error, keep what other chunks finished meanwhile
-        for fut in futures:
-            if fut not in seen and fut.status == "finished":
-                try:
-                    store(fut, fut.result())
-                except Exception:  # pragma: no cover - best effort while already failing
-                    pass
 
 
 def _is_dask_client(obj) -> bool:
@@ -687,6 +665,7 @@ def sweep(
     progress=True,
     chunk_size=None,
     desc=None,
+    retries=1,
 ) -> pd.DataFrame:
     """Evaluate ``func`` at every point of ``grid``, ``replications`` times each.
 
@@ -712,11 +691,12 @@ def sweep(
         ``"tcp://127.0.0.1:8786"``, connected to and closed again here).
     n_workers : int, optional
         Without ``client``: ``1`` evaluates in this process (no start-up cost, the notebook
-        path); more runs a pool of that many spawned processes. Default ``os.cpu_count()``.
+        path); more runs joblib's loky pool of that many processes. Default
+        ``os.cpu_count()``.
     cache_dir : str or path-like, optional
-        Store each finished evaluation here (one pickle file each) and reuse it on later
-        calls. No caching if None. Entries are unpickled: point it only at trusted
-        directories.
+        A ``joblib.Memory`` location: each finished evaluation is stored there and reused on
+        later calls. No caching if None. Entries are unpickled: point it only at trusted
+        directories. With Dask the workers write it, so they must reach that path.
     code_version : str, optional
         Part of the cache key; change it to invalidate cached results. Defaults to a hash of
         ``func``'s source and ``workbench.__version__`` (edits to helpers that ``func`` calls
@@ -728,6 +708,8 @@ def sweep(
         worker, at most 100 evaluations each).
     desc : str, optional
         Label of the progress bar.
+    retries : int, default 1
+        With Dask: how often a chunk whose worker died is run again, in [0, 10].
 
     Returns
     -------
@@ -754,13 +736,12 @@ def sweep(
     with ``spawn_key=(replication,)``, reduced to 63 bits. It depends on nothing else, so
     results are identical for any ``n_workers``, ``chunk_size`` or backend.
 
-    A cache entry's key is a blake2b digest of ``func``'s module and qualname, ``code_version``,
-    the point, ``fixed`` and the seed. Local workers write entries as each evaluation
-    finishes (temporary file + ``os.replace``); with Dask the client writes them as each chunk
-    returns, so the cluster need not share the disk.
+    A cache entry is keyed by a blake2b digest of ``func``'s module and qualname,
+    ``code_version``, the point, ``fixed`` and the seed (``joblib.Memory`` hashes only that
+    digest).
 
-    With process workers (the default) a script must guard its entry point with
-    ``if __name__ == "__main__":`` (the ``spawn`` start method re-imports it).
+    With process workers (the default) a script should guard its entry point with
+    ``if __name__ == "__main__":``.
     """
     t0 = time.perf_counter()
     # ---- validation, all before anything runs
@@ -802,6 +783,7 @@ def sweep(
             "missing instead."
         )
     replications = check_int(replications, "replications", _FUNC, 1)
+    retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
     if n_workers is not None:
         n_workers = check_int(n_workers, "n_workers", _FUNC, 1)
@@ -865,14 +847,11 @@ def sweep(
     results: list = [_MISSING] * len(tasks)
     if cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
+        memorized = _memorized(cache_dir)
         for t in tasks:
-            results[t[0]] = _cache_read(_cache_path(cache_dir, t[4]), t[4])
+            results[t[0]] = _cache_read(memorized, t[4])
     todo = [t for t in tasks if results[t[0]] is _MISSING]
     from_cache = len(tasks) - len(todo)
-
-    meta = None
-    if cache_dir is not None:
-        meta = {"cache_dir": str(cache_dir), "func_id": func_id, "code_version": code_version}
 
     from tqdm.auto import tqdm
 
@@ -899,27 +878,26 @@ def sweep(
             except Exception:
                 workers_used = 1
             size = chunk_size or _auto_chunk(len(todo), n_workers or workers_used)
+            chunks = _chunks(todo, size)
             _run_dask(
-                client,
-                func,
-                fixed,
-                pass_seed,
-                _chunks(todo, size),
-                meta,
-                results,
-                bar,
-                func_id,
+                client, func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, retries
             )
         elif todo and n_workers == 1:
-            _run_inprocess(func, fixed, pass_seed, todo, meta, results, bar, func_id)
+            # in this process, one evaluation a chunk: the original exception and traceback
+            # stay intact, and the bar moves with every evaluation
+            for t in todo:
+                out = _run_chunk(func, fixed, pass_seed, _payload([t]), cache_dir)
+                if out["error"] is not None:
+                    _raise_point_error(func_id, t[:4], out["error"][1])
+                _collect(out, [t], results, bar, func_id)
         elif todo:
             backend = "processes"
             wanted = n_workers or os.cpu_count() or 1
             size = chunk_size or _auto_chunk(len(todo), wanted)
             chunks = _chunks(todo, size)
             workers_used = min(wanted, len(chunks))  # no idle processes to start
-            _run_processes(
-                func, fixed, pass_seed, chunks, meta, results, bar, func_id, workers_used
+            _run_joblib(
+                func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, workers_used
             )
     finally:
         bar.close()
