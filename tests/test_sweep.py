@@ -501,8 +501,8 @@ def test_workers_exit_when_the_sweeping_process_is_killed(tmp_path):
         "import sweep_targets as st\n"
         "from workbench.sweep import sweep\n"
         "if __name__ == '__main__':\n"
-        f"    sweep(st.sleeper, {{'x': [1, 2]}}, fixed={{'pid_dir': {str(pid_dir)!r}}}, n_workers=2,"
-        " chunk_size=1, progress=False)\n"
+        f"    sweep(st.sleeper, {{'x': [1, 2]}}, fixed={{'pid_dir': {str(pid_dir)!r}}},"
+        " n_workers=2, chunk_size=1, progress=False)\n"
     )
     parent = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.time() + 120
