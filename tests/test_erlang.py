@@ -81,3 +81,26 @@ def test_bad_input_in_vectorised_form():
         erlang_b_many([1, 2], [1.0, -1.0])
     with pytest.raises(ParameterError, match="'servers' parameter of erlang_b_many"):
         erlang_b_many([0, 2], [1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("servers", "loads", "name"),
+    [
+        (None, [1.0], "servers"),
+        (True, "2", "servers"),
+        ([1, 2], [1j, 2], "loads"),
+        ([[1], [2, 3]], 1.0, "servers"),
+        ([1, 2, 3], [1.0, 2.0], "loads"),  # shapes do not broadcast
+        (1e308, 1.0, "servers"),
+        ([1, 2], ["a", "b"], "loads"),
+    ],
+)
+def test_erlang_b_many_refuses_bad_input_by_name(servers, loads, name):
+    with pytest.raises(ParameterError, match=rf"The '{name}' parameter of erlang_b_many must"):
+        erlang_b_many(servers, loads)
+
+
+def test_huge_float_is_reported_as_given_not_as_a_309_digit_int():
+    with pytest.raises(ParameterError) as info:
+        erlang_b(1e308, 1.0)
+    assert str(info.value).endswith("Got 1e+308 instead.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.validation import check_int, check_real
+from workbench.validation import ParameterError, check_int, check_real
 
 MAX_SERVERS = 10**8
 
@@ -37,12 +37,40 @@ def erlang_b(servers, load) -> float:
 
 def erlang_b_many(servers, loads) -> np.ndarray:
     """Vectorised :func:`erlang_b` over broadcastable arrays of servers and loads."""
-    s, a = np.broadcast_arrays(np.asarray(servers), np.asarray(loads, dtype=float))
+    f = "erlang_b_many"
+    s = _numeric_array(servers, "servers", f, "an array of ints in the range [1, 1e8]")
+    a = _numeric_array(loads, "loads", f, "an array of finite real numbers >= 0")
+    try:
+        s, a = np.broadcast_arrays(s, a)
+    except ValueError:
+        raise ParameterError(
+            f"The 'loads' parameter of {f} must broadcast against 'servers' (shape "
+            f"{np.shape(servers)}). Got shape {np.shape(loads)} instead."
+        ) from None
+    a = a.astype(float)
     if s.size and (not np.all(np.isfinite(a)) or a.min() < 0):
         bad = a[~(np.isfinite(a) & (a >= 0))].flat[0]
-        check_real(float(bad), "loads", "erlang_b_many", 0.0)
-    if s.size and (s.min() < 1 or s.max() > MAX_SERVERS or np.any(s != np.round(s))):
-        bad = s[(s < 1) | (s > MAX_SERVERS) | (s != np.round(s))].flat[0]
-        check_int(bad.item(), "servers", "erlang_b_many", 1, MAX_SERVERS)
-    flat = erlang_b_many_kernel(s.astype(np.int64).ravel(), a.astype(float).ravel())
+        check_real(float(bad), "loads", f, 0.0)
+    if s.size and (
+        not np.all(np.isfinite(s))
+        or s.min() < 1
+        or s.max() > MAX_SERVERS
+        or np.any(s != np.round(s))
+    ):
+        bad = s[~np.isfinite(s) | (s < 1) | (s > MAX_SERVERS) | (s != np.round(s))].flat[0]
+        check_int(bad.item(), "servers", f, 1, MAX_SERVERS)
+    flat = erlang_b_many_kernel(s.astype(np.int64).ravel(), a.ravel())
     return flat.reshape(s.shape)
+
+
+def _numeric_array(value, name: str, func: str, what: str) -> np.ndarray:
+    """A real-valued array, refusing None, strings, bools and complex numbers by name."""
+    try:
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray([value])
+    except ValueError:  # ragged nesting
+        arr = np.asarray([None])
+    if arr.dtype.kind not in "iuf" or arr.dtype == bool:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be {what}. Got {value!r} instead."
+        )
+    return arr

@@ -56,6 +56,7 @@ def check_int(value, name: str, func: str, low: int | None = None, high: int | N
     """Return ``value`` as a Python int if it is an integer in ``[low, high]``."""
     rng = _range_text(low, high, False, False)
     what = f"an int in the range {rng}"
+    received = value  # reported as given (1e308, not its 309-digit integer)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         # accept floats that are exact integers (e.g. 24.0 from a slider) but nothing else
         if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -68,7 +69,7 @@ def check_int(value, name: str, func: str, low: int | None = None, high: int | N
             raise _fail(func, name, what, value)
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise _fail(func, name, what, value)
+        raise _fail(func, name, what, received)
     return value
 
 
