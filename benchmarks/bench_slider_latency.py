@@ -14,7 +14,7 @@ import io
 
 import numpy as np
 
-from workbench import redundancy_figures as p4
+from workbench.redundancy.views import VIEWS as P4_VIEWS
 
 try:
     from workbench import datacenters as p3
@@ -46,7 +46,7 @@ def _views():
     cases = [
         (
             "P4 trade-off (analytic)",
-            p4.explore_tradeoff(),
+            P4_VIEWS["tradeoff"](),
             {
                 "lam": [0.5, 1.0, 2.0, 3.0, 1.5] * 2,
                 "N": [12, 24, 48, 24] * 2,
@@ -55,12 +55,12 @@ def _views():
         ),
         (
             "P4 scaling (analytic, 240 optimisations)",
-            p4.explore_scaling(),
+            P4_VIEWS["scaling"](),
             {"lam": [0.5, 1.0, 2.0, 1.5], "t_cloud": [8.0, 50.0, 10.0]},
         ),
         (
             "P4 policies (simulation, 500 jobs x 20 runs x 30 points)",
-            p4.explore_policies(),
+            P4_VIEWS["policies"](),
             {"t_cloud": [10.0, 20.0, 15.0]},
         ),
     ]
