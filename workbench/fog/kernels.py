@@ -1,0 +1,456 @@
+"""Compiled kernels of the fog offloading simulator (plain arrays in, plain arrays out).
+
+:func:`simulate_network` is the discrete-event loop of the IoT–fog–cloud network. It holds
+no randomness: the caller draws every random input per request (generation time, origin,
+type, route, an Exp(1) work draw, a uniform for the cloud unit and one for the queue
+choice), so the same inputs drive the kernel and its slow twin in ``tests/naive_fog.py``
+request by request.
+
+Events at equal times run in the order they were scheduled (a sequence number breaks ties);
+a generated request at the same instant as a scheduled event runs after it.
+
+Fog node j (one server): an arriving request of type c is accepted when the estimated
+waiting time W = cnt_L·z_L + cnt_H·z_H (requests in the node times EWMA estimates) is below
+θ_j; otherwise it is forwarded to the neighbour e minimising table[e] + X_e (announced W
+plus half the round trip) while it has been forwarded fewer than e_M times, else sent to
+the fog node's cloud. The next request served is the oldest (q = 0.5, FIFO) or, for
+q ≠ 0.5, a Light one with probability q·w_L/(q·w_L + (1−q)·w_H) (w: waiting counts), FIFO
+within a type. After each service z_c ← (1−α)·z_c + α·(measured time).
+
+Cloud server k: m_k FIFO units; a request joins unit ⌊u·m_k⌋ (uniform placement, as the
+model's m_k independent M/G/1 units assume).
+
+References
+----------
+Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III (policy, Reachability table, EWMA W),
+Sec. IV-K (cloud units).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "path_inverse_rates",
+    "simulate_network",
+    "TIER_IOT",
+    "TIER_FOG",
+    "TIER_CLOUD",
+    "MODE_DISTRIBUTED",
+    "MODE_CENTRAL",
+    "MODE_ORACLE",
+    "POLICY_OFFLOAD",
+    "POLICY_NO_OFFLOAD",
+    "POLICY_ALL_CLOUD",
+    "POLICY_LIGHT_ONLY",
+    "ROUTE_LOCAL",
+    "ROUTE_FOG",
+    "ROUTE_CLOUD",
+]
+
+TIER_IOT, TIER_FOG, TIER_CLOUD = 0, 1, 2
+ROUTE_LOCAL, ROUTE_FOG, ROUTE_CLOUD = 0, 1, 2
+MODE_DISTRIBUTED, MODE_CENTRAL, MODE_ORACLE = 0, 1, 2
+POLICY_OFFLOAD, POLICY_NO_OFFLOAD, POLICY_ALL_CLOUD, POLICY_LIGHT_ONLY = 0, 1, 2, 3
+
+K_FOG_ARRIVE, K_FOG_DONE, K_CLOUD_ARRIVE, K_ANNOUNCE, K_RECEIVE = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def path_inverse_rates(dist, pred, inv_edge):
+    """Σ 1/R along each shortest path, from Dijkstra's predecessors (one row per source).
+
+    Nodes are visited in order of distance, so a node's predecessor is done before it.
+    """
+    n = dist.shape[0]
+    out = np.zeros((n, n))
+    for s in range(n):
+        order = np.argsort(dist[s])
+        for v in order:
+            p = pred[s, v]
+            if p >= 0:
+                out[s, v] = out[s, p] + inv_edge[p, v]
+    return out
+
+
+# ------------------------------------------------------------------------ event heap
+# The heap holds slot numbers; a slot's time, sequence number, kind and payload live in
+# parallel arrays. Order: (time, sequence).
+
+
+@njit(cache=True)
+def _less(a, b, ev_time, ev_seq):
+    ta, tb = ev_time[a], ev_time[b]
+    return ta < tb or (ta == tb and ev_seq[a] < ev_seq[b])
+
+
+@njit(cache=True)
+def _heap_push(heap, size, slot, ev_time, ev_seq):
+    pos = size
+    heap[pos] = slot
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        if _less(heap[pos], heap[parent], ev_time, ev_seq):
+            heap[pos], heap[parent] = heap[parent], heap[pos]
+            pos = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(heap, size, ev_time, ev_seq):
+    top = heap[0]
+    size -= 1
+    heap[0] = heap[size]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and _less(heap[child + 1], heap[child], ev_time, ev_seq):
+            child += 1
+        if _less(heap[child], heap[pos], ev_time, ev_seq):
+            heap[pos], heap[child] = heap[child], heap[pos]
+            pos = child
+        else:
+            break
+    return top, size
+
+
+@njit(cache=True)
+def _grow_int(a, n):
+    b = np.empty(n, a.dtype)
+    b[: a.size] = a
+    return b
+
+
+@njit(cache=True)
+def _grow_float(a, n):
+    b = np.empty(n, a.dtype)
+    b[: a.size] = a
+    return b
+
+
+# ------------------------------------------------------------------------ the network
+
+
+@njit(cache=True)
+def simulate_network(
+    gen_time, origin, rtype, route, work, unit_u, select_u,
+    iot_fog, iot_prop, iot_inv, iot_local_mean,
+    nbr_ptr, nbr_idx, nbr_prop, nbr_inv, nbr_rev,
+    ff_prop, ff_inv, fog_cloud, fc_prop, fc_inv, cf_prop, cf_inv,
+    fog_mean, cloud_mean, unit_ptr, size_bits,
+    theta, e_max, q, alpha, mode, policy, announce_period, announce_phase, central,
+):  # fmt: skip
+    """Run the network on pre-drawn requests; return per-request records and node totals.
+
+    Returns
+    -------
+    tier, place, hops : int64 arrays (n,)
+        Where each request was served (TIER_IOT/FOG/CLOUD, the node's index) and its
+        fog-to-fog forwards.
+    t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back : float64 arrays (n,)
+        Completion time (back at the IoT node) and the delay components: IoT uplink,
+        fog-to-fog transfers, fog-to-cloud transfer, queueing, processing, return.
+    fog_busy, fog_area, fog_arrivals, fog_accepted : arrays (n_fog,)
+        Busy time, ∫ (requests in node) dt, arrivals (first or forwarded), acceptances.
+    unit_busy, unit_served : arrays (total cloud units,)
+    horizon : float
+        Time of the last event.
+    """
+    n = gen_time.size
+    nf = fog_mean.shape[0]
+    n_units = unit_ptr[-1]
+
+    tier = np.full(n, -1, np.int64)
+    place = np.full(n, -1, np.int64)
+    hops = np.zeros(n, np.int64)
+    t_done = np.zeros(n)
+    d_up = np.zeros(n)
+    d_fwd = np.zeros(n)
+    d_fc = np.zeros(n)
+    d_wait = np.zeros(n)
+    d_proc = np.zeros(n)
+    d_back = np.zeros(n)
+    t_join = np.zeros(n)
+    nxt = np.full(n, -1, np.int64)
+
+    cnt = np.zeros((nf, 2), np.int64)
+    z = fog_mean.copy()  # EWMA estimates start at the true means
+    head = np.full((nf, 2), -1, np.int64)
+    tail = np.full((nf, 2), -1, np.int64)
+    serving = np.full(nf, -1, np.int64)
+    last = np.zeros(nf)
+    fog_busy = np.zeros(nf)
+    fog_area = np.zeros(nf)
+    fog_arrivals = np.zeros(nf, np.int64)
+    fog_accepted = np.zeros(nf, np.int64)
+    table = np.zeros(nbr_idx.size)
+    unit_free = np.zeros(n_units)
+    unit_busy = np.zeros(n_units)
+    unit_served = np.zeros(n_units, np.int64)
+
+    cap = 1024 + 4 * nf + 4 * nbr_idx.size
+    ev_time = np.empty(cap)
+    ev_seq = np.empty(cap, np.int64)
+    ev_kind = np.empty(cap, np.int64)
+    ev_a = np.empty(cap, np.int64)
+    ev_val = np.empty(cap)
+    heap = np.empty(cap, np.int64)
+    free = np.arange(cap - 1, -1, -1).astype(np.int64)
+    n_free = cap
+    size = 0
+    seq = 0
+
+    if mode != MODE_ORACLE and policy == POLICY_OFFLOAD and e_max > 0:
+        for j in range(nf):
+            slot = free[n_free - 1]
+            n_free -= 1
+            ev_time[slot] = announce_phase[j]
+            ev_seq[slot] = seq
+            seq += 1
+            ev_kind[slot] = K_ANNOUNCE
+            ev_a[slot] = j
+            size = _heap_push(heap, size, slot, ev_time, ev_seq)
+
+    g = 0
+    outstanding = 0
+    now = 0.0
+    while g < n or outstanding > 0:
+        # room for the few events one step can schedule (an announcement: deg of them)
+        if n_free < 4 + nbr_idx.size:
+            new_cap = 2 * cap
+            ev_time = _grow_float(ev_time, new_cap)
+            ev_seq = _grow_int(ev_seq, new_cap)
+            ev_kind = _grow_int(ev_kind, new_cap)
+            ev_a = _grow_int(ev_a, new_cap)
+            ev_val = _grow_float(ev_val, new_cap)
+            heap = _grow_int(heap, new_cap)
+            new_free = np.empty(new_cap, np.int64)
+            new_free[:n_free] = free[:n_free]
+            for s in range(new_cap - 1, cap - 1, -1):
+                new_free[n_free] = s
+                n_free += 1
+            free = new_free
+            cap = new_cap
+
+        take_gen = g < n and (size == 0 or gen_time[g] < ev_time[heap[0]])
+        if take_gen:
+            r = g
+            g += 1
+            now = gen_time[r]
+            i = origin[r]
+            c = rtype[r]
+            sz = size_bits[c]
+            if route[r] == ROUTE_LOCAL:
+                d_proc[r] = work[r] * iot_local_mean[i, c]
+                t_done[r] = now + d_proc[r]
+                tier[r] = TIER_IOT
+                place[r] = i
+                continue
+            outstanding += 1
+            j = iot_fog[i]
+            d_up[r] = iot_prop[i] + sz * iot_inv[i]
+            slot = free[n_free - 1]
+            n_free -= 1
+            ev_seq[slot] = seq
+            seq += 1
+            ev_a[slot] = r
+            if route[r] == ROUTE_FOG:
+                ev_time[slot] = now + d_up[r]
+                ev_kind[slot] = K_FOG_ARRIVE
+                ev_val[slot] = j
+            else:
+                d_fc[r] = fc_prop[j] + sz * fc_inv[j]
+                ev_time[slot] = now + d_up[r] + d_fc[r]
+                ev_kind[slot] = K_CLOUD_ARRIVE
+                ev_val[slot] = fog_cloud[j]
+            size = _heap_push(heap, size, slot, ev_time, ev_seq)
+            continue
+
+        slot, size = _heap_pop(heap, size, ev_time, ev_seq)
+        free[n_free] = slot
+        n_free += 1
+        now = ev_time[slot]
+        kind = ev_kind[slot]
+
+        if kind == K_FOG_ARRIVE:
+            r = ev_a[slot]
+            j = int(ev_val[slot])
+            c = rtype[r]
+            sz = size_bits[c]
+            fog_arrivals[j] += 1
+            if policy == POLICY_OFFLOAD:
+                w_est = cnt[j, 0] * z[j, 0] + cnt[j, 1] * z[j, 1]
+                accept = w_est < theta[j]
+            elif policy == POLICY_NO_OFFLOAD:
+                accept = True
+            elif policy == POLICY_ALL_CLOUD:
+                accept = False
+            else:
+                accept = c == 0
+            if accept:
+                fog_accepted[j] += 1
+                fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
+                last[j] = now
+                cnt[j, c] += 1
+                t_join[r] = now
+                if serving[j] < 0:
+                    serving[j] = r
+                    d_proc[r] = work[r] * fog_mean[j, c]
+                    s2 = free[n_free - 1]
+                    n_free -= 1
+                    ev_time[s2] = now + d_proc[r]
+                    ev_seq[s2] = seq
+                    seq += 1
+                    ev_kind[s2] = K_FOG_DONE
+                    ev_a[s2] = r
+                    ev_val[s2] = j
+                    size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                else:
+                    if tail[j, c] < 0:
+                        head[j, c] = r
+                    else:
+                        nxt[tail[j, c]] = r
+                    tail[j, c] = r
+                continue
+            s0, s1 = nbr_ptr[j], nbr_ptr[j + 1]
+            s2 = free[n_free - 1]
+            n_free -= 1
+            ev_seq[s2] = seq
+            seq += 1
+            ev_a[s2] = r
+            if policy == POLICY_OFFLOAD and hops[r] < e_max and s1 > s0:
+                best = -1
+                best_cost = np.inf
+                for e in range(s0, s1):
+                    if mode == MODE_ORACLE:
+                        m = nbr_idx[e]
+                        seen = cnt[m, 0] * z[m, 0] + cnt[m, 1] * z[m, 1]
+                    else:
+                        seen = table[e]
+                    cost = seen + nbr_prop[e]
+                    if cost < best_cost:
+                        best_cost = cost
+                        best = e
+                hops[r] += 1
+                delay = nbr_prop[best] + sz * nbr_inv[best]
+                d_fwd[r] += delay
+                ev_time[s2] = now + delay
+                ev_kind[s2] = K_FOG_ARRIVE
+                ev_val[s2] = nbr_idx[best]
+            else:
+                d_fc[r] = fc_prop[j] + sz * fc_inv[j]
+                ev_time[s2] = now + d_fc[r]
+                ev_kind[s2] = K_CLOUD_ARRIVE
+                ev_val[s2] = fog_cloud[j]
+            size = _heap_push(heap, size, s2, ev_time, ev_seq)
+
+        elif kind == K_FOG_DONE:
+            r = ev_a[slot]
+            j = int(ev_val[slot])
+            c = rtype[r]
+            sz = size_bits[c]
+            fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
+            last[j] = now
+            cnt[j, c] -= 1
+            fog_busy[j] += d_proc[r]
+            z[j, c] = (1.0 - alpha) * z[j, c] + alpha * d_proc[r]
+            i = origin[r]
+            f = iot_fog[i]
+            d_back[r] = ff_prop[j, f] + sz * ff_inv[j, f] + iot_prop[i] + sz * iot_inv[i]
+            t_done[r] = now + d_back[r]
+            tier[r] = TIER_FOG
+            place[r] = j
+            outstanding -= 1
+            serving[j] = -1
+            h0, h1 = head[j, 0], head[j, 1]
+            if h0 >= 0 or h1 >= 0:
+                if h1 < 0:
+                    pick = 0
+                elif h0 < 0:
+                    pick = 1
+                elif q == 0.5:
+                    pick = 0 if t_join[h0] <= t_join[h1] else 1
+                else:
+                    wl, wh = cnt[j, 0], cnt[j, 1]
+                    share = q * wl / (q * wl + (1.0 - q) * wh)
+                    pick = 0 if select_u[r] < share else 1
+                nr = head[j, pick]
+                head[j, pick] = nxt[nr]
+                if head[j, pick] < 0:
+                    tail[j, pick] = -1
+                serving[j] = nr
+                d_wait[nr] = now - t_join[nr]
+                d_proc[nr] = work[nr] * fog_mean[j, pick]
+                s2 = free[n_free - 1]
+                n_free -= 1
+                ev_time[s2] = now + d_proc[nr]
+                ev_seq[s2] = seq
+                seq += 1
+                ev_kind[s2] = K_FOG_DONE
+                ev_a[s2] = nr
+                ev_val[s2] = j
+                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+
+        elif kind == K_CLOUD_ARRIVE:
+            r = ev_a[slot]
+            k = int(ev_val[slot])
+            c = rtype[r]
+            sz = size_bits[c]
+            m_k = unit_ptr[k + 1] - unit_ptr[k]
+            u = unit_ptr[k] + min(int(unit_u[r] * m_k), m_k - 1)
+            start = max(now, unit_free[u])
+            d_wait[r] = start - now
+            d_proc[r] = work[r] * cloud_mean[k, c]
+            unit_free[u] = start + d_proc[r]
+            unit_busy[u] += d_proc[r]
+            unit_served[u] += 1
+            i = origin[r]
+            f = iot_fog[i]
+            d_back[r] = cf_prop[k, f] + sz * cf_inv[k, f] + iot_prop[i] + sz * iot_inv[i]
+            t_done[r] = unit_free[u] + d_back[r]
+            tier[r] = TIER_CLOUD
+            place[r] = k
+            outstanding -= 1
+
+        elif kind == K_ANNOUNCE:
+            j = ev_a[slot]
+            w_est = cnt[j, 0] * z[j, 0] + cnt[j, 1] * z[j, 1]
+            for e in range(nbr_ptr[j], nbr_ptr[j + 1]):
+                m = nbr_idx[e]
+                if mode == MODE_DISTRIBUTED:
+                    delay = nbr_prop[e]
+                else:
+                    delay = ff_prop[j, central] + ff_prop[central, m]
+                s2 = free[n_free - 1]
+                n_free -= 1
+                ev_time[s2] = now + delay
+                ev_seq[s2] = seq
+                seq += 1
+                ev_kind[s2] = K_RECEIVE
+                ev_a[s2] = nbr_rev[e]
+                ev_val[s2] = w_est
+                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+            if g < n or outstanding > 0:
+                s2 = free[n_free - 1]
+                n_free -= 1
+                ev_time[s2] = now + announce_period
+                ev_seq[s2] = seq
+                seq += 1
+                ev_kind[s2] = K_ANNOUNCE
+                ev_a[s2] = j
+                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+
+        else:  # K_RECEIVE
+            table[ev_a[slot]] = ev_val[slot]
+
+    for j in range(nf):
+        fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
+    return (
+        tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back,
+        fog_busy, fog_area, fog_arrivals, fog_accepted, unit_busy, unit_served, now,
+    )  # fmt: skip

@@ -1,0 +1,290 @@
+"""The parameter table of the IoT–fog–cloud offloading model (P1): every parameter once.
+
+Times are in seconds, rates in 1/s, request sizes in bytes and link rates in bit/s. The
+figures show delays in milliseconds. Ranges bound rates and times to [1e-6, 1e6]: values
+outside are typos, and the bounds keep every formula finite.
+
+References
+----------
+Yousefpour, Ishigaki, Gour, Jue, "On reducing IoT service delay via fog offloading",
+IEEE Internet of Things Journal 5(1), 2018: Sec. III (policy: θ, e_M, α, W = c·z + c'·z'),
+Sec. IV (analytic model: eq. 2, the (n, n') chain with fairness q, P_j, δ/β flows, the
+Pollaczek–Khinchine cloud).
+"""
+
+from __future__ import annotations
+
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+
+__all__ = [
+    "PARAMS",
+    "MODES",
+    "POLICIES",
+    "NEIGHBOUR_RULES",
+    "RATE_MIN",
+    "RATE_MAX",
+    "MAX_REQUESTS_PER_RUN",
+    "MAX_CHAIN_STATES",
+]
+
+RATE_MIN, RATE_MAX = 1e-6, 1e6
+# One run keeps about 20 float64/int64 values per request (random inputs and the per-request
+# records): 2e7 requests are about 3 GB, the most a shared 2-core machine should hold.
+MAX_REQUESTS_PER_RUN = 2 * 10**7
+# The truncated (n, n') chain: beyond this many states a sparse solve takes seconds and
+# hundreds of MB; closer to ρ = 1 than that allows, the chain is refused (bounded work).
+MAX_CHAIN_STATES = 400_000
+
+MODES = ("distributed", "central", "oracle")
+POLICIES = ("offload", "no_offload", "all_cloud", "light_only")
+NEIGHBOUR_RULES = ("best", "uniform")
+
+PARAMS = Params(
+    Param(
+        "lam_light",
+        "λ",
+        "Light arrival rate at a fog node",
+        "1/s",
+        low=0.0,
+        high=RATE_MAX,
+        default=10.0,
+        slider=(0.0, 45.0),
+        step=0.5,
+        help="Poisson rate of Light requests entering the fog node's queue (Sec. IV-G).",
+        source="choice",
+    ),
+    Param(
+        "lam_heavy",
+        "λ'",
+        "Heavy arrival rate at a fog node",
+        "1/s",
+        low=0.0,
+        high=RATE_MAX,
+        default=3.0,
+        slider=(0.0, 9.0),
+        step=0.1,
+        help="Poisson rate of Heavy requests entering the fog node's queue (Sec. IV-G).",
+        source="choice",
+    ),
+    Param(
+        "mu_light",
+        "μ",
+        "Light service rate at a fog node",
+        "1/s",
+        low=RATE_MIN,
+        high=RATE_MAX,
+        default=50.0,
+        slider=(5.0, 200.0),
+        step=1.0,
+        help="Exponential processing of a Light request at a fog node, mean z = 1/μ (20 ms).",
+        source="choice",
+    ),
+    Param(
+        "mu_heavy",
+        "μ'",
+        "Heavy service rate at a fog node",
+        "1/s",
+        low=RATE_MIN,
+        high=RATE_MAX,
+        default=10.0,
+        slider=(1.0, 50.0),
+        step=0.5,
+        help="Exponential processing of a Heavy request at a fog node, mean z' = 1/μ' (100 ms).",
+        source="choice",
+    ),
+    Param(
+        "q",
+        "q",
+        "fairness",
+        "",
+        low=0.0,
+        high=1.0,
+        low_open=True,
+        high_open=True,
+        default=0.5,
+        slider=(0.05, 0.95),
+        step=0.05,
+        help="Share of the server Light requests get: Q = q·n/(q·n + (1−q)·n'); q = 0.5 "
+        "treats every request alike (Sec. IV-G).",
+    ),
+    Param(
+        "theta",
+        "θ",
+        "offloading threshold",
+        "s",
+        low=0.0,
+        high=RATE_MAX,
+        default=0.2,
+        slider=(0.0, 1.0),
+        step=0.01,
+        help="A fog node accepts a request when its estimated waiting time W < θ (Sec. III-B); "
+        "θ = ∞ (pass math.inf) never offloads.",
+        source="choice",
+    ),
+    Param(
+        "e_max",
+        "e_M",
+        "offload limit",
+        "",
+        kind="int",
+        low=0,
+        high=50,
+        default=1,
+        slider=(0, 6),
+        step=1,
+        help="Fog-to-fog forwards a request may take before it goes to the cloud (Sec. III-B).",
+        source="choice",
+    ),
+    Param(
+        "alpha",
+        "α",
+        "EWMA weight",
+        "",
+        low=0.0,
+        high=1.0,
+        low_open=True,
+        default=0.5,
+        slider=(0.05, 1.0),
+        step=0.05,
+        help="Weight of the newest measured processing time in z ← (1−α)z + α·new_z (Sec. III-D).",
+        source="choice",
+    ),
+    Param(
+        "announce_period",
+        "T_a",
+        "announcement period",
+        "s",
+        low=1e-4,
+        high=RATE_MAX,
+        default=0.05,
+        slider=(0.005, 1.0),
+        step=0.005,
+        help="Every T_a a fog node announces its W to its neighbours (directly or through "
+        "the Central Node); the tables are stale in between.",
+        source="choice",
+    ),
+    Param(
+        "mode",
+        "mode",
+        "announcement mode",
+        kind="choice",
+        choices=MODES,
+        default="distributed",
+        help="distributed: neighbours announce to each other; central: through a Central "
+        "Node; oracle: always-fresh tables (an upper bound on what announcements achieve).",
+    ),
+    Param(
+        "policy",
+        "policy",
+        "fog policy",
+        kind="choice",
+        choices=POLICIES,
+        default="offload",
+        help="offload: the paper's policy; no_offload: fog processes everything (θ = ∞); "
+        "all_cloud: fog nodes relay every request to the cloud; light_only: fog processes "
+        "Light requests and relays Heavy ones to the cloud.",
+    ),
+    Param(
+        "neighbour",
+        "best(j)",
+        "neighbour rule of the analytic delay",
+        kind="choice",
+        choices=NEIGHBOUR_RULES,
+        default="best",
+        help="best: an offloaded request goes to the neighbour with the smallest W̄ + RTT/2 "
+        "(eq. 6); uniform: to a neighbour chosen with probability 1/deg, as the flow "
+        "equations assume.",
+    ),
+    Param(
+        "own_processing",
+        "+1/μ",
+        "count the request's own processing",
+        kind="bool",
+        default=False,
+        help="Eq. 6 charges an accepted request W̄_j, the work it finds (its queueing wait); "
+        "True adds its own mean processing time (the workbench's correction).",
+        source="choice",
+    ),
+    Param(
+        "load",
+        "ϱ",
+        "load multiplier",
+        "",
+        low=0.0,
+        high=100.0,
+        low_open=True,
+        default=1.0,
+        slider=(0.2, 1.6),
+        step=0.05,
+        help="Multiplies every IoT node's request rate.",
+        source="choice",
+    ),
+    Param(
+        "light_fraction",
+        "b",
+        "Light share of requests",
+        "",
+        low=0.0,
+        high=1.0,
+        default=0.75,
+        slider=(0.0, 1.0),
+        step=0.05,
+        help="Probability that a generated request is Light (b_i of eq. 5).",
+        source="choice",
+    ),
+    Param(
+        "p_iot",
+        "p^I",
+        "local processing probability",
+        "",
+        low=0.0,
+        high=1.0,
+        default=0.1,
+        slider=(0.0, 0.9),
+        step=0.05,
+        help="Probability that an IoT node processes its own request (eq. 2).",
+        source="choice",
+    ),
+    Param(
+        "p_cloud",
+        "p^C",
+        "direct-to-cloud probability",
+        "",
+        low=0.0,
+        high=1.0,
+        default=0.1,
+        slider=(0.0, 0.9),
+        step=0.05,
+        help="Probability that an IoT node sends its request straight to the cloud (eq. 2); "
+        "p^F = 1 − p^I − p^C goes to the fog.",
+        source="choice",
+    ),
+    Param(
+        "n_requests",
+        "n",
+        "requests per replication",
+        "",
+        kind="int",
+        low=100,
+        high=MAX_REQUESTS_PER_RUN,
+        default=50_000,
+        slider=(1_000, 200_000),
+        step=1_000,
+        help="Requests generated per replication (the first 10% are a warm-up, not counted).",
+        source="choice",
+    ),
+    Param(
+        "tol",
+        "ε",
+        "truncation tolerance",
+        "",
+        low=1e-15,
+        high=1e-2,
+        default=1e-10,
+        help="Largest probability mass the truncated (n, n') chain may drop.",
+        source="choice",
+    ),
+    SEED,
+    REPLICATIONS,
+    CONFIDENCE,
+)

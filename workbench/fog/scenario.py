@@ -1,0 +1,564 @@
+"""Scenarios: an IoT–fog–cloud network as a networkx graph, generators, files, checks.
+
+A scenario is an undirected :class:`networkx.Graph`:
+
+- every node has ``role`` in {"iot", "fog", "cloud"};
+- an IoT node has ``rate_light``, ``rate_heavy`` (Poisson request rates γ, γ' [1/s]),
+  ``p_iot``, ``p_cloud`` (p^I, p^C; p^F = 1 − p^I − p^C), ``local_mean_light``,
+  ``local_mean_heavy`` (mean local processing times a, a' [s]) and exactly one edge, to its
+  fog node f(i);
+- a fog node has ``mu_light``, ``mu_heavy`` (service rates μ, μ' [1/s]); fog–fog edges form
+  the fog layer (it must be connected) and every fog node has a path to a cloud server;
+- a cloud server has ``mu_light``, ``mu_heavy`` (per processing unit) and ``units`` (m_k);
+- every edge has ``delay`` (propagation X [s]) and ``rate`` (R [bit/s]);
+- the graph has ``size_light`` and ``size_heavy`` (request sizes ς [bytes]; a response
+  travels back with the same size, as the transmission terms Y of eq. 2 assume).
+
+A fog node's cloud h(j) is the nearest by propagation delay; an IoT node's cloud is its fog
+node's, g(i) = h(f(i)), and requests sent "straight to the cloud" travel i → f(i) → h(f(i)).
+Paths are the propagation-shortest paths; a transmission delay is size·Σ 1/R over its hops.
+
+:func:`validate` names the node or edge and the attribute of any defect;
+:func:`compile_scenario` turns a valid graph into the arrays the model and the simulator use.
+
+References
+----------
+Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. II (the graph G = [V; E; w], w = (X, R)),
+eq. 2 and eq. 4 (transmission delay per hop).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from workbench.fog.kernels import path_inverse_rates
+from workbench.fog.params import PARAMS
+from workbench.validation import ParameterError
+
+__all__ = [
+    "ScenarioError",
+    "Compiled",
+    "default_scenario",
+    "ring_scenario",
+    "grid_scenario",
+    "geometric_scenario",
+    "build_scenario",
+    "with_traffic",
+    "validate",
+    "compile_scenario",
+    "save_scenario",
+    "load_scenario",
+    "ROLES",
+]
+
+ROLES = ("iot", "fog", "cloud")
+IOT_ATTRS = ("rate_light", "rate_heavy", "p_iot", "p_cloud", "local_mean_light", "local_mean_heavy")
+FOG_ATTRS = ("mu_light", "mu_heavy")
+CLOUD_ATTRS = ("mu_light", "mu_heavy", "units")
+EDGE_ATTRS = ("delay", "rate")
+GRAPH_ATTRS = ("size_light", "size_heavy")
+
+# [choice] defaults: link classes as in the same authors' later simulator, fog processing
+# 20 ms (Light) and 100 ms (Heavy), the cloud 20 times faster, requests of 2 KB and 100 KB.
+IOT_FOG = {"delay": (1e-3, 2e-3), "rate": (54e6, 54e6)}
+FOG_FOG = {"delay": (0.5e-3, 1.2e-3), "rate": (100e6, 100e6)}
+FOG_CLOUD = {"delay": (15e-3, 35e-3), "rate": (1e9, 10e9)}
+FOG_MU = (50.0, 10.0)
+CLOUD_MU = (1000.0, 200.0)
+CLOUD_UNITS = 8
+SIZES = (2_000.0, 100_000.0)
+IOT_RATE = 1.0  # requests per second per IoT node, Light + Heavy
+LIGHT_FRACTION = 0.75
+LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
+P_IOT, P_CLOUD = 0.1, 0.1
+
+
+class ScenarioError(ParameterError):
+    """A scenario graph or file is malformed; the message names the node/edge and attribute."""
+
+
+# ------------------------------------------------------------------------ generators
+
+
+def build_scenario(
+    fog_layer: nx.Graph,
+    iot_per_fog,
+    *,
+    n_cloud: int = 1,
+    seed: int = 0,
+    rate: float = IOT_RATE,
+    light_fraction: float = LIGHT_FRACTION,
+    p_iot: float = P_IOT,
+    p_cloud: float = P_CLOUD,
+    fog_mu=FOG_MU,
+    cloud_mu=CLOUD_MU,
+    cloud_units: int = CLOUD_UNITS,
+    sizes=SIZES,
+) -> nx.Graph:
+    """A scenario from a fog-layer graph: IoT nodes hang off each fog node, clouds on top.
+
+    Parameters
+    ----------
+    fog_layer : networkx.Graph
+        The fog nodes and their links (any topology, connected).
+    iot_per_fog : int or sequence of int
+        IoT nodes attached to each fog node (in ``fog_layer.nodes`` order).
+    n_cloud : int
+        Cloud servers; fog node j links to cloud j mod n_cloud.
+    seed : int
+        Seeds the link delays and rates (drawn from the [choice] ranges).
+    """
+    rng = np.random.default_rng(PARAMS["seed"].check(seed, "build_scenario"))
+    fogs = list(fog_layer.nodes)
+    counts = np.broadcast_to(np.asarray(iot_per_fog, dtype=int), (len(fogs),))
+    g = nx.Graph(size_light=float(sizes[0]), size_heavy=float(sizes[1]))
+
+    def draw(kind):
+        return {
+            "delay": float(rng.uniform(*kind["delay"])),
+            "rate": float(rng.uniform(*kind["rate"])),
+        }
+
+    names = {f: f"fog{j}" for j, f in enumerate(fogs)}
+    for f in fogs:
+        g.add_node(names[f], role="fog", mu_light=float(fog_mu[0]), mu_heavy=float(fog_mu[1]))
+    for k in range(n_cloud):
+        g.add_node(
+            f"cloud{k}",
+            role="cloud",
+            mu_light=float(cloud_mu[0]),
+            mu_heavy=float(cloud_mu[1]),
+            units=int(cloud_units),
+        )
+    for a, b in fog_layer.edges:
+        g.add_edge(names[a], names[b], **draw(FOG_FOG))
+    for j, f in enumerate(fogs):
+        g.add_edge(names[f], f"cloud{j % n_cloud}", **draw(FOG_CLOUD))
+    i = 0
+    for j, f in enumerate(fogs):
+        for _ in range(int(counts[j])):
+            g.add_node(
+                f"iot{i}",
+                role="iot",
+                rate_light=rate * light_fraction,
+                rate_heavy=rate * (1 - light_fraction),
+                p_iot=p_iot,
+                p_cloud=p_cloud,
+                local_mean_light=LOCAL_MEAN[0],
+                local_mean_heavy=LOCAL_MEAN[1],
+            )
+            g.add_edge(f"iot{i}", names[f], **draw(IOT_FOG))
+            i += 1
+    return g
+
+
+def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
+    """The workbench's starting scenario [choice].
+
+    ``n_fog`` fog nodes on a connected random geometric layer (radius 0.5 in the unit square,
+    re-drawn until connected), 4–28 IoT nodes per fog node (uneven load: fog loads ρ from
+    about 0.13 to 0.9 with every request kept there), one cloud server with 8 units. Links:
+    IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.5, 1.2] ms at 100 Mbit/s, fog–cloud
+    U[15, 35] ms at U[1, 10] Gbit/s.
+    """
+    seed = PARAMS["seed"].check(seed, "default_scenario")
+    rng = np.random.default_rng(seed)
+    layer = _connected_geometric(n_fog, 0.5, rng)
+    counts = rng.integers(4, 29, size=n_fog)
+    return build_scenario(layer, counts, seed=seed)
+
+
+def ring_scenario(n_fog: int = 8, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
+    """Fog nodes on a ring (each linked to its two neighbours)."""
+    return build_scenario(nx.cycle_graph(n_fog), iot_per_fog, seed=seed, **kw)
+
+
+def grid_scenario(rows: int = 3, cols: int = 3, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
+    """Fog nodes on a rows × cols grid."""
+    layer = nx.convert_node_labels_to_integers(nx.grid_2d_graph(rows, cols))
+    return build_scenario(layer, iot_per_fog, seed=seed, **kw)
+
+
+def geometric_scenario(
+    n_fog: int = 25, radius: float = 0.3, iot_per_fog=20, seed: int = 0, **kw
+) -> nx.Graph:
+    """A random geometric fog layer (unit square, link when closer than ``radius``).
+
+    Re-drawn (same stream) until connected; ``iot_per_fog`` may be ``"uneven"``: 4–28 per
+    fog node drawn from the seed.
+    """
+    rng = np.random.default_rng(PARAMS["seed"].check(seed, "geometric_scenario"))
+    layer = _connected_geometric(n_fog, radius, rng)
+    if isinstance(iot_per_fog, str) and iot_per_fog == "uneven":
+        iot_per_fog = rng.integers(4, 29, size=n_fog)
+    return build_scenario(layer, iot_per_fog, seed=seed, **kw)
+
+
+def _connected_geometric(n, radius, rng, attempts=200):
+    for _ in range(attempts):
+        pos = rng.uniform(size=(n, 2))
+        layer = nx.random_geometric_graph(n, radius, pos={i: tuple(p) for i, p in enumerate(pos)})
+        if n == 1 or nx.is_connected(layer):
+            return layer
+        radius *= 1.05
+    raise ScenarioError(f"geometric fog layer: no connected layer of {n} nodes found")
+
+
+def with_traffic(
+    scenario: nx.Graph, *, load=None, light_fraction=None, p_iot=None, p_cloud=None
+) -> nx.Graph:
+    """A copy with the IoT traffic changed: rates × ``load``, the Light share, p^I, p^C."""
+    func = "with_traffic"
+    g = scenario.copy()
+    checked = {
+        k: PARAMS[k].check(v, func)
+        for k, v in dict(
+            load=load, light_fraction=light_fraction, p_iot=p_iot, p_cloud=p_cloud
+        ).items()
+        if v is not None
+    }
+    for _, d in g.nodes(data=True):
+        if d.get("role") != "iot":
+            continue
+        total = d["rate_light"] + d["rate_heavy"]
+        if "light_fraction" in checked:
+            b = checked["light_fraction"]
+            d["rate_light"], d["rate_heavy"] = total * b, total * (1 - b)
+        if "load" in checked:
+            d["rate_light"] *= checked["load"]
+            d["rate_heavy"] *= checked["load"]
+        if "p_iot" in checked:
+            d["p_iot"] = checked["p_iot"]
+        if "p_cloud" in checked:
+            d["p_cloud"] = checked["p_cloud"]
+        if d["p_iot"] + d["p_cloud"] > 1 + 1e-12:
+            raise ParameterError(
+                f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. "
+                f"Got p^I = {d['p_iot']:g}, p^C = {d['p_cloud']:g} instead."
+            )
+    return g
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _num(value, where, attr, low=0.0, low_open=False, high=math.inf, integer=False):
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if ok:
+        x = float(value)
+        ok = math.isfinite(x) and (x > low if low_open else x >= low) and x <= high
+        ok = ok and (not integer or x.is_integer())
+    if not ok:
+        kind = "an integer" if integer else "a finite number"
+        rng = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise ScenarioError(
+            f"scenario: {where} has {attr} = {value!r}; it must be {kind} in {rng}."
+        )
+
+
+def validate(scenario) -> nx.Graph:
+    """Check a scenario graph; return it. Raises :class:`ScenarioError` naming the defect."""
+    if not isinstance(scenario, nx.Graph):
+        raise ScenarioError(f"scenario: expected a networkx.Graph, got {type(scenario).__name__}.")
+    if scenario.is_directed() or scenario.is_multigraph():
+        raise ScenarioError("scenario: the graph must be undirected and simple (nx.Graph).")
+    g = scenario
+    for attr in GRAPH_ATTRS:
+        if attr not in g.graph:
+            raise ScenarioError(f"scenario: the graph misses the attribute '{attr}' (bytes).")
+        _num(g.graph[attr], "the graph", attr, low_open=True, high=1e12)
+    roles = {}
+    for node, d in g.nodes(data=True):
+        role = d.get("role")
+        if role not in ROLES:
+            raise ScenarioError(
+                f"scenario: node {node!r} has role = {role!r}; it must be one of {ROLES}."
+            )
+        roles[node] = role
+        need = {"iot": IOT_ATTRS, "fog": FOG_ATTRS, "cloud": CLOUD_ATTRS}[role]
+        for attr in need:
+            if attr not in d:
+                raise ScenarioError(
+                    f"scenario: {role} node {node!r} misses the attribute '{attr}'."
+                )
+        where = f"{role} node {node!r}"
+        if role == "iot":
+            for attr in ("rate_light", "rate_heavy"):
+                _num(d[attr], where, attr, high=1e6)
+            for attr in ("p_iot", "p_cloud"):
+                _num(d[attr], where, attr, high=1.0)
+            if d["p_iot"] + d["p_cloud"] > 1 + 1e-12:
+                raise ScenarioError(
+                    f"scenario: {where} has p_iot + p_cloud = {d['p_iot'] + d['p_cloud']:g} > 1."
+                )
+            for attr in ("local_mean_light", "local_mean_heavy"):
+                _num(d[attr], where, attr, low_open=True, high=1e6)
+        else:
+            for attr in ("mu_light", "mu_heavy"):
+                _num(d[attr], where, attr, low=1e-6, high=1e6)
+            if role == "cloud":
+                _num(d["units"], where, "units", low=1, high=1e6, integer=True)
+    for a, b, d in g.edges(data=True):
+        where = f"edge ({a!r}, {b!r})"
+        for attr in EDGE_ATTRS:
+            if attr not in d:
+                raise ScenarioError(f"scenario: {where} misses the attribute '{attr}'.")
+        _num(d["delay"], where, "delay", high=1e6)
+        _num(d["rate"], where, "rate (bit/s)", low_open=True, high=1e15)
+        ra, rb = roles[a], roles[b]
+        if "iot" in (ra, rb) and {ra, rb} != {"iot", "fog"}:
+            raise ScenarioError(
+                f"scenario: {where} links an IoT node to a {rb if ra == 'iot' else ra} node; "
+                "an IoT node links to exactly one fog node."
+            )
+        if {ra, rb} == {"cloud"}:
+            raise ScenarioError(f"scenario: {where} links two cloud servers (not modelled).")
+    fogs = [n for n, r in roles.items() if r == "fog"]
+    clouds = [n for n, r in roles.items() if r == "cloud"]
+    if not fogs:
+        raise ScenarioError("scenario: no fog node (role = 'fog').")
+    if not clouds:
+        raise ScenarioError("scenario: no cloud server (role = 'cloud').")
+    for node, r in roles.items():
+        if r == "iot" and g.degree(node) != 1:
+            raise ScenarioError(
+                f"scenario: IoT node {node!r} has {g.degree(node)} links; it needs exactly one, "
+                "to its fog node."
+            )
+    fog_layer = g.subgraph(fogs)
+    if not nx.is_connected(fog_layer):
+        parts = [sorted(map(str, c))[:3] for c in nx.connected_components(fog_layer)]
+        raise ScenarioError(
+            f"scenario: the fog layer is not connected (components starting {parts})."
+        )
+    if not any(roles[m] == "cloud" for f in fogs for m in g.neighbors(f)):
+        raise ScenarioError("scenario: no fog node links to a cloud server.")
+    return g
+
+
+# ------------------------------------------------------------------------ compiled arrays
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A validated scenario as arrays (index order: fog, cloud, IoT nodes as in the graph)."""
+
+    fog_names: list
+    cloud_names: list
+    iot_names: list
+    fog_mu: np.ndarray  # (n_fog, 2)
+    cloud_mean: np.ndarray  # (n_cloud, 2) mean processing times Z, Z'
+    cloud_units: np.ndarray  # (n_cloud,)
+    size_bits: np.ndarray  # (2,)
+    nbr_ptr: np.ndarray  # CSR over the fog layer
+    nbr_idx: np.ndarray
+    nbr_prop: np.ndarray
+    nbr_inv: np.ndarray
+    nbr_rev: np.ndarray  # CSR entry of the reverse direction
+    ff_prop: np.ndarray  # (n_fog, n_fog) shortest-path propagation
+    ff_inv: np.ndarray  # Σ 1/R along those paths
+    cf_prop: np.ndarray  # (n_cloud, n_fog)
+    cf_inv: np.ndarray
+    fog_cloud: np.ndarray  # h(j)
+    fc_prop: np.ndarray  # fog j -> h(j)
+    fc_inv: np.ndarray
+    iot_fog: np.ndarray  # f(i)
+    iot_prop: np.ndarray
+    iot_inv: np.ndarray
+    iot_rate: np.ndarray  # (n_iot, 2) γ, γ'
+    iot_p: np.ndarray  # (n_iot, 3) p^I, p^F, p^C
+    iot_local_mean: np.ndarray  # (n_iot, 2)
+
+    @property
+    def n_fog(self):
+        return len(self.fog_names)
+
+    @property
+    def n_cloud(self):
+        return len(self.cloud_names)
+
+    @property
+    def n_iot(self):
+        return len(self.iot_names)
+
+    @property
+    def degree(self):
+        return np.diff(self.nbr_ptr)
+
+    @property
+    def neighbour_share(self):
+        """share[ĵ, j] = 1/deg(ĵ) for each fog link: the flow equations' routing."""
+        n = self.n_fog
+        s = np.zeros((n, n))
+        for j in range(n):
+            a, b = self.nbr_ptr[j], self.nbr_ptr[j + 1]
+            if b > a:
+                s[j, self.nbr_idx[a:b]] = 1.0 / (b - a)
+        return s
+
+    @property
+    def fog_inflow(self):
+        """(I_j, I'_j): p^F-share of the IoT rates arriving at each fog node first."""
+        out = np.zeros((self.n_fog, 2))
+        for c in (0, 1):
+            out[:, c] = np.bincount(
+                self.iot_fog, weights=self.iot_rate[:, c] * self.iot_p[:, 1], minlength=self.n_fog
+            )
+        return out
+
+    @property
+    def cloud_direct(self):
+        """IoT traffic sent straight to each cloud server (p^C share)."""
+        k = self.fog_cloud[self.iot_fog]
+        out = np.zeros((self.n_cloud, 2))
+        for c in (0, 1):
+            out[:, c] = np.bincount(
+                k, weights=self.iot_rate[:, c] * self.iot_p[:, 2], minlength=self.n_cloud
+            )
+        return out
+
+
+def compile_scenario(scenario) -> Compiled:
+    """Validate a scenario graph and turn it into arrays (a :class:`Compiled` passes through)."""
+    if isinstance(scenario, Compiled):
+        return scenario
+    g = validate(scenario)
+    fogs = [n for n, d in g.nodes(data=True) if d["role"] == "fog"]
+    clouds = [n for n, d in g.nodes(data=True) if d["role"] == "cloud"]
+    iots = [n for n, d in g.nodes(data=True) if d["role"] == "iot"]
+    fi = {n: j for j, n in enumerate(fogs)}
+    ci = {n: k for k, n in enumerate(clouds)}
+    nf, nc = len(fogs), len(clouds)
+
+    ptr, idx, prop, inv = [0], [], [], []
+    for f in fogs:
+        nb = [m for m in g.neighbors(f) if m in fi]
+        for m in nb:
+            idx.append(fi[m])
+            prop.append(float(g.edges[f, m]["delay"]))
+            inv.append(1.0 / float(g.edges[f, m]["rate"]))
+        ptr.append(len(idx))
+    ptr, idx = np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64)
+    prop, inv = np.array(prop, dtype=float), np.array(inv, dtype=float)
+    rev = np.empty_like(idx)
+    pos = {(j, int(idx[e])): e for j in range(nf) for e in range(ptr[j], ptr[j + 1])}
+    for (j, m), e in pos.items():
+        rev[e] = pos[(m, j)]
+
+    rows = np.repeat(np.arange(nf), np.diff(ptr))
+    # tiny offset: a zero-delay link must still count as an edge in the sparse matrix
+    adj = csr_matrix((prop + 1e-300, (rows, idx)), shape=(nf, nf))
+    ff_prop, pred = dijkstra(adj, directed=True, return_predecessors=True)
+    inv_mat = csr_matrix((inv, (rows, idx)), shape=(nf, nf)).toarray()
+    ff_inv = path_inverse_rates(ff_prop, pred.astype(np.int64), inv_mat)
+
+    cf_prop = np.full((nc, nf), np.inf)
+    cf_inv = np.zeros((nc, nf))
+    for c in clouds:
+        k = ci[c]
+        for f in g.neighbors(c):
+            j = fi[f]
+            d = g.edges[c, f]
+            tot = d["delay"] + ff_prop[j]
+            better = tot < cf_prop[k]
+            cf_prop[k, better] = tot[better]
+            cf_inv[k, better] = 1.0 / d["rate"] + ff_inv[j, better]
+    fog_cloud = np.argmin(cf_prop, axis=0)
+    if not np.all(np.isfinite(cf_prop[fog_cloud, np.arange(nf)])):
+        j = int(np.flatnonzero(~np.isfinite(cf_prop[fog_cloud, np.arange(nf)]))[0])
+        raise ScenarioError(f"scenario: fog node {fogs[j]!r} has no path to a cloud server.")
+    fc_prop = cf_prop[fog_cloud, np.arange(nf)]
+    fc_inv = cf_inv[fog_cloud, np.arange(nf)]
+
+    iot_fog = np.empty(len(iots), dtype=np.int64)
+    iot_prop, iot_inv = np.empty(len(iots)), np.empty(len(iots))
+    rate = np.empty((len(iots), 2))
+    pr = np.empty((len(iots), 3))
+    local = np.empty((len(iots), 2))
+    for i, n in enumerate(iots):
+        d = g.nodes[n]
+        (f,) = list(g.neighbors(n))
+        iot_fog[i] = fi[f]
+        e = g.edges[n, f]
+        iot_prop[i], iot_inv[i] = e["delay"], 1.0 / e["rate"]
+        rate[i] = d["rate_light"], d["rate_heavy"]
+        pr[i] = d["p_iot"], max(0.0, 1.0 - d["p_iot"] - d["p_cloud"]), d["p_cloud"]
+        local[i] = d["local_mean_light"], d["local_mean_heavy"]
+    return Compiled(
+        fog_names=fogs,
+        cloud_names=clouds,
+        iot_names=iots,
+        fog_mu=np.array([[g.nodes[f]["mu_light"], g.nodes[f]["mu_heavy"]] for f in fogs], float),
+        cloud_mean=np.array(
+            [[1 / g.nodes[c]["mu_light"], 1 / g.nodes[c]["mu_heavy"]] for c in clouds], float
+        ),
+        cloud_units=np.array([int(g.nodes[c]["units"]) for c in clouds], dtype=np.int64),
+        size_bits=8.0 * np.array([g.graph["size_light"], g.graph["size_heavy"]], float),
+        nbr_ptr=ptr,
+        nbr_idx=idx,
+        nbr_prop=prop,
+        nbr_inv=inv,
+        nbr_rev=rev,
+        ff_prop=ff_prop,
+        ff_inv=ff_inv,
+        cf_prop=cf_prop,
+        cf_inv=cf_inv,
+        fog_cloud=fog_cloud.astype(np.int64),
+        fc_prop=fc_prop,
+        fc_inv=fc_inv,
+        iot_fog=iot_fog,
+        iot_prop=iot_prop,
+        iot_inv=iot_inv,
+        iot_rate=rate,
+        iot_p=pr,
+        iot_local_mean=local,
+    )
+
+
+# ------------------------------------------------------------------------ files
+
+
+def save_scenario(scenario, path) -> Path:
+    """Write a scenario as GraphML (``.graphml``) or node-link JSON (``.json``)."""
+    g = validate(scenario)
+    path = Path(path)
+    if path.suffix == ".graphml":
+        nx.write_graphml(g, path)
+    elif path.suffix == ".json":
+        path.write_text(json.dumps(nx.node_link_data(g, edges="links"), indent=1))
+    else:
+        raise ScenarioError(
+            f"save_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
+        )
+    return path
+
+
+def load_scenario(path) -> nx.Graph:
+    """Read a scenario written by :func:`save_scenario` (or by hand) and validate it."""
+    path = Path(path)
+    try:
+        if path.suffix == ".graphml":
+            g = nx.read_graphml(path)
+        elif path.suffix == ".json":
+            g = nx.node_link_graph(json.loads(path.read_text()), edges="links")
+        else:
+            raise ScenarioError(
+                f"load_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
+            )
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        if isinstance(err, ScenarioError):
+            raise
+        raise ScenarioError(f"load_scenario: cannot read {str(path)!r}: {err}") from err
+    g = nx.Graph(g)
+    for _, d in g.nodes(data=True):
+        if "units" in d and isinstance(d["units"], float) and d["units"].is_integer():
+            d["units"] = int(d["units"])
+    return validate(g)
