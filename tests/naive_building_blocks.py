@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 # =======================================================================================
-# workbench.kernels.radio -- twin of uplink_rate_kernel (eq. 2 of the P2 paper)
+# workbench.kernels.radio -- twin of uplink_rate_kernel (eq. 2 of Elbamby et al. 2018)
 # =======================================================================================
 
 
@@ -46,7 +46,7 @@ def path_loss_db_naive(distance_m):
 
 
 # =======================================================================================
-# workbench.kernels.similarity -- twin of similarity_kernel (eqs. 11-13 of the P2 paper)
+# workbench.kernels.similarity -- twin of similarity_kernel (eqs. 11-13 of Elbamby et al. 2018)
 # =======================================================================================
 
 

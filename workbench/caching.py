@@ -9,8 +9,8 @@ equal size.  Each function returns a boolean array, True where the request was a
 References
 ----------
 Elbamby et al., "Proactive edge computing with latency and reliability guarantees",
-EURASIP JWCN 2018, Sec. 3 (proactive caching of the most popular task results at the
-edge); LRU and LFU are the usual baselines.
+EURASIP JWCN 2018 (proactive caching of the most popular task results at the edge);
+LRU and LFU are the usual baselines.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
     References
     ----------
     Elbamby et al., "Proactive edge computing with latency and reliability guarantees",
-    EURASIP JWCN 2018, Sec. 3 (popularity-based proactive caching of task results).
+    EURASIP JWCN 2018 (popularity-based proactive caching of task results).
     """
     func = "popularity_cache_hits"
     try:

@@ -201,5 +201,6 @@ def cluster_users(positions, counts, sigma, theta, k=None, k_range=None, seed=0)
     with warnings.catch_warnings():
         # disconnected similarity graphs (far-apart groups) are fine for the clustering
         warnings.filterwarnings("ignore", message="Graph is not fully connected")
+        warnings.filterwarnings("ignore", message="k >= N")  # k = U: dense solver, fine
         labels = model.fit_predict(w)
     return Clusters(labels.astype(np.int64), int(k), eig)

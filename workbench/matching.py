@@ -141,7 +141,7 @@ def deferred_acceptance(proposer_prefs, receiver_prefs, capacities=None) -> np.n
     References
     ----------
     Elbamby et al., "Proactive edge computing with latency and reliability guarantees",
-    EURASIP JWCN 2018, Sec. 4 (user-server matching).  Gale & Shapley, "College admissions
+    EURASIP JWCN 2018 (user-server matching).  Gale & Shapley, "College admissions
     and the stability of marriage", Amer. Math. Monthly 69, 1962.
 
     Examples
@@ -187,7 +187,7 @@ def hedged_matching(
     References
     ----------
     Elbamby et al., "Proactive edge computing with latency and reliability guarantees",
-    EURASIP JWCN 2018, Sec. 4 (task duplication / hedging over X_max servers).
+    EURASIP JWCN 2018 (task duplication, "hedging", over at most X_max servers).
     """
     func = "hedged_matching"
     p, r, c = _market(proposer_prefs, receiver_prefs, capacities, func)

@@ -7,7 +7,7 @@ metres, powers in watts (``dbm_to_watt`` converts), gains linear, rates in bit/s
 References
 ----------
 Elbamby et al., "Proactive edge computing with latency and reliability guarantees",
-EURASIP JWCN 2018: eq. 2 (uplink SINR and rate) and the simulation parameters of Sec. 5
+EURASIP JWCN 2018: eq. 2 (uplink SINR and rate) and the simulation setup
 (path loss 140.7 + 36.7 log10(d[km]) dB, Rayleigh fading, noise -174 dBm/Hz with a 9 dB
 noise figure).
 """
