@@ -4,10 +4,11 @@ Usage::
 
     NUMBA_CACHE_DIR=.numba_cache python benchmarks/bench_p3_solver.py [--size 1000]
 
-Prints, on the chain of the papers.md example scaled to C1 = C2 = size (lambda = (1.5, 0.8)
-size, mu = 1, p = (0.6, 0.3)): the wall time of ``solve_exact`` (with its default negligible-
-tail window, and on the full grid), of the scipy baseline, their ratio, the largest absolute
-difference of the stationary distributions and of beta, and the residuals ||pi Q||_1.
+Prints, on the chain of the worked example (``workbench.datacenters.EXAMPLE``) scaled to
+C1 = C2 = size (lambda = (1.5, 0.8) size, mu = 1, p = (0.6, 0.3)): the wall time of
+``solve_exact`` (with its default negligible-tail window, and on the full grid), of the scipy
+baseline, their ratio, the largest absolute difference of the stationary distributions and of
+beta, and the residuals ||pi Q||_1.
 At size 1000 (1,002,001 states) the baseline takes minutes and ~14 GB of memory.
 """
 
@@ -21,7 +22,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
 from workbench.datacenters import solve_exact
-from workbench.kernels.markov import grid_chain_stencil, stencil_residual
+from workbench.datacenters.kernels import grid_chain_stencil, stencil_residual
 
 
 def scipy_baseline(lam, servers, mu, p):

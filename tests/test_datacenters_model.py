@@ -1,10 +1,9 @@
-"""Tests for paper P3 (workbench.datacenters and its kernels)."""
+"""Tests of the P3 analytic model: the exact chain, the scaling limit, the ring limit."""
 
 from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import naive_datacenters as naive
 import numpy as np
@@ -12,17 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench import datacenters as dc
+import workbench.datacenters as dc
+from workbench.datacenters import model
+from workbench.datacenters.kernels import grid_chain_stencil, stencil_residual, stencil_to_coo
 from workbench.erlang import erlang_b
-from workbench.kernels.loss_network import simulate_ring_kernel, simulate_two_centers_kernel
-from workbench.kernels.markov import (
-    grid_chain_stencil,
-    stencil_residual,
-    stencil_to_coo,
-)
 from workbench.validation import ParameterError
 
-ROOT = Path(__file__).resolve().parent.parent
 EX = dc.EXAMPLE
 
 
@@ -95,7 +89,7 @@ def test_exact_solver_matches_naive_dense_solve(c1, c2, l1, l2, m1, m2, p1, p2):
 )
 def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
     args = ((l1, l2), (1.0, 1.0), (1.0, 1.0), (p1, p2))
-    pi, _, _ = dc._walk_pi00(*args, (box1, box2), 1e-13)
+    pi, _, _ = model._walk_pi00(*args, (box1, box2), 1e-13)
     ref = naive.stationary(naive.generator_idle_walk(*args, (box1, box2)))
     ref = ref.reshape(box1 + 1, box2 + 1)[::-1, ::-1]  # walk grid stores x = M1 - m
     np.testing.assert_allclose(pi, ref, atol=1e-10)
@@ -113,42 +107,11 @@ def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
 def test_qbd_limit_matches_box_walk_and_naive_walk(lam, p):
     args = (lam, (1.0, 1.0), (1.0, 1.0), p)
     lim = dc.limit_analysis(*args)
-    pi, _, _ = dc._walk_pi00(*args, (384, 384), 1e-13)
+    pi, _, _ = model._walk_pi00(*args, (384, 384), 1e-13)
     assert lim.pi00 == pytest.approx(pi[-1, -1], abs=1e-9)
     if lam == (3.0, 2.5):  # light tails both ways: a small dense walk is exact enough
         ref = naive.stationary(naive.generator_idle_walk(*args, (30, 30)))
         assert lim.pi00 == pytest.approx(ref[0], abs=1e-10)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_two_center_simulation_kernel_matches_naive_twin(seed):
-    rng = np.random.default_rng(seed)
-    lam1, lam2 = rng.uniform(1, 8, 2)
-    mu1, mu2 = rng.uniform(0.5, 2, 2)
-    p1, p2 = rng.uniform(0, 1, 2)
-    cap1, cap2 = rng.integers(1, 6, 2)
-    u, v = rng.random(5000), rng.random(5000)
-    got = simulate_two_centers_kernel(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
-    ref = naive.simulate_two_centers(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
-    np.testing.assert_array_equal(got[0], ref[0])
-    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
-    np.testing.assert_array_equal(got[2], ref[2])
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_ring_simulation_kernel_matches_naive_twin(seed):
-    rng = np.random.default_rng(seed)
-    n = 5
-    lam = rng.uniform(1, 6, n)
-    mu = rng.uniform(0.5, 2, n)
-    p = rng.uniform(0, 0.5, n)
-    cap = rng.integers(1, 5, n).astype(np.int64)
-    u, v = rng.random(4000), rng.random(4000)
-    got = simulate_ring_kernel(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
-    ref = naive.simulate_ring(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
-    np.testing.assert_array_equal(got[0], ref[0])
-    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
-    np.testing.assert_array_equal(got[2], ref[2])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,43 +272,6 @@ def test_exact_approaches_limit_as_N_grows():
     assert (table["relative_residual"] < 1e-11).all()
 
 
-# ---------------------------------------------------------------------------------------------
-# simulation
-
-
-def test_simulation_within_confidence_interval_of_exact():
-    lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
-    exact = dc.solve_exact(lam, servers, mu, p)
-    sim = dc.simulate(lam, servers, mu, p, events=200_000, replications=10, seed=5)
-    sim = sim.set_index("quantity")
-    for i, name in enumerate(["beta1", "beta2"]):
-        row = sim.loc[name]
-        # 99.9%-safe: 2 half-widths of the 95% interval
-        assert abs(row["estimate"] - exact.beta[i]) <= 2 * row["half_width"], name
-    assert sim.loc["mean_busy1", "estimate"] == pytest.approx(exact.mean_busy[0], rel=0.02)
-
-
-def test_simulation_conserves_requests_and_is_reproducible():
-    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
-    a = dc.simulate(*args, events=20_000, replications=3, seed=9)
-    b = dc.simulate(*args, events=20_000, replications=3, seed=9)
-    c = dc.simulate(*args, events=20_000, replications=3, seed=10)
-    assert a.equals(b)
-    assert not a.equals(c)
-    reps = a.attrs["replications"]
-    for i in (1, 2):
-        total = reps[f"local{i}"] + reps[f"remote{i}"] + reps[f"rejected{i}"]
-        assert (total == reps[f"arrivals{i}"]).all()
-
-
-def test_ring_without_forwarding_is_independent_erlang_b():
-    # p = 0: each center of the ring is its own Erlang-B system
-    sim = dc.simulate_ring((6.0, 4.0, 5.0), 5, 1.0, 0.0, events=200_000, replications=6, seed=1)
-    for j, load in enumerate((6.0, 4.0, 5.0)):
-        row = sim.iloc[j]
-        assert abs(row["beta"] - erlang_b(5, load)) <= 2 * row["half_width"] + 1e-3
-
-
 def test_ring_pairwise_reduction_and_where_it_stops():
     iso = dc.ring_limit(dc.RING_SCENARIOS["isolated hot spot"], 1.0, 1.0, 0.25)
     assert list(iso["reduction"][:2]) == ["isolated", "underloaded"]
@@ -355,15 +281,6 @@ def test_ring_pairwise_reduction_and_where_it_stops():
     three = dc.ring_limit(dc.RING_SCENARIOS["three adjacent hot spots"], 1.0, 1.0, 0.25)
     assert three["reduction"][1].startswith("not applicable")
     assert three["beta"][:3].isna().all()
-
-
-def test_ring_pair_reduction_against_simulation_at_moderate_N():
-    lam = np.array(dc.RING_SCENARIOS["two adjacent hot spots"])
-    red = dc.ring_limit(lam, 1.0, 1.0, 0.25)
-    sim = dc.simulate_ring(lam * 80, 80, 1.0, 0.25, events=300_000, replications=6, seed=4)
-    # finite-N blocking sits above the limit and approaches it (slowly, as for two centers)
-    for j in (0, 1):
-        assert red["beta"][j] < sim["beta"][j] < red["beta"][j] + 0.05
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,40 +321,3 @@ def test_blocking_limit_rejects_bad_input(kwargs, name):
     args = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)} | kwargs
     with pytest.raises(ParameterError, match=f"The '{name}' parameter of blocking_limit must"):
         dc.blocking_limit(**args)
-
-
-def test_simulation_and_ring_reject_bad_input():
-    with pytest.raises(ParameterError, match="'seed' parameter of simulate"):
-        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), seed=-1)
-    with pytest.raises(ParameterError, match="'p' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.6)
-    with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0), 2, 1.0, 0.2)
-
-
-# ---------------------------------------------------------------------------------------------
-# figures, claims, notebook
-
-
-def test_reproduce_quick_writes_every_figure(tmp_path):
-    from workbench.reproduce import reproduce
-
-    written = reproduce("p3", out=tmp_path, quick=True, log=lambda *a: None)
-    names = {p.stem for p in written}
-    assert names == set(dc.FIGURES)
-    for path in written:
-        assert path.stat().st_size > 0
-    import pandas as pd
-
-    conv = pd.read_csv(tmp_path / "p3" / "convergence.csv")
-    assert {"N", "beta1", "beta2", "limit_beta1", "limit_beta2"} <= set(conv.columns)
-
-
-def test_interactive_view_redraws_on_slider_moves():
-    # latency is measured in benchmarks/bench_slider_latency.py, not here
-    view = dc.explore()
-    assert "wb-interactive" in view._dom_classes
-    for value in (0.5, 0.4, 0.6):
-        view.controls["p2"].value = value
-        assert not view.status.value.startswith("<span"), view.status.value
-    assert len(view.latencies_ms) == 4

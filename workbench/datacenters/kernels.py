@@ -1,6 +1,8 @@
-"""Stationary distribution of a two-dimensional nearest-neighbour Markov chain.
+"""The P3 kernels: the two-center chain's stationary law, the idle-server walk, simulation.
 
-The chains of paper P3 (the two-center loss network, and the random walk of idle servers
+Exact chain
+-----------
+The chains of P3 (the two-center loss network, and the random walk of idle servers
 truncated to a box) live on a grid {0..K1} x {0..K2} and only move to one of the four
 neighbours. Such a generator is stored as a *5-point stencil*: four arrays of shape
 (K1+1, K2+1) giving, for every state (x, y), the rate to (x+1, y) ``right``, to (x-1, y)
@@ -14,16 +16,38 @@ is stable because these matrices are diagonally dominant M-matrices. For the pro
 chain (no coupling) ADI with a geometric cycle of shifts converges in a few cycles whatever
 the size; the boundary coupling of P3 is a low-rank perturbation that GMRES absorbs.
 
-The scaling limit's random walk of idle servers is solved separately as a level-independent
-quasi-birth-death process (``idle_walk_qbd``): exact (matrix-geometric) in its heavy-tailed
-coordinate, truncated in the light-tailed one; ``qbd_rate_matrix`` uses logarithmic reduction.
+Scaling limit
+-------------
+The random walk of idle servers is solved as a level-independent quasi-birth-death process
+(``idle_walk_qbd``): exact (matrix-geometric) in its heavy-tailed coordinate, truncated in
+the light-tailed one; ``qbd_rate_matrix`` uses logarithmic reduction.
+
+Simulation
+----------
+Simulation of the P3 loss networks: two cooperating data centers, and a ring of J centers.
+
+Both models are continuous-time Markov chains, so they are simulated on their jump chain:
+the k-th event is chosen with probability rate / total rate using the uniform ``u_event[k]``,
+and the time spent in a state is accounted for by its *expected* holding time 1 / q(state)
+(conditional Monte Carlo: the same mean as sampling the exponential, smaller variance).
+Ratios of event counts (the blocking probabilities) do not depend on time at all.
+Forwarding decisions use ``u_forward[k]``. The kernels draw nothing themselves: the public
+functions pass uniforms drawn from a seeded ``numpy.random.Generator``, so a run is a pure
+function of its seed, and the slow twins in the tests reproduce it exactly.
+
+Events in one state are ordered (arrival 1, arrival 2, ..., departure 1, departure 2, ...) when
+``u_event`` is mapped to an event, which makes the mapping deterministic.
+
+Kernel outputs with several slots are read through the named index constants below
+(``CLASS_STRIDE``, ``ARRIVALS``, ..., ``OCC_TIME``, ...), never by bare position.
 
 All functions take and return plain arrays and scalars (numba ``nopython``).
 
 References
 ----------
-Fricker, Guillemin, Robert, Thompson (2016), Section 2 (the chain) and Section 3 (the walk);
-Latouche & Ramaswami (1993), logarithmic reduction for QBD processes.
+Fricker, Guillemin, Robert, Thompson (2016), Section 2 (the chain), Section 2.4 (the ring)
+and Section 3 (the walk); Latouche & Ramaswami (1993), logarithmic reduction for QBD
+processes.
 """
 
 import numpy as np
@@ -406,7 +430,7 @@ def qbd_rate_matrix(a_up, a_local, a_down, tol, max_iter):
 def idle_walk_qbd(lam1, lam2, cmu1, cmu2, p1, p2, phases, tol, max_iter):
     """Stationary law of the idle-server walk with n as the (unbounded) level.
 
-    The walk (papers.md P3): (m,n)->(m+1,n) at c1 mu1; ->(m-1,n) at lam1 + p2 lam2 1{n=0}
+    The walk: (m,n)->(m+1,n) at c1 mu1; ->(m-1,n) at lam1 + p2 lam2 1{n=0}
     (m>0); ->(m,n+1) at c2 mu2; ->(m,n-1) at lam2 + p1 lam1 1{m=0} (n>0). For n >= 1 the
     transitions do not depend on n: a level-independent QBD with phases m in {0..phases}
     (m is truncated there, reflecting; its tail is geometric when lam1 > c1 mu1), so
@@ -465,3 +489,186 @@ def idle_walk_qbd(lam1, lam2, cmu1, cmu2, p1, p2, phases, tol, max_iter):
     for i in range(k):
         rho = max(rho, r[i].sum())
     return marginal, pi0.sum() / total, pi0[0] / total, rho, it, gerr
+
+
+# ---------------------------------------------------------------------------------------------
+# simulation of the two-center network and of the ring
+
+
+# Counters of simulate_two_centers_kernel: class i (0 or 1) uses slots
+# CLASS_STRIDE * i + one of the offsets below (the request's fate, counted once per arrival).
+ARRIVALS = 0  # requests of this class
+SERVED_LOCALLY = 1  # accepted by their own center
+SERVED_REMOTELY = 2  # forwarded and accepted by the other center
+REJECTED_AT_ONCE = 3  # own center full, not forwarded
+REJECTED_FORWARDED = 4  # forwarded, but the other center was full too
+CLASS_STRIDE = 6  # slot 5 of each class is unused
+TWO_CENTER_COUNTERS = 2 * CLASS_STRIDE
+# Time integrals of simulate_two_centers_kernel's occupancy array
+OCC_TIME = 0
+OCC_BUSY1 = 1
+OCC_BUSY2 = 2
+OCC_FULL1 = 3
+OCC_FULL2 = 4
+OCC_BOTH_FULL = 5
+TWO_CENTER_OCCUPANCY = 6
+# Ring: per-center counter columns use the same fate offsets ARRIVALS..REJECTED_FORWARDED;
+# occupancy row 0 holds RING_TIME, rows j + 1 hold [RING_BUSY, RING_FULL] of center j
+RING_COUNTERS = 5
+RING_TIME = 0
+RING_BUSY = 0
+RING_FULL = 1
+
+
+@njit(cache=True)
+def simulate_two_centers_kernel(
+    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup
+):
+    """Run the two-center network for ``u_event.size`` events; statistics after ``warmup``.
+
+    Returns
+    -------
+    counts : int64 array (12,)
+        Slot ``CLASS_STRIDE * i + fate`` (fate: ``ARRIVALS`` ... ``REJECTED_FORWARDED``).
+    occupancy : float64 array (6,)
+        Time integrals of [1, L1, L2, 1{L1=C1}, 1{L2=C2}, 1{L1=C1, L2=C2}] at
+        ``OCC_TIME``, ``OCC_BUSY1``, ..., ``OCC_BOTH_FULL``.
+    final : int64 array (2,)
+        Final state (L1, L2).
+    """
+    counts = np.zeros(TWO_CENTER_COUNTERS, np.int64)
+    occ = np.zeros(TWO_CENTER_OCCUPANCY)
+    l1 = busy1
+    l2 = busy2
+    for k in range(u_event.shape[0]):
+        d1 = l1 * mu1
+        d2 = l2 * mu2
+        total = lam1 + lam2 + d1 + d2
+        record = k >= warmup
+        if record:
+            h = 1.0 / total
+            occ[OCC_TIME] += h
+            occ[OCC_BUSY1] += h * l1
+            occ[OCC_BUSY2] += h * l2
+            if l1 == cap1:
+                occ[OCC_FULL1] += h
+            if l2 == cap2:
+                occ[OCC_FULL2] += h
+            if l1 == cap1 and l2 == cap2:
+                occ[OCC_BOTH_FULL] += h
+        u = u_event[k] * total
+        if u < lam1:
+            if record:
+                counts[ARRIVALS] += 1
+            if l1 < cap1:
+                l1 += 1
+                if record:
+                    counts[SERVED_LOCALLY] += 1
+            elif u_forward[k] < p1:
+                if l2 < cap2:
+                    l2 += 1
+                    if record:
+                        counts[SERVED_REMOTELY] += 1
+                elif record:
+                    counts[REJECTED_FORWARDED] += 1
+            elif record:
+                counts[REJECTED_AT_ONCE] += 1
+        elif u < lam1 + lam2:
+            if record:
+                counts[CLASS_STRIDE + ARRIVALS] += 1
+            if l2 < cap2:
+                l2 += 1
+                if record:
+                    counts[CLASS_STRIDE + SERVED_LOCALLY] += 1
+            elif u_forward[k] < p2:
+                if l1 < cap1:
+                    l1 += 1
+                    if record:
+                        counts[CLASS_STRIDE + SERVED_REMOTELY] += 1
+                elif record:
+                    counts[CLASS_STRIDE + REJECTED_FORWARDED] += 1
+            elif record:
+                counts[CLASS_STRIDE + REJECTED_AT_ONCE] += 1
+        elif (u < lam1 + lam2 + d1 and l1 > 0) or l2 == 0:
+            l1 -= 1
+        else:
+            l2 -= 1
+    final = np.empty(2, np.int64)
+    final[0] = l1
+    final[1] = l2
+    return counts, occ, final
+
+
+@njit(cache=True)
+def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
+    """Ring of J centers: a request finding center j full goes to j-1 with probability p[j],
+    to j+1 with probability p[j] (indices mod J), and is otherwise rejected; a forwarded
+    request finding its target full is rejected (one hop only).
+
+    Returns
+    -------
+    counts : int64 array (J, 5)
+        Per class j: [arrivals, served locally, served by a neighbour, rejected at once,
+        forwarded but rejected].
+    occupancy : float64 array (J + 1, 2)
+        Row 0: [total time, 0]; row j + 1: time integrals of [L_j, 1{L_j = C_j}].
+    final : int64 array (J,)
+    """
+    n = lam.shape[0]
+    counts = np.zeros((n, RING_COUNTERS), np.int64)
+    occ = np.zeros((n + 1, 2))
+    state = busy.copy()
+    lam_total = lam.sum()
+    for k in range(u_event.shape[0]):
+        total = lam_total
+        for j in range(n):
+            total += state[j] * mu[j]
+        record = k >= warmup
+        if record:
+            h = 1.0 / total
+            occ[0, RING_TIME] += h
+            for j in range(n):
+                occ[j + 1, RING_BUSY] += h * state[j]
+                if state[j] == cap[j]:
+                    occ[j + 1, RING_FULL] += h
+        u = u_event[k] * total
+        event = -1
+        acc = 0.0
+        for j in range(n):
+            acc += lam[j]
+            if u < acc:
+                event = j
+                break
+        if event >= 0:
+            j = event
+            if record:
+                counts[j, ARRIVALS] += 1
+            if state[j] < cap[j]:
+                state[j] += 1
+                if record:
+                    counts[j, SERVED_LOCALLY] += 1
+            else:
+                v = u_forward[k]
+                if v < 2.0 * p[j]:
+                    target = (j - 1) % n if v < p[j] else (j + 1) % n
+                    if state[target] < cap[target]:
+                        state[target] += 1
+                        if record:
+                            counts[j, SERVED_REMOTELY] += 1
+                    elif record:
+                        counts[j, REJECTED_FORWARDED] += 1
+                elif record:
+                    counts[j, REJECTED_AT_ONCE] += 1
+        else:
+            chosen = n - 1
+            for j in range(n):
+                acc += state[j] * mu[j]
+                if u < acc:
+                    chosen = j
+                    break
+            # round-off at the top end: pick the last center that has a busy server
+            while state[chosen] == 0 and chosen > 0:
+                chosen -= 1
+            if state[chosen] > 0:
+                state[chosen] -= 1
+    return counts, occ, state

@@ -1,0 +1,104 @@
+"""Tests of the P3 simulators (two centers, ring) and their kernels."""
+
+from __future__ import annotations
+
+import naive_datacenters as naive
+import numpy as np
+import pytest
+
+import workbench.datacenters as dc
+from workbench.datacenters.kernels import simulate_ring_kernel, simulate_two_centers_kernel
+from workbench.erlang import erlang_b
+from workbench.validation import ParameterError
+
+# ---------------------------------------------------------------------------------------------
+# kernels against their naive twins
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_center_simulation_kernel_matches_naive_twin(seed):
+    rng = np.random.default_rng(seed)
+    lam1, lam2 = rng.uniform(1, 8, 2)
+    mu1, mu2 = rng.uniform(0.5, 2, 2)
+    p1, p2 = rng.uniform(0, 1, 2)
+    cap1, cap2 = rng.integers(1, 6, 2)
+    u, v = rng.random(5000), rng.random(5000)
+    got = simulate_two_centers_kernel(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    ref = naive.simulate_two_centers(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(got[2], ref[2])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ring_simulation_kernel_matches_naive_twin(seed):
+    rng = np.random.default_rng(seed)
+    n = 5
+    lam = rng.uniform(1, 6, n)
+    mu = rng.uniform(0.5, 2, n)
+    p = rng.uniform(0, 0.5, n)
+    cap = rng.integers(1, 5, n).astype(np.int64)
+    u, v = rng.random(4000), rng.random(4000)
+    got = simulate_ring_kernel(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
+    ref = naive.simulate_ring(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(got[2], ref[2])
+
+
+# ---------------------------------------------------------------------------------------------
+# simulation
+
+
+def test_simulation_within_confidence_interval_of_exact():
+    lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
+    exact = dc.solve_exact(lam, servers, mu, p)
+    sim = dc.simulate(lam, servers, mu, p, events=200_000, replications=10, seed=5)
+    assert sim.metric == "beta1"
+    for i, name in enumerate(["beta1", "beta2"]):
+        low, high = sim.interval(name)
+        # 99.9%-safe: 2 half-widths of the 95% interval
+        assert abs(sim[name] - exact.beta[i]) <= (high - low), name
+    assert sim.mean_busy1 == pytest.approx(exact.mean_busy[0], rel=0.02)
+
+
+def test_simulation_conserves_requests_and_is_reproducible():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    a = dc.simulate(*args, events=20_000, replications=3, seed=9)
+    b = dc.simulate(*args, events=20_000, replications=3, seed=9)
+    c = dc.simulate(*args, events=20_000, replications=3, seed=10)
+    assert a.frame.equals(b.frame) and a.summary.equals(b.summary)
+    assert not a.frame.equals(c.frame)
+    reps = a.frame
+    for i in (1, 2):
+        total = reps[f"local{i}"] + reps[f"remote{i}"] + reps[f"rejected{i}"]
+        assert (total == reps[f"arrivals{i}"]).all()
+
+
+def test_ring_without_forwarding_is_independent_erlang_b():
+    # p = 0: each center of the ring is its own Erlang-B system
+    result = dc.simulate_ring((6.0, 4.0, 5.0), 5, 1.0, 0.0, events=200_000, replications=6, seed=1)
+    sim = dc.ring_table(result)
+    for j, load in enumerate((6.0, 4.0, 5.0)):
+        row = sim.iloc[j]
+        assert abs(row["beta"] - erlang_b(5, load)) <= 2 * row["half_width"] + 1e-3
+
+
+def test_ring_pair_reduction_against_simulation_at_moderate_N():
+    lam = np.array(dc.RING_SCENARIOS["two adjacent hot spots"])
+    red = dc.ring_limit(lam, 1.0, 1.0, 0.25)
+    sim = dc.ring_table(
+        dc.simulate_ring(lam * 80, 80, 1.0, 0.25, events=300_000, replications=6, seed=4)
+    )
+    # finite-N blocking sits above the limit and approaches it (slowly, as for two centers)
+    for j in (0, 1):
+        assert red["beta"][j] < sim["beta"][j] < red["beta"][j] + 0.05
+
+
+def test_simulation_and_ring_reject_bad_input():
+    with pytest.raises(ParameterError, match="'seed' parameter of simulate"):
+        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), seed=-1)
+    with pytest.raises(ParameterError, match="'p' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.6)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0), 2, 1.0, 0.2)

@@ -1,0 +1,74 @@
+"""The claims of P3 measured by the workbench: ``CLAIMS[claim_id](quick) -> float``.
+
+The ids match ``data/claims/p3.csv``; ``python -m workbench claims p3`` compares them with
+the table.
+"""
+
+from __future__ import annotations
+
+from workbench.datacenters.model import _limit_analysis, _solve_exact
+from workbench.datacenters.params import EXAMPLE
+from workbench.datacenters.simulation import simulate
+
+__all__ = ["CLAIMS"]
+
+
+def _example_limit():
+    ex = EXAMPLE
+    return _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
+
+
+def _example_exact(n):
+    ex = EXAMPLE
+    return _solve_exact(
+        (ex["lam"][0] * n, ex["lam"][1] * n), (n, n), ex["mu"], ex["p"], func="claims"
+    )
+
+
+def _loss_identity_gap(quick: bool) -> float:
+    ex = EXAMPLE
+    lim = _example_limit()
+    lam, c, mu = ex["lam"], ex["c"], ex["mu"]
+    return (lam[0] * lim.beta[0] + lam[1] * lim.beta[1]) - (
+        lam[0] + lam[1] - c[0] * mu[0] - c[1] * mu[1]
+    )
+
+
+def _simulated_beta1(quick: bool) -> float:
+    ex = EXAMPLE
+    n = 25
+    sim = simulate(
+        (ex["lam"][0] * n, ex["lam"][1] * n),
+        (n, n),
+        ex["mu"],
+        ex["p"],
+        events=200_000 if quick else 2_000_000,
+        replications=8,
+        seed=11,
+    )
+    return sim.estimate
+
+
+def _cooperation_gain(quick: bool) -> float:
+    ex = EXAMPLE
+    n = 200
+    lam = (ex["lam"][0] * n, ex["lam"][1] * n)
+    on = _solve_exact(lam, (n, n), ex["mu"], ex["p"], func="claims").beta
+    off = _solve_exact(lam, (n, n), ex["mu"], (0.0, 0.0), func="claims").beta
+    return ((lam[0] * off[0] + lam[1] * off[1]) - (lam[0] * on[0] + lam[1] * on[1])) / (
+        lam[0] + lam[1]
+    )
+
+
+CLAIMS = {
+    "pi00_limit": lambda quick: _example_limit().pi00,
+    "beta1_limit": lambda quick: _example_limit().beta[0],
+    "beta2_limit": lambda quick: _example_limit().beta[1],
+    "beta1_N200": lambda quick: _example_exact(200).beta[0],
+    "beta2_N200": lambda quick: _example_exact(200).beta[1],
+    "loss_identity_limit": _loss_identity_gap,
+    "beta1_sim_N25": _simulated_beta1,
+    "beta1_exact_N25": lambda quick: _example_exact(25).beta[0],
+    "cooperation_gain_N200": _cooperation_gain,
+    "beta1_limit_at_N1000": lambda quick: _example_exact(1000).beta[0],
+}
