@@ -680,7 +680,7 @@ def analyze(
     func = "analyze"
     net = compile_scenario(scenario)
     nf = net.n_fog
-    theta_arr = _theta_array(theta, nf, func)
+    theta_arr = theta_per_fog(theta, nf, func)
     e_max = PARAMS["e_max"].check(e_max, func)
     q = PARAMS["q"].check(q, func)
     policy = PARAMS["policy"].check(policy, func)
@@ -874,15 +874,23 @@ def analyze(
     )
 
 
-def _theta_array(theta, n_fog, func):
-    arr = np.atleast_1d(np.asarray(theta, dtype=float))
-    if arr.size == 1:
-        arr = np.full(n_fog, arr[0])
-    if arr.shape != (n_fog,):
+def theta_per_fog(theta, n_fog, func):
+    """θ as one float per fog node (a number for all, or a sequence of ``n_fog``); inf allowed."""
+    try:
+        arr = np.atleast_1d(np.asarray(theta, dtype=float))
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"The 'theta' parameter of {func} must be a number in [0, 1e+06] or inf, or one "
+            f"such number per fog node. Got {theta!r} instead."
+        ) from None
+    if arr.ndim != 1 or arr.size not in (1, n_fog):
         raise ParameterError(
             f"The 'theta' parameter of {func} must be a number or one value per fog node "
-            f"({n_fog}). Got {arr.size} values instead."
+            f"({n_fog}). Got {theta!r} instead."
         )
+    if arr.size == 1:
+        arr = np.full(n_fog, arr[0])
     for t in arr:
-        _check_theta(float(t), func)
+        if not (math.isinf(t) and t > 0):
+            PARAMS["theta"].check(float(t), func)
     return arr

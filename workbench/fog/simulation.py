@@ -21,10 +21,11 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
+from workbench.fog.model import theta_per_fog
 from workbench.fog.params import MODES, PARAMS, POLICIES
 from workbench.fog.scenario import Compiled, compile_scenario
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import UnstableRegimeError
 
 __all__ = ["simulate", "run_once", "draw_requests", "RunOutput", "WARMUP_FRACTION"]
 
@@ -142,21 +143,6 @@ def _check_stability(net: Compiled, theta, policy, func):
         )
 
 
-def _theta_vector(theta, n_fog, func):
-    arr = np.atleast_1d(np.asarray(theta, dtype=float))
-    if arr.size == 1:
-        arr = np.full(n_fog, arr[0])
-    if arr.shape != (n_fog,):
-        raise ParameterError(
-            f"The 'theta' parameter of {func} must be a number or one value per fog node "
-            f"({n_fog}). Got {arr.size} values instead."
-        )
-    for t in arr:
-        if not (math.isinf(t) and t > 0):
-            PARAMS["theta"].check(float(t), func)
-    return arr
-
-
 def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period):
     v = PARAMS.check(
         func, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
@@ -187,7 +173,7 @@ def run_once(
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period)
     n = PARAMS["n_requests"].check(n_requests, func)
     seed = PARAMS["seed"].check(seed, func)
-    th = _theta_vector(theta, net.n_fog, func)
+    th = theta_per_fog(theta, net.n_fog, func)
     _check_stability(net, th, v["policy"], func)
     rng = np.random.default_rng(seed)
     return _run(net, th, v, n, rng)
@@ -339,7 +325,7 @@ def simulate(
     checked = PARAMS.check(
         func, n_requests=n_requests, replications=replications, seed=seed, confidence=confidence
     )
-    th = _theta_vector(theta, net.n_fog, func)
+    th = theta_per_fog(theta, net.n_fog, func)
     _check_stability(net, th, v["policy"], func)
     n = checked["n_requests"]
     warmup = int(WARMUP_FRACTION * n)

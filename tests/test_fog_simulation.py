@@ -1,0 +1,171 @@
+"""The fog network simulator: its slow twin, theory (P-K, Little), conservation, baselines."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive_fog import naive_network
+
+from workbench.fog import analyze, default_scenario, ring_scenario, run_once, simulate
+from workbench.fog import kernels as K
+from workbench.fog.scenario import build_scenario, compile_scenario
+from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
+from workbench.validation import ParameterError, UnstableRegimeError
+
+FIELDS = ("tier", "place", "hops", "t_done", "d_up", "d_fwd", "d_fc", "d_wait", "d_proc", "d_back")
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    seed=st.integers(0, 2**32),
+    n_fog=st.integers(2, 5),
+    theta=st.sampled_from([0.0, 0.03, 0.1, 0.3, math.inf]),
+    e_max=st.integers(0, 3),
+    q=st.sampled_from([0.5, 0.2, 0.8]),
+    mode=st.sampled_from(["distributed", "central", "oracle"]),
+    policy=st.sampled_from(["offload", "offload", "all_cloud", "light_only", "no_offload"]),
+    load=st.floats(0.3, 1.4),
+)
+def test_kernel_matches_naive_twin_request_by_request(
+    seed, n_fog, theta, e_max, q, mode, policy, load
+):
+    rng = np.random.default_rng(seed)
+    g = ring_scenario(n_fog, list(rng.integers(1, 8, n_fog)), seed=seed % 1000, rate=load * 4)
+    net = compile_scenario(g)
+    req = draw_requests(net, 400, rng, 0.02)
+    th = np.full(net.n_fog, theta)
+    out = K.simulate_network(*kernel_arguments(net, req, th, e_max, q, 0.3, mode, policy, 0.02))
+    twin = naive_network(
+        net,
+        req,
+        theta=th,
+        e_max=e_max,
+        q=q,
+        alpha=0.3,
+        mode=mode,
+        policy=policy,
+        period=0.02,
+        central=_central_node(net),
+    )
+    for name, got in zip(FIELDS, out[:10], strict=True):
+        np.testing.assert_allclose(got, twin[name], rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
+    layer = nx.Graph()
+    layer.add_node(0)
+    return build_scenario(
+        layer,
+        iot,
+        rate=rate,
+        light_fraction=light_fraction,
+        p_iot=p_iot,
+        p_cloud=p_cloud,
+        cloud_units=units,
+    )
+
+
+def test_one_fog_node_no_offloading_is_mg1_pollaczek_khinchine():
+    # 10 IoT nodes × 0.8/s: λ = 6, λ' = 2, μ = 50, μ' = 10 -> ρ = 0.32; FIFO hyperexponential M/G/1
+    g = one_fog(0.8)
+    res = simulate(g, policy="no_offload", n_requests=60_000, replications=8, seed=11)
+    lam, lam2, mu, mu2 = 6.0, 2.0, 50.0, 10.0
+    total = lam + lam2
+    es = (lam / mu + lam2 / mu2) / total
+    es2 = (2 * lam / mu**2 + 2 * lam2 / mu2**2) / total
+    wait = total * es2 / (2 * (1 - total * es))
+    rec = res.records.iloc[6000:]
+    sim_wait = rec.loc[rec["tier"] == "fog", "d_wait"].mean()
+    assert sim_wait == pytest.approx(wait, rel=0.08)
+    # the analytic model (with the request's own processing) gives the same mean delay
+    model = analyze(g, policy="no_offload", own_processing=True).mean_delay
+    assert res.ci_low - 0.02 * model <= model <= res.ci_high + 0.02 * model
+    # the paper's eq. 6 (W̄ only) misses the mean processing time E[S] = 0.04 s
+    paper = analyze(g, policy="no_offload").mean_delay
+    assert model - paper == pytest.approx(es, rel=1e-9)
+    assert paper < res.ci_low
+
+
+def test_cloud_units_are_pk_queues():
+    g = one_fog(2.0, units=1)  # λ_cloud = 20/s, Z = 1 ms, Z' = 5 ms
+    res = simulate(g, policy="all_cloud", n_requests=60_000, replications=6, seed=5)
+    rec = res.records.iloc[6000:]
+    lam = 20.0
+    es = 0.75 * 1e-3 + 0.25 * 5e-3
+    es2 = 0.75 * 2e-6 + 0.25 * 2 * 25e-6
+    wait = lam * es2 / (2 * (1 - lam * es))
+    assert rec["d_wait"].mean() == pytest.approx(wait, rel=0.1)
+    model = analyze(g, policy="all_cloud").mean_delay
+    assert res.ci_low - 0.01 * model <= model <= res.ci_high + 0.01 * model
+
+
+def test_little_law_per_node_and_conservation():
+    g = default_scenario(2)
+    run = run_once(g, theta=0.1, e_max=2, n_requests=30_000, seed=3)
+    rec = run.records
+    # every request ends exactly once, at one place, after it was generated
+    assert rec["tier"].notna().all() and (rec["place"] >= 0).all()
+    assert (rec["delay"] > 0).all()
+    parts = rec[["d_up", "d_fwd", "d_fc", "d_wait", "d_proc", "d_back"]].sum(axis=1)
+    np.testing.assert_allclose(parts, rec["delay"], rtol=1e-9, atol=1e-12)
+    fog = run.fog
+    assert fog["accepted"].sum() == (rec["tier"] == "fog").sum()
+    # Little per fog node: time-average number in node = throughput × mean sojourn
+    np.testing.assert_allclose(
+        fog["mean_in_node"], fog["throughput"] * fog["mean_sojourn"], rtol=1e-9
+    )
+    # forwards: first arrivals + forwards = all fog arrivals
+    first = (rec["route"] == "fog").sum()
+    assert fog["arrivals"].sum() == first + rec["hops"].sum()
+    assert rec["hops"].max() <= 2
+
+
+def test_same_seed_same_numbers_and_seed_matters():
+    g = ring_scenario(4, 5)
+    a = simulate(g, n_requests=5_000, replications=2, seed=1)
+    b = simulate(g, n_requests=5_000, replications=2, seed=1)
+    c = simulate(g, n_requests=5_000, replications=2, seed=2)
+    assert a.frame.equals(b.frame) and not a.frame.equals(c.frame)
+
+
+def test_theta_extremes_are_the_baselines():
+    g = default_scenario(0)
+    kw = dict(n_requests=8_000, replications=2, seed=4)
+    assert simulate(g, theta=0.0, e_max=0, **kw).frame.equals(
+        simulate(g, policy="all_cloud", e_max=0, **kw).frame
+    )
+    assert simulate(g, theta=math.inf, **kw).frame.equals(
+        simulate(g, policy="no_offload", **kw).frame
+    )
+
+
+def test_unstable_fog_node_is_reported_not_run():
+    g = one_fog(4.0)  # ρ = 1.6 if the node keeps everything
+    with pytest.raises(UnstableRegimeError, match="fog0"):
+        simulate(g, policy="no_offload", n_requests=1000, replications=2)
+    with pytest.raises(UnstableRegimeError):
+        simulate(g, theta=math.inf, n_requests=1000, replications=2)
+    res = simulate(g, theta=0.2, n_requests=5_000, replications=2)  # offloading sheds load
+    assert res.share_cloud > 0.2
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    theta=st.one_of(st.floats(allow_nan=True), st.text(max_size=2)),
+    e_max=st.one_of(st.integers(-3, 60), st.floats()),
+    mode=st.sampled_from(["distributed", "oracle", "gossip", 3]),
+    n=st.integers(-5, 300),
+)
+def test_fuzz_bad_arguments(theta, e_max, mode, n):
+    g = ring_scenario(3, 2)
+    try:
+        res = simulate(g, theta=theta, e_max=e_max, mode=mode, n_requests=n, replications=2)
+    except ParameterError as err:
+        assert "simulate" in str(err)
+        return
+    assert math.isfinite(res.mean)
