@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine: sets up .venv, then opens, regenerates or tests.
-#   bash run.sh lab        set up, then open the workbench in JupyterLab
-#   bash run.sh figures    set up, then regenerate every paper's figures headless (CSV + PNG)
-#   bash run.sh test       set up (venv + Chromium), then run the whole test suite
+#   bash run.sh lab [--no-browser ...]   set up, then open the workbench in JupyterLab
+#   bash run.sh app [NOTEBOOK]           set up, then open a notebook as an app (Voila)
+#   bash run.sh figures [--quick] [--out DIR] [--only NAME ...]
+#                                        set up, then regenerate every paper's figures (CSV+PNG)
+#   bash run.sh test [PYTEST ARGS]       set up (venv + Chromium), then run the whole test suite
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV="${WORKBENCH_VENV:-.venv}"
@@ -38,9 +40,23 @@ case "$cmd" in
         # JupyterLab refuses to start as root unless told; containers often run as root
         root_flag=()
         if [ "$(id -u)" = 0 ]; then root_flag=(--allow-root); fi
-        exec "$VENV/bin/jupyter" lab "${root_flag[@]}" notebooks/ "$@"
+        # saves never write outputs or widget state: the repository stays clean
+        exec "$VENV/bin/jupyter" lab "${root_flag[@]}" \
+            --ServerApp.root_dir=notebooks \
+            --FileContentsManager.pre_save_hook=workbench.notebook_hooks.strip_outputs \
+            --LabApp.default_url=/lab/tree/00_index.ipynb "$@"
         ;;
-    figures) setup_python; exec "$PY" -m workbench reproduce all --out "${1:-figures}" ;;
+    app)
+        setup_python
+        # one notebook as an app, or (no argument) the notebooks folder to pick from
+        target=notebooks/
+        if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then target="notebooks/$(basename "$1")"; shift; fi
+        # idle kernels (a closed tab) are shut down after 2 minutes
+        exec "$VENV/bin/voila" "$target" --Voila.ip=127.0.0.1 \
+            --MappingKernelManager.cull_idle_timeout=120 \
+            --MappingKernelManager.cull_interval=30 "$@"
+        ;;
+    figures) setup_python; exec "$PY" -m workbench reproduce all "$@" ;;
     test)
         setup_python; setup_browser
         set +e
@@ -51,5 +67,5 @@ case "$cmd" in
         if [ "$rc" = 5 ]; then echo "run.sh: pytest collected no tests" >&2; exit 1; fi
         exit "$rc"
         ;;
-    *) echo "usage: bash run.sh [lab|figures|test|setup]" >&2; exit 2 ;;
+    *) echo "usage: bash run.sh [lab|app|figures|test|setup]" >&2; exit 2 ;;
 esac

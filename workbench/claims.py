@@ -1,12 +1,18 @@
 """Each paper's published claims, checked against what the workbench computes.
 
-``data/claims/<paper>.csv`` lists the claims (id, figure, quantity, value, tolerance, where,
-expect, workbench_value, note). ``value`` is the paper's number (an indicator 1/0 for a
-qualitative statement). ``expect`` is ``agree`` when the workbench reproduces it within
-``tolerance`` (absolute), or ``disagree`` when the workbench departs from the paper: then
-``workbench_value`` is what the workbench computes instead (same tolerance), and the note and
-the notebook say why. Each paper module maps claim ids to a
-function ``measure(quick: bool) -> float`` in ``CLAIMS``.
+``data/claims/<paper>.csv`` lists the claims, one row each:
+
+- ``id, figure, quantity, where``: what is claimed and where the paper says it;
+- ``value``: the number the paper states (an indicator 1/0 for a yes/no statement);
+- ``source``: ``paper`` when ``value`` is a number the paper states (``where`` cites it), or
+  ``workbench`` when the paper gives no number and ``value`` is the workbench's own result
+  (then the row is a regression guard, not a check of the paper, and says so);
+- ``tolerance``: absolute, stated with the row;
+- ``expect``: ``agree`` when the workbench reproduces ``value`` within ``tolerance``, or
+  ``disagree`` when it departs from the paper: then ``workbench_value`` is what the workbench
+  computes instead (same tolerance) and the note and the notebook say why.
+
+Each paper package maps claim ids to ``measure(quick: bool) -> float`` in ``claims.CLAIMS``.
 """
 
 from __future__ import annotations
@@ -15,27 +21,41 @@ from pathlib import Path
 
 import pandas as pd
 
-from workbench.reproduce import paper_module
+from workbench.registry import paper as get_paper
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+SOURCES = ("paper", "workbench")
 
 
 def load_claims(paper: str) -> pd.DataFrame:
     """The claims table of one paper (``p3``, ``p4``, ...)."""
+    get_paper(paper)
     path = DATA / "claims" / f"{paper}.csv"
     frame = pd.read_csv(path, comment="#", skipinitialspace=True)
+    if "source" not in frame:
+        frame["source"] = "paper"
+    bad = sorted(set(frame["source"]) - set(SOURCES))
+    if bad:
+        raise ValueError(f"{path.name}: source must be one of {SOURCES}, got {bad}")
     frame.insert(0, "paper", paper)
     return frame
 
 
+def kind(row) -> str:
+    """``claim`` (checks a number the paper states) or ``regression`` (the workbench's own)."""
+    if row["source"] == "workbench" or row["expect"] == "disagree":
+        return "regression"
+    return "claim"
+
+
 def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
-    """Measure every claim; adds ``measured``, ``error`` and ``agrees`` columns."""
-    module = paper_module(paper)
+    """Measure every claim; adds ``measured``, ``error``, ``agrees``, ``as_expected``, ``kind``."""
+    measures = get_paper(paper).claims
     frame = load_claims(paper)
-    missing = set(frame["id"]) - set(module.CLAIMS)
+    missing = set(frame["id"]) - set(measures)
     if missing:
         raise KeyError(f"check_claims: no measurement for claims {sorted(missing)} of {paper}")
-    frame["measured"] = [float(module.CLAIMS[i](quick=quick)) for i in frame["id"]]
+    frame["measured"] = [float(measures[i](quick=quick)) for i in frame["id"]]
     frame["error"] = (frame["measured"] - frame["value"]).abs()
     frame["agrees"] = frame["error"] <= frame["tolerance"]
     if "workbench_value" not in frame:
@@ -46,4 +66,34 @@ def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
         ~frame["agrees"]
         & ((frame["measured"] - frame["workbench_value"]).abs() <= frame["tolerance"]),
     )
+    frame["kind"] = frame.apply(kind, axis=1)
     return frame
+
+
+def _number(x: float, yes_no: bool) -> str:
+    if pd.isna(x):
+        return "–"
+    if yes_no:
+        return "yes" if x >= 0.5 else "no"
+    return f"{x:.4g}"
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The checked claims as a table for people: yes/no for statements, whole sentences."""
+    rows = []
+    for _, r in frame.iterrows():
+        yes_no = r["tolerance"] == 0 and r["value"] in (0, 1) and float(r["measured"]) in (0, 1)
+        rows.append(
+            {
+                "claim": r["id"],
+                "figure": r["figure"],
+                "what is claimed": r["quantity"],
+                "paper": _number(r["value"], yes_no)
+                + ("" if r["source"] == "paper" else " (workbench's own)"),
+                "workbench": _number(r["measured"], yes_no),
+                "tolerance": "exact" if r["tolerance"] == 0 else f"±{r['tolerance']:g}",
+                "verdict": ("agrees" if r["agrees"] else "disagrees")
+                + ("" if r["as_expected"] else " — UNEXPECTED"),
+            }
+        )
+    return pd.DataFrame(rows)

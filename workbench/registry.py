@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from workbench.validation import check_choice
 
-__all__ = ["Paper", "PAPERS", "paper"]
+__all__ = ["Paper", "PAPERS", "paper", "course"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class Paper:
     title: str
     citation: str
     notebook: str
+    order: int = 0
+    teaches: str = ""
 
     @property
     def package(self) -> str:
@@ -78,6 +80,9 @@ PAPERS: dict[str, Paper] = {
             "Analysis of an offloading scheme for data centers in the framework of fog computing",
             "Fricker, Guillemin, Robert, Thompson, ACM TOMPECS 1(4), 2016 (arXiv 1507.05746)",
             "notebooks/p3_datacenters.ipynb",
+            2,
+            "Markov chains of loss networks, pooling and cooperation between data centers, "
+            "scaling limits (N → ∞) and how slowly a finite system approaches them.",
         ),
         Paper(
             "p4",
@@ -85,9 +90,17 @@ PAPERS: dict[str, Paper] = {
             "Redundancy management for fast service (rates) in edge computing systems",
             "Peng, Soljanin, arXiv 2303.00486",
             "notebooks/p4_redundancy.ipynb",
+            1,
+            "Loss systems and Erlang-B, insensitivity to the service law, why a loss system "
+            "is stable at every load, replication vs parallelism, heavy tails.",
         ),
     )
 }
+
+
+def course() -> list[Paper]:
+    """The papers in teaching order (the landing notebook lists them so)."""
+    return sorted(PAPERS.values(), key=lambda p: (p.order, p.id))
 
 
 def paper(paper_id: str) -> Paper:

@@ -1,0 +1,110 @@
+"""Every registered paper against the shared contract of a paper package.
+
+The skeleton (workbench.registry): params, model, simulation, figures, views, claims; the
+model side never imports ipywidgets; the parameter table, the sliders and validation agree.
+"""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.claims import load_claims
+from workbench.params import Param, Params
+from workbench.plots import FigureSpec
+from workbench.registry import PAPERS, course
+from workbench.results import SimulationResult
+from workbench.validation import ParameterError
+
+REPO = Path(__file__).resolve().parents[1]
+IDS = list(PAPERS)
+HEADLESS_PARTS = ("params", "model", "simulation", "figures", "claims")
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_model_side_never_imports_ipywidgets(pid):
+    """With ipywidgets made unimportable, the model side still imports (seaborn probes for
+    ipywidgets and tolerates its absence; our code must not need it)."""
+    topic = PAPERS[pid].topic
+    parts = "; ".join(f"import workbench.{topic}.{p}" for p in HEADLESS_PARTS)
+    code = f"import sys; sys.modules['ipywidgets'] = None; import workbench.{topic}; {parts}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, f"{topic} needs ipywidgets: {out.stderr[-800:]}"
+    views = subprocess.run(
+        [sys.executable, "-c", code.replace(parts, f"import workbench.{topic}.views")],
+        capture_output=True,
+        text=True,
+    )
+    assert views.returncode != 0, "the check cannot fail: views imported without ipywidgets"
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_figures_claims_views_follow_the_skeleton(pid):
+    p = PAPERS[pid]
+    assert p.figures and all(isinstance(s, FigureSpec) for s in p.figures.values())
+    for name, spec in p.figures.items():
+        assert {"quick"} <= set(inspect.signature(spec.frame).parameters), name
+    assert set(load_claims(pid)["id"]) == set(p.claims), "claims table and CLAIMS differ"
+    assert p.views and all(callable(v) for v in p.views.values())
+    assert (REPO / p.notebook).exists()
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_simulate_follows_the_shared_contract(pid):
+    sig = inspect.signature(PAPERS[pid].simulate)
+    for name in ("seed", "replications", "confidence"):
+        assert name in sig.parameters, f"{pid} simulate lacks {name!r}"
+        assert sig.parameters[name].default is not inspect.Parameter.empty
+    assert sig.return_annotation in (SimulationResult, "SimulationResult"), sig.return_annotation
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_parameter_table_sliders_and_validation_agree(pid):
+    table = PAPERS[pid].params
+    assert isinstance(table, Params) and len(table) > 0
+    for param in table.values():
+        assert isinstance(param, Param) and param.symbol and param.meaning, param.name
+        assert param.source in ("paper", "choice"), param.name
+        if param.default is not None:
+            param.check(param.default, "test")  # the default is a valid value
+        if param.kind in ("real", "int") and (param.slider or (param.low, param.high)) != (
+            None,
+            None,
+        ):
+            try:
+                lo, hi = param.slider_span
+            except ValueError:
+                continue  # unbounded and no slider: not a slider parameter
+            param.check(lo, "test")  # a slider never offers a value validation refuses
+            param.check(hi, "test")
+            if param.default is not None and not param.pair:
+                assert lo <= param.default <= hi, f"{param.name}: default outside the slider span"
+        # just outside the valid range is refused with the shared message
+        for bad, bound in ((_below(param), param.low), (_above(param), param.high)):
+            if bound is None or bad is None:
+                continue
+            with pytest.raises(ParameterError, match=rf"The '{param.name}' parameter of f must"):
+                param.check((bad, bad) if param.pair else bad, "f")
+
+
+def _below(p: Param):
+    if p.kind not in ("real", "int") or p.low is None:
+        return None
+    return p.low - (1 if p.kind == "int" else max(abs(p.low) * 1e-6, 1e-9)) * (not p.low_open)
+
+
+def _above(p: Param):
+    if p.kind not in ("real", "int") or p.high is None:
+        return None
+    return p.high + (1 if p.kind == "int" else max(abs(p.high) * 1e-6, 1e-9)) * (not p.high_open)
+
+
+def test_every_notebook_is_a_registered_paper_or_the_index():
+    on_disk = {p.name for p in (REPO / "notebooks").glob("*.ipynb")}
+    registered = {Path(p.notebook).name for p in PAPERS.values()}
+    assert on_disk - registered == {"00_index.ipynb"}
+    assert [p.id for p in course()] == sorted(PAPERS, key=lambda i: (PAPERS[i].order, i))
