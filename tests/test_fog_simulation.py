@@ -67,6 +67,8 @@ def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
         p_iot=p_iot,
         p_cloud=p_cloud,
         cloud_units=units,
+        fog_mu=(50.0, 10.0),
+        cloud_mu=(1000.0, 200.0),
     )
 
 

@@ -632,7 +632,7 @@ def _flows(accept, inflow, share, e_max):
 def analyze(
     scenario,
     *,
-    theta=0.2,
+    theta=0.02,
     e_max=1,
     q=0.5,
     policy="offload",

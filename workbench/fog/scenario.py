@@ -66,16 +66,17 @@ CLOUD_ATTRS = ("mu_light", "mu_heavy", "units")
 EDGE_ATTRS = ("delay", "rate")
 GRAPH_ATTRS = ("size_light", "size_heavy")
 
-# [choice] defaults: link classes as in the same authors' later simulator, fog processing
-# 20 ms (Light) and 100 ms (Heavy), the cloud 20 times faster, requests of 2 KB and 100 KB.
+# [choice] defaults: three link classes (IoT-fog, fog-fog, fog-cloud) as below, fog processing
+# 5 ms (Light) and 30 ms (Heavy), the cloud 20 times faster, requests of 2 KB and 100 KB.
+# With these an idle fog node beats the cloud for both types, a busy one does not.
 IOT_FOG = {"delay": (1e-3, 2e-3), "rate": (54e6, 54e6)}
 FOG_FOG = {"delay": (0.5e-3, 1.2e-3), "rate": (100e6, 100e6)}
 FOG_CLOUD = {"delay": (15e-3, 35e-3), "rate": (1e9, 10e9)}
-FOG_MU = (50.0, 10.0)
-CLOUD_MU = (1000.0, 200.0)
+FOG_MU = (200.0, 1 / 0.03)
+CLOUD_MU = (4000.0, 20 / 0.03)
 CLOUD_UNITS = 8
 SIZES = (2_000.0, 100_000.0)
-IOT_RATE = 1.0  # requests per second per IoT node, Light + Heavy
+IOT_RATE = 4.0  # requests per second per IoT node, Light + Heavy
 LIGHT_FRACTION = 0.75
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
 P_IOT, P_CLOUD = 0.1, 0.1
@@ -164,15 +165,16 @@ def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
     """The workbench's starting scenario [choice].
 
     ``n_fog`` fog nodes on a connected random geometric layer (radius 0.5 in the unit square,
-    re-drawn until connected), 4–28 IoT nodes per fog node (uneven load: fog loads ρ from
-    about 0.13 to 0.9 with every request kept there), one cloud server with 8 units. Links:
+    re-drawn until connected), 4–24 IoT nodes per fog node sending 4 requests/s each (uneven
+    load: fog loads ρ from about 0.14 to 0.86 if every request stays at its first fog node),
+    one cloud server with 8 units. Links:
     IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.5, 1.2] ms at 100 Mbit/s, fog–cloud
     U[15, 35] ms at U[1, 10] Gbit/s.
     """
     seed = PARAMS["seed"].check(seed, "default_scenario")
     rng = np.random.default_rng(seed)
     layer = _connected_geometric(n_fog, 0.5, rng)
-    counts = rng.integers(4, 29, size=n_fog)
+    counts = rng.integers(4, 25, size=n_fog)
     return build_scenario(layer, counts, seed=seed)
 
 
@@ -192,13 +194,13 @@ def geometric_scenario(
 ) -> nx.Graph:
     """A random geometric fog layer (unit square, link when closer than ``radius``).
 
-    Re-drawn (same stream) until connected; ``iot_per_fog`` may be ``"uneven"``: 4–28 per
+    Re-drawn (same stream) until connected; ``iot_per_fog`` may be ``"uneven"``: 4–24 per
     fog node drawn from the seed.
     """
     rng = np.random.default_rng(PARAMS["seed"].check(seed, "geometric_scenario"))
     layer = _connected_geometric(n_fog, radius, rng)
     if isinstance(iot_per_fog, str) and iot_per_fog == "uneven":
-        iot_per_fog = rng.integers(4, 29, size=n_fog)
+        iot_per_fog = rng.integers(4, 25, size=n_fog)
     return build_scenario(layer, iot_per_fog, seed=seed, **kw)
 
 

@@ -154,7 +154,7 @@ def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period):
 def run_once(
     scenario,
     *,
-    theta=0.2,
+    theta=0.02,
     e_max=1,
     q=0.5,
     alpha=0.5,
@@ -268,7 +268,7 @@ def _replication_row(run: RunOutput, warmup: int) -> dict:
 def simulate(
     scenario,
     *,
-    theta=0.2,
+    theta=0.02,
     e_max=1,
     q=0.5,
     alpha=0.5,
