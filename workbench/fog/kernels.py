@@ -7,7 +7,10 @@ choice), so the same inputs drive the kernel and its slow twin in ``tests/naive_
 request by request.
 
 Events at equal times run in the order they were scheduled (a sequence number breaks ties);
-a generated request at the same instant as a scheduled event runs after it.
+a generated request at the same instant as a scheduled event runs after it. An announcement
+is not an event at its receiver: it waits on the receiving table entry with its arrival
+time and is applied when that entry is next read (an arrival at the reading instant
+counts as received).
 
 Fog node j (one server): an arriving request of type c is accepted when the estimated
 waiting time W = cnt_L·z_L + cnt_H·z_H (requests in the node times EWMA estimates) is below
@@ -54,7 +57,7 @@ ROUTE_LOCAL, ROUTE_FOG, ROUTE_CLOUD = 0, 1, 2
 MODE_DISTRIBUTED, MODE_CENTRAL, MODE_ORACLE = 0, 1, 2
 POLICY_OFFLOAD, POLICY_NO_OFFLOAD, POLICY_ALL_CLOUD, POLICY_LIGHT_ONLY = 0, 1, 2, 3
 
-K_FOG_ARRIVE, K_FOG_DONE, K_CLOUD_ARRIVE, K_ANNOUNCE, K_RECEIVE = 0, 1, 2, 3, 4
+K_FOG_ARRIVE, K_FOG_DONE, K_CLOUD_ARRIVE, K_ANNOUNCE = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -137,6 +140,16 @@ def _grow_float(a, n):
 
 
 @njit(cache=True)
+def _apply_due(e, now, table, pend_t, pend_v, pend_head, pend_len):
+    """Apply the announcements that reached table entry ``e`` by ``now`` (oldest first)."""
+    n_pend = pend_t.shape[1]
+    while pend_len[e] > 0 and pend_t[e, pend_head[e]] <= now:
+        table[e] = pend_v[e, pend_head[e]]
+        pend_head[e] = (pend_head[e] + 1) % n_pend
+        pend_len[e] -= 1
+
+
+@njit(cache=True)
 def simulate_network(
     gen_time, origin, rtype, route, work, unit_u, select_u,
     iot_fog, iot_prop, iot_inv, iot_local_mean,
@@ -189,11 +202,26 @@ def simulate_network(
     fog_arrivals = np.zeros(nf, np.int64)
     fog_accepted = np.zeros(nf, np.int64)
     table = np.zeros(nbr_idx.size)
+    # announcements in flight on each table entry (arrival time, value), applied when the
+    # table is read or a newer one is sent: no event per delivered announcement
+    msg_delay = np.empty(nbr_idx.size)
+    for j in range(nf):
+        for e in range(nbr_ptr[j], nbr_ptr[j + 1]):
+            if mode == MODE_CENTRAL:
+                msg_delay[e] = ff_prop[j, central] + ff_prop[central, nbr_idx[e]]
+            else:
+                msg_delay[e] = nbr_prop[e]
+    longest = msg_delay.max() if msg_delay.size else 0.0
+    n_pend = int(longest / announce_period) + 2
+    pend_t = np.zeros((nbr_idx.size, n_pend))
+    pend_v = np.zeros((nbr_idx.size, n_pend))
+    pend_head = np.zeros(nbr_idx.size, np.int64)
+    pend_len = np.zeros(nbr_idx.size, np.int64)
     unit_free = np.zeros(n_units)
     unit_busy = np.zeros(n_units)
     unit_served = np.zeros(n_units, np.int64)
 
-    cap = 1024 + 4 * nf + 4 * nbr_idx.size
+    cap = 1024 + 4 * nf
     ev_time = np.empty(cap)
     ev_seq = np.empty(cap, np.int64)
     ev_kind = np.empty(cap, np.int64)
@@ -220,8 +248,8 @@ def simulate_network(
     outstanding = 0
     now = 0.0
     while g < n or outstanding > 0:
-        # room for the few events one step can schedule (an announcement: deg of them)
-        if n_free < 4 + nbr_idx.size:
+        # room for the two events one step can schedule
+        if n_free < 4:
             new_cap = 2 * cap
             ev_time = _grow_float(ev_time, new_cap)
             ev_seq = _grow_int(ev_seq, new_cap)
@@ -327,6 +355,7 @@ def simulate_network(
                 best = -1
                 best_cost = np.inf
                 for e in range(s0, s1):
+                    _apply_due(e, now, table, pend_t, pend_v, pend_head, pend_len)
                     if mode == MODE_ORACLE:
                         m = nbr_idx[e]
                         seen = cnt[m, 0] * z[m, 0] + cnt[m, 1] * z[m, 1]
@@ -417,24 +446,16 @@ def simulate_network(
             place[r] = k
             outstanding -= 1
 
-        elif kind == K_ANNOUNCE:
+        else:  # K_ANNOUNCE
             j = ev_a[slot]
             w_est = cnt[j, 0] * z[j, 0] + cnt[j, 1] * z[j, 1]
             for e in range(nbr_ptr[j], nbr_ptr[j + 1]):
-                m = nbr_idx[e]
-                if mode == MODE_DISTRIBUTED:
-                    delay = nbr_prop[e]
-                else:
-                    delay = ff_prop[j, central] + ff_prop[central, m]
-                s2 = free[n_free - 1]
-                n_free -= 1
-                ev_time[s2] = now + delay
-                ev_seq[s2] = seq
-                seq += 1
-                ev_kind[s2] = K_RECEIVE
-                ev_a[s2] = nbr_rev[e]
-                ev_val[s2] = w_est
-                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                back = nbr_rev[e]
+                _apply_due(back, now, table, pend_t, pend_v, pend_head, pend_len)
+                k = (pend_head[back] + pend_len[back]) % n_pend
+                pend_t[back, k] = now + msg_delay[e]
+                pend_v[back, k] = w_est
+                pend_len[back] += 1
             if g < n or outstanding > 0:
                 s2 = free[n_free - 1]
                 n_free -= 1
@@ -444,9 +465,6 @@ def simulate_network(
                 ev_kind[s2] = K_ANNOUNCE
                 ev_a[s2] = j
                 size = _heap_push(heap, size, s2, ev_time, ev_seq)
-
-        else:  # K_RECEIVE
-            table[ev_a[slot]] = ev_val[slot]
 
     for j in range(nf):
         fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
