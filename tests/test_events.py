@@ -139,11 +139,15 @@ def test_degenerate_inputs_do_not_crash():
     assert_same(multiserver_fcfs(ones, 3 * ones, 2, -4), multiserver_fcfs(ones, 3 * ones, 2, 0))
     with pytest.raises(ValueError, match="same length"):
         multiserver_fcfs(ones, np.ones(4), 2, 0)
-    # NaN or negative inputs give garbage, but must not hang or index out of bounds
+    # NaN or negative inputs give garbage numbers, but the kernel must finish, keep its
+    # shapes and invariants (blocked exactly when c + k are present; nobody sees more)
     bad = np.array([1.0, np.nan, -5.0, 2.0, np.inf, 0.0])
     for path in (0, 10**9):
         for k in (0, 2):
-            _multiserver_fcfs(bad, bad[::-1].copy(), 2, k, path)
+            w, b, ns = _multiserver_fcfs(bad, bad[::-1].copy(), 2, k, path)
+            assert w.shape == b.shape == ns.shape == bad.shape
+            assert ((ns >= 0) & (ns <= 2 + k)).all(), ns
+            assert np.array_equal(np.asarray(b, dtype=bool), ns == 2 + k), (b, ns)
 
 
 # ----- 2. theory as oracle ------------------------------------------------------------------

@@ -1,7 +1,11 @@
 """P4 simulation against theory: Erlang-B, M/M/c/c+w balance equations, seeds."""
 
-import pytest
+import math
 
+import pytest
+from scipy import stats
+
+import workbench
 from workbench import redundancy as rd
 
 SEXP, PARETO = rd.SExp(3.0, 0.2), rd.Pareto(1.5, 1.2)
@@ -81,6 +85,61 @@ def test_same_seed_same_numbers_different_seed_different():
 
 def test_simulate_result_has_attributes_and_keys():
     res = rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=1_000, seed=1, replications=3)
-    for key in ("mean", "ci_low", "ci_high"):
+    for key in ("mean", "ci_low", "ci_high", "blocking", "mean_wait"):
         assert getattr(res, key) == res[key]
-    assert res.ci_low <= res.mean <= res.ci_high
+    assert res.metric == "system_time" and res.run_length == 1_000 and res.replications == 3
+    # the estimate is the mean of the replication means, the interval a Student-t one
+    reps = res.frame["system_time"].to_numpy()
+    half = stats.t.ppf(0.975, 2) * reps.std(ddof=1) / math.sqrt(3)
+    assert res.mean == pytest.approx(reps.mean(), rel=1e-12)
+    assert (res.ci_low, res.ci_high) == pytest.approx((reps.mean() - half, reps.mean() + half))
+
+
+def _coverage_bounds(runs, level, tail=0.001):
+    """Counts of covering intervals a correct ``level`` interval gives with prob. 1 - 2 tail."""
+    return stats.binom.ppf(tail, runs, level), stats.binom.isf(tail, runs, level)
+
+
+@pytest.mark.parametrize("service", [rd.SExp(0.0, 0.5), rd.Pareto(1.0, 2.5)])
+def test_intervals_cover_the_true_value_95_percent_of_the_time(service):
+    # 200 independent seeded runs; the true blocking is Erlang-B (insensitive to the law)
+    # and the true E[T_sys] is eq. 1. A correct 95% interval covers each in ~190 runs;
+    # the binomial bounds reject a wrong width (e.g. sigma/n, or z for t) or a biased mean.
+    N, m, lam, tcl, runs = 12, 2, 4.0, 10.0, 200
+    true_pb = workbench.erlang_b(N // m, lam * service.job_time_mean(m))
+    true_t = rd.system_time(N, m, lam, tcl, service)
+    assert 0.05 < true_pb < 0.5  # a regime where both quantities vary
+    covered_pb = covered_t = 0
+    for seed in range(runs):
+        res = rd.simulate(N, m, lam, tcl, service, n_jobs=2_000, seed=seed, replications=8)
+        lo, hi = res.interval("blocking")
+        covered_pb += lo <= true_pb <= hi
+        covered_t += res.ci_low <= true_t <= res.ci_high
+    low, high = _coverage_bounds(runs, 0.95)
+    assert low <= covered_pb <= high, (covered_pb, (low, high))
+    assert low <= covered_t <= high, (covered_t, (low, high))
+
+
+def test_simulate_to_precision_stops_at_the_requested_half_width():
+    calls = []
+    res = rd.simulate_to_precision(
+        24,
+        3,
+        1.5,
+        15.0,
+        SEXP,
+        0.02,
+        seed=3,
+        n_jobs=2_000,
+        batch=5,
+        progress=lambda done, target, half: calls.append((done, target, half)),
+    )
+    assert res.half_width <= 0.02 and res.info["reached"]
+    assert res.replications == calls[-1][0] and res.replications % 5 == 0
+    # one batch less would not have been enough: it stopped as soon as it could
+    assert calls[-2][2] > 0.02 if len(calls) > 1 else True
+    exact = rd.system_time(24, 3, 1.5, 15.0, SEXP)
+    assert abs(res.mean - exact) < 3 * res.half_width
+    capped = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, 1e-6, n_jobs=500, max_replications=10)
+    assert not capped.info["reached"] and capped.replications == 10
+    assert any("stopped at 10 replications" in n for n in capped.notes)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from workbench.kernels.events import multiserver_fcfs
 from workbench.redundancy.model import _m_upto, _service
-from workbench.redundancy.params import MAX_TOTAL_JOBS, PARAMS
+from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.stats import t_half_width
 from workbench.validation import ParameterError
@@ -88,7 +88,6 @@ def simulate(
         N=N,
         lam=lam,
         t_cloud=t_cloud,
-        n_jobs=n_jobs,
         seed=seed,
         replications=replications,
         waiting_room=waiting_room,
@@ -96,8 +95,8 @@ def simulate(
     )
     m = _m_upto(m, ok["N"], f)
     service = _service(service, f)
-    n_jobs, replications = ok["n_jobs"], ok["replications"]
-    _check_work(n_jobs, replications, f)
+    replications = ok["replications"]
+    n_jobs = _check_work(n_jobs, replications, f)
     warmup = (
         n_jobs // 10 if warmup is None else PARAMS["warmup"].with_(high=n_jobs - 1).check(warmup, f)
     )
@@ -116,15 +115,30 @@ def simulate(
     return _result(reps, service, m, n_jobs, ok["confidence"], warmup, ok["waiting_room"])
 
 
-def _check_work(n_jobs: int, replications: int, func: str) -> None:
+def _check_work(n_jobs, replications: int, func: str) -> int:
+    """Validate the run length and bound the memory of one run and the work of a call."""
+    n_jobs = PARAMS["n_jobs"].with_(high=None).check(n_jobs, func)
+    if n_jobs > MAX_JOBS_PER_RUN:
+        raise ParameterError(
+            f"The 'n_jobs' parameter of {func} must be an int in the range [10, "
+            f"{MAX_JOBS_PER_RUN:.0e}]. Got {_short(n_jobs)} instead: one run holds about 60 "
+            f"bytes per job in memory ({_short(60 * n_jobs // 10**9)} GB here); for longer "
+            "simulations use more replications."
+        )
     total = n_jobs * replications
     if total > MAX_TOTAL_JOBS:
         raise ParameterError(
             f"The run of {func} is too long: n_jobs * replications = {n_jobs:,} * "
-            f"{replications:,} = {total:.3g} jobs, more than the {MAX_TOTAL_JOBS:.0e} the "
-            "workbench simulates in one call (minutes of work on one core); use fewer "
-            "replications or shorter runs, or split the study into several calls."
+            f"{replications:,} = {_short(total)} jobs, more than the {MAX_TOTAL_JOBS:.0e} the "
+            "workbench simulates in one call (about a minute of work on one core); use "
+            "fewer replications or shorter runs, or split the study into several calls."
         )
+    return n_jobs
+
+
+def _short(n: int) -> str:
+    """A huge int in a few characters (``1e+308``, not 309 digits)."""
+    return f"{n:.3g}" if n < 10**300 else f"~1e{len(str(n)) - 1}"
 
 
 def _replications(N, m, lam, t_cloud, service, n_jobs, replications, waiting_room, warmup, rng):
@@ -204,7 +218,6 @@ def simulate_to_precision(
         t_cloud=t_cloud,
         half_width=half_width,
         seed=seed,
-        n_jobs=n_jobs,
         waiting_room=waiting_room,
         confidence=confidence,
     )
@@ -214,8 +227,7 @@ def simulate_to_precision(
         PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
     )
     batch = PARAMS["replications"].with_(name="batch").check(batch, f)
-    n_jobs = ok["n_jobs"]
-    _check_work(n_jobs, max_replications, f)
+    n_jobs = _check_work(n_jobs, max_replications, f)
     warmup = n_jobs // 10
     rng = np.random.default_rng(ok["seed"])
     model = (ok["N"], m, ok["lam"], ok["t_cloud"], service, n_jobs)
