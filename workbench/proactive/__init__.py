@@ -1,0 +1,129 @@
+"""P2 — proactive edge computing with latency and reliability guarantees.
+
+Elbamby, Bennis, Saad, Latva-aho, Hong, "Proactive edge computing in fog networks with
+latency and reliability guarantees", EURASIP Journal on Wireless Communications and
+Networking 2018:209.
+
+The model
+---------
+E cloudlets (edge servers with a CPU of c_e cycles/s and room for s_e computed results)
+and U user nodes are spread uniformly over an area. Users generate computing tasks as
+Poisson processes; a task is one of A types, the type drawn from the user's Zipf
+popularity profile (three profiles, assigned to users at random); its input is L bits,
+exponential with mean L̄, and needs κ cycles per bit. One third of the types are
+*cacheable*: their result can be reused by anyone who asks for the same type.
+
+A task offloaded to cloudlet e waits in e's queue, is uploaded at the Shannon rate of
+eq. 2 (interference from every other transmitting user at e), is computed (κL/c_e) and
+returned after the cloudlet latency τ_EP (eq. 4). If e already holds the result it costs
+only τ_EP. Reliability, Pr(D ≥ D_th) ≤ ε, is replaced through Markov's inequality by
+E[D] ≤ D_th ε, and with estimated rates r̄ (eq. 10, a running mean) by the per-request
+margin Φ ≥ 0 (eqs. 9, 15).
+
+The proposed scheme works on two time scales.
+
+- Training (slow): users attach to their strongest cloudlet and their task counts are
+  recorded; users are clustered by spectral clustering of θ S_d + (1 − θ) S_p (Gaussian
+  distance and cosine popularity similarity, eqs. 11-13); each cluster's cacheable tasks
+  are ordered by popularity (ξ_i) and each cloudlet adopts the order of the cluster whose
+  members it served most.
+- Operation (every slot): a cloudlet caches the results it computes until full, then a
+  more popular result (by its ξ) replaces the least popular; users and cloudlets are
+  matched one-to-one by deferred acceptance, users ranking cloudlets by their own delay
+  (eq. 14), cloudlets ranking users by Φ (eq. 15); a matched request with Φ < 0 is
+  matched again to a vacant cloudlet (a hedged request, at most X_max cloudlets) and the
+  task is uploaded to whichever cloudlet frees first.
+
+Baselines: BL1 hedging with per-cloudlet LRU caching; BL2 hedging without caching; BL3
+neither, both sides ranking by link quality, one cloudlet per request.
+
+What the paper states and what was recovered
+--------------------------------------------
+The system model, eqs. 1-16, the algorithms in words and the baselines are stated. Its
+simulation results are stated in words: at E = 30, U/E = 3, s_e = 10 the proposed scheme
+cuts the 90th / 99th percentile delay by 40% / 57% against BL2 (Fig. 3); up to 50% / 65%
+in average / 99th percentile delay across network densities (Fig. 4, and the abstract);
+growing s_e from 2 to 4 cuts the average / 99th percentile by about 20% / 30% (Fig. 5);
+delays fall with the cacheable ratio (Fig. 6) and with the Zipf exponent, while the hit
+rate grows (Fig. 7). The table of simulation parameters is lost: the values below are
+the workbench's choices. Eq. 5 (the hedged delay) is lost; it is read as the minimum
+over the copies, which the text describes.
+
+The workbench's choices
+-----------------------
+- [choice] Defaults: 100 m × 100 m, E = 30, U = 90, B = 10 MHz, P_u = 20 dBm, noise
+  −174 dBm/Hz with a 9 dB noise figure, path loss 140.7 + 36.7 log10(d/km) dB, Rayleigh
+  block fading, coverage at path loss ≤ 110 dB, c_e = 10^10 cycles/s, κ = 100 cycles/bit,
+  L̄ = 1 Mbit, λ_u = 1 task/s, A = 100, z = 0.8, τ_EP = 5 ms, D_th ε = 50 ms, X_max = 2,
+  θ = 0.5, σ_d = 20 m, ν(t) = 1/t, a 5 ms slot, a 100 s training period.
+- [choice] Time is slotted (δ = 5 ms): a request waits for the next slot boundary, each
+  cloudlet accepts at most one new request per slot (one-to-one matching), uploads start
+  at slot boundaries and finish at their exact time; a cloudlet uploads one task at a
+  time (its queue is what eq. 15 sums), then computes in FIFO order.
+- [choice] A user uploads one task at a time; a cloudlet whose head copy belongs to a
+  user busy elsewhere waits.
+- [choice] A hedged request is queued at every matched cloudlet; when one copy starts
+  uploading the others are withdrawn (the paper's "upload to whichever frees first"), so
+  hedging costs queue places, not duplicated uploads. Ties between cloudlets freeing in
+  the same slot go to the lower index.
+- [choice] A cloudlet's cache sees a request when it serves it (hit, or upload start);
+  a new entry becomes usable once the result is computed. Users know which cloudlets hold
+  a computed result (they rank them by τ_EP, eq. 14 with y_ea = 1).
+- [choice] The rate estimate r̄_ue is the running mean (ν(t) = 1/t) of the rate user u
+  would have had at e in each slot (its fading, the interference there); r̄(0) is the
+  interference-free rate, forgotten after one slot.
+- [choice] Fading draws come from a 2^14-point quantile table of Exp(1) picked by a
+  xorshift64* generator (cheap, reproducible).
+- [choice] BL1's "local popularity" is what LRU at each cloudlet sees; BL3 ranks by r̄.
+- [choice] k is chosen by the eigengap of the normalised Laplacian in [2, U/2]
+  (:func:`workbench.clustering.cluster_users`).
+
+With these defaults every cloudlet covers every user (the 110 dB radius is about 146 m),
+so a user can fetch a cached result from any of the 30 cloudlets: the caches pool, and
+30 × s_e places exceed the 33 cacheable types already at s_e = 2. That is why the
+workbench finds almost no storage effect and BL1 ≈ proposed at the defaults, unlike the
+paper; a larger area (local coverage) restores both effects (see the notebook).
+
+Layout
+------
+params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check), kernels
+(the jitted slot loop), simulation (simulate, run_scenario), figures (FIGURES), claims
+(CLAIMS), views (the notebook's sliders; imported only by the notebook).
+"""
+
+from workbench.proactive.model import (
+    Scenario,
+    Training,
+    cacheable_mass,
+    ewma_rates,
+    interference_free_rate,
+    isolated_cloudlet_delay,
+    make_scenario,
+    rank_cloudlets,
+    reliability_margin,
+    task_delay,
+    train,
+    zipf_popularity,
+)
+from workbench.proactive.params import PARAMS, SCHEMES
+from workbench.proactive.simulation import draw_tasks, run_scenario, simulate
+
+__all__ = [
+    "PARAMS",
+    "SCHEMES",
+    "Scenario",
+    "Training",
+    "cacheable_mass",
+    "draw_tasks",
+    "ewma_rates",
+    "interference_free_rate",
+    "isolated_cloudlet_delay",
+    "make_scenario",
+    "rank_cloudlets",
+    "reliability_margin",
+    "run_scenario",
+    "simulate",
+    "task_delay",
+    "train",
+    "zipf_popularity",
+]
