@@ -1,0 +1,466 @@
+"""The slotted simulator of the proactive edge-computing model, as one jitted kernel.
+
+Per slot of length δ (time t0 = s δ):
+
+1. **Requests.** Every user whose oldest unmatched task has arrived (arrival ≤ t0) requests
+   it; a user requests one task per slot.
+2. **Preferences.** Users rank their covered cloudlets by their own delay estimate (eq. 14):
+   τ_EP where the result is cached and ready, else κL/c_e + L/r̄_ue + τ_EP. Cloudlets rank
+   the requests by Φ_eu (eq. 15), where the queue term sums the remaining data of the
+   copies queued (and uploading) at e over their estimated rates. BL3 ranks both sides by
+   the estimated link rate r̄_ue instead.
+3. **Matching.** One-to-one deferred acceptance (users propose); then the hedge rounds for
+   the matched requests with Φ < 0 at their cloudlet (proposed, BL1, BL2): they are
+   matched again to cloudlets still vacant this slot, up to X_max cloudlets in all
+   (:func:`workbench.kernels.matching.hedged_matching_kernel`). Unmatched requests retry
+   next slot.
+4. **Cache hits.** A request matched to a cloudlet holding its result (cached and computed)
+   is served at t0 + τ_EP.
+5. **Uploads.** An idle cloudlet starts the oldest live copy of its FIFO queue; the other
+   copies of that task are withdrawn ("upload to whichever frees first"). A user uploads
+   one task at a time: a copy whose user is transmitting elsewhere waits at the head.
+   When an upload starts, the cloudlet's cache sees the request (LRU for BL1, the
+   popularity rule for the proposed scheme).
+6. **Radio.** Fading is redrawn (block fading, one block per slot); the transmitting users'
+   rates follow eq. 2 (:func:`workbench.kernels.radio.uplink_rate_kernel`). An upload that
+   completes inside the slot finishes at its exact time; the task then waits for the
+   cloudlet's CPU (FIFO) and computes for κL/c_e; it is done τ_EP later.
+7. **Rate estimates.** Every cloudlet updates r̄_ue (eq. 10, ν(t) = 1/t) for every covered
+   user with the rate the user would have had there this slot.
+
+After ``n_slots`` slots no task arrives any more and the simulation runs until every task
+is done (bounded by ``max_drain_slots``).
+"""
+
+import numpy as np
+from numba import njit
+
+from workbench.kernels.matching import deferred_acceptance_kernel, hedged_matching_kernel
+from workbench.kernels.radio import uplink_rate_kernel
+
+# scheme codes (SCHEMES in params.py)
+PROPOSED = 0
+BL1 = 1
+BL2 = 2
+BL3 = 3
+
+# task states
+WAITING = 0
+QUEUED = 1
+UPLOADING = 2
+DONE = 3
+
+# named slots of the counters array
+TASKS = 0
+TASKS_DONE = 1
+FROM_CACHE = 2
+HEDGED_TASKS = 3
+COPIES = 4
+WITHDRAWN = 5
+UPLOADS = 6
+SLOTS_RUN = 7
+STATUS = 8
+PENDING_HITS = 9
+MATCHED_REQUESTS = 10
+UNMATCHED_REQUESTS = 11
+N_COUNTERS = 12
+
+# status codes
+OK = 0
+QUEUE_OVERFLOW = 1
+NOT_DRAINED = 2
+
+_LN2 = np.log(2.0)
+
+# Rayleigh power fading: Exp(1) quantiles at the midpoints of 2^14 equal-probability cells,
+# picked by a xorshift64* generator (three shifts and a multiply per draw, far cheaper than
+# a logarithm, and reproducible bit for bit by a plain-Python twin).
+FADING_BITS = 14
+FADING_TABLE = -np.log1p(-(np.arange(2**FADING_BITS) + 0.5) / 2**FADING_BITS)
+_XS_MULT = np.uint64(2685821657736338717)
+
+
+@njit(cache=True)
+def xorshift_next(state):
+    """Advance the xorshift64* state (uint64[1], nonzero) and return the next output."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * _XS_MULT
+
+
+@njit(cache=True)
+def fading_draw(state, table):
+    """One Exp(1) power-fading draw: the table entry the generator's top bits select."""
+    return table[np.int64(xorshift_next(state) >> np.uint64(64 - FADING_BITS))]
+
+
+@njit(cache=True)
+def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready):
+    """One request for task ``a`` seen by cloudlet ``e``'s cache; True if it was held.
+
+    policy 1 = LRU (key = time of last request; evict the oldest), policy 0 = popularity
+    (key = rank in the preferred cluster's ξ; a newcomer replaces the least popular held
+    result only if strictly more popular). New entries are not ready until computed.
+    """
+    s = slot_of[e, a]
+    if s >= 0:
+        if policy == 1:
+            c_key[e, s] = clock
+        return True
+    cap = storage[e]
+    if cap <= 0:
+        return False
+    if used[e] < cap:
+        s = used[e]
+        used[e] += 1
+    else:
+        victim = 0
+        if policy == 1:
+            for j in range(1, cap):
+                if c_key[e, j] < c_key[e, victim]:
+                    victim = j
+        else:
+            for j in range(1, cap):
+                if c_key[e, j] > c_key[e, victim]:
+                    victim = j
+            if cache_rank[e, a] >= c_key[e, victim]:
+                return False
+        s = victim
+        old = c_obj[e, s]
+        slot_of[e, old] = -1
+        ready[e, old] = np.inf
+    c_obj[e, s] = a
+    slot_of[e, a] = s
+    c_key[e, s] = clock if policy == 1 else cache_rank[e, a]
+    ready[e, a] = np.inf
+    return False
+
+
+@njit(cache=True)
+def simulate_slots_kernel(
+    scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
+    cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
+    cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
+    max_queue,
+):  # fmt: skip
+    """Run the slotted model; per-task outcomes and named counters.
+
+    Parameters
+    ----------
+    scheme : int
+        PROPOSED, BL1, BL2 or BL3.
+    path_gain : float64[U, E]
+        Linear path gains (fading multiplies them each slot when ``fading``).
+    covered : bool[U, E]
+        Coverage; a user only proposes to covered cloudlets.
+    power : float64[U]
+        Transmit powers [W].
+    noise_w, bandwidth : float
+        Noise power [W] and band [Hz].
+    fading : bool
+        Rayleigh block fading (iid Exp(1) power gain per link and slot).
+    fading_seed : uint64
+        Nonzero initial state of the xorshift64* generator of the fading draws.
+    cpu : float64[E]
+        CPU speeds [cycles/s].
+    kappa, tau_ep, budget, slot : float
+        κ [cycles/bit], τ_EP [s], D_th·ε [s], δ [s].
+    n_slots, max_drain_slots, x_max : int
+        Slots with arrivals, most extra slots to finish the work, X_max.
+    storage : int64[E]
+        Cache capacities (results).
+    cache_rank : int64[E, A]
+        Each cloudlet's popularity rank of every task (proposed scheme).
+    cacheable : bool[A]
+    arrival, task_bits : float64[N]
+        Arrival times (sorted within each user) and data sizes of the tasks.
+    task_user, task_type : int64[N]
+    user_start : int64[U + 1]
+        Tasks are grouped by user: user u owns tasks user_start[u] .. user_start[u+1]-1.
+    rbar0 : float64[U, E]
+        Initial rate estimates r̄(0) (forgotten after one slot since ν(1) = 1).
+    max_queue : int
+        Copies one cloudlet may hold; more stops the run with status QUEUE_OVERFLOW.
+
+    Returns
+    -------
+    done_time : float64[N]
+        Completion time (NaN if not done).
+    server : int64[N]
+        Cloudlet that served the task (cache hit or upload).
+    from_cache : bool[N]
+    copies : int64[N]
+        Cloudlets the request was queued at (0 for a cache hit).
+    cache_seq, cache_hit : int64[N], bool[N]
+        Order of the task's request at its server's cache (-1 if the cache never saw it)
+        and whether the cache held the result then.
+    counters : int64[N_COUNTERS]
+        Named slots TASKS ... UNMATCHED_REQUESTS.
+    """
+    n_users, n_cloudlets = path_gain.shape
+    n_task_types = cacheable.shape[0]
+    n = arrival.shape[0]
+    rng_state = np.empty(1, dtype=np.uint64)
+    rng_state[0] = fading_seed
+    table = FADING_TABLE
+    caching = scheme == PROPOSED or scheme == BL1
+    policy = 1 if scheme == BL1 else 0
+    hedging = scheme != BL3 and x_max > 1
+
+    done_time = np.full(n, np.nan)
+    server = np.full(n, -1, dtype=np.int64)
+    from_cache = np.zeros(n, dtype=np.bool_)
+    copies = np.zeros(n, dtype=np.int64)
+    cache_seq = np.full(n, -1, dtype=np.int64)
+    cache_hit = np.zeros(n, dtype=np.bool_)
+    state = np.zeros(n, dtype=np.int64)
+    left = task_bits.copy()
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    counters[TASKS] = n
+
+    head = user_start[:-1].copy()  # next unmatched task of every user
+    user_busy = np.zeros(n_users, dtype=np.bool_)
+    qbuf = np.empty((n_cloudlets, max_queue), dtype=np.int64)
+    qhead = np.zeros(n_cloudlets, dtype=np.int64)
+    qlen = np.zeros(n_cloudlets, dtype=np.int64)
+    up_task = np.full(n_cloudlets, -1, dtype=np.int64)
+    cpu_free = np.zeros(n_cloudlets)
+
+    s_max = 1
+    for e in range(n_cloudlets):
+        s_max = max(s_max, storage[e])
+    slot_of = np.full((n_cloudlets, n_task_types), -1, dtype=np.int64)
+    ready = np.full((n_cloudlets, n_task_types), np.inf)
+    c_obj = np.full((n_cloudlets, s_max), -1, dtype=np.int64)
+    c_key = np.zeros((n_cloudlets, s_max), dtype=np.int64)
+    used = np.zeros(n_cloudlets, dtype=np.int64)
+    clock = 0  # cache request counter (LRU recency, replay order)
+
+    rbar = rbar0.copy()
+    gain = path_gain.copy()
+    serving = np.full(n_users, -1, dtype=np.int64)
+    received = np.zeros(n_cloudlets)
+    wait_est = np.zeros(n_cloudlets)
+    req_user = np.empty(n_users, dtype=np.int64)
+    req_task = np.empty(n_users, dtype=np.int64)
+    ukey = np.empty(n_cloudlets)
+    caps = np.ones(n_cloudlets, dtype=np.int64)
+
+    s = 0
+    last_slot = n_slots + max_drain_slots
+    while s < last_slot:
+        if s >= n_slots and counters[TASKS_DONE] == n:
+            break
+        t0 = s * slot
+        # 1. requests
+        n_req = 0
+        for u in range(n_users):
+            k = head[u]
+            if k < user_start[u + 1] and arrival[k] <= t0:
+                req_user[n_req] = u
+                req_task[n_req] = k
+                n_req += 1
+        if n_req > 0:
+            # 2. preferences
+            if scheme != BL3:
+                for e in range(n_cloudlets):
+                    w = 0.0
+                    t = up_task[e]
+                    if t >= 0:
+                        w += left[t] / rbar[task_user[t], e]
+                    for j in range(qlen[e]):
+                        t = qbuf[e, (qhead[e] + j) % max_queue]
+                        if state[t] == QUEUED:
+                            w += task_bits[t] / rbar[task_user[t], e]
+                    wait_est[e] = w
+            phi = np.empty((n_cloudlets, n_req))
+            ready_at = np.zeros((n_cloudlets, n_req), dtype=np.bool_)
+            prefs = np.full((n_req, n_cloudlets), -1, dtype=np.int64)
+            for i in range(n_req):
+                u = req_user[i]
+                t = req_task[i]
+                a = task_type[t]
+                bits = task_bits[t]
+                for e in range(n_cloudlets):
+                    if not covered[u, e]:
+                        ukey[e] = np.inf
+                        phi[e, i] = -np.inf
+                        continue
+                    if scheme == BL3:
+                        ukey[e] = -rbar[u, e]
+                        phi[e, i] = rbar[u, e]
+                        continue
+                    hit = caching and slot_of[e, a] >= 0 and ready[e, a] <= t0
+                    ready_at[e, i] = hit
+                    if hit:
+                        ukey[e] = tau_ep
+                        phi[e, i] = budget - tau_ep
+                    else:
+                        own = kappa * bits / cpu[e] + bits / rbar[u, e]
+                        ukey[e] = own + tau_ep
+                        phi[e, i] = budget - own - wait_est[e] - tau_ep
+                order = np.argsort(ukey, kind="mergesort")
+                k = 0
+                for j in range(n_cloudlets):
+                    e = order[j]
+                    if covered[u, e]:
+                        prefs[i, k] = e
+                        k += 1
+            rprefs = np.full((n_cloudlets, n_req), -1, dtype=np.int64)
+            neg = np.empty(n_req)
+            for e in range(n_cloudlets):
+                for i in range(n_req):
+                    neg[i] = -phi[e, i]
+                order = np.argsort(neg, kind="mergesort")
+                k = 0
+                for j in range(n_req):
+                    i = order[j]
+                    if covered[req_user[i], e]:
+                        rprefs[e, k] = i
+                        k += 1
+            # 3. matching (+ hedge rounds)
+            first = deferred_acceptance_kernel(prefs, rprefs, caps)
+            flags = np.zeros(n_req, dtype=np.bool_)
+            any_flag = False
+            if hedging:
+                for i in range(n_req):
+                    e = first[i]
+                    if e >= 0 and not ready_at[e, i] and phi[e, i] < 0.0:
+                        flags[i] = True
+                        any_flag = True
+            if any_flag:
+                matched = hedged_matching_kernel(prefs, rprefs, caps, flags, x_max)
+            else:
+                matched = np.full((n_req, 1), -1, dtype=np.int64)
+                for i in range(n_req):
+                    matched[i, 0] = first[i]
+            # 4. cache hits and queueing
+            for i in range(n_req):
+                e0 = matched[i, 0]
+                if e0 < 0:
+                    counters[UNMATCHED_REQUESTS] += 1
+                    continue
+                counters[MATCHED_REQUESTS] += 1
+                u = req_user[i]
+                t = req_task[i]
+                head[u] += 1
+                if ready_at[e0, i]:
+                    _cache_request(e0, task_type[t], policy, clock, slot_of, c_obj, c_key,
+                                   used, storage, cache_rank, ready)  # fmt: skip
+                    cache_seq[t] = clock
+                    cache_hit[t] = True
+                    clock += 1
+                    from_cache[t] = True
+                    server[t] = e0
+                    done_time[t] = t0 + tau_ep
+                    state[t] = DONE
+                    counters[FROM_CACHE] += 1
+                    counters[TASKS_DONE] += 1
+                    continue
+                state[t] = QUEUED
+                c = 0
+                for j in range(matched.shape[1]):
+                    e = matched[i, j]
+                    if e < 0:
+                        continue
+                    if qlen[e] >= max_queue:
+                        counters[STATUS] = QUEUE_OVERFLOW
+                        counters[SLOTS_RUN] = s + 1
+                        return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
+                    qbuf[e, (qhead[e] + qlen[e]) % max_queue] = t
+                    qlen[e] += 1
+                    c += 1
+                copies[t] = c
+                counters[COPIES] += c
+                if c > 1:
+                    counters[HEDGED_TASKS] += 1
+        # 5. uploads start at idle cloudlets
+        for e in range(n_cloudlets):
+            if up_task[e] >= 0:
+                continue
+            while qlen[e] > 0:
+                t = qbuf[e, qhead[e]]
+                if state[t] != QUEUED:  # withdrawn: another copy started first
+                    qhead[e] = (qhead[e] + 1) % max_queue
+                    qlen[e] -= 1
+                    counters[WITHDRAWN] += 1
+                    continue
+                u = task_user[t]
+                if user_busy[u]:
+                    break
+                qhead[e] = (qhead[e] + 1) % max_queue
+                qlen[e] -= 1
+                state[t] = UPLOADING
+                server[t] = e
+                up_task[e] = t
+                user_busy[u] = True
+                counters[UPLOADS] += 1
+                a = task_type[t]
+                if caching and cacheable[a]:
+                    held = _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used,
+                                          storage, cache_rank, ready)  # fmt: skip
+                    cache_seq[t] = clock
+                    cache_hit[t] = held
+                    clock += 1
+                    if held:
+                        counters[PENDING_HITS] += 1
+                break
+        # 6. radio: fading, rates of the transmitting users, upload progress
+        for u in range(n_users):
+            serving[u] = -1
+        for e in range(n_cloudlets):
+            if up_task[e] >= 0:
+                serving[task_user[up_task[e]]] = e
+        if fading:
+            for u in range(n_users):
+                for e in range(n_cloudlets):
+                    gain[u, e] = path_gain[u, e] * fading_draw(rng_state, table)
+        rates = uplink_rate_kernel(gain, power, noise_w, serving, bandwidth)
+        for e in range(n_cloudlets):
+            t = up_task[e]
+            if t < 0:
+                continue
+            u = task_user[t]
+            r = rates[u]
+            progress = r * slot
+            if r > 0.0 and left[t] <= progress:
+                finish = t0 + left[t] / r
+                left[t] = 0.0
+                start = cpu_free[e] if cpu_free[e] > finish else finish
+                cpu_free[e] = start + kappa * task_bits[t] / cpu[e]
+                done_time[t] = cpu_free[e] + tau_ep
+                state[t] = DONE
+                counters[TASKS_DONE] += 1
+                user_busy[u] = False
+                up_task[e] = -1
+                a = task_type[t]
+                if caching and slot_of[e, a] >= 0 and ready[e, a] > cpu_free[e]:
+                    ready[e, a] = cpu_free[e]
+            else:
+                left[t] -= progress
+        # 7. rate estimates, eq. 10 with nu = 1 / (number of observations)
+        nu = 1.0 / (s + 1)
+        for e in range(n_cloudlets):
+            received[e] = 0.0
+        for v in range(n_users):
+            if serving[v] >= 0:
+                for e in range(n_cloudlets):
+                    received[e] += gain[v, e] * power[v]
+        for u in range(n_users):
+            for e in range(n_cloudlets):
+                if not covered[u, e]:
+                    continue
+                own = gain[u, e] * power[u]
+                interference = received[e] - own if serving[u] >= 0 else received[e]
+                if interference < 0.0:
+                    interference = 0.0
+                r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
+                rbar[u, e] = nu * r + (1.0 - nu) * rbar[u, e]
+        s += 1
+    counters[SLOTS_RUN] = s
+    if counters[TASKS_DONE] < n:
+        counters[STATUS] = NOT_DRAINED
+    return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
