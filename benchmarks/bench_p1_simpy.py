@@ -34,7 +34,7 @@ import simpy  # noqa: E402
 from workbench.fog import geometric_scenario  # noqa: E402
 from workbench.fog import kernels as K  # noqa: E402
 from workbench.fog.scenario import compile_scenario  # noqa: E402
-from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments  # noqa: E402
+from workbench.fog.simulation import draw_requests, kernel_arguments  # noqa: E402
 
 THETA, E_MAX, Q, ALPHA, PERIOD, MODE = 0.02, 2, 0.5, 0.5, 0.05, "distributed"
 SEED = 20260601
@@ -219,7 +219,7 @@ def main():
     if not args.quick:
         t0 = time.perf_counter()
         rng = np.random.default_rng(SEED + 2)
-        big_req = draw_requests(net, 10**6, rng, PERIOD)
+        draw_requests(net, 10**6, rng, PERIOD)
         t_draw = time.perf_counter() - t0
         print(f"scale : 10^6 requests, 25 fog / 500 IoT: draw {t_draw:.2f} s + kernel {best:.2f} s")
     ok = same_place and max_diff < 1e-9
