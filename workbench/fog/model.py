@@ -340,20 +340,20 @@ def _stage_cap(x):
     return int(x + 12.0 * math.sqrt(x + 1.0) + 50)
 
 
-def _accept_from_mass(mass, mu_fast_is_light, mu_light, mu_heavy, theta):
-    """Σ_{n,n'} mass[n, n']·P(Erlang(n, μ) + Erlang(n', μ') < θ), by uniformisation."""
-    if math.isinf(theta):
-        return float(mass.sum())
-    if theta <= 0:
-        return 0.0
-    fast, slow = (mu_light, mu_heavy) if mu_fast_is_light else (mu_heavy, mu_light)
-    if not mu_fast_is_light:
+def stage_distribution(mass, mu_light, mu_heavy, theta_max):
+    """P(M = m), m ≤ cap(θ_max): stages at the faster rate of Σ Erlang(n, μ) + Erlang(n', μ').
+
+    An Exp(μ_lo) time is a geometric number (success probability μ_lo/μ_hi) of Exp(μ_hi)
+    stages, so n' slow requests add a negative binomial number of fast stages. Returns
+    ``(dist, mu_hi)``; then P(W < θ) = Σ_m dist[m]·P(Poisson(μ_hi θ) ≥ m) for θ ≤ θ_max.
+    """
+    fast_is_light = mu_light >= mu_heavy
+    fast, slow = (mu_light, mu_heavy) if fast_is_light else (mu_heavy, mu_light)
+    if not fast_is_light:
         mass = mass.T
-    # mass[a, b]: a requests at the fast rate, b at the slow one
-    x = fast * theta
-    cap = _stage_cap(x)
+    cap = _stage_cap(fast * theta_max)
     p = slow / fast
-    dist = np.zeros(cap + 1)  # P(M = m) for m ≤ cap (the rest cannot finish in time)
+    dist = np.zeros(cap + 1)
     n_fast, n_slow = mass.shape
     extra = np.arange(cap + 1)
     for b in range(n_slow):
@@ -367,7 +367,27 @@ def _accept_from_mass(mass, mu_fast_is_light, mu_light, mu_heavy, theta):
             continue
         nb = stats.nbinom.pmf(extra, b, p)  # extra fast stages of b slow requests
         dist += np.convolve(start, nb)[: cap + 1]
-    return float(np.dot(dist, _poisson_at_least(np.arange(cap + 1), x)))
+    return dist, fast
+
+
+def accept_from_stages(dist, mu_hi, theta):
+    """P(W < θ) from :func:`stage_distribution` (θ no larger than its θ_max)."""
+    if math.isinf(theta):
+        return min(1.0, float(dist.sum()))
+    if theta <= 0:
+        return 0.0
+    # rounding can push a sum of probabilities a few ulps past 1
+    return min(1.0, float(np.dot(dist, _poisson_at_least(np.arange(dist.size), mu_hi * theta))))
+
+
+def _accept_from_mass(mass, mu_fast_is_light, mu_light, mu_heavy, theta):
+    """Σ_{n,n'} mass[n, n']·P(Erlang(n, μ) + Erlang(n', μ') < θ), by uniformisation."""
+    if math.isinf(theta):
+        return min(1.0, float(mass.sum()))
+    if theta <= 0:
+        return 0.0
+    dist, mu_hi = stage_distribution(mass, mu_light, mu_heavy, theta)
+    return accept_from_stages(dist, mu_hi, theta)
 
 
 def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
@@ -705,7 +725,7 @@ def analyze(
             v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
             # per node, P = accept(P·v, P·v') is monotone in P: bisection on [0, 1]
             lo, hi = np.zeros(nf), np.ones(nf)
-            for _ in range(60):
+            for _ in range(42):  # |P - P*| < 2^-42
                 mid = 0.5 * (lo + hi)
                 f = mid - _accept_vec(theta_arr, mid * v0, mid * v1, mu, mu2, q)
                 hi = np.where(f > 0, mid, hi)
