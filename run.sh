@@ -35,27 +35,8 @@ cmd="${1:-lab}"
 shift || true
 case "$cmd" in
     setup) setup_python; setup_browser ;;
-    lab)
-        setup_python
-        # JupyterLab refuses to start as root unless told; containers often run as root
-        root_flag=()
-        if [ "$(id -u)" = 0 ]; then root_flag=(--allow-root); fi
-        # saves never write outputs or widget state: the repository stays clean
-        exec "$VENV/bin/jupyter" lab "${root_flag[@]}" \
-            --ServerApp.root_dir=notebooks \
-            --FileContentsManager.pre_save_hook=workbench.notebook_hooks.strip_outputs \
-            --LabApp.default_url=/lab/tree/00_index.ipynb "$@"
-        ;;
-    app)
-        setup_python
-        # one notebook as an app, or (no argument) the notebooks folder to pick from
-        target=notebooks/
-        if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then target="notebooks/$(basename "$1")"; shift; fi
-        # idle kernels (a closed tab) are shut down after 2 minutes
-        exec "$VENV/bin/voila" "$target" --Voila.ip=127.0.0.1 \
-            --MappingKernelManager.cull_idle_timeout=120 \
-            --MappingKernelManager.cull_interval=30 "$@"
-        ;;
+    lab) setup_python; exec "$PY" -m workbench lab "$@" ;;
+    app) setup_python; exec "$PY" -m workbench app "$@" ;;
     figures) setup_python; exec "$PY" -m workbench reproduce all "$@" ;;
     test)
         setup_python; setup_browser

@@ -31,12 +31,13 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from workbench import servers
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 REPO = Path(__file__).resolve().parents[1]
@@ -223,6 +224,19 @@ class Server:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def kernels(self) -> list[int]:
+        """Live kernel processes this server started (zombies excluded)."""
+        found = []
+        for pid in _descendants(self.proc.pid):
+            fields = _stat_fields(pid)
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if fields and fields[0] != "Z" and b"ipykernel" in cmdline:
+                found.append(pid)
+        return found
+
     def remember_children(self) -> None:
         """Record the server's descendants (kernels run in their own sessions, so killpg on
         the server's group would miss them)."""
@@ -338,6 +352,7 @@ KERNEL_OPTIONS = ["--KernelManager.transport=ipc"]
 
 
 def lab_server(root: Path, home: Path) -> contextlib.AbstractContextManager[Server]:
+    """JupyterLab as ``python -m workbench lab`` starts it (its options), on ``root``."""
     port = free_port()
     cmd = [
         str(VENV_BIN / "jupyter"),
@@ -351,6 +366,7 @@ def lab_server(root: Path, home: Path) -> contextlib.AbstractContextManager[Serv
         "--ServerApp.password=",
         "--LabApp.expose_app_in_browser=True",
         f"--ServerApp.root_dir={root}",
+        *servers.LAB_OPTIONS,
         *KERNEL_OPTIONS,
     ]
     return run_server(
@@ -364,7 +380,10 @@ def lab_server(root: Path, home: Path) -> contextlib.AbstractContextManager[Serv
     )
 
 
-def voila_server(root: Path, home: Path) -> contextlib.AbstractContextManager[Server]:
+def voila_server(
+    root: Path, home: Path, extra: tuple[str, ...] = ()
+) -> contextlib.AbstractContextManager[Server]:
+    """Voila as ``python -m workbench app`` starts it (its options, then ``extra``)."""
     port = free_port()
     cmd = [
         str(VENV_BIN / "voila"),
@@ -374,6 +393,13 @@ def voila_server(root: Path, home: Path) -> contextlib.AbstractContextManager[Se
         "--Voila.ip=127.0.0.1",
         "--Voila.port_retries=0",
         "--show_tracebacks=True",
+        # the workbench's options, each replaced by one of ``extra`` with the same name
+        *[
+            o
+            for o in servers.VOILA_OPTIONS
+            if o.split("=")[0] not in {e.split("=")[0] for e in extra}
+        ],
+        *extra,
         *KERNEL_OPTIONS,
     ]
     return run_server(
@@ -424,41 +450,16 @@ class PageLog:
         return "--- last browser console errors ---\n" + "\n".join(self.lines[-n:])
 
 
-class Hang(Exception):
-    """A wait timed out with no Python error in sight (see :func:`with_one_retry`)."""
-
-
-def with_one_retry(check_once, *args) -> dict[str, float]:
-    """Run ``check_once(*args, attempt=n)``; after a :class:`Hang`, run it once more.
-
-    ipykernel 7 (7.4.0 is pinned) very rarely stops answering an execute request or a comm
-    message: the kernel idles, the notebook never finishes (seen ~1 run in 30, in Voila and
-    in nbclient). A second attempt on a fresh page and kernel tells that apart from a
-    notebook that really hangs or is too slow, which fails both attempts. Python errors
-    are never retried. The retry is reported as a warning and in the timings.
-    """
-    try:
-        return check_once(*args, attempt=1)
-    except Hang as hang:
-        first = str(hang).split("\n", 1)[0]
-        warnings.warn(f"retried once after a hang: {first}", stacklevel=2)
-    timings = check_once(*args, attempt=2)
-    timings["retried_after_hang"] = 1
-    return timings
-
-
 class Check:
     """Collects context (server log, console, page errors) for readable failures."""
 
-    def __init__(self, page, server: Server, what: str, attempt: int = 1) -> None:
+    def __init__(self, page, server: Server, what: str) -> None:
         self.page, self.server, self.what = page, server, what
-        self.attempt = attempt
         self.log = PageLog(page)
         self.timings: dict[str, float] = {}
         self._t0 = time.monotonic()
-        if attempt == 1:
-            for old in artifacts_dir().glob(f"{self._stem()}[-.]*"):  # no stale artifacts
-                old.unlink()
+        for old in artifacts_dir().glob(f"{self._stem()}[-.]*"):  # no stale artifacts
+            old.unlink()
 
     def _stem(self) -> str:
         return self.what.replace("/", "_").replace(" ", "_")
@@ -467,22 +468,19 @@ class Check:
         self.timings[label] = round(time.monotonic() - self._t0, 1)
 
     def fail(self, msg: str, *, hang: bool = False) -> None:
-        """Fail with everything needed to debug; ``hang``: a timeout without any Python
-        error, retried once (raises :class:`Hang`) on the first attempt."""
+        """Fail with everything needed to debug; ``hang`` marks a timeout with no Python
+        error in sight (no retry: a stalled kernel is a failure)."""
         hang = hang and page_errors_text(self.page) == NO_PAGE_ERRORS
-        tag = "FAILED" if self.attempt == 1 else f"FAILED-attempt{self.attempt}"
-        shot = self.screenshot(tag)
+        shot = self.screenshot("FAILED")
         self.server.remember_children()
-        log_copy = artifacts_dir() / f"{self._stem()}-{tag}-server.log"
+        log_copy = artifacts_dir() / f"{self._stem()}-FAILED-server.log"
         with contextlib.suppress(OSError):
             shutil.copyfile(self.server.log_path, log_copy)
         text = (
-            f"{self.what}: {msg}\nattempt: {self.attempt}\nscreenshot: {shot}\n"
-            f"full server log: {log_copy}\ntimings: {self.timings}\n"
+            f"{self.what}: {msg}{' (a stall: no Python error)' if hang else ''}\n"
+            f"screenshot: {shot}\nfull server log: {log_copy}\ntimings: {self.timings}\n"
             f"{page_errors_text(self.page)}\n{self.log.tail()}\n{self.server.log_tail()}"
         )
-        if hang and self.attempt == 1:
-            raise Hang(text)
         pytest.fail(text, pytrace=False)
 
     def screenshot(self, suffix: str = "") -> Path:
@@ -646,13 +644,9 @@ def _scroll_to_top_of(locator) -> None:
 
 def check_in_lab(browser, server: Server, notebook: str) -> dict[str, float]:
     """Open ``notebook`` in JupyterLab, run all cells, exercise the first view."""
-    return with_one_retry(_check_in_lab_once, browser, server, notebook)
-
-
-def _check_in_lab_once(browser, server: Server, notebook: str, attempt: int) -> dict:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    check = Check(page, server, f"lab-{Path(notebook).stem}", attempt)
+    check = Check(page, server, f"lab-{Path(notebook).stem}")
     try:
         # a fresh workspace per notebook: no tabs restored from an earlier test
         page.goto(
@@ -716,6 +710,13 @@ def _check_in_lab_once(browser, server: Server, notebook: str, attempt: int) -> 
             check.fail(f"notebook:run-all-cells ended with {status!r}")
         move_slider_and_wait_redraw(check, f"#{panel_id}")
         check.screenshot()
+        saved = page.evaluate(
+            """() => window.jupyterapp.commands.execute('docmanager:save').then(
+                () => 'saved', (e) => 'error: ' + e)"""
+        )
+        if saved != "saved":
+            check.fail(f"saving the notebook failed: {saved}")
+        check.lap("saved")
         return check.timings
     finally:
         with contextlib.suppress(Exception):  # free the kernel's CPU for the next test
@@ -758,14 +759,10 @@ VOILA_LOG_ERRORS = ("Error at server while executing cell", "KernelRestarter: re
 
 def check_in_voila(browser, server: Server, notebook: str) -> dict[str, float]:
     """Render ``notebook`` with Voila, exercise the first view."""
-    return with_one_retry(_check_in_voila_once, browser, server, notebook)
-
-
-def _check_in_voila_once(browser, server: Server, notebook: str, attempt: int) -> dict:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.add_init_script(RECORD_LOAD_TIME)
-    check = Check(page, server, f"voila-{Path(notebook).stem}", attempt)
+    check = Check(page, server, f"voila-{Path(notebook).stem}")
     try:
         log_start = server.log_size()
         # Voila streams the page while it executes the notebook: do not wait for 'load'

@@ -14,12 +14,16 @@ marked as running in the main thread while it is started, which would break asyn
 
 from __future__ import annotations
 
+import time
+
 import browser_support as bs
+import nbformat
 import pytest
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOKS = [p.name for p in bs.notebook_paths()]  # an empty folder fails test_notebooks
+# the paper notebooks (each has slider views); the course index has none
+NOTEBOOKS = [p.name for p in bs.notebook_paths() if p.name != "00_index.ipynb"]
 IDS = [name.removesuffix(".ipynb") for name in NOTEBOOKS]
 
 
@@ -50,10 +54,20 @@ def voila(served_root, tmp_path_factory):
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
-def test_jupyterlab_slider_redraws_figure(notebook, browser, lab, record_property):
+def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
+    notebook, browser, lab, served_root, record_property
+):
+    """Run all, move a slider, save: the file on disk has no outputs and no widget state
+    (JupyterLab runs with the workbench's pre-save hook, as ``run.sh lab`` starts it)."""
+    before = nbformat.read(bs.notebooks_dir() / notebook, as_version=4)
     timings = bs.check_in_lab(browser, lab, notebook)
     record_property("timings_s", timings)
     bs.save_timings("jupyterlab", notebook, timings)
+    saved = nbformat.read(served_root / notebook, as_version=4)
+    dirty = [i for i, c in enumerate(saved.cells) if c.cell_type == "code" and c.outputs]
+    assert not dirty, f"saved {notebook} carries outputs in cells {dirty}"
+    assert "widgets" not in saved.metadata, "saved widget state would show dead widgets"
+    assert [c.source for c in saved.cells] == [c.source for c in before.cells]
     print(f"lab {notebook}: {timings}")
 
 
@@ -63,3 +77,24 @@ def test_voila_slider_redraws_figure(notebook, browser, voila, record_property):
     record_property("timings_s", timings)
     bs.save_timings("voila", notebook, timings)
     print(f"voila {notebook}: {timings}")
+
+
+def test_voila_shuts_down_the_kernel_of_a_closed_tab(browser, served_root, tmp_path_factory):
+    """`run.sh app` culls idle kernels; here with a 3 s idle limit instead of 120 s."""
+    fast_cull = (
+        "--MappingKernelManager.cull_idle_timeout=3",
+        "--MappingKernelManager.cull_interval=1",
+    )
+    with bs.voila_server(served_root, tmp_path_factory.mktemp("cull"), fast_cull) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{server.url}/voila/render/00_index.ipynb", wait_until="load", timeout=120_000)
+        page.wait_for_selector("a[href$='.ipynb']", timeout=60_000)
+        assert len(server.kernels()) == 1, "the page should run one kernel"
+        links = page.locator("a[href$='.ipynb']").count()
+        assert links == len(NOTEBOOKS), f"the course index links {links} notebooks"
+        context.close()
+        deadline = time.monotonic() + 60
+        while server.kernels() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not server.kernels(), "the closed tab's kernel is still running after 60 s"

@@ -8,6 +8,7 @@ python -m workbench claims <paper|all> [--full]
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import pandas as pd
@@ -16,6 +17,17 @@ from workbench.registry import PAPERS
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["lab"], ["app"]):
+        from workbench import servers
+
+        rest = argv[1:]
+        if argv[0] == "lab":
+            cmd = servers.lab_command(rest)
+        else:
+            nb = rest.pop(0) if rest and not rest[0].startswith("-") else None
+            cmd = servers.app_command(nb, rest)
+        os.execv(cmd[0], cmd)
     parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("papers", help="list the papers, their packages and notebooks")
