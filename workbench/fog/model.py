@@ -730,7 +730,7 @@ def analyze(
                 f = mid - _accept_vec(theta_arr, mid * v0, mid * v1, mu, mu2, q)
                 hi = np.where(f > 0, mid, hi)
                 lo = np.where(f > 0, lo, mid)
-            new = 0.5 * (lo + hi)
+            new = np.where(np.isinf(theta_arr), 1.0, 0.5 * (lo + hi))  # θ = ∞ accepts all
             change = np.max(np.abs(new - p))
             p = 0.5 * p + 0.5 * new if iterations > 20 else new
             if change < 1e-10:
