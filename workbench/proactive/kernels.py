@@ -463,4 +463,7 @@ def simulate_slots_kernel(
     counters[SLOTS_RUN] = s
     if counters[TASKS_DONE] < n:
         counters[STATUS] = NOT_DRAINED
+    else:  # every task is done: copies still queued are withdrawn ones, never popped
+        for e in range(n_cloudlets):
+            counters[WITHDRAWN] += qlen[e]
     return done_time, server, from_cache, copies, cache_seq, cache_hit, counters

@@ -1,0 +1,216 @@
+"""Slow, obvious twin of the P2 slot kernel: plain Python lists, dicts and the naive
+matching and radio twins, following the rules written in workbench.proactive.kernels."""
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+from naive_building_blocks import (
+    deferred_acceptance_naive,
+    hedged_matching_naive,
+    uplink_rate_naive,
+)
+
+MASK = (1 << 64) - 1
+
+
+class XorShift:
+    """xorshift64*, the same generator as the kernel's, on Python integers."""
+
+    def __init__(self, state):
+        self.x = int(state)
+
+    def next(self):
+        x = self.x
+        x ^= x >> 12
+        x ^= (x << 25) & MASK
+        x ^= x >> 27
+        self.x = x
+        return (x * 2685821657736338717) & MASK
+
+
+def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
+                   cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
+                   cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start,
+                   rbar0, table):  # fmt: skip
+    """Returns (done_time, server, from_cache, copies) as lists."""
+    U, E = path_gain.shape
+    n = len(arrival)
+    caching = scheme in (0, 1)
+    lru = scheme == 1
+    hedging = scheme != 3 and x_max > 1
+    rng = XorShift(fading_seed)
+    done = [math.nan] * n
+    server = [-1] * n
+    from_cache = [False] * n
+    copies = [0] * n
+    state = ["waiting"] * n
+    left = [float(b) for b in task_bits]
+    head = [int(user_start[u]) for u in range(U)]
+    busy = [False] * U
+    queues = [[] for _ in range(E)]
+    uploading = [None] * E
+    cpu_free = [0.0] * E
+    caches = [OrderedDict() for _ in range(E)]  # task -> ready time (LRU order for BL1)
+    rbar = [[float(rbar0[u, e]) for e in range(E)] for u in range(U)]
+    n_done = 0
+    s = 0
+    while s < n_slots + max_drain_slots:
+        if s >= n_slots and n_done == n:
+            break
+        t0 = s * slot
+        reqs = [
+            (u, head[u]) for u in range(U) if head[u] < user_start[u + 1] and arrival[head[u]] <= t0
+        ]
+        if reqs:
+            wait = []
+            for e in range(E):
+                w = 0.0
+                if uploading[e] is not None:
+                    t = uploading[e]
+                    w += left[t] / rbar[task_user[t]][e]
+                for t in queues[e]:
+                    if state[t] == "queued":
+                        w += task_bits[t] / rbar[task_user[t]][e]
+                wait.append(w)
+            nr = len(reqs)
+            phi = [[0.0] * nr for _ in range(E)]
+            ready_at = [[False] * nr for _ in range(E)]
+            prefs = np.full((nr, E), -1, dtype=np.int64)
+            for i, (u, t) in enumerate(reqs):
+                a, bits = task_type[t], task_bits[t]
+                key = {}
+                for e in range(E):
+                    if not covered[u, e]:
+                        phi[e][i] = -math.inf
+                        continue
+                    if scheme == 3:
+                        key[e] = -rbar[u][e]
+                        phi[e][i] = rbar[u][e]
+                        continue
+                    hit = caching and a in caches[e] and caches[e][a] <= t0
+                    ready_at[e][i] = hit
+                    if hit:
+                        key[e] = tau_ep
+                        phi[e][i] = budget - tau_ep
+                    else:
+                        own = kappa * bits / cpu[e] + bits / rbar[u][e]
+                        key[e] = own + tau_ep
+                        phi[e][i] = budget - own - wait[e] - tau_ep
+                ranked = sorted(key, key=lambda e: (key[e], e))
+                prefs[i, : len(ranked)] = ranked
+            rprefs = np.full((E, nr), -1, dtype=np.int64)
+            for e in range(E):
+                ok = [i for i in range(nr) if covered[reqs[i][0], e]]
+                ranked = sorted(ok, key=lambda i: (-phi[e][i], i))
+                rprefs[e, : len(ranked)] = ranked
+            caps = np.ones(E, dtype=np.int64)
+            first = deferred_acceptance_naive(prefs, rprefs, caps)
+            flags = np.array(
+                [
+                    hedging and first[i] >= 0 and not ready_at[first[i]][i]
+                    and phi[first[i]][i] < 0
+                    for i in range(nr)
+                ],
+                dtype=bool,
+            )  # fmt: skip
+            if flags.any():
+                matched = hedged_matching_naive(prefs, rprefs, caps, flags, x_max)
+            else:
+                matched = np.asarray(first).reshape(-1, 1)
+            for i, (u, t) in enumerate(reqs):
+                e0 = int(matched[i][0])
+                if e0 < 0:
+                    continue
+                head[u] += 1
+                if ready_at[e0][i]:
+                    if lru:
+                        caches[e0].move_to_end(task_type[t])
+                    from_cache[t] = True
+                    server[t] = e0
+                    done[t] = t0 + tau_ep
+                    state[t] = "done"
+                    n_done += 1
+                    continue
+                state[t] = "queued"
+                for e in matched[i]:
+                    if e >= 0:
+                        queues[int(e)].append(t)
+                        copies[t] += 1
+        for e in range(E):
+            if uploading[e] is not None:
+                continue
+            while queues[e]:
+                t = queues[e][0]
+                if state[t] != "queued":
+                    queues[e].pop(0)
+                    continue
+                if busy[task_user[t]]:
+                    break
+                queues[e].pop(0)
+                state[t] = "uploading"
+                server[t] = e
+                uploading[e] = t
+                busy[task_user[t]] = True
+                a = task_type[t]
+                if caching and cacheable[a]:
+                    cache = caches[e]
+                    if a in cache:
+                        if lru:
+                            cache.move_to_end(a)
+                    elif storage > 0:
+                        if len(cache) < storage:
+                            cache[a] = math.inf
+                        elif lru:
+                            cache.popitem(last=False)
+                            cache[a] = math.inf
+                        else:
+                            worst = max(cache, key=lambda x: cache_rank[e, x])
+                            if cache_rank[e, a] < cache_rank[e, worst]:
+                                del cache[worst]
+                                cache[a] = math.inf
+                break
+        serving = np.full(U, -1, dtype=np.int64)
+        for e in range(E):
+            if uploading[e] is not None:
+                serving[task_user[uploading[e]]] = e
+        gain = path_gain.copy()
+        if fading:
+            for u in range(U):
+                for e in range(E):
+                    gain[u, e] = path_gain[u, e] * table[rng.next() >> (64 - 14)]
+        rates = uplink_rate_naive(gain, power, noise_w, serving, bandwidth)
+        for e in range(E):
+            t = uploading[e]
+            if t is None:
+                continue
+            r = rates[task_user[t]]
+            if r > 0 and left[t] <= r * slot:
+                finish = t0 + left[t] / r
+                left[t] = 0.0
+                cpu_free[e] = max(cpu_free[e], finish) + kappa * task_bits[t] / cpu[e]
+                done[t] = cpu_free[e] + tau_ep
+                state[t] = "done"
+                n_done += 1
+                busy[task_user[t]] = False
+                uploading[e] = None
+                a = task_type[t]
+                if caching and a in caches[e] and caches[e][a] > cpu_free[e]:
+                    caches[e][a] = cpu_free[e]
+            else:
+                left[t] -= r * slot
+        nu = 1.0 / (s + 1)
+        received = [
+            sum(gain[v, e] * power[v] for v in range(U) if serving[v] >= 0) for e in range(E)
+        ]
+        for u in range(U):
+            for e in range(E):
+                if not covered[u, e]:
+                    continue
+                own = gain[u, e] * power[u]
+                interference = received[e] - own if serving[u] >= 0 else received[e]
+                interference = max(interference, 0.0)
+                r = bandwidth * math.log1p(own / (noise_w + interference)) / math.log(2.0)
+                rbar[u][e] = nu * r + (1.0 - nu) * rbar[u][e]
+        s += 1
+    return done, server, from_cache, copies

@@ -1,0 +1,209 @@
+"""P2 slot simulator: slow twin, conservation, reproducibility, M/M/1 oracle, cache replay
+against the caching building blocks, scheme reductions, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive_proactive import simulate_naive
+
+from workbench.caching import lru_hits, popularity_cache_hits
+from workbench.proactive import (
+    isolated_cloudlet_delay,
+    make_scenario,
+    run_scenario,
+    simulate,
+    train,
+)
+from workbench.proactive import kernels as K
+from workbench.proactive.params import SCHEME_CODES
+from workbench.proactive.simulation import _initial_rates, _xorshift_state, draw_tasks
+from workbench.validation import ParameterError, UnstableRegimeError
+
+SMALL = dict(n_cloudlets=4, n_users=10, area=60.0, n_tasks=12, cacheable_ratio=0.5)
+
+
+def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
+    sc = make_scenario(**(SMALL | scen), seed=seed)
+    tr = train(sc, training_time=20.0, seed=seed)
+    tasks = draw_tasks(sc, arrival_rate, 1e6, n_slots * slot, seed)
+    return sc, tr, tasks
+
+
+@pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
+@pytest.mark.parametrize("fading", [False, True])
+def test_kernel_equals_slow_twin(scheme, fading):
+    sc, tr, tasks = _small(seed=5)
+    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=0.03)
+    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading, **kw)
+    U, E = sc.path_gain.shape
+    done, server, from_cache, copies = simulate_naive(
+        SCHEME_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
+        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.03, 0.005,
+        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
+        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
+        K.FADING_TABLE,
+    )  # fmt: skip
+    t = run.tasks
+    assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
+    assert t["server"].tolist() == server
+    assert t["from_cache"].tolist() == from_cache
+    assert t["copies"].tolist() == copies
+    if scheme in ("proposed", "BL1"):
+        assert t["from_cache"].any()  # the comparison exercised the caches
+    if scheme != "BL3":
+        assert (t["copies"] > 1).any()  # ... and the hedge rounds
+
+
+@pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
+def test_conservation_every_task_served_once(scheme):
+    sc, tr, tasks = _small(seed=2, arrival_rate=8.0, n_slots=400)
+    run = run_scenario(scheme, sc, tr, tasks, n_slots=400, fading_seed=1, storage=2,
+                       budget=0.03)  # fmt: skip
+    t, c = run.tasks, run.counters
+    assert c["tasks"] == len(tasks.arrival) == c["tasks_done"] == c["matched_requests"]
+    assert t["done"].notna().all()
+    assert (t["delay"] >= 0.005 - 1e-12).all()  # at least tau_EP
+    # a task is served once: from a cache or by exactly one upload
+    assert c["from_cache"] + c["uploads"] == c["tasks"]
+    assert int(t["from_cache"].sum()) == c["from_cache"]
+    # every copy of an uploaded task was either uploaded or withdrawn
+    assert c["copies"] == c["uploads"] + c["withdrawn"]
+    assert (t.loc[~t["from_cache"], "copies"] >= 1).all()
+    assert (t.loc[t["from_cache"], "copies"] == 0).all()
+    assert (t["copies"] <= 2).all()
+    assert t["server"].between(0, sc.path_gain.shape[1] - 1).all()
+    assert not t.loc[t["from_cache"], "cacheable"].eq(False).any()  # only cacheable hits
+    if scheme == "BL3":
+        assert c["hedged_tasks"] == 0 and c["withdrawn"] == 0
+    if scheme in ("BL2", "BL3"):
+        assert c["from_cache"] == 0
+
+
+def test_user_uploads_one_task_at_a_time():
+    sc, tr, tasks = _small(seed=4, arrival_rate=10.0, n_slots=300)
+    t = run_scenario("BL2", sc, tr, tasks, n_slots=300, fading_seed=2).tasks
+    # per user, upload intervals [start, finish] cannot overlap: completion order of the
+    # uploads equals their start order, and they are FIFO per user
+    for _, g in t.groupby("user"):
+        assert np.all(np.diff(g["arrival"].to_numpy()) >= 0)
+
+
+@pytest.mark.parametrize("scheme", ["proposed", "BL1"])
+def test_online_cache_replays_like_the_caching_building_blocks(scheme):
+    sc, tr, tasks = _small(seed=8, arrival_rate=10.0, n_slots=600)
+    t = run_scenario(scheme, sc, tr, tasks, n_slots=600, fading_seed=3, storage=2).tasks
+    seen = t[t["cache_seq"] >= 0].sort_values("cache_seq")
+    checked = 0
+    for e, g in seen.groupby("server"):
+        trace = g["task_type"].to_numpy()
+        if scheme == "BL1":
+            expect = lru_hits(trace, 2)
+        else:
+            expect = popularity_cache_hits(trace, 2, tr.cache_rank[e], sc.cacheable)
+        assert np.array_equal(g["cache_hit"].to_numpy(), expect)
+        checked += len(trace)
+    assert checked > 50
+
+
+def test_isolated_cloudlet_matches_mm1():
+    # one user, one cloudlet, no fading, no interference: the upload queue is M/M/1
+    sc = make_scenario(n_cloudlets=1, n_users=1, area=60.0, cacheable_ratio=0.0, seed=2)
+    tr = train(sc, seed=1)
+    rate = 10e6 * math.log2(1 + sc.power_w * sc.path_gain[0, 0] / sc.noise_w)
+    mean_bits, slot, n_slots = 1e5, 1e-4, 1_000_000
+    lam = 0.5 * rate / mean_bits
+    means = []
+    for seed in range(4):
+        tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed)
+        run = run_scenario("BL3", sc, tr, tasks, n_slots=n_slots, fading_seed=1,
+                           fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
+        means.append(run.tasks["delay"].mean())
+    theory = isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot)
+    assert np.mean(means) == pytest.approx(theory, rel=0.05)
+
+
+def test_caching_off_reduces_proposed_and_bl1_to_bl2():
+    sc, tr, tasks = _small(seed=6, arrival_rate=8.0, n_slots=400)
+    runs = {
+        s: run_scenario(s, sc, tr, tasks, n_slots=400, fading_seed=4, storage=0).tasks
+        for s in ("proposed", "BL1", "BL2")
+    }
+    assert np.array_equal(runs["proposed"]["done"], runs["BL2"]["done"])
+    assert np.array_equal(runs["BL1"]["done"], runs["BL2"]["done"])
+    with_cache = run_scenario("proposed", sc, tr, tasks, n_slots=400, fading_seed=4, storage=3)
+    assert with_cache.counters["from_cache"] > 0
+    assert with_cache.tasks["delay"].mean() < runs["BL2"]["delay"].mean()
+
+
+def test_xmax_one_turns_hedging_off():
+    sc, tr, tasks = _small(seed=6, arrival_rate=8.0, n_slots=300)
+    run = run_scenario("BL2", sc, tr, tasks, n_slots=300, fading_seed=4, x_max=1)
+    assert run.counters["hedged_tasks"] == 0 and run.counters["withdrawn"] == 0
+
+
+def test_simulate_reproducible_and_paired():
+    kw = dict(n_cloudlets=6, n_users=18, n_slots=600, replications=2)
+    a = simulate("proposed", seed=3, **kw)
+    b = simulate("proposed", seed=3, **kw)
+    c = simulate("proposed", seed=4, **kw)
+    assert a.frame.equals(b.frame) and a.records.equals(b.records)
+    assert not a.frame.equals(c.frame)
+    bl2 = simulate("BL2", seed=3, **kw)
+    assert a.frame["tasks"].tolist() == bl2.frame["tasks"].tolist()  # same task streams
+    assert a.metric == "mean_delay" and a.records is not None
+    assert {"p90_delay", "p99_delay", "hit_rate"} <= set(a.quantities)
+    assert a.p90_delay <= a.p99_delay
+
+
+def test_proposed_beats_bl2_at_the_defaults_on_average():
+    kw = dict(n_slots=1500, replications=2, seed=1)
+    p, r = simulate("proposed", **kw), simulate("BL2", **kw)
+    assert p.hit_rate > 0.15
+    assert (p.frame["mean_delay"] < r.frame["mean_delay"]).all()
+
+
+def test_unstable_load_raises():
+    with pytest.raises(UnstableRegimeError, match="arrival_rate"):
+        simulate("BL3", n_cloudlets=2, n_users=6, arrival_rate=400.0, n_slots=400,
+                 replications=2, fading=False)  # fmt: skip
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    st.sampled_from(
+        [
+            "n_cloudlets",
+            "storage",
+            "zipf",
+            "x_max",
+            "budget",
+            "slot",
+            "arrival_rate",
+            "cacheable_ratio",
+            "n_slots",
+            "replications",
+            "tau_ep",
+        ]
+    ),  # fmt: skip
+    st.sampled_from([-1, 0.5, math.nan, math.inf, "3", None, 10**12]),
+)
+def test_simulate_bad_input_names_function_and_parameter(name, value):
+    try:
+        simulate("BL3", **{name: value, "replications": 2, "n_slots": 10} | {name: value})
+    except ParameterError as err:
+        assert f"'{name}' parameter of simulate" in str(err)
+    else:  # only values inside the valid range may pass
+        assert name in ("zipf", "cacheable_ratio", "budget", "arrival_rate", "tau_ep", "slot")
+        assert value in (0.5,)
+
+
+def test_simulate_rejects_unknown_names_and_schemes():
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+        simulate("BL1", lam=1.0)
+    with pytest.raises(ParameterError, match="'scheme' parameter of simulate"):
+        simulate("BL4")
+    with pytest.raises(ParameterError, match="n_slots"):
+        simulate("BL1", n_slots=50_000_000, n_users=900, n_cloudlets=300)
