@@ -1,7 +1,61 @@
-"""P1 — fog offloading to reduce IoT service delay (Yousefpour, Ishigaki, Gour, Jue, 2018).
+"""P1 — fog offloading to reduce IoT service delay.
 
-(Full description of the model, the paper's statements and the workbench's choices: see the
-end of this package's development; public names are re-exported below.)
+Yousefpour, Ishigaki, Gour, Jue, "On reducing IoT service delay via fog offloading", IEEE
+Internet of Things Journal 5(1), 2018 (arXiv 1804.07376).
+
+The model in words
+------------------
+Three layers: IoT nodes, fog nodes on an arbitrary graph, cloud servers; every link has a
+propagation delay X and a rate R, and a request of size ς pays ς/R per hop. Requests are
+Light or Heavy, Poisson per IoT node. An IoT node processes a request itself (p^I), sends it
+to its fog node (p^F) or to the cloud (p^C). A fog node keeps W = c·z + c'·z' (requests in
+the node times EWMA estimates of the processing times, z ← (1−α)z + α·new_z). An arriving
+request is accepted when W < θ; otherwise it is forwarded to the neighbour with the
+smallest announced W + RTT/2 while it has been forwarded fewer than e_M times, else sent to
+the cloud. Neighbours announce W periodically, directly (distributed mode) or through a
+Central Node (central mode), so tables can be stale. A cloud server is m_k processing units.
+
+What the paper states (Sec. IV): the service delay of IoT node i (eq. 2)
+d_i = p^I·A_i + p^F·(X^IF + Y^IF + L_ij) + p^C·(X^IC + Y^IC + H_k + X^CI + Y^CI), with the
+recursion L_ij(x) of eq. 6 through best(j); a fog node is a two-class chain (n, n') with
+departures Q·μ and (1−Q)·μ', Q = q·n/(q·n + (1−q)·n'), W̄ = Σ (n/μ + n'/μ')·P(n, n');
+P_j = P(W < θ) with W a sum of Erlang laws; arrival rates through the δ/β flow equations
+(1/deg(ĵ) routing) solved as a fixed point; the cloud units are M/G/1 queues
+(Pollaczek–Khinchine). In words: offloading beats fog without offloading, all-to-cloud and
+Light-only fog processing; θ can be tuned to an optimum; the model agrees with simulation.
+
+What was recovered and what was not: the model's equations in words and structure; the
+numerical section (simulator settings, topology, figures) was lost, so every number in
+the workbench comes from its own scenario, and the claims table says so.
+
+What the workbench finds (see ``data/claims/p1.csv`` and the notebook):
+
+- the q = 0.5 chain is processor sharing (product form), not FIFO: FIFO holds 24% more
+  requests in the one-node example; but W̄ (mean work) is the same for every
+  work-conserving order, so W̄ is exactly the FIFO queueing wait;
+- eq. 6 charges an accepted request W̄, the work it finds, and so omits its own processing
+  time (48% too low for one fog node with 40 ms mean processing); ``own_processing=True``
+  adds it, and the model is then exact without offloading;
+- with offloading the chain ignores that admission truncates the queue, so P_j is
+  pessimistic; in the default scenario the two errors largely cancel (eq. 6 within ~3–6%,
+  corrected model 17–26% high);
+- the paper's partial-fraction route for P_j loses every digit as μ' → μ; the workbench
+  uses uniformisation (a sum of positive terms), exact at μ = μ'.
+
+The workbench's choices [choice]
+--------------------------------
+Default scenario (:func:`default_scenario`): 10 fog nodes on a connected random
+geometric layer, 4–24 IoT nodes per fog node at 4 requests/s (75% Light), p^I = p^C = 0.1,
+one cloud with 8 units. Links: IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.5, 1.2] ms at
+100 Mbit/s, fog–cloud U[15, 35] ms at U[1, 10] Gbit/s. Fog processing 5 ms (Light) and
+30 ms (Heavy), the cloud 20 times faster; requests 2 KB and 100 KB, responses the same
+size. θ = 20 ms, e_M = 1, α = 0.5, T_a = 50 ms; the queue is FIFO at q = 0.5 (as the paper
+says) and class-weighted otherwise; cloud units take requests uniformly at random (as the
+model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up.
+
+Modules: ``params`` (PARAMS), ``model`` (chain, P_j, network model), ``scenario`` (graphs,
+files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate),
+``figures``, ``claims``, ``views`` (ipywidgets; not imported here).
 """
 
 from workbench.fog.model import (

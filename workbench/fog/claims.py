@@ -16,15 +16,24 @@ is validated by simulation).
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 
 from workbench.fog.model import analyze, mean_in_system
 from workbench.fog.scenario import build_scenario, default_scenario
 from workbench.fog.simulation import simulate
 
-__all__ = ["CLAIMS"]
+__all__ = ["CLAIMS", "claims_table"]
+
+CLAIMS_CSV = Path(__file__).resolve().parents[2] / "data" / "claims" / "p1.csv"
+
+
+def claims_table() -> pd.DataFrame:
+    """``data/claims/p1.csv`` as a DataFrame (the notebook's claims section)."""
+    return pd.read_csv(CLAIMS_CSV, comment="#", skipinitialspace=True)
 
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 
