@@ -1,0 +1,211 @@
+"""A slow, obvious twin of the hierarchy kernel: Python objects, heapq, one task at a time.
+
+Same draws in, same decisions out: used to compare the numba kernel task by task.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+
+import numpy as np
+
+
+def red_probability(avg, lo, hi, max_p, count, gentle):
+    if avg < lo:
+        return 0.0
+    if avg < hi:
+        p_b = max_p * (avg - lo) / (hi - lo)
+    elif gentle and avg < 2 * hi:
+        p_b = max_p + (1 - max_p) * (avg - hi) / hi
+    else:
+        return 1.0
+    if count * p_b >= 1 - p_b:
+        return 1.0
+    return p_b / (1 - count * p_b)
+
+
+class Server:
+    def __init__(self, sid, speed):
+        self.sid, self.speed = sid, speed
+        self.queue = deque()  # tasks waiting (not in service)
+        self.current = None  # task in service
+        self.doing = None  # "decide" | "execute"
+        self.ends = 0.0
+        self.red_avg, self.red_count = 0.0, -1
+        self.n_here, self.area, self.last = 0, 0.0, 0.0
+
+    def ahead(self, now, work):
+        """Queued work plus what is left of the task in service (in full while deciding)."""
+        total = sum(work[k] for k in self.queue)
+        if self.current is not None:
+            if self.doing == "execute":
+                total += (self.ends - now) * self.speed
+            else:
+                total += work[self.current]
+        return total
+
+    def count_change(self, now, delta):
+        self.area += self.n_here * (now - self.last)
+        self.last = now
+        self.n_here += delta
+
+
+def simulate_naive(
+    model,
+    topo,
+    tasks,
+    *,
+    min_th=5.0,
+    max_th=20.0,
+    max_p=0.1,
+    w_q=0.002,
+    gentle=False,
+    decision_time=0.005,
+    power=0.5,
+    kappa=1e-11,
+    down_offload=False,
+):
+    flags = {
+        "pure_local": (False, False, False, False),
+        "pure_cloud": (True, False, False, False),
+        "original": (False, False, True, False),
+        "without_enhancement_1": (False, True, True, False),
+        "without_enhancement_2": (False, False, True, True),
+        "advanced": (False, True, True, True),
+    }
+    cloud_forward, use_red, overhead, queue_aware = flags[model]
+    n, m = topo.n, tasks.arrival.size
+    work, data = tasks.work, tasks.data
+    servers = [Server(s, topo.compute[s]) for s in range(n)]
+    gamma_t = [f / (f + 1) for f in topo.compute]
+    gamma_e = [1 / (f + 1) for f in topo.compute]
+    finish = [None] * m
+    executed_at = [-1] * m
+    visits = [0] * m
+    waited = [0.0] * m
+    deciding = [0.0] * m
+    transfer = [0.0] * m
+    red = [0] * m
+    down = [0] * m
+    pinned = [False] * m
+    joined = [0.0] * m
+    events = []
+    seq = itertools.count()
+    for k in range(m):
+        # generated arrivals go after anything already scheduled at the same instant
+        heapq.heappush(events, (tasks.arrival[k], 1, k, "arrive", k, int(tasks.origin[k])))
+
+    def schedule(t, kind, a, b):
+        heapq.heappush(events, (t, 0, next(seq), kind, a, b))
+
+    def start(srv, now):
+        k = srv.queue.popleft()
+        waited[k] += now - joined[k]
+        srv.current = k
+        if overhead and topo.parent[srv.sid] >= 0 and not pinned[k]:
+            srv.doing, srv.ends = "decide", now + decision_time
+            deciding[k] += decision_time
+        else:
+            srv.doing, srv.ends = "execute", now + work[k] / srv.speed
+            executed_at[k] = srv.sid
+        schedule(srv.ends, "done", srv.sid, k)
+
+    def hop(k, frm, to, link, now):
+        t = data[k] / topo.bandwidth[link]
+        transfer[k] += t
+        schedule(now + t, "arrive", k, to)
+
+    while events:
+        now, _, _, kind, a, b = heapq.heappop(events)
+        if kind == "arrive":
+            k, s = a, b
+            visits[k] += 1
+            srv = servers[s]
+            up = int(topo.parent[s])
+            if not pinned[k] and cloud_forward and up >= 0:
+                hop(k, s, up, s, now)
+                continue
+            if not pinned[k] and use_red and up >= 0:
+                srv.red_avg = (1 - w_q) * srv.red_avg + w_q * srv.ahead(now, work) / srv.speed
+                present = list(srv.queue) + ([srv.current] if srv.current is not None else [])
+                if present:
+                    t_exe = sum(work[j] for j in present) / len(present) / srv.speed
+                else:
+                    t_exe = work[k] / srv.speed
+                lo, hi = min(1.0, t_exe) * min_th, max(1.0, t_exe) * max_th
+                drop = False
+                if srv.red_avg >= lo:
+                    srv.red_count += 1
+                    p = red_probability(srv.red_avg, lo, hi, max_p, srv.red_count, gentle)
+                    if tasks.uniforms[k, visits[k] - 1] < p:
+                        drop, srv.red_count = True, 0
+                else:
+                    srv.red_count = -1
+                if drop:
+                    red[k] += 1
+                    hop(k, s, up, s, now)
+                    continue
+            if not pinned[k] and down_offload and up < 0:
+                best_t = (srv.ahead(now, work) + work[k]) / srv.speed
+                best = -1
+                for c in topo.children(s):
+                    t_c = (
+                        data[k] / topo.bandwidth[c]
+                        + (servers[c].ahead(now, work) + work[k]) / servers[c].speed
+                    )
+                    if t_c < best_t:
+                        best_t, best = t_c, c
+                if best >= 0:
+                    pinned[k] = True
+                    down[k] = 1
+                    hop(k, s, best, best, now)
+                    continue
+            srv.count_change(now, +1)
+            joined[k] = now
+            srv.queue.append(k)
+            if srv.current is None:
+                start(srv, now)
+        else:
+            s, k = a, b
+            srv = servers[s]
+            if srv.doing == "decide":
+                up = int(topo.parent[s])
+                local = (
+                    gamma_t[s] * work[k] / srv.speed + gamma_e[s] * kappa * srv.speed**2 * work[k]
+                )
+                t_hop = data[k] / topo.bandwidth[s]
+                queued = servers[up].ahead(now, work) if queue_aware else 0.0
+                offload = gamma_t[s] * (t_hop + (work[k] + queued) / servers[up].speed) + (
+                    gamma_e[s] * power * t_hop
+                )
+                if offload < local:
+                    srv.count_change(now, -1)
+                    srv.current = None
+                    hop(k, s, up, s, now)
+                    if srv.queue:
+                        start(srv, now)
+                else:
+                    srv.doing, srv.ends = "execute", now + work[k] / srv.speed
+                    executed_at[k] = s
+                    schedule(srv.ends, "done", s, k)
+            else:
+                finish[k] = now
+                srv.count_change(now, -1)
+                srv.current = None
+                if srv.queue:
+                    start(srv, now)
+    for srv in servers:
+        srv.count_change(now, 0)
+    return {
+        "finish": np.array(finish, dtype=float),
+        "exec_server": np.array(executed_at),
+        "visits": np.array(visits),
+        "wait": np.array(waited),
+        "decide": np.array(deciding),
+        "transfer": np.array(transfer),
+        "red_forwards": np.array(red),
+        "went_down": np.array(down),
+        "area": np.array([srv.area for srv in servers]),
+    }

@@ -1,0 +1,394 @@
+"""The discrete-event kernel of the edge hierarchy (numba, plain arrays in and out).
+
+Servers ``0..n-1`` form a tree given by ``parent`` (``-1`` at the centre). Each server has
+one FIFO queue and one worker of speed ``compute[s]`` (work units per second); the link
+from ``s`` up to ``parent[s]`` carries ``bandwidth[s]`` Mbit/s, and a transfer of ``B``
+Mbit takes ``B / bandwidth[s]`` (links are pure delays: no queueing on links). Tasks
+arrive at their origin at given times with work ``D`` and input data ``B``.
+
+What a server does with a task is switched by flags, so that one kernel runs every
+decision model of :mod:`workbench.hierarchy`:
+
+``cloud_forward``
+    every task is forwarded up at once, without queueing, until it reaches the centre;
+``use_red``
+    a RED filter at the entrance (not at the centre: there is nowhere up to go) keeps an
+    EWMA of the *expected time to finish the queue* and forwards the arriving task up with
+    RED's probability, thresholds scaled by eq. 11;
+``overhead``
+    at the head of the queue the worker spends ``decision_time`` on the overhead rule
+    (eqs. 5, 8, 9) and then executes the task or forwards it up;
+``queue_aware``
+    the overhead rule's offload time counts the work queued at the next hop (eq. 10);
+``down_offload``
+    (beyond the paper) at the centre's entrance a task is sent *down* to the child that
+    would finish it first, when that beats the centre; it then executes there.
+
+Without ``overhead`` a task that is queued is executed where it is queued.
+
+Event order: the earliest event first; at equal times the event scheduled first
+(a sequence number) and events already scheduled before a new generated arrival.
+
+References
+----------
+Yin, Chen, Hu, "An advanced decision model enabling two-way initiative offloading in edge
+computing", Future Generation Computer Systems 90 (2019) 39-48, Sec. 3-4 (eqs. 5-11).
+Floyd & Jacobson (1993), RED (Sec. 4).
+"""
+
+import numpy as np
+from numba import njit
+
+from workbench.kernels.red import red_drop_probability, red_ewma
+
+# per-server statistics: columns of ``server_stats``
+SRV_AREA = 0  # integral of the number of tasks at the server (queued + in service) over time
+SRV_BUSY = 1  # worker busy time (decisions + executions)
+SRV_EXECUTED = 2  # tasks executed here
+SRV_WORK = 3  # work executed here
+SRV_ENQUEUED = 4  # tasks that joined the queue
+SRV_RED_FORWARDED = 5  # tasks the RED filter forwarded up at the entrance
+SRV_DECIDED_UP = 6  # tasks the overhead rule forwarded up from the head of the queue
+SRV_SENT_DOWN = 7  # tasks sent down to a child (down_offload)
+SRV_END_TIME = 8  # time of the last event (same for every server)
+N_SRV_STATS = 9
+
+_ARRIVE = 0
+_DONE = 1
+_DECIDE = 0
+_EXECUTE = 1
+
+
+@njit(cache=True)
+def _before(t1, s1, t2, s2):
+    return t1 < t2 or (t1 == t2 and s1 < s2)
+
+
+@njit(cache=True)
+def _push(h_time, h_seq, h_kind, h_arg, size, t, seq, kind, arg):
+    pos = size
+    while pos > 0:
+        up = (pos - 1) >> 1
+        if _before(t, seq, h_time[up], h_seq[up]):
+            h_time[pos], h_seq[pos] = h_time[up], h_seq[up]
+            h_kind[pos], h_arg[pos] = h_kind[up], h_arg[up]
+            pos = up
+        else:
+            break
+    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
+    return size + 1
+
+
+@njit(cache=True)
+def _pop(h_time, h_seq, h_kind, h_arg, size):
+    size -= 1
+    if size == 0:
+        return size
+    t, seq, kind, arg = h_time[size], h_seq[size], h_kind[size], h_arg[size]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and _before(
+            h_time[child + 1], h_seq[child + 1], h_time[child], h_seq[child]
+        ):
+            child += 1
+        if _before(h_time[child], h_seq[child], t, seq):
+            h_time[pos], h_seq[pos] = h_time[child], h_seq[child]
+            h_kind[pos], h_arg[pos] = h_kind[child], h_arg[child]
+            pos = child
+        else:
+            break
+    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
+    return size
+
+
+@njit(cache=True)
+def work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work):
+    """Work still to do at ``s`` if everything there ran on ``s``: queued + in service.
+
+    A task in its decision counts in full (it may yet run here: the worst case).
+    """
+    ahead = queued_work[s]
+    k = svc_task[s]
+    if k >= 0:
+        if svc_kind[s] == _EXECUTE:
+            ahead += (svc_end[s] - now) * compute[s]
+        else:
+            ahead += work[k]
+    return ahead
+
+
+@njit(cache=True)
+def simulate_hierarchy(
+    parent,
+    compute,
+    bandwidth,
+    gamma_t,
+    gamma_e,
+    power,
+    kappa,
+    cloud_forward,
+    use_red,
+    overhead,
+    queue_aware,
+    down_offload,
+    min_th,
+    max_th,
+    max_p,
+    w_q,
+    gentle,
+    decision_time,
+    arr_time,
+    origin,
+    work,
+    data,
+    uniforms,
+    finish,
+    exec_server,
+    visits,
+    wait,
+    decide,
+    transfer,
+    red_forwards,
+    went_down,
+    server_stats,
+):
+    """Run every task to completion; fill the per-task arrays and ``server_stats``.
+
+    Parameters
+    ----------
+    parent, compute, bandwidth, gamma_t, gamma_e, power : arrays over servers
+        Tree, speed F, bandwidth W of the link up, weights of eqs. 5/8, transmit power P.
+    kappa : float
+        Energy per cycle coefficient: ``nu_i = kappa F_i^2`` (eq. 4).
+    cloud_forward, use_red, overhead, queue_aware, down_offload : bool
+        The decision model (see the module docstring).
+    min_th, max_th, max_p, w_q, gentle
+        RED parameters (thresholds before eq. 11's scaling).
+    decision_time : float
+        Worker time spent on one overhead decision.
+    arr_time, origin, work, data : arrays over tasks (sorted by ``arr_time``)
+    uniforms : array (tasks, servers)
+        ``uniforms[k, v]``: the U(0,1) draw of RED at task ``k``'s ``v``-th visit.
+    finish, exec_server, visits, wait, decide, transfer, red_forwards, went_down : outputs
+        Completion time, server that executed it, servers visited, time queued, time in
+        decisions, time on links, RED forwards, 1 if sent down.
+    server_stats : array (servers, N_SRV_STATS), output
+
+    Returns
+    -------
+    int
+        Number of events processed.
+    """
+    n = parent.shape[0]
+    m = arr_time.shape[0]
+    queued_work = np.zeros(n)
+    present_work = np.zeros(n)  # work of every task at the server, in service included
+    present = np.zeros(n, dtype=np.int64)
+    q_head = np.full(n, -1, dtype=np.int64)
+    q_tail = np.full(n, -1, dtype=np.int64)
+    nxt = np.full(m, -1, dtype=np.int64)
+    svc_task = np.full(n, -1, dtype=np.int64)
+    svc_kind = np.zeros(n, dtype=np.int64)
+    svc_end = np.zeros(n)
+    red_avg = np.zeros(n)
+    red_count = np.full(n, -1, dtype=np.int64)
+    last_change = np.zeros(n)
+    location = np.full(m, -1, dtype=np.int64)
+    enqueued_at = np.zeros(m)
+    pinned = np.zeros(m, dtype=np.bool_)
+    server_stats[:, :] = 0.0
+    finish[:] = np.nan
+    exec_server[:] = -1
+    visits[:] = 0
+    wait[:] = 0.0
+    decide[:] = 0.0
+    transfer[:] = 0.0
+    red_forwards[:] = 0
+    went_down[:] = 0
+
+    cap = m + n + 1
+    h_time = np.empty(cap)
+    h_seq = np.empty(cap, dtype=np.int64)
+    h_kind = np.empty(cap, dtype=np.int64)
+    h_arg = np.empty(cap, dtype=np.int64)
+    size = 0
+    seq = 0
+    g = 0
+    events = 0
+    now = 0.0
+
+    while True:
+        from_generator = g < m and (size == 0 or arr_time[g] < h_time[0])
+        if not from_generator and size == 0:
+            break
+        events += 1
+        if from_generator:
+            k = g
+            g += 1
+            now = arr_time[k]
+            s = origin[k]
+            kind = _ARRIVE
+        else:
+            now = h_time[0]
+            kind = h_kind[0]
+            arg = h_arg[0]
+            size = _pop(h_time, h_seq, h_kind, h_arg, size)
+            if kind == _ARRIVE:
+                k = arg
+                s = location[k]
+            else:
+                s = arg
+                k = svc_task[s]
+
+        start_worker = False
+        if kind == _ARRIVE:
+            visits[k] += 1
+            location[k] = s
+            up = parent[s]
+            forward_up = False
+            send_down_to = -1
+            if pinned[k]:
+                pass
+            elif cloud_forward and up >= 0:
+                forward_up = True
+            elif use_red and up >= 0:
+                ahead = work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work)
+                red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
+                # eq. 11: thresholds in seconds, scaled by the mean execution time queued
+                if present[s] > 0:
+                    t_exe = present_work[s] / present[s] / compute[s]
+                else:
+                    t_exe = work[k] / compute[s]
+                lo = min(1.0, t_exe) * min_th
+                hi = max(1.0, t_exe) * max_th
+                if red_avg[s] >= lo:
+                    red_count[s] += 1
+                    p = red_drop_probability(red_avg[s], lo, hi, max_p, red_count[s], gentle)
+                    if uniforms[k, visits[k] - 1] < p:
+                        forward_up = True
+                        red_count[s] = 0
+                else:
+                    red_count[s] = -1
+                if forward_up:
+                    red_forwards[k] += 1
+                    server_stats[s, SRV_RED_FORWARDED] += 1.0
+            elif down_offload and up < 0:
+                ahead = work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work)
+                best = (ahead + work[k]) / compute[s]
+                for c in range(n):
+                    if parent[c] == s:
+                        ahead_c = work_ahead(
+                            c, now, queued_work, svc_task, svc_kind, svc_end, compute, work
+                        )
+                        t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
+                        if t_c < best:
+                            best = t_c
+                            send_down_to = c
+            if forward_up:
+                hop = data[k] / bandwidth[s]
+                transfer[k] += hop
+                location[k] = up
+                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                seq += 1
+            elif send_down_to >= 0:
+                c = send_down_to
+                hop = data[k] / bandwidth[c]
+                transfer[k] += hop
+                location[k] = c
+                pinned[k] = True
+                went_down[k] = 1
+                server_stats[s, SRV_SENT_DOWN] += 1.0
+                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                seq += 1
+            else:
+                server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
+                last_change[s] = now
+                present[s] += 1
+                present_work[s] += work[k]
+                queued_work[s] += work[k]
+                enqueued_at[k] = now
+                server_stats[s, SRV_ENQUEUED] += 1.0
+                nxt[k] = -1  # a task queued before elsewhere keeps a stale link
+                if q_tail[s] >= 0:
+                    nxt[q_tail[s]] = k
+                else:
+                    q_head[s] = k
+                q_tail[s] = k
+                start_worker = svc_task[s] < 0
+        else:
+            # the worker of s finished a decision or an execution
+            leave = False
+            if svc_kind[s] == _DECIDE:
+                up = parent[s]
+                local = (
+                    gamma_t[s] * work[k] / compute[s]
+                    + gamma_e[s] * kappa * compute[s] ** 2 * work[k]
+                )
+                hop = data[k] / bandwidth[s]
+                ahead = 0.0
+                if queue_aware:
+                    ahead = work_ahead(
+                        up, now, queued_work, svc_task, svc_kind, svc_end, compute, work
+                    )
+                offload = (
+                    gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
+                    + gamma_e[s] * power[s] * hop
+                )
+                if offload < local:  # eq. 9: ties stay local
+                    leave = True
+                    server_stats[s, SRV_DECIDED_UP] += 1.0
+                    transfer[k] += hop
+                    location[k] = up
+                    size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                    seq += 1
+                else:
+                    svc_kind[s] = _EXECUTE
+                    exec_server[k] = s
+                    svc_end[s] = now + work[k] / compute[s]
+                    server_stats[s, SRV_BUSY] += work[k] / compute[s]
+                    size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+                    seq += 1
+            else:
+                leave = True
+                finish[k] = now
+                server_stats[s, SRV_EXECUTED] += 1.0
+                server_stats[s, SRV_WORK] += work[k]
+            if leave:
+                server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
+                last_change[s] = now
+                present[s] -= 1
+                present_work[s] -= work[k]
+                if present[s] == 0:
+                    present_work[s] = 0.0
+                svc_task[s] = -1
+                start_worker = q_head[s] >= 0
+
+        if start_worker:
+            k = q_head[s]
+            q_head[s] = nxt[k]
+            queued_work[s] -= work[k]
+            if q_head[s] < 0:
+                q_tail[s] = -1
+                queued_work[s] = 0.0  # no rounding drift below an empty queue
+            wait[k] += now - enqueued_at[k]
+            svc_task[s] = k
+            if overhead and parent[s] >= 0 and not pinned[k]:
+                svc_kind[s] = _DECIDE
+                svc_end[s] = now + decision_time
+                decide[k] += decision_time
+                server_stats[s, SRV_BUSY] += decision_time
+            else:
+                svc_kind[s] = _EXECUTE
+                exec_server[k] = s
+                svc_end[s] = now + work[k] / compute[s]
+                server_stats[s, SRV_BUSY] += work[k] / compute[s]
+            size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+            seq += 1
+
+    for s in range(n):
+        server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
+        server_stats[s, SRV_END_TIME] = now
+    return events

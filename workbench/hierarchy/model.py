@@ -1,0 +1,197 @@
+"""The decision rules of the hierarchy and the queueing theory that checks the simulator.
+
+Decision rules (Yin, Chen & Hu 2019)
+------------------------------------
+- eq. 1  :func:`shannon_rate`      wireless offload rate ``W log2(1 + P H / (ω + I))``
+- eqs. 3-5 :func:`local_overhead`  ``γ_t D/F_i + γ_e κ F_i² D``
+- eqs. 6-8 :func:`offload_overhead` ``γ_t (B/W + D/F_j) + γ_e P B/W``
+- eq. 10  the same with the next hop's queued work: ``γ_t (B/W + (D + ΣD_j)/F_j) + ...``
+- eq. 9  :func:`decide`            offload iff the offload overhead is strictly lower
+- eq. 11 :func:`red_thresholds`    ``min(1, t̄)·min_th``, ``max(1, t̄)·max_th``
+- eq. 12 :func:`eq12_queue_estimate` mean number of queued tasks from the mean time
+
+Theory used as test oracle
+--------------------------
+- :func:`size_moments`: mean and second moment of the Normal(μ, σ) size truncated at 0;
+- :func:`pollaczek_khinchine`: M/G/1 mean sojourn time (pure local: every generating
+  server is one; pure cloud: the centre is one, plus the link delays).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from workbench.validation import ParameterError, UnstableRegimeError, check_real
+
+__all__ = [
+    "shannon_rate",
+    "time_weights",
+    "local_overhead",
+    "offload_overhead",
+    "decide",
+    "red_thresholds",
+    "eq12_queue_estimate",
+    "size_moments",
+    "pollaczek_khinchine",
+    "static_route",
+]
+
+
+def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
+    """Wireless offload rate, eq. 1: ``W log2(1 + P H / (ω + Σ P_m H_m))``.
+
+    Parameters
+    ----------
+    bandwidth : float
+        Channel bandwidth W > 0.
+    power, gain : float
+        Transmit power P_i >= 0 and channel gain H_i >= 0 of the sender.
+    noise : float
+        Background interference power ω_i > 0.
+    interference : float
+        ``Σ P_m H_m`` of the other senders offloading at the same time (>= 0).
+
+    References
+    ----------
+    Yin, Chen, Hu, FGCS 90 (2019), eq. 1 (after Chen et al., ref. [23]).
+    """
+    f = "shannon_rate"
+    bandwidth = check_real(bandwidth, "bandwidth", f, 0.0, None, low_open=True)
+    power = check_real(power, "power", f, 0.0, None)
+    gain = check_real(gain, "gain", f, 0.0, None)
+    noise = check_real(noise, "noise", f, 0.0, None, low_open=True)
+    interference = check_real(interference, "interference", f, 0.0, None)
+    return bandwidth * math.log2(1.0 + power * gain / (noise + interference))
+
+
+def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
+    """``(γ_t, γ_e)`` with ``γ_t : γ_e = F : 1`` and ``γ_t + γ_e = 1`` (paper, Sec. 5.1)."""
+    f = np.asarray(compute, dtype=float)
+    return f / (f + 1.0), 1.0 / (f + 1.0)
+
+
+def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
+    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
+    return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
+
+
+def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, power, queued_next=0.0):
+    """Overhead of sending a task to the next hop, eq. 8 (``queued_next = 0``) or eq. 10.
+
+    ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
+    """
+    hop = data / bandwidth
+    return gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
+
+
+def decide(local, offload) -> int:
+    """Eq. 9: ``1`` (offload) iff the offload overhead is strictly below the local one."""
+    return int(offload < local)
+
+
+def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
+    """Eq. 11: ``(min(1, t̄) min_th, max(1, t̄) max_th)`` with ``t̄`` the mean execution time
+    of the queued tasks.
+
+    Short tasks (``t̄ < 1``) lower the lower threshold to the time of ``min_th`` tasks; long
+    tasks widen the ramp so that a server does not refuse work too early.
+    """
+    t = float(mean_exec_time)
+    return min(1.0, t) * min_th, max(1.0, t) * max_th
+
+
+def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
+    """The mean number of queued tasks per server implied by the mean completion time.
+
+    Eq. 12 of the paper is garbled in the available text; the workbench reads it as: ``n_i``
+    tasks queued at server ``i`` (speed ``F_i``, mean size ``s``) finish on average after
+    ``(n_i + 1) s / (2 F_i)``, so the mean time over all queued tasks is
+    ``Σ n_i (n_i + 1) s / (2 F_i) / Σ n_i``. With one common ``n`` on the ``k`` servers given,
+    ``T = (n + 1) s Σ(1/F_i) / (2k)``, solved for ``n``.
+    """
+    f = np.asarray(compute, dtype=float)
+    k = f.size
+    return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
+
+
+def size_moments(mu, sigma) -> tuple[float, float]:
+    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ)."""
+    if sigma == 0:
+        return float(mu), float(mu) ** 2
+    dist = stats.truncnorm((0.0 - mu) / sigma, np.inf, loc=mu, scale=sigma)
+    return float(dist.mean()), float(dist.moment(2))
+
+
+def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
+    """Mean sojourn time of an M/G/1 FIFO queue: ``E[S] + λ E[S²] / (2 (1 - ρ))``.
+
+    Raises UnstableRegimeError when ``ρ = λ E[S] >= 1``.
+    """
+    rho = rate * mean_service
+    if rho >= 1.0:
+        raise UnstableRegimeError(
+            f"pollaczek_khinchine: the queue is unstable (ρ = {rho:.3g} >= 1)."
+        )
+    return mean_service + rate * second_moment_service / (2.0 * (1.0 - rho))
+
+
+def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
+    """Where the original rule (eqs. 5, 8, 9) runs a task from each server.
+
+    Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
+    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed.
+    """
+    gt, ge = time_weights(topology.compute)
+    route = np.empty(topology.n, dtype=int)
+    for s in range(topology.n):
+        here = s
+        while topology.parent[here] >= 0:
+            up = topology.parent[here]
+            loc = local_overhead(1.0, topology.compute[here], gt[here], ge[here], kappa)
+            off = offload_overhead(
+                1.0,
+                data_per_work,
+                topology.bandwidth[here],
+                topology.compute[up],
+                gt[here],
+                ge[here],
+                power,
+            )
+            if not decide(loc, off):
+                break
+            here = up
+        route[s] = here
+    return route
+
+
+def utilisation_bound(model, topology, lam, mean_size, period, data_per_work, power, kappa):
+    """The largest utilisation the model's routing forces on a server (1 or more: unstable).
+
+    Exact for pure_local, pure_cloud and original (their routing is static); for the models
+    with RED or queue information, the whole hierarchy's load over its whole capacity (a
+    necessary condition only).
+    """
+    rate = lam * topology.weight / period  # tasks per second generated at each server
+    if model == "pure_local":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.max(rate * mean_size / topology.compute))
+    if model == "pure_cloud":
+        return float(rate.sum() * mean_size / topology.compute[topology.root])
+    if model == "original":
+        route = static_route(topology, data_per_work, power, kappa)
+        load = np.zeros(topology.n)
+        np.add.at(load, route, rate * mean_size)
+        return float(np.max(load / topology.compute))
+    if model == "without_enhancement_1":
+        # RED only moves tasks up earlier; when the rule sends every server on every
+        # generator's path to the centre, the centre carries everything
+        route = static_route(topology, data_per_work, power, kappa)
+        paths = [topology.path_up(s) for s in topology.generators]
+        if all(route[x] == topology.root for p in paths for x in p):
+            return float(rate.sum() * mean_size / topology.compute[topology.root])
+    if model not in ("advanced", "without_enhancement_1", "without_enhancement_2"):
+        raise ParameterError(f"utilisation_bound: unknown model {model!r}")
+    return float(rate.sum() * mean_size / topology.compute.sum())

@@ -1,0 +1,424 @@
+"""simulate(): the edge hierarchy over independent replications, with per-task records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from workbench.hierarchy import kernels as K
+from workbench.hierarchy.model import size_moments, time_weights, utilisation_bound
+from workbench.hierarchy.params import PARAMS
+from workbench.hierarchy.topology import Topology, named_topology
+from workbench.results import SimulationResult
+from workbench.validation import ParameterError, UnstableRegimeError
+
+__all__ = ["simulate", "TaskDraws", "draw_tasks", "run_kernel", "MODEL_FLAGS", "MAX_TASKS"]
+
+# (cloud_forward, use_red, overhead, queue_aware) of each decision model
+MODEL_FLAGS = {
+    "pure_local": (False, False, False, False),
+    "pure_cloud": (True, False, False, False),
+    "original": (False, False, True, False),
+    "without_enhancement_1": (False, True, True, False),
+    "without_enhancement_2": (False, False, True, True),
+    "advanced": (False, True, True, True),
+}
+# memory bound: about 150 bytes per task and replication
+MAX_TASKS = 3_000_000
+
+
+@dataclass(frozen=True)
+class TaskDraws:
+    """The random inputs of one replication, sorted by arrival time."""
+
+    arrival: np.ndarray
+    origin: np.ndarray
+    work: np.ndarray
+    data: np.ndarray
+    uniforms: np.ndarray  # (tasks, servers): RED's draw at each visit
+
+
+def draw_tasks(
+    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng
+) -> TaskDraws:
+    """Poisson(λ·weight) tasks per period per server, at uniform times inside the period
+    (together: a Poisson process of rate λ·weight/T); sizes Normal(μ, σ) truncated to
+    ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
+    """
+    gens = topology.generators
+    counts = rng.poisson(lam * topology.weight[gens], size=(n_periods, gens.size))
+    total = int(counts.sum())
+    period_of = np.repeat(np.repeat(np.arange(n_periods), gens.size), counts.ravel())
+    origin = np.repeat(np.tile(gens, n_periods), counts.ravel())
+    arrival = (period_of + rng.uniform(size=total)) * period
+    order = np.argsort(arrival, kind="stable")
+    arrival, origin = arrival[order], origin[order]
+    work = rng.normal(mu, sigma, size=total) if sigma > 0 else np.full(total, float(mu))
+    bad = work <= 0
+    while np.any(bad):
+        work[bad] = rng.normal(mu, sigma, size=int(bad.sum()))
+        bad = work <= 0
+    uniforms = rng.uniform(size=(total, topology.n))
+    return TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
+
+
+def run_kernel(
+    model: str,
+    topology: Topology,
+    tasks: TaskDraws,
+    *,
+    min_th=5.0,
+    max_th=20.0,
+    max_p=0.1,
+    w_q=0.002,
+    gentle=False,
+    decision_time=0.005,
+    power=0.5,
+    kappa=1e-11,
+    down_offload=False,
+) -> dict:
+    """Run one replication of ``model`` on given draws (no validation: callers validate)."""
+    cloud_forward, use_red, overhead, queue_aware = MODEL_FLAGS[model]
+    m, n = tasks.arrival.size, topology.n
+    gt, ge = time_weights(topology.compute)
+    out = {
+        "finish": np.empty(m),
+        "exec_server": np.empty(m, dtype=np.int64),
+        "visits": np.empty(m, dtype=np.int64),
+        "wait": np.empty(m),
+        "decide": np.empty(m),
+        "transfer": np.empty(m),
+        "red_forwards": np.empty(m, dtype=np.int64),
+        "went_down": np.empty(m, dtype=np.int64),
+        "server_stats": np.empty((n, K.N_SRV_STATS)),
+    }
+    out["events"] = K.simulate_hierarchy(
+        topology.parent,
+        topology.compute,
+        topology.bandwidth,
+        gt,
+        ge,
+        np.full(n, float(power)),
+        float(kappa),
+        cloud_forward,
+        use_red,
+        overhead,
+        queue_aware,
+        bool(down_offload),
+        float(min_th),
+        float(max_th),
+        float(max_p),
+        float(w_q),
+        bool(gentle),
+        float(decision_time),
+        tasks.arrival,
+        tasks.origin,
+        tasks.work,
+        tasks.data,
+        tasks.uniforms,
+        out["finish"],
+        out["exec_server"],
+        out["visits"],
+        out["wait"],
+        out["decide"],
+        out["transfer"],
+        out["red_forwards"],
+        out["went_down"],
+        out["server_stats"],
+    )
+    return out
+
+
+def simulate(
+    model,
+    lam,
+    mu,
+    *,
+    topology="tree",
+    n_periods=2000,
+    seed=0,
+    replications=10,
+    confidence=0.95,
+    sigma=1.0,
+    period=1.0,
+    warmup=0.1,
+    compute_bottom=20.0,
+    compute_middle=40.0,
+    compute_top=100.0,
+    bandwidth=100.0,
+    data_per_work=0.1,
+    decision_time=0.005,
+    power=0.5,
+    kappa=1e-11,
+    min_th=5.0,
+    max_th=20.0,
+    max_p=0.1,
+    w_q=0.002,
+    gentle=False,
+    down_offload=False,
+    overload="raise",
+    keep_records=True,
+) -> SimulationResult:
+    """Simulate a decision model on the edge hierarchy; mean task completion time with CI.
+
+    Parameters
+    ----------
+    model : {"advanced", "pure_cloud", "pure_local", "without_enhancement_1",
+             "without_enhancement_2", "original"}
+    lam : float
+        Mean number of tasks per period generated at each bottom server (Poisson).
+    mu : float
+        Mean task size (Normal(μ, σ) truncated to positive values) [work units].
+    topology : str or Topology
+        ``"tree"`` (paper's Fig. 3), ``"skewed"`` (1:2:3:4), ``"ba-1"``..``"ba-5"``, or a
+        :class:`~workbench.hierarchy.topology.Topology` (then the speed and bandwidth
+        arguments are ignored: the Topology carries them).
+    n_periods : int
+        Generation periods per replication; every task then runs to completion.
+    seed, replications, confidence
+        Replication ``r`` uses the ``r``-th child of ``numpy.random.SeedSequence(seed)``.
+    sigma, period, warmup, compute_*, bandwidth, data_per_work, decision_time, power, kappa,
+    min_th, max_th, max_p, w_q, gentle, down_offload, overload, keep_records
+        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source.
+
+    Returns
+    -------
+    SimulationResult
+        ``metric = "mean_time"`` (mean completion time of the tasks generated after the
+        warm-up, seconds); also ``mean_wait``, ``mean_transfer``, ``mean_decision``,
+        ``mean_execution``, ``time_per_work``, ``mean_in_system`` (time-average tasks per
+        server), ``red_forward_rate``, ``share_s<i>`` (fraction of tasks executed at server i).
+        ``records``: one row per task; ``info["stations"]``: per-server table.
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside its range, or more than ``MAX_TASKS`` expected tasks per
+        replication (memory bound).
+    UnstableRegimeError
+        With ``overload="raise"``, when the model's routing loads some server to ρ >= 1
+        (exact for pure_local, pure_cloud, original; total load vs total capacity for the
+        others).
+
+    References
+    ----------
+    Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
+    """
+    f = "simulate"
+    p = PARAMS.check(
+        f,
+        model=model,
+        lam=lam,
+        mu=mu,
+        n_periods=n_periods,
+        seed=seed,
+        replications=replications,
+        confidence=confidence,
+        sigma=sigma,
+        period=period,
+        warmup=warmup,
+        compute_bottom=compute_bottom,
+        compute_middle=compute_middle,
+        compute_top=compute_top,
+        bandwidth=bandwidth,
+        data_per_work=data_per_work,
+        decision_time=decision_time,
+        power=power,
+        kappa=kappa,
+        min_th=min_th,
+        max_th=max_th,
+        max_p=max_p,
+        w_q=w_q,
+        gentle=gentle,
+        down_offload=down_offload,
+        overload=overload,
+        keep_records=keep_records,
+    )
+    if p["min_th"] >= p["max_th"]:
+        raise ParameterError(
+            f"The 'max_th' parameter of {f} must be a finite real number in the range "
+            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {max_th!r} instead."
+        )
+    if isinstance(topology, Topology):
+        topo = topology
+    else:
+        name = PARAMS["topology"].check(topology, f)
+        topo = named_topology(
+            name,
+            compute_bottom=p["compute_bottom"],
+            compute_middle=p["compute_middle"],
+            compute_top=p["compute_top"],
+            bandwidth=p["bandwidth"],
+        )
+    expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
+    if expected_tasks > MAX_TASKS:
+        raise ParameterError(
+            f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
+            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
+            f"(about 150 bytes per task). Got {n_periods!r} instead."
+        )
+    mean_size, _ = size_moments(p["mu"], p["sigma"])
+    rho = utilisation_bound(
+        p["model"],
+        topo,
+        p["lam"],
+        mean_size,
+        p["period"],
+        p["data_per_work"],
+        p["power"],
+        p["kappa"],
+    )
+    notes = []
+    if rho >= 1.0:
+        if p["overload"] == "raise":
+            raise UnstableRegimeError(
+                f"simulate: model {p['model']!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
+                f"server to ρ = {rho:.3g} >= 1 (queues grow without bound). Lower λ or μ, "
+                f"or pass overload='transient' to simulate the finite run anyway."
+            )
+        notes.append(
+            f"overloaded (ρ = {rho:.3g} >= 1): a finite-horizon transient; the mean grows "
+            f"with n_periods"
+        )
+    kernel_kw = {
+        k: p[k]
+        for k in (
+            "min_th",
+            "max_th",
+            "max_p",
+            "w_q",
+            "gentle",
+            "decision_time",
+            "power",
+            "kappa",
+            "down_offload",
+        )
+    }
+    children = np.random.SeedSequence(p["seed"]).spawn(p["replications"])
+    rows, records, stations = [], [], []
+    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    for r, child in enumerate(children):
+        rng = np.random.default_rng(child)
+        tasks = draw_tasks(
+            topo,
+            p["lam"],
+            p["mu"],
+            p["sigma"],
+            p["n_periods"],
+            p["period"],
+            p["data_per_work"],
+            rng,
+        )
+        out = run_kernel(p["model"], topo, tasks, **kernel_kw)
+        row, station = _summarise(topo, tasks, out, cutoff)
+        row["replication"] = r
+        rows.append(row)
+        station["replication"] = r
+        stations.append(station)
+        if p["keep_records"]:
+            records.append(_records(topo, tasks, out, cutoff, r))
+    reps = pd.DataFrame(rows)
+    quantities = [c for c in reps.columns if c != "replication"]
+    station_frame = pd.concat(stations).groupby("server", as_index=False).mean(numeric_only=True)
+    station_frame = station_frame.drop(columns="replication")
+    info = {
+        "model": p["model"],
+        "topology": topo.name,
+        "rho_bound": rho,
+        "stations": station_frame,
+        "parameters": {k: v for k, v in p.items() if k not in ("keep_records",)},
+    }
+    return SimulationResult.from_replications(
+        reps,
+        "mean_time",
+        quantities,
+        confidence=p["confidence"],
+        run_length=p["n_periods"],
+        run_unit="periods",
+        notes=notes,
+        records=pd.concat(records, ignore_index=True) if records else None,
+        info=info,
+    )
+
+
+def _summarise(topo, tasks, out, cutoff) -> tuple[dict, pd.DataFrame]:
+    done = out["finish"]
+    if np.any(np.isnan(done)):  # conservation: every task completes
+        raise RuntimeError("simulate: a task never completed (kernel invariant broken)")
+    keep = tasks.arrival >= cutoff
+    sojourn = done - tasks.arrival
+    execution = tasks.work / topo.compute[out["exec_server"]]
+    st = out["server_stats"]
+    horizon = st[0, K.SRV_END_TIME]
+    row = {
+        "mean_time": sojourn[keep].mean(),
+        "mean_wait": out["wait"][keep].mean(),
+        "mean_transfer": out["transfer"][keep].mean(),
+        "mean_decision": out["decide"][keep].mean(),
+        "mean_execution": execution[keep].mean(),
+        "time_per_work": sojourn[keep].mean() / tasks.work[keep].mean(),
+        "mean_in_system": st[:, K.SRV_AREA].sum() / horizon / topo.n,
+        "red_forward_rate": out["red_forwards"][keep].mean(),
+        "sent_down_share": out["went_down"][keep].mean(),
+        "tasks": float(keep.sum()),
+    }
+    executed = np.bincount(out["exec_server"][keep], minlength=topo.n)
+    for s in range(topo.n):
+        row[f"share_s{s}"] = executed[s] / keep.sum()
+    station = pd.DataFrame(
+        {
+            "server": np.arange(topo.n),
+            "tier": topo.depth,
+            "compute": topo.compute,
+            "utilisation": st[:, K.SRV_BUSY] / horizon,
+            "throughput": st[:, K.SRV_EXECUTED] / horizon,
+            "mean_number": st[:, K.SRV_AREA] / horizon,
+            "executed_share": st[:, K.SRV_EXECUTED] / done.size,
+            "work_share": st[:, K.SRV_WORK] / tasks.work.sum(),
+            "red_forwarded": st[:, K.SRV_RED_FORWARDED],
+            "decided_up": st[:, K.SRV_DECIDED_UP],
+            "sent_down": st[:, K.SRV_SENT_DOWN],
+        }
+    )
+    return row, station
+
+
+def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
+    exec_server = out["exec_server"]
+    down = out["went_down"]
+    paths = {}
+    for key in set(zip(tasks.origin.tolist(), exec_server.tolist(), down.tolist(), strict=True)):
+        o, e, d = key
+        up = topo.path_up(o)
+        if d:
+            paths[key] = ">".join(map(str, [*up, e]))
+        else:
+            paths[key] = ">".join(map(str, up[: up.index(e) + 1]))
+    visited = [
+        paths[k]
+        for k in zip(tasks.origin.tolist(), exec_server.tolist(), down.tolist(), strict=True)
+    ]
+    execution = tasks.work / topo.compute[exec_server]
+    return pd.DataFrame(
+        {
+            "replication": replication,
+            "task": np.arange(tasks.arrival.size),
+            "origin": tasks.origin,
+            "arrival": tasks.arrival,
+            "work": tasks.work,
+            "data": tasks.data,
+            "executed_at": exec_server,
+            "servers_visited": visited,
+            "n_visited": out["visits"],
+            "red_forwards": out["red_forwards"],
+            "sent_down": down.astype(bool),
+            "wait": out["wait"],
+            "decision": out["decide"],
+            "transfer": out["transfer"],
+            "execution": execution,
+            "completion_time": out["finish"] - tasks.arrival,
+            "measured": tasks.arrival >= cutoff,
+        }
+    )

@@ -1,0 +1,245 @@
+"""Hierarchies of servers: the paper's 3-tier tree, skewed load, Barabási–Albert graphs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.validation import ParameterError, check_int, check_real
+
+__all__ = [
+    "Topology",
+    "symmetric_tree",
+    "skewed_tree",
+    "barabasi_albert",
+    "from_parents",
+    "named_topology",
+    "SKEW_WEIGHTS",
+    "BA_EDGES_PER_NODE",
+]
+
+# servers 3, 4, 5, 6 generate tasks in the ratio 1:2:3:4 (paper, Sec. 5.3.1); the total
+# rate is kept at 4 λ so that only the skew changes [choice]
+SKEW_WEIGHTS = (0.4, 0.8, 1.2, 1.6)
+# each new node of a Barabási–Albert graph attaches to 2 existing nodes [choice]
+BA_EDGES_PER_NODE = 2
+MAX_SERVERS = 1000
+
+
+@dataclass(frozen=True, eq=False)
+class Topology:
+    """A tree of servers rooted at the centre.
+
+    Attributes
+    ----------
+    name : str
+    parent : ndarray of int
+        ``parent[s]`` is the next hop up from ``s``; ``-1`` at the centre (exactly one).
+    compute : ndarray of float
+        Speed F_s of each server [work units/s].
+    bandwidth : ndarray of float
+        Bandwidth W of the link from ``s`` up to ``parent[s]`` [Mbit/s] (unused at the centre).
+    weight : ndarray of float
+        Task generation weight: server ``s`` generates Poisson(λ·weight[s]) tasks per period.
+    """
+
+    name: str
+    parent: np.ndarray
+    compute: np.ndarray
+    bandwidth: np.ndarray
+    weight: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.parent.size)
+
+    @property
+    def root(self) -> int:
+        return int(np.flatnonzero(self.parent < 0)[0])
+
+    @property
+    def depth(self) -> np.ndarray:
+        d = np.zeros(self.n, dtype=int)
+        for s in range(self.n):
+            t = s
+            while self.parent[t] >= 0:
+                t = self.parent[t]
+                d[s] += 1
+        return d
+
+    @property
+    def generators(self) -> np.ndarray:
+        return np.flatnonzero(self.weight > 0)
+
+    def path_up(self, s: int) -> list[int]:
+        """``[s, parent[s], ..., centre]``."""
+        path = [int(s)]
+        while self.parent[path[-1]] >= 0:
+            path.append(int(self.parent[path[-1]]))
+        return path
+
+    def children(self, s: int) -> list[int]:
+        return [int(c) for c in np.flatnonzero(self.parent == s)]
+
+    def frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "server": np.arange(self.n),
+                "parent": self.parent,
+                "tier": self.depth,
+                "compute": self.compute,
+                "bandwidth_up": np.where(self.parent >= 0, self.bandwidth, np.nan),
+                "generation_weight": self.weight,
+            }
+        )
+
+
+def from_parents(
+    parents, compute, bandwidth=100.0, weights=None, *, name: str = "user"
+) -> Topology:
+    """A user-given tree.
+
+    Parameters
+    ----------
+    parents : sequence of int
+        ``parents[s]`` = next hop up from server ``s``, ``-1`` for the centre (exactly one);
+        every server must reach the centre.
+    compute : float or sequence of float
+        Server speeds F_s > 0.
+    bandwidth : float or sequence of float, default 100
+        Bandwidth of each server's link up [Mbit/s] > 0.
+    weights : sequence of float, optional
+        Generation weights >= 0, at least one positive; default 1 on the leaves.
+    """
+    func = "from_parents"
+    try:
+        par = np.asarray(parents)
+        ok = par.ndim == 1 and 1 <= par.size <= MAX_SERVERS and np.issubdtype(par.dtype, np.integer)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ParameterError(
+            f"The 'parents' parameter of {func} must be a sequence of 1 to {MAX_SERVERS} ints. "
+            f"Got {parents!r} instead."
+        )
+    par = par.astype(np.int64)
+    n = par.size
+    if np.sum(par == -1) != 1 or np.any(par < -1) or np.any(par >= n):
+        raise ParameterError(
+            f"The 'parents' parameter of {func} must hold exactly one -1 (the centre) and "
+            f"otherwise server ids in [0, {n - 1}]. Got {parents!r} instead."
+        )
+    for s in range(n):
+        t, steps = s, 0
+        while par[t] >= 0:
+            t = par[t]
+            steps += 1
+            if steps > n:
+                raise ParameterError(
+                    f"The 'parents' parameter of {func} must describe a tree (every server "
+                    f"reaches the centre). Got a cycle through server {s}: {parents!r}."
+                )
+    comp = _per_server(compute, "compute", func, n)
+    band = _per_server(bandwidth, "bandwidth", func, n)
+    if weights is None:
+        leaves = np.array([not np.any(par == s) for s in range(n)])
+        if n == 1:
+            leaves[:] = True
+        w = leaves.astype(float)
+    else:
+        w = np.asarray(
+            [check_real(v, "weights", func, 0.0, 1e6) for v in np.ravel(weights)], dtype=float
+        )
+        if w.size != n or not np.any(w > 0):
+            raise ParameterError(
+                f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
+                f"one positive. Got {weights!r} instead."
+            )
+    return Topology(name, par, comp, band, w)
+
+
+def _per_server(value, name, func, n) -> np.ndarray:
+    values = np.ravel(np.asarray(value, dtype=object))
+    if values.size == 1:
+        values = np.repeat(values, n)
+    if values.size != n:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be one number or {n} numbers. "
+            f"Got {value!r} instead."
+        )
+    return np.array(
+        [check_real(v, name, func, 0.0, 1e9, low_open=True) for v in values], dtype=float
+    )
+
+
+def symmetric_tree(
+    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0, weights=None
+) -> Topology:
+    """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
+
+    Only the bottom servers generate tasks (weight 1 each unless ``weights`` for 3-6 given).
+    """
+    w = np.zeros(7)
+    w[3:] = 1.0 if weights is None else np.asarray(weights, dtype=float)
+    compute = [compute_top, compute_middle, compute_middle] + [compute_bottom] * 4
+    topo = from_parents([-1, 0, 0, 1, 1, 2, 2], compute, bandwidth, w, name="tree")
+    return topo
+
+
+def skewed_tree(**kw) -> Topology:
+    """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
+    topo = symmetric_tree(weights=SKEW_WEIGHTS, **kw)
+    return Topology("skewed", topo.parent, topo.compute, topo.bandwidth, topo.weight)
+
+
+def barabasi_albert(
+    index: int, compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0
+) -> Topology:
+    """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
+
+    The graph is ``networkx.barabasi_albert_graph(7, 2, seed=index)``. Its hierarchy is the
+    breadth-first tree from the node of highest degree (lowest id on ties), neighbours
+    visited in id order; servers are renumbered in BFS order (0 = centre). Speeds follow the
+    tier (centre ``compute_top``, tier 1 ``compute_middle``, deeper ``compute_bottom``) and
+    are then scaled so the total equals the symmetric tree's (the paper keeps the total
+    compute fixed). The leaves of the BFS tree generate tasks with equal weights summing to
+    4, the tree's total [choice]: in the paper the total load moved with the number of
+    leaves and was normalised away; here it is held fixed so that only the shape changes
+    (and a star of 6 leaves is not simply overloaded).
+    """
+    import networkx as nx
+
+    index = check_int(index, "index", "barabasi_albert", 1, 5)
+    graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=index)
+    degree = dict(graph.degree())
+    centre = min(graph.nodes, key=lambda v: (-degree[v], v))
+    order = [centre]
+    parent_of = {centre: -1}
+    for v in order:
+        for u in sorted(graph.neighbors(v)):
+            if u not in parent_of:
+                parent_of[u] = v
+                order.append(u)
+    new_id = {v: i for i, v in enumerate(order)}
+    parents = [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+    depth = np.zeros(7, dtype=int)
+    for i in range(1, 7):
+        depth[i] = depth[parents[i]] + 1
+    speeds = np.where(depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom))
+    total = compute_top + 2 * compute_middle + 4 * compute_bottom
+    speeds = speeds * total / speeds.sum()
+    leaves = np.array([i not in parents for i in range(7)], dtype=float)
+    weights = 4.0 * leaves / leaves.sum()
+    return from_parents(parents, speeds, bandwidth, weights, name=f"ba-{index}")
+
+
+def named_topology(name: str, **speeds) -> Topology:
+    """``"tree"``, ``"skewed"`` or ``"ba-1"``..``"ba-5"`` with the given speeds/bandwidth."""
+    if name == "tree":
+        return symmetric_tree(**speeds)
+    if name == "skewed":
+        return skewed_tree(**speeds)
+    return barabasi_albert(int(name.split("-")[1]), **speeds)
