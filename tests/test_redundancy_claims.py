@@ -24,7 +24,8 @@ def test_rows_without_a_paper_number_say_so(rows):
     # eq. 8 minus the exact E[T_sys] is nowhere in the paper: no constructed paper value 0
     row = rows.loc["eq8_vs_exact_sexp_m4_lam6"]
     assert row["note"].startswith("paper gives no number; workbench's own value")
-    assert row["value"] != 0 and row["expect"] == "agree"
+    assert row["source"] == "workbench" and row["value"] != 0 and row["expect"] == "agree"
+    assert (rows.drop(index=row.name)["source"] == "paper").all()
 
 
 def test_pmax_row_quotes_the_papers_bound_not_the_workbenchs_number(rows):

@@ -1,8 +1,10 @@
 """P4 simulation against theory: Erlang-B, M/M/c/c+w balance equations, seeds."""
 
 import math
+from fractions import Fraction
 
 import pytest
+from naive import erlang_b_exact
 from scipy import stats
 
 import workbench
@@ -143,3 +145,19 @@ def test_simulate_to_precision_stops_at_the_requested_half_width():
     capped = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, 1e-6, n_jobs=500, max_replications=10)
     assert not capped.info["reached"] and capped.replications == 10
     assert any("stopped at 10 replications" in n for n in capped.notes)
+
+
+def test_station_table_matches_loss_system_theory_and_the_simulation():
+    # mean number at the edge of an M/G/c/c system: a (1 - B(c, a)), from the oracle
+    svc, N, m, lam, tcl = rd.Pareto(1.0, 2.5), 12, 2, 4.0, 10.0
+    a = lam * svc.job_time_mean(m)
+    pb = float(erlang_b_exact(N // m, Fraction(a)))
+    table = rd.station_table(N, m, lam, tcl, svc).set_index("station")
+    edge, cloud = table.loc["edge groups"], table.loc["cloud"]
+    assert edge["mean number"] == pytest.approx(a * (1 - pb), rel=1e-9)
+    assert edge["utilisation"] == pytest.approx(a * (1 - pb) / (N // m), rel=1e-9)
+    assert cloud["throughput [1/s]"] == pytest.approx(lam * pb, rel=1e-9)
+    res = rd.simulate(N, m, lam, tcl, svc, n_jobs=20_000, seed=5, replications=20)
+    sim = rd.simulated_station_table(N, m, lam, tcl, svc, res).set_index("station")
+    for col in ("utilisation", "throughput [1/s]", "mean number", "mean time [s]"):
+        assert sim.loc["edge groups", col] == pytest.approx(edge[col], rel=0.03), col

@@ -77,10 +77,16 @@ from workbench.redundancy.model import (
     optimal_m_blocking,
     optimum_vs_workers,
     policy_m,
+    station_table,
     system_time,
 )
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS, POLICIES
-from workbench.redundancy.simulation import running_mean_trace, simulate, simulate_to_precision
+from workbench.redundancy.simulation import (
+    running_mean_trace,
+    simulate,
+    simulate_to_precision,
+    simulated_station_table,
+)
 from workbench.results import SimulationResult
 
 __all__ = [
@@ -106,8 +112,10 @@ __all__ = [
     "bpo",
     "asto",
     "policy_m",
+    "station_table",
     "simulate",
     "simulate_to_precision",
     "running_mean_trace",
+    "simulated_station_table",
     "SimulationResult",
 ]

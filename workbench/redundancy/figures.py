@@ -18,15 +18,19 @@ import functools
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from workbench.plots import FORMULA_STYLE, POLICY_COLORS, FigureSpec, ci_errorbar, figure
 from workbench.redundancy import model as rd
-from workbench.redundancy.params import FORMULAS
+from workbench.redundancy.params import FORMULAS, PARAMS
 from workbench.redundancy.simulation import running_mean_trace, simulate
 from workbench.sweep import sweep
 
 __all__ = [
     "FIGURES",
+    "LABELS",
+    "POLICY_NAMES",
+    "diagram",
     "N_PAPER",
     "SEXP",
     "PARETO",
@@ -43,6 +47,29 @@ PARETO = rd.Pareto(1.5, 1.2)
 FAMILIES = {"S-Exp(3, 0.2)": SEXP, "Pareto(1.5, 1.2)": PARETO}
 FIG3_LAMBDA = 3.0  # [choice] not stated; m=2 beats m=1 on P_b for Pareto only above λ≈1.2
 BASE_SEED = 2303_00486
+
+# axis and legend texts in symbols (slides): one place, from the parameter table
+LABELS = {
+    "lam": f"arrival rate {PARAMS['lam'].axis_label}",
+    "t_cloud": f"cloud time {PARAMS['t_cloud'].axis_label}",
+    "m": "replication factor m",
+    "N": "edge workers N",
+    "job_time": "E[T_job] [s]",
+    "system_time": "E[T_sys] [s]",
+    "blocking": "P_b (sent to the cloud)",
+}
+POLICY_NAMES = {
+    "benchmark": "benchmark (m = 1)",
+    "bpo": "BPO",
+    "asto": "ASTO",
+    "optimal": "optimal",
+}
+FORMULA_NAMES = {"exact": "eq. 1, Erlang-B (exact)", "paper": "paper: eq. 8 above λ_m"}
+SYMBOL = {"lam": "λ", "t_cloud": "T_cl"}
+
+
+def _integer_axis(axis) -> None:
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 # --------------------------------------------------------------------------------------
@@ -71,13 +98,14 @@ def simulate_point(
         warmup=0 if n_jobs <= 1000 else None,
     )
     blocking_low, blocking_high = res.interval("blocking")
+    # E[T_sys] >= 0 and P_b in [0, 1]: an interval is cut to where the quantity can lie
     return {
         "sim_mean": res.mean,
-        "sim_ci_low": res.ci_low,
+        "sim_ci_low": max(res.ci_low, 0.0),
         "sim_ci_high": res.ci_high,
         "sim_blocking": res.blocking,
-        "sim_blocking_ci_low": blocking_low,
-        "sim_blocking_ci_high": blocking_high,
+        "sim_blocking_ci_low": max(blocking_low, 0.0),
+        "sim_blocking_ci_high": min(blocking_high, 1.0),
         "variance_finite": res.info["variance_finite"],
     }
 
@@ -117,15 +145,16 @@ def fig3_frame(quick: bool = False, N: int = N_PAPER, lam: float = FIG3_LAMBDA) 
 def fig3_plot(data: pd.DataFrame):
     fig, axes = figure(2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        lam = df["lam"].iloc[0]
-        ax.plot(df["m"], df["job_time"], "r*-", label="E[T_job]")
-        ax.set(xlabel="replication factor m", ylabel="E[T_job]", title=f"{label}, λ={lam:g}")
+        lam, N = df["lam"].iloc[0], df["N"].iloc[0]
+        ax.plot(df["m"], df["job_time"], "r*-", label="E[T_job(m)] (left axis)")
+        ax.set(xlabel=LABELS["m"], ylabel=LABELS["job_time"], title=f"{label}: N={N}, λ={lam:g}")
         ax2 = ax.twinx()
-        ax2.plot(df["m"], df["blocking"], "b^-", label="P_b")
-        ax2.set_ylabel("P_b (Erlang-B)")
+        ax2.plot(df["m"], df["blocking"], "b^-", label="P_b, Erlang-B (right axis)")
+        ax2.set_ylabel(LABELS["blocking"])
         ax2.grid(False)
+        _integer_axis(ax.xaxis)
         handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
-        ax.legend(handles=handles, loc="center right")
+        ax.legend(handles=handles, loc="upper center", fontsize=8)
     return fig
 
 
@@ -202,31 +231,39 @@ def fig4_frame(quick: bool = False) -> pd.DataFrame:
 
 
 def fig4_plot(data: pd.DataFrame):
-    fig, axes = figure(2)
+    fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        draw_policies(ax, df)
-        ax.set_title(f"N=24, T_cl=15, {label}")
+        draw_policies(ax, df, legend=False)
+        ax.set_title(f"{label}: N=24, T_cl=15 s")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def draw_policies(ax, df):
-    """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy."""
+def draw_policies(ax, df, legend: bool = True):
+    """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
+
+    Intervals are drawn cut at 0 (E[T_sys] is positive).
+    """
     for policy, d in df.groupby("policy", sort=False):
         color = POLICY_COLORS[policy]
-        ax.plot(d["lam"], d["exact"], "-", color=color, label=f"{policy} (Erlang-B)")
+        name = POLICY_NAMES[policy]
+        ax.plot(d["lam"], d["exact"], "-", color=color, label=f"{name}: eq. 1")
         if "sim_mean" in d:
             ci_errorbar(
                 ax,
                 d["lam"],
                 d["sim_mean"],
-                d["sim_ci_low"],
+                np.maximum(d["sim_ci_low"], 0.0),
                 d["sim_ci_high"],
                 color=color,
                 fmt="o",
-                label=f"{policy} (simulated, 95% CI)",
+                label=f"{name}: simulated, 95% CI",
             )
-    ax.set(xlabel="arrival rate λ", ylabel="E[T_sys]")
-    ax.legend(fontsize=7)
+    ax.set(xlabel=LABELS["lam"], ylabel=LABELS["system_time"])
+    ax.set_ylim(bottom=0)
+    if legend:
+        ax.legend(fontsize=7, loc="lower right")
 
 
 # --------------------------------------------------------------------------------------
@@ -252,8 +289,9 @@ def _by_m_frame(param: str, values, fixed: dict) -> pd.DataFrame:
 
 
 def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
-    fig, axes = figure(2)
+    fig, axes = figure(2, height=4.2)
     values = list(dict.fromkeys(data[param]))
+    unit = {"1/s": "/s"}.get(PARAMS[param].unit, PARAMS[param].unit)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
         for i, v in enumerate(values):
             for formula, d in df[df[param] == v].groupby("formula"):
@@ -262,12 +300,17 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
                     d["system_time"],
                     FORMULA_STYLE[formula],
                     color=f"C{i}",
-                    label=f"{param}={v:g} ({formula})",
+                    label=f"{SYMBOL[param]} = {v:g} {unit}: {FORMULA_NAMES[formula]}",
                 )
                 best = d.loc[d["system_time"].idxmin()]
                 ax.plot(best["m"], best["system_time"], "k*", markersize=9)
-        ax.set(xlabel="replication factor m", ylabel="E[T_sys]", title=title_fmt.format(label))
-        ax.legend(fontsize=7)
+        ax.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"], title=title_fmt.format(label))
+        _integer_axis(ax.xaxis)
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles.append(axes[0].plot([], [], "k*", markersize=9)[0])
+    labels.append("optimum of each curve")
+    # below the panels: never on the data
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8)
     return fig
 
 
@@ -281,8 +324,8 @@ def fig6_frame(quick: bool = False) -> pd.DataFrame:
     return _by_m_frame("t_cloud", (15.0, 50.0, 100.0), {"lam": 1.5})
 
 
-fig5_plot = functools.partial(_by_m_plot, param="lam", title_fmt="N=24, T_cl=8, {}")
-fig6_plot = functools.partial(_by_m_plot, param="t_cloud", title_fmt="N=24, λ=1.5, {}")
+fig5_plot = functools.partial(_by_m_plot, param="lam", title_fmt="{}: N=24, T_cl=8 s")
+fig6_plot = functools.partial(_by_m_plot, param="t_cloud", title_fmt="{}: N=24, λ=1.5 /s")
 
 
 # --------------------------------------------------------------------------------------
@@ -306,17 +349,25 @@ def fig7_frame(quick: bool = False) -> pd.DataFrame:
 def fig7_plot(data: pd.DataFrame):
     fig, axes = figure(2, 2, height=3.0)
     for row, (label, df) in enumerate(data.groupby("service", sort=False)):
-        for formula, d in df.groupby("formula"):
-            axes[row, 0].step(
-                d["N"], d["c_opt"], FORMULA_STYLE[formula], where="post", label=formula
-            )
-            axes[row, 1].step(
-                d["N"], d["m_opt"], FORMULA_STYLE[formula], where="post", label=formula
-            )
-        axes[row, 0].set(xlabel="workers N", ylabel="optimal c", title=label)
-        axes[row, 1].set(xlabel="workers N", ylabel="optimal m", title=label)
-        axes[row, 1].legend(fontsize=7)
+        draw_optimum(axes[row, 0], axes[row, 1], df)
+        axes[row, 0].set_title(f"{label}: λ=1.5 /s, T_cl=10 s")
+        axes[row, 1].set_title(f"{label}: λ=1.5 /s, T_cl=10 s")
     return fig
+
+
+def draw_optimum(ax_c, ax_m, df):
+    """Optimal c and m against N, one step line per formula, integer axes."""
+    for formula, d in df.groupby("formula"):
+        style = FORMULA_STYLE[formula]
+        name = FORMULA_NAMES[formula]
+        ax_c.step(d["N"], d["c_opt"], style, where="post", label=name)
+        ax_m.step(d["N"], d["m_opt"], style, where="post", label=name)
+    ax_c.set(xlabel=LABELS["N"], ylabel="optimal c (groups)")
+    ax_m.set(xlabel=LABELS["N"], ylabel="optimal m (replicas per job)")
+    for ax in (ax_c, ax_m):
+        _integer_axis(ax.xaxis)
+        _integer_axis(ax.yaxis)
+    ax_m.legend(fontsize=7, loc="upper left")
 
 
 # --------------------------------------------------------------------------------------
@@ -393,33 +444,40 @@ def table1_frame(quick: bool = False) -> pd.DataFrame:
 
 
 def table1_plot(data: pd.DataFrame):
-    fig, ax = figure(1, width=8.5, height=3.2)
+    """Table I as a compact table: one row per (family, parameter), small and large levels."""
+    names = {"lam": "λ [1/s]", "t_cloud": "T_cl [s]", "N": "N", "alpha": "α"}
+    cells, colors, rows = [], [], []
+    for (fam, param), g in data.groupby(["family", "parameter"], sort=False):
+        rows.append(f"{fam}, {names[param]}")
+        line, tint = [], []
+        for level in ("small", "large"):
+            r = g[g["level"] == level].iloc[0]
+            line += [f"{r['value']:g}", f"{r['workbench']} (m*={r['m_opt']})", r["paper"]]
+            ok = "#d8f0d8" if r["agrees"] else "#f6d5d5"
+            tint += ["white", ok, ok]
+        cells.append(line)
+        colors.append(tint)
+    cols = ["small", "workbench", "paper", "large", "workbench", "paper"]
+    fig, ax = figure(1, width=7.2, height=0.32 * (len(rows) + 2) + 0.5)
     ax.axis("off")
-    cells = [
-        [f"{r.workbench} (paper {r.paper}) m*={r.m_opt}" for r in g.itertuples()]
-        for _, g in data.groupby("family", sort=False)
-    ]
-    cols = [
-        f"{p} {lv}"
-        for p, lv in data[data.family == "Pareto"][["parameter", "level"]].itertuples(index=False)
-    ]
-    cells = [row + [""] * (len(cols) - len(row)) for row in cells]
     tab = ax.table(
         cellText=cells,
-        rowLabels=list(dict.fromkeys(data["family"])),
+        cellColours=colors,
+        rowLabels=rows,
         colLabels=cols,
         loc="center",
         cellLoc="center",
     )
     tab.auto_set_font_size(False)
-    tab.set_fontsize(6.5)
-    tab.scale(1, 1.6)
-    for (r, c), cell in tab.get_celld().items():
-        text = cell.get_text().get_text()
-        if r > 0 and c >= 0 and text and "paper" in text:
-            ok = text[0] == text.split("paper ")[1][0]
-            cell.set_facecolor("#d8f0d8" if ok else "#f6d5d5")
-    ax.set_title("Table I recomputed (green: agrees with the paper)")
+    tab.set_fontsize(9)
+    tab.scale(1, 1.25)
+    agree = int(data["agrees"].sum())
+    ax.set_title(
+        f"Table I recomputed: {agree}/{len(data)} cells agree with the paper (green)\n"
+        "S spread (m* = 1), C concentrate (≤ 2 groups), B balance\n"
+        "baseline N=24, λ=1.5 /s, T_cl=15 s [choice]; Exp(0.2), S-Exp(3, 0.2), Pareto(1.5, 1.2)",
+        fontsize=9,
+    )
     return fig
 
 
@@ -464,25 +522,26 @@ def ext_eq8_frame(quick: bool = False) -> pd.DataFrame:
 def ext_eq8_plot(data: pd.DataFrame):
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     fig, ax = figure(1, width=6.5)
-    ax.plot(data["lam"], data["exact"], "-", label="eq. 1 with Erlang-B (exact)")
+    ax.plot(data["lam"], data["exact"], "-", label=FORMULA_NAMES["exact"])
     ax.plot(data["lam"], data["paper"], "--", label="paper: eq. 1, then eq. 8 above λ_m")
     ci_errorbar(
         ax,
         data["lam"],
         data["sim_mean"],
-        data["sim_ci_low"],
+        np.maximum(data["sim_ci_low"], 0.0),
         data["sim_ci_high"],
         color="k",
-        label="simulation (95% CI)",
+        label="simulation, 95% CI",
     )
-    ax.axvline(data["lambda_max"].iloc[0], color="grey", lw=1)
-    ax.text(data["lambda_max"].iloc[0], ax.get_ylim()[0], " λ_m", color="grey", va="bottom")
+    lam_m = data["lambda_max"].iloc[0]
+    ax.axvline(lam_m, color="grey", lw=1)
+    ax.text(lam_m, ax.get_ylim()[0], f" λ_m = {lam_m:.2f}", color="grey", va="bottom")
     ax.set(
-        xlabel="arrival rate λ",
-        ylabel="E[T_sys]",
-        title=f"N={N}, m={m}, T_cl={t_cloud:g}, {service.label()}",
+        xlabel=LABELS["lam"],
+        ylabel=LABELS["system_time"],
+        title=f"{service.label()}: N={N}, m={m}, T_cl={t_cloud:g} s",
     )
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
     return fig
 
 
@@ -529,28 +588,34 @@ def ext_waiting_room_plot(data: pd.DataFrame):
                 axes[0, col],
                 d["m"],
                 d["sim_mean"],
-                d["sim_ci_low"],
+                np.maximum(d["sim_ci_low"], 0.0),
                 d["sim_ci_high"],
                 fmt="o-",
                 color=f"C{i}",
-                label=f"w={k} waiting places",
+                label=f"w = {k} waiting places",
             )
             ci_errorbar(
                 axes[1, col],
                 d["m"],
                 d["sim_blocking"],
-                d["sim_blocking_ci_low"],
+                np.maximum(d["sim_blocking_ci_low"], 0.0),
                 d["sim_blocking_ci_high"],
                 fmt="o-",
                 color=f"C{i}",
-                label=f"w={k}",
+                label=f"w = {k}",
             )
         d0 = df[df.waiting_room == 0]
-        axes[1, col].plot(d0["m"], d0["erlang_b"], "k--", label="Erlang-B (w=0)")
-        axes[0, col].set(title=f"{label}, λ={lam:g}, T_cl={t_cloud:g}", ylabel="E[T_sys]")
-        axes[1, col].set(xlabel="replication factor m", ylabel="P(sent to cloud)")
-        axes[0, col].legend(fontsize=7)
-        axes[1, col].legend(fontsize=7)
+        axes[1, col].plot(d0["m"], d0["erlang_b"], "k--", label="Erlang-B (w = 0)")
+        axes[0, col].set(
+            title=f"{label}: N=24, λ={lam:g} /s, T_cl={t_cloud:g} s",
+            xlabel=LABELS["m"],
+            ylabel=LABELS["system_time"],
+        )
+        axes[1, col].set(xlabel=LABELS["m"], ylabel=LABELS["blocking"])
+        for ax in axes[:, col]:
+            _integer_axis(ax.xaxis)
+        axes[0, col].legend(fontsize=7, loc="upper left")
+        axes[1, col].legend(fontsize=7, loc="upper left")
     return fig
 
 
@@ -583,16 +648,24 @@ def ext_weibull_plot(data: pd.DataFrame):
     lam, t_cloud = WEIBULL_CASE["lam"], WEIBULL_CASE["t_cloud"]
     fig, axes = figure(2)
     for formula, d in data.groupby("formula"):
-        axes[0].step(d["shape"], d["m_opt"], FORMULA_STYLE[formula], where="mid", label=formula)
+        axes[0].step(
+            d["shape"],
+            d["m_opt"],
+            FORMULA_STYLE[formula],
+            where="mid",
+            label=FORMULA_NAMES[formula],
+        )
     ex = data[data.formula == "exact"]
     axes[1].plot(ex["shape"], 1 - ex["system_time"] / ex["benchmark"], "o-")
-    axes[0].set(
-        xlabel="Weibull shape k (E[T_job(1)] = 7)",
-        ylabel="optimal m",
-        title=f"N=24, λ={lam:g}, T_cl={t_cloud:g}",
+    title = f"Weibull(k, s), E[T_job(1)] = 7 s: N=24, λ={lam:g} /s, T_cl={t_cloud:g} s"
+    axes[0].set(xlabel="Weibull shape k", ylabel="optimal m", title=title)
+    axes[1].set(
+        xlabel="Weibull shape k",
+        ylabel="1 − E[T_sys](m*) / E[T_sys](m=1)",
+        title="gain of the optimal m over m = 1",
     )
-    axes[1].set(xlabel="Weibull shape k", ylabel="gain of the optimal m over m=1")
-    axes[0].legend()
+    _integer_axis(axes[0].yaxis)
+    axes[0].legend(fontsize=8)
     return fig
 
 
@@ -613,15 +686,97 @@ def ext_heavy_tail_plot(data: pd.DataFrame):
     fig, ax = figure(1, width=6.5)
     for i, (m, d) in enumerate(data.groupby("m")):
         tag = "finite" if d["variance_finite"].iloc[0] else "INFINITE"
-        ax.plot(d["jobs"], d["running_mean"], color=f"C{i}", label=f"m={m} ({tag} variance)")
+        ax.plot(d["jobs"], d["running_mean"], color=f"C{i}", label=f"m = {m} ({tag} variance)")
         ax.axhline(d["exact"].iloc[0], color=f"C{i}", ls=":")
     ax.set(
         xscale="log",
-        xlabel="jobs simulated",
-        ylabel="running mean of T_sys",
-        title="Pareto(1.5, 1.2), N=24, λ=1, T_cl=15 (dotted: exact)",
+        xlabel="jobs simulated (one run)",
+        ylabel="running mean of T_sys [s]",
+        title="Pareto(β=1.5, α=1.2): N=24, λ=1 /s, T_cl=15 s (dotted: exact E[T_sys])",
     )
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# The model as a diagram, drawn from its parameters
+# --------------------------------------------------------------------------------------
+
+MAX_DRAWN_GROUPS = 8
+
+
+def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.0, service=None):
+    """The edge system for given N, m: arrivals, the c = ⌊N/m⌋ groups of m workers, the cloud.
+
+    Idle workers (N mod m) are grey. With a service law the title also gives E[T_job(m)],
+    P_b and E[T_sys] (eq. 1, Erlang-B). At most ``MAX_DRAWN_GROUPS`` groups are drawn.
+    """
+    from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+
+    # add_artist, not add_patch: the limits are fixed, and updating them from every
+    # patch's Bezier path was most of the drawing time
+
+    ok = PARAMS.check("diagram", N=N, lam=lam, t_cloud=t_cloud)
+    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
+    m = rd._m_upto(m, N, "diagram")
+    c, idle = N // m, N % m
+    shown = min(c, MAX_DRAWN_GROUPS)
+    top = shown + 0.9  # the lane of blocked jobs
+    fig, ax = figure(1, width=7.5, height=0.62 * (top + 1.6) + 0.9, fast=True)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.88)
+    ax.set_axis_off()
+    ax.set(xlim=(0, 10), ylim=(-1.3, top + 0.7))
+
+    def arrow(a, b, text="", color="k", lw=1.2, **kw):
+        patch = FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, color=color, lw=lw, **kw)
+        ax.add_artist(patch)
+        if text:
+            ax.text(*text[1], text[0], ha="center", fontsize=9, color=color)
+
+    def box(x, y, w, h, color, label=""):
+        ax.add_artist(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.05", fc=color, ec="0.4"))
+        if label:
+            ax.text(x + w / 2, y + h / 2, label, ha="center", va="center", fontsize=9)
+
+    mid = (shown - 1) / 2
+    box(1.5, mid - 0.35, 1.2, 0.7, "#eeeeee", "dispatch")
+    arrow((0.05, mid), (1.45, mid), (f"Poisson\nλ = {lam:g} /s", (0.7, mid + 0.2)))
+    radius = min(0.2, 1.4 / max(min(m, 12), 1))
+    for g in range(shown):
+        y = shown - 1 - g
+        box(3.4, y - 0.32, 3.0, 0.64, "#e8f1fb")
+        drawn = min(m, 12)
+        for j in range(drawn):
+            ax.add_artist(Circle((3.65 + j * 2.5 / max(drawn - 1, 1), y), radius, fc="#4c72b0"))
+        if m > drawn:
+            ax.text(6.35, y, "…", va="center", ha="right")
+        arrow((2.75, mid), (3.35, y), lw=0.7)
+        arrow((6.5, y), (7.2, y), lw=0.7)
+    ax.text(7.3, mid, "done when the\nfirst of m\ncopies ends", va="center", fontsize=8)
+    below = f"c = ⌊N/m⌋ = {c} groups of m = {m} workers"
+    if c > shown:
+        below += f" ({c - shown} more not drawn)"
+    if idle:
+        below += f"; {idle} idle (N mod m)"
+    ax.text(4.9, -0.85, below, ha="center", fontsize=9)
+    box(7.5, top - 0.35, 2.3, 0.7, "#fbeee8", f"cloud: T_cl = {t_cloud:g} s")
+    arrow(
+        (2.1, mid + 0.4),
+        (7.45, top),
+        ("all c groups busy: blocked (P_b)", (4.9, top + 0.12)),
+        color="C3",
+        connectionstyle="angle,angleA=90,angleB=0,rad=0",
+    )
+    title = f"N = {N} edge workers as an M/G/c/c loss system"
+    if service is not None:
+        tj = rd._job_time(service, m)
+        pb = rd.blocking(N, m, lam, service)
+        t_sys = rd.system_time(N, m, lam, t_cloud, service)
+        title += (
+            f"\n{service.label()}: E[T_job(m)] = {tj:.3g} s, P_b = {pb:.3g}, "
+            f"E[T_sys] = {t_sys:.3g} s"
+        )
+    ax.set_title(title, fontsize=10)
     return fig
 
 

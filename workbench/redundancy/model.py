@@ -44,6 +44,8 @@ __all__ = [
     "bpo",
     "asto",
     "policy_m",
+    "station_table",
+    "STATION_COLUMNS",
     "FORMULAS",
     "POLICIES",
 ]
@@ -190,8 +192,8 @@ class Pareto(ServiceTime):
 class Weibull(ServiceTime):
     """Weibull(shape k, scale s), a family the paper leaves as future work (Sec. VIII-2).
 
-    E[T_job(m)] is computed by quadrature of the survival function; the min of m copies is
-    Weibull(k, s m^(-1/k)), whose closed form s m^(-1/k) Γ(1 + 1/k) checks it. k < 1 is
+    The min of m copies is Weibull(k, s m^(-1/k)), so E[T_job(m)] = s m^(-1/k) Γ(1 + 1/k);
+    the quadrature of the survival function (:meth:`quadrature_mean`) checks it. k < 1 is
     heavier-tailed than exponential: replication pays off the most there.
     """
 
@@ -208,6 +210,10 @@ class Weibull(ServiceTime):
 
     def closed_form_mean(self, m: int) -> float:
         return self.scale * m ** (-1.0 / self.shape) * math.gamma(1.0 + 1.0 / self.shape)
+
+    def _mean(self, m: int) -> float:
+        # exact, and a vector of m costs no quadrature (slider views over N up to 300)
+        return self.closed_form_mean(m)
 
     def sample(self, size, rng):
         return self.scale * rng.weibull(self.shape, size)
@@ -572,3 +578,61 @@ def _policy_m(policy, N, lam, t_cloud, service):
     if policy == "benchmark":
         return 1
     return _argmin_m(N, lam, t_cloud, service, "exact")
+
+
+# --------------------------------------------------------------------------------------
+# Station table: utilisation, throughput, mean number and time per station
+# --------------------------------------------------------------------------------------
+
+STATION_COLUMNS = (
+    "station",
+    "servers",
+    "utilisation",
+    "throughput [1/s]",
+    "mean number",
+    "mean time [s]",
+)
+
+
+def station_table(N, m, lam, t_cloud, service) -> pd.DataFrame:
+    """Per station, as a network analyser shows it: the edge groups, the cloud, the system.
+
+    Edge: c = ⌊N/m⌋ groups (servers) of the M/G/c/c system; throughput λ(1 − P_b), mean
+    number λ(1 − P_b) E[T_job] (Little), utilisation per group that number over c (and the
+    busy fraction of all N workers, m copies per job, in the row below). Cloud: infinitely
+    many servers, throughput λ P_b, time T_cl. System: throughput λ, time E[T_sys] (eq. 1).
+    """
+    ok = PARAMS.check("station_table", N=N, lam=lam, t_cloud=t_cloud)
+    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
+    m = _m_upto(m, N, "station_table")
+    service = _service(service, "station_table")
+    pb = float(erlang_b_kernel(N // m, lam * _job_time(service, m)))
+    return _stations(N, m, lam, t_cloud, pb, _job_time(service, m))
+
+
+def _stations(N, m, lam, t_cloud, pb, edge_time) -> pd.DataFrame:
+    c = N // m
+    edge_rate = lam * (1.0 - pb)
+    edge_number = edge_rate * edge_time
+    cloud_rate = lam * pb
+    rows = [
+        ("edge groups", c, edge_number / c, edge_rate, edge_number, edge_time),
+        (
+            "edge workers (m copies per job)",
+            N,
+            m * edge_number / N,
+            edge_rate,
+            m * edge_number,
+            edge_time,
+        ),
+        ("cloud", math.inf, math.nan, cloud_rate, cloud_rate * t_cloud, t_cloud),
+        (
+            "whole system",
+            math.nan,
+            math.nan,
+            lam,
+            edge_number + cloud_rate * t_cloud,
+            (1.0 - pb) * edge_time + pb * t_cloud,
+        ),
+    ]
+    return pd.DataFrame(rows, columns=list(STATION_COLUMNS))

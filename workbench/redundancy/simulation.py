@@ -21,13 +21,19 @@ import numpy as np
 import pandas as pd
 
 from workbench.kernels.events import multiserver_fcfs
-from workbench.redundancy.model import _m_upto, _service
+from workbench.redundancy.model import _m_upto, _service, _stations
 from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.stats import t_half_width
 from workbench.validation import ParameterError
 
-__all__ = ["simulate", "simulate_to_precision", "running_mean_trace", "QUANTITIES"]
+__all__ = [
+    "simulate",
+    "simulate_to_precision",
+    "running_mean_trace",
+    "simulated_station_table",
+    "QUANTITIES",
+]
 
 #: the estimated quantities of :func:`simulate`, headline first
 QUANTITIES = ("system_time", "blocking", "mean_wait")
@@ -277,3 +283,23 @@ def running_mean_trace(N, m, lam, t_cloud, service, n_jobs=200_000, seed=0, poin
     running = np.cumsum(t_sys) / np.arange(1, n_jobs + 1)
     idx = np.unique(np.geomspace(1, n_jobs, ok["points"]).astype(int)) - 1
     return pd.DataFrame({"jobs": idx + 1, "running_mean": running[idx]})
+
+
+def simulated_station_table(N, m, lam, t_cloud, service, result) -> pd.DataFrame:
+    """The station table (:func:`workbench.redundancy.station_table`) from a simulation.
+
+    Uses the simulated fraction sent to the cloud P̂_b and the simulated E[T_sys]; the edge
+    time is what eq. 1 leaves for it, (Ê[T_sys] − P̂_b T_cl) / (1 − P̂_b).
+    """
+    f = "simulated_station_table"
+    ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud)
+    m = _m_upto(m, ok["N"], f)
+    _service(service, f)
+    if not isinstance(result, SimulationResult):
+        raise ParameterError(
+            f"The 'result' parameter of {f} must be a SimulationResult (from simulate). "
+            f"Got {type(result).__name__} instead."
+        )
+    pb = result.blocking
+    edge_time = (result.mean - pb * ok["t_cloud"]) / (1.0 - pb) if pb < 1 else math.nan
+    return _stations(ok["N"], m, ok["lam"], ok["t_cloud"], pb, edge_time)

@@ -1,0 +1,71 @@
+"""P4 figures: tidy frames, slide-ready plots (labelled axes, integer axes, CIs above 0)."""
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle
+
+import workbench.redundancy as rd
+from workbench import ParameterError
+from workbench.redundancy.figures import FIGURES, diagram
+
+
+@pytest.fixture(scope="module")
+def made():
+    return {name: spec.make(quick=True) for name, spec in FIGURES.items()}
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_every_axis_is_labelled_and_titled(made, name):
+    frame, fig = made[name]
+    assert isinstance(fig, Figure) and len(frame) > 0
+    for ax in fig.axes:
+        if not ax.axison:
+            continue  # Table I is a table
+        assert ax.get_xlabel() or ax.get_shared_x_axes().get_siblings(ax) != [ax], name
+        assert ax.get_ylabel(), f"{name}: unlabelled y axis"
+    titles = [ax.get_title() for ax in fig.axes] + [fig.get_suptitle()]
+    stated = [t for t in titles if "T_cl" in t or "N=24" in t or "N = 24" in t]
+    assert stated, f"{name} states no parameters: {titles}"
+
+
+@pytest.mark.parametrize("name", ["fig4", "ext_eq8", "ext_waiting_room"])
+def test_intervals_of_positive_quantities_stay_above_zero(made, name):
+    frame, _ = made[name]
+    assert (frame["sim_ci_low"] >= 0).all()
+    if "sim_blocking_ci_low" in frame:
+        assert frame["sim_blocking_ci_low"].between(0, 1).all()
+        assert frame["sim_blocking_ci_high"].between(0, 1).all()
+
+
+def test_optimal_m_and_c_axes_have_integer_ticks(made):
+    _, fig = made["fig7"]
+    for ax in fig.axes:
+        ticks = ax.yaxis.get_majorticklocs()
+        assert np.allclose(ticks, np.round(ticks)), ticks
+
+
+def test_legends_of_figs_4_5_6_are_off_the_data(made):
+    for name in ("fig4", "fig5", "fig6"):
+        _, fig = made[name]
+        assert fig.legends and not any(ax.get_legend() for ax in fig.axes), name
+
+
+def test_table1_is_a_compact_table():
+    frame, fig = FIGURES["table1"].make()
+    table = fig.axes[0].tables[0]
+    rows = {r for r, _ in table.get_celld()}
+    assert len(rows) == 11  # header + one row per (family, parameter)
+    assert fig.get_figheight() < 5
+
+
+@pytest.mark.parametrize(("N", "m"), [(24, 3), (7, 3), (60, 1), (5, 5)])
+def test_diagram_draws_the_groups_of_the_parameters(N, m):
+    fig = diagram(N, m, 1.5, 15.0, rd.SExp(3.0, 0.2))
+    circles = [p for p in fig.axes[0].patches if isinstance(p, Circle)]
+    assert len(circles) == min(N // m, 8) * min(m, 12)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert f"c = ⌊N/m⌋ = {N // m} groups of m = {m}" in texts
+    assert (f"{N % m} idle" in texts) == (N % m > 0)
+    with pytest.raises(ParameterError, match="'m' parameter of diagram"):
+        diagram(N, N + 1, 1.5, 15.0)
