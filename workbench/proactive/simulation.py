@@ -297,22 +297,27 @@ def simulate(
     return _simulate(v, keep_records, func)
 
 
+def one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
+    """One replication from validated values ``v`` and four stream seeds (no checks)."""
+    s_scen, s_train, s_task, s_fade = seeds
+    scenario = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=s_scen)
+    training = _train(scenario, **{k: v[k] for k in TRAIN_KEYS}, seed=s_train)
+    tasks = draw_tasks(
+        scenario, v["arrival_rate"], v["mean_bits"], v["n_slots"] * v["slot"], s_task
+    )
+    run = run_scenario(
+        v["scheme"], scenario, training, tasks, n_slots=v["n_slots"], fading_seed=s_fade,
+        **{k: v[k] for k in RUN_KEYS if k not in ("arrival_rate", "mean_bits")},
+        func=func,
+    )  # fmt: skip
+    return {"clusters": training.clusters.k} | _row(run), run, training
+
+
 def _simulate(v: dict, keep_records: bool, func: str) -> SimulationResult:
     rows, records = [], []
-    for r, (s_scen, s_train, s_task, s_fade) in enumerate(
-        _replication_seeds(v["seed"], v["replications"])
-    ):
-        scenario = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=s_scen)
-        training = _train(scenario, **{k: v[k] for k in TRAIN_KEYS}, seed=s_train)
-        tasks = draw_tasks(
-            scenario, v["arrival_rate"], v["mean_bits"], v["n_slots"] * v["slot"], s_task
-        )
-        run = run_scenario(
-            v["scheme"], scenario, training, tasks, n_slots=v["n_slots"], fading_seed=s_fade,
-            **{k: v[k] for k in RUN_KEYS if k not in ("arrival_rate", "mean_bits")},
-            func=func,
-        )  # fmt: skip
-        rows.append({"replication": r, "clusters": training.clusters.k} | _row(run))
+    for r, seeds in enumerate(_replication_seeds(v["seed"], v["replications"])):
+        row, run, _ = one_replication(v, seeds, func)
+        rows.append({"replication": r} | row)
         if keep_records:
             rec = run.tasks[["delay", "from_cache", "copies", "server", "cacheable"]].copy()
             rec.insert(0, "replication", r)

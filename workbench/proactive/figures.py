@@ -1,0 +1,482 @@
+"""The figures of P2: each a tidy frame (``*_frame``) and a drawing of it (``plot_*``).
+
+``FIGURES`` maps figure names to :class:`workbench.plots.FigureSpec` (``frame(quick)``
+then ``plot(frame)``). Parameter studies go through :func:`workbench.sweep.sweep` with the
+schemes evaluated inside one call, so that at every grid point and replication all
+schemes see the same network, tasks and fading (paired comparisons); intervals are
+Student-t over the replications.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
+from workbench.matching import hedged_matching
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
+from workbench.proactive.model import (
+    _make_scenario,
+    _train,
+    rank_cloudlets,
+    reliability_margin,
+)
+from workbench.proactive.params import PARAMS, SCHEMES
+from workbench.proactive.simulation import (
+    SCENARIO_KEYS,
+    TRAIN_KEYS,
+    _initial_rates,
+    _replication_seeds,
+    one_replication,
+    simulate,
+)
+from workbench.stats import t_half_width
+from workbench.sweep import sweep
+
+__all__ = [
+    "FIGURES",
+    "SCHEME_COLORS",
+    "study_frame",
+    "plot_study",
+    "ccdf_frame",
+    "plot_ccdf",
+    "slot_matching",
+    "map_frame",
+    "plot_map",
+    "drift_frame",
+    "plot_drift",
+    "mm1_check",
+]
+
+SCHEME_COLORS = {"proposed": PALETTE[2], "BL1": PALETTE[0], "BL2": PALETTE[1], "BL3": PALETTE[7]}
+SCHEME_LABELS = {
+    "proposed": "proposed",
+    "BL1": "BL1 (hedging + LRU)",
+    "BL2": "BL2 (hedging, no cache)",
+    "BL3": "BL3 (no cache, no hedging)",
+}
+_QUANTITY_LABELS = {
+    "mean_delay": "average delay [ms]",
+    "p90_delay": "90th percentile delay [ms]",
+    "p99_delay": "99th percentile delay [ms]",
+    "hit_rate": "cache hit rate",
+    "hedged_fraction": "hedged requests (share)",
+}
+_MS = {"mean_delay", "p90_delay", "p99_delay"}
+
+
+def _run_length(quick: bool) -> dict:
+    return {"n_slots": 2000, "replications": 3} if quick else {"n_slots": 20_000, "replications": 5}
+
+
+def _study_point(schemes, rep, replications, root_seed, **params) -> pd.DataFrame:
+    """All schemes at one grid point for replication ``rep`` (one run each).
+
+    The streams depend on the root seed and ``rep`` only, not on the point: every value
+    of the varied parameter and every scheme sees the same networks, tasks and fading
+    (common random numbers), so the curves differ by the parameter, not by the draw.
+    """
+    v = PARAMS.check("study_frame", **(PARAMS.defaults() | params))
+    seeds = list(_replication_seeds(root_seed, replications))[rep]
+    rows = []
+    for scheme in schemes:
+        row, _, _ = one_replication(v | {"scheme": scheme}, seeds, "study_frame")
+        rows.append({"scheme": scheme} | {q: row[q] for q in _QUANTITY_LABELS})
+    return pd.DataFrame(rows)
+
+
+def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replications=3,
+                seed=0, couple_users=False, **fixed) -> pd.DataFrame:  # fmt: skip
+    """Delay percentiles and hit rate of ``schemes`` as one parameter varies.
+
+    Parameters
+    ----------
+    vary : str
+        A name of :data:`~workbench.proactive.params.PARAMS` (e.g. ``"storage"``).
+    values : sequence
+        Its values.
+    schemes : sequence of str
+    n_slots, replications, seed
+        Run length, independent replications, root seed. The grid handed to
+        :func:`workbench.sweep.sweep` is (value, replication); replication r uses the r-th
+        stream of the root seed at every value (common random numbers).
+    couple_users : bool
+        Keep U = 3 E (the paper's density study varies E at a fixed U/E).
+    **fixed
+        Other model parameters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (value, scheme, quantity): ``mean``, ``ci_low``, ``ci_high`` over the
+        replications (Student-t 95%).
+    """
+    func = "study_frame"
+    PARAMS.check(func, **{vary: values[0]}, **fixed)
+    PARAMS.check(func, replications=replications, seed=seed, n_slots=n_slots)
+    points = [
+        {vary: v, "rep": r} | ({"n_users": 3 * int(v)} if couple_users else {})
+        for v in values
+        for r in range(replications)
+    ]
+    for p in points:
+        PARAMS.check(func, **{k: x for k, x in p.items() if k != "rep"})
+    fixed = {"schemes": tuple(schemes), "n_slots": n_slots, "replications": replications,
+             "root_seed": seed, **fixed}  # fmt: skip
+    raw = sweep(_study_point, points, fixed=fixed, n_workers=1, progress=False)
+    out = []
+    for (value, scheme), g in raw.groupby([vary, "scheme"], sort=False):
+        for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate", "hedged_fraction"):
+            x = g[q].to_numpy(float)
+            half = t_half_width(x, 0.95)
+            m = float(x.mean())
+            out.append({"vary": vary, "value": value, "scheme": scheme, "quantity": q,
+                        "mean": m, "ci_low": max(m - half, 0.0), "ci_high": m + half,
+                        "replications": len(x)})  # fmt: skip
+    frame = pd.DataFrame(out)
+    frame.attrs["fixed"] = fixed
+    return frame
+
+
+def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="",
+               fast=False):  # fmt: skip
+    """One panel per quantity against the varied parameter, one line per scheme."""
+    vary = frame["vary"].iloc[0]
+    param = PARAMS[vary]
+    fig, axes = figure(ncols=len(quantities), width=4.6, height=3.4, fast=fast)
+    axes = np.atleast_1d(axes)
+    for ax, q in zip(axes, quantities, strict=True):
+        sub = frame[frame["quantity"] == q]
+        scale = 1e3 if q in _MS else 1.0
+        for scheme, g in sub.groupby("scheme", sort=False):
+            x = g["value"].to_numpy(float)
+            ci_errorbar(
+                ax,
+                x,
+                g["mean"] * scale,
+                g["ci_low"] * scale,
+                g["ci_high"] * scale,
+                fmt="o-",
+                color=SCHEME_COLORS[scheme],
+                label=SCHEME_LABELS[scheme],
+            )
+        ax.set_xlabel(param.label)
+        ax.set_ylabel(_QUANTITY_LABELS[q])
+        ax.set_ylim(bottom=0)
+        if param.kind == "int":
+            ax.xaxis.get_major_locator().set_params(integer=True)
+    axes[0].legend(fontsize=7, loc="best")
+    reps = int(frame["replications"].max())
+    fig.suptitle(f"{title}  ({reps} replications, 95% CI)" if title else "", fontsize=10)
+    return fig
+
+
+def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=80,
+               **params) -> pd.DataFrame:  # fmt: skip
+    """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
+
+    Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
+    percentiles per scheme in ``frame.attrs["percentiles"]``.
+    """
+    results = {
+        s: simulate(s, n_slots=n_slots, replications=replications, seed=seed, **params)
+        for s in schemes
+    }
+    top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
+    grid = np.linspace(0.0, top, points)
+    rows, pct = [], {}
+    for s, r in results.items():
+        per_rep = np.array([
+            (g["delay"].to_numpy()[:, None] > grid[None, :]).mean(axis=0)
+            for _, g in r.records.groupby("replication")
+        ])  # fmt: skip
+        mean = per_rep.mean(axis=0)
+        half = np.array([t_half_width(per_rep[:, j], 0.95) for j in range(points)])
+        for d, m, h in zip(grid, mean, half, strict=True):
+            rows.append({"scheme": s, "delay": d, "ccdf": m,
+                         "ci_low": max(m - h, 0.0), "ci_high": min(m + h, 1.0)})  # fmt: skip
+        pct[s] = {q: r[q] for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate")}
+    frame = pd.DataFrame(rows)
+    frame.attrs["percentiles"] = pct
+    frame.attrs["replications"] = replications
+    return frame
+
+
+def plot_ccdf(frame: pd.DataFrame, fast=False):
+    """Fig. 3: the delay CCDF per scheme (log scale), shaded 95% intervals."""
+    fig, ax = figure(width=6.0, height=3.8, fast=fast)
+    for s, g in frame.groupby("scheme", sort=False):
+        x = g["delay"] * 1e3
+        ax.plot(x, g["ccdf"], color=SCHEME_COLORS[s], label=SCHEME_LABELS[s])
+        ax.fill_between(x, np.maximum(g["ci_low"], 1e-4), np.maximum(g["ci_high"], 1e-4),
+                        color=SCHEME_COLORS[s], alpha=0.2, lw=0)  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_ylim(1e-3, 1.05)
+    ax.axhline(0.1, color="0.6", ls=":", lw=0.8)
+    ax.axhline(0.01, color="0.6", ls=":", lw=0.8)
+    ax.set_xlabel("delay d [ms]")
+    ax.set_ylabel("Pr(D > d)")
+    ax.legend(fontsize=7)
+    reps = frame.attrs.get("replications", "")
+    ax.set_title(f"Delay tail, E = 30, U = 90, s_e = 10 ({reps} replications, 95% CI)",
+                 fontsize=9)  # fmt: skip
+    return fig
+
+
+def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
+    """One slot of the matching on a fresh scenario, from the public model functions.
+
+    ``n_requests`` users (uniformly chosen) request a task from their profile; queues are
+    empty and rates are the interference-free ones; with caching, every cloudlet holds
+    the s_e most popular cacheable results of its preferred cluster (its converged
+    state). Users rank by eq. 14, cloudlets by Φ (eq. 15) (BL3: both by link rate); a
+    request with Φ < 0 is hedged (not in BL3).
+
+    Returns
+    -------
+    dict
+        ``scenario``, ``training``, ``users`` (requesting users), ``matched`` (rows of
+        cloudlets per requesting user, -1 padded), ``phi`` and ``cached`` (bool per row).
+    """
+    v = PARAMS.defaults() | params | {"scheme": scheme, "seed": seed}
+    v = PARAMS.check("slot_matching", **v)
+    sc = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=v["seed"])
+    tr = _train(sc, **{k: v[k] for k in TRAIN_KEYS}, seed=v["seed"])
+    gen = np.random.default_rng([v["seed"], 9])
+    n_users, n_cloudlets = sc.path_gain.shape
+    users = np.sort(gen.choice(n_users, size=min(n_requests, n_users), replace=False))
+    rates = _initial_rates(sc, v["bandwidth"])
+    caching = scheme in ("proposed", "BL1") and v["storage"] > 0
+    held = tr.cache_rank < v["storage"]  # (E, A): the s_e best-ranked results
+    prefs = np.full((users.size, n_cloudlets), -1, dtype=np.int64)
+    phi = np.zeros((n_cloudlets, users.size))
+    cached = np.zeros(users.size, bool)
+    for i, u in enumerate(users):
+        a = gen.choice(sc.cacheable.size, p=sc.profiles[sc.profile_of_user[u]])
+        bits = gen.exponential(v["mean_bits"])
+        y = held[:, a] & sc.cacheable[a] if caching else np.zeros(n_cloudlets, bool)
+        if scheme == "BL3":
+            order = np.argsort(-rates[u], kind="stable")
+            phi[:, i] = rates[u]
+        else:
+            order = rank_cloudlets(bits, rates[u], v["cpu"], v["kappa"], v["tau_ep"], y)
+            phi[:, i] = reliability_margin(bits, rates[u], v["cpu"], v["kappa"], 0.0,
+                                           v["tau_ep"], v["budget"], y)  # fmt: skip
+        order = order[sc.covered[u, order]]
+        prefs[i, : order.size] = order
+        cached[i] = bool(y[order[0]]) if order.size else False
+    rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
+    first = hedged_matching(prefs, rprefs, None, None, 1)[:, 0]
+    flags = np.array([first[i] >= 0 and not cached[i] and phi[first[i], i] < 0
+                      for i in range(users.size)])  # fmt: skip
+    if scheme == "BL3":
+        flags[:] = False
+    matched = hedged_matching(prefs, rprefs, None, flags, v["x_max"])
+    return {"scenario": sc, "training": tr, "users": users, "matched": matched, "phi": phi,
+            "cached": cached}  # fmt: skip
+
+
+def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> pd.DataFrame:
+    """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link."""
+    m = slot_matching(scheme, n_requests=n_requests, seed=seed)
+    sc, tr = m["scenario"], m["training"]
+    rows = [{"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
+            for e, (x, y) in enumerate(sc.cloudlet_xy)]  # fmt: skip
+    rows += [{"kind": "user", "x": x, "y": y, "id": u, "cluster": tr.clusters.labels[u]}
+             for u, (x, y) in enumerate(sc.user_xy)]  # fmt: skip
+    for i, u in enumerate(m["users"]):
+        for j, e in enumerate(m["matched"][i]):
+            if e >= 0:
+                rows.append({"kind": "hedge" if j else ("cached" if m["cached"][i] else "link"),
+                             "x": sc.user_xy[u, 0], "y": sc.user_xy[u, 1],
+                             "x2": sc.cloudlet_xy[e, 0], "y2": sc.cloudlet_xy[e, 1],
+                             "id": u, "cluster": tr.clusters.labels[u]})  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame.attrs["k"] = tr.clusters.k
+    frame.attrs["scheme"] = scheme
+    return frame
+
+
+def plot_map(frame: pd.DataFrame, fast=False):
+    """Cloudlets (squares, coloured by preferred cluster), users coloured by cluster, and
+    one slot's matching: solid = first match, dashed = hedge, green = served from cache."""
+    fig, ax = figure(width=5.4, height=5.0, fast=fast)
+    k = frame.attrs.get("k", int(frame["cluster"].max()) + 1)
+    colors = [PALETTE[i % len(PALETTE)] for i in range(k)]
+    for kind, style in (("link", dict(color="0.2", lw=1.2)),
+                        ("hedge", dict(color="C3", lw=1.2, ls="--")),
+                        ("cached", dict(color=PALETTE[2], lw=2.0))):  # fmt: skip
+        for _, r in frame[frame["kind"] == kind].iterrows():
+            ax.plot([r["x"], r["x2"]], [r["y"], r["y2"]], **style)
+    users = frame[frame["kind"] == "user"]
+    ax.scatter(users["x"], users["y"], s=18, c=[colors[c] for c in users["cluster"]],
+               edgecolors="k", linewidths=0.3)  # fmt: skip
+    cl = frame[frame["kind"] == "cloudlet"]
+    ax.scatter(cl["x"], cl["y"], s=70, marker="s", c=[colors[c] for c in cl["cluster"]],
+               edgecolors="k", linewidths=1.0)  # fmt: skip
+    ax.plot([], [], color="0.2", label="matched (upload)")
+    ax.plot([], [], color="C3", ls="--", label="hedged copy")
+    ax.plot([], [], color=PALETTE[2], lw=2, label="served from cache")
+    ax.scatter([], [], marker="s", c="w", edgecolors="k", label="cloudlet (preferred cluster)")
+    ax.scatter([], [], c="w", edgecolors="k", s=18, label="user (cluster colour)")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_aspect("equal")
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"One slot, {frame.attrs.get('scheme', '')}: k = {k} clusters", fontsize=9)
+    return fig
+
+
+def drift_frame(quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0,
+                window=500) -> pd.DataFrame:  # fmt: skip
+    """Beyond the paper: LRU, LFU and the popularity cache when popularity drifts.
+
+    One cloudlet's request trace: Zipf(z) over a random order of the tasks; halfway the
+    order is redrawn (the users' interests change). The popularity cache keeps the order
+    learnt before the change (a stale training phase); LRU and LFU adapt on their own.
+    Returns the hit rate per window of ``window`` requests for each policy.
+    """
+    n = 10_000 if quick else 40_000
+    gen = np.random.default_rng(seed)
+    base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
+    base /= base.sum()
+    before, after = gen.permutation(n_tasks), gen.permutation(n_tasks)
+    p1, p2 = np.empty(n_tasks), np.empty(n_tasks)
+    p1[before], p2[after] = base, base
+    trace = np.concatenate([gen.choice(n_tasks, n // 2, p=p1), gen.choice(n_tasks, n // 2, p=p2)])
+    rank = np.empty(n_tasks, dtype=np.int64)
+    rank[before] = np.arange(n_tasks)
+    hits = {
+        "LRU": lru_hits(trace, capacity),
+        "LFU": lfu_hits(trace, capacity),
+        "popularity (trained before the change)": popularity_cache_hits(trace, capacity, rank),
+    }
+    ideal = {"before": base[:capacity].sum(), "after": base[:capacity].sum()}
+    rows = []
+    for name, h in hits.items():
+        for w in range(n // window):
+            rows.append({"policy": name, "request": (w + 0.5) * window,
+                         "hit_rate": h[w * window:(w + 1) * window].mean()})  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame.attrs |= {"ideal": ideal["before"], "change": n // 2, "capacity": capacity, "z": zipf}
+    return frame
+
+
+def plot_drift(frame: pd.DataFrame, fast=False):
+    fig, ax = figure(width=6.0, height=3.4, fast=fast)
+    for i, (name, g) in enumerate(frame.groupby("policy", sort=False)):
+        ax.plot(g["request"], g["hit_rate"], color=PALETTE[i], label=name)
+    ax.axvline(frame.attrs["change"], color="0.4", ls=":")
+    ax.axhline(frame.attrs["ideal"], color="0.4", ls="--", lw=0.8,
+               label="top-s_e mass (perfect knowledge)")  # fmt: skip
+    ax.set_xlabel("request number")
+    ax.set_ylabel("hit rate per window")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    ax.set_title(f"Popularity drift: s_e = {frame.attrs['capacity']}, z = {frame.attrs['z']}",
+                 fontsize=9)  # fmt: skip
+    return fig
+
+
+def _fig_ccdf(quick):
+    return ccdf_frame(**_run_length(quick))
+
+
+def _fig_density(quick):
+    values = (10, 20, 30, 40) if quick else (10, 20, 30, 40, 50)
+    return study_frame("n_cloudlets", values, ("proposed", "BL1", "BL2", "BL3"),
+                       couple_users=True, **_run_length(quick))  # fmt: skip
+
+
+def _fig_storage(quick):
+    values = (0, 2, 4, 6, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
+    return study_frame("storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick))
+
+
+def _fig_storage_local(quick):
+    values = (0, 2, 4, 6, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
+    return study_frame("storage", values, ("proposed", "BL1", "BL2"), area=300.0,
+                       **_run_length(quick))  # fmt: skip
+
+
+def _fig_cacheable(quick):
+    values = (0.0, 0.33, 0.66, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
+    return study_frame("cacheable_ratio", values, ("proposed", "BL1", "BL2"),
+                       **_run_length(quick))  # fmt: skip
+
+
+def _fig_zipf(quick):
+    values = (0.4, 0.8, 1.2, 1.6) if quick else (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0)
+    return study_frame("zipf", values, ("proposed", "BL1"), **_run_length(quick))
+
+
+FIGURES = {
+    "delay_ccdf": FigureSpec(
+        _fig_ccdf, plot_ccdf,
+        "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, s_e = 10).",
+    ),
+    "density": FigureSpec(
+        _fig_density, lambda f: plot_study(f, title="Fig. 4: network density, U = 3E"),
+        "Fig. 4: average and 99th percentile delay against E with U = 3E.",
+    ),
+    "storage": FigureSpec(
+        _fig_storage, lambda f: plot_study(f, title="Fig. 5: storage, 100 m × 100 m"),
+        "Fig. 5: delay against the storage s_e at the defaults (every cloudlet covers "
+        "every user: caches pool).",
+    ),
+    "storage_local": FigureSpec(
+        _fig_storage_local, lambda f: plot_study(f, title="Fig. 5 with local coverage, 300 m"),
+        "Fig. 5 on a 300 m × 300 m area, where a user covers only nearby cloudlets.",
+    ),
+    "cacheable": FigureSpec(
+        _fig_cacheable, lambda f: plot_study(f, title="Fig. 6: cacheable ratio"),
+        "Fig. 6: delay against the share of cacheable task types.",
+    ),
+    "zipf": FigureSpec(
+        _fig_zipf,
+        lambda f: plot_study(f, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent"),
+        "Fig. 7: 99th percentile delay and cache hit rate against z.",
+    ),
+    "map": FigureSpec(
+        map_frame, plot_map,
+        "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
+    ),
+    "drift": FigureSpec(
+        drift_frame, plot_drift,
+        "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
+    ),
+}  # fmt: skip
+
+
+def mm1_check(loads=(0.3, 0.5, 0.7), mean_bits=1e5, slot=1e-4, n_slots=400_000,
+              replications=4, seed=0) -> pd.DataFrame:  # fmt: skip
+    """Analytic (M/M/1) against simulated mean delay of one user alone at one cloudlet.
+
+    No fading, no interference, κ = 1 cycle/bit: the upload queue is M/M/1 with service
+    rate r / L̄ (:func:`~workbench.proactive.model.isolated_cloudlet_delay`). Returns one
+    row per load with the theory and the simulated mean with its 95% interval.
+    """
+    from workbench.proactive.model import isolated_cloudlet_delay
+    from workbench.proactive.simulation import draw_tasks, run_scenario
+
+    lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
+    scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
+    sc = _make_scenario(**scen, seed=2)
+    tr = _train(sc, 1.0, 10.0, 0.5, 20.0, seed=1)
+    rate = float(_initial_rates(sc, 10e6)[0, 0])
+    rows = []
+    for rho in loads:
+        lam = rho * rate / mean_bits
+        means = []
+        for r in range(replications):
+            tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed * 1000 + r)
+            run = run_scenario("BL3", sc, tr, tasks, n_slots=n_slots, fading_seed=1,
+                               fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
+            means.append(run.tasks["delay"].mean())
+        x = np.array(means)
+        half = t_half_width(x, 0.95)
+        rows.append({"load ρ": rho,
+                     "M/M/1 theory [ms]": 1e3 * isolated_cloudlet_delay(
+                         lam, rate, mean_bits, 1e10, 1.0, 0.005, slot),
+                     "simulated [ms]": 1e3 * x.mean(), "± 95% [ms]": 1e3 * half})  # fmt: skip
+    return pd.DataFrame(rows)
