@@ -75,6 +75,18 @@ PAPERS: dict[str, Paper] = {
     p.id: p
     for p in (
         Paper(
+            "p1",
+            "fog",
+            "On reducing IoT service delay via fog offloading",
+            "Yousefpour, Ishigaki, Gour, Jue, IEEE Internet of Things Journal 5(1), 2018 "
+            "(arXiv 1804.07376)",
+            "notebooks/p1_fog.ipynb",
+            3,
+            "Networks of queues: a fog node as a two-class Markov chain, threshold offloading "
+            "between neighbours, a fixed point for the flows, Pollaczek-Khinchine at the "
+            "cloud, and where the analytic model and the simulator part ways.",
+        ),
+        Paper(
             "p3",
             "datacenters",
             "Analysis of an offloading scheme for data centers in the framework of fog computing",
