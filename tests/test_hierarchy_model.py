@@ -1,0 +1,190 @@
+"""Decision rules, topologies and bad input of the hierarchy."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.hierarchy import (
+    PARAMS,
+    barabasi_albert,
+    decide,
+    eq12_queue_estimate,
+    from_parents,
+    local_overhead,
+    offload_overhead,
+    red_thresholds,
+    shannon_rate,
+    simulate,
+    size_moments,
+    symmetric_tree,
+)
+from workbench.hierarchy.model import static_route, time_weights, utilisation_bound
+from workbench.validation import ParameterError, UnstableRegimeError
+
+
+def test_shannon_rate_hand_value():
+    # SNR 3 -> log2(4) = 2 bits/s/Hz
+    assert shannon_rate(10.0, 3.0, 1.0, 1.0) == pytest.approx(20.0)
+    # interference from another sender halves the SNR here: log2(1 + 3/2)
+    assert shannon_rate(10.0, 3.0, 1.0, 1.0, 1.0) == pytest.approx(10 * math.log2(2.5))
+    with pytest.raises(ParameterError, match="'noise' parameter of shannon_rate"):
+        shannon_rate(10.0, 3.0, 1.0, 0.0)
+
+
+def test_overheads_hand_values():
+    gt, ge = time_weights([20.0])
+    assert gt[0] == pytest.approx(20 / 21) and ge[0] == pytest.approx(1 / 21)
+    loc = local_overhead(7.0, 20.0, 0.5, 0.5, kappa=1e-3)
+    assert loc == pytest.approx(0.5 * 0.35 + 0.5 * 1e-3 * 400 * 7)
+    off = offload_overhead(7.0, 0.7, 100.0, 40.0, 0.5, 0.5, 2.0)
+    assert off == pytest.approx(0.5 * (0.007 + 0.175) + 0.5 * 2.0 * 0.007)
+    # eq. 10: ten units queued at the next hop add 10/40 s of time overhead
+    off10 = offload_overhead(7.0, 0.7, 100.0, 40.0, 0.5, 0.5, 2.0, queued_next=10.0)
+    assert off10 - off == pytest.approx(0.5 * 10 / 40)
+    assert decide(1.0, 0.9) == 1 and decide(1.0, 1.0) == 0 and decide(1.0, 1.1) == 0
+
+
+def test_red_thresholds_eq11():
+    assert red_thresholds(5, 20, 0.35) == pytest.approx((1.75, 20.0))
+    assert red_thresholds(5, 20, 2.0) == pytest.approx((5.0, 40.0))
+
+
+def test_eq12_inverts_the_mean_time():
+    compute = np.array([20.0, 40.0, 100.0])
+    n, s = 4.0, 6.0
+    mean_time = sum(n * (n + 1) * s / (2 * f) for f in compute) / (3 * n)
+    assert eq12_queue_estimate(mean_time, s, compute) == pytest.approx(n)
+
+
+def test_size_moments_truncated_normal():
+    draws = np.random.default_rng(0).normal(1.0, 1.0, 2_000_000)
+    draws = draws[draws > 0]
+    m1, m2 = size_moments(1.0, 1.0)
+    assert m1 == pytest.approx(draws.mean(), rel=2e-3)
+    assert m2 == pytest.approx((draws**2).mean(), rel=3e-3)
+
+
+def test_original_rule_sends_everything_to_the_centre_of_the_tree():
+    # the paper's observation (Fig. 6): without enhancement 1 all work ends at the centre
+    assert list(static_route(symmetric_tree(), 0.1, 0.5)) == [0] * 7
+    # with a huge input per unit of work the bottom keeps its tasks
+    assert list(static_route(symmetric_tree(), 500.0, 0.5))[3:] == [3, 4, 5, 6]
+
+
+def test_symmetric_tree_shape():
+    t = symmetric_tree()
+    assert list(t.parent) == [-1, 0, 0, 1, 1, 2, 2]
+    assert list(t.generators) == [3, 4, 5, 6]
+    assert t.compute.sum() == 260
+
+
+@pytest.mark.parametrize("index", [1, 2, 3, 4, 5])
+def test_barabasi_albert_hierarchy(index):
+    t = barabasi_albert(index)
+    g = nx.barabasi_albert_graph(7, 2, seed=index)
+    degrees = sorted((d for _, d in g.degree()), reverse=True)
+    # the centre is a highest-degree node: it has as many children as its degree
+    assert len(t.children(0)) == degrees[0]
+    assert t.compute.sum() == pytest.approx(260.0)
+    assert t.weight.sum() == pytest.approx(4.0)
+    assert np.all(t.weight[t.generators] > 0)
+    # every generator is a leaf of the BFS tree
+    assert all(not t.children(s) for s in t.generators)
+    again = barabasi_albert(index)
+    assert np.array_equal(t.parent, again.parent)
+
+
+def test_utilisation_bounds():
+    t = symmetric_tree()
+    m1, _ = size_moments(7.0, 1.0)
+    assert utilisation_bound("pure_local", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
+        8 * m1 / 20
+    )
+    assert utilisation_bound("pure_cloud", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
+        32 * m1 / 100
+    )
+    assert utilisation_bound("advanced", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
+        32 * m1 / 260
+    )
+
+
+def test_overloaded_model_is_refused_not_simulated():
+    with pytest.raises(UnstableRegimeError, match="pure_local"):
+        simulate("pure_local", 8, 7)
+    with pytest.raises(UnstableRegimeError, match="overload='transient'"):
+        simulate("pure_cloud", 8, 7)
+    res = simulate("pure_cloud", 8, 7, n_periods=50, replications=2, overload="transient")
+    assert res.notes and "overloaded" in res.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(model="magic"), "model"),
+        (dict(lam=0.0), "lam"),
+        (dict(lam=math.nan), "lam"),
+        (dict(mu=-1.0), "mu"),
+        (dict(n_periods=5), "n_periods"),
+        (dict(n_periods=10**6, lam=10), "n_periods"),
+        (dict(min_th=20.0, max_th=20.0), "max_th"),
+        (dict(max_p=0.0), "max_p"),
+        (dict(w_q=1.5), "w_q"),
+        (dict(replications=1), "replications"),
+        (dict(topology="star"), "topology"),
+        (dict(seed=-1), "seed"),
+        (dict(gentle="yes"), "gentle"),
+    ],
+)
+def test_bad_input(kwargs, name):
+    args = dict(model="advanced", lam=2.0, mu=2.0, n_periods=20, replications=2) | kwargs
+    model, lam, mu = args.pop("model"), args.pop("lam"), args.pop("mu")
+    with pytest.raises(ParameterError, match=f"'{name}' parameter of simulate"):
+        simulate(model, lam, mu, **args)
+
+
+@pytest.mark.parametrize(
+    "parents",
+    [[-1, -1, 0], [0, 1, 2], [-1, 0, 5], [-1, 2, 1], [], "abc", [-1, 0.5]],
+)
+def test_bad_user_tree(parents):
+    with pytest.raises(ParameterError, match="'parents' parameter of from_parents"):
+        from_parents(parents, 10.0)
+
+
+def test_user_tree_runs():
+    t = from_parents([-1, 0, 0, 1], [50, 20, 20, 10])
+    res = simulate("advanced", 1.0, 2.0, topology=t, n_periods=100, replications=2)
+    assert res.mean_time > 0 and list(t.generators) == [2, 3]
+
+
+NAMES = ["lam", "mu", "sigma", "w_q", "max_p", "min_th", "decision_time", "bandwidth"]
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    name=st.sampled_from(NAMES),
+    value=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=3), st.none()),
+)
+def test_fuzz_bad_values_raise_parameter_error(name, value):
+    param = PARAMS[name]
+    try:
+        param.check(value, "simulate")
+        valid = True
+    except ParameterError:
+        valid = False
+    kw = {name: value} if name not in ("lam", "mu") else {}
+    lam = value if name == "lam" else 1.0
+    mu = value if name == "mu" else 1.0
+    try:
+        res = simulate("advanced", lam, mu, n_periods=10, replications=2, **kw)
+    except UnstableRegimeError:
+        assert valid
+        return
+    except ParameterError as err:
+        assert not valid or name in ("min_th",), err
+        return
+    assert valid and np.isfinite(res.mean_time)

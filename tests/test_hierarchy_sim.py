@@ -1,0 +1,157 @@
+"""The hierarchy simulator against its slow twin and against queueing theory."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive_hierarchy import simulate_naive
+
+from workbench.hierarchy import (
+    from_parents,
+    pollaczek_khinchine,
+    simulate,
+    size_moments,
+    symmetric_tree,
+)
+from workbench.hierarchy import kernels as K
+from workbench.hierarchy.simulation import MODEL_FLAGS, draw_tasks, run_kernel
+
+PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "red_forwards")
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    model=st.sampled_from(sorted(MODEL_FLAGS)),
+    seed=st.integers(0, 2**31),
+    lam=st.floats(0.5, 12.0),
+    mu=st.floats(0.5, 9.0),
+    w_q=st.floats(0.01, 1.0),
+    min_th=st.floats(0.0, 3.0),
+    width=st.floats(0.1, 10.0),
+    down=st.booleans(),
+    gentle=st.booleans(),
+    decision_time=st.floats(0.0, 0.05),
+    skew=st.booleans(),
+)
+def test_kernel_matches_naive_twin_task_by_task(
+    model, seed, lam, mu, w_q, min_th, width, down, gentle, decision_time, skew
+):
+    topo = symmetric_tree(weights=(0.4, 0.8, 1.2, 1.6) if skew else None)
+    tasks = draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, np.random.default_rng(seed))
+    kw = dict(
+        w_q=w_q,
+        min_th=min_th,
+        max_th=min_th + width,
+        gentle=gentle,
+        down_offload=down,
+        decision_time=decision_time,
+    )
+    fast = run_kernel(model, topo, tasks, **kw)
+    slow = simulate_naive(model, topo, tasks, **kw)
+    for name in PER_TASK:
+        np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9, err_msg=name)
+    np.testing.assert_array_equal(fast["went_down"], slow["went_down"])
+    np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-9)
+
+
+def test_twin_on_a_user_tree():
+    """A 4-tier chain-and-branch tree where a middle server also generates tasks."""
+    speeds = [60, 30, 15, 15, 8, 8, 8]
+    topo = from_parents([-1, 0, 1, 1, 2, 2, 3], speeds, 50.0, [0, 0, 1, 0, 1, 1, 1])
+    tasks = draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5))
+    for model in MODEL_FLAGS:
+        fast = run_kernel(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
+        slow = simulate_naive(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
+        for name in PER_TASK:
+            np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9)
+
+
+def test_pure_local_is_mg1_per_bottom_server():
+    lam, mu, speed = 2.0, 7.0, 20.0  # rho = 0.7 at each bottom server
+    res = simulate("pure_local", lam, mu, n_periods=4000, replications=10, seed=3)
+    m1, m2 = size_moments(mu, 1.0)
+    pk = pollaczek_khinchine(lam, m1 / speed, m2 / speed**2)
+    assert res.ci_low <= pk <= res.ci_high, (pk, res.ci_low, res.ci_high)
+    # and each bottom server on its own
+    rec = res.records[res.records["measured"]]
+    per_server = rec.groupby("origin")["completion_time"].mean()
+    assert set(per_server.index) == {3, 4, 5, 6}
+    assert np.allclose(per_server, pk, rtol=0.08)
+
+
+def test_pure_cloud_is_mg1_at_the_centre_plus_links():
+    lam, mu = 2.0, 5.0  # centre: 8 tasks/s of mean 0.05 s -> rho = 0.4
+    res = simulate("pure_cloud", lam, mu, n_periods=3000, replications=10, seed=4)
+    m1, m2 = size_moments(mu, 1.0)
+    links = 2 * 0.1 * m1 / 100.0  # two hops of B = 0.1 D Mbit at 100 Mbit/s
+    pk = pollaczek_khinchine(4 * lam, m1 / 100.0, m2 / 100.0**2) + links
+    assert res.ci_low <= pk <= res.ci_high, (pk, res.ci_low, res.ci_high)
+    assert res.share_s0 == 1.0
+
+
+@pytest.mark.parametrize("model", sorted(MODEL_FLAGS))
+def test_conservation_and_littles_law(model):
+    topo = symmetric_tree()
+    tasks = draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11))
+    out = run_kernel(model, topo, tasks, down_offload=model == "advanced")
+    # every task completes exactly once, at one server, after it arrived
+    assert np.all(np.isfinite(out["finish"])) and np.all(out["finish"] > tasks.arrival)
+    assert np.all(out["exec_server"] >= 0)
+    executed = out["server_stats"][:, K.SRV_EXECUTED]
+    assert executed.sum() == tasks.arrival.size
+    np.testing.assert_array_equal(executed, np.bincount(out["exec_server"], minlength=7))
+    # the completion time is the sum of its parts
+    execution = tasks.work / topo.compute[out["exec_server"]]
+    parts = out["wait"] + out["decide"] + out["transfer"] + execution
+    np.testing.assert_allclose(out["finish"] - tasks.arrival, parts, rtol=1e-9)
+    # Little: time-integral of tasks at servers = total time tasks spent at servers
+    at_servers = (out["wait"] + out["decide"] + execution).sum()
+    assert out["server_stats"][:, K.SRV_AREA].sum() == pytest.approx(at_servers, rel=1e-9)
+
+
+def test_littles_law_per_server_pure_local():
+    """L_s (kernel's time integral) = λ_s W_s (from the per-task times), server by server."""
+    topo = symmetric_tree()
+    tasks = draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
+    out = run_kernel("pure_local", topo, tasks)
+    end = out["server_stats"][0, K.SRV_END_TIME]
+    sojourn = out["finish"] - tasks.arrival
+    for s in (3, 4, 5, 6):
+        mine = tasks.origin == s
+        lam_s = mine.sum() / end
+        L = out["server_stats"][s, K.SRV_AREA] / end
+        assert L == pytest.approx(lam_s * sojourn[mine].mean(), rel=1e-9)
+        # and the P-K number of an M/G/1 at rho = 0.75 (within 15 %: one finite run)
+        m1, m2 = size_moments(5.0, 1.0)
+        assert L == pytest.approx(3.0 * pollaczek_khinchine(3.0, m1 / 20, m2 / 400), rel=0.15)
+
+
+def test_records_are_tidy_and_paths_go_up():
+    res = simulate("advanced", 6.0, 6.0, n_periods=200, replications=2, seed=2)
+    rec = res.records
+    assert len(rec) == rec.groupby("replication")["task"].nunique().sum()
+    for path, origin, ex, n in (
+        rec[["servers_visited", "origin", "executed_at", "n_visited"]]
+        .head(500)
+        .itertuples(index=False)
+    ):
+        hops = [int(x) for x in path.split(">")]
+        assert hops[0] == origin and hops[-1] == ex and len(hops) == n
+
+
+def test_same_seed_same_numbers():
+    a = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=9, keep_records=False)
+    b = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=9, keep_records=False)
+    c = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=10, keep_records=False)
+    assert a.frame.equals(b.frame)
+    assert not math.isclose(a.mean_time, c.mean_time)
+
+
+def test_red_jumps_the_queue():
+    """With everything else equal, RED at the entrance shortens the mean time by > 20 %."""
+    kw = dict(n_periods=1500, replications=4, seed=5, keep_records=False)
+    advanced = simulate("advanced", 8, 7, **kw)
+    no_red = simulate("without_enhancement_2", 8, 7, **kw)
+    assert advanced.ci_high < 0.8 * no_red.ci_low
