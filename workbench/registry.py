@@ -87,6 +87,18 @@ PAPERS: dict[str, Paper] = {
             "cloud, and where the analytic model and the simulator part ways.",
         ),
         Paper(
+            "p2",
+            "proactive",
+            "Proactive edge computing in fog networks with latency and reliability guarantees",
+            "Elbamby, Bennis, Saad, Latva-aho, Hong, EURASIP J. Wireless Communications and "
+            "Networking 2018:209 (arXiv 1704.06749)",
+            "notebooks/p2_proactive.ipynb",
+            5,
+            "Putting building blocks together: SINR uplinks with interference, spectral "
+            "clustering of users, popularity caching, deferred-acceptance matching with hedged "
+            "requests, and tail latency (90th/99th percentiles) rather than means.",
+        ),
+        Paper(
             "p3",
             "datacenters",
             "Analysis of an offloading scheme for data centers in the framework of fog computing",
