@@ -14,7 +14,15 @@ from workbench.hierarchy.topology import Topology, named_topology
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, UnstableRegimeError
 
-__all__ = ["simulate", "TaskDraws", "draw_tasks", "run_kernel", "MODEL_FLAGS", "MAX_TASKS"]
+__all__ = [
+    "simulate",
+    "run_once",
+    "TaskDraws",
+    "draw_tasks",
+    "run_kernel",
+    "MODEL_FLAGS",
+    "MAX_TASKS",
+]
 
 # (cloud_forward, use_red, overhead, queue_aware) of each decision model
 MODEL_FLAGS = {
@@ -206,119 +214,17 @@ def simulate(
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
-    f = "simulate"
-    p = PARAMS.check(
-        f,
-        model=model,
-        lam=lam,
-        mu=mu,
-        n_periods=n_periods,
-        seed=seed,
-        replications=replications,
-        confidence=confidence,
-        sigma=sigma,
-        period=period,
-        warmup=warmup,
-        compute_bottom=compute_bottom,
-        compute_middle=compute_middle,
-        compute_top=compute_top,
-        bandwidth=bandwidth,
-        data_per_work=data_per_work,
-        decision_time=decision_time,
-        power=power,
-        kappa=kappa,
-        min_th=min_th,
-        max_th=max_th,
-        max_p=max_p,
-        w_q=w_q,
-        gentle=gentle,
-        down_offload=down_offload,
-        overload=overload,
-        keep_records=keep_records,
-    )
-    if p["min_th"] >= p["max_th"]:
-        raise ParameterError(
-            f"The 'max_th' parameter of {f} must be a finite real number in the range "
-            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {max_th!r} instead."
-        )
-    if isinstance(topology, Topology):
-        topo = topology
-    else:
-        name = PARAMS["topology"].check(topology, f)
-        topo = named_topology(
-            name,
-            compute_bottom=p["compute_bottom"],
-            compute_middle=p["compute_middle"],
-            compute_top=p["compute_top"],
-            bandwidth=p["bandwidth"],
-        )
-    expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
-    if expected_tasks > MAX_TASKS:
-        raise ParameterError(
-            f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
-            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
-            f"(about 150 bytes per task). Got {n_periods!r} instead."
-        )
-    mean_size, _ = size_moments(p["mu"], p["sigma"])
-    rho = utilisation_bound(
-        p["model"],
-        topo,
-        p["lam"],
-        mean_size,
-        p["period"],
-        p["data_per_work"],
-        p["power"],
-        p["kappa"],
-    )
-    notes = []
-    if rho >= 1.0:
-        if p["overload"] == "raise":
-            raise UnstableRegimeError(
-                f"simulate: model {p['model']!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
-                f"server to ρ = {rho:.3g} >= 1 (queues grow without bound). Lower λ or μ, "
-                f"or pass overload='transient' to simulate the finite run anyway."
-            )
-        notes.append(
-            f"overloaded (ρ = {rho:.3g} >= 1): a finite-horizon transient; the mean grows "
-            f"with n_periods"
-        )
-    kernel_kw = {
-        k: p[k]
-        for k in (
-            "min_th",
-            "max_th",
-            "max_p",
-            "w_q",
-            "gentle",
-            "decision_time",
-            "power",
-            "kappa",
-            "down_offload",
-        )
-    }
+    p, topo, rho, notes = _prepare("simulate", model, lam, mu, topology, locals())
     children = np.random.SeedSequence(p["seed"]).spawn(p["replications"])
     rows, records, stations = [], [], []
-    cutoff = p["warmup"] * p["n_periods"] * p["period"]
     for r, child in enumerate(children):
-        rng = np.random.default_rng(child)
-        tasks = draw_tasks(
-            topo,
-            p["lam"],
-            p["mu"],
-            p["sigma"],
-            p["n_periods"],
-            p["period"],
-            p["data_per_work"],
-            rng,
-        )
-        out = run_kernel(p["model"], topo, tasks, **kernel_kw)
-        row, station = _summarise(topo, tasks, out, cutoff)
+        row, station, rec = _replicate(p, topo, child, p["keep_records"], r)
         row["replication"] = r
         rows.append(row)
         station["replication"] = r
         stations.append(station)
-        if p["keep_records"]:
-            records.append(_records(topo, tasks, out, cutoff, r))
+        if rec is not None:
+            records.append(rec)
     reps = pd.DataFrame(rows)
     quantities = [c for c in reps.columns if c != "replication"]
     station_frame = pd.concat(stations).groupby("server", as_index=False).mean(numeric_only=True)
@@ -422,3 +328,104 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
             "measured": tasks.arrival >= cutoff,
         }
     )
+
+
+def _prepare(f, model, lam, mu, topology, kwargs):
+    """Validate every argument once; build the topology; check the load."""
+    kwargs = {k: v for k, v in kwargs.items() if k in PARAMS and k not in ("model", "lam", "mu")}
+    kwargs.pop("topology", None)
+    max_th = kwargs["max_th"]
+    n_periods = kwargs["n_periods"]
+    p = PARAMS.check(f, model=model, lam=lam, mu=mu, **kwargs)
+    if p["min_th"] >= p["max_th"]:
+        raise ParameterError(
+            f"The 'max_th' parameter of {f} must be a finite real number in the range "
+            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {max_th!r} instead."
+        )
+    if isinstance(topology, Topology):
+        topo = topology
+    else:
+        name = PARAMS["topology"].check(topology, f)
+        topo = named_topology(
+            name,
+            compute_bottom=p["compute_bottom"],
+            compute_middle=p["compute_middle"],
+            compute_top=p["compute_top"],
+            bandwidth=p["bandwidth"],
+        )
+    expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
+    if expected_tasks > MAX_TASKS:
+        raise ParameterError(
+            f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
+            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
+            f"(about 150 bytes per task). Got {n_periods!r} instead."
+        )
+    mean_size, _ = size_moments(p["mu"], p["sigma"])
+    rho = utilisation_bound(
+        p["model"],
+        topo,
+        p["lam"],
+        mean_size,
+        p["period"],
+        p["data_per_work"],
+        p["power"],
+        p["kappa"],
+    )
+    notes = []
+    if rho >= 1.0:
+        if p["overload"] == "raise":
+            raise UnstableRegimeError(
+                f"simulate: model {p['model']!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
+                f"server to ρ = {rho:.3g} >= 1 (queues grow without bound). Lower λ or μ, "
+                f"or pass overload='transient' to simulate the finite run anyway."
+            )
+        notes.append(
+            f"overloaded (ρ = {rho:.3g} >= 1): a finite-horizon transient; the mean grows "
+            f"with n_periods"
+        )
+    return p, topo, rho, notes
+
+
+_KERNEL_KEYS = (
+    "min_th",
+    "max_th",
+    "max_p",
+    "w_q",
+    "gentle",
+    "decision_time",
+    "power",
+    "kappa",
+    "down_offload",
+)
+
+
+def _replicate(p, topo, seed_sequence, keep_records, replication=0):
+    """One replication: draws from ``seed_sequence``, kernel, summary (and records)."""
+    rng = np.random.default_rng(seed_sequence)
+    tasks = draw_tasks(
+        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
+    )
+    out = run_kernel(p["model"], topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
+    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    row, station = _summarise(topo, tasks, out, cutoff)
+    records = _records(topo, tasks, out, cutoff, replication) if keep_records else None
+    return row, station, records
+
+
+def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **kwargs) -> dict:
+    """One replication of :func:`simulate` (same arguments), as a dict of its quantities.
+
+    For parameter sweeps (:func:`workbench.sweep.sweep` passes the seed); adds
+    ``rho_bound``. ``replications``/``confidence``/``keep_records`` are not accepted.
+    """
+    for bad in ("replications", "confidence", "keep_records"):
+        if bad in kwargs:
+            raise ParameterError(
+                f"The '{bad}' parameter of run_once must not be given (one replication). "
+                f"Got {kwargs[bad]!r} instead."
+            )
+    args = dict(PARAMS.defaults()) | kwargs | {"seed": seed, "n_periods": n_periods}
+    p, topo, rho, _ = _prepare("run_once", model, lam, mu, topology, args)
+    row, _, _ = _replicate(p, topo, np.random.SeedSequence(p["seed"]), False)
+    row["rho_bound"] = rho
+    return row
