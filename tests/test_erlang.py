@@ -104,3 +104,14 @@ def test_huge_float_is_reported_as_given_not_as_a_309_digit_int():
     with pytest.raises(ParameterError) as info:
         erlang_b(1e308, 1.0)
     assert str(info.value).endswith("Got 1e+308 instead.")
+
+
+def test_check_choice_refuses_arrays_bools_and_lists_by_name():
+    import numpy as np
+
+    from workbench.validation import check_choice
+
+    for bad in (np.array(["a"]), True, [1], None):
+        with pytest.raises(ParameterError, match="The 'x' parameter of f must be one of"):
+            check_choice(bad, "x", "f", ("a", "b", 1))
+    assert check_choice(np.str_("b"), "x", "f", ("a", "b")) == "b"

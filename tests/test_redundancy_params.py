@@ -122,17 +122,11 @@ CALLS = {  # name -> (function, valid positional arguments)
     "Weibull": (rd.Weibull, [1.0, 1.0]),
     "make_service": (rd.make_service, ["Pareto", 1.0, 2.0]),
 }
-CHOICE_ARGS = {("system_time", 5), ("optimal_m", 4), ("optimum_vs_workers", 4)}
-CHOICE_ARGS |= {("policy_m", 0), ("make_service", 0)}
 
 
 def _case(name, position, index):
     bad = GARBAGE[index]
     case_id = f"{name}-arg{position}-{type(bad).__name__}{index}"
-    if (name, position) in CHOICE_ARGS and isinstance(bad, np.ndarray):
-        # the shared workbench.validation.check_choice evaluates `array in choices`
-        mark = pytest.mark.xfail(raises=ValueError, strict=False, reason="shared check_choice")
-        return pytest.param(name, position, bad, id=case_id, marks=mark)
     return pytest.param(name, position, bad, id=case_id)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -106,9 +107,22 @@ def check_probability(value, name: str, func: str) -> float:
 
 def check_choice(value, name: str, func: str, choices) -> str:
     choices = tuple(choices)
-    if value not in choices:
+    try:
+        ok = isinstance(value, Hashable) and any(_same_choice(value, c) for c in choices)
+    except (TypeError, ValueError):  # arrays and other values that compare elementwise
+        ok = False
+    if not ok:
         raise _fail(func, name, f"one of {choices}", value)
     return value
+
+
+def _same_choice(value, choice) -> bool:
+    """Equal and of the same kind: True is not the choice 1, an array is no choice at all."""
+    if isinstance(value, bool) or isinstance(choice, bool):
+        return type(value) is type(choice) and value == choice
+    if isinstance(value, numbers.Number) and isinstance(choice, numbers.Number):
+        return bool(value == choice)
+    return isinstance(value, type(choice)) and bool(value == choice)
 
 
 def check_seed(seed, func: str, name: str = "seed") -> int:
