@@ -1,0 +1,500 @@
+"""The paper's Figs. 4-13 (and one step beyond) as tidy frames and slide-ready plots.
+
+Every study runs through :func:`workbench.sweep.sweep` (seeds from the grid point) over
+:func:`~workbench.hierarchy.simulation.run_once`, then a Student-t interval per point.
+Overloaded points (a server at ρ >= 1) are simulated as finite transients and drawn hollow.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from workbench.hierarchy.model import eq12_queue_estimate
+from workbench.hierarchy.params import PAPER_MODELS, PARAMS
+from workbench.hierarchy.simulation import run_once
+from workbench.hierarchy.topology import named_topology
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
+from workbench.stats import t_half_width
+from workbench.sweep import sweep
+
+__all__ = ["FIGURES", "study", "grid_study", "LAMBDAS", "MUS", "MODEL_LABELS"]
+
+LAMBDAS = tuple(range(2, 11))
+MUS = tuple(range(1, 10))
+QUICK_LAMBDAS = (2, 6, 10)
+QUICK_MUS = (1, 5, 9)
+MODEL_LABELS = {
+    "advanced": "advanced",
+    "pure_cloud": "pure cloud",
+    "pure_local": "pure local",
+    "without_enhancement_1": "without enh. 1",
+    "without_enhancement_2": "without enh. 2",
+    "original": "original rule",
+}
+MODEL_COLORS = {m: PALETTE[i] for i, m in enumerate(PAPER_MODELS)}
+
+
+def _run_length(quick: bool) -> dict:
+    return (
+        {"n_periods": 300, "replications": 3} if quick else {"n_periods": 1000, "replications": 5}
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def study(models: tuple, lams: tuple, mus: tuple, quick: bool, **fixed) -> pd.DataFrame:
+    """Mean time with CIs of ``models`` over the ``lams`` × ``mus`` grid (cached per session).
+
+    Columns: model, lam, mu, mean_time, ci_low, ci_high, overloaded, and the means of the
+    other quantities of :func:`run_once` (``share_s*``, ``mean_in_system``, ...).
+    """
+    run = _run_length(quick)
+    raw = sweep(
+        run_once,
+        {"model": list(models), "lam": list(lams), "mu": list(mus)},
+        fixed={"n_periods": run["n_periods"], "overload": "transient", **fixed},
+        replications=run["replications"],
+        base_seed=2019,
+        n_workers=1,
+        progress=False,
+    )
+    keys = ["model", "lam", "mu"]
+    grouped = raw.groupby(keys, sort=False)
+    out = grouped.mean(numeric_only=True).drop(columns=["replication", "seed"]).reset_index()
+    half = grouped["mean_time"].apply(lambda x: t_half_width(x.to_numpy(), 0.95)).to_numpy()
+    out["ci_low"] = out["mean_time"] - half
+    out["ci_high"] = out["mean_time"] + half
+    out["overloaded"] = out["rho_bound"] >= 1.0
+    return out
+
+
+def grid_study(quick: bool, models: tuple = PAPER_MODELS, **fixed) -> pd.DataFrame:
+    """The whole (λ, μ) grid of the paper (3 × 3 corners and centre when quick)."""
+    lams, mus = (QUICK_LAMBDAS, QUICK_MUS) if quick else (LAMBDAS, MUS)
+    return study(tuple(models), lams, mus, quick, **fixed)
+
+
+# ----------------------------------------------------------------------- Figs. 4 and 5
+
+
+def _frame_vs_mu(quick=False):
+    mus = QUICK_MUS if quick else MUS
+    return _normalise(study(PAPER_MODELS, (8,), mus, quick))
+
+
+def _frame_vs_lam(quick=False):
+    lams = QUICK_LAMBDAS if quick else LAMBDAS
+    return _normalise(study(PAPER_MODELS, lams, (7,), quick))
+
+
+def _normalise(frame):
+    frame = frame.copy()
+    base = frame[frame["model"] == "advanced"].set_index(["lam", "mu"])["mean_time"]
+    frame["relative"] = (
+        frame["mean_time"].to_numpy()
+        / base.loc[list(zip(frame["lam"], frame["mu"], strict=True))].to_numpy()
+    )
+    return frame
+
+
+def _plot_vs(frame, x, fixed_text):
+    fig, (ax1, ax2) = figure(ncols=2, width=5.0)
+    for model in PAPER_MODELS:
+        part = frame[frame["model"] == model].sort_values(x)
+        color = MODEL_COLORS[model]
+        ok = ~part["overloaded"]
+        lo = np.maximum(part["ci_low"], 1e-9)
+        ci_errorbar(
+            ax1,
+            part[x][ok],
+            part["mean_time"][ok],
+            lo[ok],
+            part["ci_high"][ok],
+            color=color,
+            label=MODEL_LABELS[model],
+        )
+        if (~ok).any():
+            ax1.plot(part[x][~ok], part["mean_time"][~ok], "o", mfc="none", color=color)
+        ax1.plot(part[x], part["mean_time"], "-", color=color, lw=0.8)
+        ax2.plot(part[x], part["relative"], "o-", color=color, label=MODEL_LABELS[model])
+    sym = PARAMS["lam" if x == "lam" else "mu"]
+    for ax in (ax1, ax2):
+        ax.set_yscale("log")
+        ax.set_xlabel(sym.axis_label)
+    ax1.set_ylabel("mean completion time [s]")
+    ax2.set_ylabel("relative to the advanced model")
+    ax1.set_title(f"{fixed_text}; hollow: overloaded (ρ ≥ 1), finite run", fontsize=9)
+    ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+# ----------------------------------------------------------------------- Fig. 7: gain heat map
+
+
+def _frame_gain(quick=False):
+    grid = grid_study(quick)
+    pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values="mean_time")
+    others = pivot.drop(columns="advanced")
+    out = pd.DataFrame(
+        {
+            "advanced": pivot["advanced"],
+            "best_other": others.min(axis=1),
+            "best_other_model": others.idxmin(axis=1),
+        }
+    ).reset_index()
+    out["gain"] = out["best_other"] / out["advanced"]
+    return out
+
+
+def _plot_gain(frame):
+    fig, ax = figure(width=5.6, height=4.2)
+    table = frame.pivot(index="mu", columns="lam", values="gain")
+    im = ax.imshow(np.log10(table.to_numpy()), origin="lower", aspect="auto", cmap="viridis")
+    ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
+    ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
+    for i in range(table.shape[0]):
+        for j in range(table.shape[1]):
+            ax.text(j, i, f"{table.iat[i, j]:.2g}", ha="center", va="center", fontsize=7, color="w")
+    ax.set_xlabel(PARAMS["lam"].axis_label)
+    ax.set_ylabel(PARAMS["mu"].axis_label)
+    ax.set_title("best other model's mean time ÷ advanced's (>1: advanced wins)", fontsize=9)
+    fig.colorbar(im, ax=ax, label="log10 ratio")
+    return fig
+
+
+# ----------------------------------------------------------------------- Fig. 6: share per server
+
+
+def _frame_share(quick=False):
+    grid = grid_study(quick)
+    shares = [c for c in grid.columns if c.startswith("share_s")]
+    mean = grid.groupby("model")[shares].mean().reset_index()
+    return mean.melt(id_vars="model", var_name="server", value_name="share").assign(
+        server=lambda d: d["server"].str.removeprefix("share_s").astype(int)
+    )
+
+
+def _plot_share(frame):
+    fig, ax = figure(width=7.0)
+    width = 0.8 / len(PAPER_MODELS)
+    for i, model in enumerate(PAPER_MODELS):
+        part = frame[frame["model"] == model].sort_values("server")
+        ax.bar(
+            part["server"] + (i - 2) * width,
+            part["share"],
+            width,
+            color=MODEL_COLORS[model],
+            label=MODEL_LABELS[model],
+        )
+    ax.set_xticks(range(7))
+    ax.set_xlabel("server (0 centre; 1, 2 middle; 3-6 bottom)")
+    ax.set_ylabel("share of tasks executed")
+    ax.set_title("averaged over the (λ, μ) grid", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# ----------------------------------------------------------------------- Fig. 13: RED thresholds
+
+
+def _frame_red(quick=False):
+    base = grid_study(quick, ("advanced",))
+    wide = grid_study(quick, ("advanced",), max_th=40.0)
+    out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
+    out["time_5_40"] = wide["mean_time"].to_numpy()
+    out["relative"] = out["time_5_40"] / out["time_5_20"]
+    return out
+
+
+def _plot_red(frame):
+    fig, ax = figure(width=5.6, height=4.2)
+    table = frame.pivot(index="mu", columns="lam", values="relative")
+    im = ax.imshow(
+        table.to_numpy(), origin="lower", aspect="auto", cmap="coolwarm", vmin=0.5, vmax=1.5
+    )
+    ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
+    ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
+    ax.set_xlabel(PARAMS["lam"].axis_label)
+    ax.set_ylabel(PARAMS["mu"].axis_label)
+    ratio = frame["time_5_40"].mean() / frame["time_5_20"].mean()
+    ax.set_title(f"(min_th, max_th) = (5, 40) ÷ (5, 20); overall {ratio:.3f}", fontsize=9)
+    fig.colorbar(im, ax=ax, label="mean-time ratio")
+    return fig
+
+
+# ----------------------------------------------------------------------- Figs. 10-11: skew and BA
+
+
+def topology_frame(quick=False):
+    """Advanced model's time per unit of work on each topology, relative to the tree."""
+    rows = []
+    base = grid_study(quick, ("advanced",))
+    for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
+        other = grid_study(quick, ("advanced",), topology=name)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "topology": name,
+                    "lam": other["lam"],
+                    "mu": other["mu"],
+                    "relative": other["time_per_work"].to_numpy()
+                    / base["time_per_work"].to_numpy(),
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def _plot_topology(frame):
+    fig, ax = figure(width=6.0)
+    names = list(dict.fromkeys(frame["topology"]))
+    data = [frame.loc[frame["topology"] == n, "relative"] for n in names]
+    ax.boxplot(data, tick_labels=names)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.axhspan(0.9, 1.1, color=PALETTE[2], alpha=0.15, label="±10 % (paper's bound)")
+    ax.set_ylabel("time per work unit ÷ symmetric tree's")
+    ax.set_title("advanced model over the (λ, μ) grid", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# ----------------------------------------------------------------------- Fig. 8: eq. 12
+
+
+def _frame_eq12(quick=False):
+    grid = grid_study(quick, ("advanced",))
+    compute = named_topology("tree").compute
+    from workbench.hierarchy.model import size_moments
+
+    est = [
+        eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute)
+        for t, mu in zip(grid["mean_time"], grid["mu"], strict=True)
+    ]
+    return grid[["lam", "mu", "mean_in_system"]].assign(eq12=est)
+
+
+def _plot_eq12(frame):
+    fig, (ax1, ax2) = figure(ncols=2, width=4.6)
+    for mu, part in frame.groupby("mu"):
+        ax1.plot(part["lam"], part["eq12"], "o-", label=f"μ = {mu:g}", lw=0.8)
+        ax2.plot(part["lam"], part["mean_in_system"], "s-", lw=0.8)
+    ax1.set_title("eq. 12 estimate n̄", fontsize=9)
+    ax2.set_title("measured mean tasks per server", fontsize=9)
+    for ax in (ax1, ax2):
+        ax.set_xlabel(PARAMS["lam"].axis_label)
+        ax.set_yscale("log")
+    ax1.set_ylabel("tasks")
+    ax1.legend(fontsize=7, ncol=2)
+    return fig
+
+
+# ----------------------------------------------------------------------- beyond: down offloading
+
+
+def _frame_down(quick=False):
+    lams = QUICK_LAMBDAS if quick else LAMBDAS
+    up = study(("advanced",), lams, (7,), quick)
+    both = study(("advanced",), lams, (7,), quick, down_offload=True)
+    return pd.concat([up.assign(direction="up only"), both.assign(direction="up and down")])
+
+
+def _plot_down(frame):
+    fig, ax = figure()
+    for i, (name, part) in enumerate(frame.groupby("direction", sort=False)):
+        part = part.sort_values("lam")
+        ci_errorbar(
+            ax,
+            part["lam"],
+            part["mean_time"],
+            part["ci_low"].clip(lower=1e-9),
+            part["ci_high"],
+            color=PALETTE[i],
+            label=name,
+        )
+        ax.plot(part["lam"], part["mean_time"], "-", color=PALETTE[i], lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel(PARAMS["lam"].axis_label)
+    ax.set_ylabel("mean completion time [s]")
+    ax.set_title("advanced model, μ = 7: the centre also offloads down", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+FIGURES = {
+    "fig4_time_vs_mu": FigureSpec(
+        _frame_vs_mu,
+        lambda f: _plot_vs(f, "mu", "λ = 8"),
+        "Fig. 4: mean completion time vs μ at λ = 8, five models.",
+    ),
+    "fig5_time_vs_lam": FigureSpec(
+        _frame_vs_lam,
+        lambda f: _plot_vs(f, "lam", "μ = 7"),
+        "Fig. 5: mean completion time vs λ at μ = 7, five models.",
+    ),
+    "fig6_share_per_server": FigureSpec(
+        _frame_share, _plot_share, "Fig. 6: share of tasks executed per server."
+    ),
+    "fig7_gain_heatmap": FigureSpec(
+        _frame_gain, _plot_gain, "Fig. 7: the advanced model's gain over the (λ, μ) grid."
+    ),
+    "fig8_eq12_queue": FigureSpec(
+        _frame_eq12, _plot_eq12, "Fig. 8: eq. 12's queue estimate vs the measured queue."
+    ),
+    "fig10_11_topologies": FigureSpec(
+        topology_frame, _plot_topology, "Figs. 10-11: skewed load and five BA topologies."
+    ),
+    "fig13_red_thresholds": FigureSpec(
+        _frame_red, _plot_red, "Fig. 13: RED thresholds (5, 40) relative to (5, 20)."
+    ),
+    "beyond_down_offload": FigureSpec(
+        _frame_down, _plot_down, "Beyond the paper: the centre offloads down to idle servers."
+    ),
+}
+
+
+# ----------------------------------------------------------------------- diagram and views' plots
+
+
+def draw_hierarchy(topology, stations=None, ax=None):
+    """The hierarchy as a tree: servers (size ~ speed), links, generators marked.
+
+    With ``stations`` (``simulate(...).info["stations"]``) each server shows its utilisation.
+    """
+    if ax is None:
+        fig, ax = figure(width=6.0, height=3.6, fast=True)
+    else:
+        fig = ax.figure
+    depth = topology.depth
+    xs = np.zeros(topology.n)
+    # leaves spread evenly, parents centred over their children
+    order = []
+
+    def visit(s):
+        kids = topology.children(s)
+        if not kids:
+            order.append(s)
+        for c in kids:
+            visit(c)
+
+    visit(topology.root)
+    for i, s in enumerate(order):
+        xs[s] = i
+    for d in sorted(set(depth), reverse=True):
+        for s in np.flatnonzero(depth == d):
+            kids = topology.children(int(s))
+            if kids:
+                xs[s] = np.mean(xs[kids])
+    for s in range(topology.n):
+        if topology.parent[s] >= 0:
+            p = topology.parent[s]
+            ax.plot([xs[s], xs[p]], [-depth[s], -depth[p]], "-", color="0.6", zorder=1)
+            ax.text(
+                (xs[s] + xs[p]) / 2,
+                -(depth[s] + depth[p]) / 2,
+                f"{topology.bandwidth[s]:g}",
+                fontsize=7,
+                color="0.4",
+            )
+    sizes = 300 + 900 * topology.compute / topology.compute.max()
+    colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
+    ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")
+    for s in range(topology.n):
+        label = f"{s}\nF={topology.compute[s]:.3g}"
+        if stations is not None:
+            label += f"\nρ={stations.loc[stations['server'] == s, 'utilisation'].iloc[0]:.2f}"
+        ax.text(xs[s], -depth[s] - 0.32, label, ha="center", va="top", fontsize=7)
+    ax.set_ylim(-depth.max() - 1.0, 0.5)
+    ax.set_xlim(xs.min() - 0.7, xs.max() + 0.7)
+    ax.axis("off")
+    ax.set_title(
+        f"{topology.name}: orange servers generate tasks (weights "
+        f"{', '.join(f'{w:g}' for w in topology.weight[topology.generators])}); "
+        "link labels: W [Mbit/s]",
+        fontsize=8,
+    )
+    return fig
+
+
+def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
+    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
+    from workbench.hierarchy.model import red_thresholds
+    from workbench.kernels.red import red_drop_probability
+
+    lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
+    avg = np.linspace(0.0, 2.3 * hi, 400)
+    p = [red_drop_probability(a, lo, hi, max_p, 0, gentle) for a in avg]
+    fig, ax = figure(fast=True)
+    ax.plot(avg, p, color=PALETTE[0])
+    for v, name in ((lo, "min'"), (hi, "max'")):
+        ax.axvline(v, color="0.5", ls="--", lw=0.8)
+        ax.text(v, 1.02, f"{name} = {v:.3g} s", fontsize=8, ha="center")
+    ax.set_xlabel("average expected time to finish the queue [s]")
+    ax.set_ylabel("p_b (probability of forwarding up)")
+    ax.set_ylim(0, 1.1)
+    ax.set_title(f"t̄_exe = {mean_exec_time:.3g} s, max_p = {max_p:g}", fontsize=9)
+    return fig
+
+
+def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_middle, power):
+    """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop."""
+    from workbench.hierarchy.model import local_overhead, offload_overhead, time_weights
+
+    gt, ge = time_weights([compute_bottom])
+    queued = np.linspace(0.0, 20.0 * mu, 200)
+    local = local_overhead(mu, compute_bottom, gt[0], ge[0])
+    eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
+    eq10 = offload_overhead(
+        mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
+    )
+    fig, ax = figure(fast=True)
+    ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
+    ax.axhline(eq8, color=PALETTE[2], ls="--", label="offload, blind (eq. 8)")
+    ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
+    ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
+    ax.set_ylabel("overhead")
+    ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3):
+    """The five models at one (λ, μ): mean time with CIs (hollow: overloaded)."""
+    rows = []
+    for model in PAPER_MODELS:
+        from workbench.hierarchy.simulation import simulate
+
+        res = simulate(
+            model,
+            lam,
+            mu,
+            n_periods=n_periods,
+            replications=replications,
+            decision_time=decision_time,
+            overload="transient",
+            keep_records=False,
+            seed=1,
+        )
+        rows.append((model, res.mean_time, res.ci_low, res.ci_high, res.info["rho_bound"]))
+    fig, ax = figure(width=6.0, fast=True)
+    for i, (model, mean, lo, hi, rho) in enumerate(rows):
+        color = MODEL_COLORS[model]
+        ax.errorbar(
+            [i],
+            [mean],
+            yerr=[[mean - max(lo, 1e-9)], [hi - mean]],
+            fmt="o",
+            color=color,
+            mfc="none" if rho >= 1 else color,
+            capsize=3,
+        )
+    ax.set_xticks(range(len(rows)), [MODEL_LABELS[r[0]] for r in rows], rotation=15, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("mean completion time [s]")
+    ax.set_title(
+        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms; "
+        f"hollow: overloaded, {n_periods} periods × {replications}",
+        fontsize=8,
+    )
+    return fig

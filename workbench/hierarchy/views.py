@@ -1,0 +1,96 @@
+"""The notebook's slider views (the only module of the package importing ipywidgets)."""
+
+from __future__ import annotations
+
+from workbench.hierarchy.figures import (
+    draw_hierarchy,
+    plot_model_comparison,
+    plot_overhead_rule,
+    plot_red_curve,
+)
+from workbench.hierarchy.params import PARAMS
+from workbench.hierarchy.topology import named_topology
+from workbench.params import Param
+from workbench.widgets import interactive_figure
+
+__all__ = ["VIEWS"]
+
+MEAN_EXEC = Param(
+    "mean_exec_time",
+    "t̄_exe",
+    "mean execution time queued",
+    "s",
+    low=0.01,
+    high=10.0,
+    default=0.35,
+    slider=(0.05, 5.0),
+    step=0.05,
+    help="Mean execution time of the queued tasks: scales RED's thresholds (eq. 11).",
+)
+
+
+def hierarchy_view():
+    def plot(topology, compute_bottom, compute_middle, compute_top, bandwidth):
+        topo = named_topology(
+            topology,
+            compute_bottom=compute_bottom,
+            compute_middle=compute_middle,
+            compute_top=compute_top,
+            bandwidth=bandwidth,
+        )
+        return draw_hierarchy(topo)
+
+    return interactive_figure(
+        plot,
+        "The hierarchy",
+        topology=PARAMS["topology"],
+        compute_bottom=PARAMS["compute_bottom"],
+        compute_middle=PARAMS["compute_middle"],
+        compute_top=PARAMS["compute_top"],
+        bandwidth=PARAMS["bandwidth"],
+    )
+
+
+def red_view():
+    return interactive_figure(
+        plot_red_curve,
+        "RED at the entrance (eq. 11)",
+        min_th=PARAMS["min_th"],
+        max_th=PARAMS["max_th"],
+        max_p=PARAMS["max_p"],
+        mean_exec_time=MEAN_EXEC,
+        gentle=PARAMS["gentle"],
+        limits={"max_th": lambda v: (max(v["min_th"] + 1.0, 5.0), 80.0)},
+    )
+
+
+def overhead_view():
+    return interactive_figure(
+        plot_overhead_rule,
+        "The overhead rule at a bottom server (eqs. 5, 8, 10)",
+        mu=PARAMS["mu"],
+        data_per_work=PARAMS["data_per_work"],
+        bandwidth=PARAMS["bandwidth"],
+        compute_bottom=PARAMS["compute_bottom"],
+        compute_middle=PARAMS["compute_middle"],
+        power=PARAMS["power"],
+    )
+
+
+def comparison_view():
+    return interactive_figure(
+        plot_model_comparison,
+        "Five models at one load (simulated)",
+        lam=PARAMS["lam"],
+        mu=PARAMS["mu"],
+        decision_time=PARAMS["decision_time"],
+        background=True,
+    )
+
+
+VIEWS = {
+    "hierarchy": hierarchy_view,
+    "red": red_view,
+    "overhead": overhead_view,
+    "comparison": comparison_view,
+}
