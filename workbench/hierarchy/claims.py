@@ -82,3 +82,15 @@ CLAIMS = {
     "red_thresholds_differ_0_2pct": red_threshold_difference,
     "beyond_down_offload_gain": down_offload_gain,
 }
+
+
+def claims_table(quick: bool = True):
+    """The claims CSV with the workbench's measurement next to the paper's number."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    path = Path(__file__).resolve().parents[2] / "data" / "claims" / "p5.csv"
+    frame = pd.read_csv(path, comment="#", skipinitialspace=True)
+    frame["measured"] = [CLAIMS[i](quick) for i in frame["id"]]
+    return frame[["id", "quantity", "value", "measured", "expect", "workbench_value", "note"]]
