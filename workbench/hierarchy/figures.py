@@ -24,8 +24,8 @@ __all__ = ["FIGURES", "study", "grid_study", "LAMBDAS", "MUS", "MODEL_LABELS"]
 
 LAMBDAS = tuple(range(2, 11))
 MUS = tuple(range(1, 10))
-QUICK_LAMBDAS = (2, 6, 10)
-QUICK_MUS = (1, 5, 9)
+QUICK_LAMBDAS = (4, 7, 10)
+QUICK_MUS = (3, 6, 9)
 MODEL_LABELS = {
     "advanced": "advanced",
     "pure_cloud": "pure cloud",
