@@ -49,7 +49,7 @@ hierarchy is the BFS tree from the highest-degree node, and the total generation
 held at 4λ.
 
 With these speeds the whole hierarchy carries 260 work units/s, while the paper's grid asks
-for up to 4·10·9 = 360: pure local (ρ = 0.4 λμ/… per bottom server), pure cloud and the
+for up to 4·10·9 = 360: pure local (ρ = λμ/20 at each bottom server), pure cloud and the
 original rule (everything at the centre) are overloaded over most of the grid. ``simulate``
 refuses an overloaded model unless ``overload="transient"``; the figures then show the
 finite-run transient, marked.
