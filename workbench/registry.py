@@ -118,6 +118,18 @@ PAPERS: dict[str, Paper] = {
             "Loss systems and Erlang-B, insensitivity to the service law, why a loss system "
             "is stable at every load, replication vs parallelism, heavy tails.",
         ),
+        Paper(
+            "p5",
+            "hierarchy",
+            "An advanced decision model enabling two-way initiative offloading in edge "
+            "computing",
+            "Yin, Chen, Hu, Future Generation Computer Systems 90 (2019) 39-48",
+            "notebooks/p5_hierarchy.ipynb",
+            4,
+            "Queues in a tree of servers: when offloading up pays (transfer vs queueing), "
+            "random early detection as a decision filter, M/G/1 at each server, Little's law "
+            "per station, and what the paper's claims depend on.",
+        ),
     )
 }
 
