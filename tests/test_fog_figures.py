@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from workbench.fog.claims import CLAIMS, claims_table
 from workbench.fog.figures import FIGURES
@@ -52,3 +53,55 @@ def test_views_build_and_update():
     assert "updated" in view.status.value
     view.controls["lam_light"].value = 190.0  # ρ ≥ 1: refused, and said so
     assert "unstable" in view.status.value
+
+
+def test_a_theta_move_reuses_the_chain_and_a_rate_move_does_not():
+    from workbench.fog.views import _node_state
+
+    view_values = dict(lam_light=61.0, lam_heavy=9.0, mu_light=205.0, mu_heavy=33.0, q=0.45)
+    from workbench.fog.views import NodeFigure
+
+    draw = NodeFigure()
+    before = _node_state.cache_info()
+    fig = draw(theta=0.01, **view_values)
+    draw(theta=0.05, **view_values)
+    after = _node_state.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    assert draw(theta=0.05, **{**view_values, "lam_light": 62.0}) is fig  # updated in place
+    assert _node_state.cache_info().misses == after.misses + 1
+
+
+def test_node_figure_marks_the_chain_acceptance_at_theta():
+    from workbench.fog import accept_probability
+    from workbench.fog.views import NodeFigure
+
+    draw = NodeFigure()
+    draw(lam_light=40.0, lam_heavy=8.0, mu_light=150.0, mu_heavy=30.0, q=0.3, theta=0.034)
+    x, y = draw.point.get_data()
+    expected = accept_probability(0.034, 40.0, 8.0, 150.0, 30.0, q=0.3)
+    assert x[0] == pytest.approx(34.0) and y[0] == pytest.approx(expected, abs=1e-9)
+
+
+def test_policy_view_shows_the_models_delays():
+    from workbench.fog import analyze
+    from workbench.fog.views import PolicyFigure, _default_network
+
+    draw = PolicyFigure()
+    draw(theta=0.03, e_max=2, load=1.1, light_fraction=0.6, p_iot=0.2)
+    heights = [b.get_height() for b in draw.bars]
+    net = _default_network(1.1, 0.6, 0.2)
+    eq6 = 1e3 * analyze(net, theta=0.03, e_max=2).mean_delay
+    corrected = 1e3 * analyze(net, theta=0.03, e_max=2, own_processing=True).mean_delay
+    assert heights[:2] == pytest.approx([eq6, corrected], rel=1e-12)
+
+
+def test_simulation_view_runs_in_the_background_with_the_chosen_mode():
+    from workbench.fog.views import VIEWS
+
+    view = VIEWS["simulation"]()
+    view.wait()
+    assert view.drawn_values is not None and not view.stale
+    view.controls["mode"].value = "oracle"
+    assert view.stale  # greyed out with a "computing" line until the new run is drawn
+    view.wait()
+    assert view.drawn_values["mode"] == "oracle" and not view.stale

@@ -241,3 +241,37 @@ def test_unstable_network_is_reported():
         analyze(g, policy="no_offload")
     # a finite threshold keeps it stable: the node sheds what it cannot take
     assert math.isfinite(analyze(g, theta=0.2).mean_delay)
+
+
+@pytest.mark.parametrize("q", [0.1, 0.5, 0.85])
+def test_level_reduction_matches_a_sparse_lu_solve(q):
+    # two independent solvers of the same truncated chain: block elimination level by level
+    # and one sparse LU of the whole generator
+    from workbench.fog.model import _solve_levels, _solve_sparse
+
+    for lam, lam2, mu, mu2 in CASES:
+        a = _solve_levels(lam, lam2, mu, mu2, q, 60)
+        b = _solve_sparse(lam, lam2, mu, mu2, q, 60)
+        assert np.max(np.abs(a - b)) < 1e-12
+
+
+def test_slow_tails_get_enough_levels_without_blind_doubling():
+    # q = 0.3 keeps Heavy requests longer: the first (geometric) truncation is too short,
+    # the next one must come from the tail's decay and meet tol
+    sol = solve_chain(60.0, 10.0, 200.0, 100 / 3, q=0.3)
+    assert sol.dropped_mass <= 1e-10
+    first = math.ceil(math.log(1e-10 * (1 - sol.rho)) / math.log(sol.rho)) + 8
+    assert first < sol.levels < 2 * first
+
+
+@given(
+    target=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+    power=st.floats(0.2, 5.0),
+)
+@settings(deadline=None, max_examples=60)
+def test_bracketed_root_finds_roots_of_increasing_functions(target, power):
+    from workbench.fog.model import _bracketed_root
+
+    c = np.array(target)
+    root = _bracketed_root(lambda x: x**power - c**power, c.size)
+    assert np.allclose(root, c, atol=1e-9)

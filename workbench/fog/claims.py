@@ -35,6 +35,7 @@ def claims_table() -> pd.DataFrame:
     """``data/claims/p1.csv`` as a DataFrame (the notebook's claims section)."""
     return pd.read_csv(CLAIMS_CSV, comment="#", skipinitialspace=True)
 
+
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 
 

@@ -14,6 +14,7 @@ figures themselves were not recovered, these are the workbench's).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import networkx as nx
@@ -155,11 +156,10 @@ def _study(axis, full, quick_values, **fixed):
 # ---------------------------------------------------------------- the network picture
 
 
-def network_frame(quick=False, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=0):
-    """Positions, roles and simulated utilisation of every node; edges as segments."""
-    g = with_traffic(default_scenario(scenario_seed), load=load)
-    net = compile_scenario(g)
-    run = run_once(g, theta=theta, e_max=e_max, n_requests=5_000 if quick else 40_000, seed=seed)
+@functools.lru_cache(maxsize=8)
+def _layout(scenario_seed):
+    """Node positions of a default scenario (fixed per seed: the picture does not jump)."""
+    g = default_scenario(scenario_seed)
     core = g.subgraph([n for n, d in g.nodes(data=True) if d["role"] != "iot"])
     pos = nx.spring_layout(core, seed=1, weight=None)
     rng = np.random.default_rng(2)
@@ -168,39 +168,56 @@ def network_frame(quick=False, scenario_seed=0, theta=0.02, e_max=1, load=1.0, s
             (f,) = list(g.neighbors(n))
             ang = rng.uniform(0, 2 * np.pi)
             pos[n] = pos[f] + 0.12 * np.array([np.cos(ang), np.sin(ang)])
+    nodes = pd.DataFrame(
+        [dict(kind="node", name=n, role=d["role"], x=pos[n][0], y=pos[n][1])
+         for n, d in g.nodes(data=True)]
+    )  # fmt: skip
+    edges = pd.DataFrame(
+        [dict(kind="edge", name=f"{a}-{b}",
+              role="-".join(sorted((g.nodes[a]["role"], g.nodes[b]["role"]))),
+              x=pos[a][0], y=pos[a][1], x1=pos[b][0], y1=pos[b][1]) for a, b in g.edges]
+    )  # fmt: skip
+    return nodes, edges
+
+
+def network_frame(
+    quick=False, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=0, mode="distributed",
+    announce_period=0.05, n_requests=None,
+):  # fmt: skip
+    """Positions, roles and simulated utilisation of every node; edges as segments.
+
+    Node rows also carry the run's mean service delay and its share served in the fog
+    (columns ``mean_delay`` [s] and ``share_fog``), the same on every row.
+    """
+    g = with_traffic(default_scenario(scenario_seed), load=load)
+    net = compile_scenario(g)
+    if n_requests is None:
+        n_requests = 5_000 if quick else 40_000
+    run = run_once(g, theta=theta, e_max=e_max, mode=mode, announce_period=announce_period,
+                   n_requests=n_requests, seed=seed)  # fmt: skip
     util = dict(zip(net.fog_names, run.fog["utilisation"], strict=True))
     util.update(zip(net.cloud_names, run.cloud["utilisation"], strict=True))
-    rows = [
-        dict(
-            kind="node",
-            name=n,
-            role=d["role"],
-            x=pos[n][0],
-            y=pos[n][1],
-            utilisation=util.get(n, math.nan),
-            x1=math.nan,
-            y1=math.nan,
-        )  # fmt: skip
-        for n, d in g.nodes(data=True)
-    ]
-    for a, b in g.edges:
-        rows.append(dict(kind="edge", name=f"{a}-{b}", role="-".join(sorted(
-            (g.nodes[a]["role"], g.nodes[b]["role"]))), x=pos[a][0], y=pos[a][1],
-            utilisation=math.nan, x1=pos[b][0], y1=pos[b][1]))  # fmt: skip
-    return pd.DataFrame(rows)
+    nodes, edges = _layout(scenario_seed)
+    nodes = nodes.assign(utilisation=nodes["name"].map(util).astype(float), x1=math.nan,
+                         y1=math.nan)  # fmt: skip
+    rec = run.records.iloc[int(WARMUP_FRACTION * n_requests) :]
+    nodes["mean_delay"] = float(rec["delay"].mean())
+    nodes["share_fog"] = float((rec["tier"] == "fog").mean())
+    return pd.concat([nodes, edges.assign(utilisation=math.nan)], ignore_index=True)
 
 
-def plot_network(frame):
+def plot_network(frame, fast=False, title=None):
     """Fog nodes coloured by simulated utilisation; IoT nodes small, the cloud a square."""
     from matplotlib import colormaps, colors
+    from matplotlib.collections import LineCollection
 
-    fig, ax = figure(width=6.4, height=5.0)
+    fig, ax = figure(width=6.4, height=5.0, fast=fast)
     edges = frame[frame["kind"] == "edge"]
     style = {"fog-fog": ("0.2", 1.4), "cloud-fog": ("0.75", 0.6), "fog-iot": ("0.85", 0.4)}
     for role, grp in edges.groupby("role"):
         color, width = style.get(role, ("0.8", 0.5))
-        for _, e in grp.iterrows():
-            ax.plot([e["x"], e["x1"]], [e["y"], e["y1"]], color=color, lw=width, zorder=1)
+        segs = np.stack([grp[["x", "y"]].to_numpy(), grp[["x1", "y1"]].to_numpy()], axis=1)
+        ax.add_collection(LineCollection(segs, colors=color, linewidths=width, zorder=1))
     nodes = frame[frame["kind"] == "node"]
     norm = colors.Normalize(0, 1)
     cmap = colormaps["viridis"]
@@ -209,17 +226,18 @@ def plot_network(frame):
     fog = nodes[nodes["role"] == "fog"]
     sc = ax.scatter(fog["x"], fog["y"], s=260, c=fog["utilisation"], cmap=cmap, norm=norm,
                     edgecolors="k", zorder=3, label="fog node")  # fmt: skip
-    for _, r in fog.iterrows():
-        ax.annotate(f"{r['utilisation']:.2f}", (r["x"], r["y"]), ha="center", va="center",
-                    fontsize=6, color="w" if r["utilisation"] < 0.6 else "k", zorder=4)  # fmt: skip
+    for x, y, u in zip(fog["x"], fog["y"], fog["utilisation"], strict=True):
+        ax.annotate(f"{u:.2f}", (x, y), ha="center", va="center", fontsize=6,
+                    color="w" if u < 0.6 else "k", zorder=4)  # fmt: skip
     cl = nodes[nodes["role"] == "cloud"]
     ax.scatter(cl["x"], cl["y"], s=300, marker="s", c=cl["utilisation"], cmap=cmap, norm=norm,
                edgecolors="k", zorder=3, label="cloud (mean unit)")  # fmt: skip
     fig.colorbar(sc, ax=ax, label="utilisation (busy fraction)")
     ax.set_axis_off()
-    ax.legend(fontsize=7, loc="lower left", frameon=False)
-    ax.set_title("Default scenario: fog utilisation under offloading (θ = 20 ms, e_M = 1)",
-                 fontsize=10)  # fmt: skip
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, frameon=False,
+              markerscale=0.5)
+    ax.set_title(title or "Default scenario: fog utilisation under offloading (θ = 20 ms, e_M = 1)",
+                 fontsize=9, y=1.0)  # fmt: skip
     return fig
 
 

@@ -136,7 +136,64 @@ def _triangle_index(levels):
     return np.concatenate(n_idx), np.concatenate(m_idx)
 
 
+LEVEL_REDUCTION_MAX = 250
+"""Largest truncation level solved by level reduction (O(N⁴) work); sparse LU above."""
+
+
 def _solve_truncated(lam, lam2, mu, mu2, q, levels):
+    """P(n, n') of the chain truncated at n + n' ≤ ``levels`` (arrivals blocked there)."""
+    if levels <= LEVEL_REDUCTION_MAX:
+        return _solve_levels(lam, lam2, mu, mu2, q, levels)
+    return _solve_sparse(lam, lam2, mu, mu2, q, levels)
+
+
+def _down_block(k, mu, mu2, q):
+    """Rates from level k (state i: n = k − i, n' = i) to level k − 1, shape (k+1, k)."""
+    i = np.arange(k + 1)
+    n, m = k - i, i
+    share = q * n / (q * n + (1 - q) * m)  # k ≥ 1: never 0/0
+    blk = np.zeros((k + 1, k))
+    ok = n > 0
+    blk[i[ok], i[ok]] = share[ok] * mu
+    ok = m > 0
+    blk[i[ok], i[ok] - 1] = (1 - share[ok]) * mu2
+    return blk
+
+
+def _solve_levels(lam, lam2, mu, mu2, q, levels):
+    """Linear level reduction: block Gaussian elimination of the level-tridiagonal chain.
+
+    The total count moves by ±1, so the generator is block tridiagonal in the level
+    k = n + n'. From the top, π_{k+1} = π_k·R_k with R_k = U_k·S_{k+1}⁻¹ and
+    S_k = −D_k − R_k·B_{k+1} (U up, B down, D diagonal blocks): each S_k is a nonsingular
+    M-matrix, so no cancellation, and the work is Σ k³ instead of a sparse LU's fill-in.
+    """
+    up_rate = lam + lam2
+    ratios = [None] * levels
+    below = None  # B_{k+1}
+    for k in range(levels, 0, -1):
+        down = _down_block(k, mu, mu2, q)
+        s_mat = np.diag(down.sum(axis=1) + (0.0 if k == levels else up_rate))
+        if k < levels:
+            s_mat -= ratios[k] @ below
+        up = np.zeros((k, k + 1))
+        i = np.arange(k)
+        up[i, i] = lam
+        up[i, i + 1] = lam2
+        ratios[k - 1] = np.linalg.solve(s_mat.T, up.T).T
+        below = down
+    prob = np.zeros((levels + 1, levels + 1))
+    level = np.ones(1)
+    prob[0, 0] = 1.0
+    for k in range(levels):
+        level = level @ ratios[k]
+        i = np.arange(k + 2)
+        prob[k + 1 - i, i] = level
+    return prob / prob.sum()
+
+
+def _solve_sparse(lam, lam2, mu, mu2, q, levels):
+    """The truncated chain by one sparse LU solve (used above ``LEVEL_REDUCTION_MAX``)."""
     n, m = _triangle_index(levels)
     size = n.size
     index = np.full((levels + 1, levels + 1), -1, dtype=np.int64)
@@ -189,6 +246,18 @@ def _dropped_estimate(level_mass):
     return float(b * ratio ** (k - hi + 1) / (1.0 - ratio))
 
 
+def _more_levels(level_mass, dropped, tol, levels):
+    """The next truncation: enough levels for the observed tail decay to reach ``tol``."""
+    k = level_mass.size - 1
+    lo, hi = max(1, k - 12), max(2, k - 4)
+    a, b = level_mass[lo], level_mass[hi]
+    if a > 0 and b > 0 and b < a:
+        ratio = (b / a) ** (1.0 / (hi - lo))
+        extra = math.ceil(math.log(tol / dropped) / math.log(ratio)) + 8
+        return levels + min(max(extra, 8), levels)  # at most doubling, as before
+    return 2 * levels
+
+
 def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> ChainSolution:
     """Stationary law of the two-class fog-node chain (n, n'), truncated with a tail bound.
 
@@ -218,7 +287,9 @@ def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> C
     Notes
     -----
     The level N starts from the geometric bound ρ^{N+1} ≤ tol (exact for the total count at
-    q = 0.5) and doubles while the extrapolated dropped mass exceeds ``tol``.
+    q = 0.5) and grows, by the tail's observed decay (at most doubling), while the
+    extrapolated dropped mass exceeds ``tol``. Up to N = ``LEVEL_REDUCTION_MAX`` the chain
+    is solved level by level (block Gaussian elimination), above by a sparse LU.
 
     References
     ----------
@@ -256,7 +327,7 @@ def _chain(lam, lam2, mu, mu2, q, tol, rho, func):
         dropped = _dropped_estimate(sol.level_mass)
         if dropped <= tol:
             return ChainSolution(prob, levels, dropped, rho)
-        levels *= 2
+        levels = _more_levels(sol.level_mass, dropped, tol, levels)
 
 
 def mean_work(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
@@ -639,6 +710,39 @@ def _mean_work_vec(lam, lam2, mu, mu2, q):
     return out
 
 
+def _bracketed_root(func, size, tol=1e-13, max_steps=200):
+    """Roots in [0, 1] of an increasing vectorised ``func`` (func(0) ≤ 0 ≤ func(1)).
+
+    Regula falsi with the Illinois modification (superlinear, about ten evaluations where
+    bisection to the same accuracy takes forty), never leaving the bracket.
+    """
+    lo, hi = np.zeros(size), np.ones(size)
+    f_lo, f_hi = func(lo), func(hi)
+    x = np.where(f_hi <= 0, 1.0, np.where(f_lo >= 0, 0.0, 0.5))
+    side = np.zeros(size)
+    for _ in range(max_steps):
+        open_ = (f_lo < 0) & (f_hi > 0) & (hi - lo > tol)
+        if not open_.any():
+            break
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_new = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        x_new = np.where(np.isfinite(x_new) & (x_new > lo) & (x_new < hi), x_new, 0.5 * (lo + hi))
+        x = np.where(open_, x_new, x)
+        f_x = func(x)
+        go_hi = open_ & (f_x > 0)
+        go_lo = open_ & (f_x <= 0)
+        # Illinois: halve the stale end's value when the same end moves twice in a row
+        f_lo = np.where(go_hi & (side == 1), 0.5 * f_lo, f_lo)
+        f_hi = np.where(go_lo & (side == -1), 0.5 * f_hi, f_hi)
+        hi, f_hi = np.where(go_hi, x, hi), np.where(go_hi, f_x, f_hi)
+        lo, f_lo = np.where(go_lo, x, lo), np.where(go_lo, f_x, f_lo)
+        side = np.where(go_hi, 1, np.where(go_lo, -1, side))
+        exact = open_ & (f_x == 0)
+        lo, hi = np.where(exact, x, lo), np.where(exact, x, hi)
+    done_lo, done_hi = f_lo >= 0, f_hi <= 0
+    return np.where(done_lo, lo, np.where(done_hi, hi, x))
+
+
 def _flows(accept, inflow, share, e_max):
     """δ_jl for l = 0..e_M, cloud share C_j, for one class. ``share[ĵ, j]`` = 1/deg(ĵ)."""
     deltas = [inflow]
@@ -723,14 +827,11 @@ def analyze(
         for iterations in range(1, max_iterations + 1):
             d0, _, d1, _ = flows_for(p, p)
             v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
-            # per node, P = accept(P·v, P·v') is monotone in P: bisection on [0, 1]
-            lo, hi = np.zeros(nf), np.ones(nf)
-            for _ in range(42):  # |P - P*| < 2^-42
-                mid = 0.5 * (lo + hi)
-                f = mid - _accept_vec(theta_arr, mid * v0, mid * v1, mu, mu2, q)
-                hi = np.where(f > 0, mid, hi)
-                lo = np.where(f > 0, lo, mid)
-            new = np.where(np.isinf(theta_arr), 1.0, 0.5 * (lo + hi))  # θ = ∞ accepts all
+            # per node, P = accept(P·v, P·v') with P − accept increasing in P: a root in [0, 1]
+            root = _bracketed_root(
+                lambda x, v0=v0, v1=v1: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2, q), nf
+            )
+            new = np.where(np.isinf(theta_arr), 1.0, root)  # θ = ∞ accepts all
             change = np.max(np.abs(new - p))
             p = 0.5 * p + 0.5 * new if iterations > 20 else new
             if change < 1e-10:

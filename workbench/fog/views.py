@@ -7,53 +7,125 @@ a short simulation per move (about a second) and says so in its title.
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as w
 import numpy as np
+from scipy import special
 
-from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, plot_network
-from workbench.fog.model import accept_from_stages, analyze, solve_chain, stage_distribution
+from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, network_frame, plot_network
+from workbench.fog.model import accept_probability, analyze, solve_chain, stage_distribution
 from workbench.fog.params import PARAMS
-from workbench.fog.scenario import default_scenario, with_traffic
+from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
 from workbench.plots import PALETTE, figure
 from workbench.widgets import control, interactive_figure
 
-__all__ = ["VIEWS", "node_view", "network_view", "simulation_view", "plot_node", "plot_policies"]
+__all__ = [
+    "VIEWS",
+    "node_view",
+    "network_view",
+    "simulation_view",
+    "plot_node",
+    "plot_policies",
+    "plot_simulated_network",
+]
 
 
-def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
-    """One fog node: P(n, n') of the chain and P(W < θ) against θ."""
+# θ's slider never goes past this: the acceptance curve is cached on a fixed grid up to it
+THETA_CURVE_MAX = PARAMS["theta"].slider_span[1]
+THETA_CURVE = np.linspace(0.0, THETA_CURVE_MAX, 41)
+
+
+@functools.lru_cache(maxsize=512)
+def _node_state(lam_light, lam_heavy, mu_light, mu_heavy, q):
+    """Everything of one node that does not depend on θ (cached: a θ move redraws only)."""
     sol = solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=q)
-    fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
-    k = min(sol.levels, 25)
-    img = np.log10(np.maximum(sol.prob[:k, :k], 1e-12))
-    im = ax0.imshow(img.T, origin="lower", cmap="magma", vmin=-8, vmax=0)
-    fig.colorbar(im, ax=ax0, label="log₁₀ P(n, n')")
-    ax0.set_xlabel("n Light in node")
-    ax0.set_ylabel("n' Heavy in node")
     n, m = np.indices(sol.prob.shape)
     en, em = float((n * sol.prob).sum()), float((m * sol.prob).sum())
     wbar = float(((n / mu_light + m / mu_heavy) * sol.prob).sum())
-    ax0.set_title(f"ρ = {sol.rho:.2f}: E n = {en:.2f}, E n' = {em:.2f}, W̄ = {1e3 * wbar:.1f} ms",
-                  fontsize=8)  # fmt: skip
-    grid = np.linspace(0, max(0.2, 3 * theta), 40)
-    dist, mu_hi = stage_distribution(sol.prob, mu_light, mu_heavy, grid[-1])
-    acc = [accept_from_stages(dist, mu_hi, t) for t in grid]
-    ax1.plot(1e3 * grid, acc, color=PALETTE[0])
-    p = accept_from_stages(dist, mu_hi, theta)
-    ax1.plot([1e3 * theta], [p], "o", color=PALETTE[3])
-    ax1.axhline(1 - sol.rho, color="0.5", ls=":", lw=1)
-    ax1.text(1e3 * grid[-1], 1 - sol.rho, "1 − ρ (empty node)", ha="right", va="bottom", fontsize=7)
-    ax1.set_xlabel("θ [ms]")
-    ax1.set_ylabel("P_j = P(W < θ)")
-    ax1.set_ylim(0, 1.02)
-    ax1.set_title(f"P_j({1e3 * theta:.0f} ms) = {p:.3f} (q = {q:.2f})", fontsize=9)
-    return fig
+    dist, mu_hi = stage_distribution(sol.prob, mu_light, mu_heavy, THETA_CURVE_MAX)
+    stages = np.arange(dist.size)
+    curve = accept_on_grid(dist, mu_hi, THETA_CURVE)
+    k = min(sol.levels, 25)
+    img = np.log10(np.maximum(sol.prob[:k, :k], 1e-12)).T
+    return sol.rho, en, em, wbar, dist, mu_hi, stages, curve, img
+
+
+def accept_on_grid(dist, mu_hi, thetas):
+    """P(W < θ) on a grid of θ at once (one incomplete-gamma call)."""
+    stages = np.arange(dist.size)
+    tail = np.ones((thetas.size, dist.size))
+    tail[:, 1:] = special.gammainc(stages[None, 1:], mu_hi * thetas[:, None])
+    acc = tail @ dist
+    acc[thetas <= 0] = 0.0
+    return np.minimum(acc, 1.0)
+
+
+class NodeFigure:
+    """The node view's figure, built on the first call and updated in place afterwards.
+
+    A slider move then changes an image, a curve and a few texts instead of building a
+    figure (half of a redraw). ``NodeFigure()(**values)`` is a fresh figure.
+    """
+
+    PIXELS = 25  # the (n, n') picture shows n, n' < 25
+
+    def __init__(self):
+        self.fig = None
+
+    def _build(self):
+        fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
+        blank = np.full((self.PIXELS, self.PIXELS), -12.0)
+        self.image = ax0.imshow(blank, origin="lower", cmap="magma", vmin=-8, vmax=0)
+        fig.colorbar(self.image, ax=ax0, label="log₁₀ P(n, n')", ticks=[-8, -4, 0])
+        ax0.set_xlabel("n Light in node")
+        ax0.set_ylabel("n' Heavy in node")
+        self.title0 = ax0.set_title("", fontsize=8, y=1.0)
+        (self.curve,) = ax1.plot(1e3 * THETA_CURVE, np.zeros_like(THETA_CURVE), color=PALETTE[0])
+        (self.point,) = ax1.plot([0.0], [0.0], "o", color=PALETTE[3])
+        self.empty = ax1.axhline(0.0, color="0.5", ls=":", lw=1)
+        self.empty_label = ax1.text(1e3 * THETA_CURVE_MAX, 0.0, "1 − ρ (empty node)",
+                                    ha="right", va="bottom", fontsize=7)  # fmt: skip
+        ax1.set_xlabel("θ [ms]")
+        ax1.set_ylabel("P_j = P(W < θ)")
+        ax1.set_xlim(0, 1e3 * THETA_CURVE_MAX * 1.02)
+        ax1.set_ylim(0, 1.02)
+        self.title1 = ax1.set_title("", fontsize=9, y=1.0)
+        self.fig = fig
+
+    def __call__(self, lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
+        rho, en, em, wbar, dist, mu_hi, _, curve, img = _node_state(
+            float(lam_light), float(lam_heavy), float(mu_light), float(mu_heavy), float(q)
+        )
+        if theta <= THETA_CURVE_MAX:
+            p = float(accept_on_grid(dist, mu_hi, np.array([float(theta)]))[0])
+        else:  # beyond the slider (a typed value): computed afresh
+            p = accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=q)
+        if self.fig is None:
+            self._build()
+        picture = np.full((self.PIXELS, self.PIXELS), -12.0)
+        picture[: img.shape[0], : img.shape[1]] = img
+        self.image.set_data(picture)
+        self.title0.set_text(
+            f"ρ = {rho:.2f}: E n = {en:.2f}, E n' = {em:.2f}, W̄ = {1e3 * wbar:.1f} ms"
+        )
+        self.curve.set_ydata(curve)
+        self.point.set_data([1e3 * theta], [p])
+        self.empty.set_ydata([1 - rho, 1 - rho])
+        self.empty_label.set_y(1 - rho)
+        self.title1.set_text(f"P_j({1e3 * theta:.0f} ms) = {p:.3f} (q = {q:.2f})")
+        return self.fig
+
+
+def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
+    """One fog node: P(n, n') of the chain and P(W < θ) against θ (a fresh figure)."""
+    return NodeFigure()(lam_light, lam_heavy, mu_light, mu_heavy, q, theta)
 
 
 def node_view():
     """Sliders for one fog node's chain."""
     return interactive_figure(
-        plot_node,
+        NodeFigure(),
         title="One fog node: the (n, n') chain and its acceptance probability",
         lam_light=PARAMS["lam_light"],
         lam_heavy=PARAMS["lam_heavy"],
@@ -64,33 +136,82 @@ def node_view():
     )
 
 
-def plot_policies(theta, e_max, load, light_fraction, p_iot):
-    """The analytic mean delay of the four policies at the sliders' values."""
+@functools.lru_cache(maxsize=64)
+def _default_network(load, light_fraction, p_iot):
+    """The default scenario with the sliders' traffic, compiled once per traffic setting."""
     g = with_traffic(default_scenario(0), load=load, light_fraction=light_fraction, p_iot=p_iot)
-    fig, ax = figure(width=7.0, height=3.4, fast=True)
-    names = list(POLICY_COLORS)
-    for k, policy in enumerate(names):
-        for own, shift, hatch in ((False, -0.2, "//"), (True, 0.2, "")):
-            try:
-                d = 1e3 * analyze(g, theta=theta, e_max=e_max, policy=policy,
-                                  own_processing=own).mean_delay  # fmt: skip
-            except ValueError:
-                ax.text(k + shift, 1, "unstable", rotation=90, ha="center", fontsize=7)
-                continue
-            ax.bar(k + shift, d, width=0.38, color=POLICY_COLORS[policy], hatch=hatch,
-                   edgecolor="k", lw=0.4)  # fmt: skip
-            ax.text(k + shift, d, f"{d:.1f}", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(names)), [POLICY_LABELS[p] for p in names], fontsize=7)
-    ax.set_ylabel("mean service delay [ms]")
-    ax.set_title("Analytic model: hatched = eq. 6 as published, plain = with own processing",
-                 fontsize=9)  # fmt: skip
-    return fig
+    return compile_scenario(g)
+
+
+@functools.lru_cache(maxsize=2048)
+def _policy_delays(policy, theta, e_max, load, light_fraction, p_iot):
+    """(eq. 6, +1/μ) mean delays [ms] of one policy; None where the policy is unstable.
+
+    Baselines are called with θ = e_M = None: they do not depend on them, so a θ or e_M
+    move reuses them.
+    """
+    net = _default_network(load, light_fraction, p_iot)
+    kw = dict(theta=0.02 if theta is None else theta, e_max=1 if e_max is None else e_max)
+    try:
+        return tuple(
+            1e3 * analyze(net, policy=policy, own_processing=own, **kw).mean_delay
+            for own in (False, True)
+        )
+    except ValueError:
+        return None
+
+
+class PolicyFigure:
+    """The network view's bar chart, built once and updated in place (see :class:`NodeFigure`)."""
+
+    def __init__(self):
+        self.fig = None
+
+    def _build(self):
+        fig, ax = figure(width=7.0, height=3.4, fast=True)
+        names = list(POLICY_COLORS)
+        self.bars, self.labels = [], []
+        for k, policy in enumerate(names):
+            for shift, hatch in ((-0.2, "//"), (0.2, "")):
+                (bar,) = ax.bar(k + shift, 0.0, width=0.38, color=POLICY_COLORS[policy],
+                                hatch=hatch, edgecolor="k", lw=0.4)  # fmt: skip
+                self.bars.append(bar)
+                self.labels.append(ax.text(k + shift, 0.0, "", ha="center", va="bottom",
+                                           fontsize=7))  # fmt: skip
+        ax.set_xticks(range(len(names)), [POLICY_LABELS[p] for p in names], fontsize=7)
+        ax.set_ylabel("mean service delay [ms]")
+        ax.set_title("Analytic model: hatched = eq. 6 as published, plain = with own processing",
+                     fontsize=9, y=1.0)  # fmt: skip
+        self.ax, self.fig = ax, fig
+
+    def __call__(self, theta, e_max, load, light_fraction, p_iot):
+        traffic = (float(load), float(light_fraction), float(p_iot))
+        heights = []
+        for policy in POLICY_COLORS:
+            point = (float(theta), int(e_max)) if policy == "offload" else (None, None)
+            delays = _policy_delays(policy, *point, *traffic)
+            heights.extend([None, None] if delays is None else delays)
+        if self.fig is None:
+            self._build()
+        top = max([h for h in heights if h is not None], default=1.0)
+        for bar, label, h in zip(self.bars, self.labels, heights, strict=True):
+            bar.set_height(0.0 if h is None else h)
+            label.set_y(0.0 if h is None else h)
+            label.set_text("unstable" if h is None else f"{h:.1f}")
+            label.set_rotation(90 if h is None else 0)
+        self.ax.set_ylim(0, 1.12 * top)
+        return self.fig
+
+
+def plot_policies(theta, e_max, load, light_fraction, p_iot):
+    """The analytic mean delay of the four policies at the sliders' values (a fresh figure)."""
+    return PolicyFigure()(theta, e_max, load, light_fraction, p_iot)
 
 
 def network_view():
     """Sliders for the analytic model on the default scenario."""
     return interactive_figure(
-        plot_policies,
+        PolicyFigure(),
         title="The analytic model on the default scenario: the paper's policy and baselines",
         theta=PARAMS["theta"],
         e_max=PARAMS["e_max"],
@@ -100,19 +221,34 @@ def network_view():
     )
 
 
-def _simulated_network(theta, e_max, mode, announce_period, load):
-    from workbench.fog.figures import network_frame
+SIMULATION_VIEW_REQUESTS = 20_000
+"""Requests per move of the simulation view: about a second with the drawing."""
 
-    frame = network_frame(quick=True, theta=theta, e_max=e_max, load=load)
-    del mode, announce_period  # the picture uses the default tables (distributed)
-    return plot_network(frame)
+
+def plot_simulated_network(theta, e_max, mode, announce_period, load):
+    """One short simulation (seed 0) of the default scenario, fog nodes by utilisation."""
+    frame = network_frame(
+        theta=theta, e_max=e_max, load=load, mode=mode, announce_period=announce_period,
+        n_requests=SIMULATION_VIEW_REQUESTS,
+    )  # fmt: skip
+    d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
+    title = (
+        f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
+        f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, seed 0)"
+    )
+    return plot_network(frame, fast=True, title=title)
 
 
 def simulation_view():
-    """Sliders for a short simulation: the network coloured by utilisation (about 1 s)."""
+    """Sliders for a short simulation: the network coloured by utilisation (about 1 s).
+
+    Computed in a background thread, latest move only; the figure is greyed out with a
+    "computing…" line while a move is being simulated.
+    """
     return interactive_figure(
-        _simulated_network,
+        plot_simulated_network,
         title="Simulated network, fog nodes coloured by utilisation (≈ 1 s per move)",
+        background=True,
         theta=PARAMS["theta"],
         e_max=PARAMS["e_max"],
         mode=control(PARAMS["mode"]),
