@@ -74,3 +74,21 @@ def test_only_views_import_the_widget_stack():
             if n.startswith(("ipywidgets", "IPython", "workbench.widgets"))
         ]
         assert (path.name == "views.py") == bool(widgety), (path.name, widgety)
+
+
+def test_cooperation_frame_validates_its_flags_and_leaves_out_uncertified_limits():
+    from workbench.datacenters import cooperation_frame
+    from workbench.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="'limit' parameter of cooperation_frame"):
+        cooperation_frame((30.0, 16.0), (20, 20), (1.0, 1.0), limit="yes")
+    with pytest.raises(ParameterError, match="'vary' parameter of cooperation_frame"):
+        cooperation_frame((30.0, 16.0), (20, 20), (1.0, 1.0), vary="p3")
+    # lambda/N = (1.001, 1.002): the limit is uncertifiable at p = (q, 0.5) with q < 1, and
+    # exact at q = 1 only when p = (1, 1); no guessed limit value may appear
+    frame = cooperation_frame((1001.0, 1002.0), (1000, 1000), (1.0, 1.0), p_other=0.5, points=3)
+    limit_rows = frame[frame["model"].str.startswith("limit")]
+    assert frame[frame["model"].str.startswith("exact")].shape[0] == 3
+    assert limit_rows.empty
+    for col in ("beta1", "beta2", "loss_fraction"):
+        assert frame[col].between(0, 1).all()

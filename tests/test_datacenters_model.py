@@ -18,6 +18,7 @@ from workbench.erlang import erlang_b
 from workbench.validation import ParameterError
 
 EX = dc.EXAMPLE
+ONE, HALF = (1.0, 1.0), (0.5, 0.5)
 
 
 def _dense_from_stencil(stencil, shape):
@@ -154,12 +155,16 @@ def test_probabilities_sum_to_one_and_flow_balance(p):
     pi = sol.full_distribution()
     assert pi.sum() == pytest.approx(1.0, abs=1e-14)
     assert pi.min() >= 0.0
-    # accepted traffic at each center = busy servers x service rate
+    # Little's law / flow balance: the rate of accepted requests (read off the boundary
+    # probabilities) equals busy servers x service rate (read off the first moments); it
+    # holds only for the stationary distribution
     for i in (0, 1):
         assert sol.accepted[i] == pytest.approx(sol.mean_busy[i] * mu[i], rel=1e-9)
-    # conservation: offered = accepted + rejected
-    rejected = lam[0] * sol.beta[0] + lam[1] * sol.beta[1]
-    assert sum(sol.accepted) + rejected == pytest.approx(sum(lam), rel=1e-10)
+    # a perturbed distribution (one state's mass moved to a neighbour) breaks it
+    moved = sol.distribution.copy()
+    moved[-1, -1], moved[-2, -1] = moved[-1, -1] - 1e-3, moved[-2, -1] + 1e-3
+    busy1 = moved.sum(axis=1) @ np.arange(sol.window[0][0], sol.window[0][1] + 1)
+    assert abs(busy1 * mu[0] - sol.accepted[0]) > 1e-4
 
 
 def test_residual_reported_and_small_at_large_size():
@@ -226,12 +231,18 @@ def test_limit_example_matches_papers_md():
         ((1.2, 1.3), (1.0, 1.0)),
     ],
 )
-def test_loss_rate_identity_under_E(lam, p):
+def test_limit_against_the_walk_solved_on_a_large_box(lam, p):
+    # independent of the QBD and of the drift relations: the idle-server walk truncated to
+    # a 300 x 300 box, solved by ADI-GMRES on its stencil; pi00, P(m=0), P(n=0) and beta
+    # are read off that distribution directly
     c, mu = (1.0, 1.0), (1.0, 1.0)
     lim = dc.limit_analysis(lam, c, mu, p)
     assert lim.regime == "E"
-    lost = lam[0] * lim.beta[0] + lam[1] * lim.beta[1]
-    assert lost == pytest.approx(lam[0] + lam[1] - c[0] * mu[0] - c[1] * mu[1], abs=1e-9)
+    pi, _, _ = model._walk_pi00(lam, c, mu, p, (300, 300), 1e-13)
+    pi00, a, b = pi[-1, -1], pi[-1, :].sum(), pi[:, -1].sum()  # grid stores M - m, M - n
+    assert lim.pi00 == pytest.approx(pi00, abs=1e-9)
+    beta = ((1 - p[0]) * a + p[0] * pi00, (1 - p[1]) * b + p[1] * pi00)
+    assert lim.beta == pytest.approx(beta, abs=1e-9)
 
 
 def test_regimes_and_closed_forms():
@@ -321,3 +332,157 @@ def test_blocking_limit_rejects_bad_input(kwargs, name):
     args = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)} | kwargs
     with pytest.raises(ParameterError, match=f"The '{name}' parameter of blocking_limit must"):
         dc.blocking_limit(**args)
+
+
+# ---------------------------------------------------------------------------------------------
+# hardening: no silent wrong numbers, bounded inputs, errors that name the right function
+
+
+def test_extreme_overload_is_solved_exactly():
+    # GMRES stagnated here (relative residual 4e-3) and the old solver returned
+    # (0.949754, 0.948210) with only a warning
+    b = dc.blocking_exact((2e4, 1.0), (500, 500), (1, 1), (0.8, 0.8))
+    assert b == pytest.approx((0.950006, 0.948472), abs=2e-6)
+    # full pooling with mu1 = mu2 is one Erlang system: an independent reference
+    for servers, lam1 in (((500, 500), 5e4), ((5000, 5000), 5e5)):
+        pooled = erlang_b(sum(servers), (lam1 + 1.0) / 1.0)
+        sol = dc.solve_exact((lam1, 1.0), servers, (1, 1), (1, 1))
+        assert sol.beta == pytest.approx((pooled, pooled), abs=1e-10)
+        assert sol.relative_residual < 1e-11
+
+
+def test_uncertifiable_solution_raises_with_the_residual(monkeypatch):
+    # without the sparse-LU fallback and with one GMRES cycle the residual stays large:
+    # the solver must refuse, naming the caller and the residual, instead of warning
+    monkeypatch.setattr(model, "_DIRECT_MAX_STATES", 0)
+    monkeypatch.setattr(model, "_THIN", 0)
+    with pytest.raises(model.UncertifiedSolutionError, match=r"solve_exact.*relative residual"):
+        dc.solve_exact((2e4, 1.0), (60, 60), (1, 1), (0.8, 0.8), max_restarts=1)
+
+
+@pytest.mark.parametrize("lam1", [1.0001, 1.001, 1.01])
+def test_limit_with_full_pooling_near_critical_load_is_exact(lam1):
+    # p = (1, 1): beta1 = beta2 = pi00 and every server is busy, so the loss fraction is
+    # (lam1 + lam2 - c1 mu1 - c2 mu2) / (lam1 + lam2); the truncated walk gave 5.6e-4 at 1.0001
+    t0 = time.perf_counter()
+    beta = dc.blocking_limit((lam1, lam1), (1, 1), (1, 1), (1, 1))
+    assert time.perf_counter() - t0 < 2.0
+    exact = (2 * lam1 - 2) / (2 * lam1)
+    assert beta == pytest.approx((exact, exact), rel=1e-9)
+
+
+def test_full_pooling_limit_matches_pooled_erlang_at_large_N():
+    # the same statement checked against the exact chain: pooled Erlang-B at N = 20000
+    lam, n = (1.3, 1.2), 20_000
+    pooled = erlang_b(2 * n, (lam[0] + lam[1]) * n)
+    assert dc.blocking_limit(lam, (1, 1), (1, 1), (1, 1))[0] == pytest.approx(pooled, abs=2e-4)
+
+
+def test_limit_near_critical_load_raises_instead_of_guessing():
+    t0 = time.perf_counter()
+    with pytest.raises(model.UncertifiedSolutionError, match="limit_analysis.*critical load"):
+        dc.blocking_limit((1.001, 1.002), (1, 1), (1, 1), (0.5, 0.5))
+    assert time.perf_counter() - t0 < 2.0
+
+
+@pytest.mark.parametrize(
+    "call,name,func",
+    [
+        (
+            lambda: dc.blocking_exact((1e308, 2.0), (4, 4), (1, 1), (0.5, 0.5)),
+            "lam",
+            "blocking_exact",
+        ),
+        (
+            lambda: dc.blocking_exact((3, 2), (4, 4), (1e-308, 1), (0.5, 0.5)),
+            "mu",
+            "blocking_exact",
+        ),
+        (lambda: dc.solve_exact((1e308, 2.0), (4, 4), (1, 1), (0.5, 0.5)), "lam", "solve_exact"),
+        (lambda: dc.regime((1e308, 1e308), (1, 1), (1, 1), (0.5, 0.5)), "lam", "regime"),
+        (
+            lambda: dc.blocking_limit((1e12, 0.8), (1, 1), (1, 1), (0.6, 0.3)),
+            "lam",
+            "blocking_limit",
+        ),
+        (lambda: dc.convergence_table(c=(1e308, 1)), "c", "convergence_table"),
+        (lambda: dc.convergence_table(sizes=5), "sizes", "convergence_table"),
+        (lambda: dc.convergence_table(sizes=(10, "20")), "sizes", "convergence_table"),
+        (lambda: dc.optimal_forwarding((1e308, 1), (4, 4), (1, 1)), "lam", "optimal_forwarding"),
+        (lambda: dc.ring_limit((1.0, 1 + 2j, 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, (1.0, 2.0), 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, 1.0, 1.0), True, 1.0, 0.2), "c", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, "1", 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: dc.ring_limit("123", 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, 1.0, 1.0), 1.0, 1.0, (0.2, 0.2j, 0.2)), "p", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, 1.0, 1.0), 1.0, (1.0, True, 1.0), 0.2), "mu", "ring_limit"),
+    ],
+)
+def test_bad_input_is_a_parameter_error_naming_function_and_parameter(call, name, func):
+    with pytest.raises(ParameterError, match=f"The '{name}' parameter of {func} must"):
+        call()
+
+
+def test_state_count_error_names_the_function_called():
+    with pytest.raises(ParameterError, match="parameter of blocking_exact must give at most"):
+        dc.blocking_exact((4000.0, 4000.0), (5000, 5000), (1, 1), (0.5, 0.5))
+
+
+def test_large_chain_is_accepted_when_the_window_is_small():
+    # neither center fills up on its own traffic: nothing is forwarded and the window is
+    # about 1300 x 1300 states (it was refused by the state-count bound)
+    sol = dc.solve_exact((2500.0, 2500.0), (5000, 5000), (1, 1), (1, 1))
+    assert sol.relative_residual < 1e-11
+    assert sol.beta == pytest.approx((0.0, 0.0), abs=1e-300)
+    # and where centers do fill up, the answer agrees with the conservative window
+    args = ((45.0, 20.0), (40, 40), (1.0, 1.0), (0.5, 0.5))
+    assert dc.solve_exact(*args).beta == pytest.approx(
+        dc.solve_exact(*args, tail=0.0).beta, abs=1e-13
+    )
+
+
+def _corner_values(param, n=1):
+    """The ends of a parameter's valid range and a middle value (one per center)."""
+    lo = param.low if not param.low_open else param.low * (1 + 1e-9) or 1e-300
+    values = [lo, param.high, math.sqrt(lo * param.high) if lo > 0 else param.high / 2]
+    return values
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    lam=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["lam"]))] * 2),
+    mu=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["mu"]))] * 2),
+    servers=st.tuples(*[st.sampled_from([1, 2, 50, 5000])] * 2),
+    p=st.tuples(*[st.sampled_from([0.0, 0.3, 1.0])] * 2),
+)
+def test_exact_beta_is_a_probability_at_the_corners_of_the_parameter_table(lam, mu, servers, p):
+    beta = dc.blocking_exact(lam, servers, mu, p)
+    assert all(0.0 <= b <= 1.0 for b in beta), beta
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    lam=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["lam"]))] * 2),
+    mu=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["mu"]))] * 2),
+    c=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["c"]))] * 2),
+    p=st.tuples(*[st.sampled_from([0.0, 0.3, 1.0])] * 2),
+)
+def test_limit_beta_is_a_probability_at_the_corners_of_the_parameter_table(lam, mu, c, p):
+    beta = dc.blocking_limit(lam, c, mu, p)
+    assert all(0.0 <= b <= 1.0 for b in beta), beta
+    assert dc.regime(lam, c, mu, p) in ("A", "B1", "B2", "E", "E/B1 boundary", "E/B2 boundary")
+
+
+@settings(deadline=None, max_examples=150)
+@given(
+    lam=st.tuples(*[st.floats(0.05, 3.0)] * 2),
+    p=st.tuples(*[st.floats(0.0, 1.0)] * 2),
+)
+def test_limit_beta_is_a_probability_or_a_stated_refusal_inside_the_table(lam, p):
+    try:
+        beta = dc.blocking_limit(lam, (1, 1), (1, 1), p)
+    except model.UncertifiedSolutionError as err:  # near critical load only
+        assert "critical load" in str(err)
+        assert min(abs(lam[0] - 1), abs(lam[1] - 1), abs(sum(lam) - 2)) < 0.2
+        return
+    assert all(0.0 <= b <= 1.0 for b in beta), beta

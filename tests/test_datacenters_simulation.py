@@ -62,17 +62,44 @@ def test_simulation_within_confidence_interval_of_exact():
     assert sim.mean_busy1 == pytest.approx(exact.mean_busy[0], rel=0.02)
 
 
-def test_simulation_conserves_requests_and_is_reproducible():
-    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
-    a = dc.simulate(*args, events=20_000, replications=3, seed=9)
-    b = dc.simulate(*args, events=20_000, replications=3, seed=9)
-    c = dc.simulate(*args, events=20_000, replications=3, seed=10)
+def test_simulation_is_reproducible_and_request_fates_match_the_exact_chain():
+    lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
+    a = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=9)
+    b = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=9)
+    c = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=10)
     assert a.frame.equals(b.frame) and a.summary.equals(b.summary)
     assert not a.frame.equals(c.frame)
     reps = a.frame
-    for i in (1, 2):
+    exact = dc.solve_exact(lam, servers, mu, p)
+    (pf1, pf2), both = exact.p_full, exact.p_both_full
+    for i, (lam_i, p_i, own_full) in enumerate(((lam[0], p[0], pf1), (lam[1], p[1], pf2)), start=1):
+        # arrivals per unit time estimate lambda_i (Poisson thinning of the jump chain)
+        rate = reps[f"arrivals{i}"] / reps["time"]
+        assert rate.mean() == pytest.approx(lam_i, rel=0.01)
+        # fates by PASTA: served by the other center w.p. p_i (P(own full) - P(both full)),
+        # rejected at once w.p. (1 - p_i) P(own full); every request counted once
+        arrivals = reps[f"arrivals{i}"]
+        remote = (reps[f"remote{i}"] / arrivals).mean()
+        assert remote == pytest.approx(p_i * (own_full - both), abs=0.01)
+        assert (reps[f"local{i}"] / arrivals).mean() == pytest.approx(1 - own_full, abs=0.01)
         total = reps[f"local{i}"] + reps[f"remote{i}"] + reps[f"rejected{i}"]
-        assert (total == reps[f"arrivals{i}"]).all()
+        assert (total == arrivals).all()
+
+
+@pytest.mark.parametrize(
+    "lam,servers,mu,p",
+    [
+        ((1e6, 1e-6), (1, 5000), (1e-6, 1e6), (1.0, 0.0)),
+        ((1e-6, 1e6), (5000, 1), (1e6, 1e-6), (0.0, 1.0)),
+        ((1e6, 1e6), (1, 1), (1e6, 1e6), (0.5, 0.5)),
+        ((1e-6, 1e-6), (2, 2), (1e-6, 1e-6), (1.0, 1.0)),
+    ],
+)
+def test_simulation_at_the_corners_of_the_parameter_table_gives_probabilities(lam, servers, mu, p):
+    sim = dc.simulate(lam, servers, mu, p, events=5_000, replications=2, seed=1)
+    for q in ("beta1", "beta2", "p_full1", "p_full2", "p_both_full"):
+        assert 0.0 <= sim[q] <= 1.0, (q, sim[q])
+    assert np.isfinite(sim.summary["estimate"]).all()
 
 
 def test_ring_without_forwarding_is_independent_erlang_b():
@@ -102,3 +129,15 @@ def test_simulation_and_ring_reject_bad_input():
         dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.6)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
         dc.simulate_ring((1.0, 1.0), 2, 1.0, 0.2)
+    with pytest.raises(ParameterError, match="'servers' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0, 1.0), "1", 1.0, 0.2)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1 + 1j, 1.0), 2, 1.0, 0.2)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, [1.0], 1.0), 2, 1.0, 0.2)
+    with pytest.raises(ParameterError, match="'servers' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0, 1.0), (2, True, 2), 1.0, 0.2)
+    with pytest.raises(ParameterError, match="'confidence' parameter of simulate"):
+        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), confidence=1.5)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+        dc.simulate((1e308, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5))

@@ -7,12 +7,11 @@ many points go through :func:`workbench.sweep.sweep`.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from workbench.datacenters.model import (
+    UncertifiedSolutionError,
     _classify,
     _limit_analysis,
     _solve_exact,
@@ -83,8 +82,9 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
             "loss_fraction": (lam[0] * b1 + lam[1] * b2) / (lam[0] + lam[1]),
         }
     ]
-    if limit:
-        l1, l2 = _cached_limit((lam[0] / n, lam[1] / n), c, mu, p)
+    limit_beta = _cached_limit((lam[0] / n, lam[1] / n), c, mu, p) if limit else None
+    if limit_beta is not None:
+        l1, l2 = limit_beta
         rows.append(
             {
                 "p_varied": q,
@@ -101,13 +101,16 @@ _LIMIT_CACHE: dict = {}
 
 
 def _cached_limit(lam, c, mu, p, tol=1e-8):
+    """The limit's beta, memoised for slider views; None where it cannot be certified (close
+    to critical load), so that a figure leaves it out instead of drawing a guess."""
     key = tuple(round(float(v), 10) for v in (*lam, *c, *mu, *p))
     if key not in _LIMIT_CACHE:
         if len(_LIMIT_CACHE) > 4096:
             _LIMIT_CACHE.clear()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+        try:
             _LIMIT_CACHE[key] = _limit_analysis(lam, c, mu, p, tol=tol).beta
+        except UncertifiedSolutionError:
+            _LIMIT_CACHE[key] = None
     return _LIMIT_CACHE[key]
 
 

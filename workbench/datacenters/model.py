@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,12 +25,15 @@ from workbench.datacenters.kernels import (
     grid_chain_stencil,
     idle_walk_qbd,
     stationary_gmres,
+    stencil_residual,
+    stencil_to_coo,
 )
 from workbench.datacenters.params import EXAMPLE, MAX_STATES, PARAMS, check_ring_vector
 from workbench.sweep import sweep
 from workbench.validation import ParameterError
 
 __all__ = [
+    "UncertifiedSolutionError",
     "blocking_exact",
     "solve_exact",
     "ExactSolution",
@@ -47,6 +49,14 @@ __all__ = [
 
 # ---------------------------------------------------------------------------------------------
 # 1. exact chain
+
+
+class UncertifiedSolutionError(RuntimeError):
+    """The solver could not bring the balance-equation residual below its target.
+
+    Raised instead of returning a distribution nobody can vouch for; the message gives the
+    residual reached.
+    """
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,7 @@ class ExactSolution:
     distribution: np.ndarray = field(repr=False)
 
     grid: tuple  # (C1, C2)
+    method: str = "ADI-GMRES"
 
     def full_distribution(self) -> np.ndarray:
         """The distribution on the whole grid {0..C1} x {0..C2} (zeros outside the window)."""
@@ -150,6 +161,14 @@ def solve_exact(
         With beta = (beta1, beta2), beta_i = (1 - p_i) P(L_i = C_i) + p_i P(L1 = C1, L2 = C2),
         the residual over the whole grid and the iteration count.
 
+    Raises
+    ------
+    ParameterError
+        For invalid arguments, or a window of more than 2.5 million states (memory bound).
+    UncertifiedSolutionError
+        When neither GMRES nor the sparse-LU fallback brings ||pi Q||_1 below 10 tol times
+        the total flow; no unverified distribution is returned.
+
     Notes
     -----
     Transitions (Section 2.1): (l1, l2) -> (l1+1, l2) at lambda1 1{l1<C1} +
@@ -157,6 +176,11 @@ def solve_exact(
     built as a 5-point stencil by a jitted kernel and solved by restarted GMRES
     preconditioned with Peaceman-Rachford ADI sweeps (tridiagonal solves along x and along
     y), starting from the product of the two Erlang distributions (the p = 0 solution).
+    Thin windows (at most 32 states along one axis: extreme overload of a center), and
+    windows where GMRES gains less than a factor 2 per restart, are solved by sparse LU
+    instead (up to 500,000 states). When neither center fills up on its own traffic, the
+    window first tried ignores forwarding; the full-grid residual decides whether it is
+    kept.
 
     References
     ----------
@@ -182,19 +206,104 @@ def _solve_exact(
 ) -> ExactSolution:
     """:func:`solve_exact` on checked arguments; ``func`` names the caller in errors."""
     t0 = time.perf_counter()
-    (c1, c2), (l1, l2), (m1, m2), (p1, p2) = servers, lam, mu, p
-    if tail > 0:
-        x0, x1 = _window(c1, l1 / m1, (l1 + p2 * l2) / m1, tail)
-        y0, y1 = _window(c2, l2 / m2, (l2 + p1 * l1) / m2, tail)
-    else:
-        x0, x1, y0, y1 = 0, c1, 0, c2
-    n_window = (x1 - x0 + 1) * (y1 - y0 + 1)
+    (c1, c2), (l1, l2), (p1, p2) = servers, lam, p
+    windows = _windows(lam, servers, mu, p, tail)
+    n_window = min((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, x1), (y0, y1) in windows)
     if n_window > MAX_STATES:
         raise ParameterError(
-            f"The 'servers' parameter of {func} must give at most {MAX_STATES} states to "
-            f"solve (after dropping tails below {tail:g}). Got {servers!r} instead "
-            f"({n_window} states)."
+            f"The 'servers' parameter of {func} must give at most {MAX_STATES:,} states to "
+            f"solve (memory bound; after dropping tails below {tail:g}). Got {servers!r} "
+            f"instead ({n_window:,} states)."
         )
+    certify = 10.0 * tol  # clipping round-off negatives may lift the residual a little
+    tried = []
+    for window in windows:
+        (x0, x1), (y0, y1) = window
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > MAX_STATES:
+            continue
+        attempt = _solve_window(
+            lam, servers, mu, p, window, tol, shifts, restart, max_restarts, certify
+        )
+        tried.append(attempt)
+        if attempt["relative_residual"] <= certify:
+            break
+    else:
+        worst = min(tried, key=lambda t: t["relative_residual"])
+        raise UncertifiedSolutionError(
+            f"{func}: the stationary distribution of the chain with lam={lam!r}, "
+            f"servers={servers!r}, mu={mu!r}, p={p!r} could not be certified: relative "
+            f"residual ||pi Q||_1 / sum pi q = {worst['relative_residual']:.1e} > {certify:.0e} "
+            f"after {worst['iterations']} GMRES iterations ({worst['method']}, window "
+            f"{worst['window']}). No result is returned rather than an unverified one."
+        )
+    pi, window = attempt["pi"], attempt["window"]
+    (x0, x1), (y0, y1) = window
+    k1 = np.arange(x0, x1 + 1, dtype=float)
+    k2 = np.arange(y0, y1 + 1, dtype=float)
+    pf1 = float(pi[-1, :].sum()) if x1 == c1 else 0.0
+    pf2 = float(pi[:, -1].sum()) if y1 == c2 else 0.0
+    pboth = float(pi[-1, -1]) if (x1 == c1 and y1 == c2) else 0.0
+    beta = ((1 - p1) * pf1 + p1 * pboth, (1 - p2) * pf2 + p2 * pboth)
+    busy = (float(pi.sum(axis=1) @ k1), float(pi.sum(axis=0) @ k2))
+    accepted = (l1 * (1 - pf1) + p2 * l2 * (pf2 - pboth), l2 * (1 - pf2) + p1 * l1 * (pf1 - pboth))
+    return ExactSolution(
+        beta=(_unit(beta[0]), _unit(beta[1])),
+        p_full=(pf1, pf2),
+        p_both_full=pboth,
+        mean_busy=busy,
+        accepted=(float(accepted[0]), float(accepted[1])),
+        residual=float(attempt["residual"]),
+        relative_residual=float(attempt["relative_residual"]),
+        iterations=int(attempt["iterations"]),
+        converged=True,
+        n_states=(c1 + 1) * (c2 + 1),
+        window=window,
+        seconds=time.perf_counter() - t0,
+        grid=(c1, c2),
+        distribution=pi,
+        method=attempt["method"],
+    )
+
+
+def _unit(x: float) -> float:
+    """A probability computed as a sum of non-negative terms: clip its last-bit round-off."""
+    return float(min(max(x, 0.0), 1.0))
+
+
+def _windows(lam, servers, mu, p, tail) -> list:
+    """Windows of the grid to solve on, tightest first.
+
+    The conservative window feeds each center with all the traffic the other could forward
+    (:func:`_window`). When neither center fills up on its own traffic, nothing is forwarded
+    (up to the dropped tail) and each center is its own Erlang system: that window is much
+    smaller and is tried first. Whichever is used, the residual over the *whole* grid,
+    including the flow out of the window, certifies the answer.
+    """
+    (c1, c2), (l1, l2), (m1, m2), (p1, p2) = servers, lam, mu, p
+    if tail == 0:
+        return [((0, c1), (0, c2))]
+    own1 = _window(c1, l1 / m1, l1 / m1, tail)
+    own2 = _window(c2, l2 / m2, l2 / m2, tail)
+    wide = (
+        _window(c1, l1 / m1, (l1 + p2 * l2) / m1, tail),
+        _window(c2, l2 / m2, (l2 + p1 * l1) / m2, tail),
+    )
+    if own1[1] < c1 and own2[1] < c2 and (own1, own2) != wide:
+        return [(own1, own2), wide]
+    return [wide]
+
+
+# GMRES gives up when one restart cycle gains less than a factor 2; sparse LU then takes over
+# (and solves thin windows, where it costs little, from the start)
+_STAGNATION = 0.5
+_THIN = 32  # windows with at most this many states along one axis go straight to LU
+_DIRECT_MAX_STATES = 500_000  # LU of a 500k-state window: ~3 s and < 1 GB
+
+
+def _solve_window(lam, servers, mu, p, window, tol, shifts, restart, max_restarts, certify):
+    """Stationary law on one window: ADI-GMRES, or sparse LU where GMRES stagnates."""
+    (c1, c2), (l1, l2), (m1, m2), (p1, p2) = servers, lam, mu, p
+    (x0, x1), (y0, y1) = window
     k1 = np.arange(x0, x1 + 1, dtype=float)
     k2 = np.arange(y0, y1 + 1, dtype=float)
     up1 = np.full(k1.size, l1)
@@ -205,20 +314,74 @@ def _solve_exact(
     down2[0] = 0.0
     extra1 = p2 * l2 if y1 == c2 else 0.0
     extra2 = p1 * l1 if x1 == c1 else 0.0
-    right, left, up, down = grid_chain_stencil(up1, down1, extra1, up2, down2, extra2)
-    # initial guess: product form with each center fed by one overflow round of the other
+    stencil = grid_chain_stencil(up1, down1, extra1, up2, down2, extra2)
+    iterations = 0
+    direct_ok = k1.size * k2.size <= _DIRECT_MAX_STATES
+    if (
+        direct_ok
+        and min(k1.size, k2.size) <= _THIN
+        and min(k1.size, k2.size) < max(k1.size, k2.size)
+    ):
+        pi = _direct_stationary(stencil, _product_guess(lam, servers, mu, p, window))
+        res, flow = stencil_residual(pi, *stencil)
+        method = "sparse LU"
+    else:
+        pi, res, flow, iterations = _gmres(
+            stencil, window, lam, servers, mu, p, tol, shifts, restart, max_restarts
+        )
+        method = "ADI-GMRES"
+        rel = (res + _leak(pi, window, lam, servers, mu, p)) / flow
+        if rel > certify and direct_ok:
+            pi = _direct_stationary(stencil, _product_guess(lam, servers, mu, p, window))
+            res, flow = stencil_residual(pi, *stencil)
+            method = "sparse LU (GMRES stagnated)"
+    res_full = res + _leak(pi, window, lam, servers, mu, p)
+    return {
+        "pi": pi,
+        "residual": res_full,
+        "relative_residual": res_full / flow,
+        "iterations": iterations,
+        "method": method,
+        "window": window,
+    }
+
+
+def _product_guess(lam, servers, mu, p, window) -> np.ndarray:
+    """Product form with each center fed by one overflow round of the other."""
+    (c1, c2), (l1, l2), (m1, m2), (p1, p2) = servers, lam, mu, p
+    (x0, x1), (y0, y1) = window
     b1 = math.exp(_log_erlang_pmf(c1, l1 / m1)[-1])
     b2 = math.exp(_log_erlang_pmf(c2, l2 / m2)[-1])
     g1 = np.exp(_log_erlang_pmf(c1, (l1 + p2 * l2 * b2) / m1)[x0 : x1 + 1])
     g2 = np.exp(_log_erlang_pmf(c2, (l2 + p1 * l1 * b1) / m2)[y0 : y1 + 1])
-    pi0 = np.outer(g1 + 1e-300, g2 + 1e-300)
+    return np.outer(g1 + 1e-300, g2 + 1e-300)
+
+
+def _gmres(stencil, window, lam, servers, mu, p, tol, shifts, restart, max_restarts):
+    """ADI-preconditioned GMRES, one restart cycle per kernel call, stopped on stagnation."""
+    m1, m2 = mu
+    right, left, up, down = stencil
+    pi = _product_guess(lam, servers, mu, p, window)
     high = 2.0 * max((right + left).max(), (up + down).max(), 1e-300)
     low = min(0.5 * min(m1, m2), high / 4)
-    pi, res, flow, iters, converged = stationary_gmres(
-        right, left, up, down, pi0, adi_shifts(low, high, shifts), tol, restart, max_restarts
-    )
-    # leakage through the dropped tails counts twice in ||pi Q||_1 (out of one state, into
-    # a dropped one)
+    shift_cycle = adi_shifts(low, high, shifts)
+    iterations, previous = 0, math.inf
+    for _cycle in range(max_restarts):
+        pi, res, flow, its, converged = stationary_gmres(
+            right, left, up, down, pi, shift_cycle, tol, restart, 1
+        )
+        iterations += its
+        if converged or res > _STAGNATION * previous * flow:
+            break
+        previous = res / flow
+    return pi, res, flow, iterations
+
+
+def _leak(pi, window, lam, servers, mu, p) -> float:
+    """Flow out of the window into the dropped states, counted twice in ||pi Q||_1 (out of
+    one state, into a dropped one); an upper bound where forwarding could add to it."""
+    (c1, c2), (l1, l2), (m1, m2), (p1, p2) = servers, lam, mu, p
+    (x0, x1), (y0, y1) = window
     leak = 0.0
     if x0 > 0:
         leak += 2.0 * x0 * m1 * pi[0, :].sum()
@@ -228,37 +391,34 @@ def _solve_exact(
         leak += 2.0 * (l1 + p2 * l2) * pi[-1, :].sum()
     if y1 < c2:
         leak += 2.0 * (l2 + p1 * l1) * pi[:, -1].sum()
-    res_full = res + leak
-    if not converged:
-        warnings.warn(
-            f"solve_exact: GMRES stopped after {iters} iterations with relative residual "
-            f"{res_full / flow:.2e} > tol={tol:g}",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    pf1 = float(pi[-1, :].sum()) if x1 == c1 else 0.0
-    pf2 = float(pi[:, -1].sum()) if y1 == c2 else 0.0
-    pboth = float(pi[-1, -1]) if (x1 == c1 and y1 == c2) else 0.0
-    beta = ((1 - p1) * pf1 + p1 * pboth, (1 - p2) * pf2 + p2 * pboth)
-    busy = (float(pi.sum(axis=1) @ k1), float(pi.sum(axis=0) @ k2))
-    accepted = (l1 * (1 - pf1) + p2 * l2 * (pf2 - pboth), l2 * (1 - pf2) + p1 * l1 * (pf1 - pboth))
-    sol = ExactSolution(
-        beta=(float(beta[0]), float(beta[1])),
-        p_full=(pf1, pf2),
-        p_both_full=pboth,
-        mean_busy=busy,
-        accepted=(float(accepted[0]), float(accepted[1])),
-        residual=float(res_full),
-        relative_residual=float(res_full / flow),
-        iterations=int(iters),
-        converged=bool(converged),
-        n_states=(c1 + 1) * (c2 + 1),
-        window=((x0, x1), (y0, y1)),
-        seconds=time.perf_counter() - t0,
-        grid=(c1, c2),
-        distribution=pi,
+    return float(leak)
+
+
+def _direct_stationary(stencil, guess) -> np.ndarray:
+    """pi Q = 0, sum pi = 1 by sparse LU (SuperLU).
+
+    The most likely state of ``guess`` is pinned to 1 and its balance equation dropped (the
+    chain is irreducible, so the remaining system is non-singular and keeps the stencil's
+    sparsity; pinning a likely state keeps the unknowns of order one); the solution is then
+    normalised and round-off negatives are clipped.
+    """
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spl
+
+    shape = stencil[0].shape
+    n = stencil[0].size
+    rows, cols, vals = stencil_to_coo(*stencil)
+    transposed = sp.csc_matrix((vals, (cols, rows)), shape=(n, n))  # Q^T
+    pin = int(np.argmax(guess))
+    free = np.delete(np.arange(n), pin)
+    reduced = transposed[free][:, free].tocsc()
+    x = np.empty(n)
+    x[pin] = 1.0
+    x[free] = spl.splu(reduced, permc_spec="MMD_AT_PLUS_A").solve(
+        -transposed[free, pin].toarray().ravel()
     )
-    return sol
+    x = np.maximum(x, 0.0)
+    return (x / x.sum()).reshape(shape)
 
 
 def blocking_exact(lam, servers, mu, p) -> tuple:
@@ -347,11 +507,12 @@ class LimitSolution:
     regime: str
     beta: tuple
     pi00: float  # pi_c(0, 0): both centers saturated
-    p_saturated: tuple  # P(m = 0), P(n = 0)
+    p_saturated: tuple  # P(m = 0), P(n = 0); NaN for p = (1, 1) near critical load (unused)
     truncation: tuple  # phases kept for m and for n (0: that coordinate is the exact level)
     truncation_error: float
     residual: float  # unused for the QBD method (0); kept for the box solver's results
     iterations: int  # logarithmic-reduction steps
+    beta_error: float = 0.0  # bound on |beta - exact| implied by truncation_error
 
 
 def _walk_pi00(lam, c, mu, p, box, tol):
@@ -415,8 +576,18 @@ def limit_analysis(lam, c, mu, p, *, tol=1e-10, max_phases=800) -> LimitSolution
     Under (E), with a = P(m = 0), b = P(n = 0), pi00 = pi_c(0, 0), the walk's mean drifts
     vanish: mu1 c1 = lambda1 (1 - a) + p2 lambda2 (b - pi00) and symmetrically, whence
     a = [(lambda1 - c1 mu1) + p2 (lambda2 - c2 mu2) - p2 pi00 (lambda2 + p1 lambda1)]
-    / (lambda1 (1 - p1 p2)), and beta1 = (1 - p1) a + p1 pi00. On the (E)
-    boundary pi00 = 0 and the (B) closed form holds (beta is continuous across it).
+    / (lambda1 (1 - p1 p2)), and beta1 = (1 - p1) a + p1 pi00. Where that relation cancels
+    large terms (one load dwarfs the other) P(m = 0) is read off the walk instead. On the
+    (E) boundary pi00 = 0 and the (B) closed form holds (beta is continuous across it).
+    For p = (1, 1), beta1 = beta2 = pi00 = (lambda1 + lambda2 - c1 mu1 - c2 mu2) /
+    (lambda1 + lambda2) exactly (every server busy, every lost request counted once).
+
+    Raises
+    ------
+    UncertifiedSolutionError
+        When the truncation error bound on beta exceeds max(tol, 1e-8): close to critical
+        load both idle-server counts have heavy tails and the walk cannot be truncated; the
+        message says how far off the answer could be.
 
     References
     ----------
@@ -447,9 +618,27 @@ def _limit_analysis(lam, c, mu, p, *, tol=1e-10, max_phases=800) -> LimitSolutio
     # the level is the coordinate with the heavier tail; the other is truncated (geometric)
     level_n = d1 > 0 and (d2 <= 0 or rho1 <= rho2)
     rho_phase = rho1 if level_n else rho2
-    phases = int(
-        min(max(math.ceil(math.log(tol * 1e-2) / math.log(rho_phase)) + 8, 16), max_phases)
-    )
+    needed = max(math.ceil(math.log(tol * 1e-2) / math.log(rho_phase)) + 8, 16)
+    full_pooling = p1 == 1.0 and p2 == 1.0
+    if full_pooling and needed > 200:
+        # beta1 = beta2 = pi00 is exact without the walk (see below); the walk would only
+        # give P(m = 0) and P(n = 0), and too slowly this close to critical load
+        pi00 = (l1 + l2 - c1 * m1 - c2 * m2) / (l1 + l2)
+        beta = (_unit(pi00), _unit(pi00))
+        return LimitSolution(reg, beta, pi00, (math.nan, math.nan), (0, 0), 0.0, 0.0, 0, 0.0)
+    phases = int(min(needed, max_phases))
+    # mass beyond the last quarter of the phases decays like rho_phase^k: when even
+    # max_phases cannot bring it below the target, fail now instead of after the solve
+    predicted_tail = rho_phase ** (0.75 * phases)
+    if not full_pooling and predicted_tail > max(tol, 1e-8):
+        raise UncertifiedSolutionError(
+            f"limit_analysis: the idle-server walk at lam={lam!r}, c={c!r}, mu={mu!r}, "
+            f"p={p!r} needs about {needed} phases (the limit is {max_phases}): its tail "
+            f"decays like {rho_phase:.6g}^k, so the truncation error would be about "
+            f"{predicted_tail:.1e} (> {max(tol, 1e-8):.0e}). This happens within a small "
+            "relative distance of critical load, where both idle-server counts have heavy "
+            "tails; move away from it or raise max_phases."
+        )
     if level_n:
         marg, p_level0, pi00, _, iterations, g_err = idle_walk_qbd(
             l1, l2, c1 * m1, c2 * m2, p1, p2, phases, 1e-14, 200
@@ -460,34 +649,53 @@ def _limit_analysis(lam, c, mu, p, *, tol=1e-10, max_phases=800) -> LimitSolutio
             l2, l1, c2 * m2, c1 * m1, p2, p1, phases, 1e-14, 200
         )
         a_walk, b_walk = float(p_level0), float(marg[0])
-    pi00 = float(pi00)
     tail = float(marg[phases - phases // 4 :].sum())
+    # error of the walk's probabilities: phase truncation (mass near the cut) and the
+    # logarithmic reduction's defect, never below round-off
+    walk_error = max(tail, float(g_err), 1e-13)
     den = 1 - p1 * p2
     if den > 0:
-        a = (d1 + p2 * d2 - p2 * pi00 * (l2 + p1 * l1)) / (l1 * den)
-        b = (d2 + p1 * d1 - p1 * pi00 * (l1 + p2 * l2)) / (l2 * den)
-    else:  # p1 = p2 = 1: the two drift equations coincide; read P(m=0), P(n=0) off the walk
+        pi00 = float(pi00)
+        a_drift = (d1 + p2 * d2 - p2 * pi00 * (l2 + p1 * l1)) / (l1 * den)
+        b_drift = (d2 + p1 * d1 - p1 * pi00 * (l1 + p2 * l2)) / (l2 * den)
+        # P(m = 0) from the drift relation amplifies pi00's error by these factors (large
+        # when one center's load dwarfs the other's: the relation then cancels big terms);
+        # take whichever of the relation and the walk's own marginal is better conditioned
+        gain_a = p2 * (l2 + p1 * l1) / (l1 * den)
+        gain_b = p1 * (l1 + p2 * l2) / (l2 * den)
+        a, err_a = (a_drift, gain_a * walk_error) if gain_a < 1 else (a_walk, walk_error)
+        b, err_b = (b_drift, gain_b * walk_error) if gain_b < 1 else (b_walk, walk_error)
+        error = max(walk_error, abs(a_drift - a_walk), abs(b_drift - b_walk))
+        beta_error = max((1 - p1) * err_a + p1 * walk_error, (1 - p2) * err_b + p2 * walk_error)
+    else:
+        # p1 = p2 = 1: beta1 = beta2 = pi00, and all servers are busy in the limit, so
+        # lam1 beta1 + lam2 beta2 = lam1 + lam2 - c1 mu1 - c2 mu2 fixes pi00 exactly.
+        # P(m = 0) and P(n = 0) are not determined by the drifts: read them off the walk.
+        pi00 = (d1 + d2) / (l1 + l2)
         a, b = a_walk, b_walk
-    # the drift relations hold for the untruncated walk: their mismatch measures truncation
-    error = max(tail, abs(a - a_walk), abs(b - b_walk), float(g_err))
-    if error > max(tol, 1e-8):
-        warnings.warn(
-            f"limit_analysis: idle-server walk truncated at {phases} phases with error "
-            f"estimate {error:.1e} > tol={tol:g} (close to the (E) boundary)",
-            RuntimeWarning,
-            stacklevel=2,
+        error = walk_error
+        beta_error = 0.0
+    if beta_error > max(tol, 1e-8):
+        raise UncertifiedSolutionError(
+            f"limit_analysis: the idle-server walk at lam={lam!r}, c={c!r}, mu={mu!r}, "
+            f"p={p!r} could not be solved accurately enough: truncated at {phases} phases, "
+            f"error estimate {walk_error:.1e} on its probabilities, i.e. up to "
+            f"{beta_error:.1e} on beta "
+            f"(> {max(tol, 1e-8):.0e}). This happens within a small relative distance of "
+            "critical load, where both idle-server counts have heavy tails."
         )
-    beta = ((1 - p1) * a + p1 * pi00, (1 - p2) * b + p2 * pi00)
+    beta = (_unit((1 - p1) * a + p1 * pi00), _unit((1 - p2) * b + p2 * pi00))
     box = (phases, 0) if level_n else (0, phases)
     return LimitSolution(
         reg,
-        (float(beta[0]), float(beta[1])),
+        beta,
         pi00,
-        (float(a), float(b)),
+        (_unit(a), _unit(b)),
         box,
         float(error),
         0.0,
         int(iterations),
+        float(beta_error),
     )
 
 

@@ -42,8 +42,12 @@ def _explore_plot(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
     ax = axes[1]
     x = np.arange(2)
     ax.bar(x - 0.2, now, 0.4, label=f"exact, N={N}", color="C0")
-    ax.bar(x + 0.2, lim, 0.4, label="limit N→∞", color="0.6")
-    for xi, v in zip(np.r_[x - 0.2, x + 0.2], [*now, *lim], strict=True):
+    if lim is not None:
+        ax.bar(x + 0.2, lim, 0.4, label="limit N→∞", color="0.6")
+    else:
+        ax.text(0.5, 0.5, "limit not certified\n(near critical load)", transform=ax.transAxes)
+    shown = [*now, *(lim or ())]
+    for xi, v in zip(np.r_[x - 0.2, x + 0.2][: len(shown)], shown, strict=True):
         ax.text(xi, v, f"{v:.3f}", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(x)
     ax.set_xticklabels(["β1", "β2"])
