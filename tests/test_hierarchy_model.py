@@ -1,6 +1,7 @@
 """Decision rules, topologies and bad input of the hierarchy."""
 
 import math
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -66,6 +67,23 @@ def test_size_moments_truncated_normal():
     m1, m2 = size_moments(1.0, 1.0)
     assert m1 == pytest.approx(draws.mean(), rel=2e-3)
     assert m2 == pytest.approx((draws**2).mean(), rel=3e-3)
+
+
+@pytest.mark.parametrize(
+    "mu, sigma", [(1e-300, 100.0), (1e-6, 100.0), (1000.0, 1e-300), (1000.0, 1e-6), (3.0, 2.0)]
+)
+def test_size_moments_extremes_are_finite_and_silent(mu, sigma):
+    # the closed form must not warn (overflow, 0/0) where a generic routine does
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m1, m2 = size_moments(mu, sigma)
+    # half-normal limit (μ → 0): E[D] = σ√(2/π), E[D²] = σ²; no truncation when σ ≪ μ
+    if mu / sigma < 1e-3:
+        assert m1 == pytest.approx(sigma * math.sqrt(2 / math.pi), rel=1e-3)
+        assert m2 == pytest.approx(sigma**2, rel=1e-3)
+    elif mu / sigma > 1e3:
+        assert m1 == pytest.approx(mu) and m2 == pytest.approx(mu**2)
+    assert m2 >= m1**2
 
 
 def test_original_rule_sends_everything_to_the_centre_of_the_tree():

@@ -22,9 +22,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from workbench.validation import ParameterError, UnstableRegimeError, check_real
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 __all__ = [
     "shannon_rate",
@@ -118,11 +120,20 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
 
 
 def size_moments(mu, sigma) -> tuple[float, float]:
-    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ)."""
+    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ).
+
+    Closed form with the inverse Mills ratio ``h = φ(a)/(1 − Φ(a))`` at ``a = −μ/σ``:
+    ``E[D] = μ + σh`` and ``E[D²] = μ² + σ² + μσh``. ``h`` is computed as
+    ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
+    unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
+    """
+    mu, sigma = float(mu), float(sigma)
     if sigma == 0:
-        return float(mu), float(mu) ** 2
-    dist = stats.truncnorm((0.0 - mu) / sigma, np.inf, loc=mu, scale=sigma)
-    return float(dist.mean()), float(dist.moment(2))
+        return mu, mu**2
+    # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]
+    with np.errstate(over="ignore"):
+        h = _SQRT_2_OVER_PI / float(special.erfcx(-mu / sigma / math.sqrt(2.0)))
+    return mu + sigma * h, mu**2 + sigma**2 + mu * sigma * h
 
 
 def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
