@@ -16,7 +16,13 @@ from workbench.hierarchy import (
     symmetric_tree,
 )
 from workbench.hierarchy import kernels as K
-from workbench.hierarchy.simulation import MODEL_FLAGS, draw_tasks, run_kernel
+from workbench.hierarchy.simulation import (
+    MODEL_FLAGS,
+    draw_tasks,
+    run_kernel,
+    run_models,
+    run_once,
+)
 
 PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "red_forwards")
 
@@ -149,9 +155,47 @@ def test_same_seed_same_numbers():
     assert not math.isclose(a.mean_time, c.mean_time)
 
 
-def test_red_jumps_the_queue():
-    """With everything else equal, RED at the entrance shortens the mean time by > 20 %."""
-    kw = dict(n_periods=1500, replications=4, seed=5, keep_records=False)
+def test_red_jumps_the_queue_of_decisions():
+    """When a decision occupies the worker (τ_d > 0, beyond the paper's default), RED at the
+    entrance lets tasks skip the queue of pending decisions: > 20 % shorter mean time."""
+    kw = dict(n_periods=1500, replications=4, seed=5, keep_records=False, decision_time=0.005)
     advanced = simulate("advanced", 8, 7, **kw)
     no_red = simulate("without_enhancement_2", 8, 7, **kw)
     assert advanced.ci_high < 0.8 * no_red.ci_low
+
+
+def test_run_models_is_run_once_on_common_draws():
+    both = run_models(
+        7,
+        6,
+        models=("advanced", "pure_local"),
+        seed=4,
+        n_periods=150,
+        overload="transient",
+        decision_time=0.002,
+    )
+    for model in ("advanced", "pure_local"):
+        one = run_once(
+            model, 7, 6, seed=4, n_periods=150, overload="transient", decision_time=0.002
+        )
+        assert both[f"{model}/mean_time"] == one["mean_time"]
+        assert both[f"{model}/rho_bound"] == one["rho_bound"]
+
+
+def test_without_enhancement_1_ties_pure_cloud_without_decision_time():
+    """The blind rule sends every task to the centre (Fig. 6); with τ_d = 0 nothing else
+    differs from pure cloud, so on common draws the two tie to the last bit; any τ_d > 0
+    makes the rule strictly slower (the paper's 'decision overhead')."""
+    for tau, same in ((0.0, True), (0.001, False)):
+        r = run_models(
+            5,
+            4,
+            models=("pure_cloud", "without_enhancement_1"),
+            seed=1,
+            n_periods=200,
+            decision_time=tau,
+        )
+        cloud, blind = r["pure_cloud/mean_time"], r["without_enhancement_1/mean_time"]
+        assert bool(cloud == blind) is same and blind >= cloud
+        if not same:  # two decisions per task on the way up
+            assert blind - cloud == pytest.approx(2 * tau, rel=0.2)

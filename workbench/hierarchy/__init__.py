@@ -18,7 +18,7 @@ online, whether to run a task or push it one hop up:
   computed from a moving average of the *expected time to finish the queue* (not its
   length), with the thresholds scaled by the mean execution time queued (eq. 11);
 - the *advanced model* uses both: RED at the entrance, the queue-aware overhead rule at the
-  head of the queue (deciding occupies the worker for τ_d).
+  head of the queue.
 
 Pure local (every task runs where it appears) and pure cloud (every task goes straight to
 the centre) are the baselines; "without enhancement 1/2" remove one enhancement.
@@ -37,16 +37,27 @@ differ by 0.2 % overall.
 
 What was not recovered, and the workbench's choices ([choice])
 --------------------------------------------------------------
-The server speeds (the paper's Fig. 3), the period length, the input sizes B, the length of
-a decision, RED's w_q and max_p, and the transmit power are not in the available text.
-[choice] speeds 20 / 40 / 100 work units/s (bottom / middle / centre), period 1 s,
-B = 0.1 Mbit per work unit, τ_d = 5 ms, w_q = 0.002 and max_p = 0.1 (Floyd & Jacobson's
-values), P = 0.5 W, links are pure delays (no contention). Sizes are truncated at 0 by
-redrawing non-positive draws. Arrivals within a period are at uniform times (so each
-bottom server sees a Poisson process). Eq. 12 is garbled; the workbench's reading is in
+The server speeds (the paper's Fig. 3), the period length, the input sizes B, RED's w_q and
+max_p, and the transmit power are not in the available text. [choice] speeds 20 / 40 / 100
+work units/s (bottom / middle / centre), period 1 s, w_q = 0.002 and max_p = 0.1 (Floyd &
+Jacobson's values), B = 0.1 Mbit per work unit, P = 0.5 W, links are pure delays (no
+contention). B only has to respect the paper's Fig. 6 (the blind rule sends every task to
+the centre), which with these speeds holds for B < 1.48 Mbit per work unit; P enters with
+weight γ_e = 1/(F + 1) and changes no decision. Sizes are truncated at 0 by redrawing
+non-positive draws. Arrivals within a period are at uniform times (so each bottom server
+sees a Poisson process; a batch at the start of each period is the other reading of the
+paper's periodic generator). Eq. 12 is garbled; the workbench's reading is in
 :func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a Barabási–Albert graph the
 hierarchy is the BFS tree from the highest-degree node, and the total generation rate is
 held at 4λ.
+
+The decision time τ_d. The paper says that a server's single worker is busy while "making a
+decision, executing a computation or handling an offloaded request" (Sec. 4.2) and puts the
+loss of "without enhancement 1" to pure cloud on the "decision overhead" (Sec. 5.2.2); but
+its overheads (eqs. 5-10) contain no decision term and it gives no length. The default is
+the paper's equations: τ_d = 0. τ_d > 0 (a slider) is beyond the paper: then each overhead
+decision occupies the worker for τ_d, a queue of pending decisions forms, and RED's queue
+jumping starts to pay (see the claims table).
 
 With these speeds the whole hierarchy carries 260 work units/s, while the paper's grid asks
 for up to 4·10·9 = 360: pure local (ρ = λμ/20 at each bottom server), pure cloud and the

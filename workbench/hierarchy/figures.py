@@ -11,10 +11,11 @@ import functools
 
 import numpy as np
 import pandas as pd
+from matplotlib.collections import LineCollection
 
 from workbench.hierarchy.model import eq12_queue_estimate
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
-from workbench.hierarchy.simulation import run_once
+from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import named_topology
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 from workbench.stats import t_half_width
@@ -43,26 +44,52 @@ def _run_length(quick: bool) -> dict:
     )
 
 
+# the studies' seeds derive from (base_seed, λ, μ) only: every model, threshold pair and
+# topology at one grid point sees the same draws (common random numbers)
+BASE_SEED = 2019
+# the full grid runs on two processes (the seeds do not depend on it); quick runs stay in one
+FULL_WORKERS = 2
+
+
 @functools.lru_cache(maxsize=64)
-def study(models: tuple, lams: tuple, mus: tuple, quick: bool, **fixed) -> pd.DataFrame:
+def study(
+    models: tuple, lams: tuple, mus: tuple, quick: bool, base_seed: int = BASE_SEED, **fixed
+) -> pd.DataFrame:
     """Mean time with CIs of ``models`` over the ``lams`` × ``mus`` grid (cached per session).
 
-    Columns: model, lam, mu, mean_time, ci_low, ci_high, overloaded, and the means of the
-    other quantities of :func:`run_once` (``share_s*``, ``mean_in_system``, ...).
+    Each replication runs every model on the same draws
+    (:func:`~workbench.hierarchy.simulation.run_models`). Columns: model, lam, mu,
+    mean_time, ci_low, ci_high, overloaded, and the means of the other quantities of
+    :func:`run_once` (``share_s*``, ``mean_in_system``, ...).
     """
     run = _run_length(quick)
     raw = sweep(
-        run_once,
-        {"model": list(models), "lam": list(lams), "mu": list(mus)},
-        fixed={"n_periods": run["n_periods"], "overload": "transient", **fixed},
+        run_models,
+        {"lam": list(lams), "mu": list(mus)},
+        fixed={
+            "models": tuple(models),
+            "n_periods": run["n_periods"],
+            "overload": "transient",
+            **fixed,
+        },
         replications=run["replications"],
-        base_seed=2019,
-        n_workers=1,
+        base_seed=base_seed,
+        n_workers=1 if quick else FULL_WORKERS,
         progress=False,
     )
+    keys = ["lam", "mu", "replication"]
+    long = pd.concat(
+        [
+            raw[keys]
+            .join(raw.filter(like=f"{m}/").rename(columns=lambda c: c.split("/", 1)[1]))
+            .assign(model=m)
+            for m in models
+        ],
+        ignore_index=True,
+    )
     keys = ["model", "lam", "mu"]
-    grouped = raw.groupby(keys, sort=False)
-    out = grouped.mean(numeric_only=True).drop(columns=["replication", "seed"]).reset_index()
+    grouped = long.groupby(keys, sort=False)
+    out = grouped.mean(numeric_only=True).drop(columns=["replication"]).reset_index()
     half = grouped["mean_time"].apply(lambda x: t_half_width(x.to_numpy(), 0.95)).to_numpy()
     out["ci_low"] = out["mean_time"] - half
     out["ci_high"] = out["mean_time"] + half
@@ -70,10 +97,16 @@ def study(models: tuple, lams: tuple, mus: tuple, quick: bool, **fixed) -> pd.Da
     return out
 
 
-def grid_study(quick: bool, models: tuple = PAPER_MODELS, **fixed) -> pd.DataFrame:
+def grid_study(
+    quick: bool, models: tuple = PAPER_MODELS, base_seed: int = BASE_SEED, **fixed
+) -> pd.DataFrame:
     """The whole (λ, μ) grid of the paper (3 × 3 corners and centre when quick)."""
     lams, mus = (QUICK_LAMBDAS, QUICK_MUS) if quick else (LAMBDAS, MUS)
-    return study(tuple(models), lams, mus, quick, **fixed)
+    if not fixed and set(models) < set(PAPER_MODELS):
+        # common random numbers: the same rows as in the five-model study, computed once
+        full = study(PAPER_MODELS, lams, mus, quick, base_seed, **fixed)
+        return full[full["model"].isin(models)].reset_index(drop=True)
+    return study(tuple(models), lams, mus, quick, base_seed, **fixed)
 
 
 # ----------------------------------------------------------------------- Figs. 4 and 5
@@ -199,9 +232,9 @@ def _plot_share(frame):
 # ----------------------------------------------------------------------- Fig. 13: RED thresholds
 
 
-def _frame_red(quick=False):
-    base = grid_study(quick, ("advanced",))
-    wide = grid_study(quick, ("advanced",), max_th=40.0)
+def _frame_red(quick=False, base_seed=BASE_SEED):
+    base = grid_study(quick, ("advanced",), base_seed)
+    wide = grid_study(quick, ("advanced",), base_seed, max_th=40.0)
     out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
     out["time_5_40"] = wide["mean_time"].to_numpy()
     out["relative"] = out["time_5_40"] / out["time_5_20"]
@@ -227,12 +260,12 @@ def _plot_red(frame):
 # ----------------------------------------------------------------------- Figs. 10-11: skew and BA
 
 
-def topology_frame(quick=False):
+def topology_frame(quick=False, base_seed=BASE_SEED):
     """Advanced model's time per unit of work on each topology, relative to the tree."""
     rows = []
-    base = grid_study(quick, ("advanced",))
+    base = grid_study(quick, ("advanced",), base_seed)
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
-        other = grid_study(quick, ("advanced",), topology=name)
+        other = grid_study(quick, ("advanced",), base_seed, topology=name)
         rows.append(
             pd.DataFrame(
                 {
@@ -293,10 +326,10 @@ def _plot_eq12(frame):
 # ----------------------------------------------------------------------- beyond: down offloading
 
 
-def _frame_down(quick=False):
+def _frame_down(quick=False, base_seed=BASE_SEED):
     lams = QUICK_LAMBDAS if quick else LAMBDAS
-    up = study(("advanced",), lams, (7,), quick)
-    both = study(("advanced",), lams, (7,), quick, down_offload=True)
+    up = study(("advanced",), lams, (7,), quick, base_seed)
+    both = study(("advanced",), lams, (7,), quick, base_seed, down_offload=True)
     return pd.concat([up.assign(direction="up only"), both.assign(direction="up and down")])
 
 
@@ -386,10 +419,16 @@ def draw_hierarchy(topology, stations=None, ax=None):
             kids = topology.children(int(s))
             if kids:
                 xs[s] = np.mean(xs[kids])
+    links = [
+        [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
+        for s in range(topology.n)
+        if topology.parent[s] >= 0
+    ]
+    # one artist for all links: a slider move redraws the tree, so fewer artists is faster
+    ax.add_collection(LineCollection(links, colors="0.6", zorder=1))
     for s in range(topology.n):
         if topology.parent[s] >= 0:
             p = topology.parent[s]
-            ax.plot([xs[s], xs[p]], [-depth[s], -depth[p]], "-", color="0.6", zorder=1)
             ax.text(
                 (xs[s] + xs[p]) / 2,
                 -(depth[s] + depth[p]) / 2,
@@ -460,23 +499,25 @@ def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_mid
 
 
 def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3):
-    """The five models at one (λ, μ): mean time with CIs (hollow: overloaded)."""
-    rows = []
-    for model in PAPER_MODELS:
-        from workbench.hierarchy.simulation import simulate
-
-        res = simulate(
-            model,
+    """The five models at one (λ, μ) on the same draws: mean time with CIs (hollow: overloaded)."""
+    reps = [
+        run_models(
             lam,
             mu,
+            models=PAPER_MODELS,
+            seed=seed,
             n_periods=n_periods,
-            replications=replications,
             decision_time=decision_time,
             overload="transient",
-            keep_records=False,
-            seed=1,
         )
-        rows.append((model, res.mean_time, res.ci_low, res.ci_high, res.info["rho_bound"]))
+        for seed in range(1, replications + 1)
+    ]
+    rows = []
+    for model in PAPER_MODELS:
+        times = np.array([r[f"{model}/mean_time"] for r in reps])
+        half = t_half_width(times, 0.95)
+        mean = times.mean()
+        rows.append((model, mean, mean - half, mean + half, reps[0][f"{model}/rho_bound"]))
     fig, ax = figure(width=6.0, fast=True)
     for i, (model, mean, lo, hi, rho) in enumerate(rows):
         color = MODEL_COLORS[model]

@@ -202,11 +202,12 @@ PARAMS = Params(
         "s",
         low=0.0,
         high=10.0,
-        default=0.005,
-        slider=(0.0, 0.1),
-        step=0.001,
-        help="Worker time spent applying the overhead rule at the head of the queue (the "
-        "paper says deciding occupies the worker; its length is not given).",
+        default=0.0,
+        slider=(0.0, 0.02),
+        step=0.0005,
+        help="Worker time spent applying the overhead rule at the head of the queue. The "
+        "paper says deciding occupies the worker but gives no length and no decision term "
+        "in its overheads (eqs. 5-10): 0 by default; > 0 is beyond the paper.",
         source="choice",
     ),
     Param(

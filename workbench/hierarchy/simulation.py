@@ -9,7 +9,7 @@ import pandas as pd
 
 from workbench.hierarchy import kernels as K
 from workbench.hierarchy.model import size_moments, time_weights, utilisation_bound
-from workbench.hierarchy.params import PARAMS
+from workbench.hierarchy.params import MODELS, PARAMS
 from workbench.hierarchy.topology import Topology, named_topology
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, UnstableRegimeError
@@ -17,6 +17,7 @@ from workbench.validation import ParameterError, UnstableRegimeError
 __all__ = [
     "simulate",
     "run_once",
+    "run_models",
     "TaskDraws",
     "draw_tasks",
     "run_kernel",
@@ -82,7 +83,7 @@ def run_kernel(
     max_p=0.1,
     w_q=0.002,
     gentle=False,
-    decision_time=0.005,
+    decision_time=0.0,
     power=0.5,
     kappa=1e-11,
     down_offload=False,
@@ -157,7 +158,7 @@ def simulate(
     compute_top=100.0,
     bandwidth=100.0,
     data_per_work=0.1,
-    decision_time=0.005,
+    decision_time=0.0,
     power=0.5,
     kappa=1e-11,
     min_th=5.0,
@@ -249,7 +250,7 @@ def simulate(
     )
 
 
-def _summarise(topo, tasks, out, cutoff) -> tuple[dict, pd.DataFrame]:
+def _summarise(topo, tasks, out, cutoff, with_station=True) -> tuple[dict, pd.DataFrame | None]:
     done = out["finish"]
     if np.any(np.isnan(done)):  # conservation: every task completes
         raise RuntimeError("simulate: a task never completed (kernel invariant broken)")
@@ -273,6 +274,8 @@ def _summarise(topo, tasks, out, cutoff) -> tuple[dict, pd.DataFrame]:
     executed = np.bincount(out["exec_server"][keep], minlength=topo.n)
     for s in range(topo.n):
         row[f"share_s{s}"] = executed[s] / keep.sum()
+    if not with_station:
+        return row, None
     station = pd.DataFrame(
         {
             "server": np.arange(topo.n),
@@ -360,9 +363,15 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
             f"(about 150 bytes per task). Got {n_periods!r} instead."
         )
+    rho, notes = _load_check(f, p["model"], p, topo)
+    return p, topo, rho, notes
+
+
+def _load_check(f, model, p, topo):
+    """The model's utilisation bound; UnstableRegimeError at ρ >= 1 unless transient."""
     mean_size, _ = size_moments(p["mu"], p["sigma"])
     rho = utilisation_bound(
-        p["model"],
+        model,
         topo,
         p["lam"],
         mean_size,
@@ -375,7 +384,7 @@ def _prepare(f, model, lam, mu, topology, kwargs):
     if rho >= 1.0:
         if p["overload"] == "raise":
             raise UnstableRegimeError(
-                f"simulate: model {p['model']!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
+                f"{f}: model {model!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
                 f"server to ρ = {rho:.3g} >= 1 (queues grow without bound). Lower λ or μ, "
                 f"or pass overload='transient' to simulate the finite run anyway."
             )
@@ -383,7 +392,7 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             f"overloaded (ρ = {rho:.3g} >= 1): a finite-horizon transient; the mean grows "
             f"with n_periods"
         )
-    return p, topo, rho, notes
+    return rho, notes
 
 
 _KERNEL_KEYS = (
@@ -429,3 +438,42 @@ def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **kwarg
     row, _, _ = _replicate(p, topo, np.random.SeedSequence(p["seed"]), False)
     row["rho_bound"] = rho
     return row
+
+
+def run_models(lam, mu, *, models, seed=0, topology="tree", n_periods=2000, **kwargs) -> dict:
+    """One replication of several decision models on the *same* random draws.
+
+    The tasks (arrival times, sizes, RED's uniforms) are drawn once from ``seed`` and every
+    model in ``models`` runs on them: common random numbers, so a difference between two
+    models is the models' and not the draws' (two models that route alike tie exactly), and
+    the draws are paid once. Same arguments as :func:`run_once`; returns
+    ``{"<model>/<quantity>": value}`` with the quantities of :func:`run_once` (``rho_bound``
+    included).
+    """
+    f = "run_models"
+    for bad in ("replications", "confidence", "keep_records", "model"):
+        if bad in kwargs:
+            raise ParameterError(
+                f"The '{bad}' parameter of {f} must not be given. Got {kwargs[bad]!r} instead."
+            )
+    if isinstance(models, str) or not len(models):
+        raise ParameterError(
+            f"The 'models' parameter of {f} must be a non-empty sequence of names from "
+            f"{MODELS}. Got {models!r} instead."
+        )
+    models = [PARAMS["model"].check(m, f) for m in models]
+    args = dict(PARAMS.defaults()) | kwargs | {"seed": seed, "n_periods": n_periods}
+    p, topo, _, _ = _prepare(f, models[0], lam, mu, topology, args)
+    rhos = {m: _load_check(f, m, p, topo)[0] for m in models}
+    rng = np.random.default_rng(np.random.SeedSequence(p["seed"]))
+    tasks = draw_tasks(
+        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
+    )
+    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    out = {}
+    for m in models:
+        res = run_kernel(m, topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
+        row, _ = _summarise(topo, tasks, res, cutoff, with_station=False)
+        row["rho_bound"] = rhos[m]
+        out.update({f"{m}/{q}": v for q, v in row.items()})
+    return out
