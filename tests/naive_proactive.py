@@ -32,7 +32,7 @@ class XorShift:
 def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
                    cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
                    cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start,
-                   rbar0, table):  # fmt: skip
+                   rbar0, table, cache_aware=False):  # fmt: skip
     """Returns (done_time, server, from_cache, copies) as lists."""
     U, E = path_gain.shape
     n = len(arrival)
@@ -90,13 +90,9 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                         continue
                     hit = caching and a in caches[e] and caches[e][a] <= t0
                     ready_at[e][i] = hit
-                    if hit:
-                        key[e] = tau_ep
-                        phi[e][i] = budget - tau_ep
-                    else:
-                        own = kappa * bits / cpu[e] + bits / rbar[u][e]
-                        key[e] = own + tau_ep
-                        phi[e][i] = budget - own - wait[e] - tau_ep
+                    own = kappa * bits / cpu[e] + bits / rbar[u][e]
+                    key[e] = tau_ep if hit and cache_aware else own + tau_ep
+                    phi[e][i] = budget - tau_ep if hit else budget - own - wait[e] - tau_ep
                 ranked = sorted(key, key=lambda e: (key[e], e))
                 prefs[i, : len(ranked)] = ranked
             rprefs = np.full((E, nr), -1, dtype=np.int64)
@@ -137,21 +133,28 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                     if e >= 0:
                         queues[int(e)].append(t)
                         copies[t] += 1
-        for e in range(E):
-            if uploading[e] is not None:
-                continue
-            while queues[e]:
-                t = queues[e][0]
-                if state[t] != "queued":
+        while True:  # every free user starts its preferred head-of-queue copy
+            for e in range(E):
+                while queues[e] and state[queues[e][0]] != "queued":
                     queues[e].pop(0)
-                    continue
-                if busy[task_user[t]]:
-                    break
-                queues[e].pop(0)
+            offers = {}  # user -> idle cloudlets whose head copy is theirs
+            for e in range(E):
+                if uploading[e] is None and queues[e] and not busy[task_user[queues[e][0]]]:
+                    offers.setdefault(task_user[queues[e][0]], []).append(e)
+            if not offers:
+                break
+            for u, es in offers.items():
+
+                def own(e, u=u):
+                    t = queues[e][0]
+                    return kappa * task_bits[t] / cpu[e] + task_bits[t] / rbar[u][e]
+
+                e = min(es, key=lambda e: (own(e), e))
+                t = queues[e].pop(0)
                 state[t] = "uploading"
                 server[t] = e
                 uploading[e] = t
-                busy[task_user[t]] = True
+                busy[u] = True
                 a = task_type[t]
                 if caching and cacheable[a]:
                     cache = caches[e]
@@ -169,7 +172,6 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                             if cache_rank[e, a] < cache_rank[e, worst]:
                                 del cache[worst]
                                 cache[a] = math.inf
-                break
         serving = np.full(U, -1, dtype=np.int64)
         for e in range(E):
             if uploading[e] is not None:

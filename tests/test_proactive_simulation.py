@@ -32,19 +32,24 @@ def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
     return sc, tr, tasks
 
 
-@pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
+@pytest.mark.parametrize(
+    ("scheme", "cache_aware"),
+    [("proposed", False), ("proposed", True), ("BL1", False), ("BL1", True), ("BL2", False),
+     ("BL3", False)],
+)  # fmt: skip
 @pytest.mark.parametrize("fading", [False, True])
-def test_kernel_equals_slow_twin(scheme, fading):
+def test_kernel_equals_slow_twin(scheme, cache_aware, fading):
     sc, tr, tasks = _small(seed=5)
     kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=0.03)
-    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading, **kw)
+    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading,
+                       cache_aware=cache_aware, **kw)  # fmt: skip
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
         SCHEME_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
         10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.03, 0.005,
         300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
         tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE,
+        K.FADING_TABLE, cache_aware,
     )  # fmt: skip
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
@@ -161,8 +166,26 @@ def test_simulate_reproducible_and_paired():
 def test_proposed_beats_bl2_at_the_defaults_on_average():
     kw = dict(n_slots=1500, replications=2, seed=1)
     p, r = simulate("proposed", **kw), simulate("BL2", **kw)
-    assert p.hit_rate > 0.15
+    pooled = simulate("proposed", cache_aware=True, **kw)
+    assert 0.05 < p.hit_rate < pooled.hit_rate < 0.4  # 0.4 > the cacheable mass (~1/3)
     assert (p.frame["mean_delay"] < r.frame["mean_delay"]).all()
+
+
+def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
+    # without cache knowledge a user is matched by its own upload delay (eq. 14 without
+    # y_ea), i.e. mostly to its strongest cloudlet, and hits only there; cache-aware users
+    # fetch a result from whichever covering cloudlet holds it (the caches pool)
+    sc = make_scenario(seed=4)
+    tr = train(sc, seed=4)
+    tasks = draw_tasks(sc, 1.0, 1e6, 1500 * 0.005, 4)
+    at_attach = []
+    for aware in (False, True):
+        t = run_scenario("proposed", sc, tr, tasks, n_slots=1500, fading_seed=4,
+                         cache_aware=aware).tasks  # fmt: skip
+        hits = t[t["from_cache"]]
+        assert len(hits) > 20
+        at_attach.append(float((hits["server"] == tr.attach[hits["user"]]).mean()))
+    assert at_attach[0] > 0.6 > 0.3 > at_attach[1]
 
 
 def test_unstable_load_raises():

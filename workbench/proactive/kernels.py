@@ -5,7 +5,8 @@ Per slot of length δ (time t0 = s δ):
 1. **Requests.** Every user whose oldest unmatched task has arrived (arrival ≤ t0) requests
    it; a user requests one task per slot.
 2. **Preferences.** Users rank their covered cloudlets by their own delay estimate (eq. 14):
-   τ_EP where the result is cached and ready, else κL/c_e + L/r̄_ue + τ_EP. Cloudlets rank
+   κL/c_e + L/r̄_ue + τ_EP (users do not know the queues, nor, unless ``cache_aware``,
+   which cloudlet holds their result; a cache-aware user ranks a holder by τ_EP). Cloudlets rank
    the requests by Φ_eu (eq. 15), where the queue term sums the remaining data of the
    copies queued (and uploading) at e over their estimated rates. BL3 ranks both sides by
    the estimated link rate r̄_ue instead.
@@ -17,8 +18,10 @@ Per slot of length δ (time t0 = s δ):
 4. **Cache hits.** A request matched to a cloudlet holding its result (cached and computed)
    is served at t0 + τ_EP.
 5. **Uploads.** An idle cloudlet starts the oldest live copy of its FIFO queue; the other
-   copies of that task are withdrawn ("upload to whichever frees first"). A user uploads
-   one task at a time: a copy whose user is transmitting elsewhere waits at the head.
+   copies of that task are withdrawn ("upload to whichever frees first"). When several of
+   a user's copies head idle queues in the same slot (they free at the same time) the user
+   uploads to the one with the least own delay κL/c_e + L/r̄_ue. A user uploads one task
+   at a time: a copy whose user is transmitting elsewhere waits at the head.
    When an upload starts, the cloudlet's cache sees the request (LRU for BL1, the
    popularity rule for the proposed scheme).
 6. **Radio.** Fading is redrawn (block fading, one block per slot); the transmitting users'
@@ -144,7 +147,7 @@ def simulate_slots_kernel(
     scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
     cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
     cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
-    max_queue,
+    max_queue, cache_aware,
 ):  # fmt: skip
     """Run the slotted model; per-task outcomes and named counters.
 
@@ -184,6 +187,10 @@ def simulate_slots_kernel(
         Initial rate estimates r̄(0) (forgotten after one slot since ν(1) = 1).
     max_queue : int
         Copies one cloudlet may hold; more stops the run with status QUEUE_OVERFLOW.
+    cache_aware : bool
+        Users rank a cloudlet holding their result by τ_EP (eq. 14 with y_ea known to
+        the user). False (the paper's reading): users rank by the upload and computing
+        delay of their own data only; a hit happens when the matched cloudlet holds it.
 
     Returns
     -------
@@ -247,6 +254,8 @@ def simulate_slots_kernel(
     req_user = np.empty(n_users, dtype=np.int64)
     req_task = np.empty(n_users, dtype=np.int64)
     ukey = np.empty(n_cloudlets)
+    pick_e = np.full(n_users, -1, dtype=np.int64)
+    pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
 
     s = 0
@@ -295,12 +304,12 @@ def simulate_slots_kernel(
                         continue
                     hit = caching and slot_of[e, a] >= 0 and ready[e, a] <= t0
                     ready_at[e, i] = hit
+                    own = kappa * bits / cpu[e] + bits / rbar[u, e]
+                    # users see caches only when cache_aware; cloudlets know their own
+                    ukey[e] = tau_ep if hit and cache_aware else own + tau_ep
                     if hit:
-                        ukey[e] = tau_ep
                         phi[e, i] = budget - tau_ep
                     else:
-                        own = kappa * bits / cpu[e] + bits / rbar[u, e]
-                        ukey[e] = own + tau_ep
                         phi[e, i] = budget - own - wait_est[e] - tau_ep
                 order = np.argsort(ukey, kind="mergesort")
                 k = 0
@@ -377,26 +386,43 @@ def simulate_slots_kernel(
                 counters[COPIES] += c
                 if c > 1:
                     counters[HEDGED_TASKS] += 1
-        # 5. uploads start at idle cloudlets
-        for e in range(n_cloudlets):
-            if up_task[e] >= 0:
-                continue
-            while qlen[e] > 0:
-                t = qbuf[e, qhead[e]]
-                if state[t] != QUEUED:  # withdrawn: another copy started first
-                    qhead[e] = (qhead[e] + 1) % max_queue
+        # 5. uploads start at idle cloudlets. A free user whose live copies head several
+        # idle queues (a hedged request whose cloudlets free in the same slot) uploads to
+        # the one it prefers by its own delay (eq. 14); the losers look again.
+        started = True
+        while started:
+            started = False
+            for u in range(n_users):
+                pick_e[u] = -1
+            for e in range(n_cloudlets):
+                if up_task[e] >= 0:
+                    continue
+                while qlen[e] > 0 and state[qbuf[e, qhead[e]]] != QUEUED:
+                    qhead[e] = (qhead[e] + 1) % max_queue  # withdrawn: a copy started first
                     qlen[e] -= 1
                     counters[WITHDRAWN] += 1
+                if qlen[e] == 0:
                     continue
+                t = qbuf[e, qhead[e]]
                 u = task_user[t]
                 if user_busy[u]:
-                    break
+                    continue
+                own = kappa * task_bits[t] / cpu[e] + task_bits[t] / rbar[u, e]
+                if pick_e[u] < 0 or own < pick_key[u]:
+                    pick_e[u] = e
+                    pick_key[u] = own
+            for u in range(n_users):
+                e = pick_e[u]
+                if e < 0:
+                    continue
+                t = qbuf[e, qhead[e]]
                 qhead[e] = (qhead[e] + 1) % max_queue
                 qlen[e] -= 1
                 state[t] = UPLOADING
                 server[t] = e
                 up_task[e] = t
                 user_busy[u] = True
+                started = True
                 counters[UPLOADS] += 1
                 a = task_type[t]
                 if caching and cacheable[a]:
@@ -407,7 +433,6 @@ def simulate_slots_kernel(
                     clock += 1
                     if held:
                         counters[PENDING_HITS] += 1
-                break
         # 6. radio: fading, rates of the transmitting users, upload progress
         for u in range(n_users):
             serving[u] = -1

@@ -290,6 +290,18 @@ PARAMS = Params(
         "with Φ < 0 at its cloudlet is hedged.",
     ),
     Param(
+        "cache_aware",
+        "y_ea known",
+        "users know where results are cached",
+        kind="bool",
+        default=False,
+        source="paper",
+        help="False (the paper, Sec. 3.3: UNs rank cloudlets by 'the transmission and "
+        "computing delay of their own task data'): a hit needs the matched cloudlet to hold "
+        "the result. True: users rank a holder by τ_EP (eq. 14 with y_ea), so every covering "
+        "cloudlet's cache serves them (the caches pool).",
+    ),
+    Param(
         "x_max",
         "X_max",
         "cloudlets per request",
@@ -353,6 +365,21 @@ PARAMS = Params(
         step=0.001,
         source="choice",
         help="Matching, uploads and rate estimates advance once per slot.",
+    ),
+    Param(
+        "warmup_slots",
+        "n_warm",
+        "warm-up slots",
+        kind="int",
+        low=0,
+        high=1_000_000,
+        default=2000,
+        slider=(0, 10_000),
+        step=500,
+        source="choice",
+        help="Slots simulated before the measurement starts: the caches start empty and fill "
+        "with the first requests (about 10 s at the defaults), the rate estimates settle; "
+        "tasks arriving in the warm-up are not counted.",
     ),
     Param(
         "n_slots",

@@ -14,6 +14,7 @@ replication r of every scheme sees the same network, the same tasks and the same
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -45,7 +46,7 @@ SCENARIO_KEYS = (
 TRAIN_KEYS = ("arrival_rate", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
     "fading", "cpu", "kappa", "mean_bits", "arrival_rate", "storage", "tau_ep", "budget",
-    "x_max", "slot", "bandwidth",
+    "x_max", "slot", "bandwidth", "cache_aware",
 )  # fmt: skip
 
 
@@ -124,6 +125,7 @@ def run_scenario(
     x_max=2,
     slot=0.005,
     bandwidth=10e6,
+    cache_aware=False,
     max_drain_slots=None,
     func="run_scenario",
 ) -> Run:
@@ -145,6 +147,7 @@ def run_scenario(
         float(budget), float(slot), int(n_slots), drain, int(x_max), store,
         training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
         tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
+        bool(cache_aware),
     )  # fmt: skip
     counters = {
         name: int(c[getattr(K, name)])
@@ -200,19 +203,21 @@ def _replication_seeds(seed: int, replications: int):
         yield [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
-def _row(run: Run) -> dict:
-    d = run.tasks["delay"].to_numpy()
+def _row(run: Run, measured_from: float = 0.0) -> dict:
+    """Delay statistics of the tasks arriving at or after ``measured_from`` (warm-up cut)."""
+    t = run.tasks[run.tasks["arrival"] >= measured_from]
+    d = t["delay"].to_numpy()
     c = run.counters
     n = max(len(d), 1)
     return {
         "mean_delay": float(d.mean()) if d.size else np.nan,
         "p90_delay": float(np.quantile(d, 0.90)) if d.size else np.nan,
         "p99_delay": float(np.quantile(d, 0.99)) if d.size else np.nan,
-        "hit_rate": c["from_cache"] / n,
-        "hedged_fraction": c["hedged_tasks"] / n,
-        "withdrawn_per_task": c["withdrawn"] / n,
-        "pending_hit_rate": c["pending_hits"] / n,
-        "tasks": c["tasks"],
+        "hit_rate": float(t["from_cache"].sum()) / n,
+        "hedged_fraction": float((t["copies"] > 1).sum()) / n,
+        "withdrawn_per_task": c["withdrawn"] / max(c["tasks"], 1),
+        "pending_hit_rate": c["pending_hits"] / max(c["tasks"], 1),
+        "tasks": len(d),
         "uploads": c["uploads"],
         "copies": c["copies"],
         "withdrawn": c["withdrawn"],
@@ -239,7 +244,10 @@ def simulate(
         hedging with local LRU caching. BL2: hedging, no caching. BL3: no caching, no
         hedging, both sides rank by link quality.
     n_slots : int
-        Slots of length δ with arrivals per replication (then the system drains).
+        Measured slots of length δ with arrivals per replication, after ``warmup_slots``
+        (a model parameter, default 2000 = 10 s) in which the empty caches fill and the
+        rate estimates settle; tasks arriving in the warm-up are simulated but not
+        counted. Then the system drains.
     replications : int
         Independent replications, each a new network, training and task stream.
     seed : int
@@ -288,29 +296,43 @@ def simulate(
             f"The 'keep_records' parameter of {func} must be True or False. "
             f"Got {keep_records!r} instead."
         )
-    work = v["n_slots"] * v["n_users"] * v["n_cloudlets"]
+    work = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
     if work > MAX_WORK:
         raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep n_slots × U × E at most "
+            f"The 'n_slots' parameter of {func} must keep (warmup_slots + n_slots) × U × E at most "
             f"{MAX_WORK:.0e} per replication (run-time bound). Got {work:.3g} instead."
         )
     return _simulate(v, keep_records, func)
 
 
+@lru_cache(maxsize=32)
+def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: int):
+    """Scenario and training of one replication, kept for the next scheme or parameter.
+
+    The schemes of one replication (and e.g. every storage size) share the network and
+    its training phase; the spectral clustering costs more than a short run of the slot
+    kernel, so it is computed once per (network, training) key.
+    """
+    scenario = _make_scenario(**dict(scenario_values), seed=s_scen)
+    return scenario, _train(scenario, **dict(train_values), seed=s_train)
+
+
 def one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
     """One replication from validated values ``v`` and four stream seeds (no checks)."""
     s_scen, s_train, s_task, s_fade = seeds
-    scenario = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=s_scen)
-    training = _train(scenario, **{k: v[k] for k in TRAIN_KEYS}, seed=s_train)
-    tasks = draw_tasks(
-        scenario, v["arrival_rate"], v["mean_bits"], v["n_slots"] * v["slot"], s_task
-    )
+    scenario, training = _network(
+        tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
+        tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
+    )  # fmt: skip
+    n_slots = v["warmup_slots"] + v["n_slots"]
+    tasks = draw_tasks(scenario, v["arrival_rate"], v["mean_bits"], n_slots * v["slot"], s_task)
     run = run_scenario(
-        v["scheme"], scenario, training, tasks, n_slots=v["n_slots"], fading_seed=s_fade,
+        v["scheme"], scenario, training, tasks, n_slots=n_slots, fading_seed=s_fade,
         **{k: v[k] for k in RUN_KEYS if k not in ("arrival_rate", "mean_bits")},
         func=func,
     )  # fmt: skip
-    return {"clusters": training.clusters.k} | _row(run), run, training
+    row = _row(run, measured_from=v["warmup_slots"] * v["slot"])
+    return {"clusters": training.clusters.k} | row, run, training
 
 
 def _simulate(v: dict, keep_records: bool, func: str) -> SimulationResult:
@@ -319,7 +341,9 @@ def _simulate(v: dict, keep_records: bool, func: str) -> SimulationResult:
         row, run, _ = one_replication(v, seeds, func)
         rows.append({"replication": r} | row)
         if keep_records:
-            rec = run.tasks[["delay", "from_cache", "copies", "server", "cacheable"]].copy()
+            measured = run.tasks["arrival"] >= v["warmup_slots"] * v["slot"]
+            rec = run.tasks.loc[measured, ["delay", "from_cache", "copies", "server",
+                                           "cacheable"]].copy()  # fmt: skip
             rec.insert(0, "replication", r)
             records.append(rec)
     return SimulationResult.from_replications(

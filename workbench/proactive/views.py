@@ -7,10 +7,12 @@ the slot kernel in the background (latest move only).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from workbench.params import Param
-from workbench.plots import figure
+from workbench.plots import ci_errorbar, figure
 from workbench.proactive.figures import (
     SCHEME_COLORS,
     map_frame,
@@ -30,22 +32,67 @@ DISTANCE = Param(
 )  # fmt: skip
 
 
+class _Canvas:
+    """One figure per view, built once; slider moves update its artists in place.
+
+    Rebuilding a figure (axes, ticks, legend) costs more than drawing it; keeping the
+    x axis fixed and the y limits on a coarse grid also keeps the tick labels, whose text
+    layout matplotlib caches.
+    """
+
+    def __init__(self, build):
+        self._build = build
+        self.fig = None
+        self.art = {}
+
+    def __call__(self):
+        if self.fig is None:
+            self.fig, self.art = self._build()
+        return self.fig, self.art
+
+
+def _nice_limits(low, high, step):
+    """y limits rounded outward to multiples of ``step`` (stable ticks while sliding)."""
+    return step * np.floor(low / step), step * np.ceil(high / step)
+
+
+_BITS_OVER_MEAN = np.linspace(0.0, 4.0, 120)
+_WAITS = (0.0, 0.02, 0.05)
+
+
+def _build_margin():
+    fig, ax = figure(width=6.0, height=3.4, fast=True)
+    art = {"phi": [ax.plot(_BITS_OVER_MEAN, _BITS_OVER_MEAN, ls, color="C0",
+                           label=f"queue ahead {w * 1e3:.0f} ms")[0]
+                   for w, ls in zip(_WAITS, ("-", "--", ":"), strict=True)]}  # fmt: skip
+    ax.axhline(0.0, color="k", lw=0.8)
+    art["cached"] = ax.axhline(0.0, color=SCHEME_COLORS["proposed"], lw=1.5,
+                               label="cached result: D_th·ε − τ_EP")  # fmt: skip
+    ax.set_xlim(0.0, 4.0)
+    ax.set_xlabel("task data L / L̄")
+    ax.set_ylabel("Φ [ms]  (< 0: hedge)")
+    ax.legend(fontsize=7, loc="lower left")
+    art["title"] = ax.set_title("", fontsize=9)
+    return fig, art
+
+
+_MARGIN = _Canvas(_build_margin)
+
+
 def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
     """Φ (eq. 15) of a lone user against its task size: when is a request hedged?"""
     rate = interference_free_rate(distance)
-    bits = np.linspace(0.0, 4 * mean_bits, 200)
-    fig, ax = figure(width=6.0, height=3.4, fast=True)
-    for wait, ls in ((0.0, "-"), (0.02, "--"), (0.05, ":")):
-        phi = budget - kappa * bits / 1e10 - bits / rate - tau_ep - wait
-        ax.plot(bits / 1e6, phi * 1e3, ls, color="C0", label=f"queue ahead {wait * 1e3:.0f} ms")
-    ax.axhline(0.0, color="k", lw=0.8)
-    ax.axhline((budget - tau_ep) * 1e3, color=SCHEME_COLORS["proposed"], lw=1.5,
-               label="cached result: D_th·ε − τ_EP")  # fmt: skip
-    ax.set_xlabel("task data L [Mbit]")
-    ax.set_ylabel("Φ [ms]  (< 0: hedge)")
-    ax.legend(fontsize=7)
-    ax.set_title(f"r̄ = {rate / 1e6:.0f} Mbit/s at {distance:.0f} m, no interference",
-                 fontsize=9)  # fmt: skip
+    bits = _BITS_OVER_MEAN * mean_bits
+    fig, art = _MARGIN()
+    low = high = (budget - tau_ep) * 1e3
+    for wait, line in zip(_WAITS, art["phi"], strict=True):
+        phi = 1e3 * (budget - kappa * bits / 1e10 - bits / rate - tau_ep - wait)
+        line.set_ydata(phi)
+        low, high = min(low, phi.min()), max(high, phi.max())
+    art["cached"].set_ydata([(budget - tau_ep) * 1e3] * 2)
+    fig.axes[0].set_ylim(*_nice_limits(low, high, 50.0))
+    art["title"].set_text(f"r̄ = {rate / 1e6:.0f} Mbit/s at {distance:.0f} m, no interference, "
+                          f"L̄ = {mean_bits / 1e6:.1f} Mbit")  # fmt: skip
     return fig
 
 
@@ -62,18 +109,33 @@ def explore_margin():
     )
 
 
+_LOADS = np.linspace(0.02, 0.95, 40)
+
+
+def _build_mm1():
+    fig, ax = figure(width=6.0, height=3.4, fast=True)
+    art = {"curve": ax.plot(_LOADS, _LOADS, color="C0",
+                            label="M/M/1 upload + κL/c + τ_EP + δ")[0]}  # fmt: skip
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel("load ρ = λ_u L̄ / r")
+    ax.set_ylabel("mean delay [ms]")
+    ax.legend(fontsize=7, loc="upper left")
+    art["title"] = ax.set_title("", fontsize=9)
+    return fig, art
+
+
+_MM1 = _Canvas(_build_mm1)
+
+
 def _mm1_plot(mean_bits, distance, slot):
     rate = interference_free_rate(distance)
     mu = rate / mean_bits
-    lam = np.linspace(0.02, 0.95, 60) * mu
-    d = [isolated_cloudlet_delay(x, rate, mean_bits, 1e10, 1.0, 0.005, slot) for x in lam]
-    fig, ax = figure(width=6.0, height=3.4, fast=True)
-    ax.plot(lam / mu, np.array(d) * 1e3, color="C0", label="M/M/1 upload + κL/c + τ_EP + δ")
-    ax.set_xlabel("load ρ = λ_u L̄ / r")
-    ax.set_ylabel("mean delay [ms]")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7)
-    ax.set_title(f"One user alone at one cloudlet, r = {rate / 1e6:.1f} Mbit/s", fontsize=9)
+    d = 1e3 * np.array([isolated_cloudlet_delay(x, rate, mean_bits, 1e10, 1.0, 0.005, slot)
+                        for x in _LOADS * mu])  # fmt: skip
+    fig, art = _MM1()
+    art["curve"].set_ydata(d)
+    fig.axes[0].set_ylim(*_nice_limits(0.0, d.max(), 100.0 if d.max() > 400 else 20.0))
+    art["title"].set_text(f"One user alone at one cloudlet, r = {rate / 1e6:.1f} Mbit/s")
     return fig
 
 
@@ -88,23 +150,43 @@ def explore_mm1():
     )
 
 
+SCHEME_RUN = {"n_slots": 600, "warmup_slots": 1000, "replications": 3, "seed": 1}
+_NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
+
+
+@lru_cache(maxsize=256)
+def _scheme_result(scheme, storage, zipf, cacheable_ratio, area, x_max):
+    return simulate(scheme, keep_records=False, storage=storage, zipf=zipf,
+                    cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
+                    **SCHEME_RUN)  # fmt: skip
+
+
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
-    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
+    """Short paired simulations of the four schemes, mean with 95% CI over replications.
+
+    BL2 and BL3 have no cache: storage, z and the cacheable ratio do not change them (the
+    streams are common), so their runs are reused across those moves.
+    """
     names = ("proposed", "BL1", "BL2", "BL3")
-    rows = [
-        simulate(s, n_slots=1500, replications=2, seed=1, keep_records=False, storage=storage,
-                 zipf=zipf, cacheable_ratio=cacheable_ratio, area=area, x_max=x_max)
-        for s in names
-    ]  # fmt: skip
+    cache_args = {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio}
+    rows = [_scheme_result(s, **(_NO_CACHE_DEFAULTS if s in ("BL2", "BL3") else cache_args),
+                           area=area, x_max=x_max) for s in names]  # fmt: skip
+    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
     for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
                          (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
-        vals = [r[q] * 1e3 for r in rows]
-        ax.bar(range(4), vals, color=[SCHEME_COLORS[s] for s in names])
+        for i, (s, r) in enumerate(zip(names, rows, strict=True)):
+            low, high = r.interval(q)
+            ci_errorbar(ax, [i], [r[q] * 1e3], [max(low, 0.0) * 1e3], [high * 1e3],
+                        color=SCHEME_COLORS[s])  # fmt: skip
         ax.set_xticks(range(4))
         ax.set_xticklabels(names, fontsize=8)
+        ax.set_xlim(-0.5, 3.5)
+        ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
+    n = SCHEME_RUN
     fig.suptitle(
-        f"2 replications × 1500 slots; hit rate proposed {rows[0]['hit_rate']:.2f}, "
+        f"Simulated: {n['replications']} paired replications × {n['n_slots']} slots after "
+        f"{n['warmup_slots']} warm-up, 95% CI; hit rate proposed {rows[0]['hit_rate']:.2f}, "
         f"BL1 {rows[1]['hit_rate']:.2f}",
         fontsize=8,
     )
@@ -115,7 +197,7 @@ def explore_schemes():
     """Short simulations of the four schemes (background, latest move only)."""
     return interactive_figure(
         _schemes_plot,
-        title="The four schemes (short runs; seconds per move)",
+        title="The four schemes, simulated (short runs, about a second per move)",
         background=True,
         storage=control(PARAMS["storage"]),
         zipf=control(PARAMS["zipf"]),
@@ -186,13 +268,16 @@ def classroom():
             "mass. No caching scheme can beat it.",
         ),
         exercise(
-            "E = 30 cloudlets all cover every user; each stores s_e = 2 results. How many "
-            "distinct results can the network hold at most?",
+            "Suppose users knew every cache (cache_aware): all E = 30 cloudlets cover every "
+            "user and each stores s_e = 2 results. How many distinct results can the network "
+            "hold at most?",
             answer=30 * 2,
             tolerance=0,
-            hint="A user can fetch a cached result from any covering cloudlet.",
-            solution="60 ≥ 33 cacheable types: the pooled cache already holds every "
-            "cacheable result, which is why s_e barely matters at the defaults.",
+            hint="A cache-aware user fetches a result from any covering cloudlet that holds it.",
+            solution="60 ≥ 33 cacheable types: pooled, the caches already hold every cacheable "
+            "result, so s_e would barely matter. In the paper users rank cloudlets by their "
+            "own upload delay and hit only the cache of the cloudlet they are matched to, "
+            "which is why s_e matters in Fig. 5.",
         ),
         exercise(
             "One user alone at a cloudlet: r = 20 Mbit/s, L̄ = 1 Mbit, λ_u = 10 tasks/s. "
