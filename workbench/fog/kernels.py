@@ -7,7 +7,13 @@ choice), so the same inputs drive the kernel and its slow twin in ``tests/naive_
 request by request.
 
 Events at equal times run in the order they were scheduled (a sequence number breaks ties);
-a generated request at the same instant as a scheduled event runs after it. An announcement
+a generated request at the same instant as a scheduled event runs after it. Only the fog
+layer goes through the event queue: local requests are finished up front; arrivals from
+IoT nodes at their fog node form a second stream, sorted once (generation time + uplink)
+and merged with the queue under the same tie rule; cloud arrivals are recorded and the
+cloud's FIFO units are run after the loop in arrival order (nothing in the cloud acts back
+on the fog layer). The result is the same, request by request, as one event queue for all
+(``tests/naive_fog.py``). An announcement
 is not an event at its receiver: it waits on the receiving table entry with its arrival
 time and is applied when that entry is next read (an arrival at the reading instant
 counts as received).
@@ -57,7 +63,7 @@ ROUTE_LOCAL, ROUTE_FOG, ROUTE_CLOUD = 0, 1, 2
 MODE_DISTRIBUTED, MODE_CENTRAL, MODE_ORACLE = 0, 1, 2
 POLICY_OFFLOAD, POLICY_NO_OFFLOAD, POLICY_ALL_CLOUD, POLICY_LIGHT_ONLY = 0, 1, 2, 3
 
-K_FOG_ARRIVE, K_FOG_DONE, K_CLOUD_ARRIVE, K_ANNOUNCE = 0, 1, 2, 3
+K_FOG_ARRIVE, K_FOG_DONE, K_ANNOUNCE = 0, 1, 3
 
 
 @njit(cache=True)
@@ -78,48 +84,107 @@ def path_inverse_rates(dist, pred, inv_edge):
 
 
 # ------------------------------------------------------------------------ event heap
-# The heap holds slot numbers; a slot's time, sequence number, kind and payload live in
-# parallel arrays. Order: (time, sequence).
+# A binary heap of (time, sequence, slot) kept in three parallel arrays, so a comparison
+# reads the keys where they sit (no indirection through the slot); a slot's kind and
+# payload live in the event arrays. Sifting moves entries into a hole instead of swapping.
 
 
-@njit(cache=True)
-def _less(a, b, ev_time, ev_seq):
-    ta, tb = ev_time[a], ev_time[b]
-    return ta < tb or (ta == tb and ev_seq[a] < ev_seq[b])
-
-
-@njit(cache=True)
-def _heap_push(heap, size, slot, ev_time, ev_seq):
+@njit(cache=True, inline="always")
+def _heap_push(h_time, h_seq, h_slot, size, t, seq, slot):
     pos = size
-    heap[pos] = slot
     while pos > 0:
         parent = (pos - 1) >> 1
-        if _less(heap[pos], heap[parent], ev_time, ev_seq):
-            heap[pos], heap[parent] = heap[parent], heap[pos]
+        pt = h_time[parent]
+        if t < pt or (t == pt and seq < h_seq[parent]):
+            h_time[pos] = pt
+            h_seq[pos] = h_seq[parent]
+            h_slot[pos] = h_slot[parent]
             pos = parent
         else:
             break
+    h_time[pos] = t
+    h_seq[pos] = seq
+    h_slot[pos] = slot
     return size + 1
 
 
-@njit(cache=True)
-def _heap_pop(heap, size, ev_time, ev_seq):
-    top = heap[0]
+@njit(cache=True, inline="always")
+def _heap_pop(h_time, h_seq, h_slot, size):
+    """Remove the earliest entry; returns (its slot, its time, the new size)."""
+    top, top_t = h_slot[0], h_time[0]
     size -= 1
-    heap[0] = heap[size]
+    t, seq, slot = h_time[size], h_seq[size], h_slot[size]
     pos = 0
     while True:
         child = 2 * pos + 1
         if child >= size:
             break
-        if child + 1 < size and _less(heap[child + 1], heap[child], ev_time, ev_seq):
-            child += 1
-        if _less(heap[child], heap[pos], ev_time, ev_seq):
-            heap[pos], heap[child] = heap[child], heap[pos]
+        ct = h_time[child]
+        if child + 1 < size:
+            rt = h_time[child + 1]
+            if rt < ct or (rt == ct and h_seq[child + 1] < h_seq[child]):
+                child += 1
+                ct = rt
+        if ct < t or (ct == t and h_seq[child] < seq):
+            h_time[pos] = ct
+            h_seq[pos] = h_seq[child]
+            h_slot[pos] = h_slot[child]
             pos = child
         else:
             break
-    return top, size
+    h_time[pos] = t
+    h_seq[pos] = seq
+    h_slot[pos] = slot
+    return top, top_t, size
+
+
+@njit(cache=True)
+def _stable_order(keys, count):
+    """Stable argsort of keys[:count]; fast when they are nearly sorted (they are here).
+
+    Insertion sort while the moves stay within 16 per element, else a merge sort: linear
+    on streams whose disorder is a few link delays' worth of requests, never quadratic.
+    """
+    order = np.arange(count)
+    budget = 16 * count + 64
+    for a in range(1, count):
+        idx = order[a]
+        key = keys[idx]
+        b = a
+        while b > 0 and keys[order[b - 1]] > key:
+            order[b] = order[b - 1]
+            b -= 1
+        order[b] = idx
+        budget -= a - b
+        if budget < 0:
+            return np.argsort(keys[:count], kind="mergesort")
+    return order
+
+
+@njit(cache=True)
+def _merge_orders(keys, first, second):
+    """Merge two orders of ``keys`` (each sorted) into one, ``first`` winning ties."""
+    out = np.empty(first.size + second.size, np.int64)
+    a = b = 0
+    for k in range(out.size):
+        if b >= second.size or (a < first.size and keys[first[a]] <= keys[second[b]]):
+            out[k] = first[a]
+            a += 1
+        else:
+            out[k] = second[b]
+            b += 1
+    return out
+
+
+@njit(cache=True)
+def _sent_later(a, b, cl_sent, n_direct):
+    """Whether cloud record a was scheduled after record b (records < n_direct: generations)."""
+    if cl_sent[a] != cl_sent[b]:
+        return cl_sent[a] > cl_sent[b]
+    a_gen, b_gen = a < n_direct, b < n_direct
+    if a_gen != b_gen:
+        return a_gen  # at one instant, events run before generations
+    return a > b
 
 
 @njit(cache=True)
@@ -145,7 +210,7 @@ def _apply_due(e, now, table, pend_t, pend_v, pend_head, pend_len):
     n_pend = pend_t.shape[1]
     while pend_len[e] > 0 and pend_t[e, pend_head[e]] <= now:
         table[e] = pend_v[e, pend_head[e]]
-        pend_head[e] = (pend_head[e] + 1) % n_pend
+        pend_head[e] = pend_head[e] + 1 if pend_head[e] + 1 < n_pend else 0
         pend_len[e] -= 1
 
 
@@ -220,14 +285,53 @@ def simulate_network(
     unit_free = np.zeros(n_units)
     unit_busy = np.zeros(n_units)
     unit_served = np.zeros(n_units, np.int64)
+    # cloud arrivals never act on the fog layer: recorded with the time they were sent,
+    # then served after the loop in the order an event queue would give them
+    cl_time = np.empty(n)
+    cl_sent = np.empty(n)
+    cl_req = np.empty(n, np.int64)
+    cl_server = np.empty(n, np.int64)
+    n_cl = 0
+
+    # requests the event loop does not need: local ones (done here), those sent straight to
+    # the cloud (recorded), and direct fog arrivals as a stream sorted by arrival time
+    dir_time = np.empty(n)
+    dir_req = np.empty(n, np.int64)
+    n_dir = 0
+    for r in range(n):
+        i = origin[r]
+        c = rtype[r]
+        if route[r] == ROUTE_LOCAL:
+            d_proc[r] = work[r] * iot_local_mean[i, c]
+            t_done[r] = gen_time[r] + d_proc[r]
+            tier[r] = TIER_IOT
+            place[r] = i
+            continue
+        sz = size_bits[c]
+        j = iot_fog[i]
+        d_up[r] = iot_prop[i] + sz * iot_inv[i]
+        if route[r] == ROUTE_FOG:
+            dir_time[n_dir] = gen_time[r] + d_up[r]
+            dir_req[n_dir] = r
+            n_dir += 1
+        else:
+            d_fc[r] = fc_prop[j] + sz * fc_inv[j]
+            cl_time[n_cl] = gen_time[r] + d_up[r] + d_fc[r]
+            cl_sent[n_cl] = gen_time[r]
+            cl_req[n_cl] = r
+            cl_server[n_cl] = fog_cloud[j]
+            n_cl += 1
+    n_cl_direct = n_cl
+    dir_order = _stable_order(dir_time, n_dir)  # ties: generation order
 
     cap = 1024 + 4 * nf
-    ev_time = np.empty(cap)
-    ev_seq = np.empty(cap, np.int64)
     ev_kind = np.empty(cap, np.int64)
     ev_a = np.empty(cap, np.int64)
-    ev_val = np.empty(cap)
-    heap = np.empty(cap, np.int64)
+    ev_b = np.empty(cap, np.int64)
+    ev_sent = np.empty(cap)
+    h_time = np.empty(cap)
+    h_seq = np.empty(cap, np.int64)
+    h_slot = np.empty(cap, np.int64)
     free = np.arange(cap - 1, -1, -1).astype(np.int64)
     n_free = cap
     size = 0
@@ -237,26 +341,26 @@ def simulate_network(
         for j in range(nf):
             slot = free[n_free - 1]
             n_free -= 1
-            ev_time[slot] = announce_phase[j]
-            ev_seq[slot] = seq
-            seq += 1
             ev_kind[slot] = K_ANNOUNCE
             ev_a[slot] = j
-            size = _heap_push(heap, size, slot, ev_time, ev_seq)
+            ev_sent[slot] = 0.0
+            size = _heap_push(h_time, h_seq, h_slot, size, announce_phase[j], seq, slot)
+            seq += 1
 
-    g = 0
+    d = 0
     outstanding = 0
     now = 0.0
-    while g < n or outstanding > 0:
+    while d < n_dir or outstanding > 0:
         # room for the two events one step can schedule
         if n_free < 4:
             new_cap = 2 * cap
-            ev_time = _grow_float(ev_time, new_cap)
-            ev_seq = _grow_int(ev_seq, new_cap)
             ev_kind = _grow_int(ev_kind, new_cap)
             ev_a = _grow_int(ev_a, new_cap)
-            ev_val = _grow_float(ev_val, new_cap)
-            heap = _grow_int(heap, new_cap)
+            ev_b = _grow_int(ev_b, new_cap)
+            ev_sent = _grow_float(ev_sent, new_cap)
+            h_time = _grow_float(h_time, new_cap)
+            h_seq = _grow_int(h_seq, new_cap)
+            h_slot = _grow_int(h_slot, new_cap)
             new_free = np.empty(new_cap, np.int64)
             new_free[:n_free] = free[:n_free]
             for s in range(new_cap - 1, cap - 1, -1):
@@ -265,49 +369,31 @@ def simulate_network(
             free = new_free
             cap = new_cap
 
-        take_gen = g < n and (size == 0 or gen_time[g] < ev_time[heap[0]])
-        if take_gen:
-            r = g
-            g += 1
-            now = gen_time[r]
-            i = origin[r]
-            c = rtype[r]
-            sz = size_bits[c]
-            if route[r] == ROUTE_LOCAL:
-                d_proc[r] = work[r] * iot_local_mean[i, c]
-                t_done[r] = now + d_proc[r]
-                tier[r] = TIER_IOT
-                place[r] = i
-                continue
+        # the next direct arrival runs before the queue's earliest event if it is earlier,
+        # or at the same time but sent earlier (an event queue's scheduling order: a request
+        # generated at t is scheduled after the events already due at t)
+        take_direct = False
+        if d < n_dir:
+            r = dir_req[dir_order[d]]
+            t_dir = dir_time[dir_order[d]]
+            take_direct = size == 0 or t_dir < h_time[0]
+            if not take_direct and t_dir == h_time[0]:
+                take_direct = gen_time[r] < ev_sent[h_slot[0]]
+        if take_direct:
+            d += 1
+            now = t_dir
+            j = iot_fog[origin[r]]
             outstanding += 1
-            j = iot_fog[i]
-            d_up[r] = iot_prop[i] + sz * iot_inv[i]
-            slot = free[n_free - 1]
-            n_free -= 1
-            ev_seq[slot] = seq
-            seq += 1
-            ev_a[slot] = r
-            if route[r] == ROUTE_FOG:
-                ev_time[slot] = now + d_up[r]
-                ev_kind[slot] = K_FOG_ARRIVE
-                ev_val[slot] = j
-            else:
-                d_fc[r] = fc_prop[j] + sz * fc_inv[j]
-                ev_time[slot] = now + d_up[r] + d_fc[r]
-                ev_kind[slot] = K_CLOUD_ARRIVE
-                ev_val[slot] = fog_cloud[j]
-            size = _heap_push(heap, size, slot, ev_time, ev_seq)
-            continue
-
-        slot, size = _heap_pop(heap, size, ev_time, ev_seq)
-        free[n_free] = slot
-        n_free += 1
-        now = ev_time[slot]
-        kind = ev_kind[slot]
+            kind = K_FOG_ARRIVE
+        else:
+            slot, now, size = _heap_pop(h_time, h_seq, h_slot, size)
+            free[n_free] = slot
+            n_free += 1
+            kind = ev_kind[slot]
+            r = ev_a[slot]
+            j = ev_b[slot]
 
         if kind == K_FOG_ARRIVE:
-            r = ev_a[slot]
-            j = int(ev_val[slot])
             c = rtype[r]
             sz = size_bits[c]
             fog_arrivals[j] += 1
@@ -331,13 +417,12 @@ def simulate_network(
                     d_proc[r] = work[r] * fog_mean[j, c]
                     s2 = free[n_free - 1]
                     n_free -= 1
-                    ev_time[s2] = now + d_proc[r]
-                    ev_seq[s2] = seq
-                    seq += 1
                     ev_kind[s2] = K_FOG_DONE
                     ev_a[s2] = r
-                    ev_val[s2] = j
-                    size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                    ev_b[s2] = j
+                    ev_sent[s2] = now
+                    size = _heap_push(h_time, h_seq, h_slot, size, now + d_proc[r], seq, s2)
+                    seq += 1
                 else:
                     if tail[j, c] < 0:
                         head[j, c] = r
@@ -346,11 +431,6 @@ def simulate_network(
                     tail[j, c] = r
                 continue
             s0, s1 = nbr_ptr[j], nbr_ptr[j + 1]
-            s2 = free[n_free - 1]
-            n_free -= 1
-            ev_seq[s2] = seq
-            seq += 1
-            ev_a[s2] = r
             if policy == POLICY_OFFLOAD and hops[r] < e_max and s1 > s0:
                 best = -1
                 best_cost = np.inf
@@ -368,19 +448,24 @@ def simulate_network(
                 hops[r] += 1
                 delay = nbr_prop[best] + sz * nbr_inv[best]
                 d_fwd[r] += delay
-                ev_time[s2] = now + delay
+                s2 = free[n_free - 1]
+                n_free -= 1
+                ev_a[s2] = r
                 ev_kind[s2] = K_FOG_ARRIVE
-                ev_val[s2] = nbr_idx[best]
+                ev_b[s2] = nbr_idx[best]
+                ev_sent[s2] = now
+                size = _heap_push(h_time, h_seq, h_slot, size, now + delay, seq, s2)
+                seq += 1
             else:
                 d_fc[r] = fc_prop[j] + sz * fc_inv[j]
-                ev_time[s2] = now + d_fc[r]
-                ev_kind[s2] = K_CLOUD_ARRIVE
-                ev_val[s2] = fog_cloud[j]
-            size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                cl_time[n_cl] = now + d_fc[r]
+                cl_sent[n_cl] = now
+                cl_req[n_cl] = r
+                cl_server[n_cl] = fog_cloud[j]
+                n_cl += 1
+                outstanding -= 1
 
         elif kind == K_FOG_DONE:
-            r = ev_a[slot]
-            j = int(ev_val[slot])
             c = rtype[r]
             sz = size_bits[c]
             fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
@@ -417,57 +502,79 @@ def simulate_network(
                 d_proc[nr] = work[nr] * fog_mean[j, pick]
                 s2 = free[n_free - 1]
                 n_free -= 1
-                ev_time[s2] = now + d_proc[nr]
-                ev_seq[s2] = seq
-                seq += 1
                 ev_kind[s2] = K_FOG_DONE
                 ev_a[s2] = nr
-                ev_val[s2] = j
-                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                ev_b[s2] = j
+                ev_sent[s2] = now
+                size = _heap_push(h_time, h_seq, h_slot, size, now + d_proc[nr], seq, s2)
+                seq += 1
 
-        elif kind == K_CLOUD_ARRIVE:
-            r = ev_a[slot]
-            k = int(ev_val[slot])
-            c = rtype[r]
-            sz = size_bits[c]
-            m_k = unit_ptr[k + 1] - unit_ptr[k]
-            u = unit_ptr[k] + min(int(unit_u[r] * m_k), m_k - 1)
-            start = max(now, unit_free[u])
-            d_wait[r] = start - now
-            d_proc[r] = work[r] * cloud_mean[k, c]
-            unit_free[u] = start + d_proc[r]
-            unit_busy[u] += d_proc[r]
-            unit_served[u] += 1
-            i = origin[r]
-            f = iot_fog[i]
-            d_back[r] = cf_prop[k, f] + sz * cf_inv[k, f] + iot_prop[i] + sz * iot_inv[i]
-            t_done[r] = unit_free[u] + d_back[r]
-            tier[r] = TIER_CLOUD
-            place[r] = k
-            outstanding -= 1
-
-        else:  # K_ANNOUNCE
-            j = ev_a[slot]
+        else:  # K_ANNOUNCE (its payload a is the announcing node)
+            j = r
             w_est = cnt[j, 0] * z[j, 0] + cnt[j, 1] * z[j, 1]
             for e in range(nbr_ptr[j], nbr_ptr[j + 1]):
                 back = nbr_rev[e]
                 _apply_due(back, now, table, pend_t, pend_v, pend_head, pend_len)
-                k = (pend_head[back] + pend_len[back]) % n_pend
+                k = pend_head[back] + pend_len[back]
+                if k >= n_pend:
+                    k -= n_pend
                 pend_t[back, k] = now + msg_delay[e]
                 pend_v[back, k] = w_est
                 pend_len[back] += 1
-            if g < n or outstanding > 0:
+            if d < n_dir or outstanding > 0:
                 s2 = free[n_free - 1]
                 n_free -= 1
-                ev_time[s2] = now + announce_period
-                ev_seq[s2] = seq
-                seq += 1
                 ev_kind[s2] = K_ANNOUNCE
                 ev_a[s2] = j
-                size = _heap_push(heap, size, s2, ev_time, ev_seq)
+                ev_sent[s2] = now
+                size = _heap_push(h_time, h_seq, h_slot, size, now + announce_period, seq, s2)
+                seq += 1
 
     for j in range(nf):
         fog_area[j] += (cnt[j, 0] + cnt[j, 1]) * (now - last[j])
+
+    if n > 0:
+        now = max(now, gen_time[n - 1])  # the horizon counts the last generation too
+    # the cloud: FIFO units in arrival order; equal arrival times in the order an event
+    # queue would have scheduled them (sent earlier first; at the same sending time, sent
+    # by an event before sent at a generation; then in sending order)
+    order = _merge_orders(
+        cl_time,
+        _stable_order(cl_time, n_cl_direct),
+        n_cl_direct + _stable_order(cl_time[n_cl_direct:], n_cl - n_cl_direct),
+    )  # two nearly sorted groups: sent at generation, sent by fog nodes
+    start_run = 0
+    while start_run < n_cl:
+        end_run = start_run + 1
+        while end_run < n_cl and cl_time[order[end_run]] == cl_time[order[start_run]]:
+            end_run += 1
+        for a in range(start_run + 1, end_run):  # insertion sort of a (rare) tie run
+            b = a
+            while b > start_run and _sent_later(order[b - 1], order[b], cl_sent, n_cl_direct):
+                order[b - 1], order[b] = order[b], order[b - 1]
+                b -= 1
+        start_run = end_run
+    for o in order:
+        t_arr = cl_time[o]
+        r = cl_req[o]
+        k = cl_server[o]
+        c = rtype[r]
+        sz = size_bits[c]
+        m_k = unit_ptr[k + 1] - unit_ptr[k]
+        u = unit_ptr[k] + min(int(unit_u[r] * m_k), m_k - 1)
+        start = max(t_arr, unit_free[u])
+        d_wait[r] = start - t_arr
+        d_proc[r] = work[r] * cloud_mean[k, c]
+        unit_free[u] = start + d_proc[r]
+        unit_busy[u] += d_proc[r]
+        unit_served[u] += 1
+        i = origin[r]
+        f = iot_fog[i]
+        d_back[r] = cf_prop[k, f] + sz * cf_inv[k, f] + iot_prop[i] + sz * iot_inv[i]
+        t_done[r] = unit_free[u] + d_back[r]
+        tier[r] = TIER_CLOUD
+        place[r] = k
+        now = max(now, t_arr)  # the horizon: the last event, a cloud arrival included
     return (
         tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back,
         fog_busy, fog_area, fog_arrivals, fog_accepted, unit_busy, unit_served, now,
