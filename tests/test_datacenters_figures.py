@@ -92,3 +92,62 @@ def test_cooperation_frame_validates_its_flags_and_leaves_out_uncertified_limits
     assert limit_rows.empty
     for col in ("beta1", "beta2", "loss_fraction"):
         assert frame[col].between(0, 1).all()
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_figures_are_slide_ready(name):
+    """Every data axis labelled, and the figure states its parameters (a title with '=')."""
+    frame, fig = FIGURES[name].make(quick=True)
+    titles = [fig._suptitle.get_text() if fig._suptitle else ""]
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        assert ax.get_xlabel() and ax.get_ylabel(), (name, ax.get_title())
+        titles.append(ax.get_title())
+    assert any("=" in t for t in titles), (name, titles)
+
+
+def test_confidence_intervals_of_probabilities_stop_at_zero():
+    from workbench.datacenters.figures import plot_ring
+
+    frame = pd.DataFrame(
+        {
+            "scenario": "s",
+            "center": [0, 1, 2],
+            "lam": [1.5, 0.5, 0.5],
+            "reduction": ["isolated", "underloaded", "underloaded"],
+            "beta_limit": [0.2, 0.0, 0.0],
+            "beta_sim": [0.21, 0.001, 0.0],
+            "ci_low": [0.2, -0.004, -0.001],
+            "ci_high": [0.22, 0.006, 0.001],
+            "N": 10,
+            "p": 0.25,
+        }
+    )
+    fig = plot_ring(frame)
+    lows = [seg[:, 1].min() for col in fig.axes[0].collections for seg in col.get_segments()]
+    assert lows and min(lows) >= 0.0
+
+
+def test_diagram_is_drawn_from_the_parameters():
+    from workbench.datacenters import draw_model
+    from workbench.validation import ParameterError
+
+    fig = draw_model((12.0, 3.0), (7, 40), (1.0, 2.0), (0.25, 0.75), busy=(6.5, 1.0))
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    for part in ("λ₁ = 12", "λ₂ = 3", "C₁ = 7", "C₂ = 40", "p₁ = 0.25", "p₂ = 0.75", "μ₂ = 2"):
+        assert part in texts, part
+    with pytest.raises(ParameterError, match="'p' parameter of draw_model"):
+        draw_model(p=(1.5, 0.0))
+
+
+def test_every_view_builds_with_labelled_controls_and_draws():
+    from workbench.datacenters.params import PARAMS
+    from workbench.datacenters.views import VIEWS
+
+    symbols = {p.symbol[0] for p in PARAMS.rows}
+    for name, build in VIEWS.items():
+        view = build()
+        for ctl in view.controls.values():
+            assert ctl.description[0] in symbols and ctl.tooltip, (name, ctl.description)
+        assert not view.status.value.startswith("<span"), (name, view.status.value)

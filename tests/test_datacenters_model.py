@@ -119,9 +119,9 @@ def test_qbd_limit_matches_box_walk_and_naive_walk(lam, p):
 # exact chain against theory
 
 
-def test_blocking_exact_public_api_and_papers_md_example():
+def test_blocking_exact_public_api_on_the_worked_example():
     b1, b2 = dc.blocking_exact((300.0, 160.0), (200, 200), (1.0, 1.0), (0.6, 0.3))
-    assert (b1, b2) == pytest.approx((0.175, 0.101), abs=1e-3)  # papers.md, N = 200
+    assert (b1, b2) == pytest.approx((0.175, 0.101), abs=1e-3)  # worked example, N = 200
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ def test_exact_against_spsolve_medium():
 # scaling limit
 
 
-def test_limit_example_matches_papers_md():
+def test_limit_of_the_worked_example():
     lim = dc.limit_analysis(EX["lam"], EX["c"], EX["mu"], EX["p"])
     assert lim.regime == "E"
     assert lim.pi00 == pytest.approx(0.0425, abs=5e-4)
@@ -486,3 +486,32 @@ def test_limit_beta_is_a_probability_or_a_stated_refusal_inside_the_table(lam, p
         assert min(abs(lam[0] - 1), abs(lam[1] - 1), abs(sum(lam) - 2)) < 0.2
         return
     assert all(0.0 <= b <= 1.0 for b in beta), beta
+
+
+# ---------------------------------------------------------------------------------------------
+# classroom helpers: station table, readable solution, warm-up
+
+
+def test_station_table_obeys_little_and_erlang():
+    lam, servers, mu = (30.0, 16.0), (20, 20), (1.0, 0.5)
+    free = dc.station_table(lam, servers, mu, (0.0, 0.0))
+    for i in (1, 2):
+        row = free.loc[i]
+        blocking = erlang_b(servers[i - 1], lam[i - 1] / mu[i - 1])
+        assert row["throughput X [1/s]"] == pytest.approx(lam[i - 1] * (1 - blocking), rel=1e-9)
+        assert row["utilisation U"] == pytest.approx(
+            row["throughput X [1/s]"] / (mu[i - 1] * servers[i - 1]), rel=1e-9
+        )
+        assert row["time per request T [s]"] == pytest.approx(1 / mu[i - 1], rel=1e-9)
+    shared = dc.station_table(lam, servers, mu, (0.6, 0.3))
+    # forwarding moves work from the overloaded center 1 to center 2
+    assert shared.loc[2, "throughput X [1/s]"] > free.loc[2, "throughput X [1/s]"]
+
+
+def test_solution_reads_as_a_table_and_warm_up_says_what_it_did():
+    sol = dc.solve_exact((30.0, 16.0), (20, 20), (1.0, 1.0), (0.6, 0.3))
+    table = sol.table()
+    assert table.loc["β₁", "value"] == f"{sol.beta[0]:.6f}"
+    assert "<table" in sol._repr_html_()
+    message = dc.warm_up()
+    assert message.startswith(("kernels loaded", "compiled the kernels"))

@@ -141,3 +141,17 @@ def test_simulation_and_ring_reject_bad_input():
         dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), confidence=1.5)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
         dc.simulate((1e308, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5))
+
+
+def test_simulate_until_reaches_the_target_with_the_streams_of_simulate():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    res = dc.simulate_until(*args, half_width=0.004, events=50_000, seed=3, progress=False)
+    assert res.half_width <= 0.004 and not res.notes
+    same = dc.simulate(*args, events=50_000, replications=res.replications, seed=3)
+    assert res.frame.equals(same.frame)
+    capped = dc.simulate_until(
+        *args, half_width=1e-5, events=5_000, max_replications=6, seed=3, progress=False
+    )
+    assert capped.replications == 6 and "not reached" in capped.notes[0]
+    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_until"):
+        dc.simulate_until(*args, half_width=0.0)

@@ -73,6 +73,7 @@ from workbench.datacenters.figures import (
     FIGURES,
     RING_SCENARIOS,
     cooperation_frame,
+    draw_model,
     exact_limit_simulation_frame,
     plot_convergence,
     plot_cooperation,
@@ -86,6 +87,7 @@ from workbench.datacenters.figures import (
 from workbench.datacenters.model import (
     ExactSolution,
     LimitSolution,
+    UncertifiedSolutionError,
     blocking_exact,
     blocking_limit,
     convergence_table,
@@ -94,9 +96,11 @@ from workbench.datacenters.model import (
     regime,
     ring_limit,
     solve_exact,
+    station_table,
+    warm_up,
 )
 from workbench.datacenters.params import EXAMPLE, PARAMS
-from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
+from workbench.datacenters.simulation import ring_table, simulate, simulate_ring, simulate_until
 
 __all__ = [
     "PARAMS",
@@ -111,9 +115,14 @@ __all__ = [
     "ring_limit",
     "convergence_table",
     "optimal_forwarding",
+    "UncertifiedSolutionError",
+    "station_table",
+    "warm_up",
     "simulate",
+    "simulate_until",
     "simulate_ring",
     "ring_table",
+    "draw_model",
     "cooperation_frame",
     "exact_limit_simulation_frame",
     "regime_frame",

@@ -25,6 +25,7 @@ from workbench.plots import FigureSpec, ci_errorbar, figure
 from workbench.sweep import sweep
 
 __all__ = [
+    "draw_model",
     "cooperation_frame",
     "plot_cooperation",
     "exact_limit_simulation_frame",
@@ -64,6 +65,11 @@ def cooperation_frame(
     frame = sweep(_cooperation_rows, {"q": values}, fixed=args, n_workers=1, progress=False)
     frame = frame.drop(columns=["q", "replication", "seed"])
     frame.attrs["vary"] = args["vary"]
+    # the figure states its parameters: carried as columns so that a CSV round trip keeps them
+    (l1, l2), (c1, c2), (m1, m2) = args["lam"], args["servers"], args["mu"]
+    frame = frame.assign(
+        vary=args["vary"], p_other=args["p_other"], lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2
+    )
     return frame
 
 
@@ -114,6 +120,21 @@ def _cached_limit(lam, c, mu, p, tol=1e-8):
     return _LIMIT_CACHE[key]
 
 
+def _subscript(name: str) -> str:
+    """``p1`` -> ``p₁`` (symbols as a student reads them)."""
+    return name.translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def _pair(values, fmt="g") -> str:
+    return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
+
+
+def _legend_outside(ax, **kw):
+    """Legend to the right of the axes, off the data."""
+    kw.setdefault("fontsize", 8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
 def plot_cooperation(
     frame: pd.DataFrame | None = None,
     *,
@@ -125,17 +146,19 @@ def plot_cooperation(
     points=21,
     fast=False,
 ):
-    """beta1, beta2 and the loss fraction against p1 (or p2): the gain of cooperation and who
-    pays for it. Solid: exact chain; dashed: scaling limit."""
+    """β1, β2 and the lost fraction against p1 (or p2): the gain of cooperation and who pays
+    for it. Solid: exact chain; dashed: scaling limit (left out where it is not certified)."""
     if frame is None:
         frame = cooperation_frame(lam, servers, mu, p_other, vary, points)
-    vary = frame.attrs.get("vary", vary)
-    fig, ax = figure(fast=fast, width=6.0)
+    row = frame.iloc[0]
+    vary = row["vary"]
+    other = "p2" if vary == "p1" else "p1"
+    fig, ax = figure(fast=fast, width=7.6, height=3.8)
     colors = {"beta1": "C0", "beta2": "C1", "loss_fraction": "k"}
     labels = {
-        "beta1": "β1 (class 1)",
-        "beta2": "β2 (class 2)",
-        "loss_fraction": "lost fraction of all requests",
+        "beta1": "β₁ (class 1 lost)",
+        "beta2": "β₂ (class 2 lost)",
+        "loss_fraction": "(λ₁β₁ + λ₂β₂)/(λ₁ + λ₂)",
     }
     for model, sub in frame.groupby("model", sort=False):
         style = "--" if model.startswith("limit") else "-"
@@ -143,11 +166,17 @@ def plot_cooperation(
             ax.plot(
                 sub["p_varied"], sub[col], style, color=colors[col], label=f"{labels[col]}, {model}"
             )
-    ax.set_xlabel(f"forwarding probability {vary}")
+    ax.set_xlabel(f"forwarding probability {_subscript(vary)}")
     ax.set_ylabel("blocking probability")
+    ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="best")
-    ax.set_title(f"Who pays for cooperation ({vary} varies)", fontsize=10)
+    _legend_outside(ax, fontsize=7)
+    ax.set_title(
+        f"Who pays for cooperation: λ = {_pair((row.lam1, row.lam2))}, "
+        f"C = {_pair((row.C1, row.C2))}, μ = {_pair((row.mu1, row.mu2))}, "
+        f"{_subscript(other)} = {row.p_other:g}",
+        fontsize=9,
+    )
     return fig
 
 
@@ -226,43 +255,58 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
             ax,
             sim["N"] * 1.04,
             sim["beta"],
-            sim["ci_low"],
+            sim["ci_low"].clip(lower=0.0),  # a probability's interval stops at 0
             sim["ci_high"],
             color="C2",
             label="simulation, 95% CI",
         )
-        ax.axhline(lim["beta"].iloc[0], ls="--", color="k", label="limit N→∞")
+        ax.axhline(lim["beta"].iloc[0], ls="--", color="k", label="limit N → ∞")
         _label_sizes(ax, ex["N"])
-        ax.set_xlabel("N (C_i = N, arrivals λ_i N)")
-        ax.set_ylabel(f"β{i}")
-        ax.set_title(f"class {i}", fontsize=10)
-    axes[0].legend(fontsize=7)
+        ax.set_xlabel("scale N (Cᵢ = N servers, arrivals λᵢN)")
+        ax.set_ylabel(f"β{_subscript(str(i))} (class {i} lost)")
+        ax.set_ylim(bottom=0)
+    _legend_outside(axes[1])
+    ex = EXAMPLE
+    fig.suptitle(
+        f"Exact chain, simulation and limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
+        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
+        fontsize=9,
+    )
     return fig
 
 
 def plot_convergence(frame: pd.DataFrame, fast=False):
-    """Exact beta_i(N) against the limit, and the error on log-log axes."""
-    fig, axes = figure(ncols=2, width=4.3, fast=fast)
+    """Exact β_i(N) against the limit, and the distance to it on log-log axes."""
+    fig, axes = figure(ncols=2, width=4.6, fast=fast)
     ax = axes[0]
     for i, color in ((1, "C0"), (2, "C1")):
-        ax.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"β{i} exact")
-        ax.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"β{i} limit")
+        sym = f"β{_subscript(str(i))}"
+        ax.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"{sym}(N) exact")
+        ax.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"{sym}(∞) limit")
     _label_sizes(ax, frame["N"])
-    ax.set_xlabel("N")
-    ax.set_ylabel("blocking probability")
-    ax.legend(fontsize=7)
+    ax.set_xlabel("scale N")
+    ax.set_ylabel("blocking probability β")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7, loc="lower left")
     ax = axes[1]
     for i, color in ((1, "C0"), (2, "C1")):
         err = frame[f"error{i}"].abs()
-        ax.loglog(frame["N"], err, "o-", color=color, label=f"|β{i}(N) − β{i}(∞)|")
+        sym = f"β{_subscript(str(i))}"
+        ax.loglog(frame["N"], err, "o-", color=color, label=f"|{sym}(N) − {sym}(∞)|")
     n = frame["N"].to_numpy(dtype=float)
     ref = frame["error2"].abs().iloc[0] * (n[0] / n) ** 0.5
-    ax.loglog(n, ref, ":", color="gray", label="∝ N^(-1/2)")
+    ax.loglog(n, ref, ":", color="gray", label="∝ N^(−1/2)")
     ax.loglog(n, frame["error2"].abs().iloc[0] * n[0] / n, "-.", color="gray", label="∝ 1/N")
     _label_sizes(ax, frame["N"])
-    ax.set_xlabel("N")
+    ax.set_xlabel("scale N")
     ax.set_ylabel("distance to the limit")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower left")
+    ex = EXAMPLE
+    fig.suptitle(
+        f"Slow convergence to the limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
+        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
+        fontsize=9,
+    )
     return fig
 
 
@@ -281,7 +325,7 @@ def regime_frame(p=EXAMPLE["p"], c=(1.0, 1.0), mu=(1.0, 1.0), lam_max=3.0, point
     ]
     frame = pd.DataFrame(rows)
     frame.attrs.update(p=p, c=c, mu=mu)
-    return frame
+    return frame.assign(p1=p[0], p2=p[1], c1=c[0], c2=c[1], mu1=mu[0], mu2=mu[1])
 
 
 def plot_regime_map(
@@ -297,16 +341,18 @@ def plot_regime_map(
 ):
     """Regions (A), (B1), (B2), (E) of the limit in the (lambda1, lambda2) plane."""
     from matplotlib.colors import ListedColormap
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     if frame is None:
         frame = regime_frame(p, c, mu, lam_max, points)
-    p, c, mu = frame.attrs["p"], frame.attrs["c"], frame.attrs["mu"]
+    first = frame.iloc[0]
+    p, c, mu = (first.p1, first.p2), (first.c1, first.c2), (first.mu1, first.mu2)
     codes = frame["regime"].map(lambda r: _REGIME_CODES.get(r, 3)).to_numpy()
     lam1 = np.unique(frame["lam1"])
     lam2 = np.unique(frame["lam2"])
     grid = codes.reshape(lam1.size, lam2.size).T
-    fig, ax = figure(fast=fast, width=5.0, height=4.2)
+    fig, ax = figure(fast=fast, width=7.0, height=4.4)
     ax.pcolormesh(
         lam1,
         lam2,
@@ -327,9 +373,10 @@ def plot_regime_map(
         ax.plot(*mark, "k*", ms=10)
     ax.set_xlim(lam1[0], lam1[-1])
     ax.set_ylim(lam2[0], lam2[-1])
-    ax.set_xlabel("λ1 (per unit N)")
-    ax.set_ylabel("λ2 (per unit N)")
-    ax.legend(
+    ax.set_xlabel("λ₁ arrival rate per unit N [1/s]")
+    ax.set_ylabel("λ₂ arrival rate per unit N [1/s]")
+    _legend_outside(
+        ax,
         handles=[
             Patch(color=col, label=lab)
             for col, lab in zip(
@@ -342,11 +389,13 @@ def plot_regime_map(
                 ],
                 strict=True,
             )
-        ],
-        fontsize=7,
-        loc="upper right",
+        ]
+        + ([Line2D([], [], color="k", marker="*", ls="", label="worked example")] if mark else []),
     )
-    ax.set_title(f"regimes of the limit, p = ({p[0]:.2f}, {p[1]:.2f})", fontsize=10)
+    ax.set_title(
+        f"Regimes of the limit: p = {_pair(p, '.2f')}, c = {_pair(c)}, μ = {_pair(mu)}",
+        fontsize=9,
+    )
     return fig
 
 
@@ -387,6 +436,7 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
                     "ci_low": sim["ci_low"][j],
                     "ci_high": sim["ci_high"][j],
                     "N": n,
+                    "p": p,
                 }
             )
     return pd.DataFrame(rows)
@@ -395,21 +445,21 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
 def plot_ring(frame: pd.DataFrame, fast=False):
     """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction."""
     names = list(dict.fromkeys(frame["scenario"]))
-    fig, axes = figure(ncols=len(names), width=3.6, fast=fast, squeeze=False)
+    fig, axes = figure(ncols=len(names), width=3.6, height=3.4, fast=fast, squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         sub = frame[frame.scenario == name]
         ci_errorbar(
             ax,
             sub["center"],
             sub["beta_sim"],
-            sub["ci_low"],
+            sub["ci_low"].clip(lower=0.0),
             sub["ci_high"],
             color="C2",
-            label=f"simulation N={sub['N'].iloc[0]}",
+            label=f"simulation at N = {sub['N'].iloc[0]} (95% CI)",
         )
         ok = sub["beta_limit"].notna()
         ax.plot(
-            sub["center"][ok], sub["beta_limit"][ok], "kx", ms=8, label="pairwise reduction (N→∞)"
+            sub["center"][ok], sub["beta_limit"][ok], "kx", ms=8, label="pairwise reduction (N → ∞)"
         )
         for _, row in sub[~ok].iterrows():
             ax.annotate(
@@ -426,9 +476,21 @@ def plot_ring(frame: pd.DataFrame, fast=False):
             [f"{j}\nλ={v:g}" for j, v in zip(sub["center"], sub["lam"], strict=True)], fontsize=7
         )
         ax.set_title(name, fontsize=9)
-        ax.set_ylabel("β_j")
+        ax.set_xlabel("center j (λⱼ per unit N)")
+        ax.set_ylabel("βⱼ (requests of center j lost)")
         ax.set_ylim(bottom=0)
-    axes[0][0].legend(fontsize=7)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    first = frame.iloc[0]
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.suptitle(
+        f"Ring of {frame['center'].max() + 1} centers: c = μ = 1, pⱼ = {first.p:g} to each "
+        f"neighbour, N = {first.N}",
+        fontsize=9,
+    )
+    if fast:
+        fig.subplots_adjust(bottom=0.32)
+    else:
+        fig.get_layout_engine().set(rect=(0, 0.1, 1, 0.9))
     return fig
 
 
@@ -440,22 +502,128 @@ def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
     loss = frame["loss_rate"].to_numpy().reshape(p1.size, p2.size).T
     gap = (frame["beta1"] - frame["beta2"]).to_numpy().reshape(p1.size, p2.size).T
     im = axes[0].pcolormesh(p1, p2, loss, shading="nearest", cmap="viridis")
-    fig.colorbar(im, ax=axes[0], label="loss rate λ1β1 + λ2β2")
+    fig.colorbar(im, ax=axes[0], label="loss rate λ₁β₁ + λ₂β₂ [1/s]")
     best = frame[frame.min_loss].iloc[0]
     axes[0].plot(best.p1, best.p2, "r*", ms=14, label="minimum loss", zorder=5, clip_on=False)
     im2 = axes[1].pcolormesh(
         p1, p2, gap, shading="nearest", cmap="coolwarm", vmin=-abs(gap).max(), vmax=abs(gap).max()
     )
-    fig.colorbar(im2, ax=axes[1], label="β1 − β2")
+    fig.colorbar(im2, ax=axes[1], label="β₁ − β₂")
     axes[1].contour(p1, p2, gap, levels=[0.0], colors="k", linewidths=1)
     fair = frame[frame.fair].iloc[0]
     axes[1].plot(fair.p1, fair.p2, "k*", ms=14, label="max-min fair", zorder=5, clip_on=False)
     for ax in axes:
-        ax.set_xlabel("p1")
-        ax.set_ylabel("p2")
-        ax.legend(fontsize=7, loc="lower left", framealpha=0.9)
-    axes[0].set_title("total loss", fontsize=10)
-    axes[1].set_title("who pays (black line: β1 = β2)", fontsize=10)
+        ax.set_xlabel("p₁ forwarding probability of class 1")
+        ax.set_ylabel("p₂ forwarding probability of class 2")
+        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.01), framealpha=0.9)
+    axes[0].set_title("total loss", fontsize=9, loc="right")
+    axes[1].set_title("who pays (black line: β₁ = β₂)", fontsize=9, loc="right")
+    if {"lam1", "C1"} <= set(frame.columns):
+        first = frame.iloc[0]
+        fig.suptitle(
+            f"Exact chain over (p₁, p₂): λ = {_pair((first.lam1, first.lam2))}, "
+            f"C = {_pair((first.C1, first.C2))}, μ = {_pair((first.mu1, first.mu2))}",
+            fontsize=9,
+        )
+    return fig
+
+
+def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), busy=None):
+    """A diagram of the two-center model drawn from its parameters.
+
+    Each center is a box of C_i servers (at most 24 drawn, the count written), fed by its
+    own arrivals λ_i; a request finding its center full is forwarded with probability p_i
+    (arrows between the centers) or lost with probability 1 − p_i (arrows down); a forwarded
+    request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
+    that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
+    """
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+    args = PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)
+    lam, servers, mu, p = args["lam"], args["servers"], args["mu"], args["p"]
+    fig, ax = figure(width=8.0, height=4.2)
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 6)
+    ax.axis("off")
+    ax.grid(False)
+
+    def arrow(xy0, xy1, text, where, color="k", **kw):
+        ax.add_patch(
+            FancyArrowPatch(
+                xy0, xy1, arrowstyle="-|>", mutation_scale=14, color=color, lw=1.4, **kw
+            )
+        )
+        ax.text(*where, text, ha="center", va="center", fontsize=9, color=color)
+
+    boxes = {0: (1.6, 1.8), 1: (6.0, 1.8)}
+    for i, (x0, y0) in boxes.items():
+        ax.add_patch(
+            FancyBboxPatch((x0, y0), 2.4, 2.4, boxstyle="round,pad=0.05", fc="#f3f6fb", ec="k")
+        )
+        shown = min(servers[i], 24)
+        filled = shown if busy is None else round(shown * busy[i] / servers[i])
+        for k in range(shown):
+            r, q = divmod(k, 6)
+            ax.add_patch(
+                Rectangle(
+                    (x0 + 0.15 + 0.37 * q, y0 + 1.95 - 0.4 * r),
+                    0.3,
+                    0.3,
+                    fc="C0" if k < filled else "white",
+                    ec="C0",
+                )
+            )
+        more = "" if servers[i] <= 24 else f" (24 of {servers[i]} drawn)"
+        ax.text(
+            x0 + 1.2,
+            y0 + 0.2,
+            f"center {i + 1}: C{_subscript(str(i + 1))} = {servers[i]}{more}",
+            ha="center",
+            fontsize=8,
+        )
+        ax.text(
+            x0 + 1.2,
+            y0 + 2.65,
+            f"service μ{_subscript(str(i + 1))} = {mu[i]:g} per busy server",
+            ha="center",
+            fontsize=8,
+        )
+    arrow((0.1, 3.0), (1.55, 3.0), f"λ₁ = {lam[0]:g}", (0.75, 3.35))
+    arrow((9.9, 3.0), (8.45, 3.0), f"λ₂ = {lam[1]:g}", (9.25, 3.35))
+    arrow(
+        (4.1, 3.7),
+        (5.9, 3.7),
+        f"full: forward\nw.p. p₁ = {p[0]:g}",
+        (5.0, 4.35),
+        "C1",
+        connectionstyle="arc3,rad=-0.25",
+    )
+    arrow(
+        (5.9, 2.3),
+        (4.1, 2.3),
+        f"full: forward\nw.p. p₂ = {p[1]:g}",
+        (5.0, 1.65),
+        "C1",
+        connectionstyle="arc3,rad=-0.25",
+    )
+    arrow(
+        (2.8, 1.75),
+        (2.8, 0.4),
+        f"lost: 1 − p₁ = {1 - p[0]:g}\n(or forwarded, other full)",
+        (1.3, 0.8),
+        "C3",
+    )
+    arrow(
+        (7.2, 1.75),
+        (7.2, 0.4),
+        f"lost: 1 − p₂ = {1 - p[1]:g}\n(or forwarded, other full)",
+        (8.7, 0.8),
+        "C3",
+    )
+    title = "Two cooperating data centers (loss systems, no waiting room)"
+    if busy is not None:
+        title += ": shaded = mean busy servers"
+    ax.set_title(title, fontsize=10)
     return fig
 
 

@@ -34,6 +34,8 @@ from workbench.validation import ParameterError
 
 __all__ = [
     "UncertifiedSolutionError",
+    "station_table",
+    "warm_up",
     "blocking_exact",
     "solve_exact",
     "ExactSolution",
@@ -111,6 +113,78 @@ class ExactSolution:
                 "seconds": self.seconds,
             }
         )
+
+    def table(self) -> pd.DataFrame:
+        """The solution for reading: one row per quantity, symbol, value and meaning."""
+        rows = [
+            ("β₁", f"{self.beta[0]:.6f}", "class-1 requests lost"),
+            ("β₂", f"{self.beta[1]:.6f}", "class-2 requests lost"),
+            ("P(ℓ₁ = C₁)", f"{self.p_full[0]:.6f}", "center 1 full"),
+            ("P(ℓ₂ = C₂)", f"{self.p_full[1]:.6f}", "center 2 full"),
+            ("P(both full)", f"{self.p_both_full:.6f}", "forwarded requests lost too"),
+            ("E[ℓ₁]", f"{self.mean_busy[0]:.4f}", "mean busy servers, center 1"),
+            ("E[ℓ₂]", f"{self.mean_busy[1]:.4f}", "mean busy servers, center 2"),
+            ("‖πQ‖₁ / Σπq", f"{self.relative_residual:.1e}", "relative residual (certificate)"),
+            ("states", f"{self.n_states:,}", f"grid; solved on window {self.window}"),
+            ("method", self.method, f"{self.iterations} GMRES iterations"),
+            ("time", f"{self.seconds:.3f} s", "solve time (after warm_up, no compilation)"),
+        ]
+        return pd.DataFrame(rows, columns=["quantity", "value", "meaning"]).set_index("quantity")
+
+    def _repr_html_(self) -> str:
+        return self.table().to_html()
+
+
+def station_table(lam, servers, mu, p) -> pd.DataFrame:
+    """Per center, as a network analyser shows it: utilisation, throughput, mean number, time.
+
+    From the exact chain: utilisation U_i = E[ℓ_i] / C_i, throughput X_i = accepted requests
+    per unit time (own and forwarded-in), mean number E[ℓ_i], time per request
+    T_i = E[ℓ_i] / X_i (Little's law; a loss system has no queue, so T_i = 1/μ_i), plus
+    P(full) and β_i.
+
+    References
+    ----------
+    Fricker et al. (2016), Section 2.1 (the chain whose stationary law this reads).
+    """
+    args = PARAMS.check("station_table", lam=lam, servers=servers, mu=mu, p=p)
+    sol = _solve_exact(**args, func="station_table")
+    rows = []
+    for i in (0, 1):
+        throughput = sol.accepted[i]
+        rows.append(
+            {
+                "center": i + 1,
+                "servers C": args["servers"][i],
+                "arrival rate λ [1/s]": args["lam"][i],
+                "utilisation U": sol.mean_busy[i] / args["servers"][i],
+                "throughput X [1/s]": throughput,
+                "mean number E[ℓ]": sol.mean_busy[i],
+                "time per request T [s]": sol.mean_busy[i] / throughput if throughput else 0.0,
+                "P(full)": sol.p_full[i],
+                "β (own class lost)": sol.beta[i],
+            }
+        )
+    return pd.DataFrame(rows).set_index("center")
+
+
+def warm_up() -> str:
+    """Load (or, on the very first run, compile) the jitted kernels; say which it was.
+
+    The notebook calls it first, so that no solve time shown later includes compilation.
+    """
+    from workbench.datacenters.simulation import _simulate
+
+    t0 = time.perf_counter()
+    args = {"lam": (3.0, 2.0), "servers": (4, 4), "mu": (1.0, 1.0), "p": (0.5, 0.5)}
+    _solve_exact(**args, func="warm_up")
+    _solve_exact((3.0, 2.0), (20, 2), (1.0, 1.0), (0.5, 0.5), func="warm_up")
+    _limit_analysis((1.5, 0.8), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3))
+    _simulate(**args, events=1000, replications=2, seed=0, confidence=0.95, warmup=0.1)
+    seconds = time.perf_counter() - t0
+    if seconds > 2.0:
+        return f"compiled the kernels in {seconds:.1f} s (first run only; cached from now on)"
+    return f"kernels loaded from the cache in {seconds:.2f} s"
 
 
 def _log_erlang_pmf(servers: int, load: float) -> np.ndarray:
@@ -925,4 +999,5 @@ def optimal_forwarding(lam, servers, mu, *, grid=11, progress=False) -> pd.DataF
     frame = _deterministic(frame)
     frame["min_loss"] = frame["loss_rate"] == frame["loss_rate"].min()
     frame["fair"] = frame["max_beta"] == frame["max_beta"].min()
-    return frame
+    (l1, l2), (c1, c2), (m1, m2) = args["lam"], args["servers"], args["mu"]
+    return frame.assign(lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2)

@@ -298,15 +298,15 @@ def center(name: str, i: int, **changes) -> Param:
     Used for the notebook's controls (one slider per center).
     """
     base = PARAMS[name]
-    default = base.default[i - 1] if base.default is not None else None
-    return base.with_(
-        name=f"{name}{i}",
-        symbol=f"{base.symbol}{_SUBSCRIPTS[i]}",
-        meaning=f"{base.meaning} of center {i}",
-        pair=False,
-        default=default,
-        **changes,
-    )
+    fields = {
+        "name": f"{name}{i}",
+        "symbol": f"{base.symbol}{_SUBSCRIPTS[i]}",
+        "pair": False,
+        "default": base.default[i - 1] if base.default is not None else None,
+    }
+    fields |= changes
+    fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
+    return base.with_(**fields)
 
 
 def check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):

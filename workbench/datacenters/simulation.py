@@ -37,8 +37,10 @@ from workbench.datacenters.kernels import (
 from workbench.datacenters.model import _ring_args
 from workbench.datacenters.params import PARAMS
 from workbench.results import SimulationResult
+from workbench.stats import t_half_width
+from workbench.validation import ParameterError, check_choice, check_int, check_real
 
-__all__ = ["simulate", "simulate_ring", "ring_table", "QUANTITIES"]
+__all__ = ["simulate", "simulate_until", "simulate_ring", "ring_table", "QUANTITIES"]
 
 QUANTITIES = (
     "beta1",
@@ -52,7 +54,7 @@ QUANTITIES = (
 )
 
 
-def _run_two_centers(lam, servers, mu, p, events, skip, stream) -> dict:
+def _run_two_centers(lam, servers, mu, p, *, events, skip, stream) -> dict:
     """One replication: the estimates and the conservation counts."""
     gen = np.random.default_rng(stream)
     u_event = gen.random(events)
@@ -144,7 +146,8 @@ def _simulate(lam, servers, mu, p, *, events, replications, seed, confidence, wa
     skip = int(warmup * events)
     streams = np.random.SeedSequence(seed).spawn(replications)
     rows = [
-        {"replication": r} | _run_two_centers(lam, servers, mu, p, events, skip, ss)
+        {"replication": r}
+        | _run_two_centers(lam, servers, mu, p, events=events, skip=skip, stream=ss)
         for r, ss in enumerate(streams)
     ]
     return SimulationResult.from_replications(
@@ -155,6 +158,96 @@ def _simulate(lam, servers, mu, p, *, events, replications, seed, confidence, wa
         run_length=events,
         run_unit="events",
         info={"lam": lam, "servers": servers, "mu": mu, "p": p, "warmup": warmup, "seed": seed},
+    )
+
+
+def simulate_until(
+    lam,
+    servers,
+    mu,
+    p,
+    *,
+    half_width=0.005,
+    metric="beta1",
+    events=100_000,
+    batch=4,
+    max_replications=200,
+    seed=0,
+    confidence=0.95,
+    warmup=0.1,
+    progress=True,
+) -> SimulationResult:
+    """Add replications of :func:`simulate` until ``metric``'s interval is narrow enough.
+
+    Replications are run ``batch`` at a time until the Student-t half-width of ``metric``
+    is at most ``half_width`` (at least ``batch`` replications, at most
+    ``max_replications``: the work is bounded, and the result's notes say when the target
+    was not reached). Replication r uses the same stream as in ``simulate(...,
+    replications=R, seed=seed)``, so the numbers are those of that call with the R reached.
+
+    Parameters
+    ----------
+    half_width : float
+        Target half-width, in (0, 1].
+    metric : str
+        A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
+    batch : int
+        Replications added per step, in [2, 100].
+    max_replications : int
+        Upper bound on the replications, in [2, 1000].
+    progress : bool
+        Show a progress bar with the current half-width.
+    """
+    func = "simulate_until"
+    args = PARAMS.check(
+        func,
+        lam=lam,
+        servers=servers,
+        mu=mu,
+        p=p,
+        events=events,
+        seed=seed,
+        confidence=confidence,
+        warmup=warmup,
+    )
+    target = check_real(half_width, "half_width", func, 0.0, 1.0, low_open=True)
+    metric = check_choice(metric, "metric", func, QUANTITIES)
+    batch = check_int(batch, "batch", func, 2, 100)
+    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
+    if not isinstance(progress, bool):
+        raise ParameterError(
+            f"The 'progress' parameter of {func} must be True or False. Got {progress!r} instead."
+        )
+    from tqdm.auto import tqdm
+
+    skip = int(args["warmup"] * args["events"])
+    root = np.random.SeedSequence(args["seed"])
+    rows: list[dict] = []
+    half = float("inf")
+    model = {k: args[k] for k in ("lam", "servers", "mu", "p")}
+    with tqdm(total=cap, desc=f"{metric} ± {target:g}", disable=not progress) as bar:
+        while len(rows) < cap and not half <= target:
+            for ss in root.spawn(min(batch, cap - len(rows))):
+                run = _run_two_centers(**model, events=args["events"], skip=skip, stream=ss)
+                rows.append({"replication": len(rows)} | run)
+            half = t_half_width([r[metric] for r in rows], args["confidence"])
+            bar.update(len(rows) - bar.n)
+            bar.set_postfix_str(f"half-width {half:.2g}")
+    notes = []
+    if not half <= target:
+        notes.append(
+            f"target half-width {target:g} not reached after {len(rows)} replications "
+            f"(max_replications): reached {half:.2g}"
+        )
+    return SimulationResult.from_replications(
+        pd.DataFrame(rows),
+        metric,
+        QUANTITIES,
+        confidence=args["confidence"],
+        run_length=args["events"],
+        run_unit="events",
+        notes=notes,
+        info=model | {"warmup": args["warmup"], "seed": args["seed"], "target": target},
     )
 
 
