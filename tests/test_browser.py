@@ -98,3 +98,51 @@ def test_voila_shuts_down_the_kernel_of_a_closed_tab(browser, served_root, tmp_p
         while server.kernels() and time.monotonic() < deadline:
             time.sleep(0.5)
         assert not server.kernels(), "the closed tab's kernel is still running after 60 s"
+
+
+P4 = "p4_redundancy.ipynb"
+
+
+@pytest.mark.skipif(P4 not in NOTEBOOKS, reason="the P4 notebook is not in this checkout")
+def test_voila_family_switch_and_dependent_range_in_the_model_view(browser, voila):
+    """The P4 model view in a real browser: switching the service family shows that family's
+    own controls and redraws without refusing a value; lowering N pulls the range of m down
+    with it (m ≤ N), so the plot never gets a value the slider does not show."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.add_init_script(bs.RECORD_LOAD_TIME)
+    check = bs.Check(page, voila, "voila-p4-controls")
+    try:
+        page.goto(f"{voila.url}/voila/render/{P4}", wait_until="commit")
+        bs.wait_for_view(check, "body", bs.VOILA_VIEW_TIMEOUT, bs.VOILA_GIVE_UP_JS)
+        page.wait_for_load_state("load", timeout=bs.VOILA_VIEW_TIMEOUT)
+        view = page.locator(bs.VIEW).first
+        img = view.locator(".wb-figure img").first
+
+        def control(label_text):
+            return view.locator(".widget-inline-hbox", has_text=label_text).first
+
+        src = img.get_attribute("src")
+        control("service-time family").locator("select").select_option("Pareto")
+        page.wait_for_function(
+            "([el, old]) => el.src !== old", arg=[img.element_handle(), src], timeout=60_000
+        )
+        assert control("Pareto tail index").is_visible()
+        assert not control("S-Exp rate").is_visible()
+        text = view.inner_text()
+        assert "refused" not in text and "out of date" not in text, text[:500]
+
+        src = img.get_attribute("src")
+        n_handle = control("edge workers").locator(".noUi-handle").first
+        n_handle.focus()
+        page.keyboard.press("Home")  # N to its minimum
+        page.wait_for_function(
+            "([el, old]) => el.src !== old", arg=[img.element_handle(), src], timeout=60_000
+        )
+        n_now = n_handle.get_attribute("aria-valuenow")
+        m_handle = control("replication factor").locator(".noUi-handle").first
+        assert float(m_handle.get_attribute("aria-valuemax")) == float(n_now)
+        assert float(m_handle.get_attribute("aria-valuenow")) <= float(n_now)
+        check.screenshot()
+    finally:
+        context.close()

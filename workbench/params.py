@@ -219,7 +219,7 @@ class Params(Mapping):
                     "meaning": p.meaning,
                     "unit": p.unit or "–",
                     "valid": rng,
-                    "default": p.default,
+                    "default": "–" if p.default is None else p.default,
                     "source": p.source,
                     "help": p.help,
                     "name": p.name,
