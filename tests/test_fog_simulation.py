@@ -192,3 +192,32 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     for name, got in zip(FIELDS, out[:10], strict=True):
         np.testing.assert_allclose(got, twin[name], rtol=1e-12, atol=1e-12, err_msg=name)
     assert (np.diff(req.gen_time) == 0).sum() >= 299
+
+
+def test_overloaded_fog_layer_gap_is_the_chain_ignoring_admission():
+    # 100 IoT nodes per fog node at 4 req/s offer 320/s to a node that serves about 89/s.
+    # The model's chain gets Poisson λ_j = P_j·v_j whatever the node's state, so the fixed
+    # point puts it next to saturation with a huge W̄_j; the real node only admits while
+    # W < θ, so an accepted request finds less than θ of work. The gap is that difference
+    # times the share served in the fog, and neither the routing rule nor the network's
+    # size has a part in it (the 1,000-fog network shows the same numbers).
+    from workbench.fog.figures import overloaded_scenario
+
+    net = compile_scenario(overloaded_scenario(40))
+    theta = 0.02
+    model = analyze(net, theta=theta, e_max=1)
+    res = simulate(net, theta=theta, e_max=1, n_requests=60_000, replications=2, seed=3)
+    gap = model.mean_delay - res.mean
+    assert gap / res.mean > 0.6  # the model is far too pessimistic here
+    assert model.fog["rho"].min() > 0.85 and model.fog["mean_work"].min() > 5 * theta
+    warm = res.records.iloc[int(0.1 * len(res.records)) :]
+    fog = warm[warm["tier"] == "fog"]
+    assert fog["d_wait"].mean() < theta  # admission bounds the work an accepted request finds
+    share = (model.fog["lam_light"] + model.fog["lam_heavy"]).sum() / net.iot_rate.sum()
+    explained = share * (model.fog["mean_work"].mean() - fog["d_wait"].mean())
+    assert 0.8 < explained / gap < 1.2
+    uniform = analyze(net, theta=theta, e_max=1, neighbour="uniform").mean_delay
+    assert abs(uniform / model.mean_delay - 1) < 0.02  # not the 1/deg-vs-best routing
+    light = compile_scenario(overloaded_scenario(40, rate=0.5))  # same layer, 1/8 the load
+    calm = simulate(light, theta=theta, e_max=1, n_requests=30_000, replications=2, seed=3)
+    assert abs(analyze(light, theta=theta, e_max=1).mean_delay / calm.mean - 1) < 0.06

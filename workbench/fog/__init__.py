@@ -39,6 +39,11 @@ What the workbench finds (see ``data/claims/p1.csv`` and the notebook):
 - with offloading the chain ignores that admission truncates the queue, so P_j is
   pessimistic; in the default scenario the two errors largely cancel (eq. 6 within ~3–6%,
   corrected model 17–26% high);
+- under overload (a fog node offered several times what it can serve) the chain's fixed
+  point sits near saturation and its W̄ is far above θ, while an admitted request finds
+  less than θ of work: 40 or 1,000 fog nodes with 100 IoT nodes each at 4 req/s give a
+  model delay about twice the simulated one (120 against 62 ms), the whole gap being
+  the fog share times W̄ minus the simulated wait;
 - the paper's partial-fraction route for P_j loses every digit as μ' → μ; the workbench
   uses uniformisation (a sum of positive terms), exact at μ = μ'.
 

@@ -23,7 +23,12 @@ import pandas as pd
 
 from workbench.fog.model import analyze, erlang_sum_cdf, erlang_sum_cdf_partial_fractions
 from workbench.fog.params import PARAMS
-from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
+from workbench.fog.scenario import (
+    compile_scenario,
+    default_scenario,
+    geometric_scenario,
+    with_traffic,
+)
 from workbench.fog.simulation import WARMUP_FRACTION, run_once
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 from workbench.stats import t_interval
@@ -234,8 +239,14 @@ def plot_network(frame, fast=False, title=None):
                edgecolors="k", zorder=3, label="cloud (mean unit)")  # fmt: skip
     fig.colorbar(sc, ax=ax, label="utilisation (busy fraction)")
     ax.set_axis_off()
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, frameon=False,
-              markerscale=0.5)
+    ax.legend(
+        fontsize=7,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncols=3,
+        frameon=False,
+        markerscale=0.5,
+    )
     ax.set_title(title or "Default scenario: fog utilisation under offloading (θ = 20 ms, e_M = 1)",
                  fontsize=9, y=1.0)  # fmt: skip
     return fig
@@ -329,7 +340,24 @@ AGREEMENT_CASES = (
     ("offloading θ = 40 ms, e_M = 2, distributed", "default", dict(theta=0.04, e_max=2)),
     ("offloading θ = 40 ms, e_M = 2, T_a = 0.5 s (stale)", "default",
      dict(theta=0.04, e_max=2, announce_period=0.5)),
+    ("overloaded fog layer: 40 fog × 100 IoT at 4 req/s, θ = 20 ms", "overloaded",
+     dict(theta=0.02, e_max=1)),
+    ("the same per node, 1,000 fog × 100 IoT (100,000 IoT nodes)", "overloaded_1000",
+     dict(theta=0.02, e_max=1)),
 )  # fmt: skip
+
+
+def overloaded_scenario(n_fog=40, rate=4.0):
+    """A fog layer far beyond its capacity: 100 IoT nodes per fog node at ``rate`` req/s.
+
+    Each fog node is offered 320 requests/s (at 4 req/s) against a capacity of about 89/s,
+    so it accepts about one in seven; two clouds of 40 units (1,000 fog: ten) take the rest.
+    """
+    clouds = 2 if n_fog <= 100 else 10
+    return geometric_scenario(
+        n_fog, 0.3 if n_fog <= 100 else 0.06, 100, seed=1, rate=rate, n_cloud=clouds,
+        cloud_units=40,
+    )  # fmt: skip
 
 
 def agreement_frame(quick=False):
@@ -340,11 +368,21 @@ def agreement_frame(quick=False):
     n, reps = (10_000, 3) if quick else (60_000, 10)
     rows = []
     for label, which, kw in AGREEMENT_CASES:
-        g = _one_fog() if which == "one_fog" else default_scenario(0)
+        if which == "overloaded_1000" and quick:
+            continue  # 100,000 IoT nodes: the full table only (about a minute)
+        g = {
+            "one_fog": _one_fog,
+            "default": lambda: default_scenario(0),
+            "overloaded": overloaded_scenario,
+            "overloaded_1000": lambda: compile_scenario(overloaded_scenario(1000)),
+        }[which]()
         model_kw = {k: v for k, v in kw.items() if k in ("theta", "e_max", "policy")}
         paper = analyze(g, **model_kw).mean_delay
         corrected = analyze(g, own_processing=True, **model_kw).mean_delay
-        res = simulate(g, n_requests=n, replications=reps, seed=21, **kw)
+        # the overloaded layers run 16,000 and 400,000 requests/s: longer runs, same seconds
+        size = {"overloaded": (4 * n, reps), "overloaded_1000": (1_000_000, 3)}
+        n_case, reps_case = size.get(which, (n, reps))
+        res = simulate(g, n_requests=n_case, replications=reps_case, seed=21, **kw)
         rows.append(
             {
                 "case": label,
