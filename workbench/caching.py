@@ -18,19 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.kernels.caches import lfu_hits_kernel, lru_hits_kernel, popularity_hits_kernel
-from workbench.validation import ParameterError, check_int
+from workbench.validation import ParameterError, check_int, describe
 
 __all__ = ["lru_hits", "lfu_hits", "popularity_cache_hits"]
-
-
-def _short(value) -> str:
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError):
-        return repr(value)
-    if arr.dtype != object and arr.size > 8:
-        return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
 
 
 def _trace(trace, func: str) -> tuple[np.ndarray, np.ndarray]:
@@ -47,7 +37,7 @@ def _trace(trace, func: str) -> tuple[np.ndarray, np.ndarray]:
         or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0)
     ):
         raise ParameterError(
-            f"The 'trace' parameter of {func} must be {what}. Got {_short(trace)} instead."
+            f"The 'trace' parameter of {func} must be {what}. Got {describe(trace)} instead."
         )
     if arr.size and arr.min() < 0:
         i = int(np.argmax(arr < 0))
@@ -169,7 +159,7 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
     ):
         raise ParameterError(
             f"The 'rank' parameter of {func} must be a non-empty 1-D array of non-negative "
-            f"integer ranks. Got {_short(rank)} instead."
+            f"integer ranks. Got {describe(rank)} instead."
         )
     n_objects = r.size
     ids, dense = _trace(trace, func)
@@ -189,7 +179,7 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
         if mask.dtype != bool or mask.shape != (n_objects,):
             raise ParameterError(
                 f"The 'cacheable' parameter of {func} must be None or {n_objects} booleans "
-                f"(one per ranked object). Got {_short(cacheable)} instead."
+                f"(one per ranked object). Got {describe(cacheable)} instead."
             )
     if ids.size == 0:
         return np.zeros(0, dtype=np.bool_)

@@ -20,7 +20,14 @@ import scipy.linalg
 from sklearn.cluster import SpectralClustering
 
 from workbench.kernels.similarity import similarity_kernel
-from workbench.validation import ParameterError, check_int, check_pair, check_real, check_seed
+from workbench.validation import (
+    ParameterError,
+    check_int,
+    check_pair,
+    check_real,
+    check_seed,
+    describe,
+)
 
 __all__ = ["similarity", "cluster_users", "Clusters"]
 
@@ -36,16 +43,6 @@ class Clusters(NamedTuple):
     """Ascending eigenvalues of the normalised Laplacian of the similarity matrix."""
 
 
-def _short(value) -> str:
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError):
-        return repr(value)
-    if arr.dtype != object and arr.size > 8:
-        return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
-
-
 def _matrix(value, name, func, what, rows=None, nonneg=False):
     try:
         arr = np.asarray(value)
@@ -59,7 +56,7 @@ def _matrix(value, name, func, what, rows=None, nonneg=False):
         or (rows is not None and arr.shape[0] != rows)
     ):
         raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {_short(value)} instead."
+            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = ~np.isfinite(arr)

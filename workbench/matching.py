@@ -29,20 +29,9 @@ from workbench.kernels.matching import (
     deferred_acceptance_kernel,
     hedged_matching_kernel,
 )
-from workbench.validation import ParameterError, check_int
+from workbench.validation import ParameterError, check_int, describe
 
 __all__ = ["deferred_acceptance", "hedged_matching"]
-
-
-def _describe(value) -> str:
-    """Short description of a bad argument: small ones verbatim, big arrays by shape."""
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError):
-        return repr(value)
-    if arr.dtype != object and arr.size > 8:
-        return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
 
 
 def _prefs(value, name: str, func: str, shape: tuple[int, int] | None) -> np.ndarray:
@@ -58,7 +47,7 @@ def _prefs(value, name: str, func: str, shape: tuple[int, int] | None) -> np.nda
         arr = None
     if arr is None or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {_describe(value)} instead."
+            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
     if arr.ndim != 2 or (shape is not None and arr.shape != shape):
         raise ParameterError(
@@ -97,7 +86,7 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
     )
     if not ok:
         raise ParameterError(
-            f"The 'capacities' parameter of {func} must be {what}. Got {_describe(value)} instead."
+            f"The 'capacities' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
     return np.ascontiguousarray(arr, dtype=np.int64)
 
@@ -201,7 +190,7 @@ def hedged_matching(
         if flags.dtype != bool or flags.shape != (n_prop,):
             raise ParameterError(
                 f"The 'needs_hedge' parameter of {func} must be None or {n_prop} booleans. "
-                f"Got {_describe(needs_hedge)} instead."
+                f"Got {describe(needs_hedge)} instead."
             )
         flags = np.ascontiguousarray(flags)
     out = hedged_matching_kernel(p, r, c, flags, x_max)

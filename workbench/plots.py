@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import seaborn as sns
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
+import seaborn as sns
 from matplotlib.figure import Figure
 
 PALETTE = sns.color_palette("colorblind")

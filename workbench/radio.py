@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from workbench.kernels.radio import distance_path_loss_kernel, uplink_rate_kernel
-from workbench.validation import ParameterError, check_real, check_seed
+from workbench.validation import ParameterError, check_real, check_seed, describe
 
 __all__ = [
     "uplink_rate",
@@ -34,16 +34,6 @@ __all__ = [
 PATH_LOSS_INTERCEPT_DB = 140.7
 PATH_LOSS_SLOPE_DB = 36.7
 MIN_DISTANCE_M = 1.0
-
-
-def _short(value) -> str:
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError):
-        return repr(value)
-    if arr.dtype != object and arr.size > 8:
-        return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
 
 
 def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_open=False):
@@ -61,7 +51,7 @@ def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_op
     )
     if not ok:
         raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {_short(value)} instead."
+            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
     arr = np.asarray(arr, dtype=np.float64, order="C")  # keeps 0-d scalars 0-d
     bad = ~np.isfinite(arr)
@@ -237,7 +227,7 @@ def uplink_rate(gain, power, noise_power, serving, bandwidth) -> np.ndarray:
         or s.shape != (n_users,)
     ):
         raise ParameterError(
-            f"The 'serving' parameter of {func} must be {what}. Got {_short(serving)} instead."
+            f"The 'serving' parameter of {func} must be {what}. Got {describe(serving)} instead."
         )
     bad = (s < -1) | (s >= n_cloudlets)
     if bad.any():

@@ -16,6 +16,7 @@ from collections.abc import Hashable
 import numpy as np
 
 __all__ = [
+    "describe",
     "ParameterError",
     "UnstableRegimeError",
     "check_int",
@@ -47,9 +48,20 @@ def _range_text(low, high, low_open: bool, high_open: bool) -> str:
     return f"{left}{_fmt_bound(low, 'low')}, {_fmt_bound(high, 'high')}{right}"
 
 
+def describe(value) -> str:
+    """A bad value as an error message shows it: small ones verbatim, big arrays by shape."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        return repr(value)
+    if arr.dtype != object and arr.size > 8:
+        return f"an array of shape {arr.shape} and dtype {arr.dtype}"
+    return repr(value)
+
+
 def _fail(func: str, name: str, what: str, value) -> ParameterError:
     return ParameterError(
-        f"The '{name}' parameter of {func} must be {what}. Got {value!r} instead."
+        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
     )
 
 
