@@ -42,14 +42,19 @@ max_p, and the transmit power are not in the available text. [choice] speeds 20 
 work units/s (bottom / middle / centre), period 1 s, w_q = 0.002 and max_p = 0.1 (Floyd &
 Jacobson's values), B = 0.1 Mbit per work unit, P = 0.5 W, links are pure delays (no
 contention). B only has to respect the paper's Fig. 6 (the blind rule sends every task to
-the centre), which with these speeds holds for B < 1.48 Mbit per work unit; P enters with
-weight γ_e = 1/(F + 1) and changes no decision. Sizes are truncated at 0 by redrawing
-non-positive draws. Arrivals within a period are at uniform times (so each bottom server
-sees a Poisson process; a batch at the start of each period is the other reading of the
-paper's periodic generator). Eq. 12 is garbled; the workbench's reading is in
-:func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a Barabási–Albert graph the
-hierarchy is the BFS tree from the highest-degree node, and the total generation rate is
-held at 4λ.
+the centre), which with these speeds holds for B < 1.48 Mbit per work unit; on the quick
+grid every claim's verdict is the same for any B from 10⁻⁶ to 1 Mbit per work unit. B = 0 is
+degenerate: a task forwarded in zero time is already "in decision" at the next hop, where
+the queue-aware rule counts it in full, so the next sender sees a phantom load and keeps
+work on a slow bottom server. P enters with weight γ_e = 1/(F + 1): it moves the
+queue-aware threshold by about 0.1 % (near the capacity limit even that can move a point).
+Sizes are truncated at 0 by redrawing non-positive draws. Arrivals within a period are at
+uniform times (so each bottom server sees a Poisson process; a batch at the start of each
+period is the other reading of the paper's periodic generator). Eq. 12 is garbled; the
+workbench's reading is in :func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a
+Barabási–Albert graph the hierarchy is the BFS tree from the highest-degree node, and the
+total generation rate is held at 4λ. The five seeded graphs give only three distinct
+hierarchies (BA-1 = BA-4, BA-2 = BA-3).
 
 The decision time τ_d. The paper says that a server's single worker is busy while "making a
 decision, executing a computation or handling an offloaded request" (Sec. 4.2) and puts the
