@@ -105,3 +105,52 @@ def test_simulation_view_runs_in_the_background_with_the_chosen_mode():
     assert view.stale  # greyed out with a "computing" line until the new run is drawn
     view.wait()
     assert view.drawn_values["mode"] == "oracle" and not view.stale
+
+
+def test_fog_delay_reaches_offloaded_requests_only():
+    from workbench.fog import analyze, default_scenario
+    from workbench.fog.scenario import compile_scenario, with_fog_delay, with_traffic
+
+    # no request straight to the cloud: its path may cross fog–fog links (nearest cloud)
+    base = with_traffic(default_scenario(0), p_cloud=0.0)
+    near = compile_scenario(with_fog_delay(base, 0.001))
+    far = compile_scenario(with_fog_delay(base, 0.04))
+    fog = far.nbr_prop
+    assert np.all(fog == 0.04) and np.all(near.nbr_prop == 0.001)
+    for own in (False, True):
+        kept = [analyze(n, policy="no_offload", own_processing=own).mean_delay for n in (near, far)]
+        assert kept[0] == pytest.approx(kept[1], abs=1e-12)  # served at home: no fog–fog hop
+        moved = [analyze(n, theta=0.02, own_processing=own).mean_delay for n in (near, far)]
+        assert moved[1] - moved[0] > 1e-3
+
+
+def test_acceptance_fixed_point_does_not_depend_on_link_delays():
+    from workbench.fog import analyze, default_scenario
+    from workbench.fog.scenario import with_fog_delay
+
+    a = analyze(with_fog_delay(default_scenario(0), 0.001), theta=0.03, e_max=2)
+    b = analyze(with_fog_delay(default_scenario(0), 0.03), theta=0.03, e_max=2)
+    np.testing.assert_allclose(a.fog["accept_light"], b.fog["accept_light"], atol=1e-9)
+    reuse = analyze(with_fog_delay(default_scenario(0), 0.03), theta=0.03, e_max=2,
+                    acceptance=a.fog["accept_light"].to_numpy())  # fmt: skip
+    assert reuse.mean_delay == pytest.approx(b.mean_delay, rel=1e-8)
+
+
+def test_best_theta_falls_as_the_load_grows():
+    from workbench.fog.figures import best_theta_frame, best_theta_summary
+
+    summary = best_theta_summary(best_theta_frame(quick=True)).set_index(["source", "load"])
+    sim = summary.loc["simulation", "best_theta"]
+    model = summary.loc["model (+1/μ)", "best_theta"]
+    assert sim.loc[1.4] < sim.loc[0.6] and model.loc[1.4] < model.loc[0.6]
+    saved = summary.loc["simulation"]
+    assert (saved["delay_at_20ms"] - saved["best_delay"]).loc[1.4] > 1.0  # ms
+
+
+def test_fog_delay_view_draws_the_models_curves():
+    from workbench.fog.views import FOG_DELAYS, VIEWS, _fog_delay_curves
+
+    view = VIEWS["fog_delay"]()
+    assert "updated" in view.status.value
+    curves = _fog_delay_curves("offload", 0.02, 1, 1.0)
+    assert np.all(np.diff(curves[1]) > 0) and curves.shape == (2, FOG_DELAYS.size)

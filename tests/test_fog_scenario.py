@@ -117,3 +117,11 @@ def test_with_traffic_scales_and_mixes():
     d = h.nodes["iot0"]
     assert d["rate_light"] == pytest.approx(1.0) and d["rate_heavy"] == pytest.approx(1.0)
     assert d["p_iot"] == 0.3 and g.nodes["iot0"]["p_iot"] == 0.1
+
+
+def test_with_fog_delay_refuses_a_negative_delay():
+    from workbench.fog.scenario import with_fog_delay
+    from workbench.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="fog_delay.*with_fog_delay|with_fog_delay.*fog_delay"):
+        with_fog_delay(default_scenario(0), -0.001)

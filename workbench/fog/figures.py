@@ -27,6 +27,7 @@ from workbench.fog.scenario import (
     compile_scenario,
     default_scenario,
     geometric_scenario,
+    with_fog_delay,
     with_traffic,
 )
 from workbench.fog.simulation import WARMUP_FRACTION, run_once
@@ -52,18 +53,20 @@ BASE = dict(theta=0.02, e_max=1, q=0.5, alpha=0.5, mode="distributed", announce_
 TRAFFIC = ("load", "light_fraction", "p_iot")
 
 
-def _scenario(scenario_seed, load, light_fraction, p_iot):
-    return with_traffic(
+def _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
+    g = with_traffic(
         default_scenario(scenario_seed), load=load, light_fraction=light_fraction, p_iot=p_iot
     )
+    return g if fog_delay is None else with_fog_delay(g, fog_delay)
 
 
 def simulated_point(
     *, scenario_seed=0, load=1.0, light_fraction=0.75, p_iot=0.1, policy="offload",
     theta=0.02, e_max=1, mode="distributed", announce_period=0.05, n_requests=20_000, seed=0,
+    fog_delay=None,
 ):  # fmt: skip
     """One replication's mean service delay (after the warm-up) at one study point [s]."""
-    g = _scenario(scenario_seed, load, light_fraction, p_iot)
+    g = _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
     run = run_once(
         g, theta=theta, e_max=e_max, mode=mode, policy=policy,
         announce_period=announce_period, n_requests=n_requests, seed=seed,
@@ -79,13 +82,14 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
     "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms).
     """
     fixed = dict(fixed or {})
-    settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, **fixed}
+    settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
+                **fixed}  # fmt: skip
     n_requests = 6_000 if quick else 40_000
     reps = 3 if quick else 8
     rows = []
     for x in values:
         point = {**settings, axis: x}
-        g = _scenario(0, point["load"], point["light_fraction"], point["p_iot"])
+        g = _scenario(0, point["load"], point["light_fraction"], point["p_iot"], point["fog_delay"])
         for policy in policies:
             for own, label in ((False, "model (eq. 6)"), (True, "model (+1/μ)")):
                 try:
@@ -313,6 +317,12 @@ FIGURES = {
         caption="Mean service delay vs a load multiplier on every IoT rate (no_offload stops "
         "where a fog node reaches ρ = 1).",
     ),
+    "delay_vs_fog_delay": FigureSpec(
+        frame=_study("fog_delay", [0.0005, 0.002, 0.005, 0.01, 0.02, 0.04], [0.001, 0.01, 0.04]),
+        plot=plot_study,
+        caption="Mean service delay vs the fog–fog link delay (every fog–fog link set to it; "
+        "θ = 20 ms, e_M = 1).",
+    ),
     "network_utilisation": FigureSpec(
         frame=network_frame,
         plot=plot_network,
@@ -463,4 +473,85 @@ FIGURES["delay_vs_period"] = FigureSpec(
     frame=period_frame,
     plot=plot_period,
     caption="Beyond the paper: how stale Reachability tables cost delay, per announcement mode.",
+)
+
+
+# ------------------------------------------------------------ beyond: θ tuned to the load
+
+
+def best_theta_frame(quick=False):
+    """Beyond the paper: the best θ at each load, by the model and by simulation.
+
+    Rows per load and source ("model (eq. 6)", "model (+1/μ)", "simulation"): ``theta``,
+    ``delay`` [ms] on a θ grid, and ``ci_low``/``ci_high`` for the simulation.
+    """
+    loads = [0.6, 1.0, 1.4] if quick else [0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6]
+    thetas = [0.0, 0.005, 0.01, 0.02, 0.04, 0.1] if quick else list(THETA_GRID)
+    n, reps = (6_000, 3) if quick else (40_000, 8)
+    rows = []
+    for load in loads:
+        g = _scenario(0, load, 0.75, 0.1)
+        for theta in thetas:
+            first = analyze(g, theta=theta, e_max=1)
+            acc = first.fog["accept_light"].to_numpy()
+            corrected = analyze(g, theta=theta, e_max=1, own_processing=True, acceptance=acc)
+            for label, res in (("model (eq. 6)", first), ("model (+1/μ)", corrected)):
+                rows.append(dict(load=load, theta=theta, source=label,
+                                 delay=1e3 * res.mean_delay, ci_low=math.nan,
+                                 ci_high=math.nan))  # fmt: skip
+    sims = sweep(
+        _safe_point, {"load": loads, "theta": thetas}, fixed=dict(e_max=1, n_requests=n),
+        replications=reps, base_seed=17, n_workers=1, progress=False,
+    )  # fmt: skip
+    for (load, theta), grp in sims.groupby(["load", "theta"], sort=False):
+        d = grp["delay"].to_numpy(dtype=float)
+        lo, hi = t_interval(d)
+        rows.append(dict(load=load, theta=theta, source="simulation", delay=1e3 * d.mean(),
+                         ci_low=1e3 * lo, ci_high=1e3 * hi))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+THETA_GRID = (0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.1)
+
+
+def best_theta_summary(frame):
+    """Per load and source: the best θ on the grid, its delay, and the delay at θ = 20 ms."""
+    out = []
+    for (load, source), grp in frame.groupby(["load", "source"], sort=False):
+        k = grp["delay"].idxmin()
+        at_default = grp.loc[(grp["theta"] - 0.02).abs().idxmin(), "delay"]
+        out.append(dict(load=load, source=source, best_theta=grp.loc[k, "theta"],
+                        best_delay=grp.loc[k, "delay"], delay_at_20ms=at_default))  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def plot_best_theta(frame):
+    """Left: the best θ against the load; right: what tuning θ to the load saves."""
+    summary = best_theta_summary(frame)
+    fig, (ax0, ax1) = figure(ncols=2, width=4.8, height=3.8)
+    styles = {"model (eq. 6)": ("--", PALETTE[0]), "model (+1/μ)": ("-", PALETTE[0]),
+              "simulation": ("o-", PALETTE[3])}  # fmt: skip
+    for source, grp in summary.groupby("source", sort=False):
+        ls, color = styles[source]
+        ax0.plot(grp["load"], 1e3 * grp["best_theta"], ls, color=color, label=source)
+        ax1.plot(grp["load"], grp["delay_at_20ms"] - grp["best_delay"], ls, color=color,
+                 label=source)  # fmt: skip
+    ax0.set_xlabel(PARAMS["load"].axis_label)
+    ax0.set_ylabel("best θ on the grid [ms]")
+    ax0.set_title("θ that minimises the mean delay", fontsize=10)
+    ax0.legend(fontsize=7)
+    ax1.set_xlabel(PARAMS["load"].axis_label)
+    ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
+    ax1.set_title("What tuning θ to the load saves", fontsize=10)
+    ax1.set_ylim(bottom=0)
+    fig.text(0.01, 0.005, "default scenario seed 0, e_M = 1; simulation: means over replications",
+             fontsize=7, color="0.4")  # fmt: skip
+    return fig
+
+
+FIGURES["best_theta_vs_load"] = FigureSpec(
+    frame=best_theta_frame,
+    plot=plot_best_theta,
+    caption="Beyond the paper: the best θ moves with the load; the model's best θ against "
+    "the simulated one.",
 )

@@ -763,6 +763,7 @@ def analyze(
     neighbour="best",
     own_processing=False,
     max_iterations=500,
+    acceptance=None,
 ) -> NetworkAnalysis:
     """The paper's analytic model on a scenario: flows, fixed point, P-K cloud, eq. 2.
 
@@ -785,6 +786,11 @@ def analyze(
         False: an accepted request spends W̄_j in the node, as eq. 6 states. True (the
         workbench's correction): W̄_j + its own mean processing time 1/μ_c. W̄_j is the
         work an arrival finds, i.e. its queueing wait; eq. 6 omits its own processing.
+    acceptance : float array of length n_fog, optional
+        P_j of every fog node from an earlier analysis of the same traffic, θ, e_M, q and
+        policy (``NetworkAnalysis.fog["accept_light"]``): the fixed point is skipped. It
+        depends on no link delay, so one fixed point serves every delay variant
+        (``own_processing``, ``neighbour``, the links' delays).
 
     Returns
     -------
@@ -822,7 +828,15 @@ def analyze(
         return d0, c0, d1, c1
 
     iterations = 0
-    if policy == "offload":
+    if policy == "offload" and acceptance is not None:
+        p = np.asarray(acceptance, dtype=float)
+        if p.shape != (nf,) or not np.all((p >= 0) & (p <= 1)):
+            raise ParameterError(
+                f"The 'acceptance' parameter of {func} must be {nf} probabilities in [0, 1] "
+                f"(one per fog node). Got {acceptance!r} instead."
+            )
+        p_light = p_heavy = p
+    elif policy == "offload":
         p = np.ones(nf)
         for iterations in range(1, max_iterations + 1):
             d0, _, d1, _ = flows_for(p, p)

@@ -246,6 +246,21 @@ PARAMS = Params(
         source="choice",
     ),
     Param(
+        "fog_delay",
+        "X^FF",
+        "fog–fog link delay",
+        "s",
+        low=0.0,
+        high=10.0,
+        default=0.00085,
+        slider=(0.0, 0.05),
+        step=0.001,
+        help="Propagation delay of every fog–fog link (the default scenario draws them in "
+        "U[0.5, 1.2] ms; 0.85 ms is their mean). Offloading pays it per forward and on the "
+        "way back.",
+        source="choice",
+    ),
+    Param(
         "p_cloud",
         "p^C",
         "direct-to-cloud probability",

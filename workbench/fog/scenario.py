@@ -52,6 +52,7 @@ __all__ = [
     "geometric_scenario",
     "build_scenario",
     "with_traffic",
+    "with_fog_delay",
     "validate",
     "compile_scenario",
     "save_scenario",
@@ -246,6 +247,16 @@ def with_traffic(
                 f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. "
                 f"Got p^I = {d['p_iot']:g}, p^C = {d['p_cloud']:g} instead."
             )
+    return g
+
+
+def with_fog_delay(scenario: nx.Graph, fog_delay) -> nx.Graph:
+    """A copy with every fog–fog link's propagation delay set to ``fog_delay`` [s]."""
+    delay = PARAMS["fog_delay"].check(fog_delay, "with_fog_delay")
+    g = scenario.copy()
+    for a, b, d in g.edges(data=True):
+        if g.nodes[a].get("role") == "fog" and g.nodes[b].get("role") == "fog":
+            d["delay"] = delay
     return g
 
 

@@ -16,7 +16,12 @@ from scipy import special
 from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, network_frame, plot_network
 from workbench.fog.model import accept_probability, analyze, solve_chain, stage_distribution
 from workbench.fog.params import PARAMS
-from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
+from workbench.fog.scenario import (
+    compile_scenario,
+    default_scenario,
+    with_fog_delay,
+    with_traffic,
+)
 from workbench.plots import PALETTE, figure
 from workbench.widgets import control, interactive_figure
 
@@ -28,6 +33,8 @@ __all__ = [
     "plot_node",
     "plot_policies",
     "plot_simulated_network",
+    "fog_delay_view",
+    "plot_fog_delay",
 ]
 
 
@@ -221,6 +228,98 @@ def network_view():
     )
 
 
+FOG_DELAYS = np.array([0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05])
+"""The fog–fog link delays [s] of the fog-delay view's x axis."""
+
+
+@functools.lru_cache(maxsize=256)
+def _network_with_fog_delay(fog_delay, load):
+    g = with_fog_delay(with_traffic(default_scenario(0), load=load), fog_delay)
+    return compile_scenario(g)
+
+
+@functools.lru_cache(maxsize=256)
+def _fog_delay_curves(policy, theta, e_max, load):
+    """(eq. 6, +1/μ) delay [ms] along FOG_DELAYS; one acceptance fixed point for all.
+
+    The fixed point depends on no link delay (flows, θ and the chain only), so it is solved
+    once and every delay variant reuses it. None where the policy is unstable.
+    """
+    kw = dict(theta=0.02 if theta is None else theta, e_max=1 if e_max is None else e_max)
+    try:
+        first = analyze(_network_with_fog_delay(float(FOG_DELAYS[0]), load), policy=policy, **kw)
+    except ValueError:
+        return None
+    acc = first.fog["accept_light"].to_numpy() if policy == "offload" else None
+    curves = np.empty((2, FOG_DELAYS.size))
+    for k, delay in enumerate(FOG_DELAYS):
+        net = _network_with_fog_delay(float(delay), load)
+        for row, own in enumerate((False, True)):
+            curves[row, k] = 1e3 * analyze(net, policy=policy, own_processing=own,
+                                           acceptance=acc, **kw).mean_delay  # fmt: skip
+    return curves
+
+
+class FogDelayFigure:
+    """Analytic mean delay against the fog–fog link delay, the policy and its baselines."""
+
+    def __init__(self):
+        self.fig = None
+
+    def _build(self):
+        fig, ax = figure(width=7.0, height=3.6, fast=True)
+        self.lines = {}
+        x = 1e3 * FOG_DELAYS
+        for policy, color in POLICY_COLORS.items():
+            (paper,) = ax.plot(x, np.zeros_like(x), "--", color=color, lw=1.2)
+            (corr,) = ax.plot(x, np.zeros_like(x), "-", color=color, lw=1.6,
+                              label=POLICY_LABELS[policy])  # fmt: skip
+            self.lines[policy] = (paper, corr)
+        ax.plot([], [], "--", color="0.4", label="dashed: eq. 6 as published")
+        ax.set_xlabel("X^FF fog–fog link delay [ms]")
+        ax.set_ylabel("mean service delay [ms]")
+        ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
+        self.title = ax.set_title("", fontsize=9, y=1.0)
+        self.ax, self.fig = ax, fig
+
+    def __call__(self, theta, e_max, load):
+        curves = {}
+        for policy in POLICY_COLORS:
+            point = (float(theta), int(e_max)) if policy == "offload" else (None, None)
+            curves[policy] = _fog_delay_curves(policy, *point, float(load))
+        if self.fig is None:
+            self._build()
+        top = 1.0
+        for policy, (paper, corr) in self.lines.items():
+            c = curves[policy]
+            nan = np.full(FOG_DELAYS.size, np.nan)
+            paper.set_ydata(nan if c is None else c[0])
+            corr.set_ydata(nan if c is None else c[1])
+            if c is not None:
+                top = max(top, float(c.max()))
+        self.ax.set_ylim(0, 1.1 * top)
+        self.title.set_text(
+            f"Analytic model, θ = {1e3 * theta:.0f} ms, e_M = {e_max}, load × {load:.2f}"
+        )
+        return self.fig
+
+
+def plot_fog_delay(theta, e_max, load):
+    """Mean delay against the fog–fog link delay (a fresh figure)."""
+    return FogDelayFigure()(theta, e_max, load)
+
+
+def fog_delay_view():
+    """Sliders for the delay-vs-fog–fog-delay curves (analytic)."""
+    return interactive_figure(
+        FogDelayFigure(),
+        title="Service delay against the fog–fog link delay (analytic, default scenario)",
+        theta=PARAMS["theta"],
+        e_max=PARAMS["e_max"],
+        load=PARAMS["load"],
+    )
+
+
 SIMULATION_VIEW_REQUESTS = 20_000
 """Requests per move of the simulation view: about a second with the drawing."""
 
@@ -279,4 +378,5 @@ VIEWS = {
     "node": node_view,
     "network": network_view,
     "simulation": simulation_view,
+    "fog_delay": fog_delay_view,
 }
