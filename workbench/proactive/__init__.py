@@ -62,13 +62,19 @@ The workbench's choices
   time (its queue is what eq. 15 sums), then computes in FIFO order.
 - [choice] A user uploads one task at a time; a cloudlet whose head copy belongs to a
   user busy elsewhere waits.
-- [choice] A hedged request is queued at every matched cloudlet; when one copy starts
-  uploading the others are withdrawn (the paper's "upload to whichever frees first"), so
-  hedging costs queue places, not duplicated uploads. Ties between cloudlets freeing in
-  the same slot go to the lower index.
-- [choice] A cloudlet's cache sees a request when it serves it (hit, or upload start);
-  a new entry becomes usable once the result is computed. Users know which cloudlets hold
-  a computed result (they rank them by τ_EP, eq. 14 with y_ea = 1).
+- A hedged request is queued at every matched cloudlet; when one copy starts uploading
+  the others are withdrawn (the paper: "the UN will upload the task data to the cloudlet
+  that frees its queue first ... and discard the request to the other one"), so hedging
+  costs queue places, not duplicated uploads. [choice] Copies that could start in the same
+  slot (equal waiting time) go to the one with the user's least own delay (eq. 14).
+- A hit needs the result at the cloudlet the request is matched to (x_ea y_ea in eq. 4).
+  Users rank cloudlets by "the transmission and computing delay of their own task data"
+  (Sec. 3.3): they do not see the caches, so they hit mostly at their strongest cloudlet.
+  ``cache_aware=True`` (beyond the paper) lets users rank a holder by τ_EP; the caches of
+  all covering cloudlets then pool. [choice] A cloudlet's cache sees a request when it
+  serves it (hit, or upload start); a new entry becomes usable once the result is computed.
+- [choice] Caches start empty (Sec. 3.2); statistics count tasks arriving after
+  ``warmup_slots`` (2000 slots = 10 s, about the time the caches take to fill).
 - [choice] The rate estimate r̄_ue is the running mean (ν(t) = 1/t) of the rate user u
   would have had at e in each slot (its fading, the interference there); r̄(0) is the
   interference-free rate, forgotten after one slot.
@@ -78,11 +84,10 @@ The workbench's choices
 - [choice] k is chosen by the eigengap of the normalised Laplacian in [2, U/2]
   (:func:`workbench.clustering.cluster_users`).
 
-With these defaults every cloudlet covers every user (the 110 dB radius is about 146 m),
-so a user can fetch a cached result from any of the 30 cloudlets: the caches pool, and
-30 × s_e places exceed the 33 cacheable types already at s_e = 2. That is why the
-workbench finds almost no storage effect and BL1 ≈ proposed at the defaults, unlike the
-paper; a larger area (local coverage) restores both effects (see the notebook).
+With these defaults every cloudlet covers every user (the 110 dB radius is about 146 m).
+Were users cache-aware, the 30 caches would pool (30 × s_e places exceed the 33 cacheable
+types already at s_e = 2) and storage would stop mattering; with the paper's cache-unaware
+users each cloudlet's own storage matters (Fig. 5).
 
 Layout
 ------
