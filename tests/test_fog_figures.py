@@ -17,8 +17,11 @@ def test_claim_ids_match_the_csv_and_disagreements_say_why():
     assert set(table["id"]) == set(CLAIMS)
     dis = table[table["expect"] == "disagree"]
     assert dis["workbench_value"].notna().all() and (dis["note"].str.len() > 20).all()
-    own = table[table["expect"] == "agree"]
-    assert own["note"].str.contains("paper gives no number|workbench").all()
+    own = table[table["source"] == "workbench"]
+    assert own["note"].str.contains("paper gives no number").all()
+    stated = table[table["source"] == "paper"]
+    assert stated["where"].str.contains("Sec.").all()
+    assert set(table["source"]) <= {"paper", "workbench"}
 
 
 def test_fifo_claim_reproduces_its_workbench_value_quickly():

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog.model import analyze, mean_in_system
-from workbench.fog.scenario import build_scenario, default_scenario
+from workbench.fog.scenario import build_scenario, compile_scenario, default_scenario
 from workbench.fog.simulation import simulate
 
 __all__ = ["CLAIMS", "claims_table"]
@@ -115,6 +115,20 @@ def model_error_at_best_theta(quick=True) -> float:
     return (analyze(default_scenario(0), theta=theta, e_max=1).mean_delay - best) / best
 
 
+def model_error_overloaded(quick=True) -> float:
+    """(eq. 6 model − simulation)/simulation on an overloaded fog layer (θ = 20 ms, e_M = 1).
+
+    40 fog nodes with 100 IoT nodes each at 4 req/s: each node is offered 320 requests/s
+    and serves about 89/s (see ``figures.overloaded_scenario``).
+    """
+    from workbench.fog.figures import overloaded_scenario
+
+    g = compile_scenario(overloaded_scenario(40))
+    n, reps = (60_000, 2) if quick else (200_000, 6)
+    sim = simulate(g, theta=0.02, e_max=1, n_requests=n, replications=reps, seed=18).mean
+    return (analyze(g, theta=0.02, e_max=1).mean_delay - sim) / sim
+
+
 CLAIMS = {
     "offload_beats_no_offload": offload_beats_no_offload,
     "offload_beats_all_cloud": offload_beats_all_cloud,
@@ -124,4 +138,5 @@ CLAIMS = {
     "corrected_error_no_offload": corrected_error_without_offloading,
     "fifo_count_vs_chain": fifo_count_vs_chain,
     "model_error_best_theta": model_error_at_best_theta,
+    "model_error_overloaded": model_error_overloaded,
 }
