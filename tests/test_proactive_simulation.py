@@ -209,13 +209,15 @@ def test_unstable_load_raises():
             "n_slots",
             "replications",
             "tau_ep",
+            "warmup_slots",
         ]
     ),  # fmt: skip
     st.sampled_from([-1, 0.5, math.nan, math.inf, "3", None, 10**12]),
 )
 def test_simulate_bad_input_names_function_and_parameter(name, value):
     try:
-        simulate("BL3", **{name: value, "replications": 2, "n_slots": 10} | {name: value})
+        short = {"replications": 2, "n_slots": 10, "warmup_slots": 0}
+        simulate("BL3", **short | {name: value})
     except ParameterError as err:
         assert f"'{name}' parameter of simulate" in str(err)
     else:  # only values inside the valid range may pass
