@@ -62,7 +62,7 @@ def simulate_naive(
     max_p=0.1,
     w_q=0.002,
     gentle=False,
-    decision_time=0.0,
+    decision_time=0.005,
     power=0.5,
     kappa=1e-11,
     down_offload=False,

@@ -156,8 +156,8 @@ def test_same_seed_same_numbers():
 
 
 def test_red_jumps_the_queue_of_decisions():
-    """When a decision occupies the worker (τ_d > 0, beyond the paper's default), RED at the
-    entrance lets tasks skip the queue of pending decisions: > 20 % shorter mean time."""
+    """When a decision occupies the worker (τ_d = 5 ms, the default), RED at the entrance
+    lets tasks skip the queue of pending decisions: > 20 % shorter mean time."""
     kw = dict(n_periods=1500, replications=4, seed=5, keep_records=False, decision_time=0.005)
     advanced = simulate("advanced", 8, 7, **kw)
     no_red = simulate("without_enhancement_2", 8, 7, **kw)

@@ -38,31 +38,39 @@ differ by 0.2 % overall.
 What was not recovered, and the workbench's choices ([choice])
 --------------------------------------------------------------
 The server speeds (the paper's Fig. 3), the period length, the input sizes B, RED's w_q and
-max_p, and the transmit power are not in the available text. [choice] speeds 20 / 40 / 100
-work units/s (bottom / middle / centre), period 1 s, w_q = 0.002 and max_p = 0.1 (Floyd &
-Jacobson's values), B = 0.1 Mbit per work unit, P = 0.5 W, links are pure delays (no
-contention). B only has to respect the paper's Fig. 6 (the blind rule sends every task to
-the centre), which with these speeds holds for B < 1.48 Mbit per work unit; on the quick
-grid every claim's verdict is the same for any B from 10⁻⁶ to 1 Mbit per work unit. B = 0 is
-degenerate: a task forwarded in zero time is already "in decision" at the next hop, where
-the queue-aware rule counts it in full, so the next sender sees a phantom load and keeps
-work on a slow bottom server. P enters with weight γ_e = 1/(F + 1): it moves the
-queue-aware threshold by about 0.1 % (near the capacity limit even that can move a point).
-Sizes are truncated at 0 by redrawing non-positive draws. Arrivals within a period are at
-uniform times (so each bottom server sees a Poisson process; a batch at the start of each
-period is the other reading of the paper's periodic generator). Eq. 12 is garbled; the
-workbench's reading is in :func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a
-Barabási–Albert graph the hierarchy is the BFS tree from the highest-degree node, and the
-total generation rate is held at 4λ. The five seeded graphs give only three distinct
-hierarchies (BA-1 = BA-4, BA-2 = BA-3).
+max_p, the transmit power and the length of a decision are not in the available text.
+[choice] speeds 20 / 40 / 100 work units/s (bottom / middle / centre), period 1 s, τ_d = 5
+ms, w_q = 0.002 and max_p = 0.1 (Floyd & Jacobson's values), B = 0.1 Mbit per work unit, P =
+0.5 W, links are pure delays (no contention). B only has to respect the paper's Fig. 6 (the
+blind rule sends every task to the centre), which with these speeds holds for B < 1.48 Mbit
+per work unit. B is not neutral: on the quick grid with τ_d = 5 ms, RED's gain is 64 % at B
+= 10⁻⁶, 36 % at 0.1, 22 % at 0.2, 16 % at 0.3 and 6 % at 1 Mbit per work unit, so the "> 20
+%" verdict holds for B up to about 0.2 Mbit per work unit (seed 2019); the other grid
+verdicts are the same from 10⁻⁶ to 1 Mbit per work unit. B = 0 is degenerate: a task
+forwarded in zero time is already "in decision" at the next hop, where the queue-aware rule
+counts it in full, so the next sender sees a phantom load and keeps work on a slow bottom
+server. P enters with weight γ_e = 1/(F + 1): it moves the queue-aware threshold by about
+0.1 % (near the capacity limit even that can move a point). Sizes are truncated at 0 by
+redrawing non-positive draws. Arrivals within a period are at uniform times (so each bottom
+server sees a Poisson process; a batch at the start of each period is the other reading of
+the paper's periodic generator). Eq. 12 is garbled; the workbench's reading is in
+:func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a Barabási–Albert graph the
+hierarchy is the BFS tree from the highest-degree node, and the total generation rate is
+held at 4λ. The five seeded graphs give only three distinct hierarchies (BA-1 = BA-4, BA-2 =
+BA-3).
 
-The decision time τ_d. The paper says that a server's single worker is busy while "making a
-decision, executing a computation or handling an offloaded request" (Sec. 4.2) and puts the
-loss of "without enhancement 1" to pure cloud on the "decision overhead" (Sec. 5.2.2); but
-its overheads (eqs. 5-10) contain no decision term and it gives no length. The default is
-the paper's equations: τ_d = 0. τ_d > 0 (a slider) is beyond the paper: then each overhead
-decision occupies the worker for τ_d, a queue of pending decisions forms, and RED's queue
-jumping starts to pay (see the claims table).
+The decision time τ_d [choice]. A server has one worker, and while it is "making a
+decision, executing a computation or handling an offloaded request" other requests wait in
+its queue (Sec. 4.2); the paper puts the loss of "without enhancement 1" to pure cloud on
+this "decision overhead" (Sec. 5.2.2). So each overhead decision at the head of a queue
+occupies the worker for τ_d; the paper gives no length (no number and no ratio in Secs. 4-5,
+and its overheads, eqs. 5-10, have no decision term). Default 5 ms. In the workbench the
+paper's "> 20 % gain from RED's queue jumping" needs τ_d of about 3 ms or more (a queue of
+pending decisions forms at the bottom servers and RED lets tasks skip it), and "without
+enhancement 1 worse than pure cloud" needs any τ_d > 0; but τ_d also costs the advanced
+model two decisions per task at light load, where pure cloud decides nothing and then wins.
+τ_d = 0 ("decisions are free", the slider's left end) reverses these verdicts: the claims
+table shows both.
 
 With these speeds the whole hierarchy carries 260 work units/s, while the paper's grid asks
 for up to 4·10·9 = 360: pure local (ρ = λμ/20 at each bottom server), pure cloud and the

@@ -202,12 +202,14 @@ PARAMS = Params(
         "s",
         low=0.0,
         high=10.0,
-        default=0.0,
+        default=0.005,
         slider=(0.0, 0.02),
         step=0.0005,
-        help="Worker time spent applying the overhead rule at the head of the queue. The "
-        "paper says deciding occupies the worker but gives no length and no decision term "
-        "in its overheads (eqs. 5-10): 0 by default; > 0 is beyond the paper.",
+        help="Worker time spent applying the overhead rule at the head of the queue. Sec. 4.2: "
+        "while a server makes a decision, executes or handles an offload, other requests "
+        "wait in its queue (and Sec. 5.2.2 blames the decision overhead for 'without "
+        "enhancement 1' losing to pure cloud); the paper gives no length: 5 ms [choice]. "
+        "0 = decisions are free (the variant its eqs. 5-10 alone would suggest).",
         source="choice",
     ),
     Param(
