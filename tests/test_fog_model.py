@@ -275,3 +275,36 @@ def test_bracketed_root_finds_roots_of_increasing_functions(target, power):
     c = np.array(target)
     root = _bracketed_root(lambda x: x**power - c**power, c.size)
     assert np.allclose(root, c, atol=1e-9)
+
+
+@pytest.mark.parametrize("v,mu,theta", [(30.0, 50.0, 0.07), (80.0, 50.0, 0.1), (5.0, 20.0, 0.3)])
+def test_threshold_node_with_one_class_is_mm1k(v, mu, theta):
+    # one class: the node admits while n/μ < θ, i.e. n < θμ, so it holds at most
+    # K = ceil(θμ) requests: M/M/1/K, π_n ∝ ρⁿ, P(admit) = 1 − π_K (PASTA), and the work an
+    # admitted request finds is E[n | n < K]/μ
+    from workbench.fog.model import _threshold_node
+
+    k = math.ceil(theta * mu)
+    rho = v / mu
+    pi = rho ** np.arange(k + 1)
+    pi /= pi.sum()
+    accept, work = _threshold_node(v, 0.0, mu, 10.0, 0.5, theta)
+    assert accept == pytest.approx(1 - pi[k], rel=1e-10)
+    assert work == pytest.approx((np.arange(k) * pi[:k]).sum() / pi[:k].sum() / mu, rel=1e-10)
+
+
+def test_threshold_admission_approaches_the_chain_when_theta_never_binds():
+    from workbench.fog.model import _threshold_node
+
+    lam, lam2, mu, mu2 = 20.0, 3.0, 200.0, 100 / 3
+    accept, work = _threshold_node(lam, lam2, mu, mu2, 0.5, 1.0)  # P(W ≥ 1 s) is negligible
+    assert accept == pytest.approx(1.0, abs=1e-9)
+    assert work == pytest.approx(mean_work(lam, lam2, mu, mu2), rel=1e-6)
+
+
+def test_threshold_admission_refuses_a_state_space_beyond_the_bound():
+    from workbench.fog import default_scenario
+
+    g = default_scenario(0)
+    with pytest.raises(ParameterError, match="threshold-admission chain"):
+        analyze(g, theta=1e5, admission="threshold")

@@ -218,6 +218,9 @@ def test_overloaded_fog_layer_gap_is_the_chain_ignoring_admission():
     assert 0.8 < explained / gap < 1.2
     uniform = analyze(net, theta=theta, e_max=1, neighbour="uniform").mean_delay
     assert abs(uniform / model.mean_delay - 1) < 0.02  # not the 1/deg-vs-best routing
+    # the workbench's correction models the θ test itself: it closes the gap
+    admitted = analyze(net, theta=theta, e_max=1, admission="threshold", own_processing=True)
+    assert abs(admitted.mean_delay / res.mean - 1) < 0.05
     light = compile_scenario(overloaded_scenario(40, rate=0.5))  # same layer, 1/8 the load
     calm = simulate(light, theta=theta, e_max=1, n_requests=30_000, replications=2, seed=3)
     assert abs(analyze(light, theta=theta, e_max=1).mean_delay / calm.mean - 1) < 0.06

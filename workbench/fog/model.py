@@ -254,7 +254,8 @@ def _more_levels(level_mass, dropped, tol, levels):
     if a > 0 and b > 0 and b < a:
         ratio = (b / a) ** (1.0 / (hi - lo))
         extra = math.ceil(math.log(tol / dropped) / math.log(ratio)) + 8
-        return levels + min(max(extra, 8), levels)  # at most doubling, as before
+        # at least a quarter more (a bounded number of tries), at most doubling
+        return levels + min(max(extra, levels // 4, 8), levels)
     return 2 * levels
 
 
@@ -743,6 +744,70 @@ def _bracketed_root(func, size, tol=1e-13, max_steps=200):
     return np.where(done_lo, lo, np.where(done_hi, hi, x))
 
 
+def _threshold_node(v, v2, mu, mu2, q, theta):
+    """A fog node that admits only while n/μ + n'/μ' < θ: (P(admit), mean work admitted find).
+
+    Offered Poisson rates v, v'; departures as in the (n, n') chain. The admitting states
+    A and the states one admission above them form a closed finite chain, solved exactly.
+    """
+    if theta <= 0:
+        return 0.0, 0.0
+    n_max, m_max = math.ceil(theta * mu) + 1, math.ceil(theta * mu2) + 1
+    if (n_max + 1) * (m_max + 1) > 2 * MAX_CHAIN_STATES:
+        raise ParameterError(
+            f"analyze: θ = {theta:g} s admits up to {n_max} Light and {m_max} Heavy requests "
+            f"(μ = {mu:g}, μ' = {mu2:g}): more than {MAX_CHAIN_STATES:,} states for the "
+            "threshold-admission chain (bounded work); lower θ or use admission='chain'."
+        )
+    n, m = np.indices((n_max + 1, m_max + 1))
+    n, m = n.ravel(), m.ravel()
+    admits = n / mu + m / mu2 < theta
+    grid = admits.reshape(n_max + 1, m_max + 1)
+    above = np.zeros_like(grid)
+    above[1:, :] |= grid[:-1, :]
+    above[:, 1:] |= grid[:, :-1]
+    keep = admits | above.ravel()
+    n, m, admits = n[keep], m[keep], admits[keep]
+    index = np.full((n_max + 2, m_max + 2), -1)
+    index[n, m] = np.arange(n.size)
+    busy = n + m > 0
+    share = np.zeros(n.size)
+    share[busy] = q * n[busy] / (q * n[busy] + (1 - q) * m[busy])
+    adm, light, heavy = np.flatnonzero(admits), np.flatnonzero(n > 0), np.flatnonzero(m > 0)
+    rows = np.concatenate([adm, adm, light, heavy])
+    cols = np.concatenate(
+        [
+            index[n[adm] + 1, m[adm]],
+            index[n[adm], m[adm] + 1],
+            index[n[light] - 1, m[light]],
+            index[n[heavy], m[heavy] - 1],
+        ]
+    )
+    vals = np.concatenate(
+        [np.full(adm.size, v), np.full(adm.size, v2), share[light] * mu, (1 - share[heavy]) * mu2]
+    )
+    gen = sp.coo_matrix((vals, (rows, cols)), shape=(n.size, n.size)).tocsr()
+    gen = gen - sp.diags(np.asarray(gen.sum(axis=1)).ravel())
+    # π·G = 0 with Σπ = 1: the balance equation of state (0, 0) replaced by the normalisation
+    a = gen.T.tolil()
+    a[0, :] = np.ones(n.size)
+    rhs = np.zeros(n.size)
+    rhs[0] = 1.0
+    pi = np.clip(spla.spsolve(a.tocsc(), rhs), 0.0, None)
+    pi /= pi.sum()
+    accept = float(pi[admits].sum())
+    work = float((pi[admits] * (n[admits] / mu + m[admits] / mu2)).sum() / accept)
+    return min(accept, 1.0), work
+
+
+def _threshold_nodes(theta, v, v2, mu, mu2, q):
+    """:func:`_threshold_node` per fog node; θ = ∞ accepts everything (work computed apart)."""
+    accept, work = np.ones(theta.size), np.zeros(theta.size)
+    for j in np.flatnonzero(np.isfinite(theta)):
+        accept[j], work[j] = _threshold_node(v[j], v2[j], mu[j], mu2[j], q, theta[j])
+    return accept, work
+
+
 def _flows(accept, inflow, share, e_max):
     """δ_jl for l = 0..e_M, cloud share C_j, for one class. ``share[ĵ, j]`` = 1/deg(ĵ)."""
     deltas = [inflow]
@@ -764,6 +829,7 @@ def analyze(
     own_processing=False,
     max_iterations=500,
     acceptance=None,
+    admission="chain",
 ) -> NetworkAnalysis:
     """The paper's analytic model on a scenario: flows, fixed point, P-K cloud, eq. 2.
 
@@ -791,6 +857,13 @@ def analyze(
         policy (``NetworkAnalysis.fog["accept_light"]``): the fixed point is skipped. It
         depends on no link delay, so one fixed point serves every delay variant
         (``own_processing``, ``neighbour``, the links' delays).
+    admission : {"chain", "threshold"}, default "chain"
+        "chain": the paper's model, a Poisson stream λ_j = P_j·v_j into the unbounded
+        (n, n') chain with P_j = P(W < θ) from its law. "threshold" (the workbench's
+        correction): every offered request (v_j, v'_j) meets the node, which admits it only
+        in states with n/μ + n'/μ' < θ; the chain is then finite, P_j is the stationary
+        mass of the admitting states (PASTA) and W̄_j the mean work an admitted request
+        finds. Only the offloading policy differs.
 
     Returns
     -------
@@ -816,6 +889,8 @@ def analyze(
     policy = PARAMS["policy"].check(policy, func)
     neighbour = PARAMS["neighbour"].check(neighbour, func)
     own_processing = PARAMS["own_processing"].check(own_processing, func)
+    admission = PARAMS["admission"].check(admission, func)
+    threshold = admission == "threshold" and policy == "offload"
     if policy != "offload":
         e_max = 0
     mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
@@ -834,6 +909,21 @@ def analyze(
             raise ParameterError(
                 f"The 'acceptance' parameter of {func} must be {nf} probabilities in [0, 1] "
                 f"(one per fog node). Got {acceptance!r} instead."
+            )
+        p_light = p_heavy = p
+    elif threshold:
+        p = np.ones(nf)
+        for iterations in range(1, max_iterations + 1):
+            d0, _, d1, _ = flows_for(p, p)
+            new = _threshold_nodes(theta_arr, d0.sum(axis=0), d1.sum(axis=0), mu, mu2, q)[0]
+            change = np.max(np.abs(new - p))
+            p = 0.5 * p + 0.5 * new if iterations > 20 else new
+            if change < 1e-10:
+                break
+        else:
+            raise ParameterError(
+                f"analyze: the fixed point for P_j did not converge in {max_iterations} "
+                f"iterations (last change {change:.3g})."
             )
         p_light = p_heavy = p
     elif policy == "offload":
@@ -865,7 +955,16 @@ def analyze(
     d0, c0, d1, c1 = flows_for(p_light, p_heavy)
     v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
     lam, lam2 = p_light * v0, p_heavy * v1
-    wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
+    if threshold:
+        finite = np.isfinite(theta_arr)
+        wbar = np.empty(nf)
+        wbar[finite] = _threshold_nodes(
+            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
+        )[1]
+        keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
+        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep], q)
+    else:
+        wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
     rho = lam / mu + lam2 / mu2
 
     # cloud servers: IoT traffic sent straight there plus fog nodes' cloud shares
@@ -1005,6 +1104,7 @@ def analyze(
             policy=policy,
             neighbour=neighbour,
             own_processing=own_processing,
+            admission=admission,
         ),
     )
 

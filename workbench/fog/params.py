@@ -21,6 +21,7 @@ __all__ = [
     "MODES",
     "POLICIES",
     "NEIGHBOUR_RULES",
+    "ADMISSION_MODELS",
     "RATE_MIN",
     "RATE_MAX",
     "MAX_REQUESTS_PER_RUN",
@@ -38,6 +39,7 @@ MAX_CHAIN_STATES = 400_000
 MODES = ("distributed", "central", "oracle")
 POLICIES = ("offload", "no_offload", "all_cloud", "light_only")
 NEIGHBOUR_RULES = ("best", "uniform")
+ADMISSION_MODELS = ("chain", "threshold")
 
 PARAMS = Params(
     Param(
@@ -203,6 +205,18 @@ PARAMS = Params(
         default=False,
         help="Eq. 6 charges an accepted request W̄_j, the work it finds (its queueing wait); "
         "True adds its own mean processing time (the workbench's correction).",
+        source="choice",
+    ),
+    Param(
+        "admission",
+        "admission",
+        "fog-node model of the θ test",
+        kind="choice",
+        choices=ADMISSION_MODELS,
+        default="chain",
+        help="chain: the paper's model (Poisson λ_j = P_j·v_j into the unbounded (n, n') "
+        "chain); threshold: the node admits only while n/μ + n'/μ' < θ (a finite chain: the "
+        "workbench's correction, right under overload).",
         source="choice",
     ),
     Param(
