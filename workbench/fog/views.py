@@ -83,7 +83,9 @@ class NodeFigure:
     def _build(self):
         fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
         blank = np.full((self.PIXELS, self.PIXELS), -12.0)
-        self.image = ax0.imshow(blank, origin="lower", cmap="magma", vmin=-8, vmax=0)
+        self.image = ax0.imshow(
+            blank, origin="lower", cmap="magma", vmin=-8, vmax=0, interpolation="nearest"
+        )
         fig.colorbar(self.image, ax=ax0, label="log₁₀ P(n, n')", ticks=[-8, -4, 0])
         ax0.set_xlabel("n Light in node")
         ax0.set_ylabel("n' Heavy in node")
