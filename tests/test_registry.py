@@ -80,15 +80,24 @@ def test_parameter_table_sliders_and_validation_agree(pid):
             except ValueError:
                 continue  # unbounded and no slider: not a slider parameter
             for bound in (lo, hi):  # a slider never offers a value validation refuses
-                param.check((bound, bound) if param.pair else bound, "test")
-            if param.default is not None and not param.pair:
+                param.check(_as_value(param, bound), "test")
+            if param.default is not None and not (param.pair or param.length):
                 assert lo <= param.default <= hi, f"{param.name}: default outside the slider span"
         # just outside the valid range is refused with the shared message
         for bad, bound in ((_below(param), param.low), (_above(param), param.high)):
             if bound is None or bad is None:
                 continue
             with pytest.raises(ParameterError, match=rf"The '{param.name}' parameter of f must"):
-                param.check((bad, bad) if param.pair else bad, "f")
+                param.check(_as_value(param, bad), "f")
+
+
+def _as_value(p: Param, x):
+    """``x`` as a whole value of ``p``: a pair, a shortest sequence, or itself."""
+    if p.pair:
+        return (x, x)
+    if p.length:
+        return (x,) * p.length[0]
+    return x
 
 
 def _below(p: Param):

@@ -106,6 +106,11 @@ def test_background_view_computes_only_the_latest_of_queued_moves():
     view = interactive_figure(slow, background=True, n=(2, 10, 1, 3))
     view.wait()
     view.controls["n"].value = 4
+    import time
+
+    deadline = time.monotonic() + 10
+    while len(calls) < 2 and time.monotonic() < deadline:  # the worker is now busy with 4
+        time.sleep(0.01)
     for n in (5, 6, 7):
         view.controls["n"].value = n
     gate.set()

@@ -30,6 +30,7 @@ from workbench.validation import (
     check_pair,
     check_real,
     check_seed,
+    describe,
 )
 
 __all__ = ["Param", "Params", "SEED", "REPLICATIONS", "CONFIDENCE"]
@@ -66,6 +67,9 @@ class Param:
         For ``kind="choice"``.
     pair : bool
         The value is a pair, one per center (P3); each element is checked.
+    length : (int, int) or None
+        The value is a sequence with a length in this range (one value per center of a ring);
+        each element is checked.
     help : str
         One sentence for the tooltip and the glossary.
     source : str
@@ -87,6 +91,7 @@ class Param:
     step: float | None = None
     choices: tuple = ()
     pair: bool = False
+    length: tuple | None = None
     help: str = ""
     source: str = "paper"
 
@@ -121,6 +126,20 @@ class Param:
         if self.pair:
             items = check_pair(value, self.name, func)
             return tuple(self._check_one(v, func) for v in items)
+        if self.length is not None:
+            lo, hi = self.length
+            what = f"a sequence of {lo} to {hi} values"
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                raise ParameterError(
+                    f"The '{self.name}' parameter of {func} must be {what}. "
+                    f"Got {describe(value)} instead."
+                )
+            if not lo <= len(value) <= hi:
+                raise ParameterError(
+                    f"The '{self.name}' parameter of {func} must be {what}. "
+                    f"Got {len(value)} values instead."
+                )
+            return tuple(self._check_one(v, func) for v in value)
         return self._check_one(value, func)
 
     def _check_one(self, value, func: str):

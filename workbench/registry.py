@@ -121,8 +121,7 @@ PAPERS: dict[str, Paper] = {
         Paper(
             "p5",
             "hierarchy",
-            "An advanced decision model enabling two-way initiative offloading in edge "
-            "computing",
+            "An advanced decision model enabling two-way initiative offloading in edge computing",
             "Yin, Chen, Hu, Future Generation Computer Systems 90 (2019) 39-48",
             "notebooks/p5_hierarchy.ipynb",
             4,

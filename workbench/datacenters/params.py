@@ -99,7 +99,7 @@ PARAMS = Params(
         low=1,
         high=MAX_SERVERS,
         default=200,
-        slider=(2, 60),
+        slider=(2, 200),
         step=1,
         help="Scale of the system: arrivals λ_i N and C_i = c_i N servers.",
         source="choice",
@@ -142,6 +142,7 @@ PARAMS = Params(
         low=RATE_LOW,
         high=RATE_HIGH,
         default=(1.6, 0.6, 0.6, 0.6, 0.6, 0.6),
+        length=(3, 64),
         slider=(0.2, 2.0),
         step=0.05,
         help="One rate per center of the ring (3 to 64 centers).",
@@ -169,6 +170,7 @@ PARAMS = Params(
         low=1,
         high=MAX_SERVERS,
         default=(10, 20, 50, 100, 200, 500, 1000),
+        length=(1, 100),
         help="The values of N at which the exact chain is solved.",
         source="choice",
     ),
@@ -321,6 +323,7 @@ def check_ring_vector(value, param: Param, n: int | None, func: str, name: str |
 
     from workbench.validation import ParameterError
 
+    param = param.with_(length=None)  # this function checks the sequence, param each value
     if name is not None:
         param = param.with_(name=name)
     name = param.name

@@ -82,7 +82,7 @@ def explore():
         lam2=center("lam", 2, **_PER_N),
         c1=center("c", 1),
         c2=center("c", 2),
-        N=PARAMS["N"].with_(default=30),
+        N=PARAMS["N"].with_(default=30, slider=(2, 60)),
         mu1=center("mu", 1),
         mu2=center("mu", 2),
         p1=center("p", 1),
