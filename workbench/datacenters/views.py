@@ -118,6 +118,7 @@ def _ring_center(j: int, default: float):
         symbol=f"λ{'₀₁₂'[j]}",
         meaning=f"arrival rate per unit N of center {j}",
         default=default,
+        length=None,  # one center's rate: a scalar
     )
 
 
