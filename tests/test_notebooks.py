@@ -92,6 +92,9 @@ def test_notebook_executes_without_error(path):
         client = NotebookClient(
             nb, km=km, timeout=CELL_TIMEOUT, resources={"metadata": {"path": str(path.parent)}}
         )
+        # nbclient shuts down only kernels it owns: without this, every executed notebook
+        # leaves its kernel running (and busy with background views) for the rest of the suite
+        client.owns_km = True
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(client.async_execute(env=env, cwd=str(path.parent)))
