@@ -84,13 +84,23 @@ def path_inverse_rates(dist, pred, inv_edge):
 
 
 # ------------------------------------------------------------------------ event heap
-# A binary heap of (time, sequence, slot) kept in three parallel arrays, so a comparison
-# reads the keys where they sit (no indirection through the slot); a slot's kind and
-# payload live in the event arrays. Sifting moves entries into a hole instead of swapping.
+# A binary heap of (time, sequence, code, sent) kept in four parallel arrays, so a comparison
+# reads the keys where they sit; ``code`` packs the event (request, node, kind) into one
+# integer and ``sent`` is when it was scheduled. Sifting moves entries into a hole instead of
+# swapping. The arrays are sized once for the most events that can be pending (one per
+# request plus one announcement per node): an array reassigned inside the event loop costs
+# numba two atomic reference-count updates per array per event (a third of the run time).
+
+_NODE_BITS = 22  # up to 4,194,304 fog nodes; the request index takes the bits above
 
 
 @njit(cache=True, inline="always")
-def _heap_push(h_time, h_seq, h_slot, size, t, seq, slot):
+def _code(r, j, kind):
+    return (r << (_NODE_BITS + 2)) | (j << 2) | kind
+
+
+@njit(cache=True, inline="always")
+def _heap_push(h_time, h_seq, h_code, h_sent, size, t, seq, code, sent):
     pos = size
     while pos > 0:
         parent = (pos - 1) >> 1
@@ -98,22 +108,24 @@ def _heap_push(h_time, h_seq, h_slot, size, t, seq, slot):
         if t < pt or (t == pt and seq < h_seq[parent]):
             h_time[pos] = pt
             h_seq[pos] = h_seq[parent]
-            h_slot[pos] = h_slot[parent]
+            h_code[pos] = h_code[parent]
+            h_sent[pos] = h_sent[parent]
             pos = parent
         else:
             break
     h_time[pos] = t
     h_seq[pos] = seq
-    h_slot[pos] = slot
+    h_code[pos] = code
+    h_sent[pos] = sent
     return size + 1
 
 
 @njit(cache=True, inline="always")
-def _heap_pop(h_time, h_seq, h_slot, size):
-    """Remove the earliest entry; returns (its slot, its time, the new size)."""
-    top, top_t = h_slot[0], h_time[0]
+def _heap_pop(h_time, h_seq, h_code, h_sent, size):
+    """Remove the earliest entry; returns (its code, its time, the new size)."""
+    top, top_t = h_code[0], h_time[0]
     size -= 1
-    t, seq, slot = h_time[size], h_seq[size], h_slot[size]
+    t, seq, code, sent = h_time[size], h_seq[size], h_code[size], h_sent[size]
     pos = 0
     while True:
         child = 2 * pos + 1
@@ -128,13 +140,15 @@ def _heap_pop(h_time, h_seq, h_slot, size):
         if ct < t or (ct == t and h_seq[child] < seq):
             h_time[pos] = ct
             h_seq[pos] = h_seq[child]
-            h_slot[pos] = h_slot[child]
+            h_code[pos] = h_code[child]
+            h_sent[pos] = h_sent[child]
             pos = child
         else:
             break
     h_time[pos] = t
     h_seq[pos] = seq
-    h_slot[pos] = slot
+    h_code[pos] = code
+    h_sent[pos] = sent
     return top, top_t, size
 
 
@@ -187,20 +201,6 @@ def _sent_later(a, b, cl_sent, n_direct):
     return a > b
 
 
-@njit(cache=True)
-def _grow_int(a, n):
-    b = np.empty(n, a.dtype)
-    b[: a.size] = a
-    return b
-
-
-@njit(cache=True)
-def _grow_float(a, n):
-    b = np.empty(n, a.dtype)
-    b[: a.size] = a
-    return b
-
-
 # ------------------------------------------------------------------------ the network
 
 
@@ -242,6 +242,8 @@ def simulate_network(
     n = gen_time.size
     nf = fog_mean.shape[0]
     n_units = unit_ptr[-1]
+    if nf >= 1 << _NODE_BITS:
+        raise ValueError("simulate_network: more fog nodes than an event code can hold")
 
     tier = np.full(n, -1, np.int64)
     place = np.full(n, -1, np.int64)
@@ -324,51 +326,26 @@ def simulate_network(
     n_cl_direct = n_cl
     dir_order = _stable_order(dir_time, n_dir)  # ties: generation order
 
-    cap = 1024 + 4 * nf
-    ev_kind = np.empty(cap, np.int64)
-    ev_a = np.empty(cap, np.int64)
-    ev_b = np.empty(cap, np.int64)
-    ev_sent = np.empty(cap)
+    cap = n + nf + 1  # at most one pending event per request, one announcement per node
     h_time = np.empty(cap)
     h_seq = np.empty(cap, np.int64)
-    h_slot = np.empty(cap, np.int64)
-    free = np.arange(cap - 1, -1, -1).astype(np.int64)
-    n_free = cap
+    h_code = np.empty(cap, np.int64)
+    h_sent = np.empty(cap)
     size = 0
     seq = 0
 
     if mode != MODE_ORACLE and policy == POLICY_OFFLOAD and e_max > 0:
         for j in range(nf):
-            slot = free[n_free - 1]
-            n_free -= 1
-            ev_kind[slot] = K_ANNOUNCE
-            ev_a[slot] = j
-            ev_sent[slot] = 0.0
-            size = _heap_push(h_time, h_seq, h_slot, size, announce_phase[j], seq, slot)
+            size = _heap_push(
+                h_time, h_seq, h_code, h_sent, size,
+                announce_phase[j], seq, _code(0, j, K_ANNOUNCE), 0.0,
+            )  # fmt: skip
             seq += 1
 
     d = 0
     outstanding = 0
     now = 0.0
     while d < n_dir or outstanding > 0:
-        # room for the two events one step can schedule
-        if n_free < 4:
-            new_cap = 2 * cap
-            ev_kind = _grow_int(ev_kind, new_cap)
-            ev_a = _grow_int(ev_a, new_cap)
-            ev_b = _grow_int(ev_b, new_cap)
-            ev_sent = _grow_float(ev_sent, new_cap)
-            h_time = _grow_float(h_time, new_cap)
-            h_seq = _grow_int(h_seq, new_cap)
-            h_slot = _grow_int(h_slot, new_cap)
-            new_free = np.empty(new_cap, np.int64)
-            new_free[:n_free] = free[:n_free]
-            for s in range(new_cap - 1, cap - 1, -1):
-                new_free[n_free] = s
-                n_free += 1
-            free = new_free
-            cap = new_cap
-
         # the next direct arrival runs before the queue's earliest event if it is earlier,
         # or at the same time but sent earlier (an event queue's scheduling order: a request
         # generated at t is scheduled after the events already due at t)
@@ -378,7 +355,7 @@ def simulate_network(
             t_dir = dir_time[dir_order[d]]
             take_direct = size == 0 or t_dir < h_time[0]
             if not take_direct and t_dir == h_time[0]:
-                take_direct = gen_time[r] < ev_sent[h_slot[0]]
+                take_direct = gen_time[r] < h_sent[0]
         if take_direct:
             d += 1
             now = t_dir
@@ -386,12 +363,10 @@ def simulate_network(
             outstanding += 1
             kind = K_FOG_ARRIVE
         else:
-            slot, now, size = _heap_pop(h_time, h_seq, h_slot, size)
-            free[n_free] = slot
-            n_free += 1
-            kind = ev_kind[slot]
-            r = ev_a[slot]
-            j = ev_b[slot]
+            code, now, size = _heap_pop(h_time, h_seq, h_code, h_sent, size)
+            kind = code & 3
+            j = (code >> 2) & ((1 << _NODE_BITS) - 1)
+            r = code >> (_NODE_BITS + 2)
 
         if kind == K_FOG_ARRIVE:
             c = rtype[r]
@@ -415,13 +390,10 @@ def simulate_network(
                 if serving[j] < 0:
                     serving[j] = r
                     d_proc[r] = work[r] * fog_mean[j, c]
-                    s2 = free[n_free - 1]
-                    n_free -= 1
-                    ev_kind[s2] = K_FOG_DONE
-                    ev_a[s2] = r
-                    ev_b[s2] = j
-                    ev_sent[s2] = now
-                    size = _heap_push(h_time, h_seq, h_slot, size, now + d_proc[r], seq, s2)
+                    size = _heap_push(
+                        h_time, h_seq, h_code, h_sent, size,
+                        now + d_proc[r], seq, _code(r, j, K_FOG_DONE), now,
+                    )  # fmt: skip
                     seq += 1
                 else:
                     if tail[j, c] < 0:
@@ -448,13 +420,10 @@ def simulate_network(
                 hops[r] += 1
                 delay = nbr_prop[best] + sz * nbr_inv[best]
                 d_fwd[r] += delay
-                s2 = free[n_free - 1]
-                n_free -= 1
-                ev_a[s2] = r
-                ev_kind[s2] = K_FOG_ARRIVE
-                ev_b[s2] = nbr_idx[best]
-                ev_sent[s2] = now
-                size = _heap_push(h_time, h_seq, h_slot, size, now + delay, seq, s2)
+                size = _heap_push(
+                    h_time, h_seq, h_code, h_sent, size,
+                    now + delay, seq, _code(r, nbr_idx[best], K_FOG_ARRIVE), now,
+                )  # fmt: skip
                 seq += 1
             else:
                 d_fc[r] = fc_prop[j] + sz * fc_inv[j]
@@ -500,17 +469,13 @@ def simulate_network(
                 serving[j] = nr
                 d_wait[nr] = now - t_join[nr]
                 d_proc[nr] = work[nr] * fog_mean[j, pick]
-                s2 = free[n_free - 1]
-                n_free -= 1
-                ev_kind[s2] = K_FOG_DONE
-                ev_a[s2] = nr
-                ev_b[s2] = j
-                ev_sent[s2] = now
-                size = _heap_push(h_time, h_seq, h_slot, size, now + d_proc[nr], seq, s2)
+                size = _heap_push(
+                    h_time, h_seq, h_code, h_sent, size,
+                    now + d_proc[nr], seq, _code(nr, j, K_FOG_DONE), now,
+                )  # fmt: skip
                 seq += 1
 
-        else:  # K_ANNOUNCE (its payload a is the announcing node)
-            j = r
+        else:  # K_ANNOUNCE of node j
             w_est = cnt[j, 0] * z[j, 0] + cnt[j, 1] * z[j, 1]
             for e in range(nbr_ptr[j], nbr_ptr[j + 1]):
                 back = nbr_rev[e]
@@ -522,12 +487,10 @@ def simulate_network(
                 pend_v[back, k] = w_est
                 pend_len[back] += 1
             if d < n_dir or outstanding > 0:
-                s2 = free[n_free - 1]
-                n_free -= 1
-                ev_kind[s2] = K_ANNOUNCE
-                ev_a[s2] = j
-                ev_sent[s2] = now
-                size = _heap_push(h_time, h_seq, h_slot, size, now + announce_period, seq, s2)
+                size = _heap_push(
+                    h_time, h_seq, h_code, h_sent, size,
+                    now + announce_period, seq, _code(0, j, K_ANNOUNCE), now,
+                )  # fmt: skip
                 seq += 1
 
     for j in range(nf):

@@ -59,12 +59,12 @@ _DECIDE = 0
 _EXECUTE = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _before(t1, s1, t2, s2):
     return t1 < t2 or (t1 == t2 and s1 < s2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(h_time, h_seq, h_kind, h_arg, size, t, seq, kind, arg):
     pos = size
     while pos > 0:
@@ -79,7 +79,7 @@ def _push(h_time, h_seq, h_kind, h_arg, size, t, seq, kind, arg):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pop(h_time, h_seq, h_kind, h_arg, size):
     size -= 1
     if size == 0:
@@ -110,14 +110,19 @@ def work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work):
 
     A task in its decision counts in full (it may yet run here: the worst case).
     """
-    ahead = queued_work[s]
     k = svc_task[s]
-    if k >= 0:
-        if svc_kind[s] == _EXECUTE:
-            ahead += (svc_end[s] - now) * compute[s]
-        else:
-            ahead += work[k]
-    return ahead
+    return _ahead(queued_work[s], k, svc_kind[s], svc_end[s], now, compute[s], work[max(k, 0)])
+
+
+@njit(cache=True)
+def _ahead(queued, task, kind, end, now, speed, task_work):
+    """:func:`work_ahead` on scalars (array arguments would cost the event loop reference
+    counting: numba increments and decrements each array argument on every call)."""
+    if task < 0:
+        return queued
+    if kind == _EXECUTE:
+        return queued + (end - now) * speed
+    return queued + task_work
 
 
 @njit(cache=True)
@@ -255,7 +260,10 @@ def simulate_hierarchy(
             elif cloud_forward and up >= 0:
                 forward_up = True
             elif use_red and up >= 0:
-                ahead = work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work)
+                ahead = _ahead(
+                    queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
+                    work[max(svc_task[s], 0)],
+                )  # fmt: skip
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
                 # eq. 11: thresholds in seconds, scaled by the mean execution time queued
                 if present[s] > 0:
@@ -276,13 +284,17 @@ def simulate_hierarchy(
                     red_forwards[k] += 1
                     server_stats[s, SRV_RED_FORWARDED] += 1.0
             elif down_offload and up < 0:
-                ahead = work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work)
+                ahead = _ahead(
+                    queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
+                    work[max(svc_task[s], 0)],
+                )  # fmt: skip
                 best = (ahead + work[k]) / compute[s]
                 for c in range(n):
                     if parent[c] == s:
-                        ahead_c = work_ahead(
-                            c, now, queued_work, svc_task, svc_kind, svc_end, compute, work
-                        )
+                        ahead_c = _ahead(
+                            queued_work[c], svc_task[c], svc_kind[c], svc_end[c], now,
+                            compute[c], work[max(svc_task[c], 0)],
+                        )  # fmt: skip
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
                             best = t_c
@@ -330,9 +342,10 @@ def simulate_hierarchy(
                 hop = data[k] / bandwidth[s]
                 ahead = 0.0
                 if queue_aware:
-                    ahead = work_ahead(
-                        up, now, queued_work, svc_task, svc_kind, svc_end, compute, work
-                    )
+                    ahead = _ahead(
+                        queued_work[up], svc_task[up], svc_kind[up], svc_end[up], now,
+                        compute[up], work[max(svc_task[up], 0)],
+                    )  # fmt: skip
                 offload = (
                     gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
                     + gamma_e[s] * power[s] * hop
