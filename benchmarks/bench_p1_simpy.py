@@ -44,6 +44,26 @@ def network(n_fog=25, iot_per_fog=20, seed=SEED):
     return compile_scenario(geometric_scenario(n_fog, 0.3, iot_per_fog, seed=seed % 1000))
 
 
+# (fog nodes, radius of the geometric layer, requests); 100 IoT nodes per fog node
+SCALE_CASES = ((25, 0.3, 10**6), (100, 0.18, 10**6), (1000, 0.057, 10**6), (1000, 0.057, 10**7))
+
+
+def scale_case(n_fog, radius, n_requests):
+    """Build, draw and run one large network; print where the time goes."""
+    t0 = time.perf_counter()
+    net = compile_scenario(geometric_scenario(n_fog, radius, 100, seed=1))
+    t1 = time.perf_counter()
+    req = draw_requests(net, n_requests, np.random.default_rng(SEED + 2), PERIOD)
+    t2 = time.perf_counter()
+    out = run_kernel(net, req)
+    t3 = time.perf_counter()
+    print(
+        f"  {n_fog:>5} fog / {net.n_iot:>7,} IoT, {n_requests:>10,} requests "
+        f"({out[-1]:6.1f} s simulated): network {t1 - t0:5.2f} s, draw {t2 - t1:5.2f} s, "
+        f"kernel {t3 - t2:5.2f} s = {1e9 * (t3 - t2) / n_requests:4.0f} ns/request"
+    )
+
+
 def run_kernel(net, req):
     th = np.full(net.n_fog, THETA)
     return K.simulate_network(
@@ -217,11 +237,9 @@ def main():
     print(f"SimPy : {n_simpy:,} requests in {t_simpy:.2f} s = {rate_simpy:,.0f} requests/s")
     print(f"ratio : {rate_kernel / rate_simpy:,.0f}x")
     if not args.quick:
-        t0 = time.perf_counter()
-        rng = np.random.default_rng(SEED + 2)
-        draw_requests(net, 10**6, rng, PERIOD)
-        t_draw = time.perf_counter() - t0
-        print(f"scale : 10^6 requests, 25 fog / 500 IoT: draw {t_draw:.2f} s + kernel {best:.2f} s")
+        print("scale (one process, 100 IoT nodes per fog node; build, draw, run):")
+        for n_fog, radius, n_req in SCALE_CASES:
+            scale_case(n_fog, radius, n_req)
     ok = same_place and max_diff < 1e-9
     return 0 if ok else 1
 
