@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import textwrap
 
 import networkx as nx
 import numpy as np
@@ -559,4 +560,172 @@ FIGURES["best_theta_vs_load"] = FigureSpec(
     plot=plot_best_theta,
     caption="Beyond the paper: the best θ moves with the load; the model's best θ against "
     "the simulated one.",
+)
+
+
+# ------------------------------------------------------- beyond: θ tuned to each fog node
+
+PER_NODE_LOAD = 1.2  # a heavy load: the fog nodes are offered 11.5 to 52 Light requests/s
+MODEL_SOURCES = {
+    "chain": ("model (+1/μ)", "x", PALETTE[0]),
+    "threshold": ("model (threshold +1/μ)", "+", PALETTE[2]),
+}
+
+
+def best_theta_per_node_frame(quick=False):
+    """Beyond the paper: the best θ of every fog node, tuned by simulation, checked afresh.
+
+    Tuning (:func:`workbench.fog.tuning.tune_theta_per_node`): coordinate descent on one
+    long run with common random numbers (seed 0), from the best uniform θ; the analytic
+    model's choices beside it (the chain with +1/μ; the full frame also the threshold
+    model). Verification (:func:`workbench.fog.tuning.compare_thetas`): θ = 20 ms, the best
+    uniform θ, the simulation-tuned and the model-tuned vectors on fresh replications
+    (seed 1), paired, with Student-t intervals.
+
+    Rows with ``part == "node"``: one per fog node (``name``, ``offered_load``, ``inflow_light``,
+    ``inflow_heavy``, ``theta_uniform``, ``theta_tuned``, ``theta_<model>_model``,
+    ``theta_<model>_model_uniform`` [s]). Rows with ``part == "policy"``: one per verified
+    policy (``policy``, ``theta`` [ms, text], ``delay``, ``ci_low``, ``ci_high``,
+    ``difference``, ``difference_low``, ``difference_high`` [ms]: paired, policy − best
+    uniform θ; ``tuning_run_delay`` [ms]: the same policy on the tuning run itself).
+    """
+    from workbench.fog.tuning import THETA_GRID as GRID
+    from workbench.fog.tuning import compare_thetas, tune_theta_per_node
+
+    # quick: a coarser grid, the chain model only (the threshold model costs ~0.15 s a vector)
+    quick_grid = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.1)
+    grid, models = (quick_grid, ("chain",)) if quick else (GRID, ("chain", "threshold"))
+    n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)
+    g = compile_scenario(_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
+    nodes = tune_theta_per_node(g, grid=grid, e_max=1, n_requests=n_tune, seed=0, models=models)
+    uniform = float(nodes["theta_uniform"].iloc[0])
+    policies = {
+        "θ = 20 ms (paper)": 0.02,
+        f"best uniform θ = {1e3 * uniform:g} ms": uniform,
+        "per node, simulation-tuned": nodes["theta_tuned"].to_numpy(),
+    }
+    for model in models:
+        policies[f"per node, {MODEL_SOURCES[model][0]}-tuned"] = nodes[f"theta_{model}_model"]
+    reference = list(policies)[1]
+    checked = compare_thetas(
+        g, {k: np.asarray(v, dtype=float) for k, v in policies.items()}, reference=reference,
+        e_max=1, n_requests=n_check, replications=reps, seed=1,
+    )  # fmt: skip
+    for col in ("delay", "ci_low", "ci_high", "difference", "difference_low", "difference_high"):
+        checked[col] = 1e3 * checked[col]
+    in_sample = {
+        reference: nodes.attrs["delay_uniform"],
+        list(policies)[2]: nodes.attrs["delay_tuned"],
+    }
+    checked["tuning_run_delay"] = [1e3 * in_sample.get(p, math.nan) for p in checked["policy"]]
+    return pd.concat(
+        [
+            nodes.assign(part="node", load=PER_NODE_LOAD),
+            checked.assign(part="policy", load=PER_NODE_LOAD),
+        ],
+        ignore_index=True,
+    )
+
+
+def per_node_table(frame):
+    """The per-node part of :func:`best_theta_per_node_frame` as a readable table (θ in ms)."""
+    nodes = frame[frame["part"] == "node"]
+    out = pd.DataFrame(
+        {
+            "fog node": nodes["name"],
+            "Light in [1/s]": nodes["inflow_light"].round(1),
+            "Heavy in [1/s]": nodes["inflow_heavy"].round(1),
+            "offered load ρ_j": nodes["offered_load"].round(3),
+            "θ uniform (sim) [ms]": 1e3 * nodes["theta_uniform"],
+            "θ tuned (sim) [ms]": 1e3 * nodes["theta_tuned"],
+        }
+    )
+    for model, (label, _, _) in MODEL_SOURCES.items():
+        col = f"theta_{model}_model"
+        if col in nodes and nodes[col].notna().all():
+            out[f"θ {label} [ms]"] = 1e3 * nodes[col]
+    return out.sort_values("offered load ρ_j").reset_index(drop=True)
+
+
+def policy_table(frame):
+    """The verified policies of :func:`best_theta_per_node_frame`: delays and paired differences."""
+    pol = frame[frame["part"] == "policy"]
+    return pd.DataFrame(
+        {
+            "policy": pol["policy"],
+            "mean delay [ms]": pol["delay"].round(3),
+            "95% CI [ms]": [
+                f"[{a:.3f}, {b:.3f}]" for a, b in zip(pol["ci_low"], pol["ci_high"], strict=True)
+            ],  # fmt: skip
+            "− best uniform [ms]": pol["difference"].round(3),
+            "paired 95% CI [ms]": [
+                f"[{a:+.3f}, {b:+.3f}]"
+                for a, b in zip(pol["difference_low"], pol["difference_high"], strict=True)
+            ],  # fmt: skip
+            "on the tuning run [ms]": pol["tuning_run_delay"].round(3),
+        }
+    ).reset_index(drop=True)
+
+
+def plot_best_theta_per_node(frame):
+    """Left: θ chosen per fog node (ordered by offered load); right: the policies re-measured."""
+    nodes = frame[frame["part"] == "node"].sort_values(["offered_load", "fog"])
+    pol = frame[frame["part"] == "policy"].reset_index(drop=True)
+    fig, (ax0, ax1) = figure(ncols=2, width=5.2, height=4.2)
+    sources = [("simulation", "theta_tuned", "theta_uniform", "o", PALETTE[3])]
+    for m, (label, marker, color) in MODEL_SOURCES.items():
+        col = f"theta_{m}_model"
+        if col in nodes and nodes[col].notna().all():
+            sources.append((label, col, f"{col}_uniform", marker, color))
+    x = np.arange(len(nodes))
+    for k, (label, col, uniform_col, marker, color) in enumerate(sources):
+        dx = 0.18 * (k - (len(sources) - 1) / 2)
+        ax0.scatter(x + dx, 1e3 * nodes[col], marker=marker, s=55, color=color,
+                    label=f"{label}: per node", zorder=3)  # fmt: skip
+        ax0.axhline(1e3 * nodes[uniform_col].iloc[0], color=color, ls=":", lw=1.2,
+                    label=f"{label}: best uniform θ")  # fmt: skip
+    chosen = sorted(set(1e3 * nodes.filter(like="theta_").stack().astype(float)))
+    ax0.set_yscale("symlog", linthresh=2.0, linscale=0.5)
+    ax0.set_yticks(chosen, [f"{t:g}" for t in chosen])
+    ax0.minorticks_off()
+    ax0.set_ylim(bottom=0.0 if chosen[0] == 0 else 0.6 * chosen[0])
+    ax0.set_xticks(x, [f"{n}\n{r:.2f}" for n, r in zip(nodes["name"], nodes["offered_load"],
+                                                       strict=True)], fontsize=7)  # fmt: skip
+    ax0.set_xlabel("fog node and its offered load ρ_j = I_j/μ + I'_j/μ' (ascending)")
+    ax0.set_ylabel("θ_j chosen on the grid [ms]")
+    ax0.set_title("Best θ of each fog node", fontsize=10)
+    ax0.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2,
+               frameon=False)  # fmt: skip
+    colors = {"θ = 20": PALETTE[7], "best uniform": PALETTE[1], "per node, simulation": PALETTE[3]}
+    colors.update({f"per node, {label}": c for label, _, c in MODEL_SOURCES.values()})
+    for i, row in pol.iterrows():
+        color = next((c for key, c in colors.items() if row["policy"].startswith(key)), "0.3")
+        ci_errorbar(ax1, [i], [row["delay"]], [row["ci_low"]], [row["ci_high"]], color=color,
+                    markersize=7)  # fmt: skip
+        if row["policy"] != row["reference"]:
+            ax1.annotate(
+                f"Δ = {row['difference']:+.3f} ms\n[{row['difference_low']:+.3f}, "
+                f"{row['difference_high']:+.3f}]",
+                (i, row["ci_high"]), textcoords="offset points", xytext=(0, 6), ha="center",
+                fontsize=7,
+            )  # fmt: skip
+    ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=7)
+    ax1.set_xlim(-0.6, len(pol) - 0.4)
+    ax1.set_ylabel("mean service delay [ms] (95% CI)")
+    ax1.set_title("Re-measured on fresh seeds (Δ: paired, − best uniform)", fontsize=10)
+    ax1.margins(y=0.25)
+    reps, n = int(pol["replications"].iloc[0]), int(pol["n_requests"].iloc[0])
+    fig.supxlabel(
+        f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
+        f"(seed 0, common random numbers), verified on {reps} × {n:,} requests (seed 1)",
+        fontsize=7, color="0.4",
+    )  # fmt: skip
+    return fig
+
+
+FIGURES["best_theta_per_node"] = FigureSpec(
+    frame=best_theta_per_node_frame,
+    plot=plot_best_theta_per_node,
+    caption="Beyond the paper: one θ per fog node, tuned by simulation (common random numbers) "
+    "and by the model, re-measured on fresh seeds against θ = 20 ms and the best uniform θ.",
 )

@@ -1,0 +1,372 @@
+"""Beyond the paper: one θ per fog node, tuned by simulation and checked on fresh seeds.
+
+The paper uses one threshold θ for every fog node. Fog nodes carry very different loads, so
+each node may have its own best θ. :func:`tune_theta_per_node` searches θ_j on a grid by
+coordinate descent on the *simulated* mean service delay, with common random numbers: every
+candidate vector runs on the very same requests (one long run drawn from ``seed``), so two
+candidates differ only by their θ and the comparison is not drowned in sampling noise. It
+starts from the best uniform θ, moves one node at a time to its best grid value with the
+others held, and stops after a sweep over all nodes that moves none (or after ``sweeps``).
+It also runs the same search on the analytic model (:func:`workbench.fog.analyze` with the
+request's own processing time), to show where the model would send each node.
+
+A θ vector tuned on one run is tuned to that run's noise as well; :func:`compare_thetas`
+therefore re-measures candidate policies on fresh, independent replications (the same seeds
+for every policy, so the differences are paired) with Student-t intervals.
+
+References
+----------
+Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III-B (the θ test), eqs. 2 and 6 (the
+service delay the model predicts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from workbench.fog import kernels as K
+from workbench.fog.model import analyze, theta_per_fog
+from workbench.fog.params import ADMISSION_MODELS, PARAMS
+from workbench.fog.scenario import compile_scenario
+from workbench.fog.simulation import (
+    WARMUP_FRACTION,
+    _check_stability,
+    draw_requests,
+    kernel_arguments,
+    simulate,
+)
+from workbench.stats import t_interval
+from workbench.validation import ParameterError, check_choice, check_int, describe
+
+__all__ = [
+    "THETA_GRID",
+    "MAX_TUNING_EVALUATIONS",
+    "MAX_TUNING_REQUESTS",
+    "tune_theta_per_node",
+    "compare_thetas",
+]
+
+# the θ grid of the best-θ studies (the same values as workbench.fog.figures.THETA_GRID) [s]
+THETA_GRID = (0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.1)
+# bounds on one search's work: candidate vectors tried, and requests simulated in all
+MAX_TUNING_EVALUATIONS = 5_000
+MAX_TUNING_REQUESTS = 10**9
+
+
+def _check_grid(grid, func):
+    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) < 2:
+        raise ParameterError(
+            f"The 'grid' parameter of {func} must be a sequence of at least two θ values [s] "
+            f"in [0, 1e+06]. Got {describe(grid)} instead."
+        )
+    one = PARAMS["theta"].with_(name="grid")
+    values = sorted({float(one.check(t, func)) for t in grid})
+    if len(values) < 2:
+        raise ParameterError(
+            f"The 'grid' parameter of {func} must hold at least two different θ values. "
+            f"Got {list(grid)!r} instead."
+        )
+    return np.array(values)
+
+
+def _check_models(models, func):
+    if isinstance(models, str):
+        models = (models,)
+    if not hasattr(models, "__iter__"):
+        raise ParameterError(
+            f"The 'models' parameter of {func} must be a sequence of admission models from "
+            f"{ADMISSION_MODELS} (possibly empty). Got {describe(models)} instead."
+        )
+    return tuple(dict.fromkeys(check_choice(m, "models", func, ADMISSION_MODELS) for m in models))
+
+
+def _coordinate_descent(objective, n_nodes, n_values, sweeps):
+    """Minimise ``objective(indices)`` over index vectors: best uniform, then one node at a time.
+
+    Returns the index vector, its value, the best uniform index and value, the number of
+    distinct vectors evaluated, the sweeps run and the moves made. A node moves only to a
+    strictly smaller value (among equal values the smallest index, i.e. the smallest θ).
+    """
+    cache = {}
+
+    def value(idx):
+        key = tuple(int(i) for i in idx)
+        if key not in cache:
+            cache[key] = float(objective(np.array(key)))
+        return cache[key]
+
+    uniform = [value([k] * n_nodes) for k in range(n_values)]
+    k_uniform = int(np.argmin(uniform))
+    idx = [k_uniform] * n_nodes
+    current = uniform[k_uniform]
+    moves = []
+    sweeps_run = 0
+    for sweep in range(sweeps):
+        sweeps_run = sweep + 1
+        moved = False
+        for j in range(n_nodes):
+            best_k, best = idx[j], current
+            for k in range(n_values):
+                if k == idx[j]:
+                    continue
+                candidate = idx.copy()
+                candidate[j] = k
+                v = value(candidate)
+                if v < best:
+                    best_k, best = k, v
+            if best_k != idx[j]:
+                moves.append((sweep, j, idx[j], best_k, best))
+                idx[j], current, moved = best_k, best, True
+        if not moved:
+            break
+    return dict(
+        index=np.array(idx),
+        value=current,
+        uniform_index=k_uniform,
+        uniform_value=uniform[k_uniform],
+        evaluations=len(cache),
+        sweeps_run=sweeps_run,
+        moves=moves,
+    )
+
+
+def _simulated_objective(net, v, n, seed):
+    """Mean delay after the warm-up of one run; every θ vector sees the same requests."""
+    requests = draw_requests(net, n, np.random.default_rng(seed), v["announce_period"])
+    warmup = int(WARMUP_FRACTION * n)
+
+    def delay(theta):
+        out = K.simulate_network(
+            *kernel_arguments(
+                net, requests, theta, v["e_max"], v["q"], v["alpha"], v["mode"], "offload",
+                v["announce_period"],
+            )
+        )  # fmt: skip
+        (tier, place, hops, t_done, *_node_totals) = out
+        return float(np.mean(t_done[warmup:] - requests.gen_time[warmup:]))
+
+    return delay
+
+
+def tune_theta_per_node(
+    scenario,
+    *,
+    grid=THETA_GRID,
+    e_max=1,
+    q=0.5,
+    alpha=0.5,
+    mode="distributed",
+    announce_period=0.05,
+    n_requests=200_000,
+    seed=0,
+    sweeps=3,
+    models=("chain",),
+) -> pd.DataFrame:
+    """The best θ of every fog node on a grid, by simulation (common random numbers) and model.
+
+    Coordinate descent over the fog nodes' θ on ``grid``, minimising the mean service delay
+    of one simulated run of ``n_requests`` requests (after the 10% warm-up) drawn from
+    ``seed``: every candidate runs on the same requests, exactly the inputs of
+    ``run_once(scenario, n_requests=n_requests, seed=seed)``. It starts from the best uniform
+    θ and stops after a sweep that moves no node, or after ``sweeps`` sweeps. The same search
+    runs on the analytic model for each admission model in ``models`` (with the request's
+    own processing time, ``own_processing=True``).
+
+    The tuned vector is tuned to this run's noise too: re-measure it on fresh seeds with
+    :func:`compare_thetas` before believing a difference.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph or Compiled
+        A scenario (:mod:`workbench.fog.scenario`).
+    grid : sequence of float
+        θ values to choose from [s], finite, at least two (sorted, duplicates dropped).
+    e_max, q, alpha, mode, announce_period
+        As in :func:`workbench.fog.simulate` (the policy is the paper's offloading).
+    n_requests : int
+        Length of the one tuning run (the first 10% are a warm-up).
+    seed : int
+        Seed of the tuning run (``numpy.random.default_rng(seed)``, as :func:`run_once`).
+    sweeps : int
+        Most sweeps over all nodes (1 to 20).
+    models : sequence of {"chain", "threshold"}
+        Analytic models to tune as well (``admission=`` of :func:`analyze`); ``()`` for none.
+        "chain" is the paper's chain (fast); "threshold" models the θ test itself (slower).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fog node: ``fog``, ``name``, ``inflow_light``, ``inflow_heavy`` (I_j,
+        I'_j: requests per second arriving from its own IoT nodes), ``offered_load`` (ρ_j =
+        I_j/μ_j + I'_j/μ'_j, its load if it kept all of them), ``theta_uniform`` (the best
+        uniform θ by simulation), ``theta_tuned`` (by simulation), and per model
+        ``theta_<model>_model`` and ``theta_<model>_model_uniform`` [s]. ``attrs`` hold the
+        tuning run's delays [s] (``delay_uniform``, ``delay_tuned``, per model
+        ``<model>_model_delay_uniform``, ``<model>_model_delay_tuned``), ``evaluations``,
+        ``sweeps_run``, ``moves`` (sweep, node, θ before, θ after, delay) and the settings.
+
+    Raises
+    ------
+    ParameterError
+        A parameter out of range, or a search above :data:`MAX_TUNING_EVALUATIONS`
+        candidate vectors or :data:`MAX_TUNING_REQUESTS` simulated requests.
+    UnstableRegimeError
+        A cloud server could be overloaded (see :func:`workbench.fog.simulate`).
+
+    References
+    ----------
+    Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III-B (θ), eqs. 2, 6.
+    """
+    func = "tune_theta_per_node"
+    net = compile_scenario(scenario)
+    v = PARAMS.check(
+        func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
+        n_requests=n_requests, seed=seed,
+    )  # fmt: skip
+    values = _check_grid(grid, func)
+    sweeps = check_int(sweeps, "sweeps", func, 1, 20)
+    models = _check_models(models, func)
+    nf, ng = net.n_fog, len(values)
+    worst = ng + sweeps * nf * (ng - 1)  # candidate vectors the search may try
+    if worst > MAX_TUNING_EVALUATIONS or worst * v["n_requests"] > MAX_TUNING_REQUESTS:
+        raise ParameterError(
+            f"{func}: the search may try {worst} θ vectors ({nf} fog nodes, {ng} grid values, "
+            f"{sweeps} sweeps) of {v['n_requests']} requests each; the bounds are "
+            f"{MAX_TUNING_EVALUATIONS} vectors and {MAX_TUNING_REQUESTS:.0e} requests in all. "
+            "Use a coarser grid, fewer sweeps or shorter runs."
+        )
+    _check_stability(net, np.full(nf, values[-1]), "offload", func)
+
+    sim_delay = _simulated_objective(net, v, v["n_requests"], v["seed"])
+    found = _coordinate_descent(lambda idx: sim_delay(values[idx]), nf, ng, sweeps)
+    inflow = net.fog_inflow
+    frame = pd.DataFrame(
+        {
+            "fog": np.arange(nf),
+            "name": net.fog_names,
+            "inflow_light": inflow[:, 0],
+            "inflow_heavy": inflow[:, 1],
+            "offered_load": inflow[:, 0] / net.fog_mu[:, 0] + inflow[:, 1] / net.fog_mu[:, 1],
+            "theta_uniform": values[found["uniform_index"]],
+            "theta_tuned": values[found["index"]],
+        }
+    )
+    attrs = dict(
+        delay_uniform=found["uniform_value"],
+        delay_tuned=found["value"],
+        evaluations=found["evaluations"],
+        sweeps_run=found["sweeps_run"],
+        moves=[(s, net.fog_names[j], values[a], values[b], d) for s, j, a, b, d in found["moves"]],
+        settings=dict(v, grid=tuple(values), sweeps=sweeps, models=models),
+    )
+    for model in models:
+
+        def model_delay(idx, model=model):
+            return analyze(
+                net, theta=values[idx], e_max=v["e_max"], q=v["q"], own_processing=True,
+                admission=model,
+            ).mean_delay  # fmt: skip
+
+        m = _coordinate_descent(model_delay, nf, ng, sweeps)
+        frame[f"theta_{model}_model"] = values[m["index"]]
+        frame[f"theta_{model}_model_uniform"] = values[m["uniform_index"]]
+        attrs[f"{model}_model_delay_uniform"] = m["uniform_value"]
+        attrs[f"{model}_model_delay_tuned"] = m["value"]
+    frame.attrs.update(attrs)
+    return frame
+
+
+def compare_thetas(
+    scenario,
+    thetas: Mapping,
+    *,
+    reference=None,
+    e_max=1,
+    q=0.5,
+    alpha=0.5,
+    mode="distributed",
+    announce_period=0.05,
+    n_requests=200_000,
+    replications=10,
+    seed=1,
+    confidence=0.95,
+) -> pd.DataFrame:
+    """Mean service delay of several θ policies on the same fresh replications, paired.
+
+    Every policy runs :func:`workbench.fog.simulate` with the same ``seed``, so replication
+    r of every policy sees the same requests and the differences between policies are
+    paired: their Student-t interval is much narrower than the two means' intervals. The
+    replications' streams (``SeedSequence(seed).spawn``) are independent of any tuning run
+    drawn with ``default_rng(s)`` (:func:`tune_theta_per_node`), whatever ``s``.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph or Compiled
+    thetas : mapping of str to float or sequence
+        Policy name → θ for all fog nodes or one θ per fog node [s].
+    reference : str, optional
+        The policy the others are compared with (default: the first).
+    e_max, q, alpha, mode, announce_period, n_requests, replications, seed, confidence
+        As in :func:`workbench.fog.simulate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per policy: ``policy``, ``theta`` (the θ values in ms, as text), ``delay``,
+        ``ci_low``, ``ci_high`` [s] (mean over replications and its interval), and
+        ``difference``, ``difference_low``, ``difference_high`` [s]: the paired difference
+        policy − reference and its interval (0 for the reference itself); ``reference``,
+        ``replications``, ``n_requests``, ``confidence``.
+
+    References
+    ----------
+    Yousefpour et al., IEEE IoT J. 5(1) 2018, eq. 2 (the service delay measured).
+    """
+    func = "compare_thetas"
+    net = compile_scenario(scenario)
+    v = PARAMS.check(
+        func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
+        n_requests=n_requests, replications=replications, seed=seed, confidence=confidence,
+    )  # fmt: skip
+    if not isinstance(thetas, Mapping) or not thetas:
+        raise ParameterError(
+            f"The 'thetas' parameter of {func} must be a non-empty mapping from policy names "
+            f"to θ (one value, or one per fog node). Got {describe(thetas)} instead."
+        )
+    vectors = {str(name): theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
+    reference = next(iter(vectors)) if reference is None else reference
+    reference = check_choice(reference, "reference", func, tuple(vectors))
+    delays = {}
+    for name, theta in vectors.items():
+        res = simulate(
+            net, theta=theta, e_max=v["e_max"], q=v["q"], alpha=v["alpha"], mode=v["mode"],
+            announce_period=v["announce_period"], n_requests=v["n_requests"],
+            replications=v["replications"], seed=v["seed"], confidence=v["confidence"],
+        )  # fmt: skip
+        delays[name] = res.frame["delay"].to_numpy(dtype=float)
+    rows = []
+    for name, theta in vectors.items():
+        d = delays[name]
+        lo, hi = t_interval(d, v["confidence"])
+        diff = d - delays[reference]
+        dlo, dhi = t_interval(diff, v["confidence"])
+        rows.append(
+            dict(
+                policy=name,
+                theta=" ".join(f"{1e3 * t:g}" for t in theta),
+                delay=float(d.mean()),
+                ci_low=lo,
+                ci_high=hi,
+                difference=float(diff.mean()),
+                difference_low=dlo,
+                difference_high=dhi,
+                reference=reference,
+                replications=v["replications"],
+                n_requests=v["n_requests"],
+                confidence=v["confidence"],
+            )
+        )
+    return pd.DataFrame(rows)
