@@ -15,11 +15,10 @@ import pandas as pd
 import pytest
 
 from workbench.fog import run_once, tune_theta_per_node
-from workbench.fog.figures import THETA_GRID as FIGURES_GRID
 from workbench.fog.figures import _scenario
 from workbench.fog.scenario import build_scenario, compile_scenario
 from workbench.fog.simulation import WARMUP_FRACTION
-from workbench.fog.tuning import THETA_GRID, compare_thetas
+from workbench.fog.tuning import compare_thetas
 from workbench.validation import ParameterError
 
 SMALL_GRID = (0.0, 0.005, 0.01, 0.02, 0.05)
@@ -138,10 +137,6 @@ def test_search_work_is_bounded():
 def test_compare_thetas_bad_input(policies, kw, name):
     with pytest.raises(ParameterError, match=rf"'{name}' parameter of compare_thetas"):
         compare_thetas(two_fog(3), policies, n_requests=1_000, **kw)
-
-
-def test_one_grid_for_both_best_theta_studies():
-    assert tuple(THETA_GRID) == tuple(FIGURES_GRID)
 
 
 def test_per_node_theta_is_not_worse_than_the_best_uniform_theta(heterogeneous):

@@ -99,7 +99,7 @@ from workbench.fog.scenario import (
     with_traffic,
 )
 from workbench.fog.simulation import run_once, simulate
-from workbench.fog.tuning import tune_theta_per_node
+from workbench.fog.tuning import compare_thetas, tune_theta_per_node
 
 __all__ = [
     "PARAMS",
@@ -124,6 +124,7 @@ __all__ = [
     "save_scenario",
     "simulate",
     "solve_chain",
+    "compare_thetas",
     "tune_theta_per_node",
     "validate",
     "with_traffic",

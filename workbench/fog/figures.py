@@ -32,6 +32,7 @@ from workbench.fog.scenario import (
     with_traffic,
 )
 from workbench.fog.simulation import WARMUP_FRACTION, run_once
+from workbench.fog.tuning import THETA_GRID
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 from workbench.stats import t_interval
 from workbench.sweep import sweep
@@ -517,9 +518,6 @@ def best_theta_frame(quick=False):
     return pd.DataFrame(rows)
 
 
-THETA_GRID = (0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.1)
-
-
 def best_theta_summary(frame):
     """Per load and source: the best θ on the grid, its delay, and the delay at θ = 20 ms."""
     out = []
@@ -589,12 +587,11 @@ def best_theta_per_node_frame(quick=False):
     ``difference``, ``difference_low``, ``difference_high`` [ms]: paired, policy − best
     uniform θ; ``tuning_run_delay`` [ms]: the same policy on the tuning run itself).
     """
-    from workbench.fog.tuning import THETA_GRID as GRID
     from workbench.fog.tuning import compare_thetas, tune_theta_per_node
 
     # quick: a coarser grid, the chain model only (the threshold model costs ~0.15 s a vector)
     quick_grid = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.1)
-    grid, models = (quick_grid, ("chain",)) if quick else (GRID, ("chain", "threshold"))
+    grid, models = (quick_grid, ("chain",)) if quick else (THETA_GRID, ("chain", "threshold"))
     n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)
     g = compile_scenario(_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
     nodes = tune_theta_per_node(g, grid=grid, e_max=1, n_requests=n_tune, seed=0, models=models)

@@ -49,7 +49,7 @@ __all__ = [
     "compare_thetas",
 ]
 
-# the θ grid of the best-θ studies (the same values as workbench.fog.figures.THETA_GRID) [s]
+# the θ grid of the best-θ studies (per load and per node) [s]
 THETA_GRID = (0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.1)
 # bounds on one search's work: candidate vectors tried, and requests simulated in all
 MAX_TUNING_EVALUATIONS = 5_000
