@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import workbench.redundancy as rd
+import workbench.redundancy.model as rd_model
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
 from workbench.redundancy.views import (
     EXERCISES,
@@ -20,6 +21,7 @@ from workbench.redundancy.views import (
     run_to_precision,
     station_tables,
 )
+from workbench.validation import ParameterError
 
 
 def _quiet(make):
@@ -52,6 +54,69 @@ def test_every_move_draws_a_figure_of_the_current_values(tradeoff):
     tradeoff.controls["lam"].value = 2.0
     assert len(tradeoff.latencies_ms) == drawn + 1 and not tradeoff.stale
     assert tradeoff.drawn_values == tradeoff.values
+
+
+def _service_of(values):
+    family = values["family"]
+    return rd.make_service(family, **{n: values[n] for n in FAMILY_PARAMS[family]})
+
+
+def _check_tradeoff_drawing(drawing, v):
+    """The drawn curves, markers and legend are the model's at the values ``v``."""
+    N, lam, t_cloud, svc = v["N"], v["lam"], v["t_cloud"], _service_of(v)
+    m = np.arange(1, N + 1)
+    expected = {
+        drawing.job_time: [svc.job_time_mean(k) for k in m],
+        drawing.blocking: [rd.blocking(N, k, lam, svc) for k in m],
+        drawing.exact: [rd.system_time(N, k, lam, t_cloud, svc) for k in m],
+        drawing.paper: [rd.system_time(N, k, lam, t_cloud, svc, "paper") for k in m],
+    }
+    for line, values in expected.items():
+        assert np.array_equal(line.get_xdata(), m)
+        assert line.get_ydata() == pytest.approx(values, rel=1e-9)
+        low, high = line.axes.get_ylim()  # the y range follows the new data
+        assert low <= min(values) and max(values) <= high
+    assert line.axes.get_xlim()[0] <= 1 and N <= line.axes.get_xlim()[1]
+    asto, bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
+    assert drawing.asto.get_xdata()[0] == asto and drawing.bpo.get_xdata()[0] == bpo
+    legend = [t.get_text() for t in drawing.legend.get_texts()]
+    assert legend[0].endswith(f"m* = {rd.optimal_m(N, lam, t_cloud, svc)}")
+    assert legend[1].endswith(f"m* = {rd.optimal_m(N, lam, t_cloud, svc, 'paper')}")
+    assert legend[2:] == [f"ASTO picks m = {asto}", f"BPO picks m = {bpo}"]
+    assert f"N={N}, λ={lam:g} /s" in drawing.title.get_text()
+
+
+def test_tradeoff_view_draws_the_models_curves_after_every_move(tradeoff):
+    tradeoff.controls["family"].value = "S-Exp"
+    drawing = tradeoff._plot  # the view's figure object, updated in place by every move
+    fig, first = drawing.fig, drawing.exact.get_ydata().copy()
+    moves = [("N", 40), ("lam", 3.0), ("t_cloud", 30.0), ("delta", 1.0), ("family", "Pareto"),
+             ("alpha", 2.5), ("N", 7)]  # fmt: skip
+    for name, value in moves:
+        tradeoff.controls[name].value = value
+        assert not tradeoff.stale and tradeoff.drawn_values == tradeoff.values
+        _check_tradeoff_drawing(drawing, tradeoff.values)
+    assert drawing.fig is fig and len(drawing.exact.get_ydata()) != len(first)
+    tradeoff.controls["N"].value = PARAMS["N"].default
+
+
+def test_a_refused_tradeoff_move_greys_the_figure_then_the_next_draws_anew(monkeypatch):
+    view = _quiet(VIEWS["tradeoff"])
+    drawing, png = view._plot, view.image.value
+    metrics = rd_model.metrics_by_m
+
+    def refuse_lam_4(N, lam, t_cloud, service, ms=None):
+        if lam == 4.0:
+            raise ParameterError("metrics_by_m: λ = 4 refused here (test)")
+        return metrics(N, lam, t_cloud, service, ms)
+
+    monkeypatch.setattr(rd_model, "metrics_by_m", refuse_lam_4)
+    view.controls["lam"].value = 4.0
+    assert view.stale and view.errors and "refused" in view.status.value
+    assert view.image.value == png  # the old picture stays, greyed
+    view.controls["lam"].value = 2.5
+    assert not view.stale and view.drawn_values == view.values
+    _check_tradeoff_drawing(drawing, view.values)
 
 
 def test_m_follows_N_and_is_never_silently_clamped():

@@ -7,12 +7,15 @@ function of this module, which can be timed without widgets.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from workbench.datacenters.figures import (
+    ModelDiagram,
     _cached_limit,
     _pair,
-    draw_model,
     plot_regime_map,
     plot_ring,
     ring_frame,
@@ -20,63 +23,177 @@ from workbench.datacenters.figures import (
 from workbench.datacenters.model import _classify, _solve_exact
 from workbench.datacenters.params import PARAMS, center
 from workbench.plots import figure
-from workbench.widgets import interactive_figure
+from workbench.widgets import _render_png, interactive_figure
 
-__all__ = ["VIEWS", "explore", "explore_regimes", "explore_ring", "explore_model"]
+__all__ = [
+    "VIEWS",
+    "explore",
+    "explore_regimes",
+    "explore_ring",
+    "explore_model",
+    "ExploreFigure",
+    "ModelFigure",
+]
 
 _PER_N = {"meaning": "arrival rate per unit N", "slider": (0.1, 3.0)}
 
 
-def _explore_plot(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
-    lam, mu = (lam1 * N, lam2 * N), (mu1, mu2)
-    servers = (max(1, round(c1 * N)), max(1, round(c2 * N)))
-    fig, axes = figure(ncols=2, width=4.6, height=3.6, fast=True)
-    grid = np.linspace(0.0, 1.0, 11)
-    exact = np.array(
-        [_solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="explore").beta for q in grid]
-    )
-    ax = axes[0]
-    ax.plot(grid, exact[:, 0], "o-", color="C0", ms=3, label="β₁ exact")
-    ax.plot(grid, exact[:, 1], "o-", color="C1", ms=3, label="β₂ exact")
-    loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
-    ax.plot(grid, loss, "k-", label="lost fraction")
-    ax.axvline(p1, color="0.5", ls=":")
-    ax.set_xlabel(f"forwarding probability p₁ (p₂ = {p2:.2f})")
-    ax.set_ylabel("blocking probability")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.22), ncol=3)
-    ax.set_title(f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}", fontsize=8)
-    now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="explore").beta
-    c = (servers[0] / N, servers[1] / N)
-    reg = _classify((lam1, lam2), c, mu, (p1, p2))
-    lim = _cached_limit((lam1, lam2), c, mu, (p1, p2), tol=1e-7)
-    ax = axes[1]
-    x = np.arange(2)
-    ax.bar(x - 0.2, now, 0.4, label=f"exact, N = {N}", color="C0")
-    shown = list(now)
-    if lim is not None:
-        ax.bar(x + 0.2, lim, 0.4, label="limit N → ∞", color="0.6")
-        shown += list(lim)
-    else:
-        ax.text(0.5, 0.9, "limit not certified (near critical load)", transform=ax.transAxes,
-                ha="center", fontsize=8)  # fmt: skip
-    for xi, v in zip(np.r_[x - 0.2, x + 0.2][: len(shown)], shown, strict=True):
-        ax.text(xi, v, f"{v:.3f}", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(x)
-    ax.set_xticklabels(["β₁ (class 1)", "β₂ (class 2)"])
-    ax.set_ylabel("blocking probability")
-    ax.set_ylim(0, max(1e-3, *shown) * 1.25)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2)
-    ax.set_title(f"p = ({p1:.2f}, {p2:.2f}); regime of the limit: ({reg})", fontsize=8)
-    fig.subplots_adjust(bottom=0.3)
+def _own_canvas(fig):
+    """Give a figure that is redrawn move after move its own Agg canvas, and return it.
+
+    A bare Figure is saved through a new canvas, hence a new renderer, every time, and a new
+    renderer has forgotten the size of every text it measured; with a canvas of its own the
+    renderer, and the sizes of the texts a move does not change (tick labels, legends,
+    titles), are reused from one move to the next.
+    """
+    FigureCanvasAgg(fig)
     return fig
+
+
+_P_GRID = np.linspace(0.0, 1.0, 11)
+_BETA_LABELS = ["β₁ (class 1)", "β₂ (class 2)"]
+
+
+@functools.lru_cache(maxsize=256)
+def _blocking_against_p1(lam, servers, mu, p2):
+    """β₁, β₂ (exact) on the p₁ grid: independent of p₁ itself, so a p₁ move reuses it."""
+    return np.array(
+        [_solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="explore").beta for q in _P_GRID]
+    )
+
+
+def _shows_offset(axis) -> bool:
+    """True when ``axis`` at its current limits writes an offset or a power of ten
+    ("1e−40") at its end, as its formatter decides at the next draw."""
+    formatter = axis.get_major_formatter()
+    formatter.set_locs(axis.get_major_locator()())
+    return bool(formatter.get_offset())
+
+
+class ExploreFigure:
+    """The ``explore`` view's figure, built on the first call and updated in place afterwards.
+
+    A slider move changes line data, bar heights and texts of one figure instead of building
+    a new one: building axes, ticks and legends, and laying out their text afresh, is most of
+    a redraw. ``ExploreFigure()(**values)`` is a fresh figure.
+
+    ``fixed_titles=True`` (the view) pins each axes title at the top of its axes instead of
+    letting matplotlib place it on every draw, which measures the tick labels once more.
+    matplotlib only moves a title there to clear an offset text ("1e−40") of the y axis, so
+    an axes whose y axis shows one gets matplotlib's placement back: the figure is the same
+    either way.
+    """
+
+    def __init__(self, fixed_titles: bool = False):
+        self.fixed_titles = fixed_titles
+        self.fig = None
+
+    def _build(self, pinned):
+        fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
+        _own_canvas(fig)
+        pin0, pin1 = ({"y": 1.0} if p else {} for p in pinned)
+        zeros = np.zeros_like(_P_GRID)
+        (self.beta1,) = ax0.plot(_P_GRID, zeros, "o-", color="C0", ms=3, label="β₁ exact")
+        (self.beta2,) = ax0.plot(_P_GRID, zeros, "o-", color="C1", ms=3, label="β₂ exact")
+        (self.loss,) = ax0.plot(_P_GRID, zeros, "k-", label="lost fraction")
+        self.p1_marker = ax0.axvline(0.0, color="0.5", ls=":")
+        self.xlabel0 = ax0.set_xlabel("")
+        ax0.set_ylabel("blocking probability")
+        ax0.set_xlim(0, 1)
+        ax0.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.22), ncol=3)
+        self.title0 = ax0.set_title("", fontsize=8, **pin0)
+        x = np.arange(2)
+        self.exact_bars = ax1.bar(x - 0.2, [0.0, 0.0], 0.4, color="C0")
+        self.limit_bars = ax1.bar(x + 0.2, [0.0, 0.0], 0.4, label="limit N → ∞", color="0.6")
+        self.uncertified = ax1.text(0.5, 0.9, "limit not certified (near critical load)",
+                                    transform=ax1.transAxes, ha="center", fontsize=8)  # fmt: skip
+        self.value_labels = [
+            ax1.text(xi, 0.0, "", ha="center", va="bottom", fontsize=7)
+            for xi in np.r_[x - 0.2, x + 0.2]
+        ]
+        ax1.set_xticks(x)
+        ax1.set_xticklabels(_BETA_LABELS)
+        ax1.set_ylabel("blocking probability")
+        self.legend1 = None
+        self.title1 = ax1.set_title("", fontsize=8, **pin1)
+        fig.subplots_adjust(bottom=0.3)
+        self.fig, self.axes, self.pinned = fig, (ax0, ax1), pinned
+
+    def __call__(self, lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
+        # every number first: a refused value leaves the figure as it was
+        lam, mu = (lam1 * N, lam2 * N), (mu1, mu2)
+        servers = (max(1, round(c1 * N)), max(1, round(c2 * N)))
+        exact = _blocking_against_p1(lam, servers, mu, p2)
+        loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
+        now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="explore").beta
+        c = (servers[0] / N, servers[1] / N)
+        reg = _classify((lam1, lam2), c, mu, (p1, p2))
+        lim = _cached_limit((lam1, lam2), c, mu, (p1, p2), tol=1e-7)
+        texts = (
+            f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
+            f"forwarding probability p₁ (p₂ = {p2:.2f})",
+            f"exact, N = {N}",
+            f"p = ({p1:.2f}, {p2:.2f}); regime of the limit: ({reg})",
+        )
+        if self.fig is None:
+            self._build((self.fixed_titles, self.fixed_titles))
+        self._show(exact, loss, p1, now, lim, texts)
+        if self.fixed_titles:
+            pinned = tuple(not _shows_offset(ax.yaxis) for ax in self.axes)
+            if pinned != self.pinned:  # rare: an offset text appeared or went away
+                self._build(pinned)
+                self._show(exact, loss, p1, now, lim, texts)
+        return self.fig
+
+    def _show(self, exact, loss, p1, now, lim, texts):
+        ax0, ax1 = self.axes
+        title0, xlabel0, exact_label, title1 = texts
+        self.beta1.set_ydata(exact[:, 0])
+        self.beta2.set_ydata(exact[:, 1])
+        self.loss.set_ydata(loss)
+        self.p1_marker.set_xdata([p1, p1])
+        self.xlabel0.set_text(xlabel0)
+        # y from 0 to the data's autoscaled top, as for freshly plotted lines
+        ax0.relim()
+        ax0.set_autoscaley_on(True)  # set_ylim(bottom=0) of the last move turned it off
+        ax0.autoscale_view(scalex=False)
+        ax0.set_ylim(bottom=0)
+        self.title0.set_text(title0)
+        shown = list(now) if lim is None else [*now, *lim]
+        for bar, v in zip(self.exact_bars, now, strict=True):
+            bar.set_height(v)
+        for bar, v in zip(self.limit_bars, (0.0, 0.0) if lim is None else lim, strict=True):
+            bar.set_height(v)
+            bar.set_visible(lim is not None)
+        self.uncertified.set_visible(lim is None)
+        for k, label in enumerate(self.value_labels):
+            label.set_visible(k < len(shown))
+            if k < len(shown):
+                label.set_y(shown[k])
+                label.set_text(f"{shown[k]:.3f}")
+        # x spans the bars drawn (the limit's only when it is shown)
+        ax1.relim(visible_only=True)
+        ax1.autoscale_view(scaley=False)
+        ax1.set_ylim(0, max(1e-3, *shown) * 1.25)
+        self.exact_bars.set_label(exact_label)
+        handles = [self.exact_bars] if lim is None else [self.exact_bars, self.limit_bars]
+        if self.legend1 is not None and len(self.legend1.texts) == len(handles):
+            self.legend1.texts[0].set_text(exact_label)
+        else:  # the limit's entry comes or goes
+            self.legend1 = ax1.legend(handles=handles, fontsize=7, loc="upper left",
+                                      bbox_to_anchor=(0.0, -0.12), ncol=2)  # fmt: skip
+        self.title1.set_text(title1)
+
+
+def _explore_plot(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
+    """The ``explore`` view's figure at these values (a fresh figure)."""
+    return ExploreFigure()(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2)
 
 
 def explore():
     """λ_i (per unit N), c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
     return interactive_figure(
-        _explore_plot,
+        ExploreFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
         lam1=center("lam", 1, **_PER_N),
         lam2=center("lam", 2, **_PER_N),
@@ -138,26 +255,53 @@ def explore_ring():
     )
 
 
+def _freeze_layout(fig) -> None:
+    """Lay a constrained-layout figure out once, as the view renders it, then keep it.
+
+    Saving a figure with a layout engine draws it twice (once to lay it out, with a fresh
+    renderer that has no cached text sizes). The diagram's layout depends on its title alone
+    (every other text and patch is clipped to the axes and left out of the layout), which
+    a move never changes, so the positions found once hold for every later move.
+    """
+    _render_png(fig)  # the layout at the resolution and text settings of the view's PNG
+    fig.set_layout_engine(None)
+
+
+class ModelFigure:
+    """The ``explore_model`` view's diagram, built once and updated in place (see
+    :class:`ExploreFigure` and :class:`workbench.datacenters.figures.ModelDiagram`)."""
+
+    def __init__(self):
+        self.diagram = None
+
+    def __call__(self, lam1, lam2, C1, C2, mu1, mu2, p1, p2):
+        lam, servers, mu, p = (lam1, lam2), (C1, C2), (mu1, mu2), (p1, p2)
+        sol = _solve_exact(lam, servers, mu, p, func="explore_model")
+        first = self.diagram is None
+        if first:
+            self.diagram = ModelDiagram()
+            _own_canvas(self.diagram.fig)
+            self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
+        fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
+        self.summary.set_text(
+            f"β₁ = {sol.beta[0]:.3f}, β₂ = {sol.beta[1]:.3f}; "
+            f"E[ℓ₁] = {sol.mean_busy[0]:.1f}, E[ℓ₂] = {sol.mean_busy[1]:.1f} busy servers"
+        )
+        if first:
+            _freeze_layout(fig)
+        return fig
+
+
 def _model_plot(lam1, lam2, C1, C2, mu1, mu2, p1, p2):
-    lam, servers, mu, p = (lam1, lam2), (C1, C2), (mu1, mu2), (p1, p2)
-    sol = _solve_exact(lam, servers, mu, p, func="explore_model")
-    fig = draw_model(lam, servers, mu, p, busy=sol.mean_busy)
-    fig.axes[0].text(
-        5.0,
-        5.55,
-        f"β₁ = {sol.beta[0]:.3f}, β₂ = {sol.beta[1]:.3f}; "
-        f"E[ℓ₁] = {sol.mean_busy[0]:.1f}, E[ℓ₂] = {sol.mean_busy[1]:.1f} busy servers",
-        ha="center",
-        fontsize=9,
-    )
-    return fig
+    """The ``explore_model`` view's figure at these values (a fresh figure)."""
+    return ModelFigure()(lam1, lam2, C1, C2, mu1, mu2, p1, p2)
 
 
 def explore_model():
     """The model's diagram drawn from the controls, shaded with the mean busy servers."""
     lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
-        _model_plot,
+        ModelFigure(),
         title="The model, drawn from its parameters",
         lam1=center("lam", 1, default=30.0, **lam_span),
         lam2=center("lam", 2, default=16.0, **lam_span),

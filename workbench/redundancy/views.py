@@ -14,6 +14,7 @@ import html
 
 import ipywidgets as w
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from workbench.params import Param
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure
@@ -35,7 +36,14 @@ from workbench.redundancy.simulation import (
 )
 from workbench.widgets import exercise, interactive_figure, table_html
 
-__all__ = ["VIEWS", "EXERCISES", "plot_tradeoff", "plot_policies", "plot_simulation"]
+__all__ = [
+    "VIEWS",
+    "EXERCISES",
+    "TradeoffFigure",
+    "plot_tradeoff",
+    "plot_policies",
+    "plot_simulation",
+]
 
 # the service controls: one set per family, visible with that family only
 FAMILY_VISIBLE = {
@@ -98,40 +106,99 @@ def _integer_ticks(*axes) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
-    """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices."""
-    svc = _service(family, service_params)
-    df = rd.metrics_by_m(N, lam, t_cloud, svc)
-    m_exact, m_paper = (int(df.loc[df[f"system_time_{f}"].idxmin(), "m"]) for f in FORMULAS)
-    m_asto, m_bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
-    fig, (ax1, ax3) = figure(2, width=5.0, height=3.6, fast=True)
-    # the axis labels, coloured like their curves, are the legend: nothing sits on the data
-    ax1.plot(df["m"], df["job_time"], "r*-", ms=4)
-    ax1.set_xlabel(LABELS["m"])
-    ax1.set_ylabel(f"{LABELS['job_time']} (red ★)", color="r")
-    ax2 = ax1.twinx()
-    ax2.plot(df["m"], df["blocking"], "b^-", ms=4)
-    ax2.set_ylabel(f"{LABELS['blocking']} (blue ▲)", color="b")
-    ax2.grid(False)
-    ax3.plot(
-        df["m"], df["system_time_exact"], "-", label=f"{FORMULA_NAMES['exact']}: m* = {m_exact}"
-    )
-    ax3.plot(
-        df["m"], df["system_time_paper"], "--", label=f"{FORMULA_NAMES['paper']}: m* = {m_paper}"
-    )
-    ax3.axvline(m_asto, color=POLICY_COLORS["asto"], lw=1.2, label=f"ASTO picks m = {m_asto}")
-    ax3.axvline(m_bpo, color=POLICY_COLORS["bpo"], lw=1.2, ls=":", label=f"BPO picks m = {m_bpo}")
-    ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
-    ax3.legend(fontsize=7, loc="best")
-    _integer_ticks(ax1.xaxis, ax3.xaxis)
-    fig.suptitle(f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s", fontsize=10)
+def _own_canvas(fig):
+    """Give a figure that is redrawn move after move its own Agg canvas, and return it.
+
+    A bare Figure is saved through a new canvas, hence a new renderer, every time, and a new
+    renderer has forgotten the size of every text it measured; with a canvas of its own the
+    renderer, and the sizes of the texts a move does not change (tick labels, legends,
+    titles), are reused from one move to the next.
+    """
+    FigureCanvasAgg(fig)
     return fig
+
+
+class TradeoffFigure:
+    """The trade-off view's figure, built on the first call and updated in place afterwards.
+
+    A move changes the curves' data, the policy markers and the texts of one figure instead
+    of building axes, twin axis, ticks and legend again (most of a redraw); the axes are
+    autoscaled to the new data as for freshly plotted curves.
+    ``TradeoffFigure()(**values)`` is a fresh figure.
+    """
+
+    def __init__(self):
+        self.fig = None
+
+    def _build(self):
+        fig, (ax1, ax3) = figure(2, width=5.0, height=3.6, fast=True)
+        _own_canvas(fig)
+        # the axis labels, coloured like their curves, are the legend: nothing sits on the data
+        (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
+        ax1.set_xlabel(LABELS["m"])
+        ax1.set_ylabel(f"{LABELS['job_time']} (red ★)", color="r")
+        ax2 = ax1.twinx()
+        (self.blocking,) = ax2.plot([], [], "b^-", ms=4)
+        ax2.set_ylabel(f"{LABELS['blocking']} (blue ▲)", color="b")
+        ax2.grid(False)
+        (self.exact,) = ax3.plot([], [], "-")
+        (self.paper,) = ax3.plot([], [], "--")
+        self.asto = ax3.axvline(1, color=POLICY_COLORS["asto"], lw=1.2)
+        self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
+        ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
+        self.legend = ax3.legend(
+            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7, loc="best"
+        )
+        _integer_ticks(ax1.xaxis, ax3.xaxis)
+        self.title = fig.suptitle("", fontsize=10)
+        self.fig, self.axes = fig, (ax1, ax2, ax3)
+
+    def __call__(self, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+        # every number first: a refused value leaves the figure as it was
+        svc = _service(family, service_params)
+        df = rd.metrics_by_m(N, lam, t_cloud, svc)
+        m_exact, m_paper = (int(df.loc[df[f"system_time_{f}"].idxmin(), "m"]) for f in FORMULAS)
+        m_asto, m_bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
+        if self.fig is None:
+            self._build()
+        m = df["m"].to_numpy()
+        self.job_time.set_data(m, df["job_time"].to_numpy())
+        self.blocking.set_data(m, df["blocking"].to_numpy())
+        self.exact.set_data(m, df["system_time_exact"].to_numpy())
+        self.paper.set_data(m, df["system_time_paper"].to_numpy())
+        self.asto.set_xdata([m_asto, m_asto])
+        self.bpo.set_xdata([m_bpo, m_bpo])
+        labels = (
+            f"{FORMULA_NAMES['exact']}: m* = {m_exact}",
+            f"{FORMULA_NAMES['paper']}: m* = {m_paper}",
+            f"ASTO picks m = {m_asto}",
+            f"BPO picks m = {m_bpo}",
+        )
+        for artist, text, label in zip(
+            (self.exact, self.paper, self.asto, self.bpo), self.legend.get_texts(), labels,
+            strict=True,
+        ):  # fmt: skip
+            artist.set_label(label)
+            text.set_text(label)
+        for ax in self.axes:
+            ax.relim()
+            ax.autoscale()  # at the next draw, from the new data (the twin axes share x)
+        self.title.set_text(f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s")
+        return self.fig
+
+
+def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+    """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices.
+
+    A fresh figure; the view updates one :class:`TradeoffFigure` in place.
+    """
+    return TradeoffFigure()(N, lam, t_cloud, family, **service_params)
 
 
 def explore_tradeoff():
     """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
     return interactive_figure(
-        plot_tradeoff,
+        TradeoffFigure(),
         title="Replication trade-off (analytic)",
         visible=FAMILY_VISIBLE,
         N=PARAMS["N"],
