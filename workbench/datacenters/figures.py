@@ -638,7 +638,6 @@ def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), 
     request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
     that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
     """
-    PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)  # before building
     return ModelDiagram().update(lam, servers, mu, p, busy)
 
 
