@@ -2,7 +2,10 @@
 
 ``VIEWS`` maps a view name to a function returning the widget. Every control comes from the
 parameter table (symbol, meaning, unit, tooltip, valid range); each view redraws a plot
-function of this module, which can be timed without widgets.
+function of this module, which can be timed without widgets. The analytic views ``explore``
+and ``explore_model`` keep one figure (:class:`ExploreFigure`, :class:`ModelFigure`) and
+update its artists on every move instead of building a new one, which is most of a redraw;
+``_explore_plot`` and ``_model_plot`` give the same picture as a fresh figure.
 """
 
 from __future__ import annotations

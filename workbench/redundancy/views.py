@@ -4,8 +4,9 @@
 parameter table (label "symbol meaning [unit]", tooltip, valid range); each service family
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
 function is the view's figure as a plain function of the control values (the benchmarks
-time it directly). ``EXERCISES`` are the classroom section's prediction exercises, their
-answers computed by the library.
+time it directly); the trade-off view keeps one :class:`TradeoffFigure` and updates it in
+place on every move, the same picture as :func:`plot_tradeoff`. ``EXERCISES`` are the
+classroom section's prediction exercises, their answers computed by the library.
 """
 
 from __future__ import annotations
