@@ -711,6 +711,24 @@ def _mean_work_vec(lam, lam2, mu, mu2, q):
     return out
 
 
+def _fixed_point(step, size, max_iterations, name):
+    """Iterate P ← step(P) from P = 1 until no entry moves by 1e-10; returns (P, iterations).
+
+    After 20 iterations each step moves only half-way (damping against a 2-cycle).
+    """
+    p = np.ones(size)
+    for iterations in range(1, max_iterations + 1):
+        new = step(p)
+        change = np.max(np.abs(new - p))
+        p = 0.5 * p + 0.5 * new if iterations > 20 else new
+        if change < 1e-10:
+            return p, iterations
+    raise ParameterError(
+        f"analyze: the fixed point for {name} did not converge in {max_iterations} "
+        f"iterations (last change {change:.3g})."
+    )
+
+
 def _bracketed_root(func, size, tol=1e-13, max_steps=200):
     """Roots in [0, 1] of an increasing vectorised ``func`` (func(0) ≤ 0 ≤ func(1)).
 
@@ -912,39 +930,25 @@ def analyze(
             )
         p_light = p_heavy = p
     elif threshold:
-        p = np.ones(nf)
-        for iterations in range(1, max_iterations + 1):
+
+        def threshold_step(p):
             d0, _, d1, _ = flows_for(p, p)
-            new = _threshold_nodes(theta_arr, d0.sum(axis=0), d1.sum(axis=0), mu, mu2, q)[0]
-            change = np.max(np.abs(new - p))
-            p = 0.5 * p + 0.5 * new if iterations > 20 else new
-            if change < 1e-10:
-                break
-        else:
-            raise ParameterError(
-                f"analyze: the fixed point for P_j did not converge in {max_iterations} "
-                f"iterations (last change {change:.3g})."
-            )
+            return _threshold_nodes(theta_arr, d0.sum(axis=0), d1.sum(axis=0), mu, mu2, q)[0]
+
+        p, iterations = _fixed_point(threshold_step, nf, max_iterations, "P_j")
         p_light = p_heavy = p
     elif policy == "offload":
-        p = np.ones(nf)
-        for iterations in range(1, max_iterations + 1):
+
+        def chain_step(p):
             d0, _, d1, _ = flows_for(p, p)
             v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
             # per node, P = accept(P·v, P·v') with P − accept increasing in P: a root in [0, 1]
             root = _bracketed_root(
-                lambda x, v0=v0, v1=v1: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2, q), nf
+                lambda x: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2, q), nf
             )
-            new = np.where(np.isinf(theta_arr), 1.0, root)  # θ = ∞ accepts all
-            change = np.max(np.abs(new - p))
-            p = 0.5 * p + 0.5 * new if iterations > 20 else new
-            if change < 1e-10:
-                break
-        else:
-            raise ParameterError(
-                f"analyze: the fixed point for λ_j did not converge in {max_iterations} "
-                f"iterations (last change {change:.3g})."
-            )
+            return np.where(np.isinf(theta_arr), 1.0, root)  # θ = ∞ accepts all
+
+        p, iterations = _fixed_point(chain_step, nf, max_iterations, "λ_j")
         p_light = p_heavy = p
     elif policy == "no_offload":
         p_light = p_heavy = np.ones(nf)
