@@ -105,19 +105,14 @@ def _pop(h_time, h_seq, h_kind, h_arg, size):
 
 
 @njit(cache=True)
-def work_ahead(s, now, queued_work, svc_task, svc_kind, svc_end, compute, work):
-    """Work still to do at ``s`` if everything there ran on ``s``: queued + in service.
-
-    A task in its decision counts in full (it may yet run here: the worst case).
-    """
-    k = svc_task[s]
-    return _ahead(queued_work[s], k, svc_kind[s], svc_end[s], now, compute[s], work[max(k, 0)])
-
-
-@njit(cache=True)
 def _ahead(queued, task, kind, end, now, speed, task_work):
-    """:func:`work_ahead` on scalars (array arguments would cost the event loop reference
-    counting: numba increments and decrements each array argument on every call)."""
+    """Work still to do at a server if everything there ran on it: queued + in service.
+
+    ``task`` is the task in service (-1: none), ``kind`` what it is doing, ``end`` when that
+    ends, ``task_work`` its work. A task in its decision counts in full (it may yet run here:
+    the worst case). Scalars only: an array argument would cost the event loop numba's
+    reference counting (an atomic increment and decrement) on every call.
+    """
     if task < 0:
         return queued
     if kind == _EXECUTE:
