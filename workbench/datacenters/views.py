@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from workbench.datacenters.figures import (
     ModelDiagram,
@@ -39,18 +38,6 @@ __all__ = [
 ]
 
 _PER_N = {"meaning": "arrival rate per unit N", "slider": (0.1, 3.0)}
-
-
-def _own_canvas(fig):
-    """Give a figure that is redrawn move after move its own Agg canvas, and return it.
-
-    A bare Figure is saved through a new canvas, hence a new renderer, every time, and a new
-    renderer has forgotten the size of every text it measured; with a canvas of its own the
-    renderer, and the sizes of the texts a move does not change (tick labels, legends,
-    titles), are reused from one move to the next.
-    """
-    FigureCanvasAgg(fig)
-    return fig
 
 
 _P_GRID = np.linspace(0.0, 1.0, 11)
@@ -93,7 +80,6 @@ class ExploreFigure:
 
     def _build(self, pinned):
         fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
-        _own_canvas(fig)
         pin0, pin1 = ({"y": 1.0} if p else {} for p in pinned)
         zeros = np.zeros_like(_P_GRID)
         (self.beta1,) = ax0.plot(_P_GRID, zeros, "o-", color="C0", ms=3, label="β₁ exact")
@@ -283,7 +269,6 @@ class ModelFigure:
         first = self.diagram is None
         if first:
             self.diagram = ModelDiagram()
-            _own_canvas(self.diagram.fig)
             self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
         fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
         self.summary.set_text(

@@ -15,7 +15,6 @@ import html
 
 import ipywidgets as w
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from workbench.params import Param
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure
@@ -107,18 +106,6 @@ def _integer_ticks(*axes) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _own_canvas(fig):
-    """Give a figure that is redrawn move after move its own Agg canvas, and return it.
-
-    A bare Figure is saved through a new canvas, hence a new renderer, every time, and a new
-    renderer has forgotten the size of every text it measured; with a canvas of its own the
-    renderer, and the sizes of the texts a move does not change (tick labels, legends,
-    titles), are reused from one move to the next.
-    """
-    FigureCanvasAgg(fig)
-    return fig
-
-
 class TradeoffFigure:
     """The trade-off view's figure, built on the first call and updated in place afterwards.
 
@@ -133,7 +120,6 @@ class TradeoffFigure:
 
     def _build(self):
         fig, (ax1, ax3) = figure(2, width=5.0, height=3.6, fast=True)
-        _own_canvas(fig)
         # the axis labels, coloured like their curves, are the legend: nothing sits on the data
         (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
         ax1.set_xlabel(LABELS["m"])
