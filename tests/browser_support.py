@@ -181,7 +181,8 @@ def _write_lab_settings(settings: Path) -> None:
             "fetchNews": "false",
             "checkForUpdates": False,
         },
-        "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+        # autosave on, every 10 s: the Lab test waits for one and checks the file is unchanged
+        "@jupyterlab/docmanager-extension/plugin": {"autosave": True, "autosaveInterval": 10},
     }
     for plugin, values in overrides.items():
         path = settings / f"{plugin}.jupyterlab-settings"
@@ -642,8 +643,25 @@ def _scroll_to_top_of(locator) -> None:
 # --------------------------------------------------------------------------- the two apps
 
 
-def check_in_lab(browser, server: Server, notebook: str) -> dict[str, float]:
-    """Open ``notebook`` in JupyterLab, run all cells, exercise the first view."""
+AUTOSAVE_TIMEOUT = 90.0  # s after the slider move (the interval is 10 s; a busy server lags)
+COUNT_IMAGES_JS = """(scope) => {
+    const root = document.querySelector(scope);
+    const imgs = [...root.querySelectorAll('.jp-RenderedImage img')]
+        .filter((img) => img.complete && img.naturalWidth > 0);
+    const bare = [...root.querySelectorAll('.jp-OutputArea-output')]
+        .filter((o) => /^<Figure size/.test(o.innerText.trim())).length;
+    return {images: imgs.length, bare: bare};
+}"""
+
+
+def check_in_lab(browser, server: Server, notebook: str, served: Path) -> dict[str, float]:
+    """Open ``notebook`` in JupyterLab, run all cells, exercise the first view, and wait for
+    JupyterLab's own autosave of ``served`` (the file on disk).
+
+    Returns the timings, plus ``static_images`` (rendered figure images outside the slider
+    views) and ``bare_figures`` (outputs that show a figure as ``<Figure size ...>`` text).
+    """
+    mtime_before = served.stat().st_mtime_ns
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     check = Check(page, server, f"lab-{Path(notebook).stem}")
@@ -710,6 +728,15 @@ def check_in_lab(browser, server: Server, notebook: str) -> dict[str, float]:
             check.fail(f"notebook:run-all-cells ended with {status!r}")
         move_slider_and_wait_redraw(check, f"#{panel_id}")
         check.screenshot()
+        counts = page.evaluate(COUNT_IMAGES_JS, f"#{panel_id}")
+        check.timings["static_images"] = float(counts["images"])
+        check.timings["bare_figures"] = float(counts["bare"])
+        deadline = time.monotonic() + AUTOSAVE_TIMEOUT
+        while served.stat().st_mtime_ns == mtime_before:  # JupyterLab's autosave, no user action
+            if time.monotonic() > deadline:
+                check.fail(f"JupyterLab did not autosave {notebook} within {AUTOSAVE_TIMEOUT} s")
+            time.sleep(0.5)
+        check.lap("autosaved")
         saved = page.evaluate(
             """() => window.jupyterapp.commands.execute('docmanager:save').then(
                 () => 'saved', (e) => 'error: ' + e)"""

@@ -19,6 +19,7 @@ import time
 import browser_support as bs
 import nbformat
 import pytest
+from test_notebooks import static_figure_cells
 
 pytestmark = pytest.mark.browser
 
@@ -57,10 +58,13 @@ def voila(served_root, tmp_path_factory):
 def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
     notebook, browser, lab, served_root, record_property
 ):
-    """Run all, move a slider, save: the file on disk has no outputs and no widget state
-    (JupyterLab runs with the workbench's pre-save hook, as ``run.sh lab`` starts it)."""
-    before = nbformat.read(bs.notebooks_dir() / notebook, as_version=4)
-    timings = bs.check_in_lab(browser, lab, notebook)
+    """Run all, move a slider, let JupyterLab autosave, save: the file on disk is byte for byte
+    the committed one (no outputs, no widget state, no rewritten kernel metadata: JupyterLab
+    runs with the workbench's pre-save hook, as ``run.sh lab`` starts it), and every static
+    figure of the notebook rendered as an image."""
+    committed = bs.notebooks_dir() / notebook
+    before = nbformat.read(committed, as_version=4)
+    timings = bs.check_in_lab(browser, lab, notebook, served_root / notebook)
     record_property("timings_s", timings)
     bs.save_timings("jupyterlab", notebook, timings)
     saved = nbformat.read(served_root / notebook, as_version=4)
@@ -68,6 +72,15 @@ def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
     assert not dirty, f"saved {notebook} carries outputs in cells {dirty}"
     assert "widgets" not in saved.metadata, "saved widget state would show dead widgets"
     assert [c.source for c in saved.cells] == [c.source for c in before.cells]
+    assert (served_root / notebook).read_bytes() == committed.read_bytes(), (
+        f"{notebook} changed on disk after open, run and save: git status would be dirty"
+    )
+    assert timings["bare_figures"] == 0, f"{notebook}: a figure shows as <Figure size ...> text"
+    expected = len(static_figure_cells(before))
+    assert timings["static_images"] >= expected, (
+        f"{notebook}: {timings['static_images']:.0f} figure images rendered, "
+        f"{expected} static-figure cells"
+    )
     print(f"lab {notebook}: {timings}")
 
 

@@ -23,6 +23,36 @@ NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
 CELL_TIMEOUT = 300  # s per cell
 MAX_CELL_LINES = 15  # project rule: thin cells that call the library
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# a cell that draws one of the paper's static figures: it must leave an image, never the
+# text "<Figure size 860x400 with 1 Axes>" (what a bare Figure shows without a PNG formatter)
+STATIC_FIGURE_CELL = re.compile(r"FIGURES\[|\.plot\(|\bplot_\w+\(")
+
+
+def static_figure_cells(nb) -> list[int]:
+    """Indices of the code cells that draw a static figure (not a slider view)."""
+    return [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and STATIC_FIGURE_CELL.search(c.source)
+    ]
+
+
+def figure_problems(nb) -> list[str]:
+    """Static-figure cells without an image, and any figure shown as bare text."""
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            text = data.get("text/plain", "")
+            if str(text).startswith("<Figure size") and "image/png" not in data:
+                problems.append(f"cell {i} shows {text!r} instead of an image")
+    for i in static_figure_cells(nb):
+        outs = nb.cells[i].get("outputs", [])
+        if not any("image/png" in o.get("data", {}) for o in outs):
+            problems.append(f"cell {i} ({nb.cells[i].source.splitlines()[0]!r}) drew no image")
+    return problems
 
 
 def _ids(paths):
@@ -112,3 +142,5 @@ def test_notebook_executes_without_error(path):
         error = ANSI.sub("", str(err))
     if error is not None:
         pytest.fail(f"{path.name} failed while executing:\n{error}", pytrace=False)
+    problems = figure_problems(nb)
+    assert not problems, f"{path.name}: figures that did not render: " + "; ".join(problems)

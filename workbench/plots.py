@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,36 @@ POLICY_COLORS = {
     "optimal": PALETTE[3],
 }
 FORMULA_STYLE = {"exact": "-", "paper": "--"}
+
+
+def _figure_png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def show_figures_in_ipython() -> bool:
+    """Make a bare :class:`~matplotlib.figure.Figure` returned by a cell display as a PNG.
+
+    matplotlib registers a PNG formatter for figures only when the inline backend is
+    activated (``%matplotlib inline``, or pyplot imported under it). The workbench draws on
+    bare Figures, so without this a cell that returns one shows ``<Figure size 860x400 with
+    1 Axes>`` in any kernel whose backend is not inline (Voila with ``MPLBACKEND=agg``,
+    nbconvert, a kernel that never imported pyplot). Called when this module is imported;
+    returns whether an IPython shell was found. Harmless outside IPython.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with ipykernel
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    shell.display_formatter.formatters["image/png"].for_type(Figure, _figure_png)
+    return True
+
+
+show_figures_in_ipython()
 
 
 @dataclass(frozen=True)
