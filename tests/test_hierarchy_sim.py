@@ -40,13 +40,22 @@ PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "re
     gentle=st.booleans(),
     decision_time=st.floats(0.0, 0.05),
     skew=st.booleans(),
+    in_decision=st.sampled_from(["full", "zero", "remaining"]),
+    offload_busy=st.booleans(),
+    eq11_unit=st.sampled_from([1.0, 1e-3, 0.5]),
+    arrivals=st.sampled_from(["batch", "spread"]),
 )
 def test_kernel_matches_naive_twin_task_by_task(
-    model, seed, lam, mu, w_q, min_th, width, down, gentle, decision_time, skew
-):
-    topo = symmetric_tree(weights=(0.4, 0.8, 1.2, 1.6) if skew else None)
-    tasks = draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, np.random.default_rng(seed))
+    model, seed, lam, mu, w_q, min_th, width, down, gentle, decision_time, skew, in_decision,
+    offload_busy, eq11_unit, arrivals,
+):  # fmt: skip
+    topo = symmetric_tree(20.0, 40.0, 100.0, weights=(0.4, 0.8, 1.2, 1.6) if skew else None)
+    rng = np.random.default_rng(seed)
+    tasks = draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, rng, arrivals)
     kw = dict(
+        in_decision=in_decision,
+        offload_busy=offload_busy,
+        eq11_unit=eq11_unit,
         w_q=w_q,
         min_th=min_th,
         max_th=min_th + width,
@@ -74,9 +83,12 @@ def test_twin_on_a_user_tree():
             np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9)
 
 
+SPREAD = dict(arrivals="spread", compute_bottom=20.0, compute_middle=40.0, compute_top=100.0)
+
+
 def test_pure_local_is_mg1_per_bottom_server():
     lam, mu, speed = 2.0, 7.0, 20.0  # rho = 0.7 at each bottom server
-    res = simulate("pure_local", lam, mu, n_periods=4000, replications=10, seed=3)
+    res = simulate("pure_local", lam, mu, n_periods=4000, replications=10, seed=3, **SPREAD)
     m1, m2 = size_moments(mu, 1.0)
     pk = pollaczek_khinchine(lam, m1 / speed, m2 / speed**2)
     assert res.ci_low <= pk <= res.ci_high, (pk, res.ci_low, res.ci_high)
@@ -89,12 +101,26 @@ def test_pure_local_is_mg1_per_bottom_server():
 
 def test_pure_cloud_is_mg1_at_the_centre_plus_links():
     lam, mu = 2.0, 5.0  # centre: 8 tasks/s of mean 0.05 s -> rho = 0.4
-    res = simulate("pure_cloud", lam, mu, n_periods=3000, replications=10, seed=4)
+    res = simulate("pure_cloud", lam, mu, n_periods=3000, replications=10, seed=4, **SPREAD)
     m1, m2 = size_moments(mu, 1.0)
     links = 2 * 0.1 * m1 / 100.0  # two hops of B = 0.1 D Mbit at 100 Mbit/s
     pk = pollaczek_khinchine(4 * lam, m1 / 100.0, m2 / 100.0**2) + links
     assert res.ci_low <= pk <= res.ci_high, (pk, res.ci_low, res.ci_high)
     assert res.share_s0 == 1.0
+
+
+@pytest.mark.parametrize(("lam", "mu"), [(2.0, 7.0), (5.0, 3.0)])
+def test_pure_local_batch_arrivals_against_the_text(lam, mu):
+    """Sec. 5.1 read literally: a Poisson(λ) batch pushed at each period's start. A task's
+    place in its batch is uniform, so with N ~ Poisson(λ) it finds E[N(N-1)]/(2E[N]) = λ/2
+    others ahead on average: E[T] = (1 + λ/2) E[S] whenever a batch drains within the period
+    (here 0.15 and 0.38 of a period on average: a backlog is rare and short)."""
+    res = simulate("pure_local", lam, mu, n_periods=3000, replications=8, seed=6)
+    theory = (1.0 + lam / 2.0) * size_moments(mu, 1.0)[0] / 100.0
+    assert res.ci_low <= theory * 1.005 and theory <= res.ci_high * 1.005, (theory, res)
+    # and spread arrivals (a Poisson process) are not that: P-K differs by > 10 %
+    pk = pollaczek_khinchine(lam, size_moments(mu, 1.0)[0] / 100.0, size_moments(mu, 1.0)[1] / 1e4)
+    assert abs(pk / theory - 1.0) > 0.1
 
 
 @pytest.mark.parametrize("model", sorted(MODEL_FLAGS))
@@ -119,7 +145,7 @@ def test_conservation_and_littles_law(model):
 
 def test_littles_law_per_server_pure_local():
     """L_s (kernel's time integral) = λ_s W_s (from the per-task times), server by server."""
-    topo = symmetric_tree()
+    topo = symmetric_tree(20.0, 40.0, 100.0)
     tasks = draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
     out = run_kernel("pure_local", topo, tasks)
     end = out["server_stats"][0, K.SRV_END_TIME]
@@ -194,6 +220,7 @@ def test_without_enhancement_1_ties_pure_cloud_without_decision_time():
             seed=1,
             n_periods=200,
             decision_time=tau,
+            offload_busy=False,
         )
         cloud, blind = r["pure_cloud/mean_time"], r["without_enhancement_1/mean_time"]
         assert bool(cloud == blind) is same and blind >= cloud

@@ -135,8 +135,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=20.0,
-        slider=(5.0, 100.0),
+        default=100.0,
+        slider=(10.0, 400.0),
         step=5.0,
         help="Speed of servers 3-6 (not recovered from the paper's Fig. 3).",
         source="choice",
@@ -149,8 +149,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=40.0,
-        slider=(5.0, 200.0),
+        default=200.0,
+        slider=(10.0, 800.0),
         step=5.0,
         help="Speed of servers 1-2 (not recovered from the paper's Fig. 3).",
         source="choice",
@@ -163,8 +163,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=100.0,
-        slider=(10.0, 400.0),
+        default=400.0,
+        slider=(20.0, 1600.0),
         step=10.0,
         help="Speed of the central server 0, the strongest (not recovered from Fig. 3).",
         source="choice",
@@ -201,15 +201,60 @@ PARAMS = Params(
         "time of one overhead decision",
         "s",
         low=0.0,
-        high=10.0,
-        default=0.005,
-        slider=(0.0, 0.02),
+        high=0.05,
+        default=0.001,
+        slider=(0.0, 0.01),
         step=0.0005,
-        help="Worker time spent applying the overhead rule at the head of the queue. Sec. 4.2: "
-        "while a server makes a decision, executes or handles an offload, other requests "
-        "wait in its queue (and Sec. 5.2.2 blames the decision overhead for 'without "
-        "enhancement 1' losing to pure cloud); the paper gives no length: 5 ms [choice]. "
-        "0 = decisions are free (the variant its eqs. 5-10 alone would suggest).",
+        help="Worker time one overhead decision takes at the head of a queue (reading "
+        "'decision_time', see READINGS): the paper says deciding occupies the single worker "
+        "but gives no length. Default by rule: one tenth of the shortest mean execution on the "
+        "grid (μ = 1 on a bottom server). 0 = decisions are free.",
+        source="choice",
+    ),
+    Param(
+        "in_decision",
+        "n_dec",
+        "how a task under decision counts",
+        kind="choice",
+        choices=("full", "zero", "remaining"),
+        default="full",
+        help="In another server's (eq. 10) or RED's view of the work ahead, a task whose "
+        "decision is under way counts its whole work (worst case, as the paper evaluates RED's "
+        "'queue size'), nothing (it is no longer queued), or the decision time left.",
+        source="choice",
+    ),
+    Param(
+        "offload_busy",
+        "h_off",
+        "handing an offload occupies the worker",
+        kind="bool",
+        default=True,
+        help="Sec. 4.2 counts 'handling an offload request' as worker time: the worker stays "
+        "busy for the transfer B/W of a task it decided to offload. False: the link takes "
+        "it at no worker time. (RED's forwards at the entrance never use the worker.)",
+        source="choice",
+    ),
+    Param(
+        "arrivals",
+        "arr",
+        "arrivals within a period",
+        kind="choice",
+        choices=("batch", "spread"),
+        default="batch",
+        help="'batch': the generator pushes each period's Poisson(λ) tasks at the start of the "
+        "period (Sec. 5.1: 'periodically pushes requests'); 'spread': at uniform times "
+        "inside the period (a Poisson process of rate λ/T).",
+        source="choice",
+    ),
+    Param(
+        "eq11_unit",
+        "u",
+        "time unit of eq. 11",
+        kind="choice",
+        choices=("s", "ms", "period"),
+        default="s",
+        help="Unit in which eq. 11's min(1, t̄) and max(1, t̄) read the mean execution time "
+        "and in which min_th, max_th are given (the paper names none).",
         source="choice",
     ),
     Param(
@@ -270,10 +315,11 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         low_open=True,
-        default=0.1,
-        slider=(0.01, 1.0),
+        default=0.5,
+        slider=(0.1, 1.0),
         step=0.01,
-        help="RED's p_b at the upper threshold (not recovered; Floyd & Jacobson's 0.1).",
+        help="RED's p_b at the upper threshold. The paper changed it from the packet value "
+        "but does not say to what: plausible range 0.1..1, default by rule (see READINGS).",
         source="choice",
     ),
     Param(
@@ -284,11 +330,12 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         low_open=True,
-        default=0.002,
-        slider=(0.001, 0.2),
-        step=0.001,
-        help="Weight of the newest sample in RED's moving average (not recovered; Floyd & "
-        "Jacobson's 0.002).",
+        default=0.125,
+        slider=(0.01, 0.5),
+        step=0.005,
+        help="Weight of the newest sample in RED's moving average, one update per arrival. "
+        "The paper changed it from the packet value but does not say to what: plausible "
+        "range 0.01..0.5, default by rule (see READINGS).",
         source="choice",
     ),
     Param(
@@ -317,8 +364,9 @@ PARAMS = Params(
         kind="choice",
         choices=("raise", "transient"),
         default="raise",
-        help="'raise': refuse a model whose servers cannot carry the load (ρ ≥ 1); "
-        "'transient': simulate the finite run anyway (its means grow with n).",
+        help="'raise': refuse a model whose servers cannot carry the load (ρ ≥ 1) or a run "
+        "the stationarity detector flags; 'transient': return the finite-run numbers, "
+        "flagged not stationary.",
         source="choice",
     ),
     Param(

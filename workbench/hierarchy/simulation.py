@@ -36,6 +36,11 @@ MODEL_FLAGS = {
 }
 # memory bound: about 150 bytes per task and replication
 MAX_TASKS = 3_000_000
+IN_DECISION = {
+    "full": K.IN_DECISION_FULL,
+    "zero": K.IN_DECISION_ZERO,
+    "remaining": K.IN_DECISION_REMAINING,
+}
 
 
 @dataclass(frozen=True)
@@ -50,18 +55,22 @@ class TaskDraws:
 
 
 def draw_tasks(
-    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng
+    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng, arrivals="spread"
 ) -> TaskDraws:
-    """Poisson(λ·weight) tasks per period per server, at uniform times inside the period
-    (together: a Poisson process of rate λ·weight/T); sizes Normal(μ, σ) truncated to
+    """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
+
+    ``arrivals="spread"``: at uniform times inside the period (together: a Poisson process
+    of rate λ·weight/T); ``"batch"``: all at the start of the period, in server order.
+    The uniforms are drawn in both cases, so the sizes and RED's draws do not depend on it.
     """
     gens = topology.generators
     counts = rng.poisson(lam * topology.weight[gens], size=(n_periods, gens.size))
     total = int(counts.sum())
     period_of = np.repeat(np.repeat(np.arange(n_periods), gens.size), counts.ravel())
     origin = np.repeat(np.tile(gens, n_periods), counts.ravel())
-    arrival = (period_of + rng.uniform(size=total)) * period
+    offset = rng.uniform(size=total)
+    arrival = (period_of + (offset if arrivals == "spread" else 0.0)) * period
     order = np.argsort(arrival, kind="stable")
     arrival, origin = arrival[order], origin[order]
     work = rng.normal(mu, sigma, size=total) if sigma > 0 else np.full(total, float(mu))
@@ -80,15 +89,22 @@ def run_kernel(
     *,
     min_th=5.0,
     max_th=20.0,
-    max_p=0.1,
-    w_q=0.002,
+    max_p=0.5,
+    w_q=0.125,
     gentle=False,
-    decision_time=0.005,
+    decision_time=0.001,
     power=0.5,
     kappa=1e-11,
     down_offload=False,
+    in_decision="full",
+    offload_busy=True,
+    eq11_unit=1.0,
+    max_events=None,
 ) -> dict:
-    """Run one replication of ``model`` on given draws (no validation: callers validate)."""
+    """Run one replication of ``model`` on given draws (no validation: callers validate).
+
+    ``eq11_unit`` in seconds per unit; ``in_decision`` one of ``IN_DECISION``'s keys.
+    """
     cloud_forward, use_red, overhead, queue_aware = MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
@@ -122,6 +138,10 @@ def run_kernel(
         float(w_q),
         bool(gentle),
         float(decision_time),
+        IN_DECISION[in_decision],
+        bool(offload_busy),
+        float(eq11_unit),
+        int(max_events if max_events is not None else _event_budget(topology, m)),
         tasks.arrival,
         tasks.origin,
         tasks.work,
@@ -137,7 +157,15 @@ def run_kernel(
         out["went_down"],
         out["server_stats"],
     )
+    if out["events"] < 0:
+        raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
+
+
+def _event_budget(topology: Topology, m: int) -> int:
+    """At most 3 events per task and server visited (arrive, decide, execute or hand over),
+    a visit per tier plus one down: ``3 m (depth + 2)`` plus the servers' last events."""
+    return int(3 * m * (int(topology.depth.max()) + 2) + 4 * topology.n + 16)
 
 
 def simulate(
@@ -153,18 +181,22 @@ def simulate(
     sigma=1.0,
     period=1.0,
     warmup=0.1,
-    compute_bottom=20.0,
-    compute_middle=40.0,
-    compute_top=100.0,
+    compute_bottom=100.0,
+    compute_middle=200.0,
+    compute_top=400.0,
     bandwidth=100.0,
     data_per_work=0.1,
-    decision_time=0.005,
+    decision_time=0.001,
+    in_decision="full",
+    offload_busy=True,
+    arrivals="batch",
+    eq11_unit="s",
     power=0.5,
     kappa=1e-11,
     min_th=5.0,
     max_th=20.0,
-    max_p=0.1,
-    w_q=0.002,
+    max_p=0.5,
+    w_q=0.125,
     gentle=False,
     down_offload=False,
     overload="raise",
@@ -405,16 +437,36 @@ _KERNEL_KEYS = (
     "power",
     "kappa",
     "down_offload",
+    "in_decision",
+    "offload_busy",
 )
+
+
+def _kernel_args(p) -> dict:
+    """The kernel's keyword arguments from validated parameters."""
+    unit = {"s": 1.0, "ms": 1e-3, "period": p["period"]}[p["eq11_unit"]]
+    return {k: p[k] for k in _KERNEL_KEYS} | {"eq11_unit": unit}
+
+
+def _draw(p, topo, rng) -> TaskDraws:
+    return draw_tasks(
+        topo,
+        p["lam"],
+        p["mu"],
+        p["sigma"],
+        p["n_periods"],
+        p["period"],
+        p["data_per_work"],
+        rng,
+        p["arrivals"],
+    )
 
 
 def _replicate(p, topo, seed_sequence, keep_records, replication=0):
     """One replication: draws from ``seed_sequence``, kernel, summary (and records)."""
     rng = np.random.default_rng(seed_sequence)
-    tasks = draw_tasks(
-        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
-    )
-    out = run_kernel(p["model"], topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
+    tasks = _draw(p, topo, rng)
+    out = run_kernel(p["model"], topo, tasks, **_kernel_args(p))
     cutoff = p["warmup"] * p["n_periods"] * p["period"]
     row, station = _summarise(topo, tasks, out, cutoff)
     records = _records(topo, tasks, out, cutoff, replication) if keep_records else None
@@ -466,13 +518,11 @@ def run_models(lam, mu, *, models, seed=0, topology="tree", n_periods=2000, **kw
     p, topo, _, _ = _prepare(f, models[0], lam, mu, topology, args)
     rhos = {m: _load_check(f, m, p, topo)[0] for m in models}
     rng = np.random.default_rng(np.random.SeedSequence(p["seed"]))
-    tasks = draw_tasks(
-        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
-    )
+    tasks = _draw(p, topo, rng)
     cutoff = p["warmup"] * p["n_periods"] * p["period"]
     out = {}
     for m in models:
-        res = run_kernel(m, topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
+        res = run_kernel(m, topo, tasks, **_kernel_args(p))
         row, _ = _summarise(topo, tasks, res, cutoff, with_station=False)
         row["rho_bound"] = rhos[m]
         out.update({f"{m}/{q}": v for q, v in row.items()})

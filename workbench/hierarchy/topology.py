@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.hierarchy.params import PARAMS
 from workbench.validation import ParameterError, check_int, check_real
+
+_F_B = PARAMS["compute_bottom"].default
+_F_M = PARAMS["compute_middle"].default
+_F_C = PARAMS["compute_top"].default
 
 __all__ = [
     "Topology",
@@ -176,7 +182,7 @@ def _per_server(value, name, func, n) -> np.ndarray:
 
 
 def symmetric_tree(
-    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0, weights=None
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0, weights=None
 ) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
@@ -195,25 +201,11 @@ def skewed_tree(**kw) -> Topology:
     return Topology("skewed", topo.parent, topo.compute, topo.bandwidth, topo.weight)
 
 
-def barabasi_albert(
-    index: int, compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0
-) -> Topology:
-    """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
-
-    The graph is ``networkx.barabasi_albert_graph(7, 2, seed=index)``. Its hierarchy is the
-    breadth-first tree from the node of highest degree (lowest id on ties), neighbours
-    visited in id order; servers are renumbered in BFS order (0 = centre). Speeds follow the
-    tier (centre ``compute_top``, tier 1 ``compute_middle``, deeper ``compute_bottom``) and
-    are then scaled so the total equals the symmetric tree's (the paper keeps the total
-    compute fixed). The leaves of the BFS tree generate tasks with equal weights summing to
-    4, the tree's total [choice]: in the paper the total load moved with the number of
-    leaves and was normalised away; here it is held fixed so that only the shape changes
-    (and a star of 6 leaves is not simply overloaded).
-    """
+def _ba_hierarchy(seed: int):
+    """Parents (BFS order, 0 = centre) of the BFS tree of ``barabasi_albert_graph(7, 2, seed)``."""
     import networkx as nx
 
-    index = check_int(index, "index", "barabasi_albert", 1, 5)
-    graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=index)
+    graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
     order = [centre]
@@ -224,7 +216,56 @@ def barabasi_albert(
                 parent_of[u] = v
                 order.append(u)
     new_id = {v: i for i, v in enumerate(order)}
-    parents = [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+    return [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+
+
+def _shape(parents, node=0) -> str:
+    """Canonical form of the rooted tree below ``node`` (equal iff isomorphic as rooted trees)."""
+    kids = sorted(_shape(parents, c) for c, p in enumerate(parents) if p == node)
+    return "(" + "".join(kids) + ")"
+
+
+@functools.lru_cache(maxsize=1)
+def ba_seeds() -> tuple[int, ...]:
+    """The graph seeds of BA-1..BA-5: scanning seeds 1, 2, 3, ..., the first five whose
+    hierarchies differ in shape (as rooted trees) from every one taken before.
+
+    Seeds 1..5 alone give three shapes (1 and 4 alike, 2 and 3 alike); the paper's Fig. 9
+    shows five different networks.
+    """
+    seeds, shapes = [], set()
+    seed = 0
+    while len(seeds) < 5:
+        seed += 1
+        shape = _shape(_ba_hierarchy(seed))
+        if shape not in shapes:
+            shapes.add(shape)
+            seeds.append(seed)
+    return tuple(seeds)
+
+
+def barabasi_albert(
+    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+) -> Topology:
+    """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
+
+    The graph is ``networkx.barabasi_albert_graph(7, 2, seed=ba_seeds()[index - 1])``: five
+    graphs whose hierarchies differ in shape (:func:`ba_seeds` states the rule). Its hierarchy
+    is the breadth-first tree from the node of highest degree (lowest id on ties), neighbours
+    visited in id order; servers are renumbered in BFS order (0 = centre). Speeds follow the
+    tier (centre ``compute_top``, tier 1 ``compute_middle``, deeper ``compute_bottom``) and
+    are then scaled so the total equals the symmetric tree's (the paper keeps the total
+    compute fixed). The leaves of the BFS tree generate tasks with equal weights summing to
+    4, the tree's total [choice]: in the paper the total load moved with the number of
+    leaves and was normalised away; here it is held fixed so that only the shape changes
+    (and a star of 6 leaves is not simply overloaded).
+    """
+    index = check_int(index, "index", "barabasi_albert", 1, 5)
+    f = "barabasi_albert"
+    compute_bottom = check_real(compute_bottom, "compute_bottom", f, 0.0, 1e6, low_open=True)
+    compute_middle = check_real(compute_middle, "compute_middle", f, 0.0, 1e6, low_open=True)
+    compute_top = check_real(compute_top, "compute_top", f, 0.0, 1e6, low_open=True)
+    parents = _ba_hierarchy(ba_seeds()[index - 1])
     depth = np.zeros(7, dtype=int)
     for i in range(1, 7):
         depth[i] = depth[parents[i]] + 1
