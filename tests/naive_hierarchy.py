@@ -131,7 +131,8 @@ def simulate_naive(
                 hop(k, s, up, s, now)
                 continue
             if not pinned[k] and use_red and up >= 0:
-                srv.red_avg = (1 - w_q) * srv.red_avg + w_q * srv.ahead(now, work, in_decision) / srv.speed
+                sample = srv.ahead(now, work, in_decision) / srv.speed
+                srv.red_avg = (1 - w_q) * srv.red_avg + w_q * sample
                 serving = srv.current is not None and srv.doing != "send"
                 present = list(srv.queue) + ([srv.current] if serving else [])
                 if present:

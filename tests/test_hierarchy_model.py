@@ -25,7 +25,7 @@ from workbench.hierarchy import (
 )
 from workbench.hierarchy.model import static_route, time_weights, utilisation_bound
 from workbench.hierarchy.topology import _shape, ba_seeds
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 
 def test_shannon_rate_hand_value():
@@ -127,15 +127,52 @@ def test_five_distinct_ba_hierarchies():
 def test_utilisation_bounds():
     t = symmetric_tree()
     m1, _ = size_moments(7.0, 1.0)
-    assert utilisation_bound("pure_local", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        8 * m1 / 20
-    )
-    assert utilisation_bound("pure_cloud", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        32 * m1 / 100
-    )
-    assert utilisation_bound("advanced", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        32 * m1 / 260
-    )
+    args = (t, 8, m1, 1.0, 0.1, 0.5, 1e-11)
+    assert utilisation_bound("pure_local", *args) == pytest.approx(8 * m1 / 100)
+    assert utilisation_bound("pure_cloud", *args) == pytest.approx(32 * m1 / 400)
+    assert utilisation_bound("advanced", *args) == pytest.approx(32 * m1 / 1200)
+    # the original rule: everything at the centre, plus a decision per task at the bottom and
+    # middle servers, plus the hand-over when it occupies the worker
+    tau = 0.004
+    bound = utilisation_bound("original", *args, decision_time=tau, offload_busy=True)
+    middle = 16 * tau + 16 * 0.1 * m1 / 100.0
+    assert bound == pytest.approx(max(32 * m1 / 400, middle))
+    # no RED: every task is decided at its origin
+    assert utilisation_bound("without_enhancement_2", *args, decision_time=0.5) == 4.0
+
+
+def test_decision_time_alone_overloads_the_bottom():
+    """Issue: τ_d = 0.5 s at λ = 8 needs 4 times a bottom worker for decisions alone."""
+    with pytest.raises(UnstableRegimeError, match="ρ = 4"):
+        simulate("without_enhancement_2", 8, 7, decision_time=0.5, n_periods=50)
+    res = simulate(
+        "advanced", 8, 7, decision_time=0.5, n_periods=100, replications=2,
+        overload="transient", keep_records=False,
+    )  # fmt: skip
+    assert not res.stationary and res.info["rho_measured"] >= 1.0
+
+
+def test_empty_run_raises():
+    with pytest.raises(EmptyRunError, match="no tasks generated after the warm-up"):
+        simulate("advanced", 1e-9, 5)
+
+
+def test_known_unstable_point_is_flagged():
+    """Above the pure models' capacity (λμ/F_b = 1.2): flagged before the run, and the run
+    itself (transient) is found non-stationary by the detector and by its measured load."""
+    with pytest.raises(UnstableRegimeError):
+        simulate("pure_local", 12, 10, n_periods=200)
+    res = simulate(
+        "pure_local", 12, 10, n_periods=400, replications=3, overload="transient",
+        keep_records=False,
+    )  # fmt: skip
+    assert not res.stationary and "grows" in res.stationarity.note
+
+
+def test_defaults_are_stationary():
+    for model in ("advanced", "without_enhancement_2", "pure_cloud", "pure_local"):
+        res = simulate(model, 8, 7, n_periods=1000, replications=3, keep_records=False)
+        assert res.stationary, (model, res.stationarity)
 
 
 def test_overloaded_model_is_refused_not_simulated():
@@ -207,7 +244,7 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
     mu = value if name == "mu" else 1.0
     try:
         res = simulate("advanced", lam, mu, n_periods=10, replications=2, **kw)
-    except UnstableRegimeError:
+    except (UnstableRegimeError, EmptyRunError):
         assert valid
         return
     except ParameterError as err:

@@ -143,9 +143,8 @@ def measure_targets(f_b, arrivals, *, n_periods=300, replications=2, seed=2019, 
     """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading)."""
     speeds, vs_mu, vs_lam = _curves(f_b, arrivals, n_periods, replications, seed, **fixed)
     compute = symmetric_tree(**speeds).compute
-    n_mu = np.array(
-        [eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute) for t, mu in zip(vs_mu, MUS)]
-    )
+    pairs = zip(vs_mu, MUS, strict=True)
+    n_mu = np.array([eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute) for t, mu in pairs])
     n_lam = np.array([eq12_queue_estimate(t, size_moments(7.0, 1.0)[0], compute) for t in vs_lam])
     rho_local = max(LAMBDAS) * max(MUS) / speeds["compute_bottom"]
     rho_cloud = 4 * max(LAMBDAS) * max(MUS) / speeds["compute_top"]

@@ -178,31 +178,62 @@ def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
     return route
 
 
-def utilisation_bound(model, topology, lam, mean_size, period, data_per_work, power, kappa):
-    """The largest utilisation the model's routing forces on a server (1 or more: unstable).
+def utilisation_bound(
+    model,
+    topology,
+    lam,
+    mean_size,
+    period,
+    data_per_work,
+    power,
+    kappa,
+    *,
+    decision_time=0.0,
+    offload_busy=False,
+):
+    """The largest load (worker time per second) the model's routing forces on a server.
 
-    Exact for pure_local, pure_cloud and original (their routing is static); for the models
-    with RED or queue information, the whole hierarchy's load over its whole capacity (a
-    necessary condition only).
+    1 or more: unstable. The load of a server is its executions plus, where the model
+    decides, one decision ``τ_d`` per task it takes from its queue, plus, when handing an
+    offload over occupies the worker, the transfer ``B/W`` of each task it sends up.
+
+    - pure_local, pure_cloud, original: exact (static routing: each task's path is known);
+    - without_enhancement_1: the blind rule's static route decides where tasks run (RED only
+      moves them up earlier, skipping decisions), so the load of the server that executes
+      them is exact; decision loads elsewhere are not counted (RED may skip them);
+    - without_enhancement_2 (no RED): every generated task is decided at its origin, so
+      ``λ τ_d / T`` there is a floor; with the whole hierarchy's work over its whole
+      capacity: a necessary condition only;
+    - advanced: the whole hierarchy's work over its whole capacity (necessary only).
+
+    Where the bound is only necessary, ``simulate`` also measures each server's load and
+    runs the stationarity detector.
     """
     rate = lam * topology.weight / period  # tasks per second generated at each server
+    total = float(rate.sum() * mean_size / topology.compute.sum())
     if model == "pure_local":
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.max(rate * mean_size / topology.compute))
     if model == "pure_cloud":
         return float(rate.sum() * mean_size / topology.compute[topology.root])
-    if model == "original":
+    if model in ("original", "without_enhancement_1"):
         route = static_route(topology, data_per_work, power, kappa)
         load = np.zeros(topology.n)
-        np.add.at(load, route, rate * mean_size)
-        return float(np.max(load / topology.compute))
-    if model == "without_enhancement_1":
-        # RED only moves tasks up earlier; when the rule sends every server on every
-        # generator's path to the centre, the centre carries everything
-        route = static_route(topology, data_per_work, power, kappa)
-        paths = [topology.path_up(s) for s in topology.generators]
-        if all(route[x] == topology.root for p in paths for x in p):
-            return float(rate.sum() * mean_size / topology.compute[topology.root])
-    if model not in ("advanced", "without_enhancement_1", "without_enhancement_2"):
-        raise ParameterError(f"utilisation_bound: unknown model {model!r}")
-    return float(rate.sum() * mean_size / topology.compute.sum())
+        for s in topology.generators:
+            path = topology.path_up(s)
+            end = path.index(int(route[s]))
+            load[route[s]] += rate[s] * mean_size / topology.compute[route[s]]
+            if model == "original":
+                for x in path[: end + 1]:
+                    if topology.parent[x] >= 0:
+                        load[x] += rate[s] * decision_time
+                for x in path[:end]:
+                    if offload_busy:
+                        load[x] += rate[s] * data_per_work * mean_size / topology.bandwidth[x]
+        return float(np.max(load))
+    if model == "without_enhancement_2":
+        floor = float(np.max(rate * decision_time)) if decision_time > 0 else 0.0
+        return max(total, floor)
+    if model == "advanced":
+        return total
+    raise ParameterError(f"utilisation_bound: unknown model {model!r}")

@@ -201,7 +201,7 @@ PARAMS = Params(
         "time of one overhead decision",
         "s",
         low=0.0,
-        high=0.05,
+        high=1.0,
         default=0.001,
         slider=(0.0, 0.01),
         step=0.0005,
