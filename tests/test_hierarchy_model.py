@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.hierarchy import (
     PARAMS,
+    Topology,
     barabasi_albert,
     decide,
     eq12_queue_estimate,
@@ -251,3 +252,50 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
         assert not valid or name in ("min_th",), err
         return
     assert valid and np.isfinite(res.mean_time)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Topology("x", np.array([-1, 0, 0]), np.array([1.0, -1.0, 1.0]), np.ones(3),
+                         np.array([0.0, 1.0, 1.0])),
+        lambda: Topology("x", np.array([-1, 2, 1]), np.ones(3), np.ones(3), np.ones(3)),
+        lambda: Topology("x", np.array([-1, 0, 5]), np.ones(3), np.ones(3), np.ones(3)),
+        lambda: Topology("x", np.array([-1, 0, 0]), np.ones(3), np.ones(3), np.zeros(3)),
+        lambda: symmetric_tree(weights=[1, 2]),
+        lambda: local_overhead(-1.0, 10.0, 0.5, 0.5),
+        lambda: size_moments(1.0, -1.0),
+        lambda: red_thresholds(20.0, 5.0, 1.0),
+    ],
+)  # fmt: skip
+def test_structured_bad_input_is_refused(build):
+    """Issue 16: a negative compute gave mean_time = -0.06, a cycle hung, zero weights NaN."""
+    with pytest.raises(ParameterError):
+        build()
+
+
+def test_misspelled_keyword_is_refused():
+    from workbench.hierarchy import run_models, run_once
+
+    with pytest.raises(ParameterError, match="decision_time"):
+        run_once("advanced", 2, 2, decison_time=0.0, n_periods=20)
+    with pytest.raises(ParameterError, match="Did you mean"):
+        run_models(2, 2, models=("advanced",), w_qq=0.1, n_periods=20)
+
+
+def test_simulate_defaults_match_the_parameter_table():
+    import inspect
+
+    sig = inspect.signature(simulate)
+    for name, par in sig.parameters.items():
+        if par.default is not inspect.Parameter.empty and name in PARAMS:
+            assert par.default == PARAMS[name].default, name
+
+
+def test_simulate_to_precision_reaches_its_target():
+    from workbench.hierarchy import simulate_to_precision
+
+    res = simulate_to_precision(
+        "pure_local", 4, 5, rel_half_width=0.01, n_periods=200, progress=False
+    )
+    assert res.converged and res.half_width / res.mean_time <= 0.01

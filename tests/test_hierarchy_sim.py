@@ -17,9 +17,9 @@ from workbench.hierarchy import (
 )
 from workbench.hierarchy import kernels as K
 from workbench.hierarchy.simulation import (
-    MODEL_FLAGS,
-    draw_tasks,
-    run_kernel,
+    _MODEL_FLAGS,
+    _draw_tasks,
+    _run_kernel,
     run_models,
     run_once,
 )
@@ -29,7 +29,7 @@ PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "re
 
 @settings(deadline=None, max_examples=25)
 @given(
-    model=st.sampled_from(sorted(MODEL_FLAGS)),
+    model=st.sampled_from(sorted(_MODEL_FLAGS)),
     seed=st.integers(0, 2**31),
     lam=st.floats(0.5, 12.0),
     mu=st.floats(0.5, 9.0),
@@ -51,7 +51,7 @@ def test_kernel_matches_naive_twin_task_by_task(
 ):  # fmt: skip
     topo = symmetric_tree(20.0, 40.0, 100.0, weights=(0.4, 0.8, 1.2, 1.6) if skew else None)
     rng = np.random.default_rng(seed)
-    tasks = draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, rng, arrivals)
+    tasks = _draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, rng, arrivals)
     kw = dict(
         in_decision=in_decision,
         offload_busy=offload_busy,
@@ -63,7 +63,7 @@ def test_kernel_matches_naive_twin_task_by_task(
         down_offload=down,
         decision_time=decision_time,
     )
-    fast = run_kernel(model, topo, tasks, **kw)
+    fast = _run_kernel(model, topo, tasks, **kw)
     slow = simulate_naive(model, topo, tasks, **kw)
     for name in PER_TASK:
         np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9, err_msg=name)
@@ -75,9 +75,9 @@ def test_twin_on_a_user_tree():
     """A 4-tier chain-and-branch tree where a middle server also generates tasks."""
     speeds = [60, 30, 15, 15, 8, 8, 8]
     topo = from_parents([-1, 0, 1, 1, 2, 2, 3], speeds, 50.0, [0, 0, 1, 0, 1, 1, 1])
-    tasks = draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5))
-    for model in MODEL_FLAGS:
-        fast = run_kernel(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
+    tasks = _draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5))
+    for model in _MODEL_FLAGS:
+        fast = _run_kernel(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
         slow = simulate_naive(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
         for name in PER_TASK:
             np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9)
@@ -123,11 +123,11 @@ def test_pure_local_batch_arrivals_against_the_text(lam, mu):
     assert abs(pk / theory - 1.0) > 0.1
 
 
-@pytest.mark.parametrize("model", sorted(MODEL_FLAGS))
+@pytest.mark.parametrize("model", sorted(_MODEL_FLAGS))
 def test_conservation_and_littles_law(model):
     topo = symmetric_tree()
-    tasks = draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11))
-    out = run_kernel(model, topo, tasks, down_offload=model == "advanced")
+    tasks = _draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11))
+    out = _run_kernel(model, topo, tasks, down_offload=model == "advanced")
     # every task completes exactly once, at one server, after it arrived
     assert np.all(np.isfinite(out["finish"])) and np.all(out["finish"] > tasks.arrival)
     assert np.all(out["exec_server"] >= 0)
@@ -146,8 +146,8 @@ def test_conservation_and_littles_law(model):
 def test_littles_law_per_server_pure_local():
     """L_s (kernel's time integral) = λ_s W_s (from the per-task times), server by server."""
     topo = symmetric_tree(20.0, 40.0, 100.0)
-    tasks = draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
-    out = run_kernel("pure_local", topo, tasks)
+    tasks = _draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
+    out = _run_kernel("pure_local", topo, tasks)
     end = out["server_stats"][0, K.SRV_END_TIME]
     sojourn = out["finish"] - tasks.arrival
     for s in (3, 4, 5, 6):

@@ -82,6 +82,7 @@ One step beyond: ``down_offload=True`` lets the centre send an arriving task *do
 child that would finish it first (the paper's future work, the real two-way offloading).
 """
 
+from workbench.hierarchy.calibration import calibrate, calibration_table
 from workbench.hierarchy.model import (
     decide,
     eq12_queue_estimate,
@@ -92,8 +93,8 @@ from workbench.hierarchy.model import (
     shannon_rate,
     size_moments,
 )
-from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, TOPOLOGIES
-from workbench.hierarchy.simulation import simulate
+from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, READINGS, TOPOLOGIES
+from workbench.hierarchy.simulation import run_models, run_once, simulate, simulate_to_precision
 from workbench.hierarchy.topology import (
     Topology,
     barabasi_albert,
@@ -104,6 +105,12 @@ from workbench.hierarchy.topology import (
 
 __all__ = [
     "simulate",
+    "simulate_to_precision",
+    "run_once",
+    "run_models",
+    "calibrate",
+    "calibration_table",
+    "READINGS",
     "PARAMS",
     "MODELS",
     "PAPER_MODELS",

@@ -30,7 +30,6 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 __all__ = [
     "shannon_rate",
-    "time_weights",
     "local_overhead",
     "offload_overhead",
     "decide",
@@ -39,6 +38,7 @@ __all__ = [
     "size_moments",
     "pollaczek_khinchine",
     "static_route",
+    "utilisation_bound",
 ]
 
 
@@ -75,8 +75,16 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
     return f / (f + 1.0), 1.0 / (f + 1.0)
 
 
+def _nonneg(func, **values):
+    for name, v in values.items():
+        check_real(v, name, func, 0.0, None)
+
+
 def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
     """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
+    f = "local_overhead"
+    _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e, kappa=kappa)
+    check_real(compute, "compute", f, 0.0, None, low_open=True)
     return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
 
 
@@ -85,6 +93,11 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
 
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
     """
+    f = "offload_overhead"
+    _nonneg(f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, power=power)
+    _nonneg(f, queued_next=queued_next)
+    check_real(bandwidth, "bandwidth", f, 0.0, None, low_open=True)
+    check_real(compute_next, "compute_next", f, 0.0, None, low_open=True)
     hop = data / bandwidth
     return gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
 
@@ -101,7 +114,15 @@ def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
     Short tasks (``t̄ < 1``) lower the lower threshold to the time of ``min_th`` tasks; long
     tasks widen the ramp so that a server does not refuse work too early.
     """
-    t = float(mean_exec_time)
+    f = "red_thresholds"
+    min_th = check_real(min_th, "min_th", f, 0.0, None)
+    max_th = check_real(max_th, "max_th", f, 0.0, None, low_open=True)
+    if min_th >= max_th:
+        raise ParameterError(
+            f"The 'max_th' parameter of {f} must be a finite real number in the range "
+            f"(min_th, inf) = ({min_th:g}, inf). Got {max_th!r} instead."
+        )
+    t = check_real(mean_exec_time, "mean_exec_time", f, 0.0, None)
     return min(1.0, t) * min_th, max(1.0, t) * max_th
 
 
@@ -127,7 +148,8 @@ def size_moments(mu, sigma) -> tuple[float, float]:
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
     """
-    mu, sigma = float(mu), float(sigma)
+    mu = check_real(mu, "mu", "size_moments", 0.0, None, low_open=True)
+    sigma = check_real(sigma, "sigma", "size_moments", 0.0, None)
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]

@@ -22,6 +22,52 @@ PAPER_MODELS = (
 )
 TOPOLOGIES = ("tree", "skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5")
 
+# the places where the paper admits more than one model: each is a parameter, with the words
+# it rests on (verbatim, the paper's Chinese text) and an English translation
+READINGS = {
+    "decision_time": (
+        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
+        "while a server handles a request (e.g. makes a decision, executes, or handles an "
+        "offload request), other requests must wait in the queue (Sec. 4.2); no length is "
+        "given. Default 1 ms: one tenth of the shortest mean execution on the grid (μ = 1 on "
+        "a bottom server, 10 ms), a 'lightweight' decision («保持整个框架的轻量级特性»).",
+    ),
+    "offload_busy": (
+        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
+        "the same sentence counts handling an offload as worker time: default True, the "
+        "worker is busy for the transfer B/W of a task it sends up.",
+    ),
+    "in_decision": (
+        "RED假设所有这些请求都将在本地执行是有效且可靠的，这样“队列大小”将按最坏情况评估。"
+        "这与第3.2.3节中评估潜在计算执行时间时采用的理念一致",
+        "RED assumes every queued request will run locally: the 'queue size' is evaluated "
+        "in the worst case, as in Sec. 3.2.3 (default 'full'); eq. 10 speaks only of queued "
+        "requests («排队中的请求»), which would count a task under decision as zero.",
+    ),
+    "arrivals": (
+        "一个任务生成器负责定期向第一层的服务器推送请求。每个周期内的请求数量（表示工作负载率）遵循泊松分布确定",
+        "a task generator periodically pushes requests to the first-tier servers; the number "
+        "per period is Poisson. Default 'batch' (pushed at the period's start), chosen by the "
+        "calibration (Fig. 8's queue growing with λ needs it); 'spread' is the other reading.",
+    ),
+    "w_q": (
+        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
+        "w_q and max_p should also be changed (from the packet values); no values given. "
+        "Default 0.125: the average's memory is one period's push at the central load λ = 8 "
+        "(1/8). Plausible range 0.01..0.5.",
+    ),
+    "max_p": (
+        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
+        "no value given. Default 0.5, the middle of the plausible range 0.1 (the packet value "
+        "the paper says it changed) .. 1.",
+    ),
+    "eq11_unit": (
+        "此处 $ t {\\text{exe,avg}} $ 为这些排队中的请求的平均执行时间",
+        "t_exe,avg is the mean execution time of the queued requests; eq. 11's min(1, t) "
+        "depends on its unit, which the paper does not name. Default 's'.",
+    ),
+}
+
 PARAMS = Params(
     Param(
         "model",

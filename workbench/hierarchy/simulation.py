@@ -24,19 +24,10 @@ from workbench.output_analysis import (
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, reject_unknown
 
-__all__ = [
-    "simulate",
-    "run_once",
-    "run_models",
-    "TaskDraws",
-    "draw_tasks",
-    "run_kernel",
-    "MODEL_FLAGS",
-    "MAX_TASKS",
-]
+__all__ = ["simulate", "simulate_to_precision", "run_once", "run_models"]
 
 # (cloud_forward, use_red, overhead, queue_aware) of each decision model
-MODEL_FLAGS = {
+_MODEL_FLAGS = {
     "pure_local": (False, False, False, False),
     "pure_cloud": (True, False, False, False),
     "original": (False, False, True, False),
@@ -45,7 +36,7 @@ MODEL_FLAGS = {
     "advanced": (False, True, True, True),
 }
 # memory bound: about 150 bytes per task and replication
-MAX_TASKS = 3_000_000
+_MAX_TASKS = 3_000_000
 IN_DECISION = {
     "full": K.IN_DECISION_FULL,
     "zero": K.IN_DECISION_ZERO,
@@ -54,7 +45,7 @@ IN_DECISION = {
 
 
 @dataclass(frozen=True)
-class TaskDraws:
+class _TaskDraws:
     """The random inputs of one replication, sorted by arrival time."""
 
     arrival: np.ndarray
@@ -64,9 +55,9 @@ class TaskDraws:
     uniforms: np.ndarray  # (tasks, servers): RED's draw at each visit
 
 
-def draw_tasks(
+def _draw_tasks(
     topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng, arrivals="spread"
-) -> TaskDraws:
+) -> _TaskDraws:
     """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
 
@@ -89,13 +80,13 @@ def draw_tasks(
         work[bad] = rng.normal(mu, sigma, size=int(bad.sum()))
         bad = work <= 0
     uniforms = rng.uniform(size=(total, topology.n))
-    return TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
+    return _TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
 
 
-def run_kernel(
+def _run_kernel(
     model: str,
     topology: Topology,
-    tasks: TaskDraws,
+    tasks: _TaskDraws,
     *,
     min_th=5.0,
     max_th=20.0,
@@ -115,7 +106,7 @@ def run_kernel(
 
     ``eq11_unit`` in seconds per unit; ``in_decision`` one of ``IN_DECISION``'s keys.
     """
-    cloud_forward, use_red, overhead, queue_aware = MODEL_FLAGS[model]
+    cloud_forward, use_red, overhead, queue_aware = _MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
     out = {
@@ -253,7 +244,7 @@ def simulate(
     Raises
     ------
     ParameterError
-        A parameter outside its range, or more than ``MAX_TASKS`` expected tasks per
+        A parameter outside its range, or more than ``_MAX_TASKS`` expected tasks per
         replication (memory bound); ``EmptyRunError`` when no task arrives after the warm-up.
     UnstableRegimeError
         With ``overload="raise"``: before the run when the model's load bound is >= 1 (exact
@@ -306,7 +297,7 @@ def _one_replication(p, topo, stations):
     def one(seed_sequence, index):
         rng = np.random.default_rng(seed_sequence)
         tasks = _draw(p, topo, rng)
-        out = run_kernel(p["model"], topo, tasks, **_kernel_args(p))
+        out = _run_kernel(p["model"], topo, tasks, **_kernel_args(p))
         row, station = _summarise(topo, tasks, out, cutoff, p["n_periods"] * p["period"])
         station["replication"] = index
         stations.append(station)
@@ -520,10 +511,10 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             bandwidth=p["bandwidth"],
         )
     expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
-    if expected_tasks > MAX_TASKS:
+    if expected_tasks > _MAX_TASKS:
         raise ParameterError(
             f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
-            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
+            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {_MAX_TASKS:,} "
             f"(about 150 bytes per task). Got {n_periods!r} instead."
         )
     rho, notes = _load_check(f, p["model"], p, topo)
@@ -570,8 +561,8 @@ def _kernel_args(p) -> dict:
     return {k: p[k] for k in _KERNEL_KEYS} | {"eq11_unit": unit}
 
 
-def _draw(p, topo, rng) -> TaskDraws:
-    return draw_tasks(
+def _draw(p, topo, rng) -> _TaskDraws:
+    return _draw_tasks(
         topo,
         p["lam"],
         p["mu"],
@@ -632,7 +623,7 @@ def _run_models(f, lam, mu, models, seed, topology, n_periods, params, prefixed)
     )  # fmt: skip
     out = {}
     for m in models:
-        res = run_kernel(m, topo, tasks, **_kernel_args(p))
+        res = _run_kernel(m, topo, tasks, **_kernel_args(p))
         row, _ = _summarise(topo, tasks, res, cutoff, p["n_periods"] * p["period"], False)
         measured = max(row[f"load_s{s}"] for s in range(topo.n))
         rho = max(rhos[m], measured)

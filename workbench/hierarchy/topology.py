@@ -14,16 +14,7 @@ _F_B = PARAMS["compute_bottom"].default
 _F_M = PARAMS["compute_middle"].default
 _F_C = PARAMS["compute_top"].default
 
-__all__ = [
-    "Topology",
-    "symmetric_tree",
-    "skewed_tree",
-    "barabasi_albert",
-    "from_parents",
-    "named_topology",
-    "SKEW_WEIGHTS",
-    "BA_EDGES_PER_NODE",
-]
+__all__ = ["Topology", "symmetric_tree", "skewed_tree", "barabasi_albert", "from_parents"]
 
 # servers 3, 4, 5, 6 generate tasks in the ratio 1:2:3:4 (paper, Sec. 5.3.1); the total
 # rate is kept at 4 λ so that only the skew changes [choice]
@@ -55,6 +46,18 @@ class Topology:
     compute: np.ndarray
     bandwidth: np.ndarray
     weight: np.ndarray
+
+    def __post_init__(self):
+        """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
+        >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
+        f = "Topology"
+        par = _check_parents(self.parent, f)
+        n = par.size
+        object.__setattr__(self, "parent", par)
+        object.__setattr__(self, "compute", _per_server(self.compute, "compute", f, n))
+        object.__setattr__(self, "bandwidth", _per_server(self.bandwidth, "bandwidth", f, n))
+        object.__setattr__(self, "weight", _weights(self.weight, f, n))
+        object.__setattr__(self, "name", str(self.name))
 
     @property
     def n(self) -> int:
@@ -121,6 +124,21 @@ def from_parents(
         Generation weights >= 0, at least one positive; default 1 on the leaves.
     """
     func = "from_parents"
+    par = _check_parents(parents, func)
+    n = par.size
+    comp = _per_server(compute, "compute", func, n)
+    band = _per_server(bandwidth, "bandwidth", func, n)
+    if weights is None:
+        leaves = np.array([not np.any(par == s) for s in range(n)])
+        if n == 1:
+            leaves[:] = True
+        w = leaves.astype(float)
+    else:
+        w = _weights(weights, func, n)
+    return Topology(name, par, comp, band, w)
+
+
+def _check_parents(parents, func) -> np.ndarray:
     try:
         par = np.asarray(parents)
         ok = par.ndim == 1 and 1 <= par.size <= MAX_SERVERS and np.issubdtype(par.dtype, np.integer)
@@ -148,27 +166,33 @@ def from_parents(
                     f"The 'parents' parameter of {func} must describe a tree (every server "
                     f"reaches the centre). Got a cycle through server {s}: {parents!r}."
                 )
-    comp = _per_server(compute, "compute", func, n)
-    band = _per_server(bandwidth, "bandwidth", func, n)
-    if weights is None:
-        leaves = np.array([not np.any(par == s) for s in range(n)])
-        if n == 1:
-            leaves[:] = True
-        w = leaves.astype(float)
-    else:
-        w = np.asarray(
-            [check_real(v, "weights", func, 0.0, 1e6) for v in np.ravel(weights)], dtype=float
+    return par
+
+
+def _weights(weights, func, n) -> np.ndarray:
+    try:
+        values = np.ravel(np.asarray(weights, dtype=object))
+    except (TypeError, ValueError):
+        values = np.array([None])
+    if values.size != n:
+        raise ParameterError(
+            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
+            f"one positive. Got {weights!r} instead."
         )
-        if w.size != n or not np.any(w > 0):
-            raise ParameterError(
-                f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
-                f"one positive. Got {weights!r} instead."
-            )
-    return Topology(name, par, comp, band, w)
+    w = np.array([check_real(v, "weights", func, 0.0, 1e6) for v in values], dtype=float)
+    if not np.any(w > 0):
+        raise ParameterError(
+            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
+            f"one positive. Got {weights!r} instead."
+        )
+    return w
 
 
 def _per_server(value, name, func, n) -> np.ndarray:
-    values = np.ravel(np.asarray(value, dtype=object))
+    try:
+        values = np.ravel(np.asarray(value, dtype=object))
+    except (TypeError, ValueError):
+        values = np.array([None, None])
     if values.size == 1:
         values = np.repeat(values, n)
     if values.size != n:
@@ -189,7 +213,7 @@ def symmetric_tree(
     Only the bottom servers generate tasks (weight 1 each unless ``weights`` for 3-6 given).
     """
     w = np.zeros(7)
-    w[3:] = 1.0 if weights is None else np.asarray(weights, dtype=float)
+    w[3:] = 1.0 if weights is None else _weights(weights, "symmetric_tree", 4)
     compute = [compute_top, compute_middle, compute_middle] + [compute_bottom] * 4
     topo = from_parents([-1, 0, 0, 1, 1, 2, 2], compute, bandwidth, w, name="tree")
     return topo
