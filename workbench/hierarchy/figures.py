@@ -549,30 +549,41 @@ def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3)
 
 
 def theory_table(n_periods: int = 2000, replications: int = 5) -> pd.DataFrame:
-    """Simulated mean time (with CI) next to M/G/1 theory where theory covers the model.
+    """Simulated mean time (with CI) next to queueing theory where theory covers the model.
 
-    Pure local: each bottom server is an M/G/1 queue (P-K). Pure cloud: the centre is one,
-    plus two link delays of mean β E[D] / W.
+    Spread arrivals (a Poisson process): pure local makes each bottom server an M/G/1 queue
+    (Pollaczek–Khinchine); pure cloud makes the centre one, plus two link delays of mean
+    β E[D] / W. Batch arrivals (the default reading): at light load each period's batch
+    drains within the period, and a task finds on average λ/2 others of its batch ahead
+    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``.
     """
     from workbench.hierarchy.model import pollaczek_khinchine, size_moments
+    from workbench.hierarchy.params import PARAMS
     from workbench.hierarchy.simulation import simulate
 
+    f_b, f_c = PARAMS["compute_bottom"].default, PARAMS["compute_top"].default
+    link = 2 * PARAMS["data_per_work"].default / PARAMS["bandwidth"].default
     rows = []
-    for model, lam, mu in (
-        ("pure_local", 2.0, 7.0),
-        ("pure_local", 3.0, 5.0),
-        ("pure_cloud", 2.0, 5.0),
-        ("pure_cloud", 4.0, 5.0),
+    for model, arrivals, lam, mu in (
+        ("pure_local", "spread", 8.0, 7.0),
+        ("pure_local", "batch", 2.0, 7.0),
+        ("pure_local", "batch", 5.0, 3.0),
+        ("pure_cloud", "spread", 8.0, 7.0),
     ):
         m1, m2 = size_moments(mu, 1.0)
-        if model == "pure_local":
-            theory = pollaczek_khinchine(lam, m1 / 20.0, m2 / 400.0)
+        if model == "pure_local" and arrivals == "spread":
+            theory, name = pollaczek_khinchine(lam, m1 / f_b, m2 / f_b**2), "M/G/1 (P-K)"
+        elif model == "pure_local":
+            theory, name = (1.0 + lam / 2.0) * m1 / f_b, "batch: (1 + λ/2) E[S]"
         else:
-            theory = pollaczek_khinchine(4 * lam, m1 / 100.0, m2 / 1e4) + 2 * 0.1 * m1 / 100.0
+            theory = pollaczek_khinchine(4 * lam, m1 / f_c, m2 / f_c**2) + link * m1
+            name = "M/G/1 (P-K) + links"
         res = simulate(
             model,
             lam,
             mu,
+            arrivals=arrivals,
+            offload_busy=False,
             n_periods=n_periods,
             replications=replications,
             keep_records=False,
@@ -581,13 +592,15 @@ def theory_table(n_periods: int = 2000, replications: int = 5) -> pd.DataFrame:
         rows.append(
             {
                 "model": MODEL_LABELS[model],
+                "arrivals": arrivals,
                 "λ": lam,
                 "μ": mu,
                 "ρ": res.info["rho_bound"],
                 "simulated [s]": res.mean_time,
                 "CI low": res.ci_low,
                 "CI high": res.ci_high,
-                "P-K theory [s]": theory,
+                "theory": name,
+                "theory [s]": theory,
                 "inside CI": res.ci_low <= theory <= res.ci_high,
             }
         )
