@@ -17,7 +17,7 @@ from workbench.hierarchy.model import eq12_queue_estimate
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import named_topology
-from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, flag_unstable, unstable_legend
 from workbench.stats import t_half_width
 from workbench.sweep import sweep
 
@@ -139,29 +139,29 @@ def _plot_vs(frame, x, fixed_text):
     for model in PAPER_MODELS:
         part = frame[frame["model"] == model].sort_values(x)
         color = MODEL_COLORS[model]
-        ok = part["stationary"].to_numpy(bool)
-        lo = np.maximum(part["ci_low"], 1e-9)
         ci_errorbar(
             ax1,
-            part[x][ok],
-            part["mean_time"][ok],
-            lo[ok],
-            part["ci_high"][ok],
+            part[x],
+            part["mean_time"],
+            part["ci_low"],
+            part["ci_high"],
+            stationary=part["stationary"].to_numpy(bool),
             color=color,
             label=MODEL_LABELS[model],
         )
-        if (~ok).any():
-            ax1.plot(part[x][~ok], part["mean_time"][~ok], "o", mfc="none", color=color)
         ax1.plot(part[x], part["mean_time"], "-", color=color, lw=0.8)
-        ax2.plot(part[x], part["relative"], "o-", color=color, label=MODEL_LABELS[model])
+        ax2.plot(part[x], part["relative"], "-", color=color, lw=0.8)
+        ok = part["stationary"].to_numpy(bool)
+        ax2.plot(part[x][ok], part["relative"][ok], "o", color=color, label=MODEL_LABELS[model])
+        ax2.plot(part[x][~ok], part["relative"][~ok], "o", mfc="none", color=color)
     sym = PARAMS["lam" if x == "lam" else "mu"]
     for ax in (ax1, ax2):
         ax.set_yscale("log")
         ax.set_xlabel(sym.axis_label)
     ax1.set_ylabel("mean completion time [s]")
     ax2.set_ylabel("relative to the advanced model")
-    ax1.set_title(f"{fixed_text}; hollow: not stationary (finite run)", fontsize=9)
-    ax2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax1.set_title(fixed_text, fontsize=9)
+    unstable_legend(ax2, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
@@ -350,6 +350,7 @@ def _plot_down(frame):
             part["mean_time"],
             part["ci_low"].clip(lower=1e-9),
             part["ci_high"],
+            stationary=part["stationary"].to_numpy(bool),
             color=PALETTE[i],
             label=name,
         )
@@ -358,7 +359,7 @@ def _plot_down(frame):
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel("mean completion time [s]")
     ax.set_title("advanced model, μ = 7: the centre also offloads down", fontsize=9)
-    ax.legend(fontsize=8)
+    unstable_legend(ax, fontsize=8)
     return fig
 
 
@@ -506,7 +507,11 @@ def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_mid
 
 
 def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3):
-    """The five models at one (λ, μ) on the same draws: mean time with CIs (hollow: overloaded)."""
+    """The five models at one (λ, μ) on the same draws: mean time with CIs.
+
+    Hollow: a model whose run is not stationary (a replication's detector or its load); the
+    figure is then flagged for the slider view, which greys it with the note.
+    """
     reps = [
         run_models(
             lam,
@@ -524,27 +529,22 @@ def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3)
         times = np.array([r[f"{model}/mean_time"] for r in reps])
         half = t_half_width(times, 0.95)
         mean = times.mean()
-        rows.append((model, mean, mean - half, mean + half, reps[0][f"{model}/rho_bound"]))
+        ok = all(r[f"{model}/stationary"] == 1.0 for r in reps)
+        rows.append((model, mean, max(mean - half, 0.0), mean + half, ok))
     fig, ax = figure(width=6.0, fast=True)
-    for i, (model, mean, lo, hi, rho) in enumerate(rows):
-        color = MODEL_COLORS[model]
-        ax.errorbar(
-            [i],
-            [mean],
-            yerr=[[mean - max(lo, 1e-9)], [hi - mean]],
-            fmt="o",
-            color=color,
-            mfc="none" if rho >= 1 else color,
-            capsize=3,
-        )
+    for i, (model, mean, lo, hi, ok) in enumerate(rows):
+        ci_errorbar(ax, [i], [mean], [lo], [hi], stationary=[ok], color=MODEL_COLORS[model])
     ax.set_xticks(range(len(rows)), [MODEL_LABELS[r[0]] for r in rows], rotation=15, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("mean completion time [s]")
     ax.set_title(
         f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms; "
-        f"hollow: overloaded, {n_periods} periods × {replications}",
+        f"{n_periods} periods × {replications}; hollow: not stationary",
         fontsize=8,
     )
+    bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]
+    if bad:
+        flag_unstable(fig, f"not stationary (queues grow during the run): {', '.join(bad)}")
     return fig
 
 
