@@ -299,3 +299,23 @@ def test_simulate_to_precision_reaches_its_target():
         "pure_local", 4, 5, rel_half_width=0.01, n_periods=200, progress=False
     )
     assert res.converged and res.half_width / res.mean_time <= 0.01
+
+
+OLD_DEFAULTS = dict(
+    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, decision_time=0.005,
+    arrivals="spread", w_q=0.002, max_p=0.1, offload_busy=False,
+)  # fmt: skip
+
+
+def test_issue_point_without_enhancement_2_is_flagged():
+    """Issue 15's case at the previous defaults: the old bound (total load 0.86) let it pass
+    with a plain mean while its queues grew (15 -> 46 -> 122 s). Its routing keeps tasks at
+    the bottom: the measured load reaches 1.05 and the detector sees the mean double."""
+    with pytest.raises(UnstableRegimeError, match="ρ = 1.0"):
+        simulate("without_enhancement_2", 8, 7, n_periods=500, **OLD_DEFAULTS)
+    res = simulate(
+        "without_enhancement_2", 8, 7, n_periods=500, replications=4, overload="transient",
+        keep_records=False, **OLD_DEFAULTS,
+    )  # fmt: skip
+    assert res.info["rho_bound"] < 1.0 <= res.info["rho_measured"]
+    assert not res.stationary and "grows with run length" in res.stationarity.note

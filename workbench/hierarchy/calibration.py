@@ -181,6 +181,13 @@ def calibrate(
     value and ``ok_<target>``, ``meets_all`` and ``chosen`` (the least total compute meeting
     every target). Other parameters at their defaults (``decision_time``, RED's values).
     """
+    from workbench.validation import check_choice, check_int, check_real
+
+    f = "calibrate"
+    candidates = [check_real(c, "candidates", f, 0.0, 1e6, low_open=True) for c in candidates]
+    arrivals = [check_choice(a, "arrivals", f, ARRIVALS) for a in arrivals]
+    n_periods = check_int(n_periods, "n_periods", f, 20, 100_000)
+    replications = check_int(replications, "replications", f, 2, 100)
     rows = []
     for arr in arrivals:
         for f_b in candidates:

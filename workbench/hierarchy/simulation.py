@@ -22,7 +22,7 @@ from workbench.output_analysis import (
     to_precision,
 )
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, reject_unknown
+from workbench.validation import ParameterError, check_budget, reject_unknown
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "run_models"]
 
@@ -511,6 +511,12 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             bandwidth=p["bandwidth"],
         )
     expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
+    per_task = 8.0 * (20 + topo.n) + (400.0 if p["keep_records"] else 0.0)
+    copies = p["replications"] if p["keep_records"] else 1
+    check_budget(
+        f, "n_periods", n_periods, expected_tasks * per_task * copies,
+        what="task draws, kernel outputs and per-task records",
+    )  # fmt: skip
     if expected_tasks > _MAX_TASKS:
         raise ParameterError(
             f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
