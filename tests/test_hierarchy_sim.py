@@ -218,3 +218,39 @@ def test_without_enhancement_1_ties_pure_cloud_without_decision_time():
         assert bool(cloud == blind) is same and blind >= cloud
         if not same:  # two decisions per task on the way up
             assert blind - cloud == pytest.approx(2 * tau, rel=0.2)
+
+
+@settings(deadline=None, max_examples=20)
+@given(
+    seed=st.integers(0, 2**31),
+    beta=st.floats(0.0, 50.0),
+    power=st.floats(0.0, 5.0),
+    speeds=st.lists(st.floats(5.0, 500.0), min_size=3, max_size=3),
+)
+def test_original_model_against_the_text(seed, beta, power, speeds):
+    """A twin from the paper's text, not from the kernel: Sec. 3.2.4 compares, for one
+    request at a time, eq. 5 (γ_t D/F_i + γ_e 10^-11 F_i² D) with eq. 8 (γ_t (B/W + D/F_j) +
+    γ_e P B/W) and offloads iff eq. 8 is lower (eq. 9, «如果本地处理的开销较低，则当前服务器将选择
+    本地处理，反之亦然»), with γ_t : γ_e = F : 1 (Sec. 5.1). Both sides scale with D (B = βD),
+    so every task from a given server ends at the same server, found here by walking up with
+    the equations written out; the kernel must execute every task there (any τ_d, queues)."""
+    f_b, f_m, f_c = speeds
+    topo = symmetric_tree(f_b, f_m, f_c)
+    expected = {}
+    for s in (3, 4, 5, 6):
+        here = s
+        while topo.parent[here] >= 0:
+            up = topo.parent[here]
+            f_i, f_j = topo.compute[here], topo.compute[up]
+            g_t, g_e = f_i / (f_i + 1.0), 1.0 / (f_i + 1.0)
+            d, b, w = 1.0, beta, 100.0
+            local = g_t * d / f_i + g_e * 1e-11 * f_i**2 * d
+            offload = g_t * (b / w + d / f_j) + g_e * power * b / w
+            if not offload < local:
+                break
+            here = up
+        expected[s] = here
+    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(seed))
+    out = _run_kernel("original", topo, tasks, power=power, decision_time=0.002)
+    want = np.array([expected[int(o)] for o in tasks.origin])
+    np.testing.assert_array_equal(out["exec_server"], want)

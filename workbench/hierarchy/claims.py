@@ -94,8 +94,8 @@ def pure_local_worst(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measur
     return _m(float(norm.idxmax() == "pure_local"), dropped, total, f"worst: {norm.idxmax()}")
 
 
-def _stationary_frame(frame, quick, base_seed, names=("advanced",)):
-    grid = grid_study(quick, ("advanced",), base_seed)
+def _stationary_frame(frame, quick, base_seed, **fixed):
+    grid = grid_study(quick, ("advanced",), base_seed, **fixed)
     ok = grid.set_index(["lam", "mu"])["stationary"]
     points = list(zip(frame["lam"], frame["mu"], strict=True))
     keep = ok.loc[points].to_numpy(bool).copy()
@@ -104,20 +104,20 @@ def _stationary_frame(frame, quick, base_seed, names=("advanced",)):
     return frame[keep], int((~keep).sum()), len(frame)
 
 
-def topology_change(quick: bool, names, base_seed: int = BASE_SEED) -> Measurement:
-    frame = topology_frame(quick, base_seed)
+def topology_change(quick: bool, names, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    frame = topology_frame(quick, base_seed, **fixed)
     frame = frame[frame["topology"].isin(names)]
-    kept, dropped, total = _stationary_frame(frame, quick, base_seed)
+    kept, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = float((kept.groupby("topology")["relative"].mean() - 1.0).abs().max())
     return Measurement(value, total > dropped, f"{total - dropped} of {total} points stationary")
 
 
-def skew_change(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
-    return topology_change(quick, ["skewed"], base_seed)
+def skew_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    return topology_change(quick, ["skewed"], base_seed, **fixed)
 
 
-def ba_change(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
-    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], base_seed)
+def ba_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], base_seed, **fixed)
 
 
 def skew_below_10pct(quick: bool, base_seed: int = BASE_SEED):
@@ -130,18 +130,20 @@ def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED):
     return m._replace(value=float(m.value < 0.1))
 
 
-def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """|mean time with (5, 40) ÷ mean time with (5, 20) − 1|: the ratio of the grid means,
     the statistic Fig. 13's title shows, over the stationary points."""
-    frame, dropped, total = _stationary_frame(_frame_red(quick, base_seed), quick, base_seed)
+    frame = _frame_red(quick, base_seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = abs(frame["time_5_40"].mean() / frame["time_5_20"].mean() - 1.0)
     return Measurement(float(value), total > dropped, f"{total - dropped} of {total} stationary")
 
 
-def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """1 when (5, 20) is better at the lightest stationary λ and (5, 40) at the heaviest
     (Fig. 13's text), each averaged over μ."""
-    frame, dropped, total = _stationary_frame(_frame_red(quick, base_seed), quick, base_seed)
+    frame = _frame_red(quick, base_seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
     light, heavy = by_lam.iloc[0], by_lam.iloc[-1]
     narrow_light = light["time_5_20"] < light["time_5_40"]
@@ -151,11 +153,11 @@ def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED) -> Measu
     return Measurement(value, total > dropped, note)
 
 
-def middle_share_gain(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def middle_share_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """Fig. 6: share of tasks run at the middle servers 1, 2, advanced minus without enh. 2
     (the yes/no claim asks for at least one percentage point more)."""
-    s1, dropped, total = _pivot(quick, base_seed, "share_s1")
-    s2, _, _ = _pivot(quick, base_seed, "share_s2")
+    s1, dropped, total = _pivot(quick, base_seed, "share_s1", **fixed)
+    s2, _, _ = _pivot(quick, base_seed, "share_s2", **fixed)
     mid = s1 + s2
     diff = float((mid["advanced"] - mid["without_enhancement_2"]).mean())
     extra = (
@@ -252,9 +254,11 @@ READING_ALTERNATIVES = {
 def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     """The grid claims under each alternative reading, one change from the defaults at a time.
 
-    Columns: reading, value, then the advanced model's best share, RED's gain, without enh. 1
-    ÷ pure cloud, the middle-share gain and whether pure local is worst (stationary points),
-    and the number of stationary points.
+    Columns: reading, value, the number of points stationary for every model, then each
+    claim's underlying quantity (stationary points only): the advanced model's best share,
+    RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local is worst, the
+    middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
+    difference and whether the narrow pair wins at light load and the wide one at heavy.
     """
     import pandas as pd
 
@@ -278,6 +282,13 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
                     quick, base_seed, **fixed
                 ).value,
                 "pure local worst": bool(pure_local_worst(quick, base_seed, **fixed).value),
+                "middle share gain": middle_share_gain(quick, base_seed, **fixed).value,
+                "skew change": skew_change(quick, base_seed, **fixed).value,
+                "largest BA change": ba_change(quick, base_seed, **fixed).value,
+                "(5, 40) vs (5, 20)": red_threshold_difference(quick, base_seed, **fixed).value,
+                "light narrow, heavy wide": bool(
+                    red_thresholds_light_heavy(quick, base_seed, **fixed).value
+                ),
             }
         )
     return pd.DataFrame(rows)

@@ -234,9 +234,9 @@ def _plot_share(frame):
 # ----------------------------------------------------------------------- Fig. 13: RED thresholds
 
 
-def _frame_red(quick=False, base_seed=BASE_SEED):
-    base = grid_study(quick, ("advanced",), base_seed)
-    wide = grid_study(quick, ("advanced",), base_seed, max_th=40.0)
+def _frame_red(quick=False, base_seed=BASE_SEED, **fixed):
+    base = grid_study(quick, ("advanced",), base_seed, **fixed)
+    wide = grid_study(quick, ("advanced",), base_seed, **(fixed | {"max_th": 40.0}))
     out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
     out["time_5_40"] = wide["mean_time"].to_numpy()
     out["relative"] = out["time_5_40"] / out["time_5_20"]
@@ -266,12 +266,12 @@ def _plot_red(frame):
 # ----------------------------------------------------------------------- Figs. 10-11: skew and BA
 
 
-def topology_frame(quick=False, base_seed=BASE_SEED):
+def topology_frame(quick=False, base_seed=BASE_SEED, **fixed):
     """Advanced model's time per unit of work on each topology, relative to the tree."""
     rows = []
-    base = grid_study(quick, ("advanced",), base_seed)
+    base = grid_study(quick, ("advanced",), base_seed, **fixed)
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
-        other = grid_study(quick, ("advanced",), base_seed, topology=name)
+        other = grid_study(quick, ("advanced",), base_seed, topology=name, **fixed)
         rows.append(
             pd.DataFrame(
                 {
