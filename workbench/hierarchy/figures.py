@@ -506,7 +506,9 @@ def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_mid
     return fig
 
 
-def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3):
+def plot_model_comparison(
+    lam, mu, decision_time, arrivals="batch", eq11_unit="s", n_periods=300, replications=3
+):
     """The five models at one (λ, μ) on the same draws: mean time with CIs.
 
     Hollow: a model whose run is not stationary (a replication's detector or its load); the
@@ -520,6 +522,8 @@ def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3)
             seed=seed,
             n_periods=n_periods,
             decision_time=decision_time,
+            arrivals=arrivals,
+            eq11_unit=eq11_unit,
             overload="transient",
         )
         for seed in range(1, replications + 1)
@@ -538,8 +542,8 @@ def plot_model_comparison(lam, mu, decision_time, n_periods=300, replications=3)
     ax.set_yscale("log")
     ax.set_ylabel("mean completion time [s]")
     ax.set_title(
-        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms; "
-        f"{n_periods} periods × {replications}; hollow: not stationary",
+        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {arrivals} arrivals, "
+        f"eq. 11 in {eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
         fontsize=8,
     )
     bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]
