@@ -104,6 +104,8 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
 
 def decide(local, offload) -> int:
     """Eq. 9: ``1`` (offload) iff the offload overhead is strictly below the local one."""
+    local = check_real(local, "local", "decide", 0.0, None)
+    offload = check_real(offload, "offload", "decide", 0.0, None)
     return int(offload < local)
 
 
@@ -135,7 +137,18 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     ``Σ n_i (n_i + 1) s / (2 F_i) / Σ n_i``. With one common ``n`` on the ``k`` servers given,
     ``T = (n + 1) s Σ(1/F_i) / (2k)``, solved for ``n``.
     """
-    f = np.asarray(compute, dtype=float)
+    fn = "eq12_queue_estimate"
+    mean_time = check_real(mean_time, "mean_time", fn, 0.0, None)
+    mean_size = check_real(mean_size, "mean_size", fn, 0.0, None, low_open=True)
+    try:
+        f = np.asarray(compute, dtype=float).ravel()
+    except (TypeError, ValueError):
+        f = np.array([np.nan])
+    if f.size == 0 or not np.all(np.isfinite(f)) or np.any(f <= 0):
+        raise ParameterError(
+            f"The 'compute' parameter of {fn} must be one or more finite positive speeds. "
+            f"Got {compute!r} instead."
+        )
     k = f.size
     return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
 
@@ -163,6 +176,10 @@ def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
 
     Raises UnstableRegimeError when ``ρ = λ E[S] >= 1``.
     """
+    f = "pollaczek_khinchine"
+    rate = check_real(rate, "rate", f, 0.0, None)
+    mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
+    second_moment_service = check_real(second_moment_service, "second_moment_service", f, 0.0, None)
     rho = rate * mean_service
     if rho >= 1.0:
         raise UnstableRegimeError(
@@ -177,6 +194,16 @@ def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
     Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
     the size: ``route[s]`` is the server at which a task entering at ``s`` is executed.
     """
+    from workbench.hierarchy.topology import Topology
+
+    f = "static_route"
+    if not isinstance(topology, Topology):
+        raise ParameterError(
+            f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
+        )
+    data_per_work = check_real(data_per_work, "data_per_work", f, 0.0, None)
+    power = check_real(power, "power", f, 0.0, None)
+    kappa = check_real(kappa, "kappa", f, 0.0, None)
     gt, ge = time_weights(topology.compute)
     route = np.empty(topology.n, dtype=int)
     for s in range(topology.n):
