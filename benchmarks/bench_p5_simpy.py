@@ -6,9 +6,10 @@ the head of the queue) on the paper's 7-server tree, from the SAME draws (arriva
 sizes, RED uniforms), so they must agree task by task on where each task ran and when it
 finished; the script exits with status 1 if they do not.
 
-The comparison uses the default decision time τ_d = 5 ms (a [choice]: the paper says a
+The comparison uses a decision time τ_d = 5 ms (the default is 1 ms; the paper says a
 decision occupies the worker but gives no length), so the decision path of both simulators
-is exercised.
+is exercised, with hand-overs that take no worker time (``offload_busy=False``: the SimPy
+model implements that reading) and spread arrivals.
 
 Then the full (λ, μ) grid of the paper (λ = 2..10, μ = 1..9) for all five models, with
 5 replications × 1000 periods per point and Student-t intervals, is timed on two worker
