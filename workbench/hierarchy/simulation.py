@@ -10,7 +10,7 @@ import pandas as pd
 
 from workbench.hierarchy import kernels as K
 from workbench.hierarchy.model import size_moments, time_weights, utilisation_bound
-from workbench.hierarchy.params import MODELS, PARAMS
+from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS
 from workbench.hierarchy.topology import Topology, named_topology
 from workbench.output_analysis import (
     Replication,
@@ -595,13 +595,16 @@ def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **param
     return _run_models("run_once", lam, mu, [model], seed, topology, n_periods, params, False)
 
 
-def run_models(lam, mu, *, models, seed=0, topology="tree", n_periods=2000, **params) -> dict:
+def run_models(
+    lam, mu, *, models=PAPER_MODELS, seed=0, topology="tree", n_periods=2000, **params
+) -> dict:
     """One replication of several decision models on the *same* random draws.
 
     The tasks (arrival times, sizes, RED's uniforms) are drawn once from ``seed`` and every
     model in ``models`` runs on them: common random numbers, so a difference between two
     models is the models' and not the draws' (two models that route alike tie exactly), and
-    the draws are paid once. Same arguments as :func:`run_once`; returns
+    the draws are paid once (default: the paper's five models). Same arguments as
+    :func:`run_once`; returns
     ``{"<model>/<quantity>": value}`` with the quantities of :func:`run_once`.
     """
     f = "run_models"
