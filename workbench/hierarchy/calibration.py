@@ -36,6 +36,14 @@ import pandas as pd
 
 from workbench.hierarchy.model import eq12_queue_estimate, size_moments
 from workbench.hierarchy.topology import symmetric_tree
+from workbench.validation import (
+    ParameterError,
+    check_choice,
+    check_int,
+    check_real,
+    check_seed,
+    reject_unknown,
+)
 
 __all__ = ["TARGETS", "calibrate", "calibration_table"]
 
@@ -181,13 +189,16 @@ def calibrate(
     value and ``ok_<target>``, ``meets_all`` and ``chosen`` (the least total compute meeting
     every target). Other parameters at their defaults (``decision_time``, RED's values).
     """
-    from workbench.validation import check_choice, check_int, check_real
-
     f = "calibrate"
-    candidates = [check_real(c, "candidates", f, 0.0, 1e6, low_open=True) for c in candidates]
+    candidates = [
+        check_real(c, "candidates", f, 1.0, 1e4) for c in _sequence(candidates, "candidates", f)
+    ]
+    arrivals = _sequence(arrivals, "arrivals", f)
     arrivals = [check_choice(a, "arrivals", f, ARRIVALS) for a in arrivals]
-    n_periods = check_int(n_periods, "n_periods", f, 20, 100_000)
-    replications = check_int(replications, "replications", f, 2, 100)
+    # a calibration is a screening of short runs: at most 1,000 periods x 10 replications
+    n_periods = check_int(n_periods, "n_periods", f, 20, 1000)
+    replications = check_int(replications, "replications", f, 2, 10)
+    seed = check_seed(seed, f)
     rows = []
     for arr in arrivals:
         for f_b in candidates:
@@ -209,16 +220,42 @@ def calibrate(
     return frame
 
 
+def _sequence(values, name, func) -> list:
+    if isinstance(values, str) or not isinstance(values, (list, tuple, np.ndarray)):
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be a non-empty list or tuple. "
+            f"Got {values!r} instead."
+        )
+    values = list(np.ravel(np.asarray(values, dtype=object)))
+    if not values or len(values) > 20:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must hold 1 to 20 values. Got {len(values)}."
+        )
+    return values
+
+
 def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFrame:
     """Target, what the paper says, the threshold, and the chosen candidate's result.
 
     ``frame``: the output of :func:`calibrate` (computed when not given). The last rows give
     the chosen values.
     """
-    frame = calibrate(**kwargs) if frame is None else frame
+    f = "calibration_table"
+    reject_unknown(f, kwargs, ("candidates", "arrivals", "n_periods", "replications", "seed"))
+    if frame is None:
+        frame = calibrate(**kwargs)
+    needed = {"chosen", "meets_all", "arrivals", "total_compute", *(t.name for t in TARGETS)}
+    if not isinstance(frame, pd.DataFrame) or not needed <= set(frame.columns):
+        raise ParameterError(
+            f"The 'frame' parameter of {f} must be the DataFrame calibrate() returns. "
+            f"Got {type(frame).__name__} instead."
+        )
     chosen = frame[frame["chosen"]]
     if chosen.empty:
-        raise RuntimeError("calibration_table: no candidate meets every target")
+        raise ParameterError(
+            f"The 'frame' parameter of {f} has no candidate meeting every target (of "
+            f"{len(frame)}): widen the candidate speeds given to calibrate()."
+        )
     row = chosen.iloc[0]
     out = [
         {

@@ -219,9 +219,11 @@ def symmetric_tree(
     return topo
 
 
-def skewed_tree(**kw) -> Topology:
+def skewed_tree(
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+) -> Topology:
     """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
-    topo = symmetric_tree(weights=SKEW_WEIGHTS, **kw)
+    topo = symmetric_tree(compute_bottom, compute_middle, compute_top, bandwidth, SKEW_WEIGHTS)
     return Topology("skewed", topo.parent, topo.compute, topo.bandwidth, topo.weight)
 
 
