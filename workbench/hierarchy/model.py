@@ -61,8 +61,7 @@ def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
     Yin, Chen, Hu, FGCS 90 (2019), eq. 1 (after Chen et al., ref. [23]).
     """
     f = "shannon_rate"
-    bandwidth = check_real(bandwidth, "bandwidth", f, 0.0, None, low_open=True)
-    power = check_real(power, "power", f, 0.0, None)
+    bandwidth, power = _table(f, bandwidth=bandwidth, power=power)
     gain = check_real(gain, "gain", f, 0.0, None)
     noise = check_real(noise, "noise", f, 0.0, None, low_open=True)
     interference = check_real(interference, "interference", f, 0.0, None)
@@ -80,11 +79,19 @@ def _nonneg(func, **values):
         check_real(v, name, func, 0.0, None)
 
 
+def _table(func, **values):
+    """Check values against the parameter table's ranges (same names, same bounds)."""
+    from workbench.hierarchy.params import PARAMS
+
+    return [PARAMS[name].check(v, func) for name, v in values.items()]
+
+
 def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
     """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
     f = "local_overhead"
-    _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e, kappa=kappa)
-    check_real(compute, "compute", f, 0.0, None, low_open=True)
+    _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
+    _table(f, kappa=kappa)
+    check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
     return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
 
 
@@ -94,10 +101,9 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
     """
     f = "offload_overhead"
-    _nonneg(f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, power=power)
-    _nonneg(f, queued_next=queued_next)
-    check_real(bandwidth, "bandwidth", f, 0.0, None, low_open=True)
-    check_real(compute_next, "compute_next", f, 0.0, None, low_open=True)
+    _nonneg(f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, queued_next=queued_next)
+    _table(f, bandwidth=bandwidth, power=power)
+    check_real(compute_next, "compute_next", f, 0.0, 1e6, low_open=True)
     hop = data / bandwidth
     return gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
 
@@ -117,8 +123,7 @@ def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
     tasks widen the ramp so that a server does not refuse work too early.
     """
     f = "red_thresholds"
-    min_th = check_real(min_th, "min_th", f, 0.0, None)
-    max_th = check_real(max_th, "max_th", f, 0.0, None, low_open=True)
+    min_th, max_th = _table(f, min_th=min_th, max_th=max_th)
     if min_th >= max_th:
         raise ParameterError(
             f"The 'max_th' parameter of {f} must be a finite real number in the range "
@@ -161,8 +166,7 @@ def size_moments(mu, sigma) -> tuple[float, float]:
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
     """
-    mu = check_real(mu, "mu", "size_moments", 0.0, None, low_open=True)
-    sigma = check_real(sigma, "sigma", "size_moments", 0.0, None)
+    mu, sigma = _table("size_moments", mu=mu, sigma=sigma)
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]

@@ -22,7 +22,7 @@ from workbench.output_analysis import (
     to_precision,
 )
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_budget, reject_unknown
+from workbench.validation import ParameterError, check_bool, check_budget, reject_unknown
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "run_models"]
 
@@ -273,6 +273,7 @@ def simulate_to_precision(
     :func:`simulate` except ``replications``.
     """
     f = "simulate_to_precision"
+    progress = check_bool(progress, "progress", f)
     reject_unknown(f, params, set(PARAMS) - {"model", "lam", "mu", "replications"})
     args = dict(PARAMS.defaults()) | params | {"replications": 2, "overload": "raise"}
     p, topo, rho, notes = _prepare(f, model, lam, mu, args.pop("topology"), args)

@@ -200,8 +200,9 @@ def _per_server(value, name, func, n) -> np.ndarray:
             f"The '{name}' parameter of {func} must be one number or {n} numbers. "
             f"Got {value!r} instead."
         )
+    # the same range as the parameter table's speeds and bandwidth: (0, 1e6]
     return np.array(
-        [check_real(v, name, func, 0.0, 1e9, low_open=True) for v in values], dtype=float
+        [check_real(v, name, func, 0.0, 1e6, low_open=True) for v in values], dtype=float
     )
 
 
@@ -212,8 +213,13 @@ def symmetric_tree(
 
     Only the bottom servers generate tasks (weight 1 each unless ``weights`` for 3-6 given).
     """
+    f = "symmetric_tree"
+    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
+    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
+    compute_top = PARAMS["compute_top"].check(compute_top, f)
+    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
     w = np.zeros(7)
-    w[3:] = 1.0 if weights is None else _weights(weights, "symmetric_tree", 4)
+    w[3:] = 1.0 if weights is None else _weights(weights, f, 4)
     compute = [compute_top, compute_middle, compute_middle] + [compute_bottom] * 4
     topo = from_parents([-1, 0, 0, 1, 1, 2, 2], compute, bandwidth, w, name="tree")
     return topo
@@ -288,9 +294,10 @@ def barabasi_albert(
     """
     index = check_int(index, "index", "barabasi_albert", 1, 5)
     f = "barabasi_albert"
-    compute_bottom = check_real(compute_bottom, "compute_bottom", f, 0.0, 1e6, low_open=True)
-    compute_middle = check_real(compute_middle, "compute_middle", f, 0.0, 1e6, low_open=True)
-    compute_top = check_real(compute_top, "compute_top", f, 0.0, 1e6, low_open=True)
+    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
+    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
+    compute_top = PARAMS["compute_top"].check(compute_top, f)
+    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
     parents = _ba_hierarchy(ba_seeds()[index - 1])
     depth = np.zeros(7, dtype=int)
     for i in range(1, 7):
