@@ -262,7 +262,15 @@ def simulate(
 
 
 def simulate_to_precision(
-    model, lam, mu, *, rel_half_width=0.02, max_replications=100, progress=True, **params
+    model,
+    lam,
+    mu,
+    *,
+    rel_half_width=0.02,
+    max_replications=100,
+    seed=0,
+    progress=True,
+    **params,
 ) -> SimulationResult:
     """:func:`simulate` with as many replications as the headline interval needs.
 
@@ -275,7 +283,7 @@ def simulate_to_precision(
     f = "simulate_to_precision"
     progress = check_bool(progress, "progress", f)
     reject_unknown(f, params, set(PARAMS) - {"model", "lam", "mu", "replications"})
-    args = dict(PARAMS.defaults()) | params | {"replications": 2, "overload": "raise"}
+    args = dict(PARAMS.defaults()) | params | {"seed": seed, "replications": 2, "overload": "raise"}
     p, topo, rho, notes = _prepare(f, model, lam, mu, args.pop("topology"), args)
     stations = []
     return to_precision(
