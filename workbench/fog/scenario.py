@@ -319,6 +319,13 @@ def validate(scenario) -> nx.Graph:
                 _num(d[attr], where, attr, low=1e-6, high=1e6)
             if role == "cloud":
                 _num(d["units"], where, "units", low=1, high=1e6, integer=True)
+    loops = list(nx.selfloop_edges(g))
+    if loops:
+        a = loops[0][0]
+        raise ScenarioError(
+            f"scenario: edge ({a!r}, {a!r}) links {roles[a]} node {a!r} to itself; a fog node "
+            "would forward to itself. Remove self-loops (nx.selfloop_edges)."
+        )
     for a, b, d in g.edges(data=True):
         where = f"edge ({a!r}, {b!r})"
         for attr in EDGE_ATTRS:
