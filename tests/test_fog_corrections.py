@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+import workbench.fog as fog
 from workbench.fog import (
     accept_probability,
     analyze,
@@ -335,3 +336,44 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha):
     kernel = out[0][idx] == K.TIER_FOG
     assert 0.2 < twin.mean() < 0.95
     np.testing.assert_array_equal(kernel, twin)
+
+
+# ------------------------------------------------------------------ public API
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: fog.ring_scenario(-1),
+        lambda: fog.ring_scenario(4, 10**12),
+        lambda: fog.ring_scenario(4, "x"),
+        lambda: fog.grid_scenario(None, 3),
+        lambda: fog.default_scenario(0, n_fog=10**12),
+        lambda: fog.geometric_scenario(5, radius=None),
+        lambda: fog.build_scenario(nx.path_graph(2), [1, 2, 3]),
+        lambda: fog.pollaczek_khinchine(math.nan, 0.1, 0.02),
+        lambda: fog.pollaczek_khinchine(1.0, 0.1, 0.001),  # E[S²] < E[S]²
+        lambda: fog.solve_chain(10.0, 2.0, 50.0, 10.0, tol=None),
+        lambda: fog.load_scenario(None),
+        lambda: fog.with_traffic(None, load=1.0),
+    ],
+)
+def test_public_entries_refuse_bad_input_with_parameter_errors(call):
+    with pytest.raises(ParameterError):
+        call()
+
+
+def test_a_misspelled_builder_keyword_suggests_the_right_one():
+    with pytest.raises(ParameterError, match="light_fraction"):
+        fog.ring_scenario(4, 3, light_fracton=0.5)
+    t = time.perf_counter()
+    with pytest.raises(ParameterError, match="iot_per_fog"):
+        fog.grid_scenario(3, 3, 10**12)  # refused before building 9e12 IoT nodes
+    assert time.perf_counter() - t < 0.5
+
+
+def test_the_package_exports_what_a_notebook_calls_and_no_helpers():
+    names = set(fog.__all__)
+    assert {"analyze", "simulate", "simulate_to_precision", "fog_loads", "run_once"} <= names
+    assert not names & {"compile_scenario", "ChainSolution", "NetworkAnalysis", "theta_per_fog"}
+    assert all(callable(getattr(fog, n)) for n in names - {"PARAMS"})

@@ -68,17 +68,18 @@ says) and class-weighted otherwise; cloud units take requests uniformly at rando
 model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up.
 
 Modules: ``params`` (PARAMS), ``model`` (chain, P_j, network model), ``scenario`` (graphs,
-files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate),
-``figures``, ``claims``, ``views`` (ipywidgets; not imported here).
+files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the
+shared output analysis: each request's delay is tested for a steady state), ``figures``,
+``claims``, ``views`` (ipywidgets; not imported here). ``analyze`` returns a
+``model.NetworkAnalysis``, ``solve_chain`` a ``model.ChainSolution``.
 """
 
 from workbench.fog.model import (
-    ChainSolution,
-    NetworkAnalysis,
     accept_probability,
     analyze,
     erlang_sum_cdf,
     erlang_sum_cdf_partial_fractions,
+    fog_loads,
     mean_in_system,
     mean_work,
     pollaczek_khinchine,
@@ -88,7 +89,7 @@ from workbench.fog.model import (
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     ScenarioError,
-    compile_scenario,
+    build_scenario,
     default_scenario,
     geometric_scenario,
     grid_scenario,
@@ -96,22 +97,23 @@ from workbench.fog.scenario import (
     ring_scenario,
     save_scenario,
     validate,
+    with_fog_delay,
     with_traffic,
 )
-from workbench.fog.simulation import run_once, simulate
+from workbench.fog.simulation import run_once, simulate, simulate_to_precision
 from workbench.fog.tuning import compare_thetas, tune_theta_per_node
 
 __all__ = [
     "PARAMS",
-    "ChainSolution",
-    "NetworkAnalysis",
     "ScenarioError",
     "accept_probability",
     "analyze",
-    "compile_scenario",
+    "build_scenario",
+    "compare_thetas",
     "default_scenario",
     "erlang_sum_cdf",
     "erlang_sum_cdf_partial_fractions",
+    "fog_loads",
     "geometric_scenario",
     "grid_scenario",
     "load_scenario",
@@ -123,9 +125,10 @@ __all__ = [
     "run_once",
     "save_scenario",
     "simulate",
+    "simulate_to_precision",
     "solve_chain",
-    "compare_thetas",
     "tune_theta_per_node",
     "validate",
+    "with_fog_delay",
     "with_traffic",
 ]

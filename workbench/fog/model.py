@@ -297,6 +297,7 @@ def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> C
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (transition rates and Q).
     """
+    tol = PARAMS["tol"].check(tol, "solve_chain")
     v, rho = _check_rates("solve_chain", lam_light, lam_heavy, mu_light, mu_heavy, q, tol=tol)
     return _chain(
         v["lam_light"],
@@ -398,70 +399,6 @@ def mean_in_system(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> tuple[flo
 
 
 # ------------------------------------------------------------ sums of two Erlang laws
-
-
-def _poisson_at_least(m, x):
-    """P(Poisson(x) ≥ m) for integer arrays m ≥ 0 (= regularised lower incomplete gamma)."""
-    m = np.asarray(m)
-    out = np.ones(m.shape)
-    pos = m > 0
-    out[pos] = special.gammainc(m[pos], x)
-    return out
-
-
-def _stage_cap(x):
-    """Stages beyond which P(Poisson(x) ≥ m) < 1e-18: more stages cannot finish by θ."""
-    return int(x + 12.0 * math.sqrt(x + 1.0) + 50)
-
-
-def stage_distribution(mass, mu_light, mu_heavy, theta_max):
-    """P(M = m), m ≤ cap(θ_max): stages at the faster rate of Σ Erlang(n, μ) + Erlang(n', μ').
-
-    An Exp(μ_lo) time is a geometric number (success probability μ_lo/μ_hi) of Exp(μ_hi)
-    stages, so n' slow requests add a negative binomial number of fast stages. Returns
-    ``(dist, mu_hi)``; then P(W < θ) = Σ_m dist[m]·P(Poisson(μ_hi θ) ≥ m) for θ ≤ θ_max.
-    """
-    fast_is_light = mu_light >= mu_heavy
-    fast, slow = (mu_light, mu_heavy) if fast_is_light else (mu_heavy, mu_light)
-    if not fast_is_light:
-        mass = mass.T
-    cap = _stage_cap(fast * theta_max)
-    p = slow / fast
-    dist = np.zeros(cap + 1)
-    n_fast, n_slow = mass.shape
-    extra = np.arange(cap + 1)
-    for b in range(n_slow):
-        col = mass[: max(0, min(n_fast, cap + 1 - b)), b]
-        if col.size == 0 or not col.any():
-            continue
-        start = np.zeros(cap + 1)
-        start[b : b + col.size] = col
-        if b == 0 or p >= 1.0:
-            dist += start
-            continue
-        nb = stats.nbinom.pmf(extra, b, p)  # extra fast stages of b slow requests
-        dist += np.convolve(start, nb)[: cap + 1]
-    return dist, fast
-
-
-def accept_from_stages(dist, mu_hi, theta):
-    """P(W < θ) from :func:`stage_distribution` (θ no larger than its θ_max)."""
-    if math.isinf(theta):
-        return min(1.0, float(dist.sum()))
-    if theta <= 0:
-        return 0.0
-    # rounding can push a sum of probabilities a few ulps past 1
-    return min(1.0, float(np.dot(dist, _poisson_at_least(np.arange(dist.size), mu_hi * theta))))
-
-
-def _accept_from_mass(mass, mu_fast_is_light, mu_light, mu_heavy, theta):
-    """Σ_{n,n'} mass[n, n']·P(Erlang(n, μ) + Erlang(n', μ') < θ), by uniformisation."""
-    if math.isinf(theta):
-        return min(1.0, float(mass.sum()))
-    if theta <= 0:
-        return 0.0
-    dist, mu_hi = stage_distribution(mass, mu_light, mu_heavy, theta)
-    return accept_from_stages(dist, mu_hi, theta)
 
 
 def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
@@ -723,6 +660,17 @@ def pollaczek_khinchine(arrival_rate, mean_service, second_moment) -> float:
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 30–31 (cloud processing units).
     """
+    func = "pollaczek_khinchine"
+    arrival_rate = PARAMS["lam_light"].with_(name="arrival_rate").check(arrival_rate, func)
+    mean_service = PARAMS["theta"].with_(name="mean_service").check(mean_service, func)
+    second_moment = (
+        PARAMS["theta"].with_(name="second_moment", high=1e12).check(second_moment, func)
+    )
+    if second_moment < mean_service**2 * (1 - 1e-12):
+        raise ParameterError(
+            f"The 'second_moment' parameter of {func} must be at least mean_service² "
+            f"({mean_service**2:g}): a variance is never negative. Got {second_moment!r} instead."
+        )
     load = arrival_rate * mean_service
     if load >= 1:
         raise UnstableRegimeError(
@@ -992,7 +940,7 @@ def analyze(
     func = "analyze"
     net = compile_scenario(scenario)
     nf = net.n_fog
-    theta_arr = theta_per_fog(theta, nf, func)
+    theta_arr = _theta_per_fog(theta, nf, func)
     e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     q = PARAMS["q"].check(q, func)
     policy = PARAMS["policy"].check(policy, func)
@@ -1116,7 +1064,7 @@ def fog_loads(scenario, *, theta=0.02, e_max=1, q=0.5, policy="offload") -> np.n
 
     func = "fog_loads"
     net = compile_scenario(scenario)
-    theta_arr = theta_per_fog(theta, net.n_fog, func)
+    theta_arr = _theta_per_fog(theta, net.n_fog, func)
     e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     q = PARAMS["q"].check(q, func)
     policy = PARAMS["policy"].check(policy, func)
@@ -1291,7 +1239,7 @@ def _network_delays(
     )
 
 
-def theta_per_fog(theta, n_fog, func):
+def _theta_per_fog(theta, n_fog, func):
     """θ as one float per fog node (a number for all, or a sequence of ``n_fog``); inf allowed."""
     items = theta if isinstance(theta, (list, tuple, np.ndarray)) else [theta]
     kinds_ok = all(

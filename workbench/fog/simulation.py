@@ -21,22 +21,14 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import _fog_loads, theta_per_fog
+from workbench.fog.model import _fog_loads, _theta_per_fog
 from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
 from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, UnstableRegimeError, check_budget
 
-__all__ = [
-    "simulate",
-    "simulate_to_precision",
-    "run_once",
-    "draw_requests",
-    "RunOutput",
-    "WARMUP_FRACTION",
-    "EVENT_BUDGET",
-]
+__all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "WARMUP_FRACTION"]
 
 WARMUP_FRACTION = 0.1
 # Most events one run may process (about 2 minutes of the event loop): the loop's own bound
@@ -246,7 +238,7 @@ def run_once(
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
     n = PARAMS["n_requests"].check(n_requests, func)
     seed = PARAMS["seed"].check(seed, func)
-    th = theta_per_fog(theta, net.n_fog, func)
+    th = _theta_per_fog(theta, net.n_fog, func)
     _check_traffic(net, n, func)
     rng = np.random.default_rng(seed)
     return _run(net, th, v, n, rng, func)
@@ -472,7 +464,7 @@ def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period,
     checked = PARAMS.check(
         func, n_requests=n_requests, seed=seed, confidence=confidence, overload=overload
     )
-    th = theta_per_fog(theta, net.n_fog, func)
+    th = _theta_per_fog(theta, net.n_fog, func)
     n = checked["n_requests"]
     _check_traffic(net, n, func)
     _check_cloud(net, func)

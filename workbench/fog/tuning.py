@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import analyze, theta_per_fog
+from workbench.fog.model import _theta_per_fog, analyze
 from workbench.fog.params import ADMISSION_MODELS, PARAMS, check_count
 from workbench.fog.scenario import compile_scenario
 from workbench.fog.simulation import (
@@ -340,7 +340,7 @@ def compare_thetas(
             f"The 'thetas' parameter of {func} must be a non-empty mapping from policy names "
             f"to θ (one value, or one per fog node). Got {describe(thetas)} instead."
         )
-    vectors = {str(name): theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
+    vectors = {str(name): _theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
     reference = next(iter(vectors)) if reference is None else reference
     reference = check_choice(reference, "reference", func, tuple(vectors))
     delays = {}
