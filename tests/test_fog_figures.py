@@ -187,3 +187,30 @@ def test_fog_delay_view_draws_the_models_curves():
     assert "no offloading" in draw.unstable.get_text()
     draw(theta=0.02, e_max=1, load=1.0)
     assert draw.unstable.get_text() == ""
+
+
+def test_hollow_markers_appear_exactly_for_the_flagged_points():
+    from workbench.fog.figures import FIGURES
+    from workbench.plots import UNSTABLE_LABEL
+
+    # quick Light/Heavy mix: at b = 0.3 a fog node keeping everything is past ρ = 1
+    frame = FIGURES["delay_vs_mix"].frame(quick=True)
+    sim = frame[frame["source"] == "simulation"]
+    flagged = sim[~sim["stationary"]]
+    assert list(flagged["policy"]) == ["no_offload"] and list(flagged["x"]) == [0.3]
+    assert flagged["delay"].notna().all()  # kept, as a transient number, not dropped
+    fig = FIGURES["delay_vs_mix"].plot(frame)
+    ax = fig.axes[0]
+    hollow = [
+        (x, y)
+        for line in ax.lines
+        if line.get_markerfacecolor() == "none" and line.get_marker() == "o"
+        for x, y in zip(*line.get_data(), strict=True)
+    ]
+    assert len(hollow) == 1 and hollow[0][0] == 0.3
+    # the far transient is drawn at the top edge with its value written out
+    assert any(t.get_text().endswith(" s") for t in ax.texts)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert UNSTABLE_LABEL in labels
+    steady = FIGURES["delay_vs_emax"].plot(FIGURES["delay_vs_emax"].frame(quick=True))
+    assert UNSTABLE_LABEL not in [t.get_text() for t in steady.legends[0].get_texts()]

@@ -137,6 +137,30 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
     return pd.DataFrame(rows)
 
 
+def _clip_transients(ax, frame):
+    """Scale the y axis to the steady-state numbers; name the transient points above it.
+
+    A non-stationary point's delay grows with the run (seconds where the rest are tens of
+    ms): it stays on the plot, hollow, but one far above would flatten every curve, so it
+    is drawn at the top edge with its value written next to it.
+    """
+    sim = frame[frame["source"] == "simulation"]
+    steady = sim[sim["stationary"].astype(bool)]
+    model = frame.loc[frame["source"] != "simulation", "delay"].to_numpy(float)
+    values = np.concatenate([steady["ci_high"].to_numpy(float), model])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return
+    top = 1.2 * float(values.max())
+    ax.set_ylim(0, top)
+    far = sim[~sim["stationary"].astype(bool) & (sim["delay"] > top)]
+    for _, row in far.iterrows():
+        color = POLICY_COLORS.get(row["policy"], "0.3")
+        ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
+        ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
+                    textcoords="offset points", fontsize=6, color=color)  # fmt: skip
+
+
 def _mark_unstable(ax, frame):
     """A legend entry for hollow markers when some simulated point is not stationary."""
     if "stationary" in frame and not frame["stationary"].astype(bool).all():
@@ -164,7 +188,7 @@ def plot_study(frame, title=""):
     label = PARAMS[axis].axis_label if axis in PARAMS else axis
     ax.set_xlabel(label)
     ax.set_ylabel("mean service delay [ms]")
-    ax.set_ylim(bottom=0)
+    _clip_transients(ax, frame)
     ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
                  fontsize=10)  # fmt: skip
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)

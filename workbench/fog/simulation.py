@@ -5,6 +5,16 @@
 request (after a 10% warm-up), with per-node utilisation in ``info["nodes"]`` and the
 per-request records of the first replication in ``records``.
 
+Output analysis (:mod:`workbench.output_analysis`): the series each replication hands the
+detector is every request's service delay in generation order, the 10% warm-up included as
+its fixed warm-up. The load bound is the model's: a fog node that keeps every request it
+receives (θ = ∞, no_offload, light_only) must have ρ < 1 with its own IoT traffic *and* the
+requests its neighbours forward to it (:func:`workbench.fog.model.fog_loads`); a node with
+a finite θ limits its own queue, so only the detector judges it. Work is bounded before a
+run starts: no traffic is refused, memory against ``MEMORY_BUDGET`` (300 bytes per
+request), and the event loop gets a bound on its events from the inputs (requests and
+announcements), which it reports if ever exceeded.
+
 References
 ----------
 Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III (the policy), Sec. V (the simulation
