@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -214,3 +215,13 @@ def test_hollow_markers_appear_exactly_for_the_flagged_points():
     assert UNSTABLE_LABEL in labels
     steady = FIGURES["delay_vs_emax"].plot(FIGURES["delay_vs_emax"].frame(quick=True))
     assert UNSTABLE_LABEL not in [t.get_text() for t in steady.legends[0].get_texts()]
+
+
+def test_simulation_view_greys_a_run_that_is_not_a_steady_state():
+    from workbench.fog.views import plot_simulated_network
+
+    # θ = ∞ at load 1.6: the busiest fog nodes keep every request at ρ > 1
+    fig = plot_simulated_network(math.inf, 1, "distributed", 0.05, 1.6)
+    assert "not a steady state" in fig.wb_unstable_note
+    fine = plot_simulated_network(0.02, 1, "distributed", 0.05, 1.0)
+    assert getattr(fine, "wb_unstable_note", "") == ""

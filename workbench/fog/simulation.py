@@ -36,7 +36,12 @@ from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
 from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, UnstableRegimeError, check_budget
+from workbench.validation import (
+    EmptyRunError,
+    ParameterError,
+    UnstableRegimeError,
+    check_budget,
+)
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "WARMUP_FRACTION"]
 
@@ -204,7 +209,7 @@ def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_
 def _check_traffic(net: Compiled, n: int, func: str):
     """Refuse a run with nothing to simulate or more work than the budgets allow."""
     if not net.iot_rate.sum() > 0:
-        raise ParameterError(
+        raise EmptyRunError(
             f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
             "the run would never generate one. Give some IoT node a positive rate "
             "(with_traffic(load=...) scales existing rates)."
