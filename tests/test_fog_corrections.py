@@ -316,15 +316,18 @@ def test_simulate_to_precision_reaches_its_target_or_says_why():
                               n_requests=10_000, progress=False)  # fmt: skip
 
 
-@pytest.mark.parametrize("theta,alpha", [(0.03, 0.5), (0.08, 0.1), (0.2, 1.0)])
-def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha):
+@pytest.mark.parametrize(
+    "theta,alpha,period", [(0.03, 0.5, 0.0), (0.08, 0.1, 0.0), (0.2, 1.0, 0.0), (0.08, 0.7, 0.5)]
+)
+def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, period):
     from naive_fog import paper_fog_node
 
     g = lone(rate=1.6)  # a busy lone fog node: many refusals, all to the cloud
     net = compile_scenario(g)
     req = draw_requests(net, 4_000, np.random.default_rng(7), 0.05)
     out = K.simulate_network(*kernel_arguments(net, req, np.full(1, theta), 0, 0.5, alpha,
-                                               "distributed", "offload", 0.05))  # fmt: skip
+                                               "distributed", "offload", 0.05,
+                                               ewma_period=period))  # fmt: skip
     fog_req = np.flatnonzero(req.route == K.ROUTE_FOG)
     arrival = req.gen_time[fog_req] + net.iot_prop[req.origin[fog_req]] + net.size_bits[
         req.rtype[fog_req]] * net.iot_inv[req.origin[fog_req]]  # fmt: skip
@@ -332,7 +335,7 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha):
     idx = fog_req[order]
     proc = req.work[idx] / net.fog_mu[0, req.rtype[idx]]
     twin = paper_fog_node(arrival[order], req.rtype[idx], proc, theta=theta, alpha=alpha,
-                          z0=1.0 / net.fog_mu[0])  # fmt: skip
+                          z0=1.0 / net.fog_mu[0], period=period)  # fmt: skip
     kernel = out[0][idx] == K.TIER_FOG
     assert 0.2 < twin.mean() < 0.95
     np.testing.assert_array_equal(kernel, twin)
