@@ -353,7 +353,7 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
         lambda: fog.grid_scenario(None, 3),
         lambda: fog.default_scenario(0, n_fog=10**12),
         lambda: fog.geometric_scenario(5, radius=None),
-        lambda: fog.build_scenario(nx.path_graph(2), [1, 2, 3]),
+        lambda: build_scenario(nx.path_graph(2), [1, 2, 3]),
         lambda: fog.pollaczek_khinchine(math.nan, 0.1, 0.02),
         lambda: fog.pollaczek_khinchine(1.0, 0.1, 0.001),  # E[S²] < E[S]²
         lambda: fog.solve_chain(10.0, 2.0, 50.0, 10.0, tol=None),

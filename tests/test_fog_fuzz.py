@@ -12,7 +12,6 @@ import inspect
 import math
 import time
 
-import networkx as nx
 import pytest
 
 import workbench.fog as fog
@@ -42,7 +41,6 @@ VALID = {
     "ring_scenario": dict(),
     "grid_scenario": dict(),
     "geometric_scenario": dict(n_fog=4),
-    "build_scenario": dict(fog_layer=nx.path_graph(2), iot_per_fog=2),
     "with_traffic": dict(scenario=SMALL, load=1.0),
     "with_fog_delay": dict(scenario=SMALL, fog_delay=0.001),
     "validate": dict(scenario=SMALL),

@@ -102,7 +102,6 @@ from workbench.fog.model import (
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     ScenarioError,
-    build_scenario,
     default_scenario,
     geometric_scenario,
     grid_scenario,
@@ -121,7 +120,6 @@ __all__ = [
     "ScenarioError",
     "accept_probability",
     "analyze",
-    "build_scenario",
     "compare_thetas",
     "default_scenario",
     "erlang_sum_cdf",
