@@ -119,7 +119,8 @@ class TradeoffFigure:
         self.fig = None
 
     def _build(self):
-        fig, (ax1, ax3) = figure(2, width=5.0, height=3.6, fast=True)
+        fig, (ax1, ax3) = figure(2, width=5.8, height=3.6, fast=True)
+        fig.subplots_adjust(right=0.73, wspace=0.5)  # room for the twin's label and the legend
         # the axis labels, coloured like their curves, are the legend: nothing sits on the data
         (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
         ax1.set_xlabel(LABELS["m"])
@@ -134,8 +135,9 @@ class TradeoffFigure:
         self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
         ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
         self.legend = ax3.legend(
-            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7, loc="best"
-        )
+            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7,
+            loc="upper left", bbox_to_anchor=(1.02, 1.0),
+        )  # fmt: skip
         _integer_ticks(ax1.xaxis, ax3.xaxis)
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
@@ -207,10 +209,10 @@ def plot_policies(
     svc = _service(family, service_params)
     lams = np.linspace(lam_max / 10, lam_max, 10)
     df = policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
-    fig, ax = figure(1, width=7.5, height=4.0, fast=True)
+    fig, ax = figure(1, width=8.5, height=4.0, fast=True)
     draw_policies(ax, df, legend=False)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.subplots_adjust(right=0.66)
+    fig.subplots_adjust(right=0.56)
     ax.set_title(
         f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point",
         fontsize=9,
@@ -333,12 +335,14 @@ def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_par
     """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs)."""
     svc = _service(family, service_params)
     Ns = list(range(2, N_max + 1))
-    fig, (ax1, ax2) = figure(2, width=5.0, height=3.4, fast=True)
+    fig, (ax1, ax2) = figure(2, width=5.6, height=3.4, fast=True)
+    fig.subplots_adjust(right=0.8)  # room for the legend beside the curves
     for f in FORMULAS:
         d = rd.optimum_vs_workers(Ns, lam, t_cloud, svc, f)
         draw_optimum(ax1, ax2, d)
     handles, labels = ax2.get_legend_handles_labels()
-    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left")
+    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left",
+               bbox_to_anchor=(1.02, 1.0))  # fmt: skip
     fig.suptitle(f"{svc.label()}: λ={lam:g} /s, T_cl={t_cloud:g} s", fontsize=10)
     return fig
 
