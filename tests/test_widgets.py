@@ -210,9 +210,11 @@ def test_every_control_label_is_rendered_in_full_without_doubled_names():
             assert "<sub>" in row.label.value, (pid, param.symbol, row.label.value)
         assert "…" not in row.label.value and "wb-nolabel" in ctl._dom_classes
         assert row.label.layout.width and "wb-control-label" in row.label._dom_classes
+        assert ctl.description == text  # the control says it once, like control_label
     from workbench.params import SEED
 
     assert control_label(SEED) == "random seed"
+    assert control(SEED, 4, (0, 50)).description == "random seed"
 
 
 def test_named_doubled_labels_of_the_issue_are_gone():
