@@ -482,7 +482,7 @@ def plot_ring(frame: pd.DataFrame, fast=False):
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("center j (λⱼ per unit N)")
         ax.set_ylabel("βⱼ (requests of center j lost)")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, 1.15 * ax.get_ylim()[1])  # room above the points for the "n/a" marks
     handles, labels = axes[0][0].get_legend_handles_labels()
     first = frame.iloc[0]
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)

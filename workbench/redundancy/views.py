@@ -271,7 +271,8 @@ def plot_simulation(
         for k in ms
     }
     exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
-    fig, (ax1, ax2) = figure(2, width=5.0, height=3.6, fast=True)
+    fig, (ax1, ax2) = figure(2, width=5.0, height=4.4, fast=True)
+    fig.subplots_adjust(bottom=0.32)  # the legends go under the axes, off the curves
     ax1.plot(ms, exact, "-", color="C0", label="eq. 1, Erlang-B (w = 0)")
     ci_errorbar(
         ax1,
@@ -292,13 +293,13 @@ def plot_simulation(
         f"Erlang-B {rd.blocking(N, m, lam, svc):.3f}{tag}",
     )
     ax1.title.set_fontsize(8)
-    ax1.legend(fontsize=7, loc="best")
+    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     _integer_ticks(ax1.xaxis)
     trace = running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
-    ax2.legend(fontsize=7, loc="best")
+    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     fig.suptitle(
         f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s; "
         f"{replications} runs × {n_jobs} jobs",
