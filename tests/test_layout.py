@@ -72,6 +72,15 @@ def test_two_texts_overlapping():
     assert "'first note'" in problems[0] and "'second note'" in problems[0]
 
 
+def test_multi_line_texts_are_checked_too():
+    fig, ax = _clean()
+    ax.text(0.6, 0.8, "first\nnote", transform=ax.transAxes)
+    ax.text(0.62, 0.75, "second\nnote", transform=ax.transAxes)
+    fig.text(0.9, 0.5, "a footnote\nfar too long for the figure")
+    kinds = sorted(p.split(":")[0] for p in check_layout(fig))
+    assert kinds == ["outside", "overlap"], check_layout(fig)
+
+
 def test_a_label_under_tick_labels_is_an_overlap():
     fig = Figure(figsize=(5, 3.5))
     ax = fig.subplots()

@@ -86,22 +86,42 @@ def layout_problems(fig: Figure, *, dpi: float | None = None) -> list[Problem]:
 
 
 def _draw_and_record(fig: Figure) -> list[Text]:
-    """Draw ``fig`` with Agg; return the Text artists the renderer drew, in drawing order."""
+    """Draw ``fig`` with Agg; return the Text artists the renderer drew, in drawing order.
+
+    matplotlib tells the renderer which artist a glyph run belongs to only for one-line
+    texts, so ``Text.draw`` is wrapped for the duration of the draw: whatever the renderer
+    draws while a Text of this figure is drawing belongs to that Text (multi-line labels,
+    wrapped titles, annotations and legend texts alike).
+    """
     if not isinstance(fig.canvas, FigureCanvasAgg) or type(fig.canvas) is FigureCanvasBase:
         FigureCanvasAgg(fig)
     renderer = fig.canvas.get_renderer()
     seen: dict[int, Text] = {}
-    original = renderer.draw_text
+    drawing: list[Text] = []
+    text_draw = Text.draw
+    draw_text = renderer.draw_text
 
-    def draw_text(gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        if mtext is not None and str(s).strip():
-            seen.setdefault(id(mtext), mtext)
-        return original(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+    def recording_text_draw(self, rend, *args, **kwargs):
+        if rend is not renderer:  # another figure (another thread): leave it alone
+            return text_draw(self, rend, *args, **kwargs)
+        drawing.append(self)
+        try:
+            return text_draw(self, rend, *args, **kwargs)
+        finally:
+            drawing.pop()
 
-    renderer.draw_text = draw_text
+    def recording_draw_text(gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        owner = drawing[-1] if drawing else mtext
+        if owner is not None and str(s).strip():
+            seen.setdefault(id(owner), owner)
+        return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+    Text.draw = recording_text_draw
+    renderer.draw_text = recording_draw_text
     try:
         fig.canvas.draw()
     finally:
+        Text.draw = text_draw
         del renderer.draw_text
     return list(seen.values())
 

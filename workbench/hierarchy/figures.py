@@ -429,12 +429,14 @@ def draw_hierarchy(topology, stations=None, ax=None):
     for s in range(topology.n):
         if topology.parent[s] >= 0:
             p = topology.parent[s]
-            ax.text(
-                (xs[s] + xs[p]) / 2,
-                -(depth[s] + depth[p]) / 2,
+            ax.annotate(  # nearer the child, beside the link: clear of the parent's label
                 f"{topology.bandwidth[s]:g}",
+                (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
+                xytext=(3, 0),
+                textcoords="offset points",
                 fontsize=7,
                 color="0.4",
+                va="center",
             )
     sizes = 300 + 900 * topology.compute / topology.compute.max()
     colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
