@@ -192,8 +192,8 @@ def plot_study(frame, title=""):
     ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
                  fontsize=10)  # fmt: skip
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.text(0.01, 0.005, "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-             fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel("default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
+                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
     return fig
 
 
@@ -591,8 +591,8 @@ def plot_best_theta(frame):
     ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
     ax1.set_title("What tuning θ to the load saves", fontsize=10)
     ax1.set_ylim(bottom=0)
-    fig.text(0.01, 0.005, "default scenario seed 0, e_M = 1; simulation: means over replications",
-             fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel("default scenario seed 0, e_M = 1; simulation: means over replications",
+                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
     return fig
 
 

@@ -460,12 +460,14 @@ def draw_hierarchy(topology, stations=None, ax=None):
     for s in range(topology.n):
         if topology.parent[s] >= 0:
             p = topology.parent[s]
-            ax.text(
-                (xs[s] + xs[p]) / 2,
-                -(depth[s] + depth[p]) / 2,
+            ax.annotate(  # nearer the child, beside the link: clear of the parent's label
                 f"{topology.bandwidth[s]:g}",
+                (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
+                xytext=(3, 0),
+                textcoords="offset points",
                 fontsize=7,
                 color="0.4",
+                va="center",
             )
     sizes = 300 + 900 * topology.compute / topology.compute.max()
     colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
@@ -479,8 +481,8 @@ def draw_hierarchy(topology, stations=None, ax=None):
     ax.set_xlim(xs.min() - 0.7, xs.max() + 0.7)
     ax.axis("off")
     ax.set_title(
-        f"{topology.name}: orange servers generate tasks (weights "
-        f"{', '.join(f'{w:g}' for w in topology.weight[topology.generators])}); "
+        f"{topology.name}: orange servers generate tasks\n(weights "
+        f"{', '.join(f'{w:.2g}' for w in topology.weight[topology.generators])}); "
         "link labels: W [Mbit/s]",
         fontsize=8,
     )
@@ -499,7 +501,8 @@ def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
     ax.plot(avg, p, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):
         ax.axvline(v, color="0.5", ls="--", lw=0.8)
-        ax.text(v, 1.02, f"{name} = {v:.3g} s", fontsize=8, ha="center")
+        ax.annotate(f"{name} = {v:.3g} s", (v, 0.55), xytext=(3, 0), textcoords="offset points",
+                    rotation=90, va="center", ha="left", fontsize=8)  # fmt: skip
     ax.set_xlabel("average expected time to finish the queue [s]")
     ax.set_ylabel("p_b (probability of forwarding up)")
     ax.set_ylim(0, 1.1)
@@ -518,14 +521,15 @@ def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_mid
     eq10 = offload_overhead(
         mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
     )
-    fig, ax = figure(fast=True)
+    fig, ax = figure(width=7.8, fast=True)
+    fig.subplots_adjust(right=0.62)  # room for the legend beside the lines
     ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
     ax.axhline(eq8, color=PALETTE[2], ls="--", label="offload, blind (eq. 8)")
     ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
     ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
     ax.set_ylabel("overhead")
     ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
@@ -564,6 +568,7 @@ def plot_model_comparison(
     ax.set_xticks(range(len(rows)), [MODEL_LABELS[r[0]] for r in rows], rotation=15, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("mean completion time [s]")
+    fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
     ax.set_title(
         f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {arrivals} arrivals, "
         f"eq. 11 in {eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
