@@ -662,9 +662,9 @@ def pollaczek_khinchine(arrival_rate, mean_service, second_moment) -> float:
     """
     func = "pollaczek_khinchine"
     arrival_rate = PARAMS["lam_light"].with_(name="arrival_rate").check(arrival_rate, func)
-    mean_service = PARAMS["theta"].with_(name="mean_service").check(mean_service, func)
+    mean_service = PARAMS["theta"].with_(name="mean_service", extra=()).check(mean_service, func)
     second_moment = (
-        PARAMS["theta"].with_(name="second_moment", high=1e12).check(second_moment, func)
+        PARAMS["theta"].with_(name="second_moment", high=1e12, extra=()).check(second_moment, func)
     )
     if second_moment < mean_service**2 * (1 - 1e-12):
         raise ParameterError(

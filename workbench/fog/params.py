@@ -14,6 +14,8 @@ Pollaczek–Khinchine cloud).
 
 from __future__ import annotations
 
+import math
+
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
 __all__ = [
@@ -125,6 +127,7 @@ PARAMS = Params(
         default=0.02,
         slider=(0.0, 0.2),
         step=0.002,
+        extra=(math.inf,),
         help="A fog node accepts a request when its estimated waiting time W < θ (Sec. III-B); "
         "θ = ∞ (pass math.inf) never offloads.",
         source="choice",

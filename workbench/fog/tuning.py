@@ -63,7 +63,7 @@ def _check_grid(grid, func):
             f"The 'grid' parameter of {func} must be a sequence of at least two θ values [s] "
             f"in [0, 1e+06]. Got {describe(grid)} instead."
         )
-    one = PARAMS["theta"].with_(name="grid")
+    one = PARAMS["theta"].with_(name="grid", extra=())
     values = sorted({float(one.check(t, func)) for t in grid})
     if len(values) < 2:
         raise ParameterError(
