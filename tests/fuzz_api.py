@@ -376,10 +376,27 @@ def _baseline(modname: str, mod, sig, func: str = "") -> tuple[dict, list[str]]:
     return args, missing
 
 
-def _invalid_values(param) -> list:
+def _invalid_values(param, example=inspect.Parameter.empty) -> list:
     if param is None:
-        return [None, "x", object(), -1, math.nan]
+        return _wrong_types(example)
     return [v for v in _invalid_candidates(param) if not _admissible(v, param)]
+
+
+def _wrong_types(example) -> list:
+    """Values of the wrong type for a parameter no table declares, judged by a valid value
+    (its example or its default): a string where a number goes, a number where a string goes,
+    NaN where a finite number goes; never a value of the right type whose range is unknown."""
+    if example is inspect.Parameter.empty or example is None:
+        return [object()]
+    if isinstance(example, (bool, np.bool_)):
+        return [None, "x", 2, object()]
+    if isinstance(example, numbers.Real):
+        return [None, "x", object(), math.nan]
+    if isinstance(example, str):
+        return [None, 1, object()]
+    if callable(example) and not isinstance(example, type):
+        return [None, "x"]
+    return [None, "x", -1]
 
 
 def _admissible(value, param) -> bool:
@@ -448,7 +465,10 @@ def cases() -> tuple[list[Case], list[str]]:
                 if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.kind is p.POSITIONAL_ONLY:
                     continue
                 row = table.get(p.name) if table is not None and p.name in table else None
-                for v in _invalid_values(row):
+                valid = base.get(p.name, p.default)
+                for v in _invalid_values(row, valid):
+                    if p.default is not p.empty and v is p.default:
+                        continue  # the signature's own default (None: "unchanged") is valid
                     out.append(
                         Case(modname, name, p.name, "invalid", _short(v), {**base, p.name: v})
                     )

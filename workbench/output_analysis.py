@@ -56,6 +56,7 @@ the model's load bound, and grows a run until its interval is narrow enough, as 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -71,6 +72,8 @@ from workbench.validation import (
     check_choice,
     check_int,
     check_real,
+    describe,
+    reject_unknown,
 )
 
 __all__ = [
@@ -139,6 +142,40 @@ class Replication(NamedTuple):
 
 
 # ------------------------------------------------------------------------------------------
+# Input checks (the engine's own arguments; a paper's simulate checks its model's)
+# ------------------------------------------------------------------------------------------
+
+
+def _fail(func: str, name: str, what: str, value) -> ParameterError:
+    return ParameterError(
+        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
+    )
+
+
+def _check_text(value, name: str, func: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(func, name, "a str", value)
+    return value
+
+
+def _check_series(value, name: str, func: str) -> np.ndarray:
+    """A 1-D array of real numbers (NaN allowed: dropped by the detector)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise _fail(func, name, "a 1-D array of real numbers", value) from None
+    if arr.ndim != 1 or isinstance(value, (str, bytes)) or value is None:
+        raise _fail(func, name, "a 1-D array of real numbers", value)
+    return arr
+
+
+def _check_callable(value, name: str, func: str):
+    if not callable(value):
+        raise _fail(func, name, "a callable one(seed_sequence, index) -> Replication", value)
+    return value
+
+
+# ------------------------------------------------------------------------------------------
 # The detector
 # ------------------------------------------------------------------------------------------
 
@@ -161,7 +198,7 @@ def mser5(series) -> int:
     batches that leave at least five behind. Ties go to the earliest point. A result past the
     middle of the series means the warm-up did not end within the run.
     """
-    y = np.asarray(series, dtype=float).ravel()
+    y = _check_series(series, "series", "mser5")
     k = y.size // 5
     if k < 10:
         return 0
@@ -238,15 +275,21 @@ def detect(
     """
     f = "detect"
     alpha = check_real(alpha, "alpha", f, 0.0, 0.5, low_open=True)
+    unit = _check_text(unit, "unit", f)
+    label = _check_text(label, "label", f)
+    if rho is not None:
+        rho = check_real(rho, "rho", f, 0.0, None)
     if isinstance(series, np.ndarray) and series.ndim == 1:
         series = [series]
-    arrays = [np.asarray(s, dtype=float).ravel() for s in series]
+    if isinstance(series, (str, bytes)) or not hasattr(series, "__iter__"):
+        raise _fail(f, "series", "a sequence of 1-D arrays, one per replication", series)
+    arrays = [_check_series(s, "series", f) for s in series]
     if not arrays:
         raise ParameterError(f"The 'series' parameter of {f} must hold at least one replication.")
     if np.ndim(warmup) == 0:
-        warmups = [int(warmup)] * len(arrays)
+        warmups = [check_int(warmup, "warmup", f, 0)] * len(arrays)
     else:
-        warmups = [int(x) for x in warmup]
+        warmups = [check_int(x, "warmup", f, 0) for x in warmup]
         if len(warmups) != len(arrays):
             raise ParameterError(
                 f"The 'warmup' parameter of {f} must be an int or one int per replication "
@@ -333,7 +376,13 @@ def check_overload(
     ``rho`` is at least 1 or the detector found the run non-stationary; ``"transient"``
     returns notes saying the numbers are finite-horizon values, not steady-state means.
     """
+    func = _check_text(func, "func", "check_overload")
     overload = check_choice(overload, "overload", func, OVERLOAD)
+    what = _check_text(what, "what", func)
+    if rho is not None:
+        rho = check_real(rho, "rho", func, 0.0, None)
+    if stationarity is not None and not isinstance(stationarity, Stationarity):
+        raise _fail(func, "stationarity", "a Stationarity or None", stationarity)
     notes = []
     prefix = f"{what}: " if what else ""
     if rho is not None and rho >= 1.0:
@@ -366,7 +415,15 @@ def require_observations(
     hint: str = "",
 ) -> None:
     """Raise :class:`EmptyRunError` when a replication measured nothing (never return NaN)."""
-    counts = np.atleast_1d(np.asarray(counts))
+    func = _check_text(func, "func", "require_observations")
+    what = _check_text(what, "what", func)
+    hint = _check_text(hint, "hint", func)
+    try:
+        counts = np.atleast_1d(np.asarray(counts, dtype=float))
+    except (TypeError, ValueError):
+        raise _fail(func, "counts", "observation counts (numbers)", counts) from None
+    if np.isnan(counts).any() or isinstance(counts, str):
+        raise _fail(func, "counts", "observation counts (numbers)", counts)
     if counts.size == 0 or np.any(counts <= 0):
         empty = int(np.sum(counts <= 0)) if counts.size else 1
         raise EmptyRunError(
@@ -383,8 +440,18 @@ def bounded_interval(
     Clipping keeps the coverage of the Student-t interval (the true mean lies in the range),
     and the estimate, an average of values in the range, always lies inside.
     """
+    f = "bounded_interval"
+    for name, value in (("mean", mean), ("half_width", half_width), ("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise _fail(f, name, "a real number", value)
+        if math.isnan(value):
+            raise _fail(f, name, "a real number, not NaN", value)
+    if not low <= mean <= high:
+        raise _fail(f, "mean", f"inside [low, high] = [{low:g}, {high:g}]", mean)
+    if half_width < 0:
+        raise _fail(f, "half_width", "a real number >= 0", half_width)
     if not math.isfinite(half_width):
-        return mean - half_width, mean + half_width
+        return low, high  # an unbounded interval: the whole range
     return max(low, mean - half_width), min(high, mean + half_width)
 
 
@@ -416,7 +483,17 @@ def replicate(
     ``SeedSequence(seed)``: the same seed gives the same replications, and a longer run
     (``start`` > 0) extends a shorter one with fresh, independent streams.
     """
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    f = "replicate"
+    one = _check_callable(one, "one", f)
+    replications = check_int(replications, "replications", f, 1, 10**6)
+    start = check_int(start, "start", f, 0, 10**6)
+    desc = _check_text(desc, "desc", f)
+    if not isinstance(progress, (bool, np.bool_)):
+        raise _fail(f, "progress", "a bool", progress)
+    if isinstance(seed, np.random.SeedSequence):
+        root = seed
+    else:
+        root = np.random.SeedSequence(check_int(seed, "seed", f, 0, 2**128 - 1))
     children = _children(root, start + replications)[start:]
     bar = _progress(replications, desc, progress)
     out = []
@@ -468,6 +545,31 @@ def finish(
     """
     from workbench.results import SimulationResult
 
+    func = _check_text(func, "func", "finish")
+    if isinstance(reps, (str, bytes)) or not isinstance(reps, Sequence) or not reps:
+        raise _fail(func, "reps", "a non-empty sequence of Replication", reps)
+    if not all(isinstance(r, Replication) for r in reps):
+        raise _fail(func, "reps", "a non-empty sequence of Replication", reps)
+    metric = _check_text(metric, "metric", func)
+    if (
+        isinstance(quantities, str)
+        or not isinstance(quantities, Sequence)
+        or not all(isinstance(q, str) for q in quantities)
+    ):
+        raise _fail(func, "quantities", "a sequence of quantity names", quantities)
+    confidence = check_real(confidence, "confidence", func, 0.5, 1.0, high_open=True)
+    run_length = check_int(run_length, "run_length", func, 1)
+    run_unit = _check_text(run_unit, "run_unit", func)
+    if bounds is not None and not isinstance(bounds, Mapping):
+        raise _fail(func, "bounds", "a dict quantity -> (low, high), or None", bounds)
+    if isinstance(notes, str) or not isinstance(notes, Sequence):
+        raise _fail(func, "notes", "a sequence of str", notes)
+    if info is not None and not isinstance(info, Mapping):
+        raise _fail(func, "info", "a dict or None", info)
+    if records is not None and not isinstance(records, pd.DataFrame):
+        raise _fail(func, "records", "a DataFrame or None", records)
+    if count is not None and not all(isinstance(r.row, Mapping) and count in r.row for r in reps):
+        raise _fail(func, "count", "the name of a quantity every replication's row has", count)
     if count is not None:
         counts = [r.row[count] for r in reps]
     else:
@@ -523,6 +625,15 @@ def to_precision(
     precision would be meaningless). A run that reaches ``max_replications`` first is
     returned with ``converged=False`` and a note saying the precision reached.
     """
+    func = _check_text(func, "func", "to_precision")
+    one = _check_callable(one, "one", func)
+    reject_unknown(func, finish_kwargs, _FINISH_KEYWORDS)
+    missing = [k for k in _FINISH_REQUIRED if k not in finish_kwargs]
+    if missing:
+        raise ParameterError(
+            f"{func} needs the result's description for finish(): {', '.join(missing)} "
+            f"missing (see workbench.output_analysis.finish)."
+        )
     rel = check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
     top = check_int(max_replications, "max_replications", func, 2, 100_000)
     n = check_int(initial, "initial", func, 2, top)
@@ -554,6 +665,13 @@ def to_precision(
         )
     )
     return result.with_(converged=converged, notes=(*result.notes, note))
+
+
+_FINISH_REQUIRED = ("metric", "quantities", "confidence", "run_length", "run_unit")
+_FINISH_KEYWORDS = (
+    "metric", "quantities", "confidence", "run_length", "run_unit", "overload", "bounds", "rho",
+    "notes", "info", "unit", "alpha", "count", "empty_what", "empty_hint", "records",
+)  # fmt: skip
 
 
 def _relative(result) -> float:

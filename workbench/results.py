@@ -62,7 +62,10 @@ def summarise(
         x = x[np.isfinite(x)]
         mean = float(x.mean()) if x.size else math.nan
         half = t_half_width(x, confidence)
-        low, high = bounded_interval(mean, half, *bounds.get(q, (-math.inf, math.inf)))
+        if math.isnan(half) or math.isnan(mean):  # fewer than two replications: no interval
+            low, high = math.nan, math.nan
+        else:
+            low, high = bounded_interval(mean, half, *bounds.get(q, (-math.inf, math.inf)))
         rows.append(
             {
                 "quantity": q,

@@ -51,6 +51,10 @@ class Topology:
         """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
         >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
         f = "Topology"
+        if not isinstance(self.name, str):
+            raise ParameterError(
+                f"The 'name' parameter of {f} must be a str. Got {self.name!r} instead."
+            )
         par = _check_parents(self.parent, f)
         n = par.size
         object.__setattr__(self, "parent", par)
@@ -124,6 +128,8 @@ def from_parents(
         Generation weights >= 0, at least one positive; default 1 on the leaves.
     """
     func = "from_parents"
+    if not isinstance(name, str):
+        raise ParameterError(f"The 'name' parameter of {func} must be a str. Got {name!r} instead.")
     par = _check_parents(parents, func)
     n = par.size
     comp = _per_server(compute, "compute", func, n)
