@@ -515,7 +515,8 @@ def plot_period(frame):
     ax.set_xlabel(PARAMS["announce_period"].axis_label)
     ax.set_ylabel("mean service delay [ms]")
     ax.set_title("Stale tables: announcement period and mode (θ = 40 ms, e_M = 2)", fontsize=10)
-    ax.legend(fontsize=8, title="tables fed by", title_fontsize=8)
+    ax.legend(fontsize=8, title="tables fed by", title_fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.02, 1.0))  # fmt: skip
     return fig
 
 
@@ -789,7 +790,7 @@ def load_variance_frame(quick=False):
 
 
 def plot_load_variance(frame):
-    fig, ax = figure(width=6.0, height=3.6)
+    fig, ax = figure(width=8.0, height=3.8)
     x = np.arange(len(frame))
     for shift, col, label, color in ((-0.2, "delay_no_forward", "e_M = 0 (busy node → cloud)",
                                       PALETTE[7]),
@@ -801,13 +802,13 @@ def plot_load_variance(frame):
         ax.annotate(f"gain {row['gain']:+.1%}", (i, max(row["delay_no_forward"],
                     row["delay_forward"])), textcoords="offset points", xytext=(0, 4),
                     ha="center", fontsize=8)  # fmt: skip
-    ax.set_xticks(x, ["every node ρ = 0.94" if s == "even" else "ρ = 0.29 / 1.58 alternately"
+    ax.set_xticks(x, ["every node\nρ = 0.94" if s == "even" else "ρ = 0.29 / 1.58\nalternately"
                       for s in frame["spread"]])  # fmt: skip
     ax.set_ylabel("mean service delay [ms]")
     ax.set_ylim(bottom=0)
-    ax.set_title("Same total load, spread evenly or not (ring of 10 fog nodes, θ = 20 ms)",
+    ax.set_title("Same total load, spread evenly or not\n(ring of 10 fog nodes, θ = 20 ms)",
                  fontsize=9)  # fmt: skip
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 

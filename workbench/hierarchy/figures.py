@@ -15,6 +15,7 @@ import functools
 import numpy as np
 import pandas as pd
 from matplotlib.collections import LineCollection
+from matplotlib.ticker import NullFormatter
 
 from workbench.hierarchy.model import eq12_queue_estimate
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
@@ -349,7 +350,9 @@ def _plot_eq12(frame):
         ax.set_xlabel(PARAMS["lam"].axis_label)
         ax.set_yscale("log")
     ax1.set_ylabel("tasks")
-    unstable_legend(ax1, fontsize=7, ncol=2)
+    for ax in (ax1, ax2):  # minor labels (5×10⁰, ...) crowd a short log axis
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    unstable_legend(ax2, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
@@ -364,7 +367,7 @@ def _frame_down(quick=False, base_seed=BASE_SEED):
 
 
 def _plot_down(frame):
-    fig, ax = figure()
+    fig, ax = figure(width=7.0)
     for i, (name, part) in enumerate(frame.groupby("direction", sort=False)):
         part = part.sort_values("lam")
         ci_errorbar(
@@ -381,8 +384,8 @@ def _plot_down(frame):
     ax.set_yscale("log")
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel("mean completion time [s]")
-    ax.set_title("advanced model, μ = 7: the centre also offloads down", fontsize=9)
-    unstable_legend(ax, fontsize=8)
+    ax.set_title("advanced model, μ = 7:\nthe centre also offloads down", fontsize=9)
+    unstable_legend(ax, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 

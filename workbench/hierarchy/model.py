@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy import special
 
-from workbench.validation import ParameterError, UnstableRegimeError, check_real
+from workbench.validation import ParameterError, UnstableRegimeError, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -75,8 +75,20 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _nonneg(func, **values):
+    """Finite values >= 0: scalars, or arrays checked elementwise (the views pass grids)."""
     for name, v in values.items():
-        check_real(v, name, func, 0.0, None)
+        if isinstance(v, (np.ndarray, list, tuple)):
+            try:
+                arr = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                arr = None
+            if arr is None or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+                raise ParameterError(
+                    f"The '{name}' parameter of {func} must be a finite real number >= 0, or an "
+                    f"array of them. Got {describe(v)} instead."
+                )
+        else:
+            check_real(v, name, func, 0.0, None)
 
 
 def _table(func, **values):
