@@ -522,8 +522,10 @@ def garbage(result) -> str:
     """Why a returned value is garbage ("" when it is not)."""
     for name, x, in_table in _numbers(result):
         low = name.lower()
-        if math.isnan(x) and not in_table:
-            return f"{name} = {x}"
+        if math.isnan(x):
+            if not in_table:
+                return f"{name} = {x}"
+            continue  # a tidy table's "not applicable"
         if math.isinf(x) and not (in_table or "half_width" in low or "ci_" in low):
             # tables may say "unbounded" (infinite servers, an interval of infinite variance)
             return f"{name} = {x}"
