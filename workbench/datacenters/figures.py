@@ -21,7 +21,7 @@ from workbench.datacenters.model import (
 )
 from workbench.datacenters.params import EXAMPLE, PARAMS
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
-from workbench.plots import FigureSpec, ci_errorbar, figure
+from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.sweep import sweep
 
 __all__ = [
@@ -130,10 +130,14 @@ def _pair(values, fmt="g") -> str:
     return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
 
 
-def _legend_outside(ax, **kw):
-    """Legend to the right of the axes, off the data."""
+def _legend_outside(ax, frame=None, **kw):
+    """Legend to the right of the axes, off the data; with the entry for hollow markers when
+    a simulated point of ``frame`` is not stationary."""
     kw.setdefault("fontsize", 8)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+    kw |= {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
+    if frame is not None and not frame["stationary"].all():
+        return unstable_legend(ax, **kw)
+    return ax.legend(**kw)
 
 
 def plot_cooperation(
@@ -199,6 +203,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
             events=100_000 if quick else 1_000_000,
             replications=8 if quick else 20,
             seed=seed,
+            overload="transient",  # a flagged point is drawn hollow, not dropped
         )
         for i in (1, 2):
             rows.append(
@@ -209,6 +214,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": exact[i - 1],
                     "ci_low": np.nan,
                     "ci_high": np.nan,
+                    "stationary": True,
                 }
             )
             low, high = sim.interval(f"beta{i}")
@@ -220,6 +226,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": sim[f"beta{i}"],
                     "ci_low": low,
                     "ci_high": high,
+                    "stationary": sim.stationary,
                 }
             )
             rows.append(
@@ -230,6 +237,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": lim.beta[i - 1],
                     "ci_low": np.nan,
                     "ci_high": np.nan,
+                    "stationary": True,
                 }
             )
     return pd.DataFrame(rows)
@@ -256,8 +264,9 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
             ax,
             sim["N"] * 1.04,
             sim["beta"],
-            sim["ci_low"].clip(lower=0.0),  # a probability's interval stops at 0
+            sim["ci_low"],  # clipped to [0, 1] by the simulation
             sim["ci_high"],
+            stationary=sim["stationary"],
             color="C2",
             label="simulation, 95% CI",
         )
@@ -266,7 +275,7 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
         ax.set_xlabel("scale N (Cᵢ = N servers, arrivals λᵢN)")
         ax.set_ylabel(f"β{_subscript(str(i))} (class {i} lost)")
         ax.set_ylim(bottom=0)
-    _legend_outside(axes[1])
+    _legend_outside(axes[1], frame)
     ex = EXAMPLE
     fig.suptitle(
         f"Exact chain, simulation and limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
@@ -414,17 +423,17 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
     for name, lam in scenarios.items():
         lam = np.asarray(lam, dtype=float)
         red = ring_limit(lam, 1.0, 1.0, p)
-        sim = ring_table(
-            simulate_ring(
-                lam * n,
-                n,
-                1.0,
-                p,
-                events=150_000 if quick else 1_500_000,
-                replications=6 if quick else 20,
-                seed=seed,
-            )
+        run = simulate_ring(
+            lam * n,
+            n,
+            1.0,
+            p,
+            events=150_000 if quick else 1_500_000,
+            replications=6 if quick else 20,
+            seed=seed,
+            overload="transient",  # a flagged run is drawn hollow, not dropped
         )
+        sim = ring_table(run)
         for j in range(lam.size):
             rows.append(
                 {
@@ -438,6 +447,7 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
                     "ci_high": sim["ci_high"][j],
                     "N": n,
                     "p": p,
+                    "stationary": run.stationary,
                 }
             )
     return pd.DataFrame(rows)
@@ -453,8 +463,9 @@ def plot_ring(frame: pd.DataFrame, fast=False):
             ax,
             sub["center"],
             sub["beta_sim"],
-            sub["ci_low"].clip(lower=0.0),
+            sub["ci_low"],
             sub["ci_high"],
+            stationary=sub["stationary"],
             color="C2",
             label=f"simulation at N = {sub['N'].iloc[0]} (95% CI)",
         )
@@ -481,6 +492,10 @@ def plot_ring(frame: pd.DataFrame, fast=False):
         ax.set_ylabel("βⱼ (requests of center j lost)")
         ax.set_ylim(bottom=0)
     handles, labels = axes[0][0].get_legend_handles_labels()
+    if not frame["stationary"].all():
+        legend = unstable_legend(axes[0][0])
+        handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
     first = frame.iloc[0]
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.suptitle(

@@ -522,9 +522,13 @@ RING_FULL = 1
 
 @njit(cache=True)
 def simulate_two_centers_kernel(
-    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup
+    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup, lost1
 ):
     """Run the two-center network for ``u_event.size`` events; statistics after ``warmup``.
+
+    ``lost1`` (uint8, at least ``u_event.size`` long) receives, for every class-1 arrival in
+    order (warm-up included), 1 if it was lost and 0 if it was served: the output analysis's
+    per-arrival series.
 
     Returns
     -------
@@ -535,8 +539,14 @@ def simulate_two_centers_kernel(
         ``OCC_TIME``, ``OCC_BUSY1``, ..., ``OCC_BOTH_FULL``.
     final : int64 array (2,)
         Final state (L1, L2).
+    n_lost1 : int
+        Class-1 arrivals written to ``lost1``.
+    warm_lost1 : int
+        Those of them that arrived during the warm-up (the first ``warmup`` events).
     """
     counts = np.zeros(TWO_CENTER_COUNTERS, np.int64)
+    n1 = 0
+    warm1 = 0
     occ = np.zeros(TWO_CENTER_OCCUPANCY)
     l1 = busy1
     l2 = busy2
@@ -545,6 +555,8 @@ def simulate_two_centers_kernel(
         d2 = l2 * mu2
         total = lam1 + lam2 + d1 + d2
         record = k >= warmup
+        if k == warmup:
+            warm1 = n1
         if record:
             h = 1.0 / total
             occ[OCC_TIME] += h
@@ -560,6 +572,7 @@ def simulate_two_centers_kernel(
         if u < lam1:
             if record:
                 counts[ARRIVALS] += 1
+            lost1[n1] = 0
             if l1 < cap1:
                 l1 += 1
                 if record:
@@ -569,10 +582,15 @@ def simulate_two_centers_kernel(
                     l2 += 1
                     if record:
                         counts[SERVED_REMOTELY] += 1
-                elif record:
-                    counts[REJECTED_FORWARDED] += 1
-            elif record:
-                counts[REJECTED_AT_ONCE] += 1
+                else:
+                    lost1[n1] = 1
+                    if record:
+                        counts[REJECTED_FORWARDED] += 1
+            else:
+                lost1[n1] = 1
+                if record:
+                    counts[REJECTED_AT_ONCE] += 1
+            n1 += 1
         elif u < lam1 + lam2:
             if record:
                 counts[CLASS_STRIDE + ARRIVALS] += 1
@@ -593,17 +611,22 @@ def simulate_two_centers_kernel(
             l1 -= 1
         else:
             l2 -= 1
+    if warmup >= u_event.shape[0]:
+        warm1 = n1
     final = np.empty(2, np.int64)
     final[0] = l1
     final[1] = l2
-    return counts, occ, final
+    return counts, occ, final, n1, warm1
 
 
 @njit(cache=True)
-def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
+def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup, lost):
     """Ring of J centers: a request finding center j full goes to j-1 with probability p[j],
     to j+1 with probability p[j] (indices mod J), and is otherwise rejected; a forwarded
     request finding its target full is rejected (one hop only).
+
+    ``lost`` (uint8, at least ``u_event.size`` long) receives, for every arrival of any
+    center in order (warm-up included), 1 if it was lost and 0 if it was served.
 
     Returns
     -------
@@ -613,8 +636,14 @@ def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
     occupancy : float64 array (J + 1, 2)
         Row 0: [total time, 0]; row j + 1: time integrals of [L_j, 1{L_j = C_j}].
     final : int64 array (J,)
+    n_lost : int
+        Arrivals written to ``lost``.
+    warm_lost : int
+        Those of them that arrived during the warm-up (the first ``warmup`` events).
     """
     n = lam.shape[0]
+    n_arr = 0
+    warm = 0
     counts = np.zeros((n, RING_COUNTERS), np.int64)
     occ = np.zeros((n + 1, 2))
     state = busy.copy()
@@ -624,6 +653,8 @@ def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
         for j in range(n):
             total += state[j] * mu[j]
         record = k >= warmup
+        if k == warmup:
+            warm = n_arr
         if record:
             h = 1.0 / total
             occ[0, RING_TIME] += h
@@ -643,6 +674,7 @@ def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
             j = event
             if record:
                 counts[j, ARRIVALS] += 1
+            lost[n_arr] = 0
             if state[j] < cap[j]:
                 state[j] += 1
                 if record:
@@ -655,10 +687,15 @@ def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
                         state[target] += 1
                         if record:
                             counts[j, SERVED_REMOTELY] += 1
-                    elif record:
-                        counts[j, REJECTED_FORWARDED] += 1
-                elif record:
-                    counts[j, REJECTED_AT_ONCE] += 1
+                    else:
+                        lost[n_arr] = 1
+                        if record:
+                            counts[j, REJECTED_FORWARDED] += 1
+                else:
+                    lost[n_arr] = 1
+                    if record:
+                        counts[j, REJECTED_AT_ONCE] += 1
+            n_arr += 1
         else:
             chosen = n - 1
             for j in range(n):
@@ -671,4 +708,6 @@ def simulate_ring_kernel(lam, mu, p, cap, busy, u_event, u_forward, warmup):
                 chosen -= 1
             if state[chosen] > 0:
                 state[chosen] -= 1
-    return counts, occ, state
+    if warmup >= u_event.shape[0]:
+        warm = n_arr
+    return counts, occ, state, n_arr, warm

@@ -17,11 +17,13 @@ import ipywidgets as w
 import numpy as np
 
 from workbench.params import Param
-from workbench.plots import POLICY_COLORS, ci_errorbar, figure
+from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
 from workbench.redundancy import model as rd
 from workbench.redundancy.figures import (
     FORMULA_NAMES,
     LABELS,
+    POLICY_NAMES,
+    _legend,
     diagram,
     draw_optimum,
     draw_policies,
@@ -34,6 +36,7 @@ from workbench.redundancy.simulation import (
     simulate_to_precision,
     simulated_station_table,
 )
+from workbench.validation import reject_unknown
 from workbench.widgets import exercise, interactive_figure, table_html
 
 __all__ = [
@@ -209,8 +212,15 @@ def plot_policies(
     df = policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
     fig, ax = figure(1, width=7.5, height=4.0, fast=True)
     draw_policies(ax, df, legend=False)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.66)
+    if not df["stationary"].all():
+        bad = df[~df["stationary"]]
+        flag_unstable(
+            fig,
+            f"{len(bad)} simulated points not stationary (hollow), e.g. λ = {bad['lam'].iloc[0]:g} "
+            f"with {POLICY_NAMES[bad['policy'].iloc[0]]}",
+        )
     ax.set_title(
         f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point",
         fontsize=9,
@@ -265,6 +275,7 @@ def plot_simulation(
             seed=1,
             replications=replications,
             waiting_room=waiting_room,
+            overload="transient",  # drawn hollow, and the figure greyed with the note
         )
         for k in ms
     }
@@ -275,8 +286,9 @@ def plot_simulation(
         ax1,
         ms,
         [sims[k].mean for k in ms],
-        [max(sims[k].ci_low, 0.0) for k in ms],
+        [sims[k].ci_low for k in ms],
         [sims[k].ci_high for k in ms],
+        stationary=[sims[k].stationary for k in ms],
         color="k",
         label=f"simulated, w = {waiting_room} (95% CI)",
     )
@@ -290,7 +302,13 @@ def plot_simulation(
         f"Erlang-B {rd.blocking(N, m, lam, svc):.3f}{tag}",
     )
     ax1.title.set_fontsize(8)
-    ax1.legend(fontsize=7, loc="best")
+    flagged = [k for k in ms if not sims[k].stationary]
+    if flagged:
+        unstable_legend(ax1, fontsize=7, loc="best")
+        note = sims[flagged[0]].stationarity.note
+        flag_unstable(fig, f"m = {', '.join(map(str, flagged))} not stationary: {note}")
+    else:
+        ax1.legend(fontsize=7, loc="best")
     _integer_ticks(ax1.xaxis)
     trace = running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
@@ -412,6 +430,11 @@ def run_to_precision(N=24, m=3, lam=1.5, t_cloud=15.0, service=None, half_width=
     ``result`` attribute.
     """
     service = service or rd.SExp(3.0, 0.2)
+    reject_unknown(
+        "run_to_precision",
+        kw,
+        ("n_jobs", "waiting_room", "confidence", "max_replications", "batch", "seed"),
+    )
     bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
