@@ -229,3 +229,23 @@ def test_simulate_until_with_a_relative_target_uses_the_shared_precision_loop():
             (7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3), events=30_000, warmup=0.0,
             progress=False,
         )  # fmt: skip
+
+
+def test_work_is_bounded_before_it_starts():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    with pytest.raises(ParameterError, match="simulate is too long"):
+        dc.simulate(*args, events=50_000_000, replications=1000)
+    with pytest.raises(ParameterError, match="simulate_ring is too long"):
+        dc.simulate_ring((1.0,) * 64, 2, 1.0, 0.2, events=10_000_000, replications=100)
+    with pytest.raises(ParameterError, match="simulate_until is too long"):
+        dc.simulate_until(*args, events=50_000_000, max_replications=100, progress=False)
+
+
+def test_the_public_api_lists_only_what_a_user_calls():
+    import importlib
+
+    for name in ("", ".model", ".simulation", ".figures", ".claims", ".params"):
+        module = importlib.import_module("workbench.datacenters" + name)
+        assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
+    params = importlib.import_module("workbench.datacenters.params")
+    assert "center" not in params.__all__ and "check_ring_vector" not in params.__all__

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.validation import ParameterError, check_int, check_real
+from workbench.validation import ParameterError, check_budget, check_int, check_real
+
+__all__ = ["erlang_b", "erlang_b_many", "MAX_SERVERS"]
 
 MAX_SERVERS = 10**8
 
@@ -41,12 +45,15 @@ def erlang_b_many(servers, loads) -> np.ndarray:
     s = _numeric_array(servers, "servers", f, "an array of ints in the range [1, 1e8]")
     a = _numeric_array(loads, "loads", f, "an array of finite real numbers >= 0")
     try:
-        s, a = np.broadcast_arrays(s, a)
+        shape = np.broadcast_shapes(s.shape, a.shape)
     except ValueError:
         raise ParameterError(
             f"The 'loads' parameter of {f} must broadcast against 'servers' (shape "
             f"{np.shape(servers)}). Got shape {np.shape(loads)} instead."
         ) from None
+    # the broadcast inputs (int64, float64) and the result (float64): 24 bytes per element
+    check_budget(f, "loads", loads, 24.0 * math.prod(shape), "the broadcast arrays and result")
+    s, a = np.broadcast_arrays(s, a)
     a = a.astype(float)
     if s.size and (not np.all(np.isfinite(a)) or a.min() < 0):
         bad = a[~(np.isfinite(a) & (a >= 0))].flat[0]

@@ -26,7 +26,6 @@ from workbench.sweep import sweep
 
 __all__ = [
     "draw_model",
-    "ModelDiagram",
     "cooperation_frame",
     "plot_cooperation",
     "exact_limit_simulation_frame",
@@ -547,12 +546,12 @@ def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
 _SERVERS_DRAWN = 24  # at most this many servers are drawn per center (the count is written)
 
 
-class ModelDiagram:
+class _ModelDiagram:
     """The diagram of :func:`draw_model`, built once and redrawn from new parameters.
 
     :meth:`update` changes texts and which server squares are drawn and shaded, so a slider
     view redraws the same figure instead of building one per move (axes, patches and text
-    layout are most of a redraw). ``ModelDiagram().update(...)`` is a fresh
+    layout are most of a redraw). ``_ModelDiagram().update(...)`` is a fresh
     :func:`draw_model` figure.
     """
 
@@ -653,7 +652,7 @@ def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), 
     request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
     that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
     """
-    return ModelDiagram().update(lam, servers, mu, p, busy)
+    return _ModelDiagram().update(lam, servers, mu, p, busy)
 
 
 def _fig_cooperation(quick: bool):

@@ -28,7 +28,7 @@ from workbench.datacenters.kernels import (
     stencil_residual,
     stencil_to_coo,
 )
-from workbench.datacenters.params import EXAMPLE, MAX_STATES, PARAMS, check_ring_vector
+from workbench.datacenters.params import EXAMPLE, MAX_STATES, PARAMS, _check_ring_vector
 from workbench.sweep import sweep
 from workbench.validation import ParameterError
 
@@ -809,16 +809,16 @@ def blocking_limit(lam, c, mu, p) -> tuple:
 def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
     """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
     or one value for all."""
-    lam = check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
+    lam = _check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
     n = len(lam)
     if n < 3 or n > 64:
         raise ParameterError(
             f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
             f"center of the ring). Got {n} values instead."
         )
-    caps = check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
-    mu = check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
-    p = check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
+    caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
+    mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
+    p = _check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
     caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
     return np.array(lam), caps, np.array(mu), np.array(p)
 
@@ -957,7 +957,7 @@ def convergence_table(
     """
     func = "convergence_table"
     lam, c, mu, p = _limit_args(lam, c, mu, p, func)
-    sizes = check_ring_vector(sizes, PARAMS["sizes"], None, func)
+    sizes = _check_ring_vector(sizes, PARAMS["sizes"], None, func)
     if not sizes:
         raise ParameterError(
             f"The 'sizes' parameter of {func} must be a non-empty sequence of ints in "

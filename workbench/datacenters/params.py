@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
-__all__ = ["PARAMS", "center", "check_ring_vector", "MAX_SERVERS", "MAX_STATES", "EXAMPLE"]
+__all__ = [
+    "PARAMS",
+    "MAX_SERVERS",
+    "MAX_STATES",
+    "EXAMPLE",
+]
 
 MAX_SERVERS = 5000  # per center
 MAX_STATES = 2_500_000  # states actually solved (after dropping negligible tails)
@@ -294,7 +299,7 @@ PARAMS = Params(
 _SUBSCRIPTS = {1: "₁", 2: "₂"}
 
 
-def center(name: str, i: int, **changes) -> Param:
+def _center(name: str, i: int, **changes) -> Param:
     """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁).
 
     Used for the notebook's controls (one slider per center).
@@ -311,7 +316,7 @@ def center(name: str, i: int, **changes) -> Param:
     return base.with_(**fields)
 
 
-def check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
+def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
     """A scalar (repeated) or a sequence of ``n`` values, each checked by ``param``.
 
     ``n=None``: ``value`` must be a sequence (its length is the number of centers).

@@ -89,6 +89,8 @@ BOUNDS = {
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
 OVERLOAD = ("raise", "transient")
+#: events × replications one call may simulate (two centers; ~50 ns per event measured)
+MAX_WORK = 10**9
 
 
 def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
@@ -103,9 +105,18 @@ def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
     return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
 
-def _check_run(func, events, replications) -> None:
-    """Memory of one replication (two uniforms and a fate byte per event) and the series
-    the detector keeps for every replication, refused before any work above the budget."""
+def _check_run(func, events, replications, centers=2) -> None:
+    """Bound a call before any work: its event count (``MAX_WORK`` events × centers / 2, about
+    a minute on one core) and its memory (two uniforms and a fate byte per event of one
+    replication, plus the series the detector keeps for every replication)."""
+    work = events * replications * centers / 2
+    if work > MAX_WORK:
+        raise ParameterError(
+            f"The run of {func} is too long: events * replications = {events:,} * "
+            f"{replications:,} over {centers} centers is about {work:.3g} two-center events, "
+            f"more than the {MAX_WORK:.0e} the workbench simulates in one call (about a "
+            "minute on one core); use fewer replications or events, or split the study."
+        )
     check_budget(
         func,
         "events",
@@ -434,7 +445,7 @@ def simulate_ring(
     )
     overload = check_choice(overload, "overload", func, OVERLOAD)
     events = run["events"]
-    _check_run(func, events, run["replications"])
+    _check_run(func, events, run["replications"], centers=lam.size)
     n = lam.size
     one = partial(_one_ring, lam, caps, mu, p, events, int(run["warmup"] * events))
     reps = replicate(one, replications=run["replications"], seed=run["seed"])

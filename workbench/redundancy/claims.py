@@ -23,7 +23,7 @@ from workbench.redundancy.figures import (
     N_PAPER,
     PARETO,
     SEXP,
-    policy_curves,
+    _policy_curves,
     table1_frame,
 )
 
@@ -45,7 +45,7 @@ def _fig4_gain(
     stationarity detector flagged; else eq. 1 with Erlang-B.
     """
     if simulated:
-        df = policy_curves(
+        df = _policy_curves(
             N_PAPER,
             15.0,
             PARETO,
@@ -58,7 +58,7 @@ def _fig4_gain(
         )
         col = "sim_mean"
     else:
-        df = policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
+        df = _policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
         col = "exact"
     wide = df.pivot(index="lam", columns="policy", values=col)
     gain = float((1 - wide["asto"] / wide[versus]).mean())

@@ -35,16 +35,7 @@ from workbench.sweep import sweep
 
 __all__ = [
     "FIGURES",
-    "LABELS",
-    "POLICY_NAMES",
     "diagram",
-    "N_PAPER",
-    "SEXP",
-    "PARETO",
-    "FAMILIES",
-    "simulate_point",
-    "policy_curves",
-    "draw_policies",
     "classify_allocation",
 ]
 
@@ -84,7 +75,7 @@ def _integer_axis(axis) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def simulate_point(
+def _simulate_point(
     family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room=0, seed=0
 ) -> dict:
     """One simulated configuration as a flat dict (the sweep engine's unit of work).
@@ -128,7 +119,7 @@ def _family_args(service: rd.ServiceTime) -> dict:
 def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False):
     """Simulate points with the sweep engine: in-process when quick, else in processes."""
     return sweep(
-        simulate_point,
+        _simulate_point,
         points,
         n_workers=1 if quick else None,
         progress=progress,
@@ -173,7 +164,7 @@ def fig3_plot(data: pd.DataFrame):
 # --------------------------------------------------------------------------------------
 
 
-def policy_curves(
+def _policy_curves(
     N,
     t_cloud,
     service,
@@ -214,7 +205,7 @@ def policy_curves(
             for r in data.itertuples()
         ]
         sims = sweep(
-            simulate_point,
+            _simulate_point,
             points,
             n_workers=1 if quick else None,
             progress=False,
@@ -233,7 +224,7 @@ def fig4_frame(quick: bool = False) -> pd.DataFrame:
     """
     lams = np.arange(0.25, 5.01, 0.5 if quick else 0.25)
     frames = [
-        policy_curves(
+        _policy_curves(
             N_PAPER, 15.0, svc, lams, n_jobs=500, replications=20 if quick else 100, quick=quick
         ).assign(service=label)
         for label, svc in FAMILIES.items()
@@ -244,14 +235,14 @@ def fig4_frame(quick: bool = False) -> pd.DataFrame:
 def fig4_plot(data: pd.DataFrame):
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        draw_policies(ax, df, legend=False)
+        _draw_policies(ax, df, legend=False)
         ax.set_title(f"{label}: N=24, T_cl=15 s")
     handles, labels = _legend_entries(axes[0], data)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def draw_policies(ax, df, legend: bool = True):
+def _draw_policies(ax, df, legend: bool = True):
     """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
 
     Intervals are drawn cut at 0 (E[T_sys] is positive).

@@ -4,7 +4,7 @@
 parameter table (label "symbol meaning [unit]", tooltip, valid range); each service family
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
 function is the view's figure as a plain function of the control values (the benchmarks
-time it directly); the trade-off view keeps one :class:`TradeoffFigure` and updates it in
+time it directly); the trade-off view keeps one :class:`_TradeoffFigure` and updates it in
 place on every move, the same picture as :func:`plot_tradeoff`. ``EXERCISES`` are the
 classroom section's prediction exercises, their answers computed by the library.
 """
@@ -23,11 +23,11 @@ from workbench.redundancy.figures import (
     FORMULA_NAMES,
     LABELS,
     POLICY_NAMES,
+    _draw_policies,
     _legend,
+    _policy_curves,
     diagram,
     draw_optimum,
-    draw_policies,
-    policy_curves,
 )
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS
 from workbench.redundancy.simulation import (
@@ -42,7 +42,6 @@ from workbench.widgets import exercise, interactive_figure, table_html
 __all__ = [
     "VIEWS",
     "EXERCISES",
-    "TradeoffFigure",
     "plot_tradeoff",
     "plot_policies",
     "plot_simulation",
@@ -84,6 +83,7 @@ N_MAX = Param(
 
 def service_controls(family: str = "S-Exp", **values) -> dict:
     """Control specs for the family dropdown and every family's own parameters."""
+    reject_unknown("service_controls", values, _FAMILY_PARAM_NAMES)
     specs = {"family": (PARAMS["family"], family)}
     for names in FAMILY_PARAMS.values():
         for name in names:
@@ -91,10 +91,15 @@ def service_controls(family: str = "S-Exp", **values) -> dict:
     return specs
 
 
-def _service(family: str, params: dict) -> rd.ServiceTime:
-    """The service law of ``family`` from the visible controls' values (others ignored)."""
-    names = FAMILY_PARAMS[PARAMS["family"].check(family, "view")]
+def _service(family: str, params: dict, func: str = "view") -> rd.ServiceTime:
+    """The service law of ``family`` from the visible controls' values (the other families'
+    parameters are ignored; a name that is no family's parameter is refused)."""
+    reject_unknown(func, params, _FAMILY_PARAM_NAMES)
+    names = FAMILY_PARAMS[PARAMS["family"].check(family, func)]
     return rd.make_service(family, **{n: params.get(n, PARAMS[n].default) for n in names})
+
+
+_FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names)
 
 
 def _integer_ticks(*axes) -> None:
@@ -109,13 +114,13 @@ def _integer_ticks(*axes) -> None:
 # --------------------------------------------------------------------------------------
 
 
-class TradeoffFigure:
+class _TradeoffFigure:
     """The trade-off view's figure, built on the first call and updated in place afterwards.
 
     A move changes the curves' data, the policy markers and the texts of one figure instead
     of building axes, twin axis, ticks and legend again (most of a redraw); the axes are
     autoscaled to the new data as for freshly plotted curves.
-    ``TradeoffFigure()(**values)`` is a fresh figure.
+    ``_TradeoffFigure()(**values)`` is a fresh figure.
     """
 
     def __init__(self):
@@ -145,7 +150,7 @@ class TradeoffFigure:
 
     def __call__(self, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
         # every number first: a refused value leaves the figure as it was
-        svc = _service(family, service_params)
+        svc = _service(family, service_params, "plot_tradeoff")
         df = rd.metrics_by_m(N, lam, t_cloud, svc)
         m_exact, m_paper = (int(df.loc[df[f"system_time_{f}"].idxmin(), "m"]) for f in FORMULAS)
         m_asto, m_bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
@@ -180,15 +185,15 @@ class TradeoffFigure:
 def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
     """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices.
 
-    A fresh figure; the view updates one :class:`TradeoffFigure` in place.
+    A fresh figure; the view updates one :class:`_TradeoffFigure` in place.
     """
-    return TradeoffFigure()(N, lam, t_cloud, family, **service_params)
+    return _TradeoffFigure()(N, lam, t_cloud, family, **service_params)
 
 
 def explore_tradeoff():
     """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
     return interactive_figure(
-        TradeoffFigure(),
+        _TradeoffFigure(),
         title="Replication trade-off (analytic)",
         visible=FAMILY_VISIBLE,
         N=PARAMS["N"],
@@ -207,11 +212,11 @@ def plot_policies(
     N=24, t_cloud=15.0, family="Pareto", replications=20, n_jobs=500, lam_max=5.0, **service_params
 ):
     """Fig. 4 under controls: analytic curves and simulated means with 95% CIs."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
-    df = policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
+    df = _policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
     fig, ax = figure(1, width=7.5, height=4.0, fast=True)
-    draw_policies(ax, df, legend=False)
+    _draw_policies(ax, df, legend=False)
     _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.66)
     if not df["stationary"].all():
@@ -261,7 +266,7 @@ def plot_simulation(
     **service_params,
 ):
     """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_simulation")
     m = rd._m_upto(m, PARAMS["N"].check(N, "plot_simulation"), "plot_simulation")  # no clamp
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
     sims = {
@@ -349,7 +354,7 @@ def explore_simulation():
 
 def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_params):
     """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs)."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_scaling")
     Ns = list(range(2, N_max + 1))
     fig, (ax1, ax2) = figure(2, width=5.0, height=3.4, fast=True)
     for f in FORMULAS:
@@ -380,7 +385,7 @@ def explore_scaling():
 
 
 def plot_diagram(N=24, m=3, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
-    return diagram(N, m, lam, t_cloud, _service(family, service_params))
+    return diagram(N, m, lam, t_cloud, _service(family, service_params, "plot_diagram"))
 
 
 def explore_diagram():
