@@ -229,3 +229,23 @@ def test_the_detector_does_not_see_the_heavy_tailed_job_time_noise():
     for seed in range(3):
         sim = rd.simulate(24, 1, 0.25, 15.0, PARETO, n_jobs=500, seed=seed, replications=100)
         assert sim.stationary and not sim.stationarity.p_value < 0.05, sim.stationarity
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_job_outcomes_kernel_matches_its_naive_twin(seed):
+    import numpy as np
+    from naive import job_outcomes_naive
+
+    from workbench.redundancy.kernels import job_outcomes
+
+    rng = np.random.default_rng(seed)
+    n = 500
+    waits = np.where(rng.random(n) < 0.3, rng.exponential(2.0, n), 0.0)
+    blocked = rng.random(n) < 0.2
+    waits[blocked] = np.nan  # the FCFS kernel gives blocked jobs no wait
+    jobs = 1.5 * (1 - rng.random(n)) ** (-1 / 1.2)
+    got = job_outcomes(waits, blocked, jobs, 15.0, 9.0)
+    ref = job_outcomes_naive(waits, blocked, jobs, 15.0, 9.0)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    assert np.isfinite(got[0]).all() and (got[0][blocked] == 15.0).all()

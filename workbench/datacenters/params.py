@@ -2,7 +2,7 @@
 
 Every public function of :mod:`workbench.datacenters` validates its arguments against this
 table (``PARAMS.check("<function>", lam=lam, ...)``) once; private helpers never re-check.
-The notebook's controls are built from the same rows (per-center rows by :func:`center`).
+The notebook's controls are built from the same rows (per-center rows by ``_center``).
 
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
@@ -11,7 +11,12 @@ model is scale-free in time, so the bounds only exclude numbers no data center h
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.validation import ParameterError
 
 __all__ = [
     "PARAMS",
@@ -322,12 +327,6 @@ def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str 
     ``n=None``: ``value`` must be a sequence (its length is the number of centers).
     Returns a list of checked values.
     """
-    import numbers
-
-    import numpy as np
-
-    from workbench.validation import ParameterError
-
     param = param.with_(length=None)  # this function checks the sequence, param each value
     if name is not None:
         param = param.with_(name=name)
@@ -349,3 +348,20 @@ def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str 
             f"values. Got {value!r} instead."
         )
     return [param.check(v, func) for v in items]
+
+
+def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
+    """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
+    or one value for all."""
+    lam = _check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
+    n = len(lam)
+    if n < 3 or n > 64:
+        raise ParameterError(
+            f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
+            f"center of the ring). Got {n} values instead."
+        )
+    caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
+    mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
+    p = _check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
+    caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
+    return np.array(lam), caps, np.array(mu), np.array(p)

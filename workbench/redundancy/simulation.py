@@ -69,6 +69,7 @@ from workbench.output_analysis import (
     to_precision,
 )
 from workbench.output_analysis import Stationarity as _Stationarity
+from workbench.redundancy.kernels import job_outcomes
 from workbench.redundancy.model import _m_upto, _service, _stations, job_time
 from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
@@ -315,7 +316,7 @@ def _short(n: int) -> str:
 def _one(N, m, lam, t_cloud, service, n_jobs, waiting_room, warmup, seed_seq, index):
     """One replication from its own stream: the estimates and the per-job series."""
     rng = np.random.default_rng(seed_seq)
-    t_sys, wait, blocked = _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng)
+    t_sys, wait, blocked, state = _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng)
     kept_t, kept_wait, kept_blocked = t_sys[warmup:], wait[warmup:], blocked[warmup:]
     served = ~kept_blocked
     row = {
@@ -326,7 +327,6 @@ def _one(N, m, lam, t_cloud, service, n_jobs, waiting_room, warmup, seed_seq, in
     }
     # the detector's series: each job's system time with its own job time replaced by its
     # mean (module docstring: same mean, same dynamics, none of the heavy-tailed noise)
-    state = np.where(blocked, t_cloud, wait + job_time(m, service))
     series, series_warmup = _block_series(state, warmup)
     return Replication(row, series, series_warmup)
 
@@ -344,12 +344,14 @@ def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
 
 
 def _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng):
-    """One run started empty: per-job system time, wait (NaN if blocked) and blocked flag."""
+    """One run started empty: per-job system time, wait (NaN if blocked), blocked flag and
+    the detector's observation (:func:`workbench.redundancy.kernels.job_outcomes`)."""
     inter = rng.exponential(1.0 / lam, n_jobs)
     jobs = service.sample_job_times(m, n_jobs, rng)
     waits, blocked, _n_seen = multiserver_fcfs(inter, jobs, N // m, waiting_room)
     blocked = blocked.astype(bool)
-    return np.where(blocked, t_cloud, waits + jobs), waits, blocked
+    t_sys, state = job_outcomes(waits, blocked, jobs, t_cloud, job_time(m, service))
+    return t_sys, waits, blocked, state
 
 
 def simulate_to_precision(
