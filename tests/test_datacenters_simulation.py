@@ -249,3 +249,18 @@ def test_the_public_api_lists_only_what_a_user_calls():
         assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
     params = importlib.import_module("workbench.datacenters.params")
     assert "center" not in params.__all__ and "check_ring_vector" not in params.__all__
+
+
+def test_simulate_to_precision_is_the_shared_relative_loop():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    res = dc.simulate_to_precision(
+        *args, rel_half_width=0.05, events=20_000, seed=3, progress=False
+    )
+    until = dc.simulate_until(
+        *args, half_width=None, rel_half_width=0.05, events=20_000, seed=3, progress=False
+    )
+    assert res.converged and res.frame.equals(until.frame) and res.half_width <= 0.05 * res.estimate
+    with pytest.raises(ParameterError, match="'rel_half_width' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(*args, rel_half_width=0.0)
+    with pytest.raises(ParameterError, match="'initial' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(*args, initial=1)

@@ -104,6 +104,7 @@ from workbench.datacenters.simulation import (
     ring_table,
     simulate,
     simulate_ring,
+    simulate_to_precision,
     simulate_until,
     warm_up,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "station_table",
     "warm_up",
     "simulate",
+    "simulate_to_precision",
     "simulate_until",
     "simulate_ring",
     "ring_table",

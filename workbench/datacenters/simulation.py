@@ -69,7 +69,15 @@ from workbench.validation import (
     check_real,
 )
 
-__all__ = ["simulate", "simulate_until", "simulate_ring", "ring_table", "warm_up", "QUANTITIES"]
+__all__ = [
+    "simulate",
+    "simulate_to_precision",
+    "simulate_until",
+    "simulate_ring",
+    "ring_table",
+    "warm_up",
+    "QUANTITIES",
+]
 
 QUANTITIES = (
     "beta1",
@@ -320,7 +328,19 @@ def simulate_until(
     progress : bool
         Show a progress bar with the current half-width.
     """
-    func = "simulate_until"
+    return _precision(
+        "simulate_until", lam, servers, mu, p, half_width=half_width,
+        rel_half_width=rel_half_width, metric=metric, events=events, batch=batch,
+        max_replications=max_replications, seed=seed, confidence=confidence, warmup=warmup,
+        progress=progress,
+    )  # fmt: skip
+
+
+def _precision(
+    func, lam, servers, mu, p, *, half_width, rel_half_width, metric, events, batch,
+    max_replications, seed, confidence, warmup, progress,
+) -> SimulationResult:  # fmt: skip
+    """The precision loop of :func:`simulate_until` and :func:`simulate_to_precision`."""
     args = PARAMS.check(
         func,
         lam=lam,
@@ -340,7 +360,9 @@ def simulate_until(
             f"{rel_half_width!r} instead."
         )
     metric = check_choice(metric, "metric", func, QUANTITIES)
-    batch = check_int(batch, "batch", func, 2, 100)
+    batch = check_int(
+        batch, "initial" if func == "simulate_to_precision" else "batch", func, 2, 100
+    )
     cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
     progress = check_bool(progress, "progress", func)
     one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
@@ -371,6 +393,54 @@ def simulate_until(
         )
     kwargs["info"] = kwargs["info"] | {"target": target}
     return finish(reps, notes=notes, **kwargs).with_(converged=bool(half <= target))
+
+
+def simulate_to_precision(
+    lam,
+    servers,
+    mu,
+    p,
+    *,
+    rel_half_width=0.02,
+    metric="beta1",
+    events=100_000,
+    initial=4,
+    max_replications=200,
+    seed=0,
+    confidence=0.95,
+    warmup=0.1,
+    progress=True,
+) -> SimulationResult:
+    """Add replications of :func:`simulate` until ``metric``'s interval is within
+    ± ``rel_half_width`` of its estimate (the workbench's shared precision loop,
+    :func:`workbench.output_analysis.to_precision`).
+
+    Starts with ``initial`` replications and projects the number needed from the current
+    half-width; stops at ``max_replications`` with ``converged=False`` and a note. A run the
+    stationarity detector finds non-stationary stops with
+    :class:`workbench.validation.UnstableRegimeError`. :func:`simulate_until` is the same loop
+    with an absolute target. Replication r is that of ``simulate(..., seed=seed)``.
+    """
+    rel_half_width = check_real(
+        rel_half_width, "rel_half_width", "simulate_to_precision", 0.0, 1.0, low_open=True
+    )
+    return _precision(
+        "simulate_to_precision",
+        lam,
+        servers,
+        mu,
+        p,
+        half_width=None,
+        rel_half_width=rel_half_width,
+        metric=metric,
+        events=events,
+        batch=initial,
+        max_replications=max_replications,
+        seed=seed,
+        confidence=confidence,
+        warmup=warmup,
+        progress=progress,
+    )
 
 
 def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
