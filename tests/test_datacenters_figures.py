@@ -181,3 +181,33 @@ def test_no_simulated_point_of_a_figure_grid_is_flagged(name):
     # finite loss networks are stable at every load: an alarm here is a false one
     frame, _ = FIGURES[name].make(quick=True)
     assert frame["stationary"].dtype == bool and frame["stationary"].all()
+
+
+def test_figure_helpers_refuse_bad_input_by_name():
+    # found by the registry fuzz (tests/fuzz_api.py): raw errors or ignored flags before
+    from workbench.validation import ParameterError
+
+    cases = [
+        (lambda: dc.ring_table("x"), "'result' parameter of ring_table"),
+        (lambda: dc.draw_model(busy="x"), "'busy' parameter of draw_model"),
+        (lambda: dc.draw_model(busy=(30.0, 1.0)), r"'busy' parameter of draw_model.*\[0, 20\]"),
+        (lambda: dc.ring_frame(scenarios="x"), "'scenarios' parameter of ring_frame"),
+        (lambda: dc.ring_frame(scenarios={"a": (1.0, "x", 1.0)}), "'scenarios' parameter"),
+        (lambda: dc.ring_frame(n="x"), "'n' parameter of ring_frame"),
+        (lambda: dc.ring_frame(quick="x"), "'quick' parameter of ring_frame"),
+        (lambda: dc.exact_limit_simulation_frame(quick=None), "'quick' parameter"),
+        (lambda: dc.convergence_table(progress="x"), "'progress' parameter of convergence_table"),
+        (
+            lambda: dc.optimal_forwarding((30.0, 16.0), (20, 20), (1.0, 1.0), progress=-1),
+            "'progress' parameter of optimal_forwarding",
+        ),
+        (
+            lambda: dc.solve_exact((1.5, 0.8), (50, 50), (1.0, 1.0), (0.6, 0.3), tail=1e-7),
+            "'tail' parameter of solve_exact",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(ParameterError, match=message):
+            call()
+    assert issubclass(dc.UncertifiedSolutionError, ParameterError)
+    plt.close(dc.draw_model(busy=(6.5, 1.0)))

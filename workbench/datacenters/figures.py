@@ -19,10 +19,11 @@ from workbench.datacenters.model import (
     optimal_forwarding,
     ring_limit,
 )
-from workbench.datacenters.params import EXAMPLE, PARAMS
+from workbench.datacenters.params import EXAMPLE, PARAMS, _check_ring_vector
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.sweep import sweep
+from workbench.validation import ParameterError, check_bool, check_real, check_seed
 
 __all__ = [
     "draw_model",
@@ -184,8 +185,20 @@ def plot_cooperation(
     return fig
 
 
+def _pair_of(value, name: str, func: str) -> tuple:
+    """A sequence of exactly two items (each checked by the caller)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be a pair (one value per center). "
+            f"Got {value!r} instead."
+        )
+    return tuple(value)
+
+
 def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
     """The worked example at several N: exact chain, simulation (CI) and the limit."""
+    quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
+    seed = check_seed(seed, "exact_limit_simulation_frame")
     ex = EXAMPLE
     lim = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
@@ -416,11 +429,25 @@ RING_SCENARIOS = {
 
 
 def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame:
-    """Ring of J = 6 centers (c = mu = 1): simulation at N against the pairwise reduction."""
+    """Ring of J = 6 centers (c = mu = 1): simulation at N against the pairwise reduction.
+
+    ``scenarios`` maps a name to the arrival rates per unit N (one per center); ``n`` is the
+    scale N (servers per center), ``p`` the forwarding probability to each neighbour.
+    """
+    func = "ring_frame"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
+    if not isinstance(scenarios, dict) or not scenarios:
+        raise ParameterError(
+            f"The 'scenarios' parameter of {func} must be a dict of name -> arrival rates per "
+            f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
+        )
+    n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
+    p = PARAMS["ring_p"].with_(name="p").check(p, func)
+    quick = check_bool(quick, "quick", func)
+    seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
-        lam = np.asarray(lam, dtype=float)
+        lam = np.asarray(_check_ring_vector(lam, PARAMS["ring_lam"], None, func, "scenarios"))
         red = ring_limit(lam, 1.0, 1.0, p)
         run = simulate_ring(
             lam * n,
@@ -621,6 +648,11 @@ class _ModelDiagram:
         """Redraw from the parameters (checked as :func:`draw_model` checks them)."""
         args = PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)
         lam, servers, mu, p = args["lam"], args["servers"], args["mu"], args["p"]
+        if busy is not None:
+            busy = [
+                check_real(b, "busy", "draw_model", 0.0, float(c))
+                for b, c in zip(_pair_of(busy, "busy", "draw_model"), servers, strict=True)
+            ]
         for i in (0, 1):
             shown = min(servers[i], _SERVERS_DRAWN)
             filled = shown if busy is None else round(shown * busy[i] / servers[i])

@@ -30,7 +30,7 @@ from workbench.kernels.markov import (
     stencil_to_coo,
 )
 from workbench.sweep import sweep
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, check_bool
 
 __all__ = [
     "UncertifiedSolutionError",
@@ -52,11 +52,12 @@ __all__ = [
 # 1. exact chain
 
 
-class UncertifiedSolutionError(RuntimeError):
+class UncertifiedSolutionError(ParameterError, RuntimeError):
     """The solver could not bring the balance-equation residual below its target.
 
     Raised instead of returning a distribution nobody can vouch for; the message gives the
-    residual reached.
+    residual reached. A :class:`workbench.validation.ParameterError` too: the library's own
+    error, about a setting (solver tolerances, a tail too large) that cannot be honoured.
     """
 
 
@@ -928,7 +929,8 @@ def convergence_table(
         )
     lim = _limit_analysis(lam, c, mu, p)
     fixed = {"lam": lam, "c": c, "mu": mu, "p": p, "limit_beta": lim.beta}
-    frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=bool(progress))
+    progress = check_bool(progress, "progress", func)
+    frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=progress)
     return _deterministic(frame)
 
 
@@ -951,13 +953,14 @@ def optimal_forwarding(lam, servers, mu, *, grid=11, progress=False) -> pd.DataF
     """
     func = "optimal_forwarding"
     args = PARAMS.check(func, lam=lam, servers=servers, mu=mu, grid=grid)
+    progress = check_bool(progress, "progress", func)
     values = [float(v) for v in np.linspace(0.0, 1.0, args["grid"])]
     frame = sweep(
         _forwarding_row,
         {"p1": values, "p2": values},
         fixed={"lam": args["lam"], "servers": args["servers"], "mu": args["mu"]},
         n_workers=1,
-        progress=bool(progress),
+        progress=progress,
     )
     frame = _deterministic(frame)
     frame["min_loss"] = frame["loss_rate"] == frame["loss_rate"].min()

@@ -542,6 +542,11 @@ def simulate_ring(
 def ring_table(result: SimulationResult) -> pd.DataFrame:
     """One row per center of a :func:`simulate_ring` result: ``center``, ``beta``,
     ``half_width``, ``ci_low``, ``ci_high``, ``p_full`` and ``mean_busy``."""
+    if not isinstance(result, SimulationResult) or "centers" not in result.info:
+        raise ParameterError(
+            "The 'result' parameter of ring_table must be the SimulationResult of "
+            f"simulate_ring. Got {type(result).__name__} instead."
+        )
     summary = result.summary.set_index("quantity")
     rows = []
     for j in range(result.info["centers"]):
