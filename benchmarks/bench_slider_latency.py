@@ -3,9 +3,10 @@
 For each view in each paper's ``views.VIEWS`` (from the registry): build it (the first draw is
 not counted), then move every slider to its low end, its high end, the middle and back to its
 default, one release at a time, and read the view's own ``latencies_ms`` (plot + PNG encode;
-the browser adds transfer and paint). Background views (simulations, latest move only) are
-waited for and reported apart. Goal on analytic views: < 100 ms median, < 1 s worst. The load
-average is printed first: on a shared machine every number moves with it.
+the browser adds transfer and paint) and the size of the PNG shown. Background views
+(simulations, latest move only) are waited for and reported apart. Goal on analytic views:
+< 100 ms median, < 1 s worst. The load average is printed first: on a shared machine every
+number moves with it.
 
     .venv/bin/python benchmarks/bench_slider_latency.py [--papers p3 p4] [--moves 4]
 """
@@ -45,6 +46,13 @@ def exercise(view, moves_per_slider: int) -> list[float]:
     return view.latencies_ms[before:]
 
 
+def _png_size(png: bytes) -> str:
+    """``width×height`` of the view's PNG (read from its header): legible on a projector?"""
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
+        return ""
+    return f"{int.from_bytes(png[16:20], 'big')}×{int.from_bytes(png[20:24], 'big')}"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--papers", nargs="*", default=list(PAPERS))
@@ -73,6 +81,7 @@ def main(argv=None) -> None:
                     "worst_ms": float(ms.max()) if ms.size else np.nan,
                     "first_draw_ms": first,
                     "refused": len(getattr(view, "errors", [])),
+                    "image_px": _png_size(view.image.value),
                 }
             )
             print(rows[-1], flush=True)

@@ -176,6 +176,8 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("redundancy", "service"): _service,
     ("redundancy", "Ns"): lambda: (4, 8),
     ("fog", "scenario"): _fog_scenario,
+    ("fog", "fog_layer"): lambda: __import__("networkx").path_graph(2),
+    ("fog", "iot_per_fog"): lambda: 2,
     ("fog", "thetas"): lambda: [0.01, 0.02],
     ("fog", "n"): lambda: 2,
     ("fog", "n2"): lambda: 1,
@@ -377,6 +379,18 @@ def _baseline(modname: str, mod, sig, func: str = "") -> tuple[dict, list[str]]:
 def _invalid_values(param) -> list:
     if param is None:
         return [None, "x", object(), -1, math.nan]
+    return [v for v in _invalid_candidates(param) if not _admissible(v, param)]
+
+
+def _admissible(value, param) -> bool:
+    """A value the table declares valid outside its range (``Param.extra``, e.g. θ = ∞)."""
+    extra = getattr(param, "extra", ())
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return any(value == e for e in extra)
+
+
+def _invalid_candidates(param) -> list:
     out = [None, "1", math.nan, math.inf]
     kind = param.kind
     if kind in ("real", "int"):

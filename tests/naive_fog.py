@@ -8,6 +8,7 @@ request on small networks.
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 
 import numpy as np
@@ -183,3 +184,67 @@ def naive_network(net, req, *, theta, e_max, q, alpha, mode, policy, period, cen
             _, m, j, w = what
             table[m][j] = w
     return {"tier": tier, "place": place, "hops": hops, **rec}
+
+
+def paper_fog_node(arrival, rtype, proc, *, theta, alpha, z0, period=0.0):
+    """One fog node's admission, written from the paper's text (Sec. III-B, III-D).
+
+    "If the estimated waiting time is smaller than a threshold θ_j at fog node j, the fog
+    node will accept the task. The task enters the queue and the estimated waiting time is
+    updated. If not, the fog node offloads this request". "fog node j stores the current
+    number of type Light and Heavy requests in the queue c_j and c'_j ... multiply the
+    estimated processing time of each task type by the number of tasks of that type",
+    W = c·z + c'·z'; after a task is processed, z ← (1−α)·z + α·new_z with new_z its
+    measured processing time. One server, first come first served (q = 0.5).
+
+    ``arrival`` (sorted), ``rtype`` (0 Light, 1 Heavy) and ``proc`` (the processing time a
+    request would take) per request; returns True where the request was accepted. With
+    ``period`` T > 0, "fog node j periodically measures processing times of recently
+    processed tasks (new_z_j)": at each multiple of T, new_z is the mean processing time of
+    the type's tasks finished in the period just ended (no update without one).
+    """
+    z = list(z0)
+    measured = [[], []]  # this period's processing times, per type
+    next_tick = [period]
+
+    def tick(now):
+        if period > 0 and now >= next_tick[0]:
+            for c in (0, 1):
+                if measured[c]:
+                    z[c] = (1 - alpha) * z[c] + alpha * (sum(measured[c]) / len(measured[c]))
+                    measured[c].clear()
+            next_tick[0] = period * (math.floor(now / period) + 1)
+
+    count = [0, 0]
+    waiting = deque()  # accepted, not yet in service: (type, processing time)
+    in_service = None  # (finish time, type, processing time)
+    accepted = np.zeros(len(arrival), dtype=bool)
+
+    def finish_until(t):
+        nonlocal in_service
+        while in_service is not None and in_service[0] < t:
+            done, c, p = in_service
+            tick(done)
+            count[c] -= 1
+            if period > 0:
+                measured[c].append(p)
+            else:
+                z[c] = (1 - alpha) * z[c] + alpha * p
+            in_service = None
+            if waiting:
+                c2, p2 = waiting.popleft()
+                in_service = (done + p2, c2, p2)
+
+    for r, t in enumerate(arrival):
+        finish_until(t)
+        tick(t)
+        c = rtype[r]
+        w = count[0] * z[0] + count[1] * z[1]
+        if w < theta:
+            accepted[r] = True
+            count[c] += 1
+            if in_service is None:
+                in_service = (t + proc[r], c, proc[r])
+            else:
+                waiting.append((c, proc[r]))
+    return accepted

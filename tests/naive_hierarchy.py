@@ -36,13 +36,13 @@ class Server:
         self.red_avg, self.red_count = 0.0, -1
         self.n_here, self.area, self.last = 0, 0.0, 0.0
 
-    def ahead(self, now, work):
-        """Queued work plus what is left of the task in service (in full while deciding)."""
+    def ahead(self, now, work, in_decision="full"):
+        """Queued work plus what is left of the task in service (a decision: as told)."""
         total = sum(work[k] for k in self.queue)
         if self.current is not None:
-            if self.doing == "execute":
+            if self.doing in ("execute", "send") or in_decision == "remaining":
                 total += (self.ends - now) * self.speed
-            else:
+            elif in_decision == "full":
                 total += work[self.current]
         return total
 
@@ -59,13 +59,16 @@ def simulate_naive(
     *,
     min_th=5.0,
     max_th=20.0,
-    max_p=0.1,
-    w_q=0.002,
+    max_p=0.5,
+    w_q=0.125,
     gentle=False,
-    decision_time=0.005,
+    decision_time=0.001,
     power=0.5,
     kappa=1e-11,
     down_offload=False,
+    in_decision="full",
+    offload_busy=True,
+    eq11_unit=1.0,
 ):
     flags = {
         "pure_local": (False, False, False, False),
@@ -128,13 +131,17 @@ def simulate_naive(
                 hop(k, s, up, s, now)
                 continue
             if not pinned[k] and use_red and up >= 0:
-                srv.red_avg = (1 - w_q) * srv.red_avg + w_q * srv.ahead(now, work) / srv.speed
-                present = list(srv.queue) + ([srv.current] if srv.current is not None else [])
+                sample = srv.ahead(now, work, in_decision) / srv.speed
+                srv.red_avg = (1 - w_q) * srv.red_avg + w_q * sample
+                serving = srv.current is not None and srv.doing != "send"
+                present = list(srv.queue) + ([srv.current] if serving else [])
                 if present:
                     t_exe = sum(work[j] for j in present) / len(present) / srv.speed
                 else:
                     t_exe = work[k] / srv.speed
-                lo, hi = min(1.0, t_exe) * min_th, max(1.0, t_exe) * max_th
+                u = eq11_unit
+                lo = min(1.0, t_exe / u) * min_th * u
+                hi = max(1.0, t_exe / u) * max_th * u
                 drop = False
                 if srv.red_avg >= lo:
                     srv.red_count += 1
@@ -148,12 +155,12 @@ def simulate_naive(
                     hop(k, s, up, s, now)
                     continue
             if not pinned[k] and down_offload and up < 0:
-                best_t = (srv.ahead(now, work) + work[k]) / srv.speed
+                best_t = (srv.ahead(now, work, in_decision) + work[k]) / srv.speed
                 best = -1
                 for c in topo.children(s):
                     t_c = (
                         data[k] / topo.bandwidth[c]
-                        + (servers[c].ahead(now, work) + work[k]) / servers[c].speed
+                        + (servers[c].ahead(now, work, in_decision) + work[k]) / servers[c].speed
                     )
                     if t_c < best_t:
                         best_t, best = t_c, c
@@ -176,20 +183,28 @@ def simulate_naive(
                     gamma_t[s] * work[k] / srv.speed + gamma_e[s] * kappa * srv.speed**2 * work[k]
                 )
                 t_hop = data[k] / topo.bandwidth[s]
-                queued = servers[up].ahead(now, work) if queue_aware else 0.0
+                queued = servers[up].ahead(now, work, in_decision) if queue_aware else 0.0
                 offload = gamma_t[s] * (t_hop + (work[k] + queued) / servers[up].speed) + (
                     gamma_e[s] * power * t_hop
                 )
                 if offload < local:
                     srv.count_change(now, -1)
-                    srv.current = None
                     hop(k, s, up, s, now)
+                    if offload_busy and t_hop > 0:
+                        srv.doing, srv.ends = "send", now + t_hop
+                        schedule(srv.ends, "done", s, k)
+                        continue
+                    srv.current = None
                     if srv.queue:
                         start(srv, now)
                 else:
                     srv.doing, srv.ends = "execute", now + work[k] / srv.speed
                     executed_at[k] = s
                     schedule(srv.ends, "done", s, k)
+            elif srv.doing == "send":
+                srv.current = None
+                if srv.queue:
+                    start(srv, now)
             else:
                 finish[k] = now
                 srv.count_change(now, -1)

@@ -8,7 +8,6 @@ import pytest
 
 from workbench.fog import (
     ScenarioError,
-    compile_scenario,
     default_scenario,
     geometric_scenario,
     grid_scenario,
@@ -18,6 +17,7 @@ from workbench.fog import (
     validate,
     with_traffic,
 )
+from workbench.fog.scenario import compile_scenario
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.hierarchy import (
     PARAMS,
+    Topology,
     barabasi_albert,
     decide,
     eq12_queue_estimate,
@@ -24,7 +25,8 @@ from workbench.hierarchy import (
     symmetric_tree,
 )
 from workbench.hierarchy.model import static_route, time_weights, utilisation_bound
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.hierarchy.topology import _shape, ba_seeds
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 
 def test_shannon_rate_hand_value():
@@ -97,17 +99,17 @@ def test_symmetric_tree_shape():
     t = symmetric_tree()
     assert list(t.parent) == [-1, 0, 0, 1, 1, 2, 2]
     assert list(t.generators) == [3, 4, 5, 6]
-    assert t.compute.sum() == 260
+    assert t.compute.sum() == 1200
 
 
 @pytest.mark.parametrize("index", [1, 2, 3, 4, 5])
 def test_barabasi_albert_hierarchy(index):
     t = barabasi_albert(index)
-    g = nx.barabasi_albert_graph(7, 2, seed=index)
+    g = nx.barabasi_albert_graph(7, 2, seed=ba_seeds()[index - 1])
     degrees = sorted((d for _, d in g.degree()), reverse=True)
     # the centre is a highest-degree node: it has as many children as its degree
     assert len(t.children(0)) == degrees[0]
-    assert t.compute.sum() == pytest.approx(260.0)
+    assert t.compute.sum() == pytest.approx(1200.0)
     assert t.weight.sum() == pytest.approx(4.0)
     assert np.all(t.weight[t.generators] > 0)
     # every generator is a leaf of the BFS tree
@@ -116,26 +118,70 @@ def test_barabasi_albert_hierarchy(index):
     assert np.array_equal(t.parent, again.parent)
 
 
+def test_five_distinct_ba_hierarchies():
+    """The paper's Fig. 9 has five different networks; seeds 1..5 gave three shapes."""
+    shapes = {_shape(list(barabasi_albert(i).parent)) for i in range(1, 6)}
+    assert len(shapes) == 5
+    assert ba_seeds()[0] == 1 and len(set(ba_seeds())) == 5
+
+
 def test_utilisation_bounds():
     t = symmetric_tree()
     m1, _ = size_moments(7.0, 1.0)
-    assert utilisation_bound("pure_local", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        8 * m1 / 20
-    )
-    assert utilisation_bound("pure_cloud", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        32 * m1 / 100
-    )
-    assert utilisation_bound("advanced", t, 8, m1, 1.0, 0.1, 0.5, 1e-11) == pytest.approx(
-        32 * m1 / 260
-    )
+    args = (t, 8, m1, 1.0, 0.1, 0.5, 1e-11)
+    assert utilisation_bound("pure_local", *args) == pytest.approx(8 * m1 / 100)
+    assert utilisation_bound("pure_cloud", *args) == pytest.approx(32 * m1 / 400)
+    assert utilisation_bound("advanced", *args) == pytest.approx(32 * m1 / 1200)
+    # the original rule: everything at the centre, plus a decision per task at the bottom and
+    # middle servers, plus the hand-over when it occupies the worker
+    tau = 0.004
+    bound = utilisation_bound("original", *args, decision_time=tau, offload_busy=True)
+    middle = 16 * tau + 16 * 0.1 * m1 / 100.0
+    assert bound == pytest.approx(max(32 * m1 / 400, middle))
+    # no RED: every task is decided at its origin
+    assert utilisation_bound("without_enhancement_2", *args, decision_time=0.5) == 4.0
+
+
+def test_decision_time_alone_overloads_the_bottom():
+    """Issue: τ_d = 0.5 s at λ = 8 needs 4 times a bottom worker for decisions alone."""
+    with pytest.raises(UnstableRegimeError, match="ρ = 4"):
+        simulate("without_enhancement_2", 8, 7, decision_time=0.5, n_periods=50)
+    res = simulate(
+        "advanced", 8, 7, decision_time=0.5, n_periods=100, replications=2,
+        overload="transient", keep_records=False,
+    )  # fmt: skip
+    assert not res.stationary and res.info["rho_measured"] >= 1.0
+
+
+def test_empty_run_raises():
+    with pytest.raises(EmptyRunError, match="no tasks generated after the warm-up"):
+        simulate("advanced", 1e-9, 5)
+
+
+def test_known_unstable_point_is_flagged():
+    """Above the pure models' capacity (λμ/F_b = 1.2): flagged before the run, and the run
+    itself (transient) is found non-stationary by the detector and by its measured load."""
+    with pytest.raises(UnstableRegimeError):
+        simulate("pure_local", 12, 10, n_periods=200)
+    res = simulate(
+        "pure_local", 12, 10, n_periods=400, replications=3, overload="transient",
+        keep_records=False,
+    )  # fmt: skip
+    assert not res.stationary and "grows" in res.stationarity.note
+
+
+def test_defaults_are_stationary():
+    for model in ("advanced", "without_enhancement_2", "pure_cloud", "pure_local"):
+        res = simulate(model, 8, 7, n_periods=1000, replications=3, keep_records=False)
+        assert res.stationary, (model, res.stationarity)
 
 
 def test_overloaded_model_is_refused_not_simulated():
     with pytest.raises(UnstableRegimeError, match="pure_local"):
-        simulate("pure_local", 8, 7)
+        simulate("pure_local", 12, 9)
     with pytest.raises(UnstableRegimeError, match="overload='transient'"):
-        simulate("pure_cloud", 8, 7)
-    res = simulate("pure_cloud", 8, 7, n_periods=50, replications=2, overload="transient")
+        simulate("pure_cloud", 12, 9)
+    res = simulate("pure_cloud", 12, 9, n_periods=50, replications=2, overload="transient")
     assert res.notes and "overloaded" in res.notes[0]
 
 
@@ -199,10 +245,77 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
     mu = value if name == "mu" else 1.0
     try:
         res = simulate("advanced", lam, mu, n_periods=10, replications=2, **kw)
-    except UnstableRegimeError:
+    except (UnstableRegimeError, EmptyRunError):
         assert valid
         return
     except ParameterError as err:
         assert not valid or name in ("min_th",), err
         return
     assert valid and np.isfinite(res.mean_time)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Topology("x", np.array([-1, 0, 0]), np.array([1.0, -1.0, 1.0]), np.ones(3),
+                         np.array([0.0, 1.0, 1.0])),
+        lambda: Topology("x", np.array([-1, 2, 1]), np.ones(3), np.ones(3), np.ones(3)),
+        lambda: Topology("x", np.array([-1, 0, 5]), np.ones(3), np.ones(3), np.ones(3)),
+        lambda: Topology("x", np.array([-1, 0, 0]), np.ones(3), np.ones(3), np.zeros(3)),
+        lambda: symmetric_tree(weights=[1, 2]),
+        lambda: local_overhead(-1.0, 10.0, 0.5, 0.5),
+        lambda: size_moments(1.0, -1.0),
+        lambda: red_thresholds(20.0, 5.0, 1.0),
+    ],
+)  # fmt: skip
+def test_structured_bad_input_is_refused(build):
+    """Issue 16: a negative compute gave mean_time = -0.06, a cycle hung, zero weights NaN."""
+    with pytest.raises(ParameterError):
+        build()
+
+
+def test_misspelled_keyword_is_refused():
+    from workbench.hierarchy import run_models, run_once
+
+    with pytest.raises(ParameterError, match="decision_time"):
+        run_once("advanced", 2, 2, decison_time=0.0, n_periods=20)
+    with pytest.raises(ParameterError, match="Did you mean"):
+        run_models(2, 2, models=("advanced",), w_qq=0.1, n_periods=20)
+
+
+def test_simulate_defaults_match_the_parameter_table():
+    import inspect
+
+    sig = inspect.signature(simulate)
+    for name, par in sig.parameters.items():
+        if par.default is not inspect.Parameter.empty and name in PARAMS:
+            assert par.default == PARAMS[name].default, name
+
+
+def test_simulate_to_precision_reaches_its_target():
+    from workbench.hierarchy import simulate_to_precision
+
+    res = simulate_to_precision(
+        "pure_local", 4, 5, rel_half_width=0.01, n_periods=200, progress=False
+    )
+    assert res.converged and res.half_width / res.mean_time <= 0.01
+
+
+OLD_DEFAULTS = dict(
+    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, decision_time=0.005,
+    arrivals="spread", w_q=0.002, max_p=0.1, offload_busy=False,
+)  # fmt: skip
+
+
+def test_issue_point_without_enhancement_2_is_flagged():
+    """Issue 15's case at the previous defaults: the old bound (total load 0.86) let it pass
+    with a plain mean while its queues grew (15 -> 46 -> 122 s). Its routing keeps tasks at
+    the bottom: the measured load reaches 1.05 and the detector sees the mean double."""
+    with pytest.raises(UnstableRegimeError, match="ρ = 1.0"):
+        simulate("without_enhancement_2", 8, 7, n_periods=500, **OLD_DEFAULTS)
+    res = simulate(
+        "without_enhancement_2", 8, 7, n_periods=500, replications=4, overload="transient",
+        keep_records=False, **OLD_DEFAULTS,
+    )  # fmt: skip
+    assert res.info["rho_bound"] < 1.0 <= res.info["rho_measured"]
+    assert not res.stationary and "grows with run length" in res.stationarity.note

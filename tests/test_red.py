@@ -133,3 +133,16 @@ def test_fuzz_never_crashes(min_th, max_th, max_p):
     except ParameterError:
         return
     assert 0.0 <= p <= 1.0
+
+
+def test_issue_bad_inputs_are_refused():
+    """count = 10**30 raised a numba error; a uniform of 1.0 never dropped at p = 1; 2-D
+    input was flattened silently."""
+    with pytest.raises(ParameterError, match="'count'"):
+        drop_probability(1.0, 0.0, 2.0, 0.1, count=10**30)
+    with pytest.raises(ParameterError, match="'uniforms'"):
+        red_run([1.0, 2.0], [0.5, 1.0], 0.0, 2.0, 0.1, 0.1)
+    with pytest.raises(ParameterError, match="1-D"):
+        ewma_series([[1.0, 2.0], [3.0, 4.0]], 0.1)
+    with pytest.raises(ParameterError, match="1-D"):
+        red_run([[1.0, 2.0]], [[0.5, 0.5]], 0.0, 2.0, 0.1, 0.1)

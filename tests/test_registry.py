@@ -152,3 +152,13 @@ def test_every_notebook_is_a_registered_paper_or_the_index():
     registered = {Path(p.notebook).name for p in PAPERS.values()}
     assert on_disk - registered == {"00_index.ipynb"}
     assert [p.id for p in course()] == sorted(PAPERS, key=lambda i: (PAPERS[i].order, i))
+
+
+def test_a_declared_extra_value_outside_the_range_is_accepted_and_nothing_else():
+    import math
+
+    theta = Param("theta", "θ", "threshold", "s", low=0.0, high=1e6, extra=(math.inf,))
+    assert theta.check(math.inf, "f") == math.inf
+    for bad in (-math.inf, math.nan, 2e6, True):
+        with pytest.raises(ParameterError, match="'theta' parameter of f"):
+            theta.check(bad, "f")

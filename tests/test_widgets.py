@@ -160,3 +160,162 @@ def test_hollow_markers_exactly_for_the_points_flagged_not_stationary():
     assert [list(ln.get_ydata()) for ln in filled] == [[1.0, 3.0]]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["sim", UNSTABLE_LABEL]
+
+
+# ------------------------------------------------------------------------------ controls
+
+
+def test_notation_renders_scripts_as_html_and_unicode():
+    from workbench.widgets import notation
+
+    assert notation("p^I local processing") == "p<sup>I</sup> local processing"
+    assert notation("p^I", as_html=False) == "pᴵ"
+    assert notation("X^FF fog–fog link delay [s]") == "X<sup>FF</sup> fog–fog link delay [s]"
+    assert notation("X^FF", as_html=False) == "X^FF"  # no superscript F in Unicode: left as typed
+    assert notation("T_cl cloud time [s]") == "T<sub>cl</sub> cloud time [s]"
+    assert notation("λ_m", as_html=False) == "λₘ"
+    assert notation("E[T_sys] formula") == "E[T<sub>sys</sub>] formula"
+    assert notation("x^{n+1} < y") == "x<sup>n+1</sup> &lt; y"
+    assert notation("users with cache_aware on") == "users with cache_aware on"
+    assert notation("RED drop probability at max_th") == "RED drop probability at max<sub>th</sub>"
+
+
+def _all_params():
+    from workbench.params import CONFIDENCE, REPLICATIONS, SEED
+    from workbench.registry import PAPERS
+
+    rows = [(pid, p) for pid, paper in PAPERS.items() for p in paper.params.values()]
+    return rows + [("shared", p) for p in (SEED, REPLICATIONS, CONFIDENCE)]
+
+
+def test_every_control_label_is_rendered_in_full_without_doubled_names():
+    import re
+
+    from workbench.widgets import ControlRow, control, control_label
+
+    for pid, param in _all_params():
+        text = control_label(param)
+        assert not re.search(r"\b(\w+) \1\b", text, re.IGNORECASE), (pid, text)
+        if param.unit:
+            assert text.endswith(f"[{param.unit}]"), (pid, text)
+        if param.kind == "choice" and param.default is None:
+            continue
+        try:
+            ctl = control(param)
+        except ValueError:  # unbounded without a slider span: never a control
+            continue
+        row = ControlRow(param.name, ctl)
+        assert "^" not in row.label.value, (pid, row.label.value)
+        if re.search(r"(?<![A-Za-z])[A-Za-zλμτσ]_[A-Za-z0-9]", param.symbol):
+            assert "<sub>" in row.label.value, (pid, param.symbol, row.label.value)
+        assert "…" not in row.label.value and "wb-nolabel" in ctl._dom_classes
+        assert row.label.layout.width and "wb-control-label" in row.label._dom_classes
+        assert ctl.description == text  # the control says it once, like control_label
+    from workbench.params import SEED
+
+    assert control_label(SEED) == "random seed"
+    assert control(SEED, 4, (0, 50)).description == "random seed"
+
+
+def test_named_doubled_labels_of_the_issue_are_gone():
+    from workbench.hierarchy.params import PARAMS as P5
+    from workbench.widgets import control_label
+
+    assert control_label(P5["gentle"]) == "gentle RED"
+    assert control_label(P5["overload"]) == "overloaded regime"
+
+
+def test_parse_number_accepts_a_decimal_comma_and_refuses_the_rest():
+    from workbench.widgets import parse_number
+
+    assert parse_number("1,5") == 1.5 and parse_number(" 1.5 ") == 1.5
+    assert parse_number("−2,25") == -2.25 and parse_number("2e-3") == 0.002
+    assert parse_number("4", integer=True) == 4 and parse_number("4,0", integer=True) == 4
+    for bad, why in (("1.000,5", "one decimal separator"), ("abc", "not a number"),
+                     ("nan", "finite"), ("", "type a number")):  # fmt: skip
+        with pytest.raises(ValueError, match=why):
+            parse_number(bad)
+    with pytest.raises(ValueError, match="whole number"):
+        parse_number("3,5", integer=True)
+
+
+def test_a_decimal_comma_typed_into_a_readout_sets_the_value_or_is_refused_visibly():
+    seen = []
+
+    def plot(x=1.0, n=3):
+        seen.append((x, n))
+        return _plot(n=n, scale=x)
+
+    view = interactive_figure(plot, x=(0.0, 5.0, 0.25, 1.0), n=(2, 10, 1, 3))
+    row = view.rows["x"]
+    assert view.controls["x"].readout is False and row.entry.value == "1"
+    row.type("1,5")
+    assert view.controls["x"].value == 1.5 and seen[-1] == (1.5, 3)
+    assert row.entry.value == "1.5" and row.note.value == ""
+    for bad, why in (
+        ("1,5,0", "one decimal separator"),
+        ("12", "outside"),
+        ("zwei", "not a number"),
+    ):
+        row.type(bad)
+        assert view.controls["x"].value == 1.5 and seen[-1] == (1.5, 3), bad
+        assert why in row.note.value and "wb-refused" in row.entry._dom_classes, bad
+    row.type("2")
+    assert view.controls["x"].value == 2.0 and row.note.value == ""
+    assert "wb-refused" not in row.entry._dom_classes
+    view.rows["n"].type("3,5")
+    assert view.controls["n"].value == 3 and "whole number" in view.rows["n"].note.value
+    view.controls["x"].value = 0.75  # a slider move rewrites the readout
+    assert row.entry.value == "0.75"
+
+
+def test_hidden_per_choice_controls_hide_their_whole_row():
+    view = interactive_figure(
+        lambda family, mu=None, alpha=None: _plot(),
+        family=["S-Exp", "Pareto"],
+        mu=(0.05, 5.0, 0.05, 0.2),
+        alpha=(1.05, 5.0, 0.05, 1.2),
+        visible={
+            "mu": lambda v: v["family"] == "S-Exp",
+            "alpha": lambda v: v["family"] == "Pareto",
+        },
+    )
+    assert view.rows["alpha"].layout.display == "none" and view.rows["mu"].layout.display is None
+    view.controls["family"].value = "Pareto"
+    assert view.rows["mu"].layout.display == "none" and view.rows["alpha"].layout.display is None
+
+
+def _view_units_missing(paper, view) -> list[str]:
+    """Controls of ``view`` whose parameter has a unit their label does not show."""
+    missing = []
+    for name, ctl in view.controls.items():
+        param = getattr(ctl, "wb_param", None) or paper.params.get(name)
+        if param is None or not param.unit:
+            continue
+        unit = f"[{param.unit}]"
+        from workbench.widgets import notation
+
+        if unit not in ctl.description or notation(unit) not in view.rows[name].label.value:
+            missing.append(f"{name}: {ctl.description!r} lacks {unit}")
+    return missing
+
+
+def test_every_view_control_label_shows_its_parameters_unit(monkeypatch):
+    """Browser-free: build every view of every paper without drawing, read its labels."""
+    from workbench.registry import PAPERS
+    from workbench.widgets import InteractiveFigure
+
+    monkeypatch.setattr(InteractiveFigure, "update", lambda self: None)
+    checked = 0
+    for pid, paper in PAPERS.items():
+        for vname, make in paper.views.items():
+            view = make()
+            if not isinstance(view, InteractiveFigure):
+                continue
+            assert not _view_units_missing(paper, view), (pid, vname)
+            checked += sum(1 for c in view.controls.values() if getattr(c, "wb_param", None))
+    assert checked > 50
+    # the check can fail: a control built from a bare spec drops the unit
+    view = interactive_figure(_plot, scale=(0.0, 5.0, 0.5, 1.0))
+    fake = type("Paper", (), {"params": {"scale": PAPERS["p4"].params["lam"]}})()
+    assert _view_units_missing(fake, view) == ["scale: 'scale' lacks [1/s]"]

@@ -70,6 +70,10 @@ class Param:
     length : (int, int) or None
         The value is a sequence with a length in this range (one value per center of a ring);
         each element is checked.
+    extra : tuple
+        Admissible values outside the range, each with a meaning the help states (θ = ∞:
+        the paper's no-offloading limit). Validation accepts them; fuzz tests do not count
+        them as invalid.
     help : str
         One sentence for the tooltip and the glossary.
     source : str
@@ -92,6 +96,7 @@ class Param:
     choices: tuple = ()
     pair: bool = False
     length: tuple | None = None
+    extra: tuple = ()
     help: str = ""
     source: str = "paper"
 
@@ -143,6 +148,8 @@ class Param:
         return self._check_one(value, func)
 
     def _check_one(self, value, func: str):
+        if self.extra and _is_extra(value, self.extra):
+            return float(value) if self.kind == "real" else value
         if self.kind == "real":
             return check_real(
                 value, self.name, func, self.low, self.high, self.low_open, self.high_open
@@ -163,6 +170,13 @@ class Param:
                 )
             return value
         return check_choice(value, self.name, func, self.choices)
+
+
+def _is_extra(value, extra: tuple) -> bool:
+    """``value`` is one of the declared extra values (bools are never numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return any(value == e for e in extra)
 
 
 SEED = Param("seed", "seed", "random seed", kind="seed", default=0, help="Same seed, same numbers.")

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 PALETTE = sns.color_palette("colorblind")
 POLICY_COLORS = {
@@ -18,6 +20,61 @@ POLICY_COLORS = {
     "optimal": PALETTE[3],
 }
 FORMULA_STYLE = {"exact": "-", "paper": "--"}
+MIN_LEGEND_PT = 10.0  # no legend text smaller than this (read on a projector)
+
+
+def _points(size) -> float:
+    """A font size (points, or a name such as ``"small"``) in points."""
+    return FontProperties(size=size).get_size_in_points()
+
+
+def readable_legend_kw(kw: dict, min_pt: float = MIN_LEGEND_PT) -> dict:
+    """Legend keywords with every font size raised to at least ``min_pt`` points.
+
+    Applies to ``fontsize``, ``title_fontsize`` and ``prop`` (a dict or a FontProperties);
+    sizes left unset follow the theme (11 pt legends, 12 pt titles).
+    """
+    kw = dict(kw)
+    for key in ("fontsize", "title_fontsize"):
+        if kw.get(key) is not None and _points(kw[key]) < min_pt:
+            kw[key] = min_pt
+    prop = kw.get("prop")
+    if isinstance(prop, dict) and prop.get("size") is not None and _points(prop["size"]) < min_pt:
+        kw["prop"] = {**prop, "size": min_pt}
+    elif isinstance(prop, FontProperties) and prop.get_size_in_points() < min_pt:
+        prop = prop.copy()
+        prop.set_size(min_pt)
+        kw["prop"] = prop
+    return kw
+
+
+class WorkbenchAxes(Axes):
+    """Axes whose legends are never smaller than :data:`MIN_LEGEND_PT` points."""
+
+    def legend(self, *args, **kwargs):
+        return super().legend(*args, **readable_legend_kw(kwargs))
+
+
+class WorkbenchFigure(Figure):
+    """The workbench's Figure: its axes (twins and insets too) are :class:`WorkbenchAxes`,
+    and its figure legends are never smaller than :data:`MIN_LEGEND_PT` points either."""
+
+    def add_subplot(self, *args, **kwargs):
+        if "projection" not in kwargs and "polar" not in kwargs:
+            kwargs.setdefault("axes_class", WorkbenchAxes)
+        return super().add_subplot(*args, **kwargs)
+
+    def add_axes(self, *args, **kwargs):
+        if (
+            "projection" not in kwargs
+            and "polar" not in kwargs
+            and not (args and isinstance(args[0], Axes))
+        ):
+            kwargs.setdefault("axes_class", WorkbenchAxes)
+        return super().add_axes(*args, **kwargs)
+
+    def legend(self, *args, **kwargs):
+        return super().legend(*args, **readable_legend_kw(kwargs))
 
 
 def _figure_png(fig: Figure) -> bytes:
@@ -77,13 +134,18 @@ def figure(
 ):
     """A themed figure with a grid of axes (squeezed like plt.subplots).
 
+    Legends drawn on it (``ax.legend``, ``fig.legend``, twins included) are at least
+    :data:`MIN_LEGEND_PT` points, whatever font size the caller asks for.
+
     ``fast=True`` (slider views) uses fixed margins instead of constrained layout, which
     costs about half of a redraw.
     """
     sns.set_theme(style="whitegrid", context="notebook", palette=PALETTE)
     # a bare Figure (not pyplot's): the notebook shows it once, when returned, and no
     # figure accumulates in pyplot's registry across slider moves
-    fig = Figure(figsize=(width * ncols, height * nrows), layout=None if fast else "constrained")
+    fig = WorkbenchFigure(
+        figsize=(width * ncols, height * nrows), layout=None if fast else "constrained"
+    )
     axes = fig.subplots(nrows, ncols, **kw)
     if fast:
         _fixed_margins(fig, ncols, nrows, width * ncols, height * nrows)

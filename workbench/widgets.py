@@ -18,6 +18,14 @@
 - **Latest only** (``background=True`` for slow views): the work runs in a thread; moves that
   arrive while it runs are not queued, only the last one is computed next.
 
+- **Labels in full**: each control sits in a :class:`ControlRow` whose label (symbol, meaning
+  and unit, from :func:`control_label`, notation rendered by :func:`notation`) wraps instead
+  of being cut with "…"; the help text is the tooltip.
+- **Typed values**: a slider's readout is a text box read by :func:`parse_number`, so "1,5"
+  sets 1.5; anything else (text, two separators, a value outside the range) is refused
+  visibly under the control and the value stays as it was.
+- **Legible images**: PNGs at :func:`view_dpi` (110 dpi, and at least 640 px wide).
+
 The view is a ``VBox`` with CSS class ``wb-interactive``; its figure is an ``<img>`` inside an
 element of class ``wb-figure`` (the browser tests find them by these classes).
 """
@@ -26,7 +34,9 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import numbers
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -42,20 +52,150 @@ from workbench.params import Param, Params
 
 __all__ = [
     "interactive_figure",
+    "InteractiveFigure",
+    "ControlRow",
     "make_control",
     "control",
     "exercise",
     "glossary",
     "table_html",
+    "view_dpi",
+    "notation",
+    "control_label",
+    "parse_number",
 ]
 
 _LAYOUT = w.Layout(width="430px")
 _STYLE = {"description_width": "190px"}
-# greys out a figure that no longer matches its controls (injected once per view)
+LABEL_WIDTH = "215px"  # a control's label wraps inside this width, never cut with "…"
+SLIDER_WIDTH = "175px"
+ENTRY_WIDTH = "72px"
+COLUMN_WIDTH = "480px"
+# greys out a figure that no longer matches its controls (injected once per view); the
+# control labels wrap (ipywidgets' own labels are one line cut with an ellipsis, so a view
+# draws its own label beside each control and hides the control's description)
 _STALE_CSS = (
     "<style>.wb-stale img{opacity:.35;filter:grayscale(1);}"
-    ".wb-figure img{max-width:100%;height:auto;}</style>"
+    ".wb-figure img{max-width:100%;height:auto;}"
+    ".wb-nolabel > .widget-label,.wb-nolabel > .jupyter-widget-label,"
+    ".wb-nolabel .widget-label-basic > span,.wb-nolabel .jupyter-widget-label-basic > span"
+    "{display:none!important}"
+    ".wb-control{align-items:center;}"
+    ".wb-control-label,.wb-control-label > .widget-html-content,"
+    ".wb-control-label > .jupyter-widget-html-content{height:auto!important;"
+    "line-height:1.25!important;white-space:normal!important;overflow:visible!important;}"
+    ".wb-control-label{text-align:right;padding-right:6px;}"
+    ".wb-refused input{border-color:#b00!important;color:#b00;}</style>"
 )
+
+# ------------------------------------------------------------------------------ labels
+
+_SUP = dict(
+    zip(
+        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+        strict=True,
+    )
+)
+_SUB = dict(
+    zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+)
+# base^X, base^{...}, base_x, base_{...}: the base is the token just before the mark; a
+# subscript needs a short base (≤ 3 characters: T_cl, λ_u, min_th) so that a snake_case word
+# of a sentence (cache_aware) is left alone
+_SCRIPT = re.compile(
+    r"(?P<base>[^\s\^_\[\]()/,;:|]+?)(?P<mark>[\^_])(?:\{(?P<braced>[^{}]+)\}"
+    r"|(?P<bare>[A-Za-z0-9′'*+−-]+))"
+)
+
+
+def notation(text: str, *, as_html: bool = True) -> str:
+    """Render the paper's ASCII notation: ``p^I`` → pᴵ, ``X^FF`` → X<sup>FF</sup>,
+    ``T_cl`` → T<sub>cl</sub>, ``λ_m`` → λ<sub>m</sub>, ``x^{n+1}`` → x<sup>n+1</sup>.
+
+    ``as_html=True`` (control labels): HTML with the rest escaped, ``<sup>``/``<sub>`` for the
+    scripts. ``as_html=False`` (tooltips, plain text): Unicode super- and subscript letters
+    where every character has one (p^I → pᴵ, λ_m → λₘ), else the notation is left as typed.
+    A subscript is only read after a base of at most three characters (``T_cl``, ``min_th``),
+    so snake_case words in a sentence (``cache_aware``) stay as they are.
+    """
+    out = []
+    pos = 0
+    for m in _SCRIPT.finditer(text):
+        base, mark = m.group("base"), m.group("mark")
+        script = m.group("braced") or m.group("bare")
+        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
+        if mark == "_" and (word is None or len(word.group()) > 3):
+            continue
+        out.append(_escape(text[pos : m.start()], as_html))
+        out.append(_escape(base, as_html))
+        table = _SUP if mark == "^" else _SUB
+        if as_html:
+            tag = "sup" if mark == "^" else "sub"
+            out.append(f"<{tag}>{html.escape(script)}</{tag}>")
+        elif all(c in table for c in script):
+            out.append("".join(table[c] for c in script))
+        else:
+            out.append(m.group(0)[len(base) :])
+        pos = m.end()
+    out.append(_escape(text[pos:], as_html))
+    return "".join(out)
+
+
+def _escape(text: str, as_html: bool) -> str:
+    return html.escape(text, quote=False) if as_html else text
+
+
+def control_label(param: Param) -> str:
+    """``symbol meaning [unit]`` without saying a name twice.
+
+    A symbol that is a plain word already in the meaning is dropped: ``seed`` "random seed"
+    reads "random seed", ``gentle`` "gentle RED" reads "gentle RED" (not "gentle gentle RED").
+    """
+    unit = f" [{param.unit}]" if param.unit else ""
+    symbol, meaning = param.symbol.strip(), param.meaning.strip()
+    if _said_in(symbol, meaning):
+        return f"{meaning}{unit}"
+    return f"{symbol} {meaning}{unit}".strip()
+
+
+def _said_in(symbol: str, meaning: str) -> bool:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", symbol):
+        return False  # a mathematical symbol (λ, T_cl, n_slots) is not a word of the meaning
+    words = re.findall(r"[A-Za-z-]+", meaning.lower())
+    return any(word.startswith(symbol.lower()) for word in words)
+
+
+# ------------------------------------------------------------------------------ numbers
+
+
+def parse_number(text: str, *, integer: bool = False):
+    """A number typed by a student: ``"1,5"`` and ``"1.5"`` are both 1.5.
+
+    Accepts a decimal point or a single decimal comma, a leading ``−`` (Unicode minus),
+    spaces and exponents (``2e-3``). Raises ``ValueError`` with a sentence to show for
+    anything else: two separators (``"1.000,5"``), a thousands separator in an integer,
+    text, ``nan`` or ``inf``, a fraction where an integer is needed.
+    """
+    raw = str(text)
+    t = re.sub(r"[\s\u00a0\u202f\u2009]", "", raw).replace("−", "-")
+    if not t:
+        raise ValueError("type a number")
+    if "," in t:
+        if t.count(",") > 1 or "." in t:
+            raise ValueError(f"“{raw}” is not a number: use one decimal separator (1.5 or 1,5)")
+        t = t.replace(",", ".")
+    try:
+        value = float(t)
+    except ValueError:
+        raise ValueError(f"“{raw}” is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"“{raw}” is not a finite number")
+    if integer:
+        if value != int(value):
+            raise ValueError(f"“{raw}” is not a whole number")
+        return int(value)
+    return value
 
 
 def control(param: Param, value=None, span: tuple | None = None) -> w.ValueWidget:
@@ -79,8 +219,9 @@ def control(param: Param, value=None, span: tuple | None = None) -> w.ValueWidge
         else:
             step = param.step or (hi - lo) / 100
             ctl = w.FloatSlider(min=lo, max=hi, step=step, value=value, readout_format=".3g")
-    ctl.description = param.label
-    ctl.tooltip = param.help or param.label
+    ctl.description = control_label(param)
+    ctl.tooltip = notation(param.help or ctl.description, as_html=False)
+    ctl.wb_param = param  # the parameter behind the control (label and unit checks)
     return _style(ctl)
 
 
@@ -132,8 +273,21 @@ def make_control(name: str, spec) -> w.ValueWidget:
     return _style(ctl)
 
 
-def _render_png(fig, dpi: int = 90) -> bytes:
+VIEW_DPI = 110  # 10 pt is 15 px on screen: legible on a projector
+MIN_VIEW_WIDTH_PX = 640  # a small figure (a 3.6-inch diagram) is rendered finer, not tiny
+
+
+def view_dpi(fig) -> float:
+    """Resolution of a view's PNG: :data:`VIEW_DPI`, more for a figure narrower than
+    :data:`MIN_VIEW_WIDTH_PX` pixels at that resolution (the page shows PNGs at their size)."""
+    return max(VIEW_DPI, MIN_VIEW_WIDTH_PX / fig.get_figwidth())
+
+
+def _render_png(fig, dpi: float | None = None) -> bytes:
     """PNG bytes of a figure, without the inline backend's costly tight bounding box.
+
+    ``dpi`` defaults to :func:`view_dpi` (the same for every move of a view, so a figure
+    updated in place keeps its renderer).
 
     Tick labels and legends are most of a redraw; unhinted glyphs render about 15% faster
     and look the same at screen resolution. zlib level 1 saves 3-4 ms a move at about the
@@ -146,10 +300,103 @@ def _render_png(fig, dpi: int = 90) -> bytes:
     """
     if type(fig.canvas) is FigureCanvasBase:
         FigureCanvasAgg(fig)
+    dpi = view_dpi(fig) if dpi is None else dpi
     buf = io.BytesIO()
     with matplotlib.rc_context({"text.hinting": "none"}):
         fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
+
+
+class ControlRow(w.VBox):
+    """One control as a student reads it: its label in full, the control, a typed readout.
+
+    - the label (``symbol meaning [unit]``, notation rendered by :func:`notation`) wraps in
+      :data:`LABEL_WIDTH` instead of being cut with "…"; the help text is its tooltip;
+    - a slider's readout is a text box read by :func:`parse_number`: "1,5" sets 1.5; text
+      that is no number, or a number outside the slider's range, is refused visibly (red box,
+      a sentence under it) and the value is left as it was.
+    """
+
+    def __init__(self, name: str, ctl: w.ValueWidget):
+        self.name = name
+        self.control = ctl
+        text = ctl.description or name
+        self.label = w.HTML(
+            value=notation(text), layout=w.Layout(width=LABEL_WIDTH, min_width=LABEL_WIDTH)
+        )
+        self.label.add_class("wb-control-label")
+        self.label.tooltip = ctl.tooltip or notation(text, as_html=False)
+        ctl.add_class("wb-nolabel")
+        ctl.style.description_width = "0px"
+        self.entry = None
+        self.note = w.HTML(value="")
+        parts = [self.label, ctl]
+        if isinstance(ctl, (w.IntSlider, w.FloatSlider)):
+            ctl.readout = False
+            ctl.layout.width = SLIDER_WIDTH
+            self.entry = w.Text(
+                value=self._format(ctl.value),
+                continuous_update=False,
+                layout=w.Layout(width=ENTRY_WIDTH),
+            )
+            self.entry.add_class("wb-readout")
+            self.entry.tooltip = "type a value (1.5 or 1,5) and press Enter"
+            parts.append(self.entry)
+            ctl.observe(self._show_value, names="value")
+            self.entry.observe(self._typed, names="value")
+        else:
+            ctl.layout.width = "auto"
+        line = w.HBox(parts)
+        line.add_class("wb-control")
+        super().__init__(children=[line, self.note], layout=w.Layout(width=COLUMN_WIDTH))
+        self._syncing = False
+
+    def _format(self, value) -> str:
+        if isinstance(self.control, w.IntSlider):
+            return str(int(value))
+        fmt = getattr(self.control, "readout_format", ".3g") or ".3g"
+        return format(value, fmt)
+
+    def _show_value(self, change) -> None:
+        self._syncing = True
+        try:
+            self.entry.value = self._format(change["new"])
+        finally:
+            self._syncing = False
+        self._refuse("")
+
+    def _refuse(self, why: str) -> None:
+        if why:
+            self.entry.add_class("wb-refused")
+            self.note.value = f"<small style='color:#b00'>{html.escape(why)}</small>"
+        else:
+            self.entry.remove_class("wb-refused")
+            self.note.value = ""
+
+    def _typed(self, change) -> None:
+        if self._syncing:
+            return
+        ctl = self.control
+        try:
+            value = parse_number(change["new"], integer=isinstance(ctl, w.IntSlider))
+        except ValueError as err:
+            self._refuse(f"{err}; the value stays {self._format(ctl.value)}.")
+            return
+        if not ctl.min <= value <= ctl.max:
+            self._refuse(
+                f"{self._format(value)} is outside this control's range "
+                f"{self._format(ctl.min)} … {self._format(ctl.max)}; "
+                f"the value stays {self._format(ctl.value)}."
+            )
+            return
+        if value == ctl.value:
+            self._show_value({"new": ctl.value})  # normalise the text ("1,50" -> "1.5")
+        else:
+            ctl.value = value  # its observer rewrites the text and clears any refusal
+
+    def type(self, text: str) -> None:
+        """Type ``text`` into the readout and press Enter (tests, scripts)."""
+        self.entry.value = text
 
 
 class InteractiveFigure(w.VBox):
@@ -183,10 +430,12 @@ class InteractiveFigure(w.VBox):
         self.latencies_ms: list[float] = []
         self.errors: list[str] = []
         self.drawn_values: dict | None = None
+        self.figure = None  # the last figure drawn (the layout check and tests read it)
         header = [w.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+        self.rows = {name: ControlRow(name, ctl) for name, ctl in self.controls.items()}
         grid = w.GridBox(
-            list(self.controls.values()),
-            layout=w.Layout(grid_template_columns="repeat(2, 450px)"),
+            list(self.rows.values()),
+            layout=w.Layout(grid_template_columns=f"repeat(2, {COLUMN_WIDTH})"),
         )
         super().__init__(children=[w.HTML(_STALE_CSS), *header, grid, self.status, self.output])
         self.add_class("wb-interactive")
@@ -227,8 +476,9 @@ class InteractiveFigure(w.VBox):
                         ctl.min = lo
                         ctl.max = hi
             for name in self._visible:
-                ctl = self.controls[name]
-                ctl.layout.display = None if self._shown(name) else "none"
+                display = None if self._shown(name) else "none"
+                self.controls[name].layout.display = display
+                self.rows[name].layout.display = display
         finally:
             self._adjusting = False
 
@@ -286,6 +536,7 @@ class InteractiveFigure(w.VBox):
         if self._background and self._pending is not None:
             return  # newer values are waiting: do not show a figure that is already old
         self.image.value = png
+        self.figure = fig
         self.drawn_values = values
         ms = 1e3 * (time.perf_counter() - t0)
         self.latencies_ms.append(ms)

@@ -309,7 +309,7 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     ax.set_xlabel("scale N")
     ax.set_ylabel("blocking probability β")
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="lower left")
+    _legend_outside(ax, fontsize=7)  # inside, it hid the β₂(∞) line
     ax = axes[1]
     for i, color in ((1, "C0"), (2, "C1")):
         err = frame[f"error{i}"].abs()
@@ -418,6 +418,8 @@ def plot_regime_map(
         f"Regimes of the limit: p = {_pair(p, '.2f')}, c = {_pair(c)}, μ = {_pair(mu)}",
         fontsize=9,
     )
+    if fast:  # fixed margins: room on the right for the legend
+        fig.subplots_adjust(right=0.6)
     return fig
 
 
@@ -482,7 +484,8 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
 def plot_ring(frame: pd.DataFrame, fast=False):
     """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction."""
     names = list(dict.fromkeys(frame["scenario"]))
-    fig, axes = figure(ncols=len(names), width=3.6, height=3.4, fast=fast, squeeze=False)
+    fig, axes = figure(ncols=len(names), width=max(3.6, 6.4 / len(names)), height=3.4, fast=fast,
+                       squeeze=False)  # fmt: skip
     for ax, name in zip(axes[0], names, strict=True):
         sub = frame[frame.scenario == name]
         ci_errorbar(
@@ -516,7 +519,7 @@ def plot_ring(frame: pd.DataFrame, fast=False):
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("center j (λⱼ per unit N)")
         ax.set_ylabel("βⱼ (requests of center j lost)")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, 1.15 * ax.get_ylim()[1])  # room above the points for the "n/a" marks
     handles, labels = axes[0][0].get_legend_handles_labels()
     if not frame["stationary"].all():
         legend = unstable_legend(axes[0][0])
@@ -556,8 +559,8 @@ def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
     axes[1].plot(fair.p1, fair.p2, "k*", ms=14, label="max-min fair", zorder=5, clip_on=False)
     for ax in axes:
         ax.set_xlabel("p₁ forwarding probability of class 1")
-        ax.set_ylabel("p₂ forwarding probability of class 2")
-        ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.01), framealpha=0.9)
+        ax.set_ylabel("p₂ forwarding probability\nof class 2")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     axes[0].set_title("total loss", fontsize=9, loc="right")
     axes[1].set_title("who pays (black line: β₁ = β₂)", fontsize=9, loc="right")
     if {"lam1", "C1"} <= set(frame.columns):

@@ -49,7 +49,14 @@ What the workbench finds (see ``data/claims/p1.csv`` and the notebook):
   the own processing time brings the model within 2% of the simulation in every case of
   the agreement table, the overloaded layer included;
 - the paper's partial-fraction route for P_j loses every digit as μ' → μ; the workbench
-  uses uniformisation (a sum of positive terms), exact at μ = μ'.
+  uses uniformisation (a sum of positive terms), exact at μ = μ';
+- q changes no delay of the model: the server is work-conserving and the work memoryless,
+  so P_j and W̄ are the same for every q (closed form); q only moves the counts E n, E n';
+- the paper's load-variance statement holds in the workbench's ring of ten fog nodes: with
+  the same total load, fog-to-fog offloading gains about 0.3% when every node is offered
+  ρ = 0.94 and about 4% when the nodes alternate between ρ = 0.29 and 1.58 (it also gains
+  about 4% when every node is lightly loaded, where the paper calls it unnecessary: at
+  θ = 20 ms one Heavy request in service already refuses arrivals).
 - one θ per fog node (``tuning``: coordinate descent on simulated delay with common random
   numbers, re-measured on fresh seeds) buys nothing over the best uniform θ (10 ms) at
   load 1.2: it moves one quiet node of ten to 15 ms, +0.003 ms on fresh seeds (paired 95%
@@ -65,20 +72,27 @@ one cloud with 8 units. Links: IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.
 30 ms (Heavy), the cloud 20 times faster; requests 2 KB and 100 KB, responses the same
 size. θ = 20 ms, e_M = 1, α = 0.5, T_a = 50 ms; the queue is FIFO at q = 0.5 (as the paper
 says) and class-weighted otherwise; cloud units take requests uniformly at random (as the
-model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up.
+model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up. Readings of
+a silent text are parameters with the paper's words in their help: ``ewma_period`` (the
+EWMA at every departure, the default, or "periodically") and ``cloud_sojourn`` (one H̄_k per
+cloud server, H̄_k = Δ̄_k as the paper writes, the default, or per type). Every simulation
+runs the shared output analysis on each request's delay (``overload="raise"`` refuses a run
+that is not a steady state; a fog node keeping every request is checked with the load its
+neighbours forward to it).
 
 Modules: ``params`` (PARAMS), ``model`` (chain, P_j, network model), ``scenario`` (graphs,
-files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate),
-``figures``, ``claims``, ``views`` (ipywidgets; not imported here).
+files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the
+shared output analysis: each request's delay is tested for a steady state), ``figures``,
+``claims``, ``views`` (ipywidgets; not imported here). ``analyze`` returns a
+``model.NetworkAnalysis``, ``solve_chain`` a ``model.ChainSolution``.
 """
 
 from workbench.fog.model import (
-    ChainSolution,
-    NetworkAnalysis,
     accept_probability,
     analyze,
     erlang_sum_cdf,
     erlang_sum_cdf_partial_fractions,
+    fog_loads,
     mean_in_system,
     mean_work,
     pollaczek_khinchine,
@@ -88,7 +102,6 @@ from workbench.fog.model import (
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     ScenarioError,
-    compile_scenario,
     default_scenario,
     geometric_scenario,
     grid_scenario,
@@ -96,22 +109,22 @@ from workbench.fog.scenario import (
     ring_scenario,
     save_scenario,
     validate,
+    with_fog_delay,
     with_traffic,
 )
-from workbench.fog.simulation import run_once, simulate
+from workbench.fog.simulation import run_once, simulate, simulate_to_precision
 from workbench.fog.tuning import compare_thetas, tune_theta_per_node
 
 __all__ = [
     "PARAMS",
-    "ChainSolution",
-    "NetworkAnalysis",
     "ScenarioError",
     "accept_probability",
     "analyze",
-    "compile_scenario",
+    "compare_thetas",
     "default_scenario",
     "erlang_sum_cdf",
     "erlang_sum_cdf_partial_fractions",
+    "fog_loads",
     "geometric_scenario",
     "grid_scenario",
     "load_scenario",
@@ -123,9 +136,10 @@ __all__ = [
     "run_once",
     "save_scenario",
     "simulate",
+    "simulate_to_precision",
     "solve_chain",
-    "compare_thetas",
     "tune_theta_per_node",
     "validate",
+    "with_fog_delay",
     "with_traffic",
 ]

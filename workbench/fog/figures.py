@@ -31,11 +31,11 @@ from workbench.fog.scenario import (
     with_fog_delay,
     with_traffic,
 )
-from workbench.fog.simulation import WARMUP_FRACTION, run_once
+from workbench.fog.simulation import WARMUP_FRACTION, run_once, simulate
 from workbench.fog.tuning import THETA_GRID
-from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
-from workbench.stats import t_interval
-from workbench.sweep import sweep
+from workbench.output_analysis import detect
+from workbench.plots import PALETTE, UNSTABLE_LABEL, FigureSpec, ci_errorbar, figure
+from workbench.validation import ParameterError
 
 __all__ = ["FIGURES", "study_frame", "plot_study", "network_frame", "plot_network"]
 
@@ -64,24 +64,44 @@ def _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
 
 def simulated_point(
     *, scenario_seed=0, load=1.0, light_fraction=0.75, p_iot=0.1, policy="offload",
-    theta=0.02, e_max=1, mode="distributed", announce_period=0.05, n_requests=20_000, seed=0,
-    fog_delay=None,
+    theta=0.02, e_max=1, mode="distributed", announce_period=0.05, n_requests=20_000,
+    replications=3, seed=0, fog_delay=None,
 ):  # fmt: skip
-    """One replication's mean service delay (after the warm-up) at one study point [s]."""
+    """The simulated mean service delay at one study point, with its interval and verdict.
+
+    Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
+    (a fog node that keeps every request at ρ ≥ 1, or a run the output analysis finds
+    non-stationary) comes back with ``stationary=False`` and is drawn hollow, never dropped.
+    Returns ``delay``, ``ci_low``, ``ci_high`` [s], ``share_fog``, ``stationary``, ``note``.
+    """
     g = _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
-    run = run_once(
-        g, theta=theta, e_max=e_max, mode=mode, policy=policy,
-        announce_period=announce_period, n_requests=n_requests, seed=seed,
-    )  # fmt: skip
-    rec = run.records.iloc[int(WARMUP_FRACTION * n_requests) :]
-    return {"delay": float(rec["delay"].mean()), "share_fog": float((rec["tier"] == "fog").mean())}
+    try:
+        res = simulate(
+            g, theta=theta, e_max=e_max, mode=mode, policy=policy,
+            announce_period=announce_period, n_requests=n_requests, replications=replications,
+            seed=seed, overload="transient",
+        )  # fmt: skip
+    except ParameterError as err:  # e.g. a cloud that every fog request would overload
+        nan = math.nan
+        return dict(delay=nan, ci_low=nan, ci_high=nan, share_fog=nan, stationary=False,
+                    note=str(err))  # fmt: skip
+    return dict(
+        delay=res.estimate,
+        ci_low=res.ci_low,
+        ci_high=res.ci_high,
+        share_fog=float(res["share_fog"]),
+        stationary=bool(res.stationary),
+        note=res.stationarity.note,
+    )
 
 
 def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=0):
     """Analytic (paper's eq. 6 and corrected) and simulated delay along one axis.
 
     Rows: ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
-    "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms).
+    "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
+    analysis's verdict on the simulated point; model rows: the model has a steady state)
+    and ``note``.
     """
     fixed = dict(fixed or {})
     settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
@@ -99,34 +119,52 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
                         g, theta=point["theta"], e_max=point["e_max"], policy=policy,
                         own_processing=own,
                     ).mean_delay  # fmt: skip
-                except ValueError:  # unstable under this policy: no point
+                except ValueError:  # unstable under this policy: no steady state, no line
                     d = math.nan
                 rows.append(dict(axis=axis, x=x, policy=policy, source=label, delay=1e3 * d,
-                                 ci_low=math.nan, ci_high=math.nan))  # fmt: skip
-    grid = {axis: list(values), "policy": list(policies)}
-    sim_fixed = {k: v for k, v in settings.items() if k not in (axis, "q", "alpha")}
-    sim_fixed["n_requests"] = n_requests
-    try_points = sweep(
-        _safe_point, grid, fixed=sim_fixed, replications=reps, base_seed=seed, n_workers=1,
-        progress=False,
-    )  # fmt: skip
-    for (x, policy), grp in try_points.groupby([axis, "policy"], sort=False):
-        d = grp["delay"].to_numpy(dtype=float)
-        if np.all(np.isfinite(d)):
-            lo, hi = t_interval(d)
-            mean = d.mean()
-        else:
-            mean = lo = hi = math.nan
-        rows.append(dict(axis=axis, x=x, policy=policy, source="simulation", delay=1e3 * mean,
-                         ci_low=1e3 * lo, ci_high=1e3 * hi))  # fmt: skip
+                                 ci_low=math.nan, ci_high=math.nan,
+                                 stationary=bool(math.isfinite(d)), note=""))  # fmt: skip
+        for k, policy in enumerate(policies):
+            sim_kw = {key: point[key] for key in ("load", "light_fraction", "p_iot", "theta",
+                                                  "e_max", "mode", "announce_period",
+                                                  "fog_delay")}  # fmt: skip
+            sim = simulated_point(policy=policy, n_requests=n_requests, replications=reps,
+                                  seed=seed + 1000 * k + values.index(x), **sim_kw)  # fmt: skip
+            rows.append(dict(axis=axis, x=x, policy=policy, source="simulation",
+                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
+                             ci_high=1e3 * sim["ci_high"], stationary=sim["stationary"],
+                             note=sim["note"]))  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def _safe_point(**kw):
-    try:
-        return simulated_point(**kw)
-    except ValueError:  # unstable baseline at this point: reported as a gap
-        return {"delay": math.nan, "share_fog": math.nan}
+def _clip_transients(ax, frame):
+    """Scale the y axis to the steady-state numbers; name the transient points above it.
+
+    A non-stationary point's delay grows with the run (seconds where the rest are tens of
+    ms): it stays on the plot, hollow, but one far above would flatten every curve, so it
+    is drawn at the top edge with its value written next to it.
+    """
+    sim = frame[frame["source"] == "simulation"]
+    steady = sim[sim["stationary"].astype(bool)]
+    model = frame.loc[frame["source"] != "simulation", "delay"].to_numpy(float)
+    values = np.concatenate([steady["ci_high"].to_numpy(float), model])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return
+    top = 1.2 * float(values.max())
+    ax.set_ylim(0, top)
+    far = sim[~sim["stationary"].astype(bool) & (sim["delay"] > top)]
+    for _, row in far.iterrows():
+        color = POLICY_COLORS.get(row["policy"], "0.3")
+        ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
+        ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
+                    textcoords="offset points", fontsize=6, color=color)  # fmt: skip
+
+
+def _mark_unstable(ax, frame):
+    """A legend entry for hollow markers when some simulated point is not stationary."""
+    if "stationary" in frame and not frame["stationary"].astype(bool).all():
+        ax.plot([], [], "o", mfc="none", color="0.3", ls="", label=UNSTABLE_LABEL)
 
 
 def plot_study(frame, title=""):
@@ -137,6 +175,7 @@ def plot_study(frame, title=""):
         color = POLICY_COLORS[policy]
         sim = grp[grp["source"] == "simulation"]
         ci_errorbar(ax, sim["x"], sim["delay"], sim["ci_low"], sim["ci_high"], color=color,
+                    stationary=sim["stationary"].to_numpy(bool),
                     label=f"{POLICY_LABELS[policy]}: simulation")  # fmt: skip
         corr = grp[grp["source"] == "model (+1/μ)"]
         ax.plot(corr["x"], corr["delay"], "-", color=color, lw=1.3)
@@ -145,15 +184,16 @@ def plot_study(frame, title=""):
             ax.plot(paper["x"], paper["delay"], "--", color=color, lw=1.3,
                     label="offloading: model as in eq. 6")  # fmt: skip
     ax.plot([], [], "-", color="0.3", label="model with own processing (+1/μ)")
+    _mark_unstable(ax, frame[frame["source"] == "simulation"])
     label = PARAMS[axis].axis_label if axis in PARAMS else axis
     ax.set_xlabel(label)
     ax.set_ylabel("mean service delay [ms]")
-    ax.set_ylim(bottom=0)
+    _clip_transients(ax, frame)
     ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
                  fontsize=10)  # fmt: skip
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.text(0.01, 0.005, "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-             fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel("default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
+                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
     return fig
 
 
@@ -211,9 +251,13 @@ def network_frame(
     nodes, edges = _layout(scenario_seed)
     nodes = nodes.assign(utilisation=nodes["name"].map(util).astype(float), x1=math.nan,
                          y1=math.nan)  # fmt: skip
-    rec = run.records.iloc[int(WARMUP_FRACTION * n_requests) :]
+    warmup = int(WARMUP_FRACTION * n_requests)
+    rec = run.records.iloc[warmup:]
+    verdict = detect([run.records["delay"].to_numpy()], warmup=warmup, unit="s", label="delay")
     nodes["mean_delay"] = float(rec["delay"].mean())
     nodes["share_fog"] = float((rec["tier"] == "fog").mean())
+    nodes["stationary"] = verdict.stationary
+    nodes["note"] = verdict.note
     return pd.concat([nodes, edges.assign(utilisation=math.nan)], ignore_index=True)
 
 
@@ -449,17 +493,15 @@ def period_frame(quick=False):
     """Beyond the paper: delay vs announcement period for distributed, central, oracle."""
     periods = [0.01, 0.1, 1.0] if quick else [0.005, 0.02, 0.05, 0.1, 0.3, 1.0, 3.0]
     n, reps = (6_000, 3) if quick else (40_000, 8)
-    out = sweep(
-        _safe_point, {"announce_period": periods, "mode": ["distributed", "central", "oracle"]},
-        fixed=dict(theta=0.04, e_max=2, n_requests=n), replications=reps, base_seed=7,
-        n_workers=1, progress=False,
-    )  # fmt: skip
     rows = []
-    for (period, mode), grp in out.groupby(["announce_period", "mode"], sort=False):
-        d = grp["delay"].to_numpy(dtype=float)
-        lo, hi = t_interval(d)
-        rows.append(dict(x=period, mode=mode, delay=1e3 * d.mean(), ci_low=1e3 * lo,
-                         ci_high=1e3 * hi))  # fmt: skip
+    for k, mode in enumerate(["distributed", "central", "oracle"]):
+        for i, period in enumerate(periods):
+            sim = simulated_point(theta=0.04, e_max=2, mode=mode, announce_period=period,
+                                  n_requests=n, replications=reps,
+                                  seed=7 + 100 * k + i)  # fmt: skip
+            rows.append(dict(x=period, mode=mode, delay=1e3 * sim["delay"],
+                             ci_low=1e3 * sim["ci_low"], ci_high=1e3 * sim["ci_high"],
+                             stationary=sim["stationary"], note=sim["note"]))  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -467,7 +509,8 @@ def plot_period(frame):
     fig, ax = figure(width=6.4, height=4.0)
     for k, (mode, grp) in enumerate(frame.groupby("mode", sort=False)):
         ci_errorbar(ax, grp["x"], grp["delay"], grp["ci_low"], grp["ci_high"], color=PALETTE[k],
-                    label=mode, fmt="o-")  # fmt: skip
+                    label=mode, fmt="o-", stationary=grp["stationary"].to_numpy(bool))  # fmt: skip
+    _mark_unstable(ax, frame)
     ax.set_xscale("log")
     ax.set_xlabel(PARAMS["announce_period"].axis_label)
     ax.set_ylabel("mean service delay [ms]")
@@ -505,16 +548,16 @@ def best_theta_frame(quick=False):
             for label, res in (("model (eq. 6)", first), ("model (+1/μ)", corrected)):
                 rows.append(dict(load=load, theta=theta, source=label,
                                  delay=1e3 * res.mean_delay, ci_low=math.nan,
-                                 ci_high=math.nan))  # fmt: skip
-    sims = sweep(
-        _safe_point, {"load": loads, "theta": thetas}, fixed=dict(e_max=1, n_requests=n),
-        replications=reps, base_seed=17, n_workers=1, progress=False,
-    )  # fmt: skip
-    for (load, theta), grp in sims.groupby(["load", "theta"], sort=False):
-        d = grp["delay"].to_numpy(dtype=float)
-        lo, hi = t_interval(d)
-        rows.append(dict(load=load, theta=theta, source="simulation", delay=1e3 * d.mean(),
-                         ci_low=1e3 * lo, ci_high=1e3 * hi))  # fmt: skip
+                                 ci_high=math.nan, stationary=True))  # fmt: skip
+    for i, load in enumerate(loads):
+        for theta in thetas:
+            # the same seed at every θ of a load: common random numbers for the argmin
+            sim = simulated_point(load=load, theta=theta, e_max=1, n_requests=n,
+                                  replications=reps, seed=17 + 100 * i)  # fmt: skip
+            rows.append(dict(load=load, theta=theta, source="simulation",
+                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
+                             ci_high=1e3 * sim["ci_high"],
+                             stationary=sim["stationary"]))  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -548,8 +591,8 @@ def plot_best_theta(frame):
     ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
     ax1.set_title("What tuning θ to the load saves", fontsize=10)
     ax1.set_ylim(bottom=0)
-    fig.text(0.01, 0.005, "default scenario seed 0, e_M = 1; simulation: means over replications",
-             fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel("default scenario seed 0, e_M = 1; simulation: means over replications",
+                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
     return fig
 
 
@@ -725,4 +768,52 @@ FIGURES["best_theta_per_node"] = FigureSpec(
     plot=plot_best_theta_per_node,
     caption="Beyond the paper: one θ per fog node, tuned by simulation (common random numbers) "
     "and by the model, re-measured on fresh seeds against θ = 20 ms and the best uniform θ.",
+)
+
+
+# ---------------------------------------------------------- load variance (Sec. III-B)
+
+
+def load_variance_frame(quick=False):
+    """Offloading's gain with the same total load spread evenly and unevenly (see claims).
+
+    One row per spread: delays [ms] without (e_M = 0) and with (e_M = 1) fog-to-fog
+    offloading at θ = 20 ms, the relative ``gain``, the fog shares and ``stationary``.
+    """
+    from workbench.fog.claims import load_variance_gains
+
+    frame = load_variance_gains(quick).copy()
+    frame["delay_no_forward"] *= 1e3
+    frame["delay_forward"] *= 1e3
+    return frame
+
+
+def plot_load_variance(frame):
+    fig, ax = figure(width=6.0, height=3.6)
+    x = np.arange(len(frame))
+    for shift, col, label, color in ((-0.2, "delay_no_forward", "e_M = 0 (busy node → cloud)",
+                                      PALETTE[7]),
+                                     (0.2, "delay_forward", "e_M = 1 (offload to a neighbour)",
+                                      PALETTE[0])):  # fmt: skip
+        fill = [color if s else "none" for s in frame["stationary"]]
+        ax.bar(x + shift, frame[col], width=0.38, color=fill, edgecolor=color, label=label)
+    for i, row in frame.reset_index(drop=True).iterrows():
+        ax.annotate(f"gain {row['gain']:+.1%}", (i, max(row["delay_no_forward"],
+                    row["delay_forward"])), textcoords="offset points", xytext=(0, 4),
+                    ha="center", fontsize=8)  # fmt: skip
+    ax.set_xticks(x, ["every node ρ = 0.94" if s == "even" else "ρ = 0.29 / 1.58 alternately"
+                      for s in frame["spread"]])  # fmt: skip
+    ax.set_ylabel("mean service delay [ms]")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Same total load, spread evenly or not (ring of 10 fog nodes, θ = 20 ms)",
+                 fontsize=9)  # fmt: skip
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+FIGURES["load_variance"] = FigureSpec(
+    frame=load_variance_frame,
+    plot=plot_load_variance,
+    caption="Offloading helps when the load varies across fog nodes, not when all are busy "
+    "(Sec. III-B): the same total load spread evenly or unevenly.",
 )

@@ -56,8 +56,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy import special, stats
 
-from workbench.fog.params import MAX_CHAIN_STATES, PARAMS
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.fog.params import MAX_CHAIN_STATES, PARAMS, check_count
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 __all__ = [
     "ChainSolution",
@@ -70,6 +70,7 @@ __all__ = [
     "ps_closed_form",
     "NetworkAnalysis",
     "analyze",
+    "fog_loads",
     "pollaczek_khinchine",
 ]
 
@@ -296,6 +297,7 @@ def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> C
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (transition rates and Q).
     """
+    tol = PARAMS["tol"].check(tol, "solve_chain")
     v, rho = _check_rates("solve_chain", lam_light, lam_heavy, mu_light, mu_heavy, q, tol=tol)
     return _chain(
         v["lam_light"],
@@ -337,12 +339,18 @@ def mean_work(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
     The paper's W̄_j: the expected processing time of everything in the node, used in eq. 6
     as the time an accepted request spends there.
 
+    W̄ does not depend on q. The server is work-conserving and, given (n, n'), the remaining
+    processing of every request in the node is Exp(μ) or Exp(μ') whatever the order (memoryless
+    service), so the work in the node evolves as in any M/G/1 queue with this
+    hyperexponential service: W̄ = (λ/μ² + λ'/μ'²)/(1 − ρ) (Pollaczek–Khinchine) for every q.
+    What q changes is how that work is split into counts: :func:`mean_in_system`.
+
     Parameters
     ----------
     lam_light, lam_heavy, mu_light, mu_heavy : float
         λ, λ', μ, μ' [1/s].
     q : float, default 0.5
-        Fairness parameter of the chain.
+        Fairness parameter of the chain (validated; W̄ does not depend on it).
 
     Returns
     -------
@@ -359,22 +367,17 @@ def mean_work(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (W̄_j).
     """
     v, rho = _check_rates("mean_work", lam_light, lam_heavy, mu_light, mu_heavy, q)
-    sol = _chain(
-        v["lam_light"],
-        v["lam_heavy"],
-        v["mu_light"],
-        v["mu_heavy"],
-        v["q"],
-        1e-12,
-        rho,
-        "mean_work",
-    )
-    n, m = np.indices(sol.prob.shape)
-    return float(np.sum((n / v["mu_light"] + m / v["mu_heavy"]) * sol.prob))
+    mu, mu2 = v["mu_light"], v["mu_heavy"]
+    return float((v["lam_light"] / mu**2 + v["lam_heavy"] / mu2**2) / (1 - rho))
 
 
 def mean_in_system(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> tuple[float, float]:
     """Mean numbers of Light and Heavy requests in a fog node, (E n, E n').
+
+    This is what q changes: q near 1 serves Light requests first, so fewer Light and more
+    Heavy requests wait (E n falls, E n' rises), while the work E n/μ + E n'/μ' = W̄, the
+    acceptance P_j and therefore every delay of the model stay the same. At q = 0.5,
+    E n = ρ₁/(1−ρ) and E n' = ρ₂/(1−ρ); otherwise the (n, n') chain is solved numerically.
 
     References
     ----------
@@ -396,70 +399,6 @@ def mean_in_system(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> tuple[flo
 
 
 # ------------------------------------------------------------ sums of two Erlang laws
-
-
-def _poisson_at_least(m, x):
-    """P(Poisson(x) ≥ m) for integer arrays m ≥ 0 (= regularised lower incomplete gamma)."""
-    m = np.asarray(m)
-    out = np.ones(m.shape)
-    pos = m > 0
-    out[pos] = special.gammainc(m[pos], x)
-    return out
-
-
-def _stage_cap(x):
-    """Stages beyond which P(Poisson(x) ≥ m) < 1e-18: more stages cannot finish by θ."""
-    return int(x + 12.0 * math.sqrt(x + 1.0) + 50)
-
-
-def stage_distribution(mass, mu_light, mu_heavy, theta_max):
-    """P(M = m), m ≤ cap(θ_max): stages at the faster rate of Σ Erlang(n, μ) + Erlang(n', μ').
-
-    An Exp(μ_lo) time is a geometric number (success probability μ_lo/μ_hi) of Exp(μ_hi)
-    stages, so n' slow requests add a negative binomial number of fast stages. Returns
-    ``(dist, mu_hi)``; then P(W < θ) = Σ_m dist[m]·P(Poisson(μ_hi θ) ≥ m) for θ ≤ θ_max.
-    """
-    fast_is_light = mu_light >= mu_heavy
-    fast, slow = (mu_light, mu_heavy) if fast_is_light else (mu_heavy, mu_light)
-    if not fast_is_light:
-        mass = mass.T
-    cap = _stage_cap(fast * theta_max)
-    p = slow / fast
-    dist = np.zeros(cap + 1)
-    n_fast, n_slow = mass.shape
-    extra = np.arange(cap + 1)
-    for b in range(n_slow):
-        col = mass[: max(0, min(n_fast, cap + 1 - b)), b]
-        if col.size == 0 or not col.any():
-            continue
-        start = np.zeros(cap + 1)
-        start[b : b + col.size] = col
-        if b == 0 or p >= 1.0:
-            dist += start
-            continue
-        nb = stats.nbinom.pmf(extra, b, p)  # extra fast stages of b slow requests
-        dist += np.convolve(start, nb)[: cap + 1]
-    return dist, fast
-
-
-def accept_from_stages(dist, mu_hi, theta):
-    """P(W < θ) from :func:`stage_distribution` (θ no larger than its θ_max)."""
-    if math.isinf(theta):
-        return min(1.0, float(dist.sum()))
-    if theta <= 0:
-        return 0.0
-    # rounding can push a sum of probabilities a few ulps past 1
-    return min(1.0, float(np.dot(dist, _poisson_at_least(np.arange(dist.size), mu_hi * theta))))
-
-
-def _accept_from_mass(mass, mu_fast_is_light, mu_light, mu_heavy, theta):
-    """Σ_{n,n'} mass[n, n']·P(Erlang(n, μ) + Erlang(n', μ') < θ), by uniformisation."""
-    if math.isinf(theta):
-        return min(1.0, float(mass.sum()))
-    if theta <= 0:
-        return 0.0
-    dist, mu_hi = stage_distribution(mass, mu_light, mu_heavy, theta)
-    return accept_from_stages(dist, mu_hi, theta)
 
 
 def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
@@ -486,13 +425,67 @@ def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
         if not (isinstance(theta, float) and math.isinf(theta) and theta > 0)
         else theta
     )
-    n = PARAMS["e_max"].with_(name="n", high=None).check(n, func)
-    n2 = PARAMS["e_max"].with_(name="n2", high=None).check(n2, func)
+    n, mu, n2, mu2 = _check_erlang_sum(func, n, mu, n2, mu2)
+    return _erlang_sum_cdf(theta, n, mu, n2, mu2, func)
+
+
+def _check_erlang_sum(func, n, mu, n2, mu2):
+    n = check_count(n, "n", func, high=10**9)
+    n2 = check_count(n2, "n2", func, high=10**9)
     mu = PARAMS["mu_light"].with_(name="mu").check(mu, func)
     mu2 = PARAMS["mu_heavy"].with_(name="mu2").check(mu2, func)
-    mass = np.zeros((n + 1, n2 + 1))
-    mass[n, n2] = 1.0
-    return _accept_from_mass(mass, mu >= mu2, mu, mu2, theta)
+    return n, mu, n2, mu2
+
+
+ERLANG_WINDOW_MAX = 5_000_000
+"""Most terms :func:`erlang_sum_cdf` sums (about 10 s); more is refused (bounded work)."""
+
+
+def _erlang_sum_cdf(theta, n, mu, n2, mu2, func):
+    """Uniformisation with only the stages that matter: cost independent of θ and of n, n'.
+
+    With μ_hi ≥ μ_lo the sum is Erlang(M, μ_hi), M = n_hi + n_lo + K, K ~ NegBin(n_lo, p =
+    μ_lo/μ_hi) extra stages; P(W < θ) = Σ_k P(K = k)·P(Poisson(μ_hi θ) ≥ M). Terms with
+    M below μ_hi θ − 12√(μ_hi θ + 1) − 50 have P(Poisson ≥ M) = 1 to 1e-18 (summed at once
+    by the negative binomial's cdf), terms above μ_hi θ + 12√(μ_hi θ + 1) + 50 vanish, and
+    K beyond its 1 − 1e-17 quantile carries no mass: a window of O(√(μ_hi θ)) terms.
+    """
+    if math.isinf(theta):
+        return 1.0
+    if theta <= 0:
+        return 0.0
+    if mu >= mu2:
+        n_hi, mu_hi, n_lo, mu_lo = n, mu, n2, mu2
+    else:
+        n_hi, mu_hi, n_lo, mu_lo = n2, mu2, n, mu
+    x = mu_hi * theta
+    base = n_hi + n_lo
+    if n_lo == 0 or mu_lo == mu_hi:
+        return float(special.gammainc(base, x)) if base > 0 else 1.0
+    p = mu_lo / mu_hi
+    spread = 12.0 * math.sqrt(x + 1.0) + 50.0
+    k_lo = max(0, math.floor(x - spread) - base)
+    k_hi = math.ceil(x + spread) - base
+    if k_hi < 0:
+        return 0.0
+    k_top = stats.nbinom.isf(1e-17, n_lo, p)  # K above: no mass
+    k_bot = stats.nbinom.ppf(1e-17, n_lo, p)  # K below: no mass
+    if math.isfinite(k_top):
+        k_hi = int(min(k_hi, k_top))
+    if math.isfinite(k_bot):
+        k_lo = int(max(k_lo, k_bot))
+    if k_hi < k_lo:  # the window and K's support do not meet: P = P(K < k_lo)
+        return min(1.0, float(stats.nbinom.cdf(k_lo - 1, n_lo, p))) if k_lo > 0 else 0.0
+    width = k_hi - k_lo + 1
+    if width > ERLANG_WINDOW_MAX:
+        raise ParameterError(
+            f"{func}: θ = {theta:g} s with μ = {mu:g}, μ' = {mu2:g}, n = {n}, n2 = {n2} needs "
+            f"{width:,} terms (more than {ERLANG_WINDOW_MAX:,}: bounded work); lower θ or n."
+        )
+    k = np.arange(k_lo, k_hi + 1)
+    head = float(stats.nbinom.cdf(k_lo - 1, n_lo, p)) if k_lo > 0 else 0.0
+    body = float(np.dot(stats.nbinom.pmf(k, n_lo, p), special.gammainc(base + k, x)))
+    return min(1.0, max(0.0, head + body))
 
 
 def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
@@ -501,14 +494,28 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
     The Laplace transform μⁿ·μ'ⁿ'/((s+μ)ⁿ(s+μ')ⁿ') is split into terms A_k/(s+μ)^k and
     B_k/(s+μ')^k with A_k = (−1)^{n−k}·C(n'+n−k−1, n−k)·(μ'−μ)^{−(n'+n−k)}: huge coefficients
     of alternating sign that cancel. Kept to show the cancellation (it loses every digit as
-    μ' → μ and is undefined at μ' = μ); use :func:`erlang_sum_cdf` instead. No validation.
+    μ' → μ and is undefined at μ' = μ, where the sum is one Erlang(n + n', μ) law and that
+    exact value is returned); use :func:`erlang_sum_cdf` instead. Inputs are validated as
+    in :func:`erlang_sum_cdf`; the sums run over n + n' terms (at most 10⁶ here).
 
     References
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 19–21.
     """
-    if n == 0 or n2 == 0:
-        k, rate = (n2, mu2) if n == 0 else (n, mu)
+    func = "erlang_sum_cdf_partial_fractions"
+    theta = _check_theta(theta, func)
+    n, mu, n2, mu2 = _check_erlang_sum(func, n, mu, n2, mu2)
+    if n + n2 > 10**6:
+        raise ParameterError(
+            f"The 'n' parameter of {func} must keep n + n2 ≤ 1e6 (one term each). "
+            f"Got n = {n}, n2 = {n2} instead."
+        )
+    if math.isinf(theta):
+        return 1.0
+    if theta <= 0:
+        return 0.0
+    if n == 0 or n2 == 0 or mu == mu2:
+        k, rate = (n2, mu2) if n == 0 else ((n + n2, mu) if mu == mu2 else (n, mu))
         return float(special.gammainc(k, rate * theta)) if k > 0 else 1.0
     total = 0.0
     scale = mu**n * mu2**n2
@@ -527,6 +534,13 @@ def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -
     W = Erlang(n, μ) + Erlang(n', μ') with (n, n') drawn from the chain's stationary law
     (arrivals see time averages: PASTA).
 
+    P_j does not depend on q: given (n, n') the remaining processing times are independent
+    exponentials whatever the service order (memoryless service), so W is the work in a
+    work-conserving single server, whose law is the same for every order. It is computed in
+    closed form (a geometric sum of hyperexponential works, a 2×2 matrix exponential: see
+    :func:`ps_closed_form`) at every q and every θ up to 1e6 s; the tests check it against
+    the numerical chain at q ≠ 0.5 and against simulation.
+
     Parameters
     ----------
     theta : float
@@ -534,6 +548,7 @@ def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -
     lam_light, lam_heavy, mu_light, mu_heavy : float
         λ, λ', μ, μ' [1/s].
     q : float, default 0.5
+        Fairness (validated; P_j does not depend on it).
 
     Returns
     -------
@@ -551,11 +566,16 @@ def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -
     func = "accept_probability"
     theta = _check_theta(theta, func)
     v, rho = _check_rates(func, lam_light, lam_heavy, mu_light, mu_heavy, q)
-    sol = _chain(
-        v["lam_light"], v["lam_heavy"], v["mu_light"], v["mu_heavy"], v["q"], 1e-12, rho, func
-    )
     mu, mu2 = v["mu_light"], v["mu_heavy"]
-    return _accept_from_mass(sol.prob, mu >= mu2, mu, mu2, theta)
+    return float(
+        _ps_accept(
+            np.array([theta]),
+            np.array([v["lam_light"] / mu]),
+            np.array([v["lam_heavy"] / mu2]),
+            np.array([mu]),
+            np.array([mu2]),
+        )[0]
+    )
 
 
 def _check_theta(theta, func):
@@ -640,6 +660,17 @@ def pollaczek_khinchine(arrival_rate, mean_service, second_moment) -> float:
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 30–31 (cloud processing units).
     """
+    func = "pollaczek_khinchine"
+    arrival_rate = PARAMS["lam_light"].with_(name="arrival_rate").check(arrival_rate, func)
+    mean_service = PARAMS["theta"].with_(name="mean_service", extra=()).check(mean_service, func)
+    second_moment = (
+        PARAMS["theta"].with_(name="second_moment", high=1e12, extra=()).check(second_moment, func)
+    )
+    if second_moment < mean_service**2 * (1 - 1e-12):
+        raise ParameterError(
+            f"The 'second_moment' parameter of {func} must be at least mean_service² "
+            f"({mean_service**2:g}): a variance is never negative. Got {second_moment!r} instead."
+        )
     load = arrival_rate * mean_service
     if load >= 1:
         raise UnstableRegimeError(
@@ -679,21 +710,17 @@ class NetworkAnalysis:
     settings: dict = field(default_factory=dict)
 
 
-def _accept_vec(theta, lam, lam2, mu, mu2, q):
-    """P(W < θ) per fog node (0 where ρ ≥ 1: such a node would never accept)."""
+def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
+    """P(W < θ) per fog node (0 where ρ ≥ 1: such a node would never accept); any q."""
     rho = lam / mu + lam2 / mu2
     out = np.zeros_like(rho)
     ok = rho < 1
-    if q == 0.5:
-        out[ok] = _ps_accept(theta[ok], lam[ok] / mu[ok], lam2[ok] / mu2[ok], mu[ok], mu2[ok])
-        return out
-    for j in np.flatnonzero(ok):
-        sol = _chain(lam[j], lam2[j], mu[j], mu2[j], q, 1e-10, rho[j], "analyze")
-        out[j] = _accept_from_mass(sol.prob, mu[j] >= mu2[j], mu[j], mu2[j], theta[j])
+    # the same for every q (see accept_probability): the closed form of the q = 0.5 chain
+    out[ok] = _ps_accept(theta[ok], lam[ok] / mu[ok], lam2[ok] / mu2[ok], mu[ok], mu2[ok])
     return out
 
 
-def _mean_work_vec(lam, lam2, mu, mu2, q):
+def _mean_work_vec(lam, lam2, mu, mu2, q=0.5):
     rho = lam / mu + lam2 / mu2
     if np.any(rho >= 1):
         j = int(np.argmax(rho))
@@ -701,14 +728,8 @@ def _mean_work_vec(lam, lam2, mu, mu2, q):
             f"analyze: fog node {j} is unstable, ρ = {rho[j]:.6g} ≥ 1 with the requests it "
             "accepts (no offloading can relieve it under this policy)."
         )
-    if q == 0.5:
-        return (lam / mu**2 + lam2 / mu2**2) / (1 - rho)
-    out = np.empty_like(rho)
-    for j in range(rho.size):
-        sol = _chain(lam[j], lam2[j], mu[j], mu2[j], q, 1e-10, rho[j], "analyze")
-        n, m = np.indices(sol.prob.shape)
-        out[j] = np.sum((n / mu[j] + m / mu2[j]) * sol.prob)
-    return out
+    # the same for every q (see mean_work): the M/G/1 mean work, P-K for hyperexponential
+    return (lam / mu**2 + lam2 / mu2**2) / (1 - rho)
 
 
 def _fixed_point(step, size, max_iterations, name):
@@ -827,12 +848,20 @@ def _threshold_nodes(theta, v, v2, mu, mu2, q):
 
 
 def _flows(accept, inflow, share, e_max):
-    """δ_jl for l = 0..e_M, cloud share C_j, for one class. ``share[ĵ, j]`` = 1/deg(ĵ)."""
+    """δ_jl for l = 0..e_M, cloud share C_j, for one class. ``share[ĵ, j]`` = 1/deg(ĵ).
+
+    A fog node without a neighbour (a lone fog node) sends its rejects to the cloud at once,
+    as eq. 6 (``nxt = via_cloud``) and the simulator do: every offered request is accounted
+    for, Σ_j (λ_j + C_j) = Σ_j I_j (flow conservation).
+    """
+    lone = share.sum(axis=1) == 0
     deltas = [inflow]
+    cloud = np.zeros_like(inflow, dtype=float)
     for _ in range(e_max):
         beta = (1 - accept) * deltas[-1]
-        deltas.append(share.T @ beta)
-    cloud = (1 - accept) * deltas[-1]
+        cloud = cloud + np.where(lone, beta, 0.0)
+        deltas.append(share.T @ np.where(lone, 0.0, beta))
+    cloud = cloud + (1 - accept) * deltas[-1]
     return np.array(deltas), cloud
 
 
@@ -848,6 +877,7 @@ def analyze(
     max_iterations=500,
     acceptance=None,
     admission="chain",
+    cloud_sojourn="pooled",
 ) -> NetworkAnalysis:
     """The paper's analytic model on a scenario: flows, fixed point, P-K cloud, eq. 2.
 
@@ -882,6 +912,13 @@ def analyze(
         in states with n/μ + n'/μ' < θ; the chain is then finite, P_j is the stationary
         mass of the admitting states (PASTA) and W̄_j the mean work an admitted request
         finds. Only the offloading policy differs.
+    cloud_sojourn : {"pooled", "per_class"}, default "pooled"
+        H̄_k of a cloud server: "pooled" as the paper writes it, H̄_k = Δ̄_k, one mean
+        sojourn (P-K wait + the class mixture's E[S]) for both types; "per_class": the P-K
+        wait plus the type's own mean processing time (what the simulator measures per type;
+        the same mean over all cloud requests).
+    max_iterations : int, default 500
+        Bound on the fixed-point iterations (1 to 100,000).
 
     Returns
     -------
@@ -891,6 +928,8 @@ def analyze(
     ------
     UnstableRegimeError
         A fog node (under no_offload / light_only) or a cloud unit with load ≥ 1.
+    EmptyRunError
+        No IoT node sends any request (every rate 0): there is no delay to average.
 
     References
     ----------
@@ -901,13 +940,26 @@ def analyze(
     func = "analyze"
     net = compile_scenario(scenario)
     nf = net.n_fog
-    theta_arr = theta_per_fog(theta, nf, func)
-    e_max = PARAMS["e_max"].check(e_max, func)
+    theta_arr = _theta_per_fog(theta, nf, func)
+    e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     q = PARAMS["q"].check(q, func)
     policy = PARAMS["policy"].check(policy, func)
     neighbour = PARAMS["neighbour"].check(neighbour, func)
     own_processing = PARAMS["own_processing"].check(own_processing, func)
     admission = PARAMS["admission"].check(admission, func)
+    cloud_sojourn = PARAMS["cloud_sojourn"].check(cloud_sojourn, func)
+    max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
+    if max_iterations < 1:
+        raise ParameterError(
+            f"The 'max_iterations' parameter of {func} must be an int in the range "
+            f"[1, 100000]. Got {max_iterations} instead."
+        )
+    if not net.iot_rate.sum() > 0:
+        raise EmptyRunError(
+            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
+            "so there is no service delay to average. Give some IoT node a positive rate "
+            "(with_traffic(load=...) scales existing rates)."
+        )
     threshold = admission == "threshold" and policy == "offload"
     if policy != "offload":
         e_max = 0
@@ -920,9 +972,47 @@ def analyze(
         d1, c1 = _flows(p_heavy, inflow[:, 1], share, e_max)
         return d0, c0, d1, c1
 
+    p_light, p_heavy, iterations = _acceptance(
+        net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func
+    )
+    d0, c0, d1, c1 = flows_for(p_light, p_heavy)
+    v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
+    lam, lam2 = p_light * v0, p_heavy * v1
+    if threshold:
+        finite = np.isfinite(theta_arr)
+        wbar = np.empty(nf)
+        wbar[finite] = _threshold_nodes(
+            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
+        )[1]
+        keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
+        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep], q)
+    else:
+        wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
+    rho = lam / mu + lam2 / mu2
+    return _network_delays(
+        net, theta, theta_arr, e_max, q, policy, neighbour, own_processing, admission,
+        cloud_sojourn, p_light, p_heavy, c0, c1, v0, v1, lam, lam2, rho, wbar, iterations,
+    )  # fmt: skip
+
+
+def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func):
+    """P_j per class of every fog node (the fixed point under offloading), and iterations."""
+    nf = net.n_fog
+    mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
+    inflow = net.fog_inflow
+    share = net.neighbour_share
+
+    def flows_for(p_light, p_heavy):
+        d0, c0 = _flows(p_light, inflow[:, 0], share, e_max)
+        d1, c1 = _flows(p_heavy, inflow[:, 1], share, e_max)
+        return d0, c0, d1, c1
+
     iterations = 0
     if policy == "offload" and acceptance is not None:
-        p = np.asarray(acceptance, dtype=float)
+        try:
+            p = np.asarray(acceptance, dtype=float)
+        except (TypeError, ValueError):
+            p = np.full(nf + 1, np.nan)
         if p.shape != (nf,) or not np.all((p >= 0) & (p <= 1)):
             raise ParameterError(
                 f"The 'acceptance' parameter of {func} must be {nf} probabilities in [0, 1] "
@@ -956,20 +1046,52 @@ def analyze(
         p_light = p_heavy = np.zeros(nf)
     else:
         p_light, p_heavy = np.ones(nf), np.zeros(nf)
-    d0, c0, d1, c1 = flows_for(p_light, p_heavy)
-    v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
-    lam, lam2 = p_light * v0, p_heavy * v1
-    if threshold:
-        finite = np.isfinite(theta_arr)
-        wbar = np.empty(nf)
-        wbar[finite] = _threshold_nodes(
-            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
-        )[1]
-        keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
-        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep], q)
-    else:
-        wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
-    rho = lam / mu + lam2 / mu2
+    return p_light, p_heavy, iterations
+
+
+def fog_loads(scenario, *, theta=0.02, e_max=1, q=0.5, policy="offload") -> np.ndarray:
+    """ρ_j = λ_j/μ_j + λ'_j/μ'_j of every fog node with the traffic it really keeps.
+
+    Forwarded traffic included: a node with θ = ∞ (or under no_offload / light_only) keeps
+    what its neighbours forward to it as well as its own IoT traffic. The neighbours'
+    acceptance is the threshold-admission model's (within 2% of the simulator in the
+    workbench's agreement table), the chain model's where θ is too large for that finite
+    chain. A node with a finite θ admits only while its estimated work is below θ, so its
+    ρ_j here is the model's estimate, not a stability bound; the nodes that keep every
+    request are the ones whose ρ_j ≥ 1 means a queue without bound.
+    """
+    from workbench.fog.scenario import compile_scenario
+
+    func = "fog_loads"
+    net = compile_scenario(scenario)
+    theta_arr = _theta_per_fog(theta, net.n_fog, func)
+    e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
+    q = PARAMS["q"].check(q, func)
+    policy = PARAMS["policy"].check(policy, func)
+    return _fog_loads(net, theta_arr, e_max, q, policy)
+
+
+def _fog_loads(net, theta_arr, e_max, q, policy):
+    if policy != "offload":
+        e_max = 0
+    try:
+        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, policy == "offload", 500,
+                                None, "fog_loads")  # fmt: skip
+    except ParameterError:  # θ too large for the threshold chain: the paper's chain model
+        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, False, 500, None, "fog_loads")
+    inflow, share = net.fog_inflow, net.neighbour_share
+    v0 = _flows(p0, inflow[:, 0], share, e_max)[0].sum(axis=0)
+    v1 = _flows(p1, inflow[:, 1], share, e_max)[0].sum(axis=0)
+    return p0 * v0 / net.fog_mu[:, 0] + p1 * v1 / net.fog_mu[:, 1]
+
+
+def _network_delays(
+    net, theta, theta_arr, e_max, q, policy, neighbour, own_processing, admission,
+    cloud_sojourn, p_light, p_heavy, c0, c1, v0, v1, lam, lam2, rho, wbar, iterations,
+):  # fmt: skip
+    """Cloud servers (P-K), eq. 6 and eq. 2 from the fog nodes' P_j and W̄_j."""
+    nf = net.n_fog
+    inflow = net.fog_inflow
 
     # cloud servers: IoT traffic sent straight there plus fog nodes' cloud shares
     nc = net.n_cloud
@@ -988,7 +1110,10 @@ def analyze(
             f"analyze: cloud server {k} is unstable, load per unit Λ·E[S] = {load[k]:.6g} ≥ 1."
         )
     wait_q = per_unit * es2 / (2 * (1 - load))
-    h = zc + wait_q[:, None]  # mean sojourn per class (P-K wait + own processing)
+    if cloud_sojourn == "pooled":  # H̄_k = Δ̄_k: one mean sojourn for both types
+        h = np.repeat((es + wait_q)[:, None], 2, axis=1)
+    else:  # per type: P-K wait + the type's own mean processing
+        h = zc + wait_q[:, None]
 
     # eq. 6: L(x) per (start fog j, home fog f), per class, without the last hop f -> i
     best = np.array(
@@ -1109,13 +1234,21 @@ def analyze(
             neighbour=neighbour,
             own_processing=own_processing,
             admission=admission,
+            cloud_sojourn=cloud_sojourn,
         ),
     )
 
 
-def theta_per_fog(theta, n_fog, func):
+def _theta_per_fog(theta, n_fog, func):
     """θ as one float per fog node (a number for all, or a sequence of ``n_fog``); inf allowed."""
+    items = theta if isinstance(theta, (list, tuple, np.ndarray)) else [theta]
+    kinds_ok = all(
+        isinstance(t, (int, float, np.integer, np.floating)) and not isinstance(t, (bool, np.bool_))
+        for t in np.asarray(items, dtype=object).ravel()
+    )
     try:
+        if not kinds_ok:
+            raise TypeError
         arr = np.atleast_1d(np.asarray(theta, dtype=float))
     except (TypeError, ValueError):
         raise ParameterError(

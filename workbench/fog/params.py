@@ -14,6 +14,8 @@ Pollaczek–Khinchine cloud).
 
 from __future__ import annotations
 
+import math
+
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "POLICIES",
     "NEIGHBOUR_RULES",
     "ADMISSION_MODELS",
+    "CLOUD_SOJOURN_READINGS",
+    "check_count",
     "RATE_MIN",
     "RATE_MAX",
     "MAX_REQUESTS_PER_RUN",
@@ -40,6 +44,7 @@ MODES = ("distributed", "central", "oracle")
 POLICIES = ("offload", "no_offload", "all_cloud", "light_only")
 NEIGHBOUR_RULES = ("best", "uniform")
 ADMISSION_MODELS = ("chain", "threshold")
+CLOUD_SOJOURN_READINGS = ("pooled", "per_class")
 
 PARAMS = Params(
     Param(
@@ -107,7 +112,10 @@ PARAMS = Params(
         slider=(0.05, 0.95),
         step=0.05,
         help="Share of the server Light requests get: Q = q·n/(q·n + (1−q)·n'); q = 0.5 "
-        "treats every request alike (Sec. IV-G).",
+        "treats every request alike (Sec. IV-G). q changes the mean counts E n, E n' but no "
+        "delay of the model: P_j and W̄ are the same for every q (work-conserving server, "
+        "memoryless service).",
+        source="choice",
     ),
     Param(
         "theta",
@@ -119,6 +127,7 @@ PARAMS = Params(
         default=0.02,
         slider=(0.0, 0.2),
         step=0.002,
+        extra=(math.inf,),
         help="A fog node accepts a request when its estimated waiting time W < θ (Sec. III-B); "
         "θ = ∞ (pass math.inf) never offloads.",
         source="choice",
@@ -204,8 +213,9 @@ PARAMS = Params(
         kind="bool",
         default=False,
         help="Eq. 6 charges an accepted request W̄_j, the work it finds (its queueing wait); "
-        "True adds its own mean processing time (the workbench's correction).",
-        source="choice",
+        "False is the paper's model (\"the processing delay of the current task ... is "
+        'already included in the calculation of W̄_j"); True adds its own mean processing '
+        "time (the workbench's correction).",
     ),
     Param(
         "admission",
@@ -215,8 +225,49 @@ PARAMS = Params(
         choices=ADMISSION_MODELS,
         default="chain",
         help="chain: the paper's model (Poisson λ_j = P_j·v_j into the unbounded (n, n') "
-        "chain); threshold: the node admits only while n/μ + n'/μ' < θ (a finite chain: the "
-        "workbench's correction, right under overload).",
+        "chain, the paper's model); threshold: the node admits only while n/μ + n'/μ' < θ "
+        "(a finite chain: the workbench's correction, right under overload).",
+    ),
+    Param(
+        "cloud_sojourn",
+        "H̄_k",
+        "cloud sojourn reading",
+        kind="choice",
+        choices=CLOUD_SOJOURN_READINGS,
+        default="pooled",
+        help="pooled: one mean sojourn per cloud server for both types, as the paper writes "
+        '"the average waiting time at a cloud server is equal to the average waiting time '
+        "of one its processing units (H̄_k = Δ̄_k)\" (P-K wait + the mixture's E[S]); "
+        "per_class: P-K wait + the type's own mean processing (what the simulator measures "
+        "per type).",
+    ),
+    Param(
+        "ewma_period",
+        "T_z",
+        "EWMA update period",
+        "s",
+        low=0.0,
+        high=RATE_MAX,
+        default=0.0,
+        slider=(0.0, 1.0),
+        step=0.01,
+        help="0: z ← (1−α)z + α·new_z at every departure; T > 0: every T with new_z the mean "
+        "processing time of the type's requests processed in the last period. The paper: "
+        '"fog node j periodically measures processing times of recently processed tasks '
+        '(new_z_j) and updates the estimated processing time of each task type (z_j)", '
+        "without a period; the default (every departure) is the workbench's choice.",
+        source="choice",
+    ),
+    Param(
+        "overload",
+        "overload",
+        "unstable runs",
+        kind="choice",
+        choices=("raise", "transient"),
+        default="raise",
+        help="raise: a run whose model load reaches ρ ≥ 1 or that the output analysis finds "
+        "non-stationary raises UnstableRegimeError; transient: return the finite-horizon "
+        "numbers, flagged stationary = False.",
         source="choice",
     ),
     Param(
@@ -313,7 +364,27 @@ PARAMS = Params(
         help="Largest probability mass the truncated (n, n') chain may drop.",
         source="choice",
     ),
-    SEED,
-    REPLICATIONS,
-    CONFIDENCE,
+    SEED.with_(source="choice"),
+    REPLICATIONS.with_(source="choice"),
+    CONFIDENCE.with_(source="choice"),
 )
+
+
+def check_count(value, name, func, high=None):
+    """A count (e_M, a number of phases) as a Python int: an int, never a float or a bool.
+
+    ``2.0`` is refused: a count that arrives as a float is a typo or a computed value that
+    should have been rounded on purpose.
+    """
+    import numbers
+
+    from workbench.validation import ParameterError, describe
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        top = "∞" if high is None else f"{high:g}"
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be an int in the range [0, {top}]. "
+            f"Got {describe(value)} instead."
+        )
+    param = PARAMS["e_max"].with_(name=name, high=high)
+    return param.check(int(value), func)

@@ -40,8 +40,14 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from workbench.fog.kernels import path_inverse_rates
-from workbench.fog.params import PARAMS
-from workbench.validation import ParameterError
+from workbench.fog.params import PARAMS, RATE_MAX
+from workbench.validation import (
+    ParameterError,
+    check_int,
+    check_real,
+    describe,
+    reject_unknown,
+)
 
 __all__ = [
     "ScenarioError",
@@ -57,7 +63,6 @@ __all__ = [
     "compile_scenario",
     "save_scenario",
     "load_scenario",
-    "ROLES",
 ]
 
 ROLES = ("iot", "fog", "cloud")
@@ -78,6 +83,65 @@ CLOUD_MU = (4000.0, 20 / 0.03)
 CLOUD_UNITS = 8
 SIZES = (2_000.0, 100_000.0)
 IOT_RATE = 4.0  # requests per second per IoT node, Light + Heavy
+MAX_FOG = 10_000  # fog nodes of a generated scenario (the fog-fog path tables are n_fog²)
+MAX_IOT = 2_000_000  # IoT nodes of a generated scenario (networkx holds ~2 kB per node)
+BUILD_KEYWORDS = ("n_cloud", "rate", "light_fraction", "p_iot", "p_cloud", "fog_mu", "cloud_mu",
+                  "cloud_units", "sizes")  # fmt: skip
+
+
+def _check_counts(iot_per_fog, n_fog, func):
+    """IoT nodes per fog node: one int or one per fog node, each in [0, MAX_IOT], total bounded."""
+    items = iot_per_fog if isinstance(iot_per_fog, (list, tuple, np.ndarray)) else [iot_per_fog]
+    counts = [check_int(c, "iot_per_fog", func, 0, MAX_IOT) for c in np.ravel(np.asarray(
+        items, dtype=object))]  # fmt: skip
+    if len(counts) not in (1, n_fog):
+        raise ParameterError(
+            f"The 'iot_per_fog' parameter of {func} must be one int or one per fog node "
+            f"({n_fog}). Got {describe(iot_per_fog)} instead."
+        )
+    total = counts[0] * n_fog if len(counts) == 1 else sum(counts)
+    if total > MAX_IOT:
+        raise ParameterError(
+            f"The 'iot_per_fog' parameter of {func} would create {total:,} IoT nodes, more than "
+            f"{MAX_IOT:,} (bounded work). Got {describe(iot_per_fog)} instead."
+        )
+    return counts if len(counts) > 1 else counts * n_fog
+
+
+def _check_build(func, kw):
+    """The keyword arguments a generator passes on to :func:`build_scenario`."""
+    reject_unknown(func, kw, BUILD_KEYWORDS)
+    out = {}
+    if "n_cloud" in kw:
+        out["n_cloud"] = check_int(kw["n_cloud"], "n_cloud", func, 1, MAX_FOG)
+    for name, param in (("rate", None), ("light_fraction", "light_fraction"),
+                        ("p_iot", "p_iot"), ("p_cloud", "p_cloud")):  # fmt: skip
+        if name in kw:
+            out[name] = (
+                check_real(kw[name], name, func, 0.0, RATE_MAX)
+                if param is None
+                else PARAMS[param].check(kw[name], func)
+            )
+    for name in ("fog_mu", "cloud_mu", "sizes"):
+        if name in kw:
+            pair = kw[name]
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise ParameterError(
+                    f"The '{name}' parameter of {func} must be a pair (Light, Heavy) of "
+                    f"positive numbers. Got {describe(pair)} instead."
+                )
+            high = 1e12 if name == "sizes" else RATE_MAX
+            out[name] = tuple(check_real(v, name, func, 1e-6, high) for v in pair)
+    if "cloud_units" in kw:
+        out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
+    if out.get("p_iot", P_IOT) + out.get("p_cloud", P_CLOUD) > 1 + 1e-12:
+        raise ParameterError(
+            f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. Got "
+            f"p^I = {out.get('p_iot', P_IOT):g}, p^C = {out.get('p_cloud', P_CLOUD):g} instead."
+        )
+    return out
+
+
 LIGHT_FRACTION = 0.75
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
 P_IOT, P_CLOUD = 0.1, 0.1
@@ -118,9 +182,28 @@ def build_scenario(
     seed : int
         Seeds the link delays and rates (drawn from the [choice] ranges).
     """
-    rng = np.random.default_rng(PARAMS["seed"].check(seed, "build_scenario"))
+    func = "build_scenario"
+    if not isinstance(fog_layer, nx.Graph) or fog_layer.number_of_nodes() == 0:
+        raise ParameterError(
+            f"The 'fog_layer' parameter of {func} must be a networkx.Graph with at least one "
+            f"node. Got {describe(fog_layer)} instead."
+        )
+    if fog_layer.number_of_nodes() > MAX_FOG:
+        raise ParameterError(
+            f"The 'fog_layer' parameter of {func} must have at most {MAX_FOG:,} nodes. Got "
+            f"{fog_layer.number_of_nodes():,} instead."
+        )
+    rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
     fogs = list(fog_layer.nodes)
-    counts = np.broadcast_to(np.asarray(iot_per_fog, dtype=int), (len(fogs),))
+    counts = np.asarray(_check_counts(iot_per_fog, len(fogs), func), dtype=np.int64)
+    checked = _check_build(func, dict(
+        n_cloud=n_cloud, rate=rate, light_fraction=light_fraction, p_iot=p_iot,
+        p_cloud=p_cloud, fog_mu=fog_mu, cloud_mu=cloud_mu, cloud_units=cloud_units, sizes=sizes,
+    ))  # fmt: skip
+    n_cloud, rate, light_fraction = checked["n_cloud"], checked["rate"], checked["light_fraction"]
+    p_iot, p_cloud, fog_mu, cloud_mu = (checked[k] for k in ("p_iot", "p_cloud", "fog_mu",
+                                                             "cloud_mu"))  # fmt: skip
+    cloud_units, sizes = checked["cloud_units"], checked["sizes"]
     g = nx.Graph(size_light=float(sizes[0]), size_heavy=float(sizes[1]))
 
     def draw(kind):
@@ -173,6 +256,7 @@ def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
     U[15, 35] ms at U[1, 10] Gbit/s.
     """
     seed = PARAMS["seed"].check(seed, "default_scenario")
+    n_fog = check_int(n_fog, "n_fog", "default_scenario", 1, MAX_FOG)
     rng = np.random.default_rng(seed)
     layer = _connected_geometric(n_fog, 0.5, rng)
     counts = rng.integers(4, 25, size=n_fog)
@@ -180,12 +264,20 @@ def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
 
 
 def ring_scenario(n_fog: int = 8, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
-    """Fog nodes on a ring (each linked to its two neighbours)."""
-    return build_scenario(nx.cycle_graph(n_fog), iot_per_fog, seed=seed, **kw)
+    """Fog nodes on a ring (each linked to its two neighbours); ``kw`` go to build_scenario."""
+    func = "ring_scenario"
+    n_fog = check_int(n_fog, "n_fog", func, 1, MAX_FOG)
+    _check_counts(iot_per_fog, n_fog, func)
+    return build_scenario(nx.cycle_graph(n_fog), iot_per_fog, seed=seed, **_check_build(func, kw))
 
 
 def grid_scenario(rows: int = 3, cols: int = 3, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
-    """Fog nodes on a rows × cols grid."""
+    """Fog nodes on a rows × cols grid; ``kw`` go to :func:`build_scenario`."""
+    func = "grid_scenario"
+    rows = check_int(rows, "rows", func, 1, MAX_FOG)
+    cols = check_int(cols, "cols", func, 1, MAX_FOG // rows)
+    _check_counts(iot_per_fog, rows * cols, func)
+    kw = _check_build(func, kw)
     layer = nx.convert_node_labels_to_integers(nx.grid_2d_graph(rows, cols))
     return build_scenario(layer, iot_per_fog, seed=seed, **kw)
 
@@ -198,9 +290,16 @@ def geometric_scenario(
     Re-drawn (same stream) until connected; ``iot_per_fog`` may be ``"uneven"``: 4–24 per
     fog node drawn from the seed.
     """
-    rng = np.random.default_rng(PARAMS["seed"].check(seed, "geometric_scenario"))
+    func = "geometric_scenario"
+    rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
+    n_fog = check_int(n_fog, "n_fog", func, 1, MAX_FOG)
+    radius = check_real(radius, "radius", func, 0.0, 2.0, low_open=True)
+    uneven = isinstance(iot_per_fog, str) and iot_per_fog == "uneven"
+    if not uneven:
+        _check_counts(iot_per_fog, n_fog, func)
+    kw = _check_build(func, kw)
     layer = _connected_geometric(n_fog, radius, rng)
-    if isinstance(iot_per_fog, str) and iot_per_fog == "uneven":
+    if uneven:
         iot_per_fog = rng.integers(4, 25, size=n_fog)
     return build_scenario(layer, iot_per_fog, seed=seed, **kw)
 
@@ -220,7 +319,7 @@ def with_traffic(
 ) -> nx.Graph:
     """A copy with the IoT traffic changed: rates × ``load``, the Light share, p^I, p^C."""
     func = "with_traffic"
-    g = scenario.copy()
+    g = validate(scenario).copy()
     checked = {
         k: PARAMS[k].check(v, func)
         for k, v in dict(
@@ -253,7 +352,7 @@ def with_traffic(
 def with_fog_delay(scenario: nx.Graph, fog_delay) -> nx.Graph:
     """A copy with every fog–fog link's propagation delay set to ``fog_delay`` [s]."""
     delay = PARAMS["fog_delay"].check(fog_delay, "with_fog_delay")
-    g = scenario.copy()
+    g = validate(scenario).copy()
     for a, b, d in g.edges(data=True):
         if g.nodes[a].get("role") == "fog" and g.nodes[b].get("role") == "fog":
             d["delay"] = delay
@@ -319,6 +418,13 @@ def validate(scenario) -> nx.Graph:
                 _num(d[attr], where, attr, low=1e-6, high=1e6)
             if role == "cloud":
                 _num(d["units"], where, "units", low=1, high=1e6, integer=True)
+    loops = list(nx.selfloop_edges(g))
+    if loops:
+        a = loops[0][0]
+        raise ScenarioError(
+            f"scenario: edge ({a!r}, {a!r}) links {roles[a]} node {a!r} to itself; a fog node "
+            "would forward to itself. Remove self-loops (nx.selfloop_edges)."
+        )
     for a, b, d in g.edges(data=True):
         where = f"edge ({a!r}, {b!r})"
         for attr in EDGE_ATTRS:
@@ -542,7 +648,7 @@ def compile_scenario(scenario) -> Compiled:
 def save_scenario(scenario, path) -> Path:
     """Write a scenario as GraphML (``.graphml``) or node-link JSON (``.json``)."""
     g = validate(scenario)
-    path = Path(path)
+    path = _check_path(path, "save_scenario")
     if path.suffix == ".graphml":
         nx.write_graphml(g, path)
     elif path.suffix == ".json":
@@ -554,9 +660,18 @@ def save_scenario(scenario, path) -> Path:
     return path
 
 
+def _check_path(path, func):
+    if not isinstance(path, (str, Path)) or str(path) == "":
+        raise ParameterError(
+            f"The 'path' parameter of {func} must be a file name (str or pathlib.Path) ending "
+            f"in .graphml or .json. Got {describe(path)} instead."
+        )
+    return Path(path)
+
+
 def load_scenario(path) -> nx.Graph:
     """Read a scenario written by :func:`save_scenario` (or by hand) and validate it."""
-    path = Path(path)
+    path = _check_path(path, "load_scenario")
     try:
         if path.suffix == ".graphml":
             g = nx.read_graphml(path)

@@ -5,6 +5,16 @@
 request (after a 10% warm-up), with per-node utilisation in ``info["nodes"]`` and the
 per-request records of the first replication in ``records``.
 
+Output analysis (:mod:`workbench.output_analysis`): the series each replication hands the
+detector is every request's service delay in generation order, the 10% warm-up included as
+its fixed warm-up. The load bound is the model's: a fog node that keeps every request it
+receives (θ = ∞, no_offload, light_only) must have ρ < 1 with its own IoT traffic *and* the
+requests its neighbours forward to it (:func:`workbench.fog.model.fog_loads`); a node with
+a finite θ limits its own queue, so only the detector judges it. Work is bounded before a
+run starts: no traffic is refused, memory against ``MEMORY_BUDGET`` (300 bytes per
+request), and the event loop gets a bound on its events from the inputs (requests and
+announcements), which it reports if ever exceeded.
+
 References
 ----------
 Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III (the policy), Sec. V (the simulation
@@ -21,15 +31,29 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import theta_per_fog
-from workbench.fog.params import MODES, PARAMS, POLICIES
+from workbench.fog.model import _fog_loads, _theta_per_fog
+from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
+from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import UnstableRegimeError
+from workbench.validation import (
+    EmptyRunError,
+    ParameterError,
+    UnstableRegimeError,
+    check_budget,
+)
 
-__all__ = ["simulate", "run_once", "draw_requests", "RunOutput", "WARMUP_FRACTION"]
+__all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "WARMUP_FRACTION"]
 
 WARMUP_FRACTION = 0.1
+# Most events one run may process (about 2 minutes of the event loop): the loop's own bound
+# follows from the inputs (a few events per request, announcements every T_a until the last
+# request is done); a run whose bound exceeds this is refused before it starts.
+EVENT_BUDGET = 10**9
+# Bytes one run holds per request at its peak: the drawn inputs (7 arrays) and their
+# temporaries, the kernel's per-request outputs and work arrays (about 20), the records
+# frame (15 columns) and its copies: 2e7 requests peaked at 5.6 GB, so 300 bytes.
+BYTES_PER_REQUEST = 300
 TIER_NAMES = np.array(["iot", "fog", "cloud"])
 TYPE_NAMES = np.array(["light", "heavy"])
 ROUTE_NAMES = np.array(["local", "fog", "cloud"])
@@ -96,8 +120,12 @@ def _unit_ptr(net: Compiled):
     return np.concatenate([[0], np.cumsum(net.cloud_units)]).astype(np.int64)
 
 
-def kernel_arguments(net, req, theta, e_max, q, alpha, mode, policy, period):
+def kernel_arguments(
+    net, req, theta, e_max, q, alpha, mode, policy, period, ewma_period=0.0, max_events=None
+):
     """The kernel's positional arguments (shared with the benchmark and the twin test)."""
+    if max_events is None:
+        max_events = event_bound(net, req, e_max, mode, policy, period)
     return (
         req.gen_time, req.origin, req.rtype, req.route, req.work, req.unit_u, req.select_u,
         net.iot_fog, net.iot_prop, net.iot_inv, net.iot_local_mean,
@@ -105,28 +133,54 @@ def kernel_arguments(net, req, theta, e_max, q, alpha, mode, policy, period):
         net.ff_prop, net.ff_inv, net.fog_cloud, net.fc_prop, net.fc_inv, net.cf_prop, net.cf_inv,
         1.0 / net.fog_mu, net.cloud_mean, _unit_ptr(net), net.size_bits,
         theta, int(e_max), float(q), float(alpha), MODES.index(mode), POLICIES.index(policy),
-        float(period), req.announce_phase, _central_node(net),
+        float(period), req.announce_phase, _central_node(net), float(ewma_period),
+        int(min(max_events, 2**62)),
     )  # fmt: skip
 
 
-def _check_stability(net: Compiled, theta, policy, func):
-    """Refuse runs whose queues grow without bound (reported, never simulated forever)."""
-    inflow = net.fog_inflow
-    mu = net.fog_mu
-    keeps_all = policy == "no_offload" or (policy == "offload" and np.any(np.isinf(theta)))
-    if keeps_all or policy == "light_only":
-        heavy = 0.0 if policy == "light_only" else 1.0
-        rho = inflow[:, 0] / mu[:, 0] + heavy * inflow[:, 1] / mu[:, 1]
-        mask = np.ones(net.n_fog, bool) if not policy == "offload" else np.isinf(theta)
-        bad = np.flatnonzero(mask & (rho >= 1))
-        if bad.size:
-            j = int(bad[0])
-            raise UnstableRegimeError(
-                f"{func}: fog node {net.fog_names[j]!r} is unstable under policy {policy!r}: "
-                f"it keeps every request it receives, ρ = {rho[j]:.4g} ≥ 1. Offload (finite θ) "
-                "or lower the load."
-            )
-    # the cloud's worst case: everything that is not processed locally goes there
+def event_bound(net, req, e_max, mode, policy, period) -> int:
+    """An upper bound on the events of one run, from its inputs.
+
+    Each request that reaches the fog makes at most e_M + 1 arrivals and one departure;
+    announcements (offloading, e_M > 0, not oracle) run every T_a at each fog node until the
+    last request is done, which is at most the last arrival at the fog plus every fog
+    processing time and e_M + 1 fog-to-fog hops of the slowest link.
+    """
+    n = req.gen_time.size
+    events = n * (int(e_max) + 2) + 1
+    if mode != "oracle" and policy == "offload" and e_max > 0 and n:
+        fog = req.route == K.ROUTE_FOG
+        work = float(req.work[fog].sum()) * float(np.max(1.0 / net.fog_mu))
+        hop = float(net.nbr_prop.max() + net.size_bits.max() * net.nbr_inv.max()) if (
+            net.nbr_prop.size) else 0.0  # fmt: skip
+        end = float(req.gen_time[-1]) + float(net.iot_prop.max()) + work + (e_max + 1) * hop
+        events += net.n_fog * (int(end / period) + 2)
+    return events
+
+
+def _model_load(net: Compiled, theta, e_max, q, policy):
+    """(ρ, name): the largest load of a fog node that keeps every request it receives.
+
+    ``(None, "")`` when no node keeps every request.
+
+    Such a node (θ = ∞ under offloading, every node under no_offload, Light at every node
+    under light_only) has no admission limit: its queue is stable only if ρ < 1 with the
+    traffic it really gets, forwarded requests included (:func:`workbench.fog.model.fog_loads`).
+    A node with a finite θ admits only while its estimated work is below θ, so it bounds its
+    own queue: no load bound applies and the output analysis alone judges the run.
+    """
+    if policy == "all_cloud":
+        return None, ""
+    keeps = np.isinf(theta) if policy == "offload" else np.ones(net.n_fog, bool)
+    if not keeps.any():
+        return None, ""
+    rho = np.where(keeps, _fog_loads(net, theta, e_max, q, policy), -np.inf)
+    j = int(np.argmax(rho))
+    return float(rho[j]), net.fog_names[j]
+
+
+def _check_cloud(net: Compiled, func):
+    """Refuse a cloud server that would be overloaded even if it got every fog request."""
     to_cloud = np.zeros((net.n_cloud, 2))
     k_of_iot = net.fog_cloud[net.iot_fog]
     for c in (0, 1):
@@ -143,12 +197,36 @@ def _check_stability(net: Compiled, theta, policy, func):
         )
 
 
-def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period):
+def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period=0.0):
     v = PARAMS.check(
-        func, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
-        announce_period=announce_period,
+        func, q=q, alpha=alpha, mode=mode, policy=policy, announce_period=announce_period,
+        ewma_period=ewma_period,
     )  # fmt: skip
+    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     return v
+
+
+def _check_traffic(net: Compiled, n: int, func: str):
+    """Refuse a run with nothing to simulate or more work than the budgets allow."""
+    if not net.iot_rate.sum() > 0:
+        raise EmptyRunError(
+            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
+            "the run would never generate one. Give some IoT node a positive rate "
+            "(with_traffic(load=...) scales existing rates)."
+        )
+    check_budget(func, "n_requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
+
+
+def _check_events(func, net, req, v):
+    bound = event_bound(net, req, v["e_max"], v["mode"], v["policy"], v["announce_period"])
+    if bound > EVENT_BUDGET:
+        raise ParameterError(
+            f"{func}: this run could take up to {bound:.3g} events (announcements every "
+            f"T_a = {v['announce_period']:g} s over {req.gen_time[-1]:.3g} s of traffic at "
+            f"{net.n_fog} fog nodes), more than the event budget of {EVENT_BUDGET:.0e}. Raise "
+            "announce_period or the request rates, or lower n_requests."
+        )
+    return bound
 
 
 def run_once(
@@ -163,32 +241,39 @@ def run_once(
     announce_period=0.05,
     n_requests=50_000,
     seed=0,
+    ewma_period=0.0,
 ) -> RunOutput:
     """One replication: per-request records (all requests, no warm-up removed) and node totals.
 
-    Parameters as in :func:`simulate`.
+    Parameters as in :func:`simulate`. No stability check: one run's records are what they
+    are (use :func:`simulate` for estimates).
     """
     func = "run_once"
     net = compile_scenario(scenario)
-    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period)
+    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
     n = PARAMS["n_requests"].check(n_requests, func)
     seed = PARAMS["seed"].check(seed, func)
-    th = theta_per_fog(theta, net.n_fog, func)
-    _check_stability(net, th, v["policy"], func)
+    th = _theta_per_fog(theta, net.n_fog, func)
+    _check_traffic(net, n, func)
     rng = np.random.default_rng(seed)
-    return _run(net, th, v, n, rng)
+    return _run(net, th, v, n, rng, func)
 
 
-def _run(net, th, v, n, rng) -> RunOutput:
+def _run(net, th, v, n, rng, func="simulate") -> RunOutput:
     req = draw_requests(net, n, rng, v["announce_period"])
+    bound = _check_events(func, net, req, v)
     out = K.simulate_network(
         *kernel_arguments(
             net, req, th, v["e_max"], v["q"], v["alpha"], v["mode"], v["policy"],
-            v["announce_period"],
+            v["announce_period"], v.get("ewma_period", 0.0), bound,
         )
     )  # fmt: skip
-    (tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back,
-     fog_busy, fog_area, fog_arr, fog_acc, unit_busy, unit_served, horizon) = out  # fmt: skip
+    (tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back, fog_busy,
+     fog_area, fog_arr, fog_acc, unit_busy, unit_served, horizon, events) = out  # fmt: skip
+    if events > bound:  # cannot happen when the bound holds: reported, never a wrong number
+        raise ParameterError(
+            f"{func}: the event loop exceeded its budget of {bound:,} events and was stopped."
+        )
     records = pd.DataFrame(
         {
             "request": np.arange(n),
@@ -279,6 +364,8 @@ def simulate(
     replications=10,
     seed=0,
     confidence=0.95,
+    ewma_period=0.0,
+    overload="raise",
 ) -> SimulationResult:
     """Simulate the network and estimate the mean service delay per request.
 
@@ -305,39 +392,139 @@ def simulate(
     replications : int
     seed : int
     confidence : float
+    ewma_period : float, default 0
+        0: the EWMA is updated at every departure; T > 0: every T [s] with the mean
+        processing time of the last period (the paper's "periodically").
+    overload : {"raise", "transient"}, default "raise"
+        What to do with an unstable run: a fog node that keeps every request (θ = ∞,
+        no_offload, light_only) at load ρ ≥ 1 with the traffic it really gets (forwarded
+        requests included), or a run the output analysis finds non-stationary. "raise":
+        :class:`UnstableRegimeError` (before running when the load says so); "transient":
+        the finite-horizon numbers, with ``stationary=False`` and a note.
 
     Returns
     -------
     SimulationResult
         metric ``delay`` [s]; also ``delay_light``, ``delay_heavy``, ``delay_per_iot``,
         ``share_fog``, ``share_cloud``, ``mean_hops``, utilisations; ``info["nodes"]``: per
-        fog node means over replications; ``records``: the first replication's requests.
+        fog node means over replications; ``records``: the first replication's requests;
+        ``stationarity``: the detector's verdict on each request's delay in generation
+        order (the 10% warm-up is its fixed warm-up).
 
     Raises
     ------
     UnstableRegimeError
-        A fog node that keeps all its requests (θ = ∞, no_offload, light_only) or a cloud
-        unit in the worst case has load ≥ 1.
+        See ``overload``; also a cloud server that would be overloaded with every fog
+        request sent to it.
+    ParameterError
+        A value out of range, a scenario without traffic, or a run above the memory or
+        event budget.
     """
     func = "simulate"
+    plan = _plan(
+        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
+        seed, confidence, ewma_period, overload,
+    )  # fmt: skip
+    replications = PARAMS["replications"].check(replications, func)
+    reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
+    return _finish(plan, reps)
+
+
+def simulate_to_precision(
+    scenario,
+    *,
+    rel_half_width=0.02,
+    max_replications=200,
+    theta=0.02,
+    e_max=1,
+    q=0.5,
+    alpha=0.5,
+    mode="distributed",
+    policy="offload",
+    announce_period=0.05,
+    n_requests=50_000,
+    seed=0,
+    confidence=0.95,
+    ewma_period=0.0,
+    progress=True,
+) -> SimulationResult:
+    """:func:`simulate` with replications added until the mean delay is known to ±rel.
+
+    Starts with 5 replications and adds more (projected from the current half-width) until
+    the relative half-width of the ``confidence`` interval is at most ``rel_half_width``;
+    a run the output analysis finds non-stationary stops with :class:`UnstableRegimeError`;
+    reaching ``max_replications`` first returns ``converged=False`` with a note. A progress
+    bar shows the replications.
+    """
+    func = "simulate_to_precision"
+    plan = _plan(
+        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
+        seed, confidence, ewma_period, "raise",
+    )  # fmt: skip
+    from workbench.validation import check_bool
+
+    progress = check_bool(progress, "progress", func)
+    result = to_precision(
+        plan["one"], func=func, rel_half_width=rel_half_width,
+        max_replications=max_replications, seed=plan["seed"], progress=progress,
+        **plan["finish"],
+    )  # fmt: skip
+    return _attach_nodes(plan, result)
+
+
+def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
+          seed, confidence, ewma_period, overload):  # fmt: skip
     net = compile_scenario(scenario)
-    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period)
+    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
     checked = PARAMS.check(
-        func, n_requests=n_requests, replications=replications, seed=seed, confidence=confidence
+        func, n_requests=n_requests, seed=seed, confidence=confidence, overload=overload
     )
-    th = theta_per_fog(theta, net.n_fog, func)
-    _check_stability(net, th, v["policy"], func)
+    th = _theta_per_fog(theta, net.n_fog, func)
     n = checked["n_requests"]
+    _check_traffic(net, n, func)
+    _check_cloud(net, func)
+    rho, node = _model_load(net, th, v["e_max"], v["q"], v["policy"])
+    # refuse before running when the model already says a queue grows without bound
+    what = f"fog node {node!r} keeps every request it receives (forwarded ones included)"
+    notes = check_overload(func, checked["overload"], rho=rho, what=what)
     warmup = int(WARMUP_FRACTION * n)
-    streams = np.random.SeedSequence(checked["seed"]).spawn(checked["replications"])
-    rows, fogs, first = [], [], None
-    for rep, ss in enumerate(streams):
-        run = _run(net, th, v, n, np.random.default_rng(ss))
-        rows.append({"replication": rep, **_replication_row(run, warmup)})
-        fogs.append(run.fog.assign(replication=rep))
-        if first is None:
-            first = run.records
-    reps = pd.DataFrame(rows)
+    fogs = {}
+
+    def one(seed_sequence, index):
+        run = _run(net, th, v, n, np.random.default_rng(seed_sequence), func)
+        fogs[index] = run.fog.assign(replication=index)
+        delay = run.records["delay"].to_numpy()
+        records = run.records if index == 0 else None
+        return Replication(_replication_row(run, warmup), delay, warmup, records)
+
+    quantities = list(QUANTITY_BOUNDS)
+    return {
+        "one": one,
+        "seed": checked["seed"],
+        "fogs": fogs,
+        "finish": dict(
+            metric="delay",
+            quantities=quantities,
+            confidence=checked["confidence"],
+            run_length=n,
+            run_unit="requests",
+            overload=checked["overload"],
+            bounds=QUANTITY_BOUNDS,
+            rho=rho,
+            notes=[n_ for n_ in notes if not n_.startswith("overloaded")],
+            unit="s",
+            info={"settings": dict(v, theta=theta), "warmup": warmup},
+        ),
+    }
+
+
+def _finish(plan, reps) -> SimulationResult:
+    result = finish(reps, func="simulate", **plan["finish"])
+    return _attach_nodes(plan, result)
+
+
+def _attach_nodes(plan, result) -> SimulationResult:
+    fogs = [plan["fogs"][i] for i in sorted(plan["fogs"])][: len(result.frame)]
     nodes = (
         pd.concat(fogs)
         .groupby(["fog", "name"], as_index=False)[
@@ -345,14 +532,18 @@ def simulate(
         ]
         .mean()
     )
-    quantities = [c for c in reps.columns if c != "replication"]
-    return SimulationResult.from_replications(
-        reps,
-        "delay",
-        quantities,
-        confidence=checked["confidence"],
-        run_length=n,
-        run_unit="requests",
-        records=first,
-        info={"nodes": nodes, "settings": dict(v, theta=theta), "warmup": warmup},
-    )
+    return result.with_(info={**result.info, "nodes": nodes})
+
+
+QUANTITY_BOUNDS = {
+    "delay": (0.0, math.inf),
+    "delay_light": (0.0, math.inf),
+    "delay_heavy": (0.0, math.inf),
+    "delay_per_iot": (0.0, math.inf),
+    "share_fog": (0.0, 1.0),
+    "share_cloud": (0.0, 1.0),
+    "mean_hops": (0.0, math.inf),
+    "fog_utilisation": (0.0, 1.0),
+    "max_fog_utilisation": (0.0, 1.0),
+    "cloud_utilisation": (0.0, 1.0),
+}

@@ -28,12 +28,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import analyze, theta_per_fog
-from workbench.fog.params import ADMISSION_MODELS, PARAMS
+from workbench.fog.model import _theta_per_fog, analyze
+from workbench.fog.params import ADMISSION_MODELS, PARAMS, check_count
 from workbench.fog.scenario import compile_scenario
 from workbench.fog.simulation import (
     WARMUP_FRACTION,
-    _check_stability,
+    _check_cloud,
+    _check_traffic,
     draw_requests,
     kernel_arguments,
     simulate,
@@ -62,7 +63,7 @@ def _check_grid(grid, func):
             f"The 'grid' parameter of {func} must be a sequence of at least two θ values [s] "
             f"in [0, 1e+06]. Got {describe(grid)} instead."
         )
-    one = PARAMS["theta"].with_(name="grid")
+    one = PARAMS["theta"].with_(name="grid", extra=())
     values = sorted({float(one.check(t, func)) for t in grid})
     if len(values) < 2:
         raise ParameterError(
@@ -226,6 +227,7 @@ def tune_theta_per_node(
         func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
         n_requests=n_requests, seed=seed,
     )  # fmt: skip
+    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     values = _check_grid(grid, func)
     sweeps = check_int(sweeps, "sweeps", func, 1, 20)
     models = _check_models(models, func)
@@ -238,7 +240,8 @@ def tune_theta_per_node(
             f"{MAX_TUNING_EVALUATIONS} vectors and {MAX_TUNING_REQUESTS:.0e} requests in all. "
             "Use a coarser grid, fewer sweeps or shorter runs."
         )
-    _check_stability(net, np.full(nf, values[-1]), "offload", func)
+    _check_traffic(net, v["n_requests"], func)
+    _check_cloud(net, func)
 
     sim_delay = _simulated_objective(net, v, v["n_requests"], v["seed"])
     found = _coordinate_descent(lambda idx: sim_delay(values[idx]), nf, ng, sweeps)
@@ -331,12 +334,13 @@ def compare_thetas(
         func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
         n_requests=n_requests, replications=replications, seed=seed, confidence=confidence,
     )  # fmt: skip
+    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     if not isinstance(thetas, Mapping) or not thetas:
         raise ParameterError(
             f"The 'thetas' parameter of {func} must be a non-empty mapping from policy names "
             f"to θ (one value, or one per fog node). Got {describe(thetas)} instead."
         )
-    vectors = {str(name): theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
+    vectors = {str(name): _theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
     reference = next(iter(vectors)) if reference is None else reference
     reference = check_choice(reference, "reference", func, tuple(vectors))
     delays = {}

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import functools
 
-import ipywidgets as w
 import numpy as np
-from scipy import special
 
 from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, network_frame, plot_network
-from workbench.fog.model import accept_probability, analyze, solve_chain, stage_distribution
+from workbench.fog.model import _ps_accept, accept_probability, analyze, solve_chain
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     compile_scenario,
@@ -22,7 +20,7 @@ from workbench.fog.scenario import (
     with_fog_delay,
     with_traffic,
 )
-from workbench.plots import PALETTE, figure
+from workbench.plots import PALETTE, figure, flag_unstable
 from workbench.widgets import control, interactive_figure
 
 __all__ = [
@@ -50,22 +48,18 @@ def _node_state(lam_light, lam_heavy, mu_light, mu_heavy, q):
     n, m = np.indices(sol.prob.shape)
     en, em = float((n * sol.prob).sum()), float((m * sol.prob).sum())
     wbar = float(((n / mu_light + m / mu_heavy) * sol.prob).sum())
-    dist, mu_hi = stage_distribution(sol.prob, mu_light, mu_heavy, THETA_CURVE_MAX)
-    stages = np.arange(dist.size)
-    curve = accept_on_grid(dist, mu_hi, THETA_CURVE)
+    curve = accept_on_grid(lam_light, lam_heavy, mu_light, mu_heavy, THETA_CURVE)
     k = min(sol.levels, 25)
     img = np.log10(np.maximum(sol.prob[:k, :k], 1e-12)).T
-    return sol.rho, en, em, wbar, dist, mu_hi, stages, curve, img
+    return sol.rho, en, em, wbar, curve, img
 
 
-def accept_on_grid(dist, mu_hi, thetas):
-    """P(W < θ) on a grid of θ at once (one incomplete-gamma call)."""
-    stages = np.arange(dist.size)
-    tail = np.ones((thetas.size, dist.size))
-    tail[:, 1:] = special.gammainc(stages[None, 1:], mu_hi * thetas[:, None])
-    acc = tail @ dist
-    acc[thetas <= 0] = 0.0
-    return np.minimum(acc, 1.0)
+def accept_on_grid(lam_light, lam_heavy, mu_light, mu_heavy, thetas):
+    """P(W < θ) on a grid of θ at once (closed form: the same for every q)."""
+    thetas = np.asarray(thetas, dtype=float)
+    ones = np.ones_like(thetas)
+    return _ps_accept(thetas, ones * lam_light / mu_light, ones * lam_heavy / mu_heavy,
+                      ones * mu_light, ones * mu_heavy)  # fmt: skip
 
 
 class NodeFigure:
@@ -103,13 +97,10 @@ class NodeFigure:
         self.fig = fig
 
     def __call__(self, lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
-        rho, en, em, wbar, dist, mu_hi, _, curve, img = _node_state(
+        rho, en, em, wbar, curve, img = _node_state(
             float(lam_light), float(lam_heavy), float(mu_light), float(mu_heavy), float(q)
         )
-        if theta <= THETA_CURVE_MAX:
-            p = float(accept_on_grid(dist, mu_hi, np.array([float(theta)]))[0])
-        else:  # beyond the slider (a typed value): computed afresh
-            p = accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=q)
+        p = accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=q)
         if self.fig is None:
             self._build()
         picture = np.full((self.PIXELS, self.PIXELS), -12.0)
@@ -122,7 +113,7 @@ class NodeFigure:
         self.point.set_data([1e3 * theta], [p])
         self.empty.set_ydata([1 - rho, 1 - rho])
         self.empty_label.set_y(1 - rho)
-        self.title1.set_text(f"P_j({1e3 * theta:.0f} ms) = {p:.3f} (q = {q:.2f})")
+        self.title1.set_text(f"P_j({1e3 * theta:.0f} ms) = {p:.3f}, the same for every q")
         return self.fig
 
 
@@ -282,6 +273,8 @@ class FogDelayFigure:
         ax.set_ylabel("mean service delay [ms]")
         ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
         self.title = ax.set_title("", fontsize=9, y=1.0)
+        self.unstable = ax.text(0.99, 0.97, "", transform=ax.transAxes, ha="right", va="top",
+                                fontsize=7, color=PALETTE[3])  # fmt: skip
         self.ax, self.fig = ax, fig
 
     def __call__(self, theta, e_max, load):
@@ -302,6 +295,10 @@ class FogDelayFigure:
         self.ax.set_ylim(0, 1.1 * top)
         self.title.set_text(
             f"Analytic model, θ = {1e3 * theta:.0f} ms, e_M = {e_max}, load × {load:.2f}"
+        )
+        missing = [POLICY_LABELS[p] for p, c in curves.items() if c is None]
+        self.unstable.set_text(
+            "".join(f"no curve: {m} is unstable (a fog node at ρ ≥ 1)\n" for m in missing)
         )
         return self.fig
 
@@ -337,7 +334,9 @@ def plot_simulated_network(theta, e_max, mode, announce_period, load):
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
         f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, seed 0)"
     )
-    return plot_network(frame, fast=True, title=title)
+    fig = plot_network(frame, fast=True, title=title)
+    stationary = bool(frame["stationary"].iloc[0])
+    return flag_unstable(fig, "" if stationary else f"not a steady state: {frame['note'].iloc[0]}")
 
 
 def simulation_view():
@@ -356,24 +355,6 @@ def simulation_view():
         announce_period=PARAMS["announce_period"],
         load=PARAMS["load"],
     )
-
-
-def exercise(question, answer, tolerance, hint, unit=""):
-    """A prediction box: type a number, press check; right within ``tolerance``."""
-    box = w.FloatText(description="your answer", layout=w.Layout(width="260px"))
-    out = w.HTML()
-    button = w.Button(description="check")
-
-    def check(_):
-        ok = abs(box.value - answer) <= tolerance
-        out.value = (
-            f"<span style='color:#070'>Right: {answer:.4g} {unit}</span>"
-            if ok
-            else f"<span style='color:#b00'>Not yet. Hint: {hint}</span>"
-        )
-
-    button.on_click(check)
-    return w.VBox([w.HTML(f"<b>{question}</b>"), w.HBox([box, button]), out])
 
 
 VIEWS = {

@@ -35,53 +35,51 @@ without enhancement 1 is worse than pure cloud; pure local is worst; skewed load
 and five Barabási–Albert topologies change results by < 10 %; the two RED threshold pairs
 differ by 0.2 % overall.
 
-What was not recovered, and the workbench's choices ([choice])
---------------------------------------------------------------
+What was not recovered, the readings, and how the defaults were chosen
+----------------------------------------------------------------------
 The server speeds (the paper's Fig. 3), the period length, the input sizes B, RED's w_q and
-max_p, the transmit power and the length of a decision are not in the available text.
-[choice] speeds 20 / 40 / 100 work units/s (bottom / middle / centre), period 1 s, τ_d = 5
-ms, w_q = 0.002 and max_p = 0.1 (Floyd & Jacobson's values), B = 0.1 Mbit per work unit, P =
-0.5 W, links are pure delays (no contention). B only has to respect the paper's Fig. 6 (the
-blind rule sends every task to the centre), which with these speeds holds for B < 1.48 Mbit
-per work unit. B is not neutral: on the quick grid with τ_d = 5 ms, RED's gain is 64 % at B
-= 10⁻⁶, 36 % at 0.1, 22 % at 0.2, 16 % at 0.3 and 6 % at 1 Mbit per work unit, so the "> 20
-%" verdict holds for B up to about 0.2 Mbit per work unit (seed 2019); the other grid
-verdicts are the same from 10⁻⁶ to 1 Mbit per work unit. B = 0 is degenerate: a task
-forwarded in zero time is already "in decision" at the next hop, where the queue-aware rule
-counts it in full, so the next sender sees a phantom load and keeps work on a slow bottom
-server. P enters with weight γ_e = 1/(F + 1): it moves the queue-aware threshold by about
-0.1 % (near the capacity limit even that can move a point). Sizes are truncated at 0 by
-redrawing non-positive draws. Arrivals within a period are at uniform times (so each bottom
-server sees a Poisson process; a batch at the start of each period is the other reading of
-the paper's periodic generator). Eq. 12 is garbled; the workbench's reading is in
-:func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a Barabási–Albert graph the
-hierarchy is the BFS tree from the highest-degree node, and the total generation rate is
-held at 4λ. The five seeded graphs give only three distinct hierarchies (BA-1 = BA-4, BA-2 =
-BA-3).
+max_p, the transmit power and the length of a decision are not in the available text; in
+several places the text admits more than one model. Each such place is a parameter, listed
+with the paper's words in ``READINGS``:
 
-The decision time τ_d [choice]. A server has one worker, and while it is "making a
-decision, executing a computation or handling an offloaded request" other requests wait in
-its queue (Sec. 4.2); the paper puts the loss of "without enhancement 1" to pure cloud on
-this "decision overhead" (Sec. 5.2.2). So each overhead decision at the head of a queue
-occupies the worker for τ_d; the paper gives no length (no number and no ratio in Secs. 4-5,
-and its overheads, eqs. 5-10, have no decision term). Default 5 ms. In the workbench the
-paper's "> 20 % gain from RED's queue jumping" needs τ_d of about 3 ms or more (a queue of
-pending decisions forms at the bottom servers and RED lets tasks skip it), and "without
-enhancement 1 worse than pure cloud" needs any τ_d > 0; but τ_d also costs the advanced
-model two decisions per task at light load, where pure cloud decides nothing and then wins.
-τ_d = 0 ("decisions are free", the slider's left end) reverses these verdicts: the claims
-table shows both.
+- ``decision_time`` τ_d: deciding occupies the single worker (Sec. 4.2) but no length is
+  given: 1 ms, one tenth of the shortest mean execution on the grid (a "lightweight"
+  decision);
+- ``offload_busy``: the same sentence counts handling an offload as worker time: the worker
+  is busy for the transfer B/W of each task it sends up (RED's forwards at the entrance
+  never use the worker);
+- ``in_decision``: a task under decision counts at the next hop in full (RED's "worst case"),
+  as zero (eq. 10 speaks of queued requests), or as the decision time left;
+- ``arrivals``: the generator "periodically pushes" each period's Poisson(λ) tasks: at the
+  start of the period (``batch``) or spread over it (a Poisson process);
+- ``eq11_unit``: eq. 11's min(1, t̄) depends on the unit of t̄ (s, ms or periods);
+- ``w_q`` 0.125 (the average's memory is one period's push at λ = 8) and ``max_p`` 0.5 (the
+  middle of 0.1..1): the paper says it changed both from the packet values, not to what.
 
-With these speeds the whole hierarchy carries 260 work units/s, while the paper's grid asks
-for up to 4·10·9 = 360: pure local (ρ = λμ/20 at each bottom server), pure cloud and the
-original rule (everything at the centre) are overloaded over most of the grid. ``simulate``
-refuses an overloaded model unless ``overload="transient"``; the figures then show the
-finite-run transient, marked.
+The speeds and the arrival reading are calibrated (:mod:`~workbench.hierarchy.calibration`)
+against what the paper DESCRIBES, never against the comparative claims: the advanced model's
+mean time linear in μ and in λ (Sec. 5.2.1), eq. 12's queue length flat in μ and growing with
+λ (Fig. 8), and pure cloud and pure local carrying every grid point. With speeds 1 : 2 : 4 by
+tier and T = 1 s, the least compute meeting every target is 100 / 200 / 400 work units/s
+with batch arrivals (spread arrivals fail Fig. 8 at every speed tried). B = 0.1 Mbit per work
+unit (the blind rule then sends every task to the centre, as the paper's Fig. 6 says), P =
+0.5 W, links are pure delays. Sizes are truncated at 0 by redrawing. Eq. 12 is garbled; the
+workbench's reading is in :func:`~workbench.hierarchy.model.eq12_queue_estimate`. In a
+Barabási–Albert graph the hierarchy is the BFS tree from the highest-degree node, the
+graphs are the first five seeds giving different shapes, and the total generation rate is
+held at 4λ.
+
+Output analysis: every run goes through :mod:`workbench.output_analysis` (the detector on the
+per-task completion times in arrival order). ``simulate`` refuses, with ``overload="raise"``,
+a model whose load bound is >= 1 (exact for the static models; it counts decisions and
+hand-overs) and a run whose measured server load reaches 1 or which the detector flags;
+``overload="transient"`` returns the finite-run numbers flagged ``stationary=False``.
 
 One step beyond: ``down_offload=True`` lets the centre send an arriving task *down* to the
 child that would finish it first (the paper's future work, the real two-way offloading).
 """
 
+from workbench.hierarchy.calibration import calibrate, calibration_table
 from workbench.hierarchy.model import (
     decide,
     eq12_queue_estimate,
@@ -92,8 +90,8 @@ from workbench.hierarchy.model import (
     shannon_rate,
     size_moments,
 )
-from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, TOPOLOGIES
-from workbench.hierarchy.simulation import simulate
+from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, READINGS, TOPOLOGIES
+from workbench.hierarchy.simulation import run_models, run_once, simulate, simulate_to_precision
 from workbench.hierarchy.topology import (
     Topology,
     barabasi_albert,
@@ -104,6 +102,12 @@ from workbench.hierarchy.topology import (
 
 __all__ = [
     "simulate",
+    "simulate_to_precision",
+    "run_once",
+    "run_models",
+    "calibrate",
+    "calibration_table",
+    "READINGS",
     "PARAMS",
     "MODELS",
     "PAPER_MODELS",

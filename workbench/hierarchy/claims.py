@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.claims import Measurement
 from workbench.hierarchy.figures import (
     BASE_SEED,
     _frame_down,
@@ -22,120 +23,196 @@ from workbench.hierarchy.figures import (
     topology_frame,
 )
 
-__all__ = ["CLAIMS", "normalised_grid", "decision_time_table", "TIE"]
+__all__ = ["CLAIMS", "normalised_grid", "readings_table", "claims_table", "TIE"]
 
 # "best" admits a tie: within 1 % of the best other model (the paper's normalised bars
 # cannot separate closer values, and models that route alike tie exactly)
 TIE = 0.01
-# the workbench's own row: the variant where deciding takes no worker time (τ_d = 0)
-DECISIONS_FREE = 0.0
 
 
-def _pivot(quick, base_seed, stable_only=False, **fixed):
+def _pivot(quick, base_seed, value="mean_time", **fixed):
+    """(λ, μ) × model table of ``value`` over the points where EVERY model is stationary,
+    and the number of points dropped."""
     grid = grid_study(quick, base_seed=base_seed, **fixed)
-    pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values="mean_time")
-    if stable_only:
-        bound = grid[grid["model"] == "advanced"].set_index(["lam", "mu"])["rho_bound"]
-        pivot = pivot[bound.loc[pivot.index].to_numpy() < 1.0]
-    return pivot
+    pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values=value)
+    ok = grid.groupby(["lam", "mu"])["stationary"].all()
+    dropped = int((~ok).sum())
+    return pivot[ok.loc[pivot.index].to_numpy()], dropped, len(ok)
 
 
-def normalised_grid(quick: bool, base_seed: int = BASE_SEED, stable_only=False, **fixed):
-    """Grid-averaged mean time of each model relative to the advanced model (Fig. 7)."""
-    pivot = _pivot(quick, base_seed, stable_only, **fixed)
+def _m(value, dropped, total, extra=""):
+    note = f"{total - dropped} of {total} grid points stationary for every model"
+    if extra:
+        note += f"; {extra}"
+    return Measurement(float(value), stationary=total > dropped, note=note)
+
+
+def normalised_grid(quick: bool, base_seed: int = BASE_SEED, **fixed):
+    """Grid-averaged mean time of each model relative to the advanced model (Fig. 7), over the
+    points where every model is stationary."""
+    pivot, _, _ = _pivot(quick, base_seed, **fixed)
     return pivot.div(pivot["advanced"], axis=0).mean()
 
 
-def advanced_best_share(
-    quick: bool, base_seed: int = BASE_SEED, stable_only=False, **fixed
-) -> float:
-    """Share of grid points where the advanced model is within ``TIE`` of the best model."""
-    pivot = _pivot(quick, base_seed, stable_only, **fixed)
+def advanced_best_share(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """Share of stationary grid points where the advanced model is within ``TIE`` of the best."""
+    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
     best_other = pivot.drop(columns="advanced").min(axis=1)
-    return float((pivot["advanced"] <= (1.0 + TIE) * best_other).mean())
+    share = float((pivot["advanced"] <= (1.0 + TIE) * best_other).mean())
+    return _m(share, dropped, total)
 
 
-def red_gain(quick: bool, base_seed: int = BASE_SEED, stable_only=False, **fixed) -> float:
-    """Grid-averaged (time without enhancement 2) / (advanced time) − 1."""
-    norm = normalised_grid(quick, base_seed, stable_only, **fixed)
-    return float(norm["without_enhancement_2"] - 1.0)
+def red_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """Grid-averaged (time without enhancement 2) / (advanced time) − 1, stationary points;
+    the note gives the mechanism: RED's forward rate and the middle tier's share."""
+    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    gain = float((pivot["without_enhancement_2"] / pivot["advanced"]).mean() - 1.0)
+    red, _, _ = _pivot(quick, base_seed, "red_forward_rate", **fixed)
+    return _m(gain, dropped, total, f"RED forwards {red['advanced'].mean():.2%} of tasks")
 
 
-def red_gain_decisions_free(quick: bool, base_seed: int = BASE_SEED) -> float:
-    """:func:`red_gain` when deciding takes no worker time (τ_d = 0, the variant)."""
-    return red_gain(quick, base_seed, decision_time=DECISIONS_FREE)
+def red_gain_over_20pct(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    m = red_gain(quick, base_seed, **fixed)
+    return m._replace(value=float(m.value > 0.2))
 
 
-def red_gain_over_20pct(quick: bool, base_seed: int = BASE_SEED, **fixed) -> float:
-    return float(red_gain(quick, base_seed, **fixed) > 0.2)
+def without_1_over_cloud(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """Grid-averaged normalised time without enhancement 1 ÷ pure cloud's (stationary points)."""
+    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    ratio = float((pivot["without_enhancement_1"] / pivot["pure_cloud"]).mean())
+    return _m(ratio, dropped, total)
 
 
-def without_1_over_cloud(
-    quick: bool, base_seed: int = BASE_SEED, stable_only=False, **fixed
-) -> float:
-    """Grid-averaged normalised time without enhancement 1 ÷ pure cloud's."""
-    norm = normalised_grid(quick, base_seed, stable_only, **fixed)
-    return float(norm["without_enhancement_1"] / norm["pure_cloud"])
+def without_1_worse_than_cloud(quick: bool, base_seed: int = BASE_SEED, **fixed):
+    m = without_1_over_cloud(quick, base_seed, **fixed)
+    return m._replace(value=float(m.value > 1.0 + 1e-9))
 
 
-def without_1_worse_than_cloud(quick: bool, base_seed: int = BASE_SEED, **fixed) -> float:
-    return float(without_1_over_cloud(quick, base_seed, **fixed) > 1.0 + 1e-9)
+def pure_local_worst(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    norm = pivot.div(pivot["advanced"], axis=0).mean()
+    return _m(float(norm.idxmax() == "pure_local"), dropped, total, f"worst: {norm.idxmax()}")
 
 
-def pure_local_worst(quick: bool, base_seed: int = BASE_SEED, **fixed) -> float:
-    return float(normalised_grid(quick, base_seed, **fixed).idxmax() == "pure_local")
-
-
-def _stable(frame, quick, base_seed):
-    """The rows of ``frame`` at (λ, μ) points the symmetric tree can carry (bound < 1)."""
-    grid = grid_study(quick, ("advanced",), base_seed)
-    bound = grid.set_index(["lam", "mu"])["rho_bound"]
+def _stationary_frame(frame, quick, base_seed, **fixed):
+    grid = grid_study(quick, ("advanced",), base_seed, **fixed)
+    ok = grid.set_index(["lam", "mu"])["stationary"]
     points = list(zip(frame["lam"], frame["mu"], strict=True))
-    return frame[bound.loc[points].to_numpy() < 1.0]
+    keep = ok.loc[points].to_numpy(bool).copy()
+    if "stationary" in frame:
+        keep &= frame["stationary"].to_numpy(bool)
+    return frame[keep], int((~keep).sum()), len(frame)
 
 
-def topology_change(
-    quick: bool, names, base_seed: int = BASE_SEED, stable_only: bool = False
-) -> float:
-    frame = topology_frame(quick, base_seed)
+def topology_change(quick: bool, names, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    frame = topology_frame(quick, base_seed, **fixed)
     frame = frame[frame["topology"].isin(names)]
-    if stable_only:
-        frame = _stable(frame, quick, base_seed)
-    return float((frame.groupby("topology")["relative"].mean() - 1.0).abs().max())
+    kept, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    value = float((kept.groupby("topology")["relative"].mean() - 1.0).abs().max())
+    return Measurement(value, total > dropped, f"{total - dropped} of {total} points stationary")
 
 
-def skew_change(quick: bool, base_seed: int = BASE_SEED, stable_only: bool = False) -> float:
-    return topology_change(quick, ["skewed"], base_seed, stable_only)
+def skew_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    return topology_change(quick, ["skewed"], base_seed, **fixed)
 
 
-def ba_change(quick: bool, base_seed: int = BASE_SEED, stable_only: bool = False) -> float:
-    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], base_seed, stable_only)
+def ba_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], base_seed, **fixed)
 
 
-def skew_below_10pct(quick: bool, base_seed: int = BASE_SEED) -> float:
-    return float(skew_change(quick, base_seed) < 0.1)
+def skew_below_10pct(quick: bool, base_seed: int = BASE_SEED):
+    m = skew_change(quick, base_seed)
+    return m._replace(value=float(m.value < 0.1))
 
 
-def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED) -> float:
-    return float(ba_change(quick, base_seed) < 0.1)
+def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED):
+    m = ba_change(quick, base_seed)
+    return m._replace(value=float(m.value < 0.1))
 
 
-def red_threshold_difference(
-    quick: bool, base_seed: int = BASE_SEED, stable_only: bool = False
-) -> float:
-    """Grid-averaged |(5, 40) time ÷ (5, 20) time − 1|."""
-    frame = _frame_red(quick, base_seed)
-    if stable_only:
-        frame = _stable(frame, quick, base_seed)
-    return float(abs(frame["relative"].mean() - 1.0))
+def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """|mean time with (5, 40) ÷ mean time with (5, 20) − 1|: the ratio of the grid means,
+    the statistic Fig. 13's title shows, over the stationary points."""
+    frame = _frame_red(quick, base_seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    value = abs(frame["time_5_40"].mean() / frame["time_5_20"].mean() - 1.0)
+    return Measurement(float(value), total > dropped, f"{total - dropped} of {total} stationary")
 
 
-def down_offload_gain(quick: bool, base_seed: int = BASE_SEED) -> float:
+def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """1 when (5, 20) is better at the lightest stationary λ and (5, 40) at the heaviest
+    (Fig. 13's text), each averaged over μ."""
+    frame = _frame_red(quick, base_seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
+    light, heavy = by_lam.iloc[0], by_lam.iloc[-1]
+    narrow_light = light["time_5_20"] < light["time_5_40"]
+    value = float(narrow_light and heavy["time_5_40"] < heavy["time_5_20"])
+    ratio = by_lam["time_5_40"] / by_lam["time_5_20"]
+    note = "(5,40)/(5,20) by λ: " + ", ".join(f"{lam:g}: {r:.4f}" for lam, r in ratio.items())
+    return Measurement(value, total > dropped, note)
+
+
+def middle_share_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+    """Fig. 6: share of tasks run at the middle servers 1, 2, advanced minus without enh. 2
+    (the yes/no claim asks for at least one percentage point more)."""
+    s1, dropped, total = _pivot(quick, base_seed, "share_s1", **fixed)
+    s2, _, _ = _pivot(quick, base_seed, "share_s2", **fixed)
+    mid = s1 + s2
+    diff = float((mid["advanced"] - mid["without_enhancement_2"]).mean())
+    extra = (
+        f"middle share advanced {mid['advanced'].mean():.3f}, without enh. 2 "
+        f"{mid['without_enhancement_2'].mean():.3f}"
+    )
+    return _m(diff, dropped, total, extra)
+
+
+def middle_share_higher(quick: bool, base_seed: int = BASE_SEED):
+    m = middle_share_gain(quick, base_seed)
+    return m._replace(value=float(m.value > 0.01))
+
+
+def _curve(quick, base_seed, lams, mus):
+    from workbench.hierarchy.figures import study
+
+    run = study(("advanced",), lams, mus, quick, base_seed)
+    return run
+
+
+def linear_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+    """R² of a straight line through the advanced model's mean time over μ = 1..9 at λ = 8."""
+    from workbench.hierarchy.calibration import _r2
+
+    mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
+    run = _curve(quick, base_seed, (8,), mus)
+    return Measurement(_r2(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
+
+
+def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+    """Fig. 8: largest |n̄(μ)/mean − 1| of eq. 12's estimate over μ at λ = 8."""
+    from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+    from workbench.hierarchy.topology import symmetric_tree
+
+    mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
+    run = _curve(quick, base_seed, (8,), mus)
+    compute = symmetric_tree().compute
+    n = np.array(
+        [
+            eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute)
+            for t, mu in zip(run["mean_time"], run["mu"], strict=True)
+        ]
+    )
+    return Measurement(float(np.max(np.abs(n / n.mean() - 1.0))), bool(run["stationary"].all()))
+
+
+def down_offload_gain(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """1 − (mean time with down offloading) ÷ (without), averaged over λ at μ = 7."""
     frame = _frame_down(quick, base_seed)
-    up = frame[frame["direction"] == "up only"].set_index("lam")["mean_time"]
-    both = frame[frame["direction"] == "up and down"].set_index("lam")["mean_time"]
-    return float(np.mean(1.0 - both / up))
+    up = frame[frame["direction"] == "up only"].set_index("lam")
+    both = frame[frame["direction"] == "up and down"].set_index("lam")
+    ok = up["stationary"] & both["stationary"]
+    value = float(np.mean(1.0 - both["mean_time"][ok] / up["mean_time"][ok]))
+    return Measurement(value, bool(ok.any()), f"{int(ok.sum())} of {len(ok)} λ stationary")
 
 
 CLAIMS = {
@@ -146,7 +223,10 @@ CLAIMS = {
     "skew_changes_below_10pct": skew_below_10pct,
     "ba_changes_below_10pct": ba_below_10pct,
     "red_thresholds_differ_0_2pct": red_threshold_difference,
-    "variant_decisions_free_red_gain": red_gain_decisions_free,
+    "red_thresholds_light_narrow_heavy_wide": red_thresholds_light_heavy,
+    "fig6_advanced_more_at_middle": middle_share_higher,
+    "linear_growth_in_mu": linear_in_mu,
+    "fig8_mu_little_effect_on_queue": queue_flat_in_mu,
     "beyond_down_offload_gain": down_offload_gain,
 }
 
@@ -156,38 +236,68 @@ UNDERLYING = {
     "without_enh1_worse_than_pure_cloud": without_1_over_cloud,
     "skew_changes_below_10pct": skew_change,
     "ba_changes_below_10pct": ba_change,
+    "fig6_advanced_more_at_middle": middle_share_gain,
+}
+
+# the readings the paper admits (params READINGS): the alternatives tried in readings_table
+READING_ALTERNATIVES = {
+    "decision_time": (0.0, 0.005),
+    "in_decision": ("zero", "remaining"),
+    "offload_busy": (False,),
+    "arrivals": ("spread",),
+    "eq11_unit": ("ms",),
+    "w_q": (0.002, 0.5),
+    "max_p": (0.1, 1.0),
 }
 
 
-def decision_time_table(quick: bool = True, taus_ms=(0.0, 1.0, 2.0, 3.0, 5.0, 10.0)):
-    """The grid verdicts that hang on the unstated decision time τ_d, for several τ_d.
+def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
+    """The grid claims under each alternative reading, one change from the defaults at a time.
 
-    Columns: τ_d [ms]; the advanced model's best share, RED's gain and without enhancement
-    1 ÷ pure cloud, each over all grid points and over the stable points only (``stable``).
+    Columns: reading, value, the number of points stationary for every model, then each
+    claim's underlying quantity (stationary points only): the advanced model's best share,
+    RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local is worst, the
+    middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
+    difference and whether the narrow pair wins at light load and the wide one at heavy.
     """
     import pandas as pd
 
     rows = []
-    for tau in taus_ms:
-        kw = {"decision_time": tau / 1e3}
-        row = {"τ_d [ms]": tau}
-        for stable, tag in ((False, ""), (True, " (stable)")):
-            row["advanced best share" + tag] = advanced_best_share(quick, BASE_SEED, stable, **kw)
-            row["RED gain" + tag] = red_gain(quick, BASE_SEED, stable, **kw)
-            row["without enh. 1 ÷ pure cloud" + tag] = without_1_over_cloud(
-                quick, BASE_SEED, stable, **kw
-            )
-        rows.append(row)
+    settings = [("defaults", "")] + [
+        (name, v) for name, values in READING_ALTERNATIVES.items() for v in values
+    ]
+    for name, v in settings:
+        fixed = {} if name == "defaults" else {name: v}
+        pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+        gain = red_gain(quick, base_seed, **fixed)
+        rows.append(
+            {
+                "reading": name,
+                "value": v,
+                "stationary points": f"{total - dropped}/{total}",
+                "advanced best share": advanced_best_share(quick, base_seed, **fixed).value,
+                "RED gain": gain.value,
+                "RED forwards": gain.note.split("RED forwards ")[-1],
+                "without enh. 1 ÷ pure cloud": without_1_over_cloud(
+                    quick, base_seed, **fixed
+                ).value,
+                "pure local worst": bool(pure_local_worst(quick, base_seed, **fixed).value),
+                "middle share gain": middle_share_gain(quick, base_seed, **fixed).value,
+                "skew change": skew_change(quick, base_seed, **fixed).value,
+                "largest BA change": ba_change(quick, base_seed, **fixed).value,
+                "(5, 40) vs (5, 20)": red_threshold_difference(quick, base_seed, **fixed).value,
+                "light narrow, heavy wide": bool(
+                    red_thresholds_light_heavy(quick, base_seed, **fixed).value
+                ),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def claims_table(quick: bool = True):
-    """The claims CSV with the workbench's measurement next to the paper's number."""
-    from pathlib import Path
+    """The claims CSV checked by the shared checker (measured, stationary, verdict)."""
+    from workbench.claims import check_claims
 
-    import pandas as pd
-
-    path = Path(__file__).resolve().parents[2] / "data" / "claims" / "p5.csv"
-    frame = pd.read_csv(path, comment="#", skipinitialspace=True)
-    frame["measured"] = [CLAIMS[i](quick) for i in frame["id"]]
-    return frame[["id", "quantity", "value", "measured", "expect", "workbench_value", "note"]]
+    frame = check_claims("p5", quick=quick)
+    cols = ["id", "quantity", "value", "measured", "stationary", "agrees", "expect", "source"]
+    return frame[[c for c in cols if c in frame] + ["note"]]

@@ -57,6 +57,12 @@ _ARRIVE = 0
 _DONE = 1
 _DECIDE = 0
 _EXECUTE = 1
+_SEND = 2  # the worker hands an offloaded task to the link (offload_busy)
+
+# how a task under decision counts in another server's work ahead (``in_decision``)
+IN_DECISION_FULL = 0  # its whole work: it may yet run here (the worst case)
+IN_DECISION_ZERO = 1  # nothing: it is no longer queued and may leave
+IN_DECISION_REMAINING = 2  # the worker time its decision still takes, in work units
 
 
 @njit(cache=True, inline="always")
@@ -105,19 +111,24 @@ def _pop(h_time, h_seq, h_kind, h_arg, size):
 
 
 @njit(cache=True)
-def _ahead(queued, task, kind, end, now, speed, task_work):
+def _ahead(queued, task, kind, end, now, speed, task_work, in_decision):
     """Work still to do at a server if everything there ran on it: queued + in service.
 
     ``task`` is the task in service (-1: none), ``kind`` what it is doing, ``end`` when that
-    ends, ``task_work`` its work. A task in its decision counts in full (it may yet run here:
-    the worst case). Scalars only: an array argument would cost the event loop numba's
-    reference counting (an atomic increment and decrement) on every call.
+    ends, ``task_work`` its work. An execution or a hand-over to the link counts what is left
+    of it; a task in its decision counts as ``in_decision`` says (full, zero, or the decision
+    time left). Scalars only: an array argument would cost the event loop numba's reference
+    counting (an atomic increment and decrement) on every call.
     """
     if task < 0:
         return queued
-    if kind == _EXECUTE:
+    if kind != _DECIDE:
         return queued + (end - now) * speed
-    return queued + task_work
+    if in_decision == IN_DECISION_FULL:
+        return queued + task_work
+    if in_decision == IN_DECISION_ZERO:
+        return queued
+    return queued + (end - now) * speed
 
 
 @njit(cache=True)
@@ -140,6 +151,10 @@ def simulate_hierarchy(
     w_q,
     gentle,
     decision_time,
+    in_decision,
+    offload_busy,
+    eq11_unit,
+    max_events,
     arr_time,
     origin,
     work,
@@ -169,6 +184,15 @@ def simulate_hierarchy(
         RED parameters (thresholds before eq. 11's scaling).
     decision_time : float
         Worker time spent on one overhead decision.
+    in_decision : int
+        How a task under decision counts in a server's work ahead (``IN_DECISION_*``).
+    offload_busy : bool
+        The worker stays busy while it hands a task it decided to offload to the link
+        (the transfer time ``B/W``); else the link takes it at no worker time.
+    eq11_unit : float
+        Seconds per unit of eq. 11's ``min(1, t̄)``, ``max(1, t̄)`` (1: seconds).
+    max_events : int
+        Event budget: the loop stops and returns -1 past it (a broken tree cannot spin).
     arr_time, origin, work, data : arrays over tasks (sorted by ``arr_time``)
     uniforms : array (tasks, servers)
         ``uniforms[k, v]``: the U(0,1) draw of RED at task ``k``'s ``v``-th visit.
@@ -180,7 +204,7 @@ def simulate_hierarchy(
     Returns
     -------
     int
-        Number of events processed.
+        Number of events processed (-1: the event budget ran out).
     """
     n = parent.shape[0]
     m = arr_time.shape[0]
@@ -225,6 +249,8 @@ def simulate_hierarchy(
         if not from_generator and size == 0:
             break
         events += 1
+        if events > max_events:
+            return -1
         if from_generator:
             k = g
             g += 1
@@ -257,7 +283,7 @@ def simulate_hierarchy(
             elif use_red and up >= 0:
                 ahead = _ahead(
                     queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
-                    work[max(svc_task[s], 0)],
+                    work[max(svc_task[s], 0)], in_decision,
                 )  # fmt: skip
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
                 # eq. 11: thresholds in seconds, scaled by the mean execution time queued
@@ -265,8 +291,9 @@ def simulate_hierarchy(
                     t_exe = present_work[s] / present[s] / compute[s]
                 else:
                     t_exe = work[k] / compute[s]
-                lo = min(1.0, t_exe) * min_th
-                hi = max(1.0, t_exe) * max_th
+                t_exe /= eq11_unit
+                lo = min(1.0, t_exe) * min_th * eq11_unit
+                hi = max(1.0, t_exe) * max_th * eq11_unit
                 if red_avg[s] >= lo:
                     red_count[s] += 1
                     p = red_drop_probability(red_avg[s], lo, hi, max_p, red_count[s], gentle)
@@ -281,14 +308,14 @@ def simulate_hierarchy(
             elif down_offload and up < 0:
                 ahead = _ahead(
                     queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
-                    work[max(svc_task[s], 0)],
+                    work[max(svc_task[s], 0)], in_decision,
                 )  # fmt: skip
                 best = (ahead + work[k]) / compute[s]
                 for c in range(n):
                     if parent[c] == s:
                         ahead_c = _ahead(
                             queued_work[c], svc_task[c], svc_kind[c], svc_end[c], now,
-                            compute[c], work[max(svc_task[c], 0)],
+                            compute[c], work[max(svc_task[c], 0)], in_decision,
                         )  # fmt: skip
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
@@ -328,7 +355,10 @@ def simulate_hierarchy(
         else:
             # the worker of s finished a decision or an execution
             leave = False
-            if svc_kind[s] == _DECIDE:
+            free = False
+            if svc_kind[s] == _SEND:
+                free = True
+            elif svc_kind[s] == _DECIDE:
                 up = parent[s]
                 local = (
                     gamma_t[s] * work[k] / compute[s]
@@ -339,7 +369,7 @@ def simulate_hierarchy(
                 if queue_aware:
                     ahead = _ahead(
                         queued_work[up], svc_task[up], svc_kind[up], svc_end[up], now,
-                        compute[up], work[max(svc_task[up], 0)],
+                        compute[up], work[max(svc_task[up], 0)], in_decision,
                     )  # fmt: skip
                 offload = (
                     gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
@@ -352,6 +382,14 @@ def simulate_hierarchy(
                     location[k] = up
                     size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
                     seq += 1
+                    if offload_busy and hop > 0.0:
+                        svc_kind[s] = _SEND
+                        svc_end[s] = now + hop
+                        server_stats[s, SRV_BUSY] += hop
+                        size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _DONE, s)
+                        seq += 1
+                    else:
+                        free = True
                 else:
                     svc_kind[s] = _EXECUTE
                     exec_server[k] = s
@@ -364,6 +402,7 @@ def simulate_hierarchy(
                 finish[k] = now
                 server_stats[s, SRV_EXECUTED] += 1.0
                 server_stats[s, SRV_WORK] += work[k]
+                free = True
             if leave:
                 server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
                 last_change[s] = now
@@ -371,6 +410,7 @@ def simulate_hierarchy(
                 present_work[s] -= work[k]
                 if present[s] == 0:
                     present_work[s] = 0.0
+            if free:
                 svc_task[s] = -1
                 start_worker = q_head[s] >= 0
 

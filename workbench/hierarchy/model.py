@@ -30,7 +30,6 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 __all__ = [
     "shannon_rate",
-    "time_weights",
     "local_overhead",
     "offload_overhead",
     "decide",
@@ -39,6 +38,7 @@ __all__ = [
     "size_moments",
     "pollaczek_khinchine",
     "static_route",
+    "utilisation_bound",
 ]
 
 
@@ -61,8 +61,7 @@ def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
     Yin, Chen, Hu, FGCS 90 (2019), eq. 1 (after Chen et al., ref. [23]).
     """
     f = "shannon_rate"
-    bandwidth = check_real(bandwidth, "bandwidth", f, 0.0, None, low_open=True)
-    power = check_real(power, "power", f, 0.0, None)
+    bandwidth, power = _table(f, bandwidth=bandwidth, power=power)
     gain = check_real(gain, "gain", f, 0.0, None)
     noise = check_real(noise, "noise", f, 0.0, None, low_open=True)
     interference = check_real(interference, "interference", f, 0.0, None)
@@ -75,8 +74,24 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
     return f / (f + 1.0), 1.0 / (f + 1.0)
 
 
+def _nonneg(func, **values):
+    for name, v in values.items():
+        check_real(v, name, func, 0.0, None)
+
+
+def _table(func, **values):
+    """Check values against the parameter table's ranges (same names, same bounds)."""
+    from workbench.hierarchy.params import PARAMS
+
+    return [PARAMS[name].check(v, func) for name, v in values.items()]
+
+
 def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
     """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
+    f = "local_overhead"
+    _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
+    _table(f, kappa=kappa)
+    check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
     return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
 
 
@@ -85,12 +100,18 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
 
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
     """
+    f = "offload_overhead"
+    _nonneg(f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, queued_next=queued_next)
+    _table(f, bandwidth=bandwidth, power=power)
+    check_real(compute_next, "compute_next", f, 0.0, 1e6, low_open=True)
     hop = data / bandwidth
     return gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
 
 
 def decide(local, offload) -> int:
     """Eq. 9: ``1`` (offload) iff the offload overhead is strictly below the local one."""
+    local = check_real(local, "local", "decide", 0.0, None)
+    offload = check_real(offload, "offload", "decide", 0.0, None)
     return int(offload < local)
 
 
@@ -101,7 +122,14 @@ def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
     Short tasks (``t̄ < 1``) lower the lower threshold to the time of ``min_th`` tasks; long
     tasks widen the ramp so that a server does not refuse work too early.
     """
-    t = float(mean_exec_time)
+    f = "red_thresholds"
+    min_th, max_th = _table(f, min_th=min_th, max_th=max_th)
+    if min_th >= max_th:
+        raise ParameterError(
+            f"The 'max_th' parameter of {f} must be a finite real number in the range "
+            f"(min_th, inf) = ({min_th:g}, inf). Got {max_th!r} instead."
+        )
+    t = check_real(mean_exec_time, "mean_exec_time", f, 0.0, None)
     return min(1.0, t) * min_th, max(1.0, t) * max_th
 
 
@@ -114,7 +142,18 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     ``Σ n_i (n_i + 1) s / (2 F_i) / Σ n_i``. With one common ``n`` on the ``k`` servers given,
     ``T = (n + 1) s Σ(1/F_i) / (2k)``, solved for ``n``.
     """
-    f = np.asarray(compute, dtype=float)
+    fn = "eq12_queue_estimate"
+    mean_time = check_real(mean_time, "mean_time", fn, 0.0, None)
+    mean_size = check_real(mean_size, "mean_size", fn, 0.0, None, low_open=True)
+    try:
+        f = np.asarray(compute, dtype=float).ravel()
+    except (TypeError, ValueError):
+        f = np.array([np.nan])
+    if f.size == 0 or not np.all(np.isfinite(f)) or np.any(f <= 0):
+        raise ParameterError(
+            f"The 'compute' parameter of {fn} must be one or more finite positive speeds. "
+            f"Got {compute!r} instead."
+        )
     k = f.size
     return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
 
@@ -127,7 +166,7 @@ def size_moments(mu, sigma) -> tuple[float, float]:
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
     """
-    mu, sigma = float(mu), float(sigma)
+    mu, sigma = _table("size_moments", mu=mu, sigma=sigma)
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]
@@ -141,6 +180,10 @@ def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
 
     Raises UnstableRegimeError when ``ρ = λ E[S] >= 1``.
     """
+    f = "pollaczek_khinchine"
+    rate = check_real(rate, "rate", f, 0.0, None)
+    mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
+    second_moment_service = check_real(second_moment_service, "second_moment_service", f, 0.0, None)
     rho = rate * mean_service
     if rho >= 1.0:
         raise UnstableRegimeError(
@@ -155,6 +198,16 @@ def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
     Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
     the size: ``route[s]`` is the server at which a task entering at ``s`` is executed.
     """
+    from workbench.hierarchy.topology import Topology
+
+    f = "static_route"
+    if not isinstance(topology, Topology):
+        raise ParameterError(
+            f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
+        )
+    data_per_work = check_real(data_per_work, "data_per_work", f, 0.0, None)
+    power = check_real(power, "power", f, 0.0, None)
+    kappa = check_real(kappa, "kappa", f, 0.0, None)
     gt, ge = time_weights(topology.compute)
     route = np.empty(topology.n, dtype=int)
     for s in range(topology.n):
@@ -178,31 +231,62 @@ def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
     return route
 
 
-def utilisation_bound(model, topology, lam, mean_size, period, data_per_work, power, kappa):
-    """The largest utilisation the model's routing forces on a server (1 or more: unstable).
+def utilisation_bound(
+    model,
+    topology,
+    lam,
+    mean_size,
+    period,
+    data_per_work,
+    power,
+    kappa,
+    *,
+    decision_time=0.0,
+    offload_busy=False,
+):
+    """The largest load (worker time per second) the model's routing forces on a server.
 
-    Exact for pure_local, pure_cloud and original (their routing is static); for the models
-    with RED or queue information, the whole hierarchy's load over its whole capacity (a
-    necessary condition only).
+    1 or more: unstable. The load of a server is its executions plus, where the model
+    decides, one decision ``τ_d`` per task it takes from its queue, plus, when handing an
+    offload over occupies the worker, the transfer ``B/W`` of each task it sends up.
+
+    - pure_local, pure_cloud, original: exact (static routing: each task's path is known);
+    - without_enhancement_1: the blind rule's static route decides where tasks run (RED only
+      moves them up earlier, skipping decisions), so the load of the server that executes
+      them is exact; decision loads elsewhere are not counted (RED may skip them);
+    - without_enhancement_2 (no RED): every generated task is decided at its origin, so
+      ``λ τ_d / T`` there is a floor; with the whole hierarchy's work over its whole
+      capacity: a necessary condition only;
+    - advanced: the whole hierarchy's work over its whole capacity (necessary only).
+
+    Where the bound is only necessary, ``simulate`` also measures each server's load and
+    runs the stationarity detector.
     """
     rate = lam * topology.weight / period  # tasks per second generated at each server
+    total = float(rate.sum() * mean_size / topology.compute.sum())
     if model == "pure_local":
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.max(rate * mean_size / topology.compute))
     if model == "pure_cloud":
         return float(rate.sum() * mean_size / topology.compute[topology.root])
-    if model == "original":
+    if model in ("original", "without_enhancement_1"):
         route = static_route(topology, data_per_work, power, kappa)
         load = np.zeros(topology.n)
-        np.add.at(load, route, rate * mean_size)
-        return float(np.max(load / topology.compute))
-    if model == "without_enhancement_1":
-        # RED only moves tasks up earlier; when the rule sends every server on every
-        # generator's path to the centre, the centre carries everything
-        route = static_route(topology, data_per_work, power, kappa)
-        paths = [topology.path_up(s) for s in topology.generators]
-        if all(route[x] == topology.root for p in paths for x in p):
-            return float(rate.sum() * mean_size / topology.compute[topology.root])
-    if model not in ("advanced", "without_enhancement_1", "without_enhancement_2"):
-        raise ParameterError(f"utilisation_bound: unknown model {model!r}")
-    return float(rate.sum() * mean_size / topology.compute.sum())
+        for s in topology.generators:
+            path = topology.path_up(s)
+            end = path.index(int(route[s]))
+            load[route[s]] += rate[s] * mean_size / topology.compute[route[s]]
+            if model == "original":
+                for x in path[: end + 1]:
+                    if topology.parent[x] >= 0:
+                        load[x] += rate[s] * decision_time
+                for x in path[:end]:
+                    if offload_busy:
+                        load[x] += rate[s] * data_per_work * mean_size / topology.bandwidth[x]
+        return float(np.max(load))
+    if model == "without_enhancement_2":
+        floor = float(np.max(rate * decision_time)) if decision_time > 0 else 0.0
+        return max(total, floor)
+    if model == "advanced":
+        return total
+    raise ParameterError(f"utilisation_bound: unknown model {model!r}")

@@ -22,6 +22,52 @@ PAPER_MODELS = (
 )
 TOPOLOGIES = ("tree", "skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5")
 
+# the places where the paper admits more than one model: each is a parameter, with the words
+# it rests on (verbatim, the paper's Chinese text) and an English translation
+READINGS = {
+    "decision_time": (
+        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
+        "while a server handles a request (e.g. makes a decision, executes, or handles an "
+        "offload request), other requests must wait in the queue (Sec. 4.2); no length is "
+        "given. Default 1 ms: one tenth of the shortest mean execution on the grid (μ = 1 on "
+        "a bottom server, 10 ms), a 'lightweight' decision («保持整个框架的轻量级特性»).",
+    ),
+    "offload_busy": (
+        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
+        "the same sentence counts handling an offload as worker time: default True, the "
+        "worker is busy for the transfer B/W of a task it sends up.",
+    ),
+    "in_decision": (
+        "RED假设所有这些请求都将在本地执行是有效且可靠的，这样“队列大小”将按最坏情况评估。"
+        "这与第3.2.3节中评估潜在计算执行时间时采用的理念一致",
+        "RED assumes every queued request will run locally: the 'queue size' is evaluated "
+        "in the worst case, as in Sec. 3.2.3 (default 'full'); eq. 10 speaks only of queued "
+        "requests («排队中的请求»), which would count a task under decision as zero.",
+    ),
+    "arrivals": (
+        "一个任务生成器负责定期向第一层的服务器推送请求。每个周期内的请求数量（表示工作负载率）遵循泊松分布确定",
+        "a task generator periodically pushes requests to the first-tier servers; the number "
+        "per period is Poisson. Default 'batch' (pushed at the period's start), chosen by the "
+        "calibration (Fig. 8's queue growing with λ needs it); 'spread' is the other reading.",
+    ),
+    "w_q": (
+        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
+        "w_q and max_p should also be changed (from the packet values); no values given. "
+        "Default 0.125: the average's memory is one period's push at the central load λ = 8 "
+        "(1/8). Plausible range 0.01..0.5.",
+    ),
+    "max_p": (
+        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
+        "no value given. Default 0.5, the middle of the plausible range 0.1 (the packet value "
+        "the paper says it changed) .. 1.",
+    ),
+    "eq11_unit": (
+        "此处 $ t {\\text{exe,avg}} $ 为这些排队中的请求的平均执行时间",
+        "t_exe,avg is the mean execution time of the queued requests; eq. 11's min(1, t) "
+        "depends on its unit, which the paper does not name. Default 's'.",
+    ),
+}
+
 PARAMS = Params(
     Param(
         "model",
@@ -135,8 +181,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=20.0,
-        slider=(5.0, 100.0),
+        default=100.0,
+        slider=(10.0, 400.0),
         step=5.0,
         help="Speed of servers 3-6 (not recovered from the paper's Fig. 3).",
         source="choice",
@@ -149,8 +195,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=40.0,
-        slider=(5.0, 200.0),
+        default=200.0,
+        slider=(10.0, 800.0),
         step=5.0,
         help="Speed of servers 1-2 (not recovered from the paper's Fig. 3).",
         source="choice",
@@ -163,8 +209,8 @@ PARAMS = Params(
         low=0.0,
         high=1e6,
         low_open=True,
-        default=100.0,
-        slider=(10.0, 400.0),
+        default=400.0,
+        slider=(20.0, 1600.0),
         step=10.0,
         help="Speed of the central server 0, the strongest (not recovered from Fig. 3).",
         source="choice",
@@ -201,15 +247,60 @@ PARAMS = Params(
         "time of one overhead decision",
         "s",
         low=0.0,
-        high=10.0,
-        default=0.005,
-        slider=(0.0, 0.02),
+        high=1.0,
+        default=0.001,
+        slider=(0.0, 0.01),
         step=0.0005,
-        help="Worker time spent applying the overhead rule at the head of the queue. Sec. 4.2: "
-        "while a server makes a decision, executes or handles an offload, other requests "
-        "wait in its queue (and Sec. 5.2.2 blames the decision overhead for 'without "
-        "enhancement 1' losing to pure cloud); the paper gives no length: 5 ms [choice]. "
-        "0 = decisions are free (the variant its eqs. 5-10 alone would suggest).",
+        help="Worker time one overhead decision takes at the head of a queue (reading "
+        "'decision_time', see READINGS): the paper says deciding occupies the single worker "
+        "but gives no length. Default by rule: one tenth of the shortest mean execution on the "
+        "grid (μ = 1 on a bottom server). 0 = decisions are free.",
+        source="choice",
+    ),
+    Param(
+        "in_decision",
+        "n_dec",
+        "how a task under decision counts",
+        kind="choice",
+        choices=("full", "zero", "remaining"),
+        default="full",
+        help="In another server's (eq. 10) or RED's view of the work ahead, a task whose "
+        "decision is under way counts its whole work (worst case, as the paper evaluates RED's "
+        "'queue size'), nothing (it is no longer queued), or the decision time left.",
+        source="choice",
+    ),
+    Param(
+        "offload_busy",
+        "h_off",
+        "handing an offload occupies the worker",
+        kind="bool",
+        default=True,
+        help="Sec. 4.2 counts 'handling an offload request' as worker time: the worker stays "
+        "busy for the transfer B/W of a task it decided to offload. False: the link takes "
+        "it at no worker time. (RED's forwards at the entrance never use the worker.)",
+        source="choice",
+    ),
+    Param(
+        "arrivals",
+        "arr",
+        "arrivals within a period",
+        kind="choice",
+        choices=("batch", "spread"),
+        default="batch",
+        help="'batch': the generator pushes each period's Poisson(λ) tasks at the start of the "
+        "period (Sec. 5.1: 'periodically pushes requests'); 'spread': at uniform times "
+        "inside the period (a Poisson process of rate λ/T).",
+        source="choice",
+    ),
+    Param(
+        "eq11_unit",
+        "u",
+        "time unit of eq. 11",
+        kind="choice",
+        choices=("s", "ms", "period"),
+        default="s",
+        help="Unit in which eq. 11's min(1, t̄) and max(1, t̄) read the mean execution time "
+        "and in which min_th, max_th are given (the paper names none).",
         source="choice",
     ),
     Param(
@@ -270,10 +361,11 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         low_open=True,
-        default=0.1,
-        slider=(0.01, 1.0),
+        default=0.5,
+        slider=(0.1, 1.0),
         step=0.01,
-        help="RED's p_b at the upper threshold (not recovered; Floyd & Jacobson's 0.1).",
+        help="RED's p_b at the upper threshold. The paper changed it from the packet value "
+        "but does not say to what: plausible range 0.1..1, default by rule (see READINGS).",
         source="choice",
     ),
     Param(
@@ -284,11 +376,12 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         low_open=True,
-        default=0.002,
-        slider=(0.001, 0.2),
-        step=0.001,
-        help="Weight of the newest sample in RED's moving average (not recovered; Floyd & "
-        "Jacobson's 0.002).",
+        default=0.125,
+        slider=(0.01, 0.5),
+        step=0.005,
+        help="Weight of the newest sample in RED's moving average, one update per arrival. "
+        "The paper changed it from the packet value but does not say to what: plausible "
+        "range 0.01..0.5, default by rule (see READINGS).",
         source="choice",
     ),
     Param(
@@ -317,8 +410,9 @@ PARAMS = Params(
         kind="choice",
         choices=("raise", "transient"),
         default="raise",
-        help="'raise': refuse a model whose servers cannot carry the load (ρ ≥ 1); "
-        "'transient': simulate the finite run anyway (its means grow with n).",
+        help="'raise': refuse a model whose servers cannot carry the load (ρ ≥ 1) or a run "
+        "the stationarity detector flags; 'transient': return the finite-run numbers, "
+        "flagged not stationary.",
         source="choice",
     ),
     Param(

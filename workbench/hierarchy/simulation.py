@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,24 +10,24 @@ import pandas as pd
 
 from workbench.hierarchy import kernels as K
 from workbench.hierarchy.model import size_moments, time_weights, utilisation_bound
-from workbench.hierarchy.params import MODELS, PARAMS
+from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS
 from workbench.hierarchy.topology import Topology, named_topology
+from workbench.output_analysis import (
+    Replication,
+    check_overload,
+    detect,
+    finish,
+    replicate,
+    require_observations,
+    to_precision,
+)
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import ParameterError, check_bool, check_budget, reject_unknown
 
-__all__ = [
-    "simulate",
-    "run_once",
-    "run_models",
-    "TaskDraws",
-    "draw_tasks",
-    "run_kernel",
-    "MODEL_FLAGS",
-    "MAX_TASKS",
-]
+__all__ = ["simulate", "simulate_to_precision", "run_once", "run_models"]
 
 # (cloud_forward, use_red, overhead, queue_aware) of each decision model
-MODEL_FLAGS = {
+_MODEL_FLAGS = {
     "pure_local": (False, False, False, False),
     "pure_cloud": (True, False, False, False),
     "original": (False, False, True, False),
@@ -35,11 +36,16 @@ MODEL_FLAGS = {
     "advanced": (False, True, True, True),
 }
 # memory bound: about 150 bytes per task and replication
-MAX_TASKS = 3_000_000
+_MAX_TASKS = 3_000_000
+IN_DECISION = {
+    "full": K.IN_DECISION_FULL,
+    "zero": K.IN_DECISION_ZERO,
+    "remaining": K.IN_DECISION_REMAINING,
+}
 
 
 @dataclass(frozen=True)
-class TaskDraws:
+class _TaskDraws:
     """The random inputs of one replication, sorted by arrival time."""
 
     arrival: np.ndarray
@@ -49,19 +55,23 @@ class TaskDraws:
     uniforms: np.ndarray  # (tasks, servers): RED's draw at each visit
 
 
-def draw_tasks(
-    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng
-) -> TaskDraws:
-    """Poisson(λ·weight) tasks per period per server, at uniform times inside the period
-    (together: a Poisson process of rate λ·weight/T); sizes Normal(μ, σ) truncated to
+def _draw_tasks(
+    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng, arrivals="spread"
+) -> _TaskDraws:
+    """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
+
+    ``arrivals="spread"``: at uniform times inside the period (together: a Poisson process
+    of rate λ·weight/T); ``"batch"``: all at the start of the period, in server order.
+    The uniforms are drawn in both cases, so the sizes and RED's draws do not depend on it.
     """
     gens = topology.generators
     counts = rng.poisson(lam * topology.weight[gens], size=(n_periods, gens.size))
     total = int(counts.sum())
     period_of = np.repeat(np.repeat(np.arange(n_periods), gens.size), counts.ravel())
     origin = np.repeat(np.tile(gens, n_periods), counts.ravel())
-    arrival = (period_of + rng.uniform(size=total)) * period
+    offset = rng.uniform(size=total)
+    arrival = (period_of + (offset if arrivals == "spread" else 0.0)) * period
     order = np.argsort(arrival, kind="stable")
     arrival, origin = arrival[order], origin[order]
     work = rng.normal(mu, sigma, size=total) if sigma > 0 else np.full(total, float(mu))
@@ -70,26 +80,33 @@ def draw_tasks(
         work[bad] = rng.normal(mu, sigma, size=int(bad.sum()))
         bad = work <= 0
     uniforms = rng.uniform(size=(total, topology.n))
-    return TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
+    return _TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
 
 
-def run_kernel(
+def _run_kernel(
     model: str,
     topology: Topology,
-    tasks: TaskDraws,
+    tasks: _TaskDraws,
     *,
     min_th=5.0,
     max_th=20.0,
-    max_p=0.1,
-    w_q=0.002,
+    max_p=0.5,
+    w_q=0.125,
     gentle=False,
-    decision_time=0.005,
+    decision_time=0.001,
     power=0.5,
     kappa=1e-11,
     down_offload=False,
+    in_decision="full",
+    offload_busy=True,
+    eq11_unit=1.0,
+    max_events=None,
 ) -> dict:
-    """Run one replication of ``model`` on given draws (no validation: callers validate)."""
-    cloud_forward, use_red, overhead, queue_aware = MODEL_FLAGS[model]
+    """Run one replication of ``model`` on given draws (no validation: callers validate).
+
+    ``eq11_unit`` in seconds per unit; ``in_decision`` one of ``IN_DECISION``'s keys.
+    """
+    cloud_forward, use_red, overhead, queue_aware = _MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
     out = {
@@ -122,6 +139,10 @@ def run_kernel(
         float(w_q),
         bool(gentle),
         float(decision_time),
+        IN_DECISION[in_decision],
+        bool(offload_busy),
+        float(eq11_unit),
+        int(max_events if max_events is not None else _event_budget(topology, m)),
         tasks.arrival,
         tasks.origin,
         tasks.work,
@@ -137,7 +158,15 @@ def run_kernel(
         out["went_down"],
         out["server_stats"],
     )
+    if out["events"] < 0:
+        raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
+
+
+def _event_budget(topology: Topology, m: int) -> int:
+    """At most 3 events per task and server visited (arrive, decide, execute or hand over),
+    a visit per tier plus one down: ``3 m (depth + 2)`` plus the servers' last events."""
+    return int(3 * m * (int(topology.depth.max()) + 2) + 4 * topology.n + 16)
 
 
 def simulate(
@@ -153,18 +182,22 @@ def simulate(
     sigma=1.0,
     period=1.0,
     warmup=0.1,
-    compute_bottom=20.0,
-    compute_middle=40.0,
-    compute_top=100.0,
+    compute_bottom=100.0,
+    compute_middle=200.0,
+    compute_top=400.0,
     bandwidth=100.0,
     data_per_work=0.1,
-    decision_time=0.005,
+    decision_time=0.001,
+    in_decision="full",
+    offload_busy=True,
+    arrivals="batch",
+    eq11_unit="s",
     power=0.5,
     kappa=1e-11,
     min_th=5.0,
     max_th=20.0,
-    max_p=0.1,
-    w_q=0.002,
+    max_p=0.5,
+    w_q=0.125,
     gentle=False,
     down_offload=False,
     overload="raise",
@@ -188,9 +221,11 @@ def simulate(
         Generation periods per replication; every task then runs to completion.
     seed, replications, confidence
         Replication ``r`` uses the ``r``-th child of ``numpy.random.SeedSequence(seed)``.
-    sigma, period, warmup, compute_*, bandwidth, data_per_work, decision_time, power, kappa,
-    min_th, max_th, max_p, w_q, gentle, down_offload, overload, keep_records
-        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source.
+    sigma, period, warmup, compute_*, bandwidth, data_per_work, decision_time, in_decision,
+    offload_busy, arrivals, eq11_unit, power, kappa, min_th, max_th, max_p, w_q, gentle,
+    down_offload, overload, keep_records
+        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source;
+        ``READINGS`` gives the paper's words behind each reading.
 
     Returns
     -------
@@ -198,66 +233,192 @@ def simulate(
         ``metric = "mean_time"`` (mean completion time of the tasks generated after the
         warm-up, seconds); also ``mean_wait``, ``mean_transfer``, ``mean_decision``,
         ``mean_execution``, ``time_per_work``, ``mean_in_system`` (time-average tasks per
-        server), ``red_forward_rate``, ``share_s<i>`` (fraction of tasks executed at server i).
-        ``records``: one row per task; ``info["stations"]``: per-server table.
+        server), ``red_forward_rate``, ``share_s<i>`` (fraction of tasks executed at server i),
+        ``load_s<i>`` (worker time server i spent per second of generation: the load the
+        policy's routing really puts on it, decisions and hand-overs included).
+        ``stationarity``: the shared detector's verdict on the per-task completion times in
+        arrival order. ``records``: one row per task; ``info["stations"]``: per-server table;
+        ``info["rho_bound"]``: the load bound (see Raises); ``info["rho_measured"]``: the
+        largest ``load_s<i>``.
 
     Raises
     ------
     ParameterError
-        A parameter outside its range, or more than ``MAX_TASKS`` expected tasks per
-        replication (memory bound).
+        A parameter outside its range, or more than ``_MAX_TASKS`` expected tasks per
+        replication (memory bound); ``EmptyRunError`` when no task arrives after the warm-up.
     UnstableRegimeError
-        With ``overload="raise"``, when the model's routing loads some server to ρ >= 1
-        (exact for pure_local, pure_cloud, original; total load vs total capacity for the
-        others).
+        With ``overload="raise"``: before the run when the model's load bound is >= 1 (exact
+        for the static models pure_local, pure_cloud, original; a necessary condition for the
+        others, see :func:`~workbench.hierarchy.model.utilisation_bound`); after it when a
+        server's measured load is >= 1 or the detector finds the run non-stationary.
 
     References
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
     p, topo, rho, notes = _prepare("simulate", model, lam, mu, topology, locals())
-    children = np.random.SeedSequence(p["seed"]).spawn(p["replications"])
-    rows, records, stations = [], [], []
-    for r, child in enumerate(children):
-        row, station, rec = _replicate(p, topo, child, p["keep_records"], r)
-        row["replication"] = r
-        rows.append(row)
-        station["replication"] = r
-        stations.append(station)
-        if rec is not None:
-            records.append(rec)
-    reps = pd.DataFrame(rows)
-    quantities = [c for c in reps.columns if c != "replication"]
-    station_frame = pd.concat(stations).groupby("server", as_index=False).mean(numeric_only=True)
-    station_frame = station_frame.drop(columns="replication")
-    info = {
-        "model": p["model"],
-        "topology": topo.name,
-        "rho_bound": rho,
-        "stations": station_frame,
-        "parameters": {k: v for k, v in p.items() if k not in ("keep_records",)},
-    }
-    return SimulationResult.from_replications(
-        reps,
-        "mean_time",
-        quantities,
-        confidence=p["confidence"],
-        run_length=p["n_periods"],
-        run_unit="periods",
-        notes=notes,
-        records=pd.concat(records, ignore_index=True) if records else None,
-        info=info,
+    reps, stations = _replications(p, topo)
+    return _finish("simulate", p, topo, rho, notes, reps, stations)
+
+
+def simulate_to_precision(
+    model,
+    lam,
+    mu,
+    *,
+    rel_half_width=0.02,
+    max_replications=100,
+    seed=0,
+    progress=True,
+    **params,
+) -> SimulationResult:
+    """:func:`simulate` with as many replications as the headline interval needs.
+
+    Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
+    mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule), with a
+    progress bar. Raises ``UnstableRegimeError`` as soon as the run is found non-stationary;
+    stops at ``max_replications`` with ``converged=False`` and a note. ``params``: those of
+    :func:`simulate` except ``replications``.
+    """
+    f = "simulate_to_precision"
+    progress = check_bool(progress, "progress", f)
+    reject_unknown(f, params, set(PARAMS) - {"model", "lam", "mu", "replications"})
+    args = dict(PARAMS.defaults()) | params | {"seed": seed, "replications": 2, "overload": "raise"}
+    p, topo, rho, notes = _prepare(f, model, lam, mu, args.pop("topology"), args)
+    stations = []
+    return to_precision(
+        _one_replication(p, topo, stations),
+        func=f,
+        rel_half_width=rel_half_width,
+        max_replications=max_replications,
+        initial=5,
+        seed=p["seed"],
+        progress=progress,
+        desc=f"{p['model']} λ={p['lam']:g} μ={p['mu']:g}",
+        **_finish_kwargs(p, topo, rho, notes),
     )
 
 
-def _summarise(topo, tasks, out, cutoff, with_station=True) -> tuple[dict, pd.DataFrame | None]:
+def _one_replication(p, topo, stations):
+    """The engine's ``one(seed_sequence, index)``: one replication as a ``Replication``."""
+    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+
+    def one(seed_sequence, index):
+        rng = np.random.default_rng(seed_sequence)
+        tasks = _draw(p, topo, rng)
+        out = _run_kernel(p["model"], topo, tasks, **_kernel_args(p))
+        row, station = _summarise(topo, tasks, out, cutoff, p["n_periods"] * p["period"])
+        station["replication"] = index
+        stations.append(station)
+        records = _records(topo, tasks, out, cutoff, index) if p["keep_records"] else None
+        series = out["finish"] - tasks.arrival
+        return Replication(row, series, int(np.sum(tasks.arrival < cutoff)), records)
+
+    return one
+
+
+def _replications(p, topo):
+    stations = []
+    reps = replicate(
+        _one_replication(p, topo, stations), replications=p["replications"], seed=p["seed"]
+    )
+    return reps, stations
+
+
+_ROW = (
+    "mean_time",
+    "mean_wait",
+    "mean_transfer",
+    "mean_decision",
+    "mean_execution",
+    "time_per_work",
+    "mean_in_system",
+    "red_forward_rate",
+    "sent_down_share",
+    "tasks",
+)
+
+
+def _quantities(topo) -> list[str]:
+    return [
+        *_ROW,
+        *(f"share_s{s}" for s in range(topo.n)),
+        *(f"load_s{s}" for s in range(topo.n)),
+    ]
+
+
+def _bounds(quantities) -> dict:
+    out = {q: (0.0, math.inf) for q in quantities}
+    return out | {q: (0.0, 1.0) for q in quantities if q.startswith(("share_s", "sent_down"))}
+
+
+def _finish_kwargs(p, topo, rho, notes) -> dict:
+    """The shared engine's ``finish`` arguments for this run."""
+    quantities = _quantities(topo)
+    return dict(
+        metric="mean_time",
+        quantities=quantities,
+        confidence=p["confidence"],
+        run_length=p["n_periods"],
+        run_unit="periods",
+        overload=p["overload"],
+        bounds=_bounds(quantities),
+        rho=rho,
+        notes=notes,
+        unit="s",
+        count="tasks",
+        empty_what="tasks generated after the warm-up",
+        empty_hint=" Raise λ or n_periods, or lower the warm-up fraction.",
+        info={
+            "model": p["model"],
+            "topology": topo.name,
+            "rho_bound": rho,
+            "parameters": {k: v for k, v in p.items() if k not in ("keep_records",)},
+        },
+    )
+
+
+def _finish(func, p, topo, rho, notes, reps, stations):
+    """The engine's ``finish``, with the measured load folded into ρ and the station table."""
+    kw = _finish_kwargs(p, topo, rho, notes)
+    require_observations(
+        func, [r.row["tasks"] for r in reps], what=kw["empty_what"], hint=kw["empty_hint"]
+    )
+    measured = _measured_load(reps)
+    kw["rho"] = max(rho, measured)
+    if measured >= 1.0 > rho:
+        kw["notes"] = [
+            *notes,
+            f"the policy's routing loads a server to ρ = {measured:.3g} >= 1 (measured: worker "
+            f"time per second of generation, decisions and hand-overs included)",
+        ]
+    frame = pd.concat(stations).groupby("server", as_index=False).mean(numeric_only=True)
+    kw["info"] |= {"rho_measured": measured, "stations": frame.drop(columns="replication")}
+    return finish(reps, func=func, **kw)
+
+
+def _measured_load(reps) -> float:
+    """Largest server load (worker time per second of generation), averaged over replications."""
+    keys = [k for k in reps[0].row if k.startswith("load_s")]
+    return float(max(np.mean([r.row[k] for r in reps]) for k in keys))
+
+
+def _summarise(
+    topo, tasks, out, cutoff, window, with_station=True
+) -> tuple[dict, pd.DataFrame | None]:
+    """Per-replication quantities; ``window`` = generation time n·T (loads are per second of it)."""
     done = out["finish"]
     if np.any(np.isnan(done)):  # conservation: every task completes
         raise RuntimeError("simulate: a task never completed (kernel invariant broken)")
     keep = tasks.arrival >= cutoff
+    st = out["server_stats"]
+    loads = {f"load_s{s}": st[s, K.SRV_BUSY] / window for s in range(topo.n)}
+    if not keep.any():
+        row = dict.fromkeys(_quantities(topo), math.nan) | {"tasks": 0.0} | loads
+        station = pd.DataFrame({"server": np.arange(topo.n)}) if with_station else None
+        return row, station
     sojourn = done - tasks.arrival
     execution = tasks.work / topo.compute[out["exec_server"]]
-    st = out["server_stats"]
     horizon = st[0, K.SRV_END_TIME]
     row = {
         "mean_time": sojourn[keep].mean(),
@@ -274,6 +435,7 @@ def _summarise(topo, tasks, out, cutoff, with_station=True) -> tuple[dict, pd.Da
     executed = np.bincount(out["exec_server"][keep], minlength=topo.n)
     for s in range(topo.n):
         row[f"share_s{s}"] = executed[s] / keep.sum()
+    row |= loads
     if not with_station:
         return row, None
     station = pd.DataFrame(
@@ -282,6 +444,7 @@ def _summarise(topo, tasks, out, cutoff, with_station=True) -> tuple[dict, pd.Da
             "tier": topo.depth,
             "compute": topo.compute,
             "utilisation": st[:, K.SRV_BUSY] / horizon,
+            "load": st[:, K.SRV_BUSY] / window,
             "throughput": st[:, K.SRV_EXECUTED] / horizon,
             "mean_number": st[:, K.SRV_AREA] / horizon,
             "executed_share": st[:, K.SRV_EXECUTED] / done.size,
@@ -357,10 +520,16 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             bandwidth=p["bandwidth"],
         )
     expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
-    if expected_tasks > MAX_TASKS:
+    per_task = 8.0 * (20 + topo.n) + (400.0 if p["keep_records"] else 0.0)
+    copies = p["replications"] if p["keep_records"] else 1
+    check_budget(
+        f, "n_periods", n_periods, expected_tasks * per_task * copies,
+        what="task draws, kernel outputs and per-task records",
+    )  # fmt: skip
+    if expected_tasks > _MAX_TASKS:
         raise ParameterError(
             f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
-            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {MAX_TASKS:,} "
+            f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {_MAX_TASKS:,} "
             f"(about 150 bytes per task). Got {n_periods!r} instead."
         )
     rho, notes = _load_check(f, p["model"], p, topo)
@@ -368,7 +537,7 @@ def _prepare(f, model, lam, mu, topology, kwargs):
 
 
 def _load_check(f, model, p, topo):
-    """The model's utilisation bound; UnstableRegimeError at ρ >= 1 unless transient."""
+    """The model's load bound before the run; UnstableRegimeError at ρ >= 1 unless transient."""
     mean_size, _ = size_moments(p["mu"], p["sigma"])
     rho = utilisation_bound(
         model,
@@ -379,20 +548,11 @@ def _load_check(f, model, p, topo):
         p["data_per_work"],
         p["power"],
         p["kappa"],
+        decision_time=p["decision_time"],
+        offload_busy=p["offload_busy"],
     )
-    notes = []
-    if rho >= 1.0:
-        if p["overload"] == "raise":
-            raise UnstableRegimeError(
-                f"{f}: model {model!r} at λ={p['lam']:g}, μ={p['mu']:g} loads a "
-                f"server to ρ = {rho:.3g} >= 1 (queues grow without bound). Lower λ or μ, "
-                f"or pass overload='transient' to simulate the finite run anyway."
-            )
-        notes.append(
-            f"overloaded (ρ = {rho:.3g} >= 1): a finite-horizon transient; the mean grows "
-            f"with n_periods"
-        )
-    return rho, notes
+    what = f"model {model!r} at λ={p['lam']:g}, μ={p['mu']:g}"
+    return rho, check_overload(f, p["overload"], rho=rho, what=what)
 
 
 _KERNEL_KEYS = (
@@ -405,75 +565,89 @@ _KERNEL_KEYS = (
     "power",
     "kappa",
     "down_offload",
+    "in_decision",
+    "offload_busy",
 )
 
 
-def _replicate(p, topo, seed_sequence, keep_records, replication=0):
-    """One replication: draws from ``seed_sequence``, kernel, summary (and records)."""
-    rng = np.random.default_rng(seed_sequence)
-    tasks = draw_tasks(
-        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
+def _kernel_args(p) -> dict:
+    """The kernel's keyword arguments from validated parameters."""
+    unit = {"s": 1.0, "ms": 1e-3, "period": p["period"]}[p["eq11_unit"]]
+    return {k: p[k] for k in _KERNEL_KEYS} | {"eq11_unit": unit}
+
+
+def _draw(p, topo, rng) -> _TaskDraws:
+    return _draw_tasks(
+        topo,
+        p["lam"],
+        p["mu"],
+        p["sigma"],
+        p["n_periods"],
+        p["period"],
+        p["data_per_work"],
+        rng,
+        p["arrivals"],
     )
-    out = run_kernel(p["model"], topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
-    cutoff = p["warmup"] * p["n_periods"] * p["period"]
-    row, station = _summarise(topo, tasks, out, cutoff)
-    records = _records(topo, tasks, out, cutoff, replication) if keep_records else None
-    return row, station, records
 
 
-def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **kwargs) -> dict:
+_SWEEP_EXCLUDED = ("model", "lam", "mu", "replications", "confidence", "keep_records")
+
+
+def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **params) -> dict:
     """One replication of :func:`simulate` (same arguments), as a dict of its quantities.
 
     For parameter sweeps (:func:`workbench.sweep.sweep` passes the seed); adds
-    ``rho_bound``. ``replications``/``confidence``/``keep_records`` are not accepted.
+    ``rho_bound``, ``rho_measured`` and ``stationary`` (1.0 or 0.0: the shared detector on
+    this replication's completion times, and ρ < 1). ``replications``/``confidence``/
+    ``keep_records`` are not accepted, nor any keyword :func:`simulate` does not take.
     """
-    for bad in ("replications", "confidence", "keep_records"):
-        if bad in kwargs:
-            raise ParameterError(
-                f"The '{bad}' parameter of run_once must not be given (one replication). "
-                f"Got {kwargs[bad]!r} instead."
-            )
-    args = dict(PARAMS.defaults()) | kwargs | {"seed": seed, "n_periods": n_periods}
-    p, topo, rho, _ = _prepare("run_once", model, lam, mu, topology, args)
-    row, _, _ = _replicate(p, topo, np.random.SeedSequence(p["seed"]), False)
-    row["rho_bound"] = rho
-    return row
+    return _run_models("run_once", lam, mu, [model], seed, topology, n_periods, params, False)
 
 
-def run_models(lam, mu, *, models, seed=0, topology="tree", n_periods=2000, **kwargs) -> dict:
+def run_models(
+    lam, mu, *, models=PAPER_MODELS, seed=0, topology="tree", n_periods=2000, **params
+) -> dict:
     """One replication of several decision models on the *same* random draws.
 
     The tasks (arrival times, sizes, RED's uniforms) are drawn once from ``seed`` and every
     model in ``models`` runs on them: common random numbers, so a difference between two
     models is the models' and not the draws' (two models that route alike tie exactly), and
-    the draws are paid once. Same arguments as :func:`run_once`; returns
-    ``{"<model>/<quantity>": value}`` with the quantities of :func:`run_once` (``rho_bound``
-    included).
+    the draws are paid once (default: the paper's five models). Same arguments as
+    :func:`run_once`; returns
+    ``{"<model>/<quantity>": value}`` with the quantities of :func:`run_once`.
     """
     f = "run_models"
-    for bad in ("replications", "confidence", "keep_records", "model"):
-        if bad in kwargs:
-            raise ParameterError(
-                f"The '{bad}' parameter of {f} must not be given. Got {kwargs[bad]!r} instead."
-            )
-    if isinstance(models, str) or not len(models):
+    if isinstance(models, str) or not hasattr(models, "__len__") or not len(models):
         raise ParameterError(
             f"The 'models' parameter of {f} must be a non-empty sequence of names from "
             f"{MODELS}. Got {models!r} instead."
         )
     models = [PARAMS["model"].check(m, f) for m in models]
-    args = dict(PARAMS.defaults()) | kwargs | {"seed": seed, "n_periods": n_periods}
+    return _run_models(f, lam, mu, models, seed, topology, n_periods, params, True)
+
+
+def _run_models(f, lam, mu, models, seed, topology, n_periods, params, prefixed) -> dict:
+    reject_unknown(f, params, set(PARAMS) - set(_SWEEP_EXCLUDED) - {"seed", "n_periods"})
+    args = dict(PARAMS.defaults()) | params | {"seed": seed, "n_periods": n_periods}
     p, topo, _, _ = _prepare(f, models[0], lam, mu, topology, args)
     rhos = {m: _load_check(f, m, p, topo)[0] for m in models}
     rng = np.random.default_rng(np.random.SeedSequence(p["seed"]))
-    tasks = draw_tasks(
-        topo, p["lam"], p["mu"], p["sigma"], p["n_periods"], p["period"], p["data_per_work"], rng
-    )
+    tasks = _draw(p, topo, rng)
     cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    warm = int(np.sum(tasks.arrival < cutoff))
+    require_observations(
+        f, [tasks.arrival.size - warm], what="tasks generated after the warm-up",
+        hint=" Raise λ or n_periods, or lower the warm-up fraction.",
+    )  # fmt: skip
     out = {}
     for m in models:
-        res = run_kernel(m, topo, tasks, **{k: p[k] for k in _KERNEL_KEYS})
-        row, _ = _summarise(topo, tasks, res, cutoff, with_station=False)
-        row["rho_bound"] = rhos[m]
-        out.update({f"{m}/{q}": v for q, v in row.items()})
+        res = _run_kernel(m, topo, tasks, **_kernel_args(p))
+        row, _ = _summarise(topo, tasks, res, cutoff, p["n_periods"] * p["period"], False)
+        measured = max(row[f"load_s{s}"] for s in range(topo.n))
+        rho = max(rhos[m], measured)
+        verdict = detect([res["finish"] - tasks.arrival], warmup=warm, rho=rho, unit="s")
+        check_overload(f, p["overload"], rho=rho, stationarity=verdict, what=m)
+        row |= {"rho_bound": rhos[m], "rho_measured": measured}
+        row["stationary"] = float(verdict.stationary)
+        out.update({(f"{m}/{q}" if prefixed else q): v for q, v in row.items()})
     return out

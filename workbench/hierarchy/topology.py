@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.hierarchy.params import PARAMS
 from workbench.validation import ParameterError, check_int, check_real
 
-__all__ = [
-    "Topology",
-    "symmetric_tree",
-    "skewed_tree",
-    "barabasi_albert",
-    "from_parents",
-    "named_topology",
-    "SKEW_WEIGHTS",
-    "BA_EDGES_PER_NODE",
-]
+_F_B = PARAMS["compute_bottom"].default
+_F_M = PARAMS["compute_middle"].default
+_F_C = PARAMS["compute_top"].default
+
+__all__ = ["Topology", "symmetric_tree", "skewed_tree", "barabasi_albert", "from_parents"]
 
 # servers 3, 4, 5, 6 generate tasks in the ratio 1:2:3:4 (paper, Sec. 5.3.1); the total
 # rate is kept at 4 λ so that only the skew changes [choice]
@@ -49,6 +46,18 @@ class Topology:
     compute: np.ndarray
     bandwidth: np.ndarray
     weight: np.ndarray
+
+    def __post_init__(self):
+        """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
+        >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
+        f = "Topology"
+        par = _check_parents(self.parent, f)
+        n = par.size
+        object.__setattr__(self, "parent", par)
+        object.__setattr__(self, "compute", _per_server(self.compute, "compute", f, n))
+        object.__setattr__(self, "bandwidth", _per_server(self.bandwidth, "bandwidth", f, n))
+        object.__setattr__(self, "weight", _weights(self.weight, f, n))
+        object.__setattr__(self, "name", str(self.name))
 
     @property
     def n(self) -> int:
@@ -115,6 +124,21 @@ def from_parents(
         Generation weights >= 0, at least one positive; default 1 on the leaves.
     """
     func = "from_parents"
+    par = _check_parents(parents, func)
+    n = par.size
+    comp = _per_server(compute, "compute", func, n)
+    band = _per_server(bandwidth, "bandwidth", func, n)
+    if weights is None:
+        leaves = np.array([not np.any(par == s) for s in range(n)])
+        if n == 1:
+            leaves[:] = True
+        w = leaves.astype(float)
+    else:
+        w = _weights(weights, func, n)
+    return Topology(name, par, comp, band, w)
+
+
+def _check_parents(parents, func) -> np.ndarray:
     try:
         par = np.asarray(parents)
         ok = par.ndim == 1 and 1 <= par.size <= MAX_SERVERS and np.issubdtype(par.dtype, np.integer)
@@ -142,27 +166,33 @@ def from_parents(
                     f"The 'parents' parameter of {func} must describe a tree (every server "
                     f"reaches the centre). Got a cycle through server {s}: {parents!r}."
                 )
-    comp = _per_server(compute, "compute", func, n)
-    band = _per_server(bandwidth, "bandwidth", func, n)
-    if weights is None:
-        leaves = np.array([not np.any(par == s) for s in range(n)])
-        if n == 1:
-            leaves[:] = True
-        w = leaves.astype(float)
-    else:
-        w = np.asarray(
-            [check_real(v, "weights", func, 0.0, 1e6) for v in np.ravel(weights)], dtype=float
+    return par
+
+
+def _weights(weights, func, n) -> np.ndarray:
+    try:
+        values = np.ravel(np.asarray(weights, dtype=object))
+    except (TypeError, ValueError):
+        values = np.array([None])
+    if values.size != n:
+        raise ParameterError(
+            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
+            f"one positive. Got {weights!r} instead."
         )
-        if w.size != n or not np.any(w > 0):
-            raise ParameterError(
-                f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
-                f"one positive. Got {weights!r} instead."
-            )
-    return Topology(name, par, comp, band, w)
+    w = np.array([check_real(v, "weights", func, 0.0, 1e6) for v in values], dtype=float)
+    if not np.any(w > 0):
+        raise ParameterError(
+            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
+            f"one positive. Got {weights!r} instead."
+        )
+    return w
 
 
 def _per_server(value, name, func, n) -> np.ndarray:
-    values = np.ravel(np.asarray(value, dtype=object))
+    try:
+        values = np.ravel(np.asarray(value, dtype=object))
+    except (TypeError, ValueError):
+        values = np.array([None, None])
     if values.size == 1:
         values = np.repeat(values, n)
     if values.size != n:
@@ -170,50 +200,44 @@ def _per_server(value, name, func, n) -> np.ndarray:
             f"The '{name}' parameter of {func} must be one number or {n} numbers. "
             f"Got {value!r} instead."
         )
+    # the same range as the parameter table's speeds and bandwidth: (0, 1e6]
     return np.array(
-        [check_real(v, name, func, 0.0, 1e9, low_open=True) for v in values], dtype=float
+        [check_real(v, name, func, 0.0, 1e6, low_open=True) for v in values], dtype=float
     )
 
 
 def symmetric_tree(
-    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0, weights=None
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0, weights=None
 ) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
     Only the bottom servers generate tasks (weight 1 each unless ``weights`` for 3-6 given).
     """
+    f = "symmetric_tree"
+    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
+    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
+    compute_top = PARAMS["compute_top"].check(compute_top, f)
+    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
     w = np.zeros(7)
-    w[3:] = 1.0 if weights is None else np.asarray(weights, dtype=float)
+    w[3:] = 1.0 if weights is None else _weights(weights, f, 4)
     compute = [compute_top, compute_middle, compute_middle] + [compute_bottom] * 4
     topo = from_parents([-1, 0, 0, 1, 1, 2, 2], compute, bandwidth, w, name="tree")
     return topo
 
 
-def skewed_tree(**kw) -> Topology:
+def skewed_tree(
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+) -> Topology:
     """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
-    topo = symmetric_tree(weights=SKEW_WEIGHTS, **kw)
+    topo = symmetric_tree(compute_bottom, compute_middle, compute_top, bandwidth, SKEW_WEIGHTS)
     return Topology("skewed", topo.parent, topo.compute, topo.bandwidth, topo.weight)
 
 
-def barabasi_albert(
-    index: int, compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, bandwidth=100.0
-) -> Topology:
-    """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
-
-    The graph is ``networkx.barabasi_albert_graph(7, 2, seed=index)``. Its hierarchy is the
-    breadth-first tree from the node of highest degree (lowest id on ties), neighbours
-    visited in id order; servers are renumbered in BFS order (0 = centre). Speeds follow the
-    tier (centre ``compute_top``, tier 1 ``compute_middle``, deeper ``compute_bottom``) and
-    are then scaled so the total equals the symmetric tree's (the paper keeps the total
-    compute fixed). The leaves of the BFS tree generate tasks with equal weights summing to
-    4, the tree's total [choice]: in the paper the total load moved with the number of
-    leaves and was normalised away; here it is held fixed so that only the shape changes
-    (and a star of 6 leaves is not simply overloaded).
-    """
+def _ba_hierarchy(seed: int):
+    """Parents (BFS order, 0 = centre) of the BFS tree of ``barabasi_albert_graph(7, 2, seed)``."""
     import networkx as nx
 
-    index = check_int(index, "index", "barabasi_albert", 1, 5)
-    graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=index)
+    graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
     order = [centre]
@@ -224,7 +248,57 @@ def barabasi_albert(
                 parent_of[u] = v
                 order.append(u)
     new_id = {v: i for i, v in enumerate(order)}
-    parents = [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+    return [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+
+
+def _shape(parents, node=0) -> str:
+    """Canonical form of the rooted tree below ``node`` (equal iff isomorphic as rooted trees)."""
+    kids = sorted(_shape(parents, c) for c, p in enumerate(parents) if p == node)
+    return "(" + "".join(kids) + ")"
+
+
+@functools.lru_cache(maxsize=1)
+def ba_seeds() -> tuple[int, ...]:
+    """The graph seeds of BA-1..BA-5: scanning seeds 1, 2, 3, ..., the first five whose
+    hierarchies differ in shape (as rooted trees) from every one taken before.
+
+    Seeds 1..5 alone give three shapes (1 and 4 alike, 2 and 3 alike); the paper's Fig. 9
+    shows five different networks.
+    """
+    seeds, shapes = [], set()
+    seed = 0
+    while len(seeds) < 5:
+        seed += 1
+        shape = _shape(_ba_hierarchy(seed))
+        if shape not in shapes:
+            shapes.add(shape)
+            seeds.append(seed)
+    return tuple(seeds)
+
+
+def barabasi_albert(
+    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+) -> Topology:
+    """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
+
+    The graph is ``networkx.barabasi_albert_graph(7, 2, seed=ba_seeds()[index - 1])``: five
+    graphs whose hierarchies differ in shape (:func:`ba_seeds` states the rule). Its hierarchy
+    is the breadth-first tree from the node of highest degree (lowest id on ties), neighbours
+    visited in id order; servers are renumbered in BFS order (0 = centre). Speeds follow the
+    tier (centre ``compute_top``, tier 1 ``compute_middle``, deeper ``compute_bottom``) and
+    are then scaled so the total equals the symmetric tree's (the paper keeps the total
+    compute fixed). The leaves of the BFS tree generate tasks with equal weights summing to
+    4, the tree's total [choice]: in the paper the total load moved with the number of
+    leaves and was normalised away; here it is held fixed so that only the shape changes
+    (and a star of 6 leaves is not simply overloaded).
+    """
+    index = check_int(index, "index", "barabasi_albert", 1, 5)
+    f = "barabasi_albert"
+    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
+    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
+    compute_top = PARAMS["compute_top"].check(compute_top, f)
+    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
+    parents = _ba_hierarchy(ba_seeds()[index - 1])
     depth = np.zeros(7, dtype=int)
     for i in range(1, 7):
         depth[i] = depth[parents[i]] + 1

@@ -22,7 +22,7 @@ MEAN_EXEC = Param(
     "s",
     low=0.01,
     high=10.0,
-    default=0.35,
+    default=0.07,
     slider=(0.05, 5.0),
     step=0.05,
     help="Mean execution time of the queued tasks: scales RED's thresholds (eq. 11).",
@@ -84,6 +84,8 @@ def comparison_view():
         lam=PARAMS["lam"],
         mu=PARAMS["mu"],
         decision_time=PARAMS["decision_time"],
+        arrivals=PARAMS["arrivals"],
+        eq11_unit=PARAMS["eq11_unit"],
         background=True,
     )
 

@@ -177,7 +177,7 @@ def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
         ax.set_ylim(bottom=0)
         if param.kind == "int":
             ax.xaxis.get_major_locator().set_params(integer=True)
-    axes[0].legend(fontsize=7, loc="best")
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # off the data
     reps = int(frame["replications"].max())
     fig.suptitle(f"{title}  ({reps} replications, 95% CI)" if title else "", fontsize=10)
     return fig
@@ -316,7 +316,7 @@ def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> 
 def plot_map(frame: pd.DataFrame, fast=False):
     """Cloudlets (squares, coloured by preferred cluster), users coloured by cluster, and
     one slot's matching: solid = first match, dashed = hedge, green = served from cache."""
-    fig, ax = figure(width=5.4, height=5.0, fast=fast)
+    fig, ax = figure(width=7.8, height=5.0, fast=fast)
     k = frame.attrs.get("k", int(frame["cluster"].max()) + 1)
     colors = [PALETTE[i % len(PALETTE)] for i in range(k)]
     for kind, style in (("link", dict(color="0.2", lw=1.2)),
@@ -339,6 +339,8 @@ def plot_map(frame: pd.DataFrame, fast=False):
     ax.set_ylabel("y [m]")
     ax.set_aspect("equal")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if fast:  # fixed margins: room on the right for the legend
+        fig.subplots_adjust(left=0.1, right=0.6)
     ax.set_title(f"One slot, {frame.attrs.get('scheme', '')}: k = {k} clusters", fontsize=9)
     return fig
 
@@ -388,7 +390,7 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     ax.set_xlabel("request number")
     ax.set_ylabel("hit rate per window")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     ax.set_title(f"Popularity drift: s_e = {frame.attrs['capacity']}, z = {frame.attrs['z']}",
                  fontsize=9)  # fmt: skip
     return fig

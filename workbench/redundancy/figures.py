@@ -155,7 +155,7 @@ def fig3_plot(data: pd.DataFrame):
         ax2.grid(False)
         _integer_axis(ax.xaxis)
         handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
-        ax.legend(handles=handles, loc="upper center", fontsize=8)
+        ax.legend(handles=handles, loc="center right", fontsize=8)  # between the curves
     return fig
 
 
@@ -639,7 +639,8 @@ def ext_waiting_room_plot(data: pd.DataFrame):
         axes[1, col].set(xlabel=LABELS["m"], ylabel=LABELS["blocking"])
         for ax in axes[:, col]:
             _integer_axis(ax.xaxis)
-        _legend(axes[0, col], df, fontsize=7, loc="upper left")
+        if col == 0:  # the same entries on the right: there the legend hid Pareto's m = 1
+            _legend(axes[0, col], data, fontsize=7, loc="upper left")
         _legend(axes[1, col], df, fontsize=7, loc="upper left")
     return fig
 
@@ -682,7 +683,7 @@ def ext_weibull_plot(data: pd.DataFrame):
         )
     ex = data[data.formula == "exact"]
     axes[1].plot(ex["shape"], 1 - ex["system_time"] / ex["benchmark"], "o-")
-    title = f"Weibull(k, s), E[T_job(1)] = 7 s: N=24, λ={lam:g} /s, T_cl={t_cloud:g} s"
+    title = f"Weibull(k, s), E[T_job(1)] = 7 s:\nN=24, λ={lam:g} /s, T_cl={t_cloud:g} s"
     axes[0].set(xlabel="Weibull shape k", ylabel="optimal m", title=title)
     axes[1].set(
         xlabel="Weibull shape k",
@@ -708,7 +709,7 @@ def ext_heavy_tail_frame(quick: bool = False) -> pd.DataFrame:
 
 
 def ext_heavy_tail_plot(data: pd.DataFrame):
-    fig, ax = figure(1, width=6.5)
+    fig, ax = figure(1, width=7.0)
     for i, (m, d) in enumerate(data.groupby("m")):
         tag = "finite" if d["variance_finite"].iloc[0] else "INFINITE"
         ax.plot(d["jobs"], d["running_mean"], color=f"C{i}", label=f"m = {m} ({tag} variance)")
@@ -719,7 +720,7 @@ def ext_heavy_tail_plot(data: pd.DataFrame):
         ylabel="running mean of T_sys [s]",
         title="Pareto(β=1.5, α=1.2): N=24, λ=1 /s, T_cl=15 s (dotted: exact E[T_sys])",
     )
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")  # between the curves
     return fig
 
 

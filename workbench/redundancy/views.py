@@ -126,7 +126,8 @@ class _TradeoffFigure:
         self.fig = None
 
     def _build(self):
-        fig, (ax1, ax3) = figure(2, width=5.0, height=3.6, fast=True)
+        fig, (ax1, ax3) = figure(2, width=5.8, height=3.6, fast=True)
+        fig.subplots_adjust(right=0.73, wspace=0.5)  # room for the twin's label and the legend
         # the axis labels, coloured like their curves, are the legend: nothing sits on the data
         (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
         ax1.set_xlabel(LABELS["m"])
@@ -141,8 +142,9 @@ class _TradeoffFigure:
         self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
         ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
         self.legend = ax3.legend(
-            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7, loc="best"
-        )
+            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7,
+            loc="upper left", bbox_to_anchor=(1.02, 1.0),
+        )  # fmt: skip
         _integer_ticks(ax1.xaxis, ax3.xaxis)
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
@@ -214,10 +216,10 @@ def plot_policies(
     svc = _service(family, service_params, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
     df = _policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
-    fig, ax = figure(1, width=7.5, height=4.0, fast=True)
+    fig, ax = figure(1, width=8.5, height=4.0, fast=True)
     _draw_policies(ax, df, legend=False)
     _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.subplots_adjust(right=0.66)
+    fig.subplots_adjust(right=0.56)
     title = (
         f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point"
     )
@@ -285,7 +287,8 @@ def plot_simulation(
         for k in ms
     }
     exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
-    fig, (ax1, ax2) = figure(2, width=5.0, height=3.6, fast=True)
+    fig, (ax1, ax2) = figure(2, width=5.0, height=4.4, fast=True)
+    fig.subplots_adjust(bottom=0.32)  # the legends go under the axes, off the curves
     ax1.plot(ms, exact, "-", color="C0", label="eq. 1, Erlang-B (w = 0)")
     ci_errorbar(
         ax1,
@@ -308,18 +311,19 @@ def plot_simulation(
     )
     ax1.title.set_fontsize(8)
     flagged = [k for k in ms if not sims[k].stationary]
+    legend_kw = {"fontsize": 7, "loc": "upper center", "bbox_to_anchor": (0.5, -0.22)}
     if flagged:
-        unstable_legend(ax1, fontsize=7, loc="best")
+        unstable_legend(ax1, **legend_kw)
         note = sims[flagged[0]].stationarity.note
         flag_unstable(fig, f"m = {', '.join(map(str, flagged))} not stationary: {note}")
     else:
-        ax1.legend(fontsize=7, loc="best")
+        ax1.legend(**legend_kw)
     _integer_ticks(ax1.xaxis)
     trace = running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
-    ax2.legend(fontsize=7, loc="best")
+    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     fig.suptitle(
         f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s; "
         f"{replications} runs × {n_jobs} jobs",
@@ -356,12 +360,14 @@ def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_par
     """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs)."""
     svc = _service(family, service_params, "plot_scaling")
     Ns = list(range(2, N_max + 1))
-    fig, (ax1, ax2) = figure(2, width=5.0, height=3.4, fast=True)
+    fig, (ax1, ax2) = figure(2, width=5.6, height=3.4, fast=True)
+    fig.subplots_adjust(right=0.8)  # room for the legend beside the curves
     for f in FORMULAS:
         d = rd.optimum_vs_workers(Ns, lam, t_cloud, svc, f)
         draw_optimum(ax1, ax2, d)
     handles, labels = ax2.get_legend_handles_labels()
-    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left")
+    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left",
+               bbox_to_anchor=(1.02, 1.0))  # fmt: skip
     fig.suptitle(f"{svc.label()}: λ={lam:g} /s, T_cl={t_cloud:g} s", fontsize=10)
     return fig
 
