@@ -537,7 +537,8 @@ def _asto_shortcut(N, lam, t_cloud, service):
     p_n, p_1, p_half = pb(N), pb(1), pb(N // 2)
     if isinstance(service, SExp):
         d, mu = service.delta, service.mu
-        t1 = (1 - 1 / N - p_n + p_1 / N) / (mu * (p_half - p_n)) + d if p_half > p_n else np.inf
+        gap = mu * (p_half - p_n)  # may underflow to 0 at a subnormal λ: then no threshold
+        t1 = (1 - 1 / N - p_n + p_1 / N) / gap + d if gap > 0 else np.inf
         lam1 = N * mu / ((N - 2) * (d * N * mu + 1))
         if t_cloud >= t1:
             return 1
