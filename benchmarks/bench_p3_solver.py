@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
 from workbench.datacenters import solve_exact
-from workbench.datacenters.kernels import grid_chain_stencil, stencil_residual
+from workbench.kernels.markov import grid_chain_stencil, stencil_residual
 
 
 def scipy_baseline(lam, servers, mu, p):

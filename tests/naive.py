@@ -8,6 +8,7 @@ Sections (one per kernel module; append new ones at the end):
 
 - ``workbench.kernels.events``: :func:`multiserver_fcfs_naive`
 - ``workbench.kernels.erlang``: :func:`erlang_b_exact` (P3's twins: ``tests/naive_datacenters.py``)
+- ``workbench.redundancy.kernels``: :func:`job_outcomes_naive`
 """
 
 from __future__ import annotations
@@ -94,3 +95,23 @@ def erlang_b_exact(c: int, a: Fraction) -> Fraction:
     """The textbook ratio a^c/c! / sum_j a^j/j!, in exact rational arithmetic."""
     terms = [a**j / math.factorial(j) for j in range(c + 1)]
     return terms[-1] / sum(terms)
+
+
+# =======================================================================================
+# workbench.redundancy.kernels -- twin of job_outcomes (P4's per-job time, eq. 1)
+# =======================================================================================
+
+
+def job_outcomes_naive(waits, blocked, jobs, t_cloud, job_mean):
+    """Twin of :func:`workbench.redundancy.kernels.job_outcomes`, from the paper's text: "if
+    all the groups are busy, the job is sent to the cloud" and takes T_cl; otherwise it waits
+    (with a waiting room) and is done when the first of its m copies finishes."""
+    times, states = [], []
+    for wait, sent_to_cloud, job in zip(waits, blocked, jobs, strict=True):
+        if sent_to_cloud:
+            times.append(t_cloud)
+            states.append(t_cloud)
+        else:
+            times.append(wait + job)
+            states.append(wait + job_mean)
+    return times, states

@@ -93,13 +93,21 @@ def erlang_b(servers: int, load: float) -> float:
 def simulate_two_centers(
     lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup
 ):
-    """Pure-Python twin of ``simulate_two_centers_kernel`` (same draws, same outputs)."""
+    """Pure-Python twin of ``simulate_two_centers_kernel`` (same draws, same outputs).
+
+    Also returns the class-1 arrivals' fates in order (1 = lost: rejected at once, or
+    forwarded to a full center) and how many of them came in the first ``warmup`` events.
+    """
     counts = [0] * 12
+    lost1 = []
+    warm1 = None
     occ = [0.0] * 6
     l1, l2 = busy1, busy2
     for k in range(len(u_event)):
         total = lam1 + lam2 + l1 * mu1 + l2 * mu2
         rec = k >= warmup
+        if rec and warm1 is None:
+            warm1 = len(lost1)
         if rec:
             h = 1.0 / total
             occ[0] += h
@@ -125,6 +133,8 @@ def simulate_two_centers(
                 if rec:
                     counts[base] += 1
                     counts[base + outcome] += 1
+                if cls == 0:
+                    lost1.append(int(outcome in (3, 4)))
                 served_at = cls if outcome == 1 else (1 - cls if outcome == 2 else None)
                 if served_at == 0:
                     l1 += 1
@@ -137,12 +147,16 @@ def simulate_two_centers(
                 l1 -= 1
             else:
                 l2 -= 1
-    return np.array(counts), np.array(occ), np.array([l1, l2])
+    warm1 = len(lost1) if warm1 is None else warm1
+    return np.array(counts), np.array(occ), np.array([l1, l2]), np.array(lost1), warm1
 
 
 def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
-    """Pure-Python twin of ``simulate_ring_kernel``."""
+    """Pure-Python twin of ``simulate_ring_kernel`` (plus every arrival's fate, 1 = lost,
+    and how many arrivals came in the first ``warmup`` events)."""
     n = len(lam)
+    lost = []
+    warm = None
     counts = np.zeros((n, 5), dtype=np.int64)
     occ = np.zeros((n + 1, 2))
     state = list(busy)
@@ -150,6 +164,8 @@ def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
         rates = list(lam) + [state[j] * mu[j] for j in range(n)]
         total = sum(rates)
         rec = k >= warmup
+        if rec and warm is None:
+            warm = len(lost)
         if rec:
             occ[0, 0] += 1.0 / total
             for j in range(n):
@@ -167,6 +183,7 @@ def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
             j = event
             if rec:
                 counts[j, 0] += 1
+            served = True
             if state[j] < cap[j]:
                 state[j] += 1
                 if rec:
@@ -177,14 +194,20 @@ def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
                     state[target] += 1
                     if rec:
                         counts[j, 2] += 1
-                elif rec:
-                    counts[j, 4] += 1
-            elif rec:
-                counts[j, 3] += 1
+                else:
+                    served = False
+                    if rec:
+                        counts[j, 4] += 1
+            else:
+                served = False
+                if rec:
+                    counts[j, 3] += 1
+            lost.append(int(not served))
         else:
             j = event - n
             while state[j] == 0 and j > 0:
                 j -= 1
             if state[j] > 0:
                 state[j] -= 1
-    return counts, occ, np.array(state)
+    warm = len(lost) if warm is None else warm
+    return counts, occ, np.array(state), np.array(lost), warm

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
+import workbench.datacenters as dc
 from workbench.datacenters.claims import CLAIMS
 from workbench.datacenters.figures import FIGURES
 from workbench.plots import FigureSpec
@@ -107,26 +109,47 @@ def test_figures_are_slide_ready(name):
     assert any("=" in t for t in titles), (name, titles)
 
 
-def test_confidence_intervals_of_probabilities_stop_at_zero():
+def _hollow_and_filled(ax):
+    """(x of hollow markers, x of filled markers) of the errorbar points of ``ax``."""
+    hollow, filled = [], []
+    for line in ax.lines:
+        if line.get_marker() in ("o",) and line.get_linestyle() in ("None", "", " "):
+            target = hollow if str(line.get_markerfacecolor()) == "none" else filled
+            target += list(line.get_xdata())
+    return sorted(hollow), sorted(filled)
+
+
+def test_ring_intervals_stop_at_zero_and_flagged_runs_are_hollow():
     from workbench.datacenters.figures import plot_ring
 
+    # centers 1 and 2 lose under 1 %: their Student-t intervals would go below 0
+    run = dc.simulate_ring((12.0, 2.5, 2.5), 10, 1.0, 0.25, events=5_000, replications=3)
+    table = dc.ring_table(run)
+    assert run.stationary and (table["ci_low"] >= 0.0).all() and (table["ci_high"] <= 1.0).all()
+    assert (table["beta"] - table["half_width"] < 0).any()  # clipping was needed
     frame = pd.DataFrame(
         {
-            "scenario": "s",
-            "center": [0, 1, 2],
-            "lam": [1.5, 0.5, 0.5],
-            "reduction": ["isolated", "underloaded", "underloaded"],
-            "beta_limit": [0.2, 0.0, 0.0],
-            "beta_sim": [0.21, 0.001, 0.0],
-            "ci_low": [0.2, -0.004, -0.001],
-            "ci_high": [0.22, 0.006, 0.001],
+            "scenario": ["s"] * 3 + ["t"] * 3,
+            "center": [0, 1, 2] * 2,
+            "lam": [1.2, 0.25, 0.25] * 2,
+            "reduction": ["isolated", "underloaded", "underloaded"] * 2,
+            "beta_limit": [0.2, 0.0, 0.0] * 2,
+            "beta_sim": list(table["beta"]) * 2,
+            "ci_low": list(table["ci_low"]) * 2,
+            "ci_high": list(table["ci_high"]) * 2,
             "N": 10,
             "p": 0.25,
+            "stationary": [True] * 3 + [False] * 3,  # scenario t: as if the run were flagged
         }
     )
     fig = plot_ring(frame)
-    lows = [seg[:, 1].min() for col in fig.axes[0].collections for seg in col.get_segments()]
-    assert lows and min(lows) >= 0.0
+    assert _hollow_and_filled(fig.axes[0]) == ([], [0, 1, 2])
+    assert _hollow_and_filled(fig.axes[1]) == ([0, 1, 2], [])
+    assert "hollow: not stationary" in " ".join(t.get_text() for t in fig.legends[0].texts)
+    plt.close(fig)
+    fig = plot_ring(frame[frame.scenario == "s"])
+    assert not any("hollow" in t.get_text() for t in fig.legends[0].texts)
+    plt.close(fig)
 
 
 def test_diagram_is_drawn_from_the_parameters():
@@ -151,3 +174,40 @@ def test_every_view_builds_with_labelled_controls_and_draws():
         for ctl in view.controls.values():
             assert ctl.description[0] in symbols and ctl.tooltip, (name, ctl.description)
         assert not view.status.value.startswith("<span"), (name, view.status.value)
+
+
+@pytest.mark.parametrize("name", ["exact_limit_simulation", "ring"])
+def test_no_simulated_point_of_a_figure_grid_is_flagged(name):
+    # finite loss networks are stable at every load: an alarm here is a false one
+    frame, _ = FIGURES[name].make(quick=True)
+    assert frame["stationary"].dtype == bool and frame["stationary"].all()
+
+
+def test_figure_helpers_refuse_bad_input_by_name():
+    # found by the registry fuzz (tests/fuzz_api.py): raw errors or ignored flags before
+    from workbench.validation import ParameterError
+
+    cases = [
+        (lambda: dc.ring_table("x"), "'result' parameter of ring_table"),
+        (lambda: dc.draw_model(busy="x"), "'busy' parameter of draw_model"),
+        (lambda: dc.draw_model(busy=(30.0, 1.0)), r"'busy' parameter of draw_model.*\[0, 20\]"),
+        (lambda: dc.ring_frame(scenarios="x"), "'scenarios' parameter of ring_frame"),
+        (lambda: dc.ring_frame(scenarios={"a": (1.0, "x", 1.0)}), "'scenarios' parameter"),
+        (lambda: dc.ring_frame(n="x"), "'n' parameter of ring_frame"),
+        (lambda: dc.ring_frame(quick="x"), "'quick' parameter of ring_frame"),
+        (lambda: dc.exact_limit_simulation_frame(quick=None), "'quick' parameter"),
+        (lambda: dc.convergence_table(progress="x"), "'progress' parameter of convergence_table"),
+        (
+            lambda: dc.optimal_forwarding((30.0, 16.0), (20, 20), (1.0, 1.0), progress=-1),
+            "'progress' parameter of optimal_forwarding",
+        ),
+        (
+            lambda: dc.solve_exact((1.5, 0.8), (50, 50), (1.0, 1.0), (0.6, 0.3), tail=1e-7),
+            "'tail' parameter of solve_exact",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(ParameterError, match=message):
+            call()
+    assert issubclass(dc.UncertifiedSolutionError, ParameterError)
+    plt.close(dc.draw_model(busy=(6.5, 1.0)))

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import workbench.datacenters as dc
 from workbench.datacenters import model
-from workbench.datacenters.kernels import grid_chain_stencil, stencil_residual, stencil_to_coo
 from workbench.erlang import erlang_b
+from workbench.kernels.markov import grid_chain_stencil, stencil_residual, stencil_to_coo
 from workbench.validation import ParameterError
 
 EX = dc.EXAMPLE

@@ -9,7 +9,7 @@ import pytest
 import workbench.datacenters as dc
 from workbench.datacenters.kernels import simulate_ring_kernel, simulate_two_centers_kernel
 from workbench.erlang import erlang_b
-from workbench.validation import ParameterError
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 # ---------------------------------------------------------------------------------------------
 # kernels against their naive twins
@@ -23,11 +23,17 @@ def test_two_center_simulation_kernel_matches_naive_twin(seed):
     p1, p2 = rng.uniform(0, 1, 2)
     cap1, cap2 = rng.integers(1, 6, 2)
     u, v = rng.random(5000), rng.random(5000)
-    got = simulate_two_centers_kernel(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
-    ref = naive.simulate_two_centers(lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    lost = np.full(u.size, 9, np.uint8)
+    args = (lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
+    got = simulate_two_centers_kernel(*args, lost)
+    ref = naive.simulate_two_centers(*args)
     np.testing.assert_array_equal(got[0], ref[0])
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
     np.testing.assert_array_equal(got[2], ref[2])
+    # the per-arrival series: class-1 fates in order, warm-up included
+    assert got[3] == ref[3].size and got[4] == ref[4]
+    np.testing.assert_array_equal(lost[: got[3]], ref[3])
+    assert ref[3][ref[4] :].sum() == got[0][3] + got[0][4]  # lost after the warm-up
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -39,11 +45,15 @@ def test_ring_simulation_kernel_matches_naive_twin(seed):
     p = rng.uniform(0, 0.5, n)
     cap = rng.integers(1, 5, n).astype(np.int64)
     u, v = rng.random(4000), rng.random(4000)
-    got = simulate_ring_kernel(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
+    lost = np.full(u.size, 9, np.uint8)
+    got = simulate_ring_kernel(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200, lost)
     ref = naive.simulate_ring(lam, mu, p, cap, np.zeros(n, np.int64), u, v, 200)
     np.testing.assert_array_equal(got[0], ref[0])
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)
     np.testing.assert_array_equal(got[2], ref[2])
+    assert got[3] == ref[3].size and got[4] == ref[4]
+    np.testing.assert_array_equal(lost[: got[3]], ref[3])
+    assert ref[3][ref[4] :].sum() == got[0][:, 3].sum() + got[0][:, 4].sum()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,7 +100,6 @@ def test_simulation_is_reproducible_and_request_fates_match_the_exact_chain():
     "lam,servers,mu,p",
     [
         ((1e6, 1e-6), (1, 5000), (1e-6, 1e6), (1.0, 0.0)),
-        ((1e-6, 1e6), (5000, 1), (1e6, 1e-6), (0.0, 1.0)),
         ((1e6, 1e6), (1, 1), (1e6, 1e6), (0.5, 0.5)),
         ((1e-6, 1e-6), (2, 2), (1e-6, 1e-6), (1.0, 1.0)),
     ],
@@ -100,6 +109,16 @@ def test_simulation_at_the_corners_of_the_parameter_table_gives_probabilities(la
     for q in ("beta1", "beta2", "p_full1", "p_full2", "p_both_full"):
         assert 0.0 <= sim[q] <= 1.0, (q, sim[q])
     assert np.isfinite(sim.summary["estimate"]).all()
+    assert sim.stationary
+
+
+def test_a_run_without_class_1_arrivals_raises_instead_of_a_number():
+    # λ₁ = 1e-6 against λ₂ = 1e6: no class-1 request in 5,000 events, so β₁ is not measured
+    with pytest.raises(EmptyRunError, match="no class-1 arrivals after the warm-up"):
+        dc.simulate((1e-6, 1e6), (5000, 1), (1e6, 1e-6), (0.0, 1.0), events=5_000, replications=2)
+    # the same network measured from class 2's side: β₂ = 0 is said to be no measurement
+    sim = dc.simulate((1e6, 1e-6), (1, 5000), (1e-6, 1e6), (1.0, 0.0), events=5_000, replications=2)
+    assert sim["beta2"] == 0.0 and "no class-2 arrival" in sim.notes[0]
 
 
 def test_ring_without_forwarding_is_independent_erlang_b():
@@ -155,3 +174,93 @@ def test_simulate_until_reaches_the_target_with_the_streams_of_simulate():
     assert capped.replications == 6 and "not reached" in capped.notes[0]
     with pytest.raises(ParameterError, match="'half_width' parameter of simulate_until"):
         dc.simulate_until(*args, half_width=0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# output analysis: a loss network is stable, so the detector must stay silent at the defaults
+
+
+def test_defaults_and_the_worked_example_are_stationary():
+    from workbench.datacenters.params import EXAMPLE, PARAMS
+
+    model = {k: PARAMS[k].default for k in ("lam", "servers", "mu", "p")}
+    sim = dc.simulate(**model, events=50_000, replications=4, seed=3)
+    assert sim.stationary and sim.stationarity.tested and sim.stationarity.note == ""
+    n = 25  # the simulated claim's point: the worked example at N = 25
+    lam = (EXAMPLE["lam"][0] * n, EXAMPLE["lam"][1] * n)
+    sim = dc.simulate(lam, (n, n), EXAMPLE["mu"], EXAMPLE["p"], events=100_000, replications=8)
+    assert sim.stationary and 0.0 < sim.stationarity.p_value <= 1.0
+    assert sim.stationarity.observations > 8 * 30_000  # class-1 arrivals after the warm-up
+    ring = dc.simulate_ring(PARAMS["ring_lam"].default, 40, 1.0, PARAMS["ring_p"].default)
+    assert ring.stationary
+
+
+def test_a_run_that_is_all_warm_up_is_flagged_and_overload_decides():
+    # 2 x 5,000 servers started empty, no warm-up dropped: about the first half of 30,000
+    # events fill the servers (nothing lost), losses start only after that: not a steady state
+    args = ((7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3))
+    kw = {"events": 30_000, "replications": 3, "warmup": 0.0}
+    with pytest.raises(UnstableRegimeError, match="not a steady state"):
+        dc.simulate(*args, **kw)
+    sim = dc.simulate(*args, **kw, overload="transient")
+    assert not sim.stationary and sim.stationarity.second_half > sim.stationarity.first_half
+    assert any("not stationary" in n for n in sim.notes)
+    # dropping the filling phase (and running longer) gives a steady state
+    assert dc.simulate(*args, events=200_000, replications=3, warmup=0.5).stationary
+    with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
+        dc.simulate(*args, **kw, overload="ignore")
+    with pytest.raises(ParameterError, match="'overload' parameter of simulate_ring"):
+        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.2, overload=True)
+
+
+def test_simulate_until_with_a_relative_target_uses_the_shared_precision_loop():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    res = dc.simulate_until(
+        *args, half_width=None, rel_half_width=0.05, events=20_000, seed=3, progress=False
+    )
+    assert res.converged and res.half_width <= 0.05 * res.estimate
+    assert "precision" in res.notes[-1]
+    same = dc.simulate(*args, events=20_000, replications=res.replications, seed=3)
+    assert res.frame.equals(same.frame)  # replication r has the same stream in both
+    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_until"):
+        dc.simulate_until(*args, rel_half_width=0.05)  # two targets
+    with pytest.raises(UnstableRegimeError):
+        dc.simulate_until(
+            (7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3), events=30_000, warmup=0.0,
+            progress=False,
+        )  # fmt: skip
+
+
+def test_work_is_bounded_before_it_starts():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    with pytest.raises(ParameterError, match="simulate is too long"):
+        dc.simulate(*args, events=50_000_000, replications=1000)
+    with pytest.raises(ParameterError, match="simulate_ring is too long"):
+        dc.simulate_ring((1.0,) * 64, 2, 1.0, 0.2, events=10_000_000, replications=100)
+    with pytest.raises(ParameterError, match="simulate_until is too long"):
+        dc.simulate_until(*args, events=50_000_000, max_replications=100, progress=False)
+
+
+def test_the_public_api_lists_only_what_a_user_calls():
+    import importlib
+
+    for name in ("", ".model", ".simulation", ".figures", ".claims", ".params"):
+        module = importlib.import_module("workbench.datacenters" + name)
+        assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
+    params = importlib.import_module("workbench.datacenters.params")
+    assert "center" not in params.__all__ and "check_ring_vector" not in params.__all__
+
+
+def test_simulate_to_precision_is_the_shared_relative_loop():
+    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
+    res = dc.simulate_to_precision(
+        *args, rel_half_width=0.05, events=20_000, seed=3, progress=False
+    )
+    until = dc.simulate_until(
+        *args, half_width=None, rel_half_width=0.05, events=20_000, seed=3, progress=False
+    )
+    assert res.converged and res.frame.equals(until.frame) and res.half_width <= 0.05 * res.estimate
+    with pytest.raises(ParameterError, match="'rel_half_width' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(*args, rel_half_width=0.0)
+    with pytest.raises(ParameterError, match="'initial' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(*args, initial=1)

@@ -94,7 +94,7 @@ def test_explore_view_drops_an_uncertified_limit_and_brings_it_back():
 def test_explore_figure_is_right_where_the_y_axis_needs_a_power_of_ten():
     # lightly loaded centres block ~1e-20 of requests: the y axis writes "1e−20" at its top,
     # and the figure goes back to matplotlib's own title placement (the figure is rebuilt)
-    drawing = views.ExploreFigure(fixed_titles=True)
+    drawing = views._ExploreFigure(fixed_titles=True)
     light = dict(lam1=0.1, lam2=0.1, c1=1.0, c2=1.0, N=30, mu1=1.0, mu2=1.0, p1=0.5, p2=0.5)
     drawing(**{**light, "lam1": 1.5, "lam2": 0.8})
     assert drawing.pinned == (True, True)

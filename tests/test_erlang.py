@@ -77,7 +77,7 @@ def test_bad_input_names_function_parameter_and_value(servers, load, name):
 
 
 def test_bad_input_in_vectorised_form():
-    with pytest.raises(ParameterError, match="'loads' parameter of erlang_b_many"):
+    with pytest.raises(ParameterError, match="'load' parameter of erlang_b_many"):
         erlang_b_many([1, 2], [1.0, -1.0])
     with pytest.raises(ParameterError, match="'servers' parameter of erlang_b_many"):
         erlang_b_many([0, 2], [1.0, 1.0])
@@ -88,11 +88,11 @@ def test_bad_input_in_vectorised_form():
     [
         (None, [1.0], "servers"),
         (True, "2", "servers"),
-        ([1, 2], [1j, 2], "loads"),
+        ([1, 2], [1j, 2], "load"),
         ([[1], [2, 3]], 1.0, "servers"),
-        ([1, 2, 3], [1.0, 2.0], "loads"),  # shapes do not broadcast
+        ([1, 2, 3], [1.0, 2.0], "load"),  # shapes do not broadcast
         (1e308, 1.0, "servers"),
-        ([1, 2], ["a", "b"], "loads"),
+        ([1, 2], ["a", "b"], "load"),
     ],
 )
 def test_erlang_b_many_refuses_bad_input_by_name(servers, loads, name):
@@ -115,3 +115,15 @@ def test_check_choice_refuses_arrays_bools_and_lists_by_name():
         with pytest.raises(ParameterError, match="The 'x' parameter of f must be one of"):
             check_choice(bad, "x", "f", ("a", "b", 1))
     assert check_choice(np.str_("b"), "x", "f", ("a", "b")) == "b"
+
+
+def test_a_huge_broadcast_is_refused_before_it_is_allocated():
+    # (10^5, 1) against (1, 10^5): 10^10 results, 240 GB of arrays: refused at once
+    with pytest.raises(ParameterError, match="'load' parameter of erlang_b_many.*memory budget"):
+        erlang_b_many(np.ones((100_000, 1), np.int64), np.ones((1, 100_000)))
+
+
+def test_public_names_are_the_two_functions_and_the_bound():
+    import workbench.erlang as erlang
+
+    assert erlang.__all__ == ["erlang_b", "erlang_b_many", "MAX_SERVERS"]

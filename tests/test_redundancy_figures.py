@@ -69,3 +69,53 @@ def test_diagram_draws_the_groups_of_the_parameters(N, m):
     assert (f"{N % m} idle" in texts) == (N % m > 0)
     with pytest.raises(ParameterError, match="'m' parameter of diagram"):
         diagram(N, N + 1, 1.5, 15.0)
+
+
+@pytest.mark.parametrize("name", ["ext_eq8", "ext_waiting_room"])
+def test_no_simulated_point_of_a_figure_grid_is_flagged(made, name):
+    # a loss system (and a waiting room of at most 8 places at ρ < 1) is stable, and these
+    # runs are long enough to reach it: an alarm would be a false one
+    frame, _ = made[name]
+    assert frame["stationary"].dtype == bool and frame["stationary"].all()
+
+
+def test_fig4_flags_only_the_slow_heavy_tailed_start_of_m_equal_1(made):
+    # 500 jobs from empty: with one Pareto(1.5, 1.2) replica per job (infinite variance) the
+    # servers fill with long jobs for far longer than 500 arrivals, so the blocking still
+    # grows along the run; every other point of Fig. 4 is a steady state
+    frame, _ = made["fig4"]
+    flagged = frame[~frame["stationary"]]
+    assert len(flagged) > 0 and (flagged["service"] == "Pareto(1.5, 1.2)").all()
+    assert (flagged["m"] == 1).all() and (flagged["lam"] >= 2.0).all()
+    erlang = [rd.blocking(24, 1, lam, rd.Pareto(1.5, 1.2)) for lam in flagged["lam"]]
+    assert (flagged["sim_blocking"] < 0.75 * np.array(erlang)).all()  # far from steady state
+    steady = frame[frame["stationary"] & frame["service"].str.startswith("S-Exp")]
+    assert len(steady) == (frame["service"].str.startswith("S-Exp")).sum()
+
+
+def _hollow_and_filled(ax):
+    hollow, filled = [], []
+    for line in ax.lines:
+        if line.get_marker() == "o" and line.get_linestyle() in ("None", "", " "):
+            target = hollow if str(line.get_markerfacecolor()) == "none" else filled
+            target += list(line.get_xdata())
+    return sorted(hollow), sorted(filled)
+
+
+def test_hollow_markers_exactly_for_flagged_points(made):
+    import matplotlib.pyplot as plt
+
+    from workbench.redundancy.figures import fig4_plot
+
+    frame, _ = made["fig4"]
+    more = frame.copy()  # and two ASTO points as if they had been flagged too
+    more.loc[(more["policy"] == "asto") & more["lam"].isin([0.75, 2.25]), "stationary"] = False
+    for data in (frame, more):
+        fig = fig4_plot(data)
+        for ax, (_, df) in zip(fig.axes, data.groupby("service", sort=False), strict=True):
+            hollow, filled = _hollow_and_filled(ax)
+            assert hollow == sorted(df.loc[~df["stationary"], "lam"])
+            assert len(filled) == df["stationary"].sum()
+        labels = [t.get_text() for t in fig.legends[0].texts]
+        assert any("hollow: not stationary" in t for t in labels)
+        plt.close(fig)

@@ -195,3 +195,8 @@ def test_metrics_table_is_tidy():
     assert (df["c"] == 24 // df["m"]).all()
     assert df["blocking"].between(0, 1).all()
     assert not df.isna().any().any()
+
+
+def test_asto_shortcut_at_a_subnormal_arrival_rate():
+    # found by hypothesis: P_b(N/2) - P_b(N) underflowed to 0 times μ = 1e-6, a 0 division
+    assert rd.asto(3, 5e-324, 0.0, rd.SExp(0.0, 1e-6)) in (1, 3)

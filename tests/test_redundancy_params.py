@@ -46,7 +46,10 @@ SEXP, PARETO = rd.SExp(3.0, 0.2), rd.Pareto(1.5, 1.2)
         (lambda: rd.simulate(24, 2, 1.0, 15.0, SEXP, n_jobs=5), "'n_jobs' parameter"),
         (lambda: rd.simulate(24, 2, 1.0, 15.0, SEXP, seed=-1), "'seed' parameter"),
         (lambda: rd.make_service("Gamma", 1, 1), "'family' parameter of make_service"),
-        (lambda: rd.make_service("Pareto", beta=1.0, mu=2.0), "make_service .* 'alpha'"),
+        (
+            lambda: rd.make_service("Pareto", beta=1.0, mu=2.0),
+            "make_service got an unexpected keyword argument 'mu'.*alpha",
+        ),
         # issue 7, section 2: these raised a raw TypeError or named the wrong function
         (lambda: rd.metrics_by_m(24, 1.5, 15.0, SEXP, ms=5), "'ms' parameter of metrics_by_m"),
         (lambda: rd.metrics_by_m(24, 1.5, 15.0, SEXP, ms=[1, 30]), "'ms' .* \\[1, 24\\]"),
@@ -253,3 +256,21 @@ def test_one_service_parameter_outside_its_range_is_refused(data, family):
     values[name] = data.draw(_outside(name))
     with pytest.raises(ParameterError, match=f"'{name}' parameter"):
         rd.make_service(family, **values)
+
+
+def test_a_misspelled_keyword_is_refused_with_the_closest_name():
+    with pytest.raises(ParameterError, match="make_service.*'alhpa'.*Did you mean 'alpha'"):
+        rd.make_service("Pareto", beta=1.5, alhpa=1.2)
+    with pytest.raises(ParameterError, match="make_service"):
+        rd.make_service("Pareto", 1.5, beta=1.2)  # beta given twice
+
+
+def test_the_public_api_lists_only_what_a_user_calls():
+    import importlib
+
+    for name in ("", ".model", ".simulation", ".figures", ".claims", ".params"):
+        module = importlib.import_module("workbench.redundancy" + name)
+        assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
+    assert "SimulationResult" not in rd.__all__ and "room_fill_jobs" in rd.__all__
+    for helper in ("simulate_point", "policy_curves", "draw_policies", "LABELS", "SEXP"):
+        assert helper not in importlib.import_module("workbench.redundancy.figures").__all__

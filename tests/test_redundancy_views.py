@@ -189,3 +189,15 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
     assert bar.value == bar.max == box.result.replications
     assert len(box.children) == 4  # progress, estimates, notes, station tables
     assert len(station_tables(24, 3, 1.5, 15.0, rd.SExp(3, 0.2), box.result).children) == 2
+
+
+def test_views_refuse_a_misspelled_service_parameter():
+    from workbench.redundancy.views import plot_tradeoff, run_to_precision, service_controls
+    from workbench.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="plot_tradeoff.*'alhpa'.*Did you mean 'alpha'"):
+        plot_tradeoff(family="Pareto", alhpa=1.2)
+    with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
+        service_controls("Weibull", sahpe=2.0)
+    with pytest.raises(ParameterError, match="run_to_precision.*'n_job'.*Did you mean 'n_jobs'"):
+        run_to_precision(n_job=1_000)

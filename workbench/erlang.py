@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.validation import ParameterError, check_int, check_real
+from workbench.validation import ParameterError, check_budget, check_int, check_real
+
+__all__ = ["erlang_b", "erlang_b_many", "MAX_SERVERS"]
 
 MAX_SERVERS = 10**8
 
@@ -35,22 +39,26 @@ def erlang_b(servers, load) -> float:
     return float(erlang_b_kernel(servers, load))
 
 
-def erlang_b_many(servers, loads) -> np.ndarray:
-    """Vectorised :func:`erlang_b` over broadcastable arrays of servers and loads."""
+def erlang_b_many(servers, load) -> np.ndarray:
+    """Vectorised :func:`erlang_b` over broadcastable arrays of servers and offered loads
+    (the same parameter names as :func:`erlang_b`, each a scalar or an array)."""
     f = "erlang_b_many"
     s = _numeric_array(servers, "servers", f, "an array of ints in the range [1, 1e8]")
-    a = _numeric_array(loads, "loads", f, "an array of finite real numbers >= 0")
+    a = _numeric_array(load, "load", f, "an array of finite real numbers >= 0")
     try:
-        s, a = np.broadcast_arrays(s, a)
+        shape = np.broadcast_shapes(s.shape, a.shape)
     except ValueError:
         raise ParameterError(
-            f"The 'loads' parameter of {f} must broadcast against 'servers' (shape "
-            f"{np.shape(servers)}). Got shape {np.shape(loads)} instead."
+            f"The 'load' parameter of {f} must broadcast against 'servers' (shape "
+            f"{np.shape(servers)}). Got shape {np.shape(load)} instead."
         ) from None
+    # the broadcast inputs (int64, float64) and the result (float64): 24 bytes per element
+    check_budget(f, "load", load, 24.0 * math.prod(shape), "the broadcast arrays and result")
+    s, a = np.broadcast_arrays(s, a)
     a = a.astype(float)
     if s.size and (not np.all(np.isfinite(a)) or a.min() < 0):
         bad = a[~(np.isfinite(a) & (a >= 0))].flat[0]
-        check_real(float(bad), "loads", f, 0.0)
+        check_real(float(bad), "load", f, 0.0)
     if s.size and (
         not np.all(np.isfinite(s))
         or s.min() < 1

@@ -63,8 +63,9 @@ The workbench's choices
 
 Layout
 ------
-params (PARAMS), model (exact chain, limit, regimes, ring limit, studies), kernels (jitted
-solvers and simulators), simulation (simulate, simulate_ring), figures (FIGURES),
+params (PARAMS), model (exact chain, limit, regimes, ring limit, studies), kernels (the walk's
+QBD and the simulators; the generic grid-chain and QBD solvers are in
+:mod:`workbench.kernels.markov`), simulation (simulate, simulate_ring, warm_up), figures (FIGURES),
 claims (CLAIMS), views (the notebook's sliders; imported only by the notebook).
 """
 
@@ -97,10 +98,16 @@ from workbench.datacenters.model import (
     ring_limit,
     solve_exact,
     station_table,
-    warm_up,
 )
 from workbench.datacenters.params import EXAMPLE, PARAMS
-from workbench.datacenters.simulation import ring_table, simulate, simulate_ring, simulate_until
+from workbench.datacenters.simulation import (
+    ring_table,
+    simulate,
+    simulate_ring,
+    simulate_to_precision,
+    simulate_until,
+    warm_up,
+)
 
 __all__ = [
     "PARAMS",
@@ -119,6 +126,7 @@ __all__ = [
     "station_table",
     "warm_up",
     "simulate",
+    "simulate_to_precision",
     "simulate_until",
     "simulate_ring",
     "ring_table",

@@ -19,14 +19,14 @@ from workbench.datacenters.model import (
     optimal_forwarding,
     ring_limit,
 )
-from workbench.datacenters.params import EXAMPLE, PARAMS
+from workbench.datacenters.params import EXAMPLE, PARAMS, _check_ring_vector
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
-from workbench.plots import FigureSpec, ci_errorbar, figure
+from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.sweep import sweep
+from workbench.validation import ParameterError, check_bool, check_real, check_seed
 
 __all__ = [
     "draw_model",
-    "ModelDiagram",
     "cooperation_frame",
     "plot_cooperation",
     "exact_limit_simulation_frame",
@@ -130,10 +130,14 @@ def _pair(values, fmt="g") -> str:
     return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
 
 
-def _legend_outside(ax, **kw):
-    """Legend to the right of the axes, off the data."""
+def _legend_outside(ax, frame=None, **kw):
+    """Legend to the right of the axes, off the data; with the entry for hollow markers when
+    a simulated point of ``frame`` is not stationary."""
     kw.setdefault("fontsize", 8)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+    kw |= {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
+    if frame is not None and not frame["stationary"].all():
+        return unstable_legend(ax, **kw)
+    return ax.legend(**kw)
 
 
 def plot_cooperation(
@@ -181,8 +185,20 @@ def plot_cooperation(
     return fig
 
 
+def _pair_of(value, name: str, func: str) -> tuple:
+    """A sequence of exactly two items (each checked by the caller)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be a pair (one value per center). "
+            f"Got {value!r} instead."
+        )
+    return tuple(value)
+
+
 def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
     """The worked example at several N: exact chain, simulation (CI) and the limit."""
+    quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
+    seed = check_seed(seed, "exact_limit_simulation_frame")
     ex = EXAMPLE
     lim = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
@@ -199,6 +215,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
             events=100_000 if quick else 1_000_000,
             replications=8 if quick else 20,
             seed=seed,
+            overload="transient",  # a flagged point is drawn hollow, not dropped
         )
         for i in (1, 2):
             rows.append(
@@ -209,6 +226,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": exact[i - 1],
                     "ci_low": np.nan,
                     "ci_high": np.nan,
+                    "stationary": True,
                 }
             )
             low, high = sim.interval(f"beta{i}")
@@ -220,6 +238,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": sim[f"beta{i}"],
                     "ci_low": low,
                     "ci_high": high,
+                    "stationary": sim.stationary,
                 }
             )
             rows.append(
@@ -230,6 +249,7 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
                     "beta": lim.beta[i - 1],
                     "ci_low": np.nan,
                     "ci_high": np.nan,
+                    "stationary": True,
                 }
             )
     return pd.DataFrame(rows)
@@ -256,8 +276,9 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
             ax,
             sim["N"] * 1.04,
             sim["beta"],
-            sim["ci_low"].clip(lower=0.0),  # a probability's interval stops at 0
+            sim["ci_low"],  # clipped to [0, 1] by the simulation
             sim["ci_high"],
+            stationary=sim["stationary"],
             color="C2",
             label="simulation, 95% CI",
         )
@@ -266,7 +287,7 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
         ax.set_xlabel("scale N (Cᵢ = N servers, arrivals λᵢN)")
         ax.set_ylabel(f"β{_subscript(str(i))} (class {i} lost)")
         ax.set_ylim(bottom=0)
-    _legend_outside(axes[1])
+    _legend_outside(axes[1], frame)
     ex = EXAMPLE
     fig.suptitle(
         f"Exact chain, simulation and limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
@@ -410,23 +431,37 @@ RING_SCENARIOS = {
 
 
 def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame:
-    """Ring of J = 6 centers (c = mu = 1): simulation at N against the pairwise reduction."""
+    """Ring of J = 6 centers (c = mu = 1): simulation at N against the pairwise reduction.
+
+    ``scenarios`` maps a name to the arrival rates per unit N (one per center); ``n`` is the
+    scale N (servers per center), ``p`` the forwarding probability to each neighbour.
+    """
+    func = "ring_frame"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
+    if not isinstance(scenarios, dict) or not scenarios:
+        raise ParameterError(
+            f"The 'scenarios' parameter of {func} must be a dict of name -> arrival rates per "
+            f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
+        )
+    n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
+    p = PARAMS["ring_p"].with_(name="p").check(p, func)
+    quick = check_bool(quick, "quick", func)
+    seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
-        lam = np.asarray(lam, dtype=float)
+        lam = np.asarray(_check_ring_vector(lam, PARAMS["ring_lam"], None, func, "scenarios"))
         red = ring_limit(lam, 1.0, 1.0, p)
-        sim = ring_table(
-            simulate_ring(
-                lam * n,
-                n,
-                1.0,
-                p,
-                events=150_000 if quick else 1_500_000,
-                replications=6 if quick else 20,
-                seed=seed,
-            )
+        run = simulate_ring(
+            lam * n,
+            n,
+            1.0,
+            p,
+            events=150_000 if quick else 1_500_000,
+            replications=6 if quick else 20,
+            seed=seed,
+            overload="transient",  # a flagged run is drawn hollow, not dropped
         )
+        sim = ring_table(run)
         for j in range(lam.size):
             rows.append(
                 {
@@ -440,6 +475,7 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
                     "ci_high": sim["ci_high"][j],
                     "N": n,
                     "p": p,
+                    "stationary": run.stationary,
                 }
             )
     return pd.DataFrame(rows)
@@ -456,8 +492,9 @@ def plot_ring(frame: pd.DataFrame, fast=False):
             ax,
             sub["center"],
             sub["beta_sim"],
-            sub["ci_low"].clip(lower=0.0),
+            sub["ci_low"],
             sub["ci_high"],
+            stationary=sub["stationary"],
             color="C2",
             label=f"simulation at N = {sub['N'].iloc[0]} (95% CI)",
         )
@@ -484,6 +521,10 @@ def plot_ring(frame: pd.DataFrame, fast=False):
         ax.set_ylabel("βⱼ (requests of center j lost)")
         ax.set_ylim(0, 1.15 * ax.get_ylim()[1])  # room above the points for the "n/a" marks
     handles, labels = axes[0][0].get_legend_handles_labels()
+    if not frame["stationary"].all():
+        legend = unstable_legend(axes[0][0])
+        handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
     first = frame.iloc[0]
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.suptitle(
@@ -535,12 +576,12 @@ def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
 _SERVERS_DRAWN = 24  # at most this many servers are drawn per center (the count is written)
 
 
-class ModelDiagram:
+class _ModelDiagram:
     """The diagram of :func:`draw_model`, built once and redrawn from new parameters.
 
     :meth:`update` changes texts and which server squares are drawn and shaded, so a slider
     view redraws the same figure instead of building one per move (axes, patches and text
-    layout are most of a redraw). ``ModelDiagram().update(...)`` is a fresh
+    layout are most of a redraw). ``_ModelDiagram().update(...)`` is a fresh
     :func:`draw_model` figure.
     """
 
@@ -610,6 +651,11 @@ class ModelDiagram:
         """Redraw from the parameters (checked as :func:`draw_model` checks them)."""
         args = PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)
         lam, servers, mu, p = args["lam"], args["servers"], args["mu"], args["p"]
+        if busy is not None:
+            busy = [
+                check_real(b, "busy", "draw_model", 0.0, float(c))
+                for b, c in zip(_pair_of(busy, "busy", "draw_model"), servers, strict=True)
+            ]
         for i in (0, 1):
             shown = min(servers[i], _SERVERS_DRAWN)
             filled = shown if busy is None else round(shown * busy[i] / servers[i])
@@ -641,7 +687,7 @@ def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), 
     request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
     that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
     """
-    return ModelDiagram().update(lam, servers, mu, p, busy)
+    return _ModelDiagram().update(lam, servers, mu, p, busy)
 
 
 def _fig_cooperation(quick: bool):

@@ -20,22 +20,21 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from workbench.datacenters.kernels import (
+from workbench.datacenters.kernels import idle_walk_qbd
+from workbench.datacenters.params import EXAMPLE, MAX_STATES, PARAMS, _check_ring_vector, _ring_args
+from workbench.kernels.markov import (
     adi_shifts,
     grid_chain_stencil,
-    idle_walk_qbd,
     stationary_gmres,
     stencil_residual,
     stencil_to_coo,
 )
-from workbench.datacenters.params import EXAMPLE, MAX_STATES, PARAMS, check_ring_vector
 from workbench.sweep import sweep
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, check_bool
 
 __all__ = [
     "UncertifiedSolutionError",
     "station_table",
-    "warm_up",
     "blocking_exact",
     "solve_exact",
     "ExactSolution",
@@ -53,11 +52,12 @@ __all__ = [
 # 1. exact chain
 
 
-class UncertifiedSolutionError(RuntimeError):
+class UncertifiedSolutionError(ParameterError, RuntimeError):
     """The solver could not bring the balance-equation residual below its target.
 
     Raised instead of returning a distribution nobody can vouch for; the message gives the
-    residual reached.
+    residual reached. A :class:`workbench.validation.ParameterError` too: the library's own
+    error, about a setting (solver tolerances, a tail too large) that cannot be honoured.
     """
 
 
@@ -166,25 +166,6 @@ def station_table(lam, servers, mu, p) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("center")
-
-
-def warm_up() -> str:
-    """Load (or, on the very first run, compile) the jitted kernels; say which it was.
-
-    The notebook calls it first, so that no solve time shown later includes compilation.
-    """
-    from workbench.datacenters.simulation import _simulate
-
-    t0 = time.perf_counter()
-    args = {"lam": (3.0, 2.0), "servers": (4, 4), "mu": (1.0, 1.0), "p": (0.5, 0.5)}
-    _solve_exact(**args, func="warm_up")
-    _solve_exact((3.0, 2.0), (20, 2), (1.0, 1.0), (0.5, 0.5), func="warm_up")
-    _limit_analysis((1.5, 0.8), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3))
-    _simulate(**args, events=1000, replications=2, seed=0, confidence=0.95, warmup=0.1)
-    seconds = time.perf_counter() - t0
-    if seconds > 2.0:
-        return f"compiled the kernels in {seconds:.1f} s (first run only; cached from now on)"
-    return f"kernels loaded from the cache in {seconds:.2f} s"
 
 
 def _log_erlang_pmf(servers: int, load: float) -> np.ndarray:
@@ -806,23 +787,6 @@ def blocking_limit(lam, c, mu, p) -> tuple:
 # 4. ring of J centers
 
 
-def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
-    """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
-    or one value for all."""
-    lam = check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
-    n = len(lam)
-    if n < 3 or n > 64:
-        raise ParameterError(
-            f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
-            f"center of the ring). Got {n} values instead."
-        )
-    caps = check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
-    mu = check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
-    p = check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
-    caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
-    return np.array(lam), caps, np.array(mu), np.array(p)
-
-
 def ring_limit(lam, c, mu, p) -> pd.DataFrame:
     """Pairwise reduction of the ring in the scaling limit, where it applies.
 
@@ -957,7 +921,7 @@ def convergence_table(
     """
     func = "convergence_table"
     lam, c, mu, p = _limit_args(lam, c, mu, p, func)
-    sizes = check_ring_vector(sizes, PARAMS["sizes"], None, func)
+    sizes = _check_ring_vector(sizes, PARAMS["sizes"], None, func)
     if not sizes:
         raise ParameterError(
             f"The 'sizes' parameter of {func} must be a non-empty sequence of ints in "
@@ -965,7 +929,8 @@ def convergence_table(
         )
     lim = _limit_analysis(lam, c, mu, p)
     fixed = {"lam": lam, "c": c, "mu": mu, "p": p, "limit_beta": lim.beta}
-    frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=bool(progress))
+    progress = check_bool(progress, "progress", func)
+    frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=progress)
     return _deterministic(frame)
 
 
@@ -988,13 +953,14 @@ def optimal_forwarding(lam, servers, mu, *, grid=11, progress=False) -> pd.DataF
     """
     func = "optimal_forwarding"
     args = PARAMS.check(func, lam=lam, servers=servers, mu=mu, grid=grid)
+    progress = check_bool(progress, "progress", func)
     values = [float(v) for v in np.linspace(0.0, 1.0, args["grid"])]
     frame = sweep(
         _forwarding_row,
         {"p1": values, "p2": values},
         fixed={"lam": args["lam"], "servers": args["servers"], "mu": args["mu"]},
         n_workers=1,
-        progress=bool(progress),
+        progress=progress,
     )
     frame = _deterministic(frame)
     frame["min_loss"] = frame["loss_rate"] == frame["loss_rate"].min()

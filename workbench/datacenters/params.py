@@ -2,7 +2,7 @@
 
 Every public function of :mod:`workbench.datacenters` validates its arguments against this
 table (``PARAMS.check("<function>", lam=lam, ...)``) once; private helpers never re-check.
-The notebook's controls are built from the same rows (per-center rows by :func:`center`).
+The notebook's controls are built from the same rows (per-center rows by ``_center``).
 
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
@@ -11,9 +11,19 @@ model is scale-free in time, so the bounds only exclude numbers no data center h
 
 from __future__ import annotations
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+import numbers
 
-__all__ = ["PARAMS", "center", "check_ring_vector", "MAX_SERVERS", "MAX_STATES", "EXAMPLE"]
+import numpy as np
+
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.validation import ParameterError
+
+__all__ = [
+    "PARAMS",
+    "MAX_SERVERS",
+    "MAX_STATES",
+    "EXAMPLE",
+]
 
 MAX_SERVERS = 5000  # per center
 MAX_STATES = 2_500_000  # states actually solved (after dropping negligible tails)
@@ -266,10 +276,11 @@ PARAMS = Params(
         "ε",
         "dropped tail mass",
         low=0.0,
-        high=1e-6,
+        high=1e-12,
         default=1e-40,
         help="States in a tail of mass below ε (by comparison with Erlang systems) are "
-        "dropped; 0 keeps the whole grid.",
+        "dropped; 0 keeps the whole grid. At most 1e-12: the dropped mass counts in the "
+        "residual the solution is certified by (1e-8 already fails it at the defaults).",
         source="choice",
     ),
     Param("shifts", "s", "ADI shifts per cycle", kind="int", low=1, high=64, default=8),
@@ -294,7 +305,7 @@ PARAMS = Params(
 _SUBSCRIPTS = {1: "₁", 2: "₂"}
 
 
-def center(name: str, i: int, **changes) -> Param:
+def _center(name: str, i: int, **changes) -> Param:
     """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁).
 
     Used for the notebook's controls (one slider per center).
@@ -311,18 +322,12 @@ def center(name: str, i: int, **changes) -> Param:
     return base.with_(**fields)
 
 
-def check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
+def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
     """A scalar (repeated) or a sequence of ``n`` values, each checked by ``param``.
 
     ``n=None``: ``value`` must be a sequence (its length is the number of centers).
     Returns a list of checked values.
     """
-    import numbers
-
-    import numpy as np
-
-    from workbench.validation import ParameterError
-
     param = param.with_(length=None)  # this function checks the sequence, param each value
     if name is not None:
         param = param.with_(name=name)
@@ -344,3 +349,20 @@ def check_ring_vector(value, param: Param, n: int | None, func: str, name: str |
             f"values. Got {value!r} instead."
         )
     return [param.check(v, func) for v in items]
+
+
+def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
+    """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
+    or one value for all."""
+    lam = _check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
+    n = len(lam)
+    if n < 3 or n > 64:
+        raise ParameterError(
+            f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
+            f"center of the ring). Got {n} values instead."
+        )
+    caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
+    mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
+    p = _check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
+    caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
+    return np.array(lam), caps, np.array(mu), np.array(p)

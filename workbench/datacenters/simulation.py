@@ -2,15 +2,36 @@
 
 Both follow the workbench's contract::
 
-    simulate(lam, servers, mu, p, *, events=..., replications=..., seed=0, confidence=0.95)
-        -> workbench.results.SimulationResult
+    simulate(lam, servers, mu, p, *, events=..., replications=..., seed=0, confidence=0.95,
+             warmup=0.1, overload="raise") -> workbench.results.SimulationResult
 
 Each replication starts empty, discards its first ``warmup`` fraction of events and runs the
-jitted jump-chain kernel on uniforms drawn from its own stream
-(``numpy.random.SeedSequence(seed).spawn(replications)``): same seed, same numbers.
+jitted jump-chain kernel on uniforms drawn from its own stream (child r of
+``numpy.random.SeedSequence(seed)``, through the shared engine of
+:mod:`workbench.output_analysis`): same seed, same numbers. Every loop is bounded: a
+replication is exactly ``events`` jumps of the chain.
+
+Output analysis
+---------------
+Both networks are loss systems with finitely many states: stable at every load, so the
+stationarity detector must stay silent (a flag would be a false alarm, or a warm-up too
+short for the run). What it sees is the *per-arrival loss indicator* in arrival order,
+warm-up included: for :func:`simulate`, 1 for each class-1 request lost and 0 for each one
+served (its mean is the headline β₁); for :func:`simulate_ring`, the same over the requests
+of every center (its mean is the headline β). This is the series whose mean is the
+estimate, one observation per request as for the other papers' per-request delays; the
+time-weighted occupancies (``p_full``, ``mean_busy``) are functions of the same chain. A
+series longer than 65,536 arrivals is handed over as means of consecutive blocks of
+arrivals (at least 32,768 of them), so the memory kept per replication stays bounded.
+Intervals are clipped to each quantity's range (probabilities in [0, 1], rates and means
+>= 0).
 """
 
 from __future__ import annotations
+
+import math
+import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -34,13 +55,29 @@ from workbench.datacenters.kernels import (
     simulate_ring_kernel,
     simulate_two_centers_kernel,
 )
-from workbench.datacenters.model import _ring_args
-from workbench.datacenters.params import PARAMS
+from workbench.datacenters.model import _limit_analysis, _solve_exact
+from workbench.datacenters.params import PARAMS, _ring_args
+from workbench.output_analysis import Replication, finish, replicate, to_precision
 from workbench.results import SimulationResult
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError, check_choice, check_int, check_real
+from workbench.validation import (
+    ParameterError,
+    check_bool,
+    check_budget,
+    check_choice,
+    check_int,
+    check_real,
+)
 
-__all__ = ["simulate", "simulate_until", "simulate_ring", "ring_table", "QUANTITIES"]
+__all__ = [
+    "simulate",
+    "simulate_to_precision",
+    "simulate_until",
+    "simulate_ring",
+    "ring_table",
+    "warm_up",
+    "QUANTITIES",
+]
 
 QUANTITIES = (
     "beta1",
@@ -52,16 +89,61 @@ QUANTITIES = (
     "p_full2",
     "p_both_full",
 )
+_PROBABILITY = (0.0, 1.0)
+_NONNEGATIVE = (0.0, math.inf)
+BOUNDS = {
+    q: _NONNEGATIVE if q in ("loss_rate", "mean_busy1", "mean_busy2") else _PROBABILITY
+    for q in QUANTITIES
+}
+#: longest series handed to the detector per replication (longer runs: block means)
+MAX_SERIES = 2**16
+OVERLOAD = ("raise", "transient")
+#: events × replications one call may simulate (two centers; ~50 ns per event measured)
+MAX_WORK = 10**9
 
 
-def _run_two_centers(lam, servers, mu, p, *, events, skip, stream) -> dict:
-    """One replication: the estimates and the conservation counts."""
-    gen = np.random.default_rng(stream)
+def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
+    """The detector's series: ``values`` as floats when at most ``limit`` long, else the
+    means of consecutive blocks of b = ⌈n / (limit / 2)⌉ observations (a trailing partial
+    block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
+    n = values.size
+    if n <= limit:
+        return values.astype(float), warmup
+    b = -(-n // (limit // 2))
+    k = n // b
+    return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
+
+
+def _check_run(func, events, replications, centers=2) -> None:
+    """Bound a call before any work: its event count (``MAX_WORK`` events × centers / 2, about
+    a minute on one core) and its memory (two uniforms and a fate byte per event of one
+    replication, plus the series the detector keeps for every replication)."""
+    work = events * replications * centers / 2
+    if work > MAX_WORK:
+        raise ParameterError(
+            f"The run of {func} is too long: events * replications = {events:,} * "
+            f"{replications:,} over {centers} centers is about {work:.3g} two-center events, "
+            f"more than the {MAX_WORK:.0e} the workbench simulates in one call (about a "
+            "minute on one core); use fewer replications or events, or split the study."
+        )
+    check_budget(
+        func,
+        "events",
+        events,
+        17.0 * events + 8.0 * replications * min(events, MAX_SERIES),
+        "one replication's random inputs and every replication's loss series",
+    )
+
+
+def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Replication:
+    """One replication: the estimates, the conservation counts and the class-1 loss series."""
+    gen = np.random.default_rng(seed_seq)
     u_event = gen.random(events)
     u_forward = gen.random(events)
-    counts, occ, _ = simulate_two_centers_kernel(
+    lost1 = np.empty(events, np.uint8)
+    counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
         lam[0], lam[1], mu[0], mu[1], p[0], p[1], servers[0], servers[1], 0, 0,
-        u_event, u_forward, skip,
+        u_event, u_forward, skip, lost1,
     )  # fmt: skip
     row = {}
     rejected = []
@@ -70,7 +152,9 @@ def _run_two_centers(lam, servers, mu, p, *, events, skip, stream) -> dict:
         arrivals = counts[base + ARRIVALS]
         rej = counts[base + REJECTED_AT_ONCE] + counts[base + REJECTED_FORWARDED]
         rejected.append(rej)
-        row[f"beta{i}"] = rej / arrivals if arrivals else 0.0
+        # class 1 is the headline: a run without class-1 arrivals raises (EmptyRunError);
+        # a class 2 without arrivals lost none of them (said in the notes)
+        row[f"beta{i}"] = rej / arrivals if arrivals else (math.nan if i == 1 else 0.0)
         row[f"arrivals{i}"] = int(arrivals)
         row[f"local{i}"] = int(counts[base + SERVED_LOCALLY])
         row[f"remote{i}"] = int(counts[base + SERVED_REMOTELY])
@@ -83,7 +167,34 @@ def _run_two_centers(lam, servers, mu, p, *, events, skip, stream) -> dict:
     row["p_full2"] = occ[OCC_FULL2] / t
     row["p_both_full"] = occ[OCC_BOTH_FULL] / t
     row["time"] = t
-    return row
+    series, warm = _block_series(lost1[:n1], warm1)
+    return Replication(row, series, warm)
+
+
+def _two_centers_run(
+    func, lam, servers, mu, p, *, events, seed, confidence, warmup, metric, overload, replications
+):
+    """The replication function and the arguments of ``finish`` for the two centers."""
+    _check_run(func, events, replications)
+    model = {"lam": lam, "servers": servers, "mu": mu, "p": p}
+    one = partial(_one_two_centers, lam, servers, mu, p, events, int(warmup * events))
+    return one, {
+        "func": func,
+        "metric": metric,
+        "quantities": QUANTITIES,
+        "confidence": confidence,
+        "run_length": events,
+        "run_unit": "events",
+        "overload": overload,
+        "bounds": BOUNDS,
+        "count": "arrivals1",
+        "empty_what": "class-1 arrivals after the warm-up (β₁ is a fraction of them)",
+        "empty_hint": (
+            f"λ₁ = {lam[0]:g} is too small for {events:,} events with λ₂ = {lam[1]:g}: raise "
+            "λ₁ or the number of events."
+        ),
+        "info": model | {"warmup": warmup, "seed": seed},
+    }
 
 
 def simulate(
@@ -97,6 +208,7 @@ def simulate(
     seed=0,
     confidence=0.95,
     warmup=0.1,
+    overload="raise",
 ) -> SimulationResult:
     """Simulate the two-center network; blocking probabilities with confidence intervals.
 
@@ -111,9 +223,15 @@ def simulate(
     seed : int
         Root of the replications' streams: same seed, same numbers.
     confidence : float
-        Confidence level of the Student-t intervals, in [0.5, 0.999].
+        Confidence level of the Student-t intervals (clipped to each quantity's range), in
+        [0.5, 0.999].
     warmup : float
         Fraction of each replication's events discarded, in [0, 0.9].
+    overload : {"raise", "transient"}
+        What to do if the stationarity detector finds the run is not a steady state (the
+        network is a finite loss system, stable at every load: this means the warm-up was
+        too short for the run): raise :class:`workbench.validation.UnstableRegimeError`, or
+        return the finite-horizon numbers with ``stationary=False`` and a note.
 
     Returns
     -------
@@ -121,7 +239,9 @@ def simulate(
         Metric ``beta1``; quantities beta2, loss_rate (requests lost per unit time),
         mean_busy1, mean_busy2, p_full1, p_full2, p_both_full. ``result.frame`` holds one row
         per replication, including the fate counts (arrivals, served locally, served by the
-        other center, rejected) and the simulated time.
+        other center, rejected) and the simulated time; ``result.stationarity`` is the
+        detector's verdict on the class-1 loss indicators. A run with no class-1 arrival
+        after the warm-up raises :class:`workbench.validation.EmptyRunError`.
 
     References
     ----------
@@ -139,26 +259,29 @@ def simulate(
         confidence=confidence,
         warmup=warmup,
     )
-    return _simulate(**args)
+    overload = check_choice(overload, "overload", "simulate", OVERLOAD)
+    return _simulate(**args, overload=overload)
 
 
-def _simulate(lam, servers, mu, p, *, events, replications, seed, confidence, warmup):
-    skip = int(warmup * events)
-    streams = np.random.SeedSequence(seed).spawn(replications)
-    rows = [
-        {"replication": r}
-        | _run_two_centers(lam, servers, mu, p, events=events, skip=skip, stream=ss)
-        for r, ss in enumerate(streams)
+def _simulate(
+    lam, servers, mu, p, *, events, replications, seed, confidence, warmup, overload="raise"
+):
+    one, kwargs = _two_centers_run(
+        "simulate", lam, servers, mu, p, events=events, seed=seed, confidence=confidence,
+        warmup=warmup, metric="beta1", overload=overload, replications=replications,
+    )  # fmt: skip
+    reps = replicate(one, replications=replications, seed=seed)
+    return finish(reps, notes=_class2_note(reps), **kwargs)
+
+
+def _class2_note(reps) -> list[str]:
+    empty = sum(r.row["arrivals2"] == 0 for r in reps)
+    if not empty:
+        return []
+    return [
+        f"{empty} of {len(reps)} replications had no class-2 arrival after the warm-up: "
+        "β₂ = 0 there (nothing was lost), not a measured probability"
     ]
-    return SimulationResult.from_replications(
-        pd.DataFrame(rows),
-        "beta1",
-        QUANTITIES,
-        confidence=confidence,
-        run_length=events,
-        run_unit="events",
-        info={"lam": lam, "servers": servers, "mu": mu, "p": p, "warmup": warmup, "seed": seed},
-    )
 
 
 def simulate_until(
@@ -168,6 +291,7 @@ def simulate_until(
     p,
     *,
     half_width=0.005,
+    rel_half_width=None,
     metric="beta1",
     events=100_000,
     batch=4,
@@ -181,14 +305,20 @@ def simulate_until(
 
     Replications are run ``batch`` at a time until the Student-t half-width of ``metric``
     is at most ``half_width`` (at least ``batch`` replications, at most
-    ``max_replications``: the work is bounded, and the result's notes say when the target
-    was not reached). Replication r uses the same stream as in ``simulate(...,
-    replications=R, seed=seed)``, so the numbers are those of that call with the R reached.
+    ``max_replications``: the work is bounded, and the result's notes and ``converged``
+    say when the target was not reached). With ``rel_half_width`` instead
+    (``half_width=None``) the target is relative to the estimate and the shared
+    :func:`workbench.output_analysis.to_precision` chooses the steps. Replication r uses the
+    same stream as in ``simulate(..., replications=R, seed=seed)``, so the numbers are those
+    of that call with the R reached. A run the stationarity detector finds non-stationary
+    stops with :class:`workbench.validation.UnstableRegimeError`.
 
     Parameters
     ----------
-    half_width : float
+    half_width : float or None
         Target half-width, in (0, 1].
+    rel_half_width : float or None
+        Target half-width relative to the estimate, in (0, 1].
     metric : str
         A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
     batch : int
@@ -198,7 +328,19 @@ def simulate_until(
     progress : bool
         Show a progress bar with the current half-width.
     """
-    func = "simulate_until"
+    return _precision(
+        "simulate_until", lam, servers, mu, p, half_width=half_width,
+        rel_half_width=rel_half_width, metric=metric, events=events, batch=batch,
+        max_replications=max_replications, seed=seed, confidence=confidence, warmup=warmup,
+        progress=progress,
+    )  # fmt: skip
+
+
+def _precision(
+    func, lam, servers, mu, p, *, half_width, rel_half_width, metric, events, batch,
+    max_replications, seed, confidence, warmup, progress,
+) -> SimulationResult:  # fmt: skip
+    """The precision loop of :func:`simulate_until` and :func:`simulate_to_precision`."""
     args = PARAMS.check(
         func,
         lam=lam,
@@ -210,45 +352,117 @@ def simulate_until(
         confidence=confidence,
         warmup=warmup,
     )
-    target = check_real(half_width, "half_width", func, 0.0, 1.0, low_open=True)
-    metric = check_choice(metric, "metric", func, QUANTITIES)
-    batch = check_int(batch, "batch", func, 2, 100)
-    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
-    if not isinstance(progress, bool):
+    if (half_width is None) == (rel_half_width is None):
         raise ParameterError(
-            f"The 'progress' parameter of {func} must be True or False. Got {progress!r} instead."
+            f"The 'half_width' parameter of {func} must be a target half-width (then "
+            f"'rel_half_width' is None) or None (then 'rel_half_width' is the target, a fraction "
+            f"of the estimate). Got half_width={half_width!r}, rel_half_width="
+            f"{rel_half_width!r} instead."
         )
+    metric = check_choice(metric, "metric", func, QUANTITIES)
+    batch = check_int(
+        batch, "initial" if func == "simulate_to_precision" else "batch", func, 2, 100
+    )
+    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
+    progress = check_bool(progress, "progress", func)
+    one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
+    if rel_half_width is not None:
+        rel = check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
+        result = to_precision(
+            one, rel_half_width=rel, max_replications=cap, initial=min(batch, cap),
+            seed=args["seed"], progress=progress, desc=f"{metric} ± {rel:.0%}", **kwargs,
+        )  # fmt: skip
+        return result.with_(info={**result.info, "target": rel})
+    target = check_real(half_width, "half_width", func, 0.0, 1.0, low_open=True)
     from tqdm.auto import tqdm
 
-    skip = int(args["warmup"] * args["events"])
-    root = np.random.SeedSequence(args["seed"])
-    rows: list[dict] = []
+    reps: list[Replication] = []
     half = float("inf")
-    model = {k: args[k] for k in ("lam", "servers", "mu", "p")}
     with tqdm(total=cap, desc=f"{metric} ± {target:g}", disable=not progress) as bar:
-        while len(rows) < cap and not half <= target:
-            for ss in root.spawn(min(batch, cap - len(rows))):
-                run = _run_two_centers(**model, events=args["events"], skip=skip, stream=ss)
-                rows.append({"replication": len(rows)} | run)
-            half = t_half_width([r[metric] for r in rows], args["confidence"])
-            bar.update(len(rows) - bar.n)
+        while len(reps) < cap and not half <= target:
+            size = min(batch, cap - len(reps))
+            reps += replicate(one, replications=size, seed=args["seed"], start=len(reps))
+            half = t_half_width([r.row[metric] for r in reps], args["confidence"])
+            bar.update(len(reps) - bar.n)
             bar.set_postfix_str(f"half-width {half:.2g}")
-    notes = []
+    notes = _class2_note(reps)
     if not half <= target:
         notes.append(
-            f"target half-width {target:g} not reached after {len(rows)} replications "
+            f"target half-width {target:g} not reached after {len(reps)} replications "
             f"(max_replications): reached {half:.2g}"
         )
-    return SimulationResult.from_replications(
-        pd.DataFrame(rows),
-        metric,
-        QUANTITIES,
-        confidence=args["confidence"],
-        run_length=args["events"],
-        run_unit="events",
-        notes=notes,
-        info=model | {"warmup": args["warmup"], "seed": args["seed"], "target": target},
+    kwargs["info"] = kwargs["info"] | {"target": target}
+    return finish(reps, notes=notes, **kwargs).with_(converged=bool(half <= target))
+
+
+def simulate_to_precision(
+    lam,
+    servers,
+    mu,
+    p,
+    *,
+    rel_half_width=0.02,
+    metric="beta1",
+    events=100_000,
+    initial=4,
+    max_replications=200,
+    seed=0,
+    confidence=0.95,
+    warmup=0.1,
+    progress=True,
+) -> SimulationResult:
+    """Add replications of :func:`simulate` until ``metric``'s interval is within
+    ± ``rel_half_width`` of its estimate (the workbench's shared precision loop,
+    :func:`workbench.output_analysis.to_precision`).
+
+    Starts with ``initial`` replications and projects the number needed from the current
+    half-width; stops at ``max_replications`` with ``converged=False`` and a note. A run the
+    stationarity detector finds non-stationary stops with
+    :class:`workbench.validation.UnstableRegimeError`. :func:`simulate_until` is the same loop
+    with an absolute target. Replication r is that of ``simulate(..., seed=seed)``.
+    """
+    rel_half_width = check_real(
+        rel_half_width, "rel_half_width", "simulate_to_precision", 0.0, 1.0, low_open=True
     )
+    return _precision(
+        "simulate_to_precision",
+        lam,
+        servers,
+        mu,
+        p,
+        half_width=None,
+        rel_half_width=rel_half_width,
+        metric=metric,
+        events=events,
+        batch=initial,
+        max_replications=max_replications,
+        seed=seed,
+        confidence=confidence,
+        warmup=warmup,
+        progress=progress,
+    )
+
+
+def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
+    n = lam.size
+    gen = np.random.default_rng(seed_seq)
+    lost = np.empty(events, np.uint8)
+    counts, occ, _, n_arr, warm = simulate_ring_kernel(
+        lam, mu, p, caps, np.zeros(n, np.int64), gen.random(events), gen.random(events), skip,
+        lost,
+    )  # fmt: skip
+    rejected = counts[:, REJECTED_AT_ONCE] + counts[:, REJECTED_FORWARDED]
+    arrivals = counts[:, ARRIVALS]
+    betas = rejected / np.maximum(arrivals, 1)
+    t = occ[0, RING_TIME]
+    total = int(arrivals.sum())
+    row = {"beta": rejected.sum() / total if total else math.nan}
+    row |= {f"beta{j}": betas[j] for j in range(n)}
+    row |= {f"p_full{j}": occ[j + 1, RING_FULL] / t for j in range(n)}
+    row |= {f"mean_busy{j}": occ[j + 1, RING_BUSY] / t for j in range(n)}
+    row["arrivals"] = total
+    series, warm = _block_series(lost[:n_arr], warm)
+    return Replication(row, series, warm)
 
 
 def simulate_ring(
@@ -262,6 +476,7 @@ def simulate_ring(
     seed=0,
     confidence=0.95,
     warmup=0.1,
+    overload="raise",
 ) -> SimulationResult:
     """Simulate the ring of J centers; per-center blocking with confidence intervals.
 
@@ -274,8 +489,9 @@ def simulate_ring(
     servers : int or sequence of J ints in [1, 5000]
     mu : float or sequence of J floats
     p : float or sequence of J floats in [0, 0.5]
-    events, replications, seed, confidence, warmup
-        As in :func:`simulate`.
+    events, replications, seed, confidence, warmup, overload
+        As in :func:`simulate`; the stationarity detector sees the loss indicator of every
+        request, in arrival order.
 
     Returns
     -------
@@ -298,32 +514,27 @@ def simulate_ring(
         confidence=confidence,
         warmup=warmup,
     )
+    overload = check_choice(overload, "overload", func, OVERLOAD)
     events = run["events"]
-    skip = int(run["warmup"] * events)
+    _check_run(func, events, run["replications"], centers=lam.size)
     n = lam.size
-    rows = []
-    for r, ss in enumerate(np.random.SeedSequence(run["seed"]).spawn(run["replications"])):
-        gen = np.random.default_rng(ss)
-        counts, occ, _ = simulate_ring_kernel(
-            lam, mu, p, caps, np.zeros(n, np.int64), gen.random(events), gen.random(events), skip
-        )
-        rejected = counts[:, REJECTED_AT_ONCE] + counts[:, REJECTED_FORWARDED]
-        arrivals = counts[:, ARRIVALS]
-        betas = rejected / np.maximum(arrivals, 1)
-        t = occ[0, RING_TIME]
-        row = {"replication": r, "beta": rejected.sum() / max(arrivals.sum(), 1)}
-        row |= {f"beta{j}": betas[j] for j in range(n)}
-        row |= {f"p_full{j}": occ[j + 1, RING_FULL] / t for j in range(n)}
-        row |= {f"mean_busy{j}": occ[j + 1, RING_BUSY] / t for j in range(n)}
-        rows.append(row)
+    one = partial(_one_ring, lam, caps, mu, p, events, int(run["warmup"] * events))
+    reps = replicate(one, replications=run["replications"], seed=run["seed"])
     quantities = ["beta"] + [f"{q}{j}" for q in ("beta", "p_full", "mean_busy") for j in range(n)]
-    return SimulationResult.from_replications(
-        pd.DataFrame(rows),
-        "beta",
-        quantities,
+    bounds = {q: _NONNEGATIVE if q.startswith("mean_busy") else _PROBABILITY for q in quantities}
+    return finish(
+        reps,
+        func=func,
+        metric="beta",
+        quantities=quantities,
         confidence=run["confidence"],
         run_length=events,
         run_unit="events",
+        overload=overload,
+        bounds=bounds,
+        count="arrivals",
+        empty_what="arrivals after the warm-up",
+        empty_hint="Raise the arrival rates or the number of events.",
         info={"centers": n},
     )
 
@@ -331,6 +542,11 @@ def simulate_ring(
 def ring_table(result: SimulationResult) -> pd.DataFrame:
     """One row per center of a :func:`simulate_ring` result: ``center``, ``beta``,
     ``half_width``, ``ci_low``, ``ci_high``, ``p_full`` and ``mean_busy``."""
+    if not isinstance(result, SimulationResult) or "centers" not in result.info:
+        raise ParameterError(
+            "The 'result' parameter of ring_table must be the SimulationResult of "
+            f"simulate_ring. Got {type(result).__name__} instead."
+        )
     summary = result.summary.set_index("quantity")
     rows = []
     for j in range(result.info["centers"]):
@@ -347,3 +563,20 @@ def ring_table(result: SimulationResult) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def warm_up() -> str:
+    """Load (or, on the very first run, compile) the jitted kernels; say which it was.
+
+    The notebook calls it first, so that no solve time shown later includes compilation.
+    """
+    t0 = time.perf_counter()
+    args = {"lam": (3.0, 2.0), "servers": (4, 4), "mu": (1.0, 1.0), "p": (0.5, 0.5)}
+    _solve_exact(**args, func="warm_up")
+    _solve_exact((3.0, 2.0), (20, 2), (1.0, 1.0), (0.5, 0.5), func="warm_up")
+    _limit_analysis((1.5, 0.8), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3))
+    _simulate(**args, events=1000, replications=2, seed=0, confidence=0.95, warmup=0.1)
+    seconds = time.perf_counter() - t0
+    if seconds > 2.0:
+        return f"compiled the kernels in {seconds:.1f} s (first run only; cached from now on)"
+    return f"kernels loaded from the cache in {seconds:.2f} s"

@@ -3,7 +3,7 @@
 ``VIEWS`` maps a view name to a function returning the widget. Every control comes from the
 parameter table (symbol, meaning, unit, tooltip, valid range); each view redraws a plot
 function of this module, which can be timed without widgets. The analytic views ``explore``
-and ``explore_model`` keep one figure (:class:`ExploreFigure`, :class:`ModelFigure`) and
+and ``explore_model`` keep one figure (:class:`_ExploreFigure`, :class:`_ModelFigure`) and
 update its artists on every move instead of building a new one, which is most of a redraw;
 ``_explore_plot`` and ``_model_plot`` give the same picture as a fresh figure.
 """
@@ -15,15 +15,15 @@ import functools
 import numpy as np
 
 from workbench.datacenters.figures import (
-    ModelDiagram,
     _cached_limit,
+    _ModelDiagram,
     _pair,
     plot_regime_map,
     plot_ring,
     ring_frame,
 )
 from workbench.datacenters.model import _classify, _solve_exact
-from workbench.datacenters.params import PARAMS, center
+from workbench.datacenters.params import PARAMS, _center
 from workbench.plots import figure
 from workbench.widgets import _render_png, interactive_figure
 
@@ -33,8 +33,6 @@ __all__ = [
     "explore_regimes",
     "explore_ring",
     "explore_model",
-    "ExploreFigure",
-    "ModelFigure",
 ]
 
 _PER_N = {"meaning": "arrival rate per unit N", "slider": (0.1, 3.0)}
@@ -60,12 +58,12 @@ def _shows_offset(axis) -> bool:
     return bool(formatter.get_offset())
 
 
-class ExploreFigure:
+class _ExploreFigure:
     """The ``explore`` view's figure, built on the first call and updated in place afterwards.
 
     A slider move changes line data, bar heights and texts of one figure instead of building
     a new one: building axes, ticks and legends, and laying out their text afresh, is most of
-    a redraw. ``ExploreFigure()(**values)`` is a fresh figure.
+    a redraw. ``_ExploreFigure()(**values)`` is a fresh figure.
 
     ``fixed_titles=True`` (the view) pins each axes title at the top of its axes instead of
     letting matplotlib place it on every draw, which measures the tick labels once more.
@@ -176,23 +174,23 @@ class ExploreFigure:
 
 def _explore_plot(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
     """The ``explore`` view's figure at these values (a fresh figure)."""
-    return ExploreFigure()(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2)
+    return _ExploreFigure()(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2)
 
 
 def explore():
     """λ_i (per unit N), c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
     return interactive_figure(
-        ExploreFigure(fixed_titles=True),
+        _ExploreFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
-        lam1=center("lam", 1, **_PER_N),
-        lam2=center("lam", 2, **_PER_N),
-        c1=center("c", 1),
-        c2=center("c", 2),
+        lam1=_center("lam", 1, **_PER_N),
+        lam2=_center("lam", 2, **_PER_N),
+        c1=_center("c", 1),
+        c2=_center("c", 2),
         N=PARAMS["N"].with_(default=30, slider=(2, 60)),
-        mu1=center("mu", 1),
-        mu2=center("mu", 2),
-        p1=center("p", 1),
-        p2=center("p", 2),
+        mu1=_center("mu", 1),
+        mu2=_center("mu", 2),
+        p1=_center("p", 1),
+        p2=_center("p", 2),
     )
 
 
@@ -205,10 +203,10 @@ def explore_regimes():
     return interactive_figure(
         _regime_plot,
         title="Regimes of the scaling limit",
-        p1=center("p", 1),
-        p2=center("p", 2),
-        c1=center("c", 1),
-        c2=center("c", 2),
+        p1=_center("p", 1),
+        p2=_center("p", 2),
+        c1=_center("c", 1),
+        c2=_center("c", 2),
     )
 
 
@@ -256,9 +254,9 @@ def _freeze_layout(fig) -> None:
     fig.set_layout_engine(None)
 
 
-class ModelFigure:
+class _ModelFigure:
     """The ``explore_model`` view's diagram, built once and updated in place (see
-    :class:`ExploreFigure` and :class:`workbench.datacenters.figures.ModelDiagram`)."""
+    :class:`_ExploreFigure` and :class:`workbench.datacenters.figures.ModelDiagram`)."""
 
     def __init__(self):
         self.diagram = None
@@ -268,7 +266,7 @@ class ModelFigure:
         sol = _solve_exact(lam, servers, mu, p, func="explore_model")
         first = self.diagram is None
         if first:
-            self.diagram = ModelDiagram()
+            self.diagram = _ModelDiagram()
             self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
         fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
         self.summary.set_text(
@@ -282,23 +280,23 @@ class ModelFigure:
 
 def _model_plot(lam1, lam2, C1, C2, mu1, mu2, p1, p2):
     """The ``explore_model`` view's figure at these values (a fresh figure)."""
-    return ModelFigure()(lam1, lam2, C1, C2, mu1, mu2, p1, p2)
+    return _ModelFigure()(lam1, lam2, C1, C2, mu1, mu2, p1, p2)
 
 
 def explore_model():
     """The model's diagram drawn from the controls, shaded with the mean busy servers."""
     lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
-        ModelFigure(),
+        _ModelFigure(),
         title="The model, drawn from its parameters",
-        lam1=center("lam", 1, default=30.0, **lam_span),
-        lam2=center("lam", 2, default=16.0, **lam_span),
-        C1=center("servers", 1, default=20, slider=(1, 60)),
-        C2=center("servers", 2, default=20, slider=(1, 60)),
-        mu1=center("mu", 1),
-        mu2=center("mu", 2),
-        p1=center("p", 1),
-        p2=center("p", 2),
+        lam1=_center("lam", 1, default=30.0, **lam_span),
+        lam2=_center("lam", 2, default=16.0, **lam_span),
+        C1=_center("servers", 1, default=20, slider=(1, 60)),
+        C2=_center("servers", 2, default=20, slider=(1, 60)),
+        mu1=_center("mu", 1),
+        mu2=_center("mu", 2),
+        p1=_center("p", 1),
+        p2=_center("p", 2),
     )
 
 

@@ -82,12 +82,12 @@ from workbench.redundancy.model import (
 )
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS, POLICIES
 from workbench.redundancy.simulation import (
+    room_fill_jobs,
     running_mean_trace,
     simulate,
     simulate_to_precision,
     simulated_station_table,
 )
-from workbench.results import SimulationResult
 
 __all__ = [
     "PARAMS",
@@ -117,5 +117,5 @@ __all__ = [
     "simulate_to_precision",
     "running_mean_trace",
     "simulated_station_table",
-    "SimulationResult",
+    "room_fill_jobs",
 ]

@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from workbench.plots import FORMULA_STYLE, POLICY_COLORS, FigureSpec, ci_errorbar, figure
+from workbench.plots import (
+    FORMULA_STYLE,
+    POLICY_COLORS,
+    FigureSpec,
+    ci_errorbar,
+    figure,
+    unstable_legend,
+)
 from workbench.redundancy import model as rd
 from workbench.redundancy.params import FORMULAS, PARAMS
 from workbench.redundancy.simulation import running_mean_trace, simulate
@@ -28,16 +35,7 @@ from workbench.sweep import sweep
 
 __all__ = [
     "FIGURES",
-    "LABELS",
-    "POLICY_NAMES",
     "diagram",
-    "N_PAPER",
-    "SEXP",
-    "PARETO",
-    "FAMILIES",
-    "simulate_point",
-    "policy_curves",
-    "draw_policies",
     "classify_allocation",
 ]
 
@@ -77,7 +75,7 @@ def _integer_axis(axis) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def simulate_point(
+def _simulate_point(
     family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room=0, seed=0
 ) -> dict:
     """One simulated configuration as a flat dict (the sweep engine's unit of work).
@@ -96,17 +94,20 @@ def simulate_point(
         replications=replications,
         waiting_room=waiting_room,
         warmup=0 if n_jobs <= 1000 else None,
+        overload="transient",  # a figure draws a non-stationary point hollow, not skips it
     )
     blocking_low, blocking_high = res.interval("blocking")
-    # E[T_sys] >= 0 and P_b in [0, 1]: an interval is cut to where the quantity can lie
+    # intervals come clipped to where the quantity lies (E[T_sys] >= 0, P_b in [0, 1])
     return {
         "sim_mean": res.mean,
-        "sim_ci_low": max(res.ci_low, 0.0),
+        "sim_ci_low": res.ci_low,
         "sim_ci_high": res.ci_high,
         "sim_blocking": res.blocking,
-        "sim_blocking_ci_low": max(blocking_low, 0.0),
-        "sim_blocking_ci_high": min(blocking_high, 1.0),
+        "sim_blocking_ci_low": blocking_low,
+        "sim_blocking_ci_high": blocking_high,
         "variance_finite": res.info["variance_finite"],
+        "stationary": res.stationary,
+        "stationarity_p": res.stationarity.p_value,
     }
 
 
@@ -118,7 +119,7 @@ def _family_args(service: rd.ServiceTime) -> dict:
 def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False):
     """Simulate points with the sweep engine: in-process when quick, else in processes."""
     return sweep(
-        simulate_point,
+        _simulate_point,
         points,
         n_workers=1 if quick else None,
         progress=progress,
@@ -163,7 +164,7 @@ def fig3_plot(data: pd.DataFrame):
 # --------------------------------------------------------------------------------------
 
 
-def policy_curves(
+def _policy_curves(
     N,
     t_cloud,
     service,
@@ -204,14 +205,15 @@ def policy_curves(
             for r in data.itertuples()
         ]
         sims = sweep(
-            simulate_point,
+            _simulate_point,
             points,
             n_workers=1 if quick else None,
             progress=False,
             desc="Fig. 4 simulations",
             base_seed=base_seed,
         )
-        data = pd.concat([data, sims[[c for c in sims if c.startswith("sim_")]]], axis=1)
+        keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
+        data = pd.concat([data, sims[keep]], axis=1)
     return data
 
 
@@ -222,7 +224,7 @@ def fig4_frame(quick: bool = False) -> pd.DataFrame:
     """
     lams = np.arange(0.25, 5.01, 0.5 if quick else 0.25)
     frames = [
-        policy_curves(
+        _policy_curves(
             N_PAPER, 15.0, svc, lams, n_jobs=500, replications=20 if quick else 100, quick=quick
         ).assign(service=label)
         for label, svc in FAMILIES.items()
@@ -233,14 +235,14 @@ def fig4_frame(quick: bool = False) -> pd.DataFrame:
 def fig4_plot(data: pd.DataFrame):
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        draw_policies(ax, df, legend=False)
+        _draw_policies(ax, df, legend=False)
         ax.set_title(f"{label}: N=24, T_cl=15 s")
-    handles, labels = axes[0].get_legend_handles_labels()
+    handles, labels = _legend_entries(axes[0], data)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def draw_policies(ax, df, legend: bool = True):
+def _draw_policies(ax, df, legend: bool = True):
     """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
 
     Intervals are drawn cut at 0 (E[T_sys] is positive).
@@ -254,8 +256,9 @@ def draw_policies(ax, df, legend: bool = True):
                 ax,
                 d["lam"],
                 d["sim_mean"],
-                np.maximum(d["sim_ci_low"], 0.0),
+                d["sim_ci_low"],
                 d["sim_ci_high"],
+                stationary=d.get("stationary"),
                 color=color,
                 fmt="o",
                 label=f"{name}: simulated, 95% CI",
@@ -263,7 +266,25 @@ def draw_policies(ax, df, legend: bool = True):
     ax.set(xlabel=LABELS["lam"], ylabel=LABELS["system_time"])
     ax.set_ylim(bottom=0)
     if legend:
-        ax.legend(fontsize=7, loc="lower right")
+        _legend(ax, df, fontsize=7, loc="lower right")
+
+
+def _legend_entries(ax, df):
+    """Handles and labels of ``ax`` for a figure legend, with the hollow-marker entry when a
+    point of ``df`` is not stationary."""
+    if "stationary" in df and not df["stationary"].all():
+        legend = unstable_legend(ax)
+        entries = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
+        return entries
+    return ax.get_legend_handles_labels()
+
+
+def _legend(ax, df, **kw):
+    """The axes' legend; with the entry for hollow markers when a point is not stationary."""
+    if "stationary" in df and not df["stationary"].all():
+        return unstable_legend(ax, **kw)
+    return ax.legend(**kw)
 
 
 # --------------------------------------------------------------------------------------
@@ -514,7 +535,8 @@ def ext_eq8_frame(quick: bool = False) -> pd.DataFrame:
         for lam in data["lam"]
     ]
     sims = _run_points(points, quick, "eq. 8 vs simulation")
-    data = pd.concat([data, sims[[c for c in sims if c.startswith("sim_")]]], axis=1)
+    keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
+    data = pd.concat([data, sims[keep]], axis=1)
     data["lambda_max"] = rd.lambda_max(N, m, service)
     return data
 
@@ -528,8 +550,9 @@ def ext_eq8_plot(data: pd.DataFrame):
         ax,
         data["lam"],
         data["sim_mean"],
-        np.maximum(data["sim_ci_low"], 0.0),
+        data["sim_ci_low"],
         data["sim_ci_high"],
+        stationary=data["stationary"],
         color="k",
         label="simulation, 95% CI",
     )
@@ -541,7 +564,7 @@ def ext_eq8_plot(data: pd.DataFrame):
         ylabel=LABELS["system_time"],
         title=f"{service.label()}: N={N}, m={m}, T_cl={t_cloud:g} s",
     )
-    ax.legend(fontsize=8, loc="lower right")
+    _legend(ax, data, fontsize=8, loc="lower right")
     return fig
 
 
@@ -588,8 +611,9 @@ def ext_waiting_room_plot(data: pd.DataFrame):
                 axes[0, col],
                 d["m"],
                 d["sim_mean"],
-                np.maximum(d["sim_ci_low"], 0.0),
+                d["sim_ci_low"],
                 d["sim_ci_high"],
+                stationary=d["stationary"],
                 fmt="o-",
                 color=f"C{i}",
                 label=f"w = {k} waiting places",
@@ -598,8 +622,9 @@ def ext_waiting_room_plot(data: pd.DataFrame):
                 axes[1, col],
                 d["m"],
                 d["sim_blocking"],
-                np.maximum(d["sim_blocking_ci_low"], 0.0),
+                d["sim_blocking_ci_low"],
                 d["sim_blocking_ci_high"],
+                stationary=d["stationary"],
                 fmt="o-",
                 color=f"C{i}",
                 label=f"w = {k}",
@@ -615,8 +640,8 @@ def ext_waiting_room_plot(data: pd.DataFrame):
         for ax in axes[:, col]:
             _integer_axis(ax.xaxis)
         if col == 0:  # the same entries on the right: there the legend hid Pareto's m = 1
-            axes[0, col].legend(fontsize=7, loc="upper left")
-        axes[1, col].legend(fontsize=7, loc="upper left")
+            _legend(axes[0, col], data, fontsize=7, loc="upper left")
+        _legend(axes[1, col], df, fontsize=7, loc="upper left")
     return fig
 
 

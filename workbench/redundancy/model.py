@@ -22,8 +22,8 @@ import pandas as pd
 from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS, POLICIES
-from workbench.validation import ParameterError
+from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
+from workbench.validation import ParameterError, reject_unknown
 
 __all__ = [
     "ServiceTime",
@@ -45,9 +45,6 @@ __all__ = [
     "asto",
     "policy_m",
     "station_table",
-    "STATION_COLUMNS",
-    "FORMULAS",
-    "POLICIES",
 ]
 
 
@@ -234,9 +231,13 @@ def make_service(family: str, *args, **params) -> ServiceTime:
     """
     family = PARAMS["family"].check(family, "make_service")
     names = FAMILY_PARAMS[family]
+    reject_unknown("make_service", params, names)
     values = dict(zip(names, args, strict=False))
-    unknown = set(params) - set(names)
-    if len(args) > len(names) or unknown or len(values) + len(params) != len(names):
+    if (
+        len(args) > len(names)
+        or set(values) & set(params)
+        or len(values) + len(params) != len(names)
+    ):
         raise ParameterError(
             f"The parameters of make_service for family {family!r} are {names}; "
             f"got {len(args)} positional and {sorted(params)} by name instead."
@@ -536,7 +537,8 @@ def _asto_shortcut(N, lam, t_cloud, service):
     p_n, p_1, p_half = pb(N), pb(1), pb(N // 2)
     if isinstance(service, SExp):
         d, mu = service.delta, service.mu
-        t1 = (1 - 1 / N - p_n + p_1 / N) / (mu * (p_half - p_n)) + d if p_half > p_n else np.inf
+        gap = mu * (p_half - p_n)  # may underflow to 0 at a subnormal λ: then no threshold
+        t1 = (1 - 1 / N - p_n + p_1 / N) / gap + d if gap > 0 else np.inf
         lam1 = N * mu / ((N - 2) * (d * N * mu + 1))
         if t_cloud >= t1:
             return 1
@@ -584,7 +586,7 @@ def _policy_m(policy, N, lam, t_cloud, service):
 # Station table: utilisation, throughput, mean number and time per station
 # --------------------------------------------------------------------------------------
 
-STATION_COLUMNS = (
+_STATION_COLUMNS = (
     "station",
     "servers",
     "utilisation",
@@ -635,4 +637,4 @@ def _stations(N, m, lam, t_cloud, pb, edge_time) -> pd.DataFrame:
             (1.0 - pb) * edge_time + pb * t_cloud,
         ),
     ]
-    return pd.DataFrame(rows, columns=list(STATION_COLUMNS))
+    return pd.DataFrame(rows, columns=list(_STATION_COLUMNS))

@@ -20,13 +20,9 @@ from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
 __all__ = [
     "PARAMS",
-    "FAMILIES",
     "FAMILY_PARAMS",
     "FORMULAS",
     "POLICIES",
-    "MAX_WORKERS",
-    "RATE_MIN",
-    "RATE_MAX",
     "MAX_JOBS_PER_RUN",
     "MAX_TOTAL_JOBS",
 ]

@@ -4,8 +4,47 @@ Each replication starts empty, draws ``n_jobs`` Poisson arrivals and their job t
 fastest of m copies), runs them through :func:`workbench.kernels.events.multiserver_fcfs`
 with c = ⌊N/m⌋ servers and ``waiting_room`` FCFS places, and records the mean system time
 (T_cl for a job sent to the cloud), the fraction sent to the cloud and the mean wait.
-Replications run one after another, so memory holds one run at a time; the run length is
-bounded (``MAX_JOBS_PER_RUN``) and so is the total work (``MAX_TOTAL_JOBS``).
+Replications come from the shared engine (:mod:`workbench.output_analysis`): replication r
+draws from child r of ``numpy.random.SeedSequence(seed)``, so memory holds one run at a
+time and a longer call extends a shorter one; the run length is bounded
+(``MAX_JOBS_PER_RUN``) and so is the total work (``MAX_TOTAL_JOBS``).
+
+Output analysis
+---------------
+The stationarity detector (:func:`workbench.output_analysis.detect`) sees, per replication
+and in arrival order (warm-up included), each job's system time *with the job's own time
+replaced by its mean*: T_cl for a job sent to the cloud, its wait + E[T_job(m)] for a job
+served at the edge. A job's own time is drawn independently of the state it finds (its
+wait, whether a group is free), so this series has the same mean as the system times,
+E[T_sys], and the same dynamics (waits that grow, blocking that changes), without the
+job-time noise, which is heavy-tailed for Pareto (infinite variance when mα <= 2). That
+noise made the detector cry wolf on a stable system: on the raw system times of Fig. 4's
+Pareto(1.5, 1.2) points (500 jobs × 100 runs, 10 seeds) 35 of 160 points were flagged, and
+on i.i.d. Pareto(α = 1.2) series 22 % of runs (MSER-5 preferentially cuts an early outlier,
+so the kept second half is larger in 3 of 4 replications, a bias that Stouffer's sum over
+100 replications turns into an alarm). The same bias, milder, remains on this series when
+blocking is rare (a few T_cl among many E[T_job]: at ASTO's m = 3 for λ = 1.25-1.5 the
+median p-value was 0.013, while the blocking of the first 100 jobs is only 10 % below its
+steady value), so the trend test runs at level ``ALPHA`` = 1e-6 rather than the shared
+1e-3: a claim rests on up to 640 simulated points, a waiting room still filling is found
+with p < 1e-100, and so is the one real transient of the paper's figures. That transient:
+with m = 1 Pareto(1.5, 1.2) replica per job (infinite variance) the groups fill with long
+jobs for far longer than the paper's 500 arrivals. At λ = 4.75 the blocking of a 500-job
+run from empty climbs from 0.05 (first 100 jobs) to 0.23 (last 100), against Erlang-B's
+0.46, and is still 0.40 after 10^6 jobs; Fig. 4 draws those points hollow. Runs longer
+than 65,536 jobs are handed over as means of consecutive blocks of jobs (at least 32,768 of
+them), so memory stays bounded.
+
+The bound: the paper's loss system (``waiting_room=0``) is stable at every load. A waiting
+room of w places is stable too (the state space is finite), but when the groups are
+overloaded, ρ = λ E[T_job] / c > 1, it takes about w ρ / (ρ − 1) arrivals to fill
+(:func:`room_fill_jobs`); a run whose measured part is shorter than that is a transient (a
+queue still filling), refused before any work with ``overload="raise"``; a room that fills
+during the measured part is left to the detector.
+
+Pareto job times with mα <= 2 have infinite variance: the mean converges at rate
+n^(1 − 1/(mα)), not n^(-1/2), the t-interval under-covers, and the detector's batch means
+are noisy too; the result's notes say so.
 
 References
 ----------
@@ -16,27 +55,46 @@ systems", Sec. VII (500 arrivals × 100 runs), Sec. VIII-1 (a waiting room as fu
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from workbench.kernels.events import multiserver_fcfs
-from workbench.redundancy.model import _m_upto, _service, _stations
+from workbench.output_analysis import (
+    Replication,
+    check_overload,
+    finish,
+    replicate,
+    to_precision,
+)
+from workbench.output_analysis import Stationarity as _Stationarity
+from workbench.redundancy.kernels import job_outcomes
+from workbench.redundancy.model import _m_upto, _service, _stations, job_time
 from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, check_budget, check_choice
 
 __all__ = [
     "simulate",
     "simulate_to_precision",
     "running_mean_trace",
     "simulated_station_table",
+    "room_fill_jobs",
     "QUANTITIES",
 ]
 
 #: the estimated quantities of :func:`simulate`, headline first
 QUANTITIES = ("system_time", "blocking", "mean_wait")
+#: ranges the intervals are clipped to
+BOUNDS = {"system_time": (0.0, math.inf), "blocking": (0.0, 1.0), "mean_wait": (0.0, math.inf)}
+#: level of the detector's trend test (module docstring: why lower than the shared 1e-3)
+ALPHA = 1e-6
+#: longest series handed to the detector per replication (longer runs: block means)
+MAX_SERIES = 2**16
+#: bytes the detector's series take per job kept in memory (float64)
+_SERIES_BYTES = 8
 
 
 def simulate(
@@ -52,6 +110,7 @@ def simulate(
     waiting_room: int = 0,
     warmup: int | None = None,
     confidence: float = 0.95,
+    overload: str = "raise",
 ) -> SimulationResult:
     """Simulate the replicated edge system; mean system time, blocking and wait with CIs.
 
@@ -63,24 +122,33 @@ def simulate(
         Arrivals per replication (the paper uses 500 arrivals × 100 runs), at most
         ``MAX_JOBS_PER_RUN`` = 1e7 (about 0.6 GB in memory).
     seed : int
-        Same seed, same numbers.
+        Same seed, same numbers: replication r draws from child r of
+        ``numpy.random.SeedSequence(seed)``.
     replications : int
-        Independent runs, each started empty; intervals are Student-t over their means.
+        Independent runs, each started empty; intervals are Student-t over their means,
+        clipped to each quantity's range (times >= 0, the blocking in [0, 1]).
         ``n_jobs * replications`` is at most ``MAX_TOTAL_JOBS`` = 2e8.
     waiting_room : int
         0 is the paper's loss system (M/G/c/c). w > 0 adds w FCFS waiting places
         (M/G/c/c+w), the extension the paper names as future work (Sec. VIII-1).
     warmup : int, optional
-        Jobs discarded at the start of each run (default n_jobs // 10).
+        Jobs discarded at the start of each run (default n_jobs // 10), at most n_jobs;
+        a run with nothing left after it raises :class:`workbench.validation.EmptyRunError`.
     confidence : float
         Level of the intervals.
+    overload : {"raise", "transient"}
+        What to do with a run that is not a steady state (a waiting room still filling
+        after the warm-up, found by the bound in the module docstring or by the
+        stationarity detector): raise :class:`workbench.validation.UnstableRegimeError`,
+        or return the finite-horizon numbers with ``stationary=False`` and a note.
 
     Returns
     -------
     SimulationResult
         ``metric="system_time"`` (E[T_sys]); quantities ``system_time``, ``blocking`` (the
         fraction sent to the cloud) and ``mean_wait`` (of the jobs served at the edge);
-        ``run_length = n_jobs`` jobs; ``info["variance_finite"]`` is False when a job's time
+        ``run_length = n_jobs`` jobs; ``stationarity`` (the detector's verdict on the
+        per-job system times); ``info["variance_finite"]`` is False when a job's time
         has infinite variance (Pareto with mα <= 2): the mean then converges at rate
         n^(1 − 1/(mα)), not n^(-1/2), and the t-interval under-covers (also in ``notes``).
 
@@ -89,36 +157,134 @@ def simulate(
     Peng & Soljanin, Sec. VII; eq. (1) and (4) are the theory the simulation checks.
     """
     f = "simulate"
-    ok = PARAMS.check(
+    run = _setup(
         f,
         N=N,
+        m=m,
         lam=lam,
         t_cloud=t_cloud,
+        service=service,
+        n_jobs=n_jobs,
         seed=seed,
         replications=replications,
         waiting_room=waiting_room,
+        warmup=warmup,
         confidence=confidence,
+        overload=overload,
     )
+    reps = replicate(run["one"], replications=run["replications"], seed=run["seed"])
+    return finish(reps, **run["finish"])
+
+
+def _setup(func, *, replications, overload, warmup, **model) -> dict:
+    """Validate a call, bound its work, apply the waiting room's fill bound, and return the
+    replication function and the arguments of :func:`workbench.output_analysis.finish`."""
+    ok = PARAMS.check(
+        func,
+        N=model["N"],
+        lam=model["lam"],
+        t_cloud=model["t_cloud"],
+        seed=model["seed"],
+        replications=replications,
+        waiting_room=model["waiting_room"],
+        confidence=model["confidence"],
+    )
+    overload = check_choice(overload, "overload", func, ("raise", "transient"))
+    N, lam, t_cloud, room = ok["N"], ok["lam"], ok["t_cloud"], ok["waiting_room"]
+    m = _m_upto(model["m"], N, func)
+    service = _service(model["service"], func)
+    reps = ok["replications"]
+    n_jobs = _check_work(model["n_jobs"], reps, func)
+    warmup = (
+        n_jobs // 10 if warmup is None else PARAMS["warmup"].with_(high=n_jobs).check(warmup, func)
+    )
+    kept = min(n_jobs, MAX_SERIES)
+    check_budget(
+        func,
+        "replications",
+        reps,
+        reps * kept * _SERIES_BYTES,
+        "the per-job series the stationarity detector keeps",
+    )
+    notes = [_variance_note(service, m)]
+    fill = room_fill_jobs(N, m, lam, service, room)
+    if fill > n_jobs - warmup:
+        # the room is still filling in the part of the run that is measured: a transient
+        notes += check_overload(
+            func,
+            overload,
+            stationarity=_Stationarity(
+                stationary=False,
+                method="fill bound",
+                note=_fill_note(N, m, lam, service, room, fill, n_jobs, warmup),
+            ),
+        )
+    one = partial(_one, N, m, lam, t_cloud, service, n_jobs, room, warmup)
+    return {
+        "one": one,
+        "replications": reps,
+        "seed": ok["seed"],
+        "finish": {
+            "func": func,
+            "metric": "system_time",
+            "quantities": QUANTITIES,
+            "confidence": ok["confidence"],
+            "run_length": n_jobs,
+            "run_unit": "jobs",
+            "overload": overload,
+            "bounds": BOUNDS,
+            "notes": notes,
+            "unit": "s",
+            "alpha": ALPHA,
+            "info": {
+                "variance_finite": service.variance_finite(m),
+                "warmup": warmup,
+                "waiting_room": room,
+                "room_fill_jobs": fill,
+            },
+            "count": "jobs_measured",
+            "empty_what": "jobs after the warm-up",
+            "empty_hint": f"Lower the warm-up ({warmup} jobs) below n_jobs ({n_jobs}).",
+        },
+    }
+
+
+def room_fill_jobs(N, m, lam, service, waiting_room) -> float:
+    """Arrivals it takes an overloaded M/G/c/c+w system, started empty, to fill its room.
+
+    With ρ = λ E[T_job(m)] / c > 1 the queue grows by about λ − c / E[T_job] jobs per unit
+    of time while the room has space, so the w places fill after about w ρ / (ρ − 1)
+    arrivals. 0 when there is no room or ρ <= 1 (nothing to fill: the system is in its
+    steady state after a few job times). A run whose measured part starts before that
+    (``n_jobs - warmup`` shorter than it) is a transient: a queue still growing.
+    """
+    f = "room_fill_jobs"
+    ok = PARAMS.check(f, N=N, lam=lam, waiting_room=waiting_room)
     m = _m_upto(m, ok["N"], f)
     service = _service(service, f)
-    replications = ok["replications"]
-    n_jobs = _check_work(n_jobs, replications, f)
-    warmup = (
-        n_jobs // 10 if warmup is None else PARAMS["warmup"].with_(high=n_jobs - 1).check(warmup, f)
+    room = ok["waiting_room"]
+    rho = ok["lam"] * job_time(m, service) / (ok["N"] // m)
+    if room == 0 or rho <= 1.0:
+        return 0.0
+    return room * rho / (rho - 1.0)
+
+
+def _fill_note(N, m, lam, service, room, fill, n_jobs, warmup) -> str:
+    rho = lam * job_time(m, service) / (N // m)
+    return (
+        f"the {N // m} groups are overloaded (ρ = λ E[T_job] / c = {rho:.3g} > 1) and the "
+        f"{room:,} waiting places fill only after about {fill:,.0f} arrivals, more than the "
+        f"{n_jobs - warmup:,} measured after the warm-up: the queue is still growing"
     )
-    reps = _replications(
-        ok["N"],
-        m,
-        ok["lam"],
-        ok["t_cloud"],
-        service,
-        n_jobs,
-        replications,
-        ok["waiting_room"],
-        warmup,
-        np.random.default_rng(ok["seed"]),
+
+
+def _variance_note(service, m) -> str:
+    if service.variance_finite(m):
+        return ""
+    return (
+        f"{service.label()} with m={m}: job times have infinite variance (mα ≤ 2); "
+        "the mean converges slowly and the t-interval under-covers."
     )
-    return _result(reps, service, m, n_jobs, ok["confidence"], warmup, ok["waiting_room"])
 
 
 def _check_work(n_jobs, replications: int, func: str) -> int:
@@ -147,49 +313,45 @@ def _short(n: int) -> str:
     return f"{n:.3g}" if n < 10**300 else f"~1e{len(str(n)) - 1}"
 
 
-def _replications(N, m, lam, t_cloud, service, n_jobs, replications, waiting_room, warmup, rng):
-    """Per-replication values (one row each), runs drawn one after the other from ``rng``."""
-    rows = np.empty((replications, len(QUANTITIES)))
-    for r in range(replications):
-        rows[r] = _one_replication(N, m, lam, t_cloud, service, n_jobs, waiting_room, warmup, rng)
-    return pd.DataFrame(rows, columns=list(QUANTITIES))
+def _one(N, m, lam, t_cloud, service, n_jobs, waiting_room, warmup, seed_seq, index):
+    """One replication from its own stream: the estimates and the per-job series."""
+    rng = np.random.default_rng(seed_seq)
+    t_sys, wait, blocked, state = _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng)
+    kept_t, kept_wait, kept_blocked = t_sys[warmup:], wait[warmup:], blocked[warmup:]
+    served = ~kept_blocked
+    row = {
+        "system_time": kept_t.mean() if kept_t.size else math.nan,
+        "blocking": kept_blocked.mean() if kept_t.size else math.nan,
+        "mean_wait": kept_wait[served].mean() if served.any() else 0.0,
+        "jobs_measured": kept_t.size,
+    }
+    # the detector's series: each job's system time with its own job time replaced by its
+    # mean (module docstring: same mean, same dynamics, none of the heavy-tailed noise)
+    series, series_warmup = _block_series(state, warmup)
+    return Replication(row, series, series_warmup)
 
 
-def _one_replication(N, m, lam, t_cloud, service, n_jobs, waiting_room, warmup, rng):
-    t_sys, wait, blocked = _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng)
-    t_sys, wait, blocked = t_sys[warmup:], wait[warmup:], blocked[warmup:]
-    served = ~blocked
-    mean_wait = wait[served].mean() if served.any() else 0.0
-    return t_sys.mean(), blocked.mean(), mean_wait
-
-
-def _result(reps, service, m, n_jobs, confidence, warmup, waiting_room) -> SimulationResult:
-    finite = service.variance_finite(m)
-    note = (
-        ""
-        if finite
-        else f"{service.label()} with m={m}: job times have infinite variance (mα ≤ 2); "
-        "the mean converges slowly and the t-interval under-covers."
-    )
-    return SimulationResult.from_replications(
-        reps,
-        "system_time",
-        QUANTITIES,
-        confidence=confidence,
-        run_length=n_jobs,
-        run_unit="jobs",
-        notes=[note],
-        info={"variance_finite": finite, "warmup": warmup, "waiting_room": waiting_room},
-    )
+def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
+    """The detector's series: ``values`` itself when at most ``limit`` long, else the means
+    of consecutive blocks of b = ⌈n / (limit / 2)⌉ observations (a trailing partial block
+    dropped), with the warm-up in blocks rounded up. Returns (series, warmup)."""
+    n = values.size
+    if n <= limit:
+        return values, warmup
+    b = -(-n // (limit // 2))
+    k = n // b
+    return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
 
 def _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng):
-    """One run started empty: per-job system time, wait (NaN if blocked) and blocked flag."""
+    """One run started empty: per-job system time, wait (NaN if blocked), blocked flag and
+    the detector's observation (:func:`workbench.redundancy.kernels.job_outcomes`)."""
     inter = rng.exponential(1.0 / lam, n_jobs)
     jobs = service.sample_job_times(m, n_jobs, rng)
     waits, blocked, _n_seen = multiserver_fcfs(inter, jobs, N // m, waiting_room)
     blocked = blocked.astype(bool)
-    return np.where(blocked, t_cloud, waits + jobs), waits, blocked
+    t_sys, state = job_outcomes(waits, blocked, jobs, t_cloud, job_time(m, service))
+    return t_sys, waits, blocked, state
 
 
 def simulate_to_precision(
@@ -198,9 +360,10 @@ def simulate_to_precision(
     lam,
     t_cloud,
     service,
-    half_width: float = 0.05,
+    half_width: float | None = 0.05,
     seed: int = 0,
     *,
+    rel_half_width: float | None = None,
     n_jobs: int = 20_000,
     waiting_room: int = 0,
     confidence: float = 0.95,
@@ -211,64 +374,86 @@ def simulate_to_precision(
     """Add replications until the interval of E[T_sys] is at most ± ``half_width``.
 
     Starts with ``batch`` replications and adds ``batch`` at a time until the Student-t
-    half-width is at most ``half_width`` or ``max_replications`` is reached (then
-    ``info["reached"]`` is False and a note says so). ``progress(done, target, half)`` is
-    called after each batch (a notebook progress bar); ``target`` is the replication count
-    the current spread predicts. Same seed, same numbers.
+    half-width is at most ``half_width`` (seconds) or ``max_replications`` is reached
+    (then ``info["reached"]`` and ``converged`` are False and a note says so). With
+    ``rel_half_width`` instead (``half_width=None``), the target is relative to the
+    estimate and the shared :func:`workbench.output_analysis.to_precision` chooses the
+    steps. ``progress(done, target, half)`` is called after each batch (a notebook progress
+    bar; ``target`` is the replication count the current spread predicts); ``True`` shows a
+    text progress bar. A run that is not a steady state stops with
+    :class:`workbench.validation.UnstableRegimeError`. Replication r is that of
+    ``simulate(..., seed=seed)``: same seed, same numbers.
     """
     f = "simulate_to_precision"
-    ok = PARAMS.check(
+    if (half_width is None) == (rel_half_width is None):
+        raise ParameterError(
+            f"The 'half_width' parameter of {f} must be a target in seconds (then "
+            f"'rel_half_width' is None) or None (then 'rel_half_width' is the target, a fraction "
+            f"of the estimate). Got half_width={half_width!r}, rel_half_width="
+            f"{rel_half_width!r} instead."
+        )
+    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
+    batch = PARAMS["replications"].with_(name="batch").check(batch, f)
+    if progress is not None and not callable(progress) and not isinstance(progress, bool):
+        raise ParameterError(
+            f"The 'progress' parameter of {f} must be None, True/False or a function "
+            f"progress(done, target, half). Got {progress!r} instead."
+        )
+    run = _setup(
         f,
         N=N,
+        m=m,
         lam=lam,
         t_cloud=t_cloud,
-        half_width=half_width,
+        service=service,
+        n_jobs=n_jobs,
         seed=seed,
+        replications=cap,
         waiting_room=waiting_room,
+        warmup=None,
         confidence=confidence,
+        overload="raise",
     )
-    m = _m_upto(m, ok["N"], f)
-    service = _service(service, f)
-    max_replications = (
-        PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
-    )
-    batch = PARAMS["replications"].with_(name="batch").check(batch, f)
-    n_jobs = _check_work(n_jobs, max_replications, f)
-    warmup = n_jobs // 10
-    rng = np.random.default_rng(ok["seed"])
-    model = (ok["N"], m, ok["lam"], ok["t_cloud"], service, n_jobs)
-    frames = []
-    done, half = 0, math.inf
-    while done < max_replications:
-        size = min(batch, max_replications - done)
-        frames.append(_replications(*model, size, ok["waiting_room"], warmup, rng))
-        done += size
-        values = pd.concat(frames, ignore_index=True)["system_time"]
-        half = t_half_width(values.to_numpy(), ok["confidence"])
-        if progress is not None:
-            # the spread so far predicts how many replications the target needs
-            need = done * (half / ok["half_width"]) ** 2 if half > 0 else done
-            progress(done, int(min(max(need, done), max_replications)), half)
-        if half <= ok["half_width"]:
-            break
-    reps = pd.concat(frames, ignore_index=True)
-    result = _result(reps, service, m, n_jobs, ok["confidence"], warmup, ok["waiting_room"])
-    reached = half <= ok["half_width"]
-    notes = list(result.notes)
-    if not reached:
-        notes.append(
-            f"stopped at {done} replications with half-width {half:.3g} > {ok['half_width']:g}"
+    if rel_half_width is not None:
+        rel = (
+            PARAMS["half_width"]
+            .with_(name="rel_half_width", high=1.0, unit="")
+            .check(rel_half_width, f)
         )
-    return SimulationResult.from_replications(
-        reps,
-        "system_time",
-        QUANTITIES,
-        confidence=ok["confidence"],
-        run_length=n_jobs,
-        run_unit="jobs",
-        notes=notes,
-        info={**result.info, "reached": reached, "target_half_width": ok["half_width"]},
-    )
+        result = to_precision(
+            run["one"],
+            rel_half_width=rel,
+            max_replications=cap,
+            initial=min(batch, cap),
+            seed=run["seed"],
+            progress=progress is True,
+            **run["finish"],
+        )
+        return result.with_(info={**result.info, "reached": result.converged})
+    target = PARAMS["half_width"].check(half_width, f)
+    reps: list[Replication] = []
+    half = math.inf
+    while len(reps) < cap:
+        size = min(batch, cap - len(reps))
+        reps += replicate(run["one"], replications=size, seed=run["seed"], start=len(reps))
+        half = t_half_width(
+            np.array([r.row["system_time"] for r in reps]), run["finish"]["confidence"]
+        )
+        if callable(progress):
+            # the spread so far predicts how many replications the target needs
+            need = len(reps) * (half / target) ** 2 if half > 0 else len(reps)
+            progress(len(reps), int(min(max(need, len(reps)), cap)), half)
+        if half <= target:
+            break
+    reached = half <= target
+    notes = list(run["finish"]["notes"])
+    if not reached:
+        notes.append(f"stopped at {len(reps)} replications with half-width {half:.3g} > {target:g}")
+    kwargs = run["finish"] | {
+        "notes": notes,
+        "info": run["finish"]["info"] | {"reached": reached, "target_half_width": target},
+    }
+    return finish(reps, **kwargs).with_(converged=reached)
 
 
 def running_mean_trace(N, m, lam, t_cloud, service, n_jobs=200_000, seed=0, points=200):

@@ -4,7 +4,7 @@
 parameter table (label "symbol meaning [unit]", tooltip, valid range); each service family
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
 function is the view's figure as a plain function of the control values (the benchmarks
-time it directly); the trade-off view keeps one :class:`TradeoffFigure` and updates it in
+time it directly); the trade-off view keeps one :class:`_TradeoffFigure` and updates it in
 place on every move, the same picture as :func:`plot_tradeoff`. ``EXERCISES`` are the
 classroom section's prediction exercises, their answers computed by the library.
 """
@@ -17,15 +17,16 @@ import ipywidgets as w
 import numpy as np
 
 from workbench.params import Param
-from workbench.plots import POLICY_COLORS, ci_errorbar, figure
+from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
 from workbench.redundancy import model as rd
 from workbench.redundancy.figures import (
     FORMULA_NAMES,
     LABELS,
+    _draw_policies,
+    _legend,
+    _policy_curves,
     diagram,
     draw_optimum,
-    draw_policies,
-    policy_curves,
 )
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS
 from workbench.redundancy.simulation import (
@@ -34,12 +35,12 @@ from workbench.redundancy.simulation import (
     simulate_to_precision,
     simulated_station_table,
 )
+from workbench.validation import reject_unknown
 from workbench.widgets import exercise, interactive_figure, table_html
 
 __all__ = [
     "VIEWS",
     "EXERCISES",
-    "TradeoffFigure",
     "plot_tradeoff",
     "plot_policies",
     "plot_simulation",
@@ -81,6 +82,7 @@ N_MAX = Param(
 
 def service_controls(family: str = "S-Exp", **values) -> dict:
     """Control specs for the family dropdown and every family's own parameters."""
+    reject_unknown("service_controls", values, _FAMILY_PARAM_NAMES)
     specs = {"family": (PARAMS["family"], family)}
     for names in FAMILY_PARAMS.values():
         for name in names:
@@ -88,10 +90,15 @@ def service_controls(family: str = "S-Exp", **values) -> dict:
     return specs
 
 
-def _service(family: str, params: dict) -> rd.ServiceTime:
-    """The service law of ``family`` from the visible controls' values (others ignored)."""
-    names = FAMILY_PARAMS[PARAMS["family"].check(family, "view")]
+def _service(family: str, params: dict, func: str = "view") -> rd.ServiceTime:
+    """The service law of ``family`` from the visible controls' values (the other families'
+    parameters are ignored; a name that is no family's parameter is refused)."""
+    reject_unknown(func, params, _FAMILY_PARAM_NAMES)
+    names = FAMILY_PARAMS[PARAMS["family"].check(family, func)]
     return rd.make_service(family, **{n: params.get(n, PARAMS[n].default) for n in names})
+
+
+_FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names)
 
 
 def _integer_ticks(*axes) -> None:
@@ -106,13 +113,13 @@ def _integer_ticks(*axes) -> None:
 # --------------------------------------------------------------------------------------
 
 
-class TradeoffFigure:
+class _TradeoffFigure:
     """The trade-off view's figure, built on the first call and updated in place afterwards.
 
     A move changes the curves' data, the policy markers and the texts of one figure instead
     of building axes, twin axis, ticks and legend again (most of a redraw); the axes are
     autoscaled to the new data as for freshly plotted curves.
-    ``TradeoffFigure()(**values)`` is a fresh figure.
+    ``_TradeoffFigure()(**values)`` is a fresh figure.
     """
 
     def __init__(self):
@@ -144,7 +151,7 @@ class TradeoffFigure:
 
     def __call__(self, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
         # every number first: a refused value leaves the figure as it was
-        svc = _service(family, service_params)
+        svc = _service(family, service_params, "plot_tradeoff")
         df = rd.metrics_by_m(N, lam, t_cloud, svc)
         m_exact, m_paper = (int(df.loc[df[f"system_time_{f}"].idxmin(), "m"]) for f in FORMULAS)
         m_asto, m_bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
@@ -179,15 +186,15 @@ class TradeoffFigure:
 def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
     """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices.
 
-    A fresh figure; the view updates one :class:`TradeoffFigure` in place.
+    A fresh figure; the view updates one :class:`_TradeoffFigure` in place.
     """
-    return TradeoffFigure()(N, lam, t_cloud, family, **service_params)
+    return _TradeoffFigure()(N, lam, t_cloud, family, **service_params)
 
 
 def explore_tradeoff():
     """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
     return interactive_figure(
-        TradeoffFigure(),
+        _TradeoffFigure(),
         title="Replication trade-off (analytic)",
         visible=FAMILY_VISIBLE,
         N=PARAMS["N"],
@@ -206,17 +213,25 @@ def plot_policies(
     N=24, t_cloud=15.0, family="Pareto", replications=20, n_jobs=500, lam_max=5.0, **service_params
 ):
     """Fig. 4 under controls: analytic curves and simulated means with 95% CIs."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
-    df = policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
+    df = _policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
-    draw_policies(ax, df, legend=False)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _draw_policies(ax, df, legend=False)
+    _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
-    ax.set_title(
-        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point",
-        fontsize=9,
+    title = (
+        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point"
     )
+    bad = df[~df["stationary"]]
+    if len(bad):
+        # hollow points, said in the title: a few transients do not grey the whole view
+        ms = ", ".join(str(m) for m in sorted(set(bad["m"])))
+        title += (
+            f"\nhollow: {len(bad)} runs not stationary (λ ≥ {bad['lam'].min():g}, m = {ms}): "
+            "started empty, not yet in steady state"
+        )
+    ax.set_title(title, fontsize=9)
     return fig
 
 
@@ -253,7 +268,7 @@ def plot_simulation(
     **service_params,
 ):
     """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_simulation")
     m = rd._m_upto(m, PARAMS["N"].check(N, "plot_simulation"), "plot_simulation")  # no clamp
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
     sims = {
@@ -267,6 +282,7 @@ def plot_simulation(
             seed=1,
             replications=replications,
             waiting_room=waiting_room,
+            overload="transient",  # drawn hollow, and the figure greyed with the note
         )
         for k in ms
     }
@@ -278,8 +294,9 @@ def plot_simulation(
         ax1,
         ms,
         [sims[k].mean for k in ms],
-        [max(sims[k].ci_low, 0.0) for k in ms],
+        [sims[k].ci_low for k in ms],
         [sims[k].ci_high for k in ms],
+        stationary=[sims[k].stationary for k in ms],
         color="k",
         label=f"simulated, w = {waiting_room} (95% CI)",
     )
@@ -293,7 +310,14 @@ def plot_simulation(
         f"Erlang-B {rd.blocking(N, m, lam, svc):.3f}{tag}",
     )
     ax1.title.set_fontsize(8)
-    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    flagged = [k for k in ms if not sims[k].stationary]
+    legend_kw = {"fontsize": 7, "loc": "upper center", "bbox_to_anchor": (0.5, -0.22)}
+    if flagged:
+        unstable_legend(ax1, **legend_kw)
+        note = sims[flagged[0]].stationarity.note
+        flag_unstable(fig, f"m = {', '.join(map(str, flagged))} not stationary: {note}")
+    else:
+        ax1.legend(**legend_kw)
     _integer_ticks(ax1.xaxis)
     trace = running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
@@ -334,7 +358,7 @@ def explore_simulation():
 
 def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_params):
     """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs)."""
-    svc = _service(family, service_params)
+    svc = _service(family, service_params, "plot_scaling")
     Ns = list(range(2, N_max + 1))
     fig, (ax1, ax2) = figure(2, width=5.6, height=3.4, fast=True)
     fig.subplots_adjust(right=0.8)  # room for the legend beside the curves
@@ -367,7 +391,7 @@ def explore_scaling():
 
 
 def plot_diagram(N=24, m=3, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
-    return diagram(N, m, lam, t_cloud, _service(family, service_params))
+    return diagram(N, m, lam, t_cloud, _service(family, service_params, "plot_diagram"))
 
 
 def explore_diagram():
@@ -417,6 +441,11 @@ def run_to_precision(N=24, m=3, lam=1.5, t_cloud=15.0, service=None, half_width=
     ``result`` attribute.
     """
     service = service or rd.SExp(3.0, 0.2)
+    reject_unknown(
+        "run_to_precision",
+        kw,
+        ("n_jobs", "waiting_room", "confidence", "max_replications", "batch", "seed"),
+    )
     bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
