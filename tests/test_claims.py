@@ -66,3 +66,14 @@ def test_a_measurement_on_a_non_stationary_run_never_counts_as_agreement(monkeyp
     assert wc.readable(out)["verdict"].str.startswith("undetermined").tolist() == [
         False, True, True
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("paper", list(PAPERS))
+def test_every_paper_row_quotes_the_paper(paper):
+    """A row that says the paper states something carries the paper's words (verbatim, in its
+    language); a statement the paper does not make is the workbench's own."""
+    frame = load_claims(paper)
+    assert "quote" in frame, f"{paper}.csv has no quote column"
+    rows = frame[frame["source"] == "paper"]
+    missing = rows.loc[rows["quote"].fillna("").str.strip().str.len() < 10, "id"].tolist()
+    assert not missing, f"{paper}: source=paper rows without the paper's words: {missing}"
