@@ -75,5 +75,6 @@ def test_every_paper_row_quotes_the_paper(paper):
     frame = load_claims(paper)
     assert "quote" in frame, f"{paper}.csv has no quote column"
     rows = frame[frame["source"] == "paper"]
-    missing = rows.loc[rows["quote"].fillna("").str.strip().str.len() < 10, "id"].tolist()
+    quotes = rows["quote"].fillna("").astype(str).str.strip()
+    missing = rows.loc[quotes.str.len() < 10, "id"].tolist()
     assert not missing, f"{paper}: source=paper rows without the paper's words: {missing}"
