@@ -22,7 +22,9 @@ from workbench.proactive.params import SCHEME_CODES
 from workbench.proactive.simulation import _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
-SMALL = dict(n_cloudlets=4, n_users=10, area=60.0, n_tasks=12, cacheable_ratio=0.5)
+SMALL = dict(
+    n_cloudlets=4, n_users=10, area=60.0, n_tasks=12, cacheable_ratio=0.5, coverage_db=110.0
+)
 
 
 def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
@@ -33,23 +35,26 @@ def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
 
 
 @pytest.mark.parametrize(
-    ("scheme", "cache_aware"),
-    [("proposed", False), ("proposed", True), ("BL1", False), ("BL1", True), ("BL2", False),
-     ("BL3", False)],
+    ("scheme", "cache_aware", "hedge_check"),
+    [("proposed", False, False), ("proposed", True, True), ("proposed", True, False),
+     ("BL1", False, True), ("BL1", True, True), ("BL2", False, False), ("BL2", True, True),
+     ("BL3", True, True)],
 )  # fmt: skip
 @pytest.mark.parametrize("fading", [False, True])
-def test_kernel_equals_slow_twin(scheme, cache_aware, fading):
-    sc, tr, tasks = _small(seed=5)
-    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=0.03)
+def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
+    # hedges that meet eq. 9 need queues at the first cloudlet and room at another
+    lam, budget = (14.0, 0.08) if hedge_check else (6.0, 0.03)
+    sc, tr, tasks = _small(seed=5, arrival_rate=lam)
+    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=budget)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading,
-                       cache_aware=cache_aware, **kw)  # fmt: skip
+                       cache_aware=cache_aware, hedge_check=hedge_check, **kw)  # fmt: skip
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
         SCHEME_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
-        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.03, 0.005,
+        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, budget, 0.005,
         300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
         tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE, cache_aware,
+        K.FADING_TABLE, cache_aware, hedge_check,
     )  # fmt: skip
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
@@ -164,8 +169,9 @@ def test_simulate_reproducible_and_paired():
 
 
 def test_proposed_beats_bl2_at_the_defaults_on_average():
-    kw = dict(n_slots=1500, replications=2, seed=1)
-    p, r = simulate("proposed", **kw), simulate("BL2", **kw)
+    # every cloudlet covers every user (110 dB): cache-aware users pool all 30 caches
+    kw = dict(n_slots=1500, replications=2, seed=1, coverage_db=110.0)
+    p, r = simulate("proposed", cache_aware=False, **kw), simulate("BL2", **kw)
     pooled = simulate("proposed", cache_aware=True, **kw)
     assert 0.05 < p.hit_rate < pooled.hit_rate < 0.4  # 0.4 > the cacheable mass (~1/3)
     assert (p.frame["mean_delay"] < r.frame["mean_delay"]).all()
@@ -175,7 +181,7 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     # without cache knowledge a user is matched by its own upload delay (eq. 14 without
     # y_ea), i.e. mostly to its strongest cloudlet, and hits only there; cache-aware users
     # fetch a result from whichever covering cloudlet holds it (the caches pool)
-    sc = make_scenario(seed=4)
+    sc = make_scenario(seed=4, coverage_db=110.0)
     tr = train(sc, seed=4)
     tasks = draw_tasks(sc, 1.0, 1e6, 1500 * 0.005, 4)
     at_attach = []

@@ -27,7 +27,7 @@ import numpy as np
 from workbench.kernels.matching import (
     check_prefs_kernel,
     deferred_acceptance_kernel,
-    hedged_matching_kernel,
+    hedge_rounds_kernel,
 )
 from workbench.validation import ParameterError, check_int, describe
 
@@ -143,7 +143,12 @@ def deferred_acceptance(proposer_prefs, receiver_prefs, capacities=None) -> np.n
 
 
 def hedged_matching(
-    proposer_prefs, receiver_prefs, capacities=None, needs_hedge=None, max_receivers=2
+    proposer_prefs,
+    receiver_prefs,
+    capacities=None,
+    needs_hedge=None,
+    max_receivers=2,
+    hedge_prefs=None,
 ) -> np.ndarray:
     """Deferred acceptance, then hedge rounds that give flagged users extra cloudlets.
 
@@ -156,6 +161,11 @@ def hedged_matching(
         cloudlet cannot meet).  Default: nobody, which reduces to deferred acceptance.
     max_receivers : int
         X_max, the most receivers one proposer may hold in total (>= 1).
+    hedge_prefs : None or array_like of int, shape (U, E)
+        The lists flagged proposers use in the hedge rounds, in the format of
+        ``proposer_prefs`` (default: ``proposer_prefs``).  Elbamby et al. match a user
+        again "such that the reliability constraint is satisfied" (Sec. 2): pass each
+        user's list restricted to the receivers where its constraint (eq. 9) holds.
 
     Returns
     -------
@@ -193,7 +203,9 @@ def hedged_matching(
                 f"Got {describe(needs_hedge)} instead."
             )
         flags = np.ascontiguousarray(flags)
-    out = hedged_matching_kernel(p, r, c, flags, x_max)
+    h = p if hedge_prefs is None else _prefs(hedge_prefs, "hedge_prefs", func, p.shape)
+    first = deferred_acceptance_kernel(p, r, c)
+    out = hedge_rounds_kernel(first, h, r, c, flags, x_max)
     if out.shape[1] < max_receivers:  # more columns asked for than receivers exist
         pad = np.full((n_prop, max_receivers - out.shape[1]), -1, dtype=np.int64)
         out = np.hstack([out, pad])

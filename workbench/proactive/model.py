@@ -239,7 +239,7 @@ def make_scenario(
     noise_dbm_hz=-174.0,
     noise_figure_db=9.0,
     bandwidth=10e6,
-    coverage_db=110.0,
+    coverage_db=84.0,
     seed=0,
 ) -> Scenario:
     """Draw cloudlets, users, popularity profiles and the cacheable tasks.

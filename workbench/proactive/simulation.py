@@ -46,7 +46,7 @@ SCENARIO_KEYS = (
 TRAIN_KEYS = ("arrival_rate", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
     "fading", "cpu", "kappa", "mean_bits", "arrival_rate", "storage", "tau_ep", "budget",
-    "x_max", "slot", "bandwidth", "cache_aware",
+    "x_max", "slot", "bandwidth", "cache_aware", "hedge_check",
 )  # fmt: skip
 
 
@@ -125,7 +125,8 @@ def run_scenario(
     x_max=2,
     slot=0.005,
     bandwidth=10e6,
-    cache_aware=False,
+    cache_aware=True,
+    hedge_check=True,
     max_drain_slots=None,
     func="run_scenario",
 ) -> Run:
@@ -147,7 +148,7 @@ def run_scenario(
         float(budget), float(slot), int(n_slots), drain, int(x_max), store,
         training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
         tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
-        bool(cache_aware),
+        bool(cache_aware), bool(hedge_check),
     )  # fmt: skip
     counters = {
         name: int(c[getattr(K, name)])
