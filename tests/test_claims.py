@@ -40,3 +40,29 @@ def test_paper_values_cite_where_the_paper_states_them(paper):
     stated = table[table["source"] == "paper"]
     uncited = stated[stated["where"].isna() | (stated["where"].astype(str).str.len() < 3)]
     assert uncited.empty, f"{paper}: rows with a paper value but no citation: {list(uncited['id'])}"
+
+
+def test_a_measurement_on_a_non_stationary_run_never_counts_as_agreement(monkeypatch):
+    import pandas as pd
+
+    import workbench.claims as wc
+
+    table = pd.DataFrame(
+        {"paper": "p4", "id": ["a", "b", "c"], "figure": "1", "quantity": "q", "where": "x",
+         "value": [1.0, 1.0, 2.0], "source": "paper", "tolerance": 0.1,
+         "expect": ["agree", "agree", "disagree"], "workbench_value": [None, None, 5.0]}
+    )  # fmt: skip
+    measures = {
+        "a": lambda quick: wc.Measurement(1.0, stationary=True),
+        "b": lambda quick: wc.Measurement(1.0, stationary=False, note="grows"),
+        "c": lambda quick: wc.Measurement(5.0, stationary=False),
+    }
+    monkeypatch.setattr(wc, "load_claims", lambda paper: table.copy())
+    monkeypatch.setattr(wc, "get_paper", lambda paper: type("P", (), {"claims": measures}))
+    out = wc.check_claims("p4")
+    assert list(out["agrees"]) == [True, False, False]
+    assert list(out["as_expected"]) == [True, False, False]
+    assert list(out["stationary"]) == [True, False, False]
+    assert wc.readable(out)["verdict"].str.startswith("undetermined").tolist() == [
+        False, True, True
+    ]  # fmt: skip

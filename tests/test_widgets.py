@@ -127,3 +127,36 @@ def test_exercise_checks_within_tolerance():
     assert not ex.check(0.52) and "±0.01" in ex.feedback.value
     choice = exercise("Which is stable?", "loss", choices=["loss", "queue"])
     assert choice.check("loss") and not choice.check("queue")
+
+
+def test_a_figure_flagged_unstable_is_shown_greyed_with_its_note():
+    from workbench.plots import flag_unstable
+
+    def plot(x):
+        fig, ax = figure()
+        ax.plot([0, 1], [0, x])
+        return flag_unstable(fig, "mean grows with run length") if x > 1 else fig
+
+    view = interactive_figure(plot, x=(0.0, 2.0, 0.5, 0.5))
+    assert not view.stale
+    view.controls["x"].value = 1.5
+    assert view.stale and "mean grows with run length" in view.status.value
+    assert view.drawn_values == {"x": 1.5}  # drawn for the new values, but greyed
+    view.controls["x"].value = 1.0
+    assert not view.stale
+
+
+def test_hollow_markers_exactly_for_the_points_flagged_not_stationary():
+    from workbench.plots import UNSTABLE_LABEL, ci_errorbar, unstable_legend
+
+    fig, ax = figure()
+    mean = [1.0, 2.0, 3.0, 4.0]
+    ci_errorbar(ax, [0, 1, 2, 3], mean, [0.5, 1.5, 2.5, 3.5], [1.5, 2.5, 3.5, 4.5],
+                stationary=[True, False, True, False], label="sim")  # fmt: skip
+    unstable_legend(ax)
+    hollow = [ln for ln in ax.lines if ln.get_markerfacecolor() == "none"]
+    filled = [ln for ln in ax.lines if ln.get_marker() == "o" and ln not in hollow]
+    assert [list(ln.get_ydata()) for ln in hollow] == [[2.0, 4.0]]
+    assert [list(ln.get_ydata()) for ln in filled] == [[1.0, 3.0]]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["sim", UNSTABLE_LABEL]

@@ -20,7 +20,7 @@ generic kernels in :mod:`workbench.kernels`.
 """
 
 from workbench.erlang import erlang_b
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
-__all__ = ["erlang_b", "ParameterError", "UnstableRegimeError"]
+__all__ = ["erlang_b", "ParameterError", "UnstableRegimeError", "EmptyRunError"]
 __version__ = "0.2.0"

@@ -12,12 +12,19 @@
   ``disagree`` when it departs from the paper: then ``workbench_value`` is what the workbench
   computes instead (same tolerance) and the note and the notebook say why.
 
-Each paper package maps claim ids to ``measure(quick: bool) -> float`` in ``claims.CLAIMS``.
+- ``quote`` (optional column): for ``source=paper`` rows, the paper's words, verbatim and in
+  the paper's language (several excerpts joined by " … ").
+
+Each paper package maps claim ids to ``measure(quick: bool) -> float`` in ``claims.CLAIMS``;
+a simulated measure returns a :class:`Measurement` instead, which carries whether the runs it
+rests on were stationary. A measurement on a non-stationary run is *undetermined*: it never
+counts as agreement (``agrees`` is False and ``stationary`` False, whatever the number).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -25,6 +32,20 @@ from workbench.registry import paper as get_paper
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
+
+
+class Measurement(NamedTuple):
+    """A claim's measured value and whether every run behind it was a steady state."""
+
+    value: float
+    stationary: bool = True
+    note: str = ""
+
+
+def _measured(out) -> Measurement:
+    if isinstance(out, Measurement):
+        return Measurement(float(out.value), bool(out.stationary), str(out.note))
+    return Measurement(float(out))
 
 
 def load_claims(paper: str) -> pd.DataFrame:
@@ -55,15 +76,19 @@ def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
     missing = set(frame["id"]) - set(measures)
     if missing:
         raise KeyError(f"check_claims: no measurement for claims {sorted(missing)} of {paper}")
-    frame["measured"] = [float(measures[i](quick=quick)) for i in frame["id"]]
+    results = [_measured(measures[i](quick=quick)) for i in frame["id"]]
+    frame["measured"] = [m.value for m in results]
+    frame["stationary"] = [m.stationary for m in results]
+    frame["measure_note"] = [m.note for m in results]
     frame["error"] = (frame["measured"] - frame["value"]).abs()
-    frame["agrees"] = frame["error"] <= frame["tolerance"]
+    frame["agrees"] = (frame["error"] <= frame["tolerance"]) & frame["stationary"]
     if "workbench_value" not in frame:
         frame["workbench_value"] = float("nan")
     # an expected disagreement must still reproduce the workbench's own number
     frame["as_expected"] = frame["agrees"].where(
         frame["expect"] == "agree",
         ~frame["agrees"]
+        & frame["stationary"]
         & ((frame["measured"] - frame["workbench_value"]).abs() <= frame["tolerance"]),
     )
     frame["kind"] = frame.apply(kind, axis=1)
@@ -92,7 +117,11 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
                 + ("" if r["source"] == "paper" else " (workbench's own)"),
                 "workbench": _number(r["measured"], yes_no),
                 "tolerance": "exact" if r["tolerance"] == 0 else f"±{r['tolerance']:g}",
-                "verdict": ("agrees" if r["agrees"] else "disagrees")
+                "verdict": (
+                    "undetermined (not stationary)"
+                    if not r.get("stationary", True)
+                    else ("agrees" if r["agrees"] else "disagrees")
+                )
                 + ("" if r["as_expected"] else " — UNEXPECTED"),
             }
         )

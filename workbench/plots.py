@@ -106,13 +106,59 @@ def _fixed_margins(
     )
 
 
-def ci_errorbar(ax, x, mean, low, high, **kw):
-    """Markers with asymmetric confidence-interval whiskers."""
+UNSTABLE_LABEL = "hollow: not stationary (no steady-state mean)"
+
+
+def ci_errorbar(ax, x, mean, low, high, stationary=None, **kw):
+    """Markers with asymmetric confidence-interval whiskers.
+
+    ``stationary`` (one bool per point, optional): points whose run the output analysis did
+    not find stationary are drawn hollow, with dotted whiskers, and are not a steady-state
+    mean; add :func:`unstable_legend` so the legend says so. Returns the container of the
+    filled points (the one that carries ``label``).
+    """
     import numpy as np
 
+    x = np.asarray(x)
     mean, low, high = (np.asarray(v, dtype=float) for v in (mean, low, high))
-    yerr = np.vstack([mean - low, high - mean])
     kw.setdefault("fmt", "o")
     kw.setdefault("capsize", 3)
     kw.setdefault("markersize", 4)
-    return ax.errorbar(x, mean, yerr=yerr, **kw)
+    if stationary is None:
+        ok = np.ones(mean.shape, dtype=bool)
+    else:
+        ok = np.asarray(stationary, dtype=bool).reshape(mean.shape)
+    yerr = np.vstack([mean - low, high - mean])
+    drawn = ax.errorbar(x[ok], mean[ok], yerr=yerr[:, ok], **kw)
+    if not ok.all():
+        color = drawn.lines[0].get_color()
+        hollow = {k: v for k, v in kw.items() if k not in ("label", "color", "mfc")}
+        hollow["markerfacecolor"] = "none"
+        bad = ~ok
+        _, _, bars = ax.errorbar(
+            x[bad], mean[bad], yerr=yerr[:, bad], color=color, label="_nolegend_", **hollow
+        )
+        for bar in bars:
+            bar.set_linestyle(":")
+    return drawn
+
+
+def unstable_legend(ax, **legend_kw):
+    """Add the legend entry that explains hollow markers (call after plotting)."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    if UNSTABLE_LABEL not in labels:
+        handles.append(Line2D([], [], marker="o", ls="", mfc="none", color="0.3"))
+        labels.append(UNSTABLE_LABEL)
+    return ax.legend(handles, labels, **legend_kw)
+
+
+def flag_unstable(fig: Figure, note: str) -> Figure:
+    """Mark a slider view's figure as showing non-stationary numbers.
+
+    The notebook's view (:mod:`workbench.widgets`) then shows it greyed, with ``note`` above
+    it, like a figure that no longer matches its controls. An empty note clears the mark.
+    """
+    fig.wb_unstable_note = note
+    return fig

@@ -19,14 +19,21 @@ A :class:`SimulationResult` has
   per-request records where it has them (``records``);
 - any estimated quantity by attribute or key: ``result.blocking``, ``result["beta1"]``
   (the estimate) and ``result.interval("beta1")`` (its interval);
-- ``notes``: caveats (infinite variance, too few replications, ...).
+- ``notes``: caveats (infinite variance, too few replications, ...);
+- ``stationarity``: the output-analysis verdict on the run
+  (:class:`workbench.output_analysis.Stationarity`), with ``stationary`` as a shortcut: a mean
+  is a steady-state number only when it is True; ``converged``: False when a precision-driven
+  run stopped at its replication cap before reaching its target.
+
+Intervals are clipped to each quantity's range where the simulator declares one (``bounds``:
+a time is never negative, a probability stays in [0, 1]); ``half_width`` is the Student-t one.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -36,21 +43,33 @@ from workbench.stats import t_half_width
 __all__ = ["SimulationResult", "summarise"]
 
 
-def summarise(reps: pd.DataFrame, quantities: Sequence[str], confidence: float) -> pd.DataFrame:
-    """Mean and Student-t interval of each column of ``reps`` over its rows (replications)."""
+def summarise(
+    reps: pd.DataFrame,
+    quantities: Sequence[str],
+    confidence: float,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+) -> pd.DataFrame:
+    """Mean and Student-t interval of each column of ``reps`` over its rows (replications).
+
+    ``bounds`` maps a quantity to its range ``(low, high)``; its interval is clipped to it.
+    """
+    from workbench.output_analysis import bounded_interval
+
+    bounds = dict(bounds or {})
     rows = []
     for q in quantities:
         x = reps[q].to_numpy(dtype=float)
         x = x[np.isfinite(x)]
         mean = float(x.mean()) if x.size else math.nan
         half = t_half_width(x, confidence)
+        low, high = bounded_interval(mean, half, *bounds.get(q, (-math.inf, math.inf)))
         rows.append(
             {
                 "quantity": q,
                 "estimate": mean,
                 "half_width": half,
-                "ci_low": mean - half,
-                "ci_high": mean + half,
+                "ci_low": low,
+                "ci_high": high,
                 "replications": int(x.size),
             }
         )
@@ -70,6 +89,8 @@ class SimulationResult:
     notes: tuple = ()
     records: pd.DataFrame | None = None
     info: dict = field(default_factory=dict)
+    stationarity: object = None  # workbench.output_analysis.Stationarity
+    converged: bool = True
 
     @classmethod
     def from_replications(
@@ -84,6 +105,8 @@ class SimulationResult:
         notes: Sequence[str] = (),
         records: pd.DataFrame | None = None,
         info: dict | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        stationarity=None,
     ) -> SimulationResult:
         """Build from a per-replication frame; ``metric`` must be one of ``quantities``."""
         quantities = list(quantities)
@@ -91,7 +114,7 @@ class SimulationResult:
             quantities.insert(0, metric)
         return cls(
             metric=metric,
-            summary=summarise(reps, quantities, confidence),
+            summary=summarise(reps, quantities, confidence, bounds),
             frame=reps.reset_index(drop=True),
             confidence=confidence,
             run_length=int(run_length),
@@ -99,7 +122,18 @@ class SimulationResult:
             notes=tuple(n for n in notes if n),
             records=records,
             info=dict(info or {}),
+            stationarity=stationarity,
         )
+
+    def with_(self, **changes) -> SimulationResult:
+        """A copy with some fields changed (``converged``, ``notes``, ...)."""
+        return replace(self, **changes)
+
+    @property
+    def stationary(self) -> bool:
+        """True when the output analysis found a steady state (or the run was not tested:
+        ``stationarity`` is None only for results built without the shared engine)."""
+        return True if self.stationarity is None else bool(self.stationarity.stationary)
 
     # -- the headline quantity ------------------------------------------------------------
     def _row(self, quantity: str) -> pd.Series:
@@ -150,7 +184,7 @@ class SimulationResult:
 
     def __getattr__(self, name: str):
         # only reached for names that are not fields: an estimated quantity by name
-        if name.startswith("_") or name in ("summary", "metric"):
+        if name.startswith("_") or name in ("summary", "metric", "stationarity"):
             raise AttributeError(name)
         try:
             return float(self._row(name)["estimate"])
@@ -163,6 +197,7 @@ class SimulationResult:
         out = {"metric": self.metric, "mean": self.estimate, "ci_low": self.ci_low}
         out.update(ci_high=self.ci_high, replications=self.replications)
         out.update(confidence=self.confidence, run_length=self.run_length)
+        out.update(stationary=self.stationary, converged=self.converged)
         for _, row in self.summary.iterrows():
             out[row["quantity"]] = float(row["estimate"])
         return out
@@ -185,9 +220,12 @@ class SimulationResult:
         return pd.DataFrame(rows).set_index("quantity")
 
     def _caption(self) -> str:
+        state = "" if self.stationary else "; NOT STATIONARY (finite-horizon numbers)"
+        if not self.converged:
+            state += "; precision target not reached"
         return (
             f"{self.replications} replications × {self.run_length:,} {self.run_unit}, "
-            f"Student-t {self.confidence:.0%} intervals"
+            f"Student-t {self.confidence:.0%} intervals{state}"
         )
 
     def __repr__(self) -> str:

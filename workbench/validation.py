@@ -9,9 +9,11 @@ and is raised as :class:`ParameterError`, a ``ValueError`` subclass, before any 
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
-from collections.abc import Hashable
+import os
+from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
@@ -19,6 +21,11 @@ __all__ = [
     "describe",
     "ParameterError",
     "UnstableRegimeError",
+    "EmptyRunError",
+    "MEMORY_BUDGET",
+    "reject_unknown",
+    "check_budget",
+    "check_bool",
     "check_int",
     "check_real",
     "check_probability",
@@ -34,6 +41,64 @@ class ParameterError(ValueError):
 
 class UnstableRegimeError(ParameterError):
     """The requested model is unstable (rho >= 1): it is reported, never simulated forever."""
+
+
+class EmptyRunError(ParameterError):
+    """A simulated run measured nothing (no request completed after the warm-up)."""
+
+
+def _budget_from_env() -> float:
+    raw = os.environ.get("WORKBENCH_MEMORY_BUDGET", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return 4e9
+    return value if math.isfinite(value) and value > 0 else 4e9
+
+
+#: Bytes one call may allocate before it is refused (4 GB; env ``WORKBENCH_MEMORY_BUDGET``).
+MEMORY_BUDGET = _budget_from_env()
+
+
+def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
+    """Refuse keyword arguments ``func`` does not take, suggesting the closest known name.
+
+    A misspelled keyword passed through ``**params`` would otherwise be ignored silently and
+    the call would return the default's result.
+    """
+    known = sorted(set(known))
+    unknown = [k for k in kwargs if k not in known]
+    if not unknown:
+        return
+    name = unknown[0]
+    close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ParameterError(
+        f"{func} got an unexpected keyword argument {name!r}.{hint} It takes: {', '.join(known)}."
+    )
+
+
+def check_budget(func: str, name: str, value, nbytes: float, what: str = "") -> None:
+    """Refuse a call whose estimated allocation ``nbytes`` exceeds :data:`MEMORY_BUDGET`.
+
+    Checked before anything is allocated; ``name``/``value`` are the parameter that sets the
+    size, ``what`` says what would be allocated.
+    """
+    budget = MEMORY_BUDGET
+    if not (nbytes <= budget):  # also refuses a NaN estimate
+        detail = f" ({what})" if what else ""
+        raise ParameterError(
+            f"The '{name}' parameter of {func} would need about {nbytes / 1e9:.3g} GB{detail}, "
+            f"more than the memory budget of {budget / 1e9:.3g} GB (set "
+            f"WORKBENCH_MEMORY_BUDGET to change it). Got {describe(value)} instead."
+        )
+
+
+def check_bool(value, name: str, func: str) -> bool:
+    """A real bool (or numpy bool): the string 'False' or the number 2 is not one."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise _fail(func, name, "a bool (True or False)", value)
 
 
 def _fmt_bound(x: float, side: str) -> str:

@@ -289,6 +289,14 @@ class InteractiveFigure(w.VBox):
         self.drawn_values = values
         ms = 1e3 * (time.perf_counter() - t0)
         self.latencies_ms.append(ms)
+        unstable = getattr(fig, "wb_unstable_note", "")
+        if unstable:  # drawn for these values, but not a steady state: greyed, with the reason
+            self._mark_stale(
+                "<span style='color:#a60'>Not a steady state — these numbers grow with the run "
+                f"length and are no means: {html.escape(unstable)}</span>"
+                f" <small>(updated in {ms:.0f} ms)</small>"
+            )
+            return
         self.output.remove_class("wb-stale")
         self.status.value = f"<small>updated in {ms:.0f} ms</small>"
 

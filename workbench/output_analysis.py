@@ -1,0 +1,565 @@
+"""Simulation output analysis shared by every paper's ``simulate``: is the run a steady state?
+
+A simulated mean is a number only when the run reached a steady state. Every simulator in the
+workbench hands this module, per replication, the series of its headline per-observation
+quantity (each request's delay, each job's system time, ...) in arrival order, warm-up
+included, and gets back a :class:`Stationarity` verdict that travels with its
+:class:`~workbench.results.SimulationResult`.
+
+Method
+------
+1. **Warm-up: MSER-5** (White 1997; Hoad, Robinson & Davies 2010, who found it the most
+   reliable of the automatic truncation rules they compared). The series is cut into batches of
+   five; the truncation point ``d`` minimises ``SSE(d) / (k - d)^2`` over the batch means that
+   remain. A minimiser in the second half of the series means the warm-up never ended within
+   the run: the run is flagged. The estimate itself keeps each paper's documented fixed
+   warm-up; MSER only decides whether that was enough.
+2. **Trend: batch means of the two halves, plus the von Neumann ratio.** The kept series (after
+   the larger of the fixed warm-up and the MSER point) is cut into ``b`` (up to 32, at least 8)
+   batch means. Two statistics per replication:
+
+   - the difference of the means of the two halves, over its batch-means standard error
+     (Welch's t; a drift or a growing queue moves the second half);
+   - the von Neumann ratio of successive batch means (a random walk, or a mean that keeps
+     moving, leaves neighbouring batches alike: strong positive lag-one correlation).
+
+   Replications are independent. The half-means statistic is combined over them by Stouffer's
+   z (an overloaded queue grows in every replication); the von Neumann statistic must be
+   significant in every replication (intersection-union: its largest p-value), since summing it
+   would turn the mild correlation of batch means in a stationary but strongly correlated
+   queue into an alarm. The run is flagged when the smaller p-value, Bonferroni-doubled, falls
+   below ``alpha`` (1e-3 by default: a paper figure has a few hundred points, and a false alarm
+   on a stable point is as wrong as a missed overload).
+
+   When MSER's point falls past the middle of a replication (the warm-up may never end), the
+   trend test runs on everything after the fixed warm-up instead of on the short tail MSER
+   would keep.
+
+Known limit: a stable queue whose relaxation time is a sizeable part of the run (M/M/1 at
+ρ = 0.95 with 10^4 customers spans about six relaxation times) is flagged in a fraction of
+runs: such a run is too short to show its steady state, and the note says to lengthen it.
+
+Why this and not one test: the half-means test alone misses a random walk (its halves differ,
+but so do its batches); the von Neumann ratio alone reacts to batches that are too short for a
+strongly correlated but stationary series; MSER alone says nothing about a run that drifts
+from the start. Heidelberger–Welch's Cramér–von Mises test would do as well but needs a
+spectral estimate at frequency zero, which is fragile on the short runs a slider view makes.
+
+Intervals are clipped to each quantity's range (:func:`bounded_interval`): a time is never
+negative, a probability stays in [0, 1]. The Student-t half-width is reported unchanged.
+
+The replication engine (:func:`replicate`, :func:`finish`, :func:`to_precision`) runs
+independent replications from one :class:`numpy.random.SeedSequence`, applies the detector and
+the model's load bound, and grows a run until its interval is narrow enough, as JMT does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from workbench.validation import (
+    EmptyRunError,
+    ParameterError,
+    UnstableRegimeError,
+    check_choice,
+    check_int,
+    check_real,
+)
+
+__all__ = [
+    "OVERLOAD",
+    "Stationarity",
+    "Replication",
+    "mser5",
+    "detect",
+    "check_overload",
+    "require_observations",
+    "bounded_interval",
+    "replicate",
+    "finish",
+    "to_precision",
+]
+
+OVERLOAD = ("raise", "transient")
+METHOD = "MSER-5 + half-means/von Neumann batch-means trend test"
+MAX_BATCHES = 32
+MIN_BATCHES = 8
+MIN_BATCH_SIZE = 8
+
+
+@dataclass(frozen=True)
+class Stationarity:
+    """The detector's verdict on one simulated run (all its replications).
+
+    ``truncation`` is the number of observations cut at the start of a replication (the
+    larger of the fixed warm-up and the MSER-5 point; the largest over replications),
+    ``observations`` the number tested (summed over replications), ``first_half`` and
+    ``second_half`` the pooled means of the two halves of the kept series, ``p_value`` the
+    combined trend test's, ``rho`` the model's load bound when the caller gave one, and
+    ``note`` what was detected ("" when nothing was).
+    """
+
+    stationary: bool
+    method: str = METHOD
+    truncation: int = 0
+    observations: int = 0
+    first_half: float = math.nan
+    second_half: float = math.nan
+    p_value: float = math.nan
+    rho: float | None = None
+    note: str = ""
+    tested: bool = True
+
+    def as_dict(self) -> dict:
+        return {
+            "stationary": self.stationary,
+            "truncation": self.truncation,
+            "first_half": self.first_half,
+            "second_half": self.second_half,
+            "p_value": self.p_value,
+            "rho": self.rho,
+            "note": self.note,
+        }
+
+
+class Replication(NamedTuple):
+    """What one replication hands the engine: its quantities, its series, its warm-up."""
+
+    row: dict
+    series: np.ndarray
+    warmup: int = 0
+    records: pd.DataFrame | None = None
+
+
+# ------------------------------------------------------------------------------------------
+# The detector
+# ------------------------------------------------------------------------------------------
+
+
+def _mser_statistic(batch_means: np.ndarray) -> np.ndarray:
+    """MSER(d) = SSE of batch_means[d:] / (k - d)^2 for d = 0 .. k - 1."""
+    b = batch_means[::-1]
+    m = np.arange(1, b.size + 1, dtype=float)
+    s1 = np.cumsum(b)[::-1]
+    s2 = np.cumsum(b * b)[::-1]
+    m = m[::-1]
+    sse = np.maximum(s2 - s1 * s1 / m, 0.0)
+    return sse / (m * m)
+
+
+def mser5(series) -> int:
+    """The MSER-5 truncation point of ``series``, in observations (a multiple of 5).
+
+    Batch means of five consecutive observations; ``d`` minimises the MSER statistic over the
+    batches that leave at least five behind. Ties go to the earliest point. A result past the
+    middle of the series means the warm-up did not end within the run.
+    """
+    y = np.asarray(series, dtype=float).ravel()
+    k = y.size // 5
+    if k < 10:
+        return 0
+    means = y[: 5 * k].reshape(k, 5).mean(axis=1)
+    stat = _mser_statistic(means)[: k - 5]
+    return int(np.argmin(stat)) * 5
+
+
+def _batch_means(y: np.ndarray) -> np.ndarray | None:
+    b = min(MAX_BATCHES, y.size // MIN_BATCH_SIZE)
+    b -= b % 2
+    if b < MIN_BATCHES:
+        return None
+    size = y.size // b
+    return y[y.size - b * size :].reshape(b, size).mean(axis=1)
+
+
+def _trend_z(means: np.ndarray) -> tuple[float, float]:
+    """(half-means z, von Neumann z) of one replication's batch means."""
+    b = means.size
+    h = b // 2
+    first, second = means[:h], means[h:]
+    var = first.var(ddof=1) / h + second.var(ddof=1) / h
+    diff = second.mean() - first.mean()
+    if var <= 0.0:
+        z_half = 0.0 if diff == 0.0 else math.copysign(40.0, diff)
+    else:
+        t = diff / math.sqrt(var)
+        z_half = float(stats.norm.ppf(np.clip(stats.t.cdf(t, 2 * h - 2), 1e-300, 1 - 1e-16)))
+    dev = means - means.mean()
+    denom = float(dev @ dev)
+    if denom <= 0.0:
+        z_vn = 0.0
+    else:
+        ratio = float(np.sum(np.diff(means) ** 2)) / denom
+        z_vn = (2.0 - ratio) / math.sqrt(4.0 * (b - 2) / (b * b - 1.0))
+    return z_half, z_vn
+
+
+def _fmt(x: float, unit: str) -> str:
+    return f"{x:.3g}{(' ' + unit) if unit else ''}"
+
+
+def detect(
+    series: Sequence,
+    *,
+    warmup: int | Sequence[int] = 0,
+    alpha: float = 1e-3,
+    unit: str = "",
+    label: str = "mean",
+    rho: float | None = None,
+) -> Stationarity:
+    """Is the run whose replications produced ``series`` a steady state?
+
+    Parameters
+    ----------
+    series : sequence of 1-D arrays
+        One per replication: the headline per-observation quantity in arrival order, warm-up
+        included. A single 1-D array is taken as one replication.
+    warmup : int or sequence of int
+        The fixed warm-up (observations) the estimator already drops, per replication or for
+        all.
+    alpha : float
+        Level of the combined trend test.
+    unit, label : str
+        For the note ("mean grows with run length: 15 s in the first half, 46 s in the
+        second").
+    rho : float, optional
+        The model's load bound, recorded (``rho >= 1`` flags the run whatever the series).
+
+    Returns
+    -------
+    Stationarity
+    """
+    f = "detect"
+    alpha = check_real(alpha, "alpha", f, 0.0, 0.5, low_open=True)
+    if isinstance(series, np.ndarray) and series.ndim == 1:
+        series = [series]
+    arrays = [np.asarray(s, dtype=float).ravel() for s in series]
+    if not arrays:
+        raise ParameterError(f"The 'series' parameter of {f} must hold at least one replication.")
+    if np.ndim(warmup) == 0:
+        warmups = [int(warmup)] * len(arrays)
+    else:
+        warmups = [int(x) for x in warmup]
+        if len(warmups) != len(arrays):
+            raise ParameterError(
+                f"The 'warmup' parameter of {f} must be an int or one int per replication "
+                f"({len(arrays)}). Got {len(warmups)} values instead."
+            )
+    notes = []
+    if rho is not None and rho >= 1.0:
+        notes.append(f"the model loads a server to ρ = {rho:.3g} >= 1: queues grow without bound")
+    cut_max, kept_total, late = 0, 0, 0
+    halves, zs = [], []
+    for y, w in zip(arrays, warmups, strict=True):
+        y = y[np.isfinite(y)]
+        w = min(max(w, 0), y.size)
+        d = w + mser5(y[w:])
+        if y.size - w >= 50 and d - w > (y.size - w) // 2:
+            # MSER's point past the middle: the warm-up may never end; test all that follows
+            # the fixed warm-up rather than the short tail MSER would keep
+            late += 1
+            d = w
+        kept = y[d:]
+        cut_max = max(cut_max, d)
+        kept_total += kept.size
+        if kept.size >= 2:
+            h = kept.size // 2
+            halves.append((kept[:h].mean(), kept[h:].mean(), h, kept.size - h))
+        means = _batch_means(kept)
+        if means is not None:
+            zs.append(_trend_z(means))
+    first = second = math.nan
+    if halves:
+        n1 = sum(h[2] for h in halves)
+        n2 = sum(h[3] for h in halves)
+        first = sum(h[0] * h[2] for h in halves) / n1
+        second = sum(h[1] * h[3] for h in halves) / n2
+    p_value = math.nan
+    tested = bool(zs)
+    if zs:
+        z = np.asarray(zs)
+        root = math.sqrt(len(zs))
+        p_half = 2.0 * stats.norm.sf(abs(z[:, 0].sum() / root))
+        # every replication must look like a random walk (intersection-union: the largest
+        # p-value): summing z over replications would turn the mild correlation of batch means
+        # in a stationary but strongly correlated queue into a false alarm
+        p_vn = float(stats.norm.sf(z[:, 1].min()))
+        p_value = float(min(1.0, 2.0 * min(p_half, p_vn)))
+        if p_value < alpha:
+            trend = "grows" if second > first else "falls" if second < first else "drifts"
+            notes.append(
+                f"{label} {trend} with run length: {_fmt(first, unit)} in the first half, "
+                f"{_fmt(second, unit)} in the second (trend test p = {p_value:.2g})"
+            )
+    if notes and late:
+        notes.append(f"MSER-5 finds no end to the warm-up in {late} of {len(arrays)} replications")
+    if not tested:
+        notes_short = "too few observations after the warm-up for the trend test"
+    else:
+        notes_short = ""
+    stationary = not notes
+    note = "; ".join(notes) if notes else notes_short
+    return Stationarity(
+        stationary=stationary,
+        truncation=int(cut_max),
+        observations=int(kept_total),
+        first_half=float(first),
+        second_half=float(second),
+        p_value=p_value,
+        rho=None if rho is None else float(rho),
+        note=note,
+        tested=tested,
+    )
+
+
+def check_overload(
+    func: str,
+    overload: str,
+    *,
+    rho: float | None = None,
+    stationarity: Stationarity | None = None,
+    what: str = "",
+) -> list[str]:
+    """Apply the ``overload`` policy: raise, or return the notes of a transient run.
+
+    ``overload="raise"`` raises :class:`UnstableRegimeError` when the model's load bound
+    ``rho`` is at least 1 or the detector found the run non-stationary; ``"transient"``
+    returns notes saying the numbers are finite-horizon values, not steady-state means.
+    """
+    overload = check_choice(overload, "overload", func, OVERLOAD)
+    notes = []
+    prefix = f"{what}: " if what else ""
+    if rho is not None and rho >= 1.0:
+        if overload == "raise":
+            raise UnstableRegimeError(
+                f"{func}: {prefix}the model loads a server to ρ = {rho:.3g} >= 1, so queues "
+                f"grow without bound and no steady-state mean exists. Lower the load, or pass "
+                f"overload='transient' for the finite-horizon numbers."
+            )
+        notes.append(
+            f"overloaded (ρ = {rho:.3g} >= 1): finite-horizon numbers that grow with the run "
+            f"length, not steady-state means"
+        )
+    if stationarity is not None and not stationarity.stationary:
+        if overload == "raise" and not (rho is not None and rho >= 1.0):
+            raise UnstableRegimeError(
+                f"{func}: {prefix}the run is not a steady state ({stationarity.note}). Lower "
+                f"the load or lengthen the run, or pass overload='transient' for the "
+                f"finite-horizon numbers."
+            )
+        notes.append(f"not stationary: {stationarity.note}")
+    return notes
+
+
+def require_observations(
+    func: str,
+    counts,
+    *,
+    what: str = "requests completed after the warm-up",
+    hint: str = "",
+) -> None:
+    """Raise :class:`EmptyRunError` when a replication measured nothing (never return NaN)."""
+    counts = np.atleast_1d(np.asarray(counts))
+    if counts.size == 0 or np.any(counts <= 0):
+        empty = int(np.sum(counts <= 0)) if counts.size else 1
+        raise EmptyRunError(
+            f"{func}: {empty} of {max(counts.size, 1)} replications have no {what}, so there is "
+            f"nothing to estimate. {hint or 'Raise the arrival rate or lengthen the run.'}"
+        )
+
+
+def bounded_interval(
+    mean: float, half_width: float, low: float = -math.inf, high: float = math.inf
+) -> tuple[float, float]:
+    """The interval ``mean ± half_width`` clipped to the quantity's range ``[low, high]``.
+
+    Clipping keeps the coverage of the Student-t interval (the true mean lies in the range),
+    and the estimate, an average of values in the range, always lies inside.
+    """
+    if not math.isfinite(half_width):
+        return mean - half_width, mean + half_width
+    return max(low, mean - half_width), min(high, mean + half_width)
+
+
+# ------------------------------------------------------------------------------------------
+# The replication engine
+# ------------------------------------------------------------------------------------------
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False)
+
+
+def replicate(
+    one: Callable[[np.random.SeedSequence, int], Replication],
+    *,
+    replications: int,
+    seed=0,
+    progress: bool = False,
+    desc: str = "",
+    start: int = 0,
+) -> list[Replication]:
+    """Run ``one(seed_sequence, index)`` for ``replications`` independent replications.
+
+    The seeds are the children ``start .. start + replications - 1`` of
+    ``SeedSequence(seed)``: the same seed gives the same replications, and a longer run
+    (``start`` > 0) extends a shorter one with fresh, independent streams.
+    """
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    children = _children(root, start + replications)[start:]
+    bar = _progress(replications, desc, progress)
+    out = []
+    try:
+        for i, child in enumerate(children):
+            out.append(one(child, start + i))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+def _children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    # SeedSequence.spawn is stateful (a second call gives new children); derive the i-th child
+    # from the root's entropy instead, so replication i has the same stream in every call
+    return [
+        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i), pool_size=4)
+        for i in range(n)
+    ]
+
+
+def finish(
+    reps: Sequence[Replication],
+    *,
+    func: str,
+    metric: str,
+    quantities: Sequence[str],
+    confidence: float,
+    run_length: int,
+    run_unit: str,
+    overload: str = "raise",
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    rho: float | None = None,
+    notes: Sequence[str] = (),
+    info: dict | None = None,
+    unit: str = "",
+    alpha: float = 1e-3,
+    count: str | None = None,
+    empty_what: str = "requests completed after the warm-up",
+    empty_hint: str = "",
+    records: pd.DataFrame | None = None,
+):
+    """Detector, overload policy and empty-run check, then the :class:`SimulationResult`.
+
+    ``count`` names a row quantity holding each replication's number of measured
+    observations; without it the kept length of each series is used.
+    """
+    from workbench.results import SimulationResult
+
+    if count is not None:
+        counts = [r.row[count] for r in reps]
+    else:
+        counts = [max(len(r.series) - r.warmup, 0) for r in reps]
+    require_observations(func, counts, what=empty_what, hint=empty_hint)
+    verdict = detect(
+        [r.series for r in reps],
+        warmup=[r.warmup for r in reps],
+        alpha=alpha,
+        unit=unit,
+        label=metric,
+        rho=rho,
+    )
+    notes = [*notes, *check_overload(func, overload, rho=rho, stationarity=verdict)]
+    frame = pd.DataFrame([r.row for r in reps])
+    frame.insert(0, "replication", np.arange(len(reps)))
+    if records is None:
+        parts = [r.records for r in reps if r.records is not None]
+        records = pd.concat(parts, ignore_index=True) if parts else None
+    return SimulationResult.from_replications(
+        frame,
+        metric,
+        quantities,
+        confidence=confidence,
+        run_length=run_length,
+        run_unit=run_unit,
+        notes=notes,
+        records=records,
+        info=info,
+        bounds=bounds,
+        stationarity=verdict,
+    )
+
+
+def to_precision(
+    one: Callable[[np.random.SeedSequence, int], Replication],
+    *,
+    func: str,
+    rel_half_width: float = 0.02,
+    max_replications: int = 200,
+    initial: int = 5,
+    seed=0,
+    progress: bool = True,
+    desc: str = "",
+    **finish_kwargs,
+):
+    """Add replications until the headline interval is narrow enough, or stop with a reason.
+
+    Starts with ``initial`` replications, then repeatedly projects the number needed from the
+    current half-width (``n · (h / target)^2``, at most doubling per step) until the relative
+    half-width is at most ``rel_half_width`` or ``max_replications`` is reached. A run the
+    detector finds non-stationary stops at once with :class:`UnstableRegimeError` (its
+    precision would be meaningless). A run that reaches ``max_replications`` first is
+    returned with ``converged=False`` and a note saying the precision reached.
+    """
+    rel = check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
+    top = check_int(max_replications, "max_replications", func, 2, 100_000)
+    n = check_int(initial, "initial", func, 2, top)
+    finish_kwargs = {**finish_kwargs, "overload": "raise"}
+    reps: list[Replication] = []
+    bar = _progress(top, desc or f"{func} to ±{rel:.0%}", progress)
+    try:
+        while True:
+            new = replicate(one, replications=n - len(reps), seed=seed, start=len(reps))
+            reps.extend(new)
+            if bar is not None:
+                bar.update(len(new))
+            result = finish(reps, func=func, **finish_kwargs)
+            achieved = _relative(result)
+            if achieved <= rel or len(reps) >= top:
+                break
+            need = math.ceil(len(reps) * (achieved / rel) ** 2)
+            n = int(min(top, max(len(reps) + 1, min(need, 2 * len(reps)))))
+    finally:
+        if bar is not None:
+            bar.close()
+    converged = achieved <= rel
+    note = (
+        f"precision ±{achieved:.1%} reached with {len(reps)} replications (target ±{rel:.1%})"
+        if converged
+        else (
+            f"did not converge: ±{achieved:.1%} after {len(reps)} replications (target "
+            f"±{rel:.1%}); raise max_replications or the run length"
+        )
+    )
+    return result.with_(converged=converged, notes=(*result.notes, note))
+
+
+def _relative(result) -> float:
+    mean, half = abs(result.estimate), result.half_width
+    if not math.isfinite(half):
+        return math.inf
+    if mean == 0.0:
+        return 0.0 if half == 0.0 else math.inf
+    return half / mean
