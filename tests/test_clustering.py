@@ -100,7 +100,7 @@ def test_given_k_range_and_seed():
         (
             {"sigma": 0.0},
             "The 'sigma' parameter of cluster_users must be a finite real number in the range "
-            "(0, inf). Got 0.0 instead.",
+            "[1e-150, inf). Got 0.0 instead.",
         ),
         (
             {"theta": 1.5},
@@ -154,3 +154,11 @@ def test_similarity_bad_shapes():
         r"\[0\.0, 1\.0\] instead",
     ):
         similarity([0.0, 1.0], [[1], [2]], 1.0, 0.5)
+
+
+def test_tiny_sigma_with_co_located_users_is_refused_not_divided_by_zero():
+    x = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    with pytest.raises(ParameterError, match="'sigma' parameter of similarity"):
+        similarity(x, np.ones((4, 3)), 1e-200, 0.5)
+    s = similarity(x, np.ones((4, 3)), 1e-150, 1.0)  # the smallest width still works
+    assert s[0, 1] == 1.0 and s[0, 2] == 0.0

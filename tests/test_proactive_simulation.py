@@ -92,13 +92,25 @@ def test_conservation_every_task_served_once(scheme):
         assert c["from_cache"] == 0
 
 
-def test_user_uploads_one_task_at_a_time():
+@pytest.mark.parametrize("scheme", ["BL2", "proposed"])
+def test_user_uploads_one_task_at_a_time(scheme):
     sc, tr, tasks = _small(seed=4, arrival_rate=10.0, n_slots=300)
-    t = run_scenario("BL2", sc, tr, tasks, n_slots=300, fading_seed=2).tasks
-    # per user, upload intervals [start, finish] cannot overlap: completion order of the
-    # uploads equals their start order, and they are FIFO per user
-    for _, g in t.groupby("user"):
-        assert np.all(np.diff(g["arrival"].to_numpy()) >= 0)
+    t = run_scenario(scheme, sc, tr, tasks, n_slots=300, fading_seed=2, hedge_check=False).tasks
+    up = t[~t["from_cache"]]
+    assert up["upload_start"].notna().all() and up["upload_end"].notna().all()
+    assert (up["upload_start"] >= up["arrival"] - 0.005).all()  # starts at a slot boundary
+    assert (up["upload_end"] > up["upload_start"]).all()
+    assert (up["done"] >= up["upload_end"] + 0.005 - 1e-12).all()  # + computing + tau_EP
+    overlapping_users = 0
+    for _, g in up.groupby("user"):
+        g = g.sort_values("upload_start")
+        # per user, upload intervals [start, end] never overlap ...
+        assert np.all(g["upload_start"].to_numpy()[1:] >= g["upload_end"].to_numpy()[:-1])
+        overlapping_users += len(g) > 1
+    assert overlapping_users > 3  # ... and users with several uploads were checked
+    # ... while different users do upload at the same time (the check is not vacuous)
+    starts = np.sort(up["upload_start"].to_numpy())
+    assert np.any(starts[1:] == starts[:-1])
 
 
 @pytest.mark.parametrize("scheme", ["proposed", "BL1"])
@@ -194,10 +206,65 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     assert at_attach[0] > 0.6 > 0.3 > at_attach[1]
 
 
-def test_unstable_load_raises():
-    with pytest.raises(UnstableRegimeError, match="arrival_rate"):
+def test_certain_overload_raises_before_running():
+    # λ_u L̄ / r above 1 for some user: its transmitter alone cannot keep up (user_load)
+    with pytest.raises(UnstableRegimeError, match="ρ = .* >= 1"):
         simulate("BL3", n_cloudlets=2, n_users=6, arrival_rate=400.0, n_slots=400,
                  replications=2, fading=False)  # fmt: skip
+
+
+def test_a_saturated_kernel_raises_whatever_overload():
+    # the queues outgrow the drain limit: there are no numbers to return, even transient ones
+    with pytest.raises(UnstableRegimeError, match="arrival_rate.*unfinished"):
+        simulate("BL2", arrival_rate=8.0, n_slots=600, replications=2, overload="transient",
+                 warmup_slots=0)  # fmt: skip
+
+
+def test_known_unstable_point_is_flagged_and_raises_by_default():
+    # λ_u = 3 tasks/s at the defaults: interference and queues saturate the cloudlets, the
+    # delays trend over the run (found by the detector, not by the necessary load bound)
+    kw = dict(arrival_rate=3.0, n_slots=2000, replications=3, keep_records=False)
+    r = simulate("proposed", overload="transient", **kw)
+    assert not r.stationary and r.info["load_bound"] < 1
+    assert "with run length" in r.stationarity.note
+    assert any("not stationary" in n for n in r.notes)
+    with pytest.raises(UnstableRegimeError, match="not a steady state"):
+        simulate("proposed", **kw)
+
+
+def test_defaults_are_stationary_with_intervals_in_range():
+    r = simulate("proposed", n_slots=1000, replications=4, keep_records=False)
+    assert r.stationary and r.stationarity.tested and r.stationarity.note == ""
+    for q, (low, high) in {
+        "mean_delay": (0, np.inf),
+        "hit_rate": (0, 1),
+        "pending_hit_rate": (0, 1),
+        "hedged_fraction": (0, 1),
+    }.items():
+        lo, hi = r.interval(q)
+        assert low <= lo <= r[q] <= hi <= high, q
+    # the warm-up handed to the detector is the tasks of the 2000 warm-up slots (10 s × 90
+    # users × 1 task/s ≈ 900, Poisson sd 30), not a count of slots
+    assert 800 <= r.stationarity.truncation < 1200
+
+
+def test_empty_run_raises_a_clear_error():
+    from workbench.validation import EmptyRunError
+
+    with pytest.raises(EmptyRunError, match="no tasks arriving after the warm-up.*arrival_rate"):
+        simulate(arrival_rate=1e-308, n_slots=100, replications=2)
+
+
+def test_simulate_to_precision_reaches_its_target():
+    from workbench.proactive import simulate_to_precision
+
+    r = simulate_to_precision("BL3", rel_half_width=0.1, n_slots=500, n_cloudlets=10,
+                              n_users=30, max_replications=30, progress=False)  # fmt: skip
+    assert r.converged and r.half_width / r.mean_delay <= 0.1 and r.stationary
+    assert r.replications >= 5
+    capped = simulate_to_precision("BL3", rel_half_width=0.001, n_slots=300, n_cloudlets=10,
+                                   n_users=30, max_replications=6, progress=False)  # fmt: skip
+    assert not capped.converged and "did not converge" in capped.notes[-1]
 
 
 @settings(deadline=None, max_examples=30)
@@ -232,8 +299,12 @@ def test_simulate_bad_input_names_function_and_parameter(name, value):
 
 
 def test_simulate_rejects_unknown_names_and_schemes():
-    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument 'lam'"):
         simulate("BL1", lam=1.0)
+    with pytest.raises(ParameterError, match="Did you mean 'n_slots'"):
+        simulate("BL1", n_slot=10)
+    with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
+        simulate("BL1", overload="ignore")
     with pytest.raises(ParameterError, match="'scheme' parameter of simulate"):
         simulate("BL4")
     with pytest.raises(ParameterError, match="n_slots"):

@@ -205,3 +205,8 @@ def test_helpers_bad_input():
         r"\(0, inf\)\. Got -1 instead",
     ):
         noise_power(-1)
+
+
+def test_overflowing_sinr_is_refused_not_an_infinite_rate():
+    with pytest.raises(ParameterError, match="'noise_power' parameter of uplink_rate"):
+        uplink_rate(np.array([[1.0]]), np.array([1.0]), 1e-320, np.array([0]), 1e6)

@@ -74,10 +74,14 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
     what = f"None, an int >= 0 or {n_receivers} non-negative integers"
     if value is None:
         return np.ones(n_receivers, dtype=np.int64)
+    big = np.iinfo(np.int64).max
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         c = check_int(value, "capacities", func, 0)
-        return np.full(n_receivers, c, dtype=np.int64)
-    arr = np.asarray(value)
+        return np.full(n_receivers, min(c, big), dtype=np.int64)  # more than U is U
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        arr = np.asarray(None)
     ok = (
         arr.dtype != bool
         and np.issubdtype(arr.dtype, np.integer)
@@ -88,7 +92,7 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
         raise ParameterError(
             f"The 'capacities' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)
 
 
 def _market(proposer_prefs, receiver_prefs, capacities, func):

@@ -244,4 +244,12 @@ def uplink_rate(gain, power, noise_power, serving, bandwidth) -> np.ndarray:
             "whose received powers gain * power sum to finite values. Got sums that overflow "
             "instead."
         )
-    return uplink_rate_kernel(g, p, n0, np.ascontiguousarray(s, dtype=np.int64), b)
+    with np.errstate(over="ignore"):
+        rates = uplink_rate_kernel(g, p, n0, np.ascontiguousarray(s, dtype=np.int64), b)
+    if not np.all(np.isfinite(rates)):
+        u = int(np.argmax(~np.isfinite(rates)))
+        raise ParameterError(
+            f"The 'noise_power' parameter of {func} must leave every SINR finite (received "
+            f"power / noise overflows for user {u}). Got {n0!r} instead."
+        )
+    return rates

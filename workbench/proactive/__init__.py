@@ -100,6 +100,7 @@ from workbench.proactive.model import (
     Scenario,
     Training,
     cacheable_mass,
+    coverage_calibration,
     ewma_rates,
     interference_free_rate,
     isolated_cloudlet_delay,
@@ -111,7 +112,13 @@ from workbench.proactive.model import (
     zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, SCHEMES
-from workbench.proactive.simulation import draw_tasks, run_scenario, simulate
+from workbench.proactive.simulation import (
+    draw_tasks,
+    run_scenario,
+    simulate,
+    simulate_to_precision,
+    user_load,
+)
 
 __all__ = [
     "PARAMS",
@@ -119,6 +126,7 @@ __all__ = [
     "Scenario",
     "Training",
     "cacheable_mass",
+    "coverage_calibration",
     "draw_tasks",
     "ewma_rates",
     "interference_free_rate",
@@ -128,6 +136,8 @@ __all__ = [
     "reliability_margin",
     "run_scenario",
     "simulate",
+    "simulate_to_precision",
+    "user_load",
     "task_delay",
     "train",
     "zipf_popularity",

@@ -205,6 +205,8 @@ def simulate_slots_kernel(
     cache_seq, cache_hit : int64[N], bool[N]
         Order of the task's request at its server's cache (-1 if the cache never saw it)
         and whether the cache held the result then.
+    upload_start, upload_end : float64[N]
+        When the task's upload started (a slot boundary) and finished (NaN for a hit).
     counters : int64[N_COUNTERS]
         Named slots TASKS ... UNMATCHED_REQUESTS.
     """
@@ -224,6 +226,8 @@ def simulate_slots_kernel(
     copies = np.zeros(n, dtype=np.int64)
     cache_seq = np.full(n, -1, dtype=np.int64)
     cache_hit = np.zeros(n, dtype=np.bool_)
+    upload_start = np.full(n, np.nan)
+    upload_end = np.full(n, np.nan)
     state = np.zeros(n, dtype=np.int64)
     left = task_bits.copy()
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
@@ -398,7 +402,17 @@ def simulate_slots_kernel(
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW
                         counters[SLOTS_RUN] = s + 1
-                        return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
+                        return (
+                            done_time,
+                            server,
+                            from_cache,
+                            copies,
+                            cache_seq,
+                            cache_hit,
+                            upload_start,
+                            upload_end,
+                            counters,
+                        )
                     qbuf[e, (qhead[e] + qlen[e]) % max_queue] = t
                     qlen[e] += 1
                     c += 1
@@ -439,6 +453,7 @@ def simulate_slots_kernel(
                 qhead[e] = (qhead[e] + 1) % max_queue
                 qlen[e] -= 1
                 state[t] = UPLOADING
+                upload_start[t] = t0
                 server[t] = e
                 up_task[e] = t
                 user_busy[u] = True
@@ -473,6 +488,7 @@ def simulate_slots_kernel(
             progress = r * slot
             if r > 0.0 and left[t] <= progress:
                 finish = t0 + left[t] / r
+                upload_end[t] = finish
                 left[t] = 0.0
                 start = cpu_free[e] if cpu_free[e] > finish else finish
                 cpu_free[e] = start + kappa * task_bits[t] / cpu[e]
@@ -511,4 +527,14 @@ def simulate_slots_kernel(
     else:  # every task is done: copies still queued are withdrawn ones, never popped
         for e in range(n_cloudlets):
             counters[WITHDRAWN] += qlen[e]
-    return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
+    return (
+        done_time,
+        server,
+        from_cache,
+        copies,
+        cache_seq,
+        cache_hit,
+        upload_start,
+        upload_end,
+        counters,
+    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
-__all__ = ["PARAMS", "SCHEMES", "SCHEME_CODES", "MAX_TASKS", "MAX_QUEUE"]
+__all__ = ["PARAMS", "SCHEMES"]
 
 SCHEMES = ("proposed", "BL1", "BL2", "BL3")
 SCHEME_CODES = {name: code for code, name in enumerate(SCHEMES)}
@@ -350,9 +350,8 @@ PARAMS = Params(
         "σ_d",
         "distance similarity width",
         "m",
-        low=0.0,
+        low=1e-3,
         high=1e5,
-        low_open=True,
         default=20.0,
         slider=(5.0, 100.0),
         step=5.0,
