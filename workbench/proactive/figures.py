@@ -315,6 +315,46 @@ def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
             "phi": phi, "cached": cached}  # fmt: skip
 
 
+READINGS = {
+    "earlier workbench": {"hedge_check": False, "cache_aware": False, "coverage_db": 110.0},
+    "+ hedge check (eq. 9)": {"hedge_check": True, "cache_aware": False, "coverage_db": 110.0},
+    "+ users rank by eq. 4": {"hedge_check": True, "cache_aware": True, "coverage_db": 110.0},
+    "+ calibrated coverage (defaults)": {"hedge_check": True, "cache_aware": True,
+                                         "coverage_db": 84.0},
+}  # fmt: skip
+"""The readings of the text, added one at a time (the defaults last)."""
+
+
+def readings_frame(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
+    """Which reading moves which gain: Fig. 3's numbers under each row of ``READINGS``.
+
+    One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
+    mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile
+    ratio, the proposed scheme's hit rate, and whether every run was stationary. The
+    replications are paired across readings (same networks, tasks and fading).
+    """
+    func = "readings_frame"
+    quick = check_bool(quick, "quick", func)
+    v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
+    run = {"n_slots": 1000, "replications": 8} if quick else {"n_slots": 8000, "replications": 8}
+    rows = []
+    for name, reading in READINGS.items():
+        kw = run | reading | {"seed": v["seed"], "n_cloudlets": v["n_cloudlets"],
+                              "n_users": 3 * v["n_cloudlets"], "keep_records": False,
+                              "overload": "transient"}  # fmt: skip
+        r = {s: simulate(s, **kw) for s in ("proposed", "BL2", "BL3")}
+        rows.append({
+            "reading": name,
+            **{f"gain {q}": 1 - r["proposed"][f"{q}_delay"] / r["BL2"][f"{q}_delay"]
+               for q in ("mean", "p90", "p99")},
+            "BL2 hedged share": r["BL2"]["hedged_fraction"],
+            "BL2/BL3 p99": r["BL2"]["p99_delay"] / r["BL3"]["p99_delay"],
+            "hit rate": r["proposed"]["hit_rate"],
+            "stationary": all(x.stationary for x in r.values()),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> pd.DataFrame:
     """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link."""
     m = slot_matching(scheme, n_requests=n_requests, seed=seed)
