@@ -31,7 +31,13 @@ from workbench.proactive.simulation import (
     simulate,
 )
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError, check_bool, check_int, reject_unknown
+from workbench.validation import (
+    ParameterError,
+    check_bool,
+    check_int,
+    check_real,
+    reject_unknown,
+)
 
 __all__ = [
     "FIGURES",
@@ -197,6 +203,11 @@ def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=
     Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
     percentiles per scheme in ``frame.attrs["percentiles"]``.
     """
+    func = "ccdf_frame"
+    points = check_int(points, "points", func, 2, 10_000)
+    schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
+    if not schemes:
+        raise ParameterError(f"The 'schemes' parameter of {func} must name at least one scheme.")
     results = {
         s: simulate(s, n_slots=n_slots, replications=replications, seed=seed,
                     overload="transient", **params)
@@ -357,6 +368,7 @@ def readings_frame(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
 
 def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> pd.DataFrame:
     """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link."""
+    check_bool(quick, "quick", "map_frame")
     m = slot_matching(scheme, n_requests=n_requests, seed=seed)
     sc, tr = m["scenario"], m["training"]
     rows = [{"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
@@ -415,7 +427,13 @@ def drift_frame(quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0,
     learnt before the change (a stale training phase); LRU and LFU adapt on their own.
     Returns the hit rate per window of ``window`` requests for each policy.
     """
+    func = "drift_frame"
+    quick = check_bool(quick, "quick", func)
+    v = PARAMS.check(func, n_tasks=n_tasks, zipf=zipf, seed=seed)
+    n_tasks, zipf, seed = v["n_tasks"], v["zipf"], v["seed"]
+    capacity = check_int(capacity, "capacity", func, 1, n_tasks)
     n = 10_000 if quick else 40_000
+    window = check_int(window, "window", func, 1, n // 2)
     gen = np.random.default_rng(seed)
     base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
     base /= base.sum()
@@ -540,6 +558,19 @@ def mm1_check(loads=(0.3, 0.5, 0.7), mean_bits=1e5, slot=1e-4, n_slots=400_000,
     from workbench.proactive.model import isolated_cloudlet_delay
     from workbench.proactive.simulation import draw_tasks, run_scenario
 
+    func = "mm1_check"
+    loads = [check_real(x, "loads", func, 0.0, 1.0, low_open=True, high_open=True)
+             for x in np.atleast_1d(loads)]  # fmt: skip
+    v = PARAMS.check(func, mean_bits=mean_bits, slot=slot, n_slots=n_slots,
+                     replications=replications, seed=seed)  # fmt: skip
+    mean_bits, slot, n_slots, replications, seed = (
+        v[k] for k in ("mean_bits", "slot", "n_slots", "replications", "seed")
+    )
+    if len(loads) * replications * n_slots > 5e8:
+        raise ParameterError(
+            f"The 'n_slots' parameter of {func} must keep loads × replications × n_slots at "
+            f"most 5e8 (run-time bound). Got {len(loads) * replications * n_slots:.3g} instead."
+        )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
     scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
     sc = _make_scenario(**scen, seed=2)

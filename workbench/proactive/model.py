@@ -31,7 +31,7 @@ import pandas as pd
 from workbench.clustering import Clusters, cluster_users
 from workbench.proactive.params import PARAMS
 from workbench.radio import channel_gains, dbm_to_watt, noise_power, path_loss_db
-from workbench.validation import ParameterError, UnstableRegimeError, check_int
+from workbench.validation import ParameterError, UnstableRegimeError, check_int, check_real
 
 __all__ = [
     "task_delay",
@@ -505,11 +505,7 @@ def train(scenario: Scenario, arrival_rate=1.0, training_time=100.0, theta=0.5, 
     Elbamby et al. (2018), Sec. 3.1 and Algorithm 1 (eqs. 11-13, Remark 2).
     """
     func = "train"
-    if not isinstance(scenario, Scenario):
-        raise ParameterError(
-            f"The 'scenario' parameter of {func} must be a Scenario from make_scenario. "
-            f"Got {type(scenario).__name__} instead."
-        )
+    check_scenario(func, scenario)
     a = PARAMS.check(
         func, arrival_rate=arrival_rate, training_time=training_time, theta=theta,
         sigma_d=sigma_d, seed=seed,
@@ -556,6 +552,7 @@ def interference_free_rate(distance_m, bandwidth=10e6, power_dbm=20.0, noise_dbm
     func = "interference_free_rate"
     a = PARAMS.check(func, bandwidth=bandwidth, power_dbm=power_dbm,
                      noise_dbm_hz=noise_dbm_hz, noise_figure_db=noise_figure_db)  # fmt: skip
+    distance_m = check_real(distance_m, "distance_m", func, 0.0, 1e6, low_open=True)
     gain = 10.0 ** (-path_loss_db(distance_m) / 10.0)
     snr = (
         dbm_to_watt(a["power_dbm"])
@@ -588,8 +585,8 @@ def isolated_cloudlet_delay(arrival_rate, rate, mean_bits, cpu, kappa, tau_ep, s
     func = "isolated_cloudlet_delay"
     a = PARAMS.check(func, arrival_rate=arrival_rate, mean_bits=mean_bits, cpu=cpu,
                      kappa=kappa, tau_ep=tau_ep)  # fmt: skip
-    rate = float(_array(rate, "rate", func, low=np.nextafter(0.0, 1.0)))
-    slot = float(_array(slot, "slot", func))
+    rate = check_real(rate, "rate", func, 0.0, low_open=True)
+    slot = check_real(slot, "slot", func, 0.0, 1.0)
     mu = rate / a["mean_bits"]
     if a["arrival_rate"] >= mu:
         raise UnstableRegimeError(
@@ -607,6 +604,7 @@ def cacheable_mass(scenario: Scenario) -> float:
 
     No caching scheme can serve more than this fraction from caches.
     """
+    check_scenario("cacheable_mass", scenario)
     per_profile = scenario.profiles[:, scenario.cacheable].sum(axis=1)
     return float(per_profile[scenario.profile_of_user].mean())
 
