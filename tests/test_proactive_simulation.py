@@ -309,3 +309,9 @@ def test_simulate_rejects_unknown_names_and_schemes():
         simulate("BL4")
     with pytest.raises(ParameterError, match="n_slots"):
         simulate("BL1", n_slots=50_000_000, n_users=900, n_cloudlets=300)
+
+
+def test_tiny_sigma_d_is_refused_by_the_table():
+    # σ_d = 1e-308 was inside the declared range and divided by zero in the similarity
+    with pytest.raises(ParameterError, match="'sigma_d' parameter of simulate"):
+        simulate("BL3", sigma_d=1e-308, n_slots=10, replications=2, warmup_slots=0)

@@ -120,9 +120,12 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
             f"The 'vary' parameter of {func} must name a model parameter. Got {vary!r} instead."
         )
     reject_unknown(func, fixed, set(PARAMS) - {"scheme", "seed", "replications", "n_slots"})
-    values = list(values)
+    values = list(values) if np.ndim(values) <= 1 and np.size(values) <= 1000 else None
     if not values:
-        raise ParameterError(f"The 'values' parameter of {func} must hold at least one value.")
+        raise ParameterError(
+            f"The 'values' parameter of {func} must hold between 1 and 1000 values (run-time "
+            f"bound). Got {np.size(values) if values is None else 0} values instead."
+        )
     schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
     couple_users = check_bool(couple_users, "couple_users", func)
     # schemes without a cache do not see storage, cacheable ratio or Zipf exponent (the
