@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from workbench.kernels.radio import distance_path_loss_kernel, uplink_rate_kernel
-from workbench.validation import ParameterError, check_real, check_seed, describe
+from workbench.validation import ParameterError, check_budget, check_real, check_seed, describe
 
 __all__ = [
     "uplink_rate",
@@ -113,13 +113,19 @@ def rayleigh_fading(shape, seed) -> np.ndarray:
     """
     func = "rayleigh_fading"
     seed = check_seed(seed, func)
-    dims = (shape,) if np.isscalar(shape) else tuple(shape)
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ParameterError(
-                f"The 'shape' parameter of {func} must be a non-negative int or a tuple of "
-                f"them. Got {shape!r} instead."
-            )
+    what = "a non-negative int or a tuple of them"
+    try:
+        dims = (shape,) if np.isscalar(shape) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or any(
+        isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in dims
+    ):
+        raise ParameterError(
+            f"The 'shape' parameter of {func} must be {what}. Got {shape!r} instead."
+        )
+    size = math.prod(int(d) for d in dims)
+    check_budget(func, "shape", shape, 8.0 * size, "the fading draws")
     return np.random.default_rng(seed).exponential(1.0, size=tuple(int(d) for d in dims))
 
 

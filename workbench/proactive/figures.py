@@ -41,7 +41,8 @@ from workbench.validation import (
 
 __all__ = [
     "FIGURES",
-    "SCHEME_COLORS",
+    "READINGS",
+    "readings_frame",
     "study_frame",
     "plot_study",
     "ccdf_frame",

@@ -52,7 +52,7 @@ __all__ = [
 
 def _array(value, name, func, low=0.0):
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = None if np.asarray(value).dtype == bool else np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         arr = None
     if arr is None or not np.all(np.isfinite(arr)) or np.any(arr < low):
