@@ -220,16 +220,30 @@ def test_a_saturated_kernel_raises_whatever_overload():
                  warmup_slots=0)  # fmt: skip
 
 
-def test_known_unstable_point_is_flagged_and_raises_by_default():
-    # λ_u = 3 tasks/s at the defaults: interference and queues saturate the cloudlets, the
-    # delays trend over the run (found by the detector, not by the necessary load bound)
-    kw = dict(arrival_rate=3.0, n_slots=2000, replications=3, keep_records=False)
+EARLIER = dict(hedge_check=False, cache_aware=False, coverage_db=110.0)
+
+
+@pytest.mark.parametrize(
+    ("lam", "reading"), [(3.0, {}), (2.0, EARLIER)], ids=["defaults", "earlier-readings"]
+)
+def test_known_unstable_point_is_flagged_and_raises_by_default(lam, reading):
+    # at the defaults λ_u = 3 tasks/s saturates the cloudlets; with the earlier readings
+    # (unchecked hedges, cache-blind users, full coverage) the system collapsed between 1.5
+    # and 2: the delays trend over the run (found by the detector, not by the necessary
+    # load bound)
+    kw = dict(arrival_rate=lam, n_slots=2000, replications=3, keep_records=False) | reading
     r = simulate("proposed", overload="transient", **kw)
     assert not r.stationary and r.info["load_bound"] < 1
     assert "with run length" in r.stationarity.note
     assert any("not stationary" in n for n in r.notes)
     with pytest.raises(UnstableRegimeError, match="not a steady state"):
         simulate("proposed", **kw)
+
+
+def test_earlier_readings_stable_at_1_5():
+    r = simulate("proposed", arrival_rate=1.5, n_slots=2000, replications=3,
+                 keep_records=False, **EARLIER)  # fmt: skip
+    assert r.stationary
 
 
 def test_defaults_are_stationary_with_intervals_in_range():

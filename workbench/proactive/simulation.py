@@ -558,7 +558,7 @@ def simulate_to_precision(
     )  # fmt: skip
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=256)
 def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: int):
     """Scenario and training of one replication, kept for the next scheme or parameter.
 
