@@ -74,3 +74,20 @@ def sleeper(x, *, pid_dir, seed):
     (Path(pid_dir) / f"{os.getpid()}").touch()
     time.sleep(600)
     return x
+
+
+def mm1_result(lam, *, seed):
+    """A SimulationResult of an M/M/1 queue by Lindley's recursion (unstable for lam >= 1)."""
+    from workbench.output_analysis import Replication, finish, replicate
+
+    def one(seed_sequence, index):
+        rng = np.random.default_rng(seed_sequence)
+        a, s = rng.exponential(1 / lam, 3_000), rng.exponential(1.0, 3_000)
+        w = np.zeros(a.size)
+        for i in range(1, a.size):
+            w[i] = max(0.0, w[i - 1] + s[i - 1] - a[i])
+        return Replication({"sojourn": float((w + s)[300:].mean())}, w + s, 300)
+
+    reps = replicate(one, replications=3, seed=seed)
+    return finish(reps, func="mm1", metric="sojourn", quantities=["sojourn"], confidence=0.95,
+                  run_length=3_000, run_unit="customers", overload="transient")  # fmt: skip

@@ -63,6 +63,41 @@ def test_simulate_follows_the_shared_contract(pid):
 
 
 @pytest.mark.parametrize("pid", IDS)
+def test_every_paper_has_the_output_analysis_contract(pid):
+    """One overload policy, one precision loop, and no result without a stationarity verdict."""
+    module = PAPERS[pid].module
+    sig = inspect.signature(PAPERS[pid].simulate)
+    assert "overload" in sig.parameters, f"{pid} simulate lacks 'overload'"
+    assert sig.parameters["overload"].default == "raise"
+    assert sig.parameters["overload"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert "simulate_to_precision" in module.__all__, f"{pid} exports no simulate_to_precision"
+    prec = inspect.signature(module.simulate_to_precision)
+    assert {"rel_half_width", "seed"} <= set(prec.parameters), f"{pid}: {list(prec.parameters)}"
+    with pytest.raises(ParameterError, match="'overload' parameter"):
+        PAPERS[pid].simulate(**_minimal_args(pid), overload="ignore")
+
+
+def _minimal_args(pid: str) -> dict:
+    """Required arguments of a paper's simulate, from its table's defaults."""
+    table = PAPERS[pid].params
+    sig = inspect.signature(PAPERS[pid].simulate)
+    args = {}
+    for p in sig.parameters.values():
+        if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD:
+            if p.name == "service":
+                from workbench.redundancy import SExp
+
+                args[p.name] = SExp(1.0, 1.0)
+            elif p.name == "scenario":
+                from workbench.fog import default_scenario
+
+                args[p.name] = default_scenario(0)
+            else:
+                args[p.name] = table[p.name].default
+    return args
+
+
+@pytest.mark.parametrize("pid", IDS)
 def test_parameter_table_sliders_and_validation_agree(pid):
     table = PAPERS[pid].params
     assert isinstance(table, Params) and len(table) > 0

@@ -528,3 +528,48 @@ def test_workers_exit_when_the_sweeping_process_is_killed(tmp_path):
     for p in survivors:
         os.kill(p, signal.SIGKILL)
     assert not survivors, f"workers {survivors} outlived their killed parent"
+
+
+def test_an_oversized_sweep_is_refused_before_the_grid_is_expanded():
+    import time as _time
+
+    t0 = _time.perf_counter()
+    with pytest.raises(ParameterError, match="'replications' parameter of sweep would need"):
+        sweep(st.product, {"x": [1, 2], "y": [1]}, replications=10**12, n_workers=1, progress=False)
+    grid = {"x": range(10**4), "y": range(10**3), "z": range(10**3)}  # 10^10 points
+    with pytest.raises(ParameterError, match="'grid' parameter of sweep would need"):
+        sweep(st.product, grid, n_workers=1, progress=False)
+    with pytest.raises(ParameterError, match="keyed by valid Python identifiers"):
+        sweep(st.product, {"bad key": range(10**7)}, n_workers=1, progress=False)
+    assert _time.perf_counter() - t0 < 2.0
+
+
+def test_a_cache_dir_that_looks_like_a_flag_or_holds_other_files_is_refused(tmp_path):
+    for flag in ("1", "True", "", "0.5"):
+        with pytest.raises(ParameterError, match="'cache_dir' parameter of sweep must be a folder"):
+            sweep(st.product, {"x": [1], "y": [2]}, n_workers=1, progress=False, cache_dir=flag)
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ParameterError, match="holds other files"):
+        sweep(st.product, {"x": [1], "y": [2]}, n_workers=1, progress=False, cache_dir=tmp_path)
+    with pytest.raises(ParameterError, match="inside an existing folder"):
+        sweep(
+            st.product,
+            {"x": [1], "y": [2]},
+            n_workers=1,
+            progress=False,
+            cache_dir=tmp_path / "a" / "b",
+        )
+    ok = sweep(
+        st.product, {"x": [1], "y": [2]}, n_workers=1, progress=False, cache_dir=tmp_path / "cache"
+    )
+    assert list(ok["x"]) == [1]
+    again = sweep(
+        st.product, {"x": [1], "y": [2]}, n_workers=1, progress=False, cache_dir=tmp_path / "cache"
+    )
+    assert again.equals(ok)
+
+
+def test_a_simulation_result_becomes_one_row_with_its_stationarity_flag():
+    out = sweep(st.mm1_result, {"lam": [0.5, 1.2]}, n_workers=1, progress=False)
+    assert list(out["stationary"]) == [True, False]
+    assert (out["ci_low"] <= out["mean"]).all() and (out["mean"] <= out["ci_high"]).all()

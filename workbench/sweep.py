@@ -48,7 +48,8 @@ import numpy as np
 import pandas as pd
 from joblib import Memory, Parallel, delayed
 
-from workbench.validation import ParameterError, check_int, check_seed
+from workbench import validation
+from workbench.validation import ParameterError, check_budget, check_int, check_seed
 
 __all__ = ["sweep", "point_seed", "SweepError", "SweepPointError"]
 
@@ -59,6 +60,9 @@ _CACHE_FORMAT = "workbench-sweep-cache-v1"
 # balance, but cap the chunk so progress stays smooth and an interrupt loses little work.
 _CHUNKS_PER_WORKER = 4
 _MAX_AUTO_CHUNK = 100
+# what one evaluation costs the sweeping process before it runs (its point, seed, key and
+# result row): the grid is counted and refused against the memory budget before expansion
+_BYTES_PER_EVALUATION = 1_000
 
 
 class SweepError(RuntimeError):
@@ -301,6 +305,60 @@ def _check_names(names, where: str) -> None:
             )
 
 
+def _grid_size(grid) -> int:
+    """How many points ``grid`` expands to, counted without expanding it (0 if malformed)."""
+    if isinstance(grid, pd.DataFrame):
+        return len(grid)
+    if isinstance(grid, Mapping):
+        sizes = []
+        for values in grid.values():
+            if not _is_axis(values):
+                return 0
+            sizes.append(len(values))
+        return math.prod(sizes) if sizes else 0
+    if isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
+        return len(grid)
+    return 0
+
+
+def _check_cache_dir(cache_dir) -> Path:
+    if not isinstance(cache_dir, (str, os.PathLike)):
+        raise ParameterError(
+            f"The 'cache_dir' parameter of {_FUNC} must be a path (str or os.PathLike) or "
+            f"None. Got {cache_dir!r} instead."
+        )
+    text = os.fspath(cache_dir)
+    flag = text.strip().lower()
+    try:
+        float(flag)
+        numeric = True
+    except ValueError:
+        numeric = False
+    if not flag or numeric or flag in ("true", "false", "yes", "no", "on", "off", "none"):
+        raise ParameterError(
+            f"The 'cache_dir' parameter of {_FUNC} must be a folder path such as '.sweep_cache' "
+            f"(a cache is a folder, not a flag). Got {cache_dir!r} instead."
+        )
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ParameterError(
+            f"The 'cache_dir' parameter of {_FUNC} must be a folder; {str(path)!r} is a file. "
+            f"Got {cache_dir!r} instead."
+        )
+    if path.is_dir() and any(path.iterdir()) and not (path / "joblib").is_dir():
+        raise ParameterError(
+            f"The 'cache_dir' parameter of {_FUNC} must be a new folder or an existing sweep "
+            f"cache; {str(path)!r} holds other files, which the cache would be mixed into. "
+            f"Got {cache_dir!r} instead."
+        )
+    if not path.parent.exists():
+        raise ParameterError(
+            f"The 'cache_dir' parameter of {_FUNC} must be inside an existing folder; "
+            f"{str(path.parent)!r} does not exist. Got {cache_dir!r} instead."
+        )
+    return path
+
+
 def _expand_grid(grid) -> tuple[list[str], list[dict]]:
     """``(names, points)`` from a dict of axes (cartesian product) or explicit points."""
     if isinstance(grid, pd.DataFrame):
@@ -383,6 +441,9 @@ def _normalize(result):
         return result.reset_index(drop=True)
     if isinstance(result, pd.Series):
         return result.to_dict()
+    if hasattr(result, "as_dict") and hasattr(result, "stationarity"):
+        # a SimulationResult: its estimates, interval and the stationarity flag, one row
+        return result.as_dict()
     if isinstance(result, Mapping):
         return dict(result)
     if isinstance(result, np.ndarray) and result.ndim == 0:
@@ -749,6 +810,20 @@ def sweep(
         raise ParameterError(
             f"The 'func' parameter of {_FUNC} must be a callable. Got {func!r} instead."
         )
+    replications = check_int(replications, "replications", _FUNC, 1)
+    if isinstance(grid, Mapping):
+        _check_names(list(grid), "grid")  # the keys first: a bad name fails before any work
+    n_points = _grid_size(grid)
+    evaluations = n_points * replications
+    # blame the grid when it alone is too big, else the replications that multiply it
+    too_big_alone = n_points * _BYTES_PER_EVALUATION > validation.MEMORY_BUDGET
+    check_budget(
+        _FUNC,
+        "grid" if too_big_alone else "replications",
+        f"a grid of {n_points:,} points" if too_big_alone else replications,
+        evaluations * _BYTES_PER_EVALUATION,
+        what=f"{evaluations:,} evaluations (grid points × replications) held in memory",
+    )
     names, points = _expand_grid(grid)
     if fixed is None:
         fixed = {}
@@ -782,7 +857,6 @@ def sweep(
             f"required parameter of {getattr(func, '__name__', func)!r}. Got {missing!r} "
             "missing instead."
         )
-    replications = check_int(replications, "replications", _FUNC, 1)
     retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
     if n_workers is not None:
@@ -803,12 +877,7 @@ def sweep(
             f"Got {code_version!r} instead."
         )
     if cache_dir is not None:
-        if not isinstance(cache_dir, (str, os.PathLike)):
-            raise ParameterError(
-                f"The 'cache_dir' parameter of {_FUNC} must be a path (str or os.PathLike) or "
-                f"None. Got {cache_dir!r} instead."
-            )
-        cache_dir = Path(cache_dir)
+        cache_dir = _check_cache_dir(cache_dir)
     if client is not None and not isinstance(client, str) and not _is_dask_client(client):
         raise ParameterError(
             f"The 'client' parameter of {_FUNC} must be a distributed.Client, a scheduler "

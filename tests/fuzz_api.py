@@ -1,0 +1,614 @@
+"""Fuzz every public name of the workbench with bad and edge values (issue: the public API).
+
+Walks the public surface: the top-level package, the building blocks, the output analysis and
+sweep modules, and every paper package in the registry (each module's ``__all__``). For every
+callable and every parameter it makes calls that change that one argument of a valid baseline
+call:
+
+- **invalid** values from the paper's parameter table (just outside the declared range, NaN,
+  ±inf, a string, a bool, None, a huge integer) or, for a parameter the table does not
+  declare, type-wrong values (None, a string, an object, -1, NaN);
+- **valid** values inside the declared range (they must work, or refuse with the library's
+  own error when the combination is unstable or empty);
+- an **unknown keyword** (a misspelling must never be ignored).
+
+Each call runs in a forked child with a time limit, so a hang inside a compiled kernel is
+caught and counted. Outcomes:
+
+- ``clean``: the library's own error (:class:`workbench.ParameterError` and its subclasses),
+  or Python's own signature check refusing an unknown keyword of an explicit signature;
+- ``ok``: a result with no NaN/inf, no negative time and no probability outside [0, 1];
+- ``raw``: any other exception; ``hang``: over the time limit; ``garbage``: a bad result.
+
+A name that needs an argument neither its signature nor its table gives a value for uses the
+:data:`EXAMPLES` catalog; a name with no baseline at all is reported as ``skipped``, never
+silently passed over. ``tests/test_fuzz_api.py`` runs a fixed sample in CI;
+``benchmarks/fuzz_api.py`` runs everything and prints the totals.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import multiprocessing
+import numbers
+import os
+import pickle
+import random
+import tempfile
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, is_dataclass
+
+import numpy as np
+import pandas as pd
+
+BUILDING_BLOCKS = (
+    "workbench",
+    "workbench.erlang",
+    "workbench.radio",
+    "workbench.clustering",
+    "workbench.caching",
+    "workbench.matching",
+    "workbench.red",
+    "workbench.sweep",
+    "workbench.output_analysis",
+)
+# run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
+RUN_LENGTHS = (
+    "n_jobs",
+    "events",
+    "n_requests",
+    "n_slots",
+    "n_periods",
+    "replications",
+    "max_replications",
+    "training_time",
+)
+# names whose values must be >= 0 / in [0, 1] when a call returns them
+TIME_WORDS = ("time", "delay", "wait", "sojourn", "latency")
+PROB_WORDS = ("prob", "blocking", "beta", "share", "hit_rate", "hit_ratio")
+SKIP_SUFFIXES = ("Solution", "Analysis", "Result", "Error", "Stationarity", "Replication")
+# plot_* draw a figure frame their package built: their inputs are fuzzed through the frame
+# functions, and the figure tests draw every frame
+SKIP_PREFIXES = ("plot_",)
+
+
+def _paper_modules() -> list[str]:
+    from workbench.registry import PAPERS
+
+    return [f"workbench.{p.topic}" for p in PAPERS.values()]
+
+
+def modules() -> list[str]:
+    """The public modules that import (all of them, in a whole checkout)."""
+    out = []
+    for name in (*BUILDING_BLOCKS, *_paper_modules()):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        out.append(name)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Example values for parameters no table declares (built lazily, once per process)
+# ------------------------------------------------------------------------------------------
+
+_CACHE: dict = {}
+
+
+def _once(key, build):
+    if key not in _CACHE:
+        _CACHE[key] = build()
+    return _CACHE[key]
+
+
+def _fog_scenario():
+    from workbench import fog
+
+    return _once("fog.scenario", lambda: fog.default_scenario(0, n_fog=3))
+
+
+def _proactive_scenario():
+    from workbench import proactive
+
+    maker = getattr(proactive, "make_scenario", None) or proactive.model.make_scenario
+    return _once("proactive.scenario", lambda: maker(n_cloudlets=3, n_users=6, seed=0))
+
+
+def _proactive_training():
+    from workbench import proactive
+
+    return _once("proactive.training", lambda: proactive.train(_proactive_scenario(), seed=0))
+
+
+def _proactive_tasks():
+    from workbench import proactive
+
+    draw = getattr(proactive, "draw_tasks", None) or proactive.simulation.draw_tasks
+    return _once(
+        "proactive.tasks",
+        lambda: draw(_proactive_scenario(), arrival_rate=1.0, mean_bits=1e5, horizon=2.0, seed=0),
+    )
+
+
+def _prefs():
+    rng = np.random.default_rng(0)
+    proposers = np.array([rng.permutation(3) for _ in range(4)], dtype=np.int64)
+    receivers = np.array([rng.permutation(4) for _ in range(3)], dtype=np.int64)
+    return proposers, receivers
+
+
+def _replication(seed_sequence, index):
+    from workbench.output_analysis import Replication
+
+    y = np.random.default_rng(seed_sequence).exponential(1.0, 400)
+    return Replication({"x": float(y[40:].mean())}, y, 40)
+
+
+def _replications():
+    from workbench.output_analysis import replicate
+
+    return replicate(_replication, replications=3, seed=0)
+
+
+def _service():
+    from workbench import redundancy
+
+    return redundancy.SExp(1.0, 1.0)
+
+
+def _module(name: str):
+    return importlib.import_module(f"workbench.{name}")
+
+
+def _product(x, y):
+    return x * y
+
+
+#: ``(module suffix or "*", parameter) -> builder``: a valid value for a baseline call.
+EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
+    ("redundancy", "service"): _service,
+    ("redundancy", "Ns"): lambda: (4, 8),
+    ("fog", "scenario"): _fog_scenario,
+    ("fog", "thetas"): lambda: [0.01, 0.02],
+    ("fog", "n"): lambda: 2,
+    ("fog", "n2"): lambda: 1,
+    ("fog", "mu"): lambda: 1.0,
+    ("fog", "mu2"): lambda: 0.5,
+    ("fog", "path"): lambda: os.path.join(tempfile.mkdtemp(prefix="wb-fuzz-"), "s.json"),
+    ("*", "arrival_rate"): lambda: 0.5,
+    ("*", "mean_service"): lambda: 1.0,
+    ("*", "second_moment"): lambda: 2.0,
+    ("*", "second_moment_service"): lambda: 2.0,
+    ("*", "rate"): lambda: 0.5,
+    ("hierarchy", "index"): lambda: 1,
+    ("hierarchy", "parents"): lambda: (-1, 0, 0),
+    ("hierarchy", "compute"): lambda: (100.0, 40.0, 40.0),
+    ("hierarchy.local_overhead", "compute"): lambda: 40.0,
+    ("hierarchy.Topology", "name"): lambda: "three",
+    ("hierarchy.Topology", "parent"): lambda: np.array([-1, 0, 0]),
+    ("hierarchy.Topology", "compute"): lambda: np.array([100.0, 40.0, 40.0]),
+    ("hierarchy.Topology", "weight"): lambda: np.array([0.0, 1.0, 1.0]),
+    ("datacenters.ring_table", "result"): lambda: _once(
+        "ring",
+        lambda: _module("datacenters").simulate_ring(
+            (0.9, 0.9, 0.9),
+            (10, 10, 10),
+            (0.1, 0.1, 0.1),
+            (0.5, 0.5, 0.5),
+            events=20_000,
+            replications=2,
+        ),
+    ),
+    ("redundancy.simulated_station_table", "result"): lambda: _once(
+        "p4sim",
+        lambda: _module("redundancy").simulate(
+            24, 3, 1.5, 15.0, _service(), n_jobs=2_000, replications=2, seed=0
+        ),
+    ),
+    ("hierarchy", "gain"): lambda: 1e-3,
+    ("hierarchy", "noise"): lambda: 1e-9,
+    ("hierarchy", "work"): lambda: 2.0,
+    ("hierarchy", "data"): lambda: 1.0,
+    ("hierarchy", "compute_next"): lambda: 40.0,
+    ("hierarchy", "gamma_t"): lambda: 1.0,
+    ("hierarchy", "gamma_e"): lambda: 1.0,
+    ("hierarchy", "local"): lambda: 1.0,
+    ("hierarchy", "offload"): lambda: 2.0,
+    ("hierarchy", "mean_exec_time"): lambda: 0.1,
+    ("hierarchy", "mean_time"): lambda: 0.5,
+    ("hierarchy", "mean_size"): lambda: 5.0,
+    ("proactive", "scenario"): _proactive_scenario,
+    ("proactive", "training"): _proactive_training,
+    ("proactive", "tasks"): _proactive_tasks,
+    ("proactive", "horizon"): lambda: 2.0,
+    ("proactive", "fading_seed"): lambda: 0,
+    ("proactive", "rates"): lambda: np.array([1e6, 2e6, 1.5e6]),
+    ("proactive", "distance_m"): lambda: 50.0,
+    ("proactive", "rate"): lambda: 1e7,
+    ("proactive", "bits"): lambda: 1e5,
+    ("proactive", "rate_est"): lambda: np.array([1e7, 2e7]),
+    ("proactive", "queue_wait_est"): lambda: np.array([0.01, 0.02]),
+    ("*", "servers"): lambda: 4,
+    ("*", "load"): lambda: 2.0,
+    ("radio", "distance_m"): lambda: 50.0,
+    ("radio", "gain"): lambda: np.full((3, 2), 1e-9),
+    ("radio", "power"): lambda: np.full(3, 0.1),
+    ("radio", "noise_power"): lambda: 1e-13,
+    ("radio", "serving"): lambda: np.array([0, 1, 0], dtype=np.int64),
+    ("radio", "bandwidth"): lambda: 10e6,
+    ("radio", "shape"): lambda: (3, 2),
+    ("radio", "seed"): lambda: 0,
+    ("radio", "user_xy"): lambda: np.array([[0.0, 0.0], [10.0, 5.0], [50.0, 50.0]]),
+    ("radio", "cloudlet_xy"): lambda: np.array([[20.0, 20.0], [80.0, 80.0]]),
+    ("radio", "path_loss_db"): lambda: np.array([[90.0, 120.0], [100.0, 105.0]]),
+    ("radio", "dbm"): lambda: 20.0,
+    ("radio", "bandwidth_hz"): lambda: 10e6,
+    ("clustering", "positions"): lambda: np.random.default_rng(0).uniform(0, 100, (8, 2)),
+    ("clustering", "counts"): lambda: np.random.default_rng(1).integers(0, 5, (8, 6)) + 0.0,
+    ("clustering", "sigma"): lambda: 20.0,
+    ("clustering", "theta"): lambda: 0.5,
+    ("caching", "rank"): lambda: np.array([1, 0, 2, 3, 4], dtype=np.int64),
+    ("matching", "proposer_prefs"): lambda: _prefs()[0],
+    ("matching", "receiver_prefs"): lambda: _prefs()[1],
+    ("red", "sample"): lambda: 6.0,
+    ("red", "samples"): lambda: np.linspace(0.0, 30.0, 50),
+    ("red", "uniforms"): lambda: np.random.default_rng(0).random(50),
+    ("red", "w_q"): lambda: 0.1,
+    ("red", "func"): lambda: "f",
+    ("sweep", "func"): lambda: _product,
+    ("sweep", "grid"): lambda: {"x": [1, 2], "y": [3]},
+    ("sweep", "point"): lambda: {"x": 1},
+    ("output_analysis", "series"): lambda: np.random.default_rng(0).standard_normal(500),
+    ("output_analysis", "func"): lambda: "f",
+    ("output_analysis", "overload"): lambda: "raise",
+    ("output_analysis", "counts"): lambda: [3, 4],
+    ("output_analysis", "mean"): lambda: 1.0,
+    ("output_analysis", "half_width"): lambda: 0.5,
+    ("output_analysis", "one"): lambda: _replication,
+    ("output_analysis", "replications"): lambda: 3,
+    ("output_analysis", "reps"): _replications,
+    ("output_analysis", "metric"): lambda: "x",
+    ("output_analysis", "quantities"): lambda: ["x"],
+    ("output_analysis", "confidence"): lambda: 0.95,
+    ("output_analysis", "run_length"): lambda: 400,
+    ("output_analysis", "run_unit"): lambda: "draws",
+    ("caching", "trace"): lambda: np.array([1, 2, 1, 3, 1, 2, 4, 1], dtype=np.int64),
+    ("caching", "capacity"): lambda: 2,
+    ("red", "avg"): lambda: 8.0,
+    ("red", "min_th"): lambda: 5.0,
+    ("red", "max_th"): lambda: 15.0,
+    ("red", "max_p"): lambda: 0.1,
+}
+
+
+def example(module: str, name: str, func: str = ""):
+    """A valid value for parameter ``name`` of ``func`` in ``module`` (KeyError if none).
+
+    Looked up as ``("<module suffix>.<func>", name)``, then ``("<module suffix>", name)``,
+    then ``("*", name)``.
+    """
+    suffix = module.rsplit(".", 1)[-1]
+    for key in ((f"{suffix}.{func}", name), (suffix, name), ("*", name)):
+        if key in EXAMPLES:
+            return EXAMPLES[key]()
+    raise KeyError(name)
+
+
+# ------------------------------------------------------------------------------------------
+# Cases
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    module: str
+    name: str
+    param: str  # the argument changed ("" for the baseline, "**" for an unknown keyword)
+    kind: str  # "invalid", "valid", "unknown", "baseline"
+    value_repr: str
+    args: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.module}.{self.name}({self.param}={self.value_repr}) [{self.kind}]"
+
+
+def _table(module) -> Mapping | None:
+    params = getattr(module, "PARAMS", None)
+    return params if isinstance(params, Mapping) else None
+
+
+def _public_callables(modname: str):
+    mod = importlib.import_module(modname)
+    for name in getattr(mod, "__all__", []):
+        obj = getattr(mod, name, None)
+        if (
+            obj is None
+            or not callable(obj)
+            or name.endswith(SKIP_SUFFIXES)
+            or name.startswith(SKIP_PREFIXES)
+        ):
+            continue
+        if inspect.isclass(obj) and (
+            issubclass(obj, BaseException) or is_dataclass(obj) or hasattr(obj, "_fields")
+        ):
+            # result types are returned, not called (structured inputs are built by the
+            # package's builders, which are fuzzed)
+            if name not in ("Topology",):
+                continue
+        try:
+            sig = inspect.signature(obj)
+        except (TypeError, ValueError):
+            continue
+        yield mod, name, obj, sig
+
+
+def _baseline(modname: str, mod, sig, func: str = "") -> tuple[dict, list[str]]:
+    """Keyword arguments of a valid call, and the parameters nothing gave a value for."""
+    table = _table(mod)
+    args, missing = {}, []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.kind is p.POSITIONAL_ONLY:
+            continue
+        if p.name in RUN_LENGTHS and table is not None and p.name in table:
+            low = table[p.name].low
+            if low is not None:
+                args[p.name] = int(math.ceil(low)) if table[p.name].kind == "int" else low
+                continue
+        if p.default is not p.empty:
+            continue
+        if table is not None and p.name in table and table[p.name].default is not None:
+            args[p.name] = table[p.name].default
+            continue
+        try:
+            args[p.name] = example(modname, p.name, func)
+        except KeyError:
+            missing.append(p.name)
+    return args, missing
+
+
+def _invalid_values(param) -> list:
+    if param is None:
+        return [None, "x", object(), -1, math.nan]
+    out = [None, "1", math.nan, math.inf]
+    kind = param.kind
+    if kind in ("real", "int"):
+        if param.low is not None:
+            out.append(param.low - max(1.0, abs(param.low)))
+            if param.low_open:
+                out.append(param.low)
+        if param.high is not None:
+            out.append(param.high + max(1.0, abs(param.high)))
+            out.append(10**30)
+        out += [True, -math.inf]
+        if kind == "int":
+            out.append(2.5)
+    elif kind == "choice":
+        out += ["no-such-choice", 1]
+    elif kind == "bool":
+        out += ["False", 2]
+    elif kind == "seed":
+        out += [-1, 2**64, 1.5]
+    if param.pair:
+        out.append((1, 2, 3))
+    return out
+
+
+def _valid_values(param) -> list:
+    if param is None or param.kind not in ("real", "int", "choice"):
+        return []
+    if param.kind == "choice":
+        return list(param.choices)
+    try:
+        lo, hi = param.slider_span
+    except ValueError:
+        return []
+    vals = [lo + (hi - lo) * u for u in (0.1, 0.5, 0.9)]
+    if param.kind == "int":
+        vals = sorted({int(round(v)) for v in vals})
+    return [(v, v) if param.pair else v for v in vals]
+
+
+def cases() -> tuple[list[Case], list[str]]:
+    """Every fuzz case of the public surface, and the names skipped for want of a baseline."""
+    out, skipped = [], []
+    for modname in modules():
+        for mod, name, _obj, sig in _public_callables(modname):
+            base, missing = _baseline(modname, mod, sig, name)
+            if missing:
+                skipped.append(f"{modname}.{name}: no example value for {missing}")
+                continue
+            table = _table(mod)
+            out.append(Case(modname, name, "", "baseline", "", dict(base)))
+            takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+            if takes_kwargs:
+                out.append(Case(modname, name, "**", "unknown", "1", {**base, "zzz_typo": 1}))
+            for p in sig.parameters.values():
+                if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.kind is p.POSITIONAL_ONLY:
+                    continue
+                row = table.get(p.name) if table is not None and p.name in table else None
+                for v in _invalid_values(row):
+                    out.append(
+                        Case(modname, name, p.name, "invalid", _short(v), {**base, p.name: v})
+                    )
+                for v in _valid_values(row):
+                    out.append(Case(modname, name, p.name, "valid", _short(v), {**base, p.name: v}))
+    return out, skipped
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ------------------------------------------------------------------------------------------
+# Running a case
+# ------------------------------------------------------------------------------------------
+
+
+def _numbers(obj, name: str = "", depth: int = 0, table: bool = False):
+    """Yield ``(name, float, in_table)`` for every number in a result (bounded depth);
+    ``in_table`` marks the cells of a tidy DataFrame, where NaN means "not applicable"."""
+    if depth > 3:
+        return
+    if isinstance(obj, (bool, np.bool_)):
+        return
+    if isinstance(obj, numbers.Real):
+        yield name, float(obj), table
+    elif isinstance(obj, np.ndarray) and obj.dtype.kind in "fiu" and obj.size <= 10**6:
+        for x in obj.ravel()[:10_000]:
+            yield name, float(x), table
+    elif isinstance(obj, pd.DataFrame):
+        for col in obj.select_dtypes("number").columns:
+            yield from _numbers(obj[col].to_numpy(), f"{name}.{col}", depth + 1, True)
+    elif isinstance(obj, pd.Series) and obj.dtype.kind in "fiu":
+        yield from _numbers(obj.to_numpy(), name, depth + 1, True)
+    elif hasattr(obj, "summary") and hasattr(obj, "stationarity"):  # SimulationResult
+        summary = obj.summary
+        for _, r in summary.iterrows():
+            for col in ("estimate", "ci_low", "ci_high"):
+                yield f"{r['quantity']}.{col}", float(r[col]), False
+    elif isinstance(obj, Mapping):
+        for k, v in list(obj.items())[:200]:
+            yield from _numbers(v, f"{name}.{k}", depth + 1)
+    elif isinstance(obj, (tuple, list)) and len(obj) <= 200:
+        fields = getattr(obj, "_fields", None)
+        for i, v in enumerate(obj):
+            yield from _numbers(v, f"{name}.{fields[i] if fields else i}", depth + 1)
+
+
+def garbage(result) -> str:
+    """Why a returned value is garbage ("" when it is not)."""
+    for name, x, in_table in _numbers(result):
+        low = name.lower()
+        if math.isnan(x) and not in_table:
+            return f"{name} = {x}"
+        if math.isinf(x) and not (in_table or "half_width" in low or "ci_" in low):
+            # tables may say "unbounded" (infinite servers, an interval of infinite variance)
+            return f"{name} = {x}"
+        if any(w in low for w in TIME_WORDS) and x < -1e-12:
+            return f"negative time {name} = {x}"
+        if any(w in low.rsplit(".", 1)[-1] for w in PROB_WORDS) and not (-1e-12 <= x <= 1 + 1e-9):
+            return f"probability {name} = {x} outside [0, 1]"
+    return ""
+
+
+def _classify(case: Case) -> tuple[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from workbench.validation import ParameterError
+
+    mod = importlib.import_module(case.module)
+    func = getattr(mod, case.name)
+    try:
+        inspect.signature(func).bind(**case.args)
+    except TypeError as err:  # Python's own signature check: an explicit refusal
+        return "clean", f"signature: {err}"
+    try:
+        result = func(**case.args)
+    except ParameterError as err:
+        return "clean", f"{type(err).__name__}: {str(err)[:200]}"
+    except Exception as err:  # noqa: BLE001 - counting exactly these
+        tb = traceback.format_exc(limit=-3)
+        return "raw", f"{type(err).__name__}: {str(err)[:200]}\n{tb}"
+    why = garbage(result)
+    return ("garbage", why) if why else ("ok", "")
+
+
+def _child(case: Case, conn) -> None:
+    try:
+        out = _classify(case)
+    except BaseException as err:  # noqa: BLE001
+        out = ("raw", f"{type(err).__name__}: {err}")
+    try:
+        conn.send(out)
+    except (pickle.PicklingError, TypeError):
+        conn.send((out[0], str(out[1])))
+    conn.close()
+
+
+def run_case(case: Case, timeout: float = 20.0) -> tuple[str, str, float]:
+    """``(outcome, detail, seconds)`` of one case, in a forked child with a time limit.
+
+    A call that runs the model (baseline, valid values) gets three times the limit: its first
+    run in a fresh process may load or compile kernels. A refusal must come at once.
+    """
+    if case.kind in ("baseline", "valid"):
+        timeout *= 3
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(case, child), daemon=True)
+    t0 = time.perf_counter()
+    proc.start()
+    child.close()
+    if parent.poll(timeout):
+        try:
+            outcome, detail = parent.recv()
+        except EOFError:
+            outcome, detail = "raw", f"child died (exit {proc.exitcode})"
+    else:
+        outcome, detail = "hang", f"no answer within {timeout:g} s"
+    seconds = time.perf_counter() - t0
+    if proc.is_alive():
+        proc.kill()
+    proc.join(5)
+    parent.close()
+    if outcome == "raw" and proc.exitcode not in (0, None) and not detail:
+        detail = f"child exit {proc.exitcode}"
+    return outcome, detail, seconds
+
+
+def sample(all_cases: list[Case], n: int, seed: int = 0, kinds=None) -> list[Case]:
+    """A fixed sample: one case of each kind (of ``kinds``, default all) for every public
+    name, then random cases of those kinds up to ``n``."""
+    rng = random.Random(seed)
+    kinds = tuple(kinds or ("baseline", "unknown", "invalid", "valid"))
+    all_cases = [c for c in all_cases if c.kind in kinds]
+    chosen, seen = [], set()
+    for kind in kinds:
+        for c in all_cases:
+            key = (c.module, c.name, kind)
+            if c.kind == kind and key not in seen:
+                seen.add(key)
+                chosen.append(c)
+    rest = [c for c in all_cases if c not in chosen]
+    rng.shuffle(rest)
+    return chosen + rest[: max(0, n - len(chosen))]
+
+
+def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> pd.DataFrame:
+    rows = []
+    for i, case in enumerate(selected):
+        outcome, detail, seconds = run_case(case, timeout)
+        rows.append(
+            {
+                "module": case.module,
+                "name": case.name,
+                "param": case.param,
+                "kind": case.kind,
+                "value": case.value_repr,
+                "outcome": outcome,
+                "seconds": seconds,
+                "detail": detail,
+            }
+        )
+        if progress and (i + 1) % 50 == 0:
+            print(f"{i + 1}/{len(selected)} {Counter(r['outcome'] for r in rows)}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def failures(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that break the contract: raw errors, hangs, garbage, and a misspelled keyword that
+    was accepted (an ``unknown`` case that returned)."""
+    bad = frame["outcome"].isin(["raw", "hang", "garbage"])
+    bad |= (frame["kind"] == "unknown") & (frame["outcome"] == "ok")
+    bad |= (frame["kind"] == "invalid") & (frame["outcome"] == "ok")
+    return frame[bad]
