@@ -524,7 +524,7 @@ def simulate_to_precision(
     rel_half_width=0.02,
     max_replications=100,
     initial=5,
-    n_slots=4000,
+    n_slots=2000,
     seed=0,
     confidence=0.95,
     progress=True,
