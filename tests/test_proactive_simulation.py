@@ -321,8 +321,15 @@ def test_simulate_rejects_unknown_names_and_schemes():
         simulate("BL1", overload="ignore")
     with pytest.raises(ParameterError, match="'scheme' parameter of simulate"):
         simulate("BL4")
-    with pytest.raises(ParameterError, match="n_slots"):
+    with pytest.raises(ParameterError, match="'n_slots' parameter of simulate .*run-time bound"):
         simulate("BL1", n_slots=50_000_000, n_users=900, n_cloudlets=300)
+    # the run-time bound counts every replication, refused before anything runs
+    with pytest.raises(ParameterError, match="'replications' parameter of simulate .* 1000 ×"):
+        simulate("BL1", replications=1000)
+    from workbench.proactive import simulate_to_precision
+
+    with pytest.raises(ParameterError, match="'max_replications' parameter"):
+        simulate_to_precision("BL1", max_replications=1000, n_slots=20_000)
 
 
 def test_tiny_sigma_d_is_refused_by_the_table():

@@ -62,7 +62,9 @@ QUANTITIES = (
     "withdrawn_per_task",
     "pending_hit_rate",
 )
-MAX_WORK = 2e10  # slots × users × cloudlets per replication: bounds the run time (~minutes)
+MAX_WORK = 5e9
+"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
+loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
 
 SCENARIO_KEYS = (
     "n_cloudlets", "n_users", "area", "n_tasks", "zipf", "n_profiles", "cacheable_ratio",
@@ -384,12 +386,7 @@ def _validate(func: str, scheme, params: dict, call: dict) -> dict:
     v = PARAMS.check(func, **values)
     v["keep_records"] = check_bool(call.get("keep_records", False), "keep_records", func)
     v["overload"] = check_choice(call.get("overload", "raise"), "overload", func, OVERLOAD)
-    work = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
-    if work > MAX_WORK:
-        raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep (warmup_slots + n_slots) × U × E at "
-            f"most {MAX_WORK:.0e} per replication (run-time bound). Got {work:.3g} instead."
-        )
+    _check_work(func, v, v["replications"], "replications")
     horizon = (v["warmup_slots"] + v["n_slots"]) * v["slot"]
     tasks = v["arrival_rate"] * v["n_users"] * horizon
     if tasks > MAX_TASKS:
@@ -410,6 +407,18 @@ def _validate(func: str, scheme, params: dict, call: dict) -> dict:
     )
     check_budget(func, "n_slots", v["n_slots"], nbytes, "one replication's tasks and state")
     return v
+
+
+def _check_work(func: str, v: dict, replications: int, name: str) -> None:
+    """Refuse a call whose slot loop would exceed :data:`MAX_WORK` before running it."""
+    per = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
+    if per * replications > MAX_WORK:
+        which = name if per <= MAX_WORK else "n_slots"
+        raise ParameterError(
+            f"The '{which}' parameter of {func} must keep {name} × (warmup_slots + n_slots) × "
+            f"U × E at most {MAX_WORK:.0e} (run-time bound, about a minute). Got "
+            f"{replications} × {per:.3g} = {per * replications:.3g} instead."
+        )
 
 
 def user_load(scenario: Scenario, v: dict) -> float:
@@ -546,6 +555,7 @@ def simulate_to_precision(
     v = _validate(func, scheme, params, call)
     check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
     top = check_int(max_replications, "max_replications", func, 2, 1000)
+    _check_work(func, v, top, "max_replications")
     check_int(initial, "initial", func, 2, top)
     progress = check_bool(progress, "progress", func)
     rho = _load_bound(v, initial)
