@@ -162,3 +162,26 @@ def test_tiny_sigma_with_co_located_users_is_refused_not_divided_by_zero():
         similarity(x, np.ones((4, 3)), 1e-200, 0.5)
     s = similarity(x, np.ones((4, 3)), 1e-150, 1.0)  # the smallest width still works
     assert s[0, 1] == 1.0 and s[0, 2] == 0.0
+
+
+def _cluster_in_child(queue):
+    x = np.random.default_rng(1).random((40, 2))
+    queue.put(cluster_users(x, np.ones((40, 3)), 0.2, 0.5, seed=1).k)
+
+
+def test_clustering_works_in_a_forked_process():
+    # the BLAS/OpenMP pools started in the parent deadlocked a forked child (a fuzzing
+    # harness forks per call); clustering runs single-threaded
+    import multiprocessing
+
+    x = np.random.default_rng(0).random((40, 2))
+    cluster_users(x, np.ones((40, 3)), 0.2, 0.5, seed=0)  # start the pools in this process
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_cluster_in_child, args=(queue,))
+    child.start()
+    child.join(30)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and queue.get(timeout=5) >= 2

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 from sklearn.cluster import SpectralClustering
+from threadpoolctl import threadpool_limits
 
 from workbench.kernels.similarity import similarity_kernel
 from workbench.validation import (
@@ -192,6 +193,14 @@ def cluster_users(positions, counts, sigma, theta, k=None, k_range=None, seed=0)
             lo = check_int(lo, "k_range[0]", func, 1, max(n - 1, 1))
             hi = check_int(hi, "k_range[1]", func, lo, max(n - 1, 1))
     w = similarity_kernel(x, c, sigma, theta)
+    # one thread for BLAS and OpenMP: the matrices are small (U <= a few hundred), and a
+    # process forked after the pools started (multiprocessing "fork", a fuzzing harness)
+    # deadlocks in them
+    with threadpool_limits(limits=1):
+        return _cluster(w, n, k, lo if k is None else 0, hi if k is None else 0, seed)
+
+
+def _cluster(w, n, k, lo, hi, seed) -> Clusters:
     eig = _normalised_laplacian_spectrum(w) if n else np.zeros(0)
     if k is None:
         gaps = eig[lo : hi + 1] - eig[lo - 1 : hi]  # gap after the k-th eigenvalue
