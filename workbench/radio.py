@@ -82,14 +82,16 @@ def noise_power(bandwidth_hz, noise_figure_db=9.0, density_dbm_hz=-174.0) -> flo
     bandwidth_hz : float
         Bandwidth in Hz, > 0.
     noise_figure_db : float
-        Receiver noise figure in dB (default 9 dB).
+        Receiver noise figure in dB, in [0, 30] (default 9 dB; a receiver adds noise, so
+        never below 0 dB).
     density_dbm_hz : float
-        Noise power spectral density in dBm/Hz (default -174 dBm/Hz, kT at 290 K).
+        Noise power spectral density in dBm/Hz, in [-200, -100] (default -174 dBm/Hz, kT
+        at 290 K).
     """
     func = "noise_power"
     b = check_real(bandwidth_hz, "bandwidth_hz", func, 0.0, low_open=True)
-    nf = check_real(noise_figure_db, "noise_figure_db", func)
-    n0 = check_real(density_dbm_hz, "density_dbm_hz", func)
+    nf = check_real(noise_figure_db, "noise_figure_db", func, 0.0, 30.0)
+    n0 = check_real(density_dbm_hz, "density_dbm_hz", func, -200.0, -100.0)
     return 10.0 ** ((n0 + 10.0 * math.log10(b) + nf - 30.0) / 10.0)
 
 
