@@ -190,8 +190,12 @@ def deferred_acceptance_naive(proposer_prefs, receiver_prefs, capacities):
                 match[u] = e
 
 
-def hedged_matching_naive(proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers):
+def hedged_matching_naive(
+    proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers, hedge_prefs=None
+):
     """First round for all, then up to ``max_receivers - 1`` rounds for flagged proposers.
+
+    ``hedge_prefs`` (default ``proposer_prefs``) are the lists used in the hedge rounds.
 
     Each hedge round: flagged proposers keep, in order, the listed receivers they do not
     hold yet and that still have room; everybody else has an empty list; the receivers'
@@ -209,7 +213,8 @@ def hedged_matching_naive(proposer_prefs, receiver_prefs, capacities, needs_hedg
         for u in range(n_prop):
             keep = []
             if needs_hedge[u]:
-                keep = [e for e in _acceptable(proposer_prefs[u]) if e not in rows[u] and left[e]]
+                lst = _acceptable((proposer_prefs if hedge_prefs is None else hedge_prefs)[u])
+                keep = [e for e in lst if e not in rows[u] and left[e]]
             prefs.append(keep)
         extra = deferred_acceptance_naive(prefs, receiver_prefs, left)
         for u in range(n_prop):

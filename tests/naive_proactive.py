@@ -32,8 +32,12 @@ class XorShift:
 def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
                    cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
                    cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start,
-                   rbar0, table, cache_aware=False):  # fmt: skip
-    """Returns (done_time, server, from_cache, copies) as lists."""
+                   rbar0, table, cache_aware=False, hedge_check=False):  # fmt: skip
+    """Returns (done_time, server, from_cache, copies) as lists.
+
+    ``hedge_check``: the paper matches a user again "to an additional cloudlet such that
+    the reliability constraint is satisfied" -- a hedge goes only where its Φ >= 0.
+    """
     U, E = path_gain.shape
     n = len(arrival)
     caching = scheme in (0, 1)
@@ -111,7 +115,13 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                 dtype=bool,
             )  # fmt: skip
             if flags.any():
-                matched = hedged_matching_naive(prefs, rprefs, caps, flags, x_max)
+                hedge_prefs = None
+                if hedge_check:
+                    hedge_prefs = np.full((nr, E), -1, dtype=np.int64)
+                    for i in range(nr):
+                        ok = [int(e) for e in prefs[i] if e >= 0 and phi[e][i] >= 0.0]
+                        hedge_prefs[i, : len(ok)] = ok
+                matched = hedged_matching_naive(prefs, rprefs, caps, flags, x_max, hedge_prefs)
             else:
                 matched = np.asarray(first).reshape(-1, 1)
             for i, (u, t) in enumerate(reqs):
@@ -119,7 +129,9 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                 if e0 < 0:
                     continue
                 head[u] += 1
-                if ready_at[e0][i]:
+                holders = [int(e) for e in matched[i] if e >= 0 and ready_at[int(e)][i]]
+                if holders:  # served from the first matched cloudlet holding the result
+                    e0 = holders[0]
                     if lru:
                         caches[e0].move_to_end(task_type[t])
                     from_cache[t] = True

@@ -169,3 +169,10 @@ def test_bad_popularity_arguments():
         popularity_cache_hits([0, 1], 1, [0.5, 1.0])
     with pytest.raises(ParameterError, match=r"'cacheable' parameter .* 2 booleans"):
         popularity_cache_hits([0, 1], 1, [0, 1], cacheable=[1, 1])
+
+
+def test_ids_above_int64_and_huge_capacities_are_handled():
+    big = np.array([2**63 + 5, 1, 2**63 + 5], dtype=np.uint64)
+    with pytest.raises(ParameterError, match="'trace' parameter of lru_hits .* below 2\\*\\*63"):
+        lru_hits(big, 2)
+    assert lru_hits([1, 2, 1], 2**70).tolist() == [False, False, True]

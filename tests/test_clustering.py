@@ -100,7 +100,7 @@ def test_given_k_range_and_seed():
         (
             {"sigma": 0.0},
             "The 'sigma' parameter of cluster_users must be a finite real number in the range "
-            "(0, inf). Got 0.0 instead.",
+            "[1e-150, inf). Got 0.0 instead.",
         ),
         (
             {"theta": 1.5},
@@ -154,3 +154,34 @@ def test_similarity_bad_shapes():
         r"\[0\.0, 1\.0\] instead",
     ):
         similarity([0.0, 1.0], [[1], [2]], 1.0, 0.5)
+
+
+def test_tiny_sigma_with_co_located_users_is_refused_not_divided_by_zero():
+    x = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    with pytest.raises(ParameterError, match="'sigma' parameter of similarity"):
+        similarity(x, np.ones((4, 3)), 1e-200, 0.5)
+    s = similarity(x, np.ones((4, 3)), 1e-150, 1.0)  # the smallest width still works
+    assert s[0, 1] == 1.0 and s[0, 2] == 0.0
+
+
+def _cluster_in_child(queue):
+    x = np.random.default_rng(1).random((40, 2))
+    queue.put(cluster_users(x, np.ones((40, 3)), 0.2, 0.5, seed=1).k)
+
+
+def test_clustering_works_in_a_forked_process():
+    # the BLAS/OpenMP pools started in the parent deadlocked a forked child (a fuzzing
+    # harness forks per call); clustering runs single-threaded
+    import multiprocessing
+
+    x = np.random.default_rng(0).random((40, 2))
+    cluster_users(x, np.ones((40, 3)), 0.2, 0.5, seed=0)  # start the pools in this process
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_cluster_in_child, args=(queue,))
+    child.start()
+    child.join(30)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and queue.get(timeout=5) >= 2

@@ -210,3 +210,27 @@ def test_malformed_hedge_arguments():
         r"be None or 2 booleans\. Got \[1, 0\] instead\.",
     ):
         hedged_matching(p, r, needs_hedge=[1, 0])
+
+
+def test_capacities_beyond_int64_mean_unlimited():
+    p, r = [[0, 1], [0, 1]], [[1, 0], [0, 1]]
+    assert deferred_acceptance(p, r, 2**70).tolist() == [0, 0]
+    big = np.array([2**64 - 1, 0], dtype=np.uint64)
+    assert deferred_acceptance(p, r, big).tolist() == [0, 0]
+
+
+def test_hedge_prefs_restrict_the_hedge_rounds_only():
+    # proposer 0 needs a hedge; its hedge list allows receiver 2 only, though 1 is vacant
+    p = [[0, 1, 2], [0, 1, 2]]
+    r = [[0, 1], [0, 1], [0, 1]]
+    cap = [1, 2, 1]
+    full = hedged_matching(p, r, cap, [True, False], 2)
+    assert full.tolist() == [[0, 1], [1, -1]]  # hedge to its next listed vacant receiver
+    got = hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=[[2, -1, -1], [0, 1, 2]])
+    assert got.tolist() == [[0, 2], [1, -1]]  # same first round, hedge only where allowed
+    none = hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=[[-1] * 3, [0, 1, 2]])
+    assert none.tolist() == [[0, -1], [1, -1]]
+    assert got.tolist() == hedged_matching_naive(p, r, cap, [True, False], 2,
+                                                 [[2, -1, -1], [0, 1, 2]])  # fmt: skip
+    with pytest.raises(ParameterError, match="'hedge_prefs' parameter of hedged_matching"):
+        hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=[[0, 1]])

@@ -143,3 +143,82 @@ def test_bad_model_inputs():
         train("network")
     with pytest.raises(ParameterError, match="'rates' parameter of ewma_rates"):
         ewma_rates(3.0)
+
+
+# --- bad input found by review: each case raised a raw error or returned garbage before ---
+
+
+def _raises(func, match, *args, **kwargs):
+    with pytest.raises(ParameterError, match=match):
+        func(*args, **kwargs)
+
+
+def test_task_delay_refuses_mismatched_shapes_and_non_boolean_cached():
+    _raises(task_delay, r"'bits' parameter of task_delay must broadcast.*rate \(2,\)",
+            [1.0, 2.0, 3.0], [1e6, 2e6], 1e10, 100.0)  # fmt: skip
+    # the string "False" is truthy: it used to count the task as cached (τ_EP only)
+    _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0,
+            cached="False")  # fmt: skip
+    _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0, cached=2)
+    # extreme data over a tiny rate overflows: refused, not an infinite delay
+    _raises(task_delay, "'rate' parameter of task_delay must give a finite delay", 1e300,
+            1e-300, 1e10, 100.0)  # fmt: skip
+    assert task_delay(1e6, 1e7, 1e10, 100.0, cached=np.array([True, False])).tolist() == [
+        pytest.approx(0.005), pytest.approx(0.1 + 0.01 + 0.005)]  # fmt: skip
+
+
+def test_margin_and_ranking_errors_name_their_own_parameters():
+    _raises(reliability_margin, "'rate_est' parameter of reliability_margin", 1e6, -1.0, 1e10,
+            100.0, 0.0, 0.005, 0.05)  # fmt: skip
+    _raises(reliability_margin, "'queue_wait_est' parameter of reliability_margin", 1e6, 1e7,
+            1e10, 100.0, -1.0, 0.005, 0.05)  # fmt: skip
+    _raises(rank_cloudlets, "'rate_est' parameter of rank_cloudlets", 1e6, [-1.0, 2e7], 1e10,
+            100.0, 0.005)  # fmt: skip
+
+
+def test_rank_cloudlets_needs_one_flag_per_cloudlet():
+    rates = [1e7, 2e7, 3e7]
+    # a length-1 `cached` used to be broadcast to every cloudlet
+    _raises(rank_cloudlets, r"'cached' parameter of rank_cloudlets must hold one boolean per "
+            r"cloudlet \(3\)", 1e6, rates, 1e10, 100.0, 0.005, cached=[True])  # fmt: skip
+    _raises(rank_cloudlets, "'covered' parameter", 1e6, rates, 1e10, 100.0, 0.005,
+            covered=[1, 0, 1])  # fmt: skip
+    # from the text of eq. 14 with y_ea: a holder costs τ_EP only and comes first
+    got = rank_cloudlets(1e6, rates, 1e10, 100.0, 0.005, cached=[True, False, False])
+    assert got.tolist() == [0, 2, 1]
+
+
+def test_ewma_rates_refuses_a_nan_or_misshaped_start():
+    _raises(ewma_rates, "'initial' parameter of ewma_rates", [[1.0, 2.0]], initial=np.nan)
+    _raises(ewma_rates, "'initial' parameter of ewma_rates must broadcast", [[1.0, 2.0]],
+            initial=[1.0, 2.0, 3.0])  # fmt: skip
+    assert ewma_rates([[1.0, 2.0], [3.0, 4.0]], initial=[5.0, 6.0])[-1].tolist() == [2.0, 3.0]
+
+
+def test_scenario_training_and_tasks_must_belong_together():
+    from workbench.proactive import draw_tasks, run_scenario
+
+    sc, other = make_scenario(n_cloudlets=4, n_users=12, seed=1), make_scenario(seed=1)
+    tr = train(sc, training_time=10.0, seed=1)
+    tasks = draw_tasks(sc, 1.0, 1e6, 1.0, 1)
+    _raises(run_scenario, "'training' parameter of run_scenario must be a Training of this "
+            "scenario", "BL2", other, tr, tasks, n_slots=300, fading_seed=0)  # fmt: skip
+    _raises(run_scenario, "'tasks' parameter of run_scenario", "BL2", sc, tr,
+            draw_tasks(other, 1.0, 1e6, 1.0, 1), n_slots=300, fading_seed=0)  # fmt: skip
+    _raises(run_scenario, "'scenario' parameter of run_scenario", "BL2", sc._replace(
+        path_gain=sc.path_gain * np.nan), tr, tasks, n_slots=300, fading_seed=0)  # fmt: skip
+    _raises(run_scenario, "'tasks' parameter of run_scenario must arrive within", "BL2", sc,
+            tr, tasks, n_slots=10, fading_seed=0)  # fmt: skip
+    _raises(run_scenario, "'storage' parameter of run_scenario", "BL2", sc, tr, tasks,
+            n_slots=300, fading_seed=0, storage=-1)  # fmt: skip
+    _raises(run_scenario, "'fading_seed' parameter of run_scenario", "BL2", sc, tr, tasks,
+            n_slots=300, fading_seed=-1)  # fmt: skip
+    _raises(draw_tasks, "'horizon' parameter of draw_tasks must keep", sc, 1.0, 1e6, 1e9, 0)
+    _raises(train, "'scenario' parameter of train", tasks)
+
+
+def test_train_accepts_any_valid_seed():
+    # scikit-learn refuses seeds above 2**32 - 1: they are hashed into its range
+    sc = make_scenario(n_cloudlets=5, n_users=15, seed=2)
+    a, b = train(sc, seed=10**12), train(sc, seed=10**12)
+    assert np.array_equal(a.clusters.labels, b.clusters.labels)

@@ -22,7 +22,9 @@ from workbench.proactive.params import SCHEME_CODES
 from workbench.proactive.simulation import _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
-SMALL = dict(n_cloudlets=4, n_users=10, area=60.0, n_tasks=12, cacheable_ratio=0.5)
+SMALL = dict(
+    n_cloudlets=4, n_users=10, area=60.0, n_tasks=12, cacheable_ratio=0.5, coverage_db=110.0
+)
 
 
 def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
@@ -33,23 +35,26 @@ def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
 
 
 @pytest.mark.parametrize(
-    ("scheme", "cache_aware"),
-    [("proposed", False), ("proposed", True), ("BL1", False), ("BL1", True), ("BL2", False),
-     ("BL3", False)],
+    ("scheme", "cache_aware", "hedge_check"),
+    [("proposed", False, False), ("proposed", True, True), ("proposed", True, False),
+     ("BL1", False, True), ("BL1", True, True), ("BL2", False, False), ("BL2", True, True),
+     ("BL3", True, True)],
 )  # fmt: skip
 @pytest.mark.parametrize("fading", [False, True])
-def test_kernel_equals_slow_twin(scheme, cache_aware, fading):
-    sc, tr, tasks = _small(seed=5)
-    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=0.03)
+def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
+    # hedges that meet eq. 9 need queues at the first cloudlet and room at another
+    lam, budget = (14.0, 0.08) if hedge_check else (6.0, 0.03)
+    sc, tr, tasks = _small(seed=5, arrival_rate=lam)
+    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=budget)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading,
-                       cache_aware=cache_aware, **kw)  # fmt: skip
+                       cache_aware=cache_aware, hedge_check=hedge_check, **kw)  # fmt: skip
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
         SCHEME_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
-        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.03, 0.005,
+        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, budget, 0.005,
         300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
         tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE, cache_aware,
+        K.FADING_TABLE, cache_aware, hedge_check,
     )  # fmt: skip
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
@@ -87,13 +92,25 @@ def test_conservation_every_task_served_once(scheme):
         assert c["from_cache"] == 0
 
 
-def test_user_uploads_one_task_at_a_time():
+@pytest.mark.parametrize("scheme", ["BL2", "proposed"])
+def test_user_uploads_one_task_at_a_time(scheme):
     sc, tr, tasks = _small(seed=4, arrival_rate=10.0, n_slots=300)
-    t = run_scenario("BL2", sc, tr, tasks, n_slots=300, fading_seed=2).tasks
-    # per user, upload intervals [start, finish] cannot overlap: completion order of the
-    # uploads equals their start order, and they are FIFO per user
-    for _, g in t.groupby("user"):
-        assert np.all(np.diff(g["arrival"].to_numpy()) >= 0)
+    t = run_scenario(scheme, sc, tr, tasks, n_slots=300, fading_seed=2, hedge_check=False).tasks
+    up = t[~t["from_cache"]]
+    assert up["upload_start"].notna().all() and up["upload_end"].notna().all()
+    assert (up["upload_start"] >= up["arrival"] - 0.005).all()  # starts at a slot boundary
+    assert (up["upload_end"] > up["upload_start"]).all()
+    assert (up["done"] >= up["upload_end"] + 0.005 - 1e-12).all()  # + computing + tau_EP
+    overlapping_users = 0
+    for _, g in up.groupby("user"):
+        g = g.sort_values("upload_start")
+        # per user, upload intervals [start, end] never overlap ...
+        assert np.all(g["upload_start"].to_numpy()[1:] >= g["upload_end"].to_numpy()[:-1])
+        overlapping_users += len(g) > 1
+    assert overlapping_users > 3  # ... and users with several uploads were checked
+    # ... while different users do upload at the same time (the check is not vacuous)
+    starts = np.sort(up["upload_start"].to_numpy())
+    assert np.any(starts[1:] == starts[:-1])
 
 
 @pytest.mark.parametrize("scheme", ["proposed", "BL1"])
@@ -164,8 +181,9 @@ def test_simulate_reproducible_and_paired():
 
 
 def test_proposed_beats_bl2_at_the_defaults_on_average():
-    kw = dict(n_slots=1500, replications=2, seed=1)
-    p, r = simulate("proposed", **kw), simulate("BL2", **kw)
+    # every cloudlet covers every user (110 dB): cache-aware users pool all 30 caches
+    kw = dict(n_slots=1500, replications=2, seed=1, coverage_db=110.0)
+    p, r = simulate("proposed", cache_aware=False, **kw), simulate("BL2", **kw)
     pooled = simulate("proposed", cache_aware=True, **kw)
     assert 0.05 < p.hit_rate < pooled.hit_rate < 0.4  # 0.4 > the cacheable mass (~1/3)
     assert (p.frame["mean_delay"] < r.frame["mean_delay"]).all()
@@ -175,7 +193,7 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     # without cache knowledge a user is matched by its own upload delay (eq. 14 without
     # y_ea), i.e. mostly to its strongest cloudlet, and hits only there; cache-aware users
     # fetch a result from whichever covering cloudlet holds it (the caches pool)
-    sc = make_scenario(seed=4)
+    sc = make_scenario(seed=4, coverage_db=110.0)
     tr = train(sc, seed=4)
     tasks = draw_tasks(sc, 1.0, 1e6, 1500 * 0.005, 4)
     at_attach = []
@@ -188,10 +206,79 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     assert at_attach[0] > 0.6 > 0.3 > at_attach[1]
 
 
-def test_unstable_load_raises():
-    with pytest.raises(UnstableRegimeError, match="arrival_rate"):
+def test_certain_overload_raises_before_running():
+    # λ_u L̄ / r above 1 for some user: its transmitter alone cannot keep up (user_load)
+    with pytest.raises(UnstableRegimeError, match="ρ = .* >= 1"):
         simulate("BL3", n_cloudlets=2, n_users=6, arrival_rate=400.0, n_slots=400,
                  replications=2, fading=False)  # fmt: skip
+
+
+def test_a_saturated_kernel_raises_whatever_overload():
+    # the queues outgrow the drain limit: there are no numbers to return, even transient ones
+    with pytest.raises(UnstableRegimeError, match="arrival_rate.*unfinished"):
+        simulate("BL2", arrival_rate=8.0, n_slots=600, replications=2, overload="transient",
+                 warmup_slots=0)  # fmt: skip
+
+
+EARLIER = dict(hedge_check=False, cache_aware=False, coverage_db=110.0)
+
+
+@pytest.mark.parametrize(
+    ("lam", "reading"), [(3.0, {}), (2.0, EARLIER)], ids=["defaults", "earlier-readings"]
+)
+def test_known_unstable_point_is_flagged_and_raises_by_default(lam, reading):
+    # at the defaults λ_u = 3 tasks/s saturates the cloudlets; with the earlier readings
+    # (unchecked hedges, cache-blind users, full coverage) the system collapsed between 1.5
+    # and 2: the delays trend over the run (found by the detector, not by the necessary
+    # load bound)
+    kw = dict(arrival_rate=lam, n_slots=2000, replications=3, keep_records=False) | reading
+    r = simulate("proposed", overload="transient", **kw)
+    assert not r.stationary and r.info["load_bound"] < 1
+    assert "with run length" in r.stationarity.note
+    assert any("not stationary" in n for n in r.notes)
+    with pytest.raises(UnstableRegimeError, match="not a steady state"):
+        simulate("proposed", **kw)
+
+
+def test_earlier_readings_stable_at_1_5():
+    r = simulate("proposed", arrival_rate=1.5, n_slots=2000, replications=3,
+                 keep_records=False, **EARLIER)  # fmt: skip
+    assert r.stationary
+
+
+def test_defaults_are_stationary_with_intervals_in_range():
+    r = simulate("proposed", n_slots=1000, replications=4, keep_records=False)
+    assert r.stationary and r.stationarity.tested and r.stationarity.note == ""
+    for q, (low, high) in {
+        "mean_delay": (0, np.inf),
+        "hit_rate": (0, 1),
+        "pending_hit_rate": (0, 1),
+        "hedged_fraction": (0, 1),
+    }.items():
+        lo, hi = r.interval(q)
+        assert low <= lo <= r[q] <= hi <= high, q
+    # the warm-up handed to the detector is the tasks of the 2000 warm-up slots (10 s × 90
+    # users × 1 task/s ≈ 900, Poisson sd 30), not a count of slots
+    assert 800 <= r.stationarity.truncation < 1200
+
+
+def test_empty_run_raises_a_clear_error():
+    from workbench.validation import EmptyRunError
+
+    with pytest.raises(EmptyRunError, match="no tasks arriving after the warm-up.*arrival_rate"):
+        simulate(arrival_rate=1e-308, n_slots=100, replications=2)
+
+
+def test_simulate_to_precision_reaches_its_target():
+    from workbench.proactive import simulate_to_precision
+
+    r = simulate_to_precision("BL3", rel_half_width=0.1, n_slots=500, n_cloudlets=10,
+                              n_users=30, max_replications=30, progress=False)  # fmt: skip
+    assert r.converged and r.half_width / r.mean_delay <= 0.1 and r.stationary
+    assert r.replications >= 5
+    capped = simulate_to_precision("BL3", rel_half_width=0.001, n_slots=300, n_cloudlets=10,
+                                   n_users=30, max_replications=6, progress=False)  # fmt: skip
+    assert not capped.converged and "did not converge" in capped.notes[-1]
 
 
 @settings(deadline=None, max_examples=30)
@@ -226,9 +313,26 @@ def test_simulate_bad_input_names_function_and_parameter(name, value):
 
 
 def test_simulate_rejects_unknown_names_and_schemes():
-    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument 'lam'"):
         simulate("BL1", lam=1.0)
+    with pytest.raises(ParameterError, match="Did you mean 'n_slots'"):
+        simulate("BL1", n_slot=10)
+    with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
+        simulate("BL1", overload="ignore")
     with pytest.raises(ParameterError, match="'scheme' parameter of simulate"):
         simulate("BL4")
-    with pytest.raises(ParameterError, match="n_slots"):
+    with pytest.raises(ParameterError, match="'n_slots' parameter of simulate .*run-time bound"):
         simulate("BL1", n_slots=50_000_000, n_users=900, n_cloudlets=300)
+    # the run-time bound counts every replication, refused before anything runs
+    with pytest.raises(ParameterError, match="'replications' parameter of simulate .* 1000 ×"):
+        simulate("BL1", replications=1000)
+    from workbench.proactive import simulate_to_precision
+
+    with pytest.raises(ParameterError, match="'max_replications' parameter"):
+        simulate_to_precision("BL1", max_replications=1000, n_slots=20_000)
+
+
+def test_tiny_sigma_d_is_refused_by_the_table():
+    # σ_d = 1e-308 was inside the declared range and divided by zero in the similarity
+    with pytest.raises(ParameterError, match="'sigma_d' parameter of simulate"):
+        simulate("BL3", sigma_d=1e-308, n_slots=10, replications=2, warmup_slots=0)

@@ -205,3 +205,17 @@ def test_helpers_bad_input():
         r"\(0, inf\)\. Got -1 instead",
     ):
         noise_power(-1)
+
+
+def test_overflowing_sinr_is_refused_not_an_infinite_rate():
+    with pytest.raises(ParameterError, match="'noise_power' parameter of uplink_rate"):
+        uplink_rate(np.array([[1.0]]), np.array([1.0]), 1e-320, np.array([0]), 1e6)
+
+
+def test_noise_power_refuses_impossible_noise_figures_and_densities():
+    with pytest.raises(
+        ParameterError, match=r"'noise_figure_db' parameter of noise_power .*\[0, 30\]"
+    ):
+        noise_power(1e6, noise_figure_db=-1.0)
+    with pytest.raises(ParameterError, match="'density_dbm_hz' parameter of noise_power"):
+        noise_power(1e6, density_dbm_hz=-1.0)

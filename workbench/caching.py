@@ -39,6 +39,12 @@ def _trace(trace, func: str) -> tuple[np.ndarray, np.ndarray]:
         raise ParameterError(
             f"The 'trace' parameter of {func} must be {what}. Got {describe(trace)} instead."
         )
+    if arr.size and arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
+        i = int(np.argmax(arr > np.iinfo(np.int64).max))
+        raise ParameterError(
+            f"The 'trace' parameter of {func} must be {what} below 2**63. "
+            f"Got {int(arr[i])} at position {i} instead."
+        )
     if arr.size and arr.min() < 0:
         i = int(np.argmax(arr < 0))
         raise ParameterError(

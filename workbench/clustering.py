@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 from sklearn.cluster import SpectralClustering
+from threadpoolctl import threadpool_limits
 
 from workbench.kernels.similarity import similarity_kernel
 from workbench.validation import (
@@ -30,6 +31,9 @@ from workbench.validation import (
 )
 
 __all__ = ["similarity", "cluster_users", "Clusters"]
+
+SIGMA_MIN = 1e-150
+"""Smallest kernel width: below it 2 sigma^2 underflows to 0 and S_d is 0/0."""
 
 
 class Clusters(NamedTuple):
@@ -82,7 +86,7 @@ def _inputs(positions, counts, sigma, theta, func):
         rows=n,
         nonneg=True,
     )
-    sigma = check_real(sigma, "sigma", func, 0.0, low_open=True)
+    sigma = check_real(sigma, "sigma", func, SIGMA_MIN)  # 2 sigma^2 must not underflow to 0
     theta = check_real(theta, "theta", func, 0.0, 1.0)
     # cosine is scale-free: divide each row by its maximum so squares cannot overflow
     peak = c.max(axis=1, keepdims=True) if c.shape[1] else np.zeros((n, 1))
@@ -100,7 +104,8 @@ def similarity(positions, counts, sigma, theta) -> np.ndarray:
     counts : array_like, shape (U, K)
         Non-negative number of requests of every user for each of K tasks.
     sigma : float
-        Width of the distance kernel, same unit as ``positions`` (> 0).
+        Width of the distance kernel, same unit as ``positions`` (>= ``SIGMA_MIN`` = 1e-150,
+        where 2 sigma^2 is still a positive number).
     theta : float
         Weight of location versus popularity, in [0, 1] (1: location only).
 
@@ -188,13 +193,23 @@ def cluster_users(positions, counts, sigma, theta, k=None, k_range=None, seed=0)
             lo = check_int(lo, "k_range[0]", func, 1, max(n - 1, 1))
             hi = check_int(hi, "k_range[1]", func, lo, max(n - 1, 1))
     w = similarity_kernel(x, c, sigma, theta)
+    # one thread for BLAS and OpenMP: the matrices are small (U <= a few hundred), and a
+    # process forked after the pools started (multiprocessing "fork", a fuzzing harness)
+    # deadlocks in them
+    with threadpool_limits(limits=1):
+        return _cluster(w, n, k, lo if k is None else 0, hi if k is None else 0, seed)
+
+
+def _cluster(w, n, k, lo, hi, seed) -> Clusters:
     eig = _normalised_laplacian_spectrum(w) if n else np.zeros(0)
     if k is None:
         gaps = eig[lo : hi + 1] - eig[lo - 1 : hi]  # gap after the k-th eigenvalue
         k = lo + int(np.argmax(gaps))
     if k == 1:
         return Clusters(np.zeros(n, dtype=np.int64), 1, eig)
-    model = SpectralClustering(n_clusters=k, affinity="precomputed", random_state=seed)
+    # scikit-learn takes 32-bit seeds: a larger one is hashed (reproducibly) into that range
+    state = seed if seed < 2**32 else int(np.random.SeedSequence(seed).generate_state(1)[0])
+    model = SpectralClustering(n_clusters=k, affinity="precomputed", random_state=state)
     with warnings.catch_warnings():
         # disconnected similarity graphs (far-apart groups) are fine for the clustering
         warnings.filterwarnings("ignore", message="Graph is not fully connected")

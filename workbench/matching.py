@@ -27,7 +27,7 @@ import numpy as np
 from workbench.kernels.matching import (
     check_prefs_kernel,
     deferred_acceptance_kernel,
-    hedged_matching_kernel,
+    hedge_rounds_kernel,
 )
 from workbench.validation import ParameterError, check_int, describe
 
@@ -74,10 +74,14 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
     what = f"None, an int >= 0 or {n_receivers} non-negative integers"
     if value is None:
         return np.ones(n_receivers, dtype=np.int64)
+    big = np.iinfo(np.int64).max
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         c = check_int(value, "capacities", func, 0)
-        return np.full(n_receivers, c, dtype=np.int64)
-    arr = np.asarray(value)
+        return np.full(n_receivers, min(c, big), dtype=np.int64)  # more than U is U
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        arr = np.asarray(None)
     ok = (
         arr.dtype != bool
         and np.issubdtype(arr.dtype, np.integer)
@@ -88,7 +92,7 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
         raise ParameterError(
             f"The 'capacities' parameter of {func} must be {what}. Got {describe(value)} instead."
         )
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)
 
 
 def _market(proposer_prefs, receiver_prefs, capacities, func):
@@ -143,7 +147,12 @@ def deferred_acceptance(proposer_prefs, receiver_prefs, capacities=None) -> np.n
 
 
 def hedged_matching(
-    proposer_prefs, receiver_prefs, capacities=None, needs_hedge=None, max_receivers=2
+    proposer_prefs,
+    receiver_prefs,
+    capacities=None,
+    needs_hedge=None,
+    max_receivers=2,
+    hedge_prefs=None,
 ) -> np.ndarray:
     """Deferred acceptance, then hedge rounds that give flagged users extra cloudlets.
 
@@ -156,6 +165,11 @@ def hedged_matching(
         cloudlet cannot meet).  Default: nobody, which reduces to deferred acceptance.
     max_receivers : int
         X_max, the most receivers one proposer may hold in total (>= 1).
+    hedge_prefs : None or array_like of int, shape (U, E)
+        The lists flagged proposers use in the hedge rounds, in the format of
+        ``proposer_prefs`` (default: ``proposer_prefs``).  Elbamby et al. match a user
+        again "such that the reliability constraint is satisfied" (Sec. 2): pass each
+        user's list restricted to the receivers where its constraint (eq. 9) holds.
 
     Returns
     -------
@@ -193,7 +207,9 @@ def hedged_matching(
                 f"Got {describe(needs_hedge)} instead."
             )
         flags = np.ascontiguousarray(flags)
-    out = hedged_matching_kernel(p, r, c, flags, x_max)
+    h = p if hedge_prefs is None else _prefs(hedge_prefs, "hedge_prefs", func, p.shape)
+    first = deferred_acceptance_kernel(p, r, c)
+    out = hedge_rounds_kernel(first, h, r, c, flags, x_max)
     if out.shape[1] < max_receivers:  # more columns asked for than receivers exist
         pad = np.full((n_prop, max_receivers - out.shape[1]), -1, dtype=np.int64)
         out = np.hstack([out, pad])

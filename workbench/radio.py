@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from workbench.kernels.radio import distance_path_loss_kernel, uplink_rate_kernel
-from workbench.validation import ParameterError, check_real, check_seed, describe
+from workbench.validation import ParameterError, check_budget, check_real, check_seed, describe
 
 __all__ = [
     "uplink_rate",
@@ -82,14 +82,16 @@ def noise_power(bandwidth_hz, noise_figure_db=9.0, density_dbm_hz=-174.0) -> flo
     bandwidth_hz : float
         Bandwidth in Hz, > 0.
     noise_figure_db : float
-        Receiver noise figure in dB (default 9 dB).
+        Receiver noise figure in dB, in [0, 30] (default 9 dB; a receiver adds noise, so
+        never below 0 dB).
     density_dbm_hz : float
-        Noise power spectral density in dBm/Hz (default -174 dBm/Hz, kT at 290 K).
+        Noise power spectral density in dBm/Hz, in [-200, -100] (default -174 dBm/Hz, kT
+        at 290 K).
     """
     func = "noise_power"
     b = check_real(bandwidth_hz, "bandwidth_hz", func, 0.0, low_open=True)
-    nf = check_real(noise_figure_db, "noise_figure_db", func)
-    n0 = check_real(density_dbm_hz, "density_dbm_hz", func)
+    nf = check_real(noise_figure_db, "noise_figure_db", func, 0.0, 30.0)
+    n0 = check_real(density_dbm_hz, "density_dbm_hz", func, -200.0, -100.0)
     return 10.0 ** ((n0 + 10.0 * math.log10(b) + nf - 30.0) / 10.0)
 
 
@@ -113,13 +115,19 @@ def rayleigh_fading(shape, seed) -> np.ndarray:
     """
     func = "rayleigh_fading"
     seed = check_seed(seed, func)
-    dims = (shape,) if np.isscalar(shape) else tuple(shape)
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ParameterError(
-                f"The 'shape' parameter of {func} must be a non-negative int or a tuple of "
-                f"them. Got {shape!r} instead."
-            )
+    what = "a non-negative int or a tuple of them"
+    try:
+        dims = (shape,) if np.isscalar(shape) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or any(
+        isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in dims
+    ):
+        raise ParameterError(
+            f"The 'shape' parameter of {func} must be {what}. Got {shape!r} instead."
+        )
+    size = math.prod(int(d) for d in dims)
+    check_budget(func, "shape", shape, 8.0 * size, "the fading draws")
     return np.random.default_rng(seed).exponential(1.0, size=tuple(int(d) for d in dims))
 
 
@@ -244,4 +252,12 @@ def uplink_rate(gain, power, noise_power, serving, bandwidth) -> np.ndarray:
             "whose received powers gain * power sum to finite values. Got sums that overflow "
             "instead."
         )
-    return uplink_rate_kernel(g, p, n0, np.ascontiguousarray(s, dtype=np.int64), b)
+    with np.errstate(over="ignore"):
+        rates = uplink_rate_kernel(g, p, n0, np.ascontiguousarray(s, dtype=np.int64), b)
+    if not np.all(np.isfinite(rates)):
+        u = int(np.argmax(~np.isfinite(rates)))
+        raise ParameterError(
+            f"The 'noise_power' parameter of {func} must leave every SINR finite (received "
+            f"power / noise overflows for user {u}). Got {n0!r} instead."
+        )
+    return rates

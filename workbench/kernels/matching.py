@@ -161,16 +161,31 @@ def deferred_acceptance_kernel(proposer_prefs, receiver_prefs, capacities):
 def hedged_matching_kernel(proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers):
     """First deferred-acceptance round for everyone, then hedge rounds for flagged proposers.
 
-    Round 1 is :func:`deferred_acceptance_kernel`.  Each later round (up to
-    ``max_receivers - 1`` of them) runs deferred acceptance again among the proposers with
-    ``needs_hedge`` set, over the receivers' still-vacant capacity, each proposer's list
-    shortened by the receivers it already holds.  Returns int64[U, max_receivers], -1 padded,
-    columns in round order (column 0 is the first-round match).
+    Round 1 is :func:`deferred_acceptance_kernel`; the hedge rounds are
+    :func:`hedge_rounds_kernel` over the same proposer lists.  Returns
+    int64[U, max_receivers], -1 padded, columns in round order (column 0 is the first-round
+    match).
     """
-    n_prop = proposer_prefs.shape[0]
-    width = proposer_prefs.shape[1]
-    out = np.full((n_prop, max_receivers), -1, dtype=np.int64)
     first = deferred_acceptance_kernel(proposer_prefs, receiver_prefs, capacities)
+    return hedge_rounds_kernel(
+        first, proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers
+    )
+
+
+@njit(cache=True)
+def hedge_rounds_kernel(first, hedge_prefs, receiver_prefs, capacities, needs_hedge,
+                        max_receivers):  # fmt: skip
+    """The hedge rounds after a first-round match ``first`` (int64[U], -1 if unmatched).
+
+    Each round (up to ``max_receivers - 1`` of them) runs deferred acceptance among the
+    proposers with ``needs_hedge`` set, over the receivers' still-vacant capacity, each
+    proposer's ``hedge_prefs`` row shortened by the receivers it already holds.
+    ``hedge_prefs`` may be shorter lists than the first round's (e.g. only the cloudlets
+    where the reliability constraint holds).  Returns int64[U, max_receivers], -1 padded.
+    """
+    n_prop = hedge_prefs.shape[0]
+    width = hedge_prefs.shape[1]
+    out = np.full((n_prop, max_receivers), -1, dtype=np.int64)
     residual = capacities.copy()
     for u in range(n_prop):
         out[u, 0] = first[u]
@@ -191,7 +206,7 @@ def hedged_matching_kernel(proposer_prefs, receiver_prefs, capacities, needs_hed
                     taken[out[u, c]] = True
             k = 0
             for j in range(width):
-                e = proposer_prefs[u, j]
+                e = hedge_prefs[u, j]
                 if e < 0:
                     break
                 if not taken[e] and residual[e] > 0:

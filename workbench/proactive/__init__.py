@@ -53,7 +53,7 @@ The workbench's choices
 -----------------------
 - [choice] Defaults: 100 m × 100 m, E = 30, U = 90, B = 10 MHz, P_u = 20 dBm, noise
   −174 dBm/Hz with a 9 dB noise figure, path loss 140.7 + 36.7 log10(d/km) dB, Rayleigh
-  block fading, coverage at path loss ≤ 110 dB, c_e = 10^10 cycles/s, κ = 100 cycles/bit,
+  block fading, c_e = 10^10 cycles/s, κ = 100 cycles/bit,
   L̄ = 1 Mbit, λ_u = 1 task/s, A = 100, z = 0.8, τ_EP = 5 ms, D_th ε = 50 ms, X_max = 2,
   θ = 0.5, σ_d = 20 m, ν(t) = 1/t, a 5 ms slot, a 100 s training period.
 - [choice] Time is slotted (δ = 5 ms): a request waits for the next slot boundary, each
@@ -67,12 +67,20 @@ The workbench's choices
   that frees its queue first ... and discard the request to the other one"), so hedging
   costs queue places, not duplicated uploads. [choice] Copies that could start in the same
   slot (equal waiting time) go to the one with the user's least own delay (eq. 14).
-- A hit needs the result at the cloudlet the request is matched to (x_ea y_ea in eq. 4).
-  Users rank cloudlets by "the transmission and computing delay of their own task data"
-  (Sec. 3.3): they do not see the caches, so they hit mostly at their strongest cloudlet.
-  ``cache_aware=True`` (beyond the paper) lets users rank a holder by τ_EP; the caches of
-  all covering cloudlets then pool. [choice] A cloudlet's cache sees a request when it
-  serves it (hit, or upload start); a new entry becomes usable once the result is computed.
+- Readings of the text, each a declared parameter with its quote (defaults follow the text):
+  ``hedge_check=True`` hedges a request with Φ < 0 only to vacant cloudlets where its own
+  Φ ≥ 0 ("UN can be matched to an additional cloudlet such that the reliability constraint
+  is satisfied", Sec. 2); ``cache_aware=True`` lets users rank by eq. 4's D_ea, which is
+  τ_EP where the result is cached (eq. 14). ``cache_aware=False`` reads Sec. 3.3's "UNs
+  consider the transmission and computing delay of their own task data" as blind to the
+  caches. A hit needs the result at a cloudlet the request is matched to (x_ea y_ea in
+  eq. 4). [choice] A cloudlet's cache sees a request when it serves it (hit, or upload
+  start); a new entry becomes usable once the result is computed.
+- [calibrated] Coverage at path loss ≤ 84 dB (28.5 m): the paper's threshold is lost, and
+  Sec. 4.2 says sparse networks leave users without "enough available cloudlets"; at the
+  sparsest density of Fig. 4 (E = 10) a user then has X_max = 2 cloudlets in range on
+  average (:func:`coverage_calibration`); 110 dB (146 m) would cover every user from
+  every cloudlet.
 - [choice] Caches start empty (Sec. 3.2); statistics count tasks arriving after
   ``warmup_slots`` (2000 slots = 10 s, about the time the caches take to fill).
 - [choice] The rate estimate r̄_ue is the running mean (ν(t) = 1/t) of the rate user u
@@ -84,22 +92,29 @@ The workbench's choices
 - [choice] k is chosen by the eigengap of the normalised Laplacian in [2, U/2]
   (:func:`workbench.clustering.cluster_users`).
 
-With these defaults every cloudlet covers every user (the 110 dB radius is about 146 m).
-Were users cache-aware, the 30 caches would pool (30 × s_e places exceed the 33 cacheable
-types already at s_e = 2) and storage would stop mattering; with the paper's cache-unaware
-users each cloudlet's own storage matters (Fig. 5).
+Output analysis
+---------------
+Every :func:`simulate` run goes through :mod:`workbench.output_analysis`: the per-task
+delays in arrival order (the warm-up slots' tasks as the fixed warm-up) are tested for a
+trend; ``overload="raise"`` (default) refuses a non-stationary run, ``"transient"``
+returns it flagged. The matching, hedging and interference admit no closed stability
+bound; :func:`user_load` is a necessary one (a user's own transmitter), checked first.
+:func:`simulate_to_precision` adds replications until the mean delay's interval is narrow
+enough.
 
 Layout
 ------
-params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check), kernels
-(the jitted slot loop), simulation (simulate, run_scenario), figures (FIGURES), claims
-(CLAIMS), views (the notebook's sliders; imported only by the notebook).
+params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
+calibration), kernels (the jitted slot loop), simulation (simulate, simulate_to_precision,
+run_scenario), figures (FIGURES, readings_frame), claims (CLAIMS), views (the notebook's
+sliders; imported only by the notebook).
 """
 
 from workbench.proactive.model import (
     Scenario,
     Training,
     cacheable_mass,
+    coverage_calibration,
     ewma_rates,
     interference_free_rate,
     isolated_cloudlet_delay,
@@ -111,7 +126,13 @@ from workbench.proactive.model import (
     zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, SCHEMES
-from workbench.proactive.simulation import draw_tasks, run_scenario, simulate
+from workbench.proactive.simulation import (
+    draw_tasks,
+    run_scenario,
+    simulate,
+    simulate_to_precision,
+    user_load,
+)
 
 __all__ = [
     "PARAMS",
@@ -119,6 +140,7 @@ __all__ = [
     "Scenario",
     "Training",
     "cacheable_mass",
+    "coverage_calibration",
     "draw_tasks",
     "ewma_rates",
     "interference_free_rate",
@@ -128,6 +150,8 @@ __all__ = [
     "reliability_margin",
     "run_scenario",
     "simulate",
+    "simulate_to_precision",
+    "user_load",
     "task_delay",
     "train",
     "zipf_popularity",

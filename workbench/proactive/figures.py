@@ -14,7 +14,7 @@ import pandas as pd
 
 from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
 from workbench.matching import hedged_matching
-from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.proactive.model import (
     _make_scenario,
     _train,
@@ -26,16 +26,23 @@ from workbench.proactive.simulation import (
     SCENARIO_KEYS,
     TRAIN_KEYS,
     _initial_rates,
-    _replication_seeds,
-    one_replication,
+    _simulate,
+    _validate,
     simulate,
 )
 from workbench.stats import t_half_width
-from workbench.sweep import sweep
+from workbench.validation import (
+    ParameterError,
+    check_bool,
+    check_int,
+    check_real,
+    reject_unknown,
+)
 
 __all__ = [
     "FIGURES",
-    "SCHEME_COLORS",
+    "READINGS",
+    "readings_frame",
     "study_frame",
     "plot_study",
     "ccdf_frame",
@@ -71,20 +78,13 @@ def _run_length(quick: bool) -> dict:
     return {"n_slots": 1000, "replications": 3} if quick else {"n_slots": 20_000, "replications": 5}
 
 
-def _study_point(schemes, rep, replications, root_seed, **params) -> pd.DataFrame:
-    """All schemes at one grid point for replication ``rep`` (one run each).
-
-    The streams depend on the root seed and ``rep`` only, not on the point: every value
-    of the varied parameter and every scheme sees the same networks, tasks and fading
-    (common random numbers), so the curves differ by the parameter, not by the draw.
-    """
-    v = PARAMS.check("study_frame", **(PARAMS.defaults() | params))
-    seeds = list(_replication_seeds(root_seed, replications))[rep]
-    rows = []
-    for scheme in schemes:
-        row, _, _ = one_replication(v | {"scheme": scheme}, seeds, "study_frame")
-        rows.append({"scheme": scheme} | {q: row[q] for q in _QUANTITY_LABELS})
-    return pd.DataFrame(rows)
+def _point(func: str, values: dict):
+    """One scheme at one grid point through the shared engine, overload='transient'."""
+    call = dict(n_slots=values.pop("n_slots"), replications=values.pop("replications"),
+                seed=values.pop("seed"), confidence=0.95, keep_records=False,
+                overload="transient")  # fmt: skip
+    scheme = values.pop("scheme")
+    return _simulate(_validate(func, scheme, values, call), func)
 
 
 def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replications=3,
@@ -99,9 +99,9 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
         Its values.
     schemes : sequence of str
     n_slots, replications, seed
-        Run length, independent replications, root seed. The grid handed to
-        :func:`workbench.sweep.sweep` is (value, replication); replication r uses the r-th
-        stream of the root seed at every value (common random numbers).
+        Run length, independent replications, root seed. Replication r uses the r-th
+        stream of the root seed at every value and for every scheme (common random
+        numbers: the same networks, tasks and fading).
     couple_users : bool
         Keep U = 3 E (the paper's density study varies E at a fixed U/E).
     **fixed
@@ -111,42 +111,55 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
     -------
     pandas.DataFrame
         One row per (value, scheme, quantity): ``mean``, ``ci_low``, ``ci_high`` over the
-        replications (Student-t 95%).
+        replications (Student-t 95%, clipped to the quantity's range) and ``stationary``
+        (the output analysis of that point's run; a point found non-stationary is a
+        finite-horizon number, drawn hollow).
     """
     func = "study_frame"
-    PARAMS.check(func, **{vary: values[0]}, **fixed)
-    PARAMS.check(func, replications=replications, seed=seed, n_slots=n_slots)
-    points = [
-        {vary: v, "rep": r} | ({"n_users": 3 * int(v)} if couple_users else {})
-        for v in values
-        for r in range(replications)
-    ]
-    for p in points:
-        PARAMS.check(func, **{k: x for k, x in p.items() if k != "rep"})
-    common = {"n_slots": n_slots, "replications": replications, "root_seed": seed, **fixed}
+    if vary not in PARAMS or vary in ("scheme", "seed", "replications", "confidence"):
+        raise ParameterError(
+            f"The 'vary' parameter of {func} must name a model parameter. Got {vary!r} instead."
+        )
+    reject_unknown(func, fixed, set(PARAMS) - {"scheme", "seed", "replications", "n_slots"})
+    values = list(values) if np.ndim(values) <= 1 and np.size(values) <= 1000 else None
+    if not values:
+        raise ParameterError(
+            f"The 'values' parameter of {func} must hold between 1 and 1000 values (run-time "
+            f"bound). Got {np.size(values) if values is None else 0} values instead."
+        )
+    schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
+    couple_users = check_bool(couple_users, "couple_users", func)
     # schemes without a cache do not see storage, cacheable ratio or Zipf exponent (the
     # streams are common): run them at the first value only and repeat their rows
-    once = tuple(s for s in schemes if s in NO_CACHE) if vary in CACHE_ONLY else ()
-    every = tuple(s for s in schemes if s not in once)
-    raw = sweep(_study_point, points, fixed=common | {"schemes": every}, n_workers=1,
-                progress=False)  # fmt: skip
-    if once:
-        first = [p for p in points if p[vary] == values[0]]
-        base = sweep(_study_point, first, fixed=common | {"schemes": once}, n_workers=1,
-                     progress=False)  # fmt: skip
-        raw = pd.concat([raw] + [base.assign(**{vary: v}) for v in values], ignore_index=True)
-    fixed = common | {"schemes": tuple(schemes)}
-    out = []
-    for (value, scheme), g in raw.groupby([vary, "scheme"], sort=False):
-        for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate", "hedged_fraction"):
-            x = g[q].to_numpy(float)
-            half = t_half_width(x, 0.95)
-            m = float(x.mean())
-            out.append({"vary": vary, "value": value, "scheme": scheme, "quantity": q,
-                        "mean": m, "ci_low": max(m - half, 0.0), "ci_high": m + half,
-                        "replications": len(x)})  # fmt: skip
+    once = vary in CACHE_ONLY
+    out, cache = [], {}
+    for value in values:
+        point = {vary: value} | ({"n_users": 3 * int(value)} if couple_users else {})
+        for scheme in schemes:
+            key = (scheme, values[0] if once and scheme in NO_CACHE else value)
+            if key not in cache:
+                p = (
+                    fixed
+                    | point
+                    | {
+                        vary: key[1],
+                        "scheme": scheme,
+                        "seed": seed,
+                        "n_slots": n_slots,
+                        "replications": replications,
+                    }
+                )
+                cache[key] = _point(func, p)
+            r = cache[key]
+            for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate", "hedged_fraction"):
+                low, high = r.interval(q)
+                out.append({"vary": vary, "value": value, "scheme": scheme, "quantity": q,
+                            "mean": float(r[q]), "ci_low": low, "ci_high": high,
+                            "replications": r.replications, "stationary": r.stationary,
+                            "note": r.stationarity.note})  # fmt: skip
     frame = pd.DataFrame(out)
-    frame.attrs["fixed"] = fixed
+    frame.attrs["fixed"] = fixed | {"n_slots": n_slots, "replications": replications,
+                                    "seed": seed, "schemes": schemes}  # fmt: skip
     return frame
 
 
@@ -168,6 +181,7 @@ def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
                 g["mean"] * scale,
                 g["ci_low"] * scale,
                 g["ci_high"] * scale,
+                stationary=g["stationary"] if "stationary" in g else None,
                 fmt="o-",
                 color=SCHEME_COLORS[scheme],
                 label=SCHEME_LABELS[scheme],
@@ -177,7 +191,11 @@ def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
         ax.set_ylim(bottom=0)
         if param.kind == "int":
             ax.xaxis.get_major_locator().set_params(integer=True)
-    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # off the data
+    where = dict(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # off the data
+    if "stationary" in frame and not frame["stationary"].all():
+        unstable_legend(axes[-1], **where)
+    else:
+        axes[-1].legend(**where)
     reps = int(frame["replications"].max())
     fig.suptitle(f"{title}  ({reps} replications, 95% CI)" if title else "", fontsize=10)
     return fig
@@ -190,10 +208,16 @@ def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=
     Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
     percentiles per scheme in ``frame.attrs["percentiles"]``.
     """
+    func = "ccdf_frame"
+    points = check_int(points, "points", func, 2, 10_000)
+    schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
+    if not schemes:
+        raise ParameterError(f"The 'schemes' parameter of {func} must name at least one scheme.")
     results = {
-        s: simulate(s, n_slots=n_slots, replications=replications, seed=seed, **params)
+        s: simulate(s, n_slots=n_slots, replications=replications, seed=seed,
+                    overload="transient", **params)
         for s in schemes
-    }
+    }  # fmt: skip
     top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
     grid = np.linspace(0.0, top, points)
     rows, pct = [], {}
@@ -209,6 +233,7 @@ def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=
                          "ci_low": max(m - h, 0.0), "ci_high": min(m + h, 1.0)})  # fmt: skip
         pct[s] = {q: r[q] for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate")}
     frame = pd.DataFrame(rows)
+    frame["stationary"] = frame["scheme"].map({s: r.stationary for s, r in results.items()})
     frame.attrs["percentiles"] = pct
     frame.attrs["replications"] = replications
     return frame
@@ -219,7 +244,9 @@ def plot_ccdf(frame: pd.DataFrame, fast=False):
     fig, ax = figure(width=6.0, height=3.8, fast=fast)
     for s, g in frame.groupby("scheme", sort=False):
         x = g["delay"] * 1e3
-        ax.plot(x, g["ccdf"], color=SCHEME_COLORS[s], label=SCHEME_LABELS[s])
+        steady = bool(g["stationary"].all()) if "stationary" in g else True
+        label = SCHEME_LABELS[s] + ("" if steady else " (not stationary)")
+        ax.plot(x, g["ccdf"], color=SCHEME_COLORS[s], label=label, ls="-" if steady else ":")
         ax.fill_between(x, np.maximum(g["ci_low"], 1e-4), np.maximum(g["ci_high"], 1e-4),
                         color=SCHEME_COLORS[s], alpha=0.2, lw=0)  # fmt: skip
     ax.set_yscale("log")
@@ -241,32 +268,40 @@ def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
     ``n_requests`` users (uniformly chosen) request a task from their profile; queues are
     empty and rates are the interference-free ones; with caching, every cloudlet holds
     the s_e most popular cacheable results of its preferred cluster (its converged
-    state). Users rank by their own upload and computing delay (eq. 14; a cloudlet holding
-    the result counts τ_EP only if ``cache_aware``), cloudlets by Φ (eq. 15) (BL3: both by
-    link rate); a request with Φ < 0 is hedged (not in BL3); a request is ``cached`` when
-    its first match holds the result.
+    state). Users rank by eq. 4 without the queue (eq. 14; a cloudlet holding the result
+    costs τ_EP when ``cache_aware``), cloudlets by Φ (eq. 15) (BL3: both by link rate); a
+    request with Φ < 0 at its first match is hedged (not in BL3), with ``hedge_check`` only
+    to cloudlets where its Φ ≥ 0; a request is ``cached`` when a matched cloudlet holds the
+    result.
 
     Returns
     -------
     dict
-        ``scenario``, ``training``, ``users`` (requesting users), ``matched`` (rows of
-        cloudlets per requesting user, -1 padded), ``phi`` and ``cached`` (bool per row).
+        ``scenario``, ``training``, ``users`` (requesting users), ``tasks`` (their task
+        types), ``matched`` (rows of cloudlets per requesting user, -1 padded), ``phi``
+        (E × requests) and ``cached`` (bool per row).
     """
+    func = "slot_matching"
+    reject_unknown(func, params, set(PARAMS) - {"scheme", "seed"})
     v = PARAMS.defaults() | params | {"scheme": scheme, "seed": seed}
-    v = PARAMS.check("slot_matching", **v)
+    v = PARAMS.check(func, **v)
+    n_requests = check_int(n_requests, "n_requests", func, 1, v["n_users"])
     sc = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=v["seed"])
     tr = _train(sc, **{k: v[k] for k in TRAIN_KEYS}, seed=v["seed"])
     gen = np.random.default_rng([v["seed"], 9])
     n_users, n_cloudlets = sc.path_gain.shape
-    users = np.sort(gen.choice(n_users, size=min(n_requests, n_users), replace=False))
+    users = np.sort(gen.choice(n_users, size=n_requests, replace=False))
     rates = _initial_rates(sc, v["bandwidth"])
     caching = scheme in ("proposed", "BL1") and v["storage"] > 0
     held = tr.cache_rank < v["storage"]  # (E, A): the s_e best-ranked results
     prefs = np.full((users.size, n_cloudlets), -1, dtype=np.int64)
+    hprefs = np.full((users.size, n_cloudlets), -1, dtype=np.int64)
     phi = np.zeros((n_cloudlets, users.size))
     held_by = np.zeros((users.size, n_cloudlets), bool)
+    types = np.empty(users.size, dtype=np.int64)
     for i, u in enumerate(users):
         a = gen.choice(sc.cacheable.size, p=sc.profiles[sc.profile_of_user[u]])
+        types[i] = a
         bits = gen.exponential(v["mean_bits"])
         y = held[:, a] & sc.cacheable[a] if caching else np.zeros(n_cloudlets, bool)
         if scheme == "BL3":
@@ -279,21 +314,66 @@ def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
                                            v["tau_ep"], v["budget"], y)  # fmt: skip
         order = order[sc.covered[u, order]]
         prefs[i, : order.size] = order
+        ok = order[phi[order, i] >= 0] if v["hedge_check"] else order
+        hprefs[i, : ok.size] = ok
         held_by[i] = y
     rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
     first = hedged_matching(prefs, rprefs, None, None, 1)[:, 0]
-    cached = np.array([first[i] >= 0 and held_by[i, first[i]] for i in range(users.size)])
-    flags = np.array([first[i] >= 0 and not cached[i] and phi[first[i], i] < 0
+    hit0 = np.array([first[i] >= 0 and held_by[i, first[i]] for i in range(users.size)])
+    flags = np.array([first[i] >= 0 and not hit0[i] and phi[first[i], i] < 0
                       for i in range(users.size)])  # fmt: skip
     if scheme == "BL3":
         flags[:] = False
-    matched = hedged_matching(prefs, rprefs, None, flags, v["x_max"])
-    return {"scenario": sc, "training": tr, "users": users, "matched": matched, "phi": phi,
-            "cached": cached}  # fmt: skip
+    matched = hedged_matching(prefs, rprefs, None, flags, v["x_max"], hedge_prefs=hprefs)
+    cached = np.array([any(e >= 0 and held_by[i, e] for e in matched[i])
+                       for i in range(users.size)])  # fmt: skip
+    return {"scenario": sc, "training": tr, "users": users, "tasks": types, "matched": matched,
+            "phi": phi, "cached": cached}  # fmt: skip
+
+
+READINGS = {
+    "earlier workbench": {"hedge_check": False, "cache_aware": False, "coverage_db": 110.0},
+    "+ hedge check (eq. 9)": {"hedge_check": True, "cache_aware": False, "coverage_db": 110.0},
+    "+ users rank by eq. 4": {"hedge_check": True, "cache_aware": True, "coverage_db": 110.0},
+    "+ calibrated coverage (defaults)": {"hedge_check": True, "cache_aware": True,
+                                         "coverage_db": 84.0},
+}  # fmt: skip
+"""The readings of the text, added one at a time (the defaults last)."""
+
+
+def readings_frame(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
+    """Which reading moves which gain: Fig. 3's numbers under each row of ``READINGS``.
+
+    One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
+    mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile
+    ratio, the proposed scheme's hit rate, and whether every run was stationary. The
+    replications are paired across readings (same networks, tasks and fading).
+    """
+    func = "readings_frame"
+    quick = check_bool(quick, "quick", func)
+    v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
+    run = {"n_slots": 1000, "replications": 8} if quick else {"n_slots": 8000, "replications": 8}
+    rows = []
+    for name, reading in READINGS.items():
+        kw = run | reading | {"seed": v["seed"], "n_cloudlets": v["n_cloudlets"],
+                              "n_users": 3 * v["n_cloudlets"], "keep_records": False,
+                              "overload": "transient"}  # fmt: skip
+        r = {s: simulate(s, **kw) for s in ("proposed", "BL2", "BL3")}
+        rows.append({
+            "reading": name,
+            **{f"gain {q}": 1 - r["proposed"][f"{q}_delay"] / r["BL2"][f"{q}_delay"]
+               for q in ("mean", "p90", "p99")},
+            "BL2 hedged share": r["BL2"]["hedged_fraction"],
+            "BL2/BL3 p99": r["BL2"]["p99_delay"] / r["BL3"]["p99_delay"],
+            "hit rate": r["proposed"]["hit_rate"],
+            "stationary": all(x.stationary for x in r.values()),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> pd.DataFrame:
     """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link."""
+    check_bool(quick, "quick", "map_frame")
     m = slot_matching(scheme, n_requests=n_requests, seed=seed)
     sc, tr = m["scenario"], m["training"]
     rows = [{"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
@@ -354,7 +434,13 @@ def drift_frame(quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0,
     learnt before the change (a stale training phase); LRU and LFU adapt on their own.
     Returns the hit rate per window of ``window`` requests for each policy.
     """
+    func = "drift_frame"
+    quick = check_bool(quick, "quick", func)
+    v = PARAMS.check(func, n_tasks=n_tasks, zipf=zipf, seed=seed)
+    n_tasks, zipf, seed = v["n_tasks"], v["zipf"], v["seed"]
+    capacity = check_int(capacity, "capacity", func, 1, n_tasks)
     n = 10_000 if quick else 40_000
+    window = check_int(window, "window", func, 1, n // 2)
     gen = np.random.default_rng(seed)
     base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
     base /= base.sum()
@@ -479,6 +565,19 @@ def mm1_check(loads=(0.3, 0.5, 0.7), mean_bits=1e5, slot=1e-4, n_slots=400_000,
     from workbench.proactive.model import isolated_cloudlet_delay
     from workbench.proactive.simulation import draw_tasks, run_scenario
 
+    func = "mm1_check"
+    loads = [check_real(x, "loads", func, 0.0, 1.0, low_open=True, high_open=True)
+             for x in np.atleast_1d(loads)]  # fmt: skip
+    v = PARAMS.check(func, mean_bits=mean_bits, slot=slot, n_slots=n_slots,
+                     replications=replications, seed=seed)  # fmt: skip
+    mean_bits, slot, n_slots, replications, seed = (
+        v[k] for k in ("mean_bits", "slot", "n_slots", "replications", "seed")
+    )
+    if len(loads) * replications * n_slots > 5e8:
+        raise ParameterError(
+            f"The 'n_slots' parameter of {func} must keep loads × replications × n_slots at "
+            f"most 5e8 (run-time bound). Got {len(loads) * replications * n_slots:.3g} instead."
+        )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
     scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
     sc = _make_scenario(**scen, seed=2)

@@ -13,10 +13,11 @@ Per slot of length δ (time t0 = s δ):
 3. **Matching.** One-to-one deferred acceptance (users propose); then the hedge rounds for
    the matched requests with Φ < 0 at their cloudlet (proposed, BL1, BL2): they are
    matched again to cloudlets still vacant this slot, up to X_max cloudlets in all
-   (:func:`workbench.kernels.matching.hedged_matching_kernel`). Unmatched requests retry
+   (:func:`workbench.kernels.matching.hedge_rounds_kernel`); with ``hedge_check`` only to
+   cloudlets where the request's own Φ ≥ 0 (eq. 9 holds there). Unmatched requests retry
    next slot.
 4. **Cache hits.** A request matched to a cloudlet holding its result (cached and computed)
-   is served at t0 + τ_EP.
+   is served at t0 + τ_EP (the first such cloudlet of its matches).
 5. **Uploads.** An idle cloudlet starts the oldest live copy of its FIFO queue; the other
    copies of that task are withdrawn ("upload to whichever frees first"). When several of
    a user's copies head idle queues in the same slot (they free at the same time) the user
@@ -38,7 +39,7 @@ is done (bounded by ``max_drain_slots``).
 import numpy as np
 from numba import njit
 
-from workbench.kernels.matching import deferred_acceptance_kernel, hedged_matching_kernel
+from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
 from workbench.kernels.radio import uplink_rate_kernel
 
 # scheme codes (SCHEMES in params.py)
@@ -147,7 +148,7 @@ def simulate_slots_kernel(
     scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
     cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
     cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
-    max_queue, cache_aware,
+    max_queue, cache_aware, hedge_check,
 ):  # fmt: skip
     """Run the slotted model; per-task outcomes and named counters.
 
@@ -204,6 +205,8 @@ def simulate_slots_kernel(
     cache_seq, cache_hit : int64[N], bool[N]
         Order of the task's request at its server's cache (-1 if the cache never saw it)
         and whether the cache held the result then.
+    upload_start, upload_end : float64[N]
+        When the task's upload started (a slot boundary) and finished (NaN for a hit).
     counters : int64[N_COUNTERS]
         Named slots TASKS ... UNMATCHED_REQUESTS.
     """
@@ -223,6 +226,8 @@ def simulate_slots_kernel(
     copies = np.zeros(n, dtype=np.int64)
     cache_seq = np.full(n, -1, dtype=np.int64)
     cache_hit = np.zeros(n, dtype=np.bool_)
+    upload_start = np.full(n, np.nan)
+    upload_end = np.full(n, np.nan)
     state = np.zeros(n, dtype=np.int64)
     left = task_bits.copy()
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
@@ -341,7 +346,21 @@ def simulate_slots_kernel(
                         flags[i] = True
                         any_flag = True
             if any_flag:
-                matched = hedged_matching_kernel(prefs, rprefs, caps, flags, x_max)
+                hprefs = prefs
+                if hedge_check:
+                    hprefs = np.full((n_req, n_cloudlets), -1, dtype=np.int64)
+                    for i in range(n_req):
+                        if not flags[i]:
+                            continue
+                        k = 0
+                        for j in range(n_cloudlets):
+                            e = prefs[i, j]
+                            if e < 0:
+                                break
+                            if phi[e, i] >= 0.0:
+                                hprefs[i, k] = e
+                                k += 1
+                matched = hedge_rounds_kernel(first, hprefs, rprefs, caps, flags, x_max)
             else:
                 matched = np.full((n_req, 1), -1, dtype=np.int64)
                 for i in range(n_req):
@@ -356,6 +375,11 @@ def simulate_slots_kernel(
                 u = req_user[i]
                 t = req_task[i]
                 head[u] += 1
+                for j in range(matched.shape[1]):
+                    e = matched[i, j]
+                    if e >= 0 and ready_at[e, i]:
+                        e0 = e
+                        break
                 if ready_at[e0, i]:
                     _cache_request(e0, task_type[t], policy, clock, slot_of, c_obj, c_key,
                                    used, storage, cache_rank, ready)  # fmt: skip
@@ -378,7 +402,17 @@ def simulate_slots_kernel(
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW
                         counters[SLOTS_RUN] = s + 1
-                        return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
+                        return (
+                            done_time,
+                            server,
+                            from_cache,
+                            copies,
+                            cache_seq,
+                            cache_hit,
+                            upload_start,
+                            upload_end,
+                            counters,
+                        )
                     qbuf[e, (qhead[e] + qlen[e]) % max_queue] = t
                     qlen[e] += 1
                     c += 1
@@ -419,6 +453,7 @@ def simulate_slots_kernel(
                 qhead[e] = (qhead[e] + 1) % max_queue
                 qlen[e] -= 1
                 state[t] = UPLOADING
+                upload_start[t] = t0
                 server[t] = e
                 up_task[e] = t
                 user_busy[u] = True
@@ -453,6 +488,7 @@ def simulate_slots_kernel(
             progress = r * slot
             if r > 0.0 and left[t] <= progress:
                 finish = t0 + left[t] / r
+                upload_end[t] = finish
                 left[t] = 0.0
                 start = cpu_free[e] if cpu_free[e] > finish else finish
                 cpu_free[e] = start + kappa * task_bits[t] / cpu[e]
@@ -491,4 +527,14 @@ def simulate_slots_kernel(
     else:  # every task is done: copies still queued are withdrawn ones, never popped
         for e in range(n_cloudlets):
             counters[WITHDRAWN] += qlen[e]
-    return done_time, server, from_cache, copies, cache_seq, cache_hit, counters
+    return (
+        done_time,
+        server,
+        from_cache,
+        copies,
+        cache_seq,
+        cache_hit,
+        upload_start,
+        upload_end,
+        counters,
+    )

@@ -20,13 +20,38 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from workbench.output_analysis import (
+    OVERLOAD,
+    Replication,
+    check_overload,
+    finish,
+    replicate,
+)
 from workbench.proactive import kernels as K
-from workbench.proactive.model import Scenario, Training, _make_scenario, _train
+from workbench.proactive.model import (
+    Scenario,
+    Training,
+    _make_scenario,
+    _train,
+    check_scenario,
+    check_training,
+)
 from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS, SCHEME_CODES
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import (
+    ParameterError,
+    UnstableRegimeError,
+    check_bool,
+    check_budget,
+    check_choice,
+    check_int,
+    check_real,
+    check_seed,
+    reject_unknown,
+)
 
-__all__ = ["simulate", "run_scenario", "draw_tasks", "Tasks", "Run", "QUANTITIES", "MAX_WORK"]
+__all__ = ["simulate", "simulate_to_precision", "run_scenario", "draw_tasks", "user_load", "Tasks",
+           "Run"]  # fmt: skip
 
 QUANTITIES = (
     "mean_delay",
@@ -37,7 +62,9 @@ QUANTITIES = (
     "withdrawn_per_task",
     "pending_hit_rate",
 )
-MAX_WORK = 2e10  # slots × users × cloudlets per replication: bounds the run time (~minutes)
+MAX_WORK = 5e9
+"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
+loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
 
 SCENARIO_KEYS = (
     "n_cloudlets", "n_users", "area", "n_tasks", "zipf", "n_profiles", "cacheable_ratio",
@@ -46,7 +73,7 @@ SCENARIO_KEYS = (
 TRAIN_KEYS = ("arrival_rate", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
     "fading", "cpu", "kappa", "mean_bits", "arrival_rate", "storage", "tau_ep", "budget",
-    "x_max", "slot", "bandwidth", "cache_aware",
+    "x_max", "slot", "bandwidth", "cache_aware", "hedge_check",
 )  # fmt: skip
 
 
@@ -68,16 +95,37 @@ class Run(NamedTuple):
 
 
 def draw_tasks(scenario: Scenario, arrival_rate, mean_bits, horizon, seed) -> Tasks:
-    """Poisson arrivals per user on [0, horizon), types from its profile, Exp(L̄) sizes."""
+    """Poisson arrivals per user on [0, horizon), types from its profile, Exp(L̄) sizes.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        From :func:`~workbench.proactive.model.make_scenario`.
+    arrival_rate, mean_bits : float
+        λ_u [1/s] and L̄ [bit] (ranges of the parameter table).
+    horizon : float
+        Length of the arrival period [s], >= 0; λ_u · U · horizon tasks on average, at most
+        ``MAX_TASKS``.
+    seed : int
+    """
+    func = "draw_tasks"
+    check_scenario(func, scenario)
+    a = PARAMS.check(func, arrival_rate=arrival_rate, mean_bits=mean_bits, seed=seed)
+    horizon = check_real(horizon, "horizon", func, 0.0, 1e9)
+    expected = a["arrival_rate"] * horizon * scenario.profile_of_user.size
+    if expected > MAX_TASKS:
+        raise ParameterError(
+            f"The 'horizon' parameter of {func} must keep λ_u · U · horizon below "
+            f"{MAX_TASKS:,} tasks (memory bound). Got about {expected:,.0f} tasks instead."
+        )
+    return _draw_tasks(scenario, a["arrival_rate"], a["mean_bits"], horizon, a["seed"])
+
+
+def _draw_tasks(scenario: Scenario, arrival_rate, mean_bits, horizon, seed) -> Tasks:
     gen = np.random.default_rng(np.random.SeedSequence([seed, 2]))
     n_users = scenario.profile_of_user.size
     counts = gen.poisson(arrival_rate * horizon, size=n_users)
     total = int(counts.sum())
-    if total > MAX_TASKS:
-        raise ParameterError(
-            f"The 'n_slots' parameter of simulate must keep the tasks of one replication "
-            f"below {MAX_TASKS:,} (memory bound). Got about {total:,} tasks instead."
-        )
     starts = np.zeros(n_users + 1, dtype=np.int64)
     starts[1:] = np.cumsum(counts)
     arrival = np.empty(total)
@@ -92,6 +140,45 @@ def draw_tasks(scenario: Scenario, arrival_rate, mean_bits, horizon, seed) -> Ta
     user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
     bits = gen.exponential(mean_bits, size=total)
     return Tasks(arrival, user, types, bits, starts)
+
+
+def check_tasks(func: str, scenario: Scenario, tasks) -> None:
+    """``tasks`` must be a :class:`Tasks` of ``scenario``: grouped by user, arrivals finite,
+    >= 0 and sorted within each user, types inside the scenario's A, sizes finite >= 0."""
+
+    def fail(why):
+        raise ParameterError(
+            f"The 'tasks' parameter of {func} must be the Tasks of this scenario from "
+            f"draw_tasks ({why})."
+        )
+
+    if not isinstance(tasks, Tasks):
+        fail(f"got {type(tasks).__name__}")
+    n_users = scenario.profile_of_user.size
+    arr = [np.asarray(x) for x in tasks]
+    n = arr[0].shape[0] if arr[0].ndim == 1 else -1
+    if any(x.ndim != 1 or x.shape[0] != n for x in arr[:4]):
+        fail("arrival, user, task_type and bits must be 1-D arrays of one length")
+    arrival, user, types, bits, start = arr
+    if start.shape != (n_users + 1,) or not np.issubdtype(start.dtype, np.integer):
+        fail(f"user_start must hold U + 1 = {n_users + 1} ints")
+    if not (np.issubdtype(user.dtype, np.integer) and np.issubdtype(types.dtype, np.integer)):
+        fail("user and task_type must be ints")
+    if arrival.dtype.kind != "f" or bits.dtype.kind != "f":
+        fail("arrival and bits must be floats")
+    if start[0] != 0 or start[-1] != n or np.any(np.diff(start) < 0):
+        fail("user_start must rise from 0 to the number of tasks")
+    if not np.array_equal(user, np.repeat(np.arange(n_users), np.diff(start))):
+        fail("tasks must be grouped by user as user_start says")
+    if n and (types.min() < 0 or types.max() >= scenario.cacheable.size):
+        fail(f"task types must lie in [0, {scenario.cacheable.size - 1}]")
+    if not (np.all(np.isfinite(arrival)) and np.all(arrival >= 0)):
+        fail("arrival times must be finite and >= 0")
+    if not (np.all(np.isfinite(bits)) and np.all(bits >= 0)):
+        fail("task sizes must be finite and >= 0")
+    same_user = np.diff(user) == 0
+    if np.any(np.diff(arrival)[same_user] < 0):
+        fail("arrivals must be sorted within each user")
 
 
 def _xorshift_state(seed: int) -> np.uint64:
@@ -125,29 +212,70 @@ def run_scenario(
     x_max=2,
     slot=0.005,
     bandwidth=10e6,
-    cache_aware=False,
+    cache_aware=True,
+    hedge_check=True,
     max_drain_slots=None,
-    func="run_scenario",
 ) -> Run:
     """Run the slot kernel on one drawn scenario; one row per task.
+
+    ``scenario``, ``training`` and ``tasks`` must belong together (same U, E and A; the
+    training's attachment inside the coverage; the tasks' users and types inside the
+    scenario's); the keyword parameters are checked against the parameter table.
+    ``fading_seed`` is a seed; ``max_drain_slots`` (default max(2000, n_slots)) an int >= 0.
 
     Raises
     ------
     UnstableRegimeError
         If a cloudlet's queue exceeds ``MAX_QUEUE`` copies, or the tasks are not all done
-        ``max_drain_slots`` slots after the last arrival (default max(2000, n_slots)).
+        ``max_drain_slots`` slots after the last arrival.
     """
+    func = "run_scenario"
+    scheme = PARAMS.check(func, scheme=scheme)["scheme"]
+    check_scenario(func, scenario)
+    check_training(func, scenario, training)
+    check_tasks(func, scenario, tasks)
+    a = PARAMS.check(
+        func, n_slots=n_slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
+        tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
+        cache_aware=cache_aware, hedge_check=hedge_check,
+    )  # fmt: skip
+    fading_seed = check_seed(fading_seed, func, "fading_seed")
+    if max_drain_slots is not None:
+        max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
+    n_users, n_cloudlets = scenario.path_gain.shape
+    if (a["n_slots"] + (max_drain_slots or 0)) * n_users * n_cloudlets > MAX_WORK:
+        raise ParameterError(
+            f"The 'n_slots' parameter of {func} must keep (n_slots + max_drain_slots) × U × E "
+            f"at most {MAX_WORK:.0e} (run-time bound). Got n_slots = {n_slots!r} instead."
+        )
+    if tasks.arrival.size and tasks.arrival.max() >= a["n_slots"] * a["slot"]:
+        raise ParameterError(
+            f"The 'tasks' parameter of {func} must arrive within the n_slots · δ = "
+            f"{a['n_slots'] * a['slot']:.6g} s simulated. Got arrivals up to "
+            f"{tasks.arrival.max():.6g} s instead."
+        )
+    return _run_scenario(
+        scheme, scenario, training, tasks, fading_seed=fading_seed,
+        max_drain_slots=max_drain_slots, func=func, **a,
+    )  # fmt: skip
+
+
+def _run_scenario(
+    scheme, scenario, training, tasks, *, n_slots, fading_seed, fading, cpu, kappa, storage,
+    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, max_drain_slots=None,
+    func="run_scenario",
+) -> Run:  # fmt: skip
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, n_slots) if max_drain_slots is None else int(max_drain_slots)
     store = np.full(n_cloudlets, storage, dtype=np.int64)
-    done, server, from_cache, copies, cache_seq, cache_hit, c = K.simulate_slots_kernel(
+    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = K.simulate_slots_kernel(
         SCHEME_CODES[scheme], scenario.path_gain, scenario.covered,
         np.full(n_users, scenario.power_w), scenario.noise_w, float(bandwidth), bool(fading),
         _xorshift_state(fading_seed), np.full(n_cloudlets, float(cpu)), float(kappa), float(tau_ep),
         float(budget), float(slot), int(n_slots), drain, int(x_max), store,
         training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
         tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
-        bool(cache_aware),
+        bool(cache_aware), bool(hedge_check),
     )  # fmt: skip
     counters = {
         name: int(c[getattr(K, name)])
@@ -193,14 +321,21 @@ def run_scenario(
             "copies": copies,
             "cache_seq": cache_seq,
             "cache_hit": cache_hit,
+            "upload_start": up0,
+            "upload_end": up1,
         }
     )
     return Run(frame, counters)
 
 
 def _replication_seeds(seed: int, replications: int):
+    """The four stream seeds of every replication (children of ``SeedSequence(seed)``)."""
     for child in np.random.SeedSequence(seed).spawn(replications):
-        yield [int(x) for x in child.generate_state(4, dtype=np.uint32)]
+        yield _stream_seeds(child)
+
+
+def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
+    return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
 def _row(run: Run, measured_from: float = 0.0) -> dict:
@@ -225,6 +360,96 @@ def _row(run: Run, measured_from: float = 0.0) -> dict:
     }
 
 
+BOUNDS = {
+    "mean_delay": (0.0, np.inf),
+    "p90_delay": (0.0, np.inf),
+    "p99_delay": (0.0, np.inf),
+    "hit_rate": (0.0, 1.0),
+    "hedged_fraction": (0.0, 1.0),
+    "withdrawn_per_task": (0.0, np.inf),
+    "pending_hit_rate": (0.0, 1.0),
+}
+"""Ranges of the reported quantities: their intervals are clipped to them."""
+
+_CALL_KEYS = ("n_slots", "replications", "seed", "confidence", "keep_records", "overload")
+_EMPTY_HINT = (
+    "Raise λ_u (arrival_rate), U or the number of slots: on average λ_u · U · n_slots · δ "
+    "tasks arrive after the warm-up."
+)
+
+
+def _validate(func: str, scheme, params: dict, call: dict) -> dict:
+    """Check every argument against the table; unknown keywords suggest the closest name."""
+    reject_unknown(func, params, (set(PARAMS) - {"scheme"}) | set(_CALL_KEYS))
+    values = PARAMS.defaults() | params | {"scheme": scheme}
+    values.update({k: call[k] for k in ("n_slots", "replications", "seed", "confidence")})
+    v = PARAMS.check(func, **values)
+    v["keep_records"] = check_bool(call.get("keep_records", False), "keep_records", func)
+    v["overload"] = check_choice(call.get("overload", "raise"), "overload", func, OVERLOAD)
+    _check_work(func, v, v["replications"], "replications")
+    horizon = (v["warmup_slots"] + v["n_slots"]) * v["slot"]
+    tasks = v["arrival_rate"] * v["n_users"] * horizon
+    if tasks > MAX_TASKS:
+        raise ParameterError(
+            f"The 'n_slots' parameter of {func} must keep the tasks of one replication below "
+            f"{MAX_TASKS:,} (λ_u · U · (warmup_slots + n_slots) · δ, memory bound). Got about "
+            f"{tasks:,.0f} tasks instead."
+        )
+    # the slot kernel's (E, max_queue) queues and (U, E) matrices, the (E, A) cache state
+    nbytes = (
+        8.0
+        * (
+            v["n_cloudlets"] * MAX_QUEUE
+            + 6 * v["n_users"] * v["n_cloudlets"]
+            + 3 * v["n_cloudlets"] * v["n_tasks"]
+        )
+        + 120.0 * tasks
+    )
+    check_budget(func, "n_slots", v["n_slots"], nbytes, "one replication's tasks and state")
+    return v
+
+
+def _check_work(func: str, v: dict, replications: int, name: str) -> None:
+    """Refuse a call whose slot loop would exceed :data:`MAX_WORK` before running it."""
+    per = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
+    if per * replications > MAX_WORK:
+        which = name if per <= MAX_WORK else "n_slots"
+        raise ParameterError(
+            f"The '{which}' parameter of {func} must keep {name} × (warmup_slots + n_slots) × "
+            f"U × E at most {MAX_WORK:.0e} (run-time bound, about a minute). Got "
+            f"{replications} × {per:.3g} = {per * replications:.3g} instead."
+        )
+
+
+def user_load(scenario: Scenario, v: dict) -> float:
+    """A necessary condition for stability: the busiest user's upload load (< 1 needed).
+
+    A user uploads one task at a time, at most at its interference-free rate to its best
+    covering cloudlet, and only a task whose result is not cached needs an upload: its
+    transmitter is busy at least λ_u (1 − c_u) L̄ / r_u of the time, c_u being its
+    cacheable mass (0 without caching). The matching, hedging and interference of the slot
+    model admit no closed stability bound; this one is necessary, not sufficient, and the
+    stationarity detector decides the rest.
+    """
+    rate = np.where(scenario.covered, _initial_rates(scenario, v["bandwidth"]), 0.0).max(axis=1)
+    cached = 0.0
+    if v["scheme"] in ("proposed", "BL1") and v["storage"] > 0:
+        cached = scenario.profiles[:, scenario.cacheable].sum(axis=1)[scenario.profile_of_user]
+    return float(np.max(v["arrival_rate"] * (1.0 - cached) * v["mean_bits"] / rate))
+
+
+def _load_bound(v: dict, replications: int) -> float:
+    """:func:`user_load`, the largest over the replications' networks."""
+    out = 0.0
+    for s_scen, s_train, _, _ in _replication_seeds(v["seed"], replications):
+        scenario, _ = _network(
+            tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
+            tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
+        )  # fmt: skip
+        out = max(out, user_load(scenario, v))
+    return out
+
+
 def simulate(
     scheme="proposed",
     *,
@@ -233,6 +458,7 @@ def simulate(
     seed=0,
     confidence=0.95,
     keep_records=True,
+    overload="raise",
     **params,
 ) -> SimulationResult:
     """Simulate one scheme; mean, 90th and 99th percentile delay and hit rate with CIs.
@@ -253,12 +479,18 @@ def simulate(
     seed : int
         Root of the replications' streams: same seed, same numbers.
     confidence : float
-        Level of the Student-t intervals over replications.
+        Level of the Student-t intervals over replications (clipped to each quantity's
+        range: times >= 0, shares in [0, 1]).
     keep_records : bool
         Keep one row per task in ``result.records`` (for the delay CCDF).
+    overload : {"raise", "transient"}
+        What to do when the run is not a steady state (see Raises): "transient" returns
+        the finite-horizon numbers with ``stationary=False`` and a note.
     **params
         Any model parameter of :data:`~workbench.proactive.params.PARAMS` (E, U, area,
-        radio, CPU, tasks, caching, matching, training, δ); defaults from the table.
+        radio, CPU, tasks, caching, matching, training, δ, the readings ``hedge_check`` and
+        ``cache_aware``); defaults from the table. An unknown name is an error that
+        suggests the closest one.
 
     Returns
     -------
@@ -269,43 +501,74 @@ def simulate(
         (requests whose result was cached but not yet computed). ``frame``: one row per
         replication with the counts (tasks, uploads, copies, withdrawn, slots_run);
         ``records``: one row per task (replication, delay, from_cache, copies, server...).
+        ``stationarity``: the output analysis of the per-task delays in arrival order
+        (:func:`workbench.output_analysis.detect`, the warm-up slots' tasks as the fixed
+        warm-up); ``info["load_bound"]``: :func:`user_load`, the largest over the replications.
 
     Raises
     ------
     ParameterError
-        For invalid parameters; UnstableRegimeError when the load cannot be served.
+        For invalid parameters or unknown keywords; ``EmptyRunError`` (a ParameterError)
+        when a replication has no task arriving after the warm-up.
+    UnstableRegimeError
+        With ``overload="raise"``: when the busiest user's upload load (:func:`user_load`)
+        is at least 1 or the detector finds the delays trending. Whatever ``overload``:
+        when a cloudlet queues more than ``MAX_QUEUE`` copies or the tasks are not done
+        ``max(2000, n_slots)`` slots after the last arrival (there are no numbers then).
 
     References
     ----------
     Elbamby et al. (2018), Sec. 4 (the schemes and baselines compared).
     """
     func = "simulate"
-    unknown = sorted(set(params) - set(PARAMS))
-    if unknown:
-        raise ParameterError(
-            f"The '{unknown[0]}' parameter of {func} is not a model parameter; valid names "
-            f"are {sorted(set(PARAMS) - {'scheme', 'n_slots', 'replications', 'seed'})}."
-        )
-    values = PARAMS.defaults()
-    values.update(params)
-    values.update(scheme=scheme, n_slots=n_slots, replications=replications, seed=seed,
-                  confidence=confidence)  # fmt: skip
-    v = PARAMS.check(func, **values)
-    if not isinstance(keep_records, bool):
-        raise ParameterError(
-            f"The 'keep_records' parameter of {func} must be True or False. "
-            f"Got {keep_records!r} instead."
-        )
-    work = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
-    if work > MAX_WORK:
-        raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep (warmup_slots + n_slots) × U × E at most "
-            f"{MAX_WORK:.0e} per replication (run-time bound). Got {work:.3g} instead."
-        )
-    return _simulate(v, keep_records, func)
+    call = dict(n_slots=n_slots, replications=replications, seed=seed, confidence=confidence,
+                keep_records=keep_records, overload=overload)  # fmt: skip
+    v = _validate(func, scheme, params, call)
+    return _simulate(v, func)
 
 
-@lru_cache(maxsize=32)
+def simulate_to_precision(
+    scheme="proposed",
+    *,
+    rel_half_width=0.02,
+    max_replications=100,
+    initial=5,
+    n_slots=2000,
+    seed=0,
+    confidence=0.95,
+    progress=True,
+    **params,
+) -> SimulationResult:
+    """Add replications until the mean delay's interval is within ``rel_half_width``.
+
+    Like JMT's precision-driven runs: starts with ``initial`` replications of ``n_slots``
+    measured slots and adds more (a progress bar counts them) until the relative
+    half-width of the ``mean_delay`` interval is at most ``rel_half_width`` or
+    ``max_replications`` is reached (then ``converged=False`` and a note). A run the
+    detector finds non-stationary stops with :class:`UnstableRegimeError`. Other arguments
+    as in :func:`simulate`; records are not kept.
+    """
+    from workbench.output_analysis import to_precision
+
+    func = "simulate_to_precision"
+    call = dict(n_slots=n_slots, replications=2, seed=seed, confidence=confidence)
+    v = _validate(func, scheme, params, call)
+    check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
+    top = check_int(max_replications, "max_replications", func, 2, 1000)
+    _check_work(func, v, top, "max_replications")
+    check_int(initial, "initial", func, 2, top)
+    progress = check_bool(progress, "progress", func)
+    rho = _load_bound(v, initial)
+    check_overload(func, "raise", rho=rho)
+    return to_precision(
+        lambda child, index: _replication(v, child, func, False),
+        func=func, rel_half_width=rel_half_width, max_replications=top, initial=initial,
+        seed=v["seed"], progress=progress, desc=f"P2 {v['scheme']} to ±{rel_half_width:.0%}",
+        **_finish_kwargs(v, rho),
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=256)
 def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: int):
     """Scenario and training of one replication, kept for the next scheme or parameter.
 
@@ -317,7 +580,7 @@ def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: 
     return scenario, _train(scenario, **dict(train_values), seed=s_train)
 
 
-def one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
+def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
     """One replication from validated values ``v`` and four stream seeds (no checks)."""
     s_scen, s_train, s_task, s_fade = seeds
     scenario, training = _network(
@@ -325,8 +588,8 @@ def one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, 
         tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
     )  # fmt: skip
     n_slots = v["warmup_slots"] + v["n_slots"]
-    tasks = draw_tasks(scenario, v["arrival_rate"], v["mean_bits"], n_slots * v["slot"], s_task)
-    run = run_scenario(
+    tasks = _draw_tasks(scenario, v["arrival_rate"], v["mean_bits"], n_slots * v["slot"], s_task)
+    run = _run_scenario(
         v["scheme"], scenario, training, tasks, n_slots=n_slots, fading_seed=s_fade,
         **{k: v[k] for k in RUN_KEYS if k not in ("arrival_rate", "mean_bits")},
         func=func,
@@ -335,24 +598,41 @@ def one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, 
     return {"clusters": training.clusters.k} | row, run, training
 
 
-def _simulate(v: dict, keep_records: bool, func: str) -> SimulationResult:
-    rows, records = [], []
-    for r, seeds in enumerate(_replication_seeds(v["seed"], v["replications"])):
-        row, run, _ = one_replication(v, seeds, func)
-        rows.append({"replication": r} | row)
-        if keep_records:
-            measured = run.tasks["arrival"] >= v["warmup_slots"] * v["slot"]
-            rec = run.tasks.loc[measured, ["delay", "from_cache", "copies", "server",
-                                           "cacheable"]].copy()  # fmt: skip
-            rec.insert(0, "replication", r)
-            records.append(rec)
-    return SimulationResult.from_replications(
-        pd.DataFrame(rows),
-        "mean_delay",
-        QUANTITIES,
-        confidence=v["confidence"],
-        run_length=v["n_slots"],
-        run_unit="slots",
-        records=pd.concat(records, ignore_index=True) if records else None,
-        info={k: v[k] for k in v if k not in ("confidence",)},
-    )
+def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
+    """One replication for the output-analysis engine: its row, delay series and warm-up."""
+    row, run, _ = _one_replication(v, _stream_seeds(child), func)
+    t = run.tasks.sort_values("arrival", kind="stable")
+    measured = t["arrival"].to_numpy() >= v["warmup_slots"] * v["slot"]
+    rec = None
+    if keep_records:
+        rec = t.loc[measured, ["delay", "from_cache", "copies", "server", "cacheable"]]
+        rec = rec.reset_index(drop=True)
+    return Replication(row, t["delay"].to_numpy(), int((~measured).sum()), rec)
+
+
+def _finish_kwargs(v: dict, rho: float) -> dict:
+    return dict(
+        metric="mean_delay", quantities=QUANTITIES, confidence=v["confidence"],
+        run_length=v["n_slots"], run_unit="slots", bounds=BOUNDS, rho=rho, unit="s",
+        count="tasks", empty_what="tasks arriving after the warm-up", empty_hint=_EMPTY_HINT,
+        info={k: v[k] for k in v if k not in ("confidence", "keep_records", "overload")}
+        | {"load_bound": rho},
+    )  # fmt: skip
+
+
+def _simulate(v: dict, func: str) -> SimulationResult:
+    rho = _load_bound(v, v["replications"])
+    check_overload(func, v["overload"], rho=rho)  # refuse a certain overload before running
+
+    def one(child, index):
+        rep = _replication(v, child, func, v["keep_records"])
+        if rep.records is not None:
+            rep = rep._replace(records=rep.records.assign(replication=index))
+        return rep
+
+    reps = replicate(one, replications=v["replications"], seed=v["seed"])
+    result = finish(reps, func=func, overload=v["overload"], **_finish_kwargs(v, rho))
+    if result.records is not None:
+        cols = ["replication", "delay", "from_cache", "copies", "server", "cacheable"]
+        result = result.with_(records=result.records[cols])
+    return result

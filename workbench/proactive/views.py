@@ -20,7 +20,7 @@ from workbench.proactive.figures import (
 )
 from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
 from workbench.proactive.params import PARAMS
-from workbench.proactive.simulation import simulate
+from workbench.proactive.simulation import simulate_to_precision
 from workbench.widgets import control, interactive_figure
 
 __all__ = ["VIEWS", "explore_margin", "explore_mm1", "explore_schemes", "explore_map"]
@@ -151,15 +151,17 @@ def explore_mm1():
     )
 
 
-SCHEME_RUN = {"n_slots": 600, "warmup_slots": 1000, "replications": 3, "seed": 1}
+SCHEME_RUN = {"n_slots": 600, "warmup_slots": 1000, "seed": 1}
+PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 16}
+"""The view adds replications until the mean delay is known to ±5% (at most 16)."""
 _NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
 
 
 @lru_cache(maxsize=256)
 def _scheme_result(scheme, storage, zipf, cacheable_ratio, area, x_max):
-    return simulate(scheme, keep_records=False, storage=storage, zipf=zipf,
-                    cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
-                    **SCHEME_RUN)  # fmt: skip
+    return simulate_to_precision(scheme, storage=storage, zipf=zipf,
+                                 cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
+                                 progress=False, **PRECISION, **SCHEME_RUN)  # fmt: skip
 
 
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
@@ -177,20 +179,26 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
                          (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
         for i, (s, r) in enumerate(zip(names, rows, strict=True)):
             low, high = r.interval(q)
-            ci_errorbar(ax, [i], [r[q] * 1e3], [max(low, 0.0) * 1e3], [high * 1e3],
-                        color=SCHEME_COLORS[s])  # fmt: skip
+            ci_errorbar(ax, [i], [r[q] * 1e3], [low * 1e3], [high * 1e3],
+                        stationary=[r.stationary], color=SCHEME_COLORS[s])  # fmt: skip
         ax.set_xticks(range(4))
         ax.set_xticklabels(names, fontsize=8)
         ax.set_xlim(-0.5, 3.5)
         ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
     n = SCHEME_RUN
+    reps = "/".join(str(r.replications) for r in rows)
     fig.suptitle(
-        f"Simulated: {n['replications']} paired replications × {n['n_slots']} slots after "
-        f"{n['warmup_slots']} warm-up, 95% CI; hit rate proposed {rows[0]['hit_rate']:.2f}, "
-        f"BL1 {rows[1]['hit_rate']:.2f}",
+        f"Simulated to ±{PRECISION['rel_half_width']:.0%} on the mean: {reps} paired "
+        f"replications × {n['n_slots']} slots after {n['warmup_slots']} warm-up, 95% CI; hit "
+        f"rate proposed {rows[0]['hit_rate']:.2f}, BL1 {rows[1]['hit_rate']:.2f}",
         fontsize=8,
     )
+    short = [s for s, r in zip(names, rows, strict=True) if not r.converged]
+    if short:
+        fig.text(0.5, 0.01, f"{', '.join(short)}: ±{PRECISION['rel_half_width']:.0%} not "
+                 f"reached in {PRECISION['max_replications']} replications", ha="center",
+                 fontsize=7)  # fmt: skip
     return fig
 
 
@@ -269,16 +277,16 @@ def classroom():
             "mass. No caching scheme can beat it.",
         ),
         exercise(
-            "Suppose users knew every cache (cache_aware): all E = 30 cloudlets cover every "
-            "user and each stores s_e = 2 results. How many distinct results can the network "
-            "hold at most?",
-            answer=30 * 2,
+            "Users rank cloudlets by eq. 4, so a cloudlet holding their result costs τ_EP only "
+            "and they fetch it from any covering cloudlet. With the calibrated coverage a user "
+            "has about 6 cloudlets in range at E = 30; each stores s_e = 2 results. How many "
+            "distinct results can the caches within one user's range hold at most?",
+            answer=6 * 2,
             tolerance=0,
-            hint="A cache-aware user fetches a result from any covering cloudlet that holds it.",
-            solution="60 ≥ 33 cacheable types: pooled, the caches already hold every cacheable "
-            "result, so s_e would barely matter. In the paper users rank cloudlets by their "
-            "own upload delay and hit only the cache of the cloudlet they are matched to, "
-            "which is why s_e matters in Fig. 5.",
+            hint="Each covering cloudlet adds s_e places.",
+            solution="12 < 33 cacheable types: s_e still matters (Fig. 5). Were every cloudlet "
+            "to cover every user (a 146 m radius), 30 × 2 = 60 places would hold every "
+            "cacheable result and s_e would stop mattering.",
         ),
         exercise(
             "One user alone at a cloudlet: r = 20 Mbit/s, L̄ = 1 Mbit, λ_u = 10 tasks/s. "
