@@ -133,7 +133,8 @@ def test_voila_family_switch_and_dependent_range_in_the_model_view(browser, voil
         img = view.locator(".wb-figure img").first
 
         def control(label_text):
-            return view.locator(".widget-inline-hbox", has_text=label_text).first
+            # one control row: its label (symbol, meaning, unit) and the control itself
+            return view.locator(".wb-control", has_text=label_text).first
 
         src = img.get_attribute("src")
         control("service-time family").locator("select").select_option("Pareto")
