@@ -98,7 +98,8 @@ Every :func:`simulate` run goes through :mod:`workbench.output_analysis`: the pe
 delays in arrival order (the warm-up slots' tasks as the fixed warm-up) are tested for a
 trend; ``overload="raise"`` (default) refuses a non-stationary run, ``"transient"``
 returns it flagged. The matching, hedging and interference admit no closed stability
-bound; :func:`user_load` is a necessary one (a user's own transmitter), checked first.
+bound; the busiest user's own upload load is a necessary one (its transmitter alone),
+checked first.
 :func:`simulate_to_precision` adds replications until the mean delay's interval is narrow
 enough.
 
@@ -131,7 +132,6 @@ from workbench.proactive.simulation import (
     run_scenario,
     simulate,
     simulate_to_precision,
-    user_load,
 )
 
 __all__ = [
@@ -151,7 +151,6 @@ __all__ = [
     "run_scenario",
     "simulate",
     "simulate_to_precision",
-    "user_load",
     "task_delay",
     "train",
     "zipf_popularity",

@@ -312,7 +312,7 @@ PARAMS = Params(
     Param(
         "hedge_check",
         "Φ ≥ 0 at hedge",
-        "hedge cloudlets must meet eq. 9",
+        "an extra cloudlet must meet eq. 9",
         kind="bool",
         default=True,
         source="paper",

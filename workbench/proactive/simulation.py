@@ -50,7 +50,7 @@ from workbench.validation import (
     reject_unknown,
 )
 
-__all__ = ["simulate", "simulate_to_precision", "run_scenario", "draw_tasks", "user_load", "Tasks",
+__all__ = ["simulate", "simulate_to_precision", "run_scenario", "draw_tasks", "Tasks",
            "Run"]  # fmt: skip
 
 QUANTITIES = (
@@ -421,7 +421,7 @@ def _check_work(func: str, v: dict, replications: int, name: str) -> None:
         )
 
 
-def user_load(scenario: Scenario, v: dict) -> float:
+def _user_load(scenario: Scenario, v: dict) -> float:
     """A necessary condition for stability: the busiest user's upload load (< 1 needed).
 
     A user uploads one task at a time, at most at its interference-free rate to its best
@@ -439,14 +439,14 @@ def user_load(scenario: Scenario, v: dict) -> float:
 
 
 def _load_bound(v: dict, replications: int) -> float:
-    """:func:`user_load`, the largest over the replications' networks."""
+    """:func:`_user_load`, the largest over the replications' networks."""
     out = 0.0
     for s_scen, s_train, _, _ in _replication_seeds(v["seed"], replications):
         scenario, _ = _network(
             tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
             tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
         )  # fmt: skip
-        out = max(out, user_load(scenario, v))
+        out = max(out, _user_load(scenario, v))
     return out
 
 
@@ -503,7 +503,7 @@ def simulate(
         ``records``: one row per task (replication, delay, from_cache, copies, server...).
         ``stationarity``: the output analysis of the per-task delays in arrival order
         (:func:`workbench.output_analysis.detect`, the warm-up slots' tasks as the fixed
-        warm-up); ``info["load_bound"]``: :func:`user_load`, the largest over the replications.
+        warm-up); ``info["load_bound"]``: :func:`_user_load`, the largest over the replications.
 
     Raises
     ------
@@ -511,7 +511,7 @@ def simulate(
         For invalid parameters or unknown keywords; ``EmptyRunError`` (a ParameterError)
         when a replication has no task arriving after the warm-up.
     UnstableRegimeError
-        With ``overload="raise"``: when the busiest user's upload load (:func:`user_load`)
+        With ``overload="raise"``: when the busiest user's upload load (:func:`_user_load`)
         is at least 1 or the detector finds the delays trending. Whatever ``overload``:
         when a cloudlet queues more than ``MAX_QUEUE`` copies or the tasks are not done
         ``max(2000, n_slots)`` slots after the last arrival (there are no numbers then).

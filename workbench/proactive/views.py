@@ -190,7 +190,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     reps = "/".join(str(r.replications) for r in rows)
     fig.suptitle(
         f"Simulated to ±{PRECISION['rel_half_width']:.0%} on the mean: {reps} paired "
-        f"replications × {n['n_slots']} slots after {n['warmup_slots']} warm-up, 95% CI; hit "
+        f"replications × {n['n_slots']} slots after {n['warmup_slots']} warm-up, 95% CI;\nhit "
         f"rate proposed {rows[0]['hit_rate']:.2f}, BL1 {rows[1]['hit_rate']:.2f}",
         fontsize=8,
     )
