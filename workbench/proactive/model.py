@@ -50,14 +50,20 @@ __all__ = [
 ]
 
 
-def _array(value, name, func, low=0.0):
+def _array(value, name, func, low=0.0, high=None):
     try:
-        arr = None if np.asarray(value).dtype == bool else np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        # booleans and text are no numbers here, even where numpy would convert them
+        arr = None if raw.dtype.kind not in "iuf" else np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         arr = None
-    if arr is None or not np.all(np.isfinite(arr)) or np.any(arr < low):
+    bad = arr is None or not np.all(np.isfinite(arr)) or np.any(arr < low)
+    if not bad and high is not None:
+        bad = bool(np.any(arr > high))
+    if bad:
+        span = f"in [{low:g}, {high:g}]" if high is not None else f">= {low:g}"
         raise ParameterError(
-            f"The '{name}' parameter of {func} must be finite real numbers >= {low:g}. "
+            f"The '{name}' parameter of {func} must be finite real numbers {span}. "
             f"Got {value!r} instead."
         )
     return arr
@@ -91,7 +97,7 @@ def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
     """Eq. 4, validated under ``func``'s own parameter ``names`` (keys: the eq.'s terms)."""
     bits = _array(bits, names["bits"], func)
     rate = _array(rate, names["rate"], func, low=np.nextafter(0.0, 1.0))
-    cpu = _array(cpu, names["cpu"], func, low=np.nextafter(0.0, 1.0))
+    cpu = _array(cpu, names["cpu"], func, low=PARAMS["cpu"].low, high=PARAMS["cpu"].high)
     wait = _array(wait, names["wait"], func)
     kappa = PARAMS.check(func, kappa=kappa)["kappa"]
     tau_ep = PARAMS.check(func, tau_ep=tau_ep)["tau_ep"]
