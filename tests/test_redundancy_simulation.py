@@ -249,3 +249,13 @@ def test_job_outcomes_kernel_matches_its_naive_twin(seed):
     np.testing.assert_array_equal(got[0], ref[0])
     np.testing.assert_array_equal(got[1], ref[1])
     assert np.isfinite(got[0]).all() and (got[0][blocked] == 15.0).all()
+
+
+def test_simulate_to_precision_takes_a_relative_target_alone():
+    """As the shared contract reads: rel_half_width without naming half_width."""
+    res = rd.simulate_to_precision(
+        24, 3, 1.5, 15.0, SEXP, rel_half_width=0.02, n_jobs=2_000, progress=False
+    )
+    assert res.converged and res.half_width <= 0.02 * res.mean
+    default = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, n_jobs=2_000, progress=False)
+    assert default.half_width <= 0.05  # the absolute default target, in seconds

@@ -93,6 +93,7 @@ QUANTITIES = ("system_time", "blocking", "mean_wait")
 BOUNDS = {"system_time": (0.0, math.inf), "blocking": (0.0, 1.0), "mean_wait": (0.0, math.inf)}
 #: level of the detector's trend test (module docstring: why lower than the shared 1e-3)
 ALPHA = 1e-6
+DEFAULT_HALF_WIDTH = 0.05  # s: simulate_to_precision's target when no target is given
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
 #: bytes the detector's series take per job kept in memory (float64)
@@ -362,7 +363,7 @@ def simulate_to_precision(
     lam,
     t_cloud,
     service,
-    half_width: float | None = 0.05,
+    half_width: float | None = None,
     seed: int = 0,
     *,
     rel_half_width: float | None = None,
@@ -376,9 +377,9 @@ def simulate_to_precision(
     """Add replications until the interval of E[T_sys] is at most ± ``half_width``.
 
     Starts with ``batch`` replications and adds ``batch`` at a time until the Student-t
-    half-width is at most ``half_width`` (seconds) or ``max_replications`` is reached
-    (then ``info["reached"]`` and ``converged`` are False and a note says so). With
-    ``rel_half_width`` instead (``half_width=None``), the target is relative to the
+    half-width is at most ``half_width`` (seconds; 0.05 when neither target is given) or
+    ``max_replications`` is reached (then ``info["reached"]`` and ``converged`` are False
+    and a note says so). With ``rel_half_width`` instead, the target is relative to the
     estimate and the shared :func:`workbench.output_analysis.to_precision` chooses the
     steps. ``progress(done, target, half)`` is called after each batch (a notebook progress
     bar; ``target`` is the replication count the current spread predicts); ``True`` shows a
@@ -387,13 +388,15 @@ def simulate_to_precision(
     ``simulate(..., seed=seed)``: same seed, same numbers.
     """
     f = "simulate_to_precision"
-    if (half_width is None) == (rel_half_width is None):
+    if half_width is not None and rel_half_width is not None:
         raise ParameterError(
             f"The 'half_width' parameter of {f} must be a target in seconds (then "
             f"'rel_half_width' is None) or None (then 'rel_half_width' is the target, a fraction "
             f"of the estimate). Got half_width={half_width!r}, rel_half_width="
             f"{rel_half_width!r} instead."
         )
+    if half_width is None and rel_half_width is None:
+        half_width = DEFAULT_HALF_WIDTH
     cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
     batch = PARAMS["replications"].with_(name="batch").check(batch, f)
     if progress is not None and not callable(progress) and not isinstance(progress, bool):
