@@ -325,9 +325,6 @@ def detect(
         cleaned.append((y, min(max(w, 0), y.size)))
     d_common = _common_truncation(cleaned)
     for y, w in cleaned:
-        n_after = y.size - w
-        if n_after >= 50 and mser5(y[w:]) > n_after // 2:
-            late += 1  # this replication alone suggests the warm-up never ends (for the note)
         d = w + d_common if d_common is not None and w + d_common < y.size else w
         kept = y[d:]
         cut_max = max(cut_max, d)
@@ -361,6 +358,8 @@ def detect(
                 f"{label} {trend} with run length: {_fmt(first, unit)} in the first half, "
                 f"{_fmt(second, unit)} in the second (trend test p = {p_value:.2g})"
             )
+    if notes:  # for the note only: replications that alone say the warm-up never ends
+        late = sum(1 for y, w in cleaned if y.size - w >= 50 and mser5(y[w:]) > (y.size - w) // 2)
     if notes and late:
         notes.append(f"MSER-5 finds no end to the warm-up in {late} of {len(arrays)} replications")
     if not tested:

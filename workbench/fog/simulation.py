@@ -40,6 +40,7 @@ from workbench.validation import (
     EmptyRunError,
     ParameterError,
     UnstableRegimeError,
+    check_bool,
     check_budget,
 )
 
@@ -461,8 +462,6 @@ def simulate_to_precision(
         func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
         seed, confidence, ewma_period, "raise",
     )  # fmt: skip
-    from workbench.validation import check_bool
-
     progress = check_bool(progress, "progress", func)
     result = to_precision(
         plan["one"], func=func, rel_half_width=rel_half_width,
