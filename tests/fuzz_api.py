@@ -200,10 +200,10 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("datacenters.ring_table", "result"): lambda: _once(
         "ring",
         lambda: _module("datacenters").simulate_ring(
-            (0.9, 0.9, 0.9),
-            (10, 10, 10),
-            (0.1, 0.1, 0.1),
-            (0.5, 0.5, 0.5),
+            lam=(0.9, 0.9, 0.9),
+            servers=(10, 10, 10),
+            mu=(0.1, 0.1, 0.1),
+            p=(0.5, 0.5, 0.5),
             events=20_000,
             replications=2,
         ),

@@ -10,7 +10,8 @@ computations.
 from __future__ import annotations
 
 from workbench.claims import Measurement
-from workbench.datacenters.model import _limit_analysis, _solve_exact, _walk_pi00
+from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.limit import _limit_analysis, _walk_pi00
 from workbench.datacenters.params import EXAMPLE
 from workbench.datacenters.simulation import simulate
 
@@ -42,10 +43,10 @@ def _simulated_beta1(quick: bool) -> Measurement:
     ex = EXAMPLE
     n = 25
     sim = simulate(
-        (ex["lam"][0] * n, ex["lam"][1] * n),
-        (n, n),
-        ex["mu"],
-        ex["p"],
+        lam=(ex["lam"][0] * n, ex["lam"][1] * n),
+        servers=(n, n),
+        mu=ex["mu"],
+        p=ex["p"],
         events=200_000 if quick else 2_000_000,
         replications=8,
         seed=11,

@@ -39,11 +39,27 @@ PARAMS = Params(
         "1/s",
         low=RATE_LOW,
         high=RATE_HIGH,
+        default=(30.0, 16.0),
+        slider=(0.5, 60.0),
+        step=0.5,
+        pair=True,
+        help="Poisson arrival rate of each center's own requests (absolute; the default is "
+        "the worked example λ/N = (1.5, 0.8) at N = 20).",
+        source="choice",
+    ),
+    Param(
+        "load",
+        "λ/N",
+        "arrival rate per unit N",
+        "1/s",
+        low=RATE_LOW,
+        high=RATE_HIGH,
         default=EXAMPLE["lam"],
         slider=(0.05, 3.0),
         step=0.05,
         pair=True,
-        help="Poisson arrival rate of each center's own requests (per unit N in the limit).",
+        help="Arrival rate of each center per unit of the scale N (the centers receive "
+        "λᵢ = loadᵢ · N): the argument of the scaling limit.",
         source="choice",
     ),
     Param(
@@ -53,7 +69,7 @@ PARAMS = Params(
         kind="int",
         low=1,
         high=MAX_SERVERS,
-        default=(50, 50),
+        default=(20, 20),
         slider=(1, 200),
         step=1,
         pair=True,
@@ -145,9 +161,9 @@ PARAMS = Params(
     SEED,
     # the ring of J centers
     Param(
-        "ring_lam",
-        "λ_j",
-        "arrival rate of center j",
+        "ring_load",
+        "λ_j/N",
+        "arrival rate per unit N of center j",
         "1/s",
         low=RATE_LOW,
         high=RATE_HIGH,
@@ -287,8 +303,8 @@ PARAMS = Params(
     Param("restart", "m", "GMRES restart length", kind="int", low=2, high=200, default=20),
     Param("max_restarts", "k", "GMRES restarts", kind="int", low=1, high=10_000, default=60),
     Param(
-        "limit_tol",
-        "tol",
+        "truncation_target",
+        "ε_trunc",
         "truncation error target",
         low=1e-14,
         high=1e-3,
@@ -351,15 +367,15 @@ def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str 
     return [param.check(v, func) for v in items]
 
 
-def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
-    """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
-    or one value for all."""
-    lam = _check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
+def _ring_args(lam, servers, mu, p, func, servers_name="servers", rate_name="lam"):
+    """Checked ring arguments as arrays: a rate per center (``rate_name``: ``lam`` absolute,
+    ``load`` per unit N); servers (or c), mu, p per center or one value for all."""
+    lam = _check_ring_vector(lam, PARAMS["ring_load"], None, func, name=rate_name)
     n = len(lam)
     if n < 3 or n > 64:
         raise ParameterError(
-            f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
-            f"center of the ring). Got {n} values instead."
+            f"The '{rate_name}' parameter of {func} must be a sequence of 3 to 64 rates (one "
+            f"per center of the ring). Got {n} values instead."
         )
     caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
     mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
