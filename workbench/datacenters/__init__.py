@@ -67,17 +67,16 @@ Layout
 params (PARAMS), exact (the finite chain), limit (the scaling limit and its regimes), ring
 (the ring's pairwise reduction), model (the three gathered), kernels (the walk's QBD and the
 simulators; the generic grid-chain and QBD solvers are in :mod:`workbench.kernels.markov`),
-simulation (simulate, simulate_to_precision, simulate_ring, warm_up), claims (CLAIMS),
-exercises (EXERCISES). Not imported with the package, because they import matplotlib or the
-sweep engine: studies (convergence_table, optimal_forwarding, cooperation_study,
-regime_study), figures (FIGURES), diagram (draw_model), views (the notebook's sliders).
+simulation (simulate, simulate_to_precision, simulate_ring, warm_up), exercises (EXERCISES).
+Not imported with the package, because they import matplotlib or the sweep engine: studies
+(convergence_table, optimal_forwarding, cooperation_study, regime_study), figures (FIGURES),
+diagram (draw_model), claims (CLAIMS, ATLAS), views (the notebook's sliders).
 
 Arrival rates are ``lam`` (absolute, requests per second at a center) everywhere except in
 the scaling limit, whose functions take ``load`` = λ/N, the arrival rate per unit of the
 scale N.
 """
 
-from workbench.datacenters.claims import CLAIMS
 from workbench.datacenters.model import (
     ExactSolution,
     LimitSolution,
@@ -117,5 +116,4 @@ __all__ = [
     "simulate_to_precision",
     "simulate_ring",
     "ring_table",
-    "CLAIMS",
 ]

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 from workbench.validation import ParameterError
 
 __all__ = [
@@ -144,18 +144,7 @@ PARAMS = Params(
         help="Arrivals and departures simulated per replication (run length).",
         source="choice",
     ),
-    Param(
-        "warmup",
-        "w",
-        "warm-up fraction",
-        low=0.0,
-        high=0.9,
-        default=0.1,
-        slider=(0.0, 0.5),
-        step=0.05,
-        help="Fraction of each replication's events discarded before measuring.",
-        source="choice",
-    ),
+    WARMUP,
     REPLICATIONS.with_(high=1000),
     CONFIDENCE.with_(high=0.999, high_open=False),
     SEED,

@@ -105,14 +105,14 @@ OVERLOAD = ("raise", "transient")
 MAX_WORK = 10**9
 
 
-def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
-    """The detector's series: ``values`` as floats when at most ``limit`` long, else the
-    means of consecutive blocks of b = ⌈n / (limit / 2)⌉ observations (a trailing partial
-    block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
+def _block_series(values: np.ndarray, warmup: int, max_length: int = MAX_SERIES):
+    """The detector's series: ``values`` as floats when at most ``max_length`` long, else the
+    means of consecutive blocks of b = ⌈n / (max_length / 2)⌉ observations (a trailing
+    partial block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
     n = values.size
-    if n <= limit:
+    if n <= max_length:
         return values.astype(float), warmup
-    b = -(-n // (limit // 2))
+    b = -(-n // (max_length // 2))
     k = n // b
     return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
@@ -302,6 +302,7 @@ def simulate_to_precision(
     seed=0,
     confidence=0.95,
     warmup=0.1,
+    overload="raise",
     progress=True,
 ) -> SimulationResult:
     """Add replications of :func:`simulate` until ``metric``'s interval is narrow enough.
@@ -329,6 +330,10 @@ def simulate_to_precision(
         Replications of the first step, in [2, 100].
     max_replications : int
         Upper bound on the replications, in [2, 1000].
+    overload : {"raise"}
+        A run the stationarity detector flags stops the loop with
+        :class:`workbench.validation.UnstableRegimeError` (the precision of a run that is no
+        steady state means nothing); ``"transient"`` is refused here (use :func:`simulate`).
     progress : bool
         Show a progress bar (replications run, out of ``max_replications``).
     """
@@ -358,6 +363,7 @@ def simulate_to_precision(
         target = check_real(half_width, "half_width", func, 0.0, None, low_open=True)
         shown = f"± {target:g}"
     metric = check_choice(metric, "metric", func, QUANTITIES)
+    check_choice(overload, "overload", func, ("raise",))
     cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
     initial = check_int(initial, "initial", func, 2, 100)
     progress = check_bool(progress, "progress", func)

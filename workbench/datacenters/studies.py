@@ -76,7 +76,8 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
             "loss_fraction": (lam[0] * b1 + lam[1] * b2) / (lam[0] + lam[1]),
         }
     ]
-    limit_beta = cached_limit((lam[0] / n, lam[1] / n), c, mu, p) if limit else None
+    load = (lam[0] / n, lam[1] / n)
+    limit_beta = cached_limit(load, c, mu, p, SCREEN_TRUNCATION_TARGET) if limit else None
     if limit_beta is not None:
         l1, l2 = limit_beta
         rows.append(
@@ -94,11 +95,17 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
 _LIMIT_CACHE: dict = {}
 
 
-def cached_limit(load, c, mu, p, truncation_target=1e-8):
+#: the limit's truncation target in figures and views: a curve on a screen needs no 1e-10
+SCREEN_TRUNCATION_TARGET = 1e-8
+
+
+def cached_limit(load, c, mu, p, truncation_target=None):
     """The limit's beta at checked arguments, memoised for slider views; None where it cannot
     be certified (close to critical load), so that a figure leaves it out instead of drawing a
-    guess. ``truncation_target`` is looser than :func:`limit_analysis`'s default: a curve on
-    a screen needs no 1e-10."""
+    guess. ``truncation_target`` None: the table's default (1e-10); the figures and views pass
+    :data:`SCREEN_TRUNCATION_TARGET` or looser."""
+    if truncation_target is None:
+        truncation_target = PARAMS["truncation_target"].default
     key = tuple(round(float(v), 10) for v in (*load, *c, *mu, *p))
     if key not in _LIMIT_CACHE:
         if len(_LIMIT_CACHE) > 4096:
