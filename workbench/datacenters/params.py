@@ -7,6 +7,16 @@ The notebook's controls are built from the same rows (per-center rows by ``_cent
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
 model is scale-free in time, so the bounds only exclude numbers no data center has.
+
+The claim atlas (``plausible`` and ``why`` on a row, see :mod:`workbench.datacenters.claims`)
+covers the values the claims rest on that neither the paper nor the claims' own statements
+fix: the solver's settings (``tol``, ``tail``, ``shifts``, ``restart``, ``max_restarts``,
+``truncation_target``, ``max_phases``), the simulation's ``warmup``, and, for the paper's
+claim in words, its lost examples (``example_*``) and the reading of "the blocking
+probability" (``blocking_reading``). Every other row is a [choice] the claims do not depend
+on, or that defines them, and stays fixed (``plausible=None``): the worked example (``lam``,
+``load``, ``c``, ``mu``, ``p``: every numeric claim is stated at it), the scales N and the
+simulation lengths (stated in each claim), the ring, and the studies' grids.
 """
 
 from __future__ import annotations
@@ -30,6 +40,15 @@ MAX_STATES = 2_500_000  # states actually solved (after dropping negligible tail
 RATE_LOW, RATE_HIGH = 1e-6, 1e6
 # the worked example of the notebook and the claims: loads per unit of the scale N
 EXAMPLE = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)}
+
+_NUMERICAL = (
+    "The paper gives no numerical method for the finite chain (its results are closed forms "
+    "and limits); the solver's settings are the workbench's."
+)
+_EXAMPLES = (
+    "The paper's numerical section (its Section 5) was not recovered, so its examples' values "
+    "are unknown; the workbench's worked example is a choice."
+)
 
 PARAMS = Params(
     Param(
@@ -144,7 +163,6 @@ PARAMS = Params(
         help="Arrivals and departures simulated per replication (run length).",
         source="choice",
     ),
-    WARMUP,
     REPLICATIONS.with_(high=1000),
     CONFIDENCE.with_(high=0.999, high_open=False),
     SEED,
@@ -275,6 +293,10 @@ PARAMS = Params(
         default=1e-12,
         help="Stop when ‖πQ‖₁ ≤ tol · Σ π(s) q(s).",
         source="choice",
+        plausible=(1e-13, 1e-9),
+        why=_NUMERICAL
+        + " Any target at which the residual still certifies the chain's law to well below "
+        "the claims' 1e-6 is acceptable.",
     ),
     Param(
         "tail",
@@ -287,10 +309,45 @@ PARAMS = Params(
         "dropped; 0 keeps the whole grid. At most 1e-12: the dropped mass counts in the "
         "residual the solution is certified by (1e-8 already fails it at the defaults).",
         source="choice",
+        plausible=(1e-60, 1e-20),
+        why=_NUMERICAL + " A tail far below round-off in either direction changes nothing real.",
     ),
-    Param("shifts", "s", "ADI shifts per cycle", kind="int", low=1, high=64, default=8),
-    Param("restart", "m", "GMRES restart length", kind="int", low=2, high=200, default=20),
-    Param("max_restarts", "k", "GMRES restarts", kind="int", low=1, high=10_000, default=60),
+    Param(
+        "shifts",
+        "s",
+        "ADI shifts per cycle",
+        kind="int",
+        low=1,
+        high=64,
+        default=8,
+        source="choice",
+        plausible=(4, 16),
+        why=_NUMERICAL + " The shifts only change how fast GMRES converges.",
+    ),
+    Param(
+        "restart",
+        "m",
+        "GMRES restart length",
+        kind="int",
+        low=2,
+        high=200,
+        default=20,
+        source="choice",
+        plausible=(10, 40),
+        why=_NUMERICAL + " The restart length only changes how fast GMRES converges.",
+    ),
+    Param(
+        "max_restarts",
+        "k",
+        "GMRES restarts",
+        kind="int",
+        low=1,
+        high=10_000,
+        default=60,
+        source="choice",
+        plausible=(30, 120),
+        why=_NUMERICAL + " Fewer restarts hand a stagnating case to sparse LU sooner.",
+    ),
     Param(
         "truncation_target",
         "ε_trunc",
@@ -300,9 +357,105 @@ PARAMS = Params(
         default=1e-10,
         help="Target for the truncation error of the idle-server walk.",
         source="choice",
+        plausible=(1e-12, 1e-8),
+        why="The paper's explicit π_c(0,0) (its Theorem 3, 'through elliptic integrals' in the "
+        "workbench's summary) is not available, so the workbench truncates the walk; any "
+        "target well below the claims' 1e-6 is acceptable.",
     ),
     Param(
-        "max_phases", "M", "largest phase truncation", kind="int", low=16, high=4000, default=800
+        "max_phases",
+        "M",
+        "largest phase truncation",
+        kind="int",
+        low=16,
+        high=4000,
+        default=800,
+        source="choice",
+        plausible=(400, 2000),
+        why=_NUMERICAL + " A cap on the walk's truncation, far above what the example needs.",
+    ),
+    WARMUP.with_(
+        plausible=(0.02, 0.5),
+        why="The paper simulates nothing; the warm-up is the workbench's. A loss network "
+        "forgets its empty start within a few service times, so any fraction from 2 % to "
+        "half of a run is a careful choice.",
+    ),
+    # the paper's claim in words, over the plausible space of its lost numerical examples
+    Param(
+        "example_load1",
+        "λ₁/N",
+        "example: arrival rate per unit N of center 1",
+        "1/s",
+        low=0.05,
+        high=5.0,
+        default=EXAMPLE["lam"][0],
+        help="The paper's claim that forwarding reduces blocking, evaluated at this load.",
+        source="choice",
+        plausible=(0.5, 2.5),
+        why=_EXAMPLES + " The range runs from half loaded to 2.5 times overloaded (c₁μ₁ = 1).",
+    ),
+    Param(
+        "example_load2",
+        "λ₂/N",
+        "example: arrival rate per unit N of center 2",
+        "1/s",
+        low=0.05,
+        high=5.0,
+        default=EXAMPLE["lam"][1],
+        help="As example_load1, for center 2.",
+        source="choice",
+        plausible=(0.3, 1.5),
+        why=_EXAMPLES + " Center 2 from lightly loaded to overloaded (c₂μ₂ = 1).",
+    ),
+    Param(
+        "example_p1",
+        "p₁",
+        "example: forwarding probability of class 1",
+        low=0.0,
+        high=1.0,
+        default=EXAMPLE["p"][0],
+        source="choice",
+        plausible=(0.05, 1.0),
+        why=_EXAMPLES + " 'with a given probability p₁': any forwarding at all (p₁ > 0).",
+    ),
+    Param(
+        "example_p2",
+        "p₂",
+        "example: forwarding probability of class 2",
+        low=0.0,
+        high=1.0,
+        default=EXAMPLE["p"][1],
+        source="choice",
+        plausible=(0.05, 1.0),
+        why=_EXAMPLES + " 'with probability p₂': any forwarding at all (p₂ > 0).",
+    ),
+    Param(
+        "example_mu2",
+        "μ₂",
+        "example: service rate of center 2 (μ₁ = 1)",
+        "1/s",
+        low=1e-3,
+        high=1e3,
+        default=EXAMPLE["mu"][1],
+        source="choice",
+        plausible=(0.25, 4.0),
+        why=_EXAMPLES + " 'A request allocated at data center #i is processed at rate μ_i': "
+        "the centers' speeds may differ, by up to a factor 4 either way here.",
+    ),
+    Param(
+        "blocking_reading",
+        "β",
+        "which blocking forwarding reduces",
+        kind="choice",
+        choices=("total", "each class"),
+        default="total",
+        help="Reading of 'To reduce the blocking probability': the lost fraction of all "
+        "requests, or the blocking of each class separately.",
+        source="choice",
+        plausible=("total", "each class"),
+        why="The paper writes 'To reduce the blocking probability, we assume that requests "
+        "arriving at a service facility with no available servers are forwarded to the other "
+        "one' without saying whose: the lost fraction of all requests, or each class's β_i.",
     ),
 )
 
