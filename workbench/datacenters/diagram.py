@@ -11,7 +11,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from workbench.datacenters.params import PARAMS
 from workbench.plots import figure
-from workbench.validation import ParameterError, check_real
+from workbench.validation import check_pair, check_real
 
 __all__ = ["draw_model", "ModelDiagram"]
 
@@ -19,16 +19,6 @@ __all__ = ["draw_model", "ModelDiagram"]
 def _subscript(name: str) -> str:
     """``p1`` -> ``p₁`` (symbols as a student reads them)."""
     return name.translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def _pair_of(value, name: str, func: str) -> tuple:
-    """A sequence of exactly two items (each checked by the caller)."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a pair (one value per center). "
-            f"Got {value!r} instead."
-        )
-    return tuple(value)
 
 
 _SERVERS_DRAWN = 24  # at most this many servers are drawn per center (the count is written)
@@ -109,7 +99,7 @@ class ModelDiagram:
         if busy is not None:
             busy = [
                 check_real(b, "busy", "draw_model", 0.0, float(c))
-                for b, c in zip(_pair_of(busy, "busy", "draw_model"), servers, strict=True)
+                for b, c in zip(check_pair(busy, "busy", "draw_model"), servers, strict=True)
             ]
         for i in (0, 1):
             shown = min(servers[i], _SERVERS_DRAWN)

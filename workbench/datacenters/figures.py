@@ -18,7 +18,7 @@ from matplotlib.patches import Patch
 from workbench.datacenters.diagram import draw_model
 from workbench.datacenters.exact import _solve_exact
 from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import EXAMPLE, PARAMS, _check_ring_vector
+from workbench.datacenters.params import EXAMPLE, PARAMS, _vector
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -335,7 +335,7 @@ def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.
     seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
-        lam = np.asarray(_check_ring_vector(lam, PARAMS["ring_load"], None, func, "scenarios"))
+        lam = _vector(lam, "ring_load", func, name="scenarios")
         red = ring_limit(lam, 1.0, 1.0, p)
         run = simulate_ring(
             lam=lam * n,

@@ -21,12 +21,10 @@ simulation lengths (stated in each claim), the ring, and the studies' grids.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
     "PARAMS",
@@ -480,47 +478,45 @@ def _center(name: str, i: int, **changes) -> Param:
     return base.with_(**fields)
 
 
-def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
-    """A scalar (repeated) or a sequence of ``n`` values, each checked by ``param``.
+def _no_bools(value, name: str, func: str) -> None:
+    """Refuse a sequence holding a boolean (numpy turns ``(2, True, 2)`` into ``[2, 1, 2]``,
+    so :func:`workbench.validation.check_array` cannot see it)."""
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object))
+    ):
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must hold numbers, not booleans. Got "
+            f"{value!r} instead."
+        )
 
-    ``n=None``: ``value`` must be a sequence (its length is the number of centers).
-    Returns a list of checked values.
-    """
-    param = param.with_(length=None)  # this function checks the sequence, param each value
-    if name is not None:
-        param = param.with_(name=name)
-    name = param.name
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, (numbers.Number, np.generic)) and n is not None:
-        return [param.check(value, func)] * n
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        what = "a scalar or " if n is not None else ""
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}a sequence of "
-            f"{n if n is not None else '3 to 64'} values. Got {value!r} instead."
-        )
-    items = list(value)
-    if n is not None and len(items) != n:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a scalar or a sequence of {n} "
-            f"values. Got {value!r} instead."
-        )
-    return [param.check(v, func) for v in items]
+
+def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtype=float):
+    """``value`` checked against the range of table row ``row``: one value per center
+    (``n`` of them, a scalar repeated) or, with ``n=None``, a sequence of the row's length."""
+    param = PARAMS[row]
+    bounds = {
+        "low": param.low,
+        "high": param.high,
+        "low_open": param.low_open,
+        "high_open": param.high_open,
+        "dtype": dtype,
+    }
+    _no_bools(value, name, func)
+    if n is None:
+        return check_array(value, name, func, ndim=1, length=param.length, **bounds)
+    return broadcast(value, name, func, n, **bounds)
 
 
 def _ring_args(lam, servers, mu, p, func, servers_name="servers", rate_name="lam"):
     """Checked ring arguments as arrays: a rate per center (``rate_name``: ``lam`` absolute,
-    ``load`` per unit N); servers (or c), mu, p per center or one value for all."""
-    lam = _check_ring_vector(lam, PARAMS["ring_load"], None, func, name=rate_name)
-    n = len(lam)
-    if n < 3 or n > 64:
-        raise ParameterError(
-            f"The '{rate_name}' parameter of {func} must be a sequence of 3 to 64 rates (one "
-            f"per center of the ring). Got {n} values instead."
-        )
-    caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
-    mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
-    p = _check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
-    caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
-    return np.array(lam), caps, np.array(mu), np.array(p)
+    ``load`` per unit N, 3 to 64 centers); servers (or c), mu, p per center or one value for
+    all."""
+    lam = _vector(lam, "ring_load", func, name=rate_name)
+    n = lam.size
+    int_caps = servers_name == "servers"
+    caps = _vector(
+        servers, servers_name, func, name=servers_name, n=n, dtype=int if int_caps else float
+    )
+    mu = _vector(mu, "mu", func, name="mu", n=n)
+    p = _vector(p, "ring_p", func, name="p", n=n)
+    return lam, caps, mu, p

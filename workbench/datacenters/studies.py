@@ -16,9 +16,9 @@ import pandas as pd
 
 from workbench.datacenters.exact import UncertifiedSolutionError, _solve_exact
 from workbench.datacenters.limit import _classify, _limit_analysis, _limit_args
-from workbench.datacenters.params import PARAMS, _check_ring_vector
+from workbench.datacenters.params import PARAMS, _vector
 from workbench.sweep import sweep
-from workbench.validation import ParameterError, check_bool
+from workbench.validation import check_bool
 
 __all__ = [
     "cooperation_study",
@@ -168,12 +168,7 @@ def convergence_table(
         func,
     )  # fmt: skip
     sizes = PARAMS["sizes"].default if sizes is None else sizes
-    sizes = _check_ring_vector(sizes, PARAMS["sizes"], None, func)
-    if not sizes:
-        raise ParameterError(
-            f"The 'sizes' parameter of {func} must be a non-empty sequence of ints in "
-            f"[1, {PARAMS['sizes'].high}]. Got {sizes!r} instead."
-        )
+    sizes = [int(n) for n in _vector(sizes, "sizes", func, name="sizes", dtype=int)]
     lim = _limit_analysis(load, c, mu, p)
     fixed = {"lam": load, "c": c, "mu": mu, "p": p, "limit_beta": lim.beta}
     progress = check_bool(progress, "progress", func)
