@@ -41,7 +41,9 @@ def test_every_paper_row_quotes_the_paper_in_chinese():
 
 
 def _mech(**kw):
-    r = run_models(8, 7, models=("advanced", "without_enhancement_2"), seed=3, n_periods=600, **kw)
+    r = run_models(
+        lam=8, task_size=7, models=("advanced", "without_enhancement_2"), seed=3, periods=600, **kw
+    )
     models = ("advanced", "without_enhancement_2")
     mid = {m: r[f"{m}/share_s1"] + r[f"{m}/share_s2"] for m in models}
     return r, mid

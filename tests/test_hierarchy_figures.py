@@ -32,8 +32,8 @@ def test_hollow_markers_exactly_for_flagged_points():
 
 
 def test_comparison_view_flags_an_unstable_load():
-    fig = plot_model_comparison(12, 9, 0.001, n_periods=200, replications=2)
+    fig = plot_model_comparison(12, 9, 0.001, view_periods=200, view_replications=2)
     assert "pure local" in fig.wb_unstable_note
-    ok = plot_model_comparison(4, 3, 0.001, n_periods=200, replications=2)
+    ok = plot_model_comparison(4, 3, 0.001, view_periods=200, view_replications=2)
     assert not getattr(ok, "wb_unstable_note", "")
     assert np.isfinite(_hollow(ok.axes[0])) and _hollow(ok.axes[0]) == 0

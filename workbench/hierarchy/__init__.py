@@ -91,7 +91,7 @@ from workbench.hierarchy.model import (
     size_moments,
 )
 from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, READINGS, TOPOLOGIES
-from workbench.hierarchy.simulation import run_models, run_once, simulate, simulate_to_precision
+from workbench.hierarchy.simulation import run_models, simulate, simulate_to_precision
 from workbench.hierarchy.topology import (
     Topology,
     barabasi_albert,
@@ -103,7 +103,6 @@ from workbench.hierarchy.topology import (
 __all__ = [
     "simulate",
     "simulate_to_precision",
-    "run_once",
     "run_models",
     "calibrate",
     "calibration_table",

@@ -13,15 +13,20 @@ points dominate an all-points average of ratios.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from workbench.claims import Measurement
+from workbench.claims import Measurement, check_claims
+from workbench.hierarchy.calibration import r_squared
 from workbench.hierarchy.figures import (
     BASE_SEED,
-    _frame_down,
-    _frame_red,
+    beyond_down_offload_frame,
+    fig10_11_topologies_frame,
+    fig13_red_thresholds_frame,
     grid_study,
-    topology_frame,
+    study,
 )
+from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+from workbench.hierarchy.topology import symmetric_tree
 
 __all__ = ["CLAIMS", "normalised_grid", "readings_table", "claims_table", "TIE"]
 
@@ -105,7 +110,7 @@ def _stationary_frame(frame, quick, base_seed, **fixed):
 
 
 def topology_change(quick: bool, names, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    frame = topology_frame(quick, base_seed, **fixed)
+    frame = fig10_11_topologies_frame(quick, base_seed, **fixed)
     frame = frame[frame["topology"].isin(names)]
     kept, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = float((kept.groupby("topology")["relative"].mean() - 1.0).abs().max())
@@ -133,7 +138,7 @@ def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED):
 def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """|mean time with (5, 40) ÷ mean time with (5, 20) − 1|: the ratio of the grid means,
     the statistic Fig. 13's title shows, over the stationary points."""
-    frame = _frame_red(quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
     frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = abs(frame["time_5_40"].mean() / frame["time_5_20"].mean() - 1.0)
     return Measurement(float(value), total > dropped, f"{total - dropped} of {total} stationary")
@@ -142,7 +147,7 @@ def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -
 def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """1 when (5, 20) is better at the lightest stationary λ and (5, 40) at the heaviest
     (Fig. 13's text), each averaged over μ."""
-    frame = _frame_red(quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
     frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
     light, heavy = by_lam.iloc[0], by_lam.iloc[-1]
@@ -172,27 +177,19 @@ def middle_share_higher(quick: bool, base_seed: int = BASE_SEED):
     return m._replace(value=float(m.value > 0.01))
 
 
-def _curve(quick, base_seed, lams, mus):
-    from workbench.hierarchy.figures import study
-
-    run = study(("advanced",), lams, mus, quick, base_seed)
-    return run
+def _curve(quick, base_seed, lams, task_sizes):
+    return study(("advanced",), lams, task_sizes, quick, base_seed)
 
 
 def linear_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """R² of a straight line through the advanced model's mean time over μ = 1..9 at λ = 8."""
-    from workbench.hierarchy.calibration import _r2
-
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
     run = _curve(quick, base_seed, (8,), mus)
-    return Measurement(_r2(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
+    return Measurement(r_squared(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
 
 
 def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """Fig. 8: largest |n̄(μ)/mean − 1| of eq. 12's estimate over μ at λ = 8."""
-    from workbench.hierarchy.model import eq12_queue_estimate, size_moments
-    from workbench.hierarchy.topology import symmetric_tree
-
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
     run = _curve(quick, base_seed, (8,), mus)
     compute = symmetric_tree().compute
@@ -207,7 +204,7 @@ def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
 
 def down_offload_gain(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """1 − (mean time with down offloading) ÷ (without), averaged over λ at μ = 7."""
-    frame = _frame_down(quick, base_seed)
+    frame = beyond_down_offload_frame(quick, base_seed)
     up = frame[frame["direction"] == "up only"].set_index("lam")
     both = frame[frame["direction"] == "up and down"].set_index("lam")
     ok = up["stationary"] & both["stationary"]
@@ -260,8 +257,6 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
     difference and whether the narrow pair wins at light load and the wide one at heavy.
     """
-    import pandas as pd
-
     rows = []
     settings = [("defaults", "")] + [
         (name, v) for name, values in READING_ALTERNATIVES.items() for v in values
@@ -296,8 +291,6 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
 
 def claims_table(quick: bool = True):
     """The claims CSV checked by the shared checker (measured, stationary, verdict)."""
-    from workbench.claims import check_claims
-
     frame = check_claims("p5", quick=quick)
     cols = ["id", "quantity", "value", "measured", "stationary", "agrees", "expect", "source"]
     return frame[[c for c in cols if c in frame] + ["note"]]

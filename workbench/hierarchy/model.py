@@ -24,6 +24,8 @@ import math
 import numpy as np
 from scipy import special
 
+from workbench.hierarchy.params import PARAMS
+from workbench.hierarchy.topology import Topology
 from workbench.validation import ParameterError, UnstableRegimeError, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -93,16 +95,15 @@ def _nonneg(func, **values):
 
 def _table(func, **values):
     """Check values against the parameter table's ranges (same names, same bounds)."""
-    from workbench.hierarchy.params import PARAMS
-
     return [PARAMS[name].check(v, func) for name, v in values.items()]
 
 
-def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
-    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
+def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
+    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``
+    (``kappa`` None: the table's κ)."""
     f = "local_overhead"
     _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
-    _table(f, kappa=kappa)
+    (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
     check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
     return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
 
@@ -170,15 +171,16 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
 
 
-def size_moments(mu, sigma) -> tuple[float, float]:
-    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ).
+def size_moments(task_size, sigma) -> tuple[float, float]:
+    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ),
+    with μ = ``task_size`` (the mean before truncation) and σ = ``sigma``.
 
     Closed form with the inverse Mills ratio ``h = φ(a)/(1 − Φ(a))`` at ``a = −μ/σ``:
     ``E[D] = μ + σh`` and ``E[D²] = μ² + σ² + μσh``. ``h`` is computed as
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
     """
-    mu, sigma = _table("size_moments", mu=mu, sigma=sigma)
+    mu, sigma = _table("size_moments", task_size=task_size, sigma=sigma)
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]
@@ -204,15 +206,15 @@ def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
     return mean_service + rate * second_moment_service / (2.0 * (1.0 - rho))
 
 
-def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
+def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
     """Where the original rule (eqs. 5, 8, 9) runs a task from each server.
 
     Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
-    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed.
+    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed
+    (``kappa`` None: the table's κ).
     """
-    from workbench.hierarchy.topology import Topology
-
     f = "static_route"
+    kappa = PARAMS["kappa"].default if kappa is None else kappa
     if not isinstance(topology, Topology):
         raise ParameterError(
             f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
@@ -253,8 +255,8 @@ def utilisation_bound(
     power,
     kappa,
     *,
-    decision_time=0.0,
-    offload_busy=False,
+    decision_time=None,
+    offload_busy=None,
 ):
     """The largest load (worker time per second) the model's routing forces on a server.
 
@@ -272,8 +274,13 @@ def utilisation_bound(
     - advanced: the whole hierarchy's work over its whole capacity (necessary only).
 
     Where the bound is only necessary, ``simulate`` also measures each server's load and
-    runs the stationarity detector.
+    runs the stationarity detector. ``decision_time``, ``offload_busy``: None means the
+    table's default.
     """
+    if decision_time is None:
+        decision_time = PARAMS["decision_time"].default
+    if offload_busy is None:
+        offload_busy = PARAMS["offload_busy"].default
     rate = lam * topology.weight / period  # tasks per second generated at each server
     total = float(rate.sum() * mean_size / topology.compute.sum())
     if model == "pure_local":

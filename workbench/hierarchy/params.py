@@ -95,7 +95,7 @@ PARAMS = Params(
         "(the paper sweeps 2..10 and fixes 8).",
     ),
     Param(
-        "mu",
+        "task_size",
         "μ",
         "mean task size",
         "work units",
@@ -131,7 +131,7 @@ PARAMS = Params(
         "1:2:3:4, or one of five seeded Barabási–Albert graphs of 7 nodes.",
     ),
     Param(
-        "n_periods",
+        "periods",
         "n",
         "periods simulated",
         "periods",

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import networkx as nx
 import numpy as np
+import pandas as pd
 
 from workbench.hierarchy.params import PARAMS
 from workbench.validation import ParameterError, check_int, check_real
@@ -13,6 +15,7 @@ from workbench.validation import ParameterError, check_int, check_real
 _F_B = PARAMS["compute_bottom"].default
 _F_M = PARAMS["compute_middle"].default
 _F_C = PARAMS["compute_top"].default
+_W = PARAMS["bandwidth"].default
 
 __all__ = ["Topology", "symmetric_tree", "skewed_tree", "barabasi_albert", "from_parents"]
 
@@ -96,8 +99,6 @@ class Topology:
         return [int(c) for c in np.flatnonzero(self.parent == s)]
 
     def frame(self):
-        import pandas as pd
-
         return pd.DataFrame(
             {
                 "server": np.arange(self.n),
@@ -110,9 +111,7 @@ class Topology:
         )
 
 
-def from_parents(
-    parents, compute, bandwidth=100.0, weights=None, *, name: str = "user"
-) -> Topology:
+def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "user") -> Topology:
     """A user-given tree.
 
     Parameters
@@ -213,7 +212,7 @@ def _per_server(value, name, func, n) -> np.ndarray:
 
 
 def symmetric_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0, weights=None
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W, weights=None
 ) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
@@ -232,7 +231,7 @@ def symmetric_tree(
 
 
 def skewed_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
 ) -> Topology:
     """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
     topo = symmetric_tree(compute_bottom, compute_middle, compute_top, bandwidth, SKEW_WEIGHTS)
@@ -241,8 +240,6 @@ def skewed_tree(
 
 def _ba_hierarchy(seed: int):
     """Parents (BFS order, 0 = centre) of the BFS tree of ``barabasi_albert_graph(7, 2, seed)``."""
-    import networkx as nx
-
     graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
@@ -283,7 +280,7 @@ def ba_seeds() -> tuple[int, ...]:
 
 
 def barabasi_albert(
-    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
 ) -> Topology:
     """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
 

@@ -68,7 +68,7 @@ def overhead_view():
     return interactive_figure(
         plot_overhead_rule,
         "The overhead rule at a bottom server (eqs. 5, 8, 10)",
-        mu=PARAMS["mu"],
+        task_size=PARAMS["task_size"],
         data_per_work=PARAMS["data_per_work"],
         bandwidth=PARAMS["bandwidth"],
         compute_bottom=PARAMS["compute_bottom"],
@@ -82,7 +82,7 @@ def comparison_view():
         plot_model_comparison,
         "Five models at one load (simulated)",
         lam=PARAMS["lam"],
-        mu=PARAMS["mu"],
+        task_size=PARAMS["task_size"],
         decision_time=PARAMS["decision_time"],
         arrivals=PARAMS["arrivals"],
         eq11_unit=PARAMS["eq11_unit"],
