@@ -75,7 +75,7 @@ def test_twin_on_a_user_tree():
     """A 4-tier chain-and-branch tree where a middle server also generates tasks."""
     speeds = [60, 30, 15, 15, 8, 8, 8]
     topo = from_parents([-1, 0, 1, 1, 2, 2, 3], speeds, 50.0, [0, 0, 1, 0, 1, 1, 1])
-    tasks = _draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5))
+    tasks = _draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5), "spread")
     for model in _MODEL_FLAGS:
         fast = _run_kernel(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
         slow = simulate_naive(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
@@ -130,7 +130,7 @@ def test_pure_local_batch_arrivals_against_the_text(lam, mu):
 @pytest.mark.parametrize("model", sorted(_MODEL_FLAGS))
 def test_conservation_and_littles_law(model):
     topo = symmetric_tree()
-    tasks = _draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11))
+    tasks = _draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11), "spread")
     out = _run_kernel(model, topo, tasks, down_offload=model == "advanced")
     # every task completes exactly once, at one server, after it arrived
     assert np.all(np.isfinite(out["finish"])) and np.all(out["finish"] > tasks.arrival)
@@ -150,7 +150,7 @@ def test_conservation_and_littles_law(model):
 def test_littles_law_per_server_pure_local():
     """L_s (kernel's time integral) = λ_s W_s (from the per-task times), server by server."""
     topo = symmetric_tree(20.0, 40.0, 100.0)
-    tasks = _draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
+    tasks = _draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8), "spread")
     out = _run_kernel("pure_local", topo, tasks)
     end = out["server_stats"][0, K.SRV_END_TIME]
     sojourn = out["finish"] - tasks.arrival
@@ -284,7 +284,7 @@ def test_original_model_against_the_text(seed, beta, power, speeds):
                 break
             here = up
         expected[s] = here
-    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(seed))
+    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(seed), "spread")
     out = _run_kernel("original", topo, tasks, power=power, decision_time=0.002)
     want = np.array([expected[int(o)] for o in tasks.origin])
     np.testing.assert_array_equal(out["exec_server"], want)

@@ -79,13 +79,13 @@ One step beyond: ``down_offload=True`` lets the centre send an arriving task *do
 child that would finish it first (the paper's future work, the real two-way offloading).
 """
 
+from workbench.erlang import pollaczek_khinchine
 from workbench.hierarchy.calibration import calibrate, calibration_table
 from workbench.hierarchy.model import (
     decide,
     eq12_queue_estimate,
     local_overhead,
     offload_overhead,
-    pollaczek_khinchine,
     red_thresholds,
     shannon_rate,
     size_moments,

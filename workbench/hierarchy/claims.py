@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.claims import Measurement, check_claims
+from workbench.claims import Measurement
 from workbench.hierarchy.calibration import r_squared
 from workbench.hierarchy.figures import (
     BASE_SEED,
@@ -28,7 +28,7 @@ from workbench.hierarchy.figures import (
 from workbench.hierarchy.model import eq12_queue_estimate, size_moments
 from workbench.hierarchy.topology import symmetric_tree
 
-__all__ = ["CLAIMS", "normalised_grid", "readings_table", "claims_table", "TIE"]
+__all__ = ["CLAIMS", "normalised_grid", "readings_table", "TIE"]
 
 # "best" admits a tie: within 1 % of the best other model (the paper's normalised bars
 # cannot separate closer values, and models that route alike tie exactly)
@@ -287,10 +287,3 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
             }
         )
     return pd.DataFrame(rows)
-
-
-def claims_table(quick: bool = True):
-    """The claims CSV checked by the shared checker (measured, stationary, verdict)."""
-    frame = check_claims("p5", quick=quick)
-    cols = ["id", "quantity", "value", "measured", "stationary", "agrees", "expect", "source"]
-    return frame[[c for c in cols if c in frame] + ["note"]]

@@ -13,8 +13,8 @@ Decision rules (Yin, Chen & Hu 2019)
 Theory used as test oracle
 --------------------------
 - :func:`size_moments`: mean and second moment of the Normal(μ, σ) size truncated at 0;
-- :func:`pollaczek_khinchine`: M/G/1 mean sojourn time (pure local: every generating
-  server is one; pure cloud: the centre is one, plus the link delays).
+- :func:`workbench.erlang.pollaczek_khinchine` (the shared copy): M/G/1 mean sojourn time
+  (pure local: every generating server is one; pure cloud: the centre is one, plus the links).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from scipy import special
 
 from workbench.hierarchy.params import PARAMS
 from workbench.hierarchy.topology import Topology
-from workbench.validation import ParameterError, UnstableRegimeError, check_real, describe
+from workbench.validation import ParameterError, check_array, check_real
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -38,7 +38,6 @@ __all__ = [
     "red_thresholds",
     "eq12_queue_estimate",
     "size_moments",
-    "pollaczek_khinchine",
     "static_route",
     "utilisation_bound",
 ]
@@ -79,18 +78,10 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
 def _nonneg(func, **values):
     """Finite values >= 0: scalars, or arrays checked elementwise (the views pass grids)."""
     for name, v in values.items():
-        if isinstance(v, (np.ndarray, list, tuple)):
-            try:
-                arr = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                arr = None
-            if arr is None or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-                raise ParameterError(
-                    f"The '{name}' parameter of {func} must be a finite real number >= 0, or an "
-                    f"array of them. Got {describe(v)} instead."
-                )
-        else:
+        if np.ndim(v) == 0:
             check_real(v, name, func, 0.0, None)
+        else:
+            check_array(v, name, func, ndim=None, low=0.0)
 
 
 def _table(func, **values):
@@ -187,23 +178,6 @@ def size_moments(task_size, sigma) -> tuple[float, float]:
     with np.errstate(over="ignore"):
         h = _SQRT_2_OVER_PI / float(special.erfcx(-mu / sigma / math.sqrt(2.0)))
     return mu + sigma * h, mu**2 + sigma**2 + mu * sigma * h
-
-
-def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
-    """Mean sojourn time of an M/G/1 FIFO queue: ``E[S] + λ E[S²] / (2 (1 - ρ))``.
-
-    Raises UnstableRegimeError when ``ρ = λ E[S] >= 1``.
-    """
-    f = "pollaczek_khinchine"
-    rate = check_real(rate, "rate", f, 0.0, None)
-    mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
-    second_moment_service = check_real(second_moment_service, "second_moment_service", f, 0.0, None)
-    rho = rate * mean_service
-    if rho >= 1.0:
-        raise UnstableRegimeError(
-            f"pollaczek_khinchine: the queue is unstable (ρ = {rho:.3g} >= 1)."
-        )
-    return mean_service + rate * second_moment_service / (2.0 * (1.0 - rho))
 
 
 def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:

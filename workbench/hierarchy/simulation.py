@@ -64,7 +64,7 @@ def _draw_tasks(
     period,
     data_per_work,
     rng,
-    arrivals="spread",
+    arrivals,
 ) -> _TaskDraws:
     """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.

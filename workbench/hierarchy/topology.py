@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.hierarchy.params import PARAMS
-from workbench.validation import ParameterError, check_int, check_real
+from workbench.validation import ParameterError, broadcast, check_array, check_int
 
 _F_B = PARAMS["compute_bottom"].default
 _F_M = PARAMS["compute_middle"].default
@@ -144,17 +144,7 @@ def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "u
 
 
 def _check_parents(parents, func) -> np.ndarray:
-    try:
-        par = np.asarray(parents)
-        ok = par.ndim == 1 and 1 <= par.size <= MAX_SERVERS and np.issubdtype(par.dtype, np.integer)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ParameterError(
-            f"The 'parents' parameter of {func} must be a sequence of 1 to {MAX_SERVERS} ints. "
-            f"Got {parents!r} instead."
-        )
-    par = par.astype(np.int64)
+    par = check_array(parents, "parents", func, length=(1, MAX_SERVERS), dtype=int).astype(np.int64)
     n = par.size
     if np.sum(par == -1) != 1 or np.any(par < -1) or np.any(par >= n):
         raise ParameterError(
@@ -175,17 +165,9 @@ def _check_parents(parents, func) -> np.ndarray:
 
 
 def _weights(weights, func, n) -> np.ndarray:
-    try:
-        values = np.ravel(np.asarray(weights, dtype=object))
-    except (TypeError, ValueError):
-        values = np.array([None])
-    if values.size != n:
-        raise ParameterError(
-            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
-            f"one positive. Got {weights!r} instead."
-        )
-    w = np.array([check_real(v, "weights", func, 0.0, 1e6) for v in values], dtype=float)
-    if not np.any(w > 0):
+    """``n`` generation weights in [0, 1e6], at least one positive."""
+    w = check_array(weights, "weights", func, ndim=None, low=0.0, high=1e6).ravel()
+    if w.size != n or not np.any(w > 0):
         raise ParameterError(
             f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
             f"one positive. Got {weights!r} instead."
@@ -194,21 +176,9 @@ def _weights(weights, func, n) -> np.ndarray:
 
 
 def _per_server(value, name, func, n) -> np.ndarray:
-    try:
-        values = np.ravel(np.asarray(value, dtype=object))
-    except (TypeError, ValueError):
-        values = np.array([None, None])
-    if values.size == 1:
-        values = np.repeat(values, n)
-    if values.size != n:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be one number or {n} numbers. "
-            f"Got {value!r} instead."
-        )
-    # the same range as the parameter table's speeds and bandwidth: (0, 1e6]
-    return np.array(
-        [check_real(v, name, func, 0.0, 1e6, low_open=True) for v in values], dtype=float
-    )
+    """One value for every server, or one per server; the table's range of the speeds and
+    the bandwidth: (0, 1e6]."""
+    return broadcast(value, name, func, n, low=0.0, high=1e6, low_open=True)
 
 
 def symmetric_tree(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from workbench.hierarchy.figures import (
+from workbench.hierarchy.diagrams import (
+    ba_speed_note,
     draw_hierarchy,
     plot_model_comparison,
     plot_overhead_rule,
@@ -38,7 +39,8 @@ def hierarchy_view():
             compute_top=compute_top,
             bandwidth=bandwidth,
         )
-        return draw_hierarchy(topo)
+        note = ba_speed_note(topo, compute_bottom, compute_middle, compute_top)
+        return draw_hierarchy(topo, note=note)
 
     return interactive_figure(
         plot,
