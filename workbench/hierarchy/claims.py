@@ -4,10 +4,13 @@
 divided by the advanced model's, and the ratios are averaged over the grid (9 × 9 points;
 3 × 3 when quick). Every model at a grid point runs on the same draws, so models that route
 alike tie exactly. Each measure takes ``base_seed`` (the spread over seeds is in the CSV's
-notes) and the model's keyword arguments (``decision_time=...``). ``stable_only=True``
-averages over the points the whole hierarchy can carry (the advanced model's load bound
-4λμ / ΣF < 1) only: near capacity a finite run's mean grows with its length, and those few
-points dominate an all-points average of ratios.
+notes) and the model's keyword arguments (``decision_time=...``). Every grid measure uses
+only the points where every model compared is stationary: near capacity a finite run's mean
+grows with its length, and those few points would dominate an average of ratios.
+
+The claim atlas (:data:`ATLAS`, :func:`atlas_point`) measures the ``source=paper`` claims
+the same way across the plausible space the parameter table declares
+(``workbench.claims.atlas("p5")``).
 """
 
 from __future__ import annotations
