@@ -158,14 +158,14 @@ def test_acceptance_fixed_point_does_not_depend_on_link_delays():
 
 
 def test_best_theta_falls_as_the_load_grows():
-    from workbench.fog.figures import best_theta_frame, best_theta_summary
+    from workbench.fog.figures import best_theta_summary, best_theta_vs_load_frame
 
-    summary = best_theta_summary(best_theta_frame(quick=True)).set_index(["source", "load"])
+    summary = best_theta_summary(best_theta_vs_load_frame(quick=True)).set_index(["source", "load"])
     sim = summary.loc["simulation", "best_theta"]
     model = summary.loc["model (+1/μ)", "best_theta"]
     # the quick runs cannot tell 5 from 10 ms apart (0.1-0.3 ms); a large θ's cost can
     assert sim.loc[1.4] <= sim.loc[0.6] and model.loc[1.4] < model.loc[0.6]
-    frame = best_theta_frame(quick=True)
+    frame = best_theta_vs_load_frame(quick=True)
     simulated = frame[frame["source"] == "simulation"].set_index(["load", "theta"])["delay"]
     cost = {load: simulated.loc[(load, 0.1)] - simulated.loc[load].min() for load in (0.6, 1.4)}
     assert cost[1.4] > 2 * cost[0.6]
@@ -225,3 +225,19 @@ def test_simulation_view_greys_a_run_that_is_not_a_steady_state():
     assert "not a steady state" in fig.wb_unstable_note
     fine = plot_simulated_network(0.02, 1, "distributed", 0.05, 1.0)
     assert getattr(fine, "wb_unstable_note", "") == ""
+
+
+def test_network_layout_is_the_same_in_every_process():
+    """The network picture's positions do not depend on Python's string hashing."""
+    code = (
+        "from workbench.fog.figures import _layout; "
+        "print(_layout(0)[0][['x', 'y']].to_numpy().round(12).tolist())"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": str(h)},
+        ).stdout
+        for h in (1, 2)
+    }  # fmt: skip
+    assert len(outs) == 1

@@ -72,7 +72,8 @@ one cloud with 8 units. Links: IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.
 30 ms (Heavy), the cloud 20 times faster; requests 2 KB and 100 KB, responses the same
 size. θ = 20 ms, e_M = 1, α = 0.5, T_a = 50 ms; the queue is FIFO at q = 0.5 (as the paper
 says) and class-weighted otherwise; cloud units take requests uniformly at random (as the
-model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up. Readings of
+model's m_k M/G/1 units assume); the first 10% of a run's requests are its warm-up
+(``warmup=0.1``, a fraction of the run). Readings of
 a silent text are parameters with the paper's words in their help: ``ewma_period`` (the
 EWMA at every departure, the default, or "periodically") and ``cloud_sojourn`` (one H̄_k per
 cloud server, H̄_k = Δ̄_k as the paper writes, the default, or per type). Every simulation
@@ -80,11 +81,15 @@ runs the shared output analysis on each request's delay (``overload="raise"`` re
 that is not a steady state; a fog node keeping every request is checked with the load its
 neighbours forward to it).
 
-Modules: ``params`` (PARAMS), ``model`` (chain, P_j, network model), ``scenario`` (graphs,
-files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the
-shared output analysis: each request's delay is tested for a steady state), ``figures``,
-``claims``, ``views`` (ipywidgets; not imported here). ``analyze`` returns a
-``model.NetworkAnalysis``, ``solve_chain`` a ``model.ChainSolution``.
+Modules: ``params`` (PARAMS), ``chain`` (one fog node's (n, n') chain, W̄, counts),
+``acceptance`` (P_j: Erlang sums, q = 0.5 closed forms), ``network`` (flows, the λ_j fixed
+point, ``analyze``), ``delays`` (cloud servers by Pollaczek–Khinchine, eq. 6, eq. 2),
+``model`` (the analytic model's public names in one place), ``scenario`` (graphs, files,
+validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the shared
+output analysis: each request's delay is tested for a steady state), ``tuning`` (θ per fog
+node), ``cases`` (named scenarios and the load-variance study), ``study`` (the delay
+studies), ``figures``, ``claims``, ``views`` (ipywidgets; not imported here). ``analyze``
+returns a ``delays.NetworkAnalysis``, ``solve_chain`` a ``chain.ChainSolution``.
 """
 
 from workbench.fog.model import (

@@ -20,13 +20,14 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 
 from workbench.claims import Measurement
-from workbench.fog.model import analyze, mean_in_system
-from workbench.fog.scenario import build_scenario, compile_scenario, default_scenario, ring_scenario
+from workbench.fog.cases import load_variance_gains, one_fog_scenario, overloaded_scenario
+from workbench.fog.chain import mean_in_system
+from workbench.fog.network import analyze
+from workbench.fog.scenario import compile_scenario, default_scenario
 from workbench.fog.simulation import simulate
 
 __all__ = ["CLAIMS", "claims_table", "load_variance_gains"]
@@ -45,7 +46,9 @@ THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 def _sim(quick, seed=0, scenario=None, **kw):
     g = default_scenario(0) if scenario is None else scenario
     n, reps = (20_000, 4) if quick else (60_000, 10)
-    return simulate(g, n_requests=n, replications=reps, seed=seed, overload="transient", **kw)
+    return simulate(
+        scenario=g, requests=n, replications=reps, seed=seed, overload="transient", **kw
+    )
 
 
 def _measure(value, *runs) -> Measurement:
@@ -89,25 +92,16 @@ def theta_optimum_interior(quick=True) -> Measurement:
     return _measure(float(THETAS[0] < theta < THETAS[-1]), *runs)
 
 
-def _one_fog():
-    layer = nx.Graph()
-    layer.add_node(0)
-    return build_scenario(
-        layer, 10, rate=0.8, light_fraction=0.75, p_iot=0.0, p_cloud=0.0, fog_mu=(50.0, 10.0),
-        cloud_mu=(1000.0, 200.0),
-    )  # fmt: skip
-
-
 def eq6_error_without_offloading(quick=True) -> Measurement:
     """(model as in eq. 6 − simulation)/simulation for one fog node keeping everything."""
-    g = _one_fog()
+    g = one_fog_scenario()
     sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
     return _measure((analyze(g, policy="no_offload").mean_delay - sim.mean) / sim.mean, sim)
 
 
 def corrected_error_without_offloading(quick=True) -> Measurement:
     """The same with the request's own processing added (+1/μ)."""
-    g = _one_fog()
+    g = one_fog_scenario()
     sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
     model = analyze(g, policy="no_offload", own_processing=True).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
@@ -115,7 +109,7 @@ def corrected_error_without_offloading(quick=True) -> Measurement:
 
 def fifo_count_vs_chain(quick=True) -> Measurement:
     """(FIFO simulation's mean number in node − the q = 0.5 chain's) / the chain's."""
-    g = _one_fog()
+    g = one_fog_scenario()
     res = _sim(quick, seed=16, scenario=g, policy="no_offload")
     in_node = float(res.info["nodes"]["mean_in_node"].iloc[0])
     chain = sum(mean_in_system(6.0, 2.0, 50.0, 10.0))
@@ -130,11 +124,9 @@ def model_error_at_best_theta(quick=True) -> Measurement:
 
 
 def _overloaded(quick, **model_kw):
-    from workbench.fog.figures import overloaded_scenario
-
     g = compile_scenario(overloaded_scenario(40))
     n, reps = (60_000, 2) if quick else (200_000, 6)
-    sim = simulate(g, theta=0.02, e_max=1, n_requests=n, replications=reps, seed=18,
+    sim = simulate(scenario=g, theta=0.02, e_max=1, requests=n, replications=reps, seed=18,
                    overload="transient")  # fmt: skip
     model = analyze(g, theta=0.02, e_max=1, **model_kw).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
@@ -144,7 +136,7 @@ def model_error_overloaded(quick=True) -> Measurement:
     """(eq. 6 model − simulation)/simulation on an overloaded fog layer (θ = 20 ms, e_M = 1).
 
     40 fog nodes with 100 IoT nodes each at 4 req/s: each node is offered 320 requests/s
-    and serves about 89/s (see ``figures.overloaded_scenario``).
+    and serves about 89/s (see :func:`workbench.fog.cases.overloaded_scenario`).
     """
     return _overloaded(quick)
 
@@ -152,39 +144,6 @@ def model_error_overloaded(quick=True) -> Measurement:
 def threshold_model_error_overloaded(quick=True) -> Measurement:
     """The same error for the threshold-admission model with the own processing time."""
     return _overloaded(quick, admission="threshold", own_processing=True)
-
-
-# ------------------------------------------------------- load variance (Sec. III-B)
-
-EVEN_COUNTS = (26,) * 10
-UNEVEN_COUNTS = (8, 44) * 5
-"""Ten fog nodes on a ring, 260 IoT nodes in both: 26 each (every node offered ρ = 0.94),
-or alternately 8 and 44 (ρ = 0.29 and 1.58): the same total load, spread evenly or not."""
-
-
-@functools.lru_cache(maxsize=2)
-def load_variance_gains(quick=True) -> pd.DataFrame:
-    """Offloading's gain with the same total load spread evenly and unevenly over fog nodes.
-
-    Gain = (delay with e_M = 0 − delay with e_M = 1) / delay with e_M = 0 at θ = 20 ms: what
-    fog-to-fog offloading saves over sending a busy node's requests to the cloud. Both runs
-    of a spread use the same seed (common random numbers: the requests do not depend on
-    e_M). Rows: ``spread``, ``delay_no_forward``, ``delay_forward`` [s], ``gain``,
-    ``share_fog_no_forward``, ``share_fog_forward``, ``stationary``.
-    """
-    n, reps = (20_000, 4) if quick else (60_000, 10)
-    rows = []
-    for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
-        net = compile_scenario(ring_scenario(10, list(counts), seed=0))
-        runs = [simulate(net, theta=0.02, e_max=e, n_requests=n, replications=reps, seed=5,
-                         overload="transient") for e in (0, 1)]  # fmt: skip
-        d0, d1 = runs[0].mean, runs[1].mean
-        notes = "; ".join(r.stationarity.note for r in runs if not r.stationary)
-        rows.append(dict(spread=spread, delay_no_forward=d0, delay_forward=d1,
-                         gain=(d0 - d1) / d0, share_fog_no_forward=runs[0]["share_fog"],
-                         share_fog_forward=runs[1]["share_fog"],
-                         stationary=all(r.stationary for r in runs), note=notes))  # fmt: skip
-    return pd.DataFrame(rows)
 
 
 def offload_gain_heavy_even(quick=True) -> Measurement:

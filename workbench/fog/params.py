@@ -15,8 +15,10 @@ Pollaczek–Khinchine cloud).
 from __future__ import annotations
 
 import math
+import numbers
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.validation import ParameterError, describe
 
 __all__ = [
     "PARAMS",
@@ -340,7 +342,7 @@ PARAMS = Params(
         source="choice",
     ),
     Param(
-        "n_requests",
+        "requests",
         "n",
         "requests per replication",
         "",
@@ -350,7 +352,21 @@ PARAMS = Params(
         default=50_000,
         slider=(1_000, 200_000),
         step=1_000,
-        help="Requests generated per replication (the first 10% are a warm-up, not counted).",
+        help="Requests generated per replication (the first `warmup` fraction is not counted).",
+        source="choice",
+    ),
+    Param(
+        "warmup",
+        "warm-up",
+        "warm-up fraction",
+        "",
+        low=0.0,
+        high=0.9,
+        default=0.1,
+        slider=(0.0, 0.5),
+        step=0.05,
+        help="Fraction of each run's requests (in generation order) dropped before "
+        "estimating; the stationarity detector's cut comes on top.",
         source="choice",
     ),
     Param(
@@ -376,10 +392,6 @@ def check_count(value, name, func, high=None):
     ``2.0`` is refused: a count that arrives as a float is a typo or a computed value that
     should have been rounded on purpose.
     """
-    import numbers
-
-    from workbench.validation import ParameterError, describe
-
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         top = "∞" if high is None else f"{high:g}"
         raise ParameterError(

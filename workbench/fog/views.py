@@ -11,8 +11,10 @@ import functools
 
 import numpy as np
 
-from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, network_frame, plot_network
-from workbench.fog.model import _ps_accept, accept_probability, analyze, solve_chain
+from workbench.fog.acceptance import _ps_accept, accept_probability
+from workbench.fog.chain import solve_chain
+from workbench.fog.figures import network_run_frame, plot_network_utilisation
+from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     compile_scenario,
@@ -20,6 +22,7 @@ from workbench.fog.scenario import (
     with_fog_delay,
     with_traffic,
 )
+from workbench.fog.study import POLICY_COLORS, POLICY_LABELS
 from workbench.plots import PALETTE, figure, flag_unstable
 from workbench.widgets import control, interactive_figure
 
@@ -325,16 +328,16 @@ SIMULATION_VIEW_REQUESTS = 20_000
 
 def plot_simulated_network(theta, e_max, mode, announce_period, load):
     """One short simulation (seed 0) of the default scenario, fog nodes by utilisation."""
-    frame = network_frame(
+    frame = network_run_frame(
         theta=theta, e_max=e_max, load=load, mode=mode, announce_period=announce_period,
-        n_requests=SIMULATION_VIEW_REQUESTS,
+        requests=SIMULATION_VIEW_REQUESTS,
     )  # fmt: skip
     d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
     title = (
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
         f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, seed 0)"
     )
-    fig = plot_network(frame, fast=True, title=title)
+    fig = plot_network_utilisation(frame, fast=True, title=title)
     stationary = bool(frame["stationary"].iloc[0])
     return flag_unstable(fig, "" if stationary else f"not a steady state: {frame['note'].iloc[0]}")
 
