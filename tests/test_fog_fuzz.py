@@ -35,7 +35,6 @@ VALID = {
     "mean_work": dict(RATES),
     "solve_chain": dict(RATES),
     "ps_closed_form": dict(theta=0.02, **RATES),
-    "pollaczek_khinchine": dict(arrival_rate=1.0, mean_service=0.1, second_moment=0.02),
     "fog_loads": dict(scenario=SMALL),
     "default_scenario": dict(),
     "ring_scenario": dict(),

@@ -36,7 +36,9 @@ def test_kernel_matches_naive_twin_request_by_request(
     seed, n_fog, theta, e_max, q, mode, policy, load
 ):
     rng = np.random.default_rng(seed)
-    g = ring_scenario(n_fog, list(rng.integers(1, 8, n_fog)), seed=seed % 1000, rate=load * 4)
+    g = ring_scenario(
+        n_fog, list(rng.integers(1, 8, n_fog)), seed=seed % 1000, lam_per_iot=load * 4
+    )
     net = compile_scenario(g)
     req = draw_requests(net, 400, rng, 0.02)
     th = np.full(net.n_fog, theta)
@@ -63,7 +65,7 @@ def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
     return build_scenario(
         layer,
         iot,
-        rate=rate,
+        lam_per_iot=rate,
         light_fraction=light_fraction,
         p_iot=p_iot,
         p_cloud=p_cloud,
@@ -184,7 +186,7 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     # pairs of requests generated at one instant from one IoT node reach the fog and the
     # cloud at equal times: the kernel's sorted streams must keep the event queue's order
     rng = np.random.default_rng(11)
-    g = ring_scenario(3, [4, 2, 5], seed=3, rate=5.0)
+    g = ring_scenario(3, [4, 2, 5], seed=3, lam_per_iot=5.0)
     net = compile_scenario(g)
     req = draw_requests(net, 600, rng, 0.02)
     req = dataclasses.replace(
@@ -226,7 +228,7 @@ def test_overloaded_fog_layer_gap_is_the_chain_ignoring_admission():
     # the workbench's correction models the θ test itself: it closes the gap
     admitted = analyze(net, theta=theta, e_max=1, admission="threshold", own_processing=True)
     assert abs(admitted.mean_delay / res.mean - 1) < 0.05
-    light = compile_scenario(overloaded_scenario(40, rate=0.5))  # same layer, 1/8 the load
+    light = compile_scenario(overloaded_scenario(40, lam_per_iot=0.5))  # same layer, 1/8 the load
     calm = simulate(scenario=light, theta=theta, e_max=1, requests=30_000, replications=2, seed=3)
     assert abs(analyze(light, theta=theta, e_max=1).mean_delay / calm.mean - 1) < 0.06
 

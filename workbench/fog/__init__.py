@@ -100,7 +100,6 @@ from workbench.fog.model import (
     fog_loads,
     mean_in_system,
     mean_work,
-    pollaczek_khinchine,
     ps_closed_form,
     solve_chain,
 )
@@ -135,7 +134,6 @@ __all__ = [
     "load_scenario",
     "mean_in_system",
     "mean_work",
-    "pollaczek_khinchine",
     "ps_closed_form",
     "ring_scenario",
     "run_once",

@@ -41,20 +41,20 @@ def one_fog_scenario():
     layer = nx.Graph()
     layer.add_node(0)
     return build_scenario(
-        layer, 10, rate=0.8, light_fraction=0.75, p_iot=0.0, p_cloud=0.0, fog_mu=(50.0, 10.0),
-        cloud_mu=(1000.0, 200.0),
+        layer, 10, lam_per_iot=0.8, light_fraction=0.75, p_iot=0.0, p_cloud=0.0,
+        fog_mu=(50.0, 10.0), cloud_mu=(1000.0, 200.0),
     )  # fmt: skip
 
 
-def overloaded_scenario(n_fog=40, rate=4.0):
-    """A fog layer far beyond its capacity: 100 IoT nodes per fog node at ``rate`` req/s.
+def overloaded_scenario(n_fog=40, lam_per_iot=4.0):
+    """A fog layer far beyond its capacity: 100 IoT nodes per fog node at ``lam_per_iot`` req/s.
 
     Each fog node is offered 320 requests/s (at 4 req/s) against a capacity of about 89/s,
     so it accepts about one in seven; two clouds of 40 units (1,000 fog: ten) take the rest.
     """
     clouds = 2 if n_fog <= 100 else 10
     return geometric_scenario(
-        n_fog, 0.3 if n_fog <= 100 else 0.06, 100, seed=1, rate=rate, n_cloud=clouds,
+        n_fog, 0.3 if n_fog <= 100 else 0.06, 100, seed=1, lam_per_iot=lam_per_iot, n_cloud=clouds,
         cloud_units=40,
     )  # fmt: skip
 

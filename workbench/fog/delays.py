@@ -4,7 +4,8 @@ Given the fog nodes' acceptance P_j and mean work W̄_j (:mod:`workbench.fog.net
 fixed point), this module computes:
 
 - each cloud server k as m_k M/G/1 units, Λ_k = (l_k + l'_k)/m_k, with the class mixture of
-  exponential processing times, H̄_k = E[S] + Λ·E[S²]/(2(1 − Λ·E[S])) (Pollaczek–Khinchine);
+  exponential processing times, H̄_k = E[S] + Λ·E[S²]/(2(1 − Λ·E[S])) (Pollaczek–Khinchine,
+  vectorised over the servers; the scalar formula is :func:`workbench.erlang.pollaczek_khinchine`);
 - L_ij(x) of eq. 6 per first fog node and home fog node, through best(j) (or a uniform
   neighbour), e_M forwards at most;
 - d_i of eq. 2 per IoT node and class, and the averages (:class:`NetworkAnalysis`).
@@ -22,10 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from workbench.fog.params import PARAMS
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import UnstableRegimeError
 
-__all__ = ["NetworkAnalysis", "network_delays", "pollaczek_khinchine"]
+__all__ = ["NetworkAnalysis", "network_delays"]
 
 
 @dataclass(frozen=True)
@@ -57,32 +57,6 @@ class NetworkAnalysis:
     iot: pd.DataFrame
     iterations: int
     settings: dict = field(default_factory=dict)
-
-
-def pollaczek_khinchine(arrival_rate, mean_service, second_moment) -> float:
-    """Mean sojourn of an M/G/1 queue: E[S] + Λ·E[S²] / (2(1 − Λ·E[S])).
-
-    References
-    ----------
-    Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 30–31 (cloud processing units).
-    """
-    func = "pollaczek_khinchine"
-    arrival_rate = PARAMS["lam_light"].with_(name="arrival_rate").check(arrival_rate, func)
-    mean_service = PARAMS["theta"].with_(name="mean_service", extra=()).check(mean_service, func)
-    second_moment = (
-        PARAMS["theta"].with_(name="second_moment", high=1e12, extra=()).check(second_moment, func)
-    )
-    if second_moment < mean_service**2 * (1 - 1e-12):
-        raise ParameterError(
-            f"The 'second_moment' parameter of {func} must be at least mean_service² "
-            f"({mean_service**2:g}): a variance is never negative. Got {second_moment!r} instead."
-        )
-    load = arrival_rate * mean_service
-    if load >= 1:
-        raise UnstableRegimeError(
-            f"pollaczek_khinchine: the queue is unstable, Λ·E[S] = {load:.6g} ≥ 1."
-        )
-    return mean_service + arrival_rate * second_moment / (2 * (1 - load))
 
 
 def _cloud_servers(net, c0, c1, cloud_sojourn):

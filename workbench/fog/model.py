@@ -10,8 +10,8 @@ The model is split by role (this module gathers the public names):
   (:func:`ps_closed_form`);
 - :mod:`workbench.fog.network`: the flow equations and the λ_j fixed point
   (:func:`analyze`, :func:`fog_loads`);
-- :mod:`workbench.fog.delays`: the cloud servers (Pollaczek–Khinchine), eq. 6 and eq. 2
-  (:class:`NetworkAnalysis`).
+- :mod:`workbench.fog.delays`: the cloud servers (Pollaczek–Khinchine, the M/G/1 formula of
+  :func:`workbench.erlang.pollaczek_khinchine`), eq. 6 and eq. 2 (:class:`NetworkAnalysis`).
 
 References
 ----------
@@ -29,7 +29,7 @@ from workbench.fog.acceptance import (
     ps_closed_form,
 )
 from workbench.fog.chain import ChainSolution, mean_in_system, mean_work, solve_chain
-from workbench.fog.delays import NetworkAnalysis, pollaczek_khinchine
+from workbench.fog.delays import NetworkAnalysis
 from workbench.fog.network import analyze, fog_loads
 
 __all__ = [
@@ -44,5 +44,4 @@ __all__ = [
     "NetworkAnalysis",
     "analyze",
     "fog_loads",
-    "pollaczek_khinchine",
 ]

@@ -24,7 +24,7 @@ from workbench.fog.acceptance import _ps_accept
 from workbench.fog.delays import NetworkAnalysis, network_delays
 from workbench.fog.params import MAX_CHAIN_STATES, PARAMS, check_count
 from workbench.fog.scenario import compile_scenario
-from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError, broadcast
 
 __all__ = ["analyze", "fog_loads"]
 
@@ -69,7 +69,7 @@ def _fixed_point(step, size, max_iterations, name):
     )
 
 
-def _bracketed_root(func, size, tol=1e-13, max_steps=200):
+def _bracketed_root(func, size, width=1e-13, max_steps=200):
     """Roots in [0, 1] of an increasing vectorised ``func`` (func(0) ≤ 0 ≤ func(1)).
 
     Regula falsi with the Illinois modification (superlinear, about ten evaluations where
@@ -80,7 +80,7 @@ def _bracketed_root(func, size, tol=1e-13, max_steps=200):
     x = np.where(f_hi <= 0, 1.0, np.where(f_lo >= 0, 0.0, 0.5))
     side = np.zeros(size)
     for _ in range(max_steps):
-        open_ = (f_lo < 0) & (f_hi > 0) & (hi - lo > tol)
+        open_ = (f_lo < 0) & (f_hi > 0) & (hi - lo > width)
         if not open_.any():
             break
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -419,29 +419,22 @@ def _fog_loads(net, theta_arr, e_max, q, policy):
 
 
 def _theta_per_fog(theta, n_fog, func):
-    """θ as one float per fog node (a number for all, or a sequence of ``n_fog``); inf allowed."""
-    items = theta if isinstance(theta, (list, tuple, np.ndarray)) else [theta]
-    kinds_ok = all(
-        isinstance(t, (int, float, np.integer, np.floating)) and not isinstance(t, (bool, np.bool_))
-        for t in np.asarray(items, dtype=object).ravel()
-    )
+    """θ as one float per fog node (a number for all, or one per fog node); inf allowed.
+
+    Checked by :func:`workbench.validation.broadcast` on [0, 1e6] with θ = inf (never
+    offload) set aside; a one-element sequence counts as one number for all.
+    """
     try:
-        if not kinds_ok:
-            raise TypeError
-        arr = np.atleast_1d(np.asarray(theta, dtype=float))
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"The 'theta' parameter of {func} must be a number in [0, 1e+06] or inf, or one "
-            f"such number per fog node. Got {theta!r} instead."
-        ) from None
-    if arr.ndim != 1 or arr.size not in (1, n_fog):
-        raise ParameterError(
-            f"The 'theta' parameter of {func} must be a number or one value per fog node "
-            f"({n_fog}). Got {theta!r} instead."
-        )
-    if arr.size == 1:
-        arr = np.full(n_fog, arr[0])
-    for t in arr:
-        if not (math.isinf(t) and t > 0):
-            PARAMS["theta"].check(float(t), func)
+        raw = np.asarray(theta)
+    except (TypeError, ValueError):  # a ragged sequence: broadcast says what is wrong
+        raw = np.asarray(None)
+    never = np.isposinf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
+    value = np.where(never, 0.0, raw) if never.any() else theta
+    if never.ndim == 1 and never.size == 1:
+        value, never = value[0], never[0]
+    try:
+        arr = broadcast(value, "theta", func, n_fog, low=0.0, high=PARAMS["theta"].high)
+    except ParameterError as err:
+        raise ParameterError(f"{err} θ = inf (never offload) is allowed as well.") from None
+    arr[np.broadcast_to(never, arr.shape)] = math.inf
     return arr

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 from workbench.validation import ParameterError, describe
 
 __all__ = [
@@ -355,20 +355,7 @@ PARAMS = Params(
         help="Requests generated per replication (the first `warmup` fraction is not counted).",
         source="choice",
     ),
-    Param(
-        "warmup",
-        "warm-up",
-        "warm-up fraction",
-        "",
-        low=0.0,
-        high=0.9,
-        default=0.1,
-        slider=(0.0, 0.5),
-        step=0.05,
-        help="Fraction of each run's requests (in generation order) dropped before "
-        "estimating; the stationarity detector's cut comes on top.",
-        source="choice",
-    ),
+    WARMUP,
     Param(
         "tol",
         "ε",

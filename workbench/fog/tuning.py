@@ -40,7 +40,7 @@ from workbench.fog.simulation import (
     warmup_requests,
 )
 from workbench.stats import t_interval
-from workbench.validation import ParameterError, check_choice, check_int, describe
+from workbench.validation import ParameterError, check_array, check_choice, check_int, describe
 
 __all__ = [
     "THETA_GRID",
@@ -61,19 +61,16 @@ MAX_TUNING_REQUESTS = 10**9
 
 
 def _check_grid(grid, func):
-    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) < 2:
-        raise ParameterError(
-            f"The 'grid' parameter of {func} must be a sequence of at least two θ values [s] "
-            f"in [0, 1e+06]. Got {describe(grid)} instead."
-        )
-    one = PARAMS["theta"].with_(name="grid", extra=())
-    values = sorted({float(one.check(t, func)) for t in grid})
-    if len(values) < 2:
+    """θ values of a search: at least two different ones in [0, 1e6], sorted, no duplicate."""
+    values = np.unique(
+        check_array(grid, "grid", func, low=0.0, high=PARAMS["theta"].high, length=(2, 10**6))
+    )
+    if values.size < 2:
         raise ParameterError(
             f"The 'grid' parameter of {func} must hold at least two different θ values. "
             f"Got {list(grid)!r} instead."
         )
-    return np.array(values)
+    return values
 
 
 def _check_models(models, func):
