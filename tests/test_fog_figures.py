@@ -9,12 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from workbench.fog.claims import CLAIMS, claims_table
+from workbench.claims import load_claims
+from workbench.fog.claims import CLAIMS
 from workbench.fog.figures import FIGURES
 
 
 def test_claim_ids_match_the_csv_and_disagreements_say_why():
-    table = claims_table()
+    table = load_claims("p1")
     assert set(table["id"]) == set(CLAIMS)
     dis = table[table["expect"] == "disagree"]
     assert dis["workbench_value"].notna().all() and (dis["note"].str.len() > 20).all()
@@ -30,7 +31,7 @@ def test_claim_ids_match_the_csv_and_disagreements_say_why():
 
 
 def test_fifo_claim_reproduces_its_workbench_value_quickly():
-    row = claims_table().set_index("id").loc["fifo_count_vs_chain"]
+    row = load_claims("p1").set_index("id").loc["fifo_count_vs_chain"]
     got = CLAIMS["fifo_count_vs_chain"](quick=True)
     assert got.stationary and abs(got.value - row["workbench_value"]) <= row["tolerance"]
     assert abs(got.value - row["value"]) > row["tolerance"]
@@ -189,8 +190,22 @@ def test_fog_delay_view_draws_the_models_curves():
     draw = FogDelayFigure()
     draw(theta=0.02, e_max=1, load=1.6)
     assert "no offloading" in draw.unstable.get_text()
+    legend = [t.get_text() for t in draw.ax.get_legend().get_texts()]
+    assert any("no offloading" in t and "unstable" in t for t in legend)
     draw(theta=0.02, e_max=1, load=1.0)
     assert draw.unstable.get_text() == ""
+    legend = [t.get_text() for t in draw.ax.get_legend().get_texts()]
+    assert not any("unstable" in t for t in legend)
+
+
+def test_glossary_shows_the_real_defaults():
+    """ε's default is 1e-10 (it once showed as 0.0, outside ε's own range)."""
+    from workbench.fog import PARAMS
+    from workbench.widgets import glossary
+
+    html = glossary(PARAMS).value
+    row = html[html.index("<td>ε</td>") :].split("</tr>")[0]
+    assert "<td>1e-10</td>" in row
 
 
 def test_hollow_markers_appear_exactly_for_the_flagged_points():

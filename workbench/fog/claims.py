@@ -18,10 +18,8 @@ the model).
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from workbench.claims import Measurement
 from workbench.fog.cases import load_variance_gains, one_fog_scenario, overloaded_scenario
@@ -30,15 +28,7 @@ from workbench.fog.network import analyze
 from workbench.fog.scenario import compile_scenario, default_scenario
 from workbench.fog.simulation import simulate
 
-__all__ = ["CLAIMS", "claims_table", "load_variance_gains"]
-
-CLAIMS_CSV = Path(__file__).resolve().parents[2] / "data" / "claims" / "p1.csv"
-
-
-def claims_table() -> pd.DataFrame:
-    """``data/claims/p1.csv`` as a DataFrame (the notebook's claims section)."""
-    return pd.read_csv(CLAIMS_CSV, comment="#", skipinitialspace=True)
-
+__all__ = ["CLAIMS", "load_variance_gains"]
 
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 

@@ -274,7 +274,6 @@ class FogDelayFigure:
         ax.plot([], [], "--", color="0.4", label="dashed: eq. 6 as published")
         ax.set_xlabel("X^FF fog–fog link delay [ms]")
         ax.set_ylabel("mean service delay [ms]")
-        ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
         self.title = ax.set_title("", fontsize=9, y=1.0)
         self.unstable = ax.text(0.99, 0.97, "", transform=ax.transAxes, ha="right", va="top",
                                 fontsize=7, color=PALETTE[3])  # fmt: skip
@@ -293,8 +292,13 @@ class FogDelayFigure:
             nan = np.full(FOG_DELAYS.size, np.nan)
             paper.set_ydata(nan if c is None else c[0])
             corr.set_ydata(nan if c is None else c[1])
+            # an unstable policy keeps its legend entry, hollow and marked, and a note
+            corr.set_label(POLICY_LABELS[policy] + (": unstable, no curve" if c is None else ""))
+            corr.set_marker("o" if c is None else "None")
+            corr.set_markerfacecolor("none")
             if c is not None:
                 top = max(top, float(c.max()))
+        self.ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
         self.ax.set_ylim(0, 1.1 * top)
         self.title.set_text(
             f"Analytic model, θ = {1e3 * theta:.0f} ms, e_M = {e_max}, load × {load:.2f}"
