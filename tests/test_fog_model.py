@@ -188,7 +188,7 @@ def one_fog(rate_light=0.6, rate_heavy=0.2, iot=10, mu=(50.0, 10.0)):
     return build_scenario(
         layer,
         iot,
-        rate=rate_light + rate_heavy,
+        lam_per_iot=rate_light + rate_heavy,
         light_fraction=rate_light / (rate_light + rate_heavy),
         p_iot=0.0,
         p_cloud=0.0,

@@ -61,7 +61,13 @@ What the workbench finds (see ``data/claims/p1.csv`` and the notebook):
   numbers, re-measured on fresh seeds) buys nothing over the best uniform θ (10 ms) at
   load 1.2: it moves one quiet node of ten to 15 ms, +0.003 ms on fresh seeds (paired 95%
   CI [+0.001, +0.005]), while the chain model's per-node choices (100 ms at quiet nodes,
-  2 ms at busy ones) cost +0.98 ms.
+  2 ms at busy ones) cost +0.98 ms;
+- the claim atlas (48 points of the plausible space × the two readings of eq. 6's routing
+  and of H̄_k): the interior θ optimum and the load-variance statement hold everywhere;
+  eq. 6's missing own processing, the q = 0.5 chain as FIFO and the overloaded layer's
+  model are refuted everywhere; the model's agreement at the best θ (20 of 48 points) and
+  "heavy load everywhere: no significant gain" (15 of 48; flips at θ ≈ 21 ms, above which
+  offloading hurts) hinge on lost values.
 
 The workbench's choices [choice]
 --------------------------------

@@ -24,6 +24,7 @@ from workbench.fog.simulation import simulate
 
 __all__ = [
     "one_fog_scenario",
+    "with_fog_rates",
     "overloaded_scenario",
     "AGREEMENT_CASES",
     "EVEN_COUNTS",
@@ -32,18 +33,29 @@ __all__ = [
 ]
 
 
-def one_fog_scenario():
-    """One fog node keeping its 10 IoT nodes' requests: λ = 6, λ' = 2, μ = 50, μ' = 10 per s.
+def one_fog_scenario(rates=(6.0, 2.0), service=(50.0, 10.0)):
+    """One fog node keeping its 10 IoT nodes' requests (p^I = p^C = 0).
 
-    Ten IoT nodes at 0.8 requests/s (75% Light), every request sent to the fog node
-    (p^I = p^C = 0).
+    ``rates``: the Poisson rates (λ, λ') of Light and Heavy requests at the node, by default
+    6 and 2 per s (ten IoT nodes at 0.8 requests/s, 75% Light); ``service``: its processing
+    rates (μ, μ'), by default 50 and 10 per s.
     """
+    lam, lam2 = (float(r) for r in rates)
     layer = nx.Graph()
     layer.add_node(0)
     return build_scenario(
-        layer, 10, lam_per_iot=0.8, light_fraction=0.75, p_iot=0.0, p_cloud=0.0,
-        fog_mu=(50.0, 10.0), cloud_mu=(1000.0, 200.0),
+        layer, 10, lam_per_iot=(lam + lam2) / 10, light_fraction=lam / (lam + lam2), p_iot=0.0,
+        p_cloud=0.0, fog_mu=tuple(service), cloud_mu=(1000.0, 200.0),
     )  # fmt: skip
+
+
+def with_fog_rates(scenario, mu_light, mu_heavy) -> nx.Graph:
+    """A copy of a scenario graph with every fog node's processing rates set to (μ, μ')."""
+    g = scenario.copy()
+    for _, d in g.nodes(data=True):
+        if d.get("role") == "fog":
+            d["mu_light"], d["mu_heavy"] = float(mu_light), float(mu_heavy)
+    return g
 
 
 def overloaded_scenario(n_fog=40, lam_per_iot=4.0):

@@ -7,6 +7,10 @@ does not make is ``source=workbench`` and says so. Every simulated measure retur
 :class:`workbench.claims.Measurement` carrying whether all the runs behind it were
 stationary (a non-stationary measurement never counts as agreement).
 
+The claim atlas (:func:`workbench.claims.atlas`, ``ATLAS``) measures the ``source=paper``
+claims again at points of the plausible space the parameter table declares (the values the
+paper lost, and its two readings of best(j) and H̄_k): :func:`atlas_point`.
+
 References
 ----------
 Yousefpour et al., IEEE IoT J. 5(1) 2018: Sec. III-B (θ tuned to an optimal value; load
@@ -17,18 +21,34 @@ the model).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
 
-from workbench.claims import Measurement
-from workbench.fog.cases import load_variance_gains, one_fog_scenario, overloaded_scenario
+from workbench.claims import AtlasSpec, Measurement
+from workbench.fog.cases import (
+    EVEN_COUNTS,
+    UNEVEN_COUNTS,
+    load_variance_gains,
+    one_fog_scenario,
+    overloaded_scenario,
+    with_fog_rates,
+)
 from workbench.fog.chain import mean_in_system
 from workbench.fog.network import analyze
-from workbench.fog.scenario import compile_scenario, default_scenario
+from workbench.fog.params import PARAMS
+from workbench.fog.scenario import (
+    compile_scenario,
+    default_scenario,
+    ring_scenario,
+    with_fog_delay,
+    with_traffic,
+)
 from workbench.fog.simulation import simulate
+from workbench.validation import ParameterError, UnstableRegimeError, check_bool
 
-__all__ = ["CLAIMS", "load_variance_gains"]
+__all__ = ["CLAIMS", "ATLAS", "atlas_point", "load_variance_gains"]
 
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 
@@ -164,3 +184,166 @@ CLAIMS = {
     "offload_gain_heavy_even": offload_gain_heavy_even,
     "offload_gain_variance": offload_gain_variance,
 }
+
+
+# ------------------------------------------------------------------- the claim atlas
+
+ATLAS_RUNS = {True: (8_000, 2), False: (60_000, 10)}
+"""(requests, replications) of each atlas simulation, quick and full."""
+OVERLOADED_RUNS = {True: (20_000, 2), False: (200_000, 6)}
+
+
+@functools.lru_cache(maxsize=1)
+def _overloaded_net():
+    """The overloaded layer (40 fog × 100 IoT), compiled once: its graph takes 0.3 s."""
+    return compile_scenario(overloaded_scenario(40))
+
+
+def _atlas_settings(params) -> dict:
+    """Every row with a plausible range or reading: the point's value, else the default."""
+    rows = [p for p in PARAMS.rows if p.plausible is not None]
+    unknown = sorted(set(params) - {p.name for p in rows})
+    if unknown:
+        raise ParameterError(
+            f"atlas_point: {unknown} are not rows with a plausible range or reading "
+            f"({[p.name for p in rows]})."
+        )
+    return {p.name: PARAMS[p.name].check(params.get(p.name, p.default), "atlas_point")
+            for p in rows}  # fmt: skip
+
+
+def _failed(ids, err) -> dict:
+    return {i: Measurement(float("nan"), False, f"{type(err).__name__}: {err}") for i in ids}
+
+
+def _atlas_theta_grid(v, sim, model) -> dict:
+    """theta_optimum_interior and model_error_best_theta on the default scenario at v."""
+    ids = ("theta_optimum_interior", "model_error_best_theta")
+    g = with_traffic(
+        default_scenario(0), load=v["load"], light_fraction=v["light_fraction"],
+        p_iot=v["p_iot"], p_cloud=v["p_cloud"],
+    )  # fmt: skip
+    g = compile_scenario(with_fog_rates(with_fog_delay(g, v["fog_delay"]), v["mu_light"],
+                                        v["mu_heavy"]))  # fmt: skip
+    try:
+        runs = [simulate(scenario=g, theta=t, e_max=v["e_max"], **sim) for t in THETAS]
+        k = int(np.argmin([r.mean for r in runs]))
+        best = runs[k].mean
+        model_delay = analyze(g, theta=THETAS[k], e_max=v["e_max"], **model).mean_delay
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    return {
+        "theta_optimum_interior": _measure(float(THETAS[0] < THETAS[k] < THETAS[-1]), *runs),
+        "model_error_best_theta": _measure((model_delay - best) / best, runs[k]),
+    }
+
+
+def _atlas_one_node(v, sim, model) -> dict:
+    """eq6_error_no_offload and fifo_count_vs_chain on the one-node case scaled to v."""
+    ids = ("eq6_error_no_offload", "fifo_count_vs_chain")
+    rates = (6.0 * v["lam_light"] / 60.0, 2.0 * v["lam_heavy"] / 10.0)
+    service = (50.0 * v["mu_light"] / 200.0, 10.0 * v["mu_heavy"] / (100 / 3))
+    g = one_fog_scenario(rates, service)
+    kw = {k: sim[k] for k in ("requests", "replications", "seed", "overload")}
+    try:
+        res = simulate(scenario=g, policy="no_offload", **kw)
+        model_delay = analyze(g, policy="no_offload", **model).mean_delay
+        chain = sum(mean_in_system(*rates, *service))
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    in_node = float(res.info["nodes"]["mean_in_node"].iloc[0])
+    return {
+        "eq6_error_no_offload": _measure((model_delay - res.mean) / res.mean, res),
+        "fifo_count_vs_chain": _measure((in_node - chain) / chain, res),
+    }
+
+
+def _atlas_overloaded(v, sim, model, quick) -> dict:
+    """model_error_overloaded on the overloaded layer with v's fog rates, θ and e_M."""
+    base = _overloaded_net()
+    mu = np.tile([v["mu_light"], v["mu_heavy"]], (base.n_fog, 1))
+    g = dataclasses.replace(base, fog_mu=mu)
+    n, reps = OVERLOADED_RUNS[quick]
+    kw = dict(sim, requests=n, replications=reps)
+    try:
+        res = simulate(scenario=g, theta=v["theta"], e_max=v["e_max"], **kw)
+        model_delay = analyze(g, theta=v["theta"], e_max=v["e_max"], **model).mean_delay
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(("model_error_overloaded",), err)
+    return {"model_error_overloaded": _measure((model_delay - res.mean) / res.mean, res)}
+
+
+def _atlas_load_variance(v, sim) -> dict:
+    """offload_gain_heavy_even and offload_gain_variance on the ring at v's policy values.
+
+    The fog nodes keep the default processing rates: the claims are about nodes offered
+    ρ = 0.94 (even) or 0.29 / 1.58 (uneven), which the counts of IoT nodes are chosen for.
+    """
+    ids = ("offload_gain_heavy_even", "offload_gain_variance")
+    gains, runs = {}, []
+    try:
+        for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
+            g = compile_scenario(with_fog_delay(ring_scenario(10, list(counts), seed=0),
+                                                v["fog_delay"]))  # fmt: skip
+            pair = [simulate(scenario=g, theta=v["theta"], e_max=e, **sim) for e in (0, v["e_max"])]
+            gains[spread] = (pair[0].mean - pair[1].mean) / pair[0].mean
+            runs.extend(pair)
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    return {
+        "offload_gain_heavy_even": _measure(gains["even"], *runs[:2]),
+        "offload_gain_variance": _measure(float(gains["uneven"] > gains["even"]), *runs),
+    }
+
+
+def atlas_point(*, quick: bool, seed: int, **params) -> dict:
+    """Every atlas claim's measured value at one point of the plausible space.
+
+    ``params``: a value for rows of the parameter table with a plausible range or reading
+    (the others at their defaults). The point applies to each claim's own case:
+
+    - θ optimum and the model's error at the best θ: the default scenario with the point's
+      traffic (load, Light share, p^I, p^C), fog–fog delay and fog processing rates; the
+      simulations with its e_M, q, α, T_a and EWMA period; the model with its reading of
+      best(j) (``neighbour``) and of H̄_k (``cloud_sojourn``);
+    - eq. 6's error and the FIFO count without offloading: the one-node case (λ, λ', μ, μ'
+      = 6, 2, 50, 10 per s) scaled by the point's λ/60, λ'/10, μ/200 and μ'/(100/3);
+    - the overloaded layer: its 40 fog nodes at the point's μ, μ', θ, e_M and policy values;
+    - load variance: the ring at the point's θ, e_M (against e_M = 0), fog–fog delay and
+      policy values, the fog nodes at the default rates (the claims' ρ = 0.94 and 0.29/1.58).
+
+    Each simulated measure is a :class:`workbench.claims.Measurement` flagged
+    ``stationary=False`` when a run behind it was not; a case the model cannot evaluate (a
+    queue without steady state) gives NaN, not stationary, with the reason. Quick: about
+    half a second on one core (runs of 8,000 requests × 2; the overloaded layer 20,000 × 2).
+    """
+    quick = check_bool(quick, "quick", "atlas_point")
+    seed = PARAMS["seed"].check(seed, "atlas_point")
+    v = _atlas_settings(params)
+    n, reps = ATLAS_RUNS[quick]
+    sim = dict(
+        q=v["q"], alpha=v["alpha"], announce_period=v["announce_period"],
+        ewma_period=v["ewma_period"], requests=n, replications=reps, seed=seed,
+        overload="transient",
+    )  # fmt: skip
+    model = dict(q=v["q"], neighbour=v["neighbour"], cloud_sojourn=v["cloud_sojourn"])
+    out = {}
+    out.update(_atlas_theta_grid(v, sim, model))
+    out.update(_atlas_one_node(v, sim, model))
+    out.update(_atlas_overloaded(v, sim, model, quick))
+    out.update(_atlas_load_variance(v, sim))
+    return out
+
+
+ATLAS = AtlasSpec(
+    evaluate=atlas_point,
+    claims=(
+        "theta_optimum_interior",
+        "eq6_error_no_offload",
+        "fifo_count_vs_chain",
+        "model_error_best_theta",
+        "model_error_overloaded",
+        "offload_gain_heavy_even",
+        "offload_gain_variance",
+    ),
+)
