@@ -185,6 +185,7 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("fog", "mu2"): lambda: 0.5,
     ("fog", "path"): lambda: os.path.join(tempfile.mkdtemp(prefix="wb-fuzz-"), "s.json"),
     ("*", "arrival_rate"): lambda: 0.5,
+    ("erlang.pollaczek_khinchine", "lam"): lambda: 0.5,
     ("*", "mean_service"): lambda: 1.0,
     ("*", "second_moment"): lambda: 2.0,
     ("*", "second_moment_service"): lambda: 2.0,
