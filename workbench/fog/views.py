@@ -293,7 +293,7 @@ class FogDelayFigure:
             paper.set_ydata(nan if c is None else c[0])
             corr.set_ydata(nan if c is None else c[1])
             # an unstable policy keeps its legend entry, hollow and marked, and a note
-            corr.set_label(POLICY_LABELS[policy] + (": unstable, no curve" if c is None else ""))
+            corr.set_label(POLICY_LABELS[policy] + (": unstable" if c is None else ""))
             corr.set_marker("o" if c is None else "None")
             corr.set_markerfacecolor("none")
             if c is not None:
