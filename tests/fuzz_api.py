@@ -59,11 +59,11 @@ BUILDING_BLOCKS = (
 )
 # run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
 RUN_LENGTHS = (
-    "n_jobs",
+    "jobs",
     "events",
-    "n_requests",
-    "n_slots",
-    "n_periods",
+    "requests",
+    "slots",
+    "periods",
     "replications",
     "max_replications",
     "training_time",

@@ -275,3 +275,15 @@ def test_keywords_follow_the_shared_vocabulary(paper_id):
         if "mu" in inspect.signature(sim.simulate).parameters:
             bad.append("simulation.py: simulate(mu=…) → task_size")
     assert not bad, "\n".join(bad)
+
+
+def test_the_claims_module_stays_light():
+    """Every paper's claims module imports workbench.claims: it must not load the atlas's
+    sweep engine, scikit-learn or matplotlib (``workbench.claims.atlas`` loads them lazily)."""
+    code = (
+        "import sys, workbench.claims\n"
+        "heavy = ['matplotlib', 'seaborn', 'ipywidgets', 'sklearn', 'workbench.sweep']\n"
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"import workbench.claims loads {out.stdout}"
