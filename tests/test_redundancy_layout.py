@@ -21,8 +21,17 @@ def test_public_names_used_by_outside_checks():
     for name in ("SExp", "Pareto", "Weibull", "system_time", "asto", "bpo", "optimal_m"):
         assert callable(getattr(rd, name)), name
     params = inspect.signature(rd.simulate).parameters
-    assert {"n_jobs", "seed", "replications", "confidence"} <= set(params)
-    res = rd.simulate(24, 2, 1.5, 15.0, rd.SExp(3.0, 0.2), n_jobs=200, seed=1, replications=3)
+    assert {"jobs", "seed", "replications", "confidence", "warmup"} <= set(params)
+    res = rd.simulate(
+        N=24,
+        m=2,
+        lam=1.5,
+        t_cloud=15.0,
+        service=rd.SExp(3.0, 0.2),
+        jobs=200,
+        seed=1,
+        replications=3,
+    )
     assert isinstance(res, SimulationResult) and res.run_length == 200
     assert res["blocking"] == res.blocking and res.replications == 3
 

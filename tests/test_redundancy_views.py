@@ -12,9 +12,10 @@ import pytest
 
 import workbench.redundancy as rd
 import workbench.redundancy.model as rd_model
+from workbench.exercises import show
+from workbench.redundancy.exercises import EXERCISES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
 from workbench.redundancy.views import (
-    EXERCISES,
     VIEWS,
     plot_scaling,
     plot_tradeoff,
@@ -163,9 +164,9 @@ def test_tradeoff_view_answers_fast():
     assert median < 300 and worst < 1500, (median, worst)
 
 
-@pytest.mark.parametrize("name", list(EXERCISES))
-def test_exercises_accept_their_answer_and_reject_a_wrong_one(name):
-    ex = _quiet(EXERCISES[name])
+@pytest.mark.parametrize("number", range(1, len(EXERCISES) + 1))
+def test_exercises_accept_their_answer_and_reject_a_wrong_one(number):
+    ex = show("p4", number)
     assert ex.check(ex.answer)
     if ex.choices is None:
         assert not ex.check(float(ex.answer) + 2 * ex.tolerance + 1.0)
@@ -175,15 +176,22 @@ def test_exercises_accept_their_answer_and_reject_a_wrong_one(name):
 
 
 def test_exercise_answers_come_from_the_model():
-    assert EXERCISES["erlang_b"]().answer == pytest.approx(
-        rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2)), abs=1e-4
+    by_key = {q.key: q for q in EXERCISES}
+    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2))
+    assert by_key["insensitivity"].value() == "it stays the same"
+    assert by_key["optimal_m"].value() == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
+    gap = rd.system_time(24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2), "paper") - rd.system_time(
+        24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2)
     )
-    assert EXERCISES["insensitivity"]().answer == "it stays the same"
-    assert EXERCISES["optimal_m"]().answer == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
+    assert by_key["eq8"].value() == gap
 
 
 def test_run_to_precision_reaches_the_target_and_shows_the_tables():
-    box = _quiet(lambda: run_to_precision(24, 3, 1.5, 15.0, rd.SExp(3, 0.2), 0.05, n_jobs=2000))
+    box = _quiet(
+        lambda: run_to_precision(
+            N=24, m=3, lam=1.5, t_cloud=15.0, service=rd.SExp(3, 0.2), half_width=0.05, jobs=2000
+        )
+    )
     assert box.result.info["reached"] and box.result.half_width <= 0.05
     bar = box.children[0].children[0]
     assert bar.value == bar.max == box.result.replications
@@ -192,12 +200,11 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
 
 
 def test_views_refuse_a_misspelled_service_parameter():
-    from workbench.redundancy.views import plot_tradeoff, run_to_precision, service_controls
-    from workbench.validation import ParameterError
+    from workbench.redundancy.views import service_controls
 
     with pytest.raises(ParameterError, match="plot_tradeoff.*'alhpa'.*Did you mean 'alpha'"):
         plot_tradeoff(family="Pareto", alhpa=1.2)
     with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
         service_controls("Weibull", sahpe=2.0)
-    with pytest.raises(ParameterError, match="run_to_precision.*'n_job'.*Did you mean 'n_jobs'"):
-        run_to_precision(n_job=1_000)
+    with pytest.raises(ParameterError, match="run_to_precision.*'job'.*Did you mean 'jobs'"):
+        run_to_precision(job=1_000)

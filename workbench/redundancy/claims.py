@@ -17,7 +17,7 @@ import numpy as np
 from workbench.claims import Measurement
 from workbench.kernels.erlang import erlang_b_kernel
 from workbench.redundancy import model as rd
-from workbench.redundancy.figures import (
+from workbench.redundancy.studies import (
     BASE_SEED,
     FIG3_LAMBDA,
     N_PAPER,

@@ -25,6 +25,8 @@ __all__ = [
     "POLICIES",
     "MAX_JOBS_PER_RUN",
     "MAX_TOTAL_JOBS",
+    "WARMUP_FRACTION",
+    "SHORT_RUN",
 ]
 
 MAX_WORKERS = 100_000
@@ -35,6 +37,10 @@ MAX_JOBS_PER_RUN = 10**7
 # n_jobs * replications: 2e8 jobs are about a minute on one core (3.3 s per 1e7 Pareto jobs
 # measured); beyond that the caller should split the study.
 MAX_TOTAL_JOBS = 2 * 10**8
+#: warm-up fraction of a run longer than SHORT_RUN jobs when none is given
+WARMUP_FRACTION = 0.1
+#: runs of at most this many jobs keep every job (the paper measures its 500-job runs whole)
+SHORT_RUN = 1000
 
 FORMULAS = ("exact", "paper")
 POLICIES = ("benchmark", "bpo", "asto", "optimal")
@@ -213,7 +219,7 @@ PARAMS = Params(
         source="choice",
     ),
     Param(
-        "n_jobs",
+        "jobs",
         "n",
         "jobs per replication",
         kind="int",
@@ -227,14 +233,38 @@ PARAMS = Params(
         source="choice",
     ),
     Param(
-        "warmup",
-        "n₀",
-        "warm-up jobs",
+        "protocol_jobs",
+        "n_p",
+        "jobs per run of the paper's protocol",
         kind="int",
-        low=0,
-        high=MAX_JOBS_PER_RUN - 1,
+        low=10,
+        high=MAX_JOBS_PER_RUN,
+        default=500,
+        slider=(100, 20_000),
+        step=100,
+        help="Arrivals per run in Fig. 4's simulation (Sec. VII: 500 arrivals, 100 runs).",
+    ),
+    Param(
+        "trace_jobs",
+        "n_t",
+        "jobs of the running-mean trace",
+        kind="int",
+        low=100,
+        high=MAX_JOBS_PER_RUN,
+        default=200_000,
+        help="Length of the one run whose running mean is traced.",
+        source="choice",
+    ),
+    Param(
+        "warmup",
+        "n₀/n",
+        "warm-up fraction",
+        low=0.0,
+        high=0.9,
         default=None,
-        help="Jobs dropped at the start of each run (default n/10).",
+        help=f"Fraction of each run dropped before estimating; default: {WARMUP_FRACTION:g}, "
+        f"none for runs of at most {SHORT_RUN:,} jobs (the paper's 500-arrival runs start "
+        "empty and are measured whole).",
         source="choice",
     ),
     REPLICATIONS.with_(high=10_000, default=20),
