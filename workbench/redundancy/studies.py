@@ -32,6 +32,7 @@ __all__ = [
     "fig6_frame",
     "fig7_frame",
     "table1_frame",
+    "table1_cells",
     "ext_eq8_frame",
     "ext_waiting_room_frame",
     "ext_weibull_frame",
@@ -42,7 +43,7 @@ N_PAPER = 24
 SEXP = rd.SExp(3.0, 0.2)  # Figs. 4-7
 PARETO = rd.Pareto(1.5, 1.2)
 FAMILIES = {"S-Exp(3, 0.2)": SEXP, "Pareto(1.5, 1.2)": PARETO}
-FIG3_LAMBDA = 3.0  # [choice] not stated; m=2 beats m=1 on P_b for Pareto only above λ≈1.2
+FIG3_LAMBDA = PARAMS["fig3_lam"].default  # [choice] not stated (its row says why)
 BASE_SEED = 2303_00486
 
 
@@ -242,8 +243,12 @@ TABLE1_PAPER = {  # (family, parameter, level) -> letter, as printed in Table I
 }
 # [choice] the paper gives no values for 'large' and 'small': baseline N=24, lam=1.5,
 # T_cl=15 (Fig. 4) and these levels.
-TABLE1_BASE = {"N": 24, "lam": 1.5, "t_cloud": 15.0}
-TABLE1_LEVELS = {"lam": (0.05, 5.0), "t_cloud": (1.5, 100.0), "N": (4, 100), "alpha": (1.05, 3.0)}
+# (the values are the parameter table's table1_* rows, each with its plausible range)
+TABLE1_BASE = {k: PARAMS[f"table1_{k}"].default for k in ("N", "lam", "t_cloud")}
+TABLE1_LEVELS = {
+    k: (PARAMS[f"table1_{k}_small"].default, PARAMS[f"table1_{k}_large"].default)
+    for k in ("lam", "t_cloud", "N", "alpha")
+}
 TABLE1_SERVICES = {"Exp": rd.SExp(0.0, 0.2), "S-Exp": SEXP, "Pareto": PARETO}
 
 
@@ -256,19 +261,26 @@ def classify_allocation(N: int, m: int) -> str:
 
 def table1_frame(quick: bool = False) -> pd.DataFrame:
     """Table I recomputed: the optimal allocation at 'small' and 'large' parameter values."""
+    return table1_cells(TABLE1_BASE, TABLE1_LEVELS)
+
+
+def table1_cells(base: dict, levels: dict, formula: str = "exact") -> pd.DataFrame:
+    """Table I at a baseline ``base`` (N, lam, t_cloud) and the ``levels`` parameter ->
+    (small, large) (lam, t_cloud, N, alpha), with E[T_sys] by ``formula``: one row per cell,
+    the workbench's letter beside the paper's (the claim atlas moves these [choice] values)."""
     rows = []
     for fam, svc in TABLE1_SERVICES.items():
-        for param, (small, large) in TABLE1_LEVELS.items():
+        for param, (small, large) in levels.items():
             if param == "alpha" and fam != "Pareto":
                 continue
             for level, value in (("small", small), ("large", large)):
-                kw = dict(TABLE1_BASE)
+                kw = dict(base)
                 service = svc
                 if param == "alpha":
                     service = rd.Pareto(svc.beta, value)
                 else:
                     kw[param] = value
-                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service)
+                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, formula)
                 rows.append(
                     {
                         "family": fam,

@@ -21,7 +21,7 @@ import html
 import ipywidgets as w
 import numpy as np
 from IPython.display import display
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 from workbench.params import Param
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
@@ -280,10 +280,10 @@ def policies_view():
 # 3. Simulation vs theory: precision-driven, within a work budget per move
 # --------------------------------------------------------------------------------------
 
-#: jobs simulated per slider move at most, over every m of the view (about 0.15 s on one
-#: core at ~20 M jobs/s; the whole move, figure included, stays under 1 s on a loaded
-#: 2-core machine)
-MOVE_BUDGET_JOBS = 3_000_000
+#: jobs simulated per slider move at most, over every m of the view (about 0.1 s on one
+#: idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
+#: 2-core machine, where drawing the PNG alone takes 0.3-0.4 s)
+MOVE_BUDGET_JOBS = 2_000_000
 #: replications per m at least, whatever the budget (a t-interval needs a few)
 MIN_VIEW_REPLICATIONS = 4
 #: replications per m at most in a long run (then a progress bar shows the work)
@@ -417,6 +417,7 @@ def plot_simulation(
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
+    ax2.xaxis.set_minor_locator(NullLocator())  # a sixth of the PNG's drawing time
     ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     reps = [sims[k].replications for k in ms]
     fig.suptitle(
