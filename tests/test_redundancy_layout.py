@@ -5,10 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import workbench.redundancy as rd
+from workbench.claims import load_claims
 from workbench.redundancy.claims import CLAIMS
 from workbench.redundancy.figures import FIGURES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
@@ -49,7 +49,7 @@ def test_figure_names_and_claim_ids_are_kept():
         "ext_weibull",
         "ext_heavy_tail",
     ]
-    csv = pd.read_csv(ROOT / "data" / "claims" / "p4.csv", comment="#")
+    csv = load_claims("p4")
     assert set(csv["id"]) == set(CLAIMS)
 
 
