@@ -218,13 +218,15 @@ def test_the_move_budget_bounds_the_replications_per_m():
         LONG_RUN_REPLICATIONS,
         MIN_VIEW_REPLICATIONS,
         MOVE_BUDGET_JOBS,
+        REPLICATION_OVERHEAD_JOBS,
         view_replication_cap,
     )
 
     for jobs in (1_000, 5_000, 20_000, 50_000):
         cap = view_replication_cap(jobs, 13, long_run=False)
         assert cap >= MIN_VIEW_REPLICATIONS
-        assert cap == MIN_VIEW_REPLICATIONS or cap * jobs * 13 <= MOVE_BUDGET_JOBS
+        cost = cap * (jobs + REPLICATION_OVERHEAD_JOBS) * 13
+        assert cap == MIN_VIEW_REPLICATIONS or cost <= MOVE_BUDGET_JOBS
     assert view_replication_cap(5_000, 13, long_run=True) == LONG_RUN_REPLICATIONS
 
 

@@ -280,10 +280,14 @@ def policies_view():
 # 3. Simulation vs theory: precision-driven, within a work budget per move
 # --------------------------------------------------------------------------------------
 
-#: jobs simulated per slider move at most, over every m of the view (about 0.1 s on one
-#: idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
-#: 2-core machine, where drawing the PNG alone takes 0.3-0.4 s)
-MOVE_BUDGET_JOBS = 2_000_000
+#: work per slider move at most, over every m of the view, in jobs simulated (about 0.15 s on
+#: one idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
+#: 2-core machine)
+MOVE_BUDGET_JOBS = 3_000_000
+#: what one replication costs beyond its jobs, in jobs: its share of the output analysis (the
+#: detector's trend test runs per replication at every precision step), measured at about
+#: 0.25 ms per replication and step: with 1,000-job runs it was most of a move
+REPLICATION_OVERHEAD_JOBS = 5_000
 #: replications per m at least, whatever the budget (a t-interval needs a few)
 MIN_VIEW_REPLICATIONS = 4
 #: replications per m at most in a long run (then a progress bar shows the work)
@@ -317,10 +321,11 @@ LONG_RUN = Param(
 
 def view_replication_cap(jobs: int, points: int, long_run: bool) -> int:
     """Replications per m a move may use: the move's budget shared by its ``points`` values
-    of m (at least :data:`MIN_VIEW_REPLICATIONS`), or the long run's cap."""
+    of m, each replication costing its ``jobs`` plus :data:`REPLICATION_OVERHEAD_JOBS` (at
+    least :data:`MIN_VIEW_REPLICATIONS`), or the long run's cap."""
     if long_run:
         return int(min(LONG_RUN_REPLICATIONS, MAX_TOTAL_JOBS // jobs))
-    per_point = MOVE_BUDGET_JOBS // (jobs * points)
+    per_point = MOVE_BUDGET_JOBS // ((jobs + REPLICATION_OVERHEAD_JOBS) * points)
     return int(min(LONG_RUN_REPLICATIONS, max(MIN_VIEW_REPLICATIONS, per_point)))
 
 
