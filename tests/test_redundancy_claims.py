@@ -4,20 +4,16 @@ The agree/disagree check of every row runs in tests/test_claims.py; here: what t
 quote (issue 7, section 5).
 """
 
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import pytest
 
+from workbench.claims import load_claims
 from workbench.redundancy.claims import CLAIMS, FIG4_SEEDS_QUICK, _fig4_simulated_gains
-
-CSV = Path(__file__).resolve().parent.parent / "data" / "claims" / "p4.csv"
 
 
 @pytest.fixture(scope="module")
 def rows():
-    return pd.read_csv(CSV, comment="#").set_index("id")
+    return load_claims("p4").set_index("id")
 
 
 def test_rows_without_a_paper_number_say_so(rows):

@@ -109,13 +109,13 @@ def _hollow_and_filled(ax):
 def test_hollow_markers_exactly_for_flagged_points(made):
     import matplotlib.pyplot as plt
 
-    from workbench.redundancy.figures import fig4_plot
+    from workbench.redundancy.figures import plot_fig4
 
     frame, _ = made["fig4"]
     more = frame.copy()  # and two ASTO points as if they had been flagged too
     more.loc[(more["policy"] == "asto") & more["lam"].isin([0.75, 2.25]), "stationary"] = False
     for data in (frame, more):
-        fig = fig4_plot(data)
+        fig = plot_fig4(data)
         for ax, (_, df) in zip(fig.axes, data.groupby("service", sort=False), strict=True):
             hollow, filled = _hollow_and_filled(ax)
             assert hollow == sorted(df.loc[~df["stationary"], "lam"])

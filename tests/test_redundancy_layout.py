@@ -5,10 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import workbench.redundancy as rd
+from workbench.claims import load_claims
 from workbench.redundancy.claims import CLAIMS
 from workbench.redundancy.figures import FIGURES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
@@ -21,8 +21,17 @@ def test_public_names_used_by_outside_checks():
     for name in ("SExp", "Pareto", "Weibull", "system_time", "asto", "bpo", "optimal_m"):
         assert callable(getattr(rd, name)), name
     params = inspect.signature(rd.simulate).parameters
-    assert {"n_jobs", "seed", "replications", "confidence"} <= set(params)
-    res = rd.simulate(24, 2, 1.5, 15.0, rd.SExp(3.0, 0.2), n_jobs=200, seed=1, replications=3)
+    assert {"jobs", "seed", "replications", "confidence", "warmup"} <= set(params)
+    res = rd.simulate(
+        N=24,
+        m=2,
+        lam=1.5,
+        t_cloud=15.0,
+        service=rd.SExp(3.0, 0.2),
+        jobs=200,
+        seed=1,
+        replications=3,
+    )
     assert isinstance(res, SimulationResult) and res.run_length == 200
     assert res["blocking"] == res.blocking and res.replications == 3
 
@@ -40,7 +49,7 @@ def test_figure_names_and_claim_ids_are_kept():
         "ext_weibull",
         "ext_heavy_tail",
     ]
-    csv = pd.read_csv(ROOT / "data" / "claims" / "p4.csv", comment="#")
+    csv = load_claims("p4")
     assert set(csv["id"]) == set(CLAIMS)
 
 

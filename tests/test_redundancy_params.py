@@ -43,8 +43,14 @@ SEXP, PARETO = rd.SExp(3.0, 0.2), rd.Pareto(1.5, 1.2)
         (lambda: rd.SExp(1.0, 0.0), "'mu' parameter of SExp"),
         (lambda: rd.Weibull(0.1, 1.0), "'shape' parameter of Weibull .* \\[0.2, 20\\]"),
         (lambda: rd.asto(0, 1.0, 2.0, SEXP), "'N' parameter of asto"),
-        (lambda: rd.simulate(24, 2, 1.0, 15.0, SEXP, n_jobs=5), "'n_jobs' parameter"),
-        (lambda: rd.simulate(24, 2, 1.0, 15.0, SEXP, seed=-1), "'seed' parameter"),
+        (
+            lambda: rd.simulate(N=24, m=2, lam=1.0, t_cloud=15.0, service=SEXP, jobs=5),
+            "'jobs' parameter",
+        ),
+        (
+            lambda: rd.simulate(N=24, m=2, lam=1.0, t_cloud=15.0, service=SEXP, seed=-1),
+            "'seed' parameter",
+        ),
         (lambda: rd.make_service("Gamma", 1, 1), "'family' parameter of make_service"),
         (
             lambda: rd.make_service("Pareto", beta=1.0, mu=2.0),
@@ -70,20 +76,29 @@ def test_bad_input_raises_clear_error(call, match):
 
 def test_a_run_too_long_for_memory_is_refused_and_says_why():
     # 10**8 jobs took 5.9 GB: refused before anything is allocated
-    with pytest.raises(ParameterError, match="'n_jobs' parameter of simulate.*memory .6 GB"):
-        rd.simulate(24, 2, 1.0, 15.0, SEXP, n_jobs=10**8, replications=2)
+    with pytest.raises(ParameterError, match="'jobs' parameter of simulate.*memory .6 GB"):
+        rd.simulate(N=24, m=2, lam=1.0, t_cloud=15.0, service=SEXP, jobs=10**8, replications=2)
     assert MAX_JOBS_PER_RUN * 60 <= 1e9  # the bound keeps one run under a gigabyte
 
 
 def test_too_much_total_work_is_refused_and_says_why():
     with pytest.raises(ParameterError, match="'replications' parameter of simulate"):
-        rd.simulate(24, 2, 1.0, 15.0, SEXP, n_jobs=100, replications=100_000)
+        rd.simulate(N=24, m=2, lam=1.0, t_cloud=15.0, service=SEXP, jobs=100, replications=100_000)
     n = MAX_JOBS_PER_RUN // 2
     reps = MAX_TOTAL_JOBS // n + 1
-    with pytest.raises(ParameterError, match="too long: n_jobs \\* replications"):
-        rd.simulate(24, 2, 1.0, 15.0, SEXP, n_jobs=n, replications=reps)
+    with pytest.raises(ParameterError, match="too long: jobs \\* replications"):
+        rd.simulate(N=24, m=2, lam=1.0, t_cloud=15.0, service=SEXP, jobs=n, replications=reps)
     with pytest.raises(ParameterError, match="too long"):
-        rd.simulate_to_precision(24, 2, 1.0, 15.0, SEXP, 0.01, n_jobs=n, max_replications=reps)
+        rd.simulate_to_precision(
+            N=24,
+            m=2,
+            lam=1.0,
+            t_cloud=15.0,
+            service=SEXP,
+            half_width=0.01,
+            jobs=n,
+            max_replications=reps,
+        )
 
 
 # ----- 2. garbage in every argument of every public function -------------------------------
@@ -117,9 +132,19 @@ CALLS = {  # name -> (function, valid positional arguments)
     "bpo": (rd.bpo, [24, 1.5, PARETO]),
     "asto": (rd.asto, [24, 1.5, 15.0, SEXP]),
     "policy_m": (rd.policy_m, ["asto", 24, 1.5, 15.0, SEXP]),
-    "simulate": (rd.simulate, [24, 2, 1.5, 15.0, SEXP, 100, 0]),
-    "simulate_to_precision": (rd.simulate_to_precision, [24, 2, 1.5, 15.0, SEXP, 1.0, 0]),
-    "running_mean_trace": (rd.running_mean_trace, [24, 2, 1.5, 15.0, SEXP, 200, 0, 10]),
+    # keyword-only: the arguments by name, in this order
+    "simulate": (
+        rd.simulate,
+        dict(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=100, seed=0),
+    ),
+    "simulate_to_precision": (
+        rd.simulate_to_precision,
+        dict(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, half_width=1.0, seed=0),
+    ),
+    "running_mean_trace": (
+        rd.running_mean_trace,
+        dict(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, trace_jobs=200, seed=0, points=10),
+    ),
     "SExp": (rd.SExp, [1.0, 1.0]),
     "Pareto": (rd.Pareto, [1.0, 2.0]),
     "Weibull": (rd.Weibull, [1.0, 1.0]),
@@ -154,10 +179,13 @@ def _finite_output(out) -> bool:
 @pytest.mark.parametrize(("name", "position", "bad"), CASES)
 def test_garbage_gives_a_parameter_error_naming_the_function(name, position, bad):
     func, args = CALLS[name]
-    call = list(args)
-    call[position] = bad
     try:
-        out = func(*call)
+        if isinstance(args, dict):  # keyword-only
+            out = func(**{**args, list(args)[position]: bad})
+        else:
+            call = list(args)
+            call[position] = bad
+            out = func(*call)
     except ParameterError as err:
         # the family constructors report under their own name
         owner = {"make_service": ("make_service", "Pareto")}.get(name, (name,))

@@ -9,7 +9,7 @@ from scipy import stats
 
 import workbench
 from workbench import redundancy as rd
-from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
+from workbench.validation import ParameterError, UnstableRegimeError
 
 SEXP, PARETO = rd.SExp(3.0, 0.2), rd.Pareto(1.5, 1.2)
 
@@ -22,7 +22,15 @@ def test_simulation_matches_erlang_b_below_and_above_lambda_max(lam):
     N, m, tcl = 24, 4, 15.0
     assert (lam < rd.lambda_max(N, m, SEXP)) == (lam == 0.8)
     sim = rd.simulate(
-        N, m, lam, tcl, SEXP, n_jobs=20_000, seed=11, replications=20, confidence=0.99
+        N=N,
+        m=m,
+        lam=lam,
+        t_cloud=tcl,
+        service=SEXP,
+        jobs=20_000,
+        seed=11,
+        replications=20,
+        confidence=0.99,
     )
     pb = rd.blocking(N, m, lam, SEXP)
     assert sim.interval("blocking")[0] <= pb <= sim.interval("blocking")[1]
@@ -36,7 +44,15 @@ def test_simulation_matches_erlang_b_below_and_above_lambda_max(lam):
 def test_simulation_insensitivity_heavy_tail_finite_variance():
     svc = rd.Pareto(1.5, 1.2)
     sim = rd.simulate(
-        24, 2, 3.0, 15.0, svc, n_jobs=40_000, seed=3, replications=20, confidence=0.99
+        N=24,
+        m=2,
+        lam=3.0,
+        t_cloud=15.0,
+        service=svc,
+        jobs=40_000,
+        seed=3,
+        replications=20,
+        confidence=0.99,
     )
     pb = rd.blocking(24, 2, 3.0, svc)
     assert sim.interval("blocking")[0] <= pb <= sim.interval("blocking")[1]
@@ -44,7 +60,9 @@ def test_simulation_insensitivity_heavy_tail_finite_variance():
 
 
 def test_simulation_flags_infinite_variance():
-    sim = rd.simulate(24, 1, 1.0, 15.0, PARETO, n_jobs=2_000, seed=0, replications=5)
+    sim = rd.simulate(
+        N=24, m=1, lam=1.0, t_cloud=15.0, service=PARETO, jobs=2_000, seed=0, replications=5
+    )
     assert not sim.info["variance_finite"]
     assert "infinite variance" in sim.notes[0]
 
@@ -62,12 +80,12 @@ def test_waiting_room_matches_mmck_balance_equations(k):
     svc = rd.SExp(0.0, 0.5)  # exponential: job time Exp(m * 0.5)
     N, m, lam = 12, 2, 1.5
     sim = rd.simulate(
-        N,
-        m,
-        lam,
-        10.0,
-        svc,
-        n_jobs=40_000,
+        N=N,
+        m=m,
+        lam=lam,
+        t_cloud=10.0,
+        service=svc,
+        jobs=40_000,
         seed=4,
         replications=20,
         waiting_room=k,
@@ -79,15 +97,23 @@ def test_waiting_room_matches_mmck_balance_equations(k):
 
 
 def test_same_seed_same_numbers_different_seed_different():
-    a = rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=2_000, seed=9, replications=4)
-    b = rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=2_000, seed=9, replications=4)
-    c = rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=2_000, seed=10, replications=4)
+    a = rd.simulate(
+        N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=2_000, seed=9, replications=4
+    )
+    b = rd.simulate(
+        N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=2_000, seed=9, replications=4
+    )
+    c = rd.simulate(
+        N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=2_000, seed=10, replications=4
+    )
     assert a.as_dict() == b.as_dict()
     assert a.mean != c.mean
 
 
 def test_simulate_result_has_attributes_and_keys():
-    res = rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=1_000, seed=1, replications=3)
+    res = rd.simulate(
+        N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=1_000, seed=1, replications=3
+    )
     for key in ("mean", "ci_low", "ci_high", "blocking", "mean_wait"):
         assert getattr(res, key) == res[key]
     assert res.metric == "system_time" and res.run_length == 1_000 and res.replications == 3
@@ -115,7 +141,15 @@ def test_intervals_cover_the_true_value_95_percent_of_the_time(service):
     covered_pb = covered_t = 0
     for seed in range(runs):
         res = rd.simulate(
-            N, m, lam, tcl, service, n_jobs=2_000, seed=seed, replications=8, overload="transient"
+            N=N,
+            m=m,
+            lam=lam,
+            t_cloud=tcl,
+            service=service,
+            jobs=2_000,
+            seed=seed,
+            replications=8,
+            overload="transient",
         )
         lo, hi = res.interval("blocking")
         covered_pb += lo <= true_pb <= hi
@@ -128,14 +162,14 @@ def test_intervals_cover_the_true_value_95_percent_of_the_time(service):
 def test_simulate_to_precision_stops_at_the_requested_half_width():
     calls = []
     res = rd.simulate_to_precision(
-        24,
-        3,
-        1.5,
-        15.0,
-        SEXP,
-        0.02,
+        N=24,
+        m=3,
+        lam=1.5,
+        t_cloud=15.0,
+        service=SEXP,
+        half_width=0.02,
         seed=3,
-        n_jobs=2_000,
+        jobs=2_000,
         batch=5,
         progress=lambda done, target, half: calls.append((done, target, half)),
     )
@@ -145,7 +179,16 @@ def test_simulate_to_precision_stops_at_the_requested_half_width():
     assert calls[-2][2] > 0.02 if len(calls) > 1 else True
     exact = rd.system_time(24, 3, 1.5, 15.0, SEXP)
     assert abs(res.mean - exact) < 3 * res.half_width
-    capped = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, 1e-6, n_jobs=500, max_replications=10)
+    capped = rd.simulate_to_precision(
+        N=24,
+        m=3,
+        lam=1.5,
+        t_cloud=15.0,
+        service=SEXP,
+        half_width=1e-6,
+        jobs=500,
+        max_replications=10,
+    )
     assert not capped.info["reached"] and capped.replications == 10
     assert any("stopped at 10 replications" in n for n in capped.notes)
 
@@ -160,7 +203,9 @@ def test_station_table_matches_loss_system_theory_and_the_simulation():
     assert edge["mean number"] == pytest.approx(a * (1 - pb), rel=1e-9)
     assert edge["utilisation"] == pytest.approx(a * (1 - pb) / (N // m), rel=1e-9)
     assert cloud["throughput [1/s]"] == pytest.approx(lam * pb, rel=1e-9)
-    res = rd.simulate(N, m, lam, tcl, svc, n_jobs=20_000, seed=5, replications=20)
+    res = rd.simulate(
+        N=N, m=m, lam=lam, t_cloud=tcl, service=svc, jobs=20_000, seed=5, replications=20
+    )
     sim = rd.simulated_station_table(N, m, lam, tcl, svc, res).set_index("station")
     for col in ("utilisation", "throughput [1/s]", "mean number", "mean time [s]"):
         assert sim.loc["edge groups", col] == pytest.approx(edge[col], rel=0.03), col
@@ -170,16 +215,28 @@ def test_station_table_matches_loss_system_theory_and_the_simulation():
 
 
 def test_defaults_are_stationary():
-    sim = rd.simulate(24, 2, 1.5, 15.0, SEXP)  # the parameter table's defaults
+    sim = rd.simulate(
+        N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP
+    )  # the parameter table's defaults
     assert sim.stationary and sim.stationarity.tested and sim.stationarity.note == ""
     assert sim.stationarity.observations >= 20 * 15_000  # (almost) every job after the warm-up
-    heavy = rd.simulate(24, 1, 1.5, 15.0, PARETO, n_jobs=5_000)  # infinite variance
+    heavy = rd.simulate(
+        N=24, m=1, lam=1.5, t_cloud=15.0, service=PARETO, jobs=5_000
+    )  # infinite variance
     assert heavy.stationary and "infinite variance" in heavy.notes[0]
 
 
-def test_a_run_with_nothing_after_the_warm_up_raises():
-    with pytest.raises(EmptyRunError, match="no jobs after the warm-up"):
-        rd.simulate(24, 2, 1.5, 15.0, SEXP, n_jobs=100, warmup=100)
+def test_the_warm_up_is_a_fraction_and_short_runs_keep_every_job():
+    with pytest.raises(ParameterError, match="'warmup' parameter of simulate"):
+        rd.simulate(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, jobs=100, warmup=1.0)
+    kw = dict(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, replications=2)
+    assert rd.simulate(**kw, jobs=1_000).info["warmup"] == 0  # the paper's short runs
+    assert rd.simulate(**kw, jobs=1_001).info["warmup"] == 100  # the table's 0.1
+    assert rd.simulate(**kw, jobs=2_000, warmup=0.25).info["warmup"] == 500
+    assert rd.simulate(**kw, jobs=1_000, warmup=0.1).info["warmup"] == 100
+    # the fraction form drops exactly what the job form dropped (n // 10) at every length
+    assert all(rd.warmup_jobs(n) == (n // 10 if n > 1000 else 0) for n in range(10, 30_000))
+    assert rd.warmup_jobs(100, 0.29) == 29  # a decimal fraction is not rounded down
 
 
 def test_an_overloaded_waiting_room_still_filling_is_flagged():
@@ -187,34 +244,48 @@ def test_an_overloaded_waiting_room_still_filling_is_flagged():
     assert rd.room_fill_jobs(24, 1, 5.0, SEXP, 100_000) == pytest.approx(250_000)
     assert rd.room_fill_jobs(24, 1, 2.0, SEXP, 100_000) == 0.0  # ρ < 1: nothing to fill
     with pytest.raises(UnstableRegimeError, match="fill only after about 250,000 arrivals"):
-        rd.simulate(24, 1, 5.0, 15.0, SEXP, waiting_room=100_000)  # refused before any work
-    sim = rd.simulate(24, 1, 5.0, 15.0, SEXP, waiting_room=100_000, overload="transient")
+        rd.simulate(
+            N=24, m=1, lam=5.0, t_cloud=15.0, service=SEXP, waiting_room=100_000
+        )  # refused before any work
+    sim = rd.simulate(
+        N=24, m=1, lam=5.0, t_cloud=15.0, service=SEXP, waiting_room=100_000, overload="transient"
+    )
     assert not sim.stationary and sim.stationarity.second_half > 2 * sim.stationarity.first_half
     # the bound does not fire here (the room fills after ~14,000 of the 18,000 jobs measured):
     # the detector alone finds the queue growing
     assert rd.room_fill_jobs(24, 1, 3.5, SEXP, 2_000) < 18_000
     with pytest.raises(UnstableRegimeError, match="system_time grows with run length"):
-        rd.simulate(24, 1, 3.5, 15.0, SEXP, waiting_room=2_000)
+        rd.simulate(N=24, m=1, lam=3.5, t_cloud=15.0, service=SEXP, waiting_room=2_000)
     # with a room that fills within the warm-up the same load is a steady state
-    assert rd.simulate(24, 1, 3.5, 15.0, SEXP, waiting_room=20).stationary
+    assert rd.simulate(N=24, m=1, lam=3.5, t_cloud=15.0, service=SEXP, waiting_room=20).stationary
     with pytest.raises(UnstableRegimeError):
-        rd.simulate_to_precision(24, 1, 3.5, 15.0, SEXP, 0.5, waiting_room=2_000)
+        rd.simulate_to_precision(
+            N=24, m=1, lam=3.5, t_cloud=15.0, service=SEXP, half_width=0.5, waiting_room=2_000
+        )
     with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
-        rd.simulate(24, 2, 1.5, 15.0, SEXP, overload="ignore")
+        rd.simulate(N=24, m=2, lam=1.5, t_cloud=15.0, service=SEXP, overload="ignore")
 
 
 def test_simulate_to_precision_with_a_relative_target_and_the_streams_of_simulate():
-    res = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, None, rel_half_width=0.01, n_jobs=2_000)
+    res = rd.simulate_to_precision(
+        N=24, m=3, lam=1.5, t_cloud=15.0, service=SEXP, rel_half_width=0.01, jobs=2_000
+    )
     assert res.converged and res.info["reached"] and res.half_width <= 0.01 * res.mean
-    same = rd.simulate(24, 3, 1.5, 15.0, SEXP, n_jobs=2_000, replications=res.replications)
+    same = rd.simulate(
+        N=24, m=3, lam=1.5, t_cloud=15.0, service=SEXP, jobs=2_000, replications=res.replications
+    )
     assert res.frame.equals(same.frame)  # replication r: child r of SeedSequence(seed)
     with pytest.raises(ParameterError, match="'half_width' parameter of simulate_to_precision"):
-        rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, 0.1, rel_half_width=0.01)
+        rd.simulate_to_precision(
+            N=24, m=3, lam=1.5, t_cloud=15.0, service=SEXP, half_width=0.1, rel_half_width=0.01
+        )
 
 
 def test_intervals_are_clipped_to_the_range_of_each_quantity():
     # λ tiny: blocking is 0 in almost every replication, its t-interval would dip below 0
-    sim = rd.simulate(24, 2, 0.05, 15.0, SEXP, n_jobs=200, replications=3, seed=2)
+    sim = rd.simulate(
+        N=24, m=2, lam=0.05, t_cloud=15.0, service=SEXP, jobs=200, replications=3, seed=2
+    )
     for q in ("system_time", "blocking", "mean_wait"):
         low, high = sim.interval(q)
         assert 0.0 <= low <= sim[q] <= high
@@ -227,7 +298,9 @@ def test_the_detector_does_not_see_the_heavy_tailed_job_time_noise():
     # On those raw times MSER-5 + the trend test gave p < 0.05 in 72 % of runs; the series the
     # detector sees (the job's own time replaced by its mean) carries no such noise
     for seed in range(3):
-        sim = rd.simulate(24, 1, 0.25, 15.0, PARETO, n_jobs=500, seed=seed, replications=100)
+        sim = rd.simulate(
+            N=24, m=1, lam=0.25, t_cloud=15.0, service=PARETO, jobs=500, seed=seed, replications=100
+        )
         assert sim.stationary and not sim.stationarity.p_value < 0.05, sim.stationarity
 
 
@@ -254,8 +327,17 @@ def test_job_outcomes_kernel_matches_its_naive_twin(seed):
 def test_simulate_to_precision_takes_a_relative_target_alone():
     """As the shared contract reads: rel_half_width without naming half_width."""
     res = rd.simulate_to_precision(
-        24, 3, 1.5, 15.0, SEXP, rel_half_width=0.02, n_jobs=2_000, progress=False
+        N=24,
+        m=3,
+        lam=1.5,
+        t_cloud=15.0,
+        service=SEXP,
+        rel_half_width=0.02,
+        jobs=2_000,
+        progress=False,
     )
     assert res.converged and res.half_width <= 0.02 * res.mean
-    default = rd.simulate_to_precision(24, 3, 1.5, 15.0, SEXP, n_jobs=2_000, progress=False)
+    default = rd.simulate_to_precision(
+        N=24, m=3, lam=1.5, t_cloud=15.0, service=SEXP, jobs=2_000, progress=False
+    )
     assert default.half_width <= 0.05  # the absolute default target, in seconds

@@ -12,9 +12,10 @@ import pytest
 
 import workbench.redundancy as rd
 import workbench.redundancy.model as rd_model
+from workbench.exercises import show
+from workbench.redundancy.exercises import EXERCISES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
 from workbench.redundancy.views import (
-    EXERCISES,
     VIEWS,
     plot_scaling,
     plot_tradeoff,
@@ -163,9 +164,9 @@ def test_tradeoff_view_answers_fast():
     assert median < 300 and worst < 1500, (median, worst)
 
 
-@pytest.mark.parametrize("name", list(EXERCISES))
-def test_exercises_accept_their_answer_and_reject_a_wrong_one(name):
-    ex = _quiet(EXERCISES[name])
+@pytest.mark.parametrize("number", range(1, len(EXERCISES) + 1))
+def test_exercises_accept_their_answer_and_reject_a_wrong_one(number):
+    ex = show("p4", number)
     assert ex.check(ex.answer)
     if ex.choices is None:
         assert not ex.check(float(ex.answer) + 2 * ex.tolerance + 1.0)
@@ -175,15 +176,22 @@ def test_exercises_accept_their_answer_and_reject_a_wrong_one(name):
 
 
 def test_exercise_answers_come_from_the_model():
-    assert EXERCISES["erlang_b"]().answer == pytest.approx(
-        rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2)), abs=1e-4
+    by_key = {q.key: q for q in EXERCISES}
+    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2))
+    assert by_key["insensitivity"].value() == "it stays the same"
+    assert by_key["optimal_m"].value() == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
+    gap = rd.system_time(24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2), "paper") - rd.system_time(
+        24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2)
     )
-    assert EXERCISES["insensitivity"]().answer == "it stays the same"
-    assert EXERCISES["optimal_m"]().answer == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
+    assert by_key["eq8"].value() == gap
 
 
 def test_run_to_precision_reaches_the_target_and_shows_the_tables():
-    box = _quiet(lambda: run_to_precision(24, 3, 1.5, 15.0, rd.SExp(3, 0.2), 0.05, n_jobs=2000))
+    box = _quiet(
+        lambda: run_to_precision(
+            N=24, m=3, lam=1.5, t_cloud=15.0, service=rd.SExp(3, 0.2), half_width=0.05, jobs=2000
+        )
+    )
     assert box.result.info["reached"] and box.result.half_width <= 0.05
     bar = box.children[0].children[0]
     assert bar.value == bar.max == box.result.replications
@@ -192,12 +200,80 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
 
 
 def test_views_refuse_a_misspelled_service_parameter():
-    from workbench.redundancy.views import plot_tradeoff, run_to_precision, service_controls
-    from workbench.validation import ParameterError
+    from workbench.redundancy.views import service_controls
 
     with pytest.raises(ParameterError, match="plot_tradeoff.*'alhpa'.*Did you mean 'alpha'"):
         plot_tradeoff(family="Pareto", alhpa=1.2)
     with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
         service_controls("Weibull", sahpe=2.0)
-    with pytest.raises(ParameterError, match="run_to_precision.*'n_job'.*Did you mean 'n_jobs'"):
-        run_to_precision(n_job=1_000)
+    with pytest.raises(ParameterError, match="run_to_precision.*'job'.*Did you mean 'jobs'"):
+        run_to_precision(job=1_000)
+
+
+# ----- the simulation view: precision-driven within a work budget per move ------------------
+
+
+def test_the_move_budget_bounds_the_replications_per_m():
+    from workbench.redundancy.views import (
+        LONG_RUN_REPLICATIONS,
+        MIN_VIEW_REPLICATIONS,
+        MOVE_BUDGET_JOBS,
+        REPLICATION_OVERHEAD_JOBS,
+        view_replication_cap,
+    )
+
+    for jobs in (1_000, 5_000, 20_000, 50_000):
+        cap = view_replication_cap(jobs, 13, long_run=False)
+        assert cap >= MIN_VIEW_REPLICATIONS
+        cost = cap * (jobs + REPLICATION_OVERHEAD_JOBS) * 13
+        assert cap == MIN_VIEW_REPLICATIONS or cost <= MOVE_BUDGET_JOBS
+    assert view_replication_cap(5_000, 13, long_run=True) == LONG_RUN_REPLICATIONS
+
+
+def _legend_texts(fig):
+    return [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().texts]
+
+
+def test_points_short_of_the_target_are_marked_not_dropped():
+    from workbench.redundancy.views import plot_simulation
+
+    # α = 1.05 and a 0.5 % target: the heavy-tailed small m cannot get there within the budget
+    fig = plot_simulation(
+        N=12, family="Pareto", beta=1.5, alpha=1.05, jobs=20_000, rel_half_width=0.005
+    )
+    ax = fig.axes[0]
+    xs = sorted(x for line in ax.lines if line.get_marker() in ("o", "s") for x in line.get_xdata())
+    assert xs == list(range(1, 13))  # every m is drawn
+    assert any("cap reached before" in t for t in _legend_texts(fig))
+
+
+def test_an_overloaded_waiting_room_is_drawn_hollow_and_greyed():
+    from workbench.redundancy.views import plot_simulation
+
+    # ρ = 0.79 · 8 / 6 = 1.05: the 30 places fill after about 600 arrivals, more than 500
+    fig = plot_simulation(
+        N=6, m=1, lam=0.79, family="S-Exp", delta=3.0, mu=0.2, waiting_room=30, jobs=500
+    )
+    assert "not stationary" in getattr(fig, "wb_unstable_note", "")
+    assert any("not stationary" in t for t in _legend_texts(fig))
+
+
+def test_a_long_run_shows_its_progress_bar():
+    view = _quiet(VIEWS["simulation"])
+    view.wait(120)
+    bar = view.progress_bar
+    assert bar.layout.display == "none"  # a budgeted move needs no bar
+    view.controls["jobs"].value = 1_000
+    view.controls["long_run"].value = True
+    view.wait(300)
+    assert bar.layout.display is None and bar.value == bar.max > 1 and not view.errors
+
+
+def test_simulate_to_precision_returns_a_transient_when_asked():
+    sexp = rd.SExp(3.0, 0.2)
+    # the 100,000 places fill after about 250,000 arrivals: refused before any work
+    kw = dict(N=24, m=1, lam=5.0, t_cloud=15.0, service=sexp, waiting_room=100_000, jobs=20_000)
+    res = rd.simulate_to_precision(**kw, rel_half_width=0.01, overload="transient", batch=4)
+    assert not res.stationary and not res.converged and res.replications == 4
+    with pytest.raises(ParameterError):
+        rd.simulate_to_precision(**kw, rel_half_width=0.01)

@@ -47,16 +47,19 @@ The workbench's choices ([choice], the paper does not state them)
 - Table I's 'small' and 'large': baseline N = 24, λ = 1.5, T_cl = 15; levels λ ∈ {0.05, 5},
   T_cl ∈ {1.5, 100}, N ∈ {4, 100}, α ∈ {1.05, 3}. An allocation is S (spread) if m* = 1,
   C (concentrate) if at most two groups remain, else B (balance).
-- Simulation: runs start empty; the first n/10 jobs of each run are dropped (none when a
-  run has at most 1000 jobs, as in the paper's 500-arrival runs); Student-t intervals over
-  independent replications.
+- Simulation: runs start empty; a fraction ``warmup`` of each run is dropped (by default
+  0.1, and none when a run has at most 1000 jobs, as in the paper's 500-arrival runs);
+  Student-t intervals over independent replications. Every argument of ``simulate`` is
+  keyword-only; the run length is ``jobs``.
 - A waiting room with w FCFS places (M/G/c/c+w) and Weibull service: the paper's two
   future-work directions.
 
 Layout
 ------
-params (PARAMS), model (analytic), simulation (simulate), figures (FIGURES), claims
-(CLAIMS), views (VIEWS, the only module importing ipywidgets; not imported here).
+params (PARAMS), kernels (numba), model (analytic), simulation (simulate), studies (the
+figures' frames, no drawing), figures (FIGURES: frames + plots), claims (CLAIMS, ATLAS),
+exercises (EXERCISES), views (VIEWS, the only module importing ipywidgets; not imported
+here).
 """
 
 from workbench.redundancy.model import (
@@ -87,6 +90,7 @@ from workbench.redundancy.simulation import (
     simulate,
     simulate_to_precision,
     simulated_station_table,
+    warmup_jobs,
 )
 
 __all__ = [
@@ -118,4 +122,5 @@ __all__ = [
     "running_mean_trace",
     "simulated_station_table",
     "room_fill_jobs",
+    "warmup_jobs",
 ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -23,7 +22,7 @@ from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
-from workbench.validation import ParameterError, reject_unknown
+from workbench.validation import ParameterError, check_array, reject_unknown
 
 __all__ = [
     "ServiceTime",
@@ -370,20 +369,15 @@ def _system_time(N, m, lam, t_cloud, service, formula):
     return (1.0 - pb) * tj + pb * t_cloud
 
 
-def _check_ms(ms, N: int, func: str) -> list[int]:
-    what = f"a sequence of ints in the range [1, {N}]"
-    if isinstance(ms, str | bytes) or not isinstance(ms, Iterable):
-        raise ParameterError(f"The 'ms' parameter of {func} must be {what}. Got {ms!r} instead.")
-    m_param = PARAMS["m"].with_(name="ms", high=N)
-    return [m_param.check(v, func) for v in ms]
-
-
 def metrics_by_m(N, lam, t_cloud, service, ms=None) -> pd.DataFrame:
     """Tidy table over m: c, E[T_job], P_b, λ_m, E[T_sys] (exact and paper)."""
     ok = PARAMS.check("metrics_by_m", N=N, lam=lam, t_cloud=t_cloud)
     N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
     service = _service(service, "metrics_by_m")
-    ms = range(1, N + 1) if ms is None else _check_ms(ms, N, "metrics_by_m")
+    if ms is None:
+        ms = range(1, N + 1)
+    else:
+        ms = [int(v) for v in check_array(ms, "ms", "metrics_by_m", low=1, high=N, dtype=int)]
     rows = []
     for m in ms:
         tj = _job_time(service, m)
@@ -437,12 +431,16 @@ def optimum_vs_workers(Ns, lam, t_cloud, service, formula="exact") -> pd.DataFra
     Columns: N, m_opt, c_opt, formula, system_time (exact E[T_sys] at m_opt).
     """
     ok = PARAMS.check("optimum_vs_workers", lam=lam, t_cloud=t_cloud, formula=formula)
-    if isinstance(Ns, str | bytes) or not isinstance(Ns, Iterable):
-        raise ParameterError(
-            "The 'Ns' parameter of optimum_vs_workers must be a sequence of ints. "
-            f"Got {Ns!r} instead."
-        )
-    Ns = [PARAMS["N"].with_(name="Ns").check(n, "optimum_vs_workers") for n in Ns]
+    n_row = PARAMS["N"]
+    Ns = check_array(
+        list(Ns) if isinstance(Ns, range) else Ns,
+        "Ns",
+        "optimum_vs_workers",
+        low=n_row.low,
+        high=n_row.high,
+        dtype=int,
+    )
+    Ns = [int(n) for n in Ns]
     service = _service(service, "optimum_vs_workers")
     return _optimum_vs_workers(Ns, ok["lam"], ok["t_cloud"], service, ok["formula"])
 

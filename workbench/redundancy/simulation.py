@@ -73,10 +73,21 @@ from workbench.output_analysis import (
 from workbench.output_analysis import Stationarity as _Stationarity
 from workbench.redundancy.kernels import job_outcomes
 from workbench.redundancy.model import _m_upto, _service, _stations, job_time
-from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
+from workbench.redundancy.params import (
+    MAX_JOBS_PER_RUN,
+    MAX_TOTAL_JOBS,
+    PARAMS,
+    SHORT_RUN,
+    WARMUP_FRACTION,
+)
 from workbench.results import SimulationResult
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError, check_budget, check_choice
+from workbench.validation import (
+    ParameterError,
+    UnstableRegimeError,
+    check_budget,
+    check_choice,
+)
 
 __all__ = [
     "simulate",
@@ -84,6 +95,7 @@ __all__ = [
     "running_mean_trace",
     "simulated_station_table",
     "room_fill_jobs",
+    "warmup_jobs",
     "QUANTITIES",
 ]
 
@@ -93,7 +105,6 @@ QUANTITIES = ("system_time", "blocking", "mean_wait")
 BOUNDS = {"system_time": (0.0, math.inf), "blocking": (0.0, 1.0), "mean_wait": (0.0, math.inf)}
 #: level of the detector's trend test (module docstring: why lower than the shared 1e-3)
 ALPHA = 1e-6
-DEFAULT_HALF_WIDTH = 0.05  # s: simulate_to_precision's target when no target is given
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
 #: bytes the detector's series take per job kept in memory (float64)
@@ -101,27 +112,29 @@ _SERIES_BYTES = 8
 
 
 def simulate(
+    *,
     N,
     m,
     lam,
     t_cloud,
     service,
-    n_jobs: int = 20_000,
+    jobs: int = 20_000,
     seed: int = 0,
-    *,
     replications: int = 20,
     waiting_room: int = 0,
-    warmup: int | None = None,
+    warmup: float | None = None,
     confidence: float = 0.95,
     overload: str = "raise",
 ) -> SimulationResult:
     """Simulate the replicated edge system; mean system time, blocking and wait with CIs.
 
+    Every argument is keyword-only.
+
     Parameters
     ----------
     N, m, lam, t_cloud, service
         As in :func:`workbench.redundancy.system_time`.
-    n_jobs : int
+    jobs : int
         Arrivals per replication (the paper uses 500 arrivals × 100 runs), at most
         ``MAX_JOBS_PER_RUN`` = 1e7 (about 0.6 GB in memory).
     seed : int
@@ -130,13 +143,14 @@ def simulate(
     replications : int
         Independent runs, each started empty; intervals are Student-t over their means,
         clipped to each quantity's range (times >= 0, the blocking in [0, 1]).
-        ``n_jobs * replications`` is at most ``MAX_TOTAL_JOBS`` = 2e8.
+        ``jobs * replications`` is at most ``MAX_TOTAL_JOBS`` = 2e8.
     waiting_room : int
         0 is the paper's loss system (M/G/c/c). w > 0 adds w FCFS waiting places
         (M/G/c/c+w), the extension the paper names as future work (Sec. VIII-1).
-    warmup : int, optional
-        Jobs discarded at the start of each run (default n_jobs // 10), at most n_jobs;
-        a run with nothing left after it raises :class:`workbench.validation.EmptyRunError`.
+    warmup : float, optional
+        Fraction of each run's jobs discarded at its start, in [0, 0.9] (⌊warmup · jobs⌋
+        jobs). None: ``WARMUP_FRACTION`` = 0.1, and none at all for runs of at most
+        ``SHORT_RUN`` = 1000 jobs (the paper measures its 500-arrival runs whole).
     confidence : float
         Level of the intervals.
     overload : {"raise", "transient"}
@@ -150,24 +164,24 @@ def simulate(
     SimulationResult
         ``metric="system_time"`` (E[T_sys]); quantities ``system_time``, ``blocking`` (the
         fraction sent to the cloud) and ``mean_wait`` (of the jobs served at the edge);
-        ``run_length = n_jobs`` jobs; ``stationarity`` (the detector's verdict on the
-        per-job system times); ``info["variance_finite"]`` is False when a job's time
-        has infinite variance (Pareto with mα <= 2): the mean then converges at rate
-        n^(1 − 1/(mα)), not n^(-1/2), and the t-interval under-covers (also in ``notes``).
+        ``run_length = jobs``; ``stationarity`` (the detector's verdict on the per-job
+        system times); ``info["warmup"]`` the jobs dropped per run;
+        ``info["variance_finite"]`` is False when a job's time has infinite variance
+        (Pareto with mα <= 2): the mean then converges at rate n^(1 − 1/(mα)), not
+        n^(-1/2), and the t-interval under-covers (also in ``notes``).
 
     References
     ----------
     Peng & Soljanin, Sec. VII; eq. (1) and (4) are the theory the simulation checks.
     """
-    f = "simulate"
     run = _setup(
-        f,
+        "simulate",
         N=N,
         m=m,
         lam=lam,
         t_cloud=t_cloud,
         service=service,
-        n_jobs=n_jobs,
+        jobs=jobs,
         seed=seed,
         replications=replications,
         waiting_room=waiting_room,
@@ -177,6 +191,24 @@ def simulate(
     )
     reps = replicate(run["one"], replications=run["replications"], seed=run["seed"])
     return finish(reps, **run["finish"])
+
+
+def warmup_jobs(jobs: int, warmup: float | None = None) -> int:
+    """Jobs dropped at the start of a run of ``jobs`` jobs for a warm-up fraction.
+
+    ``warmup=None`` is P4's rule: ``WARMUP_FRACTION`` (⌊jobs / 10⌋) for runs longer than
+    ``SHORT_RUN`` jobs, 0 for shorter ones (the paper's 500-arrival runs are measured whole).
+    """
+    f = "warmup_jobs"
+    jobs = PARAMS["jobs"].with_(high=None).check(jobs, f)
+    return _warmup_jobs(jobs, PARAMS["warmup"].check(warmup, f) if warmup is not None else None)
+
+
+def _warmup_jobs(jobs: int, warmup: float | None) -> int:
+    if warmup is None:
+        warmup = 0.0 if jobs <= SHORT_RUN else WARMUP_FRACTION
+    # + 1e-9: a fraction written in decimal (0.29 · 100 = 28.999999999999996) drops 29 jobs
+    return int(warmup * jobs + 1e-9)
 
 
 def _setup(func, *, replications, overload, warmup, **model) -> dict:
@@ -197,10 +229,10 @@ def _setup(func, *, replications, overload, warmup, **model) -> dict:
     m = _m_upto(model["m"], N, func)
     service = _service(model["service"], func)
     reps = ok["replications"]
-    n_jobs = _check_work(model["n_jobs"], reps, func)
-    warmup = (
-        n_jobs // 10 if warmup is None else PARAMS["warmup"].with_(high=n_jobs).check(warmup, func)
-    )
+    n_jobs = _check_work(model["jobs"], reps, func)
+    if warmup is not None:
+        warmup = PARAMS["warmup"].check(warmup, func)
+    warmup = _warmup_jobs(n_jobs, warmup)
     kept = min(n_jobs, MAX_SERIES)
     check_budget(
         func,
@@ -247,7 +279,7 @@ def _setup(func, *, replications, overload, warmup, **model) -> dict:
             },
             "count": "jobs_measured",
             "empty_what": "jobs after the warm-up",
-            "empty_hint": f"Lower the warm-up ({warmup} jobs) below n_jobs ({n_jobs}).",
+            "empty_hint": f"Lower the warm-up ({warmup} jobs) below jobs ({n_jobs}).",
         },
     }
 
@@ -290,12 +322,12 @@ def _variance_note(service, m) -> str:
     )
 
 
-def _check_work(n_jobs, replications: int, func: str) -> int:
+def _check_work(n_jobs, replications: int, func: str, name: str = "jobs") -> int:
     """Validate the run length and bound the memory of one run and the work of a call."""
-    n_jobs = PARAMS["n_jobs"].with_(high=None).check(n_jobs, func)
+    n_jobs = PARAMS[name].with_(high=None).check(n_jobs, func)
     if n_jobs > MAX_JOBS_PER_RUN:
         raise ParameterError(
-            f"The 'n_jobs' parameter of {func} must be an int in the range [10, "
+            f"The '{name}' parameter of {func} must be an int in the range [10, "
             f"{MAX_JOBS_PER_RUN:.0e}]. Got {_short(n_jobs)} instead: one run holds about 60 "
             f"bytes per job in memory ({_short(60 * n_jobs // 10**9)} GB here); for longer "
             "simulations use more replications."
@@ -303,7 +335,7 @@ def _check_work(n_jobs, replications: int, func: str) -> int:
     total = n_jobs * replications
     if total > MAX_TOTAL_JOBS:
         raise ParameterError(
-            f"The run of {func} is too long: n_jobs * replications = {n_jobs:,} * "
+            f"The run of {func} is too long: jobs * replications = {n_jobs:,} * "
             f"{replications:,} = {_short(total)} jobs, more than the {MAX_TOTAL_JOBS:.0e} the "
             "workbench simulates in one call (about a minute of work on one core); use "
             "fewer replications or shorter runs, or split the study into several calls."
@@ -358,34 +390,40 @@ def _one_run(N, m, lam, t_cloud, service, n_jobs, waiting_room, rng):
 
 
 def simulate_to_precision(
+    *,
     N,
     m,
     lam,
     t_cloud,
     service,
-    half_width: float | None = None,
-    seed: int = 0,
-    *,
     rel_half_width: float | None = None,
-    n_jobs: int = 20_000,
-    waiting_room: int = 0,
-    confidence: float = 0.95,
+    half_width: float | None = None,
     max_replications: int = 1_000,
+    jobs: int = 20_000,
+    seed: int = 0,
+    waiting_room: int = 0,
+    warmup: float | None = None,
+    confidence: float = 0.95,
+    overload: str = "raise",
     batch: int = 10,
-    progress=None,
+    progress=False,
 ) -> SimulationResult:
-    """Add replications until the interval of E[T_sys] is at most ± ``half_width``.
+    """Add replications until the interval of E[T_sys] is narrow enough (keyword-only).
 
-    Starts with ``batch`` replications and adds ``batch`` at a time until the Student-t
-    half-width is at most ``half_width`` (seconds; 0.05 when neither target is given) or
-    ``max_replications`` is reached (then ``info["reached"]`` and ``converged`` are False
-    and a note says so). With ``rel_half_width`` instead, the target is relative to the
-    estimate and the shared :func:`workbench.output_analysis.to_precision` chooses the
-    steps. ``progress(done, target, half)`` is called after each batch (a notebook progress
-    bar; ``target`` is the replication count the current spread predicts); ``True`` shows a
-    text progress bar. A run that is not a steady state stops with
-    :class:`workbench.validation.UnstableRegimeError`. Replication r is that of
-    ``simulate(..., seed=seed)``: same seed, same numbers.
+    With ``rel_half_width`` the target is relative to the estimate and the shared
+    :func:`workbench.output_analysis.to_precision` chooses the steps (``batch``
+    replications first, then as many as the spread predicts, at most doubling). With
+    ``half_width`` (seconds; the table's 0.05 s when neither target is given) it starts with
+    ``batch`` replications and adds ``batch`` at a time until the Student-t half-width is at
+    most the target. Either way it stops at ``max_replications`` (then ``info["reached"]``
+    and ``converged`` are False and a note says so). ``progress``: True shows a text
+    progress bar; in the absolute mode a function ``progress(done, target, half)`` is also
+    accepted, called after each batch (a notebook progress bar; ``target`` is the count the
+    current spread predicts). A run that is not a steady state raises
+    :class:`workbench.validation.UnstableRegimeError` with ``overload="raise"``; with
+    ``overload="transient"`` the first ``batch`` replications are returned instead, with
+    ``stationary=False``, ``converged=False`` and the detector's note. Replication r is that
+    of ``simulate(..., seed=seed)``: same seed, same numbers.
     """
     f = "simulate_to_precision"
     if half_width is not None and rel_half_width is not None:
@@ -396,46 +434,56 @@ def simulate_to_precision(
             f"{rel_half_width!r} instead."
         )
     if half_width is None and rel_half_width is None:
-        half_width = DEFAULT_HALF_WIDTH
+        half_width = PARAMS["half_width"].default
     cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
     batch = PARAMS["replications"].with_(name="batch").check(batch, f)
-    if progress is not None and not callable(progress) and not isinstance(progress, bool):
+    if not callable(progress) and not isinstance(progress, bool):
         raise ParameterError(
-            f"The 'progress' parameter of {f} must be None, True/False or a function "
+            f"The 'progress' parameter of {f} must be True/False or a function "
             f"progress(done, target, half). Got {progress!r} instead."
         )
-    run = _setup(
-        f,
-        N=N,
-        m=m,
-        lam=lam,
-        t_cloud=t_cloud,
-        service=service,
-        n_jobs=n_jobs,
-        seed=seed,
-        replications=cap,
-        waiting_room=waiting_room,
-        warmup=None,
-        confidence=confidence,
-        overload="raise",
-    )
-    if rel_half_width is not None:
-        rel = (
-            PARAMS["half_width"]
-            .with_(name="rel_half_width", high=1.0, unit="")
-            .check(rel_half_width, f)
-        )
-        result = to_precision(
-            run["one"],
-            rel_half_width=rel,
-            max_replications=cap,
-            initial=min(batch, cap),
-            seed=run["seed"],
-            progress=progress is True,
-            **run["finish"],
-        )
-        return result.with_(info={**result.info, "reached": result.converged})
-    target = PARAMS["half_width"].check(half_width, f)
+    overload = check_choice(overload, "overload", f, ("raise", "transient"))
+    model = {
+        "N": N,
+        "m": m,
+        "lam": lam,
+        "t_cloud": t_cloud,
+        "service": service,
+        "jobs": jobs,
+        "seed": seed,
+        "waiting_room": waiting_room,
+        "confidence": confidence,
+    }
+    try:
+        run = _setup(f, **model, replications=cap, warmup=warmup, overload="raise")
+        if rel_half_width is not None:
+            rel = (
+                PARAMS["half_width"]
+                .with_(name="rel_half_width", high=1.0, unit="")
+                .check(rel_half_width, f)
+            )
+            result = to_precision(
+                run["one"],
+                rel_half_width=rel,
+                max_replications=cap,
+                initial=min(batch, cap),
+                seed=run["seed"],
+                progress=progress is True,
+                **run["finish"],
+            )
+            return result.with_(info={**result.info, "reached": result.converged})
+        return _to_half_width(run, PARAMS["half_width"].check(half_width, f), cap, batch, progress)
+    except UnstableRegimeError:
+        if overload == "raise":
+            raise
+    # not a steady state: the first batch as a transient, said in its notes
+    first = simulate(**model, replications=min(batch, cap), warmup=warmup, overload="transient")
+    return first.with_(converged=False, info={**first.info, "reached": False})
+
+
+def _to_half_width(run: dict, target: float, cap: int, batch: int, progress) -> SimulationResult:
+    """The absolute-target loop: ``batch`` replications at a time until the half-width of
+    E[T_sys] is at most ``target`` (seconds) or ``cap`` replications are done."""
     reps: list[Replication] = []
     half = math.inf
     while len(reps) < cap:
@@ -461,13 +509,17 @@ def simulate_to_precision(
     return finish(reps, **kwargs).with_(converged=reached)
 
 
-def running_mean_trace(N, m, lam, t_cloud, service, n_jobs=200_000, seed=0, points=200):
+def running_mean_trace(
+    *, N, m, lam, t_cloud, service, trace_jobs=200_000, seed=0, points=200
+) -> pd.DataFrame:
     """Running mean of the system time along one long run (how fast does it settle?)."""
     f = "running_mean_trace"
-    ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud, seed=seed, points=points)
+    ok = PARAMS.check(
+        f, N=N, lam=lam, t_cloud=t_cloud, seed=seed, points=points, trace_jobs=trace_jobs
+    )
     m = _m_upto(m, ok["N"], f)
     service = _service(service, f)
-    n_jobs = PARAMS["n_jobs"].with_(low=100).check(n_jobs, f)
+    n_jobs = ok["trace_jobs"]
     rng = np.random.default_rng(ok["seed"])
     t_sys = _one_run(ok["N"], m, ok["lam"], ok["t_cloud"], service, n_jobs, 0, rng)[0]
     running = np.cumsum(t_sys) / np.arange(1, n_jobs + 1)

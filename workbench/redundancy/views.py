@@ -5,16 +5,23 @@ parameter table (label "symbol meaning [unit]", tooltip, valid range); each serv
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
 function is the view's figure as a plain function of the control values (the benchmarks
 time it directly); the trade-off view keeps one :class:`_TradeoffFigure` and updates it in
-place on every move, the same picture as :func:`plot_tradeoff`. ``EXERCISES`` are the
-classroom section's prediction exercises, their answers computed by the library.
+place on every move, the same picture as :func:`plot_tradeoff`. The simulation view runs
+each m to a precision target within a work budget per move (module constants below). The
+classroom exercises are in :mod:`workbench.redundancy.exercises`.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 
+# ipywidgets and IPython's display: this module is the package's only widget module and is
+# never imported by the package itself (the contract: `import workbench.redundancy` loads
+# no widget library)
 import ipywidgets as w
 import numpy as np
+from IPython.display import display
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from workbench.params import Param
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
@@ -24,26 +31,33 @@ from workbench.redundancy.figures import (
     LABELS,
     _draw_policies,
     _legend,
-    _policy_curves,
     diagram,
     draw_optimum,
 )
-from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS
+from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS, PARAMS
 from workbench.redundancy.simulation import (
     running_mean_trace,
-    simulate,
     simulate_to_precision,
     simulated_station_table,
 )
+from workbench.redundancy.studies import _policy_curves
 from workbench.validation import reject_unknown
-from workbench.widgets import exercise, interactive_figure, table_html
+from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
     "VIEWS",
-    "EXERCISES",
     "plot_tradeoff",
     "plot_policies",
     "plot_simulation",
+    "plot_scaling",
+    "plot_diagram",
+    "run_to_precision",
+    "station_tables",
+    "diagram_view",
+    "tradeoff_view",
+    "policies_view",
+    "simulation_view",
+    "scaling_view",
 ]
 
 # the service controls: one set per family, visible with that family only
@@ -102,8 +116,6 @@ _FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names
 
 
 def _integer_ticks(*axes) -> None:
-    from matplotlib.ticker import MaxNLocator
-
     for axis in axes:
         axis.set_major_locator(MaxNLocator(integer=True))
 
@@ -149,7 +161,7 @@ class _TradeoffFigure:
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
 
-    def __call__(self, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+    def __call__(self, *, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
         # every number first: a refused value leaves the figure as it was
         svc = _service(family, service_params, "plot_tradeoff")
         df = rd.metrics_by_m(N, lam, t_cloud, svc)
@@ -183,15 +195,15 @@ class _TradeoffFigure:
         return self.fig
 
 
-def plot_tradeoff(N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+def plot_tradeoff(*, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
     """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices.
 
     A fresh figure; the view updates one :class:`_TradeoffFigure` in place.
     """
-    return _TradeoffFigure()(N, lam, t_cloud, family, **service_params)
+    return _TradeoffFigure()(N=N, lam=lam, t_cloud=t_cloud, family=family, **service_params)
 
 
-def explore_tradeoff():
+def tradeoff_view():
     """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
     return interactive_figure(
         _TradeoffFigure(),
@@ -210,18 +222,31 @@ def explore_tradeoff():
 
 
 def plot_policies(
-    N=24, t_cloud=15.0, family="Pareto", replications=20, n_jobs=500, lam_max=5.0, **service_params
+    *,
+    N=24,
+    t_cloud=15.0,
+    family=None,
+    replications=20,
+    protocol_jobs=500,
+    lam_max=5.0,
+    **service_params,
 ):
-    """Fig. 4 under controls: analytic curves and simulated means with 95% CIs."""
+    """Fig. 4 under controls: analytic curves and simulated means with 95% CIs.
+
+    ``family=None`` is the table's default family; the view starts at Pareto, as Fig. 4's
+    claims do.
+    """
+    family = PARAMS["family"].default if family is None else family
     svc = _service(family, service_params, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
-    df = _policy_curves(N, t_cloud, svc, lams, n_jobs=n_jobs, replications=replications)
+    df = _policy_curves(N, t_cloud, svc, lams, n_jobs=protocol_jobs, replications=replications)
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
     _draw_policies(ax, df, legend=False)
     _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
-        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; {replications} runs × {n_jobs} jobs per point"
+        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; "
+        f"{replications} runs × {protocol_jobs} jobs per point"
     )
     bad = df[~df["stationary"]]
     if len(bad):
@@ -235,7 +260,7 @@ def plot_policies(
     return fig
 
 
-def explore_policies():
+def policies_view():
     """Fig. 4 with simulation (about a second per move: computed in the background)."""
     return interactive_figure(
         plot_policies,
@@ -246,63 +271,140 @@ def explore_policies():
         t_cloud=PARAMS["t_cloud"],
         **service_controls("Pareto"),
         replications=(PARAMS["replications"], 20, (5, 200)),
-        n_jobs=(PARAMS["n_jobs"], 500, (100, 20_000)),
+        protocol_jobs=PARAMS["protocol_jobs"],
         lam_max=LAM_MAX,
     )
 
 
 # --------------------------------------------------------------------------------------
-# 3. Simulation vs theory
+# 3. Simulation vs theory: precision-driven, within a work budget per move
 # --------------------------------------------------------------------------------------
+
+#: work per slider move at most, over every m of the view, in jobs simulated (about 0.15 s on
+#: one idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
+#: 2-core machine)
+MOVE_BUDGET_JOBS = 3_000_000
+#: what one replication costs beyond its jobs, in jobs: its share of the output analysis (the
+#: detector's trend test runs per replication at every precision step), measured at about
+#: 0.25 ms per replication and step: with 1,000-job runs it was most of a move
+REPLICATION_OVERHEAD_JOBS = 5_000
+#: replications per m at least, whatever the budget (a t-interval needs a few)
+MIN_VIEW_REPLICATIONS = 4
+#: replications per m at most in a long run (then a progress bar shows the work)
+LONG_RUN_REPLICATIONS = 400
+#: seed of the view's simulations (the same move gives the same picture)
+VIEW_SEED = 1
+
+TARGET = Param(
+    "rel_half_width",
+    "h/E",
+    "target relative half-width",
+    low=0.005,
+    high=0.2,
+    default=0.02,
+    step=0.005,
+    help="Each m is simulated until the 95% interval of E[T_sys] is within ± this fraction "
+    "of the estimate, or until the move's work budget (a long run: 400 replications) ends.",
+    source="choice",
+)
+LONG_RUN = Param(
+    "long_run",
+    "long",
+    "long run (slower, with a progress bar)",
+    kind="bool",
+    default=False,
+    help="Off: every move stays under a second (replications capped by a work budget). "
+    f"On: up to {LONG_RUN_REPLICATIONS} replications per m, with a progress bar.",
+    source="choice",
+)
+
+
+def view_replication_cap(jobs: int, points: int, long_run: bool) -> int:
+    """Replications per m a move may use: the move's budget shared by its ``points`` values
+    of m, each replication costing its ``jobs`` plus :data:`REPLICATION_OVERHEAD_JOBS` (at
+    least :data:`MIN_VIEW_REPLICATIONS`), or the long run's cap."""
+    if long_run:
+        return int(min(LONG_RUN_REPLICATIONS, MAX_TOTAL_JOBS // jobs))
+    per_point = MOVE_BUDGET_JOBS // ((jobs + REPLICATION_OVERHEAD_JOBS) * points)
+    return int(min(LONG_RUN_REPLICATIONS, max(MIN_VIEW_REPLICATIONS, per_point)))
+
+
+@functools.lru_cache(maxsize=2048)
+def _view_point(N, m, lam, t_cloud, service, room, jobs, target, cap):
+    """One m of the simulation view, cached: a move that changes only m, or returns to
+    values seen before, simulates nothing again."""
+    return simulate_to_precision(
+        N=N,
+        m=m,
+        lam=lam,
+        t_cloud=t_cloud,
+        service=service,
+        rel_half_width=target,
+        max_replications=cap,
+        batch=min(MIN_VIEW_REPLICATIONS, cap),
+        jobs=jobs,
+        seed=VIEW_SEED,
+        waiting_room=room,
+        overload="transient",  # drawn hollow, and the figure greyed with the note
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _view_trace(N, m, lam, t_cloud, service, jobs):
+    return running_mean_trace(
+        N=N, m=m, lam=lam, t_cloud=t_cloud, service=service, trace_jobs=jobs, seed=2
+    )
 
 
 def plot_simulation(
+    *,
     N=24,
     m=2,
     lam=1.5,
     t_cloud=15.0,
-    family="Pareto",
+    family=None,
     waiting_room=0,
-    n_jobs=20_000,
-    replications=20,
+    jobs=20_000,
+    rel_half_width=0.02,
+    long_run=False,
+    progress=None,
     **service_params,
 ):
-    """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m."""
-    svc = _service(family, service_params, "plot_simulation")
-    m = rd._m_upto(m, PARAMS["N"].check(N, "plot_simulation"), "plot_simulation")  # no clamp
+    """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m.
+
+    Each m runs :func:`~workbench.redundancy.simulate_to_precision` to ± ``rel_half_width``
+    of its estimate, with at most :func:`view_replication_cap` replications (a work budget
+    per move, or the long run's cap). A point that stops at the cap is drawn as an orange
+    square (its interval is wider than asked, and honest); a run that is not a steady state
+    is drawn hollow and the figure is greyed with the detector's note. ``family=None`` is
+    the table's default family (the view starts at Pareto). ``progress(done, total)`` is
+    called after each m (the view's progress bar).
+    """
+    f = "plot_simulation"
+    family = PARAMS["family"].default if family is None else family
+    svc = _service(family, service_params, f)
+    ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud, waiting_room=waiting_room, jobs=jobs)
+    target = TARGET.check(rel_half_width, f)
+    m = rd._m_upto(m, ok["N"], f)  # no clamp
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
-    sims = {
-        k: simulate(
-            N,
-            k,
-            lam,
-            t_cloud,
-            svc,
-            n_jobs=n_jobs,
-            seed=1,
-            replications=replications,
-            waiting_room=waiting_room,
-            overload="transient",  # drawn hollow, and the figure greyed with the note
-        )
-        for k in ms
-    }
+    cap = view_replication_cap(ok["jobs"], len(ms), bool(long_run))
+    sims = {}
+    for i, k in enumerate(ms):
+        sims[k] = _view_point(N, k, lam, t_cloud, svc, waiting_room, jobs, target, cap)
+        if progress is not None:
+            progress(i + 1, len(ms))
     exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
-    fig, (ax1, ax2) = figure(2, width=5.0, height=4.4, fast=True)
-    fig.subplots_adjust(bottom=0.32)  # the legends go under the axes, off the curves
+    fig, (ax1, ax2) = figure(2, width=5.0, height=4.6, fast=True)
+    # the legends under the axes, off the curves; room above for the two-line title
+    fig.subplots_adjust(bottom=0.34, top=0.8)
     ax1.plot(ms, exact, "-", color="C0", label="eq. 1, Erlang-B (w = 0)")
-    ci_errorbar(
-        ax1,
-        ms,
-        [sims[k].mean for k in ms],
-        [sims[k].ci_low for k in ms],
-        [sims[k].ci_high for k in ms],
-        stationary=[sims[k].stationary for k in ms],
-        color="k",
-        label=f"simulated, w = {waiting_room} (95% CI)",
-    )
+    _draw_view_points(ax1, ms, sims, waiting_room, target)
     ax1.axvline(m, color="grey", lw=1)
     sim = sims[m]
     tag = "" if sim.info["variance_finite"] else "; INFINITE variance"
+    heavy = [k for k in ms if not sims[k].info["variance_finite"]]
+    if heavy:  # an honest interval says when it cannot be trusted
+        tag += f"\nm ≤ {max(heavy)}: infinite variance, the CI under-covers"
     ax1.set(
         xlabel=LABELS["m"],
         ylabel=LABELS["system_time"],
@@ -319,23 +421,66 @@ def plot_simulation(
     else:
         ax1.legend(**legend_kw)
     _integer_ticks(ax1.xaxis)
-    trace = running_mean_trace(N, m, lam, t_cloud, svc, n_jobs=max(n_jobs, 1000), seed=2)
+    trace = _view_trace(N, m, lam, t_cloud, svc, max(jobs, 1000))
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
+    # no minor ticks and plain labels (1,000, not mathtext 10³): a fifth of the PNG's time
+    ax2.xaxis.set_minor_locator(NullLocator())
+    ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    reps = [sims[k].replications for k in ms]
     fig.suptitle(
-        f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s; "
-        f"{replications} runs × {n_jobs} jobs",
-        fontsize=10,
+        f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s\n"
+        f"target ±{target:.1%}; {min(reps)}–{max(reps)} runs × {jobs:,} jobs per m "
+        f"(at most {cap}{', long run' if long_run else ''})",
+        fontsize=9,
     )
     return fig
 
 
-def explore_simulation():
-    """Simulation against Erlang-B (seconds per move for long runs: in the background)."""
-    return interactive_figure(
-        plot_simulation,
+def _draw_view_points(ax, ms, sims, waiting_room, target) -> None:
+    """Simulated means with CIs: black where the target was reached, orange squares where
+    the replication cap came first, hollow where the run was not a steady state."""
+    done = [k for k in ms if sims[k].converged or not sims[k].stationary]
+    short = [k for k in ms if not sims[k].converged and sims[k].stationary]
+    for ks, style in (
+        (done, {"color": "k", "label": f"simulated, w = {waiting_room} (95% CI)"}),
+        (short, {"color": "C1", "fmt": "s", "label": f"cap reached before ±{target:.1%}"}),
+    ):
+        if ks:
+            ci_errorbar(
+                ax,
+                ks,
+                [sims[k].mean for k in ks],
+                [sims[k].ci_low for k in ks],
+                [sims[k].ci_high for k in ks],
+                stationary=[sims[k].stationary for k in ks],
+                **style,
+            )
+
+
+def simulation_view():
+    """Simulation against Erlang-B: precision-driven, under a second per move (a long run,
+    switched on, shows a progress bar)."""
+    bar = w.IntProgress(
+        value=0,
+        min=0,
+        max=1,
+        description="long run",
+        bar_style="info",
+        layout=w.Layout(display="none"),
+    )
+
+    def show(done, total):
+        bar.max, bar.value = total, done
+
+    def plot(long_run=False, **values):
+        bar.layout.display = None if long_run else "none"
+        return plot_simulation(long_run=long_run, progress=show, **values)
+
+    view = interactive_figure(
+        plot,
         title="Simulation vs theory",
         visible=FAMILY_VISIBLE,
         limits=M_UP_TO_N,
@@ -346,9 +491,13 @@ def explore_simulation():
         t_cloud=PARAMS["t_cloud"],
         **service_controls("Pareto"),
         waiting_room=PARAMS["waiting_room"],
-        n_jobs=PARAMS["n_jobs"],
-        replications=(PARAMS["replications"], 20, (2, 100)),
+        jobs=(PARAMS["jobs"], 5_000, (1_000, 50_000)),
+        rel_half_width=TARGET,
+        long_run=LONG_RUN,
     )
+    view.children = (*view.children[:-1], bar, view.children[-1])
+    view.progress_bar = bar
+    return view
 
 
 # --------------------------------------------------------------------------------------
@@ -356,8 +505,12 @@ def explore_simulation():
 # --------------------------------------------------------------------------------------
 
 
-def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_params):
-    """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs)."""
+def plot_scaling(*, lam=1.5, t_cloud=None, family="S-Exp", N_max=120, **service_params):
+    """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs).
+
+    ``t_cloud=None`` is the table's default; the view starts at Fig. 7's 10 s.
+    """
+    t_cloud = PARAMS["t_cloud"].default if t_cloud is None else t_cloud
     svc = _service(family, service_params, "plot_scaling")
     Ns = list(range(2, N_max + 1))
     fig, (ax1, ax2) = figure(2, width=5.6, height=3.4, fast=True)
@@ -372,7 +525,7 @@ def plot_scaling(lam=1.5, t_cloud=10.0, family="S-Exp", N_max=120, **service_par
     return fig
 
 
-def explore_scaling():
+def scaling_view():
     """Fig. 7 under controls (analytic, vectorised: well under 100 ms per move)."""
     return interactive_figure(
         plot_scaling,
@@ -390,11 +543,12 @@ def explore_scaling():
 # --------------------------------------------------------------------------------------
 
 
-def plot_diagram(N=24, m=3, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+def plot_diagram(*, N=24, m=2, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+    """The model drawn from its parameters (:func:`workbench.redundancy.figures.diagram`)."""
     return diagram(N, m, lam, t_cloud, _service(family, service_params, "plot_diagram"))
 
 
-def explore_diagram():
+def diagram_view():
     """The system drawn from its parameters, with E[T_job], P_b and E[T_sys]."""
     return interactive_figure(
         plot_diagram,
@@ -410,11 +564,11 @@ def explore_diagram():
 
 
 VIEWS = {
-    "diagram": explore_diagram,
-    "tradeoff": explore_tradeoff,
-    "policies": explore_policies,
-    "simulation": explore_simulation,
-    "scaling": explore_scaling,
+    "diagram": diagram_view,
+    "tradeoff": tradeoff_view,
+    "policies": policies_view,
+    "simulation": simulation_view,
+    "scaling": scaling_view,
 }
 
 
@@ -434,23 +588,21 @@ def station_tables(N, m, lam, t_cloud, service, result=None):
     return w.HBox(boxes)
 
 
-def run_to_precision(N=24, m=3, lam=1.5, t_cloud=15.0, service=None, half_width=0.05, **kw):
+def run_to_precision(*, N=24, m=2, lam=1.5, t_cloud=15.0, service=None, half_width=0.05, **kw):
     """Simulate until the 95% interval of E[T_sys] is ± ``half_width``, with a progress bar.
 
-    Returns the widget (progress bar, result table, station tables); the result is in its
-    ``result`` attribute.
+    ``service=None`` is S-Exp(3, 0.2) (Fig. 4's). Returns the widget (progress bar, result
+    table, station tables); the result is in its ``result`` attribute.
     """
     service = service or rd.SExp(3.0, 0.2)
     reject_unknown(
         "run_to_precision",
         kw,
-        ("n_jobs", "waiting_room", "confidence", "max_replications", "batch", "seed"),
+        ("jobs", "waiting_room", "confidence", "max_replications", "batch", "seed", "warmup"),
     )
     bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
-    from IPython.display import display
-
     display(box)
 
     def progress(done, target, half):
@@ -458,7 +610,16 @@ def run_to_precision(N=24, m=3, lam=1.5, t_cloud=15.0, service=None, half_width=
         bar.value = done
         label.value = f"{done} done, ±{half:.3g} s (target ±{half_width:g} s)"
 
-    result = simulate_to_precision(N, m, lam, t_cloud, service, half_width, progress=progress, **kw)
+    result = simulate_to_precision(
+        N=N,
+        m=m,
+        lam=lam,
+        t_cloud=t_cloud,
+        service=service,
+        half_width=half_width,
+        progress=progress,
+        **kw,
+    )
     bar.bar_style = "success" if result.info["reached"] else "warning"
     bar.value = bar.max = result.replications
     table = result.table()
@@ -474,96 +635,3 @@ def run_to_precision(N=24, m=3, lam=1.5, t_cloud=15.0, service=None, half_width=
     ]
     box.result = result
     return box
-
-
-# --------------------------------------------------------------------------------------
-# Classroom exercises: predictions checked within a tolerance; answers from the library
-# --------------------------------------------------------------------------------------
-
-
-def _exercise_erlang_b():
-    svc = rd.SExp(3.0, 0.2)
-    pb = rd.blocking(24, 3, 1.5, svc)
-    return exercise(
-        "N = 24 workers, m = 3 replicas, λ = 1.5 /s, S-Exp(Δ = 3 s, μ = 0.2 /s). "
-        "Predict the blocking probability P_b (a number between 0 and 1).",
-        answer=round(pb, 4),
-        tolerance=0.01,
-        hint="c = ⌊24/3⌋ = 8 groups; E[T_job(3)] = Δ + 1/(3μ); the offered load is "
-        "a = λ E[T_job(3)]; P_b = ErlangB(c, a) = (a^c/c!) / Σ_j a^j/j!.",
-        solution=f"E[T_job(3)] = 3 + 1/0.6 = 4.667 s, a = 7.0 erlang, ErlangB(8, 7) = {pb:.4f}.",
-    )
-
-
-def _exercise_insensitivity():
-    sexp = rd.SExp(3.0, 0.2)
-    mean = sexp.job_time_mean(3)
-    # a Pareto law whose fastest-of-3 has the same mean: beta * 3a / (3a - 1) = mean
-    alpha = 1.5
-    pareto = rd.Pareto(mean * (3 * alpha - 1) / (3 * alpha), alpha)
-    same = abs(rd.blocking(24, 3, 1.5, pareto) - rd.blocking(24, 3, 1.5, sexp)) < 1e-12
-    return exercise(
-        "Keep N = 24, m = 3, λ = 1.5 /s, but replace S-Exp(3, 0.2) by a heavy-tailed Pareto law "
-        f"with the same E[T_job(3)] = {mean:.3f} s (β = {pareto.beta:.3f} s, α = 1.5). "
-        "What happens to P_b?",
-        answer="it stays the same" if same else "it changes",
-        choices=["it rises", "it falls", "it stays the same", "it changes"],
-        hint="In a loss system (no queue), what does the Erlang-B formula depend on?",
-        solution="Erlang-B is insensitive: P_b depends on the service law only through its "
-        "mean (the offered load a = λ E[T_job]). E[T_sys] is the same too; only the spread "
-        "of individual times changes. Check it in the simulation view: same P_b for both laws.",
-    )
-
-
-def _exercise_stability():
-    svc = rd.SExp(3.0, 0.2)
-    t = rd.system_time(24, 4, 6.0, 15.0, svc)
-    lam_m = rd.lambda_max(24, 4, svc)
-    return exercise(
-        f"N = 24, m = 4, S-Exp(3, 0.2), T_cl = 15 s. The paper calls λ_m = {lam_m:.2f} /s the "
-        "'maximum stable arrival rate'. At λ = 6 /s, four times λ_m, predict E[T_sys] in seconds.",
-        answer=round(t, 3),
-        tolerance=0.3,
-        hint="Does a loss system (no waiting room) have a queue that can grow? A blocked job "
-        "takes T_cl; use eq. 1 with the exact Erlang-B at a = λ E[T_job(4)].",
-        solution=f"A loss system is stable at every load: E[T_sys] = (1 − P_b) E[T_job] + "
-        f"P_b T_cl = {t:.3f} s, below T_cl. Nothing blows up: more jobs simply go to the cloud.",
-    )
-
-
-def _exercise_eq8():
-    svc = rd.SExp(3.0, 0.2)
-    gap = rd.system_time(24, 4, 6.0, 15.0, svc, "paper") - rd.system_time(24, 4, 6.0, 15.0, svc)
-    return exercise(
-        "Same system at λ = 6 /s. The paper's eq. 8 instead serves only λ_m (1 − P_max) jobs per "
-        "second at the edge. By how many seconds does eq. 8 overstate E[T_sys]?",
-        answer=round(gap, 3),
-        tolerance=0.05,
-        hint="Compute rd.system_time(24, 4, 6.0, 15.0, svc, 'paper') − rd.system_time(...); "
-        "or read it off the 'eq. 8 vs Erlang-B' figure at λ = 6.",
-        solution=f"Eq. 8 gives {gap:.3f} s more. It treats λ_m as a capacity, but the edge "
-        "still serves λ(1 − P_b) jobs per second with P_b from Erlang-B; the simulation "
-        "agrees with Erlang-B, not with eq. 8.",
-    )
-
-
-def _exercise_optimal_m():
-    m = rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
-    return exercise(
-        "N = 24, λ = 1.5 /s, T_cl = 15 s, Pareto(β = 1.5 s, α = 1.2). Which m minimises E[T_sys]?",
-        answer=m,
-        tolerance=0,
-        hint="With α = 1.2 one copy has infinite variance: a second copy cuts the straggler "
-        "tail a lot (the min of m copies is Pareto(β, mα)). Blocking grows slowly at this load.",
-        solution=f"m* = {m}. Replication pays for heavy tails; the trade-off view shows the "
-        "whole curve.",
-    )
-
-
-EXERCISES = {
-    "erlang_b": _exercise_erlang_b,
-    "insensitivity": _exercise_insensitivity,
-    "stability": _exercise_stability,
-    "eq8": _exercise_eq8,
-    "optimal_m": _exercise_optimal_m,
-}
