@@ -60,6 +60,8 @@ BUILDING_BLOCKS = (
 # run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
 RUN_LENGTHS = (
     "jobs",
+    "trace_jobs",
+    "protocol_jobs",
     "events",
     "requests",
     "slots",
@@ -212,7 +214,14 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("redundancy.simulated_station_table", "result"): lambda: _once(
         "p4sim",
         lambda: _module("redundancy").simulate(
-            24, 3, 1.5, 15.0, _service(), n_jobs=2_000, replications=2, seed=0
+            N=24,
+            m=3,
+            lam=1.5,
+            t_cloud=15.0,
+            service=_service(),
+            jobs=2_000,
+            replications=2,
+            seed=0,
         ),
     ),
     ("hierarchy", "gain"): lambda: 1e-3,
