@@ -13,8 +13,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from workbench.proactive.claims import CLAIMS, RUN, ZIPF_LOW_HIGH
-from workbench.proactive.figures import FIGURES, plot_study, slot_matching, study_frame
-from workbench.proactive.simulation import simulate
+from workbench.proactive.figures import FIGURES, draw_study, parameter_study, slot_matching
+from workbench.proactive.simulation import run_length, simulate
 from workbench.proactive.views import VIEWS, _schemes_plot
 
 
@@ -42,8 +42,8 @@ def test_every_figure_frame_is_tidy_finite_and_draws(name, frames):
 
 
 def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
-    frame = study_frame("storage", (0, 4), ("proposed", "BL2"), n_slots=300, replications=2,
-                        warmup_slots=300)  # fmt: skip
+    frame = parameter_study("storage", (0, 4), ("proposed", "BL2"), **run_length(300, 300),
+                            replications=2)  # fmt: skip
     counts = frame.groupby(["value", "scheme"]).size()
     assert len(counts) == 4 and counts.nunique() == 1
     assert (frame["ci_low"] <= frame["mean"]).all() and (frame["mean"] <= frame["ci_high"]).all()
@@ -51,7 +51,7 @@ def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
     assert (frame["ci_low"] >= 0).all()  # times and shares are never negative
     bl2 = frame[frame["scheme"] == "BL2"].pivot(index="quantity", columns="value", values="mean")
     # BL2 has no cache: storage cannot change it (its run is reused, and must equal a rerun)
-    rerun = simulate("BL2", n_slots=300, replications=2, seed=0, warmup_slots=300,
+    rerun = simulate(policy="BL2", **run_length(300, 300), replications=2, seed=0,
                      keep_records=False, storage=4)  # fmt: skip
     assert bl2.loc["mean_delay", 4] == pytest.approx(rerun["mean_delay"], rel=1e-12)
     assert (frame[frame["scheme"] == "BL2"].query("quantity == 'hit_rate'")["mean"] == 0).all()
@@ -93,12 +93,12 @@ def test_hedges_ignore_eq9_without_the_check():
 
 
 def test_unstable_points_are_drawn_hollow_exactly():
-    frame = study_frame("arrival_rate", (1.0, 3.0), ("proposed",), n_slots=2000,
-                        replications=3)  # fmt: skip
+    frame = parameter_study("lam", (1.0, 3.0), ("proposed",), **run_length(2000, 2000),
+                            replications=3)  # fmt: skip
     flags = frame.groupby("value")["stationary"].all()
     assert flags.tolist() == [True, False]
     assert frame.loc[~frame["stationary"], "note"].str.contains("with run length").all()
-    fig = plot_study(frame)
+    fig = draw_study(frame)
     for ax in fig.axes:
         hollow = [
             ln
@@ -119,15 +119,15 @@ def _quiet(make):
 
 
 ANALYTIC_MOVES = {
-    "explore_margin": ("budget", [0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]),
-    "explore_mm1": ("mean_bits", [2e5, 3e5, 5e5, 7e5, 9e5, 1.2e6, 1.5e6]),
+    "margin": ("budget", [0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]),
+    "mm1": ("mean_bits", [2e5, 3e5, 5e5, 7e5, 9e5, 1.2e6, 1.5e6]),
 }
 
 
 @pytest.mark.parametrize("name", [n for n in VIEWS if n != "classroom"])
 def test_every_view_builds_and_redraws_after_a_move(name):
     view = _quiet(VIEWS[name])
-    if name == "explore_schemes":
+    if name == "schemes":
         view.wait(120)
     assert view.latencies_ms and not view.errors, view.status.value
     drawn = len(view.latencies_ms)
@@ -137,7 +137,7 @@ def test_every_view_builds_and_redraws_after_a_move(name):
         ctl.value = ctl.options[-1] if ctl.value != ctl.options[-1] else ctl.options[0]
     else:
         ctl.value = ctl.value + ctl.step if ctl.value + ctl.step <= ctl.max else ctl.min
-    if name == "explore_schemes":
+    if name == "schemes":
         view.wait(120)
     assert len(view.latencies_ms) == drawn + 1 and not view.errors and not view.stale
     assert view.drawn_values == view.values
@@ -172,13 +172,13 @@ def test_claims_read_the_quantities_they_name():
     from workbench.proactive.model import cacheable_mass, make_scenario
 
     for z in ZIPF_LOW_HIGH:
-        r = simulate("proposed", seed=0, keep_records=False, zipf=z, **RUN[True])
+        r = simulate(policy="proposed", seed=0, keep_records=False, zipf=z, **RUN[True])
         bound = max(cacheable_mass(make_scenario(zipf=z, seed=s)) for s in range(8))
         assert 0.0 < r["hit_rate"] <= bound + 0.05
     m = CLAIMS["fig7_hit_rate_rises_with_z"](True)
     assert m.value in (0.0, 1.0) and m.stationary
     # a gain is 1 - proposed / BL2 of the same paired runs
-    p = simulate("proposed", seed=0, keep_records=False, **RUN[True])
-    b = simulate("BL2", seed=0, keep_records=False, **RUN[True])
+    p = simulate(policy="proposed", seed=0, keep_records=False, **RUN[True])
+    b = simulate(policy="BL2", seed=0, keep_records=False, **RUN[True])
     g = CLAIMS["fig3_p90_gain_vs_bl2"](True)
     assert g.value == pytest.approx(1 - p["p90_delay"] / b["p90_delay"])

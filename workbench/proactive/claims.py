@@ -28,12 +28,16 @@ import numpy as np
 import pandas as pd
 
 from workbench.claims import Measurement
-from workbench.proactive.simulation import simulate
+from workbench.proactive.simulation import run_length, simulate
 from workbench.stats import t_half_width
 
 __all__ = ["CLAIMS", "measure", "seed_spread"]
 
-RUN = {True: {"n_slots": 1000, "replications": 8}, False: {"n_slots": 8000, "replications": 8}}
+RUN = {
+    True: run_length(1000, 2000) | {"replications": 8},
+    False: run_length(8000, 2000) | {"replications": 8},
+}
+"""Run lengths: 8 replications × (2000 warm-up + 1000 or 8000 measured) slots."""
 DENSITY_CLOUDLETS = (10, 20, 30, 40)
 ZIPF_LOW_HIGH = (0.4, 1.2)
 CACHEABLE_LOW_HIGH = (0.2, 0.8)
@@ -41,7 +45,7 @@ CACHEABLE_LOW_HIGH = (0.2, 0.8)
 
 @lru_cache(maxsize=256)
 def _run(scheme: str, quick: bool, seed: int, extra: tuple = ()):
-    return simulate(scheme, seed=seed, keep_records=False, overload="transient",
+    return simulate(policy=scheme, seed=seed, keep_records=False, overload="transient",
                     **RUN[quick], **dict(extra))  # fmt: skip
 
 

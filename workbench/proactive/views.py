@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import ipywidgets as w  # the views module is the one place that builds widgets
 import numpy as np
 
 from workbench.params import Param
@@ -18,12 +19,19 @@ from workbench.proactive.figures import (
     map_frame,
     plot_map,
 )
-from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
+from workbench.proactive.model import (
+    cacheable_mass,
+    interference_free_rate,
+    isolated_cloudlet_delay,
+    make_scenario,
+    reliability_margin,
+    task_delay,
+)
 from workbench.proactive.params import PARAMS
 from workbench.proactive.simulation import simulate_to_precision
-from workbench.widgets import control, interactive_figure
+from workbench.widgets import control, exercise, interactive_figure
 
-__all__ = ["VIEWS", "explore_margin", "explore_mm1", "explore_schemes", "explore_map"]
+__all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
 
 DISTANCE = Param(
     "distance", "d", "user–cloudlet distance", "m", low=1.0, high=1000.0, default=30.0,
@@ -97,7 +105,7 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
     return fig
 
 
-def explore_margin():
+def margin_view():
     """Φ of eq. 15 against the task size for three queue waits."""
     return interactive_figure(
         _margin_plot,
@@ -140,7 +148,7 @@ def _mm1_plot(mean_bits, distance, slot):
     return fig
 
 
-def explore_mm1():
+def mm1_view():
     """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads)."""
     return interactive_figure(
         _mm1_plot,
@@ -151,7 +159,7 @@ def explore_mm1():
     )
 
 
-SCHEME_RUN = {"n_slots": 600, "warmup_slots": 1000, "seed": 1}
+SCHEME_RUN = {"slots": 1600, "warmup": 1000 / 1600, "seed": 1}
 PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 16}
 """The view adds replications until the mean delay is known to ±5% (at most 16)."""
 _NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
@@ -159,7 +167,7 @@ _NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
 
 @lru_cache(maxsize=256)
 def _scheme_result(scheme, storage, zipf, cacheable_ratio, area, x_max):
-    return simulate_to_precision(scheme, storage=storage, zipf=zipf,
+    return simulate_to_precision(policy=scheme, storage=storage, zipf=zipf,
                                  cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
                                  progress=False, **PRECISION, **SCHEME_RUN)  # fmt: skip
 
@@ -190,7 +198,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     reps = "/".join(str(r.replications) for r in rows)
     fig.suptitle(
         f"Simulated to ±{PRECISION['rel_half_width']:.0%} on the mean: {reps} paired "
-        f"replications × {n['n_slots']} slots after {n['warmup_slots']} warm-up, 95% CI;\nhit "
+        f"replications × {n['slots'] - 1000} slots after 1000 warm-up, 95% CI;\nhit "
         f"rate proposed {rows[0]['hit_rate']:.2f}, BL1 {rows[1]['hit_rate']:.2f}",
         fontsize=8,
     )
@@ -202,7 +210,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     return fig
 
 
-def explore_schemes():
+def schemes_view():
     """Short simulations of the four schemes (background, latest move only)."""
     return interactive_figure(
         _schemes_plot,
@@ -217,39 +225,29 @@ def explore_schemes():
 
 
 def _map_plot(scheme, seed):
-    return plot_map(map_frame(scheme=scheme, seed=seed), fast=True)
+    return plot_map(map_frame(policy=scheme, map_seed=seed), fast=True)
 
 
-def explore_map():
+def map_view():
     """Clusters and one slot's matching for a chosen scheme and network."""
     return interactive_figure(
         _map_plot,
         title="Clusters and one slot of matching",
-        scheme=control(PARAMS["scheme"]),
+        scheme=control(PARAMS["policy"]),
         seed=control(PARAMS["seed"], value=4, span=(0, 50)),
     )
 
 
 VIEWS = {
-    "explore_margin": explore_margin,
-    "explore_mm1": explore_mm1,
-    "explore_schemes": explore_schemes,
-    "explore_map": explore_map,
+    "margin": margin_view,
+    "mm1": mm1_view,
+    "schemes": schemes_view,
+    "map": map_view,
 }
 
 
-def classroom():
+def classroom_view():
     """The notebook's five prediction exercises (answers computed by the library)."""
-    import ipywidgets as w
-
-    from workbench.proactive.model import (
-        cacheable_mass,
-        make_scenario,
-        reliability_margin,
-        task_delay,
-    )
-    from workbench.widgets import exercise
-
     phi = reliability_margin(2e6, 40e6, 1e10, 100.0, 0.010, 0.005, 0.05)
     items = [
         exercise(
@@ -300,4 +298,4 @@ def classroom():
     return w.VBox(items)
 
 
-VIEWS["classroom"] = classroom
+VIEWS["classroom"] = classroom_view
