@@ -135,7 +135,7 @@ def test_make_scenario_bad_input_names_the_parameter(name, value):
 
 
 def test_bad_model_inputs():
-    with pytest.raises(ParameterError, match="'rate' parameter of task_delay"):
+    with pytest.raises(ParameterError, match="'link_rate' parameter of task_delay"):
         task_delay(1e6, 0.0, 1e10, 100.0)
     with pytest.raises(ParameterError, match="'budget' parameter of reliability_margin"):
         reliability_margin(1e6, 1e7, 1e10, 100.0, 0.0, 0.005, -1.0)
@@ -161,7 +161,7 @@ def test_task_delay_refuses_mismatched_shapes_and_non_boolean_cached():
             cached="False")  # fmt: skip
     _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0, cached=2)
     # extreme data over a tiny rate overflows: refused, not an infinite delay
-    _raises(task_delay, "'rate' parameter of task_delay must give a finite delay", 1e300,
+    _raises(task_delay, "'link_rate' parameter of task_delay must give a finite delay", 1e300,
             1e-300, 1e10, 100.0)  # fmt: skip
     assert task_delay(1e6, 1e7, 1e10, 100.0, cached=np.array([True, False])).tolist() == [
         pytest.approx(0.005), pytest.approx(0.1 + 0.01 + 0.005)]  # fmt: skip

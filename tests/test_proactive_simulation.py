@@ -20,7 +20,7 @@ from workbench.proactive import (
 )
 from workbench.proactive import kernels as K
 from workbench.proactive.params import POLICY_CODES
-from workbench.proactive.simulation import _initial_rates, _xorshift_state, draw_tasks
+from workbench.proactive.runs import _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
