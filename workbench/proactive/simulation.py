@@ -333,6 +333,7 @@ def simulate_to_precision(
     confidence=0.95,
     overload="raise",
     progress=True,
+    monitor=None,
     **params,
 ) -> SimulationResult:
     """Add replications until the mean delay's interval is narrow enough.
@@ -345,8 +346,10 @@ def simulate_to_precision(
     reached (then ``converged=False`` and a note). A run the detector finds non-stationary
     stops: with ``overload="raise"`` as :class:`UnstableRegimeError`; with
     ``"transient"`` the ``initial`` replications are returned flagged
-    (``stationary=False``, ``converged=False``). Other arguments as in :func:`simulate`;
-    records are not kept.
+    (``stationary=False``, ``converged=False``). ``monitor`` (optional) is called as
+    ``monitor(index)`` before replication ``index`` runs: a progress display of its own, or
+    a way to stop (an exception it raises ends the run and propagates). Other arguments as
+    in :func:`simulate`; records are not kept.
     """
     func = "simulate_to_precision"
     if rel_half_width is not None and half_width is not None:
@@ -370,11 +373,22 @@ def simulate_to_precision(
     initial = check_int(initial, "initial", func, 2, top)
     overload = check_choice(overload, "overload", func, OVERLOAD)
     progress = check_bool(progress, "progress", func)
+    if monitor is not None and not callable(monitor):
+        raise ParameterError(
+            f"The 'monitor' parameter of {func} must be None or a callable monitor(index). "
+            f"Got {monitor!r} instead."
+        )
     rho = _load_bound(v, initial)
     check_overload(func, overload, rho=rho)
+
+    def one(child, index):
+        if monitor is not None:
+            monitor(index)
+        return _replication(v, child, func, False)
+
     try:
         return to_precision(
-            lambda child, index: _replication(v, child, func, False),
+            one,
             func=func, rel_half_width=rel, half_width=half_width, max_replications=top,
             initial=initial, seed=v["seed"], progress=progress,
             desc=f"P2 {v['policy']} to {shown}", **_finish_kwargs(v, rho),

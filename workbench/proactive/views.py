@@ -1,12 +1,18 @@
 """The notebook's slider views of P2 (the only P2 module that imports ipywidgets).
 
-``VIEWS`` maps a view name to a function returning the widget. The analytic views (delay
-budget of eq. 4 / Φ, cacheable mass) redraw in milliseconds; the simulation view runs
-the slot kernel in the background (latest move only).
+``VIEWS`` maps a view name to a function returning the widget (``<name>_view``). The
+analytic views (the margin Φ of eqs. 9/15, the M/M/1 check) redraw in milliseconds; the map
+draws one slot's matching. The schemes view simulates in the background (latest move
+only): a move is answered at once by a first look (2 short replications per scheme whose
+parameters changed), then a progress bar counts the replications of precision-driven runs
+(:func:`~workbench.proactive.simulation.simulate_to_precision`, ±5% on the mean) and the
+figure is redrawn with their intervals; a newer move stops that refinement within one
+replication, and refined results are kept for values seen again.
 """
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import ipywidgets as w  # the views module is the one place that builds widgets
@@ -19,17 +25,10 @@ from workbench.proactive.figures import (
     map_frame,
     plot_map,
 )
-from workbench.proactive.model import (
-    cacheable_mass,
-    interference_free_rate,
-    isolated_cloudlet_delay,
-    make_scenario,
-    reliability_margin,
-    task_delay,
-)
+from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
 from workbench.proactive.params import PARAMS
-from workbench.proactive.simulation import simulate_to_precision
-from workbench.widgets import control, exercise, interactive_figure
+from workbench.proactive.simulation import simulate, simulate_to_precision
+from workbench.widgets import control, interactive_figure
 
 __all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
 
@@ -160,61 +159,168 @@ def mm1_view():
 
 
 SCHEME_RUN = {"slots": 1600, "warmup": 1000 / 1600, "seed": 1}
-PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 16}
-"""The view adds replications until the mean delay is known to ±5% (at most 16)."""
+"""Each replication: 1000 warm-up slots (5 s: the empty caches fill), then 600 measured."""
+FIRST = {"replications": 2, "slots": 800, "warmup": 0.5}
+"""A move is answered at once from 2 paired replications of 400 warm-up + 400 measured
+slots (a first look: means, wide intervals, caches not yet full)."""
+PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 40}
+"""Then, in the background with a progress bar, replications are added until each
+scheme's mean delay is known to ±5% (at most 40), and the figure is redrawn."""
+NAMES = ("proposed", "BL1", "BL2", "BL3")
 _NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
+_PRECISE: dict = {}
+"""Precision-driven results by (scheme, parameters): a value seen before is drawn at once."""
 
 
-@lru_cache(maxsize=256)
-def _scheme_result(scheme, storage, zipf, cacheable_ratio, area, x_max):
-    return simulate_to_precision(policy=scheme, storage=storage, zipf=zipf,
-                                 cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
-                                 progress=False, **PRECISION, **SCHEME_RUN)  # fmt: skip
+class _Moved(Exception):
+    """A newer move arrived: the background refinement of the old values stops."""
+
+
+def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
+    """One key per scheme; BL2 and BL3 have no cache, so storage, z and the cacheable
+    ratio do not change them (the streams are common) and their runs are shared; BL3 does
+    not hedge, so X_max does not change it either."""
+    cache_args = (storage, zipf, cacheable_ratio)
+    no_cache = tuple(_NO_CACHE_DEFAULTS.values())
+    return [
+        (s, *(no_cache if s in ("BL2", "BL3") else cache_args), area, 1 if s == "BL3" else x_max)
+        for s in NAMES
+    ]
+
+
+def _params(key: tuple) -> dict:
+    _, storage, zipf, cacheable_ratio, area, x_max = key
+    return {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio, "area": area,
+            "x_max": x_max} | SCHEME_RUN  # fmt: skip
+
+
+@lru_cache(maxsize=512)
+def _first_result(key: tuple):
+    return simulate(policy=key[0], keep_records=False, overload="transient",
+                    **(_params(key) | FIRST))  # fmt: skip
+
+
+def _precise_result(key: tuple, monitor=None):
+    if key not in _PRECISE:
+        _PRECISE[key] = simulate_to_precision(
+            policy=key[0], overload="transient", progress=False, monitor=monitor,
+            **PRECISION, **_params(key),
+        )  # fmt: skip
+    return _PRECISE[key]
 
 
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
-    """Short paired simulations of the four schemes, mean with 95% CI over replications.
+    """Paired simulations of the four schemes, mean with 95% CI over replications.
 
-    BL2 and BL3 have no cache: storage, z and the cacheable ratio do not change them (the
-    streams are common), so their runs are reused across those moves.
+    Schemes whose precision-driven result is known are drawn from it; the others from
+    :data:`FIRST` (2 replications, marked "first look"). ``fig.wb_missing`` lists the keys
+    still to refine.
     """
-    names = ("proposed", "BL1", "BL2", "BL3")
-    cache_args = {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio}
-    rows = [_scheme_result(s, **(_NO_CACHE_DEFAULTS if s in ("BL2", "BL3") else cache_args),
-                           area=area, x_max=x_max) for s in names]  # fmt: skip
+    keys = _keys(storage, zipf, cacheable_ratio, area, x_max)
+    rows = [_PRECISE[k] if k in _PRECISE else _first_result(k) for k in keys]
+    missing = [k for k in keys if k not in _PRECISE]
     fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
     for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
                          (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
-        for i, (s, r) in enumerate(zip(names, rows, strict=True)):
+        for i, (s, r) in enumerate(zip(NAMES, rows, strict=True)):
             low, high = r.interval(q)
             ci_errorbar(ax, [i], [r[q] * 1e3], [low * 1e3], [high * 1e3],
                         stationary=[r.stationary], color=SCHEME_COLORS[s])  # fmt: skip
         ax.set_xticks(range(4))
-        ax.set_xticklabels(names, fontsize=8)
+        ax.set_xticklabels(NAMES, fontsize=8)
         ax.set_xlim(-0.5, 3.5)
         ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
-    n = SCHEME_RUN
-    reps = "/".join(str(r.replications) for r in rows)
+    target = f"±{PRECISION['rel_half_width']:.0%}"
+    if missing:
+        slots, warm = FIRST["slots"], round(FIRST["warmup"] * FIRST["slots"])
+        state = (f"first look at {', '.join(k[0] for k in missing)} ({FIRST['replications']} "
+                 f"replications × {slots - warm} slots after {warm} warm-up), refining to "
+                 f"{target} on the mean")  # fmt: skip
+    else:
+        slots, warm = SCHEME_RUN["slots"], round(SCHEME_RUN["warmup"] * SCHEME_RUN["slots"])
+        reps = "/".join(str(r.replications) for r in rows)
+        state = (f"simulated to {target} on the mean: {reps} paired replications × "
+                 f"{slots - warm} slots after {warm} warm-up")  # fmt: skip
     fig.suptitle(
-        f"Simulated to ±{PRECISION['rel_half_width']:.0%} on the mean: {reps} paired "
-        f"replications × {n['slots'] - 1000} slots after 1000 warm-up, 95% CI;\nhit "
-        f"rate proposed {rows[0]['hit_rate']:.2f}, BL1 {rows[1]['hit_rate']:.2f}",
+        f"{state}, 95% CI;\nhit rate proposed {rows[0]['hit_rate']:.2f}, BL1 "
+        f"{rows[1]['hit_rate']:.2f}",
         fontsize=8,
     )
-    short = [s for s, r in zip(names, rows, strict=True) if not r.converged]
+    short = [s for s, r in zip(NAMES, rows, strict=True)
+             if not missing and not (r.converged and r.stationary)]  # fmt: skip
     if short:
-        fig.text(0.5, 0.01, f"{', '.join(short)}: ±{PRECISION['rel_half_width']:.0%} not "
-                 f"reached in {PRECISION['max_replications']} replications", ha="center",
-                 fontsize=7)  # fmt: skip
+        fig.text(0.5, 0.01, f"{', '.join(short)}: {target} not reached in "
+                 f"{PRECISION['max_replications']} replications (or not stationary)",
+                 ha="center", fontsize=7)  # fmt: skip
+    fig.wb_missing = missing
     return fig
 
 
+class _Refiner:
+    """Background refinement of the schemes view: precision-driven runs, a progress bar,
+    then a redraw; a newer move stops it within one replication."""
+
+    def __init__(self):
+        self.view = None
+        self.generation = 0
+        self.thread = None
+        self.bar = w.IntProgress(value=0, min=0, max=1, description="refining",
+                                 layout=w.Layout(width="60%", display="none"))  # fmt: skip
+        self.label = w.HTML("")
+
+    def plot(self, **values):
+        fig = _schemes_plot(**values)
+        self.generation += 1
+        if fig.wb_missing:
+            self.thread = threading.Thread(
+                target=self._refine, args=(values, fig.wb_missing, self.generation), daemon=True
+            )
+            self.thread.start()
+        else:
+            self.bar.layout.display = "none"
+            self.label.value = ""
+        return fig
+
+    def _refine(self, values, missing, generation):
+        top = PRECISION["max_replications"]
+        self.bar.max, self.bar.value = top * len(missing), 0
+        self.bar.layout.display = ""
+        try:
+            for j, key in enumerate(missing):
+                self.label.value = (f"<small>longer run: {key[0]} to ±"
+                                    f"{PRECISION['rel_half_width']:.0%}…</small>")  # fmt: skip
+
+                def monitor(index, j=j):
+                    if generation != self.generation:
+                        raise _Moved
+                    self.bar.value = j * top + index + 1
+
+                _precise_result(key, monitor)
+                self.bar.value = (j + 1) * top
+        except _Moved:
+            return
+        if generation == self.generation and self.view is not None:
+            self.label.value = ""
+            self.bar.layout.display = "none"
+            self.view.update()  # every scheme is precise now: drawn at once
+
+    def wait(self, timeout: float = 300.0) -> None:
+        """Block until the refinement (and the redraw it starts) is done (tests, scripts)."""
+        for _ in range(3):  # draw -> refinement -> redraw (which starts no refinement)
+            if self.view is not None:
+                self.view.wait(timeout)
+            if self.thread is not None:
+                self.thread.join(timeout)
+
+
 def schemes_view():
-    """Short simulations of the four schemes (background, latest move only)."""
-    return interactive_figure(
-        _schemes_plot,
-        title="The four schemes, simulated (short runs, about a second per move)",
+    """Short simulations of the four schemes: a move is answered from 2 replications at
+    once, then refined to ±5% on the mean in the background (progress bar), then redrawn."""
+    refiner = _Refiner()
+    view = interactive_figure(
+        refiner.plot,
+        title="The four schemes, simulated (a first look at once, then refined to ±5%)",
         background=True,
         storage=control(PARAMS["storage"]),
         zipf=control(PARAMS["zipf"]),
@@ -222,6 +328,11 @@ def schemes_view():
         area=control(PARAMS["area"]),
         x_max=control(PARAMS["x_max"]),
     )
+    refiner.view = view
+    view.refiner = refiner
+    children = list(view.children)
+    view.children = (*children[:-1], w.HBox([refiner.bar, refiner.label]), children[-1])
+    return view
 
 
 def _map_plot(scheme, seed):
@@ -244,58 +355,3 @@ VIEWS = {
     "schemes": schemes_view,
     "map": map_view,
 }
-
-
-def classroom_view():
-    """The notebook's five prediction exercises (answers computed by the library)."""
-    phi = reliability_margin(2e6, 40e6, 1e10, 100.0, 0.010, 0.005, 0.05)
-    items = [
-        exercise(
-            "A 2 Mbit task, uplink 40 Mbit/s, κ = 100 cycles/bit, c_e = 10^10 cycles/s, "
-            "10 ms of queue ahead, τ_EP = 5 ms. Delay by eq. 4, in ms?",
-            answer=1e3 * task_delay(2e6, 40e6, 1e10, 100.0, 0.010, 0.005),
-            tolerance=1.0,
-            hint="Add upload L/r, computing κL/c_e, the wait and τ_EP.",
-            solution="50 + 20 + 10 + 5 = 85 ms.",
-        ),
-        exercise(
-            "With the latency budget D_th·ε = 50 ms, is that request hedged (Φ < 0)?",
-            answer="yes" if phi < 0 else "no",
-            choices=["yes", "no"],
-            hint="Φ = D_th·ε minus the estimated delay.",
-            solution="Φ = 50 − 85 = −35 ms < 0: it is matched to a second, vacant cloudlet.",
-        ),
-        exercise(
-            "One third of the 100 task types (chosen at random) are cacheable. What fraction "
-            "of all requests can at most be served from caches (default network)?",
-            answer=cacheable_mass(make_scenario(seed=0)),
-            tolerance=0.06,
-            hint="The cacheable types are a random third of a Zipf law.",
-            solution="About 1/3: a random third of the types carries about a third of the "
-            "mass. No caching scheme can beat it.",
-        ),
-        exercise(
-            "Users rank cloudlets by eq. 4, so a cloudlet holding their result costs τ_EP only "
-            "and they fetch it from any covering cloudlet. With the calibrated coverage a user "
-            "has about 6 cloudlets in range at E = 30; each stores s_e = 2 results. How many "
-            "distinct results can the caches within one user's range hold at most?",
-            answer=6 * 2,
-            tolerance=0,
-            hint="Each covering cloudlet adds s_e places.",
-            solution="12 < 33 cacheable types: s_e still matters (Fig. 5). Were every cloudlet "
-            "to cover every user (a 146 m radius), 30 × 2 = 60 places would hold every "
-            "cacheable result and s_e would stop mattering.",
-        ),
-        exercise(
-            "One user alone at a cloudlet: r = 20 Mbit/s, L̄ = 1 Mbit, λ_u = 10 tasks/s. "
-            "Mean time in the upload queue plus upload (M/M/1), in ms?",
-            answer=1e3 / (20 - 10),
-            tolerance=2.0,
-            hint="μ = r / L̄ uploads per second; M/M/1 sojourn 1/(μ − λ).",
-            solution="μ = 20/s, so 1/(20 − 10) s = 100 ms.",
-        ),
-    ]
-    return w.VBox(items)
-
-
-VIEWS["classroom"] = classroom_view
