@@ -48,7 +48,7 @@ from workbench.validation import (
 
 __all__ = [
     "FIGURES",
-    "READINGS",
+    "reading_steps",
     "readings_table",
     "parameter_study",
     "draw_study",
@@ -368,18 +368,40 @@ def slot_matching(policy="proposed", n_requests=12, seed=0, **params) -> dict:
             "phi": phi, "cached": cached}  # fmt: skip
 
 
-READINGS = {
-    "earlier workbench": {"hedge_check": False, "cache_aware": False, "coverage_db": 110.0},
-    "+ hedge check (eq. 9)": {"hedge_check": True, "cache_aware": False, "coverage_db": 110.0},
-    "+ users rank by eq. 4": {"hedge_check": True, "cache_aware": True, "coverage_db": 110.0},
-    "+ calibrated coverage (defaults)": {"hedge_check": True, "cache_aware": True,
-                                         "coverage_db": 84.0},
-}  # fmt: skip
-"""The readings of the text, added one at a time (the defaults last)."""
+READING_ROWS = ("hedge_check", "cache_aware", "coverage_db")
+"""The rows whose plausible values the readings table walks through, in this order."""
+
+
+def reading_steps() -> list[tuple[str, dict]]:
+    """The readings of the text, added one at a time, from the parameter table.
+
+    The first step takes every row of :data:`READING_ROWS` at its other plausible value
+    (the bool readings' non-default value, the coverage threshold at the top of its
+    plausible range: every cloudlet covers every user), the workbench's earlier reading;
+    each next step sets one row to its default, the last step is the defaults. The reasons
+    are the rows' ``why`` (:data:`~workbench.proactive.params.PARAMS`).
+    """
+    rows = [PARAMS[name] for name in READING_ROWS]
+    other = {
+        r.name: (max(r.plausible) if r.kind == "real" else
+                 next(v for v in r.plausible if v != r.default))
+        for r in rows
+    }  # fmt: skip
+    text = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                     for k, v in other.items())  # fmt: skip
+    steps = [(f"earlier workbench ({text})", dict(other))]
+    current = dict(other)
+    for r in rows:
+        current[r.name] = r.default
+        shown = f"{r.default:g}" if isinstance(r.default, float) else str(r.default)
+        steps.append((f"+ {r.name} = {shown}", dict(current)))
+    label, last = steps[-1]
+    steps[-1] = (f"{label} (defaults)", last)
+    return steps
 
 
 def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
-    """Which reading moves which gain: Fig. 3's numbers under each row of ``READINGS``.
+    """Which reading moves which gain: Fig. 3's numbers under each step of :func:`reading_steps`.
 
     One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
     mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile
@@ -391,7 +413,7 @@ def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
     v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
     run = run_length(1000 if quick else 8000, 2000) | {"replications": 8}
     rows = []
-    for name, reading in READINGS.items():
+    for name, reading in reading_steps():
         kw = run | reading | {"seed": v["seed"], "n_cloudlets": v["n_cloudlets"],
                               "n_users": 3 * v["n_cloudlets"], "keep_records": False,
                               "overload": "transient"}  # fmt: skip
