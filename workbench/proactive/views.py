@@ -19,7 +19,7 @@ import ipywidgets as w  # the views module is the one place that builds widgets
 import numpy as np
 
 from workbench.params import Param
-from workbench.plots import ci_errorbar, figure
+from workbench.plots import figure, flag_unstable
 from workbench.proactive.figures import (
     SCHEME_COLORS,
     map_frame,
@@ -209,28 +209,50 @@ def _precise_result(key: tuple, monitor=None):
     return _PRECISE[key]
 
 
+def _build_schemes():
+    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
+    art = {"marks": {}, "bars": {}}
+    for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
+                         (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
+        for i, s in enumerate(NAMES):
+            art["bars"][q, s] = ax.plot([i, i], [0.0, 0.0], color=SCHEME_COLORS[s], lw=1.5)[0]
+            art["marks"][q, s] = ax.plot([i], [0.0], "o", color=SCHEME_COLORS[s], ms=6)[0]
+        ax.set_xticks(range(4))
+        ax.set_xticklabels(NAMES, fontsize=8)
+        ax.set_xlim(-0.5, 3.5)
+        ax.set_ylabel(label)
+    art["title"] = fig.suptitle("", fontsize=8)
+    art["note"] = fig.text(0.5, 0.01, "", ha="center", fontsize=7)
+    return fig, art
+
+
+_SCHEMES = _Canvas(_build_schemes)
+
+
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     """Paired simulations of the four schemes, mean with 95% CI over replications.
 
     Schemes whose precision-driven result is known are drawn from it; the others from
-    :data:`FIRST` (2 replications, marked "first look"). ``fig.wb_missing`` lists the keys
-    still to refine.
+    :data:`FIRST` (2 short replications, "first look"). A point whose run is not
+    stationary is drawn hollow with a dotted interval. ``fig.wb_missing`` lists the keys
+    still to refine. The figure is built once and updated in place (a move costs the
+    simulations, not a new figure).
     """
     keys = _keys(storage, zipf, cacheable_ratio, area, x_max)
     rows = [_PRECISE[k] if k in _PRECISE else _first_result(k) for k in keys]
     missing = [k for k in keys if k not in _PRECISE]
-    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
-    for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
-                         (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
-        for i, (s, r) in enumerate(zip(NAMES, rows, strict=True)):
-            low, high = r.interval(q)
-            ci_errorbar(ax, [i], [r[q] * 1e3], [low * 1e3], [high * 1e3],
-                        stationary=[r.stationary], color=SCHEME_COLORS[s])  # fmt: skip
-        ax.set_xticks(range(4))
-        ax.set_xticklabels(NAMES, fontsize=8)
-        ax.set_xlim(-0.5, 3.5)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel(label)
+    fig, art = _SCHEMES()
+    for ax, q in zip(fig.axes, ("mean_delay", "p99_delay"), strict=True):
+        top = 0.0
+        for s, r in zip(NAMES, rows, strict=True):
+            low, high = (1e3 * x for x in r.interval(q))
+            mark, bar = art["marks"][q, s], art["bars"][q, s]
+            mark.set_ydata([1e3 * r[q]])
+            mark.set_markerfacecolor(SCHEME_COLORS[s] if r.stationary else "none")
+            bar.set_ydata([low, high])
+            bar.set_linestyle("-" if r.stationary else ":")
+            top = max(top, high if np.isfinite(high) else 1e3 * r[q])
+        ax.set_ylim(*_nice_limits(0.0, max(top, 1.0) * 1.05, 50.0 if top > 200 else 10.0))
     target = f"±{PRECISION['rel_half_width']:.0%}"
     if missing:
         slots, warm = FIRST["slots"], round(FIRST["warmup"] * FIRST["slots"])
@@ -242,17 +264,20 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
         reps = "/".join(str(r.replications) for r in rows)
         state = (f"simulated to {target} on the mean: {reps} paired replications × "
                  f"{slots - warm} slots after {warm} warm-up")  # fmt: skip
-    fig.suptitle(
+    art["title"].set_text(
         f"{state}, 95% CI;\nhit rate proposed {rows[0]['hit_rate']:.2f}, BL1 "
-        f"{rows[1]['hit_rate']:.2f}",
-        fontsize=8,
+        f"{rows[1]['hit_rate']:.2f}"
     )
     short = [s for s, r in zip(NAMES, rows, strict=True)
              if not missing and not (r.converged and r.stationary)]  # fmt: skip
-    if short:
-        fig.text(0.5, 0.01, f"{', '.join(short)}: {target} not reached in "
-                 f"{PRECISION['max_replications']} replications (or not stationary)",
-                 ha="center", fontsize=7)  # fmt: skip
+    art["note"].set_text(
+        f"{', '.join(short)}: {target} not reached in {PRECISION['max_replications']} "
+        f"replications (or not stationary; hollow)"
+        if short
+        else ""
+    )
+    unstable = [s for s, r in zip(NAMES, rows, strict=True) if not r.stationary]
+    flag_unstable(fig, f"{', '.join(unstable)}: not a steady state" if unstable else "")
     fig.wb_missing = missing
     return fig
 
