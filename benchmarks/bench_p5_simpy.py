@@ -149,7 +149,9 @@ def main():
     topo = symmetric_tree()
     simpy_periods, kernel_periods = (100, 2000) if args.quick else (400, 20000)
 
-    tasks = _draw_tasks(topo, LAM, MU, 1.0, simpy_periods, 1.0, 0.1, np.random.default_rng(1))
+    tasks = _draw_tasks(
+        topo, LAM, MU, 1.0, simpy_periods, 1.0, 0.1, np.random.default_rng(1), "spread"
+    )
     _run_kernel("advanced", topo, tasks, **KW)  # warm (compile or load the cache)
     t0 = time.process_time()
     fast = _run_kernel("advanced", topo, tasks, **KW)
@@ -161,7 +163,9 @@ def main():
         fast["exec_server"], where
     )
     disagree = int(np.sum(~np.isclose(fast["finish"], fin, rtol=1e-9)))
-    big = _draw_tasks(topo, LAM, MU, 1.0, kernel_periods, 1.0, 0.1, np.random.default_rng(2))
+    big = _draw_tasks(
+        topo, LAM, MU, 1.0, kernel_periods, 1.0, 0.1, np.random.default_rng(2), "spread"
+    )
     best = np.inf
     for _ in range(3):
         t0 = time.process_time()

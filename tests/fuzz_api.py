@@ -185,6 +185,7 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("fog", "mu2"): lambda: 0.5,
     ("fog", "path"): lambda: os.path.join(tempfile.mkdtemp(prefix="wb-fuzz-"), "s.json"),
     ("*", "arrival_rate"): lambda: 0.5,
+    ("erlang.pollaczek_khinchine", "lam"): lambda: 0.5,
     ("*", "mean_service"): lambda: 1.0,
     ("*", "second_moment"): lambda: 2.0,
     ("*", "second_moment_service"): lambda: 2.0,
@@ -200,10 +201,10 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("datacenters.ring_table", "result"): lambda: _once(
         "ring",
         lambda: _module("datacenters").simulate_ring(
-            (0.9, 0.9, 0.9),
-            (10, 10, 10),
-            (0.1, 0.1, 0.1),
-            (0.5, 0.5, 0.5),
+            lam=(0.9, 0.9, 0.9),
+            servers=(10, 10, 10),
+            mu=(0.1, 0.1, 0.1),
+            p=(0.5, 0.5, 0.5),
             events=20_000,
             replications=2,
         ),

@@ -7,8 +7,15 @@ import pandas as pd
 import pytest
 
 import workbench.datacenters as dc
+from workbench.datacenters import studies
 from workbench.datacenters.claims import CLAIMS
-from workbench.datacenters.figures import FIGURES
+from workbench.datacenters.diagram import draw_model
+from workbench.datacenters.figures import (
+    FIGURES,
+    exact_limit_simulation_frame,
+    ring_frame,
+    ring_study,
+)
 from workbench.plots import FigureSpec
 
 FIGURE_NAMES = [
@@ -44,7 +51,7 @@ def test_interactive_view_redraws_on_slider_moves():
     # latency is measured in benchmarks/bench_slider_latency.py, not here
     from workbench.datacenters.views import VIEWS
 
-    view = VIEWS["explore"]()
+    view = VIEWS["cooperation"]()
     assert "wb-interactive" in view._dom_classes
     for value in (0.5, 0.4, 0.6):
         view.controls["p2"].value = value
@@ -78,17 +85,17 @@ def test_only_views_import_the_widget_stack():
         assert (path.name == "views.py") == bool(widgety), (path.name, widgety)
 
 
-def test_cooperation_frame_validates_its_flags_and_leaves_out_uncertified_limits():
-    from workbench.datacenters import cooperation_frame
+def test_cooperation_study_validates_its_flags_and_leaves_out_uncertified_limits():
     from workbench.validation import ParameterError
 
-    with pytest.raises(ParameterError, match="'limit' parameter of cooperation_frame"):
-        cooperation_frame((30.0, 16.0), (20, 20), (1.0, 1.0), limit="yes")
-    with pytest.raises(ParameterError, match="'vary' parameter of cooperation_frame"):
-        cooperation_frame((30.0, 16.0), (20, 20), (1.0, 1.0), vary="p3")
+    cooperation_study = studies.cooperation_study
+    with pytest.raises(ParameterError, match="'limit' parameter of cooperation_study"):
+        cooperation_study((30.0, 16.0), (20, 20), (1.0, 1.0), limit="yes")
+    with pytest.raises(ParameterError, match="'vary' parameter of cooperation_study"):
+        cooperation_study((30.0, 16.0), (20, 20), (1.0, 1.0), vary="p3")
     # lambda/N = (1.001, 1.002): the limit is uncertifiable at p = (q, 0.5) with q < 1, and
     # exact at q = 1 only when p = (1, 1); no guessed limit value may appear
-    frame = cooperation_frame((1001.0, 1002.0), (1000, 1000), (1.0, 1.0), p_other=0.5, points=3)
+    frame = cooperation_study((1001.0, 1002.0), (1000, 1000), (1.0, 1.0), p_other=0.5, points=3)
     limit_rows = frame[frame["model"].str.startswith("limit")]
     assert frame[frame["model"].str.startswith("exact")].shape[0] == 3
     assert limit_rows.empty
@@ -123,7 +130,9 @@ def test_ring_intervals_stop_at_zero_and_flagged_runs_are_hollow():
     from workbench.datacenters.figures import plot_ring
 
     # centers 1 and 2 lose under 1 %: their Student-t intervals would go below 0
-    run = dc.simulate_ring((12.0, 2.5, 2.5), 10, 1.0, 0.25, events=5_000, replications=3)
+    run = dc.simulate_ring(
+        lam=(12.0, 2.5, 2.5), servers=10, mu=1.0, p=0.25, events=5_000, replications=3
+    )
     table = dc.ring_table(run)
     assert run.stationary and (table["ci_low"] >= 0.0).all() and (table["ci_high"] <= 1.0).all()
     assert (table["beta"] - table["half_width"] < 0).any()  # clipping was needed
@@ -153,7 +162,6 @@ def test_ring_intervals_stop_at_zero_and_flagged_runs_are_hollow():
 
 
 def test_diagram_is_drawn_from_the_parameters():
-    from workbench.datacenters import draw_model
     from workbench.validation import ParameterError
 
     fig = draw_model((12.0, 3.0), (7, 40), (1.0, 2.0), (0.25, 0.75), busy=(6.5, 1.0))
@@ -189,16 +197,19 @@ def test_figure_helpers_refuse_bad_input_by_name():
 
     cases = [
         (lambda: dc.ring_table("x"), "'result' parameter of ring_table"),
-        (lambda: dc.draw_model(busy="x"), "'busy' parameter of draw_model"),
-        (lambda: dc.draw_model(busy=(30.0, 1.0)), r"'busy' parameter of draw_model.*\[0, 20\]"),
-        (lambda: dc.ring_frame(scenarios="x"), "'scenarios' parameter of ring_frame"),
-        (lambda: dc.ring_frame(scenarios={"a": (1.0, "x", 1.0)}), "'scenarios' parameter"),
-        (lambda: dc.ring_frame(n="x"), "'n' parameter of ring_frame"),
-        (lambda: dc.ring_frame(quick="x"), "'quick' parameter of ring_frame"),
-        (lambda: dc.exact_limit_simulation_frame(quick=None), "'quick' parameter"),
-        (lambda: dc.convergence_table(progress="x"), "'progress' parameter of convergence_table"),
+        (lambda: draw_model(busy="x"), "'busy' parameter of draw_model"),
+        (lambda: draw_model(busy=(30.0, 1.0)), r"'busy' parameter of draw_model.*\[0, 20\]"),
+        (lambda: ring_study(scenarios="x"), "'scenarios' parameter of ring_study"),
+        (lambda: ring_study(scenarios={"a": (1.0, "x", 1.0)}), "'scenarios' parameter"),
+        (lambda: ring_study(n="x"), "'n' parameter of ring_study"),
+        (lambda: ring_frame(quick="x"), "'quick' parameter of ring_study"),
+        (lambda: exact_limit_simulation_frame(quick=None), "'quick' parameter"),
         (
-            lambda: dc.optimal_forwarding((30.0, 16.0), (20, 20), (1.0, 1.0), progress=-1),
+            lambda: studies.convergence_table(progress="x"),
+            "'progress' parameter of convergence_table",
+        ),
+        (
+            lambda: studies.optimal_forwarding((30.0, 16.0), (20, 20), (1.0, 1.0), progress=-1),
             "'progress' parameter of optimal_forwarding",
         ),
         (
@@ -210,4 +221,4 @@ def test_figure_helpers_refuse_bad_input_by_name():
         with pytest.raises(ParameterError, match=message):
             call()
     assert issubclass(dc.UncertifiedSolutionError, ParameterError)
-    plt.close(dc.draw_model(busy=(6.5, 1.0)))
+    plt.close(draw_model(busy=(6.5, 1.0)))

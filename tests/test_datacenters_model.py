@@ -12,7 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench.datacenters as dc
-from workbench.datacenters import model
+from workbench.datacenters import exact as exact_module
+from workbench.datacenters import limit as limit_module
+from workbench.datacenters import model, studies
+from workbench.datacenters.figures import RING_SCENARIOS
 from workbench.erlang import erlang_b
 from workbench.kernels.markov import grid_chain_stencil, stencil_residual, stencil_to_coo
 from workbench.validation import ParameterError
@@ -90,7 +93,7 @@ def test_exact_solver_matches_naive_dense_solve(c1, c2, l1, l2, m1, m2, p1, p2):
 )
 def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
     args = ((l1, l2), (1.0, 1.0), (1.0, 1.0), (p1, p2))
-    pi, _, _ = model._walk_pi00(*args, (box1, box2), 1e-13)
+    pi, _, _ = limit_module._walk_pi00(*args, (box1, box2), 1e-13)
     ref = naive.stationary(naive.generator_idle_walk(*args, (box1, box2)))
     ref = ref.reshape(box1 + 1, box2 + 1)[::-1, ::-1]  # walk grid stores x = M1 - m
     np.testing.assert_allclose(pi, ref, atol=1e-10)
@@ -108,7 +111,7 @@ def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
 def test_qbd_limit_matches_box_walk_and_naive_walk(lam, p):
     args = (lam, (1.0, 1.0), (1.0, 1.0), p)
     lim = dc.limit_analysis(*args)
-    pi, _, _ = model._walk_pi00(*args, (384, 384), 1e-13)
+    pi, _, _ = limit_module._walk_pi00(*args, (384, 384), 1e-13)
     assert lim.pi00 == pytest.approx(pi[-1, -1], abs=1e-9)
     if lam == (3.0, 2.5):  # light tails both ways: a small dense walk is exact enough
         ref = naive.stationary(naive.generator_idle_walk(*args, (30, 30)))
@@ -238,7 +241,7 @@ def test_limit_against_the_walk_solved_on_a_large_box(lam, p):
     c, mu = (1.0, 1.0), (1.0, 1.0)
     lim = dc.limit_analysis(lam, c, mu, p)
     assert lim.regime == "E"
-    pi, _, _ = model._walk_pi00(lam, c, mu, p, (300, 300), 1e-13)
+    pi, _, _ = limit_module._walk_pi00(lam, c, mu, p, (300, 300), 1e-13)
     pi00, a, b = pi[-1, -1], pi[-1, :].sum(), pi[:, -1].sum()  # grid stores M - m, M - n
     assert lim.pi00 == pytest.approx(pi00, abs=1e-9)
     beta = ((1 - p[0]) * a + p[0] * pi00, (1 - p[1]) * b + p[1] * pi00)
@@ -276,7 +279,7 @@ def test_E_boundary_gives_a_stated_finite_result():
 
 
 def test_exact_approaches_limit_as_N_grows():
-    table = dc.convergence_table(sizes=(25, 50, 100, 200))
+    table = studies.convergence_table(sizes=(25, 50, 100, 200))
     err = (table["error1"].abs() + table["error2"].abs()).to_numpy()
     assert np.all(np.diff(err) < 0)
     assert err[-1] < 0.05
@@ -284,12 +287,12 @@ def test_exact_approaches_limit_as_N_grows():
 
 
 def test_ring_pairwise_reduction_and_where_it_stops():
-    iso = dc.ring_limit(dc.RING_SCENARIOS["isolated hot spot"], 1.0, 1.0, 0.25)
+    iso = dc.ring_limit(RING_SCENARIOS["isolated hot spot"], 1.0, 1.0, 0.25)
     assert list(iso["reduction"][:2]) == ["isolated", "underloaded"]
     assert iso["beta"][0] == pytest.approx((1 - 0.5) * (1 - 1 / 1.6))
-    pair = dc.ring_limit(dc.RING_SCENARIOS["two adjacent hot spots"], 1.0, 1.0, 0.25)
+    pair = dc.ring_limit(RING_SCENARIOS["two adjacent hot spots"], 1.0, 1.0, 0.25)
     assert list(pair["reduction"][:2]) == ["pair", "pair"]
-    three = dc.ring_limit(dc.RING_SCENARIOS["three adjacent hot spots"], 1.0, 1.0, 0.25)
+    three = dc.ring_limit(RING_SCENARIOS["three adjacent hot spots"], 1.0, 1.0, 0.25)
     assert three["reduction"][1].startswith("not applicable")
     assert three["beta"][:3].isna().all()
 
@@ -323,13 +326,13 @@ def test_blocking_exact_rejects_bad_input(kwargs, name):
     "kwargs,name",
     [
         ({"p": (1.5, 0.3)}, "p"),
-        ({"lam": (0.0, 1.0)}, "lam"),
+        ({"load": (0.0, 1.0)}, "load"),
         ({"c": (0.0, 1.0)}, "c"),
         ({"mu": (math.inf, 1.0)}, "mu"),
     ],
 )
 def test_blocking_limit_rejects_bad_input(kwargs, name):
-    args = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)} | kwargs
+    args = {"load": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)} | kwargs
     with pytest.raises(ParameterError, match=f"The '{name}' parameter of blocking_limit must"):
         dc.blocking_limit(**args)
 
@@ -354,8 +357,8 @@ def test_extreme_overload_is_solved_exactly():
 def test_uncertifiable_solution_raises_with_the_residual(monkeypatch):
     # without the sparse-LU fallback and with one GMRES cycle the residual stays large:
     # the solver must refuse, naming the caller and the residual, instead of warning
-    monkeypatch.setattr(model, "_DIRECT_MAX_STATES", 0)
-    monkeypatch.setattr(model, "_THIN", 0)
+    monkeypatch.setattr(exact_module, "_DIRECT_MAX_STATES", 0)
+    monkeypatch.setattr(exact_module, "_THIN", 0)
     with pytest.raises(model.UncertifiedSolutionError, match=r"solve_exact.*relative residual"):
         dc.solve_exact((2e4, 1.0), (60, 60), (1, 1), (0.8, 0.8), max_restarts=1)
 
@@ -399,21 +402,25 @@ def test_limit_near_critical_load_raises_instead_of_guessing():
             "blocking_exact",
         ),
         (lambda: dc.solve_exact((1e308, 2.0), (4, 4), (1, 1), (0.5, 0.5)), "lam", "solve_exact"),
-        (lambda: dc.regime((1e308, 1e308), (1, 1), (1, 1), (0.5, 0.5)), "lam", "regime"),
+        (lambda: dc.regime((1e308, 1e308), (1, 1), (1, 1), (0.5, 0.5)), "load", "regime"),
         (
             lambda: dc.blocking_limit((1e12, 0.8), (1, 1), (1, 1), (0.6, 0.3)),
-            "lam",
+            "load",
             "blocking_limit",
         ),
-        (lambda: dc.convergence_table(c=(1e308, 1)), "c", "convergence_table"),
-        (lambda: dc.convergence_table(sizes=5), "sizes", "convergence_table"),
-        (lambda: dc.convergence_table(sizes=(10, "20")), "sizes", "convergence_table"),
-        (lambda: dc.optimal_forwarding((1e308, 1), (4, 4), (1, 1)), "lam", "optimal_forwarding"),
-        (lambda: dc.ring_limit((1.0, 1 + 2j, 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
-        (lambda: dc.ring_limit((1.0, (1.0, 2.0), 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: studies.convergence_table(c=(1e308, 1)), "c", "convergence_table"),
+        (lambda: studies.convergence_table(sizes=5), "sizes", "convergence_table"),
+        (lambda: studies.convergence_table(sizes=(10, "20")), "sizes", "convergence_table"),
+        (
+            lambda: studies.optimal_forwarding((1e308, 1), (4, 4), (1, 1)),
+            "lam",
+            "optimal_forwarding",
+        ),
+        (lambda: dc.ring_limit((1.0, 1 + 2j, 1.0), 1.0, 1.0, 0.2), "load", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, (1.0, 2.0), 1.0), 1.0, 1.0, 0.2), "load", "ring_limit"),
         (lambda: dc.ring_limit((1.0, 1.0, 1.0), True, 1.0, 0.2), "c", "ring_limit"),
-        (lambda: dc.ring_limit((1.0, "1", 1.0), 1.0, 1.0, 0.2), "lam", "ring_limit"),
-        (lambda: dc.ring_limit("123", 1.0, 1.0, 0.2), "lam", "ring_limit"),
+        (lambda: dc.ring_limit((1.0, "1", 1.0), 1.0, 1.0, 0.2), "load", "ring_limit"),
+        (lambda: dc.ring_limit("123", 1.0, 1.0, 0.2), "load", "ring_limit"),
         (lambda: dc.ring_limit((1.0, 1.0, 1.0), 1.0, 1.0, (0.2, 0.2j, 0.2)), "p", "ring_limit"),
         (lambda: dc.ring_limit((1.0, 1.0, 1.0), 1.0, (1.0, True, 1.0), 0.2), "mu", "ring_limit"),
     ],
@@ -462,7 +469,7 @@ def test_exact_beta_is_a_probability_at_the_corners_of_the_parameter_table(lam, 
 
 @settings(deadline=None, max_examples=200)
 @given(
-    lam=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["lam"]))] * 2),
+    lam=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["load"]))] * 2),
     mu=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["mu"]))] * 2),
     c=st.tuples(*[st.sampled_from(_corner_values(dc.PARAMS["c"]))] * 2),
     p=st.tuples(*[st.sampled_from([0.0, 0.3, 1.0])] * 2),

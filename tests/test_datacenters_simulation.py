@@ -7,12 +7,18 @@ import numpy as np
 import pytest
 
 import workbench.datacenters as dc
+from workbench.datacenters.figures import RING_SCENARIOS
 from workbench.datacenters.kernels import simulate_ring_kernel, simulate_two_centers_kernel
 from workbench.erlang import erlang_b
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 # ---------------------------------------------------------------------------------------------
 # kernels against their naive twins
+
+
+def _model(args) -> dict:
+    """(lam, servers, mu, p) as the keywords of simulate."""
+    return dict(zip(("lam", "servers", "mu", "p"), args, strict=True))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -63,7 +69,7 @@ def test_ring_simulation_kernel_matches_naive_twin(seed):
 def test_simulation_within_confidence_interval_of_exact():
     lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
     exact = dc.solve_exact(lam, servers, mu, p)
-    sim = dc.simulate(lam, servers, mu, p, events=200_000, replications=10, seed=5)
+    sim = dc.simulate(lam=lam, servers=servers, mu=mu, p=p, events=200_000, replications=10, seed=5)
     assert sim.metric == "beta1"
     for i, name in enumerate(["beta1", "beta2"]):
         low, high = sim.interval(name)
@@ -74,9 +80,9 @@ def test_simulation_within_confidence_interval_of_exact():
 
 def test_simulation_is_reproducible_and_request_fates_match_the_exact_chain():
     lam, servers, mu, p = (15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)
-    a = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=9)
-    b = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=9)
-    c = dc.simulate(lam, servers, mu, p, events=100_000, replications=6, seed=10)
+    a = dc.simulate(lam=lam, servers=servers, mu=mu, p=p, events=100_000, replications=6, seed=9)
+    b = dc.simulate(lam=lam, servers=servers, mu=mu, p=p, events=100_000, replications=6, seed=9)
+    c = dc.simulate(lam=lam, servers=servers, mu=mu, p=p, events=100_000, replications=6, seed=10)
     assert a.frame.equals(b.frame) and a.summary.equals(b.summary)
     assert not a.frame.equals(c.frame)
     reps = a.frame
@@ -105,7 +111,7 @@ def test_simulation_is_reproducible_and_request_fates_match_the_exact_chain():
     ],
 )
 def test_simulation_at_the_corners_of_the_parameter_table_gives_probabilities(lam, servers, mu, p):
-    sim = dc.simulate(lam, servers, mu, p, events=5_000, replications=2, seed=1)
+    sim = dc.simulate(lam=lam, servers=servers, mu=mu, p=p, events=5_000, replications=2, seed=1)
     for q in ("beta1", "beta2", "p_full1", "p_full2", "p_both_full"):
         assert 0.0 <= sim[q] <= 1.0, (q, sim[q])
     assert np.isfinite(sim.summary["estimate"]).all()
@@ -115,15 +121,31 @@ def test_simulation_at_the_corners_of_the_parameter_table_gives_probabilities(la
 def test_a_run_without_class_1_arrivals_raises_instead_of_a_number():
     # λ₁ = 1e-6 against λ₂ = 1e6: no class-1 request in 5,000 events, so β₁ is not measured
     with pytest.raises(EmptyRunError, match="no class-1 arrivals after the warm-up"):
-        dc.simulate((1e-6, 1e6), (5000, 1), (1e6, 1e-6), (0.0, 1.0), events=5_000, replications=2)
+        dc.simulate(
+            lam=(1e-6, 1e6),
+            servers=(5000, 1),
+            mu=(1e6, 1e-6),
+            p=(0.0, 1.0),
+            events=5_000,
+            replications=2,
+        )
     # the same network measured from class 2's side: β₂ = 0 is said to be no measurement
-    sim = dc.simulate((1e6, 1e-6), (1, 5000), (1e-6, 1e6), (1.0, 0.0), events=5_000, replications=2)
+    sim = dc.simulate(
+        lam=(1e6, 1e-6),
+        servers=(1, 5000),
+        mu=(1e-6, 1e6),
+        p=(1.0, 0.0),
+        events=5_000,
+        replications=2,
+    )
     assert sim["beta2"] == 0.0 and "no class-2 arrival" in sim.notes[0]
 
 
 def test_ring_without_forwarding_is_independent_erlang_b():
     # p = 0: each center of the ring is its own Erlang-B system
-    result = dc.simulate_ring((6.0, 4.0, 5.0), 5, 1.0, 0.0, events=200_000, replications=6, seed=1)
+    result = dc.simulate_ring(
+        lam=(6.0, 4.0, 5.0), servers=5, mu=1.0, p=0.0, events=200_000, replications=6, seed=1
+    )
     sim = dc.ring_table(result)
     for j, load in enumerate((6.0, 4.0, 5.0)):
         row = sim.iloc[j]
@@ -131,10 +153,12 @@ def test_ring_without_forwarding_is_independent_erlang_b():
 
 
 def test_ring_pair_reduction_against_simulation_at_moderate_N():
-    lam = np.array(dc.RING_SCENARIOS["two adjacent hot spots"])
+    lam = np.array(RING_SCENARIOS["two adjacent hot spots"])
     red = dc.ring_limit(lam, 1.0, 1.0, 0.25)
     sim = dc.ring_table(
-        dc.simulate_ring(lam * 80, 80, 1.0, 0.25, events=300_000, replications=6, seed=4)
+        dc.simulate_ring(
+            lam=lam * 80, servers=80, mu=1.0, p=0.25, events=300_000, replications=6, seed=4
+        )
     )
     # finite-N blocking sits above the limit and approaches it (slowly, as for two centers)
     for j in (0, 1):
@@ -143,37 +167,37 @@ def test_ring_pair_reduction_against_simulation_at_moderate_N():
 
 def test_simulation_and_ring_reject_bad_input():
     with pytest.raises(ParameterError, match="'seed' parameter of simulate"):
-        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), seed=-1)
+        dc.simulate(lam=(1.0, 1.0), servers=(2, 2), mu=(1.0, 1.0), p=(0.5, 0.5), seed=-1)
     with pytest.raises(ParameterError, match="'p' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.6)
+        dc.simulate_ring(lam=(1.0, 1.0, 1.0), servers=2, mu=1.0, p=0.6)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0), 2, 1.0, 0.2)
+        dc.simulate_ring(lam=(1.0, 1.0), servers=2, mu=1.0, p=0.2)
     with pytest.raises(ParameterError, match="'servers' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0, 1.0), "1", 1.0, 0.2)
+        dc.simulate_ring(lam=(1.0, 1.0, 1.0), servers="1", mu=1.0, p=0.2)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1 + 1j, 1.0), 2, 1.0, 0.2)
+        dc.simulate_ring(lam=(1.0, 1 + 1j, 1.0), servers=2, mu=1.0, p=0.2)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, [1.0], 1.0), 2, 1.0, 0.2)
+        dc.simulate_ring(lam=(1.0, [1.0], 1.0), servers=2, mu=1.0, p=0.2)
     with pytest.raises(ParameterError, match="'servers' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0, 1.0), (2, True, 2), 1.0, 0.2)
+        dc.simulate_ring(lam=(1.0, 1.0, 1.0), servers=(2, True, 2), mu=1.0, p=0.2)
     with pytest.raises(ParameterError, match="'confidence' parameter of simulate"):
-        dc.simulate((1.0, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5), confidence=1.5)
+        dc.simulate(lam=(1.0, 1.0), servers=(2, 2), mu=(1.0, 1.0), p=(0.5, 0.5), confidence=1.5)
     with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
-        dc.simulate((1e308, 1.0), (2, 2), (1.0, 1.0), (0.5, 0.5))
+        dc.simulate(lam=(1e308, 1.0), servers=(2, 2), mu=(1.0, 1.0), p=(0.5, 0.5))
 
 
-def test_simulate_until_reaches_the_target_with_the_streams_of_simulate():
-    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
-    res = dc.simulate_until(*args, half_width=0.004, events=50_000, seed=3, progress=False)
-    assert res.half_width <= 0.004 and not res.notes
-    same = dc.simulate(*args, events=50_000, replications=res.replications, seed=3)
+def test_simulate_to_precision_reaches_an_absolute_target_with_the_streams_of_simulate():
+    args = _model(((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)))
+    res = dc.simulate_to_precision(**args, half_width=0.004, events=50_000, seed=3, progress=False)
+    assert res.converged and res.half_width <= 0.004
+    same = dc.simulate(**args, events=50_000, replications=res.replications, seed=3)
     assert res.frame.equals(same.frame)
-    capped = dc.simulate_until(
-        *args, half_width=1e-5, events=5_000, max_replications=6, seed=3, progress=False
+    capped = dc.simulate_to_precision(
+        **args, half_width=1e-5, events=5_000, max_replications=6, seed=3, progress=False
     )
-    assert capped.replications == 6 and "not reached" in capped.notes[0]
-    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_until"):
-        dc.simulate_until(*args, half_width=0.0)
+    assert capped.replications == 6 and not capped.converged
+    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(**args, half_width=0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,10 +212,14 @@ def test_defaults_and_the_worked_example_are_stationary():
     assert sim.stationary and sim.stationarity.tested and sim.stationarity.note == ""
     n = 25  # the simulated claim's point: the worked example at N = 25
     lam = (EXAMPLE["lam"][0] * n, EXAMPLE["lam"][1] * n)
-    sim = dc.simulate(lam, (n, n), EXAMPLE["mu"], EXAMPLE["p"], events=100_000, replications=8)
+    sim = dc.simulate(
+        lam=lam, servers=(n, n), mu=EXAMPLE["mu"], p=EXAMPLE["p"], events=100_000, replications=8
+    )
     assert sim.stationary and 0.0 < sim.stationarity.p_value <= 1.0
     assert sim.stationarity.observations > 8 * 30_000  # class-1 arrivals after the warm-up
-    ring = dc.simulate_ring(PARAMS["ring_lam"].default, 40, 1.0, PARAMS["ring_p"].default)
+    ring = dc.simulate_ring(
+        lam=PARAMS["ring_load"].default, servers=40, mu=1.0, p=PARAMS["ring_p"].default
+    )
     assert ring.stationary
 
 
@@ -201,66 +229,62 @@ def test_a_run_that_is_all_warm_up_is_flagged_and_overload_decides():
     args = ((7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3))
     kw = {"events": 30_000, "replications": 3, "warmup": 0.0}
     with pytest.raises(UnstableRegimeError, match="not a steady state"):
-        dc.simulate(*args, **kw)
-    sim = dc.simulate(*args, **kw, overload="transient")
+        dc.simulate(**_model(args), **kw)
+    sim = dc.simulate(**_model(args), **kw, overload="transient")
     assert not sim.stationary and sim.stationarity.second_half > sim.stationarity.first_half
     assert any("not stationary" in n for n in sim.notes)
     # dropping the filling phase (and running longer) gives a steady state
-    assert dc.simulate(*args, events=200_000, replications=3, warmup=0.5).stationary
+    assert dc.simulate(**_model(args), events=200_000, replications=3, warmup=0.5).stationary
     with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
-        dc.simulate(*args, **kw, overload="ignore")
+        dc.simulate(**_model(args), **kw, overload="ignore")
     with pytest.raises(ParameterError, match="'overload' parameter of simulate_ring"):
-        dc.simulate_ring((1.0, 1.0, 1.0), 2, 1.0, 0.2, overload=True)
+        dc.simulate_ring(lam=(1.0, 1.0, 1.0), servers=2, mu=1.0, p=0.2, overload=True)
 
 
-def test_simulate_until_with_a_relative_target_uses_the_shared_precision_loop():
-    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
-    res = dc.simulate_until(
-        *args, half_width=None, rel_half_width=0.05, events=20_000, seed=3, progress=False
+def test_simulate_to_precision_with_a_relative_target_uses_the_shared_precision_loop():
+    args = _model(((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)))
+    res = dc.simulate_to_precision(
+        **args, rel_half_width=0.05, events=20_000, seed=3, progress=False
     )
     assert res.converged and res.half_width <= 0.05 * res.estimate
     assert "precision" in res.notes[-1]
-    same = dc.simulate(*args, events=20_000, replications=res.replications, seed=3)
+    same = dc.simulate(**args, events=20_000, replications=res.replications, seed=3)
     assert res.frame.equals(same.frame)  # replication r has the same stream in both
-    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_until"):
-        dc.simulate_until(*args, rel_half_width=0.05)  # two targets
+    with pytest.raises(ParameterError, match="'half_width' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(**args, half_width=0.01, rel_half_width=0.05)  # two targets
     with pytest.raises(UnstableRegimeError):
-        dc.simulate_until(
-            (7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3), events=30_000, warmup=0.0,
-            progress=False,
+        dc.simulate_to_precision(
+            **_model(((7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3))),
+            events=30_000, warmup=0.0, progress=False,
         )  # fmt: skip
+    with pytest.raises(ParameterError, match="'rel_half_width' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(**args, rel_half_width=0.0)
+    with pytest.raises(ParameterError, match="'initial' parameter of simulate_to_precision"):
+        dc.simulate_to_precision(**args, initial=1)
+    with pytest.raises(TypeError):  # every argument is keyword-only
+        dc.simulate((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
 
 
 def test_work_is_bounded_before_it_starts():
     args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
     with pytest.raises(ParameterError, match="simulate is too long"):
-        dc.simulate(*args, events=50_000_000, replications=1000)
+        dc.simulate(**_model(args), events=50_000_000, replications=1000)
     with pytest.raises(ParameterError, match="simulate_ring is too long"):
-        dc.simulate_ring((1.0,) * 64, 2, 1.0, 0.2, events=10_000_000, replications=100)
-    with pytest.raises(ParameterError, match="simulate_until is too long"):
-        dc.simulate_until(*args, events=50_000_000, max_replications=100, progress=False)
+        dc.simulate_ring(
+            lam=(1.0,) * 64, servers=2, mu=1.0, p=0.2, events=10_000_000, replications=100
+        )
+    with pytest.raises(ParameterError, match="simulate_to_precision is too long"):
+        dc.simulate_to_precision(
+            **_model(args), events=50_000_000, max_replications=100, progress=False
+        )
 
 
 def test_the_public_api_lists_only_what_a_user_calls():
     import importlib
 
-    for name in ("", ".model", ".simulation", ".figures", ".claims", ".params"):
+    for name in ("", ".model", ".exact", ".limit", ".ring", ".studies", ".simulation",
+                 ".figures", ".diagram", ".claims", ".params"):  # fmt: skip
         module = importlib.import_module("workbench.datacenters" + name)
         assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
     params = importlib.import_module("workbench.datacenters.params")
     assert "center" not in params.__all__ and "check_ring_vector" not in params.__all__
-
-
-def test_simulate_to_precision_is_the_shared_relative_loop():
-    args = ((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3))
-    res = dc.simulate_to_precision(
-        *args, rel_half_width=0.05, events=20_000, seed=3, progress=False
-    )
-    until = dc.simulate_until(
-        *args, half_width=None, rel_half_width=0.05, events=20_000, seed=3, progress=False
-    )
-    assert res.converged and res.frame.equals(until.frame) and res.half_width <= 0.05 * res.estimate
-    with pytest.raises(ParameterError, match="'rel_half_width' parameter of simulate_to_precision"):
-        dc.simulate_to_precision(*args, rel_half_width=0.0)
-    with pytest.raises(ParameterError, match="'initial' parameter of simulate_to_precision"):
-        dc.simulate_to_precision(*args, initial=1)

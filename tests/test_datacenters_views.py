@@ -18,10 +18,10 @@ from workbench.validation import ParameterError
 P_GRID = np.linspace(0.0, 1.0, 11)
 
 
-def _explore_setting(v):
-    """The view's controls as the model's arguments: λᵢ and Cᵢ scale with N."""
+def _cooperation_setting(v):
+    """The view's controls as the model's arguments: λᵢ = loadᵢ N and Cᵢ = cᵢ N."""
     n = v["N"]
-    lam = (v["lam1"] * n, v["lam2"] * n)
+    lam = (v["load1"] * n, v["load2"] * n)
     servers = (max(1, round(v["c1"] * n)), max(1, round(v["c2"] * n)))
     return lam, servers, (v["mu1"], v["mu2"]), (v["p1"], v["p2"])
 
@@ -31,8 +31,8 @@ def _inside_the_axes(ax, *ys):
     return all(low <= y <= high for values in ys for y in np.ravel(values))
 
 
-def _check_explore_drawing(drawing, v):
-    lam, servers, mu, p = _explore_setting(v)
+def _check_cooperation_drawing(drawing, v):
+    lam, servers, mu, p = _cooperation_setting(v)
     curve = np.array([solve_exact(lam, servers, mu, (q, p[1]), tol=1e-10).beta for q in P_GRID])
     assert drawing.beta1.get_ydata() == pytest.approx(curve[:, 0], rel=1e-6, abs=1e-12)
     assert drawing.beta2.get_ydata() == pytest.approx(curve[:, 1], rel=1e-6, abs=1e-12)
@@ -47,18 +47,18 @@ def _check_explore_drawing(drawing, v):
     return now
 
 
-def test_explore_view_draws_the_models_blocking_after_every_move():
-    view = views.VIEWS["explore"]()
+def test_cooperation_view_draws_the_models_blocking_after_every_move():
+    view = views.VIEWS["cooperation"]()
     drawing = view._plot  # the view's figure object, updated in place by every move
     fig = drawing.fig
     first = drawing.beta1.get_ydata().copy()
-    for name, value in [("p2", 0.7), ("N", 12), ("lam1", 2.0), ("c2", 0.5), ("p1", 0.25)]:
+    for name, value in [("p2", 0.7), ("N", 12), ("load1", 2.0), ("c2", 0.5), ("p1", 0.25)]:
         view.controls[name].value = value
         assert not view.stale and view.drawn_values == view.values, view.status.value
         v = view.values
-        now = _check_explore_drawing(drawing, v)
-        lam, servers, mu, p = _explore_setting(v)
-        limit = limit_analysis((v["lam1"], v["lam2"]), (servers[0] / v["N"], servers[1] / v["N"]),
+        now = _check_cooperation_drawing(drawing, v)
+        lam, servers, mu, p = _cooperation_setting(v)
+        limit = limit_analysis((v["load1"], v["load2"]), (servers[0] / v["N"], servers[1] / v["N"]),
                                mu, p).beta  # fmt: skip
         assert [b.get_height() for b in drawing.limit_bars] == pytest.approx(limit, abs=1e-6)
         assert all(b.get_visible() for b in drawing.limit_bars)
@@ -74,42 +74,42 @@ def drawing_limits(drawing):
     return [b.get_height() for b in drawing.limit_bars]
 
 
-def test_explore_view_drops_an_uncertified_limit_and_brings_it_back():
-    view = views.VIEWS["explore"]()
+def test_cooperation_view_drops_an_uncertified_limit_and_brings_it_back():
+    view = views.VIEWS["cooperation"]()
     drawing = view._plot
-    view.controls["lam1"].value = 1.05  # both centres just overloaded: no certified limit
-    view.controls["lam2"].value = 1.05
+    view.controls["load1"].value = 1.05  # both centres just overloaded: no certified limit
+    view.controls["load2"].value = 1.05
     assert not view.stale and not view.errors
-    _check_explore_drawing(drawing, view.values)
+    _check_cooperation_drawing(drawing, view.values)
     assert drawing.uncertified.get_visible()
     assert not any(b.get_visible() for b in drawing.limit_bars)
     assert (
         len(drawing.legend1.texts) == 1 and sum(t.get_visible() for t in drawing.value_labels) == 2
     )
-    view.controls["lam1"].value = 1.5
-    _check_explore_drawing(drawing, view.values)
+    view.controls["load1"].value = 1.5
+    _check_cooperation_drawing(drawing, view.values)
     assert not drawing.uncertified.get_visible() and len(drawing.legend1.texts) == 2
 
 
-def test_explore_figure_is_right_where_the_y_axis_needs_a_power_of_ten():
+def test_cooperation_figure_is_right_where_the_y_axis_needs_a_power_of_ten():
     # lightly loaded centres block ~1e-20 of requests: the y axis writes "1e−20" at its top,
     # and the figure goes back to matplotlib's own title placement (the figure is rebuilt)
-    drawing = views._ExploreFigure(fixed_titles=True)
-    light = dict(lam1=0.1, lam2=0.1, c1=1.0, c2=1.0, N=30, mu1=1.0, mu2=1.0, p1=0.5, p2=0.5)
-    drawing(**{**light, "lam1": 1.5, "lam2": 0.8})
+    drawing = views._CooperationFigure(fixed_titles=True)
+    light = dict(load1=0.1, load2=0.1, c1=1.0, c2=1.0, N=30, mu1=1.0, mu2=1.0, p1=0.5, p2=0.5)
+    drawing(**{**light, "load1": 1.5, "load2": 0.8})
     assert drawing.pinned == (True, True)
     drawing(**light)
     assert drawing.pinned == (False, True)
     assert 0 < drawing.beta1.get_ydata().max() < 1e-15
-    _check_explore_drawing(drawing, light)
+    _check_cooperation_drawing(drawing, light)
     assert drawing.title0.get_text().startswith("C = (30, 30)")
-    drawing(**{**light, "lam1": 1.5, "lam2": 0.8})  # and back
+    drawing(**{**light, "load1": 1.5, "load2": 0.8})  # and back
     assert drawing.pinned == (True, True)
-    _check_explore_drawing(drawing, {**light, "lam1": 1.5, "lam2": 0.8})
+    _check_cooperation_drawing(drawing, {**light, "load1": 1.5, "load2": 0.8})
 
 
 def test_model_view_draws_the_models_busy_servers_after_every_move():
-    view = views.VIEWS["explore_model"]()
+    view = views.VIEWS["model"]()
     drawing = view._plot
     busy_colour = to_rgba("C0")
     moves = [("lam1", 45.0), ("C2", 30), ("p2", 0.8), ("C1", 6), ("mu2", 2.0)]
@@ -136,13 +136,13 @@ def test_model_view_draws_the_models_busy_servers_after_every_move():
 
 
 def test_a_refused_move_greys_the_figure_and_the_next_move_draws_the_new_values(monkeypatch):
-    view = views.VIEWS["explore"]()
+    view = views.VIEWS["cooperation"]()
     drawing, png = view._plot, view.image.value
     solve = views._solve_exact
 
     def refuse_p2_of_09(lam, servers, mu, p, **kw):
         if p[1] == 0.9:
-            raise ParameterError("explore: the 'p' parameter is refused here (test)")
+            raise ParameterError("cooperation_view: the 'p' parameter is refused here (test)")
         return solve(lam, servers, mu, p, **kw)
 
     monkeypatch.setattr(views, "_solve_exact", refuse_p2_of_09)
@@ -151,4 +151,4 @@ def test_a_refused_move_greys_the_figure_and_the_next_move_draws_the_new_values(
     assert view.image.value == png  # the old picture stays, greyed
     view.controls["p2"].value = 0.45
     assert not view.stale and view.drawn_values == view.values
-    _check_explore_drawing(drawing, view.values)
+    _check_cooperation_drawing(drawing, view.values)

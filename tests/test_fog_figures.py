@@ -9,12 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from workbench.fog.claims import CLAIMS, claims_table
+from workbench.claims import load_claims
+from workbench.fog.claims import CLAIMS
 from workbench.fog.figures import FIGURES
 
 
 def test_claim_ids_match_the_csv_and_disagreements_say_why():
-    table = claims_table()
+    table = load_claims("p1")
     assert set(table["id"]) == set(CLAIMS)
     dis = table[table["expect"] == "disagree"]
     assert dis["workbench_value"].notna().all() and (dis["note"].str.len() > 20).all()
@@ -30,7 +31,7 @@ def test_claim_ids_match_the_csv_and_disagreements_say_why():
 
 
 def test_fifo_claim_reproduces_its_workbench_value_quickly():
-    row = claims_table().set_index("id").loc["fifo_count_vs_chain"]
+    row = load_claims("p1").set_index("id").loc["fifo_count_vs_chain"]
     got = CLAIMS["fifo_count_vs_chain"](quick=True)
     assert got.stationary and abs(got.value - row["workbench_value"]) <= row["tolerance"]
     assert abs(got.value - row["value"]) > row["tolerance"]
@@ -46,11 +47,14 @@ def test_erlang_figure_shows_the_instability():
 
 
 def test_package_import_does_not_import_ipywidgets():
-    # workbench.fog.figures is not checked: workbench.plots imports seaborn, which imports
-    # ipywidgets by itself
-    code = "import sys, workbench.fog, workbench.fog.claims; print('ipywidgets' in sys.modules)"
+    # the package and its model, simulation and tuning modules; study, figures, claims, views
+    # import matplotlib (workbench.plots, and workbench.claims through the atlas) themselves
+    code = (
+        "import sys, workbench.fog, workbench.fog.cases, workbench.fog.tuning; "
+        "print([m for m in ('ipywidgets', 'matplotlib', 'workbench.sweep') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
 
 
 def test_views_build_and_update():
@@ -158,14 +162,14 @@ def test_acceptance_fixed_point_does_not_depend_on_link_delays():
 
 
 def test_best_theta_falls_as_the_load_grows():
-    from workbench.fog.figures import best_theta_frame, best_theta_summary
+    from workbench.fog.figures import best_theta_summary, best_theta_vs_load_frame
 
-    summary = best_theta_summary(best_theta_frame(quick=True)).set_index(["source", "load"])
+    summary = best_theta_summary(best_theta_vs_load_frame(quick=True)).set_index(["source", "load"])
     sim = summary.loc["simulation", "best_theta"]
     model = summary.loc["model (+1/μ)", "best_theta"]
     # the quick runs cannot tell 5 from 10 ms apart (0.1-0.3 ms); a large θ's cost can
     assert sim.loc[1.4] <= sim.loc[0.6] and model.loc[1.4] < model.loc[0.6]
-    frame = best_theta_frame(quick=True)
+    frame = best_theta_vs_load_frame(quick=True)
     simulated = frame[frame["source"] == "simulation"].set_index(["load", "theta"])["delay"]
     cost = {load: simulated.loc[(load, 0.1)] - simulated.loc[load].min() for load in (0.6, 1.4)}
     assert cost[1.4] > 2 * cost[0.6]
@@ -186,8 +190,22 @@ def test_fog_delay_view_draws_the_models_curves():
     draw = FogDelayFigure()
     draw(theta=0.02, e_max=1, load=1.6)
     assert "no offloading" in draw.unstable.get_text()
+    legend = [t.get_text() for t in draw.ax.get_legend().get_texts()]
+    assert any("no offloading" in t and "unstable" in t for t in legend)
     draw(theta=0.02, e_max=1, load=1.0)
     assert draw.unstable.get_text() == ""
+    legend = [t.get_text() for t in draw.ax.get_legend().get_texts()]
+    assert not any("unstable" in t for t in legend)
+
+
+def test_glossary_shows_the_real_defaults():
+    """ε's default is 1e-10 (it once showed as 0.0, outside ε's own range)."""
+    from workbench.fog import PARAMS
+    from workbench.widgets import glossary
+
+    html = glossary(PARAMS).value
+    row = html[html.index("<td>ε</td>") :].split("</tr>")[0]
+    assert "<td>1e-10</td>" in row
 
 
 def test_hollow_markers_appear_exactly_for_the_flagged_points():
@@ -225,3 +243,19 @@ def test_simulation_view_greys_a_run_that_is_not_a_steady_state():
     assert "not a steady state" in fig.wb_unstable_note
     fine = plot_simulated_network(0.02, 1, "distributed", 0.05, 1.0)
     assert getattr(fine, "wb_unstable_note", "") == ""
+
+
+def test_network_layout_is_the_same_in_every_process():
+    """The network picture's positions do not depend on Python's string hashing."""
+    code = (
+        "from workbench.fog.figures import _layout; "
+        "print(_layout(0)[0][['x', 'y']].to_numpy().round(12).tolist())"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": str(h)},
+        ).stdout
+        for h in (1, 2)
+    }  # fmt: skip
+    assert len(outs) == 1

@@ -24,18 +24,17 @@ RATES = dict(lam_light=10.0, lam_heavy=2.0, mu_light=50.0, mu_heavy=10.0)
 VALID = {
     "accept_probability": dict(theta=0.02, **RATES),
     "analyze": dict(scenario=SMALL),
-    "simulate": dict(scenario=SMALL, n_requests=1_000, replications=2),
+    "simulate": dict(scenario=SMALL, requests=1_000, replications=2),
     "simulate_to_precision": dict(
-        scenario=SMALL, n_requests=1_000, max_replications=4, progress=False
+        scenario=SMALL, requests=1_000, max_replications=4, progress=False
     ),
-    "run_once": dict(scenario=SMALL, n_requests=1_000),
+    "run_once": dict(scenario=SMALL, requests=1_000),
     "erlang_sum_cdf": dict(theta=0.1, n=3, mu=50.0, n2=2, mu2=10.0),
     "erlang_sum_cdf_partial_fractions": dict(theta=0.1, n=3, mu=50.0, n2=2, mu2=10.0),
     "mean_in_system": dict(RATES),
     "mean_work": dict(RATES),
     "solve_chain": dict(RATES),
     "ps_closed_form": dict(theta=0.02, **RATES),
-    "pollaczek_khinchine": dict(arrival_rate=1.0, mean_service=0.1, second_moment=0.02),
     "fog_loads": dict(scenario=SMALL),
     "default_scenario": dict(),
     "ring_scenario": dict(),
@@ -47,12 +46,12 @@ VALID = {
     "save_scenario": dict(scenario=SMALL, path="unused.json"),
     "load_scenario": dict(path="unused.json"),
     "tune_theta_per_node": dict(
-        scenario=fog.ring_scenario(2, 2), grid=[0.01, 0.02], n_requests=500, sweeps=1, models=()
+        scenario=fog.ring_scenario(2, 2), grid=[0.01, 0.02], requests=500, sweeps=1, models=()
     ),
-    "compare_thetas": dict(scenario=SMALL, thetas={"a": 0.01}, n_requests=500, replications=2),
+    "compare_thetas": dict(scenario=SMALL, thetas={"a": 0.01}, requests=500, replications=2),
 }
 ALWAYS_BAD = [None, "x", math.nan, -math.inf]
-fog.run_once(SMALL, n_requests=200)  # load the compiled kernel before anything is timed
+fog.run_once(SMALL, requests=200)  # load the compiled kernel before anything is timed
 
 
 def declared_invalid(name):

@@ -188,7 +188,7 @@ def one_fog(rate_light=0.6, rate_heavy=0.2, iot=10, mu=(50.0, 10.0)):
     return build_scenario(
         layer,
         iot,
-        rate=rate_light + rate_heavy,
+        lam_per_iot=rate_light + rate_heavy,
         light_fraction=rate_light / (rate_light + rate_heavy),
         p_iot=0.0,
         p_cloud=0.0,
@@ -248,7 +248,7 @@ def test_unstable_network_is_reported():
 def test_level_reduction_matches_a_sparse_lu_solve(q):
     # two independent solvers of the same truncated chain: block elimination level by level
     # and one sparse LU of the whole generator
-    from workbench.fog.model import _solve_levels, _solve_sparse
+    from workbench.fog.chain import _solve_levels, _solve_sparse
 
     for lam, lam2, mu, mu2 in CASES:
         a = _solve_levels(lam, lam2, mu, mu2, q, 60)
@@ -271,7 +271,7 @@ def test_slow_tails_get_enough_levels_without_blind_doubling():
 )
 @settings(deadline=None, max_examples=60)
 def test_bracketed_root_finds_roots_of_increasing_functions(target, power):
-    from workbench.fog.model import _bracketed_root
+    from workbench.fog.network import _bracketed_root
 
     c = np.array(target)
     root = _bracketed_root(lambda x: x**power - c**power, c.size)
@@ -283,7 +283,7 @@ def test_threshold_node_with_one_class_is_mm1k(v, mu, theta):
     # one class: the node admits while n/μ < θ, i.e. n < θμ, so it holds at most
     # K = ceil(θμ) requests: M/M/1/K, π_n ∝ ρⁿ, P(admit) = 1 − π_K (PASTA), and the work an
     # admitted request finds is E[n | n < K]/μ
-    from workbench.fog.model import _threshold_node
+    from workbench.fog.network import _threshold_node
 
     k = math.ceil(theta * mu)
     rho = v / mu
@@ -295,7 +295,7 @@ def test_threshold_node_with_one_class_is_mm1k(v, mu, theta):
 
 
 def test_threshold_admission_approaches_the_chain_when_theta_never_binds():
-    from workbench.fog.model import _threshold_node
+    from workbench.fog.network import _threshold_node
 
     lam, lam2, mu, mu2 = 20.0, 3.0, 200.0, 100 / 3
     accept, work = _threshold_node(lam, lam2, mu, mu2, 0.5, 1.0)  # P(W ≥ 1 s) is negligible

@@ -112,7 +112,7 @@ def test_malformed_files(tmp_path):
 
 
 def test_with_traffic_scales_and_mixes():
-    g = ring_scenario(3, 2, rate=1.0)
+    g = ring_scenario(3, 2, lam_per_iot=1.0)
     h = with_traffic(g, load=2.0, light_fraction=0.5, p_iot=0.3)
     d = h.nodes["iot0"]
     assert d["rate_light"] == pytest.approx(1.0) and d["rate_heavy"] == pytest.approx(1.0)

@@ -36,7 +36,9 @@ def test_kernel_matches_naive_twin_request_by_request(
     seed, n_fog, theta, e_max, q, mode, policy, load
 ):
     rng = np.random.default_rng(seed)
-    g = ring_scenario(n_fog, list(rng.integers(1, 8, n_fog)), seed=seed % 1000, rate=load * 4)
+    g = ring_scenario(
+        n_fog, list(rng.integers(1, 8, n_fog)), seed=seed % 1000, lam_per_iot=load * 4
+    )
     net = compile_scenario(g)
     req = draw_requests(net, 400, rng, 0.02)
     th = np.full(net.n_fog, theta)
@@ -63,7 +65,7 @@ def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
     return build_scenario(
         layer,
         iot,
-        rate=rate,
+        lam_per_iot=rate,
         light_fraction=light_fraction,
         p_iot=p_iot,
         p_cloud=p_cloud,
@@ -76,7 +78,7 @@ def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
 def test_one_fog_node_no_offloading_is_mg1_pollaczek_khinchine():
     # 10 IoT nodes × 0.8/s: λ = 6, λ' = 2, μ = 50, μ' = 10 -> ρ = 0.32; FIFO hyperexponential M/G/1
     g = one_fog(0.8)
-    res = simulate(g, policy="no_offload", n_requests=60_000, replications=8, seed=11)
+    res = simulate(scenario=g, policy="no_offload", requests=60_000, replications=8, seed=11)
     lam, lam2, mu, mu2 = 6.0, 2.0, 50.0, 10.0
     total = lam + lam2
     es = (lam / mu + lam2 / mu2) / total
@@ -99,7 +101,7 @@ def test_one_fog_node_no_offloading_is_mg1_pollaczek_khinchine():
 
 def test_cloud_units_are_pk_queues():
     g = one_fog(2.0, units=1)  # λ_cloud = 20/s, Z = 1 ms, Z' = 5 ms
-    res = simulate(g, policy="all_cloud", n_requests=60_000, replications=6, seed=5)
+    res = simulate(scenario=g, policy="all_cloud", requests=60_000, replications=6, seed=5)
     rec = res.records.iloc[6000:]
     lam = 20.0
     es = 0.75 * 1e-3 + 0.25 * 5e-3
@@ -112,7 +114,7 @@ def test_cloud_units_are_pk_queues():
 
 def test_little_law_per_node_and_conservation():
     g = default_scenario(2)
-    run = run_once(g, theta=0.1, e_max=2, n_requests=30_000, seed=3)
+    run = run_once(g, theta=0.1, e_max=2, requests=30_000, seed=3)
     rec = run.records
     # every request ends exactly once, at one place, after it was generated
     assert rec["tier"].notna().all() and (rec["place"] >= 0).all()
@@ -133,9 +135,9 @@ def test_little_law_per_node_and_conservation():
 
 def test_same_seed_same_numbers_and_seed_matters():
     g = ring_scenario(4, 5)
-    a = simulate(g, n_requests=5_000, replications=2, seed=1)
-    b = simulate(g, n_requests=5_000, replications=2, seed=1)
-    c = simulate(g, n_requests=5_000, replications=2, seed=2)
+    a = simulate(scenario=g, requests=5_000, replications=2, seed=1)
+    b = simulate(scenario=g, requests=5_000, replications=2, seed=1)
+    c = simulate(scenario=g, requests=5_000, replications=2, seed=2)
     assert a.frame.equals(b.frame) and not a.frame.equals(c.frame)
 
 
@@ -143,22 +145,22 @@ def test_theta_extremes_are_the_baselines():
     # through the θ test itself (finite θ, W = c·z + c'·z' compared every arrival): a θ no
     # estimate can reach keeps everything, θ = 0 refuses everything
     g = default_scenario(0)
-    kw = dict(n_requests=8_000, replications=2, seed=4)
-    refuse = simulate(g, theta=0.0, e_max=0, **kw)
+    kw = dict(requests=8_000, replications=2, seed=4)
+    refuse = simulate(scenario=g, theta=0.0, e_max=0, **kw)
     assert refuse["share_fog"] == 0.0
-    assert refuse.frame.equals(simulate(g, policy="all_cloud", e_max=0, **kw).frame)
-    keep = simulate(g, theta=1e4, e_max=3, **kw)
+    assert refuse.frame.equals(simulate(scenario=g, policy="all_cloud", e_max=0, **kw).frame)
+    keep = simulate(scenario=g, theta=1e4, e_max=3, **kw)
     assert keep["share_fog"] == pytest.approx(0.8, abs=0.02) and keep["mean_hops"] == 0.0
-    assert keep.frame.equals(simulate(g, policy="no_offload", **kw).frame)
+    assert keep.frame.equals(simulate(scenario=g, policy="no_offload", **kw).frame)
 
 
 def test_unstable_fog_node_is_reported_not_run():
     g = one_fog(4.0)  # ρ = 1.6 if the node keeps everything
     with pytest.raises(UnstableRegimeError, match="fog0"):
-        simulate(g, policy="no_offload", n_requests=1000, replications=2)
+        simulate(scenario=g, policy="no_offload", requests=1000, replications=2)
     with pytest.raises(UnstableRegimeError):
-        simulate(g, theta=math.inf, n_requests=1000, replications=2)
-    res = simulate(g, theta=0.2, n_requests=5_000, replications=2)  # offloading sheds load
+        simulate(scenario=g, theta=math.inf, requests=1000, replications=2)
+    res = simulate(scenario=g, theta=0.2, requests=5_000, replications=2)  # offloading sheds load
     assert res.share_cloud > 0.2
 
 
@@ -172,7 +174,7 @@ def test_unstable_fog_node_is_reported_not_run():
 def test_fuzz_bad_arguments(theta, e_max, mode, n):
     g = ring_scenario(3, 2)
     try:
-        res = simulate(g, theta=theta, e_max=e_max, mode=mode, n_requests=n, replications=2)
+        res = simulate(scenario=g, theta=theta, e_max=e_max, mode=mode, requests=n, replications=2)
     except ParameterError as err:
         assert "simulate" in str(err)
         return
@@ -184,7 +186,7 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     # pairs of requests generated at one instant from one IoT node reach the fog and the
     # cloud at equal times: the kernel's sorted streams must keep the event queue's order
     rng = np.random.default_rng(11)
-    g = ring_scenario(3, [4, 2, 5], seed=3, rate=5.0)
+    g = ring_scenario(3, [4, 2, 5], seed=3, lam_per_iot=5.0)
     net = compile_scenario(g)
     req = draw_requests(net, 600, rng, 0.02)
     req = dataclasses.replace(
@@ -206,12 +208,12 @@ def test_overloaded_fog_layer_gap_is_the_chain_ignoring_admission():
     # W < θ, so an accepted request finds less than θ of work. The gap is that difference
     # times the share served in the fog, and neither the routing rule nor the network's
     # size has a part in it (the 1,000-fog network shows the same numbers).
-    from workbench.fog.figures import overloaded_scenario
+    from workbench.fog.cases import overloaded_scenario
 
     net = compile_scenario(overloaded_scenario(40))
     theta = 0.02
     model = analyze(net, theta=theta, e_max=1)
-    res = simulate(net, theta=theta, e_max=1, n_requests=60_000, replications=2, seed=3)
+    res = simulate(scenario=net, theta=theta, e_max=1, requests=60_000, replications=2, seed=3)
     gap = model.mean_delay - res.mean
     assert gap / res.mean > 0.6  # the model is far too pessimistic here
     assert model.fog["rho"].min() > 0.85 and model.fog["mean_work"].min() > 5 * theta
@@ -226,6 +228,30 @@ def test_overloaded_fog_layer_gap_is_the_chain_ignoring_admission():
     # the workbench's correction models the θ test itself: it closes the gap
     admitted = analyze(net, theta=theta, e_max=1, admission="threshold", own_processing=True)
     assert abs(admitted.mean_delay / res.mean - 1) < 0.05
-    light = compile_scenario(overloaded_scenario(40, rate=0.5))  # same layer, 1/8 the load
-    calm = simulate(light, theta=theta, e_max=1, n_requests=30_000, replications=2, seed=3)
+    light = compile_scenario(overloaded_scenario(40, lam_per_iot=0.5))  # same layer, 1/8 the load
+    calm = simulate(scenario=light, theta=theta, e_max=1, requests=30_000, replications=2, seed=3)
     assert abs(analyze(light, theta=theta, e_max=1).mean_delay / calm.mean - 1) < 0.06
+
+
+def test_warmup_is_a_fraction_of_the_run_with_the_table_default():
+    """``warmup`` drops that fraction of each run's requests; None is the table's 0.1."""
+    from workbench.fog.params import PARAMS
+    from workbench.fog.simulation import simulate_to_precision
+
+    g = ring_scenario(3, 4)
+    kw = dict(scenario=g, requests=4_000, replications=2, seed=2)
+    default = simulate(**kw)
+    assert PARAMS["warmup"].default == 0.1
+    assert default.frame.equals(simulate(warmup=0.1, **kw).frame)
+    assert default.info["warmup"] == 400
+    longer = simulate(warmup=0.5, **kw)
+    assert longer.info["warmup"] == 2_000
+    assert not longer.frame["delay"].equals(default.frame["delay"])
+    with pytest.raises(ParameterError, match="'warmup' parameter of simulate"):
+        simulate(warmup=0.95, **kw)
+    with pytest.raises(TypeError):
+        simulate(g, requests=1_000)  # every argument is keyword-only
+    with pytest.raises(ParameterError, match="not both"):
+        simulate_to_precision(scenario=g, rel_half_width=0.1, half_width=0.01, progress=False)
+    res = simulate_to_precision(scenario=g, half_width=0.05, requests=2_000, progress=False)
+    assert res.half_width <= 0.05 or not res.converged

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from workbench.fog import run_once, tune_theta_per_node
-from workbench.fog.figures import _scenario
+from workbench.fog.params import PARAMS
 from workbench.fog.scenario import build_scenario, compile_scenario
-from workbench.fog.simulation import WARMUP_FRACTION
+from workbench.fog.study import study_scenario as _scenario
 from workbench.fog.tuning import compare_thetas
 from workbench.validation import ParameterError
 
@@ -37,8 +37,8 @@ def heterogeneous():
 
 
 def run_once_delay(g, theta, n, seed):
-    rec = run_once(g, theta=theta, e_max=1, n_requests=n, seed=seed).records
-    return float(rec["delay"].iloc[int(WARMUP_FRACTION * n) :].mean())
+    rec = run_once(g, theta=theta, e_max=1, requests=n, seed=seed).records
+    return float(rec["delay"].iloc[int(PARAMS["warmup"].default * n) :].mean())
 
 
 @pytest.mark.parametrize("scenario_seed, seed", [(3, 0), (4, 11), (5, 7)])
@@ -50,7 +50,7 @@ def test_coordinate_descent_finds_the_exhaustive_optimum_of_two_nodes(scenario_s
         for pair in itertools.product(SMALL_GRID, repeat=2)
     }
     best = min(brute.values())
-    found = tune_theta_per_node(g, grid=SMALL_GRID, n_requests=n, seed=seed, models=())
+    found = tune_theta_per_node(g, grid=SMALL_GRID, requests=n, seed=seed, models=())
     pair = tuple(found["theta_tuned"])
     assert brute[pair] == pytest.approx(best, rel=1e-12), (pair, brute[pair], best)
     # the search's own number for its optimum is the delay run_once measures for it
@@ -63,7 +63,7 @@ def test_coordinate_descent_finds_the_exhaustive_optimum_of_two_nodes(scenario_s
 
 def test_same_seed_same_result_and_the_seed_matters():
     g = two_fog(3)
-    kw = dict(grid=SMALL_GRID, n_requests=5_000, models=("chain",))
+    kw = dict(grid=SMALL_GRID, requests=5_000, models=("chain",))
     a = tune_theta_per_node(g, seed=2, **kw)
     b = tune_theta_per_node(g, seed=2, **kw)
     pd.testing.assert_frame_equal(a, b)
@@ -71,8 +71,8 @@ def test_same_seed_same_result_and_the_seed_matters():
     c = tune_theta_per_node(g, seed=3, **kw)
     assert c.attrs["delay_uniform"] != a.attrs["delay_uniform"]
     policies = {"uniform": 0.01, "pair": [0.005, 0.02]}
-    one = compare_thetas(g, policies, n_requests=3_000, replications=3, seed=4)
-    two = compare_thetas(g, policies, n_requests=3_000, replications=3, seed=4)
+    one = compare_thetas(g, policies, requests=3_000, replications=3, seed=4)
+    two = compare_thetas(g, policies, requests=3_000, replications=3, seed=4)
     pd.testing.assert_frame_equal(one, two)
 
 
@@ -82,10 +82,10 @@ def test_compare_thetas_pairs_replications_like_simulate():
 
     g = two_fog(3)
     out = compare_thetas(
-        g, {"a": 0.01, "b": [0.0, 0.02]}, n_requests=4_000, replications=4, seed=9
+        g, {"a": 0.01, "b": [0.0, 0.02]}, requests=4_000, replications=4, seed=9
     ).set_index("policy")
-    ra = simulate(g, theta=0.01, n_requests=4_000, replications=4, seed=9)
-    rb = simulate(g, theta=[0.0, 0.02], n_requests=4_000, replications=4, seed=9)
+    ra = simulate(scenario=g, theta=0.01, requests=4_000, replications=4, seed=9)
+    rb = simulate(scenario=g, theta=[0.0, 0.02], requests=4_000, replications=4, seed=9)
     assert out.loc["a", "delay"] == pytest.approx(ra.mean, rel=1e-12)
     assert out.loc["b", "delay"] == pytest.approx(rb.mean, rel=1e-12)
     diff = rb.frame["delay"].to_numpy() - ra.frame["delay"].to_numpy()
@@ -105,7 +105,7 @@ def test_compare_thetas_pairs_replications_like_simulate():
         (dict(grid=[0.01, float("nan")]), "grid"),
         (dict(grid="0.01"), "grid"),
         (dict(sweeps=0), "sweeps"),
-        (dict(n_requests=10), "n_requests"),
+        (dict(requests=10), "requests"),
         (dict(seed=-1), "seed"),
         (dict(e_max=-1), "e_max"),
         (dict(models=("exact",)), "models"),
@@ -120,7 +120,7 @@ def test_bad_input_names_function_and_parameter(kw, name):
 def test_search_work_is_bounded():
     g = two_fog(3)
     with pytest.raises(ParameterError, match=r"tune_theta_per_node: .* bounds are"):
-        tune_theta_per_node(g, grid=np.linspace(0, 0.1, 1_000), sweeps=20, n_requests=1_000)
+        tune_theta_per_node(g, grid=np.linspace(0, 0.1, 1_000), sweeps=20, requests=1_000)
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_search_work_is_bounded():
 )
 def test_compare_thetas_bad_input(policies, kw, name):
     with pytest.raises(ParameterError, match=rf"'{name}' parameter of compare_thetas"):
-        compare_thetas(two_fog(3), policies, n_requests=1_000, **kw)
+        compare_thetas(two_fog(3), policies, requests=1_000, **kw)
 
 
 def test_per_node_theta_is_not_worse_than_the_best_uniform_theta(heterogeneous):
@@ -149,13 +149,11 @@ def test_per_node_theta_is_not_worse_than_the_best_uniform_theta(heterogeneous):
     loses ~1 ms, 2%) is far above it. It could fail if the search chased noise far from the
     optimum or the verification were not paired.
     """
-    nodes = tune_theta_per_node(
-        heterogeneous, grid=QUICK_GRID, n_requests=60_000, seed=0, models=()
-    )
+    nodes = tune_theta_per_node(heterogeneous, grid=QUICK_GRID, requests=60_000, seed=0, models=())
     uniform = float(nodes["theta_uniform"].iloc[0])
     out = compare_thetas(
         heterogeneous, {"uniform": uniform, "per node": nodes["theta_tuned"].to_numpy()},
-        n_requests=40_000, replications=6, seed=1,
+        requests=40_000, replications=6, seed=1,
     ).set_index("policy")  # fmt: skip
     row = out.loc["per node"]
     tolerance = 1e-3 * out.loc["uniform", "delay"]
@@ -172,7 +170,7 @@ def test_model_tuned_theta_per_node_costs_delay_in_the_simulation(heterogeneous)
     worse than the best uniform θ by more than its paired interval (measured ~+1 ms).
     """
     nodes = tune_theta_per_node(
-        heterogeneous, grid=QUICK_GRID, n_requests=20_000, seed=0, models=("chain",)
+        heterogeneous, grid=QUICK_GRID, requests=20_000, seed=0, models=("chain",)
     )
     chain = nodes["theta_chain_model"]
     light, busy = nodes["offered_load"].idxmin(), nodes["offered_load"].idxmax()
@@ -180,6 +178,6 @@ def test_model_tuned_theta_per_node_costs_delay_in_the_simulation(heterogeneous)
     out = compare_thetas(
         heterogeneous,
         {"uniform": float(nodes["theta_uniform"].iloc[0]), "model": chain.to_numpy()},
-        n_requests=30_000, replications=5, seed=1,
+        requests=30_000, replications=5, seed=1,
     ).set_index("policy")  # fmt: skip
     assert out.loc["model", "difference_low"] > 0, out

@@ -41,7 +41,9 @@ def test_every_paper_row_quotes_the_paper_in_chinese():
 
 
 def _mech(**kw):
-    r = run_models(8, 7, models=("advanced", "without_enhancement_2"), seed=3, n_periods=600, **kw)
+    r = run_models(
+        lam=8, task_size=7, models=("advanced", "without_enhancement_2"), seed=3, periods=600, **kw
+    )
     models = ("advanced", "without_enhancement_2")
     mid = {m: r[f"{m}/share_s1"] + r[f"{m}/share_s2"] for m in models}
     return r, mid
@@ -63,3 +65,43 @@ def test_red_verdict_by_its_mechanism():
     assert r_ms["advanced/stationary"] == 1.0
     assert r_ms["advanced/red_forward_rate"] > 0.05
     assert mid_ms["advanced"] > mid_ms["without_enhancement_2"] + 0.01
+
+
+def test_readings_and_lost_values_are_declared_with_the_papers_words():
+    """Issue 21: every reading and lost value has a plausible range or set and a reason that
+    quotes the Chinese text; READINGS is a view of those rows."""
+    from workbench.hierarchy.params import PARAMS, READINGS
+
+    for name in ("decision_time", "in_decision", "offload_busy", "arrivals", "eq11_unit",
+                 "w_q", "max_p", "compute_bottom", "compute_middle", "compute_top",
+                 "data_per_work"):  # fmt: skip
+        row = PARAMS[name]
+        assert row.plausible is not None and row.source == "choice", name
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in row.why), f"{name}: no Chinese quote"
+        assert READINGS[name] == (row.plausible, row.why)
+    assert PARAMS["w_q"].plausible == (0.01, 0.5) and PARAMS["max_p"].plausible == (0.1, 1.0)
+    assert PARAMS["lam"].plausible is None and PARAMS["min_th"].plausible is None
+
+
+def test_atlas_point_measures_every_atlas_claim_quickly():
+    import time
+
+    from workbench.claims import load_claims
+    from workbench.hierarchy.claims import ATLAS, atlas_point
+    from workbench.hierarchy.params import PARAMS
+
+    table = load_claims("p5")
+    assert set(ATLAS.claims) == set(table.loc[table["source"] == "paper", "id"])
+    point = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
+    atlas_point(quick=True, seed=0, **point)  # compile / warm
+    t0 = time.process_time()
+    out = atlas_point(quick=True, seed=0, **point)
+    assert time.process_time() - t0 < 1.5  # about 0.5 s on one core
+    assert set(out) == set(ATLAS.claims)
+    assert all(m.stationary for m in out.values())
+    # at the defaults the atlas's small grid agrees with the claims' verdicts
+    assert out["red_gain_over_20pct"].value == 0.0 and out["pure_local_worst"].value == 1.0
+    assert out["red_thresholds_differ_0_2pct"].value < 0.004
+    # eq. 11 read in ms makes RED fire: the note says how often
+    ms = atlas_point(quick=True, seed=0, **(point | {"eq11_unit": "ms"}))
+    assert float(ms["red_gain_over_20pct"].note.split("RED forwards ")[1].split("%")[0]) > 5

@@ -1,11 +1,19 @@
-"""P5 figures: hollow markers exactly where the detector flagged a point."""
+"""P5 figures: hollow markers exactly where the detector flagged a point; the hierarchy
+drawing clean for every topology."""
+
+import re
 
 import numpy as np
+import pytest
 from matplotlib.colors import to_rgba
 
-from workbench.hierarchy.figures import _normalise, _plot_vs, plot_model_comparison, study
-from workbench.hierarchy.params import PAPER_MODELS
+from workbench.hierarchy.diagrams import ba_speed_note, draw_hierarchy, plot_model_comparison
+from workbench.hierarchy.figures import _normalise, _plot_vs, study
+from workbench.hierarchy.params import PAPER_MODELS, TOPOLOGIES
+from workbench.hierarchy.topology import named_topology
+from workbench.layout import check_layout
 from workbench.plots import UNSTABLE_LABEL
+from workbench.widgets import view_dpi
 
 
 def _hollow(ax) -> int:
@@ -32,8 +40,27 @@ def test_hollow_markers_exactly_for_flagged_points():
 
 
 def test_comparison_view_flags_an_unstable_load():
-    fig = plot_model_comparison(12, 9, 0.001, n_periods=200, replications=2)
+    fig = plot_model_comparison(12, 9, 0.001, view_periods=200, view_replications=2)
     assert "pure local" in fig.wb_unstable_note
-    ok = plot_model_comparison(4, 3, 0.001, n_periods=200, replications=2)
+    ok = plot_model_comparison(4, 3, 0.001, view_periods=200, view_replications=2)
     assert not getattr(ok, "wb_unstable_note", "")
     assert np.isfinite(_hollow(ok.axes[0])) and _hollow(ok.axes[0]) == 0
+
+
+@pytest.mark.parametrize("name", TOPOLOGIES)
+def test_hierarchy_drawing_is_clean_and_says_how_ba_speeds_follow_the_sliders(name):
+    """Issue 17: ba-2/ba-3 had a cropped title and node labels over link labels, and a BA
+    tree drew other speeds than the sliders' (F_c = 400 drew 463) without a word."""
+    for fb, fm, fc in ((100.0, 200.0, 400.0), (10.0, 10.0, 1600.0), (400.0, 800.0, 20.0)):
+        topo = named_topology(name, compute_bottom=fb, compute_middle=fm, compute_top=fc)
+        note = ba_speed_note(topo, fb, fm, fc)
+        fig = draw_hierarchy(topo, note=note)
+        assert check_layout(fig, dpi=view_dpi(fig)) == [], (name, fb, fm, fc)
+        if not name.startswith("ba-"):
+            assert note == "" and topo.compute[0] == fc
+            continue
+        factor = float(re.search(r"× ([\d.]+)", note).group(1))
+        tier = np.where(topo.depth == 0, fc, np.where(topo.depth == 1, fm, fb))
+        np.testing.assert_allclose(topo.compute, tier * factor, rtol=2e-3)
+        assert topo.compute.sum() == pytest.approx(fc + 2 * fm + 4 * fb)
+        assert fig.axes[0].get_title().endswith(note)

@@ -145,9 +145,9 @@ def test_utilisation_bounds():
 def test_decision_time_alone_overloads_the_bottom():
     """Issue: τ_d = 0.5 s at λ = 8 needs 4 times a bottom worker for decisions alone."""
     with pytest.raises(UnstableRegimeError, match="ρ = 4"):
-        simulate("without_enhancement_2", 8, 7, decision_time=0.5, n_periods=50)
+        simulate(model="without_enhancement_2", lam=8, task_size=7, decision_time=0.5, periods=50)
     res = simulate(
-        "advanced", 8, 7, decision_time=0.5, n_periods=100, replications=2,
+        model="advanced", lam=8, task_size=7, decision_time=0.5, periods=100, replications=2,
         overload="transient", keep_records=False,
     )  # fmt: skip
     assert not res.stationary and res.info["rho_measured"] >= 1.0
@@ -155,33 +155,37 @@ def test_decision_time_alone_overloads_the_bottom():
 
 def test_empty_run_raises():
     with pytest.raises(EmptyRunError, match="no tasks generated after the warm-up"):
-        simulate("advanced", 1e-9, 5)
+        simulate(model="advanced", lam=1e-9, task_size=5)
 
 
 def test_known_unstable_point_is_flagged():
     """Above the pure models' capacity (λμ/F_b = 1.2): flagged before the run, and the run
     itself (transient) is found non-stationary by the detector and by its measured load."""
     with pytest.raises(UnstableRegimeError):
-        simulate("pure_local", 12, 10, n_periods=200)
+        simulate(model="pure_local", lam=12, task_size=10, periods=200)
     res = simulate(
-        "pure_local", 12, 10, n_periods=400, replications=3, overload="transient",
-        keep_records=False,
+        model="pure_local", lam=12, task_size=10, periods=400, replications=3,
+        overload="transient", keep_records=False,
     )  # fmt: skip
     assert not res.stationary and "grows" in res.stationarity.note
 
 
 def test_defaults_are_stationary():
     for model in ("advanced", "without_enhancement_2", "pure_cloud", "pure_local"):
-        res = simulate(model, 8, 7, n_periods=1000, replications=3, keep_records=False)
+        res = simulate(
+            model=model, lam=8, task_size=7, periods=1000, replications=3, keep_records=False
+        )
         assert res.stationary, (model, res.stationarity)
 
 
 def test_overloaded_model_is_refused_not_simulated():
     with pytest.raises(UnstableRegimeError, match="pure_local"):
-        simulate("pure_local", 12, 9)
+        simulate(model="pure_local", lam=12, task_size=9)
     with pytest.raises(UnstableRegimeError, match="overload='transient'"):
-        simulate("pure_cloud", 12, 9)
-    res = simulate("pure_cloud", 12, 9, n_periods=50, replications=2, overload="transient")
+        simulate(model="pure_cloud", lam=12, task_size=9)
+    res = simulate(
+        model="pure_cloud", lam=12, task_size=9, periods=50, replications=2, overload="transient"
+    )
     assert res.notes and "overloaded" in res.notes[0]
 
 
@@ -191,9 +195,9 @@ def test_overloaded_model_is_refused_not_simulated():
         (dict(model="magic"), "model"),
         (dict(lam=0.0), "lam"),
         (dict(lam=math.nan), "lam"),
-        (dict(mu=-1.0), "mu"),
-        (dict(n_periods=5), "n_periods"),
-        (dict(n_periods=10**6, lam=10), "n_periods"),
+        (dict(task_size=-1.0), "task_size"),
+        (dict(periods=5), "periods"),
+        (dict(periods=10**6, lam=10), "periods"),
         (dict(min_th=20.0, max_th=20.0), "max_th"),
         (dict(max_p=0.0), "max_p"),
         (dict(w_q=1.5), "w_q"),
@@ -204,10 +208,9 @@ def test_overloaded_model_is_refused_not_simulated():
     ],
 )
 def test_bad_input(kwargs, name):
-    args = dict(model="advanced", lam=2.0, mu=2.0, n_periods=20, replications=2) | kwargs
-    model, lam, mu = args.pop("model"), args.pop("lam"), args.pop("mu")
+    args = dict(model="advanced", lam=2.0, task_size=2.0, periods=20, replications=2) | kwargs
     with pytest.raises(ParameterError, match=f"'{name}' parameter of simulate"):
-        simulate(model, lam, mu, **args)
+        simulate(**args)
 
 
 @pytest.mark.parametrize(
@@ -221,11 +224,13 @@ def test_bad_user_tree(parents):
 
 def test_user_tree_runs():
     t = from_parents([-1, 0, 0, 1], [50, 20, 20, 10])
-    res = simulate("advanced", 1.0, 2.0, topology=t, n_periods=100, replications=2)
+    res = simulate(
+        model="advanced", lam=1.0, task_size=2.0, topology=t, periods=100, replications=2
+    )
     assert res.mean_time > 0 and list(t.generators) == [2, 3]
 
 
-NAMES = ["lam", "mu", "sigma", "w_q", "max_p", "min_th", "decision_time", "bandwidth"]
+NAMES = ["lam", "task_size", "sigma", "w_q", "max_p", "min_th", "decision_time", "bandwidth"]
 
 
 @settings(deadline=None, max_examples=60)
@@ -239,12 +244,10 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
         param.check(value, "simulate")
         valid = True
     except ParameterError:
-        valid = False
-    kw = {name: value} if name not in ("lam", "mu") else {}
-    lam = value if name == "lam" else 1.0
-    mu = value if name == "mu" else 1.0
+        valid = value is None  # None: the table's default
+    kw = {"lam": 1.0, "task_size": 1.0} | {name: value}
     try:
-        res = simulate("advanced", lam, mu, n_periods=10, replications=2, **kw)
+        res = simulate(model="advanced", periods=10, replications=2, **kw)
     except (UnstableRegimeError, EmptyRunError):
         assert valid
         return
@@ -275,28 +278,48 @@ def test_structured_bad_input_is_refused(build):
 
 
 def test_misspelled_keyword_is_refused():
-    from workbench.hierarchy import run_models, run_once
+    from workbench.hierarchy import run_models
+    from workbench.hierarchy.simulation import _run_once
 
     with pytest.raises(ParameterError, match="decision_time"):
-        run_once("advanced", 2, 2, decison_time=0.0, n_periods=20)
+        _run_once(model="advanced", lam=2, task_size=2, decison_time=0.0, periods=20)
     with pytest.raises(ParameterError, match="Did you mean"):
-        run_models(2, 2, models=("advanced",), w_qq=0.1, n_periods=20)
+        run_models(lam=2, task_size=2, models=("advanced",), w_qq=0.1, periods=20)
 
 
-def test_simulate_defaults_match_the_parameter_table():
+def test_signature_defaults_are_the_parameter_table_s():
+    """Every public function of every module of the package: a keyword named like a row of
+    PARAMS defaults to None (the table's default) or to the table's value; simulate and
+    simulate_to_precision take keywords only."""
+    import importlib
     import inspect
 
-    sig = inspect.signature(simulate)
-    for name, par in sig.parameters.items():
-        if par.default is not inspect.Parameter.empty and name in PARAMS:
-            assert par.default == PARAMS[name].default, name
+    from workbench.hierarchy.simulation import simulate_to_precision
+
+    divergent = []
+    for mod in ("model", "simulation", "topology", "calibration", "figures", "claims", "views"):
+        module = importlib.import_module(f"workbench.hierarchy.{mod}")
+        for fname, func in vars(module).items():
+            if fname.startswith("_") or not inspect.isfunction(func):
+                continue
+            if func.__module__ != module.__name__:
+                continue
+            for name, par in inspect.signature(func).parameters.items():
+                default = par.default
+                if name in PARAMS and default is not inspect.Parameter.empty:
+                    if default is not None and default != PARAMS[name].default:
+                        divergent.append(f"{mod}.{fname}({name}={default!r})")
+    assert divergent == []
+    for func in (simulate, simulate_to_precision):
+        kinds = {p.kind for p in inspect.signature(func).parameters.values()}
+        assert kinds <= {inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD}
 
 
 def test_simulate_to_precision_reaches_its_target():
     from workbench.hierarchy import simulate_to_precision
 
     res = simulate_to_precision(
-        "pure_local", 4, 5, rel_half_width=0.01, n_periods=200, progress=False
+        model="pure_local", lam=4, task_size=5, rel_half_width=0.01, periods=200, progress=False
     )
     assert res.converged and res.half_width / res.mean_time <= 0.01
 
@@ -312,10 +335,10 @@ def test_issue_point_without_enhancement_2_is_flagged():
     with a plain mean while its queues grew (15 -> 46 -> 122 s). Its routing keeps tasks at
     the bottom: the measured load reaches 1.05 and the detector sees the mean double."""
     with pytest.raises(UnstableRegimeError, match="ρ = 1.0"):
-        simulate("without_enhancement_2", 8, 7, n_periods=500, **OLD_DEFAULTS)
+        simulate(model="without_enhancement_2", lam=8, task_size=7, periods=500, **OLD_DEFAULTS)
     res = simulate(
-        "without_enhancement_2", 8, 7, n_periods=500, replications=4, overload="transient",
-        keep_records=False, **OLD_DEFAULTS,
+        model="without_enhancement_2", lam=8, task_size=7, periods=500, replications=4,
+        overload="transient", keep_records=False, **OLD_DEFAULTS,
     )  # fmt: skip
     assert res.info["rho_bound"] < 1.0 <= res.info["rho_measured"]
     assert not res.stationary and "grows with run length" in res.stationarity.note

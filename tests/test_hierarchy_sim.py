@@ -20,8 +20,8 @@ from workbench.hierarchy.simulation import (
     _MODEL_FLAGS,
     _draw_tasks,
     _run_kernel,
+    _run_once,
     run_models,
-    run_once,
 )
 
 PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "red_forwards")
@@ -75,7 +75,7 @@ def test_twin_on_a_user_tree():
     """A 4-tier chain-and-branch tree where a middle server also generates tasks."""
     speeds = [60, 30, 15, 15, 8, 8, 8]
     topo = from_parents([-1, 0, 1, 1, 2, 2, 3], speeds, 50.0, [0, 0, 1, 0, 1, 1, 1])
-    tasks = _draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5))
+    tasks = _draw_tasks(topo, 3.0, 3.0, 1.0, 40, 1.0, 0.2, np.random.default_rng(5), "spread")
     for model in _MODEL_FLAGS:
         fast = _run_kernel(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
         slow = simulate_naive(model, topo, tasks, w_q=0.1, min_th=0.5, max_th=3.0)
@@ -88,7 +88,9 @@ SPREAD = dict(arrivals="spread", compute_bottom=20.0, compute_middle=40.0, compu
 
 def test_pure_local_is_mg1_per_bottom_server():
     lam, mu, speed = 2.0, 7.0, 20.0  # rho = 0.7 at each bottom server
-    res = simulate("pure_local", lam, mu, n_periods=4000, replications=10, seed=3, **SPREAD)
+    res = simulate(
+        model="pure_local", lam=lam, task_size=mu, periods=4000, replications=10, seed=3, **SPREAD
+    )
     m1, m2 = size_moments(mu, 1.0)
     pk = pollaczek_khinchine(lam, m1 / speed, m2 / speed**2)
     assert res.ci_low <= pk <= res.ci_high, (pk, res.ci_low, res.ci_high)
@@ -101,7 +103,9 @@ def test_pure_local_is_mg1_per_bottom_server():
 
 def test_pure_cloud_is_mg1_at_the_centre_plus_links():
     lam, mu = 2.0, 5.0  # centre: 8 tasks/s of mean 0.05 s -> rho = 0.4
-    res = simulate("pure_cloud", lam, mu, n_periods=3000, replications=10, seed=4, **SPREAD)
+    res = simulate(
+        model="pure_cloud", lam=lam, task_size=mu, periods=3000, replications=10, seed=4, **SPREAD
+    )
     m1, m2 = size_moments(mu, 1.0)
     links = 2 * 0.1 * m1 / 100.0  # two hops of B = 0.1 D Mbit at 100 Mbit/s
     pk = pollaczek_khinchine(4 * lam, m1 / 100.0, m2 / 100.0**2) + links
@@ -115,7 +119,7 @@ def test_pure_local_batch_arrivals_against_the_text(lam, mu):
     place in its batch is uniform, so with N ~ Poisson(λ) it finds E[N(N-1)]/(2E[N]) = λ/2
     others ahead on average: E[T] = (1 + λ/2) E[S] whenever a batch drains within the period
     (here 0.15 and 0.38 of a period on average: a backlog is rare and short)."""
-    res = simulate("pure_local", lam, mu, n_periods=3000, replications=8, seed=6)
+    res = simulate(model="pure_local", lam=lam, task_size=mu, periods=3000, replications=8, seed=6)
     theory = (1.0 + lam / 2.0) * size_moments(mu, 1.0)[0] / 100.0
     assert res.ci_low <= theory * 1.005 and theory <= res.ci_high * 1.005, (theory, res)
     # and spread arrivals (a Poisson process) are not that: P-K differs by > 10 %
@@ -126,7 +130,7 @@ def test_pure_local_batch_arrivals_against_the_text(lam, mu):
 @pytest.mark.parametrize("model", sorted(_MODEL_FLAGS))
 def test_conservation_and_littles_law(model):
     topo = symmetric_tree()
-    tasks = _draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11))
+    tasks = _draw_tasks(topo, 4.0, 5.0, 1.0, 300, 1.0, 0.1, np.random.default_rng(11), "spread")
     out = _run_kernel(model, topo, tasks, down_offload=model == "advanced")
     # every task completes exactly once, at one server, after it arrived
     assert np.all(np.isfinite(out["finish"])) and np.all(out["finish"] > tasks.arrival)
@@ -146,7 +150,7 @@ def test_conservation_and_littles_law(model):
 def test_littles_law_per_server_pure_local():
     """L_s (kernel's time integral) = λ_s W_s (from the per-task times), server by server."""
     topo = symmetric_tree(20.0, 40.0, 100.0)
-    tasks = _draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8))
+    tasks = _draw_tasks(topo, 3.0, 5.0, 1.0, 2000, 1.0, 0.1, np.random.default_rng(8), "spread")
     out = _run_kernel("pure_local", topo, tasks)
     end = out["server_stats"][0, K.SRV_END_TIME]
     sojourn = out["finish"] - tasks.arrival
@@ -161,7 +165,7 @@ def test_littles_law_per_server_pure_local():
 
 
 def test_records_are_tidy_and_paths_go_up():
-    res = simulate("advanced", 6.0, 6.0, n_periods=200, replications=2, seed=2)
+    res = simulate(model="advanced", lam=6.0, task_size=6.0, periods=200, replications=2, seed=2)
     rec = res.records
     assert len(rec) == rec.groupby("replication")["task"].nunique().sum()
     for path, origin, ex, n in (
@@ -174,26 +178,56 @@ def test_records_are_tidy_and_paths_go_up():
 
 
 def test_same_seed_same_numbers():
-    a = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=9, keep_records=False)
-    b = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=9, keep_records=False)
-    c = simulate("advanced", 8, 7, n_periods=300, replications=3, seed=10, keep_records=False)
+    a = simulate(
+        model="advanced",
+        lam=8,
+        task_size=7,
+        periods=300,
+        replications=3,
+        seed=9,
+        keep_records=False,
+    )
+    b = simulate(
+        model="advanced",
+        lam=8,
+        task_size=7,
+        periods=300,
+        replications=3,
+        seed=9,
+        keep_records=False,
+    )
+    c = simulate(
+        model="advanced",
+        lam=8,
+        task_size=7,
+        periods=300,
+        replications=3,
+        seed=10,
+        keep_records=False,
+    )
     assert a.frame.equals(b.frame)
     assert not math.isclose(a.mean_time, c.mean_time)
 
 
 def test_run_models_is_run_once_on_common_draws():
     both = run_models(
-        7,
-        6,
+        lam=7,
+        task_size=6,
         models=("advanced", "pure_local"),
         seed=4,
-        n_periods=150,
+        periods=150,
         overload="transient",
         decision_time=0.002,
     )
     for model in ("advanced", "pure_local"):
-        one = run_once(
-            model, 7, 6, seed=4, n_periods=150, overload="transient", decision_time=0.002
+        one = _run_once(
+            model=model,
+            lam=7,
+            task_size=6,
+            seed=4,
+            periods=150,
+            overload="transient",
+            decision_time=0.002,
         )
         assert both[f"{model}/mean_time"] == one["mean_time"]
         assert both[f"{model}/rho_bound"] == one["rho_bound"]
@@ -205,11 +239,11 @@ def test_without_enhancement_1_ties_pure_cloud_without_decision_time():
     makes the rule strictly slower (the paper's 'decision overhead')."""
     for tau, same in ((0.0, True), (0.001, False)):
         r = run_models(
-            5,
-            4,
+            lam=5,
+            task_size=4,
             models=("pure_cloud", "without_enhancement_1"),
             seed=1,
-            n_periods=200,
+            periods=200,
             decision_time=tau,
             offload_busy=False,
             arrivals="spread",
@@ -250,7 +284,7 @@ def test_original_model_against_the_text(seed, beta, power, speeds):
                 break
             here = up
         expected[s] = here
-    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(seed))
+    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(seed), "spread")
     out = _run_kernel("original", topo, tasks, power=power, decision_time=0.002)
     want = np.array([expected[int(o)] for o in tasks.origin])
     np.testing.assert_array_equal(out["exec_server"], want)

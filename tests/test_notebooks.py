@@ -155,9 +155,10 @@ def test_notebook_takes_papermill_parameters(path):
     cells after it, so ``papermill -p QUICK False`` changes what runs."""
     import ast
 
+    from papermill.iorw import load_notebook_node
     from papermill.parameterize import parameterize_notebook
 
-    nb = nbformat.read(path, as_version=4)
+    nb = load_notebook_node(str(path))  # papermill's loader gives every cell its tags
     tagged = [
         i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
     ]

@@ -41,7 +41,7 @@ def test_check_array_and_broadcast_accept_and_refuse_with_the_shared_message():
 
     assert check_array([1, 2.5], "x", "f", low=0).tolist() == [1.0, 2.5]
     assert check_array([2.0, 3], "n", "f", dtype=int).dtype == np.int64
-    for bad in ("a", [1, float("nan")], [[1.0]], [True], None, [1, "a"], [-1]):
+    for bad in ("a", [1, float("nan")], [[1.0]], [True], (2, True, 2), None, [1, "a"], [-1]):
         with pytest.raises(ParameterError, match=r"The 'x' parameter of f must be .*\[0, inf\)"):
             check_array(bad, "x", "f", low=0)
     with pytest.raises(ParameterError, match="whole|integers"):

@@ -5,8 +5,9 @@ Contract (every paper package)::
     simulate(<model parameters>, *, <run length in the paper's own unit>, replications=...,
              seed=0, confidence=0.95, ...) -> SimulationResult
 
-``<run length>`` is ``n_jobs`` (P4), ``events`` (P3), ``n_requests`` (P1), ``n_slots`` (P2),
-``n_periods`` (P5). Replications are independent runs, each started empty; every interval is
+``<run length>`` is keyword-only and named for its unit: ``jobs`` (P4), ``events`` (P3),
+``requests`` (P1), ``slots`` (P2), ``periods`` (P5); ``warmup`` is the fraction of it dropped
+before estimating. Replications are independent runs, each started empty; every interval is
 a Student-t interval over the replication means.
 
 A :class:`SimulationResult` has

@@ -253,6 +253,10 @@ def check_array(
     else:
         size = ""
     what = f"{shape}{size} of {kind} in the range {rng}"
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object))
+    ):  # numpy would read (2, True) as (2, 1)
+        raise _fail(func, name, what, value)
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):

@@ -58,42 +58,32 @@ The workbench's choices
 - [choice] The simulation runs the jump chain with conditional (expected) holding times;
   intervals are Student-t over independent replications.
 - Beyond the paper: the forwarding probabilities minimising the loss and the max–min fair
-  ones (:func:`optimal_forwarding`), and how slowly the exact values approach the limit
-  (:func:`convergence_table`).
+  ones (:func:`workbench.datacenters.studies.optimal_forwarding`), and how slowly the exact
+  values approach the limit
+  (:func:`workbench.datacenters.studies.convergence_table`).
 
 Layout
 ------
-params (PARAMS), model (exact chain, limit, regimes, ring limit, studies), kernels (the walk's
-QBD and the simulators; the generic grid-chain and QBD solvers are in
-:mod:`workbench.kernels.markov`), simulation (simulate, simulate_ring, warm_up), figures (FIGURES),
-claims (CLAIMS), views (the notebook's sliders; imported only by the notebook).
+params (PARAMS), exact (the finite chain), limit (the scaling limit and its regimes), ring
+(the ring's pairwise reduction), model (the three gathered), kernels (the walk's QBD and the
+simulators; the generic grid-chain and QBD solvers are in :mod:`workbench.kernels.markov`),
+simulation (simulate, simulate_to_precision, simulate_ring, warm_up), exercises (EXERCISES).
+Not imported with the package, because they import matplotlib or the sweep engine: studies
+(convergence_table, optimal_forwarding, cooperation_study, regime_study), figures (FIGURES),
+diagram (draw_model), claims (CLAIMS, ATLAS), views (the notebook's sliders).
+
+Arrival rates are ``lam`` (absolute, requests per second at a center) everywhere except in
+the scaling limit, whose functions take ``load`` = λ/N, the arrival rate per unit of the
+scale N.
 """
 
-from workbench.datacenters.claims import CLAIMS
-from workbench.datacenters.figures import (
-    FIGURES,
-    RING_SCENARIOS,
-    cooperation_frame,
-    draw_model,
-    exact_limit_simulation_frame,
-    plot_convergence,
-    plot_cooperation,
-    plot_exact_limit_simulation,
-    plot_loss_landscape,
-    plot_regime_map,
-    plot_ring,
-    regime_frame,
-    ring_frame,
-)
 from workbench.datacenters.model import (
     ExactSolution,
     LimitSolution,
     UncertifiedSolutionError,
     blocking_exact,
     blocking_limit,
-    convergence_table,
     limit_analysis,
-    optimal_forwarding,
     regime,
     ring_limit,
     solve_exact,
@@ -105,7 +95,6 @@ from workbench.datacenters.simulation import (
     simulate,
     simulate_ring,
     simulate_to_precision,
-    simulate_until,
     warm_up,
 )
 
@@ -115,33 +104,16 @@ __all__ = [
     "blocking_exact",
     "solve_exact",
     "ExactSolution",
+    "station_table",
     "regime",
     "blocking_limit",
     "limit_analysis",
     "LimitSolution",
     "ring_limit",
-    "convergence_table",
-    "optimal_forwarding",
     "UncertifiedSolutionError",
-    "station_table",
     "warm_up",
     "simulate",
     "simulate_to_precision",
-    "simulate_until",
     "simulate_ring",
     "ring_table",
-    "draw_model",
-    "cooperation_frame",
-    "exact_limit_simulation_frame",
-    "regime_frame",
-    "ring_frame",
-    "RING_SCENARIOS",
-    "plot_cooperation",
-    "plot_exact_limit_simulation",
-    "plot_convergence",
-    "plot_regime_map",
-    "plot_ring",
-    "plot_loss_landscape",
-    "FIGURES",
-    "CLAIMS",
 ]

@@ -2,19 +2,45 @@
 simulated one returns a :class:`workbench.claims.Measurement` carrying its stationarity).
 
 The ids match ``data/claims/p3.csv``; ``python -m workbench claims p3`` compares them with
-the table. The paper states no numbers, so every row is the workbench's own value: a
+the table. The paper states no numbers, so every numeric row is the workbench's own value: a
 regression guard, or (``pi00_box_walk``, ``beta1_sim_N25``) a cross-check of two independent
-computations.
+computations. One row is the paper's, in words: forwarding is introduced "to reduce the
+blocking probability" (``forwarding_reduces_blocking``, an indicator 1/0).
+
+The claim atlas (``ATLAS``, :func:`atlas_point`, run by :func:`workbench.claims.atlas`) asks
+two questions:
+
+- do the workbench's numbers hinge on its numerical choices? The regression rows at the
+  worked example are evaluated over the plausible solver settings (``tol``, ``tail``, the
+  ADI/GMRES settings, the walk's ``truncation_target`` and ``max_phases``) and the
+  simulation's ``warmup``: the example itself stays fixed, since every such row is *defined*
+  at it (varying it changes the question, not the answer);
+- does the paper's claim survive the examples it lost? ``forwarding_reduces_blocking`` is
+  evaluated over plausible loads, forwarding probabilities and service rates
+  (``example_*`` rows), under both readings of "the blocking probability"
+  (``blocking_reading``: the lost fraction of all requests, or each class's β_i).
+
+``pi00_box_walk`` (a 200 x 200 box solved by GMRES, 1 to 5 s) and ``beta1_limit_at_N1000``
+(a million-state chain, about 3 s) are left out of the atlas: either alone would exceed the
+quick atlas's budget of about a second per point, and neither is a conclusion that could
+hinge on a reading (the first cross-checks the QBD that ``pi00_limit`` covers, the second is
+the expected disagreement of the limit with a finite system).
 """
 
 from __future__ import annotations
 
-from workbench.claims import Measurement
-from workbench.datacenters.model import _limit_analysis, _solve_exact, _walk_pi00
+import math
+
+from workbench.claims import AtlasSpec, Measurement
+from workbench.datacenters.exact import UncertifiedSolutionError, _solve_exact
+from workbench.datacenters.limit import _limit_analysis, _walk_pi00
 from workbench.datacenters.params import EXAMPLE
 from workbench.datacenters.simulation import simulate
 
-__all__ = ["CLAIMS"]
+__all__ = ["CLAIMS", "ATLAS", "atlas_point"]
+
+#: the scale at which the paper's claim is checked (C_i = N servers, arrivals lambda_i N)
+FORWARDING_N = 50
 
 
 def _example_limit():
@@ -42,10 +68,10 @@ def _simulated_beta1(quick: bool) -> Measurement:
     ex = EXAMPLE
     n = 25
     sim = simulate(
-        (ex["lam"][0] * n, ex["lam"][1] * n),
-        (n, n),
-        ex["mu"],
-        ex["p"],
+        lam=(ex["lam"][0] * n, ex["lam"][1] * n),
+        servers=(n, n),
+        mu=ex["mu"],
+        p=ex["p"],
         events=200_000 if quick else 2_000_000,
         replications=8,
         seed=11,
@@ -65,6 +91,32 @@ def _cooperation_gain(quick: bool) -> float:
     )
 
 
+def _lost_fraction(load, mu, p, n, **solver) -> tuple[float, tuple]:
+    """(lost fraction of all requests, (beta1, beta2)) of the exact chain at scale ``n``."""
+    lam = (load[0] * n, load[1] * n)
+    beta = _solve_exact(lam, (n, n), mu, p, func="claims", **solver).beta
+    return (lam[0] * beta[0] + lam[1] * beta[1]) / (lam[0] + lam[1]), beta
+
+
+def _forwarding_reduces(load, mu, p, reading: str, **solver) -> float:
+    """1.0 when forwarding ``p`` blocks less than no forwarding (exact chain, N = 50), else 0.0.
+
+    ``reading`` "total": the lost fraction of all requests is lower; "each class": neither
+    class's beta is higher and the lost fraction is lower.
+    """
+    on, beta_on = _lost_fraction(load, mu, p, FORWARDING_N, **solver)
+    off, beta_off = _lost_fraction(load, mu, (0.0, 0.0), FORWARDING_N, **solver)
+    reduced = on < off
+    if reading == "each class":
+        reduced = reduced and beta_on[0] <= beta_off[0] and beta_on[1] <= beta_off[1]
+    return float(reduced)
+
+
+def _forwarding_claim(quick: bool) -> float:
+    ex = EXAMPLE
+    return _forwarding_reduces(ex["lam"], ex["mu"], ex["p"], "total")
+
+
 CLAIMS = {
     "pi00_limit": lambda quick: _example_limit().pi00,
     "beta1_limit": lambda quick: _example_limit().beta[0],
@@ -76,4 +128,100 @@ CLAIMS = {
     "beta1_exact_N25": lambda quick: _example_exact(25).beta[0],
     "cooperation_gain_N200": _cooperation_gain,
     "beta1_limit_at_N1000": lambda quick: _example_exact(1000).beta[0],
+    "forwarding_reduces_blocking": _forwarding_claim,
 }
+
+
+def _undetermined(ids, err) -> dict:
+    why = f"not certified at these solver settings: {err}"
+    return {i: Measurement(math.nan, stationary=False, note=why) for i in ids}
+
+
+def atlas_point(
+    *,
+    quick: bool,
+    seed: int,
+    tol,
+    tail,
+    shifts,
+    restart,
+    max_restarts,
+    truncation_target,
+    max_phases,
+    warmup,
+    example_load1,
+    example_load2,
+    example_p1,
+    example_p2,
+    example_mu2,
+    blocking_reading,
+) -> dict:
+    """Every atlas claim's measured value at one point of P3's plausible space.
+
+    The regression rows are measured at the worked example with the point's solver settings
+    and warm-up (the simulation's streams rooted at ``seed``); ``forwarding_reduces_blocking``
+    at the point's example (μ₁ = c₁ = c₂ = 1, N = 50) under ``blocking_reading``. A chain
+    the solver cannot certify at these settings gives an undetermined measurement (NaN,
+    ``stationary=False``), never a number. About 0.5 s per quick point on one core.
+    """
+    ex = EXAMPLE
+    solver = {
+        "tol": float(tol),
+        "tail": float(tail),
+        "shifts": int(shifts),
+        "restart": int(restart),
+        "max_restarts": int(max_restarts),
+    }
+    out: dict = {}
+    lim = _limit_analysis(
+        ex["lam"], ex["c"], ex["mu"], ex["p"],
+        truncation_target=float(truncation_target), max_phases=int(max_phases),
+    )  # fmt: skip
+    out |= {"pi00_limit": lim.pi00, "beta1_limit": lim.beta[0], "beta2_limit": lim.beta[1]}
+    n200 = ("beta1_N200", "beta2_N200", "cooperation_gain_N200")
+    try:
+        on, beta = _lost_fraction(ex["lam"], ex["mu"], ex["p"], 200, **solver)
+        off, _ = _lost_fraction(ex["lam"], ex["mu"], (0.0, 0.0), 200, **solver)
+        out |= {"beta1_N200": beta[0], "beta2_N200": beta[1], "cooperation_gain_N200": off - on}
+    except UncertifiedSolutionError as err:
+        out |= _undetermined(n200, err)
+    try:
+        out["beta1_exact_N25"] = _lost_fraction(ex["lam"], ex["mu"], ex["p"], 25, **solver)[1][0]
+    except UncertifiedSolutionError as err:
+        out |= _undetermined(("beta1_exact_N25",), err)
+    n = 25
+    sim = simulate(
+        lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n), mu=ex["mu"], p=ex["p"],
+        events=200_000 if quick else 2_000_000, replications=8, seed=seed,
+        warmup=float(warmup), overload="transient",
+    )  # fmt: skip
+    out["beta1_sim_N25"] = Measurement(
+        sim.estimate, stationary=sim.stationary, note=sim.stationarity.note
+    )
+    try:
+        out["forwarding_reduces_blocking"] = _forwarding_reduces(
+            (float(example_load1), float(example_load2)),
+            (1.0, float(example_mu2)),
+            (float(example_p1), float(example_p2)),
+            blocking_reading,
+            **solver,
+        )
+    except UncertifiedSolutionError as err:
+        out |= _undetermined(("forwarding_reduces_blocking",), err)
+    return out
+
+
+ATLAS = AtlasSpec(
+    evaluate=atlas_point,
+    claims=(
+        "forwarding_reduces_blocking",
+        "pi00_limit",
+        "beta1_limit",
+        "beta2_limit",
+        "beta1_N200",
+        "beta2_N200",
+        "cooperation_gain_N200",
+        "beta1_exact_N25",
+        "beta1_sim_N25",
+    ),
+)

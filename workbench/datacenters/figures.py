@@ -1,29 +1,34 @@
-"""The figures of P3: each a tidy frame (``*_frame``) and a drawing of it (``plot_*``).
+"""The figures of P3: each a tidy frame (``<name>_frame(quick)``) and its drawing
+(``plot_<name>(frame)``).
 
 ``FIGURES`` maps the figure names used by ``python -m workbench reproduce p3`` to
-:class:`workbench.plots.FigureSpec` (``frame(quick)`` then ``plot(frame)``). Studies over
-many points go through :func:`workbench.sweep.sweep`.
+:class:`workbench.plots.FigureSpec`. The frames at other parameters are the studies of
+:mod:`workbench.datacenters.studies` (and :func:`ring_study` here), which go through
+:func:`workbench.sweep.sweep`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.colors import ListedColormap
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from workbench.datacenters.model import (
-    UncertifiedSolutionError,
-    _classify,
-    _limit_analysis,
-    _solve_exact,
-    convergence_table,
-    optimal_forwarding,
-    ring_limit,
-)
-from workbench.datacenters.params import EXAMPLE, PARAMS, _check_ring_vector
+from workbench.datacenters.diagram import draw_model
+from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.limit import _limit_analysis
+from workbench.datacenters.params import EXAMPLE, PARAMS, _vector
+from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
+from workbench.datacenters.studies import (
+    convergence_table,
+    cooperation_study,
+    optimal_forwarding,
+    regime_study,
+)
 from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
-from workbench.sweep import sweep
-from workbench.validation import ParameterError, check_bool, check_real, check_seed
+from workbench.validation import ParameterError, check_bool, check_seed
 
 __all__ = [
     "draw_model",
@@ -31,94 +36,21 @@ __all__ = [
     "plot_cooperation",
     "exact_limit_simulation_frame",
     "plot_exact_limit_simulation",
+    "convergence_frame",
     "plot_convergence",
-    "regime_frame",
+    "regime_map_frame",
     "plot_regime_map",
     "RING_SCENARIOS",
+    "ring_study",
     "ring_frame",
     "plot_ring",
+    "loss_landscape_frame",
     "plot_loss_landscape",
     "FIGURES",
 ]
 
 _REGIME_CODES = {"A": 0, "B1": 1, "B2": 2, "E": 3}
 _REGIME_COLORS = ["#d9ead3", "#fce5cd", "#cfe2f3", "#f4cccc"]
-
-
-def cooperation_frame(
-    lam, servers, mu, p_other=0.3, vary="p1", points=21, limit=True
-) -> pd.DataFrame:
-    """Exact (and limit) beta1, beta2 and the loss fraction as one forwarding probability varies.
-
-    ``servers`` = (C1, C2) = N (c1, c2) with N = max(C) is used for the limit's scaling.
-    """
-    args = PARAMS.check(
-        "cooperation_frame",
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p_other=p_other,
-        vary=vary,
-        points=points,
-        limit=limit,
-    )
-    values = [float(q) for q in np.linspace(0.0, 1.0, args.pop("points"))]
-    frame = sweep(_cooperation_rows, {"q": values}, fixed=args, n_workers=1, progress=False)
-    frame = frame.drop(columns=["q", "replication", "seed"])
-    frame.attrs["vary"] = args["vary"]
-    # the figure states its parameters: carried as columns so that a CSV round trip keeps them
-    (l1, l2), (c1, c2), (m1, m2) = args["lam"], args["servers"], args["mu"]
-    frame = frame.assign(
-        vary=args["vary"], p_other=args["p_other"], lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2
-    )
-    return frame
-
-
-def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame:
-    """The exact (and limit) point of :func:`cooperation_frame` at p_varied = q."""
-    n = max(servers)
-    c = (servers[0] / n, servers[1] / n)
-    p = (q, p_other) if vary == "p1" else (p_other, q)
-    b1, b2 = _solve_exact(lam, servers, mu, p, tol=1e-10, func="cooperation_frame").beta
-    rows = [
-        {
-            "p_varied": q,
-            "model": f"exact (N={n})",
-            "beta1": b1,
-            "beta2": b2,
-            "loss_fraction": (lam[0] * b1 + lam[1] * b2) / (lam[0] + lam[1]),
-        }
-    ]
-    limit_beta = _cached_limit((lam[0] / n, lam[1] / n), c, mu, p) if limit else None
-    if limit_beta is not None:
-        l1, l2 = limit_beta
-        rows.append(
-            {
-                "p_varied": q,
-                "model": "limit N→∞",
-                "beta1": l1,
-                "beta2": l2,
-                "loss_fraction": (lam[0] * l1 + lam[1] * l2) / (lam[0] + lam[1]),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-_LIMIT_CACHE: dict = {}
-
-
-def _cached_limit(lam, c, mu, p, tol=1e-8):
-    """The limit's beta, memoised for slider views; None where it cannot be certified (close
-    to critical load), so that a figure leaves it out instead of drawing a guess."""
-    key = tuple(round(float(v), 10) for v in (*lam, *c, *mu, *p))
-    if key not in _LIMIT_CACHE:
-        if len(_LIMIT_CACHE) > 4096:
-            _LIMIT_CACHE.clear()
-        try:
-            _LIMIT_CACHE[key] = _limit_analysis(lam, c, mu, p, tol=tol).beta
-        except UncertifiedSolutionError:
-            _LIMIT_CACHE[key] = None
-    return _LIMIT_CACHE[key]
 
 
 def _subscript(name: str) -> str:
@@ -140,21 +72,11 @@ def _legend_outside(ax, frame=None, **kw):
     return ax.legend(**kw)
 
 
-def plot_cooperation(
-    frame: pd.DataFrame | None = None,
-    *,
-    lam=(60.0, 32.0),
-    servers=(40, 40),
-    mu=(1.0, 1.0),
-    p_other=0.3,
-    vary="p1",
-    points=21,
-    fast=False,
-):
+def plot_cooperation(frame: pd.DataFrame, fast=False):
     """β1, β2 and the lost fraction against p1 (or p2): the gain of cooperation and who pays
-    for it. Solid: exact chain; dashed: scaling limit (left out where it is not certified)."""
-    if frame is None:
-        frame = cooperation_frame(lam, servers, mu, p_other, vary, points)
+    for it. Solid: exact chain; dashed: scaling limit (left out where it is not certified).
+    ``frame``: :func:`cooperation_frame`, or
+    :func:`workbench.datacenters.studies.cooperation_study` at other parameters."""
     row = frame.iloc[0]
     vary = row["vary"]
     other = "p2" if vary == "p1" else "p1"
@@ -185,20 +107,13 @@ def plot_cooperation(
     return fig
 
 
-def _pair_of(value, name: str, func: str) -> tuple:
-    """A sequence of exactly two items (each checked by the caller)."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a pair (one value per center). "
-            f"Got {value!r} instead."
-        )
-    return tuple(value)
+_EXAMPLE_SIMULATION_SEED = 1  # the seed of the figure's simulations (any fixed seed would do)
 
 
-def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
+def exact_limit_simulation_frame(quick=False) -> pd.DataFrame:
     """The worked example at several N: exact chain, simulation (CI) and the limit."""
     quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
-    seed = check_seed(seed, "exact_limit_simulation_frame")
+    seed = _EXAMPLE_SIMULATION_SEED
     ex = EXAMPLE
     lim = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
@@ -208,10 +123,10 @@ def exact_limit_simulation_frame(quick=True, seed=1) -> pd.DataFrame:
         caps = (n, n)
         exact = _solve_exact(lam, caps, ex["mu"], ex["p"], func="exact_limit_simulation_frame").beta
         sim = simulate(
-            lam,
-            caps,
-            ex["mu"],
-            ex["p"],
+            lam=lam,
+            servers=caps,
+            mu=ex["mu"],
+            p=ex["p"],
             events=100_000 if quick else 1_000_000,
             replications=8 if quick else 20,
             seed=seed,
@@ -332,42 +247,10 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def regime_frame(p=EXAMPLE["p"], c=(1.0, 1.0), mu=(1.0, 1.0), lam_max=3.0, points=121):
-    """Regime of the limit on a (lambda1, lambda2) grid, plus the limit's loss fraction where
-    it is in closed form."""
-    func = "regime_frame"
-    args = PARAMS.check(func, p=p, c=c, mu=mu, lam_max=lam_max)
-    p, c, mu, lam_max = args["p"], args["c"], args["mu"], args["lam_max"]
-    points = PARAMS["map_points"].with_(name="points").check(points, func)
-    values = np.linspace(lam_max / points, lam_max, points)
-    rows = [
-        {"lam1": a, "lam2": b, "regime": _classify((a, b), c, mu, p)}
-        for a in values
-        for b in values
-    ]
-    frame = pd.DataFrame(rows)
-    frame.attrs.update(p=p, c=c, mu=mu)
-    return frame.assign(p1=p[0], p2=p[1], c1=c[0], c2=c[1], mu1=mu[0], mu2=mu[1])
-
-
-def plot_regime_map(
-    frame: pd.DataFrame | None = None,
-    *,
-    p=EXAMPLE["p"],
-    c=(1.0, 1.0),
-    mu=(1.0, 1.0),
-    lam_max=3.0,
-    points=121,
-    mark=EXAMPLE["lam"],
-    fast=False,
-):
-    """Regions (A), (B1), (B2), (E) of the limit in the (lambda1, lambda2) plane."""
-    from matplotlib.colors import ListedColormap
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    if frame is None:
-        frame = regime_frame(p, c, mu, lam_max, points)
+def plot_regime_map(frame: pd.DataFrame, *, mark=EXAMPLE["lam"], fast=False):
+    """Regions (A), (B1), (B2), (E) of the limit in the plane of the loads per unit N
+    (:func:`regime_map_frame` or :func:`workbench.datacenters.studies.regime_study`);
+    ``mark`` stars a point (default: the worked example)."""
     first = frame.iloc[0]
     p, c, mu = (first.p1, first.p2), (first.c1, first.c2), (first.mu1, first.mu2)
     codes = frame["regime"].map(lambda r: _REGIME_CODES.get(r, 3)).to_numpy()
@@ -430,13 +313,16 @@ RING_SCENARIOS = {
 }
 
 
-def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame:
-    """Ring of J = 6 centers (c = mu = 1): simulation at N against the pairwise reduction.
+def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.DataFrame:
+    """Ring of centers (c = mu = 1): simulation at scale N = ``n`` against the pairwise
+    reduction.
 
-    ``scenarios`` maps a name to the arrival rates per unit N (one per center); ``n`` is the
-    scale N (servers per center), ``p`` the forwarding probability to each neighbour.
+    ``scenarios`` maps a name to the arrival rates per unit N (one per center; default
+    :data:`RING_SCENARIOS`); ``ring_p`` is the forwarding probability to each neighbour;
+    ``quick`` runs 6 replications of 150,000 events (else 20 of 1,500,000); ``seed`` roots
+    the simulations' streams.
     """
-    func = "ring_frame"
+    func = "ring_study"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
     if not isinstance(scenarios, dict) or not scenarios:
         raise ParameterError(
@@ -444,18 +330,18 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
             f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
-    p = PARAMS["ring_p"].with_(name="p").check(p, func)
+    p = PARAMS["ring_p"].check(ring_p, func)
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
-        lam = np.asarray(_check_ring_vector(lam, PARAMS["ring_lam"], None, func, "scenarios"))
+        lam = _vector(lam, "ring_load", func, name="scenarios")
         red = ring_limit(lam, 1.0, 1.0, p)
         run = simulate_ring(
-            lam * n,
-            n,
-            1.0,
-            p,
+            lam=lam * n,
+            servers=n,
+            mu=1.0,
+            p=p,
             events=150_000 if quick else 1_500_000,
             replications=6 if quick else 20,
             seed=seed,
@@ -479,6 +365,14 @@ def ring_frame(scenarios=None, n=40, p=0.25, quick=True, seed=2) -> pd.DataFrame
                 }
             )
     return pd.DataFrame(rows)
+
+
+_RING_SEED = 2  # the seed of the ring figure's simulations
+
+
+def ring_frame(quick=False) -> pd.DataFrame:
+    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25."""
+    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=_RING_SEED)
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):
@@ -539,7 +433,7 @@ def plot_ring(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
+def plot_loss_landscape(frame: pd.DataFrame, fast=False):
     """Loss rate and unfairness over (p1, p2): the step beyond the paper."""
     fig, axes = figure(ncols=2, width=4.4, fast=fast)
     p1 = np.unique(frame["p1"])
@@ -573,127 +467,12 @@ def plot_loss_landscape(frame: pd.DataFrame, lam=None, fast=False):
     return fig
 
 
-_SERVERS_DRAWN = 24  # at most this many servers are drawn per center (the count is written)
-
-
-class _ModelDiagram:
-    """The diagram of :func:`draw_model`, built once and redrawn from new parameters.
-
-    :meth:`update` changes texts and which server squares are drawn and shaded, so a slider
-    view redraws the same figure instead of building one per move (axes, patches and text
-    layout are most of a redraw). ``_ModelDiagram().update(...)`` is a fresh
-    :func:`draw_model` figure.
-    """
-
-    def __init__(self):
-        from matplotlib.colors import to_rgba
-        from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
-
-        fig, ax = figure(width=8.0, height=4.2)
-        ax.set_xlim(0, 10)
-        ax.set_ylim(0, 6)
-        ax.axis("off")
-        ax.grid(False)
-        # hidden axes are not even measured (placing the title measures the tick labels of
-        # an axis that is switched off, on every draw)
-        ax.xaxis.set_visible(False)
-        ax.yaxis.set_visible(False)
-
-        def arrow(xy0, xy1, where, color="k", **kw):
-            ax.add_patch(
-                FancyArrowPatch(
-                    xy0, xy1, arrowstyle="-|>", mutation_scale=14, color=color, lw=1.4, **kw
-                )
-            )
-            return ax.text(*where, "", ha="center", va="center", fontsize=9, color=color)
-
-        self.squares, self.center_labels, self.service_labels = [], [], []
-        for x0, y0 in ((1.6, 1.8), (6.0, 1.8)):
-            ax.add_patch(
-                FancyBboxPatch((x0, y0), 2.4, 2.4, boxstyle="round,pad=0.05", fc="#f3f6fb", ec="k")
-            )
-            squares = []
-            for k in range(_SERVERS_DRAWN):
-                r, q = divmod(k, 6)
-                squares.append(
-                    ax.add_patch(
-                        Rectangle(
-                            (x0 + 0.15 + 0.37 * q, y0 + 1.95 - 0.4 * r),
-                            0.3,
-                            0.3,
-                            fc="white",
-                            ec="C0",
-                        )  # fmt: skip
-                    )
-                )
-            self.squares.append(squares)
-            self.center_labels.append(ax.text(x0 + 1.2, y0 + 0.2, "", ha="center", fontsize=8))
-            self.service_labels.append(ax.text(x0 + 1.2, y0 + 2.65, "", ha="center", fontsize=8))
-        self.lam_labels = (
-            arrow((0.1, 3.0), (1.55, 3.0), (0.75, 3.35)),
-            arrow((9.9, 3.0), (8.45, 3.0), (9.25, 3.35)),
-        )
-        bend = "arc3,rad=-0.25"
-        self.forward_labels = (
-            arrow((4.1, 3.7), (5.9, 3.7), (5.0, 4.35), "C1", connectionstyle=bend),
-            arrow((5.9, 2.3), (4.1, 2.3), (5.0, 1.65), "C1", connectionstyle=bend),
-        )
-        self.lost_labels = (
-            arrow((2.8, 1.75), (2.8, 0.4), (1.3, 0.8), "C3"),
-            arrow((7.2, 1.75), (7.2, 0.4), (8.7, 0.8), "C3"),
-        )
-        self.title = ax.set_title("", fontsize=10)
-        # "C0" is resolved now: a later theme must not recolour the shading of this figure
-        self.busy_color = to_rgba("C0")
-        self.fig, self.ax = fig, ax
-
-    def update(self, lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), busy=None):
-        """Redraw from the parameters (checked as :func:`draw_model` checks them)."""
-        args = PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)
-        lam, servers, mu, p = args["lam"], args["servers"], args["mu"], args["p"]
-        if busy is not None:
-            busy = [
-                check_real(b, "busy", "draw_model", 0.0, float(c))
-                for b, c in zip(_pair_of(busy, "busy", "draw_model"), servers, strict=True)
-            ]
-        for i in (0, 1):
-            shown = min(servers[i], _SERVERS_DRAWN)
-            filled = shown if busy is None else round(shown * busy[i] / servers[i])
-            for k, square in enumerate(self.squares[i]):
-                square.set_visible(k < shown)
-                square.set_facecolor(self.busy_color if k < filled else "white")
-            more = "" if servers[i] <= _SERVERS_DRAWN else f" (24 of {servers[i]} drawn)"
-            sub = _subscript(str(i + 1))
-            self.center_labels[i].set_text(f"center {i + 1}: C{sub} = {servers[i]}{more}")
-            self.service_labels[i].set_text(f"service μ{sub} = {mu[i]:g} per busy server")
-            self.lam_labels[i].set_text(f"λ{sub} = {lam[i]:g}")
-            self.forward_labels[i].set_text(f"full: forward\nw.p. p{sub} = {p[i]:g}")
-            self.lost_labels[i].set_text(
-                f"lost: 1 − p{sub} = {1 - p[i]:g}\n(or forwarded, other full)"
-            )
-        title = "Two cooperating data centers (loss systems, no waiting room)"
-        if busy is not None:
-            title += ": shaded = mean busy servers"
-        self.title.set_text(title)
-        return self.fig
-
-
-def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), busy=None):
-    """A diagram of the two-center model drawn from its parameters.
-
-    Each center is a box of C_i servers (at most 24 drawn, the count written), fed by its
-    own arrivals λ_i; a request finding its center full is forwarded with probability p_i
-    (arrows between the centers) or lost with probability 1 − p_i (arrows down); a forwarded
-    request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
-    that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
-    """
-    return _ModelDiagram().update(lam, servers, mu, p, busy)
-
-
-def _fig_cooperation(quick: bool):
+def cooperation_frame(quick=False) -> pd.DataFrame:
+    """:func:`cooperation_study` of the worked example at N = 50 (quick, 11 values of p1) or
+    N = 200 (41 values), p2 = 0.3."""
     ex = EXAMPLE
     n = 50 if quick else 200
-    frame = cooperation_frame(
+    return cooperation_study(
         (ex["lam"][0] * n, ex["lam"][1] * n),
         (n, n),
         ex["mu"],
@@ -701,19 +480,21 @@ def _fig_cooperation(quick: bool):
         vary="p1",
         points=11 if quick else 41,
     )
-    return frame
 
 
-def _fig_convergence(quick: bool):
+def convergence_frame(quick=False) -> pd.DataFrame:
+    """:func:`convergence_table` of the worked example, N up to 200 (quick) or 2000."""
     sizes = (10, 20, 50, 100, 200) if quick else (10, 20, 50, 100, 200, 500, 1000, 2000)
     return convergence_table(sizes=sizes, progress=not quick)
 
 
-def _fig_regime_map(quick: bool):
-    return regime_frame(points=61 if quick else 201)
+def regime_map_frame(quick=False) -> pd.DataFrame:
+    """:func:`regime_study` at the table's defaults on 61 (quick) or 201 points per axis."""
+    return regime_study(map_points=61 if quick else 201)
 
 
-def _fig_loss_landscape(quick: bool):
+def loss_landscape_frame(quick=False) -> pd.DataFrame:
+    """:func:`optimal_forwarding` for the worked example at N = 20 (quick) or 50."""
     n = 20 if quick else 50
     ex = EXAMPLE
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)
@@ -722,7 +503,7 @@ def _fig_loss_landscape(quick: bool):
 
 FIGURES = {
     "cooperation": FigureSpec(
-        _fig_cooperation,
+        cooperation_frame,
         plot_cooperation,
         "β1, β2 and the lost fraction against p1 (example at N = 50 or 200): exact chain "
         "(solid) and scaling limit (dashed).",
@@ -733,12 +514,12 @@ FIGURES = {
         "Exact chain, simulation (95% CI) and the limit for the example, against N.",
     ),
     "convergence": FigureSpec(
-        _fig_convergence,
+        convergence_frame,
         plot_convergence,
         "Exact β_i(N) against the limit, and the distance to it on log-log axes.",
     ),
     "regime_map": FigureSpec(
-        _fig_regime_map,
+        regime_map_frame,
         plot_regime_map,
         "Regimes (A), (B1), (B2), (E) of the scaling limit in the (λ1, λ2) plane.",
     ),
@@ -748,7 +529,7 @@ FIGURES = {
         "Ring of six centers: simulated blocking (95% CI) and the pairwise reduction.",
     ),
     "loss_landscape": FigureSpec(
-        _fig_loss_landscape,
+        loss_landscape_frame,
         plot_loss_landscape,
         "Loss rate and β1 − β2 over (p1, p2) at N = 20 or 50: the step beyond the paper.",
     ),

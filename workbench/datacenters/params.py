@@ -7,16 +7,24 @@ The notebook's controls are built from the same rows (per-center rows by ``_cent
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
 model is scale-free in time, so the bounds only exclude numbers no data center has.
+
+The claim atlas (``plausible`` and ``why`` on a row, see :mod:`workbench.datacenters.claims`)
+covers the values the claims rest on that neither the paper nor the claims' own statements
+fix: the solver's settings (``tol``, ``tail``, ``shifts``, ``restart``, ``max_restarts``,
+``truncation_target``, ``max_phases``), the simulation's ``warmup``, and, for the paper's
+claim in words, its lost examples (``example_*``) and the reading of "the blocking
+probability" (``blocking_reading``). Every other row is a [choice] the claims do not depend
+on, or that defines them, and stays fixed (``plausible=None``): the worked example (``lam``,
+``load``, ``c``, ``mu``, ``p``: every numeric claim is stated at it), the scales N and the
+simulation lengths (stated in each claim), the ring, and the studies' grids.
 """
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
-from workbench.validation import ParameterError
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
     "PARAMS",
@@ -31,6 +39,15 @@ RATE_LOW, RATE_HIGH = 1e-6, 1e6
 # the worked example of the notebook and the claims: loads per unit of the scale N
 EXAMPLE = {"lam": (1.5, 0.8), "c": (1.0, 1.0), "mu": (1.0, 1.0), "p": (0.6, 0.3)}
 
+_NUMERICAL = (
+    "The paper gives no numerical method for the finite chain (its results are closed forms "
+    "and limits); the solver's settings are the workbench's."
+)
+_EXAMPLES = (
+    "The paper's numerical section (its Section 5) was not recovered, so its examples' values "
+    "are unknown; the workbench's worked example is a choice."
+)
+
 PARAMS = Params(
     Param(
         "lam",
@@ -39,11 +56,27 @@ PARAMS = Params(
         "1/s",
         low=RATE_LOW,
         high=RATE_HIGH,
+        default=(30.0, 16.0),
+        slider=(0.5, 60.0),
+        step=0.5,
+        pair=True,
+        help="Poisson arrival rate of each center's own requests (absolute; the default is "
+        "the worked example λ/N = (1.5, 0.8) at N = 20).",
+        source="choice",
+    ),
+    Param(
+        "load",
+        "λ/N",
+        "arrival rate per unit N",
+        "1/s",
+        low=RATE_LOW,
+        high=RATE_HIGH,
         default=EXAMPLE["lam"],
         slider=(0.05, 3.0),
         step=0.05,
         pair=True,
-        help="Poisson arrival rate of each center's own requests (per unit N in the limit).",
+        help="Arrival rate of each center per unit of the scale N (the centers receive "
+        "λᵢ = loadᵢ · N): the argument of the scaling limit.",
         source="choice",
     ),
     Param(
@@ -53,7 +86,7 @@ PARAMS = Params(
         kind="int",
         low=1,
         high=MAX_SERVERS,
-        default=(50, 50),
+        default=(20, 20),
         slider=(1, 200),
         step=1,
         pair=True,
@@ -128,26 +161,14 @@ PARAMS = Params(
         help="Arrivals and departures simulated per replication (run length).",
         source="choice",
     ),
-    Param(
-        "warmup",
-        "w",
-        "warm-up fraction",
-        low=0.0,
-        high=0.9,
-        default=0.1,
-        slider=(0.0, 0.5),
-        step=0.05,
-        help="Fraction of each replication's events discarded before measuring.",
-        source="choice",
-    ),
     REPLICATIONS.with_(high=1000),
     CONFIDENCE.with_(high=0.999, high_open=False),
     SEED,
     # the ring of J centers
     Param(
-        "ring_lam",
-        "λ_j",
-        "arrival rate of center j",
+        "ring_load",
+        "λ_j/N",
+        "arrival rate per unit N of center j",
         "1/s",
         low=RATE_LOW,
         high=RATE_HIGH,
@@ -270,6 +291,10 @@ PARAMS = Params(
         default=1e-12,
         help="Stop when ‖πQ‖₁ ≤ tol · Σ π(s) q(s).",
         source="choice",
+        plausible=(1e-13, 1e-9),
+        why=_NUMERICAL
+        + " Any target at which the residual still certifies the chain's law to well below "
+        "the claims' 1e-6 is acceptable.",
     ),
     Param(
         "tail",
@@ -282,22 +307,153 @@ PARAMS = Params(
         "dropped; 0 keeps the whole grid. At most 1e-12: the dropped mass counts in the "
         "residual the solution is certified by (1e-8 already fails it at the defaults).",
         source="choice",
+        plausible=(1e-60, 1e-20),
+        why=_NUMERICAL + " A tail far below round-off in either direction changes nothing real.",
     ),
-    Param("shifts", "s", "ADI shifts per cycle", kind="int", low=1, high=64, default=8),
-    Param("restart", "m", "GMRES restart length", kind="int", low=2, high=200, default=20),
-    Param("max_restarts", "k", "GMRES restarts", kind="int", low=1, high=10_000, default=60),
     Param(
-        "limit_tol",
-        "tol",
+        "shifts",
+        "s",
+        "ADI shifts per cycle",
+        kind="int",
+        low=1,
+        high=64,
+        default=8,
+        source="choice",
+        plausible=(4, 16),
+        why=_NUMERICAL + " The shifts only change how fast GMRES converges.",
+    ),
+    Param(
+        "restart",
+        "m",
+        "GMRES restart length",
+        kind="int",
+        low=2,
+        high=200,
+        default=20,
+        source="choice",
+        plausible=(10, 40),
+        why=_NUMERICAL + " The restart length only changes how fast GMRES converges.",
+    ),
+    Param(
+        "max_restarts",
+        "k",
+        "GMRES restarts",
+        kind="int",
+        low=1,
+        high=10_000,
+        default=60,
+        source="choice",
+        plausible=(30, 120),
+        why=_NUMERICAL + " Fewer restarts hand a stagnating case to sparse LU sooner.",
+    ),
+    Param(
+        "truncation_target",
+        "ε_trunc",
         "truncation error target",
         low=1e-14,
         high=1e-3,
         default=1e-10,
         help="Target for the truncation error of the idle-server walk.",
         source="choice",
+        plausible=(1e-12, 1e-8),
+        why="The paper's explicit π_c(0,0) (its Theorem 3, 'through elliptic integrals' in the "
+        "workbench's summary) is not available, so the workbench truncates the walk; any "
+        "target well below the claims' 1e-6 is acceptable.",
     ),
     Param(
-        "max_phases", "M", "largest phase truncation", kind="int", low=16, high=4000, default=800
+        "max_phases",
+        "M",
+        "largest phase truncation",
+        kind="int",
+        low=16,
+        high=4000,
+        default=800,
+        source="choice",
+        plausible=(400, 2000),
+        why=_NUMERICAL + " A cap on the walk's truncation, far above what the example needs.",
+    ),
+    WARMUP.with_(
+        plausible=(0.02, 0.5),
+        why="The paper simulates nothing; the warm-up is the workbench's. A loss network "
+        "forgets its empty start within a few service times, so any fraction from 2 % to "
+        "half of a run is a careful choice.",
+    ),
+    # the paper's claim in words, over the plausible space of its lost numerical examples
+    Param(
+        "example_load1",
+        "λ₁/N",
+        "example: arrival rate per unit N of center 1",
+        "1/s",
+        low=0.05,
+        high=5.0,
+        default=EXAMPLE["lam"][0],
+        help="The paper's claim that forwarding reduces blocking, evaluated at this load.",
+        source="choice",
+        plausible=(0.5, 2.5),
+        why=_EXAMPLES + " The range runs from half loaded to 2.5 times overloaded (c₁μ₁ = 1).",
+    ),
+    Param(
+        "example_load2",
+        "λ₂/N",
+        "example: arrival rate per unit N of center 2",
+        "1/s",
+        low=0.05,
+        high=5.0,
+        default=EXAMPLE["lam"][1],
+        help="As example_load1, for center 2.",
+        source="choice",
+        plausible=(0.3, 1.5),
+        why=_EXAMPLES + " Center 2 from lightly loaded to overloaded (c₂μ₂ = 1).",
+    ),
+    Param(
+        "example_p1",
+        "p₁",
+        "example: forwarding probability of class 1",
+        low=0.0,
+        high=1.0,
+        default=EXAMPLE["p"][0],
+        source="choice",
+        plausible=(0.05, 1.0),
+        why=_EXAMPLES + " 'with a given probability p₁': any forwarding at all (p₁ > 0).",
+    ),
+    Param(
+        "example_p2",
+        "p₂",
+        "example: forwarding probability of class 2",
+        low=0.0,
+        high=1.0,
+        default=EXAMPLE["p"][1],
+        source="choice",
+        plausible=(0.05, 1.0),
+        why=_EXAMPLES + " 'with probability p₂': any forwarding at all (p₂ > 0).",
+    ),
+    Param(
+        "example_mu2",
+        "μ₂",
+        "example: service rate of center 2 (μ₁ = 1)",
+        "1/s",
+        low=1e-3,
+        high=1e3,
+        default=EXAMPLE["mu"][1],
+        source="choice",
+        plausible=(0.25, 4.0),
+        why=_EXAMPLES + " 'A request allocated at data center #i is processed at rate μ_i': "
+        "the centers' speeds may differ, by up to a factor 4 either way here.",
+    ),
+    Param(
+        "blocking_reading",
+        "β",
+        "which blocking forwarding reduces",
+        kind="choice",
+        choices=("total", "each class"),
+        default="total",
+        help="Reading of 'To reduce the blocking probability': the lost fraction of all "
+        "requests, or the blocking of each class separately.",
+        source="choice",
+        plausible=("total", "each class"),
+        why="The paper writes 'To reduce the blocking probability, we assume that requests "
+        "arriving at a service facility with no available servers are forwarded to the other "
+        "one' without saying whose: the lost fraction of all requests, or each class's β_i.",
     ),
 )
 
@@ -322,47 +478,45 @@ def _center(name: str, i: int, **changes) -> Param:
     return base.with_(**fields)
 
 
-def _check_ring_vector(value, param: Param, n: int | None, func: str, name: str | None = None):
-    """A scalar (repeated) or a sequence of ``n`` values, each checked by ``param``.
-
-    ``n=None``: ``value`` must be a sequence (its length is the number of centers).
-    Returns a list of checked values.
-    """
-    param = param.with_(length=None)  # this function checks the sequence, param each value
-    if name is not None:
-        param = param.with_(name=name)
-    name = param.name
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, (numbers.Number, np.generic)) and n is not None:
-        return [param.check(value, func)] * n
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        what = "a scalar or " if n is not None else ""
+def _no_bools(value, name: str, func: str) -> None:
+    """Refuse a sequence holding a boolean (numpy turns ``(2, True, 2)`` into ``[2, 1, 2]``,
+    so :func:`workbench.validation.check_array` cannot see it)."""
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object))
+    ):
         raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}a sequence of "
-            f"{n if n is not None else '3 to 64'} values. Got {value!r} instead."
+            f"The '{name}' parameter of {func} must hold numbers, not booleans. Got "
+            f"{value!r} instead."
         )
-    items = list(value)
-    if n is not None and len(items) != n:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a scalar or a sequence of {n} "
-            f"values. Got {value!r} instead."
-        )
-    return [param.check(v, func) for v in items]
 
 
-def _ring_args(lam, servers, mu, p, func, servers_name="servers"):
-    """Checked ring arguments as arrays: a rate per center; servers (or c), mu, p per center
-    or one value for all."""
-    lam = _check_ring_vector(lam, PARAMS["ring_lam"], None, func, name="lam")
-    n = len(lam)
-    if n < 3 or n > 64:
-        raise ParameterError(
-            f"The 'lam' parameter of {func} must be a sequence of 3 to 64 rates (one per "
-            f"center of the ring). Got {n} values instead."
-        )
-    caps = _check_ring_vector(servers, PARAMS[servers_name].with_(pair=False), n, func)
-    mu = _check_ring_vector(mu, PARAMS["mu"].with_(pair=False), n, func)
-    p = _check_ring_vector(p, PARAMS["ring_p"], n, func, name="p")
-    caps = np.array(caps, dtype=np.int64 if servers_name == "servers" else float)
-    return np.array(lam), caps, np.array(mu), np.array(p)
+def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtype=float):
+    """``value`` checked against the range of table row ``row``: one value per center
+    (``n`` of them, a scalar repeated) or, with ``n=None``, a sequence of the row's length."""
+    param = PARAMS[row]
+    bounds = {
+        "low": param.low,
+        "high": param.high,
+        "low_open": param.low_open,
+        "high_open": param.high_open,
+        "dtype": dtype,
+    }
+    _no_bools(value, name, func)
+    if n is None:
+        return check_array(value, name, func, ndim=1, length=param.length, **bounds)
+    return broadcast(value, name, func, n, **bounds)
+
+
+def _ring_args(lam, servers, mu, p, func, servers_name="servers", rate_name="lam"):
+    """Checked ring arguments as arrays: a rate per center (``rate_name``: ``lam`` absolute,
+    ``load`` per unit N, 3 to 64 centers); servers (or c), mu, p per center or one value for
+    all."""
+    lam = _vector(lam, "ring_load", func, name=rate_name)
+    n = lam.size
+    int_caps = servers_name == "servers"
+    caps = _vector(
+        servers, servers_name, func, name=servers_name, n=n, dtype=int if int_caps else float
+    )
+    mu = _vector(mu, "mu", func, name="mu", n=n)
+    p = _vector(p, "ring_p", func, name="p", n=n)
+    return lam, caps, mu, p

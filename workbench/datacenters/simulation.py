@@ -1,9 +1,13 @@
 """Seeded simulation of the two-center network and of the ring, with confidence intervals.
 
-Both follow the workbench's contract::
+Both follow the workbench's contract (every argument keyword-only)::
 
-    simulate(lam, servers, mu, p, *, events=..., replications=..., seed=0, confidence=0.95,
-             warmup=0.1, overload="raise") -> workbench.results.SimulationResult
+    simulate(*, lam, servers, mu, p, events=200_000, replications=10, seed=0,
+             confidence=0.95, warmup=0.1, overload="raise") -> workbench.results.SimulationResult
+
+``lam`` is the absolute arrival rate of each center. :func:`simulate_to_precision` adds
+replications until a target precision (the shared loop of
+:func:`workbench.output_analysis.to_precision`).
 
 Each replication starts empty, discards its first ``warmup`` fraction of events and runs the
 jitted jump-chain kernel on uniforms drawn from its own stream (child r of
@@ -36,6 +40,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from workbench.datacenters.exact import _solve_exact
 from workbench.datacenters.kernels import (
     ARRIVALS,
     CLASS_STRIDE,
@@ -55,11 +60,10 @@ from workbench.datacenters.kernels import (
     simulate_ring_kernel,
     simulate_two_centers_kernel,
 )
-from workbench.datacenters.model import _limit_analysis, _solve_exact
+from workbench.datacenters.limit import _limit_analysis
 from workbench.datacenters.params import PARAMS, _ring_args
 from workbench.output_analysis import Replication, finish, replicate, to_precision
 from workbench.results import SimulationResult
-from workbench.stats import t_half_width
 from workbench.validation import (
     ParameterError,
     check_bool,
@@ -72,7 +76,6 @@ from workbench.validation import (
 __all__ = [
     "simulate",
     "simulate_to_precision",
-    "simulate_until",
     "simulate_ring",
     "ring_table",
     "warm_up",
@@ -102,14 +105,14 @@ OVERLOAD = ("raise", "transient")
 MAX_WORK = 10**9
 
 
-def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
-    """The detector's series: ``values`` as floats when at most ``limit`` long, else the
-    means of consecutive blocks of b = ⌈n / (limit / 2)⌉ observations (a trailing partial
-    block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
+def _block_series(values: np.ndarray, warmup: int, max_length: int = MAX_SERIES):
+    """The detector's series: ``values`` as floats when at most ``max_length`` long, else the
+    means of consecutive blocks of b = ⌈n / (max_length / 2)⌉ observations (a trailing
+    partial block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
     n = values.size
-    if n <= limit:
+    if n <= max_length:
         return values.astype(float), warmup
-    b = -(-n // (limit // 2))
+    b = -(-n // (max_length // 2))
     k = n // b
     return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
@@ -198,11 +201,11 @@ def _two_centers_run(
 
 
 def simulate(
+    *,
     lam,
     servers,
     mu,
     p,
-    *,
     events=200_000,
     replications=10,
     seed=0,
@@ -215,7 +218,7 @@ def simulate(
     Parameters
     ----------
     lam, servers, mu, p : pairs
-        As in :func:`workbench.datacenters.blocking_exact`.
+        As in :func:`workbench.datacenters.blocking_exact` (``lam`` absolute).
     events : int
         Events (arrivals and departures) per replication, in [1000, 5e7].
     replications : int
@@ -284,63 +287,57 @@ def _class2_note(reps) -> list[str]:
     ]
 
 
-def simulate_until(
+def simulate_to_precision(
+    *,
     lam,
     servers,
     mu,
     p,
-    *,
-    half_width=0.005,
     rel_half_width=None,
+    half_width=None,
     metric="beta1",
-    events=100_000,
-    batch=4,
+    events=200_000,
+    initial=4,
     max_replications=200,
     seed=0,
     confidence=0.95,
     warmup=0.1,
+    overload="raise",
     progress=True,
 ) -> SimulationResult:
     """Add replications of :func:`simulate` until ``metric``'s interval is narrow enough.
 
-    Replications are run ``batch`` at a time until the Student-t half-width of ``metric``
-    is at most ``half_width`` (at least ``batch`` replications, at most
-    ``max_replications``: the work is bounded, and the result's notes and ``converged``
-    say when the target was not reached). With ``rel_half_width`` instead
-    (``half_width=None``) the target is relative to the estimate and the shared
-    :func:`workbench.output_analysis.to_precision` chooses the steps. Replication r uses the
-    same stream as in ``simulate(..., replications=R, seed=seed)``, so the numbers are those
-    of that call with the R reached. A run the stationarity detector finds non-stationary
-    stops with :class:`workbench.validation.UnstableRegimeError`.
+    The workbench's shared precision loop (:func:`workbench.output_analysis.to_precision`):
+    it starts with ``initial`` replications and projects the number needed from the current
+    half-width, until the half-width is at most ``rel_half_width`` times the estimate, or at
+    most ``half_width`` (absolute) when that is given instead; with neither, the target is
+    ± 2 % of the estimate. It stops at ``max_replications`` with ``converged=False`` and a
+    note. A run the stationarity detector finds non-stationary stops with
+    :class:`workbench.validation.UnstableRegimeError`. Replication r is that of
+    ``simulate(..., seed=seed)``: same seed, same numbers.
 
     Parameters
     ----------
-    half_width : float or None
-        Target half-width, in (0, 1].
+    lam, servers, mu, p, events, seed, confidence, warmup
+        As in :func:`simulate`.
     rel_half_width : float or None
         Target half-width relative to the estimate, in (0, 1].
+    half_width : float or None
+        Target half-width in the metric's unit, > 0 (give one target, not both).
     metric : str
         A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
-    batch : int
-        Replications added per step, in [2, 100].
+    initial : int
+        Replications of the first step, in [2, 100].
     max_replications : int
         Upper bound on the replications, in [2, 1000].
+    overload : {"raise"}
+        A run the stationarity detector flags stops the loop with
+        :class:`workbench.validation.UnstableRegimeError` (the precision of a run that is no
+        steady state means nothing); ``"transient"`` is refused here (use :func:`simulate`).
     progress : bool
-        Show a progress bar with the current half-width.
+        Show a progress bar (replications run, out of ``max_replications``).
     """
-    return _precision(
-        "simulate_until", lam, servers, mu, p, half_width=half_width,
-        rel_half_width=rel_half_width, metric=metric, events=events, batch=batch,
-        max_replications=max_replications, seed=seed, confidence=confidence, warmup=warmup,
-        progress=progress,
-    )  # fmt: skip
-
-
-def _precision(
-    func, lam, servers, mu, p, *, half_width, rel_half_width, metric, events, batch,
-    max_replications, seed, confidence, warmup, progress,
-) -> SimulationResult:  # fmt: skip
-    """The precision loop of :func:`simulate_until` and :func:`simulate_to_precision`."""
+    func = "simulate_to_precision"
     args = PARAMS.check(
         func,
         lam=lam,
@@ -352,95 +349,32 @@ def _precision(
         confidence=confidence,
         warmup=warmup,
     )
-    if (half_width is None) == (rel_half_width is None):
+    if half_width is not None and rel_half_width is not None:
         raise ParameterError(
-            f"The 'half_width' parameter of {func} must be a target half-width (then "
-            f"'rel_half_width' is None) or None (then 'rel_half_width' is the target, a fraction "
-            f"of the estimate). Got half_width={half_width!r}, rel_half_width="
-            f"{rel_half_width!r} instead."
+            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is "
+            f"given (one target, absolute or relative). Got half_width={half_width!r}, "
+            f"rel_half_width={rel_half_width!r} instead."
         )
+    if half_width is None:
+        rel = 0.02 if rel_half_width is None else rel_half_width
+        target = check_real(rel, "rel_half_width", func, 0.0, 1.0, low_open=True)
+        shown = f"± {target:.0%}"
+    else:
+        target = check_real(half_width, "half_width", func, 0.0, None, low_open=True)
+        shown = f"± {target:g}"
     metric = check_choice(metric, "metric", func, QUANTITIES)
-    batch = check_int(
-        batch, "initial" if func == "simulate_to_precision" else "batch", func, 2, 100
-    )
+    check_choice(overload, "overload", func, ("raise",))
     cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
+    initial = check_int(initial, "initial", func, 2, 100)
     progress = check_bool(progress, "progress", func)
     one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
-    if rel_half_width is not None:
-        rel = check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
-        result = to_precision(
-            one, rel_half_width=rel, max_replications=cap, initial=min(batch, cap),
-            seed=args["seed"], progress=progress, desc=f"{metric} ± {rel:.0%}", **kwargs,
-        )  # fmt: skip
-        return result.with_(info={**result.info, "target": rel})
-    target = check_real(half_width, "half_width", func, 0.0, 1.0, low_open=True)
-    from tqdm.auto import tqdm
-
-    reps: list[Replication] = []
-    half = float("inf")
-    with tqdm(total=cap, desc=f"{metric} ± {target:g}", disable=not progress) as bar:
-        while len(reps) < cap and not half <= target:
-            size = min(batch, cap - len(reps))
-            reps += replicate(one, replications=size, seed=args["seed"], start=len(reps))
-            half = t_half_width([r.row[metric] for r in reps], args["confidence"])
-            bar.update(len(reps) - bar.n)
-            bar.set_postfix_str(f"half-width {half:.2g}")
-    notes = _class2_note(reps)
-    if not half <= target:
-        notes.append(
-            f"target half-width {target:g} not reached after {len(reps)} replications "
-            f"(max_replications): reached {half:.2g}"
-        )
-    kwargs["info"] = kwargs["info"] | {"target": target}
-    return finish(reps, notes=notes, **kwargs).with_(converged=bool(half <= target))
-
-
-def simulate_to_precision(
-    lam,
-    servers,
-    mu,
-    p,
-    *,
-    rel_half_width=0.02,
-    metric="beta1",
-    events=100_000,
-    initial=4,
-    max_replications=200,
-    seed=0,
-    confidence=0.95,
-    warmup=0.1,
-    progress=True,
-) -> SimulationResult:
-    """Add replications of :func:`simulate` until ``metric``'s interval is within
-    ± ``rel_half_width`` of its estimate (the workbench's shared precision loop,
-    :func:`workbench.output_analysis.to_precision`).
-
-    Starts with ``initial`` replications and projects the number needed from the current
-    half-width; stops at ``max_replications`` with ``converged=False`` and a note. A run the
-    stationarity detector finds non-stationary stops with
-    :class:`workbench.validation.UnstableRegimeError`. :func:`simulate_until` is the same loop
-    with an absolute target. Replication r is that of ``simulate(..., seed=seed)``.
-    """
-    rel_half_width = check_real(
-        rel_half_width, "rel_half_width", "simulate_to_precision", 0.0, 1.0, low_open=True
-    )
-    return _precision(
-        "simulate_to_precision",
-        lam,
-        servers,
-        mu,
-        p,
-        half_width=None,
-        rel_half_width=rel_half_width,
-        metric=metric,
-        events=events,
-        batch=initial,
-        max_replications=max_replications,
-        seed=seed,
-        confidence=confidence,
-        warmup=warmup,
-        progress=progress,
-    )
+    result = to_precision(
+        one, rel_half_width=target if half_width is None else 0.02,
+        half_width=None if half_width is None else target, max_replications=cap,
+        initial=min(initial, cap), seed=args["seed"], progress=progress,
+        desc=f"{metric} {shown}", **kwargs,
+    )  # fmt: skip
+    return result.with_(info={**result.info, "target": target})
 
 
 def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
@@ -466,13 +400,13 @@ def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
 
 
 def simulate_ring(
+    *,
     lam,
     servers,
     mu,
     p,
-    *,
-    events=400_000,
-    replications=8,
+    events=200_000,
+    replications=10,
     seed=0,
     confidence=0.95,
     warmup=0.1,
@@ -486,6 +420,7 @@ def simulate_ring(
     Parameters
     ----------
     lam : sequence of J floats (3 <= J <= 64)
+        Absolute arrival rate of each center.
     servers : int or sequence of J ints in [1, 5000]
     mu : float or sequence of J floats
     p : float or sequence of J floats in [0, 0.5]

@@ -1,11 +1,13 @@
 """The notebook's slider views of P3 (the only P3 module that imports ipywidgets).
 
-``VIEWS`` maps a view name to a function returning the widget. Every control comes from the
-parameter table (symbol, meaning, unit, tooltip, valid range); each view redraws a plot
-function of this module, which can be timed without widgets. The analytic views ``explore``
-and ``explore_model`` keep one figure (:class:`_ExploreFigure`, :class:`_ModelFigure`) and
-update its artists on every move instead of building a new one, which is most of a redraw;
-``_explore_plot`` and ``_model_plot`` give the same picture as a fresh figure.
+``VIEWS`` maps a view name to ``<name>_view()``, a function returning the widget. Every
+control comes from the parameter table (symbol, meaning, unit, tooltip, valid range); each
+view redraws a plot function of this module, which can be timed without widgets. The
+analytic views ``cooperation`` and ``model`` keep one figure (:class:`_CooperationFigure`,
+:class:`_ModelFigure`) and update its artists on every move instead of building a new one,
+which is most of a redraw (the shared :func:`workbench.widgets.interactive_figure` calls
+its plot function afresh on every move); ``_cooperation_plot`` and ``_model_plot`` give the
+same picture as a fresh figure.
 """
 
 from __future__ import annotations
@@ -14,28 +16,24 @@ import functools
 
 import numpy as np
 
-from workbench.datacenters.figures import (
-    _cached_limit,
-    _ModelDiagram,
-    _pair,
-    plot_regime_map,
-    plot_ring,
-    ring_frame,
-)
-from workbench.datacenters.model import _classify, _solve_exact
+from workbench.datacenters.diagram import ModelDiagram
+from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.figures import _pair, plot_regime_map, plot_ring, ring_study
+from workbench.datacenters.limit import _classify
 from workbench.datacenters.params import PARAMS, _center
+from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.widgets import _render_png, interactive_figure
 
 __all__ = [
     "VIEWS",
-    "explore",
-    "explore_regimes",
-    "explore_ring",
-    "explore_model",
+    "cooperation_view",
+    "regimes_view",
+    "ring_view",
+    "model_view",
 ]
 
-_PER_N = {"meaning": "arrival rate per unit N", "slider": (0.1, 3.0)}
+_PER_N = {"slider": (0.1, 3.0)}
 
 
 _P_GRID = np.linspace(0.0, 1.0, 11)
@@ -46,7 +44,10 @@ _BETA_LABELS = ["β₁ (class 1)", "β₂ (class 2)"]
 def _blocking_against_p1(lam, servers, mu, p2):
     """β₁, β₂ (exact) on the p₁ grid: independent of p₁ itself, so a p₁ move reuses it."""
     return np.array(
-        [_solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="explore").beta for q in _P_GRID]
+        [
+            _solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="cooperation_view").beta
+            for q in _P_GRID
+        ]
     )
 
 
@@ -58,12 +59,12 @@ def _shows_offset(axis) -> bool:
     return bool(formatter.get_offset())
 
 
-class _ExploreFigure:
-    """The ``explore`` view's figure, built on the first call and updated in place afterwards.
+class _CooperationFigure:
+    """The ``cooperation`` view's figure, built on the first call and updated in place afterwards.
 
     A slider move changes line data, bar heights and texts of one figure instead of building
     a new one: building axes, ticks and legends, and laying out their text afresh, is most of
-    a redraw. ``_ExploreFigure()(**values)`` is a fresh figure.
+    a redraw. ``_CooperationFigure()(**values)`` is a fresh figure.
 
     ``fixed_titles=True`` (the view) pins each axes title at the top of its axes instead of
     letting matplotlib place it on every draw, which measures the tick labels once more.
@@ -106,16 +107,16 @@ class _ExploreFigure:
         fig.subplots_adjust(bottom=0.3)
         self.fig, self.axes, self.pinned = fig, (ax0, ax1), pinned
 
-    def __call__(self, lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
+    def __call__(self, load1, load2, c1, c2, N, mu1, mu2, p1, p2):
         # every number first: a refused value leaves the figure as it was
-        lam, mu = (lam1 * N, lam2 * N), (mu1, mu2)
+        lam, mu = (load1 * N, load2 * N), (mu1, mu2)
         servers = (max(1, round(c1 * N)), max(1, round(c2 * N)))
         exact = _blocking_against_p1(lam, servers, mu, p2)
         loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
-        now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="explore").beta
+        now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="cooperation_view").beta
         c = (servers[0] / N, servers[1] / N)
-        reg = _classify((lam1, lam2), c, mu, (p1, p2))
-        lim = _cached_limit((lam1, lam2), c, mu, (p1, p2), tol=1e-7)
+        reg = _classify((load1, load2), c, mu, (p1, p2))
+        lim = cached_limit((load1, load2), c, mu, (p1, p2), truncation_target=1e-7)
         texts = (
             f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
             f"forwarding probability p₁ (p₂ = {p2:.2f})",
@@ -172,18 +173,18 @@ class _ExploreFigure:
         self.title1.set_text(title1)
 
 
-def _explore_plot(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2):
-    """The ``explore`` view's figure at these values (a fresh figure)."""
-    return _ExploreFigure()(lam1, lam2, c1, c2, N, mu1, mu2, p1, p2)
+def _cooperation_plot(load1, load2, c1, c2, N, mu1, mu2, p1, p2):
+    """The ``cooperation`` view's figure at these values (a fresh figure)."""
+    return _CooperationFigure()(load1, load2, c1, c2, N, mu1, mu2, p1, p2)
 
 
-def explore():
-    """λ_i (per unit N), c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
+def cooperation_view():
+    """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
     return interactive_figure(
-        _ExploreFigure(fixed_titles=True),
+        _CooperationFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
-        lam1=_center("lam", 1, **_PER_N),
-        lam2=_center("lam", 2, **_PER_N),
+        load1=_center("load", 1, **_PER_N),
+        load2=_center("load", 2, **_PER_N),
         c1=_center("c", 1),
         c2=_center("c", 2),
         N=PARAMS["N"].with_(default=30, slider=(2, 60)),
@@ -195,10 +196,10 @@ def explore():
 
 
 def _regime_plot(p1, p2, c1, c2):
-    return plot_regime_map(p=(p1, p2), c=(c1, c2), points=81, fast=True)
+    return plot_regime_map(regime_study(p=(p1, p2), c=(c1, c2), map_points=81), fast=True)
 
 
-def explore_regimes():
+def regimes_view():
     """p_i and c_i: the regime map of the limit in the (λ1, λ2) plane."""
     return interactive_figure(
         _regime_plot,
@@ -212,12 +213,12 @@ def explore_regimes():
 
 def _ring_plot(lam0, lam1, lam2, p, N):
     lam = (lam0, lam1, lam2, 0.5, 0.5, 0.5)
-    frame = ring_frame({"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, p=p, quick=True, seed=3)
+    frame = ring_study({"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=3)
     return plot_ring(frame, fast=True)
 
 
 def _ring_center(j: int, default: float):
-    return PARAMS["ring_lam"].with_(
+    return PARAMS["ring_load"].with_(
         name=f"lam{j}",
         symbol=f"λ{'₀₁₂'[j]}",
         meaning=f"arrival rate per unit N of center {j}",
@@ -226,7 +227,7 @@ def _ring_center(j: int, default: float):
     )
 
 
-def explore_ring():
+def ring_view():
     """The loads of three adjacent centers of a ring of six: simulation against the pairwise
     reduction, which gives up when three neighbours are congested (a simulation: runs in the
     background, only the latest move is computed)."""
@@ -255,18 +256,18 @@ def _freeze_layout(fig) -> None:
 
 
 class _ModelFigure:
-    """The ``explore_model`` view's diagram, built once and updated in place (see
-    :class:`_ExploreFigure` and :class:`workbench.datacenters.figures.ModelDiagram`)."""
+    """The ``model`` view's diagram, built once and updated in place (see
+    :class:`_CooperationFigure` and :class:`workbench.datacenters.diagram.ModelDiagram`)."""
 
     def __init__(self):
         self.diagram = None
 
     def __call__(self, lam1, lam2, C1, C2, mu1, mu2, p1, p2):
         lam, servers, mu, p = (lam1, lam2), (C1, C2), (mu1, mu2), (p1, p2)
-        sol = _solve_exact(lam, servers, mu, p, func="explore_model")
+        sol = _solve_exact(lam, servers, mu, p, func="model_view")
         first = self.diagram is None
         if first:
-            self.diagram = _ModelDiagram()
+            self.diagram = ModelDiagram()
             self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
         fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
         self.summary.set_text(
@@ -279,11 +280,11 @@ class _ModelFigure:
 
 
 def _model_plot(lam1, lam2, C1, C2, mu1, mu2, p1, p2):
-    """The ``explore_model`` view's figure at these values (a fresh figure)."""
+    """The ``model`` view's figure at these values (a fresh figure)."""
     return _ModelFigure()(lam1, lam2, C1, C2, mu1, mu2, p1, p2)
 
 
-def explore_model():
+def model_view():
     """The model's diagram drawn from the controls, shaded with the mean busy servers."""
     lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
@@ -301,8 +302,8 @@ def explore_model():
 
 
 VIEWS = {
-    "explore_model": explore_model,
-    "explore": explore,
-    "explore_regimes": explore_regimes,
-    "explore_ring": explore_ring,
+    "model": model_view,
+    "cooperation": cooperation_view,
+    "regimes": regimes_view,
+    "ring": ring_view,
 }

@@ -61,7 +61,13 @@ What the workbench finds (see ``data/claims/p1.csv`` and the notebook):
   numbers, re-measured on fresh seeds) buys nothing over the best uniform θ (10 ms) at
   load 1.2: it moves one quiet node of ten to 15 ms, +0.003 ms on fresh seeds (paired 95%
   CI [+0.001, +0.005]), while the chain model's per-node choices (100 ms at quiet nodes,
-  2 ms at busy ones) cost +0.98 ms.
+  2 ms at busy ones) cost +0.98 ms;
+- the claim atlas (48 points of the plausible space × the two readings of eq. 6's routing
+  and of H̄_k): the interior θ optimum and the load-variance statement hold everywhere;
+  eq. 6's missing own processing, the q = 0.5 chain as FIFO and the overloaded layer's
+  model are refuted everywhere; the model's agreement at the best θ (20 of 48 points) and
+  "heavy load everywhere: no significant gain" (15 of 48; flips at θ ≈ 21 ms, above which
+  offloading hurts) hinge on lost values.
 
 The workbench's choices [choice]
 --------------------------------
@@ -72,7 +78,8 @@ one cloud with 8 units. Links: IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.
 30 ms (Heavy), the cloud 20 times faster; requests 2 KB and 100 KB, responses the same
 size. θ = 20 ms, e_M = 1, α = 0.5, T_a = 50 ms; the queue is FIFO at q = 0.5 (as the paper
 says) and class-weighted otherwise; cloud units take requests uniformly at random (as the
-model's m_k M/G/1 units assume); the 10% first requests of a run are a warm-up. Readings of
+model's m_k M/G/1 units assume); the first 10% of a run's requests are its warm-up
+(``warmup=0.1``, a fraction of the run). Readings of
 a silent text are parameters with the paper's words in their help: ``ewma_period`` (the
 EWMA at every departure, the default, or "periodically") and ``cloud_sojourn`` (one H̄_k per
 cloud server, H̄_k = Δ̄_k as the paper writes, the default, or per type). Every simulation
@@ -80,11 +87,15 @@ runs the shared output analysis on each request's delay (``overload="raise"`` re
 that is not a steady state; a fog node keeping every request is checked with the load its
 neighbours forward to it).
 
-Modules: ``params`` (PARAMS), ``model`` (chain, P_j, network model), ``scenario`` (graphs,
-files, validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the
-shared output analysis: each request's delay is tested for a steady state), ``figures``,
-``claims``, ``views`` (ipywidgets; not imported here). ``analyze`` returns a
-``model.NetworkAnalysis``, ``solve_chain`` a ``model.ChainSolution``.
+Modules: ``params`` (PARAMS), ``chain`` (one fog node's (n, n') chain, W̄, counts),
+``acceptance`` (P_j: Erlang sums, q = 0.5 closed forms), ``network`` (flows, the λ_j fixed
+point, ``analyze``), ``delays`` (cloud servers by Pollaczek–Khinchine, eq. 6, eq. 2),
+``model`` (the analytic model's public names in one place), ``scenario`` (graphs, files,
+validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the shared
+output analysis: each request's delay is tested for a steady state), ``tuning`` (θ per fog
+node), ``cases`` (named scenarios and the load-variance study), ``study`` (the delay
+studies), ``figures``, ``claims``, ``views`` (ipywidgets; not imported here). ``analyze``
+returns a ``delays.NetworkAnalysis``, ``solve_chain`` a ``chain.ChainSolution``.
 """
 
 from workbench.fog.model import (
@@ -95,7 +106,6 @@ from workbench.fog.model import (
     fog_loads,
     mean_in_system,
     mean_work,
-    pollaczek_khinchine,
     ps_closed_form,
     solve_chain,
 )
@@ -130,7 +140,6 @@ __all__ = [
     "load_scenario",
     "mean_in_system",
     "mean_work",
-    "pollaczek_khinchine",
     "ps_closed_form",
     "ring_scenario",
     "run_once",

@@ -7,6 +7,10 @@ does not make is ``source=workbench`` and says so. Every simulated measure retur
 :class:`workbench.claims.Measurement` carrying whether all the runs behind it were
 stationary (a non-stationary measurement never counts as agreement).
 
+The claim atlas (:func:`workbench.claims.atlas`, ``ATLAS``) measures the ``source=paper``
+claims again at points of the plausible space the parameter table declares (the values the
+paper lost, and its two readings of best(j) and H̄_k): :func:`atlas_point`.
+
 References
 ----------
 Yousefpour et al., IEEE IoT J. 5(1) 2018: Sec. III-B (θ tuned to an optimal value; load
@@ -17,27 +21,34 @@ the model).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from pathlib import Path
 
-import networkx as nx
 import numpy as np
-import pandas as pd
 
-from workbench.claims import Measurement
-from workbench.fog.model import analyze, mean_in_system
-from workbench.fog.scenario import build_scenario, compile_scenario, default_scenario, ring_scenario
+from workbench.claims import AtlasSpec, Measurement
+from workbench.fog.cases import (
+    EVEN_COUNTS,
+    UNEVEN_COUNTS,
+    load_variance_gains,
+    one_fog_scenario,
+    overloaded_scenario,
+    with_fog_rates,
+)
+from workbench.fog.chain import mean_in_system
+from workbench.fog.network import analyze
+from workbench.fog.params import PARAMS
+from workbench.fog.scenario import (
+    compile_scenario,
+    default_scenario,
+    ring_scenario,
+    with_fog_delay,
+    with_traffic,
+)
 from workbench.fog.simulation import simulate
+from workbench.validation import ParameterError, UnstableRegimeError, check_bool
 
-__all__ = ["CLAIMS", "claims_table", "load_variance_gains"]
-
-CLAIMS_CSV = Path(__file__).resolve().parents[2] / "data" / "claims" / "p1.csv"
-
-
-def claims_table() -> pd.DataFrame:
-    """``data/claims/p1.csv`` as a DataFrame (the notebook's claims section)."""
-    return pd.read_csv(CLAIMS_CSV, comment="#", skipinitialspace=True)
-
+__all__ = ["CLAIMS", "ATLAS", "atlas_point", "load_variance_gains"]
 
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 
@@ -45,7 +56,9 @@ THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 def _sim(quick, seed=0, scenario=None, **kw):
     g = default_scenario(0) if scenario is None else scenario
     n, reps = (20_000, 4) if quick else (60_000, 10)
-    return simulate(g, n_requests=n, replications=reps, seed=seed, overload="transient", **kw)
+    return simulate(
+        scenario=g, requests=n, replications=reps, seed=seed, overload="transient", **kw
+    )
 
 
 def _measure(value, *runs) -> Measurement:
@@ -89,25 +102,16 @@ def theta_optimum_interior(quick=True) -> Measurement:
     return _measure(float(THETAS[0] < theta < THETAS[-1]), *runs)
 
 
-def _one_fog():
-    layer = nx.Graph()
-    layer.add_node(0)
-    return build_scenario(
-        layer, 10, rate=0.8, light_fraction=0.75, p_iot=0.0, p_cloud=0.0, fog_mu=(50.0, 10.0),
-        cloud_mu=(1000.0, 200.0),
-    )  # fmt: skip
-
-
 def eq6_error_without_offloading(quick=True) -> Measurement:
     """(model as in eq. 6 − simulation)/simulation for one fog node keeping everything."""
-    g = _one_fog()
+    g = one_fog_scenario()
     sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
     return _measure((analyze(g, policy="no_offload").mean_delay - sim.mean) / sim.mean, sim)
 
 
 def corrected_error_without_offloading(quick=True) -> Measurement:
     """The same with the request's own processing added (+1/μ)."""
-    g = _one_fog()
+    g = one_fog_scenario()
     sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
     model = analyze(g, policy="no_offload", own_processing=True).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
@@ -115,7 +119,7 @@ def corrected_error_without_offloading(quick=True) -> Measurement:
 
 def fifo_count_vs_chain(quick=True) -> Measurement:
     """(FIFO simulation's mean number in node − the q = 0.5 chain's) / the chain's."""
-    g = _one_fog()
+    g = one_fog_scenario()
     res = _sim(quick, seed=16, scenario=g, policy="no_offload")
     in_node = float(res.info["nodes"]["mean_in_node"].iloc[0])
     chain = sum(mean_in_system(6.0, 2.0, 50.0, 10.0))
@@ -130,11 +134,9 @@ def model_error_at_best_theta(quick=True) -> Measurement:
 
 
 def _overloaded(quick, **model_kw):
-    from workbench.fog.figures import overloaded_scenario
-
     g = compile_scenario(overloaded_scenario(40))
     n, reps = (60_000, 2) if quick else (200_000, 6)
-    sim = simulate(g, theta=0.02, e_max=1, n_requests=n, replications=reps, seed=18,
+    sim = simulate(scenario=g, theta=0.02, e_max=1, requests=n, replications=reps, seed=18,
                    overload="transient")  # fmt: skip
     model = analyze(g, theta=0.02, e_max=1, **model_kw).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
@@ -144,7 +146,7 @@ def model_error_overloaded(quick=True) -> Measurement:
     """(eq. 6 model − simulation)/simulation on an overloaded fog layer (θ = 20 ms, e_M = 1).
 
     40 fog nodes with 100 IoT nodes each at 4 req/s: each node is offered 320 requests/s
-    and serves about 89/s (see ``figures.overloaded_scenario``).
+    and serves about 89/s (see :func:`workbench.fog.cases.overloaded_scenario`).
     """
     return _overloaded(quick)
 
@@ -152,39 +154,6 @@ def model_error_overloaded(quick=True) -> Measurement:
 def threshold_model_error_overloaded(quick=True) -> Measurement:
     """The same error for the threshold-admission model with the own processing time."""
     return _overloaded(quick, admission="threshold", own_processing=True)
-
-
-# ------------------------------------------------------- load variance (Sec. III-B)
-
-EVEN_COUNTS = (26,) * 10
-UNEVEN_COUNTS = (8, 44) * 5
-"""Ten fog nodes on a ring, 260 IoT nodes in both: 26 each (every node offered ρ = 0.94),
-or alternately 8 and 44 (ρ = 0.29 and 1.58): the same total load, spread evenly or not."""
-
-
-@functools.lru_cache(maxsize=2)
-def load_variance_gains(quick=True) -> pd.DataFrame:
-    """Offloading's gain with the same total load spread evenly and unevenly over fog nodes.
-
-    Gain = (delay with e_M = 0 − delay with e_M = 1) / delay with e_M = 0 at θ = 20 ms: what
-    fog-to-fog offloading saves over sending a busy node's requests to the cloud. Both runs
-    of a spread use the same seed (common random numbers: the requests do not depend on
-    e_M). Rows: ``spread``, ``delay_no_forward``, ``delay_forward`` [s], ``gain``,
-    ``share_fog_no_forward``, ``share_fog_forward``, ``stationary``.
-    """
-    n, reps = (20_000, 4) if quick else (60_000, 10)
-    rows = []
-    for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
-        net = compile_scenario(ring_scenario(10, list(counts), seed=0))
-        runs = [simulate(net, theta=0.02, e_max=e, n_requests=n, replications=reps, seed=5,
-                         overload="transient") for e in (0, 1)]  # fmt: skip
-        d0, d1 = runs[0].mean, runs[1].mean
-        notes = "; ".join(r.stationarity.note for r in runs if not r.stationary)
-        rows.append(dict(spread=spread, delay_no_forward=d0, delay_forward=d1,
-                         gain=(d0 - d1) / d0, share_fog_no_forward=runs[0]["share_fog"],
-                         share_fog_forward=runs[1]["share_fog"],
-                         stationary=all(r.stationary for r in runs), note=notes))  # fmt: skip
-    return pd.DataFrame(rows)
 
 
 def offload_gain_heavy_even(quick=True) -> Measurement:
@@ -215,3 +184,166 @@ CLAIMS = {
     "offload_gain_heavy_even": offload_gain_heavy_even,
     "offload_gain_variance": offload_gain_variance,
 }
+
+
+# ------------------------------------------------------------------- the claim atlas
+
+ATLAS_RUNS = {True: (8_000, 2), False: (60_000, 10)}
+"""(requests, replications) of each atlas simulation, quick and full."""
+OVERLOADED_RUNS = {True: (20_000, 2), False: (200_000, 6)}
+
+
+@functools.lru_cache(maxsize=1)
+def _overloaded_net():
+    """The overloaded layer (40 fog × 100 IoT), compiled once: its graph takes 0.3 s."""
+    return compile_scenario(overloaded_scenario(40))
+
+
+def _atlas_settings(params) -> dict:
+    """Every row with a plausible range or reading: the point's value, else the default."""
+    rows = [p for p in PARAMS.rows if p.plausible is not None]
+    unknown = sorted(set(params) - {p.name for p in rows})
+    if unknown:
+        raise ParameterError(
+            f"atlas_point: {unknown} are not rows with a plausible range or reading "
+            f"({[p.name for p in rows]})."
+        )
+    return {p.name: PARAMS[p.name].check(params.get(p.name, p.default), "atlas_point")
+            for p in rows}  # fmt: skip
+
+
+def _failed(ids, err) -> dict:
+    return {i: Measurement(float("nan"), False, f"{type(err).__name__}: {err}") for i in ids}
+
+
+def _atlas_theta_grid(v, sim, model) -> dict:
+    """theta_optimum_interior and model_error_best_theta on the default scenario at v."""
+    ids = ("theta_optimum_interior", "model_error_best_theta")
+    g = with_traffic(
+        default_scenario(0), load=v["load"], light_fraction=v["light_fraction"],
+        p_iot=v["p_iot"], p_cloud=v["p_cloud"],
+    )  # fmt: skip
+    g = compile_scenario(with_fog_rates(with_fog_delay(g, v["fog_delay"]), v["mu_light"],
+                                        v["mu_heavy"]))  # fmt: skip
+    try:
+        runs = [simulate(scenario=g, theta=t, e_max=v["e_max"], **sim) for t in THETAS]
+        k = int(np.argmin([r.mean for r in runs]))
+        best = runs[k].mean
+        model_delay = analyze(g, theta=THETAS[k], e_max=v["e_max"], **model).mean_delay
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    return {
+        "theta_optimum_interior": _measure(float(THETAS[0] < THETAS[k] < THETAS[-1]), *runs),
+        "model_error_best_theta": _measure((model_delay - best) / best, runs[k]),
+    }
+
+
+def _atlas_one_node(v, sim, model) -> dict:
+    """eq6_error_no_offload and fifo_count_vs_chain on the one-node case scaled to v."""
+    ids = ("eq6_error_no_offload", "fifo_count_vs_chain")
+    rates = (6.0 * v["lam_light"] / 60.0, 2.0 * v["lam_heavy"] / 10.0)
+    service = (50.0 * v["mu_light"] / 200.0, 10.0 * v["mu_heavy"] / (100 / 3))
+    g = one_fog_scenario(rates, service)
+    kw = {k: sim[k] for k in ("requests", "replications", "seed", "overload")}
+    try:
+        res = simulate(scenario=g, policy="no_offload", **kw)
+        model_delay = analyze(g, policy="no_offload", **model).mean_delay
+        chain = sum(mean_in_system(*rates, *service))
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    in_node = float(res.info["nodes"]["mean_in_node"].iloc[0])
+    return {
+        "eq6_error_no_offload": _measure((model_delay - res.mean) / res.mean, res),
+        "fifo_count_vs_chain": _measure((in_node - chain) / chain, res),
+    }
+
+
+def _atlas_overloaded(v, sim, model, quick) -> dict:
+    """model_error_overloaded on the overloaded layer with v's fog rates, θ and e_M."""
+    base = _overloaded_net()
+    mu = np.tile([v["mu_light"], v["mu_heavy"]], (base.n_fog, 1))
+    g = dataclasses.replace(base, fog_mu=mu)
+    n, reps = OVERLOADED_RUNS[quick]
+    kw = dict(sim, requests=n, replications=reps)
+    try:
+        res = simulate(scenario=g, theta=v["theta"], e_max=v["e_max"], **kw)
+        model_delay = analyze(g, theta=v["theta"], e_max=v["e_max"], **model).mean_delay
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(("model_error_overloaded",), err)
+    return {"model_error_overloaded": _measure((model_delay - res.mean) / res.mean, res)}
+
+
+def _atlas_load_variance(v, sim) -> dict:
+    """offload_gain_heavy_even and offload_gain_variance on the ring at v's policy values.
+
+    The fog nodes keep the default processing rates: the claims are about nodes offered
+    ρ = 0.94 (even) or 0.29 / 1.58 (uneven), which the counts of IoT nodes are chosen for.
+    """
+    ids = ("offload_gain_heavy_even", "offload_gain_variance")
+    gains, runs = {}, []
+    try:
+        for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
+            g = compile_scenario(with_fog_delay(ring_scenario(10, list(counts), seed=0),
+                                                v["fog_delay"]))  # fmt: skip
+            pair = [simulate(scenario=g, theta=v["theta"], e_max=e, **sim) for e in (0, v["e_max"])]
+            gains[spread] = (pair[0].mean - pair[1].mean) / pair[0].mean
+            runs.extend(pair)
+    except (ParameterError, UnstableRegimeError) as err:
+        return _failed(ids, err)
+    return {
+        "offload_gain_heavy_even": _measure(gains["even"], *runs[:2]),
+        "offload_gain_variance": _measure(float(gains["uneven"] > gains["even"]), *runs),
+    }
+
+
+def atlas_point(*, quick: bool, seed: int, **params) -> dict:
+    """Every atlas claim's measured value at one point of the plausible space.
+
+    ``params``: a value for rows of the parameter table with a plausible range or reading
+    (the others at their defaults). The point applies to each claim's own case:
+
+    - θ optimum and the model's error at the best θ: the default scenario with the point's
+      traffic (load, Light share, p^I, p^C), fog–fog delay and fog processing rates; the
+      simulations with its e_M, q, α, T_a and EWMA period; the model with its reading of
+      best(j) (``neighbour``) and of H̄_k (``cloud_sojourn``);
+    - eq. 6's error and the FIFO count without offloading: the one-node case (λ, λ', μ, μ'
+      = 6, 2, 50, 10 per s) scaled by the point's λ/60, λ'/10, μ/200 and μ'/(100/3);
+    - the overloaded layer: its 40 fog nodes at the point's μ, μ', θ, e_M and policy values;
+    - load variance: the ring at the point's θ, e_M (against e_M = 0), fog–fog delay and
+      policy values, the fog nodes at the default rates (the claims' ρ = 0.94 and 0.29/1.58).
+
+    Each simulated measure is a :class:`workbench.claims.Measurement` flagged
+    ``stationary=False`` when a run behind it was not; a case the model cannot evaluate (a
+    queue without steady state) gives NaN, not stationary, with the reason. Quick: about
+    half a second on one core (runs of 8,000 requests × 2; the overloaded layer 20,000 × 2).
+    """
+    quick = check_bool(quick, "quick", "atlas_point")
+    seed = PARAMS["seed"].check(seed, "atlas_point")
+    v = _atlas_settings(params)
+    n, reps = ATLAS_RUNS[quick]
+    sim = dict(
+        q=v["q"], alpha=v["alpha"], announce_period=v["announce_period"],
+        ewma_period=v["ewma_period"], requests=n, replications=reps, seed=seed,
+        overload="transient",
+    )  # fmt: skip
+    model = dict(q=v["q"], neighbour=v["neighbour"], cloud_sojourn=v["cloud_sojourn"])
+    out = {}
+    out.update(_atlas_theta_grid(v, sim, model))
+    out.update(_atlas_one_node(v, sim, model))
+    out.update(_atlas_overloaded(v, sim, model, quick))
+    out.update(_atlas_load_variance(v, sim))
+    return out
+
+
+ATLAS = AtlasSpec(
+    evaluate=atlas_point,
+    claims=(
+        "theta_optimum_interior",
+        "eq6_error_no_offload",
+        "fifo_count_vs_chain",
+        "model_error_best_theta",
+        "model_error_overloaded",
+        "offload_gain_heavy_even",
+        "offload_gain_variance",
+    ),
+)

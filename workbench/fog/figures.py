@@ -3,8 +3,9 @@ announcement period, with the analytic model beside simulated means (Student-t i
 and the three baselines on every delay plot; the network coloured by utilisation; the
 partial-fraction instability.
 
-Every ``frame(quick)`` returns a tidy DataFrame (one row per plotted point) and every
-``plot(frame)`` draws it; the notebook's views and ``reproduce p1`` call the same two.
+Every figure ``<name>`` has ``<name>_frame(quick=False)``, a tidy DataFrame (one row per
+plotted point), and ``plot_<name>(frame)``, which draws it; the notebook's views and
+``reproduce p1`` call the same two. The delay studies share :mod:`workbench.fog.study`.
 
 References
 ----------
@@ -21,187 +22,118 @@ import textwrap
 import networkx as nx
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps, colors
+from matplotlib.collections import LineCollection
 
-from workbench.fog.model import analyze, erlang_sum_cdf, erlang_sum_cdf_partial_fractions
-from workbench.fog.params import PARAMS
-from workbench.fog.scenario import (
-    compile_scenario,
-    default_scenario,
-    geometric_scenario,
-    with_fog_delay,
-    with_traffic,
+from workbench.fog.acceptance import erlang_sum_cdf, erlang_sum_cdf_partial_fractions
+from workbench.fog.cases import (
+    AGREEMENT_CASES,
+    load_variance_gains,
+    one_fog_scenario,
+    overloaded_scenario,
 )
-from workbench.fog.simulation import WARMUP_FRACTION, run_once, simulate
-from workbench.fog.tuning import THETA_GRID
+from workbench.fog.network import analyze
+from workbench.fog.params import PARAMS
+from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
+from workbench.fog.simulation import run_once, simulate, warmup_requests
+from workbench.fog.study import (
+    POLICY_COLORS,
+    POLICY_LABELS,
+    mark_unstable,
+    plot_study,
+    simulated_point,
+    study_frame,
+    study_scenario,
+)
+from workbench.fog.tuning import (
+    MODEL_LABELS,
+    THETA_GRID,
+    compare_thetas,
+    per_node_table,
+    policy_table,
+    tune_theta_per_node,
+)
 from workbench.output_analysis import detect
-from workbench.plots import PALETTE, UNSTABLE_LABEL, FigureSpec, ci_errorbar, figure
-from workbench.validation import ParameterError
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 
-__all__ = ["FIGURES", "study_frame", "plot_study", "network_frame", "plot_network"]
-
-POLICY_COLORS = {
-    "offload": PALETTE[0],
-    "no_offload": PALETTE[3],
-    "all_cloud": PALETTE[7],
-    "light_only": PALETTE[2],
-}
-POLICY_LABELS = {
-    "offload": "offloading (paper's policy)",
-    "no_offload": "fog, no offloading (θ = ∞)",
-    "all_cloud": "all to cloud",
-    "light_only": "fog processes Light only",
-}
-BASE = dict(theta=0.02, e_max=1, q=0.5, alpha=0.5, mode="distributed", announce_period=0.05)
-TRAFFIC = ("load", "light_fraction", "p_iot")
+__all__ = [
+    "FIGURES",
+    "POLICY_COLORS",
+    "POLICY_LABELS",
+    "study_frame",
+    "plot_study",
+    "per_node_table",
+    "policy_table",
+]
 
 
-def _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
-    g = with_traffic(
-        default_scenario(scenario_seed), load=load, light_fraction=light_fraction, p_iot=p_iot
-    )
-    return g if fog_delay is None else with_fog_delay(g, fog_delay)
+# ------------------------------------------------------------------ the delay studies
+
+THETA_VALUES = ([0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15], [0.0, 0.01, 0.04, 0.15])
+EMAX_VALUES = ([0, 1, 2, 3, 4], [0, 1, 3])
+MIX_VALUES = ([0.1, 0.3, 0.5, 0.7, 0.9, 1.0], [0.3, 0.7, 1.0])
+P_IOT_VALUES = ([0.0, 0.2, 0.4, 0.6, 0.8], [0.0, 0.4, 0.8])
+LOAD_VALUES = ([0.4, 0.6, 0.8, 1.0, 1.15, 1.3, 1.5], [0.5, 1.0, 1.5])
+FOG_DELAY_VALUES = ([0.0005, 0.002, 0.005, 0.01, 0.02, 0.04], [0.001, 0.01, 0.04])
+"""(full, quick) values of each study's axis."""
 
 
-def simulated_point(
-    *, scenario_seed=0, load=1.0, light_fraction=0.75, p_iot=0.1, policy="offload",
-    theta=0.02, e_max=1, mode="distributed", announce_period=0.05, n_requests=20_000,
-    replications=3, seed=0, fog_delay=None,
-):  # fmt: skip
-    """The simulated mean service delay at one study point, with its interval and verdict.
-
-    Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
-    (a fog node that keeps every request at ρ ≥ 1, or a run the output analysis finds
-    non-stationary) comes back with ``stationary=False`` and is drawn hollow, never dropped.
-    Returns ``delay``, ``ci_low``, ``ci_high`` [s], ``share_fog``, ``stationary``, ``note``.
-    """
-    g = _scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
-    try:
-        res = simulate(
-            g, theta=theta, e_max=e_max, mode=mode, policy=policy,
-            announce_period=announce_period, n_requests=n_requests, replications=replications,
-            seed=seed, overload="transient",
-        )  # fmt: skip
-    except ParameterError as err:  # e.g. a cloud that every fog request would overload
-        nan = math.nan
-        return dict(delay=nan, ci_low=nan, ci_high=nan, share_fog=nan, stationary=False,
-                    note=str(err))  # fmt: skip
-    return dict(
-        delay=res.estimate,
-        ci_low=res.ci_low,
-        ci_high=res.ci_high,
-        share_fog=float(res["share_fog"]),
-        stationary=bool(res.stationary),
-        note=res.stationarity.note,
-    )
+def _values(pair, quick):
+    return pair[1] if quick else pair[0]
 
 
-def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=0):
-    """Analytic (paper's eq. 6 and corrected) and simulated delay along one axis.
-
-    Rows: ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
-    "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
-    analysis's verdict on the simulated point; model rows: the model has a steady state)
-    and ``note``.
-    """
-    fixed = dict(fixed or {})
-    settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
-                **fixed}  # fmt: skip
-    n_requests = 6_000 if quick else 40_000
-    reps = 3 if quick else 8
-    rows = []
-    for x in values:
-        point = {**settings, axis: x}
-        g = _scenario(0, point["load"], point["light_fraction"], point["p_iot"], point["fog_delay"])
-        for policy in policies:
-            for own, label in ((False, "model (eq. 6)"), (True, "model (+1/μ)")):
-                try:
-                    d = analyze(
-                        g, theta=point["theta"], e_max=point["e_max"], policy=policy,
-                        own_processing=own,
-                    ).mean_delay  # fmt: skip
-                except ValueError:  # unstable under this policy: no steady state, no line
-                    d = math.nan
-                rows.append(dict(axis=axis, x=x, policy=policy, source=label, delay=1e3 * d,
-                                 ci_low=math.nan, ci_high=math.nan,
-                                 stationary=bool(math.isfinite(d)), note=""))  # fmt: skip
-        for k, policy in enumerate(policies):
-            sim_kw = {key: point[key] for key in ("load", "light_fraction", "p_iot", "theta",
-                                                  "e_max", "mode", "announce_period",
-                                                  "fog_delay")}  # fmt: skip
-            sim = simulated_point(policy=policy, n_requests=n_requests, replications=reps,
-                                  seed=seed + 1000 * k + values.index(x), **sim_kw)  # fmt: skip
-            rows.append(dict(axis=axis, x=x, policy=policy, source="simulation",
-                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
-                             ci_high=1e3 * sim["ci_high"], stationary=sim["stationary"],
-                             note=sim["note"]))  # fmt: skip
-    return pd.DataFrame(rows)
+def delay_vs_theta_frame(quick=False):
+    """Delay against θ (e_M = 1): :func:`workbench.fog.study.study_frame` on ``theta``."""
+    return study_frame("theta", _values(THETA_VALUES, quick), quick=quick)
 
 
-def _clip_transients(ax, frame):
-    """Scale the y axis to the steady-state numbers; name the transient points above it.
-
-    A non-stationary point's delay grows with the run (seconds where the rest are tens of
-    ms): it stays on the plot, hollow, but one far above would flatten every curve, so it
-    is drawn at the top edge with its value written next to it.
-    """
-    sim = frame[frame["source"] == "simulation"]
-    steady = sim[sim["stationary"].astype(bool)]
-    model = frame.loc[frame["source"] != "simulation", "delay"].to_numpy(float)
-    values = np.concatenate([steady["ci_high"].to_numpy(float), model])
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return
-    top = 1.2 * float(values.max())
-    ax.set_ylim(0, top)
-    far = sim[~sim["stationary"].astype(bool) & (sim["delay"] > top)]
-    for _, row in far.iterrows():
-        color = POLICY_COLORS.get(row["policy"], "0.3")
-        ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
-        ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
-                    textcoords="offset points", fontsize=6, color=color)  # fmt: skip
+def plot_delay_vs_theta(frame):
+    return plot_study(frame)
 
 
-def _mark_unstable(ax, frame):
-    """A legend entry for hollow markers when some simulated point is not stationary."""
-    if "stationary" in frame and not frame["stationary"].astype(bool).all():
-        ax.plot([], [], "o", mfc="none", color="0.3", ls="", label=UNSTABLE_LABEL)
+def delay_vs_emax_frame(quick=False):
+    """Delay against the offload limit e_M (θ = 20 ms)."""
+    return study_frame("e_max", _values(EMAX_VALUES, quick), quick=quick)
 
 
-def plot_study(frame, title=""):
-    """Delay [ms] against the study's axis: lines = model, markers = simulation ± CI."""
-    axis = frame["axis"].iloc[0]
-    fig, ax = figure(width=8.6, height=4.0)
-    for policy, grp in frame.groupby("policy", sort=False):
-        color = POLICY_COLORS[policy]
-        sim = grp[grp["source"] == "simulation"]
-        ci_errorbar(ax, sim["x"], sim["delay"], sim["ci_low"], sim["ci_high"], color=color,
-                    stationary=sim["stationary"].to_numpy(bool),
-                    label=f"{POLICY_LABELS[policy]}: simulation")  # fmt: skip
-        corr = grp[grp["source"] == "model (+1/μ)"]
-        ax.plot(corr["x"], corr["delay"], "-", color=color, lw=1.3)
-        if policy == "offload":
-            paper = grp[grp["source"] == "model (eq. 6)"]
-            ax.plot(paper["x"], paper["delay"], "--", color=color, lw=1.3,
-                    label="offloading: model as in eq. 6")  # fmt: skip
-    ax.plot([], [], "-", color="0.3", label="model with own processing (+1/μ)")
-    _mark_unstable(ax, frame[frame["source"] == "simulation"])
-    label = PARAMS[axis].axis_label if axis in PARAMS else axis
-    ax.set_xlabel(label)
-    ax.set_ylabel("mean service delay [ms]")
-    _clip_transients(ax, frame)
-    ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
-                 fontsize=10)  # fmt: skip
-    fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.supxlabel("default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
-    return fig
+def plot_delay_vs_emax(frame):
+    return plot_study(frame)
 
 
-def _study(axis, full, quick_values, **fixed):
-    def frame(quick=False):
-        return study_frame(axis, quick_values if quick else full, quick=quick, fixed=fixed)
+def delay_vs_mix_frame(quick=False):
+    """Delay against the Light share b of requests."""
+    return study_frame("light_fraction", _values(MIX_VALUES, quick), quick=quick)
 
-    return frame
+
+def plot_delay_vs_mix(frame):
+    return plot_study(frame)
+
+
+def delay_vs_p_iot_frame(quick=False):
+    """Delay against the local-processing probability p^I."""
+    return study_frame("p_iot", _values(P_IOT_VALUES, quick), quick=quick)
+
+
+def plot_delay_vs_p_iot(frame):
+    return plot_study(frame)
+
+
+def delay_vs_load_frame(quick=False):
+    """Delay against a load multiplier on every IoT rate."""
+    return study_frame("load", _values(LOAD_VALUES, quick), quick=quick)
+
+
+def plot_delay_vs_load(frame):
+    return plot_study(frame)
+
+
+def delay_vs_fog_delay_frame(quick=False):
+    """Delay against the fog–fog link delay (every fog–fog link set to it)."""
+    return study_frame("fog_delay", _values(FOG_DELAY_VALUES, quick), quick=quick)
+
+
+def plot_delay_vs_fog_delay(frame):
+    return plot_study(frame)
 
 
 # ---------------------------------------------------------------- the network picture
@@ -209,9 +141,16 @@ def _study(axis, full, quick_values, **fixed):
 
 @functools.lru_cache(maxsize=8)
 def _layout(scenario_seed):
-    """Node positions of a default scenario (fixed per seed: the picture does not jump)."""
+    """Node positions of a default scenario (fixed per seed: the picture does not jump).
+
+    The fog and cloud layer is copied in the scenario's node order: a subgraph view would
+    iterate its nodes in the order of a set of names, which changes from one Python process
+    to the next (string hashing), and the layout with it.
+    """
     g = default_scenario(scenario_seed)
-    core = g.subgraph([n for n, d in g.nodes(data=True) if d["role"] != "iot"])
+    core = nx.Graph()
+    core.add_nodes_from(n for n, d in g.nodes(data=True) if d["role"] != "iot")
+    core.add_edges_from((a, b) for a, b in g.edges if a in core and b in core)
     pos = nx.spring_layout(core, seed=1, weight=None)
     rng = np.random.default_rng(2)
     for n, d in g.nodes(data=True):
@@ -231,29 +170,37 @@ def _layout(scenario_seed):
     return nodes, edges
 
 
-def network_frame(
-    quick=False, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=0, mode="distributed",
-    announce_period=0.05, n_requests=None,
+def network_utilisation_frame(quick=False):
+    """The default scenario's nodes and edges with one simulated run's utilisation.
+
+    :func:`network_run_frame` at θ = 20 ms, e_M = 1 with 5,000 (quick) or 40,000 requests.
+    """
+    return network_run_frame(requests=5_000 if quick else 40_000)
+
+
+def network_run_frame(
+    *, requests, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=0, mode="distributed",
+    announce_period=0.05, warmup=None,
 ):  # fmt: skip
     """Positions, roles and simulated utilisation of every node; edges as segments.
 
-    Node rows also carry the run's mean service delay and its share served in the fog
-    (columns ``mean_delay`` [s] and ``share_fog``), the same on every row.
+    One run (:func:`workbench.fog.run_once`) of ``requests`` requests. Node rows also carry
+    the run's mean service delay and its share served in the fog after the ``warmup``
+    fraction (columns ``mean_delay`` [s] and ``share_fog``, the same on every row) and the
+    stationarity verdict on each request's delay.
     """
     g = with_traffic(default_scenario(scenario_seed), load=load)
     net = compile_scenario(g)
-    if n_requests is None:
-        n_requests = 5_000 if quick else 40_000
     run = run_once(g, theta=theta, e_max=e_max, mode=mode, announce_period=announce_period,
-                   n_requests=n_requests, seed=seed)  # fmt: skip
+                   requests=requests, seed=seed)  # fmt: skip
     util = dict(zip(net.fog_names, run.fog["utilisation"], strict=True))
     util.update(zip(net.cloud_names, run.cloud["utilisation"], strict=True))
     nodes, edges = _layout(scenario_seed)
     nodes = nodes.assign(utilisation=nodes["name"].map(util).astype(float), x1=math.nan,
                          y1=math.nan)  # fmt: skip
-    warmup = int(WARMUP_FRACTION * n_requests)
-    rec = run.records.iloc[warmup:]
-    verdict = detect([run.records["delay"].to_numpy()], warmup=warmup, unit="s", label="delay")
+    skip = warmup_requests(warmup, requests, "network_run_frame")
+    rec = run.records.iloc[skip:]
+    verdict = detect([run.records["delay"].to_numpy()], warmup=skip, unit="s", label="delay")
     nodes["mean_delay"] = float(rec["delay"].mean())
     nodes["share_fog"] = float((rec["tier"] == "fog").mean())
     nodes["stationary"] = verdict.stationary
@@ -261,11 +208,8 @@ def network_frame(
     return pd.concat([nodes, edges.assign(utilisation=math.nan)], ignore_index=True)
 
 
-def plot_network(frame, fast=False, title=None):
+def plot_network_utilisation(frame, fast=False, title=None):
     """Fog nodes coloured by simulated utilisation; IoT nodes small, the cloud a square."""
-    from matplotlib import colormaps, colors
-    from matplotlib.collections import LineCollection
-
     fig, ax = figure(width=6.4, height=5.0, fast=fast)
     edges = frame[frame["kind"] == "edge"]
     style = {"fog-fog": ("0.2", 1.4), "cloud-fog": ("0.75", 0.6), "fog-iot": ("0.85", 0.4)}
@@ -305,7 +249,7 @@ def plot_network(frame, fast=False, title=None):
 # ---------------------------------------------------------- the partial-fraction route
 
 
-def erlang_frame(quick=False):
+def erlang_sum_stability_frame(quick=False):
     """P(Erlang(5, μ) + Erlang(4, μ') < 0.3 s) by both routes as μ' → μ = 20/s."""
     gaps = np.logspace(-8, 0, 17 if quick else 33)
     rows = []
@@ -318,7 +262,7 @@ def erlang_frame(quick=False):
     return pd.DataFrame(rows)
 
 
-def plot_erlang(frame):
+def plot_erlang_sum_stability(frame):
     fig, ax = figure(width=6.0, height=3.6)
     stable = frame[frame["route"].str.startswith("uniform")]
     paper = frame[frame["route"].str.startswith("partial")]
@@ -336,98 +280,61 @@ def plot_erlang(frame):
 
 FIGURES = {
     "delay_vs_theta": FigureSpec(
-        frame=_study(
-            "theta", [0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15], [0.0, 0.01, 0.04, 0.15]
-        ),
-        plot=plot_study,
+        frame=delay_vs_theta_frame,
+        plot=plot_delay_vs_theta,
         caption="Mean service delay vs θ (e_M = 1): the interior optimum, the baselines.",
     ),
     "delay_vs_emax": FigureSpec(
-        frame=_study("e_max", [0, 1, 2, 3, 4], [0, 1, 3]),
-        plot=plot_study,
+        frame=delay_vs_emax_frame,
+        plot=plot_delay_vs_emax,
         caption="Mean service delay vs the offload limit e_M (θ = 20 ms).",
     ),
     "delay_vs_mix": FigureSpec(
-        frame=_study("light_fraction", [0.1, 0.3, 0.5, 0.7, 0.9, 1.0], [0.3, 0.7, 1.0]),
-        plot=plot_study,
+        frame=delay_vs_mix_frame,
+        plot=plot_delay_vs_mix,
         caption="Mean service delay vs the Light share b of requests.",
     ),
     "delay_vs_p_iot": FigureSpec(
-        frame=_study("p_iot", [0.0, 0.2, 0.4, 0.6, 0.8], [0.0, 0.4, 0.8]),
-        plot=plot_study,
+        frame=delay_vs_p_iot_frame,
+        plot=plot_delay_vs_p_iot,
         caption="Mean service delay vs the local-processing probability p^I.",
     ),
     "delay_vs_load": FigureSpec(
-        frame=_study("load", [0.4, 0.6, 0.8, 1.0, 1.15, 1.3, 1.5], [0.5, 1.0, 1.5]),
-        plot=plot_study,
+        frame=delay_vs_load_frame,
+        plot=plot_delay_vs_load,
         caption="Mean service delay vs a load multiplier on every IoT rate (no_offload stops "
         "where a fog node reaches ρ = 1).",
     ),
     "delay_vs_fog_delay": FigureSpec(
-        frame=_study("fog_delay", [0.0005, 0.002, 0.005, 0.01, 0.02, 0.04], [0.001, 0.01, 0.04]),
-        plot=plot_study,
+        frame=delay_vs_fog_delay_frame,
+        plot=plot_delay_vs_fog_delay,
         caption="Mean service delay vs the fog–fog link delay (every fog–fog link set to it; "
         "θ = 20 ms, e_M = 1).",
     ),
     "network_utilisation": FigureSpec(
-        frame=network_frame,
-        plot=plot_network,
+        frame=network_utilisation_frame,
+        plot=plot_network_utilisation,
         caption="The default scenario, fog nodes coloured by simulated utilisation.",
     ),
     "erlang_sum_stability": FigureSpec(
-        frame=erlang_frame,
-        plot=plot_erlang,
+        frame=erlang_sum_stability_frame,
+        plot=plot_erlang_sum_stability,
         caption="The paper's partial-fraction route loses every digit as μ' → μ.",
     ),
 }
 
-
 # ------------------------------------------------------- analytic beside simulation
 
 
-AGREEMENT_CASES = (
-    ("one fog node, θ = ∞ (M/G/1 FIFO)", "one_fog", dict(policy="no_offload")),
-    ("all to cloud (P-K units)", "default", dict(policy="all_cloud")),
-    ("fog, no offloading (θ = ∞)", "default", dict(policy="no_offload")),
-    ("fog processes Light only", "default", dict(policy="light_only")),
-    ("offloading θ = 10 ms, e_M = 1, distributed", "default", dict(theta=0.01, e_max=1)),
-    ("offloading θ = 10 ms, e_M = 1, oracle tables", "default",
-     dict(theta=0.01, e_max=1, mode="oracle")),
-    ("offloading θ = 40 ms, e_M = 2, distributed", "default", dict(theta=0.04, e_max=2)),
-    ("offloading θ = 40 ms, e_M = 2, T_a = 0.5 s (stale)", "default",
-     dict(theta=0.04, e_max=2, announce_period=0.5)),
-    ("overloaded fog layer: 40 fog × 100 IoT at 4 req/s, θ = 20 ms", "overloaded",
-     dict(theta=0.02, e_max=1)),
-    ("the same per node, 1,000 fog × 100 IoT (100,000 IoT nodes)", "overloaded_1000",
-     dict(theta=0.02, e_max=1)),
-)  # fmt: skip
-
-
-def overloaded_scenario(n_fog=40, rate=4.0):
-    """A fog layer far beyond its capacity: 100 IoT nodes per fog node at ``rate`` req/s.
-
-    Each fog node is offered 320 requests/s (at 4 req/s) against a capacity of about 89/s,
-    so it accepts about one in seven; two clouds of 40 units (1,000 fog: ten) take the rest.
-    """
-    clouds = 2 if n_fog <= 100 else 10
-    return geometric_scenario(
-        n_fog, 0.3 if n_fog <= 100 else 0.06, 100, seed=1, rate=rate, n_cloud=clouds,
-        cloud_units=40,
-    )  # fmt: skip
-
-
-def agreement_frame(quick=False):
+def agreement_table_frame(quick=False):
     """Analytic (eq. 6, and with +1/μ) beside simulated mean delay, case by case [ms]."""
-    from workbench.fog.claims import _one_fog
-    from workbench.fog.simulation import simulate
-
     n, reps = (10_000, 3) if quick else (60_000, 10)
     rows = []
     for label, which, kw in AGREEMENT_CASES:
         if which == "overloaded_1000" and quick:
             continue  # 100,000 IoT nodes: the full table only (about a minute)
         g = {
-            "one_fog": _one_fog,
+            "one_fog": one_fog_scenario,
             "default": lambda: default_scenario(0),
             "overloaded": overloaded_scenario,
             "overloaded_1000": lambda: compile_scenario(overloaded_scenario(1000)),
@@ -439,7 +346,7 @@ def agreement_frame(quick=False):
         # the overloaded layers run 16,000 and 400,000 requests/s: longer runs, same seconds
         size = {"overloaded": (4 * n, reps), "overloaded_1000": (1_000_000, 3)}
         n_case, reps_case = size.get(which, (n, reps))
-        res = simulate(g, n_requests=n_case, replications=reps_case, seed=21, **kw)
+        res = simulate(scenario=g, requests=n_case, replications=reps_case, seed=21, **kw)
         rows.append(
             {
                 "case": label,
@@ -456,7 +363,7 @@ def agreement_frame(quick=False):
     return pd.DataFrame(rows)
 
 
-def plot_agreement(frame):
+def plot_agreement_table(frame):
     """The agreement table as a readable figure."""
     fig, ax = figure(width=12.0, height=0.45 * (len(frame) + 2))
     ax.set_axis_off()
@@ -483,13 +390,13 @@ def plot_agreement(frame):
 
 
 FIGURES["agreement_table"] = FigureSpec(
-    frame=agreement_frame,
-    plot=plot_agreement,
+    frame=agreement_table_frame,
+    plot=plot_agreement_table,
     caption="Where the analytic model agrees with the simulation and where it does not.",
 )
 
 
-def period_frame(quick=False):
+def delay_vs_period_frame(quick=False):
     """Beyond the paper: delay vs announcement period for distributed, central, oracle."""
     periods = [0.01, 0.1, 1.0] if quick else [0.005, 0.02, 0.05, 0.1, 0.3, 1.0, 3.0]
     n, reps = (6_000, 3) if quick else (40_000, 8)
@@ -497,7 +404,7 @@ def period_frame(quick=False):
     for k, mode in enumerate(["distributed", "central", "oracle"]):
         for i, period in enumerate(periods):
             sim = simulated_point(theta=0.04, e_max=2, mode=mode, announce_period=period,
-                                  n_requests=n, replications=reps,
+                                  requests=n, replications=reps,
                                   seed=7 + 100 * k + i)  # fmt: skip
             rows.append(dict(x=period, mode=mode, delay=1e3 * sim["delay"],
                              ci_low=1e3 * sim["ci_low"], ci_high=1e3 * sim["ci_high"],
@@ -505,12 +412,12 @@ def period_frame(quick=False):
     return pd.DataFrame(rows)
 
 
-def plot_period(frame):
+def plot_delay_vs_period(frame):
     fig, ax = figure(width=6.4, height=4.0)
     for k, (mode, grp) in enumerate(frame.groupby("mode", sort=False)):
         ci_errorbar(ax, grp["x"], grp["delay"], grp["ci_low"], grp["ci_high"], color=PALETTE[k],
                     label=mode, fmt="o-", stationary=grp["stationary"].to_numpy(bool))  # fmt: skip
-    _mark_unstable(ax, frame)
+    mark_unstable(ax, frame)
     ax.set_xscale("log")
     ax.set_xlabel(PARAMS["announce_period"].axis_label)
     ax.set_ylabel("mean service delay [ms]")
@@ -521,8 +428,8 @@ def plot_period(frame):
 
 
 FIGURES["delay_vs_period"] = FigureSpec(
-    frame=period_frame,
-    plot=plot_period,
+    frame=delay_vs_period_frame,
+    plot=plot_delay_vs_period,
     caption="Beyond the paper: how stale Reachability tables cost delay, per announcement mode.",
 )
 
@@ -530,7 +437,7 @@ FIGURES["delay_vs_period"] = FigureSpec(
 # ------------------------------------------------------------ beyond: θ tuned to the load
 
 
-def best_theta_frame(quick=False):
+def best_theta_vs_load_frame(quick=False):
     """Beyond the paper: the best θ at each load, by the model and by simulation.
 
     Rows per load and source ("model (eq. 6)", "model (+1/μ)", "simulation"): ``theta``,
@@ -541,7 +448,7 @@ def best_theta_frame(quick=False):
     n, reps = (6_000, 3) if quick else (40_000, 8)
     rows = []
     for load in loads:
-        g = _scenario(0, load, 0.75, 0.1)
+        g = study_scenario(0, load, 0.75, 0.1)
         for theta in thetas:
             first = analyze(g, theta=theta, e_max=1)
             acc = first.fog["accept_light"].to_numpy()
@@ -553,7 +460,7 @@ def best_theta_frame(quick=False):
     for i, load in enumerate(loads):
         for theta in thetas:
             # the same seed at every θ of a load: common random numbers for the argmin
-            sim = simulated_point(load=load, theta=theta, e_max=1, n_requests=n,
+            sim = simulated_point(load=load, theta=theta, e_max=1, requests=n,
                                   replications=reps, seed=17 + 100 * i)  # fmt: skip
             rows.append(dict(load=load, theta=theta, source="simulation",
                              delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
@@ -573,7 +480,7 @@ def best_theta_summary(frame):
     return pd.DataFrame(out)
 
 
-def plot_best_theta(frame):
+def plot_best_theta_vs_load(frame):
     """Left: the best θ against the load; right: what tuning θ to the load saves."""
     summary = best_theta_summary(frame)
     fig, (ax0, ax1) = figure(ncols=2, width=4.8, height=3.8)
@@ -598,8 +505,8 @@ def plot_best_theta(frame):
 
 
 FIGURES["best_theta_vs_load"] = FigureSpec(
-    frame=best_theta_frame,
-    plot=plot_best_theta,
+    frame=best_theta_vs_load_frame,
+    plot=plot_best_theta_vs_load,
     caption="Beyond the paper: the best θ moves with the load; the model's best θ against "
     "the simulated one.",
 )
@@ -607,11 +514,11 @@ FIGURES["best_theta_vs_load"] = FigureSpec(
 
 # ------------------------------------------------------- beyond: θ tuned to each fog node
 
-PER_NODE_LOAD = 1.2  # a heavy load: the fog nodes are offered 11.5 to 52 Light requests/s
-MODEL_SOURCES = {
-    "chain": ("model (+1/μ)", "x", PALETTE[0]),
-    "threshold": ("model (threshold +1/μ)", "+", PALETTE[2]),
+MODEL_SOURCES = {  # label, marker, colour of each analytic model of the per-node figure
+    "chain": (MODEL_LABELS["chain"], "x", PALETTE[0]),
+    "threshold": (MODEL_LABELS["threshold"], "+", PALETTE[2]),
 }
+PER_NODE_LOAD = 1.2  # a heavy load: the fog nodes are offered 11.5 to 52 Light requests/s
 
 
 def best_theta_per_node_frame(quick=False):
@@ -631,14 +538,12 @@ def best_theta_per_node_frame(quick=False):
     ``difference``, ``difference_low``, ``difference_high`` [ms]: paired, policy − best
     uniform θ; ``tuning_run_delay`` [ms]: the same policy on the tuning run itself).
     """
-    from workbench.fog.tuning import compare_thetas, tune_theta_per_node
-
     # quick: a coarser grid, the chain model only (the threshold model costs ~0.15 s a vector)
     quick_grid = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.1)
     grid, models = (quick_grid, ("chain",)) if quick else (THETA_GRID, ("chain", "threshold"))
     n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)
-    g = compile_scenario(_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
-    nodes = tune_theta_per_node(g, grid=grid, e_max=1, n_requests=n_tune, seed=0, models=models)
+    g = compile_scenario(study_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
+    nodes = tune_theta_per_node(g, grid=grid, e_max=1, requests=n_tune, seed=0, models=models)
     uniform = float(nodes["theta_uniform"].iloc[0])
     policies = {
         "θ = 20 ms (paper)": 0.02,
@@ -650,7 +555,7 @@ def best_theta_per_node_frame(quick=False):
     reference = list(policies)[1]
     checked = compare_thetas(
         g, {k: np.asarray(v, dtype=float) for k, v in policies.items()}, reference=reference,
-        e_max=1, n_requests=n_check, replications=reps, seed=1,
+        e_max=1, requests=n_check, replications=reps, seed=1,
     )  # fmt: skip
     for col in ("delay", "ci_low", "ci_high", "difference", "difference_low", "difference_high"):
         checked[col] = 1e3 * checked[col]
@@ -666,46 +571,6 @@ def best_theta_per_node_frame(quick=False):
         ],
         ignore_index=True,
     )
-
-
-def per_node_table(frame):
-    """The per-node part of :func:`best_theta_per_node_frame` as a readable table (θ in ms)."""
-    nodes = frame[frame["part"] == "node"]
-    out = pd.DataFrame(
-        {
-            "fog node": nodes["name"],
-            "Light in [1/s]": nodes["inflow_light"].round(1),
-            "Heavy in [1/s]": nodes["inflow_heavy"].round(1),
-            "offered load ρ_j": nodes["offered_load"].round(3),
-            "θ uniform (sim) [ms]": 1e3 * nodes["theta_uniform"],
-            "θ tuned (sim) [ms]": 1e3 * nodes["theta_tuned"],
-        }
-    )
-    for model, (label, _, _) in MODEL_SOURCES.items():
-        col = f"theta_{model}_model"
-        if col in nodes and nodes[col].notna().all():
-            out[f"θ {label} [ms]"] = 1e3 * nodes[col]
-    return out.sort_values("offered load ρ_j").reset_index(drop=True)
-
-
-def policy_table(frame):
-    """The verified policies of :func:`best_theta_per_node_frame`: delays and paired differences."""
-    pol = frame[frame["part"] == "policy"]
-    return pd.DataFrame(
-        {
-            "policy": pol["policy"],
-            "mean delay [ms]": pol["delay"].round(3),
-            "95% CI [ms]": [
-                f"[{a:.3f}, {b:.3f}]" for a, b in zip(pol["ci_low"], pol["ci_high"], strict=True)
-            ],  # fmt: skip
-            "− best uniform [ms]": pol["difference"].round(3),
-            "paired 95% CI [ms]": [
-                f"[{a:+.3f}, {b:+.3f}]"
-                for a, b in zip(pol["difference_low"], pol["difference_high"], strict=True)
-            ],  # fmt: skip
-            "on the tuning run [ms]": pol["tuning_run_delay"].round(3),
-        }
-    ).reset_index(drop=True)
 
 
 def plot_best_theta_per_node(frame):
@@ -781,8 +646,6 @@ def load_variance_frame(quick=False):
     One row per spread: delays [ms] without (e_M = 0) and with (e_M = 1) fog-to-fog
     offloading at θ = 20 ms, the relative ``gain``, the fog shares and ``stationary``.
     """
-    from workbench.fog.claims import load_variance_gains
-
     frame = load_variance_gains(quick).copy()
     frame["delay_no_forward"] *= 1e3
     frame["delay_forward"] *= 1e3

@@ -15,8 +15,10 @@ Pollaczek–Khinchine cloud).
 from __future__ import annotations
 
 import math
+import numbers
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+from workbench.validation import ParameterError, describe
 
 __all__ = [
     "PARAMS",
@@ -59,6 +61,11 @@ PARAMS = Params(
         step=1.0,
         help="Poisson rate of Light requests entering the fog node's queue (Sec. IV-G).",
         source="choice",
+        plausible=(40.0, 80.0),
+        why="The one-fog-node claims' Light rate is the workbench's 6/s scaled by λ/60. The "
+        'paper models "request type Light with rate λ_j" and gives no number (its Sec. V, the '
+        "simulation settings, was lost); two thirds to four thirds of the default keep the "
+        "node below ρ = 1 at the plausible μ, μ'.",
     ),
     Param(
         "lam_heavy",
@@ -72,6 +79,10 @@ PARAMS = Params(
         step=0.5,
         help="Poisson rate of Heavy requests entering the fog node's queue (Sec. IV-G).",
         source="choice",
+        plausible=(5.0, 15.0),
+        why="The one-fog-node claims' Heavy rate is the workbench's 2/s scaled by λ'/10. The "
+        'paper models "request type Heavy with rate λ\'_j" without a number (Sec. V was '
+        "lost); half to one and a half times the default.",
     ),
     Param(
         "mu_light",
@@ -85,6 +96,11 @@ PARAMS = Params(
         step=5.0,
         help="Exponential processing of a Light request at a fog node, mean z = 1/μ (5 ms).",
         source="choice",
+        plausible=(100.0, 400.0),
+        why="Light processing z = 1/μ from 2.5 to 10 ms (the default 5 ms). The paper gives "
+        'only an example: "requests sent by temperature sensors to fog nodes for calculating '
+        'the average room temperature can be seen as light processing tasks". The atlas '
+        "sets every fog node's μ (the one-node case's μ scaled by μ/200).",
     ),
     Param(
         "mu_heavy",
@@ -98,6 +114,11 @@ PARAMS = Params(
         step=0.5,
         help="Exponential processing of a Heavy request at a fog node, mean z' = 1/μ' (30 ms).",
         source="choice",
+        plausible=(15.0, 60.0),
+        why="Heavy processing z' = 1/μ' from about 17 to 67 ms (the default 30 ms). The paper: "
+        '"a license plate reading request in a recorded video of a vehicle, sent by a traffic '
+        "camera to fog nodes is an example of a heavy processing task\". Every fog node's μ' "
+        "(the one-node case's μ' scaled by μ'/(100/3)).",
     ),
     Param(
         "q",
@@ -116,6 +137,11 @@ PARAMS = Params(
         "delay of the model: P_j and W̄ are the same for every q (work-conserving server, "
         "memoryless service).",
         source="choice",
+        plausible=(0.3, 0.7),
+        why='The paper: "q∈(0,1) is the fairness parameter and its value depends on how the fog '
+        'node selects jobs from its queue"; its simulations take the head of the queue, which '
+        "it calls q = 0.5, so a careful reader stays near it. It weights the simulated queue's "
+        "classes; the one-node claims keep 0.5 (they are about that chain).",
     ),
     Param(
         "theta",
@@ -131,6 +157,11 @@ PARAMS = Params(
         help="A fog node accepts a request when its estimated waiting time W < θ (Sec. III-B); "
         "θ = ∞ (pass math.inf) never offloads.",
         source="choice",
+        plausible=(0.005, 0.05),
+        why='The paper: "The value of θ_j could be adjusted in implementation based on the '
+        "given traffic demands, to reach an optimal value that minimizes the average service "
+        'delay." It states no θ. 5 to 50 ms brackets the simulated optimum (10 ms) of the '
+        "default scenario; used where a claim fixes θ (overloaded layer, load variance).",
     ),
     Param(
         "e_max",
@@ -145,6 +176,10 @@ PARAMS = Params(
         step=1,
         help="Fog-to-fog forwards a request may take before it goes to the cloud (Sec. III-B).",
         source="choice",
+        plausible=(1, 3),
+        why='The paper: "If the number of times the request has been offloaded (N_fwd) is less '
+        "than the offload limit e_M for domain M ..., the request will be forwarded to a "
+        'neighboring fog node." No value is given; 1 to 3 forwards (0 is no offloading).',
     ),
     Param(
         "alpha",
@@ -159,6 +194,10 @@ PARAMS = Params(
         step=0.05,
         help="Weight of the newest measured processing time in z ← (1−α)z + α·new_z (Sec. III-D).",
         source="choice",
+        plausible=(0.1, 0.9),
+        why='The paper: "a weight of α for new measured processing times and a weight of 1−α '
+        'for the old measurements (current estimate)", without a value; any weight that '
+        "neither ignores nor trusts only the newest measurement.",
     ),
     Param(
         "announce_period",
@@ -173,6 +212,11 @@ PARAMS = Params(
         help="Every T_a a fog node announces its W to its neighbours (directly or through "
         "the Central Node); the tables are stale in between.",
         source="choice",
+        plausible=(0.01, 1.0),
+        why='The paper: "Upon receiving an estimated waiting time sample, either from the '
+        "Central Node or another fog node depending on the mode, the fog node updates the "
+        'corresponding estimated waiting time in the Reachability table." It gives no '
+        "period; 10 ms to 1 s (sampled log-uniformly).",
     ),
     Param(
         "mode",
@@ -205,6 +249,11 @@ PARAMS = Params(
         help="best: an offloaded request goes to the neighbour with the smallest W̄ + RTT/2 "
         "(eq. 6); uniform: to a neighbour chosen with probability 1/deg, as the flow "
         "equations assume.",
+        plausible=("best", "uniform"),
+        why='Two readings of the model: eq. 6 sends an offloaded request to best(j), "a fog '
+        "node always selects the best neighbor with the smallest estimated waiting time plus "
+        'half of the round-trip delay", while the flow equations take "The chances that fog '
+        "node ĵ's best neighbor is fog node j ... is roughly 1/deg(ĵ)\".",
     ),
     Param(
         "own_processing",
@@ -240,6 +289,11 @@ PARAMS = Params(
         "of one its processing units (H̄_k = Δ̄_k)\" (P-K wait + the mixture's E[S]); "
         "per_class: P-K wait + the type's own mean processing (what the simulator measures "
         "per type).",
+        plausible=("pooled", "per_class"),
+        why='The paper: "the average waiting time at a cloud server is equal to the average '
+        'waiting time of one its processing units (H̄_k = Δ̄_k)", one H̄_k for both types '
+        "(pooled); a reader may charge each type its own processing time instead (per "
+        "class), the same mean over all cloud requests.",
     ),
     Param(
         "ewma_period",
@@ -257,6 +311,11 @@ PARAMS = Params(
         '(new_z_j) and updates the estimated processing time of each task type (z_j)", '
         "without a period; the default (every departure) is the workbench's choice.",
         source="choice",
+        plausible=(0.0, 0.5),
+        why='The paper: "fog node j periodically measures processing times of recently '
+        "processed tasks (new_z_j) and updates the estimated processing time of each task "
+        'type (z_j)", without a period. 0 (every departure, the limit of a short period, the '
+        "default) to half a second (ten announcement periods).",
     ),
     Param(
         "overload",
@@ -283,6 +342,11 @@ PARAMS = Params(
         step=0.05,
         help="Multiplies every IoT node's request rate.",
         source="choice",
+        plausible=(0.6, 1.4),
+        why='The paper speaks of load in words only: "if all fog nodes have low load, '
+        "offloading is unnecessary; and if all fog nodes have heavy load, offloading will "
+        "not help\" (its rates were lost with Sec. V). The default scenario's IoT rates "
+        "× 0.6 to 1.4: from lightly loaded fog nodes to several overloaded ones.",
     ),
     Param(
         "light_fraction",
@@ -296,6 +360,10 @@ PARAMS = Params(
         step=0.05,
         help="Probability that a generated request is Light (b_i of eq. 5).",
         source="choice",
+        plausible=(0.5, 0.9),
+        why='The paper: "We assume requests have two types: type Light (light processing) ... '
+        'and type Heavy (heavy processing)", with sensor readings as Light and video '
+        "analysis as Heavy examples, and no mix; a majority of Light requests, 50 to 90%.",
     ),
     Param(
         "p_iot",
@@ -309,6 +377,11 @@ PARAMS = Params(
         step=0.05,
         help="Probability that an IoT node processes its own request (eq. 2).",
         source="choice",
+        plausible=(0.0, 0.3),
+        why='The paper: "We do not assume any distribution for p^I_i, p^F_i, and p^C_i, since '
+        "their values will be defined by individual applications and based on QoS "
+        'requirements and policies." Most requests go to the fog in its study (the policy '
+        "is about the fog layer): up to 30% processed locally.",
     ),
     Param(
         "fog_delay",
@@ -324,6 +397,11 @@ PARAMS = Params(
         "U[0.5, 1.2] ms; 0.85 ms is their mean). Offloading pays it per forward and on the "
         "way back.",
         source="choice",
+        plausible=(0.0003, 0.003),
+        why='The paper: "We use the tuple (X,R) for the edge weights, where X represents the '
+        'propagation delay, and R the transmission rate between two nodes", with no values. '
+        "Fog nodes of one domain are near each other: 0.3 to 3 ms per fog–fog link (set on "
+        "every fog–fog link of the default scenario and the ring).",
     ),
     Param(
         "p_cloud",
@@ -338,9 +416,13 @@ PARAMS = Params(
         help="Probability that an IoT node sends its request straight to the cloud (eq. 2); "
         "p^F = 1 − p^I − p^C goes to the fog.",
         source="choice",
+        plausible=(0.0, 0.3),
+        why='The paper: "We do not assume any distribution for p^I_i, p^F_i, and p^C_i, since '
+        "their values will be defined by individual applications and based on QoS "
+        'requirements and policies." Up to 30% sent straight to the cloud.',
     ),
     Param(
-        "n_requests",
+        "requests",
         "n",
         "requests per replication",
         "",
@@ -350,9 +432,10 @@ PARAMS = Params(
         default=50_000,
         slider=(1_000, 200_000),
         step=1_000,
-        help="Requests generated per replication (the first 10% are a warm-up, not counted).",
+        help="Requests generated per replication (the first `warmup` fraction is not counted).",
         source="choice",
     ),
+    WARMUP,
     Param(
         "tol",
         "ε",
@@ -376,10 +459,6 @@ def check_count(value, name, func, high=None):
     ``2.0`` is refused: a count that arrives as a float is a typo or a computed value that
     should have been rounded on purpose.
     """
-    import numbers
-
-    from workbench.validation import ParameterError, describe
-
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         top = "∞" if high is None else f"{high:g}"
         raise ParameterError(

@@ -85,8 +85,8 @@ SIZES = (2_000.0, 100_000.0)
 IOT_RATE = 4.0  # requests per second per IoT node, Light + Heavy
 MAX_FOG = 10_000  # fog nodes of a generated scenario (the fog-fog path tables are n_fog²)
 MAX_IOT = 2_000_000  # IoT nodes of a generated scenario (networkx holds ~2 kB per node)
-BUILD_KEYWORDS = ("n_cloud", "rate", "light_fraction", "p_iot", "p_cloud", "fog_mu", "cloud_mu",
-                  "cloud_units", "sizes")  # fmt: skip
+BUILD_KEYWORDS = ("n_cloud", "lam_per_iot", "light_fraction", "p_iot", "p_cloud", "fog_mu",
+                  "cloud_mu", "cloud_units", "sizes")  # fmt: skip
 
 
 def _check_counts(iot_per_fog, n_fog, func):
@@ -114,7 +114,7 @@ def _check_build(func, kw):
     out = {}
     if "n_cloud" in kw:
         out["n_cloud"] = check_int(kw["n_cloud"], "n_cloud", func, 1, MAX_FOG)
-    for name, param in (("rate", None), ("light_fraction", "light_fraction"),
+    for name, param in (("lam_per_iot", None), ("light_fraction", "light_fraction"),
                         ("p_iot", "p_iot"), ("p_cloud", "p_cloud")):  # fmt: skip
         if name in kw:
             out[name] = (
@@ -160,7 +160,7 @@ def build_scenario(
     *,
     n_cloud: int = 1,
     seed: int = 0,
-    rate: float = IOT_RATE,
+    lam_per_iot: float = IOT_RATE,
     light_fraction: float = LIGHT_FRACTION,
     p_iot: float = P_IOT,
     p_cloud: float = P_CLOUD,
@@ -181,6 +181,8 @@ def build_scenario(
         Cloud servers; fog node j links to cloud j mod n_cloud.
     seed : int
         Seeds the link delays and rates (drawn from the [choice] ranges).
+    lam_per_iot : float
+        Requests per second of every IoT node, Light and Heavy together [1/s].
     """
     func = "build_scenario"
     if not isinstance(fog_layer, nx.Graph) or fog_layer.number_of_nodes() == 0:
@@ -197,10 +199,14 @@ def build_scenario(
     fogs = list(fog_layer.nodes)
     counts = np.asarray(_check_counts(iot_per_fog, len(fogs), func), dtype=np.int64)
     checked = _check_build(func, dict(
-        n_cloud=n_cloud, rate=rate, light_fraction=light_fraction, p_iot=p_iot,
+        n_cloud=n_cloud, lam_per_iot=lam_per_iot, light_fraction=light_fraction, p_iot=p_iot,
         p_cloud=p_cloud, fog_mu=fog_mu, cloud_mu=cloud_mu, cloud_units=cloud_units, sizes=sizes,
     ))  # fmt: skip
-    n_cloud, rate, light_fraction = checked["n_cloud"], checked["rate"], checked["light_fraction"]
+    n_cloud, rate, light_fraction = (
+        checked["n_cloud"],
+        checked["lam_per_iot"],
+        checked["light_fraction"],
+    )
     p_iot, p_cloud, fog_mu, cloud_mu = (checked[k] for k in ("p_iot", "p_cloud", "fog_mu",
                                                              "cloud_mu"))  # fmt: skip
     cloud_units, sizes = checked["cloud_units"], checked["sizes"]

@@ -2,14 +2,15 @@
 
 :func:`simulate` runs independent replications of :func:`run_once` and returns a
 :class:`workbench.results.SimulationResult` whose metric is the mean service delay per
-request (after a 10% warm-up), with per-node utilisation in ``info["nodes"]`` and the
+request (after the ``warmup`` fraction of each run, 10% by default), with per-node
+utilisation in ``info["nodes"]`` and the
 per-request records of the first replication in ``records``.
 
 Output analysis (:mod:`workbench.output_analysis`): the series each replication hands the
-detector is every request's service delay in generation order, the 10% warm-up included as
-its fixed warm-up. The load bound is the model's: a fog node that keeps every request it
+detector is every request's service delay in generation order, the ``warmup`` fraction
+included as its fixed warm-up. The load bound is the model's: a fog node that keeps every request it
 receives (θ = ∞, no_offload, light_only) must have ρ < 1 with its own IoT traffic *and* the
-requests its neighbours forward to it (:func:`workbench.fog.model.fog_loads`); a node with
+requests its neighbours forward to it (:func:`workbench.fog.network.fog_loads`); a node with
 a finite θ limits its own queue, so only the detector judges it. Work is bounded before a
 run starts: no traffic is refused, memory against ``MEMORY_BUDGET`` (300 bytes per
 request), and the event loop gets a bound on its events from the inputs (requests and
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import _fog_loads, _theta_per_fog
+from workbench.fog.network import _fog_loads, _theta_per_fog
 from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
 from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
@@ -44,9 +45,8 @@ from workbench.validation import (
     check_budget,
 )
 
-__all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "WARMUP_FRACTION"]
+__all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup_requests"]
 
-WARMUP_FRACTION = 0.1
 # Most events one run may process (about 2 minutes of the event loop): the loop's own bound
 # follows from the inputs (a few events per request, announcements every T_a until the last
 # request is done); a run whose bound exceeds this is refused before it starts.
@@ -166,7 +166,7 @@ def _model_load(net: Compiled, theta, e_max, q, policy):
 
     Such a node (θ = ∞ under offloading, every node under no_offload, Light at every node
     under light_only) has no admission limit: its queue is stable only if ρ < 1 with the
-    traffic it really gets, forwarded requests included (:func:`workbench.fog.model.fog_loads`).
+    traffic it really gets, forwarded requests included (:func:`workbench.fog.network.fog_loads`).
     A node with a finite θ admits only while its estimated work is below θ, so it bounds its
     own queue: no load bound applies and the output analysis alone judges the run.
     """
@@ -215,7 +215,7 @@ def _check_traffic(net: Compiled, n: int, func: str):
             "the run would never generate one. Give some IoT node a positive rate "
             "(with_traffic(load=...) scales existing rates)."
         )
-    check_budget(func, "n_requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
+    check_budget(func, "requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
 
 
 def _check_events(func, net, req, v):
@@ -225,9 +225,18 @@ def _check_events(func, net, req, v):
             f"{func}: this run could take up to {bound:.3g} events (announcements every "
             f"T_a = {v['announce_period']:g} s over {req.gen_time[-1]:.3g} s of traffic at "
             f"{net.n_fog} fog nodes), more than the event budget of {EVENT_BUDGET:.0e}. Raise "
-            "announce_period or the request rates, or lower n_requests."
+            "announce_period or the request rates, or lower requests."
         )
     return bound
+
+
+def warmup_requests(warmup, requests, func="simulate") -> int:
+    """The requests of a run dropped as its warm-up: ``int(warmup · requests)``.
+
+    ``warmup`` is the fraction of the run (``None``: the table's default, 0.1).
+    """
+    warmup = PARAMS["warmup"].default if warmup is None else PARAMS["warmup"].check(warmup, func)
+    return int(warmup * requests)
 
 
 def run_once(
@@ -240,7 +249,7 @@ def run_once(
     mode="distributed",
     policy="offload",
     announce_period=0.05,
-    n_requests=50_000,
+    requests=50_000,
     seed=0,
     ewma_period=0.0,
 ) -> RunOutput:
@@ -252,7 +261,7 @@ def run_once(
     func = "run_once"
     net = compile_scenario(scenario)
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
-    n = PARAMS["n_requests"].check(n_requests, func)
+    n = PARAMS["requests"].check(requests, func)
     seed = PARAMS["seed"].check(seed, func)
     th = _theta_per_fog(theta, net.n_fog, func)
     _check_traffic(net, n, func)
@@ -352,8 +361,8 @@ def _replication_row(run: RunOutput, warmup: int) -> dict:
 
 
 def simulate(
-    scenario,
     *,
+    scenario,
     theta=0.02,
     e_max=1,
     q=0.5,
@@ -361,12 +370,13 @@ def simulate(
     mode="distributed",
     policy="offload",
     announce_period=0.05,
-    n_requests=50_000,
+    requests=50_000,
     replications=10,
     seed=0,
     confidence=0.95,
     ewma_period=0.0,
     overload="raise",
+    warmup=None,
 ) -> SimulationResult:
     """Simulate the network and estimate the mean service delay per request.
 
@@ -388,8 +398,8 @@ def simulate(
         The paper's policy or a baseline.
     announce_period : float
         T_a [s].
-    n_requests : int
-        Requests per replication (the first 10% are a warm-up, not counted).
+    requests : int
+        Requests per replication (the first ``warmup`` fraction is not counted).
     replications : int
     seed : int
     confidence : float
@@ -402,6 +412,10 @@ def simulate(
         requests included), or a run the output analysis finds non-stationary. "raise":
         :class:`UnstableRegimeError` (before running when the load says so); "transient":
         the finite-horizon numbers, with ``stationary=False`` and a note.
+    warmup : float, optional
+        Fraction of each run's requests (in generation order) dropped before estimating, in
+        [0, 0.9]; ``None``: the table's default, 0.1. The stationarity detector's cut comes
+        on top.
 
     Returns
     -------
@@ -410,7 +424,7 @@ def simulate(
         ``share_fog``, ``share_cloud``, ``mean_hops``, utilisations; ``info["nodes"]``: per
         fog node means over replications; ``records``: the first replication's requests;
         ``stationarity``: the detector's verdict on each request's delay in generation
-        order (the 10% warm-up is its fixed warm-up).
+        order (the ``warmup`` fraction is its fixed warm-up).
 
     Raises
     ------
@@ -423,18 +437,23 @@ def simulate(
     """
     func = "simulate"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
-        seed, confidence, ewma_period, overload,
+        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
+        seed, confidence, ewma_period, overload, warmup,
     )  # fmt: skip
     replications = PARAMS["replications"].check(replications, func)
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
     return _finish(plan, reps)
 
 
+REL_HALF_WIDTH = 0.02
+"""The relative precision :func:`simulate_to_precision` aims at when no target is given."""
+
+
 def simulate_to_precision(
-    scenario,
     *,
-    rel_half_width=0.02,
+    scenario,
+    rel_half_width=None,
+    half_width=None,
     max_replications=200,
     theta=0.02,
     e_max=1,
@@ -443,50 +462,62 @@ def simulate_to_precision(
     mode="distributed",
     policy="offload",
     announce_period=0.05,
-    n_requests=50_000,
+    requests=50_000,
     seed=0,
     confidence=0.95,
     ewma_period=0.0,
+    overload="raise",
+    warmup=None,
     progress=True,
 ) -> SimulationResult:
-    """:func:`simulate` with replications added until the mean delay is known to ±rel.
+    """:func:`simulate` with replications added until the mean delay is known precisely.
 
     Starts with 5 replications and adds more (projected from the current half-width) until
-    the relative half-width of the ``confidence`` interval is at most ``rel_half_width``;
-    a run the output analysis finds non-stationary stops with :class:`UnstableRegimeError`;
-    reaching ``max_replications`` first returns ``converged=False`` with a note. A progress
-    bar shows the replications.
+    the ``confidence`` interval's relative half-width is at most ``rel_half_width`` or, when
+    ``half_width`` [s] is given instead, its absolute half-width is at most that; with
+    neither, the target is ±2% (``REL_HALF_WIDTH``). Reaching ``max_replications`` first
+    returns ``converged=False`` with a note. ``overload`` applies to the model's load check
+    before running; a run the output analysis finds non-stationary always stops with
+    :class:`UnstableRegimeError` (a precision target means nothing there). A progress bar
+    shows the replications. The other keywords are :func:`simulate`'s.
     """
     func = "simulate_to_precision"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
-        seed, confidence, ewma_period, "raise",
+        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
+        seed, confidence, ewma_period, overload, warmup,
     )  # fmt: skip
     progress = check_bool(progress, "progress", func)
+    if rel_half_width is not None and half_width is not None:
+        raise ParameterError(
+            f"{func}: give rel_half_width or half_width, not both (got {rel_half_width!r} "
+            f"and {half_width!r})."
+        )
+    if rel_half_width is None:
+        rel_half_width = REL_HALF_WIDTH
     result = to_precision(
-        plan["one"], func=func, rel_half_width=rel_half_width,
+        plan["one"], func=func, rel_half_width=rel_half_width, half_width=half_width,
         max_replications=max_replications, seed=plan["seed"], progress=progress,
         **plan["finish"],
     )  # fmt: skip
     return _attach_nodes(plan, result)
 
 
-def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, n_requests,
-          seed, confidence, ewma_period, overload):  # fmt: skip
+def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
+          seed, confidence, ewma_period, overload, warmup):  # fmt: skip
     net = compile_scenario(scenario)
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
     checked = PARAMS.check(
-        func, n_requests=n_requests, seed=seed, confidence=confidence, overload=overload
+        func, requests=requests, seed=seed, confidence=confidence, overload=overload
     )
     th = _theta_per_fog(theta, net.n_fog, func)
-    n = checked["n_requests"]
+    n = checked["requests"]
     _check_traffic(net, n, func)
     _check_cloud(net, func)
     rho, node = _model_load(net, th, v["e_max"], v["q"], v["policy"])
     # refuse before running when the model already says a queue grows without bound
     what = f"fog node {node!r} keeps every request it receives (forwarded ones included)"
     notes = check_overload(func, checked["overload"], rho=rho, what=what)
-    warmup = int(WARMUP_FRACTION * n)
+    warmup = warmup_requests(warmup, n, func)
     fogs = {}
 
     def one(seed_sequence, index):

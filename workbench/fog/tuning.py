@@ -28,19 +28,19 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.model import _theta_per_fog, analyze
+from workbench.fog.network import _theta_per_fog, analyze
 from workbench.fog.params import ADMISSION_MODELS, PARAMS, check_count
 from workbench.fog.scenario import compile_scenario
 from workbench.fog.simulation import (
-    WARMUP_FRACTION,
     _check_cloud,
     _check_traffic,
     draw_requests,
     kernel_arguments,
     simulate,
+    warmup_requests,
 )
 from workbench.stats import t_interval
-from workbench.validation import ParameterError, check_choice, check_int, describe
+from workbench.validation import ParameterError, check_array, check_choice, check_int, describe
 
 __all__ = [
     "THETA_GRID",
@@ -48,6 +48,9 @@ __all__ = [
     "MAX_TUNING_REQUESTS",
     "tune_theta_per_node",
     "compare_thetas",
+    "per_node_table",
+    "policy_table",
+    "MODEL_LABELS",
 ]
 
 # the θ grid of the best-θ studies (per load and per node) [s]
@@ -58,19 +61,16 @@ MAX_TUNING_REQUESTS = 10**9
 
 
 def _check_grid(grid, func):
-    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__") or len(grid) < 2:
-        raise ParameterError(
-            f"The 'grid' parameter of {func} must be a sequence of at least two θ values [s] "
-            f"in [0, 1e+06]. Got {describe(grid)} instead."
-        )
-    one = PARAMS["theta"].with_(name="grid", extra=())
-    values = sorted({float(one.check(t, func)) for t in grid})
-    if len(values) < 2:
+    """θ values of a search: at least two different ones in [0, 1e6], sorted, no duplicate."""
+    values = np.unique(
+        check_array(grid, "grid", func, low=0.0, high=PARAMS["theta"].high, length=(2, 10**6))
+    )
+    if values.size < 2:
         raise ParameterError(
             f"The 'grid' parameter of {func} must hold at least two different θ values. "
             f"Got {list(grid)!r} instead."
         )
-    return np.array(values)
+    return values
 
 
 def _check_models(models, func):
@@ -134,10 +134,12 @@ def _coordinate_descent(objective, n_nodes, n_values, sweeps):
     )
 
 
-def _simulated_objective(net, v, n, seed):
-    """Mean delay after the warm-up of one run; every θ vector sees the same requests."""
+def _simulated_objective(net, v, n, seed, warmup):
+    """Mean delay after the warm-up of one run; every θ vector sees the same requests.
+
+    ``warmup``: the number of requests dropped (:func:`workbench.fog.simulation.warmup_requests`).
+    """
     requests = draw_requests(net, n, np.random.default_rng(seed), v["announce_period"])
-    warmup = int(WARMUP_FRACTION * n)
 
     def delay(theta):
         out = K.simulate_network(
@@ -161,17 +163,18 @@ def tune_theta_per_node(
     alpha=0.5,
     mode="distributed",
     announce_period=0.05,
-    n_requests=200_000,
+    requests=None,
     seed=0,
     sweeps=3,
     models=("chain",),
+    warmup=None,
 ) -> pd.DataFrame:
     """The best θ of every fog node on a grid, by simulation (common random numbers) and model.
 
     Coordinate descent over the fog nodes' θ on ``grid``, minimising the mean service delay
-    of one simulated run of ``n_requests`` requests (after the 10% warm-up) drawn from
+    of one simulated run of ``requests`` requests (after the ``warmup`` fraction) drawn from
     ``seed``: every candidate runs on the same requests, exactly the inputs of
-    ``run_once(scenario, n_requests=n_requests, seed=seed)``. It starts from the best uniform
+    ``run_once(scenario, requests=requests, seed=seed)``. It starts from the best uniform
     θ and stops after a sweep that moves no node, or after ``sweeps`` sweeps. The same search
     runs on the analytic model for each admission model in ``models`` (with the request's
     own processing time, ``own_processing=True``).
@@ -187,8 +190,9 @@ def tune_theta_per_node(
         θ values to choose from [s], finite, at least two (sorted, duplicates dropped).
     e_max, q, alpha, mode, announce_period
         As in :func:`workbench.fog.simulate` (the policy is the paper's offloading).
-    n_requests : int
-        Length of the one tuning run (the first 10% are a warm-up).
+    requests : int, optional
+        Length of the one tuning run (``None``: the table's default, 50,000; the workbench's
+        per-node figure tunes on 200,000).
     seed : int
         Seed of the tuning run (``numpy.random.default_rng(seed)``, as :func:`run_once`).
     sweeps : int
@@ -196,6 +200,8 @@ def tune_theta_per_node(
     models : sequence of {"chain", "threshold"}
         Analytic models to tune as well (``admission=`` of :func:`analyze`); ``()`` for none.
         "chain" is the paper's chain (fast); "threshold" models the θ test itself (slower).
+    warmup : float, optional
+        Fraction of the tuning run dropped before averaging (``None``: the table's, 0.1).
 
     Returns
     -------
@@ -225,25 +231,26 @@ def tune_theta_per_node(
     net = compile_scenario(scenario)
     v = PARAMS.check(
         func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
-        n_requests=n_requests, seed=seed,
+        requests=PARAMS["requests"].default if requests is None else requests, seed=seed,
     )  # fmt: skip
     v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
+    skip = warmup_requests(warmup, v["requests"], func)
     values = _check_grid(grid, func)
     sweeps = check_int(sweeps, "sweeps", func, 1, 20)
     models = _check_models(models, func)
     nf, ng = net.n_fog, len(values)
     worst = ng + sweeps * nf * (ng - 1)  # candidate vectors the search may try
-    if worst > MAX_TUNING_EVALUATIONS or worst * v["n_requests"] > MAX_TUNING_REQUESTS:
+    if worst > MAX_TUNING_EVALUATIONS or worst * v["requests"] > MAX_TUNING_REQUESTS:
         raise ParameterError(
             f"{func}: the search may try {worst} θ vectors ({nf} fog nodes, {ng} grid values, "
-            f"{sweeps} sweeps) of {v['n_requests']} requests each; the bounds are "
+            f"{sweeps} sweeps) of {v['requests']} requests each; the bounds are "
             f"{MAX_TUNING_EVALUATIONS} vectors and {MAX_TUNING_REQUESTS:.0e} requests in all. "
             "Use a coarser grid, fewer sweeps or shorter runs."
         )
-    _check_traffic(net, v["n_requests"], func)
+    _check_traffic(net, v["requests"], func)
     _check_cloud(net, func)
 
-    sim_delay = _simulated_objective(net, v, v["n_requests"], v["seed"])
+    sim_delay = _simulated_objective(net, v, v["requests"], v["seed"], skip)
     found = _coordinate_descent(lambda idx: sim_delay(values[idx]), nf, ng, sweeps)
     inflow = net.fog_inflow
     frame = pd.DataFrame(
@@ -292,10 +299,11 @@ def compare_thetas(
     alpha=0.5,
     mode="distributed",
     announce_period=0.05,
-    n_requests=200_000,
+    requests=None,
     replications=10,
-    seed=1,
+    seed=0,
     confidence=0.95,
+    warmup=None,
 ) -> pd.DataFrame:
     """Mean service delay of several θ policies on the same fresh replications, paired.
 
@@ -312,8 +320,9 @@ def compare_thetas(
         Policy name → θ for all fog nodes or one θ per fog node [s].
     reference : str, optional
         The policy the others are compared with (default: the first).
-    e_max, q, alpha, mode, announce_period, n_requests, replications, seed, confidence
-        As in :func:`workbench.fog.simulate`.
+    e_max, q, alpha, mode, announce_period, requests, replications, seed, confidence, warmup
+        As in :func:`workbench.fog.simulate` (``requests=None``: the table's 50,000; the
+        workbench's per-node figure verifies on 200,000 requests with seed 1).
 
     Returns
     -------
@@ -332,7 +341,8 @@ def compare_thetas(
     net = compile_scenario(scenario)
     v = PARAMS.check(
         func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
-        n_requests=n_requests, replications=replications, seed=seed, confidence=confidence,
+        requests=PARAMS["requests"].default if requests is None else requests,
+        replications=replications, seed=seed, confidence=confidence,
     )  # fmt: skip
     v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     if not isinstance(thetas, Mapping) or not thetas:
@@ -346,9 +356,10 @@ def compare_thetas(
     delays = {}
     for name, theta in vectors.items():
         res = simulate(
-            net, theta=theta, e_max=v["e_max"], q=v["q"], alpha=v["alpha"], mode=v["mode"],
-            announce_period=v["announce_period"], n_requests=v["n_requests"],
+            scenario=net, theta=theta, e_max=v["e_max"], q=v["q"], alpha=v["alpha"],
+            mode=v["mode"], announce_period=v["announce_period"], requests=v["requests"],
             replications=v["replications"], seed=v["seed"], confidence=v["confidence"],
+            warmup=warmup,
         )  # fmt: skip
         delays[name] = res.frame["delay"].to_numpy(dtype=float)
     rows = []
@@ -369,8 +380,60 @@ def compare_thetas(
                 difference_high=dhi,
                 reference=reference,
                 replications=v["replications"],
-                n_requests=v["n_requests"],
+                n_requests=v["requests"],
                 confidence=v["confidence"],
             )
         )
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------- tables of the per-node θ figure
+
+MODEL_LABELS = {"chain": "model (+1/μ)", "threshold": "model (threshold +1/μ)"}
+"""The analytic models of the per-node θ study, by admission model (column labels)."""
+
+
+def per_node_table(frame):
+    """The per-node part of the per-node θ figure's frame as a readable table (θ in ms).
+
+    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`.
+    """
+    nodes = frame[frame["part"] == "node"]
+    out = pd.DataFrame(
+        {
+            "fog node": nodes["name"],
+            "Light in [1/s]": nodes["inflow_light"].round(1),
+            "Heavy in [1/s]": nodes["inflow_heavy"].round(1),
+            "offered load ρ_j": nodes["offered_load"].round(3),
+            "θ uniform (sim) [ms]": 1e3 * nodes["theta_uniform"],
+            "θ tuned (sim) [ms]": 1e3 * nodes["theta_tuned"],
+        }
+    )
+    for model, label in MODEL_LABELS.items():
+        col = f"theta_{model}_model"
+        if col in nodes and nodes[col].notna().all():
+            out[f"θ {label} [ms]"] = 1e3 * nodes[col]
+    return out.sort_values("offered load ρ_j").reset_index(drop=True)
+
+
+def policy_table(frame):
+    """The verified policies of the per-node θ figure: delays and paired differences.
+
+    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`.
+    """
+    pol = frame[frame["part"] == "policy"]
+    return pd.DataFrame(
+        {
+            "policy": pol["policy"],
+            "mean delay [ms]": pol["delay"].round(3),
+            "95% CI [ms]": [
+                f"[{a:.3f}, {b:.3f}]" for a, b in zip(pol["ci_low"], pol["ci_high"], strict=True)
+            ],  # fmt: skip
+            "− best uniform [ms]": pol["difference"].round(3),
+            "paired 95% CI [ms]": [
+                f"[{a:+.3f}, {b:+.3f}]"
+                for a, b in zip(pol["difference_low"], pol["difference_high"], strict=True)
+            ],  # fmt: skip
+            "on the tuning run [ms]": pol["tuning_run_delay"].round(3),
+        }
+    ).reset_index(drop=True)

@@ -11,8 +11,10 @@ import functools
 
 import numpy as np
 
-from workbench.fog.figures import POLICY_COLORS, POLICY_LABELS, network_frame, plot_network
-from workbench.fog.model import _ps_accept, accept_probability, analyze, solve_chain
+from workbench.fog.acceptance import _ps_accept, accept_probability
+from workbench.fog.chain import solve_chain
+from workbench.fog.figures import network_run_frame, plot_network_utilisation
+from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     compile_scenario,
@@ -20,6 +22,7 @@ from workbench.fog.scenario import (
     with_fog_delay,
     with_traffic,
 )
+from workbench.fog.study import POLICY_COLORS, POLICY_LABELS
 from workbench.plots import PALETTE, figure, flag_unstable
 from workbench.widgets import control, interactive_figure
 
@@ -271,7 +274,6 @@ class FogDelayFigure:
         ax.plot([], [], "--", color="0.4", label="dashed: eq. 6 as published")
         ax.set_xlabel("X^FF fog–fog link delay [ms]")
         ax.set_ylabel("mean service delay [ms]")
-        ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
         self.title = ax.set_title("", fontsize=9, y=1.0)
         self.unstable = ax.text(0.99, 0.97, "", transform=ax.transAxes, ha="right", va="top",
                                 fontsize=7, color=PALETTE[3])  # fmt: skip
@@ -290,8 +292,13 @@ class FogDelayFigure:
             nan = np.full(FOG_DELAYS.size, np.nan)
             paper.set_ydata(nan if c is None else c[0])
             corr.set_ydata(nan if c is None else c[1])
+            # an unstable policy keeps its legend entry, hollow and marked, and a note
+            corr.set_label(POLICY_LABELS[policy] + (": unstable" if c is None else ""))
+            corr.set_marker("o" if c is None else "None")
+            corr.set_markerfacecolor("none")
             if c is not None:
                 top = max(top, float(c.max()))
+        self.ax.legend(fontsize=7, loc="lower left", ncols=2, frameon=False)
         self.ax.set_ylim(0, 1.1 * top)
         self.title.set_text(
             f"Analytic model, θ = {1e3 * theta:.0f} ms, e_M = {e_max}, load × {load:.2f}"
@@ -325,16 +332,16 @@ SIMULATION_VIEW_REQUESTS = 20_000
 
 def plot_simulated_network(theta, e_max, mode, announce_period, load):
     """One short simulation (seed 0) of the default scenario, fog nodes by utilisation."""
-    frame = network_frame(
+    frame = network_run_frame(
         theta=theta, e_max=e_max, load=load, mode=mode, announce_period=announce_period,
-        n_requests=SIMULATION_VIEW_REQUESTS,
+        requests=SIMULATION_VIEW_REQUESTS,
     )  # fmt: skip
     d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
     title = (
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
         f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, seed 0)"
     )
-    fig = plot_network(frame, fast=True, title=title)
+    fig = plot_network_utilisation(frame, fast=True, title=title)
     stationary = bool(frame["stationary"].iloc[0])
     return flag_unstable(fig, "" if stationary else f"not a steady state: {frame['note'].iloc[0]}")
 

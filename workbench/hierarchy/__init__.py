@@ -39,8 +39,11 @@ What was not recovered, the readings, and how the defaults were chosen
 ----------------------------------------------------------------------
 The server speeds (the paper's Fig. 3), the period length, the input sizes B, RED's w_q and
 max_p, the transmit power and the length of a decision are not in the available text; in
-several places the text admits more than one model. Each such place is a parameter, listed
-with the paper's words in ``READINGS``:
+several places the text admits more than one model. Each such place is a parameter whose
+row in ``PARAMS`` carries ``plausible`` (the range or the readings a careful reader would
+accept) and ``why`` (the reason, quoting the paper's Chinese text); ``READINGS`` is a view of
+those rows, and :data:`~workbench.hierarchy.claims.ATLAS` evaluates the paper's claims over
+that space (``workbench.claims.atlas("p5")``):
 
 - ``decision_time`` τ_d: deciding occupies the single worker (Sec. 4.2) but no length is
   given: 1 ms, one tenth of the shortest mean execution on the grid (a "lightweight"
@@ -75,23 +78,29 @@ a model whose load bound is >= 1 (exact for the static models; it counts decisio
 hand-overs) and a run whose measured server load reaches 1 or which the detector flags;
 ``overload="transient"`` returns the finite-run numbers flagged ``stationary=False``.
 
+Keywords: ``lam`` is λ, tasks per period per bottom server; the paper's μ, the mean task
+size in work units, is the keyword ``task_size`` (not a service rate: a task of size D runs
+D / F_i seconds at server i; the figures' CSV columns keep the paper's symbol, ``mu``); the
+run length is ``periods``; every argument of :func:`simulate` is keyword-only and ``None``
+means the table's default.
+
 One step beyond: ``down_offload=True`` lets the centre send an arriving task *down* to the
 child that would finish it first (the paper's future work, the real two-way offloading).
 """
 
+from workbench.erlang import pollaczek_khinchine
 from workbench.hierarchy.calibration import calibrate, calibration_table
 from workbench.hierarchy.model import (
     decide,
     eq12_queue_estimate,
     local_overhead,
     offload_overhead,
-    pollaczek_khinchine,
     red_thresholds,
     shannon_rate,
     size_moments,
 )
 from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS, READINGS, TOPOLOGIES
-from workbench.hierarchy.simulation import run_models, run_once, simulate, simulate_to_precision
+from workbench.hierarchy.simulation import run_models, simulate, simulate_to_precision
 from workbench.hierarchy.topology import (
     Topology,
     barabasi_albert,
@@ -103,7 +112,6 @@ from workbench.hierarchy.topology import (
 __all__ = [
     "simulate",
     "simulate_to_precision",
-    "run_once",
     "run_models",
     "calibrate",
     "calibration_table",

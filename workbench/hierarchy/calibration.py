@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+from workbench.hierarchy.simulation import simulate
 from workbench.hierarchy.topology import symmetric_tree
 from workbench.validation import (
     ParameterError,
@@ -110,7 +111,7 @@ TARGETS = (
 )
 
 
-def _r2(x, y) -> float:
+def r_squared(x, y) -> float:
     x, y = np.asarray(x, float), np.asarray(y, float)
     slope, icpt = np.polyfit(x, y, 1)
     resid = y - (slope * x + icpt)
@@ -124,16 +125,14 @@ def _surge(y) -> float:
     return float(steps[-1] / mean) if mean > 0 else np.inf
 
 
-def _curves(f_b, arrivals, n_periods, replications, seed, **fixed):
-    from workbench.hierarchy.simulation import simulate
-
+def _curves(f_b, arrivals, periods, replications, seed, **fixed):
     speeds = dict(
         compute_bottom=f_b * PATTERN[0],
         compute_middle=f_b * PATTERN[1],
         compute_top=f_b * PATTERN[2],
     )
     kw = dict(
-        n_periods=n_periods,
+        periods=periods,
         replications=replications,
         seed=seed,
         keep_records=False,
@@ -142,14 +141,20 @@ def _curves(f_b, arrivals, n_periods, replications, seed, **fixed):
         **speeds,
         **fixed,
     )
-    vs_mu = [simulate("advanced", 8.0, mu, **kw).mean_time for mu in MUS]
-    vs_lam = [simulate("advanced", lam, 7.0, **kw).mean_time for lam in LAMBDAS]
+    vs_mu = [simulate(model="advanced", lam=8.0, task_size=mu, **kw).mean_time for mu in MUS]
+    vs_lam = [simulate(model="advanced", lam=lam, task_size=7.0, **kw).mean_time for lam in LAMBDAS]
     return speeds, np.array(vs_mu), np.array(vs_lam)
 
 
-def measure_targets(f_b, arrivals, *, n_periods=300, replications=2, seed=2019, **fixed):
-    """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading)."""
-    speeds, vs_mu, vs_lam = _curves(f_b, arrivals, n_periods, replications, seed, **fixed)
+def measure_targets(
+    f_b, arrivals, *, screen_periods=300, screen_replications=2, base_seed=2019, **fixed
+):
+    """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading),
+    from short screening runs (``screen_periods`` × ``screen_replications``, seed
+    ``base_seed``)."""
+    speeds, vs_mu, vs_lam = _curves(
+        f_b, arrivals, screen_periods, screen_replications, base_seed, **fixed
+    )
     compute = symmetric_tree(**speeds).compute
     pairs = zip(vs_mu, MUS, strict=True)
     n_mu = np.array([eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute) for t, mu in pairs])
@@ -157,8 +162,8 @@ def measure_targets(f_b, arrivals, *, n_periods=300, replications=2, seed=2019, 
     rho_local = max(LAMBDAS) * max(MUS) / speeds["compute_bottom"]
     rho_cloud = 4 * max(LAMBDAS) * max(MUS) / speeds["compute_top"]
     values = {
-        "linear_in_mu": _r2(MUS, vs_mu),
-        "linear_in_lam": _r2(LAMBDAS, vs_lam),
+        "linear_in_mu": r_squared(MUS, vs_mu),
+        "linear_in_lam": r_squared(LAMBDAS, vs_lam),
         "no_surge": max(_surge(vs_mu), _surge(vs_lam)),
         "queue_flat_in_mu": float(np.max(np.abs(n_mu / n_mu.mean() - 1.0)))
         if n_mu.mean() > 0
@@ -181,29 +186,40 @@ def _passes(name, value) -> bool:
 
 
 def calibrate(
-    candidates=CANDIDATE_BOTTOM, arrivals=ARRIVALS, *, n_periods=300, replications=2, seed=2019
+    candidates=CANDIDATE_BOTTOM,
+    arrival_readings=ARRIVALS,
+    *,
+    screen_periods=300,
+    screen_replications=2,
+    base_seed=2019,
 ) -> pd.DataFrame:
     """Every candidate's target values, whether it meets each, and which one the rule takes.
 
     One row per (arrival reading, bottom speed): the speeds, the total compute, each target's
     value and ``ok_<target>``, ``meets_all`` and ``chosen`` (the least total compute meeting
     every target). Other parameters at their defaults (``decision_time``, RED's values).
+    Each candidate is screened by short runs: ``screen_periods`` periods ×
+    ``screen_replications`` replications from seed ``base_seed``.
     """
     f = "calibrate"
     candidates = [
         check_real(c, "candidates", f, 1.0, 1e4) for c in _sequence(candidates, "candidates", f)
     ]
-    arrivals = _sequence(arrivals, "arrivals", f)
-    arrivals = [check_choice(a, "arrivals", f, ARRIVALS) for a in arrivals]
+    readings = _sequence(arrival_readings, "arrival_readings", f)
+    readings = [check_choice(a, "arrival_readings", f, ARRIVALS) for a in readings]
     # a calibration is a screening of short runs: at most 1,000 periods x 10 replications
-    n_periods = check_int(n_periods, "n_periods", f, 20, 1000)
-    replications = check_int(replications, "replications", f, 2, 10)
-    seed = check_seed(seed, f)
+    periods = check_int(screen_periods, "screen_periods", f, 20, 1000)
+    replications = check_int(screen_replications, "screen_replications", f, 2, 10)
+    seed = check_seed(base_seed, f, "base_seed")
     rows = []
-    for arr in arrivals:
+    for arr in readings:
         for f_b in candidates:
             speeds, values = measure_targets(
-                f_b, arr, n_periods=n_periods, replications=replications, seed=seed
+                f_b,
+                arr,
+                screen_periods=periods,
+                screen_replications=replications,
+                base_seed=seed,
             )
             total = 4 * speeds["compute_bottom"] + 2 * speeds["compute_middle"]
             row = {"arrivals": arr, **speeds, "total_compute": total + speeds["compute_top"]}
@@ -241,7 +257,11 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
     the chosen values.
     """
     f = "calibration_table"
-    reject_unknown(f, kwargs, ("candidates", "arrivals", "n_periods", "replications", "seed"))
+    reject_unknown(
+        f,
+        kwargs,
+        ("candidates", "arrival_readings", "screen_periods", "screen_replications", "base_seed"),
+    )
     if frame is None:
         frame = calibrate(**kwargs)
     needed = {"chosen", "meets_all", "arrivals", "total_compute", *(t.name for t in TARGETS)}

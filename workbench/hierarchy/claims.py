@@ -4,26 +4,36 @@
 divided by the advanced model's, and the ratios are averaged over the grid (9 × 9 points;
 3 × 3 when quick). Every model at a grid point runs on the same draws, so models that route
 alike tie exactly. Each measure takes ``base_seed`` (the spread over seeds is in the CSV's
-notes) and the model's keyword arguments (``decision_time=...``). ``stable_only=True``
-averages over the points the whole hierarchy can carry (the advanced model's load bound
-4λμ / ΣF < 1) only: near capacity a finite run's mean grows with its length, and those few
-points dominate an all-points average of ratios.
+notes) and the model's keyword arguments (``decision_time=...``). Every grid measure uses
+only the points where every model compared is stationary: near capacity a finite run's mean
+grows with its length, and those few points would dominate an average of ratios.
+
+The claim atlas (:data:`ATLAS`, :func:`atlas_point`) measures the ``source=paper`` claims
+the same way across the plausible space the parameter table declares
+(``workbench.claims.atlas("p5")``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from workbench.claims import Measurement
+from workbench.claims import AtlasSpec, Measurement
+from workbench.hierarchy.calibration import r_squared
 from workbench.hierarchy.figures import (
     BASE_SEED,
-    _frame_down,
-    _frame_red,
+    beyond_down_offload_frame,
+    fig10_11_topologies_frame,
+    fig13_red_thresholds_frame,
     grid_study,
-    topology_frame,
+    study,
 )
+from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+from workbench.hierarchy.params import PAPER_MODELS, PARAMS
+from workbench.hierarchy.simulation import run_models
+from workbench.hierarchy.topology import symmetric_tree
 
-__all__ = ["CLAIMS", "normalised_grid", "readings_table", "claims_table", "TIE"]
+__all__ = ["CLAIMS", "ATLAS", "atlas_point", "normalised_grid", "readings_table", "TIE"]
 
 # "best" admits a tie: within 1 % of the best other model (the paper's normalised bars
 # cannot separate closer values, and models that route alike tie exactly)
@@ -105,7 +115,7 @@ def _stationary_frame(frame, quick, base_seed, **fixed):
 
 
 def topology_change(quick: bool, names, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    frame = topology_frame(quick, base_seed, **fixed)
+    frame = fig10_11_topologies_frame(quick, base_seed, **fixed)
     frame = frame[frame["topology"].isin(names)]
     kept, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = float((kept.groupby("topology")["relative"].mean() - 1.0).abs().max())
@@ -133,7 +143,7 @@ def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED):
 def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """|mean time with (5, 40) ÷ mean time with (5, 20) − 1|: the ratio of the grid means,
     the statistic Fig. 13's title shows, over the stationary points."""
-    frame = _frame_red(quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
     frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     value = abs(frame["time_5_40"].mean() / frame["time_5_20"].mean() - 1.0)
     return Measurement(float(value), total > dropped, f"{total - dropped} of {total} stationary")
@@ -142,7 +152,7 @@ def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -
 def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
     """1 when (5, 20) is better at the lightest stationary λ and (5, 40) at the heaviest
     (Fig. 13's text), each averaged over μ."""
-    frame = _frame_red(quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
     frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
     by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
     light, heavy = by_lam.iloc[0], by_lam.iloc[-1]
@@ -172,27 +182,19 @@ def middle_share_higher(quick: bool, base_seed: int = BASE_SEED):
     return m._replace(value=float(m.value > 0.01))
 
 
-def _curve(quick, base_seed, lams, mus):
-    from workbench.hierarchy.figures import study
-
-    run = study(("advanced",), lams, mus, quick, base_seed)
-    return run
+def _curve(quick, base_seed, lams, task_sizes):
+    return study(("advanced",), lams, task_sizes, quick, base_seed)
 
 
 def linear_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """R² of a straight line through the advanced model's mean time over μ = 1..9 at λ = 8."""
-    from workbench.hierarchy.calibration import _r2
-
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
     run = _curve(quick, base_seed, (8,), mus)
-    return Measurement(_r2(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
+    return Measurement(r_squared(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
 
 
 def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """Fig. 8: largest |n̄(μ)/mean − 1| of eq. 12's estimate over μ at λ = 8."""
-    from workbench.hierarchy.model import eq12_queue_estimate, size_moments
-    from workbench.hierarchy.topology import symmetric_tree
-
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
     run = _curve(quick, base_seed, (8,), mus)
     compute = symmetric_tree().compute
@@ -207,7 +209,7 @@ def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
 
 def down_offload_gain(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     """1 − (mean time with down offloading) ÷ (without), averaged over λ at μ = 7."""
-    frame = _frame_down(quick, base_seed)
+    frame = beyond_down_offload_frame(quick, base_seed)
     up = frame[frame["direction"] == "up only"].set_index("lam")
     both = frame[frame["direction"] == "up and down"].set_index("lam")
     ok = up["stationary"] & both["stationary"]
@@ -239,15 +241,17 @@ UNDERLYING = {
     "fig6_advanced_more_at_middle": middle_share_gain,
 }
 
-# the readings the paper admits (params READINGS): the alternatives tried in readings_table
+# the readings and RED values tried one at a time in readings_table: the table's plausible
+# rows, at the other readings (discrete) or at both ends of the range (continuous)
+_READING_ROWS = ("decision_time", "in_decision", "offload_busy", "arrivals", "eq11_unit", "w_q",
+                 "max_p")  # fmt: skip
 READING_ALTERNATIVES = {
-    "decision_time": (0.0, 0.005),
-    "in_decision": ("zero", "remaining"),
-    "offload_busy": (False,),
-    "arrivals": ("spread",),
-    "eq11_unit": ("ms",),
-    "w_q": (0.002, 0.5),
-    "max_p": (0.1, 1.0),
+    name: tuple(
+        v
+        for v in PARAMS[name].plausible
+        if not (v == PARAMS[name].default and type(v) is type(PARAMS[name].default))
+    )
+    for name in _READING_ROWS
 }
 
 
@@ -260,8 +264,6 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
     difference and whether the narrow pair wins at light load and the wide one at heavy.
     """
-    import pandas as pd
-
     rows = []
     settings = [("defaults", "")] + [
         (name, v) for name, values in READING_ALTERNATIVES.items() for v in values
@@ -294,10 +296,149 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     return pd.DataFrame(rows)
 
 
-def claims_table(quick: bool = True):
-    """The claims CSV checked by the shared checker (measured, stationary, verdict)."""
-    from workbench.claims import check_claims
+# ----------------------------------------------------------------------- the claim atlas
 
-    frame = check_claims("p5", quick=quick)
-    cols = ["id", "quantity", "value", "measured", "stationary", "agrees", "expect", "source"]
-    return frame[[c for c in cols if c in frame] + ["note"]]
+# the atlas's own small grid (quick): the lightest and heaviest λ of the quick grid, at a
+# small and a large μ, one replication of 300 periods: about 0.5 s per point on one core.
+# Full: the claims' quick grid and run length (3 × 3 points, 300 periods × 3 replications).
+ATLAS_QUICK_GRID = ((4, 3), (4, 9), (10, 3), (10, 9))
+ATLAS_FULL_GRID = tuple((lam, mu) for lam in (4, 7, 10) for mu in (3, 6, 9))
+ATLAS_PERIODS = 300
+# the claims the atlas covers: the rows of data/claims/p5.csv with source = paper
+ATLAS_CLAIMS = (
+    "advanced_best_everywhere",
+    "red_gain_over_20pct",
+    "pure_local_worst",
+    "skew_changes_below_10pct",
+    "ba_changes_below_10pct",
+    "red_thresholds_differ_0_2pct",
+    "red_thresholds_light_narrow_heavy_wide",
+    "fig6_advanced_more_at_middle",
+)
+_BA = tuple(f"ba-{i}" for i in range(1, 6))
+
+
+def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
+    """One row per (λ, μ, replication): the five models' mean times and middle shares on the
+    tree, the advanced model's mean time with (5, 40), its time per work on the skewed tree
+    and on each BA tree, and whether each run was stationary. Every run at one (λ, μ,
+    replication) uses the same draws (common random numbers)."""
+    grid, reps = (ATLAS_QUICK_GRID, 1) if quick else (ATLAS_FULL_GRID, 3)
+    rows = []
+    for lam, mu in grid:
+        for r in range(reps):
+            run_seed = int(np.random.SeedSequence([seed, lam, mu, r]).generate_state(1)[0])
+            common = dict(
+                lam=lam, task_size=mu, seed=run_seed, periods=ATLAS_PERIODS,
+                overload="transient", **params,
+            )  # fmt: skip
+            five = run_models(models=PAPER_MODELS, **common)
+            row = {"lam": lam, "mu": mu}
+            ok = [five[f"{m}/stationary"] == 1.0 and five[f"{m}/rho_bound"] < 1.0
+                  for m in PAPER_MODELS]  # fmt: skip
+            for m in PAPER_MODELS:
+                row[m] = five[f"{m}/mean_time"]
+                row[f"{m}/middle"] = five[f"{m}/share_s1"] + five[f"{m}/share_s2"]
+            row["red_forwards"] = five["advanced/red_forward_rate"]
+            row["tree_per_work"] = five["advanced/time_per_work"]
+            row["all_ok"] = all(ok)
+            advanced_ok = ok[0]
+            wide = run_models(models=("advanced",), max_th=40.0, **common)
+            row["time_5_40"] = wide["advanced/mean_time"]
+            row["wide_ok"] = advanced_ok and wide["advanced/stationary"] == 1.0
+            for name in ("skewed", *_BA):
+                other = run_models(models=("advanced",), topology=name, **common)
+                row[f"{name}/rel"] = other["advanced/time_per_work"] / row["tree_per_work"]
+                row[f"{name}/ok"] = advanced_ok and other["advanced/stationary"] == 1.0
+            rows.append(row)
+    return pd.DataFrame(rows).groupby(["lam", "mu"]).agg(_atlas_aggregation(rows[0]))
+
+
+def _atlas_aggregation(row: dict) -> dict:
+    """Replications of one point: means of the numbers, 'all' of the stationarity flags."""
+    return {k: ("all" if isinstance(v, bool) else "mean") for k, v in row.items()
+            if k not in ("lam", "mu")}  # fmt: skip
+
+
+def _share(mask) -> str:
+    return f"{int(mask.sum())} of {len(mask)} atlas grid points stationary"
+
+
+def atlas_point(*, quick: bool, seed: int, **params) -> dict:
+    """Every atlas claim's measured value at one point of the plausible space.
+
+    ``params``: one value for each row of ``PARAMS`` with a plausible range or set (speeds,
+    β, τ_d, RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
+    eq11_unit). Each value is the quantity ``CLAIMS[id]`` measures, computed the same way
+    (ratios over the grid points where every model compared is stationary), on the atlas's
+    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods (about 0.5 s);
+    full, the claims' quick 3 × 3 grid with 3 replications. A claim whose points are all
+    non-stationary is ``Measurement(nan, stationary=False, note=why)``.
+    """
+    runs = _atlas_runs(quick, seed, params)
+    out = {}
+    ok = runs["all_ok"].to_numpy(bool)
+    grid = runs[ok]
+    if not ok.any():
+        why = "no atlas grid point stationary for every model"
+        for cid in ("advanced_best_everywhere", "red_gain_over_20pct", "pure_local_worst",
+                    "fig6_advanced_more_at_middle"):  # fmt: skip
+            out[cid] = Measurement(float("nan"), stationary=False, note=why)
+    else:
+        note = _share(ok)
+        others = grid[[m for m in PAPER_MODELS if m != "advanced"]].min(axis=1)
+        best = float((grid["advanced"] <= (1.0 + TIE) * others).mean())
+        gain = float((grid["without_enhancement_2"] / grid["advanced"]).mean() - 1.0)
+        norm = grid[list(PAPER_MODELS)].div(grid["advanced"], axis=0).mean()
+        middle = float((grid["advanced/middle"] - grid["without_enhancement_2/middle"]).mean())
+        red = f"RED forwards {grid['red_forwards'].mean():.2%} of tasks; gain {gain:+.2%}"
+        out["advanced_best_everywhere"] = Measurement(best, True, note)
+        out["red_gain_over_20pct"] = Measurement(float(gain > 0.2), True, f"{note}; {red}")
+        out["pure_local_worst"] = Measurement(
+            float(norm.idxmax() == "pure_local"), True, f"{note}; worst: {norm.idxmax()}"
+        )
+        out["fig6_advanced_more_at_middle"] = Measurement(
+            float(middle > 0.01), True, f"{note}; middle share gain {middle:+.4f}"
+        )
+    out["skew_changes_below_10pct"] = _topology_measure(runs, ("skewed",))
+    out["ba_changes_below_10pct"] = _topology_measure(runs, _BA)
+    out |= _threshold_measures(runs)
+    return out
+
+
+def _topology_measure(runs, names) -> Measurement:
+    """1 when every topology's grid-averaged time per work is within 10 % of the tree's."""
+    changes = []
+    for name in names:
+        ok = runs[f"{name}/ok"].to_numpy(bool)
+        if not ok.any():
+            return Measurement(float("nan"), False, f"{name}: no atlas grid point stationary")
+        changes.append(abs(runs.loc[ok, f"{name}/rel"].mean() - 1.0))
+    largest = max(changes)
+    return Measurement(float(largest < 0.1), True, f"largest change {largest:.1%}")
+
+
+def _threshold_measures(runs) -> dict:
+    """Fig. 13's two claims on the stationary points: the (5, 40) vs (5, 20) difference of the
+    grid means, and narrow better at the lightest λ, wide at the heaviest (means over μ)."""
+    ok = runs["wide_ok"].to_numpy(bool)
+    if not ok.any():
+        why = "no atlas grid point stationary with both threshold pairs"
+        nan = Measurement(float("nan"), stationary=False, note=why)
+        return {"red_thresholds_differ_0_2pct": nan, "red_thresholds_light_narrow_heavy_wide": nan}
+    part = runs[ok]
+    diff = abs(part["time_5_40"].mean() / part["advanced"].mean() - 1.0)
+    by_lam = part.groupby(level="lam")[["advanced", "time_5_40"]].mean()
+    light, heavy = by_lam.iloc[0], by_lam.iloc[-1]
+    holds = light["advanced"] < light["time_5_40"] and heavy["time_5_40"] < heavy["advanced"]
+    ratio = ", ".join(f"{lam:g}: {r:.4f}" for lam, r in
+                      (by_lam["time_5_40"] / by_lam["advanced"]).items())  # fmt: skip
+    return {
+        "red_thresholds_differ_0_2pct": Measurement(float(diff), True, _share(ok)),
+        "red_thresholds_light_narrow_heavy_wide": Measurement(
+            float(holds), True, f"(5,40)/(5,20) by λ: {ratio}"
+        ),
+    }
+
+
+ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS)

@@ -14,23 +14,26 @@ import functools
 
 import numpy as np
 import pandas as pd
-from matplotlib.collections import LineCollection
 from matplotlib.ticker import NullFormatter
 
-from workbench.hierarchy.model import eq12_queue_estimate
+from workbench.erlang import pollaczek_khinchine
+from workbench.hierarchy.model import (
+    eq12_queue_estimate,
+    size_moments,
+)
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
-from workbench.hierarchy.simulation import run_models
+from workbench.hierarchy.simulation import run_models, simulate
 from workbench.hierarchy.topology import named_topology
-from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, flag_unstable, unstable_legend
-from workbench.stats import t_half_width
+from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
+from workbench.stats import mean_ci
 from workbench.sweep import sweep
 
-__all__ = ["FIGURES", "study", "grid_study", "LAMBDAS", "MUS", "MODEL_LABELS"]
+__all__ = ["FIGURES", "study", "grid_study", "LAMBDAS", "TASK_SIZES", "MODEL_LABELS"]
 
 LAMBDAS = tuple(range(2, 11))
-MUS = tuple(range(1, 10))
+TASK_SIZES = tuple(range(1, 10))  # the paper's μ = 1..9
 QUICK_LAMBDAS = (4, 7, 10)
-QUICK_MUS = (3, 6, 9)
+QUICK_TASK_SIZES = (3, 6, 9)
 MODEL_LABELS = {
     "advanced": "advanced",
     "pure_cloud": "pure cloud",
@@ -43,9 +46,14 @@ MODEL_COLORS = {m: PALETTE[i] for i, m in enumerate(PAPER_MODELS)}
 
 
 def _run_length(quick: bool) -> dict:
-    return (
-        {"n_periods": 300, "replications": 3} if quick else {"n_periods": 1000, "replications": 5}
-    )
+    return {"periods": 300, "replications": 3} if quick else {"periods": 1000, "replications": 5}
+
+
+def _study_point(*, lam, mu, seed, **fixed) -> dict:
+    """One sweep point: :func:`run_models` at (λ, μ). The grid's key stays ``mu`` (the
+    paper's symbol): the sweep derives each point's seed from its names and values, so the
+    studies keep their seeds, and the figures' CSV columns stay ``lam``, ``mu``."""
+    return run_models(lam=lam, task_size=mu, seed=seed, **fixed)
 
 
 # the studies' seeds derive from (base_seed, λ, μ) only: every model, threshold pair and
@@ -57,9 +65,10 @@ FULL_WORKERS = 2
 
 @functools.lru_cache(maxsize=64)
 def study(
-    models: tuple, lams: tuple, mus: tuple, quick: bool, base_seed: int = BASE_SEED, **fixed
+    models: tuple, lams: tuple, task_sizes: tuple, quick: bool, base_seed: int = BASE_SEED, **fixed
 ) -> pd.DataFrame:
-    """Mean time with CIs of ``models`` over the ``lams`` × ``mus`` grid (cached per session).
+    """Mean time with CIs of ``models`` over the ``lams`` × ``task_sizes`` grid (cached per
+    session); the column of the task size is ``mu``, the paper's symbol.
 
     Each replication runs every model on the same draws
     (:func:`~workbench.hierarchy.simulation.run_models`). Columns: model, lam, mu,
@@ -68,11 +77,11 @@ def study(
     """
     run = _run_length(quick)
     raw = sweep(
-        run_models,
-        {"lam": list(lams), "mu": list(mus)},
+        _study_point,
+        {"lam": list(lams), "mu": list(task_sizes)},
         fixed={
             "models": tuple(models),
-            "n_periods": run["n_periods"],
+            "periods": run["periods"],
             "overload": "transient",
             **fixed,
         },
@@ -92,9 +101,11 @@ def study(
         ignore_index=True,
     )
     keys = ["model", "lam", "mu"]
-    grouped = long.groupby(keys, sort=False)
-    out = grouped.mean(numeric_only=True).drop(columns=["replication"]).reset_index()
-    half = grouped["mean_time"].apply(lambda x: t_half_width(x.to_numpy(), 0.95)).to_numpy()
+    out = long.groupby(keys, sort=False).mean(numeric_only=True).drop(columns=["replication"])
+    out = out.reset_index()
+    # the Student-t half-width of each point (workbench.stats.mean_ci), around the mean above
+    half = mean_ci(long, keys, "mean_time").set_index(keys)["half_width"]
+    half = half.loc[list(zip(out["model"], out["lam"], out["mu"], strict=True))].to_numpy()
     out["ci_low"] = out["mean_time"] - half
     out["ci_high"] = out["mean_time"] + half
     # a point is a steady state when every replication's detector agreed and no bound was hit
@@ -107,23 +118,25 @@ def grid_study(
     quick: bool, models: tuple = PAPER_MODELS, base_seed: int = BASE_SEED, **fixed
 ) -> pd.DataFrame:
     """The whole (λ, μ) grid of the paper (3 × 3 corners and centre when quick)."""
-    lams, mus = (QUICK_LAMBDAS, QUICK_MUS) if quick else (LAMBDAS, MUS)
+    lams, sizes = (QUICK_LAMBDAS, QUICK_TASK_SIZES) if quick else (LAMBDAS, TASK_SIZES)
     if not fixed and set(models) < set(PAPER_MODELS):
         # common random numbers: the same rows as in the five-model study, computed once
-        full = study(PAPER_MODELS, lams, mus, quick, base_seed, **fixed)
+        full = study(PAPER_MODELS, lams, sizes, quick, base_seed, **fixed)
         return full[full["model"].isin(models)].reset_index(drop=True)
-    return study(tuple(models), lams, mus, quick, base_seed, **fixed)
+    return study(tuple(models), lams, sizes, quick, base_seed, **fixed)
 
 
 # ----------------------------------------------------------------------- Figs. 4 and 5
 
 
-def _frame_vs_mu(quick=False):
-    mus = QUICK_MUS if quick else MUS
-    return _normalise(study(PAPER_MODELS, (8,), mus, quick))
+def fig4_time_vs_mu_frame(quick=False):
+    """Fig. 4: the five models over μ at λ = 8 (``relative``: ÷ the advanced model)."""
+    sizes = QUICK_TASK_SIZES if quick else TASK_SIZES
+    return _normalise(study(PAPER_MODELS, (8,), sizes, quick))
 
 
-def _frame_vs_lam(quick=False):
+def fig5_time_vs_lam_frame(quick=False):
+    """Fig. 5: the five models over λ at μ = 7 (``relative``: ÷ the advanced model)."""
     lams = QUICK_LAMBDAS if quick else LAMBDAS
     return _normalise(study(PAPER_MODELS, lams, (7,), quick))
 
@@ -158,7 +171,7 @@ def _plot_vs(frame, x, fixed_text):
         ok = part["stationary"].to_numpy(bool)
         ax2.plot(part[x][ok], part["relative"][ok], "o", color=color, label=MODEL_LABELS[model])
         ax2.plot(part[x][~ok], part["relative"][~ok], "o", mfc="none", color=color)
-    sym = PARAMS["lam" if x == "lam" else "mu"]
+    sym = PARAMS["lam" if x == "lam" else "task_size"]
     for ax in (ax1, ax2):
         ax.set_yscale("log")
         ax.set_xlabel(sym.axis_label)
@@ -169,10 +182,19 @@ def _plot_vs(frame, x, fixed_text):
     return fig
 
 
+def plot_fig4_time_vs_mu(frame):
+    return _plot_vs(frame, "mu", "λ = 8")
+
+
+def plot_fig5_time_vs_lam(frame):
+    return _plot_vs(frame, "lam", "μ = 7")
+
+
 # ----------------------------------------------------------------------- Fig. 7: gain heat map
 
 
-def _frame_gain(quick=False):
+def fig7_gain_heatmap_frame(quick=False):
+    """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's."""
     grid = grid_study(quick)
     pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values="mean_time")
     others = pivot.drop(columns="advanced")
@@ -199,7 +221,7 @@ def _cell_texts(ax, frame, value, fmt):
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w")
 
 
-def _plot_gain(frame):
+def plot_fig7_gain_heatmap(frame):
     fig, ax = figure(width=5.6, height=4.2)
     table = frame.pivot(index="mu", columns="lam", values="gain")
     im = ax.imshow(np.log10(table.to_numpy()), origin="lower", aspect="auto", cmap="viridis")
@@ -208,7 +230,7 @@ def _plot_gain(frame):
     _cell_texts(ax, frame, "gain", ".3f")
     ax.grid(False)
     ax.set_xlabel(PARAMS["lam"].axis_label)
-    ax.set_ylabel(PARAMS["mu"].axis_label)
+    ax.set_ylabel(PARAMS["task_size"].axis_label)
     ax.set_title(
         "best other model's time ÷ advanced's (> 1: advanced wins)\nn.s.: not stationary",
         fontsize=8,
@@ -220,7 +242,8 @@ def _plot_gain(frame):
 # ----------------------------------------------------------------------- Fig. 6: share per server
 
 
-def _frame_share(quick=False):
+def fig6_share_per_server_frame(quick=False):
+    """Fig. 6: each model's share of tasks executed at each server, over the grid."""
     grid = grid_study(quick)
     shares = [c for c in grid.columns if c.startswith("share_s")]
     mean = grid.groupby("model")[shares].mean().reset_index()
@@ -229,7 +252,7 @@ def _frame_share(quick=False):
     )
 
 
-def _plot_share(frame):
+def plot_fig6_share_per_server(frame):
     fig, ax = figure(width=7.0)
     width = 0.8 / len(PAPER_MODELS)
     for i, model in enumerate(PAPER_MODELS):
@@ -252,7 +275,8 @@ def _plot_share(frame):
 # ----------------------------------------------------------------------- Fig. 13: RED thresholds
 
 
-def _frame_red(quick=False, base_seed=BASE_SEED, **fixed):
+def fig13_red_thresholds_frame(quick=False, base_seed=BASE_SEED, **fixed):
+    """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20)."""
     base = grid_study(quick, ("advanced",), base_seed, **fixed)
     wide = grid_study(quick, ("advanced",), base_seed, **(fixed | {"max_th": 40.0}))
     out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
@@ -262,7 +286,7 @@ def _frame_red(quick=False, base_seed=BASE_SEED, **fixed):
     return out
 
 
-def _plot_red(frame):
+def plot_fig13_red_thresholds(frame):
     fig, ax = figure(width=5.6, height=4.2)
     table = frame.pivot(index="mu", columns="lam", values="relative")
     im = ax.imshow(
@@ -273,7 +297,7 @@ def _plot_red(frame):
     _cell_texts(ax, frame, "relative", ".4f")
     ax.grid(False)
     ax.set_xlabel(PARAMS["lam"].axis_label)
-    ax.set_ylabel(PARAMS["mu"].axis_label)
+    ax.set_ylabel(PARAMS["task_size"].axis_label)
     ok = frame[frame["stationary"]]
     ratio = ok["time_5_40"].mean() / ok["time_5_20"].mean()
     ax.set_title(
@@ -286,7 +310,7 @@ def _plot_red(frame):
 # ----------------------------------------------------------------------- Figs. 10-11: skew and BA
 
 
-def topology_frame(quick=False, base_seed=BASE_SEED, **fixed):
+def fig10_11_topologies_frame(quick=False, base_seed=BASE_SEED, **fixed):
     """Advanced model's time per unit of work on each topology, relative to the tree."""
     rows = []
     base = grid_study(quick, ("advanced",), base_seed, **fixed)
@@ -307,7 +331,7 @@ def topology_frame(quick=False, base_seed=BASE_SEED, **fixed):
     return pd.concat(rows, ignore_index=True)
 
 
-def _plot_topology(frame):
+def plot_fig10_11_topologies(frame):
     fig, ax = figure(width=6.0)
     names = list(dict.fromkeys(frame["topology"]))
     data = [frame.loc[frame["topology"] == n, "relative"] for n in names]
@@ -323,11 +347,11 @@ def _plot_topology(frame):
 # ----------------------------------------------------------------------- Fig. 8: eq. 12
 
 
-def _frame_eq12(quick=False):
+def fig8_eq12_queue_frame(quick=False):
+    """Fig. 8: eq. 12's queue estimate from the advanced model's mean time, and the measured
+    mean number of tasks per server."""
     grid = grid_study(quick, ("advanced",))
     compute = named_topology("tree").compute
-    from workbench.hierarchy.model import size_moments
-
     est = [
         eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute)
         for t, mu in zip(grid["mean_time"], grid["mu"], strict=True)
@@ -335,7 +359,7 @@ def _frame_eq12(quick=False):
     return grid[["lam", "mu", "mean_in_system", "stationary"]].assign(eq12=est)
 
 
-def _plot_eq12(frame):
+def plot_fig8_eq12_queue(frame):
     fig, (ax1, ax2) = figure(ncols=2, width=4.6)
     for mu, part in frame.groupby("mu"):
         (line,) = ax1.plot(part["lam"], part["eq12"], "-", label=f"μ = {mu:g}", lw=0.8)
@@ -359,14 +383,16 @@ def _plot_eq12(frame):
 # ----------------------------------------------------------------------- beyond: down offloading
 
 
-def _frame_down(quick=False, base_seed=BASE_SEED):
+def beyond_down_offload_frame(quick=False, base_seed=BASE_SEED):
+    """Beyond the paper: the advanced model over λ at μ = 7, with and without the centre
+    offloading down."""
     lams = QUICK_LAMBDAS if quick else LAMBDAS
     up = study(("advanced",), lams, (7,), quick, base_seed)
     both = study(("advanced",), lams, (7,), quick, base_seed, down_offload=True)
     return pd.concat([up.assign(direction="up only"), both.assign(direction="up and down")])
 
 
-def _plot_down(frame):
+def plot_beyond_down_offload(frame):
     fig, ax = figure(width=7.0)
     for i, (name, part) in enumerate(frame.groupby("direction", sort=False)):
         part = part.sort_values("lam")
@@ -391,211 +417,58 @@ def _plot_down(frame):
 
 FIGURES = {
     "fig4_time_vs_mu": FigureSpec(
-        _frame_vs_mu,
-        lambda f: _plot_vs(f, "mu", "λ = 8"),
+        fig4_time_vs_mu_frame,
+        plot_fig4_time_vs_mu,
         "Fig. 4: mean completion time vs μ at λ = 8, five models.",
     ),
     "fig5_time_vs_lam": FigureSpec(
-        _frame_vs_lam,
-        lambda f: _plot_vs(f, "lam", "μ = 7"),
+        fig5_time_vs_lam_frame,
+        plot_fig5_time_vs_lam,
         "Fig. 5: mean completion time vs λ at μ = 7, five models.",
     ),
     "fig6_share_per_server": FigureSpec(
-        _frame_share, _plot_share, "Fig. 6: share of tasks executed per server."
+        fig6_share_per_server_frame,
+        plot_fig6_share_per_server,
+        "Fig. 6: share of tasks executed per server.",
     ),
     "fig7_gain_heatmap": FigureSpec(
-        _frame_gain, _plot_gain, "Fig. 7: the advanced model's gain over the (λ, μ) grid."
+        fig7_gain_heatmap_frame,
+        plot_fig7_gain_heatmap,
+        "Fig. 7: the advanced model's gain over the (λ, μ) grid.",
     ),
     "fig8_eq12_queue": FigureSpec(
-        _frame_eq12, _plot_eq12, "Fig. 8: eq. 12's queue estimate vs the measured queue."
+        fig8_eq12_queue_frame,
+        plot_fig8_eq12_queue,
+        "Fig. 8: eq. 12's queue estimate vs the measured queue.",
     ),
     "fig10_11_topologies": FigureSpec(
-        topology_frame, _plot_topology, "Figs. 10-11: skewed load and five BA topologies."
+        fig10_11_topologies_frame,
+        plot_fig10_11_topologies,
+        "Figs. 10-11: skewed load and five BA topologies.",
     ),
     "fig13_red_thresholds": FigureSpec(
-        _frame_red, _plot_red, "Fig. 13: RED thresholds (5, 40) relative to (5, 20)."
+        fig13_red_thresholds_frame,
+        plot_fig13_red_thresholds,
+        "Fig. 13: RED thresholds (5, 40) relative to (5, 20).",
     ),
     "beyond_down_offload": FigureSpec(
-        _frame_down, _plot_down, "Beyond the paper: the centre offloads down to idle servers."
+        beyond_down_offload_frame,
+        plot_beyond_down_offload,
+        "Beyond the paper: the centre offloads down to idle servers.",
     ),
 }
 
 
-# ----------------------------------------------------------------------- diagram and views' plots
-
-
-def draw_hierarchy(topology, stations=None, ax=None):
-    """The hierarchy as a tree: servers (size ~ speed), links, generators marked.
-
-    With ``stations`` (``simulate(...).info["stations"]``) each server shows its utilisation.
-    """
-    if ax is None:
-        fig, ax = figure(width=6.0, height=3.6, fast=True)
-    else:
-        fig = ax.figure
-    depth = topology.depth
-    xs = np.zeros(topology.n)
-    # leaves spread evenly, parents centred over their children
-    order = []
-
-    def visit(s):
-        kids = topology.children(s)
-        if not kids:
-            order.append(s)
-        for c in kids:
-            visit(c)
-
-    visit(topology.root)
-    for i, s in enumerate(order):
-        xs[s] = i
-    for d in sorted(set(depth), reverse=True):
-        for s in np.flatnonzero(depth == d):
-            kids = topology.children(int(s))
-            if kids:
-                xs[s] = np.mean(xs[kids])
-    links = [
-        [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
-        for s in range(topology.n)
-        if topology.parent[s] >= 0
-    ]
-    # one artist for all links: a slider move redraws the tree, so fewer artists is faster
-    ax.add_collection(LineCollection(links, colors="0.6", zorder=1))
-    for s in range(topology.n):
-        if topology.parent[s] >= 0:
-            p = topology.parent[s]
-            ax.annotate(  # nearer the child, beside the link: clear of the parent's label
-                f"{topology.bandwidth[s]:g}",
-                (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
-                xytext=(3, 0),
-                textcoords="offset points",
-                fontsize=7,
-                color="0.4",
-                va="center",
-            )
-    sizes = 300 + 900 * topology.compute / topology.compute.max()
-    colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
-    ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")
-    for s in range(topology.n):
-        label = f"{s}\nF={topology.compute[s]:.3g}"
-        if stations is not None:
-            label += f"\nρ={stations.loc[stations['server'] == s, 'utilisation'].iloc[0]:.2f}"
-        ax.text(xs[s], -depth[s] - 0.32, label, ha="center", va="top", fontsize=7)
-    ax.set_ylim(-depth.max() - 1.0, 0.5)
-    ax.set_xlim(xs.min() - 0.7, xs.max() + 0.7)
-    ax.axis("off")
-    ax.set_title(
-        f"{topology.name}: orange servers generate tasks\n(weights "
-        f"{', '.join(f'{w:.2g}' for w in topology.weight[topology.generators])}); "
-        "link labels: W [Mbit/s]",
-        fontsize=8,
-    )
-    return fig
-
-
-def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
-    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
-    from workbench.hierarchy.model import red_thresholds
-    from workbench.kernels.red import red_drop_probability
-
-    lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
-    avg = np.linspace(0.0, 2.3 * hi, 400)
-    p = [red_drop_probability(a, lo, hi, max_p, 0, gentle) for a in avg]
-    fig, ax = figure(fast=True)
-    ax.plot(avg, p, color=PALETTE[0])
-    for v, name in ((lo, "min'"), (hi, "max'")):
-        ax.axvline(v, color="0.5", ls="--", lw=0.8)
-        ax.annotate(f"{name} = {v:.3g} s", (v, 0.55), xytext=(3, 0), textcoords="offset points",
-                    rotation=90, va="center", ha="left", fontsize=8)  # fmt: skip
-    ax.set_xlabel("average expected time to finish the queue [s]")
-    ax.set_ylabel("p_b (probability of forwarding up)")
-    ax.set_ylim(0, 1.1)
-    ax.set_title(f"t̄_exe = {mean_exec_time:.3g} s, max_p = {max_p:g}", fontsize=9)
-    return fig
-
-
-def plot_overhead_rule(mu, data_per_work, bandwidth, compute_bottom, compute_middle, power):
-    """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop."""
-    from workbench.hierarchy.model import local_overhead, offload_overhead, time_weights
-
-    gt, ge = time_weights([compute_bottom])
-    queued = np.linspace(0.0, 20.0 * mu, 200)
-    local = local_overhead(mu, compute_bottom, gt[0], ge[0])
-    eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
-    eq10 = offload_overhead(
-        mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
-    )
-    fig, ax = figure(width=7.8, fast=True)
-    fig.subplots_adjust(right=0.62)  # room for the legend beside the lines
-    ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
-    ax.axhline(eq8, color=PALETTE[2], ls="--", label="offload, blind (eq. 8)")
-    ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
-    ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
-    ax.set_ylabel("overhead")
-    ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    return fig
-
-
-def plot_model_comparison(
-    lam, mu, decision_time, arrivals="batch", eq11_unit="s", n_periods=300, replications=3
-):
-    """The five models at one (λ, μ) on the same draws: mean time with CIs.
-
-    Hollow: a model whose run is not stationary (a replication's detector or its load); the
-    figure is then flagged for the slider view, which greys it with the note.
-    """
-    reps = [
-        run_models(
-            lam,
-            mu,
-            models=PAPER_MODELS,
-            seed=seed,
-            n_periods=n_periods,
-            decision_time=decision_time,
-            arrivals=arrivals,
-            eq11_unit=eq11_unit,
-            overload="transient",
-        )
-        for seed in range(1, replications + 1)
-    ]
-    rows = []
-    for model in PAPER_MODELS:
-        times = np.array([r[f"{model}/mean_time"] for r in reps])
-        half = t_half_width(times, 0.95)
-        mean = times.mean()
-        ok = all(r[f"{model}/stationary"] == 1.0 for r in reps)
-        rows.append((model, mean, max(mean - half, 0.0), mean + half, ok))
-    fig, ax = figure(width=6.0, fast=True)
-    for i, (model, mean, lo, hi, ok) in enumerate(rows):
-        ci_errorbar(ax, [i], [mean], [lo], [hi], stationary=[ok], color=MODEL_COLORS[model])
-    ax.set_xticks(range(len(rows)), [MODEL_LABELS[r[0]] for r in rows], rotation=15, fontsize=8)
-    ax.set_yscale("log")
-    ax.set_ylabel("mean completion time [s]")
-    fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
-    ax.set_title(
-        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {arrivals} arrivals, "
-        f"eq. 11 in {eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
-        fontsize=8,
-    )
-    bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]
-    if bad:
-        flag_unstable(fig, f"not stationary (queues grow during the run): {', '.join(bad)}")
-    return fig
-
-
-def theory_table(n_periods: int = 2000, replications: int = 5) -> pd.DataFrame:
+def theory_table(*, theory_periods: int = 2000, theory_replications: int = 5) -> pd.DataFrame:
     """Simulated mean time (with CI) next to queueing theory where theory covers the model.
 
     Spread arrivals (a Poisson process): pure local makes each bottom server an M/G/1 queue
     (Pollaczek–Khinchine); pure cloud makes the centre one, plus two link delays of mean
     β E[D] / W. Batch arrivals (the default reading): at light load each period's batch
     drains within the period, and a task finds on average λ/2 others of its batch ahead
-    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``.
+    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``. Each row: ``simulate``
+    with ``theory_replications`` replications of ``theory_periods`` periods, seed 7.
     """
-    from workbench.hierarchy.model import pollaczek_khinchine, size_moments
-    from workbench.hierarchy.params import PARAMS
-    from workbench.hierarchy.simulation import simulate
-
     f_b, f_c = PARAMS["compute_bottom"].default, PARAMS["compute_top"].default
     link = 2 * PARAMS["data_per_work"].default / PARAMS["bandwidth"].default
     rows = []
@@ -614,13 +487,13 @@ def theory_table(n_periods: int = 2000, replications: int = 5) -> pd.DataFrame:
             theory = pollaczek_khinchine(4 * lam, m1 / f_c, m2 / f_c**2) + link * m1
             name = "M/G/1 (P-K) + links"
         res = simulate(
-            model,
-            lam,
-            mu,
+            model=model,
+            lam=lam,
+            task_size=mu,
             arrivals=arrivals,
             offload_busy=False,
-            n_periods=n_periods,
-            replications=replications,
+            periods=theory_periods,
+            replications=theory_replications,
             keep_records=False,
             seed=7,
         )

@@ -13,8 +13,8 @@ Decision rules (Yin, Chen & Hu 2019)
 Theory used as test oracle
 --------------------------
 - :func:`size_moments`: mean and second moment of the Normal(μ, σ) size truncated at 0;
-- :func:`pollaczek_khinchine`: M/G/1 mean sojourn time (pure local: every generating
-  server is one; pure cloud: the centre is one, plus the link delays).
+- :func:`workbench.erlang.pollaczek_khinchine` (the shared copy): M/G/1 mean sojourn time
+  (pure local: every generating server is one; pure cloud: the centre is one, plus the links).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import math
 import numpy as np
 from scipy import special
 
-from workbench.validation import ParameterError, UnstableRegimeError, check_real, describe
+from workbench.hierarchy.params import PARAMS
+from workbench.hierarchy.topology import Topology
+from workbench.validation import ParameterError, check_array, check_real
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -36,7 +38,6 @@ __all__ = [
     "red_thresholds",
     "eq12_queue_estimate",
     "size_moments",
-    "pollaczek_khinchine",
     "static_route",
     "utilisation_bound",
 ]
@@ -77,32 +78,23 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
 def _nonneg(func, **values):
     """Finite values >= 0: scalars, or arrays checked elementwise (the views pass grids)."""
     for name, v in values.items():
-        if isinstance(v, (np.ndarray, list, tuple)):
-            try:
-                arr = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                arr = None
-            if arr is None or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-                raise ParameterError(
-                    f"The '{name}' parameter of {func} must be a finite real number >= 0, or an "
-                    f"array of them. Got {describe(v)} instead."
-                )
-        else:
+        if np.ndim(v) == 0:
             check_real(v, name, func, 0.0, None)
+        else:
+            check_array(v, name, func, ndim=None, low=0.0)
 
 
 def _table(func, **values):
     """Check values against the parameter table's ranges (same names, same bounds)."""
-    from workbench.hierarchy.params import PARAMS
-
     return [PARAMS[name].check(v, func) for name, v in values.items()]
 
 
-def local_overhead(work, compute, gamma_t, gamma_e, kappa=1e-11):
-    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``."""
+def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
+    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``
+    (``kappa`` None: the table's κ)."""
     f = "local_overhead"
     _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
-    _table(f, kappa=kappa)
+    (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
     check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
     return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
 
@@ -170,15 +162,16 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
 
 
-def size_moments(mu, sigma) -> tuple[float, float]:
-    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ).
+def size_moments(task_size, sigma) -> tuple[float, float]:
+    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ),
+    with μ = ``task_size`` (the mean before truncation) and σ = ``sigma``.
 
     Closed form with the inverse Mills ratio ``h = φ(a)/(1 − Φ(a))`` at ``a = −μ/σ``:
     ``E[D] = μ + σh`` and ``E[D²] = μ² + σ² + μσh``. ``h`` is computed as
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
     """
-    mu, sigma = _table("size_moments", mu=mu, sigma=sigma)
+    mu, sigma = _table("size_moments", task_size=task_size, sigma=sigma)
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]
@@ -187,32 +180,15 @@ def size_moments(mu, sigma) -> tuple[float, float]:
     return mu + sigma * h, mu**2 + sigma**2 + mu * sigma * h
 
 
-def pollaczek_khinchine(rate, mean_service, second_moment_service) -> float:
-    """Mean sojourn time of an M/G/1 FIFO queue: ``E[S] + λ E[S²] / (2 (1 - ρ))``.
-
-    Raises UnstableRegimeError when ``ρ = λ E[S] >= 1``.
-    """
-    f = "pollaczek_khinchine"
-    rate = check_real(rate, "rate", f, 0.0, None)
-    mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
-    second_moment_service = check_real(second_moment_service, "second_moment_service", f, 0.0, None)
-    rho = rate * mean_service
-    if rho >= 1.0:
-        raise UnstableRegimeError(
-            f"pollaczek_khinchine: the queue is unstable (ρ = {rho:.3g} >= 1)."
-        )
-    return mean_service + rate * second_moment_service / (2.0 * (1.0 - rho))
-
-
-def static_route(topology, data_per_work, power, kappa=1e-11) -> np.ndarray:
+def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
     """Where the original rule (eqs. 5, 8, 9) runs a task from each server.
 
     Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
-    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed.
+    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed
+    (``kappa`` None: the table's κ).
     """
-    from workbench.hierarchy.topology import Topology
-
     f = "static_route"
+    kappa = PARAMS["kappa"].default if kappa is None else kappa
     if not isinstance(topology, Topology):
         raise ParameterError(
             f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
@@ -253,8 +229,8 @@ def utilisation_bound(
     power,
     kappa,
     *,
-    decision_time=0.0,
-    offload_busy=False,
+    decision_time=None,
+    offload_busy=None,
 ):
     """The largest load (worker time per second) the model's routing forces on a server.
 
@@ -272,8 +248,13 @@ def utilisation_bound(
     - advanced: the whole hierarchy's work over its whole capacity (necessary only).
 
     Where the bound is only necessary, ``simulate`` also measures each server's load and
-    runs the stationarity detector.
+    runs the stationarity detector. ``decision_time``, ``offload_busy``: None means the
+    table's default.
     """
+    if decision_time is None:
+        decision_time = PARAMS["decision_time"].default
+    if offload_busy is None:
+        offload_busy = PARAMS["offload_busy"].default
     rate = lam * topology.weight / period  # tasks per second generated at each server
     total = float(rate.sum() * mean_size / topology.compute.sum())
     if model == "pure_local":

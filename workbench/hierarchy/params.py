@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 
 MODELS = (
     "advanced",
@@ -22,51 +22,35 @@ PAPER_MODELS = (
 )
 TOPOLOGIES = ("tree", "skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5")
 
-# the places where the paper admits more than one model: each is a parameter, with the words
-# it rests on (verbatim, the paper's Chinese text) and an English translation
-READINGS = {
-    "decision_time": (
-        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
-        "while a server handles a request (e.g. makes a decision, executes, or handles an "
-        "offload request), other requests must wait in the queue (Sec. 4.2); no length is "
-        "given. Default 1 ms: one tenth of the shortest mean execution on the grid (μ = 1 on "
-        "a bottom server, 10 ms), a 'lightweight' decision («保持整个框架的轻量级特性»).",
-    ),
-    "offload_busy": (
-        "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待",
-        "the same sentence counts handling an offload as worker time: default True, the "
-        "worker is busy for the transfer B/W of a task it sends up.",
-    ),
-    "in_decision": (
-        "RED假设所有这些请求都将在本地执行是有效且可靠的，这样“队列大小”将按最坏情况评估。"
-        "这与第3.2.3节中评估潜在计算执行时间时采用的理念一致",
-        "RED assumes every queued request will run locally: the 'queue size' is evaluated "
-        "in the worst case, as in Sec. 3.2.3 (default 'full'); eq. 10 speaks only of queued "
-        "requests («排队中的请求»), which would count a task under decision as zero.",
-    ),
-    "arrivals": (
-        "一个任务生成器负责定期向第一层的服务器推送请求。每个周期内的请求数量（表示工作负载率）遵循泊松分布确定",
-        "a task generator periodically pushes requests to the first-tier servers; the number "
-        "per period is Poisson. Default 'batch' (pushed at the period's start), chosen by the "
-        "calibration (Fig. 8's queue growing with λ needs it); 'spread' is the other reading.",
-    ),
-    "w_q": (
-        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
-        "w_q and max_p should also be changed (from the packet values); no values given. "
-        "Default 0.125: the average's memory is one period's push at the central load λ = 8 "
-        "(1/8). Plausible range 0.01..0.5.",
-    ),
-    "max_p": (
-        "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。",
-        "no value given. Default 0.5, the middle of the plausible range 0.1 (the packet value "
-        "the paper says it changed) .. 1.",
-    ),
-    "eq11_unit": (
-        "此处 $ t {\\text{exe,avg}} $ 为这些排队中的请求的平均执行时间",
-        "t_exe,avg is the mean execution time of the queued requests; eq. 11's min(1, t) "
-        "depends on its unit, which the paper does not name. Default 's'.",
-    ),
-}
+# the paper's words the plausible ranges rest on (verbatim, the paper's Chinese text)
+_BUSY = (
+    "当服务器正在处理一个请求（例如，做决策、执行计算或处理卸载请求）时，其他请求必须进入队列等待"
+)
+_LIGHT = "保持整个框架的轻量级特性"
+_WORST = (
+    "RED假设所有这些请求都将在本地执行是有效且可靠的，这样“队列大小”将按最坏情况评估。"
+    "这与第3.2.3节中评估潜在计算执行时间时采用的理念一致"
+)
+_PUSH = (
+    "一个任务生成器负责定期向第一层的服务器推送请求。"
+    "每个周期内的请求数量（表示工作负载率）遵循泊松分布确定"
+)
+_EQ11 = "此处 $ t {\\text{exe,avg}} $ 为这些排队中的请求的平均执行时间"
+_CHANGED = "第三，还应修改一些其他关键参数，例如 $ w_q $ 和 $ \\text{maxp} $。"
+_LINEAR = "高级决策模型的平均完成时间随着工作负载率或请求大小的增加而线性增长"
+_TREE = "如图3所示，我们创建了一个严格的对称层次拓扑。"
+_FIG6 = (
+    "由于不同服务器的计算能力与相应连接带宽之间的关系，"
+    "未包含第一项增强的模型也将所有请求调度到中心服务器。"
+)
+_SPEEDS_WHY = (
+    "Fig. 3's speeds were not recovered («" + _TREE + "»). The calibration takes the least "
+    "compute (1 : 2 : 4 by tier) meeting what the paper describes, the linear growth «"
+    + _LINEAR
+    + "» and Fig. 8; every faster hierarchy meets those targets too, so a careful reader "
+    "accepts the calibrated speed up to twice it (still far from the regime where every "
+    "model looks alike)."
+)
 
 PARAMS = Params(
     Param(
@@ -95,7 +79,7 @@ PARAMS = Params(
         "(the paper sweeps 2..10 and fixes 8).",
     ),
     Param(
-        "mu",
+        "task_size",
         "μ",
         "mean task size",
         "work units",
@@ -131,7 +115,7 @@ PARAMS = Params(
         "1:2:3:4, or one of five seeded Barabási–Albert graphs of 7 nodes.",
     ),
     Param(
-        "n_periods",
+        "periods",
         "n",
         "periods simulated",
         "periods",
@@ -145,20 +129,7 @@ PARAMS = Params(
         "task runs to completion.",
         source="choice",
     ),
-    Param(
-        "warmup",
-        "f_w",
-        "warm-up fraction",
-        kind="real",
-        low=0.0,
-        high=0.9,
-        default=0.1,
-        slider=(0.0, 0.5),
-        step=0.05,
-        help="Tasks generated in the first f_w·n periods are run but left out of the means "
-        "(each replication starts empty).",
-        source="choice",
-    ),
+    WARMUP,
     Param(
         "period",
         "T",
@@ -186,6 +157,8 @@ PARAMS = Params(
         step=5.0,
         help="Speed of servers 3-6 (not recovered from the paper's Fig. 3).",
         source="choice",
+        plausible=(100.0, 200.0),
+        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_middle",
@@ -200,6 +173,8 @@ PARAMS = Params(
         step=5.0,
         help="Speed of servers 1-2 (not recovered from the paper's Fig. 3).",
         source="choice",
+        plausible=(200.0, 400.0),
+        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_top",
@@ -214,6 +189,8 @@ PARAMS = Params(
         step=10.0,
         help="Speed of the central server 0, the strongest (not recovered from Fig. 3).",
         source="choice",
+        plausible=(400.0, 800.0),
+        why=_SPEEDS_WHY,
     ),
     Param(
         "bandwidth",
@@ -240,6 +217,11 @@ PARAMS = Params(
         step=0.05,
         help="A task's input size is B = β·D (the paper gives no sizes for B).",
         source="choice",
+        plausible=(0.01, 0.2),
+        why="The paper gives no input sizes B. Its Fig. 6 says the blind rule sends every "
+        "task to the centre, «" + _FIG6 + "»: with B = βD that holds for β below "
+        "W (1/F_m − 1/F_c) = 0.25 Mbit per work unit at the calibrated speeds; 0.01..0.2 "
+        "keeps it with a margin.",
     ),
     Param(
         "decision_time",
@@ -256,6 +238,11 @@ PARAMS = Params(
         "but gives no length. Default by rule: one tenth of the shortest mean execution on the "
         "grid (μ = 1 on a bottom server). 0 = decisions are free.",
         source="choice",
+        plausible=(0.0, 0.005),
+        why="Deciding occupies the single worker, «" + _BUSY + "», but no length is "
+        "given; the framework is meant to stay light, «" + _LIGHT + "». From free decisions "
+        "(0) to half the shortest mean execution on the grid (5 ms: μ = 1 on a bottom "
+        "server takes 10 ms); the default 1 ms is a tenth of it.",
     ),
     Param(
         "in_decision",
@@ -268,6 +255,10 @@ PARAMS = Params(
         "decision is under way counts its whole work (worst case, as the paper evaluates RED's "
         "'queue size'), nothing (it is no longer queued), or the decision time left.",
         source="choice",
+        plausible=("full", "zero", "remaining"),
+        why="RED evaluates the queue in the worst case, «" + _WORST + "» (full); eq. 10 "
+        "counts only queued requests («排队中的请求»), which counts a task under decision as "
+        "zero; the decision time left is between the two.",
     ),
     Param(
         "offload_busy",
@@ -279,6 +270,10 @@ PARAMS = Params(
         "busy for the transfer B/W of a task it decided to offload. False: the link takes "
         "it at no worker time. (RED's forwards at the entrance never use the worker.)",
         source="choice",
+        plausible=(True, False),
+        why="The sentence on the single worker counts handling an offload request as worker "
+        "time, «" + _BUSY + "» (True); a reader who takes the transfer as the link's time "
+        "alone reads False.",
     ),
     Param(
         "arrivals",
@@ -291,6 +286,10 @@ PARAMS = Params(
         "period (Sec. 5.1: 'periodically pushes requests'); 'spread': at uniform times "
         "inside the period (a Poisson process of rate λ/T).",
         source="choice",
+        plausible=("batch", "spread"),
+        why="The generator pushes periodically, «" + _PUSH + "»: a batch at the start of "
+        "each period, or spread over it (a Poisson process). The calibration prefers batch "
+        "(Fig. 8's queue growing with λ), but the words admit both.",
     ),
     Param(
         "eq11_unit",
@@ -302,6 +301,10 @@ PARAMS = Params(
         help="Unit in which eq. 11's min(1, t̄) and max(1, t̄) read the mean execution time "
         "and in which min_th, max_th are given (the paper names none).",
         source="choice",
+        plausible=("s", "ms"),
+        why="Eq. 11's min(1, t̄) depends on the unit of t̄, «" + _EQ11 + "», which the "
+        "paper does not name: seconds or milliseconds ('period' equals seconds at T = 1 s "
+        "and is left out).",
     ),
     Param(
         "power",
@@ -367,6 +370,10 @@ PARAMS = Params(
         help="RED's p_b at the upper threshold. The paper changed it from the packet value "
         "but does not say to what: plausible range 0.1..1, default by rule (see READINGS).",
         source="choice",
+        plausible=(0.1, 1.0),
+        why="The paper changed max_p from the packet value without saying to what, «"
+        + _CHANGED
+        + "»: from Floyd and Jacobson's 0.1 up to 1; the default 0.5 is the middle.",
     ),
     Param(
         "w_q",
@@ -383,6 +390,11 @@ PARAMS = Params(
         "The paper changed it from the packet value but does not say to what: plausible "
         "range 0.01..0.5, default by rule (see READINGS).",
         source="choice",
+        plausible=(0.01, 0.5),
+        why="The paper changed w_q from the packet value (0.002) without saying to what, «"
+        + _CHANGED
+        + "»: an average over a few arrivals (0.5) to about a hundred (0.01); the default "
+        "0.125 remembers one period's push at λ = 8.",
     ),
     Param(
         "gentle",
@@ -428,3 +440,6 @@ PARAMS = Params(
     REPLICATIONS,
     CONFIDENCE,
 )
+
+# the readings and lost values with the paper's words: a view of the table's plausible rows
+READINGS = {p.name: (p.plausible, p.why) for p in PARAMS.rows if p.plausible is not None}

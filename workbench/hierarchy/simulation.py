@@ -24,7 +24,7 @@ from workbench.output_analysis import (
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_bool, check_budget, reject_unknown
 
-__all__ = ["simulate", "simulate_to_precision", "run_once", "run_models"]
+__all__ = ["simulate", "simulate_to_precision", "run_models"]
 
 # (cloud_forward, use_red, overhead, queue_aware) of each decision model
 _MODEL_FLAGS = {
@@ -56,7 +56,15 @@ class _TaskDraws:
 
 
 def _draw_tasks(
-    topology: Topology, lam, mu, sigma, n_periods, period, data_per_work, rng, arrivals="spread"
+    topology: Topology,
+    lam,
+    task_size,
+    sigma,
+    periods,
+    period,
+    data_per_work,
+    rng,
+    arrivals,
 ) -> _TaskDraws:
     """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
@@ -66,46 +74,35 @@ def _draw_tasks(
     The uniforms are drawn in both cases, so the sizes and RED's draws do not depend on it.
     """
     gens = topology.generators
-    counts = rng.poisson(lam * topology.weight[gens], size=(n_periods, gens.size))
+    counts = rng.poisson(lam * topology.weight[gens], size=(periods, gens.size))
     total = int(counts.sum())
-    period_of = np.repeat(np.repeat(np.arange(n_periods), gens.size), counts.ravel())
-    origin = np.repeat(np.tile(gens, n_periods), counts.ravel())
+    period_of = np.repeat(np.repeat(np.arange(periods), gens.size), counts.ravel())
+    origin = np.repeat(np.tile(gens, periods), counts.ravel())
     offset = rng.uniform(size=total)
     arrival = (period_of + (offset if arrivals == "spread" else 0.0)) * period
     order = np.argsort(arrival, kind="stable")
     arrival, origin = arrival[order], origin[order]
-    work = rng.normal(mu, sigma, size=total) if sigma > 0 else np.full(total, float(mu))
+    work = (
+        rng.normal(task_size, sigma, size=total) if sigma > 0 else np.full(total, float(task_size))
+    )
     bad = work <= 0
     while np.any(bad):
-        work[bad] = rng.normal(mu, sigma, size=int(bad.sum()))
+        work[bad] = rng.normal(task_size, sigma, size=int(bad.sum()))
         bad = work <= 0
     uniforms = rng.uniform(size=(total, topology.n))
     return _TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
 
 
-def _run_kernel(
-    model: str,
-    topology: Topology,
-    tasks: _TaskDraws,
-    *,
-    min_th=5.0,
-    max_th=20.0,
-    max_p=0.5,
-    w_q=0.125,
-    gentle=False,
-    decision_time=0.001,
-    power=0.5,
-    kappa=1e-11,
-    down_offload=False,
-    in_decision="full",
-    offload_busy=True,
-    eq11_unit=1.0,
-    max_events=None,
-) -> dict:
+def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events=None, **params):
     """Run one replication of ``model`` on given draws (no validation: callers validate).
 
-    ``eq11_unit`` in seconds per unit; ``in_decision`` one of ``IN_DECISION``'s keys.
+    ``params``: the kernel's parameters (``_KERNEL_KEYS`` and ``eq11_unit`` in seconds per
+    unit); those left out take the table's defaults.
     """
+    unknown = set(params) - set(_KERNEL_DEFAULTS)
+    if unknown:
+        raise TypeError(f"_run_kernel: unknown parameters {sorted(unknown)}")
+    k = _KERNEL_DEFAULTS | params
     cloud_forward, use_red, overhead, queue_aware = _MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
@@ -126,22 +123,22 @@ def _run_kernel(
         topology.bandwidth,
         gt,
         ge,
-        np.full(n, float(power)),
-        float(kappa),
+        np.full(n, float(k["power"])),
+        float(k["kappa"]),
         cloud_forward,
         use_red,
         overhead,
         queue_aware,
-        bool(down_offload),
-        float(min_th),
-        float(max_th),
-        float(max_p),
-        float(w_q),
-        bool(gentle),
-        float(decision_time),
-        IN_DECISION[in_decision],
-        bool(offload_busy),
-        float(eq11_unit),
+        bool(k["down_offload"]),
+        float(k["min_th"]),
+        float(k["max_th"]),
+        float(k["max_p"]),
+        float(k["w_q"]),
+        bool(k["gentle"]),
+        float(k["decision_time"]),
+        IN_DECISION[k["in_decision"]],
+        bool(k["offload_busy"]),
+        float(k["eq11_unit"]),
         int(max_events if max_events is not None else _event_budget(topology, m)),
         tasks.arrival,
         tasks.origin,
@@ -170,40 +167,43 @@ def _event_budget(topology: Topology, m: int) -> int:
 
 
 def simulate(
-    model,
-    lam,
-    mu,
     *,
-    topology="tree",
-    n_periods=2000,
-    seed=0,
-    replications=10,
-    confidence=0.95,
-    sigma=1.0,
-    period=1.0,
-    warmup=0.1,
-    compute_bottom=100.0,
-    compute_middle=200.0,
-    compute_top=400.0,
-    bandwidth=100.0,
-    data_per_work=0.1,
-    decision_time=0.001,
-    in_decision="full",
-    offload_busy=True,
-    arrivals="batch",
-    eq11_unit="s",
-    power=0.5,
-    kappa=1e-11,
-    min_th=5.0,
-    max_th=20.0,
-    max_p=0.5,
-    w_q=0.125,
-    gentle=False,
-    down_offload=False,
-    overload="raise",
-    keep_records=True,
+    model=None,
+    lam=None,
+    task_size=None,
+    topology=None,
+    periods=None,
+    seed=None,
+    replications=None,
+    confidence=None,
+    sigma=None,
+    period=None,
+    warmup=None,
+    compute_bottom=None,
+    compute_middle=None,
+    compute_top=None,
+    bandwidth=None,
+    data_per_work=None,
+    decision_time=None,
+    in_decision=None,
+    offload_busy=None,
+    arrivals=None,
+    eq11_unit=None,
+    power=None,
+    kappa=None,
+    min_th=None,
+    max_th=None,
+    max_p=None,
+    w_q=None,
+    gentle=None,
+    down_offload=None,
+    overload=None,
+    keep_records=None,
 ) -> SimulationResult:
     """Simulate a decision model on the edge hierarchy; mean task completion time with CI.
+
+    Every argument is keyword-only; ``None`` (the default of each) means the ``PARAMS``
+    table's default, the one place the defaults are declared.
 
     Parameters
     ----------
@@ -211,21 +211,25 @@ def simulate(
              "without_enhancement_2", "original"}
     lam : float
         Mean number of tasks per period generated at each bottom server (Poisson).
-    mu : float
-        Mean task size (Normal(μ, σ) truncated to positive values) [work units].
+    task_size : float
+        The paper's μ: mean task size (Normal(μ, σ) truncated to positive values) [work
+        units]. Not a service rate: the service time at server i is D / F_i.
     topology : str or Topology
         ``"tree"`` (paper's Fig. 3), ``"skewed"`` (1:2:3:4), ``"ba-1"``..``"ba-5"``, or a
         :class:`~workbench.hierarchy.topology.Topology` (then the speed and bandwidth
         arguments are ignored: the Topology carries them).
-    n_periods : int
+    periods : int
         Generation periods per replication; every task then runs to completion.
     seed, replications, confidence
         Replication ``r`` uses the ``r``-th child of ``numpy.random.SeedSequence(seed)``.
-    sigma, period, warmup, compute_*, bandwidth, data_per_work, decision_time, in_decision,
+    warmup : float
+        The fraction of the run dropped: tasks generated in the first ``warmup·periods``
+        periods are run but left out of the means.
+    sigma, period, compute_*, bandwidth, data_per_work, decision_time, in_decision,
     offload_busy, arrivals, eq11_unit, power, kappa, min_th, max_th, max_p, w_q, gentle,
     down_offload, overload, keep_records
-        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source;
-        ``READINGS`` gives the paper's words behind each reading.
+        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source,
+        and each reading the paper admits its plausible values and the paper's words.
 
     Returns
     -------
@@ -256,58 +260,80 @@ def simulate(
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
-    p, topo, rho, notes = _prepare("simulate", model, lam, mu, topology, locals())
+    p, topo, rho, notes = _prepare("simulate", _resolve(locals()))
     reps, stations = _replications(p, topo)
     return _finish("simulate", p, topo, rho, notes, reps, stations)
 
 
+def _resolve(given: dict) -> dict:
+    """The table's defaults, overridden by the arguments given (``None``: not given)."""
+    return PARAMS.defaults() | {k: v for k, v in given.items() if v is not None}
+
+
 def simulate_to_precision(
-    model,
-    lam,
-    mu,
     *,
-    rel_half_width=0.02,
+    rel_half_width=None,
+    half_width=None,
     max_replications=100,
-    seed=0,
+    seed=None,
+    confidence=None,
+    overload=None,
+    periods=None,
     progress=True,
     **params,
 ) -> SimulationResult:
     """:func:`simulate` with as many replications as the headline interval needs.
 
     Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
-    mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule), with a
-    progress bar. Raises ``UnstableRegimeError`` as soon as the run is found non-stationary;
-    stops at ``max_replications`` with ``converged=False`` and a note. ``params``: those of
-    :func:`simulate` except ``replications``.
+    mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule; 0.02
+    when neither target is given), or its absolute half-width at most ``half_width`` [s],
+    with a progress bar. Raises ``UnstableRegimeError`` as soon as the run is found
+    non-stationary (a precision loop needs a steady state: ``overload`` must be "raise");
+    stops at ``max_replications`` with ``converged=False`` and a note. ``params``: the
+    other keywords of :func:`simulate` (``model``, ``lam``, ``task_size``, ...), not
+    ``replications``.
     """
     f = "simulate_to_precision"
     progress = check_bool(progress, "progress", f)
-    reject_unknown(f, params, set(PARAMS) - {"model", "lam", "mu", "replications"})
-    args = dict(PARAMS.defaults()) | params | {"seed": seed, "replications": 2, "overload": "raise"}
-    p, topo, rho, notes = _prepare(f, model, lam, mu, args.pop("topology"), args)
+    if half_width is not None and rel_half_width is not None:
+        raise ParameterError(
+            f"The 'half_width' parameter of {f} must be None when 'rel_half_width' is given "
+            f"(one target: relative or absolute). Got half_width={half_width!r}, "
+            f"rel_half_width={rel_half_width!r} instead."
+        )
+    reject_unknown(f, params, set(PARAMS) - {"replications", "seed", "confidence", "overload"})
+    given = {"seed": seed, "confidence": confidence, "overload": overload, "periods": periods}
+    args = _resolve(params | given)
+    if PARAMS["overload"].check(args["overload"], f) != "raise":
+        raise ParameterError(
+            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
+            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
+        )
+    p, topo, rho, notes = _prepare(f, args | {"replications": 2})
     stations = []
     return to_precision(
         _one_replication(p, topo, stations),
         func=f,
-        rel_half_width=rel_half_width,
+        rel_half_width=0.02 if rel_half_width is None else rel_half_width,  # half_width wins
+        half_width=half_width,
         max_replications=max_replications,
         initial=5,
         seed=p["seed"],
         progress=progress,
-        desc=f"{p['model']} λ={p['lam']:g} μ={p['mu']:g}",
+        desc=f"{p['model']} λ={p['lam']:g} μ={p['task_size']:g}",
         **_finish_kwargs(p, topo, rho, notes),
     )
 
 
 def _one_replication(p, topo, stations):
     """The engine's ``one(seed_sequence, index)``: one replication as a ``Replication``."""
-    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    cutoff = p["warmup"] * p["periods"] * p["period"]
 
     def one(seed_sequence, index):
         rng = np.random.default_rng(seed_sequence)
         tasks = _draw(p, topo, rng)
         out = _run_kernel(p["model"], topo, tasks, **_kernel_args(p))
-        row, station = _summarise(topo, tasks, out, cutoff, p["n_periods"] * p["period"])
+        row, station = _summarise(topo, tasks, out, cutoff, p["periods"] * p["period"])
         station["replication"] = index
         stations.append(station)
         records = _records(topo, tasks, out, cutoff, index) if p["keep_records"] else None
@@ -359,7 +385,7 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
         metric="mean_time",
         quantities=quantities,
         confidence=p["confidence"],
-        run_length=p["n_periods"],
+        run_length=p["periods"],
         run_unit="periods",
         overload=p["overload"],
         bounds=_bounds(quantities),
@@ -368,7 +394,7 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
         unit="s",
         count="tasks",
         empty_what="tasks generated after the warm-up",
-        empty_hint=" Raise λ or n_periods, or lower the warm-up fraction.",
+        empty_hint=" Raise λ or periods, or lower the warm-up fraction.",
         info={
             "model": p["model"],
             "topology": topo.name,
@@ -496,17 +522,16 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
     )
 
 
-def _prepare(f, model, lam, mu, topology, kwargs):
-    """Validate every argument once; build the topology; check the load."""
-    kwargs = {k: v for k, v in kwargs.items() if k in PARAMS and k not in ("model", "lam", "mu")}
-    kwargs.pop("topology", None)
-    max_th = kwargs["max_th"]
-    n_periods = kwargs["n_periods"]
-    p = PARAMS.check(f, model=model, lam=lam, mu=mu, **kwargs)
+def _prepare(f, args):
+    """Validate every argument once (``args``: the table's names, all given); build the
+    topology; check the load."""
+    args = {k: v for k, v in args.items() if k in PARAMS}
+    topology = args.pop("topology")
+    p = PARAMS.check(f, **args)
     if p["min_th"] >= p["max_th"]:
         raise ParameterError(
             f"The 'max_th' parameter of {f} must be a finite real number in the range "
-            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {max_th!r} instead."
+            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {args['max_th']!r} instead."
         )
     if isinstance(topology, Topology):
         topo = topology
@@ -519,18 +544,19 @@ def _prepare(f, model, lam, mu, topology, kwargs):
             compute_top=p["compute_top"],
             bandwidth=p["bandwidth"],
         )
-    expected_tasks = p["lam"] * topo.weight.sum() * p["n_periods"]
+    periods = args["periods"]
+    expected_tasks = p["lam"] * topo.weight.sum() * p["periods"]
     per_task = 8.0 * (20 + topo.n) + (400.0 if p["keep_records"] else 0.0)
     copies = p["replications"] if p["keep_records"] else 1
     check_budget(
-        f, "n_periods", n_periods, expected_tasks * per_task * copies,
+        f, "periods", periods, expected_tasks * per_task * copies,
         what="task draws, kernel outputs and per-task records",
     )  # fmt: skip
     if expected_tasks > _MAX_TASKS:
         raise ParameterError(
-            f"The 'n_periods' parameter of {f} must keep the expected number of tasks per "
+            f"The 'periods' parameter of {f} must keep the expected number of tasks per "
             f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {_MAX_TASKS:,} "
-            f"(about 150 bytes per task). Got {n_periods!r} instead."
+            f"(about 150 bytes per task). Got {periods!r} instead."
         )
     rho, notes = _load_check(f, p["model"], p, topo)
     return p, topo, rho, notes
@@ -538,7 +564,7 @@ def _prepare(f, model, lam, mu, topology, kwargs):
 
 def _load_check(f, model, p, topo):
     """The model's load bound before the run; UnstableRegimeError at ρ >= 1 unless transient."""
-    mean_size, _ = size_moments(p["mu"], p["sigma"])
+    mean_size, _ = size_moments(p["task_size"], p["sigma"])
     rho = utilisation_bound(
         model,
         topo,
@@ -551,7 +577,7 @@ def _load_check(f, model, p, topo):
         decision_time=p["decision_time"],
         offload_busy=p["offload_busy"],
     )
-    what = f"model {model!r} at λ={p['lam']:g}, μ={p['mu']:g}"
+    what = f"model {model!r} at λ={p['lam']:g}, μ={p['task_size']:g}"
     return rho, check_overload(f, p["overload"], rho=rho, what=what)
 
 
@@ -576,13 +602,16 @@ def _kernel_args(p) -> dict:
     return {k: p[k] for k in _KERNEL_KEYS} | {"eq11_unit": unit}
 
 
+_KERNEL_DEFAULTS = _kernel_args(PARAMS.defaults())
+
+
 def _draw(p, topo, rng) -> _TaskDraws:
     return _draw_tasks(
         topo,
         p["lam"],
-        p["mu"],
+        p["task_size"],
         p["sigma"],
-        p["n_periods"],
+        p["periods"],
         p["period"],
         p["data_per_work"],
         rng,
@@ -590,31 +619,30 @@ def _draw(p, topo, rng) -> _TaskDraws:
     )
 
 
-_SWEEP_EXCLUDED = ("model", "lam", "mu", "replications", "confidence", "keep_records")
+_SWEEP_EXCLUDED = ("model", "replications", "confidence", "keep_records")
 
 
-def run_once(model, lam, mu, *, seed=0, topology="tree", n_periods=2000, **params) -> dict:
-    """One replication of :func:`simulate` (same arguments), as a dict of its quantities.
-
-    For parameter sweeps (:func:`workbench.sweep.sweep` passes the seed); adds
-    ``rho_bound``, ``rho_measured`` and ``stationary`` (1.0 or 0.0: the shared detector on
-    this replication's completion times, and ρ < 1). ``replications``/``confidence``/
-    ``keep_records`` are not accepted, nor any keyword :func:`simulate` does not take.
-    """
-    return _run_models("run_once", lam, mu, [model], seed, topology, n_periods, params, False)
+def _run_once(*, model=None, **params) -> dict:
+    """One replication of :func:`simulate` (same keywords but ``replications``,
+    ``confidence``, ``keep_records``), as a dict of its quantities: :func:`run_models` with
+    one model, keys unprefixed (the tests compare the two)."""
+    return _run_models("run_once", [_resolve({"model": model})["model"]], params, False)
 
 
-def run_models(
-    lam, mu, *, models=PAPER_MODELS, seed=0, topology="tree", n_periods=2000, **params
-) -> dict:
+def run_models(*, models=PAPER_MODELS, **params) -> dict:
     """One replication of several decision models on the *same* random draws.
 
     The tasks (arrival times, sizes, RED's uniforms) are drawn once from ``seed`` and every
     model in ``models`` runs on them: common random numbers, so a difference between two
     models is the models' and not the draws' (two models that route alike tie exactly), and
-    the draws are paid once (default: the paper's five models). Same arguments as
-    :func:`run_once`; returns
-    ``{"<model>/<quantity>": value}`` with the quantities of :func:`run_once`.
+    the draws are paid once (default: the paper's five models). ``params``: the keywords of
+    :func:`simulate` (``lam``, ``task_size``, ``seed``, ``periods``, ...; ``None`` or left
+    out: the table's default) except ``model``, ``replications``, ``confidence`` and
+    ``keep_records``. For sweeps (:func:`workbench.sweep.sweep` passes the seed).
+
+    Returns ``{"<model>/<quantity>": value}``: :func:`simulate`'s quantities of that one
+    replication, plus ``rho_bound``, ``rho_measured`` and ``stationary`` (1.0 or 0.0: the
+    shared detector on this replication's completion times, and ρ < 1).
     """
     f = "run_models"
     if isinstance(models, str) or not hasattr(models, "__len__") or not len(models):
@@ -623,26 +651,25 @@ def run_models(
             f"{MODELS}. Got {models!r} instead."
         )
     models = [PARAMS["model"].check(m, f) for m in models]
-    return _run_models(f, lam, mu, models, seed, topology, n_periods, params, True)
+    return _run_models(f, models, params, True)
 
 
-def _run_models(f, lam, mu, models, seed, topology, n_periods, params, prefixed) -> dict:
-    reject_unknown(f, params, set(PARAMS) - set(_SWEEP_EXCLUDED) - {"seed", "n_periods"})
-    args = dict(PARAMS.defaults()) | params | {"seed": seed, "n_periods": n_periods}
-    p, topo, _, _ = _prepare(f, models[0], lam, mu, topology, args)
+def _run_models(f, models, params, prefixed) -> dict:
+    reject_unknown(f, params, set(PARAMS) - set(_SWEEP_EXCLUDED))
+    p, topo, _, _ = _prepare(f, _resolve(params) | {"model": models[0]})
     rhos = {m: _load_check(f, m, p, topo)[0] for m in models}
     rng = np.random.default_rng(np.random.SeedSequence(p["seed"]))
     tasks = _draw(p, topo, rng)
-    cutoff = p["warmup"] * p["n_periods"] * p["period"]
+    cutoff = p["warmup"] * p["periods"] * p["period"]
     warm = int(np.sum(tasks.arrival < cutoff))
     require_observations(
         f, [tasks.arrival.size - warm], what="tasks generated after the warm-up",
-        hint=" Raise λ or n_periods, or lower the warm-up fraction.",
+        hint=" Raise λ or periods, or lower the warm-up fraction.",
     )  # fmt: skip
     out = {}
     for m in models:
         res = _run_kernel(m, topo, tasks, **_kernel_args(p))
-        row, _ = _summarise(topo, tasks, res, cutoff, p["n_periods"] * p["period"], False)
+        row, _ = _summarise(topo, tasks, res, cutoff, p["periods"] * p["period"], False)
         measured = max(row[f"load_s{s}"] for s in range(topo.n))
         rho = max(rhos[m], measured)
         verdict = detect([res["finish"] - tasks.arrival], warmup=warm, rho=rho, unit="s")

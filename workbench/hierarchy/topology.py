@@ -5,14 +5,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import networkx as nx
 import numpy as np
+import pandas as pd
 
 from workbench.hierarchy.params import PARAMS
-from workbench.validation import ParameterError, check_int, check_real
+from workbench.validation import ParameterError, broadcast, check_array, check_int
 
 _F_B = PARAMS["compute_bottom"].default
 _F_M = PARAMS["compute_middle"].default
 _F_C = PARAMS["compute_top"].default
+_W = PARAMS["bandwidth"].default
 
 __all__ = ["Topology", "symmetric_tree", "skewed_tree", "barabasi_albert", "from_parents"]
 
@@ -96,8 +99,6 @@ class Topology:
         return [int(c) for c in np.flatnonzero(self.parent == s)]
 
     def frame(self):
-        import pandas as pd
-
         return pd.DataFrame(
             {
                 "server": np.arange(self.n),
@@ -110,9 +111,7 @@ class Topology:
         )
 
 
-def from_parents(
-    parents, compute, bandwidth=100.0, weights=None, *, name: str = "user"
-) -> Topology:
+def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "user") -> Topology:
     """A user-given tree.
 
     Parameters
@@ -145,17 +144,7 @@ def from_parents(
 
 
 def _check_parents(parents, func) -> np.ndarray:
-    try:
-        par = np.asarray(parents)
-        ok = par.ndim == 1 and 1 <= par.size <= MAX_SERVERS and np.issubdtype(par.dtype, np.integer)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ParameterError(
-            f"The 'parents' parameter of {func} must be a sequence of 1 to {MAX_SERVERS} ints. "
-            f"Got {parents!r} instead."
-        )
-    par = par.astype(np.int64)
+    par = check_array(parents, "parents", func, length=(1, MAX_SERVERS), dtype=int).astype(np.int64)
     n = par.size
     if np.sum(par == -1) != 1 or np.any(par < -1) or np.any(par >= n):
         raise ParameterError(
@@ -176,17 +165,9 @@ def _check_parents(parents, func) -> np.ndarray:
 
 
 def _weights(weights, func, n) -> np.ndarray:
-    try:
-        values = np.ravel(np.asarray(weights, dtype=object))
-    except (TypeError, ValueError):
-        values = np.array([None])
-    if values.size != n:
-        raise ParameterError(
-            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
-            f"one positive. Got {weights!r} instead."
-        )
-    w = np.array([check_real(v, "weights", func, 0.0, 1e6) for v in values], dtype=float)
-    if not np.any(w > 0):
+    """``n`` generation weights in [0, 1e6], at least one positive."""
+    w = check_array(weights, "weights", func, ndim=None, low=0.0, high=1e6).ravel()
+    if w.size != n or not np.any(w > 0):
         raise ParameterError(
             f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
             f"one positive. Got {weights!r} instead."
@@ -195,25 +176,13 @@ def _weights(weights, func, n) -> np.ndarray:
 
 
 def _per_server(value, name, func, n) -> np.ndarray:
-    try:
-        values = np.ravel(np.asarray(value, dtype=object))
-    except (TypeError, ValueError):
-        values = np.array([None, None])
-    if values.size == 1:
-        values = np.repeat(values, n)
-    if values.size != n:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be one number or {n} numbers. "
-            f"Got {value!r} instead."
-        )
-    # the same range as the parameter table's speeds and bandwidth: (0, 1e6]
-    return np.array(
-        [check_real(v, name, func, 0.0, 1e6, low_open=True) for v in values], dtype=float
-    )
+    """One value for every server, or one per server; the table's range of the speeds and
+    the bandwidth: (0, 1e6]."""
+    return broadcast(value, name, func, n, low=0.0, high=1e6, low_open=True)
 
 
 def symmetric_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0, weights=None
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W, weights=None
 ) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
@@ -232,7 +201,7 @@ def symmetric_tree(
 
 
 def skewed_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
 ) -> Topology:
     """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
     topo = symmetric_tree(compute_bottom, compute_middle, compute_top, bandwidth, SKEW_WEIGHTS)
@@ -241,8 +210,6 @@ def skewed_tree(
 
 def _ba_hierarchy(seed: int):
     """Parents (BFS order, 0 = centre) of the BFS tree of ``barabasi_albert_graph(7, 2, seed)``."""
-    import networkx as nx
-
     graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
@@ -283,7 +250,7 @@ def ba_seeds() -> tuple[int, ...]:
 
 
 def barabasi_albert(
-    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=100.0
+    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
 ) -> Topology:
     """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
 

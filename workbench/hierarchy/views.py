@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from workbench.hierarchy.figures import (
+from workbench.hierarchy.diagrams import (
+    ba_speed_note,
     draw_hierarchy,
     plot_model_comparison,
     plot_overhead_rule,
@@ -38,7 +39,8 @@ def hierarchy_view():
             compute_top=compute_top,
             bandwidth=bandwidth,
         )
-        return draw_hierarchy(topo)
+        note = ba_speed_note(topo, compute_bottom, compute_middle, compute_top)
+        return draw_hierarchy(topo, note=note)
 
     return interactive_figure(
         plot,
@@ -68,7 +70,7 @@ def overhead_view():
     return interactive_figure(
         plot_overhead_rule,
         "The overhead rule at a bottom server (eqs. 5, 8, 10)",
-        mu=PARAMS["mu"],
+        task_size=PARAMS["task_size"],
         data_per_work=PARAMS["data_per_work"],
         bandwidth=PARAMS["bandwidth"],
         compute_bottom=PARAMS["compute_bottom"],
@@ -82,7 +84,7 @@ def comparison_view():
         plot_model_comparison,
         "Five models at one load (simulated)",
         lam=PARAMS["lam"],
-        mu=PARAMS["mu"],
+        task_size=PARAMS["task_size"],
         decision_time=PARAMS["decision_time"],
         arrivals=PARAMS["arrivals"],
         eq11_unit=PARAMS["eq11_unit"],

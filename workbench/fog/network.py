@@ -1,0 +1,440 @@
+"""The network model: flows, the λ_j fixed point and :func:`analyze`.
+
+:func:`analyze` applies the paper's flow equations to a scenario graph (see
+:mod:`workbench.fog.scenario`): δ_j0 = I_j, β_j,l+1 = (1−P_j)·δ_jl,
+δ_j,l+1 = Σ_{ĵ ∈ nbr(j)} β_ĵ,l+1 / deg(ĵ), C_j = (1−P_j)·δ_j,e_M, v_j = Σ_l δ_jl,
+λ_j = P_j·v_j with P_j = P_j(λ_j, λ'_j) solved as a fixed point (the chain's P_j, or the
+workbench's threshold-admission chain); the delays then follow from
+:mod:`workbench.fog.delays` (cloud servers, eq. 6, eq. 2).
+
+References
+----------
+Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 2, 6, 22–28 (flows).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from workbench.fog.acceptance import _ps_accept
+from workbench.fog.delays import NetworkAnalysis, network_delays
+from workbench.fog.params import MAX_CHAIN_STATES, PARAMS, check_count
+from workbench.fog.scenario import compile_scenario
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError, broadcast
+
+__all__ = ["analyze", "fog_loads"]
+
+
+def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
+    """P(W < θ) per fog node (0 where ρ ≥ 1: such a node would never accept); any q."""
+    rho = lam / mu + lam2 / mu2
+    out = np.zeros_like(rho)
+    ok = rho < 1
+    # the same for every q (see accept_probability): the closed form of the q = 0.5 chain
+    out[ok] = _ps_accept(theta[ok], lam[ok] / mu[ok], lam2[ok] / mu2[ok], mu[ok], mu2[ok])
+    return out
+
+
+def _mean_work_vec(lam, lam2, mu, mu2, q=0.5):
+    rho = lam / mu + lam2 / mu2
+    if np.any(rho >= 1):
+        j = int(np.argmax(rho))
+        raise UnstableRegimeError(
+            f"analyze: fog node {j} is unstable, ρ = {rho[j]:.6g} ≥ 1 with the requests it "
+            "accepts (no offloading can relieve it under this policy)."
+        )
+    # the same for every q (see mean_work): the M/G/1 mean work, P-K for hyperexponential
+    return (lam / mu**2 + lam2 / mu2**2) / (1 - rho)
+
+
+def _fixed_point(step, size, max_iterations, name):
+    """Iterate P ← step(P) from P = 1 until no entry moves by 1e-10; returns (P, iterations).
+
+    After 20 iterations each step moves only half-way (damping against a 2-cycle).
+    """
+    p = np.ones(size)
+    for iterations in range(1, max_iterations + 1):
+        new = step(p)
+        change = np.max(np.abs(new - p))
+        p = 0.5 * p + 0.5 * new if iterations > 20 else new
+        if change < 1e-10:
+            return p, iterations
+    raise ParameterError(
+        f"analyze: the fixed point for {name} did not converge in {max_iterations} "
+        f"iterations (last change {change:.3g})."
+    )
+
+
+def _bracketed_root(func, size, width=1e-13, max_steps=200):
+    """Roots in [0, 1] of an increasing vectorised ``func`` (func(0) ≤ 0 ≤ func(1)).
+
+    Regula falsi with the Illinois modification (superlinear, about ten evaluations where
+    bisection to the same accuracy takes forty), never leaving the bracket.
+    """
+    lo, hi = np.zeros(size), np.ones(size)
+    f_lo, f_hi = func(lo), func(hi)
+    x = np.where(f_hi <= 0, 1.0, np.where(f_lo >= 0, 0.0, 0.5))
+    side = np.zeros(size)
+    for _ in range(max_steps):
+        open_ = (f_lo < 0) & (f_hi > 0) & (hi - lo > width)
+        if not open_.any():
+            break
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_new = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        x_new = np.where(np.isfinite(x_new) & (x_new > lo) & (x_new < hi), x_new, 0.5 * (lo + hi))
+        x = np.where(open_, x_new, x)
+        f_x = func(x)
+        go_hi = open_ & (f_x > 0)
+        go_lo = open_ & (f_x <= 0)
+        # Illinois: halve the stale end's value when the same end moves twice in a row
+        f_lo = np.where(go_hi & (side == 1), 0.5 * f_lo, f_lo)
+        f_hi = np.where(go_lo & (side == -1), 0.5 * f_hi, f_hi)
+        hi, f_hi = np.where(go_hi, x, hi), np.where(go_hi, f_x, f_hi)
+        lo, f_lo = np.where(go_lo, x, lo), np.where(go_lo, f_x, f_lo)
+        side = np.where(go_hi, 1, np.where(go_lo, -1, side))
+        exact = open_ & (f_x == 0)
+        lo, hi = np.where(exact, x, lo), np.where(exact, x, hi)
+    done_lo, done_hi = f_lo >= 0, f_hi <= 0
+    return np.where(done_lo, lo, np.where(done_hi, hi, x))
+
+
+def _threshold_node(v, v2, mu, mu2, q, theta):
+    """A fog node that admits only while n/μ + n'/μ' < θ: (P(admit), mean work admitted find).
+
+    Offered Poisson rates v, v'; departures as in the (n, n') chain. The admitting states
+    A and the states one admission above them form a closed finite chain, solved exactly.
+    """
+    if theta <= 0:
+        return 0.0, 0.0
+    n_max, m_max = math.ceil(theta * mu) + 1, math.ceil(theta * mu2) + 1
+    if (n_max + 1) * (m_max + 1) > 2 * MAX_CHAIN_STATES:
+        raise ParameterError(
+            f"analyze: θ = {theta:g} s admits up to {n_max} Light and {m_max} Heavy requests "
+            f"(μ = {mu:g}, μ' = {mu2:g}): more than {MAX_CHAIN_STATES:,} states for the "
+            "threshold-admission chain (bounded work); lower θ or use admission='chain'."
+        )
+    n, m = np.indices((n_max + 1, m_max + 1))
+    n, m = n.ravel(), m.ravel()
+    admits = n / mu + m / mu2 < theta
+    grid = admits.reshape(n_max + 1, m_max + 1)
+    above = np.zeros_like(grid)
+    above[1:, :] |= grid[:-1, :]
+    above[:, 1:] |= grid[:, :-1]
+    keep = admits | above.ravel()
+    n, m, admits = n[keep], m[keep], admits[keep]
+    index = np.full((n_max + 2, m_max + 2), -1)
+    index[n, m] = np.arange(n.size)
+    busy = n + m > 0
+    share = np.zeros(n.size)
+    share[busy] = q * n[busy] / (q * n[busy] + (1 - q) * m[busy])
+    adm, light, heavy = np.flatnonzero(admits), np.flatnonzero(n > 0), np.flatnonzero(m > 0)
+    rows = np.concatenate([adm, adm, light, heavy])
+    cols = np.concatenate(
+        [
+            index[n[adm] + 1, m[adm]],
+            index[n[adm], m[adm] + 1],
+            index[n[light] - 1, m[light]],
+            index[n[heavy], m[heavy] - 1],
+        ]
+    )
+    vals = np.concatenate(
+        [np.full(adm.size, v), np.full(adm.size, v2), share[light] * mu, (1 - share[heavy]) * mu2]
+    )
+    gen = sp.coo_matrix((vals, (rows, cols)), shape=(n.size, n.size)).tocsr()
+    gen = gen - sp.diags(np.asarray(gen.sum(axis=1)).ravel())
+    # π·G = 0 with Σπ = 1: the balance equation of state (0, 0) replaced by the normalisation
+    a = gen.T.tolil()
+    a[0, :] = np.ones(n.size)
+    rhs = np.zeros(n.size)
+    rhs[0] = 1.0
+    pi = np.clip(spla.spsolve(a.tocsc(), rhs), 0.0, None)
+    pi /= pi.sum()
+    accept = float(pi[admits].sum())
+    work = float((pi[admits] * (n[admits] / mu + m[admits] / mu2)).sum() / accept)
+    return min(accept, 1.0), work
+
+
+def _threshold_nodes(theta, v, v2, mu, mu2, q):
+    """:func:`_threshold_node` per fog node; θ = ∞ accepts everything (work computed apart)."""
+    accept, work = np.ones(theta.size), np.zeros(theta.size)
+    for j in np.flatnonzero(np.isfinite(theta)):
+        accept[j], work[j] = _threshold_node(v[j], v2[j], mu[j], mu2[j], q, theta[j])
+    return accept, work
+
+
+def _flows(accept, inflow, share, e_max):
+    """δ_jl for l = 0..e_M, cloud share C_j, for one class. ``share[ĵ, j]`` = 1/deg(ĵ).
+
+    A fog node without a neighbour (a lone fog node) sends its rejects to the cloud at once,
+    as eq. 6 (``nxt = via_cloud``) and the simulator do: every offered request is accounted
+    for, Σ_j (λ_j + C_j) = Σ_j I_j (flow conservation).
+    """
+    lone = share.sum(axis=1) == 0
+    deltas = [inflow]
+    cloud = np.zeros_like(inflow, dtype=float)
+    for _ in range(e_max):
+        beta = (1 - accept) * deltas[-1]
+        cloud = cloud + np.where(lone, beta, 0.0)
+        deltas.append(share.T @ np.where(lone, 0.0, beta))
+    cloud = cloud + (1 - accept) * deltas[-1]
+    return np.array(deltas), cloud
+
+
+def analyze(
+    scenario,
+    *,
+    theta=0.02,
+    e_max=1,
+    q=0.5,
+    policy="offload",
+    neighbour="best",
+    own_processing=False,
+    max_iterations=500,
+    acceptance=None,
+    admission="chain",
+    cloud_sojourn="pooled",
+) -> NetworkAnalysis:
+    """The paper's analytic model on a scenario: flows, fixed point, P-K cloud, eq. 2.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph or Compiled
+        A validated scenario (:func:`workbench.fog.scenario.validate`).
+    theta : float or array
+        θ of every fog node (an array: one per fog node) [s]; ``math.inf``: never offload.
+    e_max : int
+        Offload limit e_M.
+    q : float
+        Fairness of the fog chain.
+    policy : {"offload", "no_offload", "all_cloud", "light_only"}
+        The paper's policy or one of its baselines.
+    neighbour : {"best", "uniform"}
+        Where eq. 6 sends an offloaded request: the paper's best(j) (smallest W̄ + RTT/2) or
+        a uniformly chosen neighbour (what the flow equations assume).
+    own_processing : bool, default False
+        False: an accepted request spends W̄_j in the node, as eq. 6 states. True (the
+        workbench's correction): W̄_j + its own mean processing time 1/μ_c. W̄_j is the
+        work an arrival finds, i.e. its queueing wait; eq. 6 omits its own processing.
+    acceptance : float array of length n_fog, optional
+        P_j of every fog node from an earlier analysis of the same traffic, θ, e_M, q and
+        policy (``NetworkAnalysis.fog["accept_light"]``): the fixed point is skipped. It
+        depends on no link delay, so one fixed point serves every delay variant
+        (``own_processing``, ``neighbour``, the links' delays).
+    admission : {"chain", "threshold"}, default "chain"
+        "chain": the paper's model, a Poisson stream λ_j = P_j·v_j into the unbounded
+        (n, n') chain with P_j = P(W < θ) from its law. "threshold" (the workbench's
+        correction): every offered request (v_j, v'_j) meets the node, which admits it only
+        in states with n/μ + n'/μ' < θ; the chain is then finite, P_j is the stationary
+        mass of the admitting states (PASTA) and W̄_j the mean work an admitted request
+        finds. Only the offloading policy differs.
+    cloud_sojourn : {"pooled", "per_class"}, default "pooled"
+        H̄_k of a cloud server: "pooled" as the paper writes it, H̄_k = Δ̄_k, one mean
+        sojourn (P-K wait + the class mixture's E[S]) for both types; "per_class": the P-K
+        wait plus the type's own mean processing time (what the simulator measures per type;
+        the same mean over all cloud requests).
+    max_iterations : int, default 500
+        Bound on the fixed-point iterations (1 to 100,000).
+
+    Returns
+    -------
+    NetworkAnalysis
+
+    Raises
+    ------
+    UnstableRegimeError
+        A fog node (under no_offload / light_only) or a cloud unit with load ≥ 1.
+    EmptyRunError
+        No IoT node sends any request (every rate 0): there is no delay to average.
+
+    References
+    ----------
+    Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 2, 6, 22–31.
+    """
+    func = "analyze"
+    net = compile_scenario(scenario)
+    theta_arr = _theta_per_fog(theta, net.n_fog, func)
+    settings, max_iterations = _check_analyze(
+        func, net, theta, e_max, q, policy, neighbour, own_processing, admission, cloud_sojourn,
+        max_iterations,
+    )  # fmt: skip
+    threshold = settings["admission"] == "threshold" and settings["policy"] == "offload"
+    if settings["policy"] != "offload":
+        settings["e_max"] = 0
+    p_light, p_heavy, iterations = _acceptance(
+        net, theta_arr, settings["e_max"], settings["q"], settings["policy"], threshold,
+        max_iterations, acceptance, func,
+    )  # fmt: skip
+    fog = _fog_state(net, theta_arr, settings["e_max"], settings["q"], threshold, p_light, p_heavy)
+    return network_delays(net, fog, settings, iterations)
+
+
+def _check_analyze(func, net, theta, e_max, q, policy, neighbour, own_processing, admission,
+                   cloud_sojourn, max_iterations):  # fmt: skip
+    """The validated keywords of :func:`analyze` (``settings``, max_iterations); no traffic
+    is refused."""
+    settings = dict(
+        theta=theta,
+        e_max=check_count(e_max, "e_max", func, high=PARAMS["e_max"].high),
+        q=PARAMS["q"].check(q, func),
+        policy=PARAMS["policy"].check(policy, func),
+        neighbour=PARAMS["neighbour"].check(neighbour, func),
+        own_processing=PARAMS["own_processing"].check(own_processing, func),
+        admission=PARAMS["admission"].check(admission, func),
+        cloud_sojourn=PARAMS["cloud_sojourn"].check(cloud_sojourn, func),
+    )
+    max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
+    if max_iterations < 1:
+        raise ParameterError(
+            f"The 'max_iterations' parameter of {func} must be an int in the range "
+            f"[1, 100000]. Got {max_iterations} instead."
+        )
+    if not net.iot_rate.sum() > 0:
+        raise EmptyRunError(
+            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
+            "so there is no service delay to average. Give some IoT node a positive rate "
+            "(with_traffic(load=...) scales existing rates)."
+        )
+    return settings, max_iterations
+
+
+def _flows_both(net, p_light, p_heavy, e_max):
+    """:func:`_flows` of both classes: (δ Light, C Light, δ Heavy, C Heavy)."""
+    inflow = net.fog_inflow  # (n_fog, 2): I_j, I'_j
+    share = net.neighbour_share  # (n_fog, n_fog) 1/deg(ĵ) on edges
+    d0, c0 = _flows(p_light, inflow[:, 0], share, e_max)
+    d1, c1 = _flows(p_heavy, inflow[:, 1], share, e_max)
+    return d0, c0, d1, c1
+
+
+def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
+    """The fog nodes' flows, rates, loads and mean work W̄_j at the fixed point's P_j."""
+    mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
+    d0, c0, d1, c1 = _flows_both(net, p_light, p_heavy, e_max)
+    v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
+    lam, lam2 = p_light * v0, p_heavy * v1
+    if threshold:
+        finite = np.isfinite(theta_arr)
+        wbar = np.empty(net.n_fog)
+        wbar[finite] = _threshold_nodes(
+            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
+        )[1]
+        keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
+        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep], q)
+    else:
+        wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
+    rho = lam / mu + lam2 / mu2
+    return dict(
+        accept_light=p_light, accept_heavy=p_heavy, cloud_light=c0, cloud_heavy=c1,
+        v_light=v0, v_heavy=v1, lam_light=lam, lam_heavy=lam2, rho=rho, mean_work=wbar,
+        theta=theta_arr,
+    )  # fmt: skip
+
+
+def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func):
+    """P_j per class of every fog node (the fixed point under offloading), and iterations."""
+    nf = net.n_fog
+    mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
+
+    def flows_for(p_light, p_heavy):
+        return _flows_both(net, p_light, p_heavy, e_max)
+
+    iterations = 0
+    if policy == "offload" and acceptance is not None:
+        try:
+            p = np.asarray(acceptance, dtype=float)
+        except (TypeError, ValueError):
+            p = np.full(nf + 1, np.nan)
+        if p.shape != (nf,) or not np.all((p >= 0) & (p <= 1)):
+            raise ParameterError(
+                f"The 'acceptance' parameter of {func} must be {nf} probabilities in [0, 1] "
+                f"(one per fog node). Got {acceptance!r} instead."
+            )
+        p_light = p_heavy = p
+    elif threshold:
+
+        def threshold_step(p):
+            d0, _, d1, _ = flows_for(p, p)
+            return _threshold_nodes(theta_arr, d0.sum(axis=0), d1.sum(axis=0), mu, mu2, q)[0]
+
+        p, iterations = _fixed_point(threshold_step, nf, max_iterations, "P_j")
+        p_light = p_heavy = p
+    elif policy == "offload":
+
+        def chain_step(p):
+            d0, _, d1, _ = flows_for(p, p)
+            v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
+            # per node, P = accept(P·v, P·v') with P − accept increasing in P: a root in [0, 1]
+            root = _bracketed_root(
+                lambda x: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2, q), nf
+            )
+            return np.where(np.isinf(theta_arr), 1.0, root)  # θ = ∞ accepts all
+
+        p, iterations = _fixed_point(chain_step, nf, max_iterations, "λ_j")
+        p_light = p_heavy = p
+    elif policy == "no_offload":
+        p_light = p_heavy = np.ones(nf)
+    elif policy == "all_cloud":
+        p_light = p_heavy = np.zeros(nf)
+    else:
+        p_light, p_heavy = np.ones(nf), np.zeros(nf)
+    return p_light, p_heavy, iterations
+
+
+def fog_loads(scenario, *, theta=0.02, e_max=1, q=0.5, policy="offload") -> np.ndarray:
+    """ρ_j = λ_j/μ_j + λ'_j/μ'_j of every fog node with the traffic it really keeps.
+
+    Forwarded traffic included: a node with θ = ∞ (or under no_offload / light_only) keeps
+    what its neighbours forward to it as well as its own IoT traffic. The neighbours'
+    acceptance is the threshold-admission model's (within 2% of the simulator in the
+    workbench's agreement table), the chain model's where θ is too large for that finite
+    chain. A node with a finite θ admits only while its estimated work is below θ, so its
+    ρ_j here is the model's estimate, not a stability bound; the nodes that keep every
+    request are the ones whose ρ_j ≥ 1 means a queue without bound.
+    """
+    func = "fog_loads"
+    net = compile_scenario(scenario)
+    theta_arr = _theta_per_fog(theta, net.n_fog, func)
+    e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
+    q = PARAMS["q"].check(q, func)
+    policy = PARAMS["policy"].check(policy, func)
+    return _fog_loads(net, theta_arr, e_max, q, policy)
+
+
+def _fog_loads(net, theta_arr, e_max, q, policy):
+    if policy != "offload":
+        e_max = 0
+    try:
+        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, policy == "offload", 500,
+                                None, "fog_loads")  # fmt: skip
+    except ParameterError:  # θ too large for the threshold chain: the paper's chain model
+        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, False, 500, None, "fog_loads")
+    inflow, share = net.fog_inflow, net.neighbour_share
+    v0 = _flows(p0, inflow[:, 0], share, e_max)[0].sum(axis=0)
+    v1 = _flows(p1, inflow[:, 1], share, e_max)[0].sum(axis=0)
+    return p0 * v0 / net.fog_mu[:, 0] + p1 * v1 / net.fog_mu[:, 1]
+
+
+def _theta_per_fog(theta, n_fog, func):
+    """θ as one float per fog node (a number for all, or one per fog node); inf allowed.
+
+    Checked by :func:`workbench.validation.broadcast` on [0, 1e6] with θ = inf (never
+    offload) set aside; a one-element sequence counts as one number for all.
+    """
+    try:
+        raw = np.asarray(theta)
+    except (TypeError, ValueError):  # a ragged sequence: broadcast says what is wrong
+        raw = np.asarray(None)
+    never = np.isposinf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
+    value = np.where(never, 0.0, raw) if never.any() else theta
+    if never.ndim == 1 and never.size == 1:
+        value, never = value[0], never[0]
+    try:
+        arr = broadcast(value, "theta", func, n_fog, low=0.0, high=PARAMS["theta"].high)
+    except ParameterError as err:
+        raise ParameterError(f"{err} θ = inf (never offload) is allowed as well.") from None
+    arr[np.broadcast_to(never, arr.shape)] = math.inf
+    return arr

@@ -1,0 +1,198 @@
+"""The study machinery of the P1 figures: one axis swept, the model beside the simulation.
+
+:func:`study_frame` evaluates the analytic model (eq. 6 as published, and with the
+request's own processing time) and the simulator (:func:`simulated_point`, Student-t
+intervals, unstable points kept and drawn hollow) for the paper's policy and its three
+baselines along one axis; :func:`plot_study` draws it. The figures of
+:mod:`workbench.fog.figures` and the views share the colours and labels defined here.
+
+References
+----------
+Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. V (the comparisons: θ, e_M, mix, p^I; the
+figures themselves were not recovered, these are the workbench's).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from workbench.fog.network import analyze
+from workbench.fog.params import PARAMS
+from workbench.fog.scenario import default_scenario, with_fog_delay, with_traffic
+from workbench.fog.simulation import simulate
+from workbench.plots import PALETTE, UNSTABLE_LABEL, ci_errorbar, figure
+from workbench.validation import ParameterError
+
+__all__ = [
+    "POLICY_COLORS",
+    "POLICY_LABELS",
+    "study_scenario",
+    "simulated_point",
+    "study_frame",
+    "plot_study",
+    "mark_unstable",
+]
+
+POLICY_COLORS = {
+    "offload": PALETTE[0],
+    "no_offload": PALETTE[3],
+    "all_cloud": PALETTE[7],
+    "light_only": PALETTE[2],
+}
+POLICY_LABELS = {
+    "offload": "offloading (paper's policy)",
+    "no_offload": "fog, no offloading (θ = ∞)",
+    "all_cloud": "all to cloud",
+    "light_only": "fog processes Light only",
+}
+BASE = dict(theta=0.02, e_max=1, q=0.5, alpha=0.5, mode="distributed", announce_period=0.05)
+TRAFFIC = ("load", "light_fraction", "p_iot")
+
+
+def study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
+    g = with_traffic(
+        default_scenario(scenario_seed), load=load, light_fraction=light_fraction, p_iot=p_iot
+    )
+    return g if fog_delay is None else with_fog_delay(g, fog_delay)
+
+
+def simulated_point(
+    *, scenario_seed=0, load=1.0, light_fraction=0.75, p_iot=0.1, policy="offload",
+    theta=0.02, e_max=1, mode="distributed", announce_period=0.05, requests,
+    replications, seed=0, fog_delay=None,
+):  # fmt: skip
+    """The simulated mean service delay at one study point, with its interval and verdict.
+
+    Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
+    (a fog node that keeps every request at ρ ≥ 1, or a run the output analysis finds
+    non-stationary) comes back with ``stationary=False`` and is drawn hollow, never dropped.
+    ``requests`` and ``replications`` have no default: each figure chooses its own, short
+    run. Returns ``delay``, ``ci_low``, ``ci_high`` [s], ``share_fog``, ``stationary``,
+    ``note``.
+    """
+    g = study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
+    try:
+        res = simulate(
+            scenario=g, theta=theta, e_max=e_max, mode=mode, policy=policy,
+            announce_period=announce_period, requests=requests, replications=replications,
+            seed=seed, overload="transient",
+        )  # fmt: skip
+    except ParameterError as err:  # e.g. a cloud that every fog request would overload
+        nan = math.nan
+        return dict(delay=nan, ci_low=nan, ci_high=nan, share_fog=nan, stationary=False,
+                    note=str(err))  # fmt: skip
+    return dict(
+        delay=res.estimate,
+        ci_low=res.ci_low,
+        ci_high=res.ci_high,
+        share_fog=float(res["share_fog"]),
+        stationary=bool(res.stationary),
+        note=res.stationarity.note,
+    )
+
+
+def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=0):
+    """Analytic (paper's eq. 6 and corrected) and simulated delay along one axis.
+
+    Rows: ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
+    "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
+    analysis's verdict on the simulated point; model rows: the model has a steady state)
+    and ``note``.
+    """
+    fixed = dict(fixed or {})
+    settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
+                **fixed}  # fmt: skip
+    requests = 6_000 if quick else 40_000
+    reps = 3 if quick else 8
+    rows = []
+    for x in values:
+        point = {**settings, axis: x}
+        g = study_scenario(
+            0, point["load"], point["light_fraction"], point["p_iot"], point["fog_delay"]
+        )
+        for policy in policies:
+            for own, label in ((False, "model (eq. 6)"), (True, "model (+1/μ)")):
+                try:
+                    d = analyze(
+                        g, theta=point["theta"], e_max=point["e_max"], policy=policy,
+                        own_processing=own,
+                    ).mean_delay  # fmt: skip
+                except ValueError:  # unstable under this policy: no steady state, no line
+                    d = math.nan
+                rows.append(dict(axis=axis, x=x, policy=policy, source=label, delay=1e3 * d,
+                                 ci_low=math.nan, ci_high=math.nan,
+                                 stationary=bool(math.isfinite(d)), note=""))  # fmt: skip
+        for k, policy in enumerate(policies):
+            sim_kw = {key: point[key] for key in ("load", "light_fraction", "p_iot", "theta",
+                                                  "e_max", "mode", "announce_period",
+                                                  "fog_delay")}  # fmt: skip
+            sim = simulated_point(policy=policy, requests=requests, replications=reps,
+                                  seed=seed + 1000 * k + values.index(x), **sim_kw)  # fmt: skip
+            rows.append(dict(axis=axis, x=x, policy=policy, source="simulation",
+                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
+                             ci_high=1e3 * sim["ci_high"], stationary=sim["stationary"],
+                             note=sim["note"]))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _clip_transients(ax, frame):
+    """Scale the y axis to the steady-state numbers; name the transient points above it.
+
+    A non-stationary point's delay grows with the run (seconds where the rest are tens of
+    ms): it stays on the plot, hollow, but one far above would flatten every curve, so it
+    is drawn at the top edge with its value written next to it.
+    """
+    sim = frame[frame["source"] == "simulation"]
+    steady = sim[sim["stationary"].astype(bool)]
+    model = frame.loc[frame["source"] != "simulation", "delay"].to_numpy(float)
+    values = np.concatenate([steady["ci_high"].to_numpy(float), model])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return
+    top = 1.2 * float(values.max())
+    ax.set_ylim(0, top)
+    far = sim[~sim["stationary"].astype(bool) & (sim["delay"] > top)]
+    for _, row in far.iterrows():
+        color = POLICY_COLORS.get(row["policy"], "0.3")
+        ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
+        ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
+                    textcoords="offset points", fontsize=6, color=color)  # fmt: skip
+
+
+def mark_unstable(ax, frame):
+    """A legend entry for hollow markers when some simulated point is not stationary."""
+    if "stationary" in frame and not frame["stationary"].astype(bool).all():
+        ax.plot([], [], "o", mfc="none", color="0.3", ls="", label=UNSTABLE_LABEL)
+
+
+def plot_study(frame, title=""):
+    """Delay [ms] against the study's axis: lines = model, markers = simulation ± CI."""
+    axis = frame["axis"].iloc[0]
+    fig, ax = figure(width=8.6, height=4.0)
+    for policy, grp in frame.groupby("policy", sort=False):
+        color = POLICY_COLORS[policy]
+        sim = grp[grp["source"] == "simulation"]
+        ci_errorbar(ax, sim["x"], sim["delay"], sim["ci_low"], sim["ci_high"], color=color,
+                    stationary=sim["stationary"].to_numpy(bool),
+                    label=f"{POLICY_LABELS[policy]}: simulation")  # fmt: skip
+        corr = grp[grp["source"] == "model (+1/μ)"]
+        ax.plot(corr["x"], corr["delay"], "-", color=color, lw=1.3)
+        if policy == "offload":
+            paper = grp[grp["source"] == "model (eq. 6)"]
+            ax.plot(paper["x"], paper["delay"], "--", color=color, lw=1.3,
+                    label="offloading: model as in eq. 6")  # fmt: skip
+    ax.plot([], [], "-", color="0.3", label="model with own processing (+1/μ)")
+    mark_unstable(ax, frame[frame["source"] == "simulation"])
+    label = PARAMS[axis].axis_label if axis in PARAMS else axis
+    ax.set_xlabel(label)
+    ax.set_ylabel("mean service delay [ms]")
+    _clip_transients(ax, frame)
+    ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
+                 fontsize=10)  # fmt: skip
+    fig.legend(fontsize=7, loc="outside right upper", frameon=False)
+    fig.supxlabel("default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
+                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
+    return fig

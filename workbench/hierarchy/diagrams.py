@@ -1,0 +1,232 @@
+"""The diagram of the hierarchy and the plots behind the notebook's slider views.
+
+:mod:`~workbench.hierarchy.views` wraps each in sliders; these functions take plain values
+and return a matplotlib figure, so they run headless too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import LineCollection
+
+from workbench.hierarchy.figures import MODEL_COLORS, MODEL_LABELS
+from workbench.hierarchy.model import (
+    local_overhead,
+    offload_overhead,
+    red_thresholds,
+    time_weights,
+)
+from workbench.hierarchy.params import PAPER_MODELS, PARAMS
+from workbench.hierarchy.simulation import run_models
+from workbench.kernels.red import red_drop_probability
+from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
+from workbench.stats import t_half_width
+
+__all__ = [
+    "draw_hierarchy",
+    "ba_speed_note",
+    "plot_red_curve",
+    "plot_overhead_rule",
+    "plot_model_comparison",
+]
+
+
+def draw_hierarchy(topology, stations=None, ax=None, note=""):
+    """The hierarchy as a tree: servers (size ~ speed), links, generators marked.
+
+    With ``stations`` (``simulate(...).info["stations"]``) each server shows its utilisation;
+    ``note``: one more line under the title (the view says there how a BA tree's speeds
+    follow the sliders).
+    """
+    if ax is None:
+        fig, ax = figure(width=6.0, height=3.9 if note else 3.6, fast=True)
+        if note:
+            fig.subplots_adjust(top=0.8)  # room for the title's third line
+    else:
+        fig = ax.figure
+    depth = topology.depth
+    xs = np.zeros(topology.n)
+    # leaves spread evenly, parents centred over their children
+    order = []
+
+    def visit(s):
+        kids = topology.children(s)
+        if not kids:
+            order.append(s)
+        for c in kids:
+            visit(c)
+
+    visit(topology.root)
+    for i, s in enumerate(order):
+        xs[s] = i
+    for d in sorted(set(depth), reverse=True):
+        for s in np.flatnonzero(depth == d):
+            kids = topology.children(int(s))
+            if kids:
+                xs[s] = np.mean(xs[kids])
+    links = [
+        [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
+        for s in range(topology.n)
+        if topology.parent[s] >= 0
+    ]
+    # one artist for all links: a slider move redraws the tree, so fewer artists is faster
+    ax.add_collection(LineCollection(links, colors="0.6", zorder=1))
+    up = topology.bandwidth[topology.parent >= 0]
+    same_bandwidth = up.size == 0 or bool(np.all(up == up[0]))
+    if not same_bandwidth:  # one W for every link is said once, in the title
+        for s in range(topology.n):
+            if topology.parent[s] >= 0:
+                p = topology.parent[s]
+                ax.annotate(  # nearer the child, beside the link: clear of the parent's label
+                    f"{topology.bandwidth[s]:g}",
+                    (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
+                    xytext=(3, 0),
+                    textcoords="offset points",
+                    fontsize=7,
+                    color="0.4",
+                    va="center",
+                )
+    sizes = 300 + 900 * topology.compute / topology.compute.max()
+    colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
+    ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")
+    for s in range(topology.n):
+        label = f"{s}\nF={topology.compute[s]:.3g}"
+        if stations is not None:
+            label += f"\nρ={stations.loc[stations['server'] == s, 'utilisation'].iloc[0]:.2f}"
+        ax.text(  # on a white ground: a link straight down runs behind the label
+            xs[s], -depth[s] - 0.32, label, ha="center", va="top", fontsize=7, zorder=3,
+            bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
+        )  # fmt: skip
+    ax.set_ylim(-depth.max() - 1.0, 0.5)
+    ax.set_xlim(xs.min() - 0.7, xs.max() + 0.7)
+    ax.axis("off")
+    ax.set_title(
+        f"{topology.name}: orange servers generate tasks\n(weights "
+        f"{', '.join(f'{w:.2g}' for w in topology.weight[topology.generators])}); "
+        + (f"every link W = {up[0]:g} Mbit/s" if same_bandwidth else "link labels: W [Mbit/s]")
+        + (f"\n{note}" if note else ""),
+        fontsize=8,
+    )
+    return fig
+
+
+def ba_speed_note(topology, compute_bottom, compute_middle, compute_top) -> str:
+    """What a Barabási–Albert hierarchy does with the tier speeds, in one line ("" for the
+    tree and the skewed tree, whose servers take the speeds as given).
+
+    :func:`~workbench.hierarchy.topology.barabasi_albert` gives the centre F_c, tier 1 F_m
+    and deeper servers F_b, then scales every speed by one factor so that the total compute
+    equals the symmetric tree's (F_c + 2 F_m + 4 F_b): only the shape changes. The line
+    gives that factor, so a drawn speed is explained by the sliders.
+    """
+    if not topology.name.startswith("ba-"):
+        return ""
+    depth = topology.depth
+    by_tier = np.where(
+        depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom)
+    )
+    total = compute_top + 2 * compute_middle + 4 * compute_bottom
+    return (
+        f"BA: F_c, F_m, F_b by tier × {total / by_tier.sum():.3g}, so the total stays the "
+        f"tree's {total:g} work units/s"
+    )
+
+
+def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
+    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
+    lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
+    avg = np.linspace(0.0, 2.3 * hi, 400)
+    p = [red_drop_probability(a, lo, hi, max_p, 0, gentle) for a in avg]
+    fig, ax = figure(fast=True)
+    ax.plot(avg, p, color=PALETTE[0])
+    for v, name in ((lo, "min'"), (hi, "max'")):
+        ax.axvline(v, color="0.5", ls="--", lw=0.8)
+        ax.annotate(f"{name} = {v:.3g} s", (v, 0.55), xytext=(3, 0), textcoords="offset points",
+                    rotation=90, va="center", ha="left", fontsize=8)  # fmt: skip
+    ax.set_xlabel("average expected time to finish the queue [s]")
+    ax.set_ylabel("p_b (probability of forwarding up)")
+    ax.set_ylim(0, 1.1)
+    ax.set_title(f"t̄_exe = {mean_exec_time:.3g} s, max_p = {max_p:g}", fontsize=9)
+    return fig
+
+
+def plot_overhead_rule(task_size, data_per_work, bandwidth, compute_bottom, compute_middle, power):
+    """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop,
+    for a task of the mean size μ = ``task_size``."""
+    mu = task_size
+    gt, ge = time_weights([compute_bottom])
+    queued = np.linspace(0.0, 20.0 * mu, 200)
+    local = local_overhead(mu, compute_bottom, gt[0], ge[0])
+    eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
+    eq10 = offload_overhead(
+        mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
+    )
+    fig, ax = figure(width=7.8, fast=True)
+    fig.subplots_adjust(right=0.62)  # room for the legend beside the lines
+    ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
+    ax.axhline(eq8, color=PALETTE[2], ls="--", label="offload, blind (eq. 8)")
+    ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
+    ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
+    ax.set_ylabel("overhead")
+    ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return fig
+
+
+def plot_model_comparison(
+    lam,
+    task_size,
+    decision_time,
+    arrivals=None,
+    eq11_unit=None,
+    *,
+    view_periods=300,
+    view_replications=3,
+):
+    """The five models at one (λ, μ = ``task_size``) on the same draws: mean time with CIs,
+    from ``view_replications`` short runs of ``view_periods`` periods (seeds 1, 2, ...).
+
+    Hollow: a model whose run is not stationary (a replication's detector or its load); the
+    figure is then flagged for the slider view, which greys it with the note.
+    ``arrivals``, ``eq11_unit`` None: the table's defaults.
+    """
+    mu, n_periods, replications = task_size, view_periods, view_replications
+    arrivals = PARAMS["arrivals"].default if arrivals is None else arrivals
+    eq11_unit = PARAMS["eq11_unit"].default if eq11_unit is None else eq11_unit
+    reps = [
+        run_models(
+            lam=lam,
+            task_size=mu,
+            models=PAPER_MODELS,
+            seed=seed,
+            periods=n_periods,
+            decision_time=decision_time,
+            arrivals=arrivals,
+            eq11_unit=eq11_unit,
+            overload="transient",
+        )
+        for seed in range(1, replications + 1)
+    ]
+    rows = []
+    for model in PAPER_MODELS:
+        times = np.array([r[f"{model}/mean_time"] for r in reps])
+        half = t_half_width(times, 0.95)
+        mean = times.mean()
+        ok = all(r[f"{model}/stationary"] == 1.0 for r in reps)
+        rows.append((model, mean, max(mean - half, 0.0), mean + half, ok))
+    fig, ax = figure(width=6.0, fast=True)
+    for i, (model, mean, lo, hi, ok) in enumerate(rows):
+        ci_errorbar(ax, [i], [mean], [lo], [hi], stationary=[ok], color=MODEL_COLORS[model])
+    ax.set_xticks(range(len(rows)), [MODEL_LABELS[r[0]] for r in rows], rotation=15, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("mean completion time [s]")
+    fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
+    ax.set_title(
+        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {arrivals} arrivals, "
+        f"eq. 11 in {eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
+        fontsize=8,
+    )
+    bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]
+    if bad:
+        flag_unstable(fig, f"not stationary (queues grow during the run): {', '.join(bad)}")
+    return fig
