@@ -23,11 +23,11 @@ def main(n_slots: int = 20_000) -> None:
     print(f"E = 30, U = 90, {n_slots} slots of 5 ms, {len(tasks.arrival)} tasks")
     for fading in (True, False):
         for scheme in ("proposed", "BL1", "BL2", "BL3"):
-            run_scenario(scheme, scenario, training, warm, n_slots=100, fading_seed=1)
+            run_scenario(scheme, scenario, training, warm, slots=100, fading_seed=1)
             per_slot = []
             for rep in range(3):
                 t0 = time.perf_counter()
-                run = run_scenario(scheme, scenario, training, tasks, n_slots=n_slots,
+                run = run_scenario(scheme, scenario, training, tasks, slots=n_slots,
                                    fading_seed=rep + 1, fading=fading)  # fmt: skip
                 per_slot.append((time.perf_counter() - t0) / run.counters["slots_run"])
             us = 1e6 * float(np.median(per_slot))

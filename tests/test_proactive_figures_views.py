@@ -12,9 +12,12 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from workbench.proactive import views
 from workbench.proactive.claims import CLAIMS, RUN, ZIPF_LOW_HIGH
-from workbench.proactive.figures import FIGURES, plot_study, slot_matching, study_frame
-from workbench.proactive.simulation import simulate
+from workbench.proactive.exercises import EXERCISES
+from workbench.proactive.figures import FIGURES, draw_study, parameter_study, slot_matching
+from workbench.proactive.model import cacheable_mass, make_scenario
+from workbench.proactive.simulation import run_length, simulate
 from workbench.proactive.views import VIEWS, _schemes_plot
 
 
@@ -42,8 +45,8 @@ def test_every_figure_frame_is_tidy_finite_and_draws(name, frames):
 
 
 def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
-    frame = study_frame("storage", (0, 4), ("proposed", "BL2"), n_slots=300, replications=2,
-                        warmup_slots=300)  # fmt: skip
+    frame = parameter_study("storage", (0, 4), ("proposed", "BL2"), **run_length(300, 300),
+                            replications=2)  # fmt: skip
     counts = frame.groupby(["value", "scheme"]).size()
     assert len(counts) == 4 and counts.nunique() == 1
     assert (frame["ci_low"] <= frame["mean"]).all() and (frame["mean"] <= frame["ci_high"]).all()
@@ -51,7 +54,7 @@ def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
     assert (frame["ci_low"] >= 0).all()  # times and shares are never negative
     bl2 = frame[frame["scheme"] == "BL2"].pivot(index="quantity", columns="value", values="mean")
     # BL2 has no cache: storage cannot change it (its run is reused, and must equal a rerun)
-    rerun = simulate("BL2", n_slots=300, replications=2, seed=0, warmup_slots=300,
+    rerun = simulate(policy="BL2", **run_length(300, 300), replications=2, seed=0,
                      keep_records=False, storage=4)  # fmt: skip
     assert bl2.loc["mean_delay", 4] == pytest.approx(rerun["mean_delay"], rel=1e-12)
     assert (frame[frame["scheme"] == "BL2"].query("quantity == 'hit_rate'")["mean"] == 0).all()
@@ -93,12 +96,12 @@ def test_hedges_ignore_eq9_without_the_check():
 
 
 def test_unstable_points_are_drawn_hollow_exactly():
-    frame = study_frame("arrival_rate", (1.0, 3.0), ("proposed",), n_slots=2000,
-                        replications=3)  # fmt: skip
+    frame = parameter_study("lam", (1.0, 3.0), ("proposed",), **run_length(2000, 2000),
+                            replications=3)  # fmt: skip
     flags = frame.groupby("value")["stationary"].all()
     assert flags.tolist() == [True, False]
     assert frame.loc[~frame["stationary"], "note"].str.contains("with run length").all()
-    fig = plot_study(frame)
+    fig = draw_study(frame)
     for ax in fig.axes:
         hollow = [
             ln
@@ -119,16 +122,26 @@ def _quiet(make):
 
 
 ANALYTIC_MOVES = {
-    "explore_margin": ("budget", [0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]),
-    "explore_mm1": ("mean_bits", [2e5, 3e5, 5e5, 7e5, 9e5, 1.2e6, 1.5e6]),
+    "margin": ("budget", [0.04, 0.06, 0.08, 0.1, 0.12, 0.14, 0.16]),
+    "mm1": ("mean_bits", [2e5, 3e5, 5e5, 7e5, 9e5, 1.2e6, 1.5e6]),
 }
 
 
-@pytest.mark.parametrize("name", [n for n in VIEWS if n != "classroom"])
-def test_every_view_builds_and_redraws_after_a_move(name):
+@pytest.fixture
+def fast_refinement(monkeypatch):
+    # the schemes view refines to ±5% in the background; a loose target keeps tests short
+    monkeypatch.setattr(views, "PRECISION", {"rel_half_width": 0.5, "initial": 2,
+                                             "max_replications": 3})  # fmt: skip
+    monkeypatch.setattr(views, "_PRECISE", {})
+    monkeypatch.setattr(views, "SCHEME_RUN", {"slots": 500, "warmup": 0.4, "seed": 1})
+    monkeypatch.setattr(views, "FIRST", {"replications": 2, "slots": 300, "warmup": 0.3})
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_every_view_builds_and_redraws_after_a_move(name, fast_refinement):
     view = _quiet(VIEWS[name])
-    if name == "explore_schemes":
-        view.wait(120)
+    if name == "schemes":
+        view.refiner.wait(120)
     assert view.latencies_ms and not view.errors, view.status.value
     drawn = len(view.latencies_ms)
     ctl_name = next(iter(view.controls))
@@ -137,15 +150,60 @@ def test_every_view_builds_and_redraws_after_a_move(name):
         ctl.value = ctl.options[-1] if ctl.value != ctl.options[-1] else ctl.options[0]
     else:
         ctl.value = ctl.value + ctl.step if ctl.value + ctl.step <= ctl.max else ctl.min
-    if name == "explore_schemes":
+    if name == "schemes":  # a first look, then the refined figure
         view.wait(120)
-    assert len(view.latencies_ms) == drawn + 1 and not view.errors and not view.stale
+        assert len(view.latencies_ms) == drawn + 1
+        view.refiner.wait(120)
+        assert "simulated to ±50% on the mean" in view.figure._suptitle.get_text()
+    assert len(view.latencies_ms) >= drawn + 1 and not view.errors and not view.stale
     assert view.drawn_values == view.values
 
 
-def test_classroom_builds_with_five_exercises():
-    box = _quiet(VIEWS["classroom"])
-    assert len(box.children) == 5
+def test_exercises_compute_their_answers_and_the_solution_agrees():
+    assert len(EXERCISES) == 5 and len({q.key for q in EXERCISES}) == 5
+    for q in EXERCISES:
+        a = q.value()
+        assert (a in q.choices) if q.choices else np.isfinite(a)
+        assert q.solution_text(a)
+    delay, hedged, share, places, sojourn = (q.value() for q in EXERCISES)
+    assert delay == pytest.approx(85.0) and hedged == "yes" and places == 12
+    assert sojourn == pytest.approx(100.0)
+    # exercise 3 asks for the expected share over networks: |A_c| / A, and says so; one
+    # network's share (the default's 0.388) is in the solution, not in the check
+    assert share == pytest.approx(0.33)
+    assert "0.33" in EXERCISES[2].solution_text(share)
+    assert f"{cacheable_mass(make_scenario(seed=0)):.3f}" in EXERCISES[2].solution_text(share)
+    mean = np.mean([cacheable_mass(make_scenario(seed=s)) for s in range(40)])
+    assert abs(mean - share) < EXERCISES[2].tolerance
+
+
+def test_schemes_view_answers_a_move_first_then_refines_with_a_progress_bar(
+    fast_refinement, monkeypatch
+):
+    titles = []
+
+    def spy(**values):
+        fig = plot(**values)
+        titles.append(fig._suptitle.get_text())
+        return fig
+
+    plot = views._schemes_plot
+    monkeypatch.setattr(views, "_schemes_plot", spy)
+    view = _quiet(VIEWS["schemes"])
+    view.refiner.wait(120)
+    assert titles[0].startswith("first look at proposed, BL1, BL2, BL3")
+    assert titles[-1].startswith("simulated to ±50%")
+    del titles[:]
+    view.controls["storage"].value = 3
+    view.wait(120)
+    view.refiner.wait(120)
+    # the move is answered by a first look (2 replications), then redrawn refined
+    assert titles[0].startswith("first look at proposed, BL1 (2 replications × 210 slots")
+    assert titles[-1].startswith("simulated to ±50%")
+    assert "simulated to ±50%" in view.figure._suptitle.get_text()
+    assert view.refiner.bar.layout.display == "none"  # shown while refining only
+    # BL2 and BL3 were refined at the first draw and are not recomputed for a storage move
+    assert sum(k[0] in ("BL2", "BL3") for k in views._PRECISE) == 2
 
 
 @pytest.mark.parametrize("name", list(ANALYTIC_MOVES))
@@ -169,16 +227,14 @@ def test_scheme_view_shows_the_paired_short_runs():
 def test_claims_read_the_quantities_they_name():
     # the hit rate behind the Fig. 7 rows can never exceed the cacheable mass (no cache
     # serves a non-cacheable task): an upper bound from the model, not from the code
-    from workbench.proactive.model import cacheable_mass, make_scenario
-
     for z in ZIPF_LOW_HIGH:
-        r = simulate("proposed", seed=0, keep_records=False, zipf=z, **RUN[True])
+        r = simulate(policy="proposed", seed=0, keep_records=False, zipf=z, **RUN[True])
         bound = max(cacheable_mass(make_scenario(zipf=z, seed=s)) for s in range(8))
         assert 0.0 < r["hit_rate"] <= bound + 0.05
     m = CLAIMS["fig7_hit_rate_rises_with_z"](True)
     assert m.value in (0.0, 1.0) and m.stationary
     # a gain is 1 - proposed / BL2 of the same paired runs
-    p = simulate("proposed", seed=0, keep_records=False, **RUN[True])
-    b = simulate("BL2", seed=0, keep_records=False, **RUN[True])
+    p = simulate(policy="proposed", seed=0, keep_records=False, **RUN[True])
+    b = simulate(policy="BL2", seed=0, keep_records=False, **RUN[True])
     g = CLAIMS["fig3_p90_gain_vs_bl2"](True)
     assert g.value == pytest.approx(1 - p["p90_delay"] / b["p90_delay"])

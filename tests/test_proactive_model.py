@@ -76,7 +76,7 @@ def test_scenario_reproducible_and_consistent():
 
 def test_training_by_brute_force():
     sc = make_scenario(n_cloudlets=5, n_users=24, area=200.0, seed=7)
-    tr = train(sc, arrival_rate=2.0, training_time=50.0, seed=3)
+    tr = train(sc, lam=2.0, training_time=50.0, seed=3)
     gain = np.where(sc.covered, sc.path_gain, -1)
     assert np.array_equal(tr.attach, gain.argmax(axis=1))
     labels = tr.clusters.labels
@@ -135,7 +135,7 @@ def test_make_scenario_bad_input_names_the_parameter(name, value):
 
 
 def test_bad_model_inputs():
-    with pytest.raises(ParameterError, match="'rate' parameter of task_delay"):
+    with pytest.raises(ParameterError, match="'link_rate' parameter of task_delay"):
         task_delay(1e6, 0.0, 1e10, 100.0)
     with pytest.raises(ParameterError, match="'budget' parameter of reliability_margin"):
         reliability_margin(1e6, 1e7, 1e10, 100.0, 0.0, 0.005, -1.0)
@@ -161,7 +161,7 @@ def test_task_delay_refuses_mismatched_shapes_and_non_boolean_cached():
             cached="False")  # fmt: skip
     _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0, cached=2)
     # extreme data over a tiny rate overflows: refused, not an infinite delay
-    _raises(task_delay, "'rate' parameter of task_delay must give a finite delay", 1e300,
+    _raises(task_delay, "'link_rate' parameter of task_delay must give a finite delay", 1e300,
             1e-300, 1e10, 100.0)  # fmt: skip
     assert task_delay(1e6, 1e7, 1e10, 100.0, cached=np.array([True, False])).tolist() == [
         pytest.approx(0.005), pytest.approx(0.1 + 0.01 + 0.005)]  # fmt: skip
@@ -202,17 +202,17 @@ def test_scenario_training_and_tasks_must_belong_together():
     tr = train(sc, training_time=10.0, seed=1)
     tasks = draw_tasks(sc, 1.0, 1e6, 1.0, 1)
     _raises(run_scenario, "'training' parameter of run_scenario must be a Training of this "
-            "scenario", "BL2", other, tr, tasks, n_slots=300, fading_seed=0)  # fmt: skip
+            "scenario", "BL2", other, tr, tasks, slots=300, fading_seed=0)  # fmt: skip
     _raises(run_scenario, "'tasks' parameter of run_scenario", "BL2", sc, tr,
-            draw_tasks(other, 1.0, 1e6, 1.0, 1), n_slots=300, fading_seed=0)  # fmt: skip
+            draw_tasks(other, 1.0, 1e6, 1.0, 1), slots=300, fading_seed=0)  # fmt: skip
     _raises(run_scenario, "'scenario' parameter of run_scenario", "BL2", sc._replace(
-        path_gain=sc.path_gain * np.nan), tr, tasks, n_slots=300, fading_seed=0)  # fmt: skip
+        path_gain=sc.path_gain * np.nan), tr, tasks, slots=300, fading_seed=0)  # fmt: skip
     _raises(run_scenario, "'tasks' parameter of run_scenario must arrive within", "BL2", sc,
-            tr, tasks, n_slots=10, fading_seed=0)  # fmt: skip
+            tr, tasks, slots=10, fading_seed=0)  # fmt: skip
     _raises(run_scenario, "'storage' parameter of run_scenario", "BL2", sc, tr, tasks,
-            n_slots=300, fading_seed=0, storage=-1)  # fmt: skip
+            slots=300, fading_seed=0, storage=-1)  # fmt: skip
     _raises(run_scenario, "'fading_seed' parameter of run_scenario", "BL2", sc, tr, tasks,
-            n_slots=300, fading_seed=-1)  # fmt: skip
+            slots=300, fading_seed=-1)  # fmt: skip
     _raises(draw_tasks, "'horizon' parameter of draw_tasks must keep", sc, 1.0, 1e6, 1e9, 0)
     _raises(train, "'scenario' parameter of train", tasks)
 

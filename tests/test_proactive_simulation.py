@@ -13,13 +13,14 @@ from workbench.caching import lru_hits, popularity_cache_hits
 from workbench.proactive import (
     isolated_cloudlet_delay,
     make_scenario,
+    run_length,
     run_scenario,
     simulate,
     train,
 )
 from workbench.proactive import kernels as K
-from workbench.proactive.params import SCHEME_CODES
-from workbench.proactive.simulation import _initial_rates, _xorshift_state, draw_tasks
+from workbench.proactive.params import POLICY_CODES
+from workbench.proactive.runs import _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
@@ -27,10 +28,10 @@ SMALL = dict(
 )
 
 
-def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
+def _small(seed=3, lam=6.0, n_slots=300, slot=0.005, **scen):
     sc = make_scenario(**(SMALL | scen), seed=seed)
     tr = train(sc, training_time=20.0, seed=seed)
-    tasks = draw_tasks(sc, arrival_rate, 1e6, n_slots * slot, seed)
+    tasks = draw_tasks(sc, lam, 1e6, n_slots * slot, seed)
     return sc, tr, tasks
 
 
@@ -44,13 +45,13 @@ def _small(seed=3, arrival_rate=6.0, n_slots=300, slot=0.005, **scen):
 def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
     # hedges that meet eq. 9 need queues at the first cloudlet and room at another
     lam, budget = (14.0, 0.08) if hedge_check else (6.0, 0.03)
-    sc, tr, tasks = _small(seed=5, arrival_rate=lam)
-    kw = dict(n_slots=300, slot=0.005, storage=2, x_max=2, budget=budget)
+    sc, tr, tasks = _small(seed=5, lam=lam)
+    kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=budget)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading,
                        cache_aware=cache_aware, hedge_check=hedge_check, **kw)  # fmt: skip
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
-        SCHEME_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
+        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
         10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, budget, 0.005,
         300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
         tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
@@ -69,8 +70,8 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
 
 @pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
 def test_conservation_every_task_served_once(scheme):
-    sc, tr, tasks = _small(seed=2, arrival_rate=8.0, n_slots=400)
-    run = run_scenario(scheme, sc, tr, tasks, n_slots=400, fading_seed=1, storage=2,
+    sc, tr, tasks = _small(seed=2, lam=8.0, n_slots=400)
+    run = run_scenario(scheme, sc, tr, tasks, slots=400, fading_seed=1, storage=2,
                        budget=0.03)  # fmt: skip
     t, c = run.tasks, run.counters
     assert c["tasks"] == len(tasks.arrival) == c["tasks_done"] == c["matched_requests"]
@@ -94,8 +95,8 @@ def test_conservation_every_task_served_once(scheme):
 
 @pytest.mark.parametrize("scheme", ["BL2", "proposed"])
 def test_user_uploads_one_task_at_a_time(scheme):
-    sc, tr, tasks = _small(seed=4, arrival_rate=10.0, n_slots=300)
-    t = run_scenario(scheme, sc, tr, tasks, n_slots=300, fading_seed=2, hedge_check=False).tasks
+    sc, tr, tasks = _small(seed=4, lam=10.0, n_slots=300)
+    t = run_scenario(scheme, sc, tr, tasks, slots=300, fading_seed=2, hedge_check=False).tasks
     up = t[~t["from_cache"]]
     assert up["upload_start"].notna().all() and up["upload_end"].notna().all()
     assert (up["upload_start"] >= up["arrival"] - 0.005).all()  # starts at a slot boundary
@@ -115,8 +116,8 @@ def test_user_uploads_one_task_at_a_time(scheme):
 
 @pytest.mark.parametrize("scheme", ["proposed", "BL1"])
 def test_online_cache_replays_like_the_caching_building_blocks(scheme):
-    sc, tr, tasks = _small(seed=8, arrival_rate=10.0, n_slots=600)
-    t = run_scenario(scheme, sc, tr, tasks, n_slots=600, fading_seed=3, storage=2).tasks
+    sc, tr, tasks = _small(seed=8, lam=10.0, n_slots=600)
+    t = run_scenario(scheme, sc, tr, tasks, slots=600, fading_seed=3, storage=2).tasks
     seen = t[t["cache_seq"] >= 0].sort_values("cache_seq")
     checked = 0
     for e, g in seen.groupby("server"):
@@ -140,7 +141,7 @@ def test_isolated_cloudlet_matches_mm1():
     means = []
     for seed in range(4):
         tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed)
-        run = run_scenario("BL3", sc, tr, tasks, n_slots=n_slots, fading_seed=1,
+        run = run_scenario("BL3", sc, tr, tasks, slots=n_slots, fading_seed=1,
                            fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
         means.append(run.tasks["delay"].mean())
     theory = isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot)
@@ -148,32 +149,32 @@ def test_isolated_cloudlet_matches_mm1():
 
 
 def test_caching_off_reduces_proposed_and_bl1_to_bl2():
-    sc, tr, tasks = _small(seed=6, arrival_rate=8.0, n_slots=400)
+    sc, tr, tasks = _small(seed=6, lam=8.0, n_slots=400)
     runs = {
-        s: run_scenario(s, sc, tr, tasks, n_slots=400, fading_seed=4, storage=0).tasks
+        s: run_scenario(s, sc, tr, tasks, slots=400, fading_seed=4, storage=0).tasks
         for s in ("proposed", "BL1", "BL2")
     }
     assert np.array_equal(runs["proposed"]["done"], runs["BL2"]["done"])
     assert np.array_equal(runs["BL1"]["done"], runs["BL2"]["done"])
-    with_cache = run_scenario("proposed", sc, tr, tasks, n_slots=400, fading_seed=4, storage=3)
+    with_cache = run_scenario("proposed", sc, tr, tasks, slots=400, fading_seed=4, storage=3)
     assert with_cache.counters["from_cache"] > 0
     assert with_cache.tasks["delay"].mean() < runs["BL2"]["delay"].mean()
 
 
 def test_xmax_one_turns_hedging_off():
-    sc, tr, tasks = _small(seed=6, arrival_rate=8.0, n_slots=300)
-    run = run_scenario("BL2", sc, tr, tasks, n_slots=300, fading_seed=4, x_max=1)
+    sc, tr, tasks = _small(seed=6, lam=8.0, n_slots=300)
+    run = run_scenario("BL2", sc, tr, tasks, slots=300, fading_seed=4, x_max=1)
     assert run.counters["hedged_tasks"] == 0 and run.counters["withdrawn"] == 0
 
 
 def test_simulate_reproducible_and_paired():
-    kw = dict(n_cloudlets=6, n_users=18, n_slots=600, replications=2)
-    a = simulate("proposed", seed=3, **kw)
-    b = simulate("proposed", seed=3, **kw)
-    c = simulate("proposed", seed=4, **kw)
+    kw = dict(n_cloudlets=6, n_users=18, **run_length(600, 2000), replications=2)
+    a = simulate(policy="proposed", seed=3, **kw)
+    b = simulate(policy="proposed", seed=3, **kw)
+    c = simulate(policy="proposed", seed=4, **kw)
     assert a.frame.equals(b.frame) and a.records.equals(b.records)
     assert not a.frame.equals(c.frame)
-    bl2 = simulate("BL2", seed=3, **kw)
+    bl2 = simulate(policy="BL2", seed=3, **kw)
     assert a.frame["tasks"].tolist() == bl2.frame["tasks"].tolist()  # same task streams
     assert a.metric == "mean_delay" and a.records is not None
     assert {"p90_delay", "p99_delay", "hit_rate"} <= set(a.quantities)
@@ -182,9 +183,9 @@ def test_simulate_reproducible_and_paired():
 
 def test_proposed_beats_bl2_at_the_defaults_on_average():
     # every cloudlet covers every user (110 dB): cache-aware users pool all 30 caches
-    kw = dict(n_slots=1500, replications=2, seed=1, coverage_db=110.0)
-    p, r = simulate("proposed", cache_aware=False, **kw), simulate("BL2", **kw)
-    pooled = simulate("proposed", cache_aware=True, **kw)
+    kw = dict(**run_length(1500, 2000), replications=2, seed=1, coverage_db=110.0)
+    p, r = simulate(policy="proposed", cache_aware=False, **kw), simulate(policy="BL2", **kw)
+    pooled = simulate(policy="proposed", cache_aware=True, **kw)
     assert 0.05 < p.hit_rate < pooled.hit_rate < 0.4  # 0.4 > the cacheable mass (~1/3)
     assert (p.frame["mean_delay"] < r.frame["mean_delay"]).all()
 
@@ -198,7 +199,7 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     tasks = draw_tasks(sc, 1.0, 1e6, 1500 * 0.005, 4)
     at_attach = []
     for aware in (False, True):
-        t = run_scenario("proposed", sc, tr, tasks, n_slots=1500, fading_seed=4,
+        t = run_scenario("proposed", sc, tr, tasks, slots=1500, fading_seed=4,
                          cache_aware=aware).tasks  # fmt: skip
         hits = t[t["from_cache"]]
         assert len(hits) > 20
@@ -209,15 +210,15 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
 def test_certain_overload_raises_before_running():
     # λ_u L̄ / r above 1 for some user: its transmitter alone cannot keep up (user_load)
     with pytest.raises(UnstableRegimeError, match="ρ = .* >= 1"):
-        simulate("BL3", n_cloudlets=2, n_users=6, arrival_rate=400.0, n_slots=400,
+        simulate(policy="BL3", n_cloudlets=2, n_users=6, lam=400.0, **run_length(400, 2000),
                  replications=2, fading=False)  # fmt: skip
 
 
 def test_a_saturated_kernel_raises_whatever_overload():
     # the queues outgrow the drain limit: there are no numbers to return, even transient ones
-    with pytest.raises(UnstableRegimeError, match="arrival_rate.*unfinished"):
-        simulate("BL2", arrival_rate=8.0, n_slots=600, replications=2, overload="transient",
-                 warmup_slots=0)  # fmt: skip
+    with pytest.raises(UnstableRegimeError, match="'lam'.*unfinished"):
+        simulate(policy="BL2", lam=8.0, slots=600, replications=2, overload="transient",
+                 warmup=0.0)  # fmt: skip
 
 
 EARLIER = dict(hedge_check=False, cache_aware=False, coverage_db=110.0)
@@ -231,23 +232,23 @@ def test_known_unstable_point_is_flagged_and_raises_by_default(lam, reading):
     # (unchecked hedges, cache-blind users, full coverage) the system collapsed between 1.5
     # and 2: the delays trend over the run (found by the detector, not by the necessary
     # load bound)
-    kw = dict(arrival_rate=lam, n_slots=2000, replications=3, keep_records=False) | reading
-    r = simulate("proposed", overload="transient", **kw)
+    kw = dict(lam=lam, **run_length(2000, 2000), replications=3, keep_records=False) | reading
+    r = simulate(policy="proposed", overload="transient", **kw)
     assert not r.stationary and r.info["load_bound"] < 1
     assert "with run length" in r.stationarity.note
     assert any("not stationary" in n for n in r.notes)
     with pytest.raises(UnstableRegimeError, match="not a steady state"):
-        simulate("proposed", **kw)
+        simulate(policy="proposed", **kw)
 
 
 def test_earlier_readings_stable_at_1_5():
-    r = simulate("proposed", arrival_rate=1.5, n_slots=2000, replications=3,
+    r = simulate(policy="proposed", lam=1.5, **run_length(2000, 2000), replications=3,
                  keep_records=False, **EARLIER)  # fmt: skip
     assert r.stationary
 
 
 def test_defaults_are_stationary_with_intervals_in_range():
-    r = simulate("proposed", n_slots=1000, replications=4, keep_records=False)
+    r = simulate(policy="proposed", **run_length(1000, 2000), replications=4, keep_records=False)
     assert r.stationary and r.stationarity.tested and r.stationarity.note == ""
     for q, (low, high) in {
         "mean_delay": (0, np.inf),
@@ -265,18 +266,20 @@ def test_defaults_are_stationary_with_intervals_in_range():
 def test_empty_run_raises_a_clear_error():
     from workbench.validation import EmptyRunError
 
-    with pytest.raises(EmptyRunError, match="no tasks arriving after the warm-up.*arrival_rate"):
-        simulate(arrival_rate=1e-308, n_slots=100, replications=2)
+    with pytest.raises(EmptyRunError, match="no tasks arriving after the warm-up.*lam"):
+        simulate(lam=1e-308, **run_length(300, 2000), replications=2)
 
 
 def test_simulate_to_precision_reaches_its_target():
     from workbench.proactive import simulate_to_precision
 
-    r = simulate_to_precision("BL3", rel_half_width=0.1, n_slots=500, n_cloudlets=10,
-                              n_users=30, max_replications=30, progress=False)  # fmt: skip
+    r = simulate_to_precision(policy="BL3", rel_half_width=0.1, **run_length(500, 2000),
+                              n_cloudlets=10, n_users=30, max_replications=30,
+                              progress=False)  # fmt: skip
     assert r.converged and r.half_width / r.mean_delay <= 0.1 and r.stationary
     assert r.replications >= 5
-    capped = simulate_to_precision("BL3", rel_half_width=0.001, n_slots=300, n_cloudlets=10,
+    capped = simulate_to_precision(policy="BL3", rel_half_width=0.001, **run_length(300, 1200),
+                                   n_cloudlets=10,
                                    n_users=30, max_replications=6, progress=False)  # fmt: skip
     assert not capped.converged and "did not converge" in capped.notes[-1]
 
@@ -291,48 +294,52 @@ def test_simulate_to_precision_reaches_its_target():
             "x_max",
             "budget",
             "slot",
-            "arrival_rate",
+            "lam",
             "cacheable_ratio",
-            "n_slots",
+            "slots",
             "replications",
             "tau_ep",
-            "warmup_slots",
+            "warmup",
         ]
     ),  # fmt: skip
     st.sampled_from([-1, 0.5, math.nan, math.inf, "3", None, 10**12]),
 )
 def test_simulate_bad_input_names_function_and_parameter(name, value):
     try:
-        short = {"replications": 2, "n_slots": 10, "warmup_slots": 0}
-        simulate("BL3", **short | {name: value})
+        short = {"replications": 2, "slots": 10, "warmup": 0.0}
+        simulate(policy="BL3", **short | {name: value})
     except ParameterError as err:
         assert f"'{name}' parameter of simulate" in str(err)
     else:  # only values inside the valid range may pass
-        assert name in ("zipf", "cacheable_ratio", "budget", "arrival_rate", "tau_ep", "slot")
+        if name == "warmup" and value is None:
+            return  # None: the table's warm-up
+        assert name in ("zipf", "cacheable_ratio", "budget", "lam", "tau_ep", "slot", "warmup")
         assert value in (0.5,)
 
 
 def test_simulate_rejects_unknown_names_and_schemes():
-    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument 'lam'"):
-        simulate("BL1", lam=1.0)
-    with pytest.raises(ParameterError, match="Did you mean 'n_slots'"):
-        simulate("BL1", n_slot=10)
+    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument"):
+        simulate(policy="BL1", arrival_rate=1.0)
+    with pytest.raises(ParameterError, match="Did you mean 'warmup'"):
+        simulate(policy="BL1", warm_up=0.1)
+    with pytest.raises(TypeError):
+        simulate("BL1")  # keyword-only
     with pytest.raises(ParameterError, match="'overload' parameter of simulate"):
-        simulate("BL1", overload="ignore")
-    with pytest.raises(ParameterError, match="'scheme' parameter of simulate"):
-        simulate("BL4")
-    with pytest.raises(ParameterError, match="'n_slots' parameter of simulate .*run-time bound"):
-        simulate("BL1", n_slots=50_000_000, n_users=900, n_cloudlets=300)
+        simulate(policy="BL1", overload="ignore")
+    with pytest.raises(ParameterError, match="'policy' parameter of simulate"):
+        simulate(policy="BL4")
+    with pytest.raises(ParameterError, match="'slots' parameter of simulate .*run-time bound"):
+        simulate(policy="BL1", slots=50_000_000, n_users=900, n_cloudlets=300)
     # the run-time bound counts every replication, refused before anything runs
     with pytest.raises(ParameterError, match="'replications' parameter of simulate .* 1000 ×"):
-        simulate("BL1", replications=1000)
+        simulate(policy="BL1", replications=1000)
     from workbench.proactive import simulate_to_precision
 
     with pytest.raises(ParameterError, match="'max_replications' parameter"):
-        simulate_to_precision("BL1", max_replications=1000, n_slots=20_000)
+        simulate_to_precision(policy="BL1", max_replications=1000, slots=20_000)
 
 
 def test_tiny_sigma_d_is_refused_by_the_table():
     # σ_d = 1e-308 was inside the declared range and divided by zero in the similarity
     with pytest.raises(ParameterError, match="'sigma_d' parameter of simulate"):
-        simulate("BL3", sigma_d=1e-308, n_slots=10, replications=2, warmup_slots=0)
+        simulate(policy="BL3", sigma_d=1e-308, slots=10, replications=2, warmup=0.0)

@@ -81,8 +81,10 @@ The workbench's choices
   sparsest density of Fig. 4 (E = 10) a user then has X_max = 2 cloudlets in range on
   average (:func:`coverage_calibration`); 110 dB (146 m) would cover every user from
   every cloudlet.
-- [choice] Caches start empty (Sec. 3.2); statistics count tasks arriving after
-  ``warmup_slots`` (2000 slots = 10 s, about the time the caches take to fill).
+- [choice] Caches start empty (Sec. 3.2); statistics count tasks arriving after the
+  warm-up, the fraction ``warmup`` of the ``slots`` simulated (1/11 of 22,000 slots =
+  2000 slots = 10 s, about the time the caches take to fill;
+  :func:`~workbench.proactive.simulation.run_length` turns slots into the fraction).
 - [choice] The rate estimate r̄_ue is the running mean (ν(t) = 1/t) of the rate user u
   would have had at e in each slot (its fading, the interference there); r̄(0) is the
   interference-free rate, forgotten after one slot.
@@ -107,8 +109,13 @@ Layout
 ------
 params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
 calibration), kernels (the jitted slot loop), simulation (simulate, simulate_to_precision,
-run_scenario), figures (FIGURES, readings_frame), claims (CLAIMS), views (the notebook's
-sliders; imported only by the notebook).
+run_scenario), figures (FIGURES, readings_table), claims (CLAIMS), views (the notebook's
+sliders; imported only by the notebook), exercises (EXERCISES).
+
+Keyword names follow the workbench's shared vocabulary: the scheme under study is
+``policy`` (one of ``POLICIES``: "proposed", "BL1", "BL2", "BL3"), the per-user arrival
+rate λ_u is ``lam`` [tasks/s], the run length is ``slots`` and the warm-up ``warmup`` (a
+fraction of the run); ``simulate`` and ``simulate_to_precision`` take keywords only.
 """
 
 from workbench.proactive.model import (
@@ -126,9 +133,10 @@ from workbench.proactive.model import (
     train,
     zipf_popularity,
 )
-from workbench.proactive.params import PARAMS, SCHEMES
+from workbench.proactive.params import PARAMS, POLICIES
 from workbench.proactive.simulation import (
     draw_tasks,
+    run_length,
     run_scenario,
     simulate,
     simulate_to_precision,
@@ -136,7 +144,7 @@ from workbench.proactive.simulation import (
 
 __all__ = [
     "PARAMS",
-    "SCHEMES",
+    "POLICIES",
     "Scenario",
     "Training",
     "cacheable_mass",
@@ -148,6 +156,7 @@ __all__ = [
     "make_scenario",
     "rank_cloudlets",
     "reliability_margin",
+    "run_length",
     "run_scenario",
     "simulate",
     "simulate_to_precision",

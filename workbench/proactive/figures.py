@@ -1,10 +1,13 @@
-"""The figures of P2: each a tidy frame (``*_frame``) and a drawing of it (``plot_*``).
+"""The figures of P2: each a tidy frame (``<name>_frame``) and a drawing of it (``plot_<name>``).
 
-``FIGURES`` maps figure names to :class:`workbench.plots.FigureSpec` (``frame(quick)``
-then ``plot(frame)``). Parameter studies go through :func:`workbench.sweep.sweep` with the
-schemes evaluated inside one call, so that at every grid point and replication all
-schemes see the same network, tasks and fading (paired comparisons); intervals are
-Student-t over the replications.
+``FIGURES`` maps figure names to :class:`workbench.plots.FigureSpec` (``<name>_frame(quick)``
+then ``plot_<name>(frame)``). The parameter studies (:func:`parameter_study`) evaluate
+every scheme at every value with the same replication streams, so that at every grid point
+and replication all schemes see the same network, tasks and fading (paired comparisons);
+intervals are Student-t over the replications.
+
+Run lengths: ``quick=True`` runs 3 replications × (2000 warm-up + 1000 measured) slots,
+``quick=False`` 5 × (2000 + 20,000), the table's defaults.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_l
 from workbench.proactive.model import (
     _make_scenario,
     _train,
+    isolated_cloudlet_delay,
     rank_cloudlets,
     reliability_margin,
 )
-from workbench.proactive.params import PARAMS, SCHEMES
+from workbench.proactive.params import PARAMS, POLICIES
 from workbench.proactive.simulation import (
     SCENARIO_KEYS,
     TRAIN_KEYS,
     _initial_rates,
     _simulate,
     _validate,
+    draw_tasks,
+    run_length,
+    run_scenario,
     simulate,
 )
 from workbench.stats import t_half_width
@@ -41,12 +48,23 @@ from workbench.validation import (
 
 __all__ = [
     "FIGURES",
-    "READINGS",
-    "readings_frame",
-    "study_frame",
-    "plot_study",
-    "ccdf_frame",
-    "plot_ccdf",
+    "reading_steps",
+    "readings_table",
+    "parameter_study",
+    "draw_study",
+    "ccdf_study",
+    "delay_ccdf_frame",
+    "plot_delay_ccdf",
+    "density_frame",
+    "plot_density",
+    "storage_frame",
+    "plot_storage",
+    "storage_pooled_frame",
+    "plot_storage_pooled",
+    "cacheable_frame",
+    "plot_cacheable",
+    "zipf_frame",
+    "plot_zipf",
     "slot_matching",
     "map_frame",
     "plot_map",
@@ -74,22 +92,30 @@ NO_CACHE = ("BL2", "BL3")
 CACHE_ONLY = ("storage", "cacheable_ratio", "zipf")
 
 
+RUNS = {
+    True: run_length(1000, 2000) | {"replications": 3},
+    False: run_length(20_000, 2000) | {"replications": 5},
+}
+"""The figures' run lengths: quick (3 × 1000 measured slots) and full (the defaults)."""
+
+
 def _run_length(quick: bool) -> dict:
-    return {"n_slots": 1000, "replications": 3} if quick else {"n_slots": 20_000, "replications": 5}
+    return dict(RUNS[bool(quick)])
 
 
 def _point(func: str, values: dict):
     """One scheme at one grid point through the shared engine, overload='transient'."""
-    call = dict(n_slots=values.pop("n_slots"), replications=values.pop("replications"),
-                seed=values.pop("seed"), confidence=0.95, keep_records=False,
-                overload="transient")  # fmt: skip
-    scheme = values.pop("scheme")
-    return _simulate(_validate(func, scheme, values, call), func)
+    call = dict(slots=values.pop("slots"), warmup=values.pop("warmup"),
+                replications=values.pop("replications"), seed=values.pop("seed"),
+                confidence=0.95, keep_records=False, overload="transient")  # fmt: skip
+    policy = values.pop("policy")
+    return _simulate(_validate(func, policy, values, call), func)
 
 
-def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replications=3,
-                seed=0, couple_users=False, **fixed) -> pd.DataFrame:  # fmt: skip
-    """Delay percentiles and hit rate of ``schemes`` as one parameter varies.
+def parameter_study(vary: str, values, policies=POLICIES, *, slots=22_000, warmup=None,
+                    replications=5, seed=0, couple_users=False,
+                    **fixed) -> pd.DataFrame:  # fmt: skip
+    """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
 
     Parameters
     ----------
@@ -97,9 +123,12 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
         A name of :data:`~workbench.proactive.params.PARAMS` (e.g. ``"storage"``).
     values : sequence
         Its values.
-    schemes : sequence of str
-    n_slots, replications, seed
-        Run length, independent replications, root seed. Replication r uses the r-th
+    policies : sequence of str
+        Schemes of :data:`~workbench.proactive.params.POLICIES`.
+    slots, warmup, replications, seed
+        Run length (warm-up included), warm-up fraction (None: the table's), independent
+        replications, root seed (as in :func:`~workbench.proactive.simulation.simulate`).
+        Replication r uses the r-th
         stream of the root seed at every value and for every scheme (common random
         numbers: the same networks, tasks and fading).
     couple_users : bool
@@ -115,19 +144,21 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
         (the output analysis of that point's run; a point found non-stationary is a
         finite-horizon number, drawn hollow).
     """
-    func = "study_frame"
-    if vary not in PARAMS or vary in ("scheme", "seed", "replications", "confidence"):
+    func = "parameter_study"
+    if vary not in PARAMS or vary in ("policy", "seed", "replications", "confidence", "slots",
+                                      "warmup"):  # fmt: skip
         raise ParameterError(
             f"The 'vary' parameter of {func} must name a model parameter. Got {vary!r} instead."
         )
-    reject_unknown(func, fixed, set(PARAMS) - {"scheme", "seed", "replications", "n_slots"})
+    reject_unknown(func, fixed, set(PARAMS) - {"policy", "seed", "replications", "slots",
+                                               "warmup"})  # fmt: skip
     values = list(values) if np.ndim(values) <= 1 and np.size(values) <= 1000 else None
     if not values:
         raise ParameterError(
             f"The 'values' parameter of {func} must hold between 1 and 1000 values (run-time "
             f"bound). Got {np.size(values) if values is None else 0} values instead."
         )
-    schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
+    schemes = tuple(PARAMS.check(func, policy=x)["policy"] for x in policies)
     couple_users = check_bool(couple_users, "couple_users", func)
     # schemes without a cache do not see storage, cacheable ratio or Zipf exponent (the
     # streams are common): run them at the first value only and repeat their rows
@@ -143,9 +174,10 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
                     | point
                     | {
                         vary: key[1],
-                        "scheme": scheme,
+                        "policy": scheme,
                         "seed": seed,
-                        "n_slots": n_slots,
+                        "slots": slots,
+                        "warmup": warmup,
                         "replications": replications,
                     }
                 )
@@ -158,12 +190,13 @@ def study_frame(vary: str, values, schemes=SCHEMES, *, n_slots=2000, replication
                             "replications": r.replications, "stationary": r.stationary,
                             "note": r.stationarity.note})  # fmt: skip
     frame = pd.DataFrame(out)
-    frame.attrs["fixed"] = fixed | {"n_slots": n_slots, "replications": replications,
-                                    "seed": seed, "schemes": schemes}  # fmt: skip
+    frame.attrs["fixed"] = fixed | {"slots": slots, "warmup": warmup,
+                                    "replications": replications, "seed": seed,
+                                    "policies": schemes}  # fmt: skip
     return frame
 
 
-def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="",
+def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="",
                fast=False):  # fmt: skip
     """One panel per quantity against the varied parameter, one line per scheme."""
     vary = frame["vary"].iloc[0]
@@ -201,21 +234,24 @@ def plot_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
     return fig
 
 
-def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=80,
-               **params) -> pd.DataFrame:  # fmt: skip
+def ccdf_study(policies=POLICIES, *, slots=22_000, warmup=None, replications=5, seed=0,
+               points=80, **params) -> pd.DataFrame:  # fmt: skip
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
+
+    ``slots``, ``warmup``, ``replications`` and ``seed`` as in
+    :func:`~workbench.proactive.simulation.simulate`.
 
     Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
     percentiles per scheme in ``frame.attrs["percentiles"]``.
     """
-    func = "ccdf_frame"
+    func = "ccdf_study"
     points = check_int(points, "points", func, 2, 10_000)
-    schemes = tuple(PARAMS.check(func, scheme=x)["scheme"] for x in schemes)
+    schemes = tuple(PARAMS.check(func, policy=x)["policy"] for x in policies)
     if not schemes:
-        raise ParameterError(f"The 'schemes' parameter of {func} must name at least one scheme.")
+        raise ParameterError(f"The 'policies' parameter of {func} must name at least one scheme.")
     results = {
-        s: simulate(s, n_slots=n_slots, replications=replications, seed=seed,
-                    overload="transient", **params)
+        s: simulate(policy=s, slots=slots, warmup=warmup, replications=replications,
+                    seed=seed, overload="transient", **params)
         for s in schemes
     }  # fmt: skip
     top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
@@ -239,7 +275,7 @@ def ccdf_frame(schemes=SCHEMES, *, n_slots=2000, replications=3, seed=0, points=
     return frame
 
 
-def plot_ccdf(frame: pd.DataFrame, fast=False):
+def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
     """Fig. 3: the delay CCDF per scheme (log scale), shaded 95% intervals."""
     fig, ax = figure(width=6.0, height=3.8, fast=fast)
     for s, g in frame.groupby("scheme", sort=False):
@@ -262,7 +298,7 @@ def plot_ccdf(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
+def slot_matching(policy="proposed", n_requests=12, seed=0, **params) -> dict:
     """One slot of the matching on a fresh scenario, from the public model functions.
 
     ``n_requests`` users (uniformly chosen) request a task from their profile; queues are
@@ -282,9 +318,10 @@ def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
         (E × requests) and ``cached`` (bool per row).
     """
     func = "slot_matching"
-    reject_unknown(func, params, set(PARAMS) - {"scheme", "seed"})
-    v = PARAMS.defaults() | params | {"scheme": scheme, "seed": seed}
+    reject_unknown(func, params, set(PARAMS) - {"policy", "seed"})
+    v = PARAMS.defaults() | params | {"policy": policy, "seed": seed}
     v = PARAMS.check(func, **v)
+    scheme = v["policy"]
     n_requests = check_int(n_requests, "n_requests", func, 1, v["n_users"])
     sc = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=v["seed"])
     tr = _train(sc, **{k: v[k] for k in TRAIN_KEYS}, seed=v["seed"])
@@ -331,34 +368,56 @@ def slot_matching(scheme="proposed", n_requests=12, seed=0, **params) -> dict:
             "phi": phi, "cached": cached}  # fmt: skip
 
 
-READINGS = {
-    "earlier workbench": {"hedge_check": False, "cache_aware": False, "coverage_db": 110.0},
-    "+ hedge check (eq. 9)": {"hedge_check": True, "cache_aware": False, "coverage_db": 110.0},
-    "+ users rank by eq. 4": {"hedge_check": True, "cache_aware": True, "coverage_db": 110.0},
-    "+ calibrated coverage (defaults)": {"hedge_check": True, "cache_aware": True,
-                                         "coverage_db": 84.0},
-}  # fmt: skip
-"""The readings of the text, added one at a time (the defaults last)."""
+READING_ROWS = ("hedge_check", "cache_aware", "coverage_db")
+"""The rows whose plausible values the readings table walks through, in this order."""
 
 
-def readings_frame(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
-    """Which reading moves which gain: Fig. 3's numbers under each row of ``READINGS``.
+def reading_steps() -> list[tuple[str, dict]]:
+    """The readings of the text, added one at a time, from the parameter table.
+
+    The first step takes every row of :data:`READING_ROWS` at its other plausible value
+    (the bool readings' non-default value, the coverage threshold at the top of its
+    plausible range: every cloudlet covers every user), the workbench's earlier reading;
+    each next step sets one row to its default, the last step is the defaults. The reasons
+    are the rows' ``why`` (:data:`~workbench.proactive.params.PARAMS`).
+    """
+    rows = [PARAMS[name] for name in READING_ROWS]
+    other = {
+        r.name: (max(r.plausible) if r.kind == "real" else
+                 next(v for v in r.plausible if v != r.default))
+        for r in rows
+    }  # fmt: skip
+    text = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                     for k, v in other.items())  # fmt: skip
+    steps = [(f"earlier workbench ({text})", dict(other))]
+    current = dict(other)
+    for r in rows:
+        current[r.name] = r.default
+        shown = f"{r.default:g}" if isinstance(r.default, float) else str(r.default)
+        steps.append((f"+ {r.name} = {shown}", dict(current)))
+    label, last = steps[-1]
+    steps[-1] = (f"{label} (defaults)", last)
+    return steps
+
+
+def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
+    """Which reading moves which gain: Fig. 3's numbers under each step of :func:`reading_steps`.
 
     One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
     mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile
     ratio, the proposed scheme's hit rate, and whether every run was stationary. The
     replications are paired across readings (same networks, tasks and fading).
     """
-    func = "readings_frame"
+    func = "readings_table"
     quick = check_bool(quick, "quick", func)
     v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
-    run = {"n_slots": 1000, "replications": 8} if quick else {"n_slots": 8000, "replications": 8}
+    run = run_length(1000 if quick else 8000, 2000) | {"replications": 8}
     rows = []
-    for name, reading in READINGS.items():
+    for name, reading in reading_steps():
         kw = run | reading | {"seed": v["seed"], "n_cloudlets": v["n_cloudlets"],
                               "n_users": 3 * v["n_cloudlets"], "keep_records": False,
                               "overload": "transient"}  # fmt: skip
-        r = {s: simulate(s, **kw) for s in ("proposed", "BL2", "BL3")}
+        r = {s: simulate(policy=s, **kw) for s in ("proposed", "BL2", "BL3")}
         rows.append({
             "reading": name,
             **{f"gain {q}": 1 - r["proposed"][f"{q}_delay"] / r["BL2"][f"{q}_delay"]
@@ -371,10 +430,13 @@ def readings_frame(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> pd.DataFrame:
-    """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link."""
+def map_frame(quick: bool = False, *, policy="proposed", map_seed=4, n_requests=15
+              ) -> pd.DataFrame:  # fmt: skip
+    """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link.
+
+    ``map_seed`` is the network's seed (4: a network whose slot shows a hedge)."""
     check_bool(quick, "quick", "map_frame")
-    m = slot_matching(scheme, n_requests=n_requests, seed=seed)
+    m = slot_matching(policy, n_requests=n_requests, seed=map_seed)
     sc, tr = m["scenario"], m["training"]
     rows = [{"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
             for e, (x, y) in enumerate(sc.cloudlet_xy)]  # fmt: skip
@@ -389,7 +451,7 @@ def map_frame(quick: bool = False, scheme="proposed", seed=4, n_requests=15) -> 
                              "id": u, "cluster": tr.clusters.labels[u]})  # fmt: skip
     frame = pd.DataFrame(rows)
     frame.attrs["k"] = tr.clusters.k
-    frame.attrs["scheme"] = scheme
+    frame.attrs["scheme"] = policy
     return frame
 
 
@@ -482,65 +544,89 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def _fig_ccdf(quick):
-    return ccdf_frame(**_run_length(quick))
+def delay_ccdf_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 3's data: the delay CCDF of the four schemes at the defaults."""
+    return ccdf_study(**_run_length(quick))
 
 
-def _fig_density(quick):
+def density_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50)
-    return study_frame("n_cloudlets", values, ("proposed", "BL1", "BL2", "BL3"),
-                       couple_users=True, **_run_length(quick))  # fmt: skip
+    return parameter_study("n_cloudlets", values, ("proposed", "BL1", "BL2", "BL3"),
+                           couple_users=True, **_run_length(quick))  # fmt: skip
 
 
-def _fig_storage(quick):
+def plot_density(frame: pd.DataFrame, fast=False):
+    return draw_study(frame, title="Fig. 4: network density, U = 3E", fast=fast)
+
+
+def storage_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 5's data: delay against the storage s_e."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
-    return study_frame("storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick))
+    return parameter_study("storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick))
 
 
-def _fig_storage_pooled(quick):
+def plot_storage(frame: pd.DataFrame, fast=False):
+    return draw_study(frame, title="Fig. 5: storage", fast=fast)
+
+
+def storage_pooled_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 5 with users that know every cache (cache_aware=True)."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
-    return study_frame("storage", values, ("proposed", "BL1", "BL2"), cache_aware=True,
-                       **_run_length(quick))  # fmt: skip
+    return parameter_study("storage", values, ("proposed", "BL1", "BL2"), cache_aware=True,
+                           **_run_length(quick))  # fmt: skip
 
 
-def _fig_cacheable(quick):
+def plot_storage_pooled(frame: pd.DataFrame, fast=False):
+    return draw_study(frame, title="Fig. 5 if users knew every cache (cache_aware)", fast=fast)
+
+
+def cacheable_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 6's data: delay against the share of cacheable task types."""
     values = (0.0, 0.33, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
-    return study_frame("cacheable_ratio", values, ("proposed", "BL1", "BL2"),
-                       **_run_length(quick))  # fmt: skip
+    return parameter_study("cacheable_ratio", values, ("proposed", "BL1", "BL2"),
+                           **_run_length(quick))  # fmt: skip
 
 
-def _fig_zipf(quick):
+def plot_cacheable(frame: pd.DataFrame, fast=False):
+    return draw_study(frame, title="Fig. 6: cacheable ratio", fast=fast)
+
+
+def zipf_frame(quick: bool = False) -> pd.DataFrame:
+    """Fig. 7's data: the 99th percentile delay and hit rate against z."""
     values = (0.4, 0.8, 1.6) if quick else (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0)
-    return study_frame("zipf", values, ("proposed", "BL1"), **_run_length(quick))
+    return parameter_study("zipf", values, ("proposed", "BL1"), **_run_length(quick))
+
+
+def plot_zipf(frame: pd.DataFrame, fast=False):
+    return draw_study(frame, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent", fast=fast)
 
 
 FIGURES = {
     "delay_ccdf": FigureSpec(
-        _fig_ccdf, plot_ccdf,
+        delay_ccdf_frame, plot_delay_ccdf,
         "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, s_e = 10).",
     ),
     "density": FigureSpec(
-        _fig_density, lambda f: plot_study(f, title="Fig. 4: network density, U = 3E"),
+        density_frame, plot_density,
         "Fig. 4: average and 99th percentile delay against E with U = 3E.",
     ),
     "storage": FigureSpec(
-        _fig_storage, lambda f: plot_study(f, title="Fig. 5: storage"),
+        storage_frame, plot_storage,
         "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
         "cloudlet it is matched to (ranked by its own upload delay).",
     ),
     "storage_pooled": FigureSpec(
-        _fig_storage_pooled,
-        lambda f: plot_study(f, title="Fig. 5 if users knew every cache (cache_aware)"),
+        storage_pooled_frame, plot_storage_pooled,
         "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every covering "
         "cloudlet's cache serves them, the caches pool and s_e barely matters.",
     ),
     "cacheable": FigureSpec(
-        _fig_cacheable, lambda f: plot_study(f, title="Fig. 6: cacheable ratio"),
+        cacheable_frame, plot_cacheable,
         "Fig. 6: delay against the share of cacheable task types.",
     ),
     "zipf": FigureSpec(
-        _fig_zipf,
-        lambda f: plot_study(f, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent"),
+        zipf_frame, plot_zipf,
         "Fig. 7: 99th percentile delay and cache hit rate against z.",
     ),
     "map": FigureSpec(
@@ -554,29 +640,32 @@ FIGURES = {
 }  # fmt: skip
 
 
-def mm1_check(loads=(0.3, 0.5, 0.7), mean_bits=1e5, slot=1e-4, n_slots=400_000,
-              replications=4, seed=0) -> pd.DataFrame:  # fmt: skip
+def mm1_check(loads=(0.3, 0.5, 0.7), check_bits=1e5, check_slot=1e-4, check_slots=400_000,
+              check_replications=4, seed=0) -> pd.DataFrame:  # fmt: skip
     """Analytic (M/M/1) against simulated mean delay of one user alone at one cloudlet.
 
     No fading, no interference, κ = 1 cycle/bit: the upload queue is M/M/1 with service
-    rate r / L̄ (:func:`~workbench.proactive.model.isolated_cloudlet_delay`). Returns one
-    row per load with the theory and the simulated mean with its 95% interval.
+    rate r / L̄ (:func:`~workbench.proactive.model.isolated_cloudlet_delay`). The check runs
+    its own small setting: mean task size ``check_bits`` (in L̄'s range), slot
+    ``check_slot`` (in δ's range), ``check_slots`` slots with arrivals and
+    ``check_replications`` replications (no warm-up: the queue starts empty and the
+    M/M/1 mean is reached within a few hundred tasks). Returns one row per load with the
+    theory and the simulated mean with its 95% interval.
     """
-    from workbench.proactive.model import isolated_cloudlet_delay
-    from workbench.proactive.simulation import draw_tasks, run_scenario
-
     func = "mm1_check"
     loads = [check_real(x, "loads", func, 0.0, 1.0, low_open=True, high_open=True)
              for x in np.atleast_1d(loads)]  # fmt: skip
-    v = PARAMS.check(func, mean_bits=mean_bits, slot=slot, n_slots=n_slots,
-                     replications=replications, seed=seed)  # fmt: skip
-    mean_bits, slot, n_slots, replications, seed = (
-        v[k] for k in ("mean_bits", "slot", "n_slots", "replications", "seed")
-    )
+    bits_row, slot_row, slots_row = PARAMS["mean_bits"], PARAMS["slot"], PARAMS["slots"]
+    mean_bits = check_real(check_bits, "check_bits", func, bits_row.low, bits_row.high)
+    slot = check_real(check_slot, "check_slot", func, slot_row.low, slot_row.high)
+    n_slots = check_int(check_slots, "check_slots", func, slots_row.low, slots_row.high)
+    replications = check_int(check_replications, "check_replications", func, 2, 1000)
+    seed = PARAMS.check(func, seed=seed)["seed"]
     if len(loads) * replications * n_slots > 5e8:
         raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep loads × replications × n_slots at "
-            f"most 5e8 (run-time bound). Got {len(loads) * replications * n_slots:.3g} instead."
+            f"The 'check_slots' parameter of {func} must keep loads × check_replications × "
+            f"check_slots at most 5e8 (run-time bound). Got "
+            f"{len(loads) * replications * n_slots:.3g} instead."
         )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
     scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
@@ -589,7 +678,7 @@ def mm1_check(loads=(0.3, 0.5, 0.7), mean_bits=1e5, slot=1e-4, n_slots=400_000,
         means = []
         for r in range(replications):
             tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed * 1000 + r)
-            run = run_scenario("BL3", sc, tr, tasks, n_slots=n_slots, fading_seed=1,
+            run = run_scenario("BL3", sc, tr, tasks, slots=n_slots, fading_seed=1,
                                fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
             means.append(run.tasks["delay"].mean())
         x = np.array(means)

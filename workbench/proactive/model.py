@@ -31,7 +31,13 @@ import pandas as pd
 from workbench.clustering import Clusters, cluster_users
 from workbench.proactive.params import PARAMS
 from workbench.radio import channel_gains, dbm_to_watt, noise_power, path_loss_db
-from workbench.validation import ParameterError, UnstableRegimeError, check_int, check_real
+from workbench.validation import (
+    ParameterError,
+    UnstableRegimeError,
+    check_array,
+    check_int,
+    check_real,
+)
 
 __all__ = [
     "task_delay",
@@ -48,25 +54,6 @@ __all__ = [
     "interference_free_rate",
     "coverage_calibration",
 ]
-
-
-def _array(value, name, func, low=0.0, high=None):
-    try:
-        raw = np.asarray(value)
-        # booleans and text are no numbers here, even where numpy would convert them
-        arr = None if raw.dtype.kind not in "iuf" else np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        arr = None
-    bad = arr is None or not np.all(np.isfinite(arr)) or np.any(arr < low)
-    if not bad and high is not None:
-        bad = bool(np.any(arr > high))
-    if bad:
-        span = f"in [{low:g}, {high:g}]" if high is not None else f">= {low:g}"
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be finite real numbers {span}. "
-            f"Got {value!r} instead."
-        )
-    return arr
 
 
 def _bools(value, name, func):
@@ -95,10 +82,11 @@ def _broadcast(func, named: dict):
 
 def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
     """Eq. 4, validated under ``func``'s own parameter ``names`` (keys: the eq.'s terms)."""
-    bits = _array(bits, names["bits"], func)
-    rate = _array(rate, names["rate"], func, low=np.nextafter(0.0, 1.0))
-    cpu = _array(cpu, names["cpu"], func, low=PARAMS["cpu"].low, high=PARAMS["cpu"].high)
-    wait = _array(wait, names["wait"], func)
+    bits = check_array(bits, names["bits"], func, ndim=None, low=0.0)
+    rate = check_array(rate, names["rate"], func, ndim=None, low=0.0, low_open=True)
+    cpu = check_array(cpu, names["cpu"], func, ndim=None, low=PARAMS["cpu"].low,
+                      high=PARAMS["cpu"].high)  # fmt: skip
+    wait = check_array(wait, names["wait"], func, ndim=None, low=0.0)
     kappa = PARAMS.check(func, kappa=kappa)["kappa"]
     tau_ep = PARAMS.check(func, tau_ep=tau_ep)["tau_ep"]
     y = _bools(cached, "cached", func)
@@ -116,17 +104,17 @@ def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
     return float(out) if out.ndim == 0 else out
 
 
-_DELAY_NAMES = {"bits": "bits", "rate": "rate", "cpu": "cpu", "wait": "wait"}
+_DELAY_NAMES = {"bits": "bits", "rate": "link_rate", "cpu": "cpu", "wait": "wait"}
 
 
-def task_delay(bits, rate, cpu, kappa, wait=0.0, tau_ep=0.005, cached=False):
+def task_delay(bits, link_rate, cpu, kappa, wait=0.0, tau_ep=0.005, cached=False):
     """Delay of one task at one cloudlet (eq. 4), vectorised over numpy broadcasting.
 
     Parameters
     ----------
     bits : float or array
         Task data size L_a [bit], >= 0.
-    rate : float or array
+    link_rate : float or array
         Uplink rate r_ue [bit/s], > 0.
     cpu : float or array
         Cloudlet CPU speed c_e [cycles/s], > 0.
@@ -149,7 +137,7 @@ def task_delay(bits, rate, cpu, kappa, wait=0.0, tau_ep=0.005, cached=False):
     ----------
     Elbamby et al. (2018), eqs. 1-4.
     """
-    return _delay("task_delay", _DELAY_NAMES, bits, rate, cpu, kappa, wait, tau_ep, cached)
+    return _delay("task_delay", _DELAY_NAMES, bits, link_rate, cpu, kappa, wait, tau_ep, cached)
 
 
 def reliability_margin(bits, rate_est, cpu, kappa, queue_wait_est, tau_ep, budget, cached=False):
@@ -215,7 +203,7 @@ def ewma_rates(rates, initial=None):
     Elbamby et al. (2018), eq. 10 and Remark 1 (ν(t) → 0 gives the time-average rate).
     """
     func = "ewma_rates"
-    r = _array(rates, "rates", func)
+    r = check_array(rates, "rates", func, ndim=None, low=0.0)
     if r.ndim == 0:
         raise ParameterError(
             "The 'rates' parameter of ewma_rates must be an array with one row per slot. "
@@ -226,7 +214,7 @@ def ewma_rates(rates, initial=None):
             f"The 'rates' parameter of {func} must hold at most 10^8 numbers (memory bound). "
             f"Got {r.size:,} instead."
         )
-    first = 0.0 if initial is None else _array(initial, "initial", func)
+    first = 0.0 if initial is None else check_array(initial, "initial", func, ndim=None, low=0.0)
     try:
         first = np.broadcast_to(first, r.shape[1:])
     except ValueError:
@@ -272,7 +260,9 @@ def rank_cloudlets(bits, rate_est, cpu, kappa, tau_ep, cached=None, covered=None
     Elbamby et al. (2018), eq. 14.
     """
     func = "rank_cloudlets"
-    rate_est = np.atleast_1d(_array(rate_est, "rate_est", func, low=np.nextafter(0.0, 1.0)))
+    rate_est = np.atleast_1d(
+        check_array(rate_est, "rate_est", func, ndim=None, low=0.0, low_open=True)
+    )
     if rate_est.ndim != 1:
         raise ParameterError(
             f"The 'rate_est' parameter of {func} must be a 1-D array (one rate per cloudlet). "
@@ -490,7 +480,7 @@ class Training(NamedTuple):
     popular); the popularity cache replaces by it."""
 
 
-def train(scenario: Scenario, arrival_rate=1.0, training_time=100.0, theta=0.5, sigma_d=20.0,
+def train(scenario: Scenario, lam=1.0, training_time=100.0, theta=0.5, sigma_d=20.0,
           seed=0) -> Training:  # fmt: skip
     """The training phase: attachment, request counts, clustering, ξ and preferred clusters.
 
@@ -513,20 +503,20 @@ def train(scenario: Scenario, arrival_rate=1.0, training_time=100.0, theta=0.5, 
     func = "train"
     check_scenario(func, scenario)
     a = PARAMS.check(
-        func, arrival_rate=arrival_rate, training_time=training_time, theta=theta,
+        func, lam=lam, training_time=training_time, theta=theta,
         sigma_d=sigma_d, seed=seed,
     )  # fmt: skip
     return _train(scenario, **a)
 
 
-def _train(scenario, arrival_rate, training_time, theta, sigma_d, seed) -> Training:
+def _train(scenario, lam, training_time, theta, sigma_d, seed) -> Training:
     gen = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     n_users, n_cloudlets = scenario.path_gain.shape
     n_tasks = scenario.cacheable.size
     gain = np.where(scenario.covered, scenario.path_gain, -1.0)
     attach = np.argmax(gain, axis=1).astype(np.int64)
     counts = np.zeros((n_users, n_tasks))
-    n_req = gen.poisson(arrival_rate * training_time, size=n_users)
+    n_req = gen.poisson(lam * training_time, size=n_users)
     for u in range(n_users):
         counts[u] = gen.multinomial(n_req[u], scenario.profiles[scenario.profile_of_user[u]])
     cache_counts = counts[:, scenario.cacheable]
@@ -568,7 +558,7 @@ def interference_free_rate(distance_m, bandwidth=10e6, power_dbm=20.0, noise_dbm
     return float(a["bandwidth"] * math.log2(1.0 + snr))
 
 
-def isolated_cloudlet_delay(arrival_rate, rate, mean_bits, cpu, kappa, tau_ep, slot=0.0):
+def isolated_cloudlet_delay(lam, link_rate, mean_bits, cpu, kappa, tau_ep, slot_correction=0.0):
     """Mean delay of one user alone at one cloudlet: an M/M/1 upload queue, then the CPU.
 
     With Poisson arrivals (λ), exponential sizes (mean L̄) and a fixed rate r, the upload
@@ -577,11 +567,13 @@ def isolated_cloudlet_delay(arrival_rate, rate, mean_bits, cpu, kappa, tau_ep, s
     about half a slot on average (a request waits for the next slot boundary) and each
     upload starts at a slot boundary (about half a slot more when the queue was empty).
 
+    ``slot_correction`` [s] is added as it is: 0 for the continuous M/M/1, the slot length
+    δ for the first-order correction of the slotted simulator.
+
     Returns
     -------
     float
-        1/(μ − λ) + κ L̄ / c_e + τ_EP + slot (the slot term is the first-order correction
-        of the slotted simulator).
+        1/(μ − λ) + κ L̄ / c_e + τ_EP + slot_correction.
 
     Raises
     ------
@@ -589,20 +581,18 @@ def isolated_cloudlet_delay(arrival_rate, rate, mean_bits, cpu, kappa, tau_ep, s
         If λ L̄ / r ≥ 1.
     """
     func = "isolated_cloudlet_delay"
-    a = PARAMS.check(func, arrival_rate=arrival_rate, mean_bits=mean_bits, cpu=cpu,
+    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, cpu=cpu,
                      kappa=kappa, tau_ep=tau_ep)  # fmt: skip
-    rate = check_real(rate, "rate", func, 0.0, low_open=True)
-    slot = check_real(slot, "slot", func, 0.0, 1.0)
+    rate = check_real(link_rate, "link_rate", func, 0.0, low_open=True)
+    slot = check_real(slot_correction, "slot_correction", func, 0.0, 1.0)
     mu = rate / a["mean_bits"]
-    if a["arrival_rate"] >= mu:
+    if a["lam"] >= mu:
         raise UnstableRegimeError(
-            f"The 'arrival_rate' parameter of {func} must be below the upload service rate "
-            f"r / L̄ = {mu:.4g} 1/s for a stable queue (load {a['arrival_rate'] / mu:.3g}). "
-            f"Got {a['arrival_rate']!r} instead."
+            f"The 'lam' parameter of {func} must be below the upload service rate "
+            f"r / L̄ = {mu:.4g} 1/s for a stable queue (load {a['lam'] / mu:.3g}). "
+            f"Got {a['lam']!r} instead."
         )
-    return (
-        1.0 / (mu - a["arrival_rate"]) + a["kappa"] * a["mean_bits"] / a["cpu"] + a["tau_ep"] + slot
-    )
+    return 1.0 / (mu - a["lam"]) + a["kappa"] * a["mean_bits"] / a["cpu"] + a["tau_ep"] + slot
 
 
 def cacheable_mass(scenario: Scenario) -> float:
@@ -616,8 +606,8 @@ def cacheable_mass(scenario: Scenario) -> float:
 
 
 def coverage_calibration(
-    coverage_db=(80.0, 82.0, 84.0, 86.0, 88.0, 90.0, 95.0, 100.0, 110.0),
-    n_cloudlets=(10, 20, 30, 40),
+    thresholds_db=(80.0, 82.0, 84.0, 86.0, 88.0, 90.0, 95.0, 100.0, 110.0),
+    densities=(10, 20, 30, 40),
     x_max=2,
     area=100.0,
     seeds=20,
@@ -629,6 +619,8 @@ def coverage_calibration(
     at the sparsest density of Fig. 4 (E = 10), a user has on average X_max cloudlets in
     coverage (the number a hedged request needs), so hedging is often impossible there and
     easy at E = 30-40. ``frame.attrs["chosen"]`` is the threshold (to 1 dB) that meets it.
+    ``thresholds_db`` are path-loss thresholds (each in ``coverage_db``'s range) and
+    ``densities`` numbers of cloudlets E (each in ``n_cloudlets``' range).
 
     Returns
     -------
@@ -638,12 +630,13 @@ def coverage_calibration(
         ``below_x_max`` (share of users covered by fewer than X_max cloudlets).
     """
     func = "coverage_calibration"
-    levels = [PARAMS.check(func, coverage_db=x)["coverage_db"] for x in np.atleast_1d(coverage_db)]
-    sizes = [PARAMS.check(func, n_cloudlets=e)["n_cloudlets"] for e in np.atleast_1d(n_cloudlets)]
+    levels = [PARAMS.check(func, coverage_db=x)["coverage_db"]
+              for x in np.atleast_1d(thresholds_db)]  # fmt: skip
+    sizes = [PARAMS.check(func, n_cloudlets=e)["n_cloudlets"] for e in np.atleast_1d(densities)]
     if not levels or not sizes or len(levels) * len(sizes) > 1000:
         raise ParameterError(
-            f"The 'coverage_db' parameter of {func} must give between 1 and 1000 (threshold, "
-            f"E) pairs with 'n_cloudlets'. Got {len(levels)} × {len(sizes)} instead."
+            f"The 'thresholds_db' parameter of {func} must give between 1 and 1000 (threshold, "
+            f"E) pairs with 'densities'. Got {len(levels)} × {len(sizes)} instead."
         )
     v = PARAMS.check(func, x_max=x_max, area=area)
     seeds = check_int(seeds, "seeds", func, 1, 1000)

@@ -14,20 +14,21 @@ from __future__ import annotations
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
 
-__all__ = ["PARAMS", "SCHEMES"]
+__all__ = ["PARAMS", "POLICIES"]
 
-SCHEMES = ("proposed", "BL1", "BL2", "BL3")
-SCHEME_CODES = {name: code for code, name in enumerate(SCHEMES)}
+POLICIES = ("proposed", "BL1", "BL2", "BL3")
+"""The schemes the paper compares (the keyword is ``policy``, the shared name)."""
+POLICY_CODES = {name: code for code, name in enumerate(POLICIES)}
 MAX_TASKS = 5_000_000  # tasks per replication: bounds the memory of one run (~40 B each)
 MAX_QUEUE = 4096  # copies waiting at one cloudlet; more means the offered load is unstable
 
 PARAMS = Params(
     Param(
-        "scheme",
+        "policy",
         "scheme",
         "task distribution and caching scheme",
         kind="choice",
-        choices=SCHEMES,
+        choices=POLICIES,
         default="proposed",
         help="proposed: clustered popularity caching + Φ matching + hedging; BL1: hedging + "
         "local LRU caching; BL2: hedging, no caching; BL3: no caching, no hedging, link "
@@ -70,6 +71,13 @@ PARAMS = Params(
         step=10.0,
         source="choice",
         help="Cloudlets and users are uniform in an a × a square.",
+        plausible=(50.0, 200.0),
+        why=(
+            'The area is lost; the paper places cloudlets and users "uniformly distributed over the'
+            ' network area" and expects "dense deployments of servers and low density of UNs per '
+            'server". 50-200 m squares keep E = 30 a dense small-cell deployment (0.75 to 12 '
+            "cloudlets per hectare)."
+        ),
     ),
     Param(
         "bandwidth",
@@ -83,6 +91,11 @@ PARAMS = Params(
         step=1e6,
         source="choice",
         help="Shared uplink band; every transmitting user interferes at every cloudlet.",
+        plausible=(5e6, 20e6),
+        why=(
+            'Lost: "Cloudlets share the same frequency band with bandwidth B". 5-20 MHz are the '
+            "usual small-cell carriers."
+        ),
     ),
     Param(
         "power_dbm",
@@ -96,6 +109,11 @@ PARAMS = Params(
         step=1.0,
         source="choice",
         help="Transmit power of every user node.",
+        plausible=(10.0, 23.0),
+        why=(
+            "Lost: the transmit power P_u of eq. 2 is not in the recovered text; 10-23 dBm "
+            "spans IoT devices to a handset's maximum uplink power."
+        ),
     ),
     Param(
         "noise_dbm_hz",
@@ -122,6 +140,11 @@ PARAMS = Params(
         step=1.0,
         source="choice",
         help="Added to the thermal noise over the band.",
+        plausible=(5.0, 10.0),
+        why=(
+            'Lost: "σ² being the noise variance"; receiver noise figures of small cells are 5-10 '
+            "dB."
+        ),
     ),
     Param(
         "coverage_db",
@@ -140,6 +163,13 @@ PARAMS = Params(
         "2 cloudlets on average at the sparsest density E = 10 (42% have fewer), as Sec. 4.2 "
         "describes: 'At low network density conditions, there are not enough available "
         "cloudlets for each UN'. 110 dB (146 m) covers every user from every cloudlet.",
+        plausible=(80.0, 110.0),
+        why=(
+            'Lost: "coverage is decided based on a threshold path loss value". The low end leaves '
+            'users at E = 10 with fewer than two cloudlets in range, as Sec. 4.2 says: "At low '
+            'network density conditions, there are not enough available cloudlets for each UN"; 110'
+            " dB (146 m) covers every user from every cloudlet (the earlier reading)."
+        ),
     ),
     Param(
         "fading",
@@ -147,8 +177,10 @@ PARAMS = Params(
         "Rayleigh block fading",
         kind="bool",
         default=True,
-        source="choice",
-        help="Redraw iid Exp(1) power fading on every link every slot (False: path loss only).",
+        source="paper",
+        help="The paper: 'the channel h_ue includes path loss and block fading'; True redraws "
+        "iid Exp(1) power fading (Rayleigh, the workbench's choice of law) on every link every "
+        "slot (False: path loss only, for checks).",
     ),
     Param(
         "cpu",
@@ -162,6 +194,11 @@ PARAMS = Params(
         step=1e9,
         source="choice",
         help="Computing capability of each cloudlet.",
+        plausible=(5e9, 2e10),
+        why=(
+            'Lost: "Each cloudlet has a CPU computing capability of c_e cycles/s". 5-20 Gcycles/s '
+            "is a few server cores."
+        ),
     ),
     Param(
         "kappa",
@@ -175,6 +212,11 @@ PARAMS = Params(
         step=10.0,
         source="choice",
         help="CPU cycles needed per bit of task data.",
+        plausible=(50.0, 200.0),
+        why=(
+            'Lost: "processing density of κ cycles per bit of task data". 50-200 cycles/bit keeps '
+            "the computing time κL̄/c_e (2.5-40 ms) below the latency budget."
+        ),
     ),
     Param(
         "mean_bits",
@@ -188,9 +230,14 @@ PARAMS = Params(
         step=1e5,
         source="choice",
         help="Task data sizes are exponential with this mean.",
+        plausible=(5e5, 2e6),
+        why=(
+            'Lost: "Tasks have a task data size L_a that is drawn from an exponential distribution '
+            'of mean L̄_a". 0.5-2 Mbit keeps every scheme stationary at λ_u ≤ 2 tasks/s.'
+        ),
     ),
     Param(
-        "arrival_rate",
+        "lam",
         "λ_u",
         "task arrival rate per user",
         "1/s",
@@ -205,6 +252,12 @@ PARAMS = Params(
         "with mean λ_u' (value lost). 1 task/s: a light load at which every scheme runs "
         "stationary at the defaults (0 alarms in 50 seeds); runs are flagged non-stationary "
         "from 2.5 tasks/s on (2 is still stationary) and queues stop draining by 6 tasks/s.",
+        plausible=(0.5, 2.0),
+        why=(
+            'Lost: "UNs have computing tasks that arrive following a Poisson process with mean '
+            'λ_u". Up to 2 tasks/s every scheme runs stationary at the defaults (flagged from 2.5 '
+            "on); the paper reports steady delays."
+        ),
     ),
     Param(
         "n_tasks",
@@ -218,6 +271,12 @@ PARAMS = Params(
         step=10,
         source="choice",
         help="Number of distinct computing tasks users may request.",
+        plausible=(50, 200),
+        why=(
+            "Lost: the number of task types is not in the recovered text, which only says "
+            '"cloudlets proactively cache the pre-computed results of the most popular '
+            'cacheable computing tasks". 50-200 types keep a third cacheable well above s_e.'
+        ),
     ),
     Param(
         "zipf",
@@ -230,6 +289,12 @@ PARAMS = Params(
         step=0.1,
         source="choice",
         help="The i-th most popular task of a profile is requested ∝ 1/i^z.",
+        plausible=(0.5, 1.2),
+        why=(
+            'Lost at Figs. 3-6: "Popularity is assumed to vary among tasks following a Zipf-like '
+            'popularity model with parameter z"; Fig. 7 varies it. 0.5-1.2 are the usual request-'
+            "popularity exponents."
+        ),
     ),
     Param(
         "n_profiles",
@@ -280,6 +345,11 @@ PARAMS = Params(
         step=0.001,
         source="choice",
         help="Cloudlet processing plus result downlink latency; all a cached task costs.",
+        plausible=(0.001, 0.01),
+        why=(
+            'Lost: "τ_EP is the cloudlet latency which accounts for the downlink transmission of '
+            'computed data and the cloudlet processing latency". 1-10 ms.'
+        ),
     ),
     Param(
         "budget",
@@ -295,6 +365,12 @@ PARAMS = Params(
         source="choice",
         help="Right-hand side of the Markov linearisation E[D] ≤ D_th·ε (eq. 9): a request "
         "with Φ < 0 at its cloudlet is hedged.",
+        plausible=(0.02, 0.1),
+        why=(
+            'Lost: the reliability target Pr(D ≥ D_th) ≤ ε has no recovered values; "UNs whose '
+            'requests exceed a delay threshold use the notion of hedged-requests". 20-100 ms '
+            "(D_th·ε) is the low-latency range the paper aims at."
+        ),
     ),
     Param(
         "cache_aware",
@@ -308,6 +384,14 @@ PARAMS = Params(
         "False (the other reading of Sec. 3.3: 'UNs consider the transmission and computing "
         "delay of their own task data in calculating their preference profiles'): users "
         "ignore the caches and hit only when the matched cloudlet holds the result.",
+        plausible=(True, False),
+        why=(
+            'Two readings of the text. Eq. 14: "e ≻_u e′ ⇔ D_ea(t) < D_e′a(t)" with eq. 4\'s '
+            "D_ea = "
+            'τ_EP where the result is cached (True); Sec. 3.3: "UNs consider the transmission and '
+            'computing delay of their own task data in calculating their preference profiles" '
+            "(False: users blind to the caches)."
+        ),
     ),
     Param(
         "hedge_check",
@@ -320,6 +404,13 @@ PARAMS = Params(
         "cloudlets where its own Φ ≥ 0: 'if the constraint in (9) is not met for one cloudlet, "
         "UN can be matched to an additional cloudlet such that the reliability constraint is "
         "satisfied'. False: to any vacant covered cloudlet (the workbench's earlier reading).",
+        plausible=(True, False),
+        why=(
+            'Two readings of the text. Sec. 2: "if the constraint in (9) is not met for one '
+            "cloudlet, UN can be matched to an additional cloudlet such that the reliability "
+            'constraint is satisfied" (True: the hedge must meet eq. 9); Sec. 3.3 only says a '
+            "request with Φ < 0 is matched again to a vacant cloudlet (False)."
+        ),
     ),
     Param(
         "x_max",
@@ -333,6 +424,12 @@ PARAMS = Params(
         step=1,
         source="choice",
         help="Most cloudlets one request may be queued at (first match plus hedges).",
+        plausible=(2, 3),
+        why=(
+            'Lost: "UNs leverage hedged requests to offload the task to multiple cloudlet if the '
+            'estimated delay time exceeds a certain threshold". Two or three cloudlets per request '
+            "(one hedge or two)."
+        ),
     ),
     Param(
         "theta",
@@ -345,6 +442,11 @@ PARAMS = Params(
         step=0.05,
         source="choice",
         help="S = θ S_d + (1 − θ) S_p (eq. 13).",
+        plausible=(0.2, 0.8),
+        why=(
+            'Lost: "θ is a parameter that prioritizes the impact of distance and task popularity". '
+            "0.2-0.8 keeps both similarities in the blend."
+        ),
     ),
     Param(
         "sigma_d",
@@ -358,6 +460,11 @@ PARAMS = Params(
         step=5.0,
         source="choice",
         help="Neighbourhood size of the Gaussian distance similarity (eq. 11).",
+        plausible=(10.0, 50.0),
+        why=(
+            'Lost: "σ_d is a similarity parameter to control the neighborhood size". 10-50 m: a '
+            "neighbourhood of a few cloudlets in a 100 m area."
+        ),
     ),
     Param(
         "training_time",
@@ -371,6 +478,11 @@ PARAMS = Params(
         step=10.0,
         source="choice",
         help="Length of the training phase whose request counts drive the clustering.",
+        plausible=(50.0, 300.0),
+        why=(
+            "Lost: \"a given UN's interests are likely to remain unchanged for a number of time "
+            'instants N_t (≫1)". 50-300 s of requests (50-300 per user at λ_u = 1).'
+        ),
     ),
     Param(
         "slot",
@@ -386,31 +498,32 @@ PARAMS = Params(
         help="Matching, uploads and rate estimates advance once per slot.",
     ),
     Param(
-        "warmup_slots",
-        "n_warm",
-        "warm-up slots",
-        kind="int",
-        low=0,
-        high=1_000_000,
-        default=2000,
-        slider=(0, 10_000),
-        step=500,
+        "warmup",
+        "warm-up",
+        "share of the run dropped as warm-up",
+        low=0.0,
+        high=0.9,
+        default=1.0 / 11.0,
+        slider=(0.0, 0.5),
+        step=0.05,
         source="choice",
-        help="Slots simulated before the measurement starts: the caches start empty and fill "
-        "with the first requests (about 10 s at the defaults), the rate estimates settle; "
-        "tasks arriving in the warm-up are not counted.",
+        help="Fraction of the simulated slots (from the start) whose arriving tasks are not "
+        "counted: the caches start empty and fill with the first requests, the rate "
+        "estimates settle. The default 1/11 of 22,000 slots is 2000 slots = 10 s, about "
+        "the time the caches take to fill at the defaults.",
     ),
     Param(
-        "n_slots",
+        "slots",
         "n_slots",
         "simulated slots",
         kind="int",
         low=10,
         high=50_000_000,
-        default=20_000,
+        default=22_000,
         slider=(1000, 100_000),
         step=1000,
-        help="Slots with arrivals per replication (then the system drains).",
+        help="Slots with arrivals per replication, warm-up included (then the system "
+        "drains): 22,000 = 2000 warm-up + 20,000 measured at the defaults.",
         source="choice",
     ),
     REPLICATIONS.with_(default=5, high=1000),

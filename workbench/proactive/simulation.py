@@ -2,8 +2,15 @@
 
 Follows the workbench's contract::
 
-    simulate(scheme, *, n_slots=..., replications=..., seed=0, confidence=0.95, **params)
-        -> workbench.results.SimulationResult
+    simulate(*, policy=..., slots=..., warmup=..., replications=..., seed=0,
+             confidence=0.95, overload="raise", **params) -> workbench.results.SimulationResult
+
+Every argument is keyword-only; the run length ``slots`` counts every simulated slot with
+arrivals, and ``warmup`` is the fraction of them (from the start) whose tasks are not
+counted (the shared form; 1/11 of 22,000 slots = 2000 slots = 10 s at the defaults).
+
+One replication's tasks and slot-kernel run are :mod:`workbench.proactive.runs`'s
+(:func:`draw_tasks` and :func:`run_scenario` are re-exported here).
 
 Each replication draws its own network (:func:`~workbench.proactive.model.make_scenario`),
 runs the training phase (:func:`~workbench.proactive.model.train`), draws the tasks and
@@ -15,10 +22,8 @@ replication r of every scheme sees the same network, the same tasks and the same
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from workbench.output_analysis import (
     OVERLOAD,
@@ -26,17 +31,20 @@ from workbench.output_analysis import (
     check_overload,
     finish,
     replicate,
+    to_precision,
 )
-from workbench.proactive import kernels as K
-from workbench.proactive.model import (
-    Scenario,
-    Training,
-    _make_scenario,
-    _train,
-    check_scenario,
-    check_training,
+from workbench.proactive.model import Scenario, Training, _make_scenario, _train
+from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS
+from workbench.proactive.runs import (
+    MAX_WORK,
+    Run,
+    Tasks,
+    _draw_tasks,
+    _initial_rates,
+    _run_scenario,
+    draw_tasks,
+    run_scenario,
 )
-from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS, SCHEME_CODES
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
@@ -46,12 +54,11 @@ from workbench.validation import (
     check_choice,
     check_int,
     check_real,
-    check_seed,
     reject_unknown,
 )
 
 __all__ = ["simulate", "simulate_to_precision", "run_scenario", "draw_tasks", "Tasks",
-           "Run"]  # fmt: skip
+           "Run", "run_length"]  # fmt: skip
 
 QUANTITIES = (
     "mean_delay",
@@ -62,270 +69,34 @@ QUANTITIES = (
     "withdrawn_per_task",
     "pending_hit_rate",
 )
-MAX_WORK = 5e9
-"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
-loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
-
 SCENARIO_KEYS = (
     "n_cloudlets", "n_users", "area", "n_tasks", "zipf", "n_profiles", "cacheable_ratio",
     "power_dbm", "noise_dbm_hz", "noise_figure_db", "bandwidth", "coverage_db",
 )  # fmt: skip
-TRAIN_KEYS = ("arrival_rate", "training_time", "theta", "sigma_d")
+TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
-    "fading", "cpu", "kappa", "mean_bits", "arrival_rate", "storage", "tau_ep", "budget",
+    "fading", "cpu", "kappa", "mean_bits", "lam", "storage", "tau_ep", "budget",
     "x_max", "slot", "bandwidth", "cache_aware", "hedge_check",
 )  # fmt: skip
 
 
-class Tasks(NamedTuple):
-    """The tasks of one replication, grouped by user (arrival order within a user)."""
+def run_length(measured_slots: int, warmup_slots: int) -> dict:
+    """``slots`` and ``warmup`` for a run of ``warmup_slots`` then ``measured_slots`` slots.
 
-    arrival: np.ndarray
-    user: np.ndarray
-    task_type: np.ndarray
-    bits: np.ndarray
-    user_start: np.ndarray
-
-
-class Run(NamedTuple):
-    """Outcome of :func:`run_scenario`: one row per task and the named counters."""
-
-    tasks: pd.DataFrame
-    counters: dict
-
-
-def draw_tasks(scenario: Scenario, arrival_rate, mean_bits, horizon, seed) -> Tasks:
-    """Poisson arrivals per user on [0, horizon), types from its profile, Exp(L̄) sizes.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        From :func:`~workbench.proactive.model.make_scenario`.
-    arrival_rate, mean_bits : float
-        λ_u [1/s] and L̄ [bit] (ranges of the parameter table).
-    horizon : float
-        Length of the arrival period [s], >= 0; λ_u · U · horizon tasks on average, at most
-        ``MAX_TASKS``.
-    seed : int
+    The shared form counts the warm-up as a fraction of the run; a warm-up fixed in slots
+    (the time the caches take to fill) is ``warmup_slots / (warmup_slots + measured_slots)``,
+    and the simulator rounds ``warmup · slots`` back to exactly ``warmup_slots``.
     """
-    func = "draw_tasks"
-    check_scenario(func, scenario)
-    a = PARAMS.check(func, arrival_rate=arrival_rate, mean_bits=mean_bits, seed=seed)
-    horizon = check_real(horizon, "horizon", func, 0.0, 1e9)
-    expected = a["arrival_rate"] * horizon * scenario.profile_of_user.size
-    if expected > MAX_TASKS:
-        raise ParameterError(
-            f"The 'horizon' parameter of {func} must keep λ_u · U · horizon below "
-            f"{MAX_TASKS:,} tasks (memory bound). Got about {expected:,.0f} tasks instead."
-        )
-    return _draw_tasks(scenario, a["arrival_rate"], a["mean_bits"], horizon, a["seed"])
+    func = "run_length"
+    measured = check_int(measured_slots, "measured_slots", func, 1, 50_000_000)
+    warm = check_int(warmup_slots, "warmup_slots", func, 0, 50_000_000)
+    total = measured + warm
+    return {"slots": total, "warmup": warm / total}
 
 
-def _draw_tasks(scenario: Scenario, arrival_rate, mean_bits, horizon, seed) -> Tasks:
-    gen = np.random.default_rng(np.random.SeedSequence([seed, 2]))
-    n_users = scenario.profile_of_user.size
-    counts = gen.poisson(arrival_rate * horizon, size=n_users)
-    total = int(counts.sum())
-    starts = np.zeros(n_users + 1, dtype=np.int64)
-    starts[1:] = np.cumsum(counts)
-    arrival = np.empty(total)
-    types = np.empty(total, dtype=np.int64)
-    n_types = scenario.cacheable.size
-    for u in range(n_users):
-        lo, hi = starts[u], starts[u + 1]
-        arrival[lo:hi] = np.sort(gen.uniform(0.0, horizon, size=hi - lo))
-        types[lo:hi] = gen.choice(
-            n_types, size=hi - lo, p=scenario.profiles[scenario.profile_of_user[u]]
-        )
-    user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
-    bits = gen.exponential(mean_bits, size=total)
-    return Tasks(arrival, user, types, bits, starts)
-
-
-def check_tasks(func: str, scenario: Scenario, tasks) -> None:
-    """``tasks`` must be a :class:`Tasks` of ``scenario``: grouped by user, arrivals finite,
-    >= 0 and sorted within each user, types inside the scenario's A, sizes finite >= 0."""
-
-    def fail(why):
-        raise ParameterError(
-            f"The 'tasks' parameter of {func} must be the Tasks of this scenario from "
-            f"draw_tasks ({why})."
-        )
-
-    if not isinstance(tasks, Tasks):
-        fail(f"got {type(tasks).__name__}")
-    n_users = scenario.profile_of_user.size
-    arr = [np.asarray(x) for x in tasks]
-    n = arr[0].shape[0] if arr[0].ndim == 1 else -1
-    if any(x.ndim != 1 or x.shape[0] != n for x in arr[:4]):
-        fail("arrival, user, task_type and bits must be 1-D arrays of one length")
-    arrival, user, types, bits, start = arr
-    if start.shape != (n_users + 1,) or not np.issubdtype(start.dtype, np.integer):
-        fail(f"user_start must hold U + 1 = {n_users + 1} ints")
-    if not (np.issubdtype(user.dtype, np.integer) and np.issubdtype(types.dtype, np.integer)):
-        fail("user and task_type must be ints")
-    if arrival.dtype.kind != "f" or bits.dtype.kind != "f":
-        fail("arrival and bits must be floats")
-    if start[0] != 0 or start[-1] != n or np.any(np.diff(start) < 0):
-        fail("user_start must rise from 0 to the number of tasks")
-    if not np.array_equal(user, np.repeat(np.arange(n_users), np.diff(start))):
-        fail("tasks must be grouped by user as user_start says")
-    if n and (types.min() < 0 or types.max() >= scenario.cacheable.size):
-        fail(f"task types must lie in [0, {scenario.cacheable.size - 1}]")
-    if not (np.all(np.isfinite(arrival)) and np.all(arrival >= 0)):
-        fail("arrival times must be finite and >= 0")
-    if not (np.all(np.isfinite(bits)) and np.all(bits >= 0)):
-        fail("task sizes must be finite and >= 0")
-    same_user = np.diff(user) == 0
-    if np.any(np.diff(arrival)[same_user] < 0):
-        fail("arrivals must be sorted within each user")
-
-
-def _xorshift_state(seed: int) -> np.uint64:
-    """A nonzero 64-bit generator state from a seed (splitmix64 finaliser)."""
-    z = (int(seed) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return np.uint64((z ^ (z >> 31)) or 1)
-
-
-def _initial_rates(scenario: Scenario, bandwidth: float) -> np.ndarray:
-    """r̄(0): the interference-free rate on the path gain (forgotten after one slot)."""
-    snr = scenario.power_w * scenario.path_gain / scenario.noise_w
-    return bandwidth * np.log1p(snr) / np.log(2.0)
-
-
-def run_scenario(
-    scheme: str,
-    scenario: Scenario,
-    training: Training,
-    tasks: Tasks,
-    *,
-    n_slots: int,
-    fading_seed: int,
-    fading=True,
-    cpu=1e10,
-    kappa=100.0,
-    storage=10,
-    tau_ep=0.005,
-    budget=0.05,
-    x_max=2,
-    slot=0.005,
-    bandwidth=10e6,
-    cache_aware=True,
-    hedge_check=True,
-    max_drain_slots=None,
-) -> Run:
-    """Run the slot kernel on one drawn scenario; one row per task.
-
-    ``scenario``, ``training`` and ``tasks`` must belong together (same U, E and A; the
-    training's attachment inside the coverage; the tasks' users and types inside the
-    scenario's); the keyword parameters are checked against the parameter table.
-    ``fading_seed`` is a seed; ``max_drain_slots`` (default max(2000, n_slots)) an int >= 0.
-
-    Raises
-    ------
-    UnstableRegimeError
-        If a cloudlet's queue exceeds ``MAX_QUEUE`` copies, or the tasks are not all done
-        ``max_drain_slots`` slots after the last arrival.
-    """
-    func = "run_scenario"
-    scheme = PARAMS.check(func, scheme=scheme)["scheme"]
-    check_scenario(func, scenario)
-    check_training(func, scenario, training)
-    check_tasks(func, scenario, tasks)
-    a = PARAMS.check(
-        func, n_slots=n_slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
-        tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
-        cache_aware=cache_aware, hedge_check=hedge_check,
-    )  # fmt: skip
-    fading_seed = check_seed(fading_seed, func, "fading_seed")
-    if max_drain_slots is not None:
-        max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
-    n_users, n_cloudlets = scenario.path_gain.shape
-    if (a["n_slots"] + (max_drain_slots or 0)) * n_users * n_cloudlets > MAX_WORK:
-        raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep (n_slots + max_drain_slots) × U × E "
-            f"at most {MAX_WORK:.0e} (run-time bound). Got n_slots = {n_slots!r} instead."
-        )
-    if tasks.arrival.size and tasks.arrival.max() >= a["n_slots"] * a["slot"]:
-        raise ParameterError(
-            f"The 'tasks' parameter of {func} must arrive within the n_slots · δ = "
-            f"{a['n_slots'] * a['slot']:.6g} s simulated. Got arrivals up to "
-            f"{tasks.arrival.max():.6g} s instead."
-        )
-    return _run_scenario(
-        scheme, scenario, training, tasks, fading_seed=fading_seed,
-        max_drain_slots=max_drain_slots, func=func, **a,
-    )  # fmt: skip
-
-
-def _run_scenario(
-    scheme, scenario, training, tasks, *, n_slots, fading_seed, fading, cpu, kappa, storage,
-    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, max_drain_slots=None,
-    func="run_scenario",
-) -> Run:  # fmt: skip
-    n_users, n_cloudlets = scenario.path_gain.shape
-    drain = max(2000, n_slots) if max_drain_slots is None else int(max_drain_slots)
-    store = np.full(n_cloudlets, storage, dtype=np.int64)
-    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = K.simulate_slots_kernel(
-        SCHEME_CODES[scheme], scenario.path_gain, scenario.covered,
-        np.full(n_users, scenario.power_w), scenario.noise_w, float(bandwidth), bool(fading),
-        _xorshift_state(fading_seed), np.full(n_cloudlets, float(cpu)), float(kappa), float(tau_ep),
-        float(budget), float(slot), int(n_slots), drain, int(x_max), store,
-        training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
-        tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
-        bool(cache_aware), bool(hedge_check),
-    )  # fmt: skip
-    counters = {
-        name: int(c[getattr(K, name)])
-        for name in (
-            "TASKS",
-            "TASKS_DONE",
-            "FROM_CACHE",
-            "HEDGED_TASKS",
-            "COPIES",
-            "WITHDRAWN",
-            "UPLOADS",
-            "SLOTS_RUN",
-            "STATUS",
-            "PENDING_HITS",
-            "MATCHED_REQUESTS",
-            "UNMATCHED_REQUESTS",
-        )  # fmt: skip
-    }
-    counters = {k.lower(): v for k, v in counters.items()}
-    if counters["status"] != K.OK:
-        why = (
-            f"a cloudlet queued more than {MAX_QUEUE} copies"
-            if counters["status"] == K.QUEUE_OVERFLOW
-            else f"{counters['tasks'] - counters['tasks_done']} tasks were still unfinished "
-            f"{drain} slots after the last arrival"
-        )
-        raise UnstableRegimeError(
-            f"The 'arrival_rate' parameter of {func} must give a load the cloudlets can "
-            f"serve: {why} (scheme {scheme}; work bounded by the queue and drain limits). "
-            f"Lower λ_u or L̄, or add cloudlets."
-        )
-    frame = pd.DataFrame(
-        {
-            "user": tasks.user,
-            "task_type": tasks.task_type,
-            "cacheable": scenario.cacheable[tasks.task_type],
-            "bits": tasks.bits,
-            "arrival": tasks.arrival,
-            "done": done,
-            "delay": done - tasks.arrival,
-            "server": server,
-            "from_cache": from_cache,
-            "copies": copies,
-            "cache_seq": cache_seq,
-            "cache_hit": cache_hit,
-            "upload_start": up0,
-            "upload_end": up1,
-        }
-    )
-    return Run(frame, counters)
+def _warmup_slots(v: dict) -> int:
+    """The slots of the warm-up: ``warmup · slots`` rounded to the nearest slot."""
+    return int(round(v["warmup"] * v["slots"]))
 
 
 def _replication_seeds(seed: int, replications: int):
@@ -371,28 +142,38 @@ BOUNDS = {
 }
 """Ranges of the reported quantities: their intervals are clipped to them."""
 
-_CALL_KEYS = ("n_slots", "replications", "seed", "confidence", "keep_records", "overload")
+_CALL_KEYS = ("slots", "warmup", "replications", "seed", "confidence", "keep_records",
+              "overload")  # fmt: skip
 _EMPTY_HINT = (
-    "Raise λ_u (arrival_rate), U or the number of slots: on average λ_u · U · n_slots · δ "
+    "Raise λ_u (lam), U or the number of slots: on average λ_u · U · (1 − warmup) · slots · δ "
     "tasks arrive after the warm-up."
 )
 
 
-def _validate(func: str, scheme, params: dict, call: dict) -> dict:
-    """Check every argument against the table; unknown keywords suggest the closest name."""
-    reject_unknown(func, params, (set(PARAMS) - {"scheme"}) | set(_CALL_KEYS))
-    values = PARAMS.defaults() | params | {"scheme": scheme}
-    values.update({k: call[k] for k in ("n_slots", "replications", "seed", "confidence")})
+def _validate(func: str, policy, params: dict, call: dict) -> dict:
+    """Check every argument against the table; unknown keywords suggest the closest name.
+
+    ``call`` holds the run's keywords; a ``warmup`` of None means the table's default."""
+    reject_unknown(func, params, (set(PARAMS) - {"policy"}) | set(_CALL_KEYS))
+    values = PARAMS.defaults() | params | {"policy": policy}
+    values.update({k: call[k] for k in ("slots", "replications", "seed", "confidence")})
+    if call.get("warmup") is not None:
+        values["warmup"] = call["warmup"]
     v = PARAMS.check(func, **values)
     v["keep_records"] = check_bool(call.get("keep_records", False), "keep_records", func)
     v["overload"] = check_choice(call.get("overload", "raise"), "overload", func, OVERLOAD)
     _check_work(func, v, v["replications"], "replications")
-    horizon = (v["warmup_slots"] + v["n_slots"]) * v["slot"]
-    tasks = v["arrival_rate"] * v["n_users"] * horizon
+    if _warmup_slots(v) >= v["slots"]:
+        raise ParameterError(
+            f"The 'warmup' parameter of {func} must leave at least one measured slot of the "
+            f"{v['slots']} simulated. Got {v['warmup']!r} instead."
+        )
+    horizon = v["slots"] * v["slot"]
+    tasks = v["lam"] * v["n_users"] * horizon
     if tasks > MAX_TASKS:
         raise ParameterError(
-            f"The 'n_slots' parameter of {func} must keep the tasks of one replication below "
-            f"{MAX_TASKS:,} (λ_u · U · (warmup_slots + n_slots) · δ, memory bound). Got about "
+            f"The 'slots' parameter of {func} must keep the tasks of one replication below "
+            f"{MAX_TASKS:,} (λ_u · U · slots · δ, memory bound). Got about "
             f"{tasks:,.0f} tasks instead."
         )
     # the slot kernel's (E, max_queue) queues and (U, E) matrices, the (E, A) cache state
@@ -405,17 +186,17 @@ def _validate(func: str, scheme, params: dict, call: dict) -> dict:
         )
         + 120.0 * tasks
     )
-    check_budget(func, "n_slots", v["n_slots"], nbytes, "one replication's tasks and state")
+    check_budget(func, "slots", v["slots"], nbytes, "one replication's tasks and state")
     return v
 
 
 def _check_work(func: str, v: dict, replications: int, name: str) -> None:
     """Refuse a call whose slot loop would exceed :data:`MAX_WORK` before running it."""
-    per = (v["warmup_slots"] + v["n_slots"]) * v["n_users"] * v["n_cloudlets"]
+    per = v["slots"] * v["n_users"] * v["n_cloudlets"]
     if per * replications > MAX_WORK:
-        which = name if per <= MAX_WORK else "n_slots"
+        which = name if per <= MAX_WORK else "slots"
         raise ParameterError(
-            f"The '{which}' parameter of {func} must keep {name} × (warmup_slots + n_slots) × "
+            f"The '{which}' parameter of {func} must keep {name} × slots × "
             f"U × E at most {MAX_WORK:.0e} (run-time bound, about a minute). Got "
             f"{replications} × {per:.3g} = {per * replications:.3g} instead."
         )
@@ -433,9 +214,9 @@ def _user_load(scenario: Scenario, v: dict) -> float:
     """
     rate = np.where(scenario.covered, _initial_rates(scenario, v["bandwidth"]), 0.0).max(axis=1)
     cached = 0.0
-    if v["scheme"] in ("proposed", "BL1") and v["storage"] > 0:
+    if v["policy"] in ("proposed", "BL1") and v["storage"] > 0:
         cached = scenario.profiles[:, scenario.cacheable].sum(axis=1)[scenario.profile_of_user]
-    return float(np.max(v["arrival_rate"] * (1.0 - cached) * v["mean_bits"] / rate))
+    return float(np.max(v["lam"] * (1.0 - cached) * v["mean_bits"] / rate))
 
 
 def _load_bound(v: dict, replications: int) -> float:
@@ -451,9 +232,10 @@ def _load_bound(v: dict, replications: int) -> float:
 
 
 def simulate(
-    scheme="proposed",
     *,
-    n_slots=20_000,
+    policy="proposed",
+    slots=22_000,
+    warmup=None,
     replications=5,
     seed=0,
     confidence=0.95,
@@ -463,17 +245,22 @@ def simulate(
 ) -> SimulationResult:
     """Simulate one scheme; mean, 90th and 99th percentile delay and hit rate with CIs.
 
+    Every argument is keyword-only.
+
     Parameters
     ----------
-    scheme : {"proposed", "BL1", "BL2", "BL3"}
-        proposed: clustered popularity caching, Φ-ranked matching with hedging. BL1:
-        hedging with local LRU caching. BL2: hedging, no caching. BL3: no caching, no
-        hedging, both sides rank by link quality.
-    n_slots : int
-        Measured slots of length δ with arrivals per replication, after ``warmup_slots``
-        (a model parameter, default 2000 = 10 s) in which the empty caches fill and the
-        rate estimates settle; tasks arriving in the warm-up are simulated but not
-        counted. Then the system drains.
+    policy : {"proposed", "BL1", "BL2", "BL3"}
+        The scheme. proposed: clustered popularity caching, Φ-ranked matching with
+        hedging. BL1: hedging with local LRU caching. BL2: hedging, no caching. BL3: no
+        caching, no hedging, both sides rank by link quality.
+    slots : int
+        Slots of length δ with arrivals per replication, warm-up included; then the
+        system drains.
+    warmup : float or None
+        Fraction of ``slots`` (from the start) whose arriving tasks are simulated but not
+        counted: the empty caches fill and the rate estimates settle. None: the table's
+        1/11 (2000 of the default 22,000 slots = 10 s). :func:`run_length` turns a warm-up
+        in slots into this fraction.
     replications : int
         Independent replications, each a new network, training and task stream.
     seed : int
@@ -501,9 +288,11 @@ def simulate(
         (requests whose result was cached but not yet computed). ``frame``: one row per
         replication with the counts (tasks, uploads, copies, withdrawn, slots_run);
         ``records``: one row per task (replication, delay, from_cache, copies, server...).
-        ``stationarity``: the output analysis of the per-task delays in arrival order
-        (:func:`workbench.output_analysis.detect`, the warm-up slots' tasks as the fixed
-        warm-up); ``info["load_bound"]``: :func:`_user_load`, the largest over the replications.
+        ``run_length`` is the measured slots (after the warm-up). ``stationarity``: the
+        output analysis of the per-task delays in arrival order
+        (:func:`workbench.output_analysis.detect`, the warm-up's tasks as the fixed
+        warm-up); ``info["load_bound"]``: :func:`_user_load`, the largest over the
+        replications.
 
     Raises
     ------
@@ -514,58 +303,103 @@ def simulate(
         With ``overload="raise"``: when the busiest user's upload load (:func:`_user_load`)
         is at least 1 or the detector finds the delays trending. Whatever ``overload``:
         when a cloudlet queues more than ``MAX_QUEUE`` copies or the tasks are not done
-        ``max(2000, n_slots)`` slots after the last arrival (there are no numbers then).
+        ``max(2000, slots)`` slots after the last arrival (there are no numbers then).
 
     References
     ----------
     Elbamby et al. (2018), Sec. 4 (the schemes and baselines compared).
     """
     func = "simulate"
-    call = dict(n_slots=n_slots, replications=replications, seed=seed, confidence=confidence,
-                keep_records=keep_records, overload=overload)  # fmt: skip
-    v = _validate(func, scheme, params, call)
+    call = dict(slots=slots, warmup=warmup, replications=replications, seed=seed,
+                confidence=confidence, keep_records=keep_records, overload=overload)  # fmt: skip
+    v = _validate(func, policy, params, call)
     return _simulate(v, func)
 
 
+DEFAULT_REL_HALF_WIDTH = 0.02
+"""The precision target when neither ``rel_half_width`` nor ``half_width`` is given."""
+
+
 def simulate_to_precision(
-    scheme="proposed",
     *,
-    rel_half_width=0.02,
+    policy="proposed",
+    rel_half_width=None,
+    half_width=None,
     max_replications=100,
     initial=5,
-    n_slots=2000,
+    slots=22_000,
+    warmup=None,
     seed=0,
     confidence=0.95,
+    overload="raise",
     progress=True,
+    monitor=None,
     **params,
 ) -> SimulationResult:
-    """Add replications until the mean delay's interval is within ``rel_half_width``.
+    """Add replications until the mean delay's interval is narrow enough.
 
-    Like JMT's precision-driven runs: starts with ``initial`` replications of ``n_slots``
-    measured slots and adds more (a progress bar counts them) until the relative
-    half-width of the ``mean_delay`` interval is at most ``rel_half_width`` or
-    ``max_replications`` is reached (then ``converged=False`` and a note). A run the
-    detector finds non-stationary stops with :class:`UnstableRegimeError`. Other arguments
-    as in :func:`simulate`; records are not kept.
+    Like JMT's precision-driven runs: starts with ``initial`` replications of ``slots``
+    slots (``warmup`` of them dropped) and adds more (a progress bar counts them when
+    ``progress``) until the ``mean_delay`` interval's relative half-width is at most
+    ``rel_half_width`` (or its absolute half-width at most ``half_width`` seconds; give
+    one of the two, neither means ``rel_half_width`` = 0.02) or ``max_replications`` is
+    reached (then ``converged=False`` and a note). A run the detector finds non-stationary
+    stops: with ``overload="raise"`` as :class:`UnstableRegimeError`; with
+    ``"transient"`` the ``initial`` replications are returned flagged
+    (``stationary=False``, ``converged=False``). ``monitor`` (optional) is called as
+    ``monitor(index)`` before replication ``index`` runs: a progress display of its own, or
+    a way to stop (an exception it raises ends the run and propagates). Other arguments as
+    in :func:`simulate`; records are not kept.
     """
-    from workbench.output_analysis import to_precision
-
     func = "simulate_to_precision"
-    call = dict(n_slots=n_slots, replications=2, seed=seed, confidence=confidence)
-    v = _validate(func, scheme, params, call)
-    check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
+    if rel_half_width is not None and half_width is not None:
+        raise ParameterError(
+            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is "
+            f"given (one precision target). Got half_width={half_width!r}, rel_half_width="
+            f"{rel_half_width!r} instead."
+        )
+    if half_width is None:
+        rel = DEFAULT_REL_HALF_WIDTH if rel_half_width is None else rel_half_width
+        rel = check_real(rel, "rel_half_width", func, 0.0, 1.0, low_open=True)
+        shown = f"±{rel:.0%}"
+    else:
+        half_width = check_real(half_width, "half_width", func, 0.0, 10.0, low_open=True)
+        rel = DEFAULT_REL_HALF_WIDTH  # unused by to_precision when half_width is given
+        shown = f"±{1e3 * half_width:.3g} ms"
+    call = dict(slots=slots, warmup=warmup, replications=2, seed=seed, confidence=confidence)
+    v = _validate(func, policy, params, call)
     top = check_int(max_replications, "max_replications", func, 2, 1000)
     _check_work(func, v, top, "max_replications")
-    check_int(initial, "initial", func, 2, top)
+    initial = check_int(initial, "initial", func, 2, top)
+    overload = check_choice(overload, "overload", func, OVERLOAD)
     progress = check_bool(progress, "progress", func)
+    if monitor is not None and not callable(monitor):
+        raise ParameterError(
+            f"The 'monitor' parameter of {func} must be None or a callable monitor(index). "
+            f"Got {monitor!r} instead."
+        )
     rho = _load_bound(v, initial)
-    check_overload(func, "raise", rho=rho)
-    return to_precision(
-        lambda child, index: _replication(v, child, func, False),
-        func=func, rel_half_width=rel_half_width, max_replications=top, initial=initial,
-        seed=v["seed"], progress=progress, desc=f"P2 {v['scheme']} to ±{rel_half_width:.0%}",
-        **_finish_kwargs(v, rho),
-    )  # fmt: skip
+    check_overload(func, overload, rho=rho)
+
+    def one(child, index):
+        if monitor is not None:
+            monitor(index)
+        return _replication(v, child, func, False)
+
+    try:
+        return to_precision(
+            one,
+            func=func, rel_half_width=rel, half_width=half_width, max_replications=top,
+            initial=initial, seed=v["seed"], progress=progress,
+            desc=f"P2 {v['policy']} to {shown}", **_finish_kwargs(v, rho),
+        )  # fmt: skip
+    except UnstableRegimeError:
+        if overload == "raise":
+            raise
+    flagged = _simulate(v | {"replications": initial, "keep_records": False,
+                             "overload": "transient"}, func)  # fmt: skip
+    note = f"not stationary: precision not pursued, {initial} replications shown"
+    return flagged.with_(converged=False, notes=(*flagged.notes, note))
 
 
 @lru_cache(maxsize=256)
@@ -587,14 +421,13 @@ def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run,
         tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
         tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
     )  # fmt: skip
-    n_slots = v["warmup_slots"] + v["n_slots"]
-    tasks = _draw_tasks(scenario, v["arrival_rate"], v["mean_bits"], n_slots * v["slot"], s_task)
+    tasks = _draw_tasks(scenario, v["lam"], v["mean_bits"], v["slots"] * v["slot"], s_task)
     run = _run_scenario(
-        v["scheme"], scenario, training, tasks, n_slots=n_slots, fading_seed=s_fade,
-        **{k: v[k] for k in RUN_KEYS if k not in ("arrival_rate", "mean_bits")},
+        v["policy"], scenario, training, tasks, slots=v["slots"], fading_seed=s_fade,
+        **{k: v[k] for k in RUN_KEYS if k not in ("lam", "mean_bits")},
         func=func,
     )  # fmt: skip
-    row = _row(run, measured_from=v["warmup_slots"] * v["slot"])
+    row = _row(run, measured_from=_warmup_slots(v) * v["slot"])
     return {"clusters": training.clusters.k} | row, run, training
 
 
@@ -602,7 +435,7 @@ def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
     """One replication for the output-analysis engine: its row, delay series and warm-up."""
     row, run, _ = _one_replication(v, _stream_seeds(child), func)
     t = run.tasks.sort_values("arrival", kind="stable")
-    measured = t["arrival"].to_numpy() >= v["warmup_slots"] * v["slot"]
+    measured = t["arrival"].to_numpy() >= _warmup_slots(v) * v["slot"]
     rec = None
     if keep_records:
         rec = t.loc[measured, ["delay", "from_cache", "copies", "server", "cacheable"]]
@@ -613,7 +446,8 @@ def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
 def _finish_kwargs(v: dict, rho: float) -> dict:
     return dict(
         metric="mean_delay", quantities=QUANTITIES, confidence=v["confidence"],
-        run_length=v["n_slots"], run_unit="slots", bounds=BOUNDS, rho=rho, unit="s",
+        run_length=v["slots"] - _warmup_slots(v), run_unit="slots", bounds=BOUNDS, rho=rho,
+        unit="s",
         count="tasks", empty_what="tasks arriving after the warm-up", empty_hint=_EMPTY_HINT,
         info={k: v[k] for k in v if k not in ("confidence", "keep_records", "overload")}
         | {"load_bound": rho},

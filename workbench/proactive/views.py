@@ -1,18 +1,25 @@
 """The notebook's slider views of P2 (the only P2 module that imports ipywidgets).
 
-``VIEWS`` maps a view name to a function returning the widget. The analytic views (delay
-budget of eq. 4 / Φ, cacheable mass) redraw in milliseconds; the simulation view runs
-the slot kernel in the background (latest move only).
+``VIEWS`` maps a view name to a function returning the widget (``<name>_view``). The
+analytic views (the margin Φ of eqs. 9/15, the M/M/1 check) redraw in milliseconds; the map
+draws one slot's matching. The schemes view simulates in the background (latest move
+only): a move is answered at once by a first look (2 short replications per scheme whose
+parameters changed), then a progress bar counts the replications of precision-driven runs
+(:func:`~workbench.proactive.simulation.simulate_to_precision`, ±5% on the mean) and the
+figure is redrawn with their intervals; a newer move stops that refinement within one
+replication, and refined results are kept for values seen again.
 """
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
+import ipywidgets as w  # the views module is the one place that builds widgets
 import numpy as np
 
 from workbench.params import Param
-from workbench.plots import ci_errorbar, figure
+from workbench.plots import figure, flag_unstable
 from workbench.proactive.figures import (
     SCHEME_COLORS,
     map_frame,
@@ -20,10 +27,10 @@ from workbench.proactive.figures import (
 )
 from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
 from workbench.proactive.params import PARAMS
-from workbench.proactive.simulation import simulate_to_precision
+from workbench.proactive.simulation import simulate, simulate_to_precision
 from workbench.widgets import control, interactive_figure
 
-__all__ = ["VIEWS", "explore_margin", "explore_mm1", "explore_schemes", "explore_map"]
+__all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
 
 DISTANCE = Param(
     "distance", "d", "user–cloudlet distance", "m", low=1.0, high=1000.0, default=30.0,
@@ -97,7 +104,7 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
     return fig
 
 
-def explore_margin():
+def margin_view():
     """Φ of eq. 15 against the task size for three queue waits."""
     return interactive_figure(
         _margin_plot,
@@ -140,7 +147,7 @@ def _mm1_plot(mean_bits, distance, slot):
     return fig
 
 
-def explore_mm1():
+def mm1_view():
     """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads)."""
     return interactive_figure(
         _mm1_plot,
@@ -151,62 +158,194 @@ def explore_mm1():
     )
 
 
-SCHEME_RUN = {"n_slots": 600, "warmup_slots": 1000, "seed": 1}
-PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 16}
-"""The view adds replications until the mean delay is known to ±5% (at most 16)."""
+SCHEME_RUN = {"slots": 1600, "warmup": 1000 / 1600, "seed": 1}
+"""Each replication: 1000 warm-up slots (5 s: the empty caches fill), then 600 measured."""
+FIRST = {"replications": 2, "slots": 800, "warmup": 0.5}
+"""A move is answered at once from 2 paired replications of 400 warm-up + 400 measured
+slots (a first look: means, wide intervals, caches not yet full)."""
+PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 40}
+"""Then, in the background with a progress bar, replications are added until each
+scheme's mean delay is known to ±5% (at most 40), and the figure is redrawn."""
+NAMES = ("proposed", "BL1", "BL2", "BL3")
 _NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
+_PRECISE: dict = {}
+"""Precision-driven results by (scheme, parameters): a value seen before is drawn at once."""
 
 
-@lru_cache(maxsize=256)
-def _scheme_result(scheme, storage, zipf, cacheable_ratio, area, x_max):
-    return simulate_to_precision(scheme, storage=storage, zipf=zipf,
-                                 cacheable_ratio=cacheable_ratio, area=area, x_max=x_max,
-                                 progress=False, **PRECISION, **SCHEME_RUN)  # fmt: skip
+class _Moved(Exception):
+    """A newer move arrived: the background refinement of the old values stops."""
+
+
+def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
+    """One key per scheme; BL2 and BL3 have no cache, so storage, z and the cacheable
+    ratio do not change them (the streams are common) and their runs are shared; BL3 does
+    not hedge, so X_max does not change it either."""
+    cache_args = (storage, zipf, cacheable_ratio)
+    no_cache = tuple(_NO_CACHE_DEFAULTS.values())
+    return [
+        (s, *(no_cache if s in ("BL2", "BL3") else cache_args), area, 1 if s == "BL3" else x_max)
+        for s in NAMES
+    ]
+
+
+def _params(key: tuple) -> dict:
+    _, storage, zipf, cacheable_ratio, area, x_max = key
+    return {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio, "area": area,
+            "x_max": x_max} | SCHEME_RUN  # fmt: skip
+
+
+@lru_cache(maxsize=512)
+def _first_result(key: tuple):
+    return simulate(policy=key[0], keep_records=False, overload="transient",
+                    **(_params(key) | FIRST))  # fmt: skip
+
+
+def _precise_result(key: tuple, monitor=None):
+    if key not in _PRECISE:
+        _PRECISE[key] = simulate_to_precision(
+            policy=key[0], overload="transient", progress=False, monitor=monitor,
+            **PRECISION, **_params(key),
+        )  # fmt: skip
+    return _PRECISE[key]
+
+
+def _build_schemes():
+    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
+    art = {"marks": {}, "bars": {}}
+    for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
+                         (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
+        for i, s in enumerate(NAMES):
+            art["bars"][q, s] = ax.plot([i, i], [0.0, 0.0], color=SCHEME_COLORS[s], lw=1.5)[0]
+            art["marks"][q, s] = ax.plot([i], [0.0], "o", color=SCHEME_COLORS[s], ms=6)[0]
+        ax.set_xticks(range(4))
+        ax.set_xticklabels(NAMES, fontsize=8)
+        ax.set_xlim(-0.5, 3.5)
+        ax.set_ylabel(label)
+    art["title"] = fig.suptitle("", fontsize=8)
+    art["note"] = fig.text(0.5, 0.01, "", ha="center", fontsize=7)
+    return fig, art
+
+
+_SCHEMES = _Canvas(_build_schemes)
 
 
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
-    """Short paired simulations of the four schemes, mean with 95% CI over replications.
+    """Paired simulations of the four schemes, mean with 95% CI over replications.
 
-    BL2 and BL3 have no cache: storage, z and the cacheable ratio do not change them (the
-    streams are common), so their runs are reused across those moves.
+    Schemes whose precision-driven result is known are drawn from it; the others from
+    :data:`FIRST` (2 short replications, "first look"). A point whose run is not
+    stationary is drawn hollow with a dotted interval. ``fig.wb_missing`` lists the keys
+    still to refine. The figure is built once and updated in place (a move costs the
+    simulations, not a new figure).
     """
-    names = ("proposed", "BL1", "BL2", "BL3")
-    cache_args = {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio}
-    rows = [_scheme_result(s, **(_NO_CACHE_DEFAULTS if s in ("BL2", "BL3") else cache_args),
-                           area=area, x_max=x_max) for s in names]  # fmt: skip
-    fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
-    for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
-                         (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
-        for i, (s, r) in enumerate(zip(names, rows, strict=True)):
-            low, high = r.interval(q)
-            ci_errorbar(ax, [i], [r[q] * 1e3], [low * 1e3], [high * 1e3],
-                        stationary=[r.stationary], color=SCHEME_COLORS[s])  # fmt: skip
-        ax.set_xticks(range(4))
-        ax.set_xticklabels(names, fontsize=8)
-        ax.set_xlim(-0.5, 3.5)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel(label)
-    n = SCHEME_RUN
-    reps = "/".join(str(r.replications) for r in rows)
-    fig.suptitle(
-        f"Simulated to ±{PRECISION['rel_half_width']:.0%} on the mean: {reps} paired "
-        f"replications × {n['n_slots']} slots after {n['warmup_slots']} warm-up, 95% CI;\nhit "
-        f"rate proposed {rows[0]['hit_rate']:.2f}, BL1 {rows[1]['hit_rate']:.2f}",
-        fontsize=8,
+    keys = _keys(storage, zipf, cacheable_ratio, area, x_max)
+    rows = [_PRECISE[k] if k in _PRECISE else _first_result(k) for k in keys]
+    missing = [k for k in keys if k not in _PRECISE]
+    fig, art = _SCHEMES()
+    for ax, q in zip(fig.axes, ("mean_delay", "p99_delay"), strict=True):
+        top = 0.0
+        for s, r in zip(NAMES, rows, strict=True):
+            low, high = (1e3 * x for x in r.interval(q))
+            mark, bar = art["marks"][q, s], art["bars"][q, s]
+            mark.set_ydata([1e3 * r[q]])
+            mark.set_markerfacecolor(SCHEME_COLORS[s] if r.stationary else "none")
+            bar.set_ydata([low, high])
+            bar.set_linestyle("-" if r.stationary else ":")
+            top = max(top, high if np.isfinite(high) else 1e3 * r[q])
+        ax.set_ylim(*_nice_limits(0.0, max(top, 1.0) * 1.05, 50.0 if top > 200 else 10.0))
+    target = f"±{PRECISION['rel_half_width']:.0%}"
+    if missing:
+        slots, warm = FIRST["slots"], round(FIRST["warmup"] * FIRST["slots"])
+        state = (f"first look at {', '.join(k[0] for k in missing)} ({FIRST['replications']} "
+                 f"replications × {slots - warm} slots after {warm} warm-up), refining to "
+                 f"{target} on the mean")  # fmt: skip
+    else:
+        slots, warm = SCHEME_RUN["slots"], round(SCHEME_RUN["warmup"] * SCHEME_RUN["slots"])
+        reps = "/".join(str(r.replications) for r in rows)
+        state = (f"simulated to {target} on the mean: {reps} paired replications × "
+                 f"{slots - warm} slots after {warm} warm-up")  # fmt: skip
+    art["title"].set_text(
+        f"{state}, 95% CI;\nhit rate proposed {rows[0]['hit_rate']:.2f}, BL1 "
+        f"{rows[1]['hit_rate']:.2f}"
     )
-    short = [s for s, r in zip(names, rows, strict=True) if not r.converged]
-    if short:
-        fig.text(0.5, 0.01, f"{', '.join(short)}: ±{PRECISION['rel_half_width']:.0%} not "
-                 f"reached in {PRECISION['max_replications']} replications", ha="center",
-                 fontsize=7)  # fmt: skip
+    short = [s for s, r in zip(NAMES, rows, strict=True)
+             if not missing and not (r.converged and r.stationary)]  # fmt: skip
+    art["note"].set_text(
+        f"{', '.join(short)}: {target} not reached in {PRECISION['max_replications']} "
+        f"replications (or not stationary; hollow)"
+        if short
+        else ""
+    )
+    unstable = [s for s, r in zip(NAMES, rows, strict=True) if not r.stationary]
+    flag_unstable(fig, f"{', '.join(unstable)}: not a steady state" if unstable else "")
+    fig.wb_missing = missing
     return fig
 
 
-def explore_schemes():
-    """Short simulations of the four schemes (background, latest move only)."""
-    return interactive_figure(
-        _schemes_plot,
-        title="The four schemes, simulated (short runs, about a second per move)",
+class _Refiner:
+    """Background refinement of the schemes view: precision-driven runs, a progress bar,
+    then a redraw; a newer move stops it within one replication."""
+
+    def __init__(self):
+        self.view = None
+        self.generation = 0
+        self.thread = None
+        self.bar = w.IntProgress(value=0, min=0, max=1, description="refining",
+                                 layout=w.Layout(width="60%", display="none"))  # fmt: skip
+        self.label = w.HTML("")
+
+    def plot(self, **values):
+        fig = _schemes_plot(**values)
+        self.generation += 1
+        if fig.wb_missing:
+            self.thread = threading.Thread(
+                target=self._refine, args=(values, fig.wb_missing, self.generation), daemon=True
+            )
+            self.thread.start()
+        else:
+            self.bar.layout.display = "none"
+            self.label.value = ""
+        return fig
+
+    def _refine(self, values, missing, generation):
+        top = PRECISION["max_replications"]
+        self.bar.max, self.bar.value = top * len(missing), 0
+        self.bar.layout.display = ""
+        try:
+            for j, key in enumerate(missing):
+                self.label.value = (f"<small>longer run: {key[0]} to ±"
+                                    f"{PRECISION['rel_half_width']:.0%}…</small>")  # fmt: skip
+
+                def monitor(index, j=j):
+                    if generation != self.generation:
+                        raise _Moved
+                    self.bar.value = j * top + index + 1
+
+                _precise_result(key, monitor)
+                self.bar.value = (j + 1) * top
+        except _Moved:
+            return
+        if generation == self.generation and self.view is not None:
+            self.label.value = ""
+            self.bar.layout.display = "none"
+            self.view.update()  # every scheme is precise now: drawn at once
+
+    def wait(self, timeout: float = 300.0) -> None:
+        """Block until the refinement (and the redraw it starts) is done (tests, scripts)."""
+        for _ in range(3):  # draw -> refinement -> redraw (which starts no refinement)
+            if self.view is not None:
+                self.view.wait(timeout)
+            if self.thread is not None:
+                self.thread.join(timeout)
+
+
+def schemes_view():
+    """Short simulations of the four schemes: a move is answered from 2 replications at
+    once, then refined to ±5% on the mean in the background (progress bar), then redrawn."""
+    refiner = _Refiner()
+    view = interactive_figure(
+        refiner.plot,
+        title="The four schemes, simulated (a first look at once, then refined to ±5%)",
         background=True,
         storage=control(PARAMS["storage"]),
         zipf=control(PARAMS["zipf"]),
@@ -214,90 +353,30 @@ def explore_schemes():
         area=control(PARAMS["area"]),
         x_max=control(PARAMS["x_max"]),
     )
+    refiner.view = view
+    view.refiner = refiner
+    children = list(view.children)
+    view.children = (*children[:-1], w.HBox([refiner.bar, refiner.label]), children[-1])
+    return view
 
 
 def _map_plot(scheme, seed):
-    return plot_map(map_frame(scheme=scheme, seed=seed), fast=True)
+    return plot_map(map_frame(policy=scheme, map_seed=seed), fast=True)
 
 
-def explore_map():
+def map_view():
     """Clusters and one slot's matching for a chosen scheme and network."""
     return interactive_figure(
         _map_plot,
         title="Clusters and one slot of matching",
-        scheme=control(PARAMS["scheme"]),
+        scheme=control(PARAMS["policy"]),
         seed=control(PARAMS["seed"], value=4, span=(0, 50)),
     )
 
 
 VIEWS = {
-    "explore_margin": explore_margin,
-    "explore_mm1": explore_mm1,
-    "explore_schemes": explore_schemes,
-    "explore_map": explore_map,
+    "margin": margin_view,
+    "mm1": mm1_view,
+    "schemes": schemes_view,
+    "map": map_view,
 }
-
-
-def classroom():
-    """The notebook's five prediction exercises (answers computed by the library)."""
-    import ipywidgets as w
-
-    from workbench.proactive.model import (
-        cacheable_mass,
-        make_scenario,
-        reliability_margin,
-        task_delay,
-    )
-    from workbench.widgets import exercise
-
-    phi = reliability_margin(2e6, 40e6, 1e10, 100.0, 0.010, 0.005, 0.05)
-    items = [
-        exercise(
-            "A 2 Mbit task, uplink 40 Mbit/s, κ = 100 cycles/bit, c_e = 10^10 cycles/s, "
-            "10 ms of queue ahead, τ_EP = 5 ms. Delay by eq. 4, in ms?",
-            answer=1e3 * task_delay(2e6, 40e6, 1e10, 100.0, 0.010, 0.005),
-            tolerance=1.0,
-            hint="Add upload L/r, computing κL/c_e, the wait and τ_EP.",
-            solution="50 + 20 + 10 + 5 = 85 ms.",
-        ),
-        exercise(
-            "With the latency budget D_th·ε = 50 ms, is that request hedged (Φ < 0)?",
-            answer="yes" if phi < 0 else "no",
-            choices=["yes", "no"],
-            hint="Φ = D_th·ε minus the estimated delay.",
-            solution="Φ = 50 − 85 = −35 ms < 0: it is matched to a second, vacant cloudlet.",
-        ),
-        exercise(
-            "One third of the 100 task types (chosen at random) are cacheable. What fraction "
-            "of all requests can at most be served from caches (default network)?",
-            answer=cacheable_mass(make_scenario(seed=0)),
-            tolerance=0.06,
-            hint="The cacheable types are a random third of a Zipf law.",
-            solution="About 1/3: a random third of the types carries about a third of the "
-            "mass. No caching scheme can beat it.",
-        ),
-        exercise(
-            "Users rank cloudlets by eq. 4, so a cloudlet holding their result costs τ_EP only "
-            "and they fetch it from any covering cloudlet. With the calibrated coverage a user "
-            "has about 6 cloudlets in range at E = 30; each stores s_e = 2 results. How many "
-            "distinct results can the caches within one user's range hold at most?",
-            answer=6 * 2,
-            tolerance=0,
-            hint="Each covering cloudlet adds s_e places.",
-            solution="12 < 33 cacheable types: s_e still matters (Fig. 5). Were every cloudlet "
-            "to cover every user (a 146 m radius), 30 × 2 = 60 places would hold every "
-            "cacheable result and s_e would stop mattering.",
-        ),
-        exercise(
-            "One user alone at a cloudlet: r = 20 Mbit/s, L̄ = 1 Mbit, λ_u = 10 tasks/s. "
-            "Mean time in the upload queue plus upload (M/M/1), in ms?",
-            answer=1e3 / (20 - 10),
-            tolerance=2.0,
-            hint="μ = r / L̄ uploads per second; M/M/1 sojourn 1/(μ − λ).",
-            solution="μ = 20/s, so 1/(20 − 10) s = 100 ms.",
-        ),
-    ]
-    return w.VBox(items)
-
-
-VIEWS["classroom"] = classroom

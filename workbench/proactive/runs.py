@@ -1,0 +1,285 @@
+"""One replication's pieces: the tasks, and one run of the jitted slot kernel on them.
+
+:func:`draw_tasks` draws Poisson arrivals per user (types from its Zipf profile, sizes
+Exp(L̄)); :func:`run_scenario` runs the slot kernel of :mod:`workbench.proactive.kernels`
+on a drawn scenario, its training and the tasks, and returns one row per task. The
+replications, warm-up, output analysis and intervals are
+:mod:`workbench.proactive.simulation`'s.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from workbench.proactive import kernels as K
+from workbench.proactive.model import Scenario, Training, check_scenario, check_training
+from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS, POLICY_CODES
+from workbench.validation import (
+    ParameterError,
+    UnstableRegimeError,
+    check_int,
+    check_real,
+    check_seed,
+)
+
+__all__ = ["Tasks", "Run", "draw_tasks", "check_tasks", "run_scenario"]
+
+MAX_WORK = 5e9
+"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
+loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
+
+
+class Tasks(NamedTuple):
+    """The tasks of one replication, grouped by user (arrival order within a user)."""
+
+    arrival: np.ndarray
+    user: np.ndarray
+    task_type: np.ndarray
+    bits: np.ndarray
+    user_start: np.ndarray
+
+
+class Run(NamedTuple):
+    """Outcome of :func:`run_scenario`: one row per task and the named counters."""
+
+    tasks: pd.DataFrame
+    counters: dict
+
+
+def draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
+    """Poisson arrivals per user on [0, horizon), types from its profile, Exp(L̄) sizes.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        From :func:`~workbench.proactive.model.make_scenario`.
+    lam, mean_bits : float
+        λ_u [1/s, per user] and L̄ [bit] (ranges of the parameter table).
+    horizon : float
+        Length of the arrival period [s], >= 0; λ_u · U · horizon tasks on average, at most
+        ``MAX_TASKS``.
+    seed : int
+    """
+    func = "draw_tasks"
+    check_scenario(func, scenario)
+    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, seed=seed)
+    horizon = check_real(horizon, "horizon", func, 0.0, 1e9)
+    expected = a["lam"] * horizon * scenario.profile_of_user.size
+    if expected > MAX_TASKS:
+        raise ParameterError(
+            f"The 'horizon' parameter of {func} must keep λ_u · U · horizon below "
+            f"{MAX_TASKS:,} tasks (memory bound). Got about {expected:,.0f} tasks instead."
+        )
+    return _draw_tasks(scenario, a["lam"], a["mean_bits"], horizon, a["seed"])
+
+
+def _draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
+    gen = np.random.default_rng(np.random.SeedSequence([seed, 2]))
+    n_users = scenario.profile_of_user.size
+    counts = gen.poisson(lam * horizon, size=n_users)
+    total = int(counts.sum())
+    starts = np.zeros(n_users + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(counts)
+    arrival = np.empty(total)
+    types = np.empty(total, dtype=np.int64)
+    n_types = scenario.cacheable.size
+    for u in range(n_users):
+        lo, hi = starts[u], starts[u + 1]
+        arrival[lo:hi] = np.sort(gen.uniform(0.0, horizon, size=hi - lo))
+        types[lo:hi] = gen.choice(
+            n_types, size=hi - lo, p=scenario.profiles[scenario.profile_of_user[u]]
+        )
+    user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
+    bits = gen.exponential(mean_bits, size=total)
+    return Tasks(arrival, user, types, bits, starts)
+
+
+def check_tasks(func: str, scenario: Scenario, tasks) -> None:
+    """``tasks`` must be a :class:`Tasks` of ``scenario``: grouped by user, arrivals finite,
+    >= 0 and sorted within each user, types inside the scenario's A, sizes finite >= 0."""
+
+    def fail(why):
+        raise ParameterError(
+            f"The 'tasks' parameter of {func} must be the Tasks of this scenario from "
+            f"draw_tasks ({why})."
+        )
+
+    if not isinstance(tasks, Tasks):
+        fail(f"got {type(tasks).__name__}")
+    n_users = scenario.profile_of_user.size
+    arr = [np.asarray(x) for x in tasks]
+    n = arr[0].shape[0] if arr[0].ndim == 1 else -1
+    if any(x.ndim != 1 or x.shape[0] != n for x in arr[:4]):
+        fail("arrival, user, task_type and bits must be 1-D arrays of one length")
+    arrival, user, types, bits, start = arr
+    if start.shape != (n_users + 1,) or not np.issubdtype(start.dtype, np.integer):
+        fail(f"user_start must hold U + 1 = {n_users + 1} ints")
+    if not (np.issubdtype(user.dtype, np.integer) and np.issubdtype(types.dtype, np.integer)):
+        fail("user and task_type must be ints")
+    if arrival.dtype.kind != "f" or bits.dtype.kind != "f":
+        fail("arrival and bits must be floats")
+    if start[0] != 0 or start[-1] != n or np.any(np.diff(start) < 0):
+        fail("user_start must rise from 0 to the number of tasks")
+    if not np.array_equal(user, np.repeat(np.arange(n_users), np.diff(start))):
+        fail("tasks must be grouped by user as user_start says")
+    if n and (types.min() < 0 or types.max() >= scenario.cacheable.size):
+        fail(f"task types must lie in [0, {scenario.cacheable.size - 1}]")
+    if not (np.all(np.isfinite(arrival)) and np.all(arrival >= 0)):
+        fail("arrival times must be finite and >= 0")
+    if not (np.all(np.isfinite(bits)) and np.all(bits >= 0)):
+        fail("task sizes must be finite and >= 0")
+    same_user = np.diff(user) == 0
+    if np.any(np.diff(arrival)[same_user] < 0):
+        fail("arrivals must be sorted within each user")
+
+
+def _xorshift_state(seed: int) -> np.uint64:
+    """A nonzero 64-bit generator state from a seed (splitmix64 finaliser)."""
+    z = (int(seed) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return np.uint64((z ^ (z >> 31)) or 1)
+
+
+def _initial_rates(scenario: Scenario, bandwidth: float) -> np.ndarray:
+    """r̄(0): the interference-free rate on the path gain (forgotten after one slot)."""
+    snr = scenario.power_w * scenario.path_gain / scenario.noise_w
+    return bandwidth * np.log1p(snr) / np.log(2.0)
+
+
+def run_scenario(
+    policy: str,
+    scenario: Scenario,
+    training: Training,
+    tasks: Tasks,
+    *,
+    slots: int,
+    fading_seed: int,
+    fading=True,
+    cpu=1e10,
+    kappa=100.0,
+    storage=10,
+    tau_ep=0.005,
+    budget=0.05,
+    x_max=2,
+    slot=0.005,
+    bandwidth=10e6,
+    cache_aware=True,
+    hedge_check=True,
+    max_drain_slots=None,
+) -> Run:
+    """Run the slot kernel on one drawn scenario; one row per task.
+
+    ``scenario``, ``training`` and ``tasks`` must belong together (same U, E and A; the
+    training's attachment inside the coverage; the tasks' users and types inside the
+    scenario's); the keyword parameters are checked against the parameter table.
+    ``slots`` is the number of slots with arrivals (every task must arrive in them; no
+    warm-up is cut here), ``fading_seed`` a seed, ``max_drain_slots`` (default
+    max(2000, slots)) an int >= 0.
+
+    Raises
+    ------
+    UnstableRegimeError
+        If a cloudlet's queue exceeds ``MAX_QUEUE`` copies, or the tasks are not all done
+        ``max_drain_slots`` slots after the last arrival.
+    """
+    func = "run_scenario"
+    policy = PARAMS.check(func, policy=policy)["policy"]
+    check_scenario(func, scenario)
+    check_training(func, scenario, training)
+    check_tasks(func, scenario, tasks)
+    a = PARAMS.check(
+        func, slots=slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
+        tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
+        cache_aware=cache_aware, hedge_check=hedge_check,
+    )  # fmt: skip
+    fading_seed = check_seed(fading_seed, func, "fading_seed")
+    if max_drain_slots is not None:
+        max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
+    n_users, n_cloudlets = scenario.path_gain.shape
+    if (a["slots"] + (max_drain_slots or 0)) * n_users * n_cloudlets > MAX_WORK:
+        raise ParameterError(
+            f"The 'slots' parameter of {func} must keep (slots + max_drain_slots) × U × E "
+            f"at most {MAX_WORK:.0e} (run-time bound). Got slots = {slots!r} instead."
+        )
+    if tasks.arrival.size and tasks.arrival.max() >= a["slots"] * a["slot"]:
+        raise ParameterError(
+            f"The 'tasks' parameter of {func} must arrive within the slots · δ = "
+            f"{a['slots'] * a['slot']:.6g} s simulated. Got arrivals up to "
+            f"{tasks.arrival.max():.6g} s instead."
+        )
+    return _run_scenario(
+        policy, scenario, training, tasks, fading_seed=fading_seed,
+        max_drain_slots=max_drain_slots, func=func, **a,
+    )  # fmt: skip
+
+
+def _run_scenario(
+    policy, scenario, training, tasks, *, slots, fading_seed, fading, cpu, kappa, storage,
+    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, max_drain_slots=None,
+    func="run_scenario",
+) -> Run:  # fmt: skip
+    n_users, n_cloudlets = scenario.path_gain.shape
+    drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
+    store = np.full(n_cloudlets, storage, dtype=np.int64)
+    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = K.simulate_slots_kernel(
+        POLICY_CODES[policy], scenario.path_gain, scenario.covered,
+        np.full(n_users, scenario.power_w), scenario.noise_w, float(bandwidth), bool(fading),
+        _xorshift_state(fading_seed), np.full(n_cloudlets, float(cpu)), float(kappa), float(tau_ep),
+        float(budget), float(slot), int(slots), drain, int(x_max), store,
+        training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
+        tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
+        bool(cache_aware), bool(hedge_check),
+    )  # fmt: skip
+    counters = {
+        name: int(c[getattr(K, name)])
+        for name in (
+            "TASKS",
+            "TASKS_DONE",
+            "FROM_CACHE",
+            "HEDGED_TASKS",
+            "COPIES",
+            "WITHDRAWN",
+            "UPLOADS",
+            "SLOTS_RUN",
+            "STATUS",
+            "PENDING_HITS",
+            "MATCHED_REQUESTS",
+            "UNMATCHED_REQUESTS",
+        )  # fmt: skip
+    }
+    counters = {k.lower(): v for k, v in counters.items()}
+    if counters["status"] != K.OK:
+        why = (
+            f"a cloudlet queued more than {MAX_QUEUE} copies"
+            if counters["status"] == K.QUEUE_OVERFLOW
+            else f"{counters['tasks'] - counters['tasks_done']} tasks were still unfinished "
+            f"{drain} slots after the last arrival"
+        )
+        raise UnstableRegimeError(
+            f"The 'lam' parameter of {func} must give a load the cloudlets can "
+            f"serve: {why} (policy {policy}; work bounded by the queue and drain limits). "
+            f"Lower λ_u or L̄, or add cloudlets."
+        )
+    frame = pd.DataFrame(
+        {
+            "user": tasks.user,
+            "task_type": tasks.task_type,
+            "cacheable": scenario.cacheable[tasks.task_type],
+            "bits": tasks.bits,
+            "arrival": tasks.arrival,
+            "done": done,
+            "delay": done - tasks.arrival,
+            "server": server,
+            "from_cache": from_cache,
+            "copies": copies,
+            "cache_seq": cache_seq,
+            "cache_hit": cache_hit,
+            "upload_start": up0,
+            "upload_end": up1,
+        }
+    )
+    return Run(frame, counters)
