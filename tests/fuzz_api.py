@@ -135,7 +135,7 @@ def _proactive_tasks():
     draw = getattr(proactive, "draw_tasks", None) or proactive.simulation.draw_tasks
     return _once(
         "proactive.tasks",
-        lambda: draw(_proactive_scenario(), arrival_rate=1.0, mean_bits=1e5, horizon=2.0, seed=0),
+        lambda: draw(_proactive_scenario(), lam=1.0, mean_bits=1e5, horizon=2.0, seed=0),
     )
 
 
@@ -243,7 +243,9 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("proactive", "fading_seed"): lambda: 0,
     ("proactive", "rates"): lambda: np.array([1e6, 2e6, 1.5e6]),
     ("proactive", "distance_m"): lambda: 50.0,
-    ("proactive", "rate"): lambda: 1e7,
+    ("proactive", "link_rate"): lambda: 1e7,
+    ("proactive", "measured_slots"): lambda: 1000,
+    ("proactive", "warmup_slots"): lambda: 2000,
     ("proactive", "bits"): lambda: 1e5,
     ("proactive", "rate_est"): lambda: np.array([1e7, 2e7]),
     ("proactive", "queue_wait_est"): lambda: np.array([0.01, 0.02]),
