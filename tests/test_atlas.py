@@ -113,3 +113,39 @@ def test_every_paper_declares_its_plausible_space_with_reasons(paper_id):
             )
             assert len(row.why) > 20
     assert ranges or len(readings) > 1, f"{paper_id}: no plausible range or reading declared"
+
+
+def test_cli_writes_the_atlas_table_points_and_figure(tmp_path):
+    """``python -m workbench claims p3 --atlas`` on a 2-point design: CSVs and PNG written,
+    one row per (claim, reading) plus the ``all`` rows, every verdict one of the four."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "claims",
+            "p3",
+            "--atlas",
+            "--points",
+            "2",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    folder = tmp_path / "atlas"
+    table = pd.read_csv(folder / "p3_atlas.csv")
+    points = pd.read_csv(folder / "p3_atlas_points.csv")
+    assert (folder / "p3_atlas.png").stat().st_size > 10_000
+    readings = set(points["reading"])
+    assert set(table["reading"]) == readings | {"all"}
+    assert len(table) == table["claim"].nunique() * (len(readings) + 1)
+    assert set(table["verdict"]) <= {"reproduced", "refuted", "depends", "undetermined"}
+    assert len(points) == 2 * len(readings) * table["claim"].nunique()
+    assert not points.duplicated(["claim", "reading", "index"]).any()
