@@ -80,6 +80,8 @@ def test_verdict_rules_and_wilson_interval():
     assert verdict(0.1, 10) == "refuted" and verdict(float("nan"), 0) == "undetermined"
     low, high = wilson(8, 10)  # textbook value: (0.490, 0.943)
     assert abs(low - 0.490) < 1e-3 and abs(high - 0.943) < 1e-3
+    assert wilson(0, 24)[0] == 0.0 and wilson(24, 24)[1] == 1.0
+    assert abs(wilson(0, 24)[1] - 0.138) < 1e-3  # z² / (n + z²) = 3.84 / 27.84
 
 
 def test_plausible_needs_a_reason_and_must_contain_the_default():

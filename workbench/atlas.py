@@ -137,7 +137,9 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if k == 0 else max(0.0, centre - half)  # exact ends: no 1e-17 residue
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high
 
 
 def verdict(holds_share: float, points: int) -> str:
