@@ -98,10 +98,14 @@ class _RemoteTraceback(Exception):
     """Carries a worker's formatted traceback (tracebacks themselves do not pickle)."""
 
 
+def _bad(name: str, must: str, got: str, func: str = _FUNC) -> ParameterError:
+    return ParameterError(f"The '{name}' parameter of {func} must be {must}. Got {got} instead.")
+
+
 # ----------------------------------------------------------------------------- seeds
 
 
-def _canon(value, where: str):
+def _canon(value):
     """A JSON-able, type-tagged form of ``value`` that is identical in every process and run.
 
     Numbers that compare equal map to the same form (``1``, ``1.0`` and ``np.int64(1)``), like
@@ -124,26 +128,23 @@ def _canon(value, where: str):
         digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
         return ["a", value.dtype.str, list(value.shape), digest.hexdigest()]
     if isinstance(value, (tuple, list)):
-        return ["l", [_canon(v, where) for v in value]]
+        return ["l", [_canon(v) for v in value]]
     if isinstance(value, Mapping):
-        items = [[_canon(k, where), _canon(v, where)] for k, v in value.items()]
+        items = [[_canon(k), _canon(v)] for k, v in value.items()]
         return ["d", sorted(items, key=lambda kv: json.dumps(kv[0]))]
     if isinstance(value, (frozenset, set)):
-        return ["S", sorted((_canon(v, where) for v in value), key=json.dumps)]
+        return ["S", sorted((_canon(v) for v in value), key=json.dumps)]
     if inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value):
         return ["c", f"{value.__module__}.{value.__qualname__}"]
     text = repr(value)
     if _ADDRESS.search(text):  # a repr with a memory address changes every run: seeds would too
-        raise ParameterError(
-            f"The '{where}' parameter of {_FUNC} must be values with a stable repr "
-            f"(numbers, strings, tuples, arrays, functions, ...). Got {text} instead."
-        )
+        raise _bad("grid", "values with a stable repr (numbers, strings, arrays, ...)", text)
     return ["r", f"{type(value).__module__}.{type(value).__qualname__}", text]
 
 
 def _point_canon(point: Mapping) -> list:
     # sorted by name: the column order of the grid does not change seeds
-    return [[name, _canon(point[name], "grid")] for name in sorted(point)]
+    return [[name, _canon(point[name])] for name in sorted(point)]
 
 
 def _seed_from_canon(base_seed: int, canon_point: list, replication: int) -> int:
@@ -175,10 +176,7 @@ def point_seed(point: Mapping, replication: int = 0, base_seed: int = 0) -> int:
         replication index; its first 64-bit word, shifted right by one bit, is the seed.
     """
     if not isinstance(point, Mapping):
-        raise ParameterError(
-            "The 'point' parameter of point_seed must be a mapping of parameter name -> value. "
-            f"Got {point!r} instead."
-        )
+        raise _bad("point", "a mapping of parameter name -> value", repr(point), "point_seed")
     replication = check_int(replication, "replication", "point_seed", 0)
     base_seed = check_seed(base_seed, "point_seed", "base_seed")
     return _seed_from_canon(base_seed, _point_canon(dict(point)), replication)
@@ -218,9 +216,7 @@ def _check_names(names, where: str) -> None:
             rule = "valid Python identifiers"
         else:
             continue
-        raise ParameterError(
-            f"The '{where}' parameter of {_FUNC} must be keyed by {rule}. Got {name!r} instead."
-        )
+        raise _bad(where, f"keyed by {rule}", repr(name))
 
 
 def _is_axis(values) -> bool:
@@ -248,31 +244,22 @@ def _plain(value):
 
 def _expand_grid(grid) -> tuple[list[str], list[dict]]:
     """``(names, points)`` from a dict of axes (cartesian product) or explicit points."""
-    bad = f"The 'grid' parameter of {_FUNC} must be"
     if isinstance(grid, pd.DataFrame):
         names = list(grid.columns)
         _check_names(names, "grid")
         if len(set(names)) != len(names):
-            raise ParameterError(
-                f"{bad} a DataFrame with unique column names. Got {names!r} instead."
-            )
+            raise _bad("grid", "a DataFrame with unique column names", repr(names))
         if grid.empty:
-            raise ParameterError(
-                f"{bad} a non-empty DataFrame. Got a DataFrame of shape {grid.shape} instead."
-            )
+            raise _bad("grid", "a non-empty DataFrame", f"a DataFrame of shape {grid.shape}")
         return names, [{k: _plain(v) for k, v in r.items()} for r in grid.to_dict("records")]
     if isinstance(grid, Mapping):
         if not grid:
-            raise ParameterError(
-                f"{bad} a non-empty dict of name -> sequence. Got {grid!r} instead."
-            )
+            raise _bad("grid", "a non-empty dict of name -> sequence", repr(grid))
         _check_names(list(grid), "grid")
         for name, values in grid.items():
             if not _is_axis(values) or len(values) == 0:
-                raise ParameterError(
-                    f"{bad} a dict of name -> non-empty 1-d sequence (list, tuple, range, "
-                    f"array). Got {{{name!r}: {values!r}}} instead."
-                )
+                must = "a dict of name -> non-empty 1-d sequence (list, tuple, range, array)"
+                raise _bad("grid", must, f"{{{name!r}: {values!r}}}")
         axes = [[_plain(v) for v in values] for values in grid.values()]
         return list(grid), [
             dict(zip(grid, combo, strict=True)) for combo in itertools.product(*axes)
@@ -282,23 +269,16 @@ def _expand_grid(grid) -> tuple[list[str], list[dict]]:
         _check_names(names, "grid")
         for p in grid:
             if set(p) != set(names):
-                raise ParameterError(
-                    f"{bad} a list of dicts with the same keys {names!r}. Got a point with keys "
-                    f"{list(p)!r} instead."
-                )
+                must = f"a list of dicts with the same keys {names!r}"
+                raise _bad("grid", must, f"a point with keys {list(p)!r}")
         return names, [{k: _plain(p[k]) for k in names} for p in grid]
-    raise ParameterError(
-        f"{bad} a dict of name -> sequence, a DataFrame or a non-empty list of non-empty dicts "
-        f"(one per point). Got {grid!r} instead."
-    )
+    must = "a dict of name -> sequence, a DataFrame or a non-empty list of non-empty dicts"
+    raise _bad("grid", must + " (one per point)", repr(grid))
 
 
 def _check_cache_dir(cache_dir) -> Path:
-    bad = f"The 'cache_dir' parameter of {_FUNC} must be"
     if not isinstance(cache_dir, (str, os.PathLike)):
-        raise ParameterError(
-            f"{bad} a path (str or os.PathLike) or None. Got {cache_dir!r} instead."
-        )
+        raise _bad("cache_dir", "a path (str or os.PathLike) or None", repr(cache_dir))
     flag = os.fspath(cache_dir).strip().lower()
     try:
         float(flag)
@@ -306,10 +286,8 @@ def _check_cache_dir(cache_dir) -> Path:
     except ValueError:
         pass
     if flag in ("", "true", "false", "yes", "no", "on", "off", "none"):
-        raise ParameterError(
-            f"{bad} a folder path such as '.sweep_cache' (a cache is a folder, not a flag). "
-            f"Got {cache_dir!r} instead."
-        )
+        must = "a folder path such as '.sweep_cache' (a cache is a folder, not a flag)"
+        raise _bad("cache_dir", must, repr(cache_dir))
     path = Path(os.fspath(cache_dir)).expanduser()
     if path.exists() and not path.is_dir():
         why = f"a folder; {str(path)!r} is a file"
@@ -322,7 +300,7 @@ def _check_cache_dir(cache_dir) -> Path:
         why = f"inside an existing folder; {str(path.parent)!r} does not exist"
     else:
         return path
-    raise ParameterError(f"{bad} {why}. Got {cache_dir!r} instead.")
+    raise _bad("cache_dir", why, repr(cache_dir))
 
 
 def _distributed(client):
@@ -559,109 +537,26 @@ def sweep(
     ``if __name__ == "__main__":``.
     """
     t0 = time.perf_counter()
-    # ---- validation, all before anything runs
-    name = repr(getattr(func, "__name__", func))
-    if not callable(func):
-        raise ParameterError(
-            f"The 'func' parameter of {_FUNC} must be a callable. Got {func!r} instead."
-        )
+    names, points, fixed, pass_seed, distributed = _validate(
+        func, grid, fixed, replications, client, n_workers, cache_dir, code_version,
+        progress, chunk_size, desc,
+    )  # fmt: skip
     replications = check_int(replications, "replications", _FUNC, 1)
-    if isinstance(grid, Mapping):
-        _check_names(list(grid), "grid")  # the keys first: a bad name fails before any work
-    n_points = _grid_size(grid)
-    evaluations = n_points * replications
-    too_big_alone = n_points * _BYTES_PER_EVALUATION > validation.MEMORY_BUDGET
-    check_budget(  # blame the grid when it alone is too big, else the replications
-        _FUNC,
-        "grid" if too_big_alone else "replications",
-        f"a grid of {n_points:,} points" if too_big_alone else replications,
-        evaluations * _BYTES_PER_EVALUATION,
-        what=f"{evaluations:,} evaluations (grid points × replications) held in memory",
-    )
-    names, points = _expand_grid(grid)
-    if not isinstance(fixed, (Mapping, type(None))):
-        raise ParameterError(
-            f"The 'fixed' parameter of {_FUNC} must be a dict of name -> value or None. "
-            f"Got {fixed!r} instead."
-        )
-    fixed = dict(fixed or {})
-    _check_names(fixed, "fixed")
-    if overlap := [k for k in fixed if k in names]:
-        raise ParameterError(
-            f"The 'fixed' parameter of {_FUNC} must be disjoint from the grid's names. "
-            f"Got {overlap!r} instead."
-        )
-    accepted, required, pass_seed = _signature(func)
-    for where, keys in (("grid", names), ("fixed", list(fixed))):
-        if accepted is not None and (unknown := [k for k in keys if k not in accepted]):
-            raise ParameterError(
-                f"The '{where}' parameter of {_FUNC} must be keyed by parameters of {name} "
-                f"{sorted(accepted)}. Got {unknown!r} instead."
-            )
-    if missing := sorted(required - set(names) - set(fixed) - {"seed"}):
-        raise ParameterError(
-            f"The 'grid' parameter of {_FUNC} must be keyed by (or 'fixed' must give) every "
-            f"required parameter of {name}. Got {missing!r} missing instead."
-        )
     retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
-    n_workers = None if n_workers is None else check_int(n_workers, "n_workers", _FUNC, 1)
-    chunk_size = None if chunk_size is None else check_int(chunk_size, "chunk_size", _FUNC, 1)
-    for key, value, kinds, what in (
-        ("progress", progress, (bool, np.bool_), "a bool"),
-        ("desc", desc, (str, type(None)), "a str or None"),
-        ("code_version", code_version, (str, type(None)), "a str or None"),
-    ):
-        if not isinstance(value, kinds):
-            raise ParameterError(
-                f"The '{key}' parameter of {_FUNC} must be {what}. Got {value!r} instead."
-            )
-    if cache_dir is not None:
-        cache_dir = _check_cache_dir(cache_dir)
-        plain = isinstance(func, functools.partial) or inspect.isfunction(func)
-        if not (plain or hasattr(func, "py_func")):
-            raise ParameterError(
-                f"The 'func' parameter of {_FUNC} must be a function (or a functools.partial of "
-                f"one) when cache_dir is set: joblib.Memory caches functions. Got {func!r} instead."
-            )
-    distributed = None if client is None else _distributed(client)
-    if client is not None and not isinstance(client, str):
-        if distributed is None or not isinstance(client, distributed.Client):
-            raise ParameterError(
-                f"The 'client' parameter of {_FUNC} must be a distributed.Client, a scheduler "
-                f"address string or None{'' if distributed else ' (Dask is not installed)'}. "
-                f"Got {client!r} instead."
-            )
     func_id = _func_id(func)
-    if client is None and n_workers != 1:
-        main = sys.modules.get("__main__")
-        interactive = main is None or not hasattr(main, "__file__")
-        try:
-            pickle.dumps(func)
-            # a notebook's functions pickle by name but spawned workers cannot import them
-            if interactive and func_id.startswith("__main__."):
-                raise pickle.PicklingError("defined interactively")
-        except Exception:
-            raise ParameterError(
-                f"The 'func' parameter of {_FUNC} must be a picklable callable defined in an "
-                "importable module when it runs in worker processes (else use n_workers=1 or a "
-                f"Dask client). Got {func!r} instead."
-            ) from None
-
     # ---- tasks (point, replication, seed) in output order; cached results first
     tasks = []
     for point in points:
         cp = _point_canon(point)
-        tasks.extend(
-            (point, rep, _seed_from_canon(base_seed, cp, rep)) for rep in range(replications)
-        )
-    call, call_fixed = func, fixed
-    results: list = [None] * len(tasks)
+        tasks += [(point, r, _seed_from_canon(base_seed, cp, r)) for r in range(replications)]
+    call, results = func, [None] * len(tasks)
     if cache_dir is not None:
+        cache_dir = Path(cache_dir).expanduser()
         cache_dir.mkdir(parents=True, exist_ok=True)
-        call, call_fixed = _memorized(func, fixed, cache_dir, code_version)
+        call, fixed = _memorized(func, fixed, cache_dir, code_version)
         for i, (point, _, seed) in enumerate(tasks):
-            hit = _cached(call, {**point, **call_fixed, **({"seed": seed} if pass_seed else {})})
+            hit = _cached(call, {**point, **fixed, **({"seed": seed} if pass_seed else {})})
             results[i] = None if hit is None else _normalize(hit[0])
     todo = [i for i, r in enumerate(results) if r is None]
 
@@ -675,72 +570,25 @@ def sweep(
         total=len(tasks), initial=len(tasks) - len(todo), desc=desc, disable=not progress,
         unit="eval", dynamic_ncols=True,
     )  # fmt: skip
-    own_client = outputs = None
-    remote = backend if backend != "in-process" else None
+    own_client = None
     try:
         if backend == "dask":
             if isinstance(client, str):
-                try:
-                    client = own_client = distributed.Client(
-                        client, set_as_default=False, timeout=_CONNECT_TIMEOUT
-                    )
-                except OSError as exc:
-                    raise SweepError(
-                        f"could not reach the Dask scheduler at {client!r} within "
-                        f"{_CONNECT_TIMEOUT} s: is it running, and is the address right?"
-                    ) from exc
+                client = own_client = _connect(distributed, client)
             workers = max(1, sum(client.nthreads().values()))
             config = parallel_config(backend="dask", client=client, retries=retries)
         else:
-            config = parallel_config(backend="loky" if remote else "sequential", n_jobs=workers)
+            kind = "loky" if backend == "processes" else "sequential"
+            config = parallel_config(backend=kind, n_jobs=workers)
+        remote = None if backend == "in-process" else backend
         calls = (
-            delayed(_evaluate)(
-                call, tasks[i][0], call_fixed, tasks[i][2] if pass_seed else None, i, remote
-            )
+            delayed(_evaluate)(call, tasks[i][0], fixed, tasks[i][2] if pass_seed else None, i, remote)
             for i in todo
         )
         with config:
-            parallel = Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered")
-            outputs = parallel(calls)
-            try:
-                for i, res, error in outputs:
-                    if error is not None:
-                        exc, tb = error
-                        if tb is not None:
-                            exc.__cause__ = _RemoteTraceback(tb)
-                        point, rep, seed = tasks[i]
-                        where = ", ".join(f"{k}={v!r}" for k, v in point.items())
-                        raise SweepPointError(
-                            f"{func_id} raised {type(exc).__name__} at point {where} "
-                            f"(replication {rep}, seed {seed}): {exc}",
-                            point=point,
-                            replication=rep,
-                            seed=seed,
-                        ) from exc
-                    results[i] = res
-                    bar.update(1)
-                outputs = None
-            except (SweepError, KeyboardInterrupt):
-                raise
-            except TerminatedWorkerError as exc:
-                raise SweepError(
-                    f"a worker process of the sweep over {func_id} died (crash, os._exit or out "
-                    "of memory); finished points are cached when cache_dir is set, so a re-run "
-                    "resumes"
-                ) from exc
-            except Exception as exc:
-                if backend == "in-process":
-                    raise
-                raise SweepError(
-                    f"a task of the sweep over {func_id} failed on the {backend} backend (a "
-                    "worker died too often, or could not import func's module); finished "
-                    "points are cached when cache_dir is set"
-                ) from exc
+            _run(Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
+                 calls, tasks, results, bar, func_id, backend)  # fmt: skip
     finally:
-        if outputs is not None:  # stopped early: joblib cancels the rest and ends its workers
-            with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
-                warnings.simplefilter("ignore", UserWarning)
-                outputs.close()
         bar.close()
         if own_client is not None:
             own_client.close()
@@ -760,3 +608,137 @@ def sweep(
         "base_seed": base_seed,
     }
     return df
+
+
+def _validate(
+    func, grid, fixed, replications, client, n_workers, cache_dir, code_version, progress,
+    chunk_size, desc,
+):  # fmt: skip
+    """Every check of :func:`sweep`'s arguments, before anything runs.
+
+    Returns ``(names, points, fixed, pass_seed, distributed module or None)``."""
+    if not callable(func):
+        raise _bad("func", "a callable", repr(func))
+    replications = check_int(replications, "replications", _FUNC, 1)
+    if isinstance(grid, Mapping):
+        _check_names(list(grid), "grid")  # the keys first: a bad name fails before any work
+    n_points = _grid_size(grid)
+    evaluations = n_points * replications
+    too_big_alone = n_points * _BYTES_PER_EVALUATION > validation.MEMORY_BUDGET
+    check_budget(  # blame the grid when it alone is too big, else the replications
+        _FUNC,
+        "grid" if too_big_alone else "replications",
+        f"a grid of {n_points:,} points" if too_big_alone else replications,
+        evaluations * _BYTES_PER_EVALUATION,
+        what=f"{evaluations:,} evaluations (grid points × replications) held in memory",
+    )
+    names, points = _expand_grid(grid)
+    if not isinstance(fixed, (Mapping, type(None))):
+        raise _bad("fixed", "a dict of name -> value or None", repr(fixed))
+    fixed = dict(fixed or {})
+    _check_names(fixed, "fixed")
+    if overlap := [k for k in fixed if k in names]:
+        raise _bad("fixed", "disjoint from the grid's names", repr(overlap))
+    accepted, required, pass_seed = _signature(func)
+    name = repr(getattr(func, "__name__", func))
+    for where, keys in (("grid", names), ("fixed", list(fixed))):
+        if accepted is not None and (unknown := [k for k in keys if k not in accepted]):
+            must = f"keyed by parameters of {name} {sorted(accepted)}"
+            raise _bad(where, must, repr(unknown))
+    if missing := sorted(required - set(names) - set(fixed) - {"seed"}):
+        must = f"keyed by (or 'fixed' must give) every required parameter of {name}"
+        raise _bad("grid", must, f"{missing!r} missing")
+    if n_workers is not None:
+        check_int(n_workers, "n_workers", _FUNC, 1)
+    if chunk_size is not None:
+        check_int(chunk_size, "chunk_size", _FUNC, 1)
+    for key, value, kinds, what in (
+        ("progress", progress, (bool, np.bool_), "a bool"),
+        ("desc", desc, (str, type(None)), "a str or None"),
+        ("code_version", code_version, (str, type(None)), "a str or None"),
+    ):
+        if not isinstance(value, kinds):
+            raise _bad(key, what, repr(value))
+    if cache_dir is not None:
+        _check_cache_dir(cache_dir)
+        if not (isinstance(func, functools.partial) or inspect.isfunction(func)):
+            if not hasattr(func, "py_func"):  # joblib.Memory caches functions
+                must = "a function (or a functools.partial of one) when cache_dir is set"
+                raise _bad("func", must, repr(func))
+    distributed = None if client is None else _distributed(client)
+    if client is not None and not isinstance(client, str):
+        if distributed is None or not isinstance(client, distributed.Client):
+            must = "a distributed.Client, a scheduler address string or None"
+            raise _bad(
+                "client", must + ("" if distributed else " (Dask is not installed)"), repr(client)
+            )
+    if client is None and n_workers != 1:
+        main = sys.modules.get("__main__")
+        interactive = main is None or not hasattr(main, "__file__")
+        try:
+            pickle.dumps(func)
+            # a notebook's functions pickle by name but spawned workers cannot import them
+            if interactive and _func_id(func).startswith("__main__."):
+                raise pickle.PicklingError("defined interactively")
+        except Exception:
+            must = (
+                "a picklable callable defined in an importable module when it runs in worker "
+                "processes (else use n_workers=1 or a Dask client)"
+            )
+            raise _bad("func", must, repr(func)) from None
+    return names, points, fixed, pass_seed, distributed
+
+
+def _connect(distributed, address: str):
+    """A client of the scheduler at ``address``, or a SweepError after the timeout."""
+    try:
+        return distributed.Client(address, set_as_default=False, timeout=_CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise SweepError(
+            f"could not reach the Dask scheduler at {address!r} within {_CONNECT_TIMEOUT} s: "
+            "is it running, and is the address right?"
+        ) from exc
+
+
+def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
+    """Collect each evaluation's result once, in completion order; name a failing point.
+
+    Stopping early (an error, an interrupt) closes joblib's generator: joblib then cancels
+    what is left and ends its loky workers."""
+    outputs = parallel(calls)
+    try:
+        for i, res, error in outputs:
+            if error is not None:
+                exc, tb = error
+                if tb is not None:
+                    exc.__cause__ = _RemoteTraceback(tb)
+                point, rep, seed = tasks[i]
+                where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+                raise SweepPointError(
+                    f"{func_id} raised {type(exc).__name__} at point {where} "
+                    f"(replication {rep}, seed {seed}): {exc}",
+                    point=point,
+                    replication=rep,
+                    seed=seed,
+                ) from exc
+            results[i] = res
+            bar.update(1)
+    except (SweepError, KeyboardInterrupt):
+        raise
+    except TerminatedWorkerError as exc:
+        raise SweepError(
+            f"a worker process of the sweep over {func_id} died (crash, os._exit or out of "
+            "memory); finished points are cached when cache_dir is set, so a re-run resumes"
+        ) from exc
+    except Exception as exc:
+        if backend == "in-process":
+            raise
+        raise SweepError(
+            f"a task of the sweep over {func_id} failed on the {backend} backend (a worker "
+            "died too often, or could not import func's module); finished points are cached "
+            "when cache_dir is set"
+        ) from exc
+    finally:
+        with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
+            warnings.simplefilter("ignore", UserWarning)
+            outputs.close()
