@@ -123,7 +123,21 @@ def test_a_huge_broadcast_is_refused_before_it_is_allocated():
         erlang_b_many(np.ones((100_000, 1), np.int64), np.ones((1, 100_000)))
 
 
-def test_public_names_are_the_two_functions_and_the_bound():
+def test_public_names_are_the_functions_and_the_bound():
     import workbench.erlang as erlang
 
-    assert erlang.__all__ == ["erlang_b", "erlang_b_many", "MAX_SERVERS"]
+    assert erlang.__all__ == ["erlang_b", "erlang_b_many", "pollaczek_khinchine", "MAX_SERVERS"]
+
+
+def test_pollaczek_khinchine_against_mm1_and_md1():
+    from workbench.erlang import pollaczek_khinchine
+    from workbench.validation import UnstableRegimeError
+
+    lam, mu = 0.7, 1.0  # M/M/1: E[S] = 1/mu, E[S^2] = 2/mu^2, sojourn 1/(mu - lam)
+    assert pollaczek_khinchine(lam, 1 / mu, 2 / mu**2) == pytest.approx(1 / (mu - lam))
+    # M/D/1 (Kleinrock): W = D + rho D / (2 (1 - rho))
+    assert pollaczek_khinchine(0.5, 1.0, 1.0) == pytest.approx(1.0 + 0.5 / (2 * 0.5))
+    with pytest.raises(UnstableRegimeError, match="ρ"):
+        pollaczek_khinchine(1.0, 1.0, 2.0)
+    with pytest.raises(ParameterError, match="second_moment"):
+        pollaczek_khinchine(0.1, 1.0, 0.5)

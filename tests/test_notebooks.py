@@ -144,3 +144,35 @@ def test_notebook_executes_without_error(path):
         pytest.fail(f"{path.name} failed while executing:\n{error}", pytrace=False)
     problems = figure_problems(nb)
     assert not problems, f"{path.name}: figures that did not render: " + "; ".join(problems)
+
+
+PAPER_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"p1", "p2", "p3", "p4", "p5"}]
+
+
+@pytest.mark.parametrize("path", PAPER_NOTEBOOKS, ids=_ids(PAPER_NOTEBOOKS))
+def test_notebook_takes_papermill_parameters(path):
+    """One cell tagged ``parameters`` of literal assignments (QUICK, SEED, …), used by the
+    cells after it, so ``papermill -p QUICK False`` changes what runs."""
+    import ast
+
+    from papermill.parameterize import parameterize_notebook
+
+    nb = nbformat.read(path, as_version=4)
+    tagged = [
+        i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
+    ]
+    assert len(tagged) == 1, f"{path.name}: {len(tagged)} cells tagged 'parameters'"
+    cell = nb.cells[tagged[0]]
+    assert cell.cell_type == "code"
+    names = {}
+    for stmt in ast.parse(cell.source).body:
+        assert isinstance(stmt, ast.Assign), f"{path.name}: parameters cell assigns only"
+        names[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+    assert {"QUICK", "SEED"} <= set(names), f"{path.name}: parameters lack QUICK or SEED"
+    later = "\n".join(c.source for c in nb.cells[tagged[0] + 1 :] if c.cell_type == "code")
+    for name in names:
+        assert re.search(rf"\b{name}\b", later), f"{path.name}: parameter {name} is never used"
+    run = parameterize_notebook(nb, {"SEED": 3, "QUICK": False})
+    injected = run.cells[tagged[0] + 1]
+    assert "injected-parameters" in injected.metadata.get("tags", [])
+    assert "SEED = 3" in injected.source and "QUICK = False" in injected.source

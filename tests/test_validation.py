@@ -30,3 +30,29 @@ def test_check_bool_accepts_only_bools():
     for bad in ("False", 0, 1, 2, None):
         with pytest.raises(ParameterError, match="'gentle' parameter of f must be a bool"):
             check_bool(bad, "gentle", "f")
+
+
+def test_check_array_and_broadcast_accept_and_refuse_with_the_shared_message():
+    import numpy as np
+    import pandas as pd
+
+    from workbench.stats import mean_ci
+    from workbench.validation import broadcast, check_array
+
+    assert check_array([1, 2.5], "x", "f", low=0).tolist() == [1.0, 2.5]
+    assert check_array([2.0, 3], "n", "f", dtype=int).dtype == np.int64
+    for bad in ("a", [1, float("nan")], [[1.0]], [True], None, [1, "a"], [-1]):
+        with pytest.raises(ParameterError, match=r"The 'x' parameter of f must be .*\[0, inf\)"):
+            check_array(bad, "x", "f", low=0)
+    with pytest.raises(ParameterError, match="whole|integers"):
+        check_array([2.5], "n", "f", dtype=int)
+    assert broadcast(2, "x", "f", 3).tolist() == [2.0, 2.0, 2.0]
+    assert broadcast([1, 2, 3], "x", "f", 3).tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ParameterError, match="a number or 3 numbers"):
+        broadcast([1, 2], "x", "f", 3)
+    # group means with a Student-t interval: two groups, t(0.975, 2) = 4.303
+    frame = pd.DataFrame({"g": ["a"] * 3 + ["b"], "v": [1.0, 2.0, 3.0, 5.0]})
+    out = mean_ci(frame, "g", "v")
+    assert out["mean"].tolist() == [2.0, 5.0] and out["n"].tolist() == [3, 1]
+    assert out["half_width"].iloc[0] == pytest.approx(4.302653 * 1.0 / 3**0.5, rel=1e-6)
+    assert np.isnan(out["half_width"].iloc[1])

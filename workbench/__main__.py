@@ -1,8 +1,10 @@
 """Command line: regenerate figures, check claims, list the papers.
 
 python -m workbench papers
-python -m workbench reproduce <paper|all> [--quick] [--out DIR] [--only NAME ...]
-python -m workbench claims <paper|all> [--full]
+python -m workbench reproduce <paper|all|atlas> [--quick] [--out DIR] [--only NAME ...]
+    [--client ADDR]
+python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
+    [--client ADDR] [--out DIR]]
 """
 
 from __future__ import annotations
@@ -32,25 +34,54 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("papers", help="list the papers, their packages and notebooks")
     rep = sub.add_parser("reproduce", help="regenerate a paper's figures as CSV + PNG")
-    rep.add_argument("paper", choices=[*PAPERS, "all"])
+    rep.add_argument(
+        "paper", choices=[*PAPERS, "all", "atlas"], help="a paper, all, or every claim atlas"
+    )
     rep.add_argument("--quick", action="store_true", help="fewer points and replications")
     rep.add_argument("--out", default="figures", help="output folder (default: figures)")
     rep.add_argument("--only", nargs="*", help="only these figure names")
+    rep.add_argument("--client", help="atlas: a Dask scheduler address, tcp://host:8786")
     cl = sub.add_parser("claims", help="check a paper's published claims")
     cl.add_argument("paper", choices=[*PAPERS, "all"])
     cl.add_argument("--full", action="store_true", help="full-size simulations")
+    cl.add_argument(
+        "--atlas", action="store_true", help="each claim across the plausible space and readings"
+    )
+    cl.add_argument("--points", type=int, help="atlas: design points (default: the paper's)")
+    cl.add_argument("--seed", type=int, default=0, help="atlas: design and simulation seed")
+    cl.add_argument("--client", help="atlas: a Dask scheduler address, tcp://host:8786")
+    cl.add_argument("--out", default="figures", help="atlas: output folder (default: figures)")
     args = parser.parse_args(argv)
     if args.command == "papers":
         for p in PAPERS.values():
             print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")
     elif args.command == "reproduce":
-        from workbench.reproduce import reproduce
+        from workbench.reproduce import reproduce, write_atlas
 
-        reproduce(args.paper, out=args.out, quick=args.quick, only=args.only)
+        if args.paper == "atlas":
+            for pid in PAPERS:
+                write_atlas(pid, args.out, quick=args.quick, client=args.client)
+        else:
+            reproduce(args.paper, out=args.out, quick=args.quick, only=args.only)
     else:
         from workbench.claims import check_claims, readable
 
         ids = list(PAPERS) if args.paper == "all" else [args.paper]
+        if args.atlas:
+            from workbench.reproduce import write_atlas
+
+            with pd.option_context("display.max_colwidth", 80, "display.width", 250):
+                for pid in ids:
+                    paths = write_atlas(
+                        pid,
+                        args.out,
+                        quick=not args.full,
+                        client=args.client,
+                        n_points=args.points,
+                        seed=args.seed,
+                    )
+                    print(pd.read_csv(paths[0]).to_string(index=False))
+            return 0
         with pd.option_context("display.max_colwidth", None, "display.width", 250):
             for pid in ids:
                 frame = check_claims(pid, quick=not args.full)

@@ -23,12 +23,23 @@ counts as agreement (``agrees`` is False and ``stationary`` False, whatever the 
 
 from __future__ import annotations
 
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
+from scipy import stats
+from scipy.stats import qmc
+from sklearn.tree import DecisionTreeClassifier
 
+from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
+from workbench.sweep import point_seed, sweep
+from workbench.validation import ParameterError, check_bool, check_int, check_seed
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
@@ -126,3 +137,390 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ the atlas
+#
+# Which of a paper's conclusions survive every careful reading of it, and which hinge on a
+# value the paper lost? The atlas evaluates every claim over the plausible space that the
+# paper's parameter table declares (Param.plausible, Param.why) and sums up where it holds.
+
+
+@dataclass(frozen=True)
+class AtlasSpec:
+    """How a paper's claims are evaluated away from the workbench's defaults.
+
+    Parameters
+    ----------
+    evaluate : callable
+        A module-level function ``evaluate(*, quick, seed, **params) -> {claim id: value}``
+        (a value is a float or a :class:`Measurement`). ``params`` holds one value for every
+        parameter-table row with a ``plausible`` range or set. It measures the same quantity
+        as ``CLAIMS[id]``, so the value is compared with the claims table's ``value`` within
+        its ``tolerance``.
+    claims : tuple of str
+        The claim ids the atlas covers; empty: every ``source=paper`` row of the table.
+    quick_points, full_points : int
+        Design points of the plausible continuous space, quick and full.
+    """
+
+    evaluate: Callable
+    claims: tuple = ()
+    quick_points: int = 8
+    full_points: int = 64
+
+
+VERDICTS = ("reproduced", "refuted", "depends", "undetermined")
+REPRODUCED_SHARE = 0.9  # holds at >= 90 % of the determined points
+REFUTED_SHARE = 0.1  # holds at <= 10 % of them
+TREE_DEPTH = 2
+
+
+def plausible_space(params) -> tuple[list, dict]:
+    """The plausible space a parameter table declares.
+
+    Returns ``(ranges, readings)``: the rows with a plausible *range* (real or int), sampled
+    by the design, and the readings: ``"default"`` (every discrete row at its default) and,
+    for each choice or bool row with a plausible *set*, one reading per other value
+    (``"arrivals=spread"``), one row changed at a time.
+    """
+    ranges = [p for p in params.rows if p.continuous]
+    readings = {"default": {}}
+    for p in params.rows:
+        if p.plausible is not None and not p.continuous:
+            for v in p.plausible:
+                if not (v == p.default and type(v) is type(p.default)):
+                    readings[f"{p.name}={v}"] = {p.name: v}
+    return ranges, readings
+
+
+def _log_scale(p) -> bool:
+    lo, hi = p.plausible
+    return lo > 0 and hi / lo >= 100
+
+
+def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
+    """A Latin-hypercube design (``scipy.stats.qmc``, scrambled, ``seed``) of ``n_points``
+    over the plausible ranges; log-uniform where a range spans two decades or more, rounded
+    for int rows. One column per row, one row per design point."""
+    if not ranges:
+        return pd.DataFrame(index=range(n_points))
+    unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(n_points)
+    cols = {}
+    for j, p in enumerate(ranges):
+        lo, hi = (float(v) for v in p.plausible)
+        u = unit[:, j]
+        x = (
+            np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo)))
+            if _log_scale(p)
+            else lo + u * (hi - lo)
+        )
+        cols[p.name] = np.round(x).astype(int) if p.kind == "int" else x
+    return pd.DataFrame(cols)
+
+
+def _resolve(ref: str) -> Callable:
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _atlas_eval(
+    *,
+    index: int,
+    reading: str,
+    evaluate: str,
+    overrides: dict,
+    targets: dict,
+    quick: bool,
+    base_seed: int,
+    seed: int = 0,
+    **point,
+) -> pd.DataFrame:
+    """One design point under one reading: every claim's value and whether it holds.
+
+    The seed depends on the design point only (common random numbers across readings): the
+    sweep's own per-point ``seed`` is not used."""
+    del seed
+    seed = point_seed({"index": index}, 0, base_seed)
+    values = _resolve(evaluate)(quick=quick, seed=seed, **point, **overrides[reading])
+    rows = []
+    for claim, (target, tolerance) in targets.items():
+        m = _measured(values[claim]) if claim in values else Measurement(math.nan, False, "")
+        determined = m.stationary and math.isfinite(m.value)
+        rows.append(
+            {
+                "claim": claim,
+                "measured": m.value,
+                "stationary": bool(m.stationary),
+                "holds": float(abs(m.value - target) <= tolerance) if determined else math.nan,
+                "note": m.note,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``k / n`` (NaN, NaN for n = 0)."""
+    if n == 0:
+        return math.nan, math.nan
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def verdict(holds_share: float, points: int) -> str:
+    """``reproduced`` (holds at ≥ 90 % of the determined points), ``refuted`` (≤ 10 %),
+    ``depends`` (in between), ``undetermined`` (no stationary point at all)."""
+    if points == 0:
+        return "undetermined"
+    if holds_share >= REPRODUCED_SHARE:
+        return "reproduced"
+    if holds_share <= REFUTED_SHARE:
+        return "refuted"
+    return "depends"
+
+
+def _features(points: pd.DataFrame, names: list, with_readings: bool) -> pd.DataFrame:
+    x = points[names].astype(float).copy()
+    if with_readings:
+        for r in sorted(set(points["reading"]) - {"default"}):
+            x[f"reading {r}"] = (points["reading"] == r).astype(float)
+    return x
+
+
+def decided_by(points: pd.DataFrame, names: list, with_readings: bool) -> tuple[str, str]:
+    """Which parameters decide a claim, and where it flips: a depth-2 decision tree.
+
+    A ``sklearn.tree.DecisionTreeClassifier`` (depth 2, ``random_state=0``) is fitted to
+    ``holds`` against the design's parameters (and, over all readings, one indicator per
+    reading). Returns ``(parameters, flip)``: the features the tree splits on, by importance,
+    and the root split as text (``"decision_time ≤ 0.0031: holds at 2/9; above: 14/15"``).
+    """
+    x = _features(points, names, with_readings)
+    y = points["holds"].to_numpy(dtype=int)
+    if x.shape[1] == 0 or len(set(y)) < 2:
+        return "", ""
+    tree = DecisionTreeClassifier(max_depth=TREE_DEPTH, random_state=0).fit(x.to_numpy(), y)
+    order = np.argsort(-tree.feature_importances_, kind="stable")
+    used = [x.columns[i] for i in order if tree.feature_importances_[i] > 0]
+    root = tree.tree_.feature[0]
+    if root < 0:
+        return "", ""
+    name, thr = x.columns[root], float(tree.tree_.threshold[0])
+    below = x.iloc[:, root].to_numpy() <= thr
+    left = f"{int(y[below].sum())}/{int(below.sum())}"
+    right = f"{int(y[~below].sum())}/{int((~below).sum())}"
+    if name.startswith("reading "):
+        flip = f"{name}: holds at {right} under it, {left} without it"
+    else:
+        flip = f"{name} ≤ {thr:.4g}: holds at {left}; above: {right}"
+    return ", ".join(used), flip
+
+
+def summarise_atlas(points: pd.DataFrame, names: list) -> pd.DataFrame:
+    """Per (claim, reading) and per claim over all readings: the atlas table."""
+    rows = []
+    for claim, by_claim in points.groupby("claim", sort=False):
+        groups = [(r, g, False) for r, g in by_claim.groupby("reading", sort=False)]
+        for reading, group, with_readings in [("all", by_claim, True), *groups]:
+            det = group[group["holds"].notna()]
+            n, k = len(det), int(det["holds"].sum())
+            share = k / n if n else math.nan
+            low, high = wilson(k, n)
+            v = verdict(share, n)
+            used, flip = decided_by(det, names, with_readings) if v == "depends" else ("", "")
+            rows.append(
+                {
+                    "claim": claim,
+                    "reading": reading,
+                    "points": n,
+                    "undetermined": int(len(group) - n),
+                    "holds_share": share,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "verdict": v,
+                    "decided_by": used,
+                    "flip": flip,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def run_atlas(
+    spec: AtlasSpec,
+    params,
+    targets: dict,
+    *,
+    quick: bool = True,
+    n_points: int | None = None,
+    client=None,
+    seed: int = 0,
+    n_workers: int | None = None,
+    progress: bool = True,
+    func: str = "run_atlas",
+) -> pd.DataFrame:
+    """The atlas of any claims: ``targets`` maps a claim id to ``(value, tolerance)``.
+
+    :func:`atlas` calls it with a paper's table; tests call it with synthetic claims.
+    """
+    quick = check_bool(quick, "quick", func)
+    seed = check_seed(seed, func)
+    default_n = spec.quick_points if quick else spec.full_points
+    n_points = default_n if n_points is None else check_int(n_points, "n_points", func, 2, 100_000)
+    ranges, readings = plausible_space(params)
+    names = [p.name for p in ranges]
+    grid = design(ranges, n_points, seed)
+    grid.insert(0, "index", np.arange(n_points))
+    points = [
+        {"reading": r, **{k: v.item() if hasattr(v, "item") else v for k, v in row.items()}}
+        for r in readings
+        for row in grid.to_dict("records")
+    ]
+    evaluate = f"{spec.evaluate.__module__}:{spec.evaluate.__qualname__}"
+    # every discrete row at its default, then the reading's one change
+    defaults = {p.name: p.default for p in params.rows if p.plausible is not None}
+    defaults = {k: v for k, v in defaults.items() if k not in names}
+    fixed = {
+        "evaluate": evaluate,
+        "overrides": {r: {**defaults, **change} for r, change in readings.items()},
+        "targets": {c: (float(v), float(t)) for c, (v, t) in targets.items()},
+        "quick": quick,
+        "base_seed": seed,
+    }
+    evaluated = sweep(
+        _atlas_eval,
+        points,
+        fixed=fixed,
+        client=client,
+        n_workers=n_workers,
+        progress=progress,
+        desc=f"atlas ({len(points)} evaluations)",
+    )
+    evaluated = evaluated.drop(columns=[c for c in ("replication", "seed") if c in evaluated])
+    table = summarise_atlas(evaluated, names)
+    table.attrs["points"] = evaluated
+    table.attrs["ranges"] = {p.name: tuple(p.plausible) for p in ranges}
+    table.attrs["readings"] = readings
+    table.attrs["method"] = f"decision tree, depth {TREE_DEPTH}"
+    return table
+
+
+def atlas(
+    paper: str,
+    *,
+    quick: bool = True,
+    n_points: int | None = None,
+    client=None,
+    seed: int = 0,
+    n_workers: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Each claim's verdict across the paper's plausible space and readings.
+
+    The plausible space is what the paper's parameter table declares (``Param.plausible``,
+    each with its reason in ``Param.why``): ranges for values the paper lost, sets for the
+    readings its text admits. Values the paper states stay fixed.
+
+    **Design.** A scrambled Latin hypercube (``scipy.stats.qmc``, seeded by ``seed``) of
+    ``n_points`` over the ranges (log-uniform where a range spans two decades), crossed with
+    the readings: ``"default"`` and each discrete row's other values one at a time. Every
+    design point is evaluated under every reading with the same seed (common random numbers),
+    through :func:`workbench.sweep.sweep`: locally on joblib processes, or on a Dask cluster
+    (``client`` = a ``distributed.Client`` or a scheduler address ``"tcp://host:8786"``).
+
+    **Holds.** At one evaluation a claim holds when its measured value is within the claims
+    table's ``tolerance`` of the paper's ``value``. A measurement on a non-stationary run (or
+    NaN) is *undetermined*: it counts neither for nor against the claim.
+
+    **Verdict rules**, per (claim, reading) on the determined evaluations (``points``):
+    ``holds_share`` = the share where it holds, with a Wilson 95 % interval
+    (``ci_low``, ``ci_high``); ``reproduced`` if ``holds_share`` ≥ 0.9, ``refuted`` if ≤ 0.1,
+    ``depends`` in between, ``undetermined`` if no evaluation was stationary. The row with
+    ``reading == "all"`` pools every reading.
+
+    **decided_by** (only for ``depends``): a depth-2 scikit-learn decision tree fitted to
+    "holds" against the design's parameters (and, for ``all``, one indicator per reading);
+    ``decided_by`` lists the features it splits on by importance and ``flip`` gives the root
+    split (the parameter value where the claim flips, and the counts on both sides).
+
+    Returns one row per (claim, reading): ``claim, reading, points, undetermined,
+    holds_share, ci_low, ci_high, verdict, decided_by, flip``. ``attrs["points"]`` holds every
+    evaluation. The same seed gives the same frame, on any number of workers.
+    """
+    func = "atlas"
+    p = get_paper(paper)
+    spec = getattr(p.part("claims"), "ATLAS", None)
+    if spec is None:
+        raise ParameterError(f"atlas: paper {paper} declares no ATLAS in {p.package}.claims")
+    table = load_claims(paper).set_index("id")
+    ids = list(spec.claims) or list(table.index[table["source"] == "paper"])
+    unknown = sorted(set(ids) - set(table.index))
+    if unknown:
+        raise KeyError(f"atlas: {paper} ATLAS names claims not in its table: {unknown}")
+    targets = {i: (table.at[i, "value"], table.at[i, "tolerance"]) for i in ids}
+    frame = run_atlas(
+        spec,
+        p.params,
+        targets,
+        quick=quick,
+        n_points=n_points,
+        client=client,
+        seed=seed,
+        n_workers=n_workers,
+        progress=progress,
+        func=func,
+    )
+    frame.insert(0, "paper", paper)
+    return frame
+
+
+def atlas_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """The overall rows (``reading == "all"``) of an atlas, for people."""
+    cols = ["claim", "points", "holds_share", "ci_low", "ci_high", "verdict", "flip"]
+    out = frame[frame["reading"] == "all"][cols].copy()
+    return out.reset_index(drop=True)
+
+
+def plot_atlas(frame: pd.DataFrame):
+    """Claims × readings, coloured by ``holds_share``; each claim's flip point beside it."""
+    readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
+    claims = list(dict.fromkeys(frame["claim"]))
+    share = (
+        frame.pivot(index="claim", columns="reading", values="holds_share")
+        .reindex(index=claims, columns=readings)
+        .to_numpy(dtype=float)
+    )
+    fig = WorkbenchFigure(figsize=(2.6 + 1.05 * len(readings) + 4.2, 1.2 + 0.42 * len(claims)))
+    ax = fig.add_axes([0.22, 0.28, 0.42, 0.62])
+    im = ax.imshow(share, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(readings)), readings, rotation=35, ha="right", fontsize=9)
+    ax.set_yticks(range(len(claims)), claims, fontsize=9)
+    letters = {"reproduced": "✔", "refuted": "✘", "depends": "~", "undetermined": "?"}
+    verdicts = frame.set_index(["claim", "reading"])["verdict"]
+    for i, c in enumerate(claims):
+        for j, r in enumerate(readings):
+            v = verdicts.get((c, r))
+            if v is not None:
+                s = share[i, j]
+                text = letters[v] + ("" if math.isnan(s) else f"{s:.2f}")
+                ax.text(j, i, text, ha="center", va="center", fontsize=8)
+    overall = frame[frame["reading"] == "all"].set_index("claim")
+    for i, c in enumerate(claims):
+        flip = overall.at[c, "flip"] if c in overall.index else ""
+        if flip:
+            ax.annotate(
+                flip,
+                (1.02, 1 - (i + 0.5) / len(claims)),
+                xycoords="axes fraction",
+                fontsize=8,
+                va="center",
+            )
+    cax = fig.add_axes([0.22, 0.08, 0.42, 0.03])
+    fig.colorbar(im, cax=cax, orientation="horizontal", label="holds_share")
+    paper = frame["paper"].iloc[0] if "paper" in frame else ""
+    ax.set_title(
+        f"{paper} claim atlas: share of the plausible space where each claim holds", fontsize=10
+    )
+    return fig

@@ -7,9 +7,15 @@ import math
 import numpy as np
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.validation import ParameterError, check_budget, check_int, check_real
+from workbench.validation import (
+    ParameterError,
+    UnstableRegimeError,
+    check_budget,
+    check_int,
+    check_real,
+)
 
-__all__ = ["erlang_b", "erlang_b_many", "MAX_SERVERS"]
+__all__ = ["erlang_b", "erlang_b_many", "pollaczek_khinchine", "MAX_SERVERS"]
 
 MAX_SERVERS = 10**8
 
@@ -82,3 +88,28 @@ def _numeric_array(value, name: str, func: str, what: str) -> np.ndarray:
             f"The '{name}' parameter of {func} must be {what}. Got {value!r} instead."
         )
     return arr
+
+
+def pollaczek_khinchine(lam, mean_service, second_moment) -> float:
+    """Mean sojourn time of an M/G/1 FIFO queue (Pollaczek–Khinchine):
+    ``E[S] + λ E[S²] / (2 (1 − ρ))`` with ``ρ = λ E[S]``.
+
+    ``lam`` is the Poisson arrival rate, ``mean_service`` = E[S] and ``second_moment`` = E[S²]
+    of the service time (same time unit). Raises :class:`UnstableRegimeError` when ρ ≥ 1 (no
+    steady state) and :class:`ParameterError` when E[S²] < E[S]² (a negative variance).
+    """
+    f = "pollaczek_khinchine"
+    lam = check_real(lam, "lam", f, 0.0, None)
+    mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
+    second_moment = check_real(second_moment, "second_moment", f, 0.0, None)
+    if second_moment < mean_service**2 * (1 - 1e-12):
+        raise ParameterError(
+            f"The 'second_moment' parameter of {f} must be at least mean_service² "
+            f"({mean_service**2:g}): a variance is never negative. Got {second_moment!r} instead."
+        )
+    rho = lam * mean_service
+    if rho >= 1.0:
+        raise UnstableRegimeError(
+            f"{f}: the queue is unstable (ρ = λ·E[S] = {rho:.6g} ≥ 1): it has no steady state."
+        )
+    return mean_service + lam * second_moment / (2.0 * (1.0 - rho))

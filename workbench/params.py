@@ -33,7 +33,7 @@ from workbench.validation import (
     describe,
 )
 
-__all__ = ["Param", "Params", "SEED", "REPLICATIONS", "CONFIDENCE"]
+__all__ = ["Param", "Params", "SEED", "REPLICATIONS", "CONFIDENCE", "WARMUP"]
 
 KINDS = ("real", "int", "choice", "bool", "seed")
 
@@ -79,6 +79,16 @@ class Param:
     source : str
         Where the default comes from: ``"paper"`` (stated, cite it in ``help``), ``"choice"``
         (the paper does not state it: the workbench's choice, marked in the notebook).
+    plausible : tuple or None
+        For a value the paper does not state, or a reading of its text: what a careful reader
+        would accept. ``(low, high)`` for a real or int row (inside the valid range, the default
+        inside it), or the accepted values of a choice or bool row (the default among them).
+        ``None``: the paper states the value, it stays fixed. The claim atlas
+        (:func:`workbench.claims.atlas`) samples these ranges and crosses them with these
+        readings.
+    why : str
+        Why that range or set: the reason, with the paper's words it rests on quoted verbatim
+        (in the paper's language).
     """
 
     name: str
@@ -99,10 +109,41 @@ class Param:
     extra: tuple = ()
     help: str = ""
     source: str = "paper"
+    plausible: tuple | None = None
+    why: str = ""
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}")
+        if self.plausible is not None:
+            self._check_plausible()
+
+    def _check_plausible(self) -> None:
+        where = f"Param {self.name!r}: plausible"
+        if not self.why:
+            raise ValueError(f"{where} needs a 'why' (the reason, with the paper's words)")
+        values = tuple(self.plausible)
+        if self.kind in ("real", "int"):
+            if len(values) != 2 or not values[0] < values[1]:
+                raise ValueError(f"{where} must be (low, high) with low < high, got {values}")
+            for v in values:
+                self.check(v, f"Param {self.name!r} plausible range")
+            if self.default is not None and not values[0] <= self.default <= values[1]:
+                raise ValueError(f"{where} {values} must contain the default {self.default!r}")
+        elif self.kind in ("choice", "bool"):
+            if len(values) < 2:
+                raise ValueError(f"{where} must list at least two readings, got {values}")
+            for v in values:
+                self.check(v, f"Param {self.name!r} plausible set")
+            if not any(v == self.default and type(v) is type(self.default) for v in values):
+                raise ValueError(f"{where} {values} must contain the default {self.default!r}")
+        else:
+            raise ValueError(f"{where}: a {self.kind} row has no plausible range")
+
+    @property
+    def continuous(self) -> bool:
+        """A plausible range (sampled by the atlas), not a set of readings."""
+        return self.plausible is not None and self.kind in ("real", "int")
 
     @property
     def label(self) -> str:
@@ -256,6 +297,8 @@ class Params(Mapping):
                     "source": p.source,
                     "help": p.help,
                     "name": p.name,
+                    "plausible": "–" if p.plausible is None else p.plausible,
+                    "why": p.why,
                 }
             )
         return pd.DataFrame(rows)
@@ -271,3 +314,18 @@ def _range(p: Param) -> str:
     left = "(" if p.low is None or p.low_open else "["
     right = ")" if p.high is None or p.high_open else "]"
     return f"{left}{lo}, {hi}{right}"
+
+
+WARMUP = Param(
+    "warmup",
+    "w",
+    "warm-up fraction dropped",
+    low=0.0,
+    high=0.9,
+    default=0.1,
+    slider=(0.0, 0.5),
+    step=0.05,
+    help="The fraction of each replication's run length dropped before estimating (one form "
+    "for every paper); the stationarity detector's MSER-5 cut comes on top of it.",
+    source="choice",
+)

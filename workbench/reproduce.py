@@ -3,6 +3,8 @@
 Each paper's ``figures.FIGURES`` maps a figure name to a
 :class:`workbench.plots.FigureSpec`: ``frame(quick)`` computes the tidy DataFrame (one row
 per plotted point, one column per variable), ``plot(frame)`` draws it.
+
+``reproduce("atlas")`` writes every paper's claim atlas instead (:func:`write_atlas`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import time
 from pathlib import Path
 
 import matplotlib
+import matplotlib.pyplot as plt
 
+from workbench.claims import atlas, plot_atlas
 from workbench.registry import PAPERS, paper
 from workbench.validation import check_choice
 
@@ -25,13 +29,10 @@ def reproduce(
 ) -> list[Path]:
     """Write ``<out>/<paper>/<figure>.csv`` and ``.png`` for every figure of ``paper_id``."""
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ids = (
-        list(PAPERS)
-        if paper_id == "all"
-        else [check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all"])]
-    )
+    check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas"])
+    if paper_id == "atlas":
+        return [p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, log=log)]
+    ids = list(PAPERS) if paper_id == "all" else [paper_id]
     written: list[Path] = []
     for pid in ids:
         folder = Path(out) / pid
@@ -48,3 +49,36 @@ def reproduce(
             written += [csv, png]
             log(f"{pid}/{name}: {len(frame)} rows, {time.perf_counter() - t0:.1f} s -> {png}")
     return written
+
+
+def write_atlas(
+    paper_id: str,
+    out: str | Path = "figures",
+    *,
+    quick: bool = False,
+    client=None,
+    n_points: int | None = None,
+    seed: int = 0,
+    log=print,
+):
+    """Write ``<out>/atlas/<paper>_atlas.csv`` (one row per claim and reading),
+    ``<paper>_atlas_points.csv`` (every evaluation) and ``<paper>_atlas.png``.
+
+    ``client``: a Dask scheduler address (``"tcp://host:8786"``) or client to run the
+    evaluations on; local joblib processes otherwise. Returns the written paths.
+    """
+    t0 = time.perf_counter()
+    frame = atlas(paper_id, quick=quick, n_points=n_points, client=client, seed=seed)
+    folder = Path(out) / "atlas"
+    folder.mkdir(parents=True, exist_ok=True)
+    csv = folder / f"{paper_id}_atlas.csv"
+    points = folder / f"{paper_id}_atlas_points.csv"
+    png = folder / f"{paper_id}_atlas.png"
+    frame.to_csv(csv, index=False)
+    frame.attrs["points"].to_csv(points, index=False)
+    fig = plot_atlas(frame)
+    fig.savefig(png, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    n = len(frame.attrs["points"])
+    log(f"{paper_id}/atlas: {n} claim evaluations, {time.perf_counter() - t0:.1f} s -> {png}")
+    return [csv, points, png]

@@ -32,6 +32,8 @@ __all__ = [
     "check_seed",
     "check_choice",
     "check_pair",
+    "check_array",
+    "broadcast",
 ]
 
 
@@ -216,3 +218,114 @@ def check_pair(value, name: str, func: str) -> tuple:
     if len(items) != 2:
         raise _fail(func, name, "a pair (value for center 1, value for center 2)", value)
     return items
+
+
+def check_array(
+    value,
+    name: str,
+    func: str,
+    *,
+    ndim: int | None = 1,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    length: int | tuple[int, int] | None = None,
+    dtype=float,
+) -> np.ndarray:
+    """``value`` as a numpy array of finite numbers in a range, or a :class:`ParameterError`.
+
+    ``ndim`` is the required number of dimensions (None: any), ``length`` the required size
+    (an int, or an inclusive range ``(low, high)``) of a 1-D array. ``dtype=int`` also
+    requires whole numbers (``2.0`` passes, ``2.5`` does not). Text, ``None``, ragged lists,
+    booleans and complex numbers are refused; the message names the function, the parameter,
+    the valid range and the value received.
+    """
+    rng = _range_text(low, high, low_open, high_open)
+    kind = "integers" if dtype is int else "finite real numbers"
+    shape = {None: "an array", 0: "a number", 1: "a 1-D array", 2: "a 2-D array"}.get(
+        ndim, f"an array with {ndim} dimensions"
+    )
+    if isinstance(length, tuple):
+        size = f" of {length[0]} to {length[1]} elements"
+    elif length is not None:
+        size = f" of {length} elements"
+    else:
+        size = ""
+    what = f"{shape}{size} of {kind} in the range {rng}"
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise _fail(func, name, what, value) from None
+    if raw.dtype.kind not in "iuf" or raw.dtype == bool:
+        raise _fail(func, name, what, value)
+    arr = raw.astype(float)
+    if ndim is not None and arr.ndim != ndim:
+        raise _fail(func, name, what, value)
+    if length is not None:
+        lo, hi = length if isinstance(length, tuple) else (length, length)
+        if arr.ndim != 1 or not lo <= arr.size <= hi:
+            raise _fail(func, name, what, value)
+    bad = ~np.isfinite(arr)
+    if low is not None:
+        bad |= (arr < low) | ((arr == low) if low_open else False)
+    if high is not None:
+        bad |= (arr > high) | ((arr == high) if high_open else False)
+    if dtype is int:
+        bad |= arr != np.round(arr)
+    if np.any(bad):
+        raise _fail(func, name, what, value)
+    return arr.astype(np.int64) if dtype is int else arr
+
+
+def broadcast(
+    value,
+    name: str,
+    func: str,
+    n: int,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    dtype=float,
+) -> np.ndarray:
+    """A scalar repeated ``n`` times, or one value per element (exactly ``n`` of them).
+
+    Each value is checked as :func:`check_array` does (finite, in range); the message names
+    the function, the parameter, what is accepted and the value received.
+    """
+    if np.ndim(value) == 0:
+        arr = check_array(
+            value,
+            name,
+            func,
+            ndim=0,
+            low=low,
+            high=high,
+            low_open=low_open,
+            high_open=high_open,
+            dtype=dtype,
+        )
+        return np.full(n, arr, dtype=arr.dtype)
+    try:
+        return check_array(
+            value,
+            name,
+            func,
+            ndim=1,
+            low=low,
+            high=high,
+            low_open=low_open,
+            high_open=high_open,
+            length=n,
+            dtype=dtype,
+        )
+    except ParameterError:
+        rng = _range_text(low, high, low_open, high_open)
+        raise _fail(
+            func,
+            name,
+            f"a number or {n} numbers (one per element), each in the range {rng}",
+            value,
+        ) from None

@@ -45,9 +45,11 @@ import ipywidgets as w
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import display
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from workbench.claims import atlas, atlas_summary, check_claims, plot_atlas, readable
 from workbench.params import Param, Params
 
 __all__ = [
@@ -63,6 +65,8 @@ __all__ = [
     "notation",
     "control_label",
     "parse_number",
+    "claims_table",
+    "atlas_view",
 ]
 
 _LAYOUT = w.Layout(width="430px")
@@ -592,14 +596,24 @@ def interactive_figure(
 
 
 class Exercise(w.VBox):
-    """A prediction exercise: a number (or a choice), checked within a tolerance."""
+    """A prediction exercise: a number (or a choice), checked within a tolerance.
+
+    The answer box is a text box read by :func:`parse_number`: ``"0,75"`` and ``"0.75"`` are
+    the same answer, and text that is no number is refused with a sentence saying so (never
+    read as 0). ``tolerance`` is absolute; 0 asks for the exact value.
+    """
 
     def __init__(self, question, answer, tolerance=0.0, hint="", solution="", choices=None):
         self.answer = answer
         self.tolerance = float(tolerance)
         self.choices = None if choices is None else list(choices)
         if self.choices is None:
-            self.entry = w.FloatText(description="your answer", style=_STYLE)
+            self.entry = w.Text(
+                description="your answer",
+                placeholder="a number, e.g. 0.5 or 0,5",
+                style=_STYLE,
+                continuous_update=False,
+            )
         else:
             self.entry = w.Dropdown(options=["—", *self.choices], description="your answer")
         self.button = w.Button(description="Check", button_style="info")
@@ -619,26 +633,45 @@ class Exercise(w.VBox):
         super().__init__(children=parts)
         self.add_class("wb-exercise")
 
+    def _value(self, value):
+        """The typed answer as a number (choices: as chosen); ValueError with a sentence."""
+        if self.choices is not None:
+            return value
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return float(value)
+        return parse_number(value)
+
     def is_correct(self, value) -> bool:
+        try:
+            value = self._value(value)
+        except ValueError:
+            return False
         if self.choices is not None:
             return value == self.answer
-        try:
-            return abs(float(value) - float(self.answer)) <= self.tolerance
-        except (TypeError, ValueError):
-            return False
+        return abs(value - float(self.answer)) <= self.tolerance * (1 + 1e-9) + 1e-12
 
     def check(self, value=None) -> bool:
         """Check ``value`` (default: what is typed); shows and returns the verdict."""
         value = self.entry.value if value is None else value
+        try:
+            self._value(value)
+        except ValueError as exc:
+            self.feedback.value = f"<span style='color:#b00'>✘ {html.escape(str(exc))}.</span>"
+            return False
         ok = self.is_correct(value)
         if ok:
             self.feedback.value = "<span style='color:#080'>✔ Correct.</span>"
         elif self.choices is not None:
             self.feedback.value = "<span style='color:#b00'>✘ Not this one — try again.</span>"
+        elif self.tolerance == 0:
+            self.feedback.value = (
+                "<span style='color:#b00'>✘ Not the exact value — try again "
+                "(or open the hint).</span>"
+            )
         else:
             self.feedback.value = (
-                f"<span style='color:#b00'>✘ Not within ±{self.tolerance:g} of the answer — "
-                "try again (or open the hint).</span>"
+                f"<span style='color:#b00'>✘ Not within ±{self.tolerance:.3g} of the answer "
+                "— try again (or open the hint).</span>"
             )
         return ok
 
@@ -647,7 +680,9 @@ def exercise(question, answer, tolerance=0.0, hint="", solution="", choices=None
     """A prediction exercise with a self-check, a hint and a folded solution.
 
     ``answer`` is computed by the library (never typed in by hand), ``tolerance`` is absolute;
-    with ``choices`` the answer is one of them.
+    with ``choices`` the answer is one of them. Notebooks pose exercises through
+    :func:`workbench.exercises.show`, which builds this widget from the package's
+    ``exercises.py``.
     """
     return Exercise(question, answer, tolerance, hint, solution, choices)
 
@@ -664,3 +699,32 @@ def glossary(params: Params) -> w.HTML:
     """The notebook's glossary of symbols, from the paper's parameter table."""
     frame = params.frame()[["symbol", "meaning", "unit", "valid", "default", "source", "help"]]
     return table_html(frame.astype({"default": str}), caption="Symbols")
+
+
+def claims_table(paper: str, quick: bool = True) -> w.HTML:
+    """A paper's claims, measured now, as the notebook shows them (one way everywhere).
+
+    Each row: what is claimed, the paper's number, the workbench's, the tolerance and the
+    verdict (``agrees`` / ``disagrees`` / ``undetermined (not stationary)``), from
+    :func:`workbench.claims.check_claims` and :func:`workbench.claims.readable`.
+    """
+    mode = "quick runs" if quick else "full runs"
+    return table_html(
+        readable(check_claims(paper, quick=quick)), caption=f"{paper} claims ({mode})"
+    )
+
+
+def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed: int = 0):
+    """A paper's claim atlas: its table (overall rows) and its figure (claims × readings).
+
+    Computed by :func:`workbench.claims.atlas` in this process (quick: a few seconds to a
+    minute, with a progress bar); the figure colours each cell by the share of the plausible
+    space where the claim holds.
+    """
+    frame = atlas(paper, quick=quick, n_points=n_points, seed=seed, n_workers=1)
+    out = w.Output()
+    with out:
+        display(plot_atlas(frame))
+    return w.VBox(
+        [table_html(atlas_summary(frame), caption=f"{paper} claim atlas (reading = all)"), out]
+    )

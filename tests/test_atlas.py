@@ -1,0 +1,115 @@
+"""The claim atlas's verdict logic on synthetic claims with known answers, and every paper's
+declared plausible space (workbench.claims.atlas)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from atlas_targets import FLIP_AT, PARAMS, SPEC, TARGETS
+
+from workbench.claims import design, plausible_space, run_atlas, verdict, wilson
+from workbench.params import Param
+from workbench.registry import PAPERS
+
+
+@pytest.fixture(scope="module")
+def table():
+    return run_atlas(SPEC, PARAMS, TARGETS, quick=True, seed=3, n_workers=1, progress=False)
+
+
+def _row(table, claim, reading="all"):
+    return table[(table["claim"] == claim) & (table["reading"] == reading)].iloc[0]
+
+
+def test_plausible_space_is_ranges_and_one_at_a_time_readings():
+    ranges, readings = plausible_space(PARAMS)
+    assert [p.name for p in ranges] == ["x", "y"]
+    assert readings == {"default": {}, "r=b": {"r": "b"}}
+
+
+def test_design_covers_each_range_once_per_stratum():
+    ranges, _ = plausible_space(PARAMS)
+    d = design(ranges, 40, seed=1)
+    for name in ("x", "y"):  # Latin hypercube: one point in each of the 40 strata
+        assert sorted(np.floor(d[name] * 40).astype(int)) == list(range(40))
+    pd.testing.assert_frame_equal(d, design(ranges, 40, seed=1))
+    assert not d.equals(design(ranges, 40, seed=2))
+
+
+def test_a_claim_that_holds_everywhere_is_reproduced(table):
+    for reading in ("all", "default", "r=b"):
+        row = _row(table, "always", reading)
+        assert row["verdict"] == "reproduced" and row["holds_share"] == 1.0
+    assert _row(table, "always")["points"] == 80  # 40 points x 2 readings
+
+
+def test_a_claim_that_holds_nowhere_is_refuted(table):
+    row = _row(table, "never")
+    assert row["verdict"] == "refuted" and row["holds_share"] == 0.0 and row["ci_high"] < 0.1
+
+
+def test_a_claim_that_flips_names_its_parameter_within_one_grid_step(table):
+    row = _row(table, "flip")
+    assert row["verdict"] == "depends"
+    assert row["decided_by"].split(", ")[0] == "x"
+    threshold = float(row["flip"].split("≤ ")[1].split(":")[0])
+    assert abs(threshold - FLIP_AT) <= 1 / 40  # one stratum of the 40-point design
+    assert row["ci_low"] < row["holds_share"] < row["ci_high"]
+
+
+def test_a_claim_that_hinges_on_a_reading_names_the_reading(table):
+    assert _row(table, "reading", "default")["verdict"] == "reproduced"
+    assert _row(table, "reading", "r=b")["verdict"] == "refuted"
+    row = _row(table, "reading")
+    assert row["verdict"] == "depends" and row["decided_by"] == "reading r=b"
+
+
+def test_non_stationary_points_are_undetermined_never_agreement(table):
+    row = _row(table, "unstable")
+    assert row["verdict"] == "undetermined" and row["points"] == 0
+    assert row["undetermined"] == 80
+
+
+def test_same_seed_same_frame_on_any_number_of_workers(table):
+    again = run_atlas(SPEC, PARAMS, TARGETS, quick=True, seed=3, n_workers=2, progress=False)
+    pd.testing.assert_frame_equal(table, again)
+    pd.testing.assert_frame_equal(table.attrs["points"], again.attrs["points"])
+
+
+def test_verdict_rules_and_wilson_interval():
+    assert verdict(0.9, 10) == "reproduced" and verdict(0.89, 100) == "depends"
+    assert verdict(0.1, 10) == "refuted" and verdict(float("nan"), 0) == "undetermined"
+    low, high = wilson(8, 10)  # textbook value: (0.490, 0.943)
+    assert abs(low - 0.490) < 1e-3 and abs(high - 0.943) < 1e-3
+
+
+def test_plausible_needs_a_reason_and_must_contain_the_default():
+    with pytest.raises(ValueError, match="why"):
+        Param("x", "x", "x", low=0, high=1, default=0.5, plausible=(0, 1))
+    with pytest.raises(ValueError, match="contain the default"):
+        Param("x", "x", "x", low=0, high=1, default=0.5, plausible=(0.6, 1), why="w")
+    with pytest.raises(ValueError, match="contain the default"):
+        Param(
+            "r",
+            "r",
+            "r",
+            kind="choice",
+            choices=("a", "b", "c"),
+            default="a",
+            plausible=("b", "c"),
+            why="w",
+        )
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+def test_every_paper_declares_its_plausible_space_with_reasons(paper_id):
+    p = PAPERS[paper_id]
+    ranges, readings = plausible_space(p.params)
+    spec = p.part("claims").ATLAS
+    assert callable(spec.evaluate)
+    for row in p.params.rows:
+        if row.plausible is not None:
+            assert row.source == "choice" or row.kind in ("choice", "bool"), (
+                f"{paper_id}: {row.name} is a value the paper states; it stays fixed"
+            )
+            assert len(row.why) > 20
+    assert ranges or len(readings) > 1, f"{paper_id}: no plausible range or reading declared"

@@ -1,0 +1,124 @@
+"""Every paper's exercises: answers computed from the model, one widget, no answer printed.
+
+``<package>/exercises.py`` declares ``EXERCISES``; the notebook poses each with
+``show(paper, n)``. For every exercise: the computed answer is accepted (also typed with a
+decimal comma), a value ten tolerances away (or 10 % for exact answers) is refused, text is
+refused visibly, and neither the notebook nor the question shows the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.exercises import Question, answer, exercises, show
+from workbench.registry import PAPERS
+from workbench.validation import ParameterError
+from workbench.widgets import Exercise
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _count(pid) -> int:
+    try:
+        return len(exercises(pid))
+    except ModuleNotFoundError:  # reported by test_every_paper_has_exercises
+        return 0
+
+
+CASES = [(pid, n) for pid in sorted(PAPERS) for n in range(1, 1 + _count(pid))]
+
+
+def _spellings(value: float) -> set[str]:
+    """How a number could be printed in a notebook: 0.75, 0,75, 31.25, 0.388, 75 %."""
+    out = set()
+    for digits in (2, 3, 4):
+        text = f"{value:.{digits}g}"
+        if len(text.strip("-0.")) >= 2:  # a one-digit number (2, 0.4) is no evidence
+            out |= {text, text.replace(".", ",")}
+    return out
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+def test_every_paper_has_exercises(paper_id):
+    qs = exercises(paper_id)
+    assert len(qs) >= 3, f"{paper_id}: a notebook that teaches has at least three exercises"
+    assert all(isinstance(q, Question) and callable(q.answer) for q in qs)
+    assert len({q.key for q in qs}) == len(qs)
+
+
+@pytest.mark.parametrize(("paper_id", "number"), CASES)
+def test_widget_accepts_the_computed_answer_and_refuses_others(paper_id, number):
+    q = exercises(paper_id)[number - 1]
+    value = answer(paper_id, number)
+    widget = show(paper_id, number)
+    assert isinstance(widget, Exercise)
+    if q.choices is not None:
+        assert value in q.choices
+        assert widget.check(value)
+        assert not any(widget.check(c) for c in q.choices if c != value)
+        return
+    value = float(value)
+    assert math.isfinite(value)
+    assert widget.check(repr(value)) and widget.check(repr(value).replace(".", ","))
+    assert widget.check(value + 0.5 * q.tolerance)
+    far = 10 * q.tolerance if q.tolerance > 0 else 0.1 * abs(value) + 1e-6
+    assert not widget.check(value + far) and not widget.check(value - far)
+    assert not widget.check("abc") and "not a number" in widget.feedback.value
+    assert "±0<" not in widget.feedback.value and "±0 " not in widget.feedback.value
+
+
+@pytest.mark.parametrize(("paper_id", "number"), CASES)
+def test_the_answer_is_not_in_the_question_or_the_hint(paper_id, number):
+    q = exercises(paper_id)[number - 1]
+    value = answer(paper_id, number)
+    if q.choices is not None:
+        return
+    for text in _spellings(float(value)):
+        for where in (q.text, q.hint):
+            assert not re.search(rf"(?<![\d.,]){re.escape(text)}(?![\d])", where), (
+                f"{paper_id} exercise {number} shows its answer {text} in {where!r}"
+            )
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+def test_notebook_poses_exercises_with_show_and_never_prints_answers(paper_id):
+    nb = json.loads(
+        (
+            PAPERS[paper_id].notebook
+            and __import__("pathlib").Path(__file__).resolve().parent.parent
+            / PAPERS[paper_id].notebook
+        ).read_text()
+    )
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    posed = [int(m) for c in code for m in re.findall(rf'show\("{paper_id}", (\d+)\)', c)]
+    assert posed == list(range(1, len(exercises(paper_id)) + 1))
+    for c in code:
+        if "show(" in c:
+            assert re.fullmatch(rf'\s*show\("{paper_id}", \d+\)\s*', c), (
+                f"an exercise cell holds only the show() call, got {c!r}"
+            )
+    source = "\n".join("".join(c["source"]) for c in nb["cells"])
+    for number in range(1, len(exercises(paper_id)) + 1):
+        q = exercises(paper_id)[number - 1]
+        if q.choices is None:
+            for text in _spellings(float(answer(paper_id, number))):
+                hits = re.findall(rf"(?<![\d.,\w]){re.escape(text)}(?![\d])", source)
+                assert not hits, f"{paper_id} notebook shows exercise {number}'s answer {text}"
+
+
+def test_decimal_comma_and_text_in_the_answer_box():
+    w = Exercise("q", 1.5, 0.01)
+    assert w.check("1,5") and w.check(" 1.5 ") and not w.check("1,6")
+    assert not w.check("1.000,5") and "decimal separator" in w.feedback.value
+    exact = Exercise("q", 2, 0)
+    assert not exact.check("3") and "exact" in exact.feedback.value
+
+
+def test_show_refuses_an_unknown_exercise():
+    with pytest.raises(ParameterError, match="number"):
+        show("p4", 99)
