@@ -1,31 +1,23 @@
 """Evaluate a function over a parameter grid: seeds from grid points, tidy results, resume.
 
-What is ours: the grid expansion, a seed derived from each grid point, the tidy frame, the
-errors that name the failing point and a watchdog that ends workers when the sweeping process
-dies. The rest is joblib: ``joblib.Parallel`` runs the evaluations (its own automatic
-batching) on the backend chosen with ``joblib.parallel_config`` (loky processes here, Dask on
-a cluster), and ``joblib.Memory`` is the cache, with its own detection of code changes.
-
-Every paper model runs its parameter studies through :func:`sweep`::
+Ours: the grid, a seed derived from each grid point, the tidy frame, errors that name the
+failing point, and a watchdog that ends local workers when the sweeping process dies. The
+rest is joblib's: ``joblib.Parallel`` (with its automatic batching) on the backend set by
+``joblib.parallel_config`` (loky processes, or Dask for a cluster: the optional extra
+``workbench[dask]``), and ``joblib.Memory`` as the cache. Every paper model runs its studies
+through :func:`sweep`::
 
     df = sweep(simulate, {"rho": np.linspace(0.1, 0.9, 9), "servers": [1, 2, 4]},
                fixed={"horizon": 1e5}, replications=10, cache_dir=".sweep_cache")
 
-Guarantees
-----------
-- **Reproducible.** Each evaluation gets a seed derived only from ``base_seed``, the point's
-  parameter values and the replication index, so the result never depends on the number of
-  workers, on batching, on the backend or on the order in which points finish.
-- **Once per evaluation.** The frame holds exactly one row set per (point, replication): an
-  evaluation that Dask re-runs after its worker died is collected once.
-- **Resumable.** With ``cache_dir`` every finished evaluation is stored (``joblib.Memory``) as
-  soon as it finishes; a re-run after an error, a crash or ``KeyboardInterrupt`` computes only
-  what is missing. Local workers never outlive the sweep: joblib ends them on an error or an
-  interrupt, and they exit by themselves when the sweeping process is killed.
-- **Tidy.** The result is one DataFrame: grid columns, ``replication``, ``seed``, then the
-  function's outputs, in grid order.
-
-Dask is optional (``pip install workbench[dask]``): only ``client=`` needs it.
+- **Reproducible.** A seed depends only on ``base_seed``, the point's values and the
+  replication, never on workers, batching, backend or completion order.
+- **Once each.** One row set per (point, replication), also when Dask re-runs the tasks of
+  a worker that died.
+- **Resumable.** With ``cache_dir`` each evaluation is stored as it finishes; a re-run after
+  an error, a crash or ``KeyboardInterrupt`` computes only what is missing. Local workers
+  are ended on an error or an interrupt, and exit when the sweeping process is killed.
+- **Tidy.** One DataFrame: grid columns, ``replication``, ``seed``, then ``func``'s outputs.
 """
 
 from __future__ import annotations
@@ -541,7 +533,7 @@ def sweep(
         func, grid, fixed, replications, client, n_workers, cache_dir, code_version,
         progress, chunk_size, desc,
     )  # fmt: skip
-    replications = check_int(replications, "replications", _FUNC, 1)
+    replications = int(replications)
     retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
     func_id = _func_id(func)
@@ -581,10 +573,8 @@ def sweep(
             kind = "loky" if backend == "processes" else "sequential"
             config = parallel_config(backend=kind, n_jobs=workers)
         remote = None if backend == "in-process" else backend
-        calls = (
-            delayed(_evaluate)(call, tasks[i][0], fixed, tasks[i][2] if pass_seed else None, i, remote)
-            for i in todo
-        )
+        seeds = [seed if pass_seed else None for _, _, seed in tasks]
+        calls = (delayed(_evaluate)(call, tasks[i][0], fixed, seeds[i], i, remote) for i in todo)
         with config:
             _run(Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
                  calls, tasks, results, bar, func_id, backend)  # fmt: skip
