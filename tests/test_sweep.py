@@ -467,6 +467,8 @@ def test_result_column_clashing_with_grid_is_rejected():
         ({"func": 5}, "func"),
         ({"func": lambda x, y, seed: x}, "func"),
         ({"client": 5}, "client"),
+        ({"client": " "}, "client"),  # an empty address would start a local cluster
+        ({"client": "nonsense"}, "client"),  # no port: refused before connecting
         ({"client": cf.ThreadPoolExecutor(1)}, "client"),  # has .submit, is not Dask
         ({"cache_dir": 5}, "cache_dir"),
         ({"code_version": 3}, "code_version"),

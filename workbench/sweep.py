@@ -655,6 +655,8 @@ def _validate(
             if not hasattr(func, "py_func"):  # joblib.Memory caches functions
                 must = "a function (or a functools.partial of one) when cache_dir is set"
                 raise _bad("func", must, repr(func))
+    if isinstance(client, str) and not client.strip():  # distributed would start a cluster
+        raise _bad("client", "a scheduler address such as 'tcp://127.0.0.1:8786'", repr(client))
     distributed = None if client is None else _distributed(client)
     if client is not None and not isinstance(client, str):
         if distributed is None or not isinstance(client, distributed.Client):
@@ -680,9 +682,13 @@ def _validate(
 
 
 def _connect(distributed, address: str):
-    """A client of the scheduler at ``address``, or a SweepError after the timeout."""
+    """A client of the scheduler at ``address``; a ParameterError if it is no address, a
+    SweepError if nothing answers there within the timeout."""
     try:
         return distributed.Client(address, set_as_default=False, timeout=_CONNECT_TIMEOUT)
+    except ValueError as exc:  # no scheme or port: refused before any connection
+        must = "a scheduler address such as 'tcp://127.0.0.1:8786'"
+        raise _bad("client", must, f"{address!r} ({exc})") from exc
     except OSError as exc:
         raise SweepError(
             f"could not reach the Dask scheduler at {address!r} within {_CONNECT_TIMEOUT} s: "
