@@ -52,9 +52,8 @@ def trivial(x, *, seed):
 
 
 def calibrate(seconds: float) -> int:
-    t0 = time.perf_counter()
-    cpu_work(0, seed=0, rounds=20)
-    per_round = (time.perf_counter() - t0) / 20
+    """Rounds for ``seconds`` of CPU (CPU time: on a busy machine wall time is longer)."""
+    per_round = cpu_work(0, seed=0, rounds=200)["cpu"] / 200
     return max(1, round(seconds / per_round))
 
 
@@ -79,7 +78,8 @@ def speedups(evals: int, seconds: float) -> None:
             Client(cluster, set_as_default=False) as client,
         ):  # fmt: skip
             rows.append(("dask", n, timed(client=client, **job)))
-    for n in (1, 2):
+    sweep(cpu_work, {"x": [0, 1]}, fixed={"rounds": 1}, n_workers=2, progress=False)  # start
+    for n in (1, 2):  # the loky pool, as the Dask cluster is started before its timing
         rows.append(("local", n, timed(n_workers=n, **job)))
     for backend in ("dask", "local"):
         (t1, c1), (t2, c2) = (t for b, _, t in rows if b == backend)
