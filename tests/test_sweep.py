@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sweep_targets as st
+from _sweep_targets import require_distributed
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from pandas.testing import assert_frame_equal
@@ -41,7 +42,7 @@ def reference() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def dask_cluster():
-    distributed = pytest.importorskip("distributed")
+    distributed = require_distributed()  # a skip, or under CI a failure, without the extra
     cluster = distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -165,6 +166,29 @@ def test_dask_point_error_names_point_and_resumes(dask_cluster, tmp_path):
     assert df.attrs["sweep"]["from_cache"] == cached
     assert df.attrs["sweep"]["computed"] == 6 - cached
     assert_same(df, run_counting(tmp_path, None))
+
+
+def test_sweep_imports_and_runs_without_dask_and_says_how_to_get_it():
+    """Dask is an optional extra: without it a sweep runs locally, and client= says what
+    to install."""
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "sys.modules['dask'] = sys.modules['distributed'] = None  # as if not installed\n"
+        "from workbench.sweep import sweep\n"
+        "assert 'distributed' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+        "df = sweep(lambda x: x + 1, {'x': [1, 2]}, n_workers=1, progress=False)\n"
+        "assert df['value'].tolist() == [2, 3]\n"
+        "try:\n"
+        "    sweep(lambda x: x, {'x': [1]}, client='tcp://127.0.0.1:1', progress=False)\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "pip install 'workbench[dask]'" in out.stdout
 
 
 # --------------------------------------------------------------------------- seeds
@@ -443,6 +467,8 @@ def test_result_column_clashing_with_grid_is_rejected():
         ({"func": 5}, "func"),
         ({"func": lambda x, y, seed: x}, "func"),
         ({"client": 5}, "client"),
+        ({"client": " "}, "client"),  # an empty address would start a local cluster
+        ({"client": "nonsense"}, "client"),  # no port: refused before connecting
         ({"client": cf.ThreadPoolExecutor(1)}, "client"),  # has .submit, is not Dask
         ({"cache_dir": 5}, "cache_dir"),
         ({"code_version": 3}, "code_version"),

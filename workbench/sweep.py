@@ -1,25 +1,23 @@
 """Evaluate a function over a parameter grid: seeds from grid points, tidy results, resume.
 
-What is ours: the grid expansion, a seed derived from each grid point, the tidy frame and
-the point-naming errors. What is not: caching is ``joblib.Memory``, local processes are
-joblib's loky pool, clusters are Dask (``client.submit(..., retries=)``).
-
-Every paper model runs its parameter studies through :func:`sweep`::
+Ours: the grid, a seed derived from each grid point, the tidy frame, errors that name the
+failing point, and a watchdog that ends local workers when the sweeping process dies. The
+rest is joblib's: ``joblib.Parallel`` (with its automatic batching) on the backend set by
+``joblib.parallel_config`` (loky processes, or Dask for a cluster: the optional extra
+``workbench[dask]``), and ``joblib.Memory`` as the cache. Every paper model runs its studies
+through :func:`sweep`::
 
     df = sweep(simulate, {"rho": np.linspace(0.1, 0.9, 9), "servers": [1, 2, 4]},
                fixed={"horizon": 1e5}, replications=10, cache_dir=".sweep_cache")
 
-Guarantees
-----------
-- **Reproducible.** Each evaluation gets a seed derived only from ``base_seed``, the point's
-  parameter values and the replication index, so the result never depends on the number of
-  workers, on chunking, or on the order in which points finish.
-- **Resumable.** With ``cache_dir`` every finished evaluation is stored (``joblib.Memory``) as
-  soon as it finishes; a re-run after an error, a crash or ``KeyboardInterrupt`` computes only
-  what is missing. Workers never outlive the sweep: they are ended on an error or an
-  interrupt, and exit by themselves when the sweeping process is killed.
-- **Tidy.** The result is one DataFrame: grid columns, ``replication``, ``seed``, then the
-  function's outputs, in grid order.
+- **Reproducible.** A seed depends only on ``base_seed``, the point's values and the
+  replication, never on workers, batching, backend or completion order.
+- **Once each.** One row set per (point, replication), also when Dask re-runs the tasks of
+  a worker that died.
+- **Resumable.** With ``cache_dir`` each evaluation is stored as it finishes; a re-run after
+  an error, a crash or ``KeyboardInterrupt`` computes only what is missing. Local workers
+  are ended on an error or an interrupt, and exit when the sweeping process is killed.
+- **Tidy.** One DataFrame: grid columns, ``replication``, ``seed``, then ``func``'s outputs.
 """
 
 from __future__ import annotations
@@ -39,14 +37,15 @@ import sys
 import threading
 import time
 import traceback
-import uuid
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Memory, Parallel, delayed
+import tqdm.auto
+from joblib import Memory, Parallel, delayed, parallel_config
+from joblib.externals.loky.process_executor import TerminatedWorkerError
 
 from workbench import validation
 from workbench.validation import ParameterError, check_budget, check_int, check_seed
@@ -55,14 +54,11 @@ __all__ = ["sweep", "point_seed", "SweepError", "SweepPointError"]
 
 _FUNC = "sweep"
 _RESERVED = ("replication", "seed")
-_CACHE_FORMAT = "workbench-sweep-cache-v1"
-# Dask and process pools cost 0.2-1 ms per task: aim at a few chunks per worker for load
-# balance, but cap the chunk so progress stays smooth and an interrupt loses little work.
-_CHUNKS_PER_WORKER = 4
-_MAX_AUTO_CHUNK = 100
-# what one evaluation costs the sweeping process before it runs (its point, seed, key and
-# result row): the grid is counted and refused against the memory budget before expansion
+# what one evaluation costs the sweeping process before it runs (its point, seed and result
+# row): the grid is counted and refused against the memory budget before expansion
 _BYTES_PER_EVALUATION = 1_000
+_CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler given by address
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 class SweepError(RuntimeError):
@@ -84,9 +80,7 @@ class SweepPointError(SweepError):
 
     def __init__(self, message: str, point: dict, replication: int, seed: int):
         super().__init__(message)
-        self.point = point
-        self.replication = replication
-        self.seed = seed
+        self.point, self.replication, self.seed = point, replication, seed
 
     def __reduce__(self):
         return (type(self), (self.args[0], self.point, self.replication, self.seed))
@@ -95,21 +89,15 @@ class SweepPointError(SweepError):
 class _RemoteTraceback(Exception):
     """Carries a worker's formatted traceback (tracebacks themselves do not pickle)."""
 
-    def __init__(self, tb: str):
-        super().__init__(tb)
-        self.tb = tb
 
-    def __str__(self) -> str:
-        return self.tb
+def _bad(name: str, must: str, got: str, func: str = _FUNC) -> ParameterError:
+    return ParameterError(f"The '{name}' parameter of {func} must be {must}. Got {got} instead.")
 
 
-# ----------------------------------------------------------------------------- canonical form
+# ----------------------------------------------------------------------------- seeds
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _canon(value, where: str):
+def _canon(value):
     """A JSON-able, type-tagged form of ``value`` that is identical in every process and run.
 
     Numbers that compare equal map to the same form (``1``, ``1.0`` and ``np.int64(1)``), like
@@ -123,9 +111,7 @@ def _canon(value, where: str):
         return ["i", str(int(value))]
     if isinstance(value, (float, np.floating)):
         f = float(value)
-        if math.isfinite(f) and f.is_integer():
-            return ["i", str(int(f))]
-        return ["f", repr(f)]
+        return ["i", str(int(f))] if math.isfinite(f) and f.is_integer() else ["f", repr(f)]
     if isinstance(value, str):
         return ["s", value]
     if isinstance(value, bytes):
@@ -134,36 +120,30 @@ def _canon(value, where: str):
         digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
         return ["a", value.dtype.str, list(value.shape), digest.hexdigest()]
     if isinstance(value, (tuple, list)):
-        return ["l", [_canon(v, where) for v in value]]
+        return ["l", [_canon(v) for v in value]]
     if isinstance(value, Mapping):
-        items = [[_canon(k, where), _canon(v, where)] for k, v in value.items()]
+        items = [[_canon(k), _canon(v)] for k, v in value.items()]
         return ["d", sorted(items, key=lambda kv: json.dumps(kv[0]))]
     if isinstance(value, (frozenset, set)):
-        return ["S", sorted((_canon(v, where) for v in value), key=json.dumps)]
+        return ["S", sorted((_canon(v) for v in value), key=json.dumps)]
     if inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value):
         return ["c", f"{value.__module__}.{value.__qualname__}"]
     text = repr(value)
-    if _ADDRESS.search(text):
-        # a repr with a memory address changes every run: seeds and cache keys would too
-        raise ParameterError(
-            f"The '{where}' parameter of {_FUNC} must be values with a stable repr "
-            f"(numbers, strings, tuples, arrays, functions, ...). Got {text} instead."
-        )
+    if _ADDRESS.search(text):  # a repr with a memory address changes every run: seeds would too
+        raise _bad("grid", "values with a stable repr (numbers, strings, arrays, ...)", text)
     return ["r", f"{type(value).__module__}.{type(value).__qualname__}", text]
 
 
-def _digest(obj, size: int = 32) -> bytes:
-    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.blake2b(text.encode("ascii"), digest_size=size).digest()
-
-
-def _point_canon(point: Mapping, where: str = "grid") -> list:
-    # sorted by name: the column order of the grid does not change seeds or cache keys
-    return [[name, _canon(point[name], where)] for name in sorted(point)]
+def _point_canon(point: Mapping) -> list:
+    # sorted by name: the column order of the grid does not change seeds
+    return [[name, _canon(point[name])] for name in sorted(point)]
 
 
 def _seed_from_canon(base_seed: int, canon_point: list, replication: int) -> int:
-    entropy = int.from_bytes(_digest(["seed", base_seed, canon_point]), "little")
+    text = json.dumps(["seed", base_seed, canon_point], separators=(",", ":"), ensure_ascii=True)
+    entropy = int.from_bytes(
+        hashlib.blake2b(text.encode("ascii"), digest_size=32).digest(), "little"
+    )
     ss = np.random.SeedSequence(entropy, spawn_key=(replication,))
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
@@ -188,175 +168,70 @@ def point_seed(point: Mapping, replication: int = 0, base_seed: int = 0) -> int:
         replication index; its first 64-bit word, shifted right by one bit, is the seed.
     """
     if not isinstance(point, Mapping):
-        raise ParameterError(
-            "The 'point' parameter of point_seed must be a mapping of parameter name -> value. "
-            f"Got {point!r} instead."
-        )
+        raise _bad("point", "a mapping of parameter name -> value", repr(point), "point_seed")
     replication = check_int(replication, "replication", "point_seed", 0)
     base_seed = check_seed(base_seed, "point_seed", "base_seed")
     return _seed_from_canon(base_seed, _point_canon(dict(point)), replication)
 
 
-# ----------------------------------------------------------------------------- function identity
+# ----------------------------------------------------------------------------- validation
 
 
-def _func_identity(func) -> tuple[str, str]:
-    """``(module.qualname, source)`` of ``func``; partials include their bound arguments."""
+def _func_id(func) -> str:
     if isinstance(func, functools.partial):
-        inner_id, inner_src = _func_identity(func.func)
-        bound = json.dumps(
-            [_canon(list(func.args), "func"), _canon(func.keywords, "func")], separators=(",", ":")
-        )
-        return f"functools.partial({inner_id}, {bound})", inner_src
-    target = getattr(func, "py_func", func)  # numba dispatchers keep the Python function here
-    if not (inspect.isfunction(target) or inspect.ismethod(target) or inspect.isclass(target)):
-        target = type(target)  # a callable instance: its class holds the code
-    module = getattr(target, "__module__", None) or "?"
-    qualname = getattr(target, "__qualname__", None) or repr(target)
-    ident = f"{module}.{qualname}"
-    try:
-        source = inspect.getsource(target)
-    except (OSError, TypeError):
-        source = ident
-    return ident, source
+        return f"functools.partial({_func_id(func.func)})"
+    target = func if inspect.isfunction(func) or inspect.isclass(func) else type(func)
+    target = getattr(func, "py_func", target)  # numba dispatchers keep the Python function
+    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
 
 
-def _default_code_version(source: str) -> str:
-    from workbench import __version__
-
-    text = f"{__version__}\n{source}"
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
-
-
-def _accepts_seed(func) -> bool:
-    """True if calling ``func(..., seed=s)`` binds ``seed`` (a named parameter or ``**kwargs``)."""
+def _signature(func) -> tuple[set[str] | None, set[str], bool]:
+    """``(keyword names or None if **kwargs/opaque, required names, accepts seed)``."""
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError):
-        py_func = getattr(func, "py_func", None)
-        if py_func is None:
-            return False
-        sig = inspect.signature(py_func)
-    for p in sig.parameters.values():
-        if p.kind is p.VAR_KEYWORD:
-            return True
-        if p.name == "seed" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
-            return True
-    return False
-
-
-def _keyword_names(func) -> set[str] | None:
-    """Names ``func`` accepts as keywords, or None if it takes ``**kwargs`` or is opaque."""
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return None
-    names = set()
-    for p in sig.parameters.values():
-        if p.kind is p.VAR_KEYWORD:
-            return None
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
-            names.add(p.name)
-    return names
-
-
-def _required_names(func) -> set[str]:
-    """Keyword parameters of ``func`` without a default (empty if opaque)."""
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return set()
-    return {
-        p.name
-        for p in sig.parameters.values()
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-    }
-
-
-# ----------------------------------------------------------------------------- grid handling
-
-
-def _plain(value):
-    """numpy scalars -> Python scalars, so dict grids and explicit points give identical frames."""
-    if isinstance(value, (np.number, np.bool_, np.str_)):
-        return value.item()
-    return value
-
-
-def _is_axis(values) -> bool:
-    if isinstance(values, (str, bytes)):
-        return False
-    if isinstance(values, np.ndarray):
-        return values.ndim == 1
-    return isinstance(values, (Sequence, pd.Series, pd.Index, range))
+        if getattr(func, "py_func", None) is None:
+            return None, set(), False
+        sig = inspect.signature(func.py_func)
+    params = sig.parameters.values()
+    named = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    required = {p.name for p in params if p.name in named and p.default is p.empty}
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    return (None if var_kw else named), required, var_kw or "seed" in named
 
 
 def _check_names(names, where: str) -> None:
     for name in names:
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ParameterError(
-                f"The '{where}' parameter of {_FUNC} must be keyed by valid Python "
-                f"identifiers. Got {name!r} instead."
-            )
         if name in _RESERVED:
-            raise ParameterError(
-                f"The '{where}' parameter of {_FUNC} must be keyed by names other than "
-                f"{_RESERVED}. Got {name!r} instead."
-            )
+            rule = f"names other than {_RESERVED}"
+        elif not isinstance(name, str) or not name.isidentifier():
+            rule = "valid Python identifiers"
+        else:
+            continue
+        raise _bad(where, f"keyed by {rule}", repr(name))
+
+
+def _is_axis(values) -> bool:
+    if isinstance(values, np.ndarray):
+        return values.ndim == 1
+    return isinstance(values, (Sequence, pd.Series, pd.Index, range)) and not isinstance(
+        values, (str, bytes)
+    )
 
 
 def _grid_size(grid) -> int:
     """How many points ``grid`` expands to, counted without expanding it (0 if malformed)."""
-    if isinstance(grid, pd.DataFrame):
-        return len(grid)
     if isinstance(grid, Mapping):
-        sizes = []
-        for values in grid.values():
-            if not _is_axis(values):
-                return 0
-            sizes.append(len(values))
-        return math.prod(sizes) if sizes else 0
-    if isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
+        axes = list(grid.values())
+        return math.prod(len(v) for v in axes) if axes and all(map(_is_axis, axes)) else 0
+    if isinstance(grid, pd.DataFrame) or _is_axis(grid):
         return len(grid)
     return 0
 
 
-def _check_cache_dir(cache_dir) -> Path:
-    if not isinstance(cache_dir, (str, os.PathLike)):
-        raise ParameterError(
-            f"The 'cache_dir' parameter of {_FUNC} must be a path (str or os.PathLike) or "
-            f"None. Got {cache_dir!r} instead."
-        )
-    text = os.fspath(cache_dir)
-    flag = text.strip().lower()
-    try:
-        float(flag)
-        numeric = True
-    except ValueError:
-        numeric = False
-    if not flag or numeric or flag in ("true", "false", "yes", "no", "on", "off", "none"):
-        raise ParameterError(
-            f"The 'cache_dir' parameter of {_FUNC} must be a folder path such as '.sweep_cache' "
-            f"(a cache is a folder, not a flag). Got {cache_dir!r} instead."
-        )
-    path = Path(text).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ParameterError(
-            f"The 'cache_dir' parameter of {_FUNC} must be a folder; {str(path)!r} is a file. "
-            f"Got {cache_dir!r} instead."
-        )
-    if path.is_dir() and any(path.iterdir()) and not (path / "joblib").is_dir():
-        raise ParameterError(
-            f"The 'cache_dir' parameter of {_FUNC} must be a new folder or an existing sweep "
-            f"cache; {str(path)!r} holds other files, which the cache would be mixed into. "
-            f"Got {cache_dir!r} instead."
-        )
-    if not path.parent.exists():
-        raise ParameterError(
-            f"The 'cache_dir' parameter of {_FUNC} must be inside an existing folder; "
-            f"{str(path.parent)!r} does not exist. Got {cache_dir!r} instead."
-        )
-    return path
+def _plain(value):
+    """numpy scalars -> Python scalars, so dict grids and explicit points give identical frames."""
+    return value.item() if isinstance(value, (np.number, np.bool_, np.str_)) else value
 
 
 def _expand_grid(grid) -> tuple[list[str], list[dict]]:
@@ -365,74 +240,76 @@ def _expand_grid(grid) -> tuple[list[str], list[dict]]:
         names = list(grid.columns)
         _check_names(names, "grid")
         if len(set(names)) != len(names):
-            raise ParameterError(
-                f"The 'grid' parameter of {_FUNC} must be a DataFrame with unique column "
-                f"names. Got {names!r} instead."
-            )
-        points = [{k: _plain(v) for k, v in row.items()} for row in grid.to_dict("records")]
-        if not names or not points:
-            raise ParameterError(
-                f"The 'grid' parameter of {_FUNC} must be a non-empty DataFrame. "
-                f"Got a DataFrame of shape {grid.shape} instead."
-            )
-        return names, points
+            raise _bad("grid", "a DataFrame with unique column names", repr(names))
+        if grid.empty:
+            raise _bad("grid", "a non-empty DataFrame", f"a DataFrame of shape {grid.shape}")
+        return names, [{k: _plain(v) for k, v in r.items()} for r in grid.to_dict("records")]
     if isinstance(grid, Mapping):
         if not grid:
-            raise ParameterError(
-                f"The 'grid' parameter of {_FUNC} must be a non-empty dict of name -> sequence. "
-                f"Got {grid!r} instead."
-            )
-        names = list(grid)
-        _check_names(names, "grid")
-        axes = []
+            raise _bad("grid", "a non-empty dict of name -> sequence", repr(grid))
+        _check_names(list(grid), "grid")
         for name, values in grid.items():
-            if not _is_axis(values):
-                raise ParameterError(
-                    f"The 'grid' parameter of {_FUNC} must be a dict of name -> 1-d sequence "
-                    f"(list, tuple, range, array). Got {{{name!r}: {values!r}}} instead."
-                )
-            values = [_plain(v) for v in values]
-            if not values:
-                raise ParameterError(
-                    f"The 'grid' parameter of {_FUNC} must be a dict of name -> non-empty "
-                    f"sequence. Got {{{name!r}: []}} instead."
-                )
-            axes.append(values)
-        points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes)]
-        return names, points
-    if isinstance(grid, Sequence) and not isinstance(grid, (str, bytes)):
-        if not grid or not all(isinstance(p, Mapping) for p in grid):
-            raise ParameterError(
-                f"The 'grid' parameter of {_FUNC} must be a non-empty list of dicts (one per "
-                f"point). Got {grid!r} instead."
-            )
+            if not _is_axis(values) or len(values) == 0:
+                must = "a dict of name -> non-empty 1-d sequence (list, tuple, range, array)"
+                raise _bad("grid", must, f"{{{name!r}: {values!r}}}")
+        axes = [[_plain(v) for v in values] for values in grid.values()]
+        return list(grid), [
+            dict(zip(grid, combo, strict=True)) for combo in itertools.product(*axes)
+        ]
+    if _is_axis(grid) and grid and all(isinstance(p, Mapping) and p for p in grid):
         names = list(grid[0])
         _check_names(names, "grid")
-        if not names:
-            raise ParameterError(
-                f"The 'grid' parameter of {_FUNC} must be a list of non-empty dicts. "
-                f"Got {grid!r} instead."
-            )
-        points = []
         for p in grid:
             if set(p) != set(names):
-                raise ParameterError(
-                    f"The 'grid' parameter of {_FUNC} must be a list of dicts with the same "
-                    f"keys {names!r}. Got a point with keys {list(p)!r} instead."
-                )
-            points.append({k: _plain(p[k]) for k in names})
-        return names, points
-    raise ParameterError(
-        f"The 'grid' parameter of {_FUNC} must be a dict of name -> sequence, a DataFrame or a "
-        f"list of dicts. Got {grid!r} instead."
-    )
+                must = f"a list of dicts with the same keys {names!r}"
+                raise _bad("grid", must, f"a point with keys {list(p)!r}")
+        return names, [{k: _plain(p[k]) for k in names} for p in grid]
+    must = "a dict of name -> sequence, a DataFrame or a non-empty list of non-empty dicts"
+    raise _bad("grid", must + " (one per point)", repr(grid))
 
 
-# ----------------------------------------------------------------------------- cache (joblib)
+def _check_cache_dir(cache_dir) -> Path:
+    if not isinstance(cache_dir, (str, os.PathLike)):
+        raise _bad("cache_dir", "a path (str or os.PathLike) or None", repr(cache_dir))
+    flag = os.fspath(cache_dir).strip().lower()
+    try:
+        float(flag)
+        flag = ""  # a number
+    except ValueError:
+        pass
+    if flag in ("", "true", "false", "yes", "no", "on", "off", "none"):
+        must = "a folder path such as '.sweep_cache' (a cache is a folder, not a flag)"
+        raise _bad("cache_dir", must, repr(cache_dir))
+    path = Path(os.fspath(cache_dir)).expanduser()
+    if path.exists() and not path.is_dir():
+        why = f"a folder; {str(path)!r} is a file"
+    elif path.is_dir() and any(path.iterdir()) and not (path / "joblib").is_dir():
+        why = (
+            f"a new folder or an existing sweep cache; {str(path)!r} holds other files, which "
+            "the cache would be mixed into"
+        )
+    elif not path.parent.exists():
+        why = f"inside an existing folder; {str(path.parent)!r} does not exist"
+    else:
+        return path
+    raise _bad("cache_dir", why, repr(cache_dir))
 
 
-def _cache_key(func_id: str, code_version: str, canon_point, canon_fixed, seed: int) -> str:
-    return _digest([_CACHE_FORMAT, func_id, code_version, canon_point, canon_fixed, seed]).hex()
+def _distributed(client):
+    """The ``distributed`` module, or a clear error when Dask (an optional extra) is missing."""
+    try:
+        import distributed  # optional extra: only client= needs it, importing sweep must not
+    except ImportError as exc:
+        if isinstance(client, str):
+            raise ImportError(
+                f"{_FUNC}(client={client!r}) runs on Dask, an optional extra that is not "
+                "installed: pip install 'workbench[dask]' (or dask[distributed])"
+            ) from exc
+        return None
+    return distributed
+
+
+# ----------------------------------------------------------------------------- evaluation
 
 
 def _normalize(result):
@@ -442,8 +319,7 @@ def _normalize(result):
     if isinstance(result, pd.Series):
         return result.to_dict()
     if hasattr(result, "as_dict") and hasattr(result, "stationarity"):
-        # a SimulationResult: its estimates, interval and the stationarity flag, one row
-        return result.as_dict()
+        return result.as_dict()  # a SimulationResult: estimates, interval, stationarity flag
     if isinstance(result, Mapping):
         return dict(result)
     if isinstance(result, np.ndarray) and result.ndim == 0:
@@ -454,51 +330,6 @@ def _normalize(result):
             f"got a {type(result).__name__}"
         )
     return {"value": result}
-
-
-def _evaluate_point(key, *, target=None, fixed=None, point=None, pass_seed=False, seed=0):
-    """One evaluation. Under ``joblib.Memory`` only ``key`` is hashed: it already digests the
-    function's identity, its code version, the point, ``fixed`` and the seed."""
-    kwargs = {**point, **fixed}
-    if pass_seed:
-        kwargs["seed"] = seed
-    return _normalize(target(**kwargs))
-
-
-_IGNORED = ["target", "fixed", "point", "pass_seed", "seed"]
-
-
-def _memorized(cache_dir):
-    """``_evaluate_point`` behind a ``joblib.Memory`` store in ``cache_dir`` (None: no cache)."""
-    if cache_dir is None:
-        return None
-    return Memory(location=str(cache_dir), verbose=0).cache(_evaluate_point, ignore=_IGNORED)
-
-
-_MISSING = object()
-
-
-def _cache_read(memorized, key: str):
-    """The cached result of ``key``, or ``_MISSING`` (absent, or unreadable: recompute it)."""
-    try:
-        if not memorized.check_call_in_cache(key):
-            return _MISSING
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return memorized.call_and_shelve(key).get()
-    except Exception:
-        return _MISSING
-
-
-# ----------------------------------------------------------------------------- evaluation
-
-
-def _picklable_exception(exc: BaseException) -> BaseException:
-    try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:
-        return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
 _WATCHDOG = {"parent": None}
@@ -513,8 +344,7 @@ def _exit_with_parent() -> None:
     """
     if _WATCHDOG["parent"] is not None or multiprocessing.parent_process() is None:
         return
-    parent = os.getppid()
-    _WATCHDOG["parent"] = parent
+    parent = _WATCHDOG["parent"] = os.getppid()
 
     def watch():
         while os.getppid() == parent:
@@ -524,189 +354,77 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="sweep-parent-watchdog", daemon=True).start()
 
 
-def _run_chunk(func, fixed: dict, pass_seed: bool, tasks: list, cache_dir) -> dict:
-    """Evaluate tasks ``(index, point, seed, cache_key)``; stop at the first error.
-
-    With ``cache_dir`` each result is stored (``joblib.Memory``) as soon as it is computed, so
-    work finished inside a chunk survives an interrupted or crashed sweep.
-    """
-    _exit_with_parent()
-    memorized = _memorized(cache_dir)
-    call = _evaluate_point if memorized is None else memorized
-    done = []
-    for index, point, seed, key in tasks:
+def _evaluate(call, point: dict, fixed: dict, seed: int | None, index: int, remote: str | None):
+    """One evaluation -> ``(index, result, error)``; an error travels back as a value, with
+    the worker's traceback as text, so the parent can name the point that failed."""
+    if remote == "processes":
+        _exit_with_parent()
+    try:
+        kwargs = {**point, **fixed} if seed is None else {**point, **fixed, "seed": seed}
+        return index, _normalize(call(**kwargs)), None
+    except Exception as exc:
+        if not remote:
+            return index, None, (exc, None)  # in this process: the original, traceback intact
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         try:
-            result = call(
-                key, target=func, fixed=fixed, point=point, pass_seed=pass_seed, seed=seed
-            )
-        except Exception as exc:
-            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            error = (index, _picklable_exception(exc), tb)
-            return {"first": tasks[0][0], "done": done, "error": error}
-        done.append((index, result))
-    return {"first": tasks[0][0], "done": done, "error": None}
+            pickle.loads(pickle.dumps(exc))
+        except Exception:
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        return index, None, (exc, tb)
 
 
-def _point_text(point: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in point.items())
+def _memorized(func, fixed: dict, cache_dir: Path, code_version: str | None):
+    """``(func behind joblib.Memory, fixed)``; a partial is cached as its function, with its
+    bound arguments moved into ``fixed`` (joblib names a partial's cache by its class)."""
+    if isinstance(func, functools.partial):
+        bound = inspect.signature(func.func).bind_partial(*func.args, **func.keywords)
+        fixed = {**bound.arguments, **fixed}
+        func = func.func
+    location = cache_dir
+    if code_version is not None:
+        tag = hashlib.blake2b(code_version.encode(), digest_size=8).hexdigest()
+        location = cache_dir / "joblib" / f"code_version-{tag}"
+    # a str: joblib adds its "joblib" folder to a str location, not to a Path (joblib #1684)
+    return Memory(location=str(location), verbose=0).cache(func), fixed
+
+
+def _cached(memorized, kwargs: dict):
+    """The cached result for ``kwargs``, or None (absent or unreadable: compute it again)."""
+    try:
+        if memorized.check_call_in_cache(**kwargs):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return [memorized.call_and_shelve(**kwargs).get()]
+    except Exception:
+        pass
+    return None
 
 
 def _assemble(names, tasks, results) -> pd.DataFrame:
     """The tidy frame: grid columns, replication, seed, then result columns, in task order."""
     head = [*names, *_RESERVED]
-    clash = set(head)
-    if all(isinstance(r, dict) for r in results):
-        records = []
-        extra: dict[str, None] = {}
-        for (_, point, rep, seed), res in zip(tasks, results, strict=True):
-            bad = clash.intersection(res)
-            if bad:
-                raise SweepError(
-                    f"func returned the column(s) {sorted(bad)} which clash with the grid "
-                    f"columns or the reserved names {_RESERVED}; rename them"
-                )
-            extra.update(dict.fromkeys(res))
-            records.append({**point, "replication": rep, "seed": seed, **res})
-        return pd.DataFrame.from_records(records, columns=head + list(extra))
-
-    frames = []
-    for (_, point, rep, seed), res in zip(tasks, results, strict=True):
-        frame = res if isinstance(res, pd.DataFrame) else pd.DataFrame([res])
-        bad = clash.intersection(frame.columns)
+    for res in results:
+        bad = set(head).intersection(res.columns if isinstance(res, pd.DataFrame) else res)
         if bad:
             raise SweepError(
                 f"func returned the column(s) {sorted(bad)} which clash with the grid columns "
                 f"or the reserved names {_RESERVED}; rename them"
             )
+    if all(isinstance(r, dict) for r in results):
+        extra = dict.fromkeys(k for r in results for k in r)
+        records = [
+            {**p, "replication": rep, "seed": seed, **r}
+            for (p, rep, seed), r in zip(tasks, results, strict=True)
+        ]
+        return pd.DataFrame.from_records(records, columns=head + list(extra))
+    frames = []
+    for (point, rep, seed), res in zip(tasks, results, strict=True):
+        frame = res if isinstance(res, pd.DataFrame) else pd.DataFrame([res])
         n = len(frame)
-        lead = pd.DataFrame(
-            {**{k: [point[k]] * n for k in names}, "replication": [rep] * n, "seed": [seed] * n}
-        )
-        frames.append(pd.concat([lead, frame.reset_index(drop=True)], axis=1))
+        lead = {**{k: [point[k]] * n for k in names}, "replication": [rep] * n, "seed": [seed] * n}
+        frames.append(pd.concat([pd.DataFrame(lead), frame.reset_index(drop=True)], axis=1))
     # an empty frame has object columns and would upcast the others: leave it out
-    non_empty = [f for f in frames if len(f)] or frames
-    return pd.concat(non_empty, ignore_index=True, sort=False)
-
-
-# ----------------------------------------------------------------------------- backends
-
-
-def _raise_point_error(func_id, task, exc, tb=None):
-    _, point, rep, seed = task
-    if tb is not None:
-        exc.__cause__ = _RemoteTraceback(tb)
-    raise SweepPointError(
-        f"{func_id} raised {type(exc).__name__} at point {_point_text(point)} "
-        f"(replication {rep}, seed {seed}): {exc}",
-        point=point,
-        replication=rep,
-        seed=seed,
-    ) from exc
-
-
-def _chunks(items: list, size: int) -> list[list]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _auto_chunk(n_tasks: int, n_workers: int) -> int:
-    return max(1, min(_MAX_AUTO_CHUNK, math.ceil(n_tasks / (n_workers * _CHUNKS_PER_WORKER))))
-
-
-def _payload(chunk) -> list:
-    return [(t[0], t[1], t[3], t[4]) for t in chunk]
-
-
-def _collect(out, chunk, results, bar, func_id):
-    for i, res in out["done"]:
-        results[i] = res
-    bar.update(len(out["done"]))
-    if out["error"] is not None:
-        index, exc, tb = out["error"]
-        task = next(t for t in chunk if t[0] == index)
-        _raise_point_error(func_id, (index, task[1], task[2], task[3]), exc, tb)
-
-
-def _kill_loky_workers() -> None:
-    """End joblib's (reusable) loky workers now: after an error or an interrupt nothing may
-    keep computing. Finished evaluations are already in the cache."""
-    from joblib.externals.loky import reusable_executor
-
-    executor = getattr(reusable_executor, "_executor", None)  # the shared pool, if started
-    if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)
-
-
-def _run_joblib(func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, n_workers):
-    """Chunks on joblib's loky process pool (``n_workers`` processes), in completion order."""
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
-    parallel = Parallel(n_jobs=n_workers, backend="loky", return_as="generator_unordered")
-    calls = (delayed(_run_chunk)(func, fixed, pass_seed, _payload(c), cache_dir) for c in chunks)
-    by_first = {c[0][0]: c for c in chunks}
-    finished = False
-    outputs = parallel(calls)
-    try:
-        for out in outputs:
-            _collect(out, by_first[out["first"]], results, bar, func_id)
-        finished = True
-    except TerminatedWorkerError as exc:
-        raise SweepError(
-            f"a worker process of the sweep over {func_id} died (crash, os._exit or out of "
-            "memory); finished points are cached when cache_dir is set, so a re-run resumes"
-        ) from exc
-    finally:
-        if not finished:
-            with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
-                warnings.simplefilter("ignore", UserWarning)
-                outputs.close()
-            _kill_loky_workers()
-
-
-def _run_dask(client, func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, retries):
-    """Chunks as Dask tasks (Dask re-runs a chunk whose worker died, ``retries`` times).
-
-    Workers write the cache themselves: ``cache_dir`` must be a path they can reach (always
-    so on a ``LocalCluster``; a shared file system on a real cluster).
-    """
-    from distributed import as_completed
-
-    futures = {}
-    try:
-        for chunk in chunks:
-            fut = client.submit(
-                _run_chunk,
-                func,
-                fixed,
-                pass_seed,
-                _payload(chunk),
-                None if cache_dir is None else str(cache_dir),
-                pure=False,  # never reuse a stale result of an equal-looking earlier task
-                retries=retries,
-                key=f"sweep-{func_id.rsplit('.', 1)[-1]}-{uuid.uuid4().hex}",
-            )
-            futures[fut] = chunk
-        # loop=: the client need not be the default one (set_as_default=False)
-        for fut in as_completed(list(futures), loop=client.loop):
-            try:
-                out = fut.result()
-            except Exception as exc:
-                raise SweepError(
-                    f"a Dask task of the sweep over {func_id} failed (a worker died, or could "
-                    "not import func's module); finished points are cached when cache_dir is set"
-                ) from exc
-            _collect(out, futures[fut], results, bar, func_id)
-    finally:
-        pending = [f for f in futures if not f.done()]
-        if pending:
-            client.cancel(pending)
-
-
-def _is_dask_client(obj) -> bool:
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        return False
-    return isinstance(obj, Client)
+    return pd.concat([f for f in frames if len(f)] or frames, ignore_index=True, sort=False)
 
 
 # ----------------------------------------------------------------------------- public API
@@ -749,7 +467,9 @@ def sweep(
         Root of every seed, in ``[0, 2**63)``.
     client : distributed.Client or str, optional
         Run on this Dask cluster (a client, or a scheduler address such as
-        ``"tcp://127.0.0.1:8786"``, connected to and closed again here).
+        ``"tcp://127.0.0.1:8786"``, connected to within 10 s and closed again here), through
+        ``joblib.parallel_config(backend="dask")``. Needs the optional extra
+        ``workbench[dask]``; the workers need ``workbench`` and ``func``'s module importable.
     n_workers : int, optional
         Without ``client``: ``1`` evaluates in this process (no start-up cost, the notebook
         path); more runs joblib's loky pool of that many processes. Default
@@ -759,18 +479,19 @@ def sweep(
         later calls. No caching if None. Entries are unpickled: point it only at trusted
         directories. With Dask the workers write it, so they must reach that path.
     code_version : str, optional
-        Part of the cache key; change it to invalidate cached results. Defaults to a hash of
-        ``func``'s source and ``workbench.__version__`` (edits to helpers that ``func`` calls
-        are not detected: pass a version then).
+        Keeps the cache of each version apart; change it to invalidate cached results.
+        Without it, ``joblib.Memory`` invalidates ``func``'s cache when ``func``'s own source
+        changes (edits to helpers that ``func`` calls are not detected: pass a version then).
     progress : bool, default True
         Show a ``tqdm.auto`` progress bar over evaluations (points x replications).
     chunk_size : int, optional
-        Evaluations per task sent to a worker; automatic if None (about four chunks per
-        worker, at most 100 evaluations each).
+        Evaluations per task sent to a worker (joblib's ``batch_size``); joblib's automatic
+        batching if None.
     desc : str, optional
         Label of the progress bar.
     retries : int, default 1
-        With Dask: how often a chunk whose worker died is run again, in [0, 10].
+        With Dask: how often a task that failed on the cluster is submitted again, in
+        [0, 10] (a task whose worker died is re-run by the scheduler in any case).
 
     Returns
     -------
@@ -778,7 +499,8 @@ def sweep(
         Columns: the grid's names, ``replication``, ``seed``, then ``func``'s outputs; rows in
         grid order, then replication order, whatever the completion order.
         ``df.attrs["sweep"]`` holds ``computed``, ``from_cache``, ``seconds`` and the run's
-        settings.
+        settings (``evaluations``, ``points``, ``replications``, ``backend``, ``n_workers``,
+        ``func``, ``code_version``, ``base_seed``).
 
     Raises
     ------
@@ -788,7 +510,9 @@ def sweep(
         If ``func`` raises; names the point, chains the original exception. Evaluations that
         finished before are already cached, so a re-run resumes.
     SweepError
-        If a worker process or Dask task dies.
+        If a worker process or Dask task dies, or the scheduler cannot be reached.
+    ImportError
+        If ``client`` is an address and Dask is not installed.
 
     Notes
     -----
@@ -797,27 +521,101 @@ def sweep(
     with ``spawn_key=(replication,)``, reduced to 63 bits. It depends on nothing else, so
     results are identical for any ``n_workers``, ``chunk_size`` or backend.
 
-    A cache entry is keyed by a blake2b digest of ``func``'s module and qualname,
-    ``code_version``, the point, ``fixed`` and the seed (``joblib.Memory`` hashes only that
-    digest).
+    A cache entry is ``joblib.Memory``'s: keyed by ``func``'s module and name and a hash of
+    the arguments it receives (the point, ``fixed`` and the seed), under a folder of its own
+    for each ``code_version``.
 
     With process workers (the default) a script should guard its entry point with
     ``if __name__ == "__main__":``.
     """
     t0 = time.perf_counter()
-    # ---- validation, all before anything runs
+    names, points, fixed, pass_seed, distributed = _validate(
+        func, grid, fixed, replications, client, n_workers, cache_dir, code_version,
+        progress, chunk_size, desc,
+    )  # fmt: skip
+    replications = int(replications)
+    retries = check_int(retries, "retries", _FUNC, 0, 10)
+    base_seed = check_seed(base_seed, _FUNC, "base_seed")
+    func_id = _func_id(func)
+    # ---- tasks (point, replication, seed) in output order; cached results first
+    tasks = []
+    for point in points:
+        cp = _point_canon(point)
+        tasks += [(point, r, _seed_from_canon(base_seed, cp, r)) for r in range(replications)]
+    call, results = func, [None] * len(tasks)
+    if cache_dir is not None:
+        cache_dir = Path(cache_dir).expanduser()
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        call, fixed = _memorized(func, fixed, cache_dir, code_version)
+        for i, (point, _, seed) in enumerate(tasks):
+            hit = _cached(call, {**point, **fixed, **({"seed": seed} if pass_seed else {})})
+            results[i] = None if hit is None else _normalize(hit[0])
+    todo = [i for i, r in enumerate(results) if r is None]
+
+    backend, workers = "in-process", 1
+    if todo and client is not None:
+        backend = "dask"
+    elif todo and n_workers != 1:
+        backend = "processes"
+        workers = min(n_workers or os.cpu_count() or 1, math.ceil(len(todo) / (chunk_size or 1)))
+    bar = tqdm.auto.tqdm(
+        total=len(tasks), initial=len(tasks) - len(todo), desc=desc, disable=not progress,
+        unit="eval", dynamic_ncols=True,
+    )  # fmt: skip
+    own_client = None
+    try:
+        if backend == "dask":
+            if isinstance(client, str):
+                client = own_client = _connect(distributed, client)
+            workers = max(1, sum(client.nthreads().values()))
+            config = parallel_config(backend="dask", client=client, retries=retries)
+        else:
+            kind = "loky" if backend == "processes" else "sequential"
+            config = parallel_config(backend=kind, n_jobs=workers)
+        remote = None if backend == "in-process" else backend
+        seeds = [seed if pass_seed else None for _, _, seed in tasks]
+        calls = (delayed(_evaluate)(call, tasks[i][0], fixed, seeds[i], i, remote) for i in todo)
+        with config:
+            _run(Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
+                 calls, tasks, results, bar, func_id, backend)  # fmt: skip
+    finally:
+        bar.close()
+        if own_client is not None:
+            own_client.close()
+
+    df = _assemble(names, tasks, results)
+    df.attrs["sweep"] = {
+        "computed": len(todo),
+        "from_cache": len(tasks) - len(todo),
+        "seconds": time.perf_counter() - t0,
+        "evaluations": len(tasks),
+        "points": len(points),
+        "replications": replications,
+        "backend": backend,
+        "n_workers": workers,
+        "func": func_id,
+        "code_version": code_version,
+        "base_seed": base_seed,
+    }
+    return df
+
+
+def _validate(
+    func, grid, fixed, replications, client, n_workers, cache_dir, code_version, progress,
+    chunk_size, desc,
+):  # fmt: skip
+    """Every check of :func:`sweep`'s arguments, before anything runs.
+
+    Returns ``(names, points, fixed, pass_seed, distributed module or None)``."""
     if not callable(func):
-        raise ParameterError(
-            f"The 'func' parameter of {_FUNC} must be a callable. Got {func!r} instead."
-        )
+        raise _bad("func", "a callable", repr(func))
     replications = check_int(replications, "replications", _FUNC, 1)
     if isinstance(grid, Mapping):
         _check_names(list(grid), "grid")  # the keys first: a bad name fails before any work
     n_points = _grid_size(grid)
     evaluations = n_points * replications
-    # blame the grid when it alone is too big, else the replications that multiply it
     too_big_alone = n_points * _BYTES_PER_EVALUATION > validation.MEMORY_BUDGET
-    check_budget(
+    check_budget(  # blame the grid when it alone is too big, else the replications
         _FUNC,
         "grid" if too_big_alone else "replications",
         f"a grid of {n_points:,} points" if too_big_alone else replications,
@@ -825,166 +623,118 @@ def sweep(
         what=f"{evaluations:,} evaluations (grid points × replications) held in memory",
     )
     names, points = _expand_grid(grid)
-    if fixed is None:
-        fixed = {}
-    if not isinstance(fixed, Mapping):
-        raise ParameterError(
-            f"The 'fixed' parameter of {_FUNC} must be a dict of name -> value or None. "
-            f"Got {fixed!r} instead."
-        )
-    fixed = dict(fixed)
+    if not isinstance(fixed, (Mapping, type(None))):
+        raise _bad("fixed", "a dict of name -> value or None", repr(fixed))
+    fixed = dict(fixed or {})
     _check_names(fixed, "fixed")
-    overlap = [k for k in fixed if k in names]
-    if overlap:
-        raise ParameterError(
-            f"The 'fixed' parameter of {_FUNC} must be disjoint from the grid's names. "
-            f"Got {overlap!r} instead."
-        )
-    accepted = _keyword_names(func)
-    if accepted is not None:
-        for where, keys in (("grid", names), ("fixed", list(fixed))):
-            unknown = [k for k in keys if k not in accepted]
-            if unknown:
-                raise ParameterError(
-                    f"The '{where}' parameter of {_FUNC} must be keyed by parameters of "
-                    f"{getattr(func, '__name__', func)!r} {sorted(accepted)}. Got {unknown!r} "
-                    "instead."
-                )
-    missing = sorted(_required_names(func) - set(names) - set(fixed) - {"seed"})
-    if missing:
-        raise ParameterError(
-            f"The 'grid' parameter of {_FUNC} must be keyed by (or 'fixed' must give) every "
-            f"required parameter of {getattr(func, '__name__', func)!r}. Got {missing!r} "
-            "missing instead."
-        )
-    retries = check_int(retries, "retries", _FUNC, 0, 10)
-    base_seed = check_seed(base_seed, _FUNC, "base_seed")
+    if overlap := [k for k in fixed if k in names]:
+        raise _bad("fixed", "disjoint from the grid's names", repr(overlap))
+    accepted, required, pass_seed = _signature(func)
+    name = repr(getattr(func, "__name__", func))
+    for where, keys in (("grid", names), ("fixed", list(fixed))):
+        if accepted is not None and (unknown := [k for k in keys if k not in accepted]):
+            must = f"keyed by parameters of {name} {sorted(accepted)}"
+            raise _bad(where, must, repr(unknown))
+    if missing := sorted(required - set(names) - set(fixed) - {"seed"}):
+        must = f"keyed by (or 'fixed' must give) every required parameter of {name}"
+        raise _bad("grid", must, f"{missing!r} missing")
     if n_workers is not None:
-        n_workers = check_int(n_workers, "n_workers", _FUNC, 1)
+        check_int(n_workers, "n_workers", _FUNC, 1)
     if chunk_size is not None:
-        chunk_size = check_int(chunk_size, "chunk_size", _FUNC, 1)
-    if not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(
-            f"The 'progress' parameter of {_FUNC} must be a bool. Got {progress!r} instead."
-        )
-    if desc is not None and not isinstance(desc, str):
-        raise ParameterError(
-            f"The 'desc' parameter of {_FUNC} must be a str or None. Got {desc!r} instead."
-        )
-    if code_version is not None and not isinstance(code_version, str):
-        raise ParameterError(
-            f"The 'code_version' parameter of {_FUNC} must be a str or None. "
-            f"Got {code_version!r} instead."
-        )
+        check_int(chunk_size, "chunk_size", _FUNC, 1)
+    for key, value, kinds, what in (
+        ("progress", progress, (bool, np.bool_), "a bool"),
+        ("desc", desc, (str, type(None)), "a str or None"),
+        ("code_version", code_version, (str, type(None)), "a str or None"),
+    ):
+        if not isinstance(value, kinds):
+            raise _bad(key, what, repr(value))
     if cache_dir is not None:
-        cache_dir = _check_cache_dir(cache_dir)
-    if client is not None and not isinstance(client, str) and not _is_dask_client(client):
-        raise ParameterError(
-            f"The 'client' parameter of {_FUNC} must be a distributed.Client, a scheduler "
-            f"address string or None. Got {client!r} instead."
-        )
+        _check_cache_dir(cache_dir)
+        if not (isinstance(func, functools.partial) or inspect.isfunction(func)):
+            if not hasattr(func, "py_func"):  # joblib.Memory caches functions
+                must = "a function (or a functools.partial of one) when cache_dir is set"
+                raise _bad("func", must, repr(func))
+    if isinstance(client, str) and not client.strip():  # distributed would start a cluster
+        raise _bad("client", "a scheduler address such as 'tcp://127.0.0.1:8786'", repr(client))
+    distributed = None if client is None else _distributed(client)
+    if client is not None and not isinstance(client, str):
+        if distributed is None or not isinstance(client, distributed.Client):
+            must = "a distributed.Client, a scheduler address string or None"
+            raise _bad(
+                "client", must + ("" if distributed else " (Dask is not installed)"), repr(client)
+            )
     if client is None and n_workers != 1:
         main = sys.modules.get("__main__")
         interactive = main is None or not hasattr(main, "__file__")
         try:
             pickle.dumps(func)
             # a notebook's functions pickle by name but spawned workers cannot import them
-            if interactive and _func_identity(func)[0].startswith("__main__."):
+            if interactive and _func_id(func).startswith("__main__."):
                 raise pickle.PicklingError("defined interactively")
         except Exception:
-            raise ParameterError(
-                f"The 'func' parameter of {_FUNC} must be a picklable callable defined in an "
-                "importable module when it runs in worker processes (else use n_workers=1 or a "
-                f"Dask client). Got {func!r} instead."
-            ) from None
+            must = (
+                "a picklable callable defined in an importable module when it runs in worker "
+                "processes (else use n_workers=1 or a Dask client)"
+            )
+            raise _bad("func", must, repr(func)) from None
+    return names, points, fixed, pass_seed, distributed
 
-    func_id, source = _func_identity(func)
-    if code_version is None:
-        code_version = _default_code_version(source)
-    pass_seed = _accepts_seed(func)
-    canon_fixed = [[k, _canon(fixed[k], "fixed")] for k in sorted(fixed)]
 
-    # ---- tasks: (index, point, replication, seed, cache key), in output order
-    tasks = []
-    for point in points:
-        cp = _point_canon(point)
-        for rep in range(replications):
-            seed = _seed_from_canon(base_seed, cp, rep)
-            key = _cache_key(func_id, code_version, cp, canon_fixed, seed)
-            tasks.append((len(tasks), point, rep, seed, key))
-
-    results: list = [_MISSING] * len(tasks)
-    if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        memorized = _memorized(cache_dir)
-        for t in tasks:
-            results[t[0]] = _cache_read(memorized, t[4])
-    todo = [t for t in tasks if results[t[0]] is _MISSING]
-    from_cache = len(tasks) - len(todo)
-
-    from tqdm.auto import tqdm
-
-    backend = "in-process"
-    workers_used = 1
-    bar = tqdm(
-        total=len(tasks),
-        initial=from_cache,
-        desc=desc,
-        disable=not progress,
-        unit="eval",
-        dynamic_ncols=True,
-    )
-    own_client = None
+def _connect(distributed, address: str):
+    """A client of the scheduler at ``address``; a ParameterError if it is no address, a
+    SweepError if nothing answers there within the timeout."""
     try:
-        if todo and client is not None:
-            backend = "dask"
-            if isinstance(client, str):
-                from distributed import Client
+        return distributed.Client(address, set_as_default=False, timeout=_CONNECT_TIMEOUT)
+    except ValueError as exc:  # no scheme or port: refused before any connection
+        must = "a scheduler address such as 'tcp://127.0.0.1:8786'"
+        raise _bad("client", must, f"{address!r} ({exc})") from exc
+    except OSError as exc:
+        raise SweepError(
+            f"could not reach the Dask scheduler at {address!r} within {_CONNECT_TIMEOUT} s: "
+            "is it running, and is the address right?"
+        ) from exc
 
-                own_client = client = Client(client, set_as_default=False)
-            try:
-                workers_used = max(1, sum(client.nthreads().values()))
-            except Exception:
-                workers_used = 1
-            size = chunk_size or _auto_chunk(len(todo), n_workers or workers_used)
-            chunks = _chunks(todo, size)
-            _run_dask(
-                client, func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, retries
-            )
-        elif todo and n_workers == 1:
-            # in this process, one evaluation a chunk: the original exception and traceback
-            # stay intact, and the bar moves with every evaluation
-            for t in todo:
-                out = _run_chunk(func, fixed, pass_seed, _payload([t]), cache_dir)
-                if out["error"] is not None:
-                    _raise_point_error(func_id, t[:4], out["error"][1])
-                _collect(out, [t], results, bar, func_id)
-        elif todo:
-            backend = "processes"
-            wanted = n_workers or os.cpu_count() or 1
-            size = chunk_size or _auto_chunk(len(todo), wanted)
-            chunks = _chunks(todo, size)
-            workers_used = min(wanted, len(chunks))  # no idle processes to start
-            _run_joblib(
-                func, fixed, pass_seed, chunks, cache_dir, results, bar, func_id, workers_used
-            )
+
+def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
+    """Collect each evaluation's result once, in completion order; name a failing point.
+
+    Stopping early (an error, an interrupt) closes joblib's generator: joblib then cancels
+    what is left and ends its loky workers."""
+    outputs = parallel(calls)
+    try:
+        for i, res, error in outputs:
+            if error is not None:
+                exc, tb = error
+                if tb is not None:
+                    exc.__cause__ = _RemoteTraceback(tb)
+                point, rep, seed = tasks[i]
+                where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+                raise SweepPointError(
+                    f"{func_id} raised {type(exc).__name__} at point {where} "
+                    f"(replication {rep}, seed {seed}): {exc}",
+                    point=point,
+                    replication=rep,
+                    seed=seed,
+                ) from exc
+            results[i] = res
+            bar.update(1)
+    except (SweepError, KeyboardInterrupt):
+        raise
+    except TerminatedWorkerError as exc:
+        raise SweepError(
+            f"a worker process of the sweep over {func_id} died (crash, os._exit or out of "
+            "memory); finished points are cached when cache_dir is set, so a re-run resumes"
+        ) from exc
+    except Exception as exc:
+        if backend == "in-process":
+            raise
+        raise SweepError(
+            f"a task of the sweep over {func_id} failed on the {backend} backend (a worker "
+            "died too often, or could not import func's module); finished points are cached "
+            "when cache_dir is set"
+        ) from exc
     finally:
-        bar.close()
-        if own_client is not None:
-            own_client.close()
-
-    df = _assemble(names, [t[:4] for t in tasks], results)
-    df.attrs["sweep"] = {
-        "computed": len(todo),
-        "from_cache": from_cache,
-        "seconds": time.perf_counter() - t0,
-        "evaluations": len(tasks),
-        "points": len(points),
-        "replications": replications,
-        "backend": backend,
-        "n_workers": workers_used,
-        "func": func_id,
-        "code_version": code_version,
-        "base_seed": base_seed,
-    }
-    return df
+        with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
+            warnings.simplefilter("ignore", UserWarning)
+            outputs.close()
