@@ -20,25 +20,13 @@ from scipy import stats
 from scipy.stats import qmc
 from sklearn.tree import DecisionTreeClassifier
 
-from workbench.claims import AtlasSpec, Measurement, _measured, load_claims
+from workbench.claims import _ATLAS_NAMES, AtlasSpec, Measurement, _measured, load_claims
 from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
 from workbench.sweep import point_seed, sweep
 from workbench.validation import ParameterError, check_bool, check_int, check_seed
 
-__all__ = [
-    "atlas",
-    "atlas_summary",
-    "plot_atlas",
-    "run_atlas",
-    "design",
-    "plausible_space",
-    "verdict",
-    "wilson",
-    "decided_by",
-    "summarise_atlas",
-    "VERDICTS",
-]
+__all__ = list(_ATLAS_NAMES)  # one list: workbench.claims forwards these names here
 
 VERDICTS = ("reproduced", "refuted", "depends", "undetermined")
 REPRODUCED_SHARE = 0.9  # holds at >= 90 % of the determined points
