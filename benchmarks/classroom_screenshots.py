@@ -9,11 +9,15 @@ The notebooks and the ``workbench`` package of ``--repo`` are used (the kernels 
 before and after the fixes. The machinery (JupyterLab on a temporary copy of the notebooks,
 headless Chromium) is this script's own repo's ``tests/browser_support.py``.
 
-For each notebook that an item needs: open it in JupyterLab, Run All, wait until it has run,
-then drive each of its items (find a view by its title, a control by its label text, a cell
-by its source), and save one element screenshot per item in ``DIR`` plus ``DIR/items.json``
-(item -> file, notebook, what was done, timings, what failed). A failing item is recorded
-and the run goes on. One server and one browser at a time; all stopped at the end.
+For each notebook that an item needs: open it in JupyterLab, run the cells the items need
+(the first code cell, the ``parameters`` cell, cells that only set constants, every
+``VIEWS[...]`` cell and the items' own cells, in notebook order; ``--run-all`` runs them all;
+an item whose view or cell is not found triggers a Run All and a second try), then drive
+each item (find a view by its title, a control by its label text, a cell by its source), and
+save one element screenshot per item in ``DIR`` plus ``DIR/items.json`` (item -> file,
+notebook, what was done, timings, what failed). A failing item is recorded and the run goes
+on. One server and one browser at a time; all stopped at the end (also on error or SIGTERM).
+``--list`` shows the items.
 
 ``--layout`` (instead of the screenshots): the layout check (this repo's
 ``workbench/layout.py``, copied to a temporary folder, so the same checker judges both
@@ -60,6 +64,7 @@ class Item:
     value: str = ""  # what to type into the control ("" for none)
     option: str = ""  # regex on a dropdown option
     fallback_key: str = ""  # Home / End if typing the value does not set it
+    moves: int = 3  # move items: how many ArrowRight presses, each timed
 
 
 ITEMS = [
@@ -87,8 +92,23 @@ ITEMS = [
          "cell", cell=r"^\s*(exercise|show)\("),
     Item("p1_fog_delay_load1.6", "p1_", "p1 fog-delay view at load 1.6: vanishing curve", "view",
          view=r"fog.{1,3}fog|link delay", control=r"\bload\b|ϱ", value="1.6", fallback_key="End"),
-    Item("p4_simulation_move", "p4_", "p4 simulation view after one move (timed)", "move",
+    Item("p4_simulation_move", "p4_", "p4 simulation view after moves (each timed)", "move",
          view=r"simulation"),
+    Item("p4_tradeoff_delta0", "p4_", "p4 trade-off at Δ = 0: legend over the curves", "view",
+         view=r"trade-?off", control=r"shift|Δ", value="0", fallback_key="Home"),
+    Item("p5_ba2_speed_400", "p5_", "p5 ba-2 with F_c = 400: drawn speeds differ from the slider",
+         "view", view=r"hierarchy|topolog", control=r"centre speed|F_c", value="400",
+         fallback_key="End"),
+    Item("p5_red_controls", "p5_", "p5 RED view: doubled names ('gentle gentle RED')",
+         "controls", view=r"\bRED\b"),
+    Item("p1_network_controls", "p1_", "p1 analytic view: raw notation in labels (p^I)",
+         "controls", view=r"baselines|analytic model on"),
+    Item("p1_glossary", "p1_", "p1 glossary: raw table, help cut off, ε default 0.0", "cell",
+         cell=r"PARAMS\.frame|glossary\("),
+    Item("p5_exercise_no", "p5_", "p5 exercise cell: the answer \"no\" in the cell", "cell",
+         cell=r"\"no\",|show\(\s*[\"']p5[\"']\s*,\s*2\s*\)"),
+    Item("p2_schemes_move", "p2_", "p2 schemes view: time of a move (745 ms median before)",
+         "move", view=r"four schemes|schemes"),
     Item("p1_delay_vs_theta", "p1_", "p1 delay_vs_theta figure: footer over the x label",
          "cell", cell=r"delay_vs_theta"),
     Item("p3_loss_landscape", "p3_", "p3 loss landscape: legend over title or data", "cell",
@@ -190,20 +210,35 @@ def _view(page, item: Item, mark: str):
 
 
 def _state(view) -> dict:
-    return view.evaluate(VIEW_STATE_JS)
+    state = view.evaluate(VIEW_STATE_JS)
+    state["status"] = view.evaluate(STATUS_JS)
+    return state
 
 
-def _wait_redraw(page, view, old_src: str | None, timeout_ms: int = REDRAW_TIMEOUT_MS) -> float:
-    """Seconds until the view shows a new image and is not greyed; raises on timeout."""
+STATUS_JS = """(view) => {
+    const els = [...view.querySelectorAll('.widget-html, .jupyter-widget-html')];
+    const hit = els.map((e) => e.innerText || '').find((t) => /updated in/.test(t));
+    return hit === undefined ? null : hit;
+}"""
+
+
+def _wait_redraw(page, view, old: dict, timeout_ms: int = REDRAW_TIMEOUT_MS) -> float:
+    """Seconds until the view shows a new figure (a new image, or a new "updated in … ms"
+    status when the new PNG happens to be identical) and is not greyed; raises on timeout."""
     t0 = time.monotonic()
     page.wait_for_function(
         """([view, old]) => {
             const img = view.querySelector('.wb-figure img') ||
                         view.querySelector('.widget-output img');
             const src = (img && img.complete && img.naturalWidth > 0) ? img.src : null;
-            return src !== null && src !== old && !view.querySelector('.wb-stale');
+            const els = [...view.querySelectorAll('.widget-html, .jupyter-widget-html')];
+            const hit = els.map((e) => e.innerText || '').find((t) => /updated in/.test(t));
+            const status = hit === undefined ? null : hit;
+            const fresh = (src !== null && src !== old.src) ||
+                          (status !== null && status !== old.status);
+            return fresh && !view.querySelector('.wb-stale');
         }""",
-        arg=[view.element_handle(), old_src],
+        arg=[view.element_handle(), old],
         timeout=timeout_ms,
     )
     return time.monotonic() - t0
@@ -251,6 +286,7 @@ def _set_control(page, view, item: Item, res: Result) -> None:
         res.done.append(f"chose {value!r} in '{label}'")
         return
     target = float(item.value)
+    res.details["value_before"] = _handle_now(row)
     with contextlib.suppress(Exception):
         _type_into(page, row, item.value)
         res.done.append(f"typed {item.value!r} + Enter into the readout of '{label}'")
@@ -321,33 +357,64 @@ def drive(page, item: Item, out: Path) -> Result:
                 _shoot_controls(page, view, path)
             elif item.kind == "move":
                 handle = view.locator(".noUi-handle").first
-                old = _state(view)["src"]
                 label = handle.evaluate(
                     "(h) => { const r = h.closest('.wb-control, .widget-inline-hbox');"
                     " return r ? r.innerText.trim() : ''; }"
                 )
-                handle.focus()
-                t_move = time.monotonic()
-                page.keyboard.press("ArrowRight")
-                try:
-                    res.move_s = round(_wait_redraw(page, view, old), 2)
-                except Exception as err:
-                    res.error = f"no redraw within {REDRAW_TIMEOUT_MS // 1000} s: {err}"[:300]
-                    res.move_s = round(time.monotonic() - t_move, 2)
+                res.details["moves_s"] = []
+                for _ in range(item.moves):
+                    old = _state(view)
+                    now, top = (
+                        handle.get_attribute("aria-valuenow"),
+                        handle.get_attribute("aria-valuemax"),
+                    )
+                    key = "ArrowLeft" if now is not None and now == top else "ArrowRight"
+                    handle.focus()
+                    t_move = time.monotonic()
+                    page.keyboard.press(key)
+                    page.wait_for_timeout(200)
+                    if handle.get_attribute("aria-valuenow") == now:
+                        res.details["stopped"] = f"{key} left the slider at {now}"
+                        break
+                    try:
+                        took = _wait_redraw(page, view, old)
+                    except Exception as err:
+                        res.error = f"no redraw within {REDRAW_TIMEOUT_MS // 1000} s: {err}"
+                        res.error = res.error[:300]
+                        took = time.monotonic() - t_move
+                    res.details["moves_s"].append(round(took, 2))
+                    if res.error:
+                        break
+                res.move_s = (res.details["moves_s"] or [None])[0]
                 res.details["status_after"] = _state(view)["text"][-300:]
-                res.done.append(f"ArrowRight once on the first slider ('{label}')")
+                res.done.append(
+                    f"{len(res.details['moves_s'])} arrow-key moves of the first slider "
+                    f"('{label}'), each timed until the new figure showed"
+                )
                 _save_png(view, path)
             else:  # view, optionally after setting one control
                 if item.control:
-                    old = _state(view)["src"]
+                    old = _state(view)
                     _set_control(page, view, item, res)
-                    try:
-                        res.details["redraw_s"] = round(_wait_redraw(page, view, old), 2)
-                    except Exception as err:
-                        res.details["redraw"] = f"no new figure: {type(err).__name__}"
+                    unchanged = item.value and res.details.get("value_before") == res.details.get(
+                        "value_after"
+                    )
+                    if unchanged:  # already at that value: no redraw to wait for
+                        res.details["redraw"] = "the control already had that value"
+                    else:
+                        try:
+                            res.details["redraw_s"] = round(_wait_redraw(page, view, old), 2)
+                        except Exception as err:
+                            res.details["redraw"] = f"no new figure: {type(err).__name__}"
                 page.wait_for_timeout(500)
                 _save_png(view, path)
                 res.done.append("screenshot of the view")
+                if item.value and res.details.get("value_before") is not None:
+                    with contextlib.suppress(Exception):  # the next item starts from defaults
+                        row = page.locator(f'[data-wb-row="{item.key}"]').first
+                        _type_into(page, row, f"{res.details['value_before']:g}")
+                        page.wait_for_timeout(1500)
+                        res.done.append(f"typed {res.details['value_before']:g} back")
         res.file = path.name
         res.ok = not res.error
     except Exception as err:
@@ -547,12 +614,24 @@ def screenshots(repo: Path, out: Path, only: list[str], run_all: bool = False) -
     commit = subprocess.run(
         ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
+    earlier: dict = {}
+    if only and (out / "items.json").exists():  # keep the other items of an earlier run
+        earlier = json.loads((out / "items.json").read_text())
+        kept = {k: v for k, v in earlier.get("items", {}).items() if k not in only}
+        results = [Result(**v) for v in kept.values()] + results
+        runs = {**earlier.get("notebooks", {}), **runs}
+        order = {i.key: n for n, i in enumerate(ITEMS)}
+        results.sort(key=lambda r: order.get(r.key, len(order)))
     report = {
         "repo": str(repo),
         "commit": commit,
         "app": "JupyterLab, headless Chromium",
         "run_all": run_all,
         "total_s": round(time.monotonic() - t_start, 1),
+        "only": only,
+        "earlier_runs_s": [*earlier.get("earlier_runs_s", []), earlier.get("total_s")][
+            : 10 if earlier else 0
+        ],
         "notebooks": runs,
         "items": {r.key: asdict(r) for r in results},
     }

@@ -6,7 +6,7 @@ For each notebook of ``<repo>/notebooks``: ``git clone --local`` the repo into a
 folder (so ``git status`` sees exactly what JupyterLab wrote), start JupyterLab on the clone's
 notebooks as ``run.sh lab`` does (the workbench's options, the clone's own ``workbench`` on
 ``PYTHONPATH``; Lab autosaves every 10 s here), open the notebook in headless Chromium, Run
-All, wait until the kernel is idle, wait for Lab's autosave of the file, save once more
+All, wait until the kernel is idle, wait for Lab's next autosave of the file, save once more
 (Ctrl+S's command), shut the kernel down and close the tab, stop the server, and print
 ``git status --porcelain`` of the clone (with the diff's first lines when it is dirty).
 A summary line ends the output; the exit status is 1 when any notebook left the tree dirty
@@ -44,7 +44,6 @@ def roundtrip(page, server, notebook: str, served: Path) -> dict:
     """Open, Run All, autosave, save, shut down, close. Returns timings and what happened."""
     t0 = time.monotonic()
     info: dict = {}
-    mtime = served.stat().st_mtime_ns
     page.goto(
         f"{server.url}/lab/workspaces/wb-roundtrip/tree/{notebook}?reset",
         wait_until="domcontentloaded",
@@ -90,6 +89,7 @@ def roundtrip(page, server, notebook: str, served: Path) -> dict:
                     if (c.outputs.get(j).toJSON().output_type === 'error') n++; }
             return n; }"""
     )
+    mtime = served.stat().st_mtime_ns  # the autosave that comes after the run
     deadline = time.monotonic() + AUTOSAVE_TIMEOUT_S
     while served.stat().st_mtime_ns == mtime and time.monotonic() < deadline:
         time.sleep(0.5)  # JupyterLab's own autosave, no user action
