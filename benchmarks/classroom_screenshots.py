@@ -44,7 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]  # this script's repo (browser machinery, checker)
 NUMBA_CACHE = Path(tempfile.gettempdir()) / "wb-classroom-numba"
-VIEWPORT = {"width": 1100, "height": 1500}
+VIEWPORT = {"width": 1280, "height": 1500}
 RUN_ALL_TIMEOUT_MS = 420_000
 REDRAW_TIMEOUT_MS = 90_000
 MAX_PNG_BYTES = 220_000  # larger screenshots are stored with a 256-colour palette
@@ -65,6 +65,7 @@ class Item:
     option: str = ""  # regex on a dropdown option
     fallback_key: str = ""  # Home / End if typing the value does not set it
     moves: int = 3  # move items: how many ArrowRight presses, each timed
+    setup: tuple[str, str] = ()  # a dropdown to set first: (label regex, option regex)
 
 
 ITEMS = [
@@ -79,7 +80,7 @@ ITEMS = [
     Item("p5_topology_ba2", "p5_", "p5 topology view at ba-2: cropped title, label overlap",
          "view", view=r"hierarchy|topolog", control=r"topolog", option=r"ba-2"),
     Item("p5_five_models_lam10", "p5_", "p5 'Five models' at λ = 10: y label under tick labels",
-         "view", view=r"five models", control=r"tasks per period|λ|arrival", value="10",
+         "view", view=r"five models", control=r"tasks per period|^\s*λ", value="10",
          fallback_key="End"),
     Item("p4_tradeoff_N2", "p4_", "p4 trade-off at N = 2: right-axis label over the right panel",
          "view", view=r"trade-?off", control=r"edge workers|\bN\b", value="2",
@@ -98,7 +99,7 @@ ITEMS = [
          view=r"trade-?off", control=r"shift|Δ", value="0", fallback_key="Home"),
     Item("p5_ba2_speed_400", "p5_", "p5 ba-2 with F_c = 400: drawn speeds differ from the slider",
          "view", view=r"hierarchy|topolog", control=r"centre speed|F_c", value="400",
-         fallback_key="End"),
+         fallback_key="End", setup=(r"topolog", r"ba-2")),
     Item("p5_red_controls", "p5_", "p5 RED view: doubled names ('gentle gentle RED')",
          "controls", view=r"\bRED\b"),
     Item("p1_network_controls", "p1_", "p1 analytic view: raw notation in labels (p^I)",
@@ -147,13 +148,15 @@ FIND_VIEW_JS = """([re, mark]) => {
     return {found: true, title: title(hit)};
 }"""
 
-FIND_CONTROL_JS = """([view, re, mark]) => {
+FIND_CONTROL_JS = """([view, re, mark, slider]) => {
     const rx = new RegExp(re, 'i');
     const rowSel = view.querySelector('.wb-control') ? '.wb-control'
         : '.widget-inline-hbox, .jupyter-widget-inline-hbox';
-    const rows = [...view.querySelectorAll(rowSel)].filter((r) =>
+    let rows = [...view.querySelectorAll(rowSel)].filter((r) =>
         rx.test(r.innerText || '') &&
         r.querySelector('input, select, .noUi-handle, .widget-readout'));
+    const sliders = rows.filter((r) => r.querySelector('.noUi-handle'));
+    if (slider && sliders.length) rows = sliders;
     if (!rows.length) return {found: false,
         labels: [...view.querySelectorAll(rowSel)].map((r) => (r.innerText || '').trim())};
     rows.sort((a, b) => a.querySelectorAll('*').length - b.querySelectorAll('*').length);
@@ -200,6 +203,36 @@ def _save_png(locator_or_page, path: Path, **kw) -> None:
         small.save(path, optimize=True)
 
 
+CONTENT_BOX_JS = """(el) => {
+    // the element's box, narrowed (or widened) to what is drawn in it: text and controls
+    el.scrollIntoView({block: 'start'});
+    const box = el.getBoundingClientRect();
+    let right = box.left + 100;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    while (walker.nextNode()) {
+        if (!walker.currentNode.textContent.trim()) continue;
+        range.selectNodeContents(walker.currentNode);
+        for (const q of range.getClientRects()) if (q.width > 0) right = Math.max(right, q.right);
+    }
+    const drawn = 'img, input, select, button, canvas, svg, .noUi-target, .widget-readout';
+    for (const e of el.querySelectorAll(drawn)) {
+        const q = e.getBoundingClientRect();
+        if (q.width > 0 && q.height > 0) right = Math.max(right, q.right);
+    }
+    right = Math.min(right + 12, window.innerWidth);
+    const bottom = Math.min(box.bottom, window.innerHeight);
+    return {x: box.left, y: box.top, width: right - box.left, height: bottom - box.top};
+}"""
+
+
+def _shoot(page, locator, path: Path) -> None:
+    """Screenshot of ``locator`` cropped to its drawn content (no empty right margin)."""
+    clip = locator.evaluate(CONTENT_BOX_JS)
+    page.wait_for_timeout(200)
+    _save_png(page, path, clip=clip)
+
+
 def _view(page, item: Item, mark: str):
     found = page.evaluate(FIND_VIEW_JS, [item.view, mark])
     if not found["found"]:
@@ -244,8 +277,10 @@ def _wait_redraw(page, view, old: dict, timeout_ms: int = REDRAW_TIMEOUT_MS) -> 
     return time.monotonic() - t0
 
 
-def _control(page, view, pattern: str, mark: str):
-    found = page.evaluate(FIND_CONTROL_JS, [view.element_handle(), pattern, mark])
+def _control(page, view, pattern: str, mark: str, slider: bool = False):
+    """The row of the control whose label matches ``pattern`` (the smallest such row; with
+    ``slider``, a slider's row if there is one)."""
+    found = page.evaluate(FIND_CONTROL_JS, [view.element_handle(), pattern, mark, slider])
     if not found["found"]:
         raise LookupError(f"no control labelled /{pattern}/; labels: {found['labels']}")
     return page.locator(f'[data-wb-row="{mark}"]').first, found["label"]
@@ -253,11 +288,14 @@ def _control(page, view, pattern: str, mark: str):
 
 def _type_into(page, row, text: str) -> str:
     """Type ``text`` into the row's readout (a text box, or ipywidgets' editable readout)."""
-    box = row.locator(".wb-readout input, .widget-readout, input[type=text], input[type=number]")
-    if not box.count():
-        raise LookupError("no readout to type into")
-    box = box.first
-    box.click()
+    for selector in (".wb-readout input", ".widget-readout", "input[type=text]", "input"):
+        boxes = [b for b in row.locator(selector).all() if b.is_visible()]
+        if boxes:
+            box = boxes[0]
+            break
+    else:
+        raise LookupError("no visible readout to type into")
+    box.click(timeout=5_000)
     page.keyboard.press("Control+A")
     page.keyboard.type(text)
     page.keyboard.press("Enter")
@@ -273,17 +311,26 @@ def _handle_now(row) -> float | None:
     return None
 
 
+def _choose(row, option: str, label: str, res: Result) -> bool:
+    """Select the option matching ``option``; False when it was selected already."""
+    select = row.locator("select").first
+    options = select.evaluate("(s) => [...s.options].map((o) => [o.value, o.text])")
+    value = next((v for v, t in options if re.search(option, f"{v} {t}", re.I)), None)
+    if value is None:
+        raise LookupError(f"no option /{option}/ in {options}")
+    if select.input_value() == value:
+        res.done.append(f"'{label}' already showed {value!r}")
+        return False
+    select.select_option(value)
+    res.done.append(f"chose {value!r} in '{label}'")
+    return True
+
+
 def _set_control(page, view, item: Item, res: Result) -> None:
-    row, label = _control(page, view, item.control, item.key)
+    row, label = _control(page, view, item.control, item.key, slider=not item.option)
     res.details["control"] = label
     if item.option:
-        select = row.locator("select").first
-        options = select.evaluate("(s) => [...s.options].map((o) => [o.value, o.text])")
-        value = next((v for v, t in options if re.search(item.option, f"{v} {t}", re.I)), None)
-        if value is None:
-            raise LookupError(f"no option /{item.option}/ in {options}")
-        select.select_option(value)
-        res.done.append(f"chose {value!r} in '{label}'")
+        _choose(row, item.option, label, res)
         return
     target = float(item.value)
     res.details["value_before"] = _handle_now(row)
@@ -304,13 +351,12 @@ def _set_control(page, view, item: Item, res: Result) -> None:
 
 def _shoot_controls(page, view, path: Path) -> None:
     """The view from its top down to its figure: title, controls, status line."""
-    view.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    clip = view.evaluate(CONTENT_BOX_JS)
     page.wait_for_timeout(300)
-    vb = view.bounding_box()
     fig = view.locator(".wb-figure, .widget-output").first
     fb = fig.bounding_box() if fig.count() else None
-    height = (fb["y"] - vb["y"]) if fb and fb["y"] > vb["y"] + 20 else min(vb["height"], 400)
-    clip = {"x": vb["x"], "y": vb["y"], "width": vb["width"], "height": height}
+    top = clip["y"]
+    clip["height"] = (fb["y"] - top) if fb and fb["y"] > top + 20 else min(clip["height"], 400)
     _save_png(page, path, clip=clip)
 
 
@@ -332,7 +378,7 @@ def drive(page, item: Item, out: Path) -> Result:
             cell.scroll_into_view_if_needed()
             res.details["output_text"] = cell.locator(".jp-OutputArea").inner_text()[:300]
             res.details["images"] = cell.locator(".jp-OutputArea img").count()
-            _save_png(cell, path)
+            _shoot(page, cell, path)
             res.done.append(f"screenshot of code cell {found['index']} (source and output)")
         else:
             view, title = _view(page, item, item.key)
@@ -341,7 +387,7 @@ def drive(page, item: Item, out: Path) -> Result:
                 _shoot_controls(page, view, path)
                 res.done.append("screenshot of the view's title and controls")
             elif item.kind == "readout":
-                row, label = _control(page, view, item.control, item.key)
+                row, label = _control(page, view, item.control, item.key, slider=True)
                 res.details["control"] = label
                 before = _handle_now(row)
                 shown = _type_into(page, row, item.value)
@@ -358,8 +404,8 @@ def drive(page, item: Item, out: Path) -> Result:
             elif item.kind == "move":
                 handle = view.locator(".noUi-handle").first
                 label = handle.evaluate(
-                    "(h) => { const r = h.closest('.wb-control, .widget-inline-hbox');"
-                    " return r ? r.innerText.trim() : ''; }"
+                    "(h) => { const r = h.closest('.wb-control') ||"
+                    " h.closest('.widget-inline-hbox'); return r ? r.innerText.trim() : ''; }"
                 )
                 res.details["moves_s"] = []
                 for _ in range(item.moves):
@@ -377,12 +423,13 @@ def drive(page, item: Item, out: Path) -> Result:
                         res.details["stopped"] = f"{key} left the slider at {now}"
                         break
                     try:
-                        took = _wait_redraw(page, view, old)
+                        _wait_redraw(page, view, old)
                     except Exception as err:
                         res.error = f"no redraw within {REDRAW_TIMEOUT_MS // 1000} s: {err}"
                         res.error = res.error[:300]
-                        took = time.monotonic() - t_move
-                    res.details["moves_s"].append(round(took, 2))
+                    # from the key press to the new figure on screen, as a student waits
+                    res.details["moves_s"].append(round(time.monotonic() - t_move, 2))
+                    res.details.setdefault("kernel_status", []).append(_state(view)["status"])
                     if res.error:
                         break
                 res.move_s = (res.details["moves_s"] or [None])[0]
@@ -391,8 +438,14 @@ def drive(page, item: Item, out: Path) -> Result:
                     f"{len(res.details['moves_s'])} arrow-key moves of the first slider "
                     f"('{label}'), each timed until the new figure showed"
                 )
-                _save_png(view, path)
+                _shoot(page, view, path)
             else:  # view, optionally after setting one control
+                if item.setup:  # a dropdown set first: (label regex, option regex)
+                    old = _state(view)
+                    row, label = _control(page, view, item.setup[0], f"{item.key}-setup")
+                    if _choose(row, item.setup[1], label, res):
+                        with contextlib.suppress(Exception):
+                            _wait_redraw(page, view, old, timeout_ms=30_000)
                 if item.control:
                     old = _state(view)
                     _set_control(page, view, item, res)
@@ -407,7 +460,7 @@ def drive(page, item: Item, out: Path) -> Result:
                         except Exception as err:
                             res.details["redraw"] = f"no new figure: {type(err).__name__}"
                 page.wait_for_timeout(500)
-                _save_png(view, path)
+                _shoot(page, view, path)
                 res.done.append("screenshot of the view")
                 if item.value and res.details.get("value_before") is not None:
                     with contextlib.suppress(Exception):  # the next item starts from defaults
