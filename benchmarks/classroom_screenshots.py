@@ -710,15 +710,25 @@ def layout_worker(out_json: Path) -> None:
     from workbench.registry import PAPERS
 
     view_dpi = getattr(W, "view_dpi", None)
-    if not hasattr(W.InteractiveFigure, "figure"):  # older views keep no handle on the figure
+    if not hasattr(W.InteractiveFigure, "figure"):
+        # older views keep no handle on their figure: the last one rendered is the view's
+        # (views are checked one at a time); newer ones set self.figure themselves
         render = W._render_png
 
         def recording(fig, *args, **kwargs):
             W._wb_last_figure = fig
             return render(fig, *args, **kwargs)
 
+        def get_figure(self):
+            if "_wb_own_figure" in self.__dict__:  # a view that keeps its own
+                return self.__dict__["_wb_own_figure"]
+            return getattr(W, "_wb_last_figure", None)
+
+        def set_figure(self, fig):
+            self.__dict__["_wb_own_figure"] = fig
+
         W._render_png = recording
-        W.InteractiveFigure.figure = property(lambda self: getattr(W, "_wb_last_figure", None))
+        W.InteractiveFigure.figure = property(get_figure, set_figure)
     rows = []
     for pid, paper in PAPERS.items():
         for name, spec in paper.figures.items():
