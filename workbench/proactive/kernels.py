@@ -143,7 +143,7 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_slots_kernel(
     scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
     cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
