@@ -11,6 +11,7 @@ Usage::
 
     python benchmarks/bench_atlas.py --quick              # every paper, quick atlas
     python benchmarks/bench_atlas.py --papers p5 p3       # full atlas of two papers
+    python benchmarks/bench_atlas.py --papers p2 --points 8   # a part of it, to project
     python benchmarks/bench_atlas.py --client tcp://127.0.0.1:8786
 """
 
@@ -48,12 +49,19 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--client", default=None)
     ap.add_argument("--project", type=int, default=50, help="project to this many workers")
+    ap.add_argument("--points", type=int, default=None, help="design points (default: the paper's)")
     args = ap.parse_args()
     rows = []
     for pid in args.papers:
         single = one_evaluation_seconds(pid, args.quick)
         t0 = time.perf_counter()
-        frame = atlas(pid, quick=args.quick, n_workers=args.workers, client=args.client)
+        frame = atlas(
+            pid,
+            quick=args.quick,
+            n_points=args.points,
+            n_workers=args.workers,
+            client=args.client,
+        )
         wall = time.perf_counter() - t0
         n = len(frame.attrs["points"]) // max(1, frame["claim"].nunique())
         work = wall * args.workers

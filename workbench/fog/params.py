@@ -385,7 +385,7 @@ PARAMS = Params(
     ),
     Param(
         "fog_delay",
-        "X^FF",
+        "Xᶠᶠ",
         "fog–fog link delay",
         "s",
         low=0.0,

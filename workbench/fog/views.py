@@ -272,7 +272,7 @@ class FogDelayFigure:
                               label=POLICY_LABELS[policy])  # fmt: skip
             self.lines[policy] = (paper, corr)
         ax.plot([], [], "--", color="0.4", label="dashed: eq. 6 as published")
-        ax.set_xlabel("X^FF fog–fog link delay [ms]")
+        ax.set_xlabel("Xᶠᶠ fog–fog link delay [ms]")
         ax.set_ylabel("mean service delay [ms]")
         self.title = ax.set_title("", fontsize=9, y=1.0)
         self.unstable = ax.text(0.99, 0.97, "", transform=ax.transAxes, ha="right", va="top",
