@@ -49,7 +49,7 @@ from IPython.display import display
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from workbench.claims import atlas, atlas_summary, check_claims, plot_atlas, readable
+from workbench import claims
 from workbench.params import Param, Params
 
 __all__ = [
@@ -710,7 +710,7 @@ def claims_table(paper: str, quick: bool = True) -> w.HTML:
     """
     mode = "quick runs" if quick else "full runs"
     return table_html(
-        readable(check_claims(paper, quick=quick)), caption=f"{paper} claims ({mode})"
+        claims.readable(claims.check_claims(paper, quick=quick)), caption=f"{paper} claims ({mode})"
     )
 
 
@@ -721,10 +721,14 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
     minute, with a progress bar); the figure colours each cell by the share of the plausible
     space where the claim holds.
     """
-    frame = atlas(paper, quick=quick, n_points=n_points, seed=seed, n_workers=1)
+    # claims.atlas loads the sweep engine and scikit-learn when first called, not on import
+    frame = claims.atlas(paper, quick=quick, n_points=n_points, seed=seed, n_workers=1)
     out = w.Output()
     with out:
-        display(plot_atlas(frame))
+        display(claims.plot_atlas(frame))
     return w.VBox(
-        [table_html(atlas_summary(frame), caption=f"{paper} claim atlas (reading = all)"), out]
+        [
+            table_html(claims.atlas_summary(frame), caption=f"{paper} claim atlas (reading = all)"),
+            out,
+        ]
     )
