@@ -151,3 +151,14 @@ def test_cli_writes_the_atlas_table_points_and_figure(tmp_path):
     assert set(table["verdict"]) <= {"reproduced", "refuted", "depends", "undetermined"}
     assert len(points) == 2 * len(readings) * table["claim"].nunique()
     assert not points.duplicated(["claim", "reading", "index"]).any()
+
+
+def test_a_cached_atlas_is_reused_and_equal(tmp_path, monkeypatch):
+    """Second run from the cache: same frame; the key includes the sources' digest."""
+    from workbench.claims import atlas, source_digest
+
+    first = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
+    again = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
+    pd.testing.assert_frame_equal(first, again)
+    assert any(tmp_path.rglob("*.pkl")), "nothing was cached"
+    assert len(source_digest()) == 32

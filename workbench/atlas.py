@@ -10,9 +10,12 @@ reachable as ``workbench.claims.atlas`` etc.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -219,11 +222,14 @@ def run_atlas(
     seed: int = 0,
     n_workers: int | None = None,
     progress: bool = True,
+    cache_dir=None,
     func: str = "run_atlas",
 ) -> pd.DataFrame:
     """The atlas of any claims: ``targets`` maps a claim id to ``(value, tolerance)``.
 
     :func:`atlas` calls it with a paper's table; tests call it with synthetic claims.
+    ``cache_dir``: keep each evaluation there (the sweep engine's ``joblib.Memory``), keyed
+    by :func:`source_digest`, so a re-run after any code or claims-table change recomputes.
     """
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
@@ -257,6 +263,8 @@ def run_atlas(
         n_workers=n_workers,
         progress=progress,
         desc=f"atlas ({len(points)} evaluations)",
+        cache_dir=cache_dir,
+        code_version=None if cache_dir is None else source_digest(),
     )
     evaluated = evaluated.drop(columns=[c for c in ("replication", "seed") if c in evaluated])
     table = summarise_atlas(evaluated, names)
@@ -265,6 +273,32 @@ def run_atlas(
     table.attrs["readings"] = readings
     table.attrs["method"] = f"decision tree, depth {TREE_DEPTH}"
     return table
+
+
+def source_digest() -> str:
+    """A digest of every source file of the package and of the claims tables: an atlas
+    cache written by other code (a model, a reading, a tolerance changed) is never reused."""
+    if not _DIGEST:
+        h = hashlib.blake2b(digest_size=16)
+        for path in sorted([*_PACKAGE.rglob("*.py"), *(_PACKAGE.parent / "data").rglob("*.csv")]):
+            h.update(str(path.relative_to(_PACKAGE.parent)).encode())
+            h.update(path.read_bytes())
+        _DIGEST.append(h.hexdigest())
+    return _DIGEST[0]
+
+
+_PACKAGE = Path(__file__).resolve().parent
+_DIGEST: list[str] = []
+
+
+def default_cache_dir() -> Path:
+    """Where notebooks keep atlas evaluations: ``$WORKBENCH_CACHE/atlas`` (default
+    ``~/.cache/workbench/atlas``, created if missing), outside the repository so
+    ``git status`` stays clean."""
+    root = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
+    path = Path(root).expanduser() / "atlas"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def atlas(
@@ -276,6 +310,7 @@ def atlas(
     seed: int = 0,
     n_workers: int | None = None,
     progress: bool = True,
+    cache_dir=None,
 ) -> pd.DataFrame:
     """Each claim's verdict across the paper's plausible space and readings.
 
@@ -307,7 +342,9 @@ def atlas(
 
     Returns one row per (claim, reading): ``claim, reading, points, undetermined,
     holds_share, ci_low, ci_high, verdict, decided_by, flip``. ``attrs["points"]`` holds every
-    evaluation. The same seed gives the same frame, on any number of workers.
+    evaluation. The same seed gives the same frame, on any number of workers. With
+    ``cache_dir`` (e.g. :func:`default_cache_dir`, as the notebooks do) evaluations are kept
+    and reused until any source file or claims table changes.
     """
     func = "atlas"
     p = get_paper(paper)
@@ -330,6 +367,7 @@ def atlas(
         seed=seed,
         n_workers=n_workers,
         progress=progress,
+        cache_dir=cache_dir,
         func=func,
     )
     frame.insert(0, "paper", paper)

@@ -176,6 +176,8 @@ _ATLAS_NAMES = (
     "decided_by",
     "summarise_atlas",
     "VERDICTS",
+    "default_cache_dir",
+    "source_digest",
 )
 
 

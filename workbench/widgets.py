@@ -718,11 +718,19 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
     """A paper's claim atlas: its table (overall rows) and its figure (claims × readings).
 
     Computed by :func:`workbench.claims.atlas` in this process (quick: a few seconds to a
-    minute, with a progress bar); the figure colours each cell by the share of the plausible
-    space where the claim holds.
+    minute, with a progress bar) and kept in :func:`workbench.claims.default_cache_dir`
+    until the code or a claims table changes, so reopening the notebook is instant; the
+    figure colours each cell by the share of the plausible space where the claim holds.
     """
     # claims.atlas loads the sweep engine and scikit-learn when first called, not on import
-    frame = claims.atlas(paper, quick=quick, n_points=n_points, seed=seed, n_workers=1)
+    frame = claims.atlas(
+        paper,
+        quick=quick,
+        n_points=n_points,
+        seed=seed,
+        n_workers=1,
+        cache_dir=claims.default_cache_dir(),
+    )
     out = w.Output()
     with out:
         display(claims.plot_atlas(frame))
