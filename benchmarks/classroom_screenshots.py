@@ -484,13 +484,11 @@ def drive(page, item: Item, out: Path) -> Result:
 # ------------------------------------------------------------------------------ JupyterLab
 
 
-def open_and_run(page, server, notebook: str, pattern: str | None) -> dict:
-    """Open ``notebook`` in a fresh workspace, wait for the kernel, run its cells (see
-    :func:`run_cells`)."""
-    t0 = time.monotonic()
-    stem = Path(notebook).stem
+def open_notebook(page, server, notebook: str, workspace: str) -> None:
+    """Open ``notebook`` in JupyterLab in a fresh workspace and wait until its panel is the
+    current widget (accepting Lab's kernel dialog if it asks)."""
     page.goto(
-        f"{server.url}/lab/workspaces/wb-shots-{stem}/tree/{notebook}?reset",
+        f"{server.url}/lab/workspaces/{workspace}/tree/{notebook}?reset",
         wait_until="domcontentloaded",
     )
     page.wait_for_function(
@@ -502,6 +500,13 @@ def open_and_run(page, server, notebook: str, pattern: str | None) -> dict:
     )
     with contextlib.suppress(Exception):  # notebooks without a kernelspec make Lab ask
         page.locator(".jp-Dialog .jp-mod-accept").click(timeout=2_000)
+
+
+def open_and_run(page, server, notebook: str, pattern: str | None) -> dict:
+    """Open ``notebook`` in a fresh workspace, wait for the kernel, run its cells (see
+    :func:`run_cells`)."""
+    t0 = time.monotonic()
+    open_notebook(page, server, notebook, f"wb-shots-{Path(notebook).stem}")
     page.evaluate(
         """async () => { const s = window.jupyterapp.shell;
             s.collapseLeft(); s.collapseRight();

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from classroom_screenshots import open_notebook  # this folder: one way to open a notebook in Lab
+
 HERE = Path(__file__).resolve().parents[1]
 NUMBA_CACHE = Path(tempfile.gettempdir()) / "wb-classroom-numba"
 RUN_ALL_TIMEOUT_MS = 420_000
@@ -44,19 +46,7 @@ def roundtrip(page, server, notebook: str, served: Path) -> dict:
     """Open, Run All, autosave, save, shut down, close. Returns timings and what happened."""
     t0 = time.monotonic()
     info: dict = {}
-    page.goto(
-        f"{server.url}/lab/workspaces/wb-roundtrip/tree/{notebook}?reset",
-        wait_until="domcontentloaded",
-    )
-    page.wait_for_function(
-        """(nb) => { const app = window.jupyterapp;
-            const w = app && app.shell && app.shell.currentWidget;
-            return !!(w && w.context && w.context.path.endsWith(nb) && w.content); }""",
-        arg=notebook,
-        timeout=120_000,
-    )
-    with contextlib.suppress(Exception):  # notebooks without a kernelspec make Lab ask
-        page.locator(".jp-Dialog .jp-mod-accept").click(timeout=2_000)
+    open_notebook(page, server, notebook, "wb-roundtrip")
     page.evaluate(
         """async () => { const w = window.jupyterapp.shell.currentWidget;
             await w.context.ready; await w.sessionContext.ready; }"""
