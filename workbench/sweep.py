@@ -22,6 +22,7 @@ through :func:`sweep`::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -33,6 +34,7 @@ import numbers
 import os
 import pickle
 import re
+import signal
 import sys
 import threading
 import time
@@ -701,7 +703,9 @@ def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
 
     Stopping early (an error, an interrupt) closes joblib's generator: joblib then cancels
     what is left and ends its loky workers."""
+    before = {p.pid for p in multiprocessing.active_children()}
     outputs = parallel(calls)
+    finished = interrupted = False
     try:
         for i, res, error in outputs:
             if error is not None:
@@ -719,7 +723,11 @@ def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
                 ) from exc
             results[i] = res
             bar.update(1)
-    except (SweepError, KeyboardInterrupt):
+        finished = True
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    except SweepError:
         raise
     except TerminatedWorkerError as exc:
         raise SweepError(
@@ -738,3 +746,20 @@ def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
         with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
             warnings.simplefilter("ignore", UserWarning)
             outputs.close()
+        if interrupted and not finished:
+            _reap_new_children(before)
+
+
+def _reap_new_children(before: set, timeout: float = 5.0) -> None:
+    """After an interrupt: wait until the worker processes this sweep started have ended
+    (joblib was told to end them, but does not wait), killing any that outlive ``timeout``,
+    so no worker is left computing when control returns to the caller."""
+    deadline = time.monotonic() + timeout
+    for proc in multiprocessing.active_children():
+        if proc.pid in before:
+            continue
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(proc.pid, signal.SIGKILL)
+            proc.join(1.0)
