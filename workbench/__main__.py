@@ -56,13 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         for p in PAPERS.values():
             print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")
     elif args.command == "reproduce":
-        from workbench.reproduce import reproduce, write_atlas
+        from workbench.reproduce import reproduce
 
-        if args.paper == "atlas":
-            for pid in PAPERS:
-                write_atlas(pid, args.out, quick=args.quick, client=args.client)
-        else:
-            reproduce(args.paper, out=args.out, quick=args.quick, only=args.only)
+        reproduce(args.paper, out=args.out, quick=args.quick, only=args.only, client=args.client)
     else:
         from workbench.claims import check_claims, readable
 

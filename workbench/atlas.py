@@ -11,7 +11,6 @@ reachable as ``workbench.claims.atlas`` etc.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import math
 import os
 from collections.abc import Callable
@@ -80,16 +79,11 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def _resolve(ref: str) -> Callable:
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def _atlas_eval(
     *,
     index: int,
     reading: str,
-    evaluate: str,
+    evaluate: Callable,
     overrides: dict,
     targets: dict,
     quick: bool,
@@ -99,11 +93,10 @@ def _atlas_eval(
 ) -> pd.DataFrame:
     """One design point under one reading: every claim's value and whether it holds.
 
-    The seed depends on the design point only (common random numbers across readings): the
-    sweep's own per-point ``seed`` is not used."""
-    del seed
-    seed = point_seed({"index": index}, 0, base_seed)
-    values = _resolve(evaluate)(quick=quick, seed=seed, **point, **overrides[reading])
+    The run's seed depends on the design point only (common random numbers across
+    readings), not on the sweep's per-point ``seed``."""
+    run_seed = point_seed({"index": index}, 0, base_seed)
+    values = evaluate(quick=quick, seed=run_seed, **point, **overrides[reading])
     rows = []
     for claim, (target, tolerance) in targets.items():
         m = _measured(values[claim]) if claim in values else Measurement(math.nan, False, "")
@@ -244,12 +237,11 @@ def run_atlas(
         for r in readings
         for row in grid.to_dict("records")
     ]
-    evaluate = f"{spec.evaluate.__module__}:{spec.evaluate.__qualname__}"
     # every discrete row at its default, then the reading's one change
     defaults = {p.name: p.default for p in params.rows if p.plausible is not None}
     defaults = {k: v for k, v in defaults.items() if k not in names}
     fixed = {
-        "evaluate": evaluate,
+        "evaluate": spec.evaluate,  # module-level: pickled by reference to workers
         "overrides": {r: {**defaults, **change} for r, change in readings.items()},
         "targets": {c: (float(v), float(t)) for c, (v, t) in targets.items()},
         "quick": quick,

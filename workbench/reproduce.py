@@ -26,12 +26,17 @@ def reproduce(
     quick: bool = False,
     only: list[str] | None = None,
     log=print,
+    client=None,
 ) -> list[Path]:
-    """Write ``<out>/<paper>/<figure>.csv`` and ``.png`` for every figure of ``paper_id``."""
+    """Write ``<out>/<paper>/<figure>.csv`` and ``.png`` for every figure of ``paper_id``;
+    ``"atlas"``: every paper's claim atlas (:func:`write_atlas`, on the Dask ``client`` if
+    given)."""
     matplotlib.use("Agg")
     check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas"])
     if paper_id == "atlas":
-        return [p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, log=log)]
+        return [
+            p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, client=client, log=log)
+        ]
     ids = list(PAPERS) if paper_id == "all" else [paper_id]
     written: list[Path] = []
     for pid in ids:
