@@ -178,33 +178,10 @@ def test_records_are_tidy_and_paths_go_up():
 
 
 def test_same_seed_same_numbers():
-    a = simulate(
-        model="advanced",
-        lam=8,
-        task_size=7,
-        periods=300,
-        replications=3,
-        seed=9,
-        keep_records=False,
-    )
-    b = simulate(
-        model="advanced",
-        lam=8,
-        task_size=7,
-        periods=300,
-        replications=3,
-        seed=9,
-        keep_records=False,
-    )
-    c = simulate(
-        model="advanced",
-        lam=8,
-        task_size=7,
-        periods=300,
-        replications=3,
-        seed=10,
-        keep_records=False,
-    )
+    run = dict(model="advanced", lam=8, task_size=7, periods=300, replications=3)
+    a = simulate(**run, seed=9, keep_records=False)
+    b = simulate(**run, seed=9, keep_records=False)
+    c = simulate(**run, seed=10, keep_records=False)
     assert a.frame.equals(b.frame)
     assert not math.isclose(a.mean_time, c.mean_time)
 
