@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.kernels import red as _k
-from workbench.validation import ParameterError, check_bool, check_int, check_real
+from workbench.validation import ParameterError, check_array, check_bool, check_int, check_real
 
 __all__ = ["drop_probability", "ewma", "ewma_series", "red_run"]
 
@@ -87,11 +87,11 @@ def drop_probability(avg, min_th, max_th, max_p, count=0, *, gentle: bool = Fals
     func = "drop_probability"
     min_th, max_th, max_p = _check_thresholds(func, min_th, max_th, max_p)
     count = check_int(count, "count", func, 0, 2**62)
-    gentle = _check_bool(gentle, "gentle", func)
+    gentle = check_bool(gentle, "gentle", func)
     if np.ndim(avg) == 0:
         a = check_real(avg, "avg", func, 0.0, None)
         return float(_k.red_drop_probability(a, min_th, max_th, max_p, count, gentle))
-    arr = _check_array(avg, "avg", func)
+    arr = check_array(avg, "avg", func, ndim=None, low=0.0)
     return np.array(
         [_k.red_drop_probability(a, min_th, max_th, max_p, count, gentle) for a in arr.ravel()]
     ).reshape(arr.shape)
@@ -113,7 +113,7 @@ def ewma(avg, sample, w_q) -> float:
 def ewma_series(samples, w_q, avg0: float = 0.0) -> np.ndarray:
     """The moving average after each of ``samples`` (started at ``avg0``)."""
     func = "ewma_series"
-    x = _check_array(samples, "samples", func, ndim=1)
+    x = check_array(samples, "samples", func, low=0.0)
     w_q = _check_w_q(func, w_q)
     avg = check_real(avg0, "avg0", func, 0.0, None)
     out = np.empty(x.size)
@@ -141,8 +141,8 @@ def red_run(samples, uniforms, min_th, max_th, max_p, w_q, *, gentle: bool = Fal
         Columns ``sample``, ``avg``, ``p_a``, ``dropped``.
     """
     func = "red_run"
-    q = _check_array(samples, "samples", func, ndim=1)
-    u = _check_array(uniforms, "uniforms", func, high=1.0, ndim=1)
+    q = check_array(samples, "samples", func, low=0.0)
+    u = check_array(uniforms, "uniforms", func, low=0.0, high=1.0, high_open=True)
     if u.size != q.size:
         raise ParameterError(
             f"The 'uniforms' parameter of {func} must be an array with one draw per sample "
@@ -150,37 +150,8 @@ def red_run(samples, uniforms, min_th, max_th, max_p, w_q, *, gentle: bool = Fal
         )
     min_th, max_th, max_p = _check_thresholds(func, min_th, max_th, max_p)
     w_q = _check_w_q(func, w_q)
-    gentle = _check_bool(gentle, "gentle", func)
+    gentle = check_bool(gentle, "gentle", func)
     avgs, probs = np.empty(q.size), np.empty(q.size)
     drops = np.empty(q.size, dtype=np.int64)
     _k.red_run(q, u, min_th, max_th, max_p, w_q, gentle, avgs, drops, probs)
     return pd.DataFrame({"sample": q, "avg": avgs, "p_a": probs, "dropped": drops.astype(bool)})
-
-
-def _check_bool(value, name: str, func: str) -> bool:
-    return check_bool(value, name, func)
-
-
-def _check_array(
-    values, name: str, func: str, high: float | None = None, ndim: int | None = None
-) -> np.ndarray:
-    """Finite reals in [0, inf) (or [0, high): a U(0, 1) draw of 1 would never drop at p = 1)."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    rng = f"[0, {high:g})" if high is not None else "[0, inf)"
-    shape = "a 1-D array" if ndim == 1 else "an array"
-    bad = (
-        arr is None
-        or (ndim is not None and arr.ndim != ndim)
-        or not np.all(np.isfinite(arr))
-        or np.any(arr < 0)
-        or (high is not None and np.any(arr >= high))
-    )
-    if bad:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {shape} of finite real numbers in "
-            f"the range {rng}. Got {values!r} instead."
-        )
-    return arr
