@@ -26,7 +26,7 @@ from workbench.claims import _ATLAS_NAMES, AtlasSpec, Measurement, _measured, lo
 from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
 from workbench.sweep import point_seed, sweep
-from workbench.validation import ParameterError, check_bool, check_int, check_seed
+from workbench.validation import ParameterError, check_bool, check_int, check_seed, same_choice
 
 __all__ = list(_ATLAS_NAMES)  # one list: workbench.claims forwards these names here
 
@@ -49,7 +49,7 @@ def plausible_space(params) -> tuple[list, dict]:
     for p in params.rows:
         if p.plausible is not None and not p.continuous:
             for v in p.plausible:
-                if not (v == p.default and type(v) is type(p.default)):
+                if not same_choice(v, p.default):
                     readings[f"{p.name}={v}"] = {p.name: v}
     return ranges, readings
 

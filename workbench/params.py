@@ -31,6 +31,7 @@ from workbench.validation import (
     check_real,
     check_seed,
     describe,
+    same_choice,
 )
 
 __all__ = ["Param", "Params", "SEED", "REPLICATIONS", "CONFIDENCE", "WARMUP"]
@@ -135,7 +136,7 @@ class Param:
                 raise ValueError(f"{where} must list at least two readings, got {values}")
             for v in values:
                 self.check(v, f"Param {self.name!r} plausible set")
-            if not any(v == self.default and type(v) is type(self.default) for v in values):
+            if not any(same_choice(v, self.default) for v in values):
                 raise ValueError(f"{where} {values} must contain the default {self.default!r}")
         else:
             raise ValueError(f"{where}: a {self.kind} row has no plausible range")

@@ -32,6 +32,7 @@ __all__ = [
     "check_seed",
     "check_choice",
     "check_pair",
+    "same_choice",
     "check_array",
     "broadcast",
 ]
@@ -187,7 +188,7 @@ def check_probability(value, name: str, func: str) -> float:
 def check_choice(value, name: str, func: str, choices) -> str:
     choices = tuple(choices)
     try:
-        ok = isinstance(value, Hashable) and any(_same_choice(value, c) for c in choices)
+        ok = isinstance(value, Hashable) and any(same_choice(value, c) for c in choices)
     except (TypeError, ValueError):  # arrays and other values that compare elementwise
         ok = False
     if not ok:
@@ -195,7 +196,7 @@ def check_choice(value, name: str, func: str, choices) -> str:
     return value
 
 
-def _same_choice(value, choice) -> bool:
+def same_choice(value, choice) -> bool:
     """Equal and of the same kind: True is not the choice 1, an array is no choice at all."""
     if isinstance(value, bool) or isinstance(choice, bool):
         return type(value) is type(choice) and value == choice
