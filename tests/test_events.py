@@ -13,6 +13,7 @@ Three kinds of evidence:
    jobs wait, and the number seen matches a brute-force count.
 """
 
+import heapq
 import math
 
 import numpy as np
@@ -20,9 +21,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import multiserver_fcfs_naive
+from numba import njit
 from scipy import stats
 
-from workbench.kernels.events import _SCAN_MAX_SERVERS, _multiserver_fcfs, multiserver_fcfs
+from workbench.kernels.events import (
+    _SCAN_MAX_SERVERS,
+    _multiserver_fcfs,
+    multiserver_fcfs,
+    new_queue,
+    queue_pop,
+    queue_push,
+)
 
 HUGE = 2**63 - 1  # an "unlimited" waiting room: must not overflow or allocate
 
@@ -319,3 +328,53 @@ def test_conservation_and_fcfs(c, k):
         if b[i] or w[i] > 0:
             assert in_service == c  # a job only waits or is lost if all servers are busy
     assert_same((w, b, ns), multiserver_fcfs_naive(list(ia), list(s), c, k))
+
+
+# ----- the shared event queue (kernels.events.EventQueue) against heapq -------------------
+
+
+@njit(cache=True)
+def _drive_queue(times, pushes, capacity):
+    """Push (time, seq = push number, arg = op index) or pop the earliest.
+
+    Returns the args in pop order and how many popped entries carried another's payload.
+    """
+    q = new_queue(capacity)
+    size = 0
+    seq = 0
+    popped = np.empty(len(times), np.int64)
+    n = 0
+    wrong_payload = 0
+    for i in range(len(times)):
+        if pushes[i] or size == 0:
+            size = queue_push(q, size, times[i], seq, i % 3, i, 2.0 * times[i])
+            seq += 1
+        else:
+            if q.kind[0] != q.arg[0] % 3 or q.value[0] != 2.0 * q.time[0]:
+                wrong_payload += 1
+            popped[n] = q.arg[0]
+            n += 1
+            size = queue_pop(q, size)
+    while size > 0:
+        popped[n] = q.arg[0]
+        n += 1
+        size = queue_pop(q, size)
+    return popped[:n], wrong_payload
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
+def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
+    times = np.array([t for t, _ in ops])
+    pushes = np.array([p for _, p in ops])
+    heap, expected, seq = [], [], 0
+    for i, (t, push) in enumerate(ops):
+        if push or not heap:
+            heapq.heappush(heap, (t, seq, i))
+            seq += 1
+        else:
+            expected.append(heapq.heappop(heap)[2])
+    expected += [heapq.heappop(heap)[2] for _ in range(len(heap))]
+    popped, wrong_payload = _drive_queue(times, pushes, len(ops))
+    assert popped.tolist() == expected
+    assert wrong_payload == 0

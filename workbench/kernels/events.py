@@ -14,15 +14,130 @@ model) and contain no randomness.
 
 Kernels
 -------
+EventQueue, new_queue, queue_push, queue_pop, queue_before
+    The one event queue of every discrete-event simulator of the workbench: a binary
+    min-heap ordered by ``(time, seq)``, each entry carrying an integer ``kind``, an
+    integer ``arg`` and a float ``value``.  The caller numbers its pushes with ``seq``, so
+    simultaneous events leave in the order they were scheduled (deterministic ties).
 multiserver_fcfs
     Waits, blocking flags and number in system seen by each arrival of a FCFS
     ``c``-server queue with ``waiting_room`` waiting places (``0`` = pure loss system).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-__all__ = ["multiserver_fcfs"]
+__all__ = [
+    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "multiserver_fcfs",
+]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------
+# The event queue: a binary min-heap on ``(time, seq)`` over parallel arrays.
+#
+# Usage inside an @njit event loop (``size`` is kept by the caller, as a plain int, so the
+# loop never reassigns an array and pays no reference counting per event)::
+#
+#     q = new_queue(capacity)            # capacity: the most events pending at once
+#     size = queue_push(q, size, t, seq, kind, arg, value); seq += 1
+#     now, kind, arg, value = q.time[0], q.kind[0], q.arg[0], q.value[0]   # the earliest
+#     size = queue_pop(q, size)
+#
+# Ties: ``queue_before(t1, s1, t2, s2)`` is ``t1 < t2 or (t1 == t2 and s1 < s2)``; with a
+# counter as ``seq`` the queue is FIFO among simultaneous events.  Pushing beyond the
+# capacity is the caller's bug (numba does not bounds-check): size the arrays for the most
+# events that can be pending.
+# ---------------------------------------------------------------------------------------
+
+
+class EventQueue(NamedTuple):
+    """The arrays of an event queue (numba passes it as a tuple of arrays)."""
+
+    time: np.ndarray  # float64: when the event happens
+    seq: np.ndarray  # int64: the scheduling order, breaks ties in time
+    kind: np.ndarray  # int64: what happens (the simulator's own constants)
+    arg: np.ndarray  # int64: to whom (a task, a server, a node, or a packed code)
+    value: np.ndarray  # float64: one number the event carries (a send time, a size, ...)
+
+
+@njit(cache=True)
+def new_queue(capacity):
+    """An empty :class:`EventQueue` with room for ``capacity`` pending events."""
+    return EventQueue(
+        np.empty(capacity),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int64),
+        np.empty(capacity),
+    )
+
+
+@njit(cache=True, inline="always")
+def queue_before(t1, s1, t2, s2):
+    """Whether the event ``(t1, s1)`` leaves the queue before ``(t2, s2)``."""
+    return t1 < t2 or (t1 == t2 and s1 < s2)
+
+
+@njit(cache=True, inline="always")
+def queue_push(q, size, t, seq, kind, arg, value):
+    """Insert an event into ``q[:size]``; the caller guarantees room.  Returns the new size."""
+    pos = size
+    while pos > 0:
+        up = (pos - 1) >> 1
+        if queue_before(t, seq, q.time[up], q.seq[up]):
+            q.time[pos] = q.time[up]
+            q.seq[pos] = q.seq[up]
+            q.kind[pos] = q.kind[up]
+            q.arg[pos] = q.arg[up]
+            q.value[pos] = q.value[up]
+            pos = up
+        else:
+            break
+    q.time[pos] = t
+    q.seq[pos] = seq
+    q.kind[pos] = kind
+    q.arg[pos] = arg
+    q.value[pos] = value
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def queue_pop(q, size):
+    """Drop the earliest event of the non-empty ``q[:size]`` (read it at index 0 first).
+
+    Returns the new size.
+    """
+    size -= 1
+    if size == 0:
+        return size
+    t, seq = q.time[size], q.seq[size]
+    kind, arg, value = q.kind[size], q.arg[size], q.value[size]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and queue_before(
+            q.time[child + 1], q.seq[child + 1], q.time[child], q.seq[child]
+        ):
+            child += 1
+        if queue_before(q.time[child], q.seq[child], t, seq):
+            q.time[pos] = q.time[child]
+            q.seq[pos] = q.seq[child]
+            q.kind[pos] = q.kind[child]
+            q.arg[pos] = q.arg[child]
+            q.value[pos] = q.value[child]
+            pos = child
+        else:
+            break
+    q.time[pos] = t
+    q.seq[pos] = seq
+    q.kind[pos] = kind
+    q.arg[pos] = arg
+    q.value[pos] = value
+    return size
 
 
 # ---------------------------------------------------------------------------------------
