@@ -5,6 +5,7 @@
 #   bash run.sh figures [--quick] [--out DIR] [--only NAME ...]
 #                                        set up, then regenerate every paper's figures (CSV+PNG)
 #   bash run.sh test [PYTEST ARGS]       set up (venv + Chromium), then run the whole test suite
+#                                        on both cores (WORKBENCH_TEST_WORKERS=0: one process)
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV="${WORKBENCH_VENV:-.venv}"
@@ -40,8 +41,14 @@ case "$cmd" in
     figures) setup_python; exec "$PY" -m workbench reproduce all "$@" ;;
     test)
         setup_python; setup_browser
+        # one worker per core; a test module is one unit of work (tests/conftest.py)
+        workers="${WORKBENCH_TEST_WORKERS:-2}"
+        xdist=()
+        if [ "$workers" != 0 ]; then
+            xdist=(-n "$workers" --dist loadgroup --no-loadscope-reorder)
+        fi
         set +e
-        "$PY" -m pytest "$@"
+        "$PY" -m pytest "${xdist[@]}" "$@"
         rc=$?
         set -e
         # pytest exit 5 means no test ran: that is a failure here, never green

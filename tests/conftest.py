@@ -1,9 +1,47 @@
-"""Suite-wide ordering: the real-browser tests run last.
+"""Suite-wide ordering and grouping, serial or on both cores (``run.sh test``: ``-n 2``).
 
-By then the notebooks have executed headless once, so every numba kernel is compiled and
-cached (NUMBA_CACHE_DIR) and the JupyterLab/Voila kernels only load it.
+- The real-browser tests run last. By then the notebooks have executed headless once, so
+  every numba kernel is compiled and cached (NUMBA_CACHE_DIR) and the JupyterLab/Voila
+  kernels only load it.
+- Under pytest-xdist (``--dist loadgroup``) a test module is one unit of work, so its
+  module-scoped fixtures (a tuning run, a quick claims table, a browser with its servers)
+  are computed once, on one worker. The notebook executions are the longest tests and
+  independent of each other: each is its own unit, queued first, so the two workers share
+  them and the long tail of small modules fills the gaps (longest work first).
+- The units are queued in this order only with ``--no-loadscope-reorder`` (run.sh passes
+  it): xdist otherwise sorts them by their number of tests.
 """
+
+from __future__ import annotations
+
+import pytest
+
+# modules whose tests are split between the workers (no module-scoped state)
+SPLIT_MODULES = {"test_notebooks.py"}
+# modules queued first, longest first (each is minutes of notebook kernels or simulation)
+FIRST = ("test_notebooks.py",)
+
+
+def _module(item) -> str:
+    return item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+
+
+def _rank(item) -> tuple[int, int]:
+    if item.get_closest_marker("browser") is not None:
+        return (2, 0)
+    module = _module(item)
+    if module in FIRST:
+        return (0, FIRST.index(module))
+    return (1, 0)
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    items.sort(key=_rank)  # stable: collection order within each rank
+    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        module = _module(item)
+        group = item.nodeid if module in SPLIT_MODULES else module
+        item.add_marker(pytest.mark.xdist_group(group))
