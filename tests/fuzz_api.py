@@ -99,6 +99,7 @@ def modules() -> list[str]:
 # Example values for parameters no table declares (built lazily, once per process)
 # ------------------------------------------------------------------------------------------
 
+
 def _prefs():
     rng = np.random.default_rng(0)
     proposers = np.array([rng.permutation(3) for _ in range(4)], dtype=np.int64)
