@@ -71,10 +71,31 @@ def _as_value(p: Param, x):
     return x
 
 
+def _outside(p: Param):
+    """Values just below ``low`` and just above ``high`` (None where unbounded)."""
+    if p.kind not in ("real", "int"):
+        return ()
+    out = []
+    for bound, sign, is_open in ((p.low, -1, p.low_open), (p.high, 1, p.high_open)):
+        if bound is not None:
+            step = 1 if p.kind == "int" else max(abs(bound) * 1e-6, 1e-9)
+            out.append(bound + sign * step * (not is_open))
+    return out
+
+
 def params_sliders(target):
-    """A slider never offers a value validation refuses, and holds its row's default."""
+    """A slider never offers a value validation refuses, and holds its row's default; a value
+    just outside a row's range is refused with the shared message naming the parameter."""
     table = _table(target) or {}
     for p in table.values():
+        for bad in _outside(p):
+            try:
+                p.check(_as_value(p, bad), "f")
+            except ParameterError as err:
+                if f"The '{p.name}' parameter of f must" not in str(err):
+                    yield f"PARAMS[{p.name!r}]", f"{bad!r} refused without the shared message"
+            else:
+                yield f"PARAMS[{p.name!r}]", f"{bad!r}, outside its range, is accepted"
         if p.kind not in ("real", "int") or (p.slider or (p.low, p.high)) == (None, None):
             continue
         try:
