@@ -96,6 +96,7 @@ BREAKS = {
     "params.table": lambda pkg, nb, csv: _edit(
         pkg / "params.py", '"mu",\n        "μ",', '"mu",\n        "",'
     ),
+    "kernels.cached": lambda pkg, nb, csv: _edit(pkg / "kernels.py", "@njit(cache=True)", "@njit"),
     "skeleton.modules": lambda pkg, nb, csv: (pkg / "examples.py").unlink(),
     # the default is "transient": a non-stationary run would pass silently
     "simulate.result": lambda pkg, nb, csv: _edit(

@@ -45,6 +45,28 @@ def function_size(target):
                     )
 
 
+def _jit_calls(tree):
+    """Every numba decorator in ``tree``: (line, name, its keywords)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for dec in node.decorator_list:
+            call = dec if isinstance(dec, ast.Call) else None
+            func = call.func if call else dec
+            name = getattr(func, "id", getattr(func, "attr", ""))
+            if name in ("njit", "jit"):
+                yield node.lineno, node.name, {k.arg for k in call.keywords} if call else set()
+
+
+def kernels_cached(target):
+    """Every compiled kernel is ``@njit(cache=True)`` (a cold start compiles once, not per
+    process)."""
+    for path, tree in _trees(target):
+        for line, name, keywords in _jit_calls(tree):
+            if "cache" not in keywords:
+                yield f"{target.rel(path)}:{line}", f"{name} is compiled without cache=True"
+
+
 def in_function_imports(target):
     """No import inside a function body (it hides a dependency and an import circle)."""
     seen = set()
@@ -149,6 +171,7 @@ def headless(target):
 RULES: dict[str, Callable] = {
     "size.module": module_size,
     "size.function": function_size,
+    "kernels.cached": kernels_cached,
     "imports.in_function": in_function_imports,
     "imports.circle": import_circles,
     "imports.light": import_light,

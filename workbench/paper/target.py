@@ -15,6 +15,7 @@ from workbench.registry import PAPERS, ROOT
 PARTS = (
     "params",
     "model",
+    "kernels",
     "simulation",
     "figures",
     "views",
