@@ -88,3 +88,22 @@ def test_new_paper_refuses_a_bad_name_and_never_overwrites(tmp_path):
     new_paper("once", out=tmp_path)
     with pytest.raises(ParameterError, match="overwrite"):
         new_paper("once", out=tmp_path)
+
+
+def test_into_the_repository_it_lays_out_the_skeleton_and_prints_the_registry_line(
+    tmp_path, monkeypatch
+):
+    import workbench.scaffold as scaffold
+
+    monkeypatch.setattr(scaffold, "ROOT", tmp_path)  # a stand-in for the checkout
+    written = new_paper("queueing", title="A queueing paper")
+    pid = f"p{max(int(p[1:]) for p in scaffold.PAPERS if p[1:].isdigit()) + 1}"
+    assert written["package"] == tmp_path / "workbench" / "queueing"
+    assert written["notebook"] == tmp_path / "notebooks" / f"{pid}_queueing.ipynb"
+    assert written["claims"] == tmp_path / "data" / "claims" / f"{pid}.csv"
+    assert written["tests"] == tmp_path / "tests" / "test_queueing.py"
+    assert (
+        "from workbench.queueing.params import PARAMS"
+        in (written["package"] / "model.py").read_text()
+    )
+    assert f'"{pid}",\n    "queueing",' in written["registry_line"]

@@ -105,7 +105,8 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
     where["package"].mkdir(parents=True)
     for stem, text in package.PARTS.items():
         (where["package"] / f"{stem}.py").write_text(_fill(text, pkg, pid, title))
-    where["notebook"].parent.mkdir(parents=True, exist_ok=True)
+    for role in ("notebook", "claims", "tests"):
+        where[role].parent.mkdir(parents=True, exist_ok=True)
     where["notebook"].write_text(_notebook(pkg, pid, title))
     where["claims"].write_text(_fill(files.CLAIMS_CSV, pkg, pid, title))
     where["tests"].write_text(_fill(files.TESTS, pkg, pid, title))
