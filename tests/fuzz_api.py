@@ -33,10 +33,8 @@ import inspect
 import math
 import multiprocessing
 import numbers
-import os
 import pickle
 import random
-import tempfile
 import time
 import traceback
 from collections import Counter
@@ -101,43 +99,6 @@ def modules() -> list[str]:
 # Example values for parameters no table declares (built lazily, once per process)
 # ------------------------------------------------------------------------------------------
 
-_CACHE: dict = {}
-
-
-def _once(key, build):
-    if key not in _CACHE:
-        _CACHE[key] = build()
-    return _CACHE[key]
-
-
-def _fog_scenario():
-    from workbench import fog
-
-    return _once("fog.scenario", lambda: fog.default_scenario(0, n_fog=3))
-
-
-def _proactive_scenario():
-    from workbench import proactive
-
-    maker = getattr(proactive, "make_scenario", None) or proactive.model.make_scenario
-    return _once("proactive.scenario", lambda: maker(n_cloudlets=3, n_users=6, seed=0))
-
-
-def _proactive_training():
-    from workbench import proactive
-
-    return _once("proactive.training", lambda: proactive.train(_proactive_scenario(), seed=0))
-
-
-def _proactive_tasks():
-    from workbench import proactive
-
-    draw = getattr(proactive, "draw_tasks", None) or proactive.simulation.draw_tasks
-    return _once(
-        "proactive.tasks",
-        lambda: draw(_proactive_scenario(), lam=1.0, mean_bits=1e5, horizon=2.0, seed=0),
-    )
-
 
 def _prefs():
     rng = np.random.default_rng(0)
@@ -159,96 +120,19 @@ def _replications():
     return replicate(_replication, replications=3, seed=0)
 
 
-def _service():
-    from workbench import redundancy
-
-    return redundancy.SExp(1.0, 1.0)
-
-
-def _module(name: str):
-    return importlib.import_module(f"workbench.{name}")
-
-
 def _product(x, y):
     return x * y
 
 
-#: ``(module suffix or "*", parameter) -> builder``: a valid value for a baseline call.
+#: ``(module suffix or "*", parameter) -> builder``: a valid value for a baseline call of a
+#: building block; a paper package declares its own in ``<package>.examples.EXAMPLES``.
 EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
-    ("redundancy", "service"): _service,
-    ("redundancy", "Ns"): lambda: (4, 8),
-    ("fog", "scenario"): _fog_scenario,
-    ("fog", "fog_layer"): lambda: __import__("networkx").path_graph(2),
-    ("fog", "iot_per_fog"): lambda: 2,
-    ("fog", "thetas"): lambda: [0.01, 0.02],
-    ("fog", "n"): lambda: 2,
-    ("fog", "n2"): lambda: 1,
-    ("fog", "mu"): lambda: 1.0,
-    ("fog", "mu2"): lambda: 0.5,
-    ("fog", "path"): lambda: os.path.join(tempfile.mkdtemp(prefix="wb-fuzz-"), "s.json"),
     ("*", "arrival_rate"): lambda: 0.5,
     ("erlang.pollaczek_khinchine", "lam"): lambda: 0.5,
     ("*", "mean_service"): lambda: 1.0,
     ("*", "second_moment"): lambda: 2.0,
     ("*", "second_moment_service"): lambda: 2.0,
     ("*", "rate"): lambda: 0.5,
-    ("hierarchy", "index"): lambda: 1,
-    ("hierarchy", "parents"): lambda: (-1, 0, 0),
-    ("hierarchy", "compute"): lambda: (100.0, 40.0, 40.0),
-    ("hierarchy.local_overhead", "compute"): lambda: 40.0,
-    ("hierarchy.Topology", "name"): lambda: "three",
-    ("hierarchy.Topology", "parent"): lambda: np.array([-1, 0, 0]),
-    ("hierarchy.Topology", "compute"): lambda: np.array([100.0, 40.0, 40.0]),
-    ("hierarchy.Topology", "weight"): lambda: np.array([0.0, 1.0, 1.0]),
-    ("datacenters.ring_table", "result"): lambda: _once(
-        "ring",
-        lambda: _module("datacenters").simulate_ring(
-            lam=(0.9, 0.9, 0.9),
-            servers=(10, 10, 10),
-            mu=(0.1, 0.1, 0.1),
-            p=(0.5, 0.5, 0.5),
-            events=20_000,
-            replications=2,
-        ),
-    ),
-    ("redundancy.simulated_station_table", "result"): lambda: _once(
-        "p4sim",
-        lambda: _module("redundancy").simulate(
-            N=24,
-            m=3,
-            lam=1.5,
-            t_cloud=15.0,
-            service=_service(),
-            jobs=2_000,
-            replications=2,
-            seed=0,
-        ),
-    ),
-    ("hierarchy", "gain"): lambda: 1e-3,
-    ("hierarchy", "noise"): lambda: 1e-9,
-    ("hierarchy", "work"): lambda: 2.0,
-    ("hierarchy", "data"): lambda: 1.0,
-    ("hierarchy", "compute_next"): lambda: 40.0,
-    ("hierarchy", "gamma_t"): lambda: 1.0,
-    ("hierarchy", "gamma_e"): lambda: 1.0,
-    ("hierarchy", "local"): lambda: 1.0,
-    ("hierarchy", "offload"): lambda: 2.0,
-    ("hierarchy", "mean_exec_time"): lambda: 0.1,
-    ("hierarchy", "mean_time"): lambda: 0.5,
-    ("hierarchy", "mean_size"): lambda: 5.0,
-    ("proactive", "scenario"): _proactive_scenario,
-    ("proactive", "training"): _proactive_training,
-    ("proactive", "tasks"): _proactive_tasks,
-    ("proactive", "horizon"): lambda: 2.0,
-    ("proactive", "fading_seed"): lambda: 0,
-    ("proactive", "rates"): lambda: np.array([1e6, 2e6, 1.5e6]),
-    ("proactive", "distance_m"): lambda: 50.0,
-    ("proactive", "link_rate"): lambda: 1e7,
-    ("proactive", "measured_slots"): lambda: 1000,
-    ("proactive", "warmup_slots"): lambda: 2000,
-    ("proactive", "bits"): lambda: 1e5,
-    ("proactive", "rate_est"): lambda: np.array([1e7, 2e7]),
-    ("proactive", "queue_wait_est"): lambda: np.array([0.01, 0.02]),
     ("*", "servers"): lambda: 4,
     ("*", "load"): lambda: 2.0,
     ("radio", "distance_m"): lambda: 50.0,
@@ -305,14 +189,27 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
 def example(module: str, name: str, func: str = ""):
     """A valid value for parameter ``name`` of ``func`` in ``module`` (KeyError if none).
 
-    Looked up as ``("<module suffix>.<func>", name)``, then ``("<module suffix>", name)``,
-    then ``("*", name)``.
+    Looked up in the package's own ``examples.EXAMPLES`` as ``"<func>.<name>"``, then
+    ``"<name>"``; then here as ``("<module suffix>.<func>", name)``, ``("<module suffix>",
+    name)``, ``("*", name)``.
     """
     suffix = module.rsplit(".", 1)[-1]
+    own = _package_examples(module)
+    for key in (f"{func}.{name}", name):
+        if key in own:
+            return own[key]()
     for key in ((f"{suffix}.{func}", name), (suffix, name), ("*", name)):
         if key in EXAMPLES:
             return EXAMPLES[key]()
     raise KeyError(name)
+
+
+def _package_examples(module: str) -> Mapping:
+    """A paper package's own examples (``<package>.examples.EXAMPLES``), else none."""
+    try:
+        return importlib.import_module(f"{module}.examples").EXAMPLES
+    except ModuleNotFoundError:
+        return {}
 
 
 # ------------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ python -m workbench reproduce <paper|all|atlas> [--quick] [--out DIR] [--only NA
     [--client ADDR]
 python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
     [--client ADDR] [--out DIR]]
+python -m workbench new-paper NAME [--out DIR] [--id ID] [--title TITLE]
+python -m workbench check-paper <paper id | package> [--notebook NB] [--claims CSV]
 """
 
 from __future__ import annotations
@@ -51,7 +53,18 @@ def main(argv: list[str] | None = None) -> int:
     cl.add_argument("--seed", type=int, default=0, help="atlas: design and simulation seed")
     cl.add_argument("--client", help="atlas: a Dask scheduler address, tcp://host:8786")
     cl.add_argument("--out", default="figures", help="atlas: output folder (default: figures)")
+    new = sub.add_parser("new-paper", help="write a new paper package that keeps the contract")
+    new.add_argument("name", help="the package name (a lowercase identifier)")
+    new.add_argument("--out", help="a folder outside the repository (default: the repository)")
+    new.add_argument("--id", help="the paper id (default: the next pN, or NAME with --out)")
+    new.add_argument("--title", default="", help="the paper's title")
+    chk = sub.add_parser("check-paper", help="run the paper contract on a package")
+    chk.add_argument("paper", help="a registered paper id or an importable package")
+    chk.add_argument("--notebook", help="its notebook (default: the registry's)")
+    chk.add_argument("--claims", help="its claims table (default: the registry's)")
     args = parser.parse_args(argv)
+    if args.command in ("new-paper", "check-paper"):
+        return _paper_command(args)
     if args.command == "papers":
         for p in PAPERS.values():
             print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")
@@ -84,6 +97,26 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"\n{pid}: {PAPERS[pid].citation}")
                 print(readable(frame).to_string(index=False))
                 print(f"{int(frame['as_expected'].sum())}/{len(frame)} claims as expected")
+    return 0
+
+
+def _paper_command(args) -> int:
+    if args.command == "check-paper":
+        from workbench.paper import check_paper
+
+        report = check_paper(args.paper, notebook=args.notebook, claims_csv=args.claims)
+        print(report)
+        return 0 if report.ok else 1
+    from workbench.scaffold import new_paper
+
+    written = new_paper(args.name, out=args.out, paper_id=args.id, title=args.title)
+    line = written.pop("registry_line")
+    for role, path in written.items():
+        print(f"{role:<9} {path}")
+    if args.out is None:
+        print("\nAdd to PAPERS in workbench/registry.py:\n" + line)
+    else:
+        print(f"\nexport WORKBENCH_PAPERS={written['registry']} PYTHONPATH={args.out}:$PYTHONPATH")
     return 0
 
 

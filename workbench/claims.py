@@ -53,8 +53,7 @@ def _measured(out) -> Measurement:
 
 def load_claims(paper: str) -> pd.DataFrame:
     """The claims table of one paper (``p3``, ``p4``, ...)."""
-    get_paper(paper)
-    path = DATA / "claims" / f"{paper}.csv"
+    path = get_paper(paper).claims_path
     frame = pd.read_csv(path, comment="#", skipinitialspace=True)
     if "source" not in frame:
         frame["source"] = "paper"

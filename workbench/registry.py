@@ -13,17 +13,32 @@ Every paper is a package ``workbench.<topic>`` with the same skeleton::
                     VIEWS: name -> callable returning a widget
     claims.py       CLAIMS: claim id (as in data/claims/<paper>.csv) -> measure(quick) -> float
 
-Importing a model, its figures or its claims never imports ipywidgets.
+    exercises.py    EXERCISES: the notebook's classroom questions (workbench.exercises)
+    examples.py     EXAMPLES: a valid value for every argument no table row gives (fuzzing)
+
+Importing a model, its figures or its claims never imports ipywidgets. The whole contract is
+:func:`workbench.paper.check_paper` (``python -m workbench check-paper <package>``);
+``python -m workbench new-paper NAME`` writes a package that passes it.
+
+A paper outside ``workbench/`` (a plugin, or a scaffold being tried out) declares its
+``Paper`` line as JSON (a list of objects with the fields below, ``package`` its import name)
+in a file named by the ``WORKBENCH_PAPERS`` environment variable (several files separated by
+``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to that file.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
 
 from workbench.validation import check_choice
 
-__all__ = ["Paper", "PAPERS", "paper", "course"]
+__all__ = ["Paper", "PAPERS", "paper", "course", "papers_from_json"]
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -37,10 +52,22 @@ class Paper:
     notebook: str
     order: int = 0
     teaches: str = ""
+    #: import name when the package is not ``workbench.<topic>``
+    import_name: str = ""
+    #: the claims table when it is not ``data/claims/<id>.csv``
+    claims_csv: str = ""
 
     @property
     def package(self) -> str:
-        return f"workbench.{self.topic}"
+        return self.import_name or f"workbench.{self.topic}"
+
+    @property
+    def notebook_path(self) -> Path:
+        return ROOT / self.notebook  # an absolute notebook path stays as it is
+
+    @property
+    def claims_path(self) -> Path:
+        return ROOT / (self.claims_csv or f"data/claims/{self.id}.csv")
 
     def part(self, name: str):
         """Import one part of the skeleton (``"model"``, ``"figures"``, ``"views"``, ...)."""
@@ -131,6 +158,29 @@ PAPERS: dict[str, Paper] = {
         ),
     )
 }
+
+
+def papers_from_json(path) -> list[Paper]:
+    """The ``Paper`` lines declared in a JSON file (see the module docstring)."""
+    path = Path(path).resolve()
+    known = {f.name for f in fields(Paper)}
+    out = []
+    for entry in json.loads(path.read_text()):
+        entry = dict(entry)
+        if "package" in entry:
+            entry["import_name"] = entry.pop("package")
+        unknown = sorted(set(entry) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown Paper fields {unknown}")
+        for key in ("notebook", "claims_csv"):
+            if entry.get(key):
+                entry[key] = str(path.parent / entry[key])
+        out.append(Paper(**entry))
+    return out
+
+
+for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep)):
+    PAPERS.update({p.id: p for p in papers_from_json(_file)})
 
 
 def course() -> list[Paper]:

@@ -1,0 +1,105 @@
+"""Templates of a new paper's notebook, claims table and tests (see workbench.scaffold)."""
+
+#: the notebook's cells: (kind, source, tags)
+CELLS = (
+    (
+        "markdown",
+        "# __PID__ — __TITLE__\n\n"
+        "A toy M/M/1 queue written by `python -m workbench new-paper`: replace the model, keep "
+        "the skeleton. Every control comes from the parameter table; every figure and view "
+        "from the package.",
+        (),
+    ),
+    (
+        "code",
+        "%matplotlib inline\n"
+        "import __PKG__ as model\n"
+        "from __PKG__.figures import FIGURES\n"
+        "from __PKG__.views import VIEWS\n"
+        "from workbench.exercises import show\n"
+        "from workbench.widgets import claims_table, glossary",
+        (),
+    ),
+    (
+        "code",
+        "QUICK = True  # quick figures and claims\nSEED = 0  # seed of every simulation",
+        ("parameters",),
+    ),
+    ("markdown", "### Symbols", ()),
+    ("code", "glossary(model.PARAMS)", ()),
+    ("markdown", "## 1. Mean sojourn time against the load (analytic, instant)", ()),
+    ("code", 'VIEWS["sojourn"]()', ()),
+    ("markdown", "## 2. Theory and simulation", ()),
+    ("code", 'spec = FIGURES["sojourn"]\nspec.plot(spec.frame(quick=QUICK, seed=SEED))', ()),
+    ("code", "model.simulate(jobs=20_000, seed=SEED)", ()),
+    ("markdown", "## 3. Claims", ()),
+    ("code", 'claims_table("__PID__", quick=QUICK)', ()),
+    ("markdown", "## 4. Exercise", ()),
+    ("code", 'show("__PID__", 1)', ()),
+)
+
+CLAIMS_CSV = """\
+# __PID__ (scaffold). value = the paper's number (1/0 for a qualitative statement).
+# source=workbench: the paper gives no number; value is the workbench's own (a regression guard).
+# quote: for source=paper rows, the paper's words verbatim (several excerpts joined by ' … ').
+id,figure,quantity,value,source,tolerance,where,expect,workbench_value,note,quote
+sojourn_matches_theory,sojourn,E[T] simulated / 1/(μ − λ),1.0,workbench,0.1,M/M/1,agree,,a toy,
+"""
+
+TESTS = '''"""Tests of __PKG__: the kernel against its slow twin, the simulation against the theory,
+and the package against the paper contract (workbench.paper.check_paper)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from __PKG__ import mean_sojourn, simulate
+from __PKG__.kernels import lindley_kernel
+from workbench.paper import check_paper
+from workbench.validation import ParameterError, UnstableRegimeError
+
+
+def lindley_slow(interarrival, service):
+    """The obvious version: follow each job, its start is max(arrival, previous departure)."""
+    arrival = np.cumsum(interarrival) - interarrival[0]
+    out, free = [], 0.0
+    for a, s in zip(arrival, service, strict=True):
+        start = max(a, free)
+        free = start + s
+        out.append(free - a)
+    return np.array(out)
+
+
+def test_kernel_equals_its_slow_twin():
+    rng = np.random.default_rng(1)
+    a, s = rng.exponential(1.0, 500), rng.exponential(0.8, 500)
+    np.testing.assert_allclose(lindley_kernel(a, s), lindley_slow(a, s), rtol=1e-9, atol=1e-12)
+
+
+def test_mean_sojourn_is_one_over_mu_minus_lambda():
+    assert mean_sojourn(0.5, 1.0) == pytest.approx(2.0)
+    assert mean_sojourn(3.0, 4.0) == pytest.approx(1.0)
+
+
+def test_simulation_agrees_with_the_theory():
+    result = simulate(lam=0.5, mu=1.0, jobs=50_000, replications=10, seed=3)
+    assert abs(result.mean - 2.0) <= 3 * result.half_width + 0.02, result
+
+
+def test_same_seed_same_numbers():
+    one = simulate(jobs=5_000, replications=3, seed=7).mean
+    assert simulate(jobs=5_000, replications=3, seed=7).mean == one
+    assert simulate(jobs=5_000, replications=3, seed=8).mean != one
+
+
+def test_an_unstable_regime_and_bad_values_are_refused():
+    with pytest.raises(UnstableRegimeError):
+        simulate(lam=1.2, mu=1.0, jobs=5_000, replications=2)
+    with pytest.raises(ParameterError, match="'lam' parameter"):
+        simulate(lam=-1.0)
+
+
+def test_the_package_keeps_the_paper_contract():
+    check_paper("__PKG__").raise_if_failed()
+'''

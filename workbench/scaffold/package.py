@@ -1,0 +1,452 @@
+"""Templates of a new paper package: a toy M/M/1 queue (``__PKG__`` is its import name,
+``__PID__`` its paper id); :mod:`workbench.scaffold` fills them in."""
+
+INIT = '''\
+"""__TITLE__ (a workbench paper package; the model in words goes here).
+
+The scaffold's toy: an M/M/1 queue, Poisson arrivals at rate λ, exponential service at
+rate μ, one server, first come first served. Its mean sojourn time is 1/(μ − λ) for λ < μ;
+the simulation (Lindley's recursion, compiled) is checked against it.
+"""
+
+from __future__ import annotations
+
+from __PKG__.model import mean_sojourn, utilisation
+from __PKG__.params import PARAMS
+from __PKG__.simulation import simulate, simulate_to_precision
+
+__all__ = ["PARAMS", "mean_sojourn", "utilisation", "simulate", "simulate_to_precision"]
+'''
+
+PARAMS = '''\
+"""The parameters of the model, declared once: validation, sliders, fuzzing and the atlas
+read this table."""
+
+from __future__ import annotations
+
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+
+__all__ = ["PARAMS"]
+
+_RATE = {"unit": "1/s", "low": 0.0, "low_open": True, "high": 1e3, "step": 0.05}
+
+PARAMS = Params(
+    Param(
+        "lam",
+        "λ",
+        "arrival rate",
+        **_RATE,
+        default=0.8,
+        slider=(0.05, 2.0),
+        source="choice",
+        help="Poisson arrivals per second (the scaffold's choice).",
+        plausible=(0.5, 0.9),
+        why="A toy range: busy but stable at μ = 1.",
+    ),
+    Param(
+        "mu",
+        "μ",
+        "service rate",
+        **_RATE,
+        default=1.0,
+        slider=(0.1, 2.0),
+        source="choice",
+        help="Exponential service, jobs per second.",
+    ),
+    Param(
+        "jobs",
+        "n",
+        "jobs per replication",
+        kind="int",
+        low=1_000,
+        high=10_000_000,
+        default=100_000,
+        slider=(1_000, 200_000),
+        step=1_000,
+        source="choice",
+        help="Run length of one replication, in jobs.",
+    ),
+    Param(
+        "overload",
+        "overload",
+        "what a non-stationary run does",
+        kind="choice",
+        choices=("raise", "transient"),
+        default="raise",
+        source="choice",
+        help="raise: refuse an unstable regime; transient: report finite-horizon numbers.",
+    ),
+    Param(
+        "rel_half_width",
+        "ε",
+        "relative half-width target",
+        low=0.0,
+        low_open=True,
+        high=1.0,
+        default=0.02,
+        slider=(0.005, 0.2),
+        source="choice",
+        help="simulate_to_precision stops when the interval is this narrow.",
+    ),
+    REPLICATIONS.with_(
+        name="max_replications", default=200, slider=(2, 1000), help="Replications at most."
+    ),
+    REPLICATIONS,
+    WARMUP,
+    CONFIDENCE,
+    SEED,
+)
+'''
+
+MODEL = '''\
+"""The analytic model: the M/M/1 queue's mean sojourn time."""
+
+from __future__ import annotations
+
+from workbench.validation import UnstableRegimeError
+
+from __PKG__.params import PARAMS
+
+__all__ = ["mean_sojourn", "utilisation"]
+
+
+def utilisation(lam: float, mu: float) -> float:
+    """ρ = λ/μ, the server's busy fraction (λ < μ for a steady state)."""
+    v = PARAMS.check("utilisation", lam=lam, mu=mu)
+    return v["lam"] / v["mu"]
+
+
+def mean_sojourn(lam: float, mu: float) -> float:
+    """E[T] = 1/(μ − λ), the mean time a job spends in the M/M/1 system (waiting + service).
+
+    Raises :class:`workbench.validation.UnstableRegimeError` when λ ≥ μ.
+    """
+    v = PARAMS.check("mean_sojourn", lam=lam, mu=mu)
+    if v["lam"] >= v["mu"]:
+        raise UnstableRegimeError(
+            f"mean_sojourn: λ = {v['lam']:g} ≥ μ = {v['mu']:g}, the queue grows without bound"
+        )
+    return 1.0 / (v["mu"] - v["lam"])
+'''
+
+KERNELS = '''\
+"""The compiled kernel: Lindley's recursion for the FCFS single-server queue."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["lindley_kernel"]
+
+
+@njit(cache=True)
+def lindley_kernel(interarrival, service):
+    """Sojourn times of n jobs: W₀ = 0, W_{k+1} = max(0, W_k + S_k − A_{k+1}), T_k = W_k + S_k.
+
+    ``interarrival[k]`` is the time between job k − 1 and job k; ``service[k]`` job k's work.
+    """
+    n = interarrival.shape[0]
+    sojourn = np.empty(n)
+    wait = 0.0
+    for k in range(n):
+        if k > 0:
+            wait = max(0.0, wait + service[k - 1] - interarrival[k])
+        sojourn[k] = wait + service[k]
+    return sojourn
+'''
+
+SIMULATION = '''\
+"""simulate(...) and simulate_to_precision(...): replications through the shared output
+analysis (workbench.output_analysis: seeds, stationarity detector, overload policy)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.output_analysis import Replication, finish, replicate, to_precision
+from workbench.results import SimulationResult
+from workbench.validation import ParameterError
+
+from __PKG__.kernels import lindley_kernel
+from __PKG__.params import PARAMS
+
+__all__ = ["simulate", "simulate_to_precision"]
+
+
+def _one(lam: float, mu: float, jobs: int, warmup: float):
+    cut = int(warmup * jobs)
+
+    def one(seed_sequence, index) -> Replication:
+        rng = np.random.default_rng(seed_sequence)
+        times = lindley_kernel(rng.exponential(1.0 / lam, jobs), rng.exponential(1.0 / mu, jobs))
+        return Replication({"sojourn": float(times[cut:].mean())}, times, cut)
+
+    return one
+
+
+def _setup(func: str, **values) -> tuple:
+    v = PARAMS.check(func, **values)
+    finishing = {
+        "func": func,
+        "metric": "sojourn",
+        "quantities": ["sojourn"],
+        "confidence": v["confidence"],
+        "run_length": v["jobs"],
+        "run_unit": "jobs",
+        "overload": v["overload"],
+        "rho": v["lam"] / v["mu"],
+        "bounds": {"sojourn": (0.0, float("inf"))},
+        "unit": "s",
+    }
+    return _one(v["lam"], v["mu"], v["jobs"], v["warmup"]), finishing, v
+
+
+def simulate(
+    *,
+    lam: float = 0.8,
+    mu: float = 1.0,
+    jobs: int = 100_000,
+    warmup: float = 0.1,
+    replications: int = 10,
+    seed: int = 0,
+    confidence: float = 0.95,
+    overload: str = "raise",
+) -> SimulationResult:
+    """Simulate the M/M/1 queue; the mean sojourn time with its confidence interval.
+
+    Every argument is keyword-only and checked against PARAMS. Same seed, same numbers.
+    ``overload="raise"`` refuses λ ≥ μ (UnstableRegimeError); ``"transient"`` returns the
+    finite-horizon numbers with a note.
+    """
+    one, finishing, v = _setup(
+        "simulate",
+        lam=lam,
+        mu=mu,
+        jobs=jobs,
+        warmup=warmup,
+        replications=replications,
+        seed=seed,
+        confidence=confidence,
+        overload=overload,
+    )
+    reps = replicate(one, replications=v["replications"], seed=v["seed"])
+    return finish(reps, **finishing)
+
+
+def simulate_to_precision(
+    *,
+    lam: float = 0.8,
+    mu: float = 1.0,
+    jobs: int = 100_000,
+    warmup: float = 0.1,
+    rel_half_width: float | None = None,
+    half_width: float | None = None,
+    max_replications: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+    overload: str = "raise",
+    progress: bool = False,
+) -> SimulationResult:
+    """Add replications until the interval of the mean sojourn time is narrow enough
+    (``rel_half_width``, relative, default the table's; or ``half_width`` in seconds)."""
+    f = "simulate_to_precision"
+    if half_width is not None and rel_half_width is not None:
+        raise ParameterError(f"{f}: give 'half_width' or 'rel_half_width', not both")
+    if half_width is None and rel_half_width is None:
+        rel_half_width = PARAMS["rel_half_width"].default
+    one, finishing, v = _setup(
+        f,
+        lam=lam,
+        mu=mu,
+        jobs=jobs,
+        warmup=warmup,
+        max_replications=max_replications,
+        seed=seed,
+        confidence=confidence,
+        overload=overload,
+    )
+    finishing.pop("func")
+    return to_precision(
+        one,
+        func=f,
+        rel_half_width=0.02 if rel_half_width is None else rel_half_width,
+        half_width=half_width,
+        max_replications=v["max_replications"],
+        seed=v["seed"],
+        progress=progress,
+        **finishing,
+    )
+'''
+
+FIGURES = '''\
+"""FIGURES: name -> FigureSpec(<name>_frame(quick), plot_<name>(frame)); the CLI writes the
+frame as CSV and the figure as PNG, the notebook shows the same figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from workbench.plots import FigureSpec, ci_errorbar, figure
+
+from __PKG__.model import mean_sojourn
+from __PKG__.params import PARAMS
+from __PKG__.simulation import simulate
+
+__all__ = ["FIGURES", "sojourn_frame", "plot_sojourn"]
+
+
+def sojourn_frame(quick: bool = True, seed: int = 0) -> pd.DataFrame:
+    """Mean sojourn time against λ (μ = the table's): theory and simulation with intervals."""
+    mu = PARAMS["mu"].default
+    rows = []
+    for lam in np.linspace(0.1, 0.8, 4 if quick else 8) * mu:
+        sim = simulate(lam=lam, mu=mu, jobs=20_000 if quick else 200_000, seed=seed)
+        rows.append(
+            {
+                "lam": lam,
+                "theory": mean_sojourn(lam, mu),
+                "simulated": sim.mean,
+                "ci_low": sim.ci_low,
+                "ci_high": sim.ci_high,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def plot_sojourn(frame: pd.DataFrame, ax=None):
+    """E[T] = 1/(μ − λ) (line) and the simulated means (markers with intervals)."""
+    fig, ax = figure() if ax is None else (ax.figure, ax)
+    ax.plot(frame["lam"], frame["theory"], label="1/(μ − λ)")
+    ci_errorbar(
+        ax, frame["lam"], frame["simulated"], frame["ci_low"], frame["ci_high"], label="simulated"
+    )
+    ax.set(xlabel="arrival rate λ (1/s)", ylabel="mean sojourn time E[T] (s)")
+    ax.legend()
+    return fig
+
+
+FIGURES = {
+    "sojourn": FigureSpec(sojourn_frame, plot_sojourn, "Mean sojourn time against λ"),
+}
+'''
+
+VIEWS = '''\
+"""The notebook's slider views (the only module that imports ipywidgets)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.plots import figure
+from workbench.widgets import interactive_figure
+
+from __PKG__.model import mean_sojourn
+from __PKG__.params import PARAMS
+
+__all__ = ["VIEWS", "sojourn_view"]
+
+
+def _plot(lam: float, mu: float):
+    fig, ax = figure(fast=True)
+    lams = np.linspace(0.01, 0.99, 60) * mu
+    ax.plot(lams, [mean_sojourn(x, mu) for x in lams], label="1/(μ − λ)")
+    if lam < mu:
+        ax.plot([lam], [mean_sojourn(lam, mu)], "o", label=f"λ = {lam:g}")
+    ax.set(xlabel="arrival rate λ (1/s)", ylabel="E[T] (s)", yscale="log")
+    ax.legend()
+    return fig
+
+
+def sojourn_view():
+    """E[T] against λ, the chosen λ marked (analytic: instant)."""
+    return interactive_figure(
+        _plot, title="M/M/1 mean sojourn time", lam=PARAMS["lam"], mu=PARAMS["mu"]
+    )
+
+
+VIEWS = {"sojourn": sojourn_view}
+'''
+
+CLAIMS = '''\
+"""CLAIMS: claim id (as in the claims CSV) -> measure(quick) -> float; ATLAS for the atlas."""
+
+from __future__ import annotations
+
+from workbench.claims import AtlasSpec, Measurement
+
+from __PKG__.model import mean_sojourn
+from __PKG__.params import PARAMS
+from __PKG__.simulation import simulate
+
+__all__ = ["CLAIMS", "ATLAS", "atlas_point"]
+
+
+def _sojourn(lam: float, mu: float, quick: bool, seed: int = 0) -> Measurement:
+    """Simulated mean sojourn time over its theory, 1/(μ − λ): 1 when they agree."""
+    sim = simulate(lam=lam, mu=mu, jobs=20_000 if quick else 200_000, seed=seed)
+    return Measurement(sim.mean / mean_sojourn(lam, mu), sim.stationary)
+
+
+def sojourn_matches_theory(quick: bool = True) -> Measurement:
+    return _sojourn(PARAMS["lam"].default, PARAMS["mu"].default, quick)
+
+
+def atlas_point(*, quick: bool, seed: int, lam: float) -> dict:
+    """The same measure anywhere in the plausible space (λ plausible, μ the table's)."""
+    return {"sojourn_matches_theory": _sojourn(lam, PARAMS["mu"].default, quick, seed)}
+
+
+CLAIMS = {"sojourn_matches_theory": sojourn_matches_theory}
+ATLAS = AtlasSpec(evaluate=atlas_point, claims=("sojourn_matches_theory",), quick_points=4)
+'''
+
+EXERCISES = '''\
+"""EXERCISES: the notebook's classroom questions; each answer is computed from the model."""
+
+from __future__ import annotations
+
+from workbench.exercises import Question
+
+from __PKG__.model import mean_sojourn
+
+__all__ = ["EXERCISES"]
+
+EXERCISES = (
+    Question(
+        key="double_load",
+        text="With μ = 1 /s, how many times longer is the mean sojourn time at λ = 0.9 /s "
+        "than at λ = 0.45 /s?",
+        answer=lambda: mean_sojourn(0.9, 1.0) / mean_sojourn(0.45, 1.0),
+        tolerance=0.01,
+        hint="E[T] = 1/(μ − λ).",
+        solution=lambda v: f"(1 − 0.45)/(1 − 0.9) = {v:.2f}: the queue's time explodes near ρ = 1.",
+    ),
+)
+'''
+
+EXAMPLES = '''\
+"""Valid values for the arguments of the public callables that no table row gives
+(``"<param>"`` or ``"<function>.<param>"`` -> a builder); the API fuzz reads them. Every
+argument of this toy has a table row, so there is none yet."""
+
+from __future__ import annotations
+
+__all__ = ["EXAMPLES"]
+
+EXAMPLES: dict = {}
+'''
+
+PARTS = {
+    "__init__": INIT,
+    "params": PARAMS,
+    "model": MODEL,
+    "kernels": KERNELS,
+    "simulation": SIMULATION,
+    "figures": FIGURES,
+    "views": VIEWS,
+    "claims": CLAIMS,
+    "exercises": EXERCISES,
+    "examples": EXAMPLES,
+}
