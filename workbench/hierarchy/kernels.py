@@ -39,6 +39,7 @@ Floyd & Jacobson (1993), RED (Sec. 4).
 import numpy as np
 from numba import njit
 
+from workbench.kernels.events import new_queue, queue_pop, queue_push
 from workbench.kernels.red import red_drop_probability, red_ewma
 
 # per-server statistics: columns of ``server_stats``
@@ -63,51 +64,6 @@ _SEND = 2  # the worker hands an offloaded task to the link (offload_busy)
 IN_DECISION_FULL = 0  # its whole work: it may yet run here (the worst case)
 IN_DECISION_ZERO = 1  # nothing: it is no longer queued and may leave
 IN_DECISION_REMAINING = 2  # the worker time its decision still takes, in work units
-
-
-@njit(cache=True, inline="always")
-def _before(t1, s1, t2, s2):
-    return t1 < t2 or (t1 == t2 and s1 < s2)
-
-
-@njit(cache=True, inline="always")
-def _push(h_time, h_seq, h_kind, h_arg, size, t, seq, kind, arg):
-    pos = size
-    while pos > 0:
-        up = (pos - 1) >> 1
-        if _before(t, seq, h_time[up], h_seq[up]):
-            h_time[pos], h_seq[pos] = h_time[up], h_seq[up]
-            h_kind[pos], h_arg[pos] = h_kind[up], h_arg[up]
-            pos = up
-        else:
-            break
-    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
-    return size + 1
-
-
-@njit(cache=True, inline="always")
-def _pop(h_time, h_seq, h_kind, h_arg, size):
-    size -= 1
-    if size == 0:
-        return size
-    t, seq, kind, arg = h_time[size], h_seq[size], h_kind[size], h_arg[size]
-    pos = 0
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        if child + 1 < size and _before(
-            h_time[child + 1], h_seq[child + 1], h_time[child], h_seq[child]
-        ):
-            child += 1
-        if _before(h_time[child], h_seq[child], t, seq):
-            h_time[pos], h_seq[pos] = h_time[child], h_seq[child]
-            h_kind[pos], h_arg[pos] = h_kind[child], h_arg[child]
-            pos = child
-        else:
-            break
-    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
-    return size
 
 
 @njit(cache=True)
@@ -234,10 +190,7 @@ def simulate_hierarchy(
     went_down[:] = 0
 
     cap = m + n + 1
-    h_time = np.empty(cap)
-    h_seq = np.empty(cap, dtype=np.int64)
-    h_kind = np.empty(cap, dtype=np.int64)
-    h_arg = np.empty(cap, dtype=np.int64)
+    ev = new_queue(cap)
     size = 0
     seq = 0
     g = 0
@@ -245,7 +198,7 @@ def simulate_hierarchy(
     now = 0.0
 
     while True:
-        from_generator = g < m and (size == 0 or arr_time[g] < h_time[0])
+        from_generator = g < m and (size == 0 or arr_time[g] < ev.time[0])
         if not from_generator and size == 0:
             break
         events += 1
@@ -258,10 +211,8 @@ def simulate_hierarchy(
             s = origin[k]
             kind = _ARRIVE
         else:
-            now = h_time[0]
-            kind = h_kind[0]
-            arg = h_arg[0]
-            size = _pop(h_time, h_seq, h_kind, h_arg, size)
+            now, kind, arg = ev.time[0], ev.kind[0], ev.arg[0]
+            size = queue_pop(ev, size)
             if kind == _ARRIVE:
                 k = arg
                 s = location[k]
@@ -325,7 +276,7 @@ def simulate_hierarchy(
                 hop = data[k] / bandwidth[s]
                 transfer[k] += hop
                 location[k] = up
-                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             elif send_down_to >= 0:
                 c = send_down_to
@@ -335,7 +286,7 @@ def simulate_hierarchy(
                 pinned[k] = True
                 went_down[k] = 1
                 server_stats[s, SRV_SENT_DOWN] += 1.0
-                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             else:
                 server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
@@ -380,13 +331,13 @@ def simulate_hierarchy(
                     server_stats[s, SRV_DECIDED_UP] += 1.0
                     transfer[k] += hop
                     location[k] = up
-                    size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                    size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                     seq += 1
                     if offload_busy and hop > 0.0:
                         svc_kind[s] = _SEND
                         svc_end[s] = now + hop
                         server_stats[s, SRV_BUSY] += hop
-                        size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _DONE, s)
+                        size = queue_push(ev, size, now + hop, seq, _DONE, s, 0.0)
                         seq += 1
                     else:
                         free = True
@@ -395,7 +346,7 @@ def simulate_hierarchy(
                     exec_server[k] = s
                     svc_end[s] = now + work[k] / compute[s]
                     server_stats[s, SRV_BUSY] += work[k] / compute[s]
-                    size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+                    size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
                     seq += 1
             else:
                 leave = True
@@ -433,7 +384,7 @@ def simulate_hierarchy(
                 exec_server[k] = s
                 svc_end[s] = now + work[k] / compute[s]
                 server_stats[s, SRV_BUSY] += work[k] / compute[s]
-            size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+            size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
             seq += 1
 
     for s in range(n):
