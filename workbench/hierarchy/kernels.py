@@ -36,6 +36,8 @@ computing", Future Generation Computer Systems 90 (2019) 39-48, Sec. 3-4 (eqs. 5
 Floyd & Jacobson (1993), RED (Sec. 4).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -87,81 +89,86 @@ def _ahead(queued, task, kind, end, now, speed, task_work, in_decision):
     return queued + (end - now) * speed
 
 
+class Tree(NamedTuple):
+    """The servers (arrays over servers): tree, speed, link up, eq. 5/8 weights, power."""
+
+    parent: np.ndarray  # int64: the server above (-1 at the centre)
+    compute: np.ndarray  # float64: speed F [work units/s]
+    bandwidth: np.ndarray  # float64: bandwidth W of the link up [Mbit/s]
+    gamma_t: np.ndarray  # float64: weight of time (eqs. 5, 8)
+    gamma_e: np.ndarray  # float64: weight of energy (eqs. 5, 8)
+    power: np.ndarray  # float64: transmit power P
+
+
+class Rules(NamedTuple):
+    """The decision model and its parameters (scalars; see the module docstring)."""
+
+    kappa: float  # energy per cycle coefficient: nu_i = kappa F_i^2 (eq. 4)
+    cloud_forward: bool
+    use_red: bool
+    overhead: bool
+    queue_aware: bool
+    down_offload: bool
+    min_th: float  # RED thresholds before eq. 11's scaling
+    max_th: float
+    max_p: float
+    w_q: float
+    gentle: bool
+    decision_time: float  # worker time of one overhead decision
+    in_decision: int  # IN_DECISION_*: how a task under decision counts in the work ahead
+    offload_busy: bool  # the worker stays busy while it hands an offloaded task to the link
+    eq11_unit: float  # seconds per unit of eq. 11's min(1, t), max(1, t)
+    max_events: int  # event budget: the loop stops and returns -1 past it
+
+
+class Tasks(NamedTuple):
+    """The random inputs (arrays over tasks, sorted by ``arr_time``)."""
+
+    arr_time: np.ndarray
+    origin: np.ndarray  # int64
+    work: np.ndarray
+    data: np.ndarray
+    uniforms: np.ndarray  # (tasks, servers): RED's U(0,1) draw at each visit
+
+
+class Outcome(NamedTuple):
+    """The outputs, filled by the kernel (arrays over tasks; ``server_stats`` over servers)."""
+
+    finish: np.ndarray  # completion time
+    exec_server: np.ndarray  # int64: the server that executed the task
+    visits: np.ndarray  # int64: servers visited
+    wait: np.ndarray  # time queued
+    decide: np.ndarray  # time in decisions
+    transfer: np.ndarray  # time on links
+    red_forwards: np.ndarray  # int64: RED forwards
+    went_down: np.ndarray  # int64: 1 if sent down
+    server_stats: np.ndarray  # (servers, N_SRV_STATS)
+
+
 @njit(cache=True)
-def simulate_hierarchy(
-    parent,
-    compute,
-    bandwidth,
-    gamma_t,
-    gamma_e,
-    power,
-    kappa,
-    cloud_forward,
-    use_red,
-    overhead,
-    queue_aware,
-    down_offload,
-    min_th,
-    max_th,
-    max_p,
-    w_q,
-    gentle,
-    decision_time,
-    in_decision,
-    offload_busy,
-    eq11_unit,
-    max_events,
-    arr_time,
-    origin,
-    work,
-    data,
-    uniforms,
-    finish,
-    exec_server,
-    visits,
-    wait,
-    decide,
-    transfer,
-    red_forwards,
-    went_down,
-    server_stats,
-):
+def simulate_hierarchy(tree, rules, tasks, out):
     """Run every task to completion; fill the per-task arrays and ``server_stats``.
 
     Parameters
     ----------
-    parent, compute, bandwidth, gamma_t, gamma_e, power : arrays over servers
-        Tree, speed F, bandwidth W of the link up, weights of eqs. 5/8, transmit power P.
-    kappa : float
-        Energy per cycle coefficient: ``nu_i = kappa F_i^2`` (eq. 4).
-    cloud_forward, use_red, overhead, queue_aware, down_offload : bool
-        The decision model (see the module docstring).
-    min_th, max_th, max_p, w_q, gentle
-        RED parameters (thresholds before eq. 11's scaling).
-    decision_time : float
-        Worker time spent on one overhead decision.
-    in_decision : int
-        How a task under decision counts in a server's work ahead (``IN_DECISION_*``).
-    offload_busy : bool
-        The worker stays busy while it hands a task it decided to offload to the link
-        (the transfer time ``B/W``); else the link takes it at no worker time.
-    eq11_unit : float
-        Seconds per unit of eq. 11's ``min(1, t̄)``, ``max(1, t̄)`` (1: seconds).
-    max_events : int
-        Event budget: the loop stops and returns -1 past it (a broken tree cannot spin).
-    arr_time, origin, work, data : arrays over tasks (sorted by ``arr_time``)
-    uniforms : array (tasks, servers)
-        ``uniforms[k, v]``: the U(0,1) draw of RED at task ``k``'s ``v``-th visit.
-    finish, exec_server, visits, wait, decide, transfer, red_forwards, went_down : outputs
-        Completion time, server that executed it, servers visited, time queued, time in
-        decisions, time on links, RED forwards, 1 if sent down.
-    server_stats : array (servers, N_SRV_STATS), output
+    tree : Tree
+    rules : Rules
+    tasks : Tasks
+    out : Outcome
+        Filled in place.
 
     Returns
     -------
     int
         Number of events processed (-1: the event budget ran out).
     """
+    parent, compute, bandwidth, gamma_t, gamma_e, power = tree
+    kappa, cloud_forward, use_red, overhead, queue_aware, down_offload = rules[:6]
+    min_th, max_th, max_p, w_q, gentle = rules[6:11]
+    decision_time, in_decision, offload_busy, eq11_unit, max_events = rules[11:]
+    arr_time, origin, work, data, uniforms = tasks
+    finish, exec_server, visits, wait, decide, transfer = out[:6]
+    red_forwards, went_down, server_stats = out[6:]
     n = parent.shape[0]
     m = arr_time.shape[0]
     queued_work = np.zeros(n)

@@ -106,55 +106,45 @@ def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events
     cloud_forward, use_red, overhead, queue_aware = _MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
-    out = {
-        "finish": np.empty(m),
-        "exec_server": np.empty(m, dtype=np.int64),
-        "visits": np.empty(m, dtype=np.int64),
-        "wait": np.empty(m),
-        "decide": np.empty(m),
-        "transfer": np.empty(m),
-        "red_forwards": np.empty(m, dtype=np.int64),
-        "went_down": np.empty(m, dtype=np.int64),
-        "server_stats": np.empty((n, K.N_SRV_STATS)),
-    }
-    out["events"] = K.simulate_hierarchy(
-        topology.parent,
-        topology.compute,
-        topology.bandwidth,
-        gt,
-        ge,
-        np.full(n, float(k["power"])),
-        float(k["kappa"]),
-        cloud_forward,
-        use_red,
-        overhead,
-        queue_aware,
-        bool(k["down_offload"]),
-        float(k["min_th"]),
-        float(k["max_th"]),
-        float(k["max_p"]),
-        float(k["w_q"]),
-        bool(k["gentle"]),
-        float(k["decision_time"]),
-        IN_DECISION[k["in_decision"]],
-        bool(k["offload_busy"]),
-        float(k["eq11_unit"]),
-        int(max_events if max_events is not None else _event_budget(topology, m)),
-        tasks.arrival,
-        tasks.origin,
-        tasks.work,
-        tasks.data,
-        tasks.uniforms,
-        out["finish"],
-        out["exec_server"],
-        out["visits"],
-        out["wait"],
-        out["decide"],
-        out["transfer"],
-        out["red_forwards"],
-        out["went_down"],
-        out["server_stats"],
+    out = K.Outcome(
+        finish=np.empty(m),
+        exec_server=np.empty(m, dtype=np.int64),
+        visits=np.empty(m, dtype=np.int64),
+        wait=np.empty(m),
+        decide=np.empty(m),
+        transfer=np.empty(m),
+        red_forwards=np.empty(m, dtype=np.int64),
+        went_down=np.empty(m, dtype=np.int64),
+        server_stats=np.empty((n, K.N_SRV_STATS)),
     )
+    tree = K.Tree(
+        parent=topology.parent,
+        compute=topology.compute,
+        bandwidth=topology.bandwidth,
+        gamma_t=gt,
+        gamma_e=ge,
+        power=np.full(n, float(k["power"])),
+    )
+    rules = K.Rules(
+        kappa=float(k["kappa"]),
+        cloud_forward=cloud_forward,
+        use_red=use_red,
+        overhead=overhead,
+        queue_aware=queue_aware,
+        down_offload=bool(k["down_offload"]),
+        min_th=float(k["min_th"]),
+        max_th=float(k["max_th"]),
+        max_p=float(k["max_p"]),
+        w_q=float(k["w_q"]),
+        gentle=bool(k["gentle"]),
+        decision_time=float(k["decision_time"]),
+        in_decision=IN_DECISION[k["in_decision"]],
+        offload_busy=bool(k["offload_busy"]),
+        eq11_unit=float(k["eq11_unit"]),
+        max_events=int(max_events if max_events is not None else _event_budget(topology, m)),
+    )
+    drawn = K.Tasks(tasks.arrival, tasks.origin, tasks.work, tasks.data, tasks.uniforms)
+    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, drawn, out)}
     if out["events"] < 0:
         raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
@@ -525,7 +515,8 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
 def _prepare(f, args):
     """Validate every argument once (``args``: the table's names, all given); build the
     topology; check the load."""
-    args = {k: v for k, v in args.items() if k in PARAMS}
+    reject_unknown(f, args, PARAMS)
+    args = dict(args)
     topology = args.pop("topology")
     p = PARAMS.check(f, **args)
     if p["min_th"] >= p["max_th"]:
