@@ -38,6 +38,7 @@ Sec. IV-K (cloud units).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -182,17 +183,65 @@ def _apply_due(e, now, table, pend_t, pend_v, pend_head, pend_len):
         pend_len[e] -= 1
 
 
+class Requests(NamedTuple):
+    """The pre-drawn requests (arrays over requests, in generation order)."""
+
+    gen_time: np.ndarray
+    origin: np.ndarray  # int64: the IoT node
+    rtype: np.ndarray  # int64: 0 light, 1 heavy
+    route: np.ndarray  # int64: ROUTE_*
+    work: np.ndarray  # work factor of the processing time
+    unit_u: np.ndarray  # U(0,1): which cloud unit serves it
+    select_u: np.ndarray  # U(0,1): the q-fair pick between the two queues
+    announce_phase: np.ndarray  # over fog nodes: first announcement time
+
+
+class Network(NamedTuple):
+    """The compiled scenario (see :class:`workbench.fog.scenario.Compiled`)."""
+
+    iot_fog: np.ndarray
+    iot_prop: np.ndarray
+    iot_inv: np.ndarray
+    iot_local_mean: np.ndarray
+    nbr_ptr: np.ndarray
+    nbr_idx: np.ndarray
+    nbr_prop: np.ndarray
+    nbr_inv: np.ndarray
+    nbr_rev: np.ndarray
+    ff_prop: np.ndarray
+    ff_inv: np.ndarray
+    fog_cloud: np.ndarray
+    fc_prop: np.ndarray
+    fc_inv: np.ndarray
+    cf_prop: np.ndarray
+    cf_inv: np.ndarray
+    fog_mean: np.ndarray  # (fog nodes, 2): mean processing time per type
+    cloud_mean: np.ndarray
+    unit_ptr: np.ndarray
+    size_bits: np.ndarray
+
+
+class Policy(NamedTuple):
+    """The offloading policy and the run's settings (scalars but ``theta``)."""
+
+    theta: np.ndarray  # θ per fog node
+    e_max: int
+    q: float
+    alpha: float
+    mode: int  # MODE_*
+    policy: int  # POLICY_*
+    announce_period: float
+    central: int  # the Central Node (mode "central")
+    ewma_period: float
+    max_events: int
+
+
 @njit(cache=True)
-def simulate_network(
-    gen_time, origin, rtype, route, work, unit_u, select_u,
-    iot_fog, iot_prop, iot_inv, iot_local_mean,
-    nbr_ptr, nbr_idx, nbr_prop, nbr_inv, nbr_rev,
-    ff_prop, ff_inv, fog_cloud, fc_prop, fc_inv, cf_prop, cf_inv,
-    fog_mean, cloud_mean, unit_ptr, size_bits,
-    theta, e_max, q, alpha, mode, policy, announce_period, announce_phase, central,
-    ewma_period, max_events,
-):  # fmt: skip
+def simulate_network(requests, network, settings):
     """Run the network on pre-drawn requests; return per-request records and node totals.
+
+    The inputs come as three named records: :class:`Requests`, :class:`Network` and
+    :class:`Policy` (built by :func:`workbench.fog.simulation.kernel_arguments`).
 
     ``ewma_period`` chooses the reading of the EWMA z ← (1−α)z + α·new_z: 0 updates it at
     every departure with that request's processing time; T > 0 updates it every T (on the
@@ -218,6 +267,12 @@ def simulate_network(
     events : int
         Events the loop processed (> ``max_events``: stopped early, results incomplete).
     """
+    gen_time, origin, rtype, route, work, unit_u, select_u, announce_phase = requests
+    iot_fog, iot_prop, iot_inv, iot_local_mean, nbr_ptr, nbr_idx, nbr_prop = network[:7]
+    nbr_inv, nbr_rev, ff_prop, ff_inv, fog_cloud, fc_prop, fc_inv = network[7:14]
+    cf_prop, cf_inv, fog_mean, cloud_mean, unit_ptr, size_bits = network[14:]
+    theta, e_max, q, alpha, mode, policy, announce_period = settings[:7]
+    central, ewma_period, max_events = settings[7:]
     n = gen_time.size
     nf = fog_mean.shape[0]
     n_units = unit_ptr[-1]

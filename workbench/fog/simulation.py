@@ -124,19 +124,32 @@ def _unit_ptr(net: Compiled):
 def kernel_arguments(
     net, req, theta, e_max, q, alpha, mode, policy, period, ewma_period=0.0, max_events=None
 ):
-    """The kernel's positional arguments (shared with the benchmark and the twin test)."""
+    """The kernel's three records (shared with the benchmark and the twin test)."""
     if max_events is None:
         max_events = event_bound(net, req, e_max, mode, policy, period)
-    return (
+    requests = K.Requests(
         req.gen_time, req.origin, req.rtype, req.route, req.work, req.unit_u, req.select_u,
+        req.announce_phase,
+    )  # fmt: skip
+    network = K.Network(
         net.iot_fog, net.iot_prop, net.iot_inv, net.iot_local_mean,
         net.nbr_ptr, net.nbr_idx, net.nbr_prop, net.nbr_inv, net.nbr_rev,
         net.ff_prop, net.ff_inv, net.fog_cloud, net.fc_prop, net.fc_inv, net.cf_prop, net.cf_inv,
         1.0 / net.fog_mu, net.cloud_mean, _unit_ptr(net), net.size_bits,
-        theta, int(e_max), float(q), float(alpha), MODES.index(mode), POLICIES.index(policy),
-        float(period), req.announce_phase, _central_node(net), float(ewma_period),
-        int(min(max_events, 2**62)),
     )  # fmt: skip
+    settings = K.Policy(
+        theta=theta,
+        e_max=int(e_max),
+        q=float(q),
+        alpha=float(alpha),
+        mode=MODES.index(mode),
+        policy=POLICIES.index(policy),
+        announce_period=float(period),
+        central=_central_node(net),
+        ewma_period=float(ewma_period),
+        max_events=int(min(max_events, 2**62)),
+    )
+    return requests, network, settings
 
 
 def event_bound(net, req, e_max, mode, policy, period) -> int:
