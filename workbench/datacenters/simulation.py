@@ -57,6 +57,7 @@ from workbench.datacenters.kernels import (
     RING_TIME,
     SERVED_LOCALLY,
     SERVED_REMOTELY,
+    Centers,
     simulate_ring_kernel,
     simulate_two_centers_kernel,
 )
@@ -144,10 +145,14 @@ def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Repl
     u_event = gen.random(events)
     u_forward = gen.random(events)
     lost1 = np.empty(events, np.uint8)
-    counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
-        lam[0], lam[1], mu[0], mu[1], p[0], p[1], servers[0], servers[1], 0, 0,
-        u_event, u_forward, skip, lost1,
+    centers = Centers(
+        lam1=float(lam[0]), lam2=float(lam[1]), mu1=float(mu[0]), mu2=float(mu[1]),
+        p1=float(p[0]), p2=float(p[1]), cap1=int(servers[0]), cap2=int(servers[1]),
+        busy1=0, busy2=0,
     )  # fmt: skip
+    counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
+        centers, u_event, u_forward, skip, lost1
+    )
     row = {}
     rejected = []
     for i in (1, 2):
