@@ -63,15 +63,13 @@ from workbench.datacenters.kernels import (
 )
 from workbench.datacenters.limit import _limit_analysis
 from workbench.datacenters.params import PARAMS, _ring_args
-from workbench.output_analysis import Replication, finish, replicate, to_precision
+from workbench.output_analysis import Replication, finish, replicate
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
-    check_bool,
     check_budget,
     check_choice,
-    check_int,
-    check_real,
 )
 
 __all__ = [
@@ -303,7 +301,7 @@ def simulate_to_precision(
     metric="beta1",
     events=200_000,
     initial=4,
-    max_replications=200,
+    max_replications=None,
     seed=0,
     confidence=0.95,
     warmup=0.1,
@@ -332,9 +330,10 @@ def simulate_to_precision(
     metric : str
         A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
     initial : int
-        Replications of the first step, in [2, 100].
-    max_replications : int
-        Upper bound on the replications, in [2, 1000].
+        Replications of the first step (the shared table's row: [2, 1000], capped at
+        ``max_replications``).
+    max_replications : int or None
+        Upper bound on the replications, in [2, 1000]; None: the shared table's 200.
     overload : {"raise"}
         A run the stationarity detector flags stops the loop with
         :class:`workbench.validation.UnstableRegimeError` (the precision of a run that is no
@@ -354,32 +353,18 @@ def simulate_to_precision(
         confidence=confidence,
         warmup=warmup,
     )
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is "
-            f"given (one target, absolute or relative). Got half_width={half_width!r}, "
-            f"rel_half_width={rel_half_width!r} instead."
-        )
-    if half_width is None:
-        rel = 0.02 if rel_half_width is None else rel_half_width
-        target = check_real(rel, "rel_half_width", func, 0.0, 1.0, low_open=True)
-        shown = f"± {target:.0%}"
-    else:
-        target = check_real(half_width, "half_width", func, 0.0, None, low_open=True)
-        shown = f"± {target:g}"
     metric = check_choice(metric, "metric", func, QUANTITIES)
     check_choice(overload, "overload", func, ("raise",))
-    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
-    initial = check_int(initial, "initial", func, 2, 100)
-    progress = check_bool(progress, "progress", func)
+    target = precision_target(
+        func, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress,
+    )  # fmt: skip
+    cap = target.max_replications
     one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
     result = to_precision(
-        one, rel_half_width=target if half_width is None else 0.02,
-        half_width=None if half_width is None else target, max_replications=cap,
-        initial=min(initial, cap), seed=args["seed"], progress=progress,
-        desc=f"{metric} {shown}", **kwargs,
-    )  # fmt: skip
-    return result.with_(info={**result.info, "target": target})
+        one, target=target, seed=args["seed"], desc=f"{metric} {target.shown}", **kwargs
+    )
+    return result.with_(info={**result.info, "target": target.value})
 
 
 def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:

@@ -35,13 +35,14 @@ from workbench.fog import kernels as K
 from workbench.fog.network import _fog_loads, _theta_per_fog
 from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
-from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
+from workbench.output_analysis import Replication, check_overload, finish, replicate
+from workbench.params import REL_HALF_WIDTH as _SHARED_REL_HALF_WIDTH
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     EmptyRunError,
     ParameterError,
     UnstableRegimeError,
-    check_bool,
     check_budget,
 )
 
@@ -458,7 +459,7 @@ def simulate(
     return _finish(plan, reps)
 
 
-REL_HALF_WIDTH = 0.02
+REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 """The relative precision :func:`simulate_to_precision` aims at when no target is given."""
 
 
@@ -467,7 +468,8 @@ def simulate_to_precision(
     scenario,
     rel_half_width=None,
     half_width=None,
-    max_replications=200,
+    max_replications=None,
+    initial=None,
     theta=0.02,
     e_max=1,
     q=0.5,
@@ -485,11 +487,13 @@ def simulate_to_precision(
 ) -> SimulationResult:
     """:func:`simulate` with replications added until the mean delay is known precisely.
 
-    Starts with 5 replications and adds more (projected from the current half-width) until
-    the ``confidence`` interval's relative half-width is at most ``rel_half_width`` or, when
-    ``half_width`` [s] is given instead, its absolute half-width is at most that; with
-    neither, the target is ±2% (``REL_HALF_WIDTH``). Reaching ``max_replications`` first
-    returns ``converged=False`` with a note. ``overload`` applies to the model's load check
+    The shared precision loop (:func:`workbench.precision.to_precision`, keywords checked by
+    :func:`workbench.precision.precision_target`): starts with ``initial`` replications and
+    adds more (projected from the current half-width) until the ``confidence`` interval's
+    relative half-width is at most ``rel_half_width`` or, when ``half_width`` [s] is given
+    instead, its absolute half-width is at most that; with neither, the target is ±2%
+    (``REL_HALF_WIDTH``). Reaching ``max_replications`` (the shared table's default: 200)
+    first returns ``converged=False`` with a note. ``overload`` applies to the model's load check
     before running; a run the output analysis finds non-stationary always stops with
     :class:`UnstableRegimeError` (a precision target means nothing there). A progress bar
     shows the replications. The other keywords are :func:`simulate`'s.
@@ -499,19 +503,13 @@ def simulate_to_precision(
         func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
         seed, confidence, ewma_period, overload, warmup,
     )  # fmt: skip
-    progress = check_bool(progress, "progress", func)
-    if rel_half_width is not None and half_width is not None:
-        raise ParameterError(
-            f"{func}: give rel_half_width or half_width, not both (got {rel_half_width!r} "
-            f"and {half_width!r})."
-        )
-    if rel_half_width is None:
-        rel_half_width = REL_HALF_WIDTH
-    result = to_precision(
-        plan["one"], func=func, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, seed=plan["seed"], progress=progress,
-        **plan["finish"],
+    target = precision_target(
+        func, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress, unit="s",
     )  # fmt: skip
+    result = to_precision(
+        plan["one"], func=func, target=target, seed=plan["seed"], **plan["finish"]
+    )
     return _attach_nodes(plan, result)
 
 

@@ -19,10 +19,10 @@ from workbench.output_analysis import (
     finish,
     replicate,
     require_observations,
-    to_precision,
 )
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_bool, check_budget, reject_unknown
+from workbench.validation import ParameterError, check_budget, reject_unknown
 
 __all__ = ["simulate", "simulate_to_precision", "run_models"]
 
@@ -264,7 +264,8 @@ def simulate_to_precision(
     *,
     rel_half_width=None,
     half_width=None,
-    max_replications=100,
+    max_replications=None,
+    initial=None,
     seed=None,
     confidence=None,
     overload=None,
@@ -277,20 +278,19 @@ def simulate_to_precision(
     Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
     mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule; 0.02
     when neither target is given), or its absolute half-width at most ``half_width`` [s],
-    with a progress bar. Raises ``UnstableRegimeError`` as soon as the run is found
+    with a progress bar: the shared loop :func:`workbench.precision.to_precision`
+    (``initial`` replications first, 5 by default; ``max_replications``: the shared table's
+    200 by default). Raises ``UnstableRegimeError`` as soon as the run is found
     non-stationary (a precision loop needs a steady state: ``overload`` must be "raise");
     stops at ``max_replications`` with ``converged=False`` and a note. ``params``: the
     other keywords of :func:`simulate` (``model``, ``lam``, ``task_size``, ...), not
     ``replications``.
     """
     f = "simulate_to_precision"
-    progress = check_bool(progress, "progress", f)
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {f} must be None when 'rel_half_width' is given "
-            f"(one target: relative or absolute). Got half_width={half_width!r}, "
-            f"rel_half_width={rel_half_width!r} instead."
-        )
+    target = precision_target(
+        f, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress, unit="s",
+    )  # fmt: skip
     reject_unknown(f, params, set(PARAMS) - {"replications", "seed", "confidence", "overload"})
     given = {"seed": seed, "confidence": confidence, "overload": overload, "periods": periods}
     args = _resolve(params | given)
@@ -304,12 +304,8 @@ def simulate_to_precision(
     return to_precision(
         _one_replication(p, topo, stations),
         func=f,
-        rel_half_width=0.02 if rel_half_width is None else rel_half_width,  # half_width wins
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=5,
+        target=target,
         seed=p["seed"],
-        progress=progress,
         desc=f"{p['model']} λ={p['lam']:g} μ={p['task_size']:g}",
         **_finish_kwargs(p, topo, rho, notes),
     )
