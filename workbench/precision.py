@@ -160,7 +160,8 @@ def to_precision(
             achieved = target.achieved(result)
             # the replications the spread predicts (inf when the target is below what the
             # spread can reach, e.g. 1e-308: then the loop runs to max_replications)
-            need = len(reps) * (achieved / goal) ** 2 if achieved > 0 else len(reps)
+            ratio = achieved / goal  # inf when the target is far below the spread
+            need = len(reps) * ratio * ratio if achieved > 0 else len(reps)
             if bar is not None:
                 bar.update(len(new))
             if callable(target.progress):
