@@ -66,6 +66,7 @@ from scipy import stats
 
 from workbench.params import CONFIDENCE
 from workbench.results import SimulationResult, bounded_interval
+from workbench.seeding import replication_seeds
 from workbench.validation import (
     EmptyRunError,
     ParameterError,
@@ -485,11 +486,9 @@ def replicate(
     desc = _check_text(desc, "desc", f)
     if not isinstance(progress, (bool, np.bool_)):
         raise _fail(f, "progress", "a bool", progress)
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
-        root = np.random.SeedSequence(check_int(seed, "seed", f, 0, 2**128 - 1))
-    children = _children(root, start + replications)[start:]
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = check_int(seed, "seed", f, 0, 2**128 - 1)
+    children = replication_seeds(seed, replications, start)
     bar = _progress(replications, desc, progress)
     out = []
     try:
@@ -501,15 +500,6 @@ def replicate(
         if bar is not None:
             bar.close()
     return out
-
-
-def _children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    # SeedSequence.spawn is stateful (a second call gives new children); derive the i-th child
-    # from the root's entropy instead, so replication i has the same stream in every call
-    return [
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i), pool_size=4)
-        for i in range(n)
-    ]
 
 
 def finish(

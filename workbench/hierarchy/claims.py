@@ -32,6 +32,7 @@ from workbench.hierarchy.model import eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import symmetric_tree
+from workbench.seeding import point_seed
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point", "normalised_grid", "readings_table", "TIE"]
 
@@ -327,7 +328,7 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
     rows = []
     for lam, mu in grid:
         for r in range(reps):
-            run_seed = int(np.random.SeedSequence([seed, lam, mu, r]).generate_state(1)[0])
+            run_seed = point_seed(seed, lam, mu, r)
             common = dict(
                 lam=lam, task_size=mu, seed=run_seed, periods=ATLAS_PERIODS,
                 overload="transient", **params,
