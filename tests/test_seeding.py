@@ -22,12 +22,11 @@ def test_replications_extend_with_fresh_streams():
     assert long == head + tail and len(set(long)) == 6
 
 
-def test_point_seed_refuses_what_a_seed_sequence_cannot_take():
-    assert seeding.point_seed(1, 4, 3, 0) != seeding.point_seed(1, 3, 4, 0)
-    with pytest.raises(ParameterError, match="'coordinates'"):
-        seeding.point_seed(1, 4.5)
-    with pytest.raises(ParameterError, match="'seed'"):
-        seeding.point_seed(-1)
+def test_a_grid_seed_depends_on_the_point_not_on_its_types_or_order():
+    a = seeding.grid_seed({"lam": 4, "mu": 3}, 1, 2019)
+    assert a == seeding.grid_seed({"mu": 3.0, "lam": 4.0}, 1, 2019)
+    assert a != seeding.grid_seed({"lam": 3, "mu": 4}, 1, 2019)
+    assert a != seeding.grid_seed({"lam": 4, "mu": 3}, 2, 2019)
 
 
 def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():

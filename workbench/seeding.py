@@ -3,9 +3,8 @@
 - **Replications** (:func:`replication_seeds`): replication ``i`` of a run with seed ``s``
   draws from the ``i``-th child of ``numpy.random.SeedSequence(s)``; a longer run extends a
   shorter one with fresh, independent streams (:func:`workbench.output_analysis.replicate`).
-- **Grid points** (:func:`point_seed`): a point of a study or of the claim atlas, given by
-  integer coordinates, gets ``SeedSequence([seed, *coordinates])``'s first word; the sweep
-  (:func:`workbench.sweep.point_seed`) hashes named, typed points the same way in spirit.
+- **Grid points** (:func:`grid_seed`): a point of a study, of the claim atlas or of a view
+  gets the sweep's seed for its named values (:func:`workbench.sweep.point_seed`).
 - **The notebook's seed** (:func:`set_notebook_seed`, :func:`figure_seed`): a notebook's
   parameters cell calls ``set_notebook_seed(SEED)``; figures and views that take their seed
   from :func:`figure_seed` then follow it. ``SEED = 0`` keeps every published number (the
@@ -16,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from workbench.sweep import point_seed
 from workbench.validation import check_int, check_seed
 
 __all__ = [
     "replication_seeds",
-    "point_seed",
+    "grid_seed",
     "set_notebook_seed",
     "notebook_seed",
     "figure_seed",
@@ -46,15 +46,11 @@ def replication_seeds(root, n: int, start: int = 0) -> list[np.random.SeedSequen
     ]
 
 
-def point_seed(seed, *coordinates) -> int:
-    """A 64-bit seed for one grid point: ``SeedSequence([seed, *coordinates])``'s first word.
-
-    ``coordinates``: non-negative integers (grid values, a replication index).
-    """
-    f = "point_seed"
-    words = [check_int(seed, "seed", f, 0, 2**128 - 1)]
-    words += [check_int(c, "coordinates", f, 0, 2**128 - 1) for c in coordinates]
-    return int(np.random.SeedSequence(words).generate_state(1)[0])
+def grid_seed(point, replication: int = 0, base_seed: int = 0) -> int:
+    """The seed of one grid point and replication: the sweep's (:func:`workbench.sweep.point_seed`,
+    a hash of the point's names and values), so a study, the claim atlas and a view that
+    run the same point draw the same numbers."""
+    return point_seed(point, replication, base_seed)
 
 
 def set_notebook_seed(seed) -> int:
