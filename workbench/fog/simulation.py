@@ -451,8 +451,9 @@ def simulate(
     """
     func = "simulate"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
-        seed, confidence, ewma_period, overload, warmup,
+        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
+        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
+        ewma_period=ewma_period, overload=overload, warmup=warmup,
     )  # fmt: skip
     replications = PARAMS["replications"].check(replications, func)
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
@@ -500,8 +501,9 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
-        seed, confidence, ewma_period, overload, warmup,
+        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
+        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
+        ewma_period=ewma_period, overload=overload, warmup=warmup,
     )  # fmt: skip
     target = precision_target(
         func, rel_half_width=rel_half_width, half_width=half_width,
@@ -513,7 +515,7 @@ def simulate_to_precision(
     return _attach_nodes(plan, result)
 
 
-def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
+def _plan(func, scenario, *, theta, e_max, q, alpha, mode, policy, announce_period, requests,
           seed, confidence, ewma_period, overload, warmup):  # fmt: skip
     net = compile_scenario(scenario)
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
