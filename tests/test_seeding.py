@@ -9,6 +9,7 @@ from workbench.hierarchy.figures import BASE_SEED, study
 from workbench.hierarchy.params import PAPER_MODELS
 from workbench.hierarchy.simulation import run_models
 from workbench.output_analysis import Replication, replicate
+from workbench.sweep import point_seed
 from workbench.validation import ParameterError
 
 
@@ -23,10 +24,10 @@ def test_replications_extend_with_fresh_streams():
 
 
 def test_a_grid_seed_depends_on_the_point_not_on_its_types_or_order():
-    a = seeding.grid_seed({"lam": 4, "mu": 3}, 1, 2019)
-    assert a == seeding.grid_seed({"mu": 3.0, "lam": 4.0}, 1, 2019)
-    assert a != seeding.grid_seed({"lam": 3, "mu": 4}, 1, 2019)
-    assert a != seeding.grid_seed({"lam": 4, "mu": 3}, 2, 2019)
+    a = point_seed({"lam": 4, "mu": 3}, 1, 2019)
+    assert a == point_seed({"mu": 3.0, "lam": 4.0}, 1, 2019)
+    assert a != point_seed({"lam": 3, "mu": 4}, 1, 2019)
+    assert a != point_seed({"lam": 4, "mu": 3}, 2, 2019)
 
 
 def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():

@@ -3,8 +3,9 @@
 - **Replications** (:func:`replication_seeds`): replication ``i`` of a run with seed ``s``
   draws from the ``i``-th child of ``numpy.random.SeedSequence(s)``; a longer run extends a
   shorter one with fresh, independent streams (:func:`workbench.output_analysis.replicate`).
-- **Grid points** (:func:`grid_seed`): a point of a study, of the claim atlas or of a view
-  gets the sweep's seed for its named values (:func:`workbench.sweep.point_seed`).
+- **Grid points**: a point of a study, of the claim atlas or of a view gets the sweep's seed
+  for its named values, :func:`workbench.sweep.point_seed` (not re-exported here: importing
+  a paper package must not load the sweep).
 - **The notebook's seed** (:func:`set_notebook_seed`, :func:`figure_seed`): a notebook's
   parameters cell calls ``set_notebook_seed(SEED)``; figures and views that take their seed
   from :func:`figure_seed` then follow it. ``SEED = 0`` keeps every published number (the
@@ -15,12 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.sweep import point_seed
 from workbench.validation import check_int, check_seed
 
 __all__ = [
     "replication_seeds",
-    "grid_seed",
     "set_notebook_seed",
     "notebook_seed",
     "figure_seed",
@@ -44,13 +43,6 @@ def replication_seeds(root, n: int, start: int = 0) -> list[np.random.SeedSequen
         np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i), pool_size=4)
         for i in range(start, start + n)
     ]
-
-
-def grid_seed(point, replication: int = 0, base_seed: int = 0) -> int:
-    """The seed of one grid point and replication: the sweep's (:func:`workbench.sweep.point_seed`,
-    a hash of the point's names and values), so a study, the claim atlas and a view that
-    run the same point draw the same numbers."""
-    return point_seed(point, replication, base_seed)
 
 
 def set_notebook_seed(seed) -> int:

@@ -35,7 +35,7 @@ from workbench.hierarchy.model import eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import symmetric_tree
-from workbench.seeding import grid_seed
+from workbench.sweep import point_seed
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point", "normalised_grid", "readings_table", "TIE"]
 
@@ -394,7 +394,7 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
     rows = []
     for lam, mu in grid:
         for r in range(reps):
-            run_seed = grid_seed({"lam": lam, "mu": mu}, r, seed)  # the studies' seeds
+            run_seed = point_seed({"lam": lam, "mu": mu}, r, seed)  # the studies' seeds
             common = dict(
                 lam=lam, task_size=mu, seed=run_seed, periods=ATLAS_PERIODS,
                 overload="transient", **params,

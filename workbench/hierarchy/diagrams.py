@@ -20,8 +20,9 @@ from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.kernels.red import red_drop_probability
 from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
-from workbench.seeding import figure_seed, grid_seed
+from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
+from workbench.sweep import point_seed
 
 __all__ = [
     "draw_hierarchy",
@@ -178,7 +179,7 @@ def comparison_seeds(lam, mu, replications: int) -> list[int]:
     """The seeds :func:`~workbench.hierarchy.figures.study` gives the point (λ, μ): the
     sweep's point seed from the figures' base seed (which follows the notebook's SEED)."""
     base = figure_seed(BASE_SEED)
-    return [grid_seed({"lam": lam, "mu": mu}, r, base) for r in range(replications)]
+    return [point_seed({"lam": lam, "mu": mu}, r, base) for r in range(replications)]
 
 
 def plot_model_comparison(
