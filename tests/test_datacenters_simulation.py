@@ -8,7 +8,11 @@ import pytest
 
 import workbench.datacenters as dc
 from workbench.datacenters.figures import RING_SCENARIOS
-from workbench.datacenters.kernels import simulate_ring_kernel, simulate_two_centers_kernel
+from workbench.datacenters.kernels import (
+    Centers,
+    simulate_ring_kernel,
+    simulate_two_centers_kernel,
+)
 from workbench.erlang import erlang_b
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
@@ -31,7 +35,7 @@ def test_two_center_simulation_kernel_matches_naive_twin(seed):
     u, v = rng.random(5000), rng.random(5000)
     lost = np.full(u.size, 9, np.uint8)
     args = (lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, 0, 0, u, v, 300)
-    got = simulate_two_centers_kernel(*args, lost)
+    got = simulate_two_centers_kernel(Centers(*args[:10]), *args[10:], lost)
     ref = naive.simulate_two_centers(*args)
     np.testing.assert_array_equal(got[0], ref[0])
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)

@@ -105,3 +105,19 @@ def test_atlas_point_measures_every_atlas_claim_quickly():
     # eq. 11 read in ms makes RED fire: the note says how often
     ms = atlas_point(quick=True, seed=0, **(point | {"eq11_unit": "ms"}))
     assert float(ms["red_gain_over_20pct"].note.split("RED forwards ")[1].split("%")[0]) > 5
+
+
+def test_an_atlas_point_at_the_defaults_measures_what_the_claims_measure():
+    """Claims measured once: the full atlas point at the defaults (the claims' quick 3 x 3
+    grid, 300 periods x 3 replications, the studies' seeds) gives each atlas claim the value
+    CLAIMS[id] measures from the figures' studies; only the path to the tables differs."""
+    from workbench.hierarchy.claims import ATLAS, CLAIMS, atlas_point
+    from workbench.hierarchy.figures import BASE_SEED
+    from workbench.hierarchy.params import PARAMS
+
+    point = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
+    out = atlas_point(quick=False, seed=BASE_SEED, **point)
+    for cid in ATLAS.claims:
+        claim = CLAIMS[cid](True, BASE_SEED)
+        assert out[cid].stationary == claim.stationary, cid
+        assert out[cid].value == pytest.approx(claim.value, rel=1e-9, abs=1e-12), cid

@@ -265,3 +265,15 @@ def test_original_model_against_the_text(seed, beta, power, speeds):
     out = _run_kernel("original", topo, tasks, power=power, decision_time=0.002)
     want = np.array([expected[int(o)] for o in tasks.origin])
     np.testing.assert_array_equal(out["exec_server"], want)
+
+
+def test_prepare_names_a_keyword_without_a_table_row():
+    """The shared validation refuses a keyword the table does not declare (it used to be
+    dropped silently, so a misspelt one ran the default)."""
+    from workbench.hierarchy.params import PARAMS
+    from workbench.hierarchy.simulation import _prepare
+    from workbench.validation import ParameterError
+
+    args = PARAMS.defaults() | {"bandwith": 5.0}
+    with pytest.raises(ParameterError, match="'bandwith'.*Did you mean 'bandwidth'"):
+        _prepare("simulate", args)

@@ -23,8 +23,8 @@ from workbench.output_analysis import (
     mser5,
     replicate,
     require_observations,
-    to_precision,
 )
+from workbench.precision import to_precision
 from workbench.results import SimulationResult
 
 N = 5_000

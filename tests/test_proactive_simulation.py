@@ -343,3 +343,13 @@ def test_tiny_sigma_d_is_refused_by_the_table():
     # σ_d = 1e-308 was inside the declared range and divided by zero in the similarity
     with pytest.raises(ParameterError, match="'sigma_d' parameter of simulate"):
         simulate(policy="BL3", sigma_d=1e-308, slots=10, replications=2, warmup=0.0)
+
+
+def test_slot_kernel_records_line_up_with_the_loop():
+    """The records' fields, concatenated, are the loop's parameters in order: a field moved
+    in one and not the other would pass a float where another belongs, silently."""
+    from workbench.proactive import kernels as K
+
+    fields = K.Radio._fields + K.Cloudlets._fields + K.TaskStream._fields + K.Schedule._fields
+    code = K._slots_loop.py_func.__code__
+    assert fields == code.co_varnames[: code.co_argcount]

@@ -48,15 +48,14 @@ spectral estimate at frequency zero, which is fragile on the short runs a slider
 Intervals are clipped to each quantity's range (:func:`bounded_interval`): a time is never
 negative, a probability stays in [0, 1]. The Student-t half-width is reported unchanged.
 
-The replication engine (:func:`replicate`, :func:`finish`, :func:`to_precision`) runs
-independent replications from one :class:`numpy.random.SeedSequence`, applies the detector and
-the model's load bound, and grows a run until its interval is narrow enough, as JMT does.
+The replication engine (:func:`replicate`, :func:`finish`) runs independent replications from
+one :class:`numpy.random.SeedSequence`, applies the detector and the model's load bound;
+:mod:`workbench.precision` grows a run until its interval is narrow enough, as JMT does.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -65,6 +64,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from workbench.params import CONFIDENCE
+from workbench.results import SimulationResult, bounded_interval
+from workbench.seeding import replication_seeds
 from workbench.validation import (
     EmptyRunError,
     ParameterError,
@@ -73,7 +75,6 @@ from workbench.validation import (
     check_int,
     check_real,
     describe,
-    reject_unknown,
 )
 
 __all__ = [
@@ -87,7 +88,6 @@ __all__ = [
     "bounded_interval",
     "replicate",
     "finish",
-    "to_precision",
 ]
 
 OVERLOAD = ("raise", "transient")
@@ -451,29 +451,6 @@ def require_observations(
         )
 
 
-def bounded_interval(
-    mean: float, half_width: float, low: float = -math.inf, high: float = math.inf
-) -> tuple[float, float]:
-    """The interval ``mean ± half_width`` clipped to the quantity's range ``[low, high]``.
-
-    Clipping keeps the coverage of the Student-t interval (the true mean lies in the range),
-    and the estimate, an average of values in the range, always lies inside.
-    """
-    f = "bounded_interval"
-    for name, value in (("mean", mean), ("half_width", half_width), ("low", low), ("high", high)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise _fail(f, name, "a real number", value)
-        if math.isnan(value):
-            raise _fail(f, name, "a real number, not NaN", value)
-    if not low <= mean <= high:
-        raise _fail(f, "mean", f"inside [low, high] = [{low:g}, {high:g}]", mean)
-    if half_width < 0:
-        raise _fail(f, "half_width", "a real number >= 0", half_width)
-    if not math.isfinite(half_width):
-        return low, high  # an unbounded interval: the whole range
-    return max(low, mean - half_width), min(high, mean + half_width)
-
-
 # ------------------------------------------------------------------------------------------
 # The replication engine
 # ------------------------------------------------------------------------------------------
@@ -509,11 +486,9 @@ def replicate(
     desc = _check_text(desc, "desc", f)
     if not isinstance(progress, (bool, np.bool_)):
         raise _fail(f, "progress", "a bool", progress)
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
-        root = np.random.SeedSequence(check_int(seed, "seed", f, 0, 2**128 - 1))
-    children = _children(root, start + replications)[start:]
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = check_int(seed, "seed", f, 0, 2**128 - 1)
+    children = replication_seeds(seed, replications, start)
     bar = _progress(replications, desc, progress)
     out = []
     try:
@@ -525,15 +500,6 @@ def replicate(
         if bar is not None:
             bar.close()
     return out
-
-
-def _children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    # SeedSequence.spawn is stateful (a second call gives new children); derive the i-th child
-    # from the root's entropy instead, so replication i has the same stream in every call
-    return [
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i), pool_size=4)
-        for i in range(n)
-    ]
 
 
 def finish(
@@ -562,8 +528,6 @@ def finish(
     ``count`` names a row quantity holding each replication's number of measured
     observations; without it the kept length of each series is used.
     """
-    from workbench.results import SimulationResult
-
     func = _check_text(func, "func", "finish")
     if isinstance(reps, (str, bytes)) or not isinstance(reps, Sequence) or not reps:
         raise _fail(func, "reps", "a non-empty sequence of Replication", reps)
@@ -576,7 +540,7 @@ def finish(
         or not all(isinstance(q, str) for q in quantities)
     ):
         raise _fail(func, "quantities", "a sequence of quantity names", quantities)
-    confidence = check_real(confidence, "confidence", func, 0.5, 1.0, high_open=True)
+    confidence = CONFIDENCE.check(confidence, func)
     run_length = check_int(run_length, "run_length", func, 1)
     run_unit = _check_text(run_unit, "run_unit", func)
     if bounds is not None and not isinstance(bounds, Mapping):
@@ -589,10 +553,15 @@ def finish(
         raise _fail(func, "records", "a DataFrame or None", records)
     if count is not None and not all(isinstance(r.row, Mapping) and count in r.row for r in reps):
         raise _fail(func, "count", "the name of a quantity every replication's row has", count)
+    # observations a replication measured: its row's count, or its kept series' length; a
+    # series with no finite value after the warm-up measured nothing (a NaN mean otherwise)
+    finite = [
+        int(np.isfinite(_check_series(r.series, "series", func)[r.warmup :]).sum()) for r in reps
+    ]
     if count is not None:
-        counts = [r.row[count] for r in reps]
+        counts = [r.row[count] if f else 0 for r, f in zip(reps, finite, strict=True)]
     else:
-        counts = [max(len(r.series) - r.warmup, 0) for r in reps]
+        counts = finite
     require_observations(func, counts, what=empty_what, hint=empty_hint)
     verdict = detect(
         [r.series for r in reps],
@@ -621,97 +590,3 @@ def finish(
         bounds=bounds,
         stationarity=verdict,
     )
-
-
-def to_precision(
-    one: Callable[[np.random.SeedSequence, int], Replication],
-    *,
-    func: str,
-    rel_half_width: float = 0.02,
-    half_width: float | None = None,
-    max_replications: int = 200,
-    initial: int = 5,
-    seed=0,
-    progress: bool = True,
-    desc: str = "",
-    **finish_kwargs,
-):
-    """Add replications until the headline interval is narrow enough, or stop with a reason.
-
-    Starts with ``initial`` replications, then repeatedly projects the number needed from the
-    current half-width (``n · (h / target)^2``, at most doubling per step) until the relative
-    half-width is at most ``rel_half_width`` (or, when ``half_width`` is given, the absolute
-    half-width is at most that) or ``max_replications`` is reached. A run the
-    detector finds non-stationary stops at once with :class:`UnstableRegimeError` (its
-    precision would be meaningless). A run that reaches ``max_replications`` first is
-    returned with ``converged=False`` and a note saying the precision reached.
-    """
-    func = _check_text(func, "func", "to_precision")
-    one = _check_callable(one, "one", func)
-    reject_unknown(func, finish_kwargs, _FINISH_KEYWORDS)
-    missing = [k for k in _FINISH_REQUIRED if k not in finish_kwargs]
-    if missing:
-        raise ParameterError(
-            f"{func} needs the result's description for finish(): {', '.join(missing)} "
-            f"missing (see workbench.output_analysis.finish)."
-        )
-    rel = check_real(rel_half_width, "rel_half_width", func, 0.0, 1.0, low_open=True)
-    if half_width is not None:
-        rel = check_real(half_width, "half_width", func, 0.0, None, low_open=True)
-        measure = _absolute
-        shown = f"±{rel:.3g}"
-    else:
-        measure = _relative
-        shown = f"±{rel:.1%}"
-    top = check_int(max_replications, "max_replications", func, 2, 100_000)
-    n = check_int(initial, "initial", func, 2, top)
-    finish_kwargs = {**finish_kwargs, "overload": "raise"}
-    reps: list[Replication] = []
-    bar = _progress(top, desc or f"{func} to {shown}", progress)
-    try:
-        while True:
-            new = replicate(one, replications=n - len(reps), seed=seed, start=len(reps))
-            reps.extend(new)
-            if bar is not None:
-                bar.update(len(new))
-            result = finish(reps, func=func, **finish_kwargs)
-            achieved = measure(result)
-            if achieved <= rel or len(reps) >= top:
-                break
-            need = math.ceil(len(reps) * (achieved / rel) ** 2)
-            n = int(min(top, max(len(reps) + 1, min(need, 2 * len(reps)))))
-    finally:
-        if bar is not None:
-            bar.close()
-    converged = achieved <= rel
-    got = f"±{achieved:.3g}" if half_width is not None else f"±{achieved:.1%}"
-    note = (
-        f"precision {got} reached with {len(reps)} replications (target {shown})"
-        if converged
-        else (
-            f"did not converge: {got} after {len(reps)} replications (target {shown}); "
-            f"raise max_replications or the run length"
-        )
-    )
-    return result.with_(converged=converged, notes=(*result.notes, note))
-
-
-_FINISH_REQUIRED = ("metric", "quantities", "confidence", "run_length", "run_unit")
-_FINISH_KEYWORDS = (
-    "metric", "quantities", "confidence", "run_length", "run_unit", "overload", "bounds", "rho",
-    "notes", "info", "unit", "alpha", "count", "empty_what", "empty_hint", "records",
-)  # fmt: skip
-
-
-def _absolute(result) -> float:
-    half = result.half_width
-    return half if math.isfinite(half) else math.inf
-
-
-def _relative(result) -> float:
-    mean, half = abs(result.estimate), result.half_width
-    if not math.isfinite(half):
-        return math.inf
-    if mean == 0.0:
-        return 0.0 if half == 0.0 else math.inf
-    return half / mean

@@ -239,12 +239,12 @@ CONFIDENCE = Param(
     "1−α",
     "confidence level",
     low=0.5,
-    high=1.0,
-    high_open=True,
+    high=0.9999,
     default=0.95,
     slider=(0.8, 0.99),
     step=0.01,
-    help="Coverage of the confidence interval on simulated means.",
+    help="Coverage of the confidence interval on simulated means. At most 0.9999: closer to 1 "
+    "the Student-t quantile (and the interval) grows without bound.",
 )
 
 
@@ -328,5 +328,48 @@ WARMUP = Param(
     step=0.05,
     help="The fraction of each replication's run length dropped before estimating (one form "
     "for every paper); the stationarity detector's MSER-5 cut comes on top of it.",
+    source="choice",
+)
+
+
+# The precision loop (workbench.precision): one row each, shared by every paper's
+# simulate_to_precision.
+MAX_REPLICATIONS = Param(
+    "max_replications",
+    "R_max",
+    "most replications a precision run adds",
+    kind="int",
+    low=2,
+    high=1000,
+    default=200,
+    slider=(10, 1000),
+    step=10,
+    help="simulate_to_precision stops here with converged=False and a note when the target "
+    "half-width is not reached.",
+    source="choice",
+)
+REL_HALF_WIDTH = Param(
+    "rel_half_width",
+    "ε",
+    "target relative half-width",
+    low=1e-6,
+    high=1.0,
+    default=0.02,
+    slider=(0.005, 0.1),
+    step=0.005,
+    help="Half-width of the headline interval over its estimate (JMT's rule: 2 %). Below "
+    "1e-6 the replications it would take (about (t·s/(ε·mean))² ) exceed any budget.",
+    source="choice",
+)
+INITIAL_REPLICATIONS = Param(
+    "initial",
+    "R₀",
+    "replications of a precision run's first step",
+    kind="int",
+    low=2,
+    high=1000,
+    default=5,
+    step=1,
+    help="The first step; then the number the spread predicts, at most doubling per step.",
     source="choice",
 )

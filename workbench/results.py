@@ -33,6 +33,7 @@ a time is never negative, a probability stays in [0, 1]); ``half_width`` is the 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -40,8 +41,38 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats import t_half_width
+from workbench.validation import ParameterError, describe
 
-__all__ = ["SimulationResult", "summarise"]
+__all__ = ["SimulationResult", "summarise", "bounded_interval"]
+
+
+def _fail(func: str, name: str, what: str, value) -> ParameterError:
+    return ParameterError(
+        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
+    )
+
+
+def bounded_interval(
+    mean: float, half_width: float, low: float = -math.inf, high: float = math.inf
+) -> tuple[float, float]:
+    """The interval ``mean ± half_width`` clipped to the quantity's range ``[low, high]``.
+
+    Clipping keeps the coverage of the Student-t interval (the true mean lies in the range),
+    and the estimate, an average of values in the range, always lies inside.
+    """
+    f = "bounded_interval"
+    for name, value in (("mean", mean), ("half_width", half_width), ("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise _fail(f, name, "a real number", value)
+        if math.isnan(value):
+            raise _fail(f, name, "a real number, not NaN", value)
+    if not low <= mean <= high:
+        raise _fail(f, "mean", f"inside [low, high] = [{low:g}, {high:g}]", mean)
+    if half_width < 0:
+        raise _fail(f, "half_width", "a real number >= 0", half_width)
+    if not math.isfinite(half_width):
+        return low, high  # an unbounded interval: the whole range
+    return max(low, mean - half_width), min(high, mean + half_width)
 
 
 def summarise(
@@ -54,8 +85,6 @@ def summarise(
 
     ``bounds`` maps a quantity to its range ``(low, high)``; its interval is clipped to it.
     """
-    from workbench.output_analysis import bounded_interval
-
     bounds = dict(bounds or {})
     rows = []
     for q in quantities:

@@ -37,6 +37,8 @@ and Section 3 (the walk); Latouche & Ramaswami (1993), logarithmic reduction for
 processes.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -137,11 +139,26 @@ RING_BUSY = 0
 RING_FULL = 1
 
 
+class Centers(NamedTuple):
+    """The two centers (class i arrives at center i): rates, forwarding, capacity, start."""
+
+    lam1: float
+    lam2: float
+    mu1: float
+    mu2: float
+    p1: float  # probability that a class-1 arrival finding center 1 full is forwarded
+    p2: float
+    cap1: int
+    cap2: int
+    busy1: int  # busy servers at the start
+    busy2: int
+
+
 @njit(cache=True)
-def simulate_two_centers_kernel(
-    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2, u_event, u_forward, warmup, lost1
-):
+def simulate_two_centers_kernel(centers, u_event, u_forward, warmup, lost1):
     """Run the two-center network for ``u_event.size`` events; statistics after ``warmup``.
+
+    ``centers``: a :class:`Centers` record.
 
     ``lost1`` (uint8, at least ``u_event.size`` long) receives, for every class-1 arrival in
     order (warm-up included), 1 if it was lost and 0 if it was served: the output analysis's
@@ -161,6 +178,7 @@ def simulate_two_centers_kernel(
     warm_lost1 : int
         Those of them that arrived during the warm-up (the first ``warmup`` events).
     """
+    lam1, lam2, mu1, mu2, p1, p2, cap1, cap2, busy1, busy2 = centers
     counts = np.zeros(TWO_CENTER_COUNTERS, np.int64)
     n1 = 0
     warm1 = 0

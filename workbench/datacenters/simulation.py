@@ -57,20 +57,19 @@ from workbench.datacenters.kernels import (
     RING_TIME,
     SERVED_LOCALLY,
     SERVED_REMOTELY,
+    Centers,
     simulate_ring_kernel,
     simulate_two_centers_kernel,
 )
 from workbench.datacenters.limit import _limit_analysis
 from workbench.datacenters.params import PARAMS, _ring_args
-from workbench.output_analysis import Replication, finish, replicate, to_precision
+from workbench.output_analysis import Replication, finish, replicate
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
-    check_bool,
     check_budget,
     check_choice,
-    check_int,
-    check_real,
 )
 
 __all__ = [
@@ -144,10 +143,14 @@ def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Repl
     u_event = gen.random(events)
     u_forward = gen.random(events)
     lost1 = np.empty(events, np.uint8)
-    counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
-        lam[0], lam[1], mu[0], mu[1], p[0], p[1], servers[0], servers[1], 0, 0,
-        u_event, u_forward, skip, lost1,
+    centers = Centers(
+        lam1=float(lam[0]), lam2=float(lam[1]), mu1=float(mu[0]), mu2=float(mu[1]),
+        p1=float(p[0]), p2=float(p[1]), cap1=int(servers[0]), cap2=int(servers[1]),
+        busy1=0, busy2=0,
     )  # fmt: skip
+    counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
+        centers, u_event, u_forward, skip, lost1
+    )
     row = {}
     rejected = []
     for i in (1, 2):
@@ -298,7 +301,7 @@ def simulate_to_precision(
     metric="beta1",
     events=200_000,
     initial=4,
-    max_replications=200,
+    max_replications=None,
     seed=0,
     confidence=0.95,
     warmup=0.1,
@@ -327,9 +330,10 @@ def simulate_to_precision(
     metric : str
         A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
     initial : int
-        Replications of the first step, in [2, 100].
-    max_replications : int
-        Upper bound on the replications, in [2, 1000].
+        Replications of the first step (the shared table's row: [2, 1000], capped at
+        ``max_replications``).
+    max_replications : int or None
+        Upper bound on the replications, in [2, 1000]; None: the shared table's 200.
     overload : {"raise"}
         A run the stationarity detector flags stops the loop with
         :class:`workbench.validation.UnstableRegimeError` (the precision of a run that is no
@@ -349,32 +353,18 @@ def simulate_to_precision(
         confidence=confidence,
         warmup=warmup,
     )
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is "
-            f"given (one target, absolute or relative). Got half_width={half_width!r}, "
-            f"rel_half_width={rel_half_width!r} instead."
-        )
-    if half_width is None:
-        rel = 0.02 if rel_half_width is None else rel_half_width
-        target = check_real(rel, "rel_half_width", func, 0.0, 1.0, low_open=True)
-        shown = f"± {target:.0%}"
-    else:
-        target = check_real(half_width, "half_width", func, 0.0, None, low_open=True)
-        shown = f"± {target:g}"
     metric = check_choice(metric, "metric", func, QUANTITIES)
     check_choice(overload, "overload", func, ("raise",))
-    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, func)
-    initial = check_int(initial, "initial", func, 2, 100)
-    progress = check_bool(progress, "progress", func)
+    target = precision_target(
+        func, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress,
+    )  # fmt: skip
+    cap = target.max_replications
     one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
     result = to_precision(
-        one, rel_half_width=target if half_width is None else 0.02,
-        half_width=None if half_width is None else target, max_replications=cap,
-        initial=min(initial, cap), seed=args["seed"], progress=progress,
-        desc=f"{metric} {shown}", **kwargs,
-    )  # fmt: skip
-    return result.with_(info={**result.info, "target": target})
+        one, target=target, seed=args["seed"], desc=f"{metric} {target.shown}", **kwargs
+    )
+    return result.with_(info={**result.info, "target": target.value})
 
 
 def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:

@@ -38,9 +38,12 @@ Sec. IV-K (cloud units).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from workbench.kernels.events import new_queue, queue_pop, queue_push
 
 __all__ = [
     "path_inverse_rates",
@@ -85,73 +88,19 @@ def path_inverse_rates(dist, pred, inv_edge):
     return out
 
 
-# ------------------------------------------------------------------------ event heap
-# A binary heap of (time, sequence, code, sent) kept in four parallel arrays, so a comparison
-# reads the keys where they sit; ``code`` packs the event (request, node, kind) into one
-# integer and ``sent`` is when it was scheduled. Sifting moves entries into a hole instead of
-# swapping. The arrays are sized once for the most events that can be pending (one per
-# request plus one announcement per node): an array reassigned inside the event loop costs
-# numba two atomic reference-count updates per array per event (a third of the run time).
+# ------------------------------------------------------------------------ event queue
+# The shared event queue of workbench.kernels.events: a (time, seq) min-heap whose entries
+# carry ``kind`` (K_*), ``arg`` (the request and the fog node packed by _pack) and ``value``
+# (when the event was scheduled). It is sized once for the most events that can be pending
+# (one per request plus one announcement per node): an array reassigned inside the event
+# loop costs numba two atomic reference-count updates per array per event.
 
 _NODE_BITS = 22  # up to 4,194,304 fog nodes; the request index takes the bits above
 
 
 @njit(cache=True, inline="always")
-def _code(r, j, kind):
-    return (r << (_NODE_BITS + 2)) | (j << 2) | kind
-
-
-@njit(cache=True, inline="always")
-def _heap_push(h_time, h_seq, h_code, h_sent, size, t, seq, code, sent):
-    pos = size
-    while pos > 0:
-        parent = (pos - 1) >> 1
-        pt = h_time[parent]
-        if t < pt or (t == pt and seq < h_seq[parent]):
-            h_time[pos] = pt
-            h_seq[pos] = h_seq[parent]
-            h_code[pos] = h_code[parent]
-            h_sent[pos] = h_sent[parent]
-            pos = parent
-        else:
-            break
-    h_time[pos] = t
-    h_seq[pos] = seq
-    h_code[pos] = code
-    h_sent[pos] = sent
-    return size + 1
-
-
-@njit(cache=True, inline="always")
-def _heap_pop(h_time, h_seq, h_code, h_sent, size):
-    """Remove the earliest entry; returns (its code, its time, the new size)."""
-    top, top_t = h_code[0], h_time[0]
-    size -= 1
-    t, seq, code, sent = h_time[size], h_seq[size], h_code[size], h_sent[size]
-    pos = 0
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        ct = h_time[child]
-        if child + 1 < size:
-            rt = h_time[child + 1]
-            if rt < ct or (rt == ct and h_seq[child + 1] < h_seq[child]):
-                child += 1
-                ct = rt
-        if ct < t or (ct == t and h_seq[child] < seq):
-            h_time[pos] = ct
-            h_seq[pos] = h_seq[child]
-            h_code[pos] = h_code[child]
-            h_sent[pos] = h_sent[child]
-            pos = child
-        else:
-            break
-    h_time[pos] = t
-    h_seq[pos] = seq
-    h_code[pos] = code
-    h_sent[pos] = sent
-    return top, top_t, size
+def _pack(r, j):
+    return (r << _NODE_BITS) | j
 
 
 @njit(cache=True)
@@ -234,17 +183,65 @@ def _apply_due(e, now, table, pend_t, pend_v, pend_head, pend_len):
         pend_len[e] -= 1
 
 
+class Requests(NamedTuple):
+    """The pre-drawn requests (arrays over requests, in generation order)."""
+
+    gen_time: np.ndarray
+    origin: np.ndarray  # int64: the IoT node
+    rtype: np.ndarray  # int64: 0 light, 1 heavy
+    route: np.ndarray  # int64: ROUTE_*
+    work: np.ndarray  # work factor of the processing time
+    unit_u: np.ndarray  # U(0,1): which cloud unit serves it
+    select_u: np.ndarray  # U(0,1): the q-fair pick between the two queues
+    announce_phase: np.ndarray  # over fog nodes: first announcement time
+
+
+class Network(NamedTuple):
+    """The compiled scenario (see :class:`workbench.fog.scenario.Compiled`)."""
+
+    iot_fog: np.ndarray
+    iot_prop: np.ndarray
+    iot_inv: np.ndarray
+    iot_local_mean: np.ndarray
+    nbr_ptr: np.ndarray
+    nbr_idx: np.ndarray
+    nbr_prop: np.ndarray
+    nbr_inv: np.ndarray
+    nbr_rev: np.ndarray
+    ff_prop: np.ndarray
+    ff_inv: np.ndarray
+    fog_cloud: np.ndarray
+    fc_prop: np.ndarray
+    fc_inv: np.ndarray
+    cf_prop: np.ndarray
+    cf_inv: np.ndarray
+    fog_mean: np.ndarray  # (fog nodes, 2): mean processing time per type
+    cloud_mean: np.ndarray
+    unit_ptr: np.ndarray
+    size_bits: np.ndarray
+
+
+class Policy(NamedTuple):
+    """The offloading policy and the run's settings (scalars but ``theta``)."""
+
+    theta: np.ndarray  # θ per fog node
+    e_max: int
+    q: float
+    alpha: float
+    mode: int  # MODE_*
+    policy: int  # POLICY_*
+    announce_period: float
+    central: int  # the Central Node (mode "central")
+    ewma_period: float
+    max_events: int
+
+
 @njit(cache=True)
-def simulate_network(
-    gen_time, origin, rtype, route, work, unit_u, select_u,
-    iot_fog, iot_prop, iot_inv, iot_local_mean,
-    nbr_ptr, nbr_idx, nbr_prop, nbr_inv, nbr_rev,
-    ff_prop, ff_inv, fog_cloud, fc_prop, fc_inv, cf_prop, cf_inv,
-    fog_mean, cloud_mean, unit_ptr, size_bits,
-    theta, e_max, q, alpha, mode, policy, announce_period, announce_phase, central,
-    ewma_period, max_events,
-):  # fmt: skip
+def simulate_network(requests, network, settings):
     """Run the network on pre-drawn requests; return per-request records and node totals.
+
+    The inputs come as three named records: :class:`Requests`, :class:`Network` and
+    :class:`Policy` (built by :func:`workbench.fog.simulation.kernel_arguments`).
 
     ``ewma_period`` chooses the reading of the EWMA z ← (1−α)z + α·new_z: 0 updates it at
     every departure with that request's processing time; T > 0 updates it every T (on the
@@ -270,6 +267,12 @@ def simulate_network(
     events : int
         Events the loop processed (> ``max_events``: stopped early, results incomplete).
     """
+    gen_time, origin, rtype, route, work, unit_u, select_u, announce_phase = requests
+    iot_fog, iot_prop, iot_inv, iot_local_mean, nbr_ptr, nbr_idx, nbr_prop = network[:7]
+    nbr_inv, nbr_rev, ff_prop, ff_inv, fog_cloud, fc_prop, fc_inv = network[7:14]
+    cf_prop, cf_inv, fog_mean, cloud_mean, unit_ptr, size_bits = network[14:]
+    theta, e_max, q, alpha, mode, policy, announce_period = settings[:7]
+    central, ewma_period, max_events = settings[7:]
     n = gen_time.size
     nf = fog_mean.shape[0]
     n_units = unit_ptr[-1]
@@ -361,19 +364,13 @@ def simulate_network(
     dir_order = _stable_order(dir_time, n_dir)  # ties: generation order
 
     cap = n + nf + 1  # at most one pending event per request, one announcement per node
-    h_time = np.empty(cap)
-    h_seq = np.empty(cap, np.int64)
-    h_code = np.empty(cap, np.int64)
-    h_sent = np.empty(cap)
+    ev = new_queue(cap)
     size = 0
     seq = 0
 
     if mode != MODE_ORACLE and policy == POLICY_OFFLOAD and e_max > 0:
         for j in range(nf):
-            size = _heap_push(
-                h_time, h_seq, h_code, h_sent, size,
-                announce_phase[j], seq, _code(0, j, K_ANNOUNCE), 0.0,
-            )  # fmt: skip
+            size = queue_push(ev, size, announce_phase[j], seq, K_ANNOUNCE, _pack(0, j), 0.0)
             seq += 1
 
     d = 0
@@ -391,9 +388,9 @@ def simulate_network(
         if d < n_dir:
             r = dir_req[dir_order[d]]
             t_dir = dir_time[dir_order[d]]
-            take_direct = size == 0 or t_dir < h_time[0]
-            if not take_direct and t_dir == h_time[0]:
-                take_direct = gen_time[r] < h_sent[0]
+            take_direct = size == 0 or t_dir < ev.time[0]
+            if not take_direct and t_dir == ev.time[0]:
+                take_direct = gen_time[r] < ev.value[0]
         if take_direct:
             d += 1
             now = t_dir
@@ -401,10 +398,10 @@ def simulate_network(
             outstanding += 1
             kind = K_FOG_ARRIVE
         else:
-            code, now, size = _heap_pop(h_time, h_seq, h_code, h_sent, size)
-            kind = code & 3
-            j = (code >> 2) & ((1 << _NODE_BITS) - 1)
-            r = code >> (_NODE_BITS + 2)
+            now, kind, code = ev.time[0], ev.kind[0], ev.arg[0]
+            size = queue_pop(ev, size)
+            j = code & ((1 << _NODE_BITS) - 1)
+            r = code >> _NODE_BITS
 
         if ewma_period > 0.0:
             _ewma_tick(j, now, z, z_sum, z_cnt, z_next, alpha, ewma_period)
@@ -430,10 +427,7 @@ def simulate_network(
                 if serving[j] < 0:
                     serving[j] = r
                     d_proc[r] = work[r] * fog_mean[j, c]
-                    size = _heap_push(
-                        h_time, h_seq, h_code, h_sent, size,
-                        now + d_proc[r], seq, _code(r, j, K_FOG_DONE), now,
-                    )  # fmt: skip
+                    size = queue_push(ev, size, now + d_proc[r], seq, K_FOG_DONE, _pack(r, j), now)
                     seq += 1
                 else:
                     if tail[j, c] < 0:
@@ -462,10 +456,9 @@ def simulate_network(
                 hops[r] += 1
                 delay = nbr_prop[best] + sz * nbr_inv[best]
                 d_fwd[r] += delay
-                size = _heap_push(
-                    h_time, h_seq, h_code, h_sent, size,
-                    now + delay, seq, _code(r, nbr_idx[best], K_FOG_ARRIVE), now,
-                )  # fmt: skip
+                size = queue_push(
+                    ev, size, now + delay, seq, K_FOG_ARRIVE, _pack(r, nbr_idx[best]), now
+                )
                 seq += 1
             else:
                 d_fc[r] = fc_prop[j] + sz * fc_inv[j]
@@ -515,10 +508,7 @@ def simulate_network(
                 serving[j] = nr
                 d_wait[nr] = now - t_join[nr]
                 d_proc[nr] = work[nr] * fog_mean[j, pick]
-                size = _heap_push(
-                    h_time, h_seq, h_code, h_sent, size,
-                    now + d_proc[nr], seq, _code(nr, j, K_FOG_DONE), now,
-                )  # fmt: skip
+                size = queue_push(ev, size, now + d_proc[nr], seq, K_FOG_DONE, _pack(nr, j), now)
                 seq += 1
 
         else:  # K_ANNOUNCE of node j
@@ -533,10 +523,9 @@ def simulate_network(
                 pend_v[back, k] = w_est
                 pend_len[back] += 1
             if d < n_dir or outstanding > 0:
-                size = _heap_push(
-                    h_time, h_seq, h_code, h_sent, size,
-                    now + announce_period, seq, _code(0, j, K_ANNOUNCE), now,
-                )  # fmt: skip
+                size = queue_push(
+                    ev, size, now + announce_period, seq, K_ANNOUNCE, _pack(0, j), now
+                )
                 seq += 1
 
     for j in range(nf):

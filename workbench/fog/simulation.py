@@ -35,13 +35,14 @@ from workbench.fog import kernels as K
 from workbench.fog.network import _fog_loads, _theta_per_fog
 from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
 from workbench.fog.scenario import Compiled, compile_scenario
-from workbench.output_analysis import Replication, check_overload, finish, replicate, to_precision
+from workbench.output_analysis import Replication, check_overload, finish, replicate
+from workbench.params import REL_HALF_WIDTH as _SHARED_REL_HALF_WIDTH
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     EmptyRunError,
     ParameterError,
     UnstableRegimeError,
-    check_bool,
     check_budget,
 )
 
@@ -124,19 +125,32 @@ def _unit_ptr(net: Compiled):
 def kernel_arguments(
     net, req, theta, e_max, q, alpha, mode, policy, period, ewma_period=0.0, max_events=None
 ):
-    """The kernel's positional arguments (shared with the benchmark and the twin test)."""
+    """The kernel's three records (shared with the benchmark and the twin test)."""
     if max_events is None:
         max_events = event_bound(net, req, e_max, mode, policy, period)
-    return (
+    requests = K.Requests(
         req.gen_time, req.origin, req.rtype, req.route, req.work, req.unit_u, req.select_u,
+        req.announce_phase,
+    )  # fmt: skip
+    network = K.Network(
         net.iot_fog, net.iot_prop, net.iot_inv, net.iot_local_mean,
         net.nbr_ptr, net.nbr_idx, net.nbr_prop, net.nbr_inv, net.nbr_rev,
         net.ff_prop, net.ff_inv, net.fog_cloud, net.fc_prop, net.fc_inv, net.cf_prop, net.cf_inv,
         1.0 / net.fog_mu, net.cloud_mean, _unit_ptr(net), net.size_bits,
-        theta, int(e_max), float(q), float(alpha), MODES.index(mode), POLICIES.index(policy),
-        float(period), req.announce_phase, _central_node(net), float(ewma_period),
-        int(min(max_events, 2**62)),
     )  # fmt: skip
+    settings = K.Policy(
+        theta=theta,
+        e_max=int(e_max),
+        q=float(q),
+        alpha=float(alpha),
+        mode=MODES.index(mode),
+        policy=POLICIES.index(policy),
+        announce_period=float(period),
+        central=_central_node(net),
+        ewma_period=float(ewma_period),
+        max_events=int(min(max_events, 2**62)),
+    )
+    return requests, network, settings
 
 
 def event_bound(net, req, e_max, mode, policy, period) -> int:
@@ -437,15 +451,16 @@ def simulate(
     """
     func = "simulate"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
-        seed, confidence, ewma_period, overload, warmup,
+        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
+        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
+        ewma_period=ewma_period, overload=overload, warmup=warmup,
     )  # fmt: skip
     replications = PARAMS["replications"].check(replications, func)
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
     return _finish(plan, reps)
 
 
-REL_HALF_WIDTH = 0.02
+REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 """The relative precision :func:`simulate_to_precision` aims at when no target is given."""
 
 
@@ -454,7 +469,8 @@ def simulate_to_precision(
     scenario,
     rel_half_width=None,
     half_width=None,
-    max_replications=200,
+    max_replications=None,
+    initial=None,
     theta=0.02,
     e_max=1,
     q=0.5,
@@ -472,37 +488,34 @@ def simulate_to_precision(
 ) -> SimulationResult:
     """:func:`simulate` with replications added until the mean delay is known precisely.
 
-    Starts with 5 replications and adds more (projected from the current half-width) until
-    the ``confidence`` interval's relative half-width is at most ``rel_half_width`` or, when
-    ``half_width`` [s] is given instead, its absolute half-width is at most that; with
-    neither, the target is ±2% (``REL_HALF_WIDTH``). Reaching ``max_replications`` first
-    returns ``converged=False`` with a note. ``overload`` applies to the model's load check
+    The shared precision loop (:func:`workbench.precision.to_precision`, keywords checked by
+    :func:`workbench.precision.precision_target`): starts with ``initial`` replications and
+    adds more (projected from the current half-width) until the ``confidence`` interval's
+    relative half-width is at most ``rel_half_width`` or, when ``half_width`` [s] is given
+    instead, its absolute half-width is at most that; with neither, the target is ±2%
+    (``REL_HALF_WIDTH``). Reaching ``max_replications`` (the shared table's default: 200)
+    first returns ``converged=False`` with a note. ``overload`` applies to the model's load check
     before running; a run the output analysis finds non-stationary always stops with
     :class:`UnstableRegimeError` (a precision target means nothing there). A progress bar
     shows the replications. The other keywords are :func:`simulate`'s.
     """
     func = "simulate_to_precision"
     plan = _plan(
-        func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
-        seed, confidence, ewma_period, overload, warmup,
+        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
+        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
+        ewma_period=ewma_period, overload=overload, warmup=warmup,
     )  # fmt: skip
-    progress = check_bool(progress, "progress", func)
-    if rel_half_width is not None and half_width is not None:
-        raise ParameterError(
-            f"{func}: give rel_half_width or half_width, not both (got {rel_half_width!r} "
-            f"and {half_width!r})."
-        )
-    if rel_half_width is None:
-        rel_half_width = REL_HALF_WIDTH
+    target = precision_target(
+        func, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress, unit="s",
+    )  # fmt: skip
     result = to_precision(
-        plan["one"], func=func, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, seed=plan["seed"], progress=progress,
-        **plan["finish"],
-    )  # fmt: skip
+        plan["one"], func=func, target=target, seed=plan["seed"], **plan["finish"]
+    )
     return _attach_nodes(plan, result)
 
 
-def _plan(func, scenario, theta, e_max, q, alpha, mode, policy, announce_period, requests,
+def _plan(func, scenario, *, theta, e_max, q, alpha, mode, policy, announce_period, requests,
           seed, confidence, ewma_period, overload, warmup):  # fmt: skip
     net = compile_scenario(scenario)
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)

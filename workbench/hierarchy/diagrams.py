@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from workbench.hierarchy.figures import MODEL_COLORS, MODEL_LABELS
+from workbench.hierarchy.figures import BASE_SEED, MODEL_COLORS, MODEL_LABELS
 from workbench.hierarchy.model import (
     local_overhead,
     offload_overhead,
@@ -20,7 +20,9 @@ from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.kernels.red import red_drop_probability
 from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
+from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
+from workbench.sweep import point_seed
 
 __all__ = [
     "draw_hierarchy",
@@ -173,6 +175,13 @@ def plot_overhead_rule(task_size, data_per_work, bandwidth, compute_bottom, comp
     return fig
 
 
+def comparison_seeds(lam, mu, replications: int) -> list[int]:
+    """The seeds :func:`~workbench.hierarchy.figures.study` gives the point (λ, μ): the
+    sweep's point seed from the figures' base seed (which follows the notebook's SEED)."""
+    base = figure_seed(BASE_SEED)
+    return [point_seed({"lam": lam, "mu": mu}, r, base) for r in range(replications)]
+
+
 def plot_model_comparison(
     lam,
     task_size,
@@ -184,7 +193,9 @@ def plot_model_comparison(
     view_replications=3,
 ):
     """The five models at one (λ, μ = ``task_size``) on the same draws: mean time with CIs,
-    from ``view_replications`` short runs of ``view_periods`` periods (seeds 1, 2, ...).
+    from ``view_replications`` short runs of ``view_periods`` periods, seeded as the figures'
+    study seeds the grid point (λ, μ) (:func:`comparison_seeds`): at a grid point of Fig. 5
+    with the quick run length (300 periods × 3) the bars are Fig. 5's numbers.
 
     Hollow: a model whose run is not stationary (a replication's detector or its load); the
     figure is then flagged for the slider view, which greys it with the note.
@@ -205,12 +216,12 @@ def plot_model_comparison(
             eq11_unit=eq11_unit,
             overload="transient",
         )
-        for seed in range(1, replications + 1)
+        for seed in comparison_seeds(lam, mu, replications)
     ]
     rows = []
     for model in PAPER_MODELS:
         times = np.array([r[f"{model}/mean_time"] for r in reps])
-        half = t_half_width(times, 0.95)
+        half = t_half_width(times, PARAMS["confidence"].default)
         mean = times.mean()
         ok = all(r[f"{model}/stationary"] == 1.0 for r in reps)
         rows.append((model, mean, max(mean - half, 0.0), mean + half, ok))

@@ -25,6 +25,7 @@ from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models, simulate
 from workbench.hierarchy.topology import named_topology
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
+from workbench.seeding import figure_seed
 from workbench.stats import mean_ci
 from workbench.sweep import sweep
 
@@ -56,7 +57,8 @@ def _study_point(*, lam, mu, seed, **fixed) -> dict:
     return run_models(lam=lam, task_size=mu, seed=seed, **fixed)
 
 
-# the studies' seeds derive from (base_seed, λ, μ) only: every model, threshold pair and
+# the studies' seeds derive from (base_seed, λ, μ) only (base_seed None: BASE_SEED shifted
+# by the notebook's SEED, workbench.seeding.figure_seed): every model, threshold pair and
 # topology at one grid point sees the same draws (common random numbers)
 BASE_SEED = 2019
 # the full grid runs on two processes (the seeds do not depend on it); quick runs stay in one
@@ -65,7 +67,7 @@ FULL_WORKERS = 2
 
 @functools.lru_cache(maxsize=64)
 def study(
-    models: tuple, lams: tuple, task_sizes: tuple, quick: bool, base_seed: int = BASE_SEED, **fixed
+    models: tuple, lams: tuple, task_sizes: tuple, quick: bool, base_seed=None, **fixed
 ) -> pd.DataFrame:
     """Mean time with CIs of ``models`` over the ``lams`` × ``task_sizes`` grid (cached per
     session); the column of the task size is ``mu``, the paper's symbol.
@@ -75,6 +77,8 @@ def study(
     mean_time, ci_low, ci_high, overloaded, and the means of the other quantities of
     :func:`run_once` (``share_s*``, ``mean_in_system``, ...).
     """
+    if base_seed is None:
+        return study(models, lams, task_sizes, quick, figure_seed(BASE_SEED), **fixed)
     run = _run_length(quick)
     raw = sweep(
         _study_point,
@@ -114,11 +118,10 @@ def study(
     return out
 
 
-def grid_study(
-    quick: bool, models: tuple = PAPER_MODELS, base_seed: int = BASE_SEED, **fixed
-) -> pd.DataFrame:
+def grid_study(quick: bool, models: tuple = PAPER_MODELS, base_seed=None, **fixed) -> pd.DataFrame:
     """The whole (λ, μ) grid of the paper (3 × 3 corners and centre when quick)."""
     lams, sizes = (QUICK_LAMBDAS, QUICK_TASK_SIZES) if quick else (LAMBDAS, TASK_SIZES)
+    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
     if not fixed and set(models) < set(PAPER_MODELS):
         # common random numbers: the same rows as in the five-model study, computed once
         full = study(PAPER_MODELS, lams, sizes, quick, base_seed, **fixed)
@@ -275,8 +278,9 @@ def plot_fig6_share_per_server(frame):
 # ----------------------------------------------------------------------- Fig. 13: RED thresholds
 
 
-def fig13_red_thresholds_frame(quick=False, base_seed=BASE_SEED, **fixed):
+def fig13_red_thresholds_frame(quick=False, base_seed=None, **fixed):
     """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20)."""
+    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
     base = grid_study(quick, ("advanced",), base_seed, **fixed)
     wide = grid_study(quick, ("advanced",), base_seed, **(fixed | {"max_th": 40.0}))
     out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
@@ -310,8 +314,9 @@ def plot_fig13_red_thresholds(frame):
 # ----------------------------------------------------------------------- Figs. 10-11: skew and BA
 
 
-def fig10_11_topologies_frame(quick=False, base_seed=BASE_SEED, **fixed):
+def fig10_11_topologies_frame(quick=False, base_seed=None, **fixed):
     """Advanced model's time per unit of work on each topology, relative to the tree."""
+    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
     rows = []
     base = grid_study(quick, ("advanced",), base_seed, **fixed)
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
@@ -383,9 +388,10 @@ def plot_fig8_eq12_queue(frame):
 # ----------------------------------------------------------------------- beyond: down offloading
 
 
-def beyond_down_offload_frame(quick=False, base_seed=BASE_SEED):
+def beyond_down_offload_frame(quick=False, base_seed=None):
     """Beyond the paper: the advanced model over λ at μ = 7, with and without the centre
     offloading down."""
+    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
     lams = QUICK_LAMBDAS if quick else LAMBDAS
     up = study(("advanced",), lams, (7,), quick, base_seed)
     both = study(("advanced",), lams, (7,), quick, base_seed, down_offload=True)

@@ -36,9 +36,12 @@ computing", Future Generation Computer Systems 90 (2019) 39-48, Sec. 3-4 (eqs. 5
 Floyd & Jacobson (1993), RED (Sec. 4).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from workbench.kernels.events import new_queue, queue_pop, queue_push
 from workbench.kernels.red import red_drop_probability, red_ewma
 
 # per-server statistics: columns of ``server_stats``
@@ -65,51 +68,6 @@ IN_DECISION_ZERO = 1  # nothing: it is no longer queued and may leave
 IN_DECISION_REMAINING = 2  # the worker time its decision still takes, in work units
 
 
-@njit(cache=True, inline="always")
-def _before(t1, s1, t2, s2):
-    return t1 < t2 or (t1 == t2 and s1 < s2)
-
-
-@njit(cache=True, inline="always")
-def _push(h_time, h_seq, h_kind, h_arg, size, t, seq, kind, arg):
-    pos = size
-    while pos > 0:
-        up = (pos - 1) >> 1
-        if _before(t, seq, h_time[up], h_seq[up]):
-            h_time[pos], h_seq[pos] = h_time[up], h_seq[up]
-            h_kind[pos], h_arg[pos] = h_kind[up], h_arg[up]
-            pos = up
-        else:
-            break
-    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
-    return size + 1
-
-
-@njit(cache=True, inline="always")
-def _pop(h_time, h_seq, h_kind, h_arg, size):
-    size -= 1
-    if size == 0:
-        return size
-    t, seq, kind, arg = h_time[size], h_seq[size], h_kind[size], h_arg[size]
-    pos = 0
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        if child + 1 < size and _before(
-            h_time[child + 1], h_seq[child + 1], h_time[child], h_seq[child]
-        ):
-            child += 1
-        if _before(h_time[child], h_seq[child], t, seq):
-            h_time[pos], h_seq[pos] = h_time[child], h_seq[child]
-            h_kind[pos], h_arg[pos] = h_kind[child], h_arg[child]
-            pos = child
-        else:
-            break
-    h_time[pos], h_seq[pos], h_kind[pos], h_arg[pos] = t, seq, kind, arg
-    return size
-
-
 @njit(cache=True)
 def _ahead(queued, task, kind, end, now, speed, task_work, in_decision):
     """Work still to do at a server if everything there ran on it: queued + in service.
@@ -131,81 +89,86 @@ def _ahead(queued, task, kind, end, now, speed, task_work, in_decision):
     return queued + (end - now) * speed
 
 
+class Tree(NamedTuple):
+    """The servers (arrays over servers): tree, speed, link up, eq. 5/8 weights, power."""
+
+    parent: np.ndarray  # int64: the server above (-1 at the centre)
+    compute: np.ndarray  # float64: speed F [work units/s]
+    bandwidth: np.ndarray  # float64: bandwidth W of the link up [Mbit/s]
+    gamma_t: np.ndarray  # float64: weight of time (eqs. 5, 8)
+    gamma_e: np.ndarray  # float64: weight of energy (eqs. 5, 8)
+    power: np.ndarray  # float64: transmit power P
+
+
+class Rules(NamedTuple):
+    """The decision model and its parameters (scalars; see the module docstring)."""
+
+    kappa: float  # energy per cycle coefficient: nu_i = kappa F_i^2 (eq. 4)
+    cloud_forward: bool
+    use_red: bool
+    overhead: bool
+    queue_aware: bool
+    down_offload: bool
+    min_th: float  # RED thresholds before eq. 11's scaling
+    max_th: float
+    max_p: float
+    w_q: float
+    gentle: bool
+    decision_time: float  # worker time of one overhead decision
+    in_decision: int  # IN_DECISION_*: how a task under decision counts in the work ahead
+    offload_busy: bool  # the worker stays busy while it hands an offloaded task to the link
+    eq11_unit: float  # seconds per unit of eq. 11's min(1, t), max(1, t)
+    max_events: int  # event budget: the loop stops and returns -1 past it
+
+
+class Tasks(NamedTuple):
+    """The random inputs (arrays over tasks, sorted by ``arr_time``)."""
+
+    arr_time: np.ndarray
+    origin: np.ndarray  # int64
+    work: np.ndarray
+    data: np.ndarray
+    uniforms: np.ndarray  # (tasks, servers): RED's U(0,1) draw at each visit
+
+
+class Outcome(NamedTuple):
+    """The outputs, filled by the kernel (arrays over tasks; ``server_stats`` over servers)."""
+
+    finish: np.ndarray  # completion time
+    exec_server: np.ndarray  # int64: the server that executed the task
+    visits: np.ndarray  # int64: servers visited
+    wait: np.ndarray  # time queued
+    decide: np.ndarray  # time in decisions
+    transfer: np.ndarray  # time on links
+    red_forwards: np.ndarray  # int64: RED forwards
+    went_down: np.ndarray  # int64: 1 if sent down
+    server_stats: np.ndarray  # (servers, N_SRV_STATS)
+
+
 @njit(cache=True)
-def simulate_hierarchy(
-    parent,
-    compute,
-    bandwidth,
-    gamma_t,
-    gamma_e,
-    power,
-    kappa,
-    cloud_forward,
-    use_red,
-    overhead,
-    queue_aware,
-    down_offload,
-    min_th,
-    max_th,
-    max_p,
-    w_q,
-    gentle,
-    decision_time,
-    in_decision,
-    offload_busy,
-    eq11_unit,
-    max_events,
-    arr_time,
-    origin,
-    work,
-    data,
-    uniforms,
-    finish,
-    exec_server,
-    visits,
-    wait,
-    decide,
-    transfer,
-    red_forwards,
-    went_down,
-    server_stats,
-):
+def simulate_hierarchy(tree, rules, tasks, out):
     """Run every task to completion; fill the per-task arrays and ``server_stats``.
 
     Parameters
     ----------
-    parent, compute, bandwidth, gamma_t, gamma_e, power : arrays over servers
-        Tree, speed F, bandwidth W of the link up, weights of eqs. 5/8, transmit power P.
-    kappa : float
-        Energy per cycle coefficient: ``nu_i = kappa F_i^2`` (eq. 4).
-    cloud_forward, use_red, overhead, queue_aware, down_offload : bool
-        The decision model (see the module docstring).
-    min_th, max_th, max_p, w_q, gentle
-        RED parameters (thresholds before eq. 11's scaling).
-    decision_time : float
-        Worker time spent on one overhead decision.
-    in_decision : int
-        How a task under decision counts in a server's work ahead (``IN_DECISION_*``).
-    offload_busy : bool
-        The worker stays busy while it hands a task it decided to offload to the link
-        (the transfer time ``B/W``); else the link takes it at no worker time.
-    eq11_unit : float
-        Seconds per unit of eq. 11's ``min(1, t̄)``, ``max(1, t̄)`` (1: seconds).
-    max_events : int
-        Event budget: the loop stops and returns -1 past it (a broken tree cannot spin).
-    arr_time, origin, work, data : arrays over tasks (sorted by ``arr_time``)
-    uniforms : array (tasks, servers)
-        ``uniforms[k, v]``: the U(0,1) draw of RED at task ``k``'s ``v``-th visit.
-    finish, exec_server, visits, wait, decide, transfer, red_forwards, went_down : outputs
-        Completion time, server that executed it, servers visited, time queued, time in
-        decisions, time on links, RED forwards, 1 if sent down.
-    server_stats : array (servers, N_SRV_STATS), output
+    tree : Tree
+    rules : Rules
+    tasks : Tasks
+    out : Outcome
+        Filled in place.
 
     Returns
     -------
     int
         Number of events processed (-1: the event budget ran out).
     """
+    parent, compute, bandwidth, gamma_t, gamma_e, power = tree
+    kappa, cloud_forward, use_red, overhead, queue_aware, down_offload = rules[:6]
+    min_th, max_th, max_p, w_q, gentle = rules[6:11]
+    decision_time, in_decision, offload_busy, eq11_unit, max_events = rules[11:]
+    arr_time, origin, work, data, uniforms = tasks
+    finish, exec_server, visits, wait, decide, transfer = out[:6]
+    red_forwards, went_down, server_stats = out[6:]
     n = parent.shape[0]
     m = arr_time.shape[0]
     queued_work = np.zeros(n)
@@ -234,10 +197,7 @@ def simulate_hierarchy(
     went_down[:] = 0
 
     cap = m + n + 1
-    h_time = np.empty(cap)
-    h_seq = np.empty(cap, dtype=np.int64)
-    h_kind = np.empty(cap, dtype=np.int64)
-    h_arg = np.empty(cap, dtype=np.int64)
+    ev = new_queue(cap)
     size = 0
     seq = 0
     g = 0
@@ -245,7 +205,7 @@ def simulate_hierarchy(
     now = 0.0
 
     while True:
-        from_generator = g < m and (size == 0 or arr_time[g] < h_time[0])
+        from_generator = g < m and (size == 0 or arr_time[g] < ev.time[0])
         if not from_generator and size == 0:
             break
         events += 1
@@ -258,10 +218,8 @@ def simulate_hierarchy(
             s = origin[k]
             kind = _ARRIVE
         else:
-            now = h_time[0]
-            kind = h_kind[0]
-            arg = h_arg[0]
-            size = _pop(h_time, h_seq, h_kind, h_arg, size)
+            now, kind, arg = ev.time[0], ev.kind[0], ev.arg[0]
+            size = queue_pop(ev, size)
             if kind == _ARRIVE:
                 k = arg
                 s = location[k]
@@ -325,7 +283,7 @@ def simulate_hierarchy(
                 hop = data[k] / bandwidth[s]
                 transfer[k] += hop
                 location[k] = up
-                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             elif send_down_to >= 0:
                 c = send_down_to
@@ -335,7 +293,7 @@ def simulate_hierarchy(
                 pinned[k] = True
                 went_down[k] = 1
                 server_stats[s, SRV_SENT_DOWN] += 1.0
-                size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             else:
                 server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
@@ -380,13 +338,13 @@ def simulate_hierarchy(
                     server_stats[s, SRV_DECIDED_UP] += 1.0
                     transfer[k] += hop
                     location[k] = up
-                    size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _ARRIVE, k)
+                    size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                     seq += 1
                     if offload_busy and hop > 0.0:
                         svc_kind[s] = _SEND
                         svc_end[s] = now + hop
                         server_stats[s, SRV_BUSY] += hop
-                        size = _push(h_time, h_seq, h_kind, h_arg, size, now + hop, seq, _DONE, s)
+                        size = queue_push(ev, size, now + hop, seq, _DONE, s, 0.0)
                         seq += 1
                     else:
                         free = True
@@ -395,7 +353,7 @@ def simulate_hierarchy(
                     exec_server[k] = s
                     svc_end[s] = now + work[k] / compute[s]
                     server_stats[s, SRV_BUSY] += work[k] / compute[s]
-                    size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+                    size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
                     seq += 1
             else:
                 leave = True
@@ -433,7 +391,7 @@ def simulate_hierarchy(
                 exec_server[k] = s
                 svc_end[s] = now + work[k] / compute[s]
                 server_stats[s, SRV_BUSY] += work[k] / compute[s]
-            size = _push(h_time, h_seq, h_kind, h_arg, size, svc_end[s], seq, _DONE, s)
+            size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
             seq += 1
 
     for s in range(n):

@@ -19,10 +19,10 @@ from workbench.output_analysis import (
     finish,
     replicate,
     require_observations,
-    to_precision,
 )
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_bool, check_budget, reject_unknown
+from workbench.validation import ParameterError, check_budget, reject_unknown
 
 __all__ = ["simulate", "simulate_to_precision", "run_models"]
 
@@ -106,55 +106,45 @@ def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events
     cloud_forward, use_red, overhead, queue_aware = _MODEL_FLAGS[model]
     m, n = tasks.arrival.size, topology.n
     gt, ge = time_weights(topology.compute)
-    out = {
-        "finish": np.empty(m),
-        "exec_server": np.empty(m, dtype=np.int64),
-        "visits": np.empty(m, dtype=np.int64),
-        "wait": np.empty(m),
-        "decide": np.empty(m),
-        "transfer": np.empty(m),
-        "red_forwards": np.empty(m, dtype=np.int64),
-        "went_down": np.empty(m, dtype=np.int64),
-        "server_stats": np.empty((n, K.N_SRV_STATS)),
-    }
-    out["events"] = K.simulate_hierarchy(
-        topology.parent,
-        topology.compute,
-        topology.bandwidth,
-        gt,
-        ge,
-        np.full(n, float(k["power"])),
-        float(k["kappa"]),
-        cloud_forward,
-        use_red,
-        overhead,
-        queue_aware,
-        bool(k["down_offload"]),
-        float(k["min_th"]),
-        float(k["max_th"]),
-        float(k["max_p"]),
-        float(k["w_q"]),
-        bool(k["gentle"]),
-        float(k["decision_time"]),
-        IN_DECISION[k["in_decision"]],
-        bool(k["offload_busy"]),
-        float(k["eq11_unit"]),
-        int(max_events if max_events is not None else _event_budget(topology, m)),
-        tasks.arrival,
-        tasks.origin,
-        tasks.work,
-        tasks.data,
-        tasks.uniforms,
-        out["finish"],
-        out["exec_server"],
-        out["visits"],
-        out["wait"],
-        out["decide"],
-        out["transfer"],
-        out["red_forwards"],
-        out["went_down"],
-        out["server_stats"],
+    out = K.Outcome(
+        finish=np.empty(m),
+        exec_server=np.empty(m, dtype=np.int64),
+        visits=np.empty(m, dtype=np.int64),
+        wait=np.empty(m),
+        decide=np.empty(m),
+        transfer=np.empty(m),
+        red_forwards=np.empty(m, dtype=np.int64),
+        went_down=np.empty(m, dtype=np.int64),
+        server_stats=np.empty((n, K.N_SRV_STATS)),
     )
+    tree = K.Tree(
+        parent=topology.parent,
+        compute=topology.compute,
+        bandwidth=topology.bandwidth,
+        gamma_t=gt,
+        gamma_e=ge,
+        power=np.full(n, float(k["power"])),
+    )
+    rules = K.Rules(
+        kappa=float(k["kappa"]),
+        cloud_forward=cloud_forward,
+        use_red=use_red,
+        overhead=overhead,
+        queue_aware=queue_aware,
+        down_offload=bool(k["down_offload"]),
+        min_th=float(k["min_th"]),
+        max_th=float(k["max_th"]),
+        max_p=float(k["max_p"]),
+        w_q=float(k["w_q"]),
+        gentle=bool(k["gentle"]),
+        decision_time=float(k["decision_time"]),
+        in_decision=IN_DECISION[k["in_decision"]],
+        offload_busy=bool(k["offload_busy"]),
+        eq11_unit=float(k["eq11_unit"]),
+        max_events=int(max_events if max_events is not None else _event_budget(topology, m)),
+    )
+    drawn = K.Tasks(tasks.arrival, tasks.origin, tasks.work, tasks.data, tasks.uniforms)
+    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, drawn, out)}
     if out["events"] < 0:
         raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
@@ -274,7 +264,8 @@ def simulate_to_precision(
     *,
     rel_half_width=None,
     half_width=None,
-    max_replications=100,
+    max_replications=None,
+    initial=None,
     seed=None,
     confidence=None,
     overload=None,
@@ -287,20 +278,19 @@ def simulate_to_precision(
     Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
     mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule; 0.02
     when neither target is given), or its absolute half-width at most ``half_width`` [s],
-    with a progress bar. Raises ``UnstableRegimeError`` as soon as the run is found
+    with a progress bar: the shared loop :func:`workbench.precision.to_precision`
+    (``initial`` replications first, 5 by default; ``max_replications``: the shared table's
+    200 by default). Raises ``UnstableRegimeError`` as soon as the run is found
     non-stationary (a precision loop needs a steady state: ``overload`` must be "raise");
     stops at ``max_replications`` with ``converged=False`` and a note. ``params``: the
     other keywords of :func:`simulate` (``model``, ``lam``, ``task_size``, ...), not
     ``replications``.
     """
     f = "simulate_to_precision"
-    progress = check_bool(progress, "progress", f)
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {f} must be None when 'rel_half_width' is given "
-            f"(one target: relative or absolute). Got half_width={half_width!r}, "
-            f"rel_half_width={rel_half_width!r} instead."
-        )
+    target = precision_target(
+        f, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress, unit="s",
+    )  # fmt: skip
     reject_unknown(f, params, set(PARAMS) - {"replications", "seed", "confidence", "overload"})
     given = {"seed": seed, "confidence": confidence, "overload": overload, "periods": periods}
     args = _resolve(params | given)
@@ -314,12 +304,8 @@ def simulate_to_precision(
     return to_precision(
         _one_replication(p, topo, stations),
         func=f,
-        rel_half_width=0.02 if rel_half_width is None else rel_half_width,  # half_width wins
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=5,
+        target=target,
         seed=p["seed"],
-        progress=progress,
         desc=f"{p['model']} λ={p['lam']:g} μ={p['task_size']:g}",
         **_finish_kwargs(p, topo, rho, notes),
     )
@@ -525,7 +511,8 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
 def _prepare(f, args):
     """Validate every argument once (``args``: the table's names, all given); build the
     topology; check the load."""
-    args = {k: v for k, v in args.items() if k in PARAMS}
+    reject_unknown(f, args, PARAMS)
+    args = dict(args)
     topology = args.pop("topology")
     p = PARAMS.check(f, **args)
     if p["min_th"] >= p["max_th"]:

@@ -36,6 +36,8 @@ After ``n_slots`` slots no task arrives any more and the simulation runs until e
 is done (bounded by ``max_drain_slots``).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -143,14 +145,73 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
     return False
 
 
+class Radio(NamedTuple):
+    """The users' links (see the parameters of :func:`simulate_slots_kernel`)."""
+
+    path_gain: np.ndarray
+    covered: np.ndarray
+    power: np.ndarray
+    noise_w: float
+    bandwidth: float
+    fading: bool
+    fading_seed: np.uint64
+    rbar0: np.ndarray
+
+
+class Cloudlets(NamedTuple):
+    """The cloudlets: speeds, costs, caches."""
+
+    cpu: np.ndarray
+    kappa: float
+    tau_ep: float
+    budget: float
+    storage: np.ndarray
+    cache_rank: np.ndarray
+    cacheable: np.ndarray
+
+
+class TaskStream(NamedTuple):
+    """The tasks, grouped by user."""
+
+    arrival: np.ndarray
+    task_user: np.ndarray
+    task_type: np.ndarray
+    task_bits: np.ndarray
+    user_start: np.ndarray
+
+
+class Schedule(NamedTuple):
+    """The scheme and the run's limits."""
+
+    scheme: int
+    slot: float
+    n_slots: int
+    max_drain_slots: int
+    x_max: int
+    max_queue: int
+    cache_aware: bool
+    hedge_check: bool
+
+
 @njit(cache=True, nogil=True)
-def simulate_slots_kernel(
-    scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
-    cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
-    cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
-    max_queue, cache_aware, hedge_check,
+def simulate_slots_kernel(radio, cloudlets, tasks, schedule):
+    """Run the slotted model (see :func:`_slots_loop`) on four named records."""
+    return _slots_loop(*(radio[:] + cloudlets[:] + tasks[:] + schedule[:]))
+
+
+@njit(cache=True, nogil=True)
+def _slots_loop(
+    path_gain, covered, power, noise_w, bandwidth, fading, fading_seed, rbar0,
+    cpu, kappa, tau_ep, budget, storage, cache_rank, cacheable,
+    arrival, task_user, task_type, task_bits, user_start,
+    scheme, slot, n_slots, max_drain_slots, x_max, max_queue, cache_aware, hedge_check,
 ):  # fmt: skip
+    # the fields of Radio, Cloudlets, TaskStream and Schedule in order: numba compiles the
+    # loop over plain arrays (unpacking the records inside it cost 20% of P2's run time)
     """Run the slotted model; per-task outcomes and named counters.
+
+    The inputs come as four named records, :class:`Radio`, :class:`Cloudlets`,
+    :class:`TaskStream` and :class:`Schedule`, whose fields are:
 
     Parameters
     ----------

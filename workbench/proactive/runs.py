@@ -225,15 +225,38 @@ def _run_scenario(
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
     store = np.full(n_cloudlets, storage, dtype=np.int64)
-    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = K.simulate_slots_kernel(
-        POLICY_CODES[policy], scenario.path_gain, scenario.covered,
-        np.full(n_users, scenario.power_w), scenario.noise_w, float(bandwidth), bool(fading),
-        _xorshift_state(fading_seed), np.full(n_cloudlets, float(cpu)), float(kappa), float(tau_ep),
-        float(budget), float(slot), int(slots), drain, int(x_max), store,
-        training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
-        tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
-        bool(cache_aware), bool(hedge_check),
-    )  # fmt: skip
+    radio = K.Radio(
+        path_gain=scenario.path_gain,
+        covered=scenario.covered,
+        power=np.full(n_users, scenario.power_w),
+        noise_w=scenario.noise_w,
+        bandwidth=float(bandwidth),
+        fading=bool(fading),
+        fading_seed=_xorshift_state(fading_seed),
+        rbar0=_initial_rates(scenario, bandwidth),
+    )
+    cloudlets = K.Cloudlets(
+        cpu=np.full(n_cloudlets, float(cpu)),
+        kappa=float(kappa),
+        tau_ep=float(tau_ep),
+        budget=float(budget),
+        storage=store,
+        cache_rank=training.cache_rank,
+        cacheable=scenario.cacheable,
+    )
+    stream = K.TaskStream(tasks.arrival, tasks.user, tasks.task_type, tasks.bits, tasks.user_start)
+    schedule = K.Schedule(
+        scheme=POLICY_CODES[policy],
+        slot=float(slot),
+        n_slots=int(slots),
+        max_drain_slots=drain,
+        x_max=int(x_max),
+        max_queue=MAX_QUEUE,
+        cache_aware=bool(cache_aware),
+        hedge_check=bool(hedge_check),
+    )
+    out = K.simulate_slots_kernel(radio, cloudlets, stream, schedule)
+    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = out
     counters = {
         name: int(c[getattr(K, name)])
         for name in (

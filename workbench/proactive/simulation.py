@@ -31,8 +31,9 @@ from workbench.output_analysis import (
     check_overload,
     finish,
     replicate,
-    to_precision,
 )
+from workbench.params import REL_HALF_WIDTH
+from workbench.precision import precision_target, to_precision
 from workbench.proactive.model import Scenario, Training, _make_scenario, _train
 from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS
 from workbench.proactive.runs import (
@@ -53,7 +54,6 @@ from workbench.validation import (
     check_budget,
     check_choice,
     check_int,
-    check_real,
     reject_unknown,
 )
 
@@ -316,7 +316,7 @@ def simulate(
     return _simulate(v, func)
 
 
-DEFAULT_REL_HALF_WIDTH = 0.02
+DEFAULT_REL_HALF_WIDTH = REL_HALF_WIDTH.default
 """The precision target when neither ``rel_half_width`` nor ``half_width`` is given."""
 
 
@@ -325,8 +325,8 @@ def simulate_to_precision(
     policy="proposed",
     rel_half_width=None,
     half_width=None,
-    max_replications=100,
-    initial=5,
+    max_replications=None,
+    initial=None,
     slots=22_000,
     warmup=None,
     seed=0,
@@ -352,27 +352,16 @@ def simulate_to_precision(
     in :func:`simulate`; records are not kept.
     """
     func = "simulate_to_precision"
-    if rel_half_width is not None and half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is "
-            f"given (one precision target). Got half_width={half_width!r}, rel_half_width="
-            f"{rel_half_width!r} instead."
-        )
-    if half_width is None:
-        rel = DEFAULT_REL_HALF_WIDTH if rel_half_width is None else rel_half_width
-        rel = check_real(rel, "rel_half_width", func, 0.0, 1.0, low_open=True)
-        shown = f"±{rel:.0%}"
-    else:
-        half_width = check_real(half_width, "half_width", func, 0.0, 10.0, low_open=True)
-        rel = DEFAULT_REL_HALF_WIDTH  # unused by to_precision when half_width is given
-        shown = f"±{1e3 * half_width:.3g} ms"
+    target = precision_target(
+        func, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress,
+        max_half_width=10.0, unit="s",
+    )  # fmt: skip
     call = dict(slots=slots, warmup=warmup, replications=2, seed=seed, confidence=confidence)
     v = _validate(func, policy, params, call)
-    top = check_int(max_replications, "max_replications", func, 2, 1000)
+    top, initial = target.max_replications, target.initial
     _check_work(func, v, top, "max_replications")
-    initial = check_int(initial, "initial", func, 2, top)
     overload = check_choice(overload, "overload", func, OVERLOAD)
-    progress = check_bool(progress, "progress", func)
     if monitor is not None and not callable(monitor):
         raise ParameterError(
             f"The 'monitor' parameter of {func} must be None or a callable monitor(index). "
@@ -388,10 +377,8 @@ def simulate_to_precision(
 
     try:
         return to_precision(
-            one,
-            func=func, rel_half_width=rel, half_width=half_width, max_replications=top,
-            initial=initial, seed=v["seed"], progress=progress,
-            desc=f"P2 {v['policy']} to {shown}", **_finish_kwargs(v, rho),
+            one, func=func, target=target, seed=v["seed"],
+            desc=f"P2 {v['policy']} to {target.shown}", **_finish_kwargs(v, rho),
         )  # fmt: skip
     except UnstableRegimeError:
         if overload == "raise":

@@ -68,9 +68,9 @@ from workbench.output_analysis import (
     check_overload,
     finish,
     replicate,
-    to_precision,
 )
 from workbench.output_analysis import Stationarity as _Stationarity
+from workbench.precision import precision_target, to_precision
 from workbench.redundancy.kernels import job_outcomes
 from workbench.redundancy.model import _m_upto, _service, _stations, job_time
 from workbench.redundancy.params import (
@@ -81,7 +81,6 @@ from workbench.redundancy.params import (
     WARMUP_FRACTION,
 )
 from workbench.results import SimulationResult
-from workbench.stats import t_half_width
 from workbench.validation import (
     ParameterError,
     UnstableRegimeError,
@@ -398,7 +397,7 @@ def simulate_to_precision(
     service,
     rel_half_width: float | None = None,
     half_width: float | None = None,
-    max_replications: int = 1_000,
+    max_replications: int | None = None,
     jobs: int = 20_000,
     seed: int = 0,
     waiting_room: int = 0,
@@ -410,38 +409,29 @@ def simulate_to_precision(
 ) -> SimulationResult:
     """Add replications until the interval of E[T_sys] is narrow enough (keyword-only).
 
-    With ``rel_half_width`` the target is relative to the estimate and the shared
-    :func:`workbench.output_analysis.to_precision` chooses the steps (``batch``
-    replications first, then as many as the spread predicts, at most doubling). With
-    ``half_width`` (seconds; the table's 0.05 s when neither target is given) it starts with
-    ``batch`` replications and adds ``batch`` at a time until the Student-t half-width is at
-    most the target. Either way it stops at ``max_replications`` (then ``info["reached"]``
-    and ``converged`` are False and a note says so). ``progress``: True shows a text
-    progress bar; in the absolute mode a function ``progress(done, target, half)`` is also
-    accepted, called after each batch (a notebook progress bar; ``target`` is the count the
-    current spread predicts). A run that is not a steady state raises
+    The shared loop :func:`workbench.precision.to_precision` chooses the steps (``batch``
+    replications first, then as many as the spread predicts, at most doubling) until the
+    half-width is at most ``rel_half_width`` times the estimate, or at most ``half_width``
+    (seconds; the table's 0.05 s when neither target is given). It stops at
+    ``max_replications`` (the shared table's 200 by default; then ``info["reached"]`` and
+    ``converged`` are False and a note says so). ``progress``: True shows a text progress
+    bar; a function ``progress(done, target, half)`` is also accepted, called after each
+    step (a notebook progress bar; ``target`` is the count the current spread predicts).
+    A run that is not a steady state raises
     :class:`workbench.validation.UnstableRegimeError` with ``overload="raise"``; with
     ``overload="transient"`` the first ``batch`` replications are returned instead, with
     ``stationary=False``, ``converged=False`` and the detector's note. Replication r is that
     of ``simulate(..., seed=seed)``: same seed, same numbers.
     """
     f = "simulate_to_precision"
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {f} must be a target in seconds (then "
-            f"'rel_half_width' is None) or None (then 'rel_half_width' is the target, a fraction "
-            f"of the estimate). Got half_width={half_width!r}, rel_half_width="
-            f"{rel_half_width!r} instead."
-        )
-    if half_width is None and rel_half_width is None:
-        half_width = PARAMS["half_width"].default
-    cap = PARAMS["replications"].with_(name="max_replications").check(max_replications, f)
     batch = PARAMS["replications"].with_(name="batch").check(batch, f)
-    if not callable(progress) and not isinstance(progress, bool):
-        raise ParameterError(
-            f"The 'progress' parameter of {f} must be True/False or a function "
-            f"progress(done, target, half). Got {progress!r} instead."
-        )
+    target = precision_target(
+        f, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=batch, progress=progress,
+        default_half_width=PARAMS["half_width"].default, max_half_width=PARAMS["half_width"].high,
+        unit="s",
+    )  # fmt: skip
+    cap = target.max_replications
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
     model = {
         "N": N,
@@ -456,57 +446,17 @@ def simulate_to_precision(
     }
     try:
         run = _setup(f, **model, replications=cap, warmup=warmup, overload="raise")
-        if rel_half_width is not None:
-            rel = (
-                PARAMS["half_width"]
-                .with_(name="rel_half_width", high=1.0, unit="")
-                .check(rel_half_width, f)
-            )
-            result = to_precision(
-                run["one"],
-                rel_half_width=rel,
-                max_replications=cap,
-                initial=min(batch, cap),
-                seed=run["seed"],
-                progress=progress is True,
-                **run["finish"],
-            )
-            return result.with_(info={**result.info, "reached": result.converged})
-        return _to_half_width(run, PARAMS["half_width"].check(half_width, f), cap, batch, progress)
+        result = to_precision(run["one"], target=target, seed=run["seed"], **run["finish"])
+        info = {"reached": result.converged}
+        if target.absolute:
+            info["target_half_width"] = target.value
+        return result.with_(info={**result.info, **info})
     except UnstableRegimeError:
         if overload == "raise":
             raise
     # not a steady state: the first batch as a transient, said in its notes
     first = simulate(**model, replications=min(batch, cap), warmup=warmup, overload="transient")
     return first.with_(converged=False, info={**first.info, "reached": False})
-
-
-def _to_half_width(run: dict, target: float, cap: int, batch: int, progress) -> SimulationResult:
-    """The absolute-target loop: ``batch`` replications at a time until the half-width of
-    E[T_sys] is at most ``target`` (seconds) or ``cap`` replications are done."""
-    reps: list[Replication] = []
-    half = math.inf
-    while len(reps) < cap:
-        size = min(batch, cap - len(reps))
-        reps += replicate(run["one"], replications=size, seed=run["seed"], start=len(reps))
-        half = t_half_width(
-            np.array([r.row["system_time"] for r in reps]), run["finish"]["confidence"]
-        )
-        if callable(progress):
-            # the spread so far predicts how many replications the target needs
-            need = len(reps) * (half / target) ** 2 if half > 0 else len(reps)
-            progress(len(reps), int(min(max(need, len(reps)), cap)), half)
-        if half <= target:
-            break
-    reached = half <= target
-    notes = list(run["finish"]["notes"])
-    if not reached:
-        notes.append(f"stopped at {len(reps)} replications with half-width {half:.3g} > {target:g}")
-    kwargs = run["finish"] | {
-        "notes": notes,
-        "info": run["finish"]["info"] | {"reached": reached, "target_half_width": target},
-    }
-    return finish(reps, **kwargs).with_(converged=reached)
 
 
 def running_mean_trace(

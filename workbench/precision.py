@@ -1,0 +1,201 @@
+"""The precision loop shared by every paper's ``simulate_to_precision``.
+
+One mechanism for the five papers: the same keywords (``rel_half_width`` *or*
+``half_width``, ``max_replications``, ``initial``, ``progress``), validated by the same
+table rows (:data:`workbench.params.REL_HALF_WIDTH`, :data:`~workbench.params.MAX_REPLICATIONS`,
+:data:`~workbench.params.INITIAL_REPLICATIONS`), and the same stopping rule
+(:func:`to_precision`): start with ``initial`` replications, then project the number the
+current half-width needs (``n · (h / target)²``, at most doubling per step) until the target
+is met or ``max_replications`` is reached. A paper's ``simulate_to_precision`` validates its
+own model, calls :func:`precision_target` and hands its replication to :func:`to_precision`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.output_analysis import Replication, _check_callable, _check_text, finish, replicate
+from workbench.params import INITIAL_REPLICATIONS, MAX_REPLICATIONS, REL_HALF_WIDTH
+from workbench.validation import ParameterError, check_real, reject_unknown
+
+__all__ = ["PrecisionTarget", "precision_target", "to_precision"]
+
+
+@dataclass(frozen=True)
+class PrecisionTarget:
+    """A validated precision request: one target (relative or absolute) and the budget."""
+
+    value: float  # the target half-width: relative to the estimate, or absolute
+    absolute: bool
+    max_replications: int
+    initial: int
+    progress: object  # bool, or a callable progress(done, projected, half_width)
+    unit: str = ""
+
+    @property
+    def shown(self) -> str:
+        if self.absolute:
+            return f"±{self.value:.3g}{(' ' + self.unit) if self.unit else ''}"
+        return f"±{self.value:.1%}"
+
+    def achieved(self, result) -> float:
+        """The headline interval's half-width, measured as the target is (inf: no interval)."""
+        half = result.half_width
+        if not math.isfinite(half):
+            return math.inf
+        if self.absolute:
+            return half
+        mean = abs(result.estimate)
+        if mean == 0.0:
+            return 0.0 if half == 0.0 else math.inf
+        return half / mean
+
+
+def precision_target(
+    func: str,
+    *,
+    rel_half_width=None,
+    half_width=None,
+    max_replications=None,
+    initial=None,
+    progress=True,
+    default_half_width: float | None = None,
+    max_half_width: float | None = None,
+    unit: str = "",
+) -> PrecisionTarget:
+    """Validate the precision keywords of ``func`` (every paper's, in one place).
+
+    Give ``rel_half_width`` or ``half_width``, not both; with neither the target is
+    ``default_half_width`` (absolute) when the paper declares one, else the table's relative
+    default (2 %). ``max_replications`` and ``initial`` default to the shared table's rows;
+    ``initial`` is capped at ``max_replications``. ``progress``: a bool (a progress bar) or a
+    callable ``progress(done, projected, half_width)`` called after every step.
+    """
+    if rel_half_width is not None and half_width is not None:
+        raise ParameterError(
+            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is given "
+            f"(one target, relative or absolute: not both). Got half_width={half_width!r}, "
+            f"rel_half_width={rel_half_width!r} instead."
+        )
+    if half_width is None and rel_half_width is None and default_half_width is not None:
+        half_width = default_half_width
+    if half_width is not None:
+        value = check_real(half_width, "half_width", func, 0.0, max_half_width, low_open=True)
+        absolute = True
+    else:
+        rel = REL_HALF_WIDTH.default if rel_half_width is None else rel_half_width
+        value = REL_HALF_WIDTH.check(rel, func)
+        absolute = False
+    top = MAX_REPLICATIONS.check(
+        MAX_REPLICATIONS.default if max_replications is None else max_replications, func
+    )
+    first = INITIAL_REPLICATIONS.default if initial is None else initial
+    first = min(INITIAL_REPLICATIONS.check(first, func), top)
+    if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
+        raise ParameterError(
+            f"The 'progress' parameter of {func} must be True/False or a callable "
+            f"progress(done, projected, half_width). Got {progress!r} instead."
+        )
+    return PrecisionTarget(value, absolute, top, first, progress, unit)
+
+
+def to_precision(
+    one: Callable[[np.random.SeedSequence, int], Replication],
+    *,
+    func: str,
+    target: PrecisionTarget | None = None,
+    rel_half_width: float | None = None,
+    half_width: float | None = None,
+    max_replications: int | None = None,
+    initial: int | None = None,
+    seed=0,
+    progress=True,
+    desc: str = "",
+    **finish_kwargs,
+):
+    """Add replications until the headline interval is narrow enough, or stop with a reason.
+
+    ``target``: a :class:`PrecisionTarget` (a paper's ``simulate_to_precision`` builds it
+    with :func:`precision_target`); without it the keywords ``rel_half_width`` ...
+    ``progress`` are validated here the same way. A run the detector finds non-stationary
+    stops at once with :class:`UnstableRegimeError` (its precision would be meaningless). A
+    run that reaches ``max_replications`` first is returned with ``converged=False`` and a
+    note saying the precision reached. ``finish_kwargs``: :func:`finish`'s description of
+    the result.
+    """
+    func = _check_text(func, "func", "to_precision")
+    one = _check_callable(one, "one", func)
+    desc = _check_text(desc, "desc", func)
+    reject_unknown(func, finish_kwargs, _FINISH_KEYWORDS)
+    missing = [k for k in _FINISH_REQUIRED if k not in finish_kwargs]
+    if missing:
+        raise ParameterError(
+            f"{func} needs the result's description for finish(): {', '.join(missing)} "
+            f"missing (see workbench.output_analysis.finish)."
+        )
+    if target is None:
+        target = precision_target(
+            func, rel_half_width=rel_half_width, half_width=half_width,
+            max_replications=max_replications, initial=initial, progress=progress,
+        )  # fmt: skip
+    elif not isinstance(target, PrecisionTarget):
+        raise ParameterError(
+            f"The 'target' parameter of {func} must be a PrecisionTarget or None. "
+            f"Got {target!r} instead."
+        )
+    top, goal = target.max_replications, target.value
+    finish_kwargs = {**finish_kwargs, "overload": "raise"}
+    reps: list[Replication] = []
+    bar = _bar(top, desc or f"{func} to {target.shown}", target.progress is True)
+    n = target.initial
+    try:
+        while True:
+            new = replicate(one, replications=n - len(reps), seed=seed, start=len(reps))
+            reps.extend(new)
+            result = finish(reps, func=func, **finish_kwargs)
+            achieved = target.achieved(result)
+            # the replications the spread predicts (inf when the target is below what the
+            # spread can reach, e.g. 1e-308: then the loop runs to max_replications)
+            ratio = achieved / goal  # inf when the target is far below the spread
+            need = len(reps) * ratio * ratio if achieved > 0 else len(reps)
+            if bar is not None:
+                bar.update(len(new))
+            if callable(target.progress):
+                target.progress(len(reps), int(min(max(need, len(reps)), top)), result.half_width)
+            if achieved <= goal or len(reps) >= top:
+                break
+            step = min(need, 2.0 * len(reps))
+            n = int(min(top, max(len(reps) + 1, math.ceil(step))))
+    finally:
+        if bar is not None:
+            bar.close()
+    converged = achieved <= goal
+    got = f"±{achieved:.3g}" if target.absolute else f"±{achieved:.1%}"
+    note = (
+        f"precision {got} reached with {len(reps)} replications (target {target.shown})"
+        if converged
+        else (
+            f"did not converge: {got} after {len(reps)} replications (target "
+            f"{target.shown}); raise max_replications or the run length"
+        )
+    )
+    return result.with_(converged=converged, notes=(*result.notes, note))
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False)
+
+
+_FINISH_REQUIRED = ("metric", "quantities", "confidence", "run_length", "run_unit")
+_FINISH_KEYWORDS = (
+    "metric", "quantities", "confidence", "run_length", "run_unit", "overload", "bounds", "rho",
+    "notes", "info", "unit", "alpha", "count", "empty_what", "empty_hint", "records",
+)  # fmt: skip
