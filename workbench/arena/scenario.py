@@ -133,6 +133,7 @@ class Types(_Strict):
 
 
 def _servers(v):
+    """YAML's .inf (and "inf") as a float infinity."""
     if isinstance(v, str) and v.strip().lower() in (".inf", "inf", "infinity"):
         return math.inf
     return v
@@ -147,7 +148,7 @@ class Node(_Strict):
     power_idle: NonNegReal = 0.0
     power_busy: NonNegReal = 0.0
 
-    _norm = field_validator("servers", "capacity", mode="before")(_servers)
+    _norm = field_validator("servers", "capacity", "speed", mode="before")(_servers)
 
     @field_validator("servers")
     @classmethod
@@ -216,7 +217,9 @@ class Scenario(_Strict):
                 raise _Located(f"links[{j}].b", "a node other than a (no self-links)", link.b)
         for k, w in enumerate(self.workload):
             if w.source not in seen:
-                raise _Located(f"workload[{k}].source", f"an existing node id, one of {ids}", w.source)
+                raise _Located(
+                    f"workload[{k}].source", f"an existing node id, one of {ids}", w.source
+                )
         clouds = [i for i, n in enumerate(self.nodes) if n.role == "cloud"]
         if len(clouds) > 1:
             raise _Located(f"nodes[{clouds[1]}].role", "at most one cloud node", "cloud")
