@@ -53,7 +53,7 @@ class Twin:
             ok = [b for b in self.candidates(k) if self.room(b)]
             if not ok:
                 return [net.cloud]
-            return [min(ok, key=lambda b: (self.n_in[b] / (net.servers[b] * net.speed[b])))]
+            return [min(ok, key=lambda b: self.n_in[b] / (net.servers[b] * net.speed[b]))]
         if self.policy == "overflow":
             if self.room(home):
                 return [home]

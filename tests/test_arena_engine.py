@@ -8,7 +8,7 @@ from workbench import arena
 from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import CANCELLED, DONE, LOST, Policy, engine
 from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.simulation import POLICIES, _PAR_INDEX
+from workbench.arena.simulation import _PAR_INDEX, POLICIES
 
 
 def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
@@ -19,8 +19,9 @@ def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
     if cloud:
         nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
         links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
+    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
     work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
-             "size": {"dist": "weibull", "shape": 0.8, "scale": 0.5}} for k in range(n_nodes)]  # fmt: skip
+             "size": size} for k in range(n_nodes)]  # fmt: skip
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 

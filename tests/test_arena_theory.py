@@ -93,13 +93,25 @@ def test_energy_is_busy_plus_idle_power_plus_transmission():
         {
             "nodes": [
                 {"id": "d", "role": "device", "servers": 0},
-                {"id": "x", "role": "edge", "servers": 1, "power_idle": p_idle,
-                 "power_busy": p_busy},
+                {
+                    "id": "x",
+                    "role": "edge",
+                    "servers": 1,
+                    "power_idle": p_idle,
+                    "power_busy": p_busy,
+                },
             ],  # fmt: skip
-            "links": [{"a": "d", "b": "x", "delay": 0.01, "bandwidth": 1e7,
-                       "energy_per_bit": epb}],  # fmt: skip
-            "workload": [{"source": "d", "rate": lam, "input_bits": bits,
-                          "size": {"dist": "exponential", "mean": mean}}],  # fmt: skip
+            "links": [
+                {"a": "d", "b": "x", "delay": 0.01, "bandwidth": 1e7, "energy_per_bit": epb}
+            ],  # fmt: skip
+            "workload": [
+                {
+                    "source": "d",
+                    "rate": lam,
+                    "input_bits": bits,
+                    "size": {"dist": "exponential", "mean": mean},
+                }
+            ],  # fmt: skip
         }
     )
     rho = lam * mean
@@ -166,7 +178,8 @@ def test_user_policy_runs_in_the_engine_and_can_match_a_builtin():
 @pytest.mark.parametrize("name", arena.shipped())
 def test_every_shipped_scenario_runs_its_papers_policy(name):
     pol = {"neutral": "jsq", "p1_fog": "threshold", "p2_proactive": "hedge_cache",
-           "p3_datacenters": "overflow", "p4_redundancy": "replicate", "p5_hierarchy": "red"}  # fmt: skip
+           "p3_datacenters": "overflow", "p4_redundancy": "replicate",
+           "p5_hierarchy": "red"}  # fmt: skip
     r = arena.simulate(scenario=name, policy=pol[name], requests=5_000, replications=2,
                        overload="transient")  # fmt: skip
     assert r.mean_delay > 0 and 0 <= r.loss_share < 0.5
