@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from workbench.validation import check_choice
 
-__all__ = ["Paper", "PAPERS", "paper", "course"]
+__all__ = ["Paper", "PAPERS", "ARENA", "paper", "course"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,20 @@ PAPERS: dict[str, Paper] = {
         ),
     )
 }
+
+
+#: The arena (workbench.arena) has the paper skeleton but is no paper: it is not in PAPERS
+#: (no claims table, not in the course); the CLI reproduces its figures by this entry.
+ARENA = Paper(
+    "arena",
+    "arena",
+    "The arena: the papers' mechanisms, the classic baselines and your own policy on one engine",
+    "workbench (no paper)",
+    "notebooks/arena.ipynb",
+    99,
+    "Comparing mechanisms on one workload: the winner map over load, link delay and task-size "
+    "variability, delay against servers, copies and energy.",
+)
 
 
 def course() -> list[Paper]:
