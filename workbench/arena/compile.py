@@ -129,13 +129,16 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
     size = np.empty((n, copies))
     bits = np.empty(n)
     kind = np.full(n, -1, np.int64)  # -1: the source has no task types
+    groups: dict = {}  # sources with the same task law are drawn together
     for k, w in enumerate(sc.workload):
-        mask = source == k
+        groups.setdefault((w.size, w.input_bits, w.types), []).append(k)
+    for (law, input_bits, types), members in groups.items():
+        mask = np.isin(source, members) if len(members) < len(rates) else np.ones(n, bool)
         m = int(mask.sum())
-        size[mask] = sample_sizes(w.size, m * copies, rng).reshape(m, copies)
-        bits[mask] = w.input_bits
-        if w.types is not None:
-            p = np.arange(1, w.types.count + 1, dtype=float) ** -w.types.zipf
-            kind[mask] = rng.choice(w.types.count, size=m, p=p / p.sum())
+        size[mask] = sample_sizes(law, m * copies, rng).reshape(m, copies)
+        bits[mask] = input_bits
+        if types is not None:
+            p = np.arange(1, types.count + 1, dtype=float) ** -types.zipf
+            kind[mask] = rng.choice(types.count, size=m, p=p / p.sum())
     u = rng.random((n, uniforms))
     return Tasks(t=t, node=node_of[source], source=source, size=size, bits=bits, kind=kind, u=u)
