@@ -116,7 +116,7 @@ def _touch(st, k, now):
     st.last[k] = now
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start(net, st, q, k, c, now):
     """Copy ``c`` takes a server of node ``k`` now."""
     _touch(st, k, now)
@@ -126,7 +126,7 @@ def _start(net, st, q, k, c, now):
     st.ctr[1] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _free_server(net, st, q, k, now):
     """A server of ``k`` is freed: it takes the next live waiting copy, if any."""
     _touch(st, k, now)
@@ -143,14 +143,14 @@ def _free_server(net, st, q, k, now):
         c = nxt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lose(st, c):
     st.c_state[c] = LOST
     i = st.c_task[c]
     st.t_alive[i] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _admit(net, tk, st, q, c, k, now):
     """Copy ``c`` reaches node ``k`` to be served there (or lost if ``k`` is full)."""
     if st.n_in[k] >= net.capacity[k] or net.servers[k] == 0:
@@ -172,7 +172,7 @@ def _admit(net, tk, st, q, c, k, now):
         st.qtail[k] = c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _send(net, tk, st, q, c, a, b, forward, now):
     """Copy ``c`` leaves node ``a`` for node ``b`` (placed there, or to decide again)."""
     i = st.c_task[c]
@@ -232,7 +232,7 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
             _send(net, tk, st, q, cj, k, b, forward, now)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cancel_others(net, st, q, i, winner, now):
     first = st.t_first[i]
     for cj in range(first, first + st.t_ncopies[i]):
@@ -254,7 +254,7 @@ def _cancel_others(net, st, q, i, winner, now):
             st.ctr[3] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _depart(net, tk, st, q, c, now):
     k = st.c_node[c]
     if st.c_state[c] != SERVING:

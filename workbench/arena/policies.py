@@ -54,7 +54,7 @@ def _per_server(net, st, j):
     return st.n_in[j] / (net.servers[j] * net.speed[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wait(net, st, j, mean):
     """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers."""
     c = net.servers[j]
@@ -64,7 +64,7 @@ def _wait(net, st, j, mean):
     return 0.0 if ahead <= 0 else ahead * mean / (c * net.speed[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _candidates(net, st, k):
     """Fill ``st.ibuf`` with the candidates of ``k``; returns how many."""
     n = 0
@@ -94,13 +94,13 @@ def _best_neighbour(net, st, k, j, mean):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _one(st, b, mode):
     st.buf[0] = b
     return 1, mode
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shortest(net, st, n, room_only):
     best, score = -1, np.inf
     for a in range(n):
