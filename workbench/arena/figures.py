@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.arena.studies import CONTENDERS, fronts, winner_map
+from workbench.arena.studies import CONTENDERS, fronts, validation_table, winner_map
 from workbench.plots import FigureSpec, figure
 
-__all__ = ["FIGURES", "plot_winner_map", "plot_fronts", "describe_map"]
+__all__ = [
+    "FIGURES", "plot_winner_map", "plot_fronts", "plot_validation", "describe_map",
+]  # fmt: skip
 
 _COLOURS = dict(zip(CONTENDERS, ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
                                  "#937860", "#da8bc3", "#8c8c8c"], strict=True))  # fmt: skip
@@ -93,10 +95,27 @@ def _map_frame(quick: bool = False) -> pd.DataFrame:
     return winner_map(quick=quick)
 
 
+def plot_validation(frame: pd.DataFrame):
+    """Each exact mapping: arena and package intervals, relative to the theory (= 1)."""
+    fig, ax = figure(width=5.6, height=0.6 + 0.55 * len(frame))
+    y = np.arange(len(frame))
+    for dy, who, colour in ((-0.12, "arena", "#c44e52"), (0.12, "package", "#4c72b0")):
+        mid = frame[who] / frame["theory"]
+        lo = frame[f"{who}_low"] / frame["theory"]
+        hi = frame[f"{who}_high"] / frame["theory"]
+        ax.errorbar(mid, y + dy, xerr=[mid - lo, hi - mid], fmt="o", color=colour, label=who)
+    ax.axvline(1.0, color="k", lw=1, label="theory")
+    ax.set_yticks(y, [f"{r.paper} {r.policy}" for r in frame.itertuples()])
+    ax.set_xlabel("estimate / theory (95 % intervals)")
+    ax.legend(fontsize=8)
+    return fig
+
+
 FIGURES = {
     "winner_map": FigureSpec(_map_frame, plot_winner_map,
                              "The policy with the least mean delay (stationary, <= 1 % lost)."),
     "fronts": FigureSpec(_fronts_frame, plot_fronts,
                          "Mean delay against energy per task, each mechanism across its knob."),
+    "validation": FigureSpec(lambda quick=False: validation_table(quick=quick), plot_validation,
+                             "Exact mappings (P3, P4): arena vs the paper's package vs theory."),
 }  # fmt: skip
-del np

@@ -19,7 +19,10 @@ import pandas as pd
 from workbench.arena.scenario import Scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
 
-__all__ = ["map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "CONTENDERS"]
+__all__ = [
+    "map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "validation_table",
+    "CONTENDERS",
+]  # fmt: skip
 
 #: the policies compared on the map, with their parameters
 CONTENDERS = {
@@ -142,4 +145,57 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     out["pareto"] = [
         not np.any((d <= d[i]) & (e <= e[i]) & ((d < d[i]) | (e < e[i]))) for i in range(len(d))
     ]
+    return out
+
+
+def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
+    """Each exact mapping: the arena, the paper package's own simulator and the theory.
+
+    P3 (``overflow`` on ``p3_datacenters``, p = 0.5): the share of requests lost against
+    ``datacenters.simulate`` and ``datacenters.blocking_exact``. P4 (``replicate`` on
+    ``p4_redundancy``, m = 1, 2, 3): the mean system time against ``redundancy.simulate``
+    and ``redundancy.system_time``.
+    """
+    from workbench import datacenters as p3
+    from workbench import redundancy as p4
+    from workbench.arena.scenario import load_scenario
+
+    n, reps = (20_000, 4) if quick else (100_000, 10)
+    rows = []
+    sc = load_scenario("p3_datacenters")
+    lam = tuple(w.rate for w in sc.workload)
+    a = simulate(scenario=sc, policy="overflow", p=0.5, requests=n, replications=reps, seed=seed)
+    pk = p3.simulate(lam=lam, servers=(10, 10), mu=(1.0, 1.0), p=(0.5, 0.5), events=2 * n,
+                     replications=reps, seed=seed)  # fmt: skip
+    b1, b2 = p3.blocking_exact(lam, (10, 10), (1.0, 1.0), (0.5, 0.5))
+    w = np.array(lam) / sum(lam)
+
+    def pooled(res):
+        (l1, h1), (l2, h2) = res.interval("beta1"), res.interval("beta2")
+        return w[0] * l1 + w[1] * l2, w[0] * h1 + w[1] * h2
+
+    lo, hi = pooled(pk)
+    rows.append({"paper": "P3", "policy": "overflow p=0.5", "quantity": "share lost",
+                 "arena": a.loss_share, "arena_low": a.interval("loss_share")[0],
+                 "arena_high": a.interval("loss_share")[1],
+                 "package": w[0] * pk["beta1"] + w[1] * pk["beta2"], "package_low": lo,
+                 "package_high": hi, "theory": w[0] * b1 + w[1] * b2})  # fmt: skip
+    sc = load_scenario("p4_redundancy")
+    svc = p4.SExp(3.0, 0.2)
+    for m in (1, 2, 3):
+        a = simulate(scenario=sc, policy="replicate", m=m, requests=n, replications=reps,
+                     seed=seed)  # fmt: skip
+        pk = p4.simulate(N=24, m=m, lam=1.5, t_cloud=15.0, service=svc, jobs=n,
+                         replications=reps, seed=seed)  # fmt: skip
+        rows.append({"paper": "P4", "policy": f"replicate m={m}", "quantity": "mean delay (s)",
+                     "arena": a.mean_delay, "arena_low": a.ci_low, "arena_high": a.ci_high,
+                     "package": pk.mean, "package_low": pk.ci_low, "package_high": pk.ci_high,
+                     "theory": p4.system_time(24, m, 1.5, 15.0, svc)})  # fmt: skip
+    out = pd.DataFrame(rows)
+    out["theory_in_arena_interval"] = (out["arena_low"] <= out["theory"]) & (
+        out["theory"] <= out["arena_high"]
+    )
+    out["intervals_overlap"] = (out["arena_low"] <= out["package_high"]) & (
+        out["package_low"] <= out["arena_high"]
+    )
     return out
