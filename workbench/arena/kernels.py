@@ -190,7 +190,7 @@ def _send(net, tk, st, q, c, a, b, forward, now):
         _admit(net, tk, st, q, c, b, now)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
     """Task ``i`` is at node ``k`` after ``hops`` forwards: the policy places its copies
     (``c >= 0``: the task's existing single copy, moved on; ``-1``: make new copies)."""

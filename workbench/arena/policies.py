@@ -216,7 +216,7 @@ def _user(net, tk, user, st, i, k):
     return _one(st, st.ibuf[idx], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(net, tk, pol, user, st, i, k, hops):
     """Where task ``i`` at node ``k`` goes (module docstring)."""
     code = pol.code
