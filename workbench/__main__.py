@@ -1,7 +1,7 @@
 """Command line: regenerate figures, check claims, list the papers.
 
 python -m workbench papers
-python -m workbench reproduce <paper|all|atlas> [--quick] [--out DIR] [--only NAME ...]
+python -m workbench reproduce <paper|all|atlas|arena> [--quick] [--out DIR] [--only NAME ...]
     [--client ADDR]
 python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
     [--client ADDR] [--out DIR]]
@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("papers", help="list the papers, their packages and notebooks")
     rep = sub.add_parser("reproduce", help="regenerate a paper's figures as CSV + PNG")
     rep.add_argument(
-        "paper", choices=[*PAPERS, "all", "atlas"], help="a paper, all, or every claim atlas"
+        "paper",
+        choices=[*PAPERS, "all", "atlas", "arena"],
+        help="a paper, all, every claim atlas, or the arena",
     )
     rep.add_argument("--quick", action="store_true", help="fewer points and replications")
     rep.add_argument("--out", default="figures", help="output folder (default: figures)")

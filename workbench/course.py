@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from workbench.registry import course
+from workbench.registry import ARENA, course
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -15,7 +15,8 @@ def course_table():
     from IPython.display import HTML
 
     rows = []
-    for step, p in enumerate((p for p in course() if (REPO / p.notebook).exists()), start=1):
+    listed = [*course(), ARENA]  # the papers in teaching order, then the arena
+    for step, p in enumerate((p for p in listed if (REPO / p.notebook).exists()), start=1):
         name = Path(p.notebook).name
         rows.append(
             f"<tr><td>{step}</td><td><a href='{name}'>{html.escape(name)}</a></td>"

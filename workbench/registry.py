@@ -36,7 +36,7 @@ from pathlib import Path
 
 from workbench.validation import check_choice
 
-__all__ = ["Paper", "PAPERS", "paper", "course", "papers_from_json"]
+__all__ = ["Paper", "PAPERS", "paper", "course", "papers_from_json", "ARENA"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -181,6 +181,20 @@ def papers_from_json(path) -> list[Paper]:
 
 for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep)):
     PAPERS.update({p.id: p for p in papers_from_json(_file)})
+
+
+#: The arena (workbench.arena) has the paper skeleton but is no paper: it is not in PAPERS
+#: (no claims table, not in the course); the CLI reproduces its figures by this entry.
+ARENA = Paper(
+    "arena",
+    "arena",
+    "The arena: the papers' mechanisms, the classic baselines and your own policy on one engine",
+    "workbench (no paper)",
+    "notebooks/arena.ipynb",
+    99,
+    "Comparing mechanisms on one workload: the winner map over load, link delay and task-size "
+    "variability, delay against servers, copies and energy.",
+)
 
 
 def course() -> list[Paper]:

@@ -4,7 +4,8 @@ Each paper's ``figures.FIGURES`` maps a figure name to a
 :class:`workbench.plots.FigureSpec`: ``frame(quick)`` computes the tidy DataFrame (one row
 per plotted point, one column per variable), ``plot(frame)`` draws it.
 
-``reproduce("atlas")`` writes every paper's claim atlas instead (:func:`write_atlas`).
+``reproduce("atlas")`` writes every paper's claim atlas instead (:func:`write_atlas`);
+``reproduce("arena")`` the arena's winner map and fronts (``workbench.registry.ARENA``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 
 from workbench.claims import atlas, plot_atlas
-from workbench.registry import PAPERS, paper
+from workbench.registry import ARENA, PAPERS, paper
 from workbench.validation import check_choice
 
 
@@ -32,17 +33,18 @@ def reproduce(
     ``"atlas"``: every paper's claim atlas (:func:`write_atlas`, on the Dask ``client`` if
     given)."""
     matplotlib.use("Agg")
-    check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas"])
+    check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas", "arena"])
     if paper_id == "atlas":
         return [
             p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, client=client, log=log)
         ]
-    ids = list(PAPERS) if paper_id == "all" else [paper_id]
+    ids = list(PAPERS) if paper_id == "all" else [paper_id]  # "all": the papers, not the arena
     written: list[Path] = []
     for pid in ids:
         folder = Path(out) / pid
         folder.mkdir(parents=True, exist_ok=True)
-        for name, spec in paper(pid).figures.items():
+        figures = ARENA.figures if pid == "arena" else paper(pid).figures
+        for name, spec in figures.items():
             if only and name not in only:
                 continue
             t0 = time.perf_counter()

@@ -1,0 +1,92 @@
+"""The arena's engine against its slow twin (request by request) and conservation."""
+
+import numpy as np
+import pytest
+from naive_arena import Twin
+
+from workbench import arena
+from workbench.arena.compile import compile_scenario, draw_tasks
+from workbench.arena.kernels import Policy, engine
+from workbench.arena.policies import N_PAR, no_user
+from workbench.arena.simulation import _PAR_INDEX, POLICIES
+
+
+def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
+    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+             for k in range(n_nodes)]  # fmt: skip
+    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
+             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
+    if cloud:
+        nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
+        links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
+    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
+    work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
+             "size": size} for k in range(n_nodes)]  # fmt: skip
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _run(sc, name, n=3000, seed=1, **params):
+    net = compile_scenario(sc)
+    m = params.get("m", 1)
+    tk = draw_tasks(sc, n, m, 2, np.random.default_rng(seed))
+    par = np.zeros(N_PAR)
+    for k, v in params.items():
+        par[_PAR_INDEX[k]] = v
+    out = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)
+    return net, tk, out
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [("local", {}), ("random", {}), ("jsq", {}), ("overflow", {"p": 0.6}),
+     ("replicate", {"m": 3})],
+)  # fmt: skip
+def test_engine_equals_its_slow_twin_request_by_request(name, params):
+    sc = _mesh()
+    net, tk, out = _run(sc, name, **params)
+    finish, where = out[0], out[1]
+    twin = Twin(net, tk, name, p=params.get("p", 1.0), m=params.get("m", 1))
+    t_finish, t_where = twin.run()
+    assert np.array_equal(where, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    # the comparison has something to compare: some tasks lost or moved, most done
+    assert (where >= 0).mean() > 0.5
+
+
+@pytest.mark.parametrize("name, params", [("overflow", {"p": 0.5}), ("replicate", {"m": 2}),
+                                          ("jsq", {}), ("power_of_d", {"d": 2})])  # fmt: skip
+def test_conservation_every_task_and_copy_accounted_for(name, params):
+    sc = _mesh(capacity=2, rate=4.0, cloud=name != "overflow")
+    net, tk, out = _run(sc, name, n=4000, **params)
+    finish, where, copies, _, _, _, _, ctr = out
+    n = len(tk.t)
+    done, lost = int((where >= 0).sum()), int((where < 0).sum())
+    assert done + lost == n  # the engine drains: nothing left in flight
+    assert np.isnan(finish[where < 0]).all() and np.isfinite(finish[where >= 0]).all()
+    assert ctr[0] == copies.sum()  # copies made = the tasks' copies
+    if name == "overflow":
+        assert lost > 0  # loss nodes without a cloud lose tasks
+    assert (finish[where >= 0] >= tk.t[where >= 0]).all()
+
+
+def test_replicas_cancel_the_rest_and_copies_add_up():
+    """Each copy ends exactly once: done (one per completed task), cancelled or lost."""
+    sc = _mesh(capacity=6, rate=3.0)
+    net = compile_scenario(sc)
+    tk = draw_tasks(sc, 2000, 3, 2, np.random.default_rng(3))
+    par = np.zeros(N_PAR)
+    par[_PAR_INDEX["m"]] = 3
+    finish, where, copies, _, _, _, _, ctr = engine()(
+        net, tk, Policy(POLICIES["replicate"].code, par), 0, no_user
+    )
+    made, cancelled = ctr
+    done = int((where >= 0).sum())
+    assert copies.max() == 3 and (copies >= 1).all()
+    assert cancelled > 0
+    # every copy ends once: done (one per completed task), cancelled, or lost (it reached a
+    # node that filled while it travelled); a replica is only placed on a free place
+    lost_copies = made - done - cancelled
+    assert 0 <= lost_copies < 0.05 * made
+    # the first replica to finish cancels the others: a completed task with k copies
+    # leaves k - 1 copies cancelled or lost, never a second completion
+    assert cancelled + lost_copies == (copies[where >= 0] - 1).sum() + copies[where < 0].sum()

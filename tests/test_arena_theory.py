@@ -1,0 +1,185 @@
+"""The arena against queueing theory and against the papers' own packages."""
+
+import math
+
+import numpy as np
+import pytest
+
+from workbench import arena
+from workbench.erlang import erlang_b
+from workbench.validation import EmptyRunError
+
+
+def _star(n_nodes, servers, lam_total, mean=1.0, capacity=None, **node):
+    """A device without servers spreading Poisson tasks over ``n_nodes`` identical nodes."""
+    extra = {} if capacity is None else {"capacity": capacity}
+    nodes = [{"id": "dev", "role": "device", "servers": 0}]
+    nodes += [{"id": f"n{k}", "role": "edge", "servers": servers, **extra, **node}
+              for k in range(n_nodes)]  # fmt: skip
+    links = [{"a": "dev", "b": f"n{k}", "delay": 0.0} for k in range(n_nodes)]
+    work = [{"source": "dev", "rate": lam_total, "size": {"dist": "exponential", "mean": mean}}]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _within(result, quantity, value, slack=0.0):
+    lo, hi = result.interval(quantity)
+    width = hi - lo
+    return lo - slack * width <= value <= hi + slack * width
+
+
+def test_random_over_identical_mm1_nodes_is_one_over_mu_minus_lambda():
+    lam, n = 0.6, 3
+    sc = _star(n, 1, lam * n)
+    r = arena.simulate(scenario=sc, policy="random", requests=60_000, replications=8, seed=2)
+    assert _within(r, "mean_delay", 1 / (1 - lam))
+    assert r.half_width < 0.1 * r.mean_delay  # an interval narrow enough to fail
+    # every node busy a fraction lam of the time
+    for k in range(n):
+        assert abs(r.frame[f"utilisation:n{k}"].mean() - lam) < 0.02
+
+
+def test_local_on_an_mmc_node_is_erlang_c():
+    c, lam, mu = 3, 2.25, 1.0
+    a = lam / mu
+    b = erlang_b(c, a)
+    p_wait = b / (1 - (a / c) * (1 - b))
+    expected = p_wait / (c * mu - lam) + 1 / mu
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": [{"id": "x", "role": "edge", "servers": c}],
+            "workload": [{"source": "x", "rate": lam, "size": {"dist": "exponential", "mean": 1}}],
+        }
+    )
+    r = arena.simulate(scenario=sc, policy="local", requests=60_000, replications=8, seed=3)
+    assert _within(r, "mean_delay", expected)
+    assert r.half_width < 0.1 * expected
+
+
+def test_overflow_on_two_loss_nodes_is_blocking_exact():
+    from workbench.datacenters import blocking_exact
+
+    sc = arena.load_scenario("p3_datacenters")
+    lam = tuple(w.rate for w in sc.workload)
+    c = tuple(n.servers for n in sc.nodes)
+    for p in (0.0, 0.7):
+        b1, b2 = blocking_exact(lam, c, (1.0, 1.0), (p, p))
+        overall = (lam[0] * b1 + lam[1] * b2) / sum(lam)
+        r = arena.simulate(
+            scenario=sc, policy="overflow", p=p, requests=60_000, replications=8, seed=4
+        )
+        assert _within(r, "loss_share", overall, slack=0.25), (p, r.interval("loss_share"))
+    # and p matters: forwarding lowers the loss measurably
+    r0 = arena.simulate(scenario=sc, policy="overflow", p=0.0, requests=20_000, replications=4)
+    assert r0.loss_share > r.loss_share + 0.01
+
+
+def test_power_of_d_approaches_the_mean_field_limit():
+    """Mitzenmacher / Vvedenskaya et al.: P(Q >= k) = rho^((d^k - 1)/(d - 1)) as N -> oo."""
+    n_nodes, rho, d = 100, 0.8, 2
+    tail = [rho ** ((d**k - 1) / (d - 1)) for k in range(1, 40)]
+    limit = sum(tail) / rho  # Little: E[T] = E[Q] / lambda per server (mu = 1)
+    sc = _star(n_nodes, 1, rho * n_nodes)
+    r = arena.simulate(
+        scenario=sc, policy="power_of_d", d=d, requests=100_000, replications=4, seed=5
+    )
+    assert abs(r.mean_delay - limit) < 0.05 * limit, (r.mean_delay, limit)
+    # far from random's M/M/1 value 1 / (1 - rho) = 5
+    assert r.mean_delay < 0.6 / (1 - rho)
+
+
+def test_energy_is_busy_plus_idle_power_plus_transmission():
+    lam, mean, p_idle, p_busy, bits, epb = 0.5, 1.0, 40.0, 100.0, 2e5, 3e-7
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": [
+                {"id": "d", "role": "device", "servers": 0},
+                {
+                    "id": "x",
+                    "role": "edge",
+                    "servers": 1,
+                    "power_idle": p_idle,
+                    "power_busy": p_busy,
+                },
+            ],  # fmt: skip
+            "links": [
+                {"a": "d", "b": "x", "delay": 0.01, "bandwidth": 1e7, "energy_per_bit": epb}
+            ],  # fmt: skip
+            "workload": [
+                {
+                    "source": "d",
+                    "rate": lam,
+                    "input_bits": bits,
+                    "size": {"dist": "exponential", "mean": mean},
+                }
+            ],  # fmt: skip
+        }
+    )
+    rho = lam * mean
+    expected = (p_busy * rho + p_idle * (1 - rho)) / lam + bits * epb
+    r = arena.simulate(scenario=sc, policy="local", requests=50_000, replications=6, seed=6)
+    assert _within(r, "energy_per_task", expected, slack=0.25)
+    # link delay and transmission time are in the delay: 1/(mu - lam) + 0.01 + bits/bandwidth
+    assert _within(r, "mean_delay", 1 / (1 / mean - lam) + 0.01 + bits / 1e7, slack=0.25)
+
+
+def test_replicate_on_p4_matches_the_redundancy_package_and_its_theory():
+    """Exact mapping: N = 24 workers, m | N, S-Exp replicas, blocked jobs take T_cl."""
+    from workbench.redundancy import SExp, simulate, system_time
+
+    sc = arena.load_scenario("p4_redundancy")
+    service = SExp(3.0, 0.2)
+    for m in (1, 2, 3):
+        theory = system_time(24, m, 1.5, 15.0, service)
+        a = arena.simulate(scenario=sc, policy="replicate", m=m, requests=40_000,
+                           replications=8, seed=7)  # fmt: skip
+        p4 = simulate(N=24, m=m, lam=1.5, t_cloud=15.0, service=service, jobs=40_000,
+                      replications=8, seed=8)  # fmt: skip
+        assert _within(a, "mean_delay", theory, slack=0.25), (m, a.interval(), theory)
+        lo = min(a.ci_low, p4.ci_low)
+        hi = max(a.ci_high, p4.ci_high)
+        assert a.ci_low <= p4.ci_high and p4.ci_low <= a.ci_high, (m, a.interval(), lo, hi)
+        assert abs(a.cloud_share - p4.blocking) < 3 * (a.half_width / a.mean + 0.01)
+        assert math.isclose(a.copies_per_task, m * (1 - a.cloud_share) + a.cloud_share,
+                            rel_tol=1e-9)  # fmt: skip
+
+
+def test_overflow_on_p3_matches_the_datacenters_package():
+    from workbench.datacenters import simulate
+
+    sc = arena.load_scenario("p3_datacenters")
+    a = arena.simulate(scenario=sc, policy="overflow", p=0.5, requests=60_000,
+                       replications=8, seed=9)  # fmt: skip
+    p3 = simulate(lam=(11.0, 6.0), servers=(10, 10), mu=(1.0, 1.0), p=(0.5, 0.5),
+                  events=120_000, replications=8, seed=10)  # fmt: skip
+    p3_loss = (11.0 * p3["beta1"] + 6.0 * p3["beta2"]) / 17.0
+    lo, hi = a.interval("loss_share")
+    width = (hi - lo) + (p3.ci_high - p3.ci_low)
+    assert abs(a.loss_share - p3_loss) <= width, (a.loss_share, p3_loss)
+
+
+def test_user_policy_runs_in_the_engine_and_can_match_a_builtin():
+    @arena.policy
+    def first(queue, servers, speed, delay, u):
+        return 0  # the deciding node's first candidate: its home, like `local`
+
+    sc = _star(1, 2, 1.2)
+    a = arena.simulate(scenario=sc, policy=first, requests=5_000, replications=2)
+    b = arena.simulate(scenario=sc, policy="local", requests=5_000, replications=2)
+    assert np.array_equal(a.frame["mean_delay"], b.frame["mean_delay"])
+
+    @arena.policy
+    def drop(queue, servers, speed, delay, u):
+        return -1
+
+    with pytest.raises(EmptyRunError, match="lost"):
+        arena.simulate(scenario=_star(2, 1, 0.5), policy=drop, requests=1_000, replications=2)
+
+
+@pytest.mark.parametrize("name", arena.shipped())
+def test_every_shipped_scenario_runs_its_papers_policy(name):
+    pol = {"neutral": "jsq", "p1_fog": "threshold", "p2_proactive": "hedge_cache",
+           "p3_datacenters": "overflow", "p4_redundancy": "replicate",
+           "p5_hierarchy": "red"}  # fmt: skip
+    r = arena.simulate(scenario=name, policy=pol[name], requests=5_000, replications=2,
+                       overload="transient")  # fmt: skip
+    assert r.mean_delay > 0 and 0 <= r.loss_share < 0.5

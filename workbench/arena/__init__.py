@@ -1,0 +1,43 @@
+"""The arena: every paper's mechanism, the classic baselines and your own policy, on one
+engine and one workload.
+
+A deployment asks *which mechanism, under which load, link delay and task-size
+variability, at what cost in servers, copies and energy?* Each paper answers its own
+question on its own model; the arena runs them all, with the classic baselines and a
+policy of your own, on one compiled engine and one scenario file.
+
+- :mod:`~workbench.arena.scenario`: scenarios as YAML/JSON files, validated
+  (:func:`load_scenario`, :func:`scenario_from_dict`); ``data/scenarios`` ships each
+  paper's setup and a neutral one.
+- :mod:`~workbench.arena.kernels`: the engine (numba, the shared event heap).
+- :mod:`~workbench.arena.policies`: the placement rules; :data:`POLICIES` names them.
+- :func:`simulate` returns the shared :class:`~workbench.results.SimulationResult`.
+- :func:`policy` turns a decision function into a policy that runs inside the engine::
+
+      @arena.policy
+      def nearest_idle(queue, servers, speed, delay, u):
+          best, score = -1, 1e300
+          for j in range(queue.size):
+              s = delay[j] + max(queue[j] + 1 - servers[j], 0.0) / speed[j]
+              if s < score:
+                  best, score = j, s
+          return best
+
+The arena is not a paper: it is registered as :data:`workbench.registry.ARENA` for the CLI
+(``python -m workbench reproduce arena``), not in ``PAPERS``.
+"""
+
+from workbench.arena.params import PARAMS
+from workbench.arena.scenario import (
+    Scenario,
+    ScenarioError,
+    load_scenario,
+    scenario_from_dict,
+    shipped,
+)
+from workbench.arena.simulation import POLICIES, QUANTITIES, UserPolicy, policy, simulate
+
+__all__ = [
+    "PARAMS", "POLICIES", "QUANTITIES", "Scenario", "ScenarioError", "UserPolicy",
+    "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
+]  # fmt: skip

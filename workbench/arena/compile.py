@@ -1,0 +1,144 @@
+"""A :class:`~workbench.arena.scenario.Scenario` compiled into the engine's flat arrays, and
+the random inputs of one replication drawn from its workload."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from workbench.arena.kernels import BIG, Net, Tasks
+from workbench.arena.scenario import ROLE_LEVEL, Scenario
+
+__all__ = ["compile_scenario", "draw_tasks", "sample_sizes"]
+
+_TIE = 1e-9  # added to each link's weight: among equal-delay paths, the fewest hops
+
+
+@njit(cache=True)
+def _along_paths(pred, dist, w_delay, w_invbw, w_epb):
+    """Sum each link quantity along the least-delay paths given by ``pred``."""
+    n = pred.shape[0]
+    delay = np.full((n, n), np.inf)
+    invbw = np.full((n, n), np.inf)
+    epb = np.full((n, n), np.inf)
+    hops = np.full((n, n), -1, np.int64)
+    for s in range(n):
+        order = np.argsort(dist[s])
+        for t in order:
+            if t == s:
+                delay[s, t], invbw[s, t], epb[s, t], hops[s, t] = 0.0, 0.0, 0.0, 0
+                continue
+            p = pred[s, t]
+            if p < 0:
+                continue
+            delay[s, t] = delay[s, p] + w_delay[p, t]
+            invbw[s, t] = invbw[s, p] + w_invbw[p, t]
+            epb[s, t] = epb[s, p] + w_epb[p, t]
+            hops[s, t] = hops[s, p] + 1
+    return delay, invbw, epb, hops
+
+
+def compile_scenario(sc: Scenario) -> Net:
+    """The scenario as a :class:`~workbench.arena.kernels.Net` (paths: least delay)."""
+    n = len(sc.nodes)
+    idx = {node.id: i for i, node in enumerate(sc.nodes)}
+    w_delay, w_invbw, w_epb = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    rows, cols, weights = [], [], []
+    nbrs: list[list[int]] = [[] for _ in range(n)]
+    for link in sc.links:
+        a, b = idx[link.a], idx[link.b]
+        for x, y in ((a, b), (b, a)):
+            rows.append(x)
+            cols.append(y)
+            weights.append(link.delay + _TIE)
+            w_delay[x, y] = link.delay
+            w_invbw[x, y] = 1.0 / link.bandwidth
+            w_epb[x, y] = link.energy_per_bit
+            nbrs[x].append(y)
+    graph = csr_matrix((weights, (rows, cols)), shape=(n, n))
+    dist, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
+    pred = np.where(pred < 0, -1, pred).astype(np.int64)
+    delay, invbw, epb, hops = _along_paths(pred, dist, w_delay, w_invbw, w_epb)
+    servers = np.array([BIG if s == math.inf else int(s) for s in (x.servers for x in sc.nodes)])
+    capacity = np.array([BIG if x.capacity is None else x.capacity for x in sc.nodes])
+    level = np.array([ROLE_LEVEL[x.role] for x in sc.nodes], dtype=np.int64)
+    clouds = [i for i, x in enumerate(sc.nodes) if x.role == "cloud"]
+    cloud = clouds[0] if clouds else -1
+    ptr, flat = [0], []
+    for k in range(n):
+        flat += sorted(set(nbrs[k]), key=lambda b, k=k: (w_delay[k, b], b))
+        ptr.append(len(flat))
+    home, parent = np.arange(n), np.full(n, -1)
+    for k in range(n):
+        serving = [b for b in flat[ptr[k] : ptr[k + 1]] if servers[b] > 0]
+        if servers[k] == 0 and serving:
+            home[k] = min(serving, key=lambda b, k=k: (b == cloud, delay[k, b], b))
+        up = [b for b in flat[ptr[k] : ptr[k + 1]] if level[b] > level[k] and servers[b] > 0]
+        if up:
+            parent[k] = min(up, key=lambda b, k=k: (delay[k, b], b))
+    return Net(
+        servers=servers.astype(np.int64),
+        capacity=np.maximum(capacity, 0).astype(np.int64),
+        speed=np.array([x.speed for x in sc.nodes], dtype=float),
+        power_idle=np.array([x.power_idle for x in sc.nodes], dtype=float),
+        power_busy=np.array([x.power_busy for x in sc.nodes], dtype=float),
+        level=level,
+        nbr_ptr=np.array(ptr, dtype=np.int64),
+        nbr_idx=np.array(flat, dtype=np.int64),
+        delay=delay,
+        invbw=invbw,
+        epb=epb,
+        hops=hops,
+        home=home.astype(np.int64),
+        parent=parent.astype(np.int64),
+        cloud=int(cloud),
+        mean_size=np.array([w.size.moments[0] for w in sc.workload], dtype=float),
+    )
+
+
+def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` draws of a scenario's size distribution (inverse transforms of uniforms)."""
+    u = rng.random(count)
+    d = size.dist
+    if d == "exponential":
+        return -size.mean * np.log1p(-u)
+    if d == "deterministic":
+        return np.full(count, float(size.value))
+    if d == "shifted_exponential":
+        return size.shift - np.log1p(-u) / size.rate
+    if d == "pareto":
+        return size.scale * (1.0 - u) ** (-1.0 / size.alpha)
+    return size.scale * (-np.log1p(-u)) ** (1.0 / size.shape)  # weibull
+
+
+def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
+    """The inputs of one replication: ``n`` Poisson arrivals over all sources (the sum of
+    the sources' rates), each from source k with probability rate_k / total."""
+    rates = np.array([w.rate for w in sc.workload])
+    total = rates.sum()
+    t = np.cumsum(rng.exponential(1.0 / total, n))
+    source = (
+        rng.choice(len(rates), size=n, p=rates / total) if len(rates) > 1 else np.zeros(n, np.int64)
+    )
+    source = source.astype(np.int64)
+    node_of = np.array([sc.index(w.source) for w in sc.workload], dtype=np.int64)
+    size = np.empty((n, copies))
+    bits = np.empty(n)
+    kind = np.full(n, -1, np.int64)  # -1: the source has no task types
+    groups: dict = {}  # sources with the same task law are drawn together
+    for k, w in enumerate(sc.workload):
+        groups.setdefault((w.size, w.input_bits, w.types), []).append(k)
+    for (law, input_bits, types), members in groups.items():
+        mask = np.isin(source, members) if len(members) < len(rates) else np.ones(n, bool)
+        m = int(mask.sum())
+        size[mask] = sample_sizes(law, m * copies, rng).reshape(m, copies)
+        bits[mask] = input_bits
+        if types is not None:
+            p = np.arange(1, types.count + 1, dtype=float) ** -types.zipf
+            kind[mask] = rng.choice(types.count, size=m, p=p / p.sum())
+    u = rng.random((n, uniforms))
+    return Tasks(t=t, node=node_of[source], source=source, size=size, bits=bits, kind=kind, u=u)

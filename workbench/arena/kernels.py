@@ -1,0 +1,398 @@
+"""The arena's compiled engine: one event loop for every policy on every scenario.
+
+The scenario arrives as flat arrays (:class:`Net`, built by :mod:`workbench.arena.compile`),
+the random inputs of one replication as :class:`Tasks` (drawn by the caller, so the same
+inputs drive this kernel, the slow twin in ``tests/naive_arena.py`` and the SimPy twin in
+``benchmarks/bench_arena_simpy.py``), the policy as :class:`Policy` (a code, its parameters
+and a user decision function).
+
+Semantics
+---------
+- Task ``i`` appears at node ``src[i]`` at time ``t[i]``; the policy (see
+  :mod:`workbench.arena.policies`) returns up to ``M`` targets and whether the task is
+  *placed* there or *forwarded* (the target decides again, one more hop).
+- A copy sent from ``a`` to ``b`` travels the path of least delay: it arrives after
+  ``delay[a, b] + input_bits * invbw[a, b]`` (propagation plus transmission on every link;
+  links are not queues) and costs ``input_bits * epb[a, b]`` J. A zero-time move is
+  immediate.
+- A node holds at most ``capacity`` copies (servers plus FCFS waiting room). A copy that
+  reaches a full node is lost; a task is lost when all its copies are.
+- Copy ``j`` of task ``i`` needs ``size[i, j] / speed`` of service (``speed = inf``: none).
+  The first copy to finish completes the task (its delay: finish minus ``t[i]``; results
+  are not sent back) and cancels the others: a waiting copy leaves its queue, a copy in
+  service frees its server, a copy in transit is dropped when it arrives.
+- Busy server-time is integrated per node for the energy and the utilisation, between the
+  arrival of the first measured task and the arrival of the last one.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+
+from workbench.arena.policies import decide
+from workbench.kernels.events import new_queue, queue_pop, queue_push
+
+__all__ = ["Net", "Tasks", "Policy", "engine", "BIG", "USER_SIG"]
+
+#: "unbounded" for servers and capacities
+BIG = 2**40
+ARRIVE, REACH, DEPART = 0, 1, 2
+# copy states
+TRANSIT, WAITING, SERVING, DONE, CANCELLED, LOST = 0, 1, 2, 3, 4, 5
+
+
+class Net(NamedTuple):
+    """The scenario as arrays (``N`` nodes)."""
+
+    servers: np.ndarray  # int64 (N,), BIG for .inf
+    capacity: np.ndarray  # int64 (N,), BIG when unbounded
+    speed: np.ndarray  # float64 (N,), inf allowed
+    power_idle: np.ndarray  # float64 (N,), W per idle server
+    power_busy: np.ndarray  # float64 (N,), W per busy server
+    level: np.ndarray  # int64 (N,): 0 device, 1 edge, 2 fog, 3 cloud
+    nbr_ptr: np.ndarray  # int64 (N + 1,): direct neighbours of k: nbr_idx[nbr_ptr[k]:nbr_ptr[k+1]]
+    nbr_idx: np.ndarray  # int64, sorted by link delay
+    delay: np.ndarray  # float64 (N, N): propagation delay on the least-delay path
+    invbw: np.ndarray  # float64 (N, N): sum of 1 / bandwidth on that path
+    epb: np.ndarray  # float64 (N, N): sum of J/bit on that path
+    hops: np.ndarray  # int64 (N, N): links on that path
+    home: np.ndarray  # int64 (N,): the node itself, or its nearest serving neighbour
+    parent: np.ndarray  # int64 (N,): the nearest neighbour one tier up (-1: none)
+    cloud: int  # index of the cloud node, -1 if none
+    mean_size: np.ndarray  # float64 (S,): each workload source's mean size
+
+
+class Tasks(NamedTuple):
+    """The random inputs of one replication (``n`` tasks, ``M`` copies, ``R`` uniforms)."""
+
+    t: np.ndarray  # float64 (n,): arrival times, non-decreasing
+    node: np.ndarray  # int64 (n,): the node where the task appears
+    source: np.ndarray  # int64 (n,): its workload entry
+    size: np.ndarray  # float64 (n, M): the work of each copy
+    bits: np.ndarray  # float64 (n,): input bits
+    kind: np.ndarray  # int64 (n,): task type (0 = most popular, -1 = untyped)
+    u: np.ndarray  # float64 (n, R): uniforms for the policy
+
+
+class Policy(NamedTuple):
+    code: int
+    par: np.ndarray  # float64: the policy's parameters (layout in policies.py)
+
+
+class _State(NamedTuple):
+    n_in: np.ndarray  # copies held per node (waiting + in service)
+    busy: np.ndarray  # busy servers per node
+    area: np.ndarray  # busy server-seconds per node
+    last: np.ndarray  # time of the last area update per node
+    qhead: np.ndarray  # FIFO of waiting copies per node (linked through qnext)
+    qtail: np.ndarray
+    qnext: np.ndarray
+    c_task: np.ndarray  # per copy
+    c_node: np.ndarray
+    c_state: np.ndarray
+    c_work: np.ndarray  # service time at its node
+    c_decide: np.ndarray  # 1: the target decides again on arrival (forwarding)
+    t_first: np.ndarray  # per task: its first copy, its number of copies, alive copies
+    t_ncopies: np.ndarray
+    t_alive: np.ndarray
+    t_hops: np.ndarray
+    t_fwd: np.ndarray  # per task: policy forwards so far
+    finish: np.ndarray  # per task: completion time (nan: lost or not done)
+    where: np.ndarray  # per task: node that completed it (-1: lost)
+    energy_tx: np.ndarray  # per task: transmission energy (J)
+    red_avg: np.ndarray  # per node: RED's averaged queue
+    buf: np.ndarray  # int64 scratch: targets of a decision
+    fbuf: np.ndarray  # float64 scratch for user candidates (5 rows)
+    ibuf: np.ndarray  # int64 scratch: the user candidates' node ids
+    ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled]
+
+
+@njit(cache=True, inline="always")
+def _touch(st, k, now):
+    st.area[k] += st.busy[k] * (now - st.last[k])
+    st.last[k] = now
+
+
+@njit(cache=True, inline="always")
+def _start(net, st, q, k, c, now):
+    """Copy ``c`` takes a server of node ``k`` now."""
+    _touch(st, k, now)
+    st.busy[k] += 1
+    st.c_state[c] = SERVING
+    st.ctr[0] = queue_push(q, st.ctr[0], now + st.c_work[c], st.ctr[1], DEPART, c, 0.0)
+    st.ctr[1] += 1
+
+
+@njit(cache=True, inline="always")
+def _free_server(net, st, q, k, now):
+    """A server of ``k`` is freed: it takes the next live waiting copy, if any."""
+    _touch(st, k, now)
+    st.busy[k] -= 1
+    c = st.qhead[k]
+    while c >= 0:
+        nxt = st.qnext[c]
+        st.qhead[k] = nxt
+        if nxt < 0:
+            st.qtail[k] = -1
+        if st.c_state[c] == WAITING:
+            _start(net, st, q, k, c, now)
+            return
+        c = nxt
+
+
+@njit(cache=True, inline="always")
+def _lose(st, c):
+    st.c_state[c] = LOST
+    i = st.c_task[c]
+    st.t_alive[i] -= 1
+
+
+@njit(cache=True, inline="always")
+def _admit(net, tk, st, q, c, k, now):
+    """Copy ``c`` reaches node ``k`` to be served there (or lost if ``k`` is full)."""
+    if st.n_in[k] >= net.capacity[k] or net.servers[k] == 0:
+        _lose(st, c)
+        return
+    st.n_in[k] += 1
+    st.c_node[c] = k
+    sp = net.speed[k]
+    st.c_work[c] = 0.0 if sp == np.inf else tk.size[st.c_task[c], c - st.t_first[st.c_task[c]]] / sp
+    if st.busy[k] < net.servers[k]:
+        _start(net, st, q, k, c, now)
+    else:
+        st.c_state[c] = WAITING
+        st.qnext[c] = -1
+        if st.qtail[k] < 0:
+            st.qhead[k] = c
+        else:
+            st.qnext[st.qtail[k]] = c
+        st.qtail[k] = c
+
+
+@njit(cache=True, inline="always")
+def _send(net, tk, st, q, c, a, b, forward, now):
+    """Copy ``c`` leaves node ``a`` for node ``b`` (placed there, or to decide again)."""
+    i = st.c_task[c]
+    st.c_state[c] = TRANSIT
+    st.c_node[c] = b
+    st.c_decide[c] = forward
+    if a != b:
+        st.t_hops[i] += net.hops[a, b]
+        st.energy_tx[i] += tk.bits[i] * net.epb[a, b]
+    dt = net.delay[a, b] + tk.bits[i] * net.invbw[a, b]
+    if dt > 0.0 or forward:
+        st.ctr[0] = queue_push(q, st.ctr[0], now + dt, st.ctr[1], REACH, c, 0.0)
+        st.ctr[1] += 1
+    else:
+        _admit(net, tk, st, q, c, b, now)
+
+
+@njit(cache=True, inline="always")
+def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
+    """Task ``i`` is at node ``k`` after ``hops`` forwards: the policy places its copies
+    (``c >= 0``: the task's existing single copy, moved on; ``-1``: make new copies)."""
+    n_t, mode = decide(net, tk, pol, user, st, i, k, hops)
+    forward = 1 if mode == 1 else 0
+    st.t_fwd[i] += forward
+    if mode == 2 and c < 0:  # served from a cache at the target: done on arrival there
+        b = st.buf[0]
+        st.t_first[i] = st.ctr[2]
+        st.t_ncopies[i] = 1
+        st.c_task[st.ctr[2]] = i
+        st.c_state[st.ctr[2]] = DONE
+        st.ctr[2] += 1
+        st.where[i] = b
+        st.finish[i] = now + net.delay[k, b] + tk.bits[i] * net.invbw[k, b]
+        st.t_hops[i] += net.hops[k, b]
+        st.energy_tx[i] += tk.bits[i] * net.epb[k, b]
+        return
+    if c >= 0:  # a forwarded task keeps its one copy
+        b = st.buf[0] if n_t > 0 else -1
+        if b < 0:
+            _lose(st, c)
+        else:
+            _send(net, tk, st, q, c, k, b, forward, now)
+        return
+    first = st.ctr[2]
+    n_c = n_t if n_t > 0 else 1
+    st.t_first[i] = first
+    st.t_ncopies[i] = n_c
+    st.t_alive[i] = n_c
+    st.ctr[2] += n_c
+    for j in range(n_c):
+        cj = first + j
+        st.c_task[cj] = i
+        b = st.buf[j] if n_t > 0 else -1
+        if b < 0:
+            _lose(st, cj)
+        else:
+            _send(net, tk, st, q, cj, k, b, forward, now)
+
+
+@njit(cache=True, inline="always")
+def _cancel_others(net, st, q, i, winner, now):
+    first = st.t_first[i]
+    for cj in range(first, first + st.t_ncopies[i]):
+        if cj == winner:
+            continue
+        s = st.c_state[cj]
+        if s == TRANSIT:
+            st.c_state[cj] = CANCELLED
+            st.ctr[3] += 1
+        elif s == WAITING:
+            st.c_state[cj] = CANCELLED
+            st.n_in[st.c_node[cj]] -= 1
+            st.ctr[3] += 1
+        elif s == SERVING:
+            st.c_state[cj] = CANCELLED
+            k = st.c_node[cj]
+            st.n_in[k] -= 1
+            _free_server(net, st, q, k, now)
+            st.ctr[3] += 1
+
+
+@njit(cache=True, inline="always")
+def _depart(net, tk, st, q, c, now):
+    k = st.c_node[c]
+    if st.c_state[c] != SERVING:
+        return  # cancelled while in service: its server was freed then
+    st.c_state[c] = DONE
+    st.n_in[k] -= 1
+    i = st.c_task[c]
+    st.t_alive[i] -= 1
+    _free_server(net, st, q, k, now)
+    if st.where[i] < 0:
+        st.where[i] = k
+        st.finish[i] = now
+        _cancel_others(net, st, q, i, c, now)
+
+
+@njit(cache=True)
+def _state(n_nodes, n, m, max_deg, r):
+    n_c = n * m
+    return _State(
+        np.zeros(n_nodes, np.int64),
+        np.zeros(n_nodes, np.int64),
+        np.zeros(n_nodes),
+        np.zeros(n_nodes),
+        np.full(n_nodes, -1, np.int64),
+        np.full(n_nodes, -1, np.int64),
+        np.full(n_c, -1, np.int64),
+        np.zeros(n_c, np.int64),
+        np.full(n_c, -1, np.int64),
+        np.zeros(n_c, np.int64),
+        np.zeros(n_c),
+        np.zeros(n_c, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.full(n, np.nan),
+        np.full(n, -1, np.int64),
+        np.zeros(n),
+        np.zeros(n_nodes),
+        np.full(max(m, 2), -1, np.int64),
+        np.zeros((5, max_deg + 2)),
+        np.zeros(max_deg + 2 + r, np.int64),
+        np.zeros(4, np.int64),
+    )
+
+
+@njit(cache=True)
+def _snapshot(st, now):
+    for k in range(st.area.shape[0]):
+        _touch(st, k, now)
+    return st.area.copy()
+
+
+def _run(net, tk, pol, warm, user):
+    """Run one replication; returns per-task ``finish, where, copies, hops, energy_tx`` and
+    per-node busy server-seconds between the arrivals of tasks ``warm`` and ``n - 1``
+    (``area``, its window length ``span``), and the counters ``[copies made, cancelled]``.
+    """
+    n = tk.t.shape[0]
+    n_nodes = net.servers.shape[0]
+    m = tk.size.shape[1]
+    max_deg = 0
+    for k in range(n_nodes):
+        max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
+    st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
+    q = new_queue(n * m + 2)
+    area0 = np.zeros(n_nodes)
+    area1 = np.zeros(n_nodes)
+    t0 = 0.0
+    if n > 0:
+        st.ctr[0] = queue_push(q, 0, tk.t[0], 0, ARRIVE, 0, 0.0)
+        st.ctr[1] = 1
+    while st.ctr[0] > 0:
+        now, kind, arg = q.time[0], q.kind[0], q.arg[0]
+        st.ctr[0] = queue_pop(q, st.ctr[0])
+        if kind == ARRIVE:
+            i = arg
+            if i == warm:
+                area0 = _snapshot(st, now)
+                t0 = now
+            if i == n - 1:
+                area1 = _snapshot(st, now)
+            else:
+                st.ctr[0] = queue_push(q, st.ctr[0], tk.t[i + 1], st.ctr[1], ARRIVE, i + 1, 0.0)
+                st.ctr[1] += 1
+            _place(net, tk, pol, user, st, q, i, tk.node[i], 0, -1, now)
+        elif kind == REACH:
+            c = arg
+            if st.c_state[c] == CANCELLED:
+                continue
+            if st.c_decide[c] == 1:
+                i = st.c_task[c]
+                _place(net, tk, pol, user, st, q, i, st.c_node[c], st.t_fwd[i], c, now)
+            else:
+                _admit(net, tk, st, q, c, st.c_node[c], now)
+        else:
+            _depart(net, tk, st, q, arg, now)
+    span = tk.t[n - 1] - t0 if n > 0 else 0.0
+    copies = st.t_ncopies
+    return (
+        st.finish,
+        st.where,
+        copies,
+        st.t_hops,
+        st.energy_tx,
+        area1 - area0,
+        span,
+        st.ctr[2:4].copy(),
+    )
+
+
+#: the signature of a user decision function (see workbench.arena.policies)
+USER_SIG = types.int64(
+    types.float64[::1], types.float64[::1], types.float64[::1], types.float64[::1], types.float64
+)
+_ENGINE = []
+
+
+def engine():
+    """The compiled engine ``run(net, tk, pol, warm, user)`` (compiled, or loaded from the
+    cache, on first use). ``user`` is a first-class function of :data:`USER_SIG`, so the one
+    compiled engine serves every user policy."""
+    if not _ENGINE:
+        from numba import typeof
+
+        net, tk, pol = _examples()
+        f1, i1 = types.float64[::1], types.int64[::1]
+        out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1])
+        user = types.FunctionType(USER_SIG)
+        sig = out(typeof(net), typeof(tk), typeof(pol), types.int64, user)
+        _ENGINE.append(njit(sig, cache=True)(_run))
+    return _ENGINE[0]
+
+
+def _examples():
+    f1, i1 = np.zeros(1), np.zeros(1, np.int64)
+    f2, i2 = np.zeros((1, 1)), np.zeros((1, 1), np.int64)
+    net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1)
+    tk = Tasks(f1, i1, i1, f2, f1, i1, f2)
+    return net, tk, Policy(0, f1)

@@ -1,0 +1,69 @@
+"""The arena's parameter table: run length and every policy's parameters, declared once."""
+
+from __future__ import annotations
+
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+
+__all__ = ["PARAMS", "MAX_REQUESTS", "MAX_TOTAL"]
+
+#: tasks per replication at most (memory: about 150 bytes per task and copy)
+MAX_REQUESTS = 10**7
+#: tasks over all replications at most
+MAX_TOTAL = 2 * 10**8
+
+PARAMS = Params(
+    Param("requests", "n", "tasks per replication", kind="int", low=100, high=MAX_REQUESTS,
+          default=20_000, slider=(1_000, 100_000), step=1_000, source="choice",
+          help="Tasks drawn per replication (all sources together); the warm-up drops the "
+          "first fraction of them."),
+    REPLICATIONS,
+    SEED,
+    WARMUP,
+    CONFIDENCE,
+    Param("load", "ρ", "edge load (winner map)", low=0.0, high=1.5, low_open=True, default=0.7,
+          slider=(0.1, 1.2), step=0.05, source="choice",
+          help="Arrival work over the edge's service capacity in the map's scenario."),
+    Param("link_delay", "δ", "edge link delay (winner map)", unit="s", low=0.0, high=1.0,
+          default=0.002, slider=(0.0, 0.05), step=0.001, source="choice",
+          help="Delay of an edge-to-edge link; the cloud is ten times farther."),
+    Param("scv", "c²", "task-size squared coefficient of variation", low=0.0, high=100.0,
+          default=1.0, slider=(0.0, 10.0), step=0.25, source="choice",
+          help="0: deterministic; below 1: shifted exponential; 1: exponential; above: Pareto."),
+    Param("p", "p", "forwarding probability (overflow, P3)", kind="real", low=0.0, high=1.0,
+          default=1.0, slider=(0.0, 1.0), step=0.05, source="choice",
+          help="A task that finds its node full is forwarded to a neighbour with room with "
+          "probability p, else lost (Fricker et al.'s p_i)."),
+    Param("theta", "θ", "offloading threshold (threshold, P1)", unit="s", low=0.0,
+          default=0.2, slider=(0.0, 2.0), step=0.05, source="choice",
+          help="A node keeps a task when its estimated wait is at most θ; otherwise it "
+          "forwards it to its best neighbour (Yousefpour et al.'s θ)."),
+    Param("e_max", "e_max", "most forwards (threshold, P1)", kind="int", low=0, high=10,
+          default=1, slider=(0, 5), step=1, source="choice",
+          help="After e_max forwards a task that is still refused goes to the cloud."),
+    Param("m", "m", "copies per task (replicate, P4)", kind="int", low=1, high=64, default=2,
+          slider=(1, 8), step=1, source="choice",
+          help="Copies placed on free places (home node first, then its neighbours); the "
+          "first to finish cancels the rest; no free place: the cloud (Peng & Soljanin)."),
+    Param("d", "d", "candidates drawn (power_of_d)", kind="int", low=1, high=64, default=2,
+          slider=(1, 8), step=1, source="choice",
+          help="d candidates drawn with replacement; the task joins the least loaded."),
+    Param("min_th", "min_th", "RED lower threshold (red, P5)", low=0.0, default=5.0,
+          slider=(0.0, 30.0), step=0.5, source="choice",
+          help="Below this averaged queue a task is never offloaded upwards."),
+    Param("max_th", "max_th", "RED upper threshold (red, P5)", low=0.0, low_open=True,
+          default=15.0, slider=(1.0, 60.0), step=0.5, source="choice",
+          help="Above this averaged queue every task is offloaded upwards."),
+    Param("max_p", "max_p", "RED's largest probability below max_th (red, P5)", low=0.0,
+          high=1.0, low_open=True, default=0.1, slider=(0.01, 1.0), step=0.01,
+          source="choice", help="The offloading probability reached at max_th."),
+    Param("w_q", "w_q", "RED averaging weight (red, P5)", low=0.0, high=1.0, low_open=True,
+          default=0.02, slider=(0.001, 0.5), step=0.001, source="choice",
+          help="Weight of the current queue in the moving average, per arriving task."),
+    Param("cache_size", "K", "task types computed proactively (hedge_cache, P2)", kind="int",
+          low=0, high=10**6, default=10, slider=(0, 100), step=1, source="choice",
+          help="Tasks of the K most popular types are served from the edge's cache at once."),
+    Param("deadline", "τ", "reliability check (hedge_cache, P2)", unit="s", low=0.0,
+          default=0.5, slider=(0.0, 5.0), step=0.05, source="choice",
+          help="When the first copy's estimated wait exceeds τ a second copy goes to the "
+          "best neighbour; the first to finish cancels the other (Elbamby et al.'s hedging)."),
+)  # fmt: skip

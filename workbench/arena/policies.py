@@ -1,0 +1,253 @@
+"""Placement policies: the classic baselines, the papers' mechanisms and your own.
+
+A policy decides, when task ``i`` is at node ``k`` (after ``hops`` forwards), where its
+copies go: :func:`decide` writes up to ``M`` target nodes into ``st.buf`` and returns
+``(count, mode)`` with ``mode`` 0 (placed: the target serves or loses it), 1 (forwarded: the
+target decides again) or 2 (served from a cache at the target, no work). ``count = 0`` or a
+target ``-1`` loses the task.
+
+The *candidates* of node ``k`` are ``k`` itself (when it has servers) and its direct
+neighbours with servers, the cloud excluded; a node's *home* is itself, or, for a node
+without servers (a device), its nearest serving neighbour.
+
+Baselines: ``local`` (home), ``cloud``, ``random`` (a uniform candidate), ``jsq`` (the
+candidate with room with the fewest tasks per server; none: the cloud), ``power_of_d``
+(the best of ``d`` candidates drawn with replacement). Papers: ``threshold`` (P1),
+``overflow`` (P3), ``replicate`` (P4), ``red`` (P5), ``hedge_cache`` (P2) — see
+:data:`POLICIES` for each rule in words.
+
+Your own policy (:func:`policy`): an ``@njit`` function
+``decide(queue, servers, speed, delay, u) -> int`` over the candidates plus the cloud
+(last, when the scenario has one): ``queue`` the tasks each holds, ``servers`` (``inf``
+for the cloud), ``speed``, ``delay`` (propagation plus this task's transmission from the
+deciding node), ``u`` a uniform in [0, 1). It returns the index of the chosen candidate;
+any other value loses the task.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from workbench.kernels.red import red_drop_probability, red_ewma
+
+LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = range(11)
+# the layout of Policy.par
+P_P, P_THETA, P_EMAX, P_M, P_D, P_MIN, P_MAX, P_MAXP, P_WQ, P_CACHE, P_DEADLINE = range(11)
+N_PAR = 11
+_BIG = 2**40
+
+
+@njit(cache=True)
+def no_user(queue, servers, speed, delay, u):
+    """The placeholder user decision of the built-in policies (never called)."""
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _room(net, st, j):
+    return net.servers[j] > 0 and st.n_in[j] < net.capacity[j]
+
+
+@njit(cache=True, inline="always")
+def _per_server(net, st, j):
+    return st.n_in[j] / (net.servers[j] * net.speed[j])
+
+
+@njit(cache=True, inline="always")
+def _wait(net, st, j, mean):
+    """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers."""
+    c = net.servers[j]
+    if c >= _BIG or net.speed[j] == np.inf:
+        return 0.0
+    ahead = st.n_in[j] + 1 - c
+    return 0.0 if ahead <= 0 else ahead * mean / (c * net.speed[j])
+
+
+@njit(cache=True, inline="always")
+def _candidates(net, st, k):
+    """Fill ``st.ibuf`` with the candidates of ``k``; returns how many."""
+    n = 0
+    if net.servers[k] > 0 and k != net.cloud:
+        st.ibuf[0] = k
+        n = 1
+    for p in range(net.nbr_ptr[k], net.nbr_ptr[k + 1]):
+        b = net.nbr_idx[p]
+        if net.servers[b] > 0 and b != net.cloud:
+            st.ibuf[n] = b
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _best_neighbour(net, st, k, j, mean):
+    """The serving neighbour of ``k`` (not ``j``, not the cloud) with the least estimated
+    wait plus link delay; -1 if none."""
+    best, score = -1, np.inf
+    for p in range(net.nbr_ptr[k], net.nbr_ptr[k + 1]):
+        b = net.nbr_idx[p]
+        if b == j or b == net.cloud or net.servers[b] == 0:
+            continue
+        s = _wait(net, st, b, mean) + net.delay[k, b]
+        if s < score:
+            best, score = b, s
+    return best
+
+
+@njit(cache=True, inline="always")
+def _one(st, b, mode):
+    st.buf[0] = b
+    return 1, mode
+
+
+@njit(cache=True, inline="always")
+def _shortest(net, st, n, room_only):
+    best, score = -1, np.inf
+    for a in range(n):
+        b = st.ibuf[a]
+        if room_only and not _room(net, st, b):
+            continue
+        s = _per_server(net, st, b)
+        if s < score:
+            best, score = b, s
+    return best
+
+
+@njit(cache=True)
+def _overflow(net, tk, pol, st, i, k):
+    j = net.home[k]
+    if _room(net, st, j):
+        return _one(st, j, 0)
+    if tk.u[i, 0] >= pol.par[P_P]:
+        return _one(st, -1, 0)
+    n = 0
+    for p in range(net.nbr_ptr[j], net.nbr_ptr[j + 1]):
+        b = net.nbr_idx[p]
+        if b != net.cloud and _room(net, st, b):
+            st.ibuf[n] = b
+            n += 1
+    if n == 0:
+        return _one(st, -1, 0)
+    return _one(st, st.ibuf[min(int(tk.u[i, 1] * n), n - 1)], 0)
+
+
+@njit(cache=True)
+def _replicate(net, st, pol, k):
+    m = int(pol.par[P_M])
+    j = net.home[k]
+    placed = 0
+    st.ibuf[0] = j
+    n = 1
+    for p in range(net.nbr_ptr[j], net.nbr_ptr[j + 1]):
+        b = net.nbr_idx[p]
+        if b != net.cloud and b != j:
+            st.ibuf[n] = b
+            n += 1
+    for a in range(n):
+        b = st.ibuf[a]
+        if net.servers[b] == 0:
+            continue
+        free = net.capacity[b] - st.n_in[b]
+        while free > 0 and placed < m:
+            st.buf[placed] = b
+            placed += 1
+            free -= 1
+    if placed == 0:
+        return _one(st, net.cloud, 0)
+    return placed, 0
+
+
+@njit(cache=True)
+def _threshold(net, tk, pol, st, i, k, hops):
+    j = net.home[k]
+    mean = net.mean_size[tk.source[i]]
+    if j != net.cloud and _room(net, st, j) and _wait(net, st, j, mean) <= pol.par[P_THETA]:
+        return _one(st, j, 0)
+    if hops < pol.par[P_EMAX]:
+        b = _best_neighbour(net, st, k, j, mean)
+        if b >= 0:
+            return _one(st, b, 1)
+    return _one(st, net.cloud, 0)
+
+
+@njit(cache=True)
+def _red(net, tk, pol, st, i, k):
+    j = net.home[k]
+    st.red_avg[j] = red_ewma(st.red_avg[j], st.n_in[j], pol.par[P_WQ])
+    p = red_drop_probability(
+        st.red_avg[j], pol.par[P_MIN], pol.par[P_MAX], pol.par[P_MAXP], 0, False
+    )
+    if tk.u[i, 0] < p or not _room(net, st, j):
+        up = net.parent[j]
+        return _one(st, up if up >= 0 else net.cloud, 0)
+    return _one(st, j, 0)
+
+
+@njit(cache=True)
+def _hedge(net, tk, pol, st, i, k):
+    j = net.home[k]
+    if 0 <= tk.kind[i] < pol.par[P_CACHE] and j != net.cloud:
+        return _one(st, j, 2)
+    mean = net.mean_size[tk.source[i]]
+    st.buf[0] = j
+    if _wait(net, st, j, mean) > pol.par[P_DEADLINE]:
+        b = _best_neighbour(net, st, k, j, mean)
+        if b >= 0:
+            st.buf[1] = b
+            return 2, 0
+    return 1, 0
+
+
+@njit(cache=True)
+def _user(net, tk, user, st, i, k):
+    n = _candidates(net, st, k)
+    if net.cloud >= 0:
+        st.ibuf[n] = net.cloud
+        n += 1
+    for a in range(n):
+        b = st.ibuf[a]
+        st.fbuf[0, a] = st.n_in[b]
+        st.fbuf[1, a] = np.inf if net.servers[b] >= _BIG else net.servers[b]
+        st.fbuf[2, a] = net.speed[b]
+        st.fbuf[3, a] = net.delay[k, b] + tk.bits[i] * net.invbw[k, b]
+    idx = user(st.fbuf[0, :n], st.fbuf[1, :n], st.fbuf[2, :n], st.fbuf[3, :n], tk.u[i, 0])
+    if idx < 0 or idx >= n:
+        return _one(st, -1, 0)
+    return _one(st, st.ibuf[idx], 0)
+
+
+@njit(cache=True, inline="always")
+def decide(net, tk, pol, user, st, i, k, hops):
+    """Where task ``i`` at node ``k`` goes (module docstring)."""
+    code = pol.code
+    if code == LOCAL:
+        return _one(st, net.home[k], 0)
+    if code == CLOUD:
+        return _one(st, net.cloud, 0)
+    if code == RANDOM or code == JSQ or code == POD:
+        n = _candidates(net, st, k)
+        if n == 0:
+            return _one(st, net.cloud, 0)
+        if code == RANDOM:
+            return _one(st, st.ibuf[min(int(tk.u[i, 0] * n), n - 1)], 0)
+        if code == POD:
+            d = int(pol.par[P_D])
+            for a in range(d):  # draws with replacement, moved to the front
+                pick = min(int(tk.u[i, a] * n), n - 1)
+                st.ibuf[n + a] = st.ibuf[pick]
+            for a in range(d):
+                st.ibuf[a] = st.ibuf[n + a]
+            n = d
+        b = _shortest(net, st, n, True)
+        return _one(st, b if b >= 0 else net.cloud, 0)
+    if code == THRESHOLD:
+        return _threshold(net, tk, pol, st, i, k, hops)
+    if code == OVERFLOW:
+        return _overflow(net, tk, pol, st, i, k)
+    if code == REPLICATE:
+        return _replicate(net, st, pol, k)
+    if code == RED:
+        return _red(net, tk, pol, st, i, k)
+    if code == HEDGE:
+        return _hedge(net, tk, pol, st, i, k)
+    return _user(net, tk, user, st, i, k)

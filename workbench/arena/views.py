@@ -1,0 +1,57 @@
+"""The arena's notebook views (the only arena module that imports ipywidgets)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.arena.params import PARAMS
+from workbench.arena.simulation import simulate
+from workbench.arena.studies import CONTENDERS, map_scenario
+from workbench.plots import figure
+from workbench.widgets import interactive_figure
+
+__all__ = ["VIEWS", "plot_point", "point_view"]
+
+
+def plot_point(load=0.7, link_delay=0.002, scv=1.0, requests=1_500):
+    """Every contender at one point of the map: mean delay with its interval, and the share
+    of tasks each sends away (forwarded, cloud) and loses."""
+    sc = map_scenario(load, link_delay, scv)
+    names, rows = list(CONTENDERS), []
+    for name in names:
+        r = simulate(scenario=sc, policy=name, requests=requests, replications=2, seed=0,
+                     overload="transient", **CONTENDERS[name])  # fmt: skip
+        rows.append((r.mean_delay, r.ci_low, r.ci_high, r.forwarded_share, r.cloud_share,
+                     r.loss_share, r.stationary))  # fmt: skip
+    a = np.array([r[:6] for r in rows], dtype=float)
+    fig, (ax, bx) = figure(ncols=2, width=4.2, height=3.2, fast=True)
+    y = np.arange(len(names))
+    best = int(np.nanargmin(np.where(a[:, 5] <= 0.01, a[:, 0], np.inf)))
+    colours = ["#c44e52" if i == best else "#4c72b0" for i in y]
+    err = np.vstack([a[:, 0] - a[:, 1], a[:, 2] - a[:, 0]])
+    ax.barh(y, a[:, 0], xerr=np.nan_to_num(err), color=colours)
+    ax.set_yticks(y, [n + ("" if rows[i][6] else " *") for i, n in enumerate(names)])
+    ax.set_xlabel("mean delay (s)")
+    bx.barh(y - 0.25, a[:, 3], 0.25, label="forwarded")
+    bx.barh(y, a[:, 4], 0.25, label="cloud")
+    bx.barh(y + 0.25, a[:, 5], 0.25, label="lost")
+    bx.set_yticks(y, [""] * len(y))
+    bx.set_xlabel("share of tasks")
+    bx.legend(fontsize=8)
+    ax.set_title(f"winner: {names[best]}  (* not stationary)", fontsize=10)
+    return fig
+
+
+def point_view():
+    """Sliders over load, link delay and size variability; every contender re-run."""
+    return interactive_figure(
+        plot_point,
+        title="Which mechanism wins here?",
+        background=True,
+        load=PARAMS["load"],
+        link_delay=PARAMS["link_delay"],
+        scv=PARAMS["scv"],
+    )
+
+
+VIEWS = {"point": point_view}
