@@ -5,6 +5,7 @@ python -m workbench reproduce <paper|all|atlas> [--quick] [--out DIR] [--only NA
     [--client ADDR]
 python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
     [--client ADDR] [--out DIR]]
+python -m workbench site [--quick] [--out DIR]
 """
 
 from __future__ import annotations
@@ -51,7 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     cl.add_argument("--seed", type=int, default=0, help="atlas: design and simulation seed")
     cl.add_argument("--client", help="atlas: a Dask scheduler address, tcp://host:8786")
     cl.add_argument("--out", default="figures", help="atlas: output folder (default: figures)")
+    site = sub.add_parser("site", help="build the course site, slides and handouts")
+    site.add_argument("--quick", action="store_true", help="quick figures, claims, atlas")
+    site.add_argument("--out", default="site", help="output folder (default: site)")
     args = parser.parse_args(argv)
+    if args.command == "site":
+        from workbench.site import build
+
+        build(out=args.out, quick=args.quick)
+        return 0
     if args.command == "papers":
         for p in PAPERS.values():
             print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")
