@@ -99,6 +99,8 @@ def to_html(widget) -> str:
     """One widget (and its children) as static HTML."""
     import ipywidgets as w
 
+    if type(widget).__name__.startswith("Tqdm"):
+        return ""  # a progress bar (tqdm's): finished by the time anyone reads the page
     if hasattr(widget, "controls") and hasattr(widget, "image"):
         return _view_html(widget)
     if hasattr(widget, "answer") and hasattr(widget, "is_correct"):
