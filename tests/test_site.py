@@ -20,6 +20,8 @@ import nbformat
 import pytest
 
 from workbench.registry import course
+from workbench.site.handouts import MATHJAX_DONE
+from workbench.site.serve import serve
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("WB_CHROMIUM", "/usr/bin/chromium"))
@@ -33,6 +35,8 @@ NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if p.stem != 
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
+    if os.environ.get("WB_SITE_DIR"):  # check a site built already (no build here)
+        return Path(os.environ["WB_SITE_DIR"])
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     t0 = time.perf_counter()
@@ -112,11 +116,12 @@ PAGE_JS = """() => {
 }"""
 
 
-def _internal_target(href: str, site: Path) -> Path | None:
-    url = urlparse(href)
-    if url.scheme != "file":
+def _internal_target(href: str, base: str, site: Path) -> Path | None:
+    """The file an internal link points to (None for a link off the site)."""
+    if not href.startswith(base):
         return None
-    return Path(unquote(url.path))
+    path = site / unquote(urlparse(href).path).lstrip("/")
+    return path / "index.html" if path.is_dir() else path
 
 
 @pytest.mark.browser
@@ -130,33 +135,45 @@ def test_every_page_opens_clean_in_chromium(site, browser):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url[:120]}"))
-    for html_file in pages:
-        errors.clear()
-        page.goto(html_file.as_uri(), wait_until="load")
-        page.wait_for_timeout(100)
-        found = page.evaluate(PAGE_JS)
-        counts["pages"] += 1
-        for img in found["imgs"]:
-            counts["images"] += 1
-            if not img["ok"]:
-                problems.append(f"{html_file.name}: image does not decode: {img['src']}")
-        for href in found["links"]:
-            target = _internal_target(href, site)
-            if target is None:
-                continue
-            counts["links"] += 1
-            if not target.exists():
-                problems.append(f"{html_file.name}: broken link {href}")
-        raw = RAW_WIDGET.search(found["text"])
-        if raw:
-            problems.append(f"{html_file.name}: raw widget text {raw.group(0)!r}")
-        problems += [f"{html_file.name}: console: {e}" for e in errors]
-        counts["exercises"] += _check_exercises(page, html_file.name, problems)
+    with serve(site) as base:
+        for html_file in pages:
+            errors.clear()
+            page.goto(f"{base}/{html_file.name}", wait_until="load")
+            page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+            found = page.evaluate(PAGE_JS)
+            counts["pages"] += 1
+            counts["images"] += len(found["imgs"])
+            problems += [
+                f"{html_file.name}: image does not decode: {img['src']}"
+                for img in found["imgs"]
+                if not img["ok"]
+            ]
+            for href in found["links"]:
+                target = _internal_target(href, base, site)
+                if target is not None:
+                    counts["links"] += 1
+                    problems += _link_problems(html_file.name, href, target)
+            raw = RAW_WIDGET.search(found["text"])
+            if raw:
+                problems.append(f"{html_file.name}: raw widget text {raw.group(0)!r}")
+            problems += [f"{html_file.name}: console: {e}" for e in errors]
+            counts["exercises"] += _check_exercises(page, html_file.name, problems)
     context.close()
     print(f"checked {counts}")
+    assert not problems, "\n".join(problems[:40])
     assert counts["pages"] >= len(NOTEBOOKS) + 4
     assert counts["exercises"] >= len(NOTEBOOKS) - 1  # every paper poses exercises
-    assert not problems, "\n".join(problems[:40])
+
+
+def _link_problems(name: str, href: str, target: Path) -> list[str]:
+    if not target.exists():
+        return [f"{name}: broken link {href}"]
+    fragment = urlparse(href).fragment
+    if fragment and target.suffix == ".html":
+        ids = target.read_text(errors="replace")
+        if f'id="{unquote(fragment)}"' not in ids:
+            return [f"{name}: link to a missing anchor {href}"]
+    return []
 
 
 def _check_exercises(page, name: str, problems: list[str]) -> int:
@@ -167,7 +184,8 @@ def _check_exercises(page, name: str, problems: list[str]) -> int:
         answer = ex.locator(".wb-answer")
         text = answer.text_content().strip()
         visible_text = ex.inner_text()
-        if answer.is_visible() or (len(text) > 2 and text in visible_text):
+        listed = ex.get_attribute("data-kind") == "choice"  # the options are on show
+        if answer.is_visible() or (not listed and len(text) > 2 and text in visible_text):
             problems.append(f"{name}: exercise {i + 1} shows its answer {text!r} before opening")
         ex.locator("details.wb-solution > summary").click()
         if not answer.is_visible():
@@ -194,11 +212,18 @@ SLIDE_JS = """() => {
     const t = walker.currentNode;
     if (!t.textContent.trim()) continue;
     const el = t.parentElement;
-    if (el.closest('script, style, .MJX_Assistive_MathML, .MathJax_Preview')) continue;
+    if (el.closest('script, style, mjx-assistive-mml')) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
     const px = parseFloat(getComputedStyle(el).fontSize) * scale;
     if (px < 24 - 0.05) small.push(`${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
+  }
+  for (const svg of s.querySelectorAll('mjx-container svg')) {  // a formula fitted by CSS
+    const natural = svg.width.baseVal.value, r = svg.getBoundingClientRect();
+    if (!natural || !r.width) continue;
+    const px = parseFloat(getComputedStyle(svg.parentElement).fontSize) * scale
+      * r.width / natural;
+    if (px < 24 - 0.05) small.push(`formula at ${px.toFixed(1)}px`);
   }
   return {over: over.slice(0, 3), small: small.slice(0, 3), scale};
 }"""
@@ -208,29 +233,36 @@ SLIDE_JS = """() => {
 def test_every_slide_fits_1280x720_with_text_of_18pt_or_more(site, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
     problems, total = [], 0
-    for nb in NOTEBOOKS:
-        deck = site / "slides" / f"{nb.stem}.slides.html"
-        page.goto(deck.as_uri(), wait_until="load")
-        page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
-        page.wait_for_function(
-            "() => !window.MathJax || !MathJax.Hub || "
-            "new Promise((r) => MathJax.Hub.Queue(() => r(true)))",
-            timeout=60_000,
-        )
-        n = page.evaluate("() => Reveal.getTotalSlides()")
-        assert n >= 3, f"{nb.stem}: {n} slides"
-        for i in range(n):
-            page.evaluate(f"() => Reveal.slide({i})")
-            found = page.evaluate(SLIDE_JS)
-            total += 1
-            if found["over"]:
-                problems.append(f"{nb.stem} slide {i + 1}: overflows: {found['over']}")
-            if found["small"]:
-                problems.append(f"{nb.stem} slide {i + 1}: text below 18 pt: {found['small']}")
+    with serve(site) as base:
+        for nb in NOTEBOOKS:
+            errors.clear()
+            page.goto(f"{base}/slides/{nb.stem}.slides.html", wait_until="load")
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+            page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+            total += _check_deck(page, nb.stem, problems)
+            problems += [f"{nb.stem} deck: console: {e}" for e in errors]
     context.close()
     print(f"checked {total} slides")
+    assert total >= 3 * len(NOTEBOOKS)
     assert not problems, "\n".join(problems[:40])
+
+
+def _check_deck(page, name: str, problems: list[str]) -> int:
+    n = page.evaluate("() => Reveal.getTotalSlides()")
+    for i in range(n):
+        page.evaluate(f"() => Reveal.slide({i})")
+        found = page.evaluate(SLIDE_JS)
+        if found["scale"] < 0.999:
+            problems.append(f"{name} slide {i + 1}: drawn at scale {found['scale']}, not 1")
+        if found["over"]:
+            problems.append(f"{name} slide {i + 1}: overflows: {found['over']}")
+        if found["small"]:
+            problems.append(f"{name} slide {i + 1}: text below 18 pt: {found['small']}")
+    return n
 
 
 def test_every_handout_has_a_page_per_section(site):

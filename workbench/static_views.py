@@ -211,8 +211,9 @@ def _exercise_html(ex) -> str:
         else ""
     )
     within = f" (within ± {ex.tolerance:g})" if ex.tolerance else ""
+    kind = "number" if ex.choices is None else "choice"  # a choice's answer is listed above
     parts = [
-        f"<div class='wb-static-exercise'>{question}{choices}",
+        f"<div class='wb-static-exercise' data-kind='{kind}'>{question}{choices}",
         f"<details class='wb-hint'><summary>Hint</summary>{hint}</details>" if hint else "",
         "<details class='wb-solution'><summary>Solution (try first)</summary>"
         f"<p><b>Answer:</b> <span class='wb-answer'>{html.escape(str(answer))}</span>{within}</p>"
