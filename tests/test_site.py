@@ -25,7 +25,7 @@ from workbench.site.serve import serve
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path(os.environ.get("WB_CHROMIUM", "/usr/bin/chromium"))
-BUILD_TIMEOUT = 900  # s: a cold build executes every notebook
+BUILD_TIMEOUT = 1800  # s: a cold build executes every notebook (15 min seen on a loaded machine)
 RAW_WIDGET = re.compile(
     r"\b(VBox|HBox|GridBox|Box|Output|IntSlider|FloatSlider|Dropdown|Accordion|Image)\(|"
     r"Figure size \d+x\d+"
