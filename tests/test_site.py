@@ -201,6 +201,7 @@ SLIDE_JS = """() => {
   if (s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1)
     over.push(`content ${s.scrollWidth}x${s.scrollHeight} in ${s.clientWidth}x${s.clientHeight}`);
   for (const el of s.querySelectorAll('*')) {
+    if (el.closest('mjx-assistive-mml')) continue;  // MathML for screen readers, clipped
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
     if (r.bottom > box.bottom + 1 || r.right > box.right + 1)
@@ -219,7 +220,10 @@ SLIDE_JS = """() => {
     if (px < 24 - 0.05) small.push(`${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
   }
   for (const svg of s.querySelectorAll('mjx-container svg')) {  // a formula fitted by CSS
-    const natural = svg.width.baseVal.value, r = svg.getBoundingClientRect();
+    const r = svg.getBoundingClientRect();
+    svg.style.maxWidth = 'none';
+    const natural = svg.getBoundingClientRect().width;
+    svg.style.maxWidth = '';
     if (!natural || !r.width) continue;
     const px = parseFloat(getComputedStyle(svg.parentElement).fontSize) * scale
       * r.width / natural;
