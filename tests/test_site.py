@@ -279,3 +279,28 @@ def test_every_handout_has_a_page_per_section(site):
         sections = _sections(nb)
         assert len(reader.pages) >= max(1, sections), (nb.stem, len(reader.pages), sections)
         assert reader.pages[0].extract_text().strip(), f"{nb.stem}: empty first page"
+
+
+def test_static_view_is_a_picture_with_its_controls_and_the_way_to_open_it_live():
+    """No kernel needed: a slider view and an exercise as the static site shows them."""
+    import matplotlib.pyplot as plt
+
+    from workbench.redundancy import PARAMS
+    from workbench.static_views import LIVE_LINE, to_html
+    from workbench.widgets import Exercise, interactive_figure
+
+    def plot(lam, N):
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([0, N], [0, lam])
+        return fig
+
+    html = to_html(interactive_figure(plot, "A view", lam=PARAMS["lam"], N=PARAMS["N"]))
+    assert html.count("<img") == 1 and "data:image/png;base64,iVBOR" in html
+    assert "A view" in html and LIVE_LINE in html
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td>", html)
+    assert [r[1] for r in rows] == [PARAMS["lam"].meaning, PARAMS["N"].meaning]
+    assert rows[0][2] == PARAMS["lam"].unit and rows[0][3] == f"{PARAMS['lam'].default:.4g}"
+    ex = to_html(Exercise("<p>How much?</p>", 0.1234, 0.01, hint="look", solution="<p>so</p>"))
+    before, folded = ex.split("<details class='wb-solution'>")
+    assert "0.1234" not in before and "0.1234" in folded and "look" in before
+    assert "<details class='wb-hint'>" in before
