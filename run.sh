@@ -4,6 +4,9 @@
 #   bash run.sh app [NOTEBOOK]           set up, then open a notebook as an app (Voila)
 #   bash run.sh figures [--quick] [--out DIR] [--only NAME ...]
 #                                        set up, then regenerate every paper's figures (CSV+PNG)
+#   bash run.sh site [--quick] [--out DIR]
+#                                        set up (venv + Chromium), then build the course site,
+#                                        its slides and its PDF handouts (default: site/)
 #   bash run.sh test [PYTEST ARGS]       set up (venv + Chromium), then run the whole test suite
 #                                        on both cores (WORKBENCH_TEST_WORKERS=0: one process)
 set -euo pipefail
@@ -39,6 +42,7 @@ case "$cmd" in
     lab) setup_python; exec "$PY" -m workbench lab "$@" ;;
     app) setup_python; exec "$PY" -m workbench app "$@" ;;
     figures) setup_python; exec "$PY" -m workbench reproduce all "$@" ;;
+    site) setup_python; setup_browser; exec "$PY" -m workbench site "$@" ;;
     test)
         setup_python; setup_browser
         # one worker per core; a test module is one unit of work (tests/conftest.py)
@@ -55,5 +59,5 @@ case "$cmd" in
         if [ "$rc" = 5 ]; then echo "run.sh: pytest collected no tests" >&2; exit 1; fi
         exit "$rc"
         ;;
-    *) echo "usage: bash run.sh [lab|app|figures|test|setup]" >&2; exit 2 ;;
+    *) echo "usage: bash run.sh [lab|app|figures|site|test|setup]" >&2; exit 2 ;;
 esac

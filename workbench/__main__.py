@@ -7,6 +7,7 @@ python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
     [--client ADDR] [--out DIR]]
 python -m workbench new-paper NAME [--out DIR] [--id ID] [--title TITLE]
 python -m workbench check-paper <paper id | package> [--notebook NB] [--claims CSV]
+python -m workbench site [--quick] [--out DIR]
 """
 
 from __future__ import annotations
@@ -64,9 +65,17 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("paper", help="a registered paper id or an importable package")
     chk.add_argument("--notebook", help="its notebook (default: the registry's)")
     chk.add_argument("--claims", help="its claims table (default: the registry's)")
+    site = sub.add_parser("site", help="build the course site, slides and handouts")
+    site.add_argument("--quick", action="store_true", help="quick figures, claims, atlas")
+    site.add_argument("--out", default="site", help="output folder (default: site)")
     args = parser.parse_args(argv)
     if args.command in ("new-paper", "check-paper"):
         return _paper_command(args)
+    if args.command == "site":
+        from workbench.site import build
+
+        build(out=args.out, quick=args.quick)
+        return 0
     if args.command == "papers":
         for p in PAPERS.values():
             print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")

@@ -36,6 +36,7 @@ import html
 import io
 import math
 import numbers
+import os
 import re
 import threading
 import time
@@ -740,3 +741,9 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
             out,
         ]
     )
+
+
+if os.environ.get("WORKBENCH_STATIC") == "1":  # the course site: widgets as static HTML
+    from workbench import static_views
+
+    static_views.install()

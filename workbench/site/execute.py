@@ -1,0 +1,138 @@
+"""Execute the notebooks for the site, once per version of the code.
+
+Each notebook runs through papermill with its ``parameters`` cell (``QUICK``, ``SEED``) and
+``WORKBENCH_STATIC=1`` (slider views drawn as pictures, :mod:`workbench.static_views`). The
+executed copy is kept under ``<cache>/executed/`` named by a digest of everything that can
+change its outputs: the ``workbench/`` sources, the notebook itself, ``data/claims/`` and the
+parameters. A second build with nothing changed reuses it without starting a kernel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+CELL_TIMEOUT = 900  # s
+
+
+def cache_root() -> Path:
+    """``$WORKBENCH_CACHE/site`` (default ``~/.cache/workbench/site``)."""
+    root = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
+    path = Path(root).expanduser() / "site"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def code_digest(leave_out: tuple[str, ...] = ()) -> str:
+    """A digest of the package sources and the claims tables (what every output depends on;
+    the site builder, ``workbench/site/``, is left out)."""
+    h = hashlib.sha256()
+    files = sorted((REPO / "workbench").rglob("*.py")) + sorted((REPO / "data").rglob("*.csv"))
+    for path in files:
+        if "__pycache__" in path.parts or path.is_relative_to(REPO / "workbench" / "site"):
+            continue  # the site builder itself does not change what a notebook shows
+        if path.name in leave_out:
+            continue
+        h.update(str(path.relative_to(REPO)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def notebook_digest(path: Path, code: str, parameters: dict) -> str:
+    h = hashlib.sha256(code.encode())
+    h.update(path.read_bytes())
+    h.update(repr(sorted(parameters.items())).encode())
+    return h.hexdigest()[:20]
+
+
+def kernel_env() -> dict:
+    """The environment of the notebook kernels: this checkout first, views as pictures."""
+    env = dict(os.environ)
+    env["WORKBENCH_STATIC"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    env.setdefault("NUMBA_CACHE_DIR", str(REPO / ".numba_cache"))
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    return env
+
+
+def execute_one(path: Path, target: Path, parameters: dict, log=print) -> Path:
+    """Run ``path`` with papermill into ``target`` (written only when the run succeeded)."""
+    import papermill
+
+    t0 = time.perf_counter()
+    tmp = target.with_suffix(".running.ipynb")
+    papermill.execute_notebook(
+        str(path),
+        str(tmp),
+        parameters=parameters,
+        kernel_name="python3",
+        cwd=str(path.parent),
+        progress_bar=False,
+        execution_timeout=CELL_TIMEOUT,
+    )
+    tmp.replace(target)
+    log(f"site: executed {path.name} in {time.perf_counter() - t0:.0f} s")
+    return target
+
+
+def execute_all(
+    notebooks: list[Path], quick: bool, seed: int = 0, jobs: int = 2, log=print
+) -> dict[str, Path]:
+    """Executed copies of ``notebooks`` (stem -> path), from the cache when up to date."""
+    parameters = {"QUICK": bool(quick), "SEED": int(seed)}
+    folder = cache_root() / "executed"
+    folder.mkdir(parents=True, exist_ok=True)
+    code = code_digest()
+    wanted, todo = {}, []
+    for nb in notebooks:
+        target = folder / f"{nb.stem}-{notebook_digest(nb, code, parameters)}.ipynb"
+        wanted[nb.stem] = target
+        if target.exists():
+            log(f"site: {nb.name} up to date (cached)")
+        else:
+            todo.append((nb, target))
+    if todo:
+        env = kernel_env()
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)  # papermill's kernels inherit this process's environment
+        try:
+            with ThreadPoolExecutor(max(1, min(jobs, len(todo)))) as pool:
+                for f in [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]:
+                    f.result()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return wanted
+
+
+def cached_figures(quick: bool, log=print) -> Path:
+    """``python -m workbench reproduce all`` output (CSV + PNG), cached by the code digest."""
+    # static views and widgets draw no figure of `reproduce`
+    digest = code_digest(leave_out=("static_views.py", "widgets.py"))[:20]
+    folder = cache_root() / "figures" / f"{'quick' if quick else 'full'}-{digest}"
+    if (folder / ".complete").exists():
+        log("site: figures up to date (cached)")
+        return folder
+    import subprocess
+    import sys
+
+    t0 = time.perf_counter()
+    tmp = folder.with_name(folder.name + ".running")
+    shutil.rmtree(tmp, ignore_errors=True)
+    cmd = [sys.executable, "-m", "workbench", "reproduce", "all", "--out", str(tmp)]
+    subprocess.run(cmd + ["--quick"] * quick, check=True, env=kernel_env(), cwd=REPO,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
+    (tmp / ".complete").write_text("ok\n")
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.replace(folder)
+    log(f"site: reproduced every figure in {time.perf_counter() - t0:.0f} s")
+    return folder

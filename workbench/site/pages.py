@@ -1,0 +1,270 @@
+"""The Sphinx sources of the course site, and the Sphinx build.
+
+Sphinx with myst-nb (``nb_execution_mode = "off"``: the notebooks come executed) and
+sphinx-book-theme. Sources are written only when their text changes, into a folder kept in
+the cache, so a rebuild with nothing changed is incremental. MathJax is served from the site
+itself (MathJax 3 from the sphinx-mathjax-offline package, SVG output: no web fonts), so
+pages render offline.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+
+from workbench.registry import PAPERS
+
+CONF = """\
+project = "The offloading workbench"
+author = "the workbench authors"
+copyright = "the workbench authors"
+extensions = ["myst_nb"]
+html_theme = "sphinx_book_theme"
+html_title = "The offloading workbench: a course"
+nb_execution_mode = "off"
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath", "amsmath"]
+exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
+html_extra_path = ["_extra"]
+html_static_path = ["_static"]
+html_css_files = ["workbench.css"]
+html_theme_options = {"show_toc_level": 2, "use_download_button": False}
+html_show_sourcelink = False
+html_copy_source = False
+html_context = {"default_mode": "light"}
+html_favicon = "_static/favicon.svg"
+mathjax_path = "mathjax/tex-svg-full.js"
+mathjax3_config = {
+    "options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"},
+    "svg": {"fontCache": "global"},
+}
+suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
+"""
+
+CSS = """\
+.wb-static-view img, img.wb-static-figure, .cell_output img { max-width: 100%; height: auto; }
+.wb-controls caption { caption-side: top; font-weight: bold; text-align: left; }
+.wb-controls td, .wb-controls th { padding: 2px 8px; }
+.wb-live { font-style: italic; }
+details.wb-solution, details.wb-hint { border-left: 3px solid #8ab; padding-left: .6em;
+  margin: .4em 0; }
+details > summary { cursor: pointer; font-weight: bold; }
+.cell_output table { display: block; overflow-x: auto; font-size: 0.9em; }
+"""
+
+
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    '<rect width="16" height="16" rx="3" fill="#134"/>'
+    '<path d="M3 12h10M3 12V4M6 12V8M9 12V6M12 12V9" stroke="#fff" stroke-width="1.6"/></svg>'
+)
+
+
+def write(path: Path, text: str | bytes) -> None:
+    """Write only when the content differs (keeps Sphinx's incremental build incremental)."""
+    data = text.encode() if isinstance(text, str) else text
+    if path.exists() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def notebook_order(folder: Path) -> list[Path]:
+    """Paper notebooks in teaching order (the registry's), then any other notebook (the
+    arena, ...) by name; the landing notebook ``00_index`` becomes the site's index page."""
+    by_path = {(folder.parent / p.notebook).resolve(): p for p in PAPERS.values()}
+    registered = sorted(
+        (p for p in folder.glob("*.ipynb") if p.resolve() in by_path),
+        key=lambda p: (by_path[p.resolve()].order, by_path[p.resolve()].id),
+    )
+    others = sorted(
+        p for p in folder.glob("*.ipynb") if p.resolve() not in by_path and p.stem != "00_index"
+    )
+    return registered + others
+
+
+def title_of(nb_path: Path) -> str:
+    nb = nbformat.read(nb_path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return nb_path.stem
+
+
+def prepare_notebook(executed: Path) -> str:
+    """The executed notebook as the site shows it: papermill's injected cell removed."""
+    nb = nbformat.read(executed, as_version=4)
+    nb.cells = [c for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.metadata.setdefault("tags", []).append("remove-cell")
+    nb.metadata.pop("papermill", None)
+    nb.metadata.pop("widgets", None)  # no live widget is left: load no widget manager
+    return nbformat.writes(nb)
+
+
+def index_page(landing: Path, pages: list[Path], links: bool = True) -> str:
+    """The course index: the landing notebook's words, the course table, the material."""
+    text, table = [], _course_table(pages)
+    if landing.exists():
+        for cell in nbformat.read(landing, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                text.append(cell.source)
+            elif "course_table(" in cell.source:  # the landing notebook's table, as links
+                text.append(table)
+    if table not in text:
+        text.insert(1 if text else 0, f"## Notebooks in teaching order\n\n{table}")
+    if not text[0].startswith("# "):
+        text.insert(0, "# The offloading workbench — course index")
+    text.append(
+        "## On this site\n\n"
+        "- [Claims of every paper](claims.md), [glossary of symbols](glossary.md), "
+        "[every figure as CSV and PNG](figures.md).\n"
+        "- The slider views are drawn at their defaults; to move them, run "
+        "`bash run.sh lab` in a checkout of the workbench.\n"
+        "- Full-text search: the search box at the top left."
+    )
+    if links:
+        rows = "".join(
+            f"<li>{html.escape(title_of(p))}: <a href='slides/{p.stem}.slides.html'>slides</a>"
+            f" · <a href='handouts/{p.stem}.pdf'>handout (PDF)</a></li>"
+            for p in pages
+        )
+        text.append(f"## Slides and handouts\n\n<ul class='wb-material'>{rows}</ul>")
+    toc = "\n".join(p.stem for p in pages) + "\nclaims\nglossary\nfigures"
+    text.append(f"```{{toctree}}\n:maxdepth: 1\n:caption: Course\n\n{toc}\n```")
+    return "\n\n".join(text) + "\n"
+
+
+def _course_table(pages: list[Path]) -> str:
+    by_stem = {Path(p.notebook).stem: p for p in PAPERS.values()}
+    rows = ["| # | page | paper | what it teaches |", "|---|---|---|---|"]
+    for step, nb in enumerate(pages, start=1):
+        p = by_stem.get(nb.stem)
+        paper = f"{p.title} ({p.citation})" if p else ""
+        teaches = p.teaches if p else ""
+        rows.append(f"| {step} | [{title_of(nb)}]({nb.stem}.ipynb) | {paper} | {teaches} |")
+    return "\n".join(rows)
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.to_html(index=False, escape=True, border=0, na_rep="", classes="wb-table")
+
+
+def glossary_page() -> str:
+    parts = ["# Glossary of symbols\n\nEvery parameter of every paper: symbol, meaning, unit, "
+             "valid range, default and where the default comes from."]  # fmt: skip
+    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+        frame = p.params.frame()[["symbol", "meaning", "unit", "valid", "default", "source"]]
+        parts.append(f"## {p.id.upper()}: {p.title}\n\n{_table(frame.astype(str))}")
+    return "\n\n".join(parts) + "\n"
+
+
+def claims_page(repo: Path) -> str:
+    parts = [
+        "# Claims of every paper\n\nEach paper's claims as its table in `data/claims/` "
+        "states them: the quantity, the paper's number, whether the workbench agrees, and "
+        "the paper's words. Each paper's page measures them anew (its claims section) and "
+        "draws the claim atlas: where each claim holds across the values a careful reader "
+        "would accept for what the paper leaves unstated."
+    ]
+    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+        frame = pd.read_csv(repo / "data" / "claims" / f"{p.id}.csv", comment="#")
+        cols = [c for c in ("id", "quantity", "value", "expect", "note", "quote") if c in frame]
+        link = f"[{p.id.upper()}: {p.title}]({Path(p.notebook).stem}.ipynb)"
+        parts.append(f"## {p.id.upper()}\n\n{link}\n\n{_table(frame[cols])}")
+    return "\n\n".join(parts) + "\n"
+
+
+def figures_page(figures: Path) -> str:
+    parts = [
+        "# Every figure as CSV and PNG\n\nWritten by "
+        "`python -m workbench reproduce all --quick`: one tidy CSV (one row per plotted "
+        "point) and one PNG per figure."
+    ]
+    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+        folder = figures / p.id
+        names = sorted(f.stem for f in folder.glob("*.png")) if folder.exists() else []
+        rows = "".join(
+            f"<tr><td>{html.escape(n)}</td>"
+            f"<td><a href='figures/{p.id}/{n}.csv'>{n}.csv</a></td>"
+            f"<td><a href='figures/{p.id}/{n}.png'><img class='wb-thumb' width='240' "
+            f"alt='{p.id} {n}' src='figures/{p.id}/{n}.png'></a></td></tr>"
+            for n in names
+        )
+        parts.append(
+            f"## {p.id.upper()}: {p.title}\n\n<table class='wb-figures'><tr><th>figure</th>"
+            f"<th>data</th><th>picture</th></tr>{rows}</table>"
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+def write_sources(src: Path, executed: dict[str, Path], notebooks: list[Path], figures: Path,
+                  repo: Path) -> None:  # fmt: skip
+    """Every source file of the site under ``src``."""
+    write(src / "conf.py", CONF)
+    write(src / "_static" / "workbench.css", CSS)
+    write(src / "_static" / "favicon.svg", FAVICON)
+    for nb in notebooks:
+        write(src / f"{nb.stem}.ipynb", prepare_notebook(executed[nb.stem]))
+    for old in src.glob("*.ipynb"):  # a notebook deleted from the course leaves the site
+        if old.stem not in executed:
+            old.unlink()
+    write(src / "index.md", index_page(repo / "notebooks" / "00_index.ipynb", notebooks))
+    write(src / "glossary.md", glossary_page())
+    write(src / "claims.md", claims_page(repo))
+    write(src / "figures.md", figures_page(figures))
+    extra = src / "_extra"
+    _sync_mathjax(src / "_static" / "mathjax")  # Sphinx's mathjax_path is under _static
+    _sync_tree(figures, extra / "figures")
+
+
+MATHJAX_PARTS = ("tex-svg-full.js", "input", "ui", "a11y")
+
+
+def _sync_mathjax(target: Path) -> None:
+    """MathJax 3 (TeX in, SVG out, every TeX package in one file) from the package
+    ``sphinx-mathjax-offline`` (a folder with a hyphen: found by its distribution)."""
+    from importlib.metadata import distribution
+
+    dist = distribution("sphinx-mathjax-offline")
+    init = next(f for f in dist.files if f.name == "__init__.py")
+    source = Path(dist.locate_file(init)).parent / "static" / "mathjax"
+    stamp = target / ".source"
+    if stamp.exists() and stamp.read_text() == f"{source}\n":
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for part in MATHJAX_PARTS:
+        if (source / part).is_dir():
+            shutil.copytree(source / part, target / part)
+        else:
+            shutil.copy2(source / part, target / part)
+    stamp.write_text(f"{source}\n")
+
+
+def _sync_tree(source: Path, target: Path) -> None:
+    stamp = target / ".source"
+    key = f"{source}\n"
+    if stamp.exists() and stamp.read_text() == key:
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
+    stamp.write_text(key)
+
+
+def sphinx_build(src: Path, out: Path, log=print) -> None:
+    """``sphinx-build -b html`` (incremental: the doctrees stay beside the sources)."""
+    from sphinx.cmd.build import build_main
+
+    args = ["-b", "html", "-q", "-d", str(src.parent / "doctrees"), "-j", "1", str(src), str(out)]
+    rc = build_main(args)
+    if rc != 0:
+        raise RuntimeError(f"sphinx-build failed with exit code {rc}")
+    log(f"site: html written to {out}")

@@ -1,0 +1,312 @@
+"""A reveal.js deck per notebook, for the projector.
+
+Each deck is 1280 × 720 with body text at 34 px (25.5 pt; MathJax's first-level scripts,
+70.7 % of that, stay at 24 px = 18 pt). A slide holds a heading and either a few paragraphs,
+or one figure, or a small table: the text of a notebook's markdown is packed into slides by
+an estimate of its height (:data:`LINES_PER_SLIDE` lines of :data:`CHARS_PER_LINE`
+characters), a long paragraph is cut at sentences. Code is not shown: the deck shows what the
+code draws. Slider views are shown at their defaults; exercises as their questions (the
+solutions are on the site, folded). reveal.js (5.2, MIT) ships with the package; MathJax (3, SVG
+output) is the site's own copy, so a deck works offline.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import nbformat
+from markdown_it import MarkdownIt
+
+REVEAL = Path(__file__).resolve().parent / "reveal"
+CHARS_PER_LINE = 62
+LINES_PER_SLIDE = 10
+LINE_PX = 46
+TABLE_MAX_ROWS = 6
+TABLE_MAX_COLS = 4
+TABLE_MAX_CELL = 40
+
+_md = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+CSS = """
+html, body { margin: 0; background: #fff; }
+.reveal { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 34px; color: #1a1a1a; }
+.reveal .slides { text-align: left; }
+.reveal .slides section { box-sizing: border-box; width: 1280px; height: 720px;
+  padding: 28px 48px; overflow: hidden; }
+.reveal h1 { font-size: 54px; margin: 0 0 18px; line-height: 1.15; }
+.reveal h2 { font-size: 42px; margin: 0 0 16px; line-height: 1.15; color: #134; }
+.reveal p, .reveal li { line-height: 1.3; margin: 0 0 12px; }
+.reveal ul, .reveal ol { margin: 0 0 12px 1.1em; padding: 0; }
+.reveal code { font-size: 30px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.reveal small, .reveal sub, .reveal sup { font-size: 26px; }
+.reveal img.wb-slide-figure { display: block; margin: 0 auto; max-width: 1180px;
+  max-height: 490px; width: auto; height: auto; }
+.reveal table { border-collapse: collapse; font-size: 28px; }
+.reveal td, .reveal th { border-bottom: 1px solid #bbb; padding: 4px 12px; }
+.reveal .wb-note { font-size: 26px; color: #444; }
+.reveal mjx-container[display="true"] { margin: 8px 0; }
+.reveal mjx-container svg { max-width: 100%; height: auto; }
+"""
+
+
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
+
+
+def _render(text: str, inline: bool = False) -> str:
+    """Markdown to HTML with the math left as written (CommonMark would eat ``\\{``, ``\\,``
+    and read ``_`` as emphasis), for MathJax to typeset."""
+    maths: list[str] = []
+
+    def keep(m):
+        maths.append(m.group(0))
+        return f"WBMATH{len(maths) - 1}X"
+
+    body = _MATH.sub(keep, _split_display(text))
+    out = _md.renderInline(body) if inline else _md.render(body)
+    return re.sub(r"WBMATH(\d+)X", lambda m: html.escape(maths[int(m.group(1))]), out)
+
+
+def _split_display(text: str) -> str:
+    """A display formula cut at its top-level ``\\qquad``/``\\quad`` spaces (an equation and
+    its label, two equations side by side) into formulas on lines of their own."""
+
+    def cut(m):
+        tex, depth, parts, cur, i = m.group(0)[2:-2], 0, [], "", 0
+        while i < len(tex):
+            depth += {"{": 1, "}": -1}.get(tex[i], 0)
+            hit = re.match(r"\\q?quad\b", tex[i:])
+            if depth == 0 and hit and not re.search(r"\\(begin|left)\b", cur):
+                parts.append(cur)
+                cur, i = "", i + hit.end()
+                continue
+            cur += tex[i]
+            i += 1
+        parts = [p.strip().rstrip(",") for p in [*parts, cur] if p.strip().strip(",")]
+        return "\n\n".join(f"$${_break_lines(p)}$$" for p in parts)
+
+    return re.sub(r"\$\$.+?\$\$", cut, text, flags=re.S)
+
+
+FORMULA_SYMBOLS = 48  # visible symbols of a display formula line at 34 px
+
+
+def _visible(tex: str) -> int:
+    return len(re.sub(r"\\[a-zA-Z]+|[{}^_&\s]|\\.", "", tex))
+
+
+def _break_lines(tex: str) -> str:
+    """A long display formula broken before top-level ``=``, ``+`` or ``-`` signs into the
+    lines of an ``aligned`` block, each short enough for the slide."""
+    if _visible(tex) <= FORMULA_SYMBOLS or "\\begin" in tex:
+        return tex
+    depth, cuts, i = 0, [], 0
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            word = re.match(r"\\(left|right)\b|\\.", tex[i:])
+            depth += {"\\left": 1, "\\right": -1}.get(word.group(0), 0)
+            i += len(word.group(0))
+            continue
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth == 0 and c in "=+-" and i > 0:
+            cuts.append(i)
+        i += 1
+    lines, start, last = [], 0, 0
+    for cut in cuts:
+        if _visible(tex[start:cut]) > FORMULA_SYMBOLS and last > start:
+            lines.append(tex[start:last])
+            start = last
+        last = cut
+    if _visible(tex[start:]) > FORMULA_SYMBOLS and last > start:
+        lines.append(tex[start:last])
+        start = last
+    lines.append(tex[start:])
+    if len(lines) == 1:
+        return tex
+    return "\\begin{aligned}" + " \\\\ ".join(f"&{x}" for x in lines) + "\\end{aligned}"
+
+
+def _text_len(fragment: str) -> int:
+    return len(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _lines(block_html: str) -> int:
+    """Estimated lines of a rendered block at the slide's font size."""
+    if block_html.startswith("<table"):
+        rows = re.findall(r"<tr>(.*?)</tr>", block_html, flags=re.S)
+        lines = 1
+        for row in rows:
+            cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, flags=re.S) or [""]
+            width = max(8, CHARS_PER_LINE // len(cells))
+            lines += max(-(-_text_len(c) // width) for c in cells)
+        return lines
+    items = max(1, block_html.count("<li"))
+    display = sum(2 + 2 * m.count("\\\\") for m in re.findall(r"\$\$.+?\$\$", block_html, re.S))
+    text = re.sub(r"\$\$.+?\$\$", "", block_html, flags=re.S)
+    return max(items, -(-_text_len(text) // CHARS_PER_LINE)) + display
+
+
+_ITEM = re.compile(r"\n(?=\s{0,3}(?:[-*+]|\d+[.)])\s)")
+_SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z*(])")
+SLIDE_CHARS = CHARS_PER_LINE * 7
+
+
+def _pack(pieces: list[str], glue: str) -> list[str]:
+    out, cur = [], ""
+    for piece in pieces:
+        if cur and len(cur) + len(piece) > SLIDE_CHARS:
+            out.append(cur)
+            cur = piece
+        else:
+            cur = f"{cur}{glue}{piece}" if cur else piece
+    return out + [cur] * bool(cur)
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of ``text``, never cutting a ``$…$`` formula in two."""
+    out: list[str] = []
+    for part in _SENTENCE.split(text):
+        if out and out[-1].count("$") % 2:
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def _split_long(block: str) -> list[str]:
+    """A block too long for a slide: display formulas apart, a list cut between its items,
+    a paragraph at sentence ends (a formula is never cut)."""
+    if "$$" in block and not block.lstrip().startswith(("|", "<")):
+        parts = [p.strip() for p in re.split(r"(\$\$.+?\$\$)", block, flags=re.S)]
+        if len([p for p in parts if p]) > 1:
+            return [q for p in parts if p for q in _split_long(p)]
+    if block.lstrip().startswith(("|", "$$", "<")) or len(block) <= CHARS_PER_LINE * 8:
+        return [block]
+    items = _ITEM.split(block)
+    if len(items) > 1:
+        return _pack([p for item in items for p in _pack(_sentences(item), " ")], "\n\n")
+    return _pack(_sentences(block), " ")
+
+
+def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], str]:
+    """(title, body html) slides of one markdown cell, and the heading in force after it."""
+    slides: list[tuple[str, str]] = []
+    body, used = [], 0
+
+    def flush():
+        nonlocal body, used
+        if body:
+            slides.append((heading, "".join(body)))
+        body, used = [], 0
+
+    blocks = [b for b in re.split(r"\n\s*\n", source.replace("<br>", " ")) if b.strip()]
+    for raw in blocks:
+        m = re.match(r"^(#{1,6})\s+(.*)", raw.strip())
+        if m and "\n" not in raw.strip():
+            flush()
+            heading = m.group(2).strip()
+            continue
+        if m:  # a heading followed by text in the same block
+            flush()
+            heading = m.group(2).strip()
+            raw = raw.strip().split("\n", 1)[1]
+        if raw.strip().startswith("<details"):
+            continue  # worked methods stay on the site, folded
+        for piece in _split_long(raw):
+            rendered = _render(piece)
+            n = _lines(rendered)
+            if n > LINES_PER_SLIDE and rendered.startswith("<table"):
+                rendered, n = "<p>Table: in full on the course page.</p>", 1
+            if used and used + n > LINES_PER_SLIDE:
+                flush()
+            body.append(rendered)
+            used += n
+    flush()
+    return slides, heading
+
+
+def _small_table(fragment: str) -> bool:
+    rows = fragment.count("<tr")
+    cols = max((r.count("<td") + r.count("<th") for r in fragment.split("<tr")), default=0)
+    cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", fragment, flags=re.S)
+    longest = max((_text_len(c) for c in cells), default=0)
+    return rows <= TABLE_MAX_ROWS + 1 and cols <= TABLE_MAX_COLS and longest <= TABLE_MAX_CELL
+
+
+def _output_slides(out: dict, heading: str, page: str) -> list[tuple[str, str]]:
+    data = out.get("data", {})
+    if "image/png" in data:
+        src = f"data:image/png;base64,{data['image/png'].strip()}"
+        return [(heading, f"<img class='wb-slide-figure' alt='figure' src='{src}'>")]
+    fragment = data.get("text/html", "")
+    if not fragment:
+        return []
+    if "wb-static-view" in fragment:
+        img = re.search(r"<img [^>]*src='(data:image/png;base64,[^']+)'", fragment)
+        if not img:
+            return []
+        note = "<p class='wb-note'>Slider view at its defaults: <code>bash run.sh lab</code></p>"
+        figure = f"<img class='wb-slide-figure' alt='slider view' src='{img.group(1)}'>"
+        return [(heading, figure + note)]
+    if "wb-static-exercise" in fragment:
+        question = re.sub(r"<details.*?</details>", "", fragment, flags=re.S)
+        return [(heading, question + "<p class='wb-note'>Solution: on the course page.</p>")]
+    if "<table" in fragment:
+        if _small_table(fragment):
+            return [(heading, fragment)]
+        caption = re.search(r"<b>(.*?)</b>", fragment)
+        what = caption.group(1) if caption else "a table"
+        return [(heading, f"<p>Table: {what}.</p><p class='wb-note'>In full on the course "
+                          f"page <a href='../{page}.html'>{page}</a>.</p>")]  # fmt: skip
+    return []
+
+
+def deck_slides(nb) -> list[tuple[str, str]]:
+    slides: list[tuple[str, str]] = []
+    heading = ""
+    for cell in nb.cells:
+        if "remove-cell" in cell.metadata.get("tags", []):
+            continue
+        if cell.cell_type == "markdown":
+            more, heading = _markdown_slides(cell.source, heading)
+            slides += more
+        elif cell.cell_type == "code":
+            for out in cell.get("outputs", []):
+                slides += _output_slides(out, heading, nb.metadata.get("wb_page", ""))
+    return slides
+
+
+def write_deck(notebook: Path, target: Path, page: str) -> int:
+    """Write the deck of ``notebook`` (an executed copy) to ``target``; returns its slides."""
+    nb = nbformat.read(notebook, as_version=4)
+    nb.metadata["wb_page"] = page
+    slides = deck_slides(nb)
+    sections = "\n".join(
+        f"<section>{f'<h2>{_render(title, inline=True)}</h2>' if title else ''}{body}</section>"
+        for title, body in slides
+    )
+    title = html.escape(slides[0][0] if slides else page)
+    doc = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<link rel="icon" href="../_static/favicon.svg">
+<link rel="stylesheet" href="reveal.css"><style>{CSS}</style>
+<script>window.MathJax = {{tex: {{inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]],
+  processEscapes: true}}, svg: {{fontCache: "global"}}}};</script>
+<script defer src="../_static/mathjax/tex-svg-full.js"></script>
+</head><body><div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script src="reveal.js"></script>
+<script>Reveal.initialize({{width: 1280, height: 720, margin: 0, minScale: 0.2, maxScale: 2,
+  center: false, hash: true, transition: "none", controls: true, progress: true}});</script>
+</body></html>
+"""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(doc)
+    for name in ("reveal.js", "reveal.css", "LICENSE"):
+        dest = target.parent / ("reveal.LICENSE" if name == "LICENSE" else name)
+        if not dest.exists():
+            dest.write_bytes((REVEAL / name).read_bytes())
+    return len(slides)
