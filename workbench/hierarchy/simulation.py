@@ -645,7 +645,7 @@ def run_models(*, models=PAPER_MODELS, **params) -> dict:
     shared detector on this replication's completion times, and ρ < 1).
     """
     f = "run_models"
-    if isinstance(models, str) or not hasattr(models, "__len__") or not len(models):
+    if isinstance(models, str) or getattr(models, "ndim", 1) != 1 or not len(models):
         raise ParameterError(
             f"The 'models' parameter of {f} must be a non-empty sequence of names from "
             f"{MODELS}. Got {models!r} instead."
