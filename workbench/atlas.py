@@ -95,7 +95,9 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
         ranges = list(ranges)
         spans = [tuple(float(v) for v in p.plausible) for p in ranges]
         ok = all(len(s) == 2 and math.isfinite(s[0]) and math.isfinite(s[1]) for s in spans)
-        ok = ok and all(s[0] <= s[1] and isinstance(p.name, str) for p, s in zip(ranges, spans))
+        ok = ok and all(
+            s[0] <= s[1] and isinstance(p.name, str) for p, s in zip(ranges, spans, strict=True)
+        )
     except (TypeError, ValueError, AttributeError):
         ok = False
     if not ok:

@@ -34,21 +34,6 @@ import pandas as pd
 from workbench.registry import paper as get_paper
 from workbench.validation import ParameterError, check_bool, describe
 
-# What a user calls: the claims of a paper, checked, and the atlas (forwarded from
-# workbench.atlas). The helpers the atlas is built from (design, plausible_space, wilson,
-# verdict, kind, readable, run_atlas, ...) stay reachable but are not public.
-__all__ = [
-    "load_claims",
-    "check_claims",
-    "Measurement",
-    "AtlasSpec",
-    "atlas",
-    "atlas_summary",
-    "plot_atlas",
-    "VERDICTS",
-    "default_cache_dir",
-]
-
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
 
@@ -219,6 +204,12 @@ _ATLAS_NAMES = (
     "default_cache_dir",
     "source_digest",
 )
+
+
+# What a user calls: the claims of a paper, checked, and the atlas (forwarded from
+# workbench.atlas). The helpers the atlas is built from (design, plausible_space, wilson,
+# verdict, run_atlas, ...) and kind/readable stay reachable but are not public.
+__all__ = ["load_claims", "check_claims", "Measurement", "AtlasSpec", *_ATLAS_PUBLIC]
 
 
 def __getattr__(name: str):

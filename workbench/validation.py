@@ -53,10 +53,11 @@ def _budget_from_env(var: str = "WORKBENCH_MEMORY_BUDGET", default: float = 4e9)
 #: Bytes one call may allocate before it is refused (4 GB; env ``WORKBENCH_MEMORY_BUDGET``).
 MEMORY_BUDGET = _budget_from_env()
 
-#: Elementary steps (simulated events, slot x user updates, model evaluations, ...) one call
-#: may take before it is refused (2e10, about a minute or more of compiled kernel time on one
-#: core; env ``WORKBENCH_WORK_BUDGET``).
-WORK_BUDGET = _budget_from_env("WORKBENCH_WORK_BUDGET", 2e10)
+#: Elementary steps one call may take before it is refused (6e9; env
+#: ``WORKBENCH_WORK_BUDGET``). A step is about 10 ns of compiled kernel time on one core, so
+#: the default is about a minute; each entry point converts its own unit (a simulated
+#: request, an Erlang-B recursion step, an atlas evaluation, a node pair) into steps.
+WORK_BUDGET = _budget_from_env("WORKBENCH_WORK_BUDGET", 6e9)
 
 
 def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
@@ -117,6 +118,18 @@ def check_work(func: str, name: str, value, work: float, what: str = "") -> None
             f"{detail}, more than the work budget of {budget:.3g} (set WORKBENCH_WORK_BUDGET "
             f"to raise it). Got {describe(value)} instead."
         )
+
+
+def check_runs(func: str, replications: int, run_length: float, steps: float, unit: str) -> None:
+    """:func:`check_work` for ``replications`` runs of ``run_length`` ``unit`` each, at about
+    ``steps`` steps per unit (measured for each simulator)."""
+    check_work(
+        func,
+        "replications",
+        replications,
+        float(replications) * float(run_length) * steps,
+        f"{replications} replications x {run_length:g} {unit} x about {steps:g} steps each",
+    )
 
 
 def check_bool(value, name: str, func: str) -> bool:

@@ -43,6 +43,7 @@ from workbench.validation import (
     UnstableRegimeError,
     check_bool,
     check_budget,
+    check_runs,
 )
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup_requests"]
@@ -55,6 +56,8 @@ EVENT_BUDGET = 10**9
 # temporaries, the kernel's per-request outputs and work arrays (about 20), the records
 # frame (15 columns) and its copies: 2e7 requests peaked at 5.6 GB, so 300 bytes.
 BYTES_PER_REQUEST = 300
+# work budget: one simulated request costs about 1.5 µs (4e5 requests in 0.6 s), 150 steps
+STEPS_PER_REQUEST = 150
 TIER_NAMES = np.array(["iot", "fog", "cloud"])
 TYPE_NAMES = np.array(["light", "heavy"])
 ROUTE_NAMES = np.array(["local", "fog", "cloud"])
@@ -441,6 +444,7 @@ def simulate(
         seed, confidence, ewma_period, overload, warmup,
     )  # fmt: skip
     replications = PARAMS["replications"].check(replications, func)
+    check_runs(func, replications, plan["finish"]["run_length"], STEPS_PER_REQUEST, "requests")
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
     return _finish(plan, reps)
 
