@@ -95,6 +95,14 @@ def _finite(func, name, value, result):
     )
 
 
+def _sized(value) -> bool:
+    """A non-empty sized collection (``len`` works and is positive; None or 2.0 is none)."""
+    try:
+        return len(value) > 0
+    except TypeError:
+        return False
+
+
 def _table(func, **values):
     """Check values against the parameter table's ranges (same names, same bounds)."""
     return [PARAMS[name].check(v, func) for name, v in values.items()]
