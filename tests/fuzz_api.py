@@ -1,16 +1,20 @@
 """Fuzz every public name of the workbench with bad and edge values (issue: the public API).
 
-Walks the public surface: the top-level package, the building blocks, the output analysis and
-sweep modules, and every paper package in the registry (each module's ``__all__``). For every
-callable and every parameter it makes calls that change that one argument of a valid baseline
-call:
+Walks the public surface: the top-level package, every module or package directly under
+``workbench`` that declares an ``__all__`` (claims, validation, output analysis, sweep, the
+building blocks, a new package as soon as it exists; :data:`NOT_WALKED` names the few left
+out and why) and every paper package in the registry. For every callable and every parameter
+it makes calls that change that one argument of a valid baseline call:
 
 - **invalid** values from the paper's parameter table (just outside the declared range, NaN,
   ±inf, a string, a bool, None, a huge integer) or, for a parameter the table does not
   declare, type-wrong values (None, a string, an object, -1, NaN);
 - **valid** values inside the declared range (they must work, or refuse with the library's
   own error when the combination is unstable or empty);
-- an **unknown keyword** (a misspelling must never be ignored).
+- an **unknown keyword** (a misspelling must never be ignored);
+- **edge** values (:func:`edge_values`): confidences next to 1 and 0, precision targets of
+  1e-308, ragged lists and 0-d arrays where an array goes, ±inf and 1e308 where a number
+  goes, an object mutated after construction. They may work or be refused, never raw.
 
 Each call runs in a forked child with a time limit, so a hang inside a compiled kernel is
 caught and counted. Outcomes:

@@ -22,6 +22,7 @@ from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
+from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_array, reject_unknown
 
 __all__ = [
@@ -270,8 +271,6 @@ def _service(service, func: str) -> ServiceTime:
 
 def _check_simulated(result, model: tuple, func: str) -> None:
     """``result`` is P4's :func:`simulate` result for the model ``(N, m, lam, t_cloud)``."""
-    from workbench.results import SimulationResult
-
     ran = result.info.get("model") if isinstance(result, SimulationResult) else None
     if ran is None or result.metric != "system_time":
         raise ParameterError(
