@@ -761,6 +761,10 @@ def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> 
                 "detail": detail,
             }
         )
+        if progress and outcome in ("raw", "hang", "garbage"):
+            print(
+                f"  {outcome}: {case.label}: {(detail.splitlines() or [''])[0][:160]}", flush=True
+            )
         if progress and (i + 1) % 50 == 0:
             print(f"{i + 1}/{len(selected)} {Counter(r['outcome'] for r in rows)}", flush=True)
     return pd.DataFrame(rows)
