@@ -181,9 +181,10 @@ class AtlasSpec:
     claims: tuple = ()
     quick_points: int = 8
     full_points: int = 64
-    #: elementary steps of one quick evaluation (a full one: ten times as many); the atlas
-    #: refuses a design whose total exceeds ``WORKBENCH_WORK_BUDGET``
-    work_per_evaluation: float = 1e6
+    #: elementary steps (about 10 ns each) of one quick evaluation, a full one ten times as
+    #: many (P4's quick evaluation: about 0.3 s); the atlas refuses a design whose total
+    #: exceeds ``WORKBENCH_WORK_BUDGET`` (a full atlas needs it raised)
+    work_per_evaluation: float = 3e7
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
