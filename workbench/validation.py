@@ -159,7 +159,8 @@ def describe(value) -> str:
         return repr(value)
     if arr.dtype != object and arr.size > 8:
         return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:100]}...({len(text)} characters)"
 
 
 def _fail(func: str, name: str, what: str, value) -> ParameterError:
