@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/fuzz_api.py [--sample N] [--timeout S] [--csv OUT]
 
-Every name in every public module's ``__all__`` (the registry's paper packages and the
-building blocks), every parameter, with the declared-invalid values of its table, type-wrong
-values, valid values inside the declared range and an unknown keyword; each call in a forked
+Every name in every public ``__all__`` under ``workbench`` (claims, validation, output
+analysis, sweep, the building blocks, the registry's paper packages, any new package), every
+parameter, with the declared-invalid values of its table, type-wrong values, valid values
+inside the declared range, edge values (extreme confidences and precision targets, ragged
+and 0-d arrays, infinities, mutated objects) and an unknown keyword; each call in a forked
 child with a time limit. See ``tests/fuzz_api.py`` for what counts as clean.
 """
 

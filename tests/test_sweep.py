@@ -561,6 +561,9 @@ def test_an_oversized_sweep_is_refused_before_the_grid_is_expanded():
 
     t0 = _time.perf_counter()
     with pytest.raises(ParameterError, match="'replications' parameter of sweep would need"):
+        grid = {"x": range(10**4), "y": [1]}
+        sweep(st.product, grid, replications=10**6, n_workers=1, progress=False)
+    with pytest.raises(ParameterError, match=r"'replications' parameter of sweep must be an int"):
         sweep(st.product, {"x": [1, 2], "y": [1]}, replications=10**12, n_workers=1, progress=False)
     grid = {"x": range(10**4), "y": range(10**3), "z": range(10**3)}  # 10^10 points
     with pytest.raises(ParameterError, match="'grid' parameter of sweep would need"):

@@ -22,13 +22,30 @@ from scipy import stats
 from scipy.stats import qmc
 from sklearn.tree import DecisionTreeClassifier
 
-from workbench.claims import _ATLAS_NAMES, AtlasSpec, Measurement, _measured, load_claims
+from workbench.claims import (
+    _ATLAS_PUBLIC,
+    AtlasSpec,
+    Measurement,
+    _measured,
+    _need_frame,
+    load_claims,
+)
 from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
 from workbench.sweep import point_seed, sweep
-from workbench.validation import ParameterError, check_bool, check_int, check_seed, same_choice
+from workbench.validation import (
+    ParameterError,
+    check_bool,
+    check_int,
+    check_real,
+    check_seed,
+    check_work,
+    describe,
+    same_choice,
+)
 
-__all__ = list(_ATLAS_NAMES)  # one list: workbench.claims forwards these names here
+# one list: workbench.claims forwards these names (and the helpers below) here
+__all__ = list(_ATLAS_PUBLIC)
 
 VERDICTS = ("reproduced", "refuted", "depends", "undetermined")
 REPRODUCED_SHARE = 0.9  # holds at >= 90 % of the determined points
@@ -44,7 +61,15 @@ def plausible_space(params) -> tuple[list, dict]:
     for each choice or bool row with a plausible *set*, one reading per other value
     (``"arrivals=spread"``), one row changed at a time.
     """
-    ranges = [p for p in params.rows if p.continuous]
+    rows = getattr(params, "rows", None)
+    if not isinstance(rows, (list, tuple)) or not all(
+        hasattr(p, "continuous") and hasattr(p, "plausible") for p in rows
+    ):
+        raise ParameterError(
+            "The 'params' parameter of plausible_space must be a parameter table "
+            f"(workbench.params.Params, with rows). Got {describe(params)} instead."
+        )
+    ranges = [p for p in rows if p.continuous]
     readings = {"default": {}}
     for p in params.rows:
         if p.plausible is not None and not p.continuous:
@@ -63,6 +88,23 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
     """A Latin-hypercube design (``scipy.stats.qmc``, scrambled, ``seed``) of ``n_points``
     over the plausible ranges; log-uniform where a range spans two decades or more, rounded
     for int rows. One column per row, one row per design point."""
+    func = "design"
+    n_points = check_int(n_points, "n_points", func, 1, 10**7)
+    seed = check_seed(seed, func)
+    try:
+        ranges = list(ranges)
+        spans = [tuple(float(v) for v in p.plausible) for p in ranges]
+        ok = all(len(s) == 2 and math.isfinite(s[0]) and math.isfinite(s[1]) for s in spans)
+        ok = ok and all(
+            s[0] <= s[1] and isinstance(p.name, str) for p, s in zip(ranges, spans, strict=True)
+        )
+    except (TypeError, ValueError, AttributeError):
+        ok = False
+    if not ok:
+        raise ParameterError(
+            "The 'ranges' parameter of design must be a list of parameter-table rows, each with "
+            f"a plausible range (low, high). Got {describe(ranges)} instead."
+        )
     if not ranges:
         return pd.DataFrame(index=range(n_points))
     unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(n_points)
@@ -115,6 +157,10 @@ def _atlas_eval(
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a proportion ``k / n`` (NaN, NaN for n = 0)."""
+    func = "wilson"
+    n = check_int(n, "n", func, 0)
+    k = check_int(k, "k", func, 0, n)
+    confidence = check_real(confidence, "confidence", func, 0.0, 1.0, True, True)
     if n == 0:
         return math.nan, math.nan
     z = float(stats.norm.ppf(0.5 + confidence / 2))
@@ -129,8 +175,10 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
 def verdict(holds_share: float, points: int) -> str:
     """``reproduced`` (holds at ≥ 90 % of the determined points), ``refuted`` (≤ 10 %),
     ``depends`` (in between), ``undetermined`` (no stationary point at all)."""
+    points = check_int(points, "points", "verdict", 0)
     if points == 0:
         return "undetermined"
+    holds_share = check_real(holds_share, "holds_share", "verdict", 0.0, 1.0)
     if holds_share >= REPRODUCED_SHARE:
         return "reproduced"
     if holds_share <= REFUTED_SHARE:
@@ -224,11 +272,26 @@ def run_atlas(
     ``cache_dir``: keep each evaluation there (the sweep engine's ``joblib.Memory``), keyed
     by :func:`source_digest`, so a re-run after any code or claims-table change recomputes.
     """
+    if not isinstance(spec, AtlasSpec):
+        raise ParameterError(
+            f"The 'spec' parameter of {func} must be a workbench.claims.AtlasSpec. "
+            f"Got {describe(spec)} instead."
+        )
+    targets = _check_targets(targets, func)
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
     default_n = spec.quick_points if quick else spec.full_points
     n_points = default_n if n_points is None else check_int(n_points, "n_points", func, 2, 100_000)
     ranges, readings = plausible_space(params)
+    evaluations = n_points * len(readings)
+    each = spec.work_per_evaluation * (1 if quick else 10)
+    check_work(
+        func,
+        "n_points",
+        n_points,
+        evaluations * each,
+        f"{evaluations} evaluations ({len(readings)} readings) of about {each:.3g} steps each",
+    )
     names = [p.name for p in ranges]
     grid = design(ranges, n_points, seed)
     grid.insert(0, "index", np.arange(n_points))
@@ -243,7 +306,7 @@ def run_atlas(
     fixed = {
         "evaluate": spec.evaluate,  # module-level: pickled by reference to workers
         "overrides": {r: {**defaults, **change} for r, change in readings.items()},
-        "targets": {c: (float(v), float(t)) for c, (v, t) in targets.items()},
+        "targets": targets,
         "quick": quick,
         "base_seed": seed,
     }
@@ -265,6 +328,23 @@ def run_atlas(
     table.attrs["readings"] = readings
     table.attrs["method"] = f"decision tree, depth {TREE_DEPTH}"
     return table
+
+
+def _check_targets(targets, func: str) -> dict:
+    """``{claim id: (value, tolerance)}`` with finite values and tolerances >= 0."""
+    try:
+        out = {str(c): (float(v), float(t)) for c, (v, t) in dict(targets).items()}
+        ok = bool(out) and all(
+            math.isfinite(v) and math.isfinite(t) and t >= 0 for v, t in out.values()
+        )
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ParameterError(
+            f"The 'targets' parameter of {func} must map claim ids to (value, tolerance) pairs "
+            f"of finite numbers (tolerance >= 0), at least one. Got {describe(targets)} instead."
+        )
+    return out
 
 
 def source_digest() -> str:
@@ -369,12 +449,16 @@ def atlas(
 def atlas_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """The overall rows (``reading == "all"``) of an atlas, for people."""
     cols = ["claim", "points", "holds_share", "ci_low", "ci_high", "verdict", "flip"]
+    _need_frame(frame, ["reading", *cols], "frame", "atlas_summary")
     out = frame[frame["reading"] == "all"][cols].copy()
     return out.reset_index(drop=True)
 
 
 def plot_atlas(frame: pd.DataFrame):
     """Claims × readings, coloured by ``holds_share``; each claim's flip point beside it."""
+    cols = ["claim", "reading", "holds_share", "verdict", "flip"]
+    if _need_frame(frame, cols, "frame", "plot_atlas").empty:
+        raise ParameterError("The 'frame' parameter of plot_atlas must hold an atlas. Got none.")
     readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
     claims = list(dict.fromkeys(frame["claim"]))
     share = (

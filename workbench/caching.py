@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.kernels.caches import lfu_hits_kernel, lru_hits_kernel, popularity_hits_kernel
-from workbench.validation import ParameterError, check_int, describe
+from workbench.validation import ParameterError, array_or_none, check_int, describe
 
 __all__ = ["lru_hits", "lfu_hits", "popularity_cache_hits"]
 
@@ -181,8 +181,8 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
     if cacheable is None:
         mask = np.ones(n_objects, dtype=np.bool_)
     else:
-        mask = np.asarray(cacheable)
-        if mask.dtype != bool or mask.shape != (n_objects,):
+        mask = array_or_none(cacheable)
+        if mask is None or mask.dtype != bool or mask.shape != (n_objects,):
             raise ParameterError(
                 f"The 'cacheable' parameter of {func} must be None or {n_objects} booleans "
                 f"(one per ranked object). Got {describe(cacheable)} instead."

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from workbench.registry import paper as get_paper
+from workbench.validation import ParameterError, check_bool, describe
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
@@ -64,15 +65,33 @@ def load_claims(paper: str) -> pd.DataFrame:
     return frame
 
 
+def _need_frame(frame, columns, name: str, func: str) -> pd.DataFrame:
+    """``frame`` if it is a DataFrame with every column in ``columns``, else a ParameterError."""
+    if not isinstance(frame, pd.DataFrame) or any(c not in frame for c in columns):
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be a pandas DataFrame with the columns "
+            f"{', '.join(columns)}. Got {describe(frame)} instead."
+        )
+    return frame
+
+
 def kind(row) -> str:
     """``claim`` (checks a number the paper states) or ``regression`` (the workbench's own)."""
-    if row["source"] == "workbench" or row["expect"] == "disagree":
+    try:
+        source, expect = row["source"], row["expect"]
+    except (KeyError, TypeError, IndexError):
+        raise ParameterError(
+            "The 'row' parameter of kind must be a claims-table row with the fields source "
+            f"and expect. Got {describe(row)} instead."
+        ) from None
+    if source == "workbench" or expect == "disagree":
         return "regression"
     return "claim"
 
 
 def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
     """Measure every claim; adds ``measured``, ``error``, ``agrees``, ``as_expected``, ``kind``."""
+    quick = check_bool(quick, "quick", "check_claims")
     measures = get_paper(paper).claims
     frame = load_claims(paper)
     missing = set(frame["id"]) - set(measures)
@@ -108,6 +127,8 @@ def _number(x: float, yes_no: bool) -> str:
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """The checked claims as a table for people: yes/no for statements, whole sentences."""
     rows = []
+    cols = ("id", "figure", "quantity", "value", "measured", "tolerance", "source", "agrees")
+    _need_frame(frame, (*cols, "as_expected"), "frame", "readable")
     for _, r in frame.iterrows():
         yes_no = r["tolerance"] == 0 and r["value"] in (0, 1) and float(r["measured"]) in (0, 1)
         rows.append(
@@ -159,10 +180,15 @@ class AtlasSpec:
     claims: tuple = ()
     quick_points: int = 8
     full_points: int = 64
+    #: elementary steps (about 10 ns each) of one quick evaluation, a full one ten times as
+    #: many (P4's quick evaluation: about 0.3 s); the atlas refuses a design whose total
+    #: exceeds ``WORKBENCH_WORK_BUDGET`` (a full atlas needs it raised)
+    work_per_evaluation: float = 3e7
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
 # matplotlib); its names are reachable from here without loading them with every claims module
+_ATLAS_PUBLIC = ("atlas", "atlas_summary", "plot_atlas", "VERDICTS", "default_cache_dir")
 _ATLAS_NAMES = (
     "atlas",
     "atlas_summary",
@@ -178,6 +204,12 @@ _ATLAS_NAMES = (
     "default_cache_dir",
     "source_digest",
 )
+
+
+# What a user calls: the claims of a paper, checked, and the atlas (forwarded from
+# workbench.atlas). The helpers the atlas is built from (design, plausible_space, wilson,
+# verdict, run_atlas, ...) and kind/readable stay reachable but are not public.
+__all__ = ["load_claims", "check_claims", "Measurement", "AtlasSpec", *_ATLAS_PUBLIC]
 
 
 def __getattr__(name: str):

@@ -13,6 +13,7 @@ from workbench.validation import (
     check_budget,
     check_int,
     check_real,
+    check_work,
 )
 
 __all__ = ["erlang_b", "erlang_b_many", "pollaczek_khinchine", "MAX_SERVERS"]
@@ -73,6 +74,13 @@ def erlang_b_many(servers, load) -> np.ndarray:
     ):
         bad = s[~np.isfinite(s) | (s < 1) | (s > MAX_SERVERS) | (s != np.round(s))].flat[0]
         check_int(bad.item(), "servers", f, 1, MAX_SERVERS)
+    check_work(
+        f,
+        "servers",
+        servers,
+        2.0 * float(s.sum(dtype=float)),
+        "the Erlang-B recursion: about 2 steps per server, summed over the elements",
+    )
     flat = erlang_b_many_kernel(s.astype(np.int64).ravel(), a.ravel())
     return flat.reshape(s.shape)
 
@@ -102,14 +110,25 @@ def pollaczek_khinchine(lam, mean_service, second_moment) -> float:
     lam = check_real(lam, "lam", f, 0.0, None)
     mean_service = check_real(mean_service, "mean_service", f, 0.0, None)
     second_moment = check_real(second_moment, "second_moment", f, 0.0, None)
-    if second_moment < mean_service**2 * (1 - 1e-12):
-        raise ParameterError(
-            f"The 'second_moment' parameter of {f} must be at least mean_service² "
-            f"({mean_service**2:g}): a variance is never negative. Got {second_moment!r} instead."
-        )
     rho = lam * mean_service
     if rho >= 1.0:
         raise UnstableRegimeError(
             f"{f}: the queue is unstable (ρ = λ·E[S] = {rho:.6g} ≥ 1): it has no steady state."
         )
-    return mean_service + lam * second_moment / (2.0 * (1.0 - rho))
+    if second_moment < mean_service * mean_service * (1 - 1e-12):  # (x**2 raises at 1e308)
+        raise ParameterError(
+            f"The 'second_moment' parameter of {f} must be at least mean_service² "
+            f"({mean_service * mean_service:g}): a variance is never negative. "
+            f"Got {second_moment!r} instead."
+        )
+    try:
+        out = mean_service + lam * second_moment / (2.0 * (1.0 - rho))
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise ParameterError(
+            f"The 'second_moment' parameter of {f} is too large: the mean sojourn time "
+            f"overflows the float range. Got {second_moment!r} (lam={lam!r}, "
+            f"mean_service={mean_service!r}) instead."
+        )
+    return out

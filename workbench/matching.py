@@ -29,7 +29,13 @@ from workbench.kernels.matching import (
     deferred_acceptance_kernel,
     hedge_rounds_kernel,
 )
-from workbench.validation import ParameterError, check_int, describe
+from workbench.validation import (
+    ParameterError,
+    array_or_none,
+    check_budget,
+    check_int,
+    describe,
+)
 
 __all__ = ["deferred_acceptance", "hedged_matching"]
 
@@ -195,13 +201,14 @@ def hedged_matching(
     func = "hedged_matching"
     p, r, c = _market(proposer_prefs, receiver_prefs, capacities, func)
     x_max = check_int(max_receivers, "max_receivers", func, 1)
-    x_max = min(x_max, max(p.shape[1], 1))
     n_prop = p.shape[0]
+    check_budget(func, "max_receivers", max_receivers, 8.0 * n_prop * x_max, "the result array")
+    x_max = min(x_max, max(p.shape[1], 1))
     if needs_hedge is None:
         flags = np.zeros(n_prop, dtype=np.bool_)
     else:
-        flags = np.asarray(needs_hedge)
-        if flags.dtype != bool or flags.shape != (n_prop,):
+        flags = array_or_none(needs_hedge)
+        if flags is None or flags.dtype != bool or flags.shape != (n_prop,):
             raise ParameterError(
                 f"The 'needs_hedge' parameter of {func} must be None or {n_prop} booleans. "
                 f"Got {describe(needs_hedge)} instead."

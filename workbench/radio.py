@@ -69,7 +69,13 @@ def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_op
 
 def dbm_to_watt(dbm):
     """Power in W of a level in dBm: 10 ** ((dbm - 30) / 10); scalars or arrays."""
-    arr = _real_array(dbm, "dbm", "dbm_to_watt", "a finite real number or array")
+    # above 3100 dBm the power overflows the float range (10**307 W)
+    arr = _real_array(dbm, "dbm", "dbm_to_watt", "a finite real number or array <= 3100")
+    if np.any(arr > 3100.0):
+        raise ParameterError(
+            "The 'dbm' parameter of dbm_to_watt must be a finite real number or array <= 3100 "
+            f"(higher levels overflow the float range). Got {describe(dbm)} instead."
+        )
     out = 10.0 ** ((arr - 30.0) / 10.0)
     return float(out) if out.ndim == 0 else out
 

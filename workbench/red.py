@@ -31,6 +31,8 @@ S. Floyd, "Recommendation on using the 'gentle_' variant of RED", 2000.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
@@ -88,7 +90,7 @@ def drop_probability(avg, min_th, max_th, max_p, count=0, *, gentle: bool = Fals
     min_th, max_th, max_p = _check_thresholds(func, min_th, max_th, max_p)
     count = check_int(count, "count", func, 0, 2**62)
     gentle = check_bool(gentle, "gentle", func)
-    if np.ndim(avg) == 0:
+    if isinstance(avg, numbers.Real) or (isinstance(avg, np.ndarray) and avg.ndim == 0):
         a = check_real(avg, "avg", func, 0.0, None)
         return float(_k.red_drop_probability(a, min_th, max_th, max_p, count, gentle))
     arr = check_array(avg, "avg", func, ndim=None, low=0.0)

@@ -26,7 +26,6 @@ import contextlib
 import functools
 import hashlib
 import inspect
-import itertools
 import json
 import math
 import multiprocessing
@@ -35,12 +34,11 @@ import os
 import pickle
 import re
 import signal
-import sys
 import threading
 import time
 import traceback
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -49,16 +47,11 @@ import tqdm.auto
 from joblib import Memory, Parallel, delayed, parallel_config
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-from workbench import validation
-from workbench.validation import ParameterError, check_budget, check_int, check_seed
+from workbench._sweep_checks import _FUNC, _RESERVED, _bad, _func_id, _validate
+from workbench.validation import check_int, check_seed
 
 __all__ = ["sweep", "point_seed", "SweepError", "SweepPointError"]
 
-_FUNC = "sweep"
-_RESERVED = ("replication", "seed")
-# what one evaluation costs the sweeping process before it runs (its point, seed and result
-# row): the grid is counted and refused against the memory budget before expansion
-_BYTES_PER_EVALUATION = 1_000
 _CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler given by address
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -90,10 +83,6 @@ class SweepPointError(SweepError):
 
 class _RemoteTraceback(Exception):
     """Carries a worker's formatted traceback (tracebacks themselves do not pickle)."""
-
-
-def _bad(name: str, must: str, got: str, func: str = _FUNC) -> ParameterError:
-    return ParameterError(f"The '{name}' parameter of {func} must be {must}. Got {got} instead.")
 
 
 # ----------------------------------------------------------------------------- seeds
@@ -177,138 +166,6 @@ def point_seed(point: Mapping, replication: int = 0, base_seed: int = 0) -> int:
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def _func_id(func) -> str:
-    if isinstance(func, functools.partial):
-        return f"functools.partial({_func_id(func.func)})"
-    target = func if inspect.isfunction(func) or inspect.isclass(func) else type(func)
-    target = getattr(func, "py_func", target)  # numba dispatchers keep the Python function
-    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
-
-
-def _signature(func) -> tuple[set[str] | None, set[str], bool]:
-    """``(keyword names or None if **kwargs/opaque, required names, accepts seed)``."""
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        if getattr(func, "py_func", None) is None:
-            return None, set(), False
-        sig = inspect.signature(func.py_func)
-    params = sig.parameters.values()
-    named = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-    required = {p.name for p in params if p.name in named and p.default is p.empty}
-    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
-    return (None if var_kw else named), required, var_kw or "seed" in named
-
-
-def _check_names(names, where: str) -> None:
-    for name in names:
-        if name in _RESERVED:
-            rule = f"names other than {_RESERVED}"
-        elif not isinstance(name, str) or not name.isidentifier():
-            rule = "valid Python identifiers"
-        else:
-            continue
-        raise _bad(where, f"keyed by {rule}", repr(name))
-
-
-def _is_axis(values) -> bool:
-    if isinstance(values, np.ndarray):
-        return values.ndim == 1
-    return isinstance(values, (Sequence, pd.Series, pd.Index, range)) and not isinstance(
-        values, (str, bytes)
-    )
-
-
-def _grid_size(grid) -> int:
-    """How many points ``grid`` expands to, counted without expanding it (0 if malformed)."""
-    if isinstance(grid, Mapping):
-        axes = list(grid.values())
-        return math.prod(len(v) for v in axes) if axes and all(map(_is_axis, axes)) else 0
-    if isinstance(grid, pd.DataFrame) or _is_axis(grid):
-        return len(grid)
-    return 0
-
-
-def _plain(value):
-    """numpy scalars -> Python scalars, so dict grids and explicit points give identical frames."""
-    return value.item() if isinstance(value, (np.number, np.bool_, np.str_)) else value
-
-
-def _expand_grid(grid) -> tuple[list[str], list[dict]]:
-    """``(names, points)`` from a dict of axes (cartesian product) or explicit points."""
-    if isinstance(grid, pd.DataFrame):
-        names = list(grid.columns)
-        _check_names(names, "grid")
-        if len(set(names)) != len(names):
-            raise _bad("grid", "a DataFrame with unique column names", repr(names))
-        if grid.empty:
-            raise _bad("grid", "a non-empty DataFrame", f"a DataFrame of shape {grid.shape}")
-        return names, [{k: _plain(v) for k, v in r.items()} for r in grid.to_dict("records")]
-    if isinstance(grid, Mapping):
-        if not grid:
-            raise _bad("grid", "a non-empty dict of name -> sequence", repr(grid))
-        _check_names(list(grid), "grid")
-        for name, values in grid.items():
-            if not _is_axis(values) or len(values) == 0:
-                must = "a dict of name -> non-empty 1-d sequence (list, tuple, range, array)"
-                raise _bad("grid", must, f"{{{name!r}: {values!r}}}")
-        axes = [[_plain(v) for v in values] for values in grid.values()]
-        return list(grid), [
-            dict(zip(grid, combo, strict=True)) for combo in itertools.product(*axes)
-        ]
-    if _is_axis(grid) and grid and all(isinstance(p, Mapping) and p for p in grid):
-        names = list(grid[0])
-        _check_names(names, "grid")
-        for p in grid:
-            if set(p) != set(names):
-                must = f"a list of dicts with the same keys {names!r}"
-                raise _bad("grid", must, f"a point with keys {list(p)!r}")
-        return names, [{k: _plain(p[k]) for k in names} for p in grid]
-    must = "a dict of name -> sequence, a DataFrame or a non-empty list of non-empty dicts"
-    raise _bad("grid", must + " (one per point)", repr(grid))
-
-
-def _check_cache_dir(cache_dir) -> Path:
-    if not isinstance(cache_dir, (str, os.PathLike)):
-        raise _bad("cache_dir", "a path (str or os.PathLike) or None", repr(cache_dir))
-    flag = os.fspath(cache_dir).strip().lower()
-    try:
-        float(flag)
-        flag = ""  # a number
-    except ValueError:
-        pass
-    if flag in ("", "true", "false", "yes", "no", "on", "off", "none"):
-        must = "a folder path such as '.sweep_cache' (a cache is a folder, not a flag)"
-        raise _bad("cache_dir", must, repr(cache_dir))
-    path = Path(os.fspath(cache_dir)).expanduser()
-    if path.exists() and not path.is_dir():
-        why = f"a folder; {str(path)!r} is a file"
-    elif path.is_dir() and any(path.iterdir()) and not (path / "joblib").is_dir():
-        why = (
-            f"a new folder or an existing sweep cache; {str(path)!r} holds other files, which "
-            "the cache would be mixed into"
-        )
-    elif not path.parent.exists():
-        why = f"inside an existing folder; {str(path.parent)!r} does not exist"
-    else:
-        return path
-    raise _bad("cache_dir", why, repr(cache_dir))
-
-
-def _distributed(client):
-    """The ``distributed`` module, or a clear error when Dask (an optional extra) is missing."""
-    try:
-        import distributed  # optional extra: only client= needs it, importing sweep must not
-    except ImportError as exc:
-        if isinstance(client, str):
-            raise ImportError(
-                f"{_FUNC}(client={client!r}) runs on Dask, an optional extra that is not "
-                "installed: pip install 'workbench[dask]' (or dask[distributed])"
-            ) from exc
-        return None
-    return distributed
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -539,27 +396,11 @@ def sweep(
     retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
     func_id = _func_id(func)
-    # ---- tasks (point, replication, seed) in output order; cached results first
-    tasks = []
-    for point in points:
-        cp = _point_canon(point)
-        tasks += [(point, r, _seed_from_canon(base_seed, cp, r)) for r in range(replications)]
-    call, results = func, [None] * len(tasks)
-    if cache_dir is not None:
-        cache_dir = Path(cache_dir).expanduser()
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        call, fixed = _memorized(func, fixed, cache_dir, code_version)
-        for i, (point, _, seed) in enumerate(tasks):
-            hit = _cached(call, {**point, **fixed, **({"seed": seed} if pass_seed else {})})
-            results[i] = None if hit is None else _normalize(hit[0])
+    tasks, call, fixed, results = _prepare(
+        func, points, fixed, replications, base_seed, cache_dir, code_version, pass_seed
+    )
     todo = [i for i, r in enumerate(results) if r is None]
-
-    backend, workers = "in-process", 1
-    if todo and client is not None:
-        backend = "dask"
-    elif todo and n_workers != 1:
-        backend = "processes"
-        workers = min(n_workers or os.cpu_count() or 1, math.ceil(len(todo) / (chunk_size or 1)))
+    backend, workers = _backend(todo, client, n_workers, chunk_size)
     bar = tqdm.auto.tqdm(
         total=len(tasks), initial=len(tasks) - len(todo), desc=desc, disable=not progress,
         unit="eval", dynamic_ncols=True,
@@ -584,103 +425,45 @@ def sweep(
         bar.close()
         if own_client is not None:
             own_client.close()
-
     df = _assemble(names, tasks, results)
     df.attrs["sweep"] = {
-        "computed": len(todo),
-        "from_cache": len(tasks) - len(todo),
-        "seconds": time.perf_counter() - t0,
-        "evaluations": len(tasks),
-        "points": len(points),
-        "replications": replications,
-        "backend": backend,
-        "n_workers": workers,
-        "func": func_id,
-        "code_version": code_version,
-        "base_seed": base_seed,
-    }
+        "computed": len(todo), "from_cache": len(tasks) - len(todo),
+        "seconds": time.perf_counter() - t0, "evaluations": len(tasks), "points": len(points),
+        "replications": replications, "backend": backend, "n_workers": workers,
+        "func": func_id, "code_version": code_version, "base_seed": base_seed,
+    }  # fmt: skip
     return df
 
 
-def _validate(
-    func, grid, fixed, replications, client, n_workers, cache_dir, code_version, progress,
-    chunk_size, desc,
-):  # fmt: skip
-    """Every check of :func:`sweep`'s arguments, before anything runs.
+def _backend(todo: list, client, n_workers, chunk_size) -> tuple[str, int]:
+    """``(backend, local workers)``: Dask with a client, else loky processes unless
+    ``n_workers=1`` (or nothing is left to compute), no more workers than batches."""
+    if todo and client is not None:
+        return "dask", 1
+    if todo and n_workers != 1:
+        return "processes", min(
+            n_workers or os.cpu_count() or 1, math.ceil(len(todo) / (chunk_size or 1))
+        )
+    return "in-process", 1
 
-    Returns ``(names, points, fixed, pass_seed, distributed module or None)``."""
-    if not callable(func):
-        raise _bad("func", "a callable", repr(func))
-    replications = check_int(replications, "replications", _FUNC, 1)
-    if isinstance(grid, Mapping):
-        _check_names(list(grid), "grid")  # the keys first: a bad name fails before any work
-    n_points = _grid_size(grid)
-    evaluations = n_points * replications
-    too_big_alone = n_points * _BYTES_PER_EVALUATION > validation.MEMORY_BUDGET
-    check_budget(  # blame the grid when it alone is too big, else the replications
-        _FUNC,
-        "grid" if too_big_alone else "replications",
-        f"a grid of {n_points:,} points" if too_big_alone else replications,
-        evaluations * _BYTES_PER_EVALUATION,
-        what=f"{evaluations:,} evaluations (grid points × replications) held in memory",
-    )
-    names, points = _expand_grid(grid)
-    if not isinstance(fixed, (Mapping, type(None))):
-        raise _bad("fixed", "a dict of name -> value or None", repr(fixed))
-    fixed = dict(fixed or {})
-    _check_names(fixed, "fixed")
-    if overlap := [k for k in fixed if k in names]:
-        raise _bad("fixed", "disjoint from the grid's names", repr(overlap))
-    accepted, required, pass_seed = _signature(func)
-    name = repr(getattr(func, "__name__", func))
-    for where, keys in (("grid", names), ("fixed", list(fixed))):
-        if accepted is not None and (unknown := [k for k in keys if k not in accepted]):
-            must = f"keyed by parameters of {name} {sorted(accepted)}"
-            raise _bad(where, must, repr(unknown))
-    if missing := sorted(required - set(names) - set(fixed) - {"seed"}):
-        must = f"keyed by (or 'fixed' must give) every required parameter of {name}"
-        raise _bad("grid", must, f"{missing!r} missing")
-    if n_workers is not None:
-        check_int(n_workers, "n_workers", _FUNC, 1)
-    if chunk_size is not None:
-        check_int(chunk_size, "chunk_size", _FUNC, 1)
-    for key, value, kinds, what in (
-        ("progress", progress, (bool, np.bool_), "a bool"),
-        ("desc", desc, (str, type(None)), "a str or None"),
-        ("code_version", code_version, (str, type(None)), "a str or None"),
-    ):
-        if not isinstance(value, kinds):
-            raise _bad(key, what, repr(value))
+
+def _prepare(func, points, fixed, replications, base_seed, cache_dir, code_version, pass_seed):
+    """``(tasks, call, fixed, results)``: the tasks ``(point, replication, seed)`` in output
+    order, the function to call (behind ``joblib.Memory`` with a cache), and the results
+    already cached (None where an evaluation is still to run)."""
+    tasks = []
+    for point in points:
+        cp = _point_canon(point)
+        tasks += [(point, r, _seed_from_canon(base_seed, cp, r)) for r in range(replications)]
+    call, results = func, [None] * len(tasks)
     if cache_dir is not None:
-        _check_cache_dir(cache_dir)
-        if not (isinstance(func, functools.partial) or inspect.isfunction(func)):
-            if not hasattr(func, "py_func"):  # joblib.Memory caches functions
-                must = "a function (or a functools.partial of one) when cache_dir is set"
-                raise _bad("func", must, repr(func))
-    if isinstance(client, str) and not client.strip():  # distributed would start a cluster
-        raise _bad("client", "a scheduler address such as 'tcp://127.0.0.1:8786'", repr(client))
-    distributed = None if client is None else _distributed(client)
-    if client is not None and not isinstance(client, str):
-        if distributed is None or not isinstance(client, distributed.Client):
-            must = "a distributed.Client, a scheduler address string or None"
-            raise _bad(
-                "client", must + ("" if distributed else " (Dask is not installed)"), repr(client)
-            )
-    if client is None and n_workers != 1:
-        main = sys.modules.get("__main__")
-        interactive = main is None or not hasattr(main, "__file__")
-        try:
-            pickle.dumps(func)
-            # a notebook's functions pickle by name but spawned workers cannot import them
-            if interactive and _func_id(func).startswith("__main__."):
-                raise pickle.PicklingError("defined interactively")
-        except Exception:
-            must = (
-                "a picklable callable defined in an importable module when it runs in worker "
-                "processes (else use n_workers=1 or a Dask client)"
-            )
-            raise _bad("func", must, repr(func)) from None
-    return names, points, fixed, pass_seed, distributed
+        cache_dir = Path(cache_dir).expanduser()
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        call, fixed = _memorized(func, fixed, cache_dir, code_version)
+        for i, (point, _, seed) in enumerate(tasks):
+            hit = _cached(call, {**point, **fixed, **({"seed": seed} if pass_seed else {})})
+            results[i] = None if hit is None else _normalize(hit[0])
+    return tasks, call, fixed, results
 
 
 def _connect(distributed, address: str):

@@ -17,24 +17,15 @@ from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 
+# What a user meets: the errors and the two budgets. The check_* helpers below are what every
+# public function validates with; they stay importable (and validate their own arguments) but
+# are not part of the public surface.
 __all__ = [
-    "describe",
     "ParameterError",
     "UnstableRegimeError",
     "EmptyRunError",
     "MEMORY_BUDGET",
-    "reject_unknown",
-    "check_budget",
-    "check_bool",
-    "check_int",
-    "check_real",
-    "check_probability",
-    "check_seed",
-    "check_choice",
-    "check_pair",
-    "same_choice",
-    "check_array",
-    "broadcast",
+    "WORK_BUDGET",
 ]
 
 
@@ -50,17 +41,23 @@ class EmptyRunError(ParameterError):
     """A simulated run measured nothing (no request completed after the warm-up)."""
 
 
-def _budget_from_env() -> float:
-    raw = os.environ.get("WORKBENCH_MEMORY_BUDGET", "")
+def _budget_from_env(var: str = "WORKBENCH_MEMORY_BUDGET", default: float = 4e9) -> float:
+    raw = os.environ.get(var, "")
     try:
         value = float(raw)
     except ValueError:
-        return 4e9
-    return value if math.isfinite(value) and value > 0 else 4e9
+        return default
+    return value if math.isfinite(value) and value > 0 else default
 
 
 #: Bytes one call may allocate before it is refused (4 GB; env ``WORKBENCH_MEMORY_BUDGET``).
 MEMORY_BUDGET = _budget_from_env()
+
+#: Elementary steps one call may take before it is refused (6e9; env
+#: ``WORKBENCH_WORK_BUDGET``). A step is about 10 ns of compiled kernel time on one core, so
+#: the default is about a minute; each entry point converts its own unit (a simulated
+#: request, an Erlang-B recursion step, an atlas evaluation, a node pair) into steps.
+WORK_BUDGET = _budget_from_env("WORKBENCH_WORK_BUDGET", 6e9)
 
 
 def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
@@ -69,7 +66,12 @@ def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
     A misspelled keyword passed through ``**params`` would otherwise be ignored silently and
     the call would return the default's result.
     """
-    known = sorted(set(known))
+    if not isinstance(kwargs, Mapping):
+        raise _fail("reject_unknown", "kwargs", "a mapping of keyword arguments", kwargs)
+    try:
+        known = sorted({str(k) for k in known})
+    except TypeError:
+        raise _fail("reject_unknown", "known", "an iterable of parameter names", known) from None
     unknown = [k for k in kwargs if k not in known]
     if not unknown:
         return
@@ -95,6 +97,39 @@ def check_budget(func: str, name: str, value, nbytes: float, what: str = "") -> 
             f"more than the memory budget of {budget / 1e9:.3g} GB (set "
             f"WORKBENCH_MEMORY_BUDGET to change it). Got {describe(value)} instead."
         )
+
+
+def check_work(func: str, name: str, value, work: float, what: str = "") -> None:
+    """Refuse a call whose estimated work ``work`` (elementary steps) exceeds
+    :data:`WORK_BUDGET`, before it starts.
+
+    ``name``/``value`` are the parameter that sets the amount, ``what`` says how the estimate
+    is made (e.g. "events x replications").
+    """
+    budget = WORK_BUDGET
+    try:
+        work = float(work)
+    except (TypeError, ValueError, OverflowError):
+        work = math.inf
+    if not (work <= budget):  # also refuses a NaN estimate
+        detail = f" ({what})" if what else ""
+        raise ParameterError(
+            f"The '{name}' parameter of {func} would need about {work:.3g} steps of work"
+            f"{detail}, more than the work budget of {budget:.3g} (set WORKBENCH_WORK_BUDGET "
+            f"to raise it). Got {describe(value)} instead."
+        )
+
+
+def check_runs(func: str, replications: int, run_length: float, steps: float, unit: str) -> None:
+    """:func:`check_work` for ``replications`` runs of ``run_length`` ``unit`` each, at about
+    ``steps`` steps per unit (measured for each simulator)."""
+    check_work(
+        func,
+        "replications",
+        replications,
+        float(replications) * float(run_length) * steps,
+        f"{replications} replications x {run_length:g} {unit} x about {steps:g} steps each",
+    )
 
 
 def check_bool(value, name: str, func: str) -> bool:
@@ -124,7 +159,8 @@ def describe(value) -> str:
         return repr(value)
     if arr.dtype != object and arr.size > 8:
         return f"an array of shape {arr.shape} and dtype {arr.dtype}"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:100]}...({len(text)} characters)"
 
 
 def _fail(func: str, name: str, what: str, value) -> ParameterError:
@@ -164,14 +200,17 @@ def check_real(
     high_open: bool = False,
 ) -> float:
     """Return ``value`` as a finite float in the given (half-)open interval."""
+    low, high = _bounds("check_real", low, high)
     rng = _range_text(low, high, low_open, high_open)
     what = f"a finite real number in the range {rng}"
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            value = value.item()
-        else:
-            raise _fail(func, name, what, value)
-    f = float(value)
+        raise _fail(func, name, what, value)
+    try:
+        f = float(value)
+    except OverflowError:  # an int beyond the float range (10**400)
+        raise _fail(func, name, what, value) from None
     if not math.isfinite(f):
         raise _fail(func, name, what, value)
     if low is not None and (f < low or (low_open and f == low)):
@@ -179,6 +218,22 @@ def check_real(
     if high is not None and (f > high or (high_open and f == high)):
         raise _fail(func, name, what, value)
     return f
+
+
+def _bounds(func: str, low, high):
+    """The bounds of a range check: None or real numbers (a complex or text bound is a bug in
+    the caller, refused with a ParameterError naming it)."""
+    out = []
+    for label, b in (("low", low), ("high", high)):
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
+            raise _fail(func, label, "None or a real number", b)
+        if b is not None and isinstance(b, numbers.Integral):
+            try:
+                float(b)
+            except OverflowError:
+                raise _fail(func, label, "None or a real number", b) from None
+        out.append(b)
+    return out
 
 
 def check_probability(value, name: str, func: str) -> float:
@@ -242,6 +297,7 @@ def check_array(
     booleans and complex numbers are refused; the message names the function, the parameter,
     the valid range and the value received.
     """
+    low, high = _bounds("check_array", low, high)
     rng = _range_text(low, high, low_open, high_open)
     kind = "integers" if dtype is int else "finite real numbers"
     shape = {None: "an array", 0: "a number", 1: "a 1-D array", 2: "a 2-D array"}.get(
@@ -254,14 +310,9 @@ def check_array(
     else:
         size = ""
     what = f"{shape}{size} of {kind} in the range {rng}"
-    if isinstance(value, (list, tuple)) and any(
-        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object))
-    ):  # numpy would read (2, True) as (2, 1)
+    raw = array_or_none(value)
+    if raw is None:
         raise _fail(func, name, what, value)
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError):
-        raise _fail(func, name, what, value) from None
     if raw.dtype.kind not in "iuf" or raw.dtype == bool:
         raise _fail(func, name, what, value)
     arr = raw.astype(float)
@@ -283,6 +334,20 @@ def check_array(
     return arr.astype(np.int64) if dtype is int else arr
 
 
+def array_or_none(value) -> np.ndarray | None:
+    """``value`` as a numpy array, or None for what is no array of numbers: a ragged list,
+    booleans inside a list (numpy would read (2, True) as (2, 1)), text, objects."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):  # ragged lists, ints beyond int64 ...
+        return None
+    if isinstance(value, (list, tuple)) and arr.dtype.kind in "iuf":
+        flat = np.ravel(np.asarray(value, dtype=object))
+        if any(isinstance(v, (bool, np.bool_)) for v in flat):
+            return None
+    return arr
+
+
 def broadcast(
     value,
     name: str,
@@ -300,7 +365,14 @@ def broadcast(
     Each value is checked as :func:`check_array` does (finite, in range); the message names
     the function, the parameter, what is accepted and the value received.
     """
-    if np.ndim(value) == 0:
+    n = check_int(n, "n", "broadcast", 0, 10**9)
+    raw = array_or_none(value)
+    if raw is None:
+        rng = _range_text(low, high, low_open, high_open)
+        raise _fail(
+            func, name, f"a number or {n} numbers (one per element), each in the range {rng}", value
+        )
+    if raw.ndim == 0:
         arr = check_array(
             value,
             name,

@@ -154,14 +154,24 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
         k, rate = (n2, mu2) if n == 0 else ((n + n2, mu) if mu == mu2 else (n, mu))
         return float(special.gammainc(k, rate * theta)) if k > 0 else 1.0
     total = 0.0
-    scale = mu**n * mu2**n2
-    for k in range(1, n + 1):
-        coef = (-1) ** (n - k) * special.comb(n2 + n - k - 1, n - k) / (mu2 - mu) ** (n2 + n - k)
-        total += coef * special.gammainc(k, mu * theta) / mu**k
-    for k in range(1, n2 + 1):
-        coef = (-1) ** (n2 - k) * special.comb(n + n2 - k - 1, n2 - k) / (mu - mu2) ** (n + n2 - k)
-        total += coef * special.gammainc(k, mu2 * theta) / mu2**k
-    return float(scale * total)
+    with np.errstate(all="ignore"):  # overflow is detected below, on the result
+        scale = mu**n * mu2**n2
+        for k in range(1, n + 1):
+            c = special.comb(n2 + n - k - 1, n - k) / (mu2 - mu) ** (n2 + n - k)
+            total += (-1) ** (n - k) * c * special.gammainc(k, mu * theta) / mu**k
+        for k in range(1, n2 + 1):
+            c = special.comb(n + n2 - k - 1, n2 - k) / (mu - mu2) ** (n + n2 - k)
+            total += (-1) ** (n2 - k) * c * special.gammainc(k, mu2 * theta) / mu2**k
+        out = float(scale * total)
+    if not math.isfinite(out):
+        raise ParameterError(
+            f"The 'mu2' parameter of {func} is too close to mu for the partial fractions: "
+            f"their coefficients overflow (|mu2 - mu| = {abs(mu2 - mu):.3g}). "
+            "Use erlang_sum_cdf, which has no such limit."
+        )
+    if -1e-9 <= out < 0.0 or 1.0 < out <= 1.0 + 1e-9:  # rounding at the ends: 0 or 1
+        return min(1.0, max(0.0, out))
+    return out  # far outside [0, 1]: the cancellation the docstring shows
 
 
 def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:

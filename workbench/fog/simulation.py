@@ -44,6 +44,7 @@ from workbench.validation import (
     ParameterError,
     UnstableRegimeError,
     check_budget,
+    check_runs,
 )
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup_requests"]
@@ -56,6 +57,8 @@ EVENT_BUDGET = 10**9
 # temporaries, the kernel's per-request outputs and work arrays (about 20), the records
 # frame (15 columns) and its copies: 2e7 requests peaked at 5.6 GB, so 300 bytes.
 BYTES_PER_REQUEST = 300
+# work budget: one simulated request costs about 1.5 µs (4e5 requests in 0.6 s), 150 steps
+STEPS_PER_REQUEST = 150
 TIER_NAMES = np.array(["iot", "fog", "cloud"])
 TYPE_NAMES = np.array(["light", "heavy"])
 ROUTE_NAMES = np.array(["local", "fog", "cloud"])
@@ -456,6 +459,7 @@ def simulate(
         ewma_period=ewma_period, overload=overload, warmup=warmup,
     )  # fmt: skip
     replications = PARAMS["replications"].check(replications, func)
+    check_runs(func, replications, plan["finish"]["run_length"], STEPS_PER_REQUEST, "requests")
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
     return _finish(plan, reps)
 

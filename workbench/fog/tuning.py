@@ -32,6 +32,7 @@ from workbench.fog.network import _theta_per_fog, analyze
 from workbench.fog.params import ADMISSION_MODELS, PARAMS, check_count
 from workbench.fog.scenario import compile_scenario
 from workbench.fog.simulation import (
+    STEPS_PER_REQUEST,
     _check_cloud,
     _check_traffic,
     draw_requests,
@@ -40,7 +41,14 @@ from workbench.fog.simulation import (
     warmup_requests,
 )
 from workbench.stats import t_interval
-from workbench.validation import ParameterError, check_array, check_choice, check_int, describe
+from workbench.validation import (
+    ParameterError,
+    check_array,
+    check_choice,
+    check_int,
+    check_runs,
+    describe,
+)
 
 __all__ = [
     "THETA_GRID",
@@ -76,7 +84,7 @@ def _check_grid(grid, func):
 def _check_models(models, func):
     if isinstance(models, str):
         models = (models,)
-    if not hasattr(models, "__iter__"):
+    if not hasattr(models, "__iter__") or getattr(models, "ndim", 1) != 1:
         raise ParameterError(
             f"The 'models' parameter of {func} must be a sequence of admission models from "
             f"{ADMISSION_MODELS} (possibly empty). Got {describe(models)} instead."
@@ -353,6 +361,8 @@ def compare_thetas(
     vectors = {str(name): _theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
     reference = next(iter(vectors)) if reference is None else reference
     reference = check_choice(reference, "reference", func, tuple(vectors))
+    # every policy runs its own replications: the work of all of them, refused at once
+    check_runs(func, len(vectors) * v["replications"], v["requests"], STEPS_PER_REQUEST, "requests")
     delays = {}
     for name, theta in vectors.items():
         res = simulate(

@@ -26,7 +26,7 @@ from scipy import special
 
 from workbench.hierarchy.params import PARAMS
 from workbench.hierarchy.topology import Topology
-from workbench.validation import ParameterError, check_array, check_real
+from workbench.validation import ParameterError, check_array, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -77,11 +77,30 @@ def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
 
 def _nonneg(func, **values):
     """Finite values >= 0: scalars, or arrays checked elementwise (the views pass grids)."""
+    out = []
     for name, v in values.items():
-        if np.ndim(v) == 0:
-            check_real(v, name, func, 0.0, None)
-        else:
-            check_array(v, name, func, ndim=None, low=0.0)
+        arr = check_array(v, name, func, ndim=None, low=0.0)
+        out.append(float(arr) if arr.ndim == 0 else arr)
+    return out
+
+
+def _finite(func, name, value, result):
+    """``result`` if every element is finite, else a ParameterError: inputs each in range
+    whose result overflows the float range (1e308 x 20) are refused, not answered with inf."""
+    if np.all(np.isfinite(result)):
+        return result
+    raise ParameterError(
+        f"The '{name}' parameter of {func} is too large: the result overflows the float "
+        f"range (inf). Got {describe(value)} instead."
+    )
+
+
+def _sized(value) -> bool:
+    """A non-empty sized collection (``len`` works and is positive; None or 2.0 is none)."""
+    try:
+        return len(value) > 0
+    except TypeError:
+        return False
 
 
 def _table(func, **values):
@@ -93,10 +112,10 @@ def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
     """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``
     (``kappa`` None: the table's κ)."""
     f = "local_overhead"
-    _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
+    work, gamma_t, gamma_e = _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
     (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
-    check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
-    return gamma_t * work / compute + gamma_e * kappa * compute**2 * work
+    compute = check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
+    return _finite(f, "work", work, gamma_t * work / compute + gamma_e * kappa * compute**2 * work)
 
 
 def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, power, queued_next=0.0):
@@ -105,11 +124,14 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
     """
     f = "offload_overhead"
-    _nonneg(f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, queued_next=queued_next)
-    _table(f, bandwidth=bandwidth, power=power)
-    check_real(compute_next, "compute_next", f, 0.0, 1e6, low_open=True)
+    work, data, gamma_t, gamma_e, queued_next = _nonneg(
+        f, work=work, data=data, gamma_t=gamma_t, gamma_e=gamma_e, queued_next=queued_next
+    )
+    bandwidth, power = _table(f, bandwidth=bandwidth, power=power)
+    compute_next = check_real(compute_next, "compute_next", f, 0.0, 1e6, low_open=True)
     hop = data / bandwidth
-    return gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
+    out = gamma_t * (hop + (work + queued_next) / compute_next) + gamma_e * power * hop
+    return _finite(f, "work", work, out)
 
 
 def decide(local, offload) -> int:
@@ -134,7 +156,7 @@ def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
             f"(min_th, inf) = ({min_th:g}, inf). Got {max_th!r} instead."
         )
     t = check_real(mean_exec_time, "mean_exec_time", f, 0.0, None)
-    return min(1.0, t) * min_th, max(1.0, t) * max_th
+    return min(1.0, t) * min_th, _finite(f, "mean_exec_time", t, max(1.0, t) * max_th)
 
 
 def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
@@ -150,16 +172,17 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     mean_time = check_real(mean_time, "mean_time", fn, 0.0, None)
     mean_size = check_real(mean_size, "mean_size", fn, 0.0, None, low_open=True)
     try:
-        f = np.asarray(compute, dtype=float).ravel()
-    except (TypeError, ValueError):
-        f = np.array([np.nan])
-    if f.size == 0 or not np.all(np.isfinite(f)) or np.any(f <= 0):
+        f = check_array(compute, "compute", fn, ndim=None, low=0.0, low_open=True).ravel()
+    except ParameterError:
+        f = np.zeros(0)
+    if f.size == 0:
         raise ParameterError(
             f"The 'compute' parameter of {fn} must be one or more finite positive speeds. "
-            f"Got {compute!r} instead."
+            f"Got {describe(compute)} instead."
         )
     k = f.size
-    return max(0.0, 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0)
+    estimate = 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0
+    return max(0.0, _finite(fn, "mean_time", mean_time, estimate))
 
 
 def size_moments(task_size, sigma) -> tuple[float, float]:

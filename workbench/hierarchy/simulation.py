@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.hierarchy import kernels as K
-from workbench.hierarchy.model import size_moments, time_weights, utilisation_bound
+from workbench.hierarchy.model import _sized, size_moments, time_weights, utilisation_bound
 from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS
 from workbench.hierarchy.topology import Topology, named_topology
 from workbench.output_analysis import (
@@ -632,7 +632,7 @@ def run_models(*, models=PAPER_MODELS, **params) -> dict:
     shared detector on this replication's completion times, and ρ < 1).
     """
     f = "run_models"
-    if isinstance(models, str) or not hasattr(models, "__len__") or not len(models):
+    if isinstance(models, str) or getattr(models, "ndim", 1) != 1 or not _sized(models):
         raise ParameterError(
             f"The 'models' parameter of {f} must be a non-empty sequence of names from "
             f"{MODELS}. Got {models!r} instead."

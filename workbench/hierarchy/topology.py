@@ -65,6 +65,10 @@ class Topology:
         object.__setattr__(self, "bandwidth", _per_server(self.bandwidth, "bandwidth", f, n))
         object.__setattr__(self, "weight", _weights(self.weight, f, n))
         object.__setattr__(self, "name", str(self.name))
+        # checked once, so frozen: a parent changed afterwards would make a cycle (a hang in
+        # the simulator) or an index out of range; build a new Topology instead
+        for arr in (self.parent, self.compute, self.bandwidth, self.weight):
+            arr.flags.writeable = False
 
     @property
     def n(self) -> int:
@@ -177,8 +181,8 @@ def _weights(weights, func, n) -> np.ndarray:
 
 def _per_server(value, name, func, n) -> np.ndarray:
     """One value for every server, or one per server; the table's range of the speeds and
-    the bandwidth: (0, 1e6]."""
-    return broadcast(value, name, func, n, low=0.0, high=1e6, low_open=True)
+    the bandwidth: [1e-6, 1e6]."""
+    return broadcast(value, name, func, n, low=1e-6, high=1e6)
 
 
 def symmetric_tree(
@@ -278,6 +282,14 @@ def barabasi_albert(
     speeds = np.where(depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom))
     total = compute_top + 2 * compute_middle + 4 * compute_bottom
     speeds = speeds * total / speeds.sum()
+    if speeds.max() > 1e6:  # the compute rows' range, [1e-6, 1e6]
+        raise ParameterError(
+            f"The 'compute_bottom' parameter of {f} must keep every rescaled server speed in "
+            f"[1e-6, 1e6] (speeds are scaled so their total equals the symmetric tree's, "
+            f"compute_top + 2 compute_middle + 4 compute_bottom = {total:g}; BA-{index} would "
+            f"give {speeds.max():.4g}). Got compute_bottom={compute_bottom:g}, "
+            f"compute_middle={compute_middle:g}, compute_top={compute_top:g} instead."
+        )
     leaves = np.array([i not in parents for i in range(7)], dtype=float)
     weights = 4.0 * leaves / leaves.sum()
     return from_parents(parents, speeds, bandwidth, weights, name=f"ba-{index}")

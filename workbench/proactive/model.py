@@ -34,6 +34,7 @@ from workbench.radio import channel_gains, dbm_to_watt, noise_power, path_loss_d
 from workbench.validation import (
     ParameterError,
     UnstableRegimeError,
+    array_or_none,
     check_array,
     check_int,
     check_real,
@@ -58,13 +59,25 @@ __all__ = [
 
 def _bools(value, name, func):
     """A bool or an array of bools (numpy bool dtype); 'False' or 2 is not one."""
-    arr = np.asarray(value) if not isinstance(value, str) else None
+    arr = array_or_none(value) if not isinstance(value, str) else None
     if arr is None or arr.dtype != bool:
         raise ParameterError(
             f"The '{name}' parameter of {func} must be True/False or an array of booleans. "
             f"Got {value!r} instead."
         )
     return arr
+
+
+def _listed(value, name, func) -> list:
+    """A number or a flat list of numbers as a list (each checked by the caller); a ragged or
+    nested list is refused here, before numpy sees it."""
+    arr = array_or_none(value) if not isinstance(value, str) else None
+    if arr is None or arr.ndim > 1:
+        raise ParameterError(
+            f"The '{name}' parameter of {func} must be a number or a flat list of numbers. "
+            f"Got {value!r} instead."
+        )
+    return list(np.atleast_1d(arr))
 
 
 def _broadcast(func, named: dict):
@@ -631,8 +644,9 @@ def coverage_calibration(
     """
     func = "coverage_calibration"
     levels = [PARAMS.check(func, coverage_db=x)["coverage_db"]
-              for x in np.atleast_1d(thresholds_db)]  # fmt: skip
-    sizes = [PARAMS.check(func, n_cloudlets=e)["n_cloudlets"] for e in np.atleast_1d(densities)]
+              for x in _listed(thresholds_db, "thresholds_db", func)]  # fmt: skip
+    sizes = [PARAMS.check(func, n_cloudlets=e)["n_cloudlets"]
+             for e in _listed(densities, "densities", func)]  # fmt: skip
     if not levels or not sizes or len(levels) * len(sizes) > 1000:
         raise ParameterError(
             f"The 'thresholds_db' parameter of {func} must give between 1 and 1000 (threshold, "

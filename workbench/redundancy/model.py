@@ -22,6 +22,7 @@ from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
+from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_array, reject_unknown
 
 __all__ = [
@@ -259,12 +260,28 @@ def _job_times(service: ServiceTime, m_max: int) -> np.ndarray:
 
 def _service(service, func: str) -> ServiceTime:
     # the one check that is not a parameter range: the law itself was validated when built
-    if not isinstance(service, ServiceTime):
+    # (the abstract ServiceTime() has no law at all)
+    if not isinstance(service, ServiceTime) or type(service).survival is ServiceTime.survival:
         raise ParameterError(
             f"The 'service' parameter of {func} must be a ServiceTime (SExp, Pareto or Weibull). "
             f"Got {service!r} instead."
         )
     return service
+
+
+def _check_simulated(result, model: tuple, func: str) -> None:
+    """``result`` is P4's :func:`simulate` result for the model ``(N, m, lam, t_cloud)``."""
+    ran = result.info.get("model") if isinstance(result, SimulationResult) else None
+    if ran is None or result.metric != "system_time":
+        raise ParameterError(
+            f"The 'result' parameter of {func} must be a SimulationResult of "
+            f"workbench.redundancy.simulate. Got {type(result).__name__} instead."
+        )
+    if tuple(ran) != tuple(model):
+        raise ParameterError(
+            f"The 'result' parameter of {func} must come from a run of the same model "
+            f"(N, m, lam, t_cloud) = {tuple(model)}. Got a run of {tuple(ran)} instead."
+        )
 
 
 def _m_upto(m, N: int, func: str) -> int:

@@ -72,7 +72,7 @@ from workbench.output_analysis import (
 from workbench.output_analysis import Stationarity as _Stationarity
 from workbench.precision import precision_target, to_precision
 from workbench.redundancy.kernels import job_outcomes
-from workbench.redundancy.model import _m_upto, _service, _stations, job_time
+from workbench.redundancy.model import _check_simulated, _m_upto, _service, _stations, job_time
 from workbench.redundancy.params import (
     MAX_JOBS_PER_RUN,
     MAX_TOTAL_JOBS,
@@ -199,7 +199,7 @@ def warmup_jobs(jobs: int, warmup: float | None = None) -> int:
     ``SHORT_RUN`` jobs, 0 for shorter ones (the paper's 500-arrival runs are measured whole).
     """
     f = "warmup_jobs"
-    jobs = PARAMS["jobs"].with_(high=None).check(jobs, f)
+    jobs = PARAMS["jobs"].check(jobs, f)
     return _warmup_jobs(jobs, PARAMS["warmup"].check(warmup, f) if warmup is not None else None)
 
 
@@ -275,6 +275,7 @@ def _setup(func, *, replications, overload, warmup, **model) -> dict:
                 "warmup": warmup,
                 "waiting_room": room,
                 "room_fill_jobs": fill,
+                "model": (ok["N"], m, ok["lam"], ok["t_cloud"]),  # simulated_station_table
             },
             "count": "jobs_measured",
             "empty_what": "jobs after the warm-up",
@@ -487,11 +488,7 @@ def simulated_station_table(N, m, lam, t_cloud, service, result) -> pd.DataFrame
     ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud)
     m = _m_upto(m, ok["N"], f)
     _service(service, f)
-    if not isinstance(result, SimulationResult):
-        raise ParameterError(
-            f"The 'result' parameter of {f} must be a SimulationResult (from simulate). "
-            f"Got {type(result).__name__} instead."
-        )
+    _check_simulated(result, (ok["N"], m, ok["lam"], ok["t_cloud"]), f)
     pb = result.blocking
     edge_time = (result.mean - pb * ok["t_cloud"]) / (1.0 - pb) if pb < 1 else math.nan
     return _stations(ok["N"], m, ok["lam"], ok["t_cloud"], pb, edge_time)
