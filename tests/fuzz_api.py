@@ -37,8 +37,10 @@ import inspect
 import math
 import multiprocessing
 import numbers
+import os
 import pickle
 import random
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -56,6 +58,12 @@ NOT_WALKED = {
     "workbench.atlas": "its public names are workbench.claims's (forwarded, the same objects)",
     "workbench.widgets": "notebook controls: driven by test_widgets and the browser tests",
     "workbench.layout": "notebook page layout: driven by test_layout and the browser tests",
+    "workbench.site": "builds the course site (minutes): test_site",
+    "workbench.static_views": "widgets drawn as static HTML for the course site: test_site",
+    "workbench.scaffold": "writes a package into a folder: test_scaffold and test_paper_contract",
+    "workbench.paper": "check_paper (seconds a call) is driven by test_paper_contract, which "
+    "breaks a package once per rule",
+    "workbench.precision": "the precision loop: walked through every paper's simulate_to_precision",
 }
 # run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
 RUN_LENGTHS = (
@@ -239,7 +247,34 @@ WALK_EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("results", "reps"): lambda: pd.DataFrame({"x": [1.0, 2.0, 4.0]}),
     ("results", "quantities"): lambda: ["x"],
     ("results", "confidence"): lambda: 0.95,
+    ("registry", "path"): lambda: _papers_json(),
+    ("seeding", "root"): lambda: 1,
+    ("seeding", "n"): lambda: 3,
+    ("seeding", "seed"): lambda: 7,
+    ("seeding", "base"): lambda: 2019,
+    ("arena", "path"): lambda: "neutral",
+    ("arena", "scenario"): lambda: "neutral",
+    ("arena", "policy"): lambda: "local",
+    ("arena", "nodes"): lambda: _neutral()["nodes"],
+    ("arena", "workload"): lambda: _neutral()["workload"],
 }
+
+
+def _papers_json() -> str:
+    """An empty JSON list of extra papers (registry.papers_from_json)."""
+    path = os.path.join(tempfile.gettempdir(), "wb-fuzz-papers.json")
+    with open(path, "w") as f:
+        f.write("[]")
+    return path
+
+
+def _neutral() -> dict:
+    """The shipped neutral arena scenario as a dict."""
+    import yaml
+
+    from workbench.arena.scenario import SCENARIOS_DIR
+
+    return yaml.safe_load((SCENARIOS_DIR / "neutral.yaml").read_text())
 
 
 def example(module: str, name: str, func: str = ""):

@@ -65,7 +65,7 @@ import pandas as pd
 from scipy import stats
 
 from workbench.params import CONFIDENCE
-from workbench.results import SimulationResult, bounded_interval
+from workbench.results import SimulationResult
 from workbench.seeding import replication_seeds
 from workbench.validation import (
     EmptyRunError,
@@ -85,7 +85,6 @@ __all__ = [
     "detect",
     "check_overload",
     "require_observations",
-    "bounded_interval",
     "replicate",
     "finish",
 ]

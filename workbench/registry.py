@@ -34,7 +34,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from workbench.validation import check_choice
+from workbench.validation import ParameterError, check_choice
 
 __all__ = ["Paper", "PAPERS", "paper", "course", "papers_from_json", "ARENA"]
 
@@ -162,6 +162,11 @@ PAPERS: dict[str, Paper] = {
 
 def papers_from_json(path) -> list[Paper]:
     """The ``Paper`` lines declared in a JSON file (see the module docstring)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(
+            "The 'path' parameter of papers_from_json must be a path to a JSON file. "
+            f"Got {type(path).__name__} instead."
+        )
     path = Path(path).resolve()
     known = {f.name for f in fields(Paper)}
     out = []

@@ -43,7 +43,7 @@ import pandas as pd
 from workbench.stats import t_half_width
 from workbench.validation import ParameterError, describe
 
-__all__ = ["SimulationResult", "summarise", "bounded_interval"]
+__all__ = ["SimulationResult"]  # summarise, bounded_interval: the simulators' helpers
 
 
 def _fail(func: str, name: str, what: str, value) -> ParameterError:

@@ -59,4 +59,4 @@ def notebook_seed() -> int:
 
 def figure_seed(base: int) -> int:
     """The seed a figure or view uses: its own ``base`` shifted by the notebook's seed."""
-    return int(base) + _NOTEBOOK_SEED
+    return check_int(base, "base", "figure_seed", 0, 2**62) + _NOTEBOOK_SEED

@@ -29,7 +29,9 @@ The arena is not a paper: it is registered as :data:`workbench.registry.ARENA` f
 
 from workbench.arena.params import PARAMS
 from workbench.arena.scenario import (
-    Scenario,
+    Scenario as Scenario,  # the type load_scenario returns (built through it, not walked)
+)
+from workbench.arena.scenario import (
     ScenarioError,
     load_scenario,
     scenario_from_dict,
@@ -38,6 +40,6 @@ from workbench.arena.scenario import (
 from workbench.arena.simulation import POLICIES, QUANTITIES, UserPolicy, policy, simulate
 
 __all__ = [
-    "PARAMS", "POLICIES", "QUANTITIES", "Scenario", "ScenarioError", "UserPolicy",
+    "PARAMS", "POLICIES", "QUANTITIES", "ScenarioError", "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
 ]  # fmt: skip

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -300,6 +301,11 @@ def scenario_from_dict(d, *, where: str = "(dict)") -> Scenario:
 def load_scenario(path) -> Scenario:
     """Read a scenario from a ``.yaml``/``.yml`` or ``.json`` file, or by the name of a file
     shipped in ``data/scenarios`` (``"p4_redundancy"``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ScenarioError(
+            f"load_scenario: 'path' must be a file path or a shipped scenario's name. "
+            f"Got {type(path).__name__} instead."
+        )
     p = Path(path)
     if not p.exists() and not p.suffix:
         for ext in (".yaml", ".yml", ".json"):
