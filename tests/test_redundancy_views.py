@@ -13,6 +13,7 @@ import pytest
 import workbench.redundancy as rd
 import workbench.redundancy.model as rd_model
 from workbench.exercises import show
+from workbench.plots import unstable_note
 from workbench.redundancy.exercises import EXERCISES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
 from workbench.redundancy.views import (
@@ -254,7 +255,7 @@ def test_an_overloaded_waiting_room_is_drawn_hollow_and_greyed():
     fig = plot_simulation(
         N=6, m=1, lam=0.79, family="S-Exp", delta=3.0, mu=0.2, waiting_room=30, jobs=500
     )
-    assert "not stationary" in getattr(fig, "wb_unstable_note", "")
+    assert "not stationary" in unstable_note(fig)
     assert any("not stationary" in t for t in _legend_texts(fig))
 
 

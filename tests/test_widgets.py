@@ -4,7 +4,7 @@ import ipywidgets as w
 import pytest
 
 from workbench.plots import figure
-from workbench.widgets import interactive_figure, make_control
+from workbench.widgets import interactive_figure, make_control, param_of
 
 
 def _plot(n=3, scale=1.0, kind="line"):
@@ -289,7 +289,7 @@ def _view_units_missing(paper, view) -> list[str]:
     """Controls of ``view`` whose parameter has a unit their label does not show."""
     missing = []
     for name, ctl in view.controls.items():
-        param = getattr(ctl, "wb_param", None) or paper.params.get(name)
+        param = param_of(ctl) or paper.params.get(name)
         if param is None or not param.unit:
             continue
         unit = f"[{param.unit}]"
@@ -313,7 +313,7 @@ def test_every_view_control_label_shows_its_parameters_unit(monkeypatch):
             if not isinstance(view, InteractiveFigure):
                 continue
             assert not _view_units_missing(paper, view), (pid, vname)
-            checked += sum(1 for c in view.controls.values() if getattr(c, "wb_param", None))
+            checked += sum(1 for c in view.controls.values() if param_of(c))
     assert checked > 50
     # the check can fail: a control built from a bare spec drops the unit
     view = interactive_figure(_plot, scale=(0.0, 5.0, 0.5, 1.0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -216,11 +217,28 @@ def unstable_legend(ax, **legend_kw):
     return ax.legend(handles, labels, **legend_kw)
 
 
+# the note of each figure flagged unstable, kept beside the figure (never set on it) and
+# forgotten with it
+_UNSTABLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def flag_unstable(fig: Figure, note: str) -> Figure:
     """Mark a slider view's figure as showing non-stationary numbers.
 
-    The notebook's view (:mod:`workbench.widgets`) then shows it greyed, with ``note`` above
-    it, like a figure that no longer matches its controls. An empty note clears the mark.
+    The notebook's view (:mod:`workbench.interactive`) then shows it greyed, with ``note``
+    above it, like a figure that no longer matches its controls. An empty note clears the
+    mark; :func:`unstable_note` reads it.
     """
-    fig.wb_unstable_note = note
+    if note:
+        _UNSTABLE[fig] = str(note)
+    else:
+        _UNSTABLE.pop(fig, None)
     return fig
+
+
+def unstable_note(fig) -> str:
+    """The note :func:`flag_unstable` put on ``fig`` ("" when it shows a steady state)."""
+    try:
+        return _UNSTABLE.get(fig, "")
+    except TypeError:  # not weakly referenceable: never flagged
+        return ""

@@ -1,0 +1,44 @@
+"""A view's figure as the PNG the page shows: legible on a projector, fast to redraw."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+__all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png"]
+
+VIEW_DPI = 110  # 10 pt is 15 px on screen: legible on a projector
+MIN_VIEW_WIDTH_PX = 640  # a small figure (a 3.6-inch diagram) is rendered finer, not tiny
+
+
+def view_dpi(fig) -> float:
+    """Resolution of a view's PNG: :data:`VIEW_DPI`, more for a figure narrower than
+    :data:`MIN_VIEW_WIDTH_PX` pixels at that resolution (the page shows PNGs at their size)."""
+    return max(VIEW_DPI, MIN_VIEW_WIDTH_PX / fig.get_figwidth())
+
+
+def render_png(fig, dpi: float | None = None) -> bytes:
+    """PNG bytes of a figure, without the inline backend's costly tight bounding box.
+
+    ``dpi`` defaults to :func:`view_dpi` (the same for every move of a view, so a figure
+    updated in place keeps its renderer).
+
+    Tick labels and legends are most of a redraw; unhinted glyphs render about 15% faster
+    and look the same at screen resolution. zlib level 1 saves 3-4 ms a move at about the
+    same PNG size (flat-coloured plots compress well at any level).
+
+    A bare Figure gets an Agg canvas of its own on its first render: saved through a fresh
+    canvas every time, it would get a fresh renderer that has forgotten the size of every
+    text; a figure a view updates in place reuses its renderer, and the sizes of the texts a
+    move leaves alone (tick labels, legends, titles), from one move to the next.
+    """
+    if type(fig.canvas) is FigureCanvasBase:
+        FigureCanvasAgg(fig)
+    dpi = view_dpi(fig) if dpi is None else dpi
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"text.hinting": "none"}):
+        fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
+    return buf.getvalue()
