@@ -134,14 +134,14 @@ def _erlang_b_textbook(c: int, a: float) -> float:
 
 def test_answers_against_the_papers_formulas_worked_by_hand():
     """Oracles written from the papers' models, not from the exercise code."""
-    # P1: rho = 60/200 + 10/(100/3) = 0.6; the q = 1/2 chain's Light count rho_L / (1 - rho)
-    assert answer("p1", 1) == pytest.approx(0.3 / 0.4, rel=1e-9)
+    # P1: rho = 80/200 + 10/(100/3) = 0.7; the q = 1/2 chain's Light count rho_L / (1 - rho)
+    assert answer("p1", 1) == pytest.approx(0.4 / 0.3, rel=1e-9)
     # P1 FIFO M/G/1 (Pollaczek-Khinchine) on the two-class mixture, in ms:
-    # E[S^2] = (60 * 2/200^2 + 10 * 2 * 0.03^2) / 70, W = 70 E[S^2] / (2 * 0.4), + 1/200 s
-    es2 = (60 * 2 / 200**2 + 10 * 2 * 0.03**2) / 70
-    assert answer("p1", 3) == pytest.approx(1e3 * (70 * es2 / (2 * 0.4) + 1 / 200), rel=1e-9)
-    # P3 without cooperation: class 1 alone is an Erlang loss system B(20, 30)
-    assert answer("p3", 2) == pytest.approx(_erlang_b_textbook(20, 30.0), rel=1e-9)
+    # E[S^2] = (80 * 2/200^2 + 10 * 2 * 0.03^2) / 90, W = 90 E[S^2] / (2 * 0.3), + 1/200 s
+    es2 = (80 * 2 / 200**2 + 10 * 2 * 0.03**2) / 90
+    assert answer("p1", 3) == pytest.approx(1e3 * (90 * es2 / (2 * 0.3) + 1 / 200), rel=1e-9)
+    # P3 without cooperation: class 1 alone is an Erlang loss system B(20, 34)
+    assert answer("p3", 2) == pytest.approx(_erlang_b_textbook(20, 34.0), rel=1e-9)
     # P4 eq. 1: c = N/m = 8 groups, load lambda E[T_job(3)] = 1.5 (3 + 1/(3 * 0.2)) = 7
     assert answer("p4", 1) == pytest.approx(_erlang_b_textbook(8, 1.5 * (3 + 1 / 0.6)), rel=1e-9)
     # P5 eq. 11: min' = min_th * t_avg = 5 * 0.07 s
