@@ -85,10 +85,8 @@ def glossary_frame(params: Params) -> pd.DataFrame:
             continue
         if p.default is None:
             default = "–"
-        elif p.kind in ("real", "int"):
-            default = format_number(p.default, 4)
         else:
-            default = str(p.default)
+            default = format_value(p.default, 4)
         rows.append(
             {
                 "symbol": notation(p.symbol),
