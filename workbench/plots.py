@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import weakref
 from collections.abc import Callable
@@ -125,6 +126,47 @@ class FigureSpec:
         return data, self.plot(data)
 
 
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC")
+"""Fallback fonts for the Chinese of P5's quotes (Debian's ``fonts-noto-cjk``, installed by
+``run.sh setup``): without one, CJK characters render as empty boxes."""
+
+
+CJK_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",)
+
+
+@functools.cache
+def _cjk_font() -> str | None:
+    from pathlib import Path
+
+    from matplotlib import font_manager
+
+    for path in CJK_FILES:  # installed after matplotlib's font cache was written
+        if Path(path).exists():
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue
+    for name in CJK_FONTS:
+        try:
+            font_manager.findfont(name, fallback_to_default=False)
+        except ValueError:
+            continue
+        return name
+    return None
+
+
+def use_cjk_fallback() -> None:
+    """Let matplotlib fall back to a CJK font for glyphs the theme's font lacks (a no-op
+    when no CJK font is installed)."""
+    import matplotlib
+
+    name = _cjk_font()
+    family = matplotlib.rcParams["font.family"]
+    family = [family] if isinstance(family, str) else list(family)
+    if name is not None and name not in family:
+        matplotlib.rcParams["font.family"] = [*family, name]
+
+
 def figure(
     ncols: int = 1,
     nrows: int = 1,
@@ -142,6 +184,7 @@ def figure(
     costs about half of a redraw.
     """
     sns.set_theme(style="whitegrid", context="notebook", palette=PALETTE)
+    use_cjk_fallback()
     # a bare Figure (not pyplot's): the notebook shows it once, when returned, and no
     # figure accumulates in pyplot's registry across slider moves
     fig = WorkbenchFigure(

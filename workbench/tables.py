@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 TABLE_CSS = (
-    "<style>.wb-table table{border-collapse:collapse;font-size:14px;}"
+    "<style>.wb-table table{border-collapse:collapse;font-size:14px;font-family:"
+    "var(--jp-content-font-family, sans-serif),'Noto Sans CJK SC','Noto Sans CJK JP';}"
     ".wb-table th,.wb-table td{padding:3px 8px;vertical-align:top;text-align:left;"
     "white-space:normal;}.wb-table tr:nth-child(even){background:#f4f4f4;}</style>"
 )
