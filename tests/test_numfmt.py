@@ -135,3 +135,35 @@ def test_claims_read_as_sentences_with_a_why():
 
     text = flip_text("decision_time ≤ 0.001429: holds at 10/12; above: 0/4", PARAMS)
     assert text.startswith("where τ") and "≤ 1.4 ms" in text and "10 of 12" in text
+
+
+def test_atlas_in_words_and_its_figure_without_overlaps():
+    import pandas as pd
+
+    from workbench.layout import check_layout
+    from workbench.tables import atlas_figure, atlas_frame, atlas_prose
+
+    rows = []
+    for claim, shares in (("red_gain", (0.0, 0.1, 0.0)), ("advanced_best", (0.6, 1.0, 0.3))):
+        for reading, share in zip(("all", "eq11_in_ms", "batch_arrivals"), shares, strict=True):
+            verdict = "refuted" if share <= 0.1 else ("reproduced" if share >= 0.9 else "depends")
+            flip = (
+                "decision_time ≤ 0.001429: holds at 10/12; above: 0/4"
+                if verdict == "depends"
+                else ""
+            )
+            rows.append(
+                {"paper": "p5", "claim": claim, "reading": reading, "points": 16,
+                 "undetermined": 0, "holds_share": share, "ci_low": 0.0, "ci_high": 1.0,
+                 "verdict": verdict, "decided_by": "", "flip": flip}
+            )  # fmt: skip
+    frame = pd.DataFrame(rows)
+    table = atlas_frame(frame, "p5")
+    assert list(table.columns) == ["#", "claim", "holds at", "verdict", "where it flips"]
+    assert table["holds at"][1] == "10 of 16 points (60%)"
+    assert "τ" in table["where it flips"][1] and "1.4 ms" in table["where it flips"][1]
+    prose = atlas_prose(table)
+    assert "Claim 2 depends on the reading: where τ" in prose and "Claim 1 is refuted" in prose
+    fig = atlas_figure(frame, "p5")
+    problems = check_layout(fig, dpi=110)
+    assert not problems, problems
