@@ -80,8 +80,10 @@ class WorkbenchFigure(Figure):
 
 
 def _figure_png(fig: Figure) -> bytes:
+    from workbench.rendering import save_png  # notation rendered as in the views
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    save_png(fig, buf, dpi=100, bbox_inches="tight")
     return buf.getvalue()
 
 

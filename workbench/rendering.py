@@ -7,8 +7,41 @@ import io
 import matplotlib
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
 
-__all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png"]
+from workbench.notation import mathtext
+
+__all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png", "apply_notation"]
+
+
+def apply_notation(fig) -> list:
+    """Render the paper's notation in every text of ``fig`` (``P_b`` → P with subscript b,
+    ``p^I``, ``T_cl``, ``λ_m``; see :func:`~workbench.notation.mathtext`), the same reading
+    as the controls' labels. Returns ``(text, original)`` pairs to undo it."""
+    changed = []
+    for t in fig.findobj(Text):
+        s = t.get_text()
+        if s and ("_" in s or "^" in s) and "$" not in s:
+            new = mathtext(s)
+            if new != s:
+                t.set_text(new)
+                changed.append((t, s))
+    return changed
+
+
+def save_png(fig, buf, **kw) -> None:
+    """``fig.savefig(buf, format="png", ...)`` with the notation rendered; a text whose
+    notation matplotlib cannot typeset is drawn as typed."""
+    changed = apply_notation(fig)
+    try:
+        fig.savefig(buf, format="png", **kw)
+    except ValueError:  # a mathtext parse error: draw the texts as typed
+        for t, s in changed:
+            t.set_text(s)
+        buf.seek(0)
+        buf.truncate()
+        fig.savefig(buf, format="png", **kw)
+
 
 VIEW_DPI = 110  # 10 pt is 15 px on screen: legible on a projector
 MIN_VIEW_WIDTH_PX = 640  # a small figure (a 3.6-inch diagram) is rendered finer, not tiny
@@ -40,5 +73,5 @@ def render_png(fig, dpi: float | None = None) -> bytes:
     dpi = view_dpi(fig) if dpi is None else dpi
     buf = io.BytesIO()
     with matplotlib.rc_context({"text.hinting": "none"}):
-        fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
+        save_png(fig, buf, dpi=dpi, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
