@@ -17,11 +17,12 @@ __all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png", "apply_not
 def apply_notation(fig) -> list:
     """Render the paper's notation in every text of ``fig`` (``P_b`` → P with subscript b,
     ``p^I``, ``T_cl``, ``λ_m``; see :func:`~workbench.notation.mathtext`), the same reading
-    as the controls' labels. Returns ``(text, original)`` pairs to undo it."""
+    as the controls' labels; a multi-line text is left as typed (mathtext is one line).
+    Returns ``(text, original)`` pairs to undo it."""
     changed = []
     for t in fig.findobj(Text):
         s = t.get_text()
-        if s and ("_" in s or "^" in s) and "$" not in s:
+        if s and ("_" in s or "^" in s) and "$" not in s and "\n" not in s:
             new = mathtext(s)
             if new != s:
                 t.set_text(new)
