@@ -251,6 +251,51 @@ def ci_errorbar(ax, x, mean, low, high, stationary=None, **kw):
     return drawn
 
 
+def _labelled_series(ax) -> list:
+    """(artist carrying the label, x, y) of an axes' labelled lines and error-bar markers,
+    in drawing order (a later one is drawn over an earlier one)."""
+    import numpy as np
+    from matplotlib.container import ErrorbarContainer
+
+    out = []
+    in_container = set()
+    for c in ax.containers:
+        if isinstance(c, ErrorbarContainer) and c.lines and c.lines[0] is not None:
+            line = c.lines[0]
+            in_container.add(id(line))
+            if not c.get_label().startswith("_"):
+                out.append((c, np.asarray(line.get_xdata(), float),
+                            np.asarray(line.get_ydata(), float)))  # fmt: skip
+    for line in ax.lines:
+        if id(line) not in in_container and not line.get_label().startswith("_"):
+            out.append((line, np.asarray(line.get_xdata(), float),
+                        np.asarray(line.get_ydata(), float)))  # fmt: skip
+    return out
+
+
+def mark_hidden(ax, rel: float = 0.005) -> list[str]:
+    """Say in the legend which labelled curves are hidden under another one.
+
+    A labelled series whose every point lies within ``rel`` (relative) of a series drawn
+    after it, at the same x, is covered by it on the page: its label gets "(under <that
+    label>)". Call before the legend is drawn. Returns the labels changed.
+    """
+    import numpy as np
+
+    series = _labelled_series(ax)
+    changed = []
+    for i, (art, x, y) in enumerate(series):
+        for top, x2, y2 in series[i + 1 :]:
+            if x.shape != x2.shape or not x.size or not np.allclose(x, x2):
+                continue
+            scale = np.maximum(np.abs(y2), 1e-300)
+            if np.all(np.abs(y - y2) <= rel * scale):
+                art.set_label(f"{art.get_label()} (under {top.get_label()})")
+                changed.append(art.get_label())
+                break
+    return changed
+
+
 def unstable_legend(ax, **legend_kw):
     """Add the legend entry that explains hollow markers (call after plotting)."""
     from matplotlib.lines import Line2D
