@@ -682,6 +682,7 @@ def to_precision(
             n = int(min(top, max(len(reps) + 1, min(need, 2 * len(reps)))))
     finally:
         if bar is not None:
+            bar.total = min(bar.total, bar.n)  # stopped because done: full, not red "8 %"
             bar.close()
     converged = achieved <= rel
     got = f"±{achieved:.3g}" if half_width is not None else f"±{achieved:.1%}"
