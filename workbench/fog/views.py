@@ -125,7 +125,7 @@ def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
     return NodeFigure()(lam_light, lam_heavy, mu_light, mu_heavy, q, theta)
 
 
-RHO_MAX = 0.97  # the node view's sliders stop below ρ = 1 (the chain has no steady state)
+RHO_MAX = 0.85  # the node view stops below ρ = 1 (refused) and where the q ≠ 0.5 chain gets slow
 
 
 def _rate_limit(own_mu: str, other_lam: str, other_mu: str, name: str):
