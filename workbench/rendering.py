@@ -20,7 +20,11 @@ def apply_notation(fig) -> list:
     as the controls' labels; a multi-line text is left as typed (mathtext is one line).
     Returns ``(text, original)`` pairs to undo it."""
     changed = []
-    for t in fig.findobj(Text):
+    texts = list(fig.findobj(Text))
+    for ax in fig.axes:  # a table's cell texts are not among the figure's children
+        for table in ax.tables:
+            texts += [cell.get_text() for cell in table.get_celld().values()]
+    for t in texts:
         s = t.get_text()
         if s and ("_" in s or "^" in s) and "$" not in s and "\n" not in s:
             new = mathtext(s)
