@@ -178,7 +178,7 @@ def test_exercises_accept_their_answer_and_reject_a_wrong_one(number):
 
 def test_exercise_answers_come_from_the_model():
     by_key = {q.key: q for q in EXERCISES}
-    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2))
+    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 2.0, rd.SExp(3.0, 0.2))
     assert by_key["insensitivity"].value() == "it stays the same"
     assert by_key["optimal_m"].value() == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
     gap = rd.system_time(24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2), "paper") - rd.system_time(
