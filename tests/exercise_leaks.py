@@ -5,7 +5,8 @@ decimal point or comma, the workbench's own formatter) is shown anywhere a stude
 before the exercise's ``show(paper, n)`` cell: a markdown cell, a cell's printed or HTML
 output, a widget's text (table, view title, status; read from the widget state nbclient
 stores with an executed notebook), or a text a view's figure draws (titles, labels,
-annotations, legends). A one-digit number (2, 0.4) is no evidence and is not searched for.
+annotations, legends). A one-digit number (2, 0.4) or a whole number below 100 (12, 85) is
+no evidence and is not searched for.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ def spellings(value: float) -> set[str]:
     out = set()
     for digits in (2, 3, 4):
         for text in (f"{value:.{digits}g}", format_number(value, digits)):
-            if len(text.strip("-−0.,")) >= 2:  # a one-digit number (2, 0.4) is no evidence
-                out |= {text, text.replace(".", ",")}
+            if len(text.strip("-−0.,")) < 2 or "e" in text or "×" in text:
+                continue  # a one-digit number (2, 0.4) is no evidence
+            if "." not in text and len(text.lstrip("-−")) < 3:
+                continue  # nor is a small whole number (12, 85): every page has some
+            out |= {text, text.replace(".", ",")}
     return out
 
 

@@ -185,3 +185,4 @@ def test_leak_finder_finds_a_planted_answer():
     assert found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.75, E n' = 0.45")])
     assert not found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.751 and 10.75")])
     assert not spellings(2.0) and not spellings(0.4)  # one digit: no evidence
+    assert not spellings(12.0) and "12.6" in spellings(12.585995248759259)
