@@ -24,9 +24,15 @@ VIEW_CELL = re.compile(r'VIEWS\["(\w+)"\]\(\)')
 
 
 def spellings(value: float) -> set[str]:
-    """How a number could be printed: 0.75, 0,75, 31.25, 0.388, 1.33, 1,33."""
+    """How a number could be printed: 0.75, 0,75, 31.25, 0.388, 1.33, 1,33.
+
+    An answer known to three digits or more is searched for with three or four (0.224,
+    0.2244: its two-digit rounding 0.22 is any number near it, no evidence)."""
+    own = len(format_number(value, 6).lstrip("−-0.").replace(".", ""))  # 0.45 → 2, 0.2244 → 4
     out = set()
     for digits in (2, 3, 4):
+        if digits < min(3, own):
+            continue  # 0.22 is not 0.2244's answer: a 2-digit rounding of a finer answer
         for text in (f"{value:.{digits}g}", format_number(value, digits)):
             if len(text.strip("-−0.,")) < 2 or "e" in text or "×" in text:
                 continue  # a one-digit number (2, 0.4) is no evidence

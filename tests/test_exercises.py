@@ -144,8 +144,8 @@ def test_answers_against_the_papers_formulas_worked_by_hand():
     assert answer("p3", 2) == pytest.approx(_erlang_b_textbook(20, 34.0), rel=1e-9)
     # P4 eq. 1: c = N/m = 8 groups, load lambda E[T_job(3)] = 2 (3 + 1/(3 * 0.2)) = 9.33
     assert answer("p4", 1) == pytest.approx(_erlang_b_textbook(8, 2.0 * (3 + 1 / 0.6)), rel=1e-9)
-    # P5 eq. 11: min' = min_th * t_avg = 5 * 0.09 s
-    assert answer("p5", 4) == pytest.approx(5 * 0.09, rel=1e-9)
+    # P5 eq. 11: min' = min_th * t_avg = 5 * 0.083 s
+    assert answer("p5", 4) == pytest.approx(5 * 0.083, rel=1e-9)
 
 
 @pytest.mark.parametrize("paper_id", sorted(PAPERS))
@@ -185,4 +185,6 @@ def test_leak_finder_finds_a_planted_answer():
     assert found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.75, E n' = 0.45")])
     assert not found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.751 and 10.75")])
     assert not spellings(2.0) and not spellings(0.4)  # one digit: no evidence
-    assert not spellings(12.0) and "12.6" in spellings(12.585995248759259)
+    assert not spellings(12.0) and "12.59" in spellings(12.585995248759259)
+    assert "0.22" not in spellings(0.2243918988554832) and "0.224" in spellings(0.22439)
+    assert "0.45" in spellings(0.45)
