@@ -366,8 +366,6 @@ def agreement_table_frame(quick=False):
 def plot_agreement_table(frame):
     """The agreement table as a figure legible on a projector: 8.4 inches wide (shown near
     its size in an 848 px notebook column, not scaled down), 11 pt text, the case wrapped."""
-    import textwrap
-
     cases = [textwrap.fill(str(c), 30) for c in frame["case"]]
     lines = sum(max(2, c.count("\n") + 1) for c in cases)
     fig, ax = figure(width=8.4, height=0.8 + 0.24 * (lines + len(frame) + 3))
