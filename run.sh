@@ -35,16 +35,27 @@ setup_browser() {
     fi
 }
 
+setup_fonts() {
+    # a CJK font (P5 quotes the paper in Chinese): matplotlib and the browser fall back to it
+    if ! ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null
+        else
+            echo "run.sh: fonts-noto-cjk missing and cannot apt-get it; Chinese text shows as boxes" >&2
+        fi
+    fi
+}
+
 cmd="${1:-lab}"
 shift || true
 case "$cmd" in
-    setup) setup_python; setup_browser ;;
-    lab) setup_python; exec "$PY" -m workbench lab "$@" ;;
-    app) setup_python; exec "$PY" -m workbench app "$@" ;;
+    setup) setup_python; setup_browser; setup_fonts ;;
+    lab) setup_python; setup_fonts; exec "$PY" -m workbench lab "$@" ;;
+    app) setup_python; setup_fonts; exec "$PY" -m workbench app "$@" ;;
     figures) setup_python; exec "$PY" -m workbench reproduce all "$@" ;;
     site) setup_python; setup_browser; exec "$PY" -m workbench site "$@" ;;
     test)
-        setup_python; setup_browser
+        setup_python; setup_browser; setup_fonts
         # one worker per core; a test module is one unit of work (tests/conftest.py)
         workers="${WORKBENCH_TEST_WORKERS:-2}"
         xdist=()

@@ -54,11 +54,11 @@ def main() -> None:
     times, longer = [], []
     for values in moves():
         t = time.perf_counter()
-        fig = plot(**values)
+        plot(**values)
         times.append(time.perf_counter() - t)
         if refine:
             t = time.perf_counter()
-            for key in fig.wb_missing:
+            for key in views.missing_keys(**values):
                 views._precise_result(key)
             plot(**values)
             longer.append(time.perf_counter() - t)

@@ -44,7 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]  # this script's repo (browser machinery, checker)
 NUMBA_CACHE = Path(tempfile.gettempdir()) / "wb-classroom-numba"
-VIEWPORT = {"width": 1280, "height": 1500}
+VIEWPORT = {"width": 1280, "height": 800}  # a projector; Lab keeps its file browser open
 RUN_ALL_TIMEOUT_MS = 420_000
 REDRAW_TIMEOUT_MS = 90_000
 MAX_PNG_BYTES = 220_000  # larger screenshots are stored with a 256-colour palette

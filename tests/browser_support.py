@@ -458,6 +458,7 @@ class Check:
         self.page, self.server, self.what = page, server, what
         self.log = PageLog(page)
         self.timings: dict[str, float] = {}
+        self.too_wide: list[str] = []  # control rows past their column (check_in_lab)
         self._t0 = time.monotonic()
         for old in artifacts_dir().glob(f"{self._stem()}[-.]*"):  # no stale artifacts
             old.unlink()
@@ -654,15 +655,59 @@ COUNT_IMAGES_JS = """(scope) => {
 }"""
 
 
+# every view after run-all: does it show a figure, and does any control row reach past the
+# view's output column (cut off, or scrolling the output sideways)?
+VIEWS_JS = """(scope) => {
+    const root = document.querySelector(scope);
+    const views = [...root.querySelectorAll('.wb-interactive')];
+    const shown = views.filter((v) => {
+        const img = v.querySelector('.wb-figure img');
+        return img && img.complete && img.naturalWidth > 0 &&
+            img.getBoundingClientRect().height > 0;
+    });
+    let wide = [];
+    for (const v of views) {
+        const column = v.closest('.jp-OutputArea-output') || v.parentElement;
+        const right = column.getBoundingClientRect().right + 1;
+        for (const row of v.querySelectorAll('.wb-control')) {
+            const r = row.getBoundingClientRect();
+            if (r.width > 0 && r.right > right) {
+                const label = row.querySelector('.wb-control-label');
+                const over = Math.round(r.right - right);
+                wide.push((label ? label.innerText : '?') + ' ' + over + ' px');
+            }
+        }
+        if (column.scrollWidth > column.clientWidth + 1) wide.push('output scrolls sideways');
+    }
+    return {views: views.length, with_figure: shown.length, too_wide: wide,
+            column: views.length ? Math.round((views[0].closest('.jp-OutputArea-output')
+                || views[0]).getBoundingClientRect().width) : 0};
+}"""
+LAB_VIEWPORT = {"width": 1280, "height": 800}  # a lecturer's projector, file browser open
+
+
+def _views_after_run_all(check: Check, scope: str, timeout_s: float = 60.0) -> dict:
+    """Wait (up to ``timeout_s``) until every view shows a figure; return the last count."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = check.page.evaluate(VIEWS_JS, scope)
+        if state["with_figure"] == state["views"] or time.monotonic() > deadline:
+            return state
+        time.sleep(1.0)
+
+
 def check_in_lab(browser, server: Server, notebook: str, served: Path) -> dict[str, float]:
     """Open ``notebook`` in JupyterLab, run all cells, exercise the first view, and wait for
     JupyterLab's own autosave of ``served`` (the file on disk).
 
     Returns the timings, plus ``static_images`` (rendered figure images outside the slider
-    views) and ``bare_figures`` (outputs that show a figure as ``<Figure size ...>`` text).
+    views), ``bare_figures`` (outputs that show a figure as ``<Figure size ...>`` text),
+    ``views`` and ``views_with_figure`` after run-all, ``rows_too_wide`` (control rows that
+    reach past their output column at 1280 × 800 with the file browser open; their labels in
+    ``check.too_wide``) and ``column_px`` (the output column's width).
     """
     mtime_before = served.stat().st_mtime_ns
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=LAB_VIEWPORT)
     page = context.new_page()
     check = Check(page, server, f"lab-{Path(notebook).stem}")
     try:
@@ -726,6 +771,18 @@ def check_in_lab(browser, server: Server, notebook: str, served: Path) -> dict[s
         assert_no_page_errors(check)
         if status != "done":
             check.fail(f"notebook:run-all-cells ended with {status!r}")
+        page.evaluate(  # the file browser open, as a lecturer keeps it
+            """() => { try { window.jupyterapp.shell.expandLeft(); } catch (e) {}
+                return window.jupyterapp.commands.execute('filebrowser:activate')
+                    .catch(() => null); }"""
+        )
+        page.wait_for_timeout(1000)
+        views = _views_after_run_all(check, f"#{panel_id}")
+        check.timings["views"] = float(views["views"])
+        check.timings["views_with_figure"] = float(views["with_figure"])
+        check.timings["rows_too_wide"] = float(len(views["too_wide"]))
+        check.timings["column_px"] = float(views["column"])
+        check.too_wide = views["too_wide"]
         move_slider_and_wait_redraw(check, f"#{panel_id}")
         check.screenshot()
         counts = page.evaluate(COUNT_IMAGES_JS, f"#{panel_id}")

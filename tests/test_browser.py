@@ -76,6 +76,14 @@ def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
         f"{notebook} changed on disk after open, run and save: git status would be dirty"
     )
     assert timings["bare_figures"] == 0, f"{notebook}: a figure shows as <Figure size ...> text"
+    assert timings["views_with_figure"] == timings["views"] > 0, (
+        f"{notebook}: {timings['views_with_figure']:.0f} of {timings['views']:.0f} views show "
+        "a figure after Run All"
+    )
+    assert timings["rows_too_wide"] == 0, (
+        f"{notebook}: control rows wider than the {timings['column_px']:.0f} px output column "
+        "at 1280 × 800 with the file browser open (in the timings file)"
+    )
     expected = len(static_figure_cells(before))
     assert timings["static_images"] >= expected, (
         f"{notebook}: {timings['static_images']:.0f} figure images rendered, "

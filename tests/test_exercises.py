@@ -134,15 +134,57 @@ def _erlang_b_textbook(c: int, a: float) -> float:
 
 def test_answers_against_the_papers_formulas_worked_by_hand():
     """Oracles written from the papers' models, not from the exercise code."""
-    # P1: rho = 60/200 + 10/(100/3) = 0.6; the q = 1/2 chain's Light count rho_L / (1 - rho)
-    assert answer("p1", 1) == pytest.approx(0.3 / 0.4, rel=1e-9)
+    # P1: rho = 80/200 + 10/(100/3) = 0.7; the q = 1/2 chain's Light count rho_L / (1 - rho)
+    assert answer("p1", 1) == pytest.approx(0.4 / 0.3, rel=1e-9)
     # P1 FIFO M/G/1 (Pollaczek-Khinchine) on the two-class mixture, in ms:
-    # E[S^2] = (60 * 2/200^2 + 10 * 2 * 0.03^2) / 70, W = 70 E[S^2] / (2 * 0.4), + 1/200 s
-    es2 = (60 * 2 / 200**2 + 10 * 2 * 0.03**2) / 70
-    assert answer("p1", 3) == pytest.approx(1e3 * (70 * es2 / (2 * 0.4) + 1 / 200), rel=1e-9)
-    # P3 without cooperation: class 1 alone is an Erlang loss system B(20, 30)
-    assert answer("p3", 2) == pytest.approx(_erlang_b_textbook(20, 30.0), rel=1e-9)
-    # P4 eq. 1: c = N/m = 8 groups, load lambda E[T_job(3)] = 1.5 (3 + 1/(3 * 0.2)) = 7
-    assert answer("p4", 1) == pytest.approx(_erlang_b_textbook(8, 1.5 * (3 + 1 / 0.6)), rel=1e-9)
-    # P5 eq. 11: min' = min_th * t_avg = 5 * 0.07 s
-    assert answer("p5", 4) == pytest.approx(5 * 0.07, rel=1e-9)
+    # E[S^2] = (80 * 2/200^2 + 10 * 2 * 0.03^2) / 90, W = 90 E[S^2] / (2 * 0.3), + 1/200 s
+    es2 = (80 * 2 / 200**2 + 10 * 2 * 0.03**2) / 90
+    assert answer("p1", 3) == pytest.approx(1e3 * (90 * es2 / (2 * 0.3) + 1 / 200), rel=1e-9)
+    # P3 without cooperation: class 1 alone is an Erlang loss system B(20, 34)
+    assert answer("p3", 2) == pytest.approx(_erlang_b_textbook(20, 34.0), rel=1e-9)
+    # P4 eq. 1: c = N/m = 8 groups, load lambda E[T_job(3)] = 2 (3 + 1/(3 * 0.2)) = 9.33
+    assert answer("p4", 1) == pytest.approx(_erlang_b_textbook(8, 2.0 * (3 + 1 / 0.6)), rel=1e-9)
+    # P5 eq. 11: min' = min_th * t_avg = 5 * 0.083 s
+    assert answer("p5", 4) == pytest.approx(5 * 0.083, rel=1e-9)
+
+
+@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+def test_no_view_before_an_exercise_shows_its_answer(paper_id):
+    """Build every view a notebook shows before an exercise, at its defaults, and search its
+    title, status line and every text its figure draws for the exercise's answer."""
+    import importlib
+
+    from exercise_leaks import exercise_cells, found, numeric_answers, view_cells, view_texts
+
+    nb = json.loads((ROOT / PAPERS[paper_id].notebook).read_text())
+    views = importlib.import_module(f"{PAPERS[paper_id].package}.views").VIEWS
+    posed = exercise_cells(nb["cells"], paper_id)
+    answers = numeric_answers(paper_id)
+    shown: dict[int, list] = {}
+    for index, name in view_cells(nb["cells"]):
+        if not any(index < posed[n] for n in answers):
+            continue
+        view = views[name]()
+        view.wait(120)
+        refiner = getattr(view, "refiner", None)
+        if refiner is not None:
+            refiner.stop()  # the first look is what Run All shows
+        shown[index] = [(f"view {name!r}", t) for t in view_texts(view)]
+    problems = []
+    for number, value in answers.items():
+        before = [t for i, texts in shown.items() if i < posed[number] for t in texts]
+        problems += [f"exercise {number}'s answer {s} in {c}" for s, c in found(value, before)]
+    assert not problems, f"{paper_id}: " + "; ".join(problems)
+
+
+def test_leak_finder_finds_a_planted_answer():
+    """The search the notebook and view checks rely on finds an answer where it is shown."""
+    from exercise_leaks import found, spellings
+
+    assert {"0.75", "0,75"} <= spellings(0.7499999999999999)
+    assert found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.75, E n' = 0.45")])
+    assert not found(0.7499999999999999, [("title", "ρ = 0.60: E n = 0.751 and 10.75")])
+    assert not spellings(2.0) and not spellings(0.4)  # one digit: no evidence
+    assert not spellings(12.0) and "12.59" in spellings(12.585995248759259)
+    assert "0.22" not in spellings(0.2243918988554832) and "0.224" in spellings(0.22439)
+    assert "0.45" in spellings(0.45)

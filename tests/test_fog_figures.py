@@ -12,6 +12,7 @@ import pytest
 from workbench.claims import load_claims
 from workbench.fog.claims import CLAIMS
 from workbench.fog.figures import FIGURES
+from workbench.plots import unstable_note
 
 
 def test_claim_ids_match_the_csv_and_disagreements_say_why():
@@ -63,8 +64,12 @@ def test_views_build_and_update():
     view = VIEWS["node"]()
     view.controls["q"].value = 0.8
     assert "updated" in view.status.value
-    view.controls["lam_light"].value = 190.0  # ρ ≥ 1: refused, and said so
-    assert "unstable" in view.status.value
+    lam = view.controls["lam_light"]
+    lam.value = 190.0  # beyond the slider: held at its end, which keeps ρ below 1
+    assert lam.value == lam.max and lam.max / 200.0 + 10.0 / (100.0 / 3.0) <= 0.85 + 1e-9
+    assert "updated" in view.status.value and not view.stale
+    view._draw(dict(view.values, lam_light=190.0))  # ρ ≥ 1 typed past the slider: said so
+    assert "unstable" in view.status.value.lower() and view.stale
 
 
 def test_a_theta_move_reuses_the_chain_and_a_rate_move_does_not():
@@ -199,13 +204,18 @@ def test_fog_delay_view_draws_the_models_curves():
 
 
 def test_glossary_shows_the_real_defaults():
-    """ε's default is 1e-10 (it once showed as 0.0, outside ε's own range)."""
+    """Defaults as people read them (μ' = 100/3 is 33.33, not 33.333333333333336); the
+    solver's ε (once shown as 0.0) is a setting, not a symbol of the model: not listed, and
+    its default reads 1 × 10⁻¹⁰ wherever it is shown."""
     from workbench.fog import PARAMS
+    from workbench.numfmt import format_number
     from workbench.widgets import glossary
 
     html = glossary(PARAMS).value
-    row = html[html.index("<td>ε</td>") :].split("</tr>")[0]
-    assert "<td>1e-10</td>" in row
+    row = html[html.index("<td>μ'</td>") :].split("</tr>")[0]
+    assert "<td>33.33</td>" in row
+    assert "<td>ε</td>" not in html
+    assert format_number(PARAMS["tol"].default, 4) == "1 × 10⁻¹⁰"
 
 
 def test_hollow_markers_appear_exactly_for_the_flagged_points():
@@ -240,9 +250,9 @@ def test_simulation_view_greys_a_run_that_is_not_a_steady_state():
 
     # θ = ∞ at load 1.6: the busiest fog nodes keep every request at ρ > 1
     fig = plot_simulated_network(math.inf, 1, "distributed", 0.05, 1.6)
-    assert "not a steady state" in fig.wb_unstable_note
+    assert "not a steady state" in unstable_note(fig)
     fine = plot_simulated_network(0.02, 1, "distributed", 0.05, 1.0)
-    assert getattr(fine, "wb_unstable_note", "") == ""
+    assert unstable_note(fine) == ""
 
 
 def test_network_layout_is_the_same_in_every_process():

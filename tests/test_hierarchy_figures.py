@@ -12,7 +12,7 @@ from workbench.hierarchy.figures import _normalise, _plot_vs, study
 from workbench.hierarchy.params import PAPER_MODELS, TOPOLOGIES
 from workbench.hierarchy.topology import named_topology
 from workbench.layout import check_layout
-from workbench.plots import UNSTABLE_LABEL
+from workbench.plots import UNSTABLE_LABEL, unstable_note
 from workbench.widgets import view_dpi
 
 
@@ -41,9 +41,9 @@ def test_hollow_markers_exactly_for_flagged_points():
 
 def test_comparison_view_flags_an_unstable_load():
     fig = plot_model_comparison(12, 9, 0.001, view_periods=200, view_replications=2)
-    assert "pure local" in fig.wb_unstable_note
+    assert "pure local" in unstable_note(fig)
     ok = plot_model_comparison(4, 3, 0.001, view_periods=200, view_replications=2)
-    assert not getattr(ok, "wb_unstable_note", "")
+    assert not unstable_note(ok)
     assert np.isfinite(_hollow(ok.axes[0])) and _hollow(ok.axes[0]) == 0
 
 

@@ -13,6 +13,7 @@ import pytest
 import workbench.redundancy as rd
 import workbench.redundancy.model as rd_model
 from workbench.exercises import show
+from workbench.plots import unstable_note
 from workbench.redundancy.exercises import EXERCISES
 from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
 from workbench.redundancy.views import (
@@ -177,7 +178,7 @@ def test_exercises_accept_their_answer_and_reject_a_wrong_one(number):
 
 def test_exercise_answers_come_from_the_model():
     by_key = {q.key: q for q in EXERCISES}
-    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 1.5, rd.SExp(3.0, 0.2))
+    assert by_key["erlang_b"].value() == rd.blocking(24, 3, 2.0, rd.SExp(3.0, 0.2))
     assert by_key["insensitivity"].value() == "it stays the same"
     assert by_key["optimal_m"].value() == rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
     gap = rd.system_time(24, 4, 6.0, 15.0, rd.SExp(3.0, 0.2), "paper") - rd.system_time(
@@ -254,7 +255,7 @@ def test_an_overloaded_waiting_room_is_drawn_hollow_and_greyed():
     fig = plot_simulation(
         N=6, m=1, lam=0.79, family="S-Exp", delta=3.0, mu=0.2, waiting_room=30, jobs=500
     )
-    assert "not stationary" in getattr(fig, "wb_unstable_note", "")
+    assert "not stationary" in unstable_note(fig)
     assert any("not stationary" in t for t in _legend_texts(fig))
 
 

@@ -4,7 +4,7 @@ import ipywidgets as w
 import pytest
 
 from workbench.plots import figure
-from workbench.widgets import interactive_figure, make_control
+from workbench.widgets import interactive_figure, make_control, param_of
 
 
 def _plot(n=3, scale=1.0, kind="line"):
@@ -289,7 +289,7 @@ def _view_units_missing(paper, view) -> list[str]:
     """Controls of ``view`` whose parameter has a unit their label does not show."""
     missing = []
     for name, ctl in view.controls.items():
-        param = getattr(ctl, "wb_param", None) or paper.params.get(name)
+        param = param_of(ctl) or paper.params.get(name)
         if param is None or not param.unit:
             continue
         unit = f"[{param.unit}]"
@@ -313,9 +313,72 @@ def test_every_view_control_label_shows_its_parameters_unit(monkeypatch):
             if not isinstance(view, InteractiveFigure):
                 continue
             assert not _view_units_missing(paper, view), (pid, vname)
-            checked += sum(1 for c in view.controls.values() if getattr(c, "wb_param", None))
+            checked += sum(1 for c in view.controls.values() if param_of(c))
     assert checked > 50
     # the check can fail: a control built from a bare spec drops the unit
     view = interactive_figure(_plot, scale=(0.0, 5.0, 0.5, 1.0))
     fake = type("Paper", (), {"params": {"scale": PAPERS["p4"].params["lam"]}})()
     assert _view_units_missing(fake, view) == ["scale: 'scale' lacks [1/s]"]
+
+
+def test_every_failure_of_a_background_draw_is_shown_and_unstable_reads_unstable():
+    """A RuntimeError in a background draw shows its message (never "computing…" for
+    good); an UnstableRegimeError reads "unstable" with its note, not "values refused"."""
+    import matplotlib.pyplot as plt
+
+    from workbench.validation import UnstableRegimeError
+
+    def plot(x):
+        if x > 5:
+            raise RuntimeError("kernel exploded at x = 6")
+        if x < 0:
+            raise UnstableRegimeError("rho = 1.2 >= 1: the queue grows without bound")
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, x])
+        return fig
+
+    view = interactive_figure(plot, background=True, x=(-5, 10, 1, 1))
+    assert view.drawn_values == {"x": 1} and not view.stale  # first figure drawn at once
+    view.controls["x"].value = 6
+    view.wait()
+    assert "kernel exploded at x = 6" in view.status.value and "RuntimeError" in view.status.value
+    assert "computing" not in view.status.value and view.stale
+    view.controls["x"].value = -1
+    view.wait()
+    assert "Unstable" in view.status.value and "grows without bound" in view.status.value
+    assert "refused" not in view.status.value and view.stale
+    view.controls["x"].value = 2
+    view.wait()
+    assert not view.stale and "updated in" in view.status.value
+
+
+def test_a_refusal_note_goes_when_another_control_moves():
+    def plot(a, b):
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots()
+        ax.plot([a, b])
+        return fig
+
+    view = interactive_figure(plot, a=(0, 10, 1, 5), b=(0, 10, 1, 5))
+    row = view.rows["a"]
+    row.type("abc")
+    assert row.note.value and "wb-refused" in row.entry._dom_classes
+    view.controls["b"].value = 7
+    assert row.note.value == "" and row.entry.value == "5"
+
+
+def test_controls_fit_two_to_an_848_px_column_and_readouts_never_use_e_notation():
+    from workbench.controls import ROW_MIN_WIDTH
+    from workbench.widgets import ControlRow
+
+    assert 2 * int(ROW_MIN_WIDTH.removesuffix("px")) <= 848
+    view = interactive_figure(
+        lambda x: __import__("matplotlib.pyplot").pyplot.figure(), x=(1.0, 2e6, 0.1, 1600.4)
+    )
+    grid = view.children[1]
+    assert "auto-fit" in grid.layout.grid_template_columns
+    row = next(iter(view.rows.values()))
+    assert isinstance(row, ControlRow) and row.entry.value == "1600.4"
+    view.controls["x"].value = 1e6
+    assert row.entry.value == "1000000"

@@ -40,6 +40,8 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
+from workbench.plots import unstable_note
+
 __all__ = ["Problem", "check_layout", "layout_problems", "KINDS", "MIN_LEGEND_PT"]
 
 KINDS = ("outside", "overlap", "legend-data", "legend-text", "legend-font")
@@ -435,7 +437,7 @@ def view_settings(view, ends: bool = True):
             ctl.value = value
             wait(300)
             drawn = view.drawn_values is not None and view.drawn_values.get(name) == ctl.value
-            if drawn and (not view.stale or getattr(view.figure, "wb_unstable_note", "")):
+            if drawn and (not view.stale or unstable_note(view.figure)):
                 number = isinstance(ctl.value, (int, float)) and not isinstance(ctl.value, bool)
                 yield (
                     (f"{name}={what} ({ctl.value:g})" if number else f"{name}={what}"),

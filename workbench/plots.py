@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import io
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -78,8 +80,10 @@ class WorkbenchFigure(Figure):
 
 
 def _figure_png(fig: Figure) -> bytes:
+    from workbench.rendering import save_png  # notation rendered as in the views
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    save_png(fig, buf, dpi=100, bbox_inches="tight")
     return buf.getvalue()
 
 
@@ -124,6 +128,47 @@ class FigureSpec:
         return data, self.plot(data)
 
 
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC")
+"""Fallback fonts for the Chinese of P5's quotes (Debian's ``fonts-noto-cjk``, installed by
+``run.sh setup``): without one, CJK characters render as empty boxes."""
+
+
+CJK_FILES = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",)
+
+
+@functools.cache
+def _cjk_font() -> str | None:
+    from pathlib import Path
+
+    from matplotlib import font_manager
+
+    for path in CJK_FILES:  # installed after matplotlib's font cache was written
+        if Path(path).exists():
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):
+                continue
+    for name in CJK_FONTS:
+        try:
+            font_manager.findfont(name, fallback_to_default=False)
+        except ValueError:
+            continue
+        return name
+    return None
+
+
+def use_cjk_fallback() -> None:
+    """Let matplotlib fall back to a CJK font for glyphs the theme's font lacks (a no-op
+    when no CJK font is installed)."""
+    import matplotlib
+
+    name = _cjk_font()
+    family = matplotlib.rcParams["font.family"]
+    family = [family] if isinstance(family, str) else list(family)
+    if name is not None and name not in family:
+        matplotlib.rcParams["font.family"] = [*family, name]
+
+
 def figure(
     ncols: int = 1,
     nrows: int = 1,
@@ -141,6 +186,7 @@ def figure(
     costs about half of a redraw.
     """
     sns.set_theme(style="whitegrid", context="notebook", palette=PALETTE)
+    use_cjk_fallback()
     # a bare Figure (not pyplot's): the notebook shows it once, when returned, and no
     # figure accumulates in pyplot's registry across slider moves
     fig = WorkbenchFigure(
@@ -205,6 +251,51 @@ def ci_errorbar(ax, x, mean, low, high, stationary=None, **kw):
     return drawn
 
 
+def _labelled_series(ax) -> list:
+    """(artist carrying the label, x, y) of an axes' labelled lines and error-bar markers,
+    in drawing order (a later one is drawn over an earlier one)."""
+    import numpy as np
+    from matplotlib.container import ErrorbarContainer
+
+    out = []
+    in_container = set()
+    for c in ax.containers:
+        if isinstance(c, ErrorbarContainer) and c.lines and c.lines[0] is not None:
+            line = c.lines[0]
+            in_container.add(id(line))
+            if not c.get_label().startswith("_"):
+                out.append((c, np.asarray(line.get_xdata(), float),
+                            np.asarray(line.get_ydata(), float)))  # fmt: skip
+    for line in ax.lines:
+        if id(line) not in in_container and not line.get_label().startswith("_"):
+            out.append((line, np.asarray(line.get_xdata(), float),
+                        np.asarray(line.get_ydata(), float)))  # fmt: skip
+    return out
+
+
+def mark_hidden(ax, rel: float = 0.005) -> list[str]:
+    """Say in the legend which labelled curves are hidden under another one.
+
+    A labelled series whose every point lies within ``rel`` (relative) of a series drawn
+    after it, at the same x, is covered by it on the page: its label gets "(under <that
+    label>)". Call before the legend is drawn. Returns the labels changed.
+    """
+    import numpy as np
+
+    series = _labelled_series(ax)
+    changed = []
+    for i, (art, x, y) in enumerate(series):
+        for top, x2, y2 in series[i + 1 :]:
+            if x.shape != x2.shape or not x.size or not np.allclose(x, x2):
+                continue
+            scale = np.maximum(np.abs(y2), 1e-300)
+            if np.all(np.abs(y - y2) <= rel * scale):
+                art.set_label(f"{art.get_label()} (under {top.get_label()})")
+                changed.append(art.get_label())
+                break
+    return changed
+
+
 def unstable_legend(ax, **legend_kw):
     """Add the legend entry that explains hollow markers (call after plotting)."""
     from matplotlib.lines import Line2D
@@ -216,11 +307,28 @@ def unstable_legend(ax, **legend_kw):
     return ax.legend(handles, labels, **legend_kw)
 
 
+# the note of each figure flagged unstable, kept beside the figure (never set on it) and
+# forgotten with it
+_UNSTABLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def flag_unstable(fig: Figure, note: str) -> Figure:
     """Mark a slider view's figure as showing non-stationary numbers.
 
-    The notebook's view (:mod:`workbench.widgets`) then shows it greyed, with ``note`` above
-    it, like a figure that no longer matches its controls. An empty note clears the mark.
+    The notebook's view (:mod:`workbench.interactive`) then shows it greyed, with ``note``
+    above it, like a figure that no longer matches its controls. An empty note clears the
+    mark; :func:`unstable_note` reads it.
     """
-    fig.wb_unstable_note = note
+    if note:
+        _UNSTABLE[fig] = str(note)
+    else:
+        _UNSTABLE.pop(fig, None)
     return fig
+
+
+def unstable_note(fig) -> str:
+    """The note :func:`flag_unstable` put on ``fig`` ("" when it shows a steady state)."""
+    try:
+        return _UNSTABLE.get(fig, "")
+    except TypeError:  # not weakly referenceable: never flagged
+        return ""

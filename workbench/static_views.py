@@ -166,18 +166,18 @@ def _view_html(view) -> str:
 
 
 def _controls_table(view) -> str:
-    from workbench.widgets import notation
+    from workbench.widgets import format_number, notation, param_of
 
     rows = []
     for name, ctl in view.controls.items():
         if not view._shown(name):
             continue
-        param = getattr(ctl, "wb_param", None)
+        param = param_of(ctl)
         symbol = notation(param.symbol) if param else html.escape(name)
         meaning = html.escape(param.meaning) if param else html.escape(ctl.description or "")
         unit = html.escape(param.unit) if param and param.unit else ""
         if hasattr(ctl, "min") and hasattr(ctl, "max"):
-            span = f"{ctl.min:g} … {ctl.max:g}"
+            span = f"{format_number(ctl.min)} … {format_number(ctl.max)}"
         elif hasattr(ctl, "options"):
             span = ", ".join(html.escape(str(o)) for o in ctl.options)
         else:

@@ -16,8 +16,9 @@ from workbench.exercises import Question
 
 __all__ = ["EXERCISES"]
 
-# the centers of the first three exercises: C = (20, 20), mu = (1, 1), lambda = (30, 16)
-_LAM, _SERVERS, _MU = (30.0, 16.0), (20, 20), (1.0, 1.0)
+# the centers of the first three exercises: C = (20, 20), mu = (1, 1), lambda = (34, 14), not
+# the notebook's worked example (30, 16), whose tables and figures would show the answers
+_LAM, _SERVERS, _MU = (34.0, 14.0), (20, 20), (1.0, 1.0)
 
 
 def _beta(p) -> tuple:
@@ -67,15 +68,15 @@ def _direction_solution(answer: str) -> str:
 EXERCISES = (
     Question(
         key="pooling",
-        text="Two centers of C = 20 servers each, μ = 1, λ = (30, 16), full forwarding "
+        text="Two centers of C = 20 servers each, μ = 1, λ = (34, 14), full forwarding "
         "p = (1, 1). Predict β₁, the fraction of class-1 requests lost.",
         answer=_pooled_beta1,
         tolerance=0.02,
         hint="With p = (1, 1) and equal μ, a request is lost only when all 40 servers are "
         "busy: one Erlang loss system.",
         solution=lambda a: (
-            f"One Erlang loss system of 40 servers offered 46 Erlang: B(40, 46) = "
-            f"{erlang_b(40, 46.0):.3f}, and the exact chain gives β₁ = β₂ = {a:.3f} (pooling)."
+            f"One Erlang loss system of 40 servers offered 48 Erlang: B(40, 48) = "
+            f"{erlang_b(40, 48.0):.3f}, and the exact chain gives β₁ = β₂ = {a:.3f} (pooling)."
         ),
     ),
     Question(
@@ -84,9 +85,9 @@ EXERCISES = (
         answer=_isolated_beta1,
         tolerance=0.02,
         hint="Each center is its own Erlang loss system: center 1 has 20 servers and is "
-        "offered 30 Erlang.",
+        "offered 34 Erlang.",
         solution=lambda a: (
-            f"B(20, 30) = {a:.3f}: pooling (the previous exercise, {_pooled_beta1():.3f}) "
+            f"B(20, 34) = {a:.3f}: pooling (the previous exercise, {_pooled_beta1():.3f}) "
             f"cuts class 1's loss by {1 - _pooled_beta1() / a:.0%}."
         ),
     ),

@@ -23,7 +23,8 @@ from workbench.datacenters.limit import _classify
 from workbench.datacenters.params import PARAMS, _center
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
-from workbench.widgets import _render_png, interactive_figure
+from workbench.rendering import render_png
+from workbench.widgets import interactive_figure
 
 __all__ = [
     "VIEWS",
@@ -251,7 +252,7 @@ def _freeze_layout(fig) -> None:
     (every other text and patch is clipped to the axes and left out of the layout), which
     a move never changes, so the positions found once hold for every later move.
     """
-    _render_png(fig)  # the layout at the resolution and text settings of the view's PNG
+    render_png(fig)  # the layout at the resolution and text settings of the view's PNG
     fig.set_layout_engine(None)
 
 

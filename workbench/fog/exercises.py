@@ -1,8 +1,8 @@
 """P1 classroom exercises: predict, then check (posed in the notebook by ``show("p1", n)``).
 
 Every answer is computed from the package when the exercise is shown: the one-node
-exercises from the closed forms of the (n, n') chain at the One fog node view's defaults
-(the parameter table's λ, λ', μ, μ'), the last one from a short simulation of the default
+exercises from the closed forms of the (n, n') chain of a node busier than the One fog
+node view's defaults (λ = 80/s), the last one from a short simulation of the default
 scenario. No answer is typed anywhere.
 
 References
@@ -25,7 +25,10 @@ from workbench.fog.simulation import run_once
 __all__ = ["EXERCISES", "NODE"]
 
 NODE = {k: PARAMS[k].default for k in ("lam_light", "lam_heavy", "mu_light", "mu_heavy")}
-"""The one fog node of exercises 1–3: the table's defaults (60/s, 10/s, 200/s, 100/3 per s)."""
+NODE["lam_light"] = 80.0  # busier than the view's default (60/s), whose title shows E n
+"""The one fog node of exercises 1–3: the table's defaults (10/s, 200/s, 100/3 per s) with
+λ = 80/s Light requests, not the One fog node view's default 60/s (the view's title and
+its "empty node" line would show the answers before the exercises)."""
 
 FORWARDS_REQUESTS = 2_000
 """Requests of the short run behind exercise 4 (a few milliseconds)."""
@@ -63,8 +66,8 @@ def _node_text() -> str:
     lam, lam2, mu, mu2 = (NODE[k] for k in ("lam_light", "lam_heavy", "mu_light", "mu_heavy"))
     return (
         f"A fog node receives λ = {lam:g}/s Light requests (μ = {mu:g}/s) and λ' = {lam2:g}/s "
-        f"Heavy requests (μ' = {mu2:.4g}/s, a mean of {1e3 / mu2:g} ms), q = 0.5: the defaults "
-        "of the <i>One fog node</i> view."
+        f"Heavy requests (μ' = {mu2:.4g}/s, a mean of {1e3 / mu2:g} ms), q = 0.5 (the "
+        "<i>One fog node</i> view with its λ slider moved to 80/s)."
     )
 
 
@@ -73,14 +76,14 @@ def _solution_mean_light(a) -> str:
     return (
         f"ρ₁ = λ/μ = {r1:.3g}, ρ₂ = λ'/μ' = {r2:.3g}, ρ = {rho:.3g}; the total count is "
         f"geometric and the classes split binomially, so E n = ρ₁/(1 − ρ) = {a:.4g}. Check it "
-        "with the <i>One fog node</i> view (the heatmap's title)."
+        "with the <i>One fog node</i> view at λ = 80/s (the heatmap's title)."
     )
 
 
 def _solution_accept(a) -> str:
     return (
         f"Only an empty node has W < θ for a tiny θ: P(n = n' = 0) = 1 − ρ = {a:.4g}, the "
-        "dotted line in the view's right panel."
+        "dotted line in the view's right panel at λ = 80/s."
     )
 
 

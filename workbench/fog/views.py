@@ -125,11 +125,29 @@ def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
     return NodeFigure()(lam_light, lam_heavy, mu_light, mu_heavy, q, theta)
 
 
+RHO_MAX = 0.85  # the node view stops below ρ = 1 (refused) and where the q ≠ 0.5 chain gets slow
+
+
+def _rate_limit(own_mu: str, other_lam: str, other_mu: str, name: str):
+    """A rate's slider range that keeps ρ = ρ₁ + ρ₂ ≤ RHO_MAX (the model refuses ρ ≥ 1)."""
+    step = PARAMS[name].step or 1.0
+
+    def rule(v):
+        room = v[own_mu] * (RHO_MAX - v[other_lam] / v[other_mu])
+        return 0.0, max(step, step * np.floor(room / step))
+
+    return rule
+
+
 def node_view():
-    """Sliders for one fog node's chain."""
+    """Sliders for one fog node's chain (the rates stop below ρ = 1)."""
     return interactive_figure(
         NodeFigure(),
         title="One fog node: the (n, n') chain and its acceptance probability",
+        limits={
+            "lam_light": _rate_limit("mu_light", "lam_heavy", "mu_heavy", "lam_light"),
+            "lam_heavy": _rate_limit("mu_heavy", "lam_light", "mu_light", "lam_heavy"),
+        },
         lam_light=PARAMS["lam_light"],
         lam_heavy=PARAMS["lam_heavy"],
         mu_light=PARAMS["mu_light"],

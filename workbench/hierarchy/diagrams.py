@@ -18,9 +18,11 @@ from workbench.hierarchy.model import (
 )
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
-from workbench.kernels.red import red_drop_probability
+from workbench.notation import mathtext
+from workbench.numfmt import format_number
 from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
 from workbench.seeding import figure_seed
+from workbench.red import drop_probability
 from workbench.stats import t_half_width
 from workbench.sweep import point_seed
 
@@ -80,7 +82,7 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
             if topology.parent[s] >= 0:
                 p = topology.parent[s]
                 ax.annotate(  # nearer the child, beside the link: clear of the parent's label
-                    f"{topology.bandwidth[s]:g}",
+                    format_number(topology.bandwidth[s]),
                     (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
                     xytext=(3, 0),
                     textcoords="offset points",
@@ -92,7 +94,7 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
     colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
     ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")
     for s in range(topology.n):
-        label = f"{s}\nF={topology.compute[s]:.3g}"
+        label = f"{s}\nF = {format_number(topology.compute[s])}"
         if stations is not None:
             label += f"\nρ={stations.loc[stations['server'] == s, 'utilisation'].iloc[0]:.2f}"
         ax.text(  # on a white ground: a link straight down runs behind the label
@@ -129,8 +131,8 @@ def ba_speed_note(topology, compute_bottom, compute_middle, compute_top) -> str:
     )
     total = compute_top + 2 * compute_middle + 4 * compute_bottom
     return (
-        f"BA: F_c, F_m, F_b by tier × {total / by_tier.sum():.3g}, so the total stays the "
-        f"tree's {total:g} work units/s"
+        f"BA: F_c, F_m, F_b by tier × {format_number(total / by_tier.sum())}, so the total "
+        f"stays the tree's {format_number(total)} work units/s"
     )
 
 
@@ -138,17 +140,20 @@ def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
     """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
     lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
     avg = np.linspace(0.0, 2.3 * hi, 400)
-    p = [red_drop_probability(a, lo, hi, max_p, 0, gentle) for a in avg]
+    p = drop_probability(avg, lo, hi, max_p, 0, gentle=gentle)  # the public, checked function
     fig, ax = figure(fast=True)
     ax.plot(avg, p, color=PALETTE[0])
-    for v, name in ((lo, "min'"), (hi, "max'")):
+    for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
         ax.axvline(v, color="0.5", ls="--", lw=0.8)
-        ax.annotate(f"{name} = {v:.3g} s", (v, 0.55), xytext=(3, 0), textcoords="offset points",
+        ax.annotate(name, (v, 0.55), xytext=(3, 0), textcoords="offset points",
                     rotation=90, va="center", ha="left", fontsize=8)  # fmt: skip
     ax.set_xlabel("average expected time to finish the queue [s]")
-    ax.set_ylabel("p_b (probability of forwarding up)")
+    ax.set_ylabel(mathtext("p_b (probability of forwarding up)"))
     ax.set_ylim(0, 1.1)
-    ax.set_title(f"t̄_exe = {mean_exec_time:.3g} s, max_p = {max_p:g}", fontsize=9)
+    ax.set_title(
+        mathtext(f"t̄_exe = {format_number(mean_exec_time)} s, max_p = {format_number(max_p)}"),
+        fontsize=9,
+    )
     return fig
 
 

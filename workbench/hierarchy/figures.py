@@ -14,7 +14,8 @@ import functools
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.erlang import pollaczek_khinchine
 from workbench.hierarchy.model import (
@@ -24,7 +25,16 @@ from workbench.hierarchy.model import (
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models, simulate
 from workbench.hierarchy.topology import named_topology
-from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
+from workbench.numfmt import format_number
+from workbench.plots import (
+    PALETTE,
+    UNSTABLE_LABEL,
+    FigureSpec,
+    ci_errorbar,
+    figure,
+    mark_hidden,
+    unstable_legend,
+)
 from workbench.seeding import figure_seed
 from workbench.stats import mean_ci
 from workbench.sweep import sweep
@@ -181,6 +191,7 @@ def _plot_vs(frame, x, fixed_text):
     ax1.set_ylabel("mean completion time [s]")
     ax2.set_ylabel("relative to the advanced model")
     ax1.set_title(fixed_text, fontsize=9)
+    mark_hidden(ax2)
     unstable_legend(ax2, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
@@ -214,31 +225,36 @@ def fig7_gain_heatmap_frame(quick=False):
     return out
 
 
-def _cell_texts(ax, frame, value, fmt):
+def _cell_texts(ax, frame, value, fmt, color="w"):
     """Each heat-map cell's value; a cell whose runs are not stationary reads 'n.s.'."""
     table = frame.pivot(index="mu", columns="lam", values=value)
     ok = frame.pivot(index="mu", columns="lam", values="stationary")
     for i in range(table.shape[0]):
         for j in range(table.shape[1]):
             text = format(table.iat[i, j], fmt) if ok.iat[i, j] else "n.s."
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w")
+            ax.text(j, i, text, ha="center", va="center", fontsize=10, color=color)
 
 
 def plot_fig7_gain_heatmap(frame):
     fig, ax = figure(width=5.6, height=4.2)
     table = frame.pivot(index="mu", columns="lam", values="gain")
-    im = ax.imshow(np.log10(table.to_numpy()), origin="lower", aspect="auto", cmap="viridis")
+    ratio = table.to_numpy(dtype=float)
+    # a diverging scale centred on 1 (no difference), at least ±5 %: 1.000 and 1.001 read
+    # as the same neutral colour, not as the two ends of a 0-0.0004 scale
+    spread = max(0.05, float(np.nanmax(np.abs(ratio - 1.0))) if np.isfinite(ratio).any() else 0)
+    im = ax.imshow(ratio, origin="lower", aspect="auto", cmap="PuOr_r",
+                   vmin=1.0 - spread, vmax=1.0 + spread)  # fmt: skip
     ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
     ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
-    _cell_texts(ax, frame, "gain", ".3f")
+    _cell_texts(ax, frame, "gain", ".3f", color="0.1")  # dark on the pale middle of the scale
     ax.grid(False)
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel(PARAMS["task_size"].axis_label)
     ax.set_title(
         "best other model's time ÷ advanced's (> 1: advanced wins)\nn.s.: not stationary",
-        fontsize=8,
+        fontsize=10,
     )
-    fig.colorbar(im, ax=ax, label="log10 ratio")
+    fig.colorbar(im, ax=ax, label="ratio (1: no difference)")
     return fig
 
 
@@ -379,9 +395,14 @@ def plot_fig8_eq12_queue(frame):
         ax.set_xlabel(PARAMS["lam"].axis_label)
         ax.set_yscale("log")
     ax1.set_ylabel("tasks")
-    for ax in (ax1, ax2):  # minor labels (5×10⁰, ...) crowd a short log axis
+    for ax in (ax1, ax2):  # labelled ticks at 1, 2, 5 × 10ⁿ: a short log axis keeps labels
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_number(v)))
         ax.yaxis.set_minor_formatter(NullFormatter())
-    unstable_legend(ax2, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    handles, labels = ax1.get_legend_handles_labels()  # the μ of each colour, then hollow
+    handles.append(Line2D([], [], marker="o", ls="", mfc="none", color="0.3"))
+    labels.append(UNSTABLE_LABEL)
+    ax2.legend(handles, labels, fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
@@ -417,6 +438,7 @@ def plot_beyond_down_offload(frame):
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel("mean completion time [s]")
     ax.set_title("advanced model, μ = 7:\nthe centre also offloads down", fontsize=9)
+    mark_hidden(ax)
     unstable_legend(ax, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 

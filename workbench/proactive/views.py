@@ -12,10 +12,8 @@ replication, and refined results are kept for values seen again.
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
-import ipywidgets as w  # the views module is the one place that builds widgets
 import numpy as np
 
 from workbench.params import Param
@@ -28,7 +26,7 @@ from workbench.proactive.figures import (
 from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
 from workbench.proactive.params import PARAMS
 from workbench.proactive.simulation import simulate, simulate_to_precision
-from workbench.widgets import control, interactive_figure
+from workbench.widgets import Refinement, control, interactive_figure
 
 __all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
 
@@ -172,10 +170,6 @@ _PRECISE: dict = {}
 """Precision-driven results by (scheme, parameters): a value seen before is drawn at once."""
 
 
-class _Moved(Exception):
-    """A newer move arrived: the background refinement of the old values stops."""
-
-
 def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
     """One key per scheme; BL2 and BL3 have no cache, so storage, z and the cacheable
     ratio do not change them (the streams are common) and their runs are shared; BL3 does
@@ -234,8 +228,8 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
 
     Schemes whose precision-driven result is known are drawn from it; the others from
     :data:`FIRST` (2 short replications, "first look"). A point whose run is not
-    stationary is drawn hollow with a dotted interval. ``fig.wb_missing`` lists the keys
-    still to refine. The figure is built once and updated in place (a move costs the
+    stationary is drawn hollow with a dotted interval (:func:`missing_keys` lists the
+    keys still to refine). The figure is built once and updated in place (a move costs the
     simulations, not a new figure).
     """
     keys = _keys(storage, zipf, cacheable_ratio, area, x_max)
@@ -278,85 +272,59 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     )
     unstable = [s for s, r in zip(NAMES, rows, strict=True) if not r.stationary]
     flag_unstable(fig, f"{', '.join(unstable)}: not a steady state" if unstable else "")
-    fig.wb_missing = missing
     return fig
 
 
-class _Refiner:
-    """Background refinement of the schemes view: precision-driven runs, a progress bar,
-    then a redraw; a newer move stops it within one replication."""
+def missing_keys(**values) -> list:
+    """The runs of these values not refined yet (the schemes view refines them)."""
+    return [k for k in _keys(**values) if k not in _PRECISE]
+
+
+def _refine_task(key):
+    def task(monitor):  # monitor(index) raises Moved when a newer move arrived
+        _precise_result(key, lambda index: monitor(index + 1))
+
+    return task
+
+
+class _Schemes:
+    """The schemes view's plot: a first look at once, refined by the shared
+    :class:`~workbench.interactive.Refinement` (precision-driven runs, a progress bar, a
+    redraw; a newer move stops it within one replication)."""
 
     def __init__(self):
-        self.view = None
-        self.generation = 0
-        self.thread = None
-        self.bar = w.IntProgress(value=0, min=0, max=1, description="refining",
-                                 layout=w.Layout(width="60%", display="none"))  # fmt: skip
-        self.label = w.HTML("")
+        self.refinement = Refinement("refining")
 
     def plot(self, **values):
         fig = _schemes_plot(**values)
-        self.generation += 1
-        if fig.wb_missing:
-            self.thread = threading.Thread(
-                target=self._refine, args=(values, fig.wb_missing, self.generation), daemon=True
+        missing = missing_keys(**values)
+        if missing:
+            target = f"±{PRECISION['rel_half_width']:.0%}"
+            self.refinement.start(
+                [(f"longer run: {key[0]} to {target}", _refine_task(key)) for key in missing],
+                steps=PRECISION["max_replications"],
             )
-            self.thread.start()
         else:
-            self.bar.layout.display = "none"
-            self.label.value = ""
+            self.refinement.stop()
         return fig
-
-    def _refine(self, values, missing, generation):
-        top = PRECISION["max_replications"]
-        self.bar.max, self.bar.value = top * len(missing), 0
-        self.bar.layout.display = ""
-        try:
-            for j, key in enumerate(missing):
-                self.label.value = (f"<small>longer run: {key[0]} to ±"
-                                    f"{PRECISION['rel_half_width']:.0%}…</small>")  # fmt: skip
-
-                def monitor(index, j=j):
-                    if generation != self.generation:
-                        raise _Moved
-                    self.bar.value = j * top + index + 1
-
-                _precise_result(key, monitor)
-                self.bar.value = (j + 1) * top
-        except _Moved:
-            return
-        if generation == self.generation and self.view is not None:
-            self.label.value = ""
-            self.bar.layout.display = "none"
-            self.view.update()  # every scheme is precise now: drawn at once
-
-    def wait(self, timeout: float = 300.0) -> None:
-        """Block until the refinement (and the redraw it starts) is done (tests, scripts)."""
-        for _ in range(3):  # draw -> refinement -> redraw (which starts no refinement)
-            if self.view is not None:
-                self.view.wait(timeout)
-            if self.thread is not None:
-                self.thread.join(timeout)
 
 
 def schemes_view():
     """Short simulations of the four schemes: a move is answered from 2 replications at
     once, then refined to ±5% on the mean in the background (progress bar), then redrawn."""
-    refiner = _Refiner()
+    schemes = _Schemes()
     view = interactive_figure(
-        refiner.plot,
+        schemes.plot,
         title="The four schemes, simulated (a first look at once, then refined to ±5%)",
         background=True,
+        refinement=schemes.refinement,
         storage=control(PARAMS["storage"]),
         zipf=control(PARAMS["zipf"]),
         cacheable_ratio=control(PARAMS["cacheable_ratio"]),
         area=control(PARAMS["area"]),
         x_max=control(PARAMS["x_max"]),
     )
-    refiner.view = view
-    view.refiner = refiner
-    children = list(view.children)
-    view.children = (*children[:-1], w.HBox([refiner.bar, refiner.label]), children[-1])
+    view.refiner = schemes.refinement  # tests and scripts: view.refiner.wait()
     return view
 
 

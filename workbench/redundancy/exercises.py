@@ -31,13 +31,18 @@ def _insensitivity_pareto() -> rd.Pareto:
     return rd.Pareto(mean * (3 * a - 1) / (3 * a), a)
 
 
+#: exercises 1-2's arrival rate: not the views' and station table's default λ = 1.5 /s, where
+#: the diagram view's title would show exercise 1's answer
+LAM_EX1 = 2.0
+
+
 def _blocking() -> float:
-    return rd.blocking(24, 3, 1.5, SEXP)
+    return rd.blocking(24, 3, LAM_EX1, SEXP)
 
 
 def _insensitivity() -> str:
     pareto = _insensitivity_pareto()
-    same = abs(rd.blocking(24, 3, 1.5, pareto) - rd.blocking(24, 3, 1.5, SEXP)) < 1e-12
+    same = abs(rd.blocking(24, 3, LAM_EX1, pareto) - rd.blocking(24, 3, LAM_EX1, SEXP)) < 1e-12
     return "it stays the same" if same else "it changes"
 
 
@@ -56,8 +61,8 @@ def _optimal_m() -> int:
 def _insensitivity_text() -> str:
     pareto = _insensitivity_pareto()
     return (
-        "Keep N = 24, m = 3, λ = 1.5 /s, but replace S-Exp(3, 0.2) by a heavy-tailed Pareto "
-        f"law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
+        f"Keep N = 24, m = 3, λ = {LAM_EX1:g} /s, but replace S-Exp(3, 0.2) by a heavy-tailed "
+        f"Pareto law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
         f"(β = {pareto.beta:.3f} s, α = {pareto.alpha:g}). What happens to P_b?"
     )
 
@@ -73,7 +78,7 @@ def _stability_text() -> str:
 EXERCISES = (
     Question(
         key="erlang_b",
-        text="N = 24 workers, m = 3 replicas, λ = 1.5 /s, S-Exp(Δ = 3 s, μ = 0.2 /s). "
+        text=f"N = 24 workers, m = 3 replicas, λ = {LAM_EX1:g} /s, S-Exp(Δ = 3 s, μ = 0.2 /s). "
         "Predict the blocking probability P_b (a number between 0 and 1).",
         answer=_blocking,
         tolerance=0.01,
@@ -81,7 +86,7 @@ EXERCISES = (
         "a = λ E[T_job(3)]; P_b = ErlangB(c, a) = (a^c/c!) / Σ_j a^j/j!.",
         solution=lambda a: (
             f"c = 8 groups, E[T_job(3)] = 3 + 1/0.6 = {SEXP.job_time_mean(3):.3f} s, "
-            f"a = {1.5 * SEXP.job_time_mean(3):.2f} erlang, ErlangB(8, a) = {a:.4f}."
+            f"a = {LAM_EX1 * SEXP.job_time_mean(3):.2f} erlang, ErlangB(8, a) = {a:.4f}."
         ),
     ),
     Question(

@@ -260,19 +260,18 @@ def plot_table1(data: pd.DataFrame):
         cells.append(line)
         colors.append(tint)
     cols = ["small", "workbench", "paper", "large", "workbench", "paper"]
-    fig, ax = figure(1, width=7.2, height=0.32 * (len(rows) + 2) + 0.5)
+    fig, ax = figure(1, width=8.4, height=0.3 * (len(rows) + 1) + 0.9)
     ax.axis("off")
     tab = ax.table(
         cellText=cells,
         cellColours=colors,
         rowLabels=rows,
         colLabels=cols,
-        loc="center",
+        bbox=[0.0, 0.0, 1.0, 1.0],  # the table fills its axes: no blank band around it
         cellLoc="center",
     )
     tab.auto_set_font_size(False)
-    tab.set_fontsize(9)
-    tab.scale(1, 1.25)
+    tab.set_fontsize(10)
     agree = int(data["agrees"].sum())
     ax.set_title(
         f"Table I recomputed: {agree}/{len(data)} cells agree with the paper (green)\n"

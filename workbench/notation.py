@@ -1,0 +1,119 @@
+"""The paper's ASCII notation as a reader sees it, in controls, tables and figure labels.
+
+:func:`notation` renders ``p^I``, ``T_cl``, ``λ_m`` as HTML (controls, tables) or as Unicode
+super- and subscripts (tooltips); :func:`mathtext` renders the same notation for matplotlib
+labels, so a figure never shows a raw ``P_b`` or ``p^I``. :func:`control_label` is the label
+``symbol meaning [unit]`` of a declared parameter.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from workbench.params import Param
+
+__all__ = ["notation", "mathtext", "control_label"]
+
+_SUP = dict(
+    zip(
+        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+        strict=True,
+    )
+)
+_SUB = dict(
+    zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+)
+# base^X, base^{...}, base_x, base_{...}: the base is the token just before the mark; a
+# subscript needs a short base (≤ 3 characters: T_cl, λ_u, min_th) so that a snake_case word
+# of a sentence (cache_aware) is left alone
+_SCRIPT = re.compile(
+    r"(?P<base>[^\s\^_\[\]()/,;:|]+?)(?P<mark>[\^_])(?:\{(?P<braced>[^{}]+)\}"
+    r"|(?P<bare>[A-Za-z0-9′'*+−-]+))"
+)
+
+
+def notation(text: str, *, as_html: bool = True) -> str:
+    """Render the paper's ASCII notation: ``p^I`` → pᴵ, ``X^FF`` → X<sup>FF</sup>,
+    ``T_cl`` → T<sub>cl</sub>, ``λ_m`` → λ<sub>m</sub>, ``x^{n+1}`` → x<sup>n+1</sup>.
+
+    ``as_html=True`` (control labels): HTML with the rest escaped, ``<sup>``/``<sub>`` for the
+    scripts. ``as_html=False`` (tooltips, plain text): Unicode super- and subscript letters
+    where every character has one (p^I → pᴵ, λ_m → λₘ), else the notation is left as typed.
+    A subscript is only read after a base of at most three characters (``T_cl``, ``min_th``),
+    so snake_case words in a sentence (``cache_aware``) stay as they are.
+    """
+    out = []
+    pos = 0
+    for m in _SCRIPT.finditer(text):
+        base, mark = m.group("base"), m.group("mark")
+        script = m.group("braced") or m.group("bare")
+        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
+        if mark == "_" and (word is None or len(word.group()) > 3):
+            continue
+        out.append(_escape(text[pos : m.start()], as_html))
+        out.append(_escape(base, as_html))
+        table = _SUP if mark == "^" else _SUB
+        if as_html:
+            tag = "sup" if mark == "^" else "sub"
+            out.append(f"<{tag}>{html.escape(script)}</{tag}>")
+        elif all(c in table for c in script):
+            out.append("".join(table[c] for c in script))
+        else:
+            out.append(m.group(0)[len(base) :])
+        pos = m.end()
+    out.append(_escape(text[pos:], as_html))
+    return "".join(out)
+
+
+def mathtext(text: str) -> str:
+    """The notation of ``text`` for a matplotlib label: ``T_cl`` → ``T$_{\\mathregular{cl}}$``.
+
+    The same reading as :func:`notation` (a subscript only after a base of at most three
+    characters), with the scripts as mathtext in the label's own font. A text that already
+    holds mathtext (a ``$``) is returned as it is.
+    """
+    if "$" in text:
+        return text
+    out = []
+    pos = 0
+    for m in _SCRIPT.finditer(text):
+        base, mark = m.group("base"), m.group("mark")
+        script = m.group("braced") or m.group("bare")
+        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
+        if mark == "_" and (word is None or len(word.group()) > 3):
+            continue
+        script = script.replace("−", "-").replace("′", "'")
+        script = re.sub(r"([{}\\#%&])", r"\\\1", script)
+        out.append(text[pos : m.start()] + base + f"${mark}{{\\mathregular{{{script}}}}}$")
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _escape(text: str, as_html: bool) -> str:
+    return html.escape(text, quote=False) if as_html else text
+
+
+def control_label(param: Param) -> str:
+    """``symbol meaning [unit]`` without saying a name twice.
+
+    A symbol that is a plain word already in the meaning is dropped: ``seed`` "random seed"
+    reads "random seed", ``gentle`` "gentle RED" reads "gentle RED" (not "gentle gentle RED").
+    """
+    unit = f" [{param.unit}]" if param.unit else ""
+    symbol, meaning = param.symbol.strip(), param.meaning.strip()
+    if _said_in(symbol, meaning):
+        return f"{meaning}{unit}"
+    return f"{symbol} {meaning}{unit}".strip()
+
+
+def _said_in(symbol: str, meaning: str) -> bool:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z-]{2,}", symbol):
+        return False  # a mathematical symbol (λ, T_cl, n_slots) is not a word of the meaning
+    words = re.findall(r"[A-Za-z-]+", meaning.lower())
+    return any(word.startswith(symbol.lower()) for word in words)
+
+
+# ------------------------------------------------------------------------------ numbers
