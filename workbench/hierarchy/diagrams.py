@@ -21,8 +21,8 @@ from workbench.hierarchy.simulation import run_models
 from workbench.notation import mathtext
 from workbench.numfmt import format_number
 from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
-from workbench.seeding import figure_seed
 from workbench.red import drop_probability
+from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
 from workbench.sweep import point_seed
 
