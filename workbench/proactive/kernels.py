@@ -40,7 +40,6 @@ import numpy as np
 from numba import njit
 
 from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
-from workbench.kernels.radio import uplink_rate_kernel
 
 # scheme codes (SCHEMES in params.py)
 PROPOSED = 0
@@ -99,6 +98,22 @@ def xorshift_next(state):
 def fading_draw(state, table):
     """One Exp(1) power-fading draw: the table entry the generator's top bits select."""
     return table[np.int64(xorshift_next(state) >> np.uint64(64 - FADING_BITS))]
+
+
+@njit(cache=True)
+def stable_order(keys, n, order):
+    """order[:n] = the stable ascending order of keys[:n] (ties by index), by insertion.
+
+    The same permutation as ``np.argsort(keys[:n], kind="mergesort")`` for keys without
+    NaN, without allocating (the slot loop sorts E cloudlets and a few requests per slot).
+    """
+    for i in range(n):
+        x = keys[i]
+        j = i
+        while j > 0 and keys[order[j - 1]] > x:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
 
 
 @njit(cache=True)
@@ -259,6 +274,11 @@ def simulate_slots_kernel(
     req_user = np.empty(n_users, dtype=np.int64)
     req_task = np.empty(n_users, dtype=np.int64)
     ukey = np.empty(n_cloudlets)
+    e_order = np.empty(n_cloudlets, dtype=np.int64)
+    u_order = np.empty(n_users, dtype=np.int64)
+    neg = np.empty(n_users)
+    den = np.empty(n_cloudlets)
+    rates = np.zeros(n_users)
     pick_e = np.full(n_users, -1, dtype=np.int64)
     pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
@@ -316,22 +336,21 @@ def simulate_slots_kernel(
                         phi[e, i] = budget - tau_ep
                     else:
                         phi[e, i] = budget - own - wait_est[e] - tau_ep
-                order = np.argsort(ukey, kind="mergesort")
+                stable_order(ukey, n_cloudlets, e_order)
                 k = 0
                 for j in range(n_cloudlets):
-                    e = order[j]
+                    e = e_order[j]
                     if covered[u, e]:
                         prefs[i, k] = e
                         k += 1
             rprefs = np.full((n_cloudlets, n_req), -1, dtype=np.int64)
-            neg = np.empty(n_req)
             for e in range(n_cloudlets):
                 for i in range(n_req):
                     neg[i] = -phi[e, i]
-                order = np.argsort(neg, kind="mergesort")
+                stable_order(neg, n_req, u_order)
                 k = 0
                 for j in range(n_req):
-                    i = order[j]
+                    i = u_order[j]
                     if covered[req_user[i], e]:
                         rprefs[e, k] = i
                         k += 1
@@ -478,7 +497,25 @@ def simulate_slots_kernel(
             for u in range(n_users):
                 for e in range(n_cloudlets):
                     gain[u, e] = path_gain[u, e] * fading_draw(rng_state, table)
-        rates = uplink_rate_kernel(gain, power, noise_w, serving, bandwidth)
+        # received power at every cloudlet, summed once for the rates and the estimates
+        for e in range(n_cloudlets):
+            received[e] = 0.0
+        any_serving = False
+        for v in range(n_users):
+            if serving[v] >= 0:
+                any_serving = True
+                for e in range(n_cloudlets):
+                    received[e] += gain[v, e] * power[v]
+        if any_serving:  # eq. 2, as workbench.kernels.radio.uplink_rate_kernel
+            for e in range(n_cloudlets):
+                t = up_task[e]
+                if t >= 0:
+                    u = task_user[t]
+                    own = gain[u, e] * power[u]
+                    interference = received[e] - own
+                    if interference < 0.0:
+                        interference = 0.0
+                    rates[u] = bandwidth * np.log2(1.0 + own / (noise_w + interference))
         for e in range(n_cloudlets):
             t = up_task[e]
             if t < 0:
@@ -504,22 +541,26 @@ def simulate_slots_kernel(
                 left[t] -= progress
         # 7. rate estimates, eq. 10 with nu = 1 / (number of observations)
         nu = 1.0 / (s + 1)
+        keep = 1.0 - nu
         for e in range(n_cloudlets):
-            received[e] = 0.0
-        for v in range(n_users):
-            if serving[v] >= 0:
-                for e in range(n_cloudlets):
-                    received[e] += gain[v, e] * power[v]
+            den[e] = noise_w + received[e]  # a silent user's interference: all received
         for u in range(n_users):
-            for e in range(n_cloudlets):
-                if not covered[u, e]:
-                    continue
-                own = gain[u, e] * power[u]
-                interference = received[e] - own if serving[u] >= 0 else received[e]
-                if interference < 0.0:
-                    interference = 0.0
-                r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
-                rbar[u, e] = nu * r + (1.0 - nu) * rbar[u, e]
+            pu = power[u]
+            if serving[u] >= 0:
+                for e in range(n_cloudlets):
+                    if not covered[u, e]:
+                        continue
+                    own = gain[u, e] * pu
+                    interference = received[e] - own
+                    if interference < 0.0:
+                        interference = 0.0
+                    r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
+                    rbar[u, e] = nu * r + keep * rbar[u, e]
+            else:
+                for e in range(n_cloudlets):
+                    if covered[u, e]:
+                        r = bandwidth * np.log1p(gain[u, e] * pu / den[e]) / _LN2
+                        rbar[u, e] = nu * r + keep * rbar[u, e]
         s += 1
     counters[SLOTS_RUN] = s
     if counters[TASKS_DONE] < n:
