@@ -158,12 +158,35 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
     return False
 
 
+@njit(cache=True)
+def _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready):
+    """Fill every cache with its ``storage[e]`` most popular cacheable results (by
+    ``cache_rank[e]``, rank 0 first), computed at time 0: where the popularity rule of
+    :func:`_cache_request` ends once every such result has been requested."""
+    n_cloudlets, n_task_types = cache_rank.shape
+    by_rank = np.empty(n_task_types, dtype=np.int64)
+    for e in range(n_cloudlets):
+        for a in range(n_task_types):
+            by_rank[cache_rank[e, a]] = a
+        for r in range(n_task_types):
+            if used[e] >= storage[e]:
+                break
+            a = by_rank[r]
+            if cacheable[a]:
+                s = used[e]
+                used[e] += 1
+                c_obj[e, s] = a
+                slot_of[e, a] = s
+                c_key[e, s] = cache_rank[e, a]
+                ready[e, a] = 0.0
+
+
 @njit(cache=True, nogil=True)
 def simulate_slots_kernel(
     scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
     cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
     cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
-    max_queue, cache_aware, hedge_check,
+    max_queue, cache_aware, hedge_check, warm_caches=False,
 ):  # fmt: skip
     """Run the slotted model; per-task outcomes and named counters.
 
@@ -207,6 +230,11 @@ def simulate_slots_kernel(
         Users rank a cloudlet holding their result by τ_EP (eq. 14 with y_ea known to
         the user). False (the paper's reading): users rank by the upload and computing
         delay of their own data only; a hit happens when the matched cloudlet holds it.
+    warm_caches : bool
+        Start every cache of the proposed scheme in the steady state of its popularity
+        rule: the ``storage[e]`` cacheable results ranked first by ``cache_rank[e]``, already
+        computed (ready at time 0). False: every cache starts empty (BL1's LRU caches
+        always do).
 
     Returns
     -------
@@ -265,6 +293,8 @@ def simulate_slots_kernel(
     c_key = np.zeros((n_cloudlets, s_max), dtype=np.int64)
     used = np.zeros(n_cloudlets, dtype=np.int64)
     clock = 0  # cache request counter (LRU recency, replay order)
+    if warm_caches and caching and policy == 0:
+        _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready)
 
     rbar = rbar0.copy()
     gain = path_gain.copy()
