@@ -159,6 +159,26 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
 
 
 @njit(cache=True)
+def _fade(gain, path_gain, covered, serving, rng_state, table):
+    """One slot of block fading: gain = path gain × an Exp(1) draw on every link, drawn in
+    (user, cloudlet) order as :func:`fading_draw` would; the generator state is kept in a
+    register, and a silent user's uncovered link (read by neither a rate nor an estimate)
+    only advances it."""
+    n_users, n_cloudlets = gain.shape
+    x = rng_state[0]
+    shift = np.uint64(64 - FADING_BITS)
+    for u in range(n_users):
+        every = serving[u] >= 0
+        for e in range(n_cloudlets):
+            x ^= x >> np.uint64(12)
+            x ^= x << np.uint64(25)
+            x ^= x >> np.uint64(27)
+            if every or covered[u, e]:
+                gain[u, e] = path_gain[u, e] * table[np.int64((x * _XS_MULT) >> shift)]
+    rng_state[0] = x
+
+
+@njit(cache=True)
 def _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready):
     """Fill every cache with its ``storage[e]`` most popular cacheable results (by
     ``cache_rank[e]``, rank 0 first), computed at time 0: where the popularity rule of
@@ -524,9 +544,7 @@ def simulate_slots_kernel(
             if up_task[e] >= 0:
                 serving[task_user[up_task[e]]] = e
         if fading:
-            for u in range(n_users):
-                for e in range(n_cloudlets):
-                    gain[u, e] = path_gain[u, e] * fading_draw(rng_state, table)
+            _fade(gain, path_gain, covered, serving, rng_state, table)
         # received power at every cloudlet, summed once for the rates and the estimates
         for e in range(n_cloudlets):
             received[e] = 0.0
