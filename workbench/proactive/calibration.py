@@ -28,7 +28,7 @@ from workbench.plots import figure
 from workbench.proactive import claims as C
 from workbench.validation import check_bool, check_seed
 
-__all__ = ["LAMS", "load_table", "fitted_load", "load_frame", "plot_load"]
+__all__ = ["LAMS", "load_table", "fitted_load", "hold_out", "load_frame", "plot_load"]
 
 LAMS = (1.0, 1.25, 1.5, 1.75, 2.0)
 """The loads of the calibration table, inside the plausible 0.5-2 tasks/s."""
@@ -141,3 +141,33 @@ def plot_load(frame: pd.DataFrame, fast=False):
                 title="BL2 against density", yscale="log")  # fmt: skip
     axes[2].legend(fontsize=7)
     return fig
+
+
+def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
+    """The hold-out reading "load fitted on Fig. 3 p90": every claim measured at the λ_u of
+    :func:`fitted_load` (rounded to 0.01). One row per claim: the paper's value and
+    tolerance (data/claims/p2.csv), the measured value, whether it agrees (within tolerance,
+    on stationary runs) and ``evidence`` False for the fitted claim itself."""
+    from workbench.claims import load_claims
+
+    func = "hold_out"
+    quick = check_bool(quick, "quick", func)
+    seed = check_seed(seed, func)
+    lam = round(fitted_load(table), 2)
+    if not np.isfinite(lam):
+        raise C.ParameterError(
+            f"The 'table' parameter of {func} must reach a Fig. 3 p90 gain of 0.40 at one of "
+            f"its loads. Got at most {table['fig3_p90_gain_vs_bl2'].max():.3f} instead."
+        )
+    ctx = C._context(quick, seed, {"lam": lam})
+    paper = load_claims("p2").set_index("id")
+    rows = []
+    for claim in C.MEASURES:
+        m = C.MEASURES[claim](ctx)
+        value, tol = float(paper.loc[claim, "value"]), float(paper.loc[claim, "tolerance"])
+        rows.append({"id": claim, "lam": lam, "paper": value, "tolerance": tol,
+                     "measured": m.value, "stationary": m.stationary,
+                     "agrees": bool(m.stationary and abs(m.value - value) <= tol),
+                     "evidence": claim != "fig3_p90_gain_vs_bl2",
+                     "source": paper.loc[claim, "source"], "note": m.note})  # fmt: skip
+    return pd.DataFrame(rows)
