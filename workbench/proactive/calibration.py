@@ -79,10 +79,14 @@ def load_table(lams=LAMS, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
     func = "load_table"
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
+    return _load_table(func, lams, quick, seed)
+
+
+def _load_table(func, lams, setting, seed) -> pd.DataFrame:
     rows = []
     for lam in lams:
         lam = float(C.PARAMS.check(func, lam=lam)["lam"])
-        ctx = C._context(quick, seed, {"lam": lam})
+        ctx = C._context(setting, seed, {"lam": lam})
         row = {"lam": lam, "seed": seed}
         for s in ("proposed", "BL1", "BL2", "BL3"):
             row[f"utilisation_{s}"] = C._get(s, ctx)["uplink_utilisation"]
@@ -113,8 +117,14 @@ def fitted_load(table: pd.DataFrame, claim="fig3_p90_gain_vs_bl2", target=0.40) 
 
 
 def load_frame(quick: bool = False) -> pd.DataFrame:
-    """The calibration table in tidy form (λ_u, quantity, value) for the CLI's CSV."""
-    table = load_table(quick=quick)
+    """The calibration table in tidy form (λ_u, quantity, value) for the CLI's CSV: the
+    claims' quick runs at every load of :data:`LAMS` (``quick=False``), or the quick atlas'
+    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``)."""
+    quick = check_bool(quick, "quick", "load_frame")
+    if quick:
+        table = _load_table("load_frame", (1.0, 1.5, 2.0), "atlas", 0)
+    else:
+        table = load_table(quick=True)
     return table.drop(columns=["BL2_unbounded_at"]).melt(id_vars=["lam", "seed"],
                                                         var_name="quantity")  # fmt: skip
 
