@@ -206,7 +206,7 @@ def simulate_slots_kernel(
     scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
     cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
     cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start, rbar0,
-    max_queue, cache_aware, hedge_check, warm_caches=False,
+    max_queue, cache_aware, hedge_check, warm_caches=False, least_wait=False,
 ):  # fmt: skip
     """Run the slotted model; per-task outcomes and named counters.
 
@@ -255,6 +255,11 @@ def simulate_slots_kernel(
         rule: the ``storage[e]`` cacheable results ranked first by ``cache_rank[e]``, already
         computed (ready at time 0). False: every cache starts empty (BL1's LRU caches
         always do).
+    least_wait : bool
+        A hedged request is uploaded to the matched cloudlet with the smallest estimated
+        waiting time w_ea (the queue term of eq. 15; ties to the earlier match) and queued
+        there only. False (the default): queued at every matched cloudlet, the copy that
+        starts first is uploaded ("the cloudlet that frees its queue first").
 
     Returns
     -------
@@ -463,10 +468,16 @@ def simulate_slots_kernel(
                     counters[TASKS_DONE] += 1
                     continue
                 state[t] = QUEUED
+                only = -1
+                if least_wait:
+                    for j in range(matched.shape[1]):
+                        e = matched[i, j]
+                        if e >= 0 and (only < 0 or wait_est[e] < wait_est[only]):
+                            only = e
                 c = 0
                 for j in range(matched.shape[1]):
                     e = matched[i, j]
-                    if e < 0:
+                    if e < 0 or (only >= 0 and e != only):
                         continue
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW

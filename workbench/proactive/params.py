@@ -418,6 +418,27 @@ PARAMS = Params(
         "tests/test_transients.py).",
     ),
     Param(
+        "hedge_upload",
+        "hedged upload",
+        "which matched cloudlet a hedged request uploads to",
+        kind="choice",
+        choices=("first_free", "least_wait"),
+        default="first_free",
+        source="paper",
+        help="first_free (the default): the request queues at every matched cloudlet and "
+        "the copy that starts first is uploaded, the others withdrawn. least_wait: it is "
+        "uploaded to the matched cloudlet with the smallest estimated waiting time w_ea "
+        "(eq. 15's queue term) and queued there only.",
+        plausible=("first_free", "least_wait"),
+        why=(
+            'Two readings of Sec. 2: "The UN will upload the task data to the cloudlet that '
+            "frees its queue first, i.e., the one with the smallest waiting time w_ea, and "
+            'discard the request to the other one": the queue that actually frees first '
+            "(first_free) or the smallest waiting time the UN can know when it is matched, the "
+            "estimate w_ea (least_wait)."
+        ),
+    ),
+    Param(
         "hedge_check",
         "Φ ≥ 0 at hedge",
         "an extra cloudlet must meet eq. 9",

@@ -170,6 +170,7 @@ def run_scenario(
     cache_aware=True,
     hedge_check=True,
     cache_start="empty",
+    hedge_upload="first_free",
     max_drain_slots=None,
 ) -> Run:
     """Run the slot kernel on one drawn scenario; one row per task.
@@ -198,6 +199,7 @@ def run_scenario(
         func, slots=slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
         tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
         cache_aware=cache_aware, hedge_check=hedge_check, cache_start=cache_start,
+        hedge_upload=hedge_upload,
     )  # fmt: skip
     fading_seed = check_seed(fading_seed, func, "fading_seed")
     if max_drain_slots is not None:
@@ -223,7 +225,7 @@ def run_scenario(
 def _run_scenario(
     policy, scenario, training, tasks, *, slots, fading_seed, fading, cpu, kappa, storage,
     tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, cache_start="empty",
-    max_drain_slots=None, func="run_scenario",
+    hedge_upload="first_free", max_drain_slots=None, func="run_scenario",
 ) -> Run:  # fmt: skip
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
@@ -236,6 +238,7 @@ def _run_scenario(
         training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
         tasks.bits, tasks.user_start, _initial_rates(scenario, bandwidth), MAX_QUEUE,
         bool(cache_aware), bool(hedge_check), cache_start == "popular",
+        hedge_upload == "least_wait",
     )  # fmt: skip
     counters = {
         name: int(c[getattr(K, name)])

@@ -78,6 +78,7 @@ TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
     "fading", "cpu", "kappa", "mean_bits", "lam", "storage", "tau_ep", "budget",
     "x_max", "slot", "bandwidth", "cache_aware", "hedge_check", "cache_start",
+    "hedge_upload",
 )  # fmt: skip
 
 
