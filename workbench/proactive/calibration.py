@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from workbench.claims import load_claims
 from workbench.plots import figure
 from workbench.proactive import claims as C
 from workbench.validation import check_bool, check_seed
@@ -158,8 +159,6 @@ def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.Da
     :func:`fitted_load` (rounded to 0.01). One row per claim: the paper's value and
     tolerance (data/claims/p2.csv), the measured value, whether it agrees (within tolerance,
     on stationary runs) and ``evidence`` False for the fitted claim itself."""
-    from workbench.claims import load_claims
-
     func = "hold_out"
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
