@@ -111,18 +111,21 @@ def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
     return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
-def _row(run: Run, measured_from: float = 0.0, busy_per: float = np.inf) -> dict:
+def _row(run: Run, measured_from: float = 0.0, n_cloudlets: int = 1, horizon: float = 0.0) -> dict:
     """Delay statistics of the tasks arriving at or after ``measured_from`` (warm-up cut).
 
-    ``busy_per``: cloudlets × measured seconds; ``uplink_utilisation`` is the upload time of
-    the measured tasks over it (the share of time a cloudlet's uplink receives)."""
+    ``uplink_utilisation``: the upload time of the measured tasks over ``n_cloudlets`` × the
+    span from ``measured_from`` to the later of ``horizon`` and their last upload's end (a
+    cloudlet receives one upload at a time, so it lies in [0, 1])."""
     t = run.tasks[run.tasks["arrival"] >= measured_from]
     d = t["delay"].to_numpy()
     c = run.counters
     n = max(len(d), 1)
-    busy = np.nansum(t["upload_end"].to_numpy() - t["upload_start"].to_numpy())
+    start, end = t["upload_start"].to_numpy(), t["upload_end"].to_numpy()
+    busy = np.nansum(end - start)
+    span = max(horizon, np.nanmax(end, initial=horizon)) - measured_from
     return {
-        "uplink_utilisation": float(busy / busy_per),
+        "uplink_utilisation": float(busy / (n_cloudlets * span)) if span > 0 else 0.0,
         "mean_delay": float(d.mean()) if d.size else np.nan,
         "p90_delay": float(np.quantile(d, 0.90)) if d.size else np.nan,
         "p99_delay": float(np.quantile(d, 0.99)) if d.size else np.nan,
@@ -437,7 +440,7 @@ def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run,
         func=func,
     )  # fmt: skip
     start = _warmup_slots(v) * v["slot"]
-    row = _row(run, start, v["n_cloudlets"] * (v["slots"] * v["slot"] - start))
+    row = _row(run, start, v["n_cloudlets"], v["slots"] * v["slot"])
     return {"clusters": training.clusters.k} | row, run, training
 
 
