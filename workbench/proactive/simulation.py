@@ -111,10 +111,10 @@ def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
     return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
-def _row(run: Run, measured_from: float = 0.0, n_cloudlets: int = 1, horizon: float = 0.0) -> dict:
+def _row(run: Run, measured_from: float = 0.0, cloudlets: int = 1, horizon: float = 0.0) -> dict:
     """Delay statistics of the tasks arriving at or after ``measured_from`` (warm-up cut).
 
-    ``uplink_utilisation``: the upload time of the measured tasks over ``n_cloudlets`` × the
+    ``uplink_utilisation``: the upload time of the measured tasks over ``cloudlets`` × the
     span from ``measured_from`` to the later of ``horizon`` and their last upload's end (a
     cloudlet receives one upload at a time, so it lies in [0, 1])."""
     t = run.tasks[run.tasks["arrival"] >= measured_from]
@@ -125,7 +125,7 @@ def _row(run: Run, measured_from: float = 0.0, n_cloudlets: int = 1, horizon: fl
     busy = np.nansum(end - start)
     span = max(horizon, np.nanmax(end, initial=horizon)) - measured_from
     return {
-        "uplink_utilisation": float(busy / (n_cloudlets * span)) if span > 0 else 0.0,
+        "uplink_utilisation": float(busy / (cloudlets * span)) if span > 0 else 0.0,
         "mean_delay": float(d.mean()) if d.size else np.nan,
         "p90_delay": float(np.quantile(d, 0.90)) if d.size else np.nan,
         "p99_delay": float(np.quantile(d, 0.99)) if d.size else np.nan,
