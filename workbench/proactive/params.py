@@ -547,7 +547,7 @@ PARAMS = Params(
         "warm-up",
         "share of the run dropped as warm-up",
         low=0.0,
-        high=0.9,
+        high=0.98,
         default=1.0 / 6.0,
         slider=(0.0, 0.5),
         step=0.05,
