@@ -47,4 +47,5 @@ def test_p2_every_run_setting_warms_up_as_the_claims():
             run = C.run_for(setting, lam)
             warm = round(run["warmup"] * run["slots"])
             assert warm * lam * SLOT >= C.WARMUP_TASKS - 1e-9
-            assert run["slots"] - warm == C.RUNS[setting]["measured"]
+            assert run["slots"] - warm >= C.RUNS[setting]["measured"]
+            assert run["warmup"] <= 0.9  # the shared form's bound

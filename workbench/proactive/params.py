@@ -424,7 +424,7 @@ PARAMS = Params(
         kind="choice",
         choices=("first_free", "least_wait"),
         default="first_free",
-        source="paper",
+        source="choice",
         help="first_free (the default): the request queues at every matched cloudlet and "
         "the copy that starts first is uploaded, the others withdrawn. least_wait: it is "
         "uploaded to the matched cloudlet with the smallest estimated waiting time w_ea "
@@ -547,7 +547,7 @@ PARAMS = Params(
         "warm-up",
         "share of the run dropped as warm-up",
         low=0.0,
-        high=0.98,
+        high=0.9,
         default=1.0 / 6.0,
         slider=(0.0, 0.5),
         step=0.05,
