@@ -32,7 +32,8 @@ class XorShift:
 def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
                    cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
                    cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start,
-                   rbar0, table, cache_aware=False, hedge_check=False):  # fmt: skip
+                   rbar0, table, cache_aware=False, hedge_check=False,
+                   warm_caches=False, least_wait=False):  # fmt: skip
     """Returns (done_time, server, from_cache, copies) as lists.
 
     ``hedge_check``: the paper matches a user again "to an additional cloudlet such that
@@ -56,6 +57,12 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
     uploading = [None] * E
     cpu_free = [0.0] * E
     caches = [OrderedDict() for _ in range(E)]  # task -> ready time (LRU order for BL1)
+    if warm_caches and scheme == 0:  # the s_e best-ranked cacheable results, computed
+        for e in range(E):
+            best = sorted((a for a in range(len(cacheable)) if cacheable[a]),
+                          key=lambda a, e=e: cache_rank[e, a])  # fmt: skip
+            for a in best[:storage]:
+                caches[e][a] = 0.0
     rbar = [[float(rbar0[u, e]) for e in range(E)] for u in range(U)]
     n_done = 0
     s = 0
@@ -141,10 +148,12 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
                     n_done += 1
                     continue
                 state[t] = "queued"
-                for e in matched[i]:
-                    if e >= 0:
-                        queues[int(e)].append(t)
-                        copies[t] += 1
+                es = [int(e) for e in matched[i] if e >= 0]
+                if least_wait:  # only the match with the least estimated wait, first on ties
+                    es = [min(es, key=lambda e, es=es: (wait[e], es.index(e)))]
+                for e in es:
+                    queues[e].append(t)
+                    copies[t] += 1
         while True:  # every free user starts its preferred head-of-queue copy
             for e in range(E):
                 while queues[e] and state[queues[e][0]] != "queued":

@@ -19,7 +19,7 @@ from workbench.proactive import (
     train,
 )
 from workbench.proactive import kernels as K
-from workbench.proactive.params import POLICY_CODES
+from workbench.proactive.params import PARAMS, POLICY_CODES
 from workbench.proactive.runs import _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
@@ -57,6 +57,11 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
         tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
         K.FADING_TABLE, cache_aware, hedge_check,
     )  # fmt: skip
+    _same_as_twin(run, (done, server, from_cache, copies), scheme)
+
+
+def _same_as_twin(run, twin, scheme):
+    done, server, from_cache, copies = twin
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
     assert t["server"].tolist() == server
@@ -66,6 +71,49 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
         assert t["from_cache"].any()  # the comparison exercised the caches
     if scheme != "BL3":
         assert (t["copies"] > 1).any()  # ... and the hedge rounds
+
+
+@pytest.mark.parametrize("scheme", ["proposed", "BL1"])
+def test_popular_cache_start_equals_slow_twin(scheme):
+    # the proposed scheme's caches start full of their best-ranked results; BL1's empty
+    sc, tr, tasks = _small(seed=5, lam=14.0)
+    kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
+    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="popular", **kw)
+    U, E = sc.path_gain.shape
+    twin = simulate_naive(
+        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
+        10e6, True, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.08, 0.005,
+        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
+        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
+        K.FADING_TABLE, True, True, warm_caches=True,
+    )  # fmt: skip
+    _same_as_twin(run, twin, scheme)
+    empty = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="empty", **kw)
+    first = tasks.arrival < 0.05  # before any result could have been computed
+    hits = run.tasks["from_cache"][first].sum(), empty.tasks["from_cache"][first].sum()
+    assert (hits[0] > 0 and hits[1] == 0) if scheme == "proposed" else hits[0] == hits[1] == 0
+
+
+@pytest.mark.parametrize("scheme", ["proposed", "BL2"])
+def test_least_wait_hedged_upload_equals_slow_twin(scheme):
+    # a hedged request goes to its match with the least estimated wait, queued there only
+    sc, tr, tasks = _small(seed=5, lam=14.0)
+    kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
+    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, hedge_upload="least_wait", **kw)
+    U, E = sc.path_gain.shape
+    done, server, from_cache, copies = simulate_naive(
+        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
+        10e6, True, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.08, 0.005,
+        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
+        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
+        K.FADING_TABLE, True, True, least_wait=True,
+    )  # fmt: skip
+    t = run.tasks
+    assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
+    assert t["server"].tolist() == server and t["copies"].tolist() == copies
+    assert t["copies"].max() == 1 and run.counters["withdrawn"] == 0
+    first_free = run_scenario(scheme, sc, tr, tasks, fading_seed=9, **kw)
+    assert (first_free.tasks["copies"] > 1).any()  # the same requests were hedged there
 
 
 @pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
@@ -259,8 +307,9 @@ def test_defaults_are_stationary_with_intervals_in_range():
         lo, hi = r.interval(q)
         assert low <= lo <= r[q] <= hi <= high, q
     # the warm-up handed to the detector is the tasks of the 2000 warm-up slots (10 s × 90
-    # users × 1 task/s ≈ 900, Poisson sd 30), not a count of slots
-    assert 800 <= r.stationarity.truncation < 1200
+    # users × λ_u: 1350 at λ_u = 1.5, Poisson sd 37), not a count of slots
+    expected = 10.0 * 90 * PARAMS["lam"].default
+    assert abs(r.stationarity.truncation - expected) < 4 * np.sqrt(expected)
 
 
 def test_empty_run_raises_a_clear_error():

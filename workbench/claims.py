@@ -10,7 +10,9 @@
 - ``tolerance``: absolute, stated with the row;
 - ``expect``: ``agree`` when the workbench reproduces ``value`` within ``tolerance``, or
   ``disagree`` when it departs from the paper: then ``workbench_value`` is what the workbench
-  computes instead (same tolerance) and the note and the notebook say why.
+  computes instead (same tolerance) and the note and the notebook say why; or
+  ``undetermined`` when a run behind the row is not a steady state at the defaults (the
+  note says which): the check then holds while it stays undetermined.
 
 - ``quote`` (optional column): for ``source=paper`` rows, the paper's words, verbatim and in
   the paper's language (several excerpts joined by " … ").
@@ -84,7 +86,7 @@ def kind(row) -> str:
             "The 'row' parameter of kind must be a claims-table row with the fields source "
             f"and expect. Got {describe(row)} instead."
         ) from None
-    if source == "workbench" or expect == "disagree":
+    if source == "workbench" or expect in ("disagree", "undetermined"):
         return "regression"
     return "claim"
 
@@ -106,11 +108,15 @@ def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
     if "workbench_value" not in frame:
         frame["workbench_value"] = float("nan")
     # an expected disagreement must still reproduce the workbench's own number
-    frame["as_expected"] = frame["agrees"].where(
-        frame["expect"] == "agree",
-        ~frame["agrees"]
-        & frame["stationary"]
-        & ((frame["measured"] - frame["workbench_value"]).abs() <= frame["tolerance"]),
+    frame["as_expected"] = (
+        frame["agrees"]
+        .where(
+            frame["expect"] == "agree",
+            ~frame["agrees"]
+            & frame["stationary"]
+            & ((frame["measured"] - frame["workbench_value"]).abs() <= frame["tolerance"]),
+        )
+        .where(frame["expect"] != "undetermined", ~frame["stationary"])
     )
     frame["kind"] = frame.apply(kind, axis=1)
     return frame

@@ -82,8 +82,8 @@ The workbench's choices
   average (:func:`coverage_calibration`); 110 dB (146 m) would cover every user from
   every cloudlet.
 - [choice] Caches start empty (Sec. 3.2); statistics count tasks arriving after the
-  warm-up, the fraction ``warmup`` of the ``slots`` simulated (1/11 of 22,000 slots =
-  2000 slots = 10 s, about the time the caches take to fill;
+  warm-up, the fraction ``warmup`` of the ``slots`` simulated (1/6 of 24,000 slots =
+  4000 slots = 20 s = 30 tasks per user, the time the empty caches' hit rate takes to settle;
   :func:`~workbench.proactive.simulation.run_length` turns slots into the fraction).
 - [choice] The rate estimate r̄_ue is the running mean (ν(t) = 1/t) of the rate user u
   would have had at e in each slot (its fading, the interference there); r̄(0) is the

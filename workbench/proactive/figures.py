@@ -6,8 +6,9 @@ every scheme at every value with the same replication streams, so that at every 
 and replication all schemes see the same network, tasks and fading (paired comparisons);
 intervals are Student-t over the replications.
 
-Run lengths: ``quick=True`` runs 3 replications × (2000 warm-up + 1000 measured) slots,
-``quick=False`` 5 × (2000 + 20,000), the table's defaults.
+Run lengths: ``quick=True`` runs 3 replications × (warm-up + 1000 measured) slots,
+``quick=False`` 5 × (warm-up + 20,000); the warm-up is the claims' 30 tasks per user at the
+default load (the empty caches' transient, tests/test_transients.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pandas as pd
 from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
 from workbench.matching import hedged_matching
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
+from workbench.proactive.calibration import load_frame, plot_load
+from workbench.proactive.claims import warmup_slots
 from workbench.proactive.model import (
     _make_scenario,
     _train,
@@ -92,11 +95,12 @@ NO_CACHE = ("BL2", "BL3")
 CACHE_ONLY = ("storage", "cacheable_ratio", "zipf")
 
 
+_WARM = warmup_slots(PARAMS["lam"].default)
 RUNS = {
-    True: run_length(1000, 2000) | {"replications": 3},
-    False: run_length(20_000, 2000) | {"replications": 5},
+    True: run_length(1000, _WARM) | {"replications": 3},
+    False: run_length(20_000, _WARM) | {"replications": 5},
 }
-"""The figures' run lengths: quick (3 × 1000 measured slots) and full (the defaults)."""
+"""The figures' run lengths: quick (3 × 1000 measured slots) and full (5 × 20,000)."""
 
 
 def _run_length(quick: bool) -> dict:
@@ -112,7 +116,7 @@ def _point(func: str, values: dict):
     return _simulate(_validate(func, policy, values, call), func)
 
 
-def parameter_study(vary: str, values, policies=POLICIES, *, slots=22_000, warmup=None,
+def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmup=None,
                     replications=5, seed=0, couple_users=False,
                     **fixed) -> pd.DataFrame:  # fmt: skip
     """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
@@ -234,7 +238,7 @@ def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
     return fig
 
 
-def ccdf_study(policies=POLICIES, *, slots=22_000, warmup=None, replications=5, seed=0,
+def ccdf_study(policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=0,
                points=80, **params) -> pd.DataFrame:  # fmt: skip
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
 
@@ -551,7 +555,7 @@ def delay_ccdf_frame(quick: bool = False) -> pd.DataFrame:
 
 def density_frame(quick: bool = False) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
-    values = (10, 20, 40) if quick else (10, 20, 30, 40, 50)
+    values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
     return parameter_study("n_cloudlets", values, ("proposed", "BL1", "BL2", "BL3"),
                            couple_users=True, **_run_length(quick))  # fmt: skip
 
@@ -636,6 +640,10 @@ FIGURES = {
     "drift": FigureSpec(
         drift_frame, plot_drift,
         "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
+    ),
+    "load": FigureSpec(
+        load_frame, plot_load,
+        "The lost load: uplink utilisation, every gain and BL2 against density per λ_u.",
     ),
 }  # fmt: skip
 

@@ -42,7 +42,6 @@ import numpy as np
 from numba import njit
 
 from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
-from workbench.kernels.radio import uplink_rate_kernel
 
 # scheme codes (SCHEMES in params.py)
 PROPOSED = 0
@@ -104,6 +103,22 @@ def fading_draw(state, table):
 
 
 @njit(cache=True)
+def stable_order(keys, n, order):
+    """order[:n] = the stable ascending order of keys[:n] (ties by index), by insertion.
+
+    The same permutation as ``np.argsort(keys[:n], kind="mergesort")`` for keys without
+    NaN, without allocating (the slot loop sorts E cloudlets and a few requests per slot).
+    """
+    for i in range(n):
+        x = keys[i]
+        j = i
+        while j > 0 and keys[order[j - 1]] > x:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+
+
+@njit(cache=True)
 def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready):
     """One request for task ``a`` seen by cloudlet ``e``'s cache; True if it was held.
 
@@ -143,6 +158,49 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
     c_key[e, s] = clock if policy == 1 else cache_rank[e, a]
     ready[e, a] = np.inf
     return False
+
+
+@njit(cache=True)
+def _fade(gain, path_gain, covered, serving, rng_state, table):
+    """One slot of block fading: gain = path gain × an Exp(1) draw on every link, drawn in
+    (user, cloudlet) order as :func:`fading_draw` would; the generator state is kept in a
+    register, and a silent user's uncovered link (read by neither a rate nor an estimate)
+    only advances it."""
+    n_users, n_cloudlets = gain.shape
+    x = rng_state[0]
+    shift = np.uint64(64 - FADING_BITS)
+    for u in range(n_users):
+        every = serving[u] >= 0
+        for e in range(n_cloudlets):
+            x ^= x >> np.uint64(12)
+            x ^= x << np.uint64(25)
+            x ^= x >> np.uint64(27)
+            if every or covered[u, e]:
+                gain[u, e] = path_gain[u, e] * table[np.int64((x * _XS_MULT) >> shift)]
+    rng_state[0] = x
+
+
+@njit(cache=True)
+def _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready):
+    """Fill every cache with its ``storage[e]`` most popular cacheable results (by
+    ``cache_rank[e]``, rank 0 first), computed at time 0: where the popularity rule of
+    :func:`_cache_request` ends once every such result has been requested."""
+    n_cloudlets, n_task_types = cache_rank.shape
+    by_rank = np.empty(n_task_types, dtype=np.int64)
+    for e in range(n_cloudlets):
+        for a in range(n_task_types):
+            by_rank[cache_rank[e, a]] = a
+        for r in range(n_task_types):
+            if used[e] >= storage[e]:
+                break
+            a = by_rank[r]
+            if cacheable[a]:
+                s = used[e]
+                used[e] += 1
+                c_obj[e, s] = a
+                slot_of[e, a] = s
+                c_key[e, s] = cache_rank[e, a]
+                ready[e, a] = 0.0
 
 
 class Radio(NamedTuple):
@@ -191,6 +249,8 @@ class Schedule(NamedTuple):
     max_queue: int
     cache_aware: bool
     hedge_check: bool
+    warm_caches: bool = False  # start each cache full of its most popular results
+    least_wait: bool = False  # a hedged task uploads to the match with the least wait
 
 
 @njit(cache=True, nogil=True)
@@ -205,6 +265,7 @@ def _slots_loop(
     cpu, kappa, tau_ep, budget, storage, cache_rank, cacheable,
     arrival, task_user, task_type, task_bits, user_start,
     scheme, slot, n_slots, max_drain_slots, x_max, max_queue, cache_aware, hedge_check,
+    warm_caches, least_wait,
 ):  # fmt: skip
     # the fields of Radio, Cloudlets, TaskStream and Schedule in order: numba compiles the
     # loop over plain arrays (unpacking the records inside it cost 20% of P2's run time)
@@ -253,6 +314,16 @@ def _slots_loop(
         Users rank a cloudlet holding their result by τ_EP (eq. 14 with y_ea known to
         the user). False (the paper's reading): users rank by the upload and computing
         delay of their own data only; a hit happens when the matched cloudlet holds it.
+    warm_caches : bool
+        Start every cache of the proposed scheme in the steady state of its popularity
+        rule: the ``storage[e]`` cacheable results ranked first by ``cache_rank[e]``, already
+        computed (ready at time 0). False: every cache starts empty (BL1's LRU caches
+        always do).
+    least_wait : bool
+        A hedged request is uploaded to the matched cloudlet with the smallest estimated
+        waiting time w_ea (the queue term of eq. 15; ties to the earlier match) and queued
+        there only. False (the default): queued at every matched cloudlet, the copy that
+        starts first is uploaded ("the cloudlet that frees its queue first").
 
     Returns
     -------
@@ -311,6 +382,8 @@ def _slots_loop(
     c_key = np.zeros((n_cloudlets, s_max), dtype=np.int64)
     used = np.zeros(n_cloudlets, dtype=np.int64)
     clock = 0  # cache request counter (LRU recency, replay order)
+    if warm_caches and caching and policy == 0:
+        _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready)
 
     rbar = rbar0.copy()
     gain = path_gain.copy()
@@ -320,6 +393,11 @@ def _slots_loop(
     req_user = np.empty(n_users, dtype=np.int64)
     req_task = np.empty(n_users, dtype=np.int64)
     ukey = np.empty(n_cloudlets)
+    e_order = np.empty(n_cloudlets, dtype=np.int64)
+    u_order = np.empty(n_users, dtype=np.int64)
+    neg = np.empty(n_users)
+    den = np.empty(n_cloudlets)
+    rates = np.zeros(n_users)
     pick_e = np.full(n_users, -1, dtype=np.int64)
     pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
@@ -377,22 +455,21 @@ def _slots_loop(
                         phi[e, i] = budget - tau_ep
                     else:
                         phi[e, i] = budget - own - wait_est[e] - tau_ep
-                order = np.argsort(ukey, kind="mergesort")
+                stable_order(ukey, n_cloudlets, e_order)
                 k = 0
                 for j in range(n_cloudlets):
-                    e = order[j]
+                    e = e_order[j]
                     if covered[u, e]:
                         prefs[i, k] = e
                         k += 1
             rprefs = np.full((n_cloudlets, n_req), -1, dtype=np.int64)
-            neg = np.empty(n_req)
             for e in range(n_cloudlets):
                 for i in range(n_req):
                     neg[i] = -phi[e, i]
-                order = np.argsort(neg, kind="mergesort")
+                stable_order(neg, n_req, u_order)
                 k = 0
                 for j in range(n_req):
-                    i = order[j]
+                    i = u_order[j]
                     if covered[req_user[i], e]:
                         rprefs[e, k] = i
                         k += 1
@@ -455,10 +532,16 @@ def _slots_loop(
                     counters[TASKS_DONE] += 1
                     continue
                 state[t] = QUEUED
+                only = -1
+                if least_wait:
+                    for j in range(matched.shape[1]):
+                        e = matched[i, j]
+                        if e >= 0 and (only < 0 or wait_est[e] < wait_est[only]):
+                            only = e
                 c = 0
                 for j in range(matched.shape[1]):
                     e = matched[i, j]
-                    if e < 0:
+                    if e < 0 or (only >= 0 and e != only):
                         continue
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW
@@ -536,10 +619,26 @@ def _slots_loop(
             if up_task[e] >= 0:
                 serving[task_user[up_task[e]]] = e
         if fading:
-            for u in range(n_users):
+            _fade(gain, path_gain, covered, serving, rng_state, table)
+        # received power at every cloudlet, summed once for the rates and the estimates
+        for e in range(n_cloudlets):
+            received[e] = 0.0
+        any_serving = False
+        for v in range(n_users):
+            if serving[v] >= 0:
+                any_serving = True
                 for e in range(n_cloudlets):
-                    gain[u, e] = path_gain[u, e] * fading_draw(rng_state, table)
-        rates = uplink_rate_kernel(gain, power, noise_w, serving, bandwidth)
+                    received[e] += gain[v, e] * power[v]
+        if any_serving:  # eq. 2, as workbench.kernels.radio.uplink_rate_kernel
+            for e in range(n_cloudlets):
+                t = up_task[e]
+                if t >= 0:
+                    u = task_user[t]
+                    own = gain[u, e] * power[u]
+                    interference = received[e] - own
+                    if interference < 0.0:
+                        interference = 0.0
+                    rates[u] = bandwidth * np.log2(1.0 + own / (noise_w + interference))
         for e in range(n_cloudlets):
             t = up_task[e]
             if t < 0:
@@ -565,22 +664,26 @@ def _slots_loop(
                 left[t] -= progress
         # 7. rate estimates, eq. 10 with nu = 1 / (number of observations)
         nu = 1.0 / (s + 1)
+        keep = 1.0 - nu
         for e in range(n_cloudlets):
-            received[e] = 0.0
-        for v in range(n_users):
-            if serving[v] >= 0:
-                for e in range(n_cloudlets):
-                    received[e] += gain[v, e] * power[v]
+            den[e] = noise_w + received[e]  # a silent user's interference: all received
         for u in range(n_users):
-            for e in range(n_cloudlets):
-                if not covered[u, e]:
-                    continue
-                own = gain[u, e] * power[u]
-                interference = received[e] - own if serving[u] >= 0 else received[e]
-                if interference < 0.0:
-                    interference = 0.0
-                r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
-                rbar[u, e] = nu * r + (1.0 - nu) * rbar[u, e]
+            pu = power[u]
+            if serving[u] >= 0:
+                for e in range(n_cloudlets):
+                    if not covered[u, e]:
+                        continue
+                    own = gain[u, e] * pu
+                    interference = received[e] - own
+                    if interference < 0.0:
+                        interference = 0.0
+                    r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
+                    rbar[u, e] = nu * r + keep * rbar[u, e]
+            else:
+                for e in range(n_cloudlets):
+                    if covered[u, e]:
+                        r = bandwidth * np.log1p(gain[u, e] * pu / den[e]) / _LN2
+                        rbar[u, e] = nu * r + keep * rbar[u, e]
         s += 1
     counters[SLOTS_RUN] = s
     if counters[TASKS_DONE] < n:

@@ -493,7 +493,7 @@ class Training(NamedTuple):
     popular); the popularity cache replaces by it."""
 
 
-def train(scenario: Scenario, lam=1.0, training_time=100.0, theta=0.5, sigma_d=20.0,
+def train(scenario: Scenario, lam=1.5, training_time=100.0, theta=0.5, sigma_d=20.0,
           seed=0) -> Training:  # fmt: skip
     """The training phase: attachment, request counts, clustering, ξ and preferred clusters.
 

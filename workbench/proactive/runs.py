@@ -169,6 +169,8 @@ def run_scenario(
     bandwidth=10e6,
     cache_aware=True,
     hedge_check=True,
+    cache_start="empty",
+    hedge_upload="first_free",
     max_drain_slots=None,
 ) -> Run:
     """Run the slot kernel on one drawn scenario; one row per task.
@@ -178,7 +180,9 @@ def run_scenario(
     scenario's); the keyword parameters are checked against the parameter table.
     ``slots`` is the number of slots with arrivals (every task must arrive in them; no
     warm-up is cut here), ``fading_seed`` a seed, ``max_drain_slots`` (default
-    max(2000, slots)) an int >= 0.
+    max(2000, slots)) an int >= 0. ``cache_start``: "popular" starts the proposed
+    scheme's caches in the steady state of their popularity rule, "empty" as the paper's
+    network operation begins (see the parameter table).
 
     Raises
     ------
@@ -194,7 +198,8 @@ def run_scenario(
     a = PARAMS.check(
         func, slots=slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
         tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
-        cache_aware=cache_aware, hedge_check=hedge_check,
+        cache_aware=cache_aware, hedge_check=hedge_check, cache_start=cache_start,
+        hedge_upload=hedge_upload,
     )  # fmt: skip
     fading_seed = check_seed(fading_seed, func, "fading_seed")
     if max_drain_slots is not None:
@@ -219,8 +224,8 @@ def run_scenario(
 
 def _run_scenario(
     policy, scenario, training, tasks, *, slots, fading_seed, fading, cpu, kappa, storage,
-    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, max_drain_slots=None,
-    func="run_scenario",
+    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, cache_start="empty",
+    hedge_upload="first_free", max_drain_slots=None, func="run_scenario",
 ) -> Run:  # fmt: skip
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
@@ -254,6 +259,8 @@ def _run_scenario(
         max_queue=MAX_QUEUE,
         cache_aware=bool(cache_aware),
         hedge_check=bool(hedge_check),
+        warm_caches=cache_start == "popular",
+        least_wait=hedge_upload == "least_wait",
     )
     out = K.simulate_slots_kernel(radio, cloudlets, stream, schedule)
     done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = out

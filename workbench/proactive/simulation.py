@@ -7,7 +7,7 @@ Follows the workbench's contract::
 
 Every argument is keyword-only; the run length ``slots`` counts every simulated slot with
 arrivals, and ``warmup`` is the fraction of them (from the start) whose tasks are not
-counted (the shared form; 1/11 of 22,000 slots = 2000 slots = 10 s at the defaults).
+counted (the shared form; 1/6 of 24,000 slots = 4000 slots = 20 s at the defaults).
 
 One replication's tasks and slot-kernel run are :mod:`workbench.proactive.runs`'s
 (:func:`draw_tasks` and :func:`run_scenario` are re-exported here).
@@ -68,6 +68,7 @@ QUANTITIES = (
     "hedged_fraction",
     "withdrawn_per_task",
     "pending_hit_rate",
+    "uplink_utilisation",
 )
 SCENARIO_KEYS = (
     "n_cloudlets", "n_users", "area", "n_tasks", "zipf", "n_profiles", "cacheable_ratio",
@@ -76,7 +77,8 @@ SCENARIO_KEYS = (
 TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
     "fading", "cpu", "kappa", "mean_bits", "lam", "storage", "tau_ep", "budget",
-    "x_max", "slot", "bandwidth", "cache_aware", "hedge_check",
+    "x_max", "slot", "bandwidth", "cache_aware", "hedge_check", "cache_start",
+    "hedge_upload",
 )  # fmt: skip
 
 
@@ -109,13 +111,21 @@ def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
     return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
-def _row(run: Run, measured_from: float = 0.0) -> dict:
-    """Delay statistics of the tasks arriving at or after ``measured_from`` (warm-up cut)."""
+def _row(run: Run, measured_from: float = 0.0, cloudlets: int = 1, horizon: float = 0.0) -> dict:
+    """Delay statistics of the tasks arriving at or after ``measured_from`` (warm-up cut).
+
+    ``uplink_utilisation``: the upload time of the measured tasks over ``cloudlets`` × the
+    span from ``measured_from`` to the later of ``horizon`` and their last upload's end (a
+    cloudlet receives one upload at a time, so it lies in [0, 1])."""
     t = run.tasks[run.tasks["arrival"] >= measured_from]
     d = t["delay"].to_numpy()
     c = run.counters
     n = max(len(d), 1)
+    start, end = t["upload_start"].to_numpy(), t["upload_end"].to_numpy()
+    busy = np.nansum(end - start)
+    span = max(horizon, np.nanmax(end, initial=horizon)) - measured_from
     return {
+        "uplink_utilisation": float(busy / (cloudlets * span)) if span > 0 else 0.0,
         "mean_delay": float(d.mean()) if d.size else np.nan,
         "p90_delay": float(np.quantile(d, 0.90)) if d.size else np.nan,
         "p99_delay": float(np.quantile(d, 0.99)) if d.size else np.nan,
@@ -139,6 +149,7 @@ BOUNDS = {
     "hedged_fraction": (0.0, 1.0),
     "withdrawn_per_task": (0.0, np.inf),
     "pending_hit_rate": (0.0, 1.0),
+    "uplink_utilisation": (0.0, 1.0),
 }
 """Ranges of the reported quantities: their intervals are clipped to them."""
 
@@ -234,7 +245,7 @@ def _load_bound(v: dict, replications: int) -> float:
 def simulate(
     *,
     policy="proposed",
-    slots=22_000,
+    slots=24_000,
     warmup=None,
     replications=5,
     seed=0,
@@ -259,7 +270,7 @@ def simulate(
     warmup : float or None
         Fraction of ``slots`` (from the start) whose arriving tasks are simulated but not
         counted: the empty caches fill and the rate estimates settle. None: the table's
-        1/11 (2000 of the default 22,000 slots = 10 s). :func:`run_length` turns a warm-up
+        1/6 (4000 of the default 24,000 slots = 20 s). :func:`run_length` turns a warm-up
         in slots into this fraction.
     replications : int
         Independent replications, each a new network, training and task stream.
@@ -285,7 +296,8 @@ def simulate(
         Metric ``mean_delay`` [s]; quantities p90_delay, p99_delay [s], hit_rate (share of
         tasks served from a cache), hedged_fraction (share of tasks queued at two or more
         cloudlets), withdrawn_per_task (copies withdrawn per task), pending_hit_rate
-        (requests whose result was cached but not yet computed). ``frame``: one row per
+        (requests whose result was cached but not yet computed), uplink_utilisation (upload
+        time of the measured tasks per cloudlet and measured second). ``frame``: one row per
         replication with the counts (tasks, uploads, copies, withdrawn, slots_run);
         ``records``: one row per task (replication, delay, from_cache, copies, server...).
         ``run_length`` is the measured slots (after the warm-up). ``stationarity``: the
@@ -327,7 +339,7 @@ def simulate_to_precision(
     half_width=None,
     max_replications=None,
     initial=None,
-    slots=22_000,
+    slots=24_000,
     warmup=None,
     seed=0,
     confidence=0.95,
@@ -414,7 +426,8 @@ def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run,
         **{k: v[k] for k in RUN_KEYS if k not in ("lam", "mean_bits")},
         func=func,
     )  # fmt: skip
-    row = _row(run, measured_from=_warmup_slots(v) * v["slot"])
+    start = _warmup_slots(v) * v["slot"]
+    row = _row(run, start, v["n_cloudlets"], v["slots"] * v["slot"])
     return {"clusters": training.clusters.k} | row, run, training
 
 

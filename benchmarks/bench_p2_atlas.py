@@ -1,0 +1,144 @@
+"""P2's slot kernel before and after a revision, in one run, and one atlas point's time.
+
+Run: ``python benchmarks/bench_p2_atlas.py [--before REV] [--slots N] [--point]``.
+
+1. The kernel of ``workbench/proactive/kernels.py`` at ``REV`` (default: the commit before
+   the speed-up) is loaded from git beside the current one; both run the same inputs
+   (network, training, tasks, fading seed) for the four schemes at λ_u = 1 and 1.5 and at
+   E = 10 and 40; every output is asserted bit for bit equal (NaN where NaN) and the
+   median wall time per slot of 3 runs of each is printed with the ratio.
+2. ``--point``: the wall time of one ``atlas_point(quick=False)`` at the defaults, and of
+   ``quick=True`` (the current claims code; compiled first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from workbench.proactive import draw_tasks, make_scenario, train
+from workbench.proactive import kernels as K
+from workbench.proactive.params import MAX_QUEUE, POLICY_CODES
+from workbench.proactive.runs import _initial_rates, _xorshift_state
+
+BEFORE = "c2b6827"
+"""The last commit before the P2 speed-up (issue 31)."""
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_kernels(rev: str):
+    """workbench/proactive/kernels.py at ``rev`` as a module (git show into a temp file)."""
+    text = subprocess.run(
+        ["git", "show", f"{rev}:workbench/proactive/kernels.py"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    path = Path(tempfile.mkdtemp()) / "p2_kernels_before.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("p2_kernels_before", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def kernel_args(scheme, scenario, training, tasks, n_slots, fading_seed=1):
+    """The positional arguments ``_run_scenario`` passes at the defaults."""
+    n_users, n_cloudlets = scenario.path_gain.shape
+    return (
+        POLICY_CODES[scheme], scenario.path_gain, scenario.covered,
+        np.full(n_users, scenario.power_w), scenario.noise_w, 10e6, True,
+        _xorshift_state(fading_seed), np.full(n_cloudlets, 1e10), 100.0, 0.005, 0.05, 0.005,
+        int(n_slots), max(2000, n_slots), 2, np.full(n_cloudlets, 10, dtype=np.int64),
+        training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
+        tasks.bits, tasks.user_start, _initial_rates(scenario, 10e6), MAX_QUEUE, True, True,
+    )  # fmt: skip
+
+
+_OLD_ORDER = (
+    "scheme", "path_gain", "covered", "power", "noise_w", "bandwidth", "fading", "fading_seed",
+    "cpu", "kappa", "tau_ep", "budget", "slot", "n_slots", "max_drain_slots", "x_max",
+    "storage", "cache_rank", "cacheable", "arrival", "task_user", "task_type", "task_bits",
+    "user_start", "rbar0", "max_queue", "cache_aware", "hedge_check",
+)  # fmt: skip
+
+
+def run_current(args):
+    """The current kernel on the old positional arguments (it takes four named records)."""
+    given = dict(zip(_OLD_ORDER, args, strict=True))
+    radio = K.Radio(*(given[f] for f in K.Radio._fields))
+    cloudlets = K.Cloudlets(*(given[f] for f in K.Cloudlets._fields))
+    tasks = K.TaskStream(*(given[f] for f in K.TaskStream._fields))
+    schedule = K.Schedule(*(given.get(f, False) for f in K.Schedule._fields))
+    return K.simulate_slots_kernel(radio, cloudlets, tasks, schedule)
+
+
+def same(a, b) -> bool:
+    return all(
+        np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a, b, strict=True)
+    )
+
+
+def compare(old, n_slots: int) -> float:
+    """Assert equal outputs and print the per-slot times; the total time ratio."""
+    total = {"before": 0.0, "after": 0.0}
+    for lam, e in ((1.0, 30), (1.5, 30), (1.5, 10), (1.5, 40)):
+        scenario = make_scenario(n_cloudlets=e, n_users=3 * e, seed=1)
+        training = train(scenario, lam=lam, seed=1)
+        tasks = draw_tasks(scenario, lam, 1e6, n_slots * 0.005, seed=1)
+        for scheme in ("proposed", "BL1", "BL2", "BL3"):
+            args = kernel_args(scheme, scenario, training, tasks, n_slots)
+            times = {}
+            outs = {}
+            for name, kern in (("before", old.simulate_slots_kernel),
+                               ("after", lambda *a: run_current(a))):  # fmt: skip
+                kern(*kernel_args(scheme, scenario, training, tasks, 20))  # compile / load
+                runs = []
+                for _ in range(3):
+                    t0 = time.perf_counter()
+                    outs[name] = kern(*args)
+                    runs.append(time.perf_counter() - t0)
+                times[name] = float(np.median(runs))
+                total[name] += times[name]
+            assert same(outs["before"], outs["after"]), (lam, e, scheme)
+            slots = outs["after"][-1][K.SLOTS_RUN]
+            print(
+                f"  λ_u={lam:4.2f} E={e:2d} {scheme:8s} before {1e6 * times['before'] / slots:6.1f}"
+                f" µs/slot, after {1e6 * times['after'] / slots:6.1f}  "
+                f"x{times['before'] / times['after']:.2f}  (outputs identical)"
+            )
+    ratio = total["before"] / total["after"]
+    print(
+        f"kernel total: before {total['before']:.2f} s, after {total['after']:.2f} s, x{ratio:.2f}"
+    )
+    return ratio
+
+
+def time_point() -> None:
+    from workbench.proactive.claims import atlas_point
+    from workbench.proactive.params import PARAMS
+
+    point = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
+    atlas_point(quick=True, seed=99, **point)  # compile / load every kernel
+    for quick in (True, False):
+        t0 = time.perf_counter()
+        atlas_point(quick=quick, seed=0, **point)
+        print(f"atlas_point(quick={quick}) at the defaults: {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--before", default=BEFORE)
+    parser.add_argument("--slots", type=int, default=3000)
+    parser.add_argument("--point", action="store_true")
+    a = parser.parse_args()
+    print(f"P2 slot kernel: {a.before} against the work tree, {a.slots} slots with arrivals")
+    compare(load_kernels(a.before), a.slots)
+    if a.point:
+        time_point()
+    sys.exit(0)

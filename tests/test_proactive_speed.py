@@ -1,0 +1,47 @@
+"""The P2 slot kernel's speed-ups change no number: the kernel before them (loaded from git)
+and the current one give bit-identical outputs on the same inputs and seeds."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.proactive import draw_tasks, make_scenario, train
+from workbench.proactive import kernels as K
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _old_kernels():
+    try:
+        import bench_p2_atlas as bench
+
+        return bench, bench.load_kernels(bench.BEFORE)
+    except (subprocess.CalledProcessError, FileNotFoundError, OSError) as err:
+        pytest.skip(f"the kernel before the speed-up is not in this checkout's git ({err})")
+
+
+@pytest.mark.parametrize(("lam", "n_cloudlets", "n_slots"), [(1.5, 10, 800), (2.0, 30, 300)])
+def test_kernel_outputs_identical_to_the_kernel_before_the_speed_up(lam, n_cloudlets, n_slots):
+    bench, old = _old_kernels()
+    scenario = make_scenario(n_cloudlets=n_cloudlets, n_users=3 * n_cloudlets, seed=4)
+    training = train(scenario, lam=lam, seed=4)
+    tasks = draw_tasks(scenario, lam, 1e6, n_slots * 0.005, seed=4)
+    for scheme in ("proposed", "BL1", "BL2", "BL3"):
+        args = bench.kernel_args(scheme, scenario, training, tasks, n_slots, fading_seed=7)
+        before, after = old.simulate_slots_kernel(*args), bench.run_current(args)
+        assert bench.same(before, after), scheme
+        assert after[-1][K.TASKS_DONE] == tasks.arrival.size > 100  # a loaded run, all served
+
+
+def test_stable_order_is_numpys_stable_argsort():
+    rng = np.random.default_rng(0)
+    out = np.empty(40, dtype=np.int64)
+    for n in (0, 1, 2, 7, 40):
+        keys = rng.integers(0, 5, size=40).astype(float)  # many ties
+        keys[rng.random(40) < 0.2] = np.inf
+        K.stable_order(keys, n, out)
+        assert out[:n].tolist() == np.argsort(keys[:n], kind="mergesort").tolist()
