@@ -284,10 +284,8 @@ def _slots_loop(
         Coverage; a user only proposes to covered cloudlets.
     power : float64[U]
         Transmit powers [W].
-    noise_w, bandwidth : float
-        Noise power [W] and band [Hz].
-    fading : bool
-        Rayleigh block fading (iid Exp(1) power gain per link and slot).
+    noise_w, bandwidth, fading : float, float, bool
+        Noise power [W], band [Hz], Rayleigh block fading (Exp(1) power gain a link a slot).
     fading_seed : uint64
         Nonzero initial state of the xorshift64* generator of the fading draws.
     cpu : float64[E]
@@ -301,9 +299,8 @@ def _slots_loop(
     cache_rank : int64[E, A]
         Each cloudlet's popularity rank of every task (proposed scheme).
     cacheable : bool[A]
-    arrival, task_bits : float64[N]
-        Arrival times (sorted within each user) and data sizes of the tasks.
-    task_user, task_type : int64[N]
+    arrival, task_bits, task_user, task_type : float64[N], float64[N], int64[N], int64[N]
+        Arrival times (sorted within each user), data sizes, users and types of the tasks.
     user_start : int64[U + 1]
         Tasks are grouped by user: user u owns tasks user_start[u] .. user_start[u+1]-1.
     rbar0 : float64[U, E]
