@@ -294,10 +294,8 @@ def _slots_loop(
         κ [cycles/bit], τ_EP [s], D_th·ε [s], δ [s].
     n_slots, max_drain_slots, x_max : int
         Slots with arrivals, most extra slots to finish the work, X_max.
-    storage : int64[E]
-        Cache capacities (results).
-    cache_rank : int64[E, A]
-        Each cloudlet's popularity rank of every task (proposed scheme).
+    storage, cache_rank : int64[E], int64[E, A]
+        Cache capacities (results); each cloudlet's popularity rank of every task (proposed).
     cacheable : bool[A]
     arrival, task_bits, task_user, task_type : float64[N], float64[N], int64[N], int64[N]
         Arrival times (sorted within each user), data sizes, users and types of the tasks.
