@@ -34,6 +34,18 @@ _SCRIPT = re.compile(
 )
 
 
+def _scripts(text: str):
+    """The super- and subscripts of ``text`` both renderers read: (match, base, mark, script);
+    a subscript only after a base word of at most three characters (``T_cl``, not a
+    snake_case word of a sentence)."""
+    for m in _SCRIPT.finditer(text):
+        base, mark = m.group("base"), m.group("mark")
+        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
+        if mark == "_" and (word is None or len(word.group()) > 3):
+            continue
+        yield m, base, mark, m.group("braced") or m.group("bare")
+
+
 def notation(text: str, *, as_html: bool = True) -> str:
     """Render the paper's ASCII notation: ``p^I`` → pᴵ, ``X^FF`` → X<sup>FF</sup>,
     ``T_cl`` → T<sub>cl</sub>, ``λ_m`` → λ<sub>m</sub>, ``x^{n+1}`` → x<sup>n+1</sup>.
@@ -46,12 +58,7 @@ def notation(text: str, *, as_html: bool = True) -> str:
     """
     out = []
     pos = 0
-    for m in _SCRIPT.finditer(text):
-        base, mark = m.group("base"), m.group("mark")
-        script = m.group("braced") or m.group("bare")
-        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
-        if mark == "_" and (word is None or len(word.group()) > 3):
-            continue
+    for m, base, mark, script in _scripts(text):
         out.append(_escape(text[pos : m.start()], as_html))
         out.append(_escape(base, as_html))
         table = _SUP if mark == "^" else _SUB
@@ -78,12 +85,7 @@ def mathtext(text: str) -> str:
         return text
     out = []
     pos = 0
-    for m in _SCRIPT.finditer(text):
-        base, mark = m.group("base"), m.group("mark")
-        script = m.group("braced") or m.group("bare")
-        word = re.search(r"[A-Za-z0-9\u0370-\u03ff\u0300-\u036f]+$", base)
-        if mark == "_" and (word is None or len(word.group()) > 3):
-            continue
+    for m, base, mark, script in _scripts(text):
         script = script.replace("−", "-").replace("′", "'")
         script = re.sub(r"([{}\\#%&])", r"\\\1", script)
         out.append(text[pos : m.start()] + base + f"${mark}{{\\mathregular{{{script}}}}}$")
