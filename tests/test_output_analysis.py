@@ -16,7 +16,6 @@ from scipy.signal import lfilter
 from workbench import EmptyRunError, ParameterError, UnstableRegimeError
 from workbench.output_analysis import (
     Replication,
-    bounded_interval,
     check_overload,
     detect,
     finish,
@@ -25,7 +24,10 @@ from workbench.output_analysis import (
     require_observations,
 )
 from workbench.precision import to_precision
-from workbench.results import SimulationResult
+from workbench.results import (
+    SimulationResult,
+    bounded_interval,  # noqa: F401  (moved there)
+)
 
 N = 5_000
 
