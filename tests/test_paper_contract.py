@@ -85,7 +85,7 @@ BREAKS = {
         pkg / "__init__.py", "\n\ndef scaled(x):\n    return 2 * x\n\n\n__all__ += ['scaled']\n"
     ),
     "params.sliders": lambda pkg, nb, csv: _edit(
-        pkg / "params.py", "slider=(0.005, 0.2)", "slider=(0.0, 0.2)"
+        pkg / "params.py", "slider=(0.05, 2.0)", "slider=(0.0, 2.0)"
     ),
     "vocabulary.keywords": lambda pkg, nb, csv: _edit(
         pkg / "model.py", "def utilisation(lam: float,", "def utilisation(arrival_rate: float,"
@@ -127,6 +127,16 @@ def test_check_paper_names_the_departure(rule, tmp_path, monkeypatch):
     assert report.failed_rules == [rule], str(report)
     with pytest.raises(PaperContractError, match=re.escape(f"[{rule}]")):
         report.raise_if_failed()
+
+
+def test_the_claims_table_takes_the_expectations_check_claims_reads(tmp_path, monkeypatch):
+    # workbench.claims reads agree, disagree and undetermined (P2 has undetermined rows)
+    name, _, nb, csv = _scaffold(tmp_path, monkeypatch, "expect")
+    _edit(csv, ",M/M/1,agree,", ",M/M/1,undetermined,")
+    assert check_paper(name, notebook=nb, claims_csv=csv, rules=["claims.table"]).ok
+    _edit(csv, ",M/M/1,undetermined,", ",M/M/1,maybe,")
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules=["claims.table"])
+    assert report.failed_rules == ["claims.table"] and "'maybe'" in str(report), str(report)
 
 
 def test_an_unregistered_package_without_notebook_or_claims_is_told_so(tmp_path, monkeypatch):

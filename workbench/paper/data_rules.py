@@ -9,12 +9,16 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from workbench.claims import SOURCES
 from workbench.notebook_hooks import CANONICAL_METADATA
 
 MAX_CELL_LINES = 15  # thin cells that call the library
 #: the ways of showing claims or exercises other than the shared helpers
 OTHER_WAYS = ("check_claims(", "readable(", "load_claims(", "exercise(", "Exercise(")
 CLAIM_COLUMNS = ("id", "figure", "quantity", "value", "source", "tolerance", "where", "expect")
+#: the expectations workbench.claims.check_claims reads (its module docstring): agree,
+#: disagree (with workbench_value), undetermined (a run behind the row is not stationary)
+EXPECTS = ("agree", "disagree", "undetermined")
 
 
 def _notebook(target):
@@ -132,7 +136,7 @@ def _claims(target):
 
 def claims_table(target):
     """The claims CSV has the shared columns, a source in {paper, workbench}, an expect in
-    {agree, disagree}, and exactly the ids of CLAIMS."""
+    {agree, disagree, undetermined}, and exactly the ids of CLAIMS."""
     frame, problem = _claims(target)
     if frame is None:
         yield target.package, problem
@@ -144,7 +148,7 @@ def claims_table(target):
         return
     if frame["id"].duplicated().any():
         yield where, f"duplicate ids {sorted(frame['id'][frame['id'].duplicated()])}"
-    for col, allowed in (("source", {"paper", "workbench"}), ("expect", {"agree", "disagree"})):
+    for col, allowed in (("source", set(SOURCES)), ("expect", set(EXPECTS))):
         bad = sorted(set(frame[col]) - allowed)
         if bad:
             yield where, f"{col} must be one of {sorted(allowed)}, got {bad}"

@@ -2,8 +2,9 @@
 
 The package is a toy M/M/1 queue (a numba kernel for Lindley's recursion, its analytic mean
 1/(μ − λ), a parameter table, ``simulate`` / ``simulate_to_precision`` on the shared output
-analysis, a figure, a slider view, one claim with its ATLAS, one exercise, fuzz examples), with
-its notebook (saved clean, a ``parameters`` cell), its claims table and its tests. It passes
+analysis and the shared precision loop, a figure, a slider view, one claim with its ATLAS,
+one exercise, fuzz examples), with its notebook (saved clean, a ``parameters`` cell), its
+claims table and its tests. It passes
 :func:`workbench.paper.check_paper` as written; replace the model and keep the skeleton.
 
 Into the repository (default): ``workbench/NAME/``, ``notebooks/<id>_NAME.ipynb``,
@@ -52,7 +53,8 @@ def _tidy(paths) -> None:
     ruff = shutil.which("ruff")
     if ruff is None:
         return
-    config = ["--config", str(ROOT / "pyproject.toml")]
+    settings = ROOT / "pyproject.toml"
+    config = ["--config", str(settings)] if settings.exists() else []
     names = [str(p) for p in paths]
     subprocess.run([ruff, "check", "-q", "--fix", "--select", "I", *config, *names], check=False)
     subprocess.run([ruff, "format", "-q", *config, *names], check=False)

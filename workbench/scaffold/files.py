@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from __PKG__ import mean_sojourn, simulate
+from __PKG__ import mean_sojourn, simulate, simulate_to_precision
 from __PKG__.kernels import lindley_kernel
 from workbench.paper import check_paper
 from workbench.validation import ParameterError, UnstableRegimeError
@@ -85,6 +85,18 @@ def test_mean_sojourn_is_one_over_mu_minus_lambda():
 def test_simulation_agrees_with_the_theory():
     result = simulate(lam=0.5, mu=1.0, jobs=50_000, replications=10, seed=3)
     assert abs(result.mean - 2.0) <= 3 * result.half_width + 0.02, result
+
+
+def test_simulate_to_precision_reaches_its_target_through_the_shared_loop():
+    result = simulate_to_precision(
+        lam=0.5, mu=1.0, jobs=20_000, rel_half_width=0.02, seed=2, progress=False
+    )
+    assert result.converged and result.half_width <= 0.02 * result.mean, result
+    assert abs(result.mean - 2.0) <= 3 * result.half_width + 0.02, result
+    with pytest.raises(ParameterError, match="'rel_half_width' parameter"):
+        simulate_to_precision(rel_half_width=0.0, progress=False)
+    with pytest.raises(ParameterError, match="'half_width' parameter"):
+        simulate_to_precision(rel_half_width=0.05, half_width=0.1, progress=False)
 
 
 def test_same_seed_same_numbers():

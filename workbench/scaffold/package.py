@@ -20,7 +20,10 @@ __all__ = ["PARAMS", "mean_sojourn", "utilisation", "simulate", "simulate_to_pre
 
 PARAMS = '''\
 """The parameters of the model, declared once: validation, sliders, fuzzing and the atlas
-read this table."""
+read this table. The shared rows (replications, warm-up, confidence, seed) come from
+workbench.params; simulate_to_precision's keywords (rel_half_width, half_width,
+max_replications, initial) are the shared precision loop's, checked by
+workbench.precision.precision_target against the shared rows: no row here."""
 
 from __future__ import annotations
 
@@ -75,21 +78,6 @@ PARAMS = Params(
         default="raise",
         source="choice",
         help="raise: refuse an unstable regime; transient: report finite-horizon numbers.",
-    ),
-    Param(
-        "rel_half_width",
-        "ε",
-        "relative half-width target",
-        low=0.0,
-        low_open=True,
-        high=1.0,
-        default=0.02,
-        slider=(0.005, 0.2),
-        source="choice",
-        help="simulate_to_precision stops when the interval is this narrow.",
-    ),
-    REPLICATIONS.with_(
-        name="max_replications", default=200, slider=(2, 1000), help="Replications at most."
     ),
     REPLICATIONS,
     WARMUP,
@@ -158,13 +146,15 @@ def lindley_kernel(interarrival, service):
 
 SIMULATION = '''\
 """simulate(...) and simulate_to_precision(...): replications through the shared output
-analysis (workbench.output_analysis: seeds, stationarity detector, overload policy)."""
+analysis (workbench.output_analysis: seeds, stationarity detector, overload policy) and the
+shared precision loop (workbench.precision: one stopping rule, its keywords checked once)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from workbench.output_analysis import Replication, finish, replicate, to_precision
+from workbench.output_analysis import Replication, check_overload, finish, replicate
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError
 
@@ -175,6 +165,7 @@ __all__ = ["simulate", "simulate_to_precision"]
 
 
 def _one(lam: float, mu: float, jobs: int, warmup: float):
+    """The engine's ``one(seed_sequence, index)``: one replication from its own stream."""
     cut = int(warmup * jobs)
 
     def one(seed_sequence, index) -> Replication:
@@ -186,16 +177,19 @@ def _one(lam: float, mu: float, jobs: int, warmup: float):
 
 
 def _setup(func: str, **values) -> tuple:
+    """Validate ``values`` against PARAMS, refuse λ ≥ μ before running (overload="raise"),
+    and return the replication, finish()'s description of the result and the values."""
     v = PARAMS.check(func, **values)
+    rho = v["lam"] / v["mu"]
+    check_overload(func, v["overload"], rho=rho, what="the M/M/1 server")
     finishing = {
-        "func": func,
         "metric": "sojourn",
         "quantities": ["sojourn"],
         "confidence": v["confidence"],
         "run_length": v["jobs"],
         "run_unit": "jobs",
         "overload": v["overload"],
-        "rho": v["lam"] / v["mu"],
+        "rho": rho,
         "bounds": {"sojourn": (0.0, float("inf"))},
         "unit": "s",
     }
@@ -231,7 +225,7 @@ def simulate(
         overload=overload,
     )
     reps = replicate(one, replications=v["replications"], seed=v["seed"])
-    return finish(reps, **finishing)
+    return finish(reps, func="simulate", **finishing)
 
 
 def simulate_to_precision(
@@ -242,41 +236,51 @@ def simulate_to_precision(
     warmup: float = 0.1,
     rel_half_width: float | None = None,
     half_width: float | None = None,
-    max_replications: int = 200,
+    max_replications: int | None = None,
+    initial: int | None = None,
     seed: int = 0,
     confidence: float = 0.95,
     overload: str = "raise",
-    progress: bool = False,
+    progress=True,
 ) -> SimulationResult:
-    """Add replications until the interval of the mean sojourn time is narrow enough
-    (``rel_half_width``, relative, default the table's; or ``half_width`` in seconds)."""
+    """Add replications of :func:`simulate` until the interval of the mean sojourn time is
+    narrow enough: the shared loop :func:`workbench.precision.to_precision`.
+
+    The target is ``rel_half_width`` (relative to the estimate) or ``half_width`` (seconds),
+    not both; with neither, the shared table's ±2 %. ``initial`` replications first (the
+    shared table's 5), then as many as the spread predicts, at most doubling, up to
+    ``max_replications`` (the shared table's 200; then ``converged=False`` and a note).
+    ``progress``: a progress bar (True), none (False), or ``progress(done, projected,
+    half_width)``. A precision needs a steady state: ``overload`` must be "raise", and a run
+    the detector finds non-stationary raises UnstableRegimeError. Replication r is that of
+    ``simulate(..., seed=seed)``: same seed, same numbers.
+    """
     f = "simulate_to_precision"
-    if half_width is not None and rel_half_width is not None:
-        raise ParameterError(f"{f}: give 'half_width' or 'rel_half_width', not both")
-    if half_width is None and rel_half_width is None:
-        rel_half_width = PARAMS["rel_half_width"].default
+    target = precision_target(
+        f,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+        unit="s",
+    )
+    if PARAMS["overload"].check(overload, f) != "raise":
+        raise ParameterError(
+            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
+            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
+        )
     one, finishing, v = _setup(
         f,
         lam=lam,
         mu=mu,
         jobs=jobs,
         warmup=warmup,
-        max_replications=max_replications,
         seed=seed,
         confidence=confidence,
         overload=overload,
     )
-    finishing.pop("func")
-    return to_precision(
-        one,
-        func=f,
-        rel_half_width=0.02 if rel_half_width is None else rel_half_width,
-        half_width=half_width,
-        max_replications=v["max_replications"],
-        seed=v["seed"],
-        progress=progress,
-        **finishing,
-    )
+    return to_precision(one, func=f, target=target, seed=v["seed"], **finishing)
 '''
 
 FIGURES = '''\
