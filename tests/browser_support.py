@@ -69,7 +69,9 @@ ERROR_MARKERS = (
 SERVER_START_TIMEOUT = 90  # s, until the server answers HTTP
 LAB_APP_TIMEOUT = 90_000  # ms, until window.jupyterapp and the notebook panel are there
 LAB_VIEW_TIMEOUT = 180_000  # ms, run-all until the slider and figure are rendered
-VOILA_VIEW_TIMEOUT = 120_000  # ms, Voila executes the whole notebook before widgets show
+# ms: Voila executes the whole notebook before widgets show (P2 and P5 measure their claims
+# and atlas first: 1–3 min on a busy machine)
+VOILA_VIEW_TIMEOUT = 240_000
 REDRAW_TIMEOUT = 90_000  # ms, from the key press until the figure's src changes
 ARROW_PRESSES = 3
 GRACE_MS = 20_000  # after execution has ended, how long a view may still take to render

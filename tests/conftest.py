@@ -8,6 +8,9 @@
   are computed once, on one worker. The notebook executions are the longest tests and
   independent of each other: each is its own unit, queued first, so the two workers share
   them and the long tail of small modules fills the gaps (longest work first).
+- The course site (test_site.py) is queued after every other module but the browser tests:
+  its build reuses the notebook executions of test_notebooks.py (one cache, one lock per
+  notebook: :mod:`workbench.site.execute`).
 - The units are queued in this order only with ``--no-loadscope-reorder`` (run.sh passes
   it): xdist otherwise sorts them by their number of tests.
 """
@@ -20,6 +23,9 @@ import pytest
 SPLIT_MODULES = {"test_notebooks.py"}
 # modules queued first, longest first (each is minutes of notebook kernels or simulation)
 FIRST = ("test_notebooks.py",)
+# queued after every other module but the browser tests: the site build then finds every
+# notebook executed (and cached) by test_notebooks.py instead of running it a second time
+LAST = ("test_site.py",)
 
 
 def _module(item) -> str:
@@ -32,6 +38,8 @@ def _rank(item) -> tuple[int, int]:
     module = _module(item)
     if module in FIRST:
         return (0, FIRST.index(module))
+    if module in LAST:
+        return (1, 1 + LAST.index(module))
     return (1, 0)
 
 

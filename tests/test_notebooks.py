@@ -1,17 +1,15 @@
 """Every paper notebook runs headless top to bottom, is committed clean, and stays thin.
 
 The notebooks folder is ``notebooks/`` (``WB_NOTEBOOKS_DIR`` overrides it). Each notebook is
-executed with nbclient on the venv's ``python3`` kernel, with ``notebooks/`` as working
-directory; any cell error fails the test with the cell's traceback.
+executed with papermill on the venv's ``python3`` kernel, with ``notebooks/`` as working
+directory, as the course site executes it (:mod:`workbench.site.execute`, cached by a digest
+of the code); any cell error fails the test with the cell's traceback.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -22,7 +20,6 @@ from workbench.registry import PAPERS
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = Path(os.environ.get("WB_NOTEBOOKS_DIR", REPO / "notebooks")).resolve()
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
-CELL_TIMEOUT = 300  # s per cell
 MAX_CELL_LINES = 15  # project rule: thin cells that call the library
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # a cell that draws one of the paper's static figures: it must leave an image, never the
@@ -103,47 +100,19 @@ def test_notebook_cells_are_short(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_notebook_executes_without_error(path):
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    """Run through papermill at its defaults, exactly as the course site runs it (slider
+    views drawn at their defaults as pictures): the executed copy is cached by a digest of
+    the code, so the site build (tests/test_site.py) reuses it instead of a second run.
+    The live widgets are driven by the browser tests."""
+    from papermill.exceptions import PapermillExecutionError
 
-    nb = nbformat.read(path, as_version=4)
-    env = dict(os.environ)
-    env.setdefault("NUMBA_CACHE_DIR", str(REPO / ".numba_cache"))
+    from workbench.site.execute import execute_cached
 
-    def run(runtime: str) -> None:
-        # A fresh thread and event loop: immune to a loop left running in the main thread
-        # by another test (e.g. Playwright's sync API). The kernel talks over unix sockets
-        # in a private dir rather than TCP ports, which are picked before the kernel binds
-        # them and so can race with other processes on a busy machine.
-        km = AsyncKernelManager(
-            kernel_name="python3",
-            transport="ipc",
-            connection_file=os.path.join(runtime, "kernel.json"),
-        )
-        client = NotebookClient(
-            nb, km=km, timeout=CELL_TIMEOUT, resources={"metadata": {"path": str(path.parent)}}
-        )
-        # nbclient shuts down only kernels it owns: without this, every executed notebook
-        # leaves its kernel running (and busy with background views) for the rest of the suite
-        client.owns_km = True
-        loop = asyncio.new_event_loop()
-        try:
-            loop.run_until_complete(client.async_execute(env=env, cwd=str(path.parent)))
-        finally:
-            loop.close()
-
-    error = None
     try:
-        with (
-            tempfile.TemporaryDirectory(prefix="wb-nb-", dir="/tmp") as runtime,
-            ThreadPoolExecutor(max_workers=1) as pool,
-        ):
-            pool.submit(run, runtime).result()
-    except (CellExecutionError, CellTimeoutError) as err:
-        error = ANSI.sub("", str(err))
-    if error is not None:
-        pytest.fail(f"{path.name} failed while executing:\n{error}", pytrace=False)
+        executed = execute_cached(path, quick=True, seed=0, log=lambda *_: None)
+    except PapermillExecutionError as err:
+        pytest.fail(f"{path.name} failed while executing:\n{ANSI.sub('', str(err))}", pytrace=False)
+    nb = nbformat.read(executed, as_version=4)
     problems = figure_problems(nb)
     assert not problems, f"{path.name}: figures that did not render: " + "; ".join(problems)
     paper = path.name[:2]

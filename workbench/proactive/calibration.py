@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
 from workbench.claims import load_claims
 from workbench.plots import figure
@@ -43,6 +44,16 @@ GAINS = {
     "fig5_p99_cut_2_to_4": 0.30,
 }
 """Every gain of the claims table and the paper's number (NaN: the paper gives none)."""
+GAIN_LABELS = {
+    "fig3_p90_gain_vs_bl2": "Fig. 3: p90 gain vs BL2",
+    "fig3_p99_gain_vs_bl2": "Fig. 3: p99 gain vs BL2",
+    "fig3_mean_gain_vs_bl2": "Fig. 3: mean gain vs BL2",
+    "fig4_max_mean_gain": "Fig. 4: largest mean gain",
+    "fig4_max_p99_gain": "Fig. 4: largest p99 gain",
+    "fig5_mean_cut_2_to_4": "Fig. 5: mean cut, s_e 2→4",
+    "fig5_p99_cut_2_to_4": "Fig. 5: p99 cut, s_e 2→4",
+}
+"""The gains as the figure's legend names them."""
 
 
 def _density_row(ctx) -> dict:
@@ -134,22 +145,26 @@ def plot_load(frame: pd.DataFrame, fast=False):
     """Left: uplink utilisation per scheme; middle: every gain; right: BL2's mean delay
     against density, one line per λ_u."""
     w = frame.pivot_table(index="lam", columns="quantity", values="value")
-    fig, axes = figure(3, width=13.0, height=3.6)
+    fig, axes = figure(3, width=4.4, height=4.4)  # width per panel
     for s in ("proposed", "BL1", "BL2", "BL3"):
         axes[0].plot(w.index, w[f"utilisation_{s}"], marker="o", label=s)
     axes[0].set(xlabel="λ_u [tasks/s]", ylabel="uplink utilisation", title="Offered load")
     axes[0].legend(fontsize=7)
     for claim, paper in GAINS.items():
-        (line,) = axes[1].plot(w["utilisation_BL2"], w[claim], marker="o", label=claim)
+        (line,) = axes[1].plot(w["utilisation_BL2"], w[claim], marker="o",
+                               label=GAIN_LABELS[claim])  # fmt: skip
         if np.isfinite(paper):
             axes[1].axhline(paper, color=line.get_color(), ls=":", lw=0.8)
     axes[1].set(xlabel="BL2 uplink utilisation", ylabel="gain (dotted: paper)", title="Gains")
-    axes[1].legend(fontsize=6)
+    # below the panels (the layout makes room): seven gains on one panel would cover it
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncol=4,
+               fontsize=7, title="Gains (middle panel)")  # fmt: skip
     for lam in w.index:
         y = [w.loc[lam, f"BL2_mean_ms_E{e}"] for e in C.DENSITY_CLOUDLETS]
         axes[2].plot(C.DENSITY_CLOUDLETS, y, marker="o", label=f"λ_u = {lam:g}")
     axes[2].set(xlabel="cloudlets E (U = 3E)", ylabel="BL2 mean delay [ms]",
                 title="BL2 against density", yscale="log")  # fmt: skip
+    axes[2].yaxis.set_minor_formatter(NullFormatter())  # minor labels collide on a short span
     axes[2].legend(fontsize=7)
     return fig
 

@@ -308,8 +308,9 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
 
     ``quick=True`` is a small setting, because a P2 point is expensive (22 simulations:
     four schemes at E = 30, the densities E = 10, 20, 40, 50, 60, the storage,
-    cacheable-ratio and Zipf pairs): 3 replications × (warm-up of 30 tasks per user + 500
-    measured) slots, with little power for the yes/no claims (3 paired replications).
+    cacheable-ratio and Zipf pairs), on 4 points in the quick atlas: 3 replications ×
+    (warm-up of 30 tasks per user + 500 measured) slots, with little power for the yes/no
+    claims (3 paired replications).
     ``quick=False`` runs the claims' own quick length (8 replications, 1000 measured).
     """
     func = "atlas_point"
@@ -323,4 +324,7 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     return {claim: MEASURES[claim](ctx) for claim in ATLAS_CLAIMS}
 
 
-ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS)
+ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=4)
+"""The quick atlas samples 4 points (× the readings): a point's 22 steady-state simulations
+cost about 9 CPU-s, so 8 points kept the notebook busy for minutes; the full atlas (64 points)
+is the verdict."""

@@ -14,6 +14,7 @@ import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,24 +62,78 @@ def kernel_env() -> dict:
     return env
 
 
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` + ``.lock``: two builds (or the test suite and a build)
+    wanting the same cached output wait for each other instead of both computing it."""
+    import fcntl
+
+    lock = path.with_name(path.name + ".lock")
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def execute_one(path: Path, target: Path, parameters: dict, log=print) -> Path:
-    """Run ``path`` with papermill into ``target`` (written only when the run succeeded)."""
+    """Run ``path`` with papermill into ``target`` (written only when the run succeeded;
+    a run of the same target elsewhere is waited for, then reused)."""
     import papermill
 
-    t0 = time.perf_counter()
-    tmp = target.with_suffix(".running.ipynb")
-    papermill.execute_notebook(
-        str(path),
-        str(tmp),
-        parameters=parameters,
-        kernel_name="python3",
-        cwd=str(path.parent),
-        progress_bar=False,
-        execution_timeout=CELL_TIMEOUT,
-    )
-    tmp.replace(target)
-    log(f"site: executed {path.name} in {time.perf_counter() - t0:.0f} s")
+    with _locked(target):
+        if target.exists():
+            log(f"site: {path.name} up to date (executed meanwhile)")
+            return target
+        t0 = time.perf_counter()
+        tmp = target.with_suffix(f".running-{os.getpid()}.ipynb")
+        try:
+            papermill.execute_notebook(
+                str(path),
+                str(tmp),
+                parameters=parameters,
+                kernel_name="python3",
+                cwd=str(path.parent),
+                progress_bar=False,
+                execution_timeout=CELL_TIMEOUT,
+            )
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        log(f"site: executed {path.name} in {time.perf_counter() - t0:.0f} s")
     return target
+
+
+def executed_path(path: Path, quick: bool, seed: int = 0) -> Path:
+    """Where the executed copy of ``path`` at ``quick``/``seed`` is cached."""
+    parameters = {"QUICK": bool(quick), "SEED": int(seed)}
+    folder = cache_root() / "executed"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{path.stem}-{notebook_digest(path, code_digest(), parameters)}.ipynb"
+
+
+def execute_cached(path: Path, quick: bool, seed: int = 0, log=print) -> Path:
+    """The executed copy of one notebook, run now (in this process' environment plus
+    :func:`kernel_env`) unless cached: what the site shows and the test suite checks."""
+    target = executed_path(path, quick, seed)
+    if target.exists():
+        return target
+    env = kernel_env()
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # papermill's kernels inherit this process's environment
+    try:
+        return execute_one(path, target, {"QUICK": bool(quick), "SEED": int(seed)}, log)
+    finally:
+        _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def execute_all(
@@ -86,12 +141,9 @@ def execute_all(
 ) -> dict[str, Path]:
     """Executed copies of ``notebooks`` (stem -> path), from the cache when up to date."""
     parameters = {"QUICK": bool(quick), "SEED": int(seed)}
-    folder = cache_root() / "executed"
-    folder.mkdir(parents=True, exist_ok=True)
-    code = code_digest()
     wanted, todo = {}, []
     for nb in notebooks:
-        target = folder / f"{nb.stem}-{notebook_digest(nb, code, parameters)}.ipynb"
+        target = executed_path(nb, quick, seed)
         wanted[nb.stem] = target
         if target.exists():
             log(f"site: {nb.name} up to date (cached)")
@@ -106,11 +158,7 @@ def execute_all(
                 for f in [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]:
                     f.result()
         finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+            _restore(saved)
     return wanted
 
 
@@ -125,14 +173,21 @@ def cached_figures(quick: bool, log=print) -> Path:
     import subprocess
     import sys
 
-    t0 = time.perf_counter()
-    tmp = folder.with_name(folder.name + ".running")
-    shutil.rmtree(tmp, ignore_errors=True)
-    cmd = [sys.executable, "-m", "workbench", "reproduce", "all", "--out", str(tmp)]
-    subprocess.run(cmd + ["--quick"] * quick, check=True, env=kernel_env(), cwd=REPO,
-                   stdout=subprocess.DEVNULL)  # fmt: skip
-    (tmp / ".complete").write_text("ok\n")
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.replace(folder)
+    with _locked(folder):
+        if (folder / ".complete").exists():  # built meanwhile by another build
+            log("site: figures up to date (built meanwhile)")
+            return folder
+        t0 = time.perf_counter()
+        tmp = folder.with_name(f"{folder.name}.running-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        cmd = [sys.executable, "-m", "workbench", "reproduce", "all", "--out", str(tmp)]
+        try:
+            subprocess.run(cmd + ["--quick"] * quick, check=True, env=kernel_env(), cwd=REPO,
+                           stdout=subprocess.DEVNULL)  # fmt: skip
+            (tmp / ".complete").write_text("ok\n")
+            shutil.rmtree(folder, ignore_errors=True)
+            tmp.replace(folder)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     log(f"site: reproduced every figure in {time.perf_counter() - t0:.0f} s")
     return folder
