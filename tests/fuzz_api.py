@@ -69,6 +69,11 @@ NOT_WALKED = {
     "breaks a package once per rule",
     "workbench.precision": "the precision loop: walked through every paper's simulate_to_precision",
 }
+# parameters that take any value by design (no wrong type to try), with the reason
+TAKES_ANYTHING = {
+    ("workbench.numfmt", "format_value", "value"): "a table cell: numbers formatted, the rest "
+    "shown as str, None as a dash",
+}
 # run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
 RUN_LENGTHS = (
     "jobs",
@@ -261,7 +266,29 @@ WALK_EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("arena", "policy"): lambda: "local",
     ("arena", "nodes"): lambda: _neutral()["nodes"],
     ("arena", "workload"): lambda: _neutral()["workload"],
+    ("notation", "text"): lambda: "lam_u^2 [1/s]",
+    ("notation", "param"): lambda: _a_param(),
+    ("numfmt", "value"): lambda: 1234.5678,
+    ("numfmt", "text"): lambda: "1,5",
+    ("rendering", "fig"): lambda: _a_figure(),
 }
+
+
+def _a_param():
+    """A declared parameter row (P4's arrival rate)."""
+    from workbench.redundancy import PARAMS
+
+    return next(iter(PARAMS.values()))
+
+
+def _a_figure():
+    """A small themed figure with a labelled line."""
+    from workbench.plots import figure
+
+    fig, ax = figure()
+    ax.plot([0, 1], [0, 1], label="lam_u")
+    ax.set(xlabel="T_cl [s]", ylabel="P_b")
+    return fig
 
 
 def _papers_json() -> str:
@@ -522,7 +549,8 @@ def cases() -> tuple[list[Case], list[str]]:
                     continue
                 row = table.get(p.name) if table is not None and p.name in table else None
                 valid = base.get(p.name, p.default)
-                for v in _invalid_values(row, valid):
+                anything = (modname, name, p.name) in TAKES_ANYTHING
+                for v in [] if anything else _invalid_values(row, valid):
                     if p.default is not p.empty and v is p.default:
                         continue  # the signature's own default (None: "unchanged") is valid
                     out.append(

@@ -12,6 +12,7 @@ import html
 import re
 
 from workbench.params import Param
+from workbench.validation import check_type
 
 __all__ = ["notation", "mathtext", "control_label"]
 
@@ -56,6 +57,7 @@ def notation(text: str, *, as_html: bool = True) -> str:
     A subscript is only read after a base of at most three characters (``T_cl``, ``min_th``),
     so snake_case words in a sentence (``cache_aware``) stay as they are.
     """
+    check_type(text, "text", "notation", str, "a string")
     out = []
     pos = 0
     for m, base, mark, script in _scripts(text):
@@ -81,6 +83,7 @@ def mathtext(text: str) -> str:
     characters), with the scripts as mathtext in the label's own font. A text that already
     holds mathtext (a ``$``) is returned as it is.
     """
+    check_type(text, "text", "mathtext", str, "a string")
     if "$" in text:
         return text
     out = []
@@ -104,6 +107,7 @@ def control_label(param: Param) -> str:
     A symbol that is a plain word already in the meaning is dropped: ``seed`` "random seed"
     reads "random seed", ``gentle`` "gentle RED" reads "gentle RED" (not "gentle gentle RED").
     """
+    check_type(param, "param", "control_label", Param, "a declared parameter (workbench.Param)")
     unit = f" [{param.unit}]" if param.unit else ""
     symbol, meaning = param.symbol.strip(), param.meaning.strip()
     if _said_in(symbol, meaning):

@@ -12,6 +12,8 @@ import math
 import numbers
 import re
 
+from workbench.validation import check_int, check_type
+
 __all__ = ["format_number", "format_value", "parse_number"]
 
 PLAIN_LOW, PLAIN_HIGH = 1e-3, 1e6  # plain decimals inside this band, powers of ten outside
@@ -33,6 +35,11 @@ def format_number(value, digits: int = 3, unit: str = "") -> str:
     - a negative number has a minus sign (−), ``nan`` reads "–", infinities "∞";
     - ``unit`` follows after a space (no space before %, °).
     """
+    func = "format_number"
+    if not isinstance(value, numbers.Real) and type(value).__name__ != "bool_":
+        check_type(value, "value", func, numbers.Real, "a real number")
+    digits = check_int(digits, "digits", func, 1, 17)
+    check_type(unit, "unit", func, str, "a string")
     text = _format(value, digits)
     if not unit:
         return text
@@ -86,6 +93,7 @@ def parse_number(text: str, *, integer: bool = False):
     anything else: two separators (``"1.000,5"``), a thousands separator in an integer,
     text, ``nan`` or ``inf``, a fraction where an integer is needed.
     """
+    check_type(text, "text", "parse_number", (str, numbers.Real), "a string or a number")
     raw = str(text)
     t = re.sub(r"[\s\u00a0\u202f\u2009]", "", raw).replace("−", "-")
     if not t:

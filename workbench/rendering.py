@@ -7,9 +7,11 @@ import io
 import matplotlib
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from workbench.notation import mathtext
+from workbench.validation import check_real, check_type
 
 __all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png", "apply_notation"]
 
@@ -19,6 +21,7 @@ def apply_notation(fig) -> list:
     ``p^I``, ``T_cl``, ``λ_m``; see :func:`~workbench.notation.mathtext`), the same reading
     as the controls' labels; a multi-line text is left as typed (mathtext is one line).
     Returns ``(text, original)`` pairs to undo it."""
+    check_type(fig, "fig", "apply_notation", Figure, "a matplotlib Figure")
     changed = []
     texts = list(fig.findobj(Text))
     for ax in fig.axes:  # a table's cell texts are not among the figure's children
@@ -55,6 +58,7 @@ MIN_VIEW_WIDTH_PX = 640  # a small figure (a 3.6-inch diagram) is rendered finer
 def view_dpi(fig) -> float:
     """Resolution of a view's PNG: :data:`VIEW_DPI`, more for a figure narrower than
     :data:`MIN_VIEW_WIDTH_PX` pixels at that resolution (the page shows PNGs at their size)."""
+    check_type(fig, "fig", "view_dpi", Figure, "a matplotlib Figure")
     return max(VIEW_DPI, MIN_VIEW_WIDTH_PX / fig.get_figwidth())
 
 
@@ -73,6 +77,9 @@ def render_png(fig, dpi: float | None = None) -> bytes:
     text; a figure a view updates in place reuses its renderer, and the sizes of the texts a
     move leaves alone (tick labels, legends, titles), from one move to the next.
     """
+    check_type(fig, "fig", "render_png", Figure, "a matplotlib Figure")
+    if dpi is not None:
+        dpi = check_real(dpi, "dpi", "render_png", 1.0, 2400.0)
     if type(fig.canvas) is FigureCanvasBase:
         FigureCanvasAgg(fig)
     dpi = view_dpi(fig) if dpi is None else dpi

@@ -169,6 +169,16 @@ def _fail(func: str, name: str, what: str, value) -> ParameterError:
     )
 
 
+def check_type(value, name: str, func: str, types, what: str):
+    """``value`` if it is an instance of ``types``, else a :class:`ParameterError` saying
+    ``what`` it must be (e.g. "a string", "a matplotlib Figure")."""
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise _fail(func, name, what, value)
+    if not isinstance(value, types):
+        raise _fail(func, name, what, value)
+    return value
+
+
 def check_int(value, name: str, func: str, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as a Python int if it is an integer in ``[low, high]``."""
     rng = _range_text(low, high, False, False)
