@@ -21,6 +21,9 @@ from workbench import (
     fog,
     hierarchy,
     matching,
+    notation,
+    numfmt,
+    output_analysis,
     proactive,
     radio,
     red,
@@ -327,3 +330,33 @@ def test_the_work_budget_says_how_to_raise_it(monkeypatch):
     monkeypatch.setattr(validation, "WORK_BUDGET", 10.0)
     with pytest.raises(ParameterError, match="work budget of 10"):
         erlang.erlang_b_many([20, 20], 5.0)
+
+
+# found by the full fuzz over every public name (benchmarks/fuzz_api.py, this round)
+def test_shannon_rate_at_a_huge_gain_is_finite_and_matches_log2_of_the_snr():
+    from workbench.hierarchy import shannon_rate
+
+    rate = shannon_rate(1e6, 0.1, 1e308, 1e-13)
+    # log2(1 + x) = log2(x) to double precision once x > 2^60: W (log2 P + log2 H − log2 ω)
+    expected = 1e6 * (math.log2(0.1) + math.log2(1e308) - math.log2(1e-13))
+    assert math.isfinite(rate) and rate == pytest.approx(expected, rel=1e-12)
+    # an ordinary SNR is still eq. 1 as written
+    assert shannon_rate(1e6, 0.1, 1e-9, 1e-13) == pytest.approx(1e6 * math.log2(1 + 1e3))
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: output_analysis.detect(np.array(2.0)), "detect"),
+        (
+            lambda: numfmt.parse_number("1", integer="x"),
+            "parse_number",
+        ),
+        (lambda: numfmt.format_number(None), "format_number"),
+        (lambda: notation.notation(None), "notation"),
+    ],
+    ids=["detect-0d", "parse_number-integer", "format_number-None", "notation-None"],
+)
+def test_fuzz_round_three_inputs_are_refused_by_name(call, name):
+    with pytest.raises(ParameterError, match=name):
+        call()

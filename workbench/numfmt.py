@@ -12,7 +12,7 @@ import math
 import numbers
 import re
 
-from workbench.validation import check_int, check_type
+from workbench.validation import check_bool, check_int, check_type
 
 __all__ = ["format_number", "format_value", "parse_number"]
 
@@ -94,6 +94,7 @@ def parse_number(text: str, *, integer: bool = False):
     text, ``nan`` or ``inf``, a fraction where an integer is needed.
     """
     check_type(text, "text", "parse_number", (str, numbers.Real), "a string or a number")
+    integer = check_bool(integer, "integer", "parse_number")
     raw = str(text)
     t = re.sub(r"[\s\u00a0\u202f\u2009]", "", raw).replace("−", "-")
     if not t:

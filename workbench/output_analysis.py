@@ -299,7 +299,11 @@ def detect(
         rho = check_real(rho, "rho", f, 0.0, None)
     if isinstance(series, np.ndarray) and series.ndim == 1:
         series = [series]
-    if isinstance(series, (str, bytes)) or not hasattr(series, "__iter__"):
+    if (
+        isinstance(series, (str, bytes))
+        or not hasattr(series, "__iter__")
+        or (isinstance(series, np.ndarray) and series.ndim == 0)
+    ):
         raise _fail(f, "series", "a sequence of 1-D arrays, one per replication", series)
     arrays = [_check_series(s, "series", f) for s in series]
     if not arrays:

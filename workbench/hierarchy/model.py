@@ -66,7 +66,12 @@ def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
     gain = check_real(gain, "gain", f, 0.0, None)
     noise = check_real(noise, "noise", f, 0.0, None, low_open=True)
     interference = check_real(interference, "interference", f, 0.0, None)
-    return bandwidth * math.log2(1.0 + power * gain / (noise + interference))
+    noise_total = noise + interference
+    if power > 0.0 and gain > 0.0:
+        log_snr = math.log2(power) + math.log2(gain) - math.log2(noise_total)
+        if log_snr > 60.0:  # P H / ω overflows before log2(1 + x) = log2(x) to 1e-18
+            return bandwidth * log_snr
+    return bandwidth * math.log2(1.0 + power * gain / noise_total)
 
 
 def time_weights(compute) -> tuple[np.ndarray, np.ndarray]:
