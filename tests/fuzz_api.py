@@ -74,6 +74,17 @@ TAKES_ANYTHING = {
     ("workbench.numfmt", "format_value", "value"): "a table cell: numbers formatted, the rest "
     "shown as str, None as a dash",
 }
+# values a parameter admits by design although they look wrong for its type, with the reason
+ADMITS: dict[tuple[str, str, str], tuple[Callable[[object], bool], str]] = {
+    ("workbench.numfmt", "format_number", "value"): (
+        lambda v: isinstance(v, float) and math.isnan(v),
+        "a missing number reads as a dash (–) in tables and readouts",
+    ),
+    ("workbench.numfmt", "parse_number", "text"): (
+        lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool),
+        "a number is taken as typed (a widget may hand one over)",
+    ),
+}
 # run lengths a baseline call takes at the table's minimum, so a call costs seconds at most
 RUN_LENGTHS = (
     "jobs",
@@ -359,6 +370,18 @@ def _table(module) -> Mapping | None:
     return params if isinstance(params, Mapping) else None
 
 
+def _table_for(mod, modname: str, obj) -> Mapping | None:
+    """The parameter table that governs ``obj``: its package's, or, for a name re-exported
+    from elsewhere (``hierarchy.pollaczek_khinchine`` is ``erlang``'s), its own module's."""
+    owner = getattr(obj, "__module__", "") or ""
+    if owner == modname or owner.startswith(modname + "."):
+        return _table(mod)
+    try:
+        return _table(importlib.import_module(owner))
+    except ImportError:
+        return None
+
+
 def _public_callables(modname: str):
     mod = importlib.import_module(modname)
     for name in getattr(mod, "__all__", []):
@@ -534,12 +557,12 @@ def cases() -> tuple[list[Case], list[str]]:
     """Every fuzz case of the public surface, and the names skipped for want of a baseline."""
     out, skipped = [], []
     for modname in modules():
-        for mod, name, _obj, sig in _public_callables(modname):
+        for mod, name, obj, sig in _public_callables(modname):
             base, missing = _baseline(modname, mod, sig, name)
             if missing:
                 skipped.append(f"{modname}.{name}: no example value for {missing}")
                 continue
-            table = _table(mod)
+            table = _table_for(mod, modname, obj)
             out.append(Case(modname, name, "", "baseline", "", dict(base)))
             takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
             if takes_kwargs:
@@ -550,9 +573,12 @@ def cases() -> tuple[list[Case], list[str]]:
                 row = table.get(p.name) if table is not None and p.name in table else None
                 valid = base.get(p.name, p.default)
                 anything = (modname, name, p.name) in TAKES_ANYTHING
+                admits = ADMITS.get((modname, name, p.name), (lambda v: False, ""))[0]
                 for v in [] if anything else _invalid_values(row, valid):
                     if p.default is not p.empty and v is p.default:
                         continue  # the signature's own default (None: "unchanged") is valid
+                    if admits(v):
+                        continue
                     out.append(
                         Case(modname, name, p.name, "invalid", _short(v), {**base, p.name: v})
                     )

@@ -12,7 +12,7 @@ import html
 import re
 
 from workbench.params import Param
-from workbench.validation import check_type
+from workbench.validation import check_bool, check_type
 
 __all__ = ["notation", "mathtext", "control_label"]
 
@@ -58,6 +58,7 @@ def notation(text: str, *, as_html: bool = True) -> str:
     so snake_case words in a sentence (``cache_aware``) stay as they are.
     """
     check_type(text, "text", "notation", str, "a string")
+    as_html = check_bool(as_html, "as_html", "notation")
     out = []
     pos = 0
     for m, base, mark, script in _scripts(text):

@@ -106,6 +106,9 @@ def policy(func=None, *, name: str | None = None):
     """
     from numba import njit
 
+    if name is not None and not isinstance(name, str):
+        raise ParameterError(f"The 'name' parameter of policy must be a string. Got {name!r}.")
+
     def wrap(f):
         py = getattr(f, "py_func", f)
         if not callable(py):

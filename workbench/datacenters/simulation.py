@@ -300,7 +300,7 @@ def simulate_to_precision(
     half_width=None,
     metric="beta1",
     events=200_000,
-    initial=4,
+    initial=None,
     max_replications=None,
     seed=0,
     confidence=0.95,
@@ -329,9 +329,9 @@ def simulate_to_precision(
         Target half-width in the metric's unit, > 0 (give one target, not both).
     metric : str
         A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
-    initial : int
-        Replications of the first step (the shared table's row: [2, 1000], capped at
-        ``max_replications``).
+    initial : int or None
+        Replications of the first step, in [2, 1000] (capped at ``max_replications``);
+        None: the shared table's 5, as in every paper.
     max_replications : int or None
         Upper bound on the replications, in [2, 1000]; None: the shared table's 200.
     overload : {"raise"}
