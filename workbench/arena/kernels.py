@@ -110,13 +110,13 @@ class _State(NamedTuple):
     ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _touch(st, k, now):
     st.area[k] += st.busy[k] * (now - st.last[k])
     st.last[k] = now
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _start(net, st, q, k, c, now):
     """Copy ``c`` takes a server of node ``k`` now."""
     _touch(st, k, now)
@@ -126,7 +126,7 @@ def _start(net, st, q, k, c, now):
     st.ctr[1] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _free_server(net, st, q, k, now):
     """A server of ``k`` is freed: it takes the next live waiting copy, if any."""
     _touch(st, k, now)
@@ -143,14 +143,14 @@ def _free_server(net, st, q, k, now):
         c = nxt
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _lose(st, c):
     st.c_state[c] = LOST
     i = st.c_task[c]
     st.t_alive[i] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _admit(net, tk, st, q, c, k, now):
     """Copy ``c`` reaches node ``k`` to be served there (or lost if ``k`` is full)."""
     if st.n_in[k] >= net.capacity[k] or net.servers[k] == 0:
@@ -172,7 +172,7 @@ def _admit(net, tk, st, q, c, k, now):
         st.qtail[k] = c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _send(net, tk, st, q, c, a, b, forward, now):
     """Copy ``c`` leaves node ``a`` for node ``b`` (placed there, or to decide again)."""
     i = st.c_task[c]
@@ -190,7 +190,7 @@ def _send(net, tk, st, q, c, a, b, forward, now):
         _admit(net, tk, st, q, c, b, now)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
     """Task ``i`` is at node ``k`` after ``hops`` forwards: the policy places its copies
     (``c >= 0``: the task's existing single copy, moved on; ``-1``: make new copies)."""
@@ -232,7 +232,7 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
             _send(net, tk, st, q, cj, k, b, forward, now)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _cancel_others(net, st, q, i, winner, now):
     first = st.t_first[i]
     for cj in range(first, first + st.t_ncopies[i]):
@@ -254,7 +254,7 @@ def _cancel_others(net, st, q, i, winner, now):
             st.ctr[3] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _depart(net, tk, st, q, c, now):
     k = st.c_node[c]
     if st.c_state[c] != SERVING:
@@ -302,11 +302,11 @@ def _state(n_nodes, n, m, max_deg, r):
     )
 
 
-@njit(cache=True)
-def _snapshot(st, now):
+@njit(cache=True, _nrt=False)
+def _snapshot(st, now, out):
     for k in range(st.area.shape[0]):
         _touch(st, k, now)
-    return st.area.copy()
+        out[k] = st.area[k]
 
 
 def _run(net, tk, pol, warm, user):
@@ -324,6 +324,32 @@ def _run(net, tk, pol, warm, user):
     q = new_queue(n * m + 2)
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
+    t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
+    span = tk.t[n - 1] - t0 if n > 0 else 0.0
+    copies = st.t_ncopies
+    return (
+        st.finish,
+        st.where,
+        copies,
+        st.t_hops,
+        st.energy_tx,
+        area1 - area0,
+        span,
+        st.ctr[2:4].copy(),
+    )
+
+
+@njit(cache=True, _nrt=False)
+def _loop(net, tk, pol, warm, user, st, q, area0, area1):
+    """The event loop over the allocated state ``st`` and heap ``q``; writes the busy
+    areas at the arrivals of tasks ``warm`` and ``n - 1`` into ``area0``, ``area1`` and
+    returns the time of the first (0.0 if not reached).
+
+    Compiled without numba's reference counting (``_nrt=False``): it allocates nothing,
+    and the per-access incref/decref of the ~30 arrays it reads through ``net``, ``tk``
+    and ``st`` otherwise cost most of its time (atomic operations on every event).
+    """
+    n = tk.t.shape[0]
     t0 = 0.0
     if n > 0:
         st.ctr[0] = queue_push(q, 0, tk.t[0], 0, ARRIVE, 0, 0.0)
@@ -334,10 +360,10 @@ def _run(net, tk, pol, warm, user):
         if kind == ARRIVE:
             i = arg
             if i == warm:
-                area0 = _snapshot(st, now)
+                _snapshot(st, now, area0)
                 t0 = now
             if i == n - 1:
-                area1 = _snapshot(st, now)
+                _snapshot(st, now, area1)
             else:
                 st.ctr[0] = queue_push(q, st.ctr[0], tk.t[i + 1], st.ctr[1], ARRIVE, i + 1, 0.0)
                 st.ctr[1] += 1
@@ -353,18 +379,7 @@ def _run(net, tk, pol, warm, user):
                 _admit(net, tk, st, q, c, st.c_node[c], now)
         else:
             _depart(net, tk, st, q, arg, now)
-    span = tk.t[n - 1] - t0 if n > 0 else 0.0
-    copies = st.t_ncopies
-    return (
-        st.finish,
-        st.where,
-        copies,
-        st.t_hops,
-        st.energy_tx,
-        area1 - area0,
-        span,
-        st.ctr[2:4].copy(),
-    )
+    return t0
 
 
 #: the signature of a user decision function (see workbench.arena.policies)

@@ -44,17 +44,17 @@ def no_user(queue, servers, speed, delay, u):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _room(net, st, j):
     return net.servers[j] > 0 and st.n_in[j] < net.capacity[j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _per_server(net, st, j):
     return st.n_in[j] / (net.servers[j] * net.speed[j])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _wait(net, st, j, mean):
     """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers."""
     c = net.servers[j]
@@ -64,7 +64,7 @@ def _wait(net, st, j, mean):
     return 0.0 if ahead <= 0 else ahead * mean / (c * net.speed[j])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _candidates(net, st, k):
     """Fill ``st.ibuf`` with the candidates of ``k``; returns how many."""
     n = 0
@@ -79,7 +79,7 @@ def _candidates(net, st, k):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_neighbour(net, st, k, j, mean):
     """The serving neighbour of ``k`` (not ``j``, not the cloud) with the least estimated
     wait plus link delay; -1 if none."""
@@ -94,13 +94,13 @@ def _best_neighbour(net, st, k, j, mean):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _one(st, b, mode):
     st.buf[0] = b
     return 1, mode
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _shortest(net, st, n, room_only):
     best, score = -1, np.inf
     for a in range(n):
@@ -113,7 +113,7 @@ def _shortest(net, st, n, room_only):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _overflow(net, tk, pol, st, i, k):
     j = net.home[k]
     if _room(net, st, j):
@@ -131,7 +131,7 @@ def _overflow(net, tk, pol, st, i, k):
     return _one(st, st.ibuf[min(int(tk.u[i, 1] * n), n - 1)], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _replicate(net, st, pol, k):
     m = int(pol.par[P_M])
     j = net.home[k]
@@ -157,7 +157,7 @@ def _replicate(net, st, pol, k):
     return placed, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _threshold(net, tk, pol, st, i, k, hops):
     j = net.home[k]
     mean = net.mean_size[tk.source[i]]
@@ -170,7 +170,7 @@ def _threshold(net, tk, pol, st, i, k, hops):
     return _one(st, net.cloud, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _red(net, tk, pol, st, i, k):
     j = net.home[k]
     st.red_avg[j] = red_ewma(st.red_avg[j], st.n_in[j], pol.par[P_WQ])
@@ -183,7 +183,7 @@ def _red(net, tk, pol, st, i, k):
     return _one(st, j, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hedge(net, tk, pol, st, i, k):
     j = net.home[k]
     if 0 <= tk.kind[i] < pol.par[P_CACHE] and j != net.cloud:
@@ -198,7 +198,7 @@ def _hedge(net, tk, pol, st, i, k):
     return 1, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _user(net, tk, user, st, i, k):
     n = _candidates(net, st, k)
     if net.cloud >= 0:
@@ -216,7 +216,7 @@ def _user(net, tk, user, st, i, k):
     return _one(st, st.ibuf[idx], 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def decide(net, tk, pol, user, st, i, k, hops):
     """Where task ``i`` at node ``k`` goes (module docstring)."""
     code = pol.code
