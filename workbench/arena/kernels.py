@@ -33,13 +33,13 @@ import numpy as np
 from numba import njit, types
 
 from workbench.arena.policies import decide
-from workbench.kernels.events import new_queue, queue_pop, queue_push
+from workbench.kernels.events import new_queue, queue_before, queue_pop, queue_push
 
 __all__ = ["Net", "Tasks", "Policy", "engine", "BIG", "USER_SIG"]
 
 #: "unbounded" for servers and capacities
 BIG = 2**40
-ARRIVE, REACH, DEPART = 0, 1, 2
+REACH, DEPART = 1, 2  # heap events (arrivals are merged in from the sorted tasks)
 # copy states
 TRANSIT, WAITING, SERVING, DONE, CANCELLED, LOST = 0, 1, 2, 3, 4, 5
 
@@ -343,7 +343,7 @@ def _run(net, tk, pol, warm, user):
 def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     """The event loop over the allocated state ``st`` and heap ``q``; writes the busy
     areas at the arrivals of tasks ``warm`` and ``n - 1`` into ``area0``, ``area1`` and
-    returns the time of the first (0.0 if not reached).
+    returns the arrival time of task ``warm`` (0.0 if there is none).
 
     Compiled without numba's reference counting (``_nrt=False``): it allocates nothing,
     and the per-access incref/decref of the ~30 arrays it reads through ``net``, ``tk``
@@ -351,24 +351,31 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     """
     n = tk.t.shape[0]
     t0 = 0.0
-    if n > 0:
-        st.ctr[0] = queue_push(q, 0, tk.t[0], 0, ARRIVE, 0, 0.0)
-        st.ctr[1] = 1
-    while st.ctr[0] > 0:
-        now, kind, arg = q.time[0], q.kind[0], q.arg[0]
-        st.ctr[0] = queue_pop(q, st.ctr[0])
-        if kind == ARRIVE:
-            i = arg
+    # The arrivals are sorted: the next one waits outside the heap, with the sequence
+    # number it would carry there (drawn when the previous one arrived), and leaves
+    # before the heap's earliest event exactly when it would have left the heap first.
+    nxt, nxt_seq = 0, 0
+    st.ctr[1] = 1 if n > 0 else 0
+    while nxt < n or st.ctr[0] > 0:
+        if nxt < n and (
+            st.ctr[0] == 0 or queue_before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])
+        ):
+            i = nxt
+            now = tk.t[i]
             if i == warm:
                 _snapshot(st, now, area0)
                 t0 = now
             if i == n - 1:
                 _snapshot(st, now, area1)
+                nxt = n
             else:
-                st.ctr[0] = queue_push(q, st.ctr[0], tk.t[i + 1], st.ctr[1], ARRIVE, i + 1, 0.0)
+                nxt, nxt_seq = i + 1, st.ctr[1]
                 st.ctr[1] += 1
             _place(net, tk, pol, user, st, q, i, tk.node[i], 0, -1, now)
-        elif kind == REACH:
+            continue
+        now, kind, arg = q.time[0], q.kind[0], q.arg[0]
+        st.ctr[0] = queue_pop(q, st.ctr[0])
+        if kind == REACH:
             c = arg
             if st.c_state[c] == CANCELLED:
                 continue
