@@ -19,26 +19,39 @@ _TIE = 1e-9  # added to each link's weight: among equal-delay paths, the fewest 
 
 
 @njit(cache=True)
-def _along_paths(pred, dist, w_delay, w_invbw, w_epb):
-    """Sum each link quantity along the least-delay paths given by ``pred``."""
+def _along_paths(pred, w_delay, w_invbw, w_epb):
+    """Sum each link quantity along the least-delay paths given by ``pred``: each target
+    after its predecessor (the path's tree walked up to a known node, then summed down)."""
     n = pred.shape[0]
     delay = np.full((n, n), np.inf)
     invbw = np.full((n, n), np.inf)
     epb = np.full((n, n), np.inf)
     hops = np.full((n, n), -1, np.int64)
+    known = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
     for s in range(n):
-        order = np.argsort(dist[s])
-        for t in order:
-            if t == s:
-                delay[s, t], invbw[s, t], epb[s, t], hops[s, t] = 0.0, 0.0, 0.0, 0
-                continue
-            p = pred[s, t]
-            if p < 0:
-                continue
-            delay[s, t] = delay[s, p] + w_delay[p, t]
-            invbw[s, t] = invbw[s, p] + w_invbw[p, t]
-            epb[s, t] = epb[s, p] + w_epb[p, t]
-            hops[s, t] = hops[s, p] + 1
+        known[:] = False
+        known[s] = True
+        delay[s, s], invbw[s, s], epb[s, s], hops[s, s] = 0.0, 0.0, 0.0, 0
+        for t0 in range(n):
+            top = 0
+            t = t0
+            while not known[t]:
+                known[t] = True  # unreachable targets (pred -1) stay at inf
+                stack[top] = t
+                top += 1
+                t = pred[s, t]
+                if t < 0:
+                    top = 0
+                    break
+            while top > 0:
+                top -= 1
+                t = stack[top]
+                p = pred[s, t]
+                delay[s, t] = delay[s, p] + w_delay[p, t]
+                invbw[s, t] = invbw[s, p] + w_invbw[p, t]
+                epb[s, t] = epb[s, p] + w_epb[p, t]
+                hops[s, t] = hops[s, p] + 1
     return delay, invbw, epb, hops
 
 
@@ -60,9 +73,9 @@ def compile_scenario(sc: Scenario) -> Net:
             w_epb[x, y] = link.energy_per_bit
             nbrs[x].append(y)
     graph = csr_matrix((weights, (rows, cols)), shape=(n, n))
-    dist, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
+    _, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
     pred = np.where(pred < 0, -1, pred).astype(np.int64)
-    delay, invbw, epb, hops = _along_paths(pred, dist, w_delay, w_invbw, w_epb)
+    delay, invbw, epb, hops = _along_paths(pred, w_delay, w_invbw, w_epb)
     servers = np.array([BIG if s == math.inf else int(s) for s in (x.servers for x in sc.nodes)])
     capacity = np.array([BIG if x.capacity is None else x.capacity for x in sc.nodes])
     level = np.array([ROLE_LEVEL[x.role] for x in sc.nodes], dtype=np.int64)
@@ -125,7 +138,8 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
         rng.choice(len(rates), size=n, p=rates / total) if len(rates) > 1 else np.zeros(n, np.int64)
     )
     source = source.astype(np.int64)
-    node_of = np.array([sc.index(w.source) for w in sc.workload], dtype=np.int64)
+    pos = {node.id: k for k, node in enumerate(sc.nodes)}  # not sc.index: O(nodes) each
+    node_of = np.array([pos[w.source] for w in sc.workload], dtype=np.int64)
     size = np.empty((n, copies))
     bits = np.empty(n)
     kind = np.full(n, -1, np.int64)  # -1: the source has no task types
