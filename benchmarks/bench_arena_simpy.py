@@ -139,6 +139,7 @@ def bench_ciw(n_tasks):
     # random placement over {k-1, k, k+1}: node k receives a third of each of their rates
     lam = [(rates[k - 1] + rates[k] + rates[(k + 1) % n_nodes]) / 3 for k in range(n_nodes)]
     mu = 1 / 0.1
+
     def run():
         return arena.simulate(scenario=sc, policy="random", requests=n_tasks, replications=2,
                               warmup=0.1)  # fmt: skip

@@ -357,9 +357,7 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     nxt, nxt_seq = 0, 0
     st.ctr[1] = 1 if n > 0 else 0
     while nxt < n or st.ctr[0] > 0:
-        if nxt < n and (
-            st.ctr[0] == 0 or queue_before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])
-        ):
+        if nxt < n and (st.ctr[0] == 0 or queue_before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])):
             i = nxt
             now = tk.t[i]
             if i == warm:
