@@ -101,7 +101,7 @@ def test_voila_slider_redraws_figure(notebook, browser, voila, record_property):
 
 
 def test_voila_shuts_down_the_kernel_of_a_closed_tab(browser, served_root, tmp_path_factory):
-    """`run.sh app` culls idle kernels; here with a 3 s idle limit instead of 120 s."""
+    """`run.sh app` culls idle kernels; here with a 3 s idle limit instead of 15 min."""
     fast_cull = (
         "--MappingKernelManager.cull_idle_timeout=3",
         "--MappingKernelManager.cull_interval=1",

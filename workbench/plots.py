@@ -124,7 +124,11 @@ class FigureSpec:
     caption: str = ""
 
     def make(self, quick: bool = False) -> tuple[pd.DataFrame, Figure]:
-        data = self.frame(quick=quick)
+        """The frame (kept by :func:`workbench.memo.cached_call` between runs of the same
+        code) and the figure drawn from it."""
+        from workbench.memo import cached_call
+
+        data = cached_call(self.frame, quick=quick)
         return data, self.plot(data)
 
 

@@ -19,8 +19,11 @@ INDEX = "00_index.ipynb"
 LAB_OPTIONS = [
     "--FileContentsManager.pre_save_hook=workbench.notebook_hooks.strip_outputs",
 ]
-# a kernel left idle (its tab closed) is shut down after two minutes, checked every 30 s
-CULL_IDLE_SECONDS = 120
+# a kernel left idle (its tab closed) is shut down after 15 minutes, checked every 30 s.
+# Not less: while Voila executes the notebook before the page shows, the kernel has no
+# connection and its activity is not seen, so a long first run (a claims table or an atlas
+# on a cold cache: minutes on 2 cores) would be culled mid-execution (seen at 120 s)
+CULL_IDLE_SECONDS = 900
 VOILA_OPTIONS = [
     f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_SECONDS}",
     "--MappingKernelManager.cull_interval=30",

@@ -158,9 +158,11 @@ def claims_frame(checked: pd.DataFrame) -> pd.DataFrame:
 
 def claims_table(paper: str, quick: bool = True) -> w.HTML:
     """A paper's claims, measured now, as the notebook shows them (one way everywhere)."""
+    from workbench.memo import cached_call
+
     mode = "quick runs" if quick else "full runs"
     return table_html(
-        claims_frame(claims.check_claims(paper, quick=quick)),
+        claims_frame(cached_call(claims.check_claims, paper, quick=quick)),
         caption=f"{paper} claims ({mode})",
     )
 

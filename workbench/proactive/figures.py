@@ -18,6 +18,7 @@ import pandas as pd
 
 from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
 from workbench.matching import hedged_matching
+from workbench.memo import cached_call
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.proactive.calibration import load_frame, plot_load
 from workbench.proactive.claims import warmup_slots
@@ -415,6 +416,12 @@ def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
     func = "readings_table"
     quick = check_bool(quick, "quick", func)
     v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
+    # kept between runs of the same code (the notebook in JupyterLab after its headless run)
+    return cached_call(_readings_rows, quick, v["seed"], v["n_cloudlets"])
+
+
+def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
+    v = {"seed": seed, "n_cloudlets": n_cloudlets}
     run = run_length(1000 if quick else 8000, 2000) | {"replications": 8}
     rows = []
     for name, reading in reading_steps():

@@ -56,6 +56,7 @@ def kernel_env() -> dict:
     """The environment of the notebook kernels: this checkout first, views as pictures."""
     env = dict(os.environ)
     env["WORKBENCH_STATIC"] = "1"
+    env["WORKBENCH_RESULTS_CACHE"] = "1"  # results kept for JupyterLab, Voila, the site
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / ".numba_cache"))
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
@@ -69,6 +70,7 @@ def _locked(path: Path):
     import fcntl
 
     lock = path.with_name(path.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
     with open(lock, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

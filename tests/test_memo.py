@@ -1,0 +1,43 @@
+"""workbench.memo: a notebook result is reused by a second run of the same code, recomputed
+when the code changes, and never cached when turned off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench import atlas, memo
+
+
+def counted(log: str, x: int) -> int:
+    """A module-level function that records each real call in ``log``."""
+    with open(log, "a") as f:
+        f.write("call\n")
+    return 2 * x
+
+
+def _calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_a_result_is_reused_then_recomputed_after_a_code_change(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WORKBENCH_RESULTS_CACHE", "1")
+    log = tmp_path / "calls.txt"
+    assert memo.cached_call(counted, str(log), 21) == 42
+    assert memo.cached_call(counted, str(log), 21) == 42
+    assert _calls(log) == 1, "the second call should come from the cache"
+    assert memo.cached_call(counted, str(log), 5) == 10  # other arguments: computed
+    assert _calls(log) == 2
+    monkeypatch.setattr(atlas, "_DIGEST", ["another version of the code"])
+    assert memo.cached_call(counted, str(log), 21) == 42
+    assert _calls(log) == 3, "a changed code digest must recompute"
+
+
+def test_turned_off_it_always_computes(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WORKBENCH_RESULTS_CACHE", "0")
+    log = tmp_path / "calls.txt"
+    memo.cached_call(counted, str(log), 1)
+    memo.cached_call(counted, str(log), 1)
+    assert _calls(log) == 2
+    assert not (tmp_path / "cache" / "results").exists()

@@ -1,0 +1,46 @@
+"""Results the notebooks compute at their defaults, kept between runs of the same code.
+
+A notebook's figures and claims table at its defaults are the same numbers every time the
+same code runs them (every stochastic function is seeded). :func:`cached_call` keeps such a
+result in ``$WORKBENCH_CACHE/results`` (``joblib.Memory``), keyed by the function, its
+arguments and :func:`workbench.atlas.source_digest` (every source file and claims table), so
+a second run of the notebook (JupyterLab after the headless run, Voila, the course site)
+reuses it, and any change to the code computes it afresh. ``WORKBENCH_RESULTS_CACHE=0``
+turns it off. The atlas keeps its evaluations the same way (:func:`workbench.claims.atlas`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+__all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
+
+
+def enabled() -> bool:
+    return os.environ.get("WORKBENCH_RESULTS_CACHE", "1") != "0"
+
+
+def _run(digest: str, module: str, qualname: str, args: tuple, kwargs: dict):
+    """Import ``module.qualname`` and call it (the cached unit: ``digest`` keys the code)."""
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj(*args, **kwargs)
+
+
+def cached_call(func, *args, **kwargs):
+    """``func(*args, **kwargs)``, from the results cache when this code computed it before.
+
+    ``func`` must be a module-level function (found again by its module and name) whose
+    result depends only on its arguments and the package's code; anything else is called
+    directly."""
+    module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", "")
+    if not enabled() or not module or "<" in qualname:
+        return func(*args, **kwargs)
+    from joblib import Memory
+
+    from workbench.atlas import default_cache_dir, source_digest
+
+    memory = Memory(default_cache_dir().parent / "results", verbose=0)
+    return memory.cache(_run)(source_digest(), module, qualname, args, kwargs)
