@@ -39,13 +39,13 @@ def _module(item) -> str:
 
 
 def _rank(item) -> tuple[int, int]:
+    module = _module(item)
+    if module in LAST:  # its browser checks too: the module stays one unit of work
+        return (1, 1 + LAST.index(module))
     if item.get_closest_marker("browser") is not None:
         return (2, 0)
-    module = _module(item)
     if module in FIRST:
         return (0, FIRST.index(module))
-    if module in LAST:
-        return (1, 1 + LAST.index(module))
     return (1, 0)
 
 

@@ -409,25 +409,20 @@ def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
     """Which reading moves which gain: Fig. 3's numbers under each step of :func:`reading_steps`.
 
     One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
-    mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile
-    ratio, the proposed scheme's hit rate, and whether every run was stationary. The
-    replications are paired across readings (same networks, tasks and fading).
-    """
-    func = "readings_table"
-    quick = check_bool(quick, "quick", func)
-    v = PARAMS.check(func, seed=seed, n_cloudlets=n_cloudlets)
-    # kept between runs of the same code (the notebook in JupyterLab after its headless run)
+    mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile ratio,
+    the proposed scheme's hit rate, whether every run was stationary. The replications are
+    paired across readings (same networks, tasks and fading); kept by workbench.memo."""
+    v = PARAMS.check("readings_table", seed=seed, n_cloudlets=n_cloudlets)
+    quick = check_bool(quick, "quick", "readings_table")
     return cached_call(_readings_rows, quick, v["seed"], v["n_cloudlets"])
 
 
 def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
-    v = {"seed": seed, "n_cloudlets": n_cloudlets}
     run = run_length(1000 if quick else 8000, 2000) | {"replications": 8}
     rows = []
     for name, reading in reading_steps():
-        kw = run | reading | {"seed": v["seed"], "n_cloudlets": v["n_cloudlets"],
-                              "n_users": 3 * v["n_cloudlets"], "keep_records": False,
-                              "overload": "transient"}  # fmt: skip
+        kw = run | reading | {"seed": seed, "n_cloudlets": n_cloudlets, "n_users": 3 * n_cloudlets,
+                              "keep_records": False, "overload": "transient"}  # fmt: skip
         r = {s: simulate(policy=s, **kw) for s in ("proposed", "BL2", "BL3")}
         rows.append({
             "reading": name,

@@ -43,6 +43,11 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
         executed = execute.execute_all(notebooks, quick=quick, seed=seed, log=log)
         figures = figures_job.result()
     work = execute.cache_root() / "sphinx" / ("quick" if quick else "full")
+    with execute.locked(work):  # a second build at the same time waits, then reuses it
+        return _build(work, out, executed, notebooks, figures, repo, t0, log)
+
+
+def _build(work, out, executed, notebooks, figures, repo, t0, log) -> dict:
     src, html = work / "src", work / "html"
     pages.write_sources(src, executed, notebooks, figures, repo)
     pages.sphinx_build(src, html, log=log)

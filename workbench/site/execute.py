@@ -64,7 +64,7 @@ def kernel_env() -> dict:
 
 
 @contextmanager
-def _locked(path: Path):
+def locked(path: Path):
     """An exclusive lock on ``path`` + ``.lock``: two builds (or the test suite and a build)
     wanting the same cached output wait for each other instead of both computing it."""
     import fcntl
@@ -84,7 +84,7 @@ def execute_one(path: Path, target: Path, parameters: dict, log=print) -> Path:
     a run of the same target elsewhere is waited for, then reused)."""
     import papermill
 
-    with _locked(target):
+    with locked(target):
         if target.exists():
             log(f"site: {path.name} up to date (executed meanwhile)")
             return target
@@ -175,7 +175,7 @@ def cached_figures(quick: bool, log=print) -> Path:
     import subprocess
     import sys
 
-    with _locked(folder):
+    with locked(folder):
         if (folder / ".complete").exists():  # built meanwhile by another build
             log("site: figures up to date (built meanwhile)")
             return folder
