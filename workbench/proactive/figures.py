@@ -418,7 +418,7 @@ def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
 
 
 def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
-    run = run_length(1000 if quick else 8000, 2000) | {"replications": 8}
+    run = run_length(1000 if quick else 8000, _WARM) | {"replications": 8}  # caches at steady state
     rows = []
     for name, reading in reading_steps():
         kw = run | reading | {"seed": seed, "n_cloudlets": n_cloudlets, "n_users": 3 * n_cloudlets,
