@@ -44,31 +44,27 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
         figures = figures_job.result()
     work = execute.cache_root() / "sphinx" / ("quick" if quick else "full")
     with execute.locked(work):  # a second build at the same time waits, then reuses it
-        return _build(work, out, executed, notebooks, figures, repo, t0, log)
+        src, html = work / "src", work / "html"
+        pages.write_sources(src, executed, notebooks, figures, repo)
+        pages.sphinx_build(src, html, log=log)
+        from workbench.site import handouts, slides
 
-
-def _build(work, out, executed, notebooks, figures, repo, t0, log) -> dict:
-    src, html = work / "src", work / "html"
-    pages.write_sources(src, executed, notebooks, figures, repo)
-    pages.sphinx_build(src, html, log=log)
-    from workbench.site import handouts, slides
-
-    decks = {}
-    for nb in notebooks:
-        deck = html / "slides" / f"{nb.stem}.slides.html"  # a second each: always rewritten
-        slides.write_deck(executed[nb.stem], deck, nb.stem)
-        decks[nb.stem] = deck
-    stale = [
-        nb.stem
-        for nb in notebooks
-        if not (html / "handouts" / f"{nb.stem}.pdf").exists()
-        or (html / "handouts" / f"{nb.stem}.pdf").stat().st_mtime
-        < (html / f"{nb.stem}.html").stat().st_mtime
-    ]
-    if stale:
-        handouts.print_handouts(html, stale, log=log)
-    out = Path(out)
-    shutil.copytree(html, out, dirs_exist_ok=True)
+        decks = {}
+        for nb in notebooks:
+            deck = html / "slides" / f"{nb.stem}.slides.html"  # a second each: always rewritten
+            slides.write_deck(executed[nb.stem], deck, nb.stem)
+            decks[nb.stem] = deck
+        stale = [
+            nb.stem
+            for nb in notebooks
+            if not (html / "handouts" / f"{nb.stem}.pdf").exists()
+            or (html / "handouts" / f"{nb.stem}.pdf").stat().st_mtime
+            < (html / f"{nb.stem}.html").stat().st_mtime
+        ]
+        if stale:
+            handouts.print_handouts(html, stale, log=log)
+        out = Path(out)
+        shutil.copytree(html, out, dirs_exist_ok=True)
     log(f"site: built {out} in {time.perf_counter() - t0:.0f} s")
     return {
         "out": out,

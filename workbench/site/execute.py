@@ -107,60 +107,64 @@ def execute_one(path: Path, target: Path, parameters: dict, log=print) -> Path:
     return target
 
 
-def executed_path(path: Path, quick: bool, seed: int = 0) -> Path:
-    """Where the executed copy of ``path`` at ``quick``/``seed`` is cached."""
-    parameters = {"QUICK": bool(quick), "SEED": int(seed)}
+def _parameters(quick: bool, seed: int) -> dict:
+    return {"QUICK": bool(quick), "SEED": int(seed)}
+
+
+def executed_path(path: Path, quick: bool, seed: int = 0, code: str | None = None) -> Path:
+    """Where the executed copy of ``path`` at ``quick``/``seed`` is cached (``code``: the
+    :func:`code_digest`, when the caller has it already)."""
     folder = cache_root() / "executed"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{path.stem}-{notebook_digest(path, code_digest(), parameters)}.ipynb"
+    digest = notebook_digest(path, code or code_digest(), _parameters(quick, seed))
+    return folder / f"{path.stem}-{digest}.ipynb"
+
+
+@contextmanager
+def _kernel_environment():
+    """This process' environment plus :func:`kernel_env` (papermill's kernels inherit it),
+    restored afterwards."""
+    env = kernel_env()
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def execute_cached(path: Path, quick: bool, seed: int = 0, log=print) -> Path:
-    """The executed copy of one notebook, run now (in this process' environment plus
-    :func:`kernel_env`) unless cached: what the site shows and the test suite checks."""
+    """The executed copy of one notebook, run now unless cached: what the site shows and
+    the test suite checks."""
     target = executed_path(path, quick, seed)
     if target.exists():
         return target
-    env = kernel_env()
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # papermill's kernels inherit this process's environment
-    try:
-        return execute_one(path, target, {"QUICK": bool(quick), "SEED": int(seed)}, log)
-    finally:
-        _restore(saved)
-
-
-def _restore(saved: dict) -> None:
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with _kernel_environment():
+        return execute_one(path, target, _parameters(quick, seed), log)
 
 
 def execute_all(
     notebooks: list[Path], quick: bool, seed: int = 0, jobs: int = 2, log=print
 ) -> dict[str, Path]:
     """Executed copies of ``notebooks`` (stem -> path), from the cache when up to date."""
-    parameters = {"QUICK": bool(quick), "SEED": int(seed)}
+    parameters = _parameters(quick, seed)
+    code = code_digest()
     wanted, todo = {}, []
     for nb in notebooks:
-        target = executed_path(nb, quick, seed)
+        target = executed_path(nb, quick, seed, code)
         wanted[nb.stem] = target
         if target.exists():
             log(f"site: {nb.name} up to date (cached)")
         else:
             todo.append((nb, target))
     if todo:
-        env = kernel_env()
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)  # papermill's kernels inherit this process's environment
-        try:
-            with ThreadPoolExecutor(max(1, min(jobs, len(todo)))) as pool:
-                for f in [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]:
-                    f.result()
-        finally:
-            _restore(saved)
+        with _kernel_environment(), ThreadPoolExecutor(max(1, min(jobs, len(todo)))) as pool:
+            for f in [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]:
+                f.result()
     return wanted
 
 
