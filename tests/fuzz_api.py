@@ -69,13 +69,12 @@ NOT_WALKED = {
     "breaks a package once per rule",
     "workbench.precision": "the precision loop: walked through every paper's simulate_to_precision",
 }
-# parameters that take any value by design (no wrong type to try), with the reason
-TAKES_ANYTHING = {
-    ("workbench.numfmt", "format_value", "value"): "a table cell: numbers formatted, the rest "
-    "shown as str, None as a dash",
-}
 # values a parameter admits by design although they look wrong for its type, with the reason
 ADMITS: dict[tuple[str, str, str], tuple[Callable[[object], bool], str]] = {
+    ("workbench.numfmt", "format_value", "value"): (
+        lambda v: True,
+        "a table cell: numbers formatted, the rest shown as str, None as a dash",
+    ),
     ("workbench.numfmt", "format_number", "value"): (
         lambda v: isinstance(v, float) and math.isnan(v),
         "a missing number reads as a dash (–) in tables and readouts",
@@ -572,9 +571,8 @@ def cases() -> tuple[list[Case], list[str]]:
                     continue
                 row = table.get(p.name) if table is not None and p.name in table else None
                 valid = base.get(p.name, p.default)
-                anything = (modname, name, p.name) in TAKES_ANYTHING
                 admits = ADMITS.get((modname, name, p.name), (lambda v: False, ""))[0]
-                for v in [] if anything else _invalid_values(row, valid):
+                for v in _invalid_values(row, valid):
                     if p.default is not p.empty and v is p.default:
                         continue  # the signature's own default (None: "unchanged") is valid
                     if admits(v):
