@@ -147,9 +147,11 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
     for k, w in enumerate(sc.workload):
         groups.setdefault((w.size, w.input_bits, w.types), []).append(k)
     for (law, input_bits, types), members in groups.items():
-        # every source alike (the common case): whole columns, no boolean indexing
-        mask = np.isin(source, members) if len(members) < len(rates) else slice(None)
-        m = int(mask.sum()) if len(members) < len(rates) else n
+        if len(members) < len(rates):
+            mask = np.isin(source, members)
+            m = int(mask.sum())
+        else:  # every source alike (the common case): whole columns, no boolean indexing
+            mask, m = slice(None), n
         size[mask] = sample_sizes(law, m * copies, rng).reshape(m, copies)
         bits[mask] = input_bits
         if types is not None:
