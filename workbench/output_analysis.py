@@ -65,6 +65,7 @@ import pandas as pd
 from scipy import stats
 
 from workbench.params import CONFIDENCE
+from workbench.progress import finish_bar, open_bar
 from workbench.results import SimulationResult
 from workbench.seeding import replication_seeds
 from workbench.validation import (
@@ -459,14 +460,6 @@ def require_observations(
 # ------------------------------------------------------------------------------------------
 
 
-def _progress(total: int, desc: str, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, leave=False)
-
-
 def replicate(
     one: Callable[[np.random.SeedSequence, int], Replication],
     *,
@@ -492,7 +485,7 @@ def replicate(
     if not isinstance(seed, np.random.SeedSequence):
         seed = check_int(seed, "seed", f, 0, 2**128 - 1)
     children = replication_seeds(seed, replications, start)
-    bar = _progress(replications, desc, progress)
+    bar = open_bar(replications, desc, progress)
     out = []
     try:
         for i, child in enumerate(children):
@@ -500,8 +493,7 @@ def replicate(
             if bar is not None:
                 bar.update(1)
     finally:
-        if bar is not None:
-            bar.close()
+        finish_bar(bar)
     return out
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from workbench.output_analysis import Replication, _check_callable, _check_text, finish, replicate
 from workbench.params import INITIAL_REPLICATIONS, MAX_REPLICATIONS, REL_HALF_WIDTH
+from workbench.progress import finish_bar, open_bar
 from workbench.validation import ParameterError, check_real, reject_unknown
 
 __all__ = ["PrecisionTarget", "precision_target", "to_precision"]
@@ -150,7 +151,7 @@ def to_precision(
     top, goal = target.max_replications, target.value
     finish_kwargs = {**finish_kwargs, "overload": "raise"}
     reps: list[Replication] = []
-    bar = _bar(top, desc or f"{func} to {target.shown}", target.progress is True)
+    bar = open_bar(top, desc or f"{func} to {target.shown}", target.progress is True)
     n = target.initial
     try:
         while True:
@@ -171,8 +172,7 @@ def to_precision(
             step = min(need, 2.0 * len(reps))
             n = int(min(top, max(len(reps) + 1, math.ceil(step))))
     finally:
-        if bar is not None:
-            bar.close()
+        finish_bar(bar)
     converged = achieved <= goal
     got = f"±{achieved:.3g}" if target.absolute else f"±{achieved:.1%}"
     note = (
@@ -184,14 +184,6 @@ def to_precision(
         )
     )
     return result.with_(converged=converged, notes=(*result.notes, note))
-
-
-def _bar(total: int, desc: str, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, leave=False)
 
 
 _FINISH_REQUIRED = ("metric", "quantities", "confidence", "run_length", "run_unit")

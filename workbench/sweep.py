@@ -43,11 +43,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import tqdm.auto
 from joblib import Memory, Parallel, delayed, parallel_config
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 
 from workbench._sweep_checks import _FUNC, _RESERVED, _bad, _func_id, _validate
+from workbench.progress import finish_bar, open_bar
 from workbench.validation import check_int, check_seed
 
 __all__ = ["sweep", "point_seed", "SweepError", "SweepPointError"]
@@ -401,10 +401,8 @@ def sweep(
     )
     todo = [i for i, r in enumerate(results) if r is None]
     backend, workers = _backend(todo, client, n_workers, chunk_size)
-    bar = tqdm.auto.tqdm(
-        total=len(tasks), initial=len(tasks) - len(todo), desc=desc, disable=not progress,
-        unit="eval", dynamic_ncols=True,
-    )  # fmt: skip
+    bar = open_bar(len(tasks), desc, keep=True, disable=not progress,
+                   initial=len(tasks) - len(todo), unit="eval", dynamic_ncols=True)  # fmt: skip
     own_client = None
     try:
         if backend == "dask":
@@ -422,7 +420,7 @@ def sweep(
             _run(Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
                  calls, tasks, results, bar, func_id, backend)  # fmt: skip
     finally:
-        bar.close()
+        finish_bar(bar, keep=True)
         if own_client is not None:
             own_client.close()
     df = _assemble(names, tasks, results)
