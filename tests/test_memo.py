@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench import atlas, memo
+from workbench import digest, memo
 
 
 def counted(log: str, x: int) -> int:
@@ -28,7 +28,7 @@ def test_a_result_is_reused_then_recomputed_after_a_code_change(tmp_path, monkey
     assert _calls(log) == 1, "the second call should come from the cache"
     assert memo.cached_call(counted, str(log), 5) == 10  # other arguments: computed
     assert _calls(log) == 2
-    monkeypatch.setattr(atlas, "_DIGEST", ["another version of the code"])
+    monkeypatch.setattr(digest, "_FULL", ["another version of the code"])
     assert memo.cached_call(counted, str(log), 21) == 42
     assert _calls(log) == 3, "a changed code digest must recompute"
 

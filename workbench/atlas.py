@@ -10,9 +10,7 @@ reachable as ``workbench.claims.atlas`` etc.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from workbench.claims import (
     _need_frame,
     load_claims,
 )
+from workbench.digest import cache_dir, source_digest
 from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
 from workbench.sweep import point_seed, sweep
@@ -347,30 +346,11 @@ def _check_targets(targets, func: str) -> dict:
     return out
 
 
-def source_digest() -> str:
-    """A digest of every source file of the package and of the claims tables: an atlas
-    cache written by other code (a model, a reading, a tolerance changed) is never reused."""
-    if not _DIGEST:
-        h = hashlib.blake2b(digest_size=16)
-        for path in sorted([*_PACKAGE.rglob("*.py"), *(_PACKAGE.parent / "data").rglob("*.csv")]):
-            h.update(str(path.relative_to(_PACKAGE.parent)).encode())
-            h.update(path.read_bytes())
-        _DIGEST.append(h.hexdigest())
-    return _DIGEST[0]
-
-
-_PACKAGE = Path(__file__).resolve().parent
-_DIGEST: list[str] = []
-
-
 def default_cache_dir() -> Path:
     """Where notebooks keep atlas evaluations: ``$WORKBENCH_CACHE/atlas`` (default
     ``~/.cache/workbench/atlas``, created if missing), outside the repository so
     ``git status`` stays clean."""
-    root = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
-    path = Path(root).expanduser() / "atlas"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return cache_dir("atlas")
 
 
 def atlas(

@@ -3,7 +3,7 @@
 A notebook's figures and claims table at its defaults are the same numbers every time the
 same code runs them (every stochastic function is seeded). :func:`cached_call` keeps such a
 result in ``$WORKBENCH_CACHE/results`` (``joblib.Memory``), keyed by the function, its
-arguments and :func:`workbench.atlas.source_digest` (every source file and claims table), so
+arguments and :func:`workbench.digest.source_digest` (every source file and claims table), so
 a second run of the notebook (JupyterLab after the headless run, Voila, the course site)
 reuses it, and any change to the code computes it afresh. ``WORKBENCH_RESULTS_CACHE=0``
 turns it off. The atlas keeps its evaluations the same way (:func:`workbench.claims.atlas`).
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 import os
+
+from workbench.digest import cache_dir, source_digest
 
 __all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
 
@@ -40,7 +42,5 @@ def cached_call(func, *args, **kwargs):
         return func(*args, **kwargs)
     from joblib import Memory
 
-    from workbench.atlas import default_cache_dir, source_digest
-
-    memory = Memory(default_cache_dir().parent / "results", verbose=0)
+    memory = Memory(cache_dir("results"), verbose=0)
     return memory.cache(_run)(source_digest(), module, qualname, args, kwargs)

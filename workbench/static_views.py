@@ -166,7 +166,9 @@ def _view_html(view) -> str:
 
 
 def _controls_table(view) -> str:
-    from workbench.widgets import format_number, notation, param_of
+    from workbench.controls import param_of  # ipywidgets: loaded only when a view is drawn
+    from workbench.notation import notation
+    from workbench.numfmt import format_number
 
     rows = []
     for name, ctl in view.controls.items():

@@ -6,6 +6,7 @@ import ast
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 MAX_MODULE_LINES = 700
 MAX_FUNCTION_LINES = 150
@@ -133,6 +134,34 @@ def import_circles(target):
     """No import circle between the package's modules."""
     for circle in cycles(import_graph(target)):
         yield target.package, "import circle " + " → ".join(circle)
+
+
+def tree_import_graph(root) -> dict[str, set[str]]:
+    """Dotted module name -> the modules of the same tree it imports, at the top or inside a
+    function, for every module under the package folder ``root`` (subpackages included; an
+    import of a package counts as an import of its ``__init__``)."""
+    root = Path(root)
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + [node.module or ""]).strip(".") if node.level else node.module
+                for alias in node.names:
+                    sub = f"{mod}.{alias.name}"
+                    deps.add(sub if sub in modules else mod)
+            elif isinstance(node, ast.Import):
+                deps |= {alias.name for alias in node.names}
+        graph[name] = {d for d in deps if d in modules} - {name}
+    return graph
 
 
 def _run(target, code: str) -> subprocess.CompletedProcess:

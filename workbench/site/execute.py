@@ -17,6 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from workbench import digest
+from workbench.digest import cache_dir
+
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 CELL_TIMEOUT = 900  # s
@@ -24,25 +27,14 @@ CELL_TIMEOUT = 900  # s
 
 def cache_root() -> Path:
     """``$WORKBENCH_CACHE/site`` (default ``~/.cache/workbench/site``)."""
-    root = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
-    path = Path(root).expanduser() / "site"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return cache_dir("site")
 
 
 def code_digest(leave_out: tuple[str, ...] = ()) -> str:
-    """A digest of the package sources and the claims tables (what every output depends on;
-    the site builder, ``workbench/site/``, is left out)."""
-    h = hashlib.sha256()
-    files = sorted((REPO / "workbench").rglob("*.py")) + sorted((REPO / "data").rglob("*.csv"))
-    for path in files:
-        if "__pycache__" in path.parts or path.is_relative_to(REPO / "workbench" / "site"):
-            continue  # the site builder itself does not change what a notebook shows
-        if path.name in leave_out:
-            continue
-        h.update(str(path.relative_to(REPO)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    """The digest of the package sources and the claims tables (what every output depends
+    on), the site builder (``workbench/site/``) left out: it does not change what a notebook
+    shows."""
+    return digest.code_digest(leave_out=("workbench/site", *leave_out))
 
 
 def notebook_digest(path: Path, code: str, parameters: dict) -> str:
