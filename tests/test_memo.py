@@ -41,3 +41,22 @@ def test_turned_off_it_always_computes(tmp_path, monkeypatch):
     memo.cached_call(counted, str(log), 1)
     assert _calls(log) == 2
     assert not (tmp_path / "cache" / "results").exists()
+
+
+def test_the_notebook_seed_is_part_of_the_key(tmp_path, monkeypatch):
+    """Figures read the notebook's SEED through figure_seed, not through their arguments: a
+    result kept at one SEED must not be served at another."""
+    from workbench import seeding
+
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WORKBENCH_RESULTS_CACHE", "1")
+    log = tmp_path / "calls.txt"
+    try:
+        memo.cached_call(counted, str(log), 3)
+        seeding.set_notebook_seed(7)
+        memo.cached_call(counted, str(log), 3)
+        assert _calls(log) == 2, "another notebook seed must recompute"
+        memo.cached_call(counted, str(log), 3)
+        assert _calls(log) == 2
+    finally:
+        seeding.set_notebook_seed(0)

@@ -55,3 +55,68 @@ def test_the_notebook_seed_reaches_the_figures_seed():
         seeding.set_notebook_seed(0)
     with pytest.raises(ParameterError, match="set_notebook_seed"):
         seeding.set_notebook_seed(-3)
+
+
+def _under_seed(seed, make):
+    try:
+        seeding.set_notebook_seed(seed)
+        return make()
+    finally:
+        seeding.set_notebook_seed(0)
+
+
+class _Seen(Exception):
+    """Raised by a spy once it has recorded the seed a view asked for."""
+
+
+def _seed_asked(module, name, call, position=None):
+    """The seed ``call()`` passes to ``module.name`` (by keyword, or at ``position``)."""
+    original, seen = getattr(module, name), {}
+
+    def spy(*args, **kwargs):
+        seen["seed"] = kwargs["seed"] if position is None else args[position]
+        raise _Seen
+
+    setattr(module, name, spy)
+    try:
+        call()
+    except _Seen:
+        pass
+    finally:
+        setattr(module, name, original)
+    return seen["seed"]
+
+
+@pytest.mark.parametrize(
+    "paper",
+    ["p1 simulation view", "p2 slot of the matching", "p3 ring view", "p4 simulation view"],
+)
+def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
+    """SEED = 0 draws the published picture; another SEED draws another sample of the same
+    model (a different stochastic result); back at 0, the published one again."""
+    if paper.startswith("p1"):
+        from workbench.fog.figures import network_run_frame
+
+        def make():
+            return network_run_frame(requests=3_000)["mean_delay"].iloc[0]
+    elif paper.startswith("p2"):
+        from workbench.proactive.figures import slot_matching
+
+        def make():
+            return tuple(slot_matching(n_requests=6)["users"])
+    elif paper.startswith("p3"):
+        from workbench.datacenters import views
+
+        def make():
+            return _seed_asked(
+                views, "ring_study", lambda: views._ring_plot(0.9, 0.5, 0.5, 0.25, 10)
+            )
+    else:
+        from workbench.redundancy import views
+
+        def make():
+            return _seed_asked(views, "_view_point", lambda: views.plot_simulation(jobs=2_000), 9)
+
+    published = make()
+    assert _under_seed(3, make) != published
+    assert make() == published

@@ -3,10 +3,11 @@
 A notebook's figures and claims table at its defaults are the same numbers every time the
 same code runs them (every stochastic function is seeded). :func:`cached_call` keeps such a
 result in ``$WORKBENCH_CACHE/results`` (``joblib.Memory``), keyed by the function, its
-arguments and :func:`workbench.digest.source_digest` (every source file and claims table), so
-a second run of the notebook (JupyterLab after the headless run, Voila, the course site)
-reuses it, and any change to the code computes it afresh. ``WORKBENCH_RESULTS_CACHE=0``
-turns it off. The atlas keeps its evaluations the same way (:func:`workbench.claims.atlas`).
+arguments, the notebook's seed and :func:`workbench.digest.source_digest` (every source file
+and claims table), so a second run of the notebook (JupyterLab after the headless run,
+Voila, the course site) reuses it, and any change to the code computes it afresh.
+``WORKBENCH_RESULTS_CACHE=0`` turns it off. The atlas keeps its evaluations the same way
+(:func:`workbench.claims.atlas`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import importlib
 import os
 
 from workbench.digest import cache_dir, source_digest
+from workbench.seeding import notebook_seed
 
 __all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
 
@@ -23,8 +25,9 @@ def enabled() -> bool:
     return os.environ.get("WORKBENCH_RESULTS_CACHE", "1") != "0"
 
 
-def _run(digest: str, module: str, qualname: str, args: tuple, kwargs: dict):
-    """Import ``module.qualname`` and call it (the cached unit: ``digest`` keys the code)."""
+def _run(key: tuple, module: str, qualname: str, args: tuple, kwargs: dict):
+    """Import ``module.qualname`` and call it (the cached unit: ``key`` is the code's digest
+    and the notebook's seed, which figures read through ``figure_seed``)."""
     obj = importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part)
@@ -43,4 +46,5 @@ def cached_call(func, *args, **kwargs):
     from joblib import Memory
 
     memory = Memory(cache_dir("results"), verbose=0)
-    return memory.cache(_run)(source_digest(), module, qualname, args, kwargs)
+    key = (source_digest(), notebook_seed())
+    return memory.cache(_run)(key, module, qualname, args, kwargs)

@@ -24,6 +24,7 @@ from workbench.datacenters.params import PARAMS, _center
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.rendering import render_png
+from workbench.seeding import figure_seed
 from workbench.widgets import interactive_figure
 
 __all__ = [
@@ -214,7 +215,9 @@ def regimes_view():
 
 def _ring_plot(lam0, lam1, lam2, p, N):
     lam = (lam0, lam1, lam2, 0.5, 0.5, 0.5)
-    frame = ring_study({"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=3)
+    frame = ring_study(
+        {"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=figure_seed(3)
+    )
     return plot_ring(frame, fast=True)
 
 

@@ -21,6 +21,7 @@ from workbench.fog.scenario import (
     ring_scenario,
 )
 from workbench.fog.simulation import simulate
+from workbench.seeding import figure_seed
 
 __all__ = [
     "one_fog_scenario",
@@ -113,7 +114,8 @@ def load_variance_gains(quick=True) -> pd.DataFrame:
     rows = []
     for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
         net = compile_scenario(ring_scenario(10, list(counts), seed=0))
-        runs = [simulate(scenario=net, theta=0.02, e_max=e, requests=n, replications=reps, seed=5,
+        runs = [simulate(scenario=net, theta=0.02, e_max=e, requests=n, replications=reps,
+                         seed=figure_seed(5),
                          overload="transient") for e in (0, 1)]  # fmt: skip
         d0, d1 = runs[0].mean, runs[1].mean
         notes = "; ".join(r.stationarity.note for r in runs if not r.stationary)

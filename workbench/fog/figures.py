@@ -55,6 +55,7 @@ from workbench.fog.tuning import (
 )
 from workbench.output_analysis import detect
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
+from workbench.seeding import figure_seed
 
 __all__ = [
     "FIGURES",
@@ -179,7 +180,7 @@ def network_utilisation_frame(quick=False):
 
 
 def network_run_frame(
-    *, requests, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=0, mode="distributed",
+    *, requests, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=None, mode="distributed",
     announce_period=0.05, warmup=None,
 ):  # fmt: skip
     """Positions, roles and simulated utilisation of every node; edges as segments.
@@ -189,6 +190,7 @@ def network_run_frame(
     fraction (columns ``mean_delay`` [s] and ``share_fog``, the same on every row) and the
     stationarity verdict on each request's delay.
     """
+    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
     g = with_traffic(default_scenario(scenario_seed), load=load)
     net = compile_scenario(g)
     run = run_once(g, theta=theta, e_max=e_max, mode=mode, announce_period=announce_period,
@@ -346,7 +348,9 @@ def agreement_table_frame(quick=False):
         # the overloaded layers run 16,000 and 400,000 requests/s: longer runs, same seconds
         size = {"overloaded": (4 * n, reps), "overloaded_1000": (1_000_000, 3)}
         n_case, reps_case = size.get(which, (n, reps))
-        res = simulate(scenario=g, requests=n_case, replications=reps_case, seed=21, **kw)
+        res = simulate(
+            scenario=g, requests=n_case, replications=reps_case, seed=figure_seed(21), **kw
+        )
         rows.append(
             {
                 "case": label,
@@ -415,7 +419,7 @@ def delay_vs_period_frame(quick=False):
         for i, period in enumerate(periods):
             sim = simulated_point(theta=0.04, e_max=2, mode=mode, announce_period=period,
                                   requests=n, replications=reps,
-                                  seed=7 + 100 * k + i)  # fmt: skip
+                                  seed=figure_seed(7 + 100 * k + i))  # fmt: skip
             rows.append(dict(x=period, mode=mode, delay=1e3 * sim["delay"],
                              ci_low=1e3 * sim["ci_low"], ci_high=1e3 * sim["ci_high"],
                              stationary=sim["stationary"], note=sim["note"]))  # fmt: skip
@@ -471,7 +475,7 @@ def best_theta_vs_load_frame(quick=False):
         for theta in thetas:
             # the same seed at every θ of a load: common random numbers for the argmin
             sim = simulated_point(load=load, theta=theta, e_max=1, requests=n,
-                                  replications=reps, seed=17 + 100 * i)  # fmt: skip
+                                  replications=reps, seed=figure_seed(17 + 100 * i))  # fmt: skip
             rows.append(dict(load=load, theta=theta, source="simulation",
                              delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
                              ci_high=1e3 * sim["ci_high"],
@@ -553,7 +557,9 @@ def best_theta_per_node_frame(quick=False):
     grid, models = (quick_grid, ("chain",)) if quick else (THETA_GRID, ("chain", "threshold"))
     n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)
     g = compile_scenario(study_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
-    nodes = tune_theta_per_node(g, grid=grid, e_max=1, requests=n_tune, seed=0, models=models)
+    nodes = tune_theta_per_node(
+        g, grid=grid, e_max=1, requests=n_tune, seed=figure_seed(0), models=models
+    )
     uniform = float(nodes["theta_uniform"].iloc[0])
     policies = {
         "θ = 20 ms (paper)": 0.02,
@@ -565,7 +571,7 @@ def best_theta_per_node_frame(quick=False):
     reference = list(policies)[1]
     checked = compare_thetas(
         g, {k: np.asarray(v, dtype=float) for k, v in policies.items()}, reference=reference,
-        e_max=1, requests=n_check, replications=reps, seed=1,
+        e_max=1, requests=n_check, replications=reps, seed=figure_seed(1),
     )  # fmt: skip
     for col in ("delay", "ci_low", "ci_high", "difference", "difference_low", "difference_high"):
         checked[col] = 1e3 * checked[col]
@@ -580,7 +586,7 @@ def best_theta_per_node_frame(quick=False):
             checked.assign(part="policy", load=PER_NODE_LOAD),
         ],
         ignore_index=True,
-    )
+    ).assign(tune_seed=figure_seed(0), check_seed=figure_seed(1))
 
 
 def plot_best_theta_per_node(frame):
@@ -633,7 +639,8 @@ def plot_best_theta_per_node(frame):
     reps, n = int(pol["replications"].iloc[0]), int(pol["n_requests"].iloc[0])
     fig.supxlabel(
         f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
-        f"(seed 0, common random numbers), verified on {reps} × {n:,} requests (seed 1)",
+        f"(seed {int(frame['tune_seed'].iloc[0])}, common random numbers), verified on {reps} × "
+        f"{n:,} requests (seed {int(frame['check_seed'].iloc[0])})",
         fontsize=7, color="0.4",
     )  # fmt: skip
     return fig

@@ -24,6 +24,7 @@ from workbench.fog.params import PARAMS
 from workbench.fog.scenario import default_scenario, with_fog_delay, with_traffic
 from workbench.fog.simulation import simulate
 from workbench.plots import PALETTE, UNSTABLE_LABEL, ci_errorbar, figure
+from workbench.seeding import figure_seed
 from workbench.validation import ParameterError
 
 __all__ = [
@@ -94,14 +95,16 @@ def simulated_point(
     )
 
 
-def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=0):
+def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=None):
     """Analytic (paper's eq. 6 and corrected) and simulated delay along one axis.
 
     Rows: ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
     "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
     analysis's verdict on the simulated point; model rows: the model has a steady state)
-    and ``note``.
+    and ``note``. ``seed`` roots the simulations (None: the notebook's SEED,
+    :func:`workbench.seeding.figure_seed`).
     """
+    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
     fixed = dict(fixed or {})
     settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
                 **fixed}  # fmt: skip

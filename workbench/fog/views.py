@@ -24,6 +24,7 @@ from workbench.fog.scenario import (
 )
 from workbench.fog.study import POLICY_COLORS, POLICY_LABELS
 from workbench.plots import PALETTE, figure, flag_unstable
+from workbench.seeding import figure_seed
 from workbench.widgets import control, interactive_figure
 
 __all__ = [
@@ -349,7 +350,8 @@ SIMULATION_VIEW_REQUESTS = 20_000
 
 
 def plot_simulated_network(theta, e_max, mode, announce_period, load):
-    """One short simulation (seed 0) of the default scenario, fog nodes by utilisation."""
+    """One short simulation (the notebook's SEED) of the default scenario, fog nodes by
+    utilisation."""
     frame = network_run_frame(
         theta=theta, e_max=e_max, load=load, mode=mode, announce_period=announce_period,
         requests=SIMULATION_VIEW_REQUESTS,
@@ -357,7 +359,8 @@ def plot_simulated_network(theta, e_max, mode, announce_period, load):
     d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
     title = (
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
-        f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, seed 0)"
+        f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, "
+        f"seed {figure_seed(0)})"
     )
     fig = plot_network_utilisation(frame, fast=True, title=title)
     stationary = bool(frame["stationary"].iloc[0])

@@ -41,6 +41,7 @@ from workbench.proactive.simulation import (
     run_scenario,
     simulate,
 )
+from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
 from workbench.validation import (
     ParameterError,
@@ -51,31 +52,12 @@ from workbench.validation import (
 )
 
 __all__ = [
-    "FIGURES",
-    "reading_steps",
-    "readings_table",
-    "parameter_study",
-    "draw_study",
-    "ccdf_study",
-    "delay_ccdf_frame",
-    "plot_delay_ccdf",
-    "density_frame",
-    "plot_density",
-    "storage_frame",
-    "plot_storage",
-    "storage_pooled_frame",
-    "plot_storage_pooled",
-    "cacheable_frame",
-    "plot_cacheable",
-    "zipf_frame",
-    "plot_zipf",
-    "slot_matching",
-    "map_frame",
-    "plot_map",
-    "drift_frame",
-    "plot_drift",
-    "mm1_check",
-]
+    "FIGURES", "reading_steps", "readings_table", "parameter_study", "draw_study", "ccdf_study",
+    "delay_ccdf_frame", "plot_delay_ccdf", "density_frame", "plot_density", "storage_frame",
+    "plot_storage", "storage_pooled_frame", "plot_storage_pooled", "cacheable_frame",
+    "plot_cacheable", "zipf_frame", "plot_zipf", "slot_matching", "map_frame", "plot_map",
+    "drift_frame", "plot_drift", "mm1_check",
+]  # fmt: skip
 
 SCHEME_COLORS = {"proposed": PALETTE[2], "BL1": PALETTE[0], "BL2": PALETTE[1], "BL3": PALETTE[7]}
 SCHEME_LABELS = {
@@ -118,7 +100,7 @@ def _point(func: str, values: dict):
 
 
 def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmup=None,
-                    replications=5, seed=0, couple_users=False,
+                    replications=5, seed=None, couple_users=False,
                     **fixed) -> pd.DataFrame:  # fmt: skip
     """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
 
@@ -132,10 +114,10 @@ def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmu
         Schemes of :data:`~workbench.proactive.params.POLICIES`.
     slots, warmup, replications, seed
         Run length (warm-up included), warm-up fraction (None: the table's), independent
-        replications, root seed (as in :func:`~workbench.proactive.simulation.simulate`).
-        Replication r uses the r-th
-        stream of the root seed at every value and for every scheme (common random
-        numbers: the same networks, tasks and fading).
+        replications, root seed (as in :func:`~workbench.proactive.simulation.simulate`;
+        None: the notebook's SEED). Replication r uses the r-th stream of the root seed at
+        every value and for every scheme (common random numbers: the same networks, tasks
+        and fading).
     couple_users : bool
         Keep U = 3 E (the paper's density study varies E at a fixed U/E).
     **fixed
@@ -150,6 +132,7 @@ def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmu
         finite-horizon number, drawn hollow).
     """
     func = "parameter_study"
+    seed = figure_seed(0) if seed is None else seed
     if vary not in PARAMS or vary in ("policy", "seed", "replications", "confidence", "slots",
                                       "warmup"):  # fmt: skip
         raise ParameterError(
@@ -239,17 +222,18 @@ def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
     return fig
 
 
-def ccdf_study(policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=0,
+def ccdf_study(policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=None,
                points=80, **params) -> pd.DataFrame:  # fmt: skip
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
 
     ``slots``, ``warmup``, ``replications`` and ``seed`` as in
-    :func:`~workbench.proactive.simulation.simulate`.
+    :func:`~workbench.proactive.simulation.simulate` (``seed`` None: the notebook's SEED).
 
     Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
     percentiles per scheme in ``frame.attrs["percentiles"]``.
     """
     func = "ccdf_study"
+    seed = figure_seed(0) if seed is None else seed
     points = check_int(points, "points", func, 2, 10_000)
     schemes = tuple(PARAMS.check(func, policy=x)["policy"] for x in policies)
     if not schemes:
@@ -303,7 +287,7 @@ def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def slot_matching(policy="proposed", n_requests=12, seed=0, **params) -> dict:
+def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict:
     """One slot of the matching on a fresh scenario, from the public model functions.
 
     ``n_requests`` users (uniformly chosen) request a task from their profile; queues are
@@ -323,6 +307,7 @@ def slot_matching(policy="proposed", n_requests=12, seed=0, **params) -> dict:
         (E × requests) and ``cached`` (bool per row).
     """
     func = "slot_matching"
+    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
     reject_unknown(func, params, set(PARAMS) - {"policy", "seed"})
     v = PARAMS.defaults() | params | {"policy": policy, "seed": seed}
     v = PARAMS.check(func, **v)

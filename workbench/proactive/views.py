@@ -26,6 +26,7 @@ from workbench.proactive.figures import (
 from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
 from workbench.proactive.params import PARAMS
 from workbench.proactive.simulation import simulate, simulate_to_precision
+from workbench.seeding import figure_seed
 from workbench.widgets import Refinement, control, interactive_figure
 
 __all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
@@ -176,16 +177,18 @@ def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
     not hedge, so X_max does not change it either."""
     cache_args = (storage, zipf, cacheable_ratio)
     no_cache = tuple(_NO_CACHE_DEFAULTS.values())
+    seed = figure_seed(SCHEME_RUN["seed"])  # the notebook's SEED shifts it: part of the key
     return [
-        (s, *(no_cache if s in ("BL2", "BL3") else cache_args), area, 1 if s == "BL3" else x_max)
+        (s, *(no_cache if s in ("BL2", "BL3") else cache_args), area,
+         1 if s == "BL3" else x_max, seed)
         for s in NAMES
-    ]
+    ]  # fmt: skip
 
 
 def _params(key: tuple) -> dict:
-    _, storage, zipf, cacheable_ratio, area, x_max = key
-    return {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio, "area": area,
-            "x_max": x_max} | SCHEME_RUN  # fmt: skip
+    _, storage, zipf, cacheable_ratio, area, x_max, seed = key
+    return SCHEME_RUN | {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio,
+                         "area": area, "x_max": x_max, "seed": seed}  # fmt: skip
 
 
 @lru_cache(maxsize=512)
