@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from workbench.exercises import Question, answer, exercises, show
-from workbench.registry import PAPERS
+from workbench.registry import ARENA, PAPERS
+from workbench.registry import paper as registered
 from workbench.validation import ParameterError
 from workbench.widgets import Exercise
 
@@ -30,7 +31,9 @@ def _count(pid) -> int:
         return 0
 
 
-CASES = [(pid, n) for pid in sorted(PAPERS) for n in range(1, 1 + _count(pid))]
+#: every notebook that teaches: the papers and the arena
+TEACHING = [*sorted(PAPERS), ARENA.id]
+CASES = [(pid, n) for pid in TEACHING for n in range(1, 1 + _count(pid))]
 
 
 def _spellings(value: float) -> set[str]:
@@ -43,7 +46,7 @@ def _spellings(value: float) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+@pytest.mark.parametrize("paper_id", TEACHING)
 def test_every_paper_has_exercises(paper_id):
     qs = exercises(paper_id)
     assert len(qs) >= 3, f"{paper_id}: a notebook that teaches has at least three exercises"
@@ -85,15 +88,9 @@ def test_the_answer_is_not_in_the_question_or_the_hint(paper_id, number):
             )
 
 
-@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+@pytest.mark.parametrize("paper_id", TEACHING)
 def test_notebook_poses_exercises_with_show_and_never_prints_answers(paper_id):
-    nb = json.loads(
-        (
-            PAPERS[paper_id].notebook
-            and __import__("pathlib").Path(__file__).resolve().parent.parent
-            / PAPERS[paper_id].notebook
-        ).read_text()
-    )
+    nb = json.loads(registered(paper_id).notebook_path.read_text())
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     posed = [int(m) for c in code for m in re.findall(rf'show\("{paper_id}", (\d+)\)', c)]
     assert posed == list(range(1, len(exercises(paper_id)) + 1))
@@ -148,7 +145,7 @@ def test_answers_against_the_papers_formulas_worked_by_hand():
     assert answer("p5", 4) == pytest.approx(5 * 0.083, rel=1e-9)
 
 
-@pytest.mark.parametrize("paper_id", sorted(PAPERS))
+@pytest.mark.parametrize("paper_id", TEACHING)
 def test_no_view_before_an_exercise_shows_its_answer(paper_id):
     """Build every view a notebook shows before an exercise, at its defaults, and search its
     title, status line and every text its figure draws for the exercise's answer."""
@@ -156,8 +153,8 @@ def test_no_view_before_an_exercise_shows_its_answer(paper_id):
 
     from exercise_leaks import exercise_cells, found, numeric_answers, view_cells, view_texts
 
-    nb = json.loads((ROOT / PAPERS[paper_id].notebook).read_text())
-    views = importlib.import_module(f"{PAPERS[paper_id].package}.views").VIEWS
+    nb = json.loads(registered(paper_id).notebook_path.read_text())
+    views = importlib.import_module(f"{registered(paper_id).package}.views").VIEWS
     posed = exercise_cells(nb["cells"], paper_id)
     answers = numeric_answers(paper_id)
     shown: dict[int, list] = {}

@@ -189,7 +189,8 @@ for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathse
 
 
 #: The arena (workbench.arena) has the paper skeleton but is no paper: it is not in PAPERS
-#: (no claims table, not in the course); the CLI reproduces its figures by this entry.
+#: (not in the course, its claims are the workbench's own); ``paper("arena")`` finds it, and
+#: the CLI reproduces its figures by this entry.
 ARENA = Paper(
     "arena",
     "arena",
@@ -208,5 +209,7 @@ def course() -> list[Paper]:
 
 
 def paper(paper_id: str) -> Paper:
-    """The registered paper ``paper_id`` (``"p3"``, ``"p4"``, ...)."""
-    return PAPERS[check_choice(paper_id, "paper", "paper", tuple(PAPERS))]
+    """The registered paper ``paper_id`` (``"p3"``, ``"p4"``, ...), or ``"arena"``: the arena
+    has claims, exercises and a notebook like a paper, but is in no loop over ``PAPERS``."""
+    known = {**PAPERS, ARENA.id: ARENA}
+    return known[check_choice(paper_id, "paper", "paper", tuple(known))]

@@ -11,7 +11,11 @@ policy of your own, on one compiled engine and one scenario file.
   paper's setup and a neutral one.
 - :mod:`~workbench.arena.kernels`: the engine (numba, the shared event heap).
 - :mod:`~workbench.arena.policies`: the placement rules; :data:`POLICIES` names them.
-- :func:`simulate` returns the shared :class:`~workbench.results.SimulationResult`.
+- :func:`simulate` returns the shared :class:`~workbench.results.SimulationResult`;
+  :func:`simulate_to_precision` adds replications until the interval is narrow enough.
+- :mod:`~workbench.arena.model`: the closed forms the engine is held against;
+  :mod:`~workbench.arena.claims` (``data/claims/arena.csv``) and
+  :mod:`~workbench.arena.exercises`, as a paper package has them.
 - :func:`policy` turns a decision function into a policy that runs inside the engine::
 
       @arena.policy
@@ -37,9 +41,17 @@ from workbench.arena.scenario import (
     scenario_from_dict,
     shipped,
 )
-from workbench.arena.simulation import POLICIES, QUANTITIES, UserPolicy, policy, simulate
+from workbench.arena.simulation import (
+    POLICIES,
+    QUANTITIES,
+    UserPolicy,
+    policy,
+    simulate,
+    simulate_to_precision,
+)
 
 __all__ = [
     "PARAMS", "POLICIES", "QUANTITIES", "ScenarioError", "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
+    "simulate_to_precision",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from workbench.plots import FigureSpec, figure
 
 __all__ = [
     "FIGURES", "plot_winner_map", "plot_fronts", "plot_validation", "describe_map",
+    "winner_map_frame", "fronts_frame", "validation_frame",
 ]  # fmt: skip
 
 _COLOURS = dict(zip(CONTENDERS, ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
@@ -87,12 +88,19 @@ def describe_map(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _fronts_frame(quick: bool = False) -> pd.DataFrame:
+def fronts_frame(quick: bool = False) -> pd.DataFrame:
+    """The fronts' data (:func:`workbench.arena.studies.fronts`)."""
     return fronts(quick=quick)
 
 
-def _map_frame(quick: bool = False) -> pd.DataFrame:
+def winner_map_frame(quick: bool = False) -> pd.DataFrame:
+    """The winner map's data (:func:`workbench.arena.studies.winner_map`)."""
     return winner_map(quick=quick)
+
+
+def validation_frame(quick: bool = False) -> pd.DataFrame:
+    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`)."""
+    return validation_table(quick=quick)
 
 
 def plot_validation(frame: pd.DataFrame):
@@ -112,10 +120,10 @@ def plot_validation(frame: pd.DataFrame):
 
 
 FIGURES = {
-    "winner_map": FigureSpec(_map_frame, plot_winner_map,
+    "winner_map": FigureSpec(winner_map_frame, plot_winner_map,
                              "The policy with the least mean delay (stationary, <= 1 % lost)."),
-    "fronts": FigureSpec(_fronts_frame, plot_fronts,
+    "fronts": FigureSpec(fronts_frame, plot_fronts,
                          "Mean delay against energy per task, each mechanism across its knob."),
-    "validation": FigureSpec(lambda quick=False: validation_table(quick=quick), plot_validation,
+    "validation": FigureSpec(validation_frame, plot_validation,
                              "Exact mappings (P3, P4): arena vs the paper's package vs theory."),
 }  # fmt: skip

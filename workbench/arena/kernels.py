@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
+from numba import njit, typeof, types
 
 from workbench.arena.policies import decide
 from workbench.kernels.events import new_queue, queue_before, queue_pop, queue_push
@@ -399,8 +399,6 @@ def engine():
     cache, on first use). ``user`` is a first-class function of :data:`USER_SIG`, so the one
     compiled engine serves every user policy."""
     if not _ENGINE:
-        from numba import typeof
-
         net, tk, pol = _examples()
         f1, i1 = types.float64[::1], types.int64[::1]
         out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1])

@@ -45,6 +45,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from workbench.validation import ParameterError
@@ -320,8 +321,6 @@ def load_scenario(path) -> Scenario:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
         else:
-            import yaml
-
             data = yaml.safe_load(text)
     except Exception as exc:  # noqa: BLE001 - the parser's own message, with the file
         raise ScenarioError(f"Invalid scenario file {str(p)!r}: not readable: {exc}") from None

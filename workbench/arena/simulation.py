@@ -27,17 +27,22 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, USER_SIG, Policy, engine
 from workbench.arena.params import MAX_TOTAL, PARAMS
 from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
+from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.output_analysis import Replication, finish, replicate
+from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_choice
 
-__all__ = ["simulate", "POLICIES", "PolicySpec", "UserPolicy", "policy", "QUANTITIES", "run_once"]
+__all__ = [
+    "simulate", "simulate_to_precision", "POLICIES", "PolicySpec", "UserPolicy", "policy",
+    "QUANTITIES", "run_once",
+]  # fmt: skip
 
 QUANTITIES = (
     "mean_delay", "p90_delay", "p99_delay", "loss_share", "cloud_share", "forwarded_share",
@@ -104,8 +109,6 @@ def policy(func=None, *, name: str | None = None):
     lost). It is compiled with numba (an ``@njit`` function or a plain one) to the signature
     :data:`workbench.arena.kernels.USER_SIG` and runs inside the compiled engine.
     """
-    from numba import njit
-
     if name is not None and not isinstance(name, str):
         raise ParameterError(f"The 'name' parameter of policy must be a string. Got {name!r}.")
 
@@ -208,6 +211,34 @@ def _one(sc, net, pol, user, n, copies, uniforms, warm, seed_seq, index):
     return Replication(row, series, warmup=int(np.sum(where[:warm] >= 0)))
 
 
+def _prepare(f, scenario, policy, requests, replications, seed, warmup, confidence,
+             policy_params):  # fmt: skip
+    """Validate a run and build its replication function and :func:`finish`'s description."""
+    sc = _scenario(scenario, f)
+    ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
+    ok |= PARAMS.check(f, confidence=confidence)
+    warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
+    code, par, user, copies, uniforms, pname = _policy(policy, policy_params, f)
+    n, reps = ok["requests"], ok["replications"]
+    if n * reps > MAX_TOTAL:
+        raise ParameterError(
+            f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
+        )
+    net = compile_scenario(sc)
+    if pname == "cloud" and net.cloud < 0:
+        raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
+    warm = int(warm_frac * n + 1e-9)
+    one = partial(_one, sc, net, Policy(code, par), user, n, copies, uniforms, warm)
+    described = dict(
+        func=f, metric="mean_delay", quantities=QUANTITIES, confidence=ok["confidence"],
+        run_length=n, run_unit="requests", bounds=BOUNDS, unit="s", count="measured",
+        info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params},
+        empty_what="tasks completed after the warm-up",
+        empty_hint="Every measured task was lost: give the nodes room or a cloud.",
+    )  # fmt: skip
+    return one, ok, described
+
+
 def simulate(
     *,
     scenario,
@@ -231,39 +262,50 @@ def simulate(
     or ``"transient"`` (the finite-horizon numbers, flagged).
     """
     f = "simulate"
-    try:
-        sc = _scenario(scenario, f)
-    except ScenarioError:
-        raise
-    ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
-    ok |= PARAMS.check(f, confidence=confidence)
-    warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
+    one, ok, described = _prepare(f, scenario, policy, requests, replications, seed, warmup,
+                                  confidence, policy_params)  # fmt: skip
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
-    code, par, user, copies, uniforms, pname = _policy(policy, policy_params, f)
-    n, reps = ok["requests"], ok["replications"]
-    if n * reps > MAX_TOTAL:
+    rs = replicate(one, replications=ok["replications"], seed=ok["seed"])
+    return finish(rs, overload=overload, **described)
+
+
+def simulate_to_precision(
+    *,
+    scenario,
+    policy,
+    rel_half_width=None,
+    half_width=None,
+    max_replications=None,
+    initial=None,
+    requests: int = 20_000,
+    seed: int = 0,
+    overload: str = "raise",
+    warmup: float | None = None,
+    confidence: float = 0.95,
+    progress=True,
+    **policy_params,
+) -> SimulationResult:
+    """:func:`simulate` with as many replications as the mean delay's interval needs.
+
+    Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
+    mean delay's relative half-width is at most ``rel_half_width`` (0.02 when neither
+    target is given) or its absolute half-width at most ``half_width`` [s]: the shared loop
+    :func:`workbench.precision.to_precision`, ``initial`` replications first and at most
+    ``max_replications`` (the shared table's rows), with a progress bar. A non-stationary
+    run raises ``UnstableRegimeError`` at once; a run that reaches the cap is returned with
+    ``converged=False`` and a note.
+    """
+    f = "simulate_to_precision"
+    target = precision_target(
+        f, rel_half_width=rel_half_width, half_width=half_width,
+        max_replications=max_replications, initial=initial, progress=progress, unit="s",
+    )  # fmt: skip
+    if check_choice(overload, "overload", f, ("raise", "transient")) != "raise":
         raise ParameterError(
-            f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
+            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
+            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
         )
-    net = compile_scenario(sc)
-    if pname == "cloud" and net.cloud < 0:
-        raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
-    warm = int(warm_frac * n + 1e-9)
-    one = partial(_one, sc, net, Policy(code, par), user, n, copies, uniforms, warm)
-    rs = replicate(one, replications=reps, seed=ok["seed"])
-    return finish(
-        rs,
-        func=f,
-        metric="mean_delay",
-        quantities=QUANTITIES,
-        confidence=ok["confidence"],
-        run_length=n,
-        run_unit="requests",
-        overload=overload,
-        bounds=BOUNDS,
-        unit="s",
-        count="measured",
-        info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params},
-        empty_what="tasks completed after the warm-up",
-        empty_hint="Every measured task was lost: give the nodes room or a cloud.",
-    )
+    one, ok, described = _prepare(f, scenario, policy, requests, 2, seed, warmup, confidence,
+                                  policy_params)  # fmt: skip
+    described.pop("func")
+    return to_precision(one, func=f, target=target, seed=ok["seed"], **described)

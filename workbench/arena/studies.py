@@ -16,8 +16,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from workbench.arena.scenario import Scenario, scenario_from_dict
+from workbench import datacenters as p3
+from workbench import redundancy as p4
+from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
+from workbench.sweep import sweep
 
 __all__ = [
     "map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "validation_table",
@@ -74,11 +77,12 @@ def map_scenario(load: float, link_delay: float, scv: float, servers: int = 4) -
     return scenario_from_dict({"name": name, "nodes": nodes, "links": links, "workload": work})
 
 
-def evaluate(load, link_delay, scv, policy, seed=0, requests=10_000, replications=3) -> dict:
-    """One point of the map: the arena's quantities for ``policy`` (finite-horizon numbers
-    are kept, flagged ``stationary=False``)."""
+def evaluate(load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3) -> dict:
+    """One point of the map: the arena's quantities for ``policy`` over ``runs``
+    replications of ``tasks_per_run`` tasks (finite-horizon numbers are kept, flagged
+    ``stationary=False``)."""
     sc = map_scenario(load, link_delay, scv)
-    r = simulate(scenario=sc, policy=policy, requests=requests, replications=replications,
+    r = simulate(scenario=sc, policy=policy, requests=tasks_per_run, replications=runs,
                  seed=seed, overload="transient", **CONTENDERS[policy])  # fmt: skip
     row = r.as_dict()
     keep = ("mean_delay", "p99_delay", "loss_share", "cloud_share", "forwarded_share",
@@ -94,15 +98,13 @@ def evaluate(load, link_delay, scv, policy, seed=0, requests=10_000, replication
 def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) -> pd.DataFrame:
     """Every contender at every point of the grid; column ``winner`` marks the least mean
     delay among the stationary runs losing at most 1 % of the tasks at that point."""
-    from workbench.sweep import sweep
-
     grid = {
         "load": [0.5, 0.85] if quick else [0.3, 0.5, 0.7, 0.85, 0.95],
         "link_delay": [0.001, 0.02] if quick else [0.0005, 0.002, 0.005, 0.01, 0.02, 0.05],
         "scv": [0.25, 4.0] if quick else [0.0, 0.25, 1.0, 2.0, 4.0, 10.0],
         "policy": list(policies or CONTENDERS),
     }
-    fixed = {"requests": 4_000 if quick else 20_000, "replications": 2 if quick else 4}
+    fixed = {"tasks_per_run": 4_000 if quick else 20_000, "runs": 2 if quick else 4}
     frame = sweep(evaluate, grid, fixed=fixed, base_seed=seed, client=client,
                   n_workers=1 if quick else None, progress=False)  # fmt: skip
     return mark_winners(frame)
@@ -156,10 +158,6 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     ``p4_redundancy``, m = 1, 2, 3): the mean system time against ``redundancy.simulate``
     and ``redundancy.system_time``.
     """
-    from workbench import datacenters as p3
-    from workbench import redundancy as p4
-    from workbench.arena.scenario import load_scenario
-
     n, reps = (20_000, 4) if quick else (100_000, 10)
     rows = []
     sc = load_scenario("p3_datacenters")

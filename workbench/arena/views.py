@@ -13,13 +13,18 @@ from workbench.widgets import interactive_figure
 __all__ = ["VIEWS", "plot_point", "point_view"]
 
 
-def plot_point(load=0.7, link_delay=0.002, scv=1.0, requests=1_500):
+#: tasks per replication of each contender in a move of the view (two replications each)
+VIEW_REQUESTS = 1_500
+
+
+def plot_point(load=0.7, link_delay=0.002, scv=1.0):
     """Every contender at one point of the map: mean delay with its interval, and the share
-    of tasks each sends away (forwarded, cloud) and loses."""
+    of tasks each sends away (forwarded, cloud) and loses (:data:`VIEW_REQUESTS` tasks × 2
+    replications each)."""
     sc = map_scenario(load, link_delay, scv)
     names, rows = list(CONTENDERS), []
     for name in names:
-        r = simulate(scenario=sc, policy=name, requests=requests, replications=2, seed=0,
+        r = simulate(scenario=sc, policy=name, requests=VIEW_REQUESTS, replications=2, seed=0,
                      overload="transient", **CONTENDERS[name])  # fmt: skip
         rows.append((r.mean_delay, r.ci_low, r.ci_high, r.forwarded_share, r.cloud_share,
                      r.loss_share, r.stationary))  # fmt: skip
