@@ -183,3 +183,70 @@ def test_every_shipped_scenario_runs_its_papers_policy(name):
     r = arena.simulate(scenario=name, policy=pol[name], requests=5_000, replications=2,
                        overload="transient")  # fmt: skip
     assert r.mean_delay > 0 and 0 <= r.loss_share < 0.5
+
+
+# ------------------------------------------------------------------------------------------
+# P1, P5, P2: no exact mapping (the scenario files and the notebook say what differs). What
+# must hold is the direction: the paper's mechanism beats its package's "without" baseline,
+# and the arena's version beats the same baseline on the paper's scenario.
+# ------------------------------------------------------------------------------------------
+
+
+def _gain(with_, without):
+    """(without − with) / without, and whether the two intervals are apart."""
+    apart = with_.ci_high < without.ci_low
+    return (without.mean - with_.mean) / without.mean, apart
+
+
+def test_p1_threshold_beats_no_offloading_in_the_arena_as_in_the_fog_package():
+    """Differs: P1 has two request types, IoT–fog–cloud round trips and its own wait
+    estimate; the arena one type and one-way delays. Same mechanism: a fog node offloads
+    when its estimated wait exceeds θ, so its queue stays short."""
+    from workbench import fog
+    from workbench.fog.scenario import default_scenario
+
+    sc = arena.load_scenario("p1_fog")
+    kw = dict(requests=20_000, replications=4, seed=21, overload="transient")
+    a_gain, a_apart = _gain(arena.simulate(scenario=sc, policy="threshold", theta=0.05,
+                                           e_max=1, **kw),
+                            arena.simulate(scenario=sc, policy="local", **kw))  # fmt: skip
+    g = default_scenario(0)
+    fkw = dict(scenario=g, requests=20_000, replications=4, seed=22, overload="transient")
+    p_gain, p_apart = _gain(fog.simulate(theta=0.02, e_max=1, **fkw),
+                            fog.simulate(policy="no_offload", **fkw))  # fmt: skip
+    assert a_apart and p_apart and a_gain > 0.05 and p_gain > 0.05, (a_gain, p_gain)
+
+
+def test_p5_red_beats_local_processing_in_the_arena_as_in_the_hierarchy_package():
+    """Differs: P5 has slotted periods, two-way initiative and the paper's transfer costs;
+    the arena continuous time and one-way delays. Same mechanism: RED on the averaged edge
+    queue sends a share of the tasks up before the queue builds."""
+    from workbench import hierarchy
+
+    sc = arena.load_scenario("p5_hierarchy")
+    kw = dict(requests=30_000, replications=4, seed=23, overload="transient")
+    a_gain, a_apart = _gain(arena.simulate(scenario=sc, policy="red", **kw),
+                            arena.simulate(scenario=sc, policy="local", **kw))  # fmt: skip
+    hkw = dict(lam=8, task_size=7, periods=300, replications=3, seed=24, overload="transient")
+    p_gain, p_apart = _gain(hierarchy.simulate(model="advanced", **hkw),
+                            hierarchy.simulate(model="pure_local", **hkw))  # fmt: skip
+    assert a_apart and p_apart and a_gain > 0.1 and p_gain > 0.1, (a_gain, p_gain)
+
+
+def test_p2_cache_and_hedge_beat_neither_in_the_arena_as_in_the_proactive_package():
+    """Differs: P2 has SINR uplinks, user clustering and a matching per slot; the arena fixed
+    links and Poisson tasks, and a cache hit costs no work. Same mechanism: popular results
+    computed ahead of time are served at once, and a second copy covers a slow first one."""
+    from workbench import proactive
+
+    sc = arena.load_scenario("p2_proactive")
+    kw = dict(requests=20_000, replications=4, seed=25, overload="transient")
+    a_gain, a_apart = _gain(arena.simulate(scenario=sc, policy="hedge_cache", **kw),
+                            arena.simulate(scenario=sc, policy="hedge_cache", cache_size=0,
+                                           deadline=1e6, **kw))  # fmt: skip
+    pkw = dict(slots=5_000, warmup=0.8, replications=4, seed=26, overload="transient")
+    mine, base = (proactive.simulate(policy=p, **pkw) for p in ("proposed", "BL3"))
+    p_gain, _ = _gain(mine, base)
+    # P2's schemes share each replication's network, tasks and fading: compare in pairs
+    paired = mine.frame[mine.metric].to_numpy() < base.frame[base.metric].to_numpy()
+    assert a_apart and paired.all() and a_gain > 0.1 and p_gain > 0.1, (a_gain, p_gain)
