@@ -68,14 +68,17 @@ _OLD_ORDER = (
 )  # fmt: skip
 
 
-def run_current(args):
-    """The current kernel on the old positional arguments (it takes four named records)."""
+def run_current(args, mod=K):
+    """The kernel of ``mod`` (default: the current one) on the old positional arguments;
+    a kernel that takes four named records (since 74bc555) gets them built from these."""
+    if not hasattr(mod, "Radio"):
+        return mod.simulate_slots_kernel(*args)
     given = dict(zip(_OLD_ORDER, args, strict=True))
-    radio = K.Radio(*(given[f] for f in K.Radio._fields))
-    cloudlets = K.Cloudlets(*(given[f] for f in K.Cloudlets._fields))
-    tasks = K.TaskStream(*(given[f] for f in K.TaskStream._fields))
-    schedule = K.Schedule(*(given.get(f, False) for f in K.Schedule._fields))
-    return K.simulate_slots_kernel(radio, cloudlets, tasks, schedule)
+    radio = mod.Radio(*(given[f] for f in mod.Radio._fields))
+    cloudlets = mod.Cloudlets(*(given[f] for f in mod.Cloudlets._fields))
+    tasks = mod.TaskStream(*(given[f] for f in mod.TaskStream._fields))
+    schedule = mod.Schedule(*(given.get(f, False) for f in mod.Schedule._fields))
+    return mod.simulate_slots_kernel(radio, cloudlets, tasks, schedule)
 
 
 def same(a, b) -> bool:
@@ -95,14 +98,14 @@ def compare(old, n_slots: int) -> float:
             args = kernel_args(scheme, scenario, training, tasks, n_slots)
             times = {}
             outs = {}
-            for name, kern in (("before", old.simulate_slots_kernel),
+            for name, kern in (("before", lambda *a: run_current(a, old)),
                                ("after", lambda *a: run_current(a))):  # fmt: skip
                 kern(*kernel_args(scheme, scenario, training, tasks, 20))  # compile / load
                 runs = []
                 for _ in range(3):
-                    t0 = time.perf_counter()
+                    t0 = time.process_time()
                     outs[name] = kern(*args)
-                    runs.append(time.perf_counter() - t0)
+                    runs.append(time.process_time() - t0)
                 times[name] = float(np.median(runs))
                 total[name] += times[name]
             assert same(outs["before"], outs["after"]), (lam, e, scheme)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from workbench.proactive import draw_tasks, make_scenario, train
+from workbench.proactive import fading as F
 from workbench.proactive import kernels as K
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,3 +46,33 @@ def test_stable_order_is_numpys_stable_argsort():
         keys[rng.random(40) < 0.2] = np.inf
         K.stable_order(keys, n, out)
         assert out[:n].tolist() == np.argsort(keys[:n], kind="mergesort").tolist()
+
+
+@pytest.mark.parametrize(("n_users", "n_cloudlets"), [(7, 5), (12, 30), (3, 1)])
+def test_fade_draws_what_one_generator_chain_draws(n_users, n_cloudlets):
+    # four users' chains side by side, each user's first state by a GF(2) jump: the same
+    # draws, link after link, as fading_draw stepping one generator through every link
+    rng = np.random.default_rng(n_users)
+    path_gain = rng.uniform(1e-12, 1e-9, size=(n_users, n_cloudlets))
+    seed = np.uint64(rng.integers(1, 2**63))
+    state, chain = np.array([seed]), np.array([seed])
+    gain = np.zeros_like(path_gain)
+    starts = np.empty(n_users, dtype=np.uint64)
+    jumps = F.jump_table(n_cloudlets)
+    for _slot in range(3):
+        F.fade(gain, path_gain, state, F.FADING_TABLE, jumps, starts)
+        want = np.array([[path_gain[u, e] * F.fading_draw(chain, F.FADING_TABLE)
+                          for e in range(n_cloudlets)] for u in range(n_users)])  # fmt: skip
+        assert np.array_equal(gain, want)
+        assert state[0] == chain[0]
+
+
+def test_jump_table_steps_the_generator():
+    rng = np.random.default_rng(1)
+    for steps in (0, 1, 2, 17, 64):
+        table = F.jump_table(steps)
+        for x in rng.integers(1, 2**63, size=20, dtype=np.uint64):
+            state = np.array([x])
+            for _ in range(steps):
+                F.xorshift_next(state)
+            assert F.jump(table, x) == state[0], steps

@@ -42,6 +42,14 @@ import numpy as np
 from numba import njit
 
 from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
+from workbench.proactive.fading import (  # noqa: F401 (the draws are this module's API too)
+    FADING_BITS,
+    FADING_TABLE,
+    fade,
+    fading_draw,
+    jump_table,
+    xorshift_next,
+)
 
 # scheme codes (SCHEMES in params.py)
 PROPOSED = 0
@@ -76,30 +84,6 @@ QUEUE_OVERFLOW = 1
 NOT_DRAINED = 2
 
 _LN2 = np.log(2.0)
-
-# Rayleigh power fading: Exp(1) quantiles at the midpoints of 2^14 equal-probability cells,
-# picked by a xorshift64* generator (three shifts and a multiply per draw, far cheaper than
-# a logarithm, and reproducible bit for bit by a plain-Python twin).
-FADING_BITS = 14
-FADING_TABLE = -np.log1p(-(np.arange(2**FADING_BITS) + 0.5) / 2**FADING_BITS)
-_XS_MULT = np.uint64(2685821657736338717)
-
-
-@njit(cache=True)
-def xorshift_next(state):
-    """Advance the xorshift64* state (uint64[1], nonzero) and return the next output."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * _XS_MULT
-
-
-@njit(cache=True)
-def fading_draw(state, table):
-    """One Exp(1) power-fading draw: the table entry the generator's top bits select."""
-    return table[np.int64(xorshift_next(state) >> np.uint64(64 - FADING_BITS))]
 
 
 @njit(cache=True)
@@ -158,26 +142,6 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
     c_key[e, s] = clock if policy == 1 else cache_rank[e, a]
     ready[e, a] = np.inf
     return False
-
-
-@njit(cache=True)
-def _fade(gain, path_gain, covered, serving, rng_state, table):
-    """One slot of block fading: gain = path gain × an Exp(1) draw on every link, drawn in
-    (user, cloudlet) order as :func:`fading_draw` would; the generator state is kept in a
-    register, and a silent user's uncovered link (read by neither a rate nor an estimate)
-    only advances it."""
-    n_users, n_cloudlets = gain.shape
-    x = rng_state[0]
-    shift = np.uint64(64 - FADING_BITS)
-    for u in range(n_users):
-        every = serving[u] >= 0
-        for e in range(n_cloudlets):
-            x ^= x >> np.uint64(12)
-            x ^= x << np.uint64(25)
-            x ^= x >> np.uint64(27)
-            if every or covered[u, e]:
-                gain[u, e] = path_gain[u, e] * table[np.int64((x * _XS_MULT) >> shift)]
-    rng_state[0] = x
 
 
 @njit(cache=True)
@@ -343,6 +307,8 @@ def _slots_loop(
     rng_state = np.empty(1, dtype=np.uint64)
     rng_state[0] = fading_seed
     table = FADING_TABLE
+    user_jump = jump_table(n_cloudlets)  # the generator's E steps (one user's links)
+    starts = np.empty(n_users, dtype=np.uint64)
     caching = scheme == PROPOSED or scheme == BL1
     policy = 1 if scheme == BL1 else 0
     hedging = scheme != BL3 and x_max > 1
@@ -614,7 +580,7 @@ def _slots_loop(
             if up_task[e] >= 0:
                 serving[task_user[up_task[e]]] = e
         if fading:
-            _fade(gain, path_gain, covered, serving, rng_state, table)
+            fade(gain, path_gain, rng_state, table, user_jump, starts)
         # received power at every cloudlet, summed once for the rates and the estimates
         for e in range(n_cloudlets):
             received[e] = 0.0

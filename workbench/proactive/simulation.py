@@ -413,14 +413,24 @@ def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: 
     return scenario, _train(scenario, **dict(train_values), seed=s_train)
 
 
+@lru_cache(maxsize=64)
+def _tasks(network: tuple, lam: float, mean_bits: float, horizon: float, s_task: int) -> Tasks:
+    """The tasks of one replication on the network :func:`_network` ``(*network)`` gives,
+    kept for the next scheme or parameter of the same replication (the schemes' runs are
+    paired on them; the slot kernel reads them and copies what it changes)."""
+    scenario, _ = _network(*network)
+    return _draw_tasks(scenario, lam, mean_bits, horizon, s_task)
+
+
 def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
     """One replication from validated values ``v`` and four stream seeds (no checks)."""
     s_scen, s_train, s_task, s_fade = seeds
-    scenario, training = _network(
+    network = (
         tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
         tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
     )  # fmt: skip
-    tasks = _draw_tasks(scenario, v["lam"], v["mean_bits"], v["slots"] * v["slot"], s_task)
+    scenario, training = _network(*network)
+    tasks = _tasks(network, v["lam"], v["mean_bits"], v["slots"] * v["slot"], s_task)
     run = _run_scenario(
         v["policy"], scenario, training, tasks, slots=v["slots"], fading_seed=s_fade,
         **{k: v[k] for k in RUN_KEYS if k not in ("lam", "mean_bits")},
