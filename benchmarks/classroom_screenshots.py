@@ -66,6 +66,10 @@ class Item:
     fallback_key: str = ""  # Home / End if typing the value does not set it
     moves: int = 3  # move items: how many ArrowRight presses, each timed
     setup: tuple[str, str] = ()  # a dropdown to set first: (label regex, option regex)
+    keys: str = ""  # keys pressed on the control's slider instead of typing (e.g. "End")
+    tall: int = 0  # viewport height for this picture (a long cell), 0: the usual 800 px
+    cell_type: str = "code"  # cell items: code | markdown
+    span: int = 0  # cell items: also show this many following cells
 
 
 ITEMS = [
@@ -117,6 +121,63 @@ ITEMS = [
     Item("p4_fig3", "p4_", "p4 Fig. 3: legend over the data", "cell",
          cell=r"FIGURES\[\"fig3\"\]"),
 ]  # fmt: skip
+
+# Issue 30 ("Classroom, round three"): keys start with the issue's item number; every item is
+# taken after Run All (item 2 is about views after Run All), at 1280 x 800 with the file
+# browser open as the issue's lecturer had it.
+ITEMS_ROUND3 = [
+    Item("1-p1-node-view", "p1_", "1: p1 node view, controls in the notebook column", "view",
+         view=r"one fog node|chain"),
+    Item("4-p1-glossary", "p1_", "4: p1 glossary defaults as a program prints them (μ_heavy)",
+         "cell", cell=r"^glossary\(", tall=2200),
+    Item("8-p1-lambda-max", "p1_", "8: p1 node view with λ at its slider's maximum", "view",
+         view=r"one fog node|chain", control=r"arrival rate|^\s*λ", keys="End"),
+    Item("8-p1-refusal-note", "p1_", "8: a refused typed value, then another control moved",
+         "refusal", view=r"one fog node|chain", control=r"arrival rate|^\s*λ", value="5000"),
+    Item("8-p1-exercise-box", "p1_", "8: exercise box placeholder (p1 Ex 1)", "cell",
+         cell=r"show\(\s*\"p1\",\s*1\s*\)"),
+    Item("6-p1-atlas", "p1_", "6: p1 atlas: table, heatmap and prose", "cell",
+         cell=r"atlas_view\(\s*\"p1\"", tall=2200),
+    Item("4-p1-delay-vs-p_iot", "p1_", "4: p1 figure 'delay vs p^I': labels with _ and ^",
+         "cell", cell=r"FIGURES\[\"delay_vs_p_iot\"\]"),
+    Item("4-p1-last-cell", "p1_", "4: p1's last cell: a list printed in full", "cell",
+         cell=r"e_max=e\)"),
+    Item("2-p2-schemes", "p2_", "2: p2 'The four schemes, simulated' after Run All", "view",
+         view=r"four schemes"),
+    Item("4-p2-margin-readout", "p2_", "4: p2 margin view: the L̄ readout at its default",
+         "controls", view=r"margin"),
+    Item("8-p2-schemes-refining", "p2_", "8: p2 schemes view just after a move (refining)",
+         "refining", view=r"four schemes"),
+    Item("6-p2-claims", "p2_", "6: p2 claims table", "cell", cell=r"claims_table\(\s*\"p2\"",
+         tall=1600),
+    Item("2-p3-ring", "p3_", "2: p3 'Ring of J = 6 centers' after Run All", "view",
+         view=r"\bring\b"),
+    Item("5-p3-glossary", "p3_", "5: p3 glossary", "cell", cell=r"^glossary\(", tall=2600),
+    Item("8-p3-precision-bar", "p3_", "8: p3 precision loop's progress bar", "cell",
+         cell=r"simulate_to_precision\("),
+    Item("8-p3-exercise-dropdown", "p3_", "8: p3 Ex 3, the dropdown's label", "cell",
+         cell=r"show\(\s*\"p3\",\s*3\s*\)"),
+    Item("4-p4-fig3", "p4_", "4: p4 Fig. 3: labels P_b, T_cl", "cell",
+         cell=r"FIGURES\[\"fig3\"\]", tall=1000),
+    Item("2-p4-simulation", "p4_", "2: p4 'Simulation vs theory' after Run All", "view",
+         view=r"simulation"),
+    Item("7-p4-section2-lambda", "p4_", "7: p4 §2 text on the λ where m = 2 wins", "cell",
+         cell=r"minimises \$P_b\$ only for", cell_type="markdown"),
+    Item("7-p4-table1", "p4_", "7: p4 Table I figure", "cell", cell=r"FIGURES\[\"table1\"\]",
+         tall=1400),
+    Item("7-p4-weibull", "p4_", "7: p4 Weibull text and its figure", "cell",
+         cell=r"Weibull service", cell_type="markdown", span=1, tall=1400),
+    Item("6-p4-claims", "p4_", "6: p4 claims table (verdict column)", "cell",
+         cell=r"claims_table\(\s*\"p4\"", tall=1600),
+    Item("4-p5-Fc-readout", "p5_", "4: p5 hierarchy view, F_c at its slider's maximum",
+         "view", view=r"hierarchy|topolog", control=r"centre speed|F_c", keys="End"),
+    Item("8-p5-precision-bar", "p5_", "8: p5 precision loop's progress bar", "cell",
+         cell=r"simulate_to_precision\(\s*$"),
+    Item("6-p5-atlas", "p5_", "6: p5 atlas: table, heatmap and prose", "cell",
+         cell=r"atlas_view\(\s*\"p5\"", tall=2400),
+]  # fmt: skip
+
+ROUNDS = {"17": ITEMS, "3": ITEMS_ROUND3}
 
 
 @dataclass
@@ -176,13 +237,15 @@ VIEW_STATE_JS = """(view) => {
     };
 }"""
 
-FIND_CELL_JS = """([re, mark]) => {
+FIND_CELL_JS = """([re, mark, type, span]) => {
     const rx = new RegExp(re, 'm');
     const nb = window.jupyterapp.shell.currentWidget.content;
     for (let i = 0; i < nb.widgets.length; i++) {
         const c = nb.widgets[i];
-        if (c.model.type === 'code' && rx.test(c.model.sharedModel.getSource())) {
+        if (c.model.type === type && rx.test(c.model.sharedModel.getSource())) {
             c.node.setAttribute('data-wb-cell', mark);
+            const last = nb.widgets[Math.min(i + span, nb.widgets.length - 1)];
+            last.node.setAttribute('data-wb-cell-last', mark);
             return {found: true, index: i, source: c.model.sharedModel.getSource().slice(0, 400)};
         }
     }
@@ -226,9 +289,14 @@ CONTENT_BOX_JS = """(el) => {
 }"""
 
 
-def _shoot(page, locator, path: Path) -> None:
-    """Screenshot of ``locator`` cropped to its drawn content (no empty right margin)."""
+def _shoot(page, locator, path: Path, last=None) -> None:
+    """Screenshot of ``locator`` cropped to its drawn content (no empty right margin); with
+    ``last``, down to the bottom of that element too."""
     clip = locator.evaluate(CONTENT_BOX_JS)
+    if last is not None:
+        end = last.evaluate(CONTENT_BOX_JS.replace("el.scrollIntoView({block: 'start'});", ""))
+        clip["width"] = max(clip["width"], end["x"] + end["width"] - clip["x"])
+        clip["height"] = max(clip["height"], end["y"] + end["height"] - clip["y"])
     page.wait_for_timeout(200)
     _save_png(page, path, clip=clip)
 
@@ -253,6 +321,33 @@ STATUS_JS = """(view) => {
     const hit = els.map((e) => e.innerText || '').find((t) => /updated in/.test(t));
     return hit === undefined ? null : hit;
 }"""
+
+
+POLL_JS = """(view) => {
+    const img = view.querySelector('.wb-figure img') || view.querySelector('.widget-output img');
+    const els = [...view.querySelectorAll('.widget-html, .jupyter-widget-html')];
+    const rx = /updated in|drawn in|computing/;
+    const hit = els.map((e) => e.innerText || '').find((t) => rx.test(t));
+    const sel = '.widget-progress, .jupyter-widget-progress, .progress, [role=progressbar]';
+    const bars = [...view.querySelectorAll(sel)];
+    const shown = bars.filter((b) => b.offsetParent !== null);
+    const bar = shown.length ? shown.map((b) => (b.parentElement.innerText || '').trim() || 'bar')
+        .join(' | ') : null;
+    return {src: (img && img.complete && img.naturalWidth > 0) ? img.src : null,
+            stale: !!view.querySelector('.wb-stale'), status: hit === undefined ? null : hit,
+            bar: bar};
+}"""
+
+
+def _wait_idle(page, view, timeout_s: float = 90.0) -> float:
+    """Seconds until the view shows no progress bar and is not greyed (``timeout_s`` at most)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        now = view.evaluate(POLL_JS)
+        if not now["bar"] and not now["stale"]:
+            break
+        page.wait_for_timeout(250)
+    return round(time.monotonic() - t0, 1)
 
 
 def _wait_redraw(page, view, old: dict, timeout_ms: int = REDRAW_TIMEOUT_MS) -> float:
@@ -332,6 +427,16 @@ def _set_control(page, view, item: Item, res: Result) -> None:
     if item.option:
         _choose(row, item.option, label, res)
         return
+    if item.keys:
+        res.details["value_before"] = _handle_now(row)
+        row.locator(".noUi-handle").first.focus()
+        for key in item.keys.split():
+            page.keyboard.press(key)
+        res.done.append(f"pressed {item.keys} on the slider of '{label}'")
+        page.wait_for_timeout(500)
+        res.details["value_after"] = _handle_now(row)
+        res.details["slider_max"] = row.locator(".noUi-handle").first.get_attribute("aria-valuemax")
+        return
     target = float(item.value)
     res.details["value_before"] = _handle_now(row)
     with contextlib.suppress(Exception):
@@ -367,25 +472,100 @@ def drive(page, item: Item, out: Path) -> Result:
     res = Result(item.key, item.what)
     path = out / f"{item.key}.png"
     t0 = time.monotonic()
+    if item.tall:
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": item.tall})
+        page.wait_for_timeout(800)
     try:
         if item.kind == "cell":
-            found = page.evaluate(FIND_CELL_JS, [item.cell, item.key])
+            found = page.evaluate(FIND_CELL_JS, [item.cell, item.key, item.cell_type, item.span])
             if not found["found"]:
-                raise LookupError(f"no code cell matching /{item.cell}/")
+                raise LookupError(f"no {item.cell_type} cell matching /{item.cell}/")
             res.details["cell"] = found["index"]
             res.details["source"] = found["source"]
             cell = page.locator(f'[data-wb-cell="{item.key}"]').first
             cell.scroll_into_view_if_needed()
-            res.details["output_text"] = cell.locator(".jp-OutputArea").inner_text()[:300]
-            res.details["images"] = cell.locator(".jp-OutputArea img").count()
-            _shoot(page, cell, path)
-            res.done.append(f"screenshot of code cell {found['index']} (source and output)")
+            if item.cell_type == "code":
+                outputs = cell.locator(".jp-OutputArea").first
+                res.details["output_text"] = outputs.inner_text()[:300]
+                res.details["images"] = cell.locator(".jp-OutputArea img").count()
+            last = page.locator(f'[data-wb-cell-last="{item.key}"]').first if item.span else None
+            _shoot(page, cell, path, last)
+            res.done.append(
+                f"screenshot of {item.cell_type} cell {found['index']}"
+                + (f" and the {item.span} cell(s) after it" if item.span else "")
+                + (f" (viewport 1280 x {item.tall})" if item.tall else "")
+            )
         else:
             view, title = _view(page, item, item.key)
             res.details["view"] = title
             if item.kind == "controls":
+                if item.control:
+                    old = _state(view)
+                    _set_control(page, view, item, res)
+                    with contextlib.suppress(Exception):
+                        res.details["redraw_s"] = round(
+                            _wait_redraw(page, view, old, timeout_ms=30_000), 2
+                        )
                 _shoot_controls(page, view, path)
                 res.done.append("screenshot of the view's title and controls")
+            elif item.kind == "refining":  # the first figure after a move, while refining
+                res.details["idle_before_s"] = _wait_idle(page, view)
+                handle = view.locator(".noUi-handle").first
+                old = _state(view)
+                handle.focus()
+                t_move = time.monotonic()
+                page.keyboard.press("ArrowRight")
+                seen, shot = [], False
+                while time.monotonic() - t_move < 60:
+                    now = view.evaluate(POLL_JS)
+                    t = round(time.monotonic() - t_move, 2)
+                    state = [now["status"], now["bar"], now["stale"]]
+                    if not seen or seen[-1][1:] != state:
+                        seen.append([t, *state])
+                    fresh = now["src"] is not None and now["src"] != old["src"]
+                    if fresh and not shot:
+                        _shoot(page, view, path)  # the first new figure, as the student sees it
+                        res.details["first_figure_s"] = t
+                        shot = True
+                    if shot and not now["bar"] and t - res.details["first_figure_s"] > 3:
+                        break  # refined (or nothing to refine): the bar is gone
+                    page.wait_for_timeout(100)
+                res.details["seen"] = seen
+                if not shot:
+                    raise TimeoutError("no new figure within 60 s of the move")
+                res.done.append(
+                    "waited for the view to be idle, pressed ArrowRight on its first slider, "
+                    "shot the first new figure, then logged status and progress bar until done"
+                )
+            elif item.kind == "refusal":  # a typed value refused, then another control moved
+                row, label = _control(page, view, item.control, item.key, slider=True)
+                shown = _type_into(page, row, item.value)
+                page.wait_for_timeout(1500)
+                res.done.append(f"typed {item.value!r} + Enter into the readout of '{label}'")
+                res.details["row_after_typing"] = row.inner_text()[:300]
+                res.details["refused_visibly"] = bool(row.locator(".wb-refused").count())
+                handles = [
+                    h for h in view.locator(".noUi-handle").all()
+                    if not h.evaluate("(h, row) => row.contains(h)", row.element_handle())
+                ]  # fmt: skip
+                if not handles:
+                    raise LookupError("no second slider in the view")
+                other = handles[-1]
+                other_label = other.evaluate(
+                    "(h) => { const r = h.closest('.wb-control') ||"
+                    " h.closest('.widget-inline-hbox'); return r ? r.innerText.trim() : ''; }"
+                )
+                old = _state(view)
+                other.focus()
+                page.keyboard.press("ArrowRight")
+                with contextlib.suppress(Exception):
+                    res.details["redraw_s"] = round(_wait_redraw(page, view, old), 2)
+                page.wait_for_timeout(800)
+                res.done.append(f"pressed ArrowRight on the slider of '{other_label}'")
+                res.details["row_after_move"] = row.inner_text()[:300]
+                res.details["refused_after_move"] = bool(row.locator(".wb-refused").count())
+                res.details["readout_typed"] = shown
+                _shoot_controls(page, view, path)
             elif item.kind == "readout":
                 row, label = _control(page, view, item.control, item.key, slider=True)
                 res.details["control"] = label
@@ -456,13 +636,18 @@ def drive(page, item: Item, out: Path) -> Result:
                         res.details["redraw"] = "the control already had that value"
                     else:
                         try:
-                            res.details["redraw_s"] = round(_wait_redraw(page, view, old), 2)
+                            wait_ms = 30_000 if item.keys else REDRAW_TIMEOUT_MS
+                            res.details["redraw_s"] = round(
+                                _wait_redraw(page, view, old, timeout_ms=wait_ms), 2
+                            )
                         except Exception as err:
                             res.details["redraw"] = f"no new figure: {type(err).__name__}"
                 page.wait_for_timeout(500)
+                res.details["status"] = _state(view)["status"]
+                res.details["has_figure"] = bool(_state(view)["src"])
                 _shoot(page, view, path)
                 res.done.append("screenshot of the view")
-                if item.value and res.details.get("value_before") is not None:
+                if (item.value or item.keys) and res.details.get("value_before") is not None:
                     with contextlib.suppress(Exception):  # the next item starts from defaults
                         row = page.locator(f'[data-wb-row="{item.key}"]').first
                         _type_into(page, row, f"{res.details['value_before']:g}")
@@ -477,6 +662,9 @@ def drive(page, item: Item, out: Path) -> Result:
                 fail = out / f"{item.key}-FAILED.png"
                 page.screenshot(path=str(fail))
                 res.file = fail.name
+    if item.tall:
+        page.set_viewport_size(VIEWPORT)
+        page.wait_for_timeout(300)
     res.seconds = round(time.monotonic() - t0, 1)
     return res
 
@@ -502,15 +690,23 @@ def open_notebook(page, server, notebook: str, workspace: str) -> None:
         page.locator(".jp-Dialog .jp-mod-accept").click(timeout=2_000)
 
 
-def open_and_run(page, server, notebook: str, pattern: str | None) -> dict:
+def open_and_run(
+    page, server, notebook: str, pattern: str | None, file_browser: bool = False
+) -> dict:
     """Open ``notebook`` in a fresh workspace, wait for the kernel, run its cells (see
-    :func:`run_cells`)."""
+    :func:`run_cells`); side panels collapsed, or with ``file_browser`` the file browser
+    open on the left as Lab starts."""
     t0 = time.monotonic()
     open_notebook(page, server, notebook, f"wb-shots-{Path(notebook).stem}")
+    if file_browser:
+        page.evaluate(
+            """() => window.jupyterapp.commands.execute('filebrowser:activate').catch(() => {})"""
+        )
     page.evaluate(
-        """async () => { const s = window.jupyterapp.shell;
-            s.collapseLeft(); s.collapseRight();
-            await s.currentWidget.context.ready; await s.currentWidget.sessionContext.ready; }"""
+        """async (keepLeft) => { const s = window.jupyterapp.shell;
+            if (!keepLeft) s.collapseLeft(); s.collapseRight();
+            await s.currentWidget.context.ready; await s.currentWidget.sessionContext.ready; }""",
+        file_browser,
     )
     page.wait_for_function(
         """() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;
@@ -606,11 +802,15 @@ def needed_cells(items: list[Item]) -> str:
     return "|".join([r"VIEWS\[", *(i.cell for i in items if i.cell)])
 
 
-def screenshots(repo: Path, out: Path, only: list[str], run_all: bool = False) -> int:
-    items = [i for i in ITEMS if not only or i.key in only]
-    unknown = set(only) - {i.key for i in ITEMS}
+def screenshots(
+    repo: Path, out: Path, only: list[str], run_all: bool = False, round_: str = "17"
+) -> int:
+    table = ROUNDS[round_]
+    file_browser = round_ == "3"  # issue 30's lecturer kept Lab's file browser open
+    items = [i for i in table if not only or i.key in only]
+    unknown = set(only) - {i.key for i in table}
     if unknown:
-        raise SystemExit(f"unknown items {sorted(unknown)}; known: {[i.key for i in ITEMS]}")
+        raise SystemExit(f"unknown items {sorted(unknown)}; known: {[i.key for i in table]}")
     out.mkdir(parents=True, exist_ok=True)
     notebooks = sorted((repo / "notebooks").glob("p*.ipynb"))
     t_start = time.monotonic()
@@ -633,7 +833,9 @@ def screenshots(repo: Path, out: Path, only: list[str], run_all: bool = False) -
                 try:
                     pattern = None if run_all else needed_cells(mine)
                     try:
-                        runs[nb_path.name] = open_and_run(page, server, nb_path.name, pattern)
+                        runs[nb_path.name] = open_and_run(
+                            page, server, nb_path.name, pattern, file_browser
+                        )
                     except Exception as err:
                         runs[nb_path.name] = {"error": f"{type(err).__name__}: {err}"[:400]}
                     print(f"{nb_path.name}: {runs[nb_path.name]}", flush=True)
@@ -678,13 +880,16 @@ def screenshots(repo: Path, out: Path, only: list[str], run_all: bool = False) -
         kept = {k: v for k, v in earlier.get("items", {}).items() if k not in only}
         results = [Result(**v) for v in kept.values()] + results
         runs = {**earlier.get("notebooks", {}), **runs}
-        order = {i.key: n for n, i in enumerate(ITEMS)}
+        order = {i.key: n for n, i in enumerate(table)}
         results.sort(key=lambda r: order.get(r.key, len(order)))
     report = {
         "repo": str(repo),
         "commit": commit,
         "app": "JupyterLab, headless Chromium",
         "run_all": run_all,
+        "round": round_,
+        "viewport": VIEWPORT,
+        "file_browser_open": file_browser,
         "total_s": round(time.monotonic() - t_start, 1),
         "only": only,
         "earlier_runs_s": [*earlier.get("earlier_runs_s", []), earlier.get("total_s")][
@@ -824,12 +1029,24 @@ def main(argv: list[str] | None = None) -> int:
         help="Run All each notebook (default: only the cells the items need, Run All when an "
         "item's view or cell is not found then)",
     )
+    ap.add_argument(
+        "--round",
+        choices=sorted(ROUNDS),
+        default="17",
+        help="which classroom round's items: 17 (issue 17, the default) or 3 (issue 30; "
+        "every notebook Run All, file browser open)",
+    )
+    ap.add_argument(
+        "--needed-cells",
+        action="store_true",
+        help="with --round 3: run only the cells the items need instead of Run All",
+    )
     ap.add_argument("--layout", action="store_true", help="count layout problems instead")
     ap.add_argument("--layout-worker", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--list", action="store_true", help="list the items and exit")
     args = ap.parse_args(argv)
     if args.list:
-        for item in ITEMS:
+        for item in ROUNDS[args.round]:
             print(f"{item.key:24s} {item.notebook:4s} {item.what}")
         return 0
     if args.layout_worker:
@@ -840,7 +1057,8 @@ def main(argv: list[str] | None = None) -> int:
     repo = args.repo.resolve()
     if args.layout:
         return layout(repo, args.out.resolve())
-    return screenshots(repo, args.out.resolve(), args.only, args.run_all)
+    run_all = args.run_all or (args.round == "3" and not args.needed_cells)
+    return screenshots(repo, args.out.resolve(), args.only, run_all, args.round)
 
 
 if __name__ == "__main__":
