@@ -167,3 +167,46 @@ def test_atlas_in_words_and_its_figure_without_overlaps():
     fig = atlas_figure(frame, "p5")
     problems = check_layout(fig, dpi=110)
     assert not problems, problems
+
+
+def test_paper_latex_reads_as_text_with_scripts():
+    from workbench.notation import latex_html
+
+    out = latex_html(r"minimum at $\min\{P_{b}(m=1),P_{b}(m=2)\}$ when $\alpha<1.5$")
+    assert out == "minimum at min{P<sub>b</sub>(m=1),P<sub>b</sub>(m=2)} when α&lt;1.5"
+    assert latex_html(r"$\operatorname{S-Exp}(\Delta,m\mu)$") == "S-Exp(Δ,mμ)"
+    assert latex_html(r"$Q_{n,n^{\prime}}=\frac{n}{n+n^{\prime}}$") == "Q<sub>n,n′</sub>=n/(n+n′)"
+    assert latex_html("a <b> & $x$") == "a &lt;b&gt; &amp; x"
+
+
+@pytest.mark.parametrize("paper", ["p1", "p2", "p3", "p4", "p5", "arena"])
+def test_claims_tables_show_no_latex_source_and_no_code_names(paper):
+    """Every claim sentence and note of every claims table as the notebook shows it: no raw
+    LaTeX (``$``, backslash macros), no parameter spelled as code (``lam_u``,
+    ``hedge_upload='least_wait'``), and two claims on one sentence say what each measures."""
+    from workbench.claims import load_claims
+    from workbench.tables import claims_frame
+
+    table = load_claims(paper)
+    checked = table.assign(measured=table["value"], agrees=True, as_expected=True,
+                           stationary=True, measure_note="")  # fmt: skip
+    shown = claims_frame(checked, paper)
+    for col in ("claim", "why"):
+        for text in shown[col]:
+            assert "$" not in text and not re.search(r"\\[A-Za-z]+", text), (paper, text)
+            assert not re.search(r"\blam_u\b|hedge_upload=|cache_aware=", text), (paper, text)
+    assert shown["claim"].is_unique, shown["claim"][shown["claim"].duplicated()].tolist()
+
+
+def test_multi_line_figure_texts_get_the_notation_too():
+    from matplotlib.figure import Figure
+
+    from workbench.rendering import apply_notation
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.set_title("N = 24, T_cl = 15 s\nP_b simulated")
+    apply_notation(fig)
+    title = ax.get_title()
+    assert "T$_{\\mathregular{cl}}$" in title and "P$_{\\mathregular{b}}$" in title
+    assert title.count("\n") == 1

@@ -63,8 +63,13 @@ def test_dependent_range_follows_its_parent_and_moves_the_value_visibly():
     view.controls["N"].value = 2
     assert view.controls["m"].max == 2 and view.controls["m"].value == 2
     assert seen[-1] == (2, 2) and view.drawn_values == {"N": 2, "m": 2}
-    view.controls["N"].value = 10
-    assert view.controls["m"].max == 10 and view.controls["m"].value == 2
+    view.controls["N"].value = 10  # the range allows more again: m goes back towards 24
+    assert view.controls["m"].max == 10 and view.controls["m"].value == 10
+    view.controls["m"].value = 5  # the reader's own choice
+    view.controls["N"].value = 3
+    assert view.controls["m"].value == 3 and seen[-1] == (3, 3)
+    view.controls["N"].value = 12  # ... is given back once N allows it
+    assert view.controls["m"].value == 5 and seen[-1] == (12, 5)
 
 
 def test_per_choice_controls_pass_only_their_own_values():

@@ -16,7 +16,8 @@
   reads "unstable" with its note; any other exception, in the foreground or in a background
   draw, shows its type and message (never "computing…" for good).
 - **Dependent ranges** (``limits``): a control's range follows other controls (m ≤ N); a value
-  outside the new range is moved inside it, visibly, before the figure is computed.
+  outside the new range is moved inside it, visibly, before the figure is computed, and back
+  to the reader's own choice once the range allows it again.
 - **Per-choice controls** (``visible``): controls that belong to one choice (a service family's
   shape) are shown only with that choice, each with its own valid range.
 - **Latest only** (``background=True`` for slow views): moves are computed in a thread; moves
@@ -73,6 +74,9 @@ class InteractiveFigure(w.VBox):
                 raise KeyError(f"interactive_figure: no control named {name!r}")
         self._background = background
         self._adjusting = False
+        # the value the reader last chose for each control with a dependent range: a range
+        # that shrinks moves the value inside it, and gives it back once the range allows
+        self._wished = {name: self.controls[name].value for name in self._limits}
         self._stale = False
         self._lock = threading.Lock()
         self._pending: dict | None = None
@@ -132,6 +136,8 @@ class InteractiveFigure(w.VBox):
                     else:
                         ctl.min = lo
                         ctl.max = hi
+                    wished = self._wished.get(name, ctl.value)
+                    ctl.value = min(max(wished, lo), hi)  # back to the reader's choice
             for name in self._visible:
                 display = None if self._shown(name) else "none"
                 self.controls[name].layout.display = display
@@ -139,9 +145,12 @@ class InteractiveFigure(w.VBox):
         finally:
             self._adjusting = False
 
-    def _on_change(self, _change) -> None:
+    def _on_change(self, change) -> None:
         if self._adjusting:
             return
+        for name in self._limits:  # the reader moved this control: that is its wish now
+            if change.get("owner") is self.controls[name]:
+                self._wished[name] = change["new"]
         for row in self.rows.values():
             row.clear_refusal()  # a typed value refused before this move no longer applies
         self._apply_dependencies()

@@ -14,7 +14,7 @@ import re
 from workbench.params import Param
 from workbench.validation import check_bool, check_type
 
-__all__ = ["notation", "mathtext", "control_label"]
+__all__ = ["notation", "mathtext", "control_label", "latex_html", "prose_html"]
 
 _SUP = dict(
     zip(
@@ -95,6 +95,111 @@ def mathtext(text: str) -> str:
         out.append(text[pos : m.start()] + base + f"${mark}{{\\mathregular{{{script}}}}}$")
         pos = m.end()
     out.append(text[pos:])
+    return "".join(out)
+
+
+_MACROS = {
+    r"\lambda": "λ", r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ",
+    r"\Delta": "Δ", r"\mu": "μ", r"\theta": "θ", r"\tau": "τ", r"\rho": "ρ",
+    r"\sigma": "σ", r"\kappa": "κ", r"\nu": "ν", r"\phi": "φ", r"\Phi": "Φ", r"\pi": "π",
+    r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥", r"\neq": "≠", r"\in": "∈",
+    r"\infty": "∞", r"\cdot": "·", r"\times": "×", r"\sum": "Σ", r"\min": "min",
+    r"\max": "max", r"\prime": "′", r"\{": "\x00", r"\}": "\x01", r"\%": "%", r"\,": " ",
+    r"\ldots": "…", r"\dots": "…",
+}  # fmt: skip
+_MACRO = re.compile(
+    "|".join(
+        re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "")
+        for k in sorted(_MACROS, key=len, reverse=True)
+    )
+)
+_WRAPPERS = re.compile(r"\\(?:operatorname|text|mathrm|mathit|mathbf)\{([^{}]*)\}")
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$]+)\$", re.S)
+_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
+_LATEX_SCRIPT = re.compile(r"([_^])(?:\{([^{}]*)\}|([A-Za-z0-9′]))")
+
+
+def _group(term: str) -> str:
+    """A fraction's numerator or denominator, in parentheses when it is a sum or a list."""
+    return f"({term})" if re.search(r"[-+−,]", term) else term
+
+
+def _math_html(tex: str) -> str:
+    """One ``$…$`` segment as HTML: macros as Unicode, scripts as ``<sub>``/``<sup>``."""
+    tex = tex.replace(r"\mathbb{E}", "𝔼")
+    for _ in range(3):  # nested wrappers: \operatorname{\mathbb{E}}
+        tex = _WRAPPERS.sub(r"\1", tex)
+    tex = re.sub(r"\\overline\{([^{}]*)\}", "\\1\u0304", tex)
+    tex = _MACRO.sub(lambda m: _MACROS[m.group(0)], tex)
+    tex = re.sub(r"\^\{′\}", "′", tex)
+    tex = html.escape(tex, quote=False)
+    for _ in range(4):  # innermost braces first: scripts, then the fractions around them
+        tex = _LATEX_SCRIPT.sub(
+            lambda m: (
+                f"<{'sub' if m.group(1) == '_' else 'sup'}>{m.group(2) or m.group(3)}"
+                f"</{'sub' if m.group(1) == '_' else 'sup'}>"
+            ),
+            tex,
+        )
+        tex = _FRAC.sub(lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", tex)
+    tex = tex.replace("{", "").replace("}", "").replace("\\", "")
+    tex = tex.replace("\x00", "{").replace("\x01", "}")
+    return tex
+
+
+def latex_html(text: str) -> str:
+    r"""A paper's words with inline LaTeX (``$P_{b}$``, ``$\operatorname{S-Exp}(\Delta,m\mu)$``)
+    as HTML a page shows without MathJax: Greek letters and relations in Unicode, scripts as
+    ``<sub>``/``<sup>``; the rest escaped."""
+    check_type(text, "text", "latex_html", str, "a string")
+    out, pos = [], 0
+    for m in _MATH.finditer(text):
+        out.append(html.escape(text[pos : m.start()], quote=False))
+        out.append(_math_html(m.group(1) or m.group(2)))
+        pos = m.end()
+    out.append(html.escape(text[pos:], quote=False))
+    return "".join(out)
+
+
+_GREEK_NAMES = {
+    "λ": "lam", "μ": "mu", "θ": "theta", "τ": "tau", "α": "alpha", "β": "beta", "ρ": "rho",
+    "σ": "sigma", "κ": "kappa", "γ": "gamma", "δ": "delta", "ν": "nu", "φ": "phi",
+}  # fmt: skip
+
+
+def prose_html(text: str, params=None) -> str:
+    """A note written with code names, for people: a parameter's name or the ASCII spelling
+    of its symbol (``lam_u`` for λ_u) becomes the rendered symbol, a quoted code value
+    (``'least_wait'``) reads “least wait”, inline LaTeX and the notation (``T_cl``) are
+    rendered. ``params``: the paper's :class:`~workbench.params.Params` (None: no names)."""
+    check_type(text, "text", "prose_html", str, "a string")
+    names = {}
+    for p in getattr(params, "rows", ()) or ():
+        symbol = notation(p.symbol) if p.symbol else ""
+        if not symbol or p.symbol == p.name:
+            continue
+        spellings = {p.name, "".join(_GREEK_NAMES.get(c, c) for c in p.symbol)}
+        spellings.add(p.symbol.replace("λ", "lambda"))
+        for key in spellings:
+            # only spellings that are code: snake_case (cache_aware, lam_u), never an English
+            # word that happens to name a parameter (slot, area, budget)
+            if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+", key):
+                names[key] = symbol
+    out, pos = [], 0
+    token = re.compile(r"\$[^$]+\$|'([A-Za-z][A-Za-z0-9_]*)'|\b([A-Za-z][A-Za-z0-9_]*)\b")
+    for m in token.finditer(text):
+        out.append(notation(text[pos : m.start()]))
+        word = m.group(0)
+        if word.startswith("$"):
+            out.append(_math_html(word[1:-1]))
+        elif m.group(1):
+            out.append(f"“{html.escape(m.group(1).replace('_', ' '))}”")
+        elif word in names:
+            out.append(names[word])
+        else:
+            out.append(notation(word))
+        pos = m.end()
+    out.append(notation(text[pos:]))
     return "".join(out)
 
 

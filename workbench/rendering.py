@@ -19,7 +19,7 @@ __all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png", "apply_not
 def apply_notation(fig) -> list:
     """Render the paper's notation in every text of ``fig`` (``P_b`` → P with subscript b,
     ``p^I``, ``T_cl``, ``λ_m``; see :func:`~workbench.notation.mathtext`), the same reading
-    as the controls' labels; a multi-line text is left as typed (mathtext is one line).
+    as the controls' labels; a multi-line text is rendered line by line.
     Returns ``(text, original)`` pairs to undo it."""
     check_type(fig, "fig", "apply_notation", Figure, "a matplotlib Figure")
     changed = []
@@ -29,8 +29,8 @@ def apply_notation(fig) -> list:
             texts += [cell.get_text() for cell in table.get_celld().values()]
     for t in texts:
         s = t.get_text()
-        if s and ("_" in s or "^" in s) and "$" not in s and "\n" not in s:
-            new = mathtext(s)
+        if s and ("_" in s or "^" in s) and "$" not in s:
+            new = "\n".join(mathtext(line) for line in s.split("\n"))
             if new != s:
                 t.set_text(new)
                 changed.append((t, s))

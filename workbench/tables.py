@@ -16,7 +16,7 @@ import pandas as pd
 from IPython.display import display
 
 from workbench import claims
-from workbench.notation import notation
+from workbench.notation import latex_html, mathtext, notation, prose_html
 from workbench.numfmt import format_number, format_value
 from workbench.params import Param, Params
 
@@ -39,7 +39,8 @@ TABLE_CSS = (
     ".wb-table th,.wb-table td{padding:3px 8px;vertical-align:top;text-align:left;"
     "white-space:normal;}.wb-table tr:nth-child(even){background:#f4f4f4;}</style>"
 )
-HTML_COLUMNS = ("symbol",)  # columns whose cells are already HTML (rendered notation)
+#: columns whose cells are already HTML (rendered notation and LaTeX, the rest escaped)
+HTML_COLUMNS = ("symbol", "claim", "why", "where it flips")
 
 
 def table_html(frame: pd.DataFrame, caption: str = "", digits: int = 3) -> w.HTML:
@@ -111,11 +112,14 @@ def glossary(params: Params) -> w.HTML:
 
 
 def claim_sentence(row) -> str:
-    """What a claim says, as a sentence: the paper's words where quoted, else the quantity."""
+    """What a claim says, as HTML: the paper's words where quoted (their LaTeX rendered),
+    with what the workbench measures under them (two claims can rest on one sentence); else
+    the quantity, its notation rendered."""
     quote = row.get("quote", "")
+    quantity = str(row.get("quantity", row.get("id", "")))
     if isinstance(quote, str) and quote.strip() and row.get("source") == "paper":
-        return f"“{quote.strip()}”"
-    return str(row.get("quantity", row.get("id", "")))
+        return f"“{latex_html(quote.strip())}”<br><small>measured: {prose_html(quantity)}</small>"
+    return prose_html(quantity)
 
 
 def _claim_number(x, yes_no: bool) -> str:
@@ -124,9 +128,11 @@ def _claim_number(x, yes_no: bool) -> str:
     return format_number(x, 3)
 
 
-def claims_frame(checked: pd.DataFrame) -> pd.DataFrame:
+def claims_frame(checked: pd.DataFrame, paper: str = "") -> pd.DataFrame:
     """Checked claims (:func:`workbench.claims.check_claims`) for people: each claim's
-    sentence, the paper's and the workbench's numbers, the verdict and why."""
+    sentence, the paper's and the workbench's numbers, the verdict and why (``paper``: its
+    parameter names in the notes read as their symbols)."""
+    params = _params_of(paper) if paper else None
     rows = []
     for _, r in checked.iterrows():
         yes_no = r["tolerance"] == 0 and r["value"] in (0, 1) and float(r["measured"]) in (0, 1)
@@ -150,7 +156,7 @@ def claims_frame(checked: pd.DataFrame) -> pd.DataFrame:
                 "workbench": _claim_number(r["measured"], yes_no),
                 "tolerance": tolerance,
                 "verdict": verdict,
-                "why": why or "–",
+                "why": prose_html(why, params) if why else "–",
             }
         )
     return pd.DataFrame(rows)
@@ -162,7 +168,7 @@ def claims_table(paper: str, quick: bool = True) -> w.HTML:
 
     mode = "quick runs" if quick else "full runs"
     return table_html(
-        claims_frame(cached_call(claims.check_claims, paper, quick=quick)),
+        claims_frame(cached_call(claims.check_claims, paper, quick=quick), paper),
         caption=f"{paper} claims ({mode})",
     )
 
@@ -180,10 +186,10 @@ _READING = re.compile(
 
 
 def threshold_text(name: str, value: float, params: Params | None) -> str:
-    """``τ_d ≤ 1.4 ms``: a threshold with its symbol (rendered), two digits and its unit
-    (seconds below 1 read in ms)."""
+    """``τ<sub>d</sub> ≤ 1.4 ms`` (HTML): a threshold with its symbol (rendered), two digits
+    and its unit (seconds below 1 read in ms)."""
     p = params.get(name) if params is not None else None
-    symbol = notation(p.symbol, as_html=False) if p is not None else name
+    symbol = notation(p.symbol) if p is not None else html.escape(name)
     unit = p.unit if p is not None else ""
     if unit == "s" and 0 < abs(value) < 1:
         value, unit = 1e3 * value, "ms"
@@ -191,7 +197,8 @@ def threshold_text(name: str, value: float, params: Params | None) -> str:
 
 
 def flip_text(flip: str, params: Params | None) -> str:
-    """An atlas flip (``"decision_time ≤ 0.001429: holds at 10/12; above: 0/4"``) in words."""
+    """An atlas flip (``"decision_time ≤ 0.001429: holds at 10/12; above: 0/4"``) in words,
+    as HTML (symbols and reading names rendered)."""
     if not flip:
         return ""
     m = _FLIP.match(flip)
@@ -203,10 +210,11 @@ def flip_text(flip: str, params: Params | None) -> str:
     m = _READING.match(flip)
     if m:
         return (
-            f"under the reading “{m['name']}”: holds at {m['k2']} of {m['n2']} points; "
+            f"under the reading “{prose_html(m['name'], params)}”: holds at {m['k2']} of "
+            f"{m['n2']} points; "
             f"under the others: {m['k1']} of {m['n1']}"
         )
-    return flip
+    return html.escape(flip)
 
 
 def _params_of(paper: str) -> Params | None:
@@ -261,7 +269,6 @@ def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     horizontally (never rotated over the colour bar), a vertical colour bar on the right,
     every label at least 10 pt (the layout check finds no overlap).
     """
-    import textwrap
 
     import numpy as np
 
@@ -279,7 +286,8 @@ def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     fig, ax = figure(width=width, height=1.6 + 0.5 * len(ids))
     ax.grid(False)
     im = ax.imshow(share, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    names = [textwrap.fill(r.replace("_", " "), 12) for r in readings]
+    params = _params_of(paper) if paper else None
+    names = [_reading_label(r, params) for r in readings]
     ax.set_xticks(range(len(readings)), names, fontsize=10)
     ax.set_yticks(range(len(ids)), [f"claim {i}" for i in range(1, len(ids) + 1)], fontsize=10)
     ax.tick_params(length=0)
@@ -298,8 +306,25 @@ def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     return fig
 
 
+def _reading_label(reading: str, params) -> str:
+    """A reading (``arrivals=spread``, ``eq11_unit=ms``) as a heatmap label: the parameter's
+    symbol (mathtext) over its value, never a word broken in two."""
+    import textwrap
+
+    if "=" not in reading:
+        return textwrap.fill(reading.replace("_", " "), 12, break_long_words=False)
+    name, value = reading.split("=", 1)
+    p = params.get(name) if params is not None else None
+    if p is not None and p.symbol and p.symbol != name:
+        left = mathtext(p.symbol)
+    else:
+        left = name.replace("_", " ")
+    return f"{left} =\n{value.replace('_', ' ')}"
+
+
 def atlas_prose(table: pd.DataFrame) -> str:
-    """A paragraph generated from an :func:`atlas_frame` table (so it never contradicts it)."""
+    """A paragraph generated from an :func:`atlas_frame` table (so it never contradicts it),
+    as HTML (the table's flips carry rendered symbols)."""
     parts = []
     for _, r in table.iterrows():
         claim = f"Claim {r['#']}" if "#" in r else r["claim"]
@@ -328,7 +353,7 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
     out = w.Output()
     with out:
         display(atlas_figure(frame, paper))
-    prose = w.HTML(f"<p>{html.escape(atlas_prose(table))}</p>")
+    prose = w.HTML(f"<p>{atlas_prose(table)}</p>")  # its cells are HTML already
     return w.VBox(
         [table_html(table, caption=f"{paper} claim atlas (over every reading)"), prose, out]
     )
