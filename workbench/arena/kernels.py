@@ -33,13 +33,11 @@ import numpy as np
 from numba import njit, typeof, types
 
 from workbench.arena.policies import decide
-from workbench.kernels.events import new_queue, queue_before, queue_pop, queue_push
 
 __all__ = ["Net", "Tasks", "Policy", "engine", "BIG", "USER_SIG"]
 
 #: "unbounded" for servers and capacities
 BIG = 2**40
-REACH, DEPART = 1, 2  # heap events (arrivals are merged in from the sorted tasks)
 # copy states
 TRANSIT, WAITING, SERVING, DONE, CANCELLED, LOST = 0, 1, 2, 3, 4, 5
 
@@ -82,6 +80,76 @@ class Policy(NamedTuple):
     par: np.ndarray  # float64: the policy's parameters (layout in policies.py)
 
 
+class _Heap(NamedTuple):
+    """The pending events: a 4-ary min-heap on ``(time, seq)`` over the prefix of three
+    arrays. ``seq`` numbers events in the order they were scheduled and is unique, so the
+    order in which events leave is the total order on ``(time, seq)`` whatever the heap's
+    shape; ``ev`` packs the copy and the event kind (``2 * copy + 1`` for a departure,
+    ``2 * copy`` for a copy reaching its node)."""
+
+    time: np.ndarray  # float64
+    seq: np.ndarray  # int64
+    ev: np.ndarray  # int64
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _before(t1, s1, t2, s2):
+    return t1 < t2 or (t1 == t2 and s1 < s2)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _push(q, size, t, seq, ev):
+    """Insert an event into ``q[:size]`` (room guaranteed); returns the new size."""
+    pos = size
+    while pos > 0:
+        up = (pos - 1) >> 2
+        tu = q.time[up]
+        if t < tu or (t == tu and seq < q.seq[up]):
+            q.time[pos] = tu
+            q.seq[pos] = q.seq[up]
+            q.ev[pos] = q.ev[up]
+            pos = up
+        else:
+            break
+    q.time[pos] = t
+    q.seq[pos] = seq
+    q.ev[pos] = ev
+    return size + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pop(q, size):
+    """Drop the earliest event of the non-empty ``q[:size]`` (read at index 0 first);
+    returns the new size."""
+    size -= 1
+    if size == 0:
+        return size
+    t, seq, ev = q.time[size], q.seq[size], q.ev[size]
+    pos = 0
+    while True:
+        first = 4 * pos + 1
+        if first >= size:
+            break
+        best = first
+        bt, bs = q.time[first], q.seq[first]
+        last = min(first + 4, size)
+        for ch in range(first + 1, last):
+            ct = q.time[ch]
+            if ct < bt or (ct == bt and q.seq[ch] < bs):
+                best, bt, bs = ch, ct, q.seq[ch]
+        if bt < t or (bt == t and bs < seq):
+            q.time[pos] = bt
+            q.seq[pos] = bs
+            q.ev[pos] = q.ev[best]
+            pos = best
+        else:
+            break
+    q.time[pos] = t
+    q.seq[pos] = seq
+    q.ev[pos] = ev
+    return size
+
+
 class _State(NamedTuple):
     n_in: np.ndarray  # copies held per node (waiting + in service)
     busy: np.ndarray  # busy servers per node
@@ -122,7 +190,7 @@ def _start(net, st, q, k, c, now):
     _touch(st, k, now)
     st.busy[k] += 1
     st.c_state[c] = SERVING
-    st.ctr[0] = queue_push(q, st.ctr[0], now + st.c_work[c], st.ctr[1], DEPART, c, 0.0)
+    st.ctr[0] = _push(q, st.ctr[0], now + st.c_work[c], st.ctr[1], 2 * c + 1)
     st.ctr[1] += 1
 
 
@@ -184,7 +252,7 @@ def _send(net, tk, st, q, c, a, b, forward, now):
         st.energy_tx[i] += tk.bits[i] * net.epb[a, b]
     dt = net.delay[a, b] + tk.bits[i] * net.invbw[a, b]
     if dt > 0.0 or forward:
-        st.ctr[0] = queue_push(q, st.ctr[0], now + dt, st.ctr[1], REACH, c, 0.0)
+        st.ctr[0] = _push(q, st.ctr[0], now + dt, st.ctr[1], 2 * c)
         st.ctr[1] += 1
     else:
         _admit(net, tk, st, q, c, b, now)
@@ -321,7 +389,8 @@ def _run(net, tk, pol, warm, user):
     for k in range(n_nodes):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
-    q = new_queue(n * m + 2)
+    cap = n * m + 2
+    q = _Heap(np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
     t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
@@ -357,7 +426,7 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     nxt, nxt_seq = 0, 0
     st.ctr[1] = 1 if n > 0 else 0
     while nxt < n or st.ctr[0] > 0:
-        if nxt < n and (st.ctr[0] == 0 or queue_before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])):
+        if nxt < n and (st.ctr[0] == 0 or _before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])):
             i = nxt
             now = tk.t[i]
             if i == warm:
@@ -371,10 +440,10 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
                 st.ctr[1] += 1
             _place(net, tk, pol, user, st, q, i, tk.node[i], 0, -1, now)
             continue
-        now, kind, arg = q.time[0], q.kind[0], q.arg[0]
-        st.ctr[0] = queue_pop(q, st.ctr[0])
-        if kind == REACH:
-            c = arg
+        now, ev = q.time[0], q.ev[0]
+        st.ctr[0] = _pop(q, st.ctr[0])
+        c = ev >> 1
+        if ev & 1 == 0:  # the copy reaches its node
             if st.c_state[c] == CANCELLED:
                 continue
             if st.c_decide[c] == 1:
@@ -383,7 +452,7 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
             else:
                 _admit(net, tk, st, q, c, st.c_node[c], now)
         else:
-            _depart(net, tk, st, q, arg, now)
+            _depart(net, tk, st, q, c, now)
     return t0
 
 
