@@ -81,15 +81,22 @@ class Policy(NamedTuple):
 
 
 class _Heap(NamedTuple):
-    """The pending events: a 4-ary min-heap on ``(time, seq)`` over the prefix of three
-    arrays. ``seq`` numbers events in the order they were scheduled and is unique, so the
-    order in which events leave is the total order on ``(time, seq)`` whatever the heap's
-    shape; ``ev`` packs the copy and the event kind (``2 * copy + 1`` for a departure,
-    ``2 * copy`` for a copy reaching its node)."""
+    """The pending events: a 4-ary min-heap on ``(time, seq)`` over the prefix of
+    ``time, seq, ev``, and a FIFO lane (a ring over ``ltime, lseq, lev``) that takes a copy's
+    move whenever it is due no earlier than the lane's last event (equal link delays make
+    moves due in the order they leave), so the lane stays sorted and most moves skip the
+    heap. ``seq`` numbers events in the order they were scheduled and is unique, so events
+    leave in the total order on ``(time, seq)`` whichever structure holds them; ``ev``
+    packs the copy and the event kind (``2 * copy + 1`` a departure, ``2 * copy`` a copy
+    reaching its node). Each copy has at most one pending event, so ``n * M + 2`` places
+    suffice for the heap and the lane each."""
 
     time: np.ndarray  # float64
     seq: np.ndarray  # int64
     ev: np.ndarray  # int64
+    ltime: np.ndarray  # float64
+    lseq: np.ndarray  # int64
+    lev: np.ndarray  # int64
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -175,7 +182,7 @@ class _State(NamedTuple):
     buf: np.ndarray  # int64 scratch: targets of a decision
     fbuf: np.ndarray  # float64 scratch for user candidates (5 rows)
     ibuf: np.ndarray  # int64 scratch: the user candidates' node ids
-    ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled]
+    ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled, lane head, lane size]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -252,7 +259,17 @@ def _send(net, tk, st, q, c, a, b, forward, now):
         st.energy_tx[i] += tk.bits[i] * net.epb[a, b]
     dt = net.delay[a, b] + tk.bits[i] * net.invbw[a, b]
     if dt > 0.0 or forward:
-        st.ctr[0] = _push(q, st.ctr[0], now + dt, st.ctr[1], 2 * c)
+        t = now + dt
+        cnt = st.ctr[5]
+        cap = q.ltime.shape[0]
+        if cnt == 0 or t >= q.ltime[(st.ctr[4] + cnt - 1) % cap]:
+            tail = (st.ctr[4] + cnt) % cap
+            q.ltime[tail] = t
+            q.lseq[tail] = st.ctr[1]
+            q.lev[tail] = 2 * c
+            st.ctr[5] = cnt + 1
+        else:
+            st.ctr[0] = _push(q, st.ctr[0], t, st.ctr[1], 2 * c)
         st.ctr[1] += 1
     else:
         _admit(net, tk, st, q, c, b, now)
@@ -366,7 +383,7 @@ def _state(n_nodes, n, m, max_deg, r):
         np.full(max(m, 2), -1, np.int64),
         np.zeros((5, max_deg + 2)),
         np.zeros(max_deg + 2 + r, np.int64),
-        np.zeros(4, np.int64),
+        np.zeros(6, np.int64),
     )
 
 
@@ -390,7 +407,8 @@ def _run(net, tk, pol, warm, user):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
     cap = n * m + 2
-    q = _Heap(np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64))
+    q = _Heap(np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
+              np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64))  # fmt: skip
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
     t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
@@ -425,8 +443,17 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     # before the heap's earliest event exactly when it would have left the heap first.
     nxt, nxt_seq = 0, 0
     st.ctr[1] = 1 if n > 0 else 0
-    while nxt < n or st.ctr[0] > 0:
-        if nxt < n and (st.ctr[0] == 0 or _before(tk.t[nxt], nxt_seq, q.time[0], q.seq[0])):
+    cap = q.ltime.shape[0]
+    while True:
+        # the earliest pending event: the heap's top or the lane's head (src 1 or 2)
+        src, et, es, h = 0, 0.0, 0, st.ctr[4]
+        if st.ctr[0] > 0:
+            src, et, es = 1, q.time[0], q.seq[0]
+        if st.ctr[5] > 0:
+            lt, ls = q.ltime[h], q.lseq[h]
+            if src == 0 or _before(lt, ls, et, es):
+                src, et, es = 2, lt, ls
+        if nxt < n and (src == 0 or _before(tk.t[nxt], nxt_seq, et, es)):
             i = nxt
             now = tk.t[i]
             if i == warm:
@@ -440,8 +467,16 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
                 st.ctr[1] += 1
             _place(net, tk, pol, user, st, q, i, tk.node[i], 0, -1, now)
             continue
-        now, ev = q.time[0], q.ev[0]
-        st.ctr[0] = _pop(q, st.ctr[0])
+        if src == 0:
+            break
+        now = et
+        if src == 1:
+            ev = q.ev[0]
+            st.ctr[0] = _pop(q, st.ctr[0])
+        else:
+            ev = q.lev[h]
+            st.ctr[4] = h + 1 if h + 1 < cap else 0
+            st.ctr[5] -= 1
         c = ev >> 1
         if ev & 1 == 0:  # the copy reaches its node
             if st.c_state[c] == CANCELLED:
