@@ -96,15 +96,14 @@ def collect(n=3000) -> dict:
             for seed in (1, 7):
                 tk = draw_tasks(sc, n, copies, uniforms, np.random.default_rng(seed))
                 out = run(net, tk, Policy(code, par), n // 10, user)
-                got[(sname, pname, str(params), seed)] = tuple(
-                    np.asarray(x).copy() for x in out
-                )
+                got[(sname, pname, str(params), seed)] = tuple(np.asarray(x).copy() for x in out)
     # the SimPy benchmark's scenario and size
     sc = _ring(50)
     net = compile_scenario(sc)
     code, par, user, copies, uniforms, _ = _policy("random", {}, "identity")
     tk = draw_tasks(sc, 20_000, 1, 2, np.random.default_rng(1))
-    got[("ring50", "random_bench")] = tuple(np.asarray(x).copy() for x in run(net, tk, Policy(code, par), 0, user))
+    out = run(net, tk, Policy(code, par), 0, user)
+    got[("ring50", "random_bench")] = tuple(np.asarray(x).copy() for x in out)
     return got
 
 
@@ -113,12 +112,11 @@ def _same(a, b) -> bool:
         return a == b
     if len(a) != len(b):
         return False
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if x.dtype != y.dtype or x.shape != y.shape:
             return False
-        if x.dtype.kind == "f":
-            if not np.array_equal(x.view(np.uint64) if x.ndim else x.reshape(1).view(np.uint64),
-                                  y.view(np.uint64) if y.ndim else y.reshape(1).view(np.uint64)):
+        if x.dtype.kind == "f":  # the bits: NaN equals NaN, -0.0 differs from 0.0
+            if not np.array_equal(x.reshape(-1).view(np.uint64), y.reshape(-1).view(np.uint64)):
                 return False
         elif not np.array_equal(x, y):
             return False

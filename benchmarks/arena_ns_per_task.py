@@ -16,8 +16,8 @@ sys.path.insert(0, _ROOT)
 sys.path.insert(0, os.path.join(_ROOT, "benchmarks"))
 
 import numpy as np  # noqa: E402
-
 from bench_arena_simpy import ring, run_engine  # noqa: E402
+
 from workbench.arena.compile import compile_scenario, draw_tasks  # noqa: E402
 
 
