@@ -1,0 +1,152 @@
+"""The arena engine's outputs recorded once and compared exactly later: a speed-up must
+change no number.
+
+Run ``python benchmarks/arena_identity.py record FILE`` with the code before a change, then
+``python benchmarks/arena_identity.py check FILE`` after it. Recorded: every output array of
+the compiled engine (finish, where, copies, hops, energy_tx, busy areas, span, counters) for
+every built-in policy and a user policy, on every shipped scenario, a mesh with a cloud, a
+small-capacity mesh (many losses) and the SimPy benchmark's ring, several seeds each.
+``check`` compares with exact equality (NaN equal to NaN, same dtype) and exits 1 on the
+first difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_ROOT, ".numba_cache"))
+sys.path.insert(0, _ROOT)
+
+import numpy as np  # noqa: E402
+
+from workbench import arena  # noqa: E402
+from workbench.arena.compile import compile_scenario, draw_tasks  # noqa: E402
+from workbench.arena.kernels import Policy, engine  # noqa: E402
+from workbench.arena.scenario import load_scenario, shipped  # noqa: E402
+from workbench.arena.simulation import _policy  # noqa: E402
+
+
+def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
+    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+             for k in range(n_nodes)]  # fmt: skip
+    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
+             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
+    if cloud:
+        nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
+        links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
+    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
+    work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
+             "size": size} for k in range(n_nodes)]  # fmt: skip
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _ring(n_nodes=50, servers=4, capacity=16, delay=0.001, load=0.8, mean=0.1):
+    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+             for k in range(n_nodes)]  # fmt: skip
+    links = [{"a": f"e{k}", "b": f"e{(k + 1) % n_nodes}", "delay": delay}
+             for k in range(n_nodes)]  # fmt: skip
+    rate = load * servers / mean
+    work = [{"source": f"e{k}", "rate": rate * (0.8 + 0.4 * (k % 2)),
+             "size": {"dist": "exponential", "mean": mean}} for k in range(n_nodes)]  # fmt: skip
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+@arena.policy
+def shortest_delay(queue, servers, speed, delay, u):
+    best, j = np.inf, -1
+    for c in range(queue.shape[0]):
+        w = queue[c] / (servers[c] * speed[c]) + delay[c]
+        if w < best or (w == best and u < 0.5):
+            best, j = w, c
+    return j
+
+
+POLICIES = [
+    ("local", {}), ("cloud", {}), ("random", {}), ("jsq", {}), ("power_of_d", {"d": 2}),
+    ("power_of_d", {"d": 3}), ("threshold", {"theta": 0.25, "e_max": 2}),
+    ("threshold", {"theta": 0.0, "e_max": 0}), ("overflow", {"p": 0.5}),
+    ("overflow", {"p": 1.0}), ("replicate", {"m": 2}), ("replicate", {"m": 3}), ("red", {}),
+    ("red", {"min_th": 1.0, "max_th": 3.0, "max_p": 0.5, "w_q": 0.2}), ("hedge_cache", {}),
+    ("hedge_cache", {"cache_size": 2, "deadline": 0.5}), (shortest_delay, {}),
+]  # fmt: skip
+
+
+def _scenarios():
+    out = [(name, load_scenario(name)) for name in shipped()]
+    out += [("mesh", _mesh()), ("mesh_small", _mesh(capacity=2, rate=4.0)),
+            ("mesh_nocloud", _mesh(cloud=False)), ("ring", _ring(20))]  # fmt: skip
+    return out
+
+
+def collect(n=3000) -> dict:
+    got = {}
+    run = engine()
+    for sname, sc in _scenarios():
+        net = compile_scenario(sc)
+        for pol, params in POLICIES:
+            try:
+                code, par, user, copies, uniforms, pname = _policy(pol, dict(params), "identity")
+            except Exception as exc:  # noqa: BLE001 - a policy the scenario cannot run
+                got[(sname, str(pol), str(params))] = repr(exc)
+                continue
+            for seed in (1, 7):
+                tk = draw_tasks(sc, n, copies, uniforms, np.random.default_rng(seed))
+                out = run(net, tk, Policy(code, par), n // 10, user)
+                got[(sname, pname, str(params), seed)] = tuple(np.asarray(x).copy() for x in out)
+    # the SimPy benchmark's scenario and size
+    sc = _ring(50)
+    net = compile_scenario(sc)
+    code, par, user, copies, uniforms, _ = _policy("random", {}, "identity")
+    tk = draw_tasks(sc, 20_000, 1, 2, np.random.default_rng(1))
+    out = run(net, tk, Policy(code, par), 0, user)
+    got[("ring50", "random_bench")] = tuple(np.asarray(x).copy() for x in out)
+    return got
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x.dtype != y.dtype or x.shape != y.shape:
+            return False
+        if x.dtype.kind == "f":  # the bits: NaN equals NaN, -0.0 differs from 0.0
+            if not np.array_equal(x.reshape(-1).view(np.uint64), y.reshape(-1).view(np.uint64)):
+                return False
+        elif not np.array_equal(x, y):
+            return False
+    return True
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("record", "check"))
+    ap.add_argument("file")
+    args = ap.parse_args(argv)
+    got = collect()
+    if args.mode == "record":
+        with open(args.file, "wb") as f:
+            pickle.dump(got, f)
+        n_err = sum(isinstance(v, str) for v in got.values())
+        print(f"recorded {len(got)} runs ({n_err} policy/scenario pairs refused) to {args.file}")
+        return 0
+    with open(args.file, "rb") as f:
+        ref = pickle.load(f)
+    if set(ref) != set(got):
+        print("different run sets")
+        return 1
+    for key in ref:
+        if not _same(ref[key], got[key]):
+            print(f"DIFFERENT: {key}")
+            return 1
+    print(f"identical: {len(ref)} runs, every output bit for bit")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
