@@ -22,6 +22,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_ROOT, ".numba_cache"))
 sys.path.insert(0, _ROOT)
 
 import numpy as np  # noqa: E402
+from bench_arena_simpy import ring  # noqa: E402  (the SimPy benchmark's ring, this folder)
 
 from workbench import arena  # noqa: E402
 from workbench.arena.compile import compile_scenario, draw_tasks  # noqa: E402
@@ -41,17 +42,6 @@ def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
     size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
     work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
              "size": size} for k in range(n_nodes)]  # fmt: skip
-    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
-
-
-def _ring(n_nodes=50, servers=4, capacity=16, delay=0.001, load=0.8, mean=0.1):
-    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
-             for k in range(n_nodes)]  # fmt: skip
-    links = [{"a": f"e{k}", "b": f"e{(k + 1) % n_nodes}", "delay": delay}
-             for k in range(n_nodes)]  # fmt: skip
-    rate = load * servers / mean
-    work = [{"source": f"e{k}", "rate": rate * (0.8 + 0.4 * (k % 2)),
-             "size": {"dist": "exponential", "mean": mean}} for k in range(n_nodes)]  # fmt: skip
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
@@ -78,7 +68,7 @@ POLICIES = [
 def _scenarios():
     out = [(name, load_scenario(name)) for name in shipped()]
     out += [("mesh", _mesh()), ("mesh_small", _mesh(capacity=2, rate=4.0)),
-            ("mesh_nocloud", _mesh(cloud=False)), ("ring", _ring(20))]  # fmt: skip
+            ("mesh_nocloud", _mesh(cloud=False)), ("ring", ring(20))]  # fmt: skip
     return out
 
 
@@ -98,7 +88,7 @@ def collect(n=3000) -> dict:
                 out = run(net, tk, Policy(code, par), n // 10, user)
                 got[(sname, pname, str(params), seed)] = tuple(np.asarray(x).copy() for x in out)
     # the SimPy benchmark's scenario and size
-    sc = _ring(50)
+    sc = ring(50)
     net = compile_scenario(sc)
     code, par, user, copies, uniforms, _ = _policy("random", {}, "identity")
     tk = draw_tasks(sc, 20_000, 1, 2, np.random.default_rng(1))

@@ -110,9 +110,8 @@ def _push(q, size, t, seq, ev):
     pos = size
     while pos > 0:
         up = (pos - 1) >> 2
-        tu = q.time[up]
-        if t < tu or (t == tu and seq < q.seq[up]):
-            q.time[pos] = tu
+        if _before(t, seq, q.time[up], q.seq[up]):
+            q.time[pos] = q.time[up]
             q.seq[pos] = q.seq[up]
             q.ev[pos] = q.ev[up]
             pos = up
@@ -141,10 +140,9 @@ def _pop(q, size):
         bt, bs = q.time[first], q.seq[first]
         last = min(first + 4, size)
         for ch in range(first + 1, last):
-            ct = q.time[ch]
-            if ct < bt or (ct == bt and q.seq[ch] < bs):
-                best, bt, bs = ch, ct, q.seq[ch]
-        if bt < t or (bt == t and bs < seq):
+            if _before(q.time[ch], q.seq[ch], bt, bs):
+                best, bt, bs = ch, q.time[ch], q.seq[ch]
+        if _before(bt, bs, t, seq):
             q.time[pos] = bt
             q.seq[pos] = bs
             q.ev[pos] = q.ev[best]
