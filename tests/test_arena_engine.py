@@ -97,23 +97,32 @@ def test_simultaneous_events_leave_in_the_order_they_were_scheduled(name, params
     """Arrivals on a grid of exact binary times, link delays and service times on the same
     grid: arrivals, reaches and departures coincide, and the engine (which keeps the next
     arrival outside its heap) orders every tie as the slow twin's heap does."""
-    sc = _mesh(capacity=3, delay=0.25)
+    tk, finish, where = _on_a_grid_like_the_twin(_mesh(capacity=3, delay=0.25), name,
+                                                  params.get("m", 1), 1500, seed=7)  # fmt: skip
+    t = tk.t
+    # ties happened: some task finished exactly when another arrived
+    assert np.isin(finish[where >= 0], t).mean() > 0.2
+    assert (where < 0).any() and (where >= 0).mean() > 0.5
+
+
+def _on_a_grid_like_the_twin(sc, name, m, n, seed, input_bits=0.0):
+    """Tasks on a quarter-second grid (arrival times and sizes repeat, so events tie; input
+    bits 0 or ``input_bits`` per task), run by the engine and by the slow twin: the two must
+    agree on every task's node and finish time. Returns the tasks, finish times and nodes."""
     net = compile_scenario(sc)
-    rng = np.random.default_rng(7)
-    n, m = 1500, params.get("m", 1)
+    rng = np.random.default_rng(seed)
     tk0 = draw_tasks(sc, n, m, 2, rng)
     t = 0.25 * np.cumsum(rng.integers(0, 3, n)).astype(float)  # repeats: equal arrival times
     size = 0.25 * rng.integers(1, 8, (n, m)).astype(float)
-    tk = tk0._replace(t=t, size=size, bits=np.zeros(n))
+    bits = input_bits * rng.integers(0, 2, n).astype(float) if input_bits else np.zeros(n)
+    tk = tk0._replace(t=t, size=size, bits=bits)
     par = np.zeros(N_PAR)
     par[_PAR_INDEX["m"]] = m
     finish, where = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)[:2]
     t_finish, t_where = Twin(net, tk, name, m=m).run()
     assert np.array_equal(where, np.array(t_where))
     assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
-    # ties happened: some task finished exactly when another arrived
-    assert np.isin(finish[where >= 0], t).mean() > 0.2
-    assert (where < 0).any() and (where >= 0).mean() > 0.5
+    return tk, finish, where
 
 
 @pytest.mark.parametrize("name, params", [("random", {}), ("replicate", {"m": 2})])
@@ -129,20 +138,9 @@ def test_moves_over_equal_links_keep_the_tie_order(name, params):
     work = [{"source": f"e{k}", "rate": 3.0, "input_bits": 1.0,
              "size": {"dist": "exponential", "mean": 1.0}} for k in range(4)]  # fmt: skip
     sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
-    net = compile_scenario(sc)
-    rng = np.random.default_rng(11)
-    n, m = 2000, params.get("m", 1)
-    tk0 = draw_tasks(sc, n, m, 2, rng)
-    t = 0.25 * np.cumsum(rng.integers(0, 3, n)).astype(float)
-    size = 0.25 * rng.integers(1, 8, (n, m)).astype(float)
-    bits = 2.5e5 * rng.integers(0, 2, n).astype(float)
-    tk = tk0._replace(t=t, size=size, bits=bits)
-    par = np.zeros(N_PAR)
-    par[_PAR_INDEX["m"]] = m
-    finish, where = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)[:2]
-    t_finish, t_where = Twin(net, tk, name, m=m).run()
-    assert np.array_equal(where, np.array(t_where))
-    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    tk, finish, where = _on_a_grid_like_the_twin(sc, name, params.get("m", 1), 2000, seed=11,
+                                                  input_bits=2.5e5)  # fmt: skip
+    t = tk.t
     moved = where[where >= 0] != tk.node[where >= 0]
     assert moved.mean() > 0.2  # moves happened
     assert np.isin(finish[where >= 0], t).mean() > 0.2  # ties happened
