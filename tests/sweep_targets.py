@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -35,6 +36,8 @@ def counting(x, *, counter_dir, seed):
     """
     d = Path(counter_dir)
     (d / f"call-{x}-{uuid.uuid4().hex}").touch()
+    if (d / "slow").exists():  # seconds each call takes, so a test can catch one running
+        time.sleep(float((d / "slow").read_text()))
     for trigger in ("fail", "crash", "interrupt"):
         f = d / trigger
         if f.exists() and int(f.read_text()) == x:

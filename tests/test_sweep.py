@@ -6,6 +6,7 @@ import concurrent.futures as cf
 import multiprocessing
 import pickle
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -156,12 +157,19 @@ def test_dask_point_error_names_point_and_resumes(dask_cluster, tmp_path):
     counters, cache = tmp_path / "calls", tmp_path / "cache"
     counters.mkdir()
     (counters / "fail").write_text("2")
+    (counters / "slow").write_text("0.4")
     with pytest.raises(SweepPointError, match=r"x=2") as info:
         run_counting(counters, cache, client=client, chunk_size=1)
     assert isinstance(info.value.__cause__, ValueError)
     cached = len(list(cache.rglob("*.pkl")))
     assert cached <= 5
+    # nothing of the stopped sweep goes on running on the cluster: the cache and the call
+    # count stay as they were when the error reached us
+    ran = st.calls(counters)
+    time.sleep(1.5)
+    assert len(list(cache.rglob("*.pkl"))) == cached and st.calls(counters) == ran
     (counters / "fail").unlink()
+    (counters / "slow").unlink()
     df = run_counting(counters, cache, client=client, chunk_size=1)
     assert df.attrs["sweep"]["from_cache"] == cached
     assert df.attrs["sweep"]["computed"] == 6 - cached

@@ -53,6 +53,7 @@ from workbench.validation import check_int, check_seed
 __all__ = ["sweep", "point_seed", "SweepError", "SweepPointError"]
 
 _CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler given by address
+_DASK_SETTLE_TIMEOUT = 120.0  # seconds a stopped Dask sweep waits for its points on workers
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -527,8 +528,34 @@ def _run(parallel, calls, tasks, results, bar, func_id, backend) -> None:
         with warnings.catch_warnings():  # joblib says it cancelled tasks: that is the aim
             warnings.simplefilter("ignore", UserWarning)
             outputs.close()
+        if backend == "dask" and not finished:
+            _settle_dask(parallel, wait=not interrupted)
         if interrupted and not finished:
             _reap_new_children(before)
+
+
+def _settle_dask(parallel, wait: bool, timeout: float = _DASK_SETTLE_TIMEOUT) -> None:
+    """After a Dask sweep stopped early: cancel its evaluations still queued and (unless
+    interrupted) wait for those already on a worker, so none keeps computing or writing to
+    the cache once the error has reached the caller.
+
+    joblib's Dask backend only forgets its futures when a generator is closed: without this,
+    the whole rest of the grid went on running in the background, and a re-run raced it."""
+    backend = getattr(parallel, "_backend", None)
+    client = getattr(backend, "client", None)
+    futures = [f for f in getattr(backend, "_results", {}) if not f.done()]
+    if client is None or not futures:
+        return
+    with contextlib.suppress(Exception):  # a cluster going away must not hide the error
+        on_workers = {k for keys in client.processing().values() for k in keys}
+        running = [f for f in futures if f.key in on_workers]
+        client.cancel([f for f in futures if f.key not in on_workers])
+        if not wait:
+            client.cancel(running)
+            return
+        deadline = time.monotonic() + timeout  # polled: distributed.wait wants a default client
+        while not all(f.done() for f in running) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
 
 def _reap_new_children(before: set, timeout: float = 5.0) -> None:
