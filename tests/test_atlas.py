@@ -1,6 +1,8 @@
 """The claim atlas's verdict logic on synthetic claims with known answers, and every paper's
 declared plausible space (workbench.claims.atlas)."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -73,6 +75,16 @@ def test_same_seed_same_frame_on_any_number_of_workers(table):
     again = run_atlas(SPEC, PARAMS, TARGETS, quick=True, seed=3, n_workers=2, progress=False)
     pd.testing.assert_frame_equal(table, again)
     pd.testing.assert_frame_equal(table.attrs["points"], again.attrs["points"])
+
+
+@pytest.mark.parametrize(("seconds", "backend"), [(0.01, "in-process"), (60.0, "processes")])
+def test_a_long_atlas_runs_on_workers_a_short_one_in_this_process(table, seconds, backend):
+    """Without n_workers: a short atlas is not worth starting workers, a long one (P2's quick
+    atlas: 16 evaluations of about 20 s) uses every core; the numbers are the same."""
+    spec = dataclasses.replace(SPEC, seconds_per_evaluation=seconds)
+    got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, progress=False)
+    assert got.attrs["points"].attrs["sweep"]["backend"] == backend
+    pd.testing.assert_frame_equal(table, got)
 
 
 def test_verdict_rules_and_wilson_interval():

@@ -54,6 +54,19 @@ def voila(served_root, tmp_path_factory):
         yield server
 
 
+def headless_run_first(notebook: str) -> None:
+    """The notebook's headless run (test_notebooks.py's, the site's): done already, waited
+    for while the other xdist worker makes it (one lock per notebook), or made here.
+
+    Its kernel fills the results and atlas caches that JupyterLab's and Voila's kernels then
+    reuse. Without it a browser test could start while the other worker was still executing
+    the same notebook and compute everything a second time: P2's quick atlas alone is about
+    five CPU-minutes, which under load ran past the 300 s a view is given."""
+    from workbench.site.execute import execute_cached
+
+    execute_cached(bs.notebooks_dir() / notebook, quick=True, seed=0, log=lambda *_: None)
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
 def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
     notebook, browser, lab, served_root, record_property
@@ -64,6 +77,7 @@ def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
     figure of the notebook rendered as an image."""
     committed = bs.notebooks_dir() / notebook
     before = nbformat.read(committed, as_version=4)
+    headless_run_first(notebook)
     timings = bs.check_in_lab(browser, lab, notebook, served_root / notebook)
     record_property("timings_s", timings)
     bs.save_timings("jupyterlab", notebook, timings)
@@ -94,6 +108,7 @@ def test_jupyterlab_slider_redraws_figure_and_save_stays_clean(
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
 def test_voila_slider_redraws_figure(notebook, browser, voila, record_property):
+    headless_run_first(notebook)
     timings = bs.check_in_voila(browser, voila, notebook)
     record_property("timings_s", timings)
     bs.save_timings("voila", notebook, timings)

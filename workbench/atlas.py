@@ -251,6 +251,16 @@ def summarise_atlas(points: pd.DataFrame, names: list) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+IN_PROCESS_SECONDS = 30.0
+"""An atlas planned to take less (``AtlasSpec.seconds_per_evaluation`` × evaluations) runs
+in the calling process when ``n_workers`` is None; a longer one on worker processes."""
+
+
+def _seconds_each(spec: AtlasSpec, quick: bool) -> float:
+    """Planned seconds of one evaluation on one core (a full one ten times a quick one)."""
+    return spec.seconds_per_evaluation * (1 if quick else 10)
+
+
 def run_atlas(
     spec: AtlasSpec,
     params,
@@ -291,6 +301,9 @@ def run_atlas(
         evaluations * each,
         f"{evaluations} evaluations ({len(readings)} readings) of about {each:.3g} steps each",
     )
+    planned = evaluations * _seconds_each(spec, quick)
+    if n_workers is None and client is None and planned < IN_PROCESS_SECONDS:
+        n_workers = 1  # worker processes would spend longer starting than computing
     names = [p.name for p in ranges]
     grid = design(ranges, n_points, seed)
     grid.insert(0, "index", np.arange(n_points))
@@ -376,6 +389,9 @@ def atlas(
     design point is evaluated under every reading with the same seed (common random numbers),
     through :func:`workbench.sweep.sweep`: locally on joblib processes, or on a Dask cluster
     (``client`` = a ``distributed.Client`` or a scheduler address ``"tcp://host:8786"``).
+    With neither ``n_workers`` nor ``client``, an atlas planned to take under
+    :data:`IN_PROCESS_SECONDS` (``ATLAS.seconds_per_evaluation`` × evaluations) runs in the
+    calling process.
 
     **Holds.** At one evaluation a claim holds when its measured value is within the claims
     table's ``tolerance`` of the paper's ``value``. A measurement on a non-stationary run (or

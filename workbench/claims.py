@@ -190,6 +190,10 @@ class AtlasSpec:
     #: many (P4's quick evaluation: about 0.3 s); the atlas refuses a design whose total
     #: exceeds ``WORKBENCH_WORK_BUDGET`` (a full atlas needs it raised)
     work_per_evaluation: float = 3e7
+    #: seconds one quick evaluation takes on one core (a full one ten times as many); an
+    #: atlas planned above :data:`workbench.atlas.IN_PROCESS_SECONDS` runs on worker
+    #: processes, a smaller one in the calling process (no worker start-up)
+    seconds_per_evaluation: float = 0.5
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and

@@ -338,7 +338,8 @@ def atlas_prose(table: pd.DataFrame) -> str:
 def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed: int = 0):
     """A paper's claim atlas in words: its table, a paragraph generated from it, its figure.
 
-    Computed by :func:`workbench.claims.atlas` in this process and kept in
+    Computed by :func:`workbench.claims.atlas` (in this process, or on worker processes
+    when it is planned to take more than half a minute, as P2's does) and kept in
     :func:`workbench.claims.default_cache_dir` until the code or a claims table changes.
     """
     frame = claims.atlas(
@@ -346,7 +347,6 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
         quick=quick,
         n_points=n_points,
         seed=seed,
-        n_workers=1,
         cache_dir=claims.default_cache_dir(),
     )
     table = atlas_frame(frame, paper)

@@ -324,7 +324,8 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     return {claim: MEASURES[claim](ctx) for claim in ATLAS_CLAIMS}
 
 
-ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=4)
+ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=4,
+                  seconds_per_evaluation=20.0)  # fmt: skip
 """The quick atlas samples 4 points (× the readings): a point's 22 steady-state simulations
 cost about 9 CPU-s, so 8 points kept the notebook busy for minutes; the full atlas (64 points)
 is the verdict."""
