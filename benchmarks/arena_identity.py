@@ -29,20 +29,7 @@ from workbench.arena.compile import compile_scenario, draw_tasks  # noqa: E402
 from workbench.arena.kernels import Policy, engine  # noqa: E402
 from workbench.arena.scenario import load_scenario, shipped  # noqa: E402
 from workbench.arena.simulation import _policy  # noqa: E402
-
-
-def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
-    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
-             for k in range(n_nodes)]  # fmt: skip
-    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
-             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
-    if cloud:
-        nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
-        links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
-    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
-    work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
-             "size": size} for k in range(n_nodes)]  # fmt: skip
-    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+from workbench.arena.studies import mesh_scenario  # noqa: E402
 
 
 @arena.policy
@@ -67,8 +54,8 @@ POLICIES = [
 
 def _scenarios():
     out = [(name, load_scenario(name)) for name in shipped()]
-    out += [("mesh", _mesh()), ("mesh_small", _mesh(capacity=2, rate=4.0)),
-            ("mesh_nocloud", _mesh(cloud=False)), ("ring", ring(20))]  # fmt: skip
+    out += [("mesh", mesh_scenario()), ("mesh_small", mesh_scenario(capacity=2, lam=4.0)),
+            ("mesh_nocloud", mesh_scenario(cloud=False)), ("ring", ring(20))]  # fmt: skip
     return out
 
 

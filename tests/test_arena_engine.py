@@ -9,20 +9,7 @@ from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import Policy, engine
 from workbench.arena.policies import N_PAR, no_user
 from workbench.arena.simulation import _PAR_INDEX, POLICIES
-
-
-def _mesh(n_nodes=3, servers=2, capacity=4, delay=0.01, rate=2.5, cloud=True):
-    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
-             for k in range(n_nodes)]  # fmt: skip
-    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
-             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
-    if cloud:
-        nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
-        links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
-    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
-    work = [{"source": f"e{k}", "rate": rate * (1 + 0.3 * k), "input_bits": 1000.0,
-             "size": size} for k in range(n_nodes)]  # fmt: skip
-    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+from workbench.arena.studies import mesh_scenario
 
 
 def _run(sc, name, n=3000, seed=1, **params):
@@ -42,7 +29,7 @@ def _run(sc, name, n=3000, seed=1, **params):
      ("replicate", {"m": 3})],
 )  # fmt: skip
 def test_engine_equals_its_slow_twin_request_by_request(name, params):
-    sc = _mesh()
+    sc = mesh_scenario()
     net, tk, out = _run(sc, name, **params)
     finish, where = out[0], out[1]
     twin = Twin(net, tk, name, p=params.get("p", 1.0), m=params.get("m", 1))
@@ -56,7 +43,7 @@ def test_engine_equals_its_slow_twin_request_by_request(name, params):
 @pytest.mark.parametrize("name, params", [("overflow", {"p": 0.5}), ("replicate", {"m": 2}),
                                           ("jsq", {}), ("power_of_d", {"d": 2})])  # fmt: skip
 def test_conservation_every_task_and_copy_accounted_for(name, params):
-    sc = _mesh(capacity=2, rate=4.0, cloud=name != "overflow")
+    sc = mesh_scenario(capacity=2, lam=4.0, cloud=name != "overflow")
     net, tk, out = _run(sc, name, n=4000, **params)
     finish, where, copies, _, _, _, _, ctr = out
     n = len(tk.t)
@@ -71,7 +58,7 @@ def test_conservation_every_task_and_copy_accounted_for(name, params):
 
 def test_replicas_cancel_the_rest_and_copies_add_up():
     """Each copy ends exactly once: done (one per completed task), cancelled or lost."""
-    sc = _mesh(capacity=6, rate=3.0)
+    sc = mesh_scenario(capacity=6, lam=3.0)
     net = compile_scenario(sc)
     tk = draw_tasks(sc, 2000, 3, 2, np.random.default_rng(3))
     par = np.zeros(N_PAR)
@@ -97,7 +84,7 @@ def test_simultaneous_events_leave_in_the_order_they_were_scheduled(name, params
     """Arrivals on a grid of exact binary times, link delays and service times on the same
     grid: arrivals, reaches and departures coincide, and the engine (which keeps the next
     arrival outside its heap) orders every tie as the slow twin's heap does."""
-    tk, finish, where = _on_a_grid_like_the_twin(_mesh(capacity=3, delay=0.25), name,
+    tk, finish, where = _on_a_grid_like_the_twin(mesh_scenario(capacity=3, delay=0.25), name,
                                                   params.get("m", 1), 1500, seed=7)  # fmt: skip
     t = tk.t
     # ties happened: some task finished exactly when another arrived

@@ -31,6 +31,13 @@ The arena is not a paper: it is registered as :data:`workbench.registry.ARENA` f
 (``python -m workbench reproduce arena``), not in ``PAPERS``.
 """
 
+from workbench.arena.model import (
+    energy_per_task,
+    erlang_c_delay,
+    mm1_delay,
+    power_of_d_delay,
+    threshold_delay,
+)
 from workbench.arena.params import PARAMS
 from workbench.arena.scenario import (
     Scenario as Scenario,  # the type load_scenario returns (built through it, not walked)
@@ -54,4 +61,6 @@ __all__ = [
     "PARAMS", "POLICIES", "QUANTITIES", "ScenarioError", "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
     "simulate_to_precision",
+    # the theory the engine is checked against (workbench.arena.model)
+    "energy_per_task", "erlang_c_delay", "mm1_delay", "power_of_d_delay", "threshold_delay",
 ]  # fmt: skip

@@ -9,4 +9,13 @@ EXAMPLES = {
     "scenario": lambda: "neutral",
     "policy": lambda: "jsq",
     "load_scenario.path": lambda: "neutral",
+    # the theory functions (workbench.arena.model)
+    "erlang_c_delay.servers": lambda: 3,
+    "lam": lambda: 2.0,
+    "mu": lambda: 3.0,
+    "rho": lambda: 0.7,
+    "mean_size": lambda: 0.2,
+    "power_idle": lambda: 50.0,
+    "power_busy": lambda: 120.0,
+    "cloud_delay": lambda: 0.05,
 }

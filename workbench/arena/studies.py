@@ -23,8 +23,8 @@ from workbench.arena.simulation import simulate
 from workbench.sweep import sweep
 
 __all__ = [
-    "map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "validation_table",
-    "CONTENDERS",
+    "map_scenario", "mesh_scenario", "size_for_scv", "evaluate", "winner_map", "fronts",
+    "validation_table", "CONTENDERS",
 ]  # fmt: skip
 
 #: the policies compared on the map, with their parameters
@@ -52,6 +52,25 @@ def size_for_scv(scv: float, mean: float = MEAN_SIZE) -> dict:
         return {"dist": "exponential", "mean": mean}
     alpha = 1 + math.sqrt(1 + 1 / scv)  # Pareto: scv = 1 / (alpha (alpha - 2))
     return {"dist": "pareto", "scale": mean * (alpha - 1) / alpha, "alpha": alpha}
+
+
+def mesh_scenario(n_nodes=3, servers=2, capacity=4, delay=0.01, lam=2.5, cloud=True) -> Scenario:
+    """A small full mesh that exercises every part of the engine: ``n_nodes`` edge nodes
+    with waiting rooms, links of unequal delays ``delay × (1 + a + b)`` and 1 Mbit/s, a
+    cloud twice as fast 0.1 s away, Weibull task sizes (shape 0.8, scale 0.5) of 1000 input
+    bits, and sources of unequal rates ``lam × (1 + 0.3 k)``. The engine's identity checks
+    against its slow twin (tests and ``benchmarks/arena_identity.py``) run on it."""
+    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+             for k in range(n_nodes)]  # fmt: skip
+    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
+             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
+    if cloud:
+        nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
+        links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
+    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
+    work = [{"source": f"e{k}", "rate": lam * (1 + 0.3 * k), "input_bits": 1000.0,
+             "size": size} for k in range(n_nodes)]  # fmt: skip
+    return scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
 def map_scenario(load: float, link_delay: float, scv: float, servers: int = 4) -> Scenario:
