@@ -27,8 +27,12 @@ from scipy import stats
 from workbench.kernels.events import (
     _SCAN_MAX_SERVERS,
     _multiserver_fcfs,
+    lane_pop,
+    lane_push,
+    lane_takes,
     multiserver_fcfs,
     new_queue,
+    queue_before,
     queue_pop,
     queue_push,
 )
@@ -378,3 +382,62 @@ def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
     popped, wrong_payload = _drive_queue(times, pushes, len(ops))
     assert popped.tolist() == expected
     assert wrong_payload == 0
+
+
+@njit(cache=True)
+def _drive_queue_and_lane(times, pushes, capacity):
+    """As :func:`_drive_queue`, with a lane beside the heap: an event joins the lane when
+    the lane takes it (due no earlier than its last), else the heap; a pop takes the
+    earlier of the heap's top and the lane's head. Also returns how many went to the lane."""
+    q, lane = new_queue(capacity), new_queue(capacity)
+    size, head, count, seq, n, laned = 0, 0, 0, 0, 0, 0
+    popped = np.empty(len(times), np.int64)
+    for i in range(len(times) + capacity):
+        if i < len(times) and (pushes[i] or size + count == 0):
+            if lane_takes(lane, head, count, times[i]):
+                count = lane_push(lane, head, count, times[i], seq, 0, i, 0.0)
+                laned += 1
+            else:
+                size = queue_push(q, size, times[i], seq, 0, i, 0.0)
+            seq += 1
+            continue
+        if size + count == 0:
+            break
+        if count > 0 and (size == 0 or queue_before(lane.time[head], lane.seq[head],
+                                                    q.time[0], q.seq[0])):  # fmt: skip
+            popped[n] = lane.arg[head]
+            head = lane_pop(lane, head)
+            count -= 1
+        else:
+            popped[n] = q.arg[0]
+            size = queue_pop(q, size)
+        n += 1
+    return popped[:n], laned
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
+def test_a_lane_beside_the_heap_keeps_the_order_of_heapq(ops):
+    """The arena's moves skip the heap through the lane; the pop order must not change."""
+    times = np.array([t for t, _ in ops])
+    pushes = np.array([p for _, p in ops])
+    heap, expected, seq = [], [], 0
+    for i, (t, push) in enumerate(ops):
+        if push or not heap:
+            heapq.heappush(heap, (t, seq, i))
+            seq += 1
+        else:
+            expected.append(heapq.heappop(heap)[2])
+    expected += [heapq.heappop(heap)[2] for _ in range(len(heap))]
+    popped, laned = _drive_queue_and_lane(times, pushes, len(ops))
+    assert popped.tolist() == expected
+    assert laned >= 1  # the first push always joins the empty lane
+
+
+def test_the_lane_wraps_around_its_ring():
+    """Five times more events than places pass through a lane of 4 places, in order."""
+    times = np.arange(40.0)  # increasing: every push joins the lane
+    pushes = np.tile([True, True, True, False, False, False], 7)[:40]
+    popped, laned = _drive_queue_and_lane(times, pushes, 4)
+    pushed = [i for i in range(40) if pushes[i]]
+    assert laned == len(pushed) == 21 and popped.tolist() == pushed

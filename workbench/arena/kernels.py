@@ -33,6 +33,16 @@ import numpy as np
 from numba import njit, typeof, types
 
 from workbench.arena.policies import decide
+from workbench.kernels.events import (
+    EventQueue,
+    lane_pop,
+    lane_push,
+    lane_takes,
+    new_queue,
+    queue_before,
+    queue_pop,
+    queue_push,
+)
 
 __all__ = ["Net", "Tasks", "Policy", "engine", "BIG", "USER_SIG"]
 
@@ -80,79 +90,23 @@ class Policy(NamedTuple):
     par: np.ndarray  # float64: the policy's parameters (layout in policies.py)
 
 
-class _Heap(NamedTuple):
-    """The pending events: a 4-ary min-heap on ``(time, seq)`` over the prefix of
-    ``time, seq, ev``, and a FIFO lane (a ring over ``ltime, lseq, lev``) that takes a copy's
-    move whenever it is due no earlier than the lane's last event (equal link delays make
-    moves due in the order they leave), so the lane stays sorted and most moves skip the
-    heap. ``seq`` numbers events in the order they were scheduled and is unique, so events
-    leave in the total order on ``(time, seq)`` whichever structure holds them; ``ev``
-    packs the copy and the event kind (``2 * copy + 1`` a departure, ``2 * copy`` a copy
-    reaching its node). Each copy has at most one pending event, so ``n * M + 2`` places
-    suffice for the heap and the lane each."""
+class _Pending(NamedTuple):
+    """The pending events, on the shared queue of :mod:`workbench.kernels.events`: its
+    4-ary heap on ``(time, seq)`` and a FIFO lane that takes a copy's move whenever it is
+    due no earlier than the lane's last event (equal link delays make moves due in the
+    order they leave), so most moves skip the heap. ``seq`` numbers events in the order
+    they were scheduled and is unique, so events leave in the total order on ``(time,
+    seq)`` whichever structure holds them. ``kind`` is ``ARRIVE`` (a copy reaching its
+    node) or ``DEPART`` (a copy finishing service), ``arg`` the copy. Each copy has at most
+    one pending event, so ``n * M + 2`` places suffice for the heap and the lane each."""
 
-    time: np.ndarray  # float64
-    seq: np.ndarray  # int64
-    ev: np.ndarray  # int64
-    ltime: np.ndarray  # float64
-    lseq: np.ndarray  # int64
-    lev: np.ndarray  # int64
+    heap: EventQueue
+    lane: EventQueue
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _before(t1, s1, t2, s2):
-    return t1 < t2 or (t1 == t2 and s1 < s2)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _push(q, size, t, seq, ev):
-    """Insert an event into ``q[:size]`` (room guaranteed); returns the new size."""
-    pos = size
-    while pos > 0:
-        up = (pos - 1) >> 2
-        if _before(t, seq, q.time[up], q.seq[up]):
-            q.time[pos] = q.time[up]
-            q.seq[pos] = q.seq[up]
-            q.ev[pos] = q.ev[up]
-            pos = up
-        else:
-            break
-    q.time[pos] = t
-    q.seq[pos] = seq
-    q.ev[pos] = ev
-    return size + 1
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _pop(q, size):
-    """Drop the earliest event of the non-empty ``q[:size]`` (read at index 0 first);
-    returns the new size."""
-    size -= 1
-    if size == 0:
-        return size
-    t, seq, ev = q.time[size], q.seq[size], q.ev[size]
-    pos = 0
-    while True:
-        first = 4 * pos + 1
-        if first >= size:
-            break
-        best = first
-        bt, bs = q.time[first], q.seq[first]
-        last = min(first + 4, size)
-        for ch in range(first + 1, last):
-            if _before(q.time[ch], q.seq[ch], bt, bs):
-                best, bt, bs = ch, q.time[ch], q.seq[ch]
-        if _before(bt, bs, t, seq):
-            q.time[pos] = bt
-            q.seq[pos] = bs
-            q.ev[pos] = q.ev[best]
-            pos = best
-        else:
-            break
-    q.time[pos] = t
-    q.seq[pos] = seq
-    q.ev[pos] = ev
-    return size
+#: event kinds
+ARRIVE = 0
+DEPART = 1
 
 
 class _State(NamedTuple):
@@ -195,7 +149,7 @@ def _start(net, st, q, k, c, now):
     _touch(st, k, now)
     st.busy[k] += 1
     st.c_state[c] = SERVING
-    st.ctr[0] = _push(q, st.ctr[0], now + st.c_work[c], st.ctr[1], 2 * c + 1)
+    st.ctr[0] = queue_push(q.heap, st.ctr[0], now + st.c_work[c], st.ctr[1], DEPART, c, 0.0)
     st.ctr[1] += 1
 
 
@@ -258,16 +212,10 @@ def _send(net, tk, st, q, c, a, b, forward, now):
     dt = net.delay[a, b] + tk.bits[i] * net.invbw[a, b]
     if dt > 0.0 or forward:
         t = now + dt
-        cnt = st.ctr[5]
-        cap = q.ltime.shape[0]
-        if cnt == 0 or t >= q.ltime[(st.ctr[4] + cnt - 1) % cap]:
-            tail = (st.ctr[4] + cnt) % cap
-            q.ltime[tail] = t
-            q.lseq[tail] = st.ctr[1]
-            q.lev[tail] = 2 * c
-            st.ctr[5] = cnt + 1
+        if lane_takes(q.lane, st.ctr[4], st.ctr[5], t):
+            st.ctr[5] = lane_push(q.lane, st.ctr[4], st.ctr[5], t, st.ctr[1], ARRIVE, c, 0.0)
         else:
-            st.ctr[0] = _push(q, st.ctr[0], t, st.ctr[1], 2 * c)
+            st.ctr[0] = queue_push(q.heap, st.ctr[0], t, st.ctr[1], ARRIVE, c, 0.0)
         st.ctr[1] += 1
     else:
         _admit(net, tk, st, q, c, b, now)
@@ -404,9 +352,7 @@ def _run(net, tk, pol, warm, user):
     for k in range(n_nodes):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
-    cap = n * m + 2
-    q = _Heap(np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
-              np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64))  # fmt: skip
+    q = _Pending(new_queue(n * m + 2), new_queue(n * m + 2))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
     t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
@@ -441,17 +387,17 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     # before the heap's earliest event exactly when it would have left the heap first.
     nxt, nxt_seq = 0, 0
     st.ctr[1] = 1 if n > 0 else 0
-    cap = q.ltime.shape[0]
+    heap, lane = q.heap, q.lane
     while True:
         # the earliest pending event: the heap's top or the lane's head (src 1 or 2)
         src, et, es, h = 0, 0.0, 0, st.ctr[4]
         if st.ctr[0] > 0:
-            src, et, es = 1, q.time[0], q.seq[0]
+            src, et, es = 1, heap.time[0], heap.seq[0]
         if st.ctr[5] > 0:
-            lt, ls = q.ltime[h], q.lseq[h]
-            if src == 0 or _before(lt, ls, et, es):
+            lt, ls = lane.time[h], lane.seq[h]
+            if src == 0 or queue_before(lt, ls, et, es):
                 src, et, es = 2, lt, ls
-        if nxt < n and (src == 0 or _before(tk.t[nxt], nxt_seq, et, es)):
+        if nxt < n and (src == 0 or queue_before(tk.t[nxt], nxt_seq, et, es)):
             i = nxt
             now = tk.t[i]
             if i == warm:
@@ -469,14 +415,13 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
             break
         now = et
         if src == 1:
-            ev = q.ev[0]
-            st.ctr[0] = _pop(q, st.ctr[0])
+            kind, c = heap.kind[0], heap.arg[0]
+            st.ctr[0] = queue_pop(heap, st.ctr[0])
         else:
-            ev = q.lev[h]
-            st.ctr[4] = h + 1 if h + 1 < cap else 0
+            kind, c = lane.kind[h], lane.arg[h]
+            st.ctr[4] = lane_pop(lane, h)
             st.ctr[5] -= 1
-        c = ev >> 1
-        if ev & 1 == 0:  # the copy reaches its node
+        if kind == ARRIVE:  # the copy reaches its node
             if st.c_state[c] == CANCELLED:
                 continue
             if st.c_decide[c] == 1:

@@ -15,10 +15,14 @@ model) and contain no randomness.
 Kernels
 -------
 EventQueue, new_queue, queue_push, queue_pop, queue_before
-    The one event queue of every discrete-event simulator of the workbench: a binary
-    min-heap ordered by ``(time, seq)``, each entry carrying an integer ``kind``, an
-    integer ``arg`` and a float ``value``.  The caller numbers its pushes with ``seq``, so
-    simultaneous events leave in the order they were scheduled (deterministic ties).
+    The one event queue of every discrete-event simulator of the workbench (P1, P5, the
+    arena): a 4-ary min-heap ordered by ``(time, seq)``, each entry carrying an integer
+    ``kind``, an integer ``arg`` and a float ``value``.  The caller numbers its pushes with
+    ``seq``, so simultaneous events leave in the order they were scheduled (deterministic
+    ties).
+lane_takes, lane_push, lane_pop
+    A FIFO lane beside the heap for events scheduled in the order they fall due (the
+    arena's moves over links): they skip the heap, the order stays the same.
 multiserver_fcfs
     Waits, blocking flags and number in system seen by each arrival of a FCFS
     ``c``-server queue with ``waiting_room`` waiting places (``0`` = pure loss system).
@@ -30,12 +34,14 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "multiserver_fcfs",
+    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "lane_takes",
+    "lane_push", "lane_pop", "multiserver_fcfs",
 ]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
-# The event queue: a binary min-heap on ``(time, seq)`` over parallel arrays.
+# The event queue: a 4-ary min-heap on ``(time, seq)`` over parallel arrays, and an optional
+# FIFO lane beside it.
 #
 # Usage inside an @njit event loop (``size`` is kept by the caller, as a plain int, so the
 # loop never reassigns an array and pays no reference counting per event)::
@@ -46,14 +52,23 @@ __all__ = [
 #     size = queue_pop(q, size)
 #
 # Ties: ``queue_before(t1, s1, t2, s2)`` is ``t1 < t2 or (t1 == t2 and s1 < s2)``; with a
-# counter as ``seq`` the queue is FIFO among simultaneous events.  Pushing beyond the
-# capacity is the caller's bug (numba does not bounds-check): size the arrays for the most
-# events that can be pending.
+# counter as ``seq`` the queue is FIFO among simultaneous events.  ``seq`` being unique, the
+# events leave in the total order on ``(time, seq)``: the heap's arity (4: shallower than a
+# binary heap, its four children share a cache line) changes its speed, never the order.
+# Pushing beyond the capacity is the caller's bug (numba does not bounds-check): size the
+# arrays for the most events that can be pending.
+#
+# The lane (``new_lane``, ``lane_push``, ``lane_pop``): a ring of events that are scheduled
+# in the order they fall due, e.g. moves over links of equal delay.  A simulator that keeps
+# one schedules an event into the lane when it is due no earlier than the lane's last event
+# (``lane_takes``), else into the heap, and takes the earliest of the heap's top and the
+# lane's head (``queue_before``): the lane stays sorted, most such events skip the heap, and
+# the order is still the total order on ``(time, seq)``.
 # ---------------------------------------------------------------------------------------
 
 
 class EventQueue(NamedTuple):
-    """The arrays of an event queue (numba passes it as a tuple of arrays)."""
+    """The arrays of an event queue or lane (numba passes it as a tuple of arrays)."""
 
     time: np.ndarray  # float64: when the event happens
     seq: np.ndarray  # int64: the scheduling order, breaks ties in time
@@ -64,7 +79,8 @@ class EventQueue(NamedTuple):
 
 @njit(cache=True)
 def new_queue(capacity):
-    """An empty :class:`EventQueue` with room for ``capacity`` pending events."""
+    """An empty :class:`EventQueue` with room for ``capacity`` pending events (a heap or a
+    lane: the same arrays)."""
     return EventQueue(
         np.empty(capacity),
         np.empty(capacity, np.int64),
@@ -81,25 +97,35 @@ def queue_before(t1, s1, t2, s2):
 
 
 @njit(cache=True, inline="always")
-def queue_push(q, size, t, seq, kind, arg, value):
-    """Insert an event into ``q[:size]``; the caller guarantees room.  Returns the new size."""
-    pos = size
-    while pos > 0:
-        up = (pos - 1) >> 1
-        if queue_before(t, seq, q.time[up], q.seq[up]):
-            q.time[pos] = q.time[up]
-            q.seq[pos] = q.seq[up]
-            q.kind[pos] = q.kind[up]
-            q.arg[pos] = q.arg[up]
-            q.value[pos] = q.value[up]
-            pos = up
-        else:
-            break
+def _put(q, pos, t, seq, kind, arg, value):
     q.time[pos] = t
     q.seq[pos] = seq
     q.kind[pos] = kind
     q.arg[pos] = arg
     q.value[pos] = value
+
+
+@njit(cache=True, inline="always")
+def _move(q, dst, src):
+    q.time[dst] = q.time[src]
+    q.seq[dst] = q.seq[src]
+    q.kind[dst] = q.kind[src]
+    q.arg[dst] = q.arg[src]
+    q.value[dst] = q.value[src]
+
+
+@njit(cache=True, inline="always")
+def queue_push(q, size, t, seq, kind, arg, value):
+    """Insert an event into ``q[:size]``; the caller guarantees room.  Returns the new size."""
+    pos = size
+    while pos > 0:
+        up = (pos - 1) >> 2
+        if queue_before(t, seq, q.time[up], q.seq[up]):
+            _move(q, pos, up)
+            pos = up
+        else:
+            break
+    _put(q, pos, t, seq, kind, arg, value)
     return size + 1
 
 
@@ -116,28 +142,43 @@ def queue_pop(q, size):
     kind, arg, value = q.kind[size], q.arg[size], q.value[size]
     pos = 0
     while True:
-        child = 2 * pos + 1
-        if child >= size:
+        first = 4 * pos + 1
+        if first >= size:
             break
-        if child + 1 < size and queue_before(
-            q.time[child + 1], q.seq[child + 1], q.time[child], q.seq[child]
-        ):
-            child += 1
-        if queue_before(q.time[child], q.seq[child], t, seq):
-            q.time[pos] = q.time[child]
-            q.seq[pos] = q.seq[child]
-            q.kind[pos] = q.kind[child]
-            q.arg[pos] = q.arg[child]
-            q.value[pos] = q.value[child]
-            pos = child
+        best = first
+        bt, bs = q.time[first], q.seq[first]
+        for ch in range(first + 1, min(first + 4, size)):
+            if queue_before(q.time[ch], q.seq[ch], bt, bs):
+                best, bt, bs = ch, q.time[ch], q.seq[ch]
+        if queue_before(bt, bs, t, seq):
+            _move(q, pos, best)
+            pos = best
         else:
             break
-    q.time[pos] = t
-    q.seq[pos] = seq
-    q.kind[pos] = kind
-    q.arg[pos] = arg
-    q.value[pos] = value
+    _put(q, pos, t, seq, kind, arg, value)
     return size
+
+
+@njit(cache=True, inline="always")
+def lane_takes(lane, head, count, t):
+    """Whether an event due at ``t`` can join the lane ``lane[head : head + count]`` (ring)
+    and keep it sorted: the lane is empty or its last event is due no later than ``t``."""
+    return count == 0 or t >= lane.time[(head + count - 1) % lane.time.shape[0]]
+
+
+@njit(cache=True, inline="always")
+def lane_push(lane, head, count, t, seq, kind, arg, value):
+    """Append an event to the lane (the caller checked :func:`lane_takes` and room).
+    Returns the new count."""
+    _put(lane, (head + count) % lane.time.shape[0], t, seq, kind, arg, value)
+    return count + 1
+
+
+@njit(cache=True, inline="always")
+def lane_pop(lane, head):
+    """Drop the lane's head (read it at ``head`` first).  Returns the new head; the caller
+    decreases its count."""
+    return head + 1 if head + 1 < lane.time.shape[0] else 0
 
 
 # ---------------------------------------------------------------------------------------
