@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from workbench.site import execute, pages
@@ -38,10 +37,11 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
     t0 = time.perf_counter()
     repo = execute.REPO
     notebooks = pages.notebook_order(repo / "notebooks")
-    with ThreadPoolExecutor(1) as side:
-        figures_job = side.submit(execute.cached_figures, quick, log)
-        executed = execute.execute_all(notebooks, quick=quick, seed=seed, log=log)
-        figures = figures_job.result()
+    # the figures job (`reproduce all`) runs after the notebooks, on their two slots: it
+    # then reads the figures' frames from the results cache their kernels filled
+    executed, figures = execute.execute_all(
+        notebooks, quick=quick, seed=seed, log=log, then=lambda: execute.cached_figures(quick, log)
+    )
     work = execute.cache_root() / "sphinx" / ("quick" if quick else "full")
     with execute.locked(work):  # a second build at the same time waits, then reuses it
         src, html = work / "src", work / "html"

@@ -139,10 +139,34 @@ def execute_cached(path: Path, quick: bool, seed: int = 0, log=print) -> Path:
         return execute_one(path, target, _parameters(quick, seed), log)
 
 
+def planned_seconds(notebook: Path, quick: bool) -> float:
+    """What a notebook's execution is planned to cost beyond its figures: its paper's claim
+    atlas (``ATLAS.seconds_per_evaluation`` × evaluations), the longest cell of a notebook
+    by far where it is large (P2's quick atlas: 16 evaluations of about 20 s); 0 without
+    one."""
+    from workbench.atlas import _seconds_each, plausible_space
+    from workbench.registry import PAPERS, ROOT
+
+    for p in PAPERS.values():
+        if (ROOT / p.notebook).resolve() == notebook.resolve():
+            spec = getattr(p.part("claims"), "ATLAS", None)
+            if spec is None:
+                return 0.0
+            points = spec.quick_points if quick else spec.full_points
+            return points * len(plausible_space(p.params)[1]) * _seconds_each(spec, quick)
+    return 0.0
+
+
 def execute_all(
-    notebooks: list[Path], quick: bool, seed: int = 0, jobs: int = 2, log=print
-) -> dict[str, Path]:
-    """Executed copies of ``notebooks`` (stem -> path), from the cache when up to date."""
+    notebooks: list[Path], quick: bool, seed: int = 0, jobs: int = 2, log=print, then=None
+) -> tuple[dict[str, Path], object]:
+    """Executed copies of ``notebooks`` (stem -> path), from the cache when up to date, and
+    the result of ``then()`` (or None).
+
+    The notebooks to run are started longest-planned first (:func:`planned_seconds`) on
+    ``jobs`` kernels at a time, so the longest does not start last; ``then`` is queued on the
+    same slots after them, so a job that reads their results cache (the site's figures)
+    finds it filled instead of computing the same figures beside them."""
     parameters = _parameters(quick, seed)
     code = code_digest()
     wanted, todo = {}, []
@@ -153,11 +177,13 @@ def execute_all(
             log(f"site: {nb.name} up to date (cached)")
         else:
             todo.append((nb, target))
-    if todo:
-        with _kernel_environment(), ThreadPoolExecutor(max(1, min(jobs, len(todo)))) as pool:
-            for f in [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]:
-                f.result()
-    return wanted
+    todo.sort(key=lambda job: -planned_seconds(job[0], quick))  # stable: teaching order next
+    with _kernel_environment(), ThreadPoolExecutor(max(1, min(jobs, len(todo) + 1))) as pool:
+        runs = [pool.submit(execute_one, nb, t, parameters, log) for nb, t in todo]
+        after = None if then is None else pool.submit(then)
+        for f in runs:
+            f.result()
+        return wanted, None if after is None else after.result()
 
 
 def cached_figures(quick: bool, log=print) -> Path:
