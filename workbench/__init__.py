@@ -19,6 +19,7 @@ General building blocks
 generic kernels in :mod:`workbench.kernels`.
 """
 
+from workbench import _kernel_cache  # noqa: F401  (first: keys numba's cache by the kernels)
 from workbench.erlang import erlang_b
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
