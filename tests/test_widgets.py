@@ -387,3 +387,35 @@ def test_controls_fit_two_to_an_848_px_column_and_readouts_never_use_e_notation(
     assert isinstance(row, ControlRow) and row.entry.value == "1600.4"
     view.controls["x"].value = 1e6
     assert row.entry.value == "1000000"
+
+
+def test_the_atlas_view_shows_its_figure_as_an_image_widget_never_through_an_output(monkeypatch):
+    """Voila's executor stalled on the one cell that displayed into a ``w.Output`` (the
+    atlas): the view's figure is a PNG in an Image widget, with no output capture."""
+    import io
+
+    import pandas as pd
+    from PIL import Image
+
+    from workbench import tables
+
+    frame = pd.DataFrame({
+        "paper": "p4", "claim": ["c1", "c1"], "reading": ["all", "default"],
+        "points": [4, 4], "undetermined": [0, 0], "holds_share": [0.5, 0.75],
+        "ci_low": [0.15, 0.3], "ci_high": [0.85, 0.95], "verdict": ["depends", "depends"],
+        "decided_by": ["x", "x"], "flip": ["x ≤ 1: holds at 0/2; above: 2/2", ""],
+    })  # fmt: skip
+    monkeypatch.setattr(tables.claims, "atlas", lambda *a, **k: frame)
+    view = tables.atlas_view("p4")
+
+    def walk(widget):
+        yield widget
+        for child in getattr(widget, "children", ()):
+            yield from walk(child)
+
+    parts = list(walk(view))
+    assert not [p for p in parts if isinstance(p, w.Output)]
+    images = [p for p in parts if isinstance(p, w.Image)]
+    assert len(images) == 1 and images[0].format == "png"
+    width, height = Image.open(io.BytesIO(images[0].value)).size
+    assert width > 300 and height > 100

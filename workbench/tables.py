@@ -13,7 +13,6 @@ import re
 
 import ipywidgets as w
 import pandas as pd
-from IPython.display import display
 
 from workbench import claims
 from workbench.notation import latex_html, mathtext, notation, prose_html
@@ -349,11 +348,16 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
         seed=seed,
         cache_dir=claims.default_cache_dir(),
     )
+    from workbench.rendering import render_png
+
     table = atlas_frame(frame, paper)
-    out = w.Output()
-    with out:
-        display(atlas_figure(frame, paper))
+    # the figure as an image widget, not displayed into a w.Output: Voila executes a notebook
+    # through nbclient, whose Output-widget handling sends messages back to the kernel, and
+    # that cell was the only one where Voila's rendering stalled (kernel idle, page at
+    # "Executing 29 of 44"), about once in four suite runs
+    picture = w.Image(value=render_png(atlas_figure(frame, paper)), format="png")
+    picture.layout.max_width = "100%"
     prose = w.HTML(f"<p>{atlas_prose(table)}</p>")  # its cells are HTML already
     return w.VBox(
-        [table_html(table, caption=f"{paper} claim atlas (over every reading)"), prose, out]
+        [table_html(table, caption=f"{paper} claim atlas (over every reading)"), prose, picture]
     )
