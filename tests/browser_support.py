@@ -73,6 +73,7 @@ LAB_VIEW_TIMEOUT = 300_000  # ms, run-all until the slider and figure are render
 # and atlas first: 1–3 min on a busy machine)
 VOILA_VIEW_TIMEOUT = 300_000
 REDRAW_TIMEOUT = 90_000  # ms, from the key press until the figure's src changes
+SAVE_TIMEOUT_MS = 60_000  # ms for JupyterLab's save command to answer
 ARROW_PRESSES = 3
 GRACE_MS = 20_000  # after execution has ended, how long a view may still take to render
 
@@ -797,9 +798,19 @@ def check_in_lab(browser, server: Server, notebook: str, served: Path) -> dict[s
                 check.fail(f"JupyterLab did not autosave {notebook} within {AUTOSAVE_TIMEOUT} s")
             time.sleep(0.5)
         check.lap("autosaved")
+        # raced against a clock: a save that waits on a dialog (a conflict with the file on
+        # disk) never resolves, and page.evaluate has no timeout of its own (one CI run
+        # hung here for good)
         saved = page.evaluate(
-            """() => window.jupyterapp.commands.execute('docmanager:save').then(
-                () => 'saved', (e) => 'error: ' + e)"""
+            """(ms) => Promise.race([
+                window.jupyterapp.commands.execute('docmanager:save').then(
+                    () => 'saved', (e) => 'error: ' + e),
+                new Promise((resolve) => setTimeout(() => {
+                    const d = document.querySelector('.jp-Dialog');
+                    resolve('no answer within ' + ms / 1000 + ' s; dialog: '
+                            + (d ? d.innerText : 'none'));
+                }, ms))])""",
+            SAVE_TIMEOUT_MS,
         )
         if saved != "saved":
             check.fail(f"saving the notebook failed: {saved}")
