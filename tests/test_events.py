@@ -366,9 +366,9 @@ def _drive_queue(times, pushes, capacity):
     return popped[:n], wrong_payload
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
-def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
+def _heapq_order(ops):
+    """The operations as arrays (times, pushes) and the order ``heapq`` pops them in: push
+    ``(time, push number, index)``, or pop the earliest (a pop on an empty heap pushes)."""
     times = np.array([t for t, _ in ops])
     pushes = np.array([p for _, p in ops])
     heap, expected, seq = [], [], 0
@@ -379,6 +379,13 @@ def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
         else:
             expected.append(heapq.heappop(heap)[2])
     expected += [heapq.heappop(heap)[2] for _ in range(len(heap))]
+    return times, pushes, expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
+def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
+    times, pushes, expected = _heapq_order(ops)
     popped, wrong_payload = _drive_queue(times, pushes, len(ops))
     assert popped.tolist() == expected
     assert wrong_payload == 0
@@ -419,16 +426,7 @@ def _drive_queue_and_lane(times, pushes, capacity):
 @given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
 def test_a_lane_beside_the_heap_keeps_the_order_of_heapq(ops):
     """The arena's moves skip the heap through the lane; the pop order must not change."""
-    times = np.array([t for t, _ in ops])
-    pushes = np.array([p for _, p in ops])
-    heap, expected, seq = [], [], 0
-    for i, (t, push) in enumerate(ops):
-        if push or not heap:
-            heapq.heappush(heap, (t, seq, i))
-            seq += 1
-        else:
-            expected.append(heapq.heappop(heap)[2])
-    expected += [heapq.heappop(heap)[2] for _ in range(len(heap))]
+    times, pushes, expected = _heapq_order(ops)
     popped, laned = _drive_queue_and_lane(times, pushes, len(ops))
     assert popped.tolist() == expected
     assert laned >= 1  # the first push always joins the empty lane
