@@ -58,12 +58,12 @@ __all__ = [
 # Pushing beyond the capacity is the caller's bug (numba does not bounds-check): size the
 # arrays for the most events that can be pending.
 #
-# The lane (``new_lane``, ``lane_push``, ``lane_pop``): a ring of events that are scheduled
-# in the order they fall due, e.g. moves over links of equal delay.  A simulator that keeps
-# one schedules an event into the lane when it is due no earlier than the lane's last event
-# (``lane_takes``), else into the heap, and takes the earliest of the heap's top and the
-# lane's head (``queue_before``): the lane stays sorted, most such events skip the heap, and
-# the order is still the total order on ``(time, seq)``.
+# The lane (arrays from ``new_queue``; ``lane_push``, ``lane_pop``): a ring of events
+# scheduled in the order they fall due, e.g. moves over links of equal delay.  A simulator
+# that keeps one schedules an event into the lane when it is due no earlier than the lane's
+# last event (``lane_takes``), else into the heap, and takes the earliest of the heap's top
+# and the lane's head (``queue_before``): the lane stays sorted, most such events skip the
+# heap, and the order is still the total order on ``(time, seq)``.
 # ---------------------------------------------------------------------------------------
 
 
