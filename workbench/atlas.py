@@ -256,9 +256,13 @@ IN_PROCESS_SECONDS = 30.0
 in the calling process when ``n_workers`` is None; a longer one on worker processes."""
 
 
-def _seconds_each(spec: AtlasSpec, quick: bool) -> float:
-    """Planned seconds of one evaluation on one core (a full one ten times a quick one)."""
-    return spec.seconds_per_evaluation * (1 if quick else 10)
+def _planned_seconds(spec: AtlasSpec, params, quick: bool, n_points: int | None = None) -> float:
+    """Planned seconds on one core of an atlas of ``n_points`` (default: the spec's quick or
+    full number) × the readings of ``params``: ``seconds_per_evaluation`` each, a full
+    evaluation ten times a quick one."""
+    points = n_points or (spec.quick_points if quick else spec.full_points)
+    evaluations = points * len(plausible_space(params)[1])
+    return evaluations * spec.seconds_per_evaluation * (1 if quick else 10)
 
 
 def run_atlas(
@@ -301,7 +305,7 @@ def run_atlas(
         evaluations * each,
         f"{evaluations} evaluations ({len(readings)} readings) of about {each:.3g} steps each",
     )
-    planned = evaluations * _seconds_each(spec, quick)
+    planned = _planned_seconds(spec, params, quick, n_points)
     if n_workers is None and client is None and planned < IN_PROCESS_SECONDS:
         n_workers = 1  # worker processes would spend longer starting than computing
     names = [p.name for p in ranges]

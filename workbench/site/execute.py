@@ -144,16 +144,13 @@ def planned_seconds(notebook: Path, quick: bool) -> float:
     atlas (``ATLAS.seconds_per_evaluation`` × evaluations), the longest cell of a notebook
     by far where it is large (P2's quick atlas: 16 evaluations of about 20 s); 0 without
     one."""
-    from workbench.atlas import _seconds_each, plausible_space
+    from workbench.atlas import _planned_seconds
     from workbench.registry import PAPERS, ROOT
 
     for p in PAPERS.values():
         if (ROOT / p.notebook).resolve() == notebook.resolve():
             spec = getattr(p.part("claims"), "ATLAS", None)
-            if spec is None:
-                return 0.0
-            points = spec.quick_points if quick else spec.full_points
-            return points * len(plausible_space(p.params)[1]) * _seconds_each(spec, quick)
+            return 0.0 if spec is None else _planned_seconds(spec, p.params, quick)
     return 0.0
 
 
