@@ -16,37 +16,26 @@ child processes (kernels, workers) through the environment, so they share the fo
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from workbench.digest import PACKAGE, cache_dir, code_digest
+
 __all__: list[str] = []
 
-_PACKAGE = Path(__file__).resolve().parent
 _BASE = "WORKBENCH_NUMBA_BASE"  # the user's cache base, remembered for child processes
 
 
-def kernel_digest(package: Path = _PACKAGE) -> str:
+def kernel_digest(package: Path = PACKAGE) -> str:
     """A hex digest of the package's ``.py`` files that use numba (their paths and bytes)."""
-    h = hashlib.blake2b(digest_size=8)
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        data = path.read_bytes()
-        if b"numba" in data:
-            h.update(path.relative_to(package).as_posix().encode())
-            h.update(data)
-    return h.hexdigest()
+    return code_digest(kernels_only=True, package=package)
 
 
 def configure() -> str:
     """Point numba's cache at ``<base>/<kernel digest>``; returns the folder."""
     from numba.core import config
 
-    base = os.environ.get(_BASE) or os.environ.get("NUMBA_CACHE_DIR")
-    if not base:
-        root = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
-        base = str(Path(root).expanduser() / "numba")
+    base = os.environ.get(_BASE) or os.environ.get("NUMBA_CACHE_DIR") or str(cache_dir("numba"))
     folder = str(Path(base) / kernel_digest())
     os.environ[_BASE] = base
     os.environ["NUMBA_CACHE_DIR"] = folder  # numba re-reads its environment now and then

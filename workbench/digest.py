@@ -24,22 +24,32 @@ REPO = PACKAGE.parent
 _FULL: list[str] = []
 
 
-def code_digest(leave_out: tuple[str, ...] = ()) -> str:
+def code_digest(
+    leave_out: tuple[str, ...] = (), *, kernels_only: bool = False, package: Path = PACKAGE
+) -> str:
     """A hex digest of the package's ``.py`` files and ``data/**/*.csv``.
 
     ``leave_out``: paths relative to the repository (a folder leaves out everything under
-    it, e.g. ``"workbench/site"``) or bare file names (``"widgets.py"``)."""
+    it, e.g. ``"workbench/site"``) or bare file names (``"widgets.py"``).
+    ``kernels_only``: only the ``.py`` files that use numba (what compiled kernels can
+    depend on: :mod:`workbench._kernel_cache`). ``package``: another copy of the package."""
+    repo = package.parent
     h = hashlib.blake2b(digest_size=16)
-    files = [*sorted(PACKAGE.rglob("*.py")), *sorted((REPO / "data").rglob("*.csv"))]
+    files = sorted(package.rglob("*.py"))
+    if not kernels_only:
+        files += sorted((repo / "data").rglob("*.csv"))
     for path in files:
-        rel = path.relative_to(REPO)
+        rel = path.relative_to(repo)
         if "__pycache__" in rel.parts or any(
             rel.as_posix() == p or rel.as_posix().startswith(p.rstrip("/") + "/") or rel.name == p
             for p in leave_out
         ):
             continue
+        data = path.read_bytes()
+        if kernels_only and b"numba" not in data:
+            continue
         h.update(rel.as_posix().encode())
-        h.update(path.read_bytes())
+        h.update(data)
     return h.hexdigest()
 
 
