@@ -18,6 +18,7 @@ from workbench import claims
 from workbench.notation import latex_html, mathtext, notation, prose_html
 from workbench.numfmt import format_number, format_value
 from workbench.params import Param, Params
+from workbench.rendering import render_png
 
 __all__ = [
     "table_html",
@@ -348,8 +349,6 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
         seed=seed,
         cache_dir=claims.default_cache_dir(),
     )
-    from workbench.rendering import render_png
-
     table = atlas_frame(frame, paper)
     # the figure as an image widget, not displayed into a w.Output: Voila executes a notebook
     # through nbclient, whose Output-widget handling sends messages back to the kernel, and
