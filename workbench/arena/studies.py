@@ -23,8 +23,8 @@ from workbench.arena.simulation import simulate
 from workbench.sweep import sweep
 
 __all__ = [
-    "map_scenario", "mesh_scenario", "size_for_scv", "evaluate", "winner_map", "fronts",
-    "validation_table", "CONTENDERS",
+    "map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "validation_table",
+    "CONTENDERS",
 ]  # fmt: skip
 
 #: the policies compared on the map, with their parameters

@@ -34,8 +34,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "lane_takes",
-    "lane_push", "lane_pop", "multiserver_fcfs",
+    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "multiserver_fcfs",
 ]  # fmt: skip
 
 
