@@ -59,3 +59,22 @@ def evaluate(*, quick, seed, x, y, r):
 
 
 SPEC = AtlasSpec(evaluate=evaluate, quick_points=40)
+
+
+def log_path(parent_pid: int):
+    """Where :func:`evaluate_logged` writes for the test process ``parent_pid``."""
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.gettempdir()) / f"atlas_targets_{parent_pid}.log"
+
+
+def evaluate_logged(*, quick, seed, x, y, r):
+    """:func:`evaluate`, and a line "pid x r" appended to :func:`log_path` of the process
+    that started the workers (workers kept from an earlier test do not see a new
+    environment variable): which process evaluated which point and reading, in order."""
+    import os
+
+    with open(log_path(os.getppid()), "a") as log:
+        log.write(f"{os.getpid()} {x!r} {r}\n")
+    return evaluate(quick=quick, seed=seed, x=x, y=y, r=r)

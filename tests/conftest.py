@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 # the library's tests compute every result (a monkeypatch is invisible to the code digest
 # that keys workbench.memo's results cache); the notebook kernels they start turn it on
 os.environ.setdefault("WORKBENCH_RESULTS_CACHE", "0")

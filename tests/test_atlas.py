@@ -2,7 +2,9 @@
 declared plausible space (workbench.claims.atlas)."""
 
 import dataclasses
+import os
 
+import atlas_targets
 import numpy as np
 import pandas as pd
 import pytest
@@ -85,6 +87,29 @@ def test_a_long_atlas_runs_on_workers_a_short_one_in_this_process(table, seconds
     got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, progress=False)
     assert got.attrs["points"].attrs["sweep"]["backend"] == backend
     pd.testing.assert_frame_equal(table, got)
+
+
+def test_readings_that_share_runs_go_to_one_worker_together_same_table(table):
+    """P2's readings share runs (BL3's serve every reading): a point's readings are then
+    evaluated one after the other in one worker, whose run cache serves them; the table
+    and the points frame are those of the reading-by-reading order."""
+    log = atlas_targets.log_path(os.getpid())
+    log.unlink(missing_ok=True)
+    spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged,
+                               readings_share_runs=True)  # fmt: skip
+    got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, n_workers=2, progress=False)
+    pd.testing.assert_frame_equal(table, got)
+    pd.testing.assert_frame_equal(table.attrs["points"], got.attrs["points"])
+    lines = [ln.split() for ln in log.read_text().splitlines()]
+    log.unlink()
+    assert len(lines) == 80  # 40 points x 2 readings
+    by_point = {}
+    for pid, x, r in lines:
+        by_point.setdefault(x, []).append((pid, r))
+    assert len(by_point) == 40
+    assert all(len({pid for pid, _ in v}) == 1 and sorted(r for _, r in v) == ["a", "b"]
+               for v in by_point.values())  # fmt: skip
+    assert len({pid for pid, _, _ in lines}) == 2  # both workers had points
 
 
 def test_verdict_rules_and_wilson_interval():

@@ -20,7 +20,7 @@ from workbench.proactive import (
 )
 from workbench.proactive import kernels as K
 from workbench.proactive.params import PARAMS, POLICY_CODES
-from workbench.proactive.runs import _initial_rates, _xorshift_state, draw_tasks
+from workbench.proactive.runs import IGNORED_READINGS, _initial_rates, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
@@ -402,3 +402,25 @@ def test_slot_kernel_records_line_up_with_the_loop():
     fields = K.Radio._fields + K.Cloudlets._fields + K.TaskStream._fields + K.Schedule._fields
     code = K._slots_loop.py_func.__code__
     assert fields == code.co_varnames[: code.co_argcount]
+
+
+READING_VALUES = {
+    "cache_aware": (True, False),
+    "cache_start": ("empty", "popular"),
+    "hedge_check": (True, False),
+    "hedge_upload": ("first_free", "least_wait"),
+}
+
+
+@pytest.mark.parametrize("policy", sorted(IGNORED_READINGS))
+def test_a_reading_a_scheme_ignores_leaves_its_run_unchanged_and_the_others_change_it(policy):
+    # loaded enough that requests hedge (x_max 3) and caches hit: each reading has work to do
+    kw = dict(n_cloudlets=6, n_users=18, lam=6.0, x_max=3, **run_length(500, 1500),
+              replications=2, seed=5, overload="transient")  # fmt: skip
+    base = simulate(policy=policy, **kw)
+    if policy != "BL3":
+        assert base.frame["hedged_fraction"].min() > 0.0
+    for name, (_, other) in READING_VALUES.items():
+        run = simulate(policy=policy, **{name: other}, **kw)
+        same = run.frame.equals(base.frame) and run.records.equals(base.records)
+        assert same == (name in IGNORED_READINGS[policy]), (policy, name, same)

@@ -316,6 +316,13 @@ def run_atlas(
         for r in readings
         for row in grid.to_dict("records")
     ]
+    # the evaluation order: reading by reading, or point by point with a point's readings
+    # in one batch when they share runs (the rows are put back in reading order after)
+    order = list(range(len(points)))
+    chunk = None
+    if spec.readings_share_runs and len(readings) > 1:
+        order.sort(key=lambda k: (k % n_points, k // n_points))
+        chunk = len(readings)
     # every discrete row at its default, then the reading's one change
     defaults = {p.name: p.default for p in params.rows if p.plausible is not None}
     defaults = {k: v for k, v in defaults.items() if k not in names}
@@ -328,7 +335,7 @@ def run_atlas(
     }
     evaluated = sweep(
         _atlas_eval,
-        points,
+        [points[k] for k in order],
         fixed=fixed,
         client=client,
         n_workers=n_workers,
@@ -336,7 +343,14 @@ def run_atlas(
         desc=f"atlas ({len(points)} evaluations)",
         cache_dir=cache_dir,
         code_version=None if cache_dir is None else source_digest(),
+        chunk_size=chunk,
     )
+    if chunk is not None:  # back to reading by reading (a point's claims keep their order)
+        position = {(p["reading"], p["index"]): k for k, p in enumerate(points)}
+        key = [position[ri] for ri in zip(evaluated["reading"], evaluated["index"], strict=True)]
+        attrs = evaluated.attrs
+        evaluated = evaluated.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+        evaluated.attrs = attrs
     evaluated = evaluated.drop(columns=[c for c in ("replication", "seed") if c in evaluated])
     table = summarise_atlas(evaluated, names)
     table.attrs["points"] = evaluated

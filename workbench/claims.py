@@ -194,6 +194,11 @@ class AtlasSpec:
     #: atlas planned above :data:`workbench.atlas.IN_PROCESS_SECONDS` runs on worker
     #: processes, a smaller one in the calling process (no worker start-up)
     seconds_per_evaluation: float = 0.5
+    #: the readings of one design point share runs (a run that does not depend on a reading
+    #: is the same run under each): the atlas then evaluates a point's readings one after
+    #: the other in one process (one batch on a worker), where ``evaluate``'s own run cache
+    #: serves them; the table is the same either way
+    readings_share_runs: bool = False
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
