@@ -96,7 +96,7 @@ def test_readings_that_share_runs_go_to_one_worker_together_same_table(table):
     log = atlas_targets.log_path(os.getpid())
     log.unlink(missing_ok=True)
     spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged,
-                               readings_share_runs=True)  # fmt: skip
+                               readings_per_batch=2)  # fmt: skip
     got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, n_workers=2, progress=False)
     pd.testing.assert_frame_equal(table, got)
     pd.testing.assert_frame_equal(table.attrs["points"], got.attrs["points"])

@@ -316,13 +316,15 @@ def run_atlas(
         for r in readings
         for row in grid.to_dict("records")
     ]
-    # the evaluation order: reading by reading, or point by point with a point's readings
-    # in one batch when they share runs (the rows are put back in reading order after)
+    # the evaluation order: reading by reading, or point by point with batches of a point's
+    # readings when they share runs (the rows are put back in reading order after)
     order = list(range(len(points)))
-    chunk = None
-    if spec.readings_share_runs and len(readings) > 1:
+    chunk = min(check_int(spec.readings_per_batch, "spec.readings_per_batch", func, 1, 1000),
+                len(readings))  # fmt: skip
+    if chunk > 1:
         order.sort(key=lambda k: (k % n_points, k // n_points))
-        chunk = len(readings)
+    else:
+        chunk = None
     # every discrete row at its default, then the reading's one change
     defaults = {p.name: p.default for p in params.rows if p.plausible is not None}
     defaults = {k: v for k, v in defaults.items() if k not in names}

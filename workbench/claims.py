@@ -194,11 +194,12 @@ class AtlasSpec:
     #: atlas planned above :data:`workbench.atlas.IN_PROCESS_SECONDS` runs on worker
     #: processes, a smaller one in the calling process (no worker start-up)
     seconds_per_evaluation: float = 0.5
-    #: the readings of one design point share runs (a run that does not depend on a reading
-    #: is the same run under each): the atlas then evaluates a point's readings one after
-    #: the other in one process (one batch on a worker), where ``evaluate``'s own run cache
-    #: serves them; the table is the same either way
-    readings_share_runs: bool = False
+    #: readings of one design point evaluated one after the other in one process (one batch
+    #: on a worker), in :func:`plausible_space`'s order: where readings share runs (a run
+    #: that does not depend on a reading is the same run under each), ``evaluate``'s own run
+    #: cache then serves them. 1: every evaluation on its own. The table is the same either
+    #: way; larger batches share more and balance the workers less well
+    readings_per_batch: int = 1
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
