@@ -35,6 +35,7 @@ from workbench.hierarchy.model import eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import symmetric_tree
+from workbench.memo import cached_call
 from workbench.sweep import point_seed
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point", "normalised_grid", "readings_table", "TIE"]
@@ -330,7 +331,13 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local is worst, the
     middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
     difference and whether the narrow pair wins at light load and the wide one at heavy.
+    Kept by :mod:`workbench.memo` between runs of the same code (JupyterLab and Voila after
+    the notebook's first run).
     """
+    return cached_call(_readings_rows, quick, base_seed)
+
+
+def _readings_rows(quick: bool, base_seed: int) -> pd.DataFrame:
     rows = []
     settings = [("defaults", "")] + [
         (name, v) for name, values in READING_ALTERNATIVES.items() for v in values
