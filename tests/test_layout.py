@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import os
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 from workbench.layout import check_layout, layout_problems, view_settings
+from workbench.memo import cached_call
 from workbench.plots import figure
 from workbench.registry import PAPERS
 from workbench.widgets import InteractiveFigure, view_dpi
@@ -174,8 +176,20 @@ KNOWN: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
 @functools.cache
 def _frame(pid: str, name: str):
-    """The figure's quick frame, built once per session (the notebook's quick figures)."""
-    return PAPERS[pid].figures[name].frame(quick=True)
+    """The figure's quick frame, as the notebook draws it (``FigureSpec.make``): from the
+    results cache when a notebook run of this code computed it already, built once per
+    session otherwise. This module checks layout; the frames' numbers are checked by each
+    paper's figure tests, which compute them afresh (the suite runs with the cache off)."""
+    spec = PAPERS[pid].figures[name]
+    before = os.environ.get("WORKBENCH_RESULTS_CACHE")
+    os.environ["WORKBENCH_RESULTS_CACHE"] = "1"
+    try:
+        return cached_call(spec.frame, quick=True)
+    finally:
+        if before is None:
+            del os.environ["WORKBENCH_RESULTS_CACHE"]
+        else:
+            os.environ["WORKBENCH_RESULTS_CACHE"] = before
 
 
 def _unexpected(pid: str, target: str, found: list[tuple[str, str]]) -> list[str]:
