@@ -360,3 +360,13 @@ def test_shannon_rate_at_a_huge_gain_is_finite_and_matches_log2_of_the_snr():
 def test_fuzz_round_three_inputs_are_refused_by_name(call, name):
     with pytest.raises(ParameterError, match=name):
         call()
+
+
+def test_prose_html_refuses_a_params_that_is_not_a_parameter_table():
+    # found by the full fuzz walk (benchmarks/fuzz_api.py): any object was read as "no names"
+    from workbench.notation import prose_html
+    from workbench.proactive import PARAMS
+
+    with pytest.raises(ParameterError, match=r"'params' parameter of prose_html .*Params table"):
+        prose_html("lam_u", object())
+    assert prose_html("lam_u", PARAMS) != prose_html("lam_u", None)  # the names are read

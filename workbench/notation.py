@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from workbench.params import Param
+from workbench.params import Param, Params
 from workbench.validation import check_bool, check_type
 
 __all__ = ["notation", "mathtext", "control_label", "latex_html", "prose_html"]
@@ -173,8 +173,10 @@ def prose_html(text: str, params=None) -> str:
     (``'least_wait'``) reads “least wait”, inline LaTeX and the notation (``T_cl``) are
     rendered. ``params``: the paper's :class:`~workbench.params.Params` (None: no names)."""
     check_type(text, "text", "prose_html", str, "a string")
+    check_type(params, "params", "prose_html", (Params, type(None)),
+               "a workbench.params.Params table or None")  # fmt: skip
     names = {}
-    for p in getattr(params, "rows", ()) or ():
+    for p in params.rows if params is not None else ():
         symbol = notation(p.symbol) if p.symbol else ""
         if not symbol or p.symbol == p.name:
             continue
