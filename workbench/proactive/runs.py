@@ -28,6 +28,8 @@ from workbench.validation import (
 __all__ = ["Tasks", "Run", "draw_tasks", "check_tasks", "run_scenario"]
 
 MAX_WORK = 5e9
+"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
+loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
 
 IGNORED_READINGS = {
     "proposed": frozenset(),
@@ -41,8 +43,6 @@ popularity caches (BL1's LRU caches always start empty), ``hedge_check`` and
 ``hedge_upload`` only in the hedge rounds (BL3 never hedges). Runs that differ only in
 these are the same run, number for number (tests/test_proactive_simulation.py), so the
 claims and the atlas compute them once."""
-"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
-loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
 
 
 class Tasks(NamedTuple):
