@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import os
 
 import numpy as np
 import pytest
@@ -180,16 +179,9 @@ def _frame(pid: str, name: str):
     results cache when a notebook run of this code computed it already, built once per
     session otherwise. This module checks layout; the frames' numbers are checked by each
     paper's figure tests, which compute them afresh (the suite runs with the cache off)."""
-    spec = PAPERS[pid].figures[name]
-    before = os.environ.get("WORKBENCH_RESULTS_CACHE")
-    os.environ["WORKBENCH_RESULTS_CACHE"] = "1"
-    try:
-        return cached_call(spec.frame, quick=True)
-    finally:
-        if before is None:
-            del os.environ["WORKBENCH_RESULTS_CACHE"]
-        else:
-            os.environ["WORKBENCH_RESULTS_CACHE"] = before
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WORKBENCH_RESULTS_CACHE", "1")
+        return cached_call(PAPERS[pid].figures[name].frame, quick=True)
 
 
 def _unexpected(pid: str, target: str, found: list[tuple[str, str]]) -> list[str]:
