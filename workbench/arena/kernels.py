@@ -241,19 +241,15 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
         st.energy_tx[i] += tk.bits[i] * net.epb[k, b]
         return
     if c >= 0:  # a forwarded task keeps its one copy
-        b = st.buf[0] if n_t > 0 else -1
-        if b < 0:
-            _lose(st, c)
-        else:
-            _send(net, tk, st, q, c, k, b, forward, now)
-        return
-    first = st.ctr[2]
-    n_c = n_t if n_t > 0 else 1
-    st.t_first[i] = first
-    st.t_ncopies[i] = n_c
-    st.t_alive[i] = n_c
-    st.ctr[2] += n_c
-    for j in range(n_c):
+        first, n_c = c, 1
+    else:
+        first = st.ctr[2]
+        n_c = n_t if n_t > 0 else 1
+        st.t_first[i] = first
+        st.t_ncopies[i] = n_c
+        st.t_alive[i] = n_c
+        st.ctr[2] += n_c
+    for j in range(n_c):  # one call site of _send (and of what it inlines)
         cj = first + j
         st.c_task[cj] = i
         b = st.buf[j] if n_t > 0 else -1
@@ -388,7 +384,11 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     nxt, nxt_seq = 0, 0
     st.ctr[1] = 1 if n > 0 else 0
     heap, lane = q.heap, q.lane
+    # one call site of _place (inlined with the policies): the arrivals and the forwarded
+    # copies set what it places, so the policies are compiled into the loop once
+    pi, pk, ph, pc = 0, 0, 0, -1
     while True:
+        place = False
         # the earliest pending event: the heap's top or the lane's head (src 1 or 2)
         src, et, es, h = 0, 0.0, 0, st.ctr[4]
         if st.ctr[0] > 0:
@@ -409,28 +409,30 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
             else:
                 nxt, nxt_seq = i + 1, st.ctr[1]
                 st.ctr[1] += 1
-            _place(net, tk, pol, user, st, q, i, tk.node[i], 0, -1, now)
-            continue
-        if src == 0:
-            break
-        now = et
-        if src == 1:
-            kind, c = heap.kind[0], heap.arg[0]
-            st.ctr[0] = queue_pop(heap, st.ctr[0])
+            place, pi, pk, ph, pc = True, i, tk.node[i], 0, -1
         else:
-            kind, c = lane.kind[h], lane.arg[h]
-            st.ctr[4] = lane_pop(lane, h)
-            st.ctr[5] -= 1
-        if kind == ARRIVE:  # the copy reaches its node
-            if st.c_state[c] == CANCELLED:
-                continue
-            if st.c_decide[c] == 1:
-                i = st.c_task[c]
-                _place(net, tk, pol, user, st, q, i, st.c_node[c], st.t_fwd[i], c, now)
+            if src == 0:
+                break
+            now = et
+            if src == 1:
+                kind, c = heap.kind[0], heap.arg[0]
+                st.ctr[0] = queue_pop(heap, st.ctr[0])
             else:
-                _admit(net, tk, st, q, c, st.c_node[c], now)
-        else:
-            _depart(net, tk, st, q, c, now)
+                kind, c = lane.kind[h], lane.arg[h]
+                st.ctr[4] = lane_pop(lane, h)
+                st.ctr[5] -= 1
+            if kind == ARRIVE:  # the copy reaches its node
+                if st.c_state[c] == CANCELLED:
+                    continue
+                if st.c_decide[c] == 1:
+                    i = st.c_task[c]
+                    place, pi, pk, ph, pc = True, i, st.c_node[c], st.t_fwd[i], c
+                else:
+                    _admit(net, tk, st, q, c, st.c_node[c], now)
+            else:
+                _depart(net, tk, st, q, c, now)
+        if place:
+            _place(net, tk, pol, user, st, q, pi, pk, ph, pc, now)
     return t0
 
 
