@@ -21,7 +21,9 @@ from __future__ import annotations
 import os
 
 # the library's tests compute every result (a monkeypatch is invisible to the code digest
-# that keys workbench.memo's results cache); the notebook kernels they start turn it on
+# that keys workbench.memo's results cache); the notebook kernels they start turn it on, and
+# so do the tests that check a notebook's own quick frames and claims tables
+# (shared_results.py: computed once a run, by whichever comes first)
 os.environ.setdefault("WORKBENCH_RESULTS_CACHE", "0")
 
 # modules whose tests are split between the workers: the notebook executions (no

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from shared_results import results_cache
 
 import workbench.datacenters as dc
 from workbench.datacenters import studies
@@ -34,11 +35,17 @@ def test_figure_names_and_claim_ids_are_those_of_the_cli_and_the_table():
     assert set(CLAIMS) == set(table["id"])
 
 
+def _make(spec):
+    """The figure as the notebook draws it, its frame computed once a run (shared_results)."""
+    with results_cache():
+        return spec.make(quick=True)
+
+
 @pytest.mark.parametrize("name", FIGURE_NAMES)
 def test_every_figure_frame_is_tidy_and_draws(name, tmp_path):
     spec = FIGURES[name]
     assert isinstance(spec, FigureSpec)
-    frame, fig = spec.make(quick=True)
+    frame, fig = _make(spec)
     assert isinstance(frame, pd.DataFrame) and len(frame) > 0
     path = tmp_path / f"{name}.png"
     fig.savefig(path)
@@ -106,7 +113,7 @@ def test_cooperation_study_validates_its_flags_and_leaves_out_uncertified_limits
 @pytest.mark.parametrize("name", FIGURE_NAMES)
 def test_figures_are_slide_ready(name):
     """Every data axis labelled, and the figure states its parameters (a title with '=')."""
-    frame, fig = FIGURES[name].make(quick=True)
+    frame, fig = _make(FIGURES[name])
     titles = [fig._suptitle.get_text() if fig._suptitle else ""]
     for ax in fig.axes:
         if ax.get_label() == "<colorbar>":
@@ -187,7 +194,7 @@ def test_every_view_builds_with_labelled_controls_and_draws():
 @pytest.mark.parametrize("name", ["exact_limit_simulation", "ring"])
 def test_no_simulated_point_of_a_figure_grid_is_flagged(name):
     # finite loss networks are stable at every load: an alarm here is a false one
-    frame, _ = FIGURES[name].make(quick=True)
+    frame, _ = _make(FIGURES[name])
     assert frame["stationary"].dtype == bool and frame["stationary"].all()
 
 

@@ -16,9 +16,9 @@ import functools
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from shared_results import shared
 
 from workbench.layout import check_layout, layout_problems, view_settings
-from workbench.memo import cached_call
 from workbench.plots import figure
 from workbench.registry import PAPERS
 from workbench.widgets import InteractiveFigure, view_dpi
@@ -175,13 +175,10 @@ KNOWN: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
 @functools.cache
 def _frame(pid: str, name: str):
-    """The figure's quick frame, as the notebook draws it (``FigureSpec.make``): from the
-    results cache when a notebook run of this code computed it already, built once per
-    session otherwise. This module checks layout; the frames' numbers are checked by each
-    paper's figure tests, which compute them afresh (the suite runs with the cache off)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("WORKBENCH_RESULTS_CACHE", "1")
-        return cached_call(PAPERS[pid].figures[name].frame, quick=True)
+    """The figure's quick frame, as the notebook draws it (``FigureSpec.make``), computed
+    once a run (shared_results). This module checks layout; each paper's figure tests check
+    the frames' numbers."""
+    return shared(PAPERS[pid].figures[name].frame, quick=True)
 
 
 def _unexpected(pid: str, target: str, found: list[tuple[str, str]]) -> list[str]:

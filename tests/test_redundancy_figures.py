@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
+from shared_results import results_cache
 
 import workbench.redundancy as rd
 from workbench import ParameterError
@@ -12,7 +13,8 @@ from workbench.redundancy.figures import FIGURES, diagram
 
 @pytest.fixture(scope="module")
 def made():
-    return {name: spec.make(quick=True) for name, spec in FIGURES.items()}
+    with results_cache():  # the notebook's frames, computed once a run
+        return {name: spec.make(quick=True) for name, spec in FIGURES.items()}
 
 
 @pytest.mark.parametrize("name", list(FIGURES))
