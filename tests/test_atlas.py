@@ -13,6 +13,7 @@ from atlas_targets import FLIP_AT, PARAMS, SPEC, TARGETS
 from workbench.claims import design, plausible_space, run_atlas, verdict, wilson
 from workbench.params import Param
 from workbench.registry import PAPERS
+from workbench.validation import ParameterError
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +111,28 @@ def test_readings_that_share_runs_go_to_one_worker_together_same_table(table):
     assert all(len({pid for pid, _ in v}) == 1 and sorted(r for _, r in v) == ["a", "b"]
                for v in by_point.values())  # fmt: skip
     assert len({pid for pid, _, _ in lines}) == 2  # both workers had points
+
+
+@pytest.mark.parametrize("per_batch", [1, 2])
+def test_the_most_expensive_points_go_first_same_table(table, per_batch):
+    """With what a point costs declared (P2: its runs' slots, 1 / λ_u), the points are
+    evaluated most expensive first, a point's readings together; the table and the points
+    frame are those of the reading-by-reading order."""
+    log = atlas_targets.log_path(os.getppid())  # evaluated in this process: its parent's
+    log.unlink(missing_ok=True)
+    spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged,
+                               readings_per_batch=per_batch, cost=lambda x, y: 1.0 + x)  # fmt: skip
+    got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, n_workers=1, progress=False)
+    pd.testing.assert_frame_equal(table, got)
+    pd.testing.assert_frame_equal(table.attrs["points"], got.attrs["points"])
+    lines = [ln.split() for ln in log.read_text().splitlines()]
+    log.unlink()
+    xs = [float(x) for _, x, _ in lines]
+    assert len(xs) == 80 and xs == sorted(xs, reverse=True)  # 40 points x 2 readings
+    assert all(xs[k] == xs[k + 1] for k in range(0, 80, 2))  # a point's two readings in a row
+    bad = dataclasses.replace(SPEC, cost=lambda x, y: x - 0.5)  # negative for half the points
+    with pytest.raises(ParameterError, match=r"spec\.cost\(point\).*run_atlas"):
+        run_atlas(bad, PARAMS, TARGETS, quick=True, seed=3, n_workers=1, progress=False)
 
 
 def test_verdict_rules_and_wilson_interval():

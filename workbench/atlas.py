@@ -317,7 +317,8 @@ def run_atlas(
         for row in grid.to_dict("records")
     ]
     # the evaluation order: reading by reading, or point by point with batches of a point's
-    # readings when they share runs (the rows are put back in reading order after)
+    # readings when they share runs; the most expensive points first when the spec says
+    # what a point costs (the rows are put back in reading order after)
     order = list(range(len(points)))
     chunk = min(check_int(spec.readings_per_batch, "spec.readings_per_batch", func, 1, 1000),
                 len(readings))  # fmt: skip
@@ -325,6 +326,10 @@ def run_atlas(
         order.sort(key=lambda k: (k % n_points, k // n_points))
     else:
         chunk = None
+    if spec.cost is not None:
+        rows = grid.drop(columns="index").to_dict("records")
+        cost = [_point_cost(spec.cost, row, func) for row in rows]
+        order.sort(key=lambda k: -cost[k % n_points])  # stable: a point's readings stay together
     # every discrete row at its default, then the reading's one change
     defaults = {p.name: p.default for p in params.rows if p.plausible is not None}
     defaults = {k: v for k, v in defaults.items() if k not in names}
@@ -347,7 +352,7 @@ def run_atlas(
         code_version=None if cache_dir is None else source_digest(),
         chunk_size=chunk,
     )
-    if chunk is not None:  # back to reading by reading (a point's claims keep their order)
+    if order != sorted(order):  # back to reading by reading (a point's claims keep their order)
         position = {(p["reading"], p["index"]): k for k, p in enumerate(points)}
         key = [position[ri] for ri in zip(evaluated["reading"], evaluated["index"], strict=True)]
         attrs = evaluated.attrs
@@ -360,6 +365,12 @@ def run_atlas(
     table.attrs["readings"] = readings
     table.attrs["method"] = f"decision tree, depth {TREE_DEPTH}"
     return table
+
+
+def _point_cost(cost, point: dict, func: str) -> float:
+    """``cost(**point)`` (:attr:`AtlasSpec.cost`), a positive finite number."""
+    value = cost(**point)
+    return check_real(value, "spec.cost(point)", func, 0.0, None, low_open=True)
 
 
 def _check_targets(targets, func: str) -> dict:

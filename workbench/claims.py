@@ -200,6 +200,12 @@ class AtlasSpec:
     #: cache then serves them. 1: every evaluation on its own. The table is the same either
     #: way; larger batches share more and balance the workers less well
     readings_per_batch: int = 1
+    #: what one point costs to evaluate, relative to the others (``cost(**point)``, the
+    #: point's sampled values by name -> a positive number), or None (all alike). The
+    #: points then go to the workers most expensive first (longest processing time first):
+    #: the last batches are short, so no worker waits long for the other at the end. The
+    #: table is the same in any order
+    cost: Callable | None = None
 
 
 # the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
