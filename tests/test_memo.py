@@ -60,3 +60,36 @@ def test_the_notebook_seed_is_part_of_the_key(tmp_path, monkeypatch):
         assert _calls(log) == 2
     finally:
         seeding.set_notebook_seed(0)
+
+
+def slow_counted(log: str, x: int) -> int:
+    """:func:`counted`, taking a second: long enough for a second process to ask meanwhile."""
+    import time
+
+    time.sleep(1.0)
+    return counted(log, x)
+
+
+def _ask(barrier, log: str, out) -> None:
+    barrier.wait()  # both processes ask at the same moment
+    out.put(memo.cached_call(slow_counted, log, 7))
+
+
+def test_two_processes_asking_for_the_same_result_compute_it_once(tmp_path, monkeypatch):
+    """A test beside the notebook that computes the same quick table: the second asker waits
+    for the first (a lock per result) and reads what it kept, instead of computing it too."""
+    import multiprocessing
+
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("WORKBENCH_RESULTS_CACHE", "1")
+    log = tmp_path / "calls.txt"
+    ctx = multiprocessing.get_context("fork")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_ask, args=(barrier, str(log), out)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    assert results == [14, 14]
+    assert _calls(log) == 1, "the second process computed the result again"

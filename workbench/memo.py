@@ -16,6 +16,7 @@ import importlib
 import os
 
 from workbench.digest import cache_dir, source_digest
+from workbench.locks import locked
 from workbench.seeding import notebook_seed
 
 __all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
@@ -44,7 +45,14 @@ def cached_call(func, *args, **kwargs):
     if not enabled() or not module or "<" in qualname:
         return func(*args, **kwargs)
     from joblib import Memory
+    from joblib import hash as joblib_hash
 
     memory = Memory(cache_dir("results"), verbose=0)
-    key = (source_digest(), notebook_seed())
-    return memory.cache(_run)(key, module, qualname, args, kwargs)
+    call = ((source_digest(), notebook_seed()), module, qualname, args, kwargs)
+    cached = memory.cache(_run)
+    if cached.check_call_in_cache(*call):
+        return cached(*call)
+    # one computation of a result at a time: a second process asking for it meanwhile (a
+    # test beside the notebook that computes it) waits, then reads it
+    with locked(cache_dir("results") / "locks" / joblib_hash(call)):
+        return cached(*call)

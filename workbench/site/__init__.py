@@ -27,6 +27,7 @@ import shutil
 import time
 from pathlib import Path
 
+from workbench.locks import locked
 from workbench.site import execute, pages
 
 __all__ = ["build"]
@@ -43,7 +44,7 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
         notebooks, quick=quick, seed=seed, log=log, then=lambda: execute.cached_figures(quick, log)
     )
     work = execute.cache_root() / "sphinx" / ("quick" if quick else "full")
-    with execute.locked(work):  # a second build at the same time waits, then reuses it
+    with locked(work):  # a second build at the same time waits, then reuses it
         src, html = work / "src", work / "html"
         pages.write_sources(src, executed, notebooks, figures, repo)
         pages.sphinx_build(src, html, log=log)

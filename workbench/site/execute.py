@@ -19,6 +19,7 @@ from pathlib import Path
 
 from workbench import digest
 from workbench.digest import cache_dir
+from workbench.locks import locked
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -53,22 +54,6 @@ def kernel_env() -> dict:
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / ".numba_cache"))
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     return env
-
-
-@contextmanager
-def locked(path: Path):
-    """An exclusive lock on ``path`` + ``.lock``: two builds (or the test suite and a build)
-    wanting the same cached output wait for each other instead of both computing it."""
-    import fcntl
-
-    lock = path.with_name(path.name + ".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def execute_one(path: Path, target: Path, parameters: dict, log=print) -> Path:
