@@ -328,7 +328,7 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     return {claim: MEASURES[claim](ctx) for claim in ATLAS_CLAIMS}
 
 
-def atlas_cost(*, lam: float, **point) -> float:
+def _atlas_cost(*, lam: float, **point) -> float:
     """What an atlas point costs, relative to the others: its runs' slots, which grow as
     1 / λ_u (a warm-up of 30 tasks per user). Measured per reading on the quick atlas:
     7.1, 12.5, 16.9 and 42.3 s at λ_u = 1.90, 1.30, 0.94 and 0.52 (3,658 to 12,822 slots)."""
@@ -337,7 +337,7 @@ def atlas_cost(*, lam: float, **point) -> float:
 
 ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=4,
                   seconds_per_evaluation=20.0, readings_per_batch=2,
-                  cost=atlas_cost)  # fmt: skip
+                  cost=_atlas_cost)  # fmt: skip
 """The quick atlas samples 4 points (× the readings): a point's 22 steady-state simulations
 cost about 9 CPU-s, so 8 points kept the notebook busy for minutes; the full atlas (64 points)
 is the verdict. A point's readings go to a worker in pairs, (default, cache_aware=False) and
@@ -345,5 +345,5 @@ is the verdict. A point's readings go to a worker in pairs, (default, cache_awar
 BL2's (:data:`~workbench.proactive.runs.IGNORED_READINGS`). Measured on the quick atlas, 2
 workers: 175 s reading by reading, 155 s in batches of all four readings, 148 s in pairs
 (the most expensive point, λ_u = 0.52 with 12,000 warm-up slots, then spans both workers).
-The points go to the workers most expensive first (:func:`atlas_cost`), so that the last
+The points go to the workers most expensive first (:func:`_atlas_cost`), so that the last
 batches are the short ones."""
