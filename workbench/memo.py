@@ -6,7 +6,9 @@ result in ``$WORKBENCH_CACHE/results`` (``joblib.Memory``), keyed by the functio
 arguments, the notebook's seed and :func:`workbench.digest.source_digest` (every source file
 and claims table), so a second run of the notebook (JupyterLab after the headless run,
 Voila, the course site) reuses it, and any change to the code computes it afresh.
-``WORKBENCH_RESULTS_CACHE=0`` turns it off. The atlas keeps its evaluations the same way
+``WORKBENCH_RESULTS_CACHE=0`` turns it off. A result missing from the cache is computed under a
+file lock of its own (:mod:`workbench.locks`): a second process asking for it meanwhile
+waits, then reads it. The atlas keeps its evaluations the same way
 (:func:`workbench.claims.atlas`).
 """
 
