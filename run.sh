@@ -22,6 +22,9 @@ setup_python() {
     fi
     # constraints.txt pins the versions the suite was last run with
     "$PY" -m pip install -q -c constraints.txt -e '.[test]'
+    # numba compiles a kernel on its first call: do it once here, both cores, so the first
+    # notebook opened draws at once (a no-op when this kernel code was compiled before)
+    "$PY" -m workbench compile
 }
 
 setup_browser() {

@@ -51,7 +51,13 @@ VALID = {
     "compare_thetas": dict(scenario=SMALL, thetas={"a": 0.01}, requests=500, replications=2),
 }
 ALWAYS_BAD = [None, "x", math.nan, -math.inf]
-fog.run_once(SMALL, requests=200)  # load the compiled kernel before anything is timed
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled_kernel():
+    """Load (or compile) the simulation kernel before anything is timed: once, in the
+    worker that runs this module (at import it ran in every worker, at collection)."""
+    fog.run_once(SMALL, requests=200)
 
 
 def declared_invalid(name):

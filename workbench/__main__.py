@@ -8,6 +8,7 @@ python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
 python -m workbench new-paper NAME [--out DIR] [--id ID] [--title TITLE]
 python -m workbench check-paper <paper id | package> [--notebook NB] [--claims CSV]
 python -m workbench site [--quick] [--out DIR]
+python -m workbench compile [--force]
 """
 
 from __future__ import annotations
@@ -68,7 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     site = sub.add_parser("site", help="build the course site, slides and handouts")
     site.add_argument("--quick", action="store_true", help="quick figures, claims, atlas")
     site.add_argument("--out", default="site", help="output folder (default: site)")
+    comp = sub.add_parser("compile", help="compile every paper's kernels once (kept on disk)")
+    comp.add_argument("--force", action="store_true", help="even if this code compiled them")
     args = parser.parse_args(argv)
+    if args.command == "compile":
+        from workbench.warm import compile_kernels
+
+        timings = compile_kernels(force=args.force)
+        done = ", ".join(f"{name} {s:.0f} s" for name, s in timings)
+        print(f"kernels compiled: {done}" if timings else "kernels already compiled")
+        return 0
     if args.command in ("new-paper", "check-paper"):
         return _paper_command(args)
     if args.command == "site":
