@@ -51,7 +51,7 @@ def _datacenters() -> None:
     from workbench import erlang
 
     ex = dc.EXAMPLE  # the paper's worked example: its limit needs the idle-server walk
-    for servers in ((8, 8), (60, 60)):  # a direct solve, then the iterative one
+    for servers in ((2, 40), (60, 60)):  # a thin window (sparse LU), a square one (GMRES)
         dc.blocking_exact(ex["lam"], servers, ex["mu"], ex["p"])
     dc.blocking_limit(ex["lam"], ex["c"], ex["mu"], ex["p"])
     dc.simulate(lam=(4.0, 2.0), servers=(4, 4), mu=(1.0, 1.0), p=(0.5, 0.5), events=2000,
