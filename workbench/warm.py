@@ -50,12 +50,9 @@ def _datacenters() -> None:
     from workbench import datacenters as dc
     from workbench import erlang
 
-    ex = dc.EXAMPLE  # the paper's worked example: its limit needs the idle-server walk
-    for servers in ((2, 40), (60, 60)):  # a thin window (sparse LU), a square one (GMRES)
-        dc.blocking_exact(ex["lam"], servers, ex["mu"], ex["p"])
-    dc.blocking_limit(ex["lam"], ex["c"], ex["mu"], ex["p"])
-    dc.simulate(lam=(4.0, 2.0), servers=(4, 4), mu=(1.0, 1.0), p=(0.5, 0.5), events=2000,
-                replications=2, overload="transient")  # fmt: skip
+    # the P3 notebook's own first call: both chain solvers (GMRES, sparse LU), the limit's
+    # idle-server walk and the two-centre simulator
+    dc.warm_up()
     ring = dict(lam=(4.0, 2.0, 3.0), servers=(4, 4, 4), mu=(1.0, 1.0, 1.0), p=(0.5, 0.5, 0.5))
     dc.simulate_ring(**ring, events=2000, replications=2, overload="transient")
     erlang.erlang_b(4, 2.0)
