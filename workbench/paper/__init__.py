@@ -39,13 +39,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from workbench.paper import code_rules, data_rules, spec_rules
+from workbench.paper import code_rules, data_rules, exercise_rules, graph_rules, spec_rules
 from workbench.paper.target import Target, resolve
+from workbench.validation import ParameterError, describe
 
 __all__ = ["Finding", "Report", "PaperContractError", "RULES", "check_paper", "Target"]
 
 #: rule id -> check(target) -> iterable of (where, message); every rule the contract has
-RULES = {**spec_rules.RULES, **code_rules.RULES, **data_rules.RULES}
+RULES = {
+    **spec_rules.RULES,
+    **code_rules.RULES,
+    **graph_rules.RULES,
+    **exercise_rules.RULES,
+    **data_rules.RULES,
+}
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,27 @@ class Report:
         return self
 
 
+def _rules(rules) -> tuple:
+    """The rule ids asked for: None (all), one id, or an iterable of ids of RULES."""
+    if rules is None:
+        return tuple(RULES)
+    if isinstance(rules, str):
+        rules = (rules,)
+    if not isinstance(rules, Iterable) or not all(isinstance(r, str) for r in rules):
+        raise ParameterError(
+            "The 'rules' parameter of check_paper must be None, a rule id or an iterable of "
+            f"rule ids (see workbench.paper.RULES). Got {describe(rules)} instead."
+        )
+    selected = tuple(rules)
+    unknown = sorted(set(selected) - set(RULES))
+    if unknown:
+        raise ParameterError(
+            f"The 'rules' parameter of check_paper must name rules of the contract "
+            f"({', '.join(RULES)}). Got the unknown {unknown} instead."
+        )
+    return selected
+
+
 def check_paper(
     module_or_name,
     *,
@@ -128,10 +156,7 @@ def check_paper(
         package keeps the contract. ``report.raise_if_failed()`` raises
         :class:`PaperContractError` listing them.
     """
-    selected = tuple(RULES) if rules is None else tuple(rules)
-    unknown = sorted(set(selected) - set(RULES))
-    if unknown:
-        raise KeyError(f"check_paper: unknown rules {unknown}; known: {sorted(RULES)}")
+    selected = _rules(rules)
     target = resolve(module_or_name, notebook=notebook, claims_csv=claims_csv, paper_id=paper_id)
     report = Report(target.package, target.paper_id, selected)
     for rule in selected:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Callable
 
@@ -19,6 +20,26 @@ CLAIM_COLUMNS = ("id", "figure", "quantity", "value", "source", "tolerance", "wh
 #: the expectations workbench.claims.check_claims reads (its module docstring): agree,
 #: disagree (with workbench_value), undetermined (a run behind the row is not stationary)
 EXPECTS = ("agree", "disagree", "undetermined")
+#: a quote or a place that is not the paper's words yet: TODO, TBD, ..., lorem ipsum, <...>
+PLACEHOLDER = re.compile(
+    r"\b(todo|tbd|tba|fixme|xxx|lorem|ipsum)\b|^[\W_]*$|^<[^>]*>$|^(quote|n/?a|none|nan|"
+    r"placeholder|the paper's words)$",
+    re.IGNORECASE,
+)
+MIN_QUOTE_CHARS = 8
+
+
+def placeholder(text, min_chars: int = MIN_QUOTE_CHARS) -> str:
+    """Why ``text`` is no quote ("" when it is one): empty, too short, or a placeholder."""
+    text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    text = text.strip()
+    if not text:
+        return "empty"
+    if PLACEHOLDER.search(text):
+        return f"a placeholder ({text[:40]!r})"
+    if len(text) < min_chars:
+        return f"too short to be the paper's words ({text!r})"
+    return ""
 
 
 def _notebook(target):
@@ -152,6 +173,22 @@ def claims_table(target):
         bad = sorted(set(frame[col]) - allowed)
         if bad:
             yield where, f"{col} must be one of {sorted(allowed)}, got {bad}"
+    tolerance = pd.to_numeric(frame["tolerance"], errors="coerce")
+    bad = sorted(frame["id"][~(tolerance >= 0)])
+    if bad:
+        yield where, f"tolerance must be a number >= 0, not in rows {bad}"
+    for rows, needed, why in (
+        (frame["expect"] == "disagree", ("workbench_value", "note"), "a disagree row"),
+        (frame["source"] == "workbench", ("note",), "a workbench-own value"),
+    ):
+        for col in needed:
+            empty = frame[rows & (frame[col].isna() if col in frame else True)]
+            if len(empty):
+                yield (
+                    where,
+                    f"{why} needs '{col}' (it says what the workbench found): "
+                    + str(sorted(empty["id"])),
+                )
     claims = getattr(target.part("claims"), "CLAIMS", None)
     if isinstance(claims, dict):
         ids = set(frame["id"])
@@ -176,10 +213,12 @@ def claims_quotes(target):
         yield where, "source=paper rows but no 'quote' column"
         return
     for _, row in paper.iterrows():
-        if not str(row.get("quote", "")).strip() or pd.isna(row.get("quote")):
-            yield f"{where}: {row['id']}", "a source=paper row without the paper's words"
-        if pd.isna(row.get("where")) or not str(row["where"]).strip():
-            yield f"{where}: {row['id']}", "a source=paper row without 'where'"
+        why = placeholder(row.get("quote"))
+        if why:
+            yield f"{where}: {row['id']}", f"the quote of a source=paper row is {why}"
+        why = placeholder(row.get("where"), min_chars=1)
+        if why:
+            yield f"{where}: {row['id']}", f"'where' of a source=paper row is {why}"
 
 
 RULES: dict[str, Callable] = {

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Callable, Mapping
 
 from workbench.claims import AtlasSpec
-from workbench.exercises import Question
 from workbench.paper.target import PARTS
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 from workbench.results import SimulationResult
@@ -20,6 +20,17 @@ SHARED = {p.name: p for p in (SEED, REPLICATIONS, CONFIDENCE, WARMUP)}
 RUN_LENGTHS = {"events", "jobs", "periods", "slots", "requests"}
 # keyword names the shared vocabulary replaces (README, "Shared names")
 RETIRED_KEYWORDS = {"scheme": "policy", "arrival_rate": "lam", "rate": "lam"}
+#: a row whose meaning names a physical quantity has a unit (unless it says it is a ratio)
+DIMENSIONAL = re.compile(
+    r"\b(rates?|times?|delay|latency|duration|deadline|interval|period|size|power|energy|"
+    r"distance|bandwidth|throughput|frequency|speed|bits|bytes|memory|capacity)\b"
+)
+DIMENSIONLESS = re.compile(
+    r"\b(fraction|probability|ratio|share|coefficient|multiplier|weight|index|count|number|"
+    r"factor|exponent|level|tolerance|per unit|threshold)\b"
+)
+#: keyword names of the shared vocabulary that are physical quantities (README, "Shared names")
+DIMENSIONAL_NAMES = {"lam", "mu", "rate", "delay", "deadline", "bandwidth", "power", "energy"}
 
 
 def _declared(target, part: str, name: str):
@@ -61,6 +72,36 @@ def params_table(target):
                 p.check(p.default, "check_paper")
             except Exception as err:
                 yield f"PARAMS[{p.name!r}]", f"the default is refused: {err}"
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def params_ranges(target):
+    """Every real or int row has a finite range (``low`` < ``high``, both numbers; a value
+    beyond, like θ = ∞, only through ``extra``), and a unit when it is a physical quantity
+    (its meaning names one: rate, time, delay, size, power, ...; or it is ``lam``, ``mu``)."""
+    for p in (_table(target) or {}).values():
+        if p.kind not in ("real", "int"):
+            continue
+        where = f"PARAMS[{p.name!r}]"
+        if not (_finite(p.low) and _finite(p.high)):
+            yield (
+                where,
+                (
+                    f"no finite range: low={p.low!r}, high={p.high!r} (declare both bounds; "
+                    "a value beyond them, like inf, goes in extra=)"
+                ),
+            )
+        elif not p.low < p.high:
+            yield where, f"an empty range: low={p.low!r} is not below high={p.high!r}"
+        meaning = p.meaning.lower()
+        physical = (DIMENSIONAL.search(meaning) and not DIMENSIONLESS.search(meaning)) or (
+            p.name.split("_")[0] in DIMENSIONAL_NAMES
+        )
+        if physical and not (isinstance(p.unit, str) and p.unit.strip()):
+            yield where, f"{p.meaning!r} is a physical quantity but has no unit"
 
 
 def _as_value(p: Param, x):
@@ -288,15 +329,6 @@ def claims_declared(target):
         yield f"{target.package}.claims.ATLAS", "evaluate must be a module-level function"
 
 
-def exercises_declared(target):
-    """EXERCISES is a non-empty tuple of workbench.exercises.Question."""
-    found = _declared(target, "exercises", "EXERCISES")
-    if not isinstance(found, tuple) or not found:
-        yield f"{target.package}.exercises", "EXERCISES is missing or not a non-empty tuple"
-    elif not all(isinstance(q, Question) for q in found):
-        yield f"{target.package}.exercises", "EXERCISES holds something else than Questions"
-
-
 def examples(target) -> dict:
     found = _declared(target, "examples", "EXAMPLES")
     return dict(found) if isinstance(found, Mapping) else {}
@@ -354,6 +386,7 @@ def examples_cover(target):
 RULES: dict[str, Callable] = {
     "skeleton.modules": skeleton,
     "params.table": params_table,
+    "params.ranges": params_ranges,
     "params.sliders": params_sliders,
     "params.defaults": params_defaults,
     "simulate.keywords": simulate_keywords,
@@ -362,6 +395,5 @@ RULES: dict[str, Callable] = {
     "figures_views.naming": figures_views,
     "vocabulary.keywords": vocabulary,
     "claims.declared": claims_declared,
-    "exercises.declared": exercises_declared,
     "examples.cover": examples_cover,
 }

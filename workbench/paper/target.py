@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 
-from workbench.registry import PAPERS, ROOT
+from workbench.registry import ARENA, PAPERS, ROOT
+from workbench.validation import ParameterError, describe
 
 #: the modules of the skeleton (workbench.registry's docstring)
 PARTS = (
@@ -25,16 +27,41 @@ PARTS = (
 )
 
 
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _path_or_none(value, name: str):
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise ParameterError(
+            f"The '{name}' parameter of Target must be a path or None. "
+            f"Got {describe(value)} instead."
+        )
+    return None if value is None else Path(value).resolve()
+
+
 class Target:
     """One paper package: its import name, folder, paper id, notebook and claims table."""
 
     def __init__(self, package: str, paper_id: str, notebook, claims_csv, registered: bool):
+        if not (isinstance(package, str) and DOTTED.fullmatch(package)):
+            raise ParameterError(
+                "The 'package' parameter of Target must be an import name (workbench.fog, "
+                f"mypaper). Got {describe(package)} instead."
+            )
+        if not (isinstance(paper_id, str) and paper_id.strip()):
+            raise ParameterError(
+                "The 'paper_id' parameter of Target must be a non-empty string. "
+                f"Got {describe(paper_id)} instead."
+            )
         self.package = package
         self.paper_id = paper_id
-        self.notebook = None if notebook is None else Path(notebook).resolve()
-        self.claims_csv = None if claims_csv is None else Path(claims_csv).resolve()
-        self.registered = registered
-        spec = importlib.util.find_spec(package)
+        self.notebook = _path_or_none(notebook, "notebook")
+        self.claims_csv = _path_or_none(claims_csv, "claims_csv")
+        self.registered = bool(registered)
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError) as err:  # a parent that is no package
+            raise ModuleNotFoundError(f"check_paper: {package!r} does not import: {err}") from err
         if spec is None or not spec.submodule_search_locations:
             raise ModuleNotFoundError(f"check_paper: {package!r} is not an importable package")
         self.dir = Path(list(spec.submodule_search_locations)[0]).resolve()
@@ -86,18 +113,26 @@ class Target:
 
 
 def resolve(module_or_name, *, notebook=None, claims_csv=None, paper_id=None) -> Target:
-    """A :class:`Target` from a module, an import name or a registered paper id."""
+    """A :class:`Target` from a module, an import name or a registered paper id (or
+    ``"arena"``: the arena keeps the contract too, though it is in no loop over PAPERS)."""
+    known = {**PAPERS, ARENA.id: ARENA}
     if isinstance(module_or_name, ModuleType):
         package = module_or_name.__name__
-    elif isinstance(module_or_name, str) and module_or_name in PAPERS:
-        package = PAPERS[module_or_name].package
+    elif isinstance(module_or_name, str) and module_or_name in known:
+        package = known[module_or_name].package
     elif isinstance(module_or_name, str):
         package = module_or_name
     else:
-        raise TypeError(
-            f"check_paper: a module, an import name or a paper id, not {module_or_name!r}"
+        raise ParameterError(
+            "The 'module_or_name' parameter of check_paper must be a module, an import name "
+            f"or a paper id ({', '.join(known)}). Got {describe(module_or_name)} instead."
         )
-    registered = next((p for p in PAPERS.values() if p.package == package), None)
+    if paper_id is not None and not isinstance(paper_id, str):
+        raise ParameterError(
+            "The 'paper_id' parameter of check_paper must be a string or None. "
+            f"Got {describe(paper_id)} instead."
+        )
+    registered = next((p for p in known.values() if p.package == package), None)
     if registered is not None:
         paper_id = paper_id or registered.id
         notebook = notebook or registered.notebook_path
