@@ -16,14 +16,61 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from workbench.registry import PAPERS
+from workbench.validation import ParameterError
+
+PROG = "python -m workbench"
+
+
+class OutputFolderError(ParameterError):
+    """``--out`` names a file, or a non-empty folder this command did not write."""
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def check_out(out, command: str, ours) -> Path:
+    """``out`` as a folder the command may write into: absent, empty, or one it wrote before
+    (``ours(folder)`` says so). A file, or a non-empty folder of something else, is refused
+    before any work starts (its files would be overwritten or mixed with ours)."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise OutputFolderError(f"{command} --out {out}: a file, not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not ours(folder):
+        raise OutputFolderError(
+            f"{command} --out {out}: a non-empty folder that {command} did not write; "
+            "name a new or empty folder"
+        )
+    return folder
+
+
+def _reproduced(papers):
+    """A folder ``reproduce`` wrote: only its per-paper (and atlas, arena) subfolders."""
+    names = {*papers, "atlas", "arena"}
+    return lambda folder: all(p.is_dir() and p.name in names for p in folder.iterdir())
+
+
+def _site_built(folder: Path) -> bool:
+    """A folder ``site`` wrote: Sphinx's build record and the landing page."""
+    return (folder / ".buildinfo").is_file() and (folder / "index.html").is_file()
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(argv)
+    except ParameterError as err:  # a registry line, an --out folder, an --only name, ...
+        return _fail(str(err))
+
+
+def _main(argv: list[str]) -> int:
+    from workbench.registry import PAPERS  # a malformed registry file: a named error
+
     if argv[:1] in (["lab"], ["app"]):
         from workbench import servers
 
@@ -34,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             nb = rest.pop(0) if rest and not rest[0].startswith("-") else None
             cmd = servers.app_command(nb, rest)
         os.execv(cmd[0], cmd)
-    parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("papers", help="list the papers, their packages and notebooks")
     rep = sub.add_parser("reproduce", help="regenerate a paper's figures as CSV + PNG")
@@ -84,14 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "site":
         from workbench.site import build
 
+        check_out(args.out, "site", _site_built)
         build(out=args.out, quick=args.quick)
         return 0
     if args.command == "papers":
         for p in PAPERS.values():
-            print(f"{p.id}  workbench.{p.topic:<12} {p.notebook:<36} {p.citation}")
+            print(f"{p.id}  {p.package:<22} {p.notebook:<36} {p.citation}")
     elif args.command == "reproduce":
-        from workbench.reproduce import reproduce
+        from workbench.reproduce import check_only, reproduce
 
+        check_out(args.out, "reproduce", _reproduced(PAPERS))
+        check_only(args.paper, args.only)
         reproduce(args.paper, out=args.out, quick=args.quick, only=args.only, client=args.client)
     else:
         from workbench.claims import check_claims, readable
@@ -100,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.atlas:
             from workbench.reproduce import write_atlas
 
+            check_out(args.out, "claims --atlas", _reproduced(PAPERS))
             with pd.option_context("display.max_colwidth", 80, "display.width", 250):
                 for pid in ids:
                     paths = write_atlas(
@@ -125,17 +176,19 @@ def _paper_command(args) -> int:
     if args.command == "check-paper":
         from workbench.paper import check_paper
 
-        report = check_paper(args.paper, notebook=args.notebook, claims_csv=args.claims)
+        try:
+            report = check_paper(args.paper, notebook=args.notebook, claims_csv=args.claims)
+        except ModuleNotFoundError as err:
+            return _fail(str(err))
         print(report)
         return 0 if report.ok else 1
     from workbench.scaffold import new_paper
 
     written = new_paper(args.name, out=args.out, paper_id=args.id, title=args.title)
-    line = written.pop("registry_line")
     for role, path in written.items():
         print(f"{role:<9} {path}")
     if args.out is None:
-        print("\nAdd to PAPERS in workbench/registry.py:\n" + line)
+        print(f"\nregistered by {written['registry']}: python -m workbench check-paper {args.name}")
     else:
         print(f"\nexport WORKBENCH_PAPERS={written['registry']} PYTHONPATH={args.out}:$PYTHONPATH")
     return 0

@@ -20,10 +20,20 @@ Importing a model, its figures or its claims never imports ipywidgets. The whole
 :func:`workbench.paper.check_paper` (``python -m workbench check-paper <package>``);
 ``python -m workbench new-paper NAME`` writes a package that passes it.
 
-A paper outside ``workbench/`` (a plugin, or a scaffold being tried out) declares its
-``Paper`` line as JSON (a list of objects with the fields below, ``package`` its import name)
-in a file named by the ``WORKBENCH_PAPERS`` environment variable (several files separated by
-``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to that file.
+A paper joins the registry in one of three ways:
+
+- the five built-in papers below;
+- a package ``workbench/<topic>/`` with a ``paper.json`` beside its ``__init__.py`` (one
+  object with the ``Paper`` fields; ``notebook`` and ``claims_csv`` relative to the
+  repository): found by discovery, no line to add here (``new-paper NAME`` writes it);
+- a package outside ``workbench/`` (a plugin, or a scaffold being tried out) declares its
+  ``Paper`` line as JSON (a list of objects with the fields below, ``package`` its import
+  name) in a file named by the ``WORKBENCH_PAPERS`` environment variable (several files
+  separated by ``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to
+  that file.
+
+Every line is checked when it registers (:class:`RegistryError` names the file, the field
+and the value): ids are unique, ``order`` is an int, the text fields are strings.
 """
 
 from __future__ import annotations
@@ -31,14 +41,31 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from workbench.validation import ParameterError, check_choice
+from workbench.validation import ParameterError, check_choice, describe
 
-__all__ = ["Paper", "PAPERS", "paper", "course", "papers_from_json", "ARENA"]
+__all__ = [
+    "Paper",
+    "PAPERS",
+    "paper",
+    "course",
+    "papers_from_json",
+    "discover",
+    "ARENA",
+    "RegistryError",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
+#: a paper id: a letter, then letters, digits or underscores (it names files and notebooks)
+PAPER_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+class RegistryError(ParameterError):
+    """A paper line that cannot register: a malformed JSON file, a field of the wrong type,
+    a taken id. The message names the file (or the line), the field and the value."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +83,31 @@ class Paper:
     import_name: str = ""
     #: the claims table when it is not ``data/claims/<id>.csv``
     claims_csv: str = ""
+
+    def __post_init__(self):
+        for name in ("id", "topic", "title", "citation", "notebook"):
+            value = getattr(self, name)
+            if not (isinstance(value, str) and value.strip()):
+                raise RegistryError(
+                    f"The '{name}' field of Paper must be a non-empty string. "
+                    f"Got {describe(value)} instead."
+                )
+        for name in ("teaches", "import_name", "claims_csv"):
+            if not isinstance(getattr(self, name), str):
+                raise RegistryError(
+                    f"The '{name}' field of Paper must be a string. "
+                    f"Got {describe(getattr(self, name))} instead."
+                )
+        if not PAPER_ID.fullmatch(self.id):
+            raise RegistryError(
+                "The 'id' field of Paper must be a letter followed by letters, digits or "
+                f"underscores (p6, queues). Got {self.id!r} instead."
+            )
+        if isinstance(self.order, bool) or not isinstance(self.order, int):
+            raise RegistryError(
+                "The 'order' field of Paper must be an int (its place in the course). "
+                f"Got {describe(self.order)} instead."
+            )
 
     @property
     def package(self) -> str:
@@ -160,32 +212,80 @@ PAPERS: dict[str, Paper] = {
 }
 
 
-def papers_from_json(path) -> list[Paper]:
-    """The ``Paper`` lines declared in a JSON file (see the module docstring)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ParameterError(
+def _entry(entry, where: str, base: Path, known: set) -> Paper:
+    if not isinstance(entry, dict):
+        raise RegistryError(f"{where}: a paper line is a JSON object, got {describe(entry)}")
+    entry = dict(entry)
+    if "package" in entry:
+        entry["import_name"] = entry.pop("package")
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise RegistryError(f"{where}: unknown Paper fields {unknown} (known: {sorted(known)})")
+    for key in ("notebook", "claims_csv"):
+        if isinstance(entry.get(key), str) and entry[key]:
+            entry[key] = str(base / entry[key])
+    try:
+        return Paper(**entry)
+    except TypeError as err:  # a required field missing
+        raise RegistryError(f"{where}: {err}") from None
+    except RegistryError as err:
+        raise RegistryError(f"{where}: {err}") from None
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise RegistryError(f"{path}: cannot be read ({type(err).__name__}: {err})") from None
+    except (UnicodeDecodeError, ValueError) as err:
+        raise RegistryError(f"{path}: not valid JSON ({err})") from None
+
+
+def papers_from_json(path, base=None) -> list[Paper]:
+    """The ``Paper`` lines declared in a JSON file (see the module docstring): a list of
+    objects, or one object. ``notebook`` and ``claims_csv`` are relative to ``base`` (default:
+    the file's folder). Raises :class:`RegistryError` naming the file and what is wrong."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise RegistryError(
             "The 'path' parameter of papers_from_json must be a path to a JSON file. "
-            f"Got {type(path).__name__} instead."
+            f"Got {describe(path)} instead."
         )
     path = Path(path).resolve()
+    base = path.parent if base is None else Path(base)
+    data = _read_json(path)
+    entries = [data] if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise RegistryError(f"{path}: a list of paper objects (or one), got {describe(data)}")
     known = {f.name for f in fields(Paper)}
+    return [_entry(e, f"{path} (paper {i + 1})", base, known) for i, e in enumerate(entries)]
+
+
+def discover(root=ROOT) -> list[Paper]:
+    """The papers of ``<root>/workbench/<topic>/paper.json`` (``new-paper`` writes it): the
+    topic is the folder's name, paths are relative to ``root``."""
     out = []
-    for entry in json.loads(path.read_text()):
-        entry = dict(entry)
-        if "package" in entry:
-            entry["import_name"] = entry.pop("package")
-        unknown = sorted(set(entry) - known)
-        if unknown:
-            raise ValueError(f"{path}: unknown Paper fields {unknown}")
-        for key in ("notebook", "claims_csv"):
-            if entry.get(key):
-                entry[key] = str(path.parent / entry[key])
-        out.append(Paper(**entry))
+    for path in sorted(Path(root, "workbench").glob("*/paper.json")):
+        for p in papers_from_json(path, base=root):
+            if p.topic != path.parent.name or p.import_name:
+                raise RegistryError(
+                    f"{path}: topic is {p.topic!r}, its folder {path.parent.name!r}; a "
+                    "package outside workbench/ registers through WORKBENCH_PAPERS"
+                )
+            out.append(p)
     return out
 
 
+def _register(papers, where: str) -> None:
+    for p in papers:
+        if p.id in PAPERS or p.id == "arena":
+            taken = "the arena" if p.id == "arena" else PAPERS[p.id].package
+            raise RegistryError(f"{where}: paper id {p.id!r} is taken ({taken})")
+        PAPERS[p.id] = p
+
+
+_register(discover(), "workbench/*/paper.json")
 for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep)):
-    PAPERS.update({p.id: p for p in papers_from_json(_file)})
+    _register(papers_from_json(_file), f"WORKBENCH_PAPERS={_file}")
 
 
 #: The arena (workbench.arena) has the paper skeleton but is no paper: it is not in PAPERS

@@ -18,7 +18,38 @@ import matplotlib.pyplot as plt
 
 from workbench.claims import atlas, plot_atlas
 from workbench.registry import ARENA, PAPERS, paper
-from workbench.validation import check_choice
+from workbench.validation import ParameterError, check_choice, describe
+
+
+def _figures(pid: str) -> dict:
+    return ARENA.figures if pid == "arena" else paper(pid).figures
+
+
+def check_only(paper_id: str, only) -> list[str] | None:
+    """``only`` checked against the figures of ``paper_id`` (``"all"``: of every paper): the
+    names, or None for every figure. An unknown name is refused with the valid ones."""
+    if only is None:
+        return None
+    if isinstance(only, str) or not all(isinstance(n, str) for n in only):
+        raise ParameterError(
+            "The 'only' parameter of reproduce must be a list of figure names. "
+            f"Got {describe(only)} instead."
+        )
+    only = list(only)
+    if paper_id == "atlas":
+        raise ParameterError(
+            "The 'only' parameter of reproduce names figures; 'atlas' writes every paper's "
+            "claim atlas and has none to choose."
+        )
+    ids = list(PAPERS) if paper_id == "all" else [paper_id]
+    valid = sorted({name for pid in ids for name in _figures(pid)})
+    unknown = [n for n in only if n not in valid]
+    if unknown or not only:
+        raise ParameterError(
+            f"The 'only' parameter of reproduce must name figures of {paper_id}: "
+            f"{', '.join(valid)}. Got {unknown or only} instead."
+        )
+    return only
 
 
 def reproduce(
@@ -34,6 +65,7 @@ def reproduce(
     given)."""
     matplotlib.use("Agg")
     check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas", "arena"])
+    only = check_only(paper_id, only)  # before any work: an unknown name does nothing
     if paper_id == "atlas":
         return [
             p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, client=client, log=log)
@@ -42,12 +74,11 @@ def reproduce(
     written: list[Path] = []
     for pid in ids:
         folder = Path(out) / pid
-        folder.mkdir(parents=True, exist_ok=True)
-        figures = ARENA.figures if pid == "arena" else paper(pid).figures
-        for name, spec in figures.items():
+        for name, spec in _figures(pid).items():
             if only and name not in only:
                 continue
             t0 = time.perf_counter()
+            folder.mkdir(parents=True, exist_ok=True)
             frame, fig = spec.make(quick=quick)
             csv, png = folder / f"{name}.csv", folder / f"{name}.png"
             frame.to_csv(csv, index=False)
