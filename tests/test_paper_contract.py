@@ -1,16 +1,23 @@
 """check_paper finds departures: a scaffolded package broken in one way fails that rule, by
-name (and a whole scaffolded package passes every rule: tests/test_scaffold.py)."""
+name (and a whole scaffolded package passes every rule: tests/test_scaffold.py).
+
+One package is scaffolded per session; each test works on a copy of it under its own name.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from workbench.paper import RULES, PaperContractError, check_paper
+from workbench.paper import RULES, PaperContractError, Target, check_paper
 from workbench.scaffold import new_paper
+from workbench.validation import ParameterError
+
+TEMPLATE = "toy_template"
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -41,6 +48,38 @@ def _with_output(nb):
 
 def _own_claims(nb):
     nb["cells"][11]["source"] = "from workbench.claims import check_claims\ncheck_claims('x')"
+
+
+def _tests(pkg: Path) -> Path:
+    return pkg.parent / f"test_{pkg.name}.py"
+
+
+def _delete_twin_test(pkg: Path) -> None:
+    """Delete the test comparing the kernel with its slow twin (issue 40's third mistake)."""
+    path = _tests(pkg)
+    text = path.read_text()
+    start = text.index('@pytest.mark.parametrize("n"')
+    end = text.index("def test_mean_sojourn")
+    path.write_text(text[:start] + text[end:])
+
+
+NOISY = """
+
+def noisy_sojourn(lam: float, mu: float) -> float:
+    \"\"\"E[T] times an Exp(1) draw from an unseeded generator.\"\"\"
+    import numpy
+
+    return mean_sojourn(lam, mu) * numpy.random.default_rng().exponential()
+
+
+__all__ += ["noisy_sojourn"]
+"""
+
+
+def _pose_twice(nb):
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code" and ", 3)" in "".join(cell["source"]):
+            cell["source"] = "".join(cell["source"]).replace(", 3)", ", 2)")
 
 
 LONG_FUNCTION = "\n\ndef _long():\n" + "    x = 1\n" * 160 + "    return x\n"
@@ -78,6 +117,19 @@ BREAKS = {
     ),
     "claims.quotes": lambda pkg, nb, csv: _edit(csv, ",1.0,workbench,", ",1.0,paper,"),
     "exercises.declared": lambda pkg, nb, csv: _append(pkg / "exercises.py", "\nEXERCISES = ()\n"),
+    "exercises.computed": lambda pkg, nb, csv: _edit(
+        pkg / "exercises.py", "answer=_load_ratio,", "answer=lambda: 5.5,"
+    ),
+    "exercises.hidden": lambda pkg, nb, csv: _edit(
+        pkg / "exercises.py", 'hint="E[T] = 1/(μ − λ).",', 'hint="E[T] = 1/(μ − λ): 5.5 times.",'
+    ),
+    "notebook.exercises": lambda pkg, nb, csv: _notebook(nb, _pose_twice),
+    # issue 40's first mistake: a rate declared without a range (E[T] then came out < 0)
+    "params.ranges": lambda pkg, nb, csv: _edit(
+        pkg / "params.py", '"low": 0.0, "low_open": True, "high": 1e3, ', ""
+    ),
+    "kernels.twin": lambda pkg, nb, csv: _delete_twin_test(pkg),
+    "seeds.public": lambda pkg, nb, csv: _append(pkg / "model.py", NOISY),
     "figures_views.naming": lambda pkg, nb, csv: _edit(
         pkg / "views.py", 'VIEWS = {"sojourn": sojourn_view}', 'VIEWS = {"load": sojourn_view}'
     ),
@@ -108,11 +160,28 @@ BREAKS = {
 }
 
 
-def _scaffold(tmp_path, monkeypatch, rule: str) -> tuple[str, Path, Path, Path]:
+@pytest.fixture(scope="session")
+def template(tmp_path_factory) -> Path:
+    """One scaffolded package (new-paper runs ruff: once, not once per test)."""
+    folder = tmp_path_factory.mktemp("template")
+    new_paper(TEMPLATE, out=folder)
+    return folder
+
+
+def _scaffold(template, tmp_path, monkeypatch, rule: str) -> tuple[str, Path, Path, Path]:
+    """A copy of the template under the name ``toy_<rule>``: package, notebook, claims, tests
+    and twin, every mention of the template's name replaced."""
     name = "toy_" + re.sub(r"\W", "_", rule)
-    written = new_paper(name, out=tmp_path)
+    for src in template.iterdir():
+        dst = tmp_path / src.name.replace(TEMPLATE, name)
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dst)
+    for path in [*tmp_path.glob("*.*"), *(tmp_path / name).glob("*.py")]:
+        path.write_text(path.read_text().replace(TEMPLATE, name))
     monkeypatch.syspath_prepend(str(tmp_path))
-    return name, written["package"], written["notebook"], written["claims"]
+    return name, tmp_path / name, tmp_path / f"{name}.ipynb", tmp_path / f"{name}.csv"
 
 
 def test_every_rule_has_a_break():
@@ -120,8 +189,8 @@ def test_every_rule_has_a_break():
 
 
 @pytest.mark.parametrize("rule", sorted(BREAKS))
-def test_check_paper_names_the_departure(rule, tmp_path, monkeypatch):
-    name, pkg, nb, csv = _scaffold(tmp_path, monkeypatch, rule)
+def test_check_paper_names_the_departure(rule, template, tmp_path, monkeypatch):
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, rule)
     BREAKS[rule](pkg, nb, csv)
     report = check_paper(name, notebook=nb, claims_csv=csv, rules=[rule])
     assert report.failed_rules == [rule], str(report)
@@ -129,9 +198,11 @@ def test_check_paper_names_the_departure(rule, tmp_path, monkeypatch):
         report.raise_if_failed()
 
 
-def test_the_claims_table_takes_the_expectations_check_claims_reads(tmp_path, monkeypatch):
+def test_the_claims_table_takes_the_expectations_check_claims_reads(
+    template, tmp_path, monkeypatch
+):
     # workbench.claims reads agree, disagree and undetermined (P2 has undetermined rows)
-    name, _, nb, csv = _scaffold(tmp_path, monkeypatch, "expect")
+    name, _, nb, csv = _scaffold(template, tmp_path, monkeypatch, "expect")
     _edit(csv, ",M/M/1,agree,", ",M/M/1,undetermined,")
     assert check_paper(name, notebook=nb, claims_csv=csv, rules=["claims.table"]).ok
     _edit(csv, ",M/M/1,undetermined,", ",M/M/1,maybe,")
@@ -139,15 +210,89 @@ def test_the_claims_table_takes_the_expectations_check_claims_reads(tmp_path, mo
     assert report.failed_rules == ["claims.table"] and "'maybe'" in str(report), str(report)
 
 
-def test_an_unregistered_package_without_notebook_or_claims_is_told_so(tmp_path, monkeypatch):
-    name, *_ = _scaffold(tmp_path, monkeypatch, "unregistered")
+def test_an_unregistered_package_without_notebook_or_claims_is_told_so(
+    template, tmp_path, monkeypatch
+):
+    name, *_ = _scaffold(template, tmp_path, monkeypatch, "unregistered")
     report = check_paper(name, rules=["notebook.parameters", "claims.table"])
     assert report.failed_rules == ["claims.table", "notebook.parameters"]
     assert "register the paper or pass notebook=" in str(report)
 
 
-def test_unknown_rules_and_packages_are_refused():
-    with pytest.raises(KeyError, match="unknown rules"):
+def test_the_three_planted_mistakes_of_issue_40_are_named(template, tmp_path, monkeypatch):
+    """A rate without a range, a claim quoting TODO, the kernel's slow-twin test deleted: all
+    three in one package, each named by its rule, where it is."""
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, "issue40")
+    BREAKS["params.ranges"](pkg, nb, csv)
+    _edit(csv, ",1.0,workbench,0.1,M/M/1,agree,,a toy,", ",1.0,paper,0.1,Sec. 2,agree,,a toy,TODO")
+    _delete_twin_test(pkg)
+    report = check_paper(name, notebook=nb, claims_csv=csv)
+    assert report.failed_rules == ["claims.quotes", "kernels.twin", "params.ranges"], str(report)
+    found = {f.rule: f for f in report.findings}
+    ranges = [f.where for f in report.by_rule("params.ranges")]
+    assert ranges == ["PARAMS['lam']", "PARAMS['mu']"] and "no finite range" in str(report)
+    assert "placeholder ('TODO')" in found["claims.quotes"].message
+    assert found["kernels.twin"].where.endswith("kernels.py:12"), found["kernels.twin"]
+    assert "lindley_kernel" in found["kernels.twin"].message
+
+
+@pytest.mark.parametrize(
+    "quote", ["", "TODO", "TBD", "...", "…", "lorem ipsum dolor sit amet", "<the quote>", "ok"]
+)
+def test_a_placeholder_quote_is_named(quote, template, tmp_path, monkeypatch):
+    name, _, nb, csv = _scaffold(template, tmp_path, monkeypatch, "quote")
+    _edit(csv, ",1.0,workbench,0.1,M/M/1,agree,,a toy,", f',1.0,paper,0.1,Sec. 2,agree,,,"{quote}"')
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules="claims.quotes")
+    assert report.failed_rules == ["claims.quotes"], str(report)
+    _edit(csv, f'"{quote}"', '"The mean sojourn time of the M/M/1 queue is 1/(mu - lambda)."')
+    assert check_paper(name, notebook=nb, claims_csv=csv, rules="claims.quotes").ok
+
+
+def test_a_physical_quantity_without_a_unit_is_named(template, tmp_path, monkeypatch):
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, "unit")
+    _edit(pkg / "params.py", '{"unit": "1/s", ', "{")
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules=["params.ranges"])
+    assert [f.where for f in report.findings] == ["PARAMS['lam']", "PARAMS['mu']"], str(report)
+    assert "'arrival rate' is a physical quantity but has no unit" in str(report)
+
+
+def test_fewer_than_three_exercises_are_named(template, tmp_path, monkeypatch):
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, "two")
+    _append(pkg / "exercises.py", "\nEXERCISES = EXERCISES[:2]\n")
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules=["exercises.declared"])
+    assert "2 exercises: a notebook that teaches has at least 3" in str(report), str(report)
+
+
+def test_a_seeded_helper_does_not_make_its_caller_stochastic(template, tmp_path, monkeypatch):
+    """A public function that calls simulate with a fixed seed is deterministic: no finding;
+    one that draws from a generator it seeds itself, without a seed argument, is named."""
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, "seeded")
+    _append(
+        pkg / "simulation.py",
+        "\n\ndef fixed_run(lam: float) -> float:\n    return simulate(lam=lam, seed=3).mean\n"
+        '\n\n__all__ += ["fixed_run"]\n',
+    )
+    assert check_paper(name, notebook=nb, claims_csv=csv, rules=["seeds.public"]).ok
+    _append(
+        pkg / "simulation.py",
+        "\n\ndef hidden_seed(lam: float) -> float:\n"
+        "    return float(np.random.default_rng(42).exponential(1 / lam))\n"
+        '\n\n__all__ += ["hidden_seed"]\n',
+    )
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules=["seeds.public"])
+    assert [f.message.split()[0] for f in report.findings] == ["hidden_seed"], str(report)
+
+
+def test_unknown_rules_and_packages_and_wrong_types_are_refused_by_name():
+    with pytest.raises(ParameterError, match="'rules' parameter of check_paper.*no.such.rule"):
         check_paper("p4", rules=["no.such.rule"])
+    with pytest.raises(ParameterError, match="'rules' parameter of check_paper.*Got 5"):
+        check_paper("p4", rules=5)
+    with pytest.raises(ParameterError, match="'module_or_name' parameter of check_paper"):
+        check_paper(5)
+    with pytest.raises(ParameterError, match="'package' parameter of Target.*Got 5"):
+        Target(5, "p4", None, None, False)
+    with pytest.raises(ParameterError, match="'notebook' parameter of Target"):
+        Target("workbench.redundancy", "p4", 5, None, False)
     with pytest.raises(ModuleNotFoundError):
         check_paper("no_such_package_anywhere")

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from workbench.claims import load_claims
-from workbench.redundancy.claims import CLAIMS, FIG4_SEEDS_QUICK, _fig4_simulated_gains
+from workbench.redundancy.claims import (
+    CLAIMS,
+    FIG4_SEEDS_QUICK,
+    LAMS_LOW,
+    _fig4_gain,
+    _fig4_simulated_gains,
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +42,25 @@ def test_pmax_row_quotes_the_papers_bound_not_the_workbenchs_number(rows):
     assert CLAIMS["pmax_at_most_half_c24"](quick=True) == 1.0
 
 
-def test_fig4_simulated_gain_is_a_median_over_seeds_with_its_spread(rows):
+def test_fig4_simulated_gain_agrees_with_eq1_and_not_with_the_papers_65_percent(rows):
+    """The simulated gain (the paper's 500 x 100 protocol, median over seeds) against theory:
+    eq. 1 with Erlang-B over the same λ grid, an analytic route that runs no simulation; and
+    against the paper's text, "about 65%", which it does not reach (the row's disagree)."""
     gains, flagged = _fig4_simulated_gains(quick=True)
     assert gains.size == FIG4_SEEDS_QUICK and np.ptp(gains) > 0.01  # seeds differ
     measured = CLAIMS["fig4_pareto_asto_gain_vs_benchmark_sim500"](quick=True)
     # a loss system is stable at every load: no simulated point of Fig. 4 may be flagged
     assert flagged == 0 and measured.stationary and measured.note == ""
-    measured = measured.value
-    assert measured == pytest.approx(np.median(gains))
+    theory = _fig4_gain("benchmark", LAMS_LOW, quick=True)  # eq. 1, exact Erlang-B
+    assert 0.70 < theory < 0.80
+    # one run of the protocol is noisy (m = 1 has infinite variance at α = 1.2): the median
+    # of ten is within 0.04 of eq. 1, and eq. 1 lies inside the seeds' spread
+    assert abs(measured.value - theory) <= 0.04, (measured.value, theory)
+    assert gains.min() <= theory + 0.01 and gains.max() >= theory - 0.01
     row = rows.loc["fig4_pareto_asto_gain_vs_benchmark_sim500"]
+    assert row["value"] == 0.65 and "about $65\\%$" in row["quote"]  # the paper's words
+    assert abs(measured.value - row["value"]) > row["tolerance"] and row["expect"] == "disagree"
     assert "over 40 seeds" in row["note"] and "median" in row["note"]
-    assert abs(measured - row["workbench_value"]) <= row["tolerance"]
 
 
 def test_bpo_gain_is_checked_on_the_papers_own_range(rows):

@@ -3,61 +3,164 @@
 The package is a toy M/M/1 queue (a numba kernel for Lindley's recursion, its analytic mean
 1/(μ − λ), a parameter table, ``simulate`` / ``simulate_to_precision`` on the shared output
 analysis and the shared precision loop, a figure, a slider view, one claim with its ATLAS,
-one exercise, fuzz examples), with its notebook (saved clean, a ``parameters`` cell), its
-claims table and its tests. It passes
-:func:`workbench.paper.check_paper` as written; replace the model and keep the skeleton.
+three exercises, fuzz examples), with its notebook (saved clean, a ``parameters`` cell), its
+claims table, its tests and the kernel's slow twin. It passes
+:func:`workbench.paper.check_paper` and the suite as written; replace the model and keep the
+skeleton.
 
-Into the repository (default): ``workbench/NAME/``, ``notebooks/<id>_NAME.ipynb``,
-``data/claims/<id>.csv``, ``tests/test_NAME.py``; then add the printed ``Paper(...)`` line to
-``workbench/registry.py``. With ``--out DIR``: a package ``NAME`` importable from ``DIR``, its
-notebook, claims table and tests beside it, and ``DIR/papers.json`` (its registry line, read
-when ``WORKBENCH_PAPERS`` names it).
+Into the repository (default): ``workbench/NAME/`` (with ``paper.json``, its registry line:
+the registry discovers it, nothing to paste), ``notebooks/<id>_NAME.ipynb``,
+``data/claims/<id>.csv``, ``tests/test_NAME.py`` and ``tests/naive_NAME.py``. With ``--out
+DIR``: a package ``NAME`` importable from ``DIR``, its notebook, claims table, tests and twin
+beside it, and ``DIR/papers.json`` (its registry line, read when ``WORKBENCH_PAPERS`` names
+it).
+
+A name that is a Python keyword, a module of the standard library, an installed top-level
+package or a module of the workbench is refused (:class:`ScaffoldError`), and so is a taken
+paper id or a file that exists; nothing is written then, and nothing is left behind when
+writing fails.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
+import keyword
 import re
 import shutil
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
 
 from workbench.notebook_hooks import CANONICAL_METADATA
-from workbench.registry import PAPERS, ROOT
+from workbench.registry import ARENA, PAPER_ID, PAPERS, ROOT
 from workbench.scaffold import files, package
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, describe
 
-__all__ = ["new_paper", "registry_line"]
+__all__ = ["new_paper", "check_name", "ScaffoldError"]
+
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+MAX_TITLE = 300
+CITATION = "<authors, venue, year>"
 
 
-def _fill(text: str, pkg: str, pid: str, title: str) -> str:
-    return text.replace("__PKG__", pkg).replace("__PID__", pid).replace("__TITLE__", title)
+class ScaffoldError(ParameterError):
+    """``new-paper`` refuses a name, an id, a title or a place: nothing was written."""
 
 
-def _notebook(pkg: str, pid: str, title: str) -> str:
+def _installed_top_level() -> set[str]:
+    try:
+        return set(importlib.metadata.packages_distributions())
+    except Exception:  # a broken distribution's metadata: find_spec still looks
+        return set()
+
+
+def check_name(name, *, in_repository: bool = True) -> str:
+    """``name`` as a new paper package's name, or :class:`ScaffoldError` saying why not: a
+    lowercase identifier that is no Python keyword, no module of the standard library, no
+    installed top-level package (``numpy``, ``workbench``) and, in the repository, no module
+    of ``workbench`` (``erlang``)."""
+    if not (isinstance(name, str) and NAME.fullmatch(name)):
+        raise ScaffoldError(
+            "The 'name' parameter of new_paper must be a lowercase identifier (a letter, then "
+            f"letters, digits or underscores: queueing, p6demo). Got {describe(name)} instead."
+        )
+    why = ""
+    if keyword.iskeyword(name):
+        why = "a Python keyword: no module can have it"
+    elif name in sys.stdlib_module_names:
+        why = "a module of the standard library: the package would shadow it"
+    elif name in _installed_top_level() or importlib.util.find_spec(name) is not None:
+        why = "an installed or importable top-level package: the package would shadow it"
+    elif in_repository and (ROOT / "workbench" / name).exists():
+        why = "a module or folder of workbench already"
+    elif in_repository and importlib.util.find_spec(f"workbench.{name}") is not None:
+        why = "a module of workbench already"
+    if why:
+        raise ScaffoldError(f"The 'name' parameter of new_paper cannot be {name!r}: {why}.")
+    return name
+
+
+def _check_title(title, name: str) -> str:
+    if not isinstance(title, str):
+        raise ScaffoldError(
+            f"The 'title' parameter of new_paper must be a string. Got {describe(title)} instead."
+        )
+    title = " ".join(title.split())  # one line: newlines and tabs become spaces
+    if len(title) > MAX_TITLE:
+        raise ScaffoldError(
+            f"The 'title' parameter of new_paper must be at most {MAX_TITLE} characters. "
+            f"Got {len(title)} instead."
+        )
+    return title or f"{name} (a new paper)"
+
+
+def _check_id(paper_id, default: str) -> str:
+    if paper_id is None:
+        return default
+    if not (isinstance(paper_id, str) and PAPER_ID.fullmatch(paper_id)):
+        raise ScaffoldError(
+            "The 'paper_id' parameter of new_paper must be a letter followed by letters, "
+            f"digits or underscores (p6). Got {describe(paper_id)} instead."
+        )
+    return paper_id
+
+
+def _docstring_text(title: str) -> str:
+    """The title as the text of a Python docstring: backslashes and quotes escaped, wrapped
+    to the line length ruff checks."""
+    safe = title.replace("\\", "\\\\").replace('"', '\\"')
+    return "\n".join(textwrap.wrap(safe, width=92, break_on_hyphens=False))
+
+
+def _fill(text: str, pkg: str, pid: str, name: str, title: str = "") -> str:
+    return (
+        text.replace("__PKG__", pkg)
+        .replace("__PID__", pid)
+        .replace("__NAME__", name)
+        .replace("__TITLE__", title)
+    )
+
+
+def _notebook(pkg: str, pid: str, name: str, title: str) -> str:
     nb = nbformat.v4.new_notebook(metadata={k: dict(v) for k, v in CANONICAL_METADATA.items()})
     for i, (kind, source, tags) in enumerate(files.CELLS):
         make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
-        cell = make(_fill(source, pkg, pid, title), id=f"cell-{i:02d}")
+        # markdown cells take the title as it is (nbformat escapes it in the JSON)
+        cell = make(_fill(source, pkg, pid, name, title), id=f"cell-{i:02d}")
         if tags:
             cell.metadata["tags"] = list(tags)
         nb.cells.append(cell)
     return nbformat.writes(nb) + "\n"
 
 
+def _ruff() -> list[str] | None:
+    """How to run ruff: on PATH, beside this interpreter (a venv not activated), or as a
+    module; None when it is not installed."""
+    found = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
+    if found:
+        return [found]
+    if importlib.util.find_spec("ruff") is not None:
+        return [sys.executable, "-m", "ruff"]
+    return None
+
+
 def _tidy(paths) -> None:
     """Sort the imports and format the written files with the repository's ruff settings
     (the order depends on the package's name), when ruff is installed."""
-    ruff = shutil.which("ruff")
+    ruff = _ruff()
     if ruff is None:
         return
     settings = ROOT / "pyproject.toml"
     config = ["--config", str(settings)] if settings.exists() else []
     names = [str(p) for p in paths]
-    subprocess.run([ruff, "check", "-q", "--fix", "--select", "I", *config, *names], check=False)
-    subprocess.run([ruff, "format", "-q", *config, *names], check=False)
+    quiet = {"check": False, "capture_output": True}
+    subprocess.run([*ruff, "check", "-q", "--fix", "--select", "I", *config, *names], **quiet)
+    subprocess.run([*ruff, "format", "-q", *config, *names], **quiet)
 
 
 def _next_id() -> str:
@@ -65,65 +168,103 @@ def _next_id() -> str:
     return f"p{max(taken, default=0) + 1}"
 
 
-def registry_line(pid: str, name: str, title: str, notebook: str) -> str:
-    """The ``Paper(...)`` entry to add to ``workbench/registry.py``."""
-    return (
-        f'Paper(\n    "{pid}",\n    "{name}",\n    "{title}",\n    "<authors, venue, year>",\n'
-        f'    "{notebook}",\n    {len(PAPERS) + 1},\n    "<what the paper teaches>",\n),'
-    )
-
-
-def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = "") -> dict:
-    """Write the package ``name`` and its notebook, claims table and tests; the paths written.
-
-    ``out`` None: into the repository (package ``workbench.<name>``); else into ``out``
-    (package ``<name>``, plus ``papers.json``). Existing files are never overwritten.
-    """
-    if not (isinstance(name, str) and re.fullmatch(r"[a-z][a-z0-9_]*", name)):
-        raise ParameterError(f"new_paper: NAME must be a lowercase identifier, got {name!r}")
+def _layout(name: str, out, paper_id) -> tuple[Path, str, str, dict]:
     if out is None:
-        base, pkg, pid = ROOT, f"workbench.{name}", paper_id or _next_id()
+        pid = _check_id(paper_id, _next_id())
         where = {
             "package": ROOT / "workbench" / name,
             "notebook": ROOT / "notebooks" / f"{pid}_{name}.ipynb",
             "claims": ROOT / "data" / "claims" / f"{pid}.csv",
             "tests": ROOT / "tests" / f"test_{name}.py",
+            "twin": ROOT / "tests" / f"naive_{name}.py",
         }
+        where["registry"] = where["package"] / "paper.json"
+        return ROOT, f"workbench.{name}", pid, where
+    if not isinstance(out, (str, Path)) or not str(out):
+        raise ScaffoldError(
+            f"The 'out' parameter of new_paper must be a folder path. Got {describe(out)} instead."
+        )
+    base = Path(out).resolve()
+    if base.exists() and not base.is_dir():
+        raise ScaffoldError(f"The 'out' parameter of new_paper is a file, not a folder: {base}")
+    where = {
+        "package": base / name,
+        "notebook": base / f"{name}.ipynb",
+        "claims": base / f"{name}.csv",
+        "tests": base / f"test_{name}.py",
+        "twin": base / f"naive_{name}.py",
+        "registry": base / "papers.json",
+    }
+    return base, name, _check_id(paper_id, name), where
+
+
+def _entry(pid: str, name: str, title: str, notebook: str, out) -> dict:
+    entry = {"id": pid, "topic": name, "title": title, "citation": CITATION}
+    entry["notebook"] = notebook
+    if out is None:
+        entry["order"] = max((p.order for p in PAPERS.values()), default=0) + 1
+        entry["teaches"] = "<what the paper teaches>"
     else:
-        base, pkg, pid = Path(out).resolve(), name, paper_id or name
-        where = {
-            "package": base / name,
-            "notebook": base / f"{name}.ipynb",
-            "claims": base / f"{name}.csv",
-            "tests": base / f"test_{name}.py",
-            "registry": base / "papers.json",
-        }
-    if pid in PAPERS:
-        raise ParameterError(f"new_paper: paper id {pid!r} is taken ({PAPERS[pid].package})")
+        entry |= {"package": name, "claims_csv": f"{name}.csv"}
+    return entry
+
+
+def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = "") -> dict:
+    """Write the package ``name``, its notebook, claims table, tests and slow twin, and its
+    registry line; return the paths written (role -> path).
+
+    ``out`` None: into the repository (package ``workbench.<name>``, registered by
+    ``workbench/<name>/paper.json``); else into ``out`` (package ``<name>``, registered by
+    ``<out>/papers.json`` when ``WORKBENCH_PAPERS`` names it). Everything is checked before
+    anything is written (:class:`ScaffoldError`); existing files are never overwritten; a
+    failure while writing removes what was written.
+    """
+    name = check_name(name, in_repository=out is None)
+    base, pkg, pid, where = _layout(name, out, paper_id)
+    title = _check_title(title, name)
+    if pid in PAPERS or pid == ARENA.id:
+        taken = ARENA.package if pid == ARENA.id else PAPERS[pid].package
+        raise ScaffoldError(f"The paper id {pid!r} of new_paper is taken ({taken}).")
     taken = [str(p) for p in where.values() if p.exists()]
     if taken:
-        raise ParameterError(f"new_paper: would overwrite {taken}")
-    title = title or f"{name} (a new paper)"
-    where["package"].mkdir(parents=True)
-    for stem, text in package.PARTS.items():
-        (where["package"] / f"{stem}.py").write_text(_fill(text, pkg, pid, title))
-    for role in ("notebook", "claims", "tests"):
-        where[role].parent.mkdir(parents=True, exist_ok=True)
-    where["notebook"].write_text(_notebook(pkg, pid, title))
-    where["claims"].write_text(_fill(files.CLAIMS_CSV, pkg, pid, title))
-    where["tests"].write_text(_fill(files.TESTS, pkg, pid, title))
-    _tidy([where["package"], where["notebook"], where["tests"]])
+        raise ScaffoldError(f"new_paper would overwrite {taken}: nothing written.")
     notebook = str(where["notebook"].relative_to(base))
-    if out is not None:
-        entry = {
-            "id": pid,
-            "topic": name,
-            "title": title,
-            "citation": "<authors, venue, year>",
-            "notebook": notebook,
-            "package": pkg,
-            "claims_csv": where["claims"].name,
-        }
-        where["registry"].write_text(json.dumps([entry], indent=1, ensure_ascii=False) + "\n")
-    where["registry_line"] = registry_line(pid, name, title, notebook)
+    created: list[Path] = []
+    try:
+        _write(where, created, pkg, pid, name, title)
+        entry = _entry(pid, name, title, notebook, out)
+        payload = entry if out is None else [entry]
+        where["registry"].write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        created.append(where["registry"])
+    except BaseException:
+        for path in reversed(created):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+        raise
     return where
+
+
+def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str) -> None:
+    """Write every file, recording each new path in ``created`` (for the clean-up)."""
+    for role in ("package", "notebook", "claims", "tests", "twin"):
+        for folder in reversed(where[role].parents):
+            if not folder.exists():
+                folder.mkdir()
+                created.append(folder)
+    where["package"].mkdir()
+    created.append(where["package"])
+    for stem, text in package.PARTS.items():
+        (where["package"] / f"{stem}.py").write_text(
+            _fill(text, pkg, pid, name, _docstring_text(title))
+        )
+    for role, text in (
+        ("notebook", _notebook(pkg, pid, name, title)),
+        ("claims", _fill(files.CLAIMS_CSV, pkg, pid, name)),
+        ("tests", _fill(files.TESTS, pkg, pid, name)),
+        ("twin", _fill(files.TWIN, pkg, pid, name)),
+    ):
+        where[role].write_text(text)
+        created.append(where[role])
+    _tidy([where["package"], where["notebook"], where["tests"], where["twin"]])

@@ -2,7 +2,9 @@
 ``__PID__`` its paper id); :mod:`workbench.scaffold` fills them in."""
 
 INIT = '''\
-"""__TITLE__ (a workbench paper package; the model in words goes here).
+"""__TITLE__
+
+A workbench paper package: the model in words goes here.
 
 The scaffold's toy: an M/M/1 queue, Poisson arrivals at rate λ, exponential service at
 rate μ, one server, first come first served. Its mean sojourn time is 1/(μ − λ) for λ < μ;
@@ -417,15 +419,47 @@ from __PKG__.model import mean_sojourn
 
 __all__ = ["EXERCISES"]
 
+
+def _load_ratio() -> float:
+    return mean_sojourn(0.9, 1.0) / mean_sojourn(0.45, 1.0)
+
+
+def _jobs_in_system() -> float:
+    """Little's law: L = λ E[T]."""
+    return 0.6 * mean_sojourn(0.6, 1.0)
+
+
+def _wait_before_service() -> float:
+    """The time in queue: the sojourn time less the mean service time 1/μ."""
+    return mean_sojourn(0.7, 1.0) - 1.0 / 1.0
+
+
 EXERCISES = (
     Question(
         key="double_load",
         text="With μ = 1 /s, how many times longer is the mean sojourn time at λ = 0.9 /s "
         "than at λ = 0.45 /s?",
-        answer=lambda: mean_sojourn(0.9, 1.0) / mean_sojourn(0.45, 1.0),
+        answer=_load_ratio,
         tolerance=0.01,
         hint="E[T] = 1/(μ − λ).",
         solution=lambda v: f"(1 − 0.45)/(1 − 0.9) = {v:.2f}: the queue's time explodes near ρ = 1.",
+    ),
+    Question(
+        key="littles_law",
+        text="At λ = 0.6 /s and μ = 1 /s, how many jobs are in the system on average?",
+        answer=_jobs_in_system,
+        tolerance=0.01,
+        hint="Little's law: L = λ E[T].",
+        solution=lambda v: f"L = λ/(μ − λ) = 0.6/0.4 = {v:.2f} jobs.",
+    ),
+    Question(
+        key="queueing_time",
+        text="At λ = 0.7 /s and μ = 1 /s, how long does a job wait before its service starts, "
+        "on average, in seconds?",
+        answer=_wait_before_service,
+        tolerance=0.01,
+        hint="The sojourn time is the wait plus the service time 1/μ.",
+        solution=lambda v: f"W = 1/(μ − λ) − 1/μ = {v:.2f} s.",
     ),
 )
 '''
