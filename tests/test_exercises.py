@@ -1,21 +1,24 @@
-"""Every paper's exercises: answers computed from the model, one widget, no answer printed.
+"""Every paper's exercises in their widget: the computed answer accepted, others refused.
 
 ``<package>/exercises.py`` declares ``EXERCISES``; the notebook poses each with
-``show(paper, n)``. For every exercise: the computed answer is accepted (also typed with a
-decimal comma), a value ten tolerances away (or 10 % for exact answers) is refused, text is
-refused visibly, and neither the notebook nor the question shows the answer.
+``show(paper, n)``. What a paper's exercises must be (at least three, answers computed,
+never shown in the question, hint or notebook, posed in order) is the contract's
+(``workbench.paper.exercise_rules``, run by tests/test_contract.py). Here: for every exercise
+the widget accepts the computed answer (also typed with a decimal comma), refuses a value ten
+tolerances away (or 10 % for exact answers) and text, visibly; the answers against the
+papers' formulas worked by hand; and no view shown before an exercise gives its answer away.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest
 
-from workbench.exercises import Question, answer, exercises, show
+from workbench.exercises import answer, exercises, show
+from workbench.paper import check_paper, exercise_rules
 from workbench.registry import ARENA, PAPERS
 from workbench.registry import paper as registered
 from workbench.validation import ParameterError
@@ -27,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _count(pid) -> int:
     try:
         return len(exercises(pid))
-    except ModuleNotFoundError:  # reported by test_every_paper_has_exercises
+    except ModuleNotFoundError:  # reported by check_paper's exercises.declared
         return 0
 
 
@@ -36,22 +39,10 @@ TEACHING = [*sorted(PAPERS), ARENA.id]
 CASES = [(pid, n) for pid in TEACHING for n in range(1, 1 + _count(pid))]
 
 
-def _spellings(value: float) -> set[str]:
-    """How a number could be printed in a notebook: 0.75, 0,75, 31.25, 0.388, 75 %."""
-    out = set()
-    for digits in (2, 3, 4):
-        text = f"{value:.{digits}g}"
-        if len(text.strip("-0.")) >= 2:  # a one-digit number (2, 0.4) is no evidence
-            out |= {text, text.replace(".", ",")}
-    return out
-
-
-@pytest.mark.parametrize("paper_id", TEACHING)
-def test_every_paper_has_exercises(paper_id):
-    qs = exercises(paper_id)
-    assert len(qs) >= 3, f"{paper_id}: a notebook that teaches has at least three exercises"
-    assert all(isinstance(q, Question) and callable(q.answer) for q in qs)
-    assert len({q.key for q in qs}) == len(qs)
+def test_the_arena_keeps_the_exercise_rules_of_the_contract():
+    """The papers' exercises are checked with the rest of the contract (tests/test_contract.py);
+    the arena teaches too, with the same rules: at least three, computed, never shown."""
+    check_paper(ARENA.id, rules=list(exercise_rules.RULES)).raise_if_failed()
 
 
 @pytest.mark.parametrize(("paper_id", "number"), CASES)
@@ -73,39 +64,6 @@ def test_widget_accepts_the_computed_answer_and_refuses_others(paper_id, number)
     assert not widget.check(value + far) and not widget.check(value - far)
     assert not widget.check("abc") and "not a number" in widget.feedback.value
     assert "±0<" not in widget.feedback.value and "±0 " not in widget.feedback.value
-
-
-@pytest.mark.parametrize(("paper_id", "number"), CASES)
-def test_the_answer_is_not_in_the_question_or_the_hint(paper_id, number):
-    q = exercises(paper_id)[number - 1]
-    value = answer(paper_id, number)
-    if q.choices is not None:
-        return
-    for text in _spellings(float(value)):
-        for where in (q.text, q.hint):
-            assert not re.search(rf"(?<![\d.,]){re.escape(text)}(?![\d])", where), (
-                f"{paper_id} exercise {number} shows its answer {text} in {where!r}"
-            )
-
-
-@pytest.mark.parametrize("paper_id", TEACHING)
-def test_notebook_poses_exercises_with_show_and_never_prints_answers(paper_id):
-    nb = json.loads(registered(paper_id).notebook_path.read_text())
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    posed = [int(m) for c in code for m in re.findall(rf'show\("{paper_id}", (\d+)\)', c)]
-    assert posed == list(range(1, len(exercises(paper_id)) + 1))
-    for c in code:
-        if "show(" in c:
-            assert re.fullmatch(rf'\s*show\("{paper_id}", \d+\)\s*', c), (
-                f"an exercise cell holds only the show() call, got {c!r}"
-            )
-    source = "\n".join("".join(c["source"]) for c in nb["cells"])
-    for number in range(1, len(exercises(paper_id)) + 1):
-        q = exercises(paper_id)[number - 1]
-        if q.choices is None:
-            for text in _spellings(float(answer(paper_id, number))):
-                hits = re.findall(rf"(?<![\d.,\w]){re.escape(text)}(?![\d])", source)
-                assert not hits, f"{paper_id} notebook shows exercise {number}'s answer {text}"
 
 
 def test_decimal_comma_and_text_in_the_answer_box():

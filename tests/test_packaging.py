@@ -11,8 +11,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from workbench.claims import load_claims
+from workbench.__main__ import OutputFolderError, _reproduced, _site_built, check_out, main
 from workbench.registry import PAPERS
+from workbench.reproduce import reproduce
+from workbench.validation import ParameterError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,17 +41,6 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "bash run.sh test" in readme and "exec bash run.sh test" in ci
     assert "bash run.sh lab" in readme
-
-
-@pytest.mark.parametrize("paper", list(PAPERS))
-def test_every_claims_table_is_well_formed(paper):
-    claims = load_claims(paper)
-    assert claims["expect"].isin(["agree", "disagree", "undetermined"]).all()
-    assert (claims["tolerance"] >= 0).all()
-    disagree = claims[claims["expect"] == "disagree"]
-    assert disagree["workbench_value"].notna().all() and disagree["note"].notna().all()
-    own = claims[claims["source"] == "workbench"]
-    assert own["note"].notna().all(), "a workbench-own value must say so in its note"
 
 
 def test_run_sh_figures_quick_passes_its_options_through(tmp_path):
@@ -93,6 +84,40 @@ def test_cli_reproduces_figures_as_csv_and_png(tmp_path):
         frame = pd.read_csv(tmp_path / "p4" / f"{name}.csv")
         assert len(frame) > 10 and not frame.isna().all().any()
         assert (tmp_path / "p4" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_reproduce_refuses_an_unknown_figure_listing_the_valid_ones(tmp_path, capsys):
+    code = main(["reproduce", "p4", "--quick", "--only", "no_such_figure", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("python -m workbench: error: The 'only' parameter")
+    assert "fig3, fig4, fig5" in err and "no_such_figure" in err
+    assert not any(tmp_path.iterdir())  # nothing done
+    with pytest.raises(ParameterError, match="'only' parameter of reproduce"):
+        reproduce("p4", out=tmp_path, only=["fig3", "nope"])
+
+
+@pytest.mark.parametrize("command", [["reproduce", "p4", "--quick"], ["site", "--quick"]])
+def test_out_onto_a_file_or_a_foreign_folder_is_refused_before_any_work(tmp_path, capsys, command):
+    (tmp_path / "a_file").write_text("mine")
+    code = main([*command, "--out", str(tmp_path / "a_file")])
+    assert code == 2 and "a file, not a folder" in capsys.readouterr().err
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    code = main([*command, "--out", str(foreign)])
+    assert code == 2 and "a non-empty folder that" in capsys.readouterr().err
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_out_may_be_a_folder_the_command_wrote_before(tmp_path):
+    (tmp_path / "p4").mkdir()
+    (tmp_path / "atlas").mkdir()
+    assert check_out(tmp_path, "reproduce", _reproduced(PAPERS)) == tmp_path
+    (tmp_path / "index.html").write_text("")
+    (tmp_path / ".buildinfo").write_text("")
+    assert check_out(tmp_path, "site", _site_built) == tmp_path
+    with pytest.raises(OutputFolderError, match="did not write"):
+        check_out(tmp_path, "reproduce", _reproduced(PAPERS))
 
 
 def test_cli_rejects_unknown_paper():

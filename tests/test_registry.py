@@ -1,31 +1,35 @@
-"""The registry, and every registered paper's notebook and claims table against the contract.
+"""The registry: its papers, their discovery, and lines that cannot register.
 
-The package rules (skeleton, table and sliders, simulate, headless model side, ...) run in
-tests/test_contract.py; all of them are workbench.paper.check_paper's rules.
+Every rule a paper keeps (package, notebook, claims table, ...) runs in
+tests/test_contract.py through workbench.paper.check_paper.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from workbench import registry
 from workbench.claims import load_claims
-from workbench.paper import check_paper, data_rules
 from workbench.params import Param
-from workbench.registry import ARENA, PAPERS, course, papers_from_json
+from workbench.registry import (
+    ARENA,
+    PAPERS,
+    Paper,
+    RegistryError,
+    course,
+    discover,
+    papers_from_json,
+)
 from workbench.validation import ParameterError
 
 REPO = Path(__file__).resolve().parents[1]
 IDS = list(PAPERS)
-
-
-@pytest.mark.parametrize("rule", list(data_rules.RULES))
-@pytest.mark.parametrize("pid", IDS)
-def test_notebook_and_claims_table_keep_the_contract(pid, rule):
-    """The notebook (parameters cell, saved clean, thin cells, claims and exercises shown one
-    way) and the claims table (columns, ids = CLAIMS, quotes), via check_paper."""
-    check_paper(pid, rules=[rule]).raise_if_failed()
 
 
 @pytest.mark.parametrize("pid", IDS)
@@ -45,15 +49,85 @@ def test_a_paper_declared_in_json_joins_the_registry(tmp_path):
     assert px.package == "toy" and px.claims_path == tmp_path / "toy.csv"
     assert px.notebook_path == tmp_path / "toy.ipynb"
     (tmp_path / "bad.json").write_text('[{"id": "py", "colour": "red"}]')
-    with pytest.raises(ValueError, match="colour"):
+    with pytest.raises(RegistryError, match="colour"):
         papers_from_json(tmp_path / "bad.json")
+
+
+LINE = {"id": "px", "topic": "toy", "title": "T", "citation": "C", "notebook": "n.ipynb"}
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('[{"id": "px",', "not valid JSON"),
+        ("\udcff", "not valid JSON"),
+        ('{"papers": 3}', "unknown Paper fields"),
+        ("3", "a list of paper objects"),
+        ("[3]", "a paper line is a JSON object"),
+        (json.dumps([{**LINE, "order": "first"}]), "'order' field of Paper must be an int"),
+        (json.dumps([{**LINE, "order": True}]), "'order' field of Paper must be an int"),
+        (json.dumps([{**LINE, "title": 5}]), "'title' field of Paper must be a non-empty string"),
+        (json.dumps([{**LINE, "id": "p 6"}]), "'id' field of Paper must be a letter"),
+        (json.dumps([{"id": "px"}]), "missing"),
+    ],
+)
+def test_a_line_that_cannot_register_is_a_named_error(tmp_path, text, named):
+    path = tmp_path / "papers.json"
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    with pytest.raises(RegistryError, match=named) as err:
+        papers_from_json(path)
+    assert str(path) in str(err.value)  # it names the file
+    with pytest.raises(RegistryError, match="'path' parameter of papers_from_json"):
+        papers_from_json(5)
+
+
+def test_a_malformed_registry_file_is_one_line_for_every_cli_command(tmp_path):
+    """Not a traceback: ``python -m workbench: error: <file>: ...`` and exit 2."""
+    path = tmp_path / "papers.json"
+    path.write_text('[{"id": "px", "order": "first"')
+    env = {**os.environ, "WORKBENCH_PAPERS": str(path)}
+    for command in (["papers"], ["check-paper", "p4"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "workbench", *command],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        line = f"python -m workbench: error: {path}: not valid JSON (Expecting ',' delimiter"
+        assert out.stderr.startswith(line) and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_a_package_with_a_paper_json_is_discovered(tmp_path):
+    """new-paper's registration: workbench/<topic>/paper.json, paths from the repository."""
+    folder = tmp_path / "workbench" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "paper.json").write_text(json.dumps({**LINE, "notebook": "notebooks/px_toy.ipynb"}))
+    (px,) = discover(tmp_path)
+    assert px.package == "workbench.toy" and px.order == 0
+    assert px.notebook_path == tmp_path / "notebooks" / "px_toy.ipynb"
+    (folder / "paper.json").write_text(json.dumps({**LINE, "topic": "other"}))
+    with pytest.raises(RegistryError, match="topic is 'other', its folder 'toy'"):
+        discover(tmp_path)
+    assert discover(tmp_path / "nothing_here") == []
+
+
+def test_the_course_order_is_the_teaching_order(monkeypatch):
+    """The course as the README's table teaches it: loss systems first (P4), then loss
+    networks (P3), networks of queues (P1), trees of servers (P5), building blocks (P2)."""
+    assert [p.id for p in course()][:5] == ["p4", "p3", "p1", "p5", "p2"]
+    # by order, ties broken by id, whatever the registration order
+    lines = [("c", 1), ("b", 2), ("a", 2), ("d", 0)]
+    made = {i: Paper(i, "t", "T", "C", "n.ipynb", order) for i, order in lines}
+    monkeypatch.setattr(registry, "PAPERS", made)
+    assert [p.id for p in course()] == ["d", "c", "a", "b"]
 
 
 def test_every_notebook_is_a_registered_paper_or_the_index():
     on_disk = {p.name for p in (REPO / "notebooks").glob("*.ipynb")}
     registered = {Path(p.notebook).name for p in (*PAPERS.values(), ARENA)}
     assert on_disk - registered == {"00_index.ipynb"}
-    assert [p.id for p in course()] == sorted(PAPERS, key=lambda i: (PAPERS[i].order, i))
 
 
 def test_a_declared_extra_value_outside_the_range_is_accepted_and_nothing_else():

@@ -1,9 +1,13 @@
-"""``python -m workbench new-paper`` writes a paper that works: check_paper finds nothing, its
-notebook runs headless, its own tests pass. Timed, step by step (docs/adding-a-paper.md)."""
+"""``python -m workbench new-paper`` writes a paper that works with no hand edit: check_paper
+finds nothing, ruff finds nothing, its notebook runs headless, its own tests pass; in the
+repository it registers itself. Bad names, ids and titles are refused, and nothing is left
+behind. Timed, step by step (docs/adding-a-paper.md)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -13,10 +17,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from workbench.scaffold import new_paper
-from workbench.validation import ParameterError
+import workbench.scaffold as scaffold
+from workbench.registry import discover
+from workbench.scaffold import ScaffoldError, new_paper
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _ruff(*args) -> subprocess.CompletedProcess:
+    """ruff with the repository's settings (the one beside this interpreter)."""
+    ruff = scaffold._ruff()
+    assert ruff is not None, "ruff is a test dependency (pyproject.toml, [test])"
+    config = ["--config", str(REPO / "pyproject.toml")]
+    return subprocess.run([*ruff, *args, *config], capture_output=True, text=True, timeout=120)
 
 
 def _env(out: Path) -> dict:
@@ -57,9 +70,20 @@ def test_a_new_paper_passes_check_paper_its_notebook_and_its_tests(tmp_path):
     env, timings = _env(tmp_path), {}
     t0 = time.perf_counter()
     before = {k: v for k, v in env.items() if k != "WORKBENCH_PAPERS"}  # papers.json comes next
-    made = _run(["-m", "workbench", "new-paper", "p6demo", "--out", str(tmp_path)], before, REPO)
+    title = 'Redundancy "done right": a C:\\path, """quotes""" and a title long enough to wrap'
+    made = _run(
+        ["-m", "workbench", "new-paper", "p6demo", "--out", str(tmp_path), "--title", title],
+        before,
+        REPO,
+    )
     assert made.returncode == 0, made.stderr
     timings["scaffold"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for args in (["check", str(tmp_path)], ["format", "--check", str(tmp_path)]):
+        linted = _ruff(*args)
+        assert linted.returncode == 0, linted.stdout + linted.stderr
+    timings["ruff"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     checked = _run(["-m", "workbench", "check-paper", "p6demo"], env, REPO)
@@ -82,19 +106,73 @@ def test_a_new_paper_passes_check_paper_its_notebook_and_its_tests(tmp_path):
     )
 
 
-def test_new_paper_refuses_a_bad_name_and_never_overwrites(tmp_path):
-    with pytest.raises(ParameterError, match="lowercase identifier"):
-        new_paper("Bad-Name", out=tmp_path)
-    new_paper("once", out=tmp_path)
-    with pytest.raises(ParameterError, match="overwrite"):
-        new_paper("once", out=tmp_path)
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("class", "a Python keyword"),
+        ("json", "a module of the standard library"),
+        ("numpy", "an installed or importable top-level package"),
+        ("workbench", "an installed or importable top-level package"),
+        ("Bad-Name", "must be a lowercase identifier"),
+        ("", "must be a lowercase identifier"),
+        (5, "must be a lowercase identifier"),
+    ],
+)
+def test_a_bad_name_is_refused_by_name_and_nothing_is_written(tmp_path, name, why):
+    out = tmp_path / "out"
+    with pytest.raises(ScaffoldError, match=f"'name' parameter of new_paper.*{why}"):
+        new_paper(name, out=out)
+    assert not out.exists()
 
 
-def test_into_the_repository_it_lays_out_the_skeleton_and_prints_the_registry_line(
-    tmp_path, monkeypatch
-):
-    import workbench.scaffold as scaffold
+def test_a_workbench_module_a_taken_id_or_a_wrong_title_is_refused(tmp_path, monkeypatch):
+    with pytest.raises(ScaffoldError, match="cannot be 'erlang': a module of workbench"):
+        new_paper("erlang")
+    out = tmp_path / "out"
+    with pytest.raises(ScaffoldError, match="paper id 'p4' of new_paper is taken"):
+        new_paper("toyname", out=out, paper_id="p4")
+    with pytest.raises(ScaffoldError, match="'paper_id' parameter of new_paper"):
+        new_paper("toyname", out=out, paper_id="p 6")
+    with pytest.raises(ScaffoldError, match="'title' parameter of new_paper must be a string"):
+        new_paper("toyname", out=out, title=["a", "list"])
+    assert not out.exists()
+    new_paper("toyname", out=out)  # the retry is not blocked
+    with pytest.raises(ScaffoldError, match="overwrite"):
+        new_paper("toyname", out=out)
 
+
+def test_a_failure_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
+    def broken(paths):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(scaffold, "_tidy", broken)
+    with pytest.raises(OSError, match="disk full"):
+        new_paper("halfway", out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    monkeypatch.setattr(scaffold, "ROOT", tmp_path / "repo")
+    (tmp_path / "repo" / "tests").mkdir(parents=True)
+    with pytest.raises(OSError, match="disk full"):
+        new_paper("halfway")
+    left = sorted(str(p.relative_to(tmp_path / "repo")) for p in (tmp_path / "repo").rglob("*"))
+    assert left == ["tests"], left
+
+
+def test_the_title_is_escaped_where_it_is_pasted(tmp_path):
+    title = 'A "quoted" title\nwith a back\\slash, """triple quotes""" and <b>markup</b>'
+    written = new_paper("escaped", out=tmp_path, title=title)
+    flat = " ".join(title.split())
+    init = (written["package"] / "__init__.py").read_text()
+    doc = ast.get_docstring(ast.parse(init))
+    assert " ".join(doc.split("\n\n")[0].split()) == flat
+    assert all(len(line) <= 100 for line in init.splitlines())
+    (entry,) = json.loads(written["registry"].read_text())
+    assert entry["title"] == flat and entry["id"] == "escaped"
+    nb = nbformat.read(written["notebook"], as_version=4)
+    assert nb.cells[0].source.startswith(f"# escaped — {flat}")
+
+
+def test_in_the_repository_it_registers_itself(tmp_path, monkeypatch):
+    """No registry line to paste: workbench/NAME/paper.json, found by discovery."""
     monkeypatch.setattr(scaffold, "ROOT", tmp_path)  # a stand-in for the checkout
     written = new_paper("queueing", title="A queueing paper")
     pid = f"p{max(int(p[1:]) for p in scaffold.PAPERS if p[1:].isdigit()) + 1}"
@@ -102,8 +180,12 @@ def test_into_the_repository_it_lays_out_the_skeleton_and_prints_the_registry_li
     assert written["notebook"] == tmp_path / "notebooks" / f"{pid}_queueing.ipynb"
     assert written["claims"] == tmp_path / "data" / "claims" / f"{pid}.csv"
     assert written["tests"] == tmp_path / "tests" / "test_queueing.py"
+    assert written["twin"] == tmp_path / "tests" / "naive_queueing.py"
+    assert written["registry"] == tmp_path / "workbench" / "queueing" / "paper.json"
     assert (
         "from workbench.queueing.params import PARAMS"
         in (written["package"] / "model.py").read_text()
     )
-    assert f'"{pid}",\n    "queueing",' in written["registry_line"]
+    (found,) = discover(tmp_path)
+    assert (found.id, found.package, found.title) == (pid, "workbench.queueing", "A queueing paper")
+    assert found.notebook_path == written["notebook"] and found.claims_path == written["claims"]

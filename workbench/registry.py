@@ -221,8 +221,8 @@ def _entry(entry, where: str, base: Path, known: set) -> Paper:
     unknown = sorted(set(entry) - known)
     if unknown:
         raise RegistryError(f"{where}: unknown Paper fields {unknown} (known: {sorted(known)})")
-    for key in ("notebook", "claims_csv"):
-        if isinstance(entry.get(key), str) and entry[key]:
+    for key in ("notebook", "claims_csv"):  # relative to the repository: kept as written
+        if isinstance(entry.get(key), str) and entry[key] and base.resolve() != ROOT:
             entry[key] = str(base / entry[key])
     try:
         return Paper(**entry)

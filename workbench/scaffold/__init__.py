@@ -204,6 +204,7 @@ def _entry(pid: str, name: str, title: str, notebook: str, out) -> dict:
     if out is None:
         entry["order"] = max((p.order for p in PAPERS.values()), default=0) + 1
         entry["teaches"] = "<what the paper teaches>"
+        entry["claims_csv"] = f"data/claims/{pid}.csv"
     else:
         entry |= {"package": name, "claims_csv": f"{name}.csv"}
     return entry
