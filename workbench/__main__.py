@@ -14,6 +14,7 @@ python -m workbench compile [--force]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -110,7 +111,7 @@ def _main(argv: list[str]) -> int:
     new.add_argument("--id", help="the paper id (default: the next pN, or NAME with --out)")
     new.add_argument("--title", default="", help="the paper's title")
     chk = sub.add_parser("check-paper", help="run the paper contract on a package")
-    chk.add_argument("paper", help="a registered paper id or an importable package")
+    chk.add_argument("paper", help="a registered paper id or topic, or an importable package")
     chk.add_argument("--notebook", help="its notebook (default: the registry's)")
     chk.add_argument("--claims", help="its claims table (default: the registry's)")
     site = sub.add_parser("site", help="build the course site, slides and handouts")
@@ -188,7 +189,8 @@ def _paper_command(args) -> int:
     for role, path in written.items():
         print(f"{role:<9} {path}")
     if args.out is None:
-        print(f"\nregistered by {written['registry']}: python -m workbench check-paper {args.name}")
+        pid = json.loads(written["registry"].read_text())["id"]
+        print(f"\nregistered by {written['registry']}; next: {PROG} check-paper {pid}")
     else:
         print(f"\nexport WORKBENCH_PAPERS={written['registry']} PYTHONPATH={args.out}:$PYTHONPATH")
     return 0

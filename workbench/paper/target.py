@@ -120,6 +120,8 @@ def resolve(module_or_name, *, notebook=None, claims_csv=None, paper_id=None) ->
         package = module_or_name.__name__
     elif isinstance(module_or_name, str) and module_or_name in known:
         package = known[module_or_name].package
+    elif isinstance(module_or_name, str) and module_or_name in {p.topic for p in PAPERS.values()}:
+        package = next(p.package for p in PAPERS.values() if p.topic == module_or_name)
     elif isinstance(module_or_name, str):
         package = module_or_name
     else:
