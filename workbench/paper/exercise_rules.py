@@ -97,7 +97,7 @@ def exercises_computed(target):
         if not (isinstance(q.tolerance, (int, float)) and 0 <= q.tolerance < math.inf):
             yield where, f"tolerance {q.tolerance!r} is not a finite number >= 0"
         try:
-            value = q.answer()
+            value = _answer(q)
         except Exception as err:
             yield where, f"the answer raised {type(err).__name__}: {err}"
             continue
@@ -125,12 +125,24 @@ def _shown(value, text: str) -> list[str]:
     return [s for s in spellings(value) if re.search(rf"(?<![\d.,\w]){re.escape(s)}(?!\d)", text)]
 
 
+#: (answer function, its module's file) -> its value: computed once per process for the
+#: three rules that read it (an edited package is another file or another function)
+_ANSWERS: dict = {}
+
+
+def _answer(q):
+    key = (q.answer, getattr(getattr(q.answer, "__code__", None), "co_filename", None))
+    if key not in _ANSWERS:
+        _ANSWERS[key] = q.answer()
+    return _ANSWERS[key]
+
+
 def _numeric(target):
     for n, q in enumerate(questions(target), start=1):
         if q.choices is not None or not callable(q.answer):
             continue
         try:
-            value = float(q.answer())
+            value = float(_answer(q))
         except Exception:
             continue  # exercises.computed names it
         if math.isfinite(value):

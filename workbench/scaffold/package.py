@@ -15,9 +15,16 @@ from __future__ import annotations
 
 from __PKG__.model import mean_sojourn, utilisation
 from __PKG__.params import PARAMS
-from __PKG__.simulation import simulate, simulate_to_precision
+from __PKG__.simulation import simulate, simulate_to_precision, warm_up
 
-__all__ = ["PARAMS", "mean_sojourn", "utilisation", "simulate", "simulate_to_precision"]
+__all__ = [
+    "PARAMS",
+    "mean_sojourn",
+    "utilisation",
+    "simulate",
+    "simulate_to_precision",
+    "warm_up",
+]
 '''
 
 PARAMS = '''\
@@ -163,7 +170,7 @@ from workbench.validation import ParameterError
 from __PKG__.kernels import lindley_kernel
 from __PKG__.params import PARAMS
 
-__all__ = ["simulate", "simulate_to_precision"]
+__all__ = ["simulate", "simulate_to_precision", "warm_up"]
 
 
 def _one(lam: float, mu: float, jobs: int, warmup: float):
@@ -283,6 +290,12 @@ def simulate_to_precision(
         overload=overload,
     )
     return to_precision(one, func=f, target=target, seed=v["seed"], **finishing)
+
+
+def warm_up() -> None:
+    """The smallest valid call of every kernel, so numba compiles them into its cache before
+    a notebook needs them (``python -m workbench compile`` runs it, workbench.warm)."""
+    simulate(jobs=1_000, replications=2)
 '''
 
 FIGURES = '''\
