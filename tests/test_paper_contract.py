@@ -237,13 +237,25 @@ def test_the_three_planted_mistakes_of_issue_40_are_named(template, tmp_path, mo
 
 
 @pytest.mark.parametrize(
-    "quote", ["", "TODO", "TBD", "...", "…", "lorem ipsum dolor sit amet", "<the quote>", "ok"]
+    ("quote", "why"),
+    [
+        ("", "empty"),
+        ("TODO", "a placeholder"),
+        ("TODO: quote Sec. 4 of the paper here", "a placeholder"),
+        ("TBD, from the paper's Fig. 2", "a placeholder"),
+        ("...", "a placeholder"),
+        ("…", "a placeholder"),
+        ("Lorem ipsum dolor sit amet", "a placeholder"),
+        ("<the paper's words>", "a placeholder"),
+        ("ok", "too short"),
+    ],
 )
-def test_a_placeholder_quote_is_named(quote, template, tmp_path, monkeypatch):
+def test_a_placeholder_quote_is_named(quote, why, template, tmp_path, monkeypatch):
     name, _, nb, csv = _scaffold(template, tmp_path, monkeypatch, "quote")
     _edit(csv, ",1.0,workbench,0.1,M/M/1,agree,,a toy,", f',1.0,paper,0.1,Sec. 2,agree,,,"{quote}"')
     report = check_paper(name, notebook=nb, claims_csv=csv, rules="claims.quotes")
     assert report.failed_rules == ["claims.quotes"], str(report)
+    assert f"the quote of a source=paper row is {why}" in str(report), str(report)
     _edit(csv, f'"{quote}"', '"The mean sojourn time of the M/M/1 queue is 1/(mu - lambda)."')
     assert check_paper(name, notebook=nb, claims_csv=csv, rules="claims.quotes").ok
 
