@@ -158,7 +158,7 @@ def test_a_failure_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
 
 
 def test_the_title_is_escaped_where_it_is_pasted(tmp_path):
-    title = 'A "quoted" title\nwith a back\\slash, """triple quotes""" and <b>markup</b>'
+    title = 'A "quoted" title\nwith C:\\new\\table, """triple quotes""" and <b>markup</b>'
     written = new_paper("escaped", out=tmp_path, title=title)
     flat = " ".join(title.split())
     init = (written["package"] / "__init__.py").read_text()
