@@ -250,6 +250,11 @@ def papers_from_json(path, base=None) -> list[Paper]:
             "The 'path' parameter of papers_from_json must be a path to a JSON file. "
             f"Got {describe(path)} instead."
         )
+    if base is not None and not isinstance(base, (str, os.PathLike)):
+        raise RegistryError(
+            "The 'base' parameter of papers_from_json must be a folder path or None. "
+            f"Got {describe(base)} instead."
+        )
     path = Path(path).resolve()
     base = path.parent if base is None else Path(base)
     data = _read_json(path)
@@ -263,6 +268,11 @@ def papers_from_json(path, base=None) -> list[Paper]:
 def discover(root=ROOT) -> list[Paper]:
     """The papers of ``<root>/workbench/<topic>/paper.json`` (``new-paper`` writes it): the
     topic is the folder's name, paths are relative to ``root``."""
+    if not isinstance(root, (str, os.PathLike)):
+        raise RegistryError(
+            "The 'root' parameter of discover must be the repository's folder. "
+            f"Got {describe(root)} instead."
+        )
     out = []
     for path in sorted(Path(root, "workbench").glob("*/paper.json")):
         for p in papers_from_json(path, base=root):
