@@ -154,9 +154,13 @@ def test_the_key_covers_every_data_file_the_library_versions_and_an_outside_pape
     trace.write_text("t\n0.5\n")
     with_trace = digest.code_digest()
     assert with_trace != base
-    monkeypatch.setattr(digest, "library_versions", lambda names=(): "numpy=0.0")
-    assert digest.code_digest() != with_trace
-    monkeypatch.undo()
+    from importlib import metadata
+
+    real = metadata.version
+    with monkeypatch.context() as m:  # another scipy: every kept number may move
+        m.setattr(metadata, "version", lambda name: "0.0" if name == "scipy" else real(name))
+        assert digest.code_digest() != with_trace
+    assert digest.code_digest() == with_trace
     # a paper package outside the repository, registered through WORKBENCH_PAPERS
     outside = tmp_path / "outside"
     (outside / "mypaper").mkdir(parents=True)
@@ -344,3 +348,33 @@ def test_import_workbench_works_when_the_cache_is_unwritable(tmp_path):
     assert not folder.startswith(str(blocker))
     assert math.isclose(float(value), erlang_b_twin(24, 10.0), rel_tol=1e-12)
     assert run.stderr.count("RuntimeWarning") == 1, run.stderr
+
+
+def square(x: float) -> dict:
+    """A sweep's evaluation."""
+    return {"y": x * x}
+
+
+def test_the_sweep_cache_refuses_planted_values_and_pickles(tmp_path):
+    """The atlas keeps its evaluations in the sweep's cache: the same rules hold there."""
+    import pickle
+
+    from workbench.sweep import sweep
+
+    kw = {"n_workers": 1, "progress": False, "cache_dir": tmp_path / "sweep"}
+    first = sweep(square, {"x": [3.0, 4.0]}, **kw)
+    entries = sorted((tmp_path / "sweep").rglob("*.json"))
+    assert len(entries) == 2
+    head, _, body = entries[0].read_bytes().partition(b"\n")
+    entries[0].write_bytes(head + b"\n" + body.replace(b"9.0", b"0.5").replace(b"16.0", b"0.5"))
+    ran = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(ran), "w"))
+
+    entries[1].write_bytes(pickle.dumps(Payload()))
+    again = sweep(square, {"x": [3.0, 4.0]}, **kw)
+    assert list(again["y"]) == [9.0, 16.0] == list(first["y"])
+    assert again.attrs["sweep"]["computed"] == 2 and not ran.exists()
+    assert sweep(square, {"x": [3.0, 4.0]}, **kw).attrs["sweep"]["from_cache"] == 2
