@@ -487,6 +487,12 @@ def plot_atlas(frame: pd.DataFrame):
     cols = ["claim", "reading", "holds_share", "verdict", "flip"]
     if _need_frame(frame, cols, "frame", "plot_atlas").empty:
         raise ParameterError("The 'frame' parameter of plot_atlas must hold an atlas. Got none.")
+    unknown = sorted({str(v) for v in frame["verdict"]} - set(VERDICTS))
+    if unknown:
+        raise ParameterError(
+            f"The 'frame' parameter of plot_atlas must hold verdicts among {list(VERDICTS)}. "
+            f"Got {unknown} instead."
+        )
     readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
     claims = list(dict.fromkeys(frame["claim"]))
     share = (

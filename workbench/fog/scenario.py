@@ -124,7 +124,11 @@ def _check_build(func, kw):
     for name in ("fog_mu", "cloud_mu", "sizes"):
         if name in kw:
             pair = kw[name]
-            if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
+            try:
+                flat = np.ndim(pair) == 1 and len(pair) == 2
+            except ValueError:  # ragged ([[1, 2], [3]]): not a pair of numbers
+                flat = False
+            if isinstance(pair, (str, bytes)) or not flat:
                 raise ParameterError(
                     f"The '{name}' parameter of {func} must be a pair (Light, Heavy) of "
                     f"positive numbers. Got {describe(pair)} instead."
