@@ -821,7 +821,7 @@ def cli(*args: str, must_fail: bool = False, wants: str = "") -> str:
 def _cli_cases() -> list[SurfaceCase]:
     C = "cli"
     return [
-        SurfaceCase(C, "papers", cli, (), {"wants": ""}, timeout=240.0),
+        SurfaceCase(C, "papers", cli, ("papers",), {"wants": ""}, timeout=240.0),
         SurfaceCase(
             C,
             "reproduce p4 --only no_such_figure",
