@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import fuzz_surfaces
 import numpy as np
 import pandas as pd
 import pytest
@@ -110,3 +111,14 @@ def test_a_topology_altered_behind_its_back_is_refused_where_it_is_used():
         hierarchy.simulate(topology=topology, periods=20, seed=0)
     with pytest.raises(ParameterError, match=r"parameter of static_route"):
         static_route(topology, 1.0, 1.0)
+
+
+def test_a_graphml_entity_bomb_is_a_scenario_error(tmp_path):
+    """expat stops the expansion; its ParseError (a SyntaxError) must reach the user as the
+    loader's own error."""
+    from workbench.fog.scenario import ScenarioError, load_scenario
+
+    path = tmp_path / "bomb.graphml"
+    path.write_text(fuzz_surfaces._xml_bomb())
+    with pytest.raises(ScenarioError, match=r"load_scenario: cannot read"):
+        load_scenario(str(path))

@@ -31,6 +31,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 import networkx as nx
 import numpy as np
@@ -693,7 +694,7 @@ def load_scenario(path) -> nx.Graph:
             raise ScenarioError(
                 f"load_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
             )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ParseError) as err:
         if isinstance(err, ScenarioError):
             raise
         raise ScenarioError(f"load_scenario: cannot read {str(path)!r}: {err}") from err
