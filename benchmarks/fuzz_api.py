@@ -1,6 +1,8 @@
-"""Fuzz the whole public API once and print the totals (the CI test runs a fixed sample).
+"""Fuzz the whole public API and the other surfaces once and print the totals (the CI test
+runs a fixed sample).
 
     .venv/bin/python benchmarks/fuzz_api.py [--sample N] [--timeout S] [--csv OUT]
+                                            [--only api|surfaces] [--category NAME ...]
 
 Every name in every public ``__all__`` under ``workbench`` (claims, validation, output
 analysis, sweep, the building blocks, the registry's paper packages, any new package), every
@@ -8,6 +10,11 @@ parameter, with the declared-invalid values of its table, type-wrong values, val
 inside the declared range, edge values (extreme confidences and precision targets, ragged
 and 0-d arrays, infinities, mutated objects) and an unknown keyword; each call in a forked
 child with a time limit. See ``tests/fuzz_api.py`` for what counts as clean.
+
+Then the surfaces that walk does not reach (``tests/fuzz_surfaces.py``): scenario files,
+user policies, the caches, the scaffold and registry inputs and the command line, each case
+in a forked child under a time and an address-space limit; the counts per category (calls,
+clean, ok, raw, garbage, hang, crash, and slow across them: over 20 s of CPU).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import fuzz_api  # noqa: E402
+import fuzz_surfaces  # noqa: E402
 
 
 def main() -> int:
@@ -27,7 +35,41 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=0, help="only this many cases (0: all)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per call")
     ap.add_argument("--csv", default="", help="write every outcome to this CSV")
+    ap.add_argument("--only", choices=("api", "surfaces"), help="one half of the fuzz")
+    ap.add_argument(
+        "--category",
+        nargs="*",
+        choices=fuzz_surfaces.CATEGORIES,
+        help="surfaces: only these categories",
+    )
     args = ap.parse_args()
+    bad = 0 if args.only == "api" else surfaces(args)
+    return (api(args) if args.only != "surfaces" else 0) or bad
+
+
+def surfaces(args) -> int:
+    t0 = time.perf_counter()
+    chosen = [
+        c
+        for c in fuzz_surfaces.cases()
+        if c.category in (args.category or fuzz_surfaces.CATEGORIES)
+    ]
+    frame = fuzz_surfaces.run(chosen, progress=True)
+    if args.csv:
+        frame.to_csv(args.csv.replace(".csv", "") + "-surfaces.csv", index=False)
+    print(f"\n{len(frame)} surface cases in {time.perf_counter() - t0:.0f} s")
+    print(fuzz_surfaces.totals(frame).to_string())
+    bad = fuzz_surfaces.failures(frame)
+    print(f"\ncontract broken by {len(bad)} surface cases")
+    for r in bad.itertuples():
+        print(
+            f"- [{r.category}] {r.case}: {r.outcome}: "
+            f"{(str(r.detail).splitlines() or [''])[0][:160]}"
+        )
+    return 1 if len(bad) else 0
+
+
+def api(args) -> int:
     t0 = time.perf_counter()
     all_cases, skipped = fuzz_api.cases()
     selected = fuzz_api.sample(all_cases, args.sample) if args.sample else all_cases

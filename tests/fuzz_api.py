@@ -22,12 +22,15 @@ caught and counted. Outcomes:
 - ``clean``: the library's own error (:class:`workbench.ParameterError` and its subclasses),
   or Python's own signature check refusing an unknown keyword of an explicit signature;
 - ``ok``: a result with no NaN/inf, no negative time and no probability outside [0, 1];
-- ``raw``: any other exception; ``hang``: over the time limit; ``garbage``: a bad result.
+- ``raw``: any other exception; ``hang``: over the time limit; ``garbage``: a bad result;
+  ``crash``: the child died of a signal (SIGSEGV) without answering.
 
 A name that needs an argument neither its signature nor its table gives a value for uses the
 :data:`EXAMPLES` catalog; a name with no baseline at all is reported as ``skipped``, never
 silently passed over. ``tests/test_fuzz_api.py`` runs a fixed sample in CI;
-``benchmarks/fuzz_api.py`` runs everything and prints the totals.
+``benchmarks/fuzz_api.py`` runs everything and prints the totals. The surfaces a walk of
+``__all__`` does not reach (files, callbacks, caches, scaffold, registry, CLI) are fuzzed by
+``tests/fuzz_surfaces.py``.
 """
 
 from __future__ import annotations
@@ -699,8 +702,11 @@ def run_case(case: Case, timeout: float = 20.0) -> tuple[str, str, float]:
     if parent.poll(timeout):
         try:
             outcome, detail = parent.recv()
-        except EOFError:
-            outcome, detail = "raw", f"child died (exit {proc.exitcode})"
+        except EOFError:  # died without answering: a signal (SIGSEGV) is a crash
+            proc.join(5)
+            code = proc.exitcode
+            outcome = "crash" if code is not None and code < 0 else "raw"
+            detail = f"child died (exit {code})"
     else:
         outcome, detail = "hang", f"no answer within {timeout:g} s"
     seconds = time.perf_counter() - t0
@@ -749,7 +755,7 @@ def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> 
                 "detail": detail,
             }
         )
-        if progress and outcome in ("raw", "hang", "garbage"):
+        if progress and outcome in ("raw", "hang", "garbage", "crash"):
             print(
                 f"  {outcome}: {case.label}: {(detail.splitlines() or [''])[0][:160]}", flush=True
             )
@@ -761,7 +767,7 @@ def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> 
 def failures(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows that break the contract: raw errors, hangs, garbage, and a misspelled keyword that
     was accepted (an ``unknown`` case that returned)."""
-    bad = frame["outcome"].isin(["raw", "hang", "garbage"])
+    bad = frame["outcome"].isin(["raw", "hang", "garbage", "crash"])
     bad |= (frame["kind"] == "unknown") & (frame["outcome"] == "ok")
     bad |= (frame["kind"] == "invalid") & (frame["outcome"] == "ok")
     return frame[bad]

@@ -220,5 +220,5 @@ def test_a_cached_atlas_is_reused_and_equal(tmp_path, monkeypatch):
     first = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
     again = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
     pd.testing.assert_frame_equal(first, again)
-    assert any(tmp_path.rglob("*.pkl")), "nothing was cached"
+    assert any(tmp_path.rglob("*.json")), "nothing was cached"
     assert len(source_digest()) == 32

@@ -2,13 +2,22 @@
 
 A fixed sample (every public name at least once, then seeded random cases) of the cases
 ``tests/fuzz_api.py`` generates from the registry and the parameter tables, so a new public
-name is covered without editing this file. ``benchmarks/fuzz_api.py`` runs all of them.
+name is covered without editing this file; and the cheap cases of every surface that walk
+does not reach (``tests/fuzz_surfaces.py``: files, callbacks, caches, scaffold, registry,
+CLI). ``benchmarks/fuzz_api.py`` runs all of them.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import fuzz_api
+import fuzz_surfaces
 import pytest
+
+from workbench import ParameterError
 
 SAMPLE = 300
 TIMEOUT = 20.0  # s per refusal; calls that run the model get three times as long
@@ -70,3 +79,99 @@ def test_the_garbage_check_catches_what_it_must():
     assert fuzz_api.garbage(pd.DataFrame({"wait": [0.1, -0.5]}))
     assert not fuzz_api.garbage(pd.DataFrame({"ci_low": [math.nan, 0.1], "servers": [math.inf, 2]}))
     assert not fuzz_api.garbage({"mean_delay": 0.3, "blocking": 0.2})
+
+
+# ------------------------------------------------------------------ the other surfaces
+
+# Cases of the suite's surface sample that fail on this branch and are fixed on another
+# (issue 43: the arena's files, the scaffold, the registry and the CLI): listed so the
+# sample stays honest about them; remove an entry once its fix is merged.
+KNOWN_SURFACES: dict[str, str] = {
+    "[files] arena yaml: a key written twice": "arena scenario loader (duplicate keys)",
+    "[scaffold] a title with quotes, braces, a backslash and a newline": "scaffold escaping",
+    "[scaffold] a title that is not a string": "scaffold: a wrong-typed title",
+    "[registry] check_paper(rules=5)": "paper contract: rules of the wrong type",
+    "[cli] reproduce p4 --only no_such_figure": "CLI: an unknown --only name",
+}
+
+
+def _returns(verdict: str) -> str:
+    return verdict
+
+
+def _refuses() -> str:
+    raise ParameterError("The 'x' parameter of f must be 1. Got 2 instead.")
+
+
+def _raises() -> str:
+    return {}["missing"]
+
+
+def _sleeps() -> str:
+    time.sleep(120)
+    return ""
+
+
+def _segfaults() -> str:
+    os.kill(os.getpid(), signal.SIGSEGV)
+    return ""
+
+
+def _allocates() -> str:
+    return str(len(bytearray(8 * 2**30)))
+
+
+def _spins() -> str:
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+    return ""
+
+
+def test_the_surface_harness_tells_each_outcome_apart(monkeypatch):
+    """Each outcome from a child that does exactly that: a hang and a crash (SIGSEGV) are
+    seen from outside, a MemoryError comes from the address-space limit, slow from CPU."""
+    monkeypatch.setattr(fuzz_surfaces, "SLOW_CPU", 0.2)
+    made = {
+        "ok": (_returns, ("",)),
+        "garbage": (_returns, ("a planted value",)),
+        "clean": (_refuses, ()),
+        "raw": (_raises, ()),
+        "hang": (_sleeps, ()),
+        "crash": (_segfaults, ()),
+        "memory": (_allocates, ()),
+        "slow": (_spins, ()),
+    }
+    # generous limits: the machine may be loaded; only the sleeper reaches its limit
+    cases = [
+        fuzz_surfaces.SurfaceCase("files", name, func, args, timeout=5.0 if name == "hang" else 60)
+        for name, (func, args) in made.items()
+    ]
+    frame = fuzz_surfaces.run(cases).set_index("case")
+    for name in ("ok", "garbage", "clean", "raw", "hang", "crash"):
+        assert frame.at[name, "outcome"] == name, frame.loc[name].to_dict()
+    assert frame.at["memory", "outcome"] == "raw"
+    assert frame.at["memory", "detail"].startswith("MemoryError")
+    assert frame.at["slow", "outcome"] == "ok" and frame.at["slow", "slow"]
+    assert not frame.at["ok", "slow"]
+    table = fuzz_surfaces.totals(frame.reset_index())
+    assert table.loc["files", "calls"] == 8 and table.loc["total", "slow"] == 1
+    assert list(table.columns) == ["calls", *fuzz_surfaces.OUTCOMES, "slow"]
+
+
+def test_the_surfaces_sample_breaks_no_contract_but_the_known_ones():
+    chosen = fuzz_surfaces.sample(fuzz_surfaces.cases())
+    assert {c.category for c in chosen} == set(fuzz_surfaces.CATEGORIES)
+    frame = fuzz_surfaces.run(chosen)
+    bad = fuzz_surfaces.failures(frame)
+    lines = [
+        f"[{r.category}] {r.case}: {r.outcome}: " + (str(r.detail).splitlines() or [""])[0][:200]
+        for r in bad.itertuples()
+        if f"[{r.category}] {r.case}" not in KNOWN_SURFACES
+    ]
+    assert not lines, f"{len(lines)} of {len(frame)} surface cases broke the contract:\n" + (
+        "\n".join(lines)
+    )
+    # the caches are this branch's: a planted value or pickle is recomputed, never served
+    caches = frame[frame["category"] == "caches"]
+    assert len(caches) >= 2 and set(caches["outcome"]) == {"ok"}

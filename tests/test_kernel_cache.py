@@ -49,3 +49,15 @@ def test_numba_and_child_processes_use_the_digest_folder(tmp_path):
                          text=True, check=True).stdout.split()  # fmt: skip
     expected = str(tmp_path / "nc" / _kernel_cache.kernel_digest())
     assert out == [expected, expected]
+
+
+def test_the_folder_follows_the_versions_of_numba_and_numpy_only(monkeypatch):
+    """A kernel compiled by another numba or against another numpy is not loaded; another
+    pandas or scipy (no kernel reads them) keeps the compiled kernels."""
+    from importlib import metadata
+
+    real, before = metadata.version, _kernel_cache.kernel_digest()
+    for library, changes in (("numba", True), ("numpy", True), ("pandas", False), ("scipy", False)):
+        with monkeypatch.context() as m:
+            m.setattr(metadata, "version", lambda n, lib=library: "0.0" if n == lib else real(n))
+            assert (_kernel_cache.kernel_digest() != before) is changes, library

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import multiprocessing
-import pickle
 import sys
 import time
 import types
@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from pandas.testing import assert_frame_equal
 
+from workbench import _store
 from workbench.sweep import SweepError, SweepPointError, point_seed, sweep
 from workbench.validation import ParameterError
 
@@ -161,13 +162,13 @@ def test_dask_point_error_names_point_and_resumes(dask_cluster, tmp_path):
     with pytest.raises(SweepPointError, match=r"x=2") as info:
         run_counting(counters, cache, client=client, chunk_size=1)
     assert isinstance(info.value.__cause__, ValueError)
-    cached = len(list(cache.rglob("*.pkl")))
+    cached = len(list(cache.rglob("*.json")))
     assert cached <= 5
     # nothing of the stopped sweep goes on running on the cluster: the cache and the call
     # count stay as they were when the error reached us
     ran = st.calls(counters)
     time.sleep(1.5)
-    assert len(list(cache.rglob("*.pkl"))) == cached and st.calls(counters) == ran
+    assert len(list(cache.rglob("*.json"))) == cached and st.calls(counters) == ran
     (counters / "fail").unlink()
     (counters / "slow").unlink()
     df = run_counting(counters, cache, client=client, chunk_size=1)
@@ -292,7 +293,7 @@ def test_resume_after_exception_in_worker_process(tmp_path):
     assert "boom at 3" in str(original.__cause__)  # the worker's traceback travels along
     # workers are stopped at once: which other points finished is a race, but each
     # finished point is cached, and the re-run computes exactly the others
-    cached = len(list(cache.rglob("*.pkl")))
+    cached = len(list(cache.rglob("*.json")))
     first = [st.calls(counters, x) for x in range(6)]
     assert first[3] == 1 and cached <= 5
 
@@ -311,7 +312,7 @@ def test_resume_after_worker_crash(tmp_path):
     (counters / "crash").write_text("4")
     with pytest.raises(SweepError, match="died"):
         run_counting(counters, cache, n_workers=2, chunk_size=1)
-    cached = len(list(cache.rglob("*.pkl")))
+    cached = len(list(cache.rglob("*.json")))
     before = [st.calls(counters, x) for x in range(6)]
 
     (counters / "crash").unlink()
@@ -344,7 +345,7 @@ def test_interrupt_in_parent_stops_workers_and_resumes(tmp_path, monkeypatch):
     monkeypatch.undo()
     # no orphaned worker keeps computing after control returned
     assert {p.pid for p in multiprocessing.active_children()} <= children
-    cached = len(list(cache.rglob("*.pkl")))
+    cached = len(list(cache.rglob("*.json")))
     assert cached >= 2
     before = st.calls(counters)
     df = run_counting(counters, cache)
@@ -403,7 +404,7 @@ def test_cache_dir_removed_between_runs_is_recreated(tmp_path):
     run_counting(counters, cache)
     shutil.rmtree(cache)
     df = run_counting(counters, cache)
-    assert df.attrs["sweep"]["computed"] == 6 and len(list(cache.rglob("*.pkl"))) == 6
+    assert df.attrs["sweep"]["computed"] == 6 and len(list(cache.rglob("*.json"))) == 6
 
 
 def test_no_cache_without_cache_dir(tmp_path, monkeypatch):
@@ -422,12 +423,14 @@ def test_corrupt_cache_entry_is_recomputed(tmp_path):
     counters, cache = tmp_path / "calls", tmp_path / "cache"
     counters.mkdir()
     ref = run_counting(counters, cache)
-    victim = sorted(cache.rglob("*.pkl"))[0]
-    victim.write_bytes(b"not a pickle")
+    victim = sorted(cache.rglob("*.json"))[0]
+    victim.write_bytes(b"not an entry")
     df = run_counting(counters, cache)
     assert df.attrs["sweep"]["computed"] == 1 and df.attrs["sweep"]["from_cache"] == 5
     assert_same(df, ref)
-    assert set(pickle.loads(victim.read_bytes())) == {"value", "x2"}  # rewritten whole
+    head, _, body = victim.read_bytes().partition(b"\n")  # rewritten whole, signed
+    assert head.startswith(b"workbench-cache 1 ")
+    assert set(_store.decode(json.loads(body))) == {"value", "x2"}
 
 
 # --------------------------------------------------------------------------- errors

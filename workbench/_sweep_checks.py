@@ -125,6 +125,11 @@ def _expand_grid(grid) -> tuple[list[str], list[dict]]:
     raise _bad("grid", must + " (one per point)", repr(grid))
 
 
+def _a_sweep_cache(path: Path) -> bool:
+    """A folder a sweep keeps its cache in (``workbench-store``; ``joblib``: an older one)."""
+    return (path / "workbench-store").is_dir() or (path / "joblib").is_dir()
+
+
 def _check_cache_dir(cache_dir) -> Path:
     if not isinstance(cache_dir, (str, os.PathLike)):
         raise _bad("cache_dir", "a path (str or os.PathLike) or None", repr(cache_dir))
@@ -140,7 +145,7 @@ def _check_cache_dir(cache_dir) -> Path:
     path = Path(os.fspath(cache_dir)).expanduser()
     if path.exists() and not path.is_dir():
         why = f"a folder; {str(path)!r} is a file"
-    elif path.is_dir() and any(path.iterdir()) and not (path / "joblib").is_dir():
+    elif path.is_dir() and any(path.iterdir()) and not _a_sweep_cache(path):
         why = (
             f"a new folder or an existing sweep cache; {str(path)!r} holds other files, which "
             "the cache would be mixed into"
@@ -218,7 +223,7 @@ def _validate(
     if cache_dir is not None:
         _check_cache_dir(cache_dir)
         if not (isinstance(func, functools.partial) or inspect.isfunction(func)):
-            if not hasattr(func, "py_func"):  # joblib.Memory caches functions
+            if not hasattr(func, "py_func"):  # the cache keys functions by name and source
                 must = "a function (or a functools.partial of one) when cache_dir is set"
                 raise _bad("func", must, repr(func))
     if isinstance(client, str) and not client.strip():  # distributed would start a cluster

@@ -28,7 +28,7 @@ from workbench.claims import (
     _need_frame,
     load_claims,
 )
-from workbench.digest import cache_dir, source_digest
+from workbench.digest import source_digest, usable_cache_dir
 from workbench.plots import WorkbenchFigure
 from workbench.registry import paper as get_paper
 from workbench.sweep import point_seed, sweep
@@ -282,7 +282,7 @@ def run_atlas(
     """The atlas of any claims: ``targets`` maps a claim id to ``(value, tolerance)``.
 
     :func:`atlas` calls it with a paper's table; tests call it with synthetic claims.
-    ``cache_dir``: keep each evaluation there (the sweep engine's ``joblib.Memory``), keyed
+    ``cache_dir``: keep each evaluation there (the sweep engine's cache, data not code), keyed
     by :func:`source_digest`, so a re-run after any code or claims-table change recomputes.
     """
     if not isinstance(spec, AtlasSpec):
@@ -390,11 +390,12 @@ def _check_targets(targets, func: str) -> dict:
     return out
 
 
-def default_cache_dir() -> Path:
+def default_cache_dir() -> Path | None:
     """Where notebooks keep atlas evaluations: ``$WORKBENCH_CACHE/atlas`` (default
     ``~/.cache/workbench/atlas``, created if missing), outside the repository so
-    ``git status`` stays clean."""
-    return cache_dir("atlas")
+    ``git status`` stays clean; None (computed without a cache, one warning) when it cannot
+    be written."""
+    return usable_cache_dir("atlas")
 
 
 def atlas(
@@ -486,6 +487,12 @@ def plot_atlas(frame: pd.DataFrame):
     cols = ["claim", "reading", "holds_share", "verdict", "flip"]
     if _need_frame(frame, cols, "frame", "plot_atlas").empty:
         raise ParameterError("The 'frame' parameter of plot_atlas must hold an atlas. Got none.")
+    unknown = sorted({str(v) for v in frame["verdict"]} - set(VERDICTS))
+    if unknown:
+        raise ParameterError(
+            f"The 'frame' parameter of plot_atlas must hold verdicts among {list(VERDICTS)}. "
+            f"Got {unknown} instead."
+        )
     readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
     claims = list(dict.fromkeys(frame["claim"]))
     share = (

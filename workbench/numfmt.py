@@ -8,6 +8,7 @@ plain decimals from 10⁻³ to 10⁶ (never ``1e+03``), ``1.2 × 10⁻⁵`` outs
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import re
@@ -53,11 +54,15 @@ def _format(value, digits: int) -> str:
         return str(bool(value))
     if isinstance(value, numbers.Integral) and abs(int(value)) <= PLAIN_HIGH:
         return str(int(value)).replace("-", "−")
-    x = float(value)
-    if math.isnan(x):
-        return "–"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond a float's range (10**400): exact, in decimal
+        x = decimal.Decimal(int(value))
+    else:
+        if math.isnan(x):
+            return "–"
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
     if x == 0:
         return "0"
     digits = max(1, int(digits))

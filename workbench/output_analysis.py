@@ -261,6 +261,17 @@ def _fmt(x: float, unit: str) -> str:
     return f"{x:.3g}{(' ' + unit) if unit else ''}"
 
 
+def _rescaled(cleaned: list) -> tuple[list, float]:
+    """The series times a power of two (exact) that brings their largest magnitude near 1,
+    and that factor: the tests are scale-free, but sums of squares of values near 1e308
+    overflow (a trend there read as stationary) and those of values near 1e-308 underflow."""
+    big = max((float(np.abs(y).max()) for y, _ in cleaned if y.size), default=0.0)
+    if big == 0.0 or 2.0**-256 <= big <= 2.0**256:
+        return cleaned, 1.0
+    scale = 2.0 ** -math.frexp(big)[1]
+    return [(y * scale, w) for y, w in cleaned], scale
+
+
 def detect(
     series: Sequence,
     *,
@@ -327,6 +338,7 @@ def detect(
     for y, w in zip(arrays, warmups, strict=True):
         y = y[np.isfinite(y)]
         cleaned.append((y, min(max(w, 0), y.size)))
+    cleaned, scale = _rescaled(cleaned)
     d_common = _common_truncation(cleaned)
     for y, w in cleaned:
         d = w + d_common if d_common is not None and w + d_common < y.size else w
@@ -345,6 +357,7 @@ def detect(
         n2 = sum(h[3] for h in halves)
         first = sum(h[0] * h[2] for h in halves) / n1
         second = sum(h[1] * h[3] for h in halves) / n2
+        first, second = first / scale, second / scale
     p_value = math.nan
     tested = bool(zs)
     if zs:
@@ -546,6 +559,10 @@ def finish(
         raise _fail(func, "info", "a dict or None", info)
     if records is not None and not isinstance(records, pd.DataFrame):
         raise _fail(func, "records", "a DataFrame or None", records)
+    for name, q in (("metric", metric), *(("quantities", q) for q in quantities)):
+        if not all(isinstance(r.row, Mapping) and q in r.row for r in reps):
+            have = sorted(map(str, reps[0].row)) if isinstance(reps[0].row, Mapping) else []
+            raise _fail(func, name, f"quantities every replication's row has {have}", q)
     if count is not None and not all(isinstance(r.row, Mapping) and count in r.row for r in reps):
         raise _fail(func, "count", "the name of a quantity every replication's row has", count)
     # observations a replication measured: its row's count, or its kept series' length; a

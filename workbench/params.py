@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from numbers import Real
 from typing import Any
 
 import pandas as pd
@@ -116,6 +117,20 @@ class Param:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}")
+        for side in ("low", "high"):  # a NaN bound compares False: it would admit anything
+            bound = getattr(self, side)
+            if bound is not None and (
+                isinstance(bound, bool) or not isinstance(bound, Real) or math.isnan(bound)
+            ):
+                raise ParameterError(
+                    f"The '{side}' parameter of Param({self.name!r}) must be a real number "
+                    f"(not NaN) or None. Got {describe(bound)} instead."
+                )
+        if self.low is not None and self.high is not None and not self.low <= self.high:
+            raise ParameterError(
+                f"The 'high' parameter of Param({self.name!r}) must be at least its low bound "
+                f"{self.low!r}. Got {self.high!r} instead."
+            )
         if self.plausible is not None:
             self._check_plausible()
 

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError, describe
+from workbench.validation import ParameterError, check_int, describe
 
 __all__ = ["SimulationResult"]  # summarise, bounded_interval: the simulators' helpers
 
@@ -243,7 +243,9 @@ class SimulationResult:
 
     # -- display --------------------------------------------------------------------------
     def table(self, digits: int = 4) -> pd.DataFrame:
-        """The summary formatted for reading: estimate ± half-width and the interval."""
+        """The summary formatted for reading: estimate ± half-width and the interval, with
+        ``digits`` significant digits (1 to 17)."""
+        digits = check_int(digits, "digits", "SimulationResult.table", 1, 17)
         rows = []
         for _, r in self.summary.iterrows():
             rows.append(

@@ -4,8 +4,8 @@ Ours: the grid, a seed derived from each grid point, the tidy frame, errors that
 failing point, and a watchdog that ends local workers when the sweeping process dies. The
 rest is joblib's: ``joblib.Parallel`` (with its automatic batching) on the backend set by
 ``joblib.parallel_config`` (loky processes, or Dask for a cluster: the optional extra
-``workbench[dask]``), and ``joblib.Memory`` as the cache. Every paper model runs its studies
-through :func:`sweep`::
+``workbench[dask]``). The cache keeps data, not pickles (:mod:`workbench._store`). Every
+paper model runs its studies through :func:`sweep`::
 
     df = sweep(simulate, {"rho": np.linspace(0.1, 0.9, 9), "servers": [1, 2, 4]},
                fixed={"horizon": 1e5}, replications=10, cache_dir=".sweep_cache")
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Memory, Parallel, delayed, parallel_config
+from joblib import Parallel, delayed, parallel_config
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 
 from workbench._sweep_checks import _FUNC, _RESERVED, _bad, _func_id, _validate
@@ -233,31 +233,60 @@ def _evaluate(call, point: dict, fixed: dict, seed: int | None, index: int, remo
         return index, None, (exc, tb)
 
 
+class _Kept:
+    """``func`` behind the sweep's cache: each evaluation, once computed (in whichever
+    process), is stored as data (:mod:`workbench._store`, signed JSON: loading an entry
+    runs no code, and an edited or planted one is computed afresh). Picklable for workers
+    when ``func`` is."""
+
+    def __init__(self, func, store, version: str):
+        self.func, self.store, self.version = func, store, version
+        self.__name__ = getattr(func, "__name__", type(func).__name__)
+        self.__module__ = getattr(func, "__module__", None)
+
+    def key(self, kwargs: dict) -> str:
+        from workbench._store import key_of
+
+        return key_of(_func_id(self.func), self.version, sorted(kwargs.items()))
+
+    def lookup(self, kwargs: dict):
+        """``[result]`` from the cache, or None (absent, unreadable or not sound)."""
+        try:
+            hit, value = self.store.get(self.key(kwargs))
+        except OSError:
+            return None
+        return [value] if hit else None
+
+    def __call__(self, **kwargs):
+        result = _normalize(self.func(**kwargs))
+        try:
+            self.store.put(self.key(kwargs), result)
+        except OSError as exc:  # the folder went away or filled up: the result still counts
+            warnings.warn(
+                f"sweep: an evaluation was not cached ({exc})", RuntimeWarning, stacklevel=2
+            )
+        return result
+
+
 def _memorized(func, fixed: dict, cache_dir: Path, code_version: str | None):
-    """``(func behind joblib.Memory, fixed)``; a partial is cached as its function, with its
-    bound arguments moved into ``fixed`` (joblib names a partial's cache by its class)."""
+    """``(func behind the cache, fixed)``; a partial is cached as its function, with its
+    bound arguments moved into ``fixed``. Without ``code_version`` the version is a digest of
+    ``func``'s own source."""
+    from workbench._store import Store
+
     if isinstance(func, functools.partial):
         bound = inspect.signature(func.func).bind_partial(*func.args, **func.keywords)
         fixed = {**bound.arguments, **fixed}
         func = func.func
-    location = cache_dir
-    if code_version is not None:
-        tag = hashlib.blake2b(code_version.encode(), digest_size=8).hexdigest()
-        location = cache_dir / "joblib" / f"code_version-{tag}"
-    # a str: joblib adds its "joblib" folder to a str location, not to a Path (joblib #1684)
-    return Memory(location=str(location), verbose=0).cache(func), fixed
-
-
-def _cached(memorized, kwargs: dict):
-    """The cached result for ``kwargs``, or None (absent or unreadable: compute it again)."""
-    try:
-        if memorized.check_call_in_cache(**kwargs):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return [memorized.call_and_shelve(**kwargs).get()]
-    except Exception:
-        pass
-    return None
+    if code_version is None:
+        try:
+            source = inspect.getsource(func)
+        except (OSError, TypeError):
+            source = repr(getattr(getattr(func, "__code__", None), "co_code", _func_id(func)))
+        version = "source:" + hashlib.blake2b(source.encode(), digest_size=16).hexdigest()
+    else:
+        version = "version:" + str(code_version)
+    return _Kept(func, Store(cache_dir / "workbench-store"), version), fixed
 
 
 def _assemble(names, tasks, results) -> pd.DataFrame:
@@ -335,13 +364,16 @@ def sweep(
         path); more runs joblib's loky pool of that many processes. Default
         ``os.cpu_count()``.
     cache_dir : str or path-like, optional
-        A ``joblib.Memory`` location: each finished evaluation is stored there and reused on
-        later calls. No caching if None. Entries are unpickled: point it only at trusted
-        directories. With Dask the workers write it, so they must reach that path.
+        A folder: each finished evaluation is stored there and reused on later calls. No
+        caching if None; a folder that cannot be written means computing without it (a
+        warning). Entries are signed JSON, never pickles: loading one runs no code, and an
+        edited, planted or truncated one is computed afresh. ``func`` must return numbers,
+        strings or frames of them to be cached (anything else is computed each time). With
+        Dask the workers write it, so they must reach that path.
     code_version : str, optional
         Keeps the cache of each version apart; change it to invalidate cached results.
-        Without it, ``joblib.Memory`` invalidates ``func``'s cache when ``func``'s own source
-        changes (edits to helpers that ``func`` calls are not detected: pass a version then).
+        Without it, the cache of ``func`` is invalidated when ``func``'s own source changes
+        (edits to helpers that ``func`` calls are not detected: pass a version then).
     progress : bool, default True
         Show a ``tqdm.auto`` progress bar over evaluations (points x replications).
     chunk_size : int, optional
@@ -381,9 +413,8 @@ def sweep(
     with ``spawn_key=(replication,)``, reduced to 63 bits. It depends on nothing else, so
     results are identical for any ``n_workers``, ``chunk_size`` or backend.
 
-    A cache entry is ``joblib.Memory``'s: keyed by ``func``'s module and name and a hash of
-    the arguments it receives (the point, ``fixed`` and the seed), under a folder of its own
-    for each ``code_version``.
+    A cache entry is keyed by ``func``'s module and name, ``code_version`` (or ``func``'s
+    source) and a hash of the arguments it receives (the point, ``fixed`` and the seed).
 
     With process workers (the default) a script should guard its entry point with
     ``if __name__ == "__main__":``.
@@ -446,9 +477,27 @@ def _backend(todo: list, client, n_workers, chunk_size) -> tuple[str, int]:
     return "in-process", 1
 
 
+def _usable(cache_dir: Path) -> Path | None:
+    """``cache_dir``, created if missing, or None with a warning when it cannot be written
+    (the sweep then computes every evaluation)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        probe = cache_dir / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return cache_dir
+    except OSError as exc:
+        warnings.warn(
+            f"sweep: cache_dir {str(cache_dir)!r} cannot be written ({exc}); computing without it",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        return None
+
+
 def _prepare(func, points, fixed, replications, base_seed, cache_dir, code_version, pass_seed):
     """``(tasks, call, fixed, results)``: the tasks ``(point, replication, seed)`` in output
-    order, the function to call (behind ``joblib.Memory`` with a cache), and the results
+    order, the function to call (behind the cache, :class:`_Kept`), and the results
     already cached (None where an evaluation is still to run)."""
     tasks = []
     for point in points:
@@ -456,11 +505,11 @@ def _prepare(func, points, fixed, replications, base_seed, cache_dir, code_versi
         tasks += [(point, r, _seed_from_canon(base_seed, cp, r)) for r in range(replications)]
     call, results = func, [None] * len(tasks)
     if cache_dir is not None:
-        cache_dir = Path(cache_dir).expanduser()
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_dir = _usable(Path(cache_dir).expanduser())
+    if cache_dir is not None:
         call, fixed = _memorized(func, fixed, cache_dir, code_version)
         for i, (point, _, seed) in enumerate(tasks):
-            hit = _cached(call, {**point, **fixed, **({"seed": seed} if pass_seed else {})})
+            hit = call.lookup({**point, **fixed, **({"seed": seed} if pass_seed else {})})
             results[i] = None if hit is None else _normalize(hit[0])
     return tasks, call, fixed, results
 

@@ -41,6 +41,7 @@ from workbench.fog.kernels import path_inverse_rates
 from workbench.fog.params import PARAMS, RATE_MAX
 from workbench.validation import (
     ParameterError,
+    check_array,
     check_int,
     check_real,
     check_work,
@@ -123,14 +124,9 @@ def _check_build(func, kw):
             )
     for name in ("fog_mu", "cloud_mu", "sizes"):
         if name in kw:
-            pair = kw[name]
-            if isinstance(pair, (str, bytes)) or np.ndim(pair) != 1 or len(pair) != 2:
-                raise ParameterError(
-                    f"The '{name}' parameter of {func} must be a pair (Light, Heavy) of "
-                    f"positive numbers. Got {describe(pair)} instead."
-                )
-            high = 1e12 if name == "sizes" else RATE_MAX
-            out[name] = tuple(check_real(v, name, func, 1e-6, high) for v in pair)
+            high = 1e12 if name == "sizes" else RATE_MAX  # a pair (Light, Heavy); not ragged
+            pair = check_array(kw[name], name, func, low=1e-6, high=high, length=2)
+            out[name] = tuple(float(v) for v in pair)
     if "cloud_units" in kw:
         out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
     if out.get("p_iot", P_IOT) + out.get("p_cloud", P_CLOUD) > 1 + 1e-12:
@@ -689,7 +685,7 @@ def load_scenario(path) -> nx.Graph:
             raise ScenarioError(
                 f"load_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
             )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, SyntaxError) as err:
         if isinstance(err, ScenarioError):
             raise
         raise ScenarioError(f"load_scenario: cannot read {str(path)!r}: {err}") from err

@@ -221,6 +221,7 @@ def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
         raise ParameterError(
             f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
         )
+    topology = topology.checked(f)
     data_per_work = check_real(data_per_work, "data_per_work", f, 0.0, None)
     power = check_real(power, "power", f, 0.0, None)
     kappa = check_real(kappa, "kappa", f, 0.0, None)

@@ -521,7 +521,7 @@ def _prepare(f, args):
             f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {args['max_th']!r} instead."
         )
     if isinstance(topology, Topology):
-        topo = topology
+        topo = topology.checked(f)  # a field replaced since it was built is refused
     else:
         name = PARAMS["topology"].check(topology, f)
         topo = named_topology(

@@ -53,22 +53,18 @@ class Topology:
     def __post_init__(self):
         """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
         >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
-        f = "Topology"
-        if not isinstance(self.name, str):
-            raise ParameterError(
-                f"The 'name' parameter of {f} must be a str. Got {self.name!r} instead."
-            )
-        par = _check_parents(self.parent, f)
-        n = par.size
-        object.__setattr__(self, "parent", par)
-        object.__setattr__(self, "compute", _per_server(self.compute, "compute", f, n))
-        object.__setattr__(self, "bandwidth", _per_server(self.bandwidth, "bandwidth", f, n))
-        object.__setattr__(self, "weight", _weights(self.weight, f, n))
-        object.__setattr__(self, "name", str(self.name))
+        for key, value in _checked_fields(self, "Topology").items():
+            object.__setattr__(self, key, value)
         # checked once, so frozen: a parent changed afterwards would make a cycle (a hang in
         # the simulator) or an index out of range; build a new Topology instead
         for arr in (self.parent, self.compute, self.bandwidth, self.weight):
             arr.flags.writeable = False
+
+    def checked(self, func: str) -> Topology:
+        """This topology checked again where ``func`` uses it: a field replaced since it was
+        built (``object.__setattr__`` goes around the frozen dataclass) is refused naming
+        ``func``, the field and the value."""
+        return Topology(**_checked_fields(self, func))
 
     @property
     def n(self) -> int:
@@ -113,6 +109,22 @@ class Topology:
                 "generation_weight": self.weight,
             }
         )
+
+
+def _checked_fields(t, f: str) -> dict:
+    """The fields of ``t`` validated (one centre, a tree, positive speeds and bandwidths,
+    weights >= 0 with one positive), as arrays."""
+    if not isinstance(t.name, str):
+        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {t.name!r} instead.")
+    par = _check_parents(t.parent, f)
+    n = par.size
+    return {
+        "name": str(t.name),
+        "parent": par,
+        "compute": _per_server(t.compute, "compute", f, n),
+        "bandwidth": _per_server(t.bandwidth, "bandwidth", f, n),
+        "weight": _weights(t.weight, f, n),
+    }
 
 
 def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "user") -> Topology:

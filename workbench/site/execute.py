@@ -3,8 +3,10 @@
 Each notebook runs through papermill with its ``parameters`` cell (``QUICK``, ``SEED``) and
 ``WORKBENCH_STATIC=1`` (slider views drawn as pictures, :mod:`workbench.static_views`). The
 executed copy is kept under ``<cache>/executed/`` named by a digest of everything that can
-change its outputs: the ``workbench/`` sources, the notebook itself, ``data/claims/`` and the
-parameters. A second build with nothing changed reuses it without starting a kernel.
+change its outputs: the ``workbench/`` sources, every data file (``data/**``), a registered
+paper outside the repository, the versions of numpy, numba, scipy and pandas
+(:func:`workbench.digest.code_digest`), the notebook itself and the parameters. A second
+build with nothing changed reuses it without starting a kernel.
 """
 
 from __future__ import annotations
@@ -32,13 +34,15 @@ def cache_root() -> Path:
 
 
 def code_digest(leave_out: tuple[str, ...] = ()) -> str:
-    """The digest of the package sources and the claims tables (what every output depends
-    on), the site builder (``workbench/site/``) left out: it does not change what a notebook
-    shows."""
+    """The digest of what every output reads (:func:`workbench.digest.code_digest`: code,
+    data files, external papers, library versions), the site builder (``workbench/site/``)
+    left out: it does not change what a notebook shows."""
     return digest.code_digest(leave_out=("workbench/site", *leave_out))
 
 
 def notebook_digest(path: Path, code: str, parameters: dict) -> str:
+    """The key of one executed notebook: ``code`` (:func:`code_digest`), the notebook's
+    own bytes and its parameters."""
     h = hashlib.sha256(code.encode())
     h.update(path.read_bytes())
     h.update(repr(sorted(parameters.items())).encode())
