@@ -9,11 +9,13 @@ import numpy as np
 from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
+from scipy.special import ndtri
 
 from workbench.arena.kernels import BIG, Net, Tasks
 from workbench.arena.scenario import ROLE_LEVEL, Scenario
+from workbench.validation import ParameterError
 
-__all__ = ["compile_scenario", "draw_tasks", "sample_sizes"]
+__all__ = ["compile_scenario", "draw_tasks", "sample_sizes", "stream"]
 
 _TIE = 1e-9  # added to each link's weight: among equal-delay paths, the fewest hops
 
@@ -114,7 +116,8 @@ def compile_scenario(sc: Scenario) -> Net:
 
 
 def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` draws of a scenario's size distribution (inverse transforms of uniforms)."""
+    """``count`` draws of a scenario's size distribution, each the inverse transform of
+    one uniform (a hyperexponential's phase and its exponential from the same uniform)."""
     u = rng.random(count)
     d = size.dist
     if d == "exponential":
@@ -125,18 +128,69 @@ def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
         return size.shift - np.log1p(-u) / size.rate
     if d == "pareto":
         return size.scale * (1.0 - u) ** (-1.0 / size.alpha)
+    if d == "hyperexponential":
+        p1, m1, m2 = size.phases
+        first = u < p1
+        v = np.where(first, u / p1, (u - p1) / (1.0 - p1))  # uniform again, given the phase
+        return -np.where(first, m1, m2) * np.log1p(-v)
+    if d == "lognormal":
+        s2 = math.log1p(size.scv)
+        return np.exp(math.log(size.mean) - s2 / 2 + math.sqrt(s2) * ndtri(u))
     return size.scale * (-np.log1p(-u)) ** (1.0 / size.shape)  # weibull
 
 
+#: the branches of a replication's seed: the workload's streams and the policy's uniforms
+WORKLOAD, POLICY = 0, 1
+#: the workload's own streams (children of its branch)
+ARRIVALS, SOURCES, SIZES, TYPES = 0, 1, 2, 3
+
+
+def _root(rng) -> np.random.SeedSequence:
+    """The replication's seed: a SeedSequence as given, an int's, or drawn once from a
+    Generator (four 32-bit words, whatever else the caller draws from it later)."""
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(rng.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return np.random.SeedSequence(int(rng))
+    raise ParameterError(
+        "The 'rng' parameter of draw_tasks must be a numpy Generator, a SeedSequence or an "
+        f"int >= 0. Got {rng!r} instead."
+    )
+
+
+def stream(root: np.random.SeedSequence, *path: int) -> np.random.Generator:
+    """The generator at ``path`` below ``root`` (its child ``path[0]``, that one's child
+    ``path[1]``, ...), the same whatever else is drawn: :func:`draw_tasks`'s streams."""
+    ss = np.random.SeedSequence(
+        root.entropy, spawn_key=tuple(root.spawn_key) + tuple(path), pool_size=root.pool_size
+    )
+    return np.random.default_rng(ss)
+
+
 def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
-    """The inputs of one replication: ``n`` Poisson arrivals over all sources (the sum of
-    the sources' rates), each from source k with probability rate_k / total."""
+    """The inputs of one replication: ``n`` tasks of the scenario's workload.
+
+    Common random numbers: every draw comes from its own stream below the replication's
+    seed ``rng`` (a Generator, a SeedSequence or an int; see :func:`stream`), so two
+    policies given the same seed see the same tasks whatever their ``copies`` and
+    ``uniforms``: arrival times (stream ``(0, 0)``) and sources (``(0, 1)``), copy ``j``'s
+    sizes (``(0, 2, j)``), task types (``(0, 3)``), and the policy's uniform column ``j``
+    (``(1, j)``). A policy with more copies or uniforms sees the same first columns plus
+    fresh ones.
+
+    Poisson sources are drawn as one superposed Poisson process of the sum of the rates,
+    each arrival from source k with probability rate_k / total.
+    """
+    root = _root(rng)
     rates = np.array([w.rate for w in sc.workload])
     total = rates.sum()
-    t = np.cumsum(rng.exponential(1.0 / total, n))
-    source = (
-        rng.choice(len(rates), size=n, p=rates / total) if len(rates) > 1 else np.zeros(n, np.int64)
-    )
+    t = np.cumsum(stream(root, WORKLOAD, ARRIVALS).exponential(1.0 / total, n))
+    if len(rates) > 1:
+        source = stream(root, WORKLOAD, SOURCES).choice(len(rates), size=n, p=rates / total)
+    else:
+        source = np.zeros(n, np.int64)
     source = source.astype(np.int64)
     pos = {node.id: k for k, node in enumerate(sc.nodes)}  # not sc.index: O(nodes) each
     node_of = np.array([pos[w.source] for w in sc.workload], dtype=np.int64)
@@ -146,16 +200,24 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
     groups: dict = {}  # sources with the same task law are drawn together
     for k, w in enumerate(sc.workload):
         groups.setdefault((w.size, w.input_bits, w.types), []).append(k)
-    for (law, input_bits, types), members in groups.items():
+    masks = []
+    for members in groups.values():
         if len(members) < len(rates):
             mask = np.isin(source, members)
-            m = int(mask.sum())
+            masks.append((mask, int(mask.sum())))
         else:  # every source alike (the common case): whole columns, no boolean indexing
-            mask, m = slice(None), n
-        size[mask] = sample_sizes(law, m * copies, rng).reshape(m, copies)
+            masks.append((slice(None), n))
+    for j in range(copies):
+        g = stream(root, WORKLOAD, SIZES, j)
+        for (law, _, _), (mask, m) in zip(groups, masks, strict=True):
+            size[mask, j] = sample_sizes(law, m, g)
+    g = stream(root, WORKLOAD, TYPES)
+    for (_, input_bits, types), (mask, m) in zip(groups, masks, strict=True):
         bits[mask] = input_bits
         if types is not None:
             p = np.arange(1, types.count + 1, dtype=float) ** -types.zipf
-            kind[mask] = rng.choice(types.count, size=m, p=p / p.sum())
-    u = rng.random((n, uniforms))
+            kind[mask] = g.choice(types.count, size=m, p=p / p.sum())
+    u = np.empty((n, uniforms))
+    for j in range(uniforms):
+        u[:, j] = stream(root, POLICY, j).random(n)
     return Tasks(t=t, node=node_of[source], source=source, size=size, bits=bits, kind=kind, u=u)

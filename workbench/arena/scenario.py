@@ -70,63 +70,125 @@ PosReal = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegReal = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
-class Exponential(_Strict):
+class _Law(_Strict):
+    """A size law: ``moment(k)`` is E[S^k] (``inf`` when it diverges)."""
+
+    def moment(self, k: int) -> float:  # pragma: no cover - every law overrides it
+        raise NotImplementedError
+
+    @property
+    def moments(self) -> tuple[float, float]:
+        """(E[S], E[S²])."""
+        return self.moment(1), self.moment(2)
+
+    @property
+    def cv2(self) -> float:
+        """The squared coefficient of variation E[S²] / E[S]² - 1 (0 for a zero mean)."""
+        m1, m2 = self.moments
+        return m2 / (m1 * m1) - 1.0 if m1 > 0 else 0.0
+
+
+class Exponential(_Law):
     dist: Literal["exponential"]
     mean: PosReal
 
-    @property
-    def moments(self) -> tuple[float, float]:
-        return self.mean, 2 * self.mean**2
+    def moment(self, k: int) -> float:
+        return math.factorial(k) * self.mean**k
 
 
-class Deterministic(_Strict):
+class Deterministic(_Law):
     dist: Literal["deterministic"]
     value: NonNegReal
 
-    @property
-    def moments(self) -> tuple[float, float]:
-        return self.value, self.value**2
+    def moment(self, k: int) -> float:
+        return self.value**k
 
 
-class ShiftedExponential(_Strict):
+class ShiftedExponential(_Law):
     dist: Literal["shifted_exponential"]
     shift: NonNegReal
     rate: PosReal
 
-    @property
-    def moments(self) -> tuple[float, float]:
-        m = 1 / self.rate
-        return self.shift + m, (self.shift + m) ** 2 + m**2
+    def moment(self, k: int) -> float:
+        m = 1 / self.rate  # E[(s + X)^k] = sum_j C(k, j) s^(k-j) j! m^j
+        terms = (
+            math.comb(k, j) * self.shift ** (k - j) * math.factorial(j) * m**j for j in range(k + 1)
+        )
+        return sum(terms)
 
 
-class Pareto(_Strict):
+class Pareto(_Law):
     dist: Literal["pareto"]
     scale: PosReal
     alpha: Annotated[float, Field(gt=1, allow_inf_nan=False)]
 
-    @property
-    def moments(self) -> tuple[float, float]:
+    def moment(self, k: int) -> float:
         a, b = self.alpha, self.scale
-        return a * b / (a - 1), (a * b * b / (a - 2) if a > 2 else math.inf)
+        return a * b**k / (a - k) if a > k else math.inf
 
 
-class Weibull(_Strict):
+class Weibull(_Law):
     dist: Literal["weibull"]
     shape: PosReal
     scale: PosReal
 
+    def moment(self, k: int) -> float:
+        return self.scale**k * math.gamma(1 + k / self.shape)
+
+
+class Hyperexponential(_Law):
+    """Two exponential phases with balanced means (p1/μ1 = p2/μ2): the law of mean ``mean``
+    and squared coefficient of variation ``scv`` >= 1 with the fewest parameters; every
+    moment finite (Whitt's H2 fit)."""
+
+    dist: Literal["hyperexponential"]
+    mean: PosReal
+    scv: Annotated[float, Field(ge=1, allow_inf_nan=False)]
+
     @property
-    def moments(self) -> tuple[float, float]:
-        k, s = self.shape, self.scale
-        return s * math.gamma(1 + 1 / k), s * s * math.gamma(1 + 2 / k)
+    def phases(self) -> tuple[float, float, float]:
+        """(p1, mean of phase 1, mean of phase 2)."""
+        p1 = 0.5 * (1 + math.sqrt((self.scv - 1) / (self.scv + 1)))
+        return p1, self.mean / (2 * p1), self.mean / (2 * (1 - p1))
+
+    def moment(self, k: int) -> float:
+        p1, m1, m2 = self.phases
+        return math.factorial(k) * (p1 * m1**k + (1 - p1) * m2**k)
+
+
+class Lognormal(_Law):
+    """exp(N(μ, σ²)) with σ² = ln(1 + scv), μ = ln(mean) - σ²/2: mean ``mean`` and squared
+    coefficient of variation ``scv``; every moment finite."""
+
+    dist: Literal["lognormal"]
+    mean: PosReal
+    scv: PosReal
+
+    def moment(self, k: int) -> float:
+        s2 = math.log1p(self.scv)
+        return math.exp(k * (math.log(self.mean) - s2 / 2) + k * k * s2 / 2)
 
 
 Size = Annotated[
-    Exponential | Deterministic | ShiftedExponential | Pareto | Weibull,
+    Exponential
+    | Deterministic
+    | ShiftedExponential
+    | Pareto
+    | Weibull
+    | Hyperexponential
+    | Lognormal,
     Field(discriminator="dist"),
 ]
 #: the size distributions and their numeric code in the engine
-DISTS = ("exponential", "deterministic", "shifted_exponential", "pareto", "weibull")
+DISTS = (
+    "exponential",
+    "deterministic",
+    "shifted_exponential",
+    "pareto",
+    "weibull",
+    "hyperexponential",
+    "lognormal",
+)
 
 
 class Types(_Strict):
