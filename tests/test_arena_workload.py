@@ -194,8 +194,12 @@ def test_batches_have_their_mean_rate_and_batch_sizes(law):
 def test_mixed_processes_merge_in_time_with_each_source_s_rate():
     sc = arena.load_scenario("neutral")
     d = sc.model_dump()
-    d["workload"][0]["arrivals"] = {"process": "mmpp2", "peak_ratio": 5, "high_share": 0.2,
-                                    "cycle": 2.0}  # fmt: skip
+    d["workload"][0]["arrivals"] = {
+        "process": "mmpp2",
+        "peak_ratio": 5,
+        "high_share": 0.2,
+        "cycle": 2.0,
+    }
     d["workload"][1]["arrivals"] = {"process": "batch", "mean_batch": 3}
     sc = arena.scenario_from_dict(d)
     a = draw_tasks(sc, 100_000, 1, 2, np.random.default_rng(1))
@@ -212,9 +216,12 @@ def test_mixed_processes_merge_in_time_with_each_source_s_rate():
 
 def _trace_scenario(tmp_path, text, **entry):
     (tmp_path / "tasks.csv").write_text(text, encoding="utf-8")
-    d = {**ONE_NODE, "nodes": [*ONE_NODE["nodes"], {"id": "B", "role": "edge"}],
-         "links": [{"a": "A", "b": "B", "delay": 0.01}],
-         "workload": [{"trace": "tasks.csv", **entry}]}  # fmt: skip
+    d = {
+        **ONE_NODE,
+        "nodes": [*ONE_NODE["nodes"], {"id": "B", "role": "edge"}],
+        "links": [{"a": "A", "b": "B", "delay": 0.01}],
+        "workload": [{"trace": "tasks.csv", **entry}],
+    }
     (tmp_path / "sc.json").write_text(json.dumps(d))
     return arena.load_scenario(tmp_path / "sc.json")
 
@@ -246,9 +253,12 @@ def test_a_trace_is_replayed_row_by_row(tmp_path):
 def test_a_trace_and_a_poisson_source_together(tmp_path):
     rows = "time,source,size\n" + "".join(f"{0.1 * i:.1f},B,0.05\n" for i in range(2000))
     (tmp_path / "tasks.csv").write_text(rows)
-    d = {**ONE_NODE, "nodes": [*ONE_NODE["nodes"], {"id": "B", "role": "edge"}],
-         "links": [{"a": "A", "b": "B", "delay": 0.01}],
-         "workload": [*ONE_NODE["workload"], {"trace": str(tmp_path / "tasks.csv")}]}  # fmt: skip
+    d = {
+        **ONE_NODE,
+        "nodes": [*ONE_NODE["nodes"], {"id": "B", "role": "edge"}],
+        "links": [{"a": "A", "b": "B", "delay": 0.01}],
+        "workload": [*ONE_NODE["workload"], {"trace": str(tmp_path / "tasks.csv")}],
+    }
     sc = arena.scenario_from_dict(d)
     tk = draw_tasks(sc, 2000, 1, 2, np.random.default_rng(4))
     assert (np.diff(tk.t) >= 0).all()

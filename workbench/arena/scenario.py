@@ -74,21 +74,15 @@ run (:func:`check_clock`).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
-import threading
 from pathlib import Path
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Literal
 
 import numpy as np
 import yaml
 from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
     StrictBool,
@@ -99,274 +93,55 @@ from pydantic import (
     model_validator,
 )
 
-from workbench.validation import ParameterError
+from workbench.arena.workload import (
+    DISTS,
+    PROCESSES,
+    TRACES_DIR,
+    Arrivals,
+    Bits,
+    PoissonArrivals,
+    ScenarioError,
+    Size,
+    TraceTable,
+    _inf_text,
+    _int,
+    _no_bool,
+    _read_text,
+    _real,
+    _resolve_trace,
+    _short,
+    _Strict,
+    read_trace,
+)
 
 __all__ = [
-    "Scenario", "ScenarioError", "load_scenario", "scenario_from_dict", "read_trace",
-    "SCENARIOS_DIR", "TRACES_DIR",
-]  # fmt: skip
+    "Scenario",
+    "ScenarioError",
+    "load_scenario",
+    "scenario_from_dict",
+    "read_trace",
+    "SCENARIOS_DIR",
+    "TRACES_DIR",
+]
 
 SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "data" / "scenarios"
-TRACES_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
 
 ROLES = ("device", "edge", "fog", "cloud")
 ROLE_LEVEL = {r: i for i, r in enumerate(ROLES)}
 
-#: the largest mean work of a task (work units: seconds at speed 1)
-MAX_WORK = 1e6
-#: the largest squared coefficient of variation of a size law
-MAX_SCV = 1e4
 #: aliases (``*name``) a YAML scenario may use
-MAX_ALIASES = 100
+MAX_ALIASES = 200
+#: the most nodes, links and workload entries of a scenario
+_MOST = {"nodes": 100_000, "links": 1_000_000, "workload": 10_000}
+#: the deepest nesting of brackets in a scenario file
+MAX_DEPTH = 100
+#: YAML nodes a scenario may expand to through its aliases
+MAX_EXPANDED = 3_000_000
 #: bytes of a scenario file
 MAX_FILE_BYTES = 20 * 2**20
-#: rows of a trace file
-MAX_TRACE_ROWS = 10**7
 #: the relative resolution of time a run must keep (float64 time against the shortest time)
 CLOCK_RESOLUTION = 1e-6
 _EPS = float(np.finfo(float).eps)
-
-
-class ScenarioError(ParameterError):
-    """A scenario file or dict that does not follow the schema."""
-
-
-def _no_bool(v):
-    """``true``/``false`` are not numbers (pydantic would read true as 1)."""
-    if isinstance(v, (bool, np.bool_)):
-        raise ValueError(f"must be a number, not a boolean ({v!r})")
-    return v
-
-
-def _inf_text(v):
-    """YAML's .inf (and "inf") as a float infinity."""
-    if isinstance(v, str) and v.strip().lower() in (".inf", "inf", "infinity", "+inf"):
-        return math.inf
-    return v
-
-
-def _real(low=None, high=None, *, low_open=False, inf=False):
-    """A float in a range (``inf``: also ``.inf``), never a bool or NaN."""
-    kw = {}
-    if low is not None:
-        kw["gt" if low_open else "ge"] = low
-    if high is not None and not inf:
-        kw["le"] = high
-    checks = [BeforeValidator(_no_bool)]
-    if inf:
-        checks.append(BeforeValidator(_inf_text))
-    return Annotated[float, Field(allow_inf_nan=inf, **kw), *checks]
-
-
-def _int(low, high):
-    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_no_bool)]
-
-
-Work = _real(0, MAX_WORK, low_open=True)
-Bits = _real(0, 1e12)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# -- size laws ------------------------------------------------------------------------------
-
-
-def _exp(x: float) -> float:
-    return math.inf if x > 700 else math.exp(x)
-
-
-class _Law(_Strict):
-    """A size law: ``moment(k)`` is E[S^k] (``inf`` when it diverges)."""
-
-    def moment(self, k: int) -> float:  # pragma: no cover - every law overrides it
-        raise NotImplementedError
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        """(E[S], E[S²])."""
-        return self.moment(1), self.moment(2)
-
-    @property
-    def cv2(self) -> float:
-        """The squared coefficient of variation E[S²] / E[S]² - 1 (0 for a zero mean)."""
-        m1, m2 = self.moments
-        return m2 / (m1 * m1) - 1.0 if m1 > 0 else 0.0
-
-    @model_validator(mode="after")
-    def _moments_in_range(self):
-        m1, m2 = self.moments
-        if not m1 <= MAX_WORK:
-            raise ValueError(f"the mean size must be at most {MAX_WORK:g}; this law's is {m1:.4g}")
-        if m1 > 0 and not self.cv2 <= MAX_SCV:
-            raise ValueError(
-                f"the size's squared coefficient of variation must be at most {MAX_SCV:g} "
-                f"(E[S²] finite and representable); this law's is {self.cv2:.4g}"
-            )
-        return self
-
-
-class Exponential(_Law):
-    dist: Literal["exponential"]
-    mean: Work
-
-    def moment(self, k: int) -> float:
-        return math.factorial(k) * self.mean**k
-
-
-class Deterministic(_Law):
-    dist: Literal["deterministic"]
-    value: _real(0, MAX_WORK)
-
-    def moment(self, k: int) -> float:
-        return self.value**k
-
-
-class ShiftedExponential(_Law):
-    dist: Literal["shifted_exponential"]
-    shift: _real(0, MAX_WORK)
-    rate: _real(1 / MAX_WORK, 1e12)
-
-    def moment(self, k: int) -> float:
-        m = 1 / self.rate  # E[(s + X)^k] = sum_j C(k, j) s^(k-j) j! m^j
-        terms = (
-            math.comb(k, j) * self.shift ** (k - j) * math.factorial(j) * m**j for j in range(k + 1)
-        )
-        return sum(terms)
-
-
-class Pareto(_Law):
-    """Pareto of scale ``scale`` and tail index ``alpha`` > 2 (finite variance; E[S^k] is
-    infinite for k >= alpha)."""
-
-    dist: Literal["pareto"]
-    scale: Work
-    alpha: _real(2, 1e3, low_open=True)
-
-    def moment(self, k: int) -> float:
-        a, b = self.alpha, self.scale
-        return a * b**k / (a - k) if a > k else math.inf
-
-
-class Weibull(_Law):
-    dist: Literal["weibull"]
-    shape: _real(0.05, 1e3)
-    scale: Work
-
-    def moment(self, k: int) -> float:
-        return _exp(k * math.log(self.scale) + math.lgamma(1 + k / self.shape))
-
-
-class Hyperexponential(_Law):
-    """Two exponential phases with balanced means (p1/μ1 = p2/μ2): the law of mean ``mean``
-    and squared coefficient of variation ``scv`` >= 1 with the fewest parameters; every
-    moment finite (Whitt's H2 fit)."""
-
-    dist: Literal["hyperexponential"]
-    mean: Work
-    scv: _real(1, MAX_SCV)
-
-    @property
-    def phases(self) -> tuple[float, float, float]:
-        """(p1, mean of phase 1, mean of phase 2)."""
-        p1 = 0.5 * (1 + math.sqrt((self.scv - 1) / (self.scv + 1)))
-        return p1, self.mean / (2 * p1), self.mean / (2 * (1 - p1))
-
-    def moment(self, k: int) -> float:
-        p1, m1, m2 = self.phases
-        return math.factorial(k) * (p1 * m1**k + (1 - p1) * m2**k)
-
-
-class Lognormal(_Law):
-    """exp(N(μ, σ²)) with σ² = ln(1 + scv), μ = ln(mean) - σ²/2: mean ``mean`` and squared
-    coefficient of variation ``scv``; every moment finite."""
-
-    dist: Literal["lognormal"]
-    mean: Work
-    scv: _real(0, MAX_SCV, low_open=True)
-
-    def moment(self, k: int) -> float:
-        s2 = math.log1p(self.scv)
-        return _exp(k * (math.log(self.mean) - s2 / 2) + k * k * s2 / 2)
-
-
-Size = Annotated[
-    Exponential
-    | Deterministic
-    | ShiftedExponential
-    | Pareto
-    | Weibull
-    | Hyperexponential
-    | Lognormal,
-    Field(discriminator="dist"),
-]
-#: the size distributions
-DISTS = (
-    "exponential",
-    "deterministic",
-    "shifted_exponential",
-    "pareto",
-    "weibull",
-    "hyperexponential",
-    "lognormal",
-)
-
-
-# -- arrival processes ----------------------------------------------------------------------
-
-
-class PoissonArrivals(_Strict):
-    process: Literal["poisson"] = "poisson"
-
-
-class MMPP2(_Strict):
-    """A Markov-modulated Poisson process of two phases (module docstring): the rates
-    ``rate × (peak_ratio, 1) / (high_share × peak_ratio + 1 - high_share)``, the mean
-    sojourns ``cycle × (high_share, 1 - high_share)``; it starts in its stationary phase."""
-
-    process: Literal["mmpp2"]
-    peak_ratio: _real(1, 1e4)
-    high_share: _real(0, 1, low_open=True)
-    cycle: _real(0, 1e6, low_open=True)
-
-    @field_validator("high_share")
-    @classmethod
-    def _share(cls, v):
-        if v >= 1:
-            raise ValueError("high_share must be below 1 (the low phase takes the rest)")
-        return v
-
-    def rates(self, rate: float) -> tuple[float, float]:
-        """(high, low) arrival rates for the mean rate ``rate``."""
-        low = rate / (self.high_share * self.peak_ratio + 1 - self.high_share)
-        return self.peak_ratio * low, low
-
-    @property
-    def sojourns(self) -> tuple[float, float]:
-        """Mean times in the (high, low) phase."""
-        return self.cycle * self.high_share, self.cycle * (1 - self.high_share)
-
-
-class Batch(_Strict):
-    """Batches of tasks at Poisson epochs of rate ``rate / mean_batch``."""
-
-    process: Literal["batch"]
-    mean_batch: _real(1, 1e4)
-    batch_law: Literal["geometric", "deterministic"] = "geometric"
-
-    @model_validator(mode="after")
-    def _whole(self):
-        if self.batch_law == "deterministic" and not float(self.mean_batch).is_integer():
-            raise ValueError(
-                f"mean_batch must be a whole number of tasks for batch_law deterministic; "
-                f"got {self.mean_batch!r}"
-            )
-        return self
-
-
-Arrivals = Annotated[PoissonArrivals | MMPP2 | Batch, Field(discriminator="process")]
-PROCESSES = ("poisson", "mmpp2", "batch")
 
 
 # -- nodes, links, sources -----------------------------------------------------------------
@@ -452,27 +227,6 @@ class Source(_Strict):
         return (self.source,)
 
 
-class TraceTable(NamedTuple):
-    """A trace file's rows (times in the file's seconds)."""
-
-    time: np.ndarray  # float64, non-decreasing
-    source: np.ndarray  # int64: index into ``nodes``
-    nodes: tuple  # the node ids the file names, in order of first use
-    size: np.ndarray  # float64
-    kind: np.ndarray  # int64, -1: no type
-    deadline: np.ndarray  # float64, inf: none
-    first_row: dict  # node id -> the first row (1-based) naming it
-
-    @property
-    def period(self) -> float:
-        """The span a looped trace repeats with: the last time plus the mean gap."""
-        n = len(self.time)
-        if n < 2:
-            return max(float(self.time[-1]), 1.0) if n else 1.0
-        gap = (self.time[-1] - self.time[0]) / (n - 1)
-        return float(self.time[-1] + (gap if gap > 0 else 1.0))
-
-
 class TraceSource(_Strict):
     """Tasks replayed from a CSV file (module docstring)."""
 
@@ -534,9 +288,9 @@ class Scenario(_Strict):
 
     name: Annotated[str, Field(max_length=200)] = "scenario"
     description: Annotated[str, Field(max_length=20_000)] = ""
-    nodes: Annotated[list[Node], Field(min_length=1, max_length=100_000)]
-    links: Annotated[list[Link], Field(max_length=1_000_000)] = []
-    workload: Annotated[list[Entry], Field(min_length=1, max_length=10_000)]
+    nodes: Annotated[list[Node], Field(min_length=1, max_length=_MOST["nodes"])]
+    links: Annotated[list[Link], Field(max_length=_MOST["links"])] = []
+    workload: Annotated[list[Entry], Field(min_length=1, max_length=_MOST["workload"])]
 
     @model_validator(mode="after")
     def _references(self):
@@ -571,8 +325,8 @@ class Scenario(_Strict):
                     if node not in seen:
                         raise _Located(
                             f"workload[{k}].trace",
-                            f"a file whose sources are node ids, one of {some} (row "
-                            f"{tb.first_row[node]}, column 'source')",
+                            f"a file whose sources are node ids, one of {some} (file "
+                            f"{w.trace!r}, row {tb.first_row[node]}, column 'source')",
                             node,
                         )
             elif w.source not in seen:
@@ -598,16 +352,24 @@ class Scenario(_Strict):
 
         for link in self.links:
             parent[root(index[link.a])] = root(index[link.b])
-        serving = {root(i) for i, n in enumerate(self.nodes) if n.servers > 0}
+        serves = [n.servers > 0 for n in self.nodes]
+        homed = set()  # nodes that serve or have a serving neighbour (the tasks' home)
+        for link in self.links:
+            a, b = index[link.a], index[link.b]
+            if serves[b]:
+                homed.add(a)
+            if serves[a]:
+                homed.add(b)
         for k, w in enumerate(self.workload):
             key = f"workload[{k}].trace" if isinstance(w, TraceSource) else f"workload[{k}].source"
             for node in w.nodes:
-                r = root(index[node])
-                if r not in serving:
+                i = index[node]
+                r = root(i)
+                if not serves[i] and i not in homed:
                     raise _Located(
                         key,
-                        "a node that serves (servers > 0) or has a path of links to one; "
-                        f"{node!r} serves nothing and reaches no node that does",
+                        "a node that serves (servers > 0) or has a direct link to a node that "
+                        f"serves (its tasks' home); {node!r} serves nothing and has no such link",
                         node,
                     )
                 if cloud >= 0 and root(cloud) != r:
@@ -709,11 +471,6 @@ def check_clock(sc: Scenario, horizon: float | None = None, func: str = "") -> N
     raise ScenarioError(f"{where}: must give {rule}")
 
 
-def _short(v, limit: int = 200) -> str:
-    text = repr(v)
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
-
-
 _SKIP = set(DISTS) | set(PROCESSES)
 
 
@@ -755,6 +512,12 @@ def scenario_from_dict(d, *, where: str = "(dict)", base=None) -> Scenario:
         return d
     if not isinstance(d, dict):
         raise ScenarioError(f"Invalid scenario {where}: must be a mapping; got {type(d).__name__}")
+    for key, most in _MOST.items():  # before validating what would be refused anyway
+        if isinstance(d.get(key), list) and len(d[key]) > most:
+            raise ScenarioError(
+                f"Invalid scenario {where}:\n  {key}: must have at most {most:,} items; got "
+                f"{len(d[key]):,}"
+            )
     try:
         return Scenario.model_validate(d, context={"base": base})
     except ValidationError as err:
@@ -767,8 +530,10 @@ def scenario_from_dict(d, *, where: str = "(dict)", base=None) -> Scenario:
 
 
 class _SafeLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that refuses a key written twice in one mapping and more than
-    :data:`MAX_ALIASES` aliases (a "billion laughs" file fails at once)."""
+    """yaml.SafeLoader that refuses a key written twice in one mapping, more than
+    :data:`MAX_ALIASES` aliases, and a document whose aliases would expand it past
+    :data:`MAX_EXPANDED` nodes (a "billion laughs" file fails at once, before anything
+    walks the expansion)."""
 
     def __init__(self, stream):
         super().__init__(stream)
@@ -784,6 +549,15 @@ class _SafeLoader(yaml.SafeLoader):
                     "needs few, and nested aliases can expand without bound"
                 )
         return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        if self._aliases and _expanded_size(node) > MAX_EXPANDED:
+            raise yaml.YAMLError(
+                f"its aliases expand it to more than {MAX_EXPANDED:,} nodes (a scenario of "
+                f"the largest size has fewer; {self._aliases} aliases, nested)"
+            )
+        return node
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
@@ -806,6 +580,27 @@ class _SafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _expanded_size(root) -> float:
+    """The number of nodes of a composed YAML document with every alias expanded (shared
+    nodes counted once per use; linear in the distinct nodes, cycles counted as infinite)."""
+    size: dict[int, float] = {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        kids = []
+        if isinstance(node, yaml.SequenceNode):
+            kids = node.value
+        elif isinstance(node, yaml.MappingNode):
+            kids = [x for pair in node.value for x in pair]
+        if done:
+            size[id(node)] = 1 + sum(size.get(id(k), math.inf) for k in kids)
+        elif id(node) not in size:
+            size[id(node)] = math.inf  # in progress: a cycle through it is infinite
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+    return size[id(root)]
+
+
 def _json_pairs(pairs):
     out = {}
     for k, v in pairs:
@@ -818,27 +613,21 @@ def _json_pairs(pairs):
     return out
 
 
-def _read_text(p: Path, what: str, limit: int) -> str:
-    """A UTF-8 file's text, every failure a :class:`ScenarioError` naming the file."""
-    name = f"{what} {str(p)!r}"
-    try:
-        if p.is_dir():
-            raise ScenarioError(f"{name}: is a folder, not a file")
-        size = p.stat().st_size
-        if size > limit:
-            raise ScenarioError(f"{name}: is {size:,} bytes, more than the {limit:,} allowed")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{name}: not readable: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(
-            f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"
-        ) from None
+def _flow_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in the text (brackets inside strings counted too:
+    an upper bound), in numpy: the parser is slow on deep nesting, this is not."""
+    b = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+    step = np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125))
+    return int(np.cumsum(step).max(initial=0))
 
 
 def _parse(text: str, p: Path):
+    depth = _flow_depth(text)
+    if depth > MAX_DEPTH:
+        raise ScenarioError(
+            f"Invalid scenario file {str(p)!r}: nested {depth} brackets deep, more than the "
+            f"{MAX_DEPTH} a scenario needs"
+        )
     try:
         if p.suffix.lower() == ".json":
             return json.loads(text, object_pairs_hook=_json_pairs)
@@ -877,151 +666,3 @@ def load_scenario(path) -> Scenario:
 def shipped() -> list[str]:
     """The scenario files in ``data/scenarios`` (names for :func:`load_scenario`)."""
     return sorted(q.stem for q in SCENARIOS_DIR.glob("*.yaml"))
-
-
-# -- traces --------------------------------------------------------------------------------
-
-TRACE_COLUMNS = ("time", "source", "size", "type", "deadline")
-_TRACES: dict = {}
-_TRACES_LOCK = threading.Lock()
-
-
-def _resolve_trace(v: str, base) -> Path:
-    if "\x00" in v or not v.strip():
-        raise ValueError(f"must name a CSV file; got {v!r}")
-    p = Path(v).expanduser()
-    tries = [p] if p.is_absolute() else [Path(base or ".") / p, Path.cwd() / p, TRACES_DIR / p]
-    for q in tries:
-        if q.is_file():
-            return q.resolve()
-    for q in tries:
-        if q.exists():
-            raise ValueError(f"must name a CSV file; {str(q)!r} is a folder")
-    raise ValueError(f"must name an existing CSV file; looked for {[str(q) for q in tries]}")
-
-
-def read_trace(path) -> TraceTable:
-    """A trace file's rows, validated (module docstring), kept while the file is unchanged.
-
-    Raises ``ValueError`` naming the file, the row (1-based, after the header), the column,
-    the rule and the value."""
-    p = Path(path)
-    try:
-        st = p.stat()
-    except OSError as exc:
-        raise ValueError(f"file {str(p)!r} not readable: {exc.strerror or exc}") from None
-    key = (str(p), st.st_mtime_ns, st.st_size)
-    with _TRACES_LOCK:
-        if key in _TRACES:
-            return _TRACES[key]
-    table = _parse_trace(p)
-    with _TRACES_LOCK:
-        if len(_TRACES) > 16:
-            _TRACES.clear()
-        _TRACES[key] = table
-    return table
-
-
-def _parse_trace(p: Path) -> TraceTable:
-    try:
-        text = _read_text(p, "trace file", 64 * MAX_TRACE_ROWS)
-    except ScenarioError as exc:
-        raise ValueError(str(exc)) from None
-    name = f"file {str(p)!r}"
-    lines = (
-        line for line in io.StringIO(text) if line.strip() and not line.lstrip().startswith("#")
-    )
-    reader = csv.reader(lines, strict=True)
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise ValueError(f"{name}: must have a header row ({', '.join(TRACE_COLUMNS)})") from None
-    except csv.Error as exc:
-        raise ValueError(f"{name}: not CSV: {exc}") from None
-    for h in header:
-        if h not in TRACE_COLUMNS:
-            raise ValueError(f"{name}: column {h!r} must be one of {list(TRACE_COLUMNS)}")
-        if header.count(h) > 1:
-            raise ValueError(f"{name}: column {h!r} appears twice")
-    for h in ("time", "source", "size"):
-        if h not in header:
-            raise ValueError(f"{name}: must have the column {h!r} (columns: {header})")
-    cols: dict[str, list] = {h: [] for h in header}
-    width = len(header)
-    try:
-        for i, row in enumerate(reader, start=1):
-            if len(row) != width:
-                raise ValueError(
-                    f"{name}, row {i}: must have {width} fields ({header}); got {row!r}"
-                )
-            if i > MAX_TRACE_ROWS:
-                raise ValueError(f"{name}: must have at most {MAX_TRACE_ROWS:,} rows")
-            for h, v in zip(header, row, strict=True):
-                cols[h].append(v.strip())
-    except csv.Error as exc:
-        raise ValueError(f"{name}: not CSV: {exc}") from None
-    n = len(cols["time"])
-    if n == 0:
-        raise ValueError(f"{name}: must have at least one row after the header")
-
-    def numbers(col, low, high, *, low_open=False, empty=None):
-        raw = cols[col]
-        out = np.empty(n)
-        for i, v in enumerate(raw):
-            if v == "" and empty is not None:
-                out[i] = empty
-                continue
-            try:
-                x = float(v)
-            except ValueError:
-                x = math.nan
-            ok = math.isfinite(x) and (x > low if low_open else x >= low) and x <= high
-            if not ok:
-                left = "(" if low_open else "["
-                blank = ", or empty" if empty is not None else ""
-                raise ValueError(
-                    f"{name}, row {i + 1}, column {col!r}: must be a number in "
-                    f"{left}{low:g}, {high:g}]{blank}; got {_short(v, 60)}"
-                )
-            out[i] = x
-        return out
-
-    time = numbers("time", 0.0, 1e12)
-    back = np.flatnonzero(np.diff(time) < 0)
-    if back.size:
-        i = int(back[0]) + 2
-        raise ValueError(
-            f"{name}, row {i}, column 'time': must not be earlier than the row before "
-            f"({time[i - 2]:g}); got {time[i - 1]:g}"
-        )
-    size = numbers("size", 0.0, MAX_WORK)
-    kind = np.full(n, -1, np.int64)
-    if "type" in cols:
-        kt = numbers("type", 0.0, 1e6, empty=-1.0)
-        whole = (kt == np.floor(kt)) | (kt == -1.0)
-        if not whole.all():
-            i = int(np.flatnonzero(~whole)[0])
-            raise ValueError(
-                f"{name}, row {i + 1}, column 'type': must be an integer in [0, 1e6], or "
-                f"empty; got {cols['type'][i]!r}"
-            )
-        kind = kt.astype(np.int64)
-    deadline = np.full(n, math.inf)
-    if "deadline" in cols:
-        deadline = numbers("deadline", 0.0, 1e9, low_open=True, empty=math.inf)
-    ids: dict[str, int] = {}
-    first: dict[str, int] = {}
-    source = np.empty(n, np.int64)
-    for i, v in enumerate(cols["source"]):
-        if v not in ids:
-            if not v or len(v) > 100:
-                raise ValueError(
-                    f"{name}, row {i + 1}, column 'source': must be a node id (1-100 "
-                    f"characters); got {_short(v, 60)}"
-                )
-            ids[v] = len(ids)
-            first[v] = i + 1
-        source[i] = ids[v]
-    for a in (time, size, kind, deadline, source):
-        a.setflags(write=False)
-    return TraceTable(time, source, tuple(ids), size, kind, deadline, first)
