@@ -287,3 +287,20 @@ def test_the_shipped_trace_is_what_its_generator_writes_and_it_runs():
     r = arena.simulate(scenario=sc, policy="jsq", requests=5_000, replications=2)
     assert r.frame["mean_delay"].nunique() == 2  # a looped trace starts at another row
     assert 0.1 < r.mean_delay < 1.0 and r.loss_share < 0.01
+
+
+def test_heavy_tails_are_flagged_where_the_third_moment_is_infinite():
+    """A Pareto of alpha <= 3 has E[S³] = inf: a queue's waiting time then has an infinite
+    variance and the plain mean's interval does not cover (benchmarks/arena_coverage.py:
+    7 of 40 at c² = 4); the scenario names those sources so a caller can refuse them."""
+    assert arena.load_scenario("p2_proactive").heavy_tails == [
+        "workload[0].size",
+        "workload[1].size",
+        "workload[2].size",
+    ]
+    assert _law({"dist": "pareto", "scale": 0.06, "alpha": 3.0}).moment(3) == math.inf
+    for d in ({"dist": "pareto", "scale": 0.06, "alpha": 3.2}, *LAWS[5:]):
+        sc = arena.scenario_from_dict(
+            {**ONE_NODE, "workload": [{**ONE_NODE["workload"][0], "size": d}]}
+        )
+        assert sc.heavy_tails == [], d

@@ -212,7 +212,7 @@ def _mmpp2(rng, rate: float, proc, horizon: float) -> np.ndarray:
     starts, ends, rates = [], [], []
     now = 0.0
     while now < horizon:
-        chunk = max(16, int(2 * horizon / proc.cycle) + 16)
+        chunk = 2 * (int(horizon / proc.cycle) + 8)  # even: the next chunk starts alike
         first = np.arange(chunk) % 2 == (0 if high else 1)  # True: a high sojourn
         length = rng.exponential(1.0, chunk) * np.where(first, m_hi, m_lo)
         edge = now + np.cumsum(length)
@@ -220,7 +220,6 @@ def _mmpp2(rng, rate: float, proc, horizon: float) -> np.ndarray:
         ends.append(np.minimum(edge, horizon))
         rates.append(np.where(first, hi, lo))
         now = float(edge[-1])
-        high = not bool(first[-1])  # the next chunk starts in the other phase
     start, end, r = (np.concatenate(x) for x in (starts, ends, rates))
     keep = start < horizon
     start, end, r = start[keep], end[keep], r[keep]
