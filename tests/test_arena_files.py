@@ -548,3 +548,16 @@ def test_the_fuzz_runner_reports_each_case_in_a_child():
     got = {r["label"]: r["outcome"] for r in rows}
     assert got == {"laughs": "clean", "deep json": "clean", "valid": "ok", "trace: valid": "ok"}
     assert all(0 < r["seconds"] < 20 for r in rows)
+
+
+def test_a_run_over_the_work_budget_is_refused_before_it_starts():
+    """The hook for ``simulate`` (its replications known): 10^4 replications of 10^7 tasks
+    x 1 copy is about 3.5e12 steps, past the work budget; one of 10^4 tasks is not."""
+    from workbench.arena.compile import check_run
+
+    sc = arena.scenario_from_dict(GOOD)
+    with pytest.raises(ParameterError, match=r"'replications' parameter of simulate .* work"):
+        check_run(sc, 10**7, 1, 2, replications=10**4)
+    check_run(sc, 10**4, 1, 2, replications=10)
+    with pytest.raises(ParameterError, match="memory budget"):
+        check_run(sc, 10**7, 64, 2)

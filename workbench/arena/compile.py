@@ -13,7 +13,7 @@ from scipy.special import ndtri
 
 from workbench.arena.kernels import BIG, Net, Tasks
 from workbench.arena.scenario import ROLE_LEVEL, Scenario, ScenarioError, Source, check_clock
-from workbench.validation import ParameterError, check_budget
+from workbench.validation import ParameterError, check_budget, check_runs
 
 __all__ = ["compile_scenario", "draw_tasks", "sample_sizes", "stream"]
 
@@ -190,11 +190,21 @@ def run_bytes(n: int, copies: int, uniforms: int) -> float:
     return float(n) * (TASK_BYTES + COPY_BYTES * copies + UNIFORM_BYTES * uniforms)
 
 
-def check_run(sc: Scenario, n: int, copies: int, uniforms: int, func: str = "simulate") -> None:
-    """Refuse a replication of ``n`` tasks that would not fit the memory budget, before
-    anything is allocated (the estimate :func:`run_bytes` in the message)."""
+#: work steps (about 10 ns each, see workbench.validation.WORK_BUDGET) per task and copy:
+#: the engine's 225-245 ns per task (benchmarks/arena_ns_per_task.py) plus the draws
+STEPS_PER_COPY = 35
+
+
+def check_run(
+    sc: Scenario, n: int, copies: int, uniforms: int, func: str = "simulate", replications=None
+) -> None:
+    """Refuse a run before anything is allocated: one replication of ``n`` tasks over the
+    memory budget (the estimate :func:`run_bytes` in the message) or, given
+    ``replications``, the whole run over the work budget (:data:`STEPS_PER_COPY`)."""
     what = f"one replication of {n:,} tasks x {copies} copies and {uniforms} uniforms"
     check_budget(func, "requests", n, run_bytes(n, copies, uniforms), what)
+    if replications is not None:
+        check_runs(func, int(replications), n, STEPS_PER_COPY * copies, "tasks")
 
 
 def _poisson(rng, rate: float, horizon: float) -> np.ndarray:
