@@ -62,14 +62,17 @@ workload[k], a trace
     optionally ``type`` (an integer in [0, 1e6], empty: none) and ``deadline`` (s after
     arrival, (0, 1e9], empty: none); every copy of a traced task has its size.
 
-Files are read defensively: UTF-8 only, at most 20 MB, YAML without aliases past
-:data:`MAX_ALIASES` and without a key written twice (YAML or JSON); ``true``/``false`` where
-a number belongs is refused. Errors name the file, the key path (``nodes[1].servers``), the
+Files are read defensively: UTF-8 only, at most 20 MB and :data:`MAX_DEPTH` brackets deep,
+YAML without more than :data:`MAX_ALIASES` aliases or an expansion past
+:data:`MAX_EXPANDED` nodes, no key written twice (YAML or JSON); ``true``/``false`` where a
+number belongs is refused. Errors name the file, the key path (``nodes[1].servers``), the
 rule and the value received; a scenario that fails validation is never half-built. A
-scenario is refused at load when a source has no path to a node that serves, when the cloud
-cannot be reached from a source, or when its arrival rates are so slow against its shortest
-time (a mean service, a link delay) that float64 time could not resolve that time over a
-run (:func:`check_clock`).
+scenario is refused at load when a source's node serves nothing and has no serving
+neighbour (its tasks' home), when the cloud cannot be reached from a source, when two links
+join the same pair, or when its arrival rates are so slow against its shortest time (a mean
+service, a link delay, a transmission) that float64 time could not resolve that time over a
+run (:func:`check_clock`). The size laws, arrival processes and trace reading are in
+:mod:`workbench.arena.workload`; :mod:`workbench.arena.compile` draws the tasks.
 """
 
 from __future__ import annotations
