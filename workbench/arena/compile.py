@@ -9,11 +9,13 @@ import numpy as np
 from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
+from scipy.special import ndtri
 
 from workbench.arena.kernels import BIG, Net, Tasks
-from workbench.arena.scenario import ROLE_LEVEL, Scenario
+from workbench.arena.scenario import ROLE_LEVEL, Scenario, ScenarioError, Source, check_clock
+from workbench.validation import ParameterError, check_budget, check_runs
 
-__all__ = ["compile_scenario", "draw_tasks", "sample_sizes"]
+__all__ = ["compile_scenario", "draw_tasks", "sample_sizes", "stream"]
 
 _TIE = 1e-9  # added to each link's weight: among equal-delay paths, the fewest hops
 
@@ -55,9 +57,19 @@ def _along_paths(pred, w_delay, w_invbw, w_epb):
     return delay, invbw, epb, hops
 
 
+#: bytes per node pair of compile_scenario: the shortest-path solver's distances and
+#: predecessors, the three link-weight tables and the four path tables (9 arrays of 8 bytes)
+PAIR_BYTES = 72
+
+
 def compile_scenario(sc: Scenario) -> Net:
-    """The scenario as a :class:`~workbench.arena.kernels.Net` (paths: least delay)."""
+    """The scenario as a :class:`~workbench.arena.kernels.Net` (paths: least delay).
+
+    Refused before anything is allocated when its node-pair tables
+    (:data:`PAIR_BYTES` per pair) exceed :data:`workbench.validation.MEMORY_BUDGET`."""
     n = len(sc.nodes)
+    tables = float(n) * n * PAIR_BYTES
+    check_budget("compile_scenario", "nodes", f"{n:,} nodes", tables, "all-pairs path tables")
     idx = {node.id: i for i, node in enumerate(sc.nodes)}
     w_delay, w_invbw, w_epb = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     rows, cols, weights = [], [], []
@@ -109,12 +121,13 @@ def compile_scenario(sc: Scenario) -> Net:
         home=home.astype(np.int64),
         parent=parent.astype(np.int64),
         cloud=int(cloud),
-        mean_size=np.array([w.size.moments[0] for w in sc.workload], dtype=float),
+        mean_size=np.array([w.mean_size for w in sc.workload], dtype=float),
     )
 
 
 def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` draws of a scenario's size distribution (inverse transforms of uniforms)."""
+    """``count`` draws of a scenario's size distribution, each the inverse transform of
+    one uniform (a hyperexponential's phase and its exponential from the same uniform)."""
     u = rng.random(count)
     d = size.dist
     if d == "exponential":
@@ -125,37 +138,265 @@ def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
         return size.shift - np.log1p(-u) / size.rate
     if d == "pareto":
         return size.scale * (1.0 - u) ** (-1.0 / size.alpha)
+    if d == "hyperexponential":
+        p1, m1, m2 = size.phases
+        first = u < p1
+        v = np.where(first, u / p1, (u - p1) / (1.0 - p1))  # uniform again, given the phase
+        return -np.where(first, m1, m2) * np.log1p(-v)
+    if d == "lognormal":
+        s2 = math.log1p(size.scv)
+        return np.exp(math.log(size.mean) - s2 / 2 + math.sqrt(s2) * ndtri(u))
     return size.scale * (-np.log1p(-u)) ** (1.0 / size.shape)  # weibull
 
 
-def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
-    """The inputs of one replication: ``n`` Poisson arrivals over all sources (the sum of
-    the sources' rates), each from source k with probability rate_k / total."""
-    rates = np.array([w.rate for w in sc.workload])
-    total = rates.sum()
-    t = np.cumsum(rng.exponential(1.0 / total, n))
-    source = (
-        rng.choice(len(rates), size=n, p=rates / total) if len(rates) > 1 else np.zeros(n, np.int64)
+#: the branches of a replication's seed: the workload's streams and the policy's uniforms
+WORKLOAD, POLICY = 0, 1
+#: the workload's own streams (children of its branch)
+ARRIVALS, SOURCES, SIZES, TYPES = 0, 1, 2, 3
+
+
+def _root(rng) -> np.random.SeedSequence:
+    """The replication's seed: a SeedSequence as given, an int's, or drawn once from a
+    Generator (four 32-bit words, whatever else the caller draws from it later)."""
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(rng.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+        return np.random.SeedSequence(int(rng))
+    raise ParameterError(
+        "The 'rng' parameter of draw_tasks must be a numpy Generator, a SeedSequence or an "
+        f"int >= 0. Got {rng!r} instead."
     )
-    source = source.astype(np.int64)
+
+
+def stream(root: np.random.SeedSequence, *path: int) -> np.random.Generator:
+    """The generator at ``path`` below ``root`` (its child ``path[0]``, that one's child
+    ``path[1]``, ...), the same whatever else is drawn: :func:`draw_tasks`'s streams."""
+    ss = np.random.SeedSequence(
+        root.entropy, spawn_key=tuple(root.spawn_key) + tuple(path), pool_size=root.pool_size
+    )
+    return np.random.default_rng(ss)
+
+
+#: bytes per task of one replication: its inputs (arrival, node, source, bits, type,
+#: deadline) and the engine's per-task state, plus per copy (a size, the copy's state and its
+#: places in the event heap and lane) and per policy uniform
+TASK_BYTES, COPY_BYTES, UNIFORM_BYTES = 176, 136, 8
+
+
+def run_bytes(n: int, copies: int, uniforms: int) -> float:
+    """The memory one replication of ``n`` tasks takes (estimate, bytes)."""
+    return float(n) * (TASK_BYTES + COPY_BYTES * copies + UNIFORM_BYTES * uniforms)
+
+
+#: work steps (about 10 ns each, see workbench.validation.WORK_BUDGET) per task and copy:
+#: the engine's 225-245 ns per task (benchmarks/arena_ns_per_task.py) plus the draws
+STEPS_PER_COPY = 35
+
+
+def check_run(
+    sc: Scenario, n: int, copies: int, uniforms: int, func: str = "simulate", replications=None
+) -> None:
+    """Refuse a run before anything is allocated: one replication of ``n`` tasks over the
+    memory budget (the estimate :func:`run_bytes` in the message) or, given
+    ``replications``, the whole run over the work budget (:data:`STEPS_PER_COPY`)."""
+    what = f"one replication of {n:,} tasks x {copies} copies and {uniforms} uniforms"
+    check_budget(func, "requests", n, run_bytes(n, copies, uniforms), what)
+    if replications is not None:
+        check_runs(func, int(replications), n, STEPS_PER_COPY * copies, "tasks")
+
+
+def _poisson(rng, rate: float, horizon: float) -> np.ndarray:
+    """A Poisson process's arrival times in [0, horizon)."""
+    count = rng.poisson(rate * horizon)
+    return np.sort(rng.random(count) * horizon)
+
+
+def _mmpp2(rng, rate: float, proc, horizon: float) -> np.ndarray:
+    """An MMPP-2's arrival times in [0, horizon): the phase path first (exponential
+    sojourns, the first phase drawn from the stationary law), then in each sojourn a
+    Poisson count at that phase's rate, placed uniformly."""
+    (hi, lo), (m_hi, m_lo) = proc.rates(rate), proc.sojourns
+    high = rng.random() < proc.high_share
+    starts, ends, rates = [], [], []
+    now = 0.0
+    while now < horizon:
+        chunk = 2 * (int(horizon / proc.cycle) + 8)  # even: the next chunk starts alike
+        first = np.arange(chunk) % 2 == (0 if high else 1)  # True: a high sojourn
+        length = rng.exponential(1.0, chunk) * np.where(first, m_hi, m_lo)
+        edge = now + np.cumsum(length)
+        starts.append(edge - length)
+        ends.append(np.minimum(edge, horizon))
+        rates.append(np.where(first, hi, lo))
+        now = float(edge[-1])
+    start, end, r = (np.concatenate(x) for x in (starts, ends, rates))
+    keep = start < horizon
+    start, end, r = start[keep], end[keep], r[keep]
+    count = rng.poisson(r * (end - start))
+    at = np.repeat(start, count) + rng.random(int(count.sum())) * np.repeat(end - start, count)
+    return np.sort(at)
+
+
+def _batches(rng, rate: float, proc, horizon: float) -> np.ndarray:
+    """Batch arrivals in [0, horizon): Poisson epochs of rate ``rate / mean_batch``, each
+    with a geometric (on 1, 2, ...) or fixed number of tasks."""
+    epochs = _poisson(rng, rate / proc.mean_batch, horizon)
+    if proc.batch_law == "deterministic":
+        size = np.full(len(epochs), int(proc.mean_batch))
+    else:
+        size = rng.geometric(1.0 / proc.mean_batch, len(epochs))
+    return np.repeat(epochs, size)
+
+
+def _trace_times(w, k: int, n: int, horizon: float | None, root):
+    """A trace's rows replayed: (row index, time) up to ``horizon`` (None: its first ``n``
+    rows). A looped trace starts at a random row (stream ``(0, 0, k)``: the same for every
+    policy, another in each replication) and repeats with its period."""
+    tb = w.table
+    rows, period = len(tb.time), tb.period
+    start = int(stream(root, WORKLOAD, ARRIVALS, k).integers(rows)) if w.loop else 0
+    if horizon is None:
+        if n > rows and not w.loop:
+            raise ScenarioError(
+                f"workload[{k}].trace: a run of {n:,} tasks needs {n:,} rows; the file "
+                f"{w.trace!r} has {rows:,} (set loop: true to replay it, or ask for fewer "
+                "requests)"
+            )
+        idx = np.arange(start, start + n)
+    else:
+        cycles = int(horizon * w.speedup // period) + 2 if w.loop else 1
+        idx = np.arange(start, start + rows * cycles) if w.loop else np.arange(rows)
+    shift = tb.time[start] if w.loop else 0.0  # a looped replay starts at time 0
+    t = (tb.time[idx % rows] + period * (idx // rows) - shift) / w.speedup
+    return idx % rows, t
+
+
+def _arrivals(sc: Scenario, n: int, root):
+    """The first ``n`` arrivals of the workload: (time, entry, trace row or -1)."""
+    entries = sc.workload
+    plain = all(isinstance(w, Source) and w.arrivals.process == "poisson" for w in entries)
+    if plain:  # one superposed Poisson process, each arrival's source drawn by its rate
+        rates = np.array([w.rate for w in entries])
+        total = rates.sum()
+        t = np.cumsum(stream(root, WORKLOAD, ARRIVALS).exponential(1.0 / total, n))
+        if len(rates) > 1:
+            g = stream(root, WORKLOAD, SOURCES)
+            entry = g.choice(len(rates), size=n, p=rates / total).astype(np.int64)
+        else:
+            entry = np.zeros(n, np.int64)
+        return t, entry, np.full(n, -1, np.int64)
+    if len(entries) == 1 and not isinstance(entries[0], Source):
+        row, t = _trace_times(entries[0], 0, n, None, root)
+        return t, np.zeros(n, np.int64), row
+    # each entry over a common horizon, long enough for n arrivals, then merged
+    total = sc.total_rate
+    horizon = n / total * 1.1 + 10.0 / total
+    for _ in range(60):
+        ts, es, rs = [], [], []
+        for k, w in enumerate(entries):
+            if isinstance(w, Source):
+                g = stream(root, WORKLOAD, ARRIVALS, k)
+                proc = w.arrivals
+                if proc.process == "poisson":
+                    tk = _poisson(g, w.rate, horizon)
+                elif proc.process == "mmpp2":
+                    tk = _mmpp2(g, w.rate, proc, horizon)
+                else:
+                    tk = _batches(g, w.rate, proc, horizon)
+                rk = np.full(len(tk), -1, np.int64)
+            else:
+                rk, tk = _trace_times(w, k, n, horizon, root)
+                keep = tk < horizon
+                rk, tk = rk[keep], tk[keep]
+            ts.append(tk)
+            es.append(np.full(len(tk), k, np.int64))
+            rs.append(rk)
+        t = np.concatenate(ts)
+        if len(t) >= n:
+            order = np.argsort(t, kind="stable")[:n]
+            t, entry, row = t[order], np.concatenate(es)[order], np.concatenate(rs)[order]
+            for k, w in enumerate(entries):
+                if not isinstance(w, Source) and not w.loop:
+                    end = w.table.time[-1] / w.speedup
+                    if t[-1] > end:
+                        raise ScenarioError(
+                            f"workload[{k}].trace: a run of {n:,} tasks lasts until "
+                            f"{t[-1]:.4g} s, past the end of {w.trace!r} at {end:.4g} s (set "
+                            "loop: true to replay it, or ask for fewer requests)"
+                        )
+            return t, entry, row
+        horizon *= 1.5
+    raise ScenarioError(f"draw_tasks: the workload gave fewer than {n:,} arrivals")
+
+
+def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
+    """The inputs of one replication: the first ``n`` tasks of the scenario's workload.
+
+    Common random numbers: every draw comes from its own stream below the replication's
+    seed ``rng`` (a Generator, a SeedSequence or an int; see :func:`stream`), so two
+    policies given the same seed see the same tasks whatever their ``copies`` and
+    ``uniforms``: arrival times (stream ``(0, 0)``, or ``(0, 0, k)`` for entry k when the
+    workload is not all Poisson) and sources (``(0, 1)``), copy ``j``'s sizes
+    (``(0, 2, j)``), task types (``(0, 3)``), and the policy's uniform column ``j``
+    (``(1, j)``). A policy with more copies or uniforms sees the same first columns plus
+    fresh ones. A trace's rows are the same in every replication (a looped trace starts at
+    a random row, the same for every policy).
+
+    An all-Poisson workload is one superposed Poisson process of the sum of the rates, each
+    arrival from source k with probability rate_k / total; otherwise each entry runs its
+    own process (MMPP-2, batches, a trace) and the first ``n`` arrivals of the merged
+    stream are kept (ties: in the order of the entries).
+
+    Refused before allocating when one replication would exceed the memory budget
+    (:func:`check_run`), or when its clock could not resolve the scenario's shortest time
+    (:func:`workbench.arena.scenario.check_clock`).
+    """
+    check_run(sc, n, copies, uniforms)
+    root = _root(rng)
+    t, source, row = _arrivals(sc, n, root)
+    check_clock(sc, float(t[-1]) if n else 0.0, "simulate")
     pos = {node.id: k for k, node in enumerate(sc.nodes)}  # not sc.index: O(nodes) each
-    node_of = np.array([pos[w.source] for w in sc.workload], dtype=np.int64)
+    node_of = [pos[w.source] if isinstance(w, Source) else -1 for w in sc.workload]
+    node = np.array(node_of, dtype=np.int64)[source]
     size = np.empty((n, copies))
     bits = np.empty(n)
     kind = np.full(n, -1, np.int64)  # -1: the source has no task types
-    groups: dict = {}  # sources with the same task law are drawn together
+    deadline = np.full(n, np.inf)
+    groups: dict = {}  # random sources with the same task law are drawn together
     for k, w in enumerate(sc.workload):
-        groups.setdefault((w.size, w.input_bits, w.types), []).append(k)
-    for (law, input_bits, types), members in groups.items():
-        if len(members) < len(rates):
+        if isinstance(w, Source):
+            groups.setdefault((w.size, w.input_bits, w.types, w.deadline), []).append(k)
+            continue
+        mask = source == k
+        tb, r = w.table, row[mask]
+        node[mask] = np.array([pos[x] for x in tb.nodes], dtype=np.int64)[tb.source[r]]
+        size[mask] = tb.size[r][:, None]  # every copy of a traced task has its size
+        bits[mask] = w.input_bits
+        kind[mask] = tb.kind[r]
+        deadline[mask] = tb.deadline[r]
+    masks = []
+    for members in groups.values():
+        if len(members) < len(sc.workload):
             mask = np.isin(source, members)
-            m = int(mask.sum())
+            masks.append((mask, int(mask.sum())))
         else:  # every source alike (the common case): whole columns, no boolean indexing
-            mask, m = slice(None), n
-        size[mask] = sample_sizes(law, m * copies, rng).reshape(m, copies)
+            masks.append((slice(None), n))
+    for j in range(copies):
+        g = stream(root, WORKLOAD, SIZES, j)
+        for (law, *_), (mask, m) in zip(groups, masks, strict=True):
+            size[mask, j] = sample_sizes(law, m, g)
+    g = stream(root, WORKLOAD, TYPES)
+    for (_, input_bits, types, due), (mask, m) in zip(groups, masks, strict=True):
         bits[mask] = input_bits
+        if due is not None:
+            deadline[mask] = due
         if types is not None:
             p = np.arange(1, types.count + 1, dtype=float) ** -types.zipf
-            kind[mask] = rng.choice(types.count, size=m, p=p / p.sum())
-    u = rng.random((n, uniforms))
-    return Tasks(t=t, node=node_of[source], source=source, size=size, bits=bits, kind=kind, u=u)
+            kind[mask] = g.choice(types.count, size=m, p=p / p.sum())
+    u = np.empty((n, uniforms))
+    for j in range(uniforms):
+        u[:, j] = stream(root, POLICY, j).random(n)
+    fields = dict(t=t, node=node, source=source, size=size, bits=bits, kind=kind, u=u)
+    fields["deadline"] = deadline  # kept when Tasks has the field (relative, s; inf: none)
+    return Tasks(**{f: fields[f] for f in Tasks._fields})

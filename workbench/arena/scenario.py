@@ -12,29 +12,67 @@ A scenario is a YAML or JSON file (or the same dict)::
       - {a: A, b: cloud, delay: 0.05}
     workload:    # a task's service time is size / speed
       - {source: A, rate: 15.0, size: {dist: exponential, mean: 1.0}, input_bits: 0}
-      - {source: B, rate: 8.0, size: {dist: exponential, mean: 1.0}}
+      - {source: B, rate: 8.0, size: {dist: hyperexponential, mean: 1.0, scv: 4.0},
+         arrivals: {process: mmpp2, peak_ratio: 5, high_share: 0.2, cycle: 10}}
+      - {trace: tasks.csv}
 
-Keys
-----
+Keys (every number has a physical range; the ranges are in brackets)
+-------------------------------------------------------------------
 nodes[i]
-    ``id`` (unique text), ``role`` (device, edge, fog, cloud), ``servers`` (an integer >= 0
-    or ``.inf``; 0: the node only places tasks), ``speed`` (work per second, > 0, default 1;
-    ``.inf``: service takes no time), ``capacity`` (the most tasks the node holds, servers
-    plus waiting room, >= servers; absent: unbounded; ``capacity == servers``: a loss node),
-    ``power_idle`` and ``power_busy`` (W per server, default 0).
+    ``id`` (unique text, 1-100 characters), ``role`` (device, edge, fog, cloud),
+    ``servers`` (an integer in [0, 1e6] or ``.inf``; 0: the node only places tasks),
+    ``speed`` (work per second, (0, 1e9] or ``.inf``: service takes no time; default 1),
+    ``capacity`` (the most tasks the node holds, servers plus waiting room, in
+    [servers, 1e9]; absent: unbounded; ``capacity == servers``: a loss node),
+    ``power_idle`` and ``power_busy`` (W per server, [0, 1e6], default 0).
 links[j]
-    ``a``, ``b`` (node ids; a link is two-way), ``delay`` (s, >= 0), ``bandwidth`` (bit/s,
-    > 0, default ``.inf``), ``energy_per_bit`` (J/bit, >= 0, default 0).
-workload[k]
-    ``source`` (a node id), ``rate`` (tasks/s, Poisson, > 0), ``size`` (the work of a task:
-    ``{dist: exponential, mean}``, ``{dist: deterministic, value}``,
+    ``a``, ``b`` (node ids; a link is two-way, one per pair), ``delay`` (s, [0, 1e5]),
+    ``bandwidth`` (bit/s, [1e3, 1e15] or ``.inf``, the default), ``energy_per_bit``
+    (J/bit, [0, 1e-3], default 0).
+workload[k], a random source
+    ``source`` (a node id), ``rate`` (the long-run mean of tasks/s, (0, 1e9]), ``size``
+    (the work of a task, mean at most 1e6 and squared coefficient of variation c² at most
+    1e4: ``{dist: exponential, mean}``, ``{dist: deterministic, value}``,
     ``{dist: shifted_exponential, shift, rate}``, ``{dist: pareto, scale, alpha}`` with
-    alpha > 1, ``{dist: weibull, shape, scale}``), ``input_bits`` (sent over every link a
-    task crosses, >= 0, default 0), ``types`` (optional ``{count, zipf}``: task types drawn
-    with Zipf popularity ``P(k) ∝ k^-zipf``, for caching policies).
+    alpha > 2 (finite variance; alpha <= 3 has an infinite third moment, see
+    :attr:`Scenario.heavy_tails`), ``{dist: weibull, shape, scale}`` with shape in
+    [0.05, 1e3], ``{dist: hyperexponential, mean, scv}`` (two exponential phases with
+    balanced means, scv >= 1) and ``{dist: lognormal, mean, scv}``: the last two have every
+    moment finite at any c²), ``arrivals`` (the arrival process, below; default Poisson),
+    ``input_bits`` (sent over every link a task crosses, [0, 1e12], default 0), ``types``
+    (optional ``{count, zipf}``: task types drawn with Zipf popularity ``P(k) ∝ k^-zipf``,
+    count in [1, 1e6], zipf in [0, 10]), ``deadline`` (optional, s after arrival,
+    (0, 1e9]).
+workload[k].arrivals
+    ``{process: poisson}``; ``{process: mmpp2, peak_ratio, high_share, cycle}``: a
+    Markov-modulated Poisson process of two phases whose rates differ by ``peak_ratio``
+    ([1, 1e4]), the high phase a share ``high_share`` ((0, 1)) of the time, one high and one
+    low sojourn lasting ``cycle`` s on average ((0, 1e6]), the mean rate ``rate``;
+    ``{process: batch, mean_batch, batch_law}``: batches at Poisson epochs of rate
+    ``rate / mean_batch``, ``mean_batch`` in [1, 1e4] tasks each, ``batch_law`` geometric
+    (default) or deterministic (then ``mean_batch`` is an integer); every task of a batch
+    arrives at once.
+workload[k], a trace
+    ``trace`` (a CSV file: a path relative to the scenario file, else to the current
+    folder, else a file of ``data/traces``), ``input_bits`` (as above), ``loop`` (true:
+    replayed end to end for as many tasks as a run needs; default false: a run longer than
+    the trace is refused), ``speedup`` (arrival times divided by it, (0, 1e6], default 1).
+    The file (UTF-8, at most 10^7 rows, ``#`` lines are comments) has the columns ``time``
+    (s, non-decreasing, [0, 1e12]), ``source`` (a node id), ``size`` (work, [0, 1e6]) and
+    optionally ``type`` (an integer in [0, 1e6], empty: none) and ``deadline`` (s after
+    arrival, (0, 1e9], empty: none); every copy of a traced task has its size.
 
-Errors name the file, the key path (``nodes[1].servers``), the rule and the value received;
-a scenario that fails validation is never half-built.
+Files are read defensively: UTF-8 only, at most 20 MB and :data:`MAX_DEPTH` brackets deep,
+YAML without more than :data:`MAX_ALIASES` aliases or an expansion past
+:data:`MAX_EXPANDED` nodes, no key written twice (YAML or JSON); ``true``/``false`` where a
+number belongs is refused. Errors name the file, the key path (``nodes[1].servers``), the
+rule and the value received; a scenario that fails validation is never half-built. A
+scenario is refused at load when a source's node serves nothing and has no serving
+neighbour (its tasks' home), when the cloud cannot be reached from a source, when two links
+join the same pair, or when its arrival rates are so slow against its shortest time (a mean
+service, a link delay, a transmission) that float64 time could not resolve that time over a
+run (:func:`check_clock`). The size laws, arrival processes and trace reading are in
+:mod:`workbench.arena.workload`; :mod:`workbench.arena.compile` draws the tasks.
 """
 
 from __future__ import annotations
@@ -45,112 +83,93 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
+import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    StrictBool,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from workbench.validation import ParameterError
+from workbench.arena.workload import (
+    DISTS,
+    PROCESSES,
+    TRACES_DIR,
+    Arrivals,
+    Bits,
+    PoissonArrivals,
+    ScenarioError,
+    Size,
+    TraceTable,
+    _inf_text,
+    _int,
+    _no_bool,
+    _read_text,
+    _real,
+    _resolve_trace,
+    _short,
+    _Strict,
+    read_trace,
+)
 
-__all__ = ["Scenario", "ScenarioError", "load_scenario", "scenario_from_dict", "SCENARIOS_DIR"]
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "load_scenario",
+    "scenario_from_dict",
+    "read_trace",
+    "SCENARIOS_DIR",
+    "TRACES_DIR",
+]
 
 SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "data" / "scenarios"
 
 ROLES = ("device", "edge", "fog", "cloud")
 ROLE_LEVEL = {r: i for i, r in enumerate(ROLES)}
 
-
-class ScenarioError(ParameterError):
-    """A scenario file or dict that does not follow the schema."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-PosReal = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegReal = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-
-
-class Exponential(_Strict):
-    dist: Literal["exponential"]
-    mean: PosReal
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        return self.mean, 2 * self.mean**2
+#: aliases (``*name``) a YAML scenario may use
+MAX_ALIASES = 200
+#: the most nodes, links and workload entries of a scenario
+_MOST = {"nodes": 100_000, "links": 1_000_000, "workload": 10_000}
+#: the deepest nesting of brackets in a scenario file
+MAX_DEPTH = 100
+#: YAML nodes a scenario may expand to through its aliases
+MAX_EXPANDED = 3_000_000
+#: bytes of a scenario file
+MAX_FILE_BYTES = 20 * 2**20
+#: the relative resolution of time a run must keep (float64 time against the shortest time)
+CLOCK_RESOLUTION = 1e-6
+_EPS = float(np.finfo(float).eps)
 
 
-class Deterministic(_Strict):
-    dist: Literal["deterministic"]
-    value: NonNegReal
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        return self.value, self.value**2
-
-
-class ShiftedExponential(_Strict):
-    dist: Literal["shifted_exponential"]
-    shift: NonNegReal
-    rate: PosReal
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        m = 1 / self.rate
-        return self.shift + m, (self.shift + m) ** 2 + m**2
-
-
-class Pareto(_Strict):
-    dist: Literal["pareto"]
-    scale: PosReal
-    alpha: Annotated[float, Field(gt=1, allow_inf_nan=False)]
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        a, b = self.alpha, self.scale
-        return a * b / (a - 1), (a * b * b / (a - 2) if a > 2 else math.inf)
-
-
-class Weibull(_Strict):
-    dist: Literal["weibull"]
-    shape: PosReal
-    scale: PosReal
-
-    @property
-    def moments(self) -> tuple[float, float]:
-        k, s = self.shape, self.scale
-        return s * math.gamma(1 + 1 / k), s * s * math.gamma(1 + 2 / k)
-
-
-Size = Annotated[
-    Exponential | Deterministic | ShiftedExponential | Pareto | Weibull,
-    Field(discriminator="dist"),
-]
-#: the size distributions and their numeric code in the engine
-DISTS = ("exponential", "deterministic", "shifted_exponential", "pareto", "weibull")
+# -- nodes, links, sources -----------------------------------------------------------------
 
 
 class Types(_Strict):
-    count: Annotated[int, Field(ge=1, le=10**6)]
-    zipf: NonNegReal = 0.8
+    count: _int(1, 10**6)
+    zipf: _real(0, 10) = 0.8
 
 
 def _servers(v):
-    """YAML's .inf (and "inf") as a float infinity."""
-    if isinstance(v, str) and v.strip().lower() in (".inf", "inf", "infinity"):
-        return math.inf
-    return v
+    _no_bool(v)
+    return _inf_text(v)
 
 
 class Node(_Strict):
-    id: Annotated[str, Field(min_length=1)]
+    id: Annotated[str, Field(min_length=1, max_length=100)]
     role: Literal["device", "edge", "fog", "cloud"]
     servers: int | float = 1
-    speed: Annotated[float, Field(gt=0)] = 1.0
-    capacity: Annotated[int, Field(ge=0, le=10**9)] | None = None
-    power_idle: NonNegReal = 0.0
-    power_busy: NonNegReal = 0.0
+    speed: _real(0, 1e9, low_open=True, inf=True) = 1.0
+    capacity: _int(0, 10**9) | None = None
+    power_idle: _real(0, 1e6) = 0.0
+    power_busy: _real(0, 1e6) = 0.0
 
-    _norm = field_validator("servers", "capacity", "speed", mode="before")(_servers)
+    _norm = field_validator("servers", mode="before")(_servers)
 
     @field_validator("servers")
     @classmethod
@@ -162,8 +181,8 @@ class Node(_Strict):
     @field_validator("speed")
     @classmethod
     def _speed(cls, v):
-        if math.isnan(v):
-            raise ValueError("speed must be a positive number or .inf")
+        if math.isnan(v) or (math.isfinite(v) and v > 1e9):
+            raise ValueError("speed must be a number in (0, 1e9] or .inf")
         return v
 
     @model_validator(mode="after")
@@ -177,55 +196,192 @@ class Node(_Strict):
 
 
 class Link(_Strict):
-    a: str
-    b: str
-    delay: NonNegReal = 0.0
-    bandwidth: Annotated[float, Field(gt=0)] = math.inf
-    energy_per_bit: NonNegReal = 0.0
+    a: Annotated[str, Field(max_length=100)]
+    b: Annotated[str, Field(max_length=100)]
+    delay: _real(0, 1e5) = 0.0
+    bandwidth: _real(1e3, 1e15, inf=True) = math.inf
+    energy_per_bit: _real(0, 1e-3) = 0.0
+
+    @field_validator("bandwidth")
+    @classmethod
+    def _bandwidth(cls, v):
+        if math.isnan(v) or (math.isfinite(v) and v > 1e15):
+            raise ValueError("bandwidth must be a number in [1e3, 1e15] bit/s or .inf")
+        return v
 
 
 class Source(_Strict):
-    source: str
-    rate: PosReal
+    """A random source: tasks of law ``size`` arriving at ``source`` (module docstring)."""
+
+    source: Annotated[str, Field(max_length=100)]
+    rate: _real(0, 1e9, low_open=True)
     size: Size
-    input_bits: NonNegReal = 0.0
+    arrivals: Arrivals = PoissonArrivals()
+    input_bits: Bits = 0.0
     types: Types | None = None
+    deadline: _real(0, 1e9, low_open=True) | None = None
+
+    @property
+    def mean_size(self) -> float:
+        return self.size.moment(1)
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return (self.source,)
+
+
+class TraceSource(_Strict):
+    """Tasks replayed from a CSV file (module docstring)."""
+
+    trace: Annotated[str, Field(min_length=1, max_length=4096)]
+    input_bits: Bits = 0.0
+    loop: StrictBool = False
+    speedup: _real(0, 1e6, low_open=True) = 1.0
+
+    @field_validator("trace")
+    @classmethod
+    def _read(cls, v, info: ValidationInfo):
+        base = (info.context or {}).get("base")
+        path = _resolve_trace(v, base)
+        read_trace(path)  # refuses a bad file now, with its row and column
+        return str(path)
+
+    @property
+    def table(self) -> TraceTable:
+        return read_trace(self.trace)
+
+    @property
+    def rate(self) -> float:
+        """Tasks per second (rows over the looped period, sped up)."""
+        tb = self.table
+        return len(tb.time) / tb.period * self.speedup
+
+    @property
+    def mean_size(self) -> float:
+        return float(self.table.size.mean())
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return self.table.nodes
+
+
+def _entry_kind(v) -> str:
+    if isinstance(v, dict):
+        return "tag:trace" if "trace" in v else "tag:random"
+    return "tag:trace" if isinstance(v, TraceSource) else "tag:random"
+
+
+Entry = Annotated[
+    Annotated[Source, Tag("tag:random")] | Annotated[TraceSource, Tag("tag:trace")],
+    Discriminator(_entry_kind),
+]
+
+
+class _Located(ValueError):
+    """A cross-reference error with its own key path (raised inside a validator)."""
+
+    def __init__(self, path: str, rule: str, value):
+        super().__init__(f"{path}: must be {rule}; got {_short(value)}")
+        self.path, self.rule, self.value = path, rule, value
 
 
 class Scenario(_Strict):
     """A validated scenario (frozen). Build it with :func:`load_scenario` or
     :func:`scenario_from_dict`."""
 
-    name: str = "scenario"
-    description: str = ""
-    nodes: Annotated[list[Node], Field(min_length=1)]
-    links: list[Link] = []
-    workload: Annotated[list[Source], Field(min_length=1)]
+    name: Annotated[str, Field(max_length=200)] = "scenario"
+    description: Annotated[str, Field(max_length=20_000)] = ""
+    nodes: Annotated[list[Node], Field(min_length=1, max_length=_MOST["nodes"])]
+    links: Annotated[list[Link], Field(max_length=_MOST["links"])] = []
+    workload: Annotated[list[Entry], Field(min_length=1, max_length=_MOST["workload"])]
 
     @model_validator(mode="after")
     def _references(self):
         ids = [n.id for n in self.nodes]
-        seen = set()
+        seen: dict[str, int] = {}
         for i, n in enumerate(ids):
             if n in seen:
-                raise _Located(f"nodes[{i}].id", f"duplicate node id {n!r}", n)
-            seen.add(n)
+                raise _Located(f"nodes[{i}].id", f"unique: duplicate node id {n!r}", n)
+            seen[n] = i
+        some = ids if len(ids) <= 10 else [*ids[:10], "..."]
+        pairs: dict = {}
         for j, link in enumerate(self.links):
             for end in ("a", "b"):
                 v = getattr(link, end)
                 if v not in seen:
-                    raise _Located(f"links[{j}].{end}", f"an existing node id, one of {ids}", v)
+                    raise _Located(f"links[{j}].{end}", f"an existing node id, one of {some}", v)
             if link.a == link.b:
                 raise _Located(f"links[{j}].b", "a node other than a (no self-links)", link.b)
-        for k, w in enumerate(self.workload):
-            if w.source not in seen:
+            pair = frozenset((link.a, link.b))
+            if pair in pairs:
                 raise _Located(
-                    f"workload[{k}].source", f"an existing node id, one of {ids}", w.source
+                    f"links[{j}]",
+                    f"the only link between {link.a!r} and {link.b!r} (links[{pairs[pair]}] "
+                    "joins them already)",
+                    f"{link.a}-{link.b}",
+                )
+            pairs[pair] = j
+        for k, w in enumerate(self.workload):
+            if isinstance(w, TraceSource):
+                tb = w.table
+                for node in tb.nodes:
+                    if node not in seen:
+                        raise _Located(
+                            f"workload[{k}].trace",
+                            f"a file whose sources are node ids, one of {some} (file "
+                            f"{w.trace!r}, row {tb.first_row[node]}, column 'source')",
+                            node,
+                        )
+            elif w.source not in seen:
+                raise _Located(
+                    f"workload[{k}].source", f"an existing node id, one of {some}", w.source
                 )
         clouds = [i for i, n in enumerate(self.nodes) if n.role == "cloud"]
         if len(clouds) > 1:
             raise _Located(f"nodes[{clouds[1]}].role", "at most one cloud node", "cloud")
+        self._reachable(seen, clouds[0] if clouds else -1)
+        check_clock(self)
         return self
+
+    def _reachable(self, index: dict, cloud: int) -> None:
+        """Every source reaches a node that serves, and the cloud (if any)."""
+        parent = list(range(len(self.nodes)))
+
+        def root(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for link in self.links:
+            parent[root(index[link.a])] = root(index[link.b])
+        serves = [n.servers > 0 for n in self.nodes]
+        homed = set()  # nodes that serve or have a serving neighbour (the tasks' home)
+        for link in self.links:
+            a, b = index[link.a], index[link.b]
+            if serves[b]:
+                homed.add(a)
+            if serves[a]:
+                homed.add(b)
+        for k, w in enumerate(self.workload):
+            key = f"workload[{k}].trace" if isinstance(w, TraceSource) else f"workload[{k}].source"
+            for node in w.nodes:
+                i = index[node]
+                r = root(i)
+                if not serves[i] and i not in homed:
+                    raise _Located(
+                        key,
+                        "a node that serves (servers > 0) or has a direct link to a node that "
+                        f"serves (its tasks' home); {node!r} serves nothing and has no such link",
+                        node,
+                    )
+                if cloud >= 0 and root(cloud) != r:
+                    raise _Located(
+                        key,
+                        f"a node with a path of links to the cloud {self.nodes[cloud].id!r} "
+                        f"(the cloud must be reachable from every source; {node!r} has none)",
+                        node,
+                    )
 
     # -- convenience --------------------------------------------------------------------
     def index(self, node_id: str) -> int:
@@ -235,11 +391,49 @@ class Scenario(_Strict):
     def total_rate(self) -> float:
         return sum(w.rate for w in self.workload)
 
+    @property
+    def time_scale(self) -> tuple[float, str]:
+        """The shortest positive time of the scenario and what it is: a source's mean
+        service at the fastest finite speed, a link's delay or its transmission time
+        (``(inf, "")`` when there is none)."""
+        speeds = [n.speed for n in self.nodes if n.servers > 0 and math.isfinite(n.speed)]
+        fastest = max(speeds) if speeds else math.inf
+        best, what = math.inf, ""
+        for k, w in enumerate(self.workload):
+            t = w.mean_size / fastest if math.isfinite(fastest) else 0.0
+            if 0 < t < best:
+                best, what = t, f"the mean service of workload[{k}]"
+        bits = [(w.input_bits, k) for k, w in enumerate(self.workload) if w.input_bits > 0]
+        if bits and self.links:
+            (b, k), (bw, j) = min(bits), max((x.bandwidth, j) for j, x in enumerate(self.links))
+            if 0 < b / bw < best:
+                best, what = b / bw, f"the transmission of workload[{k}] on links[{j}]"
+        for j, link in enumerate(self.links):
+            if 0 < link.delay < best:
+                best, what = link.delay, f"the delay of links[{j}]"
+        return best, what
+
+    @property
+    def heavy_tails(self) -> list[str]:
+        """The sources whose task size has an infinite third moment (a Pareto with
+        alpha <= 3): there a plain mean delay's interval does not cover its mean (the
+        waiting time's variance is infinite); use a hyperexponential or lognormal law of
+        the same mean and c², or refuse the plain mean."""
+        return [
+            f"workload[{k}].size"
+            for k, w in enumerate(self.workload)
+            if isinstance(w, Source) and not math.isfinite(w.size.moment(3))
+        ]
+
     def scaled(self, factor: float) -> Scenario:
-        """The same scenario with every source's rate multiplied by ``factor``."""
+        """The same scenario with every source's rate multiplied by ``factor`` (a trace is
+        sped up by ``factor``)."""
         d = self.model_dump()
         for w in d["workload"]:
-            w["rate"] *= factor
+            if "trace" in w:
+                w["speedup"] *= factor
+            else:
+                w["rate"] *= factor
         return scenario_from_dict(d)
 
     def with_(self, **changes) -> Scenario:
@@ -247,12 +441,40 @@ class Scenario(_Strict):
         return scenario_from_dict({**self.model_dump(), **changes})
 
 
-class _Located(ValueError):
-    """A cross-reference error with its own key path (raised inside a validator)."""
+def check_clock(sc: Scenario, horizon: float | None = None, func: str = "") -> None:
+    """Refuse a run whose float64 clock cannot resolve the scenario's shortest time.
 
-    def __init__(self, path: str, rule: str, value):
-        super().__init__(f"{path}: must be {rule}; got {value!r}")
-        self.path, self.rule, self.value = path, rule, value
+    At time ``T`` a float64 clock moves in steps of about ``T × 2.2e-16``; a delay of
+    ``τ`` is then measured to ``T × 2.2e-16 / τ`` of itself. The run must keep that at most
+    :data:`CLOCK_RESOLUTION` (1e-6). ``horizon``: the run's last arrival time (None: the
+    shortest run, 100 tasks at the total rate, as checked at load).
+    """
+    tau, what = sc.time_scale
+    if not math.isfinite(tau):
+        return
+    at_load = horizon is None
+    if at_load:
+        horizon = 100.0 / sc.total_rate
+        where = "workload"
+        told = f"100 tasks (the shortest run) take about {horizon:.3g} s"
+    else:
+        where = f"the 'requests' parameter of {func}" if func else "the run"
+        told = f"the run's tasks arrive until {horizon:.3g} s"
+    step = horizon * _EPS
+    if step <= CLOCK_RESOLUTION * tau:
+        return
+    rule = (
+        f"a workload whose clock resolves its shortest time: {told}, where float64 time moves "
+        f"in steps of {step:.2g} s, more than {CLOCK_RESOLUTION:g} of {what} ({tau:.3g} s); "
+        f"the total rate is {sc.total_rate:.3g} tasks/s. Express time in a larger unit "
+        "(rates up, sizes, delays and bandwidths' inverse down by the same factor)"
+    )
+    if at_load:
+        raise _Located(where, rule, sc.total_rate)
+    raise ScenarioError(f"{where}: must give {rule}")
+
+
+_SKIP = set(DISTS) | set(PROCESSES)
 
 
 def _key_path(loc: tuple) -> str:
@@ -260,7 +482,7 @@ def _key_path(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in DISTS or part.startswith(("int", "literal", "function-")):
+        elif part in _SKIP or part.startswith(("int", "literal", "function-", "tag:", "float")):
             continue  # a union branch's tag, not a key
         else:
             out += f".{part}" if out else str(part)
@@ -273,19 +495,19 @@ def _message(err: ValidationError, where: str) -> str:
         ctx = e.get("ctx") or {}
         inner = ctx.get("error")
         if isinstance(inner, _Located):
-            lines.append(f"{inner.path}: must be {inner.rule}; got {inner.value!r}")
+            lines.append(f"{inner.path}: must be {inner.rule}; got {_short(inner.value)}")
             continue
         path = _key_path(e["loc"])
-        got = e.get("input")
-        lines.append(f"{path}: {e['msg']}; got {got!r}")
+        lines.append(f"{path}: {e['msg']}; got {_short(e.get('input'))}")
     # one line per distinct key path (a union reports each branch)
     uniq = list(dict.fromkeys(lines))
-    return f"Invalid scenario {where}:\n  " + "\n  ".join(uniq)
+    return f"Invalid scenario {where}:\n  " + "\n  ".join(uniq[:20])
 
 
-def scenario_from_dict(d, *, where: str = "(dict)") -> Scenario:
+def scenario_from_dict(d, *, where: str = "(dict)", base=None) -> Scenario:
     """Validate a scenario given as a dict (the parsed YAML/JSON) and build it.
 
+    ``base``: the folder relative trace paths start from (None: the current folder).
     Raises :class:`ScenarioError` (a :class:`workbench.ParameterError`) naming ``where``,
     every bad key path, its rule and the value received.
     """
@@ -293,20 +515,145 @@ def scenario_from_dict(d, *, where: str = "(dict)") -> Scenario:
         return d
     if not isinstance(d, dict):
         raise ScenarioError(f"Invalid scenario {where}: must be a mapping; got {type(d).__name__}")
+    for key, most in _MOST.items():  # before validating what would be refused anyway
+        if isinstance(d.get(key), list) and len(d[key]) > most:
+            raise ScenarioError(
+                f"Invalid scenario {where}:\n  {key}: must have at most {most:,} items; got "
+                f"{len(d[key]):,}"
+            )
     try:
-        return Scenario.model_validate(d)
+        return Scenario.model_validate(d, context={"base": base})
     except ValidationError as err:
         raise ScenarioError(_message(err, where)) from None
+    except RecursionError:
+        raise ScenarioError(f"Invalid scenario {where}: nested too deeply") from None
+
+
+# -- reading files -------------------------------------------------------------------------
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a key written twice in one mapping, more than
+    :data:`MAX_ALIASES` aliases, and a document whose aliases would expand it past
+    :data:`MAX_EXPANDED` nodes (a "billion laughs" file fails at once, before anything
+    walks the expansion)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise yaml.YAMLError(
+                    f"more than {MAX_ALIASES} aliases (line {mark.line + 1}): a scenario "
+                    "needs few, and nested aliases can expand without bound"
+                )
+        return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        if self._aliases and _expanded_size(node) > MAX_EXPANDED:
+            raise yaml.YAMLError(
+                f"its aliases expand it to more than {MAX_EXPANDED:,} nodes (a scenario of "
+                f"the largest size has fewer; {self._aliases} aliases, nested)"
+            )
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    continue  # the base class reports an unhashable key
+                line = key_node.start_mark.line + 1
+                if key in first:
+                    raise yaml.YAMLError(
+                        f"the key {_short(key, 60)} is written twice in one mapping (lines "
+                        f"{first[key]} and {line}); the second would silently replace the first"
+                    )
+                first[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_size(root) -> float:
+    """The number of nodes of a composed YAML document with every alias expanded (shared
+    nodes counted once per use; linear in the distinct nodes, cycles counted as infinite)."""
+    size: dict[int, float] = {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        kids = []
+        if isinstance(node, yaml.SequenceNode):
+            kids = node.value
+        elif isinstance(node, yaml.MappingNode):
+            kids = [x for pair in node.value for x in pair]
+        if done:
+            size[id(node)] = 1 + sum(size.get(id(k), math.inf) for k in kids)
+        elif id(node) not in size:
+            size[id(node)] = math.inf  # in progress: a cycle through it is infinite
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+    return size[id(root)]
+
+
+def _json_pairs(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(
+                f"the key {_short(k, 60)} is written twice in one object; the second would "
+                "silently replace the first"
+            )
+        out[k] = v
+    return out
+
+
+def _flow_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in the text (brackets inside strings counted too:
+    an upper bound), in numpy: the parser is slow on deep nesting, this is not."""
+    b = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+    step = np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125))
+    return int(np.cumsum(step).max(initial=0))
+
+
+def _parse(text: str, p: Path):
+    depth = _flow_depth(text)
+    if depth > MAX_DEPTH:
+        raise ScenarioError(
+            f"Invalid scenario file {str(p)!r}: nested {depth} brackets deep, more than the "
+            f"{MAX_DEPTH} a scenario needs"
+        )
+    try:
+        if p.suffix.lower() == ".json":
+            return json.loads(text, object_pairs_hook=_json_pairs)
+        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise ScenarioError(f"Invalid scenario file {str(p)!r}: nested too deeply") from None
+    except (ValueError, yaml.YAMLError) as exc:  # the parser's own message, with the file
+        raise ScenarioError(
+            f"Invalid scenario file {str(p)!r}: not readable: {_short(str(exc), 400)}"
+        ) from None
 
 
 def load_scenario(path) -> Scenario:
     """Read a scenario from a ``.yaml``/``.yml`` or ``.json`` file, or by the name of a file
-    shipped in ``data/scenarios`` (``"p4_redundancy"``)."""
+    shipped in ``data/scenarios`` (``"p4_redundancy"``). Every failure to read or parse is a
+    :class:`ScenarioError` naming the file (module docstring)."""
     if not isinstance(path, (str, os.PathLike)):
         raise ScenarioError(
             f"load_scenario: 'path' must be a file path or a shipped scenario's name. "
             f"Got {type(path).__name__} instead."
         )
+    if str(path).strip() == "" or "\x00" in str(path):
+        raise ScenarioError(f"load_scenario: 'path' must name a file; got {str(path)!r}")
     p = Path(path)
     if not p.exists() and not p.suffix:
         for ext in (".yaml", ".yml", ".json"):
@@ -314,17 +661,9 @@ def load_scenario(path) -> Scenario:
                 p = SCENARIOS_DIR / f"{path}{ext}"
                 break
     if not p.exists():
-        shipped = sorted(q.stem for q in SCENARIOS_DIR.glob("*.yaml"))
-        raise ScenarioError(f"load_scenario: no file {str(path)!r}; shipped scenarios: {shipped}")
-    text = p.read_text()
-    try:
-        if p.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            data = yaml.safe_load(text)
-    except Exception as exc:  # noqa: BLE001 - the parser's own message, with the file
-        raise ScenarioError(f"Invalid scenario file {str(p)!r}: not readable: {exc}") from None
-    return scenario_from_dict(data, where=f"file {str(p)!r}")
+        raise ScenarioError(f"load_scenario: no file {str(path)!r}; shipped scenarios: {shipped()}")
+    data = _parse(_read_text(p, "scenario file", MAX_FILE_BYTES), p)
+    return scenario_from_dict(data, where=f"file {str(p)!r}", base=p.resolve().parent)
 
 
 def shipped() -> list[str]:
