@@ -486,3 +486,38 @@ def test_static_view_is_a_picture_with_its_controls_and_the_way_to_open_it_live(
     before, folded = ex.split("<details class='wb-solution'>")
     assert "0.1234" not in before and "0.1234" in folded and "look" in before
     assert "<details class='wb-hint'>" in before
+
+
+def test_static_export_keeps_a_table_and_drops_a_bare_stylesheet():
+    """A table widget starts with its <style> (every table_html does): the export keeps it,
+    scoped by the widget's classes; a widget that is only a stylesheet shows nothing."""
+    import ipywidgets as w
+
+    from workbench.redundancy import PARAMS
+    from workbench.static_views import to_html
+    from workbench.tables import glossary
+
+    html = to_html(glossary(PARAMS))
+    assert html.startswith("<div class='") and "wb-table" in html.split(">", 1)[0]
+    assert "<table>" in html and html.count("<tr>") > 3 and "<style>" in html
+    assert to_html(w.HTML("<style>.x{color:red}</style>")) == ""
+    assert to_html(w.HTML("<style>.x{}</style><p>words</p>")).endswith("<p>words</p>")
+
+
+def test_every_png_records_its_smallest_drawn_text_in_pixels():
+    """What the slides check figure text with: the smallest text matplotlib drew, in pixels
+    of the PNG (points × dpi / 72); a text that is not drawn does not count."""
+    from workbench.plots import _figure_png, figure
+    from workbench.rendering import min_text_px, render_png
+
+    fig, ax = figure(fast=True)
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("seven", fontsize=7)
+    ax.text(0.5, 0.5, "hidden", fontsize=3, visible=False)
+    ax.set_xlabel("x_b", fontsize=12)
+    assert min_text_px(_figure_png(fig)) == pytest.approx(7 * 100 / 72, abs=0.01)
+    png = render_png(fig, dpi=144)
+    assert min_text_px(png) == pytest.approx(7 * 2, abs=0.01)
+    fig.axes[0].title.set_fontsize(20)
+    tick = min(t.get_fontsize() for t in ax.get_xticklabels() + ax.get_yticklabels())
+    assert min_text_px(render_png(fig, dpi=144)) == pytest.approx(min(tick, 12) * 2, abs=0.01)

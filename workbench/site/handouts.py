@@ -40,8 +40,8 @@ PRINT_CSS = """
   .cell_input { display: none !important; }
   img { max-width: 100% !important; max-height: 235mm; width: auto; height: auto;
     object-fit: contain; break-inside: avoid; }
-  .cell_output, .wb-static-view, .wb-static-exercise, figure, .math, mjx-container,
-  tr { break-inside: avoid; }
+  .wb-static-exercise, figure, .math, mjx-container { break-inside: avoid; }
+  .wb-static-view > p:first-child { break-after: avoid; }
   .cell_output .output, .cell_output .wb-table, .math.notranslate,
   mjx-container[display="true"] { overflow: visible !important; max-width: 100% !important; }
   mjx-container svg { max-width: 100% !important; height: auto !important; }

@@ -246,7 +246,7 @@ def _small_table(fragment: str) -> bool:
 
 
 FIGURE_WIDTH = 1248  # px: a figure slide's width inside its padding
-FIGURE_ROOM = 708  # px: its height inside its padding
+FIGURE_ROOM = 700  # px: its height inside its padding (8 px to spare)
 HEADING_LINE = 36  # px: a line of a figure slide's heading (26 px text) with its margin
 HEADING_CHARS = 80  # characters of a figure slide's heading line
 NOTE_HEIGHT = 44  # px: a note line under a figure
@@ -372,16 +372,20 @@ def _html_slides(fragment: str, heading: str, page: str) -> list[tuple[str, str]
     fragment = re.sub(r"<style\b.*?</style>", "", fragment, flags=re.S)
     slides: list[tuple[str, str]] = []
     parts = re.split(r"(<table\b.*?</table>|<img [^>]*>)", fragment, flags=re.S)
-    caption = ""
+    caption, claims = "", 0
+    atlas = "claim atlas" in fragment
     for part in parts:
         if not part or not part.strip():
             continue
         if part.startswith("<table"):
             slides += _table_slides(part, heading, page, caption)
+            claims = len(_rows(part)[1])
             caption = ""
         elif part.startswith("<img"):
             img = _IMG.match(part)
-            if img:
+            if img and atlas:
+                slides += _atlas_slides(img.group(1), claims)
+            elif img:
                 slides.append((heading, _figure(img.group(1), "figure", heading)))
         else:
             cap = re.search(r"<p><b>(.*?)</b></p>\s*(?:</?div[^>]*>\s*)*$", part, flags=re.S)
@@ -392,6 +396,70 @@ def _html_slides(fragment: str, heading: str, page: str) -> list[tuple[str, str]
                 for piece in _pack(_sentences(para), " "):
                     slides.append((heading, f"<p>{piece}</p>"))
     return slides
+
+
+ATLAS_TITLE = "The claim atlas: where each claim holds, reading by reading"
+
+
+def _atlas_slides(b64: str, claims: int) -> list[tuple[str, str]]:
+    """The claim atlas picture on slides of its own: whole when its text reads at 12 px,
+    else cut between its rows of claims into pictures that each do (the title and the
+    readings' labels repeated on each, the colour bar left out: every cell prints its
+    share)."""
+    title = ATLAS_TITLE
+    whole = _figure(b64, "claim atlas", title)
+    if "too detailed" not in whole or claims < 2:
+        return [(title, whole)]
+    parts = _atlas_parts(base64.b64decode(re.sub(r"\s+", "", b64)), claims, title)
+    if not parts:
+        return [(title, whole)]
+    out = []
+    for first, last, png in parts:
+        name = f"{title} (claims {first}–{last})"
+        out.append((name, _figure(base64.b64encode(png).decode("ascii"), "claim atlas", name)))
+    return out
+
+
+def _atlas_parts(png: bytes, claims: int, title: str) -> list[tuple[int, int, bytes]]:
+    """The atlas heat map cut between rows: ``(first claim, last claim, PNG)`` parts, each
+    small enough for its text to read at :data:`MIN_FIGURE_TEXT_PX` on a figure slide;
+    [] when the heat map is not found in the picture."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from workbench.rendering import MIN_TEXT_KEY, _png_with_text, min_text_px
+
+    text_px = min_text_px(png)
+    pic = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    colour = (pic.max(axis=2) - pic.min(axis=2)) > 60  # the colour map's cells, not greys
+    cols = np.flatnonzero(colour.mean(axis=0) > 0.2)
+    if text_px is None or cols.size == 0:
+        return []
+    runs = np.split(cols, np.flatnonzero(np.diff(cols) > 3) + 1)
+    x0, x1 = (run := max(runs, key=len))[0], run[-1] + 1  # the heat map, not the colour bar
+    rows = np.flatnonzero(colour[:, x0:x1].mean(axis=1) > 0.2)
+    y0, y1 = rows[0], rows[-1] + 1
+    row = (y1 - y0) / claims
+    top, bottom = pic[:y0], pic[y1:]
+    lines = 1 + len(title) // HEADING_CHARS
+    room = FIGURE_ROOM - (lines + 1) * HEADING_LINE
+    scale = MIN_FIGURE_TEXT_PX / text_px
+    per = int((room / scale - len(top) - len(bottom)) // row)
+    if per < 1:
+        return []
+    per = -(-claims // -(-claims // per))  # parts of equal size
+    parts = []
+    for a in range(0, claims, per):
+        b = min(claims, a + per)
+        band = pic[round(y0 + a * row) : round(y0 + b * row)]
+        strip = np.concatenate([top, band, bottom]).copy()
+        strip[len(top) :, x1 + 8 :] = 255  # the colour bar's slice would mislead
+        buf = io.BytesIO()
+        Image.fromarray(strip.astype("uint8")).save(buf, format="PNG")
+        parts.append((a + 1, b, _png_with_text(buf.getvalue(), MIN_TEXT_KEY, f"{text_px:.2f}")))
+    return parts
 
 
 def _output_slides(out: dict, heading: str, page: str) -> list[tuple[str, str]]:
