@@ -8,8 +8,10 @@ student reads it before class (the worked solutions folded away, as on the page)
 Made to be printed on A4: the site's navigation is left out, code cells too (the handout
 shows what the code draws); display equations, tables and figures are scaled to the width
 of the page (a table's text wraps first), a figure or an equation is never split across two
-pages and a heading stays with what follows it; sections follow one another (a section
-starting on a page of its own left pages nearly empty).
+pages and a heading stays with what follows it; a table flows on to the next page (the
+theme keeps a table whole, which moved a long one to a page of its own and left the page
+before nearly empty); sections follow one another (a section starting on a page of its own
+left pages nearly empty).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ PRINT_CSS = """
   .cell_input { display: none !important; }
   img { max-width: 100% !important; max-height: 235mm; width: auto; height: auto;
     object-fit: contain; break-inside: avoid; }
-  .wb-static-exercise, figure, .math, mjx-container { break-inside: avoid; }
+  .wb-static-exercise, figure, .math, mjx-container, tr { break-inside: avoid; }
+  .bd-main .bd-content table { break-inside: auto !important; }
   .wb-static-view > p:first-child { break-after: avoid; }
   .cell_output .output, .cell_output .wb-table, .math.notranslate,
   mjx-container[display="true"] { overflow: visible !important; max-width: 100% !important; }
