@@ -314,6 +314,22 @@ A4 = (595.3, 841.9)  # pt
 NEAR_EMPTY_CHARS = 250
 
 
+def _has_picture(resources, depth: int = 0) -> bool:
+    """Whether a PDF page's resources hold an image (Chromium nests them in forms); read
+    from the resource dictionaries, without decoding any image."""
+    objects = resources.get_object().get("/XObject") if resources is not None else None
+    if objects is None or depth > 4:
+        return False
+    objects = objects.get_object()
+    for name in objects:
+        obj = objects[name].get_object()
+        if obj.get("/Subtype") == "/Image":
+            return True
+        if obj.get("/Subtype") == "/Form" and _has_picture(obj.get("/Resources"), depth + 1):
+            return True
+    return False
+
+
 def _handout_problems(path: Path) -> tuple[list[str], dict]:
     """What a printed handout gets wrong: a leftover ``$`` or TeX command in its text, a
     page not A4 (portrait or landscape), a page that is nearly empty (not the last one)."""
@@ -328,8 +344,8 @@ def _handout_problems(path: Path) -> tuple[list[str], dict]:
         size = sorted((float(pdf_page.mediabox.width), float(pdf_page.mediabox.height)))
         if abs(size[0] - A4[0]) > 1 or abs(size[1] - A4[1]) > 1:
             problems.append(f"{path.name} page {k}: {size[0]:.0f} x {size[1]:.0f} pt, not A4")
-        pictures = len(pdf_page.images) if hasattr(pdf_page, "images") else 0
-        if k < len(reader.pages) and len(words.strip()) < NEAR_EMPTY_CHARS and not pictures:
+        picture = _has_picture(pdf_page.get("/Resources"))
+        if k < len(reader.pages) and len(words.strip()) < NEAR_EMPTY_CHARS and not picture:
             counts["near_empty"] += 1
             problems.append(f"{path.name} page {k}: nearly empty ({len(words.strip())} chars)")
         for m in RAW_TEX.finditer(words):

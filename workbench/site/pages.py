@@ -66,8 +66,8 @@ code.literal, code.literal span.pre { white-space: normal; overflow-wrap: anywhe
 table.wb-page-table { width: 100%; table-layout: auto; font-size: 0.85em; }
 table.wb-page-table td, table.wb-page-table th { white-space: normal;
   overflow-wrap: break-word; vertical-align: top; padding: 3px 6px; }
-table.wb-page-table td:first-child { overflow-wrap: anywhere; min-width: 7em; }
-table.wb-page-table td.wb-quote { min-width: 12em; }
+table.wb-page-table td:first-child { overflow-wrap: anywhere; min-width: 6em; }
+table.wb-page-table td.wb-quote { min-width: 9em; overflow-wrap: anywhere; }
 table.wb-page-table td.wb-short { white-space: nowrap; }
 """
 
@@ -213,7 +213,7 @@ def _page_table(rows: list[dict], wide: tuple[str, ...] = ()) -> str:
             f"<td class='wb-quote'>{r[c]}</td>"
             if c in wide
             else f"<td class='wb-short'>{r[c]}</td>"
-            if len(re.sub(r"<[^>]+>", "", r[c])) <= 12
+            if len(re.sub(r"<[^>]+>", "", r[c])) <= 8
             else f"<td>{r[c]}</td>"
             for c in cols
         )
