@@ -231,12 +231,20 @@ SLIDE_JS = """() => {
       * r.width / natural;
     if (px < 24 - 0.05) small.push(`formula at ${px.toFixed(1)}px`);
   }
-  return {over: over.slice(0, 3), small: small.slice(0, 3), scale};
+  const figures = [...s.querySelectorAll('img')].map((i) => ({
+      src: i.getAttribute('src'), shown: i.getBoundingClientRect().width * scale,
+      natural: i.naturalWidth}));
+  const math = s.querySelectorAll('mjx-container[display="true"]').length;
+  const items = [...s.querySelectorAll('li')].map((li) => li.innerText);
+  const title = (s.querySelector('h2') || {innerText: ''}).innerText;
+  return {over: over.slice(0, 3), small: small.slice(0, 3), scale, figures, math, items, title};
 }"""
+MIN_FIGURE_TEXT_PX = 12
+VERDICTS = re.compile(r"\b(agrees|disagrees|reproduced|refuted|depends|undetermined)\b")
 
 
 @pytest.mark.browser
-def test_every_slide_fits_1280x720_with_text_of_18pt_or_more(site, browser):
+def test_every_slide_fits_1280x720_with_text_of_18pt_and_figures_of_12px_or_more(site, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     errors: list[str] = []
@@ -257,8 +265,23 @@ def test_every_slide_fits_1280x720_with_text_of_18pt_or_more(site, browser):
     assert not problems, "\n".join(problems[:40])
 
 
+def _figure_text_px(figure: dict) -> float | None:
+    """The smallest text of a slide's picture as the slide shows it, in CSS pixels: the
+    size its PNG records (workbench.rendering.min_text_px) times the scale it is drawn at."""
+    import base64
+
+    from workbench.rendering import min_text_px
+
+    src = figure["src"] or ""
+    if not src.startswith("data:image/png;base64,") or not figure["natural"]:
+        return None
+    px = min_text_px(base64.b64decode(src.split(",", 1)[1]))
+    return None if px is None else px * figure["shown"] / figure["natural"]
+
+
 def _check_deck(page, name: str, problems: list[str]) -> int:
     n = page.evaluate("() => Reveal.getTotalSlides()")
+    seen = {"model": False, "atlas figure": False, "claims in words": False, "figures": 0}
     for i in range(n):
         page.evaluate(f"() => Reveal.slide({i})")
         found = page.evaluate(SLIDE_JS)
@@ -268,17 +291,192 @@ def _check_deck(page, name: str, problems: list[str]) -> int:
             problems.append(f"{name} slide {i + 1}: overflows: {found['over']}")
         if found["small"]:
             problems.append(f"{name} slide {i + 1}: text below 18 pt: {found['small']}")
+        title = found["title"].lower()
+        for figure in found["figures"]:
+            px = _figure_text_px(figure)
+            if px is None:
+                problems.append(f"{name} slide {i + 1}: a picture that records no text size")
+            elif px < MIN_FIGURE_TEXT_PX - 0.05:
+                problems.append(f"{name} slide {i + 1}: figure text at {px:.1f} px")
+            seen["figures"] += 1
+            seen["atlas figure"] |= "atlas" in title
+        seen["model"] |= "model" in title and found["math"] > 0
+        seen["claims in words"] |= sum(bool(VERDICTS.search(t)) for t in found["items"]) >= 2
+    wanted = ["atlas figure", "claims in words"] + ["model"] * name.startswith("p")
+    problems += [f"{name} deck: no slide with the {what}" for what in wanted if not seen[what]]
+    if seen["figures"] < 3:
+        problems.append(f"{name} deck: {seen['figures']} figures")
     return n
 
 
-def test_every_handout_has_a_page_per_section(site):
+RAW_TEX = re.compile(r"\$|\\[A-Za-z]{2,}|\\[{}]")
+A4 = (595.3, 841.9)  # pt
+NEAR_EMPTY_CHARS = 250
+
+
+def _has_picture(resources, depth: int = 0) -> bool:
+    """Whether a PDF page's resources hold an image (Chromium nests them in forms); read
+    from the resource dictionaries, without decoding any image."""
+    objects = resources.get_object().get("/XObject") if resources is not None else None
+    if objects is None or depth > 4:
+        return False
+    objects = objects.get_object()
+    for name in objects:
+        obj = objects[name].get_object()
+        if obj.get("/Subtype") == "/Image":
+            return True
+        if obj.get("/Subtype") == "/Form" and _has_picture(obj.get("/Resources"), depth + 1):
+            return True
+    return False
+
+
+def _handout_problems(path: Path) -> tuple[list[str], dict]:
+    """What a printed handout gets wrong: a leftover ``$`` or TeX command in its text, a
+    page not A4 (portrait or landscape), a page that is nearly empty (not the last one)."""
     from pypdf import PdfReader
 
+    reader = PdfReader(path)
+    problems, counts = [], {"pages": len(reader.pages), "raw_tex": 0, "near_empty": 0}
+    text = ""
+    for k, pdf_page in enumerate(reader.pages, start=1):
+        words = pdf_page.extract_text() or ""
+        text += words
+        size = sorted((float(pdf_page.mediabox.width), float(pdf_page.mediabox.height)))
+        if abs(size[0] - A4[0]) > 1 or abs(size[1] - A4[1]) > 1:
+            problems.append(f"{path.name} page {k}: {size[0]:.0f} x {size[1]:.0f} pt, not A4")
+        picture = _has_picture(pdf_page.get("/Resources"))
+        if k < len(reader.pages) and len(words.strip()) < NEAR_EMPTY_CHARS and not picture:
+            counts["near_empty"] += 1
+            problems.append(f"{path.name} page {k}: nearly empty ({len(words.strip())} chars)")
+        for m in RAW_TEX.finditer(words):
+            counts["raw_tex"] += 1
+            problems.append(f"{path.name} page {k}: raw TeX {words[m.start() : m.end() + 30]!r}")
+    counts["text"] = text
+    return problems, counts
+
+
+def test_every_handout_prints_on_a4_without_raw_tex_or_near_empty_pages(site):
+    """Both handouts of every page: A4 pages, no ``$`` or TeX command left in the text, no
+    nearly empty page, a page at least per section; the solutions handout shows every
+    exercise's answer, the plain one none."""
+    problems, totals = [], {"handouts": 0, "pages": 0, "raw_tex": 0, "near_empty": 0}
     for nb in NOTEBOOKS:
-        reader = PdfReader(site / "handouts" / f"{nb.stem}.pdf")
-        sections = _sections(nb)
-        assert len(reader.pages) >= max(1, sections), (nb.stem, len(reader.pages), sections)
-        assert reader.pages[0].extract_text().strip(), f"{nb.stem}: empty first page"
+        cells = nbformat.read(nb, as_version=4).cells
+        exercises = sum(bool(re.match(r"show\(", c.source)) for c in cells if c.cell_type == "code")
+        for kind in ("", "-solutions"):
+            found, counts = _handout_problems(site / "handouts" / f"{nb.stem}{kind}.pdf")
+            problems += found
+            totals["handouts"] += 1
+            for k in ("pages", "raw_tex", "near_empty"):
+                totals[k] += counts[k]
+            answers = counts["text"].count("Answer:")
+            if kind and answers < exercises:
+                problems.append(f"{nb.stem}{kind}: {answers} answers shown of {exercises}")
+            if not kind and answers:
+                problems.append(f"{nb.stem}: the plain handout shows {answers} answers")
+            if counts["pages"] < max(1, _sections(nb)):
+                problems.append(f"{nb.stem}{kind}: {counts['pages']} pages, fewer than sections")
+    print(f"handouts: {totals}")
+    assert not problems, "\n".join(problems[:40])
+
+
+EXPORT_JS = r"""(mode) => {
+  const article = document.querySelector('article.bd-article') || document.body;
+  const skip = 'script, style, code, pre, kbd, textarea, mjx-container, mjx-assistive-mml, '
+    + '.highlight, .cell_input';
+  const raw = [];
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const t = walker.currentNode;
+    const el = t.parentElement;
+    if (!t.textContent.trim() || el.closest(skip)) continue;
+    const m = t.textContent.match(/\$|\\[A-Za-z]{2,}|\\[{}]/);
+    if (m) raw.push(t.textContent.slice(Math.max(0, m.index - 30), m.index + 30));
+  }
+  const empty = [];
+  for (const out of article.querySelectorAll('.cell_output > *')) {
+    if (!out.innerText.trim() && !out.matches('img, svg, table, canvas')
+        && !out.querySelector('img, svg, table, canvas'))
+      empty.push(out.closest('.cell').id || out.className);
+  }
+  const limit = article.getBoundingClientRect().right + 1;
+  const wide = [];
+  let scrolling = 0;
+  if (document.documentElement.scrollWidth > window.innerWidth + 1)
+    wide.push(`page ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}`);
+  for (const el of article.querySelectorAll('table, img, mjx-container, .cell_output > *')) {
+    const r = el.getBoundingClientRect();
+    let scrolls = false;  // inside a box that scrolls sideways
+    for (let box = el.parentElement; box && box !== article; box = box.parentElement)
+      if (getComputedStyle(box).overflowX !== 'visible' && box.scrollWidth > box.clientWidth + 1)
+        scrolls = true;
+    if (scrolls && mode === 'screen') scrolling += 1;  // a wide table scrolls in its box
+    else if (r.right > limit || scrolls)
+      wide.push(`${el.tagName.toLowerCase()} ${Math.round(r.width)} px past ${Math.round(limit)}`);
+  }
+  const missing = [];  // a cell that draws a table (and the atlas its picture) shows it
+  for (const cell of article.querySelectorAll('.cell')) {
+    const code = (cell.querySelector('.cell_input') || {textContent: ''}).textContent;
+    const out = cell.querySelector('.cell_output');
+    if (/\b(glossary|table_html|claims_table|atlas_view)\(/.test(code)
+        && !(out && out.querySelector('table')))
+      missing.push(`no table under ${code.trim().slice(0, 50)}`);
+    if (/\batlas_view\(/.test(code) && !(out && out.querySelector('img')))
+      missing.push(`no picture under ${code.trim().slice(0, 50)}`);
+  }
+  return {raw, empty: empty.concat(missing), wide, scrolling,
+          outputs: article.querySelectorAll('.cell_output > *').length};
+}"""
+
+
+CHECKS = (
+    ("empty", "empty", "empty output"),
+    ("raw", "raw_tex", "raw TeX"),
+    ("wide", "overwide", "wider than the window"),
+)
+
+
+@pytest.mark.browser
+def test_every_page_keeps_its_outputs_renders_its_math_and_fits_on_screen_and_paper(site, browser):
+    """Every page of the site at 1280 px and as it prints on A4: no empty output (tables,
+    glossaries, atlas pictures all kept), no ``$`` or TeX command left in the text after
+    MathJax, nothing wider than the window or the article (a table or formula that has to
+    scroll counts), nor wider than the printed page."""
+    from workbench.site.handouts import PRINT_WIDTH_PX, prepare_for_print
+
+    counts = dict.fromkeys(("pages", "outputs", "empty", "raw_tex", "overwide"), 0)
+    counts["overwide_print"] = counts["scrolling_tables"] = counts["overwide_pages"] = 0
+    problems = []
+    screen = browser.new_context(viewport={"width": 1280, "height": 900})
+    paper = browser.new_context(viewport={"width": PRINT_WIDTH_PX, "height": 1100})
+    with serve(site) as base:
+        for html_file in sorted(site.glob("*.html")):
+            if html_file.stem in ("search", "genindex"):
+                continue
+            page = screen.new_page()
+            page.goto(f"{base}/{html_file.name}", wait_until="load")
+            page.wait_for_function(MATHJAX_DONE, timeout=60_000)
+            found = page.evaluate(EXPORT_JS, "screen")
+            page.close()
+            counts["pages"] += 1
+            counts["outputs"] += found["outputs"]
+            counts["scrolling_tables"] += found["scrolling"]
+            counts["overwide_pages"] += any(w.startswith("page ") for w in found["wide"])
+            for key, count, what in CHECKS:
+                counts[count] += len(found[key])
+                problems += [f"{html_file.name}: {what}: {x!r}" for x in found[key][:5]]
+            page = paper.new_page()
+            page.goto(f"{base}/{html_file.name}", wait_until="load")
+            prepare_for_print(page)
+            printed = page.evaluate(EXPORT_JS, "print")
+            page.close()
+            counts["overwide_print"] += len(printed["wide"])
+            problems += [f"{html_file.name} printed: {x}" for x in printed["wide"][:5]]
+    screen.close()
+    paper.close()
+    print(f"export: {counts}")
+    assert not problems, "\n".join(problems[:60])
+    assert counts["outputs"] > 100
 
 
 def test_static_view_is_a_picture_with_its_controls_and_the_way_to_open_it_live():
@@ -304,3 +502,38 @@ def test_static_view_is_a_picture_with_its_controls_and_the_way_to_open_it_live(
     before, folded = ex.split("<details class='wb-solution'>")
     assert "0.1234" not in before and "0.1234" in folded and "look" in before
     assert "<details class='wb-hint'>" in before
+
+
+def test_static_export_keeps_a_table_and_drops_a_bare_stylesheet():
+    """A table widget starts with its <style> (every table_html does): the export keeps it,
+    scoped by the widget's classes; a widget that is only a stylesheet shows nothing."""
+    import ipywidgets as w
+
+    from workbench.redundancy import PARAMS
+    from workbench.static_views import to_html
+    from workbench.tables import glossary
+
+    html = to_html(glossary(PARAMS))
+    assert html.startswith("<div class='") and "wb-table" in html.split(">", 1)[0]
+    assert "<table>" in html and html.count("<tr>") > 3 and "<style>" in html
+    assert to_html(w.HTML("<style>.x{color:red}</style>")) == ""
+    assert to_html(w.HTML("<style>.x{}</style><p>words</p>")).endswith("<p>words</p>")
+
+
+def test_every_png_records_its_smallest_drawn_text_in_pixels():
+    """What the slides check figure text with: the smallest text matplotlib drew, in pixels
+    of the PNG (points × dpi / 72); a text that is not drawn does not count."""
+    from workbench.plots import _figure_png, figure
+    from workbench.rendering import min_text_px, render_png
+
+    fig, ax = figure(fast=True)
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("seven", fontsize=7)
+    ax.text(0.5, 0.5, "hidden", fontsize=3, visible=False)
+    ax.set_xlabel("x_b", fontsize=12)
+    assert min_text_px(_figure_png(fig)) == pytest.approx(7 * 100 / 72, abs=0.01)
+    png = render_png(fig, dpi=144)
+    assert min_text_px(png) == pytest.approx(7 * 2, abs=0.01)
+    fig.axes[0].title.set_fontsize(20)
+    tick = min(t.get_fontsize() for t in ax.get_xticklabels() + ax.get_yticklabels())
+    assert min_text_px(render_png(fig, dpi=144)) == pytest.approx(min(tick, 12) * 2, abs=0.01)

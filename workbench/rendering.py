@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import struct
+import threading
+import zlib
 
 import matplotlib
 from matplotlib.backend_bases import FigureCanvasBase
@@ -13,7 +16,17 @@ from matplotlib.text import Text
 from workbench.notation import mathtext
 from workbench.validation import check_real, check_type
 
-__all__ = ["VIEW_DPI", "MIN_VIEW_WIDTH_PX", "view_dpi", "render_png", "apply_notation"]
+__all__ = [
+    "VIEW_DPI",
+    "MIN_VIEW_WIDTH_PX",
+    "MIN_TEXT_KEY",
+    "view_dpi",
+    "render_png",
+    "save_png",
+    "apply_notation",
+    "min_text_px",
+    "png_text",
+]
 
 
 def apply_notation(fig) -> list:
@@ -37,18 +50,84 @@ def apply_notation(fig) -> list:
     return changed
 
 
+MIN_TEXT_KEY = "workbench:min-text-px"
+"""The PNG text chunk that holds the size of the smallest text drawn in the picture, in
+pixels of the PNG (a slide scaling the picture by s shows it at s times that)."""
+
+_drawn = threading.local()  # the font sizes [pt] of the texts a save in this thread draws
+_text_draw = Text.draw
+
+
+def _recording_draw(self, renderer):
+    sizes = getattr(_drawn, "sizes", None)
+    if sizes is not None and self.get_visible() and self.get_text().strip():
+        sizes.append(self.get_fontsize())
+    return _text_draw(self, renderer)
+
+
+Text.draw = _recording_draw
+
+
+def _png_with_text(png: bytes, key: str, value: str) -> bytes:
+    """``png`` with a ``tEXt`` chunk ``key``/``value`` before its ``IEND`` chunk."""
+    data = key.encode("latin-1") + b"\0" + value.encode("latin-1")
+    chunk = b"tEXt" + data
+    chunk = struct.pack(">I", len(data)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    end = png.rindex(b"IEND") - 4  # the IEND chunk's length field
+    return png[:end] + chunk + png[end:]
+
+
+def png_text(png: bytes) -> dict[str, str]:
+    """The ``tEXt`` chunks of a PNG (key -> value)."""
+    out, i = {}, 8
+    while i + 8 <= len(png):
+        (length,) = struct.unpack(">I", png[i : i + 4])
+        kind = png[i + 4 : i + 8]
+        if kind == b"tEXt":
+            key, _, value = png[i + 8 : i + 8 + length].partition(b"\0")
+            out[key.decode("latin-1")] = value.decode("latin-1")
+        i += 12 + length
+    return out
+
+
+def min_text_px(png: bytes) -> float | None:
+    """The smallest text drawn in a PNG written by :func:`save_png`, in its pixels (None for
+    a picture without text or not written by it)."""
+    value = png_text(png).get(MIN_TEXT_KEY)
+    return float(value) if value else None
+
+
 def save_png(fig, buf, **kw) -> None:
     """``fig.savefig(buf, format="png", ...)`` with the notation rendered; a text whose
-    notation matplotlib cannot typeset is drawn as typed."""
+    notation matplotlib cannot typeset is drawn as typed.
+
+    The PNG carries the size of its smallest drawn text in pixels (:data:`MIN_TEXT_KEY`,
+    :func:`min_text_px`; mathtext scripts count at their base size): the course's slides
+    check what a projector shows with it."""
     changed = apply_notation(fig)
+    start = buf.tell()
+    _drawn.sizes = []
     try:
-        fig.savefig(buf, format="png", **kw)
-    except ValueError:  # a mathtext parse error: draw the texts as typed
-        for t, s in changed:
-            t.set_text(s)
-        buf.seek(0)
-        buf.truncate()
-        fig.savefig(buf, format="png", **kw)
+        try:
+            fig.savefig(buf, format="png", **kw)
+        except ValueError:  # a mathtext parse error: draw the texts as typed
+            for t, s in changed:
+                t.set_text(s)
+            buf.seek(start)
+            buf.truncate()
+            _drawn.sizes = []
+            fig.savefig(buf, format="png", **kw)
+        sizes = _drawn.sizes
+    finally:
+        _drawn.sizes = None
+    if not sizes:
+        return
+    dpi = kw.get("dpi") or fig.dpi
+    buf.seek(start)
+    png = _png_with_text(buf.read(), MIN_TEXT_KEY, f"{min(sizes) * dpi / 72:.2f}")
+    buf.seek(start)
+    buf.truncate()
+    buf.write(png)
 
 
 VIEW_DPI = 110  # 10 pt is 15 px on screen: legible on a projector

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 
 __all__ = ["install", "is_static", "to_html", "LIVE_LINE"]
 
@@ -116,7 +117,7 @@ def to_html(widget) -> str:
             return ""
         return "<div>" + "".join(to_html(c) for c in widget.children) + "</div>"
     if isinstance(widget, (w.HTML, w.HTMLMath)):
-        return "" if widget.value.lstrip().startswith("<style>") else widget.value
+        return _html_widget(widget)
     if isinstance(widget, w.Label):
         return f"<p>{html.escape(widget.value)}</p>"
     if isinstance(widget, w.Image):
@@ -124,6 +125,20 @@ def to_html(widget) -> str:
     if isinstance(widget, w.Output):
         return "".join(_output_html(o) for o in widget.outputs)
     return ""  # progress bars, buttons, entry boxes: nothing to read on paper
+
+
+_STYLE = re.compile(r"<style\b[^>]*>.*?</style>", re.S | re.I)
+
+
+def _html_widget(widget) -> str:
+    """An HTML widget's value with the widget's classes on a ``<div>`` around it (a table's
+    ``<style>`` is scoped by them, ``.wb-table table``); a widget that only carries a
+    stylesheet for the live controls (greying, label widths) shows nothing."""
+    value = widget.value or ""
+    if not _STYLE.sub("", value).strip():
+        return ""
+    classes = " ".join(html.escape(c) for c in getattr(widget, "_dom_classes", ()))
+    return f"<div class='{classes}'>{value}</div>" if classes else value
 
 
 def _img(png: bytes, alt: str = "figure") -> str:

@@ -34,13 +34,26 @@ __all__ = [
 ]
 
 TABLE_CSS = (
-    "<style>.wb-table table{border-collapse:collapse;font-size:14px;font-family:"
+    "<style>.wb-table{max-width:100%;overflow-x:auto;}"
+    ".wb-table table{border-collapse:collapse;font-size:14px;font-family:"
     "var(--jp-content-font-family, sans-serif),'Noto Sans CJK SC','Noto Sans CJK JP';}"
-    ".wb-table th,.wb-table td{padding:3px 8px;vertical-align:top;text-align:left;"
-    "white-space:normal;}.wb-table tr:nth-child(even){background:#f4f4f4;}</style>"
+    ".wb-table th,.wb-table td{padding:3px 6px;vertical-align:top;text-align:left;"
+    "white-space:normal;overflow-wrap:break-word;}"
+    ".wb-table td.wb-prose,.wb-table td.wb-prose-short{overflow-wrap:anywhere;}"
+    ".wb-table td.wb-prose{min-width:14em;width:40%;}.wb-table td.wb-prose-short{min-width:8em;}"
+    ".wb-table tr:nth-child(even){background:#f4f4f4;}</style>"
 )
 #: columns whose cells are already HTML (rendered notation and LaTeX, the rest escaped)
 HTML_COLUMNS = ("symbol", "claim", "why", "where it flips")
+#: columns of sentences: never squeezed to a few words a line beside the number columns
+#: (a claim column 80 px wide was 15 to 25 lines a row in JupyterLab)
+PROSE_COLUMNS = {
+    "claim": "wb-prose",
+    "quote": "wb-prose",
+    "meaning": "wb-prose-short",
+    "why": "wb-prose-short",
+    "where it flips": "wb-prose-short",
+}
 
 
 def table_html(frame: pd.DataFrame, caption: str = "", digits: int = 3) -> w.HTML:
@@ -54,7 +67,15 @@ def table_html(frame: pd.DataFrame, caption: str = "", digits: int = 3) -> w.HTM
         for col, value in zip(frame.columns, row, strict=True):
             text = format_value(value, digits)
             cells.append(text if col in HTML_COLUMNS else html.escape(text))
-        body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        classes = [PROSE_COLUMNS.get(str(col)) for col in frame.columns]
+        body.append(
+            "<tr>"
+            + "".join(
+                f"<td class='{k}'>{c}</td>" if k else f"<td>{c}</td>"
+                for c, k in zip(cells, classes, strict=True)
+            )
+            + "</tr>"
+        )
     body.append("</tbody></table>")
     cap = f"<p><b>{html.escape(caption)}</b></p>" if caption else ""
     out = w.HTML(TABLE_CSS + cap + "".join(body))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from workbench.arena.params import PARAMS
 from workbench.arena.simulation import simulate
@@ -41,10 +42,24 @@ def plot_point(load=0.7, link_delay=0.002, scv=1.0):
     bx.barh(y, a[:, 4], 0.25, label="cloud")
     bx.barh(y + 0.25, a[:, 5], 0.25, label="lost")
     bx.set_yticks(y, [""] * len(y))
+    bx.set_xlim(0.0, 1.0)  # shares: one scale for every move
     bx.set_xlabel("share of tasks")
     bx.legend(fontsize=8)
     ax.set_title(f"winner: {names[best]}  (* not stationary)", fontsize=10)
+    _fit_left_margin(fig, ax)
     return fig
+
+
+def _fit_left_margin(fig, ax, pad: float = 0.2) -> None:
+    """Widen the left margin to the y tick labels (the contenders' names): the fixed margins
+    of a fast figure cut them ("hreshold", "wer_of_d")."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)  # a bare Figure: the Agg canvas render_png would give it
+    renderer = fig.canvas.get_renderer()
+    width = max(t.get_window_extent(renderer).width for t in ax.get_yticklabels()) / fig.dpi
+    left = (width + ax.yaxis.get_tick_padding() / 72 + pad) / fig.get_figwidth()
+    if left > fig.subplotpars.left:
+        fig.subplots_adjust(left=left)
 
 
 def point_view():

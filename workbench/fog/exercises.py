@@ -2,8 +2,8 @@
 
 Every answer is computed from the package when the exercise is shown: the one-node
 exercises from the closed forms of the (n, n') chain of a node busier than the One fog
-node view's defaults (λ = 80/s), the last one from a short simulation of the default
-scenario. No answer is typed anywhere.
+node view's default (λ = 80/s Light requests, not its 60/s), the last one from a short
+simulation of the default scenario. No answer is typed anywhere.
 
 References
 ----------

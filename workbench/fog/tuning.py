@@ -429,21 +429,28 @@ def per_node_table(frame):
 def policy_table(frame):
     """The verified policies of the per-node θ figure: delays and paired differences.
 
-    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`.
+    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`. A policy that was
+    not run on the tuning run (the paper's θ, a model-tuned vector) reads "–" there, and an
+    interval that does not exist (the reference against itself) reads "–", never NaN.
     """
     pol = frame[frame["part"] == "policy"]
+
+    def interval(low, high, sign=""):
+        return [
+            "–" if not (np.isfinite(a) and np.isfinite(b)) else f"[{a:{sign}.3f}, {b:{sign}.3f}]"
+            for a, b in zip(low, high, strict=True)
+        ]
+
+    def number(values):
+        return ["–" if not np.isfinite(x) else f"{x:.3f}" for x in values]
+
     return pd.DataFrame(
         {
             "policy": pol["policy"],
             "mean delay [ms]": pol["delay"].round(3),
-            "95% CI [ms]": [
-                f"[{a:.3f}, {b:.3f}]" for a, b in zip(pol["ci_low"], pol["ci_high"], strict=True)
-            ],  # fmt: skip
+            "95% CI [ms]": interval(pol["ci_low"], pol["ci_high"]),
             "− best uniform [ms]": pol["difference"].round(3),
-            "paired 95% CI [ms]": [
-                f"[{a:+.3f}, {b:+.3f}]"
-                for a, b in zip(pol["difference_low"], pol["difference_high"], strict=True)
-            ],  # fmt: skip
-            "on the tuning run [ms]": pol["tuning_run_delay"].round(3),
+            "paired 95% CI [ms]": interval(pol["difference_low"], pol["difference_high"], "+"),
+            "on the tuning run [ms]": number(pol["tuning_run_delay"]),
         }
     ).reset_index(drop=True)

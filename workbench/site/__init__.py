@@ -12,8 +12,8 @@
    the course index in teaching order, a page per notebook, the claims, the glossary, the
    figures page, full-text search;
 4. writes a reveal.js deck per notebook under ``slides/`` (:mod:`workbench.site.slides`);
-5. prints a PDF handout per notebook under ``handouts/`` with headless Chromium
-   (:mod:`workbench.site.handouts`).
+5. prints two PDF handouts per notebook under ``handouts/`` with headless Chromium, one
+   with the worked solutions shown (:mod:`workbench.site.handouts`).
 
 Everything is built under ``$WORKBENCH_CACHE/site`` (default ``~/.cache/workbench/site``)
 and copied to ``--out`` (default ``site/``, ignored by git). A second build with nothing
@@ -23,6 +23,7 @@ a second each, are rewritten).
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import time
 from pathlib import Path
@@ -55,15 +56,24 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
             deck = html / "slides" / f"{nb.stem}.slides.html"  # a second each: always rewritten
             slides.write_deck(executed[nb.stem], deck, nb.stem)
             decks[nb.stem] = deck
+        # a handout is printed again when its page changed or the printing code did
+        stamp = html / "handouts" / ".printer"
+        printer = hashlib.sha256(Path(handouts.__file__).read_bytes()).hexdigest()
+        fresh = stamp.exists() and stamp.read_text() == printer
         stale = [
             nb.stem
             for nb in notebooks
-            if not (html / "handouts" / f"{nb.stem}.pdf").exists()
-            or (html / "handouts" / f"{nb.stem}.pdf").stat().st_mtime
-            < (html / f"{nb.stem}.html").stat().st_mtime
+            if not fresh
+            or any(
+                not (html / "handouts" / f).exists()
+                or (html / "handouts" / f).stat().st_mtime
+                < (html / f"{nb.stem}.html").stat().st_mtime
+                for f in handouts.handout_names(nb.stem).values()
+            )
         ]
         if stale:
             handouts.print_handouts(html, stale, log=log)
+            stamp.write_text(printer)
         out = Path(out)
         shutil.copytree(html, out, dirs_exist_ok=True)
     log(f"site: built {out} in {time.perf_counter() - t0:.0f} s")
@@ -72,5 +82,6 @@ def build(out: str | Path = "site", quick: bool = False, seed: int = 0, log=prin
         "pages": [nb.stem for nb in notebooks],
         "decks": {k: out / "slides" / v.name for k, v in decks.items()},
         "handouts": {nb.stem: out / "handouts" / f"{nb.stem}.pdf" for nb in notebooks},
+        "solutions": {nb.stem: out / "handouts" / f"{nb.stem}-solutions.pdf" for nb in notebooks},
         "seconds": time.perf_counter() - t0,
     }

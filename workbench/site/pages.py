@@ -10,6 +10,7 @@ pages render offline.
 from __future__ import annotations
 
 import html
+import re
 import shutil
 from pathlib import Path
 
@@ -28,6 +29,7 @@ html_title = "The offloading workbench: a course"
 nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True
 exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
 html_extra_path = ["_extra"]
 html_static_path = ["_static"]
@@ -53,7 +55,20 @@ CSS = """\
 details.wb-solution, details.wb-hint { border-left: 3px solid #8ab; padding-left: .6em;
   margin: .4em 0; }
 details > summary { cursor: pointer; font-weight: bold; }
-.cell_output table { display: block; overflow-x: auto; font-size: 0.9em; }
+.cell_output .output, .cell_output .wb-table { max-width: 100%; overflow-x: auto; }
+.cell_output table { font-size: 0.9em; }
+.cell_output table.dataframe { font-size: 0.8em; }
+.cell_output table.dataframe td, .cell_output table.dataframe th { white-space: normal;
+  padding: 2px 5px; }
+div.math.notranslate { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+span.math.notranslate { overflow: visible; }
+code.literal, code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
+table.wb-page-table { width: 100%; table-layout: auto; font-size: 0.85em; }
+table.wb-page-table td, table.wb-page-table th { white-space: normal;
+  overflow-wrap: break-word; vertical-align: top; padding: 3px 6px; }
+table.wb-page-table td:first-child { overflow-wrap: anywhere; min-width: 6em; }
+table.wb-page-table td.wb-quote { min-width: 9em; overflow-wrap: anywhere; }
+table.wb-page-table td.wb-short { white-space: nowrap; }
 """
 
 
@@ -106,7 +121,38 @@ def prepare_notebook(executed: Path) -> str:
             cell.metadata.setdefault("tags", []).append("remove-cell")
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)  # no live widget is left: load no widget manager
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.outputs = [out for out in cell.get("outputs", []) if _shows_something(out)]
+        for out in cell.outputs:
+            data = out.get("data", {})
+            if isinstance(data.get("text/html"), str):
+                data["text/html"] = breakable_headings(data["text/html"])
     return nbformat.writes(nb)
+
+
+def _shows_something(out: dict) -> bool:
+    """False for an output with nothing to read: blank text, an HTML output that is only a
+    stylesheet for the live controls or a finished progress bar (drawn as nothing)."""
+    if out.get("output_type") == "stream":
+        return bool(str(out.get("text", "")).strip())
+    data = out.get("data", {})
+    if out.get("output_type") not in ("display_data", "execute_result") or "text/html" not in data:
+        return True
+    if any(k.startswith("image/") for k in data):
+        return True
+    text = re.sub(r"<style\b.*?</style>", "", str(data["text/html"]), flags=re.S | re.I)
+    return bool(text.strip())
+
+
+_HEADING = re.compile(r"(<th\b[^>]*>)([^<]*)(</th>)")
+
+
+def breakable_headings(fragment: str) -> str:
+    """A table's column headings may break after an underscore (``executed_<wbr>share``):
+    a table of code-named columns then wraps to the page instead of running past it."""
+    return _HEADING.sub(lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3], fragment)
 
 
 def index_page(landing: Path, pages: list[Path], links: bool = True) -> str:
@@ -133,7 +179,8 @@ def index_page(landing: Path, pages: list[Path], links: bool = True) -> str:
     if links:
         rows = "".join(
             f"<li>{html.escape(title_of(p))}: <a href='slides/{p.stem}.slides.html'>slides</a>"
-            f" · <a href='handouts/{p.stem}.pdf'>handout (PDF)</a></li>"
+            f" · <a href='handouts/{p.stem}.pdf'>handout (PDF)</a>"
+            f" · <a href='handouts/{p.stem}-solutions.pdf'>with worked solutions (PDF)</a></li>"
             for p in pages
         )
         text.append(f"## Slides and handouts\n\n<ul class='wb-material'>{rows}</ul>")
@@ -153,20 +200,58 @@ def _course_table(pages: list[Path]) -> str:
     return "\n".join(rows)
 
 
-def _table(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, escape=True, border=0, na_rep="", classes="wb-table")
+def _page_table(rows: list[dict], wide: tuple[str, ...] = ()) -> str:
+    """Rows of HTML cells as a table that wraps to the page's width (``wide``: the columns
+    of sentences, kept at a readable width)."""
+    if not rows:
+        return ""
+    cols = list(rows[0])
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td class='wb-quote'>{r[c]}</td>"
+            if c in wide
+            else f"<td class='wb-short'>{r[c]}</td>"
+            if len(re.sub(r"<[^>]+>", "", r[c])) <= 8
+            else f"<td>{r[c]}</td>"
+            for c in cols
+        )
+        + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<table class='wb-page-table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _cell(value) -> str:
+    """A CSV cell as the page shows it: empty for a missing value, escaped."""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
 
 
 def glossary_page() -> str:
+    from workbench.notation import notation
+
     parts = ["# Glossary of symbols\n\nEvery parameter of every paper: symbol, meaning, unit, "
              "valid range, default and where the default comes from."]  # fmt: skip
+    text_cols = ("meaning", "unit", "valid", "default", "source")
     for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
-        frame = p.params.frame()[["symbol", "meaning", "unit", "valid", "default", "source"]]
-        parts.append(f"## {p.id.upper()}: {p.title}\n\n{_table(frame.astype(str))}")
+        frame = p.params.frame()[["symbol", *text_cols]].astype(object)
+        rows = [
+            {"symbol": notation(_cell(r["symbol"]))}
+            | {k: html.escape(_cell(r[k])) for k in text_cols}
+            for _, r in frame.iterrows()
+        ]
+        parts.append(f"## {p.id.upper()}: {p.title}\n\n{_page_table(rows, ('meaning',))}")
     return "\n\n".join(parts) + "\n"
 
 
 def claims_page(repo: Path) -> str:
+    """Every paper's claims table: the quantity and the notes with their symbols rendered,
+    the paper's words with their LaTeX rendered (:func:`~workbench.notation.latex_html`)."""
+    from workbench.notation import latex_html, prose_html
+
     parts = [
         "# Claims of every paper\n\nEach paper's claims as its table in `data/claims/` "
         "states them: the quantity, the paper's number, whether the workbench agrees, and "
@@ -177,8 +262,18 @@ def claims_page(repo: Path) -> str:
     for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
         frame = pd.read_csv(repo / "data" / "claims" / f"{p.id}.csv", comment="#")
         cols = [c for c in ("id", "quantity", "value", "expect", "note", "quote") if c in frame]
+        rows = []
+        for _, r in frame[cols].astype(object).iterrows():
+            row = {c: html.escape(_cell(r[c])) for c in cols}
+            for c in ("quantity", "note"):
+                if c in row:
+                    row[c] = prose_html(_cell(r[c]), p.params)
+            if "quote" in row:
+                row["quote"] = latex_html(_cell(r["quote"]))
+            row["id"] = row["id"].replace("_", "_<wbr>")
+            rows.append(row)
         link = f"[{p.id.upper()}: {p.title}]({Path(p.notebook).stem}.ipynb)"
-        parts.append(f"## {p.id.upper()}\n\n{link}\n\n{_table(frame[cols])}")
+        parts.append(f"## {p.id.upper()}\n\n{link}\n\n{_page_table(rows, ('quote', 'note'))}")
     return "\n\n".join(parts) + "\n"
 
 

@@ -12,6 +12,7 @@ output) is the site's own copy, so a deck works offline.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from pathlib import Path
@@ -41,8 +42,10 @@ html, body { margin: 0; background: #fff; }
 .reveal ul, .reveal ol { margin: 0 0 12px 1.1em; padding: 0; }
 .reveal code { font-size: 30px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .reveal small, .reveal sub, .reveal sup { font-size: 26px; }
-.reveal img.wb-slide-figure { display: block; margin: 0 auto; max-width: 1180px;
-  max-height: 490px; width: auto; height: auto; }
+.reveal img.wb-slide-figure { display: block; margin: 0 auto; }
+.reveal .slides section.wb-figure-slide { padding: 6px 16px; }
+.reveal section.wb-figure-slide h2 { font-size: 26px; margin: 0 0 6px; line-height: 1.15; }
+.reveal section.wb-figure-slide .wb-note { margin: 4px 0 0; }
 .reveal table { border-collapse: collapse; font-size: 28px; }
 .reveal td, .reveal th { border-bottom: 1px solid #bbb; padding: 4px 12px; }
 .reveal .wb-note { font-size: 26px; color: #444; }
@@ -190,6 +193,9 @@ def _split_long(block: str) -> list[str]:
     return _pack(_sentences(block), " ")
 
 
+_LEAD_IN = re.compile(r"^\*\*([^*\n]{3,60})\.\*\*\s")
+
+
 def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], str]:
     """(title, body html) slides of one markdown cell, and the heading in force after it."""
     slides: list[tuple[str, str]] = []
@@ -214,6 +220,10 @@ def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], 
             raw = raw.strip().split("\n", 1)[1]
         if raw.strip().startswith("<details"):
             continue  # worked methods stay on the site, folded
+        lead = _LEAD_IN.match(raw.strip())
+        if lead:  # "**The model.** ..." opens a slide of that title
+            flush()
+            heading = lead.group(1).strip()
         for piece in _split_long(raw):
             rendered = _render(piece)
             n = _lines(rendered)
@@ -235,31 +245,241 @@ def _small_table(fragment: str) -> bool:
     return rows <= TABLE_MAX_ROWS + 1 and cols <= TABLE_MAX_COLS and longest <= TABLE_MAX_CELL
 
 
+FIGURE_WIDTH = 1248  # px: a figure slide's width inside its padding
+FIGURE_ROOM = 700  # px: its height inside its padding (8 px to spare)
+HEADING_LINE = 36  # px: a line of a figure slide's heading (26 px text) with its margin
+HEADING_CHARS = 80  # characters of a figure slide's heading line
+NOTE_HEIGHT = 44  # px: a note line under a figure
+MAX_UPSCALE = 2.5
+MIN_FIGURE_TEXT_PX = 12  # the smallest figure text a projector shows legibly
+
+
+def _png_size(b64: str) -> tuple[int, int]:
+    """Width and height of a base64 PNG (its IHDR chunk)."""
+    head = base64.b64decode(b64[:44])
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def _figure(b64: str, alt: str, heading: str, note: str = "") -> str:
+    """A picture filling a figure slide below its heading (a figure's text grows with it).
+
+    A picture whose smallest text (recorded in the PNG, :func:`~workbench.rendering.
+    min_text_px`) would still show under :data:`MIN_FIGURE_TEXT_PX` at the largest size the
+    slide allows is not shown: a line says where to read it instead."""
+    from workbench.rendering import min_text_px
+
+    b64 = re.sub(r"\s+", "", b64)
+    width, height = _png_size(b64)
+    lines = 1 + len(re.sub(r"<[^>]+>|\$", "", heading)) // HEADING_CHARS if heading else 0
+    room = FIGURE_ROOM - lines * HEADING_LINE - (NOTE_HEIGHT if note else 0)
+    scale = min(FIGURE_WIDTH / width, room / height, MAX_UPSCALE)
+    text_px = min_text_px(base64.b64decode(b64))
+    if text_px is not None and text_px * scale < MIN_FIGURE_TEXT_PX:
+        return (
+            f"<p>Figure: {html.escape(alt)}, too detailed to read on a projector (its "
+            f"smallest text would show at {text_px * scale:.0f} px).</p><p class='wb-note'>"
+            "On the course page, and in the handout.</p>"
+        )
+    size = f"width:{width * scale:.0f}px;height:{height * scale:.0f}px"
+    img = (
+        f"<img class='wb-slide-figure' alt='{html.escape(alt)}' style='{size}' "
+        f"src='data:image/png;base64,{b64}'>"
+    )
+    return img + (f"<p class='wb-note'>{note}</p>" if note else "")
+
+
+_IMG = re.compile(r"<img [^>]*src='data:image/png;base64,([^']+)'[^>]*>")
+_TABLE = re.compile(r"<table\b.*?</table>", re.S)
+_CELL = re.compile(r"<t([dh])\b[^>]*>(.*?)</t[dh]>", re.S)
+
+
+def _rows(table: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the body rows of an HTML table, cells as HTML."""
+    header, rows = [], []
+    for tr in re.findall(r"<tr\b[^>]*>(.*?)</tr>", table, flags=re.S):
+        cells = _CELL.findall(tr)
+        if cells and all(kind == "h" for kind, _ in cells):
+            header = [re.sub(r"<[^>]+>", "", c).strip() for _, c in cells]
+        elif cells:
+            rows.append([c.strip() for _, c in cells])
+    return header, rows
+
+
+def _short(fragment: str, chars: int = 160) -> str:
+    """A claim's sentence for a slide: without the measured quantity under it, cut at a word
+    after about ``chars`` characters."""
+    fragment = re.split(r"<br\s*/?>", fragment)[0]
+    text = re.sub(r"<[^>]+>", "", fragment)
+    if len(text) <= chars:
+        return fragment
+    cut = text[:chars].rsplit(" ", 1)[0]
+    return html.escape(html.unescape(cut)) + " …”" * text.startswith("“")
+
+
+def _claim_items(header: list[str], rows: list[list[str]]) -> list[str] | None:
+    """A claims table (claim, paper, workbench, verdict) or an atlas table (claim, holds at,
+    verdict, where it flips) as one sentence per claim; None for any other table."""
+    col = {name: i for i, name in enumerate(header)}
+    if not {"claim", "verdict"} <= set(col):
+        return None
+    items = []
+    for i, row in enumerate(rows, start=1):
+        cell = {name: row[k] for name, k in col.items() if k < len(row)}
+        verdict = f"<b>{cell['verdict']}</b>"
+        if "holds at" in cell:  # the atlas: where the claim holds over the plausible space
+            where = cell.get("where it flips", "–")
+            flips = f"; {where}" if where not in ("", "–") else ""
+            items.append(
+                f"<li>Claim {cell.get('#', i)}, {_short(cell['claim'], 90)}: {verdict}, "
+                f"holds at {cell['holds at']}{flips}.</li>"
+            )
+        else:
+            numbers = f"paper {cell.get('paper', '–')}, workbench {cell.get('workbench', '–')}"
+            items.append(f"<li>{_short(cell['claim'])}: {verdict} ({numbers}).</li>")
+    return items
+
+
+def _item_slides(items: list[str], heading: str) -> list[tuple[str, str]]:
+    """List items packed into slides by their estimated lines."""
+    slides, cur, used = [], [], 0
+    for item in items:
+        n = _lines(item) + 1
+        if cur and used + n > LINES_PER_SLIDE:
+            slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
+            cur, used = [], 0
+        cur.append(item)
+        used += n
+    if cur:
+        slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
+    return slides
+
+
+def _table_slides(table: str, heading: str, page: str, caption: str) -> list[tuple[str, str]]:
+    header, rows = _rows(table)
+    items = _claim_items(header, rows)
+    if items:
+        return _item_slides(items, heading)
+    if _small_table(table):
+        return [(heading, table)]
+    what = caption or "a table"
+    return [(heading, f"<p>Table: {what}.</p><p class='wb-note'>In full on the course "
+                      f"page <a href='../{page}.html'>{page}</a>.</p>")]  # fmt: skip
+
+
+def _html_slides(fragment: str, heading: str, page: str) -> list[tuple[str, str]]:
+    """An HTML output (a table with its caption, words, pictures: the claim atlas) as
+    slides in its order: claims tables in words, pictures filling a slide, paragraphs."""
+    fragment = re.sub(r"<style\b.*?</style>", "", fragment, flags=re.S)
+    slides: list[tuple[str, str]] = []
+    parts = re.split(r"(<table\b.*?</table>|<img [^>]*>)", fragment, flags=re.S)
+    caption, claims = "", 0
+    atlas = "claim atlas" in fragment
+    for part in parts:
+        if not part or not part.strip():
+            continue
+        if part.startswith("<table"):
+            slides += _table_slides(part, heading, page, caption)
+            claims = len(_rows(part)[1])
+            caption = ""
+        elif part.startswith("<img"):
+            img = _IMG.match(part)
+            if img and atlas:
+                slides += _atlas_slides(img.group(1), claims)
+            elif img:
+                slides.append((heading, _figure(img.group(1), "figure", heading)))
+        else:
+            cap = re.search(r"<p><b>(.*?)</b></p>\s*(?:</?div[^>]*>\s*)*$", part, flags=re.S)
+            caption = cap.group(1) if cap else ""
+            text = part[: cap.start()] if cap else part
+            paragraphs = re.findall(r"<p\b[^>]*>(.*?)</p>", text, flags=re.S)
+            for para in paragraphs:
+                for piece in _pack(_sentences(para), " "):
+                    slides.append((heading, f"<p>{piece}</p>"))
+    return slides
+
+
+ATLAS_TITLE = "The claim atlas: where each claim holds, reading by reading"
+
+
+def _atlas_slides(b64: str, claims: int) -> list[tuple[str, str]]:
+    """The claim atlas picture on slides of its own: whole when its text reads at 12 px,
+    else cut between its rows of claims into pictures that each do (the title and the
+    readings' labels repeated on each, the colour bar left out: every cell prints its
+    share)."""
+    title = ATLAS_TITLE
+    whole = _figure(b64, "claim atlas", title)
+    if "too detailed" not in whole or claims < 2:
+        return [(title, whole)]
+    parts = _atlas_parts(base64.b64decode(re.sub(r"\s+", "", b64)), claims, title)
+    if not parts:
+        return [(title, whole)]
+    out = []
+    for first, last, png in parts:
+        name = f"{title} (claims {first}–{last})"
+        out.append((name, _figure(base64.b64encode(png).decode("ascii"), "claim atlas", name)))
+    return out
+
+
+def _atlas_parts(png: bytes, claims: int, title: str) -> list[tuple[int, int, bytes]]:
+    """The atlas heat map cut between rows: ``(first claim, last claim, PNG)`` parts, each
+    small enough for its text to read at :data:`MIN_FIGURE_TEXT_PX` on a figure slide;
+    [] when the heat map is not found in the picture."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from workbench.rendering import MIN_TEXT_KEY, _png_with_text, min_text_px
+
+    text_px = min_text_px(png)
+    pic = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    colour = (pic.max(axis=2) - pic.min(axis=2)) > 60  # the colour map's cells, not greys
+    cols = np.flatnonzero(colour.mean(axis=0) > 0.2)
+    if text_px is None or cols.size == 0:
+        return []
+    runs = np.split(cols, np.flatnonzero(np.diff(cols) > 3) + 1)
+    x0, x1 = (run := max(runs, key=len))[0], run[-1] + 1  # the heat map, not the colour bar
+    rows = np.flatnonzero(colour[:, x0:x1].mean(axis=1) > 0.2)
+    y0, y1 = rows[0], rows[-1] + 1
+    row = (y1 - y0) / claims
+    top, bottom = pic[:y0], pic[y1:]
+    lines = 1 + len(title) // HEADING_CHARS
+    room = FIGURE_ROOM - (lines + 1) * HEADING_LINE
+    scale = MIN_FIGURE_TEXT_PX / text_px
+    per = int((room / scale - len(top) - len(bottom)) // row)
+    if per < 1:
+        return []
+    per = -(-claims // -(-claims // per))  # parts of equal size
+    parts = []
+    for a in range(0, claims, per):
+        b = min(claims, a + per)
+        band = pic[round(y0 + a * row) : round(y0 + b * row)]
+        strip = np.concatenate([top, band, bottom]).copy()
+        strip[len(top) :, x1 + 8 :] = 255  # the colour bar's slice would mislead
+        buf = io.BytesIO()
+        Image.fromarray(strip.astype("uint8")).save(buf, format="PNG")
+        parts.append((a + 1, b, _png_with_text(buf.getvalue(), MIN_TEXT_KEY, f"{text_px:.2f}")))
+    return parts
+
+
 def _output_slides(out: dict, heading: str, page: str) -> list[tuple[str, str]]:
     data = out.get("data", {})
     if "image/png" in data:
-        src = f"data:image/png;base64,{data['image/png'].strip()}"
-        return [(heading, f"<img class='wb-slide-figure' alt='figure' src='{src}'>")]
+        return [(heading, _figure(data["image/png"], "figure", heading))]
     fragment = data.get("text/html", "")
     if not fragment:
         return []
     if "wb-static-view" in fragment:
-        img = re.search(r"<img [^>]*src='(data:image/png;base64,[^']+)'", fragment)
+        img = _IMG.search(fragment)
         if not img:
             return []
-        note = "<p class='wb-note'>Slider view at its defaults: <code>bash run.sh lab</code></p>"
-        figure = f"<img class='wb-slide-figure' alt='slider view' src='{img.group(1)}'>"
-        return [(heading, figure + note)]
+        note = "Slider view at its defaults: <code>bash run.sh lab</code>"
+        return [(heading, _figure(img.group(1), "slider view at its defaults", heading, note))]
     if "wb-static-exercise" in fragment:
         question = re.sub(r"<details.*?</details>", "", fragment, flags=re.S)
         return [(heading, question + "<p class='wb-note'>Solution: on the course page.</p>")]
-    if "<table" in fragment:
-        if _small_table(fragment):
-            return [(heading, fragment)]
-        caption = re.search(r"<b>(.*?)</b>", fragment)
-        what = caption.group(1) if caption else "a table"
-        return [(heading, f"<p>Table: {what}.</p><p class='wb-note'>In full on the course "
-                          f"page <a href='../{page}.html'>{page}</a>.</p>")]  # fmt: skip
+    if "<table" in fragment or "<img" in fragment:
+        return _html_slides(fragment, heading, page)
     return []
 
 
@@ -278,13 +498,19 @@ def deck_slides(nb) -> list[tuple[str, str]]:
     return slides
 
 
+def _kind(body: str) -> str:
+    """A figure slide (a picture filling it, a smaller heading) is marked by its class."""
+    return " class='wb-figure-slide'" if body.startswith("<img class='wb-slide-figure'") else ""
+
+
 def write_deck(notebook: Path, target: Path, page: str) -> int:
     """Write the deck of ``notebook`` (an executed copy) to ``target``; returns its slides."""
     nb = nbformat.read(notebook, as_version=4)
     nb.metadata["wb_page"] = page
     slides = deck_slides(nb)
     sections = "\n".join(
-        f"<section>{f'<h2>{_render(title, inline=True)}</h2>' if title else ''}{body}</section>"
+        f"<section{_kind(body)}>{f'<h2>{_render(title, inline=True)}</h2>' if title else ''}"
+        f"{body}</section>"
         for title, body in slides
     )
     title = html.escape(slides[0][0] if slides else page)
