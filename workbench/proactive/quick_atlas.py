@@ -53,7 +53,7 @@ def _atlas_frame(points: pd.DataFrame) -> pd.DataFrame:
 def kept_points(path: Path = KEPT) -> pd.DataFrame:
     """The kept evaluations as the atlas holds them (floats exact, empty notes as "")."""
     nan = {"measured": ["nan", "NaN", ""], "holds": ["nan", "NaN", ""]}
-    points = pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=nan)
+    points = pd.read_csv(path, keep_default_na=False, na_values=nan)
     points["note"] = points["note"].astype(str)
     return points
 
