@@ -89,3 +89,38 @@ def test_differing_rows_counts_changed_values(kept):
     moved.loc[5, "note"] = "changed"
     assert Q.differing_rows(kept, moved) == 2
     assert Q.differing_rows(kept, moved.iloc[1:]) == len(kept)
+
+
+def _buttons(box):
+    import ipywidgets as w
+
+    for child in box.children:
+        if isinstance(child, w.Button):
+            yield child
+        elif isinstance(child, w.Box):
+            yield from _buttons(child)
+
+
+def test_the_panel_shows_the_kept_atlas_and_its_button_compares_a_live_one(monkeypatch):
+    kept = Q.kept_atlas()
+    moved = Q.kept_atlas()
+    points = moved.attrs["points"]
+    points.loc[7, "measured"] += 0.5
+    live = iter([kept, moved])
+    monkeypatch.setattr(Q, "_live", lambda seed, progress=True: next(live))
+    panel = Q.atlas_panel(quick=True, seed=0)
+    source = panel.children[0]
+    assert "data/atlas/p2_quick.csv" in source.value
+    (button,) = _buttons(panel)
+    button.click()
+    assert "identical to the kept result" in source.value
+    button.click()
+    assert f"differs from the kept result in 1 of {len(points)} rows" in source.value
+    assert not button.disabled
+
+
+def test_the_static_panel_has_no_button(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_STATIC", "1")
+    panel = Q.atlas_panel(quick=True, seed=0)
+    assert not list(_buttons(panel))
+    assert "data/atlas/p2_quick.csv" in panel.children[0].value
