@@ -126,8 +126,8 @@ def atlas_panel(quick: bool = True, seed: int = 0):
     source = w.HTML(
         f"<p>Shown from <code>data/atlas/{KEPT.name}</code>, the {_describe(frame)} this code "
         "computes (<code>python -m workbench.proactive.quick_atlas</code> rewrites it). "
-        "<b>Recompute live</b> runs them here: about two CPU-minutes per evaluation "
-        "pair on each core.</p>"
+        "<b>Recompute live</b> runs them here on worker processes (about 90 CPU-seconds in "
+        "all).</p>"
     )
     if is_static():
         return w.VBox([source, shown])
