@@ -159,8 +159,10 @@ def time_point(old, rounds: int = 2) -> float:
                 cpu[name].append(time.process_time() - t0)
                 wall = time.perf_counter() - w0
                 values[name] = {k: tuple(m) for k, m in got.items()}
-                print(f"  atlas_point(quick=False) {name:6s}: {cpu[name][-1]:5.1f} CPU-s, "
-                      f"{wall:5.1f} s wall")  # fmt: skip
+                print(
+                    f"  atlas_point(quick=False) {name:6s}: {cpu[name][-1]:5.1f} CPU-s, "
+                    f"{wall:5.1f} s wall"
+                )
             assert same_values(values["before"], values["after"]), "the claims moved"
     finally:
         runs.K = K

@@ -48,8 +48,24 @@ def check(n: int, seed: int = 0) -> int:
     variant = L.platform_variant(L.PROBE)
     print(f"variant: {NAMES[variant]} ({os.environ.get('GLIBC_TUNABLES', 'default build')})")
     rng = np.random.default_rng(seed)
-    special = np.array([0.0, -0.0, 5e-324, 2.0**-1074, 2.0**-54, 2.0**-29, 2.0**-20, -1.0,
-                        -0.5, 2.0**53, 1e308, np.inf, -np.inf, np.nan])  # fmt: skip
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            5e-324,
+            2.0**-1074,
+            2.0**-54,
+            2.0**-29,
+            2.0**-20,
+            -1.0,
+            -0.5,
+            2.0**53,
+            1e308,
+            np.inf,
+            -np.inf,
+            np.nan,
+        ]
+    )
     done = bad = numpy_bad = 0
     t_many = t_c = 0.0
     for start in range(0, n, CHUNK):

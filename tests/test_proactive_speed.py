@@ -22,9 +22,29 @@ from workbench.proactive import log1p as L
 from workbench.proactive.params import POLICY_CODES
 from workbench.proactive.runs import _initial_rates, _xorshift_state
 
-SPECIAL = [0.0, -0.0, 5e-324, 1e-300, 2.0**-54, 2.0**-29, 2.0**-20, 0.41421356237309503,
-           0.4142135623730951, -0.29289321881345254, -0.2929, -0.5, -1.0, -1.5, 1.0, 2.0**53,
-           2.0**53 + 2.0, 1e308, np.inf, -np.inf, np.nan]  # fmt: skip
+SPECIAL = [
+    0.0,
+    -0.0,
+    5e-324,
+    1e-300,
+    2.0**-54,
+    2.0**-29,
+    2.0**-20,
+    0.41421356237309503,
+    0.4142135623730951,
+    -0.29289321881345254,
+    -0.2929,
+    -0.5,
+    -1.0,
+    -1.5,
+    1.0,
+    2.0**53,
+    2.0**53 + 2.0,
+    1e308,
+    np.inf,
+    -np.inf,
+    np.nan,
+]
 
 
 def _sinr_sample(n: int, seed: int) -> np.ndarray:
@@ -32,8 +52,7 @@ def _sinr_sample(n: int, seed: int) -> np.ndarray:
     cloudlet under the strongest fading draw), the unreduced range |x| < 0.41 and the
     special values."""
     rng = np.random.default_rng(seed)
-    return np.concatenate([10.0 ** rng.uniform(-9, 10, n), rng.uniform(-0.3, 0.5, n // 4),
-                           SPECIAL])  # fmt: skip
+    return np.concatenate([10.0 ** rng.uniform(-9, 10, n), rng.uniform(-0.3, 0.5, n // 4), SPECIAL])
 
 
 def _bits_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -45,8 +64,7 @@ def test_vectorised_log1p_equals_the_c_librarys_bit_for_bit():
     variant = L.platform_variant(L.PROBE)
     got = np.empty_like(x)
     L.log1p_many(x, x.size, got, variant)
-    want = np.array([math.log1p(v) if v > -1.0 else (-np.inf if v == -1.0 else np.nan)
-                     for v in x])  # fmt: skip
+    want = np.array([math.log1p(v) if v > -1.0 else (-np.inf if v == -1.0 else np.nan) for v in x])
     assert _bits_equal(got, want).all(), x[~_bits_equal(got, want)][:5]
     platform_log = np.empty_like(x)
     L.log1p_many(x, x.size, platform_log, L.PLATFORM)  # what the kernel called before
@@ -81,15 +99,39 @@ def test_kernel_equals_slow_twin_with_partial_coverage(lam, n_cloudlets, n_slots
     tr = train(sc, lam=lam, seed=4)
     tasks = draw_tasks(sc, lam, 1e6, n_slots * 0.005, seed=4)
     for scheme in ("proposed", "BL1", "BL2", "BL3"):
-        run = run_scenario(scheme, sc, tr, tasks, slots=n_slots, fading_seed=7, budget=0.05,
-                           storage=10, x_max=2)  # fmt: skip
+        run = run_scenario(
+            scheme, sc, tr, tasks, slots=n_slots, fading_seed=7, budget=0.05, storage=10, x_max=2
+        )
         done, server, from_cache, copies = simulate_naive(
-            POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(n_users, sc.power_w),
-            sc.noise_w, 10e6, True, int(_xorshift_state(7)), np.full(n_cloudlets, 1e10), 100.0,
-            0.005, 0.05, 0.005, n_slots, 2000, 2, 10, tr.cache_rank, sc.cacheable,
-            tasks.arrival, tasks.user, tasks.task_type, tasks.bits, tasks.user_start,
-            _initial_rates(sc, 10e6), K.FADING_TABLE, True, True,
-        )  # fmt: skip
+            POLICY_CODES[scheme],
+            sc.path_gain,
+            sc.covered,
+            np.full(n_users, sc.power_w),
+            sc.noise_w,
+            10e6,
+            True,
+            int(_xorshift_state(7)),
+            np.full(n_cloudlets, 1e10),
+            100.0,
+            0.005,
+            0.05,
+            0.005,
+            n_slots,
+            2000,
+            2,
+            10,
+            tr.cache_rank,
+            sc.cacheable,
+            tasks.arrival,
+            tasks.user,
+            tasks.task_type,
+            tasks.bits,
+            tasks.user_start,
+            _initial_rates(sc, 10e6),
+            K.FADING_TABLE,
+            True,
+            True,
+        )
         t = run.tasks
         assert run.counters["tasks_done"] == tasks.arrival.size > 80  # loaded, all served
         # the twin sums a user's interference term by term: its rates differ in the last bits
