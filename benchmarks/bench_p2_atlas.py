@@ -1,14 +1,17 @@
 """P2's slot kernel before and after a revision, in one run, and one atlas point's time.
 
-Run: ``python benchmarks/bench_p2_atlas.py [--before REV] [--slots N] [--point]``.
+Run: ``python benchmarks/bench_p2_atlas.py [--before REV] [--slots N] [--point [--rounds R]]``.
 
 1. The kernel of ``workbench/proactive/kernels.py`` at ``REV`` (default: the commit before
-   the speed-up) is loaded from git beside the current one; both run the same inputs
-   (network, training, tasks, fading seed) for the four schemes at λ_u = 1 and 1.5 and at
-   E = 10 and 40; every output is asserted bit for bit equal (NaN where NaN) and the
-   median wall time per slot of 3 runs of each is printed with the ratio.
-2. ``--point``: the wall time of one ``atlas_point(quick=False)`` at the defaults, and of
-   ``quick=True`` (the current claims code; compiled first).
+   the vectorised rate estimates) is loaded from git beside the current one; both run the
+   same inputs (network, training, tasks, fading seed) for the four schemes at λ_u = 1 and
+   1.5 and at E = 10 and 40; every output is asserted bit for bit equal (NaN where NaN) and
+   the median CPU time per slot of 3 runs of each is printed with the ratio.
+2. ``--point``: one full atlas evaluation (``atlas_point(quick=False)``, 22 simulations of 8
+   replications) at the defaults, on the kernel at ``REV`` and on the current one, taken in
+   turns ``R`` times (default 2) in this process (the in-process run caches emptied before
+   each), CPU time and wall time each; every claim's value is asserted equal on both. Then
+   one ``quick=True`` evaluation on the current kernel.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from workbench.proactive import kernels as K
 from workbench.proactive.params import MAX_QUEUE, POLICY_CODES
 from workbench.proactive.runs import _initial_rates, _xorshift_state
 
-BEFORE = "c2b6827"
-"""The last commit before the P2 speed-up (issue 31)."""
+BEFORE = "8df446b"
+"""The last commit before the rate estimates' vectorised log1p (issue 42); c2b6827 is the
+one before the first P2 speed-up (issue 31)."""
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -122,16 +126,68 @@ def compare(old, n_slots: int) -> float:
     return ratio
 
 
-def time_point() -> None:
+def _clear_run_caches() -> None:
+    """Empty the in-process caches of runs, networks and tasks (each side computes all)."""
+    from workbench.proactive import claims, simulation
+
+    claims._run.cache_clear()
+    simulation._network.cache_clear()
+    simulation._tasks.cache_clear()
+
+
+def time_point(old, rounds: int = 2) -> float:
+    """One full atlas evaluation at the defaults on ``old``'s kernel and the current one,
+    in turns; the ratio of the median CPU times."""
+    from workbench.proactive import runs
     from workbench.proactive.claims import atlas_point
     from workbench.proactive.params import PARAMS
 
     point = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
-    atlas_point(quick=True, seed=99, **point)  # compile / load every kernel
-    for quick in (True, False):
-        t0 = time.perf_counter()
-        atlas_point(quick=quick, seed=0, **point)
-        print(f"atlas_point(quick={quick}) at the defaults: {time.perf_counter() - t0:.1f} s")
+    sides = {"before": old, "after": K}
+    cpu = {name: [] for name in sides}
+    values = {}
+    for mod in sides.values():  # compile / load every kernel
+        runs.K = mod
+        atlas_point(quick=True, seed=99, **point)
+    try:
+        for _ in range(rounds):
+            for name, mod in sides.items():
+                runs.K = mod
+                _clear_run_caches()
+                t0, w0 = time.process_time(), time.perf_counter()
+                got = atlas_point(quick=False, seed=0, **point)
+                cpu[name].append(time.process_time() - t0)
+                wall = time.perf_counter() - w0
+                values[name] = {k: tuple(m) for k, m in got.items()}
+                print(
+                    f"  atlas_point(quick=False) {name:6s}: {cpu[name][-1]:5.1f} CPU-s, "
+                    f"{wall:5.1f} s wall"
+                )
+            assert same_values(values["before"], values["after"]), "the claims moved"
+    finally:
+        runs.K = K
+    ratio = float(np.median(cpu["before"]) / np.median(cpu["after"]))
+    print(
+        f"one full atlas evaluation at the defaults: before {np.median(cpu['before']):.1f} "
+        f"CPU-s, after {np.median(cpu['after']):.1f} CPU-s (median of {rounds}), x{ratio:.2f}; "
+        f"all {len(values['after'])} claims identical"
+    )
+    _clear_run_caches()
+    t0 = time.perf_counter()
+    atlas_point(quick=True, seed=0, **point)
+    print(f"atlas_point(quick=True) at the defaults: {time.perf_counter() - t0:.1f} s wall")
+    return ratio
+
+
+def same_values(a: dict, b: dict) -> bool:
+    """Two atlas points' claims equal: values exactly (NaN equal to NaN), verdicts, notes."""
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        (va, *ra), (vb, *rb) = a[k], b[k]
+        if not (va == vb or (np.isnan(va) and np.isnan(vb))) or ra != rb:
+            return False
+    return True
 
 
 if __name__ == "__main__":
@@ -139,9 +195,11 @@ if __name__ == "__main__":
     parser.add_argument("--before", default=BEFORE)
     parser.add_argument("--slots", type=int, default=3000)
     parser.add_argument("--point", action="store_true")
+    parser.add_argument("--rounds", type=int, default=2)
     a = parser.parse_args()
     print(f"P2 slot kernel: {a.before} against the work tree, {a.slots} slots with arrivals")
-    compare(load_kernels(a.before), a.slots)
+    old = load_kernels(a.before)
+    compare(old, a.slots)
     if a.point:
-        time_point()
+        time_point(old, a.rounds)
     sys.exit(0)

@@ -1,12 +1,15 @@
 """P2's outputs recorded once and compared exactly later: a speed-up must change no number.
 
-Run: ``python benchmarks/p2_identity.py record FILE [--atlas]`` with the code before a
-change, then ``python benchmarks/p2_identity.py check FILE [--atlas]`` after it. Recorded:
+Run: ``python benchmarks/p2_identity.py record FILE [--atlas] [--claims]`` with the code
+before a change, then ``python benchmarks/p2_identity.py check FILE [--atlas] [--claims]``
+after it. Recorded:
 ``run_scenario``'s per-task frame and counters for the four schemes and the readings
 (fading off, cache_start popular, hedge_upload least_wait, hedge_check/cache_aware off,
 X_max = 3) at E = 10, 30 and 40; ``simulate``'s per-replication frame, records and summary
 for several seeds and schemes; with ``--atlas`` one quick ``atlas_point`` at the defaults
-(every claim's value, verdict and note). ``check`` compares with DataFrame.equals and
+(every claim's value, verdict and note); with ``--claims`` the claims table at the defaults
+(``check_claims("p2", quick=True)``: every claim's measured value, verdict and note, about
+a CPU-minute). ``check`` compares with DataFrame.equals and
 exact float equality (NaN equal to NaN) and exits 1 on the first difference.
 """
 
@@ -72,10 +75,18 @@ def _atlas() -> dict:
     return {k: tuple(m) for k, m in atlas_point(quick=True, seed=0, **point).items()}
 
 
-def collect(atlas: bool) -> dict:
+def _claims() -> dict:
+    from workbench.claims import check_claims
+
+    return {"claims table": check_claims("p2", quick=True)}
+
+
+def collect(atlas: bool, claims: bool = False) -> dict:
     got = {"kernel": _kernel_runs(), "simulate": _sims()}
     if atlas:
         got["atlas"] = _atlas()
+    if claims:
+        got["claims"] = _claims()
     return got
 
 
@@ -98,8 +109,9 @@ def main() -> int:
     parser.add_argument("mode", choices=("record", "check"))
     parser.add_argument("file")
     parser.add_argument("--atlas", action="store_true")
+    parser.add_argument("--claims", action="store_true")
     a = parser.parse_args()
-    got = collect(a.atlas)
+    got = collect(a.atlas, a.claims)
     if a.mode == "record":
         with open(a.file, "wb") as f:
             pickle.dump(got, f)

@@ -50,6 +50,7 @@ from workbench.proactive.fading import (  # noqa: F401 (the draws are this modul
     jump_table,
     xorshift_next,
 )
+from workbench.proactive.log1p import PROBE, log1p_many, platform_variant
 
 # scheme codes (SCHEMES in params.py)
 PROPOSED = 0
@@ -362,6 +363,24 @@ def _slots_loop(
     pick_e = np.full(n_users, -1, dtype=np.int64)
     pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
+    # the covered links, user by user (user u's: link_e[link_start[u]:link_start[u + 1]])
+    link_start = np.zeros(n_users + 1, dtype=np.int64)
+    for u in range(n_users):
+        link_start[u + 1] = link_start[u]
+        for e in range(n_cloudlets):
+            if covered[u, e]:
+                link_start[u + 1] += 1
+    n_links = link_start[n_users]
+    link_e = np.empty(n_links, dtype=np.int64)
+    for u in range(n_users):
+        k = link_start[u]
+        for e in range(n_cloudlets):
+            if covered[u, e]:
+                link_e[k] = e
+                k += 1
+    sinr = np.empty(n_links)
+    logs = np.empty(n_links)
+    log_variant = platform_variant(PROBE)  # the C library's log1p, vectorised
 
     s = 0
     last_slot = n_slots + max_drain_slots
@@ -623,7 +642,8 @@ def _slots_loop(
                     ready[e, a] = cpu_free[e]
             else:
                 left[t] -= progress
-        # 7. rate estimates, eq. 10 with nu = 1 / (number of observations)
+        # 7. rate estimates, eq. 10 with nu = 1 / (number of observations): every covered
+        # link's SINR, then their logarithms in one vectorised pass (log1p_many)
         nu = 1.0 / (s + 1)
         keep = 1.0 - nu
         for e in range(n_cloudlets):
@@ -631,20 +651,23 @@ def _slots_loop(
         for u in range(n_users):
             pu = power[u]
             if serving[u] >= 0:
-                for e in range(n_cloudlets):
-                    if not covered[u, e]:
-                        continue
+                for k in range(link_start[u], link_start[u + 1]):
+                    e = link_e[k]
                     own = gain[u, e] * pu
                     interference = received[e] - own
                     if interference < 0.0:
                         interference = 0.0
-                    r = bandwidth * np.log1p(own / (noise_w + interference)) / _LN2
-                    rbar[u, e] = nu * r + keep * rbar[u, e]
+                    sinr[k] = own / (noise_w + interference)
             else:
-                for e in range(n_cloudlets):
-                    if covered[u, e]:
-                        r = bandwidth * np.log1p(gain[u, e] * pu / den[e]) / _LN2
-                        rbar[u, e] = nu * r + keep * rbar[u, e]
+                for k in range(link_start[u], link_start[u + 1]):
+                    e = link_e[k]
+                    sinr[k] = gain[u, e] * pu / den[e]
+        log1p_many(sinr, n_links, logs, log_variant)
+        for u in range(n_users):
+            for k in range(link_start[u], link_start[u + 1]):
+                e = link_e[k]
+                r = bandwidth * logs[k] / _LN2
+                rbar[u, e] = nu * r + keep * rbar[u, e]
         s += 1
     counters[SLOTS_RUN] = s
     if counters[TASKS_DONE] < n:
