@@ -62,19 +62,20 @@ class Twin:
             nb = net.nbr_idx[net.nbr_ptr[home] : net.nbr_ptr[home + 1]]
             ok = [int(b) for b in nb if b != net.cloud and self.room(b)]
             return [ok[min(int(u[1] * len(ok)), len(ok) - 1)]] if ok else [-1]
-        # replicate: free places, home first then its neighbours by delay
-        order = [home] + [
-            int(b) for b in net.nbr_idx[net.nbr_ptr[home] : net.nbr_ptr[home + 1]]
-            if b != net.cloud and b != home
-        ]  # fmt: skip
+        # replicate: distinct servers, home first, then the serving neighbours of k and of
+        # the home (each by delay); one copy per idle server, or one waiting copy if room
+        order = [home] if net.servers[home] > 0 and home != net.cloud else []
+        for src in (k, home):
+            for b in net.nbr_idx[net.nbr_ptr[src] : net.nbr_ptr[src + 1]]:
+                b = int(b)
+                if b != net.cloud and net.servers[b] > 0 and b not in order:
+                    order.append(b)
         out = []
         for b in order:
-            if net.servers[b] == 0:
-                continue
-            free = net.capacity[b] - self.n_in[b]
-            while free > 0 and len(out) < self.m:
-                out.append(b)
-                free -= 1
+            room = net.capacity[b] - self.n_in[b]
+            idle = net.servers[b] - self.busy[b]
+            take = min(idle, room) if idle > 0 else min(1, room)
+            out += [b] * max(0, min(take, self.m - len(out)))
         return out or [net.cloud]
 
     # -- the mechanics ---------------------------------------------------------------------

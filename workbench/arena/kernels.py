@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 
-from workbench.arena.policies import decide
+from workbench.arena.policies import P_CANCEL, REPLICATE, decide
 from workbench.kernels.events import (
     EventQueue,
     lane_pop,
@@ -135,6 +135,7 @@ class _State(NamedTuple):
     fbuf: np.ndarray  # float64 scratch for user candidates (5 rows)
     ibuf: np.ndarray  # int64 scratch: the user candidates' node ids
     ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled, lane head, lane size]
+    on_start: np.ndarray  # int64 (1,): 1 when the first copy to *start* cancels the others
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -151,6 +152,25 @@ def _start(net, st, q, k, c, now):
     st.c_state[c] = SERVING
     st.ctr[0] = queue_push(q.heap, st.ctr[0], now + st.c_work[c], st.ctr[1], DEPART, c, 0.0)
     st.ctr[1] += 1
+    if st.on_start[0]:
+        _cancel_unstarted(st, st.c_task[c], c)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cancel_unstarted(st, i, c):
+    """Cancel-on-start: copy ``c`` of task ``i`` has started, so its other copies (waiting
+    or travelling; none can be in service) leave. Copies not yet sent are marked here and
+    skipped by :func:`_place`."""
+    first = st.t_first[i]
+    for cj in range(first, first + st.t_ncopies[i]):
+        if cj == c:
+            continue
+        s = st.c_state[cj]
+        if s == WAITING:
+            st.n_in[st.c_node[cj]] -= 1
+        if s == WAITING or s == TRANSIT:
+            st.c_state[cj] = CANCELLED
+            st.ctr[3] += 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -253,6 +273,8 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
         cj = first + j
         st.c_task[cj] = i
         b = st.buf[j] if n_t > 0 else -1
+        if st.c_state[cj] == CANCELLED:  # cancel-on-start: a sibling has started already
+            continue
         if b < 0:
             _lose(st, cj)
         else:
@@ -323,9 +345,10 @@ def _state(n_nodes, n, m, max_deg, r):
         np.zeros(n),
         np.zeros(n_nodes),
         np.full(max(m, 2), -1, np.int64),
-        np.zeros((5, max_deg + 2)),
-        np.zeros(max_deg + 2 + r, np.int64),
+        np.zeros((5, 2 * max_deg + 2)),
+        np.zeros(2 * max_deg + 2 + r, np.int64),
         np.zeros(6, np.int64),
+        np.zeros(1, np.int64),
     )
 
 
@@ -348,6 +371,7 @@ def _run(net, tk, pol, warm, user):
     for k in range(n_nodes):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
+    st.on_start[0] = 1 if pol.code == REPLICATE and pol.par[P_CANCEL] > 0 else 0
     q = _Pending(new_queue(n * m + 2), new_queue(n * m + 2))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)

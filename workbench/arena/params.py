@@ -47,8 +47,14 @@ PARAMS = Params(
           help="After e_max forwards a task that is still refused goes to the cloud."),
     Param("m", "m", "copies per task (replicate, P4)", kind="int", low=1, high=64, default=2,
           slider=(1, 8), step=1, source="choice",
-          help="Copies placed on free places (home node first, then its neighbours); the "
-          "first to finish cancels the rest; no free place: the cloud (Peng & Soljanin)."),
+          help="Copies on distinct servers: the home first, then its neighbours; a node "
+          "takes one copy per idle server, or one waiting copy; no place at all: the cloud "
+          "(Peng & Soljanin)."),
+    Param("cancel", "cancel", "when the other copies leave (replicate, P4)", kind="choice",
+          choices=("finish", "start"), default="finish", source="choice",
+          help="'finish': the first copy to finish cancels the others (Peng & Soljanin); "
+          "'start': the first to start service cancels them (the variant that wastes no "
+          "server time on duplicates)."),
     Param("d", "d", "candidates drawn (power_of_d)", kind="int", low=1, high=64, default=2,
           slider=(1, 8), step=1, source="choice",
           help="d candidates drawn with replacement; the task joins the least loaded."),

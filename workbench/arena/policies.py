@@ -34,7 +34,8 @@ from workbench.kernels.red import red_drop_probability, red_ewma
 LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = range(11)
 # the layout of Policy.par
 P_P, P_THETA, P_EMAX, P_M, P_D, P_MIN, P_MAX, P_MAXP, P_WQ, P_CACHE, P_DEADLINE = range(11)
-N_PAR = 11
+P_CANCEL = 11  # replicate: 0 cancel the other copies when the first finishes, 1 when it starts
+N_PAR = 12
 _BIG = 2**40
 
 
@@ -56,12 +57,30 @@ def _per_server(net, st, j):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _wait(net, st, j, mean):
-    """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers."""
+    """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers
+    (``inf`` at a node without servers)."""
     c = net.servers[j]
     if c >= _BIG or net.speed[j] == np.inf:
         return 0.0
+    if c <= 0:
+        return np.inf
     ahead = st.n_in[j] + 1 - c
     return 0.0 if ahead <= 0 else ahead * mean / (c * net.speed[j])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _wait_within(net, st, j, mean, limit):
+    """Is the estimated wait of one more task at ``j`` at most ``limit``? Counted in tasks,
+    as the closed form counts places (:func:`workbench.arena.model.threshold_delay`): with
+    θ = 0.3 and mean size 0.1 a node keeps a task behind 3 others, although 3 × 0.1 > 0.3
+    in floating point."""
+    c = net.servers[j]
+    if c >= _BIG or net.speed[j] == np.inf:
+        return True
+    if c <= 0:
+        return False
+    ahead = st.n_in[j] + 1 - c
+    return ahead <= 0 or ahead <= limit * c * net.speed[j] / mean + 1e-9
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -80,17 +99,25 @@ def _candidates(net, st, k):
 
 
 @njit(cache=True, _nrt=False)
-def _best_neighbour(net, st, k, j, mean):
-    """The serving neighbour of ``k`` (not ``j``, not the cloud) with the least estimated
-    wait plus link delay; -1 if none."""
-    best, score = -1, np.inf
-    for p in range(net.nbr_ptr[k], net.nbr_ptr[k + 1]):
+def _best_of(net, st, k, src, j, mean, best, score):
+    for p in range(net.nbr_ptr[src], net.nbr_ptr[src + 1]):
         b = net.nbr_idx[p]
-        if b == j or b == net.cloud or net.servers[b] == 0:
+        if b == j or b == k or b == net.cloud or net.servers[b] == 0:
             continue
         s = _wait(net, st, b, mean) + net.delay[k, b]
         if s < score:
             best, score = b, s
+    return best, score
+
+
+@njit(cache=True, _nrt=False)
+def _best_neighbour(net, st, k, j, mean):
+    """The serving node next to ``k`` or to its home ``j`` (not ``j``, not the cloud) with
+    the least estimated wait plus link delay from ``k``; -1 if none. A device sees its
+    edge's neighbours through its edge."""
+    best, score = _best_of(net, st, k, k, j, mean, -1, np.inf)
+    if j != k:
+        best, score = _best_of(net, st, k, j, j, mean, best, score)
     return best
 
 
@@ -133,25 +160,37 @@ def _overflow(net, tk, pol, st, i, k):
 
 @njit(cache=True, _nrt=False)
 def _replicate(net, st, pol, k):
+    """``m`` copies on distinct servers: the home first, then the serving neighbours of the
+    deciding node and of its home, by link delay; a node takes one copy per idle server (they
+    start at once, Peng & Soljanin's workers), or a single copy that waits when it has room
+    but no idle server. No place at all: the cloud."""
     m = int(pol.par[P_M])
     j = net.home[k]
+    n = 0
+    if net.servers[j] > 0 and j != net.cloud:
+        st.ibuf[0] = j
+        n = 1
+    for src in (k, j):
+        for p in range(net.nbr_ptr[src], net.nbr_ptr[src + 1]):
+            b = net.nbr_idx[p]
+            if b == net.cloud or net.servers[b] == 0:
+                continue
+            seen = False
+            for a in range(n):
+                seen = seen or st.ibuf[a] == b
+            if not seen:
+                st.ibuf[n] = b
+                n += 1
     placed = 0
-    st.ibuf[0] = j
-    n = 1
-    for p in range(net.nbr_ptr[j], net.nbr_ptr[j + 1]):
-        b = net.nbr_idx[p]
-        if b != net.cloud and b != j:
-            st.ibuf[n] = b
-            n += 1
     for a in range(n):
         b = st.ibuf[a]
-        if net.servers[b] == 0:
-            continue
-        free = net.capacity[b] - st.n_in[b]
-        while free > 0 and placed < m:
+        room = net.capacity[b] - st.n_in[b]
+        idle = net.servers[b] - st.busy[b]
+        take = min(idle, room) if idle > 0 else min(1, room)
+        while take > 0 and placed < m:
             st.buf[placed] = b
             placed += 1
-            free -= 1
+            take -= 1
     if placed == 0:
         return _one(st, net.cloud, 0)
     return placed, 0
@@ -161,7 +200,7 @@ def _replicate(net, st, pol, k):
 def _threshold(net, tk, pol, st, i, k, hops):
     j = net.home[k]
     mean = net.mean_size[tk.source[i]]
-    if j != net.cloud and _room(net, st, j) and _wait(net, st, j, mean) <= pol.par[P_THETA]:
+    if j != net.cloud and _room(net, st, j) and _wait_within(net, st, j, mean, pol.par[P_THETA]):
         return _one(st, j, 0)
     if hops < pol.par[P_EMAX]:
         b = _best_neighbour(net, st, k, j, mean)
@@ -189,8 +228,11 @@ def _hedge(net, tk, pol, st, i, k):
     if 0 <= tk.kind[i] < pol.par[P_CACHE] and j != net.cloud:
         return _one(st, j, 2)
     mean = net.mean_size[tk.source[i]]
+    if net.servers[j] == 0:  # no serving home: one copy to the best neighbour or the cloud
+        b = _best_neighbour(net, st, k, j, mean)
+        return _one(st, b if b >= 0 else net.cloud, 0)
     st.buf[0] = j
-    if _wait(net, st, j, mean) > pol.par[P_DEADLINE]:
+    if not _wait_within(net, st, j, mean, pol.par[P_DEADLINE]):
         b = _best_neighbour(net, st, k, j, mean)
         if b >= 0:
             st.buf[1] = b

@@ -33,7 +33,7 @@ from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, USER_SIG, Policy, engine
 from workbench.arena.params import MAX_TOTAL, PARAMS
 from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
+from workbench.arena.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
@@ -77,9 +77,9 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec("overflow", 6, ("p",),
                    "home if room, else with probability p a neighbour with room, else lost",
                    "p3"),
-        PolicySpec("replicate", 7, ("m",),
-                   "m copies on free places, first to finish cancels the rest; none: cloud",
-                   "p4"),
+        PolicySpec("replicate", 7, ("m", "cancel"),
+                   "m copies on distinct servers, the first to finish (or start) cancels the "
+                   "rest; none: cloud", "p4"),
         PolicySpec("red", 8, ("min_th", "max_th", "max_p", "w_q"),
                    "RED on the home's averaged queue decides offloading one tier up", "p5"),
         PolicySpec("hedge_cache", 9, ("cache_size", "deadline"),
@@ -88,7 +88,7 @@ POLICIES: dict[str, PolicySpec] = {
     )
 }  # fmt: skip
 _PAR_INDEX = {"p": 0, "theta": 1, "e_max": 2, "m": 3, "d": 4, "min_th": 5, "max_th": 6}
-_PAR_INDEX |= {"max_p": 7, "w_q": 8, "cache_size": 9, "deadline": 10}
+_PAR_INDEX |= {"max_p": 7, "w_q": 8, "cache_size": 9, "deadline": 10, "cancel": 11}
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ def _policy(policy, params: dict, func: str):
     par = np.zeros(N_PAR)
     values = {p: PARAMS[p].default for p in spec.params} | params
     for p, v in values.items():
-        par[_PAR_INDEX[p]] = PARAMS[p].check(v, func)
+        v = PARAMS[p].check(v, func)
+        par[_PAR_INDEX[p]] = float(v == "start") if p == "cancel" else v
     if name == "red" and par[_PAR_INDEX["min_th"]] >= par[_PAR_INDEX["max_th"]]:
         raise ParameterError(f"{func}: red needs min_th < max_th; got {values}")
     copies = (
@@ -211,6 +212,29 @@ def _one(sc, net, pol, user, n, copies, uniforms, warm, seed_seq, index):
     return Replication(row, series, warmup=int(np.sum(where[:warm] >= 0)))
 
 
+def _compiled(sc: Scenario, f: str):
+    """The scenario's arrays, refused by name where the engine would compute garbage: a
+    cloud that some source cannot reach (it would be reached in no time, for NaN energy)."""
+    try:
+        net = compile_scenario(sc)
+    except OverflowError as exc:
+        raise ScenarioError(
+            f"{f}: scenario {sc.name!r} has a task size law whose moments overflow a float "
+            f"({exc}); give sizes of a physical scale."
+        ) from None
+    if net.cloud >= 0:
+        pos = {node.id: k for k, node in enumerate(sc.nodes)}
+        for w in sc.workload:
+            k = pos[w.source]
+            if not np.isfinite(net.delay[k, net.cloud]):
+                raise ScenarioError(
+                    f"{f}: scenario {sc.name!r}: the cloud {sc.nodes[net.cloud].id!r} has no "
+                    f"path from the source {w.source!r}; link it (links: [{{a: "
+                    f"{w.source}, b: {sc.nodes[net.cloud].id}, delay: ...}}]) or remove it."
+                )
+    return net
+
+
 def _prepare(f, scenario, policy, requests, replications, seed, warmup, confidence,
              policy_params):  # fmt: skip
     """Validate a run and build its replication function and :func:`finish`'s description."""
@@ -224,7 +248,7 @@ def _prepare(f, scenario, policy, requests, replications, seed, warmup, confiden
         raise ParameterError(
             f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
         )
-    net = compile_scenario(sc)
+    net = _compiled(sc, f)
     if pname == "cloud" and net.cloud < 0:
         raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
     warm = int(warm_frac * n + 1e-9)
