@@ -12,6 +12,7 @@ import pytest
 
 from workbench import arena
 from workbench.arena import model
+from workbench.arena.params import PARAMS
 from workbench.arena.studies import map_scenario
 from workbench.output_analysis import detect
 
@@ -58,8 +59,9 @@ def test_2_a_constant_delay_is_stationary():
     sc = map_scenario(0.7, 0.002, 0.0)
     r = arena.simulate(scenario=sc, policy="cloud", requests=10_000, replications=3, seed=2)
     assert r.stationary
-    # 20 ms to the cloud, 1e5 bits at 1 Gbit/s, 0.1 s of work at speed 4
-    assert r.mean_delay == pytest.approx(0.02 + 1e-4 + 0.025, rel=1e-9)
+    # the cloud's round trip, 1e5 bits at 1 Gbit/s, 0.1 s of edge work at the cloud's speed
+    rtt, speed = PARAMS["cloud_rtt"].default, PARAMS["cloud_speed"].default
+    assert r.mean_delay == pytest.approx(rtt + 1e-4 + 0.1 / speed, rel=1e-9)
     # the same on a bare series: a constant plus rounding noise of a large clock
     t = np.cumsum(np.full(5_000, 0.37)) + 1e4
     assert detect([(t + 0.075) - t for _ in range(3)]).stationary

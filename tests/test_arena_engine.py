@@ -7,8 +7,8 @@ from naive_arena import Twin
 from workbench import arena
 from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import Policy, engine
-from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.simulation import _PAR_INDEX, POLICIES
+from workbench.arena.policies import N_PAR, SLOTS, no_user
+from workbench.arena.simulation import POLICIES
 from workbench.arena.studies import mesh_scenario
 
 
@@ -18,7 +18,7 @@ def _run(sc, name, n=3000, seed=1, **params):
     tk = draw_tasks(sc, n, m, 2, np.random.default_rng(seed))
     par = np.zeros(N_PAR)
     for k, v in params.items():
-        par[_PAR_INDEX[k]] = v
+        par[SLOTS[k]] = v
     out = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)
     return net, tk, out
 
@@ -45,7 +45,7 @@ def test_engine_equals_its_slow_twin_request_by_request(name, params):
 def test_conservation_every_task_and_copy_accounted_for(name, params):
     sc = mesh_scenario(capacity=2, lam=4.0, cloud=name != "overflow")
     net, tk, out = _run(sc, name, n=4000, **params)
-    finish, where, copies, _, _, _, _, ctr = out
+    finish, where, copies, _, _, _, _, ctr = out[:8]
     n = len(tk.t)
     done, lost = int((where >= 0).sum()), int((where < 0).sum())
     assert done + lost == n  # the engine drains: nothing left in flight
@@ -62,10 +62,10 @@ def test_replicas_cancel_the_rest_and_copies_add_up():
     net = compile_scenario(sc)
     tk = draw_tasks(sc, 2000, 3, 2, np.random.default_rng(3))
     par = np.zeros(N_PAR)
-    par[_PAR_INDEX["m"]] = 3
+    par[SLOTS["m"]] = 3
     finish, where, copies, _, _, _, _, ctr = engine()(
         net, tk, Policy(POLICIES["replicate"].code, par), 0, no_user
-    )
+    )[:8]
     made, cancelled = ctr
     done = int((where >= 0).sum())
     assert copies.max() == 3 and (copies >= 1).all()
@@ -104,7 +104,7 @@ def _on_a_grid_like_the_twin(sc, name, m, n, seed, input_bits=0.0):
     bits = input_bits * rng.integers(0, 2, n).astype(float) if input_bits else np.zeros(n)
     tk = tk0._replace(t=t, size=size, bits=bits)
     par = np.zeros(N_PAR)
-    par[_PAR_INDEX["m"]] = m
+    par[SLOTS["m"]] = m
     finish, where = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)[:2]
     t_finish, t_where = Twin(net, tk, name, m=m).run()
     assert np.array_equal(where, np.array(t_where))

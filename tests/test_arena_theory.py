@@ -7,7 +7,6 @@ import pytest
 
 from workbench import arena
 from workbench.erlang import erlang_b
-from workbench.validation import EmptyRunError
 
 
 def _star(n_nodes, servers, lam_total, mean=1.0, capacity=None, **node):
@@ -171,7 +170,8 @@ def test_user_policy_runs_in_the_engine_and_can_match_a_builtin():
     def drop(queue, servers, speed, delay, u):
         return -1
 
-    with pytest.raises(EmptyRunError, match="lost"):
+    # an index outside the candidates is a named error, never a silently lost task
+    with pytest.raises(arena.PolicyError, match="policy 'drop' chose candidate -1 for task 0"):
         arena.simulate(scenario=_star(2, 1, 0.5), policy=drop, requests=1_000, replications=2)
 
 

@@ -51,6 +51,7 @@ from workbench.arena.scenario import (
 from workbench.arena.simulation import (
     POLICIES,
     QUANTITIES,
+    PolicyError,
     UserPolicy,
     policy,
     simulate,
@@ -58,7 +59,7 @@ from workbench.arena.simulation import (
 )
 
 __all__ = [
-    "PARAMS", "POLICIES", "QUANTITIES", "ScenarioError", "UserPolicy",
+    "PARAMS", "POLICIES", "QUANTITIES", "PolicyError", "ScenarioError", "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
     "simulate_to_precision",
     # the theory the engine is checked against (workbench.arena.model)
