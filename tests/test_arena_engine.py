@@ -131,3 +131,76 @@ def test_moves_over_equal_links_keep_the_tie_order(name, params):
     moved = where[where >= 0] != tk.node[where >= 0]
     assert moved.mean() > 0.2  # moves happened
     assert np.isin(finish[where >= 0], t).mean() > 0.2  # ties happened
+
+
+@arena.policy(state=1, copies=2, params={"spread": (0.0, 1.0, 0.3)})
+def _least_time_or_two(task, cand, state, par, u, out):
+    """A user policy for the twin: the least expected time, and with probability ``spread``
+    a second copy on the runner-up; ``state[0]`` counts the decisions it replicated."""
+    best, second = 0, -1
+    for j in range(cand.shape[1]):
+        t = cand[4, j] + cand[5, j] + cand[1, j] / (cand[2, j] * cand[3, j])
+        if t < cand[4, best] + cand[5, best] + cand[1, best] / (cand[2, best] * cand[3, best]):
+            second, best = best, j
+        elif j != best and second < 0:
+            second = j
+    out[0] = best
+    if u[1] < par[0] and second >= 0 and state[0] < 1e9:
+        state[0] += 1
+        out[1] = second
+        return 2
+    return 1
+
+
+_TWIN_CASES = [
+    ("mesh", "threshold", {"theta": 0.3, "e_max": 2}),
+    ("p1_fog", "threshold", {"theta": 0.05, "e_max": 1}),
+    ("mesh", "power_of_d", {"d": 2}),
+    ("mesh", "red", {"min_th": 0.5, "max_th": 3.0, "max_p": 0.3, "w_q": 0.2}),
+    ("p5_hierarchy", "red", {}),
+    ("mesh", "hedge_cache", {"cache_size": 0, "deadline": 0.2}),
+    ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
+    ("mesh", "user", {"spread": 0.3}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("where", "name", "params"), _TWIN_CASES)
+def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, params):
+    """Threshold (forwards), RED (its averaged queue), hedge_cache (cache hits and hedges),
+    power_of_d and a user policy (its own Python function, called by the twin), task by
+    task, including the mechanism each exists for."""
+    from workbench.arena.simulation import _policy
+
+    sc = mesh_scenario() if where == "mesh" else arena.load_scenario(where)
+    pol = _least_time_or_two if name == "user" else name
+    ch = _policy(pol, dict(params), "test")
+    net = _simulate_net(sc)
+    tk = draw_tasks(sc, 3000, ch.copies, ch.uniforms, np.random.default_rng(8))
+    engine_pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+    finish, where_, copies = engine()(net, tk, engine_pol, 0, ch.user)[:3]
+    if name == "user":
+        twin = Twin(net, tk, _least_time_or_two.decide.py_func, state=1, par=[params["spread"]])
+    else:
+        full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+        twin = Twin(net, tk, name, **full)
+    t_finish, t_where = twin.run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    done = where_ >= 0
+    home = net.home[tk.node]
+    assert done.mean() > 0.5
+    if name == "threshold":  # some tasks served by a neighbour, others by the cloud
+        assert (done & (where_ != home) & (where_ != net.cloud)).mean() > 0.01
+        assert (where_ == net.cloud).mean() > 0.01
+    if name == "red":  # offloaded one tier up
+        assert (done & (where_ != home)).mean() > 0.01
+    if name in ("hedge_cache", "user"):  # second copies
+        assert (copies == 2).mean() > 0.05
+    if where == "p2_proactive":  # cache hits: a single copy served with no work
+        assert (done & (copies == 1)).mean() > 0.1
+
+
+def _simulate_net(sc):
+    from workbench.arena.simulation import _compiled
+
+    return _compiled(sc, "test")

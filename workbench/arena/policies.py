@@ -164,7 +164,7 @@ def _wait_within(net, st, j, mean, limit):
     if c <= 0:
         return False
     ahead = st.n_in[j] + 1 - c
-    return ahead <= 0 or ahead <= limit * c * net.speed[j] / mean + 1e-9
+    return ahead <= np.floor(limit * c * net.speed[j] / mean + 1e-9)
 
 
 @njit(cache=True, inline="always", _nrt=False)
