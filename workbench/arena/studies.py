@@ -31,7 +31,8 @@ from workbench.sweep import sweep
 
 __all__ = [
     "map_scenario", "size_for_scv", "evaluate", "evaluate_point", "winner_map", "fronts",
-    "validation_table", "mark_winners", "paired_interval", "separated_front", "CONTENDERS",
+    "validation_table", "mark_winners", "paired_interval", "separated_front", "compare",
+    "CONTENDERS",
 ]  # fmt: skip
 
 #: the policies compared on the map, with their parameters
@@ -236,6 +237,36 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             frame.loc[idx, "tied_with"] = ", ".join(tied)
         frame.loc[idx, "in_lead"] = part["policy"].isin(tied).to_numpy()
     return frame
+
+
+def compare(scenario, policies, *, requests: int = 20_000, replications: int = 5,
+            seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:  # fmt: skip
+    """Several policies on one scenario, every one on the same seed (paired replications):
+    one row per policy with its mean delay and interval, its routing shares, and the paired
+    difference to the best (``vs_best``, ``vs_best_low``, ``vs_best_high``; an interval
+    above 0 means the best is separated from it).
+
+    ``policies``: names of :data:`~workbench.arena.simulation.POLICIES` or
+    :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label -> (policy,
+    parameters)."""
+    if not isinstance(policies, dict):
+        policies = {getattr(p, "name", p): (p, {}) for p in policies}
+    runs = {}
+    for label, (pol, params) in policies.items():
+        runs[label] = simulate(scenario=scenario, policy=pol, requests=requests,
+                               replications=replications, seed=seed, overload="transient",
+                               confidence=confidence, **params)  # fmt: skip
+    best = min(runs, key=lambda k: runs[k].mean_delay)
+    rows = []
+    for label, r in runs.items():
+        m, lo, hi = paired_interval(r.frame["mean_delay"], runs[best].frame["mean_delay"],
+                                    confidence)  # fmt: skip
+        rows.append({"policy": label, "mean_delay": r.mean_delay, "ci_low": r.ci_low,
+                     "ci_high": r.ci_high, "vs_best": m, "vs_best_low": lo,
+                     "vs_best_high": hi, "cloud_share": r.cloud_share,
+                     "forwarded_share": r.forwarded_share, "loss_share": r.loss_share,
+                     "stationary": r.stationary})  # fmt: skip
+    return pd.DataFrame(rows).set_index("policy")
 
 
 def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray:
