@@ -167,7 +167,7 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
         "load": [0.5, 0.85] if quick else [0.3, 0.5, 0.7, 0.85, 0.95],
         "link_delay": [0.001, 0.02] if quick else [0.0005, 0.002, 0.005, 0.01, 0.02, 0.05],
         "scv": [0.25, 4.0] if quick else [0.0, 0.25, 1.0, 2.0, 4.0, 10.0],
-        "cloud_rtt": [rtt] if quick else [0.5 * rtt, rtt, 2.5 * rtt],
+        "cloud_rtt": [rtt, 2.5 * rtt] if quick else [0.5 * rtt, rtt, 2.5 * rtt],
     }
     fixed = {"tasks_per_run": 4_000 if quick else 20_000, "runs": 3 if quick else 5,
              "policies": list(policies or CONTENDERS)}  # fmt: skip
