@@ -28,6 +28,7 @@ from workbench.arena.params import PARAMS
 from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
 from workbench.sweep import sweep
+from workbench.validation import ParameterError
 
 __all__ = [
     "map_scenario", "size_for_scv", "evaluate", "evaluate_point", "winner_map", "fronts",
@@ -249,8 +250,20 @@ def compare(scenario, policies, *, requests: int = 20_000, replications: int = 5
     ``policies``: names of :data:`~workbench.arena.simulation.POLICIES` or
     :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label -> (policy,
     parameters)."""
-    if not isinstance(policies, dict):
+    if isinstance(policies, (list, tuple)):
         policies = {getattr(p, "name", p): (p, {}) for p in policies}
+    if (
+        not isinstance(policies, dict)
+        or not policies
+        or not all(
+            isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict)
+            for v in policies.values()
+        )
+    ):
+        raise ParameterError(
+            "The 'policies' parameter of compare must be a non-empty list of policies or a "
+            f"dict label -> (policy, parameters). Got {policies!r}."
+        )
     runs = {}
     for label, (pol, params) in policies.items():
         runs[label] = simulate(scenario=scenario, policy=pol, requests=requests,
