@@ -66,7 +66,7 @@ class Twin:
         """Is that wait at most limit, counted in whole tasks ahead (floor(limit/s))?"""
         net = self.net
         c = net.servers[j]
-        if c >= BIG or net.speed[j] == math.inf:
+        if c >= BIG or net.speed[j] == math.inf or mean <= 0:
             return True
         if c <= 0:
             return False

@@ -159,7 +159,7 @@ def _wait_within(net, st, j, mean, limit):
     θ = 0.3 and mean size 0.1 a node keeps a task behind 3 others, although 3 × 0.1 > 0.3
     in floating point."""
     c = net.servers[j]
-    if c >= _BIG or net.speed[j] == np.inf:
+    if c >= _BIG or net.speed[j] == np.inf or mean <= 0.0:
         return True
     if c <= 0:
         return False
