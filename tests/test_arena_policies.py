@@ -171,3 +171,11 @@ def test_a_policy_that_never_returns_is_stopped_by_its_timeout():
                          timeout=300)  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert "policy 'spin' did not finish a replication within timeout=0.5 s" in out.stdout
+
+
+@pytest.mark.parametrize("bad", [{"uniforms": float("nan")}, {"state": -1}, {"copies": 0},
+                                 {"params": 5}, {"params": {"x": (0.0, 1.0)}},
+                                 {"params": {"seed": (0, 1, 0)}}])  # fmt: skip
+def test_policy_declarations_are_checked_before_the_function_arrives(bad):
+    with pytest.raises(ParameterError, match="policy"):
+        arena.policy(**bad)

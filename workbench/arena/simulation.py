@@ -220,14 +220,21 @@ def policy(func=None, *, name: str | None = None, params=None, state: int = 0,
     return; ``uniforms``: the length of ``u``. It is compiled with numba, with bounds
     checks, and runs inside the compiled engine.
     """
+    f_ = "policy"
     if name is not None and not isinstance(name, str):
         raise ParameterError(f"The 'name' parameter of policy must be a string. Got {name!r}.")
+    # checked here, not when the function arrives: @policy(...) with a bad value fails at once
+    state = check_int(state, "state", f_, 0, 10**6)
+    copies = check_int(copies, "copies", f_, 1, 64)
+    uniforms = check_int(uniforms, "uniforms", f_, 1, 64)
+    declared = None if params is None else _declared(params, name or "user_policy")
 
     def wrap(f):
         py = getattr(f, "py_func", f)
         label = getattr(py, "__name__", "")
         label = name or (label if label.isidentifier() else "user_policy")
-        return UserPolicy(label, f, _declared(params, label), state, copies, uniforms)
+        rows = () if declared is None else _declared(params, label)
+        return UserPolicy(label, f, rows, state, copies, uniforms)
 
     return wrap if func is None else wrap(func)
 
