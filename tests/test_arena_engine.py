@@ -161,7 +161,25 @@ _TWIN_CASES = [
     ("mesh", "hedge_cache", {"cache_size": 0, "deadline": 0.2}),
     ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
     ("mesh", "user", {"spread": 0.3}),
+    ("near_far", "threshold", {"theta": 0.3, "e_max": 1}),
 ]  # fmt: skip
+
+
+def _near_far():
+    """A busy node with two neighbours: one 10 ms away with one server and its own load,
+    one 150 ms away with eight idle servers, and a cloud 1 s away. The best neighbour is the
+    near one while its wait plus 10 ms beats 150 ms: the link delay decides (ignoring it,
+    any wait at the near node sends the task far)."""
+    nodes = [{"id": "x", "role": "edge", "servers": 1},
+             {"id": "near", "role": "edge", "servers": 1},
+             {"id": "far", "role": "edge", "servers": 8},
+             {"id": "c", "role": "cloud", "servers": ".inf"}]  # fmt: skip
+    links = [{"a": "x", "b": "near", "delay": 0.01}, {"a": "x", "b": "far", "delay": 0.15}]
+    links += [{"a": k, "b": "c", "delay": 1.0} for k in ("x", "near", "far")]
+    size = {"dist": "exponential", "mean": 0.1}
+    work = [{"source": "x", "rate": 9.0, "size": size},
+            {"source": "near", "rate": 6.0, "size": size}]  # fmt: skip
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
 @pytest.mark.parametrize(("where", "name", "params"), _TWIN_CASES)
@@ -171,7 +189,8 @@ def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, para
     task, including the mechanism each exists for."""
     from workbench.arena.simulation import _policy
 
-    sc = mesh_scenario() if where == "mesh" else arena.load_scenario(where)
+    sc = {"mesh": mesh_scenario, "near_far": _near_far}.get(where, lambda: None)()
+    sc = sc or arena.load_scenario(where)
     pol = _least_time_or_two if name == "user" else name
     ch = _policy(pol, dict(params), "test")
     net = _simulate_net(sc)
@@ -189,7 +208,9 @@ def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, para
     done = where_ >= 0
     home = net.home[tk.node]
     assert done.mean() > 0.5
-    if name == "threshold":  # some tasks served by a neighbour, others by the cloud
+    if name == "threshold" and where == "near_far":  # both neighbours chosen
+        assert (where_ == 1).mean() > 0.05 and (where_ == 2).mean() > 0.02
+    elif name == "threshold":  # some tasks served by a neighbour, others by the cloud
         assert (done & (where_ != home) & (where_ != net.cloud)).mean() > 0.01
         assert (where_ == net.cloud).mean() > 0.01
     if name == "red":  # offloaded one tier up
