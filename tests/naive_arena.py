@@ -147,14 +147,25 @@ class Twin:
         """The user's Python function on the arrays the engine would build."""
         net, tk = self.net, self.tk
         cands = self.candidates(k) + ([net.cloud] if net.cloud >= 0 else [])
-        cand = np.array([[b, self.n_in[b], math.inf if net.servers[b] >= BIG else net.servers[b],
-                          net.speed[b], net.delay[k, b], tk.bits[i] * net.invbw[k, b]]
-                         for b in cands]).T  # fmt: skip
+        cand = np.array(
+            [
+                [
+                    b,
+                    self.n_in[b],
+                    math.inf if net.servers[b] >= BIG else net.servers[b],
+                    net.speed[b],
+                    net.delay[k, b],
+                    tk.bits[i] * net.invbw[k, b],
+                ]
+                for b in cands
+            ]
+        ).T
         src = tk.source[i]
         task = np.array([now, tk.t[i], src, tk.kind[i], math.inf, math.nan, k])
         out = np.zeros(tk.size.shape[1], np.int64)
-        count = self.policy(task, cand, self.ustate, np.array(self.par.get("par", [0.0])),
-                            tk.u[i], out)  # fmt: skip
+        count = self.policy(
+            task, cand, self.ustate, np.array(self.par.get("par", [0.0])), tk.u[i], out
+        )
         return [cands[int(x)] for x in out[:count]]
 
     def targets(self, i, k):
@@ -246,8 +257,9 @@ class Twin:
                 c = c_old
             else:
                 c = len(self.copies)
-                self.copies.append({"task": i, "index": j, "node": b, "state": "transit",
-                                    "work": 0})  # fmt: skip
+                self.copies.append(
+                    {"task": i, "index": j, "node": b, "state": "transit", "work": 0}
+                )
                 ids.append(c)
             self.copies[c]["node"] = b
             self.copies[c]["state"] = "transit"

@@ -22,13 +22,18 @@ ROOT = Path(__file__).resolve().parents[1]
 def _node_and_cloud(lam, mean, cloud_delay):
     """One one-server edge node fed by Poisson tasks, a cloud of infinite speed
     ``cloud_delay`` away: the setting of :func:`workbench.arena.model.threshold_delay`."""
-    return arena.scenario_from_dict({
-        "nodes": [{"id": "x", "role": "edge", "servers": 1},
-                  {"id": "c", "role": "cloud", "servers": ".inf", "speed": ".inf"}],
-        "links": [{"a": "x", "b": "c", "delay": cloud_delay}],
-        "workload": [{"source": "x", "rate": lam,
-                      "size": {"dist": "exponential", "mean": mean}}],
-    })  # fmt: skip
+    return arena.scenario_from_dict(
+        {
+            "nodes": [
+                {"id": "x", "role": "edge", "servers": 1},
+                {"id": "c", "role": "cloud", "servers": ".inf", "speed": ".inf"},
+            ],
+            "links": [{"a": "x", "b": "c", "delay": cloud_delay}],
+            "workload": [
+                {"source": "x", "rate": lam, "size": {"dist": "exponential", "mean": mean}}
+            ],
+        }
+    )
 
 
 def _star(n_nodes, lam, mean=1.0):
@@ -46,8 +51,15 @@ def test_1_threshold_counts_places_as_the_closed_form_does(theta):
     lam, mean, cloud = 8.0, 0.1, 0.07
     expected = model.threshold_delay(lam, mean, theta, cloud)
     fewer = model.threshold_delay(lam, mean, theta - mean, cloud)  # one place less
-    r = arena.simulate(scenario=_node_and_cloud(lam, mean, cloud), policy="threshold",
-                       theta=theta, e_max=0, requests=40_000, replications=6, seed=1)  # fmt: skip
+    r = arena.simulate(
+        scenario=_node_and_cloud(lam, mean, cloud),
+        policy="threshold",
+        theta=theta,
+        e_max=0,
+        requests=40_000,
+        replications=6,
+        seed=1,
+    )
     lo, hi = r.interval()
     assert lo <= expected <= hi, (r.interval(), expected)
     assert not lo <= fewer <= hi  # the interval tells the two apart
@@ -71,11 +83,15 @@ def test_2_a_constant_delay_is_stationary():
 
 
 def test_3_a_cloud_without_a_link_is_refused_by_name():
-    sc = arena.scenario_from_dict({
-        "nodes": [{"id": "x", "role": "edge", "servers": 1},
-                  {"id": "far", "role": "cloud", "servers": ".inf"}],
-        "workload": [{"source": "x", "rate": 0.5, "size": {"dist": "exponential", "mean": 1}}],
-    })  # fmt: skip
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": [
+                {"id": "x", "role": "edge", "servers": 1},
+                {"id": "far", "role": "cloud", "servers": ".inf"},
+            ],
+            "workload": [{"source": "x", "rate": 0.5, "size": {"dist": "exponential", "mean": 1}}],
+        }
+    )
     for policy in ("cloud", "threshold", "local"):
         with pytest.raises(arena.ScenarioError, match="'far' has no path from the source 'x'"):
             arena.simulate(scenario=sc, policy=policy, requests=1_000, replications=2)
@@ -84,8 +100,15 @@ def test_3_a_cloud_without_a_link_is_refused_by_name():
 def test_4_hedge_cache_hedges_on_p2():
     """Every device of P2 has one edge: the second copy goes to the edge's best neighbour
     (the old rule looked only at the device's own neighbours and never hedged)."""
-    kw = dict(scenario="p2_proactive", policy="hedge_cache", requests=10_000,
-              replications=2, seed=3, overload="transient", cache_size=0)  # fmt: skip
+    kw = dict(
+        scenario="p2_proactive",
+        policy="hedge_cache",
+        requests=10_000,
+        replications=2,
+        seed=3,
+        overload="transient",
+        cache_size=0,
+    )
     eager = arena.simulate(deadline=0.0, **kw)
     never = arena.simulate(deadline=1e6, **kw)
     assert eager.copies_per_task > 1.2
@@ -95,22 +118,30 @@ def test_4_hedge_cache_hedges_on_p2():
 
 def test_5_no_raw_overflow_or_division_in_the_engine_path():
     # a device with no serving neighbour under hedge_cache divided by zero servers
-    sc = arena.scenario_from_dict({
-        "nodes": [{"id": "d", "role": "device", "servers": 0},
-                  {"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0}],
-        "links": [{"a": "d", "b": "c", "delay": 0.01}],
-        "workload": [{"source": "d", "rate": 1.0, "size": {"dist": "exponential", "mean": 1}}],
-    })  # fmt: skip
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": [
+                {"id": "d", "role": "device", "servers": 0},
+                {"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0},
+            ],
+            "links": [{"a": "d", "b": "c", "delay": 0.01}],
+            "workload": [{"source": "d", "rate": 1.0, "size": {"dist": "exponential", "mean": 1}}],
+        }
+    )
     r = arena.simulate(scenario=sc, policy="hedge_cache", requests=2_000, replications=2)
     assert r.cloud_share == 1.0 and r.copies_per_task == 1.0
     assert r.mean_delay == pytest.approx(0.51, rel=0.1)
     # a size law whose moments overflow a float is refused by name, not OverflowError
-    for size in ({"dist": "exponential", "mean": 1e300}, {"dist": "weibull", "shape": 1e-3,
-                                                          "scale": 1.0}):  # fmt: skip
-        big = arena.scenario_from_dict({
-            "nodes": [{"id": "x", "role": "edge", "servers": 1}],
-            "workload": [{"source": "x", "rate": 1e-302, "size": size}],
-        })  # fmt: skip
+    for size in (
+        {"dist": "exponential", "mean": 1e300},
+        {"dist": "weibull", "shape": 1e-3, "scale": 1.0},
+    ):
+        big = arena.scenario_from_dict(
+            {
+                "nodes": [{"id": "x", "role": "edge", "servers": 1}],
+                "workload": [{"source": "x", "rate": 1e-302, "size": size}],
+            }
+        )
         with pytest.raises(arena.ScenarioError):
             arena.simulate(scenario=big, policy="local", requests=1_000, replications=2)
 
@@ -122,8 +153,9 @@ def test_6_full_replication_over_k_mm1_nodes_is_an_mm1_of_rate_k_mu(k):
     each, so the system is an M/M/1 of rate kμ: E[T] = 1 / (kμ − λ) (1.25 at k = 2, λ = 1.2;
     the old rule queued both copies at home: 2.50)."""
     lam = 1.2
-    r = arena.simulate(scenario=_star(k, lam), policy="replicate", m=k, requests=60_000,
-                       replications=6, seed=4)  # fmt: skip
+    r = arena.simulate(
+        scenario=_star(k, lam), policy="replicate", m=k, requests=60_000, replications=6, seed=4
+    )
     lo, hi = r.interval()
     assert lo <= 1 / (k - lam) <= hi, (r.interval(), 1 / (k - lam))
     assert r.half_width < 0.05 / (k - lam)
@@ -134,8 +166,15 @@ def test_6_cancel_on_start_over_two_mm1_nodes_is_mm2():
     """The declared variant: the first copy to start cancels the other. Both queues hold the
     same tasks in order, so a task starts at whichever server frees first: M/M/2 (FCFS)."""
     lam = 1.2
-    r = arena.simulate(scenario=_star(2, lam), policy="replicate", m=2, cancel="start",
-                       requests=60_000, replications=6, seed=10)  # fmt: skip
+    r = arena.simulate(
+        scenario=_star(2, lam),
+        policy="replicate",
+        m=2,
+        cancel="start",
+        requests=60_000,
+        replications=6,
+        seed=10,
+    )
     lo, hi = r.interval()
     expected = model.erlang_c_delay(2, lam, 1.0)
     assert lo <= expected <= hi, (r.interval(), expected)
@@ -155,8 +194,9 @@ def test_7_ciw_rejections_are_lost_tasks_not_zero_delays():
     network = ciw.create_network(
         arrival_distributions=[ciw.dists.Exponential(lam)],
         service_distributions=[ciw.dists.Exponential(mu)],
-        number_of_servers=[1], queue_capacities=[places - 1],
-    )  # fmt: skip
+        number_of_servers=[1],
+        queue_capacities=[places - 1],
+    )
     ciw.seed(1)
     sim = ciw.Simulation(network)
     sim.simulate_until_max_time(20_000)

@@ -162,7 +162,7 @@ _TWIN_CASES = [
     ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
     ("mesh", "user", {"spread": 0.3}),
     ("near_far", "threshold", {"theta": 0.3, "e_max": 1}),
-]  # fmt: skip
+]
 
 
 def _near_far():
@@ -170,15 +170,19 @@ def _near_far():
     one 150 ms away with eight idle servers, and a cloud 1 s away. The best neighbour is the
     near one while its wait plus 10 ms beats 150 ms: the link delay decides (ignoring it,
     any wait at the near node sends the task far)."""
-    nodes = [{"id": "x", "role": "edge", "servers": 1},
-             {"id": "near", "role": "edge", "servers": 1},
-             {"id": "far", "role": "edge", "servers": 8},
-             {"id": "c", "role": "cloud", "servers": ".inf"}]  # fmt: skip
+    nodes = [
+        {"id": "x", "role": "edge", "servers": 1},
+        {"id": "near", "role": "edge", "servers": 1},
+        {"id": "far", "role": "edge", "servers": 8},
+        {"id": "c", "role": "cloud", "servers": ".inf"},
+    ]
     links = [{"a": "x", "b": "near", "delay": 0.01}, {"a": "x", "b": "far", "delay": 0.15}]
     links += [{"a": k, "b": "c", "delay": 1.0} for k in ("x", "near", "far")]
     size = {"dist": "exponential", "mean": 0.1}
-    work = [{"source": "x", "rate": 9.0, "size": size},
-            {"source": "near", "rate": 6.0, "size": size}]  # fmt: skip
+    work = [
+        {"source": "x", "rate": 9.0, "size": size},
+        {"source": "near", "rate": 6.0, "size": size},
+    ]
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 

@@ -15,9 +15,17 @@ def _point(values: dict, energy=None, **extra) -> pd.DataFrame:
     """A synthetic map point: one row per policy with its per-replication mean delays."""
     rows = []
     for name, reps in values.items():
-        row = {"load": 0.5, "link_delay": 0.001, "scv": 1.0, "cloud_rtt": 0.04,
-               "policy": name, "mean_delay": float(np.mean(reps)), "stationary": True,
-               "loss_share": 0.0, **extra}  # fmt: skip
+        row = {
+            "load": 0.5,
+            "link_delay": 0.001,
+            "scv": 1.0,
+            "cloud_rtt": 0.04,
+            "policy": name,
+            "mean_delay": float(np.mean(reps)),
+            "stationary": True,
+            "loss_share": 0.0,
+            **extra,
+        }
         for k, x in enumerate(reps):
             row[f"mean_delay@{k}"] = x
             row[f"energy_per_task@{k}"] = (energy or {}).get(name, [1.0] * len(reps))[k]

@@ -43,8 +43,14 @@ def test_one_table_declares_every_policy_and_its_parameter_slots():
 
 
 def test_a_stateful_policy_keeps_its_state_between_decisions():
-    r = arena.simulate(scenario=_star(3, 1.0), policy=round_robin, requests=3_000,
-                       replications=2, records=True, warmup=0.0)  # fmt: skip
+    r = arena.simulate(
+        scenario=_star(3, 1.0),
+        policy=round_robin,
+        requests=3_000,
+        replications=2,
+        records=True,
+        warmup=0.0,
+    )
     for _, rec in r.records.groupby("replication"):
         expected = [f"n{k % 3}" for k in rec["task"]]
         assert rec["node"].tolist() == expected  # state starts at 0 in every replication
@@ -105,20 +111,22 @@ def test_a_user_policy_replicates_like_the_mm1_of_rate_2mu():
         return 2
 
     lam = 1.2
-    r = arena.simulate(scenario=_star(2, lam), policy=both, requests=60_000,
-                       replications=6, seed=3)  # fmt: skip
+    r = arena.simulate(scenario=_star(2, lam), policy=both, requests=60_000, replications=6, seed=3)
     lo, hi = r.interval()
     assert lo <= 1 / (2 - lam) <= hi and r.copies_per_task == 2.0
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ("out[0] = 7\n    return 1", "chose candidate 7 for task 0 .* 2 candidates"),
-    ("out[0] = -1\n    return 1", "chose candidate -1 for task 0"),
-    ("out[0] = 0\n    return 0", "returned 0 for task 0 .* 1 to 1 candidate"),
-    ("out[0] = 0\n    return 2", "returned 2 for task 0"),
-    ("out[0] = int(cand[0, 9])\n    return 1", "raised IndexError .* task 0"),
-    ("state[3] = 1.0\n    out[0] = 0\n    return 1", "raised IndexError"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("out[0] = 7\n    return 1", "chose candidate 7 for task 0 .* 2 candidates"),
+        ("out[0] = -1\n    return 1", "chose candidate -1 for task 0"),
+        ("out[0] = 0\n    return 0", "returned 0 for task 0 .* 1 to 1 candidate"),
+        ("out[0] = 0\n    return 2", "returned 2 for task 0"),
+        ("out[0] = int(cand[0, 9])\n    return 1", "raised IndexError .* task 0"),
+        ("state[3] = 1.0\n    out[0] = 0\n    return 1", "raised IndexError"),
+    ],
+)
 def test_an_invalid_answer_is_a_named_error_not_a_lost_task(body, message):
     ns = {}
     exec(f"def wrong(task, cand, state, par, u, out):\n    {body}\n", ns)  # noqa: S102
@@ -166,16 +174,23 @@ def test_a_policy_that_never_returns_is_stopped_by_its_timeout():
             sys.stdout.flush()
             os._exit(0)
         os._exit(3)
-    """)  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)  # fmt: skip
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "policy 'spin' did not finish a replication within timeout=0.5 s" in out.stdout
 
 
-@pytest.mark.parametrize("bad", [{"uniforms": float("nan")}, {"state": -1}, {"copies": 0},
-                                 {"params": 5}, {"params": {"x": (0.0, 1.0)}},
-                                 {"params": {"seed": (0, 1, 0)}}])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"uniforms": float("nan")},
+        {"state": -1},
+        {"copies": 0},
+        {"params": 5},
+        {"params": {"x": (0.0, 1.0)}},
+        {"params": {"seed": (0, 1, 0)}},
+    ],
+)
 def test_policy_declarations_are_checked_before_the_function_arrives(bad):
     with pytest.raises(ParameterError, match="policy"):
         arena.policy(**bad)

@@ -7,20 +7,40 @@ from workbench import arena
 from workbench.validation import ParameterError
 
 
-@pytest.mark.parametrize(("scenario", "policy", "params"), [
-    ("p2_proactive", "hedge_cache", {"deadline": 0.05}),
-    ("p4_redundancy", "replicate", {"m": 3}),
-    ("p3_datacenters", "overflow", {"p": 0.5}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("scenario", "policy", "params"),
+    [
+        ("p2_proactive", "hedge_cache", {"deadline": 0.05}),
+        ("p4_redundancy", "replicate", {"m": 3}),
+        ("p3_datacenters", "overflow", {"p": 0.5}),
+    ],
+)
 def test_records_add_up_to_the_summary(scenario, policy, params):
     n, reps = 4_000, 2
-    r = arena.simulate(scenario=scenario, policy=policy, requests=n, replications=reps,
-                       seed=5, overload="transient", records=True, **params)  # fmt: skip
+    r = arena.simulate(
+        scenario=scenario,
+        policy=policy,
+        requests=n,
+        replications=reps,
+        seed=5,
+        overload="transient",
+        records=True,
+        **params,
+    )
     rec = r.records
     warm = int(0.1 * n)
     assert len(rec) == reps * (n - warm)
-    assert set(rec.columns) >= {"arrival", "source", "node", "start", "finish", "delay",
-                                "energy", "outcome", "copies"}  # fmt: skip
+    assert set(rec.columns) >= {
+        "arrival",
+        "source",
+        "node",
+        "start",
+        "finish",
+        "delay",
+        "energy",
+        "outcome",
+        "copies",
+    }
     sc = arena.load_scenario(scenario)
     cloud = [x.id for x in sc.nodes if x.role == "cloud"]
     for k, part in rec.groupby("replication"):
@@ -47,9 +67,11 @@ def test_records_add_up_to_the_summary(scenario, policy, params):
 
 
 def test_records_are_off_by_default_and_checked():
-    r = arena.simulate(scenario="neutral", policy="jsq", requests=1_000, replications=2,
-                       overload="transient")  # fmt: skip
+    r = arena.simulate(
+        scenario="neutral", policy="jsq", requests=1_000, replications=2, overload="transient"
+    )
     assert r.records is None
     with pytest.raises(ParameterError, match="records"):
-        arena.simulate(scenario="neutral", policy="jsq", requests=1_000, replications=2,
-                       records="yes")  # fmt: skip
+        arena.simulate(
+            scenario="neutral", policy="jsq", requests=1_000, replications=2, records="yes"
+        )

@@ -191,7 +191,7 @@ def test_every_shipped_scenario_runs_its_papers_policy(name):
         "p3_datacenters": r.forwarded_share > 0.05 and r.loss_share > 0.01,  # loss nodes
         "p4_redundancy": r.copies_per_task > 1.5 and r.cloud_share > 0.01,  # m = 2 copies
         "p5_hierarchy": r.forwarded_share > 0.01,  # RED sends tasks one tier up
-    }  # fmt: skip
+    }
     assert mechanism[name], r.as_dict()
 
 
@@ -253,8 +253,9 @@ def test_p2_cache_and_hedge_beat_neither_in_the_arena_as_in_the_proactive_packag
     sc = arena.load_scenario("p2_proactive")
     kw = dict(requests=20_000, replications=4, seed=25, overload="transient")
     mine = arena.simulate(scenario=sc, policy="hedge_cache", records=True, **kw)
-    a_gain, a_apart = _gain(mine, arena.simulate(scenario=sc, policy="hedge_cache",
-                                                 cache_size=0, deadline=1e6, **kw))  # fmt: skip
+    a_gain, a_apart = _gain(
+        mine, arena.simulate(scenario=sc, policy="hedge_cache", cache_size=0, deadline=1e6, **kw)
+    )
     # both mechanisms fire: cache hits (no work) and hedged second copies
     assert (mine.records["outcome"] == "cached").mean() > 0.2
     assert (mine.records["copies"] == 2).sum() > 100
@@ -270,15 +271,26 @@ def test_energy_on_a_multi_server_node_counts_idle_power_per_server():
     """M/M/3 at λ = 2.25, μ = 1: on average λ/μ servers busy and c − λ/μ idle, each idle
     server drawing its idle power: E per task = (P_busy λ/μ + P_idle (c − λ/μ)) / λ."""
     c, lam, p_idle, p_busy = 3, 2.25, 40.0, 100.0
-    sc = arena.scenario_from_dict({
-        "nodes": [{"id": "x", "role": "edge", "servers": c, "power_idle": p_idle,
-                   "power_busy": p_busy}],
-        "workload": [{"source": "x", "rate": lam, "size": {"dist": "exponential", "mean": 1}}],
-    })  # fmt: skip
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": [
+                {
+                    "id": "x",
+                    "role": "edge",
+                    "servers": c,
+                    "power_idle": p_idle,
+                    "power_busy": p_busy,
+                }
+            ],
+            "workload": [{"source": "x", "rate": lam, "size": {"dist": "exponential", "mean": 1}}],
+        }
+    )
     r = arena.simulate(scenario=sc, policy="local", requests=60_000, replications=6, seed=12)
     expected = (p_busy * lam + p_idle * (c - lam)) / lam
-    assert _within(r, "energy_per_task", expected, slack=0.25), (r.interval("energy_per_task"),
-                                                                 expected)  # fmt: skip
+    assert _within(r, "energy_per_task", expected, slack=0.25), (
+        r.interval("energy_per_task"),
+        expected,
+    )
     # per node instead of per server would give (100 λ + 40 (1 − λ/3)) / λ: far outside
     per_node = (p_busy * lam + p_idle * (1 - lam / c)) / lam
     lo, hi = r.interval("energy_per_task")

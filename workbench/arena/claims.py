@@ -164,8 +164,14 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     v = PARAMS.check(func, seed=seed, **params)
     d = PARAMS.defaults()
     deployment = {k: v[k] for k in DEPLOYMENT if k in v}
-    return _pooling(v.get("load", d["load"]), v.get("link_delay", d["link_delay"]),
-                    v.get("scv", d["scv"]), quick, v["seed"], **deployment)  # fmt: skip
+    return _pooling(
+        v.get("load", d["load"]),
+        v.get("link_delay", d["link_delay"]),
+        v.get("scv", d["scv"]),
+        quick,
+        v["seed"],
+        **deployment,
+    )
 
 
 ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6,

@@ -25,8 +25,7 @@ def plot_winner_map(frame: pd.DataFrame):
     contender (paired intervals); otherwise the tied set, one stripe per member, named."""
     scvs = sorted(frame["scv"].unique())
     rtts = sorted(frame["cloud_rtt"].unique()) if "cloud_rtt" in frame else [None]
-    fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2,
-                       squeeze=False)  # fmt: skip
+    fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
     delays = sorted(frame["link_delay"].unique())
     loads = sorted(frame["load"].unique())
     for row, rtt in zip(axes, rtts, strict=True):
@@ -42,8 +41,9 @@ def plot_winner_map(frame: pd.DataFrame):
             ax.set_ylim(-0.6, len(loads) - 0.4)
             ax.set_xlabel("edge link delay (ms)")
             title = f"task size SCV = {scv:g}"
-            ax.set_title(title if rtt is None else f"{title}, cloud RTT {rtt * 1e3:g} ms",
-                         fontsize=9)  # fmt: skip
+            ax.set_title(
+                title if rtt is None else f"{title}, cloud RTT {rtt * 1e3:g} ms", fontsize=9
+            )
         row[0].set_ylabel("edge load ρ")
     return fig
 
@@ -51,8 +51,9 @@ def plot_winner_map(frame: pd.DataFrame):
 def _draw_cell(ax, x, y, r) -> None:
     """A winner as a square in its colour; a tie as stripes of its members' colours."""
     if r["winner"]:
-        ax.add_patch(Rectangle((x - 0.45, y - 0.45), 0.9, 0.9,
-                               color=_COLOURS.get(r["winner"], "k")))  # fmt: skip
+        ax.add_patch(
+            Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, color=_COLOURS.get(r["winner"], "k"))
+        )
         ax.annotate(r["winner"], (x, y), ha="center", va="center", fontsize=7, color="white")
         return
     names = [t for t in r["tied_with"].split(", ") if t]
@@ -61,8 +62,11 @@ def _draw_cell(ax, x, y, r) -> None:
         return
     w = 0.9 / len(names)
     for a, name in enumerate(names):
-        ax.add_patch(Rectangle((x - 0.45 + a * w, y - 0.45), w, 0.9,
-                               color=_COLOURS.get(name, "k"), alpha=0.55))  # fmt: skip
+        ax.add_patch(
+            Rectangle(
+                (x - 0.45 + a * w, y - 0.45), w, 0.9, color=_COLOURS.get(name, "k"), alpha=0.55
+            )
+        )
     ax.annotate("tie:\n" + "\n".join(names), (x, y), ha="center", va="center", fontsize=6)
 
 
@@ -76,8 +80,14 @@ def plot_fronts(frame: pd.DataFrame):
             ax.annotate(f"{r['knob']}={r['value']:g}", (r["energy_per_task"], r["mean_delay"]),
                         fontsize=7, xytext=(3, 3), textcoords="offset points")  # fmt: skip
     best = frame[frame["pareto"]].sort_values("energy_per_task")
-    ax.plot(best["energy_per_task"], best["mean_delay"], "ks", mfc="none", ms=10,
-            label="not dominated (paired intervals)")  # fmt: skip
+    ax.plot(
+        best["energy_per_task"],
+        best["mean_delay"],
+        "ks",
+        mfc="none",
+        ms=10,
+        label="not dominated (paired intervals)",
+    )
     ax.set_xlabel("energy per task (J)")
     ax.set_ylabel("mean delay (s)")
     ax.set_yscale("log")
@@ -109,12 +119,15 @@ def describe_map(frame: pd.DataFrame) -> str:
         )
     tied = points[(points["winner"] == "") & (points["tied_with"] != "")]
     for names, cells in tied.groupby("tied_with"):
-        lines.append(f"Tied ({names}; paired intervals include 0) at {len(cells)} points "
-                     f"({_where(cells)}).")  # fmt: skip
+        lines.append(
+            f"Tied ({names}; paired intervals include 0) at {len(cells)} points ({_where(cells)})."
+        )
     none = points[(points["winner"] == "") & (points["tied_with"] == "")]
     if len(none):
-        lines.append(f"No contender (every run unstable or losing more than 1 %) at "
-                     f"{len(none)} points ({_where(none)}).")  # fmt: skip
+        lines.append(
+            f"No contender (every run unstable or losing more than 1 %) at "
+            f"{len(none)} points ({_where(none)})."
+        )
     lost = frame.groupby("policy")["loss_share"].mean().sort_values()
     lines.append(
         "Mean loss share per policy over the map: "
@@ -125,8 +138,11 @@ def describe_map(frame: pd.DataFrame) -> str:
 
 
 def _where(cells: pd.DataFrame) -> str:
-    parts = [f"loads {_values(cells, 'load')}", f"link delays {_values(cells, 'link_delay')} s",
-             f"SCV {_values(cells, 'scv')}"]  # fmt: skip
+    parts = [
+        f"loads {_values(cells, 'load')}",
+        f"link delays {_values(cells, 'link_delay')} s",
+        f"SCV {_values(cells, 'scv')}",
+    ]
     if "cloud_rtt" in cells:
         parts.append(f"cloud RTT {_values(cells, 'cloud_rtt')} s")
     return ", ".join(parts)

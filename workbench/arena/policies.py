@@ -75,24 +75,42 @@ TABLE = (
     PolicySpec("cloud", (), "the cloud"),
     PolicySpec("random", (), "a uniform candidate (the node and its neighbours)"),
     PolicySpec("jsq", (), "the candidate with room with the fewest tasks per server"),
-    PolicySpec("power_of_d", ("d",), "the least loaded of d random candidates",
-               uniforms="d"),
-    PolicySpec("threshold", ("theta", "e_max"),
-               "keep if the estimated wait <= θ, else forward (<= e_max), else the cloud",
-               "p1"),
-    PolicySpec("overflow", ("p",),
-               "home if room, else with probability p a neighbour with room, else lost",
-               "p3"),
-    PolicySpec("replicate", ("m", "cancel"),
-               "m copies on distinct servers, the first to finish (or start) cancels the "
-               "rest; none: cloud", "p4", copies="m"),
-    PolicySpec("red", ("min_th", "max_th", "max_p", "w_q"),
-               "RED on the home's averaged queue decides offloading one tier up", "p5"),
-    PolicySpec("hedge_cache", ("cache_size", "deadline"),
-               "popular types from the cache; a second copy when the wait check fails",
-               "p2", copies=2),
+    PolicySpec("power_of_d", ("d",), "the least loaded of d random candidates", uniforms="d"),
+    PolicySpec(
+        "threshold",
+        ("theta", "e_max"),
+        "keep if the estimated wait <= θ, else forward (<= e_max), else the cloud",
+        "p1",
+    ),
+    PolicySpec(
+        "overflow",
+        ("p",),
+        "home if room, else with probability p a neighbour with room, else lost",
+        "p3",
+    ),
+    PolicySpec(
+        "replicate",
+        ("m", "cancel"),
+        "m copies on distinct servers, the first to finish (or start) cancels the "
+        "rest; none: cloud",
+        "p4",
+        copies="m",
+    ),
+    PolicySpec(
+        "red",
+        ("min_th", "max_th", "max_p", "w_q"),
+        "RED on the home's averaged queue decides offloading one tier up",
+        "p5",
+    ),
+    PolicySpec(
+        "hedge_cache",
+        ("cache_size", "deadline"),
+        "popular types from the cache; a second copy when the wait check fails",
+        "p2",
+        copies=2,
+    ),
     PolicySpec("user", (), "your own decision function (workbench.arena.policy)"),
-)  # fmt: skip
+)
 #: engine code of each policy
 CODE = {s.name: k for k, s in enumerate(TABLE)}
 LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = (
@@ -118,9 +136,13 @@ C_NODE, C_QUEUE, C_SERVERS, C_SPEED, C_DELAY, C_TRANSMISSION = range(len(CAND_FI
 
 #: the signature of a user decision function (module docstring)
 USER_SIG = types.int64(
-    types.float64[::1], types.float64[:, :], types.float64[::1], types.float64[::1],
-    types.float64[::1], types.int64[::1],
-)  # fmt: skip
+    types.float64[::1],
+    types.float64[:, :],
+    types.float64[::1],
+    types.float64[::1],
+    types.float64[::1],
+    types.int64[::1],
+)
 
 
 @njit(USER_SIG, cache=True)

@@ -113,8 +113,9 @@ def _compile(func, name: str):
             f"policy {name!r}: {py.__name__} must take (task, cand, state, par, u, out) (or "
             f"the older (queue, servers, speed, delay, u)); it takes {nargs} arguments."
         )
-    want = "(task, cand, state, par, u, out)" if nargs == 6 else (
-        "(queue, servers, speed, delay, u)")  # fmt: skip
+    want = (
+        "(task, cand, state, par, u, out)" if nargs == 6 else ("(queue, servers, speed, delay, u)")
+    )
     try:
         if nargs == 6:
             return njit(USER_SIG, boundscheck=True)(py)
@@ -154,8 +155,9 @@ class UserPolicy:
         for key, lo, hi in (("state", 0, 10**6), ("copies", 1, 64), ("uniforms", 1, 64)):
             object.__setattr__(self, key, check_int(getattr(self, key), key, f, lo, hi))
         params = tuple(self.params) if isinstance(self.params, (tuple, list)) else None
-        if params is None or not all(isinstance(p, Param) and p.kind in ("real", "int")
-                                     for p in params):  # fmt: skip
+        if params is None or not all(
+            isinstance(p, Param) and p.kind in ("real", "int") for p in params
+        ):
             raise ParameterError(
                 f"The 'params' parameter of {f} must be a tuple of real or int Param rows. "
                 f"Got {self.params!r}."
@@ -165,8 +167,20 @@ class UserPolicy:
             object.__setattr__(self, "decide", _compile(self.decide, self.name))
 
 
-_RESERVED = frozenset({"scenario", "policy", "requests", "replications", "seed", "overload",
-                       "warmup", "confidence", "records", "timeout"})  # fmt: skip
+_RESERVED = frozenset(
+    {
+        "scenario",
+        "policy",
+        "requests",
+        "replications",
+        "seed",
+        "overload",
+        "warmup",
+        "confidence",
+        "records",
+        "timeout",
+    }
+)
 
 
 def _declared(params, name: str) -> tuple:
@@ -194,11 +208,20 @@ def _declared(params, name: str) -> tuple:
                 f"Got {spec!r}."
             )
         lo, hi, default = spec
-        kind = "int" if all(isinstance(x, int) and not isinstance(x, bool) for x in spec) else (
-            "real")  # fmt: skip
+        kind = (
+            "int" if all(isinstance(x, int) and not isinstance(x, bool) for x in spec) else ("real")
+        )
         try:
-            row = Param(key, key, f"parameter of policy {name}", kind=kind, low=lo, high=hi,
-                        default=default, source="choice")  # fmt: skip
+            row = Param(
+                key,
+                key,
+                f"parameter of policy {name}",
+                kind=kind,
+                low=lo,
+                high=hi,
+                default=default,
+                source="choice",
+            )
             row.check(default, f"policy {name!r}")
         except (ParameterError, ValueError, TypeError) as exc:
             raise ParameterError(f"policy {name!r}: parameter {key!r}: {exc}") from None
@@ -206,8 +229,15 @@ def _declared(params, name: str) -> tuple:
     return tuple(out)
 
 
-def policy(func=None, *, name: str | None = None, params=None, state: int = 0,
-           copies: int = 1, uniforms: int = 2):  # fmt: skip
+def policy(
+    func=None,
+    *,
+    name: str | None = None,
+    params=None,
+    state: int = 0,
+    copies: int = 1,
+    uniforms: int = 2,
+):
     """Make a policy of your own from a decision function (usable as ``@arena.policy`` or
     ``@arena.policy(params=..., state=...)``).
 
@@ -277,9 +307,16 @@ def _policy(policy, params: dict, func: str) -> Chosen:
                 f"unknown {unknown}"
             )
         values = [float(p.check(params.get(p.name, p.default), func)) for p in policy.params]
-        return Chosen(USER, np.zeros(N_PAR), policy.decide, policy.copies,
-                      max(2, policy.uniforms), policy.name, np.array(values or [0.0]),
-                      policy.state)  # fmt: skip
+        return Chosen(
+            USER,
+            np.zeros(N_PAR),
+            policy.decide,
+            policy.copies,
+            max(2, policy.uniforms),
+            policy.name,
+            np.array(values or [0.0]),
+            policy.state,
+        )
     name = check_choice(policy, "policy", func, tuple(POLICIES))
     spec = POLICIES[name]
     unknown = sorted(set(params) - set(spec.params))
@@ -299,12 +336,31 @@ def _policy(policy, params: dict, func: str) -> Chosen:
     def count(x):
         return int(par[SLOTS[x]]) if isinstance(x, str) else x
 
-    return Chosen(spec.code, par, no_user, count(spec.copies), max(2, count(spec.uniforms)),
-                  name, np.zeros(1), 0)  # fmt: skip
+    return Chosen(
+        spec.code,
+        par,
+        no_user,
+        count(spec.copies),
+        max(2, count(spec.uniforms)),
+        name,
+        np.zeros(1),
+        0,
+    )
 
 
-def run_once(sc: Scenario, net, pol: Policy, user, n: int, copies: int, uniforms: int,
-             warm: int, rng, name: str = "", timeout=None):  # fmt: skip
+def run_once(
+    sc: Scenario,
+    net,
+    pol: Policy,
+    user,
+    n: int,
+    copies: int,
+    uniforms: int,
+    warm: int,
+    rng,
+    name: str = "",
+    timeout=None,
+):
     """One replication: the tasks and the engine's raw output (a user policy's failure is a
     :class:`PolicyError`)."""
     tk = draw_tasks(sc, n, copies, uniforms, rng)
@@ -362,8 +418,9 @@ def _engine_call(net, tk, pol, warm, user, name, timeout):
 def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
     rng = np.random.default_rng(seed_seq)
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
-    tk, out = run_once(sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, rng, ch.name,
-                       timeout)  # fmt: skip
+    tk, out = run_once(
+        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, rng, ch.name, timeout
+    )
     finish_t, where, ncopies, hops, energy_tx, area, span, _, start = out
     keep = slice(warm, n)
     delay = (finish_t - tk.t)[keep]
@@ -407,20 +464,22 @@ def _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start):
     fin = finish_t[keep]
     st = start[keep]
     outcome = np.where(w < 0, "lost", np.where(np.isnan(st), "cached", "served"))
-    return pd.DataFrame({
-        "task": np.arange(keep.start, keep.stop),
-        "arrival": tk.t[keep],
-        "source": ids[tk.node[keep]],
-        "type": tk.kind[keep],
-        "node": ids[w],  # "" when lost (index -1: the last entry)
-        "copies": ncopies[keep],
-        "hops": hops[keep],
-        "start": st,
-        "finish": fin,
-        "delay": fin - tk.t[keep],
-        "energy": energy_tx[keep],
-        "outcome": outcome,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "task": np.arange(keep.start, keep.stop),
+            "arrival": tk.t[keep],
+            "source": ids[tk.node[keep]],
+            "type": tk.kind[keep],
+            "node": ids[w],  # "" when lost (index -1: the last entry)
+            "copies": ncopies[keep],
+            "hops": hops[keep],
+            "start": st,
+            "finish": fin,
+            "delay": fin - tk.t[keep],
+            "energy": energy_tx[keep],
+            "outcome": outcome,
+        }
+    )
 
 
 def _compiled(sc: Scenario, f: str):
@@ -453,8 +512,19 @@ def _compiled(sc: Scenario, f: str):
     return net
 
 
-def _prepare(f, scenario, policy, requests, replications, seed, warmup, confidence,
-             policy_params, timeout=None, records=False):  # fmt: skip
+def _prepare(
+    f,
+    scenario,
+    policy,
+    requests,
+    replications,
+    seed,
+    warmup,
+    confidence,
+    policy_params,
+    timeout=None,
+    records=False,
+):
     """Validate a run and build its replication function and :func:`finish`'s description."""
     sc = _scenario(scenario, f)
     ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
@@ -518,8 +588,19 @@ def simulate(
     or ``"transient"`` (the finite-horizon numbers, flagged).
     """
     f = "simulate"
-    one, ok, described = _prepare(f, scenario, policy, requests, replications, seed, warmup,
-                                  confidence, policy_params, timeout, records)  # fmt: skip
+    one, ok, described = _prepare(
+        f,
+        scenario,
+        policy,
+        requests,
+        replications,
+        seed,
+        warmup,
+        confidence,
+        policy_params,
+        timeout,
+        records,
+    )
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
     rs = replicate(one, replications=ok["replications"], seed=ok["seed"])
     return finish(rs, overload=overload, **described)

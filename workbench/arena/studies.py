@@ -82,18 +82,30 @@ def mesh_scenario(n_nodes=3, servers=2, capacity=4, delay=0.01, lam=2.5, cloud=T
     return scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
-def map_scenario(load: float, link_delay: float, scv: float, servers=None, *,
-                 cloud_rtt=None, cloud_speed=None, cloud_servers=None,
-                 edge_speed=None) -> Scenario:  # fmt: skip
+def map_scenario(
+    load: float,
+    link_delay: float,
+    scv: float,
+    servers=None,
+    *,
+    cloud_rtt=None,
+    cloud_speed=None,
+    cloud_servers=None,
+    edge_speed=None,
+) -> Scenario:
     """The map's scenario at one point (module docstring). The deployment's numbers not on
     an axis (edge servers and speed, the cloud's round trip, speed and servers) default to
     the declared parameters of :data:`workbench.arena.params.PARAMS`, each with its range
     and reason."""
     f = "map_scenario"
-    d = PARAMS.defaults("edge_servers", "edge_speed", "cloud_rtt", "cloud_speed",
-                        "cloud_servers")  # fmt: skip
-    given = {"edge_servers": servers, "edge_speed": edge_speed, "cloud_rtt": cloud_rtt,
-             "cloud_speed": cloud_speed, "cloud_servers": cloud_servers}  # fmt: skip
+    d = PARAMS.defaults("edge_servers", "edge_speed", "cloud_rtt", "cloud_speed", "cloud_servers")
+    given = {
+        "edge_servers": servers,
+        "edge_speed": edge_speed,
+        "cloud_rtt": cloud_rtt,
+        "cloud_speed": cloud_speed,
+        "cloud_servers": cloud_servers,
+    }
     v = PARAMS.check(f, **(d | {k: x for k, x in given.items() if x is not None}))
     servers, speed = v["edge_servers"], v["edge_speed"]
     n = 4
@@ -104,8 +116,15 @@ def map_scenario(load: float, link_delay: float, scv: float, servers=None, *,
          "capacity": 10 * servers, "power_idle": 60.0, "power_busy": 150.0}
         for k in range(1, n + 1)
     ]  # fmt: skip
-    nodes.append({"id": "cloud", "role": "cloud", "servers": v["cloud_servers"],
-                  "speed": v["cloud_speed"], "power_busy": 100.0})  # fmt: skip
+    nodes.append(
+        {
+            "id": "cloud",
+            "role": "cloud",
+            "servers": v["cloud_servers"],
+            "speed": v["cloud_speed"],
+            "power_busy": 100.0,
+        }
+    )
     ring = [(k, k % n + 1) for k in range(1, n + 1)]
     links = [{"a": f"e{a}", "b": f"e{b}", "delay": link_delay, "bandwidth": 1e8,
               "energy_per_bit": 1e-8} for a, b in ring]  # fmt: skip
@@ -118,14 +137,22 @@ def map_scenario(load: float, link_delay: float, scv: float, servers=None, *,
 
 
 #: the quantities a map point keeps per contender
-KEEP = ("mean_delay", "p99_delay", "loss_share", "cloud_share", "forwarded_share",
-        "copies_per_task", "energy_per_task")  # fmt: skip
+KEEP = (
+    "mean_delay",
+    "p99_delay",
+    "loss_share",
+    "cloud_share",
+    "forwarded_share",
+    "copies_per_task",
+    "energy_per_task",
+)
 #: the quantities kept per replication too (``mean_delay@0``, ...), for paired comparisons
 PAIRED = ("mean_delay", "energy_per_task")
 
 
-def evaluate(load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3,
-             cloud_rtt=None) -> dict:  # fmt: skip
+def evaluate(
+    load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None
+) -> dict:
     """One point of the map: the arena's quantities for ``policy`` over ``runs``
     replications of ``tasks_per_run`` tasks (finite-horizon numbers are kept, flagged
     ``stationary=False``), with each replication's mean delay and energy (``mean_delay@r``,
@@ -147,14 +174,23 @@ def evaluate(load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3
     return out
 
 
-def evaluate_point(load, link_delay, scv, seed=0, tasks_per_run=10_000, runs=3,
-                   cloud_rtt=None, policies=None) -> pd.DataFrame:  # fmt: skip
+def evaluate_point(
+    load, link_delay, scv, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None, policies=None
+) -> pd.DataFrame:
     """Every contender at one point, all with the same ``seed`` (paired replications): one
     row per policy (:func:`evaluate`'s columns and ``policy``)."""
     rows = []
     for name in policies or CONTENDERS:
-        row = evaluate(load, link_delay, scv, name, seed=seed, tasks_per_run=tasks_per_run,
-                       runs=runs, cloud_rtt=cloud_rtt)  # fmt: skip
+        row = evaluate(
+            load,
+            link_delay,
+            scv,
+            name,
+            seed=seed,
+            tasks_per_run=tasks_per_run,
+            runs=runs,
+            cloud_rtt=cloud_rtt,
+        )
         rows.append({"policy": name, **row})
     return pd.DataFrame(rows)
 
@@ -170,8 +206,11 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
         "scv": [0.25, 4.0] if quick else [0.0, 0.25, 1.0, 2.0, 4.0, 10.0],
         "cloud_rtt": [rtt, 2.5 * rtt] if quick else [0.5 * rtt, rtt, 2.5 * rtt],
     }
-    fixed = {"tasks_per_run": 4_000 if quick else 20_000, "runs": 3 if quick else 5,
-             "policies": list(policies or CONTENDERS)}  # fmt: skip
+    fixed = {
+        "tasks_per_run": 4_000 if quick else 20_000,
+        "runs": 3 if quick else 5,
+        "policies": list(policies or CONTENDERS),
+    }
     frame = sweep(evaluate_point, grid, fixed=fixed, base_seed=seed, client=client,
                   n_workers=1 if quick else None, progress=False)  # fmt: skip
     return mark_winners(frame)
@@ -189,8 +228,9 @@ def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float
 
 
 def _reps(row, q: str) -> np.ndarray:
-    cols = sorted((c for c in row.index if c.startswith(f"{q}@")),
-                  key=lambda c: int(c.split("@")[1]))  # fmt: skip
+    cols = sorted(
+        (c for c in row.index if c.startswith(f"{q}@")), key=lambda c: int(c.split("@")[1])
+    )
     return row[cols].to_numpy(dtype=float)
 
 
@@ -223,14 +263,16 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         best = ok.iloc[0]
         tied = [best["policy"]]
         for _, other in ok.iloc[1:].iterrows():
-            _, low, _ = paired_interval(_reps(other, "mean_delay"), _reps(best, "mean_delay"),
-                                        confidence)  # fmt: skip
+            _, low, _ = paired_interval(
+                _reps(other, "mean_delay"), _reps(best, "mean_delay"), confidence
+            )
             if not low > 0:
                 tied.append(other["policy"])
         idx = part.index
         if len(ok) > 1:
-            m, lo, hi = paired_interval(_reps(ok.iloc[1], "mean_delay"),
-                                        _reps(best, "mean_delay"), confidence)  # fmt: skip
+            m, lo, hi = paired_interval(
+                _reps(ok.iloc[1], "mean_delay"), _reps(best, "mean_delay"), confidence
+            )
             frame.loc[idx, ["margin", "margin_low", "margin_high"]] = [m, lo, hi]
         if len(tied) == 1:
             frame.loc[idx, "winner"] = best["policy"]
@@ -240,8 +282,15 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     return frame
 
 
-def compare(scenario, policies, *, requests: int = 20_000, replications: int = 5,
-            seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:  # fmt: skip
+def compare(
+    scenario,
+    policies,
+    *,
+    requests: int = 20_000,
+    replications: int = 10,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """Several policies on one scenario, every one on the same seed (paired replications):
     one row per policy with its mean delay and interval, its routing shares, and the paired
     difference to the best (``vs_best``, ``vs_best_low``, ``vs_best_high``; an interval
@@ -266,19 +315,37 @@ def compare(scenario, policies, *, requests: int = 20_000, replications: int = 5
         )
     runs = {}
     for label, (pol, params) in policies.items():
-        runs[label] = simulate(scenario=scenario, policy=pol, requests=requests,
-                               replications=replications, seed=seed, overload="transient",
-                               confidence=confidence, **params)  # fmt: skip
+        runs[label] = simulate(
+            scenario=scenario,
+            policy=pol,
+            requests=requests,
+            replications=replications,
+            seed=seed,
+            overload="transient",
+            confidence=confidence,
+            **params,
+        )
     best = min(runs, key=lambda k: runs[k].mean_delay)
     rows = []
     for label, r in runs.items():
-        m, lo, hi = paired_interval(r.frame["mean_delay"], runs[best].frame["mean_delay"],
-                                    confidence)  # fmt: skip
-        rows.append({"policy": label, "mean_delay": r.mean_delay, "ci_low": r.ci_low,
-                     "ci_high": r.ci_high, "vs_best": m, "vs_best_low": lo,
-                     "vs_best_high": hi, "cloud_share": r.cloud_share,
-                     "forwarded_share": r.forwarded_share, "loss_share": r.loss_share,
-                     "stationary": r.stationary})  # fmt: skip
+        m, lo, hi = paired_interval(
+            r.frame["mean_delay"], runs[best].frame["mean_delay"], confidence
+        )
+        rows.append(
+            {
+                "policy": label,
+                "mean_delay": r.mean_delay,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "vs_best": m,
+                "vs_best_low": lo,
+                "vs_best_high": hi,
+                "cloud_share": r.cloud_share,
+                "forwarded_share": r.forwarded_share,
+                "loss_share": r.loss_share,
+                "stationary": r.stationary,
+            }
+        )
     return pd.DataFrame(rows).set_index("policy")
 
 
@@ -320,9 +387,15 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
             params = {**CONTENDERS[name], knob: v}
             r = simulate(scenario=sc, policy=name, requests=n, replications=reps, seed=seed,
                          overload="transient", **params)  # fmt: skip
-            row = {"policy": name, "knob": knob, "value": v, **{
-                q: r[q] for q in ("mean_delay", "energy_per_task", "copies_per_task",
-                                  "cloud_share")}}  # fmt: skip
+            row = {
+                "policy": name,
+                "knob": knob,
+                "value": v,
+                **{
+                    q: r[q]
+                    for q in ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
+                },
+            }
             for q in PAIRED:
                 for k, x in enumerate(r.frame[q].to_numpy()):
                     row[f"{q}@{k}"] = float(x)
