@@ -59,6 +59,11 @@ def _scenarios():
     return out
 
 
+def _engine_policy(ch):
+    """The engine's Policy for a resolved policy (a fresh state and error array)."""
+    return Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+
+
 def collect(n=3000) -> dict:
     got = {}
     run = engine()
@@ -66,20 +71,20 @@ def collect(n=3000) -> dict:
         net = compile_scenario(sc)
         for pol, params in POLICIES:
             try:
-                code, par, user, copies, uniforms, pname = _policy(pol, dict(params), "identity")
+                ch = _policy(pol, dict(params), "identity")
             except Exception as exc:  # noqa: BLE001 - a policy the scenario cannot run
                 got[(sname, str(pol), str(params))] = repr(exc)
                 continue
             for seed in (1, 7):
-                tk = draw_tasks(sc, n, copies, uniforms, np.random.default_rng(seed))
-                out = run(net, tk, Policy(code, par), n // 10, user)
-                got[(sname, pname, str(params), seed)] = tuple(np.asarray(x).copy() for x in out)
+                tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(seed))
+                out = run(net, tk, _engine_policy(ch), n // 10, ch.user)
+                got[(sname, ch.name, str(params), seed)] = tuple(np.asarray(x).copy() for x in out)
     # the SimPy benchmark's scenario and size
     sc = ring(50)
     net = compile_scenario(sc)
-    code, par, user, copies, uniforms, _ = _policy("random", {}, "identity")
+    ch = _policy("random", {}, "identity")
     tk = draw_tasks(sc, 20_000, 1, 2, np.random.default_rng(1))
-    out = run(net, tk, Policy(code, par), 0, user)
+    out = run(net, tk, _engine_policy(ch), 0, ch.user)
     got[("ring50", "random_bench")] = tuple(np.asarray(x).copy() for x in out)
     return got
 

@@ -1,9 +1,10 @@
 """A slow, obvious twin of the arena's engine: plain Python objects and ``heapq``.
 
 Same inputs (a compiled Net and drawn Tasks), same rules (module docstring of
-``workbench.arena.kernels``), same tie order (events ordered by time, then by the order they
-were scheduled), for the policies local, random, jsq, overflow and replicate. Returns each
-task's finish time and the node that completed it (-1: lost).
+``workbench.arena.kernels`` and ``workbench.arena.policies``), same tie order (events ordered
+by time, then by the order they were scheduled), for every built-in policy and a user
+policy (its Python function, called on arrays built here). Returns each task's finish time
+and the node that completed it (-1: lost).
 """
 
 from __future__ import annotations
@@ -12,11 +13,21 @@ import heapq
 import math
 from collections import deque
 
+import numpy as np
+
+BIG = 2**40
+
 
 class Twin:
-    def __init__(self, net, tk, policy: str, p: float = 1.0, m: int = 1):
+    def __init__(self, net, tk, policy, p: float = 1.0, m: int = 1, **par):
+        """``policy``: a built-in name, or a Python function ``decide(task, cand, state,
+        par, u, out)`` with ``par`` (its parameters) and ``state`` (length) in ``par``."""
         self.net, self.tk, self.policy, self.p, self.m = net, tk, policy, p, m
+        self.par = par
         n_nodes = len(net.servers)
+        self.red_avg = [0.0] * n_nodes
+        self.fwd = [0] * len(tk.t)
+        self.ustate = np.zeros(max(par.get("state", 0), 1))
         self.n_in = [0] * n_nodes
         self.busy = [0] * n_nodes
         self.queue = [deque() for _ in range(n_nodes)]
@@ -41,6 +52,122 @@ class Twin:
     def room(self, j):
         return self.net.servers[j] > 0 and self.n_in[j] < self.net.capacity[j]
 
+    def wait(self, j, mean):
+        """The estimated wait of one more task at j: the work ahead over its servers."""
+        net = self.net
+        c = net.servers[j]
+        if c >= BIG or net.speed[j] == math.inf:
+            return 0.0
+        if c <= 0:
+            return math.inf
+        return max(self.n_in[j] + 1 - c, 0) * mean / (c * net.speed[j])
+
+    def wait_within(self, j, mean, limit):
+        """Is that wait at most limit, counted in whole tasks ahead (floor(limit/s))?"""
+        net = self.net
+        c = net.servers[j]
+        if c >= BIG or net.speed[j] == math.inf or mean <= 0:
+            return True
+        if c <= 0:
+            return False
+        return self.n_in[j] + 1 - c <= math.floor(limit * c * net.speed[j] / mean + 1e-9)
+
+    def best_neighbour(self, k, j, mean):
+        """Least estimated wait plus link delay from k, over the serving neighbours of k,
+        then of its home j (neither k, j nor the cloud); the first of equals."""
+        net = self.net
+        best, score = -1, math.inf
+        for src in (k, j) if j != k else (k,):
+            for b in net.nbr_idx[net.nbr_ptr[src] : net.nbr_ptr[src + 1]]:
+                b = int(b)
+                if b in (j, k) or b == net.cloud or net.servers[b] == 0:
+                    continue
+                s = self.wait(b, mean) + net.delay[k, b]
+                if s < score:
+                    best, score = b, s
+        return best
+
+    def decide(self, i, k, hops, now):
+        """(targets, mode): mode 0 placed, 1 forwarded, 2 served from a cache."""
+        net, u, pol = self.net, self.tk.u[i], self.policy
+        home = int(net.home[k])
+        mean = net.mean_size[self.tk.source[i]]
+        if callable(pol):
+            return self.user(i, k, now), 0
+        if pol == "threshold":
+            if (
+                home != net.cloud
+                and self.room(home)
+                and self.wait_within(home, mean, self.par["theta"])
+            ):
+                return [home], 0
+            if hops < self.par["e_max"]:
+                b = self.best_neighbour(k, home, mean)
+                if b >= 0:
+                    return [b], 1
+            return [net.cloud], 0
+        if pol == "red":
+            self.red_avg[home] = (1 - self.par["w_q"]) * self.red_avg[home] + self.par[
+                "w_q"
+            ] * self.n_in[home]
+            avg, lo, hi, mp = (
+                self.red_avg[home],
+                self.par["min_th"],
+                self.par["max_th"],
+                self.par["max_p"],
+            )
+            p = 0.0 if avg < lo else (mp * (avg - lo) / (hi - lo) if avg < hi else 1.0)
+            if u[0] < p or not self.room(home):
+                up = int(net.parent[home])
+                return [up if up >= 0 else net.cloud], 0
+            return [home], 0
+        if pol == "hedge_cache":
+            if 0 <= self.tk.kind[i] < self.par["cache_size"] and home != net.cloud:
+                return [home], 2
+            if net.servers[home] == 0:
+                b = self.best_neighbour(k, home, mean)
+                return [b if b >= 0 else net.cloud], 0
+            if not self.wait_within(home, mean, self.par["deadline"]):
+                b = self.best_neighbour(k, home, mean)
+                if b >= 0:
+                    return [home, b], 0
+            return [home], 0
+        if pol == "power_of_d":
+            c = self.candidates(k)
+            if not c:
+                return [net.cloud], 0
+            picks = [c[min(int(u[a] * len(c)), len(c) - 1)] for a in range(self.par["d"])]
+            ok = [b for b in picks if self.room(b)]
+            if not ok:
+                return [net.cloud], 0
+            return [min(ok, key=lambda b: self.n_in[b] / (net.servers[b] * net.speed[b]))], 0
+        return self.targets(i, k), 0
+
+    def user(self, i, k, now):
+        """The user's Python function on the arrays the engine would build."""
+        net, tk = self.net, self.tk
+        cands = self.candidates(k) + ([net.cloud] if net.cloud >= 0 else [])
+        cand = np.array(
+            [
+                [
+                    b,
+                    self.n_in[b],
+                    math.inf if net.servers[b] >= BIG else net.servers[b],
+                    net.speed[b],
+                    net.delay[k, b],
+                    tk.bits[i] * net.invbw[k, b],
+                ]
+                for b in cands
+            ]
+        ).T
+        src = tk.source[i]
+        task = np.array([now, tk.t[i], src, tk.kind[i], math.inf, math.nan, k])
+        out = np.zeros(tk.size.shape[1], np.int64)
+        count = self.policy(
+            task, cand, self.ustate, np.array(self.par.get("par", [0.0])), tk.u[i], out
+        )
+        return [cands[int(x)] for x in out[:count]]
+
     def targets(self, i, k):
         net, u = self.net, self.tk.u[i]
         home = int(net.home[k])
@@ -62,19 +189,20 @@ class Twin:
             nb = net.nbr_idx[net.nbr_ptr[home] : net.nbr_ptr[home + 1]]
             ok = [int(b) for b in nb if b != net.cloud and self.room(b)]
             return [ok[min(int(u[1] * len(ok)), len(ok) - 1)]] if ok else [-1]
-        # replicate: free places, home first then its neighbours by delay
-        order = [home] + [
-            int(b) for b in net.nbr_idx[net.nbr_ptr[home] : net.nbr_ptr[home + 1]]
-            if b != net.cloud and b != home
-        ]  # fmt: skip
+        # replicate: distinct servers, home first, then the serving neighbours of k and of
+        # the home (each by delay); one copy per idle server, or one waiting copy if room
+        order = [home] if net.servers[home] > 0 and home != net.cloud else []
+        for src in (k, home):
+            for b in net.nbr_idx[net.nbr_ptr[src] : net.nbr_ptr[src + 1]]:
+                b = int(b)
+                if b != net.cloud and net.servers[b] > 0 and b not in order:
+                    order.append(b)
         out = []
         for b in order:
-            if net.servers[b] == 0:
-                continue
-            free = net.capacity[b] - self.n_in[b]
-            while free > 0 and len(out) < self.m:
-                out.append(b)
-                free -= 1
+            room = net.capacity[b] - self.n_in[b]
+            idle = net.servers[b] - self.busy[b]
+            take = min(idle, room) if idle > 0 else min(1, room)
+            out += [b] * max(0, min(take, self.m - len(out)))
         return out or [net.cloud]
 
     # -- the mechanics ---------------------------------------------------------------------
@@ -108,22 +236,44 @@ class Twin:
             cp["state"] = "waiting"
             self.queue[node].append(c)
 
-    def arrive(self, i, now):
-        k = int(self.tk.node[i])
+    def arrive(self, i, now, k=None, c_old=None):
+        """Task i decided at node k (its source, or where a forward brought copy c_old)."""
+        net = self.net
+        k = int(self.tk.node[i]) if k is None else k
+        hops = 0 if c_old is None else self.fwd[i]
+        targets, mode = self.decide(i, k, hops, now)
+        self.fwd[i] += mode == 1
+        if mode == 2 and c_old is None:  # from the cache at the target: done on arrival
+            b = targets[0]
+            self.task_copies[i] = []
+            self.where[i] = b
+            self.finish[i] = now + net.delay[k, b] + self.tk.bits[i] * net.invbw[k, b]
+            return
+        if c_old is not None:  # a forwarded task keeps its one copy
+            targets = targets[:1]
         ids = []
-        for j, b in enumerate(self.targets(i, k)):
-            c = len(self.copies)
-            self.copies.append({"task": i, "index": j, "node": b, "state": "transit", "work": 0})
-            ids.append(c)
+        for j, b in enumerate(targets or [-1]):
+            if c_old is not None:
+                c = c_old
+            else:
+                c = len(self.copies)
+                self.copies.append(
+                    {"task": i, "index": j, "node": b, "state": "transit", "work": 0}
+                )
+                ids.append(c)
+            self.copies[c]["node"] = b
+            self.copies[c]["state"] = "transit"
+            self.copies[c]["decide"] = mode == 1
             if b < 0:
                 self.copies[c]["state"] = "lost"
                 continue
-            dt = self.net.delay[k, b] + self.tk.bits[i] * self.net.invbw[k, b]
-            if dt > 0:
+            dt = net.delay[k, b] + self.tk.bits[i] * net.invbw[k, b]
+            if dt > 0 or mode == 1:
                 self.push(now + dt, "reach", c)
             else:
                 self.admit(c, b, now)
-        self.task_copies[i] = ids
+        if c_old is None:
+            self.task_copies[i] = ids
 
     def depart(self, c, now):
         cp = self.copies[c]
@@ -160,8 +310,13 @@ class Twin:
                     self.push(self.tk.t[arg + 1], "arrive", arg + 1)
                 self.arrive(arg, now)
             elif kind == "reach":
-                if self.copies[arg]["state"] != "cancelled":
-                    self.admit(arg, self.copies[arg]["node"], now)
+                cp = self.copies[arg]
+                if cp["state"] == "cancelled":
+                    continue
+                if cp.get("decide"):
+                    self.arrive(cp["task"], now, k=cp["node"], c_old=arg)
+                else:
+                    self.admit(arg, cp["node"], now)
             else:
                 self.depart(arg, now)
         return self.finish, self.where

@@ -7,8 +7,8 @@ from naive_arena import Twin
 from workbench import arena
 from workbench.arena.compile import compile_scenario, draw_tasks
 from workbench.arena.kernels import Policy, engine
-from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.simulation import _PAR_INDEX, POLICIES
+from workbench.arena.policies import N_PAR, SLOTS, no_user
+from workbench.arena.simulation import POLICIES
 from workbench.arena.studies import mesh_scenario
 
 
@@ -18,7 +18,7 @@ def _run(sc, name, n=3000, seed=1, **params):
     tk = draw_tasks(sc, n, m, 2, np.random.default_rng(seed))
     par = np.zeros(N_PAR)
     for k, v in params.items():
-        par[_PAR_INDEX[k]] = v
+        par[SLOTS[k]] = v
     out = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)
     return net, tk, out
 
@@ -45,7 +45,7 @@ def test_engine_equals_its_slow_twin_request_by_request(name, params):
 def test_conservation_every_task_and_copy_accounted_for(name, params):
     sc = mesh_scenario(capacity=2, lam=4.0, cloud=name != "overflow")
     net, tk, out = _run(sc, name, n=4000, **params)
-    finish, where, copies, _, _, _, _, ctr = out
+    finish, where, copies, _, _, _, _, ctr = out[:8]
     n = len(tk.t)
     done, lost = int((where >= 0).sum()), int((where < 0).sum())
     assert done + lost == n  # the engine drains: nothing left in flight
@@ -62,10 +62,10 @@ def test_replicas_cancel_the_rest_and_copies_add_up():
     net = compile_scenario(sc)
     tk = draw_tasks(sc, 2000, 3, 2, np.random.default_rng(3))
     par = np.zeros(N_PAR)
-    par[_PAR_INDEX["m"]] = 3
+    par[SLOTS["m"]] = 3
     finish, where, copies, _, _, _, _, ctr = engine()(
         net, tk, Policy(POLICIES["replicate"].code, par), 0, no_user
-    )
+    )[:8]
     made, cancelled = ctr
     done = int((where >= 0).sum())
     assert copies.max() == 3 and (copies >= 1).all()
@@ -104,7 +104,7 @@ def _on_a_grid_like_the_twin(sc, name, m, n, seed, input_bits=0.0):
     bits = input_bits * rng.integers(0, 2, n).astype(float) if input_bits else np.zeros(n)
     tk = tk0._replace(t=t, size=size, bits=bits)
     par = np.zeros(N_PAR)
-    par[_PAR_INDEX["m"]] = m
+    par[SLOTS["m"]] = m
     finish, where = engine()(net, tk, Policy(POLICIES[name].code, par), 0, no_user)[:2]
     t_finish, t_where = Twin(net, tk, name, m=m).run()
     assert np.array_equal(where, np.array(t_where))
@@ -131,3 +131,101 @@ def test_moves_over_equal_links_keep_the_tie_order(name, params):
     moved = where[where >= 0] != tk.node[where >= 0]
     assert moved.mean() > 0.2  # moves happened
     assert np.isin(finish[where >= 0], t).mean() > 0.2  # ties happened
+
+
+@arena.policy(state=1, copies=2, params={"spread": (0.0, 1.0, 0.3)})
+def _least_time_or_two(task, cand, state, par, u, out):
+    """A user policy for the twin: the least expected time, and with probability ``spread``
+    a second copy on the runner-up; ``state[0]`` counts the decisions it replicated."""
+    best, second = 0, -1
+    for j in range(cand.shape[1]):
+        t = cand[4, j] + cand[5, j] + cand[1, j] / (cand[2, j] * cand[3, j])
+        if t < cand[4, best] + cand[5, best] + cand[1, best] / (cand[2, best] * cand[3, best]):
+            second, best = best, j
+        elif j != best and second < 0:
+            second = j
+    out[0] = best
+    if u[1] < par[0] and second >= 0 and state[0] < 1e9:
+        state[0] += 1
+        out[1] = second
+        return 2
+    return 1
+
+
+_TWIN_CASES = [
+    ("mesh", "threshold", {"theta": 0.3, "e_max": 2}),
+    ("p1_fog", "threshold", {"theta": 0.05, "e_max": 1}),
+    ("mesh", "power_of_d", {"d": 2}),
+    ("mesh", "red", {"min_th": 0.5, "max_th": 3.0, "max_p": 0.3, "w_q": 0.2}),
+    ("p5_hierarchy", "red", {}),
+    ("mesh", "hedge_cache", {"cache_size": 0, "deadline": 0.2}),
+    ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
+    ("mesh", "user", {"spread": 0.3}),
+    ("near_far", "threshold", {"theta": 0.3, "e_max": 1}),
+]
+
+
+def _near_far():
+    """A busy node with two neighbours: one 10 ms away with one server and its own load,
+    one 150 ms away with eight idle servers, and a cloud 1 s away. The best neighbour is the
+    near one while its wait plus 10 ms beats 150 ms: the link delay decides (ignoring it,
+    any wait at the near node sends the task far)."""
+    nodes = [
+        {"id": "x", "role": "edge", "servers": 1},
+        {"id": "near", "role": "edge", "servers": 1},
+        {"id": "far", "role": "edge", "servers": 8},
+        {"id": "c", "role": "cloud", "servers": ".inf"},
+    ]
+    links = [{"a": "x", "b": "near", "delay": 0.01}, {"a": "x", "b": "far", "delay": 0.15}]
+    links += [{"a": k, "b": "c", "delay": 1.0} for k in ("x", "near", "far")]
+    size = {"dist": "exponential", "mean": 0.1}
+    work = [
+        {"source": "x", "rate": 9.0, "size": size},
+        {"source": "near", "rate": 6.0, "size": size},
+    ]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+@pytest.mark.parametrize(("where", "name", "params"), _TWIN_CASES)
+def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, params):
+    """Threshold (forwards), RED (its averaged queue), hedge_cache (cache hits and hedges),
+    power_of_d and a user policy (its own Python function, called by the twin), task by
+    task, including the mechanism each exists for."""
+    from workbench.arena.simulation import _policy
+
+    sc = {"mesh": mesh_scenario, "near_far": _near_far}.get(where, lambda: None)()
+    sc = sc or arena.load_scenario(where)
+    pol = _least_time_or_two if name == "user" else name
+    ch = _policy(pol, dict(params), "test")
+    net = _simulate_net(sc)
+    tk = draw_tasks(sc, 3000, ch.copies, ch.uniforms, np.random.default_rng(8))
+    engine_pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+    finish, where_, copies = engine()(net, tk, engine_pol, 0, ch.user)[:3]
+    if name == "user":
+        twin = Twin(net, tk, _least_time_or_two.decide.py_func, state=1, par=[params["spread"]])
+    else:
+        full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+        twin = Twin(net, tk, name, **full)
+    t_finish, t_where = twin.run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    done = where_ >= 0
+    home = net.home[tk.node]
+    assert done.mean() > 0.5
+    if name == "threshold" and where == "near_far":  # both neighbours chosen
+        assert (where_ == 1).mean() > 0.05 and (where_ == 2).mean() > 0.02
+    elif name == "threshold":  # some tasks served by a neighbour, others by the cloud
+        assert (done & (where_ != home) & (where_ != net.cloud)).mean() > 0.01
+        assert (where_ == net.cloud).mean() > 0.01
+    if name == "red":  # offloaded one tier up
+        assert (done & (where_ != home)).mean() > 0.01
+    if name in ("hedge_cache", "user"):  # second copies
+        assert (copies == 2).mean() > 0.05
+    if where == "p2_proactive":  # cache hits: a single copy served with no work
+        assert (done & (copies == 1)).mean() > 0.1
+
+
+def _simulate_net(sc):
+    from workbench.arena.simulation import _compiled
+
+    return _compiled(sc, "test")

@@ -235,9 +235,19 @@ def _batch_means(y: np.ndarray) -> np.ndarray | None:
     return y[y.size - b * size :].reshape(b, size).mean(axis=1)
 
 
+#: batch means that differ by at most this fraction of their size are a constant series
+_CONSTANT = 1e-9
+
+
 def _trend_z(means: np.ndarray) -> tuple[float, float]:
     """(half-means z, von Neumann z) of one replication's batch means."""
     b = means.size
+    scale = float(np.max(np.abs(means)))
+    if float(np.ptp(means)) <= _CONSTANT * scale:
+        # a constant series (fixed-size tasks on an uncongested path): its batch means
+        # differ only by rounding of the order of 1e-16 relative, which the half-means t and
+        # the von Neumann ratio would read as a perfectly separated trend
+        return 0.0, 0.0
     h = b // 2
     first, second = means[:h], means[h:]
     var = first.var(ddof=1) / h + second.var(ddof=1) / h

@@ -16,16 +16,21 @@ policy of your own, on one compiled engine and one scenario file.
 - :mod:`~workbench.arena.model`: the closed forms the engine is held against;
   :mod:`~workbench.arena.claims` (``data/claims/arena.csv``) and
   :mod:`~workbench.arena.exercises`, as a paper package has them.
-- :func:`policy` turns a decision function into a policy that runs inside the engine::
+- :func:`policy` turns a decision function into a policy that runs inside the engine (the
+  arrays it sees: :mod:`~workbench.arena.policies`)::
 
-      @arena.policy
-      def nearest_idle(queue, servers, speed, delay, u):
-          best, score = -1, 1e300
-          for j in range(queue.size):
-              s = delay[j] + max(queue[j] + 1 - servers[j], 0.0) / speed[j]
-              if s < score:
-                  best, score = j, s
-          return best
+      from workbench.arena.policies import C_DELAY, C_QUEUE, C_SERVERS, C_SPEED
+
+      @arena.policy(state=1)
+      def nearest_idle(task, cand, state, par, u, out):
+          best, score = 0, 1e300
+          for j in range(cand.shape[1]):
+              wait = max(cand[C_QUEUE, j] + 1 - cand[C_SERVERS, j], 0.0) / cand[C_SPEED, j]
+              if cand[C_DELAY, j] + wait < score:
+                  best, score = j, cand[C_DELAY, j] + wait
+          state[0] += 1  # its own array, kept between decisions
+          out[0] = best
+          return 1
 
 The arena is not a paper: it is registered as :data:`workbench.registry.ARENA` for the CLI
 (``python -m workbench reproduce arena``), not in ``PAPERS``.
@@ -51,6 +56,7 @@ from workbench.arena.scenario import (
 from workbench.arena.simulation import (
     POLICIES,
     QUANTITIES,
+    PolicyError,
     UserPolicy,
     policy,
     simulate,
@@ -58,7 +64,7 @@ from workbench.arena.simulation import (
 )
 
 __all__ = [
-    "PARAMS", "POLICIES", "QUANTITIES", "ScenarioError", "UserPolicy",
+    "PARAMS", "POLICIES", "QUANTITIES", "PolicyError", "ScenarioError", "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
     "simulate_to_precision",
     # the theory the engine is checked against (workbench.arena.model)

@@ -93,9 +93,14 @@ def replicate_is_p4_eq1(quick=True) -> Measurement:
     return _m(r.mean_delay, r)
 
 
-def _pooling(load, link_delay, scv, quick, seed) -> dict:
+#: the deployment's declared numbers the atlas also walks (map_scenario's keywords)
+DEPLOYMENT = ("cloud_rtt", "cloud_speed", "cloud_servers", "edge_servers", "edge_speed")
+
+
+def _pooling(load, link_delay, scv, quick, seed, **deployment) -> dict:
     n, reps = ATLAS_RUNS[bool(quick)]
-    sc = map_scenario(load, link_delay, scv)
+    servers = deployment.pop("edge_servers", None)
+    sc = map_scenario(load, link_delay, scv, servers, **deployment)
     runs = {p: simulate(scenario=sc, policy=p, requests=n, replications=reps, seed=seed,
                         overload="transient") for p in ("local", "random", "jsq")}  # fmt: skip
     jsq = runs["jsq"]
@@ -151,14 +156,22 @@ ATLAS_CLAIMS = ("jsq_beats_random", "jsq_beats_local")
 
 def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     """The mechanism claims at one point of the winner map's plausible space (``load``,
-    ``link_delay``, ``scv``): jsq against random and local, paired by seed."""
+    ``link_delay``, ``scv`` and the deployment's declared numbers, :data:`DEPLOYMENT`): jsq
+    against random and local, paired by seed."""
     func = "atlas_point"
     quick = check_bool(quick, "quick", func)
-    reject_unknown(func, params, {"load", "link_delay", "scv"})
+    reject_unknown(func, params, {"load", "link_delay", "scv", *DEPLOYMENT})
     v = PARAMS.check(func, seed=seed, **params)
     d = PARAMS.defaults()
-    return _pooling(v.get("load", d["load"]), v.get("link_delay", d["link_delay"]),
-                    v.get("scv", d["scv"]), quick, v["seed"])  # fmt: skip
+    deployment = {k: v[k] for k in DEPLOYMENT if k in v}
+    return _pooling(
+        v.get("load", d["load"]),
+        v.get("link_delay", d["link_delay"]),
+        v.get("scv", d["scv"]),
+        quick,
+        v["seed"],
+        **deployment,
+    )
 
 
 ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6,

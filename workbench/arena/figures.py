@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.patches import Rectangle
 
 from workbench.arena.studies import CONTENDERS, fronts, validation_table, winner_map
 from workbench.plots import FigureSpec, figure
@@ -19,27 +20,54 @@ _COLOURS = dict(zip(CONTENDERS, ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8
 
 
 def plot_winner_map(frame: pd.DataFrame):
-    """One panel per task-size SCV: the winning policy at each (link delay, load)."""
+    """One panel per task-size SCV (and per cloud round trip, in rows): at each (link delay,
+    load) the winner, a square in its colour, when it is separated from every other
+    contender (paired intervals); otherwise the tied set, one stripe per member, named."""
     scvs = sorted(frame["scv"].unique())
-    fig, axes = figure(ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
-    win = frame[frame["winner"]]
+    rtts = sorted(frame["cloud_rtt"].unique()) if "cloud_rtt" in frame else [None]
+    fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
     delays = sorted(frame["link_delay"].unique())
     loads = sorted(frame["load"].unique())
-    for ax, scv in zip(axes[0], scvs, strict=True):
-        part = win[win["scv"] == scv]
-        for _, r in part.iterrows():
-            x, y = delays.index(r["link_delay"]), loads.index(r["load"])
-            ax.scatter(x, y, s=900, marker="s", color=_COLOURS.get(r["policy"], "k"))
-            ax.annotate(r["policy"], (x, y), ha="center", va="center", fontsize=7,
-                        color="white")  # fmt: skip
-        ax.set_xticks(range(len(delays)), [f"{d * 1e3:g}" for d in delays])
-        ax.set_yticks(range(len(loads)), [f"{x:g}" for x in loads])
-        ax.set_xlim(-0.6, len(delays) - 0.4)
-        ax.set_ylim(-0.6, len(loads) - 0.4)
-        ax.set_xlabel("edge link delay (ms)")
-        ax.set_title(f"task size SCV = {scv:g}")
-    axes[0][0].set_ylabel("edge load ρ")
+    for row, rtt in zip(axes, rtts, strict=True):
+        for ax, scv in zip(row, scvs, strict=True):
+            part = frame[frame["scv"] == scv]
+            if rtt is not None:
+                part = part[part["cloud_rtt"] == rtt]
+            for (delay, load), cell in part.groupby(["link_delay", "load"]):
+                _draw_cell(ax, delays.index(delay), loads.index(load), cell.iloc[0])
+            ax.set_xticks(range(len(delays)), [f"{d * 1e3:g}" for d in delays])
+            ax.set_yticks(range(len(loads)), [f"{x:g}" for x in loads])
+            ax.set_xlim(-0.6, len(delays) - 0.4)
+            ax.set_ylim(-0.6, len(loads) - 0.4)
+            ax.set_xlabel("edge link delay (ms)")
+            title = f"task size SCV = {scv:g}"
+            ax.set_title(
+                title if rtt is None else f"{title}, cloud RTT {rtt * 1e3:g} ms", fontsize=9
+            )
+        row[0].set_ylabel("edge load ρ")
     return fig
+
+
+def _draw_cell(ax, x, y, r) -> None:
+    """A winner as a square in its colour; a tie as stripes of its members' colours."""
+    if r["winner"]:
+        ax.add_patch(
+            Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, color=_COLOURS.get(r["winner"], "k"))
+        )
+        ax.annotate(r["winner"], (x, y), ha="center", va="center", fontsize=7, color="white")
+        return
+    names = [t for t in r["tied_with"].split(", ") if t]
+    if not names:  # no contender: every run unstable or losing more than 1 %
+        ax.annotate("none", (x, y), ha="center", va="center", fontsize=7, color="0.4")
+        return
+    w = 0.9 / len(names)
+    for a, name in enumerate(names):
+        ax.add_patch(
+            Rectangle(
+                (x - 0.45 + a * w, y - 0.45), w, 0.9, color=_COLOURS.get(name, "k"), alpha=0.55
+            )
+        )
+    ax.annotate("tie:\n" + "\n".join(names), (x, y), ha="center", va="center", fontsize=6)
 
 
 def plot_fronts(frame: pd.DataFrame):
@@ -52,7 +80,14 @@ def plot_fronts(frame: pd.DataFrame):
             ax.annotate(f"{r['knob']}={r['value']:g}", (r["energy_per_task"], r["mean_delay"]),
                         fontsize=7, xytext=(3, 3), textcoords="offset points")  # fmt: skip
     best = frame[frame["pareto"]].sort_values("energy_per_task")
-    ax.plot(best["energy_per_task"], best["mean_delay"], "k--", lw=1, label="Pareto front")
+    ax.plot(
+        best["energy_per_task"],
+        best["mean_delay"],
+        "ks",
+        mfc="none",
+        ms=10,
+        label="not dominated (paired intervals)",
+    )
     ax.set_xlabel("energy per task (J)")
     ax.set_ylabel("mean delay (s)")
     ax.set_yscale("log")
@@ -61,23 +96,37 @@ def plot_fronts(frame: pd.DataFrame):
 
 
 def describe_map(frame: pd.DataFrame) -> str:
-    """Sentences from the numbers: who wins where, with the routing shares behind it."""
-    win = frame[frame["winner"]]
-    if win.empty:
-        return "No point had a stationary run losing at most 1 % of the tasks."
+    """Sentences from the numbers: where each mechanism wins (separated from every other by
+    paired intervals) and why, by the routing shares and utilisations measured there; where
+    no winner is separated, the tied sets."""
+    keys = [k for k in ("load", "link_delay", "scv", "cloud_rtt") if k in frame]
+    points = frame.drop_duplicates(keys)
+    if points.empty:
+        return "The map is empty."
     lines = []
-    points = win[["load", "link_delay", "scv"]].drop_duplicates().shape[0]
-
-    def values(part, key):
-        return [float(x) for x in sorted(part[key].unique())]
-
-    for name, part in win.groupby("policy"):
-        fwd, cloud = part["forwarded_share"].mean(), part["cloud_share"].mean()
+    won = points[points["winner"] != ""]
+    for name, cells in won.groupby("winner"):
+        rows = frame[(frame["policy"] == name) & (frame["winner"] == name)]
+        where = _where(cells)
         lines.append(
-            f"{name} wins {len(part)} of {points} points: loads {values(part, 'load')}, "
-            f"link delays {values(part, 'link_delay')} s, SCV {values(part, 'scv')}; there it "
-            f"forwards {fwd:.0%} of tasks, sends {cloud:.0%} to the cloud, and the edge is "
-            f"{part['edge_utilisation'].mean():.0%} busy."
+            f"{name} wins {len(cells)} of {len(points)} points ({where}), by "
+            f"{cells['margin'].mean():.3g} s over the runner-up on average; there it "
+            f"forwards {rows['forwarded_share'].mean():.0%} of the tasks, sends "
+            f"{rows['cloud_share'].mean():.0%} to the cloud, makes "
+            f"{rows['copies_per_task'].mean():.2f} copies per task, and the edge is "
+            f"{rows['edge_utilisation'].mean():.0%} busy (the cloud "
+            f"{rows['cloud_utilisation'].mean():.0%})."
+        )
+    tied = points[(points["winner"] == "") & (points["tied_with"] != "")]
+    for names, cells in tied.groupby("tied_with"):
+        lines.append(
+            f"Tied ({names}; paired intervals include 0) at {len(cells)} points ({_where(cells)})."
+        )
+    none = points[(points["winner"] == "") & (points["tied_with"] == "")]
+    if len(none):
+        lines.append(
+            f"No contender (every run unstable or losing more than 1 %) at "
+            f"{len(none)} points ({_where(none)})."
         )
     lost = frame.groupby("policy")["loss_share"].mean().sort_values()
     lines.append(
@@ -86,6 +135,21 @@ def describe_map(frame: pd.DataFrame) -> str:
         + "."
     )
     return "\n".join(lines)
+
+
+def _where(cells: pd.DataFrame) -> str:
+    parts = [
+        f"loads {_values(cells, 'load')}",
+        f"link delays {_values(cells, 'link_delay')} s",
+        f"SCV {_values(cells, 'scv')}",
+    ]
+    if "cloud_rtt" in cells:
+        parts.append(f"cloud RTT {_values(cells, 'cloud_rtt')} s")
+    return ", ".join(parts)
+
+
+def _values(part: pd.DataFrame, key: str) -> list:
+    return [float(x) for x in sorted(part[key].unique())]
 
 
 def fronts_frame(quick: bool = False) -> pd.DataFrame:
@@ -121,7 +185,7 @@ def plot_validation(frame: pd.DataFrame):
 
 FIGURES = {
     "winner_map": FigureSpec(winner_map_frame, plot_winner_map,
-                             "The policy with the least mean delay (stationary, <= 1 % lost)."),
+                             "The winner (separated by paired intervals) or the tied set."),
     "fronts": FigureSpec(fronts_frame, plot_fronts,
                          "Mean delay against energy per task, each mechanism across its knob."),
     "validation": FigureSpec(validation_frame, plot_validation,

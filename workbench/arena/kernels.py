@@ -32,7 +32,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 
-from workbench.arena.policies import decide
+from workbench.arena.policies import (
+    CAND_FIELDS,
+    P_CANCEL,
+    REPLICATE,
+    TASK_FIELDS,
+    USER_SIG,
+    decide,
+)
 from workbench.kernels.events import (
     EventQueue,
     lane_pop,
@@ -44,7 +51,7 @@ from workbench.kernels.events import (
     queue_push,
 )
 
-__all__ = ["Net", "Tasks", "Policy", "engine", "BIG", "USER_SIG"]
+__all__ = ["Net", "Tasks", "Policy", "engine", "BIG"]
 
 #: "unbounded" for servers and capacities
 BIG = 2**40
@@ -71,6 +78,9 @@ class Net(NamedTuple):
     parent: np.ndarray  # int64 (N,): the nearest neighbour one tier up (-1: none)
     cloud: int  # index of the cloud node, -1 if none
     mean_size: np.ndarray  # float64 (S,): each workload source's mean size
+    # what a user policy may see of each source's tasks (set by simulate from the scenario)
+    size_known: np.ndarray = np.zeros(0, np.int64)  # int64 (S,): 1 if sizes are known
+    deadline: np.ndarray = np.zeros(0)  # float64 (S,): relative deadline (inf: none)
 
 
 class Tasks(NamedTuple):
@@ -85,9 +95,19 @@ class Tasks(NamedTuple):
     u: np.ndarray  # float64 (n, R): uniforms for the policy
 
 
+#: the defaults of a built-in policy's user fields (never written: no user code runs)
+_NO_F = np.zeros(1)
+
+
 class Policy(NamedTuple):
     code: int
-    par: np.ndarray  # float64: the policy's parameters (layout in policies.py)
+    par: np.ndarray  # float64: the built-in policy's parameters (slots in policies.py)
+    upar: np.ndarray = _NO_F  # float64: a user policy's declared parameters
+    ustate: np.ndarray = _NO_F  # float64: a user policy's state (the engine updates it)
+    # int64 (4,): [kind, task, value, limit] of a user policy's invalid answer (kind 1: a
+    # count outside 1..limit, 2: an index outside the limit candidates); task is also the
+    # task being decided when the user's code raised
+    err: np.ndarray = np.zeros(4, np.int64)
 
 
 class _Pending(NamedTuple):
@@ -132,9 +152,14 @@ class _State(NamedTuple):
     energy_tx: np.ndarray  # per task: transmission energy (J)
     red_avg: np.ndarray  # per node: RED's averaged queue
     buf: np.ndarray  # int64 scratch: targets of a decision
-    fbuf: np.ndarray  # float64 scratch for user candidates (5 rows)
+    fbuf: np.ndarray  # float64 scratch for user candidates (rows: policies.CAND_FIELDS)
     ibuf: np.ndarray  # int64 scratch: the user candidates' node ids
+    task: np.ndarray  # float64 scratch: a user policy's view of the task (TASK_FIELDS)
+    c_start: np.ndarray  # per copy: when it started service
+    t_start: np.ndarray  # per task: when its completing copy started (nan: lost or cached)
+    ubuf: np.ndarray  # int64 scratch: a user policy's answer
     ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled, lane head, lane size]
+    on_start: np.ndarray  # int64 (1,): 1 when the first copy to *start* cancels the others
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -149,8 +174,28 @@ def _start(net, st, q, k, c, now):
     _touch(st, k, now)
     st.busy[k] += 1
     st.c_state[c] = SERVING
+    st.c_start[c] = now
     st.ctr[0] = queue_push(q.heap, st.ctr[0], now + st.c_work[c], st.ctr[1], DEPART, c, 0.0)
     st.ctr[1] += 1
+    if st.on_start[0]:
+        _cancel_unstarted(st, st.c_task[c], c)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _cancel_unstarted(st, i, c):
+    """Cancel-on-start: copy ``c`` of task ``i`` has started, so its other copies (waiting
+    or travelling; none can be in service) leave. Copies not yet sent are marked here and
+    skipped by :func:`_place`."""
+    first = st.t_first[i]
+    for cj in range(first, first + st.t_ncopies[i]):
+        if cj == c:
+            continue
+        s = st.c_state[cj]
+        if s == WAITING:
+            st.n_in[st.c_node[cj]] -= 1
+        if s == WAITING or s == TRANSIT:
+            st.c_state[cj] = CANCELLED
+            st.ctr[3] += 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -225,7 +270,7 @@ def _send(net, tk, st, q, c, a, b, forward, now):
 def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
     """Task ``i`` is at node ``k`` after ``hops`` forwards: the policy places its copies
     (``c >= 0``: the task's existing single copy, moved on; ``-1``: make new copies)."""
-    n_t, mode = decide(net, tk, pol, user, st, i, k, hops)
+    n_t, mode = decide(net, tk, pol, user, st, i, k, hops, now)
     forward = 1 if mode == 1 else 0
     st.t_fwd[i] += forward
     if mode == 2 and c < 0:  # served from a cache at the target: done on arrival there
@@ -253,6 +298,8 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
         cj = first + j
         st.c_task[cj] = i
         b = st.buf[j] if n_t > 0 else -1
+        if st.c_state[cj] == CANCELLED:  # cancel-on-start: a sibling has started already
+            continue
         if b < 0:
             _lose(st, cj)
         else:
@@ -294,6 +341,7 @@ def _depart(net, tk, st, q, c, now):
     if st.where[i] < 0:
         st.where[i] = k
         st.finish[i] = now
+        st.t_start[i] = st.c_start[c]
         _cancel_others(net, st, q, i, c, now)
 
 
@@ -323,9 +371,14 @@ def _state(n_nodes, n, m, max_deg, r):
         np.zeros(n),
         np.zeros(n_nodes),
         np.full(max(m, 2), -1, np.int64),
-        np.zeros((5, max_deg + 2)),
-        np.zeros(max_deg + 2 + r, np.int64),
+        np.zeros((len(CAND_FIELDS), 2 * max_deg + 2)),
+        np.zeros(2 * max_deg + 2 + r, np.int64),
+        np.zeros(len(TASK_FIELDS)),
+        np.full(n_c, np.nan),
+        np.full(n, np.nan),
+        np.zeros(max(m, 1), np.int64),
         np.zeros(6, np.int64),
+        np.zeros(1, np.int64),
     )
 
 
@@ -339,7 +392,9 @@ def _snapshot(st, now, out):
 def _run(net, tk, pol, warm, user):
     """Run one replication; returns per-task ``finish, where, copies, hops, energy_tx`` and
     per-node busy server-seconds between the arrivals of tasks ``warm`` and ``n - 1``
-    (``area``, its window length ``span``), and the counters ``[copies made, cancelled]``.
+    (``area``, its window length ``span``), the counters ``[copies made, cancelled]``, and
+    per task the time its completing copy started service (``start``; nan: lost, or served
+    from a cache). A user policy's invalid answer ends the run early (``pol.err``).
     """
     n = tk.t.shape[0]
     n_nodes = net.servers.shape[0]
@@ -348,6 +403,8 @@ def _run(net, tk, pol, warm, user):
     for k in range(n_nodes):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
+    st.on_start[0] = 1 if pol.code == REPLICATE and pol.par[P_CANCEL] > 0 else 0
+    pol.err[:] = 0
     q = _Pending(new_queue(n * m + 2), new_queue(n * m + 2))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
@@ -363,6 +420,7 @@ def _run(net, tk, pol, warm, user):
         area1 - area0,
         span,
         st.ctr[2:4].copy(),
+        st.t_start,
     )
 
 
@@ -433,33 +491,33 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
                 _depart(net, tk, st, q, c, now)
         if place:
             _place(net, tk, pol, user, st, q, pi, pk, ph, pc, now)
+            if pol.err[0] != 0:  # a user policy answered outside its candidates: stop
+                break
     return t0
 
 
-#: the signature of a user decision function (see workbench.arena.policies)
-USER_SIG = types.int64(
-    types.float64[::1], types.float64[::1], types.float64[::1], types.float64[::1], types.float64
-)
 _ENGINE = []
 
 
 def engine():
     """The compiled engine ``run(net, tk, pol, warm, user)`` (compiled, or loaded from the
-    cache, on first use). ``user`` is a first-class function of :data:`USER_SIG`, so the one
-    compiled engine serves every user policy."""
+    cache, on first use). ``user`` is a first-class function of
+    :data:`workbench.arena.policies.USER_SIG`, so the one compiled engine serves every user
+    policy. It releases the GIL, so a caller can wait for it in another thread (and stop
+    waiting: a user policy that never returns)."""
     if not _ENGINE:
         net, tk, pol = _examples()
         f1, i1 = types.float64[::1], types.int64[::1]
-        out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1])
+        out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1, f1])
         user = types.FunctionType(USER_SIG)
         sig = out(typeof(net), typeof(tk), typeof(pol), types.int64, user)
-        _ENGINE.append(njit(sig, cache=True)(_run))
+        _ENGINE.append(njit(sig, cache=True, nogil=True)(_run))
     return _ENGINE[0]
 
 
 def _examples():
     f1, i1 = np.zeros(1), np.zeros(1, np.int64)
     f2, i2 = np.zeros((1, 1)), np.zeros((1, 1), np.int64)
-    net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1)
+    net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1, i1, f1)
     tk = Tasks(f1, i1, i1, f2, f1, i1, f2)
-    return net, tk, Policy(0, f1)
+    return net, tk, Policy(0, f1, f1, f1, i1)

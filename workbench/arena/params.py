@@ -29,7 +29,42 @@ PARAMS = Params(
           default=0.002, slider=(0.0, 0.05), step=0.001, source="choice",
           plausible=(0.0, 0.02), why="A metro edge link: from co-located nodes to 20 ms, "
           "a fifth of the mean task size.",
-          help="Delay of an edge-to-edge link; the cloud is ten times farther."),
+          help="Delay of an edge-to-edge link (the cloud's is its own parameter, cloud_rtt)."),
+    Param("cloud_rtt", "δ_c", "round trip to the cloud (winner map)", unit="s", low=0.0,
+          high=1.0, default=0.04, slider=(0.0, 0.2), step=0.005, source="choice",
+          plausible=(0.01, 0.1),
+          why="From an access network to the nearest public-cloud region: about 10 ms with a "
+          "region in the same metro, 30–50 ms within a continent, 100 ms across one. The "
+          "engine does not send results back, so the cloud link carries the whole round "
+          "trip.",
+          help="Delay of an edge-to-cloud link (the round trip, the result's return "
+          "included); a map axis and a slider."),
+    Param("cloud_speed", "s_c", "speed of a cloud server (winner map)", low=0.0, high=100.0,
+          low_open=True, default=2.0, slider=(0.5, 8.0), step=0.25, source="choice",
+          plausible=(1.0, 4.0),
+          why="An edge box is often a low-power part (10–30 W) and a cloud server a "
+          "data-centre part (150–300 W) of the same generation: one cloud core runs a task "
+          "about as fast to a few times faster; 4 is the upper end, not the typical case.",
+          help="Work per second of one cloud server, edge server = 1."),
+    Param("cloud_servers", "c_c", "servers the cloud gives this deployment (winner map)",
+          kind="int", low=1, high=10**6, default=32, slider=(1, 256), step=1,
+          source="choice", plausible=(8, 256),
+          why="A tenant's pool of cloud instances: from a few reserved machines to an "
+          "autoscaled group of hundreds; unbounded servers are an idealisation no bill "
+          "allows.",
+          help="Cloud servers (FCFS waiting room without bound)."),
+    Param("edge_servers", "c_e", "servers per edge node (winner map)", kind="int", low=1,
+          high=1024, default=4, slider=(1, 32), step=1, source="choice", plausible=(1, 16),
+          why="A street cabinet or base-station site holds one to a few small servers, each "
+          "with a few cores: 1 to 16 tasks in service at once.",
+          help="Servers of each of the four edge nodes; capacity 10 per server."),
+    Param("edge_speed", "s_e", "speed of an edge server (winner map)", low=0.0, high=100.0,
+          low_open=True, default=1.0, slider=(0.25, 4.0), step=0.25, source="choice",
+          plausible=(0.5, 2.0),
+          why="The unit of work: a task of size 0.1 takes 0.1 s on an edge server; half to "
+          "twice that speed covers the small parts an edge site runs.",
+          help="Work per second of one edge server (the load axis scales the arrivals with "
+          "it)."),
     Param("scv", "c²", "task-size squared coefficient of variation", low=0.0, high=100.0,
           default=1.0, slider=(0.0, 10.0), step=0.25, source="choice", plausible=(0.0, 4.0),
           why="From fixed-size tasks to heavy-tailed ones (Pareto with α ≈ 2.1 at c² = 4).",
@@ -47,8 +82,14 @@ PARAMS = Params(
           help="After e_max forwards a task that is still refused goes to the cloud."),
     Param("m", "m", "copies per task (replicate, P4)", kind="int", low=1, high=64, default=2,
           slider=(1, 8), step=1, source="choice",
-          help="Copies placed on free places (home node first, then its neighbours); the "
-          "first to finish cancels the rest; no free place: the cloud (Peng & Soljanin)."),
+          help="Copies on distinct servers: the home first, then its neighbours; a node "
+          "takes one copy per idle server, or one waiting copy; no place at all: the cloud "
+          "(Peng & Soljanin)."),
+    Param("cancel", "cancel", "when the other copies leave (replicate, P4)", kind="choice",
+          choices=("finish", "start"), default="finish", source="choice",
+          help="'finish': the first copy to finish cancels the others (Peng & Soljanin); "
+          "'start': the first to start service cancels them (the variant that wastes no "
+          "server time on duplicates)."),
     Param("d", "d", "candidates drawn (power_of_d)", kind="int", low=1, high=64, default=2,
           slider=(1, 8), step=1, source="choice",
           help="d candidates drawn with replacement; the task joins the least loaded."),

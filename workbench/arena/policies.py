@@ -1,5 +1,11 @@
 """Placement policies: the classic baselines, the papers' mechanisms and your own.
 
+Every policy, built-in or yours, is a row of one table, :data:`TABLE`: its name, its
+parameters (rows of :data:`workbench.arena.params.PARAMS`), its rule in words, its paper,
+how many copies of a task it may make and how many uniforms it draws. The engine's policy
+codes (``LOCAL``, ``JSQ``, ...) and the slots of ``Policy.par`` (``P_THETA``, ...) are
+generated from it.
+
 A policy decides, when task ``i`` is at node ``k`` (after ``hops`` forwards), where its
 copies go: :func:`decide` writes up to ``M`` target nodes into ``st.buf`` and returns
 ``(count, mode)`` with ``mode`` 0 (placed: the target serves or loses it), 1 (forwarded: the
@@ -10,38 +16,139 @@ The *candidates* of node ``k`` are ``k`` itself (when it has servers) and its di
 neighbours with servers, the cloud excluded; a node's *home* is itself, or, for a node
 without servers (a device), its nearest serving neighbour.
 
-Baselines: ``local`` (home), ``cloud``, ``random`` (a uniform candidate), ``jsq`` (the
-candidate with room with the fewest tasks per server; none: the cloud), ``power_of_d``
-(the best of ``d`` candidates drawn with replacement). Papers: ``threshold`` (P1),
-``overflow`` (P3), ``replicate`` (P4), ``red`` (P5), ``hedge_cache`` (P2) — see
-:data:`POLICIES` for each rule in words.
+Your own policy (:func:`workbench.arena.policy`) is a function
+``decide(task, cand, state, par, u, out) -> int`` compiled into the engine:
 
-Your own policy (:func:`policy`): an ``@njit`` function
-``decide(queue, servers, speed, delay, u) -> int`` over the candidates plus the cloud
-(last, when the scenario has one): ``queue`` the tasks each holds, ``servers`` (``inf``
-for the cloud), ``speed``, ``delay`` (propagation plus this task's transmission from the
-deciding node), ``u`` a uniform in [0, 1). It returns the index of the chosen candidate;
-any other value loses the task.
+- ``task`` (float64, fields :data:`TASK_FIELDS`, indices ``T_NOW``, ``T_ARRIVAL``, ...):
+  the clock, the task's arrival time, source (workload entry), type (-1: untyped),
+  deadline (``inf``: none), size (``nan`` unless the scenario declares sizes known), the
+  deciding node;
+- ``cand`` (float64, rows :data:`CAND_FIELDS`, indices ``C_NODE``, ``C_QUEUE``, ...; one
+  column per candidate, the cloud last when the scenario has one): node index, tasks held,
+  servers (``inf`` for the cloud), speed, propagation delay from the deciding node and this
+  task's transmission time;
+- ``state`` (float64): the policy's own array, zeros at the start of each replication,
+  kept between decisions; ``par``: its declared parameters, in declaration order; ``u``:
+  uniforms in [0, 1) for this task;
+- ``out`` (int64): it writes the chosen candidates' column indices into ``out[0]``,
+  ``out[1]``, ... and returns how many (1: one target; more: copies, the first to finish
+  cancels the others).
+
+A count outside ``1 .. out.size`` or an index outside the candidates stops the run with
+:class:`~workbench.arena.simulation.PolicyError` naming the policy, the task and the value;
+a read or write past an array raises it too (the user's code is compiled with bounds
+checks). The older form ``decide(queue, servers, speed, delay, u) -> index`` is still
+accepted (``delay`` then includes the transmission time).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from workbench.kernels.red import red_drop_probability, red_ewma
 
-LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = range(11)
-# the layout of Policy.par
-P_P, P_THETA, P_EMAX, P_M, P_D, P_MIN, P_MAX, P_MAXP, P_WQ, P_CACHE, P_DEADLINE = range(11)
-N_PAR = 11
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy of the table: its name, its parameters (rows of ``PARAMS``), its rule in
+    words, its paper, the copies of a task it may make (a number, or the parameter that
+    sets it) and the uniforms it draws per task (likewise)."""
+
+    name: str
+    params: tuple
+    rule: str
+    paper: str = ""
+    copies: int | str = 1
+    uniforms: int | str = 2
+
+    @property
+    def code(self) -> int:
+        return CODE[self.name]
+
+
+#: every policy, in the order of its engine code ("user": your own, see the docstring)
+TABLE = (
+    PolicySpec("local", (), "the task's home node (lost when full)"),
+    PolicySpec("cloud", (), "the cloud"),
+    PolicySpec("random", (), "a uniform candidate (the node and its neighbours)"),
+    PolicySpec("jsq", (), "the candidate with room with the fewest tasks per server"),
+    PolicySpec("power_of_d", ("d",), "the least loaded of d random candidates", uniforms="d"),
+    PolicySpec(
+        "threshold",
+        ("theta", "e_max"),
+        "keep if the estimated wait <= θ, else forward (<= e_max), else the cloud",
+        "p1",
+    ),
+    PolicySpec(
+        "overflow",
+        ("p",),
+        "home if room, else with probability p a neighbour with room, else lost",
+        "p3",
+    ),
+    PolicySpec(
+        "replicate",
+        ("m", "cancel"),
+        "m copies on distinct servers, the first to finish (or start) cancels the "
+        "rest; none: cloud",
+        "p4",
+        copies="m",
+    ),
+    PolicySpec(
+        "red",
+        ("min_th", "max_th", "max_p", "w_q"),
+        "RED on the home's averaged queue decides offloading one tier up",
+        "p5",
+    ),
+    PolicySpec(
+        "hedge_cache",
+        ("cache_size", "deadline"),
+        "popular types from the cache; a second copy when the wait check fails",
+        "p2",
+        copies=2,
+    ),
+    PolicySpec("user", (), "your own decision function (workbench.arena.policy)"),
+)
+#: engine code of each policy
+CODE = {s.name: k for k, s in enumerate(TABLE)}
+LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = (
+    CODE[s.name] for s in TABLE
+)
+#: slot of each built-in parameter in ``Policy.par``, in the table's order
+SLOTS: dict[str, int] = {}
+for _spec in TABLE:
+    for _name in _spec.params:
+        SLOTS.setdefault(_name, len(SLOTS))
+N_PAR = len(SLOTS)
+P_P, P_THETA, P_EMAX, P_M, P_D = (SLOTS[x] for x in ("p", "theta", "e_max", "m", "d"))
+P_MIN, P_MAX, P_MAXP, P_WQ = (SLOTS[x] for x in ("min_th", "max_th", "max_p", "w_q"))
+P_CACHE, P_DEADLINE, P_CANCEL = (SLOTS[x] for x in ("cache_size", "deadline", "cancel"))
 _BIG = 2**40
 
+#: the fields of a user policy's ``task`` array
+TASK_FIELDS = ("now", "arrival", "source", "type", "deadline", "size", "node")
+T_NOW, T_ARRIVAL, T_SOURCE, T_TYPE, T_DEADLINE, T_SIZE, T_NODE = range(len(TASK_FIELDS))
+#: the rows of a user policy's ``cand`` array
+CAND_FIELDS = ("node", "queue", "servers", "speed", "delay", "transmission")
+C_NODE, C_QUEUE, C_SERVERS, C_SPEED, C_DELAY, C_TRANSMISSION = range(len(CAND_FIELDS))
 
-@njit(cache=True)
-def no_user(queue, servers, speed, delay, u):
+#: the signature of a user decision function (module docstring)
+USER_SIG = types.int64(
+    types.float64[::1],
+    types.float64[:, :],
+    types.float64[::1],
+    types.float64[::1],
+    types.float64[::1],
+    types.int64[::1],
+)
+
+
+@njit(USER_SIG, cache=True)
+def no_user(task, cand, state, par, u, out):
     """The placeholder user decision of the built-in policies (never called)."""
-    return -1
+    return 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -56,12 +163,30 @@ def _per_server(net, st, j):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _wait(net, st, j, mean):
-    """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers."""
+    """Estimated wait of one more task at ``j``: the work ahead of it spread over its servers
+    (``inf`` at a node without servers)."""
     c = net.servers[j]
     if c >= _BIG or net.speed[j] == np.inf:
         return 0.0
+    if c <= 0:
+        return np.inf
     ahead = st.n_in[j] + 1 - c
     return 0.0 if ahead <= 0 else ahead * mean / (c * net.speed[j])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _wait_within(net, st, j, mean, limit):
+    """Is the estimated wait of one more task at ``j`` at most ``limit``? Counted in tasks,
+    as the closed form counts places (:func:`workbench.arena.model.threshold_delay`): with
+    θ = 0.3 and mean size 0.1 a node keeps a task behind 3 others, although 3 × 0.1 > 0.3
+    in floating point."""
+    c = net.servers[j]
+    if c >= _BIG or net.speed[j] == np.inf or mean <= 0.0:
+        return True
+    if c <= 0:
+        return False
+    ahead = st.n_in[j] + 1 - c
+    return ahead <= np.floor(limit * c * net.speed[j] / mean + 1e-9)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -80,17 +205,25 @@ def _candidates(net, st, k):
 
 
 @njit(cache=True, _nrt=False)
-def _best_neighbour(net, st, k, j, mean):
-    """The serving neighbour of ``k`` (not ``j``, not the cloud) with the least estimated
-    wait plus link delay; -1 if none."""
-    best, score = -1, np.inf
-    for p in range(net.nbr_ptr[k], net.nbr_ptr[k + 1]):
+def _best_of(net, st, k, src, j, mean, best, score):
+    for p in range(net.nbr_ptr[src], net.nbr_ptr[src + 1]):
         b = net.nbr_idx[p]
-        if b == j or b == net.cloud or net.servers[b] == 0:
+        if b == j or b == k or b == net.cloud or net.servers[b] == 0:
             continue
         s = _wait(net, st, b, mean) + net.delay[k, b]
         if s < score:
             best, score = b, s
+    return best, score
+
+
+@njit(cache=True, _nrt=False)
+def _best_neighbour(net, st, k, j, mean):
+    """The serving node next to ``k`` or to its home ``j`` (not ``j``, not the cloud) with
+    the least estimated wait plus link delay from ``k``; -1 if none. A device sees its
+    edge's neighbours through its edge."""
+    best, score = _best_of(net, st, k, k, j, mean, -1, np.inf)
+    if j != k:
+        best, score = _best_of(net, st, k, j, j, mean, best, score)
     return best
 
 
@@ -133,25 +266,37 @@ def _overflow(net, tk, pol, st, i, k):
 
 @njit(cache=True, _nrt=False)
 def _replicate(net, st, pol, k):
+    """``m`` copies on distinct servers: the home first, then the serving neighbours of the
+    deciding node and of its home, by link delay; a node takes one copy per idle server (they
+    start at once, Peng & Soljanin's workers), or a single copy that waits when it has room
+    but no idle server. No place at all: the cloud."""
     m = int(pol.par[P_M])
     j = net.home[k]
+    n = 0
+    if net.servers[j] > 0 and j != net.cloud:
+        st.ibuf[0] = j
+        n = 1
+    for src in (k, j):
+        for p in range(net.nbr_ptr[src], net.nbr_ptr[src + 1]):
+            b = net.nbr_idx[p]
+            if b == net.cloud or net.servers[b] == 0:
+                continue
+            seen = False
+            for a in range(n):
+                seen = seen or st.ibuf[a] == b
+            if not seen:
+                st.ibuf[n] = b
+                n += 1
     placed = 0
-    st.ibuf[0] = j
-    n = 1
-    for p in range(net.nbr_ptr[j], net.nbr_ptr[j + 1]):
-        b = net.nbr_idx[p]
-        if b != net.cloud and b != j:
-            st.ibuf[n] = b
-            n += 1
     for a in range(n):
         b = st.ibuf[a]
-        if net.servers[b] == 0:
-            continue
-        free = net.capacity[b] - st.n_in[b]
-        while free > 0 and placed < m:
+        room = net.capacity[b] - st.n_in[b]
+        idle = net.servers[b] - st.busy[b]
+        take = min(idle, room) if idle > 0 else min(1, room)
+        while take > 0 and placed < m:
             st.buf[placed] = b
             placed += 1
-            free -= 1
+            take -= 1
     if placed == 0:
         return _one(st, net.cloud, 0)
     return placed, 0
@@ -161,7 +306,7 @@ def _replicate(net, st, pol, k):
 def _threshold(net, tk, pol, st, i, k, hops):
     j = net.home[k]
     mean = net.mean_size[tk.source[i]]
-    if j != net.cloud and _room(net, st, j) and _wait(net, st, j, mean) <= pol.par[P_THETA]:
+    if j != net.cloud and _room(net, st, j) and _wait_within(net, st, j, mean, pol.par[P_THETA]):
         return _one(st, j, 0)
     if hops < pol.par[P_EMAX]:
         b = _best_neighbour(net, st, k, j, mean)
@@ -189,8 +334,11 @@ def _hedge(net, tk, pol, st, i, k):
     if 0 <= tk.kind[i] < pol.par[P_CACHE] and j != net.cloud:
         return _one(st, j, 2)
     mean = net.mean_size[tk.source[i]]
+    if net.servers[j] == 0:  # no serving home: one copy to the best neighbour or the cloud
+        b = _best_neighbour(net, st, k, j, mean)
+        return _one(st, b if b >= 0 else net.cloud, 0)
     st.buf[0] = j
-    if _wait(net, st, j, mean) > pol.par[P_DEADLINE]:
+    if not _wait_within(net, st, j, mean, pol.par[P_DEADLINE]):
         b = _best_neighbour(net, st, k, j, mean)
         if b >= 0:
             st.buf[1] = b
@@ -199,25 +347,48 @@ def _hedge(net, tk, pol, st, i, k):
 
 
 @njit(cache=True, _nrt=False)
-def _user(net, tk, user, st, i, k):
+def _user(net, tk, pol, user, st, i, k, now):
+    """Your own policy: its view of the task and the candidates, its call, its answer
+    checked (an invalid one is written to ``pol.err`` and ends the run)."""
     n = _candidates(net, st, k)
     if net.cloud >= 0:
         st.ibuf[n] = net.cloud
         n += 1
     for a in range(n):
         b = st.ibuf[a]
-        st.fbuf[0, a] = st.n_in[b]
-        st.fbuf[1, a] = np.inf if net.servers[b] >= _BIG else net.servers[b]
-        st.fbuf[2, a] = net.speed[b]
-        st.fbuf[3, a] = net.delay[k, b] + tk.bits[i] * net.invbw[k, b]
-    idx = user(st.fbuf[0, :n], st.fbuf[1, :n], st.fbuf[2, :n], st.fbuf[3, :n], tk.u[i, 0])
-    if idx < 0 or idx >= n:
+        st.fbuf[C_NODE, a] = b
+        st.fbuf[C_QUEUE, a] = st.n_in[b]
+        st.fbuf[C_SERVERS, a] = np.inf if net.servers[b] >= _BIG else net.servers[b]
+        st.fbuf[C_SPEED, a] = net.speed[b]
+        st.fbuf[C_DELAY, a] = net.delay[k, b]
+        st.fbuf[C_TRANSMISSION, a] = tk.bits[i] * net.invbw[k, b]
+    src = tk.source[i]
+    task = st.task
+    task[T_NOW] = now
+    task[T_ARRIVAL] = tk.t[i]
+    task[T_SOURCE] = src
+    task[T_TYPE] = tk.kind[i]
+    task[T_DEADLINE] = net.deadline[src] if src < net.deadline.shape[0] else np.inf
+    known = src < net.size_known.shape[0] and net.size_known[src] != 0
+    task[T_SIZE] = tk.size[i, 0] if known else np.nan
+    task[T_NODE] = k
+    out = st.ubuf[: tk.size.shape[1]]
+    pol.err[1] = i  # the task being decided, should the user's code raise
+    count = user(task, st.fbuf[:, :n], pol.ustate, pol.upar, tk.u[i], out)
+    if count < 1 or count > out.shape[0]:
+        pol.err[0], pol.err[2], pol.err[3] = 1, count, out.shape[0]
         return _one(st, -1, 0)
-    return _one(st, st.ibuf[idx], 0)
+    for a in range(count):
+        idx = out[a]
+        if idx < 0 or idx >= n:
+            pol.err[0], pol.err[2], pol.err[3] = 2, idx, n
+            return _one(st, -1, 0)
+        st.buf[a] = st.ibuf[idx]
+    return count, 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def decide(net, tk, pol, user, st, i, k, hops):
+def decide(net, tk, pol, user, st, i, k, hops, now):
     """Where task ``i`` at node ``k`` goes (module docstring)."""
     code = pol.code
     if code == LOCAL:
@@ -250,4 +421,4 @@ def decide(net, tk, pol, user, st, i, k, hops):
         return _red(net, tk, pol, st, i, k)
     if code == HEDGE:
         return _hedge(net, tk, pol, st, i, k)
-    return _user(net, tk, user, st, i, k)
+    return _user(net, tk, pol, user, st, i, k, now)

@@ -22,26 +22,44 @@ servers; the mean number busy for ``.inf`` servers) and ``power:<node>`` (W).
 from __future__ import annotations
 
 import math
+import threading
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+import pandas as pd
+from numba import njit, types
 
 from workbench.arena.compile import compile_scenario, draw_tasks
-from workbench.arena.kernels import BIG, USER_SIG, Policy, engine
+from workbench.arena.kernels import BIG, Policy, engine
 from workbench.arena.params import MAX_TOTAL, PARAMS
-from workbench.arena.policies import N_PAR, no_user
-from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
+from workbench.arena.policies import (
+    C_DELAY,
+    C_QUEUE,
+    C_SERVERS,
+    C_SPEED,
+    C_TRANSMISSION,
+    N_PAR,
+    SLOTS,
+    TABLE,
+    USER,
+    USER_SIG,
+    PolicySpec,
+    no_user,
+)
+from workbench.arena.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from workbench.output_analysis import Replication, finish, replicate
+from workbench.params import Param
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_choice
+from workbench.validation import ParameterError, check_bool, check_choice, check_int, check_real
 
 __all__ = [
-    "simulate", "simulate_to_precision", "POLICIES", "PolicySpec", "UserPolicy", "policy",
-    "QUANTITIES", "run_once",
+    "simulate", "simulate_to_precision", "POLICIES", "PolicySpec", "PolicyError", "UserPolicy",
+    "policy", "QUANTITIES", "run_once",
 ]  # fmt: skip
 
 QUANTITIES = (
@@ -52,78 +70,201 @@ _SHARES = ("loss_share", "cloud_share", "forwarded_share")
 BOUNDS = {q: ((0.0, 1.0) if q in _SHARES else (0.0, math.inf)) for q in QUANTITIES}
 
 
-@dataclass(frozen=True)
-class PolicySpec:
-    """A built-in policy: its engine code, its parameters (rows of ``PARAMS``), its rule."""
-
-    name: str
-    code: int
-    params: tuple
-    rule: str
-    paper: str = ""
+#: the built-in policies (rows of :data:`workbench.arena.policies.TABLE`)
+POLICIES: dict[str, PolicySpec] = {s.name: s for s in TABLE if s.code != USER}
 
 
-POLICIES: dict[str, PolicySpec] = {
-    s.name: s
-    for s in (
-        PolicySpec("local", 0, (), "the task's home node (lost when full)"),
-        PolicySpec("cloud", 1, (), "the cloud"),
-        PolicySpec("random", 2, (), "a uniform candidate (the node and its neighbours)"),
-        PolicySpec("jsq", 3, (), "the candidate with room with the fewest tasks per server"),
-        PolicySpec("power_of_d", 4, ("d",), "the least loaded of d random candidates"),
-        PolicySpec("threshold", 5, ("theta", "e_max"),
-                   "keep if the estimated wait <= θ, else forward (<= e_max), else the cloud",
-                   "p1"),
-        PolicySpec("overflow", 6, ("p",),
-                   "home if room, else with probability p a neighbour with room, else lost",
-                   "p3"),
-        PolicySpec("replicate", 7, ("m",),
-                   "m copies on free places, first to finish cancels the rest; none: cloud",
-                   "p4"),
-        PolicySpec("red", 8, ("min_th", "max_th", "max_p", "w_q"),
-                   "RED on the home's averaged queue decides offloading one tier up", "p5"),
-        PolicySpec("hedge_cache", 9, ("cache_size", "deadline"),
-                   "popular types from the cache; a second copy when the wait check fails",
-                   "p2"),
+class PolicyError(ParameterError):
+    """A user policy that answered outside its candidates, raised, or ran out of time; the
+    message names the policy, the task and the value."""
+
+
+#: the older user signature, decide(queue, servers, speed, delay, u) -> index
+_LEGACY_SIG = types.int64(
+    types.float64[:], types.float64[:], types.float64[:], types.float64[:], types.float64
+)
+
+
+def _legacy(inner):
+    """The new signature around an older five-argument decision function (compiled per
+    session like the user's own function: a closure over it has nothing to cache)."""
+
+    def decide(task, cand, state, par, u, out):
+        delay = cand[C_DELAY] + cand[C_TRANSMISSION]
+        out[0] = inner(cand[C_QUEUE], cand[C_SERVERS], cand[C_SPEED], delay, u[0])
+        return 1
+
+    return njit(USER_SIG, boundscheck=True)(decide)
+
+
+def _compile(func, name: str):
+    """``func`` (a plain function or an ``@njit`` one) compiled to
+    :data:`workbench.arena.policies.USER_SIG` with bounds checks, or a ParameterError
+    naming it."""
+    py = getattr(func, "py_func", func)
+    if not callable(py) or not hasattr(py, "__code__"):
+        raise ParameterError(
+            f"The 'decide' parameter of UserPolicy {name!r} must be a Python function. "
+            f"Got {func!r}."
+        )
+    nargs = py.__code__.co_argcount
+    if nargs not in (5, 6):
+        raise ParameterError(
+            f"policy {name!r}: {py.__name__} must take (task, cand, state, par, u, out) (or "
+            f"the older (queue, servers, speed, delay, u)); it takes {nargs} arguments."
+        )
+    want = (
+        "(task, cand, state, par, u, out)" if nargs == 6 else ("(queue, servers, speed, delay, u)")
     )
-}  # fmt: skip
-_PAR_INDEX = {"p": 0, "theta": 1, "e_max": 2, "m": 3, "d": 4, "min_th": 5, "max_th": 6}
-_PAR_INDEX |= {"max_p": 7, "w_q": 8, "cache_size": 9, "deadline": 10}
+    try:
+        if nargs == 6:
+            return njit(USER_SIG, boundscheck=True)(py)
+        return _legacy(njit(_LEGACY_SIG, boundscheck=True)(py))
+    except Exception as exc:  # noqa: BLE001 - numba's typing error, said plainly
+        raise ParameterError(
+            f"policy {name!r}: {py.__name__} does not compile as decide{want} -> int with the "
+            f"arena's arrays (see workbench.arena.policies): {str(exc)[:300]}"
+        ) from None
+
+
+def _compiled_user(decide) -> bool:
+    sigs = getattr(decide, "signatures", None)
+    return bool(sigs) and tuple(USER_SIG.args) in [tuple(x) for x in sigs]
 
 
 @dataclass(frozen=True)
 class UserPolicy:
-    """Your own policy, made by :func:`policy`: ``name`` and the compiled ``decide``."""
+    """Your own policy (made by :func:`policy`): its ``name``, its decision function (a
+    plain or ``@njit`` function is compiled here, or refused by name), its declared
+    parameters (``Param`` rows), the length of its ``state`` array, the most targets it may
+    return (``copies``) and the uniforms it draws per task."""
 
     name: str
     decide: object
     params: tuple = ()
+    state: int = 0
+    copies: int = 1
+    uniforms: int = 2
+
+    def __post_init__(self):
+        f = "UserPolicy"
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ParameterError(
+                f"The 'name' parameter of {f} must be a Python identifier. Got {self.name!r}."
+            )
+        for key, lo, hi in (("state", 0, 10**6), ("copies", 1, 64), ("uniforms", 1, 64)):
+            object.__setattr__(self, key, check_int(getattr(self, key), key, f, lo, hi))
+        params = tuple(self.params) if isinstance(self.params, (tuple, list)) else None
+        if params is None or not all(
+            isinstance(p, Param) and p.kind in ("real", "int") for p in params
+        ):
+            raise ParameterError(
+                f"The 'params' parameter of {f} must be a tuple of real or int Param rows. "
+                f"Got {self.params!r}."
+            )
+        object.__setattr__(self, "params", params)
+        if not _compiled_user(self.decide):
+            object.__setattr__(self, "decide", _compile(self.decide, self.name))
 
 
-def policy(func=None, *, name: str | None = None):
-    """Make a policy of your own from a decision function (usable as ``@arena.policy``).
+_RESERVED = frozenset(
+    {
+        "scenario",
+        "policy",
+        "requests",
+        "replications",
+        "seed",
+        "overload",
+        "warmup",
+        "confidence",
+        "records",
+        "timeout",
+    }
+)
 
-    ``func(queue, servers, speed, delay, u) -> int``: four float64 arrays over the deciding
-    node's candidates (itself when it serves, its serving neighbours, then the cloud) and a
-    uniform ``u``; it returns the index of the chosen candidate (any other value: the task is
-    lost). It is compiled with numba (an ``@njit`` function or a plain one) to the signature
-    :data:`workbench.arena.kernels.USER_SIG` and runs inside the compiled engine.
+
+def _declared(params, name: str) -> tuple:
+    """``{"alpha": (low, high, default), ...}`` or ``Param`` rows, as Param rows."""
+    if params is None:
+        return ()
+    if not isinstance(params, dict):
+        raise ParameterError(
+            f"The 'params' parameter of policy must be a dict name -> (low, high, default) "
+            f"or Param. Got {type(params).__name__} instead."
+        )
+    out = []
+    for key, spec in params.items():
+        if not isinstance(key, str) or not key.isidentifier() or key in _RESERVED:
+            raise ParameterError(
+                f"policy {name!r}: parameter name {key!r} must be an identifier other than "
+                f"{sorted(_RESERVED)}."
+            )
+        if isinstance(spec, Param):
+            out.append(spec)
+            continue
+        if not (isinstance(spec, tuple) and len(spec) == 3):
+            raise ParameterError(
+                f"policy {name!r}: parameter {key!r} must be (low, high, default) or a Param. "
+                f"Got {spec!r}."
+            )
+        lo, hi, default = spec
+        kind = (
+            "int" if all(isinstance(x, int) and not isinstance(x, bool) for x in spec) else ("real")
+        )
+        try:
+            row = Param(
+                key,
+                key,
+                f"parameter of policy {name}",
+                kind=kind,
+                low=lo,
+                high=hi,
+                default=default,
+                source="choice",
+            )
+            row.check(default, f"policy {name!r}")
+        except (ParameterError, ValueError, TypeError) as exc:
+            raise ParameterError(f"policy {name!r}: parameter {key!r}: {exc}") from None
+        out.append(row)
+    return tuple(out)
+
+
+def policy(
+    func=None,
+    *,
+    name: str | None = None,
+    params=None,
+    state: int = 0,
+    copies: int = 1,
+    uniforms: int = 2,
+):
+    """Make a policy of your own from a decision function (usable as ``@arena.policy`` or
+    ``@arena.policy(params=..., state=...)``).
+
+    ``func(task, cand, state, par, u, out) -> int`` (the arrays of
+    :mod:`workbench.arena.policies`' docstring) writes the chosen candidates' indices into
+    ``out`` and returns how many; the older ``func(queue, servers, speed, delay, u) ->
+    index`` is accepted too. ``params``: ``{"name": (low, high, default)}`` (or ``Param``
+    rows), passed to :func:`simulate` as keywords and to ``func`` as ``par`` in this order;
+    ``state``: the length of ``func``'s own array; ``copies``: the most targets it may
+    return; ``uniforms``: the length of ``u``. It is compiled with numba, with bounds
+    checks, and runs inside the compiled engine.
     """
+    f_ = "policy"
     if name is not None and not isinstance(name, str):
         raise ParameterError(f"The 'name' parameter of policy must be a string. Got {name!r}.")
+    # checked here, not when the function arrives: @policy(...) with a bad value fails at once
+    state = check_int(state, "state", f_, 0, 10**6)
+    copies = check_int(copies, "copies", f_, 1, 64)
+    uniforms = check_int(uniforms, "uniforms", f_, 1, 64)
+    declared = None if params is None else _declared(params, name or "user_policy")
 
     def wrap(f):
         py = getattr(f, "py_func", f)
-        if not callable(py):
-            raise ParameterError(f"The 'func' parameter of policy must be a function. Got {f!r}.")
-        try:
-            compiled = njit(USER_SIG)(py)
-        except Exception as exc:  # noqa: BLE001 - numba's typing error, said plainly
-            raise ParameterError(
-                f"policy: {py.__name__} does not compile as decide(queue, servers, speed, "
-                f"delay, u) -> int with float64 arrays and a float: {str(exc)[:300]}"
-            ) from None
-        return UserPolicy(name or py.__name__, compiled)
+        label = getattr(py, "__name__", "")
+        label = name or (label if label.isidentifier() else "user_policy")
+        rows = () if declared is None else _declared(params, label)
+        return UserPolicy(label, f, rows, state, copies, uniforms)
 
     return wrap if func is None else wrap(func)
 
@@ -141,12 +282,41 @@ def _scenario(scenario, func: str) -> Scenario:
     )
 
 
-def _policy(policy, params: dict, func: str):
-    """(code, par array, user function, copies M, uniforms R, spec name)."""
+class Chosen(NamedTuple):
+    """A policy resolved for the engine: its code, the built-in parameters, the user
+    function, copies ``M``, uniforms ``R``, its name, and a user policy's parameters and
+    state length."""
+
+    code: int
+    par: np.ndarray
+    user: object
+    copies: int
+    uniforms: int
+    name: str
+    upar: np.ndarray
+    state: int
+
+
+def _policy(policy, params: dict, func: str) -> Chosen:
     if isinstance(policy, UserPolicy):
-        if params:
-            raise ParameterError(f"{func}: a user policy takes no parameters; got {sorted(params)}")
-        return 10, np.zeros(N_PAR), policy.decide, 1, 2, policy.name
+        known = [p.name for p in policy.params]
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ParameterError(
+                f"{func}: policy {policy.name!r} takes the parameters {known}; got "
+                f"unknown {unknown}"
+            )
+        values = [float(p.check(params.get(p.name, p.default), func)) for p in policy.params]
+        return Chosen(
+            USER,
+            np.zeros(N_PAR),
+            policy.decide,
+            policy.copies,
+            max(2, policy.uniforms),
+            policy.name,
+            np.array(values or [0.0]),
+            policy.state,
+        )
     name = check_choice(policy, "policy", func, tuple(POLICIES))
     spec = POLICIES[name]
     unknown = sorted(set(params) - set(spec.params))
@@ -158,28 +328,100 @@ def _policy(policy, params: dict, func: str):
     par = np.zeros(N_PAR)
     values = {p: PARAMS[p].default for p in spec.params} | params
     for p, v in values.items():
-        par[_PAR_INDEX[p]] = PARAMS[p].check(v, func)
-    if name == "red" and par[_PAR_INDEX["min_th"]] >= par[_PAR_INDEX["max_th"]]:
+        v = PARAMS[p].check(v, func)
+        par[SLOTS[p]] = float(v == "start") if p == "cancel" else v
+    if name == "red" and par[SLOTS["min_th"]] >= par[SLOTS["max_th"]]:
         raise ParameterError(f"{func}: red needs min_th < max_th; got {values}")
-    copies = (
-        int(par[_PAR_INDEX["m"]]) if name == "replicate" else (2 if name == "hedge_cache" else 1)
+
+    def count(x):
+        return int(par[SLOTS[x]]) if isinstance(x, str) else x
+
+    return Chosen(
+        spec.code,
+        par,
+        no_user,
+        count(spec.copies),
+        max(2, count(spec.uniforms)),
+        name,
+        np.zeros(1),
+        0,
     )
-    uniforms = max(2, int(par[_PAR_INDEX["d"]]))
-    return spec.code, par, no_user, copies, uniforms, name
 
 
 def run_once(
-    sc: Scenario, net, pol: Policy, user, n: int, copies: int, uniforms: int, warm: int, rng
+    sc: Scenario,
+    net,
+    pol: Policy,
+    user,
+    n: int,
+    copies: int,
+    uniforms: int,
+    warm: int,
+    rng,
+    name: str = "",
+    timeout=None,
 ):
-    """One replication: the tasks and the engine's raw output."""
+    """One replication: the tasks and the engine's raw output (a user policy's failure is a
+    :class:`PolicyError`)."""
     tk = draw_tasks(sc, n, copies, uniforms, rng)
-    return tk, engine()(net, tk, pol, warm, user)
+    return tk, _engine_call(net, tk, pol, warm, user, name, timeout)
 
 
-def _one(sc, net, pol, user, n, copies, uniforms, warm, seed_seq, index):
+def _engine_call(net, tk, pol, warm, user, name, timeout):
+    """The engine. A user policy runs in a thread this one waits for, so that Ctrl-C (or
+    Jupyter's interrupt) and ``timeout`` end the wait even when the policy never returns."""
+    if user is no_user:
+        return engine()(net, tk, pol, warm, user)
+    box = {}
+
+    def work():
+        try:
+            box["out"] = engine()(net, tk, pol, warm, user)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["exc"] = exc
+
+    worker = threading.Thread(target=work, name=f"arena policy {name}", daemon=True)
+    t0 = time.monotonic()
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+        if timeout is not None and worker.is_alive() and time.monotonic() - t0 > timeout:
+            raise PolicyError(
+                f"simulate: policy {name!r} did not finish a replication within timeout="
+                f"{timeout:g} s (it was deciding task {int(pol.err[1])}). Its compiled call "
+                "cannot be ended from here and keeps a core busy until this process ends: "
+                "restart the kernel."
+            )
+    i = int(pol.err[1])
+    where = f"task {i} (arrived at node {int(tk.node[i])} at time {tk.t[i]:.6g})"
+    if "exc" in box:
+        exc = box["exc"]
+        raise PolicyError(
+            f"simulate: policy {name!r} raised {type(exc).__name__} ({exc}) while deciding "
+            f"{where}: a read or write past one of its arrays?"
+        ) from None
+    kind, value, limit = int(pol.err[0]), int(pol.err[2]), int(pol.err[3])
+    if kind == 1:
+        raise PolicyError(
+            f"simulate: policy {name!r} returned {value} for {where}; it must write 1 to "
+            f"{limit} candidate indices into out and return how many (declare copies=... "
+            "for more)."
+        )
+    if kind == 2:
+        raise PolicyError(
+            f"simulate: policy {name!r} chose candidate {value} for {where}; the task had "
+            f"{limit} candidates, indices 0 to {limit - 1}."
+        )
+    return box["out"]
+
+
+def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
     rng = np.random.default_rng(seed_seq)
-    tk, out = run_once(sc, net, pol, user, n, copies, uniforms, warm, rng)
-    finish_t, where, ncopies, _, energy_tx, area, span, _ = out
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+    tk, out = run_once(
+        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, rng, ch.name, timeout
+    )
+    finish_t, where, ncopies, hops, energy_tx, area, span, _, start = out
     keep = slice(warm, n)
     delay = (finish_t - tk.t)[keep]
     done = where[keep] >= 0
@@ -208,27 +450,100 @@ def _one(sc, net, pol, user, n, copies, uniforms, warm, seed_seq, index):
         p = net.power_busy[k] * area[k] + net.power_idle[k] * idle[k]
         row[f"power:{node.id}"] = p / span if span > 0 else math.nan
     series = (finish_t - tk.t)[where >= 0]
-    return Replication(row, series, warmup=int(np.sum(where[:warm] >= 0)))
+    records = None
+    if want_records:
+        records = _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start)
+        records.insert(0, "replication", index)
+    return Replication(row, series, warmup=int(np.sum(where[:warm] >= 0)), records=records)
 
 
-def _prepare(f, scenario, policy, requests, replications, seed, warmup, confidence,
-             policy_params):  # fmt: skip
+def _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start):
+    """One row per measured task (see :func:`simulate`)."""
+    ids = np.array([node.id for node in sc.nodes] + [""], dtype=object)
+    w = where[keep]
+    fin = finish_t[keep]
+    st = start[keep]
+    outcome = np.where(w < 0, "lost", np.where(np.isnan(st), "cached", "served"))
+    return pd.DataFrame(
+        {
+            "task": np.arange(keep.start, keep.stop),
+            "arrival": tk.t[keep],
+            "source": ids[tk.node[keep]],
+            "type": tk.kind[keep],
+            "node": ids[w],  # "" when lost (index -1: the last entry)
+            "copies": ncopies[keep],
+            "hops": hops[keep],
+            "start": st,
+            "finish": fin,
+            "delay": fin - tk.t[keep],
+            "energy": energy_tx[keep],
+            "outcome": outcome,
+        }
+    )
+
+
+def _compiled(sc: Scenario, f: str):
+    """The scenario's arrays, refused by name where the engine would compute garbage: a
+    cloud that some source cannot reach (it would be reached in no time, for NaN energy)."""
+    try:
+        net = compile_scenario(sc)
+    except OverflowError as exc:
+        raise ScenarioError(
+            f"{f}: scenario {sc.name!r} has a task size law whose moments overflow a float "
+            f"({exc}); give sizes of a physical scale."
+        ) from None
+    # what a user policy may see: sizes where the scenario declares them known, deadlines
+    known = [int(bool(getattr(w, "size_known", False))) for w in sc.workload]
+    deadline = [getattr(w, "deadline", None) for w in sc.workload]
+    net = net._replace(
+        size_known=np.array(known, dtype=np.int64),
+        deadline=np.array([math.inf if x is None else float(x) for x in deadline]),
+    )
+    if net.cloud >= 0:
+        pos = {node.id: k for k, node in enumerate(sc.nodes)}
+        for w in sc.workload:
+            k = pos[w.source]
+            if not np.isfinite(net.delay[k, net.cloud]):
+                raise ScenarioError(
+                    f"{f}: scenario {sc.name!r}: the cloud {sc.nodes[net.cloud].id!r} has no "
+                    f"path from the source {w.source!r}; link it (links: [{{a: "
+                    f"{w.source}, b: {sc.nodes[net.cloud].id}, delay: ...}}]) or remove it."
+                )
+    return net
+
+
+def _prepare(
+    f,
+    scenario,
+    policy,
+    requests,
+    replications,
+    seed,
+    warmup,
+    confidence,
+    policy_params,
+    timeout=None,
+    records=False,
+):
     """Validate a run and build its replication function and :func:`finish`'s description."""
     sc = _scenario(scenario, f)
     ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
     ok |= PARAMS.check(f, confidence=confidence)
     warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
-    code, par, user, copies, uniforms, pname = _policy(policy, policy_params, f)
+    chosen = _policy(policy, policy_params, f)
+    pname = chosen.name
     n, reps = ok["requests"], ok["replications"]
     if n * reps > MAX_TOTAL:
         raise ParameterError(
             f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
         )
-    net = compile_scenario(sc)
+    net = _compiled(sc, f)
     if pname == "cloud" and net.cloud < 0:
         raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
     warm = int(warm_frac * n + 1e-9)
-    one = partial(_one, sc, net, Policy(code, par), user, n, copies, uniforms, warm)
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", f, 0.0, None, low_open=True)
+    one = partial(_one, sc, net, chosen, n, warm, timeout, check_bool(records, "records", f))
     described = dict(
         func=f, metric="mean_delay", quantities=QUANTITIES, confidence=ok["confidence"],
         run_length=n, run_unit="requests", bounds=BOUNDS, unit="s", count="measured",
@@ -249,10 +564,21 @@ def simulate(
     overload: str = "raise",
     warmup: float | None = None,
     confidence: float = 0.95,
+    records: bool = False,
+    timeout: float | None = None,
     **policy_params,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``scenario``; the quantities of the module docstring with
     Student-t intervals over ``replications`` independent runs of ``requests`` tasks.
+
+    ``records=True``: the result's ``records`` DataFrame has one row per measured task
+    (after the warm-up) of every replication: ``replication``, ``task``, ``arrival``,
+    ``source`` (node id), ``type``, ``node`` (the node that completed it, ``""`` if lost),
+    ``copies``, ``hops``, ``start`` (its completing copy's start of service), ``finish``,
+    ``delay``, ``energy`` (its transmission energy, J; the nodes' busy and idle energy is
+    shared and only in the summary) and ``outcome`` (``served``, ``cached``: from a cache,
+    no work, or ``lost``). ``timeout``: seconds a user policy's replication may take (None:
+    no limit; Ctrl-C stops the wait either way).
 
     ``scenario``: a :class:`Scenario`, its dict, or a file path (or a shipped name, see
     :func:`workbench.arena.scenario.shipped`). ``policy``: a name of :data:`POLICIES` or a
@@ -262,8 +588,19 @@ def simulate(
     or ``"transient"`` (the finite-horizon numbers, flagged).
     """
     f = "simulate"
-    one, ok, described = _prepare(f, scenario, policy, requests, replications, seed, warmup,
-                                  confidence, policy_params)  # fmt: skip
+    one, ok, described = _prepare(
+        f,
+        scenario,
+        policy,
+        requests,
+        replications,
+        seed,
+        warmup,
+        confidence,
+        policy_params,
+        timeout,
+        records,
+    )
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
     rs = replicate(one, replications=ok["replications"], seed=ok["seed"])
     return finish(rs, overload=overload, **described)

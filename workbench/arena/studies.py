@@ -1,12 +1,17 @@
-"""The arena's studies: the winner map over load × link delay × task-size variability, and
-the delay-versus-resources fronts of each mechanism.
+"""The arena's studies: the winner map over load × link delay × task-size variability × the
+cloud's round trip, and the delay-versus-resources fronts of each mechanism.
 
-The map's scenario is the neutral one's geometry (four edge nodes of four servers on a ring,
-a cloud four times faster), parameterised by the edge load ``load`` (arrival work over edge
-capacity), the edge-to-edge link delay ``link_delay`` (the cloud is ten times farther) and
-the squared coefficient of variation ``scv`` of the task size (mean 0.1 s: deterministic
-for 0, shifted exponential below 1, exponential at 1, Pareto above). Every point runs
-through :func:`workbench.sweep.sweep` (joblib locally, a Dask cluster by address).
+The map's scenario is the neutral one's geometry (four edge nodes on a ring, a cloud behind
+each), parameterised by the edge load ``load`` (arrival work over edge capacity), the
+edge-to-edge link delay ``link_delay``, the squared coefficient of variation ``scv`` of the
+task size (mean 0.1 s of edge work: deterministic for 0, shifted exponential below 1,
+exponential at 1, Pareto above) and the cloud's round trip ``cloud_rtt``. The rest of the
+deployment (edge servers and speed, cloud servers and speed) comes from the declared
+parameters of :data:`workbench.arena.params.PARAMS`, each with a plausible range and its
+reason. Every point runs through :func:`workbench.sweep.sweep` (joblib locally, a Dask
+cluster by address), every contender at a point on the same seed, so replication r of each
+sees the same tasks once the workload streams are common; :func:`mark_winners` names a
+winner only when paired intervals separate it from every other contender.
 """
 
 from __future__ import annotations
@@ -15,15 +20,19 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from workbench import datacenters as p3
 from workbench import redundancy as p4
+from workbench.arena.params import PARAMS
 from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
 from workbench.sweep import sweep
+from workbench.validation import ParameterError
 
 __all__ = [
-    "map_scenario", "size_for_scv", "evaluate", "winner_map", "fronts", "validation_table",
+    "map_scenario", "size_for_scv", "evaluate", "evaluate_point", "winner_map", "fronts",
+    "validation_table", "mark_winners", "paired_interval", "separated_front", "compare",
     "CONTENDERS",
 ]  # fmt: skip
 
@@ -73,22 +82,53 @@ def mesh_scenario(n_nodes=3, servers=2, capacity=4, delay=0.01, lam=2.5, cloud=T
     return scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
-def map_scenario(load: float, link_delay: float, scv: float, servers: int = 4) -> Scenario:
-    """The map's scenario at one point (module docstring)."""
+def map_scenario(
+    load: float,
+    link_delay: float,
+    scv: float,
+    servers=None,
+    *,
+    cloud_rtt=None,
+    cloud_speed=None,
+    cloud_servers=None,
+    edge_speed=None,
+) -> Scenario:
+    """The map's scenario at one point (module docstring). The deployment's numbers not on
+    an axis (edge servers and speed, the cloud's round trip, speed and servers) default to
+    the declared parameters of :data:`workbench.arena.params.PARAMS`, each with its range
+    and reason."""
+    f = "map_scenario"
+    d = PARAMS.defaults("edge_servers", "edge_speed", "cloud_rtt", "cloud_speed", "cloud_servers")
+    given = {
+        "edge_servers": servers,
+        "edge_speed": edge_speed,
+        "cloud_rtt": cloud_rtt,
+        "cloud_speed": cloud_speed,
+        "cloud_servers": cloud_servers,
+    }
+    v = PARAMS.check(f, **(d | {k: x for k, x in given.items() if x is not None}))
+    servers, speed = v["edge_servers"], v["edge_speed"]
     n = 4
     shares = np.array([0.32, 0.21, 0.26, 0.21])  # unequal sources: pooling has work to do
-    total = load * n * servers / MEAN_SIZE
+    total = load * n * servers * speed / MEAN_SIZE
     nodes = [
-        {"id": f"e{k}", "role": "edge", "servers": servers, "capacity": 10 * servers,
-         "power_idle": 60.0, "power_busy": 150.0}
+        {"id": f"e{k}", "role": "edge", "servers": servers, "speed": speed,
+         "capacity": 10 * servers, "power_idle": 60.0, "power_busy": 150.0}
         for k in range(1, n + 1)
     ]  # fmt: skip
-    nodes.append({"id": "cloud", "role": "cloud", "servers": ".inf", "speed": 4.0,
-                  "power_busy": 100.0})  # fmt: skip
+    nodes.append(
+        {
+            "id": "cloud",
+            "role": "cloud",
+            "servers": v["cloud_servers"],
+            "speed": v["cloud_speed"],
+            "power_busy": 100.0,
+        }
+    )
     ring = [(k, k % n + 1) for k in range(1, n + 1)]
     links = [{"a": f"e{a}", "b": f"e{b}", "delay": link_delay, "bandwidth": 1e8,
               "energy_per_bit": 1e-8} for a, b in ring]  # fmt: skip
-    links += [{"a": f"e{k}", "b": "cloud", "delay": 10 * link_delay, "bandwidth": 1e9,
+    links += [{"a": f"e{k}", "b": "cloud", "delay": v["cloud_rtt"], "bandwidth": 1e9,
                "energy_per_bit": 5e-8} for k in range(1, n + 1)]  # fmt: skip
     work = [{"source": f"e{k + 1}", "rate": float(total * shares[k]), "input_bits": 1e5,
              "size": size_for_scv(scv)} for k in range(n)]  # fmt: skip
@@ -96,54 +136,243 @@ def map_scenario(load: float, link_delay: float, scv: float, servers: int = 4) -
     return scenario_from_dict({"name": name, "nodes": nodes, "links": links, "workload": work})
 
 
-def evaluate(load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3) -> dict:
+#: the quantities a map point keeps per contender
+KEEP = (
+    "mean_delay",
+    "p99_delay",
+    "loss_share",
+    "cloud_share",
+    "forwarded_share",
+    "copies_per_task",
+    "energy_per_task",
+)
+#: the quantities kept per replication too (``mean_delay@0``, ...), for paired comparisons
+PAIRED = ("mean_delay", "energy_per_task")
+
+
+def evaluate(
+    load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None
+) -> dict:
     """One point of the map: the arena's quantities for ``policy`` over ``runs``
     replications of ``tasks_per_run`` tasks (finite-horizon numbers are kept, flagged
-    ``stationary=False``)."""
-    sc = map_scenario(load, link_delay, scv)
+    ``stationary=False``), with each replication's mean delay and energy (``mean_delay@r``,
+    ``energy_per_task@r``): replication r of every contender runs on child r of the same
+    seed, so the contenders' replications pair up."""
+    sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     r = simulate(scenario=sc, policy=policy, requests=tasks_per_run, replications=runs,
                  seed=seed, overload="transient", **CONTENDERS[policy])  # fmt: skip
     row = r.as_dict()
-    keep = ("mean_delay", "p99_delay", "loss_share", "cloud_share", "forwarded_share",
-            "copies_per_task", "energy_per_task")  # fmt: skip
-    out = {q: row[q] for q in keep}
+    out = {q: row[q] for q in KEEP}
     out["half_width"] = r.half_width
     out["stationary"] = bool(r.stationary)
     util = [c for c in r.frame.columns if c.startswith("utilisation:e")]
     out["edge_utilisation"] = float(r.frame[util].to_numpy().mean())
+    out["cloud_utilisation"] = float(r.frame["utilisation:cloud"].mean())
+    for q in PAIRED:
+        for k, x in enumerate(r.frame[q].to_numpy()):
+            out[f"{q}@{k}"] = float(x)
     return out
 
 
+def evaluate_point(
+    load, link_delay, scv, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None, policies=None
+) -> pd.DataFrame:
+    """Every contender at one point, all with the same ``seed`` (paired replications): one
+    row per policy (:func:`evaluate`'s columns and ``policy``)."""
+    rows = []
+    for name in policies or CONTENDERS:
+        row = evaluate(
+            load,
+            link_delay,
+            scv,
+            name,
+            seed=seed,
+            tasks_per_run=tasks_per_run,
+            runs=runs,
+            cloud_rtt=cloud_rtt,
+        )
+        rows.append({"policy": name, **row})
+    return pd.DataFrame(rows)
+
+
 def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) -> pd.DataFrame:
-    """Every contender at every point of the grid; column ``winner`` marks the least mean
-    delay among the stationary runs losing at most 1 % of the tasks at that point."""
+    """Every contender at every point of the grid (load × link delay × task-size SCV × the
+    cloud's round trip), paired by seed; :func:`mark_winners` names the winner or the tied
+    set at each point."""
+    rtt = PARAMS["cloud_rtt"].default
     grid = {
         "load": [0.5, 0.85] if quick else [0.3, 0.5, 0.7, 0.85, 0.95],
         "link_delay": [0.001, 0.02] if quick else [0.0005, 0.002, 0.005, 0.01, 0.02, 0.05],
         "scv": [0.25, 4.0] if quick else [0.0, 0.25, 1.0, 2.0, 4.0, 10.0],
-        "policy": list(policies or CONTENDERS),
+        "cloud_rtt": [rtt, 2.5 * rtt] if quick else [0.5 * rtt, rtt, 2.5 * rtt],
     }
-    fixed = {"tasks_per_run": 4_000 if quick else 20_000, "runs": 2 if quick else 4}
-    frame = sweep(evaluate, grid, fixed=fixed, base_seed=seed, client=client,
+    fixed = {
+        "tasks_per_run": 4_000 if quick else 20_000,
+        "runs": 3 if quick else 5,
+        "policies": list(policies or CONTENDERS),
+    }
+    frame = sweep(evaluate_point, grid, fixed=fixed, base_seed=seed, client=client,
                   n_workers=1 if quick else None, progress=False)  # fmt: skip
     return mark_winners(frame)
 
 
-def mark_winners(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add ``winner`` (bool) per grid point (see :func:`winner_map`)."""
+def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of ``a − b`` over paired replications and its Student-t interval (NaN with
+    fewer than two pairs)."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if d.size < 2:
+        return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
+    mean = float(d.mean())
+    half = float(stats.t.ppf(0.5 + confidence / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+    return mean, mean - half, mean + half
+
+
+def _reps(row, q: str) -> np.ndarray:
+    cols = sorted(
+        (c for c in row.index if c.startswith(f"{q}@")), key=lambda c: int(c.split("@")[1])
+    )
+    return row[cols].to_numpy(dtype=float)
+
+
+POINT = ["load", "link_delay", "scv", "cloud_rtt"]
+
+
+def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Name each point's winner only when it is separated from every other contender.
+
+    Contenders are the stationary runs losing at most 1 % of the tasks. The best has the
+    least mean delay; for each other contender the paired interval of (its mean delay −
+    the best's) over the replications (the same seeds) says whether it is separated. Adds,
+    on every row of a point: ``winner`` (the best's name when every interval excludes 0,
+    else ``""``), ``tied_with`` (the best and every contender not separated from it, when
+    there are any; ``", "``-joined), ``margin``, ``margin_low``, ``margin_high`` (the
+    runner-up − best paired mean and interval), and per row ``contender`` and ``in_lead``
+    (the winner or a member of the tied set)."""
     frame = frame.copy()
-    ok = frame["stationary"] & (frame["loss_share"] <= 0.01)
-    score = frame["mean_delay"].where(ok, np.inf)
-    keys = ["load", "link_delay", "scv"]
-    best = score.groupby([frame[k] for k in keys]).transform("min")
-    frame["winner"] = np.isfinite(score) & (score == best)
+    keys = [k for k in POINT if k in frame.columns]
+    frame["contender"] = frame["stationary"].astype(bool) & (frame["loss_share"] <= 0.01)
+    for col in ("winner", "tied_with"):
+        frame[col] = ""
+    for col in ("margin", "margin_low", "margin_high"):
+        frame[col] = math.nan
+    frame["in_lead"] = False
+    for _, part in frame.groupby(keys, sort=False):
+        ok = part[part["contender"]].sort_values("mean_delay")
+        if ok.empty:
+            continue
+        best = ok.iloc[0]
+        tied = [best["policy"]]
+        for _, other in ok.iloc[1:].iterrows():
+            _, low, _ = paired_interval(
+                _reps(other, "mean_delay"), _reps(best, "mean_delay"), confidence
+            )
+            if not low > 0:
+                tied.append(other["policy"])
+        idx = part.index
+        if len(ok) > 1:
+            m, lo, hi = paired_interval(
+                _reps(ok.iloc[1], "mean_delay"), _reps(best, "mean_delay"), confidence
+            )
+            frame.loc[idx, ["margin", "margin_low", "margin_high"]] = [m, lo, hi]
+        if len(tied) == 1:
+            frame.loc[idx, "winner"] = best["policy"]
+        else:
+            frame.loc[idx, "tied_with"] = ", ".join(tied)
+        frame.loc[idx, "in_lead"] = part["policy"].isin(tied).to_numpy()
     return frame
+
+
+def compare(
+    scenario,
+    policies,
+    *,
+    requests: int = 20_000,
+    replications: int = 10,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Several policies on one scenario, every one on the same seed (paired replications):
+    one row per policy with its mean delay and interval, its routing shares, and the paired
+    difference to the best (``vs_best``, ``vs_best_low``, ``vs_best_high``; an interval
+    above 0 means the best is separated from it).
+
+    ``policies``: names of :data:`~workbench.arena.simulation.POLICIES` or
+    :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label -> (policy,
+    parameters)."""
+    if isinstance(policies, (list, tuple)):
+        policies = {getattr(p, "name", p): (p, {}) for p in policies}
+    if (
+        not isinstance(policies, dict)
+        or not policies
+        or not all(
+            isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict)
+            for v in policies.values()
+        )
+    ):
+        raise ParameterError(
+            "The 'policies' parameter of compare must be a non-empty list of policies or a "
+            f"dict label -> (policy, parameters). Got {policies!r}."
+        )
+    runs = {}
+    for label, (pol, params) in policies.items():
+        runs[label] = simulate(
+            scenario=scenario,
+            policy=pol,
+            requests=requests,
+            replications=replications,
+            seed=seed,
+            overload="transient",
+            confidence=confidence,
+            **params,
+        )
+    best = min(runs, key=lambda k: runs[k].mean_delay)
+    rows = []
+    for label, r in runs.items():
+        m, lo, hi = paired_interval(
+            r.frame["mean_delay"], runs[best].frame["mean_delay"], confidence
+        )
+        rows.append(
+            {
+                "policy": label,
+                "mean_delay": r.mean_delay,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "vs_best": m,
+                "vs_best_low": lo,
+                "vs_best_high": hi,
+                "cloud_share": r.cloud_share,
+                "forwarded_share": r.forwarded_share,
+                "loss_share": r.loss_share,
+                "stationary": r.stationary,
+            }
+        )
+    return pd.DataFrame(rows).set_index("policy")
+
+
+def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray:
+    """Which rows no other row dominates *separately*: row j dominates row i when j's mean
+    delay and energy per task are both at most i's and at least one of the two paired
+    intervals (i − j over the replications) lies above 0."""
+    d = [_reps(r, "mean_delay") for _, r in frame.iterrows()]
+    e = [_reps(r, "energy_per_task") for _, r in frame.iterrows()]
+    n = len(d)
+    keep = np.ones(n, bool)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            dd = paired_interval(d[i], d[j], confidence)
+            de = paired_interval(e[i], e[j], confidence)
+            if dd[0] >= 0 and de[0] >= 0 and (dd[1] > 0 or de[1] > 0):
+                keep[i] = False
+                break
+    return keep
 
 
 def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     """Delay against resources on the neutral map point (load 0.7, 2 ms, scv 1): each
-    mechanism across its own knob; ``pareto`` marks the points no other beats on both
-    mean delay and energy per task."""
+    mechanism across its own knob, every run on the same seed (paired replications);
+    ``pareto`` marks the points no other dominates separately (:func:`separated_front`)."""
     rows = []
     knobs = {
         "replicate": ("m", [1, 2, 3] if quick else [1, 2, 3, 4]),
@@ -152,20 +381,27 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
         "red": ("max_p", [0.05, 0.5] if quick else [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]),
     }
     sc = map_scenario(0.7, 0.002, 1.0)
-    n = 4_000 if quick else 20_000
+    n, reps = (4_000, 3) if quick else (20_000, 6)
     for name, (knob, values) in knobs.items():
         for v in values:
             params = {**CONTENDERS[name], knob: v}
-            r = simulate(scenario=sc, policy=name, requests=n, replications=2, seed=seed,
+            r = simulate(scenario=sc, policy=name, requests=n, replications=reps, seed=seed,
                          overload="transient", **params)  # fmt: skip
-            rows.append({"policy": name, "knob": knob, "value": v, **{
-                q: r[q] for q in ("mean_delay", "energy_per_task", "copies_per_task",
-                                  "cloud_share")}})  # fmt: skip
+            row = {
+                "policy": name,
+                "knob": knob,
+                "value": v,
+                **{
+                    q: r[q]
+                    for q in ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
+                },
+            }
+            for q in PAIRED:
+                for k, x in enumerate(r.frame[q].to_numpy()):
+                    row[f"{q}@{k}"] = float(x)
+            rows.append(row)
     out = pd.DataFrame(rows)
-    d, e = out["mean_delay"].to_numpy(), out["energy_per_task"].to_numpy()
-    out["pareto"] = [
-        not np.any((d <= d[i]) & (e <= e[i]) & ((d < d[i]) | (e < e[i]))) for i in range(len(d))
-    ]
+    out["pareto"] = separated_front(out)
     return out
 
 

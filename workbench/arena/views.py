@@ -18,11 +18,11 @@ __all__ = ["VIEWS", "plot_point", "point_view"]
 VIEW_REQUESTS = 1_500
 
 
-def plot_point(load=0.7, link_delay=0.002, scv=1.0):
+def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04):
     """Every contender at one point of the map: mean delay with its interval, and the share
     of tasks each sends away (forwarded, cloud) and loses (:data:`VIEW_REQUESTS` tasks × 2
     replications each)."""
-    sc = map_scenario(load, link_delay, scv)
+    sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     names, rows = list(CONTENDERS), []
     for name in names:
         r = simulate(scenario=sc, policy=name, requests=VIEW_REQUESTS, replications=2, seed=0,
@@ -63,7 +63,8 @@ def _fit_left_margin(fig, ax, pad: float = 0.2) -> None:
 
 
 def point_view():
-    """Sliders over load, link delay and size variability; every contender re-run."""
+    """Sliders over load, link delay, size variability and the cloud's round trip; every
+    contender re-run."""
     return interactive_figure(
         plot_point,
         title="Which mechanism wins here?",
@@ -71,6 +72,7 @@ def point_view():
         load=PARAMS["load"],
         link_delay=PARAMS["link_delay"],
         scv=PARAMS["scv"],
+        cloud_rtt=PARAMS["cloud_rtt"],
     )
 
 

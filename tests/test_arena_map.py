@@ -1,0 +1,113 @@
+"""The winner map's paired comparisons, its declared deployment and its description."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from workbench.arena import figures, studies
+from workbench.arena.params import PARAMS
+
+
+def _point(values: dict, energy=None, **extra) -> pd.DataFrame:
+    """A synthetic map point: one row per policy with its per-replication mean delays."""
+    rows = []
+    for name, reps in values.items():
+        row = {
+            "load": 0.5,
+            "link_delay": 0.001,
+            "scv": 1.0,
+            "cloud_rtt": 0.04,
+            "policy": name,
+            "mean_delay": float(np.mean(reps)),
+            "stationary": True,
+            "loss_share": 0.0,
+            **extra,
+        }
+        for k, x in enumerate(reps):
+            row[f"mean_delay@{k}"] = x
+            row[f"energy_per_task@{k}"] = (energy or {}).get(name, [1.0] * len(reps))[k]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_paired_interval_is_the_t_interval_of_the_differences():
+    a, b = np.array([1.0, 2.0, 4.0, 3.5]), np.array([0.5, 1.9, 3.0, 3.4])
+    d = a - b
+    half = stats.t.ppf(0.975, 3) * d.std(ddof=1) / 2
+    m, lo, hi = studies.paired_interval(a, b)
+    assert (m, lo, hi) == pytest.approx((d.mean(), d.mean() - half, d.mean() + half))
+
+
+def test_a_winner_is_named_only_when_separated_in_pairs():
+    """The replications vary a lot (common load), the difference little: unpaired intervals
+    overlap, paired ones do not, and the map names the winner."""
+    base = np.array([0.10, 0.30, 0.20, 0.50, 0.15])
+    frame = studies.mark_winners(_point({"a": base, "b": base + 0.01, "c": base + 0.03}))
+    assert set(frame["winner"]) == {"a"} and set(frame["tied_with"]) == {""}
+    m, lo, hi = frame.loc[0, ["margin", "margin_low", "margin_high"]]
+    assert m == pytest.approx(0.01) and lo == pytest.approx(0.01) and hi == pytest.approx(0.01)
+    assert frame["in_lead"].tolist() == [True, False, False]
+
+
+def test_a_tie_names_the_tied_set():
+    base = np.array([0.10, 0.30, 0.20, 0.50, 0.15])
+    noise = np.array([0.02, -0.015, 0.01, -0.01, 0.0])
+    frame = studies.mark_winners(_point({"a": base, "b": base + noise, "c": base + 0.2}))
+    assert set(frame["winner"]) == {""}
+    assert set(frame["tied_with"]) == {"a, b"}
+    assert frame.loc[0, "margin_low"] < 0 < frame.loc[0, "margin_high"]
+    assert frame["in_lead"].tolist() == [True, True, False]
+
+
+def test_unstable_or_lossy_runs_do_not_contend():
+    base = np.array([0.1, 0.2, 0.3])
+    frame = _point({"a": base, "b": base + 0.5, "c": base + 1.0})
+    frame.loc[0, "stationary"] = False
+    frame.loc[1, "loss_share"] = 0.02
+    out = studies.mark_winners(frame)
+    assert set(out["winner"]) == {"c"} and math.isnan(out.loc[0, "margin"])
+
+
+def test_the_front_marks_only_separated_dominance():
+    d = {"a": [1.0, 2.0, 3.0], "b": [1.001, 1.999, 3.002], "c": [1.5, 2.5, 3.5]}
+    e = {"a": [1.0, 1.0, 1.0], "b": [1.0, 1.0, 1.0], "c": [2.0, 2.1, 2.2]}
+    frame = _point(d, energy=e)
+    # a and b differ by noise: neither dominates the other; both dominate c
+    assert studies.separated_front(frame).tolist() == [True, True, False]
+
+
+def test_the_map_point_runs_every_contender_on_the_same_seeds_and_is_described():
+    frame = studies.winner_map(quick=True, policies=["jsq", "threshold", "cloud"])
+    for _, part in frame.groupby(studies.POINT):
+        assert part["seed"].nunique() == 1  # one seed per point: replications pair up
+        assert part["winner"].nunique() == 1 and part["tied_with"].nunique() == 1
+        lead = part[part["in_lead"]]
+        if part["winner"].iloc[0]:
+            assert lead["policy"].tolist() == [part["winner"].iloc[0]]
+            assert part["margin_low"].iloc[0] > 0
+        else:
+            assert set(lead["policy"]) == set(part["tied_with"].iloc[0].split(", "))
+            assert len(lead) >= 2
+    text = figures.describe_map(frame)
+    for name in set(frame["winner"]) - {""}:
+        assert f"{name} wins" in text
+    assert "busy" in text and "cloud RTT" in text
+    figures.plot_winner_map(frame)
+
+
+def test_the_map_deployment_is_declared_and_the_cloud_round_trip_moves_it():
+    for name in ("cloud_rtt", "cloud_speed", "cloud_servers", "edge_servers", "edge_speed"):
+        p = PARAMS[name]
+        assert p.plausible and p.why and p.help
+    near = studies.map_scenario(0.7, 0.002, 1.0, cloud_rtt=0.01)
+    far = studies.map_scenario(0.7, 0.002, 1.0, cloud_rtt=0.2)
+    cloud = [n for n in near.nodes if n.role == "cloud"][0]
+    assert cloud.servers == PARAMS["cloud_servers"].default
+    assert cloud.speed == PARAMS["cloud_speed"].default
+    assert {lk.delay for lk in far.links if "cloud" in (lk.a, lk.b)} == {0.2}
+    a = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.01)
+    b = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.2)
+    assert b["mean_delay"] - a["mean_delay"] == pytest.approx(0.19, rel=0.02)
