@@ -67,8 +67,8 @@ PARAMS = Params(
           "it)."),
     Param("scv", "c²", "task-size squared coefficient of variation", low=0.0, high=100.0,
           default=1.0, slider=(0.0, 10.0), step=0.25, source="choice", plausible=(0.0, 4.0),
-          why="From fixed-size tasks to heavy-tailed ones (Pareto with α ≈ 2.1 at c² = 4).",
-          help="0: deterministic; below 1: shifted exponential; 1: exponential; above: Pareto."),
+          why="From fixed-size tasks to highly variable ones (H2: every moment finite).",
+          help="0: deterministic; below 1: shifted exponential; 1: exponential; above: H2."),
     Param("p", "p", "forwarding probability (overflow, P3)", kind="real", low=0.0, high=1.0,
           default=1.0, slider=(0.0, 1.0), step=0.05, source="choice",
           help="A task that finds its node full is forwarded to a neighbour with room with "

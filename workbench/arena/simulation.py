@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, types
 
-from workbench.arena.compile import compile_scenario, draw_tasks
+from workbench.arena.compile import check_run, compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, Policy, engine
 from workbench.arena.params import MAX_TOTAL, PARAMS
 from workbench.arena.policies import (
@@ -538,6 +538,7 @@ def _prepare(
             f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
         )
     net = _compiled(sc, f)
+    check_run(sc, n, chosen.copies, chosen.uniforms, f, replications=reps)
     if pname == "cloud" and net.cloud < 0:
         raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
     warm = int(warm_frac * n + 1e-9)
@@ -547,7 +548,8 @@ def _prepare(
     described = dict(
         func=f, metric="mean_delay", quantities=QUANTITIES, confidence=ok["confidence"],
         run_length=n, run_unit="requests", bounds=BOUNDS, unit="s", count="measured",
-        info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params},
+        info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params,
+              "heavy_tails": sc.heavy_tails},
         empty_what="tasks completed after the warm-up",
         empty_hint="Every measured task was lost: give the nodes room or a cloud.",
     )  # fmt: skip
