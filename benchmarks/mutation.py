@@ -705,6 +705,8 @@ def main(argv=None) -> int:
     )
     p.add_argument("--limit", type=int, help="the first N mutants only (a trial, not reported)")
     p.add_argument("--jobs", type=int, default=1, help="mutants run in parallel (scratch copies)")
+    p.add_argument("--key", action="append", help="only this mutant (repeatable; not reported)")
+    p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
     p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
     p.add_argument(
         "--no-fast",
@@ -739,10 +741,14 @@ def main(argv=None) -> int:
             jobs=args.jobs,
             limit=args.limit,
             match=args.match,
+            only=set(args.key) if args.key else None,
             fast=not args.no_fast,
         )
         seconds = time.monotonic() - t0
-        if args.limit is None and args.match is None:
+        if args.json:
+            outcomes = [{"key": m.key, "outcome": m.outcome} for m in targets[n].mutants]
+            print(json.dumps(outcomes), flush=True)
+        if args.limit is None and args.match is None and not args.key:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)
         else:
             s = summarise(targets[n])

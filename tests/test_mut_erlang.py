@@ -117,3 +117,35 @@ def test_pollaczek_khinchine_refuses_negative_inputs_by_range(args, name):
         r"range \[0, inf\)",
     ):
         pollaczek_khinchine(*args)
+
+
+@pytest.mark.parametrize("load", [0.0, 0.7, 24.0])
+def test_table_kernel_matches_the_factorial_form_at_every_k(load):
+    from fractions import Fraction
+
+    from naive import erlang_b_exact
+
+    from workbench.kernels.erlang import erlang_b_table_kernel
+
+    table = erlang_b_table_kernel(30, load)
+    assert table.shape == (31,)
+    exact = [float(erlang_b_exact(k, Fraction(load))) for k in range(31)]
+    np.testing.assert_allclose(table, exact, rtol=1e-13, atol=0.0)
+
+
+def test_pollaczek_khinchine_refuses_every_load_at_or_above_one():
+    from workbench.validation import UnstableRegimeError
+
+    for lam in (1.0, 1.5, 40.0):  # rho = lam * E[S] with E[S] = 1
+        with pytest.raises(UnstableRegimeError, match="unstable"):
+            pollaczek_khinchine(lam, 1.0, 2.0)
+
+
+def test_pollaczek_khinchine_variance_check():
+    # E[S] = 1.5: E[S^2] must be at least 2.25; the message quotes that bound
+    with pytest.raises(ParameterError, match=r"at least mean_service² \(2\.25\)"):
+        pollaczek_khinchine(0.1, 1.5, 2.1)
+    assert pollaczek_khinchine(0.1, 1.5, 2.25) == pytest.approx(1.5 + 0.1 * 2.25 / (2 * 0.85))
+    # a deterministic service time whose square picked up rounding is still deterministic
+    d = 0.1 * 3  # 0.30000000000000004, d * d = 0.09000000000000002 > 0.09
+    assert pollaczek_khinchine(1.0, d, 0.09) == pytest.approx(d + 0.09 / (2 * (1 - d)))
