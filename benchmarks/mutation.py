@@ -584,55 +584,62 @@ def run_target(
     return {"tests": tests, "baseline_s": round(baseline, 1), "timeout_s": round(timeout, 1)}
 
 
-def summarise(target: Target) -> dict:
-    ms = target.mutants
-    n = len(ms)
-    killed = sum(m.outcome in ("killed", "timeout") for m in ms)
-    timeouts = sum(m.outcome == "timeout" for m in ms)
-    survived = sum(m.outcome == "survived" for m in ms)
-    equivalent = sum(m.outcome == "equivalent" for m in ms)
-    errors = sum(m.outcome == "error" for m in ms)
+def summarise(mutants) -> dict:
+    """Counts and score of a list of mutants (dicts or :class:`Mutant`)."""
+    outcomes = [m["outcome"] if isinstance(m, dict) else m.outcome for m in mutants]
+    n = len(outcomes)
+    killed = sum(o in ("killed", "timeout") for o in outcomes)
+    equivalent = outcomes.count("equivalent")
     denom = n - equivalent
     return {
         "mutants": n,
         "killed": killed,
-        "timeouts": timeouts,
-        "survived": survived,
+        "timeouts": outcomes.count("timeout"),
+        "survived": outcomes.count("survived"),
         "equivalent": equivalent,
-        "errors": errors,
+        "errors": outcomes.count("error"),
         "score_pct": round(100.0 * killed / denom, 1) if denom else 100.0,
     }
 
 
 def write_report(target: Target, info: dict, variant: str, seconds: float) -> dict:
+    """Store the run (``<target>.<variant>.json``) and rewrite the target's report."""
     HERE.mkdir(parents=True, exist_ok=True)
-    s = summarise(target)
-    raw = HERE / f"{target.name}.{variant}.json"
-    raw.write_text(
-        json.dumps(
-            {
-                "target": target.name,
-                "variant": variant,
-                **info,
-                "summary": s,
-                "seconds": round(seconds),
-                "mutants": [asdict(m) for m in target.mutants],
-            },
-            indent=1,
-        )
-        + "\n"
-    )
-    _write_markdown(target.name)
-    _update_summary(target.name, variant, s, info, seconds)
-    return s
+    head = {"target": target.name, "variant": variant, **info, "seconds": round(seconds)}
+    body = ",\n".join(json.dumps(asdict(m)) for m in target.mutants)
+    text = json.dumps(head)[:-1] + ', "mutants": [\n' + body + "\n]}\n"
+    (HERE / f"{target.name}.{variant}.json").write_text(text)
+    return rewrite_report(target.name)
 
 
-def _write_markdown(name: str) -> None:
+def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
+    """The stored runs of a target, with the equivalents file as it is now applied."""
     runs = {}
     for variant in ("before", "after"):
         p = HERE / f"{name}.{variant}.json"
-        if p.exists():
-            runs[variant] = json.loads(p.read_text())
+        if not p.exists():
+            continue
+        run = json.loads(p.read_text())
+        for m in run["mutants"]:
+            if m["outcome"] in ("survived", "equivalent"):
+                m["reason"] = equivalents.get(m["key"], "")
+                m["outcome"] = "equivalent" if m["reason"] else "survived"
+        run["summary"] = summarise(run["mutants"])
+        runs[variant] = run
+    return runs
+
+
+def rewrite_report(name: str) -> dict:
+    """``<target>.md`` and its rows of ``summary.csv`` from the stored runs; the latest
+    summary."""
+    runs = _runs(name, load_equivalents())
+    _write_markdown(name, runs)
+    for variant, run in runs.items():
+        _update_summary(name, variant, run["summary"], run["seconds"])
+    return (runs.get("after") or runs["before"])["summary"]
+
+
+def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     latest = runs.get("after") or runs.get("before")
     lines = [f"# Mutation report: `{name}`", ""]
     lines += ["Written by `benchmarks/mutation.py`; do not edit by hand.", ""]
@@ -662,7 +669,7 @@ def _write_markdown(name: str) -> None:
     (HERE / f"{name}.md").write_text("\n".join(lines) + "\n")
 
 
-def _update_summary(name: str, variant: str, s: dict, info: dict, seconds: float) -> None:
+def _update_summary(name: str, variant: str, s: dict, seconds: float) -> None:
     path = HERE / "summary.csv"
     fields = [
         "target",
@@ -714,6 +721,11 @@ def main(argv=None) -> int:
         help="import every mutant afresh instead of swapping its functions' code in (a check)",
     )
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="rewrite the reports from the stored runs (after editing equivalents.toml)",
+    )
     p.add_argument("--stale", action="store_true", help="list stale equivalence keys and exit")
     args = p.parse_args(argv)
     targets = load_targets()
@@ -726,6 +738,10 @@ def main(argv=None) -> int:
     unknown = [n for n in names if n not in targets]
     if unknown or not names:
         p.error(f"choose targets among {', '.join(targets)} (unknown: {unknown})")
+    if args.report:
+        for n in names:
+            print(n, json.dumps(rewrite_report(n)))
+        return 0
     if args.list:
         for n in names:
             for m in enumerate_mutants(targets[n]):
@@ -751,7 +767,7 @@ def main(argv=None) -> int:
         if args.limit is None and args.match is None and not args.key:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)
         else:
-            s = summarise(targets[n])
+            s = summarise(targets[n].mutants)
         print(f"{n}: {json.dumps(s)} in {seconds:.0f} s", flush=True)
     return 0
 
