@@ -621,6 +621,7 @@ def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
             continue
         run = json.loads(p.read_text())
         for m in run["mutants"]:
+            m["declared"] = m["key"] in equivalents
             if m["outcome"] in ("survived", "equivalent"):
                 m["reason"] = equivalents.get(m["key"], "")
                 m["outcome"] = "equivalent" if m["reason"] else "survived"
@@ -662,6 +663,10 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     eq = [m for m in latest["mutants"] if m["outcome"] == "equivalent"]
     lines += ["", f"## Equivalent ({len(eq)})", ""]
     lines += [f"- `{m['key']}` (line {m['line']}): {m['reason']}" for m in eq] or ["None."]
+    wrong = [m for m in latest["mutants"] if m.get("declared") and m["outcome"] != "equivalent"]
+    if wrong:
+        lines += ["", f"## Declared equivalent, but killed ({len(wrong)}): remove them", ""]
+        lines += [f"- `{m['key']}`: {m['detail']}" for m in wrong]
     errs = [m for m in latest["mutants"] if m["outcome"] == "error"]
     if errs:
         lines += ["", f"## Errors ({len(errs)})", ""]
