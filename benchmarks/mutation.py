@@ -602,11 +602,19 @@ def summarise(mutants) -> dict:
     }
 
 
+def _stored(m: Mutant) -> dict:
+    """What a stored run keeps of a mutant (the key already holds the lines)."""
+    keep = {"key": m.key, "line": m.line, "outcome": m.outcome, "seconds": m.seconds}
+    if m.outcome != "killed":
+        keep["detail"] = m.detail
+    return keep
+
+
 def write_report(target: Target, info: dict, variant: str, seconds: float) -> dict:
     """Store the run (``<target>.<variant>.json``) and rewrite the target's report."""
     HERE.mkdir(parents=True, exist_ok=True)
     head = {"target": target.name, "variant": variant, **info, "seconds": round(seconds)}
-    body = ",\n".join(json.dumps(asdict(m)) for m in target.mutants)
+    body = ",\n".join(json.dumps(_stored(m)) for m in target.mutants)
     text = json.dumps(head)[:-1] + ', "mutants": [\n' + body + "\n]}\n"
     (HERE / f"{target.name}.{variant}.json").write_text(text)
     return rewrite_report(target.name)
