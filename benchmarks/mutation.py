@@ -30,7 +30,8 @@ by hand, with its reason. Its key names the file, the enclosing function, the op
 line before and after the change, so it survives line moves; a key that matches no mutant any
 more is reported as stale. The score is killed / (mutants - equivalent).
 
-Hypothesis runs derandomised and without its example database, so a run is reproducible.
+Hypothesis runs derandomised, without its example database (a run is reproducible) and
+without shrinking (a falsifying example is enough to kill a mutant).
 """
 
 from __future__ import annotations
@@ -294,9 +295,11 @@ def _enter(scratch: Path) -> None:
     if str(scratch) not in sys.path:
         sys.path[:0] = [str(scratch), str(scratch / "tests")]
     try:  # before any test module is imported: @settings copies the defaults it finds
-        from hypothesis import settings
+        from hypothesis import Phase, settings
 
-        settings.register_profile("mutation", database=None, derandomize=True)
+        # a falsifying example is enough: shrinking it only costs time per killed mutant
+        phases = [Phase.explicit, Phase.reuse, Phase.generate]
+        settings.register_profile("mutation", database=None, derandomize=True, phases=phases)
         settings.load_profile("mutation")
     except ImportError:
         pass

@@ -1,10 +1,11 @@
 """RED: checks written to kill the mutants the suite let live (benchmarks/mutation/red.md),
 each from Floyd & Jacobson (1993) or Floyd's gentle variant (2000)."""
 
+import numpy as np
 import pytest
 
 from workbench.kernels.red import red_ewma, red_idle_decay
-from workbench.red import drop_probability
+from workbench.red import drop_probability, red_run
 
 
 def test_gentle_ramp_when_twice_max_th_is_below_two():
@@ -24,3 +25,15 @@ def test_idle_decay_is_m_arrivals_to_an_empty_queue(m, w_q):
     for _ in range(m):
         avg = red_ewma(avg, 0.0, w_q)
     assert red_idle_decay(7.5, m, w_q) == pytest.approx(avg, rel=1e-12, abs=0.0)
+
+
+def test_red_run_reports_p_a_of_fig_2_for_every_arrival():
+    # w_q = 1: the average is the sample. Fig. 2 counts an arrival at avg = min_th too
+    # ("if min_th <= avg < max_th: count <- count + 1"), so the count reaches 3 at the last
+    # arrival: p_a = p_b / (1 - 3 p_b). Below min_th p_a is 0 and the count is reset.
+    samples = [1.0, 10.0, 10.0, 5.0, 10.0, 2.0, 10.0]
+    frame = red_run(samples, [0.999] * 7, 5.0, 15.0, 0.1, 1.0)  # no draw below p_a
+    p_b = 0.1 * (10.0 - 5.0) / (15.0 - 5.0)
+    want = [0.0, p_b, p_b / (1 - p_b), 0.0, p_b / (1 - 3 * p_b), 0.0, p_b]
+    np.testing.assert_allclose(frame["p_a"], want, rtol=1e-12, atol=0.0)
+    assert not frame["dropped"].any()
