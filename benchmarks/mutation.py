@@ -667,7 +667,13 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
             f"{s['equivalent']} | {s['score_pct']} % | {run['seconds']} s |"
         )
     lines += ["", "Test files run per mutant: " + ", ".join(f"`{t}`" for t in latest["tests"])]
-    lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s).", ""]
+    lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s)."]
+    if latest.get("carried_from_before"):
+        lines += [
+            f"The last run reran the mutants the before run did not kill; the other "
+            f"{latest['carried_from_before']} are carried over as killed (tests were only added)."
+        ]
+    lines += [""]
     survivors = [m for m in latest["mutants"] if m["outcome"] == "survived"]
     lines += [f"## Survivors ({len(survivors)})", ""]
     lines += [f"- `{m['key']}` (line {m['line']})" for m in survivors] or ["None."]
@@ -729,6 +735,11 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, help="the first N mutants only (a trial, not reported)")
     p.add_argument("--jobs", type=int, default=1, help="mutants run in parallel (scratch copies)")
     p.add_argument("--key", action="append", help="only this mutant (repeatable; not reported)")
+    p.add_argument(
+        "--survivors",
+        action="store_true",
+        help="the 'after' run: rerun only what the stored before run did not kill",
+    )
     p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
     p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
     p.add_argument(
@@ -766,6 +777,13 @@ def main(argv=None) -> int:
     _prepare_parent()
     for n in names:
         t0 = time.monotonic()
+        only = set(args.key) if args.key else None
+        carried = []
+        if args.survivors:
+            # tests were only added since the before run: a mutant it killed stays killed
+            stored = json.loads((HERE / f"{n}.before.json").read_text())["mutants"]
+            only = {m["key"] for m in stored if m["outcome"] not in ("killed", "timeout")}
+            carried = [m for m in stored if m["outcome"] in ("killed", "timeout")]
         info = run_target(
             targets[n],
             equivalents,
@@ -773,14 +791,22 @@ def main(argv=None) -> int:
             jobs=args.jobs,
             limit=args.limit,
             match=args.match,
-            only=set(args.key) if args.key else None,
+            only=only,
             fast=not args.no_fast,
         )
         seconds = time.monotonic() - t0
+        if args.survivors:
+            info["carried_from_before"] = len(carried)
+            old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
+            for m, c in zip(old, carried, strict=True):
+                m.outcome, m.seconds, m.detail = c["outcome"], c["seconds"], "killed before"
+            targets[n].mutants = sorted(
+                targets[n].mutants + old, key=lambda m: (m.key.split(" | ")[0], m.line, m.key)
+            )
         if args.json:
             outcomes = [{"key": m.key, "outcome": m.outcome} for m in targets[n].mutants]
             print(json.dumps(outcomes), flush=True)
-        if args.limit is None and args.match is None and not args.key:
+        if args.limit is None and args.match is None and not args.key or args.survivors:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)
         else:
             s = summarise(targets[n].mutants)
