@@ -37,3 +37,10 @@ def test_red_run_reports_p_a_of_fig_2_for_every_arrival():
     want = [0.0, p_b, p_b / (1 - p_b), 0.0, p_b / (1 - 3 * p_b), 0.0, p_b]
     np.testing.assert_allclose(frame["p_a"], want, rtol=1e-12, atol=0.0)
     assert not frame["dropped"].any()
+
+
+def test_a_zero_draw_is_not_a_drop_at_zero_probability():
+    # dropped when the U[0, 1) draw is below p_a, so P(drop) = p_a; at avg = min_th, p_a = 0
+    # and even a draw of exactly 0 keeps the arrival; at p_a = 1 every draw drops it
+    frame = red_run([5.0, 15.0], [0.0, 0.999999], 5.0, 15.0, 0.1, 1.0)
+    assert list(frame["dropped"]) == [False, True]
