@@ -28,7 +28,8 @@ A mutant is *killed* when the tests fail, error at collection or exceed the time
 the same thing is declared *equivalent* in ``benchmarks/mutation/equivalents.toml``, reviewed
 by hand, with its reason. Its key names the file, the enclosing function, the operator and the
 line before and after the change, so it survives line moves; a key that matches no mutant any
-more is reported as stale. The score is killed / (mutants - equivalent).
+more is reported as stale. A mutant that does not compile is *incompetent* and left out.
+The score is killed / (mutants - equivalent - incompetent).
 
 Hypothesis runs derandomised, without its example database (a run is reproducible) and
 without shrinking (a falsifying example is enough to kill a mutant).
@@ -483,6 +484,12 @@ def _work(
             operator = cosmic_ray.plugins.get_operator("core/" + m.operator)()
             path = scratch / m.path
             mutated = mutate_code(source, operator, m.occurrence)
+            try:
+                compile(mutated, str(path), "exec")
+            except SyntaxError as exc:  # e.g. `x < not 1`: no program to test
+                m.outcome, m.detail = "incompetent", f"does not compile: {exc.msg}"
+                m.seconds = 0.0
+                continue
             patch = None
             if fast and selected is not None:  # the line does not run at import
 
@@ -593,7 +600,7 @@ def summarise(mutants) -> dict:
     n = len(outcomes)
     killed = sum(o in ("killed", "timeout") for o in outcomes)
     equivalent = outcomes.count("equivalent")
-    denom = n - equivalent
+    denom = n - equivalent - outcomes.count("incompetent")
     return {
         "mutants": n,
         "killed": killed,
@@ -601,6 +608,7 @@ def summarise(mutants) -> dict:
         "survived": outcomes.count("survived"),
         "equivalent": equivalent,
         "errors": outcomes.count("error"),
+        "incompetent": outcomes.count("incompetent"),
         "score_pct": round(100.0 * killed / denom, 1) if denom else 100.0,
     }
 
@@ -684,6 +692,10 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     if wrong:
         lines += ["", f"## Declared equivalent, but killed ({len(wrong)}): remove them", ""]
         lines += [f"- `{m['key']}`: {m['detail']}" for m in wrong]
+    inc = [m for m in latest["mutants"] if m["outcome"] == "incompetent"]
+    if inc:
+        lines += ["", f"## Incompetent: do not compile, left out of the score ({len(inc)})", ""]
+        lines += [f"- `{m['key']}`" for m in inc]
     errs = [m for m in latest["mutants"] if m["outcome"] == "error"]
     if errs:
         lines += ["", f"## Errors ({len(errs)})", ""]
@@ -702,6 +714,7 @@ def _update_summary(name: str, variant: str, s: dict, seconds: float) -> None:
         "survived",
         "equivalent",
         "errors",
+        "incompetent",
         "score_pct",
         "seconds",
     ]
