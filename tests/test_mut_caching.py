@@ -60,7 +60,9 @@ def test_an_id_beyond_the_ranked_objects_is_reported_first():
         popularity_cache_hits([0, 5, 3, 4], 1, [0, 1, 2])
 
 
-@pytest.mark.parametrize("mask", [["a", "b", "c"], [1, 0, 1], [1.0, 0.0, 1.0], [True, False]])
+@pytest.mark.parametrize(
+    "mask", [["a", "b", "c"], [1, 0, 1], [1.0, 0.0, 1.0], [True, False], [True, False, True, True]]
+)
 def test_cacheable_must_be_one_boolean_per_ranked_object(mask):
     with pytest.raises(ParameterError, match="'cacheable' parameter of popularity_cache_hits"):
         popularity_cache_hits([0, 1], 1, [0, 1, 2], cacheable=mask)
