@@ -66,3 +66,12 @@ def test_an_id_beyond_the_ranked_objects_is_reported_first():
 def test_cacheable_must_be_one_boolean_per_ranked_object(mask):
     with pytest.raises(ParameterError, match="'cacheable' parameter of popularity_cache_hits"):
         popularity_cache_hits([0, 1], 1, [0, 1, 2], cacheable=mask)
+
+
+def test_a_cache_of_300_holds_300_objects():
+    # every object requested twice, all fit: 300 cold misses, then 300 hits
+    trace = np.tile(np.arange(300), 2)
+    want = [False] * 300 + [True] * 300
+    assert lfu_hits(trace, 300).tolist() == want
+    assert lru_hits(trace, 300).tolist() == want
+    assert popularity_cache_hits(trace, 300, np.arange(300)).tolist() == want
