@@ -691,7 +691,7 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     wrong = [m for m in latest["mutants"] if m.get("declared") and m["outcome"] != "equivalent"]
     if wrong:
         lines += ["", f"## Declared equivalent, but killed ({len(wrong)}): remove them", ""]
-        lines += [f"- `{m['key']}`: {m['detail']}" for m in wrong]
+        lines += [f"- `{m['key']}`: {m.get('detail', m['outcome'])}" for m in wrong]
     inc = [m for m in latest["mutants"] if m["outcome"] == "incompetent"]
     if inc:
         lines += ["", f"## Incompetent: do not compile, left out of the score ({len(inc)})", ""]
