@@ -1,0 +1,831 @@
+"""Mutation testing of the workbench: how many one-token changes does the suite notice?
+
+One command writes a report per target (``benchmarks/mutation/<target>.md``) and one row per
+target in ``benchmarks/mutation/summary.csv``::
+
+    nice -n 10 .venv/bin/python benchmarks/mutation.py erlang red   # or --all
+    nice -n 10 .venv/bin/python benchmarks/mutation.py erlang --before   # the suite without
+                                                  # the tests/test_mut_*.py files written for it
+
+Mutants are cosmic-ray's (its operators and its parso-based rewriting: an arithmetic,
+comparison, boolean or unary operator replaced, a number moved by one, a loop run zero
+times, an exception type swapped, ``break``/``continue`` swapped). Operators that only
+produce crashes on floats (``*`` -> ``|``, ``<<``, ...) and the removal of decorators (on
+``@njit`` it is equivalent by design: the kernel is the same Python code) are left out: they
+would raise the score without testing anything.
+
+Each mutant runs in a scratch copy of the repository, with only the test files that guard its
+target (``benchmarks/mutation/targets.toml``), under a timeout, and with
+``NUMBA_DISABLE_JIT=1``: a mutated kernel would otherwise be recompiled for every mutant
+(seconds each, and numba's cache index keys a source file by its time stamp and size, which a
+one-token change can leave equal), while the kernels' tests run in milliseconds as Python. A
+parent process imports numpy, scipy, pandas, numba, pytest and hypothesis once and forks one
+child per mutant, which imports the (mutated) workbench and runs pytest; cosmic-ray's own
+runner starts a fresh interpreter per mutant, about 6 s more each on this machine.
+
+A mutant is *killed* when the tests fail, error at collection or exceed the timeout; it
+*survives* when they pass. A surviving mutant that no test can kill because the program means
+the same thing is declared *equivalent* in ``benchmarks/mutation/equivalents.toml``, reviewed
+by hand, with its reason. Its key names the file, the enclosing function, the operator and the
+line before and after the change, so it survives line moves; a key that matches no mutant any
+more is reported as stale. A mutant that does not compile is *incompetent* and left out.
+The score is killed / (mutants - equivalent - incompetent).
+
+Hypothesis runs derandomised, without its example database (a run is reproducible) and
+without shrinking (a falsifying example is enough to kill a mutant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = ROOT / "benchmarks" / "mutation"
+TARGETS = HERE / "targets.toml"
+EQUIVALENTS = HERE / "equivalents.toml"
+
+# cosmic-ray operators (by the part of the name after "core/") left out of every run
+SKIPPED_OPERATORS = ("RemoveDecorator",)
+# binary-operator replacements into bitwise or shift operators: a float operand raises a
+# TypeError at once, so every such mutant of numeric code is killed by any call
+SKIPPED_REPLACEMENTS = ("BitOr", "BitAnd", "BitXor", "LShift", "RShift")
+
+# the first call of a test session pays for these imports; the parent pays once
+_PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.special", "pandas", "numba", "pytest")
+_PRELOAD_OPTIONAL = ("hypothesis", "networkx", "sklearn", "matplotlib", "pydantic", "yaml")
+
+
+@dataclass
+class Mutant:
+    path: str  # relative to the repository root
+    function: str
+    operator: str
+    occurrence: int
+    line: int
+    before: str
+    after: str
+    end_line: int = 0  # the mutated node spans lines line..end_line
+    key: str = ""
+    outcome: str = ""  # killed | survived | timeout | error | equivalent-killed
+    detail: str = ""
+    seconds: float = 0.0
+    reason: str = ""  # for equivalents
+    index: int = 0  # position in the target's full list of mutants
+
+
+@dataclass
+class Target:
+    name: str
+    sources: list[str]
+    tests: list[str]
+    timeout: float = 60.0
+    note: str = ""
+    mutants: list[Mutant] = field(default_factory=list)
+
+
+def load_targets(path: Path = TARGETS) -> dict[str, Target]:
+    data = tomllib.loads(path.read_text())
+    return {
+        name: Target(
+            name=name,
+            sources=list(cfg["sources"]),
+            tests=list(cfg["tests"]),
+            timeout=float(cfg.get("timeout", 60.0)),
+            note=cfg.get("note", ""),
+        )
+        for name, cfg in data.items()
+    }
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    data = tomllib.loads(path.read_text())
+    out = {}
+    for item in data.get("equivalent", []):
+        if item["key"] in out:
+            raise SystemExit(f"{path}: the key {item['key']!r} is declared twice")
+        if not item.get("reason", "").strip():
+            raise SystemExit(f"{path}: the key {item['key']!r} has no reason")
+        out[item["key"]] = item["reason"].strip()
+    return out
+
+
+def _operators():
+    import cosmic_ray.plugins
+
+    for name in cosmic_ray.plugins.operator_names():
+        short = name.split("/", 1)[1]
+        if short in SKIPPED_OPERATORS:
+            continue
+        if short.startswith("ReplaceBinaryOperator_") and short.split("_")[-1] in (
+            SKIPPED_REPLACEMENTS
+        ):
+            continue
+        cls = cosmic_ray.plugins.get_operator(name)
+        if cls.arguments():  # parameterised operators (variable insertion): not configured
+            continue
+        yield name, cls()
+
+
+def _changed_lines(original: str, mutated: str) -> tuple[int, str, str]:
+    """First changed line (1-based) and the text before/after it, stripped."""
+    a, b = original.splitlines(), mutated.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            before = " / ".join(x.strip() for x in a[i1:i2])
+            after = " / ".join(x.strip() for x in b[j1:j2])
+            return i1 + 1, before, after
+    return 0, "", ""
+
+
+def enumerate_mutants(target: Target) -> list[Mutant]:
+    """Every mutant of the target's source files, keyed so that a key survives line moves."""
+    from cosmic_ray.ast import ast_nodes, get_ast
+    from cosmic_ray.ast.ast_query import ASTQuery
+    from cosmic_ray.mutating import mutate_code
+
+    mutants = []
+    for rel in target.sources:
+        source = (ROOT / rel).read_text()
+        module_ast = get_ast(source)
+        for name, operator in _operators():
+            positions = [
+                (node, start, end)
+                for node in ast_nodes(module_ast)
+                for start, end in operator.mutation_positions(node)
+            ]
+            for occurrence, (node, start, end) in enumerate(positions):
+                mutated = mutate_code(source, operator, occurrence)
+                if mutated is None or mutated == source:
+                    continue
+                line, before, after = _changed_lines(source, mutated)
+                if before.startswith("@"):  # decorator options (cache=True): not semantics
+                    continue
+                mutants.append(
+                    Mutant(
+                        path=rel,
+                        function=ASTQuery(node).get_definition_name() or "<module>",
+                        operator=name.split("/", 1)[1],
+                        occurrence=occurrence,
+                        line=start[0],
+                        before=before,
+                        after=after,
+                        end_line=max(end[0], start[0], line),
+                    )
+                )
+    seen: dict[str, int] = {}
+    for m in mutants:
+        base = f"{m.path} | {m.function} | {m.operator} | {m.before} -> {m.after}"
+        seen[base] = seen.get(base, 0) + 1
+        m.key = base if seen[base] == 1 else f"{base} #{seen[base]}"
+    mutants.sort(key=lambda m: (m.path, m.line, m.operator, m.occurrence))
+    return mutants
+
+
+def _scratch_copy() -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix="wb-mutation-"))
+    skip = {".git", ".venv", ".numba_cache", "docs", ".hypothesis", "mutation"}
+    ignore = shutil.ignore_patterns(*skip, "__pycache__", "*.pyc", "_build")
+    for item in ROOT.iterdir():
+        if item.name in skip:
+            continue
+        if item.is_dir():
+            shutil.copytree(item, scratch / item.name, ignore=ignore)
+        else:
+            shutil.copy2(item, scratch / item.name)
+    return scratch
+
+
+def _prepare_parent() -> None:
+    """Environment and imports shared by every forked child."""
+    os.environ.update(
+        {
+            "NUMBA_DISABLE_JIT": "1",
+            "WORKBENCH_RESULTS_CACHE": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "MPLBACKEND": "agg",
+        }
+    )
+    os.environ.pop("PYTHONPATH", None)
+    sys.dont_write_bytecode = True
+    # only a scratch copy may provide `workbench` (and the tests' helper modules)
+    sys.path[:] = [
+        p
+        for p in sys.path
+        if p and not (Path(p) / "workbench").is_dir() and Path(p).resolve() != ROOT / "tests"
+    ]
+    for name in list(sys.modules):
+        if name == "workbench" or name.startswith("workbench."):
+            del sys.modules[name]
+    import importlib
+
+    for name in _PRELOAD:
+        importlib.import_module(name)
+    for name in _PRELOAD_OPTIONAL:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    # pytest's entry-point plugins: their first import costs a second or two per child
+    import contextlib
+    import io
+
+    import pytest
+
+    with tempfile.TemporaryDirectory() as empty, contextlib.redirect_stdout(io.StringIO()):
+        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", empty])
+
+
+class _LineRecorder:
+    """pytest plugin: which lines of the target's files each test executes (the lines run
+    outside any test, at import and collection, under ``<import>``)."""
+
+    def __init__(self, files: dict[str, str]):
+        self.files = files  # absolute path -> path relative to the scratch root
+        self.current = "<import>"
+        self.lines: dict[str, set] = {"<import>": set()}
+
+    def _global(self, frame, event, arg):
+        rel = self.files.get(frame.f_code.co_filename)
+        if rel is None:
+            return None
+        self.lines.setdefault(self.current, set()).add((rel, frame.f_lineno))
+        return self._local
+
+    def _local(self, frame, event, arg):
+        self.lines.setdefault(self.current, set()).add(
+            (self.files[frame.f_code.co_filename], frame.f_lineno)
+        )
+        return self._local
+
+    def pytest_configure(self, config):
+        sys.settrace(self._global)
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.current = item.nodeid
+        sys.settrace(self._global)  # a test may have replaced the trace function
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        self.current = "<import>"
+
+    def dump(self, path: Path) -> None:
+        path.write_text(json.dumps({k: sorted(v) for k, v in self.lines.items()}))
+
+
+def _enter(scratch: Path) -> None:
+    """Make ``scratch`` the repository this process imports and runs tests from."""
+    os.chdir(scratch)
+    os.environ["NUMBA_CACHE_DIR"] = str(scratch / ".numba_cache")
+    os.environ["WORKBENCH_CACHE"] = str(scratch / ".wbcache")
+    if str(scratch) not in sys.path:
+        sys.path[:0] = [str(scratch), str(scratch / "tests")]
+    try:  # before any test module is imported: @settings copies the defaults it finds
+        from hypothesis import Phase, settings
+
+        # a falsifying example is enough: shrinking it only costs time per killed mutant
+        phases = [Phase.explicit, Phase.reuse, Phase.generate]
+        settings.register_profile("mutation", database=None, derandomize=True, phases=phases)
+        settings.load_profile("mutation")
+    except ImportError:
+        pass
+
+
+def _purge(scratch: Path) -> None:
+    """Forget every module imported from ``scratch`` (the next import reads the disk)."""
+    for name, mod in list(sys.modules.items()):
+        if str(getattr(mod, "__file__", None) or "").startswith(str(scratch)):
+            del sys.modules[name]
+
+
+def _swap_code(old_mod, mutated: str, path: Path) -> bool:
+    """Run the mutated source in a fresh namespace and move the code of its functions into
+    the functions already imported (every reference to them, from any module, then runs the
+    mutant). False when nothing changed that way (e.g. a module-level constant)."""
+    import types
+
+    ns = {
+        "__name__": old_mod.__name__,
+        "__file__": str(path),
+        "__package__": old_mod.__package__,
+        "__spec__": old_mod.__spec__,
+        "__builtins__": __builtins__,
+    }
+    exec(compile(mutated, str(path), "exec"), ns)  # noqa: S102 -- the mutant itself
+    changed = False
+
+    def swap(old, new):
+        nonlocal changed
+        old = getattr(old, "__wrapped__", old)
+        new = getattr(new, "__wrapped__", new)
+        if isinstance(old, (staticmethod, classmethod)):
+            old, new = old.__func__, getattr(new, "__func__", None)
+        if not (isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType)):
+            return
+        if old.__code__ != new.__code__ or old.__defaults__ != new.__defaults__:
+            changed = True
+        old.__code__, old.__defaults__ = new.__code__, new.__defaults__
+        old.__kwdefaults__ = new.__kwdefaults__
+
+    for name, old in vars(old_mod).items():
+        new = ns.get(name)
+        if new is None or getattr(old, "__module__", None) != old_mod.__name__:
+            continue
+        if isinstance(old, type) and isinstance(new, type):
+            for attr, value in vars(old).items():
+                if attr in vars(new):
+                    swap(value, vars(new)[attr])
+        else:
+            swap(old, new)
+    return changed
+
+
+def _run_child(
+    scratch: Path, tests: list[str], log: Path, record: list[str] | None, patch=None
+) -> None:
+    """In the forked child: run ``tests`` on the (mutated) scratch copy; never returns.
+    ``patch`` (fast path) moves the mutant into the modules the worker imported; without it
+    every module of the scratch copy is imported afresh from the (mutated) files."""
+    code = 99
+    try:
+        os.setsid()
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        _enter(scratch)
+        swapped = False
+        if patch is not None:
+            try:
+                swapped = patch()
+            except Exception:  # noqa: BLE001 -- the mutant breaks at import: the slow path
+                swapped = False
+        if not swapped:
+            _purge(scratch)
+        import pytest
+
+        plugins = []
+        if record is not None:
+            recorder = _LineRecorder({str(scratch / r): r for r in record})
+            plugins.append(recorder)
+        args = [*tests, "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        args += ["-o", "addopts=", "--no-header", "-W", "ignore::DeprecationWarning"]
+        if record is None:
+            args.append("-x")
+        code = int(pytest.main(args, plugins=plugins))
+        if record is not None:
+            sys.settrace(None)
+            recorder.dump(scratch / ".lines.json")
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 -- any crash of the child is a kill, logged
+        import traceback
+
+        traceback.print_exc()
+        code = 99
+    os._exit(code)
+
+
+def run_tests(
+    scratch: Path,
+    tests: list[str],
+    timeout: float,
+    record: list[str] | None = None,
+    patch=None,
+) -> tuple[str, str]:
+    """(outcome, detail): 'survived' on exit 0, 'killed' on a failure or collection error,
+    'timeout' after ``timeout`` seconds, 'error' when pytest found nothing to run."""
+    log = scratch / ".mutant.log"
+    pid = os.fork()
+    if pid == 0:
+        _run_child(scratch, tests, log, record, patch)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            return "timeout", f"no result within {timeout:.0f} s"
+        time.sleep(0.02)
+    code = os.waitstatus_to_exitcode(status)
+    tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+    detail = f"exit {code}: {tail[0][:160] if tail else ''}"
+    if code == 0:
+        return "survived", detail
+    if code in (4, 5):  # usage error / no tests collected: the mapping is wrong
+        return "error", detail
+    return "killed", detail
+
+
+def _module_name(rel: str) -> str:
+    return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def _select(m: Mutant, lines: dict[str, list], order: list[str]) -> list[str] | None:
+    """The tests that execute a line of the mutated node (all of them when the line runs at
+    import, e.g. a module constant or a default argument); [] when none does."""
+    span = {(m.path, ln) for ln in range(m.line, max(m.end_line, m.line) + 1)}
+    if span & lines["<import>"]:
+        return None
+    hit = {nodeid for nodeid, seen in lines.items() if nodeid != "<import>" and span & seen}
+    return [n for n in order if n in hit]
+
+
+def _work(
+    scratch: Path,
+    target: Target,
+    mutants: list[Mutant],
+    tests: list[str],
+    lines: dict[str, set],
+    order: list[str],
+    timeout: float,
+    verbose: bool,
+    total: int,
+    fast: bool = True,
+) -> list[Mutant]:
+    import importlib
+
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+
+    originals = {rel: (scratch / rel).read_text() for rel in target.sources}
+    # the fast path: the worker imports the target and its tests once; a child only swaps the
+    # mutated functions' code in (the tests then collect from the imported modules)
+    _enter(scratch)
+    modules = {rel: importlib.import_module(_module_name(rel)) for rel in target.sources}
+    for t in tests:
+        importlib.import_module(Path(t).stem)
+    for m in mutants:
+        selected = _select(m, lines, order)
+        t0 = time.monotonic()
+        if selected == []:
+            m.outcome, m.detail = "survived", "no guarding test executes this line"
+        else:
+            source = originals[m.path]
+            operator = cosmic_ray.plugins.get_operator("core/" + m.operator)()
+            path = scratch / m.path
+            mutated = mutate_code(source, operator, m.occurrence)
+            try:
+                compile(mutated, str(path), "exec")
+            except SyntaxError as exc:  # e.g. `x < not 1`: no program to test
+                m.outcome, m.detail = "incompetent", f"does not compile: {exc.msg}"
+                m.seconds = 0.0
+                continue
+            patch = None
+            if fast and selected is not None:  # the line does not run at import
+
+                def patch(mod=modules[m.path], mutated=mutated, path=path):
+                    return _swap_code(mod, mutated, path)
+
+            try:
+                path.write_text(mutated)
+                m.outcome, m.detail = run_tests(scratch, selected or tests, timeout, patch=patch)
+            finally:
+                path.write_text(source)
+        m.seconds = round(time.monotonic() - t0, 2)
+        if verbose:
+            print(
+                f"[{target.name} #{m.index}/{total}] {m.outcome:9s} {m.seconds:5.1f}s "
+                f"{m.path}:{m.line} {m.operator}: {m.before} -> {m.after}",
+                flush=True,
+            )
+    return mutants
+
+
+def run_target(
+    target: Target,
+    equivalents: dict[str, str],
+    *,
+    before: bool,
+    jobs: int = 1,
+    limit: int | None = None,
+    only: set[str] | None = None,
+    match: str | None = None,
+    verbose: bool = True,
+    fast: bool = True,
+):
+    """Run every mutant of ``target`` (``jobs`` scratch copies in parallel); returns run info
+    and leaves the outcomes in ``target.mutants``."""
+    tests = [t for t in target.tests if not (before and Path(t).name.startswith("test_mut_"))]
+    tests = [t for t in tests if (ROOT / t).exists()]
+    scratch = _scratch_copy()
+    try:
+        # the unmutated tests must pass; they set the timeout and record each test's lines
+        t0 = time.monotonic()
+        outcome, detail = run_tests(scratch, tests, max(900.0, target.timeout), target.sources)
+        baseline = time.monotonic() - t0
+        if outcome != "survived":
+            raise SystemExit(
+                f"{target.name}: the unmutated tests do not pass ({detail}):\n"
+                + (scratch / ".mutant.log").read_text(errors="replace")[-3000:]
+            )
+        raw = json.loads((scratch / ".lines.json").read_text())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    lines = {k: {tuple(x) for x in v} for k, v in raw.items()}
+    order = [k for k in raw if k != "<import>"]
+    # the baseline ran under a line tracer (slower): a mutant gets 3 x that, at least 20 s
+    timeout = max(target.timeout, 3.0 * baseline + 10.0, 20.0)
+    mutants = enumerate_mutants(target)
+    for i, m in enumerate(mutants, 1):
+        m.index = i
+    if only is not None:
+        mutants = [m for m in mutants if m.key in only]
+    if match is not None:
+        mutants = [m for m in mutants if match in m.key]
+    if limit is not None:
+        mutants = mutants[:limit]
+    total = len(enumerate_mutants(target)) if (only or match or limit) else len(mutants)
+    shares = [mutants[k::jobs] for k in range(jobs)]
+    pids = []
+    for k, share in enumerate(shares):
+        out = Path(tempfile.mkstemp(prefix=f"wb-mutation-{k}-", suffix=".json")[1])
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            scratch = _scratch_copy()
+            try:
+                done = _work(
+                    scratch, target, share, tests, lines, order, timeout, verbose, total, fast
+                )
+                out.write_text(json.dumps([asdict(m) for m in done]))
+            except BaseException:  # noqa: BLE001
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+            os._exit(code)
+        pids.append((pid, out))
+    results = []
+    for pid, out in pids:
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{target.name}: a worker failed")
+        results += [Mutant(**d) for d in json.loads(out.read_text())]
+        out.unlink()
+    results.sort(key=lambda m: m.index)
+    for m in results:
+        if m.key in equivalents:
+            m.reason = equivalents[m.key]
+            if m.outcome == "survived":
+                m.outcome = "equivalent"
+    target.mutants = results
+    return {"tests": tests, "baseline_s": round(baseline, 1), "timeout_s": round(timeout, 1)}
+
+
+def summarise(mutants) -> dict:
+    """Counts and score of a list of mutants (dicts or :class:`Mutant`)."""
+    outcomes = [m["outcome"] if isinstance(m, dict) else m.outcome for m in mutants]
+    n = len(outcomes)
+    killed = sum(o in ("killed", "timeout") for o in outcomes)
+    equivalent = outcomes.count("equivalent")
+    denom = n - equivalent - outcomes.count("incompetent")
+    return {
+        "mutants": n,
+        "killed": killed,
+        "timeouts": outcomes.count("timeout"),
+        "survived": outcomes.count("survived"),
+        "equivalent": equivalent,
+        "errors": outcomes.count("error"),
+        "incompetent": outcomes.count("incompetent"),
+        "score_pct": round(100.0 * killed / denom, 1) if denom else 100.0,
+    }
+
+
+def _stored(m: Mutant) -> dict:
+    """What a stored run keeps of a mutant (the key already holds the lines)."""
+    keep = {"key": m.key, "line": m.line, "outcome": m.outcome, "seconds": m.seconds}
+    if m.outcome != "killed":
+        keep["detail"] = m.detail
+    return keep
+
+
+def write_report(target: Target, info: dict, variant: str, seconds: float) -> dict:
+    """Store the run (``<target>.<variant>.json``) and rewrite the target's report."""
+    HERE.mkdir(parents=True, exist_ok=True)
+    head = {"target": target.name, "variant": variant, **info, "seconds": round(seconds)}
+    body = ",\n".join(json.dumps(_stored(m)) for m in target.mutants)
+    text = json.dumps(head)[:-1] + ', "mutants": [\n' + body + "\n]}\n"
+    (HERE / f"{target.name}.{variant}.json").write_text(text)
+    return rewrite_report(target.name)
+
+
+def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
+    """The stored runs of a target, with the equivalents file as it is now applied."""
+    runs = {}
+    for variant in ("before", "after"):
+        p = HERE / f"{name}.{variant}.json"
+        if not p.exists():
+            continue
+        run = json.loads(p.read_text())
+        for m in run["mutants"]:
+            m["declared"] = m["key"] in equivalents
+            if m["outcome"] in ("survived", "equivalent"):
+                m["reason"] = equivalents.get(m["key"], "")
+                m["outcome"] = "equivalent" if m["reason"] else "survived"
+        run["summary"] = summarise(run["mutants"])
+        runs[variant] = run
+    return runs
+
+
+def rewrite_report(name: str) -> dict:
+    """``<target>.md`` and its rows of ``summary.csv`` from the stored runs; the latest
+    summary."""
+    runs = _runs(name, load_equivalents())
+    _write_markdown(name, runs)
+    for variant, run in runs.items():
+        _update_summary(name, variant, run["summary"], run["seconds"])
+    return (runs.get("after") or runs["before"])["summary"]
+
+
+def _write_markdown(name: str, runs: dict[str, dict]) -> None:
+    latest = runs.get("after") or runs.get("before")
+    lines = [f"# Mutation report: `{name}`", ""]
+    lines += ["Written by `benchmarks/mutation.py`; do not edit by hand.", ""]
+    lines += [
+        "| tests | mutants | killed | (of which timeouts) | survived | equivalent | score | time |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for variant, run in runs.items():
+        s = run["summary"]
+        which = "suite before `tests/test_mut_*`" if variant == "before" else "with them"
+        lines.append(
+            f"| {which} | {s['mutants']} | {s['killed']} | {s['timeouts']} | {s['survived']} | "
+            f"{s['equivalent']} | {s['score_pct']} % | {run['seconds']} s |"
+        )
+    lines += ["", "Test files run per mutant: " + ", ".join(f"`{t}`" for t in latest["tests"])]
+    lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s)."]
+    if latest.get("carried_from_before"):
+        lines += [
+            f"The last run reran the mutants the before run did not kill; the other "
+            f"{latest['carried_from_before']} are carried over as killed (tests were only added)."
+        ]
+    lines += [""]
+    survivors = [m for m in latest["mutants"] if m["outcome"] == "survived"]
+    lines += [f"## Survivors ({len(survivors)})", ""]
+    lines += [f"- `{m['key']}` (line {m['line']})" for m in survivors] or ["None."]
+    eq = [m for m in latest["mutants"] if m["outcome"] == "equivalent"]
+    lines += ["", f"## Equivalent ({len(eq)})", ""]
+    lines += [f"- `{m['key']}` (line {m['line']}): {m['reason']}" for m in eq] or ["None."]
+    wrong = [m for m in latest["mutants"] if m.get("declared") and m["outcome"] != "equivalent"]
+    if wrong:
+        lines += ["", f"## Declared equivalent, but killed ({len(wrong)}): remove them", ""]
+        lines += [f"- `{m['key']}`: {m.get('detail', m['outcome'])}" for m in wrong]
+    inc = [m for m in latest["mutants"] if m["outcome"] == "incompetent"]
+    if inc:
+        lines += ["", f"## Incompetent: do not compile, left out of the score ({len(inc)})", ""]
+        lines += [f"- `{m['key']}`" for m in inc]
+    errs = [m for m in latest["mutants"] if m["outcome"] == "error"]
+    if errs:
+        lines += ["", f"## Errors ({len(errs)})", ""]
+        lines += [f"- `{m['key']}`: {m['detail']}" for m in errs]
+    (HERE / f"{name}.md").write_text("\n".join(lines) + "\n")
+
+
+def _update_summary(name: str, variant: str, s: dict, seconds: float) -> None:
+    path = HERE / "summary.csv"
+    fields = [
+        "target",
+        "tests",
+        "mutants",
+        "killed",
+        "timeouts",
+        "survived",
+        "equivalent",
+        "errors",
+        "incompetent",
+        "score_pct",
+        "seconds",
+    ]
+    rows = []
+    if path.exists():
+        with path.open() as fh:
+            rows = [r for r in csv.DictReader(fh) if (r["target"], r["tests"]) != (name, variant)]
+    rows.append({"target": name, "tests": variant, **s, "seconds": round(seconds)})
+    rows.sort(key=lambda r: (r["target"], r["tests"] != "before"))
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def stale_equivalents(targets: dict[str, Target], equivalents: dict[str, str]) -> list[str]:
+    """Declared equivalents whose key matches no mutant of any target (the code changed)."""
+    keys = {m.key for t in targets.values() for m in enumerate_mutants(t)}
+    return [k for k in equivalents if k not in keys]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("targets", nargs="*", help="target names of benchmarks/mutation/targets.toml")
+    p.add_argument("--all", action="store_true", help="every target")
+    p.add_argument(
+        "--before",
+        action="store_true",
+        help="leave out the tests/test_mut_*.py files (the 'before' column)",
+    )
+    p.add_argument("--limit", type=int, help="the first N mutants only (a trial, not reported)")
+    p.add_argument("--jobs", type=int, default=1, help="mutants run in parallel (scratch copies)")
+    p.add_argument("--key", action="append", help="only this mutant (repeatable; not reported)")
+    p.add_argument(
+        "--survivors",
+        action="store_true",
+        help="the 'after' run: rerun only what the stored before run did not kill",
+    )
+    p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
+    p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
+    p.add_argument(
+        "--no-fast",
+        action="store_true",
+        help="import every mutant afresh instead of swapping its functions' code in (a check)",
+    )
+    p.add_argument("--list", action="store_true", help="list the mutants and exit")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="rewrite the reports from the stored runs (after editing equivalents.toml)",
+    )
+    p.add_argument("--stale", action="store_true", help="list stale equivalence keys and exit")
+    args = p.parse_args(argv)
+    targets = load_targets()
+    equivalents = load_equivalents()
+    if args.stale:
+        stale = stale_equivalents(targets, equivalents)
+        print("\n".join(stale) or "no stale keys")
+        return 1 if stale else 0
+    names = list(targets) if args.all else args.targets
+    unknown = [n for n in names if n not in targets]
+    if unknown or not names:
+        p.error(f"choose targets among {', '.join(targets)} (unknown: {unknown})")
+    if args.report:
+        for n in names:
+            print(n, json.dumps(rewrite_report(n)))
+        return 0
+    if args.list:
+        for n in names:
+            for m in enumerate_mutants(targets[n]):
+                print(f"{m.key}")
+        return 0
+    _prepare_parent()
+    for n in names:
+        t0 = time.monotonic()
+        only = set(args.key) if args.key else None
+        carried = []
+        if args.survivors:
+            # tests were only added since the before run: a mutant it killed stays killed
+            stored = json.loads((HERE / f"{n}.before.json").read_text())["mutants"]
+            only = {m["key"] for m in stored if m["outcome"] not in ("killed", "timeout")}
+            carried = [m for m in stored if m["outcome"] in ("killed", "timeout")]
+        info = run_target(
+            targets[n],
+            equivalents,
+            before=args.before,
+            jobs=args.jobs,
+            limit=args.limit,
+            match=args.match,
+            only=only,
+            fast=not args.no_fast,
+        )
+        seconds = time.monotonic() - t0
+        if args.survivors:
+            info["carried_from_before"] = len(carried)
+            old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
+            for m, c in zip(old, carried, strict=True):
+                m.outcome, m.seconds, m.detail = c["outcome"], c["seconds"], "killed before"
+            targets[n].mutants = sorted(
+                targets[n].mutants + old, key=lambda m: (m.key.split(" | ")[0], m.line, m.key)
+            )
+        if args.json:
+            outcomes = [{"key": m.key, "outcome": m.outcome} for m in targets[n].mutants]
+            print(json.dumps(outcomes), flush=True)
+        if args.limit is None and args.match is None and not args.key or args.survivors:
+            s = write_report(targets[n], info, "before" if args.before else "after", seconds)
+        else:
+            s = summarise(targets[n].mutants)
+        print(f"{n}: {json.dumps(s)} in {seconds:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
