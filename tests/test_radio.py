@@ -113,7 +113,9 @@ def test_coverage_noise_and_units():
     assert dbm_to_watt(np.array([0.0, 23.0])) == pytest.approx([1e-3, 0.19952623149688797])
     # -174 dBm/Hz + 70 dB (10 MHz) + 9 dB = -95 dBm
     assert noise_power(10e6) == pytest.approx(dbm_to_watt(-95.0), rel=1e-12, abs=0)
-    assert noise_power(1e6, noise_figure_db=0) == pytest.approx(dbm_to_watt(-114.0), rel=1e-12, abs=0)
+    assert noise_power(1e6, noise_figure_db=0) == pytest.approx(
+        dbm_to_watt(-114.0), rel=1e-12, abs=0
+    )
 
 
 @pytest.mark.parametrize(
