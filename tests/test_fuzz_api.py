@@ -83,16 +83,9 @@ def test_the_garbage_check_catches_what_it_must():
 
 # ------------------------------------------------------------------ the other surfaces
 
-# Cases of the suite's surface sample that fail on this branch and are fixed on another
-# (issue 43: the arena's files, the scaffold, the registry and the CLI): listed so the
-# sample stays honest about them; remove an entry once its fix is merged.
-KNOWN_SURFACES: dict[str, str] = {
-    "[files] arena yaml: a key written twice": "arena scenario loader (duplicate keys)",
-    "[scaffold] a title with quotes, braces, a backslash and a newline": "scaffold escaping",
-    "[scaffold] a title that is not a string": "scaffold: a wrong-typed title",
-    "[registry] check_paper(rules=5)": "paper contract: rules of the wrong type",
-    "[cli] reproduce p4 --only no_such_figure": "CLI: an unknown --only name",
-}
+# Cases of the suite's surface sample known to break the contract, each with the reason
+# (none since issue 43's fixes were merged): an entry here is a visible, named exception.
+KNOWN_SURFACES: dict[str, str] = {}
 
 
 def _returns(verdict: str) -> str:
