@@ -38,6 +38,7 @@ from workbench.kernels.events import (
     lane_pop,
     lane_push,
     lane_takes,
+    new_lane,
     new_queue,
     queue_before,
     queue_pop,
@@ -348,7 +349,7 @@ def _run(net, tk, pol, warm, user):
     for k in range(n_nodes):
         max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
     st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
-    q = _Pending(new_queue(n * m + 2), new_queue(n * m + 2))
+    q = _Pending(new_queue(n * m + 2), new_lane(4096))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
     t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
