@@ -40,6 +40,7 @@ from workbench.hierarchy.params import MODELS, PAPER_MODELS  # noqa: E402
 from workbench.hierarchy.simulation import _draw_tasks, _run_kernel  # noqa: E402
 
 SEEDS = (1, 2, 3)
+_P5_KW = {"decision_time": 0.005}  # decisions that take time: the decision path runs
 
 
 def _p1_cases():
@@ -59,9 +60,14 @@ def _p1_cases():
                         key = f"p1 {name} {mode} {policy} ewma={ewma} seed={seed}"
                         yield key, lambda a=args: FK.simulate_network(*a)
     for seed in (0, 1):
-        yield f"p1 frame seed={seed}", lambda s=seed: fog.simulate(
-            scenario=fog.default_scenario(), requests=5000, replications=3, seed=s
-        ).frame
+        yield (
+            f"p1 frame seed={seed}",
+            lambda s=seed: (
+                fog.simulate(
+                    scenario=fog.default_scenario(), requests=5000, replications=3, seed=s
+                ).frame
+            ),
+        )
 
 
 def _p5_cases():
@@ -77,12 +83,15 @@ def _p5_cases():
                     topo, 8.0, 7.0, 1.0, 200, 1.0, 0.1, np.random.default_rng(seed), "spread"
                 )
                 key = f"p5 {name} {model} seed={seed}"
-                yield key, lambda m=model, t=topo, d=tasks: _run_kernel(m, t, d, decision_time=0.005)
+                yield key, lambda m=model, t=topo, d=tasks: _run_kernel(m, t, d, **_P5_KW)
     for model in PAPER_MODELS:
         for seed in (0, 1):
-            yield f"p5 frame {model} seed={seed}", lambda m=model, s=seed: hierarchy.simulate(
-                model=m, lam=6.0, periods=300, replications=3, seed=s
-            ).frame
+            yield (
+                f"p5 frame {model} seed={seed}",
+                lambda m=model, s=seed: (
+                    hierarchy.simulate(model=m, lam=6.0, periods=300, replications=3, seed=s).frame
+                ),
+            )
 
 
 def _arrays(out):

@@ -35,6 +35,7 @@ from numba import njit, typeof, types
 from workbench.arena.policies import decide
 from workbench.kernels.events import (
     EventQueue,
+    Lane,
     lane_pop,
     lane_push,
     lane_takes,
@@ -93,16 +94,17 @@ class Policy(NamedTuple):
 
 class _Pending(NamedTuple):
     """The pending events, on the shared queue of :mod:`workbench.kernels.events`: its
-    4-ary heap on ``(time, seq)`` and a FIFO lane that takes a copy's move whenever it is
-    due no earlier than the lane's last event (equal link delays make moves due in the
-    order they leave), so most moves skip the heap. ``seq`` numbers events in the order
-    they were scheduled and is unique, so events leave in the total order on ``(time,
-    seq)`` whichever structure holds them. ``kind`` is ``ARRIVE`` (a copy reaching its
-    node) or ``DEPART`` (a copy finishing service), ``arg`` the copy. Each copy has at most
-    one pending event, so ``n * M + 2`` places suffice for the heap and the lane each."""
+    calendar queue on ``(time, seq)`` and a FIFO lane (a ring of 4,096 places) that takes a
+    copy's move whenever it has room and the move is due no earlier than the lane's last
+    event (equal link delays make moves due in the order they leave), so most moves skip
+    the queue. ``seq`` numbers events in the order they were scheduled and is unique, so
+    events leave in the total order on ``(time, seq)`` whichever structure holds them.
+    ``kind`` is ``ARRIVE`` (a copy reaching its node) or ``DEPART`` (a copy finishing
+    service), ``arg`` the copy. Each copy has at most one pending event, so ``n * M + 2``
+    places suffice for the queue."""
 
     heap: EventQueue
-    lane: EventQueue
+    lane: Lane
 
 
 #: event kinds

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from workbench.kernels.events import new_heap, heap_pop, heap_push
+from workbench.kernels.events import heap_pop, heap_push, new_heap
 
 __all__ = [
     "path_inverse_rates",

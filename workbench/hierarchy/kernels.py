@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from workbench.kernels.events import new_heap, heap_pop, heap_push
+from workbench.kernels.events import heap_pop, heap_push, new_heap
 from workbench.kernels.red import red_drop_probability, red_ewma
 
 # per-server statistics: columns of ``server_stats``
