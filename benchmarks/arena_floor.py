@@ -13,9 +13,10 @@ bit for bit), then timed against the engine and against the SimPy twin on the sa
 Whatever the engine does, it does at least this work per task, so the ratio printed for the
 floor bounds what any engine written this way (numba, one event loop) can reach here.
 
-Usage: ``python benchmarks/arena_floor.py [n_tasks] [repeats]`` (default 100,000 and 7).
-CPU time per task, best of ``repeats`` (after one run that loads the compiled code); SimPy
-best of 3 on the same tasks.
+Usage: ``python benchmarks/arena_floor.py [n_tasks] [repeats] [n_big]`` (default 100,000
+and 7). CPU time per task over ``repeats`` rounds, each round one call of every variant
+(the SimPy twin included, same tasks), after one call each that loads the compiled code;
+with ``n_big``, also the page faults of one engine call on that many tasks.
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ from bench_arena_simpy import ring, run_engine, simpy_twin  # noqa: E402
 from numba import njit  # noqa: E402
 
 from workbench.arena.compile import compile_scenario, draw_tasks  # noqa: E402
+from workbench.kernels.events import (  # noqa: E402
+    lane_pop,
+    lane_push,
+    lane_takes,
+    new_lane,
+    new_queue,
+    queue_before,
+    queue_pop,
+    queue_push,
+)
 
 
 @njit(cache=True, inline="always")
@@ -154,19 +165,164 @@ def floor_ring(t, node, size, u, servers, capacity, speed, nbr_ptr, nbr_idx, del
     return finish, where
 
 
+@njit(cache=True)
+def floor_ring_calendar(t, node, size, u, servers, capacity, speed, nbr_ptr, nbr_idx, delay):
+    """:func:`floor_ring` on the engine's own event queue (``workbench.kernels.events``: the
+    calendar queue for departures, a lane ring for moves), its loop compiled without
+    reference counting as the engine's is."""
+    n, n_nodes = t.shape[0], servers.shape[0]
+    finish = np.full(n, np.nan)
+    where = np.full(n, -1, np.int64)
+    q = new_queue(servers.sum() + 1)  # departures pending: at most one per server
+    lane = new_lane(4096)  # moves in transit (a full lane sends a move to the queue)
+    la = np.empty(lane.time.shape[0], np.int64)  # the move's target node, by lane place
+    n_in, busy = np.zeros(n_nodes, np.int64), np.zeros(n_nodes, np.int64)
+    qhead, qtail = np.full(n_nodes, -1, np.int64), np.full(n_nodes, -1, np.int64)
+    qnext = np.empty(n, np.int64)
+    cand = np.empty(nbr_idx.shape[0] + 1, np.int64)
+    _calendar_loop(
+        t,
+        node,
+        size,
+        u,
+        servers,
+        capacity,
+        speed,
+        nbr_ptr,
+        nbr_idx,
+        delay,
+        finish,
+        where,
+        q,
+        lane,
+        la,
+        n_in,
+        busy,
+        qhead,
+        qtail,
+        qnext,
+        cand,
+    )
+    return finish, where
+
+
+@njit(cache=True, _nrt=False)
+def _calendar_loop(
+    t,
+    node,
+    size,
+    u,
+    servers,
+    capacity,
+    speed,
+    nbr_ptr,
+    nbr_idx,
+    delay,
+    finish,
+    where,
+    q,
+    lane,
+    la,
+    n_in,
+    busy,
+    qhead,
+    qtail,
+    qnext,
+    cand,
+):
+    n = t.shape[0]
+    hn, lh, lc, seq, nxt, nxt_seq = 0, 0, 0, 1, 0, 0
+    while True:
+        src, et, es = 0, 0.0, 0
+        if hn > 0:
+            src, et, es = 1, q.time[0], q.seq[0]
+        if lc > 0 and (src == 0 or queue_before(lane.time[lh], lane.seq[lh], et, es)):
+            src, et, es = 2, lane.time[lh], lane.seq[lh]
+        if nxt < n and (src == 0 or queue_before(t[nxt], nxt_seq, et, es)):
+            i, now = nxt, t[nxt]
+            nxt, nxt_seq, seq = nxt + 1, seq, seq + 1
+            k = node[i]
+            c = 1
+            cand[0] = k
+            for p in range(nbr_ptr[k], nbr_ptr[k + 1]):
+                cand[c] = nbr_idx[p]
+                c += 1
+            b = cand[min(int(u[i, 0] * c), c - 1)]
+            if delay[k, b] > 0.0:
+                if lane_takes(lane, lh, lc, now + delay[k, b]):
+                    pos = (lh + lc) & (lane.time.shape[0] - 1)
+                    la[pos] = b
+                    lc = lane_push(lane, lh, lc, now + delay[k, b], seq, 0, i, 0.0)
+                else:  # the move waits in the queue (kind 1), its target as the value
+                    hn = queue_push(q, hn, now + delay[k, b], seq, 1, i, float(b))
+                seq += 1
+                continue
+        elif src == 0:
+            break
+        elif src == 2:
+            now, i, b = et, lane.arg[lh], la[lh]
+            lh = lane_pop(lane, lh)
+            lc -= 1
+        elif q.kind[0] == 1:  # a move that did not fit in the lane
+            now, i, b = et, q.arg[0], int(q.value[0])
+            hn = queue_pop(q, hn)
+        else:  # a departure: the node's next waiting task takes the server
+            now, i = et, q.arg[0]
+            hn = queue_pop(q, hn)
+            b = where[i]
+            finish[i] = now
+            n_in[b] -= 1
+            j = qhead[b]
+            if j < 0:
+                busy[b] -= 1
+                continue
+            qhead[b] = qnext[j]
+            if qnext[j] < 0:
+                qtail[b] = -1
+            hn = queue_push(q, hn, now + size[j, 0] / speed[b], seq, 0, j, 0.0)
+            seq += 1
+            continue
+        if n_in[b] >= capacity[b]:  # a task reaching node b: lost, served or waiting
+            continue
+        n_in[b] += 1
+        where[i] = b
+        if busy[b] < servers[b]:
+            busy[b] += 1
+            hn = queue_push(q, hn, now + size[i, 0] / speed[b], seq, 0, i, 0.0)
+            seq += 1
+        else:
+            qnext[i] = -1
+            if qtail[b] < 0:
+                qhead[b] = i
+            else:
+                qnext[qtail[b]] = i
+            qtail[b] = i
+
+
 def _cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 
 
-def best_cpu_ns(f, n, repeats):
-    f()
-    best = np.inf
-    for _ in range(repeats):
-        c0 = _cpu()
+def interleaved_cpu_ns(fs, n, repeats):
+    """CPU ns per task of each function, ``repeats`` rounds, one call of each per round
+    (after one call each that loads the compiled code): (best, median) per function."""
+    for f in fs:
         f()
-        best = min(best, _cpu() - c0)
-    return best / n * 1e9
+    ts = np.empty((repeats, len(fs)))
+    for r in range(repeats):
+        for j, f in enumerate(fs):
+            c0 = _cpu()
+            f()
+            ts[r, j] = (_cpu() - c0) / n * 1e9
+    return ts.min(axis=0), np.median(ts, axis=0)
+
+
+def page_faults(f):
+    """Minor page faults of one call (``ru_minflt`` around it)."""
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    f()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
 
 
 def main() -> int:
@@ -177,21 +333,30 @@ def main() -> int:
     tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(1))
     args = (tk.t, tk.node, tk.size, tk.u, net.servers, net.capacity, net.speed,
             net.nbr_ptr, net.nbr_idx, net.delay)  # fmt: skip
-    finish, where = floor_ring(*args)
     out = run_engine(net, tk)
-    same = np.array_equal(where, out[1]) and np.array_equal(finish, out[0], equal_nan=True)
-    floor = best_cpu_ns(lambda: floor_ring(*args), n, repeats)
-    eng = best_cpu_ns(lambda: run_engine(net, tk), n, repeats)
-    simpy = np.inf
-    for _ in range(3):
-        c0 = _cpu()
-        simpy_twin(net, tk)
-        simpy = min(simpy, (_cpu() - c0) / n * 1e9)
-    print(f"50-node ring, {n:,} tasks, CPU ns per task (best of {repeats}; SimPy best of 3):")
-    print(f"  floor (hand-specialised) {floor:8.1f}   SimPy / floor  {simpy / floor:6.0f}x")
-    print(f"  engine (arena)           {eng:8.1f}   SimPy / engine {simpy / eng:6.0f}x")
-    print(f"  SimPy twin               {simpy:8.0f}")
-    print(f"  floor identical to the engine, task by task: {same}")
+    same = True
+    for floor in (floor_ring, floor_ring_calendar):
+        finish, where = floor(*args)
+        same &= np.array_equal(where, out[1]) and np.array_equal(finish, out[0], equal_nan=True)
+    names = ("floor, binary heap", "floor, calendar queue", "engine (arena)", "SimPy twin")
+    fs = [lambda: floor_ring(*args), lambda: floor_ring_calendar(*args)]
+    fs += [lambda: run_engine(net, tk), lambda: simpy_twin(net, tk)]
+    best, med = interleaved_cpu_ns(fs, n, repeats)
+    print(f"50-node ring, {n:,} tasks, CPU ns per task, {repeats} interleaved rounds:")
+    print("  variant                  best / median     SimPy / it (best / median)")
+    for name, b, m in zip(names[:3], best[:3], med[:3], strict=True):
+        print(f"  {name:22} {b:7.1f} / {m:7.1f}   {best[3] / b:6.0f}x / {med[3] / m:4.0f}x")
+    print(f"  {names[3]:22} {best[3]:7.0f} / {med[3]:7.0f}")
+    print(
+        f"  engine / calendar floor: {best[2] / best[1]:.2f} (best), {med[2] / med[1]:.2f} (median)"
+    )
+    print(f"  both floors identical to the engine, task by task: {same}")
+    if len(sys.argv) > 3:  # page faults of one engine call on a larger run
+        n_big = int(sys.argv[3])
+        tk_big = draw_tasks(sc, n_big, 1, 2, np.random.default_rng(2))
+        run_engine(net, tk_big)
+        faults = [page_faults(lambda: run_engine(net, tk_big)) for _ in range(3)]
+        print(f"  engine, {n_big:,} tasks: {min(faults):,} to {max(faults):,} page faults a call")
     return 0 if same else 1
 
 

@@ -25,12 +25,18 @@ from numba import njit
 from scipy import stats
 
 from workbench.kernels.events import (
+    _REBUILDS,
     _SCAN_MAX_SERVERS,
+    _W,
     _multiserver_fcfs,
+    heap_pop,
+    heap_push,
     lane_pop,
     lane_push,
     lane_takes,
     multiserver_fcfs,
+    new_heap,
+    new_lane,
     new_queue,
     queue_before,
     queue_pop,
@@ -339,30 +345,47 @@ def test_conservation_and_fcfs(c, k):
 
 @njit(cache=True)
 def _drive_queue(times, pushes, capacity):
-    """Push (time, seq = push number, arg = op index) or pop the earliest.
+    """Push (time, seq = push number, arg = op index) or pop the earliest, on the calendar.
 
-    Returns the args in pop order and how many popped entries carried another's payload.
+    Returns the args in pop order, how many popped entries carried another's payload, and
+    the queue (its state: rebuilds, width).
     """
     q = new_queue(capacity)
-    size = 0
-    seq = 0
+    size = seq = n = wrong_payload = 0
     popped = np.empty(len(times), np.int64)
-    n = 0
-    wrong_payload = 0
-    for i in range(len(times)):
-        if pushes[i] or size == 0:
+    for i in range(len(times) + 1):
+        if i < len(times) and (pushes[i] or size == 0):
             size = queue_push(q, size, times[i], seq, i % 3, i, 2.0 * times[i])
             seq += 1
-        else:
-            if q.kind[0] != q.arg[0] % 3 or q.value[0] != 2.0 * q.time[0]:
-                wrong_payload += 1
+            continue
+        while size > 0:  # one pop, or all at the end
+            wrong_payload += q.kind[0] != q.arg[0] % 3 or q.value[0] != 2.0 * q.time[0]
             popped[n] = q.arg[0]
             n += 1
             size = queue_pop(q, size)
-    while size > 0:
-        popped[n] = q.arg[0]
-        n += 1
-        size = queue_pop(q, size)
+            if i < len(times):
+                break
+    return popped[:n], wrong_payload, q
+
+
+@njit(cache=True)
+def _drive_heap(times, pushes, capacity):
+    """:func:`_drive_queue` on the 4-ary heap (P1's and P5's loops)."""
+    q = new_heap(capacity)
+    size = seq = n = wrong_payload = 0
+    popped = np.empty(len(times), np.int64)
+    for i in range(len(times) + 1):
+        if i < len(times) and (pushes[i] or size == 0):
+            size = heap_push(q, size, times[i], seq, i % 3, i, 2.0 * times[i])
+            seq += 1
+            continue
+        while size > 0:
+            wrong_payload += q.kind[0] != q.arg[0] % 3 or q.value[0] != 2.0 * q.time[0]
+            popped[n] = q.arg[0]
+            n += 1
+            size = heap_pop(q, size)
+            if i < len(times):
+                break
     return popped[:n], wrong_payload
 
 
@@ -386,17 +409,86 @@ def _heapq_order(ops):
 @given(st.lists(st.tuples(_ints, st.booleans()), min_size=1, max_size=300))
 def test_event_queue_pops_in_time_then_scheduling_order_like_heapq(ops):
     times, pushes, expected = _heapq_order(ops)
-    popped, wrong_payload = _drive_queue(times, pushes, len(ops))
+    calendar = _drive_queue(times, pushes, len(ops))[:2]
+    heap = _drive_heap(times, pushes, len(ops))
+    for popped, wrong_payload in (calendar, heap):
+        assert popped.tolist() == expected
+        assert wrong_payload == 0
+
+
+_times = st.one_of(
+    _ints,  # equal times
+    st.floats(0.0, 1e3, allow_nan=False),
+    st.floats(0.0, 1e-6, allow_nan=False),  # far below the width
+    st.sampled_from([1e12, 1e300, math.inf]),  # far-future events, past the last bucket
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_times, st.booleans()), min_size=1, max_size=600))
+def test_calendar_queue_at_every_scale_pops_like_heapq(ops):
+    """Equal times, times far apart, far-future events and an infinite one, pops on an
+    empty queue (they push): the calendar's order is heapq's."""
+    times, pushes, expected = _heapq_order(ops)
+    popped, wrong_payload, _ = _drive_queue(times, pushes, len(ops))
     assert popped.tolist() == expected
     assert wrong_payload == 0
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_calendar_queue_grows_shrinks_and_follows_the_event_rate_like_heapq(seed):
+    """Thousands of events pending, then few, with the gaps between events changing by
+    orders of magnitude: the calendar rebuilds (doubles, halves, re-measures its width) and
+    still pops in heapq's order."""
+    rng = np.random.default_rng(seed)
+    ops, now = [], 0.0
+    for scale, n, p_push in ((1.0, 4000, 0.8), (1e-4, 4000, 0.5), (1e3, 6000, 0.2)):
+        for _ in range(n):
+            push = bool(rng.random() < p_push)
+            t = now + rng.exponential(scale) * rng.integers(1, 50)
+            if rng.random() < 0.1:
+                t = now  # ties with the current time
+            ops.append((t, push))
+            now = max(now, t) if push else now
+    times, pushes, expected = _heapq_order(ops)
+    popped, wrong_payload, q = _drive_queue(times, pushes, len(ops))
+    assert popped.tolist() == expected
+    assert wrong_payload == 0
+    assert q.ints[_REBUILDS] >= 6  # grew to thousands of events and shrank back
+
+
 @njit(cache=True)
-def _drive_queue_and_lane(times, pushes, capacity):
-    """As :func:`_drive_queue`, with a lane beside the heap: an event joins the lane when
-    the lane takes it (due no earlier than its last), else the heap; a pop takes the
-    earlier of the heap's top and the lane's head. Also returns how many went to the lane."""
-    q, lane = new_queue(capacity), new_queue(capacity)
+def _hold_model(gap, n_pending, n_ops, seed):
+    """The classic hold model: ``n_pending`` events; each pop schedules one later by an
+    exponential time of mean ``gap * n_pending``, so one event is due per ``gap``."""
+    np.random.seed(seed)
+    q = new_queue(n_pending + 1)
+    size, seq = 0, 0
+    for _ in range(n_pending):
+        size = queue_push(q, size, np.random.exponential(gap * n_pending), seq, 0, 0, 0.0)
+        seq += 1
+    for _ in range(n_ops):
+        now = q.time[0]
+        size = queue_pop(q, size)
+        size = queue_push(q, size, now + np.random.exponential(gap * n_pending), seq, 0, 0, 0.0)
+        seq += 1
+    return q.floats[_W]
+
+
+@pytest.mark.parametrize("gap", [1e-6, 1.0, 1e5])
+def test_calendar_bucket_width_is_the_mean_time_between_events(gap):
+    """Buckets one mean inter-event time wide, whatever the time scale."""
+    width = _hold_model(gap, 1000, 20_000, 1)
+    assert 0.5 * gap < width < 2.0 * gap
+
+
+@njit(cache=True)
+def _drive_queue_and_lane(times, pushes, capacity, lane_places):
+    """As :func:`_drive_queue`, with a lane of ``lane_places`` beside the queue: an event
+    joins the lane when the lane takes it (room, and due no earlier than its last), else
+    the queue; a pop takes the earlier of the queue's top and the lane's head. Also
+    returns how many went to the lane."""
+    q, lane = new_queue(capacity), new_lane(lane_places)
     size, head, count, seq, n, laned = 0, 0, 0, 0, 0, 0
     popped = np.empty(len(times), np.int64)
     for i in range(len(times) + capacity):
@@ -427,15 +519,24 @@ def _drive_queue_and_lane(times, pushes, capacity):
 def test_a_lane_beside_the_heap_keeps_the_order_of_heapq(ops):
     """The arena's moves skip the heap through the lane; the pop order must not change."""
     times, pushes, expected = _heapq_order(ops)
-    popped, laned = _drive_queue_and_lane(times, pushes, len(ops))
+    popped, laned = _drive_queue_and_lane(times, pushes, len(ops), 8)
     assert popped.tolist() == expected
     assert laned >= 1  # the first push always joins the empty lane
+
+
+def test_a_full_lane_sends_the_event_to_the_queue():
+    """A lane of 4 places and 10 events pending in time order: 4 join the lane, 6 the
+    queue, and they still leave in order."""
+    times = np.arange(10.0)
+    pushes = np.ones(10, bool)
+    popped, laned = _drive_queue_and_lane(times, pushes, 10, 4)
+    assert laned == 4 and popped.tolist() == list(range(10))
 
 
 def test_the_lane_wraps_around_its_ring():
     """Five times more events than places pass through a lane of 4 places, in order."""
     times = np.arange(40.0)  # increasing: every push joins the lane
     pushes = np.tile([True, True, True, False, False, False], 7)[:40]
-    popped, laned = _drive_queue_and_lane(times, pushes, 4)
+    popped, laned = _drive_queue_and_lane(times, pushes, 4, 4)
     pushed = [i for i in range(40) if pushes[i]]
     assert laned == len(pushed) == 21 and popped.tolist() == pushed

@@ -27,6 +27,7 @@ Semantics
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -42,9 +43,11 @@ from workbench.arena.policies import (
 )
 from workbench.kernels.events import (
     EventQueue,
+    Lane,
     lane_pop,
     lane_push,
     lane_takes,
+    new_lane,
     new_queue,
     queue_before,
     queue_pop,
@@ -112,16 +115,17 @@ class Policy(NamedTuple):
 
 class _Pending(NamedTuple):
     """The pending events, on the shared queue of :mod:`workbench.kernels.events`: its
-    4-ary heap on ``(time, seq)`` and a FIFO lane that takes a copy's move whenever it is
-    due no earlier than the lane's last event (equal link delays make moves due in the
-    order they leave), so most moves skip the heap. ``seq`` numbers events in the order
-    they were scheduled and is unique, so events leave in the total order on ``(time,
-    seq)`` whichever structure holds them. ``kind`` is ``ARRIVE`` (a copy reaching its
-    node) or ``DEPART`` (a copy finishing service), ``arg`` the copy. Each copy has at most
-    one pending event, so ``n * M + 2`` places suffice for the heap and the lane each."""
+    calendar queue on ``(time, seq)`` and a FIFO lane (a ring of 4,096 places) that takes a
+    copy's move whenever it has room and the move is due no earlier than the lane's last
+    event (equal link delays make moves due in the order they leave), so most moves skip
+    the queue. ``seq`` numbers events in the order they were scheduled and is unique, so
+    events leave in the total order on ``(time, seq)`` whichever structure holds them.
+    ``kind`` is ``ARRIVE`` (a copy reaching its node) or ``DEPART`` (a copy finishing
+    service), ``arg`` the copy. Each copy has at most one pending event, so ``n * M + 2``
+    places suffice for the queue."""
 
     heap: EventQueue
-    lane: EventQueue
+    lane: Lane
 
 
 #: event kinds
@@ -389,39 +393,68 @@ def _snapshot(st, now, out):
         out[k] = st.area[k]
 
 
-def _run(net, tk, pol, warm, user):
-    """Run one replication; returns per-task ``finish, where, copies, hops, energy_tx`` and
-    per-node busy server-seconds between the arrivals of tasks ``warm`` and ``n - 1``
-    (``area``, its window length ``span``), the counters ``[copies made, cancelled]``, and
-    per task the time its completing copy started service (``start``; nan: lost, or served
-    from a cache). A user policy's invalid answer ends the run early (``pol.err``).
+def _run(net, tk, pol, warm, user, st):
+    """Run one replication on the state buffers ``st`` (from :func:`_state`, as fresh);
+    returns per-task ``finish, where, copies, hops, energy_tx`` and per-node busy
+    server-seconds between the arrivals of tasks ``warm`` and ``n - 1`` (``area``, its
+    window length ``span``), the counters ``[copies made, cancelled]``, and per task the
+    time its completing copy started service (``start``; nan: lost, or served from a
+    cache). A user policy's invalid answer ends the run early (``pol.err``).
     """
     n = tk.t.shape[0]
     n_nodes = net.servers.shape[0]
     m = tk.size.shape[1]
-    max_deg = 0
-    for k in range(n_nodes):
-        max_deg = max(max_deg, net.nbr_ptr[k + 1] - net.nbr_ptr[k])
-    st = _state(n_nodes, n, m, max_deg, tk.u.shape[1])
     st.on_start[0] = 1 if pol.code == REPLICATE and pol.par[P_CANCEL] > 0 else 0
     pol.err[:] = 0
-    q = _Pending(new_queue(n * m + 2), new_queue(n * m + 2))
+    q = _Pending(new_queue(n * m + 2), new_lane(4096))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
     t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
     span = tk.t[n - 1] - t0 if n > 0 else 0.0
     copies = st.t_ncopies
     return (
-        st.finish,
-        st.where,
-        copies,
-        st.t_hops,
-        st.energy_tx,
+        st.finish.copy(),
+        st.where.copy(),
+        copies.copy(),
+        st.t_hops.copy(),
+        st.energy_tx.copy(),
         area1 - area0,
         span,
         st.ctr[2:4].copy(),
-        st.t_start,
+        st.t_start.copy(),
     )
+
+
+_BUFFERS = {}
+_POOL = threading.Lock()
+
+
+def _buffers(net, tk):
+    """The state buffers of a run of these sizes, as :func:`_state` makes them: the last
+    run's, refilled in place when the sizes are the same (no fresh pages to fault in: a
+    run of 10**6 tasks otherwise faults about 30,000 pages in), else new ones. A run takes
+    them out of the pool while it runs, so two runs (threads, or a run abandoned after its
+    timeout that is still going) never share them."""
+    n_nodes, n, m, r = net.servers.shape[0], tk.t.shape[0], tk.size.shape[1], tk.u.shape[1]
+    deg = np.diff(net.nbr_ptr)
+    dims = (n_nodes, n, m, int(deg.max()) if deg.size else 0, r)
+    with _POOL:
+        st = _BUFFERS.pop(dims, None)
+    if st is None:
+        return dims, _state(*dims)
+    for buf, fresh in zip(st, _state(1, 1, 1, 0, 0), strict=True):
+        buf.fill(fresh.flat[0])  # each buffer starts filled with one value
+    return dims, st
+
+
+def _run_pooled(net, tk, pol, warm, user):
+    """The compiled engine on reused buffers: see :func:`engine`."""
+    dims, st = _buffers(net, tk)
+    out = _ENGINE[0](net, tk, pol, warm, user, st)
+    with _POOL:
+        _BUFFERS.clear()
+        _BUFFERS[dims] = st
+    return out
 
 
 @njit(cache=True, _nrt=False)
@@ -504,15 +537,18 @@ def engine():
     cache, on first use). ``user`` is a first-class function of
     :data:`workbench.arena.policies.USER_SIG`, so the one compiled engine serves every user
     policy. It releases the GIL, so a caller can wait for it in another thread (and stop
-    waiting: a user policy that never returns)."""
+    waiting: a user policy that never returns). Its state buffers are kept for the next
+    run of the same sizes (refilled, not reallocated) unless a run still holds them; the
+    arrays it returns are its own."""
     if not _ENGINE:
         net, tk, pol = _examples()
         f1, i1 = types.float64[::1], types.int64[::1]
         out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1, f1])
         user = types.FunctionType(USER_SIG)
-        sig = out(typeof(net), typeof(tk), typeof(pol), types.int64, user)
+        st = typeof(_state(1, 1, 1, 0, 0))
+        sig = out(typeof(net), typeof(tk), typeof(pol), types.int64, user, st)
         _ENGINE.append(njit(sig, cache=True, nogil=True)(_run))
-    return _ENGINE[0]
+    return _run_pooled
 
 
 def _examples():

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from workbench.kernels.events import new_queue, queue_pop, queue_push
+from workbench.kernels.events import heap_pop, heap_push, new_heap
 
 __all__ = [
     "path_inverse_rates",
@@ -364,13 +364,13 @@ def simulate_network(requests, network, settings):
     dir_order = _stable_order(dir_time, n_dir)  # ties: generation order
 
     cap = n + nf + 1  # at most one pending event per request, one announcement per node
-    ev = new_queue(cap)
+    ev = new_heap(cap)
     size = 0
     seq = 0
 
     if mode != MODE_ORACLE and policy == POLICY_OFFLOAD and e_max > 0:
         for j in range(nf):
-            size = queue_push(ev, size, announce_phase[j], seq, K_ANNOUNCE, _pack(0, j), 0.0)
+            size = heap_push(ev, size, announce_phase[j], seq, K_ANNOUNCE, _pack(0, j), 0.0)
             seq += 1
 
     d = 0
@@ -399,7 +399,7 @@ def simulate_network(requests, network, settings):
             kind = K_FOG_ARRIVE
         else:
             now, kind, code = ev.time[0], ev.kind[0], ev.arg[0]
-            size = queue_pop(ev, size)
+            size = heap_pop(ev, size)
             j = code & ((1 << _NODE_BITS) - 1)
             r = code >> _NODE_BITS
 
@@ -427,7 +427,7 @@ def simulate_network(requests, network, settings):
                 if serving[j] < 0:
                     serving[j] = r
                     d_proc[r] = work[r] * fog_mean[j, c]
-                    size = queue_push(ev, size, now + d_proc[r], seq, K_FOG_DONE, _pack(r, j), now)
+                    size = heap_push(ev, size, now + d_proc[r], seq, K_FOG_DONE, _pack(r, j), now)
                     seq += 1
                 else:
                     if tail[j, c] < 0:
@@ -456,7 +456,7 @@ def simulate_network(requests, network, settings):
                 hops[r] += 1
                 delay = nbr_prop[best] + sz * nbr_inv[best]
                 d_fwd[r] += delay
-                size = queue_push(
+                size = heap_push(
                     ev, size, now + delay, seq, K_FOG_ARRIVE, _pack(r, nbr_idx[best]), now
                 )
                 seq += 1
@@ -508,7 +508,7 @@ def simulate_network(requests, network, settings):
                 serving[j] = nr
                 d_wait[nr] = now - t_join[nr]
                 d_proc[nr] = work[nr] * fog_mean[j, pick]
-                size = queue_push(ev, size, now + d_proc[nr], seq, K_FOG_DONE, _pack(nr, j), now)
+                size = heap_push(ev, size, now + d_proc[nr], seq, K_FOG_DONE, _pack(nr, j), now)
                 seq += 1
 
         else:  # K_ANNOUNCE of node j
@@ -523,9 +523,7 @@ def simulate_network(requests, network, settings):
                 pend_v[back, k] = w_est
                 pend_len[back] += 1
             if d < n_dir or outstanding > 0:
-                size = queue_push(
-                    ev, size, now + announce_period, seq, K_ANNOUNCE, _pack(0, j), now
-                )
+                size = heap_push(ev, size, now + announce_period, seq, K_ANNOUNCE, _pack(0, j), now)
                 seq += 1
 
     for j in range(nf):

@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from workbench.kernels.events import new_queue, queue_pop, queue_push
+from workbench.kernels.events import heap_pop, heap_push, new_heap
 from workbench.kernels.red import red_drop_probability, red_ewma
 
 # per-server statistics: columns of ``server_stats``
@@ -197,7 +197,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
     went_down[:] = 0
 
     cap = m + n + 1
-    ev = new_queue(cap)
+    ev = new_heap(cap)
     size = 0
     seq = 0
     g = 0
@@ -219,7 +219,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
             kind = _ARRIVE
         else:
             now, kind, arg = ev.time[0], ev.kind[0], ev.arg[0]
-            size = queue_pop(ev, size)
+            size = heap_pop(ev, size)
             if kind == _ARRIVE:
                 k = arg
                 s = location[k]
@@ -283,7 +283,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 hop = data[k] / bandwidth[s]
                 transfer[k] += hop
                 location[k] = up
-                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
+                size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             elif send_down_to >= 0:
                 c = send_down_to
@@ -293,7 +293,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 pinned[k] = True
                 went_down[k] = 1
                 server_stats[s, SRV_SENT_DOWN] += 1.0
-                size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
+                size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             else:
                 server_stats[s, SRV_AREA] += present[s] * (now - last_change[s])
@@ -338,13 +338,13 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     server_stats[s, SRV_DECIDED_UP] += 1.0
                     transfer[k] += hop
                     location[k] = up
-                    size = queue_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
+                    size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                     seq += 1
                     if offload_busy and hop > 0.0:
                         svc_kind[s] = _SEND
                         svc_end[s] = now + hop
                         server_stats[s, SRV_BUSY] += hop
-                        size = queue_push(ev, size, now + hop, seq, _DONE, s, 0.0)
+                        size = heap_push(ev, size, now + hop, seq, _DONE, s, 0.0)
                         seq += 1
                     else:
                         free = True
@@ -353,7 +353,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     exec_server[k] = s
                     svc_end[s] = now + work[k] / compute[s]
                     server_stats[s, SRV_BUSY] += work[k] / compute[s]
-                    size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
+                    size = heap_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
                     seq += 1
             else:
                 leave = True
@@ -391,7 +391,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 exec_server[k] = s
                 svc_end[s] = now + work[k] / compute[s]
                 server_stats[s, SRV_BUSY] += work[k] / compute[s]
-            size = queue_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
+            size = heap_push(ev, size, svc_end[s], seq, _DONE, s, 0.0)
             seq += 1
 
     for s in range(n):
