@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import io
 import math
 import multiprocessing
 import numbers
@@ -284,6 +285,8 @@ WALK_EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("numfmt", "value"): lambda: 1234.5678,
     ("numfmt", "text"): lambda: "1,5",
     ("rendering", "fig"): lambda: _a_figure(),
+    ("rendering", "buf"): lambda: io.BytesIO(),
+    ("rendering", "png"): lambda: _a_png(),
 }
 
 
@@ -292,6 +295,15 @@ def _a_param():
     from workbench.redundancy import PARAMS
 
     return next(iter(PARAMS.values()))
+
+
+def _a_png() -> bytes:
+    """A PNG written by :func:`workbench.rendering.save_png` (it records its text size)."""
+    from workbench.rendering import save_png
+
+    buf = io.BytesIO()
+    save_png(_a_figure(), buf)
+    return buf.getvalue()
 
 
 def _a_figure():

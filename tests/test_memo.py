@@ -149,7 +149,7 @@ def test_the_key_covers_every_data_file_the_library_versions_and_an_outside_pape
 ):
     data = _data_copy(tmp_path, monkeypatch)
     base = digest.code_digest()
-    trace = data / "traces" / "one.csv"  # a new kind of data file, under any folder
+    trace = data / "measured" / "one.csv"  # a new kind of data file, under a new folder
     trace.parent.mkdir()
     trace.write_text("t\n0.5\n")
     with_trace = digest.code_digest()

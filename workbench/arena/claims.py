@@ -41,7 +41,7 @@ def star(n_nodes: int, servers: int, lam: float, mean: float = 1.0):
     return scenario_from_dict({"name": "star", "nodes": nodes, "links": links, "workload": work})
 
 
-def _run(quick, scenario, policy, **kw):
+def _claim_run(quick, scenario, policy, **kw):
     n, reps = RUNS[bool(quick)]
     return simulate(scenario=scenario, policy=policy, requests=n, replications=reps, seed=1,
                     overload="transient", **kw)  # fmt: skip
@@ -53,7 +53,7 @@ def _m(value, *runs) -> Measurement:
 
 
 def random_is_mm1(quick=True) -> Measurement:
-    r = _run(quick, star(3, 1, 1.8), "random")
+    r = _claim_run(quick, star(3, 1, 1.8), "random")
     return _m(r.mean_delay, r)
 
 
@@ -62,12 +62,12 @@ def local_is_erlang_c(quick=True) -> Measurement:
         "name": "mmc", "nodes": [{"id": "x", "role": "edge", "servers": 3}],
         "workload": [{"source": "x", "rate": 2.25, "size": {"dist": "exponential", "mean": 1}}],
     })  # fmt: skip
-    r = _run(quick, sc, "local")
+    r = _claim_run(quick, sc, "local")
     return _m(r.mean_delay, r)
 
 
 def power_of_two_near_mean_field(quick=True) -> Measurement:
-    r = _run(quick, star(100, 1, 80.0), "power_of_d", d=2)
+    r = _claim_run(quick, star(100, 1, 80.0), "power_of_d", d=2)
     return _m(r.mean_delay, r)
 
 
@@ -79,17 +79,17 @@ def threshold_is_mm1k_with_cloud(quick=True) -> Measurement:
         "links": [{"a": "f", "b": "cloud", "delay": 0.05}],
         "workload": [{"source": "f", "rate": 8.0, "size": {"dist": "exponential", "mean": 0.1}}],
     })  # fmt: skip
-    r = _run(quick, sc, "threshold", theta=0.25, e_max=0)
+    r = _claim_run(quick, sc, "threshold", theta=0.25, e_max=0)
     return _m(r.mean_delay, r)
 
 
 def overflow_is_blocking_exact(quick=True) -> Measurement:
-    r = _run(quick, load_scenario("p3_datacenters"), "overflow", p=0.5)
+    r = _claim_run(quick, load_scenario("p3_datacenters"), "overflow", p=0.5)
     return _m(r.loss_share, r)
 
 
 def replicate_is_p4_eq1(quick=True) -> Measurement:
-    r = _run(quick, load_scenario("p4_redundancy"), "replicate", m=2)
+    r = _claim_run(quick, load_scenario("p4_redundancy"), "replicate", m=2)
     return _m(r.mean_delay, r)
 
 

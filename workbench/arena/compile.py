@@ -170,11 +170,13 @@ def _root(rng) -> np.random.SeedSequence:
     )
 
 
-def stream(root: np.random.SeedSequence, *path: int) -> np.random.Generator:
-    """The generator at ``path`` below ``root`` (its child ``path[0]``, that one's child
+def stream(seed_sequence: np.random.SeedSequence, *path: int) -> np.random.Generator:
+    """The generator at ``path`` below ``seed_sequence`` (its child ``path[0]``, that one's child
     ``path[1]``, ...), the same whatever else is drawn: :func:`draw_tasks`'s streams."""
     ss = np.random.SeedSequence(
-        root.entropy, spawn_key=tuple(root.spawn_key) + tuple(path), pool_size=root.pool_size
+        seed_sequence.entropy,
+        spawn_key=tuple(seed_sequence.spawn_key) + tuple(path),
+        pool_size=seed_sequence.pool_size,
     )
     return np.random.default_rng(ss)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 
 __all__ = ["PARAMS", "MAX_REQUESTS", "MAX_TOTAL"]
@@ -39,7 +41,8 @@ PARAMS = Params(
           "trip.",
           help="Delay of an edge-to-cloud link (the round trip, the result's return "
           "included); a map axis and a slider."),
-    Param("cloud_speed", "s_c", "speed of a cloud server (winner map)", low=0.0, high=100.0,
+    Param("cloud_speed", "s_c", "speed of a cloud server (winner map)", unit="work/s",
+          low=0.0, high=100.0,
           low_open=True, default=2.0, slider=(0.5, 8.0), step=0.25, source="choice",
           plausible=(1.0, 4.0),
           why="An edge box is often a low-power part (10–30 W) and a cloud server a "
@@ -58,7 +61,8 @@ PARAMS = Params(
           why="A street cabinet or base-station site holds one to a few small servers, each "
           "with a few cores: 1 to 16 tasks in service at once.",
           help="Servers of each of the four edge nodes; capacity 10 per server."),
-    Param("edge_speed", "s_e", "speed of an edge server (winner map)", low=0.0, high=100.0,
+    Param("edge_speed", "s_e", "speed of an edge server (winner map)", unit="work/s",
+          low=0.0, high=100.0,
           low_open=True, default=1.0, slider=(0.25, 4.0), step=0.25, source="choice",
           plausible=(0.5, 2.0),
           why="The unit of work: a task of size 0.1 takes 0.1 s on an edge server; half to "
@@ -74,7 +78,7 @@ PARAMS = Params(
           help="A task that finds its node full is forwarded to a neighbour with room with "
           "probability p, else lost (Fricker et al.'s p_i)."),
     Param("theta", "θ", "offloading threshold (threshold, P1)", unit="s", low=0.0,
-          default=0.2, slider=(0.0, 2.0), step=0.05, source="choice",
+          high=1e6, extra=(math.inf,), default=0.2, slider=(0.0, 2.0), step=0.05, source="choice",
           help="A node keeps a task when its estimated wait is at most θ; otherwise it "
           "forwards it to its best neighbour (Yousefpour et al.'s θ)."),
     Param("e_max", "e_max", "most forwards (threshold, P1)", kind="int", low=0, high=10,
@@ -93,11 +97,11 @@ PARAMS = Params(
     Param("d", "d", "candidates drawn (power_of_d)", kind="int", low=1, high=64, default=2,
           slider=(1, 8), step=1, source="choice",
           help="d candidates drawn with replacement; the task joins the least loaded."),
-    Param("min_th", "min_th", "RED lower threshold (red, P5)", low=0.0, default=5.0,
+    Param("min_th", "min_th", "RED lower threshold (red, P5)", low=0.0, high=1e6, default=5.0,
           slider=(0.0, 30.0), step=0.5, source="choice",
           help="Below this averaged queue a task is never offloaded upwards."),
     Param("max_th", "max_th", "RED upper threshold (red, P5)", low=0.0, low_open=True,
-          default=15.0, slider=(1.0, 60.0), step=0.5, source="choice",
+          high=1e6, default=15.0, slider=(1.0, 60.0), step=0.5, source="choice",
           help="Above this averaged queue every task is offloaded upwards."),
     Param("max_p", "max_p", "RED's largest probability below max_th (red, P5)", low=0.0,
           high=1.0, low_open=True, default=0.1, slider=(0.01, 1.0), step=0.01,
@@ -109,7 +113,7 @@ PARAMS = Params(
           low=0, high=10**6, default=10, slider=(0, 100), step=1, source="choice",
           help="Tasks of the K most popular types are served from the edge's cache at once."),
     Param("deadline", "τ", "reliability check (hedge_cache, P2)", unit="s", low=0.0,
-          default=0.5, slider=(0.0, 5.0), step=0.05, source="choice",
+          high=1e6, extra=(math.inf,), default=0.5, slider=(0.0, 5.0), step=0.05, source="choice",
           help="When the first copy's estimated wait exceeds τ a second copy goes to the "
           "best neighbour; the first to finish cancels the other (Elbamby et al.'s hedging)."),
 )  # fmt: skip

@@ -228,7 +228,7 @@ def _best_neighbour(net, st, k, j, mean):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _one(st, b, mode):
+def _single(st, b, mode):
     st.buf[0] = b
     return 1, mode
 
@@ -250,9 +250,9 @@ def _shortest(net, st, n, room_only):
 def _overflow(net, tk, pol, st, i, k):
     j = net.home[k]
     if _room(net, st, j):
-        return _one(st, j, 0)
+        return _single(st, j, 0)
     if tk.u[i, 0] >= pol.par[P_P]:
-        return _one(st, -1, 0)
+        return _single(st, -1, 0)
     n = 0
     for p in range(net.nbr_ptr[j], net.nbr_ptr[j + 1]):
         b = net.nbr_idx[p]
@@ -260,8 +260,8 @@ def _overflow(net, tk, pol, st, i, k):
             st.ibuf[n] = b
             n += 1
     if n == 0:
-        return _one(st, -1, 0)
-    return _one(st, st.ibuf[min(int(tk.u[i, 1] * n), n - 1)], 0)
+        return _single(st, -1, 0)
+    return _single(st, st.ibuf[min(int(tk.u[i, 1] * n), n - 1)], 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -298,7 +298,7 @@ def _replicate(net, st, pol, k):
             placed += 1
             take -= 1
     if placed == 0:
-        return _one(st, net.cloud, 0)
+        return _single(st, net.cloud, 0)
     return placed, 0
 
 
@@ -307,12 +307,12 @@ def _threshold(net, tk, pol, st, i, k, hops):
     j = net.home[k]
     mean = net.mean_size[tk.source[i]]
     if j != net.cloud and _room(net, st, j) and _wait_within(net, st, j, mean, pol.par[P_THETA]):
-        return _one(st, j, 0)
+        return _single(st, j, 0)
     if hops < pol.par[P_EMAX]:
         b = _best_neighbour(net, st, k, j, mean)
         if b >= 0:
-            return _one(st, b, 1)
-    return _one(st, net.cloud, 0)
+            return _single(st, b, 1)
+    return _single(st, net.cloud, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -324,19 +324,19 @@ def _red(net, tk, pol, st, i, k):
     )
     if tk.u[i, 0] < p or not _room(net, st, j):
         up = net.parent[j]
-        return _one(st, up if up >= 0 else net.cloud, 0)
-    return _one(st, j, 0)
+        return _single(st, up if up >= 0 else net.cloud, 0)
+    return _single(st, j, 0)
 
 
 @njit(cache=True, _nrt=False)
 def _hedge(net, tk, pol, st, i, k):
     j = net.home[k]
     if 0 <= tk.kind[i] < pol.par[P_CACHE] and j != net.cloud:
-        return _one(st, j, 2)
+        return _single(st, j, 2)
     mean = net.mean_size[tk.source[i]]
     if net.servers[j] == 0:  # no serving home: one copy to the best neighbour or the cloud
         b = _best_neighbour(net, st, k, j, mean)
-        return _one(st, b if b >= 0 else net.cloud, 0)
+        return _single(st, b if b >= 0 else net.cloud, 0)
     st.buf[0] = j
     if not _wait_within(net, st, j, mean, pol.par[P_DEADLINE]):
         b = _best_neighbour(net, st, k, j, mean)
@@ -377,12 +377,12 @@ def _user(net, tk, pol, user, st, i, k, now):
     count = user(task, st.fbuf[:, :n], pol.ustate, pol.upar, tk.u[i], out)
     if count < 1 or count > out.shape[0]:
         pol.err[0], pol.err[2], pol.err[3] = 1, count, out.shape[0]
-        return _one(st, -1, 0)
+        return _single(st, -1, 0)
     for a in range(count):
         idx = out[a]
         if idx < 0 or idx >= n:
             pol.err[0], pol.err[2], pol.err[3] = 2, idx, n
-            return _one(st, -1, 0)
+            return _single(st, -1, 0)
         st.buf[a] = st.ibuf[idx]
     return count, 0
 
@@ -392,15 +392,15 @@ def decide(net, tk, pol, user, st, i, k, hops, now):
     """Where task ``i`` at node ``k`` goes (module docstring)."""
     code = pol.code
     if code == LOCAL:
-        return _one(st, net.home[k], 0)
+        return _single(st, net.home[k], 0)
     if code == CLOUD:
-        return _one(st, net.cloud, 0)
+        return _single(st, net.cloud, 0)
     if code == RANDOM or code == JSQ or code == POD:
         n = _candidates(net, st, k)
         if n == 0:
-            return _one(st, net.cloud, 0)
+            return _single(st, net.cloud, 0)
         if code == RANDOM:
-            return _one(st, st.ibuf[min(int(tk.u[i, 0] * n), n - 1)], 0)
+            return _single(st, st.ibuf[min(int(tk.u[i, 0] * n), n - 1)], 0)
         if code == POD:
             d = int(pol.par[P_D])
             for a in range(d):  # draws with replacement, moved to the front
@@ -410,7 +410,7 @@ def decide(net, tk, pol, user, st, i, k, hops, now):
                 st.ibuf[a] = st.ibuf[n + a]
             n = d
         b = _shortest(net, st, n, True)
-        return _one(st, b if b >= 0 else net.cloud, 0)
+        return _single(st, b if b >= 0 else net.cloud, 0)
     if code == THRESHOLD:
         return _threshold(net, tk, pol, st, i, k, hops)
     if code == OVERFLOW:

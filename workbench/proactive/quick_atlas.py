@@ -20,12 +20,18 @@ import math
 import sys
 from pathlib import Path
 
+import ipywidgets as w
 import numpy as np
 import pandas as pd
 
+from workbench.claims import atlas, default_cache_dir, plausible_space, summarise_atlas
 from workbench.proactive.claims import ATLAS
 from workbench.proactive.params import PARAMS
 from workbench.registry import ROOT
+from workbench.rendering import render_png
+from workbench.static_views import is_static
+from workbench.tables import atlas_figure, atlas_frame, atlas_prose, table_html
+from workbench.widgets import atlas_view
 
 __all__ = ["KEPT", "KEPT_SEED", "atlas_panel", "kept_atlas", "kept_points", "write_kept"]
 
@@ -38,7 +44,6 @@ PAPER = "p2"
 
 def _atlas_frame(points: pd.DataFrame) -> pd.DataFrame:
     """The atlas table of ``points`` with the attributes :func:`workbench.claims.atlas` sets."""
-    from workbench.claims import plausible_space, summarise_atlas
 
     ranges, readings = plausible_space(PARAMS)
     table = summarise_atlas(points, [p.name for p in ranges])
@@ -65,7 +70,6 @@ def kept_atlas(path: Path = KEPT) -> pd.DataFrame:
 
 
 def _live(seed: int, progress: bool = True) -> pd.DataFrame:
-    from workbench.claims import atlas, default_cache_dir
 
     return atlas(PAPER, quick=True, seed=seed, progress=progress, cache_dir=default_cache_dir())
 
@@ -92,7 +96,6 @@ def differing_rows(a: pd.DataFrame, b: pd.DataFrame) -> int:
 def write_kept(path: Path = KEPT, progress: bool = True) -> pd.DataFrame:
     """Compute the quick atlas (seed :data:`KEPT_SEED`, no cache) and keep its evaluations
     in ``path``; checks that the file read back gives the same frame."""
-    from workbench.claims import atlas
 
     frame = atlas(PAPER, quick=True, seed=KEPT_SEED, progress=progress)
     points = frame.attrs["points"]
@@ -114,10 +117,6 @@ def atlas_panel(quick: bool = True, seed: int = 0):
     """The P2 atlas in the notebook: the kept quick atlas with a button that recomputes it
     live (progress bar), or, for another seed or the full atlas, the live atlas
     (:func:`workbench.widgets.atlas_view`, computed now)."""
-    import ipywidgets as w
-
-    from workbench.static_views import is_static
-    from workbench.widgets import atlas_view
 
     if not quick or seed != KEPT_SEED or not KEPT.exists():
         return atlas_view(PAPER, quick=quick, seed=seed)
@@ -158,10 +157,6 @@ def atlas_panel(quick: bool = True, seed: int = 0):
 def _atlas_children(frame: pd.DataFrame):
     """The table, the paragraph and the figure of :func:`workbench.widgets.atlas_view` for
     an atlas frame already computed."""
-    import ipywidgets as w
-
-    from workbench.rendering import render_png
-    from workbench.tables import atlas_figure, atlas_frame, atlas_prose, table_html
 
     table = atlas_frame(frame, PAPER)
     picture = w.Image(value=render_png(atlas_figure(frame, PAPER)), format="png")
