@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from workbench.notation import mathtext
-from workbench.validation import check_real, check_type
+from workbench.validation import ParameterError, check_real, check_type
 
 __all__ = [
     "VIEW_DPI",
@@ -77,8 +77,16 @@ def _png_with_text(png: bytes, key: str, value: str) -> bytes:
     return png[:end] + chunk + png[end:]
 
 
+def _check_png(png, func: str) -> None:
+    if not isinstance(png, (bytes, bytearray)):
+        raise ParameterError(
+            f"{func}: png must be the bytes of a PNG file; got {type(png).__name__}"
+        )
+
+
 def png_text(png: bytes) -> dict[str, str]:
     """The ``tEXt`` chunks of a PNG (key -> value)."""
+    _check_png(png, "png_text")
     out, i = {}, 8
     while i + 8 <= len(png):
         (length,) = struct.unpack(">I", png[i : i + 4])
@@ -93,8 +101,24 @@ def png_text(png: bytes) -> dict[str, str]:
 def min_text_px(png: bytes) -> float | None:
     """The smallest text drawn in a PNG written by :func:`save_png`, in its pixels (None for
     a picture without text or not written by it)."""
+    _check_png(png, "min_text_px")
     value = png_text(png).get(MIN_TEXT_KEY)
     return float(value) if value else None
+
+
+#: the ``savefig`` keywords :func:`save_png` passes on (a typo is refused by name)
+SAVE_KEYWORDS = frozenset(
+    {
+        "dpi",
+        "bbox_inches",
+        "pad_inches",
+        "facecolor",
+        "edgecolor",
+        "transparent",
+        "metadata",
+        "pil_kwargs",
+    }
+)
 
 
 def save_png(fig, buf, **kw) -> None:
@@ -104,6 +128,12 @@ def save_png(fig, buf, **kw) -> None:
     The PNG carries the size of its smallest drawn text in pixels (:data:`MIN_TEXT_KEY`,
     :func:`min_text_px`; mathtext scripts count at their base size): the course's slides
     check what a projector shows with it."""
+    unknown = sorted(set(kw) - SAVE_KEYWORDS)
+    if unknown:
+        raise ParameterError(
+            f"save_png: keyword {unknown[0]!r} is not one of savefig's "
+            f"{', '.join(sorted(SAVE_KEYWORDS))}; got {unknown[0]}={kw[unknown[0]]!r}"
+        )
     changed = apply_notation(fig)
     start = buf.tell()
     _drawn.sizes = []
