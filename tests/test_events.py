@@ -26,9 +26,7 @@ from scipy import stats
 
 from workbench.kernels.events import (
     _REBUILDS,
-    _SCAN_MAX_SERVERS,
     _W,
-    _multiserver_fcfs,
     heap_pop,
     heap_push,
     lane_pop,
@@ -42,6 +40,7 @@ from workbench.kernels.events import (
     queue_pop,
     queue_push,
 )
+from workbench.kernels.fcfs import _SCAN_MAX_SERVERS, _multiserver_fcfs
 
 HUGE = 2**63 - 1  # an "unlimited" waiting room: must not overflow or allocate
 
