@@ -499,17 +499,6 @@ def _compiled(sc: Scenario, f: str):
         size_known=np.array(known, dtype=np.int64),
         deadline=np.array([math.inf if x is None else float(x) for x in deadline]),
     )
-    if net.cloud >= 0:
-        pos = {node.id: k for k, node in enumerate(sc.nodes)}
-        # a trace names its sources per task: the file's loader checked them the same way
-        for w in (w for w in sc.workload if hasattr(w, "source")):
-            k = pos[w.source]
-            if not np.isfinite(net.delay[k, net.cloud]):
-                raise ScenarioError(
-                    f"{f}: scenario {sc.name!r}: the cloud {sc.nodes[net.cloud].id!r} has no "
-                    f"path from the source {w.source!r}; link it (links: [{{a: "
-                    f"{w.source}, b: {sc.nodes[net.cloud].id}, delay: ...}}]) or remove it."
-                )
     return net
 
 
