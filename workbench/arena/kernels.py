@@ -426,6 +426,7 @@ def _run(net, tk, pol, warm, user, st):
 
 
 _BUFFERS = {}
+_FILLS = []
 _POOL = threading.Lock()
 
 
@@ -442,8 +443,10 @@ def _buffers(net, tk):
         st = _BUFFERS.pop(dims, None)
     if st is None:
         return dims, _state(*dims)
-    for buf, fresh in zip(st, _state(1, 1, 1, 0, 0), strict=True):
-        buf.fill(fresh.flat[0])  # each buffer starts filled with one value
+    if not _FILLS:  # each buffer starts filled with one value: read them once
+        _FILLS.extend(fresh.flat[0] for fresh in _state(1, 1, 1, 0, 0))
+    for buf, value in zip(st, _FILLS, strict=True):
+        buf.fill(value)
     return dims, st
 
 
