@@ -240,6 +240,24 @@ SLIDE_JS = """() => {
   return {over: over.slice(0, 3), small: small.slice(0, 3), scale, figures, math, items, title};
 }"""
 MIN_FIGURE_TEXT_PX = 12
+PAGE_PICTURE = re.compile(r"<img\b[^>]*\bsrc=(?:\"_images/[^\"]+\.png\"|'data:image/png)")
+SLIDE_PICTURE = re.compile(r"<img class='wb-slide-figure' alt='([^']*)'")
+
+
+def test_every_deck_shows_every_picture_of_its_page(site):
+    """No figure of a page is left off its deck or replaced by words: the figure code makes
+    its text readable on a slide (checked by the slide test below). The claim atlas may be
+    cut into several slides; it counts once."""
+    missing = []
+    for nb in NOTEBOOKS:
+        on_page = len(PAGE_PICTURE.findall((site / f"{nb.stem}.html").read_text()))
+        alts = SLIDE_PICTURE.findall((site / "slides" / f"{nb.stem}.slides.html").read_text())
+        on_slides = sum(alt != "claim atlas" for alt in alts) + ("claim atlas" in alts)
+        if on_slides != on_page:
+            missing.append(f"{nb.stem}: {on_page} pictures on the page, {on_slides} in the deck")
+    assert not missing, "\n".join(missing)
+
+
 VERDICTS = re.compile(r"\b(agrees|disagrees|reproduced|refuted|depends|undetermined)\b")
 
 
