@@ -14,7 +14,7 @@ use. Written to ``OUT``:
   the others at their first table), after MathJax has typeset it;
 - ``slide-<deck>.png``: one slide per deck at its 1280 × 720 frame: the first slide showing
   the claim atlas, else the first slide with a picture;
-- ``slide-<deck>-<n>.png`` for each ``--slide DECK:TITLE``: the first slide with a picture
+- ``slide-<deck>-<title>.png`` for each ``--slide DECK:TITLE``: the first slide with a picture
   whose title contains TITLE (case-insensitive), else the first slide of that title;
 - ``handout-<name>.png``: page 2 of each paper's handout (``pdftoppm``).
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,7 +98,8 @@ def shoot(site: Path, out: Path, slides: list[str]) -> list[str]:
                     notes.append(f"{name}: no slide titled {title!r}" if title else name)
                     continue
                 deck.wait_for_timeout(300)
-                file = f"slide-{name}.png" if title is None else f"slide-{name}-{i + 1}.png"
+                slug = re.sub(r"[^a-z0-9]+", "-", (title or "").lower()).strip("-")
+                file = f"slide-{name}.png" if title is None else f"slide-{name}-{slug}.png"
                 small(deck.screenshot(), out / file)
         browser.close()
     for pdf in sorted((site / "handouts").glob("*.pdf")):
