@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -240,6 +241,24 @@ SLIDE_JS = """() => {
   return {over: over.slice(0, 3), small: small.slice(0, 3), scale, figures, math, items, title};
 }"""
 MIN_FIGURE_TEXT_PX = 12
+PAGE_PICTURE = re.compile(r"<img\b[^>]*\bsrc=(?:\"_images/[^\"]+\.png\"|'data:image/png)")
+SLIDE_PICTURE = re.compile(r"<img class='wb-slide-figure' alt='([^']*)'")
+
+
+def test_every_deck_shows_every_picture_of_its_page(site):
+    """No figure of a page is left off its deck or replaced by words: the figure code makes
+    its text readable on a slide (checked by the slide test below). The claim atlas may be
+    cut into several slides; it counts once."""
+    missing = []
+    for nb in NOTEBOOKS:
+        on_page = len(PAGE_PICTURE.findall((site / f"{nb.stem}.html").read_text()))
+        alts = SLIDE_PICTURE.findall((site / "slides" / f"{nb.stem}.slides.html").read_text())
+        on_slides = sum(alt != "claim atlas" for alt in alts) + ("claim atlas" in alts)
+        if on_slides != on_page:
+            missing.append(f"{nb.stem}: {on_page} pictures on the page, {on_slides} in the deck")
+    assert not missing, "\n".join(missing)
+
+
 VERDICTS = re.compile(r"\b(agrees|disagrees|reproduced|refuted|depends|undetermined)\b")
 
 
@@ -330,6 +349,19 @@ def _has_picture(resources, depth: int = 0) -> bool:
     return False
 
 
+def _page_texts(path: Path, reader) -> list[str]:
+    """The text of each page of a PDF: poppler's ``pdftotext`` (the same verdicts as pypdf's
+    extractor on the course's handouts, at about a twentieth of its CPU time, which was most
+    of the handout test's), pypdf's extractor where poppler is not installed."""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        return [pdf_page.extract_text() or "" for pdf_page in reader.pages]
+    out = subprocess.run(
+        [exe, "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    return out.split("\f")[:-1]  # a form feed ends every page
+
+
 def _handout_problems(path: Path) -> tuple[list[str], dict]:
     """What a printed handout gets wrong: a leftover ``$`` or TeX command in its text, a
     page not A4 (portrait or landscape), a page that is nearly empty (not the last one)."""
@@ -337,9 +369,11 @@ def _handout_problems(path: Path) -> tuple[list[str], dict]:
 
     reader = PdfReader(path)
     problems, counts = [], {"pages": len(reader.pages), "raw_tex": 0, "near_empty": 0}
+    texts = _page_texts(path, reader)
+    if len(texts) != len(reader.pages):
+        problems.append(f"{path.name}: text of {len(texts)} pages of {len(reader.pages)}")
     text = ""
-    for k, pdf_page in enumerate(reader.pages, start=1):
-        words = pdf_page.extract_text() or ""
+    for k, (pdf_page, words) in enumerate(zip(reader.pages, texts, strict=False), start=1):
         text += words
         size = sorted((float(pdf_page.mediabox.width), float(pdf_page.mediabox.height)))
         if abs(size[0] - A4[0]) > 1 or abs(size[1] - A4[1]) > 1:

@@ -28,13 +28,15 @@ def plot_winner_map(frame: pd.DataFrame):
     fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
     delays = sorted(frame["link_delay"].unique())
     loads = sorted(frame["load"].unique())
+    # a 2 × 2 grid (the quick map, the one a slide shows) has room for 12 px text on a slide
+    size = 9 if max(len(delays), len(loads)) <= 2 else None
     for row, rtt in zip(axes, rtts, strict=True):
         for ax, scv in zip(row, scvs, strict=True):
             part = frame[frame["scv"] == scv]
             if rtt is not None:
                 part = part[part["cloud_rtt"] == rtt]
             for (delay, load), cell in part.groupby(["link_delay", "load"]):
-                _draw_cell(ax, delays.index(delay), loads.index(load), cell.iloc[0])
+                _draw_cell(ax, delays.index(delay), loads.index(load), cell.iloc[0], size)
             ax.set_xticks(range(len(delays)), [f"{d * 1e3:g}" for d in delays])
             ax.set_yticks(range(len(loads)), [f"{x:g}" for x in loads])
             ax.set_xlim(-0.6, len(delays) - 0.4)
@@ -42,23 +44,27 @@ def plot_winner_map(frame: pd.DataFrame):
             ax.set_xlabel("edge link delay (ms)")
             title = f"task size SCV = {scv:g}"
             ax.set_title(
-                title if rtt is None else f"{title}, cloud RTT {rtt * 1e3:g} ms", fontsize=9
+                title if rtt is None else f"{title}, cloud RTT {rtt * 1e3:g} ms",
+                fontsize=10 if size else 9,
             )
         row[0].set_ylabel("edge load ρ")
     return fig
 
 
-def _draw_cell(ax, x, y, r) -> None:
-    """A winner as a square in its colour; a tie as stripes of its members' colours."""
+def _draw_cell(ax, x, y, r, size=None) -> None:
+    """A winner as a square in its colour; a tie as stripes of its members' colours (their
+    names at ``size`` points, default 7 for a winner and 6 for a tie)."""
     if r["winner"]:
         ax.add_patch(
             Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, color=_COLOURS.get(r["winner"], "k"))
         )
-        ax.annotate(r["winner"], (x, y), ha="center", va="center", fontsize=7, color="white")
+        ax.annotate(
+            r["winner"], (x, y), ha="center", va="center", fontsize=size or 7, color="white"
+        )
         return
     names = [t for t in r["tied_with"].split(", ") if t]
     if not names:  # no contender: every run unstable or losing more than 1 %
-        ax.annotate("none", (x, y), ha="center", va="center", fontsize=7, color="0.4")
+        ax.annotate("none", (x, y), ha="center", va="center", fontsize=size or 7, color="0.4")
         return
     w = 0.9 / len(names)
     for a, name in enumerate(names):
@@ -67,7 +73,7 @@ def _draw_cell(ax, x, y, r) -> None:
                 (x - 0.45 + a * w, y - 0.45), w, 0.9, color=_COLOURS.get(name, "k"), alpha=0.55
             )
         )
-    ax.annotate("tie:\n" + "\n".join(names), (x, y), ha="center", va="center", fontsize=6)
+    ax.annotate("tie:\n" + "\n".join(names), (x, y), ha="center", va="center", fontsize=size or 6)
 
 
 def plot_fronts(frame: pd.DataFrame):

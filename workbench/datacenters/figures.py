@@ -404,12 +404,12 @@ def plot_ring(frame: pd.DataFrame, fast=False):
                 textcoords="offset points",
                 xytext=(0, 8),
                 ha="center",
-                fontsize=7,
+                fontsize=8,
                 color="C3",
             )
         ax.set_xticks(sub["center"])
         ax.set_xticklabels(
-            [f"{j}\nλ={v:g}" for j, v in zip(sub["center"], sub["lam"], strict=True)], fontsize=7
+            [f"{j}\nλ={v:g}" for j, v in zip(sub["center"], sub["lam"], strict=True)], fontsize=8
         )
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("center j (λⱼ per unit N)")

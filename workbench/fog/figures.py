@@ -225,10 +225,10 @@ def plot_network_utilisation(frame, fast=False, title=None):
     iot = nodes[nodes["role"] == "iot"]
     ax.scatter(iot["x"], iot["y"], s=6, color="0.6", zorder=2, label="IoT node")
     fog = nodes[nodes["role"] == "fog"]
-    sc = ax.scatter(fog["x"], fog["y"], s=260, c=fog["utilisation"], cmap=cmap, norm=norm,
+    sc = ax.scatter(fog["x"], fog["y"], s=340, c=fog["utilisation"], cmap=cmap, norm=norm,
                     edgecolors="k", zorder=3, label="fog node")  # fmt: skip
     for x, y, u in zip(fog["x"], fog["y"], fog["utilisation"], strict=True):
-        ax.annotate(f"{u:.2f}", (x, y), ha="center", va="center", fontsize=6,
+        ax.annotate(f"{u:.2f}", (x, y), ha="center", va="center", fontsize=7,
                     color="w" if u < 0.6 else "k", zorder=4)  # fmt: skip
     cl = nodes[nodes["role"] == "cloud"]
     ax.scatter(cl["x"], cl["y"], s=300, marker="s", c=cl["utilisation"], cmap=cmap, norm=norm,
@@ -612,11 +612,11 @@ def plot_best_theta_per_node(frame):
     ax0.minorticks_off()
     ax0.set_ylim(bottom=0.0 if chosen[0] == 0 else 0.6 * chosen[0])
     ax0.set_xticks(x, [f"{n}\n{r:.2f}" for n, r in zip(nodes["name"], nodes["offered_load"],
-                                                       strict=True)], fontsize=7)  # fmt: skip
+                                                       strict=True)], fontsize=8)  # fmt: skip
     ax0.set_xlabel("fog node and its offered load ρ_j = I_j/μ + I'_j/μ' (ascending)")
     ax0.set_ylabel("θ_j chosen on the grid [ms]")
     ax0.set_title("Best θ of each fog node", fontsize=10)
-    ax0.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2,
+    ax0.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2,
                frameon=False)  # fmt: skip
     colors = {"θ = 20": PALETTE[7], "best uniform": PALETTE[1], "per node, simulation": PALETTE[3]}
     colors.update({f"per node, {label}": c for label, _, c in MODEL_SOURCES.values()})
@@ -629,9 +629,9 @@ def plot_best_theta_per_node(frame):
                 f"Δ = {row['difference']:+.3f} ms\n[{row['difference_low']:+.3f}, "
                 f"{row['difference_high']:+.3f}]",
                 (i, row["ci_high"]), textcoords="offset points", xytext=(0, 6), ha="center",
-                fontsize=7,
+                fontsize=8,
             )  # fmt: skip
-    ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=7)
+    ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=8)
     ax1.set_xlim(-0.6, len(pol) - 0.4)
     ax1.set_ylabel("mean service delay [ms] (95% CI)")
     ax1.set_title("Re-measured on fresh seeds (Δ: paired, − best uniform)", fontsize=10)
@@ -641,7 +641,7 @@ def plot_best_theta_per_node(frame):
         f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
         f"(seed {int(frame['tune_seed'].iloc[0])}, common random numbers), verified on {reps} × "
         f"{n:,} requests (seed {int(frame['check_seed'].iloc[0])})",
-        fontsize=7, color="0.4",
+        fontsize=8, color="0.4",
     )  # fmt: skip
     return fig
 

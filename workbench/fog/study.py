@@ -162,7 +162,7 @@ def _clip_transients(ax, frame):
         color = POLICY_COLORS.get(row["policy"], "0.3")
         ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
         ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
-                    textcoords="offset points", fontsize=6, color=color)  # fmt: skip
+                    textcoords="offset points", fontsize=7, color=color)  # fmt: skip
 
 
 def mark_unstable(ax, frame):

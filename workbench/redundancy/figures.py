@@ -420,8 +420,10 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
     c, idle = N // m, N % m
     shown = min(c, MAX_DRAWN_GROUPS)
     top = shown + 0.9  # the lane of blocked jobs
-    fig, ax = figure(1, width=7.5, height=0.62 * (top + 1.6) + 0.9, fast=True)
-    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.88)
+    height = 0.62 * (top + 1.6) + 0.9
+    fig, ax = figure(1, width=7.5, height=height, fast=True)
+    # the two-line title at 11 pt needs 0.55 in above the drawing (a projector's 12 px)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - max(0.12, 0.55 / height))
     ax.set_axis_off()
     ax.set(xlim=(0, 10), ylim=(-1.3, top + 0.7))
 
@@ -429,12 +431,12 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
         patch = FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, color=color, lw=lw, **kw)
         ax.add_artist(patch)
         if text:
-            ax.text(*text[1], text[0], ha="center", fontsize=9, color=color)
+            ax.text(*text[1], text[0], ha="center", fontsize=11, color=color)
 
     def box(x, y, w, h, color, label=""):
         ax.add_artist(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.05", fc=color, ec="0.4"))
         if label:
-            ax.text(x + w / 2, y + h / 2, label, ha="center", va="center", fontsize=9)
+            ax.text(x + w / 2, y + h / 2, label, ha="center", va="center", fontsize=11)
 
     mid = (shown - 1) / 2
     box(1.5, mid - 0.35, 1.2, 0.7, "#eeeeee", "dispatch")
@@ -450,13 +452,13 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
             ax.text(6.35, y, "…", va="center", ha="right")
         arrow((2.75, mid), (3.35, y), lw=0.7)
         arrow((6.5, y), (7.2, y), lw=0.7)
-    ax.text(7.3, mid, "done when the\nfirst of m\ncopies ends", va="center", fontsize=8)
+    ax.text(7.3, mid, "done when the\nfirst of m\ncopies ends", va="center", fontsize=11)
     below = f"c = ⌊N/m⌋ = {c} groups of m = {m} workers"
     if c > shown:
         below += f" ({c - shown} more not drawn)"
     if idle:
         below += f"; {idle} idle (N mod m)"
-    ax.text(4.9, -0.85, below, ha="center", fontsize=9)
+    ax.text(4.9, -0.85, below, ha="center", fontsize=11)
     box(7.5, top - 0.35, 2.3, 0.7, "#fbeee8", f"cloud: T_cl = {t_cloud:g} s")
     arrow(
         (2.1, mid + 0.4),
@@ -474,7 +476,7 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
             f"\n{service.label()}: E[T_job(m)] = {tj:.3g} s, P_b = {pb:.3g}, "
             f"E[T_sys] = {t_sys:.3g} s"
         )
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=11)
     return fig
 
 

@@ -260,26 +260,26 @@ def _png_size(b64: str) -> tuple[int, int]:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
-def _figure(b64: str, alt: str, heading: str, note: str = "") -> str:
-    """A picture filling a figure slide below its heading (a figure's text grows with it).
-
-    A picture whose smallest text (recorded in the PNG, :func:`~workbench.rendering.
-    min_text_px`) would still show under :data:`MIN_FIGURE_TEXT_PX` at the largest size the
-    slide allows is not shown: a line says where to read it instead."""
+def _figure_fit(b64: str, heading: str, note: str = "") -> tuple[int, int, float, float | None]:
+    """``(width, height, scale, text_px)`` of a picture on a figure slide: its PNG size, the
+    scale that fills the slide below its heading (and note), and its smallest text in the
+    PNG's pixels (recorded by :func:`~workbench.rendering.save_png`; None if not recorded)."""
     from workbench.rendering import min_text_px
 
-    b64 = re.sub(r"\s+", "", b64)
     width, height = _png_size(b64)
     lines = 1 + len(re.sub(r"<[^>]+>|\$", "", heading)) // HEADING_CHARS if heading else 0
     room = FIGURE_ROOM - lines * HEADING_LINE - (NOTE_HEIGHT if note else 0)
     scale = min(FIGURE_WIDTH / width, room / height, MAX_UPSCALE)
-    text_px = min_text_px(base64.b64decode(b64))
-    if text_px is not None and text_px * scale < MIN_FIGURE_TEXT_PX:
-        return (
-            f"<p>Figure: {html.escape(alt)}, too detailed to read on a projector (its "
-            f"smallest text would show at {text_px * scale:.0f} px).</p><p class='wb-note'>"
-            "On the course page, and in the handout.</p>"
-        )
+    return width, height, scale, min_text_px(base64.b64decode(b64))
+
+
+def _figure(b64: str, alt: str, heading: str, note: str = "") -> str:
+    """A picture filling a figure slide below its heading (a figure's text grows with it).
+
+    Every figure is shown: the figure code draws text that reads at
+    :data:`MIN_FIGURE_TEXT_PX` at this size, and the course's slide check measures it."""
+    b64 = re.sub(r"\s+", "", b64)
+    width, height, scale, _ = _figure_fit(b64, heading, note)
     size = f"width:{width * scale:.0f}px;height:{height * scale:.0f}px"
     img = (
         f"<img class='wb-slide-figure' alt='{html.escape(alt)}' style='{size}' "
@@ -407,8 +407,10 @@ def _atlas_slides(b64: str, claims: int) -> list[tuple[str, str]]:
     readings' labels repeated on each, the colour bar left out: every cell prints its
     share)."""
     title = ATLAS_TITLE
+    b64 = re.sub(r"\s+", "", b64)
     whole = _figure(b64, "claim atlas", title)
-    if "too detailed" not in whole or claims < 2:
+    _, _, scale, text_px = _figure_fit(b64, title)
+    if text_px is None or text_px * scale >= MIN_FIGURE_TEXT_PX or claims < 2:
         return [(title, whole)]
     parts = _atlas_parts(base64.b64decode(re.sub(r"\s+", "", b64)), claims, title)
     if not parts:
