@@ -1,5 +1,5 @@
 """The claim atlas's verdict logic on synthetic claims with known answers, and every paper's
-declared plausible space (workbench.claims.atlas)."""
+declared plausible space (workbench.atlas.atlas)."""
 
 import dataclasses
 import os
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from atlas_targets import FLIP_AT, PARAMS, SPEC, TARGETS
 
-from workbench.claims import design, plausible_space, run_atlas, verdict, wilson
+from workbench.atlas import design, plausible_space, run_atlas, verdict, wilson
 from workbench.params import Param
 from workbench.registry import PAPERS
 from workbench.validation import ParameterError
@@ -215,7 +215,7 @@ def test_cli_writes_the_atlas_table_points_and_figure(tmp_path):
 
 def test_a_cached_atlas_is_reused_and_equal(tmp_path, monkeypatch):
     """Second run from the cache: same frame; the key includes the sources' digest."""
-    from workbench.claims import atlas, source_digest
+    from workbench.atlas import atlas, source_digest
 
     first = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
     again = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)

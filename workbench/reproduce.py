@@ -16,7 +16,7 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 
-from workbench.claims import atlas, plot_atlas
+from workbench.atlas import atlas, plot_atlas
 from workbench.registry import ARENA, PAPERS, paper
 from workbench.validation import ParameterError, check_choice, describe
 

@@ -10,7 +10,7 @@ grows with its length, and those few points would dominate an average of ratios.
 
 The claim atlas (:data:`ATLAS`, :func:`atlas_point`) measures the ``source=paper`` claims
 the same way across the plausible space the parameter table declares
-(``workbench.claims.atlas("p5")``).
+(``workbench.atlas.atlas("p5")``).
 """
 
 from __future__ import annotations
