@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from atlas_targets import FLIP_AT, PARAMS, SPEC, TARGETS
+from scipy import stats
 
 from workbench.atlas import design, plausible_space, run_atlas, verdict, wilson
 from workbench.params import Param
@@ -142,6 +143,18 @@ def test_verdict_rules_and_wilson_interval():
     assert abs(low - 0.490) < 1e-3 and abs(high - 0.943) < 1e-3
     assert wilson(0, 24)[0] == 0.0 and wilson(24, 24)[1] == 1.0
     assert abs(wilson(0, 24)[1] - 0.138) < 1e-3  # z² / (n + z²) = 3.84 / 27.84
+
+
+def test_wilson_equals_scipys_wilson_interval():
+    """The formula by hand equals scipy's ``binomtest(k, n).proportion_ci(method="wilson")``
+    to 1e-12 (scipy's, which also computes a p-value, is 7 times slower: kept as the oracle;
+    benchmarks/bench_kept_libraries.py)."""
+    for n in (1, 2, 7, 30, 113):
+        for k in range(n + 1):
+            for confidence in (0.5, 0.9, 0.95, 0.99):
+                ci = stats.binomtest(k, n).proportion_ci(confidence, method="wilson")
+                got = wilson(k, n, confidence)
+                assert got == pytest.approx((ci.low, ci.high), abs=1e-12), (k, n, confidence)
 
 
 def test_plausible_needs_a_reason_and_must_contain_the_default():
