@@ -227,7 +227,7 @@ def test_the_three_planted_mistakes_of_issue_40_are_named(template, tmp_path, mo
     report = check_paper(name, notebook=nb, claims_csv=csv, rules=rules)
     assert report.failed_rules == ["claims.quotes", "kernels.twin", "params.ranges"], str(report)
     found = {f.rule: f for f in report.findings}
-    ranges = [f.where for f in report.by_rule("params.ranges")]
+    ranges = [f.where for f in report.findings if f.rule == "params.ranges"]
     assert ranges == ["PARAMS['lam']", "PARAMS['mu']"] and "no finite range" in str(report)
     assert "placeholder ('TODO')" in found["claims.quotes"].message
     assert found["kernels.twin"].where.endswith("kernels.py:12"), found["kernels.twin"]

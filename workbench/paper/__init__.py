@@ -84,9 +84,6 @@ class Report:
     def ok(self) -> bool:
         return not self.findings
 
-    def by_rule(self, rule: str) -> list:
-        return [f for f in self.findings if f.rule == rule]
-
     @property
     def failed_rules(self) -> list:
         return sorted({f.rule for f in self.findings})
