@@ -189,7 +189,7 @@ class AtlasSpec:
     quick_points: int = 8
     full_points: int = 64
     #: elementary steps (about 10 ns each) of one quick evaluation, a full one ten times as
-    #: many (P4's quick evaluation: about 0.3 s); the atlas refuses a design whose total
+    #: many; the atlas refuses a design whose total
     #: exceeds ``WORKBENCH_WORK_BUDGET`` (a full atlas needs it raised)
     work_per_evaluation: float = 3e7
     #: seconds one quick evaluation takes on one core (a full one ten times as many); an
