@@ -1,6 +1,6 @@
 """The claim atlas of every paper: wall time on this machine and a projection to a cluster.
 
-For each paper, ``workbench.claims.atlas`` runs its design (quick: the paper's quick number
+For each paper, ``workbench.atlas.atlas`` runs its design (quick: the paper's quick number
 of points, full: its full number) crossed with its readings, on ``--workers`` local joblib
 processes (or on a Dask cluster with ``--client tcp://host:8786``). The projection to
 ``--project`` workers assumes the evaluations are independent and CPU-bound, so the work
@@ -26,7 +26,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_ROOT, ".numba_cache"))
 
 import pandas as pd  # noqa: E402
 
-from workbench.claims import atlas, atlas_summary, plausible_space  # noqa: E402
+from workbench.atlas import atlas, atlas_summary, plausible_space  # noqa: E402
 from workbench.registry import PAPERS  # noqa: E402
 
 

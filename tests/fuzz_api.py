@@ -59,7 +59,6 @@ import pandas as pd
 # without editing this file) and the registry's paper packages. Only these are left out,
 # each for a stated reason:
 NOT_WALKED = {
-    "workbench.atlas": "its public names are workbench.claims's (forwarded, the same objects)",
     "workbench.widgets": "notebook controls: driven by test_widgets and the browser tests",
     "workbench.layout": "notebook page layout: driven by test_layout and the browser tests",
     "workbench.controls": "notebook controls: driven by test_widgets and the browser tests",
@@ -263,7 +262,8 @@ def _atlas_frame():
 #: building blocks (claims, exercises, registry, results), looked up like :data:`EXAMPLES`.
 WALK_EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("claims", "paper"): lambda: "p4",
-    ("claims", "frame"): _atlas_frame,
+    ("atlas", "paper"): lambda: "p4",
+    ("atlas", "frame"): _atlas_frame,
     ("exercises", "paper"): lambda: "p4",
     ("exercises", "number"): lambda: 1,
     ("registry", "paper_id"): lambda: "p4",

@@ -616,7 +616,7 @@ def unwritable_import(variable: str) -> str:
 
 
 def unwritable_atlas_dir() -> str:
-    from workbench.claims import default_cache_dir
+    from workbench.atlas import default_cache_dir
 
     os.environ["WORKBENCH_CACHE"] = _blocked_root()
     folder = default_cache_dir()
@@ -654,9 +654,7 @@ def _cache_cases() -> list[SurfaceCase]:
             ("NUMBA_CACHE_DIR",),
             timeout=120.0,
         ),
-        SurfaceCase(
-            C, "claims.default_cache_dir, WORKBENCH_CACHE unwritable", unwritable_atlas_dir
-        ),
+        SurfaceCase(C, "atlas.default_cache_dir, WORKBENCH_CACHE unwritable", unwritable_atlas_dir),
     ]
     return out
 

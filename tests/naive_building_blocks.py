@@ -135,8 +135,8 @@ def popularity_naive(trace, capacity, rank, cacheable=None):
 
 
 # =======================================================================================
-# workbench.kernels.matching -- twins of deferred_acceptance_kernel and
-# hedged_matching_kernel
+# workbench.kernels.matching -- twins of deferred_acceptance_kernel and of the hedge rounds
+# (workbench.matching.hedged_matching)
 # =======================================================================================
 
 

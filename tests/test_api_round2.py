@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from workbench import (
+    atlas,
     caching,
     claims,
     datacenters,
@@ -48,14 +49,18 @@ def _identity(x):
 
 
 def test_helpers_a_user_does_not_call_left_the_public_lists():
-    for name in ("design", "wilson", "kind", "readable", "verdict", "plausible_space"):
-        assert name not in claims.__all__
-        assert callable(getattr(claims, name))  # still reachable for the atlas and the tests
+    for module, name in [(atlas, n) for n in ("design", "wilson", "verdict", "plausible_space")] + [
+        (claims, "kind"),
+        (claims, "readable"),
+    ]:
+        assert name not in module.__all__
+        assert callable(getattr(module, name))  # still reachable for the atlas and the tests
     for name in ("broadcast", "check_real", "check_array", "describe", "reject_unknown"):
         assert name not in validation.__all__
     assert {"ParameterError", "MEMORY_BUDGET", "WORK_BUDGET"} <= set(validation.__all__)
-    assert {"atlas", "check_claims", "load_claims", "plot_atlas"} <= set(claims.__all__)
-    for module in (claims, validation):
+    assert {"check_claims", "load_claims"} <= set(claims.__all__)
+    assert {"atlas", "plot_atlas"} <= set(atlas.__all__)
+    for module in (claims, atlas, validation):
         assert all(hasattr(module, n) for n in module.__all__)
 
 
@@ -112,16 +117,16 @@ def test_overflowing_formulas_are_refused():
 
 def test_wilson_and_verdict_refuse_impossible_counts():
     with pytest.raises(ParameterError, match="'n' parameter of wilson"):
-        claims.wilson(3, -1)
+        atlas.wilson(3, -1)
     with pytest.raises(ParameterError, match="'k' parameter of wilson"):
-        claims.wilson(math.nan, 10)
+        atlas.wilson(math.nan, 10)
     with pytest.raises(ParameterError, match="'k' parameter of wilson"):
-        claims.wilson(11, 10)
+        atlas.wilson(11, 10)
     with pytest.raises(ParameterError, match="'holds_share' parameter of verdict"):
-        claims.verdict(math.nan, 5)
-    low, high = claims.wilson(5, 10)
+        atlas.verdict(math.nan, 5)
+    low, high = atlas.wilson(5, 10)
     assert 0 < low < 0.5 < high < 1
-    assert claims.verdict(math.nan, 0) == "undetermined"
+    assert atlas.verdict(math.nan, 0) == "undetermined"
 
 
 # ------------------------------------------------------------------ ragged lists
@@ -235,13 +240,13 @@ def test_huge_sizes_are_refused_before_allocating():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: claims.design([], None),
-        lambda: claims.plausible_space(None),
-        lambda: claims.atlas_summary(None),
-        lambda: claims.plot_atlas(5),
+        lambda: atlas.design([], None),
+        lambda: atlas.plausible_space(None),
+        lambda: atlas.atlas_summary(None),
+        lambda: atlas.plot_atlas(5),
         lambda: claims.readable(5),
         lambda: claims.kind({}),
-        lambda: claims.run_atlas(None, None, {}),
+        lambda: atlas.run_atlas(None, None, {}),
         lambda: claims.check_claims("p4", quick="yes"),
     ],
     ids=[
@@ -298,7 +303,7 @@ def test_messages_name_the_parameter_given():
         ),
         (lambda: proactive.simulate(slots=5 * 10**7), "simulate"),
         (lambda: proactive.simulate(replications=1000), "simulate"),
-        (lambda: claims.atlas("p4", n_points=100_000), "atlas"),
+        (lambda: atlas.atlas("p4", n_points=100_000), "atlas"),
         (lambda: fog.default_scenario(0, 3000), "default_scenario"),
         (lambda: erlang.erlang_b_many(np.full(1000, 10**8), 9.9e7), "erlang_b_many"),
     ],

@@ -1,5 +1,5 @@
 """The claim atlas's verdict logic on synthetic claims with known answers, and every paper's
-declared plausible space (workbench.claims.atlas)."""
+declared plausible space (workbench.atlas.atlas)."""
 
 import dataclasses
 import os
@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from atlas_targets import FLIP_AT, PARAMS, SPEC, TARGETS
+from scipy import stats
 
-from workbench.claims import design, plausible_space, run_atlas, verdict, wilson
+from workbench.atlas import design, plausible_space, run_atlas, verdict, wilson
 from workbench.params import Param
 from workbench.registry import PAPERS
 from workbench.validation import ParameterError
@@ -144,6 +145,18 @@ def test_verdict_rules_and_wilson_interval():
     assert abs(wilson(0, 24)[1] - 0.138) < 1e-3  # z² / (n + z²) = 3.84 / 27.84
 
 
+def test_wilson_equals_scipys_wilson_interval():
+    """The formula by hand equals scipy's ``binomtest(k, n).proportion_ci(method="wilson")``
+    to 1e-12 (scipy's, which also computes a p-value, is 7 times slower: kept as the oracle;
+    benchmarks/bench_kept_libraries.py)."""
+    for n in (1, 2, 7, 30, 113):
+        for k in range(n + 1):
+            for confidence in (0.5, 0.9, 0.95, 0.99):
+                ci = stats.binomtest(k, n).proportion_ci(confidence, method="wilson")
+                got = wilson(k, n, confidence)
+                assert got == pytest.approx((ci.low, ci.high), abs=1e-12), (k, n, confidence)
+
+
 def test_plausible_needs_a_reason_and_must_contain_the_default():
     with pytest.raises(ValueError, match="why"):
         Param("x", "x", "x", low=0, high=1, default=0.5, plausible=(0, 1))
@@ -215,7 +228,7 @@ def test_cli_writes_the_atlas_table_points_and_figure(tmp_path):
 
 def test_a_cached_atlas_is_reused_and_equal(tmp_path, monkeypatch):
     """Second run from the cache: same frame; the key includes the sources' digest."""
-    from workbench.claims import atlas, source_digest
+    from workbench.atlas import atlas, source_digest
 
     first = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)
     again = atlas("p3", n_points=2, n_workers=1, progress=False, cache_dir=tmp_path)

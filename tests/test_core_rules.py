@@ -1,10 +1,16 @@
-"""The rules the paper contract sets (workbench.paper.code_rules), applied to the whole
-package: the core, the building blocks, the arena, the site builder and the scaffold too."""
+"""Rules on the whole package: cached kernels (workbench.paper.code_rules), the import
+contracts (import-linter, configured in pyproject.toml) and what ruff refuses."""
 
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from workbench.paper import code_rules
 
@@ -23,41 +29,64 @@ class _Tree:
         return str(Path(path).relative_to(PACKAGE.parent))
 
 
-def test_no_module_over_700_lines_and_no_function_over_150_anywhere():
-    found = [*code_rules.module_size(_Tree()), *code_rules.function_size(_Tree())]
-    assert not found, "\n".join(f"{where}: {what}" for where, what in found)
-
-
 def test_every_compiled_kernel_anywhere_is_cached():
     found = list(code_rules.kernels_cached(_Tree()))
     assert not found, found
 
 
-def test_no_import_circle_in_the_package_counting_imports_inside_functions():
-    graph = code_rules.tree_import_graph(PACKAGE)
-    assert len(graph) > 100 and graph["workbench.memo"] >= {"workbench.digest"}
-    assert "workbench.controls" in graph["workbench.static_views"]  # an in-function import
-    circles = code_rules.cycles(graph)
-    assert not circles, "\n".join(" → ".join(c) for c in circles)
+def _lint_imports(cwd, *args):
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.fail("import-linter is part of the test extra but lint-imports was not found")
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run(
+        [exe, "--no-cache", "--no-logo", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
 
 
-def test_the_graph_sees_a_circle_through_a_function_level_import(tmp_path):
-    """The checker itself: a circle closed only by an import inside a function is found,
-    and so is one through a relative import of a sibling."""
+def test_the_import_contracts_are_kept():
+    """pyproject.toml's layers (kernels and validation < building blocks < core < papers <
+    arena < site and CLI) and no import circle in any package, imports in functions counted."""
+    out = _lint_imports(PACKAGE.parent)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Contracts: 2 kept, 0 broken." in out.stdout, out.stdout
+
+
+def test_import_linter_sees_a_circle_closed_inside_a_function(tmp_path):
+    """The tool itself, on a planted package: a circle closed only by an import inside a
+    function breaks the acyclic contract, and a layer importing upwards breaks the layers."""
     pkg = tmp_path / "pkg"
-    (pkg / "sub").mkdir(parents=True)
+    pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "a.py").write_text("from pkg.b import f\n")
-    (pkg / "b.py").write_text("def f():\n    from pkg import a\n    return a\n")
-    (pkg / "sub" / "__init__.py").write_text("from .c import g\n")
-    (pkg / "sub" / "c.py").write_text("from . import g as _g\ndef g():\n    pass\n")
-    graph = code_rules.tree_import_graph(pkg)
-    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"}
-    assert graph["pkg.sub"] == {"pkg.sub.c"} and graph["pkg.sub.c"] == {"pkg.sub"}
-    assert sorted(map(tuple, code_rules.cycles(graph))) == [
-        ("pkg.a", "pkg.b", "pkg.a"),
-        ("pkg.sub", "pkg.sub.c", "pkg.sub"),
-    ]
+    (pkg / "low.py").write_text("def f():\n    from pkg import high\n\n    return high\n")
+    (pkg / "high.py").write_text("from pkg.low import f\n")
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = pkg\n"
+        "[importlinter:contract:layers]\nname = layers\ntype = layers\n"
+        "containers = pkg\nlayers =\n    high\n    low\n"
+        "[importlinter:contract:acyclic]\nname = acyclic\ntype = acyclic_siblings\n"
+        "ancestors = pkg\n"
+    )
+    out = _lint_imports(tmp_path, "--config", str(tmp_path / ".importlinter"))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "pkg.low -> pkg.high (l.2)" in out.stdout, out.stdout
+    assert "Contracts: 0 kept, 2 broken." in out.stdout, out.stdout
+
+
+def test_ruff_refuses_an_import_by_name_in_the_library():
+    """import-linter cannot see ``importlib.import_module("workbench.atlas")``: the project's
+    ruff configuration refuses it in the library (TID251), outside the registry's doors."""
+    code = 'import importlib\n\natlas = importlib.import_module("workbench.atlas")\n'
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    for name, refused in (("workbench/claims.py", True), ("workbench/registry.py", False)):
+        out = subprocess.run(
+            [ruff, "check", "--stdin-filename", name, "-"],
+            input=code,
+            cwd=PACKAGE.parent,
+            capture_output=True,
+            text=True,
+        )
+        assert ("TID251" in out.stdout) is refused, (name, out.stdout)
 
 
 def test_no_module_sets_attributes_on_figures_or_uses_private_widget_state():

@@ -67,7 +67,7 @@ def test_format_number_writes_an_int_beyond_a_float():
 
 
 def test_plot_atlas_names_an_unknown_verdict():
-    from workbench.claims import plot_atlas
+    from workbench.atlas import plot_atlas
 
     row = {"paper": "p4", "claim": "c1", "reading": "all", "holds_share": 0.5}
     frame = pd.DataFrame([row | {"verdict": "weird", "flip": ""}])

@@ -86,6 +86,36 @@ def test_cli_reproduces_figures_as_csv_and_png(tmp_path):
         assert (tmp_path / "p4" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
 
 
+class _SeedFigure:
+    """A figure whose frame is the seed it was drawn with (workbench.seeding.figure_seed)."""
+
+    def make(self, quick):
+        import matplotlib.pyplot as plt
+
+        from workbench.seeding import figure_seed
+
+        return pd.DataFrame({"seed": [figure_seed(10)]}), plt.figure()
+
+
+def test_reproduce_seed_is_the_notebooks_seed_for_the_run(tmp_path, monkeypatch, capsys):
+    """``--seed S`` shifts every figure's seed by S, as a notebook's SEED does, only while
+    the figures are drawn; 0 (the default) keeps the published seeds."""
+    from workbench import reproduce as rep
+    from workbench import seeding
+
+    monkeypatch.setattr(rep, "_figures", lambda pid: {"seeded": _SeedFigure()})
+    seeds = {}
+    for seed in (None, 0, 7):
+        out = tmp_path / str(seed)
+        extra = [] if seed is None else ["--seed", str(seed)]
+        assert main(["reproduce", "p4", "--quick", "--out", str(out), *extra]) == 0
+        seeds[seed] = int(pd.read_csv(out / "p4" / "seeded.csv")["seed"].iloc[0])
+        assert seeding.notebook_seed() == 0  # restored after the run
+    assert seeds == {None: 10, 0: 10, 7: 17}
+    assert main(["reproduce", "p4", "--seed", "-1", "--out", str(tmp_path / "bad")]) == 2
+    assert "'seed' parameter of reproduce" in capsys.readouterr().err
+
+
 def test_reproduce_refuses_an_unknown_figure_listing_the_valid_ones(tmp_path, capsys):
     code = main(["reproduce", "p4", "--quick", "--only", "no_such_figure", "--out", str(tmp_path)])
     err = capsys.readouterr().err

@@ -35,6 +35,20 @@ def test_a_relative_target_below_the_table_range_is_refused():
         to_precision(_exponential, func="f", rel_half_width=1e-308, progress=False, **DESCRIBE)
 
 
+def test_to_precision_passes_finish_its_keywords_and_only_those():
+    """The keywords to_precision hands to finish are finish's own (read from its signature):
+    one finish does not take is refused by name, and a required one missing is named."""
+    with pytest.raises(ParameterError, match="'empty_wht'.*empty_what"):
+        to_precision(_exponential, func="f", progress=False, empty_wht="", **DESCRIBE)
+    without_unit = {k: v for k, v in DESCRIBE.items() if k != "run_unit"}
+    with pytest.raises(ParameterError, match="run_unit missing"):
+        to_precision(_exponential, func="f", progress=False, **without_unit)
+    result = to_precision(
+        _exponential, func="f", rel_half_width=0.5, progress=False, empty_hint="h", **DESCRIBE
+    )
+    assert result.converged
+
+
 def test_an_absolute_target_far_below_the_spread_stops_bounded():
     """1e-308 used to overflow the projection (n·(h/target)²): now the loop runs to its cap."""
     result = to_precision(

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.atlas import _atlas_eval
-from workbench.claims import design, load_claims, plausible_space
+from workbench.atlas import _atlas_eval, design, plausible_space
+from workbench.claims import load_claims
 from workbench.proactive import quick_atlas as Q
 from workbench.proactive.claims import ATLAS
 from workbench.proactive.params import PARAMS
@@ -28,7 +28,7 @@ def kept():
 
 
 def _evaluate(index: int, reading: str, point: dict) -> pd.DataFrame:
-    """One evaluation with the arguments workbench.claims.atlas gives it."""
+    """One evaluation with the arguments workbench.atlas.atlas gives it."""
     defaults = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
     defaults = {k: v for k, v in defaults.items() if k not in NAMES}
     table = load_claims("p2").set_index("id")

@@ -4,7 +4,8 @@ import time
 
 import pytest
 
-from workbench.claims import load_claims, plausible_space
+from workbench.atlas import plausible_space
+from workbench.claims import load_claims
 from workbench.redundancy.claims import (
     ATLAS,
     CLAIMS,

@@ -99,6 +99,40 @@ def test_a_malformed_registry_file_is_one_line_for_every_cli_command(tmp_path):
         assert out.stderr.startswith(line) and out.stderr.count("\n") == 1, out.stderr
 
 
+def _installed_plugin(site: Path, package: str, line) -> None:
+    """``package`` with its paper.json, and the record an installer writes for a
+    distribution declaring it in the ``workbench.papers`` entry-point group."""
+    (site / package).mkdir(parents=True)
+    (site / package / "__init__.py").write_text("")
+    if line is not None:
+        (site / package / "paper.json").write_text(json.dumps(line))
+    record = site / f"{package}-0.1.dist-info"
+    record.mkdir()
+    (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+    (record / "entry_points.txt").write_text(f"[workbench.papers]\n{package} = {package}\n")
+
+
+def test_an_installed_package_registers_through_its_entry_point(tmp_path, monkeypatch):
+    """A plugin's distribution names its package in ``workbench.papers``: the registry reads
+    the package's paper.json (paths from the package's parent folder) without importing it."""
+    _installed_plugin(tmp_path, "queuesx", {**LINE, "topic": "queuesx", "notebook": "q.ipynb"})
+    _installed_plugin(tmp_path, "brokenx", None)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RegistryError, match="entry point brokenx = 'brokenx'.*no paper.json"):
+        registry.installed()
+    (tmp_path / "brokenx-0.1.dist-info" / "entry_points.txt").write_text("")
+    (px,) = registry.installed()
+    with pytest.raises(RegistryError, match="'group' parameter of installed"):
+        registry.installed(5)
+    assert px.package == "queuesx" and px.notebook_path == tmp_path / "q.ipynb"
+    assert "queuesx" not in sys.modules  # located, not imported
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    out = subprocess.run(
+        [sys.executable, "-m", "workbench", "papers"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0 and "queuesx" in out.stdout, out.stdout + out.stderr
+
+
 def test_a_package_with_a_paper_json_is_discovered(tmp_path):
     """new-paper's registration: workbench/<topic>/paper.json, paths from the repository."""
     folder = tmp_path / "workbench" / "toy"

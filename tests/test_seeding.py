@@ -120,3 +120,36 @@ def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
     published = make()
     assert _under_seed(3, make) != published
     assert make() == published
+
+
+def test_the_arena_view_takes_its_seed_from_the_caller_or_the_notebook(monkeypatch):
+    """The arena's slider view runs every contender on the seed it is given, else on the
+    notebook's SEED (0 by default: the published view)."""
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from workbench.arena import views
+
+    seen = []
+
+    def fake(**kw):
+        seen.append(kw["seed"])
+        return SimpleNamespace(
+            mean_delay=1.0,
+            ci_low=0.9,
+            ci_high=1.1,
+            forwarded_share=0.0,
+            cloud_share=0.0,
+            loss_share=0.0,
+            stationary=True,
+        )
+
+    monkeypatch.setattr(views, "simulate", fake)
+    for seed, notebook, want in ((None, 0, 0), (5, 0, 5), (None, 3, 3)):
+        monkeypatch.setattr(seeding, "_NOTEBOOK_SEED", notebook)
+        seen.clear()
+        plt.close(views.plot_point(seed=seed))
+        assert seen and set(seen) == {want}, (seed, notebook, seen)
+    with pytest.raises(ParameterError, match="'seed' parameter of plot_point"):
+        views.plot_point(seed=-1)

@@ -2,7 +2,7 @@
 
 python -m workbench papers
 python -m workbench reproduce <paper|all|atlas|arena> [--quick] [--out DIR] [--only NAME ...]
-    [--client ADDR]
+    [--client ADDR] [--seed S]
 python -m workbench claims <paper|all> [--full] [--atlas [--points N] [--seed S]
     [--client ADDR] [--out DIR]]
 python -m workbench new-paper NAME [--out DIR] [--id ID] [--title TITLE]
@@ -95,6 +95,9 @@ def _main(argv: list[str]) -> int:
     rep.add_argument("--out", default="figures", help="output folder (default: figures)")
     rep.add_argument("--only", nargs="*", help="only these figure names")
     rep.add_argument("--client", help="atlas: a Dask scheduler address, tcp://host:8786")
+    rep.add_argument(
+        "--seed", type=int, default=0, help="the notebooks' SEED (default 0: the published figures)"
+    )
     cl = sub.add_parser("claims", help="check a paper's published claims")
     cl.add_argument("paper", choices=[*PAPERS, "all"])
     cl.add_argument("--full", action="store_true", help="full-size simulations")
@@ -143,7 +146,14 @@ def _main(argv: list[str]) -> int:
 
         check_out(args.out, "reproduce", _reproduced(PAPERS))
         check_only(args.paper, args.only)
-        reproduce(args.paper, out=args.out, quick=args.quick, only=args.only, client=args.client)
+        reproduce(
+            args.paper,
+            out=args.out,
+            quick=args.quick,
+            only=args.only,
+            client=args.client,
+            seed=args.seed,
+        )
     else:
         from workbench.claims import check_claims, readable
 

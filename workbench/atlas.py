@@ -4,8 +4,10 @@ Which of a paper's conclusions survive every careful reading of it, and which hi
 value the paper lost? :func:`atlas` evaluates every claim of ``data/claims/<paper>.csv``
 over the plausible space that the paper's parameter table declares (``Param.plausible``,
 ``Param.why``) and sums up where it holds. A paper takes part by declaring
-:class:`workbench.claims.AtlasSpec` as ``ATLAS`` in its ``claims`` module. The names are also
-reachable as ``workbench.claims.atlas`` etc.
+:class:`workbench.claims.AtlasSpec` as ``ATLAS`` in its ``claims`` module.
+
+:mod:`workbench.claims` (the claims table, light: every paper imports it) sits below this
+module, which needs the sweep engine, scikit-learn and matplotlib.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from scipy.stats import qmc
 from sklearn.tree import DecisionTreeClassifier
 
 from workbench.claims import (
-    _ATLAS_PUBLIC,
     AtlasSpec,
     Measurement,
     _measured,
@@ -44,7 +45,7 @@ from workbench.validation import (
 )
 
 # one list: workbench.claims forwards these names (and the helpers below) here
-__all__ = list(_ATLAS_PUBLIC)
+__all__ = ["atlas", "atlas_summary", "plot_atlas", "VERDICTS", "default_cache_dir"]
 
 VERDICTS = ("reproduced", "refuted", "depends", "undetermined")
 REPRODUCED_SHARE = 0.9  # holds at >= 90 % of the determined points

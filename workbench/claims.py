@@ -25,7 +25,6 @@ counts as agreement (``agrees`` is False and ``stationary`` False, whatever the 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,9 @@ from workbench.validation import ParameterError, check_bool, describe
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
+
+# the claim atlas, which needs the sweep engine, lives in workbench.atlas (it imports this)
+__all__ = ["load_claims", "check_claims", "Measurement", "AtlasSpec"]
 
 
 class Measurement(NamedTuple):
@@ -187,7 +189,7 @@ class AtlasSpec:
     quick_points: int = 8
     full_points: int = 64
     #: elementary steps (about 10 ns each) of one quick evaluation, a full one ten times as
-    #: many (P4's quick evaluation: about 0.3 s); the atlas refuses a design whose total
+    #: many; the atlas refuses a design whose total
     #: exceeds ``WORKBENCH_WORK_BUDGET`` (a full atlas needs it raised)
     work_per_evaluation: float = 3e7
     #: seconds one quick evaluation takes on one core (a full one ten times as many); an
@@ -206,35 +208,3 @@ class AtlasSpec:
     #: the last batches are short, so no worker waits long for the other at the end. The
     #: table is the same in any order
     cost: Callable | None = None
-
-
-# the atlas itself lives in workbench.atlas (it needs the sweep engine, scikit-learn and
-# matplotlib); its names are reachable from here without loading them with every claims module
-_ATLAS_PUBLIC = ("atlas", "atlas_summary", "plot_atlas", "VERDICTS", "default_cache_dir")
-_ATLAS_NAMES = (
-    "atlas",
-    "atlas_summary",
-    "plot_atlas",
-    "run_atlas",
-    "design",
-    "plausible_space",
-    "verdict",
-    "wilson",
-    "decided_by",
-    "summarise_atlas",
-    "VERDICTS",
-    "default_cache_dir",
-    "source_digest",
-)
-
-
-# What a user calls: the claims of a paper, checked, and the atlas (forwarded from
-# workbench.atlas). The helpers the atlas is built from (design, plausible_space, wilson,
-# verdict, run_atlas, ...) and kind/readable stay reachable but are not public.
-__all__ = ["load_claims", "check_claims", "Measurement", "AtlasSpec", *_ATLAS_PUBLIC]
-
-
-def __getattr__(name: str):
-    if name in _ATLAS_NAMES:
-        return getattr(importlib.import_module("workbench.atlas"), name)
-    raise AttributeError(f"module 'workbench.claims' has no attribute {name!r}")

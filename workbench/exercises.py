@@ -16,7 +16,6 @@ student opens it.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,7 +69,7 @@ class Question:
 def exercises(paper: str) -> tuple[Question, ...]:
     """The exercises of one paper (``"p1"`` … ``"p5"``), in the notebook's order."""
     p = get_paper(paper)
-    return tuple(importlib.import_module(f"{p.package}.exercises").EXERCISES)
+    return tuple(p.part("exercises").EXERCISES)
 
 
 def _question(paper: str, number: int) -> Question:

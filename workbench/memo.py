@@ -13,7 +13,7 @@ truncated, edited or planted entry is computed afresh, never returned, and loadi
 nothing. A cache folder that cannot be written means computing without it (one warning).
 A result missing from the cache is computed under a file lock of its own
 (:mod:`workbench.locks`): a second process asking for it meanwhile waits, then reads it.
-The atlas keeps its evaluations the same way (:func:`workbench.claims.atlas`).
+The atlas keeps its evaluations the same way (:func:`workbench.atlas.atlas`).
 """
 
 from __future__ import annotations

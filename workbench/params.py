@@ -86,7 +86,7 @@ class Param:
         would accept. ``(low, high)`` for a real or int row (inside the valid range, the default
         inside it), or the accepted values of a choice or bool row (the default among them).
         ``None``: the paper states the value, it stays fixed. The claim atlas
-        (:func:`workbench.claims.atlas`) samples these ranges and crosses them with these
+        (:func:`workbench.atlas.atlas`) samples these ranges and crosses them with these
         readings.
     why : str
         Why that range or set: the reason, with the paper's words it rests on quoted verbatim

@@ -12,6 +12,7 @@ own model, calls :func:`precision_target` and hands its replication to :func:`to
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -186,8 +187,9 @@ def to_precision(
     return result.with_(converged=converged, notes=(*result.notes, note))
 
 
-_FINISH_REQUIRED = ("metric", "quantities", "confidence", "run_length", "run_unit")
-_FINISH_KEYWORDS = (
-    "metric", "quantities", "confidence", "run_length", "run_unit", "overload", "bounds", "rho",
-    "notes", "info", "unit", "alpha", "count", "empty_what", "empty_hint", "records",
-)  # fmt: skip
+# finish()'s description of a result, read from its signature (func: to_precision's own)
+_FINISH = inspect.signature(finish).parameters
+_FINISH_KEYWORDS = tuple(k for k, p in _FINISH.items() if p.kind is p.KEYWORD_ONLY and k != "func")
+_FINISH_REQUIRED = tuple(
+    k for k in _FINISH_KEYWORDS if _FINISH[k].default is inspect.Parameter.empty
+)

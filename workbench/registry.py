@@ -20,17 +20,20 @@ Importing a model, its figures or its claims never imports ipywidgets. The whole
 :func:`workbench.paper.check_paper` (``python -m workbench check-paper <package>``);
 ``python -m workbench new-paper NAME`` writes a package that passes it.
 
-A paper joins the registry in one of three ways:
+A paper joins the registry in one of four ways:
 
 - the five built-in papers below;
 - a package ``workbench/<topic>/`` with a ``paper.json`` beside its ``__init__.py`` (one
   object with the ``Paper`` fields; ``notebook`` and ``claims_csv`` relative to the
   repository): found by discovery, no line to add here (``new-paper NAME`` writes it);
-- a package outside ``workbench/`` (a plugin, or a scaffold being tried out) declares its
-  ``Paper`` line as JSON (a list of objects with the fields below, ``package`` its import
-  name) in a file named by the ``WORKBENCH_PAPERS`` environment variable (several files
-  separated by ``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to
-  that file.
+- an installed package outside ``workbench/`` (a plugin) names itself in the entry-point
+  group ``workbench.papers`` of its distribution (``[project.entry-points."workbench.papers"]
+  queues = "queues"``) and keeps its ``paper.json`` beside its ``__init__.py``; ``notebook``
+  and ``claims_csv`` are relative to the package's parent folder (:func:`installed`);
+- a package not installed (a scaffold being tried out) declares its ``Paper`` line as JSON
+  (a list of objects with the fields below, ``package`` its import name) in a file named by
+  the ``WORKBENCH_PAPERS`` environment variable (several files separated by
+  ``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to that file.
 
 Every line is checked when it registers (:class:`RegistryError` names the file, the field
 and the value): ids are unique, ``order`` is an int, the text fields are strings.
@@ -39,10 +42,12 @@ and the value): ids are unique, ``order`` is an int, the text fields are strings
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from importlib import metadata
 from pathlib import Path
 
 from workbench.validation import ParameterError, check_choice, describe
@@ -54,6 +59,7 @@ __all__ = [
     "course",
     "papers_from_json",
     "discover",
+    "installed",
     "ARENA",
     "RegistryError",
 ]
@@ -278,10 +284,41 @@ def discover(root=ROOT) -> list[Paper]:
         for p in papers_from_json(path, base=root):
             if p.topic != path.parent.name or p.import_name:
                 raise RegistryError(
-                    f"{path}: topic is {p.topic!r}, its folder {path.parent.name!r}; a "
-                    "package outside workbench/ registers through WORKBENCH_PAPERS"
+                    f"{path}: topic is {p.topic!r}, its folder {path.parent.name!r}; a package "
+                    "outside workbench/ registers through an entry point or WORKBENCH_PAPERS"
                 )
             out.append(p)
+    return out
+
+
+#: the entry-point group an installed paper package names itself in
+ENTRY_POINTS = "workbench.papers"
+
+
+def installed(group: str = ENTRY_POINTS) -> list[Paper]:
+    """The papers of installed distributions: each entry point of ``group`` names a package
+    (``queues = "queues"``) whose ``paper.json`` beside its ``__init__.py`` holds its
+    ``Paper`` line (the package is located, not imported); ``notebook`` and ``claims_csv``
+    are relative to the package's parent folder."""
+    if not (isinstance(group, str) and group.strip()):
+        raise RegistryError(
+            "The 'group' parameter of installed must be an entry-point group name. "
+            f"Got {describe(group)} instead."
+        )
+    out = []
+    for entry in sorted(metadata.entry_points(group=group), key=lambda e: (e.name, e.value)):
+        where = f"entry point {entry.name} = {entry.value!r} ({group})"
+        try:
+            spec = importlib.util.find_spec(entry.module)
+        except (ImportError, ValueError) as err:
+            raise RegistryError(f"{where}: the package does not import ({err})") from None
+        if spec is None or not spec.submodule_search_locations:
+            raise RegistryError(f"{where}: {entry.module!r} is not an importable package")
+        folder = Path(list(spec.submodule_search_locations)[0])
+        if not (folder / "paper.json").is_file():
+            raise RegistryError(f"{where}: no paper.json beside {entry.module}'s __init__.py")
+        for p in papers_from_json(folder / "paper.json", base=folder.parent):
+            out.append(p if p.import_name else replace(p, import_name=entry.module))
     return out
 
 
@@ -294,6 +331,7 @@ def _register(papers, where: str) -> None:
 
 
 _register(discover(), "workbench/*/paper.json")
+_register(installed(), f"entry points ({ENTRY_POINTS})")
 for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep)):
     _register(papers_from_json(_file), f"WORKBENCH_PAPERS={_file}")
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 
-from workbench.claims import atlas, plot_atlas
+from workbench.atlas import atlas, plot_atlas
 from workbench.registry import ARENA, PAPERS, paper
-from workbench.validation import ParameterError, check_choice, describe
+from workbench.seeding import notebook_seed, set_notebook_seed
+from workbench.validation import ParameterError, check_choice, check_seed, describe
 
 
 def _figures(pid: str) -> dict:
@@ -59,17 +60,35 @@ def reproduce(
     only: list[str] | None = None,
     log=print,
     client=None,
+    seed: int = 0,
 ) -> list[Path]:
     """Write ``<out>/<paper>/<figure>.csv`` and ``.png`` for every figure of ``paper_id``;
     ``"atlas"``: every paper's claim atlas (:func:`write_atlas`, on the Dask ``client`` if
-    given)."""
+    given).
+
+    ``seed`` plays the notebook's ``SEED``: 0 gives the published figures, another value
+    shifts every figure's seed by it (:func:`workbench.seeding.figure_seed`); the atlas's
+    design and simulation seed.
+    """
     matplotlib.use("Agg")
     check_choice(paper_id, "paper", "reproduce", [*PAPERS, "all", "atlas", "arena"])
+    seed = check_seed(seed, "reproduce")
     only = check_only(paper_id, only)  # before any work: an unknown name does nothing
     if paper_id == "atlas":
         return [
-            p for pid in PAPERS for p in write_atlas(pid, out, quick=quick, client=client, log=log)
+            p
+            for pid in PAPERS
+            for p in write_atlas(pid, out, quick=quick, client=client, seed=seed, log=log)
         ]
+    previous = notebook_seed()
+    set_notebook_seed(seed)
+    try:
+        return _write_figures(paper_id, out, quick, only, log)
+    finally:
+        set_notebook_seed(previous)
+
+
+def _write_figures(paper_id: str, out, quick: bool, only, log) -> list[Path]:
     ids = list(PAPERS) if paper_id == "all" else [paper_id]  # "all": the papers, not the arena
     written: list[Path] = []
     for pid in ids:

@@ -257,10 +257,12 @@ def _sentences(paper: str) -> dict:
 
 def atlas_frame(frame: pd.DataFrame, paper: str = "") -> pd.DataFrame:
     """The overall atlas rows in words: claim sentence, where it holds, verdict, where it flips."""
+    from workbench import atlas  # the sweep engine and scikit-learn, loaded when drawn
+
     paper = paper or (frame["paper"].iloc[0] if "paper" in frame else "")
     params, sentences = _params_of(paper), _sentences(paper)
     rows = []
-    for _, r in claims.atlas_summary(frame).iterrows():
+    for _, r in atlas.atlas_summary(frame).iterrows():
         share = r["holds_share"]
         held = (
             "–"
@@ -359,16 +361,18 @@ def atlas_prose(table: pd.DataFrame) -> str:
 def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed: int = 0):
     """A paper's claim atlas in words: its table, a paragraph generated from it, its figure.
 
-    Computed by :func:`workbench.claims.atlas` (in this process, or on worker processes
+    Computed by :func:`workbench.atlas.atlas` (in this process, or on worker processes
     when it is planned to take more than half a minute, as P2's does) and kept in
-    :func:`workbench.claims.default_cache_dir` until the code or a claims table changes.
+    :func:`workbench.atlas.default_cache_dir` until the code or a claims table changes.
     """
-    frame = claims.atlas(
+    from workbench import atlas  # the sweep engine and scikit-learn, loaded when drawn
+
+    frame = atlas.atlas(
         paper,
         quick=quick,
         n_points=n_points,
         seed=seed,
-        cache_dir=claims.default_cache_dir(),
+        cache_dir=atlas.default_cache_dir(),
     )
     table = atlas_frame(frame, paper)
     # the figure as an image widget, not displayed into a w.Output: Voila executes a notebook

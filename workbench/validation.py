@@ -246,10 +246,6 @@ def _bounds(func: str, low, high):
     return out
 
 
-def check_probability(value, name: str, func: str) -> float:
-    return check_real(value, name, func, 0.0, 1.0)
-
-
 def check_choice(value, name: str, func: str, choices) -> str:
     choices = tuple(choices)
     try:

@@ -96,9 +96,8 @@ def _discovered_step(paper):
     return step
 
 
-# two groups of about the same compile time (measured on a fresh cache, one process: the
-# arena's engine 18 s, P3's chain solvers 16 s; P1 11 s, P2 and its blocks 14 s, P5 4 s,
-# P4 3 s); the papers new-paper added, a third
+# two groups of about the same compile time on a fresh cache (``python -m workbench compile``
+# reports each step's seconds); the papers new-paper added, a third
 _BUILT_IN = ((_arena, _datacenters), (_fog, _proactive, _hierarchy, _redundancy))
 _DISCOVERED = tuple(
     _discovered_step(p)

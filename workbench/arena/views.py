@@ -9,6 +9,8 @@ from workbench.arena.params import PARAMS
 from workbench.arena.simulation import simulate
 from workbench.arena.studies import CONTENDERS, map_scenario
 from workbench.plots import figure
+from workbench.seeding import figure_seed
+from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
 
 __all__ = ["VIEWS", "plot_point", "point_view"]
@@ -18,14 +20,16 @@ __all__ = ["VIEWS", "plot_point", "point_view"]
 VIEW_REQUESTS = 1_500
 
 
-def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04):
+def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=None):
     """Every contender at one point of the map: mean delay with its interval, and the share
     of tasks each sends away (forwarded, cloud) and loses (:data:`VIEW_REQUESTS` tasks × 2
-    replications each)."""
+    replications each). ``seed``: the runs' seed, every contender on the same; None: the
+    notebook's ``SEED`` (:func:`workbench.seeding.figure_seed`)."""
+    seed = figure_seed(0) if seed is None else check_seed(seed, "plot_point")
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     names, rows = list(CONTENDERS), []
     for name in names:
-        r = simulate(scenario=sc, policy=name, requests=VIEW_REQUESTS, replications=2, seed=0,
+        r = simulate(scenario=sc, policy=name, requests=VIEW_REQUESTS, replications=2, seed=seed,
                      overload="transient", **CONTENDERS[name])  # fmt: skip
         rows.append((r.mean_delay, r.ci_low, r.ci_high, r.forwarded_share, r.cloud_share,
                      r.loss_share, r.stationary))  # fmt: skip

@@ -7,7 +7,7 @@ regression guard, or (``pi00_box_walk``, ``beta1_sim_N25``) a cross-check of two
 computations. One row is the paper's, in words: forwarding is introduced "to reduce the
 blocking probability" (``forwarding_reduces_blocking``, an indicator 1/0).
 
-The claim atlas (``ATLAS``, :func:`atlas_point`, run by :func:`workbench.claims.atlas`) asks
+The claim atlas (``ATLAS``, :func:`atlas_point`, run by :func:`workbench.atlas.atlas`) asks
 two questions:
 
 - do the workbench's numbers hinge on its numerical choices? The regression rows at the

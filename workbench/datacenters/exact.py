@@ -85,25 +85,6 @@ class ExactSolution:
         out[x0 : x1 + 1, y0 : y1 + 1] = self.distribution
         return out
 
-    def to_series(self) -> pd.Series:
-        return pd.Series(
-            {
-                "beta1": self.beta[0],
-                "beta2": self.beta[1],
-                "p_full1": self.p_full[0],
-                "p_full2": self.p_full[1],
-                "p_both_full": self.p_both_full,
-                "mean_busy1": self.mean_busy[0],
-                "mean_busy2": self.mean_busy[1],
-                "residual": self.residual,
-                "relative_residual": self.relative_residual,
-                "iterations": self.iterations,
-                "converged": self.converged,
-                "n_states": self.n_states,
-                "seconds": self.seconds,
-            }
-        )
-
     def table(self) -> pd.DataFrame:
         """The solution for reading: one row per quantity, symbol, value and meaning."""
         rows = [

@@ -6,8 +6,7 @@ view redraws a plot function of this module, which can be timed without widgets.
 analytic views ``cooperation`` and ``model`` keep one figure (:class:`_CooperationFigure`,
 :class:`_ModelFigure`) and update its artists on every move instead of building a new one,
 which is most of a redraw (the shared :func:`workbench.widgets.interactive_figure` calls
-its plot function afresh on every move); ``_cooperation_plot`` and ``_model_plot`` give the
-same picture as a fresh figure.
+its plot function afresh on every move).
 """
 
 from __future__ import annotations
@@ -175,11 +174,6 @@ class _CooperationFigure:
         self.title1.set_text(title1)
 
 
-def _cooperation_plot(load1, load2, c1, c2, N, mu1, mu2, p1, p2):
-    """The ``cooperation`` view's figure at these values (a fresh figure)."""
-    return _CooperationFigure()(load1, load2, c1, c2, N, mu1, mu2, p1, p2)
-
-
 def cooperation_view():
     """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
     return interactive_figure(
@@ -281,11 +275,6 @@ class _ModelFigure:
         if first:
             _freeze_layout(fig)
         return fig
-
-
-def _model_plot(lam1, lam2, C1, C2, mu1, mu2, p1, p2):
-    """The ``model`` view's figure at these values (a fresh figure)."""
-    return _ModelFigure()(lam1, lam2, C1, C2, mu1, mu2, p1, p2)
 
 
 def model_view():

@@ -7,7 +7,7 @@ does not make is ``source=workbench`` and says so. Every simulated measure retur
 :class:`workbench.claims.Measurement` carrying whether all the runs behind it were
 stationary (a non-stationary measurement never counts as agreement).
 
-The claim atlas (:func:`workbench.claims.atlas`, ``ATLAS``) measures the ``source=paper``
+The claim atlas (:func:`workbench.atlas.atlas`, ``ATLAS``) measures the ``source=paper``
 claims again at points of the plausible space the parameter table declares (the values the
 paper lost, and its two readings of best(j) and H̄_k): :func:`atlas_point`.
 

@@ -552,7 +552,7 @@ def best_theta_per_node_frame(quick=False):
     ``difference``, ``difference_low``, ``difference_high`` [ms]: paired, policy − best
     uniform θ; ``tuning_run_delay`` [ms]: the same policy on the tuning run itself).
     """
-    # quick: a coarser grid, the chain model only (the threshold model costs ~0.15 s a vector)
+    # quick: a coarser grid, the chain model only (the threshold model is the slower one)
     quick_grid = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.1)
     grid, models = (quick_grid, ("chain",)) if quick else (THETA_GRID, ("chain", "threshold"))
     n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)

@@ -49,7 +49,7 @@ from workbench.validation import (
 
 __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup_requests"]
 
-# Most events one run may process (about 2 minutes of the event loop): the loop's own bound
+# Most events one run may process: the loop's own bound
 # follows from the inputs (a few events per request, announcements every T_a until the last
 # request is done); a run whose bound exceeds this is refused before it starts.
 EVENT_BUDGET = 10**9

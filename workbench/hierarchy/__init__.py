@@ -43,7 +43,7 @@ several places the text admits more than one model. Each such place is a paramet
 row in ``PARAMS`` carries ``plausible`` (the range or the readings a careful reader would
 accept) and ``why`` (the reason, quoting the paper's Chinese text); ``READINGS`` is a view of
 those rows, and :data:`~workbench.hierarchy.claims.ATLAS` evaluates the paper's claims over
-that space (``workbench.claims.atlas("p5")``):
+that space (``workbench.atlas.atlas("p5")``):
 
 - ``decision_time`` τ_d: deciding occupies the single worker (Sec. 4.2) but no length is
   given: 1 ms, one tenth of the shortest mean execution on the grid (a "lightweight"

@@ -10,7 +10,7 @@ grows with its length, and those few points would dominate an average of ratios.
 
 The claim atlas (:data:`ATLAS`, :func:`atlas_point`) measures the ``source=paper`` claims
 the same way across the plausible space the parameter table declares
-(``workbench.claims.atlas("p5")``).
+(``workbench.atlas.atlas("p5")``).
 """
 
 from __future__ import annotations
@@ -373,7 +373,7 @@ def _readings_rows(quick: bool, base_seed: int) -> pd.DataFrame:
 # ----------------------------------------------------------------------- the claim atlas
 
 # the atlas's own small grid (quick): the lightest and heaviest λ of the quick grid, at a
-# small and a large μ, one replication of 300 periods: about 0.5 s per point on one core.
+# small and a large μ, one replication of 300 periods.
 # Full: the claims' quick grid and run length (3 × 3 points, 300 periods × 3 replications).
 ATLAS_QUICK_GRID = ((4, 3), (4, 9), (10, 3), (10, 9))
 ATLAS_FULL_GRID = tuple((lam, mu) for lam in (4, 7, 10) for mu in (3, 6, 9))

@@ -158,21 +158,6 @@ def deferred_acceptance_kernel(proposer_prefs, receiver_prefs, capacities):
 
 
 @njit(cache=True)
-def hedged_matching_kernel(proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers):
-    """First deferred-acceptance round for everyone, then hedge rounds for flagged proposers.
-
-    Round 1 is :func:`deferred_acceptance_kernel`; the hedge rounds are
-    :func:`hedge_rounds_kernel` over the same proposer lists.  Returns
-    int64[U, max_receivers], -1 padded, columns in round order (column 0 is the first-round
-    match).
-    """
-    first = deferred_acceptance_kernel(proposer_prefs, receiver_prefs, capacities)
-    return hedge_rounds_kernel(
-        first, proposer_prefs, receiver_prefs, capacities, needs_hedge, max_receivers
-    )
-
-
-@njit(cache=True)
 def hedge_rounds_kernel(first, hedge_prefs, receiver_prefs, capacities, needs_hedge,
                         max_receivers):  # fmt: skip
     """The hedge rounds after a first-round match ``first`` (int64[U], -1 if unmatched).

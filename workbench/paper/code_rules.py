@@ -1,4 +1,8 @@
-"""Rules on a paper package's code: sizes, imports, what importing it loads."""
+"""Rules on a paper package's code: cached kernels, imports, what importing it loads.
+
+Inside the repository ruff and import-linter keep the rest (sizes, layers, circles everywhere;
+``pyproject.toml``); these rules also hold a package checked from outside it.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,9 @@ import ast
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-MAX_MODULE_LINES = 700
-MAX_FUNCTION_LINES = 150
+import grimp
+
 #: what importing a paper package must not load (the views and the atlas load them on demand;
 #: scikit-learn is not listed: P2 clusters with it; workbench.claims is checked without it)
 HEAVY = ("matplotlib", "seaborn", "ipywidgets", "workbench.sweep")
@@ -20,30 +23,6 @@ HEADLESS_PARTS = ("params", "model", "simulation", "figures", "claims")
 def _trees(target):
     for path in target.files():
         yield path, ast.parse(path.read_text(), filename=str(path))
-
-
-def module_size(target):
-    """No module over 700 lines."""
-    for path in target.files():
-        lines = path.read_text().count("\n")
-        if lines > MAX_MODULE_LINES:
-            yield target.rel(path), f"{lines} lines (at most {MAX_MODULE_LINES})"
-
-
-def function_size(target):
-    """No function over 150 lines (compiled event loops in kernels.py excepted: one loop over
-    events by design; their Python twin in the tests is the readable version)."""
-    for path, tree in _trees(target):
-        if path.name == "kernels.py":
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                n = node.end_lineno - node.lineno + 1
-                if n > MAX_FUNCTION_LINES:
-                    yield (
-                        f"{target.rel(path)}:{node.lineno}",
-                        f"{node.name} is {n} lines (at most {MAX_FUNCTION_LINES})",
-                    )
 
 
 def _jit_calls(tree):
@@ -83,85 +62,13 @@ def in_function_imports(target):
                         yield f"{target.rel(path)}:{sub.lineno}", f"import inside {node.name}"
 
 
-def import_graph(target) -> dict[str, set[str]]:
-    """module stem -> the package's modules it imports (also inside functions)."""
-    pkg = target.package
-    stems = {p.stem for p in target.files()} - {"__init__"}
-    graph = {}
-    for path, tree in _trees(target):
-        if path.stem == "__init__":
-            continue
-        deps = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level:  # relative: from .x import y
-                if node.module:
-                    deps.add(node.module.split(".")[0])
-                else:
-                    deps |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                if node.module.startswith(pkg + "."):
-                    deps.add(node.module[len(pkg) + 1 :].split(".")[0])
-                elif node.module == pkg:
-                    deps |= {a.name for a in node.names}
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith(pkg + "."):
-                        deps.add(a.name[len(pkg) + 1 :].split(".")[0])
-        graph[path.stem] = deps & stems
-    return graph
-
-
-def cycles(graph: dict) -> list[list[str]]:
-    """Every circle of a directed graph found by a depth-first walk."""
-    found, state = [], {}
-
-    def visit(node, stack):
-        state[node] = 1
-        for dep in sorted(graph.get(node, ())):
-            if state.get(dep) == 1:
-                found.append([*stack[stack.index(dep) :], dep])
-            elif dep not in state:
-                visit(dep, [*stack, dep])
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
-    return found
-
-
 def import_circles(target):
-    """No import circle between the package's modules."""
-    for circle in cycles(import_graph(target)):
-        yield target.package, "import circle " + " → ".join(circle)
-
-
-def tree_import_graph(root) -> dict[str, set[str]]:
-    """Dotted module name -> the modules of the same tree it imports, at the top or inside a
-    function, for every module under the package folder ``root`` (subpackages included; an
-    import of a package counts as an import of its ``__init__``)."""
-    root = Path(root)
-    modules = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = list(path.relative_to(root.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    graph = {}
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        deps = set()
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            if isinstance(node, ast.ImportFrom):
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                mod = ".".join(base + [node.module or ""]).strip(".") if node.level else node.module
-                for alias in node.names:
-                    sub = f"{mod}.{alias.name}"
-                    deps.add(sub if sub in modules else mod)
-            elif isinstance(node, ast.Import):
-                deps |= {alias.name for alias in node.names}
-        graph[name] = {d for d in deps if d in modules} - {name}
-    return graph
+    """No import circle between the package's modules (grimp, import-linter's graph; imports
+    inside functions count)."""
+    top = target.package.partition(".")[0]  # grimp builds graphs of top-level packages
+    graph = grimp.build_graph(top, cache_dir=None)
+    for importer, imported in sorted(graph.nominate_cycle_breakers(target.package)):
+        yield target.package, f"import circle through {importer} → {imported}"
 
 
 def _run(target, code: str) -> subprocess.CompletedProcess:
@@ -198,8 +105,6 @@ def headless(target):
 
 
 RULES: dict[str, Callable] = {
-    "size.module": module_size,
-    "size.function": function_size,
     "kernels.cached": kernels_cached,
     "imports.in_function": in_function_imports,
     "imports.circle": import_circles,

@@ -2,13 +2,13 @@
 
 The quick atlas (4 design points × 4 readings: 16 evaluations of 22 simulations each) is
 minutes of CPU, the longest piece of the P2 notebook by far. The notebook shows it from
-``data/atlas/p2_quick.csv``: the evaluations ``workbench.claims.atlas("p2", quick=True,
+``data/atlas/p2_quick.csv``: the evaluations ``workbench.atlas.atlas("p2", quick=True,
 seed=0)`` makes, written by that same call::
 
     python -m workbench.proactive.quick_atlas      # recompute and rewrite the kept file
 
 The table, the words and the figure are derived from those rows as the live atlas derives
-them (:func:`workbench.claims.summarise_atlas`), and a button recomputes the whole atlas
+them (:func:`workbench.atlas.summarise_atlas`), and a button recomputes the whole atlas
 live, with a progress bar, then says whether it matches the kept rows.
 ``tests/test_proactive_quick_atlas.py`` recomputes one design point under two readings and
 checks them equal to the kept rows, and the design columns equal to the atlas' design.
@@ -24,7 +24,7 @@ import ipywidgets as w
 import numpy as np
 import pandas as pd
 
-from workbench.claims import atlas, default_cache_dir, plausible_space, summarise_atlas
+from workbench.atlas import atlas, default_cache_dir, plausible_space, summarise_atlas
 from workbench.proactive.claims import ATLAS
 from workbench.proactive.params import PARAMS
 from workbench.registry import ROOT
@@ -43,7 +43,7 @@ PAPER = "p2"
 
 
 def _atlas_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The atlas table of ``points`` with the attributes :func:`workbench.claims.atlas` sets."""
+    """The atlas table of ``points`` with the attributes :func:`workbench.atlas.atlas` sets."""
 
     ranges, readings = plausible_space(PARAMS)
     table = summarise_atlas(points, [p.name for p in ranges])

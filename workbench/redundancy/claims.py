@@ -10,7 +10,7 @@ Every measure is a function of the values the paper does not state (the rows of
 the start of Fig. 4's "λ ≤ 2", Table I's baseline and levels, and the reading of E[T_sys],
 eq. 1 or the paper's eq. 8). ``CLAIMS`` evaluates it at the table's defaults;
 :func:`atlas_point` at any point of that space, and ``ATLAS`` hands it to
-:func:`workbench.claims.atlas`.
+:func:`workbench.atlas.atlas`.
 
 References
 ----------
