@@ -189,3 +189,27 @@ def test_in_the_repository_it_registers_itself(tmp_path, monkeypatch):
     (found,) = discover(tmp_path)
     assert (found.id, found.package, found.title) == (pid, "workbench.queueing", "A queueing paper")
     assert found.notebook_path == written["notebook"] and found.claims_path == written["claims"]
+
+
+def test_in_the_repository_it_joins_the_papers_layer(tmp_path, monkeypatch):
+    """lint-imports checks the layers exhaustively: the new package goes into the papers'
+    layer of the checkout's pyproject.toml, with no hand edit (the rest of the file kept)."""
+    real = (scaffold.ROOT / "pyproject.toml").read_text()
+    (tmp_path / "pyproject.toml").write_text(real)
+    monkeypatch.setattr(scaffold, "ROOT", tmp_path)
+    new_paper("queueing", title="A queueing paper")
+    before, after = real.splitlines(), (tmp_path / "pyproject.toml").read_text().splitlines()
+    i = before.index("    " + scaffold.PAPERS_LAYER)
+
+    def members(line):
+        return [m.strip() for m in line.strip().strip('",').split("|")]
+
+    assert members(before[i + 1])[:5] == [
+        "redundancy",
+        "datacenters",
+        "fog",
+        "proactive",
+        "hierarchy",
+    ]
+    assert members(after[i + 1]) == members(before[i + 1]) + ["queueing"]
+    assert after[: i + 1] + after[i + 2 :] == before[: i + 1] + before[i + 2 :]

@@ -237,6 +237,8 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
         payload = entry if out is None else [entry]
         where["registry"].write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
         created.append(where["registry"])
+        if out is None:  # last: nothing can fail after it
+            _join_papers_layer(name)
     except BaseException:
         for path in reversed(created):
             if path.is_dir():
@@ -245,6 +247,33 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
                 path.unlink(missing_ok=True)
         raise
     return where
+
+
+#: the line above the papers' layer of the import-linter contract in pyproject.toml
+PAPERS_LAYER = "# the papers: none imports another"
+
+
+def _join_papers_layer(name: str) -> bool:
+    """Put ``name`` in the papers' layer of ``[tool.importlinter]`` in the repository's
+    ``pyproject.toml`` (``lint-imports`` checks the layers exhaustively, so a package outside
+    every layer fails it); False when the repository has no such layer."""
+    pyproject = ROOT / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    text = pyproject.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    marks = [i for i, line in enumerate(lines) if line.strip() == PAPERS_LAYER]
+    if len(marks) != 1 or marks[0] + 1 >= len(lines):
+        return False
+    layer = lines[marks[0] + 1]
+    found = re.fullmatch(r'(\s*")([^"]*)(",?\s*)', layer)
+    if found is None:
+        return False
+    members = [m.strip() for m in found.group(2).split("|")]
+    if name not in members:
+        lines[marks[0] + 1] = f"{found.group(1)}{found.group(2)} | {name}{found.group(3)}"
+        pyproject.write_text("".join(lines), encoding="utf-8")
+    return True
 
 
 def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str) -> None:
