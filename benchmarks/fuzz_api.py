@@ -81,7 +81,7 @@ def api(args) -> int:
         f"\n{len(frame)} calls in {time.perf_counter() - t0:.0f} s over "
         f"{frame[['module', 'name']].drop_duplicates().shape[0]} public names"
     )
-    print(frame.groupby(["kind", "outcome"]).size().unstack(fill_value=0).to_string())
+    print(api_totals(frame).to_string())
     print(f"\ncontract broken by {len(bad)} calls")
     for _, r in bad.head(60).iterrows():
         print(
@@ -93,6 +93,18 @@ def api(args) -> int:
         for s in skipped:
             print(f"- {s}")
     return 1 if len(bad) or skipped else 0
+
+
+def api_totals(frame):
+    """Counts per kind of call: calls, each outcome, and slow (over 20 s of CPU)."""
+    import pandas as pd
+
+    outcomes = list(fuzz_surfaces.OUTCOMES)
+    table = pd.crosstab(frame["kind"], frame["outcome"]).reindex(columns=outcomes, fill_value=0)
+    table.insert(0, "calls", frame.groupby("kind").size().reindex(table.index))
+    table["slow"] = frame.groupby("kind")["slow"].sum().reindex(table.index).astype(int)
+    table.loc["total"] = table.sum()
+    return table
 
 
 if __name__ == "__main__":
