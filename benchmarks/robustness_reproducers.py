@@ -386,6 +386,7 @@ def reproducers() -> list[Reproducer]:
             "Ctrl-C ignored",
             (B,),
             CTRL_C,
+            timeout=600.0,  # a SIGINT during compilation waits for LLVM's pass to end
         ),
         Reproducer(
             "crash/hang",

@@ -91,7 +91,7 @@ class SurfaceCase:
     run: Callable[..., str]  # returns "" (ok) or why the result is garbage; may raise
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    timeout: float = 60.0  # s of wall time
+    timeout: float = 60.0  # s of the child's own time (wall less its wait for a core)
     cheap: bool = False  # in the suite's sample
 
     @property
@@ -255,7 +255,8 @@ def _many_nodes(n: int) -> dict:
     nodes.append({"id": "cloud", "role": "cloud", "servers": float("inf")})
     links = [{"a": f"n{i}", "b": "cloud", "delay": 0.05} for i in range(n)]
     size = {"dist": "exponential", "mean": 0.1}
-    workload = [{"source": f"n{i}", "rate": 1.0, "size": size} for i in range(n)]
+    # a size law of its own per entry: a shared dict would be dumped as 30,000 aliases
+    workload = [{"source": f"n{i}", "rate": 1.0, "size": dict(size)} for i in range(n)]
     return {"name": "huge", "nodes": nodes, "links": links, "workload": workload}
 
 
@@ -606,7 +607,8 @@ def user_policy(kind: str, build: str = "policy", policy_name: str = "first") ->
         pol = arena.UserPolicy(policy_name, func)
     else:
         pol = build
-    res = _simulate("neutral", pol, requests=2000)
+    # a policy that never returns is stopped by the documented timeout (or Ctrl-C)
+    res = _simulate("neutral", pol, requests=2000, timeout=30.0 if kind == "loops" else None)
     if kind == "out_of_range" and float(res["loss_share"]) < 1.0 - 1e-12:
         return f"a choice out of range did not lose the task: loss {float(res['loss_share'])}"
     return _finite_result(res)
@@ -861,8 +863,13 @@ def registry_json(content: str, command: str = "papers") -> str:
     """A ``WORKBENCH_PAPERS`` file with ``content``, then a command (or ``course()``)."""
     path = _write("papers.json", content)
     env = dict(os.environ, WORKBENCH_PAPERS=str(path.resolve()), PYTHONPATH=_repo())
-    if command == "course":
-        argv = [sys.executable, "-c", "from workbench.registry import course; print(course())"]
+    if command == "course":  # the library's own error is a refusal, its traceback is not
+        code = (
+            "import sys\nfrom workbench.validation import ParameterError\ntry:\n"
+            "    from workbench.registry import course\n    print(course())\n"
+            "except ParameterError as err:\n    sys.exit(f'refused: {err}')\n"
+        )
+        argv = [sys.executable, "-c", code]
     else:
         argv = [sys.executable, "-m", "workbench", command]
     _command(argv, env=env, timeout=120)
