@@ -9,7 +9,11 @@ analysis, sweep, the building blocks, the registry's paper packages, any new pac
 parameter, with the declared-invalid values of its table, type-wrong values, valid values
 inside the declared range, edge values (extreme confidences and precision targets, ragged
 and 0-d arrays, infinities, mutated objects) and an unknown keyword; each call in a forked
-child with a time limit. See ``tests/fuzz_api.py`` for what counts as clean.
+child with a time limit; the totals per kind of call (calls, clean, ok, raw, garbage, hang,
+crash, and slow: over 20 s of CPU). ``--sample N`` is the budget on a loaded machine: every
+public name once per kind of call, then seeded random calls up to N. A module added below a
+package (``workbench.arena.env``) is walked without an edit: see ``fuzz_api.entry_points``.
+See ``tests/fuzz_api.py`` for what counts as clean.
 
 Then the surfaces that walk does not reach (``tests/fuzz_surfaces.py``): scenario files,
 user policies, the caches, the scaffold and registry inputs and the command line, each case

@@ -8,7 +8,9 @@ reaches the library through other doors too, and each has its own case list here
   malformed, hostile (an alias bomb, duplicate keys, bytes that are not UTF-8, a folder,
   deep nesting), huge (30,000 nodes, 10^7 requests of 64 copies) or physically absurd
   (powers of 1e308, rates of 1e-12, a Weibull shape of 0.005, a node that cannot reach its
-  target), loaded and, when they load, simulated;
+  target), loaded and, when they load, simulated; and :func:`hostile_files`, 32 more
+  scenario and trace files (bombs, deep nesting, sparse giants, bad encodings, bad cells)
+  that ``tests/test_arena_files.py`` also loads in its own process;
 - ``callbacks``: user policies of the arena that crash, loop, read past their arrays,
   return out-of-range choices, or are plain Python functions;
 - ``caches``: the results cache and the sweep cache with a value or a pickle planted in
