@@ -9,7 +9,11 @@ analysis, sweep, the building blocks, the registry's paper packages, any new pac
 parameter, with the declared-invalid values of its table, type-wrong values, valid values
 inside the declared range, edge values (extreme confidences and precision targets, ragged
 and 0-d arrays, infinities, mutated objects) and an unknown keyword; each call in a forked
-child with a time limit. See ``tests/fuzz_api.py`` for what counts as clean.
+child with a time limit; the totals per kind of call (calls, clean, ok, raw, garbage, hang,
+crash, and slow: over 20 s of CPU). ``--sample N`` is the budget on a loaded machine: every
+public name once per kind of call, then seeded random calls up to N. A module added below a
+package (``workbench.arena.env``) is walked without an edit: see ``fuzz_api.entry_points``.
+See ``tests/fuzz_api.py`` for what counts as clean.
 
 Then the surfaces that walk does not reach (``tests/fuzz_surfaces.py``): scenario files,
 user policies, the caches, the scaffold and registry inputs and the command line, each case
@@ -81,7 +85,7 @@ def api(args) -> int:
         f"\n{len(frame)} calls in {time.perf_counter() - t0:.0f} s over "
         f"{frame[['module', 'name']].drop_duplicates().shape[0]} public names"
     )
-    print(frame.groupby(["kind", "outcome"]).size().unstack(fill_value=0).to_string())
+    print(api_totals(frame).to_string())
     print(f"\ncontract broken by {len(bad)} calls")
     for _, r in bad.head(60).iterrows():
         print(
@@ -93,6 +97,18 @@ def api(args) -> int:
         for s in skipped:
             print(f"- {s}")
     return 1 if len(bad) or skipped else 0
+
+
+def api_totals(frame):
+    """Counts per kind of call: calls, each outcome, and slow (over 20 s of CPU)."""
+    import pandas as pd
+
+    outcomes = list(fuzz_surfaces.OUTCOMES)
+    table = pd.crosstab(frame["kind"], frame["outcome"]).reindex(columns=outcomes, fill_value=0)
+    table.insert(0, "calls", frame.groupby("kind").size().reindex(table.index))
+    table["slow"] = frame.groupby("kind")["slow"].sum().reindex(table.index).astype(int)
+    table.loc["total"] = table.sum()
+    return table
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 Walks the public surface: the top-level package, every module or package directly under
 ``workbench`` that declares an ``__all__`` (claims, validation, output analysis, sweep, the
-building blocks, a new package as soon as it exists; :data:`NOT_WALKED` names the few left
-out and why) and every paper package in the registry. For every callable and every parameter
-it makes calls that change that one argument of a valid baseline call:
+building blocks, a new package as soon as it exists), every paper package in the registry,
+and every deeper module with an ``__all__`` that its package does not load when imported: a
+separate entry point such as ``workbench.arena.env`` (:func:`entry_points`).
+:data:`NOT_WALKED` and :data:`NOT_WALKED_ROLES` name the few left out and why. For every
+callable and every parameter it makes calls that change that one argument of a valid
+baseline call:
 
 - **invalid** values from the paper's parameter table (just outside the declared range, NaN,
   ±inf, a string, a bool, None, a huge integer) or, for a parameter the table does not
@@ -22,7 +25,8 @@ caught and counted. Outcomes:
 - ``clean``: the library's own error (:class:`workbench.ParameterError` and its subclasses),
   or Python's own signature check refusing an unknown keyword of an explicit signature;
 - ``ok``: a result with no NaN/inf, no negative time and no probability outside [0, 1];
-- ``raw``: any other exception; ``hang``: over the time limit; ``garbage``: a bad result;
+- ``raw``: any other exception; ``hang``: over the time limit (wall time less the time the
+  child waited for a core: ``fuzz_surfaces.wait_answer``); ``garbage``: a bad result;
   ``crash``: the child died of a signal (SIGSEGV) without answering.
 
 A name that needs an argument neither its signature nor its table gives a value for uses the
@@ -50,7 +54,9 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, is_dataclass
+from pathlib import Path
 
+import fuzz_surfaces
 import numpy as np
 import pandas as pd
 
@@ -71,6 +77,23 @@ NOT_WALKED = {
     "workbench.paper": "check_paper (seconds a call) is driven by test_paper_contract, which "
     "breaks a package once per rule",
     "workbench.precision": "the precision loop: walked through every paper's simulate_to_precision",
+    "workbench.fog.cases": "P1's named study cases, built by its claims and figures (test_fog_*)",
+    "workbench.proactive.calibration": "P2's load calibration (minutes): "
+    "test_proactive_calibration",
+    "workbench.proactive.quick_atlas": "P2's kept atlas, rewritten from the live atlas: "
+    "test_proactive_quick_atlas",
+}
+# the modules every paper package has by contract (``check_paper``), each driven elsewhere
+NOT_WALKED_ROLES = {
+    "claims": "the claim atlas evaluates its points: test_claims and each paper's claim tests",
+    "examples": "the catalog of valid values this walk itself calls with",
+    "exercises": "the exercises' checks: test_exercises",
+    "figures": "frames and drawings of the figures: the figure tests draw every frame",
+    "views": "notebook views: test_widgets and the browser tests",
+    "studies": "the figures' studies (minutes each): the figure tests and reproduce",
+    "study": "the figures' studies (minutes each): the figure tests and reproduce",
+    "diagram": "drawings of the model: the figure tests",
+    "diagrams": "drawings of the model: the figure tests",
 }
 # values a parameter admits by design although they look wrong for its type, with the reason
 ADMITS: dict[tuple[str, str, str], tuple[Callable[[object], bool], str]] = {
@@ -107,6 +130,7 @@ SKIP_SUFFIXES = ("Solution", "Analysis", "Result", "Error", "Stationarity", "Rep
 # plot_* draw a figure frame their package built: their inputs are fuzzed through the frame
 # functions, and the figure tests draw every frame
 SKIP_PREFIXES = ("plot_",)
+SLOW_CPU = 20.0  # s of CPU: a call over it counts as slow (CPU: the machine may be shared)
 
 
 def _paper_modules() -> list[str]:
@@ -134,11 +158,102 @@ def _walked_modules() -> list[str]:
     return found
 
 
-def modules() -> list[str]:
-    """The public modules that import: every ``__all__`` under ``workbench`` (see
-    :data:`NOT_WALKED`) and the registry's paper packages."""
+def _left_out(name: str) -> bool:
+    parts = name.split(".")
+    if any(p.startswith("_") for p in parts[1:]) or parts[-1] in NOT_WALKED_ROLES:
+        return True
+    return any(name == n or name.startswith(n + ".") for n in NOT_WALKED)
+
+
+def _imports(path: Path, module: str, is_package: bool) -> set[str]:
+    """The modules a source file imports when it runs (not inside a function: those load on
+    a call), resolved to absolute names, with each import's parents and imported names."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = here.split(".")
+                if child.level:
+                    base = base[: len(base) - (child.level - 1)]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                found.add(target)
+                found.update(f"{target}.{a.name}" for a in child.names)
+            visit(child)
+
+    visit(tree)
+    out = set()
+    for name in found:
+        parts = name.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return out
+
+
+def _loaded_by(package: str) -> set[str]:
+    """The modules under ``package`` that ``import package`` loads: its ``__init__``'s
+    imports, followed through the package's own modules (read from source, so the answer
+    does not depend on what this process imported before)."""
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    sources = {package: (Path(pkg.__file__), True)}
+    for info in pkgutil.walk_packages(pkg.__path__, package + "."):
+        spec = info.module_finder.find_spec(info.name.rpartition(".")[2], None)
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            sources[info.name] = (Path(spec.origin), info.ispkg)
+    loaded, todo = {package}, [package]
+    while todo:
+        name = todo.pop()
+        path, is_package = sources[name]
+        for dep in _imports(path, name, is_package):
+            if dep in sources and dep not in loaded:
+                loaded.add(dep)
+                todo.append(dep)
+    return loaded
+
+
+def entry_points(package: str) -> list[str]:
+    """The modules under ``package`` (at any depth) with an ``__all__`` that importing
+    ``package`` does not load: public entry points of their own, imported by name
+    (``from workbench.arena.env import ArenaEnv``). What the package loads is its
+    implementation; its public names are in its own ``__all__``, walked with it."""
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    if not hasattr(pkg, "__path__"):
+        return []
+    loaded = _loaded_by(package)
     out = []
-    for name in (*_walked_modules(), *_paper_modules()):
+    for info in pkgutil.walk_packages(pkg.__path__, package + ".", onerror=lambda name: None):
+        if info.name in loaded or _left_out(info.name):
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError:
+            continue
+        if isinstance(getattr(mod, "__all__", None), (list, tuple)):
+            out.append(info.name)
+    return out
+
+
+def modules() -> list[str]:
+    """The public modules that import: every ``__all__`` directly under ``workbench``, the
+    registry's paper packages, and the entry points below them (:func:`entry_points`;
+    :data:`NOT_WALKED`, :data:`NOT_WALKED_ROLES` name what is left out)."""
+    top = [*_walked_modules(), *_paper_modules()]
+    deeper = [m for name in top if name != "workbench" for m in entry_points(name)]
+    out = []
+    for name in (*top, *deeper):
         if name in out:
             continue
         try:
@@ -336,16 +451,21 @@ def _neutral() -> dict:
 def example(module: str, name: str, func: str = ""):
     """A valid value for parameter ``name`` of ``func`` in ``module`` (KeyError if none).
 
-    Looked up in the package's own ``examples.EXAMPLES`` as ``"<func>.<name>"``, then
-    ``"<name>"``; then here as ``("<module suffix>.<func>", name)``, ``("<module suffix>",
-    name)``, ``("*", name)``.
+    Looked up in the package's own ``examples.EXAMPLES`` (the nearest package up from
+    ``module`` that has one) as ``"<func>.<name>"``, then ``"<name>"``; then here as
+    ``("<suffix>.<func>", name)``, ``("<suffix>", name)`` for each suffix of the module's
+    name below ``workbench``, the longest first (``arena.env``, ``env``, then the package
+    ``arena``), then ``("*", name)``.
     """
-    suffix = module.rsplit(".", 1)[-1]
     own = _package_examples(module)
     for key in (f"{func}.{name}", name):
         if key in own:
             return own[key]()
-    for key in ((f"{suffix}.{func}", name), (suffix, name), ("*", name)):
+    parts = module.split(".")[1:]
+    suffixes = [".".join(parts[i:]) for i in range(len(parts))]
+    suffixes += [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+    keys = [k for s in suffixes for k in ((f"{s}.{func}", name), (s, name))] + [("*", name)]
+    for key in keys:
         for table in (EXAMPLES, WALK_EXAMPLES):
             if key in table:
                 return table[key]()
@@ -353,11 +473,14 @@ def example(module: str, name: str, func: str = ""):
 
 
 def _package_examples(module: str) -> Mapping:
-    """A paper package's own examples (``<package>.examples.EXAMPLES``), else none."""
-    try:
-        return importlib.import_module(f"{module}.examples").EXAMPLES
-    except ModuleNotFoundError:
-        return {}
+    """A paper package's own examples (``<package>.examples.EXAMPLES``, the nearest
+    package up from ``module`` that has them), else none."""
+    while module.count("."):
+        try:
+            return importlib.import_module(f"{module}.examples").EXAMPLES
+        except ModuleNotFoundError:
+            module = module.rpartition(".")[0]
+    return {}
 
 
 # ------------------------------------------------------------------------------------------
@@ -380,8 +503,16 @@ class Case:
 
 
 def _table(module) -> Mapping | None:
-    params = getattr(module, "PARAMS", None)
-    return params if isinstance(params, Mapping) else None
+    """The parameter table of ``module``, else of the nearest package above it that has one
+    (an entry point such as ``workbench.arena.env`` is governed by ``arena.PARAMS``)."""
+    name = module.__name__
+    while True:
+        params = getattr(importlib.import_module(name), "PARAMS", None)
+        if isinstance(params, Mapping):
+            return params
+        if name.count(".") < 2:  # workbench.<package>: no further up
+            return None
+        name = name.rpartition(".")[0]
 
 
 def _table_for(mod, modname: str, obj) -> Mapping | None:
@@ -685,42 +816,60 @@ def _classify(case: Case) -> tuple[str, str]:
     return ("garbage", why) if why else ("ok", "")
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (a forked child counts from zero) and its children."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _child(case: Case, conn) -> None:
+    start = _cpu()
     try:
         out = _classify(case)
     except BaseException as err:  # noqa: BLE001
         out = ("raw", f"{type(err).__name__}: {err}")
     try:
-        conn.send(out)
+        conn.send((*out, _cpu() - start))
     except (pickle.PicklingError, TypeError):
-        conn.send((out[0], str(out[1])))
+        conn.send((out[0], str(out[1]), _cpu() - start))
     conn.close()
 
 
 def run_case(case: Case, timeout: float = 20.0) -> tuple[str, str, float]:
-    """``(outcome, detail, seconds)`` of one case, in a forked child with a time limit.
+    """``(outcome, detail, seconds)`` of one case, in a forked child with a time limit
+    (:func:`run_case_cpu` adds the CPU seconds the call used).
 
     A call that runs the model (baseline, valid values) gets three times the limit: its first
     run in a fresh process may load or compile kernels. A refusal must come at once.
     """
+    return run_case_cpu(case, timeout)[:3]
+
+
+def run_case_cpu(case: Case, timeout: float = 20.0) -> tuple[str, str, float, float]:
+    """``(outcome, detail, seconds, cpu)``: :func:`run_case` and the CPU seconds of the call
+    (NaN when the child did not answer)."""
     if case.kind in ("baseline", "valid", "edge"):
         timeout *= 3
+    cpu = math.nan
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(case, child), daemon=True)
     t0 = time.perf_counter()
     proc.start()
     child.close()
-    if parent.poll(timeout):
+    if fuzz_surfaces.wait_answer(parent, proc.pid, timeout):
         try:
-            outcome, detail = parent.recv()
+            outcome, detail, cpu = parent.recv()
         except EOFError:  # died without answering: a signal (SIGSEGV) is a crash
             proc.join(5)
             code = proc.exitcode
             outcome = "crash" if code is not None and code < 0 else "raw"
             detail = f"child died (exit {code})"
     else:
-        outcome, detail = "hang", f"no answer within {timeout:g} s"
+        outcome, detail = "hang", f"no answer within {timeout:g} s of its own time"
     seconds = time.perf_counter() - t0
     if proc.is_alive():
         proc.kill()
@@ -728,7 +877,7 @@ def run_case(case: Case, timeout: float = 20.0) -> tuple[str, str, float]:
     parent.close()
     if outcome == "raw" and proc.exitcode not in (0, None) and not detail:
         detail = f"child exit {proc.exitcode}"
-    return outcome, detail, seconds
+    return outcome, detail, seconds, cpu
 
 
 def sample(all_cases: list[Case], n: int, seed: int = 0, kinds=None) -> list[Case]:
@@ -754,7 +903,7 @@ def sample(all_cases: list[Case], n: int, seed: int = 0, kinds=None) -> list[Cas
 def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> pd.DataFrame:
     rows = []
     for i, case in enumerate(selected):
-        outcome, detail, seconds = run_case(case, timeout)
+        outcome, detail, seconds, cpu = run_case_cpu(case, timeout)
         rows.append(
             {
                 "module": case.module,
@@ -764,6 +913,8 @@ def run(selected: list[Case], timeout: float = 20.0, progress: bool = False) -> 
                 "value": case.value_repr,
                 "outcome": outcome,
                 "seconds": seconds,
+                "cpu": cpu,
+                "slow": cpu > SLOW_CPU,
                 "detail": detail,
             }
         )

@@ -8,7 +8,9 @@ reaches the library through other doors too, and each has its own case list here
   malformed, hostile (an alias bomb, duplicate keys, bytes that are not UTF-8, a folder,
   deep nesting), huge (30,000 nodes, 10^7 requests of 64 copies) or physically absurd
   (powers of 1e308, rates of 1e-12, a Weibull shape of 0.005, a node that cannot reach its
-  target), loaded and, when they load, simulated;
+  target), loaded and, when they load, simulated; and :func:`hostile_files`, 32 more
+  scenario and trace files (bombs, deep nesting, sparse giants, bad encodings, bad cells)
+  that ``tests/test_arena_files.py`` also loads in its own process;
 - ``callbacks``: user policies of the arena that crash, loop, read past their arrays,
   return out-of-range choices, or are plain Python functions;
 - ``caches``: the results cache and the sweep cache with a value or a pickle planted in
@@ -31,7 +33,8 @@ address space, a time limit) and is counted as one of
 - ``garbage``: a result the case's check refuses (a planted value returned, a pickle's code
   run, a duplicate key accepted, an unreachable node served, a command that exits 0 having
   done nothing);
-- ``hang``: no answer within the time limit; ``crash``: the child died (a signal: SIGSEGV);
+- ``hang``: no answer within the time limit (the child's own time: wall time less the time
+  it waited for a core, :func:`wait_answer`); ``crash``: the child died (a signal: SIGSEGV);
 
 and, across those, ``slow``: a call that used more than :data:`SLOW_CPU` seconds of CPU
 (CPU, not wall time: the machine may be shared). ``tests/test_fuzz_api.py`` runs the
@@ -90,7 +93,7 @@ class SurfaceCase:
     run: Callable[..., str]  # returns "" (ok) or why the result is garbage; may raise
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    timeout: float = 60.0  # s of wall time
+    timeout: float = 60.0  # s of the child's own time (wall less its wait for a core)
     cheap: bool = False  # in the suite's sample
 
     @property
@@ -187,16 +190,21 @@ def arena_file(
     policy: str = "local",
     accept: bool = True,
     min_delay: float = 0.0,
+    folder: bool = False,
     **sim,
 ) -> str:
-    """Write ``content`` to ``name`` and load it as an arena scenario (then simulate it).
+    """Write ``content`` to ``name`` and load it as an arena scenario (then simulate it);
+    ``content`` None: load ``name`` as given (a shipped scenario, ``''``); ``folder``: make
+    ``name`` a folder and load that.
 
     ``accept``: whether a loader that keeps the file is right (False: the file must be
     refused, a load that returns is garbage)."""
     from workbench.arena import load_scenario
 
-    path = _write(name, content) if content is not None else Path(name)
-    sc = load_scenario(str(path))
+    if folder:
+        Path(name).mkdir()
+    path = str(_write(name, content)) if content is not None else name
+    sc = load_scenario(path)
     if not accept:
         return f"accepted: {sc.name!r} loaded without an error"
     if simulate:
@@ -249,7 +257,8 @@ def _many_nodes(n: int) -> dict:
     nodes.append({"id": "cloud", "role": "cloud", "servers": float("inf")})
     links = [{"a": f"n{i}", "b": "cloud", "delay": 0.05} for i in range(n)]
     size = {"dist": "exponential", "mean": 0.1}
-    workload = [{"source": f"n{i}", "rate": 1.0, "size": size} for i in range(n)]
+    # a size law of its own per entry: a shared dict would be dumped as 30,000 aliases
+    workload = [{"source": f"n{i}", "rate": 1.0, "size": dict(size)} for i in range(n)]
     return {"name": "huge", "nodes": nodes, "links": links, "workload": workload}
 
 
@@ -303,7 +312,11 @@ def _file_cases() -> list[SurfaceCase]:
             {"accept": False},
         ),
         SurfaceCase(
-            F, "arena: a folder as the file", arena_file, ("folder.yaml", None), {"accept": False}
+            F,
+            "arena: a folder as the file",
+            arena_file,
+            ("folder.yaml", None),
+            {"accept": False, "folder": True},
         ),
         SurfaceCase(F, "arena: an empty path", arena_file, ("", None), {"accept": False}),
         SurfaceCase(
@@ -416,7 +429,130 @@ def _file_cases() -> list[SurfaceCase]:
             {"accept": False},
         ),
     ]
-    return cases
+    return cases + hostile_file_cases()
+
+
+# ---------------------------------------------------- hostile scenario and trace files
+
+
+#: a valid arena scenario of two edge centres and a cloud (the hostile files are made from it)
+TWO_CENTERS = {
+    "name": "two-centers",
+    "nodes": [
+        {"id": "A", "role": "edge", "servers": 2, "capacity": 10, "power_idle": 5.0},
+        {"id": "B", "role": "edge", "servers": 2, "capacity": 10},
+        {"id": "cloud", "role": "cloud", "servers": ".inf"},
+    ],
+    "links": [
+        {"a": "A", "b": "B", "delay": 0.002, "bandwidth": 1.0e8},
+        {"a": "A", "b": "cloud", "delay": 0.05},
+    ],
+    "workload": [
+        {"source": "A", "rate": 1.5, "size": {"dist": "exponential", "mean": 1.0}},
+        {"source": "B", "rate": 0.8, "size": {"dist": "deterministic", "value": 1.0}},
+    ],
+}
+LAUGHS = "\n".join(
+    ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    + [f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)]
+    + ["nodes: *i"]
+)
+TRACE_ROWS = "time,source,size\n0.0,A,0.5\n0.5,B,0.25\n"
+#: the hostile-file labels that are valid files (every other one must be refused)
+ACCEPTED_FILES = ("valid", "trace: valid", "trace: 200k rows")
+
+
+def hostile_files() -> list[tuple[str, str, bytes | int]]:
+    """Hostile, malformed and huge files: ``(label, file name, content)``; the content is
+    bytes, or an int for a sparse file of that many bytes (huge, written in no time). A
+    label ``trace: ...`` is a trace, the file ``tasks.csv`` next to a valid scenario that
+    replays it; any other is a scenario file loaded with ``load_scenario``."""
+    good = json.dumps(TWO_CENTERS)
+    s = [
+        ("laughs", "laughs.yaml", LAUGHS.encode()),
+        ("deep json", "deep.json", b"[" * 100_000 + b"]" * 100_000),
+        ("deep yaml", "deep.yaml", b"[" * 5_000 + b"]" * 5_000),
+        ("deep flow mapping", "deepm.yaml", b"{a: " * 20_000 + b"1" + b"}" * 20_000),
+        ("huge sparse yaml", "huge.yaml", 25 * 2**20),
+        ("not utf-8", "bad.yaml", b"name: \xff\xfe\n"),
+        ("utf-16", "u16.json", good.encode("utf-16")),
+        ("nul bytes", "nul.yaml", b"\x00" * 100),
+        ("empty", "empty.yaml", b""),
+        ("a list", "list.yaml", b"[1, 2, 3]\n"),
+        ("a scalar", "scalar.json", b"42"),
+        ("python tag", "tag.yaml", b"!!python/object/apply:os.system ['echo hi']\n"),
+        ("duplicate key", "dup.json", (good[:-1] + ', "name": "x"}').encode()),
+        ("nan numbers", "nan.json", good.replace("0.002", "NaN").encode()),
+        ("infinity rate", "inf.json", good.replace('"rate": 1.5', '"rate": Infinity').encode()),
+        ("huge int", "int.json", good.replace('"servers": 2', '"servers": ' + "9" * 5000).encode()),
+        ("long id", "id.json", good.replace('"A"', '"' + "A" * 100_000 + '"').encode()),
+        (
+            "many nodes",
+            "many.json",
+            json.dumps(
+                {
+                    **TWO_CENTERS,
+                    "nodes": TWO_CENTERS["nodes"]
+                    + [{"id": f"x{i}", "role": "edge"} for i in range(120_000)],
+                }
+            ).encode(),
+        ),
+        ("bool servers", "bool.yaml", good.replace('"servers": 2', '"servers": true').encode()),
+        ("broken yaml", "broken.yaml", b"nodes: [ {id: A\n"),
+        ("date id", "date.yaml", b"nodes: [{id: 2024-01-01, role: edge}]\nworkload: []\n"),
+        ("valid", "valid.json", good.encode()),
+    ]
+    t = [
+        ("trace: laughs-sized header", "tasks.csv", b"time," * 100_000 + b"\n"),
+        ("trace: huge sparse", "tasks.csv", 700 * 2**20),
+        ("trace: not utf-8", "tasks.csv", b"time,source,size\n0,\xff,1\n"),
+        ("trace: unbalanced quote", "tasks.csv", b'time,source,size\n0,"A,1\n'),
+        ("trace: 1e308 time", "tasks.csv", b"time,source,size\n1e308,A,1\n"),
+        ("trace: negative time", "tasks.csv", b"time,source,size\n-1,A,1\n"),
+        ("trace: huge type", "tasks.csv", b"time,source,size,type\n0,A,1,1e30\n"),
+        ("trace: nul", "tasks.csv", b"time,source,size\n0,A\x00,1\n"),
+        ("trace: 200k rows", "tasks.csv", b"time,source,size\n" + b"0.5,A,0.1\n" * 200_000),
+        ("trace: valid", "tasks.csv", TRACE_ROWS.encode()),
+    ]
+    return s + t
+
+
+def load_file(label: str, name: str, content, accept: bool = True) -> str:
+    """Write one of :func:`hostile_files` in the working folder and load it: ``""`` when it
+    loads and ``accept``, why it is garbage when it loads and must not; raises the loader's
+    error (a ``ScenarioError``) when refused."""
+    from workbench.arena import load_scenario
+
+    target = Path(name)
+    if isinstance(content, int):
+        with open(target, "wb") as f:
+            f.truncate(content)
+    else:
+        target.write_bytes(content)
+    path = target
+    if label.startswith("trace:"):
+        path = Path("sc.json")
+        path.write_text(json.dumps({**TWO_CENTERS, "workload": [{"trace": name, "loop": True}]}))
+    sc = load_scenario(str(path))
+    if not accept:
+        return f"accepted: {len(sc.nodes)} nodes, {len(sc.workload)} workload entries"
+    return ""
+
+
+def hostile_file_cases() -> list[SurfaceCase]:
+    """:func:`hostile_files` as cases of the ``files`` category (a refusal must come fast:
+    a minute of wall time; the suite checks each takes under 2 s in its own process)."""
+    return [
+        SurfaceCase(
+            "files",
+            f"arena file: {label}",
+            load_file,
+            (label, name, content),
+            {"accept": label in ACCEPTED_FILES},
+            timeout=60.0,
+        )
+        for label, name, content in hostile_files()
+    ]
 
 
 def _xml_bomb() -> str:
@@ -473,7 +609,8 @@ def user_policy(kind: str, build: str = "policy", policy_name: str = "first") ->
         pol = arena.UserPolicy(policy_name, func)
     else:
         pol = build
-    res = _simulate("neutral", pol, requests=2000)
+    # a policy that never returns is stopped by the documented timeout (or Ctrl-C)
+    res = _simulate("neutral", pol, requests=2000, timeout=30.0 if kind == "loops" else None)
     if kind == "out_of_range" and float(res["loss_share"]) < 1.0 - 1e-12:
         return f"a choice out of range did not lose the task: loss {float(res['loss_share'])}"
     return _finite_result(res)
@@ -726,8 +863,13 @@ def registry_json(content: str, command: str = "papers") -> str:
     """A ``WORKBENCH_PAPERS`` file with ``content``, then a command (or ``course()``)."""
     path = _write("papers.json", content)
     env = dict(os.environ, WORKBENCH_PAPERS=str(path.resolve()), PYTHONPATH=_repo())
-    if command == "course":
-        argv = [sys.executable, "-c", "from workbench.registry import course; print(course())"]
+    if command == "course":  # the library's own error is a refusal, its traceback is not
+        code = (
+            "import sys\nfrom workbench.validation import ParameterError\ntry:\n"
+            "    from workbench.registry import course\n    print(course())\n"
+            "except ParameterError as err:\n    sys.exit(f'refused: {err}')\n"
+        )
+        argv = [sys.executable, "-c", code]
     else:
         argv = [sys.executable, "-m", "workbench", command]
     _command(argv, env=env, timeout=120)
@@ -956,6 +1098,40 @@ def _child(case: SurfaceCase, conn, workdir: str, memory: int) -> None:
     conn.close()
 
 
+def _run_delay(pid: int) -> float:
+    """Seconds the threads of ``pid`` and of its descendants spent runnable but waiting for
+    a core (``/proc/<pid>/task/*/schedstat``), the most of any one: the time the machine,
+    not the call, took."""
+    most = 0.0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        try:
+            most = max(most, int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[1]))
+            kids = Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+        except (OSError, IndexError, ValueError):
+            continue
+        for k in kids:
+            most = max(most, _run_delay(int(k)) * 1e9)
+    return most / 1e9
+
+
+def wait_answer(conn, pid: int, limit: float, starved: float = 10.0) -> bool:
+    """Wait for the answer of child ``pid`` on ``conn``: True when it came. The child has
+    ``limit`` seconds of its own time: wall time less the time it spent waiting for a core
+    on a shared machine (a starved call is not a hang), up to ``starved`` times ``limit`` of
+    wall time in all."""
+    t0 = time.monotonic()
+    while True:
+        if conn.poll(0.25):
+            return True
+        wall = time.monotonic() - t0
+        if wall >= limit and (wall - _run_delay(pid) >= limit or wall >= starved * limit):
+            return conn.poll(0)
+
+
 def run_case(case: SurfaceCase, memory: int = MEMORY) -> dict:
     """One case in a forked child in a fresh folder: its outcome, detail, wall and CPU s."""
     workdir = tempfile.mkdtemp(prefix="wb-fuzz-")
@@ -966,14 +1142,14 @@ def run_case(case: SurfaceCase, memory: int = MEMORY) -> dict:
     proc.start()
     child.close()
     cpu = 0.0
-    if parent.poll(case.timeout):
+    if wait_answer(parent, proc.pid, case.timeout):
         try:
             outcome, detail, cpu = parent.recv()
         except EOFError:
             proc.join(5)
             outcome, detail = "crash", f"the child died (exit {proc.exitcode})"
     else:
-        outcome, detail = "hang", f"no answer within {case.timeout:g} s"
+        outcome, detail = "hang", f"no answer within {case.timeout:g} s of its own time"
     wall = time.perf_counter() - t0
     if proc.is_alive():
         _kill_tree(proc.pid)

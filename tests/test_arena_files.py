@@ -1,43 +1,33 @@
 """Scenario and trace files read defensively (issue 43, the arena's files): each reproducer
-of the issue is refused by name, and hostile, malformed and huge files (:func:`file_cases`,
-also walked by the project's fuzzer) end in a ``ScenarioError`` or a valid scenario, fast.
-
-For the fuzzer: ``from test_arena_files import file_cases, classify_file, fuzz_files``
-(``tests`` on ``sys.path``). :func:`fuzz_files` runs every case in a forked child under a
-time and memory limit and returns one row per case (category ``scenario file`` or ``trace
-file``, outcome clean / ok / raw / hang / slow / crash).
+of the issue is refused by name, and hostile, malformed and huge files
+(``fuzz_surfaces.hostile_files``, which the project's fuzzer runs in forked children under
+its time and memory limits) end in a ``ScenarioError`` or a valid scenario, fast.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import multiprocessing
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_surfaces import (
+    ACCEPTED_FILES,
+    LAUGHS,
+    TRACE_ROWS,
+    TWO_CENTERS,
+    hostile_file_cases,
+    hostile_files,
+    load_file,
+    run_case,
+)
 
 from workbench import ParameterError, arena
 from workbench.arena import ScenarioError
 
-GOOD = {
-    "name": "two-centers",
-    "nodes": [
-        {"id": "A", "role": "edge", "servers": 2, "capacity": 10, "power_idle": 5.0},
-        {"id": "B", "role": "edge", "servers": 2, "capacity": 10},
-        {"id": "cloud", "role": "cloud", "servers": ".inf"},
-    ],
-    "links": [
-        {"a": "A", "b": "B", "delay": 0.002, "bandwidth": 1.0e8},
-        {"a": "A", "b": "cloud", "delay": 0.05},
-    ],
-    "workload": [
-        {"source": "A", "rate": 1.5, "size": {"dist": "exponential", "mean": 1.0}},
-        {"source": "B", "rate": 0.8, "size": {"dist": "deterministic", "value": 1.0}},
-    ],
-}
+GOOD = TWO_CENTERS
 
 
 def _with(path, value):
@@ -268,12 +258,6 @@ def test_sixty_four_copies_of_ten_million_tasks_are_refused_before_allocating():
 
 # -- files ----------------------------------------------------------------------------------
 
-LAUGHS = "\n".join(
-    ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    + [f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)]
-    + ["nodes: *i"]
-)
-
 
 def _write(tmp_path, name, content) -> Path:
     p = tmp_path / name
@@ -345,7 +329,6 @@ def test_unreadable_files_are_scenario_errors_naming_the_file(tmp_path):
 
 # -- trace files ----------------------------------------------------------------------------
 
-TRACE_ROWS = "time,source,size\n0.0,A,0.5\n0.5,B,0.25\n"
 BAD_TRACES = [
     ("time,source,size\n0.0,A,abc\n", "row 1, column 'size'", "'abc'"),
     ("time,source,size\n0.0,A,-1\n", "row 1, column 'size'", "'-1'"),
@@ -391,163 +374,44 @@ def test_trace_files_that_are_not_files_or_text(tmp_path):
 
 
 # -- the fuzzer's cases ---------------------------------------------------------------------
+# The hostile, malformed and huge files are fuzz_surfaces' (``hostile_files``): the fuzzer
+# runs each in a forked child under its time and memory limits; here they run in this process.
 
 
-def file_cases() -> list[tuple[str, str, str, bytes | int]]:
-    """Hostile, malformed and huge files: ``(category, label, file name, content)``; the
-    content is bytes, or an int for a sparse file of that many bytes (huge, written in no
-    time). A scenario case is loaded with ``load_scenario``; a trace case is the file
-    ``tasks.csv`` next to a valid scenario that replays it."""
-    good = json.dumps(GOOD)
-    s = [
-        ("laughs", "laughs.yaml", LAUGHS.encode()),
-        ("deep json", "deep.json", b"[" * 100_000 + b"]" * 100_000),
-        ("deep yaml", "deep.yaml", b"[" * 5_000 + b"]" * 5_000),
-        ("deep flow mapping", "deepm.yaml", b"{a: " * 20_000 + b"1" + b"}" * 20_000),
-        ("huge sparse yaml", "huge.yaml", 25 * 2**20),
-        ("not utf-8", "bad.yaml", b"name: \xff\xfe\n"),
-        ("utf-16", "u16.json", good.encode("utf-16")),
-        ("nul bytes", "nul.yaml", b"\x00" * 100),
-        ("empty", "empty.yaml", b""),
-        ("a list", "list.yaml", b"[1, 2, 3]\n"),
-        ("a scalar", "scalar.json", b"42"),
-        ("python tag", "tag.yaml", b"!!python/object/apply:os.system ['echo hi']\n"),
-        ("duplicate key", "dup.json", (good[:-1] + ', "name": "x"}').encode()),
-        ("nan numbers", "nan.json", good.replace("0.002", "NaN").encode()),
-        ("infinity rate", "inf.json", good.replace('"rate": 1.5', '"rate": Infinity').encode()),
-        ("huge int", "int.json", good.replace('"servers": 2', '"servers": ' + "9" * 5000).encode()),
-        ("long id", "id.json", good.replace('"A"', '"' + "A" * 100_000 + '"').encode()),
-        (
-            "many nodes",
-            "many.json",
-            json.dumps(
-                {
-                    **GOOD,
-                    "nodes": GOOD["nodes"]
-                    + [{"id": f"x{i}", "role": "edge"} for i in range(120_000)],
-                }
-            ).encode(),
-        ),
-        ("bool servers", "bool.yaml", good.replace('"servers": 2', '"servers": true').encode()),
-        ("broken yaml", "broken.yaml", b"nodes: [ {id: A\n"),
-        ("date id", "date.yaml", b"nodes: [{id: 2024-01-01, role: edge}]\nworkload: []\n"),
-        ("valid", "valid.json", good.encode()),
-    ]
-    t = [
-        ("trace: laughs-sized header", "tasks.csv", b"time," * 100_000 + b"\n"),
-        ("trace: huge sparse", "tasks.csv", 700 * 2**20),
-        ("trace: not utf-8", "tasks.csv", b"time,source,size\n0,\xff,1\n"),
-        ("trace: unbalanced quote", "tasks.csv", b'time,source,size\n0,"A,1\n'),
-        ("trace: 1e308 time", "tasks.csv", b"time,source,size\n1e308,A,1\n"),
-        ("trace: negative time", "tasks.csv", b"time,source,size\n-1,A,1\n"),
-        ("trace: huge type", "tasks.csv", b"time,source,size,type\n0,A,1,1e30\n"),
-        ("trace: nul", "tasks.csv", b"time,source,size\n0,A\x00,1\n"),
-        ("trace: 200k rows", "tasks.csv", b"time,source,size\n" + b"0.5,A,0.1\n" * 200_000),
-        ("trace: valid", "tasks.csv", TRACE_ROWS.encode()),
-    ]
-    return [("scenario file", *c) for c in s] + [("trace file", *c) for c in t]
-
-
-def classify_file(category: str, name: str, content, folder) -> tuple[str, str]:
-    """Load one case in ``folder``: ``("clean", message)`` for a ScenarioError,
-    ``("ok", ...)`` for a valid scenario, ``("raw", ...)`` for anything else."""
-    folder = Path(folder)
-    target = folder / name
-    if isinstance(content, int):
-        with open(target, "wb") as f:
-            f.truncate(content)
-    else:
-        target.write_bytes(content)
-    path = target
-    if category == "trace file":
-        path = folder / "sc.json"
-        path.write_text(json.dumps({**GOOD, "workload": [{"trace": name, "loop": True}]}))
-    try:
-        sc = arena.load_scenario(path)
-    except ScenarioError as err:
-        return "clean", str(err)[:300]
-    except Exception as err:  # noqa: BLE001 - what the fuzz counts
-        return "raw", f"{type(err).__name__}: {str(err)[:300]}"
-    return "ok", f"{len(sc.nodes)} nodes, {len(sc.workload)} workload entries"
-
-
-def _child(case, conn, memory_bytes):
-    import resource
-    import tempfile
-
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            out = classify_file(case[0], case[2], case[3], folder)
-        except BaseException as err:  # noqa: BLE001
-            out = ("raw", f"{type(err).__name__}: {str(err)[:300]}")
-    conn.send(out)
-    conn.close()
-
-
-def fuzz_files(timeout: float = 10.0, slow: float = 2.0, memory_bytes: int = 4 * 2**30, only=None):
-    """Every :func:`file_cases` case in a forked child (time limit ``timeout`` s, address
-    space ``memory_bytes``): a list of dicts (category, label, outcome, seconds, detail);
-    outcome ``hang`` past the limit, ``crash`` when the child dies, ``slow`` past ``slow``
-    seconds. ``only``: the labels to run (None: every case)."""
-    ctx = multiprocessing.get_context("fork")
-    rows = []
-    for case in file_cases():
-        if only is not None and case[1] not in only:
-            continue
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(case, child, memory_bytes), daemon=True)
-        t0 = time.perf_counter()
-        proc.start()
-        child.close()
-        if parent.poll(timeout):
-            try:
-                outcome, detail = parent.recv()
-            except EOFError:
-                outcome, detail = "crash", f"child died (exit {proc.exitcode})"
-        else:
-            outcome, detail = "hang", f"no answer within {timeout:g} s"
-        seconds = time.perf_counter() - t0
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5)
-        parent.close()
-        if outcome in ("clean", "ok") and seconds > slow:
-            outcome = "slow"
-        rows.append(
-            dict(category=case[0], label=case[1], outcome=outcome, seconds=seconds, detail=detail)
-        )
-    return rows
-
-
-def test_hostile_files_end_in_a_scenario_error_or_a_scenario_fast(tmp_path):
+def test_hostile_files_end_in_a_scenario_error_or_a_scenario_fast(tmp_path, monkeypatch):
     """Every case in this process (a child per case is the fuzzer's job): clean or ok, each
-    within 2 s, and the valid ones load."""
+    within 2 s of CPU, and the valid ones load."""
     seen = {}
-    for i, (category, label, name, content) in enumerate(file_cases()):
+    for i, (label, name, content) in enumerate(hostile_files()):
         folder = tmp_path / str(i)
         folder.mkdir()
-        t0 = time.perf_counter()
-        outcome, detail = classify_file(category, name, content, folder)
+        monkeypatch.chdir(folder)
+        t0 = time.process_time()  # CPU: the machine may be shared
+        try:
+            outcome, detail = "ok", load_file(label, name, content)
+        except ScenarioError as err:
+            outcome, detail = "clean", str(err)
         seen[label] = outcome
-        assert outcome in ("clean", "ok"), (label, detail)
-        assert time.perf_counter() - t0 < 2.0, label
+        assert time.process_time() - t0 < 2.0, label
         if outcome == "clean":
             assert name in detail or "sc.json" in detail, (label, detail)
     assert seen["valid"] == "ok" and seen["trace: valid"] == "ok"
     assert seen["trace: 200k rows"] == "ok"
     bad = {k for k, v in seen.items() if v == "ok"} - {"valid", "trace: valid", "trace: 200k rows"}
     assert not bad, bad  # every hostile or malformed file is refused
+    assert set(ACCEPTED_FILES) == {"valid", "trace: valid", "trace: 200k rows"}
 
 
 def test_the_fuzz_runner_reports_each_case_in_a_child():
-    """The runner itself, on four cases (the test above loads them all in this process): a
-    bomb and a deep file refused, a valid scenario and trace loaded, each in a child."""
+    """The fuzzer's runner (``fuzz_surfaces.run_case``) on four of these cases (the test
+    above loads them all in this process): a bomb and a deep file refused, a valid scenario
+    and trace loaded, each in a child."""
     only = ("laughs", "deep json", "valid", "trace: valid")
-    rows = fuzz_files(timeout=20.0, slow=10.0, memory_bytes=2 * 2**30, only=only)
-    got = {r["label"]: r["outcome"] for r in rows}
+    chosen = [c for c in hostile_file_cases() if c.name.split(": ", 1)[1] in only]
+    rows = [run_case(c) for c in chosen]
+    got = {r["case"].split(": ", 1)[1]: r["outcome"] for r in rows}
     assert got == {"laughs": "clean", "deep json": "clean", "valid": "ok", "trace: valid": "ok"}
-    assert all(0 < r["seconds"] < 20 for r in rows)
+    assert all(0 < r["seconds"] < 20 and r["cpu"] < 10 for r in rows), rows
 
 
 def test_a_run_over_the_work_budget_is_refused_before_it_starts():

@@ -122,3 +122,23 @@ def test_a_graphml_entity_bomb_is_a_scenario_error(tmp_path):
     path.write_text(fuzz_surfaces._xml_bomb())
     with pytest.raises(ScenarioError, match=r"load_scenario: cannot read"):
         load_scenario(str(path))
+
+
+def test_the_arenas_closed_forms_at_the_ends_of_the_float_range():
+    """Issue 43: ``power_of_d_delay(1e-310, 64)`` and ``threshold_delay(0.5, 1e-308, 2, 1)``
+    raised OverflowError, ``energy_per_task(1e-308, ...)`` returned inf."""
+    from workbench.arena import energy_per_task, power_of_d_delay, threshold_delay
+
+    # an empty system: every task finds its node idle, E[T] = 1/mu
+    assert power_of_d_delay(1e-310, 64) == 1.0
+    assert power_of_d_delay(1e-310, 64, mu=4.0) == 0.25
+    # d = 2 at rho = 1/2: (1/2 + 1/2^3 + 1/2^7 + 1/2^15 + ...) / (1/2)
+    series = sum(0.5 ** (2**k - 1) for k in range(1, 8))
+    assert power_of_d_delay(0.5, 2) == pytest.approx(series / 0.5, rel=1e-12)
+    with pytest.raises(ParameterError, match=r"threshold_delay: theta / mean_size .* inf"):
+        threshold_delay(0.5, 1e-308, 2.0, 1.0)
+    assert threshold_delay(5e-324, 1.0, 2.0, 1.0) == 1.0  # no queue: the task's own size
+    with pytest.raises(ParameterError, match=r"'lam' parameter of energy_per_task .*1e-308"):
+        energy_per_task(1e-308, 1.0, 5.0, 10.0)
+    # (busy rho + idle (1 - rho)) / lam at rho = 1/2: (10/2 + 5/2) / 0.5
+    assert energy_per_task(0.5, 1.0, 5.0, 10.0) == pytest.approx(15.0)

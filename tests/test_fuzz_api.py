@@ -168,3 +168,67 @@ def test_the_surfaces_sample_breaks_no_contract_but_the_known_ones():
     # the caches are this branch's: a planted value or pickle is recomputed, never served
     caches = frame[frame["category"] == "caches"]
     assert len(caches) >= 2 and set(caches["outcome"]) == {"ok"}
+
+
+def _package(root, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_the_walk_finds_entry_points_the_package_does_not_load(tmp_path, monkeypatch):
+    """A module below a package with an ``__all__`` that ``import package`` does not load
+    (``workbench.arena.env``) is walked without an edit; what the package loads (directly
+    or through its own modules) is its implementation, and contract roles and private
+    modules are left out."""
+    _package(
+        tmp_path,
+        {
+            "fakewb/__init__.py": "from fakewb import core\n__all__ = ['f']\n"
+            "def f():\n    from fakewb import lazy\n    return lazy\n",
+            "fakewb/core.py": "from .helpers import h\n__all__ = ['g']\ndef g():\n    return h\n",
+            "fakewb/helpers.py": "__all__ = ['h']\ndef h():\n    return 1\n",
+            "fakewb/env.py": "__all__ = ['Env']\nclass Env:\n    pass\n",
+            "fakewb/lazy.py": "__all__ = ['z']\ndef z():\n    return 0\n",
+            "fakewb/figures.py": "__all__ = ['frame']\ndef frame():\n    return 0\n",
+            "fakewb/_private.py": "__all__ = ['p']\ndef p():\n    return 0\n",
+            "fakewb/noall.py": "def q():\n    return 0\n",
+            "fakewb/sub/__init__.py": "__all__ = ['s']\ndef s():\n    return 0\n",
+            "fakewb/sub/deep.py": "__all__ = ['d']\ndef d():\n    return 0\n",
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = fuzz_api.entry_points("fakewb")
+    assert sorted(found) == ["fakewb.env", "fakewb.lazy", "fakewb.sub", "fakewb.sub.deep"]
+
+
+def test_an_entry_point_takes_its_packages_examples_and_table():
+    """``workbench.arena.env`` (or any module below ``arena``) gets the arena's example
+    scenario and the arena's parameter table, so its baseline call needs no edit here."""
+    import importlib
+
+    from workbench import arena
+
+    assert fuzz_api.example("workbench.arena.env", "scenario", "ArenaEnv") == "neutral"
+    assert fuzz_api.example("workbench.arena.env", "policy", "evaluate") == "jsq"
+    scenario_module = importlib.import_module("workbench.arena.scenario")
+    assert fuzz_api._table(scenario_module) is arena.PARAMS
+
+
+def test_the_api_runner_counts_each_calls_cpu_and_slow(monkeypatch):
+    """The walk's runner reports the CPU a call used in its child (not the wall time of a
+    shared machine) and flags it slow past ``SLOW_CPU``."""
+    import matplotlib  # loaded here, so a child's CPU is the call's own
+
+    from workbench import numfmt
+
+    matplotlib.use("Agg")
+    monkeypatch.setattr(fuzz_api, "SLOW_CPU", 0.2)
+    monkeypatch.setattr(numfmt, "parse_number", lambda text: float(_spins() or 1.0))
+    spin = fuzz_api.Case("workbench.numfmt", "parse_number", "", "baseline", "", {"text": "1"})
+    quick = fuzz_api.Case("workbench.numfmt", "format_number", "", "baseline", "", {"value": 2.0})
+    frame = fuzz_api.run([spin, quick], timeout=60.0).set_index("name")
+    assert list(frame["outcome"]) == ["ok", "ok"]
+    assert frame.loc["parse_number", "slow"] and 0.25 <= frame.loc["parse_number", "cpu"] < 30
+    assert not frame.loc["format_number", "slow"] and frame.loc["format_number", "cpu"] < 0.2

@@ -77,7 +77,7 @@ def power_of_d_delay(rho, d, mu=1.0) -> float:
         exponent = (d**k - 1) / (d - 1)
         term = rho**exponent
         total += term
-        if term < 1e-16 * total or k > 200:
+        if term == 0.0 or term < 1e-16 * total or k > 200:  # 0: underflow (tiny rho)
             break
         k += 1
     return total / (rho * mu)
@@ -95,12 +95,13 @@ def threshold_delay(lam, mean_size, theta, cloud_delay) -> float:
     s = check_real(mean_size, "mean_size", f, 0.0, 1e6, low_open=True)
     theta = check_real(theta, "theta", f, 0.0, 1e6)
     cloud = check_real(cloud_delay, "cloud_delay", f, 0.0, 1e6)
-    places = math.floor(theta / s + 1e-12) + 1
-    if places > 10**6:
+    ratio = theta / s  # inf when mean_size is tiny
+    if not ratio <= 10**6:
         raise ParameterError(
-            f"{f}: theta / mean_size = {theta / s:g} asks for more than 10**6 places; a "
-            "threshold that large never refuses a task (use an M/M/1 formula)."
+            f"{f}: theta / mean_size = {theta:g} / {s:g} = {ratio:g} asks for more than "
+            "10**6 places; a threshold that large never refuses a task (use an M/M/1 formula)."
         )
+    places = math.floor(ratio + 1e-12) + 1
     rho = lam * s
     # stationary distribution of M/M/1/K in log space (rho may be far above 1)
     logs = [n * math.log(rho) for n in range(places + 1)]
@@ -128,4 +129,11 @@ def energy_per_task(lam, mean_size, power_idle, power_busy, input_bits=0.0,
     epb = check_real(energy_per_bit, "energy_per_bit", f, 0.0, 1.0)
     rho = lam * s
     _stable(f, rho, 1.0)
-    return (busy * rho + idle * (1.0 - rho)) / lam + bits * epb
+    energy = (busy * rho + idle * (1.0 - rho)) / lam + bits * epb
+    if not math.isfinite(energy):
+        raise ParameterError(
+            f"The 'lam' parameter of {f} is too small for a finite energy: each task carries "
+            f"power_idle / lam = {idle:g} / {lam:g} J of idle time, more than a float holds. "
+            f"Got lam = {lam!r}."
+        )
+    return energy
