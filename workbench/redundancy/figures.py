@@ -414,9 +414,8 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
     # add_artist, not add_patch: the limits are fixed, and updating them from every
     # patch's Bezier path was most of the drawing time
 
-    ok = PARAMS.check("diagram", N=N, lam=lam, t_cloud=t_cloud)
-    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
-    m = rd._m_upto(m, N, "diagram")
+    ok = rd.P4Params.of("diagram", {"N": N, "m": m, "lam": lam, "t_cloud": t_cloud})
+    N, m, lam, t_cloud = ok.N, ok.m, ok.lam, ok.t_cloud
     c, idle = N // m, N % m
     shown = min(c, MAX_DRAWN_GROUPS)
     top = shown + 0.9  # the lane of blocked jobs
@@ -467,7 +466,7 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
     )
     title = f"N = {N} edge workers as an M/G/c/c loss system"
     if service is not None:
-        tj = rd._job_time(service, m)
+        tj = rd.job_time(m, service)
         pb = rd.blocking(N, m, lam, service)
         t_sys = rd.system_time(N, m, lam, t_cloud, service)
         title += (
