@@ -10,8 +10,10 @@ default, the slider span and step, and a help text. The same row
 - builds the notebook control (:func:`workbench.widgets.control`): label, tooltip, range;
 - drives the fuzz tests (``tests/strategies.py``): valid values inside, invalid outside.
 
-so validation, sliders and tests cannot disagree. A public function validates once and
-calls private code that never re-validates.
+so validation, sliders and tests cannot disagree. :meth:`Params.model` builds from the table
+the paper's parameter object (a frozen pydantic model, validated once when built) and
+:func:`takes` binds a public function's keywords to it, so no signature is written twice
+(``docs/parameters.md``).
 """
 
 from __future__ import annotations
