@@ -13,13 +13,13 @@ Stationarity. The detector (:func:`workbench.output_analysis.detect`) sees each 
 system time with the job's own time replaced by its mean: T_cl for a job sent to the
 cloud, its wait + E[T_job(m)] for a job served at the edge. A job's own time is drawn
 independently of the state it finds, so this series has the mean and the dynamics of the
-system times (waits that grow, blocking that changes) without their heavy-tailed noise;
-on the raw times of Pareto jobs with infinite variance the detector raises false alarms.
-What remains of that bias when blocking is rare is why the trend test runs at level
-``ALPHA`` = 1e-6 rather than the shared 1e-3: a waiting room still filling is found with
-p far below that. ``benchmarks/p4_detector.py`` measures both (false alarms on the raw and
-on the replaced series, p-values of the paper's Fig. 4 points). Runs longer than
-``MAX_SERIES`` jobs are handed over as block means, so memory stays bounded.
+system times (waits that grow, blocking that changes) without the noise of the job times,
+heavy-tailed for Pareto (infinite variance when mα <= 2), which would hide a trend. The
+trend test runs at ``ALPHA`` = 1e-6 rather than the shared 1e-3: a claim rests on hundreds
+of simulated points, and a waiting room still filling is found with p far below that.
+``benchmarks/p4_detector.py`` measures both series on the points of Fig. 4 (how often each
+is flagged at each level) and the slow fill of m = 1 runs with Pareto jobs from empty.
+Runs longer than ``MAX_SERIES`` jobs are handed over as block means (bounded memory).
 
 A waiting room of w places (M/G/c/c+w) is stable (finite states), but when the groups are
 overloaded, ρ = λ E[T_job] / c > 1, it takes about w ρ / (ρ − 1) arrivals to fill
