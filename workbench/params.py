@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from numbers import Real
@@ -297,12 +298,10 @@ class Params(Mapping):
         if len(set(names)) != len(names):
             raise ValueError(f"Params: duplicate names in {names}")
         object.__setattr__(self, "rows", tuple(params))
+        object.__setattr__(self, "_index", {p.name: p for p in params})
 
     def __getitem__(self, name: str) -> Param:
-        for p in self.rows:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._index[name]
 
     def __iter__(self) -> Iterator[str]:
         return (p.name for p in self.rows)
@@ -334,7 +333,9 @@ class Params(Mapping):
         extra = dict(extra or {})
         fields = {p.name: _field(p) for p in self.rows if p.name not in exclude}
         fields.update({n: (t, Field(default=d)) for n, (t, d, _check) in extra.items()})
-        model = create_model(name, __base__=base or ParamsModel, **fields)
+        # the caller's module, as namedtuple does: the class pickles by its qualified name
+        module = sys._getframe(1).f_globals.get("__name__", __name__)
+        model = create_model(name, __base__=base or ParamsModel, __module__=module, **fields)
         model.TABLE = self
         model.EXTRA_CHECKS = {n: check for n, (_t, _d, check) in extra.items()} | dict(checks or {})
         return model
@@ -484,7 +485,15 @@ class ParamsModel(BaseModel):
     def trusted(self, **changes):
         """A copy with ``changes`` not validated: for inner code whose values come from a
         validated object (``m`` over ``1..N`` of a validated ``N``)."""
-        return self.model_copy(update=changes)
+        # model_copy(update=...) without its generality: inner loops call this per point
+        cls = type(self)
+        copy = cls.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(copy, "__dict__", {**self.__dict__, **changes})
+        setattr_(copy, "__pydantic_fields_set__", self.__pydantic_fields_set__ | changes.keys())
+        setattr_(copy, "__pydantic_extra__", self.__pydantic_extra__)
+        setattr_(copy, "__pydantic_private__", self.__pydantic_private__)
+        return copy
 
     def check_relations(self, func: str, fields) -> None:
         """Checks between fields (``m <= N``) that concern ``fields``; a paper's model
@@ -594,6 +603,8 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
 
         @functools.wraps(body)
         def door(*args, **kwargs):
+            if not kwargs and len(args) == 1 and type(args[0]) is model:
+                return body(args[0])  # an object alone: trusted, the inner calls' path
             func = body.__name__
             obj = None
             if args and isinstance(args[0], model):

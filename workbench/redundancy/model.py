@@ -298,8 +298,8 @@ def _short(n: int) -> str:
 class _Relations(ParamsModel):
     def check_relations(self, func: str, fields) -> None:
         """m <= N (a function that takes both); jobs × replications within the budget."""
-        if "m" in fields and "N" in fields:
-            PARAMS["m"].with_(high=self.N).check(self.m, func)
+        if "m" in fields and "N" in fields and self.m > self.N:
+            PARAMS["m"].with_(high=self.N).check(self.m, func)  # raises, saying the range
         if "jobs" in fields and "replications" in fields:
             check_total_jobs(func, self.jobs, self.replications)
 
@@ -457,7 +457,7 @@ def metrics_by_m(p, ms=None) -> pd.DataFrame:
 @takes(P4Params, "N", "lam", "t_cloud", "service", "formula", positional=True)
 def optimal_m(p) -> int:
     """Exhaustive argmin over m = 1..N of E[T_sys] (smallest m on ties)."""
-    times = [system_time(p.trusted(m=m)) for m in range(1, p.N + 1)]
+    _starts, times, _exact = _sweep([p.N], p.lam, p.t_cloud, p.service, p.formula)
     return int(np.argmin(times)) + 1
 
 
@@ -487,10 +487,24 @@ def optimum_vs_workers(p, Ns) -> pd.DataFrame:
         dtype=int,
     )
     Ns = [int(n) for n in Ns]
-    lam, t_cloud, service, formula = p.lam, p.t_cloud, p.service, p.formula
     cols = {"N": [], "m_opt": [], "c_opt": [], "formula": [], "system_time": []}
     if not Ns:
         return pd.DataFrame(cols)
+    starts, times, exact = _sweep(Ns, p.lam, p.t_cloud, p.service, p.formula)
+    for N, start in zip(Ns, starts, strict=True):
+        m = int(np.argmin(times[start : start + N])) + 1
+        cols["N"].append(N)
+        cols["m_opt"].append(m)
+        cols["c_opt"].append(N // m)
+        cols["formula"].append(p.formula)
+        cols["system_time"].append(float(exact[start + m - 1]))
+    return pd.DataFrame(cols)
+
+
+def _sweep(Ns, lam, t_cloud, service, formula):
+    """E[T_sys] of every pair (N, m = 1..N) for N in ``Ns``, N by N, in one compiled pass:
+    (the start of each N's block, E[T_sys] by ``formula``, E[T_sys] exact). The arithmetic
+    of :func:`system_time`, operation for operation."""
     tj_all = _job_times(service, max(Ns))
     Ns_arr = np.asarray(Ns, dtype=np.int64)
     counts = Ns_arr
@@ -510,14 +524,7 @@ def optimum_vs_workers(p, Ns) -> pd.DataFrame:
             served = lam_m[over] / lam * (1.0 - p_max)
             times = exact.copy()
             times[over] = served * tj[over] + (1.0 - served) * t_cloud
-    for N, start in zip(Ns, starts, strict=True):
-        m = int(np.argmin(times[start : start + N])) + 1
-        cols["N"].append(N)
-        cols["m_opt"].append(m)
-        cols["c_opt"].append(N // m)
-        cols["formula"].append(formula)
-        cols["system_time"].append(float(exact[start + m - 1]))
-    return pd.DataFrame(cols)
+    return starts, times, exact
 
 
 def _lambda_max_many(n, m, c, tj, service):
