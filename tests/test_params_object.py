@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import pickle
 import textwrap
 
 import pytest
@@ -214,3 +215,11 @@ def test_the_seed_rule_reads_the_keywords_takes_binds():
     nodes = [n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef)]
     flags = {n.name: graph_rules.Function(n, None).seeded for n in nodes}
     assert flags == {"seeded": True, "unseeded": False}
+
+
+def test_objects_and_their_trusted_copies_pickle_and_compare_by_value():
+    p = rd.P4Params(lam=2.0, service=rd.Pareto(1.5, 1.2))
+    q = p.trusted(m=3)
+    assert q == p.with_(m=3) and p.m == 2  # a copy: the original is unchanged
+    assert pickle.loads(pickle.dumps(q)) == q
+    assert type(q) is rd.P4Params and rd.P4Params.__module__ == "workbench.redundancy.model"
