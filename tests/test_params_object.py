@@ -223,3 +223,10 @@ def test_objects_and_their_trusted_copies_pickle_and_compare_by_value():
     assert q == p.with_(m=3) and p.m == 2  # a copy: the original is unchanged
     assert pickle.loads(pickle.dumps(q)) == q
     assert type(q) is rd.P4Params and rd.P4Params.__module__ == "workbench.redundancy.model"
+
+
+def test_takes_refuses_what_is_no_parameter_object():
+    with pytest.raises(ParameterError, match="'model' parameter of takes .*Params.model"):
+        takes(TABLE)
+    with pytest.raises(ParameterError, match="'positional' parameter of takes"):
+        takes(Toy, "n", positional="yes")

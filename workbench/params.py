@@ -573,6 +573,16 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
     ``positional=True``: ``names`` are positional-or-keyword in that order (``f(24, 1.5)``)
     and the object, when given, is the only positional argument.
     """
+    if not (isinstance(model, type) and issubclass(model, ParamsModel)):
+        raise ParameterError(
+            "The 'model' parameter of takes must be a paper's parameter object (a class "
+            f"built by Params.model). Got {describe(model)} instead."
+        )
+    if not isinstance(positional, bool):
+        raise ParameterError(
+            f"The 'positional' parameter of takes must be True or False. Got "
+            f"{describe(positional)} instead."
+        )
 
     def wrap(body):
         own = dict(list(inspect.signature(body).parameters.items())[1:])
