@@ -293,6 +293,12 @@ def _product(x, y):
     return x * y
 
 
+def _params_model():
+    from workbench.params import Param, Params
+
+    return Params(Param("x", "x", "a value", low=0.0, high=1.0, default=0.5)).model("FuzzParams")
+
+
 #: ``(module suffix or "*", parameter) -> builder``: a valid value for a baseline call of a
 #: building block; a paper package declares its own in ``<package>.examples.EXAMPLES``.
 EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
@@ -329,6 +335,7 @@ EXAMPLES: dict[tuple[str, str], Callable[[], object]] = {
     ("red", "uniforms"): lambda: np.random.default_rng(0).random(50),
     ("red", "w_q"): lambda: 0.1,
     ("red", "func"): lambda: "f",
+    ("params.takes", "model"): lambda: _params_model(),
     ("sweep", "func"): lambda: _product,
     ("sweep", "grid"): lambda: {"x": [1, 2], "y": [3]},
     ("sweep", "point"): lambda: {"x": 1},

@@ -209,12 +209,12 @@ def test_redundancy_refuses_an_abstract_law_and_a_foreign_result():
     res = redundancy.simulate(
         N=6, m=2, lam=1.0, t_cloud=5.0, service=service, jobs=2000, replications=2, seed=0
     )
-    table = redundancy.simulated_station_table(6, 2, 1.0, 5.0, service, res)
+    table = redundancy.simulated_station_table(6, 2, 1.0, 5.0, service, result=res)
     assert isinstance(table, pd.DataFrame)
     with pytest.raises(ParameterError, match="same model"):
-        redundancy.simulated_station_table(12, 2, 1.0, 5.0, service, res)
+        redundancy.simulated_station_table(12, 2, 1.0, 5.0, service, result=res)
     with pytest.raises(ParameterError, match="'result' parameter"):
-        redundancy.simulated_station_table(6, 2, 1.0, 5.0, service, object())
+        redundancy.simulated_station_table(6, 2, 1.0, 5.0, service, result=object())
     with pytest.raises(ParameterError, match="'jobs' parameter of warmup_jobs"):
         redundancy.warmup_jobs(10**9, 0.1)
 

@@ -209,7 +209,7 @@ def test_station_table_matches_loss_system_theory_and_the_simulation():
     res = rd.simulate(
         N=N, m=m, lam=lam, t_cloud=tcl, service=svc, jobs=20_000, seed=5, replications=20
     )
-    sim = rd.simulated_station_table(N, m, lam, tcl, svc, res).set_index("station")
+    sim = rd.simulated_station_table(N, m, lam, tcl, svc, result=res).set_index("station")
     for col in ("utilisation", "throughput [1/s]", "mean number", "mean time [s]"):
         assert sim.loc["edge groups", col] == pytest.approx(edge[col], rel=0.03), col
 

@@ -10,19 +10,34 @@ default, the slider span and step, and a help text. The same row
 - builds the notebook control (:func:`workbench.widgets.control`): label, tooltip, range;
 - drives the fuzz tests (``tests/strategies.py``): valid values inside, invalid outside.
 
-so validation, sliders and tests cannot disagree. A public function validates once and
-calls private code that never re-validates.
+so validation, sliders and tests cannot disagree. :meth:`Params.model` builds from the table
+the paper's parameter object (a frozen pydantic model, validated once when built) and
+:func:`takes` binds a public function's keywords to it, so no signature is written twice
+(``docs/parameters.md``).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from workbench.validation import (
     ParameterError,
@@ -35,7 +50,16 @@ from workbench.validation import (
     same_choice,
 )
 
-__all__ = ["Param", "Params", "SEED", "REPLICATIONS", "CONFIDENCE", "WARMUP"]
+__all__ = [
+    "Param",
+    "Params",
+    "ParamsModel",
+    "takes",
+    "SEED",
+    "REPLICATIONS",
+    "CONFIDENCE",
+    "WARMUP",
+]
 
 KINDS = ("real", "int", "choice", "bool", "seed")
 
@@ -274,12 +298,10 @@ class Params(Mapping):
         if len(set(names)) != len(names):
             raise ValueError(f"Params: duplicate names in {names}")
         object.__setattr__(self, "rows", tuple(params))
+        object.__setattr__(self, "_index", {p.name: p for p in params})
 
     def __getitem__(self, name: str) -> Param:
-        for p in self.rows:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return self._index[name]
 
     def __iter__(self) -> Iterator[str]:
         return (p.name for p in self.rows)
@@ -297,6 +319,26 @@ class Params(Mapping):
     def defaults(self, *names: str) -> dict:
         """Defaults of ``names`` (all parameters when none given)."""
         return {n: self[n].default for n in (names or tuple(self))}
+
+    def model(self, name: str, *, exclude=(), extra=None, checks=None, base=None) -> type:
+        """The paper's parameter object: a frozen pydantic model, one field per row.
+
+        ``exclude``: rows that are not fields (a law's parameters when the object holds
+        the law). ``extra``: ``name -> (type, default, check)`` for fields with no row,
+        ``check(value, func)`` returning the value or raising ``ParameterError``. ``base``:
+        a subclass of :class:`ParamsModel` (its ``check_relations`` checks between fields).
+        ``checks``: ``name -> check(value, func)`` replacing a row's own check (a bound
+        whose message says more than the range).
+        """
+        extra = dict(extra or {})
+        fields = {p.name: _field(p) for p in self.rows if p.name not in exclude}
+        fields.update({n: (t, Field(default=d)) for n, (t, d, _check) in extra.items()})
+        # the caller's module, as namedtuple does: the class pickles by its qualified name
+        module = sys._getframe(1).f_globals.get("__name__", __name__)
+        model = create_model(name, __base__=base or ParamsModel, __module__=module, **fields)
+        model.TABLE = self
+        model.EXTRA_CHECKS = {n: check for n, (_t, _d, check) in extra.items()} | dict(checks or {})
+        return model
 
     def frame(self) -> pd.DataFrame:
         """The table as a DataFrame: the notebook's glossary of symbols."""
@@ -388,3 +430,222 @@ INITIAL_REPLICATIONS = Param(
     help="The first step; then the number the spread predicts, at most doubling per step.",
     source="choice",
 )
+
+
+# ------------------------------------------------------------------------------------------
+# One parameter object per paper: a pydantic model built from the table
+# ------------------------------------------------------------------------------------------
+
+_PY_TYPES = {"real": float, "int": int, "choice": str, "bool": bool, "seed": int}
+
+
+class ParamsModel(BaseModel):
+    """Base of a paper's parameter object (built by :meth:`Params.model`).
+
+    Every field is a row of the paper's table (its type, range, unit, default, help and
+    quoted reasons kept as field metadata, ``Model.model_fields[name].json_schema_extra``) or
+    an extra field the paper declares (a service law). Building one validates every value
+    given with the row's own check, so a bad value raises the same
+    :class:`~workbench.validation.ParameterError` as before (the function, the parameter,
+    the range, the value); the defaults are the table's. The object is frozen: once built
+    it stays valid, and the functions that take it trust it.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
+
+    TABLE: ClassVar[Params]
+    #: name -> check(value, func) returning the value: the extra fields' (no row), and the
+    #: rows whose own check is replaced
+    EXTRA_CHECKS: ClassVar[dict] = {}
+
+    def __init__(self, /, **values):
+        _validate(type(self), values, type(self).__name__, self)
+
+    @classmethod
+    def of(cls, func: str, values: dict, fields=None):
+        """The object from ``values`` (by name), errors naming ``func``; the checks between
+        fields (:meth:`check_relations`) cover ``fields`` (all when None), the ones
+        ``func`` uses."""
+        obj = cls.__new__(cls)
+        _validate(cls, values, func, obj, fields)
+        return obj
+
+    def with_(self, func: str | None = None, fields=None, **changes):
+        """A copy with ``changes`` validated (errors name ``func``, default the class)."""
+        func = func or type(self).__name__
+        cls = type(self)
+        unknown = sorted(set(changes) - set(cls.model_fields))
+        if unknown:
+            raise TypeError(f"{func}() got an unexpected keyword argument {unknown[0]!r}")
+        checked = {n: cls._check_value(n, v, func) for n, v in changes.items()}
+        copy = self.model_copy(update=checked)
+        copy.check_relations(func, fields or tuple(cls.model_fields))
+        return copy
+
+    def trusted(self, **changes):
+        """A copy with ``changes`` not validated: for inner code whose values come from a
+        validated object (``m`` over ``1..N`` of a validated ``N``)."""
+        # model_copy(update=...) without its generality: inner loops call this per point
+        cls = type(self)
+        copy = cls.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(copy, "__dict__", {**self.__dict__, **changes})
+        setattr_(copy, "__pydantic_fields_set__", self.__pydantic_fields_set__ | changes.keys())
+        setattr_(copy, "__pydantic_extra__", self.__pydantic_extra__)
+        setattr_(copy, "__pydantic_private__", self.__pydantic_private__)
+        return copy
+
+    def check_relations(self, func: str, fields) -> None:
+        """Checks between fields (``m <= N``) that concern ``fields``; a paper's model
+        overrides it."""
+
+    @field_validator("*", mode="plain")
+    @classmethod
+    def _check_field(cls, value, info: ValidationInfo):
+        return cls._check_value(info.field_name, value, (info.context or {}).get("func"))
+
+    @classmethod
+    def _check_value(cls, name: str, value, func: str | None):
+        func = func or cls.__name__
+        if name in cls.EXTRA_CHECKS:
+            return cls.EXTRA_CHECKS[name](value, func)
+        row = cls.TABLE[name]
+        if value is None and row.default is None:
+            return None  # an optional row (None: the rule the help states)
+        return row.check(value, func)
+
+    @model_validator(mode="after")
+    def _check_relations(self, info: ValidationInfo):
+        context = info.context or {}
+        fields = context.get("fields") or tuple(type(self).model_fields)
+        self.check_relations(context.get("func", type(self).__name__), fields)
+        return self
+
+
+def _validate(cls, values: dict, func: str, obj, fields=None) -> None:
+    unknown = sorted(set(values) - set(cls.model_fields))
+    if unknown:
+        raise TypeError(f"{func}() got an unexpected keyword argument {unknown[0]!r}")
+    try:
+        cls.__pydantic_validator__.validate_python(
+            values, self_instance=obj, context={"func": func, "fields": fields}
+        )
+    except ValidationError as exc:
+        # the row's own ParameterError, as pydantic carried it: the user sees the same error
+        error = exc.errors()[0].get("ctx", {}).get("error")
+        if isinstance(error, ParameterError):
+            raise error from None
+        raise  # pragma: no cover - every field check raises ParameterError
+
+
+def _field(p: Param):
+    meta = {
+        k: v
+        for k, v in {
+            "symbol": p.symbol,
+            "unit": p.unit,
+            "kind": p.kind,
+            "valid": p.choices if p.kind == "choice" else _range(p),
+            "source": p.source,
+            "plausible": p.plausible,
+            "why": p.why,
+        }.items()
+        if v not in ("", None, ())
+    }
+    kind = _PY_TYPES[p.kind]
+    if p.pair or p.length is not None:
+        kind = tuple
+    if p.default is None:
+        kind = kind | None
+    return kind, Field(
+        default=p.default, title=p.meaning, description=p.help, json_schema_extra=meta
+    )
+
+
+def takes(model: type[ParamsModel], *names: str, positional: bool = False):
+    """Bind a public function's keywords to ``model``, declared once in the table.
+
+    ``@takes(P4Params, "N", "lam")`` on ``def f(p, *, own=1)`` gives ``f`` the signature
+    ``f(params=None, /, *, N=24, lam=1.5, own=1)``, defaults from the table: ``f(lam=0.7)``,
+    ``f(P4Params(lam=0.7))`` and ``f(p, lam=0.7)`` all call the body with one validated
+    object (errors name ``f``). An object passed alone is trusted, not validated again.
+    ``names`` may also list the body's own parameters (after ``p``), to place them.
+    ``positional=True``: ``names`` are positional-or-keyword in that order (``f(24, 1.5)``)
+    and the object, when given, is the only positional argument.
+    """
+    if not (isinstance(model, type) and issubclass(model, ParamsModel)):
+        raise ParameterError(
+            "The 'model' parameter of takes must be a paper's parameter object (a class "
+            f"built by Params.model). Got {describe(model)} instead."
+        )
+    if not isinstance(positional, bool):
+        raise ParameterError(
+            f"The 'positional' parameter of takes must be True or False. Got "
+            f"{describe(positional)} instead."
+        )
+
+    def wrap(body):
+        own = dict(list(inspect.signature(body).parameters.items())[1:])
+        fields = [n for n in names if n not in own]
+        missing = [n for n in fields if n not in model.model_fields]
+        if missing:
+            raise ValueError(f"takes({model.__name__}): no field {missing} for {body.__name__}")
+        kind = (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+            if positional
+            else inspect.Parameter.KEYWORD_ONLY
+        )
+        listed = []
+        for n in names:
+            if n in own:
+                listed.append(own.pop(n).replace(kind=kind))
+            else:
+                info = model.model_fields[n]
+                listed.append(
+                    inspect.Parameter(n, kind, default=info.default, annotation=info.annotation)
+                )
+        head = [] if positional else [_OBJECT.replace(annotation=f"{model.__name__} | None")]
+        sig = inspect.Signature(
+            [*head, *listed, *own.values()],
+            return_annotation=inspect.signature(body).return_annotation,
+        )
+        ordered = [p.name for p in listed]
+
+        @functools.wraps(body)
+        def door(*args, **kwargs):
+            if not kwargs and len(args) == 1 and type(args[0]) is model:
+                return body(args[0])  # an object alone: trusted, the inner calls' path
+            func = body.__name__
+            obj = None
+            if args and isinstance(args[0], model):
+                obj, args = args[0], args[1:]
+            elif not positional and args:
+                raise TypeError(
+                    f"{func}() takes a {model.__name__} or keywords; got {len(args)} positional"
+                )
+            if len(args) > len(ordered):
+                raise TypeError(f"{func}() takes at most {len(ordered)} positional arguments")
+            for n, v in zip(ordered, args, strict=False):
+                if n in kwargs:
+                    raise TypeError(f"{func}() got multiple values for argument {n!r}")
+                kwargs[n] = v
+            values = {n: kwargs.pop(n) for n in fields if n in kwargs}
+            unknown = set(kwargs) - set(sig.parameters)
+            if unknown:
+                raise TypeError(
+                    f"{func}() got an unexpected keyword argument {sorted(unknown)[0]!r}"
+                )
+            if obj is None:
+                obj = model.of(func, values, fields)
+            elif values:
+                obj = obj.with_(func, fields, **values)
+            return body(obj, **kwargs)
+
+        door.__signature__ = sig
+        door.params_model = model
+        return door
+
+    return wrap
+
+
+_OBJECT = inspect.Parameter("params", inspect.Parameter.POSITIONAL_ONLY, default=None)

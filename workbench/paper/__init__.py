@@ -4,7 +4,8 @@ A paper package (``workbench.<topic>``, or any importable package declared to th
 see :mod:`workbench.registry`) declares:
 
 - ``params.PARAMS``: the parameter table (:class:`workbench.params.Params`); signature
-  defaults equal its defaults, its sliders offer only values validation accepts;
+  defaults equal its defaults (or the signature is generated from it by
+  :func:`workbench.params.takes`), its sliders offer only values validation accepts;
 - ``simulation.simulate`` / ``simulate_to_precision``: keyword-only, with ``seed``,
   ``confidence``, ``overload`` (default ``"raise"``), and ``replications``, a run length
   (``jobs``, ``events``, ...) and a ``warmup`` fraction (``simulate``) or

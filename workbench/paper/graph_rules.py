@@ -60,6 +60,16 @@ def _draws(node) -> bool:
     return False
 
 
+def _bound(node) -> set[str]:
+    """The keywords a ``@takes(Model, "N", "seed", ...)`` decorator binds to the function
+    (:func:`workbench.params.takes`): its string arguments."""
+    out = set()
+    for dec in node.decorator_list:
+        if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "takes":
+            out |= {a.value for a in dec.args if isinstance(a, ast.Constant)}
+    return out
+
+
 def _jitted(node) -> bool:
     for dec in node.decorator_list:
         func = dec.func if isinstance(dec, ast.Call) else dec
@@ -78,7 +88,7 @@ class Function:
         self.jitted = _jitted(node)
         args = node.args
         names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-        self.seeded = bool(SEED_NAMES & set(names))
+        self.seeded = bool(SEED_NAMES & (set(names) | _bound(node)))
         #: takes ``**kwargs`` and some reached function reads a "seed" key (``p["seed"]``)
         self.kwargs = args.kwarg is not None
         self.reads_seed = any(

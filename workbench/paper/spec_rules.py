@@ -176,10 +176,15 @@ def same(a, b) -> bool:
 
 
 def params_defaults(target):
-    """A signature default of a table keyword is the table's default (None: "the table's")."""
+    """A signature default of a table keyword is the table's default (None: "the table's").
+
+    A function that takes the paper's parameter object (:func:`workbench.params.takes`)
+    has no copy to compare: its keywords and defaults are generated from the table."""
     table = _table(target) or {}
     for path, module in target.modules():
         for qualname, func in _functions(module):
+            if getattr(func, "params_model", None) is not None:
+                continue
             for name, p in inspect.signature(func).parameters.items():
                 if p.default is inspect.Parameter.empty or p.default is None:
                     continue
@@ -209,7 +214,9 @@ def simulate_keywords(target):
             continue
         params = inspect.signature(func).parameters
         positional = [
-            n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            n
+            for n, p in params.items()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and not _is_object(func, n, p)
         ]
         if positional:
             yield where, f"takes {positional} positionally: every argument is keyword-only"
@@ -226,6 +233,16 @@ def simulate_keywords(target):
             yield where, f"no run-length keyword (one of {sorted(RUN_LENGTHS)})"
     if hasattr(target.part("simulation") or object(), "simulate_until"):
         yield f"{target.package}.simulation", "simulate_until is retired: simulate_to_precision"
+
+
+def _is_object(func, name, p) -> bool:
+    """The parameter object's own slot, ``f(params, /, *, ...)``, from
+    :func:`workbench.params.takes`: the one positional argument a simulator may take."""
+    return (
+        getattr(func, "params_model", None) is not None
+        and p.kind is p.POSITIONAL_ONLY
+        and name == "params"
+    )
 
 
 def simulate_warmup(target):

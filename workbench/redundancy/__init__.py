@@ -63,7 +63,9 @@ here).
 """
 
 from workbench.redundancy.model import (
+    DEFAULT_SERVICE,
     SERVICE_FAMILIES,
+    P4Params,
     Pareto,
     ServiceTime,
     SExp,
@@ -80,6 +82,7 @@ from workbench.redundancy.model import (
     optimal_m_blocking,
     optimum_vs_workers,
     policy_m,
+    simulated_station_table,
     station_table,
     system_time,
 )
@@ -89,12 +92,13 @@ from workbench.redundancy.simulation import (
     running_mean_trace,
     simulate,
     simulate_to_precision,
-    simulated_station_table,
     warmup_jobs,
 )
 
 __all__ = [
     "PARAMS",
+    "P4Params",
+    "DEFAULT_SERVICE",
     "FAMILY_PARAMS",
     "FORMULAS",
     "POLICIES",

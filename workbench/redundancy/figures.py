@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.ticker import MaxNLocator
 
+from workbench.params import takes
 from workbench.plots import (
     FORMULA_STYLE,
     POLICY_COLORS,
@@ -30,7 +31,6 @@ from workbench.redundancy import model as rd
 from workbench.redundancy.params import PARAMS
 from workbench.redundancy.studies import (
     EQ8_CASE,
-    N_PAPER,
     WEIBULL_CASE,
     classify_allocation,
     ext_eq8_frame,
@@ -405,18 +405,17 @@ def plot_ext_heavy_tail(data: pd.DataFrame):
 MAX_DRAWN_GROUPS = 8
 
 
-def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.0, service=None):
+@takes(rd.P4Params, "N", "m", "lam", "t_cloud", "service", positional=True)
+def diagram(p):
     """The edge system for given N, m: arrivals, the c = ⌊N/m⌋ groups of m workers, the cloud.
 
-    Idle workers (N mod m) are grey. With a service law the title also gives E[T_job(m)],
-    P_b and E[T_sys] (eq. 1, Erlang-B). At most ``MAX_DRAWN_GROUPS`` groups are drawn.
+    Takes a :class:`~workbench.redundancy.P4Params` or its keywords. Idle workers (N mod m)
+    are grey; the title gives the service law, E[T_job(m)], P_b and E[T_sys] (eq. 1,
+    Erlang-B). At most ``MAX_DRAWN_GROUPS`` groups are drawn.
     """
     # add_artist, not add_patch: the limits are fixed, and updating them from every
     # patch's Bezier path was most of the drawing time
-
-    ok = PARAMS.check("diagram", N=N, lam=lam, t_cloud=t_cloud)
-    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
-    m = rd._m_upto(m, N, "diagram")
+    N, m, lam, t_cloud = p.N, p.m, p.lam, p.t_cloud
     c, idle = N // m, N % m
     shown = min(c, MAX_DRAWN_GROUPS)
     top = shown + 0.9  # the lane of blocked jobs
@@ -467,15 +466,11 @@ def diagram(N: int = N_PAPER, m: int = 2, lam: float = 1.5, t_cloud: float = 15.
         color="C3",
         connectionstyle="angle,angleA=90,angleB=0,rad=0",
     )
-    title = f"N = {N} edge workers as an M/G/c/c loss system"
-    if service is not None:
-        tj = rd._job_time(service, m)
-        pb = rd.blocking(N, m, lam, service)
-        t_sys = rd.system_time(N, m, lam, t_cloud, service)
-        title += (
-            f"\n{service.label()}: E[T_job(m)] = {tj:.3g} s, P_b = {pb:.3g}, "
-            f"E[T_sys] = {t_sys:.3g} s"
-        )
+    tj, pb, t_sys = rd.job_time(p), rd.blocking(p), rd.system_time(p.trusted(formula="exact"))
+    title = (
+        f"N = {N} edge workers as an M/G/c/c loss system\n{p.service.label()}: "
+        f"E[T_job(m)] = {tj:.3g} s, P_b = {pb:.3g}, E[T_sys] = {t_sys:.3g} s"
+    )
     ax.set_title(title, fontsize=11)
     return fig
 

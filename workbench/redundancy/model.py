@@ -1,8 +1,10 @@
 """The analytic model: service families, E[T_job], P_b, E[T_sys], and the allocation rules.
 
-Reading order: service families -> analytic metrics -> algorithms (BPO, ASTO, exhaustive
-optimum). Public functions validate their arguments once (against
-:data:`workbench.redundancy.params.PARAMS`) and call private helpers that never re-validate.
+Reading order: service families -> the parameter object (:class:`P4Params`) -> analytic
+metrics -> algorithms (BPO, ASTO, exhaustive optimum) -> station tables. Every public
+function takes a :class:`P4Params` or its keywords (:func:`workbench.params.takes`): the
+values are validated once, when the object is built, and a function given an object trusts
+it, so the functions call each other with the object and never re-validate.
 
 References
 ----------
@@ -21,11 +23,15 @@ import pandas as pd
 from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.redundancy.params import FAMILY_PARAMS, PARAMS
+from workbench.params import ParamsModel, takes
+from workbench.redundancy.params import FAMILY_PARAMS, MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_array, reject_unknown
 
 __all__ = [
+    "P4Params",
+    "DEFAULT_SERVICE",
+    "check_total_jobs",
     "ServiceTime",
     "SExp",
     "Pareto",
@@ -45,6 +51,7 @@ __all__ = [
     "asto",
     "policy_m",
     "station_table",
+    "simulated_station_table",
 ]
 
 
@@ -77,7 +84,7 @@ class ServiceTime:
     def job_time_mean(self, m: int) -> float:
         """E[T_job(m)], the mean of the fastest of ``m`` copies."""
         m = PARAMS["m"].check(m, f"{type(self).__name__}.job_time_mean")
-        return _job_time(self, m)
+        return _cached_mean(self, m)
 
     def _mean(self, m: int) -> float:
         """E[T_job(m)] of a validated m (subclasses with a closed form override this)."""
@@ -246,19 +253,20 @@ def make_service(family: str, *args, **params) -> ServiceTime:
 
 
 @functools.lru_cache(maxsize=100_000)
-def _job_time(service: ServiceTime, m: int) -> float:
+def _cached_mean(service: ServiceTime, m: int) -> float:
+    """E[T_job(m)] of a validated law and m, cached per (law, m)."""
     return service._mean(m)
 
 
 @functools.lru_cache(maxsize=256)
 def _job_times(service: ServiceTime, m_max: int) -> np.ndarray:
     """E[T_job(m)] for m = 0..m_max (index 0 unused: NaN), cached as a read-only array."""
-    out = np.array([math.nan] + [_job_time(service, m) for m in range(1, m_max + 1)])
+    out = np.array([math.nan] + [_cached_mean(service, m) for m in range(1, m_max + 1)])
     out.flags.writeable = False
     return out
 
 
-def _service(service, func: str) -> ServiceTime:
+def _check_service(service, func: str) -> ServiceTime:
     # the one check that is not a parameter range: the law itself was validated when built
     # (the abstract ServiceTime() has no law at all)
     if not isinstance(service, ServiceTime) or type(service).survival is ServiceTime.survival:
@@ -269,24 +277,62 @@ def _service(service, func: str) -> ServiceTime:
     return service
 
 
-def _check_simulated(result, model: tuple, func: str) -> None:
-    """``result`` is P4's :func:`simulate` result for the model ``(N, m, lam, t_cloud)``."""
-    ran = result.info.get("model") if isinstance(result, SimulationResult) else None
-    if ran is None or result.metric != "system_time":
+def _check_jobs(n_jobs, func: str) -> int:
+    """The run length, with the memory of one run in the message when it is too long."""
+    n_jobs = PARAMS["jobs"].with_(high=None).check(n_jobs, func)
+    if n_jobs > MAX_JOBS_PER_RUN:
         raise ParameterError(
-            f"The 'result' parameter of {func} must be a SimulationResult of "
-            f"workbench.redundancy.simulate. Got {type(result).__name__} instead."
+            f"The 'jobs' parameter of {func} must be an int in the range [10, "
+            f"{MAX_JOBS_PER_RUN:.0e}]. Got {_short(n_jobs)} instead: one run holds about 60 "
+            f"bytes per job in memory ({_short(60 * n_jobs // 10**9)} GB here); for longer "
+            "simulations use more replications."
         )
-    if tuple(ran) != tuple(model):
+    return n_jobs
+
+
+def _short(n: int) -> str:
+    """A huge int in a few characters (``1e+308``, not 309 digits)."""
+    return f"{n:.3g}" if n < 10**300 else f"~1e{len(str(n)) - 1}"
+
+
+class _Relations(ParamsModel):
+    def check_relations(self, func: str, fields) -> None:
+        """m <= N (a function that takes both); jobs × replications within the budget."""
+        if "m" in fields and "N" in fields and self.m > self.N:
+            PARAMS["m"].with_(high=self.N).check(self.m, func)  # raises, saying the range
+        if "jobs" in fields and "replications" in fields:
+            check_total_jobs(func, self.jobs, self.replications)
+
+
+def check_total_jobs(func: str, jobs: int, replications: int) -> None:
+    """``jobs * replications`` at most ``MAX_TOTAL_JOBS`` (about a minute of work)."""
+    total = jobs * replications
+    if total > MAX_TOTAL_JOBS:
         raise ParameterError(
-            f"The 'result' parameter of {func} must come from a run of the same model "
-            f"(N, m, lam, t_cloud) = {tuple(model)}. Got a run of {tuple(ran)} instead."
+            f"The run of {func} is too long: jobs * replications = {jobs:,} * "
+            f"{replications:,} = {_short(total)} jobs, more than the {MAX_TOTAL_JOBS:.0e} the "
+            "workbench simulates in one call (about a minute of work on one core); use "
+            "fewer replications or shorter runs, or split the study into several calls."
         )
 
 
-def _m_upto(m, N: int, func: str) -> int:
-    """m validated against its own range and the dependent bound m <= N."""
-    return PARAMS["m"].with_(high=N).check(m, func)
+_DEFAULT_FAMILY = PARAMS["family"].default
+#: the default law: the table's default family with its rows' defaults
+DEFAULT_SERVICE = SERVICE_FAMILIES[_DEFAULT_FAMILY](
+    **{n: PARAMS[n].default for n in FAMILY_PARAMS[_DEFAULT_FAMILY]}
+)
+
+P4Params = PARAMS.model(
+    "P4Params",
+    # the object holds the law itself; the family and its parameters are its constructor's
+    exclude=("family", *(n for names in FAMILY_PARAMS.values() for n in names)),
+    extra={"service": (ServiceTime, DEFAULT_SERVICE, _check_service)},
+    checks={"jobs": _check_jobs},
+    base=_Relations,
+)
+P4Params.__doc__ = """P4's parameters, one validated object: a row of PARAMS per field, and the
+service law (``service``: SExp, Pareto or Weibull). Every public function of the model and
+the simulation takes it, or its keywords (:func:`workbench.params.takes`)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -294,59 +340,52 @@ def _m_upto(m, N: int, func: str) -> int:
 # --------------------------------------------------------------------------------------
 
 
-def groups(N: int, m: int) -> int:
+@takes(P4Params, "N", "m", positional=True)
+def groups(p) -> int:
     """Number of replication groups c = ⌊N/m⌋; N mod m workers stay idle."""
-    N = PARAMS["N"].check(N, "groups")
-    return N // _m_upto(m, N, "groups")
+    return p.N // p.m
 
 
-def job_time(m: int, service: ServiceTime) -> float:
+@takes(P4Params, "m", "service", positional=True)
+def job_time(p) -> float:
     """E[T_job(m)], the mean of the fastest of m copies.
 
     References
     ----------
     Peng & Soljanin, eqs. (2)-(3).
     """
-    m = PARAMS["m"].check(m, "job_time")
-    return _job_time(_service(service, "job_time"), m)
+    return _cached_mean(p.service, p.m)
 
 
-def blocking(N: int, m: int, lam: float, service: ServiceTime) -> float:
+@takes(P4Params, "N", "m", "lam", "service", positional=True)
+def blocking(p) -> float:
     """P_b = ErlangB(c, λ E[T_job(m)]) with c = ⌊N/m⌋ (stable recursion).
 
     References
     ----------
     Peng & Soljanin, eq. (4), written there with factorials (which overflow past c ≈ 170).
     """
-    ok = PARAMS.check("blocking", N=N, lam=lam)
-    N, lam = ok["N"], ok["lam"]
-    m = _m_upto(m, N, "blocking")
-    service = _service(service, "blocking")
-    return float(erlang_b_kernel(N // m, lam * _job_time(service, m)))
+    return float(erlang_b_kernel(p.N // p.m, p.lam * _cached_mean(p.service, p.m)))
 
 
-def lambda_max(N: int, m: int, service: ServiceTime) -> float:
+@takes(P4Params, "N", "m", "service", positional=True)
+def lambda_max(p) -> float:
     """The paper's 'maximum stable arrival rate' λ_m(c), as written in Sec. V-C.
 
     S-Exp: μNc / (ΔμN + c); Pareto: (αNc − c²) / (βαN); both equal c / E[T_job(N/c)]
     (with the non-integer N/c when m does not divide N). Other families: c / E[T_job(m)].
     A loss system has no stability limit: this is only where eq. 8 takes over.
     """
-    N = PARAMS["N"].check(N, "lambda_max")
-    m = _m_upto(m, N, "lambda_max")
-    return _lambda_max(N, m, _service(service, "lambda_max"))
-
-
-def _lambda_max(N, m, service):
-    c = N // m
+    N, service, c = p.N, p.service, p.N // p.m
     if isinstance(service, SExp):
         return service.mu * N * c / (service.delta * service.mu * N + c)
     if isinstance(service, Pareto):
         return (service.alpha * N * c - c * c) / (service.beta * service.alpha * N)
-    return c / _job_time(service, m)
+    return c / _cached_mean(service, p.m)
 
 
-def system_time(N, m, lam, t_cloud, service, formula: str = "exact") -> float:
+@takes(P4Params, "N", "m", "lam", "t_cloud", "service", "formula", positional=True)
+def system_time(p) -> float:
     """Mean system time E[T_sys] of one job (edge or cloud).
 
     Parameters
@@ -363,50 +402,48 @@ def system_time(N, m, lam, t_cloud, service, formula: str = "exact") -> float:
         ``exact``: eq. 1 with Erlang-B at every load. ``paper``: eq. 1 below λ_m, eqs. 8-9
         above it, as in Algorithm 2 (ASTO).
 
+    Returns
+    -------
+    float
+        E[T_sys] in seconds.
+
     References
     ----------
     Peng & Soljanin, eq. (1) E[T_sys] = (1 − P_b) E[T_job] + P_b T_cl; eqs. (8)-(9).
     """
-    ok = PARAMS.check("system_time", N=N, lam=lam, t_cloud=t_cloud, formula=formula)
-    m = _m_upto(m, ok["N"], "system_time")
-    service = _service(service, "system_time")
-    return _system_time(ok["N"], m, ok["lam"], ok["t_cloud"], service, ok["formula"])
-
-
-def _system_time(N, m, lam, t_cloud, service, formula):
-    c = N // m
-    tj = _job_time(service, m)
-    if formula == "paper":
-        lam_m = _lambda_max(N, m, service)
-        if lam > lam_m:
+    c = p.N // p.m
+    tj = _cached_mean(p.service, p.m)
+    if p.formula == "paper":
+        lam_m = lambda_max(p)
+        if p.lam > lam_m:
             p_max = float(erlang_b_kernel(c, float(c)))  # eq. 9
-            served = lam_m / lam * (1.0 - p_max)
-            return served * tj + (1.0 - served) * t_cloud  # eq. 8
-    pb = float(erlang_b_kernel(c, lam * tj))
-    return (1.0 - pb) * tj + pb * t_cloud
+            served = lam_m / p.lam * (1.0 - p_max)
+            return served * tj + (1.0 - served) * p.t_cloud  # eq. 8
+    pb = float(erlang_b_kernel(c, p.lam * tj))
+    return (1.0 - pb) * tj + pb * p.t_cloud
 
 
-def metrics_by_m(N, lam, t_cloud, service, ms=None) -> pd.DataFrame:
+@takes(P4Params, "N", "lam", "t_cloud", "service", "ms", positional=True)
+def metrics_by_m(p, ms=None) -> pd.DataFrame:
     """Tidy table over m: c, E[T_job], P_b, λ_m, E[T_sys] (exact and paper)."""
-    ok = PARAMS.check("metrics_by_m", N=N, lam=lam, t_cloud=t_cloud)
-    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
-    service = _service(service, "metrics_by_m")
+    N = p.N
     if ms is None:
         ms = range(1, N + 1)
     else:
         ms = [int(v) for v in check_array(ms, "ms", "metrics_by_m", low=1, high=N, dtype=int)]
     rows = []
     for m in ms:
-        tj = _job_time(service, m)
+        q = p.trusted(m=m)
+        tj = _cached_mean(p.service, m)
         rows.append(
             {
                 "m": m,
                 "c": N // m,
                 "job_time": tj,
-                "blocking": float(erlang_b_kernel(N // m, lam * tj)),
-                "lambda_max": _lambda_max(N, m, service),
-                "system_time_exact": _system_time(N, m, lam, t_cloud, service, "exact"),
-                "system_time_paper": _system_time(N, m, lam, t_cloud, service, "paper"),
+                "blocking": float(erlang_b_kernel(N // m, p.lam * tj)),
+                "lambda_max": lambda_max(q),
+                "system_time_exact": system_time(q.trusted(formula="exact")),
+                "system_time_paper": system_time(q.trusted(formula="paper")),
             }
         )
     return pd.DataFrame(rows)
@@ -417,37 +454,29 @@ def metrics_by_m(N, lam, t_cloud, service, ms=None) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------
 
 
-def optimal_m(N, lam, t_cloud, service, formula: str = "exact") -> int:
+@takes(P4Params, "N", "lam", "t_cloud", "service", "formula", positional=True)
+def optimal_m(p) -> int:
     """Exhaustive argmin over m = 1..N of E[T_sys] (smallest m on ties)."""
-    ok = PARAMS.check("optimal_m", N=N, lam=lam, t_cloud=t_cloud, formula=formula)
-    service = _service(service, "optimal_m")
-    return _argmin_m(ok["N"], ok["lam"], ok["t_cloud"], service, ok["formula"])
-
-
-def _argmin_m(N, lam, t_cloud, service, formula):
-    times = [_system_time(N, m, lam, t_cloud, service, formula) for m in range(1, N + 1)]
+    _starts, times, _exact = _sweep([p.N], p.lam, p.t_cloud, p.service, p.formula)
     return int(np.argmin(times)) + 1
 
 
-def optimal_m_blocking(N, lam, service) -> int:
+@takes(P4Params, "N", "lam", "service", positional=True)
+def optimal_m_blocking(p) -> int:
     """Exhaustive argmin over m of P_b (smallest m on ties)."""
-    ok = PARAMS.check("optimal_m_blocking", N=N, lam=lam)
-    return _optimal_m_blocking(ok["N"], ok["lam"], _service(service, "optimal_m_blocking"))
-
-
-def _optimal_m_blocking(N, lam, service):
-    pb = [erlang_b_kernel(N // m, lam * _job_time(service, m)) for m in range(1, N + 1)]
+    N, lam, service = p.N, p.lam, p.service
+    pb = [erlang_b_kernel(N // m, lam * _cached_mean(service, m)) for m in range(1, N + 1)]
     return int(np.argmin(pb)) + 1
 
 
-def optimum_vs_workers(Ns, lam, t_cloud, service, formula="exact") -> pd.DataFrame:
+@takes(P4Params, "Ns", "lam", "t_cloud", "service", "formula", positional=True)
+def optimum_vs_workers(p, Ns) -> pd.DataFrame:
     """The optimal m and c = ⌊N/m⌋ for each N in ``Ns``, vectorised over (N, m).
 
     Same arithmetic as :func:`optimal_m` for each N (one Erlang-B recursion per (N, m)),
     in one compiled pass over all pairs; E[T_job(m)] comes from the per-service cache.
     Columns: N, m_opt, c_opt, formula, system_time (exact E[T_sys] at m_opt).
     """
-    ok = PARAMS.check("optimum_vs_workers", lam=lam, t_cloud=t_cloud, formula=formula)
     n_row = PARAMS["N"]
     Ns = check_array(
         list(Ns) if isinstance(Ns, range) else Ns,
@@ -458,14 +487,24 @@ def optimum_vs_workers(Ns, lam, t_cloud, service, formula="exact") -> pd.DataFra
         dtype=int,
     )
     Ns = [int(n) for n in Ns]
-    service = _service(service, "optimum_vs_workers")
-    return _optimum_vs_workers(Ns, ok["lam"], ok["t_cloud"], service, ok["formula"])
-
-
-def _optimum_vs_workers(Ns, lam, t_cloud, service, formula):
     cols = {"N": [], "m_opt": [], "c_opt": [], "formula": [], "system_time": []}
     if not Ns:
         return pd.DataFrame(cols)
+    starts, times, exact = _sweep(Ns, p.lam, p.t_cloud, p.service, p.formula)
+    for N, start in zip(Ns, starts, strict=True):
+        m = int(np.argmin(times[start : start + N])) + 1
+        cols["N"].append(N)
+        cols["m_opt"].append(m)
+        cols["c_opt"].append(N // m)
+        cols["formula"].append(p.formula)
+        cols["system_time"].append(float(exact[start + m - 1]))
+    return pd.DataFrame(cols)
+
+
+def _sweep(Ns, lam, t_cloud, service, formula):
+    """E[T_sys] of every pair (N, m = 1..N) for N in ``Ns``, N by N, in one compiled pass:
+    (the start of each N's block, E[T_sys] by ``formula``, E[T_sys] exact). The arithmetic
+    of :func:`system_time`, operation for operation."""
     tj_all = _job_times(service, max(Ns))
     Ns_arr = np.asarray(Ns, dtype=np.int64)
     counts = Ns_arr
@@ -485,14 +524,7 @@ def _optimum_vs_workers(Ns, lam, t_cloud, service, formula):
             served = lam_m[over] / lam * (1.0 - p_max)
             times = exact.copy()
             times[over] = served * tj[over] + (1.0 - served) * t_cloud
-    for N, start in zip(Ns, starts, strict=True):
-        m = int(np.argmin(times[start : start + N])) + 1
-        cols["N"].append(N)
-        cols["m_opt"].append(m)
-        cols["c_opt"].append(N // m)
-        cols["formula"].append(formula)
-        cols["system_time"].append(float(exact[start + m - 1]))
-    return pd.DataFrame(cols)
+    return starts, times, exact
 
 
 def _lambda_max_many(n, m, c, tj, service):
@@ -503,29 +535,27 @@ def _lambda_max_many(n, m, c, tj, service):
     return c / tj
 
 
-def bpo(N, lam, service) -> int:
+@takes(P4Params, "N", "lam", "service", positional=True)
+def bpo(p) -> int:
     """Algorithm 1 (BPO): the replication factor minimising blocking, as the paper states it.
 
     S-Exp: m = 1 (Theorem 1). Pareto: m = 1 if α >= 1.5, else the better of m = 1 and
     m = 2 (Lemma 1). Other families: the exhaustive argmin of P_b (the paper has no rule).
     """
-    ok = PARAMS.check("bpo", N=N, lam=lam)
-    return _bpo(ok["N"], ok["lam"], _service(service, "bpo"))
-
-
-def _bpo(N, lam, service):
+    N, lam, service = p.N, p.lam, p.service
     if isinstance(service, SExp):
         return 1
     if isinstance(service, Pareto):
         if service.alpha >= 1.5 or N < 2:
             return 1
-        p1 = erlang_b_kernel(N, lam * _job_time(service, 1))
-        p2 = erlang_b_kernel(N // 2, lam * _job_time(service, 2))
+        p1 = erlang_b_kernel(N, lam * _cached_mean(service, 1))
+        p2 = erlang_b_kernel(N // 2, lam * _cached_mean(service, 2))
         return 1 if p1 <= p2 else 2
-    return _optimal_m_blocking(N, lam, service)
+    return optimal_m_blocking(p)
 
 
-def asto(N, lam, t_cloud, service) -> int:
+@takes(P4Params, "N", "lam", "t_cloud", "service", positional=True)
+def asto(p) -> int:
     """Algorithm 2 (ASTO) as the paper writes it.
 
     S-Exp: the Theorem 2 shortcuts (m = 1 when T_cl >= T1; m = N when T_cl <= Δ + 1/μ and
@@ -533,16 +563,11 @@ def asto(N, lam, t_cloud, service) -> int:
     same structure with Lemma 2's conditions (the paper prints the algorithm for S-Exp only;
     this transcription is the workbench's). Other families: the argmin alone.
     """
-    ok = PARAMS.check("asto", N=N, lam=lam, t_cloud=t_cloud)
-    return _asto(ok["N"], ok["lam"], ok["t_cloud"], _service(service, "asto"))
-
-
-def _asto(N, lam, t_cloud, service):
-    if N >= 3:
-        shortcut = _asto_shortcut(N, lam, t_cloud, service)
+    if p.N >= 3:
+        shortcut = _asto_shortcut(p.N, p.lam, p.t_cloud, p.service)
         if shortcut is not None:
             return shortcut
-    return _argmin_m(N, lam, t_cloud, service, "paper")
+    return optimal_m(p.trusted(formula="paper"))
 
 
 def _asto_shortcut(N, lam, t_cloud, service):
@@ -577,24 +602,19 @@ def _job_time_of_groups(N, c, service):
         return service.delta + 1.0 / (m * service.mu)
     if isinstance(service, Pareto):
         return service.beta * m * service.alpha / (m * service.alpha - 1.0)
-    return _job_time(service, N // c)
+    return _cached_mean(service, N // c)
 
 
-def policy_m(policy: str, N, lam, t_cloud, service) -> int:
+@takes(P4Params, "policy", "N", "lam", "t_cloud", "service", positional=True)
+def policy_m(p) -> int:
     """The m chosen by a named policy: asto, bpo, benchmark (m = 1), optimal (exact argmin)."""
-    ok = PARAMS.check("policy_m", policy=policy, N=N, lam=lam, t_cloud=t_cloud)
-    service = _service(service, "policy_m")
-    return _policy_m(ok["policy"], ok["N"], ok["lam"], ok["t_cloud"], service)
-
-
-def _policy_m(policy, N, lam, t_cloud, service):
-    if policy == "asto":
-        return _asto(N, lam, t_cloud, service)
-    if policy == "bpo":
-        return _bpo(N, lam, service)
-    if policy == "benchmark":
+    if p.policy == "asto":
+        return asto(p)
+    if p.policy == "bpo":
+        return bpo(p)
+    if p.policy == "benchmark":
         return 1
-    return _argmin_m(N, lam, t_cloud, service, "exact")
+    return optimal_m(p.trusted(formula="exact"))
 
 
 # --------------------------------------------------------------------------------------
@@ -611,7 +631,8 @@ _STATION_COLUMNS = (
 )
 
 
-def station_table(N, m, lam, t_cloud, service) -> pd.DataFrame:
+@takes(P4Params, "N", "m", "lam", "t_cloud", "service", positional=True)
+def station_table(p) -> pd.DataFrame:
     """Per station, as a network analyser shows it: the edge groups, the cloud, the system.
 
     Edge: c = ⌊N/m⌋ groups (servers) of the M/G/c/c system; throughput λ(1 − P_b), mean
@@ -619,15 +640,37 @@ def station_table(N, m, lam, t_cloud, service) -> pd.DataFrame:
     busy fraction of all N workers, m copies per job, in the row below). Cloud: infinitely
     many servers, throughput λ P_b, time T_cl. System: throughput λ, time E[T_sys] (eq. 1).
     """
-    ok = PARAMS.check("station_table", N=N, lam=lam, t_cloud=t_cloud)
-    N, lam, t_cloud = ok["N"], ok["lam"], ok["t_cloud"]
-    m = _m_upto(m, N, "station_table")
-    service = _service(service, "station_table")
-    pb = float(erlang_b_kernel(N // m, lam * _job_time(service, m)))
-    return _stations(N, m, lam, t_cloud, pb, _job_time(service, m))
+    return _stations(p, blocking(p), _cached_mean(p.service, p.m))
 
 
-def _stations(N, m, lam, t_cloud, pb, edge_time) -> pd.DataFrame:
+@takes(P4Params, "N", "m", "lam", "t_cloud", "service", positional=True)
+def simulated_station_table(p, *, result) -> pd.DataFrame:
+    """The station table (:func:`station_table`) from a simulation of the same model.
+
+    Uses the simulated fraction sent to the cloud P̂_b and the simulated E[T_sys]; the edge
+    time is what eq. 1 leaves for it, (Ê[T_sys] − P̂_b T_cl) / (1 − P̂_b). ``result`` is
+    :func:`workbench.redundancy.simulate`'s result for these (N, m, λ, T_cl).
+    """
+    f = "simulated_station_table"
+    model = (p.N, p.m, p.lam, p.t_cloud)
+    ran = result.info.get("model") if isinstance(result, SimulationResult) else None
+    if ran is None or result.metric != "system_time":
+        raise ParameterError(
+            f"The 'result' parameter of {f} must be a SimulationResult of "
+            f"workbench.redundancy.simulate. Got {type(result).__name__} instead."
+        )
+    if tuple(ran) != model:
+        raise ParameterError(
+            f"The 'result' parameter of {f} must come from a run of the same model "
+            f"(N, m, lam, t_cloud) = {model}. Got a run of {tuple(ran)} instead."
+        )
+    pb = result.blocking
+    edge_time = (result.mean - pb * p.t_cloud) / (1.0 - pb) if pb < 1 else math.nan
+    return _stations(p, pb, edge_time)
+
+
+def _stations(p, pb, edge_time) -> pd.DataFrame:
+    N, m, lam, t_cloud = p.N, p.m, p.lam, p.t_cloud
     c = N // m
     edge_rate = lam * (1.0 - pb)
     edge_number = edge_rate * edge_time

@@ -38,7 +38,6 @@ from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS,
 from workbench.redundancy.simulation import (
     running_mean_trace,
     simulate_to_precision,
-    simulated_station_table,
 )
 from workbench.redundancy.studies import _policy_curves
 from workbench.seeding import figure_seed
@@ -388,7 +387,7 @@ def plot_simulation(
     svc = _service(family, service_params, f)
     ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud, waiting_room=waiting_room, jobs=jobs)
     target = TARGET.check(rel_half_width, f)
-    m = rd._m_upto(m, ok["N"], f)  # no clamp
+    m = rd.P4Params.of(f, {"N": ok["N"], "m": m}).m  # no clamp
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
     cap = view_replication_cap(ok["jobs"], len(ms), bool(long_run))
     sims = {}
@@ -585,7 +584,7 @@ def station_tables(N, m, lam, t_cloud, service, result=None):
     """Analytic station table (and the simulated one next to it when ``result`` is given)."""
     boxes = [table_html(rd.station_table(N, m, lam, t_cloud, service), "Analytic (eq. 1, 4)")]
     if result is not None:
-        sim = simulated_station_table(N, m, lam, t_cloud, service, result)
+        sim = rd.simulated_station_table(N, m, lam, t_cloud, service, result=result)
         boxes.append(table_html(sim, f"Simulated ({result.replications} replications)"))
     for box in boxes:
         box.layout.margin = "0 2em 0 0"

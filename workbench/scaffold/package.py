@@ -13,12 +13,13 @@ the simulation (Lindley's recursion, compiled) is checked against it.
 
 from __future__ import annotations
 
-from __PKG__.model import mean_sojourn, utilisation
+from __PKG__.model import PaperParams, mean_sojourn, utilisation
 from __PKG__.params import PARAMS
 from __PKG__.simulation import simulate, simulate_to_precision, warm_up
 
 __all__ = [
     "PARAMS",
+    "PaperParams",
     "mean_sojourn",
     "utilisation",
     "simulate",
@@ -100,30 +101,35 @@ MODEL = '''\
 
 from __future__ import annotations
 
+from workbench.params import takes
 from workbench.validation import UnstableRegimeError
 
 from __PKG__.params import PARAMS
 
-__all__ = ["mean_sojourn", "utilisation"]
+__all__ = ["PaperParams", "mean_sojourn", "utilisation"]
+
+#: the paper's parameters as one object: a field per row of PARAMS, validated once when
+#: built; the public functions take it or its keywords (workbench.params.takes)
+PaperParams = PARAMS.model("PaperParams")
 
 
-def utilisation(lam: float, mu: float) -> float:
+@takes(PaperParams, "lam", "mu", positional=True)
+def utilisation(p) -> float:
     """ρ = λ/μ, the server's busy fraction (λ < μ for a steady state)."""
-    v = PARAMS.check("utilisation", lam=lam, mu=mu)
-    return v["lam"] / v["mu"]
+    return p.lam / p.mu
 
 
-def mean_sojourn(lam: float, mu: float) -> float:
+@takes(PaperParams, "lam", "mu", positional=True)
+def mean_sojourn(p) -> float:
     """E[T] = 1/(μ − λ), the mean time a job spends in the M/M/1 system (waiting + service).
 
     Raises :class:`workbench.validation.UnstableRegimeError` when λ ≥ μ.
     """
-    v = PARAMS.check("mean_sojourn", lam=lam, mu=mu)
-    if v["lam"] >= v["mu"]:
+    if p.lam >= p.mu:
         raise UnstableRegimeError(
-            f"mean_sojourn: λ = {v['lam']:g} ≥ μ = {v['mu']:g}, the queue grows without bound"
+            f"mean_sojourn: λ = {p.lam:g} ≥ μ = {p.mu:g}, the queue grows without bound"
         )
-    return 1.0 / (v["mu"] - v["lam"])
+    return 1.0 / (p.mu - p.lam)
 '''
 
 KERNELS = '''\
@@ -163,12 +169,13 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.output_analysis import Replication, check_overload, finish, replicate
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError
 
 from __PKG__.kernels import lindley_kernel
-from __PKG__.params import PARAMS
+from __PKG__.model import PaperParams
 
 __all__ = ["simulate", "simulate_to_precision", "warm_up"]
 
@@ -185,71 +192,48 @@ def _one(lam: float, mu: float, jobs: int, warmup: float):
     return one
 
 
-def _setup(func: str, **values) -> tuple:
-    """Validate ``values`` against PARAMS, refuse λ ≥ μ before running (overload="raise"),
-    and return the replication, finish()'s description of the result and the values."""
-    v = PARAMS.check(func, **values)
-    rho = v["lam"] / v["mu"]
-    check_overload(func, v["overload"], rho=rho, what="the M/M/1 server")
+def _setup(func: str, p) -> tuple:
+    """Refuse λ ≥ μ before running (overload="raise"); the replication and finish()'s
+    description of the result. ``p`` was validated at the door."""
+    rho = p.lam / p.mu
+    check_overload(func, p.overload, rho=rho, what="the M/M/1 server")
     finishing = {
         "metric": "sojourn",
         "quantities": ["sojourn"],
-        "confidence": v["confidence"],
-        "run_length": v["jobs"],
+        "confidence": p.confidence,
+        "run_length": p.jobs,
         "run_unit": "jobs",
-        "overload": v["overload"],
+        "overload": p.overload,
         "rho": rho,
         "bounds": {"sojourn": (0.0, float("inf"))},
         "unit": "s",
     }
-    return _one(v["lam"], v["mu"], v["jobs"], v["warmup"]), finishing, v
+    return _one(p.lam, p.mu, p.jobs, p.warmup), finishing
 
 
-def simulate(
-    *,
-    lam: float = 0.8,
-    mu: float = 1.0,
-    jobs: int = 100_000,
-    warmup: float = 0.1,
-    replications: int = 10,
-    seed: int = 0,
-    confidence: float = 0.95,
-    overload: str = "raise",
-) -> SimulationResult:
+@takes(
+    PaperParams, "lam", "mu", "jobs", "warmup", "replications", "seed", "confidence", "overload"
+)
+def simulate(p) -> SimulationResult:
     """Simulate the M/M/1 queue; the mean sojourn time with its confidence interval.
 
-    Every argument is keyword-only and checked against PARAMS. Same seed, same numbers.
-    ``overload="raise"`` refuses λ ≥ μ (UnstableRegimeError); ``"transient"`` returns the
-    finite-horizon numbers with a note.
+    Takes a PaperParams or its keywords (keyword-only, defaults from PARAMS). Same seed,
+    same numbers. ``overload="raise"`` refuses λ ≥ μ (UnstableRegimeError);
+    ``"transient"`` returns the finite-horizon numbers with a note.
     """
-    one, finishing, v = _setup(
-        "simulate",
-        lam=lam,
-        mu=mu,
-        jobs=jobs,
-        warmup=warmup,
-        replications=replications,
-        seed=seed,
-        confidence=confidence,
-        overload=overload,
-    )
-    reps = replicate(one, replications=v["replications"], seed=v["seed"])
+    one, finishing = _setup("simulate", p)
+    reps = replicate(one, replications=p.replications, seed=p.seed)
     return finish(reps, func="simulate", **finishing)
 
 
+@takes(PaperParams, "lam", "mu", "jobs", "warmup", "seed", "confidence", "overload")
 def simulate_to_precision(
+    p,
     *,
-    lam: float = 0.8,
-    mu: float = 1.0,
-    jobs: int = 100_000,
-    warmup: float = 0.1,
     rel_half_width: float | None = None,
     half_width: float | None = None,
     max_replications: int | None = None,
     initial: int | None = None,
-    seed: int = 0,
-    confidence: float = 0.95,
-    overload: str = "raise",
     progress=True,
 ) -> SimulationResult:
     """Add replications of :func:`simulate` until the interval of the mean sojourn time is
@@ -274,22 +258,14 @@ def simulate_to_precision(
         progress=progress,
         unit="s",
     )
-    if PARAMS["overload"].check(overload, f) != "raise":
+    if p.overload != "raise":
         raise ParameterError(
             f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
-            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
+            f"precision to reach (use simulate(overload='transient')). Got {p.overload!r} "
+            "instead."
         )
-    one, finishing, v = _setup(
-        f,
-        lam=lam,
-        mu=mu,
-        jobs=jobs,
-        warmup=warmup,
-        seed=seed,
-        confidence=confidence,
-        overload=overload,
-    )
-    return to_precision(one, func=f, target=target, seed=v["seed"], **finishing)
+    one, finishing = _setup(f, p)
+    return to_precision(one, func=f, target=target, seed=p.seed, **finishing)
 
 
 def warm_up() -> None:
