@@ -67,3 +67,42 @@ def test_one_receiver_keeps_its_best_ranked_proposers():
         p = np.zeros((n_prop, 1), dtype=np.int64)
         got = deferred_acceptance(p, ranking[None, :], [cap])
         assert set(np.flatnonzero(got == 0).tolist()) == set(ranking[:cap].tolist())
+
+
+def test_a_user_unmatched_in_round_one_can_still_win_a_hedge():
+    # proposer 0 accepts nobody in round 1, but its hedge list names receiver 1, which has a
+    # seat left: the hedge round gives it that seat (column 1), as the twin does
+    p, r, cap = [[-1, -1], [0, 1]], [[0, 1], [0, 1]], [1, 1]
+    hedge = [[1, -1], [0, 1]]
+    got = hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=hedge)
+    assert got.tolist() == [[-1, 1], [0, -1]]
+    assert got.tolist() == hedged_matching_naive(p, r, cap, [True, False], 2, hedge)
+
+
+class _Raising:
+    """An object numpy cannot turn into an array: its __array__ raises ``exc``."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __array__(self, *args, **kwargs):
+        raise self.exc("no array")
+
+    def __repr__(self):
+        return f"_Raising({self.exc.__name__})"
+
+
+@pytest.mark.parametrize(
+    "capacities",
+    [[[1], [1, 2]], _Raising(ValueError), _Raising(TypeError), _Raising(OverflowError)],
+)
+def test_capacities_numpy_cannot_read_are_refused_by_name(capacities):
+    with pytest.raises(ParameterError, match=r"The 'capacities' parameter of deferred_acceptance"):
+        deferred_acceptance([[0, 1], [1, 0]], [[0, 1], [1, 0]], capacities)
+
+
+def test_three_dimensional_preferences_are_refused_by_name():
+    with pytest.raises(
+        ParameterError, match=r"'proposer_prefs' .* Got an array of shape \(2, 2, 1\)"
+    ):
+        deferred_acceptance(np.zeros((2, 2, 1), dtype=int), [[0, 1], [1, 0]])
