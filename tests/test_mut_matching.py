@@ -6,7 +6,11 @@ import pytest
 from naive_building_blocks import deferred_acceptance_naive, hedged_matching_naive
 
 from workbench import ParameterError
-from workbench.kernels.matching import deferred_acceptance_kernel
+from workbench.kernels.matching import (
+    check_prefs_kernel,
+    deferred_acceptance_kernel,
+    hedged_matching_kernel,
+)
 from workbench.matching import deferred_acceptance, hedged_matching
 
 
@@ -49,6 +53,19 @@ def test_kernel_ignores_entries_after_the_first_minus_one():
     cap = np.ones(2, dtype=np.int64)
     # proposer 0 lists only receiver 0, which accepts only proposer 1: 0 stays unmatched
     assert deferred_acceptance_kernel(p, r, cap).tolist() == [-1, 1]
+    # the hedge rounds too: proposer 0 holds receiver 0 and its list ends before receiver 1,
+    # which has a seat (receiver 2 has none)
+    one = np.array([[0, -1, 1]], dtype=np.int64)
+    all_three = np.array([[0], [0], [0]], dtype=np.int64)
+    seats = np.array([1, 1, 0], dtype=np.int64)
+    got = hedged_matching_kernel(one, all_three, seats, np.array([True]), 2)
+    assert got.tolist() == [[0, -1]]
+
+
+def test_prefs_check_kernel_returns_its_documented_codes():
+    ok = np.array([[1, 0, -1], [-1, -1, -1]], dtype=np.int64)
+    assert tuple(check_prefs_kernel(ok, 3)) == (-1, 0)
+    assert tuple(check_prefs_kernel(np.array([[0, 1], [1, 1]], dtype=np.int64), 2)) == (1, 3)
 
 
 def test_one_receiver_keeps_its_best_ranked_proposers():
@@ -106,3 +123,36 @@ def test_three_dimensional_preferences_are_refused_by_name():
         ParameterError, match=r"'proposer_prefs' .* Got an array of shape \(2, 2, 1\)"
     ):
         deferred_acceptance(np.zeros((2, 2, 1), dtype=int), [[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize("capacities", [[1], [1, 1, 1], [[1, 1]], [[1], [1]], [-1, 1]])
+def test_capacities_of_the_wrong_shape_or_sign_are_refused(capacities):
+    with pytest.raises(ParameterError, match=r"'capacities' .* 2 non-negative integers"):
+        deferred_acceptance([[0, 1], [1, 0]], [[0, 1], [1, 0]], capacities)
+
+
+def test_one_receiver_with_a_negative_capacity_and_no_receivers():
+    with pytest.raises(ParameterError, match=r"'capacities' .* 1 non-negative integers"):
+        deferred_acceptance([[0], [0]], [[0, 1]], [-1])
+    none = np.zeros((3, 0), dtype=int)
+    empty = np.zeros(0, dtype=int)
+    assert deferred_acceptance(none, none.T, empty).tolist() == [-1, -1, -1]
+    got = hedged_matching(none, none.T, empty, [True, False, True], max_receivers=2)
+    assert got.tolist() == [[-1, -1]] * 3
+
+
+def test_the_result_array_is_held_to_the_memory_budget(monkeypatch):
+    import workbench.validation
+
+    p = r = [[0, 1, 2], [1, 2, 0], [2, 0, 1]]  # 3 proposers: 8 bytes x 3 x max_receivers
+    monkeypatch.setattr(workbench.validation, "MEMORY_BUDGET", 48.0)
+    assert hedged_matching(p, r, 1, [True] * 3, 2).shape == (3, 2)  # 48 bytes: fits
+    monkeypatch.setattr(workbench.validation, "MEMORY_BUDGET", 71.0)
+    with pytest.raises(ParameterError, match=r"'max_receivers' .* about 7.2e-08 GB"):
+        hedged_matching(p, r, 1, [True] * 3, 3)  # 72 bytes: one too many
+
+
+@pytest.mark.parametrize("flags", [[True], [True, False, True], [[True, False]], ["a", "b"]])
+def test_needs_hedge_of_the_wrong_shape_or_kind_is_refused(flags):
+    with pytest.raises(ParameterError, match=r"'needs_hedge' .* None or 2 booleans"):
+        hedged_matching([[0, 1], [1, 0]], [[0, 1], [1, 0]], needs_hedge=flags)
