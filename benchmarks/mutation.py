@@ -77,6 +77,7 @@ class Mutant:
     before: str
     after: str
     end_line: int = 0  # the mutated node spans lines line..end_line
+    stmt_line: int = 0  # first line of the statement (or compound header) holding the node
     key: str = ""
     outcome: str = ""  # killed | survived | timeout | error | equivalent-killed
     detail: str = ""
@@ -151,6 +152,29 @@ def _changed_lines(original: str, mutated: str) -> tuple[int, str, str]:
     return 0, "", ""
 
 
+def _statement_starts(source: str) -> dict[int, int]:
+    """line -> first line of the innermost statement whose text covers it. For a compound
+    statement (if, for, while, with, def, ...) only its header counts: the lines before its
+    body."""
+    import ast
+
+    starts: dict[int, int] = {}
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                body = getattr(child, "body", None)
+                last = child.end_lineno or child.lineno
+                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                    last = max(child.lineno, body[0].lineno - 1)
+                for ln in range(child.lineno, last + 1):
+                    starts[ln] = child.lineno  # inner statements overwrite outer ones
+            visit(child)
+
+    visit(ast.parse(source))
+    return starts
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
     """Every mutant of the target's source files, keyed so that a key survives line moves."""
     from cosmic_ray.ast import ast_nodes, get_ast
@@ -161,6 +185,7 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
     for rel in target.sources:
         source = (ROOT / rel).read_text()
         module_ast = get_ast(source)
+        starts = _statement_starts(source)
         for name, operator in _operators():
             positions = [
                 (node, start, end)
@@ -184,6 +209,7 @@ def enumerate_mutants(target: Target) -> list[Mutant]:
                         before=before,
                         after=after,
                         end_line=max(end[0], start[0], line),
+                        stmt_line=starts.get(start[0], start[0]),
                     )
                 )
     seen: dict[str, int] = {}
@@ -441,9 +467,12 @@ def _module_name(rel: str) -> str:
 
 
 def _select(m: Mutant, lines: dict[str, list], order: list[str]) -> list[str] | None:
-    """The tests that execute a line of the mutated node (all of them when the line runs at
-    import, e.g. a module constant or a default argument); [] when none does."""
-    span = {(m.path, ln) for ln in range(m.line, max(m.end_line, m.line) + 1)}
+    """The tests that execute a line of the mutated node or reach the statement holding it
+    (all of them when the line runs at import, e.g. a module constant or a default
+    argument); [] when none does. The statement counts from its first line: a mutant of
+    ``a or b`` written over two lines changes what runs when only ``a``'s line ran."""
+    first = min(m.stmt_line or m.line, m.line)
+    span = {(m.path, ln) for ln in range(first, max(m.end_line, m.line) + 1)}
     if span & lines["<import>"]:
         return None
     hit = {nodeid for nodeid, seen in lines.items() if nodeid != "<import>" and span & seen}
@@ -753,6 +782,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="the 'after' run: rerun only what the stored before run did not kill",
     )
+    p.add_argument(
+        "--recheck",
+        action="store_true",
+        help="rerun only what the stored after run did not kill (after adding tests)",
+    )
     p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
     p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
     p.add_argument(
@@ -792,9 +826,10 @@ def main(argv=None) -> int:
         t0 = time.monotonic()
         only = set(args.key) if args.key else None
         carried = []
-        if args.survivors:
-            # tests were only added since the before run: a mutant it killed stays killed
-            stored = json.loads((HERE / f"{n}.before.json").read_text())["mutants"]
+        if args.survivors or args.recheck:
+            # tests were only added since the stored run: a mutant it killed stays killed
+            variant = "after" if args.recheck else "before"
+            stored = json.loads((HERE / f"{n}.{variant}.json").read_text())["mutants"]
             only = {m["key"] for m in stored if m["outcome"] not in ("killed", "timeout")}
             carried = [m for m in stored if m["outcome"] in ("killed", "timeout")]
         info = run_target(
@@ -808,7 +843,7 @@ def main(argv=None) -> int:
             fast=not args.no_fast,
         )
         seconds = time.monotonic() - t0
-        if args.survivors:
+        if args.survivors or args.recheck:
             info["carried_from_before"] = len(carried)
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
@@ -819,7 +854,8 @@ def main(argv=None) -> int:
         if args.json:
             outcomes = [{"key": m.key, "outcome": m.outcome} for m in targets[n].mutants]
             print(json.dumps(outcomes), flush=True)
-        if args.limit is None and args.match is None and not args.key or args.survivors:
+        rerun = args.survivors or args.recheck
+        if (args.limit is None and args.match is None and not args.key) or rerun:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)
         else:
             s = summarise(targets[n].mutants)

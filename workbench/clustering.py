@@ -202,7 +202,9 @@ def cluster_users(positions, counts, sigma, theta, k=None, k_range=None, seed=0)
 
 def _cluster(w, n, k, lo, hi, seed) -> Clusters:
     eig = _normalised_laplacian_spectrum(w) if n else np.zeros(0)
-    if k is None:
+    if k is None and n < 2:  # k_range is (1, 1): no eigenvalue after the first, no gap
+        k = lo
+    elif k is None:
         gaps = eig[lo : hi + 1] - eig[lo - 1 : hi]  # gap after the k-th eigenvalue
         k = lo + int(np.argmax(gaps))
     if k == 1:

@@ -190,8 +190,10 @@ def hedged_matching(
     proposers, each proposing down its own list minus the receivers it already holds,
     over the capacity the receivers have left; receivers keep their rankings.  Every round
     is stable with respect to the residual market, so a hedge never displaces a user's
-    first-round server.  A flagged proposer unmatched in a round gets nothing later
-    either (every receiver that rejected it was full), so -1 only pads rows at the end.
+    first-round server.  With the default ``hedge_prefs``, a flagged proposer unmatched
+    in a round gets nothing later either (every receiver that rejected it was full), so -1
+    only pads rows at the end; with other hedge lists a proposer unmatched in round 1 may
+    still win a hedge seat (a row such as ``[-1, 2]``).
 
     References
     ----------

@@ -155,7 +155,7 @@ def describe(value) -> str:
     """A bad value as an error message shows it: small ones verbatim, big arrays by shape."""
     try:
         arr = np.asarray(value)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         return repr(value)
     if arr.dtype != object and arr.size > 8:
         return f"an array of shape {arr.shape} and dtype {arr.dtype}"
