@@ -1,7 +1,9 @@
 """``arena.simulate``: one scenario, one policy, independent replications, the shared result.
 
 Each replication draws its tasks from child r of ``SeedSequence(seed)`` (the shared engine,
-:mod:`workbench.output_analysis`), runs the compiled engine
+:mod:`workbench.output_analysis`; that child is the root of
+:func:`workbench.arena.compile.draw_tasks`' streams, so ``draw_tasks(sc, n, copies, uniforms,
+replication_seeds(seed, replications)[r])`` gives replication r's tasks), runs the compiled engine
 (:func:`workbench.arena.kernels.engine`) and measures the tasks after the warm-up:
 
 - ``mean_delay``, ``p90_delay``, ``p99_delay``: time from a task's arrival at its source
@@ -416,10 +418,11 @@ def _engine_call(net, tk, pol, warm, user, name, timeout):
 
 
 def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
-    rng = np.random.default_rng(seed_seq)
+    # the replication's SeedSequence itself is the root of draw_tasks' streams, so
+    # draw_tasks(sc, n, ..., replication_seeds(seed, R)[r]) gives replication r's tasks
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
     tk, out = run_once(
-        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, rng, ch.name, timeout
+        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, seed_seq, ch.name, timeout
     )
     finish_t, where, ncopies, hops, energy_tx, area, span, _, start = out
     keep = slice(warm, n)
