@@ -292,8 +292,8 @@ def test_the_shipped_trace_is_what_its_generator_writes_and_it_runs():
 
 def test_heavy_tails_are_flagged_where_the_third_moment_is_infinite():
     """A Pareto of alpha <= 3 has E[S³] = inf: a queue's waiting time then has an infinite
-    variance and the plain mean's interval does not cover (benchmarks/arena_coverage.py:
-    7 of 40 at c² = 4); the scenario names those sources so a caller can refuse them."""
+    variance and the plain mean's interval does not cover (benchmarks/arena_coverage.py);
+    the scenario names those sources so a caller can refuse them."""
     pareto = {"dist": "pareto", "scale": 0.1, "alpha": 2.5}
     two = {
         **ONE_NODE,

@@ -109,9 +109,8 @@ def heavy_tail_notes(sc: Scenario, func: str, heavy_tails: str = "raise") -> lis
     instead = "lognormal" if law.cv2 < 1 else "hyperexponential"
     why = (
         f"scenario {sc.name!r}: {'; '.join(said)}. The waiting time's variance is then "
-        "infinite, so a plain mean delay converges slowly and its 95 % interval does not "
-        "cover it (7 of 40 covered the M/G/1 mean at c² = 4, ρ = 0.7; "
-        "benchmarks/arena_coverage.py)"
+        "infinite, so a plain mean delay converges slowly and its 95 % interval mostly "
+        "misses it (benchmarks/arena_coverage.py)"
     )
     if heavy_tails == "raise":
         raise HeavyTailError(
