@@ -27,6 +27,7 @@ import argparse
 import itertools
 import os
 import sys
+import tempfile
 import time
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +42,8 @@ from workbench.sweep import sweep  # noqa: E402
 
 CSV = os.path.join(_ROOT, "data", "arena", "winner_map_full.csv")
 PNG = os.path.join(_ROOT, "docs", "arena", "winner_map_full.png")
-PARTIAL = os.path.join(_ROOT, "benchmarks", "output", "winner_map_full.partial.csv")
+# the finished slices, outside the repository (a run leaves the tree clean)
+PARTIAL = os.path.join(tempfile.gettempdir(), "workbench-winner_map_full.partial.csv")
 SEED = 0
 
 
