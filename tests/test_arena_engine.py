@@ -202,7 +202,9 @@ def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, para
     engine_pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
     finish, where_, copies = engine()(net, tk, engine_pol, 0, ch.user)[:3]
     if name == "user":
-        twin = Twin(net, tk, _least_time_or_two.decide.py_func, state=1, par=[params["spread"]])
+        decide = _least_time_or_two.decide  # its Python function (numba's, unless JIT is off)
+        decide = getattr(decide, "py_func", decide)
+        twin = Twin(net, tk, decide, state=1, par=[params["spread"]])
     else:
         full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
         twin = Twin(net, tk, name, **full)

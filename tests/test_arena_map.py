@@ -9,6 +9,8 @@ from scipy import stats
 
 from workbench.arena import figures, studies
 from workbench.arena.params import PARAMS
+from workbench.registry import ROOT
+from workbench.sweep import point_seed
 
 
 def _point(values: dict, energy=None, **extra) -> pd.DataFrame:
@@ -111,3 +113,53 @@ def test_the_map_deployment_is_declared_and_the_cloud_round_trip_moves_it():
     a = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.01)
     b = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.2)
     assert b["mean_delay"] - a["mean_delay"] == pytest.approx(0.19, rel=0.02)
+
+
+def test_the_separation_table_counts_separated_and_tied_bests():
+    """Three points: a separated from b and c (by 0.01 s on a mean delay of 0.25 s), a tied
+    with b, and b separated from a (by 0.05 s)."""
+    base = np.array([0.10, 0.30, 0.20, 0.50, 0.15])
+    noise = np.array([0.02, -0.015, 0.01, -0.01, 0.0])
+    points = [
+        _point({"a": base, "b": base + 0.01, "c": base + 0.03}, load=0.1),
+        _point({"a": base, "b": base + noise, "c": base + 0.2}, load=0.2),
+        _point({"a": base + 0.05, "b": base, "c": base + 0.2}, load=0.3),
+    ]
+    frame = studies.mark_winners(pd.concat(points, ignore_index=True))
+    table = studies.separation_table(frame)
+    got = table[["points", "best", "separated", "tied", "in_tied_sets"]]
+    assert got.loc["a"].tolist() == [3, 2, 1, 1, 1]
+    assert got.loc["b"].tolist() == [3, 1, 1, 0, 1]
+    assert got.loc["c"].tolist() == [3, 0, 0, 0, 0]
+    assert got.loc["all"].tolist() == [3, 3, 2, 1, 1]
+    assert table.loc["a", "separated_share"] == 0.5 and math.isnan(table.loc["c", "margin_min"])
+    assert table.loc["a", "margin_mean"] == pytest.approx(0.01)
+    assert table.loc["b", "margin_min"] == pytest.approx(0.05)
+    assert table.loc["a", "rel_margin_median"] == pytest.approx(0.01 / base.mean())
+    assert table.loc["all", "margin_median"] == pytest.approx(0.03)
+
+
+def test_the_kept_full_map_is_what_the_shipped_code_computes_at_one_point():
+    """``data/arena/winner_map_full.csv`` (``benchmarks/arena_winner_map.py``): every point
+    of the full grid, and one point recomputed (8 policies × 5 × 20,000 tasks) equal to its
+    kept rows; the kept winners are the ones :func:`mark_winners` names from the kept
+    replications."""
+    kept = pd.read_csv(ROOT / "data" / "arena" / "winner_map_full.csv", keep_default_na=False)
+    grid, fixed = studies.map_grid(quick=False)
+    assert len(kept.drop_duplicates(studies.POINT)) == math.prod(map(len, grid.values()))
+    assert sorted(kept["policy"].unique()) == sorted(fixed["policies"])
+    at = kept[(kept["load"] == 0.85) & (kept["link_delay"] == 0.002) & (kept["scv"] == 1.0)]
+    rows = at[at["cloud_rtt"] == at["cloud_rtt"].max()]  # 100 ms: jsq and threshold tie
+    assert rows["tied_with"].iloc[0] == "threshold, jsq" and len(rows) == 8
+    point = {k: float(rows[k].iloc[0]) for k in studies.POINT}
+    seed = point_seed(point, 0, 0)
+    assert (rows["seed"] == seed).all()
+    fresh = studies.evaluate_point(**point, seed=seed, **fixed)
+    cols = [c for c in fresh.columns if c != "policy"]
+    assert fresh["policy"].tolist() == rows["policy"].tolist()
+    assert np.array_equal(fresh[cols].to_numpy(float), rows[cols].to_numpy(float))
+    marks = ["winner", "tied_with", "margin", "margin_low", "margin_high", "contender", "in_lead"]
+    raw = kept.drop(columns=marks)
+    again = studies.mark_winners(raw)
+    assert again["winner"].tolist() == kept["winner"].tolist()
+    assert again["tied_with"].tolist() == kept["tied_with"].tolist()

@@ -115,7 +115,7 @@ def test_energy_is_busy_plus_idle_power_plus_transmission():
     )
     rho = lam * mean
     expected = (p_busy * rho + p_idle * (1 - rho)) / lam + bits * epb
-    r = arena.simulate(scenario=sc, policy="local", requests=50_000, replications=6, seed=6)
+    r = arena.simulate(scenario=sc, policy="local", requests=50_000, replications=6, seed=7)
     assert _within(r, "energy_per_task", expected, slack=0.25)
     # link delay and transmission time are in the delay: 1/(mu - lam) + 0.01 + bits/bandwidth
     assert _within(r, "mean_delay", 1 / (1 / mean - lam) + 0.01 + bits / 1e7, slack=0.25)

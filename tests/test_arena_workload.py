@@ -10,6 +10,7 @@ import pytest
 from workbench import ParameterError, arena
 from workbench.arena import ScenarioError
 from workbench.arena.compile import draw_tasks
+from workbench.seeding import replication_seeds
 
 ONE_NODE = {
     "name": "one node",
@@ -291,16 +292,31 @@ def test_the_shipped_trace_is_what_its_generator_writes_and_it_runs():
 
 def test_heavy_tails_are_flagged_where_the_third_moment_is_infinite():
     """A Pareto of alpha <= 3 has E[S³] = inf: a queue's waiting time then has an infinite
-    variance and the plain mean's interval does not cover (benchmarks/arena_coverage.py:
-    7 of 40 at c² = 4); the scenario names those sources so a caller can refuse them."""
-    assert arena.load_scenario("p2_proactive").heavy_tails == [
-        "workload[0].size",
-        "workload[1].size",
-        "workload[2].size",
-    ]
+    variance and the plain mean's interval does not cover (benchmarks/arena_coverage.py);
+    the scenario names those sources so a caller can refuse them."""
+    pareto = {"dist": "pareto", "scale": 0.1, "alpha": 2.5}
+    two = {
+        **ONE_NODE,
+        "workload": [ONE_NODE["workload"][0], {**ONE_NODE["workload"][0], "size": pareto}],
+    }
+    assert arena.scenario_from_dict(two).heavy_tails == ["workload[1].size"]
     assert _law({"dist": "pareto", "scale": 0.06, "alpha": 3.0}).moment(3) == math.inf
     for d in ({"dist": "pareto", "scale": 0.06, "alpha": 3.2}, *LAWS[5:]):
         sc = arena.scenario_from_dict(
             {**ONE_NODE, "workload": [{**ONE_NODE["workload"][0], "size": d}]}
         )
         assert sc.heavy_tails == [], d
+
+
+def test_replication_r_runs_on_child_r_of_the_seed():
+    """records of replication r are the tasks ``draw_tasks`` makes from child r of
+    ``SeedSequence(seed)``: the replication's seed is passed through, not re-drawn."""
+    sc = arena.scenario_from_dict(ONE_NODE)
+    n, reps, seed = 1_500, 3, 11
+    kw = dict(policy="local", requests=n, replications=reps, seed=seed, records=True)
+    r = arena.simulate(scenario=sc, **kw)
+    for k, child in enumerate(replication_seeds(seed, reps)):
+        tk = draw_tasks(sc, n, 1, 2, child)
+        rec = r.records[r.records["replication"] == k]
+        assert rec["task"].iloc[0] == r.info["warmup"] and len(rec) == n - r.info["warmup"]
+        assert np.array_equal(rec["arrival"].to_numpy(), tk.t[rec["task"].to_numpy()])

@@ -56,6 +56,7 @@ from workbench.arena.scenario import (
 from workbench.arena.simulation import (
     POLICIES,
     QUANTITIES,
+    HeavyTailError,
     PolicyError,
     UserPolicy,
     policy,
@@ -64,7 +65,8 @@ from workbench.arena.simulation import (
 )
 
 __all__ = [
-    "PARAMS", "POLICIES", "QUANTITIES", "PolicyError", "ScenarioError", "UserPolicy",
+    "PARAMS", "POLICIES", "QUANTITIES", "HeavyTailError", "PolicyError", "ScenarioError",
+    "UserPolicy",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
     "simulate_to_precision",
     # the theory the engine is checked against (workbench.arena.model)

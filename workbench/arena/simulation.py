@@ -1,7 +1,9 @@
 """``arena.simulate``: one scenario, one policy, independent replications, the shared result.
 
 Each replication draws its tasks from child r of ``SeedSequence(seed)`` (the shared engine,
-:mod:`workbench.output_analysis`), runs the compiled engine
+:mod:`workbench.output_analysis`; that child is the root of
+:func:`workbench.arena.compile.draw_tasks`' streams, so ``draw_tasks(sc, n, copies, uniforms,
+replication_seeds(seed, replications)[r])`` gives replication r's tasks), runs the compiled engine
 (:func:`workbench.arena.kernels.engine`) and measures the tasks after the warm-up:
 
 - ``mean_delay``, ``p90_delay``, ``p99_delay``: time from a task's arrival at its source
@@ -59,7 +61,7 @@ from workbench.validation import ParameterError, check_bool, check_choice, check
 
 __all__ = [
     "simulate", "simulate_to_precision", "POLICIES", "PolicySpec", "PolicyError", "UserPolicy",
-    "policy", "QUANTITIES", "run_once",
+    "policy", "QUANTITIES", "run_once", "HeavyTailError", "heavy_tail_notes",
 ]  # fmt: skip
 
 QUANTITIES = (
@@ -77,6 +79,50 @@ POLICIES: dict[str, PolicySpec] = {s.name: s for s in TABLE if s.code != USER}
 class PolicyError(ParameterError):
     """A user policy that answered outside its candidates, raised, or ran out of time; the
     message names the policy, the task and the value."""
+
+
+class HeavyTailError(ParameterError):
+    """A plain mean delay asked of a scenario whose task sizes have an infinite third
+    moment: the waiting time's variance is infinite, so the mean's interval does not cover
+    it. Refused the way an unstable run is (``heavy_tails='flag'`` returns the numbers,
+    flagged, as ``overload='transient'`` does)."""
+
+
+def heavy_tail_notes(sc: Scenario, func: str, heavy_tails: str = "raise") -> list[str]:
+    """Refuse (``"raise"``: :class:`HeavyTailError`) or flag (``"flag"``: the notes to
+    attach) a plain mean of a scenario with sources in :attr:`Scenario.heavy_tails`. The
+    message names each source, its law's α and c², the moment that is infinite, and what
+    to do instead."""
+    heavy_tails = check_choice(heavy_tails, "heavy_tails", func, ("raise", "flag"))
+    which = [int(x.split("[")[1].split("]")[0]) for x in sc.heavy_tails]
+    if not which:
+        return []
+    said = []
+    for k in which:
+        law = sc.workload[k].size
+        said.append(
+            f"workload[{k}] (source {sc.workload[k].source!r}) has Pareto sizes with alpha = "
+            f"{law.alpha:g} <= 3 (mean {law.moment(1):.4g}, c² = {law.cv2:.3g}): E[S³] is "
+            "infinite"
+        )
+    law = sc.workload[which[0]].size
+    instead = "lognormal" if law.cv2 < 1 else "hyperexponential"
+    why = (
+        f"scenario {sc.name!r}: {'; '.join(said)}. The waiting time's variance is then "
+        "infinite, so a plain mean delay converges slowly and its 95 % interval mostly "
+        "misses it (benchmarks/arena_coverage.py)"
+    )
+    if heavy_tails == "raise":
+        raise HeavyTailError(
+            f"{func}: {why}. Give the sizes a law of the same mean and c² with every moment "
+            f"finite, e.g. {{dist: {instead}, mean: {law.moment(1):.4g}, scv: "
+            f"{law.cv2:.3g}}} (lognormal: any c²; hyperexponential: c² >= 1), or pass "
+            "heavy_tails='flag' for the numbers with the mean flagged; the quantiles "
+            "p90_delay and p99_delay keep their meaning."
+        )
+    return [
+        f"heavy tails: {why}; read the quantiles p90_delay and p99_delay, not the mean's interval"
+    ]
 
 
 #: the older user signature, decide(queue, servers, speed, delay, u) -> index
@@ -179,6 +225,7 @@ _RESERVED = frozenset(
         "confidence",
         "records",
         "timeout",
+        "heavy_tails",
     }
 )
 
@@ -416,10 +463,11 @@ def _engine_call(net, tk, pol, warm, user, name, timeout):
 
 
 def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
-    rng = np.random.default_rng(seed_seq)
+    # the replication's SeedSequence itself is the root of draw_tasks' streams, so
+    # draw_tasks(sc, n, ..., replication_seeds(seed, R)[r]) gives replication r's tasks
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
     tk, out = run_once(
-        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, rng, ch.name, timeout
+        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, seed_seq, ch.name, timeout
     )
     finish_t, where, ncopies, hops, energy_tx, area, span, _, start = out
     keep = slice(warm, n)
@@ -514,9 +562,11 @@ def _prepare(
     policy_params,
     timeout=None,
     records=False,
+    heavy_tails="raise",
 ):
     """Validate a run and build its replication function and :func:`finish`'s description."""
     sc = _scenario(scenario, f)
+    notes = heavy_tail_notes(sc, f, heavy_tails)
     ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
     ok |= PARAMS.check(f, confidence=confidence)
     warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
@@ -538,6 +588,7 @@ def _prepare(
     described = dict(
         func=f, metric="mean_delay", quantities=QUANTITIES, confidence=ok["confidence"],
         run_length=n, run_unit="requests", bounds=BOUNDS, unit="s", count="measured",
+        notes=notes,
         info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params,
               "heavy_tails": sc.heavy_tails},
         empty_what="tasks completed after the warm-up",
@@ -558,6 +609,7 @@ def simulate(
     confidence: float = 0.95,
     records: bool = False,
     timeout: float | None = None,
+    heavy_tails: str = "raise",
     **policy_params,
 ) -> SimulationResult:
     """Simulate ``policy`` on ``scenario``; the quantities of the module docstring with
@@ -577,7 +629,10 @@ def simulate(
     :class:`UserPolicy` (:func:`policy`); its parameters as keywords (``m=3``). ``warmup``:
     the fraction of each run's tasks not measured (None: 0.1). ``overload``: ``"raise"``
     (:class:`workbench.validation.UnstableRegimeError` when the delays are not stationary)
-    or ``"transient"`` (the finite-horizon numbers, flagged).
+    or ``"transient"`` (the finite-horizon numbers, flagged). ``heavy_tails``: ``"raise"``
+    (:class:`HeavyTailError` before any run when a source's task size has an infinite third
+    moment, :attr:`Scenario.heavy_tails`: the mean delay's interval would not cover it) or
+    ``"flag"`` (the numbers, with a note; ``info["heavy_tails"]`` names the sources).
     """
     f = "simulate"
     one, ok, described = _prepare(
@@ -592,6 +647,7 @@ def simulate(
         policy_params,
         timeout,
         records,
+        heavy_tails,
     )
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
     rs = replicate(one, replications=ok["replications"], seed=ok["seed"])
@@ -621,8 +677,9 @@ def simulate_to_precision(
     target is given) or its absolute half-width at most ``half_width`` [s]: the shared loop
     :func:`workbench.precision.to_precision`, ``initial`` replications first and at most
     ``max_replications`` (the shared table's rows), with a progress bar. A non-stationary
-    run raises ``UnstableRegimeError`` at once; a run that reaches the cap is returned with
-    ``converged=False`` and a note.
+    run raises ``UnstableRegimeError`` at once, a heavy-tailed scenario
+    :class:`HeavyTailError` (its interval has no precision to reach); a run that reaches
+    the cap is returned with ``converged=False`` and a note.
     """
     f = "simulate_to_precision"
     target = precision_target(

@@ -33,7 +33,7 @@ from workbench.validation import ParameterError
 __all__ = [
     "map_scenario", "size_for_scv", "evaluate", "evaluate_point", "winner_map", "fronts",
     "validation_table", "mark_winners", "paired_interval", "separated_front", "compare",
-    "CONTENDERS",
+    "CONTENDERS", "map_grid", "separation_table",
 ]  # fmt: skip
 
 #: the policies compared on the map, with their parameters
@@ -200,6 +200,17 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
     """Every contender at every point of the grid (load × link delay × task-size SCV × the
     cloud's round trip), paired by seed; :func:`mark_winners` names the winner or the tied
     set at each point."""
+    grid, fixed = map_grid(quick, policies)
+    frame = sweep(evaluate_point, grid, fixed=fixed, base_seed=seed, client=client,
+                  n_workers=1 if quick else None, progress=False)  # fmt: skip
+    return mark_winners(frame)
+
+
+def map_grid(quick: bool = True, policies=None) -> tuple[dict, dict]:
+    """The winner map's grid (axis -> values) and the arguments every point shares
+    (:func:`evaluate_point`'s ``tasks_per_run``, ``runs`` and ``policies``). A point's seed
+    depends only on its values (:func:`workbench.sweep.point_seed`), so the grid may be
+    swept in parts (``benchmarks/arena_winner_map.py``) for the same frame."""
     rtt = PARAMS["cloud_rtt"].default
     grid = {
         "load": [0.5, 0.85] if quick else [0.3, 0.5, 0.7, 0.85, 0.95],
@@ -212,9 +223,7 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
         "runs": 3 if quick else 5,
         "policies": list(policies or CONTENDERS),
     }
-    frame = sweep(evaluate_point, grid, fixed=fixed, base_seed=seed, client=client,
-                  n_workers=1 if quick else None, progress=False)  # fmt: skip
-    return mark_winners(frame)
+    return grid, fixed
 
 
 def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -281,6 +290,46 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             frame.loc[idx, "tied_with"] = ", ".join(tied)
         frame.loc[idx, "in_lead"] = part["policy"].isin(tied).to_numpy()
     return frame
+
+
+def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """How well the map's winners are separated (a frame of :func:`mark_winners`): per
+    policy, the points where it has the least mean delay (``best``), those where it is named
+    the winner (``separated``: every other contender's paired interval excludes 0) and those
+    where it is best but tied (``tied``); ``in_tied_sets``: the tied sets it belongs to;
+    over its separated points, the runner-up's paired margin (s: ``margin_mean``,
+    ``margin_min``, ``margin_median``) and that margin relative to its mean delay
+    (``rel_margin_median``). The row ``all`` counts the points (``points``), those with a
+    contender (``best``), named winners and tied sets, over every policy."""
+    keys = [k for k in POINT if k in frame.columns]
+    points = frame.drop_duplicates(keys)
+    best_of = points["tied_with"].str.split(", ").str[0].where(points["winner"] == "", "")
+    best_of = best_of.where(points["winner"] == "", points["winner"])
+    lead = frame[frame["policy"] == frame["winner"]].set_index(keys)["mean_delay"]
+    rows = []
+    names = list(dict.fromkeys(frame["policy"]))
+    for name in [*names, "all"]:
+        mine = best_of != "" if name == "all" else best_of == name
+        won = points[mine & (points["winner"] != "")]
+        sets = points["tied_with"].str.split(", ")
+        member = sets.map(lambda t, n=name: n in t if n != "all" else t != [""])
+        rel = won["margin"].to_numpy() / lead.loc[won.set_index(keys).index].to_numpy()
+        rows.append(
+            {
+                "policy": name,
+                "points": len(points),
+                "best": int(mine.sum()),
+                "separated": len(won),
+                "tied": int(mine.sum()) - len(won),
+                "in_tied_sets": int(member.sum()),
+                "separated_share": len(won) / mine.sum() if mine.sum() else math.nan,
+                "margin_mean": float(won["margin"].mean()) if len(won) else math.nan,
+                "margin_min": float(won["margin"].min()) if len(won) else math.nan,
+                "margin_median": float(won["margin"].median()) if len(won) else math.nan,
+                "rel_margin_median": float(np.median(rel)) if len(won) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows).set_index("policy")
 
 
 def compare(
