@@ -280,20 +280,23 @@ def test_a_scenario_without_a_decision_is_refused():
 def test_evaluate_pairs_the_agent_with_every_policy():
     from workbench.arena.baselines import first_available
 
+    def to_cloud(obs, mask):  # the cloud, the last candidate: the tasks of policy "cloud"
+        return int(np.sum(obs["cand"][C_SPEED] > 0)) - 1
+
     three = ["local", "jsq", "cloud"]
-    frame = arena.evaluate(
-        first_available, "neutral", tasks=1_000, replications=3, seed=2, policies=three
-    )
+    frame = arena.evaluate(to_cloud, "neutral", tasks=1_000, replications=6, seed=2, policies=three)
     assert list(frame["policy"]) == ["agent", "local", "jsq", "cloud"]
     for col in ("winner", "tied_with", "margin", "margin_low", "margin_high", "vs_agent"):
         assert col in frame.columns
-    # the first available candidate is the node itself whenever it has room: local's tasks
-    local = frame.set_index("policy").loc["local"]
-    agent = frame.set_index("policy").loc["agent"]
-    assert local["mean_delay"] == pytest.approx(agent["mean_delay"], rel=1e-12)
-    assert local["vs_agent"] == pytest.approx(0.0, abs=1e-12)
-    jsq = frame.set_index("policy").loc["jsq"]
-    assert jsq["vs_agent_high"] < 0  # jsq is faster than keeping every task, separated
+    rows = frame.set_index("policy")
+    assert rows.loc["cloud", "mean_delay"] == rows.loc["agent", "mean_delay"]
+    assert rows.loc["cloud", "vs_agent"] == 0.0
+    # the same tasks, so the pairs separate jsq and local from the agent
+    assert rows.loc["jsq", "vs_agent_low"] > 0 and rows.loc["local", "vs_agent_low"] > 0
+    assert (frame["winner"] == "").all() and set(frame["tied_with"].iloc[0].split(", ")) == {
+        "agent",
+        "cloud",
+    }
     with pytest.raises(ParameterError, match="'agent' parameter of evaluate"):
         arena.evaluate(42, "neutral", tasks=100, replications=2)
     with pytest.raises(ParameterError, match="'policies' parameter of evaluate"):
