@@ -108,7 +108,9 @@ def test_check_env_passes_for_both_layouts():
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             check_env(env, skip_render_check=True)
-        assert not [str(w.message) for w in seen if "arena" in str(w.filename)]
+        # the checker's one remark: the unbounded rows (an infinite-server cloud, the clock)
+        others = [str(w.message) for w in seen if "maximum value is infinity" not in str(w.message)]
+        assert not others
 
 
 def test_the_return_is_minus_the_total_time_in_system():
