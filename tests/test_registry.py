@@ -19,6 +19,7 @@ from workbench.claims import load_claims
 from workbench.params import Param
 from workbench.registry import (
     ARENA,
+    COMPANION_NOTEBOOKS,
     PAPERS,
     Paper,
     RegistryError,
@@ -161,6 +162,7 @@ def test_the_course_order_is_the_teaching_order(monkeypatch):
 def test_every_notebook_is_a_registered_paper_or_the_index():
     on_disk = {p.name for p in (REPO / "notebooks").glob("*.ipynb")}
     registered = {Path(p.notebook).name for p in (*PAPERS.values(), ARENA)}
+    registered |= {Path(x).name for x in COMPANION_NOTEBOOKS}
     assert on_disk - registered == {"00_index.ipynb"}
 
 

@@ -351,6 +351,10 @@ ARENA = Paper(
 )
 
 
+#: notebooks beside an entry's own, and the entry they belong to (the arena's learning env)
+COMPANION_NOTEBOOKS = {"notebooks/arena_learning.ipynb": ARENA.id}
+
+
 def course() -> list[Paper]:
     """The papers in teaching order (the landing notebook lists them so)."""
     return sorted(PAPERS.values(), key=lambda p: (p.order, p.id))

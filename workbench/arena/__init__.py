@@ -32,10 +32,17 @@ policy of your own, on one compiled engine and one scenario file.
           out[0] = best
           return 1
 
+- :class:`~workbench.arena.env.ArenaEnv`: the engine paused at each decision as a Gymnasium
+  environment; :func:`evaluate` runs an agent and every built-in policy on the same tasks
+  (paired intervals); :mod:`~workbench.arena.agents`: a numpy Q-learning agent exported as a
+  compiled policy.
+
 The arena is not a paper: it is registered as :data:`workbench.registry.ARENA` for the CLI
 (``python -m workbench reproduce arena``), not in ``PAPERS``.
 """
 
+from workbench.arena.baselines import evaluate
+from workbench.arena.env import ArenaEnv
 from workbench.arena.model import (
     energy_per_task,
     erlang_c_delay,
@@ -66,7 +73,7 @@ from workbench.arena.simulation import (
 
 __all__ = [
     "PARAMS", "POLICIES", "QUANTITIES", "HeavyTailError", "PolicyError", "ScenarioError",
-    "UserPolicy",
+    "UserPolicy", "ArenaEnv", "evaluate",
     "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
     "simulate_to_precision",
     # the theory the engine is checked against (workbench.arena.model)

@@ -182,9 +182,9 @@ def stream(seed_sequence: np.random.SeedSequence, *path: int) -> np.random.Gener
 
 
 #: bytes per task of one replication: its inputs (arrival, node, source, bits, type,
-#: deadline) and the engine's per-task state, plus per copy (a size, the copy's state and its
-#: places in the event heap and lane) and per policy uniform
-TASK_BYTES, COPY_BYTES, UNIFORM_BYTES = 176, 136, 8
+#: deadline) and the engine's per-task state (its loss time too), plus per copy (a size,
+#: the copy's state and its places in the event heap and lane) and per policy uniform
+TASK_BYTES, COPY_BYTES, UNIFORM_BYTES = 184, 136, 8
 
 
 def run_bytes(n: int, copies: int, uniforms: int) -> float:
@@ -400,5 +400,5 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
     for j in range(uniforms):
         u[:, j] = stream(root, POLICY, j).random(n)
     fields = dict(t=t, node=node, source=source, size=size, bits=bits, kind=kind, u=u)
-    fields["deadline"] = deadline  # kept when Tasks has the field (relative, s; inf: none)
-    return Tasks(**{f: fields[f] for f in Tasks._fields})
+    fields["deadline"] = deadline  # relative, s; inf: none
+    return Tasks(**fields)

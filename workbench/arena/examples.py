@@ -3,11 +3,14 @@ API fuzz and ``check_paper`` build their calls from them)."""
 
 from __future__ import annotations
 
+from workbench.arena.baselines import first_available
+
 __all__ = ["EXAMPLES"]
 
 EXAMPLES = {
     "scenario": lambda: "neutral",
     "policy": lambda: "jsq",
+    "agent": lambda: first_available,  # arena.evaluate's agent (any obs, mask -> action)
     "load_scenario.path": lambda: "neutral",
     # the theory functions (workbench.arena.model)
     "erlang_c_delay.servers": lambda: 3,

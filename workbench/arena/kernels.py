@@ -35,6 +35,7 @@ from numba import njit, typeof, types
 
 from workbench.arena.policies import (
     CAND_FIELDS,
+    EXTERNAL,
     P_CANCEL,
     REPLICATE,
     TASK_FIELDS,
@@ -83,7 +84,6 @@ class Net(NamedTuple):
     mean_size: np.ndarray  # float64 (S,): each workload source's mean size
     # what a user policy may see of each source's tasks (set by simulate from the scenario)
     size_known: np.ndarray = np.zeros(0, np.int64)  # int64 (S,): 1 if sizes are known
-    deadline: np.ndarray = np.zeros(0)  # float64 (S,): relative deadline (inf: none)
 
 
 class Tasks(NamedTuple):
@@ -96,6 +96,7 @@ class Tasks(NamedTuple):
     bits: np.ndarray  # float64 (n,): input bits
     kind: np.ndarray  # int64 (n,): task type (0 = most popular, -1 = untyped)
     u: np.ndarray  # float64 (n, R): uniforms for the policy
+    deadline: np.ndarray  # float64 (n,): relative deadline (inf: none), from the scenario or trace
 
 
 #: the defaults of a built-in policy's user fields (never written: no user code runs)
@@ -164,6 +165,17 @@ class _State(NamedTuple):
     ubuf: np.ndarray  # int64 scratch: a user policy's answer
     ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled, lane head, lane size]
     on_start: np.ndarray  # int64 (1,): 1 when the first copy to *start* cancels the others
+    # the loop's registers between two calls (:func:`_loop` paused at a decision): R_*
+    reg: np.ndarray  # int64 (8,)
+    clock: np.ndarray  # float64 (2,): [arrival of task ``warm``, time of the pause]
+    t_lost: np.ndarray  # per task: when its last copy was lost (nan: not lost)
+
+
+#: slots of ``_State.reg``: the loop's phase (R_FRESH, R_PAUSED, R_DONE), the next arrival
+#: and its sequence number, the pending placement (task, node, hops, copy) and the action
+#: an external policy (:data:`workbench.arena.policies.EXTERNAL`) gives for it
+R_PHASE, R_NXT, R_SEQ, R_TASK, R_NODE, R_HOPS, R_COPY, R_ACTION = range(8)
+R_FRESH, R_PAUSED, R_DONE = 0, 1, 2
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -220,17 +232,19 @@ def _free_server(net, st, q, k, now):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _lose(st, c):
+def _lose(st, c, now):
     st.c_state[c] = LOST
     i = st.c_task[c]
     st.t_alive[i] -= 1
+    if st.t_alive[i] <= 0:
+        st.t_lost[i] = now
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _admit(net, tk, st, q, c, k, now):
     """Copy ``c`` reaches node ``k`` to be served there (or lost if ``k`` is full)."""
     if st.n_in[k] >= net.capacity[k] or net.servers[k] == 0:
-        _lose(st, c)
+        _lose(st, c, now)
         return
     st.n_in[k] += 1
     st.c_node[c] = k
@@ -305,7 +319,7 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
         if st.c_state[cj] == CANCELLED:  # cancel-on-start: a sibling has started already
             continue
         if b < 0:
-            _lose(st, cj)
+            _lose(st, cj, now)
         else:
             _send(net, tk, st, q, cj, k, b, forward, now)
 
@@ -383,6 +397,9 @@ def _state(n_nodes, n, m, max_deg, r):
         np.zeros(max(m, 1), np.int64),
         np.zeros(6, np.int64),
         np.zeros(1, np.int64),
+        np.zeros(8, np.int64),
+        np.zeros(2),
+        np.full(n, np.nan),
     )
 
 
@@ -471,16 +488,22 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
     and ``st`` otherwise cost most of its time (atomic operations on every event).
     """
     n = tk.t.shape[0]
-    t0 = 0.0
+    reg = st.reg
     # The arrivals are sorted: the next one waits outside the heap, with the sequence
     # number it would carry there (drawn when the previous one arrived), and leaves
     # before the heap's earliest event exactly when it would have left the heap first.
-    nxt, nxt_seq = 0, 0
-    st.ctr[1] = 1 if n > 0 else 0
+    # One call site of _place (inlined with the policies): the arrivals and the forwarded
+    # copies set what it places, so the policies are compiled into the loop once.
+    # A paused run (an external policy waiting for its action) resumes with that placement.
+    resume = reg[R_PHASE] == R_PAUSED
+    if resume:
+        nxt, nxt_seq, t0, now = reg[R_NXT], reg[R_SEQ], st.clock[0], st.clock[1]
+        pi, pk, ph, pc = reg[R_TASK], reg[R_NODE], reg[R_HOPS], reg[R_COPY]
+    else:
+        nxt, nxt_seq, t0, now = 0, 0, 0.0, 0.0
+        st.ctr[1] = 1 if n > 0 else 0
+        pi, pk, ph, pc = 0, 0, 0, -1
     heap, lane = q.heap, q.lane
-    # one call site of _place (inlined with the policies): the arrivals and the forwarded
-    # copies set what it places, so the policies are compiled into the loop once
-    pi, pk, ph, pc = 0, 0, 0, -1
     while True:
         place = False
         # the earliest pending event: the heap's top or the lane's head (src 1 or 2)
@@ -491,7 +514,9 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
             lt, ls = lane.time[h], lane.seq[h]
             if src == 0 or queue_before(lt, ls, et, es):
                 src, et, es = 2, lt, ls
-        if nxt < n and (src == 0 or queue_before(tk.t[nxt], nxt_seq, et, es)):
+        if resume:
+            place = True
+        elif nxt < n and (src == 0 or queue_before(tk.t[nxt], nxt_seq, et, es)):
             i = nxt
             now = tk.t[i]
             if i == warm:
@@ -526,9 +551,17 @@ def _loop(net, tk, pol, warm, user, st, q, area0, area1):
             else:
                 _depart(net, tk, st, q, c, now)
         if place:
+            if pol.code == EXTERNAL and not resume:  # pause: the action comes from outside
+                reg[R_PHASE], reg[R_NXT], reg[R_SEQ] = R_PAUSED, nxt, nxt_seq
+                reg[R_TASK], reg[R_NODE], reg[R_HOPS], reg[R_COPY] = pi, pk, ph, pc
+                st.clock[0], st.clock[1] = t0, now
+                return t0
+            resume = False
             _place(net, tk, pol, user, st, q, pi, pk, ph, pc, now)
             if pol.err[0] != 0:  # a user policy answered outside its candidates: stop
                 break
+    reg[R_PHASE] = R_DONE
+    st.clock[0], st.clock[1] = t0, now
     return t0
 
 
@@ -557,6 +590,6 @@ def engine():
 def _examples():
     f1, i1 = np.zeros(1), np.zeros(1, np.int64)
     f2, i2 = np.zeros((1, 1)), np.zeros((1, 1), np.int64)
-    net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1, i1, f1)
-    tk = Tasks(f1, i1, i1, f2, f1, i1, f2)
+    net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1, i1)
+    tk = Tasks(f1, i1, i1, f2, f1, i1, f2, f1)
     return net, tk, Policy(0, f1, f1, f1, i1)

@@ -21,8 +21,8 @@ Your own policy (:func:`workbench.arena.policy`) is a function
 
 - ``task`` (float64, fields :data:`TASK_FIELDS`, indices ``T_NOW``, ``T_ARRIVAL``, ...):
   the clock, the task's arrival time, source (workload entry), type (-1: untyped),
-  deadline (``inf``: none), size (``nan`` unless the scenario declares sizes known), the
-  deciding node;
+  deadline (relative, s: the workload entry's, or the trace row's; ``inf``: none), size
+  (``nan`` unless the scenario declares sizes known), the deciding node;
 - ``cand`` (float64, rows :data:`CAND_FIELDS`, indices ``C_NODE``, ``C_QUEUE``, ...; one
   column per candidate, the cloud last when the scenario has one): node index, tasks held,
   servers (``inf`` for the cloud), speed, propagation delay from the deciding node and this
@@ -116,6 +116,9 @@ CODE = {s.name: k for k, s in enumerate(TABLE)}
 LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = (
     CODE[s.name] for s in TABLE
 )
+#: the code of no policy: the engine pauses at each placement and takes the candidate
+#: index given from outside (:mod:`workbench.arena.env`, a learning agent's action)
+EXTERNAL = len(TABLE)
 #: slot of each built-in parameter in ``Policy.par``, in the table's order
 SLOTS: dict[str, int] = {}
 for _spec in TABLE:
@@ -346,10 +349,12 @@ def _hedge(net, tk, pol, st, i, k):
     return 1, 0
 
 
-@njit(cache=True, _nrt=False)
-def _user(net, tk, pol, user, st, i, k, now):
-    """Your own policy: its view of the task and the candidates, its call, its answer
-    checked (an invalid one is written to ``pol.err`` and ends the run)."""
+@njit(cache=True, inline="always", _nrt=False)
+def view(net, tk, st, i, k, now):
+    """What a decision on task ``i`` at node ``k`` sees: the candidates (``k`` and its
+    serving neighbours, then the cloud) in ``st.ibuf`` and their rows
+    (:data:`CAND_FIELDS`) in ``st.fbuf``, the task (:data:`TASK_FIELDS`) in ``st.task``;
+    returns how many candidates."""
     n = _candidates(net, st, k)
     if net.cloud >= 0:
         st.ibuf[n] = net.cloud
@@ -368,13 +373,21 @@ def _user(net, tk, pol, user, st, i, k, now):
     task[T_ARRIVAL] = tk.t[i]
     task[T_SOURCE] = src
     task[T_TYPE] = tk.kind[i]
-    task[T_DEADLINE] = net.deadline[src] if src < net.deadline.shape[0] else np.inf
+    task[T_DEADLINE] = tk.deadline[i]
     known = src < net.size_known.shape[0] and net.size_known[src] != 0
     task[T_SIZE] = tk.size[i, 0] if known else np.nan
     task[T_NODE] = k
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _user(net, tk, pol, user, st, i, k, now):
+    """Your own policy: its view of the task and the candidates, its call, its answer
+    checked (an invalid one is written to ``pol.err`` and ends the run)."""
+    n = view(net, tk, st, i, k, now)
     out = st.ubuf[: tk.size.shape[1]]
     pol.err[1] = i  # the task being decided, should the user's code raise
-    count = user(task, st.fbuf[:, :n], pol.ustate, pol.upar, tk.u[i], out)
+    count = user(st.task, st.fbuf[:, :n], pol.ustate, pol.upar, tk.u[i], out)
     if count < 1 or count > out.shape[0]:
         pol.err[0], pol.err[2], pol.err[3] = 1, count, out.shape[0]
         return _single(st, -1, 0)
@@ -385,6 +398,15 @@ def _user(net, tk, pol, user, st, i, k, now):
             return _single(st, -1, 0)
         st.buf[a] = st.ibuf[idx]
     return count, 0
+
+
+@njit(cache=True, _nrt=False)
+def _external(net, tk, st, i, k, now):
+    """The action given from outside (``st.reg[7]``, checked by its caller): the index of
+    one of :func:`view`'s candidates."""
+    n = view(net, tk, st, i, k, now)
+    a = st.reg[7]
+    return _single(st, st.ibuf[a] if 0 <= a < n else -1, 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -421,4 +443,6 @@ def decide(net, tk, pol, user, st, i, k, hops, now):
         return _red(net, tk, pol, st, i, k)
     if code == HEDGE:
         return _hedge(net, tk, pol, st, i, k)
+    if code == EXTERNAL:
+        return _external(net, tk, st, i, k, now)
     return _user(net, tk, pol, user, st, i, k, now)

@@ -540,14 +540,10 @@ def _compiled(sc: Scenario, f: str):
             f"{f}: scenario {sc.name!r} has a task size law whose moments overflow a float "
             f"({exc}); give sizes of a physical scale."
         ) from None
-    # what a user policy may see: sizes where the scenario declares them known, deadlines
+    # what a user policy may see: sizes where the scenario declares them known (deadlines
+    # come with each task: draw_tasks)
     known = [int(bool(getattr(w, "size_known", False))) for w in sc.workload]
-    deadline = [getattr(w, "deadline", None) for w in sc.workload]
-    net = net._replace(
-        size_known=np.array(known, dtype=np.int64),
-        deadline=np.array([math.inf if x is None else float(x) for x in deadline]),
-    )
-    return net
+    return net._replace(size_known=np.array(known, dtype=np.int64))
 
 
 def _prepare(

@@ -259,7 +259,7 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     runner-up − best paired mean and interval), and per row ``contender`` and ``in_lead``
     (the winner or a member of the tied set)."""
     frame = frame.copy()
-    keys = [k for k in POINT if k in frame.columns]
+    keys = [k for k in [*POINT, "scenario"] if k in frame.columns]  # a map's point, or a scenario
     frame["contender"] = frame["stationary"].astype(bool) & (frame["loss_share"] <= 0.01)
     for col in ("winner", "tied_with"):
         frame[col] = ""

@@ -1,0 +1,153 @@
+"""A small learning agent for :class:`~workbench.arena.env.ArenaEnv`, with numpy only:
+tabular Q-learning over binned loads, exported as an ``@arena.policy`` that runs compiled.
+
+The state is the load (tasks held per server) of the first ``edges`` candidates that are
+not the cloud, each cut into bins at ``bins`` (e.g. ``(0.5, 1.0, 1.5)``: four bins), so
+``len(bins) + 1`` to the power ``edges`` states; the actions are the candidates. The same
+compiled :func:`state_index` reads the env's observation during training and the ``cand``
+array of the exported policy inside the engine, so the exported policy makes the agent's
+greedy choices (:meth:`QAgent.policy`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from workbench.arena.env import ArenaEnv
+from workbench.arena.policies import C_QUEUE, C_SERVERS, C_SPEED
+from workbench.arena.simulation import policy as make_policy
+from workbench.progress import finish_bar, open_bar
+from workbench.validation import ParameterError, check_int, check_real
+
+__all__ = ["QAgent", "state_index"]
+
+
+@njit(cache=True)
+def state_index(cand, n, edges, bins):
+    """The state of a decision: each of the first ``edges`` finite candidates' load (tasks
+    per server; 0 for a missing one) binned at ``bins``, as one index."""
+    s, seen = 0, 0
+    for a in range(n):
+        if seen == edges:
+            break
+        servers = cand[C_SERVERS, a]
+        if not np.isfinite(servers) or servers <= 0:
+            continue
+        load = cand[C_QUEUE, a] / servers
+        b = 0
+        for th in bins:
+            b += load >= th
+        s = s * (len(bins) + 1) + b
+        seen += 1
+    for _ in range(seen, edges):
+        s = s * (len(bins) + 1)
+    return s
+
+
+@njit(cache=True)
+def _greedy(q, s, n, mask):
+    best, value = -1, -np.inf
+    for a in range(n):
+        if mask[a] and q[s, a] > value:
+            best, value = a, q[s, a]
+    return best
+
+
+class QAgent:
+    """Tabular Q-learning (one-step, ε-greedy) on ``env``; call it as an agent
+    ``agent(obs, mask) -> action`` (greedy) for :func:`workbench.arena.evaluate`."""
+
+    def __init__(
+        self,
+        env: ArenaEnv,
+        *,
+        edges: int = 3,
+        bins=(0.5, 1.0, 1.5),
+        alpha: float = 0.1,
+        gamma: float = 0.9,
+        epsilon: float = 0.1,
+        seed: int = 0,
+    ):
+        f = "QAgent"
+        if not isinstance(env, ArenaEnv) or env.observation != "dict":
+            raise ParameterError(
+                f"The 'env' parameter of {f} must be an ArenaEnv with observation='dict'. "
+                f"Got {env!r}."
+            )
+        self.env = env
+        self.edges = check_int(edges, "edges", f, 1, 6)
+        b = np.asarray(bins, dtype=float)
+        if b.ndim != 1 or not 1 <= b.size <= 8 or not np.all(np.diff(b) > 0) or b[0] <= 0:
+            raise ParameterError(
+                f"The 'bins' parameter of {f} must be 1 to 8 increasing loads > 0. Got {bins!r}."
+            )
+        self.bins = b
+        self.alpha = check_real(alpha, "alpha", f, 0.0, 1.0, low_open=True)
+        self.gamma = check_real(gamma, "gamma", f, 0.0, 1.0, high_open=True)
+        self.epsilon = check_real(epsilon, "epsilon", f, 0.0, 1.0)
+        self.rng = np.random.default_rng(check_int(seed, "seed", f, 0, 2**63 - 1))
+        self.q = np.zeros(((b.size + 1) ** self.edges, env.width))
+        self.curve: list[float] = []
+
+    def _state(self, obs):
+        cand = obs["cand"]
+        n = int(np.sum(cand[C_SPEED] > 0))
+        return state_index(cand, n, self.edges, self.bins), n
+
+    def __call__(self, obs, mask):
+        s, n = self._state(obs)
+        return int(_greedy(self.q, s, n, mask))
+
+    def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
+        """``episodes`` episodes of Q-learning (episode e: the env's e-th after
+        ``reset(seed=seed)``); appends each episode's mean time in system per task to
+        :attr:`curve` and returns it."""
+        episodes = check_int(episodes, "episodes", "QAgent.train", 1, 10**6)
+        env, q, rng = self.env, self.q, self.rng
+        bar = open_bar(episodes, "Q-learning", progress)
+        try:
+            for e in range(episodes):
+                obs, info = env.reset(seed=seed) if e == 0 else env.reset()
+                s, n = self._state(obs)
+                total, steps, done = 0.0, 0, False
+                while not done:
+                    mask = info["action_mask"]
+                    if rng.random() < self.epsilon:
+                        a = int(rng.choice(np.flatnonzero(mask)))
+                    else:
+                        a = int(_greedy(q, s, n, mask))
+                    obs, r, done, _, info = env.step(a)
+                    total += r
+                    steps += 1
+                    target = r
+                    if not done:
+                        s2, n2 = self._state(obs)
+                        target += self.gamma * q[s2, _greedy(q, s2, n2, info["action_mask"])]
+                    q[s, a] += self.alpha * (target - q[s, a])
+                    if not done:
+                        s, n = s2, n2
+                self.curve.append(-total / steps)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            finish_bar(bar)
+        return self.curve
+
+    def policy(self, name: str = "q_learned"):
+        """The greedy policy of the current table as an ``@arena.policy`` (a frozen copy
+        of the table, compiled into the engine): ``arena.simulate(policy=agent.policy())``
+        and the winner map run it at compiled speed."""
+        table, edges, bins = self.q.copy(), self.edges, self.bins.copy()
+
+        def decide(task, cand, state, par, u, out):
+            n = cand.shape[1]
+            s = state_index(cand, n, edges, bins)
+            best, value = 0, -np.inf
+            for a in range(n):
+                if table[s, a] > value:
+                    best, value = a, table[s, a]
+            out[0] = best
+            return 1
+
+        return make_policy(decide, name=name)

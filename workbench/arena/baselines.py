@@ -1,0 +1,170 @@
+"""``arena.evaluate``: a learning agent against every built-in policy, on the same tasks.
+
+The agent runs on :class:`~workbench.arena.env.ArenaEnv`: replication ``r`` is episode
+``r`` after ``reset(seed=seed)``, whose tasks are those of replication ``r`` of
+``arena.simulate(seed=seed)`` (common random numbers), so each built-in policy's
+replications pair up with the agent's. The frame has the winner map's columns
+(:func:`workbench.arena.studies.mark_winners`: ``winner``, ``tied_with``, ``margin``,
+``margin_low``, ``margin_high``, ``in_lead``) and, per policy, the paired difference of its
+mean delay to the agent's with its interval (``vs_agent``, ``vs_agent_low``,
+``vs_agent_high``: an interval above 0 means the agent is faster, below 0 slower).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pandas as pd
+
+from workbench.arena.env import ArenaEnv
+from workbench.arena.simulation import POLICIES, simulate
+from workbench.arena.studies import CONTENDERS, mark_winners, paired_interval
+from workbench.output_analysis import detect
+from workbench.validation import ParameterError, check_int, check_real
+
+__all__ = ["evaluate", "agent_runs", "first_available"]
+
+
+def first_available(obs, mask) -> int:
+    """A trivial agent: the first candidate with room (the deciding node when it serves and
+    has room)."""
+    return int(np.flatnonzero(mask)[0])
+
+
+def _actor(agent, func: str):
+    """``agent`` as a function (obs, mask) -> action: an object's ``predict`` (a trained
+    model's; a tuple answer's first item is the action), or a callable of the observation
+    (and, if it takes two arguments, ``info["action_mask"]``)."""
+    if hasattr(agent, "predict") and callable(agent.predict):
+
+        def act(obs, mask):
+            out = agent.predict(obs)
+            return out[0] if isinstance(out, tuple) else out
+
+        return act
+    if not callable(agent):
+        raise ParameterError(
+            f"The 'agent' parameter of {func} must be a callable obs -> action (or obs, mask "
+            f"-> action) or an object with predict(obs). Got {type(agent).__name__}."
+        )
+    try:
+        params = inspect.signature(agent).parameters.values()
+        two = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 2
+    except (TypeError, ValueError):  # a builtin without a signature: one argument
+        two = False
+    return (lambda obs, mask: agent(obs, mask)) if two else (lambda obs, mask: agent(obs))
+
+
+def agent_runs(agent, env: ArenaEnv, replications: int, seed: int, warm: int) -> dict:
+    """The agent's replications on ``env``: per replication the mean delay and loss share
+    of the tasks after the first ``warm``, and the delay series (arrival order)."""
+    act = _actor(agent, "evaluate")
+    delays, losses, series = [], [], []
+    for r in range(replications):
+        obs, info = env.reset(seed=seed) if r == 0 else env.reset()
+        done = False
+        while not done:
+            obs, _, done, _, info = env.step(act(obs, info["action_mask"]))
+        rec = env.records()
+        kept = rec.iloc[warm:]
+        served = kept["outcome"] != "lost"
+        d = kept["delay"][served].to_numpy()
+        delays.append(float(d.mean()) if d.size else math.nan)
+        losses.append(float(1.0 - served.mean()))
+        series.append(rec["delay"][rec["outcome"] != "lost"].to_numpy())
+    return {"mean_delay": np.array(delays), "loss_share": np.array(losses), "series": series}
+
+
+def evaluate(
+    agent,
+    scenario="neutral",
+    *,
+    tasks: int = 5_000,
+    replications: int = 10,
+    seed: int = 0,
+    warmup: float = 0.1,
+    confidence: float = 0.95,
+    label: str = "agent",
+    policies=None,
+    **env_options,
+) -> pd.DataFrame:
+    """``agent`` and every built-in policy on ``scenario``, ``replications`` paired runs of
+    ``tasks`` tasks each (the first ``warmup`` share not measured): one row per contender
+    (``policy``, ``mean_delay`` with its interval ``ci_low``/``ci_high``, ``loss_share``,
+    ``stationary``, ``mean_delay@r``), the paired difference to the agent (``vs_agent``...)
+    and :func:`~workbench.arena.studies.mark_winners`' columns.
+
+    ``agent``: a callable obs -> action (or obs, mask -> action), or an object with
+    ``predict(obs)`` (e.g. a stable-baselines3 model). ``policies``: names of the built-in
+    policies (default: all of them; the map's parameters where it has them, else the
+    defaults). Policies the scenario cannot run (``cloud`` without a cloud) are left out,
+    named in ``frame.attrs["skipped"]``. ``env_options``: :class:`ArenaEnv`'s reward options.
+    """
+    f = "evaluate"
+    replications = check_int(replications, "replications", f, 2, 10_000)
+    seed = check_int(seed, "seed", f, 0, 2**63 - 1)
+    warmup = check_real(warmup, "warmup", f, 0.0, 0.9)
+    confidence = check_real(confidence, "confidence", f, 0.5, 1.0, high_open=True)
+    if not isinstance(label, str) or not label or label in POLICIES:
+        raise ParameterError(
+            f"The 'label' parameter of {f} must be a non-empty string other than a built-in "
+            f"policy's name. Got {label!r}."
+        )
+    names = list(POLICIES) if policies is None else list(policies)
+    unknown = [x for x in names if x not in POLICIES]
+    if unknown:
+        raise ParameterError(
+            f"The 'policies' parameter of {f} must name built-in policies {list(POLICIES)}. "
+            f"Got unknown {unknown}."
+        )
+    env = ArenaEnv(scenario, tasks=tasks, **env_options)
+    warm = int(warmup * env.tasks + 1e-9)
+    runs = agent_runs(agent, env, replications, seed, warm)
+    ref = runs["mean_delay"]
+    rows = [_row(label, ref, runs["loss_share"], detect(runs["series"]).stationary, confidence)]
+    skipped = {}
+    for name in names:
+        try:
+            r = simulate(
+                scenario=env.scenario,
+                policy=name,
+                requests=env.tasks,
+                replications=replications,
+                seed=seed,
+                warmup=warmup,
+                overload="transient",
+                confidence=confidence,
+                **CONTENDERS.get(name, {}),
+            )
+        except ParameterError as exc:
+            skipped[name] = str(exc)
+            continue
+        d = r.frame["mean_delay"].to_numpy()
+        rows.append(_row(name, d, r.frame["loss_share"].to_numpy(), r.stationary, confidence))
+    frame = pd.DataFrame(rows)
+    for col in ("vs_agent", "vs_agent_low", "vs_agent_high"):
+        frame[col] = math.nan
+    for k, row in frame.iterrows():
+        d = row[[f"mean_delay@{j}" for j in range(replications)]].to_numpy(dtype=float)
+        m, lo, hi = paired_interval(d, ref, confidence)
+        frame.loc[k, ["vs_agent", "vs_agent_low", "vs_agent_high"]] = [m, lo, hi]
+    frame.insert(0, "scenario", env.scenario.name)
+    out = mark_winners(frame, confidence)
+    out.attrs["skipped"] = skipped
+    return out
+
+
+def _row(name, delays, losses, stationary, confidence) -> dict:
+    m, lo, hi = paired_interval(delays, np.zeros_like(delays), confidence)
+    row = {
+        "policy": name,
+        "mean_delay": m,
+        "ci_low": lo,
+        "ci_high": hi,
+        "loss_share": float(np.mean(losses)),
+        "stationary": bool(stationary),
+    }
+    row.update({f"mean_delay@{j}": float(x) for j, x in enumerate(delays)})
+    return row
