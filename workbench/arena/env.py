@@ -299,14 +299,12 @@ class ArenaEnv(gymnasium.Env):
 
     # -- episodes ------------------------------------------------------------------------
     def _draw(self, seed_seq):
-        rng = np.random.default_rng(seed_seq)
+        # the SeedSequence itself roots draw_tasks' streams, as in simulate's replications
         if self.horizon is None:
-            return draw_tasks(self.scenario, self.tasks, 1, 2, rng)
-        state = rng.bit_generator.state
+            return draw_tasks(self.scenario, self.tasks, 1, 2, seed_seq)
         n = int(self.scenario.total_rate * self.horizon * 1.2 + 20)
         for _ in range(40):
-            rng.bit_generator.state = state  # the same tasks, more of them
-            tk = draw_tasks(self.scenario, n, 1, 2, rng)
+            tk = draw_tasks(self.scenario, n, 1, 2, seed_seq)  # the same tasks, more of them
             keep = int(np.searchsorted(tk.t, self.horizon, side="left"))
             if keep < n:
                 return K.Tasks(*(np.ascontiguousarray(x[:keep]) for x in tk))
