@@ -331,8 +331,18 @@ def main() -> int:
     sc = ring(50)
     net = compile_scenario(sc)
     tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(1))
-    args = (tk.t, tk.node, tk.size, tk.u, net.servers, net.capacity, net.speed,
-            net.nbr_ptr, net.nbr_idx, net.delay)  # fmt: skip
+    args = (
+        tk.t,
+        tk.node,
+        tk.size,
+        tk.u,
+        net.servers,
+        net.capacity,
+        net.speed,
+        net.nbr_ptr,
+        net.nbr_idx,
+        net.delay,
+    )
     out = run_engine(net, tk)
     same = True
     for floor in (floor_ring, floor_ring_calendar):

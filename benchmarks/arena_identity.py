@@ -43,19 +43,34 @@ def shortest_delay(queue, servers, speed, delay, u):
 
 
 POLICIES = [
-    ("local", {}), ("cloud", {}), ("random", {}), ("jsq", {}), ("power_of_d", {"d": 2}),
-    ("power_of_d", {"d": 3}), ("threshold", {"theta": 0.25, "e_max": 2}),
-    ("threshold", {"theta": 0.0, "e_max": 0}), ("overflow", {"p": 0.5}),
-    ("overflow", {"p": 1.0}), ("replicate", {"m": 2}), ("replicate", {"m": 3}), ("red", {}),
-    ("red", {"min_th": 1.0, "max_th": 3.0, "max_p": 0.5, "w_q": 0.2}), ("hedge_cache", {}),
-    ("hedge_cache", {"cache_size": 2, "deadline": 0.5}), (shortest_delay, {}),
-]  # fmt: skip
+    ("local", {}),
+    ("cloud", {}),
+    ("random", {}),
+    ("jsq", {}),
+    ("power_of_d", {"d": 2}),
+    ("power_of_d", {"d": 3}),
+    ("threshold", {"theta": 0.25, "e_max": 2}),
+    ("threshold", {"theta": 0.0, "e_max": 0}),
+    ("overflow", {"p": 0.5}),
+    ("overflow", {"p": 1.0}),
+    ("replicate", {"m": 2}),
+    ("replicate", {"m": 3}),
+    ("red", {}),
+    ("red", {"min_th": 1.0, "max_th": 3.0, "max_p": 0.5, "w_q": 0.2}),
+    ("hedge_cache", {}),
+    ("hedge_cache", {"cache_size": 2, "deadline": 0.5}),
+    (shortest_delay, {}),
+]
 
 
 def _scenarios():
     out = [(name, load_scenario(name)) for name in shipped()]
-    out += [("mesh", mesh_scenario()), ("mesh_small", mesh_scenario(capacity=2, lam=4.0)),
-            ("mesh_nocloud", mesh_scenario(cloud=False)), ("ring", ring(20))]  # fmt: skip
+    out += [
+        ("mesh", mesh_scenario()),
+        ("mesh_small", mesh_scenario(capacity=2, lam=4.0)),
+        ("mesh_nocloud", mesh_scenario(cloud=False)),
+        ("ring", ring(20)),
+    ]
     return out
 
 

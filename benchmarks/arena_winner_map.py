@@ -58,8 +58,14 @@ def run(partial: str, workers: int) -> pd.DataFrame:
     print(f"{len(slices) - len(todo)} of {len(slices)} slices kept in {partial}", flush=True)
     for k, (load, delay) in enumerate(todo, 1):
         part = grid | {"load": [load], "link_delay": [delay]}
-        frame = sweep(studies.evaluate_point, part, fixed=fixed, base_seed=SEED,
-                      n_workers=workers, progress=False)  # fmt: skip
+        frame = sweep(
+            studies.evaluate_point,
+            part,
+            fixed=fixed,
+            base_seed=SEED,
+            n_workers=workers,
+            progress=False,
+        )
         frame.to_csv(partial, mode="a", header=not os.path.exists(partial), index=False)
         ran += 1
         spent = time.time() - t0

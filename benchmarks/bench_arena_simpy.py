@@ -45,13 +45,20 @@ from workbench.arena.policies import N_PAR, RANDOM, no_user  # noqa: E402
 
 
 def ring(n_nodes, servers=4, capacity=16, delay=0.001, load=0.8, mean=0.1):
-    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
-             for k in range(n_nodes)]  # fmt: skip
-    links = [{"a": f"e{k}", "b": f"e{(k + 1) % n_nodes}", "delay": delay}
-             for k in range(n_nodes)]  # fmt: skip
+    nodes = [
+        {"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+        for k in range(n_nodes)
+    ]
+    links = [{"a": f"e{k}", "b": f"e{(k + 1) % n_nodes}", "delay": delay} for k in range(n_nodes)]
     rate = load * servers / mean
-    work = [{"source": f"e{k}", "rate": rate * (0.8 + 0.4 * (k % 2)),
-             "size": {"dist": "exponential", "mean": mean}} for k in range(n_nodes)]  # fmt: skip
+    work = [
+        {
+            "source": f"e{k}",
+            "rate": rate * (0.8 + 0.4 * (k % 2)),
+            "size": {"dist": "exponential", "mean": mean},
+        }
+        for k in range(n_nodes)
+    ]
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
@@ -122,11 +129,13 @@ def bench_simpy(n_tasks):
     same_where = np.array_equal(out[1], s_where)
     same_finish = np.allclose(out[0], s_finish, rtol=1e-12, atol=1e-12, equal_nan=True)
     lost = float(np.mean(out[1] < 0))
-    print(f"SimPy twin, 50-node ring, {n_tasks:,} tasks ({lost:.2%} lost): engine "
-          f"{n_tasks / t_engine:,.0f} tasks/s, SimPy {n_tasks / t_simpy:,.0f} tasks/s, "
-          f"ratio {t_simpy / t_engine:,.0f}x (CPU time: {c_simpy / c_engine:,.0f}x); "
-          f"identical where={same_where}, "
-          f"finish={same_finish}")  # fmt: skip
+    print(
+        f"SimPy twin, 50-node ring, {n_tasks:,} tasks ({lost:.2%} lost): engine "
+        f"{n_tasks / t_engine:,.0f} tasks/s, SimPy {n_tasks / t_simpy:,.0f} tasks/s, "
+        f"ratio {t_simpy / t_engine:,.0f}x (CPU time: {c_simpy / c_engine:,.0f}x); "
+        f"identical where={same_where}, "
+        f"finish={same_finish}"
+    )
     return same_where and same_finish
 
 
@@ -152,8 +161,9 @@ def bench_ciw(n_tasks):
     mu = 1 / 0.1
 
     def run():
-        return arena.simulate(scenario=sc, policy="random", requests=n_tasks, replications=2,
-                              warmup=0.1)  # fmt: skip
+        return arena.simulate(
+            scenario=sc, policy="random", requests=n_tasks, replications=2, warmup=0.1
+        )
 
     t0 = time.perf_counter()
     arena.simulate(scenario=sc, policy="random", requests=100, replications=2)
@@ -176,22 +186,32 @@ def bench_ciw(n_tasks):
     d, lost = ciw_delay_and_loss(recs)
     ciw_rate = len(recs) / 0.9 / t_ciw
     arena_rate = 2 * n_tasks / t_arena
-    print(f"Ciw, 10 M/M/4/16 nodes, {n_tasks:,} tasks: arena mean delay {r.mean_delay:.4f} s "
-          f"[{r.ci_low:.4f}, {r.ci_high:.4f}], Ciw {d:.4f} s; lost: arena {r.loss_share:.2%}, "
-          f"Ciw {lost:.2%}; arena {arena_rate:,.0f} tasks/s "
-          f"(simulate, 2 replications, analysis included; best of 3 after a first call of "
-          f"{t_first:.2f} s), Ciw {ciw_rate:,.0f} tasks/s, "
-          f"ratio {arena_rate / ciw_rate:,.0f}x")  # fmt: skip
+    print(
+        f"Ciw, 10 M/M/4/16 nodes, {n_tasks:,} tasks: arena mean delay {r.mean_delay:.4f} s "
+        f"[{r.ci_low:.4f}, {r.ci_high:.4f}], Ciw {d:.4f} s; lost: arena {r.loss_share:.2%}, "
+        f"Ciw {lost:.2%}; arena {arena_rate:,.0f} tasks/s "
+        f"(simulate, 2 replications, analysis included; best of 3 after a first call of "
+        f"{t_first:.2f} s), Ciw {ciw_rate:,.0f} tasks/s, "
+        f"ratio {arena_rate / ciw_rate:,.0f}x"
+    )
 
 
 def bench_scale(n_tasks, reps):
     sc = ring(1000, servers=2, capacity=20, load=0.7)
     t0, c0 = time.perf_counter(), time.process_time()
-    r = arena.simulate(scenario=sc, policy="power_of_d", d=2, requests=n_tasks,
-                       replications=reps, overload="transient")  # fmt: skip
+    r = arena.simulate(
+        scenario=sc,
+        policy="power_of_d",
+        d=2,
+        requests=n_tasks,
+        replications=reps,
+        overload="transient",
+    )
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"Scale: {n_tasks * reps:,} tasks on 1,000 nodes (power_of_d, {reps} x {n_tasks:,}): "
-          f"{dt:.1f} s wall, {cpu:.1f} s CPU, mean delay {r.mean_delay:.4f} s")  # fmt: skip
+    print(
+        f"Scale: {n_tasks * reps:,} tasks on 1,000 nodes (power_of_d, {reps} x {n_tasks:,}): "
+        f"{dt:.1f} s wall, {cpu:.1f} s CPU, mean delay {r.mean_delay:.4f} s"
+    )
 
 
 def main(argv=None) -> int:

@@ -41,8 +41,11 @@ def load_kernels(rev: str):
     """workbench/proactive/kernels.py at ``rev`` as a module (git show into a temp file)."""
     text = subprocess.run(
         ["git", "show", f"{rev}:workbench/proactive/kernels.py"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     path = Path(tempfile.mkdtemp()) / "p2_kernels_before.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("p2_kernels_before", path)
@@ -55,21 +58,67 @@ def kernel_args(scheme, scenario, training, tasks, n_slots, fading_seed=1):
     """The positional arguments ``_run_scenario`` passes at the defaults."""
     n_users, n_cloudlets = scenario.path_gain.shape
     return (
-        POLICY_CODES[scheme], scenario.path_gain, scenario.covered,
-        np.full(n_users, scenario.power_w), scenario.noise_w, 10e6, True,
-        _xorshift_state(fading_seed), np.full(n_cloudlets, 1e10), 100.0, 0.005, 0.05, 0.005,
-        int(n_slots), max(2000, n_slots), 2, np.full(n_cloudlets, 10, dtype=np.int64),
-        training.cache_rank, scenario.cacheable, tasks.arrival, tasks.user, tasks.task_type,
-        tasks.bits, tasks.user_start, _initial_rates(scenario, 10e6), MAX_QUEUE, True, True,
-    )  # fmt: skip
+        POLICY_CODES[scheme],
+        scenario.path_gain,
+        scenario.covered,
+        np.full(n_users, scenario.power_w),
+        scenario.noise_w,
+        10e6,
+        True,
+        _xorshift_state(fading_seed),
+        np.full(n_cloudlets, 1e10),
+        100.0,
+        0.005,
+        0.05,
+        0.005,
+        int(n_slots),
+        max(2000, n_slots),
+        2,
+        np.full(n_cloudlets, 10, dtype=np.int64),
+        training.cache_rank,
+        scenario.cacheable,
+        tasks.arrival,
+        tasks.user,
+        tasks.task_type,
+        tasks.bits,
+        tasks.user_start,
+        _initial_rates(scenario, 10e6),
+        MAX_QUEUE,
+        True,
+        True,
+    )
 
 
 _OLD_ORDER = (
-    "scheme", "path_gain", "covered", "power", "noise_w", "bandwidth", "fading", "fading_seed",
-    "cpu", "kappa", "tau_ep", "budget", "slot", "n_slots", "max_drain_slots", "x_max",
-    "storage", "cache_rank", "cacheable", "arrival", "task_user", "task_type", "task_bits",
-    "user_start", "rbar0", "max_queue", "cache_aware", "hedge_check",
-)  # fmt: skip
+    "scheme",
+    "path_gain",
+    "covered",
+    "power",
+    "noise_w",
+    "bandwidth",
+    "fading",
+    "fading_seed",
+    "cpu",
+    "kappa",
+    "tau_ep",
+    "budget",
+    "slot",
+    "n_slots",
+    "max_drain_slots",
+    "x_max",
+    "storage",
+    "cache_rank",
+    "cacheable",
+    "arrival",
+    "task_user",
+    "task_type",
+    "task_bits",
+    "user_start",
+    "rbar0",
+    "max_queue",
+    "cache_aware",
+    "hedge_check",
+)
 
 
 def run_current(args, mod=K):
@@ -102,8 +151,10 @@ def compare(old, n_slots: int) -> float:
             args = kernel_args(scheme, scenario, training, tasks, n_slots)
             times = {}
             outs = {}
-            for name, kern in (("before", lambda *a: run_current(a, old)),
-                               ("after", lambda *a: run_current(a))):  # fmt: skip
+            for name, kern in (
+                ("before", lambda *a: run_current(a, old)),
+                ("after", lambda *a: run_current(a)),
+            ):
                 kern(*kernel_args(scheme, scenario, training, tasks, 20))  # compile / load
                 runs = []
                 for _ in range(3):

@@ -27,8 +27,15 @@ def main(n_slots: int = 20_000) -> None:
             per_slot = []
             for rep in range(3):
                 t0 = time.perf_counter()
-                run = run_scenario(scheme, scenario, training, tasks, slots=n_slots,
-                                   fading_seed=rep + 1, fading=fading)  # fmt: skip
+                run = run_scenario(
+                    scheme,
+                    scenario,
+                    training,
+                    tasks,
+                    slots=n_slots,
+                    fading_seed=rep + 1,
+                    fading=fading,
+                )
                 per_slot.append((time.perf_counter() - t0) / run.counters["slots_run"])
             us = 1e6 * float(np.median(per_slot))
             print(f"  {scheme:8s} fading={fading!s:5s}  {us:7.1f} µs/slot")

@@ -153,8 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                     with bs.lab_server(clone / "notebooks", tmp / f"home-{nb.stem}") as server:
                         context = browser.new_context(viewport={"width": 1400, "height": 1000})
                         try:
-                            info = roundtrip(context.new_page(), server, nb.name,
-                                             clone / "notebooks" / nb.name)  # fmt: skip
+                            info = roundtrip(
+                                context.new_page(), server, nb.name, clone / "notebooks" / nb.name
+                            )
                         finally:
                             context.close()
                 except (Exception, pytest.fail.Exception) as err:

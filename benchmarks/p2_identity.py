@@ -52,8 +52,9 @@ def _kernel_runs() -> list:
         scenario = make_scenario(n_cloudlets=e, n_users=3 * e, seed=seed)
         training = train(scenario, lam=lam, seed=seed)
         tasks = draw_tasks(scenario, lam, 1e6, slots * 0.005, seed=seed)
-        run = run_scenario(scheme, scenario, training, tasks, slots=slots,
-                           fading_seed=seed + 11, **extra)  # fmt: skip
+        run = run_scenario(
+            scheme, scenario, training, tasks, slots=slots, fading_seed=seed + 11, **extra
+        )
         out.append((run.tasks, run.counters))
     return out
 
@@ -61,8 +62,9 @@ def _kernel_runs() -> list:
 def _sims() -> list:
     out = []
     for scheme, seed, extra in SIMS:
-        r = simulate(policy=scheme, seed=seed, slots=2400, replications=2,
-                     overload="transient", **extra)  # fmt: skip
+        r = simulate(
+            policy=scheme, seed=seed, slots=2400, replications=2, overload="transient", **extra
+        )
         out.append((r.frame, r.records, r.summary, tuple(r.notes), r.stationarity.note))
     return out
 

@@ -73,10 +73,15 @@ def speedups(evals: int, seconds: float) -> None:
     rows = []
     for n in (1, 2):
         with (
-            LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                         dashboard_address=None, host="127.0.0.1") as cluster,
+            LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+            ) as cluster,
             Client(cluster, set_as_default=False) as client,
-        ):  # fmt: skip
+        ):
             rows.append(("dask", n, timed(client=client, **job)))
     sweep(cpu_work, {"x": [0, 1]}, fixed={"rounds": 1}, n_workers=2, progress=False)  # start
     for n in (1, 2):  # the loky pool, as the Dask cluster is started before its timing
@@ -84,8 +89,10 @@ def speedups(evals: int, seconds: float) -> None:
     for backend in ("dask", "local"):
         (t1, c1), (t2, c2) = (t for b, _, t in rows if b == backend)
         label = "Dask LocalCluster" if backend == "dask" else "joblib (1: in-process, 2: loky)"
-        print(f"  {label:34s} 1 worker {t1:6.1f} s   2 workers {t2:6.1f} s   "
-              f"speed-up {t1 / t2:4.2f}   (CPU/wall: {c1 / t1:.2f}, {c2 / t2:.2f})")  # fmt: skip
+        print(
+            f"  {label:34s} 1 worker {t1:6.1f} s   2 workers {t2:6.1f} s   "
+            f"speed-up {t1 / t2:4.2f}   (CPU/wall: {c1 / t1:.2f}, {c2 / t2:.2f})"
+        )
     print(f"  load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 
@@ -94,8 +101,10 @@ def old_engine():
     try:
         source = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:workbench/sweep.py"],
-            capture_output=True, text=True, check=True,
-        ).stdout  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     folder = Path(tempfile.mkdtemp())
@@ -124,9 +133,11 @@ def overhead(old, n: int = 200, repeats: int = 3) -> None:
                 engine(trivial, **kw)
                 times.append(time.perf_counter() - t0)
             best = min(times)
-            print(f"  {name:16s} n_workers={workers}: {best * 1e3:7.1f} ms in all, "
-                  f"{best / n * 1e6:7.1f} µs per evaluation "
-                  f"(median {statistics.median(times) / n * 1e6:.1f})")  # fmt: skip
+            print(
+                f"  {name:16s} n_workers={workers}: {best * 1e3:7.1f} ms in all, "
+                f"{best / n * 1e6:7.1f} µs per evaluation "
+                f"(median {statistics.median(times) / n * 1e6:.1f})"
+            )
 
 
 def main() -> None:

@@ -85,8 +85,10 @@ def pytest_collection_modifyitems(config, items):
     # without a suffix every test is its own unit, and a module's fixtures are built on
     # both workers (the site build twice)
     for item in items:
-        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                 for m in item.iter_markers("xdist_group")}  # fmt: skip
+        names = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
         if not names and _module(item) not in SPLIT_MODULES:
             names = {_module(item)}
         if names:

@@ -29,11 +29,38 @@ class XorShift:
         return (x * 2685821657736338717) & MASK
 
 
-def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading, fading_seed,
-                   cpu, kappa, tau_ep, budget, slot, n_slots, max_drain_slots, x_max, storage,
-                   cache_rank, cacheable, arrival, task_user, task_type, task_bits, user_start,
-                   rbar0, table, cache_aware=False, hedge_check=False,
-                   warm_caches=False, least_wait=False):  # fmt: skip
+def simulate_naive(
+    scheme,
+    path_gain,
+    covered,
+    power,
+    noise_w,
+    bandwidth,
+    fading,
+    fading_seed,
+    cpu,
+    kappa,
+    tau_ep,
+    budget,
+    slot,
+    n_slots,
+    max_drain_slots,
+    x_max,
+    storage,
+    cache_rank,
+    cacheable,
+    arrival,
+    task_user,
+    task_type,
+    task_bits,
+    user_start,
+    rbar0,
+    table,
+    cache_aware=False,
+    hedge_check=False,
+    warm_caches=False,
+    least_wait=False,
+):
     """Returns (done_time, server, from_cache, copies) as lists.
 
     ``hedge_check``: the paper matches a user again "to an additional cloudlet such that
@@ -59,8 +86,10 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
     caches = [OrderedDict() for _ in range(E)]  # task -> ready time (LRU order for BL1)
     if warm_caches and scheme == 0:  # the s_e best-ranked cacheable results, computed
         for e in range(E):
-            best = sorted((a for a in range(len(cacheable)) if cacheable[a]),
-                          key=lambda a, e=e: cache_rank[e, a])  # fmt: skip
+            best = sorted(
+                (a for a in range(len(cacheable)) if cacheable[a]),
+                key=lambda a, e=e: cache_rank[e, a],
+            )
             for a in best[:storage]:
                 caches[e][a] = 0.0
     rbar = [[float(rbar0[u, e]) for e in range(E)] for u in range(U)]
@@ -115,12 +144,11 @@ def simulate_naive(scheme, path_gain, covered, power, noise_w, bandwidth, fading
             first = deferred_acceptance_naive(prefs, rprefs, caps)
             flags = np.array(
                 [
-                    hedging and first[i] >= 0 and not ready_at[first[i]][i]
-                    and phi[first[i]][i] < 0
+                    hedging and first[i] >= 0 and not ready_at[first[i]][i] and phi[first[i]][i] < 0
                     for i in range(nr)
                 ],
                 dtype=bool,
-            )  # fmt: skip
+            )
             if flags.any():
                 hedge_prefs = None
                 if hedge_check:

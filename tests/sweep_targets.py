@@ -92,5 +92,13 @@ def mm1_result(lam, *, seed):
         return Replication({"sojourn": float((w + s)[300:].mean())}, w + s, 300)
 
     reps = replicate(one, replications=3, seed=seed)
-    return finish(reps, func="mm1", metric="sojourn", quantities=["sojourn"], confidence=0.95,
-                  run_length=3_000, run_unit="customers", overload="transient")  # fmt: skip
+    return finish(
+        reps,
+        func="mm1",
+        metric="sojourn",
+        quantities=["sojourn"],
+        confidence=0.95,
+        run_length=3_000,
+        run_unit="customers",
+        overload="transient",
+    )

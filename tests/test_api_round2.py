@@ -258,7 +258,7 @@ def test_huge_sizes_are_refused_before_allocating():
         "kind",
         "run_atlas",
         "check_claims",
-    ],  # fmt: skip
+    ],
 )
 def test_claims_and_atlas_helpers_validate(call):
     with pytest.raises(ParameterError):
@@ -315,7 +315,7 @@ def test_messages_name_the_parameter_given():
         "atlas",
         "default_scenario",
         "erlang_b_many",
-    ],  # fmt: skip
+    ],
 )
 def test_calls_above_the_work_budget_are_refused_before_they_start(call, name):
     import time

@@ -33,8 +33,9 @@ def _mm1k_by_linear_algebra(lam, mu, places):
     return pi
 
 
-@pytest.mark.parametrize(("lam", "size", "theta"), [(8.0, 0.1, 0.25), (3.0, 0.5, 2.0),
-                                                    (20.0, 0.1, 0.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("lam", "size", "theta"), [(8.0, 0.1, 0.25), (3.0, 0.5, 2.0), (20.0, 0.1, 0.0)]
+)
 def test_threshold_delay_is_mm1k_with_the_overflow(lam, size, theta):
     places = int(theta / size + 1e-12) + 1
     pi = _mm1k_by_linear_algebra(lam, 1 / size, places)
@@ -102,8 +103,11 @@ def test_every_arena_claim_holds_at_the_quick_setting():
 def test_the_arena_keeps_the_paper_contract():
     from workbench.paper import check_paper
 
-    report = check_paper("workbench.arena", notebook=str(ROOT / "notebooks" / "arena.ipynb"),
-                         claims_csv=str(ROOT / "data" / "claims" / "arena.csv"))  # fmt: skip
+    report = check_paper(
+        "workbench.arena",
+        notebook=str(ROOT / "notebooks" / "arena.ipynb"),
+        claims_csv=str(ROOT / "data" / "claims" / "arena.csv"),
+    )
     assert not report.findings, "\n".join(map(str, report.findings))
 
 

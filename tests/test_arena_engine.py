@@ -25,9 +25,8 @@ def _run(sc, name, n=3000, seed=1, **params):
 
 @pytest.mark.parametrize(
     "name, params",
-    [("local", {}), ("random", {}), ("jsq", {}), ("overflow", {"p": 0.6}),
-     ("replicate", {"m": 3})],
-)  # fmt: skip
+    [("local", {}), ("random", {}), ("jsq", {}), ("overflow", {"p": 0.6}), ("replicate", {"m": 3})],
+)
 def test_engine_equals_its_slow_twin_request_by_request(name, params):
     sc = mesh_scenario()
     net, tk, out = _run(sc, name, **params)
@@ -40,8 +39,10 @@ def test_engine_equals_its_slow_twin_request_by_request(name, params):
     assert (where >= 0).mean() > 0.5
 
 
-@pytest.mark.parametrize("name, params", [("overflow", {"p": 0.5}), ("replicate", {"m": 2}),
-                                          ("jsq", {}), ("power_of_d", {"d": 2})])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, params",
+    [("overflow", {"p": 0.5}), ("replicate", {"m": 2}), ("jsq", {}), ("power_of_d", {"d": 2})],
+)
 def test_conservation_every_task_and_copy_accounted_for(name, params):
     sc = mesh_scenario(capacity=2, lam=4.0, cloud=name != "overflow")
     net, tk, out = _run(sc, name, n=4000, **params)
@@ -84,8 +85,9 @@ def test_simultaneous_events_leave_in_the_order_they_were_scheduled(name, params
     """Arrivals on a grid of exact binary times, link delays and service times on the same
     grid: arrivals, reaches and departures coincide, and the engine (which keeps the next
     arrival outside its heap) orders every tie as the slow twin's heap does."""
-    tk, finish, where = _on_a_grid_like_the_twin(mesh_scenario(capacity=3, delay=0.25), name,
-                                                  params.get("m", 1), 1500, seed=7)  # fmt: skip
+    tk, finish, where = _on_a_grid_like_the_twin(
+        mesh_scenario(capacity=3, delay=0.25), name, params.get("m", 1), 1500, seed=7
+    )
     t = tk.t
     # ties happened: some task finished exactly when another arrived
     assert np.isin(finish[where >= 0], t).mean() > 0.2
@@ -120,13 +122,24 @@ def test_moves_over_equal_links_keep_the_tie_order(name, params):
     arrivals and departures tie across both structures, and the order matches the slow
     twin's single heap."""
     nodes = [{"id": f"e{k}", "role": "edge", "servers": 2, "capacity": 3} for k in range(4)]
-    links = [{"a": f"e{a}", "b": f"e{b}", "delay": 0.25, "bandwidth": 1e6}
-             for a in range(4) for b in range(a + 1, 4)]  # fmt: skip
-    work = [{"source": f"e{k}", "rate": 3.0, "input_bits": 1.0,
-             "size": {"dist": "exponential", "mean": 1.0}} for k in range(4)]  # fmt: skip
+    links = [
+        {"a": f"e{a}", "b": f"e{b}", "delay": 0.25, "bandwidth": 1e6}
+        for a in range(4)
+        for b in range(a + 1, 4)
+    ]
+    work = [
+        {
+            "source": f"e{k}",
+            "rate": 3.0,
+            "input_bits": 1.0,
+            "size": {"dist": "exponential", "mean": 1.0},
+        }
+        for k in range(4)
+    ]
     sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
-    tk, finish, where = _on_a_grid_like_the_twin(sc, name, params.get("m", 1), 2000, seed=11,
-                                                  input_bits=2.5e5)  # fmt: skip
+    tk, finish, where = _on_a_grid_like_the_twin(
+        sc, name, params.get("m", 1), 2000, seed=11, input_bits=2.5e5
+    )
     t = tk.t
     moved = where[where >= 0] != tk.node[where >= 0]
     assert moved.mean() > 0.2  # moves happened

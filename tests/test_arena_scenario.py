@@ -12,8 +12,15 @@ from workbench.arena import ScenarioError
 GOOD = {
     "name": "two-centers",
     "nodes": [
-        {"id": "A", "role": "edge", "servers": 10, "speed": 1.0, "capacity": 10,
-         "power_idle": 50, "power_busy": 120},
+        {
+            "id": "A",
+            "role": "edge",
+            "servers": 10,
+            "speed": 1.0,
+            "capacity": 10,
+            "power_idle": 50,
+            "power_busy": 120,
+        },
         {"id": "B", "role": "edge", "servers": 10, "speed": 1.0, "capacity": 10},
         {"id": "cloud", "role": "cloud", "servers": ".inf"},
     ],
@@ -22,11 +29,15 @@ GOOD = {
         {"a": "A", "b": "cloud", "delay": 0.05},
     ],
     "workload": [
-        {"source": "A", "rate": 15.0, "size": {"dist": "exponential", "mean": 1.0},
-         "input_bits": 0},
+        {
+            "source": "A",
+            "rate": 15.0,
+            "size": {"dist": "exponential", "mean": 1.0},
+            "input_bits": 0,
+        },
         {"source": "B", "rate": 8.0, "size": {"dist": "exponential", "mean": 1.0}},
     ],
-}  # fmt: skip
+}
 
 
 def _bad(path, value):
@@ -57,14 +68,22 @@ CASES = [
     (("workload", 1, "rate"), 0, "workload[1].rate", "greater than 0"),
     (("workload", 0, "source"), "Z", "workload[0].source", "'Z'"),
     (("workload", 0, "size"), {"dist": "gamma", "mean": 1}, "workload[0].size", "gamma"),
-    (("workload", 0, "size"), {"dist": "pareto", "scale": 1, "alpha": 0.9},
-     "workload[0].size.alpha", "0.9"),
-    (("workload", 0, "size"), {"dist": "weibull", "shape": 1}, "workload[0].size.scale",
-     "Field required"),
+    (
+        ("workload", 0, "size"),
+        {"dist": "pareto", "scale": 1, "alpha": 0.9},
+        "workload[0].size.alpha",
+        "0.9",
+    ),
+    (
+        ("workload", 0, "size"),
+        {"dist": "weibull", "shape": 1},
+        "workload[0].size.scale",
+        "Field required",
+    ),
     (("workload", 0, "types"), {"count": 0}, "workload[0].types.count", "0"),
     (("workload",), KeyError, "workload", "Field required"),
     (("nodes",), [], "nodes", "at least 1"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("path, value, where, says", CASES)
@@ -101,8 +120,14 @@ def test_unreadable_yaml_and_missing_files_are_clear(tmp_path):
 
 def test_every_shipped_scenario_loads_and_the_papers_are_there():
     names = arena.shipped()
-    assert {"neutral", "p1_fog", "p2_proactive", "p3_datacenters", "p4_redundancy",
-            "p5_hierarchy"} <= set(names)  # fmt: skip
+    assert {
+        "neutral",
+        "p1_fog",
+        "p2_proactive",
+        "p3_datacenters",
+        "p4_redundancy",
+        "p5_hierarchy",
+    } <= set(names)
     for name in names:
         sc = arena.load_scenario(name)
         assert sc.name == name and sc.description

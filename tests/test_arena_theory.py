@@ -13,8 +13,9 @@ def _star(n_nodes, servers, lam_total, mean=1.0, capacity=None, **node):
     """A device without servers spreading Poisson tasks over ``n_nodes`` identical nodes."""
     extra = {} if capacity is None else {"capacity": capacity}
     nodes = [{"id": "dev", "role": "device", "servers": 0}]
-    nodes += [{"id": f"n{k}", "role": "edge", "servers": servers, **extra, **node}
-              for k in range(n_nodes)]  # fmt: skip
+    nodes += [
+        {"id": f"n{k}", "role": "edge", "servers": servers, **extra, **node} for k in range(n_nodes)
+    ]
     links = [{"a": "dev", "b": f"n{k}", "delay": 0.0} for k in range(n_nodes)]
     work = [{"source": "dev", "rate": lam_total, "size": {"dist": "exponential", "mean": mean}}]
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
@@ -99,10 +100,8 @@ def test_energy_is_busy_plus_idle_power_plus_transmission():
                     "power_idle": p_idle,
                     "power_busy": p_busy,
                 },
-            ],  # fmt: skip
-            "links": [
-                {"a": "d", "b": "x", "delay": 0.01, "bandwidth": 1e7, "energy_per_bit": epb}
-            ],  # fmt: skip
+            ],
+            "links": [{"a": "d", "b": "x", "delay": 0.01, "bandwidth": 1e7, "energy_per_bit": epb}],
             "workload": [
                 {
                     "source": "d",
@@ -110,7 +109,7 @@ def test_energy_is_busy_plus_idle_power_plus_transmission():
                     "input_bits": bits,
                     "size": {"dist": "exponential", "mean": mean},
                 }
-            ],  # fmt: skip
+            ],
         }
     )
     rho = lam * mean
@@ -129,27 +128,38 @@ def test_replicate_on_p4_matches_the_redundancy_package_and_its_theory():
     service = SExp(3.0, 0.2)
     for m in (1, 2, 3):
         theory = system_time(24, m, 1.5, 15.0, service)
-        a = arena.simulate(scenario=sc, policy="replicate", m=m, requests=40_000,
-                           replications=8, seed=7)  # fmt: skip
-        p4 = simulate(N=24, m=m, lam=1.5, t_cloud=15.0, service=service, jobs=40_000,
-                      replications=8, seed=8)  # fmt: skip
+        a = arena.simulate(
+            scenario=sc, policy="replicate", m=m, requests=40_000, replications=8, seed=7
+        )
+        p4 = simulate(
+            N=24, m=m, lam=1.5, t_cloud=15.0, service=service, jobs=40_000, replications=8, seed=8
+        )
         assert _within(a, "mean_delay", theory, slack=0.25), (m, a.interval(), theory)
         lo = min(a.ci_low, p4.ci_low)
         hi = max(a.ci_high, p4.ci_high)
         assert a.ci_low <= p4.ci_high and p4.ci_low <= a.ci_high, (m, a.interval(), lo, hi)
         assert abs(a.cloud_share - p4.blocking) < 3 * (a.half_width / a.mean + 0.01)
-        assert math.isclose(a.copies_per_task, m * (1 - a.cloud_share) + a.cloud_share,
-                            rel_tol=1e-9)  # fmt: skip
+        assert math.isclose(
+            a.copies_per_task, m * (1 - a.cloud_share) + a.cloud_share, rel_tol=1e-9
+        )
 
 
 def test_overflow_on_p3_matches_the_datacenters_package():
     from workbench.datacenters import simulate
 
     sc = arena.load_scenario("p3_datacenters")
-    a = arena.simulate(scenario=sc, policy="overflow", p=0.5, requests=60_000,
-                       replications=8, seed=9)  # fmt: skip
-    p3 = simulate(lam=(11.0, 6.0), servers=(10, 10), mu=(1.0, 1.0), p=(0.5, 0.5),
-                  events=120_000, replications=8, seed=10)  # fmt: skip
+    a = arena.simulate(
+        scenario=sc, policy="overflow", p=0.5, requests=60_000, replications=8, seed=9
+    )
+    p3 = simulate(
+        lam=(11.0, 6.0),
+        servers=(10, 10),
+        mu=(1.0, 1.0),
+        p=(0.5, 0.5),
+        events=120_000,
+        replications=8,
+        seed=10,
+    )
     p3_loss = (11.0 * p3["beta1"] + 6.0 * p3["beta2"]) / 17.0
     lo, hi = a.interval("loss_share")
     width = (hi - lo) + (p3.ci_high - p3.ci_low)
@@ -177,11 +187,17 @@ def test_user_policy_runs_in_the_engine_and_can_match_a_builtin():
 
 @pytest.mark.parametrize("name", arena.shipped())
 def test_every_shipped_scenario_runs_its_papers_policy(name):
-    pol = {"neutral": "jsq", "p1_fog": "threshold", "p2_proactive": "hedge_cache",
-           "p3_datacenters": "overflow", "p4_redundancy": "replicate",
-           "p5_hierarchy": "red"}  # fmt: skip
-    r = arena.simulate(scenario=name, policy=pol[name], requests=5_000, replications=2,
-                       overload="transient")  # fmt: skip
+    pol = {
+        "neutral": "jsq",
+        "p1_fog": "threshold",
+        "p2_proactive": "hedge_cache",
+        "p3_datacenters": "overflow",
+        "p4_redundancy": "replicate",
+        "p5_hierarchy": "red",
+    }
+    r = arena.simulate(
+        scenario=name, policy=pol[name], requests=5_000, replications=2, overload="transient"
+    )
     assert r.stationary and r.loss_share < 0.1 and r.mean_delay > 0
     # each scenario's mechanism does what it exists for
     mechanism = {
@@ -222,8 +238,9 @@ def test_p1_threshold_beats_no_offloading_in_the_arena_as_in_the_fog_package():
     assert mine.forwarded_share > 0.1  # the mechanism: fog nodes forward to neighbours
     g = default_scenario(0)
     fkw = dict(scenario=g, requests=20_000, replications=4, seed=22, overload="transient")
-    p_gain, p_apart = _gain(fog.simulate(theta=0.02, e_max=1, **fkw),
-                            fog.simulate(policy="no_offload", **fkw))  # fmt: skip
+    p_gain, p_apart = _gain(
+        fog.simulate(theta=0.02, e_max=1, **fkw), fog.simulate(policy="no_offload", **fkw)
+    )
     assert a_apart and p_apart and a_gain > 0.05 and p_gain > 0.05, (a_gain, p_gain)
 
 
@@ -239,8 +256,9 @@ def test_p5_red_beats_local_processing_in_the_arena_as_in_the_hierarchy_package(
     a_gain, a_apart = _gain(mine, arena.simulate(scenario=sc, policy="local", **kw))
     assert mine.forwarded_share > 0.01  # the mechanism: tasks offloaded one tier up
     hkw = dict(lam=8, task_size=7, periods=300, replications=3, seed=24, overload="transient")
-    p_gain, p_apart = _gain(hierarchy.simulate(model="advanced", **hkw),
-                            hierarchy.simulate(model="pure_local", **hkw))  # fmt: skip
+    p_gain, p_apart = _gain(
+        hierarchy.simulate(model="advanced", **hkw), hierarchy.simulate(model="pure_local", **hkw)
+    )
     assert a_apart and p_apart and a_gain > 0.1 and p_gain > 0.1, (a_gain, p_gain)
 
 

@@ -97,8 +97,7 @@ def test_readings_that_share_runs_go_to_one_worker_together_same_table(table):
     and the points frame are those of the reading-by-reading order."""
     log = atlas_targets.log_path(os.getpid())
     log.unlink(missing_ok=True)
-    spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged,
-                               readings_per_batch=2)  # fmt: skip
+    spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged, readings_per_batch=2)
     got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, n_workers=2, progress=False)
     pd.testing.assert_frame_equal(table, got)
     pd.testing.assert_frame_equal(table.attrs["points"], got.attrs["points"])
@@ -109,8 +108,10 @@ def test_readings_that_share_runs_go_to_one_worker_together_same_table(table):
     for pid, x, r in lines:
         by_point.setdefault(x, []).append((pid, r))
     assert len(by_point) == 40
-    assert all(len({pid for pid, _ in v}) == 1 and sorted(r for _, r in v) == ["a", "b"]
-               for v in by_point.values())  # fmt: skip
+    assert all(
+        len({pid for pid, _ in v}) == 1 and sorted(r for _, r in v) == ["a", "b"]
+        for v in by_point.values()
+    )
     assert len({pid for pid, _, _ in lines}) == 2  # both workers had points
 
 
@@ -121,8 +122,12 @@ def test_the_most_expensive_points_go_first_same_table(table, per_batch):
     frame are those of the reading-by-reading order."""
     log = atlas_targets.log_path(os.getppid())  # evaluated in this process: its parent's
     log.unlink(missing_ok=True)
-    spec = dataclasses.replace(SPEC, evaluate=atlas_targets.evaluate_logged,
-                               readings_per_batch=per_batch, cost=lambda x, y: 1.0 + x)  # fmt: skip
+    spec = dataclasses.replace(
+        SPEC,
+        evaluate=atlas_targets.evaluate_logged,
+        readings_per_batch=per_batch,
+        cost=lambda x, y: 1.0 + x,
+    )
     got = run_atlas(spec, PARAMS, TARGETS, quick=True, seed=3, n_workers=1, progress=False)
     pd.testing.assert_frame_equal(table, got)
     pd.testing.assert_frame_equal(table.attrs["points"], got.attrs["points"])

@@ -50,10 +50,19 @@ def test_a_measurement_on_a_non_stationary_run_never_counts_as_agreement(monkeyp
     import workbench.claims as wc
 
     table = pd.DataFrame(
-        {"paper": "p4", "id": ["a", "b", "c"], "figure": "1", "quantity": "q", "where": "x",
-         "value": [1.0, 1.0, 2.0], "source": "paper", "tolerance": 0.1,
-         "expect": ["agree", "agree", "disagree"], "workbench_value": [None, None, 5.0]}
-    )  # fmt: skip
+        {
+            "paper": "p4",
+            "id": ["a", "b", "c"],
+            "figure": "1",
+            "quantity": "q",
+            "where": "x",
+            "value": [1.0, 1.0, 2.0],
+            "source": "paper",
+            "tolerance": 0.1,
+            "expect": ["agree", "agree", "disagree"],
+            "workbench_value": [None, None, 5.0],
+        }
+    )
     measures = {
         "a": lambda quick: wc.Measurement(1.0, stationary=True),
         "b": lambda quick: wc.Measurement(1.0, stationary=False, note="grows"),
@@ -66,8 +75,10 @@ def test_a_measurement_on_a_non_stationary_run_never_counts_as_agreement(monkeyp
     assert list(out["as_expected"]) == [True, False, False]
     assert list(out["stationary"]) == [True, False, False]
     assert wc.readable(out)["verdict"].str.startswith("undetermined").tolist() == [
-        False, True, True
-    ]  # fmt: skip
+        False,
+        True,
+        True,
+    ]
 
 
 @pytest.mark.parametrize("paper", list(PAPERS))

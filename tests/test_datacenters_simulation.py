@@ -259,8 +259,10 @@ def test_simulate_to_precision_with_a_relative_target_uses_the_shared_precision_
     with pytest.raises(UnstableRegimeError):
         dc.simulate_to_precision(
             **_model(((7500.0, 4000.0), (5000, 5000), (1.0, 1.0), (0.6, 0.3))),
-            events=30_000, warmup=0.0, progress=False,
-        )  # fmt: skip
+            events=30_000,
+            warmup=0.0,
+            progress=False,
+        )
     with pytest.raises(ParameterError, match="'rel_half_width' parameter of simulate_to_precision"):
         dc.simulate_to_precision(**args, rel_half_width=0.0)
     with pytest.raises(ParameterError, match="'initial' parameter of simulate_to_precision"):
@@ -286,8 +288,19 @@ def test_work_is_bounded_before_it_starts():
 def test_the_public_api_lists_only_what_a_user_calls():
     import importlib
 
-    for name in ("", ".model", ".exact", ".limit", ".ring", ".studies", ".simulation",
-                 ".figures", ".diagram", ".claims", ".params"):  # fmt: skip
+    for name in (
+        "",
+        ".model",
+        ".exact",
+        ".limit",
+        ".ring",
+        ".studies",
+        ".simulation",
+        ".figures",
+        ".diagram",
+        ".claims",
+        ".params",
+    ):
         module = importlib.import_module("workbench.datacenters" + name)
         assert all(not n.startswith("_") and hasattr(module, n) for n in module.__all__), name
     params = importlib.import_module("workbench.datacenters.params")

@@ -58,8 +58,9 @@ def test_cooperation_view_draws_the_models_blocking_after_every_move():
         v = view.values
         now = _check_cooperation_drawing(drawing, v)
         lam, servers, mu, p = _cooperation_setting(v)
-        limit = limit_analysis((v["load1"], v["load2"]), (servers[0] / v["N"], servers[1] / v["N"]),
-                               mu, p).beta  # fmt: skip
+        limit = limit_analysis(
+            (v["load1"], v["load2"]), (servers[0] / v["N"], servers[1] / v["N"]), mu, p
+        ).beta
         assert [b.get_height() for b in drawing.limit_bars] == pytest.approx(limit, abs=1e-6)
         assert all(b.get_visible() for b in drawing.limit_bars)
         labels = [t.get_text() for t in drawing.value_labels]
@@ -121,8 +122,12 @@ def test_model_view_draws_the_models_busy_servers_after_every_move():
         sol = solve_exact((v["lam1"], v["lam2"]), servers, (v["mu1"], v["mu2"]), (v["p1"], v["p2"]))
         summary = drawing.summary.get_text()
         beta, busy = sol.beta, sol.mean_busy
-        for part in (f"β₁ = {beta[0]:.3f}", f"β₂ = {beta[1]:.3f}",
-                     f"E[ℓ₁] = {busy[0]:.1f}", f"E[ℓ₂] = {busy[1]:.1f}"):  # fmt: skip
+        for part in (
+            f"β₁ = {beta[0]:.3f}",
+            f"β₂ = {beta[1]:.3f}",
+            f"E[ℓ₁] = {busy[0]:.1f}",
+            f"E[ℓ₂] = {busy[1]:.1f}",
+        ):
             assert part in summary, (part, summary)
         for i, squares in enumerate(drawing.diagram.squares):
             drawn = [s for s in squares if s.get_visible()]
@@ -130,8 +135,12 @@ def test_model_view_draws_the_models_busy_servers_after_every_move():
             shaded = sum(s.get_facecolor() == busy_colour for s in drawn)
             assert shaded == round(len(drawn) * sol.mean_busy[i] / servers[i]), (i, shaded)
         texts = " ".join(t.get_text() for t in drawing.diagram.ax.texts)
-        for part in (f"λ₁ = {v['lam1']:g}", f"C₂ = {v['C2']}", f"p₂ = {v['p2']:g}",
-                     f"μ₂ = {v['mu2']:g}"):  # fmt: skip
+        for part in (
+            f"λ₁ = {v['lam1']:g}",
+            f"C₂ = {v['C2']}",
+            f"p₂ = {v['p2']:g}",
+            f"μ₂ = {v['mu2']:g}",
+        ):
             assert part in texts, part
 
 

@@ -501,8 +501,9 @@ def _drive_queue_and_lane(times, pushes, capacity, lane_places):
             continue
         if size + count == 0:
             break
-        if count > 0 and (size == 0 or queue_before(lane.time[head], lane.seq[head],
-                                                    q.time[0], q.seq[0])):  # fmt: skip
+        if count > 0 and (
+            size == 0 or queue_before(lane.time[head], lane.seq[head], q.time[0], q.seq[0])
+        ):
             popped[n] = lane.arg[head]
             head = lane_pop(lane, head)
             count -= 1

@@ -52,8 +52,9 @@ def test_plausible_rows_have_reasons_and_readings_change_only_the_model():
 
 
 def test_a_point_without_a_steady_state_is_undetermined_not_a_number():
-    out = atlas_point(quick=True, seed=1, lam_light=80.0, lam_heavy=15.0, mu_light=100.0,
-                      mu_heavy=15.0)  # fmt: skip
+    out = atlas_point(
+        quick=True, seed=1, lam_light=80.0, lam_heavy=15.0, mu_light=100.0, mu_heavy=15.0
+    )
     node = out["fifo_count_vs_chain"]
     assert math.isnan(node.value) and not node.stationary and "ρ" in node.note
 

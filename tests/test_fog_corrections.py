@@ -33,8 +33,17 @@ from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeEr
 def lone(rate=2.0, units=8, cloud_mu=(1000.0, 200.0)):
     layer = nx.Graph()
     layer.add_node(0)
-    return build_scenario(layer, 10, lam_per_iot=rate, light_fraction=0.75, p_iot=0.0, p_cloud=0.0,
-                          fog_mu=(50.0, 10.0), cloud_mu=cloud_mu, cloud_units=units)  # fmt: skip
+    return build_scenario(
+        layer,
+        10,
+        lam_per_iot=rate,
+        light_fraction=0.75,
+        p_iot=0.0,
+        p_cloud=0.0,
+        fog_mu=(50.0, 10.0),
+        cloud_mu=cloud_mu,
+        cloud_units=units,
+    )
 
 
 # ------------------------------------------------------------------ a lone fog node
@@ -125,9 +134,13 @@ def convolution_cdf(theta, n, mu, n2, mu2):
 
 @pytest.mark.parametrize(
     "theta,n,mu,n2,mu2",
-    [(190.0, 20_000, 200.0, 3_000, 100 / 3), (95.0, 20_000, 200.0, 100, 10.0),
-     (1000.0, 150_000, 200.0, 10, 0.5), (0.05, 3, 200.0, 2, 100 / 3)],
-)  # fmt: skip
+    [
+        (190.0, 20_000, 200.0, 3_000, 100 / 3),
+        (95.0, 20_000, 200.0, 100, 10.0),
+        (1000.0, 150_000, 200.0, 10, 0.5),
+        (0.05, 3, 200.0, 2, 100 / 3),
+    ],
+)
 def test_erlang_sum_is_fast_and_right_at_large_theta(theta, n, mu, n2, mu2):
     t = time.perf_counter()
     got = erlang_sum_cdf(theta, n, mu, n2, mu2)
@@ -195,8 +208,9 @@ def test_periodic_ewma_updates_only_on_period_boundaries():
     th = np.full(1, 0.08)
 
     def tiers(alpha, period):
-        args = kernel_arguments(net, req, th, 0, 0.5, alpha, "distributed", "offload", 0.05,
-                                ewma_period=period)  # fmt: skip
+        args = kernel_arguments(
+            net, req, th, 0, 0.5, alpha, "distributed", "offload", 0.05, ewma_period=period
+        )
         return K.simulate_network(*args)[0]
 
     np.testing.assert_array_equal(tiers(1.0, 1e6), tiers(0.3, 1e6))
@@ -240,8 +254,9 @@ def test_max_iterations_zero_is_a_clear_error():
 def two_fog_forwarding(rate=1.575):
     # node 0 keeps everything (θ = ∞), node 1 refuses everything (θ = 0) and forwards once
     # to node 0: ρ_0 = 0.63 from its own IoT nodes, 1.26 with node 1's traffic
-    return build_scenario(nx.path_graph(2), [10, 10], lam_per_iot=rate, fog_mu=(50.0, 10.0),
-                          p_iot=0.0, p_cloud=0.0)  # fmt: skip
+    return build_scenario(
+        nx.path_graph(2), [10, 10], lam_per_iot=rate, fog_mu=(50.0, 10.0), p_iot=0.0, p_cloud=0.0
+    )
 
 
 def test_forwarded_traffic_overloads_a_node_that_keeps_everything():
@@ -250,8 +265,14 @@ def test_forwarded_traffic_overloads_a_node_that_keeps_everything():
     assert rho[0] == pytest.approx(1.26, rel=1e-9) and rho[1] == 0.0
     with pytest.raises(UnstableRegimeError, match="fog0"):
         simulate(scenario=g, theta=[math.inf, 0.0], e_max=1, requests=20_000, replications=2)
-    res = simulate(scenario=g, theta=[math.inf, 0.0], e_max=1, requests=20_000, replications=2,
-                   overload="transient")  # fmt: skip
+    res = simulate(
+        scenario=g,
+        theta=[math.inf, 0.0],
+        e_max=1,
+        requests=20_000,
+        replications=2,
+        overload="transient",
+    )
     assert not res.stationary and any("ρ = 1.26" in n for n in res.notes)
     # the detector alone (no load bound): the run's delay grows with its length
     assert res.stationarity.second_half > 1.5 * res.stationarity.first_half
@@ -292,11 +313,13 @@ def test_the_kernel_stops_at_its_event_budget():
     net = compile_scenario(default_scenario(0))
     req = draw_requests(net, 2_000, np.random.default_rng(0), 0.05)
     th = np.full(net.n_fog, 0.02)
-    out = K.simulate_network(*kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed",
-                                               "offload", 0.05, max_events=100))  # fmt: skip
+    out = K.simulate_network(
+        *kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed", "offload", 0.05, max_events=100)
+    )
     assert out[-1] == 101  # stopped, and says how far it went
-    full = K.simulate_network(*kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed",
-                                                "offload", 0.05))  # fmt: skip
+    full = K.simulate_network(
+        *kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed", "offload", 0.05)
+    )
     assert 2_000 < full[-1] < 10_000
 
 
@@ -312,8 +335,13 @@ def test_simulate_to_precision_reaches_its_target_or_says_why():
     res = simulate_to_precision(scenario=g, rel_half_width=0.03, requests=10_000, progress=False)
     assert res.converged and res.half_width / res.mean <= 0.03 and res.stationary
     with pytest.raises(UnstableRegimeError):
-        simulate_to_precision(scenario=two_fog_forwarding(), theta=[math.inf, 0.0], e_max=1,
-                              requests=10_000, progress=False)  # fmt: skip
+        simulate_to_precision(
+            scenario=two_fog_forwarding(),
+            theta=[math.inf, 0.0],
+            e_max=1,
+            requests=10_000,
+            progress=False,
+        )
 
 
 @pytest.mark.parametrize(
@@ -325,17 +353,38 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
     g = lone(rate=1.6)  # a busy lone fog node: many refusals, all to the cloud
     net = compile_scenario(g)
     req = draw_requests(net, 4_000, np.random.default_rng(7), 0.05)
-    out = K.simulate_network(*kernel_arguments(net, req, np.full(1, theta), 0, 0.5, alpha,
-                                               "distributed", "offload", 0.05,
-                                               ewma_period=period))  # fmt: skip
+    out = K.simulate_network(
+        *kernel_arguments(
+            net,
+            req,
+            np.full(1, theta),
+            0,
+            0.5,
+            alpha,
+            "distributed",
+            "offload",
+            0.05,
+            ewma_period=period,
+        )
+    )
     fog_req = np.flatnonzero(req.route == K.ROUTE_FOG)
-    arrival = req.gen_time[fog_req] + net.iot_prop[req.origin[fog_req]] + net.size_bits[
-        req.rtype[fog_req]] * net.iot_inv[req.origin[fog_req]]  # fmt: skip
+    arrival = (
+        req.gen_time[fog_req]
+        + net.iot_prop[req.origin[fog_req]]
+        + net.size_bits[req.rtype[fog_req]] * net.iot_inv[req.origin[fog_req]]
+    )
     order = np.argsort(arrival, kind="stable")
     idx = fog_req[order]
     proc = req.work[idx] / net.fog_mu[0, req.rtype[idx]]
-    twin = paper_fog_node(arrival[order], req.rtype[idx], proc, theta=theta, alpha=alpha,
-                          z0=1.0 / net.fog_mu[0], period=period)  # fmt: skip
+    twin = paper_fog_node(
+        arrival[order],
+        req.rtype[idx],
+        proc,
+        theta=theta,
+        alpha=alpha,
+        z0=1.0 / net.fog_mu[0],
+        period=period,
+    )
     kernel = out[0][idx] == K.TIER_FOG
     assert 0.2 < twin.mean() < 0.95
     np.testing.assert_array_equal(kernel, twin)

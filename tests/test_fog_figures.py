@@ -161,8 +161,12 @@ def test_acceptance_fixed_point_does_not_depend_on_link_delays():
     a = analyze(with_fog_delay(default_scenario(0), 0.001), theta=0.03, e_max=2)
     b = analyze(with_fog_delay(default_scenario(0), 0.03), theta=0.03, e_max=2)
     np.testing.assert_allclose(a.fog["accept_light"], b.fog["accept_light"], atol=1e-9)
-    reuse = analyze(with_fog_delay(default_scenario(0), 0.03), theta=0.03, e_max=2,
-                    acceptance=a.fog["accept_light"].to_numpy())  # fmt: skip
+    reuse = analyze(
+        with_fog_delay(default_scenario(0), 0.03),
+        theta=0.03,
+        e_max=2,
+        acceptance=a.fog["accept_light"].to_numpy(),
+    )
     assert reuse.mean_delay == pytest.approx(b.mean_delay, rel=1e-8)
 
 
@@ -263,9 +267,12 @@ def test_network_layout_is_the_same_in_every_process():
     )
     outs = {
         subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
             env={**__import__("os").environ, "PYTHONHASHSEED": str(h)},
         ).stdout
         for h in (1, 2)
-    }  # fmt: skip
+    }
     assert len(outs) == 1

@@ -194,8 +194,18 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     )
     th = np.full(net.n_fog, 0.01)
     out = K.simulate_network(*kernel_arguments(net, req, th, 2, 0.5, 0.3, mode, "offload", 0.02))
-    twin = naive_network(net, req, theta=th, e_max=2, q=0.5, alpha=0.3, mode=mode,
-                         policy="offload", period=0.02, central=_central_node(net))  # fmt: skip
+    twin = naive_network(
+        net,
+        req,
+        theta=th,
+        e_max=2,
+        q=0.5,
+        alpha=0.3,
+        mode=mode,
+        policy="offload",
+        period=0.02,
+        central=_central_node(net),
+    )
     for name, got in zip(FIELDS, out[:10], strict=True):
         np.testing.assert_allclose(got, twin[name], rtol=1e-12, atol=1e-12, err_msg=name)
     assert (np.diff(req.gen_time) == 0).sum() >= 299

@@ -152,9 +152,12 @@ def test_per_node_theta_is_not_worse_than_the_best_uniform_theta(heterogeneous):
     nodes = tune_theta_per_node(heterogeneous, grid=QUICK_GRID, requests=60_000, seed=0, models=())
     uniform = float(nodes["theta_uniform"].iloc[0])
     out = compare_thetas(
-        heterogeneous, {"uniform": uniform, "per node": nodes["theta_tuned"].to_numpy()},
-        requests=40_000, replications=6, seed=1,
-    ).set_index("policy")  # fmt: skip
+        heterogeneous,
+        {"uniform": uniform, "per node": nodes["theta_tuned"].to_numpy()},
+        requests=40_000,
+        replications=6,
+        seed=1,
+    ).set_index("policy")
     row = out.loc["per node"]
     tolerance = 1e-3 * out.loc["uniform", "delay"]
     assert row["difference_low"] <= tolerance, row
@@ -178,6 +181,8 @@ def test_model_tuned_theta_per_node_costs_delay_in_the_simulation(heterogeneous)
     out = compare_thetas(
         heterogeneous,
         {"uniform": float(nodes["theta_uniform"].iloc[0]), "model": chain.to_numpy()},
-        requests=30_000, replications=5, seed=1,
-    ).set_index("policy")  # fmt: skip
+        requests=30_000,
+        replications=5,
+        seed=1,
+    ).set_index("policy")
     assert out.loc["model", "difference_low"] > 0, out

@@ -73,9 +73,19 @@ def test_readings_and_lost_values_are_declared_with_the_papers_words():
     quotes the Chinese text; READINGS is a view of those rows."""
     from workbench.hierarchy.params import PARAMS, READINGS
 
-    for name in ("decision_time", "in_decision", "offload_busy", "arrivals", "eq11_unit",
-                 "w_q", "max_p", "compute_bottom", "compute_middle", "compute_top",
-                 "data_per_work"):  # fmt: skip
+    for name in (
+        "decision_time",
+        "in_decision",
+        "offload_busy",
+        "arrivals",
+        "eq11_unit",
+        "w_q",
+        "max_p",
+        "compute_bottom",
+        "compute_middle",
+        "compute_top",
+        "data_per_work",
+    ):
         row = PARAMS[name]
         assert row.plausible is not None and row.source == "choice", name
         assert any("\u4e00" <= ch <= "\u9fff" for ch in row.why), f"{name}: no Chinese quote"

@@ -147,9 +147,15 @@ def test_decision_time_alone_overloads_the_bottom():
     with pytest.raises(UnstableRegimeError, match="ρ = 4"):
         simulate(model="without_enhancement_2", lam=8, task_size=7, decision_time=0.5, periods=50)
     res = simulate(
-        model="advanced", lam=8, task_size=7, decision_time=0.5, periods=100, replications=2,
-        overload="transient", keep_records=False,
-    )  # fmt: skip
+        model="advanced",
+        lam=8,
+        task_size=7,
+        decision_time=0.5,
+        periods=100,
+        replications=2,
+        overload="transient",
+        keep_records=False,
+    )
     assert not res.stationary and res.info["rho_measured"] >= 1.0
 
 
@@ -164,9 +170,14 @@ def test_known_unstable_point_is_flagged():
     with pytest.raises(UnstableRegimeError):
         simulate(model="pure_local", lam=12, task_size=10, periods=200)
     res = simulate(
-        model="pure_local", lam=12, task_size=10, periods=400, replications=3,
-        overload="transient", keep_records=False,
-    )  # fmt: skip
+        model="pure_local",
+        lam=12,
+        task_size=10,
+        periods=400,
+        replications=3,
+        overload="transient",
+        keep_records=False,
+    )
     assert not res.stationary and "grows" in res.stationarity.note
 
 
@@ -260,8 +271,13 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: Topology("x", np.array([-1, 0, 0]), np.array([1.0, -1.0, 1.0]), np.ones(3),
-                         np.array([0.0, 1.0, 1.0])),
+        lambda: Topology(
+            "x",
+            np.array([-1, 0, 0]),
+            np.array([1.0, -1.0, 1.0]),
+            np.ones(3),
+            np.array([0.0, 1.0, 1.0]),
+        ),
         lambda: Topology("x", np.array([-1, 2, 1]), np.ones(3), np.ones(3), np.ones(3)),
         lambda: Topology("x", np.array([-1, 0, 5]), np.ones(3), np.ones(3), np.ones(3)),
         lambda: Topology("x", np.array([-1, 0, 0]), np.ones(3), np.ones(3), np.zeros(3)),
@@ -270,7 +286,7 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
         lambda: size_moments(1.0, -1.0),
         lambda: red_thresholds(20.0, 5.0, 1.0),
     ],
-)  # fmt: skip
+)
 def test_structured_bad_input_is_refused(build):
     """Issue 16: a negative compute gave mean_time = -0.06, a cycle hung, zero weights NaN."""
     with pytest.raises(ParameterError):
@@ -325,9 +341,15 @@ def test_simulate_to_precision_reaches_its_target():
 
 
 OLD_DEFAULTS = dict(
-    compute_bottom=20.0, compute_middle=40.0, compute_top=100.0, decision_time=0.005,
-    arrivals="spread", w_q=0.002, max_p=0.1, offload_busy=False,
-)  # fmt: skip
+    compute_bottom=20.0,
+    compute_middle=40.0,
+    compute_top=100.0,
+    decision_time=0.005,
+    arrivals="spread",
+    w_q=0.002,
+    max_p=0.1,
+    offload_busy=False,
+)
 
 
 def test_issue_point_without_enhancement_2_is_flagged():
@@ -337,8 +359,14 @@ def test_issue_point_without_enhancement_2_is_flagged():
     with pytest.raises(UnstableRegimeError, match="ρ = 1.0"):
         simulate(model="without_enhancement_2", lam=8, task_size=7, periods=500, **OLD_DEFAULTS)
     res = simulate(
-        model="without_enhancement_2", lam=8, task_size=7, periods=500, replications=4,
-        overload="transient", keep_records=False, **OLD_DEFAULTS,
-    )  # fmt: skip
+        model="without_enhancement_2",
+        lam=8,
+        task_size=7,
+        periods=500,
+        replications=4,
+        overload="transient",
+        keep_records=False,
+        **OLD_DEFAULTS,
+    )
     assert res.info["rho_bound"] < 1.0 <= res.info["rho_measured"]
     assert not res.stationary and "grows with run length" in res.stationarity.note

@@ -46,9 +46,22 @@ PER_TASK = ("finish", "exec_server", "visits", "wait", "decide", "transfer", "re
     arrivals=st.sampled_from(["batch", "spread"]),
 )
 def test_kernel_matches_naive_twin_task_by_task(
-    model, seed, lam, mu, w_q, min_th, width, down, gentle, decision_time, skew, in_decision,
-    offload_busy, eq11_unit, arrivals,
-):  # fmt: skip
+    model,
+    seed,
+    lam,
+    mu,
+    w_q,
+    min_th,
+    width,
+    down,
+    gentle,
+    decision_time,
+    skew,
+    in_decision,
+    offload_busy,
+    eq11_unit,
+    arrivals,
+):
     topo = symmetric_tree(20.0, 40.0, 100.0, weights=(0.4, 0.8, 1.2, 1.6) if skew else None)
     rng = np.random.default_rng(seed)
     tasks = _draw_tasks(topo, lam, mu, 1.0, 25, 1.0, 0.1, rng, arrivals)

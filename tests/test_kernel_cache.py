@@ -45,8 +45,9 @@ def test_numba_and_child_processes_use_the_digest_folder(tmp_path):
         "subprocess.run([sys.executable, '-c', 'import workbench; "
         "from numba.core import config; print(config.CACHE_DIR)'])"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     expected = str(tmp_path / "nc" / _kernel_cache.kernel_digest())
     assert out == [expected, expected]
 

@@ -1,5 +1,6 @@
 """ruff checks and formats every .py and .ipynb (notebook outputs: tests/test_notebooks.py)."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -21,3 +22,18 @@ def _ruff() -> list[str]:
 def test_ruff(args):
     out = subprocess.run([*_ruff(), *args, "."], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_no_formatter_bypass():
+    """The formatter decides every line's layout: no `fmt: skip`, `fmt: off` or `fmt: on`
+    in the library, tests, benchmarks or notebooks (ruff has no rule for it)."""
+    bypass = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for folder in ("workbench", "tests", "benchmarks", "notebooks")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in (".py", ".ipynb")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if bypass.search(line) and path.name != "test_lint.py"
+    ]
+    assert not found, found

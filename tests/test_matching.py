@@ -230,7 +230,8 @@ def test_hedge_prefs_restrict_the_hedge_rounds_only():
     assert got.tolist() == [[0, 2], [1, -1]]  # same first round, hedge only where allowed
     none = hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=[[-1] * 3, [0, 1, 2]])
     assert none.tolist() == [[0, -1], [1, -1]]
-    assert got.tolist() == hedged_matching_naive(p, r, cap, [True, False], 2,
-                                                 [[2, -1, -1], [0, 1, 2]])  # fmt: skip
+    assert got.tolist() == hedged_matching_naive(
+        p, r, cap, [True, False], 2, [[2, -1, -1], [0, 1, 2]]
+    )
     with pytest.raises(ParameterError, match="'hedge_prefs' parameter of hedged_matching"):
         hedged_matching(p, r, cap, [True, False], 2, hedge_prefs=[[0, 1]])

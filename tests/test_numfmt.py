@@ -153,10 +153,20 @@ def test_atlas_in_words_and_its_figure_without_overlaps():
                 else ""
             )
             rows.append(
-                {"paper": "p5", "claim": claim, "reading": reading, "points": 16,
-                 "undetermined": 0, "holds_share": share, "ci_low": 0.0, "ci_high": 1.0,
-                 "verdict": verdict, "decided_by": "", "flip": flip}
-            )  # fmt: skip
+                {
+                    "paper": "p5",
+                    "claim": claim,
+                    "reading": reading,
+                    "points": 16,
+                    "undetermined": 0,
+                    "holds_share": share,
+                    "ci_low": 0.0,
+                    "ci_high": 1.0,
+                    "verdict": verdict,
+                    "decided_by": "",
+                    "flip": flip,
+                }
+            )
     frame = pd.DataFrame(rows)
     table = atlas_frame(frame, "p5")
     assert list(table.columns) == ["#", "claim", "holds at", "verdict", "where it flips"]
@@ -188,8 +198,9 @@ def test_claims_tables_show_no_latex_source_and_no_code_names(paper):
     from workbench.tables import claims_frame
 
     table = load_claims(paper)
-    checked = table.assign(measured=table["value"], agrees=True, as_expected=True,
-                           stationary=True, measure_note="")  # fmt: skip
+    checked = table.assign(
+        measured=table["value"], agrees=True, as_expected=True, stationary=True, measure_note=""
+    )
     shown = claims_frame(checked, paper)
     for col in ("claim", "why"):
         for text in shown[col]:

@@ -150,9 +150,14 @@ def test_intervals_are_clipped_to_the_quantitys_range():
     rng = np.random.default_rng(0)
     reps = __import__("pandas").DataFrame({"time": rng.exponential(1.0, 2) * [0.01, 5.0]})
     result = SimulationResult.from_replications(
-        reps, "time", ["time"], confidence=0.95, run_length=1, run_unit="x",
+        reps,
+        "time",
+        ["time"],
+        confidence=0.95,
+        run_length=1,
+        run_unit="x",
         bounds={"time": (0.0, math.inf)},
-    )  # fmt: skip
+    )
     assert result.ci_low == 0.0 and result.half_width > result.estimate
 
 
@@ -189,10 +194,19 @@ def test_finish_flags_and_raises_on_an_overloaded_queue():
 def test_to_precision_reaches_its_target_and_covers_the_mm1_mean():
     lam = 0.6
     result = to_precision(
-        _mm1_replication(lam), func="mm1", rel_half_width=0.03, max_replications=400,
-        seed=3, progress=False, metric="sojourn", quantities=["sojourn"], confidence=0.95,
-        run_length=4_000, run_unit="customers", bounds={"sojourn": (0.0, math.inf)},
-    )  # fmt: skip
+        _mm1_replication(lam),
+        func="mm1",
+        rel_half_width=0.03,
+        max_replications=400,
+        seed=3,
+        progress=False,
+        metric="sojourn",
+        quantities=["sojourn"],
+        confidence=0.95,
+        run_length=4_000,
+        run_unit="customers",
+        bounds={"sojourn": (0.0, math.inf)},
+    )
     assert result.converged and result.stationary
     assert result.half_width / result.estimate <= 0.03
     assert result.replications > 5  # it had to grow

@@ -52,9 +52,14 @@ def test_to_precision_passes_finish_its_keywords_and_only_those():
 def test_an_absolute_target_far_below_the_spread_stops_bounded():
     """1e-308 used to overflow the projection (n·(h/target)²): now the loop runs to its cap."""
     result = to_precision(
-        _exponential, func="f", half_width=1e-308, max_replications=8, initial=2,
-        progress=False, **DESCRIBE,
-    )  # fmt: skip
+        _exponential,
+        func="f",
+        half_width=1e-308,
+        max_replications=8,
+        initial=2,
+        progress=False,
+        **DESCRIBE,
+    )
     assert not result.converged and result.replications == 8
     assert 0.8 < result.estimate < 1.2 and math.isfinite(result.half_width)
 
@@ -63,9 +68,14 @@ def test_the_projection_matches_the_square_law():
     """Relative target 5%: sd of one replication's mean ~0.07, so n ≈ (t·0.07/0.05)² ≈ 8."""
     steps = []
     result = to_precision(
-        _exponential, func="f", rel_half_width=0.05, initial=2, max_replications=200,
-        progress=lambda done, projected, half: steps.append(done), **DESCRIBE,
-    )  # fmt: skip
+        _exponential,
+        func="f",
+        rel_half_width=0.05,
+        initial=2,
+        max_replications=200,
+        progress=lambda done, projected, half: steps.append(done),
+        **DESCRIBE,
+    )
     assert result.converged and result.half_width / result.estimate <= 0.05
     assert 4 <= result.replications <= 30
     assert all(b <= 2 * a for a, b in zip(steps, steps[1:], strict=False))

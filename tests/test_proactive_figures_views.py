@@ -46,8 +46,9 @@ def test_every_figure_frame_is_tidy_finite_and_draws(name, frames):
 
 
 def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
-    frame = parameter_study("storage", (0, 4), ("proposed", "BL2"), **run_length(300, 300),
-                            replications=2)  # fmt: skip
+    frame = parameter_study(
+        "storage", (0, 4), ("proposed", "BL2"), **run_length(300, 300), replications=2
+    )
     counts = frame.groupby(["value", "scheme"]).size()
     assert len(counts) == 4 and counts.nunique() == 1
     assert (frame["ci_low"] <= frame["mean"]).all() and (frame["mean"] <= frame["ci_high"]).all()
@@ -55,8 +56,9 @@ def test_study_frames_have_every_scheme_at_every_value_with_ordered_intervals():
     assert (frame["ci_low"] >= 0).all()  # times and shares are never negative
     bl2 = frame[frame["scheme"] == "BL2"].pivot(index="quantity", columns="value", values="mean")
     # BL2 has no cache: storage cannot change it (its run is reused, and must equal a rerun)
-    rerun = simulate(policy="BL2", **run_length(300, 300), replications=2, seed=0,
-                     keep_records=False, storage=4)  # fmt: skip
+    rerun = simulate(
+        policy="BL2", **run_length(300, 300), replications=2, seed=0, keep_records=False, storage=4
+    )
     assert bl2.loc["mean_delay", 4] == pytest.approx(rerun["mean_delay"], rel=1e-12)
     assert (frame[frame["scheme"] == "BL2"].query("quantity == 'hit_rate'")["mean"] == 0).all()
     # with s_e = 0 the proposed scheme caches nothing
@@ -87,18 +89,23 @@ def test_slot_matching_follows_the_papers_rules(aware):
 
 def test_hedges_ignore_eq9_without_the_check():
     on = slot_matching("BL2", n_requests=12, seed=5, budget=0.02, coverage_db=110.0)
-    off = slot_matching("BL2", n_requests=12, seed=5, budget=0.02, coverage_db=110.0,
-                        hedge_check=False)  # fmt: skip
+    off = slot_matching(
+        "BL2", n_requests=12, seed=5, budget=0.02, coverage_db=110.0, hedge_check=False
+    )
     n_on, n_off = ((x["matched"][:, 1] >= 0).sum() for x in (on, off))
     assert n_off > n_on  # without the check hedges go where eq. 9 fails too
-    bad = [i for i in range(12) if off["matched"][i, 1] >= 0
-           and off["phi"][off["matched"][i, 1], i] < 0]  # fmt: skip
+    bad = [
+        i
+        for i in range(12)
+        if off["matched"][i, 1] >= 0 and off["phi"][off["matched"][i, 1], i] < 0
+    ]
     assert bad
 
 
 def test_unstable_points_are_drawn_hollow_exactly():
-    frame = parameter_study("lam", (1.0, 3.0), ("proposed",), **run_length(2000, 2000),
-                            replications=3)  # fmt: skip
+    frame = parameter_study(
+        "lam", (1.0, 3.0), ("proposed",), **run_length(2000, 2000), replications=3
+    )
     flags = frame.groupby("value")["stationary"].all()
     assert flags.tolist() == [True, False]
     assert frame.loc[~frame["stationary"], "note"].str.contains("with run length").all()
@@ -131,8 +138,9 @@ ANALYTIC_MOVES = {
 @pytest.fixture
 def fast_refinement(monkeypatch):
     # the schemes view refines to ±5% in the background; a loose target keeps tests short
-    monkeypatch.setattr(views, "PRECISION", {"rel_half_width": 0.5, "initial": 2,
-                                             "max_replications": 3})  # fmt: skip
+    monkeypatch.setattr(
+        views, "PRECISION", {"rel_half_width": 0.5, "initial": 2, "max_replications": 3}
+    )
     monkeypatch.setattr(views, "_PRECISE", {})
     monkeypatch.setattr(views, "SCHEME_RUN", {"slots": 500, "warmup": 0.4, "seed": 1})
     monkeypatch.setattr(views, "FIRST", {"replications": 2, "slots": 300, "warmup": 0.3})

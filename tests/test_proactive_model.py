@@ -49,9 +49,14 @@ def test_ewma_with_one_over_t_is_the_running_mean():
 
 def test_rank_cloudlets_prefers_cached_then_fast_links():
     order = rank_cloudlets(
-        1e6, [10e6, 40e6, 20e6, 80e6], 1e10, 100.0, 0.005,
-        cached=[False, False, True, False], covered=[True, True, True, False],
-    )  # fmt: skip
+        1e6,
+        [10e6, 40e6, 20e6, 80e6],
+        1e10,
+        100.0,
+        0.005,
+        cached=[False, False, True, False],
+        covered=[True, True, True, False],
+    )
     assert order.tolist() == [2, 1, 0]
 
 
@@ -154,35 +159,83 @@ def _raises(func, match, *args, **kwargs):
 
 
 def test_task_delay_refuses_mismatched_shapes_and_non_boolean_cached():
-    _raises(task_delay, r"'bits' parameter of task_delay must broadcast.*rate \(2,\)",
-            [1.0, 2.0, 3.0], [1e6, 2e6], 1e10, 100.0)  # fmt: skip
+    _raises(
+        task_delay,
+        r"'bits' parameter of task_delay must broadcast.*rate \(2,\)",
+        [1.0, 2.0, 3.0],
+        [1e6, 2e6],
+        1e10,
+        100.0,
+    )
     # the string "False" is truthy: it used to count the task as cached (τ_EP only)
-    _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0,
-            cached="False")  # fmt: skip
+    _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0, cached="False")
     _raises(task_delay, "'cached' parameter of task_delay", 1e6, 1e7, 1e10, 100.0, cached=2)
     # extreme data over a tiny rate overflows: refused, not an infinite delay
-    _raises(task_delay, "'link_rate' parameter of task_delay must give a finite delay", 1e300,
-            1e-300, 1e10, 100.0)  # fmt: skip
+    _raises(
+        task_delay,
+        "'link_rate' parameter of task_delay must give a finite delay",
+        1e300,
+        1e-300,
+        1e10,
+        100.0,
+    )
     assert task_delay(1e6, 1e7, 1e10, 100.0, cached=np.array([True, False])).tolist() == [
-        pytest.approx(0.005), pytest.approx(0.1 + 0.01 + 0.005)]  # fmt: skip
+        pytest.approx(0.005),
+        pytest.approx(0.1 + 0.01 + 0.005),
+    ]
 
 
 def test_margin_and_ranking_errors_name_their_own_parameters():
-    _raises(reliability_margin, "'rate_est' parameter of reliability_margin", 1e6, -1.0, 1e10,
-            100.0, 0.0, 0.005, 0.05)  # fmt: skip
-    _raises(reliability_margin, "'queue_wait_est' parameter of reliability_margin", 1e6, 1e7,
-            1e10, 100.0, -1.0, 0.005, 0.05)  # fmt: skip
-    _raises(rank_cloudlets, "'rate_est' parameter of rank_cloudlets", 1e6, [-1.0, 2e7], 1e10,
-            100.0, 0.005)  # fmt: skip
+    _raises(
+        reliability_margin,
+        "'rate_est' parameter of reliability_margin",
+        1e6,
+        -1.0,
+        1e10,
+        100.0,
+        0.0,
+        0.005,
+        0.05,
+    )
+    _raises(
+        reliability_margin,
+        "'queue_wait_est' parameter of reliability_margin",
+        1e6,
+        1e7,
+        1e10,
+        100.0,
+        -1.0,
+        0.005,
+        0.05,
+    )
+    _raises(
+        rank_cloudlets,
+        "'rate_est' parameter of rank_cloudlets",
+        1e6,
+        [-1.0, 2e7],
+        1e10,
+        100.0,
+        0.005,
+    )
 
 
 def test_rank_cloudlets_needs_one_flag_per_cloudlet():
     rates = [1e7, 2e7, 3e7]
     # a length-1 `cached` used to be broadcast to every cloudlet
-    _raises(rank_cloudlets, r"'cached' parameter of rank_cloudlets must hold one boolean per "
-            r"cloudlet \(3\)", 1e6, rates, 1e10, 100.0, 0.005, cached=[True])  # fmt: skip
-    _raises(rank_cloudlets, "'covered' parameter", 1e6, rates, 1e10, 100.0, 0.005,
-            covered=[1, 0, 1])  # fmt: skip
+    _raises(
+        rank_cloudlets,
+        r"'cached' parameter of rank_cloudlets must hold one boolean per "
+        r"cloudlet \(3\)",
+        1e6,
+        rates,
+        1e10,
+        100.0,
+        0.005,
+        cached=[True],
+    )
+    _raises(
+        rank_cloudlets, "'covered' parameter", 1e6, rates, 1e10, 100.0, 0.005, covered=[1, 0, 1]
+    )
     # from the text of eq. 14 with y_ea: a holder costs τ_EP only and comes first
     got = rank_cloudlets(1e6, rates, 1e10, 100.0, 0.005, cached=[True, False, False])
     assert got.tolist() == [0, 2, 1]
@@ -190,8 +243,12 @@ def test_rank_cloudlets_needs_one_flag_per_cloudlet():
 
 def test_ewma_rates_refuses_a_nan_or_misshaped_start():
     _raises(ewma_rates, "'initial' parameter of ewma_rates", [[1.0, 2.0]], initial=np.nan)
-    _raises(ewma_rates, "'initial' parameter of ewma_rates must broadcast", [[1.0, 2.0]],
-            initial=[1.0, 2.0, 3.0])  # fmt: skip
+    _raises(
+        ewma_rates,
+        "'initial' parameter of ewma_rates must broadcast",
+        [[1.0, 2.0]],
+        initial=[1.0, 2.0, 3.0],
+    )
     assert ewma_rates([[1.0, 2.0], [3.0, 4.0]], initial=[5.0, 6.0])[-1].tolist() == [2.0, 3.0]
 
 
@@ -201,18 +258,67 @@ def test_scenario_training_and_tasks_must_belong_together():
     sc, other = make_scenario(n_cloudlets=4, n_users=12, seed=1), make_scenario(seed=1)
     tr = train(sc, training_time=10.0, seed=1)
     tasks = draw_tasks(sc, 1.0, 1e6, 1.0, 1)
-    _raises(run_scenario, "'training' parameter of run_scenario must be a Training of this "
-            "scenario", "BL2", other, tr, tasks, slots=300, fading_seed=0)  # fmt: skip
-    _raises(run_scenario, "'tasks' parameter of run_scenario", "BL2", sc, tr,
-            draw_tasks(other, 1.0, 1e6, 1.0, 1), slots=300, fading_seed=0)  # fmt: skip
-    _raises(run_scenario, "'scenario' parameter of run_scenario", "BL2", sc._replace(
-        path_gain=sc.path_gain * np.nan), tr, tasks, slots=300, fading_seed=0)  # fmt: skip
-    _raises(run_scenario, "'tasks' parameter of run_scenario must arrive within", "BL2", sc,
-            tr, tasks, slots=10, fading_seed=0)  # fmt: skip
-    _raises(run_scenario, "'storage' parameter of run_scenario", "BL2", sc, tr, tasks,
-            slots=300, fading_seed=0, storage=-1)  # fmt: skip
-    _raises(run_scenario, "'fading_seed' parameter of run_scenario", "BL2", sc, tr, tasks,
-            slots=300, fading_seed=-1)  # fmt: skip
+    _raises(
+        run_scenario,
+        "'training' parameter of run_scenario must be a Training of this scenario",
+        "BL2",
+        other,
+        tr,
+        tasks,
+        slots=300,
+        fading_seed=0,
+    )
+    _raises(
+        run_scenario,
+        "'tasks' parameter of run_scenario",
+        "BL2",
+        sc,
+        tr,
+        draw_tasks(other, 1.0, 1e6, 1.0, 1),
+        slots=300,
+        fading_seed=0,
+    )
+    _raises(
+        run_scenario,
+        "'scenario' parameter of run_scenario",
+        "BL2",
+        sc._replace(path_gain=sc.path_gain * np.nan),
+        tr,
+        tasks,
+        slots=300,
+        fading_seed=0,
+    )
+    _raises(
+        run_scenario,
+        "'tasks' parameter of run_scenario must arrive within",
+        "BL2",
+        sc,
+        tr,
+        tasks,
+        slots=10,
+        fading_seed=0,
+    )
+    _raises(
+        run_scenario,
+        "'storage' parameter of run_scenario",
+        "BL2",
+        sc,
+        tr,
+        tasks,
+        slots=300,
+        fading_seed=0,
+        storage=-1,
+    )
+    _raises(
+        run_scenario,
+        "'fading_seed' parameter of run_scenario",
+        "BL2",
+        sc,
+        tr,
+        tasks,
+        slots=300,
+        fading_seed=-1,
+    )
     _raises(draw_tasks, "'horizon' parameter of draw_tasks must keep", sc, 1.0, 1e6, 1e9, 0)
     _raises(train, "'scenario' parameter of train", tasks)
 

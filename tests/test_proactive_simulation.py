@@ -37,26 +37,65 @@ def _small(seed=3, lam=6.0, n_slots=300, slot=0.005, **scen):
 
 @pytest.mark.parametrize(
     ("scheme", "cache_aware", "hedge_check"),
-    [("proposed", False, False), ("proposed", True, True), ("proposed", True, False),
-     ("BL1", False, True), ("BL1", True, True), ("BL2", False, False), ("BL2", True, True),
-     ("BL3", True, True)],
-)  # fmt: skip
+    [
+        ("proposed", False, False),
+        ("proposed", True, True),
+        ("proposed", True, False),
+        ("BL1", False, True),
+        ("BL1", True, True),
+        ("BL2", False, False),
+        ("BL2", True, True),
+        ("BL3", True, True),
+    ],
+)
 @pytest.mark.parametrize("fading", [False, True])
 def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
     # hedges that meet eq. 9 need queues at the first cloudlet and room at another
     lam, budget = (14.0, 0.08) if hedge_check else (6.0, 0.03)
     sc, tr, tasks = _small(seed=5, lam=lam)
     kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=budget)
-    run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, fading=fading,
-                       cache_aware=cache_aware, hedge_check=hedge_check, **kw)  # fmt: skip
+    run = run_scenario(
+        scheme,
+        sc,
+        tr,
+        tasks,
+        fading_seed=9,
+        fading=fading,
+        cache_aware=cache_aware,
+        hedge_check=hedge_check,
+        **kw,
+    )
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
-        10e6, fading, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, budget, 0.005,
-        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
-        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE, cache_aware, hedge_check,
-    )  # fmt: skip
+        POLICY_CODES[scheme],
+        sc.path_gain,
+        sc.covered,
+        np.full(U, sc.power_w),
+        sc.noise_w,
+        10e6,
+        fading,
+        int(_xorshift_state(9)),
+        np.full(E, 1e10),
+        100.0,
+        0.005,
+        budget,
+        0.005,
+        300,
+        2000,
+        2,
+        2,
+        tr.cache_rank,
+        sc.cacheable,
+        tasks.arrival,
+        tasks.user,
+        tasks.task_type,
+        tasks.bits,
+        tasks.user_start,
+        _initial_rates(sc, 10e6),
+        K.FADING_TABLE,
+        cache_aware,
+        hedge_check,
+    )
     _same_as_twin(run, (done, server, from_cache, copies), scheme)
 
 
@@ -81,12 +120,36 @@ def test_popular_cache_start_equals_slow_twin(scheme):
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="popular", **kw)
     U, E = sc.path_gain.shape
     twin = simulate_naive(
-        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
-        10e6, True, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.08, 0.005,
-        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
-        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE, True, True, warm_caches=True,
-    )  # fmt: skip
+        POLICY_CODES[scheme],
+        sc.path_gain,
+        sc.covered,
+        np.full(U, sc.power_w),
+        sc.noise_w,
+        10e6,
+        True,
+        int(_xorshift_state(9)),
+        np.full(E, 1e10),
+        100.0,
+        0.005,
+        0.08,
+        0.005,
+        300,
+        2000,
+        2,
+        2,
+        tr.cache_rank,
+        sc.cacheable,
+        tasks.arrival,
+        tasks.user,
+        tasks.task_type,
+        tasks.bits,
+        tasks.user_start,
+        _initial_rates(sc, 10e6),
+        K.FADING_TABLE,
+        True,
+        True,
+        warm_caches=True,
+    )
     _same_as_twin(run, twin, scheme)
     empty = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="empty", **kw)
     first = tasks.arrival < 0.05  # before any result could have been computed
@@ -102,12 +165,36 @@ def test_least_wait_hedged_upload_equals_slow_twin(scheme):
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, hedge_upload="least_wait", **kw)
     U, E = sc.path_gain.shape
     done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme], sc.path_gain, sc.covered, np.full(U, sc.power_w), sc.noise_w,
-        10e6, True, int(_xorshift_state(9)), np.full(E, 1e10), 100.0, 0.005, 0.08, 0.005,
-        300, 2000, 2, 2, tr.cache_rank, sc.cacheable, tasks.arrival, tasks.user,
-        tasks.task_type, tasks.bits, tasks.user_start, _initial_rates(sc, 10e6),
-        K.FADING_TABLE, True, True, least_wait=True,
-    )  # fmt: skip
+        POLICY_CODES[scheme],
+        sc.path_gain,
+        sc.covered,
+        np.full(U, sc.power_w),
+        sc.noise_w,
+        10e6,
+        True,
+        int(_xorshift_state(9)),
+        np.full(E, 1e10),
+        100.0,
+        0.005,
+        0.08,
+        0.005,
+        300,
+        2000,
+        2,
+        2,
+        tr.cache_rank,
+        sc.cacheable,
+        tasks.arrival,
+        tasks.user,
+        tasks.task_type,
+        tasks.bits,
+        tasks.user_start,
+        _initial_rates(sc, 10e6),
+        K.FADING_TABLE,
+        True,
+        True,
+        least_wait=True,
+    )
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
     assert t["server"].tolist() == server and t["copies"].tolist() == copies
@@ -119,8 +206,7 @@ def test_least_wait_hedged_upload_equals_slow_twin(scheme):
 @pytest.mark.parametrize("scheme", ["proposed", "BL1", "BL2", "BL3"])
 def test_conservation_every_task_served_once(scheme):
     sc, tr, tasks = _small(seed=2, lam=8.0, n_slots=400)
-    run = run_scenario(scheme, sc, tr, tasks, slots=400, fading_seed=1, storage=2,
-                       budget=0.03)  # fmt: skip
+    run = run_scenario(scheme, sc, tr, tasks, slots=400, fading_seed=1, storage=2, budget=0.03)
     t, c = run.tasks, run.counters
     assert c["tasks"] == len(tasks.arrival) == c["tasks_done"] == c["matched_requests"]
     assert t["done"].notna().all()
@@ -189,8 +275,18 @@ def test_isolated_cloudlet_matches_mm1():
     means = []
     for seed in range(4):
         tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed)
-        run = run_scenario("BL3", sc, tr, tasks, slots=n_slots, fading_seed=1,
-                           fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
+        run = run_scenario(
+            "BL3",
+            sc,
+            tr,
+            tasks,
+            slots=n_slots,
+            fading_seed=1,
+            fading=False,
+            slot=slot,
+            kappa=1.0,
+            storage=0,
+        )
         means.append(run.tasks["delay"].mean())
     theory = isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot)
     assert np.mean(means) == pytest.approx(theory, rel=0.05)
@@ -247,8 +343,9 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
     tasks = draw_tasks(sc, 1.0, 1e6, 1500 * 0.005, 4)
     at_attach = []
     for aware in (False, True):
-        t = run_scenario("proposed", sc, tr, tasks, slots=1500, fading_seed=4,
-                         cache_aware=aware).tasks  # fmt: skip
+        t = run_scenario(
+            "proposed", sc, tr, tasks, slots=1500, fading_seed=4, cache_aware=aware
+        ).tasks
         hits = t[t["from_cache"]]
         assert len(hits) > 20
         at_attach.append(float((hits["server"] == tr.attach[hits["user"]]).mean()))
@@ -258,15 +355,21 @@ def test_cache_unaware_users_hit_at_their_own_best_link_pooled_users_anywhere():
 def test_certain_overload_raises_before_running():
     # λ_u L̄ / r above 1 for some user: its transmitter alone cannot keep up (user_load)
     with pytest.raises(UnstableRegimeError, match="ρ = .* >= 1"):
-        simulate(policy="BL3", n_cloudlets=2, n_users=6, lam=400.0, **run_length(400, 2000),
-                 replications=2, fading=False)  # fmt: skip
+        simulate(
+            policy="BL3",
+            n_cloudlets=2,
+            n_users=6,
+            lam=400.0,
+            **run_length(400, 2000),
+            replications=2,
+            fading=False,
+        )
 
 
 def test_a_saturated_kernel_raises_whatever_overload():
     # the queues outgrow the drain limit: there are no numbers to return, even transient ones
     with pytest.raises(UnstableRegimeError, match="'lam'.*unfinished"):
-        simulate(policy="BL2", lam=8.0, slots=600, replications=2, overload="transient",
-                 warmup=0.0)  # fmt: skip
+        simulate(policy="BL2", lam=8.0, slots=600, replications=2, overload="transient", warmup=0.0)
 
 
 EARLIER = dict(hedge_check=False, cache_aware=False, coverage_db=110.0)
@@ -290,8 +393,14 @@ def test_known_unstable_point_is_flagged_and_raises_by_default(lam, reading):
 
 
 def test_earlier_readings_stable_at_1_5():
-    r = simulate(policy="proposed", lam=1.5, **run_length(2000, 2000), replications=3,
-                 keep_records=False, **EARLIER)  # fmt: skip
+    r = simulate(
+        policy="proposed",
+        lam=1.5,
+        **run_length(2000, 2000),
+        replications=3,
+        keep_records=False,
+        **EARLIER,
+    )
     assert r.stationary
 
 
@@ -322,14 +431,26 @@ def test_empty_run_raises_a_clear_error():
 def test_simulate_to_precision_reaches_its_target():
     from workbench.proactive import simulate_to_precision
 
-    r = simulate_to_precision(policy="BL3", rel_half_width=0.1, **run_length(500, 2000),
-                              n_cloudlets=10, n_users=30, max_replications=30,
-                              progress=False)  # fmt: skip
+    r = simulate_to_precision(
+        policy="BL3",
+        rel_half_width=0.1,
+        **run_length(500, 2000),
+        n_cloudlets=10,
+        n_users=30,
+        max_replications=30,
+        progress=False,
+    )
     assert r.converged and r.half_width / r.mean_delay <= 0.1 and r.stationary
     assert r.replications >= 5
-    capped = simulate_to_precision(policy="BL3", rel_half_width=0.001, **run_length(300, 1200),
-                                   n_cloudlets=10,
-                                   n_users=30, max_replications=6, progress=False)  # fmt: skip
+    capped = simulate_to_precision(
+        policy="BL3",
+        rel_half_width=0.001,
+        **run_length(300, 1200),
+        n_cloudlets=10,
+        n_users=30,
+        max_replications=6,
+        progress=False,
+    )
     assert not capped.converged and "did not converge" in capped.notes[-1]
 
 
@@ -350,7 +471,7 @@ def test_simulate_to_precision_reaches_its_target():
             "tau_ep",
             "warmup",
         ]
-    ),  # fmt: skip
+    ),
     st.sampled_from([-1, 0.5, math.nan, math.inf, "3", None, 10**12]),
 )
 def test_simulate_bad_input_names_function_and_parameter(name, value):
@@ -415,8 +536,16 @@ READING_VALUES = {
 @pytest.mark.parametrize("policy", sorted(IGNORED_READINGS))
 def test_a_reading_a_scheme_ignores_leaves_its_run_unchanged_and_the_others_change_it(policy):
     # loaded enough that requests hedge (x_max 3) and caches hit: each reading has work to do
-    kw = dict(n_cloudlets=6, n_users=18, lam=6.0, x_max=3, **run_length(500, 1500),
-              replications=2, seed=5, overload="transient")  # fmt: skip
+    kw = dict(
+        n_cloudlets=6,
+        n_users=18,
+        lam=6.0,
+        x_max=3,
+        **run_length(500, 1500),
+        replications=2,
+        seed=5,
+        overload="transient",
+    )
     base = simulate(policy=policy, **kw)
     if policy != "BL3":
         assert base.frame["hedged_fraction"].min() > 0.0

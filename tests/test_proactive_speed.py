@@ -166,8 +166,12 @@ def test_fade_draws_what_one_generator_chain_draws(n_users, n_cloudlets):
     jumps = F.jump_table(n_cloudlets)
     for _slot in range(3):
         F.fade(gain, path_gain, state, F.FADING_TABLE, jumps, starts)
-        want = np.array([[path_gain[u, e] * F.fading_draw(chain, F.FADING_TABLE)
-                          for e in range(n_cloudlets)] for u in range(n_users)])  # fmt: skip
+        want = np.array(
+            [
+                [path_gain[u, e] * F.fading_draw(chain, F.FADING_TABLE) for e in range(n_cloudlets)]
+                for u in range(n_users)
+            ]
+        )
         assert np.array_equal(gain, want)
         assert state[0] == chain[0]
 

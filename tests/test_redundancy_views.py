@@ -92,8 +92,15 @@ def test_tradeoff_view_draws_the_models_curves_after_every_move(tradeoff):
     tradeoff.controls["family"].value = "S-Exp"
     drawing = tradeoff._plot  # the view's figure object, updated in place by every move
     fig, first = drawing.fig, drawing.exact.get_ydata().copy()
-    moves = [("N", 40), ("lam", 3.0), ("t_cloud", 30.0), ("delta", 1.0), ("family", "Pareto"),
-             ("alpha", 2.5), ("N", 7)]  # fmt: skip
+    moves = [
+        ("N", 40),
+        ("lam", 3.0),
+        ("t_cloud", 30.0),
+        ("delta", 1.0),
+        ("family", "Pareto"),
+        ("alpha", 2.5),
+        ("N", 7),
+    ]
     for name, value in moves:
         tradeoff.controls[name].value = value
         assert not tradeoff.stale and tradeoff.drawn_values == tradeoff.values

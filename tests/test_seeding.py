@@ -35,10 +35,11 @@ def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():
     per-model means are the study's (it used seeds 1..R before, and could not match)."""
     frame = study(PAPER_MODELS, (8,), (7,), True, BASE_SEED).set_index("model")
     reps = [
-        run_models(lam=8, task_size=7, models=PAPER_MODELS, seed=s, periods=300,
-                   overload="transient")
+        run_models(
+            lam=8, task_size=7, models=PAPER_MODELS, seed=s, periods=300, overload="transient"
+        )
         for s in comparison_seeds(8, 7, 3)
-    ]  # fmt: skip
+    ]
     for m in PAPER_MODELS:
         mean = np.mean([r[f"{m}/mean_time"] for r in reps])
         assert mean == pytest.approx(frame.loc[m, "mean_time"], rel=1e-12)

@@ -61,5 +61,6 @@ def test_longest_starts_first_and_the_figures_job_comes_after_every_notebook(mon
     log.clear()
     execute.execute_all(NOTEBOOKS, quick=True, jobs=2, then=figures)
     starts = [name for what, name in log if what == "start"]
-    assert "p2_proactive" in starts[:2] and sorted(starts) == sorted([*rest, "p2_proactive",
-                                                                       "figures"])  # fmt: skip
+    assert "p2_proactive" in starts[:2] and sorted(starts) == sorted(
+        [*rest, "p2_proactive", "figures"]
+    )

@@ -85,10 +85,17 @@ def test_p1_warm_up_exceeds_the_busiest_fog_queue_transient(setting, requests):
     load = max(P1["load"].plausible)
     g = with_traffic(default_scenario(0), load=load)
     warm = 0.1 * requests
-    short = fog.simulate(scenario=g, requests=requests, replications=12, seed=1, warmup=0.1,
-                         overload="transient")  # fmt: skip
-    long = fog.simulate(scenario=g, requests=10 * requests, replications=4, seed=2,
-                        warmup=warm / (10 * requests), overload="transient")  # fmt: skip
+    short = fog.simulate(
+        scenario=g, requests=requests, replications=12, seed=1, warmup=0.1, overload="transient"
+    )
+    long = fog.simulate(
+        scenario=g,
+        requests=10 * requests,
+        replications=4,
+        seed=2,
+        warmup=warm / (10 * requests),
+        overload="transient",
+    )
     _agree(short, long, "delay")
     assert long.interval("max_fog_utilisation")[0] > 0.6  # a loaded queue, not an idle one
 
@@ -103,8 +110,9 @@ def test_p3_warm_up_exceeds_the_loss_system_transient():
 
     n = 25
     load1, warm = max(P3["example_load1"].plausible), min(P3["warmup"].plausible)
-    kw = dict(lam=(load1 * n, 0.8 * n), servers=(n, n), mu=(1.0, 1.0), p=(0.6, 0.3),
-              overload="transient")  # fmt: skip
+    kw = dict(
+        lam=(load1 * n, 0.8 * n), servers=(n, n), mu=(1.0, 1.0), p=(0.6, 0.3), overload="transient"
+    )
     short = dc.simulate(events=200_000, replications=8, seed=1, warmup=warm, **kw)
     long = dc.simulate(events=2_000_000, replications=3, seed=2, warmup=warm / 10, **kw)
     _agree(short, long)

@@ -60,10 +60,14 @@ _CHILD = textwrap.dedent(
 
 
 def _child(tmp_path, mode: str) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-           "WORKBENCH_NUMBA_BASE": str(tmp_path / "numba")}  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", _CHILD, mode], capture_output=True, text=True,
-                         env=env, timeout=300)  # fmt: skip
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "WORKBENCH_NUMBA_BASE": str(tmp_path / "numba"),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode], capture_output=True, text=True, env=env, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

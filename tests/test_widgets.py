@@ -156,8 +156,15 @@ def test_hollow_markers_exactly_for_the_points_flagged_not_stationary():
 
     fig, ax = figure()
     mean = [1.0, 2.0, 3.0, 4.0]
-    ci_errorbar(ax, [0, 1, 2, 3], mean, [0.5, 1.5, 2.5, 3.5], [1.5, 2.5, 3.5, 4.5],
-                stationary=[True, False, True, False], label="sim")  # fmt: skip
+    ci_errorbar(
+        ax,
+        [0, 1, 2, 3],
+        mean,
+        [0.5, 1.5, 2.5, 3.5],
+        [1.5, 2.5, 3.5, 4.5],
+        stationary=[True, False, True, False],
+        label="sim",
+    )
     unstable_legend(ax)
     hollow = [ln for ln in ax.lines if ln.get_markerfacecolor() == "none"]
     filled = [ln for ln in ax.lines if ln.get_marker() == "o" and ln not in hollow]
@@ -236,8 +243,12 @@ def test_parse_number_accepts_a_decimal_comma_and_refuses_the_rest():
     assert parse_number("1,5") == 1.5 and parse_number(" 1.5 ") == 1.5
     assert parse_number("−2,25") == -2.25 and parse_number("2e-3") == 0.002
     assert parse_number("4", integer=True) == 4 and parse_number("4,0", integer=True) == 4
-    for bad, why in (("1.000,5", "one decimal separator"), ("abc", "not a number"),
-                     ("nan", "finite"), ("", "type a number")):  # fmt: skip
+    for bad, why in (
+        ("1.000,5", "one decimal separator"),
+        ("abc", "not a number"),
+        ("nan", "finite"),
+        ("", "type a number"),
+    ):
         with pytest.raises(ValueError, match=why):
             parse_number(bad)
     with pytest.raises(ValueError, match="whole number"):
@@ -399,12 +410,21 @@ def test_the_atlas_view_shows_its_figure_as_an_image_widget_never_through_an_out
 
     from workbench import tables
 
-    frame = pd.DataFrame({
-        "paper": "p4", "claim": ["c1", "c1"], "reading": ["all", "default"],
-        "points": [4, 4], "undetermined": [0, 0], "holds_share": [0.5, 0.75],
-        "ci_low": [0.15, 0.3], "ci_high": [0.85, 0.95], "verdict": ["depends", "depends"],
-        "decided_by": ["x", "x"], "flip": ["x ≤ 1: holds at 0/2; above: 2/2", ""],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "paper": "p4",
+            "claim": ["c1", "c1"],
+            "reading": ["all", "default"],
+            "points": [4, 4],
+            "undetermined": [0, 0],
+            "holds_share": [0.5, 0.75],
+            "ci_low": [0.15, 0.3],
+            "ci_high": [0.85, 0.95],
+            "verdict": ["depends", "depends"],
+            "decided_by": ["x", "x"],
+            "flip": ["x ≤ 1: holds at 0/2; above: 2/2", ""],
+        }
+    )
     monkeypatch.setattr(tables.claims, "atlas", lambda *a, **k: frame)
     view = tables.atlas_view("p4")
 

@@ -172,9 +172,18 @@ def _distributed(client):
 
 
 def _validate(
-    func, grid, fixed, replications, client, n_workers, cache_dir, code_version, progress,
-    chunk_size, desc,
-):  # fmt: skip
+    func,
+    grid,
+    fixed,
+    replications,
+    client,
+    n_workers,
+    cache_dir,
+    code_version,
+    progress,
+    chunk_size,
+    desc,
+):
     """Every check of :func:`sweep`'s arguments, before anything runs.
 
     Returns ``(names, points, fixed, pass_seed, distributed module or None)``."""

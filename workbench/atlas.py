@@ -321,8 +321,9 @@ def run_atlas(
     # readings when they share runs; the most expensive points first when the spec says
     # what a point costs (the rows are put back in reading order after)
     order = list(range(len(points)))
-    chunk = min(check_int(spec.readings_per_batch, "spec.readings_per_batch", func, 1, 1000),
-                len(readings))  # fmt: skip
+    chunk = min(
+        check_int(spec.readings_per_batch, "spec.readings_per_batch", func, 1, 1000), len(readings)
+    )
     if chunk > 1:
         order.sort(key=lambda k: (k % n_points, k // n_points))
     else:

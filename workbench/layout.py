@@ -147,8 +147,11 @@ def _text_names(fig: Figure) -> dict[int, str]:
     names: dict[int, str] = {}
     for ax in fig.axes:
         where = _axes_name(fig, ax)
-        for t, role in ((ax.title, "title"), (ax._left_title, "left title"),
-                        (ax._right_title, "right title")):  # fmt: skip
+        for t, role in (
+            (ax.title, "title"),
+            (ax._left_title, "left title"),
+            (ax._right_title, "right title"),
+        ):
             names[id(t)] = f"{role} of axes {fig.axes.index(ax) + 1}"
         for letter, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             names[id(axis.label)] = f"{letter} label of {where}"
@@ -199,8 +202,11 @@ def _outside(fig, texts, names) -> list[Problem]:
         }
         sides = [f"{side} by {px:.0f} px" for side, px in cut.items() if px > TOLERANCE_PX]
         if sides:
-            out.append(Problem("outside", f"{_describe(t, names)} is cut at the canvas "
-                                          + ", ".join(sides)))  # fmt: skip
+            out.append(
+                Problem(
+                    "outside", f"{_describe(t, names)} is cut at the canvas " + ", ".join(sides)
+                )
+            )
     return out
 
 
@@ -269,8 +275,11 @@ def _overlaps(texts, names, renderer) -> list[Problem]:
 
 def _legends(fig, texts, names, renderer) -> list[Problem]:
     out = []
-    legends = [(leg, f"legend of {_axes_name(fig, ax)}")
-               for ax in fig.axes if (leg := ax.get_legend()) is not None]  # fmt: skip
+    legends = [
+        (leg, f"legend of {_axes_name(fig, ax)}")
+        for ax in fig.axes
+        if (leg := ax.get_legend()) is not None
+    ]
     legends += [(leg, f"figure legend {i + 1}") for i, leg in enumerate(fig.legends)]
     for leg, where in legends:
         if not leg.get_visible():
@@ -278,22 +287,32 @@ def _legends(fig, texts, names, renderer) -> list[Problem]:
         own = {id(t) for t in leg.get_texts()} | {id(leg.get_title())}
         sizes = [t.get_fontsize() for t in leg.get_texts() if t.get_text()]
         if sizes and min(sizes) < MIN_LEGEND_PT - 1e-9:
-            out.append(Problem("legend-font", f"{where}: texts of {min(sizes):.3g} pt "
-                                              f"(minimum {MIN_LEGEND_PT:g} pt)"))  # fmt: skip
+            out.append(
+                Problem(
+                    "legend-font",
+                    f"{where}: texts of {min(sizes):.3g} pt (minimum {MIN_LEGEND_PT:g} pt)",
+                )
+            )
         box = leg.get_window_extent(renderer)
         for t, bb in texts:
             if id(t) in own:
                 continue
             w, h = _intersection(box, bb)
             if w > TOLERANCE_PX and h > TOLERANCE_PX:
-                out.append(Problem("legend-text", f"{where} covers {_describe(t, names)} "
-                                                  f"by {w:.0f}x{h:.0f} px"))  # fmt: skip
+                out.append(
+                    Problem(
+                        "legend-text", f"{where} covers {_describe(t, names)} by {w:.0f}x{h:.0f} px"
+                    )
+                )
         for target in fig.axes:  # its own axes, a twin drawn over it, a neighbour
             covered = _covered_data(target, box, renderer)
             if covered:
-                out.append(Problem("legend-data", f"{where} covers data of "
-                                                  f"{_axes_name(fig, target)}: "
-                                                  + ", ".join(covered)))  # fmt: skip
+                out.append(
+                    Problem(
+                        "legend-data",
+                        f"{where} covers data of {_axes_name(fig, target)}: " + ", ".join(covered),
+                    )
+                )
     return out
 
 
@@ -330,10 +349,12 @@ def _points_in(xy: np.ndarray, box: Bbox) -> bool:
     xy = xy[np.isfinite(xy).all(axis=1)]
     return bool(
         np.any(
-            (xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0)
+            (xy[:, 0] >= box.x0)
+            & (xy[:, 0] <= box.x1)
+            & (xy[:, 1] >= box.y0)
             & (xy[:, 1] <= box.y1)
         )
-    )  # fmt: skip
+    )
 
 
 def _segments_hit(p0: np.ndarray, p1: np.ndarray, box: Bbox) -> bool:
@@ -346,8 +367,12 @@ def _segments_hit(p0: np.ndarray, p1: np.ndarray, box: Bbox) -> bool:
     t0 = np.zeros(len(p0))
     t1 = np.ones(len(p0))
     inside = np.ones(len(p0), dtype=bool)
-    for p, q in ((-d[:, 0], p0[:, 0] - box.x0), (d[:, 0], box.x1 - p0[:, 0]),
-                 (-d[:, 1], p0[:, 1] - box.y0), (d[:, 1], box.y1 - p0[:, 1])):  # fmt: skip
+    for p, q in (
+        (-d[:, 0], p0[:, 0] - box.x0),
+        (d[:, 0], box.x1 - p0[:, 0]),
+        (-d[:, 1], p0[:, 1] - box.y0),
+        (d[:, 1], box.y1 - p0[:, 1]),
+    ):
         parallel = p == 0
         inside &= ~(parallel & (q < 0))
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -99,14 +99,42 @@ def mathtext(text: str) -> str:
 
 
 _MACROS = {
-    r"\lambda": "λ", r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ",
-    r"\Delta": "Δ", r"\mu": "μ", r"\theta": "θ", r"\tau": "τ", r"\rho": "ρ",
-    r"\sigma": "σ", r"\kappa": "κ", r"\nu": "ν", r"\phi": "φ", r"\Phi": "Φ", r"\pi": "π",
-    r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥", r"\neq": "≠", r"\in": "∈",
-    r"\infty": "∞", r"\cdot": "·", r"\times": "×", r"\sum": "Σ", r"\min": "min",
-    r"\max": "max", r"\prime": "′", r"\{": "\x00", r"\}": "\x01", r"\%": "%", r"\,": " ",
-    r"\ldots": "…", r"\dots": "…",
-}  # fmt: skip
+    r"\lambda": "λ",
+    r"\alpha": "α",
+    r"\beta": "β",
+    r"\gamma": "γ",
+    r"\delta": "δ",
+    r"\Delta": "Δ",
+    r"\mu": "μ",
+    r"\theta": "θ",
+    r"\tau": "τ",
+    r"\rho": "ρ",
+    r"\sigma": "σ",
+    r"\kappa": "κ",
+    r"\nu": "ν",
+    r"\phi": "φ",
+    r"\Phi": "Φ",
+    r"\pi": "π",
+    r"\leq": "≤",
+    r"\le": "≤",
+    r"\geq": "≥",
+    r"\ge": "≥",
+    r"\neq": "≠",
+    r"\in": "∈",
+    r"\infty": "∞",
+    r"\cdot": "·",
+    r"\times": "×",
+    r"\sum": "Σ",
+    r"\min": "min",
+    r"\max": "max",
+    r"\prime": "′",
+    r"\{": "\x00",
+    r"\}": "\x01",
+    r"\%": "%",
+    r"\,": " ",
+    r"\ldots": "…",
+    r"\dots": "…",
+}
 _MACRO = re.compile(
     "|".join(
         re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "")
@@ -162,9 +190,20 @@ def latex_html(text: str) -> str:
 
 
 _GREEK_NAMES = {
-    "λ": "lam", "μ": "mu", "θ": "theta", "τ": "tau", "α": "alpha", "β": "beta", "ρ": "rho",
-    "σ": "sigma", "κ": "kappa", "γ": "gamma", "δ": "delta", "ν": "nu", "φ": "phi",
-}  # fmt: skip
+    "λ": "lam",
+    "μ": "mu",
+    "θ": "theta",
+    "τ": "tau",
+    "α": "alpha",
+    "β": "beta",
+    "ρ": "rho",
+    "σ": "sigma",
+    "κ": "kappa",
+    "γ": "gamma",
+    "δ": "delta",
+    "ν": "nu",
+    "φ": "phi",
+}
 
 
 def prose_html(text: str, params=None) -> str:
@@ -173,8 +212,13 @@ def prose_html(text: str, params=None) -> str:
     (``'least_wait'``) reads “least wait”, inline LaTeX and the notation (``T_cl``) are
     rendered. ``params``: the paper's :class:`~workbench.params.Params` (None: no names)."""
     check_type(text, "text", "prose_html", str, "a string")
-    check_type(params, "params", "prose_html", (Params, type(None)),
-               "a workbench.params.Params table or None")  # fmt: skip
+    check_type(
+        params,
+        "params",
+        "prose_html",
+        (Params, type(None)),
+        "a workbench.params.Params table or None",
+    )
     names = {}
     for p in params.rows if params is not None else ():
         symbol = notation(p.symbol) if p.symbol else ""

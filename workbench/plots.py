@@ -268,12 +268,14 @@ def _labelled_series(ax) -> list:
             line = c.lines[0]
             in_container.add(id(line))
             if not c.get_label().startswith("_"):
-                out.append((c, np.asarray(line.get_xdata(), float),
-                            np.asarray(line.get_ydata(), float)))  # fmt: skip
+                out.append(
+                    (c, np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+                )
     for line in ax.lines:
         if id(line) not in in_container and not line.get_label().startswith("_"):
-            out.append((line, np.asarray(line.get_xdata(), float),
-                        np.asarray(line.get_ydata(), float)))  # fmt: skip
+            out.append(
+                (line, np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+            )
     return out
 
 

@@ -141,9 +141,13 @@ def to_precision(
         )
     if target is None:
         target = precision_target(
-            func, rel_half_width=rel_half_width, half_width=half_width,
-            max_replications=max_replications, initial=initial, progress=progress,
-        )  # fmt: skip
+            func,
+            rel_half_width=rel_half_width,
+            half_width=half_width,
+            max_replications=max_replications,
+            initial=initial,
+            progress=progress,
+        )
     elif not isinstance(target, PrecisionTarget):
         raise ParameterError(
             f"The 'target' parameter of {func} must be a PrecisionTarget or None. "

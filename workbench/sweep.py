@@ -421,9 +421,18 @@ def sweep(
     """
     t0 = time.perf_counter()
     names, points, fixed, pass_seed, distributed = _validate(
-        func, grid, fixed, replications, client, n_workers, cache_dir, code_version,
-        progress, chunk_size, desc,
-    )  # fmt: skip
+        func,
+        grid,
+        fixed,
+        replications,
+        client,
+        n_workers,
+        cache_dir,
+        code_version,
+        progress,
+        chunk_size,
+        desc,
+    )
     replications = int(replications)
     retries = check_int(retries, "retries", _FUNC, 0, 10)
     base_seed = check_seed(base_seed, _FUNC, "base_seed")
@@ -433,8 +442,15 @@ def sweep(
     )
     todo = [i for i, r in enumerate(results) if r is None]
     backend, workers = _backend(todo, client, n_workers, chunk_size)
-    bar = open_bar(len(tasks), desc, keep=True, disable=not progress,
-                   initial=len(tasks) - len(todo), unit="eval", dynamic_ncols=True)  # fmt: skip
+    bar = open_bar(
+        len(tasks),
+        desc,
+        keep=True,
+        disable=not progress,
+        initial=len(tasks) - len(todo),
+        unit="eval",
+        dynamic_ncols=True,
+    )
     own_client = None
     try:
         if backend == "dask":
@@ -449,19 +465,33 @@ def sweep(
         seeds = [seed if pass_seed else None for _, _, seed in tasks]
         calls = (delayed(_evaluate)(call, tasks[i][0], fixed, seeds[i], i, remote) for i in todo)
         with config:
-            _run(Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
-                 calls, tasks, results, bar, func_id, backend)  # fmt: skip
+            _run(
+                Parallel(batch_size=chunk_size or "auto", return_as="generator_unordered"),
+                calls,
+                tasks,
+                results,
+                bar,
+                func_id,
+                backend,
+            )
     finally:
         finish_bar(bar, keep=True)
         if own_client is not None:
             own_client.close()
     df = _assemble(names, tasks, results)
     df.attrs["sweep"] = {
-        "computed": len(todo), "from_cache": len(tasks) - len(todo),
-        "seconds": time.perf_counter() - t0, "evaluations": len(tasks), "points": len(points),
-        "replications": replications, "backend": backend, "n_workers": workers,
-        "func": func_id, "code_version": code_version, "base_seed": base_seed,
-    }  # fmt: skip
+        "computed": len(todo),
+        "from_cache": len(tasks) - len(todo),
+        "seconds": time.perf_counter() - t0,
+        "evaluations": len(tasks),
+        "points": len(points),
+        "replications": replications,
+        "backend": backend,
+        "n_workers": workers,
+        "func": func_id,
+        "code_version": code_version,
+        "base_seed": base_seed,
+    }
     return df
 
 

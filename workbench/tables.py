@@ -88,11 +88,35 @@ def table_html(frame: pd.DataFrame, caption: str = "", digits: int = 3) -> w.HTM
 # settings of a run or of a solver, not symbols of the model: the glossary leaves them out
 # (each is explained by its control's tooltip where a notebook offers it)
 RUN_SETTINGS = {
-    "replications", "confidence", "seed", "warmup", "events", "jobs", "requests", "slots",
-    "periods", "tol", "tail", "shifts", "restart", "max_restarts", "truncation_target",
-    "max_phases", "overload", "half_width", "trace_jobs", "protocol_jobs", "points", "grid",
-    "map_points", "sizes", "limit", "vary", "p_other", "lam_max",
-}  # fmt: skip
+    "replications",
+    "confidence",
+    "seed",
+    "warmup",
+    "events",
+    "jobs",
+    "requests",
+    "slots",
+    "periods",
+    "tol",
+    "tail",
+    "shifts",
+    "restart",
+    "max_restarts",
+    "truncation_target",
+    "max_phases",
+    "overload",
+    "half_width",
+    "trace_jobs",
+    "protocol_jobs",
+    "points",
+    "grid",
+    "map_points",
+    "sizes",
+    "limit",
+    "vary",
+    "p_other",
+    "lam_max",
+}
 _STUDY_PREFIXES = ("example_", "table1_", "fig3_", "fig4_")
 
 

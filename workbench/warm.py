@@ -38,8 +38,16 @@ def _proactive() -> None:
     from workbench import caching, matching, proactive, radio
 
     for policy in proactive.POLICIES:
-        proactive.simulate(policy=policy, n_cloudlets=3, n_users=6, slots=60, warmup=0.5,
-                           replications=2, keep_records=False, overload="transient")  # fmt: skip
+        proactive.simulate(
+            policy=policy,
+            n_cloudlets=3,
+            n_users=6,
+            slots=60,
+            warmup=0.5,
+            replications=2,
+            keep_records=False,
+            overload="transient",
+        )
     trace = [0, 1, 2, 0, 1, 0]
     caching.lru_hits(trace, 2)
     caching.lfu_hits(trace, 2)
@@ -64,8 +72,16 @@ def _datacenters() -> None:
 def _redundancy() -> None:
     from workbench import redundancy as rd
 
-    rd.simulate(N=4, m=2, lam=0.5, t_cloud=1.0, service=rd.SExp(0.1, 1.0), jobs=500,
-                replications=2, overload="transient")  # fmt: skip
+    rd.simulate(
+        N=4,
+        m=2,
+        lam=0.5,
+        t_cloud=1.0,
+        service=rd.SExp(0.1, 1.0),
+        jobs=500,
+        replications=2,
+        overload="transient",
+    )
 
 
 def _hierarchy() -> None:
@@ -81,8 +97,9 @@ def _arena() -> None:
 
     scenario = arena.load_scenario("neutral")
     for name in arena.POLICIES:
-        arena.simulate(scenario=scenario, policy=name, requests=300, replications=2,
-                       overload="transient")  # fmt: skip
+        arena.simulate(
+            scenario=scenario, policy=name, requests=300, replications=2, overload="transient"
+        )
 
 
 def _discovered_step(paper):

@@ -72,10 +72,25 @@ from workbench.arena.simulation import (
 )
 
 __all__ = [
-    "PARAMS", "POLICIES", "QUANTITIES", "HeavyTailError", "PolicyError", "ScenarioError",
-    "UserPolicy", "ArenaEnv", "evaluate",
-    "load_scenario", "policy", "scenario_from_dict", "shipped", "simulate",
+    "PARAMS",
+    "POLICIES",
+    "QUANTITIES",
+    "HeavyTailError",
+    "PolicyError",
+    "ScenarioError",
+    "UserPolicy",
+    "ArenaEnv",
+    "evaluate",
+    "load_scenario",
+    "policy",
+    "scenario_from_dict",
+    "shipped",
+    "simulate",
     "simulate_to_precision",
     # the theory the engine is checked against (workbench.arena.model)
-    "energy_per_task", "erlang_c_delay", "mm1_delay", "power_of_d_delay", "threshold_delay",
-]  # fmt: skip
+    "energy_per_task",
+    "erlang_c_delay",
+    "mm1_delay",
+    "power_of_d_delay",
+    "threshold_delay",
+]

@@ -43,8 +43,15 @@ def star(n_nodes: int, servers: int, lam: float, mean: float = 1.0):
 
 def _claim_run(quick, scenario, policy, **kw):
     n, reps = RUNS[bool(quick)]
-    return simulate(scenario=scenario, policy=policy, requests=n, replications=reps, seed=1,
-                    overload="transient", **kw)  # fmt: skip
+    return simulate(
+        scenario=scenario,
+        policy=policy,
+        requests=n,
+        replications=reps,
+        seed=1,
+        overload="transient",
+        **kw,
+    )
 
 
 def _m(value, *runs) -> Measurement:
@@ -58,10 +65,13 @@ def random_is_mm1(quick=True) -> Measurement:
 
 
 def local_is_erlang_c(quick=True) -> Measurement:
-    sc = scenario_from_dict({
-        "name": "mmc", "nodes": [{"id": "x", "role": "edge", "servers": 3}],
-        "workload": [{"source": "x", "rate": 2.25, "size": {"dist": "exponential", "mean": 1}}],
-    })  # fmt: skip
+    sc = scenario_from_dict(
+        {
+            "name": "mmc",
+            "nodes": [{"id": "x", "role": "edge", "servers": 3}],
+            "workload": [{"source": "x", "rate": 2.25, "size": {"dist": "exponential", "mean": 1}}],
+        }
+    )
     r = _claim_run(quick, sc, "local")
     return _m(r.mean_delay, r)
 
@@ -72,13 +82,19 @@ def power_of_two_near_mean_field(quick=True) -> Measurement:
 
 
 def threshold_is_mm1k_with_cloud(quick=True) -> Measurement:
-    sc = scenario_from_dict({
-        "name": "one fog node",
-        "nodes": [{"id": "f", "role": "fog", "servers": 1},
-                  {"id": "cloud", "role": "cloud", "servers": float("inf"), "speed": 5.0}],
-        "links": [{"a": "f", "b": "cloud", "delay": 0.05}],
-        "workload": [{"source": "f", "rate": 8.0, "size": {"dist": "exponential", "mean": 0.1}}],
-    })  # fmt: skip
+    sc = scenario_from_dict(
+        {
+            "name": "one fog node",
+            "nodes": [
+                {"id": "f", "role": "fog", "servers": 1},
+                {"id": "cloud", "role": "cloud", "servers": float("inf"), "speed": 5.0},
+            ],
+            "links": [{"a": "f", "b": "cloud", "delay": 0.05}],
+            "workload": [
+                {"source": "f", "rate": 8.0, "size": {"dist": "exponential", "mean": 0.1}}
+            ],
+        }
+    )
     r = _claim_run(quick, sc, "threshold", theta=0.25, e_max=0)
     return _m(r.mean_delay, r)
 
@@ -101,8 +117,12 @@ def _pooling(load, link_delay, scv, quick, seed, **deployment) -> dict:
     n, reps = ATLAS_RUNS[bool(quick)]
     servers = deployment.pop("edge_servers", None)
     sc = map_scenario(load, link_delay, scv, servers, **deployment)
-    runs = {p: simulate(scenario=sc, policy=p, requests=n, replications=reps, seed=seed,
-                        overload="transient") for p in ("local", "random", "jsq")}  # fmt: skip
+    runs = {
+        p: simulate(
+            scenario=sc, policy=p, requests=n, replications=reps, seed=seed, overload="transient"
+        )
+        for p in ("local", "random", "jsq")
+    }
     jsq = runs["jsq"]
     out = {}
     for other, claim in (("random", "jsq_beats_random"), ("local", "jsq_beats_local")):
@@ -174,6 +194,7 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     )
 
 
-ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6,
-                  work_per_evaluation=3e7)  # fmt: skip
+ATLAS = AtlasSpec(
+    evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6, work_per_evaluation=3e7
+)
 """Six quick points (three runs of 8,000 tasks × 3 replications each, about 0.3 s)."""

@@ -11,12 +11,23 @@ from workbench.arena.studies import CONTENDERS, fronts, validation_table, winner
 from workbench.plots import FigureSpec, figure
 
 __all__ = [
-    "FIGURES", "plot_winner_map", "plot_fronts", "plot_validation", "describe_map",
-    "winner_map_frame", "fronts_frame", "validation_frame",
-]  # fmt: skip
+    "FIGURES",
+    "plot_winner_map",
+    "plot_fronts",
+    "plot_validation",
+    "describe_map",
+    "winner_map_frame",
+    "fronts_frame",
+    "validation_frame",
+]
 
-_COLOURS = dict(zip(CONTENDERS, ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
-                                 "#937860", "#da8bc3", "#8c8c8c"], strict=True))  # fmt: skip
+_COLOURS = dict(
+    zip(
+        CONTENDERS,
+        ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"],
+        strict=True,
+    )
+)
 
 
 def plot_winner_map(frame: pd.DataFrame):
@@ -80,11 +91,17 @@ def plot_fronts(frame: pd.DataFrame):
     """Mean delay against energy per task, each mechanism across its knob."""
     fig, ax = figure(width=5.6, height=3.8)
     for name, part in frame.groupby("policy", sort=False):
-        ax.plot(part["energy_per_task"], part["mean_delay"], "o-", label=name,
-                color=_COLOURS.get(name))  # fmt: skip
+        ax.plot(
+            part["energy_per_task"], part["mean_delay"], "o-", label=name, color=_COLOURS.get(name)
+        )
         for _, r in part.iterrows():
-            ax.annotate(f"{r['knob']}={r['value']:g}", (r["energy_per_task"], r["mean_delay"]),
-                        fontsize=7, xytext=(3, 3), textcoords="offset points")  # fmt: skip
+            ax.annotate(
+                f"{r['knob']}={r['value']:g}",
+                (r["energy_per_task"], r["mean_delay"]),
+                fontsize=7,
+                xytext=(3, 3),
+                textcoords="offset points",
+            )
     best = frame[frame["pareto"]].sort_values("energy_per_task")
     ax.plot(
         best["energy_per_task"],
@@ -190,10 +207,19 @@ def plot_validation(frame: pd.DataFrame):
 
 
 FIGURES = {
-    "winner_map": FigureSpec(winner_map_frame, plot_winner_map,
-                             "The winner (separated by paired intervals) or the tied set."),
-    "fronts": FigureSpec(fronts_frame, plot_fronts,
-                         "Mean delay against energy per task, each mechanism across its knob."),
-    "validation": FigureSpec(validation_frame, plot_validation,
-                             "Exact mappings (P3, P4): arena vs the paper's package vs theory."),
-}  # fmt: skip
+    "winner_map": FigureSpec(
+        winner_map_frame,
+        plot_winner_map,
+        "The winner (separated by paired intervals) or the tied set.",
+    ),
+    "fronts": FigureSpec(
+        fronts_frame,
+        plot_fronts,
+        "Mean delay against energy per task, each mechanism across its knob.",
+    ),
+    "validation": FigureSpec(
+        validation_frame,
+        plot_validation,
+        "Exact mappings (P3, P4): arena vs the paper's package vs theory.",
+    ),
+}

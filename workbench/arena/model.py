@@ -26,8 +26,12 @@ from workbench.erlang import erlang_b
 from workbench.validation import ParameterError, check_int, check_real
 
 __all__ = [
-    "mm1_delay", "erlang_c_delay", "power_of_d_delay", "threshold_delay", "energy_per_task",
-]  # fmt: skip
+    "mm1_delay",
+    "erlang_c_delay",
+    "power_of_d_delay",
+    "threshold_delay",
+    "energy_per_task",
+]
 
 
 def _stable(func: str, lam: float, capacity: float) -> None:
@@ -116,8 +120,9 @@ def threshold_delay(lam, mean_size, theta, cloud_delay) -> float:
     return (1.0 - blocked) * stay + blocked * cloud
 
 
-def energy_per_task(lam, mean_size, power_idle, power_busy, input_bits=0.0,
-                    energy_per_bit=0.0) -> float:  # fmt: skip
+def energy_per_task(
+    lam, mean_size, power_idle, power_busy, input_bits=0.0, energy_per_bit=0.0
+) -> float:
     """Energy per task of one one-server node that serves every task [J]: (busy power × ρ +
     idle power × (1 − ρ)) / λ, ρ = λ s, plus ``input_bits`` × ``energy_per_bit``."""
     f = "energy_per_task"

@@ -60,14 +60,29 @@ from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_bool, check_choice, check_int, check_real
 
 __all__ = [
-    "simulate", "simulate_to_precision", "POLICIES", "PolicySpec", "PolicyError", "UserPolicy",
-    "policy", "QUANTITIES", "run_once", "HeavyTailError", "heavy_tail_notes",
-]  # fmt: skip
+    "simulate",
+    "simulate_to_precision",
+    "POLICIES",
+    "PolicySpec",
+    "PolicyError",
+    "UserPolicy",
+    "policy",
+    "QUANTITIES",
+    "run_once",
+    "HeavyTailError",
+    "heavy_tail_notes",
+]
 
 QUANTITIES = (
-    "mean_delay", "p90_delay", "p99_delay", "loss_share", "cloud_share", "forwarded_share",
-    "copies_per_task", "energy_per_task",
-)  # fmt: skip
+    "mean_delay",
+    "p90_delay",
+    "p99_delay",
+    "loss_share",
+    "cloud_share",
+    "forwarded_share",
+    "copies_per_task",
+    "energy_per_task",
+)
 _SHARES = ("loss_share", "cloud_share", "forwarded_share")
 BOUNDS = {q: ((0.0, 1.0) if q in _SHARES else (0.0, math.inf)) for q in QUANTITIES}
 
@@ -582,14 +597,26 @@ def _prepare(
         timeout = check_real(timeout, "timeout", f, 0.0, None, low_open=True)
     one = partial(_one, sc, net, chosen, n, warm, timeout, check_bool(records, "records", f))
     described = dict(
-        func=f, metric="mean_delay", quantities=QUANTITIES, confidence=ok["confidence"],
-        run_length=n, run_unit="requests", bounds=BOUNDS, unit="s", count="measured",
+        func=f,
+        metric="mean_delay",
+        quantities=QUANTITIES,
+        confidence=ok["confidence"],
+        run_length=n,
+        run_unit="requests",
+        bounds=BOUNDS,
+        unit="s",
+        count="measured",
         notes=notes,
-        info={"scenario": sc.name, "policy": pname, "warmup": warm, "params": policy_params,
-              "heavy_tails": sc.heavy_tails},
+        info={
+            "scenario": sc.name,
+            "policy": pname,
+            "warmup": warm,
+            "params": policy_params,
+            "heavy_tails": sc.heavy_tails,
+        },
         empty_what="tasks completed after the warm-up",
         empty_hint="Every measured task was lost: give the nodes room or a cloud.",
-    )  # fmt: skip
+    )
     return one, ok, described
 
 
@@ -679,15 +706,21 @@ def simulate_to_precision(
     """
     f = "simulate_to_precision"
     target = precision_target(
-        f, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, initial=initial, progress=progress, unit="s",
-    )  # fmt: skip
+        f,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+        unit="s",
+    )
     if check_choice(overload, "overload", f, ("raise", "transient")) != "raise":
         raise ParameterError(
             f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
             f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
         )
-    one, ok, described = _prepare(f, scenario, policy, requests, 2, seed, warmup, confidence,
-                                  policy_params)  # fmt: skip
+    one, ok, described = _prepare(
+        f, scenario, policy, requests, 2, seed, warmup, confidence, policy_params
+    )
     described.pop("func")
     return to_precision(one, func=f, target=target, seed=ok["seed"], **described)

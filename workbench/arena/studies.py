@@ -31,10 +31,21 @@ from workbench.sweep import sweep
 from workbench.validation import ParameterError
 
 __all__ = [
-    "map_scenario", "size_for_scv", "evaluate", "evaluate_point", "winner_map", "fronts",
-    "validation_table", "mark_winners", "paired_interval", "separated_front", "compare",
-    "CONTENDERS", "map_grid", "separation_table",
-]  # fmt: skip
+    "map_scenario",
+    "size_for_scv",
+    "evaluate",
+    "evaluate_point",
+    "winner_map",
+    "fronts",
+    "validation_table",
+    "mark_winners",
+    "paired_interval",
+    "separated_front",
+    "compare",
+    "CONTENDERS",
+    "map_grid",
+    "separation_table",
+]
 
 #: the policies compared on the map, with their parameters
 CONTENDERS = {
@@ -70,16 +81,23 @@ def mesh_scenario(n_nodes=3, servers=2, capacity=4, delay=0.01, lam=2.5, cloud=T
     cloud twice as fast 0.1 s away, Weibull task sizes (shape 0.8, scale 0.5) of 1000 input
     bits, and sources of unequal rates ``lam × (1 + 0.3 k)``. The engine's identity checks
     against its slow twin (tests and ``benchmarks/arena_identity.py``) run on it."""
-    nodes = [{"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
-             for k in range(n_nodes)]  # fmt: skip
-    links = [{"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
-             for a in range(n_nodes) for b in range(a + 1, n_nodes)]  # fmt: skip
+    nodes = [
+        {"id": f"e{k}", "role": "edge", "servers": servers, "capacity": capacity}
+        for k in range(n_nodes)
+    ]
+    links = [
+        {"a": f"e{a}", "b": f"e{b}", "delay": delay * (1 + a + b), "bandwidth": 1e6}
+        for a in range(n_nodes)
+        for b in range(a + 1, n_nodes)
+    ]
     if cloud:
         nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
         links += [{"a": f"e{k}", "b": "c", "delay": 0.1} for k in range(n_nodes)]
     size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
-    work = [{"source": f"e{k}", "rate": lam * (1 + 0.3 * k), "input_bits": 1000.0,
-             "size": size} for k in range(n_nodes)]  # fmt: skip
+    work = [
+        {"source": f"e{k}", "rate": lam * (1 + 0.3 * k), "input_bits": 1000.0, "size": size}
+        for k in range(n_nodes)
+    ]
     return scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
@@ -113,10 +131,17 @@ def map_scenario(
     shares = np.array([0.32, 0.21, 0.26, 0.21])  # unequal sources: pooling has work to do
     total = load * n * servers * speed / MEAN_SIZE
     nodes = [
-        {"id": f"e{k}", "role": "edge", "servers": servers, "speed": speed,
-         "capacity": 10 * servers, "power_idle": 60.0, "power_busy": 150.0}
+        {
+            "id": f"e{k}",
+            "role": "edge",
+            "servers": servers,
+            "speed": speed,
+            "capacity": 10 * servers,
+            "power_idle": 60.0,
+            "power_busy": 150.0,
+        }
         for k in range(1, n + 1)
-    ]  # fmt: skip
+    ]
     nodes.append(
         {
             "id": "cloud",
@@ -127,12 +152,29 @@ def map_scenario(
         }
     )
     ring = [(k, k % n + 1) for k in range(1, n + 1)]
-    links = [{"a": f"e{a}", "b": f"e{b}", "delay": link_delay, "bandwidth": 1e8,
-              "energy_per_bit": 1e-8} for a, b in ring]  # fmt: skip
-    links += [{"a": f"e{k}", "b": "cloud", "delay": v["cloud_rtt"], "bandwidth": 1e9,
-               "energy_per_bit": 5e-8} for k in range(1, n + 1)]  # fmt: skip
-    work = [{"source": f"e{k + 1}", "rate": float(total * shares[k]), "input_bits": 1e5,
-             "size": size_for_scv(scv)} for k in range(n)]  # fmt: skip
+    links = [
+        {"a": f"e{a}", "b": f"e{b}", "delay": link_delay, "bandwidth": 1e8, "energy_per_bit": 1e-8}
+        for a, b in ring
+    ]
+    links += [
+        {
+            "a": f"e{k}",
+            "b": "cloud",
+            "delay": v["cloud_rtt"],
+            "bandwidth": 1e9,
+            "energy_per_bit": 5e-8,
+        }
+        for k in range(1, n + 1)
+    ]
+    work = [
+        {
+            "source": f"e{k + 1}",
+            "rate": float(total * shares[k]),
+            "input_bits": 1e5,
+            "size": size_for_scv(scv),
+        }
+        for k in range(n)
+    ]
     name = f"map(load={load:g}, link_delay={link_delay:g}, scv={scv:g})"
     return scenario_from_dict({"name": name, "nodes": nodes, "links": links, "workload": work})
 
@@ -160,8 +202,15 @@ def evaluate(
     ``energy_per_task@r``): replication r of every contender runs on child r of the same
     seed, so the contenders' replications pair up."""
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
-    r = simulate(scenario=sc, policy=policy, requests=tasks_per_run, replications=runs,
-                 seed=seed, overload="transient", **CONTENDERS[policy])  # fmt: skip
+    r = simulate(
+        scenario=sc,
+        policy=policy,
+        requests=tasks_per_run,
+        replications=runs,
+        seed=seed,
+        overload="transient",
+        **CONTENDERS[policy],
+    )
     row = r.as_dict()
     out = {q: row[q] for q in KEEP}
     out["half_width"] = r.half_width
@@ -201,8 +250,15 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
     cloud's round trip), paired by seed; :func:`mark_winners` names the winner or the tied
     set at each point."""
     grid, fixed = map_grid(quick, policies)
-    frame = sweep(evaluate_point, grid, fixed=fixed, base_seed=seed, client=client,
-                  n_workers=1 if quick else None, progress=False)  # fmt: skip
+    frame = sweep(
+        evaluate_point,
+        grid,
+        fixed=fixed,
+        base_seed=seed,
+        client=client,
+        n_workers=1 if quick else None,
+        progress=False,
+    )
     return mark_winners(frame)
 
 
@@ -435,8 +491,15 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     for name, (knob, values) in knobs.items():
         for v in values:
             params = {**CONTENDERS[name], knob: v}
-            r = simulate(scenario=sc, policy=name, requests=n, replications=reps, seed=seed,
-                         overload="transient", **params)  # fmt: skip
+            r = simulate(
+                scenario=sc,
+                policy=name,
+                requests=n,
+                replications=reps,
+                seed=seed,
+                overload="transient",
+                **params,
+            )
             row = {
                 "policy": name,
                 "knob": knob,
@@ -468,8 +531,15 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     sc = load_scenario("p3_datacenters")
     lam = tuple(w.rate for w in sc.workload)
     a = simulate(scenario=sc, policy="overflow", p=0.5, requests=n, replications=reps, seed=seed)
-    pk = p3.simulate(lam=lam, servers=(10, 10), mu=(1.0, 1.0), p=(0.5, 0.5), events=2 * n,
-                     replications=reps, seed=seed)  # fmt: skip
+    pk = p3.simulate(
+        lam=lam,
+        servers=(10, 10),
+        mu=(1.0, 1.0),
+        p=(0.5, 0.5),
+        events=2 * n,
+        replications=reps,
+        seed=seed,
+    )
     b1, b2 = p3.blocking_exact(lam, (10, 10), (1.0, 1.0), (0.5, 0.5))
     w = np.array(lam) / sum(lam)
 
@@ -478,22 +548,41 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
         return w[0] * l1 + w[1] * l2, w[0] * h1 + w[1] * h2
 
     lo, hi = pooled(pk)
-    rows.append({"paper": "P3", "policy": "overflow p=0.5", "quantity": "share lost",
-                 "arena": a.loss_share, "arena_low": a.interval("loss_share")[0],
-                 "arena_high": a.interval("loss_share")[1],
-                 "package": w[0] * pk["beta1"] + w[1] * pk["beta2"], "package_low": lo,
-                 "package_high": hi, "theory": w[0] * b1 + w[1] * b2})  # fmt: skip
+    rows.append(
+        {
+            "paper": "P3",
+            "policy": "overflow p=0.5",
+            "quantity": "share lost",
+            "arena": a.loss_share,
+            "arena_low": a.interval("loss_share")[0],
+            "arena_high": a.interval("loss_share")[1],
+            "package": w[0] * pk["beta1"] + w[1] * pk["beta2"],
+            "package_low": lo,
+            "package_high": hi,
+            "theory": w[0] * b1 + w[1] * b2,
+        }
+    )
     sc = load_scenario("p4_redundancy")
     svc = p4.SExp(3.0, 0.2)
     for m in (1, 2, 3):
-        a = simulate(scenario=sc, policy="replicate", m=m, requests=n, replications=reps,
-                     seed=seed)  # fmt: skip
-        pk = p4.simulate(N=24, m=m, lam=1.5, t_cloud=15.0, service=svc, jobs=n,
-                         replications=reps, seed=seed)  # fmt: skip
-        rows.append({"paper": "P4", "policy": f"replicate m={m}", "quantity": "mean delay (s)",
-                     "arena": a.mean_delay, "arena_low": a.ci_low, "arena_high": a.ci_high,
-                     "package": pk.mean, "package_low": pk.ci_low, "package_high": pk.ci_high,
-                     "theory": p4.system_time(24, m, 1.5, 15.0, svc)})  # fmt: skip
+        a = simulate(scenario=sc, policy="replicate", m=m, requests=n, replications=reps, seed=seed)
+        pk = p4.simulate(
+            N=24, m=m, lam=1.5, t_cloud=15.0, service=svc, jobs=n, replications=reps, seed=seed
+        )
+        rows.append(
+            {
+                "paper": "P4",
+                "policy": f"replicate m={m}",
+                "quantity": "mean delay (s)",
+                "arena": a.mean_delay,
+                "arena_low": a.ci_low,
+                "arena_high": a.ci_high,
+                "package": pk.mean,
+                "package_low": pk.ci_low,
+                "package_high": pk.ci_high,
+                "theory": p4.system_time(24, m, 1.5, 15.0, svc),
+            }
+        )
     out = pd.DataFrame(rows)
     out["theory_in_arena_interval"] = (out["arena_low"] <= out["theory"]) & (
         out["theory"] <= out["arena_high"]

@@ -29,10 +29,26 @@ def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=None):
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     names, rows = list(CONTENDERS), []
     for name in names:
-        r = simulate(scenario=sc, policy=name, requests=VIEW_REQUESTS, replications=2, seed=seed,
-                     overload="transient", **CONTENDERS[name])  # fmt: skip
-        rows.append((r.mean_delay, r.ci_low, r.ci_high, r.forwarded_share, r.cloud_share,
-                     r.loss_share, r.stationary))  # fmt: skip
+        r = simulate(
+            scenario=sc,
+            policy=name,
+            requests=VIEW_REQUESTS,
+            replications=2,
+            seed=seed,
+            overload="transient",
+            **CONTENDERS[name],
+        )
+        rows.append(
+            (
+                r.mean_delay,
+                r.ci_low,
+                r.ci_high,
+                r.forwarded_share,
+                r.cloud_share,
+                r.loss_share,
+                r.stationary,
+            )
+        )
     a = np.array([r[:6] for r in rows], dtype=float)
     fig, (ax, bx) = figure(ncols=2, width=4.2, height=3.2, fast=True)
     y = np.arange(len(names))

@@ -174,9 +174,13 @@ def atlas_point(
     }
     out: dict = {}
     lim = _limit_analysis(
-        ex["lam"], ex["c"], ex["mu"], ex["p"],
-        truncation_target=float(truncation_target), max_phases=int(max_phases),
-    )  # fmt: skip
+        ex["lam"],
+        ex["c"],
+        ex["mu"],
+        ex["p"],
+        truncation_target=float(truncation_target),
+        max_phases=int(max_phases),
+    )
     out |= {"pi00_limit": lim.pi00, "beta1_limit": lim.beta[0], "beta2_limit": lim.beta[1]}
     n200 = ("beta1_N200", "beta2_N200", "cooperation_gain_N200")
     try:
@@ -191,10 +195,16 @@ def atlas_point(
         out |= _undetermined(("beta1_exact_N25",), err)
     n = 25
     sim = simulate(
-        lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n), mu=ex["mu"], p=ex["p"],
-        events=200_000 if quick else 2_000_000, replications=8, seed=seed,
-        warmup=float(warmup), overload="transient",
-    )  # fmt: skip
+        lam=(ex["lam"][0] * n, ex["lam"][1] * n),
+        servers=(n, n),
+        mu=ex["mu"],
+        p=ex["p"],
+        events=200_000 if quick else 2_000_000,
+        replications=8,
+        seed=seed,
+        warmup=float(warmup),
+        overload="transient",
+    )
     out["beta1_sim_N25"] = Measurement(
         sim.estimate, stationary=sim.stationary, note=sim.stationarity.note
     )

@@ -68,7 +68,7 @@ class ModelDiagram:
                             0.3,
                             fc="white",
                             ec="C0",
-                        )  # fmt: skip
+                        )
                     )
                 )
             self.squares.append(squares)

@@ -379,8 +379,9 @@ def ring_frame(quick=False) -> pd.DataFrame:
 def plot_ring(frame: pd.DataFrame, fast=False):
     """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction."""
     names = list(dict.fromkeys(frame["scenario"]))
-    fig, axes = figure(ncols=len(names), width=max(3.6, 6.4 / len(names)), height=3.4, fast=fast,
-                       squeeze=False)  # fmt: skip
+    fig, axes = figure(
+        ncols=len(names), width=max(3.6, 6.4 / len(names)), height=3.4, fast=fast, squeeze=False
+    )
     for ax, name in zip(axes[0], names, strict=True):
         sub = frame[frame.scenario == name]
         ci_errorbar(

@@ -144,10 +144,17 @@ def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Repl
     u_forward = gen.random(events)
     lost1 = np.empty(events, np.uint8)
     centers = Centers(
-        lam1=float(lam[0]), lam2=float(lam[1]), mu1=float(mu[0]), mu2=float(mu[1]),
-        p1=float(p[0]), p2=float(p[1]), cap1=int(servers[0]), cap2=int(servers[1]),
-        busy1=0, busy2=0,
-    )  # fmt: skip
+        lam1=float(lam[0]),
+        lam2=float(lam[1]),
+        mu1=float(mu[0]),
+        mu2=float(mu[1]),
+        p1=float(p[0]),
+        p2=float(p[1]),
+        cap1=int(servers[0]),
+        cap2=int(servers[1]),
+        busy1=0,
+        busy2=0,
+    )
     counts, occ, _, n1, warm1 = simulate_two_centers_kernel(
         centers, u_event, u_forward, skip, lost1
     )
@@ -273,9 +280,19 @@ def _simulate(
     lam, servers, mu, p, *, events, replications, seed, confidence, warmup, overload="raise"
 ):
     one, kwargs = _two_centers_run(
-        "simulate", lam, servers, mu, p, events=events, seed=seed, confidence=confidence,
-        warmup=warmup, metric="beta1", overload=overload, replications=replications,
-    )  # fmt: skip
+        "simulate",
+        lam,
+        servers,
+        mu,
+        p,
+        events=events,
+        seed=seed,
+        confidence=confidence,
+        warmup=warmup,
+        metric="beta1",
+        overload=overload,
+        replications=replications,
+    )
     reps = replicate(one, replications=replications, seed=seed)
     return finish(reps, notes=_class2_note(reps), **kwargs)
 
@@ -356,9 +373,13 @@ def simulate_to_precision(
     metric = check_choice(metric, "metric", func, QUANTITIES)
     check_choice(overload, "overload", func, ("raise",))
     target = precision_target(
-        func, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, initial=initial, progress=progress,
-    )  # fmt: skip
+        func,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+    )
     cap = target.max_replications
     one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
     result = to_precision(
@@ -372,9 +393,16 @@ def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
     gen = np.random.default_rng(seed_seq)
     lost = np.empty(events, np.uint8)
     counts, occ, _, n_arr, warm = simulate_ring_kernel(
-        lam, mu, p, caps, np.zeros(n, np.int64), gen.random(events), gen.random(events), skip,
+        lam,
+        mu,
+        p,
+        caps,
+        np.zeros(n, np.int64),
+        gen.random(events),
+        gen.random(events),
+        skip,
         lost,
-    )  # fmt: skip
+    )
     rejected = counts[:, REJECTED_AT_ONCE] + counts[:, REJECTED_FORWARDED]
     arrivals = counts[:, ARRIVALS]
     betas = rejected / np.maximum(arrivals, 1)

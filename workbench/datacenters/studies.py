@@ -163,10 +163,12 @@ def convergence_table(
     """
     func = "convergence_table"
     load, c, mu, p = _limit_args(
-        *(PARAMS[k].default if v is None else v for k, v in
-          (("load", load), ("c", c), ("mu", mu), ("p", p))),
+        *(
+            PARAMS[k].default if v is None else v
+            for k, v in (("load", load), ("c", c), ("mu", mu), ("p", p))
+        ),
         func,
-    )  # fmt: skip
+    )
     sizes = PARAMS["sizes"].default if sizes is None else sizes
     sizes = [int(n) for n in _vector(sizes, "sizes", func, name="sizes", dtype=int)]
     lim = _limit_analysis(load, c, mu, p)

@@ -94,8 +94,14 @@ class _CooperationFigure:
         x = np.arange(2)
         self.exact_bars = ax1.bar(x - 0.2, [0.0, 0.0], 0.4, color="C0")
         self.limit_bars = ax1.bar(x + 0.2, [0.0, 0.0], 0.4, label="limit N → ∞", color="0.6")
-        self.uncertified = ax1.text(0.5, 0.9, "limit not certified (near critical load)",
-                                    transform=ax1.transAxes, ha="center", fontsize=8)  # fmt: skip
+        self.uncertified = ax1.text(
+            0.5,
+            0.9,
+            "limit not certified (near critical load)",
+            transform=ax1.transAxes,
+            ha="center",
+            fontsize=8,
+        )
         self.value_labels = [
             ax1.text(xi, 0.0, "", ha="center", va="bottom", fontsize=7)
             for xi in np.r_[x - 0.2, x + 0.2]
@@ -169,8 +175,9 @@ class _CooperationFigure:
         if self.legend1 is not None and len(self.legend1.texts) == len(handles):
             self.legend1.texts[0].set_text(exact_label)
         else:  # the limit's entry comes or goes
-            self.legend1 = ax1.legend(handles=handles, fontsize=7, loc="upper left",
-                                      bbox_to_anchor=(0.0, -0.12), ncol=2)  # fmt: skip
+            self.legend1 = ax1.legend(
+                handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2
+            )
         self.title1.set_text(title1)
 
 

@@ -45,9 +45,15 @@ def one_fog_scenario(rates=(6.0, 2.0), service=(50.0, 10.0)):
     layer = nx.Graph()
     layer.add_node(0)
     return build_scenario(
-        layer, 10, lam_per_iot=(lam + lam2) / 10, light_fraction=lam / (lam + lam2), p_iot=0.0,
-        p_cloud=0.0, fog_mu=tuple(service), cloud_mu=(1000.0, 200.0),
-    )  # fmt: skip
+        layer,
+        10,
+        lam_per_iot=(lam + lam2) / 10,
+        light_fraction=lam / (lam + lam2),
+        p_iot=0.0,
+        p_cloud=0.0,
+        fog_mu=tuple(service),
+        cloud_mu=(1000.0, 200.0),
+    )
 
 
 def with_fog_rates(scenario, mu_light, mu_heavy) -> nx.Graph:
@@ -67,9 +73,14 @@ def overloaded_scenario(n_fog=40, lam_per_iot=4.0):
     """
     clouds = 2 if n_fog <= 100 else 10
     return geometric_scenario(
-        n_fog, 0.3 if n_fog <= 100 else 0.06, 100, seed=1, lam_per_iot=lam_per_iot, n_cloud=clouds,
+        n_fog,
+        0.3 if n_fog <= 100 else 0.06,
+        100,
+        seed=1,
+        lam_per_iot=lam_per_iot,
+        n_cloud=clouds,
         cloud_units=40,
-    )  # fmt: skip
+    )
 
 
 # ---------------------------------------------- the agreement table (model vs simulation)
@@ -80,16 +91,28 @@ AGREEMENT_CASES = (  # (label, scenario, simulate keywords)
     ("fog, no offloading (θ = ∞)", "default", dict(policy="no_offload")),
     ("fog processes Light only", "default", dict(policy="light_only")),
     ("offloading θ = 10 ms, e_M = 1, distributed", "default", dict(theta=0.01, e_max=1)),
-    ("offloading θ = 10 ms, e_M = 1, oracle tables", "default",
-     dict(theta=0.01, e_max=1, mode="oracle")),
+    (
+        "offloading θ = 10 ms, e_M = 1, oracle tables",
+        "default",
+        dict(theta=0.01, e_max=1, mode="oracle"),
+    ),
     ("offloading θ = 40 ms, e_M = 2, distributed", "default", dict(theta=0.04, e_max=2)),
-    ("offloading θ = 40 ms, e_M = 2, T_a = 0.5 s (stale)", "default",
-     dict(theta=0.04, e_max=2, announce_period=0.5)),
-    ("overloaded fog layer: 40 fog × 100 IoT at 4 req/s, θ = 20 ms", "overloaded",
-     dict(theta=0.02, e_max=1)),
-    ("the same per node, 1,000 fog × 100 IoT (100,000 IoT nodes)", "overloaded_1000",
-     dict(theta=0.02, e_max=1)),
-)  # fmt: skip
+    (
+        "offloading θ = 40 ms, e_M = 2, T_a = 0.5 s (stale)",
+        "default",
+        dict(theta=0.04, e_max=2, announce_period=0.5),
+    ),
+    (
+        "overloaded fog layer: 40 fog × 100 IoT at 4 req/s, θ = 20 ms",
+        "overloaded",
+        dict(theta=0.02, e_max=1),
+    ),
+    (
+        "the same per node, 1,000 fog × 100 IoT (100,000 IoT nodes)",
+        "overloaded_1000",
+        dict(theta=0.02, e_max=1),
+    ),
+)
 
 
 # ------------------------------------------------------- load variance (Sec. III-B)
@@ -114,13 +137,30 @@ def load_variance_gains(quick=True) -> pd.DataFrame:
     rows = []
     for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
         net = compile_scenario(ring_scenario(10, list(counts), seed=0))
-        runs = [simulate(scenario=net, theta=0.02, e_max=e, requests=n, replications=reps,
-                         seed=figure_seed(5),
-                         overload="transient") for e in (0, 1)]  # fmt: skip
+        runs = [
+            simulate(
+                scenario=net,
+                theta=0.02,
+                e_max=e,
+                requests=n,
+                replications=reps,
+                seed=figure_seed(5),
+                overload="transient",
+            )
+            for e in (0, 1)
+        ]
         d0, d1 = runs[0].mean, runs[1].mean
         notes = "; ".join(r.stationarity.note for r in runs if not r.stationary)
-        rows.append(dict(spread=spread, delay_no_forward=d0, delay_forward=d1,
-                         gain=(d0 - d1) / d0, share_fog_no_forward=runs[0]["share_fog"],
-                         share_fog_forward=runs[1]["share_fog"],
-                         stationary=all(r.stationary for r in runs), note=notes))  # fmt: skip
+        rows.append(
+            dict(
+                spread=spread,
+                delay_no_forward=d0,
+                delay_forward=d1,
+                gain=(d0 - d1) / d0,
+                share_fog_no_forward=runs[0]["share_fog"],
+                share_fog_forward=runs[1]["share_fog"],
+                stationary=all(r.stationary for r in runs),
+                note=notes,
+            )
+        )
     return pd.DataFrame(rows)

@@ -136,8 +136,15 @@ def model_error_at_best_theta(quick=True) -> Measurement:
 def _overloaded(quick, **model_kw):
     g = compile_scenario(overloaded_scenario(40))
     n, reps = (60_000, 2) if quick else (200_000, 6)
-    sim = simulate(scenario=g, theta=0.02, e_max=1, requests=n, replications=reps, seed=18,
-                   overload="transient")  # fmt: skip
+    sim = simulate(
+        scenario=g,
+        theta=0.02,
+        e_max=1,
+        requests=n,
+        replications=reps,
+        seed=18,
+        overload="transient",
+    )
     model = analyze(g, theta=0.02, e_max=1, **model_kw).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
 
@@ -208,8 +215,9 @@ def _atlas_settings(params) -> dict:
             f"atlas_point: {unknown} are not rows with a plausible range or reading "
             f"({[p.name for p in rows]})."
         )
-    return {p.name: PARAMS[p.name].check(params.get(p.name, p.default), "atlas_point")
-            for p in rows}  # fmt: skip
+    return {
+        p.name: PARAMS[p.name].check(params.get(p.name, p.default), "atlas_point") for p in rows
+    }
 
 
 def _failed(ids, err) -> dict:
@@ -220,11 +228,15 @@ def _atlas_theta_grid(v, sim, model) -> dict:
     """theta_optimum_interior and model_error_best_theta on the default scenario at v."""
     ids = ("theta_optimum_interior", "model_error_best_theta")
     g = with_traffic(
-        default_scenario(0), load=v["load"], light_fraction=v["light_fraction"],
-        p_iot=v["p_iot"], p_cloud=v["p_cloud"],
-    )  # fmt: skip
-    g = compile_scenario(with_fog_rates(with_fog_delay(g, v["fog_delay"]), v["mu_light"],
-                                        v["mu_heavy"]))  # fmt: skip
+        default_scenario(0),
+        load=v["load"],
+        light_fraction=v["light_fraction"],
+        p_iot=v["p_iot"],
+        p_cloud=v["p_cloud"],
+    )
+    g = compile_scenario(
+        with_fog_rates(with_fog_delay(g, v["fog_delay"]), v["mu_light"], v["mu_heavy"])
+    )
     try:
         runs = [simulate(scenario=g, theta=t, e_max=v["e_max"], **sim) for t in THETAS]
         k = int(np.argmin([r.mean for r in runs]))
@@ -283,8 +295,9 @@ def _atlas_load_variance(v, sim) -> dict:
     gains, runs = {}, []
     try:
         for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
-            g = compile_scenario(with_fog_delay(ring_scenario(10, list(counts), seed=0),
-                                                v["fog_delay"]))  # fmt: skip
+            g = compile_scenario(
+                with_fog_delay(ring_scenario(10, list(counts), seed=0), v["fog_delay"])
+            )
             pair = [simulate(scenario=g, theta=v["theta"], e_max=e, **sim) for e in (0, v["e_max"])]
             gains[spread] = (pair[0].mean - pair[1].mean) / pair[0].mean
             runs.extend(pair)
@@ -322,10 +335,15 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     v = _atlas_settings(params)
     n, reps = ATLAS_RUNS[quick]
     sim = dict(
-        q=v["q"], alpha=v["alpha"], announce_period=v["announce_period"],
-        ewma_period=v["ewma_period"], requests=n, replications=reps, seed=seed,
+        q=v["q"],
+        alpha=v["alpha"],
+        announce_period=v["announce_period"],
+        ewma_period=v["ewma_period"],
+        requests=n,
+        replications=reps,
+        seed=seed,
         overload="transient",
-    )  # fmt: skip
+    )
     model = dict(q=v["q"], neighbour=v["neighbour"], cloud_sojourn=v["cloud_sojourn"])
     out = {}
     out.update(_atlas_theta_grid(v, sim, model))

@@ -169,9 +169,15 @@ def network_delays(net, fog, settings, iterations) -> NetworkAnalysis:
     wbar = fog["mean_work"]
     best = _best_neighbours(net, wbar)
     out_delay = _fog_levels(
-        net, (fog["accept_light"], fog["accept_heavy"]), wbar, h, best, settings["e_max"],
-        settings["neighbour"], settings["own_processing"],
-    )  # fmt: skip
+        net,
+        (fog["accept_light"], fog["accept_heavy"]),
+        wbar,
+        h,
+        best,
+        settings["e_max"],
+        settings["neighbour"],
+        settings["own_processing"],
+    )
     d = _iot_delays(net, out_delay, h)
     rates = net.iot_rate
     total = rates.sum(axis=1)

@@ -160,14 +160,25 @@ def _layout(scenario_seed):
             ang = rng.uniform(0, 2 * np.pi)
             pos[n] = pos[f] + 0.12 * np.array([np.cos(ang), np.sin(ang)])
     nodes = pd.DataFrame(
-        [dict(kind="node", name=n, role=d["role"], x=pos[n][0], y=pos[n][1])
-         for n, d in g.nodes(data=True)]
-    )  # fmt: skip
+        [
+            dict(kind="node", name=n, role=d["role"], x=pos[n][0], y=pos[n][1])
+            for n, d in g.nodes(data=True)
+        ]
+    )
     edges = pd.DataFrame(
-        [dict(kind="edge", name=f"{a}-{b}",
-              role="-".join(sorted((g.nodes[a]["role"], g.nodes[b]["role"]))),
-              x=pos[a][0], y=pos[a][1], x1=pos[b][0], y1=pos[b][1]) for a, b in g.edges]
-    )  # fmt: skip
+        [
+            dict(
+                kind="edge",
+                name=f"{a}-{b}",
+                role="-".join(sorted((g.nodes[a]["role"], g.nodes[b]["role"]))),
+                x=pos[a][0],
+                y=pos[a][1],
+                x1=pos[b][0],
+                y1=pos[b][1],
+            )
+            for a, b in g.edges
+        ]
+    )
     return nodes, edges
 
 
@@ -180,9 +191,17 @@ def network_utilisation_frame(quick=False):
 
 
 def network_run_frame(
-    *, requests, scenario_seed=0, theta=0.02, e_max=1, load=1.0, seed=None, mode="distributed",
-    announce_period=0.05, warmup=None,
-):  # fmt: skip
+    *,
+    requests,
+    scenario_seed=0,
+    theta=0.02,
+    e_max=1,
+    load=1.0,
+    seed=None,
+    mode="distributed",
+    announce_period=0.05,
+    warmup=None,
+):
     """Positions, roles and simulated utilisation of every node; edges as segments.
 
     One run (:func:`workbench.fog.run_once`) of ``requests`` requests. Node rows also carry
@@ -193,13 +212,21 @@ def network_run_frame(
     seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
     g = with_traffic(default_scenario(scenario_seed), load=load)
     net = compile_scenario(g)
-    run = run_once(g, theta=theta, e_max=e_max, mode=mode, announce_period=announce_period,
-                   requests=requests, seed=seed)  # fmt: skip
+    run = run_once(
+        g,
+        theta=theta,
+        e_max=e_max,
+        mode=mode,
+        announce_period=announce_period,
+        requests=requests,
+        seed=seed,
+    )
     util = dict(zip(net.fog_names, run.fog["utilisation"], strict=True))
     util.update(zip(net.cloud_names, run.cloud["utilisation"], strict=True))
     nodes, edges = _layout(scenario_seed)
-    nodes = nodes.assign(utilisation=nodes["name"].map(util).astype(float), x1=math.nan,
-                         y1=math.nan)  # fmt: skip
+    nodes = nodes.assign(
+        utilisation=nodes["name"].map(util).astype(float), x1=math.nan, y1=math.nan
+    )
     skip = warmup_requests(warmup, requests, "network_run_frame")
     rec = run.records.iloc[skip:]
     verdict = detect([run.records["delay"].to_numpy()], warmup=skip, unit="s", label="delay")
@@ -225,14 +252,40 @@ def plot_network_utilisation(frame, fast=False, title=None):
     iot = nodes[nodes["role"] == "iot"]
     ax.scatter(iot["x"], iot["y"], s=6, color="0.6", zorder=2, label="IoT node")
     fog = nodes[nodes["role"] == "fog"]
-    sc = ax.scatter(fog["x"], fog["y"], s=340, c=fog["utilisation"], cmap=cmap, norm=norm,
-                    edgecolors="k", zorder=3, label="fog node")  # fmt: skip
+    sc = ax.scatter(
+        fog["x"],
+        fog["y"],
+        s=340,
+        c=fog["utilisation"],
+        cmap=cmap,
+        norm=norm,
+        edgecolors="k",
+        zorder=3,
+        label="fog node",
+    )
     for x, y, u in zip(fog["x"], fog["y"], fog["utilisation"], strict=True):
-        ax.annotate(f"{u:.2f}", (x, y), ha="center", va="center", fontsize=7,
-                    color="w" if u < 0.6 else "k", zorder=4)  # fmt: skip
+        ax.annotate(
+            f"{u:.2f}",
+            (x, y),
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="w" if u < 0.6 else "k",
+            zorder=4,
+        )
     cl = nodes[nodes["role"] == "cloud"]
-    ax.scatter(cl["x"], cl["y"], s=300, marker="s", c=cl["utilisation"], cmap=cmap, norm=norm,
-               edgecolors="k", zorder=3, label="cloud (mean unit)")  # fmt: skip
+    ax.scatter(
+        cl["x"],
+        cl["y"],
+        s=300,
+        marker="s",
+        c=cl["utilisation"],
+        cmap=cmap,
+        norm=norm,
+        edgecolors="k",
+        zorder=3,
+        label="cloud (mean unit)",
+    )
     fig.colorbar(sc, ax=ax, label="utilisation (busy fraction)")
     ax.set_axis_off()
     ax.legend(
@@ -243,8 +296,11 @@ def plot_network_utilisation(frame, fast=False, title=None):
         frameon=False,
         markerscale=0.5,
     )
-    ax.set_title(title or "Default scenario: fog utilisation under offloading (θ = 20 ms, e_M = 1)",
-                 fontsize=9, y=1.0)  # fmt: skip
+    ax.set_title(
+        title or "Default scenario: fog utilisation under offloading (θ = 20 ms, e_M = 1)",
+        fontsize=9,
+        y=1.0,
+    )
     return fig
 
 
@@ -257,10 +313,18 @@ def erlang_sum_stability_frame(quick=False):
     rows = []
     for gap in gaps:
         mu2 = 20.0 * (1 + gap)
-        rows.append(dict(gap=gap, route="uniformisation (stable)",
-                         value=erlang_sum_cdf(0.3, 5, 20.0, 4, mu2)))  # fmt: skip
-        rows.append(dict(gap=gap, route="partial fractions (paper)",
-                         value=erlang_sum_cdf_partial_fractions(0.3, 5, 20.0, 4, mu2)))  # fmt: skip
+        rows.append(
+            dict(
+                gap=gap, route="uniformisation (stable)", value=erlang_sum_cdf(0.3, 5, 20.0, 4, mu2)
+            )
+        )
+        rows.append(
+            dict(
+                gap=gap,
+                route="partial fractions (paper)",
+                value=erlang_sum_cdf_partial_fractions(0.3, 5, 20.0, 4, mu2),
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -269,13 +333,19 @@ def plot_erlang_sum_stability(frame):
     stable = frame[frame["route"].str.startswith("uniform")]
     paper = frame[frame["route"].str.startswith("partial")]
     err = np.abs(paper["value"].to_numpy() - stable["value"].to_numpy())
-    ax.loglog(stable["gap"], np.maximum(err, 1e-17), "o-", color=PALETTE[3],
-              label="|partial fractions − stable|")  # fmt: skip
+    ax.loglog(
+        stable["gap"],
+        np.maximum(err, 1e-17),
+        "o-",
+        color=PALETTE[3],
+        label="|partial fractions − stable|",
+    )
     ax.axhline(1.0, color="0.5", ls=":", lw=1)
     ax.set_xlabel("relative rate gap (μ' − μ)/μ")
     ax.set_ylabel("absolute error of P(W < θ)")
-    ax.set_title("P(Erlang(5, μ) + Erlang(4, μ') < 0.3 s), μ = 20/s: the paper's route",
-                 fontsize=10)  # fmt: skip
+    ax.set_title(
+        "P(Erlang(5, μ) + Erlang(4, μ') < 0.3 s), μ = 20/s: the paper's route", fontsize=10
+    )
     ax.legend(fontsize=8)
     return fig
 
@@ -375,19 +445,34 @@ def plot_agreement_table(frame):
     fig, ax = figure(width=8.4, height=0.8 + 0.24 * (lines + len(frame) + 3))
     ax.set_axis_off()
     cells = [
-        [case, f"{r['model eq. 6 [ms]']:.1f}", f"{r['model +1/μ [ms]']:.1f}",
-         f"{r['threshold +1/μ [ms]']:.1f}", f"{r['simulation [ms]']:.1f}\n± {r['± [ms]']:.1f}",
-         f"{r['error eq. 6']:+.0%}", f"{r['error +1/μ']:+.0%}",
-         f"{r['error threshold +1/μ']:+.0%}"]
+        [
+            case,
+            f"{r['model eq. 6 [ms]']:.1f}",
+            f"{r['model +1/μ [ms]']:.1f}",
+            f"{r['threshold +1/μ [ms]']:.1f}",
+            f"{r['simulation [ms]']:.1f}\n± {r['± [ms]']:.1f}",
+            f"{r['error eq. 6']:+.0%}",
+            f"{r['error +1/μ']:+.0%}",
+            f"{r['error threshold +1/μ']:+.0%}",
+        ]
         for case, (_, r) in zip(cases, frame.iterrows(), strict=True)
-    ]  # fmt: skip
+    ]
     table = ax.table(
         cellText=cells,
-        colLabels=["case", "eq. 6", "+1/μ", "thresh.\n+1/μ", "simulated\n(95% CI)",
-                   "error\neq. 6", "error\n+1/μ", "error\nthresh."],
-        loc="center", cellLoc="center",
+        colLabels=[
+            "case",
+            "eq. 6",
+            "+1/μ",
+            "thresh.\n+1/μ",
+            "simulated\n(95% CI)",
+            "error\neq. 6",
+            "error\n+1/μ",
+            "error\nthresh.",
+        ],
+        loc="center",
+        cellLoc="center",
         colWidths=[0.34, 0.08, 0.08, 0.09, 0.12, 0.09, 0.09, 0.09],
-    )  # fmt: skip
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(11)
     celld = table.get_celld()
@@ -398,8 +483,9 @@ def plot_agreement_table(frame):
     unit = 1.0 / (sum(row_lines.values()) + len(row_lines))  # a line plus padding per row
     for (row, _col), cell in celld.items():
         cell.set_height(unit * (row_lines[row] + 1))
-    ax.set_title("Mean service delay [ms]: analytic model beside simulation (default scenario)",
-                 fontsize=11)  # fmt: skip
+    ax.set_title(
+        "Mean service delay [ms]: analytic model beside simulation (default scenario)", fontsize=11
+    )
     return fig
 
 
@@ -417,27 +503,55 @@ def delay_vs_period_frame(quick=False):
     rows = []
     for k, mode in enumerate(["distributed", "central", "oracle"]):
         for i, period in enumerate(periods):
-            sim = simulated_point(theta=0.04, e_max=2, mode=mode, announce_period=period,
-                                  requests=n, replications=reps,
-                                  seed=figure_seed(7 + 100 * k + i))  # fmt: skip
-            rows.append(dict(x=period, mode=mode, delay=1e3 * sim["delay"],
-                             ci_low=1e3 * sim["ci_low"], ci_high=1e3 * sim["ci_high"],
-                             stationary=sim["stationary"], note=sim["note"]))  # fmt: skip
+            sim = simulated_point(
+                theta=0.04,
+                e_max=2,
+                mode=mode,
+                announce_period=period,
+                requests=n,
+                replications=reps,
+                seed=figure_seed(7 + 100 * k + i),
+            )
+            rows.append(
+                dict(
+                    x=period,
+                    mode=mode,
+                    delay=1e3 * sim["delay"],
+                    ci_low=1e3 * sim["ci_low"],
+                    ci_high=1e3 * sim["ci_high"],
+                    stationary=sim["stationary"],
+                    note=sim["note"],
+                )
+            )
     return pd.DataFrame(rows)
 
 
 def plot_delay_vs_period(frame):
     fig, ax = figure(width=6.4, height=4.0)
     for k, (mode, grp) in enumerate(frame.groupby("mode", sort=False)):
-        ci_errorbar(ax, grp["x"], grp["delay"], grp["ci_low"], grp["ci_high"], color=PALETTE[k],
-                    label=mode, fmt="o-", stationary=grp["stationary"].to_numpy(bool))  # fmt: skip
+        ci_errorbar(
+            ax,
+            grp["x"],
+            grp["delay"],
+            grp["ci_low"],
+            grp["ci_high"],
+            color=PALETTE[k],
+            label=mode,
+            fmt="o-",
+            stationary=grp["stationary"].to_numpy(bool),
+        )
     mark_unstable(ax, frame)
     ax.set_xscale("log")
     ax.set_xlabel(PARAMS["announce_period"].axis_label)
     ax.set_ylabel("mean service delay [ms]")
     ax.set_title("Stale tables: announcement period and mode (θ = 40 ms, e_M = 2)", fontsize=10)
-    ax.legend(fontsize=8, title="tables fed by", title_fontsize=8, loc="upper left",
-              bbox_to_anchor=(1.02, 1.0))  # fmt: skip
+    ax.legend(
+        fontsize=8,
+        title="tables fed by",
+        title_fontsize=8,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+    )
     return fig
 
 
@@ -468,18 +582,39 @@ def best_theta_vs_load_frame(quick=False):
             acc = first.fog["accept_light"].to_numpy()
             corrected = analyze(g, theta=theta, e_max=1, own_processing=True, acceptance=acc)
             for label, res in (("model (eq. 6)", first), ("model (+1/μ)", corrected)):
-                rows.append(dict(load=load, theta=theta, source=label,
-                                 delay=1e3 * res.mean_delay, ci_low=math.nan,
-                                 ci_high=math.nan, stationary=True))  # fmt: skip
+                rows.append(
+                    dict(
+                        load=load,
+                        theta=theta,
+                        source=label,
+                        delay=1e3 * res.mean_delay,
+                        ci_low=math.nan,
+                        ci_high=math.nan,
+                        stationary=True,
+                    )
+                )
     for i, load in enumerate(loads):
         for theta in thetas:
             # the same seed at every θ of a load: common random numbers for the argmin
-            sim = simulated_point(load=load, theta=theta, e_max=1, requests=n,
-                                  replications=reps, seed=figure_seed(17 + 100 * i))  # fmt: skip
-            rows.append(dict(load=load, theta=theta, source="simulation",
-                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
-                             ci_high=1e3 * sim["ci_high"],
-                             stationary=sim["stationary"]))  # fmt: skip
+            sim = simulated_point(
+                load=load,
+                theta=theta,
+                e_max=1,
+                requests=n,
+                replications=reps,
+                seed=figure_seed(17 + 100 * i),
+            )
+            rows.append(
+                dict(
+                    load=load,
+                    theta=theta,
+                    source="simulation",
+                    delay=1e3 * sim["delay"],
+                    ci_low=1e3 * sim["ci_low"],
+                    ci_high=1e3 * sim["ci_high"],
+                    stationary=sim["stationary"],
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -489,8 +624,15 @@ def best_theta_summary(frame):
     for (load, source), grp in frame.groupby(["load", "source"], sort=False):
         k = grp["delay"].idxmin()
         at_default = grp.loc[(grp["theta"] - 0.02).abs().idxmin(), "delay"]
-        out.append(dict(load=load, source=source, best_theta=grp.loc[k, "theta"],
-                        best_delay=grp.loc[k, "delay"], delay_at_20ms=at_default))  # fmt: skip
+        out.append(
+            dict(
+                load=load,
+                source=source,
+                best_theta=grp.loc[k, "theta"],
+                best_delay=grp.loc[k, "delay"],
+                delay_at_20ms=at_default,
+            )
+        )
     return pd.DataFrame(out)
 
 
@@ -498,13 +640,17 @@ def plot_best_theta_vs_load(frame):
     """Left: the best θ against the load; right: what tuning θ to the load saves."""
     summary = best_theta_summary(frame)
     fig, (ax0, ax1) = figure(ncols=2, width=4.8, height=3.8)
-    styles = {"model (eq. 6)": ("--", PALETTE[0]), "model (+1/μ)": ("-", PALETTE[0]),
-              "simulation": ("o-", PALETTE[3])}  # fmt: skip
+    styles = {
+        "model (eq. 6)": ("--", PALETTE[0]),
+        "model (+1/μ)": ("-", PALETTE[0]),
+        "simulation": ("o-", PALETTE[3]),
+    }
     for source, grp in summary.groupby("source", sort=False):
         ls, color = styles[source]
         ax0.plot(grp["load"], 1e3 * grp["best_theta"], ls, color=color, label=source)
-        ax1.plot(grp["load"], grp["delay_at_20ms"] - grp["best_delay"], ls, color=color,
-                 label=source)  # fmt: skip
+        ax1.plot(
+            grp["load"], grp["delay_at_20ms"] - grp["best_delay"], ls, color=color, label=source
+        )
     ax0.set_xlabel(PARAMS["load"].axis_label)
     ax0.set_ylabel("best θ on the grid [ms]")
     ax0.set_title("θ that minimises the mean delay", fontsize=10)
@@ -513,8 +659,13 @@ def plot_best_theta_vs_load(frame):
     ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
     ax1.set_title("What tuning θ to the load saves", fontsize=10)
     ax1.set_ylim(bottom=0)
-    fig.supxlabel("default scenario seed 0, e_M = 1; simulation: means over replications",
-                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel(
+        "default scenario seed 0, e_M = 1; simulation: means over replications",
+        x=0.01,
+        ha="left",
+        fontsize=7,
+        color="0.4",
+    )
     return fig
 
 
@@ -570,9 +721,14 @@ def best_theta_per_node_frame(quick=False):
         policies[f"per node, {MODEL_SOURCES[model][0]}-tuned"] = nodes[f"theta_{model}_model"]
     reference = list(policies)[1]
     checked = compare_thetas(
-        g, {k: np.asarray(v, dtype=float) for k, v in policies.items()}, reference=reference,
-        e_max=1, requests=n_check, replications=reps, seed=figure_seed(1),
-    )  # fmt: skip
+        g,
+        {k: np.asarray(v, dtype=float) for k, v in policies.items()},
+        reference=reference,
+        e_max=1,
+        requests=n_check,
+        replications=reps,
+        seed=figure_seed(1),
+    )
     for col in ("delay", "ci_low", "ci_high", "difference", "difference_low", "difference_high"):
         checked[col] = 1e3 * checked[col]
     in_sample = {
@@ -602,35 +758,53 @@ def plot_best_theta_per_node(frame):
     x = np.arange(len(nodes))
     for k, (label, col, uniform_col, marker, color) in enumerate(sources):
         dx = 0.18 * (k - (len(sources) - 1) / 2)
-        ax0.scatter(x + dx, 1e3 * nodes[col], marker=marker, s=55, color=color,
-                    label=f"{label}: per node", zorder=3)  # fmt: skip
-        ax0.axhline(1e3 * nodes[uniform_col].iloc[0], color=color, ls=":", lw=1.2,
-                    label=f"{label}: best uniform θ")  # fmt: skip
+        ax0.scatter(
+            x + dx,
+            1e3 * nodes[col],
+            marker=marker,
+            s=55,
+            color=color,
+            label=f"{label}: per node",
+            zorder=3,
+        )
+        ax0.axhline(
+            1e3 * nodes[uniform_col].iloc[0],
+            color=color,
+            ls=":",
+            lw=1.2,
+            label=f"{label}: best uniform θ",
+        )
     chosen = sorted(set(1e3 * nodes.filter(like="theta_").stack().astype(float)))
     ax0.set_yscale("symlog", linthresh=2.0, linscale=0.5)
     ax0.set_yticks(chosen, [f"{t:g}" for t in chosen])
     ax0.minorticks_off()
     ax0.set_ylim(bottom=0.0 if chosen[0] == 0 else 0.6 * chosen[0])
-    ax0.set_xticks(x, [f"{n}\n{r:.2f}" for n, r in zip(nodes["name"], nodes["offered_load"],
-                                                       strict=True)], fontsize=8)  # fmt: skip
+    ax0.set_xticks(
+        x,
+        [f"{n}\n{r:.2f}" for n, r in zip(nodes["name"], nodes["offered_load"], strict=True)],
+        fontsize=8,
+    )
     ax0.set_xlabel("fog node and its offered load ρ_j = I_j/μ + I'_j/μ' (ascending)")
     ax0.set_ylabel("θ_j chosen on the grid [ms]")
     ax0.set_title("Best θ of each fog node", fontsize=10)
-    ax0.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2,
-               frameon=False)  # fmt: skip
+    ax0.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2, frameon=False)
     colors = {"θ = 20": PALETTE[7], "best uniform": PALETTE[1], "per node, simulation": PALETTE[3]}
     colors.update({f"per node, {label}": c for label, _, c in MODEL_SOURCES.values()})
     for i, row in pol.iterrows():
         color = next((c for key, c in colors.items() if row["policy"].startswith(key)), "0.3")
-        ci_errorbar(ax1, [i], [row["delay"]], [row["ci_low"]], [row["ci_high"]], color=color,
-                    markersize=7)  # fmt: skip
+        ci_errorbar(
+            ax1, [i], [row["delay"]], [row["ci_low"]], [row["ci_high"]], color=color, markersize=7
+        )
         if row["policy"] != row["reference"]:
             ax1.annotate(
                 f"Δ = {row['difference']:+.3f} ms\n[{row['difference_low']:+.3f}, "
                 f"{row['difference_high']:+.3f}]",
-                (i, row["ci_high"]), textcoords="offset points", xytext=(0, 6), ha="center",
+                (i, row["ci_high"]),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
                 fontsize=8,
-            )  # fmt: skip
+            )
     ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=8)
     ax1.set_xlim(-0.6, len(pol) - 0.4)
     ax1.set_ylabel("mean service delay [ms] (95% CI)")
@@ -641,8 +815,9 @@ def plot_best_theta_per_node(frame):
         f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
         f"(seed {int(frame['tune_seed'].iloc[0])}, common random numbers), verified on {reps} × "
         f"{n:,} requests (seed {int(frame['check_seed'].iloc[0])})",
-        fontsize=8, color="0.4",
-    )  # fmt: skip
+        fontsize=8,
+        color="0.4",
+    )
     return fig
 
 
@@ -672,22 +847,33 @@ def load_variance_frame(quick=False):
 def plot_load_variance(frame):
     fig, ax = figure(width=8.0, height=3.8)
     x = np.arange(len(frame))
-    for shift, col, label, color in ((-0.2, "delay_no_forward", "e_M = 0 (busy node → cloud)",
-                                      PALETTE[7]),
-                                     (0.2, "delay_forward", "e_M = 1 (offload to a neighbour)",
-                                      PALETTE[0])):  # fmt: skip
+    for shift, col, label, color in (
+        (-0.2, "delay_no_forward", "e_M = 0 (busy node → cloud)", PALETTE[7]),
+        (0.2, "delay_forward", "e_M = 1 (offload to a neighbour)", PALETTE[0]),
+    ):
         fill = [color if s else "none" for s in frame["stationary"]]
         ax.bar(x + shift, frame[col], width=0.38, color=fill, edgecolor=color, label=label)
     for i, row in frame.reset_index(drop=True).iterrows():
-        ax.annotate(f"gain {row['gain']:+.1%}", (i, max(row["delay_no_forward"],
-                    row["delay_forward"])), textcoords="offset points", xytext=(0, 4),
-                    ha="center", fontsize=8)  # fmt: skip
-    ax.set_xticks(x, ["every node\nρ = 0.94" if s == "even" else "ρ = 0.29 / 1.58\nalternately"
-                      for s in frame["spread"]])  # fmt: skip
+        ax.annotate(
+            f"gain {row['gain']:+.1%}",
+            (i, max(row["delay_no_forward"], row["delay_forward"])),
+            textcoords="offset points",
+            xytext=(0, 4),
+            ha="center",
+            fontsize=8,
+        )
+    ax.set_xticks(
+        x,
+        [
+            "every node\nρ = 0.94" if s == "even" else "ρ = 0.29 / 1.58\nalternately"
+            for s in frame["spread"]
+        ],
+    )
     ax.set_ylabel("mean service delay [ms]")
     ax.set_ylim(bottom=0)
-    ax.set_title("Same total load, spread evenly or not\n(ring of 10 fog nodes, θ = 20 ms)",
-                 fontsize=9)  # fmt: skip
+    ax.set_title(
+        "Same total load, spread evenly or not\n(ring of 10 fog nodes, θ = 20 ms)", fontsize=9
+    )
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 

@@ -572,6 +572,22 @@ def simulate_network(requests, network, settings):
         place[r] = k
         now = max(now, t_arr)  # the horizon: the last event, a cloud arrival included
     return (
-        tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back,
-        fog_busy, fog_area, fog_arrivals, fog_accepted, unit_busy, unit_served, now, events,
-    )  # fmt: skip
+        tier,
+        place,
+        hops,
+        t_done,
+        d_up,
+        d_fwd,
+        d_fc,
+        d_wait,
+        d_proc,
+        d_back,
+        fog_busy,
+        fog_area,
+        fog_arrivals,
+        fog_accepted,
+        unit_busy,
+        unit_served,
+        now,
+        events,
+    )

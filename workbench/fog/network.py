@@ -258,22 +258,49 @@ def analyze(
     net = compile_scenario(scenario)
     theta_arr = _theta_per_fog(theta, net.n_fog, func)
     settings, max_iterations = _check_analyze(
-        func, net, theta, e_max, q, policy, neighbour, own_processing, admission, cloud_sojourn,
+        func,
+        net,
+        theta,
+        e_max,
+        q,
+        policy,
+        neighbour,
+        own_processing,
+        admission,
+        cloud_sojourn,
         max_iterations,
-    )  # fmt: skip
+    )
     threshold = settings["admission"] == "threshold" and settings["policy"] == "offload"
     if settings["policy"] != "offload":
         settings["e_max"] = 0
     p_light, p_heavy, iterations = _acceptance(
-        net, theta_arr, settings["e_max"], settings["q"], settings["policy"], threshold,
-        max_iterations, acceptance, func,
-    )  # fmt: skip
+        net,
+        theta_arr,
+        settings["e_max"],
+        settings["q"],
+        settings["policy"],
+        threshold,
+        max_iterations,
+        acceptance,
+        func,
+    )
     fog = _fog_state(net, theta_arr, settings["e_max"], settings["q"], threshold, p_light, p_heavy)
     return network_delays(net, fog, settings, iterations)
 
 
-def _check_analyze(func, net, theta, e_max, q, policy, neighbour, own_processing, admission,
-                   cloud_sojourn, max_iterations):  # fmt: skip
+def _check_analyze(
+    func,
+    net,
+    theta,
+    e_max,
+    q,
+    policy,
+    neighbour,
+    own_processing,
+    admission,
+    cloud_sojourn,
+    max_iterations,
+):
     """The validated keywords of :func:`analyze` (``settings``, max_iterations); no traffic
     is refused."""
     settings = dict(
@@ -328,10 +355,18 @@ def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
         wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
     rho = lam / mu + lam2 / mu2
     return dict(
-        accept_light=p_light, accept_heavy=p_heavy, cloud_light=c0, cloud_heavy=c1,
-        v_light=v0, v_heavy=v1, lam_light=lam, lam_heavy=lam2, rho=rho, mean_work=wbar,
+        accept_light=p_light,
+        accept_heavy=p_heavy,
+        cloud_light=c0,
+        cloud_heavy=c1,
+        v_light=v0,
+        v_heavy=v1,
+        lam_light=lam,
+        lam_heavy=lam2,
+        rho=rho,
+        mean_work=wbar,
         theta=theta_arr,
-    )  # fmt: skip
+    )
 
 
 def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func):
@@ -408,8 +443,9 @@ def _fog_loads(net, theta_arr, e_max, q, policy):
     if policy != "offload":
         e_max = 0
     try:
-        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, policy == "offload", 500,
-                                None, "fog_loads")  # fmt: skip
+        p0, p1, _ = _acceptance(
+            net, theta_arr, e_max, q, policy, policy == "offload", 500, None, "fog_loads"
+        )
     except ParameterError:  # θ too large for the threshold chain: the paper's chain model
         p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, False, 500, None, "fog_loads")
     inflow, share = net.fog_inflow, net.neighbour_share

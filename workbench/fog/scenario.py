@@ -85,15 +85,26 @@ SIZES = (2_000.0, 100_000.0)
 IOT_RATE = 4.0  # requests per second per IoT node, Light + Heavy
 MAX_FOG = 10_000  # fog nodes of a generated scenario (the fog-fog path tables are n_fog²)
 MAX_IOT = 2_000_000  # IoT nodes of a generated scenario (networkx holds ~2 kB per node)
-BUILD_KEYWORDS = ("n_cloud", "lam_per_iot", "light_fraction", "p_iot", "p_cloud", "fog_mu",
-                  "cloud_mu", "cloud_units", "sizes")  # fmt: skip
+BUILD_KEYWORDS = (
+    "n_cloud",
+    "lam_per_iot",
+    "light_fraction",
+    "p_iot",
+    "p_cloud",
+    "fog_mu",
+    "cloud_mu",
+    "cloud_units",
+    "sizes",
+)
 
 
 def _check_counts(iot_per_fog, n_fog, func):
     """IoT nodes per fog node: one int or one per fog node, each in [0, MAX_IOT], total bounded."""
     items = iot_per_fog if isinstance(iot_per_fog, (list, tuple, np.ndarray)) else [iot_per_fog]
-    counts = [check_int(c, "iot_per_fog", func, 0, MAX_IOT) for c in np.ravel(np.asarray(
-        items, dtype=object))]  # fmt: skip
+    counts = [
+        check_int(c, "iot_per_fog", func, 0, MAX_IOT)
+        for c in np.ravel(np.asarray(items, dtype=object))
+    ]
     if len(counts) not in (1, n_fog):
         raise ParameterError(
             f"The 'iot_per_fog' parameter of {func} must be one int or one per fog node "
@@ -114,8 +125,12 @@ def _check_build(func, kw):
     out = {}
     if "n_cloud" in kw:
         out["n_cloud"] = check_int(kw["n_cloud"], "n_cloud", func, 1, MAX_FOG)
-    for name, param in (("lam_per_iot", None), ("light_fraction", "light_fraction"),
-                        ("p_iot", "p_iot"), ("p_cloud", "p_cloud")):  # fmt: skip
+    for name, param in (
+        ("lam_per_iot", None),
+        ("light_fraction", "light_fraction"),
+        ("p_iot", "p_iot"),
+        ("p_cloud", "p_cloud"),
+    ):
         if name in kw:
             out[name] = (
                 check_real(kw[name], name, func, 0.0, RATE_MAX)
@@ -193,17 +208,28 @@ def build_scenario(
     rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
     fogs = list(fog_layer.nodes)
     counts = np.asarray(_check_counts(iot_per_fog, len(fogs), func), dtype=np.int64)
-    checked = _check_build(func, dict(
-        n_cloud=n_cloud, lam_per_iot=lam_per_iot, light_fraction=light_fraction, p_iot=p_iot,
-        p_cloud=p_cloud, fog_mu=fog_mu, cloud_mu=cloud_mu, cloud_units=cloud_units, sizes=sizes,
-    ))  # fmt: skip
+    checked = _check_build(
+        func,
+        dict(
+            n_cloud=n_cloud,
+            lam_per_iot=lam_per_iot,
+            light_fraction=light_fraction,
+            p_iot=p_iot,
+            p_cloud=p_cloud,
+            fog_mu=fog_mu,
+            cloud_mu=cloud_mu,
+            cloud_units=cloud_units,
+            sizes=sizes,
+        ),
+    )
     n_cloud, rate, light_fraction = (
         checked["n_cloud"],
         checked["lam_per_iot"],
         checked["light_fraction"],
     )
-    p_iot, p_cloud, fog_mu, cloud_mu = (checked[k] for k in ("p_iot", "p_cloud", "fog_mu",
-                                                             "cloud_mu"))  # fmt: skip
+    p_iot, p_cloud, fog_mu, cloud_mu = (
+        checked[k] for k in ("p_iot", "p_cloud", "fog_mu", "cloud_mu")
+    )
     cloud_units, sizes = checked["cloud_units"], checked["sizes"]
     g = nx.Graph(size_light=float(sizes[0]), size_heavy=float(sizes[1]))
 

@@ -132,15 +132,37 @@ def kernel_arguments(
     if max_events is None:
         max_events = event_bound(net, req, e_max, mode, policy, period)
     requests = K.Requests(
-        req.gen_time, req.origin, req.rtype, req.route, req.work, req.unit_u, req.select_u,
+        req.gen_time,
+        req.origin,
+        req.rtype,
+        req.route,
+        req.work,
+        req.unit_u,
+        req.select_u,
         req.announce_phase,
-    )  # fmt: skip
+    )
     network = K.Network(
-        net.iot_fog, net.iot_prop, net.iot_inv, net.iot_local_mean,
-        net.nbr_ptr, net.nbr_idx, net.nbr_prop, net.nbr_inv, net.nbr_rev,
-        net.ff_prop, net.ff_inv, net.fog_cloud, net.fc_prop, net.fc_inv, net.cf_prop, net.cf_inv,
-        1.0 / net.fog_mu, net.cloud_mean, _unit_ptr(net), net.size_bits,
-    )  # fmt: skip
+        net.iot_fog,
+        net.iot_prop,
+        net.iot_inv,
+        net.iot_local_mean,
+        net.nbr_ptr,
+        net.nbr_idx,
+        net.nbr_prop,
+        net.nbr_inv,
+        net.nbr_rev,
+        net.ff_prop,
+        net.ff_inv,
+        net.fog_cloud,
+        net.fc_prop,
+        net.fc_inv,
+        net.cf_prop,
+        net.cf_inv,
+        1.0 / net.fog_mu,
+        net.cloud_mean,
+        _unit_ptr(net),
+        net.size_bits,
+    )
     settings = K.Policy(
         theta=theta,
         e_max=int(e_max),
@@ -169,8 +191,11 @@ def event_bound(net, req, e_max, mode, policy, period) -> int:
     if mode != "oracle" and policy == "offload" and e_max > 0 and n:
         fog = req.route == K.ROUTE_FOG
         work = float(req.work[fog].sum()) * float(np.max(1.0 / net.fog_mu))
-        hop = float(net.nbr_prop.max() + net.size_bits.max() * net.nbr_inv.max()) if (
-            net.nbr_prop.size) else 0.0  # fmt: skip
+        hop = (
+            float(net.nbr_prop.max() + net.size_bits.max() * net.nbr_inv.max())
+            if (net.nbr_prop.size)
+            else 0.0
+        )
         end = float(req.gen_time[-1]) + float(net.iot_prop.max()) + work + (e_max + 1) * hop
         events += net.n_fog * (int(end / period) + 2)
     return events
@@ -217,9 +242,14 @@ def _check_cloud(net: Compiled, func):
 
 def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period=0.0):
     v = PARAMS.check(
-        func, q=q, alpha=alpha, mode=mode, policy=policy, announce_period=announce_period,
+        func,
+        q=q,
+        alpha=alpha,
+        mode=mode,
+        policy=policy,
+        announce_period=announce_period,
         ewma_period=ewma_period,
-    )  # fmt: skip
+    )
     v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     return v
 
@@ -291,12 +321,39 @@ def _run(net, th, v, n, rng, func="simulate") -> RunOutput:
     bound = _check_events(func, net, req, v)
     out = K.simulate_network(
         *kernel_arguments(
-            net, req, th, v["e_max"], v["q"], v["alpha"], v["mode"], v["policy"],
-            v["announce_period"], v.get("ewma_period", 0.0), bound,
+            net,
+            req,
+            th,
+            v["e_max"],
+            v["q"],
+            v["alpha"],
+            v["mode"],
+            v["policy"],
+            v["announce_period"],
+            v.get("ewma_period", 0.0),
+            bound,
         )
-    )  # fmt: skip
-    (tier, place, hops, t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back, fog_busy,
-     fog_area, fog_arr, fog_acc, unit_busy, unit_served, horizon, events) = out  # fmt: skip
+    )
+    (
+        tier,
+        place,
+        hops,
+        t_done,
+        d_up,
+        d_fwd,
+        d_fc,
+        d_wait,
+        d_proc,
+        d_back,
+        fog_busy,
+        fog_area,
+        fog_arr,
+        fog_acc,
+        unit_busy,
+        unit_served,
+        horizon,
+        events,
+    ) = out
     if events > bound:  # cannot happen when the bound holds: reported, never a wrong number
         raise ParameterError(
             f"{func}: the event loop exceeded its budget of {bound:,} events and was stopped."
@@ -337,10 +394,11 @@ def _run(net, th, v, n, rng, func="simulate") -> RunOutput:
             "accepted": fog_acc,
             "served": served_fog,
             "throughput": served_fog / span,
-            "mean_sojourn": np.divide(sojourn, served_fog, out=np.zeros(net.n_fog),
-                                      where=served_fog > 0),
+            "mean_sojourn": np.divide(
+                sojourn, served_fog, out=np.zeros(net.n_fog), where=served_fog > 0
+            ),
         }
-    )  # fmt: skip
+    )
     unit_ptr = _unit_ptr(net)
     cloud = pd.DataFrame(
         {
@@ -454,10 +512,22 @@ def simulate(
     """
     func = "simulate"
     plan = _plan(
-        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
-        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
-        ewma_period=ewma_period, overload=overload, warmup=warmup,
-    )  # fmt: skip
+        func,
+        scenario,
+        theta=theta,
+        e_max=e_max,
+        q=q,
+        alpha=alpha,
+        mode=mode,
+        policy=policy,
+        announce_period=announce_period,
+        requests=requests,
+        seed=seed,
+        confidence=confidence,
+        ewma_period=ewma_period,
+        overload=overload,
+        warmup=warmup,
+    )
     replications = PARAMS["replications"].check(replications, func)
     check_runs(func, replications, plan["finish"]["run_length"], STEPS_PER_REQUEST, "requests")
     reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
@@ -505,22 +575,55 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     plan = _plan(
-        func, scenario, theta=theta, e_max=e_max, q=q, alpha=alpha, mode=mode, policy=policy,
-        announce_period=announce_period, requests=requests, seed=seed, confidence=confidence,
-        ewma_period=ewma_period, overload=overload, warmup=warmup,
-    )  # fmt: skip
+        func,
+        scenario,
+        theta=theta,
+        e_max=e_max,
+        q=q,
+        alpha=alpha,
+        mode=mode,
+        policy=policy,
+        announce_period=announce_period,
+        requests=requests,
+        seed=seed,
+        confidence=confidence,
+        ewma_period=ewma_period,
+        overload=overload,
+        warmup=warmup,
+    )
     target = precision_target(
-        func, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, initial=initial, progress=progress, unit="s",
-    )  # fmt: skip
+        func,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+        unit="s",
+    )
     result = to_precision(
         plan["one"], func=func, target=target, seed=plan["seed"], **plan["finish"]
     )
     return _attach_nodes(plan, result)
 
 
-def _plan(func, scenario, *, theta, e_max, q, alpha, mode, policy, announce_period, requests,
-          seed, confidence, ewma_period, overload, warmup):  # fmt: skip
+def _plan(
+    func,
+    scenario,
+    *,
+    theta,
+    e_max,
+    q,
+    alpha,
+    mode,
+    policy,
+    announce_period,
+    requests,
+    seed,
+    confidence,
+    ewma_period,
+    overload,
+    warmup,
+):
     net = compile_scenario(scenario)
     v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
     checked = PARAMS.check(

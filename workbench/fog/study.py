@@ -61,10 +61,21 @@ def study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
 
 
 def simulated_point(
-    *, scenario_seed=0, load=1.0, light_fraction=0.75, p_iot=0.1, policy="offload",
-    theta=0.02, e_max=1, mode="distributed", announce_period=0.05, requests,
-    replications, seed=0, fog_delay=None,
-):  # fmt: skip
+    *,
+    scenario_seed=0,
+    load=1.0,
+    light_fraction=0.75,
+    p_iot=0.1,
+    policy="offload",
+    theta=0.02,
+    e_max=1,
+    mode="distributed",
+    announce_period=0.05,
+    requests,
+    replications,
+    seed=0,
+    fog_delay=None,
+):
     """The simulated mean service delay at one study point, with its interval and verdict.
 
     Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
@@ -77,14 +88,22 @@ def simulated_point(
     g = study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
     try:
         res = simulate(
-            scenario=g, theta=theta, e_max=e_max, mode=mode, policy=policy,
-            announce_period=announce_period, requests=requests, replications=replications,
-            seed=seed, overload="transient",
-        )  # fmt: skip
+            scenario=g,
+            theta=theta,
+            e_max=e_max,
+            mode=mode,
+            policy=policy,
+            announce_period=announce_period,
+            requests=requests,
+            replications=replications,
+            seed=seed,
+            overload="transient",
+        )
     except ParameterError as err:  # e.g. a cloud that every fog request would overload
         nan = math.nan
-        return dict(delay=nan, ci_low=nan, ci_high=nan, share_fog=nan, stationary=False,
-                    note=str(err))  # fmt: skip
+        return dict(
+            delay=nan, ci_low=nan, ci_high=nan, share_fog=nan, stationary=False, note=str(err)
+        )
     return dict(
         delay=res.estimate,
         ci_low=res.ci_low,
@@ -106,8 +125,14 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
     """
     seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
     fixed = dict(fixed or {})
-    settings = {**BASE, "load": 1.0, "light_fraction": 0.75, "p_iot": 0.1, "fog_delay": None,
-                **fixed}  # fmt: skip
+    settings = {
+        **BASE,
+        "load": 1.0,
+        "light_fraction": 0.75,
+        "p_iot": 0.1,
+        "fog_delay": None,
+        **fixed,
+    }
     requests = 6_000 if quick else 40_000
     reps = 3 if quick else 8
     rows = []
@@ -120,24 +145,61 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
             for own, label in ((False, "model (eq. 6)"), (True, "model (+1/μ)")):
                 try:
                     d = analyze(
-                        g, theta=point["theta"], e_max=point["e_max"], policy=policy,
+                        g,
+                        theta=point["theta"],
+                        e_max=point["e_max"],
+                        policy=policy,
                         own_processing=own,
-                    ).mean_delay  # fmt: skip
+                    ).mean_delay
                 except ValueError:  # unstable under this policy: no steady state, no line
                     d = math.nan
-                rows.append(dict(axis=axis, x=x, policy=policy, source=label, delay=1e3 * d,
-                                 ci_low=math.nan, ci_high=math.nan,
-                                 stationary=bool(math.isfinite(d)), note=""))  # fmt: skip
+                rows.append(
+                    dict(
+                        axis=axis,
+                        x=x,
+                        policy=policy,
+                        source=label,
+                        delay=1e3 * d,
+                        ci_low=math.nan,
+                        ci_high=math.nan,
+                        stationary=bool(math.isfinite(d)),
+                        note="",
+                    )
+                )
         for k, policy in enumerate(policies):
-            sim_kw = {key: point[key] for key in ("load", "light_fraction", "p_iot", "theta",
-                                                  "e_max", "mode", "announce_period",
-                                                  "fog_delay")}  # fmt: skip
-            sim = simulated_point(policy=policy, requests=requests, replications=reps,
-                                  seed=seed + 1000 * k + values.index(x), **sim_kw)  # fmt: skip
-            rows.append(dict(axis=axis, x=x, policy=policy, source="simulation",
-                             delay=1e3 * sim["delay"], ci_low=1e3 * sim["ci_low"],
-                             ci_high=1e3 * sim["ci_high"], stationary=sim["stationary"],
-                             note=sim["note"]))  # fmt: skip
+            sim_kw = {
+                key: point[key]
+                for key in (
+                    "load",
+                    "light_fraction",
+                    "p_iot",
+                    "theta",
+                    "e_max",
+                    "mode",
+                    "announce_period",
+                    "fog_delay",
+                )
+            }
+            sim = simulated_point(
+                policy=policy,
+                requests=requests,
+                replications=reps,
+                seed=seed + 1000 * k + values.index(x),
+                **sim_kw,
+            )
+            rows.append(
+                dict(
+                    axis=axis,
+                    x=x,
+                    policy=policy,
+                    source="simulation",
+                    delay=1e3 * sim["delay"],
+                    ci_low=1e3 * sim["ci_low"],
+                    ci_high=1e3 * sim["ci_high"],
+                    stationary=sim["stationary"],
+                    note=sim["note"],
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -161,8 +223,14 @@ def _clip_transients(ax, frame):
     for _, row in far.iterrows():
         color = POLICY_COLORS.get(row["policy"], "0.3")
         ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
-        ax.annotate(f"{row['delay'] / 1e3:.3g} s", (row["x"], 0.97 * top), xytext=(4, -3),
-                    textcoords="offset points", fontsize=7, color=color)  # fmt: skip
+        ax.annotate(
+            f"{row['delay'] / 1e3:.3g} s",
+            (row["x"], 0.97 * top),
+            xytext=(4, -3),
+            textcoords="offset points",
+            fontsize=7,
+            color=color,
+        )
 
 
 def mark_unstable(ax, frame):
@@ -178,24 +246,43 @@ def plot_study(frame, title=""):
     for policy, grp in frame.groupby("policy", sort=False):
         color = POLICY_COLORS[policy]
         sim = grp[grp["source"] == "simulation"]
-        ci_errorbar(ax, sim["x"], sim["delay"], sim["ci_low"], sim["ci_high"], color=color,
-                    stationary=sim["stationary"].to_numpy(bool),
-                    label=f"{POLICY_LABELS[policy]}: simulation")  # fmt: skip
+        ci_errorbar(
+            ax,
+            sim["x"],
+            sim["delay"],
+            sim["ci_low"],
+            sim["ci_high"],
+            color=color,
+            stationary=sim["stationary"].to_numpy(bool),
+            label=f"{POLICY_LABELS[policy]}: simulation",
+        )
         corr = grp[grp["source"] == "model (+1/μ)"]
         ax.plot(corr["x"], corr["delay"], "-", color=color, lw=1.3)
         if policy == "offload":
             paper = grp[grp["source"] == "model (eq. 6)"]
-            ax.plot(paper["x"], paper["delay"], "--", color=color, lw=1.3,
-                    label="offloading: model as in eq. 6")  # fmt: skip
+            ax.plot(
+                paper["x"],
+                paper["delay"],
+                "--",
+                color=color,
+                lw=1.3,
+                label="offloading: model as in eq. 6",
+            )
     ax.plot([], [], "-", color="0.3", label="model with own processing (+1/μ)")
     mark_unstable(ax, frame[frame["source"] == "simulation"])
     label = PARAMS[axis].axis_label if axis in PARAMS else axis
     ax.set_xlabel(label)
     ax.set_ylabel("mean service delay [ms]")
     _clip_transients(ax, frame)
-    ax.set_title(title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}",
-                 fontsize=10)  # fmt: skip
+    ax.set_title(
+        title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}", fontsize=10
+    )
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.supxlabel("default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-                  x=0.01, ha="left", fontsize=7, color="0.4")  # fmt: skip
+    fig.supxlabel(
+        "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
+        x=0.01,
+        ha="left",
+        fontsize=7,
+        color="0.4",
+    )
     return fig

@@ -152,10 +152,17 @@ def _simulated_objective(net, v, n, seed, warmup):
     def delay(theta):
         out = K.simulate_network(
             *kernel_arguments(
-                net, requests, theta, v["e_max"], v["q"], v["alpha"], v["mode"], "offload",
+                net,
+                requests,
+                theta,
+                v["e_max"],
+                v["q"],
+                v["alpha"],
+                v["mode"],
+                "offload",
                 v["announce_period"],
             )
-        )  # fmt: skip
+        )
         (tier, place, hops, t_done, *_node_totals) = out
         return float(np.mean(t_done[warmup:] - requests.gen_time[warmup:]))
 
@@ -238,9 +245,15 @@ def tune_theta_per_node(
     func = "tune_theta_per_node"
     net = compile_scenario(scenario)
     v = PARAMS.check(
-        func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
-        requests=PARAMS["requests"].default if requests is None else requests, seed=seed,
-    )  # fmt: skip
+        func,
+        e_max=e_max,
+        q=q,
+        alpha=alpha,
+        mode=mode,
+        announce_period=announce_period,
+        requests=PARAMS["requests"].default if requests is None else requests,
+        seed=seed,
+    )
     v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     skip = warmup_requests(warmup, v["requests"], func)
     values = _check_grid(grid, func)
@@ -284,9 +297,13 @@ def tune_theta_per_node(
 
         def model_delay(idx, model=model):
             return analyze(
-                net, theta=values[idx], e_max=v["e_max"], q=v["q"], own_processing=True,
+                net,
+                theta=values[idx],
+                e_max=v["e_max"],
+                q=v["q"],
+                own_processing=True,
                 admission=model,
-            ).mean_delay  # fmt: skip
+            ).mean_delay
 
         m = _coordinate_descent(model_delay, nf, ng, sweeps)
         frame[f"theta_{model}_model"] = values[m["index"]]
@@ -348,10 +365,17 @@ def compare_thetas(
     func = "compare_thetas"
     net = compile_scenario(scenario)
     v = PARAMS.check(
-        func, e_max=e_max, q=q, alpha=alpha, mode=mode, announce_period=announce_period,
+        func,
+        e_max=e_max,
+        q=q,
+        alpha=alpha,
+        mode=mode,
+        announce_period=announce_period,
         requests=PARAMS["requests"].default if requests is None else requests,
-        replications=replications, seed=seed, confidence=confidence,
-    )  # fmt: skip
+        replications=replications,
+        seed=seed,
+        confidence=confidence,
+    )
     v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
     if not isinstance(thetas, Mapping) or not thetas:
         raise ParameterError(
@@ -366,11 +390,19 @@ def compare_thetas(
     delays = {}
     for name, theta in vectors.items():
         res = simulate(
-            scenario=net, theta=theta, e_max=v["e_max"], q=v["q"], alpha=v["alpha"],
-            mode=v["mode"], announce_period=v["announce_period"], requests=v["requests"],
-            replications=v["replications"], seed=v["seed"], confidence=v["confidence"],
+            scenario=net,
+            theta=theta,
+            e_max=v["e_max"],
+            q=v["q"],
+            alpha=v["alpha"],
+            mode=v["mode"],
+            announce_period=v["announce_period"],
+            requests=v["requests"],
+            replications=v["replications"],
+            seed=v["seed"],
+            confidence=v["confidence"],
             warmup=warmup,
-        )  # fmt: skip
+        )
         delays[name] = res.frame["delay"].to_numpy(dtype=float)
     rows = []
     for name, theta in vectors.items():

@@ -62,8 +62,13 @@ def accept_on_grid(lam_light, lam_heavy, mu_light, mu_heavy, thetas):
     """P(W < θ) on a grid of θ at once (closed form: the same for every q)."""
     thetas = np.asarray(thetas, dtype=float)
     ones = np.ones_like(thetas)
-    return _ps_accept(thetas, ones * lam_light / mu_light, ones * lam_heavy / mu_heavy,
-                      ones * mu_light, ones * mu_heavy)  # fmt: skip
+    return _ps_accept(
+        thetas,
+        ones * lam_light / mu_light,
+        ones * lam_heavy / mu_heavy,
+        ones * mu_light,
+        ones * mu_heavy,
+    )
 
 
 class NodeFigure:
@@ -91,8 +96,9 @@ class NodeFigure:
         (self.curve,) = ax1.plot(1e3 * THETA_CURVE, np.zeros_like(THETA_CURVE), color=PALETTE[0])
         (self.point,) = ax1.plot([0.0], [0.0], "o", color=PALETTE[3])
         self.empty = ax1.axhline(0.0, color="0.5", ls=":", lw=1)
-        self.empty_label = ax1.text(1e3 * THETA_CURVE_MAX, 0.0, "1 − ρ (empty node)",
-                                    ha="right", va="bottom", fontsize=7)  # fmt: skip
+        self.empty_label = ax1.text(
+            1e3 * THETA_CURVE_MAX, 0.0, "1 − ρ (empty node)", ha="right", va="bottom", fontsize=7
+        )
         ax1.set_xlabel("θ [ms]")
         ax1.set_ylabel("P_j = P(W < θ)")
         ax1.set_xlim(0, 1e3 * THETA_CURVE_MAX * 1.02)
@@ -195,15 +201,26 @@ class PolicyFigure:
         self.bars, self.labels = [], []
         for k, policy in enumerate(names):
             for shift, hatch in ((-0.2, "//"), (0.2, "")):
-                (bar,) = ax.bar(k + shift, 0.0, width=0.38, color=POLICY_COLORS[policy],
-                                hatch=hatch, edgecolor="k", lw=0.4)  # fmt: skip
+                (bar,) = ax.bar(
+                    k + shift,
+                    0.0,
+                    width=0.38,
+                    color=POLICY_COLORS[policy],
+                    hatch=hatch,
+                    edgecolor="k",
+                    lw=0.4,
+                )
                 self.bars.append(bar)
-                self.labels.append(ax.text(k + shift, 0.0, "", ha="center", va="bottom",
-                                           fontsize=7))  # fmt: skip
+                self.labels.append(
+                    ax.text(k + shift, 0.0, "", ha="center", va="bottom", fontsize=7)
+                )
         ax.set_xticks(range(len(names)), [POLICY_LABELS[p] for p in names], fontsize=7)
         ax.set_ylabel("mean service delay [ms]")
-        ax.set_title("Analytic model: hatched = eq. 6 as published, plain = with own processing",
-                     fontsize=9, y=1.0)  # fmt: skip
+        ax.set_title(
+            "Analytic model: hatched = eq. 6 as published, plain = with own processing",
+            fontsize=9,
+            y=1.0,
+        )
         self.ax, self.fig = ax, fig
 
     def __call__(self, theta, e_max, load, light_fraction, p_iot):
@@ -270,8 +287,10 @@ def _fog_delay_curves(policy, theta, e_max, load):
     for k, delay in enumerate(FOG_DELAYS):
         net = _network_with_fog_delay(float(delay), load)
         for row, own in enumerate((False, True)):
-            curves[row, k] = 1e3 * analyze(net, policy=policy, own_processing=own,
-                                           acceptance=acc, **kw).mean_delay  # fmt: skip
+            curves[row, k] = (
+                1e3
+                * analyze(net, policy=policy, own_processing=own, acceptance=acc, **kw).mean_delay
+            )
     return curves
 
 
@@ -287,15 +306,24 @@ class FogDelayFigure:
         x = 1e3 * FOG_DELAYS
         for policy, color in POLICY_COLORS.items():
             (paper,) = ax.plot(x, np.zeros_like(x), "--", color=color, lw=1.2)
-            (corr,) = ax.plot(x, np.zeros_like(x), "-", color=color, lw=1.6,
-                              label=POLICY_LABELS[policy])  # fmt: skip
+            (corr,) = ax.plot(
+                x, np.zeros_like(x), "-", color=color, lw=1.6, label=POLICY_LABELS[policy]
+            )
             self.lines[policy] = (paper, corr)
         ax.plot([], [], "--", color="0.4", label="dashed: eq. 6 as published")
         ax.set_xlabel("Xᶠᶠ fog–fog link delay [ms]")
         ax.set_ylabel("mean service delay [ms]")
         self.title = ax.set_title("", fontsize=9, y=1.0)
-        self.unstable = ax.text(0.99, 0.97, "", transform=ax.transAxes, ha="right", va="top",
-                                fontsize=7, color=PALETTE[3])  # fmt: skip
+        self.unstable = ax.text(
+            0.99,
+            0.97,
+            "",
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize=7,
+            color=PALETTE[3],
+        )
         self.ax, self.fig = ax, fig
 
     def __call__(self, theta, e_max, load):
@@ -353,9 +381,13 @@ def plot_simulated_network(theta, e_max, mode, announce_period, load):
     """One short simulation (the notebook's SEED) of the default scenario, fog nodes by
     utilisation."""
     frame = network_run_frame(
-        theta=theta, e_max=e_max, load=load, mode=mode, announce_period=announce_period,
+        theta=theta,
+        e_max=e_max,
+        load=load,
+        mode=mode,
+        announce_period=announce_period,
         requests=SIMULATION_VIEW_REQUESTS,
-    )  # fmt: skip
+    )
     d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
     title = (
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"

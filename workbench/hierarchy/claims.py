@@ -311,8 +311,15 @@ UNDERLYING = {
 
 # the readings and RED values tried one at a time in readings_table: the table's plausible
 # rows, at the other readings (discrete) or at both ends of the range (continuous)
-_READING_ROWS = ("decision_time", "in_decision", "offload_busy", "arrivals", "eq11_unit", "w_q",
-                 "max_p")  # fmt: skip
+_READING_ROWS = (
+    "decision_time",
+    "in_decision",
+    "offload_busy",
+    "arrivals",
+    "eq11_unit",
+    "w_q",
+    "max_p",
+)
 READING_ALTERNATIVES = {
     name: tuple(
         v
@@ -403,13 +410,19 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
         for r in range(reps):
             run_seed = point_seed({"lam": lam, "mu": mu}, r, seed)  # the studies' seeds
             common = dict(
-                lam=lam, task_size=mu, seed=run_seed, periods=ATLAS_PERIODS,
-                overload="transient", **params,
-            )  # fmt: skip
+                lam=lam,
+                task_size=mu,
+                seed=run_seed,
+                periods=ATLAS_PERIODS,
+                overload="transient",
+                **params,
+            )
             five = run_models(models=PAPER_MODELS, **common)
             row = {"lam": lam, "mu": mu}
-            ok = [five[f"{m}/stationary"] == 1.0 and five[f"{m}/rho_bound"] < 1.0
-                  for m in PAPER_MODELS]  # fmt: skip
+            ok = [
+                five[f"{m}/stationary"] == 1.0 and five[f"{m}/rho_bound"] < 1.0
+                for m in PAPER_MODELS
+            ]
             for m in PAPER_MODELS:
                 row[m] = five[f"{m}/mean_time"]
                 row[f"{m}/middle"] = five[f"{m}/share_s1"] + five[f"{m}/share_s2"]
@@ -433,8 +446,11 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
 
 def _atlas_aggregation(row: dict) -> dict:
     """Replications of one point: means of the numbers, 'all' of the stationarity flags."""
-    return {k: ("all" if isinstance(v, bool) else "mean") for k, v in row.items()
-            if k not in ("lam", "mu")}  # fmt: skip
+    return {
+        k: ("all" if isinstance(v, bool) else "mean")
+        for k, v in row.items()
+        if k not in ("lam", "mu")
+    }
 
 
 def _share(mask) -> str:
@@ -458,8 +474,12 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     grid = runs[ok]
     if not ok.any():
         why = "no atlas grid point stationary for every model"
-        for cid in ("advanced_best_everywhere", "red_gain_over_20pct", "pure_local_worst",
-                    "fig6_advanced_more_at_middle"):  # fmt: skip
+        for cid in (
+            "advanced_best_everywhere",
+            "red_gain_over_20pct",
+            "pure_local_worst",
+            "fig6_advanced_more_at_middle",
+        ):
             out[cid] = Measurement(float("nan"), stationary=False, note=why)
     else:
         note = _share(ok)
@@ -476,9 +496,10 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
             float(worst == "pure_local"), True, f"{note}; worst: {worst}"
         )
         out["fig6_advanced_more_at_middle"] = Measurement(
-            float(mid >= threshold("fig6_advanced_more_at_middle")), True,
+            float(mid >= threshold("fig6_advanced_more_at_middle")),
+            True,
             f"{note}; middle share gain {mid:+.4f}",
-        )  # fmt: skip
+        )
     out["skew_changes_below_10pct"] = _topology_measure(
         runs, ("skewed",), "skew_changes_below_10pct"
     )
@@ -512,8 +533,9 @@ def _threshold_measures(runs) -> dict:
     part = runs[ok].rename(columns={"advanced": "time_5_20"})
     diff = threshold_difference(part["time_5_20"], part["time_5_40"])
     by_lam = part.groupby(level="lam")[["time_5_20", "time_5_40"]].mean()
-    ratio = ", ".join(f"{lam:g}: {r:.4f}" for lam, r in
-                      (by_lam["time_5_40"] / by_lam["time_5_20"]).items())  # fmt: skip
+    ratio = ", ".join(
+        f"{lam:g}: {r:.4f}" for lam, r in (by_lam["time_5_40"] / by_lam["time_5_20"]).items()
+    )
     return {
         "red_thresholds_differ_0_2pct": Measurement(diff, True, _share(ok)),
         "red_thresholds_light_narrow_heavy_wide": Measurement(

@@ -98,9 +98,15 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
         if stations is not None:
             label += f"\nρ={stations.loc[stations['server'] == s, 'utilisation'].iloc[0]:.2f}"
         ax.text(  # on a white ground: a link straight down runs behind the label
-            xs[s], -depth[s] - 0.32, label, ha="center", va="top", fontsize=7, zorder=3,
+            xs[s],
+            -depth[s] - 0.32,
+            label,
+            ha="center",
+            va="top",
+            fontsize=7,
+            zorder=3,
             bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
-        )  # fmt: skip
+        )
     ax.set_ylim(-depth.max() - 1.0, 0.5)
     ax.set_xlim(xs.min() - 0.7, xs.max() + 0.7)
     ax.axis("off")
@@ -145,8 +151,16 @@ def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
     ax.plot(avg, p, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
         ax.axvline(v, color="0.5", ls="--", lw=0.8)
-        ax.annotate(name, (v, 0.55), xytext=(3, 0), textcoords="offset points",
-                    rotation=90, va="center", ha="left", fontsize=8)  # fmt: skip
+        ax.annotate(
+            name,
+            (v, 0.55),
+            xytext=(3, 0),
+            textcoords="offset points",
+            rotation=90,
+            va="center",
+            ha="left",
+            fontsize=8,
+        )
     ax.set_xlabel("average expected time to finish the queue [s]")
     ax.set_ylabel(mathtext("p_b (probability of forwarding up)"))
     ax.set_ylim(0, 1.1)

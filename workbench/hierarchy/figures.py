@@ -242,8 +242,9 @@ def plot_fig7_gain_heatmap(frame):
     # a diverging scale centred on 1 (no difference), at least ±5 %: 1.000 and 1.001 read
     # as the same neutral colour, not as the two ends of a 0-0.0004 scale
     spread = max(0.05, float(np.nanmax(np.abs(ratio - 1.0))) if np.isfinite(ratio).any() else 0)
-    im = ax.imshow(ratio, origin="lower", aspect="auto", cmap="PuOr_r",
-                   vmin=1.0 - spread, vmax=1.0 + spread)  # fmt: skip
+    im = ax.imshow(
+        ratio, origin="lower", aspect="auto", cmap="PuOr_r", vmin=1.0 - spread, vmax=1.0 + spread
+    )
     ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
     ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
     _cell_texts(ax, frame, "gain", ".3f", color="0.1")  # dark on the pale middle of the scale

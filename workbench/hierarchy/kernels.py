@@ -240,9 +240,15 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 forward_up = True
             elif use_red and up >= 0:
                 ahead = _ahead(
-                    queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
-                    work[max(svc_task[s], 0)], in_decision,
-                )  # fmt: skip
+                    queued_work[s],
+                    svc_task[s],
+                    svc_kind[s],
+                    svc_end[s],
+                    now,
+                    compute[s],
+                    work[max(svc_task[s], 0)],
+                    in_decision,
+                )
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
                 # eq. 11: thresholds in seconds, scaled by the mean execution time queued
                 if present[s] > 0:
@@ -265,16 +271,28 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     server_stats[s, SRV_RED_FORWARDED] += 1.0
             elif down_offload and up < 0:
                 ahead = _ahead(
-                    queued_work[s], svc_task[s], svc_kind[s], svc_end[s], now, compute[s],
-                    work[max(svc_task[s], 0)], in_decision,
-                )  # fmt: skip
+                    queued_work[s],
+                    svc_task[s],
+                    svc_kind[s],
+                    svc_end[s],
+                    now,
+                    compute[s],
+                    work[max(svc_task[s], 0)],
+                    in_decision,
+                )
                 best = (ahead + work[k]) / compute[s]
                 for c in range(n):
                     if parent[c] == s:
                         ahead_c = _ahead(
-                            queued_work[c], svc_task[c], svc_kind[c], svc_end[c], now,
-                            compute[c], work[max(svc_task[c], 0)], in_decision,
-                        )  # fmt: skip
+                            queued_work[c],
+                            svc_task[c],
+                            svc_kind[c],
+                            svc_end[c],
+                            now,
+                            compute[c],
+                            work[max(svc_task[c], 0)],
+                            in_decision,
+                        )
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
                             best = t_c
@@ -326,9 +344,15 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 ahead = 0.0
                 if queue_aware:
                     ahead = _ahead(
-                        queued_work[up], svc_task[up], svc_kind[up], svc_end[up], now,
-                        compute[up], work[max(svc_task[up], 0)], in_decision,
-                    )  # fmt: skip
+                        queued_work[up],
+                        svc_task[up],
+                        svc_kind[up],
+                        svc_end[up],
+                        now,
+                        compute[up],
+                        work[max(svc_task[up], 0)],
+                        in_decision,
+                    )
                 offload = (
                     gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
                     + gamma_e[s] * power[s] * hop

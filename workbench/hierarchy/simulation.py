@@ -288,9 +288,14 @@ def simulate_to_precision(
     """
     f = "simulate_to_precision"
     target = precision_target(
-        f, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, initial=initial, progress=progress, unit="s",
-    )  # fmt: skip
+        f,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+        unit="s",
+    )
     reject_unknown(f, params, set(PARAMS) - {"replications", "seed", "confidence", "overload"})
     given = {"seed": seed, "confidence": confidence, "overload": overload, "periods": periods}
     args = _resolve(params | given)
@@ -536,9 +541,12 @@ def _prepare(f, args):
     per_task = 8.0 * (20 + topo.n) + (400.0 if p["keep_records"] else 0.0)
     copies = p["replications"] if p["keep_records"] else 1
     check_budget(
-        f, "periods", periods, expected_tasks * per_task * copies,
+        f,
+        "periods",
+        periods,
+        expected_tasks * per_task * copies,
         what="task draws, kernel outputs and per-task records",
-    )  # fmt: skip
+    )
     if expected_tasks > _MAX_TASKS:
         raise ParameterError(
             f"The 'periods' parameter of {f} must keep the expected number of tasks per "
@@ -650,9 +658,11 @@ def _run_models(f, models, params, prefixed) -> dict:
     cutoff = p["warmup"] * p["periods"] * p["period"]
     warm = int(np.sum(tasks.arrival < cutoff))
     require_observations(
-        f, [tasks.arrival.size - warm], what="tasks generated after the warm-up",
+        f,
+        [tasks.arrival.size - warm],
+        what="tasks generated after the warm-up",
         hint=" Raise λ or periods, or lower the warm-up fraction.",
-    )  # fmt: skip
+    )
     out = {}
     for m in models:
         res = _run_kernel(m, topo, tasks, **_kernel_args(p))

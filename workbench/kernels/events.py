@@ -26,8 +26,13 @@ from numba import njit
 from workbench.kernels.fcfs import multiserver_fcfs
 
 __all__ = [
-    "EventQueue", "new_queue", "queue_push", "queue_pop", "queue_before", "multiserver_fcfs",
-]  # fmt: skip
+    "EventQueue",
+    "new_queue",
+    "queue_push",
+    "queue_pop",
+    "queue_before",
+    "multiserver_fcfs",
+]
 
 
 # ---------------------------------------------------------------------------------------

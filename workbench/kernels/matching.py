@@ -158,8 +158,7 @@ def deferred_acceptance_kernel(proposer_prefs, receiver_prefs, capacities):
 
 
 @njit(cache=True)
-def hedge_rounds_kernel(first, hedge_prefs, receiver_prefs, capacities, needs_hedge,
-                        max_receivers):  # fmt: skip
+def hedge_rounds_kernel(first, hedge_prefs, receiver_prefs, capacities, needs_hedge, max_receivers):
     """The hedge rounds after a first-round match ``first`` (int64[U], -1 if unmatched).
 
     Each round (up to ``max_receivers - 1`` of them) runs deferred acceptance among the

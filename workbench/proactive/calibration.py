@@ -139,8 +139,9 @@ def load_frame(quick: bool = False) -> pd.DataFrame:
         table = _load_table("load_frame", (1.0, 1.5, 2.0), "atlas", seed)
     else:
         table = load_table(quick=True, seed=seed)
-    return table.drop(columns=["BL2_unbounded_at"]).melt(id_vars=["lam", "seed"],
-                                                        var_name="quantity")  # fmt: skip
+    return table.drop(columns=["BL2_unbounded_at"]).melt(
+        id_vars=["lam", "seed"], var_name="quantity"
+    )
 
 
 def plot_load(frame: pd.DataFrame, fast=False):
@@ -153,19 +154,27 @@ def plot_load(frame: pd.DataFrame, fast=False):
     axes[0].set(xlabel="λ_u [tasks/s]", ylabel="uplink utilisation", title="Offered load")
     axes[0].legend(fontsize=7)
     for claim, paper in GAINS.items():
-        (line,) = axes[1].plot(w["utilisation_BL2"], w[claim], marker="o",
-                               label=GAIN_LABELS[claim])  # fmt: skip
+        (line,) = axes[1].plot(w["utilisation_BL2"], w[claim], marker="o", label=GAIN_LABELS[claim])
         if np.isfinite(paper):
             axes[1].axhline(paper, color=line.get_color(), ls=":", lw=0.8)
     axes[1].set(xlabel="BL2 uplink utilisation", ylabel="gain (dotted: paper)", title="Gains")
     # below the panels (the layout makes room): seven gains on one panel would cover it
-    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncol=4,
-               fontsize=7, title="Gains (middle panel)")  # fmt: skip
+    fig.legend(
+        *axes[1].get_legend_handles_labels(),
+        loc="outside lower center",
+        ncol=4,
+        fontsize=7,
+        title="Gains (middle panel)",
+    )
     for lam in w.index:
         y = [w.loc[lam, f"BL2_mean_ms_E{e}"] for e in C.DENSITY_CLOUDLETS]
         axes[2].plot(C.DENSITY_CLOUDLETS, y, marker="o", label=f"λ_u = {lam:g}")
-    axes[2].set(xlabel="cloudlets E (U = 3E)", ylabel="BL2 mean delay [ms]",
-                title="BL2 against density", yscale="log")  # fmt: skip
+    axes[2].set(
+        xlabel="cloudlets E (U = 3E)",
+        ylabel="BL2 mean delay [ms]",
+        title="BL2 against density",
+        yscale="log",
+    )
     axes[2].yaxis.set_minor_formatter(NullFormatter())  # minor labels collide on a short span
     axes[2].legend(fontsize=7)
     return fig
@@ -191,9 +200,18 @@ def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.Da
     for claim in C.MEASURES:
         m = C.MEASURES[claim](ctx)
         value, tol = float(paper.loc[claim, "value"]), float(paper.loc[claim, "tolerance"])
-        rows.append({"id": claim, "lam": lam, "paper": value, "tolerance": tol,
-                     "measured": m.value, "stationary": m.stationary,
-                     "agrees": bool(m.stationary and abs(m.value - value) <= tol),
-                     "evidence": claim != "fig3_p90_gain_vs_bl2",
-                     "source": paper.loc[claim, "source"], "note": m.note})  # fmt: skip
+        rows.append(
+            {
+                "id": claim,
+                "lam": lam,
+                "paper": value,
+                "tolerance": tol,
+                "measured": m.value,
+                "stationary": m.stationary,
+                "agrees": bool(m.stationary and abs(m.value - value) <= tol),
+                "evidence": claim != "fig3_p90_gain_vs_bl2",
+                "source": paper.loc[claim, "source"],
+                "note": m.note,
+            }
+        )
     return pd.DataFrame(rows)

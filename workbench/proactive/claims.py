@@ -84,8 +84,14 @@ CACHEABLE_LOW_HIGH = (0.2, 0.8)
 @lru_cache(maxsize=256)
 def _run(scheme: str, run: tuple, seed: int, extra: tuple = ()):
     try:
-        return simulate(policy=scheme, seed=seed, keep_records=False, overload="transient",
-                        **dict(run), **dict(extra))  # fmt: skip
+        return simulate(
+            policy=scheme,
+            seed=seed,
+            keep_records=False,
+            overload="transient",
+            **dict(run),
+            **dict(extra),
+        )
     except UnstableRegimeError as err:  # no numbers at all (queues overflowed)
         return _Failed(str(err))
 
@@ -117,8 +123,11 @@ def _get(scheme, ctx, **extra):
     # a reading the scheme's run ignores leaves it the same run: one key, computed once
     # (BL3's runs serve every reading of an atlas point, BL2's two of them)
     values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[scheme]}
-    run = run_for(setting, values.get("lam", PARAMS["lam"].default),
-                  values.get("slot", PARAMS["slot"].default))  # fmt: skip
+    run = run_for(
+        setting,
+        values.get("lam", PARAMS["lam"].default),
+        values.get("slot", PARAMS["slot"].default),
+    )
     return _run(scheme, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
 
 
@@ -263,15 +272,21 @@ def seed_spread(quick: bool = True, seeds=range(6), claims=None) -> pd.DataFrame
     seeds = list(seeds)
     got = {s: [measure(c, quick, s) for c in ids] for s in seeds}
     raw = pd.DataFrame({s: [m.value for m in got[s]] for s in seeds}, index=ids)
-    unstable = pd.Series({c: sum(not got[s][i].stationary for s in seeds)
-                          for i, c in enumerate(ids)})  # fmt: skip
+    unstable = pd.Series(
+        {c: sum(not got[s][i].stationary for s in seeds) for i, c in enumerate(ids)}
+    )
     yes_no = raw.isin([0.0, 1.0]).all(axis=1) & raw.notna().all(axis=1)
     std = raw.std(axis=1, ddof=1)
-    out = pd.DataFrame({"mean": raw.mean(axis=1), "std": std, "min": raw.min(axis=1),
-                        "max": raw.max(axis=1),
-                        "tolerance": np.where(yes_no, 0.0, np.maximum(
-                            np.ceil(200 * std) / 100, 0.01)),
-                        "unstable_seeds": unstable})  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "mean": raw.mean(axis=1),
+            "std": std,
+            "min": raw.min(axis=1),
+            "max": raw.max(axis=1),
+            "tolerance": np.where(yes_no, 0.0, np.maximum(np.ceil(200 * std) / 100, 0.01)),
+            "unstable_seeds": unstable,
+        }
+    )
     out["seeds"] = len(seeds)
     return pd.concat([out, raw.add_prefix("seed_")], axis=1).round(4)
 
@@ -335,9 +350,14 @@ def _atlas_cost(*, lam: float, **point) -> float:
     return float(run_for("atlas", lam)["slots"])
 
 
-ATLAS = AtlasSpec(evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=4,
-                  seconds_per_evaluation=20.0, readings_per_batch=2,
-                  cost=_atlas_cost)  # fmt: skip
+ATLAS = AtlasSpec(
+    evaluate=atlas_point,
+    claims=ATLAS_CLAIMS,
+    quick_points=4,
+    seconds_per_evaluation=20.0,
+    readings_per_batch=2,
+    cost=_atlas_cost,
+)
 """The quick atlas samples 4 points (× the readings): a point's 22 steady-state simulations
 cost about 9 CPU-s, so 8 points kept the notebook busy for minutes; the full atlas (64 points)
 is the verdict. A point's readings go to a worker in pairs, (default, cache_aware=False) and

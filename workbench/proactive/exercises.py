@@ -57,15 +57,19 @@ def _upload_sojourn_ms() -> float:
 
 def _solution_1(a: float) -> str:
     up, cpu = 1e3 * BITS / LINK, 1e3 * KAPPA * BITS / CPU
-    return (f"Upload L/r = {up:.0f} ms, computing κL/c_e = {cpu:.0f} ms, the queue ahead "
-            f"{1e3 * WAIT:.0f} ms and τ_EP = {1e3 * TAU_EP:.0f} ms: D = {a:.0f} ms.")  # fmt: skip
+    return (
+        f"Upload L/r = {up:.0f} ms, computing κL/c_e = {cpu:.0f} ms, the queue ahead "
+        f"{1e3 * WAIT:.0f} ms and τ_EP = {1e3 * TAU_EP:.0f} ms: D = {a:.0f} ms."
+    )
 
 
 def _solution_2(a: str) -> str:
     phi = 1e3 * reliability_margin(BITS, LINK, CPU, KAPPA, WAIT, TAU_EP, BUDGET)
-    return (f"Φ = D_th·ε − D = {1e3 * BUDGET:.0f} − {_delay_ms():.0f} = {phi:.0f} ms, so "
-            f"'{a}': " + ("the request is matched to a second, vacant cloudlet (a hedge)."
-                          if a == "yes" else "the request is not hedged."))  # fmt: skip
+    return f"Φ = D_th·ε − D = {1e3 * BUDGET:.0f} − {_delay_ms():.0f} = {phi:.0f} ms, so '{a}': " + (
+        "the request is matched to a second, vacant cloudlet (a hedge)."
+        if a == "yes"
+        else "the request is not hedged."
+    )
 
 
 def _solution_3(a: float) -> str:
@@ -81,16 +85,20 @@ def _solution_3(a: float) -> str:
 
 
 def _solution_4(a: int) -> str:
-    return (f"{IN_RANGE} × {SMALL_STORE} = {a} places, fewer than the 33 cacheable types: "
-            f"s_e still matters (Fig. 5). Were every cloudlet to cover every user (a 146 m "
-            f"radius), 30 × {SMALL_STORE} = {30 * SMALL_STORE} places would hold every "
-            f"cacheable result and s_e would stop mattering.")  # fmt: skip
+    return (
+        f"{IN_RANGE} × {SMALL_STORE} = {a} places, fewer than the 33 cacheable types: "
+        f"s_e still matters (Fig. 5). Were every cloudlet to cover every user (a 146 m "
+        f"radius), 30 × {SMALL_STORE} = {30 * SMALL_STORE} places would hold every "
+        f"cacheable result and s_e would stop mattering."
+    )
 
 
 def _solution_5(a: float) -> str:
     mu = LONE_RATE / LONE_BITS
-    return (f"μ = r / L̄ = {mu:.0f} uploads/s, so the M/M/1 sojourn is 1/(μ − λ) = "
-            f"1/({mu:.0f} − {LONE_LAM:.0f}) s = {a:.0f} ms.")  # fmt: skip
+    return (
+        f"μ = r / L̄ = {mu:.0f} uploads/s, so the M/M/1 sojourn is 1/(μ − λ) = "
+        f"1/({mu:.0f} − {LONE_LAM:.0f}) s = {a:.0f} ms."
+    )
 
 
 EXERCISES = (

@@ -54,12 +54,31 @@ from workbench.validation import (
 )
 
 __all__ = [
-    "FIGURES", "reading_steps", "readings_table", "parameter_study", "draw_study", "ccdf_study",
-    "delay_ccdf_frame", "plot_delay_ccdf", "density_frame", "plot_density", "storage_frame",
-    "plot_storage", "storage_pooled_frame", "plot_storage_pooled", "cacheable_frame",
-    "plot_cacheable", "zipf_frame", "plot_zipf", "slot_matching", "map_frame", "plot_map",
-    "drift_frame", "plot_drift", "mm1_check",
-]  # fmt: skip
+    "FIGURES",
+    "reading_steps",
+    "readings_table",
+    "parameter_study",
+    "draw_study",
+    "ccdf_study",
+    "delay_ccdf_frame",
+    "plot_delay_ccdf",
+    "density_frame",
+    "plot_density",
+    "storage_frame",
+    "plot_storage",
+    "storage_pooled_frame",
+    "plot_storage_pooled",
+    "cacheable_frame",
+    "plot_cacheable",
+    "zipf_frame",
+    "plot_zipf",
+    "slot_matching",
+    "map_frame",
+    "plot_map",
+    "drift_frame",
+    "plot_drift",
+    "mm1_check",
+]
 
 SCHEME_COLORS = {"proposed": PALETTE[2], "BL1": PALETTE[0], "BL2": PALETTE[1], "BL3": PALETTE[7]}
 SCHEME_LABELS = {
@@ -94,16 +113,31 @@ def _run_length(quick: bool) -> dict:
 
 def _point(func: str, values: dict):
     """One scheme at one grid point through the shared engine, overload='transient'."""
-    call = dict(slots=values.pop("slots"), warmup=values.pop("warmup"),
-                replications=values.pop("replications"), seed=values.pop("seed"),
-                confidence=0.95, keep_records=False, overload="transient")  # fmt: skip
+    call = dict(
+        slots=values.pop("slots"),
+        warmup=values.pop("warmup"),
+        replications=values.pop("replications"),
+        seed=values.pop("seed"),
+        confidence=0.95,
+        keep_records=False,
+        overload="transient",
+    )
     policy = values.pop("policy")
     return _simulate(_validate(func, policy, values, call), func)
 
 
-def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmup=None,
-                    replications=5, seed=None, couple_users=False,
-                    **fixed) -> pd.DataFrame:  # fmt: skip
+def parameter_study(
+    vary: str,
+    values,
+    policies=POLICIES,
+    *,
+    slots=24_000,
+    warmup=None,
+    replications=5,
+    seed=None,
+    couple_users=False,
+    **fixed,
+) -> pd.DataFrame:
     """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
 
     Parameters
@@ -135,13 +169,18 @@ def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmu
     """
     func = "parameter_study"
     seed = figure_seed(0) if seed is None else seed
-    if vary not in PARAMS or vary in ("policy", "seed", "replications", "confidence", "slots",
-                                      "warmup"):  # fmt: skip
+    if vary not in PARAMS or vary in (
+        "policy",
+        "seed",
+        "replications",
+        "confidence",
+        "slots",
+        "warmup",
+    ):
         raise ParameterError(
             f"The 'vary' parameter of {func} must name a model parameter. Got {vary!r} instead."
         )
-    reject_unknown(func, fixed, set(PARAMS) - {"policy", "seed", "replications", "slots",
-                                               "warmup"})  # fmt: skip
+    reject_unknown(func, fixed, set(PARAMS) - {"policy", "seed", "replications", "slots", "warmup"})
     values = list(values) if np.ndim(values) <= 1 and np.size(values) <= 1000 else None
     if not values:
         raise ParameterError(
@@ -175,19 +214,32 @@ def parameter_study(vary: str, values, policies=POLICIES, *, slots=24_000, warmu
             r = cache[key]
             for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate", "hedged_fraction"):
                 low, high = r.interval(q)
-                out.append({"vary": vary, "value": value, "scheme": scheme, "quantity": q,
-                            "mean": float(r[q]), "ci_low": low, "ci_high": high,
-                            "replications": r.replications, "stationary": r.stationary,
-                            "note": r.stationarity.note})  # fmt: skip
+                out.append(
+                    {
+                        "vary": vary,
+                        "value": value,
+                        "scheme": scheme,
+                        "quantity": q,
+                        "mean": float(r[q]),
+                        "ci_low": low,
+                        "ci_high": high,
+                        "replications": r.replications,
+                        "stationary": r.stationary,
+                        "note": r.stationarity.note,
+                    }
+                )
     frame = pd.DataFrame(out)
-    frame.attrs["fixed"] = fixed | {"slots": slots, "warmup": warmup,
-                                    "replications": replications, "seed": seed,
-                                    "policies": schemes}  # fmt: skip
+    frame.attrs["fixed"] = fixed | {
+        "slots": slots,
+        "warmup": warmup,
+        "replications": replications,
+        "seed": seed,
+        "policies": schemes,
+    }
     return frame
 
 
-def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="",
-               fast=False):  # fmt: skip
+def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="", fast=False):
     """One panel per quantity against the varied parameter, one line per scheme."""
     vary = frame["vary"].iloc[0]
     param = PARAMS[vary]
@@ -224,8 +276,9 @@ def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
     return fig
 
 
-def ccdf_study(policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=None,
-               points=80, **params) -> pd.DataFrame:  # fmt: skip
+def ccdf_study(
+    policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=None, points=80, **params
+) -> pd.DataFrame:
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
 
     ``slots``, ``warmup``, ``replications`` and ``seed`` as in
@@ -241,23 +294,39 @@ def ccdf_study(policies=POLICIES, *, slots=24_000, warmup=None, replications=5, 
     if not schemes:
         raise ParameterError(f"The 'policies' parameter of {func} must name at least one scheme.")
     results = {
-        s: simulate(policy=s, slots=slots, warmup=warmup, replications=replications,
-                    seed=seed, overload="transient", **params)
+        s: simulate(
+            policy=s,
+            slots=slots,
+            warmup=warmup,
+            replications=replications,
+            seed=seed,
+            overload="transient",
+            **params,
+        )
         for s in schemes
-    }  # fmt: skip
+    }
     top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
     grid = np.linspace(0.0, top, points)
     rows, pct = [], {}
     for s, r in results.items():
-        per_rep = np.array([
-            (g["delay"].to_numpy()[:, None] > grid[None, :]).mean(axis=0)
-            for _, g in r.records.groupby("replication")
-        ])  # fmt: skip
+        per_rep = np.array(
+            [
+                (g["delay"].to_numpy()[:, None] > grid[None, :]).mean(axis=0)
+                for _, g in r.records.groupby("replication")
+            ]
+        )
         mean = per_rep.mean(axis=0)
         half = np.array([t_half_width(per_rep[:, j], 0.95) for j in range(points)])
         for d, m, h in zip(grid, mean, half, strict=True):
-            rows.append({"scheme": s, "delay": d, "ccdf": m,
-                         "ci_low": max(m - h, 0.0), "ci_high": min(m + h, 1.0)})  # fmt: skip
+            rows.append(
+                {
+                    "scheme": s,
+                    "delay": d,
+                    "ccdf": m,
+                    "ci_low": max(m - h, 0.0),
+                    "ci_high": min(m + h, 1.0),
+                }
+            )
         pct[s] = {q: r[q] for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate")}
     frame = pd.DataFrame(rows)
     frame["stationary"] = frame["scheme"].map({s: r.stationary for s, r in results.items()})
@@ -274,8 +343,14 @@ def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
         steady = bool(g["stationary"].all()) if "stationary" in g else True
         label = SCHEME_LABELS[s] + ("" if steady else " (not stationary)")
         ax.plot(x, g["ccdf"], color=SCHEME_COLORS[s], label=label, ls="-" if steady else ":")
-        ax.fill_between(x, np.maximum(g["ci_low"], 1e-4), np.maximum(g["ci_high"], 1e-4),
-                        color=SCHEME_COLORS[s], alpha=0.2, lw=0)  # fmt: skip
+        ax.fill_between(
+            x,
+            np.maximum(g["ci_low"], 1e-4),
+            np.maximum(g["ci_high"], 1e-4),
+            color=SCHEME_COLORS[s],
+            alpha=0.2,
+            lw=0,
+        )
     ax.set_yscale("log")
     ax.set_ylim(1e-3, 1.05)
     ax.axhline(0.1, color="0.6", ls=":", lw=0.8)
@@ -284,8 +359,7 @@ def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
     ax.set_ylabel("Pr(D > d)")
     ax.legend(fontsize=7)
     reps = frame.attrs.get("replications", "")
-    ax.set_title(f"Delay tail, E = 30, U = 90, s_e = 10 ({reps} replications, 95% CI)",
-                 fontsize=9)  # fmt: skip
+    ax.set_title(f"Delay tail, E = 30, U = 90, s_e = 10 ({reps} replications, 95% CI)", fontsize=9)
     return fig
 
 
@@ -339,8 +413,9 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
         else:
             seen = y if v["cache_aware"] else None  # users see caches only if cache_aware
             order = rank_cloudlets(bits, rates[u], v["cpu"], v["kappa"], v["tau_ep"], seen)
-            phi[:, i] = reliability_margin(bits, rates[u], v["cpu"], v["kappa"], 0.0,
-                                           v["tau_ep"], v["budget"], y)  # fmt: skip
+            phi[:, i] = reliability_margin(
+                bits, rates[u], v["cpu"], v["kappa"], 0.0, v["tau_ep"], v["budget"], y
+            )
         order = order[sc.covered[u, order]]
         prefs[i, : order.size] = order
         ok = order[phi[order, i] >= 0] if v["hedge_check"] else order
@@ -349,15 +424,24 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
     rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
     first = hedged_matching(prefs, rprefs, None, None, 1)[:, 0]
     hit0 = np.array([first[i] >= 0 and held_by[i, first[i]] for i in range(users.size)])
-    flags = np.array([first[i] >= 0 and not hit0[i] and phi[first[i], i] < 0
-                      for i in range(users.size)])  # fmt: skip
+    flags = np.array(
+        [first[i] >= 0 and not hit0[i] and phi[first[i], i] < 0 for i in range(users.size)]
+    )
     if scheme == "BL3":
         flags[:] = False
     matched = hedged_matching(prefs, rprefs, None, flags, v["x_max"], hedge_prefs=hprefs)
-    cached = np.array([any(e >= 0 and held_by[i, e] for e in matched[i])
-                       for i in range(users.size)])  # fmt: skip
-    return {"scenario": sc, "training": tr, "users": users, "tasks": types, "matched": matched,
-            "phi": phi, "cached": cached}  # fmt: skip
+    cached = np.array(
+        [any(e >= 0 and held_by[i, e] for e in matched[i]) for i in range(users.size)]
+    )
+    return {
+        "scenario": sc,
+        "training": tr,
+        "users": users,
+        "tasks": types,
+        "matched": matched,
+        "phi": phi,
+        "cached": cached,
+    }
 
 
 READING_ROWS = ("hedge_check", "cache_aware", "coverage_db")
@@ -375,12 +459,14 @@ def reading_steps() -> list[tuple[str, dict]]:
     """
     rows = [PARAMS[name] for name in READING_ROWS]
     other = {
-        r.name: (max(r.plausible) if r.kind == "real" else
-                 next(v for v in r.plausible if v != r.default))
+        r.name: (
+            max(r.plausible) if r.kind == "real" else next(v for v in r.plausible if v != r.default)
+        )
         for r in rows
-    }  # fmt: skip
-    text = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
-                     for k, v in other.items())  # fmt: skip
+    }
+    text = ", ".join(
+        f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in other.items()
+    )
     steps = [(f"earlier workbench ({text})", dict(other))]
     current = dict(other)
     for r in rows:
@@ -414,37 +500,51 @@ def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
     for name, reading in reading_steps():
         extra = reading | {"n_cloudlets": n_cloudlets, "n_users": 3 * n_cloudlets}
         r = {s: claims_run(s, ctx, **extra) for s in ("proposed", "BL2", "BL3")}
-        rows.append({
-            "reading": name,
-            **{f"gain {q}": 1 - r["proposed"][f"{q}_delay"] / r["BL2"][f"{q}_delay"]
-               for q in ("mean", "p90", "p99")},
-            "BL2 hedged share": r["BL2"]["hedged_fraction"],
-            "BL2/BL3 p99": r["BL2"]["p99_delay"] / r["BL3"]["p99_delay"],
-            "hit rate": r["proposed"]["hit_rate"],
-            "stationary": all(x.stationary for x in r.values()),
-        })  # fmt: skip
+        rows.append(
+            {
+                "reading": name,
+                **{
+                    f"gain {q}": 1 - r["proposed"][f"{q}_delay"] / r["BL2"][f"{q}_delay"]
+                    for q in ("mean", "p90", "p99")
+                },
+                "BL2 hedged share": r["BL2"]["hedged_fraction"],
+                "BL2/BL3 p99": r["BL2"]["p99_delay"] / r["BL3"]["p99_delay"],
+                "hit rate": r["proposed"]["hit_rate"],
+                "stationary": all(x.stationary for x in r.values()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def map_frame(quick: bool = False, *, policy="proposed", map_seed=4, n_requests=15
-              ) -> pd.DataFrame:  # fmt: skip
+def map_frame(quick: bool = False, *, policy="proposed", map_seed=4, n_requests=15) -> pd.DataFrame:
     """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link.
 
     ``map_seed`` is the network's seed (4: a network whose slot shows a hedge)."""
     check_bool(quick, "quick", "map_frame")
     m = slot_matching(policy, n_requests=n_requests, seed=map_seed)
     sc, tr = m["scenario"], m["training"]
-    rows = [{"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
-            for e, (x, y) in enumerate(sc.cloudlet_xy)]  # fmt: skip
-    rows += [{"kind": "user", "x": x, "y": y, "id": u, "cluster": tr.clusters.labels[u]}
-             for u, (x, y) in enumerate(sc.user_xy)]  # fmt: skip
+    rows = [
+        {"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
+        for e, (x, y) in enumerate(sc.cloudlet_xy)
+    ]
+    rows += [
+        {"kind": "user", "x": x, "y": y, "id": u, "cluster": tr.clusters.labels[u]}
+        for u, (x, y) in enumerate(sc.user_xy)
+    ]
     for i, u in enumerate(m["users"]):
         for j, e in enumerate(m["matched"][i]):
             if e >= 0:
-                rows.append({"kind": "hedge" if j else ("cached" if m["cached"][i] else "link"),
-                             "x": sc.user_xy[u, 0], "y": sc.user_xy[u, 1],
-                             "x2": sc.cloudlet_xy[e, 0], "y2": sc.cloudlet_xy[e, 1],
-                             "id": u, "cluster": tr.clusters.labels[u]})  # fmt: skip
+                rows.append(
+                    {
+                        "kind": "hedge" if j else ("cached" if m["cached"][i] else "link"),
+                        "x": sc.user_xy[u, 0],
+                        "y": sc.user_xy[u, 1],
+                        "x2": sc.cloudlet_xy[e, 0],
+                        "y2": sc.cloudlet_xy[e, 1],
+                        "id": u,
+                        "cluster": tr.clusters.labels[u],
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame.attrs["k"] = tr.clusters.k
     frame.attrs["scheme"] = policy
@@ -457,17 +557,32 @@ def plot_map(frame: pd.DataFrame, fast=False):
     fig, ax = figure(width=7.8, height=5.0, fast=fast)
     k = frame.attrs.get("k", int(frame["cluster"].max()) + 1)
     colors = [PALETTE[i % len(PALETTE)] for i in range(k)]
-    for kind, style in (("link", dict(color="0.2", lw=1.2)),
-                        ("hedge", dict(color="C3", lw=1.2, ls="--")),
-                        ("cached", dict(color=PALETTE[2], lw=2.0))):  # fmt: skip
+    for kind, style in (
+        ("link", dict(color="0.2", lw=1.2)),
+        ("hedge", dict(color="C3", lw=1.2, ls="--")),
+        ("cached", dict(color=PALETTE[2], lw=2.0)),
+    ):
         for _, r in frame[frame["kind"] == kind].iterrows():
             ax.plot([r["x"], r["x2"]], [r["y"], r["y2"]], **style)
     users = frame[frame["kind"] == "user"]
-    ax.scatter(users["x"], users["y"], s=18, c=[colors[c] for c in users["cluster"]],
-               edgecolors="k", linewidths=0.3)  # fmt: skip
+    ax.scatter(
+        users["x"],
+        users["y"],
+        s=18,
+        c=[colors[c] for c in users["cluster"]],
+        edgecolors="k",
+        linewidths=0.3,
+    )
     cl = frame[frame["kind"] == "cloudlet"]
-    ax.scatter(cl["x"], cl["y"], s=70, marker="s", c=[colors[c] for c in cl["cluster"]],
-               edgecolors="k", linewidths=1.0)  # fmt: skip
+    ax.scatter(
+        cl["x"],
+        cl["y"],
+        s=70,
+        marker="s",
+        c=[colors[c] for c in cl["cluster"]],
+        edgecolors="k",
+        linewidths=1.0,
+    )
     ax.plot([], [], color="0.2", label="matched (upload)")
     ax.plot([], [], color="C3", ls="--", label="hedged copy")
     ax.plot([], [], color=PALETTE[2], lw=2, label="served from cache")
@@ -483,8 +598,9 @@ def plot_map(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def drift_frame(quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0,
-                window=500) -> pd.DataFrame:  # fmt: skip
+def drift_frame(
+    quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0, window=500
+) -> pd.DataFrame:
     """Beyond the paper: LRU, LFU and the popularity cache when popularity drifts.
 
     One cloudlet's request trace: Zipf(z) over a random order of the tasks; halfway the
@@ -517,8 +633,13 @@ def drift_frame(quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0,
     rows = []
     for name, h in hits.items():
         for w in range(n // window):
-            rows.append({"policy": name, "request": (w + 0.5) * window,
-                         "hit_rate": h[w * window:(w + 1) * window].mean()})  # fmt: skip
+            rows.append(
+                {
+                    "policy": name,
+                    "request": (w + 0.5) * window,
+                    "hit_rate": h[w * window : (w + 1) * window].mean(),
+                }
+            )
     frame = pd.DataFrame(rows)
     frame.attrs |= {"ideal": ideal["before"], "change": n // 2, "capacity": capacity, "z": zipf}
     return frame
@@ -529,14 +650,16 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     for i, (name, g) in enumerate(frame.groupby("policy", sort=False)):
         ax.plot(g["request"], g["hit_rate"], color=PALETTE[i], label=name)
     ax.axvline(frame.attrs["change"], color="0.4", ls=":")
-    ax.axhline(frame.attrs["ideal"], color="0.4", ls="--", lw=0.8,
-               label="top-s_e mass (perfect knowledge)")  # fmt: skip
+    ax.axhline(
+        frame.attrs["ideal"], color="0.4", ls="--", lw=0.8, label="top-s_e mass (perfect knowledge)"
+    )
     ax.set_xlabel("request number")
     ax.set_ylabel("hit rate per window")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    ax.set_title(f"Popularity drift: s_e = {frame.attrs['capacity']}, z = {frame.attrs['z']}",
-                 fontsize=9)  # fmt: skip
+    ax.set_title(
+        f"Popularity drift: s_e = {frame.attrs['capacity']}, z = {frame.attrs['z']}", fontsize=9
+    )
     return fig
 
 
@@ -548,8 +671,13 @@ def delay_ccdf_frame(quick: bool = False) -> pd.DataFrame:
 def density_frame(quick: bool = False) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
-    return parameter_study("n_cloudlets", values, ("proposed", "BL1", "BL2", "BL3"),
-                           couple_users=True, **_run_length(quick))  # fmt: skip
+    return parameter_study(
+        "n_cloudlets",
+        values,
+        ("proposed", "BL1", "BL2", "BL3"),
+        couple_users=True,
+        **_run_length(quick),
+    )
 
 
 def plot_density(frame: pd.DataFrame, fast=False):
@@ -569,8 +697,9 @@ def plot_storage(frame: pd.DataFrame, fast=False):
 def storage_pooled_frame(quick: bool = False) -> pd.DataFrame:
     """Fig. 5 with users that know every cache (cache_aware=True)."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
-    return parameter_study("storage", values, ("proposed", "BL1", "BL2"), cache_aware=True,
-                           **_run_length(quick))  # fmt: skip
+    return parameter_study(
+        "storage", values, ("proposed", "BL1", "BL2"), cache_aware=True, **_run_length(quick)
+    )
 
 
 def plot_storage_pooled(frame: pd.DataFrame, fast=False):
@@ -580,8 +709,9 @@ def plot_storage_pooled(frame: pd.DataFrame, fast=False):
 def cacheable_frame(quick: bool = False) -> pd.DataFrame:
     """Fig. 6's data: delay against the share of cacheable task types."""
     values = (0.0, 0.33, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
-    return parameter_study("cacheable_ratio", values, ("proposed", "BL1", "BL2"),
-                           **_run_length(quick))  # fmt: skip
+    return parameter_study(
+        "cacheable_ratio", values, ("proposed", "BL1", "BL2"), **_run_length(quick)
+    )
 
 
 def plot_cacheable(frame: pd.DataFrame, fast=False):
@@ -600,48 +730,63 @@ def plot_zipf(frame: pd.DataFrame, fast=False):
 
 FIGURES = {
     "delay_ccdf": FigureSpec(
-        delay_ccdf_frame, plot_delay_ccdf,
+        delay_ccdf_frame,
+        plot_delay_ccdf,
         "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, s_e = 10).",
     ),
     "density": FigureSpec(
-        density_frame, plot_density,
+        density_frame,
+        plot_density,
         "Fig. 4: average and 99th percentile delay against E with U = 3E.",
     ),
     "storage": FigureSpec(
-        storage_frame, plot_storage,
+        storage_frame,
+        plot_storage,
         "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
         "cloudlet it is matched to (ranked by its own upload delay).",
     ),
     "storage_pooled": FigureSpec(
-        storage_pooled_frame, plot_storage_pooled,
+        storage_pooled_frame,
+        plot_storage_pooled,
         "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every covering "
         "cloudlet's cache serves them, the caches pool and s_e barely matters.",
     ),
     "cacheable": FigureSpec(
-        cacheable_frame, plot_cacheable,
+        cacheable_frame,
+        plot_cacheable,
         "Fig. 6: delay against the share of cacheable task types.",
     ),
     "zipf": FigureSpec(
-        zipf_frame, plot_zipf,
+        zipf_frame,
+        plot_zipf,
         "Fig. 7: 99th percentile delay and cache hit rate against z.",
     ),
     "map": FigureSpec(
-        map_frame, plot_map,
+        map_frame,
+        plot_map,
         "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
     ),
     "drift": FigureSpec(
-        drift_frame, plot_drift,
+        drift_frame,
+        plot_drift,
         "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
     ),
     "load": FigureSpec(
-        load_frame, plot_load,
+        load_frame,
+        plot_load,
         "The lost load: uplink utilisation, every gain and BL2 against density per λ_u.",
     ),
-}  # fmt: skip
+}
 
 
-def mm1_check(loads=(0.3, 0.5, 0.7), check_bits=1e5, check_slot=1e-4, check_slots=400_000,
-              check_replications=4, seed=0) -> pd.DataFrame:  # fmt: skip
+def mm1_check(
+    loads=(0.3, 0.5, 0.7),
+    check_bits=1e5,
+    check_slot=1e-4,
+    check_slots=400_000,
+    check_replications=4,
+    seed=0,
+) -> pd.DataFrame:
     """Analytic (M/M/1) against simulated mean delay of one user alone at one cloudlet.
 
     No fading, no interference, κ = 1 cycle/bit: the upload queue is M/M/1 with service
@@ -653,8 +798,10 @@ def mm1_check(loads=(0.3, 0.5, 0.7), check_bits=1e5, check_slot=1e-4, check_slot
     theory and the simulated mean with its 95% interval.
     """
     func = "mm1_check"
-    loads = [check_real(x, "loads", func, 0.0, 1.0, low_open=True, high_open=True)
-             for x in np.atleast_1d(loads)]  # fmt: skip
+    loads = [
+        check_real(x, "loads", func, 0.0, 1.0, low_open=True, high_open=True)
+        for x in np.atleast_1d(loads)
+    ]
     bits_row, slot_row, slots_row = PARAMS["mean_bits"], PARAMS["slot"], PARAMS["slots"]
     mean_bits = check_real(check_bits, "check_bits", func, bits_row.low, bits_row.high)
     slot = check_real(check_slot, "check_slot", func, slot_row.low, slot_row.high)
@@ -678,13 +825,28 @@ def mm1_check(loads=(0.3, 0.5, 0.7), check_bits=1e5, check_slot=1e-4, check_slot
         means = []
         for r in range(replications):
             tasks = draw_tasks(sc, lam, mean_bits, n_slots * slot, seed * 1000 + r)
-            run = run_scenario("BL3", sc, tr, tasks, slots=n_slots, fading_seed=1,
-                               fading=False, slot=slot, kappa=1.0, storage=0)  # fmt: skip
+            run = run_scenario(
+                "BL3",
+                sc,
+                tr,
+                tasks,
+                slots=n_slots,
+                fading_seed=1,
+                fading=False,
+                slot=slot,
+                kappa=1.0,
+                storage=0,
+            )
             means.append(run.tasks["delay"].mean())
         x = np.array(means)
         half = t_half_width(x, 0.95)
-        rows.append({"load ρ": rho,
-                     "M/M/1 theory [ms]": 1e3 * isolated_cloudlet_delay(
-                         lam, rate, mean_bits, 1e10, 1.0, 0.005, slot),
-                     "simulated [ms]": 1e3 * x.mean(), "± 95% [ms]": 1e3 * half})  # fmt: skip
+        rows.append(
+            {
+                "load ρ": rho,
+                "M/M/1 theory [ms]": 1e3
+                * isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot),
+                "simulated [ms]": 1e3 * x.mean(),
+                "± 95% [ms]": 1e3 * half,
+            }
+        )
     return pd.DataFrame(rows)

@@ -226,12 +226,37 @@ def simulate_slots_kernel(radio, cloudlets, tasks, schedule):
 
 @njit(cache=True, nogil=True)
 def _slots_loop(
-    path_gain, covered, power, noise_w, bandwidth, fading, fading_seed, rbar0,
-    cpu, kappa, tau_ep, budget, storage, cache_rank, cacheable,
-    arrival, task_user, task_type, task_bits, user_start,
-    scheme, slot, n_slots, max_drain_slots, x_max, max_queue, cache_aware, hedge_check,
-    warm_caches, least_wait,
-):  # fmt: skip
+    path_gain,
+    covered,
+    power,
+    noise_w,
+    bandwidth,
+    fading,
+    fading_seed,
+    rbar0,
+    cpu,
+    kappa,
+    tau_ep,
+    budget,
+    storage,
+    cache_rank,
+    cacheable,
+    arrival,
+    task_user,
+    task_type,
+    task_bits,
+    user_start,
+    scheme,
+    slot,
+    n_slots,
+    max_drain_slots,
+    x_max,
+    max_queue,
+    cache_aware,
+    hedge_check,
+    warm_caches,
+    least_wait,
+):
     # the fields of Radio, Cloudlets, TaskStream and Schedule in order: numba compiles the
     # loop over plain arrays (unpacking the records inside it cost 20% of P2's run time)
     """Run the slotted model; per-task outcomes and named counters.
@@ -499,8 +524,19 @@ def _slots_loop(
                         e0 = e
                         break
                 if ready_at[e0, i]:
-                    _cache_request(e0, task_type[t], policy, clock, slot_of, c_obj, c_key,
-                                   used, storage, cache_rank, ready)  # fmt: skip
+                    _cache_request(
+                        e0,
+                        task_type[t],
+                        policy,
+                        clock,
+                        slot_of,
+                        c_obj,
+                        c_key,
+                        used,
+                        storage,
+                        cache_rank,
+                        ready,
+                    )
                     cache_seq[t] = clock
                     cache_hit[t] = True
                     clock += 1
@@ -585,8 +621,9 @@ def _slots_loop(
                 counters[UPLOADS] += 1
                 a = task_type[t]
                 if caching and cacheable[a]:
-                    held = _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used,
-                                          storage, cache_rank, ready)  # fmt: skip
+                    held = _cache_request(
+                        e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready
+                    )
                     cache_seq[t] = clock
                     cache_hit[t] = held
                     clock += 1

@@ -97,14 +97,20 @@ def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
     """Eq. 4, validated under ``func``'s own parameter ``names`` (keys: the eq.'s terms)."""
     bits = check_array(bits, names["bits"], func, ndim=None, low=0.0)
     rate = check_array(rate, names["rate"], func, ndim=None, low=0.0, low_open=True)
-    cpu = check_array(cpu, names["cpu"], func, ndim=None, low=PARAMS["cpu"].low,
-                      high=PARAMS["cpu"].high)  # fmt: skip
+    cpu = check_array(
+        cpu, names["cpu"], func, ndim=None, low=PARAMS["cpu"].low, high=PARAMS["cpu"].high
+    )
     wait = check_array(wait, names["wait"], func, ndim=None, low=0.0)
     kappa = PARAMS.check(func, kappa=kappa)["kappa"]
     tau_ep = PARAMS.check(func, tau_ep=tau_ep)["tau_ep"]
     y = _bools(cached, "cached", func)
-    arrays = {names["bits"]: bits, names["rate"]: rate, names["cpu"]: cpu,
-              names["wait"]: wait, "cached": y}  # fmt: skip
+    arrays = {
+        names["bits"]: bits,
+        names["rate"]: rate,
+        names["cpu"]: cpu,
+        names["wait"]: wait,
+        "cached": y,
+    }
     bits, rate, cpu, wait, y = _broadcast(func, arrays)
     with np.errstate(over="ignore"):
         out = np.where(y, 0.0, kappa * bits / cpu + bits / rate + wait) + tau_ep
@@ -364,18 +370,39 @@ def make_scenario(
     """
     func = "make_scenario"
     a = PARAMS.check(
-        func, n_cloudlets=n_cloudlets, n_users=n_users, area=area, n_tasks=n_tasks,
-        zipf=zipf, n_profiles=n_profiles, cacheable_ratio=cacheable_ratio,
-        power_dbm=power_dbm, noise_dbm_hz=noise_dbm_hz, noise_figure_db=noise_figure_db,
-        bandwidth=bandwidth, coverage_db=coverage_db, seed=seed,
-    )  # fmt: skip
+        func,
+        n_cloudlets=n_cloudlets,
+        n_users=n_users,
+        area=area,
+        n_tasks=n_tasks,
+        zipf=zipf,
+        n_profiles=n_profiles,
+        cacheable_ratio=cacheable_ratio,
+        power_dbm=power_dbm,
+        noise_dbm_hz=noise_dbm_hz,
+        noise_figure_db=noise_figure_db,
+        bandwidth=bandwidth,
+        coverage_db=coverage_db,
+        seed=seed,
+    )
     return _make_scenario(**a)
 
 
 def _make_scenario(
-    n_cloudlets, n_users, area, n_tasks, zipf, n_profiles, cacheable_ratio, power_dbm,
-    noise_dbm_hz, noise_figure_db, bandwidth, coverage_db, seed,
-) -> Scenario:  # fmt: skip
+    n_cloudlets,
+    n_users,
+    area,
+    n_tasks,
+    zipf,
+    n_profiles,
+    cacheable_ratio,
+    power_dbm,
+    noise_dbm_hz,
+    noise_figure_db,
+    bandwidth,
+    coverage_db,
+    seed,
+) -> Scenario:
     gen = np.random.default_rng(np.random.SeedSequence(seed))
     cloudlet_xy = gen.uniform(0.0, area, size=(n_cloudlets, 2))
     user_xy = gen.uniform(0.0, area, size=(n_users, 2))
@@ -394,9 +421,16 @@ def _make_scenario(
     cacheable = np.zeros(n_tasks, dtype=bool)
     cacheable[gen.choice(n_tasks, size=round(cacheable_ratio * n_tasks), replace=False)] = True
     return Scenario(
-        cloudlet_xy, user_xy, gain, covered, profiles, profile_of_user.astype(np.int64),
-        cacheable, dbm_to_watt(power_dbm), noise_power(bandwidth, noise_figure_db, noise_dbm_hz),
-    )  # fmt: skip
+        cloudlet_xy,
+        user_xy,
+        gain,
+        covered,
+        profiles,
+        profile_of_user.astype(np.int64),
+        cacheable,
+        dbm_to_watt(power_dbm),
+        noise_power(bandwidth, noise_figure_db, noise_dbm_hz),
+    )
 
 
 def check_scenario(func: str, scenario) -> None:
@@ -493,8 +527,9 @@ class Training(NamedTuple):
     popular); the popularity cache replaces by it."""
 
 
-def train(scenario: Scenario, lam=1.5, training_time=100.0, theta=0.5, sigma_d=20.0,
-          seed=0) -> Training:  # fmt: skip
+def train(
+    scenario: Scenario, lam=1.5, training_time=100.0, theta=0.5, sigma_d=20.0, seed=0
+) -> Training:
     """The training phase: attachment, request counts, clustering, ξ and preferred clusters.
 
     1. Every user attaches to the covered cloudlet with the strongest (path) gain.
@@ -516,9 +551,13 @@ def train(scenario: Scenario, lam=1.5, training_time=100.0, theta=0.5, sigma_d=2
     func = "train"
     check_scenario(func, scenario)
     a = PARAMS.check(
-        func, lam=lam, training_time=training_time, theta=theta,
-        sigma_d=sigma_d, seed=seed,
-    )  # fmt: skip
+        func,
+        lam=lam,
+        training_time=training_time,
+        theta=theta,
+        sigma_d=sigma_d,
+        seed=seed,
+    )
     return _train(scenario, **a)
 
 
@@ -555,12 +594,18 @@ def _train(scenario, lam, training_time, theta, sigma_d, seed) -> Training:
     return Training(attach, counts, clusters, cluster_order, preferred, rank[preferred])
 
 
-def interference_free_rate(distance_m, bandwidth=10e6, power_dbm=20.0, noise_dbm_hz=-174.0,
-                           noise_figure_db=9.0) -> float:  # fmt: skip
+def interference_free_rate(
+    distance_m, bandwidth=10e6, power_dbm=20.0, noise_dbm_hz=-174.0, noise_figure_db=9.0
+) -> float:
     """Shannon rate [bit/s] of a lone user at ``distance_m`` without fading or interference."""
     func = "interference_free_rate"
-    a = PARAMS.check(func, bandwidth=bandwidth, power_dbm=power_dbm,
-                     noise_dbm_hz=noise_dbm_hz, noise_figure_db=noise_figure_db)  # fmt: skip
+    a = PARAMS.check(
+        func,
+        bandwidth=bandwidth,
+        power_dbm=power_dbm,
+        noise_dbm_hz=noise_dbm_hz,
+        noise_figure_db=noise_figure_db,
+    )
     distance_m = check_real(distance_m, "distance_m", func, 0.0, 1e6, low_open=True)
     gain = 10.0 ** (-path_loss_db(distance_m) / 10.0)
     snr = (
@@ -594,8 +639,7 @@ def isolated_cloudlet_delay(lam, link_rate, mean_bits, cpu, kappa, tau_ep, slot_
         If λ L̄ / r ≥ 1.
     """
     func = "isolated_cloudlet_delay"
-    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, cpu=cpu,
-                     kappa=kappa, tau_ep=tau_ep)  # fmt: skip
+    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, cpu=cpu, kappa=kappa, tau_ep=tau_ep)
     rate = check_real(link_rate, "link_rate", func, 0.0, low_open=True)
     slot = check_real(slot_correction, "slot_correction", func, 0.0, 1.0)
     mu = rate / a["mean_bits"]
@@ -643,10 +687,14 @@ def coverage_calibration(
         ``below_x_max`` (share of users covered by fewer than X_max cloudlets).
     """
     func = "coverage_calibration"
-    levels = [PARAMS.check(func, coverage_db=x)["coverage_db"]
-              for x in _listed(thresholds_db, "thresholds_db", func)]  # fmt: skip
-    sizes = [PARAMS.check(func, n_cloudlets=e)["n_cloudlets"]
-             for e in _listed(densities, "densities", func)]  # fmt: skip
+    levels = [
+        PARAMS.check(func, coverage_db=x)["coverage_db"]
+        for x in _listed(thresholds_db, "thresholds_db", func)
+    ]
+    sizes = [
+        PARAMS.check(func, n_cloudlets=e)["n_cloudlets"]
+        for e in _listed(densities, "densities", func)
+    ]
     if not levels or not sizes or len(levels) * len(sizes) > 1000:
         raise ParameterError(
             f"The 'thresholds_db' parameter of {func} must give between 1 and 1000 (threshold, "
@@ -666,15 +714,22 @@ def coverage_calibration(
         nearest = pl == pl.min(axis=1, keepdims=True)
         for db in levels:
             n = (np.logical_or(pl <= db, nearest)).sum(axis=1)  # nobody is left uncovered
-            rows.append({"coverage_db": db, "radius_m": 1e3 * 10 ** ((db - 140.7) / 36.7),
-                         "n_cloudlets": e, "covering": float(n.mean()),
-                         "below_x_max": float((n < v["x_max"]).mean())})  # fmt: skip
+            rows.append(
+                {
+                    "coverage_db": db,
+                    "radius_m": 1e3 * 10 ** ((db - 140.7) / 36.7),
+                    "n_cloudlets": e,
+                    "covering": float(n.mean()),
+                    "below_x_max": float((n < v["x_max"]).mean()),
+                }
+            )
     frame = pd.DataFrame(rows)
     grid = np.arange(60.0, 141.0)
     covering = [_mean_covering(min(sizes), db, v["area"], seeds) for db in grid]
     frame.attrs["chosen"] = float(grid[int(np.argmin(np.abs(np.array(covering) - v["x_max"])))])
-    frame.attrs["rule"] = (f"mean covering cloudlets at E = {min(sizes)} closest to X_max = "
-                           f"{v['x_max']}")  # fmt: skip
+    frame.attrs["rule"] = (
+        f"mean covering cloudlets at E = {min(sizes)} closest to X_max = {v['x_max']}"
+    )
     return frame
 
 

@@ -209,11 +209,22 @@ def run_scenario(
     check_training(func, scenario, training)
     check_tasks(func, scenario, tasks)
     a = PARAMS.check(
-        func, slots=slots, fading=fading, cpu=cpu, kappa=kappa, storage=storage,
-        tau_ep=tau_ep, budget=budget, x_max=x_max, slot=slot, bandwidth=bandwidth,
-        cache_aware=cache_aware, hedge_check=hedge_check, cache_start=cache_start,
+        func,
+        slots=slots,
+        fading=fading,
+        cpu=cpu,
+        kappa=kappa,
+        storage=storage,
+        tau_ep=tau_ep,
+        budget=budget,
+        x_max=x_max,
+        slot=slot,
+        bandwidth=bandwidth,
+        cache_aware=cache_aware,
+        hedge_check=hedge_check,
+        cache_start=cache_start,
         hedge_upload=hedge_upload,
-    )  # fmt: skip
+    )
     fading_seed = check_seed(fading_seed, func, "fading_seed")
     if max_drain_slots is not None:
         max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
@@ -230,16 +241,41 @@ def run_scenario(
             f"{tasks.arrival.max():.6g} s instead."
         )
     return _run_scenario(
-        policy, scenario, training, tasks, fading_seed=fading_seed,
-        max_drain_slots=max_drain_slots, func=func, **a,
-    )  # fmt: skip
+        policy,
+        scenario,
+        training,
+        tasks,
+        fading_seed=fading_seed,
+        max_drain_slots=max_drain_slots,
+        func=func,
+        **a,
+    )
 
 
 def _run_scenario(
-    policy, scenario, training, tasks, *, slots, fading_seed, fading, cpu, kappa, storage,
-    tau_ep, budget, x_max, slot, bandwidth, cache_aware, hedge_check, cache_start="empty",
-    hedge_upload="first_free", max_drain_slots=None, func="run_scenario",
-) -> Run:  # fmt: skip
+    policy,
+    scenario,
+    training,
+    tasks,
+    *,
+    slots,
+    fading_seed,
+    fading,
+    cpu,
+    kappa,
+    storage,
+    tau_ep,
+    budget,
+    x_max,
+    slot,
+    bandwidth,
+    cache_aware,
+    hedge_check,
+    cache_start="empty",
+    hedge_upload="first_free",
+    max_drain_slots=None,
+    func="run_scenario",
+) -> Run:
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
     store = np.full(n_cloudlets, storage, dtype=np.int64)
@@ -292,7 +328,7 @@ def _run_scenario(
             "PENDING_HITS",
             "MATCHED_REQUESTS",
             "UNMATCHED_REQUESTS",
-        )  # fmt: skip
+        )
     }
     counters = {k.lower(): v for k, v in counters.items()}
     if counters["status"] != K.OK:

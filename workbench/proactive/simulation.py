@@ -57,8 +57,15 @@ from workbench.validation import (
     reject_unknown,
 )
 
-__all__ = ["simulate", "simulate_to_precision", "run_scenario", "draw_tasks", "Tasks",
-           "Run", "run_length"]  # fmt: skip
+__all__ = [
+    "simulate",
+    "simulate_to_precision",
+    "run_scenario",
+    "draw_tasks",
+    "Tasks",
+    "Run",
+    "run_length",
+]
 
 QUANTITIES = (
     "mean_delay",
@@ -71,15 +78,37 @@ QUANTITIES = (
     "uplink_utilisation",
 )
 SCENARIO_KEYS = (
-    "n_cloudlets", "n_users", "area", "n_tasks", "zipf", "n_profiles", "cacheable_ratio",
-    "power_dbm", "noise_dbm_hz", "noise_figure_db", "bandwidth", "coverage_db",
-)  # fmt: skip
+    "n_cloudlets",
+    "n_users",
+    "area",
+    "n_tasks",
+    "zipf",
+    "n_profiles",
+    "cacheable_ratio",
+    "power_dbm",
+    "noise_dbm_hz",
+    "noise_figure_db",
+    "bandwidth",
+    "coverage_db",
+)
 TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
 RUN_KEYS = (
-    "fading", "cpu", "kappa", "mean_bits", "lam", "storage", "tau_ep", "budget",
-    "x_max", "slot", "bandwidth", "cache_aware", "hedge_check", "cache_start",
+    "fading",
+    "cpu",
+    "kappa",
+    "mean_bits",
+    "lam",
+    "storage",
+    "tau_ep",
+    "budget",
+    "x_max",
+    "slot",
+    "bandwidth",
+    "cache_aware",
+    "hedge_check",
+    "cache_start",
     "hedge_upload",
-)  # fmt: skip
+)
 
 
 def run_length(measured_slots: int, warmup_slots: int) -> dict:
@@ -153,8 +182,7 @@ BOUNDS = {
 }
 """Ranges of the reported quantities: their intervals are clipped to them."""
 
-_CALL_KEYS = ("slots", "warmup", "replications", "seed", "confidence", "keep_records",
-              "overload")  # fmt: skip
+_CALL_KEYS = ("slots", "warmup", "replications", "seed", "confidence", "keep_records", "overload")
 _EMPTY_HINT = (
     "Raise λ_u (lam), U or the number of slots: on average λ_u · U · (1 − warmup) · slots · δ "
     "tasks arrive after the warm-up."
@@ -235,9 +263,11 @@ def _load_bound(v: dict, replications: int) -> float:
     out = 0.0
     for s_scen, s_train, _, _ in _replication_seeds(v["seed"], replications):
         scenario, _ = _network(
-            tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
-            tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
-        )  # fmt: skip
+            tuple((k, v[k]) for k in SCENARIO_KEYS),
+            s_scen,
+            tuple((k, v[k]) for k in TRAIN_KEYS),
+            s_train,
+        )
         out = max(out, _user_load(scenario, v))
     return out
 
@@ -322,8 +352,15 @@ def simulate(
     Elbamby et al. (2018), Sec. 4 (the schemes and baselines compared).
     """
     func = "simulate"
-    call = dict(slots=slots, warmup=warmup, replications=replications, seed=seed,
-                confidence=confidence, keep_records=keep_records, overload=overload)  # fmt: skip
+    call = dict(
+        slots=slots,
+        warmup=warmup,
+        replications=replications,
+        seed=seed,
+        confidence=confidence,
+        keep_records=keep_records,
+        overload=overload,
+    )
     v = _validate(func, policy, params, call)
     return _simulate(v, func)
 
@@ -365,10 +402,15 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     target = precision_target(
-        func, rel_half_width=rel_half_width, half_width=half_width,
-        max_replications=max_replications, initial=initial, progress=progress,
-        max_half_width=10.0, unit="s",
-    )  # fmt: skip
+        func,
+        rel_half_width=rel_half_width,
+        half_width=half_width,
+        max_replications=max_replications,
+        initial=initial,
+        progress=progress,
+        max_half_width=10.0,
+        unit="s",
+    )
     call = dict(slots=slots, warmup=warmup, replications=2, seed=seed, confidence=confidence)
     v = _validate(func, policy, params, call)
     top, initial = target.max_replications, target.initial
@@ -389,14 +431,19 @@ def simulate_to_precision(
 
     try:
         return to_precision(
-            one, func=func, target=target, seed=v["seed"],
-            desc=f"P2 {v['policy']} to {target.shown}", **_finish_kwargs(v, rho),
-        )  # fmt: skip
+            one,
+            func=func,
+            target=target,
+            seed=v["seed"],
+            desc=f"P2 {v['policy']} to {target.shown}",
+            **_finish_kwargs(v, rho),
+        )
     except UnstableRegimeError:
         if overload == "raise":
             raise
-    flagged = _simulate(v | {"replications": initial, "keep_records": False,
-                             "overload": "transient"}, func)  # fmt: skip
+    flagged = _simulate(
+        v | {"replications": initial, "keep_records": False, "overload": "transient"}, func
+    )
     note = f"not stationary: precision not pursued, {initial} replications shown"
     return flagged.with_(converged=False, notes=(*flagged.notes, note))
 
@@ -426,16 +473,23 @@ def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run,
     """One replication from validated values ``v`` and four stream seeds (no checks)."""
     s_scen, s_train, s_task, s_fade = seeds
     network = (
-        tuple((k, v[k]) for k in SCENARIO_KEYS), s_scen,
-        tuple((k, v[k]) for k in TRAIN_KEYS), s_train,
-    )  # fmt: skip
+        tuple((k, v[k]) for k in SCENARIO_KEYS),
+        s_scen,
+        tuple((k, v[k]) for k in TRAIN_KEYS),
+        s_train,
+    )
     scenario, training = _network(*network)
     tasks = _tasks(network, v["lam"], v["mean_bits"], v["slots"] * v["slot"], s_task)
     run = _run_scenario(
-        v["policy"], scenario, training, tasks, slots=v["slots"], fading_seed=s_fade,
+        v["policy"],
+        scenario,
+        training,
+        tasks,
+        slots=v["slots"],
+        fading_seed=s_fade,
         **{k: v[k] for k in RUN_KEYS if k not in ("lam", "mean_bits")},
         func=func,
-    )  # fmt: skip
+    )
     start = _warmup_slots(v) * v["slot"]
     row = _row(run, start, v["n_cloudlets"], v["slots"] * v["slot"])
     return {"clusters": training.clusters.k} | row, run, training
@@ -455,13 +509,20 @@ def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
 
 def _finish_kwargs(v: dict, rho: float) -> dict:
     return dict(
-        metric="mean_delay", quantities=QUANTITIES, confidence=v["confidence"],
-        run_length=v["slots"] - _warmup_slots(v), run_unit="slots", bounds=BOUNDS, rho=rho,
+        metric="mean_delay",
+        quantities=QUANTITIES,
+        confidence=v["confidence"],
+        run_length=v["slots"] - _warmup_slots(v),
+        run_unit="slots",
+        bounds=BOUNDS,
+        rho=rho,
         unit="s",
-        count="tasks", empty_what="tasks arriving after the warm-up", empty_hint=_EMPTY_HINT,
+        count="tasks",
+        empty_what="tasks arriving after the warm-up",
+        empty_hint=_EMPTY_HINT,
         info={k: v[k] for k in v if k not in ("confidence", "keep_records", "overload")}
         | {"load_bound": rho},
-    )  # fmt: skip
+    )
 
 
 def _simulate(v: dict, func: str) -> SimulationResult:

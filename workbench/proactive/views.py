@@ -32,10 +32,18 @@ from workbench.widgets import Refinement, control, interactive_figure
 __all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
 
 DISTANCE = Param(
-    "distance", "d", "user–cloudlet distance", "m", low=1.0, high=1000.0, default=30.0,
-    slider=(5.0, 140.0), step=5.0, source="choice",
+    "distance",
+    "d",
+    "user–cloudlet distance",
+    "m",
+    low=1.0,
+    high=1000.0,
+    default=30.0,
+    slider=(5.0, 140.0),
+    step=5.0,
+    source="choice",
     help="Distance of the lone user from its cloudlet (path loss 140.7 + 36.7 log10(d/km)).",
-)  # fmt: skip
+)
 
 
 class _Canvas:
@@ -69,12 +77,22 @@ _WAITS = (0.0, 0.02, 0.05)
 def _build_margin():
     fig, ax = figure(width=8.6, height=3.4, fast=True)
     fig.subplots_adjust(right=0.64)  # room for the legend beside the lines
-    art = {"phi": [ax.plot(_BITS_OVER_MEAN, _BITS_OVER_MEAN, ls, color="C0",
-                           label=f"queue ahead {w * 1e3:.0f} ms")[0]
-                   for w, ls in zip(_WAITS, ("-", "--", ":"), strict=True)]}  # fmt: skip
+    art = {
+        "phi": [
+            ax.plot(
+                _BITS_OVER_MEAN,
+                _BITS_OVER_MEAN,
+                ls,
+                color="C0",
+                label=f"queue ahead {w * 1e3:.0f} ms",
+            )[0]
+            for w, ls in zip(_WAITS, ("-", "--", ":"), strict=True)
+        ]
+    }
     ax.axhline(0.0, color="k", lw=0.8)
-    art["cached"] = ax.axhline(0.0, color=SCHEME_COLORS["proposed"], lw=1.5,
-                               label="cached result: D_th·ε − τ_EP")  # fmt: skip
+    art["cached"] = ax.axhline(
+        0.0, color=SCHEME_COLORS["proposed"], lw=1.5, label="cached result: D_th·ε − τ_EP"
+    )
     ax.set_xlim(0.0, 4.0)
     ax.set_xlabel("task data L / L̄")
     ax.set_ylabel("Φ [ms]  (< 0: hedge)")
@@ -98,8 +116,10 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
         low, high = min(low, phi.min()), max(high, phi.max())
     art["cached"].set_ydata([(budget - tau_ep) * 1e3] * 2)
     fig.axes[0].set_ylim(*_nice_limits(low, high, 50.0))
-    art["title"].set_text(f"r̄ = {rate / 1e6:.0f} Mbit/s at {distance:.0f} m, no interference, "
-                          f"L̄ = {mean_bits / 1e6:.1f} Mbit")  # fmt: skip
+    art["title"].set_text(
+        f"r̄ = {rate / 1e6:.0f} Mbit/s at {distance:.0f} m, no interference, "
+        f"L̄ = {mean_bits / 1e6:.1f} Mbit"
+    )
     return fig
 
 
@@ -121,8 +141,7 @@ _LOADS = np.linspace(0.02, 0.95, 40)
 
 def _build_mm1():
     fig, ax = figure(width=6.0, height=3.4, fast=True)
-    art = {"curve": ax.plot(_LOADS, _LOADS, color="C0",
-                            label="M/M/1 upload + κL/c + τ_EP + δ")[0]}  # fmt: skip
+    art = {"curve": ax.plot(_LOADS, _LOADS, color="C0", label="M/M/1 upload + κL/c + τ_EP + δ")[0]}
     ax.set_xlim(0.0, 1.0)
     ax.set_xlabel("load ρ = λ_u L̄ / r")
     ax.set_ylabel("mean delay [ms]")
@@ -137,8 +156,9 @@ _MM1 = _Canvas(_build_mm1)
 def _mm1_plot(mean_bits, distance, slot):
     rate = interference_free_rate(distance)
     mu = rate / mean_bits
-    d = 1e3 * np.array([isolated_cloudlet_delay(x, rate, mean_bits, 1e10, 1.0, 0.005, slot)
-                        for x in _LOADS * mu])  # fmt: skip
+    d = 1e3 * np.array(
+        [isolated_cloudlet_delay(x, rate, mean_bits, 1e10, 1.0, 0.005, slot) for x in _LOADS * mu]
+    )
     fig, art = _MM1()
     art["curve"].set_ydata(d)
     fig.axes[0].set_ylim(*_nice_limits(0.0, d.max(), 100.0 if d.max() > 400 else 20.0))
@@ -179,38 +199,56 @@ def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
     no_cache = tuple(_NO_CACHE_DEFAULTS.values())
     seed = figure_seed(SCHEME_RUN["seed"])  # the notebook's SEED shifts it: part of the key
     return [
-        (s, *(no_cache if s in ("BL2", "BL3") else cache_args), area,
-         1 if s == "BL3" else x_max, seed)
+        (
+            s,
+            *(no_cache if s in ("BL2", "BL3") else cache_args),
+            area,
+            1 if s == "BL3" else x_max,
+            seed,
+        )
         for s in NAMES
-    ]  # fmt: skip
+    ]
 
 
 def _params(key: tuple) -> dict:
     _, storage, zipf, cacheable_ratio, area, x_max, seed = key
-    return SCHEME_RUN | {"storage": storage, "zipf": zipf, "cacheable_ratio": cacheable_ratio,
-                         "area": area, "x_max": x_max, "seed": seed}  # fmt: skip
+    return SCHEME_RUN | {
+        "storage": storage,
+        "zipf": zipf,
+        "cacheable_ratio": cacheable_ratio,
+        "area": area,
+        "x_max": x_max,
+        "seed": seed,
+    }
 
 
 @lru_cache(maxsize=512)
 def _first_result(key: tuple):
-    return simulate(policy=key[0], keep_records=False, overload="transient",
-                    **(_params(key) | FIRST))  # fmt: skip
+    return simulate(
+        policy=key[0], keep_records=False, overload="transient", **(_params(key) | FIRST)
+    )
 
 
 def _precise_result(key: tuple, monitor=None):
     if key not in _PRECISE:
         _PRECISE[key] = simulate_to_precision(
-            policy=key[0], overload="transient", progress=False, monitor=monitor,
-            **PRECISION, **_params(key),
-        )  # fmt: skip
+            policy=key[0],
+            overload="transient",
+            progress=False,
+            monitor=monitor,
+            **PRECISION,
+            **_params(key),
+        )
     return _PRECISE[key]
 
 
 def _build_schemes():
     fig, axes = figure(ncols=2, width=3.8, height=3.2, fast=True)
     art = {"marks": {}, "bars": {}}
-    for ax, q, label in ((axes[0], "mean_delay", "average delay [ms]"),
-                         (axes[1], "p99_delay", "99th percentile delay [ms]")):  # fmt: skip
+    for ax, q, label in (
+        (axes[0], "mean_delay", "average delay [ms]"),
+        (axes[1], "p99_delay", "99th percentile delay [ms]"),
+    ):
         for i, s in enumerate(NAMES):
             art["bars"][q, s] = ax.plot([i, i], [0.0, 0.0], color=SCHEME_COLORS[s], lw=1.5)[0]
             art["marks"][q, s] = ax.plot([i], [0.0], "o", color=SCHEME_COLORS[s], ms=6)[0]
@@ -253,9 +291,11 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     target = f"±{PRECISION['rel_half_width']:.0%}"
     if missing:
         slots, warm = FIRST["slots"], round(FIRST["warmup"] * FIRST["slots"])
-        state = (f"first look at {', '.join(k[0] for k in missing)} ({FIRST['replications']} "
-                 f"replications × {slots - warm} slots after {warm} warm-up), refining to "
-                 f"{target} on the mean")  # fmt: skip
+        state = (
+            f"first look at {', '.join(k[0] for k in missing)} ({FIRST['replications']} "
+            f"replications × {slots - warm} slots after {warm} warm-up), refining to "
+            f"{target} on the mean"
+        )
     else:
         slots, warm = SCHEME_RUN["slots"], round(SCHEME_RUN["warmup"] * SCHEME_RUN["slots"])
         reps = "/".join(str(r.replications) for r in rows)
@@ -270,8 +310,11 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
         f"{state}, 95% CI;\nhit rate proposed {rows[0]['hit_rate']:.2f}, BL1 "
         f"{rows[1]['hit_rate']:.2f}"
     )
-    short = [s for s, r in zip(NAMES, rows, strict=True)
-             if not missing and not (r.converged and r.stationary)]  # fmt: skip
+    short = [
+        s
+        for s, r in zip(NAMES, rows, strict=True)
+        if not missing and not (r.converged and r.stationary)
+    ]
     art["note"].set_text(
         f"{', '.join(short)}: {target} not reached in {PRECISION['max_replications']} "
         f"replications (or not stationary; hollow)"

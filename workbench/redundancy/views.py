@@ -154,9 +154,12 @@ class _TradeoffFigure:
         self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
         ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
         self.legend = ax3.legend(
-            [self.exact, self.paper, self.asto, self.bpo], [""] * 4, fontsize=7,
-            loc="upper left", bbox_to_anchor=(1.02, 1.0),
-        )  # fmt: skip
+            [self.exact, self.paper, self.asto, self.bpo],
+            [""] * 4,
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+        )
         _integer_ticks(ax1.xaxis, ax3.xaxis)
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
@@ -183,9 +186,11 @@ class _TradeoffFigure:
             f"BPO picks m = {m_bpo}",
         )
         for artist, text, label in zip(
-            (self.exact, self.paper, self.asto, self.bpo), self.legend.get_texts(), labels,
+            (self.exact, self.paper, self.asto, self.bpo),
+            self.legend.get_texts(),
+            labels,
             strict=True,
-        ):  # fmt: skip
+        ):
             artist.set_label(label)
             text.set_text(label)
         for ax in self.axes:
@@ -392,8 +397,9 @@ def plot_simulation(
     cap = view_replication_cap(ok["jobs"], len(ms), bool(long_run))
     sims = {}
     for i, k in enumerate(ms):
-        sims[k] = _view_point(N, k, lam, t_cloud, svc, waiting_room, jobs, target, cap,
-                              figure_seed(VIEW_SEED))  # fmt: skip
+        sims[k] = _view_point(
+            N, k, lam, t_cloud, svc, waiting_room, jobs, target, cap, figure_seed(VIEW_SEED)
+        )
         if progress is not None:
             progress(i + 1, len(ms))
     exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
@@ -522,8 +528,7 @@ def plot_scaling(*, lam=1.5, t_cloud=None, family="S-Exp", N_max=120, **service_
         d = rd.optimum_vs_workers(Ns, lam, t_cloud, svc, f)
         draw_optimum(ax1, ax2, d)
     handles, labels = ax2.get_legend_handles_labels()
-    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left",
-               bbox_to_anchor=(1.02, 1.0))  # fmt: skip
+    ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle(f"{svc.label()}: λ={lam:g} /s, T_cl={t_cloud:g} s", fontsize=10)
     return fig
 

@@ -192,8 +192,13 @@ def cached_figures(quick: bool, log=print) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         cmd = [sys.executable, "-m", "workbench", "reproduce", "all", "--out", str(tmp)]
         try:
-            subprocess.run(cmd + ["--quick"] * quick, check=True, env=kernel_env(), cwd=REPO,
-                           stdout=subprocess.DEVNULL)  # fmt: skip
+            subprocess.run(
+                cmd + ["--quick"] * quick,
+                check=True,
+                env=kernel_env(),
+                cwd=REPO,
+                stdout=subprocess.DEVNULL,
+            )
             (tmp / ".complete").write_text("ok\n")
             shutil.rmtree(folder, ignore_errors=True)
             tmp.replace(folder)

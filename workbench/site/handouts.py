@@ -21,8 +21,13 @@ import time
 from pathlib import Path
 
 CHROMIUM = Path(os.environ.get("WB_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+]
 MARGIN = {"top": "14mm", "bottom": "14mm", "left": "12mm", "right": "12mm"}
 #: the printable width of an A4 page with :data:`MARGIN`, in CSS pixels (96 per inch)
 PRINT_WIDTH_PX = round((210 - 24) / 25.4 * 96)

@@ -233,8 +233,10 @@ def _cell(value) -> str:
 def glossary_page() -> str:
     from workbench.notation import notation
 
-    parts = ["# Glossary of symbols\n\nEvery parameter of every paper: symbol, meaning, unit, "
-             "valid range, default and where the default comes from."]  # fmt: skip
+    parts = [
+        "# Glossary of symbols\n\nEvery parameter of every paper: symbol, meaning, unit, "
+        "valid range, default and where the default comes from."
+    ]
     text_cols = ("meaning", "unit", "valid", "default", "source")
     for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
         frame = p.params.frame()[["symbol", *text_cols]].astype(object)
@@ -300,8 +302,9 @@ def figures_page(figures: Path) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def write_sources(src: Path, executed: dict[str, Path], notebooks: list[Path], figures: Path,
-                  repo: Path) -> None:  # fmt: skip
+def write_sources(
+    src: Path, executed: dict[str, Path], notebooks: list[Path], figures: Path, repo: Path
+) -> None:
     """Every source file of the site under ``src``."""
     write(src / "conf.py", CONF)
     write(src / "_static" / "workbench.css", CSS)

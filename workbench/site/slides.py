@@ -362,8 +362,13 @@ def _table_slides(table: str, heading: str, page: str, caption: str) -> list[tup
     if _small_table(table):
         return [(heading, table)]
     what = caption or "a table"
-    return [(heading, f"<p>Table: {what}.</p><p class='wb-note'>In full on the course "
-                      f"page <a href='../{page}.html'>{page}</a>.</p>")]  # fmt: skip
+    return [
+        (
+            heading,
+            f"<p>Table: {what}.</p><p class='wb-note'>In full on the course "
+            f"page <a href='../{page}.html'>{page}</a>.</p>",
+        )
+    ]
 
 
 def _html_slides(fragment: str, heading: str, page: str) -> list[tuple[str, str]]:
