@@ -290,6 +290,27 @@ def test_a_few_aliases_are_fine(tmp_path):
     assert sc.workload[1].size == sc.workload[0].size
 
 
+def test_aliases_are_counted_flat_and_in_merge_keys(tmp_path):
+    """More than MAX_ALIASES uses of anchors (flat, nothing nested to expand) is refused;
+    exactly MAX_ALIASES is read; a merge key ``<<: *x`` is an alias too."""
+    from workbench.arena.scenario import MAX_ALIASES
+
+    def extra(n, merge=False):
+        use = "{<<: *v, w: 1}" if merge else "*v"
+        return json.dumps(GOOD)[:-1] + ', "pad": [&v {a: 1}' + f", {use}" * n + "]}"
+
+    with pytest.raises(
+        ScenarioError, match=rf"more than {MAX_ALIASES} aliases \({MAX_ALIASES + 1}\)"
+    ):
+        arena.load_scenario(_write(tmp_path, "many.yaml", extra(MAX_ALIASES + 1)))
+    with pytest.raises(ScenarioError, match=rf"more than {MAX_ALIASES} aliases"):
+        arena.load_scenario(_write(tmp_path, "merge.yaml", extra(MAX_ALIASES + 1, merge=True)))
+    with pytest.raises(ScenarioError) as ok:  # read: only the unknown key 'pad' is refused
+        arena.load_scenario(_write(tmp_path, "enough.yaml", extra(MAX_ALIASES)))
+    assert f"more than {MAX_ALIASES} aliases" not in str(ok.value)
+    assert "pad: Extra inputs are not permitted" in str(ok.value)
+
+
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_a_key_written_twice_is_refused(tmp_path, suffix):
     """Issue 43: a duplicated key kept the last block silently."""

@@ -532,33 +532,30 @@ def scenario_from_dict(d, *, where: str = "(dict)", base=None) -> Scenario:
 # -- reading files -------------------------------------------------------------------------
 
 
-class _SafeLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that refuses a key written twice in one mapping, more than
+class _SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """yaml's safe loader (libyaml's parser and composer where installed: a large file
+    parses in C) that refuses a key written twice in one mapping, more than
     :data:`MAX_ALIASES` aliases, and a document whose aliases would expand it past
     :data:`MAX_EXPANDED` nodes (a "billion laughs" file fails at once, before anything
     walks the expansion)."""
 
-    def __init__(self, stream):
-        super().__init__(stream)
-        self._aliases = 0
+    #: False when the text has no ``*`` at all, so no alias to count (set by :func:`_parse`)
+    may_alias = True
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_ALIASES:
-                mark = self.peek_event().start_mark
-                raise yaml.YAMLError(
-                    f"more than {MAX_ALIASES} aliases (line {mark.line + 1}): a scenario "
-                    "needs few, and nested aliases can expand without bound"
-                )
-        return super().compose_node(parent, index)
-
-    def compose_document(self):
-        node = super().compose_document()
-        if self._aliases and _expanded_size(node) > MAX_EXPANDED:
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is None or not self.may_alias:
+            return node
+        aliases, expanded = _alias_uses(node)
+        if aliases > MAX_ALIASES:
+            raise yaml.YAMLError(
+                f"more than {MAX_ALIASES} aliases ({aliases}): a scenario needs few, and "
+                "nested aliases can expand without bound"
+            )
+        if aliases and expanded > MAX_EXPANDED:
             raise yaml.YAMLError(
                 f"its aliases expand it to more than {MAX_EXPANDED:,} nodes (a scenario of "
-                f"the largest size has fewer; {self._aliases} aliases, nested)"
+                f"the largest size has fewer; {aliases} aliases, nested)"
             )
         return node
 
@@ -583,10 +580,13 @@ class _SafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _expanded_size(root) -> float:
-    """The number of nodes of a composed YAML document with every alias expanded (shared
-    nodes counted once per use; linear in the distinct nodes, cycles counted as infinite)."""
+def _alias_uses(root) -> tuple[int, float]:
+    """The aliases of a composed YAML document (every use of a node after its first: the
+    composer shares an anchored node among its uses) and the number of nodes with every
+    alias expanded (shared nodes counted once per use; linear in the distinct nodes, cycles
+    counted as infinite)."""
     size: dict[int, float] = {}
+    uses = 0
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
@@ -599,9 +599,10 @@ def _expanded_size(root) -> float:
             size[id(node)] = 1 + sum(size.get(id(k), math.inf) for k in kids)
         elif id(node) not in size:
             size[id(node)] = math.inf  # in progress: a cycle through it is infinite
+            uses += len(kids)
             stack.append((node, True))
             stack.extend((k, False) for k in kids if id(k) not in size)
-    return size[id(root)]
+    return uses - (len(size) - 1), size[id(root)]
 
 
 def _json_pairs(pairs):
@@ -634,7 +635,12 @@ def _parse(text: str, p: Path):
     try:
         if p.suffix.lower() == ".json":
             return json.loads(text, object_pairs_hook=_json_pairs)
-        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+        loader = _SafeLoader(text)
+        loader.may_alias = "*" in text
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
     except RecursionError:
         raise ScenarioError(f"Invalid scenario file {str(p)!r}: nested too deeply") from None
     except (ValueError, yaml.YAMLError) as exc:  # the parser's own message, with the file
