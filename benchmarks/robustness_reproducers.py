@@ -337,7 +337,7 @@ wrong("accepted")
 """
 ATLAS = """
 import pandas as pd
-from workbench.claims import plot_atlas
+from workbench.atlas import plot_atlas
 row = {"paper": "p4", "claim": "c1", "reading": "all", "holds_share": 0.5, "verdict": "weird",
        "flip": ""}
 plot_atlas(pd.DataFrame([row]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from workbench.claims import Measurement, load_claims, plausible_space
+from workbench.atlas import plausible_space
+from workbench.claims import Measurement, load_claims
 from workbench.datacenters.claims import ATLAS, CLAIMS, atlas_point
 from workbench.datacenters.params import PARAMS
 

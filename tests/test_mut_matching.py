@@ -9,7 +9,6 @@ from workbench import ParameterError
 from workbench.kernels.matching import (
     check_prefs_kernel,
     deferred_acceptance_kernel,
-    hedged_matching_kernel,
 )
 from workbench.matching import deferred_acceptance, hedged_matching
 
@@ -53,13 +52,6 @@ def test_kernel_ignores_entries_after_the_first_minus_one():
     cap = np.ones(2, dtype=np.int64)
     # proposer 0 lists only receiver 0, which accepts only proposer 1: 0 stays unmatched
     assert deferred_acceptance_kernel(p, r, cap).tolist() == [-1, 1]
-    # the hedge rounds too: proposer 0 holds receiver 0 and its list ends before receiver 1,
-    # which has a seat (receiver 2 has none)
-    one = np.array([[0, -1, 1]], dtype=np.int64)
-    all_three = np.array([[0], [0], [0]], dtype=np.int64)
-    seats = np.array([1, 1, 0], dtype=np.int64)
-    got = hedged_matching_kernel(one, all_three, seats, np.array([True]), 2)
-    assert got.tolist() == [[0, -1]]
 
 
 def test_prefs_check_kernel_returns_its_documented_codes():

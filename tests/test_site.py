@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 import nbformat
 import pytest
 
-from workbench.registry import course
+from workbench.registry import course, is_companion
 from workbench.site.handouts import MATHJAX_DONE
 from workbench.site.serve import serve
 
@@ -31,7 +31,10 @@ RAW_WIDGET = re.compile(
     r"\b(VBox|HBox|GridBox|Box|Output|IntSlider|FloatSlider|Dropdown|Accordion|Image)\(|"
     r"Figure size \d+x\d+"
 )
-NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if p.stem != "00_index")
+# the course pages: companion notebooks (the arena's learning notebook) are not on the site
+NOTEBOOKS = sorted(
+    p for p in (REPO / "notebooks").glob("*.ipynb") if p.stem != "00_index" and not is_companion(p)
+)
 
 
 @pytest.fixture(scope="session")

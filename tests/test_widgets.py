@@ -425,7 +425,9 @@ def test_the_atlas_view_shows_its_figure_as_an_image_widget_never_through_an_out
             "flip": ["x ≤ 1: holds at 0/2; above: 2/2", ""],
         }
     )
-    monkeypatch.setattr(tables.claims, "atlas", lambda *a, **k: frame)
+    import workbench.atlas
+
+    monkeypatch.setattr(workbench.atlas, "atlas", lambda *a, **k: frame)
     view = tables.atlas_view("p4")
 
     def walk(widget):

@@ -351,8 +351,14 @@ ARENA = Paper(
 )
 
 
-#: notebooks beside an entry's own, and the entry they belong to (the arena's learning env)
+#: notebooks beside an entry's own, and the entry they belong to (the arena's learning env):
+#: executed with the others, not course pages (no slider view, claims or atlas of their own)
 COMPANION_NOTEBOOKS = {"notebooks/arena_learning.ipynb": ARENA.id}
+
+
+def is_companion(path) -> bool:
+    """Whether a notebook file is one of :data:`COMPANION_NOTEBOOKS` (by file name)."""
+    return Path(path).name in {Path(p).name for p in COMPANION_NOTEBOOKS}
 
 
 def course() -> list[Paper]:

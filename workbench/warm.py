@@ -94,12 +94,23 @@ def _hierarchy() -> None:
 
 def _arena() -> None:
     from workbench import arena
+    from workbench.arena.env import BatchEnv
 
     scenario = arena.load_scenario("neutral")
     for name in arena.POLICIES:
         arena.simulate(
             scenario=scenario, policy=name, requests=300, replications=2, overload="transient"
         )
+    # the engine paused at decisions (arena.env): one env and one batch of two, a few steps
+    env = arena.ArenaEnv(scenario, tasks=20)
+    _obs, info = env.reset(seed=0)
+    for _ in range(5):
+        _obs, _r, done, _t, info = env.step(int(info["action_mask"].argmax()))
+        if done:
+            break
+    batch = BatchEnv(scenario, size=2, tasks=20)
+    _obs, info = batch.reset(seed=0)
+    batch.step(info["action_mask"].argmax(axis=1))
 
 
 def _discovered_step(paper):

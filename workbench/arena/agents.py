@@ -4,7 +4,7 @@ tabular Q-learning over binned loads, exported as an ``@arena.policy`` that runs
 The state is the load (tasks held per server) of the first ``edges`` candidates that are
 not the cloud, each cut into bins at ``bins`` (e.g. ``(0.5, 1.0, 1.5)``: four bins), so
 ``len(bins) + 1`` to the power ``edges`` states; the actions are the candidates. The same
-compiled :func:`state_index` reads the env's observation during training and the ``cand``
+compiled ``_state_index`` reads the env's observation during training and the ``cand``
 array of the exported policy inside the engine, so the exported policy makes the agent's
 greedy choices (:meth:`QAgent.policy`).
 """
@@ -20,11 +20,11 @@ from workbench.arena.simulation import policy as make_policy
 from workbench.progress import finish_bar, open_bar
 from workbench.validation import ParameterError, check_int, check_real
 
-__all__ = ["QAgent", "state_index"]
+__all__ = ["QAgent"]
 
 
 @njit(cache=True)
-def state_index(cand, n, edges, bins):
+def _state_index(cand, n, edges, bins):
     """The state of a decision: each of the first ``edges`` finite candidates' load (tasks
     per server; 0 for a missing one) binned at ``bins``, as one index."""
     s, seen = 0, 0
@@ -93,7 +93,7 @@ class QAgent:
     def _state(self, obs):
         cand = obs["cand"]
         n = int(np.sum(cand[C_SPEED] > 0))
-        return state_index(cand, n, self.edges, self.bins), n
+        return _state_index(cand, n, self.edges, self.bins), n
 
     def __call__(self, obs, mask):
         s, n = self._state(obs)
@@ -142,7 +142,7 @@ class QAgent:
 
         def decide(task, cand, state, par, u, out):
             n = cand.shape[1]
-            s = state_index(cand, n, edges, bins)
+            s = _state_index(cand, n, edges, bins)
             best, value = 0, -np.inf
             for a in range(n):
                 if table[s, a] > value:

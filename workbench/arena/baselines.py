@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.arena.env import ArenaEnv
+from workbench.arena.pairs import CONTENDERS, mark_winners, paired_interval
 from workbench.arena.simulation import POLICIES, simulate
-from workbench.arena.studies import CONTENDERS, mark_winners, paired_interval
 from workbench.output_analysis import detect
 from workbench.validation import ParameterError, check_int, check_real
 
@@ -77,6 +77,10 @@ def agent_runs(agent, env: ArenaEnv, replications: int, seed: int, warm: int) ->
     return {"mean_delay": np.array(delays), "loss_share": np.array(losses), "series": series}
 
 
+#: the ArenaEnv options evaluate passes through (episodes are its own ``tasks``)
+REWARD_OPTIONS = ("observation", "energy_weight", "loss_penalty")
+
+
 def evaluate(
     agent,
     scenario="neutral",
@@ -117,6 +121,12 @@ def evaluate(
     if unknown:
         raise ParameterError(
             f"The 'policies' parameter of {f} must name built-in policies {list(POLICIES)}. "
+            f"Got unknown {unknown}."
+        )
+    unknown = sorted(set(env_options) - set(REWARD_OPTIONS))
+    if unknown:
+        raise ParameterError(
+            f"The keyword options of {f} are ArenaEnv's reward options {list(REWARD_OPTIONS)}. "
             f"Got unknown {unknown}."
         )
     env = ArenaEnv(scenario, tasks=tasks, **env_options)

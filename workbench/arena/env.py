@@ -46,6 +46,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from numba import njit
+from numba.typed import List
 
 from workbench.arena import kernels as K
 from workbench.arena.compile import draw_tasks
@@ -448,8 +449,6 @@ class BatchEnv:
     """
 
     def __init__(self, scenario="neutral", size: int = 64, **options):
-        from numba.typed import List
-
         f = "BatchEnv"
         self.size = check_int(size, "size", f, 1, 100_000)
         if options.get("horizon") is not None:

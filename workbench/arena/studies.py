@@ -20,10 +20,16 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from workbench import datacenters as p3
 from workbench import redundancy as p4
+from workbench.arena.pairs import (
+    CONTENDERS,
+    POINT,
+    mark_winners,
+    paired_interval,
+    replications_of,
+)
 from workbench.arena.params import PARAMS
 from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
@@ -47,17 +53,6 @@ __all__ = [
     "separation_table",
 ]
 
-#: the policies compared on the map, with their parameters
-CONTENDERS = {
-    "local": {},
-    "jsq": {},
-    "power_of_d": {"d": 2},
-    "threshold": {"theta": 0.05, "e_max": 1},
-    "overflow": {"p": 1.0},
-    "replicate": {"m": 2},
-    "red": {"min_th": 4.0, "max_th": 12.0, "max_p": 0.2, "w_q": 0.05},
-    "cloud": {},
-}
 MEAN_SIZE = 0.1
 
 
@@ -282,72 +277,6 @@ def map_grid(quick: bool = True, policies=None) -> tuple[dict, dict]:
     return grid, fixed
 
 
-def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``a − b`` over paired replications and its Student-t interval (NaN with
-    fewer than two pairs)."""
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if d.size < 2:
-        return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
-    mean = float(d.mean())
-    half = float(stats.t.ppf(0.5 + confidence / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
-    return mean, mean - half, mean + half
-
-
-def _reps(row, q: str) -> np.ndarray:
-    cols = sorted(
-        (c for c in row.index if c.startswith(f"{q}@")), key=lambda c: int(c.split("@")[1])
-    )
-    return row[cols].to_numpy(dtype=float)
-
-
-POINT = ["load", "link_delay", "scv", "cloud_rtt"]
-
-
-def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Name each point's winner only when it is separated from every other contender.
-
-    Contenders are the stationary runs losing at most 1 % of the tasks. The best has the
-    least mean delay; for each other contender the paired interval of (its mean delay −
-    the best's) over the replications (the same seeds) says whether it is separated. Adds,
-    on every row of a point: ``winner`` (the best's name when every interval excludes 0,
-    else ``""``), ``tied_with`` (the best and every contender not separated from it, when
-    there are any; ``", "``-joined), ``margin``, ``margin_low``, ``margin_high`` (the
-    runner-up − best paired mean and interval), and per row ``contender`` and ``in_lead``
-    (the winner or a member of the tied set)."""
-    frame = frame.copy()
-    keys = [k for k in [*POINT, "scenario"] if k in frame.columns]  # a map's point, or a scenario
-    frame["contender"] = frame["stationary"].astype(bool) & (frame["loss_share"] <= 0.01)
-    for col in ("winner", "tied_with"):
-        frame[col] = ""
-    for col in ("margin", "margin_low", "margin_high"):
-        frame[col] = math.nan
-    frame["in_lead"] = False
-    for _, part in frame.groupby(keys, sort=False):
-        ok = part[part["contender"]].sort_values("mean_delay")
-        if ok.empty:
-            continue
-        best = ok.iloc[0]
-        tied = [best["policy"]]
-        for _, other in ok.iloc[1:].iterrows():
-            _, low, _ = paired_interval(
-                _reps(other, "mean_delay"), _reps(best, "mean_delay"), confidence
-            )
-            if not low > 0:
-                tied.append(other["policy"])
-        idx = part.index
-        if len(ok) > 1:
-            m, lo, hi = paired_interval(
-                _reps(ok.iloc[1], "mean_delay"), _reps(best, "mean_delay"), confidence
-            )
-            frame.loc[idx, ["margin", "margin_low", "margin_high"]] = [m, lo, hi]
-        if len(tied) == 1:
-            frame.loc[idx, "winner"] = best["policy"]
-        else:
-            frame.loc[idx, "tied_with"] = ", ".join(tied)
-        frame.loc[idx, "in_lead"] = part["policy"].isin(tied).to_numpy()
-    return frame
-
-
 def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
     """How well the map's winners are separated (a frame of :func:`mark_winners`): per
     policy, the points where it has the least mean delay (``best``), those where it is named
@@ -459,8 +388,8 @@ def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray
     """Which rows no other row dominates *separately*: row j dominates row i when j's mean
     delay and energy per task are both at most i's and at least one of the two paired
     intervals (i − j over the replications) lies above 0."""
-    d = [_reps(r, "mean_delay") for _, r in frame.iterrows()]
-    e = [_reps(r, "energy_per_task") for _, r in frame.iterrows()]
+    d = [replications_of(r, "mean_delay") for _, r in frame.iterrows()]
+    e = [replications_of(r, "energy_per_task") for _, r in frame.iterrows()]
     n = len(d)
     keep = np.ones(n, bool)
     for i in range(n):

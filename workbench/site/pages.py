@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from workbench.registry import PAPERS
+from workbench.registry import PAPERS, is_companion
 
 CONF = """\
 project = "The offloading workbench"
@@ -90,14 +90,17 @@ def write(path: Path, text: str | bytes) -> None:
 
 def notebook_order(folder: Path) -> list[Path]:
     """Paper notebooks in teaching order (the registry's), then any other notebook (the
-    arena, ...) by name; the landing notebook ``00_index`` becomes the site's index page."""
+    arena, ...) by name; the landing notebook ``00_index`` becomes the site's index page.
+    Companion notebooks (``registry.COMPANION_NOTEBOOKS``) are not course pages."""
     by_path = {(folder.parent / p.notebook).resolve(): p for p in PAPERS.values()}
     registered = sorted(
         (p for p in folder.glob("*.ipynb") if p.resolve() in by_path),
         key=lambda p: (by_path[p.resolve()].order, by_path[p.resolve()].id),
     )
     others = sorted(
-        p for p in folder.glob("*.ipynb") if p.resolve() not in by_path and p.stem != "00_index"
+        p
+        for p in folder.glob("*.ipynb")
+        if p.resolve() not in by_path and p.stem != "00_index" and not is_companion(p)
     )
     return registered + others
 
