@@ -77,7 +77,15 @@ def extract(rev: str, into: str) -> str:
 def as_before(record, cls):
     """The checkout's record as the earlier commit's type: the fields they share, by name."""
     fields = record if isinstance(record, dict) else record._asdict()
-    return cls(**{f: fields[f] for f in cls._fields})
+    return cls(**{f: fields[f] for f in cls._fields if f in fields})  # others: their defaults
+
+
+def _answer(conn, worker):
+    """The worker's next answer; an error, not a wait forever, when the worker has died."""
+    while not conn.poll(1.0):
+        if not worker.is_alive():
+            raise RuntimeError(f"the earlier engine's process ended (exit code {worker.exitcode})")
+    return conn.recv()
 
 
 def _before_worker(conn, folder):
@@ -128,7 +136,7 @@ def main() -> int:
     net = compile_scenario(sc)
     tk = draw_tasks(sc, a.tasks, 1, 2, np.random.default_rng(1))
     conn.send(("load", "main", (net._asdict(), tk._asdict())))
-    out0 = conn.recv()
+    out0 = _answer(conn, worker)
     args = (tk.t, tk.node, tk.size, tk.u, net.servers, net.capacity, net.speed)
     args += (net.nbr_ptr, net.nbr_idx, net.delay)
     out = run_engine(net, tk)
@@ -144,7 +152,7 @@ def main() -> int:
 
     def before():
         conn.send(("time", "main", None))
-        return conn.recv()
+        return _answer(conn, worker)
 
     def local(f):
         def timed():
@@ -176,11 +184,11 @@ def main() -> int:
     if a.big:
         tkb = draw_tasks(sc, a.big, 1, 2, np.random.default_rng(2))
         conn.send(("load", "big", (net._asdict(), tkb._asdict())))
-        conn.recv()
+        _answer(conn, worker)
         faults = []
         for _ in range(3):
             conn.send(("faults", "big", None))
-            faults.append(conn.recv())
+            faults.append(_answer(conn, worker))
         print(
             f"engine at {a.before}, {a.big:,} tasks: {min(faults):,} to {max(faults):,} page faults"
         )
