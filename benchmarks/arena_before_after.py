@@ -21,12 +21,12 @@ engine on ``N_BIG`` tasks. Exits with status 1 if any variant disagrees with ano
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import io
 import multiprocessing
 import os
 import re
-import resource
 import subprocess
 import sys
 import tarfile
@@ -80,6 +80,13 @@ def as_before(record, cls):
     return cls(**{f: fields[f] for f in cls._fields if f in fields})  # others: their defaults
 
 
+def _cpu_of(call) -> float:
+    """CPU seconds of one call in this process."""
+    c0 = _cpu()
+    call()
+    return _cpu() - c0
+
+
 def _answer(conn, worker):
     """The worker's next answer; an error, not a wait forever, when the worker has died."""
     while not conn.poll(1.0):
@@ -107,14 +114,9 @@ def _before_worker(conn, folder):
             jobs[key] = (as_before(net, old_k.Net), as_before(tk, old_k.Tasks))
             out = eng(*jobs[key], pol, 0, old_p.no_user)
             conn.send((out[0], out[1]))
-        elif kind == "time":
-            c0 = _cpu()
-            eng(*jobs[key], pol, 0, old_p.no_user)
-            conn.send(_cpu() - c0)
-        else:  # page faults of one call
-            f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            eng(*jobs[key], pol, 0, old_p.no_user)
-            conn.send(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+        else:  # the CPU seconds or the page faults of one call
+            call = functools.partial(eng, *jobs[key], pol, 0, old_p.no_user)
+            conn.send(_cpu_of(call) if kind == "time" else page_faults(call))
 
 
 def main() -> int:
@@ -155,12 +157,7 @@ def main() -> int:
         return _answer(conn, worker)
 
     def local(f):
-        def timed():
-            c0 = _cpu()
-            f()
-            return _cpu() - c0
-
-        return timed
+        return functools.partial(_cpu_of, f)
 
     names = ("floor, binary heap", "floor, calendar queue", f"engine at {a.before}")
     names += ("engine (checkout)", "SimPy twin")
