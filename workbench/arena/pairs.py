@@ -76,16 +76,16 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         if ok.empty:
             continue
         best = ok.iloc[0]
+        lead = replications_of(best, "mean_delay")
         tied = [best["policy"]]
         for _, other in ok.iloc[1:].iterrows():
-            lead = replications_of(best, "mean_delay")
             _, low, _ = paired_interval(replications_of(other, "mean_delay"), lead, confidence)
             if not low > 0:
                 tied.append(other["policy"])
         idx = part.index
         if len(ok) > 1:
             runner_up = replications_of(ok.iloc[1], "mean_delay")
-            m, lo, hi = paired_interval(runner_up, replications_of(best, "mean_delay"), confidence)
+            m, lo, hi = paired_interval(runner_up, lead, confidence)
             frame.loc[idx, ["margin", "margin_low", "margin_high"]] = [m, lo, hi]
         if len(tied) == 1:
             frame.loc[idx, "winner"] = best["policy"]
