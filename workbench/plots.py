@@ -14,6 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
+from workbench.validation import check_seed
+
 PALETTE = sns.color_palette("colorblind")
 POLICY_COLORS = {
     "benchmark": PALETTE[7],
@@ -123,12 +125,26 @@ class FigureSpec:
     plot: Callable[[pd.DataFrame], Figure]
     caption: str = ""
 
-    def make(self, quick: bool = False) -> tuple[pd.DataFrame, Figure]:
+    @property
+    def seeded(self) -> bool:
+        """Whether the frame draws random numbers (its function takes ``seed``)."""
+        import inspect
+
+        return "seed" in inspect.signature(self.frame).parameters
+
+    def make(self, quick: bool = False, seed: int = 0) -> tuple[pd.DataFrame, Figure]:
         """The frame (kept by :func:`workbench.memo.cached_call` between runs of the same
-        code) and the figure drawn from it."""
+        code) and the figure drawn from it.
+
+        ``seed`` is the notebook's ``SEED``, passed by hand: a seeded frame draws from its own
+        base seed shifted by it (:func:`workbench.seeding.figure_seed`), so ``seed=0`` keeps
+        the published numbers. A frame that draws nothing ignores it.
+        """
         from workbench.memo import cached_call
 
-        data = cached_call(self.frame, quick=quick)
+        seed = check_seed(seed, "FigureSpec.make")
+        kwargs = {"seed": seed} if self.seeded else {}
+        data = cached_call(self.frame, quick=quick, **kwargs)
         return data, self.plot(data)
 
 

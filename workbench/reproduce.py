@@ -83,12 +83,12 @@ def reproduce(
     previous = notebook_seed()
     set_notebook_seed(seed)
     try:
-        return _write_figures(paper_id, out, quick, only, log)
+        return _write_figures(paper_id, out, quick, only, log, seed)
     finally:
         set_notebook_seed(previous)
 
 
-def _write_figures(paper_id: str, out, quick: bool, only, log) -> list[Path]:
+def _write_figures(paper_id: str, out, quick: bool, only, log, seed: int = 0) -> list[Path]:
     ids = list(PAPERS) if paper_id == "all" else [paper_id]  # "all": the papers, not the arena
     written: list[Path] = []
     for pid in ids:
@@ -98,7 +98,7 @@ def _write_figures(paper_id: str, out, quick: bool, only, log) -> list[Path]:
                 continue
             t0 = time.perf_counter()
             folder.mkdir(parents=True, exist_ok=True)
-            frame, fig = spec.make(quick=quick)
+            frame, fig = spec.make(quick=quick, seed=seed)
             csv, png = folder / f"{name}.csv", folder / f"{name}.png"
             frame.to_csv(csv, index=False)
             fig.savefig(png, dpi=120, bbox_inches="tight")

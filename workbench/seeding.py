@@ -57,6 +57,12 @@ def notebook_seed() -> int:
     return _NOTEBOOK_SEED
 
 
-def figure_seed(base: int) -> int:
-    """The seed a figure or view uses: its own ``base`` shifted by the notebook's seed."""
-    return check_int(base, "base", "figure_seed", 0, 2**62) + _NOTEBOOK_SEED
+def figure_seed(base: int, seed: int | None = None) -> int:
+    """The seed a figure or view uses: its own ``base`` shifted by the notebook's ``seed``.
+
+    Figures and views take ``seed`` from the caller (the notebook's ``SEED``, passed by
+    hand); ``seed=None`` reads the module-wide seed of :func:`set_notebook_seed`, kept only
+    until every paper passes its seed by hand.
+    """
+    base = check_int(base, "base", "figure_seed", 0, 2**62)
+    return base + (_NOTEBOOK_SEED if seed is None else check_seed(seed, "figure_seed"))
