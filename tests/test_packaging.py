@@ -89,12 +89,12 @@ def test_cli_reproduces_figures_as_csv_and_png(tmp_path):
 class _SeedFigure:
     """A figure whose frame is the seed it was drawn with (workbench.seeding.figure_seed)."""
 
-    def make(self, quick):
+    def make(self, quick, seed=0):
         import matplotlib.pyplot as plt
 
         from workbench.seeding import figure_seed
 
-        return pd.DataFrame({"seed": [figure_seed(10)]}), plt.figure()
+        return pd.DataFrame({"seed": [figure_seed(10, seed)]}), plt.figure()
 
 
 def test_reproduce_seed_is_the_notebooks_seed_for_the_run(tmp_path, monkeypatch, capsys):

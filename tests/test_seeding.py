@@ -1,6 +1,7 @@
 """One seeding scheme: replications, grid points, the notebook's SEED reaching P5's views."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from workbench import seeding
@@ -90,7 +91,7 @@ def _seed_asked(module, name, call, position=None):
 
 @pytest.mark.parametrize(
     "paper",
-    ["p1 simulation view", "p2 slot of the matching", "p3 ring view", "p4 simulation view"],
+    ["p1 simulation view", "p2 slot of the matching", "p3 ring view"],
 )
 def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
     """SEED = 0 draws the published picture; another SEED draws another sample of the same
@@ -105,27 +106,43 @@ def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
 
         def make():
             return tuple(slot_matching(n_requests=6)["users"])
-    elif paper.startswith("p3"):
+    else:
         from workbench.datacenters import views
 
         def make():
             return _seed_asked(
                 views, "ring_study", lambda: views._ring_plot(0.9, 0.5, 0.5, 0.25, 10)
             )
-    else:
-        from workbench.redundancy import views
-
-        def make():
-            return _seed_asked(views, "_view_point", lambda: views.plot_simulation(jobs=2_000), 9)
 
     published = make()
     assert _under_seed(3, make) != published
     assert make() == published
 
 
-def test_the_arena_view_takes_its_seed_from_the_caller_or_the_notebook(monkeypatch):
-    """The arena's slider view runs every contender on the seed it is given, else on the
-    notebook's SEED (0 by default: the published view)."""
+def test_p4_views_and_frames_take_the_seed_by_hand():
+    """P4's seeded views and frames take ``seed`` from the caller (the notebook's SEED):
+    0 draws the published picture, another seed another sample, and the same seed the same."""
+    from workbench.redundancy import views
+    from workbench.redundancy.figures import FIGURES
+
+    def asked(seed):
+        return _seed_asked(
+            views, "_view_point", lambda: views.plot_simulation(jobs=2_000, seed=seed), 9
+        )
+
+    assert asked(0) == views.VIEW_SEED and asked(3) == views.VIEW_SEED + 3
+    frame = FIGURES["ext_heavy_tail"].frame
+    published = frame(quick=True)
+    other = frame(quick=True, seed=1)
+    assert not published["running_mean"].equals(other["running_mean"])
+    pd.testing.assert_frame_equal(frame(quick=True, seed=1), other)
+    pd.testing.assert_frame_equal(frame(quick=True, seed=0), published)
+    assert FIGURES["ext_heavy_tail"].seeded and not FIGURES["fig3"].seeded
+
+
+def test_the_arena_view_takes_its_seed_from_the_caller(monkeypatch):
+    """The arena's slider view runs every contender on the seed it is given (the notebook's
+    SEED, 0 by default: the published view), whatever the module-wide seed says."""
     from types import SimpleNamespace
 
     import matplotlib.pyplot as plt
@@ -147,10 +164,10 @@ def test_the_arena_view_takes_its_seed_from_the_caller_or_the_notebook(monkeypat
         )
 
     monkeypatch.setattr(views, "simulate", fake)
-    for seed, notebook, want in ((None, 0, 0), (5, 0, 5), (None, 3, 3)):
-        monkeypatch.setattr(seeding, "_NOTEBOOK_SEED", notebook)
+    monkeypatch.setattr(seeding, "_NOTEBOOK_SEED", 3)
+    for kwargs, want in (({}, 0), ({"seed": 5}, 5)):
         seen.clear()
-        plt.close(views.plot_point(seed=seed))
-        assert seen and set(seen) == {want}, (seed, notebook, seen)
+        plt.close(views.plot_point(**kwargs))
+        assert seen and set(seen) == {want}, (kwargs, seen)
     with pytest.raises(ParameterError, match="'seed' parameter of plot_point"):
         views.plot_point(seed=-1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -9,7 +11,6 @@ from workbench.arena.params import PARAMS
 from workbench.arena.simulation import simulate
 from workbench.arena.studies import CONTENDERS, map_scenario
 from workbench.plots import figure
-from workbench.seeding import figure_seed
 from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
 
@@ -20,12 +21,12 @@ __all__ = ["VIEWS", "plot_point", "point_view"]
 VIEW_REQUESTS = 1_500
 
 
-def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=None):
+def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=0):
     """Every contender at one point of the map: mean delay with its interval, and the share
     of tasks each sends away (forwarded, cloud) and loses (:data:`VIEW_REQUESTS` tasks × 2
-    replications each). ``seed``: the runs' seed, every contender on the same; None: the
-    notebook's ``SEED`` (:func:`workbench.seeding.figure_seed`)."""
-    seed = figure_seed(0) if seed is None else check_seed(seed, "plot_point")
+    replications each). ``seed``: the runs' seed, every contender on the same (the notebook's
+    ``SEED``, passed by hand)."""
+    seed = check_seed(seed, "plot_point")
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     names, rows = list(CONTENDERS), []
     for name in names:
@@ -82,11 +83,12 @@ def _fit_left_margin(fig, ax, pad: float = 0.2) -> None:
         fig.subplots_adjust(left=left)
 
 
-def point_view():
+def point_view(seed: int = 0):
     """Sliders over load, link delay, size variability and the cloud's round trip; every
-    contender re-run."""
+    contender re-run on the notebook's ``seed``."""
+    seed = check_seed(seed, "point_view")
     return interactive_figure(
-        plot_point,
+        functools.partial(plot_point, seed=seed),
         title="Which mechanism wins here?",
         background=True,
         load=PARAMS["load"],

@@ -33,7 +33,7 @@ from workbench.redundancy.studies import (
     N_PAPER,
     PARETO,
     SEXP,
-    _policy_curves,
+    policy_curves,
     table1_cells,
 )
 
@@ -74,7 +74,7 @@ def _fig4_gain(
     paper's eq. 8 above λ_m (``"paper"``).
     """
     if simulated:
-        df = _policy_curves(
+        df = policy_curves(
             N_PAPER,
             15.0,
             PARETO,
@@ -87,7 +87,7 @@ def _fig4_gain(
         )
         col = "sim_mean"
     else:
-        df = _policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
+        df = policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
         col = formula
     wide = df.pivot(index="lam", columns="policy", values=col)
     gain = float((1 - wide["asto"] / wide[versus]).mean())

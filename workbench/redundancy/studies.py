@@ -88,15 +88,16 @@ def _family_args(service: rd.ServiceTime) -> dict:
     return {"family": service.name, "a": a, "b": b}
 
 
-def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False):
-    """Simulate points with the sweep engine: in-process when quick, else in processes."""
+def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False, seed: int = 0):
+    """Simulate points with the sweep engine: in-process when quick, else in processes;
+    the points' seeds come from :data:`BASE_SEED` shifted by the caller's ``seed``."""
     return sweep(
         _simulate_point,
         points,
         n_workers=1 if quick else None,
         progress=progress,
         desc=desc,
-        base_seed=figure_seed(BASE_SEED),
+        base_seed=figure_seed(BASE_SEED, seed),
     )
 
 
@@ -111,7 +112,7 @@ def fig3_frame(quick: bool = False) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _policy_curves(
+def policy_curves(
     N,
     t_cloud,
     service,
@@ -121,11 +122,31 @@ def _policy_curves(
     replications=None,
     quick=True,
     policies=("benchmark", "bpo", "asto"),
-    base_seed=None,
+    base_seed=BASE_SEED,
 ) -> pd.DataFrame:
-    """E[T_sys] vs λ for each policy: its m, analytic (exact and paper), optional simulation
-    (``base_seed`` None: :data:`BASE_SEED` shifted by the notebook's SEED)."""
-    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
+    """E[T_sys] vs λ for each policy: its m, analytic (exact and paper), optional simulation.
+
+    Parameters
+    ----------
+    N, t_cloud, service
+        The system (workers, cloud time [s], job-time law).
+    lams
+        Arrival rates [1/s], one row per rate and policy.
+    n_jobs, replications, quick
+        The simulation protocol: ``n_jobs`` arrivals per run (0: analytic only),
+        ``replications`` runs per point (None: 20 quick, 100 full).
+    policies
+        Names of :func:`workbench.redundancy.policy_m`.
+    base_seed
+        The sweep's seed: a caller following a notebook passes
+        ``figure_seed(BASE_SEED, seed)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (λ, policy): m, the exact and the paper's E[T_sys], and the simulated
+        mean, interval and stationarity when simulated.
+    """
     rows = []
     for lam in lams:
         for policy in policies:
@@ -167,15 +188,22 @@ def _policy_curves(
     return data
 
 
-def fig4_frame(quick: bool = False) -> pd.DataFrame:
+def fig4_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """E[T_sys] vs λ for ASTO / BPO / benchmark (N=24, T_cl=15): analytic + simulation.
 
     The paper simulates 500 arrivals × 100 runs; so does the workbench (20 runs if quick).
     """
     lams = np.arange(0.25, 5.01, 0.5 if quick else 0.25)
     frames = [
-        _policy_curves(
-            N_PAPER, 15.0, svc, lams, n_jobs=500, replications=20 if quick else 100, quick=quick
+        policy_curves(
+            N_PAPER,
+            15.0,
+            svc,
+            lams,
+            n_jobs=500,
+            replications=20 if quick else 100,
+            quick=quick,
+            base_seed=figure_seed(BASE_SEED, seed),
         ).assign(service=label)
         for label, svc in FAMILIES.items()
     ]
@@ -305,7 +333,7 @@ def table1_cells(base: dict, levels: dict, formula: str = "exact") -> pd.DataFra
 EQ8_CASE = {"N": N_PAPER, "m": 4, "t_cloud": 15.0, "service": SEXP}
 
 
-def ext_eq8_frame(quick: bool = False) -> pd.DataFrame:
+def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Where the paper's eq. 8 departs from Erlang-B and what a simulation says."""
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     lams = np.linspace(0.2, 8.0, 14 if quick else 40)
@@ -330,7 +358,7 @@ def ext_eq8_frame(quick: bool = False) -> pd.DataFrame:
         )
         for lam in data["lam"]
     ]
-    sims = _run_points(points, quick, "eq. 8 vs simulation")
+    sims = _run_points(points, quick, "eq. 8 vs simulation", seed=seed)
     keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
     data = pd.concat([data, sims[keep]], axis=1)
     data["lambda_max"] = rd.lambda_max(N, m, service)
@@ -340,7 +368,7 @@ def ext_eq8_frame(quick: bool = False) -> pd.DataFrame:
 WAITING_CASE = {"lam": 1.5, "t_cloud": 15.0}
 
 
-def ext_waiting_room_frame(quick: bool = False) -> pd.DataFrame:
+def ext_waiting_room_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """M/G/c/c+w by simulation: does a waiting room change the best m? (paper Sec. VIII-1)."""
     lam, t_cloud = WAITING_CASE["lam"], WAITING_CASE["t_cloud"]
     rooms = (0, 2, 8)
@@ -360,7 +388,7 @@ def ext_waiting_room_frame(quick: bool = False) -> pd.DataFrame:
         for k in rooms
         for m in ms
     ]
-    data = _run_points(points, quick, "waiting room")
+    data = _run_points(points, quick, "waiting room", seed=seed)
     data["service"] = [
         f"{f}({a:g}, {b:g})" for f, a, b in data[["family", "a", "b"]].itertuples(index=False)
     ]
@@ -396,7 +424,7 @@ def ext_weibull_frame(quick: bool = False) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ext_heavy_tail_frame(quick: bool = False) -> pd.DataFrame:
+def ext_heavy_tail_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """How slowly a simulated mean settles when job times have infinite variance."""
     n = 100_000 if quick else 2_000_000
     frames = []
@@ -408,7 +436,7 @@ def ext_heavy_tail_frame(quick: bool = False) -> pd.DataFrame:
             t_cloud=15.0,
             service=PARETO,
             trace_jobs=n,
-            seed=figure_seed(7 + m),
+            seed=figure_seed(7 + m, seed),
         )
         tr["m"] = m
         tr["exact"] = rd.system_time(N_PAPER, m, 1.0, 15.0, PARETO)

@@ -39,9 +39,9 @@ from workbench.redundancy.simulation import (
     running_mean_trace,
     simulate_to_precision,
 )
-from workbench.redundancy.studies import _policy_curves
+from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
-from workbench.validation import reject_unknown
+from workbench.validation import check_seed, reject_unknown
 from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
@@ -234,17 +234,27 @@ def plot_policies(
     replications=20,
     protocol_jobs=500,
     lam_max=5.0,
+    seed=0,
     **service_params,
 ):
     """Fig. 4 under controls: analytic curves and simulated means with 95% CIs.
 
     ``family=None`` is the table's default family; the view starts at Pareto, as Fig. 4's
-    claims do.
+    claims do. ``seed`` is the notebook's ``SEED``: it shifts the simulation's seeds.
     """
+    seed = check_seed(seed, "plot_policies")
     family = PARAMS["family"].default if family is None else family
     svc = _service(family, service_params, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
-    df = _policy_curves(N, t_cloud, svc, lams, n_jobs=protocol_jobs, replications=replications)
+    df = policy_curves(
+        N,
+        t_cloud,
+        svc,
+        lams,
+        n_jobs=protocol_jobs,
+        replications=replications,
+        base_seed=figure_seed(BASE_SEED, seed),
+    )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
     _draw_policies(ax, df, legend=False)
     _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -265,10 +275,12 @@ def plot_policies(
     return fig
 
 
-def policies_view():
-    """Fig. 4 with simulation (about a second per move: computed in the background)."""
+def policies_view(seed: int = 0):
+    """Fig. 4 with simulation (about a second per move: computed in the background);
+    ``seed`` is the notebook's ``SEED``."""
+    seed = check_seed(seed, "policies_view")
     return interactive_figure(
-        plot_policies,
+        functools.partial(plot_policies, seed=seed),
         title="ASTO vs BPO vs benchmark (Fig. 4)",
         visible=FAMILY_VISIBLE,
         background=True,
@@ -298,7 +310,7 @@ MIN_VIEW_REPLICATIONS = 4
 #: replications per m at most in a long run (then a progress bar shows the work)
 LONG_RUN_REPLICATIONS = 400
 #: seeds of the view's simulations and its running-mean trace (the same move gives the same
-#: picture), shifted by the notebook's SEED (workbench.seeding.figure_seed)
+#: picture), shifted by the notebook's SEED passed to the view (workbench.seeding.figure_seed)
 VIEW_SEED = 1
 TRACE_SEED = 2
 
@@ -375,6 +387,7 @@ def plot_simulation(
     rel_half_width=0.02,
     long_run=False,
     progress=None,
+    seed=0,
     **service_params,
 ):
     """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m.
@@ -385,9 +398,11 @@ def plot_simulation(
     square (its interval is wider than asked, and honest); a run that is not a steady state
     is drawn hollow and the figure is greyed with the detector's note. ``family=None`` is
     the table's default family (the view starts at Pareto). ``progress(done, total)`` is
-    called after each m (the view's progress bar).
+    called after each m (the view's progress bar). ``seed`` is the notebook's ``SEED``: it
+    shifts the view's and the trace's seeds.
     """
     f = "plot_simulation"
+    seed = check_seed(seed, f)
     family = PARAMS["family"].default if family is None else family
     svc = _service(family, service_params, f)
     ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud, waiting_room=waiting_room, jobs=jobs)
@@ -398,7 +413,7 @@ def plot_simulation(
     sims = {}
     for i, k in enumerate(ms):
         sims[k] = _view_point(
-            N, k, lam, t_cloud, svc, waiting_room, jobs, target, cap, figure_seed(VIEW_SEED)
+            N, k, lam, t_cloud, svc, waiting_room, jobs, target, cap, figure_seed(VIEW_SEED, seed)
         )
         if progress is not None:
             progress(i + 1, len(ms))
@@ -430,7 +445,7 @@ def plot_simulation(
     else:
         ax1.legend(**legend_kw)
     _integer_ticks(ax1.xaxis)
-    trace = _view_trace(N, m, lam, t_cloud, svc, max(jobs, 1000), figure_seed(TRACE_SEED))
+    trace = _view_trace(N, m, lam, t_cloud, svc, max(jobs, 1000), figure_seed(TRACE_SEED, seed))
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
@@ -469,9 +484,10 @@ def _draw_view_points(ax, ms, sims, waiting_room, target) -> None:
             )
 
 
-def simulation_view():
+def simulation_view(seed: int = 0):
     """Simulation against Erlang-B: precision-driven, under a second per move (a long run,
-    switched on, shows a progress bar)."""
+    switched on, shows a progress bar); ``seed`` is the notebook's ``SEED``."""
+    seed = check_seed(seed, "simulation_view")
     bar = w.IntProgress(
         value=0,
         min=0,
@@ -486,7 +502,7 @@ def simulation_view():
 
     def plot(long_run=False, **values):
         bar.layout.display = None if long_run else "none"
-        return plot_simulation(long_run=long_run, progress=show, **values)
+        return plot_simulation(long_run=long_run, progress=show, seed=seed, **values)
 
     view = interactive_figure(
         plot,
