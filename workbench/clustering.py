@@ -37,7 +37,17 @@ SIGMA_MIN = 1e-150
 
 
 class Clusters(NamedTuple):
-    """Result of :func:`cluster_users`."""
+    """Result of :func:`cluster_users`.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray of int, shape (U,)
+        The cluster of each user, 0 .. k - 1.
+    k : int
+        The number of clusters (given, or chosen by the eigengap heuristic).
+    eigenvalues : numpy.ndarray
+        Ascending eigenvalues of the normalised Laplacian (the eigengap chooses ``k``).
+    """
 
     labels: np.ndarray
     """Cluster label 0 .. k-1 of every user, shape (U,)."""

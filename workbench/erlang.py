@@ -31,6 +31,11 @@ def erlang_b(servers, load) -> float:
     load : float
         Offered load a = lambda * E[S] >= 0 (any value: a loss system is stable at every load).
 
+    Returns
+    -------
+    float
+        The probability that an arrival finds all ``servers`` busy, in [0, 1).
+
     Notes
     -----
     Computed by the recursion B(k) = a B(k-1) / (k + a B(k-1)), exact to rounding for any c
@@ -47,8 +52,19 @@ def erlang_b(servers, load) -> float:
 
 
 def erlang_b_many(servers, load) -> np.ndarray:
-    """Vectorised :func:`erlang_b` over broadcastable arrays of servers and offered loads
-    (the same parameter names as :func:`erlang_b`, each a scalar or an array)."""
+    """Vectorised :func:`erlang_b` over broadcastable arrays of servers and offered loads.
+
+    Parameters
+    ----------
+    servers : array_like of int
+        Numbers of servers c, each 1 <= c <= 1e8.
+    load : array_like of float
+        Offered loads a = lambda * E[S] >= 0, broadcastable with ``servers``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Erlang-B blocking probabilities, of the broadcast shape."""
     f = "erlang_b_many"
     s = _numeric_array(servers, "servers", f, "an array of ints in the range [1, 1e8]")
     a = _numeric_array(load, "load", f, "an array of finite real numbers >= 0")
@@ -99,12 +115,30 @@ def _numeric_array(value, name: str, func: str, what: str) -> np.ndarray:
 
 
 def pollaczek_khinchine(lam, mean_service, second_moment) -> float:
-    """Mean sojourn time of an M/G/1 FIFO queue (Pollaczek–Khinchine):
+    """Mean sojourn time of an M/G/1 FIFO queue (Pollaczek–Khinchine).
+
     ``E[S] + λ E[S²] / (2 (1 − ρ))`` with ``ρ = λ E[S]``.
 
-    ``lam`` is the Poisson arrival rate, ``mean_service`` = E[S] and ``second_moment`` = E[S²]
-    of the service time (same time unit). Raises :class:`UnstableRegimeError` when ρ ≥ 1 (no
-    steady state) and :class:`ParameterError` when E[S²] < E[S]² (a negative variance).
+    Parameters
+    ----------
+    lam : float
+        Poisson arrival rate λ > 0 (per time unit).
+    mean_service : float
+        Mean service time E[S] > 0 (the same time unit).
+    second_moment : float
+        Second moment E[S²] of the service time, at least E[S]².
+
+    Returns
+    -------
+    float
+        The mean time in the system, waiting and service.
+
+    Raises
+    ------
+    UnstableRegimeError
+        When ρ ≥ 1 (no steady state).
+    ParameterError
+        When E[S²] < E[S]² (a negative variance) or a value is out of range.
     """
     f = "pollaczek_khinchine"
     lam = check_real(lam, "lam", f, 0.0, None)

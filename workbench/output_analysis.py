@@ -101,12 +101,28 @@ MIN_BATCH_SIZE = 8
 class Stationarity:
     """The detector's verdict on one simulated run (all its replications).
 
-    ``truncation`` is the number of observations cut at the start of a replication (the
-    larger of the fixed warm-up and the MSER-5 point; the largest over replications),
-    ``observations`` the number tested (summed over replications), ``first_half`` and
-    ``second_half`` the pooled means of the two halves of the kept series, ``p_value`` the
-    combined trend test's, ``rho`` the model's load bound when the caller gave one, and
-    ``note`` what was detected ("" when nothing was).
+    Parameters
+    ----------
+    stationary : bool
+        Whether the run passed: no trend and a warm-up that ended within the run.
+    method : str
+        The detector used.
+    truncation : int
+        Observations cut at the start of a replication (the larger of the fixed warm-up
+        and the MSER-5 point; the largest over replications).
+    observations : int
+        Observations tested, summed over replications.
+    first_half, second_half : float
+        The pooled means of the two halves of the kept series.
+    p_value : float
+        The combined trend test's p-value.
+    rho : float or None
+        The model's load bound, when the caller gave one.
+    note : str
+        What was detected ("" when nothing was).
+    tested : bool
+        False when too few observations remained after the warm-up for the trend test
+        (the run then counts as stationary, and ``note`` says so).
     """
 
     stationary: bool
@@ -133,7 +149,19 @@ class Stationarity:
 
 
 class Replication(NamedTuple):
-    """What one replication hands the engine: its quantities, its series, its warm-up."""
+    """What one replication hands the engine: its quantities, its series, its warm-up.
+
+    Parameters
+    ----------
+    row : dict
+        The replication's measured quantities (name -> value).
+    series : numpy.ndarray
+        The headline metric observation by observation, for the stationarity detector.
+    warmup : int
+        Observations of ``series`` that are the model's own warm-up (cut before testing).
+    records : pandas.DataFrame or None
+        Per-task records, when the caller asked for them.
+    """
 
     row: dict
     series: np.ndarray
@@ -197,6 +225,16 @@ def mser5(series) -> int:
     Batch means of five consecutive observations; ``d`` minimises the MSER statistic over the
     batches that leave at least five behind. Ties go to the earliest point. A result past the
     middle of the series means the warm-up did not end within the run.
+
+    Parameters
+    ----------
+    series : array_like of float
+        One replication's observations, in order.
+
+    Returns
+    -------
+    int
+        The number of observations to cut at the start.
     """
     y = _check_series(series, "series", "mser5")
     k = y.size // 5
@@ -418,9 +456,25 @@ def check_overload(
 ) -> list[str]:
     """Apply the ``overload`` policy: raise, or return the notes of a transient run.
 
-    ``overload="raise"`` raises :class:`UnstableRegimeError` when the model's load bound
-    ``rho`` is at least 1 or the detector found the run non-stationary; ``"transient"``
-    returns notes saying the numbers are finite-horizon values, not steady-state means.
+    Parameters
+    ----------
+    func : str
+        The public function the policy is applied for (named in the error).
+    overload : {"raise", "transient"}
+        ``"raise"`` raises :class:`UnstableRegimeError` when ``rho`` is at least 1 or the
+        detector found the run non-stationary; ``"transient"`` returns notes instead.
+    rho : float or None
+        The model's load bound, when known.
+    stationarity : Stationarity or None
+        The detector's verdict, when the run was tested.
+    what : str
+        What was simulated, for the message.
+
+    Returns
+    -------
+    list of str
+        Notes saying the numbers are finite-horizon values, not steady-state means (empty
+        for a stationary run).
     """
     func = _check_text(func, "func", "check_overload")
     overload = check_choice(overload, "overload", func, OVERLOAD)
@@ -460,7 +514,19 @@ def require_observations(
     what: str = "requests completed after the warm-up",
     hint: str = "",
 ) -> None:
-    """Raise :class:`EmptyRunError` when a replication measured nothing (never return NaN)."""
+    """Raise :class:`EmptyRunError` when a replication measured nothing (never return NaN).
+
+    Parameters
+    ----------
+    func : str
+        The public function that ran (named in the error).
+    counts : array_like of int
+        Observations measured by each replication.
+    what : str
+        What the observations are, for the message.
+    hint : str
+        How to get observations (a longer run, a lighter load), appended to the message.
+    """
     func = _check_text(func, "func", "require_observations")
     what = _check_text(what, "what", func)
     hint = _check_text(hint, "hint", func)
@@ -497,6 +563,26 @@ def replicate(
     The seeds are the children ``start .. start + replications - 1`` of
     ``SeedSequence(seed)``: the same seed gives the same replications, and a longer run
     (``start`` > 0) extends a shorter one with fresh, independent streams.
+
+    Parameters
+    ----------
+    one : callable
+        ``one(seed_sequence, index) -> Replication``, one replication of the model.
+    replications : int
+        How many replications to run.
+    seed : int or numpy.random.SeedSequence
+        The run's seed.
+    progress : bool
+        Show a progress bar.
+    desc : str
+        The progress bar's label.
+    start : int
+        Index of the first replication.
+
+    Returns
+    -------
+    list of Replication
+        One per index, in order.
     """
     f = "replicate"
     one = _check_callable(one, "one", f)
@@ -543,8 +629,43 @@ def finish(
 ):
     """Detector, overload policy and empty-run check, then the :class:`SimulationResult`.
 
-    ``count`` names a row quantity holding each replication's number of measured
-    observations; without it the kept length of each series is used.
+    Parameters
+    ----------
+    reps : sequence of Replication
+        The replications of one run.
+    func, metric, quantities
+        The public function (named in errors and notes), the headline quantity and every
+        quantity of the rows to report with an interval.
+    confidence : float
+        The intervals' confidence level.
+    run_length, run_unit
+        The length of a replication and its unit, for the result's description.
+    overload : {"raise", "transient"}
+        See :func:`check_overload`.
+    bounds : mapping or None
+        ``quantity -> (low, high)``: intervals clipped to a quantity's range.
+    rho : float or None
+        The model's load bound, when known.
+    notes : sequence of str
+        The caller's own notes, kept in the result.
+    info : dict or None
+        Extra fields of the result.
+    unit : str
+        The headline quantity's unit.
+    alpha : float
+        The detector's significance level.
+    count : str or None
+        A row quantity holding each replication's number of measured observations; without
+        it the kept length of each series is used.
+    empty_what, empty_hint
+        The message of :func:`require_observations`.
+    records : pandas.DataFrame or None
+        Per-task records, kept in the result.
+
+    Returns
+    -------
+    SimulationResult
+        Means with intervals over replications, the stationarity verdict and the notes.
     """
     func = _check_text(func, "func", "finish")
     if isinstance(reps, (str, bytes)) or not isinstance(reps, Sequence) or not reps:

@@ -289,7 +289,12 @@ CONFIDENCE = Param(
 
 @dataclass(frozen=True)
 class Params(Mapping):
-    """A paper's parameter table: a read-only mapping ``name -> Param``."""
+    """A paper's parameter table: a read-only mapping ``name -> Param``.
+
+    Parameters
+    ----------
+    *params : Param
+        The rows, in the order the glossary and the sliders show them."""
 
     rows: tuple = field(default_factory=tuple)
 
@@ -572,6 +577,21 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
     ``names`` may also list the body's own parameters (after ``p``), to place them.
     ``positional=True``: ``names`` are positional-or-keyword in that order (``f(24, 1.5)``)
     and the object, when given, is the only positional argument.
+
+    Parameters
+    ----------
+    model : type
+        The paper's parameter class (built by :meth:`Params.model`).
+    *names : str
+        The table's fields the function takes, in the order of its signature, and the body's
+        own parameters to place among them.
+    positional : bool
+        Whether ``names`` may be given by position.
+
+    Returns
+    -------
+    callable
+        A decorator: it turns ``def f(p, *, own...)`` into the public function.
     """
     if not (isinstance(model, type) and issubclass(model, ParamsModel)):
         raise ParameterError(

@@ -29,7 +29,22 @@ __all__ = ["PrecisionTarget", "precision_target", "to_precision"]
 
 @dataclass(frozen=True)
 class PrecisionTarget:
-    """A validated precision request: one target (relative or absolute) and the budget."""
+    """A validated precision request: one target (relative or absolute) and the budget.
+
+    Parameters
+    ----------
+    value : float
+        The target half-width of the headline interval.
+    absolute : bool
+        Whether ``value`` is in the quantity's unit (else relative to the estimate).
+    max_replications : int
+        The budget: the run stops there, converged or not.
+    initial : int
+        Replications run before the first look at the interval.
+    progress : bool or callable
+        A progress bar, or ``progress(done, projected, half_width)`` after every step.
+    unit : str
+        The quantity's unit, for messages."""
 
     value: float  # the target half-width: relative to the estimate, or absolute
     absolute: bool
@@ -74,8 +89,27 @@ def precision_target(
     Give ``rel_half_width`` or ``half_width``, not both; with neither the target is
     ``default_half_width`` (absolute) when the paper declares one, else the table's relative
     default (2 %). ``max_replications`` and ``initial`` default to the shared table's rows;
-    ``initial`` is capped at ``max_replications``. ``progress``: a bool (a progress bar) or a
-    callable ``progress(done, projected, half_width)`` called after every step.
+    ``initial`` is capped at ``max_replications``.
+
+    Parameters
+    ----------
+    func : str
+        The public function whose keywords these are (named in errors).
+    rel_half_width, half_width : float or None
+        The target, relative to the estimate or in the quantity's unit.
+    max_replications, initial : int or None
+        The budget and the first batch.
+    progress : bool or callable
+        A progress bar, or ``progress(done, projected, half_width)`` after every step.
+    default_half_width, max_half_width : float or None
+        The paper's absolute default target and the widest target it accepts.
+    unit : str
+        The quantity's unit, for messages.
+
+    Returns
+    -------
+    PrecisionTarget
+        The validated request.
     """
     if rel_half_width is not None and half_width is not None:
         raise ParameterError(
@@ -126,8 +160,29 @@ def to_precision(
     ``progress`` are validated here the same way. A run the detector finds non-stationary
     stops at once with :class:`UnstableRegimeError` (its precision would be meaningless). A
     run that reaches ``max_replications`` first is returned with ``converged=False`` and a
-    note saying the precision reached. ``finish_kwargs``: :func:`finish`'s description of
-    the result.
+    note saying the precision reached.
+
+    Parameters
+    ----------
+    one : callable
+        ``one(seed_sequence, index) -> Replication``, one replication of the model.
+    func : str
+        The public function that runs (named in errors and notes).
+    target : PrecisionTarget or None
+        The validated request; without it the next keywords are validated here.
+    rel_half_width, half_width, max_replications, initial, progress
+        See :func:`precision_target`.
+    seed : int or numpy.random.SeedSequence
+        The run's seed (replication ``i`` draws from its ``i``-th child).
+    desc : str
+        The progress bar's label.
+    **finish_kwargs
+        :func:`workbench.output_analysis.finish`'s description of the result.
+
+    Returns
+    -------
+    SimulationResult
+        The result, with ``converged`` and the replications it took.
     """
     func = _check_text(func, "func", "to_precision")
     one = _check_callable(one, "one", func)

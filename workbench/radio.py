@@ -68,7 +68,17 @@ def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_op
 
 
 def dbm_to_watt(dbm):
-    """Power in W of a level in dBm: 10 ** ((dbm - 30) / 10); scalars or arrays."""
+    """Power in W of a level in dBm: 10 ** ((dbm - 30) / 10).
+
+    Parameters
+    ----------
+    dbm : float or array_like
+        Power levels in dBm.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The powers in W, of the input's shape."""
     # above 3100 dBm the power overflows the float range (10**307 W)
     arr = _real_array(dbm, "dbm", "dbm_to_watt", "a finite real number or array <= 3100")
     if np.any(arr > 3100.0):
@@ -93,6 +103,11 @@ def noise_power(bandwidth_hz, noise_figure_db=9.0, density_dbm_hz=-174.0) -> flo
     density_dbm_hz : float
         Noise power spectral density in dBm/Hz, in [-200, -100] (default -174 dBm/Hz, kT
         at 290 K).
+
+    Returns
+    -------
+    float
+        The noise power in W.
     """
     func = "noise_power"
     b = check_real(bandwidth_hz, "bandwidth_hz", func, 0.0, low_open=True)
@@ -106,7 +121,16 @@ def path_loss_db(distance_m):
 
     The model is written for d in km.  Distances below 1 m are clipped to 1 m (a user on
     top of a cloudlet would otherwise get an unbounded gain); the loss there is 30.6 dB.
-    Scalars give a float, arrays an array of the same shape.
+
+    Parameters
+    ----------
+    distance_m : float or array_like
+        Distances in metres, >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The loss in dB: a float for a scalar, an array of the same shape for an array.
     """
     d = _real_array(distance_m, "distance_m", "path_loss_db", "non-negative distances in m", low=0)
     d = np.maximum(d, MIN_DISTANCE_M)
@@ -117,7 +141,17 @@ def path_loss_db(distance_m):
 def rayleigh_fading(shape, seed) -> np.ndarray:
     """Rayleigh-fading power gains |h|^2: iid Exp(1) (mean 1) of the given shape.
 
-    ``seed`` (a non-negative int) fixes the draw: same seed, same numbers.
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the draw.
+    seed : int
+        A non-negative seed: same seed, same numbers.
+
+    Returns
+    -------
+    numpy.ndarray
+        The power gains, of ``shape``.
     """
     func = "rayleigh_fading"
     seed = check_seed(seed, func)
@@ -156,6 +190,11 @@ def channel_gains(user_xy, cloudlet_xy, seed=None, fading=True) -> np.ndarray:
     fading : bool
         Multiply the path gain by iid Exp(1) Rayleigh power fading (default True).
 
+    Returns
+    -------
+    numpy.ndarray, shape (U, E)
+        The linear power gain from each user to each cloudlet.
+
     Notes
     -----
     Path loss as in :func:`path_loss_db` (distances clipped below at 1 m).
@@ -183,7 +222,19 @@ def channel_gains(user_xy, cloudlet_xy, seed=None, fading=True) -> np.ndarray:
 
 
 def coverage(path_loss_db, threshold_db=110.0) -> np.ndarray:
-    """Boolean (U, E) coverage: True where the path loss is at most ``threshold_db``."""
+    """Boolean (U, E) coverage: True where the path loss is at most ``threshold_db``.
+
+    Parameters
+    ----------
+    path_loss_db : array_like, shape (U, E)
+        Path losses in dB (:func:`path_loss_db`).
+    threshold_db : float
+        The largest loss at which a user is covered, in dB (default 110 dB).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (U, E)
+        Whether each user is covered by each cloudlet."""
     func = "coverage"
     t = check_real(threshold_db, "threshold_db", func)
     pl = _real_array(path_loss_db, "path_loss_db", func, "a 2-D array of path losses in dB", 2)

@@ -102,6 +102,20 @@ def drop_probability(avg, min_th, max_th, max_p, count=0, *, gentle: bool = Fals
 def ewma(avg, sample, w_q) -> float:
     """One step of RED's moving average: ``(1 - w_q) avg + w_q sample``.
 
+    Parameters
+    ----------
+    avg : float
+        The average before the sample (a queue length, >= 0).
+    sample : float
+        The new queue-length sample, >= 0.
+    w_q : float
+        The averaging weight, in (0, 1].
+
+    Returns
+    -------
+    float
+        The average after the sample.
+
     References
     ----------
     Floyd & Jacobson (1993), Sec. 4 (``w_q`` in (0, 1]).
@@ -113,7 +127,21 @@ def ewma(avg, sample, w_q) -> float:
 
 
 def ewma_series(samples, w_q, avg0: float = 0.0) -> np.ndarray:
-    """The moving average after each of ``samples`` (started at ``avg0``)."""
+    """The moving average after each of ``samples`` (started at ``avg0``).
+
+    Parameters
+    ----------
+    samples : array_like of float
+        Queue-length samples, in order, each >= 0.
+    w_q : float
+        The averaging weight, in (0, 1].
+    avg0 : float
+        The average before the first sample (default 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The average after each sample, of ``len(samples)``."""
     func = "ewma_series"
     x = check_array(samples, "samples", func, low=0.0)
     w_q = _check_w_q(func, w_q)

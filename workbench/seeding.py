@@ -31,9 +31,23 @@ _NOTEBOOK_SEED = 0
 def replication_seeds(root, n: int, start: int = 0) -> list[np.random.SeedSequence]:
     """The seed sequences of replications ``start .. start + n - 1`` of a run.
 
-    ``root``: an int seed or a :class:`numpy.random.SeedSequence`. ``SeedSequence.spawn`` is
-    stateful (a second call gives new children); the ``i``-th child is derived from the
-    root's entropy instead, so replication ``i`` has the same stream in every call.
+    ``SeedSequence.spawn`` is stateful (a second call gives new children); the ``i``-th child
+    is derived from the root's entropy instead, so replication ``i`` has the same stream in
+    every call.
+
+    Parameters
+    ----------
+    root : int or numpy.random.SeedSequence
+        The run's seed.
+    n : int
+        How many replications.
+    start : int
+        Index of the first.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+        One per replication, in order.
     """
     if not isinstance(root, np.random.SeedSequence):
         root = np.random.SeedSequence(check_int(root, "seed", "replication_seeds", 0, 2**128 - 1))
@@ -63,6 +77,18 @@ def figure_seed(base: int, seed: int | None = None) -> int:
     Figures and views take ``seed`` from the caller (the notebook's ``SEED``, passed by
     hand); ``seed=None`` reads the module-wide seed of :func:`set_notebook_seed`, kept only
     until every paper passes its seed by hand.
+
+    Parameters
+    ----------
+    base : int
+        The figure's own seed (its published numbers at ``seed=0``).
+    seed : int or None
+        The caller's seed.
+
+    Returns
+    -------
+    int
+        ``base + seed``.
     """
     base = check_int(base, "base", "figure_seed", 0, 2**62)
     return base + (_NOTEBOOK_SEED if seed is None else check_seed(seed, "figure_seed"))

@@ -64,6 +64,13 @@ class SweepError(RuntimeError):
 class SweepPointError(SweepError):
     """``func`` raised at one point; the original exception is chained as ``__cause__``.
 
+    Parameters
+    ----------
+    message : str
+        What went wrong, with the point and seed to reproduce it.
+    point, replication, seed
+        As the attributes below.
+
     Attributes
     ----------
     point : dict
