@@ -31,7 +31,7 @@ from workbench.hierarchy.figures import (
     grid_study,
     study,
 )
-from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+from workbench.hierarchy.model import P5Params, eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import symmetric_tree
@@ -397,25 +397,21 @@ ATLAS_CLAIMS = (
 _BA = tuple(f"ba-{i}" for i in range(1, 6))
 
 
-def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
+def _atlas_runs(quick: bool, seed: int, p) -> pd.DataFrame:
     """One row per (λ, μ, replication): the five models' mean times and middle shares on the
     tree, the advanced model's mean time with (5, 40), its time per work on the skewed tree
     and on each BA tree, and whether each run was stationary. Every run at one (λ, μ,
     replication) uses the same draws (common random numbers)."""
     grid, reps = (ATLAS_QUICK_GRID, 1) if quick else (ATLAS_FULL_GRID, 3)
+    p = p.with_("atlas_point", periods=ATLAS_PERIODS, overload="transient")
+    wide_p = p.with_("atlas_point", max_th=40.0)
+    topologies = {name: p.with_("atlas_point", topology=name) for name in ("skewed", *_BA)}
     rows = []
     for lam, mu in grid:
         for r in range(reps):
             run_seed = point_seed({"lam": lam, "mu": mu}, r, seed)  # the studies' seeds
-            common = dict(
-                lam=lam,
-                task_size=mu,
-                seed=run_seed,
-                periods=ATLAS_PERIODS,
-                overload="transient",
-                **params,
-            )
-            five = run_models(models=PAPER_MODELS, **common)
+            common = dict(lam=lam, task_size=mu, seed=run_seed)
+            five = run_models(p, models=PAPER_MODELS, **common)
             row = {"lam": lam, "mu": mu}
             ok = [
                 five[f"{m}/stationary"] == 1.0 and five[f"{m}/rho_bound"] < 1.0
@@ -428,11 +424,11 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
             row["tree_per_work"] = five["advanced/time_per_work"]
             row["all_ok"] = all(ok)
             advanced_ok = ok[0]
-            wide = run_models(models=("advanced",), max_th=40.0, **common)
+            wide = run_models(wide_p, models=("advanced",), **common)
             row["time_5_40"] = wide["advanced/mean_time"]
             row["wide_ok"] = advanced_ok and wide["advanced/stationary"] == 1.0
-            for name in ("skewed", *_BA):
-                other = run_models(models=("advanced",), topology=name, **common)
+            for name, other_p in topologies.items():
+                other = run_models(other_p, models=("advanced",), **common)
                 row[f"{name}/per_work"] = other["advanced/time_per_work"]
                 row[f"{name}/ok"] = advanced_ok and other["advanced/stationary"] == 1.0
             rows.append(row)
@@ -462,11 +458,11 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     β, τ_d, RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
     eq11_unit). Each value is the quantity ``CLAIMS[id]`` measures, computed the same way
     (ratios over the grid points where every model compared is stationary), on the atlas's
-    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods (about 0.5 s);
+    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods;
     full, the claims' quick 3 × 3 grid with 3 replications. A claim whose points are all
     non-stationary is ``Measurement(nan, stationary=False, note=why)``.
     """
-    runs = _atlas_runs(quick, seed, params)
+    runs = _atlas_runs(quick, seed, P5Params.of("atlas_point", params))
     out = {}
     ok = runs["all_ok"].to_numpy(bool)
     grid = runs[ok]

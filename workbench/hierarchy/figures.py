@@ -2,9 +2,10 @@
 
 Every study runs through :func:`workbench.sweep.sweep` (seeds from the grid point) over
 :func:`~workbench.hierarchy.simulation.run_models`, then a Student-t interval per point.
-Every frame and study takes :data:`STUDY_FIELDS`, the model's keywords a study may fix (or
-a :class:`~workbench.hierarchy.P5Params`), and ``seed``, the notebook's ``SEED`` passed by
-hand (0: the published numbers).
+Every frame takes ``quick`` (the 3 × 3 grid, 300 periods × 3 replications a point; else
+9 × 9, 1,000 × 5), ``seed`` (the notebook's ``SEED``, passed by hand; 0: the published
+frame) and :data:`STUDY_FIELDS`, the model's keywords fixed for every point (or a
+:class:`~workbench.hierarchy.P5Params`).
 Every point carries a ``stationary`` column: every replication's detector found a steady
 state (per-task completion times, :mod:`workbench.output_analysis`) and the load bound and the
 measured load are below 1. Other points are finite-run transients: drawn hollow (curves) or
@@ -157,6 +158,22 @@ def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -
 
     At the defaults a subset of the paper's models is read from the five-model study (common
     random numbers: the same rows, computed once).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length.
+    models : tuple of str
+        The models compared.
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+    sigma, topology, decision_time, ...
+        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows.
     """
     lams, sizes = (QUICK_LAMBDAS, QUICK_TASK_SIZES) if quick else (LAMBDAS, TASK_SIZES)
     grid = {"lams": lams, "task_sizes": sizes, "quick": quick, "seed": seed}
@@ -171,7 +188,18 @@ def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig4_time_vs_mu_frame(p, *, quick=False, seed: int = 0):
-    """Fig. 4: the five models over μ at λ = 8 (``relative``: ÷ the advanced model)."""
+    """Fig. 4: the five models over μ at λ = 8.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``relative``: the mean time ÷ the advanced model's.
+    """
     sizes = QUICK_TASK_SIZES if quick else TASK_SIZES
     frame = study(p, models=PAPER_MODELS, lams=(8,), task_sizes=sizes, quick=quick, seed=seed)
     return _normalise(frame)
@@ -179,7 +207,18 @@ def fig4_time_vs_mu_frame(p, *, quick=False, seed: int = 0):
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig5_time_vs_lam_frame(p, *, quick=False, seed: int = 0):
-    """Fig. 5: the five models over λ at μ = 7 (``relative``: ÷ the advanced model)."""
+    """Fig. 5: the five models over λ at μ = 7.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``relative``: the mean time ÷ the advanced model's.
+    """
     lams = QUICK_LAMBDAS if quick else LAMBDAS
     frame = study(p, models=PAPER_MODELS, lams=lams, task_sizes=(7,), quick=quick, seed=seed)
     return _normalise(frame)
@@ -240,7 +279,18 @@ def plot_fig5_time_vs_lam(frame):
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
-    """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's."""
+    """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, advanced, best_other, best_other_model, gain, stationary.
+    """
     grid = grid_study(p, quick=quick, seed=seed)
     pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values="mean_time")
     others = pivot.drop(columns="advanced")
@@ -296,7 +346,18 @@ def plot_fig7_gain_heatmap(frame):
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig6_share_per_server_frame(p, *, quick=False, seed: int = 0):
-    """Fig. 6: each model's share of tasks executed at each server, over the grid."""
+    """Fig. 6: each model's share of tasks executed at each server, over the grid.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        model, server, share (averaged over the grid).
+    """
     grid = grid_study(p, quick=quick, seed=seed)
     shares = [c for c in grid.columns if c.startswith("share_s")]
     mean = grid.groupby("model")[shares].mean().reset_index()
@@ -330,7 +391,18 @@ def plot_fig6_share_per_server(frame):
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig13_red_thresholds_frame(p, *, quick=False, seed: int = 0):
-    """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20)."""
+    """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20).
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, time_5_20, time_5_40, relative (their ratio), stationary.
+    """
     run = {"quick": quick, "models": ("advanced",), "seed": seed}
     base = grid_study(p, **run)
     wide = grid_study(p.with_("fig13_red_thresholds_frame", max_th=40.0), **run)
@@ -367,7 +439,19 @@ def plot_fig13_red_thresholds(frame):
 
 @takes(P5Params, *STUDY_FIELDS)
 def fig10_11_topologies_frame(p, *, quick=False, seed: int = 0):
-    """Advanced model's time per unit of work on each topology, relative to the tree."""
+    """Figs. 10-11: the advanced model's time per unit of work on each topology, relative
+    to the tree's.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        topology, lam, mu, relative, stationary.
+    """
     run = {"quick": quick, "models": ("advanced",), "seed": seed}
     rows = []
     base = grid_study(p, **run)
@@ -407,7 +491,18 @@ def plot_fig10_11_topologies(frame):
 @takes(P5Params, *STUDY_FIELDS)
 def fig8_eq12_queue_frame(p, *, quick=False, seed: int = 0):
     """Fig. 8: eq. 12's queue estimate from the advanced model's mean time, and the measured
-    mean number of tasks per server."""
+    mean number of tasks per server.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, mean_in_system (measured), eq12 (estimated), stationary.
+    """
     grid = grid_study(p, quick=quick, models=("advanced",), seed=seed)
     compute = p.hierarchy().compute
     est = [
@@ -449,7 +544,18 @@ def plot_fig8_eq12_queue(frame):
 @takes(P5Params, *STUDY_FIELDS)
 def beyond_down_offload_frame(p, *, quick=False, seed: int = 0):
     """Beyond the paper: the advanced model over λ at μ = 7, with and without the centre
-    offloading down."""
+    offloading down.
+
+    Parameters
+    ----------
+    quick, seed, sigma, topology, ...
+        As every frame's (the module docstring).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``direction``: "up only" or "up and down".
+    """
     lams = QUICK_LAMBDAS if quick else LAMBDAS
     run = {"models": ("advanced",), "lams": lams, "task_sizes": (7,), "quick": quick}
     up = study(p.with_("beyond_down_offload_frame", down_offload=False), **run, seed=seed)
@@ -525,15 +631,33 @@ FIGURES = {
 }
 
 
-def theory_table(*, theory_periods: int = 2000, theory_replications: int = 5) -> pd.DataFrame:
+#: the theory table's seed at the notebook's SEED = 0
+THEORY_SEED = 7
+
+
+def theory_table(
+    *, theory_periods: int = 2000, theory_replications: int = 5, seed: int = 0
+) -> pd.DataFrame:
     """Simulated mean time (with CI) next to queueing theory where theory covers the model.
 
     Spread arrivals (a Poisson process): pure local makes each bottom server an M/G/1 queue
     (Pollaczek–Khinchine); pure cloud makes the centre one, plus two link delays of mean
     β E[D] / W. Batch arrivals (the default reading): at light load each period's batch
     drains within the period, and a task finds on average λ/2 others of its batch ahead
-    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``. Each row: ``simulate``
-    with ``theory_replications`` replications of ``theory_periods`` periods, seed 7.
+    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``.
+
+    Parameters
+    ----------
+    theory_periods, theory_replications : int
+        Each row's :func:`simulate` run.
+    seed : int
+        The notebook's ``SEED``: the runs use ``THEORY_SEED + seed`` (0: the published table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case: model, arrivals, λ, μ, ρ, the simulated mean with its CI, the
+        theory and its value, and whether the theory lies inside the CI.
     """
     f_b, f_c = PARAMS["compute_bottom"].default, PARAMS["compute_top"].default
     link = 2 * PARAMS["data_per_work"].default / PARAMS["bandwidth"].default
@@ -561,7 +685,7 @@ def theory_table(*, theory_periods: int = 2000, theory_replications: int = 5) ->
             periods=theory_periods,
             replications=theory_replications,
             keep_records=False,
-            seed=7,
+            seed=figure_seed(THEORY_SEED, seed),
         )
         rows.append(
             {
