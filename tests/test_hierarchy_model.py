@@ -382,3 +382,23 @@ def test_the_seed_rule_reads_keywords_bound_through_a_tuple():
 
     report = check_paper("p5", rules=["seeds.public"])
     assert report.ok, str(report)
+
+
+def test_the_parameter_object_is_validated_once_and_reaches_the_workers():
+    """P5Params: built directly the errors name the class, through a function the function;
+    an object and keywords give the same run as keywords alone; it pickles (the full
+    studies' worker processes); a Topology field carries its own speeds."""
+    import pickle
+
+    from workbench.hierarchy import P5Params, run_models
+
+    with pytest.raises(ParameterError, match=r"'max_th' parameter of P5Params.*\(20, 10000\]"):
+        P5Params(min_th=20.0, max_th=20.0)
+    p = P5Params(lam=2.0, topology="skewed")
+    assert pickle.loads(pickle.dumps(p)) == p and p.hierarchy().name == "skewed"
+    run = dict(models=("pure_local",), periods=50, seed=1)
+    assert run_models(p, **run) == run_models(lam=2.0, topology="skewed", **run)
+    with pytest.raises(ParameterError, match="'lam' parameter of run_models"):
+        run_models(p, lam=-1.0, **run)
+    tree = symmetric_tree(compute_bottom=50.0)
+    assert P5Params(topology=tree, compute_bottom=999.0).hierarchy().compute[3] == 50.0
