@@ -278,8 +278,17 @@ def _sequence(values, name, func) -> list:
 def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFrame:
     """Target, what the paper says, the threshold, and the chosen candidate's result.
 
-    ``frame``: the output of :func:`calibrate` (computed when not given). The last rows give
-    the chosen values.
+    Parameters
+    ----------
+    frame : pandas.DataFrame, optional
+        The output of :func:`calibrate` (computed from ``kwargs`` when not given).
+    **kwargs
+        :func:`calibrate`'s keywords (``seed``: the notebook's ``SEED``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per target, then the chosen values.
     """
     f = "calibration_table"
     reject_unknown(
