@@ -13,6 +13,7 @@ from workbench.hierarchy.params import PAPER_MODELS, TOPOLOGIES
 from workbench.hierarchy.topology import named_topology
 from workbench.layout import check_layout
 from workbench.plots import UNSTABLE_LABEL, unstable_note
+from workbench.validation import ParameterError
 from workbench.widgets import view_dpi
 
 
@@ -88,3 +89,7 @@ def test_a_seeded_frame_follows_the_seed_passed_by_hand():
         assert np.array_equal(fresh(), published)
     finally:
         seeding.set_notebook_seed(0)
+    with pytest.raises(ParameterError, match="'seed' parameter of study"):
+        spec.frame(quick=True, seed=-1)
+    with pytest.raises(ParameterError, match="'quick' parameter of study"):
+        spec.frame(quick="yes")

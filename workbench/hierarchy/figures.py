@@ -39,6 +39,7 @@ from workbench.plots import (
 from workbench.seeding import figure_seed
 from workbench.stats import mean_ci
 from workbench.sweep import sweep
+from workbench.validation import check_bool, check_seed
 
 __all__ = [
     "FIGURES",
@@ -115,7 +116,7 @@ def study(p, *, models: tuple, lams: tuple, task_sizes: tuple, quick: bool, seed
         Columns model, lam, mu, mean_time, ci_low, ci_high, stationary, overloaded, and the
         means of the other quantities of :func:`run_models` (``share_s*``, ...).
     """
-    run = _run_length(quick)
+    run = _run_length(check_bool(quick, "quick", "study"))
     raw = sweep(
         _study_point,
         {"lam": list(lams), "mu": list(task_sizes)},
@@ -124,7 +125,7 @@ def study(p, *, models: tuple, lams: tuple, task_sizes: tuple, quick: bool, seed
             "params": p.with_("study", periods=run["periods"], overload="transient"),
         },
         replications=run["replications"],
-        base_seed=figure_seed(BASE_SEED, seed),
+        base_seed=figure_seed(BASE_SEED, check_seed(seed, "study")),
         n_workers=1 if quick else FULL_WORKERS,
         progress=False,
     )
