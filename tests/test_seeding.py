@@ -53,6 +53,8 @@ def test_the_notebook_seed_reaches_the_figures_seed():
     before = comparison_seeds(8, 7, 2)
     assert comparison_seeds(8, 7, 2, seed=5) != before
     assert _under_seed(5, lambda: comparison_seeds(8, 7, 2)) == before
+    with pytest.raises(ParameterError, match="'seed' parameter of comparison_seeds"):
+        comparison_seeds(8, 7, 2, seed=None)  # None would read the module-wide seed
     with pytest.raises(ParameterError, match="set_notebook_seed"):
         seeding.set_notebook_seed(-3)
 

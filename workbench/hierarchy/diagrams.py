@@ -27,6 +27,7 @@ from workbench.red import drop_probability
 from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
 from workbench.sweep import point_seed
+from workbench.validation import check_seed
 
 __all__ = [
     "draw_hierarchy",
@@ -211,7 +212,7 @@ def comparison_seeds(lam, mu, replications: int, seed: int = 0) -> list[int]:
     """The seeds :func:`~workbench.hierarchy.figures.study` gives the point (λ, μ): the
     sweep's point seed from the figures' base seed shifted by ``seed`` (the notebook's
     ``SEED``)."""
-    base = figure_seed(BASE_SEED, seed)
+    base = figure_seed(BASE_SEED, check_seed(seed, "comparison_seeds"))
     return [point_seed({"lam": lam, "mu": mu}, r, base) for r in range(replications)]
 
 

@@ -686,7 +686,7 @@ def theory_table(
             periods=theory_periods,
             replications=theory_replications,
             keep_records=False,
-            seed=figure_seed(THEORY_SEED, seed),
+            seed=figure_seed(THEORY_SEED, check_seed(seed, "theory_table")),
         )
         rows.append(
             {
