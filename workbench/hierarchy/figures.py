@@ -191,11 +191,6 @@ def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -
 def fig4_time_vs_mu_frame(p, *, quick=False, seed: int = 0):
     """Fig. 4: the five models over μ at λ = 8.
 
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
-
     Returns
     -------
     pandas.DataFrame
@@ -209,11 +204,6 @@ def fig4_time_vs_mu_frame(p, *, quick=False, seed: int = 0):
 @takes(P5Params, *STUDY_FIELDS)
 def fig5_time_vs_lam_frame(p, *, quick=False, seed: int = 0):
     """Fig. 5: the five models over λ at μ = 7.
-
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
 
     Returns
     -------
@@ -282,11 +272,6 @@ def plot_fig5_time_vs_lam(frame):
 def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
     """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's.
 
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
-
     Returns
     -------
     pandas.DataFrame
@@ -349,11 +334,6 @@ def plot_fig7_gain_heatmap(frame):
 def fig6_share_per_server_frame(p, *, quick=False, seed: int = 0):
     """Fig. 6: each model's share of tasks executed at each server, over the grid.
 
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
-
     Returns
     -------
     pandas.DataFrame
@@ -393,11 +373,6 @@ def plot_fig6_share_per_server(frame):
 @takes(P5Params, *STUDY_FIELDS)
 def fig13_red_thresholds_frame(p, *, quick=False, seed: int = 0):
     """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20).
-
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
 
     Returns
     -------
@@ -442,11 +417,6 @@ def plot_fig13_red_thresholds(frame):
 def fig10_11_topologies_frame(p, *, quick=False, seed: int = 0):
     """Figs. 10-11: the advanced model's time per unit of work on each topology, relative
     to the tree's.
-
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
 
     Returns
     -------
@@ -493,11 +463,6 @@ def plot_fig10_11_topologies(frame):
 def fig8_eq12_queue_frame(p, *, quick=False, seed: int = 0):
     """Fig. 8: eq. 12's queue estimate from the advanced model's mean time, and the measured
     mean number of tasks per server.
-
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
 
     Returns
     -------
@@ -546,11 +511,6 @@ def plot_fig8_eq12_queue(frame):
 def beyond_down_offload_frame(p, *, quick=False, seed: int = 0):
     """Beyond the paper: the advanced model over λ at μ = 7, with and without the centre
     offloading down.
-
-    Parameters
-    ----------
-    quick, seed, sigma, topology, ...
-        As every frame's (the module docstring).
 
     Returns
     -------
