@@ -129,6 +129,6 @@ def test_an_atlas_point_at_the_defaults_measures_what_the_claims_measure():
     point = {p.name: p.default for p in PARAMS.rows if p.plausible is not None}
     out = atlas_point(quick=False, seed=BASE_SEED, **point)
     for cid in ATLAS.claims:
-        claim = CLAIMS[cid](True, BASE_SEED)
+        claim = CLAIMS[cid](True, seed=0)  # the studies' seeds: BASE_SEED + 0
         assert out[cid].stationary == claim.stationary, cid
         assert out[cid].value == pytest.approx(claim.value, rel=1e-9, abs=1e-12), cid

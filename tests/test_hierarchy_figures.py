@@ -13,6 +13,7 @@ from workbench.hierarchy.params import PAPER_MODELS, TOPOLOGIES
 from workbench.hierarchy.topology import named_topology
 from workbench.layout import check_layout
 from workbench.plots import UNSTABLE_LABEL, unstable_note
+from workbench.validation import ParameterError
 from workbench.widgets import view_dpi
 
 
@@ -29,7 +30,7 @@ def _hollow(ax) -> int:
 
 def test_hollow_markers_exactly_for_flagged_points():
     """λ = 12: pure local and pure cloud are overloaded at μ = 9 (ρ = 1.08), not at μ = 2."""
-    frame = _normalise(study(PAPER_MODELS, (12,), (2, 9), True))
+    frame = _normalise(study(models=PAPER_MODELS, lams=(12,), task_sizes=(2, 9), quick=True))
     flagged = int((~frame["stationary"]).sum())
     assert flagged >= 2 and frame[frame["mu"] == 2]["stationary"].all()
     fig = _plot_vs(frame, "mu", "λ = 12")
@@ -64,3 +65,31 @@ def test_hierarchy_drawing_is_clean_and_says_how_ba_speeds_follow_the_sliders(na
         np.testing.assert_allclose(topo.compute, tier * factor, rtol=2e-3)
         assert topo.compute.sum() == pytest.approx(fc + 2 * fm + 4 * fb)
         assert fig.axes[0].get_title().endswith(note)
+
+
+def test_a_seeded_frame_follows_the_seed_passed_by_hand():
+    """Issue 45: the notebook's SEED reaches a frame by hand, not through a module global.
+    seed=0 is the published frame, seed=1 another sample of the same model, the same seed
+    the same numbers (computed afresh), and the module-wide seed plays no part."""
+    from workbench import seeding
+    from workbench.hierarchy.figures import FIGURES
+
+    spec = FIGURES["fig5_time_vs_lam"]
+    assert spec.seeded
+
+    def fresh(**kw):
+        study.__wrapped__.cache_clear()  # the session cache would answer the same object
+        return spec.frame(quick=True, **kw)["mean_time"].to_numpy()
+
+    published, moved = fresh(), fresh(seed=1)
+    assert not np.array_equal(published, moved)
+    assert np.array_equal(fresh(seed=1), moved)
+    try:
+        seeding.set_notebook_seed(3)
+        assert np.array_equal(fresh(), published)
+    finally:
+        seeding.set_notebook_seed(0)
+    with pytest.raises(ParameterError, match="'seed' parameter of study"):
+        spec.frame(quick=True, seed=-1)
+    with pytest.raises(ParameterError, match="'quick' parameter of study"):
+        spec.frame(quick="yes")

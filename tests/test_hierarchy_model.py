@@ -255,7 +255,7 @@ def test_fuzz_bad_values_raise_parameter_error(name, value):
         param.check(value, "simulate")
         valid = True
     except ParameterError:
-        valid = value is None  # None: the table's default
+        valid = False  # None too: a keyword left out, not None, takes the table's default
     kw = {"lam": 1.0, "task_size": 1.0} | {name: value}
     try:
         res = simulate(model="advanced", periods=10, replications=2, **kw)
@@ -295,11 +295,10 @@ def test_structured_bad_input_is_refused(build):
 
 def test_misspelled_keyword_is_refused():
     from workbench.hierarchy import run_models
-    from workbench.hierarchy.simulation import _run_once
 
-    with pytest.raises(ParameterError, match="decision_time"):
-        _run_once(model="advanced", lam=2, task_size=2, decison_time=0.0, periods=20)
-    with pytest.raises(ParameterError, match="Did you mean"):
+    with pytest.raises(TypeError, match="decision_time"):
+        run_models(models=("advanced",), lam=2, task_size=2, decison_time=0.0, periods=20)
+    with pytest.raises(TypeError, match="Did you mean"):
         run_models(lam=2, task_size=2, models=("advanced",), w_qq=0.1, periods=20)
 
 
@@ -327,7 +326,10 @@ def test_signature_defaults_are_the_parameter_table_s():
                         divergent.append(f"{mod}.{fname}({name}={default!r})")
     assert divergent == []
     for func in (simulate, simulate_to_precision):
-        kinds = {p.kind for p in inspect.signature(func).parameters.values()}
+        params = inspect.signature(func).parameters
+        # the one positional slot is the parameter object's (workbench.params.takes)
+        assert params["params"].kind is inspect.Parameter.POSITIONAL_ONLY
+        kinds = {p.kind for n, p in params.items() if n != "params"}
         assert kinds <= {inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD}
 
 
@@ -370,3 +372,33 @@ def test_issue_point_without_enhancement_2_is_flagged():
     )
     assert res.info["rho_bound"] < 1.0 <= res.info["rho_measured"]
     assert not res.stationary and "grows with run length" in res.stationarity.note
+
+
+def test_the_seed_rule_reads_keywords_bound_through_a_tuple():
+    """simulate, simulate_to_precision and run_models bind their keywords with
+    ``@takes(P5Params, *SIMULATE_FIELDS)``: the seeds rule reads ``seed`` from the
+    generated signature, not only from string arguments of the decorator."""
+    from workbench.paper import check_paper
+
+    report = check_paper("p5", rules=["seeds.public"])
+    assert report.ok, str(report)
+
+
+def test_the_parameter_object_is_validated_once_and_reaches_the_workers():
+    """P5Params: built directly the errors name the class, through a function the function;
+    an object and keywords give the same run as keywords alone; it pickles (the full
+    studies' worker processes); a Topology field carries its own speeds."""
+    import pickle
+
+    from workbench.hierarchy import P5Params, run_models
+
+    with pytest.raises(ParameterError, match=r"'max_th' parameter of P5Params.*\(20, 10000\]"):
+        P5Params(min_th=20.0, max_th=20.0)
+    p = P5Params(lam=2.0, topology="skewed")
+    assert pickle.loads(pickle.dumps(p)) == p and p.hierarchy().name == "skewed"
+    run = dict(models=("pure_local",), periods=50, seed=1)
+    assert run_models(p, **run) == run_models(lam=2.0, topology="skewed", **run)
+    with pytest.raises(ParameterError, match="'lam' parameter of run_models"):
+        run_models(p, lam=-1.0, **run)
+    tree = symmetric_tree(compute_bottom=50.0)
+    assert P5Params(topology=tree, compute_bottom=999.0).hierarchy().compute[3] == 50.0

@@ -20,7 +20,6 @@ from workbench.hierarchy.simulation import (
     _MODEL_FLAGS,
     _draw_tasks,
     _run_kernel,
-    _run_once,
     run_models,
 )
 
@@ -199,28 +198,13 @@ def test_same_seed_same_numbers():
     assert not math.isclose(a.mean_time, c.mean_time)
 
 
-def test_run_models_is_run_once_on_common_draws():
-    both = run_models(
-        lam=7,
-        task_size=6,
-        models=("advanced", "pure_local"),
-        seed=4,
-        periods=150,
-        overload="transient",
-        decision_time=0.002,
-    )
+def test_run_models_is_one_model_at_a_time_on_common_draws():
+    run = dict(lam=7, task_size=6, seed=4, periods=150, overload="transient", decision_time=0.002)
+    both = run_models(models=("advanced", "pure_local"), **run)
     for model in ("advanced", "pure_local"):
-        one = _run_once(
-            model=model,
-            lam=7,
-            task_size=6,
-            seed=4,
-            periods=150,
-            overload="transient",
-            decision_time=0.002,
-        )
-        assert both[f"{model}/mean_time"] == one["mean_time"]
-        assert both[f"{model}/rho_bound"] == one["rho_bound"]
+        one = run_models(models=(model,), **run)
+        assert both[f"{model}/mean_time"] == one[f"{model}/mean_time"]
+        assert both[f"{model}/rho_bound"] == one[f"{model}/rho_bound"]
 
 
 def test_without_enhancement_1_ties_pure_cloud_without_decision_time():
@@ -280,13 +264,8 @@ def test_original_model_against_the_text(seed, beta, power, speeds):
     np.testing.assert_array_equal(out["exec_server"], want)
 
 
-def test_prepare_names_a_keyword_without_a_table_row():
-    """The shared validation refuses a keyword the table does not declare (it used to be
-    dropped silently, so a misspelt one ran the default)."""
-    from workbench.hierarchy.params import PARAMS
-    from workbench.hierarchy.simulation import _prepare
-    from workbench.validation import ParameterError
-
-    args = PARAMS.defaults() | {"bandwith": 5.0}
-    with pytest.raises(ParameterError, match="'bandwith'.*Did you mean 'bandwidth'"):
-        _prepare("simulate", args)
+def test_a_keyword_without_a_table_row_is_refused_with_the_closest_name():
+    """A keyword the table does not declare is refused, naming the closest one (it used to
+    be dropped silently, so a misspelt one ran the default)."""
+    with pytest.raises(TypeError, match="simulate.*'bandwith'.*Did you mean 'bandwidth'"):
+        simulate(bandwith=5.0)

@@ -34,7 +34,8 @@ def test_a_grid_seed_depends_on_the_point_not_on_its_types_or_order():
 def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():
     """Same seeds and run length as the quick Fig. 5 study at (λ, μ) = (8, 7): the view's
     per-model means are the study's (it used seeds 1..R before, and could not match)."""
-    frame = study(PAPER_MODELS, (8,), (7,), True, BASE_SEED).set_index("model")
+    frame = study(models=PAPER_MODELS, lams=(8,), task_sizes=(7,), quick=True)
+    frame = frame.set_index("model")
     reps = [
         run_models(
             lam=8, task_size=7, models=PAPER_MODELS, seed=s, periods=300, overload="transient"
@@ -48,13 +49,13 @@ def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():
 
 def test_the_notebook_seed_reaches_the_figures_seed():
     assert seeding.figure_seed(BASE_SEED) == BASE_SEED  # SEED = 0: the published numbers
+    assert seeding.figure_seed(BASE_SEED, 5) == BASE_SEED + 5
+    # P5 passes the notebook's SEED by hand: the module-wide seed does not reach its view
     before = comparison_seeds(8, 7, 2)
-    try:
-        seeding.set_notebook_seed(5)
-        assert seeding.figure_seed(BASE_SEED) == BASE_SEED + 5
-        assert comparison_seeds(8, 7, 2) != before
-    finally:
-        seeding.set_notebook_seed(0)
+    assert comparison_seeds(8, 7, 2, seed=5) != before
+    assert _under_seed(5, lambda: comparison_seeds(8, 7, 2)) == before
+    with pytest.raises(ParameterError, match="'seed' parameter of comparison_seeds"):
+        comparison_seeds(8, 7, 2, seed=None)  # None would read the module-wide seed
     with pytest.raises(ParameterError, match="set_notebook_seed"):
         seeding.set_notebook_seed(-3)
 

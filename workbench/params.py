@@ -18,6 +18,7 @@ the paper's parameter object (a frozen pydantic model, validated once when built
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import math
@@ -652,9 +653,10 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
             values = {n: kwargs.pop(n) for n in fields if n in kwargs}
             unknown = set(kwargs) - set(sig.parameters)
             if unknown:
-                raise TypeError(
-                    f"{func}() got an unexpected keyword argument {sorted(unknown)[0]!r}"
-                )
+                name = sorted(unknown)[0]
+                close = difflib.get_close_matches(name, list(sig.parameters), n=1)
+                hint = f". Did you mean {close[0]!r}?" if close else ""
+                raise TypeError(f"{func}() got an unexpected keyword argument {name!r}{hint}")
             if obj is None:
                 obj = model.of(func, values, fields)
             elif values:

@@ -81,8 +81,9 @@ hand-overs) and a run whose measured server load reaches 1 or which the detector
 Keywords: ``lam`` is λ, tasks per period per bottom server; the paper's μ, the mean task
 size in work units, is the keyword ``task_size`` (not a service rate: a task of size D runs
 D / F_i seconds at server i; the figures' CSV columns keep the paper's symbol, ``mu``); the
-run length is ``periods``; every argument of :func:`simulate` is keyword-only and ``None``
-means the table's default.
+run length is ``periods``. The parameters are one validated object, :class:`P5Params`
+(a field per row of ``PARAMS``): :func:`simulate` and the other public functions take it
+or its keywords, every argument of :func:`simulate` keyword-only.
 
 One step beyond: ``down_offload=True`` lets the centre send an arriving task *down* to the
 child that would finish it first (the paper's future work, the real two-way offloading).
@@ -91,6 +92,7 @@ child that would finish it first (the paper's future work, the real two-way offl
 from workbench.erlang import pollaczek_khinchine
 from workbench.hierarchy.calibration import calibrate, calibration_table
 from workbench.hierarchy.model import (
+    P5Params,
     decide,
     eq12_queue_estimate,
     local_overhead,
@@ -110,6 +112,7 @@ from workbench.hierarchy.topology import (
 )
 
 __all__ = [
+    "P5Params",
     "simulate",
     "simulate_to_precision",
     "run_models",

@@ -3,8 +3,9 @@
 "Overall" comparisons follow the paper's Fig. 7: at each (λ, μ) point a model's mean time is
 divided by the advanced model's, and the ratios are averaged over the grid (9 × 9 points;
 3 × 3 when quick). Every model at a grid point runs on the same draws, so models that route
-alike tie exactly. Each measure takes ``base_seed`` (the spread over seeds is in the CSV's
-notes) and the model's keyword arguments (``decision_time=...``). Every grid measure uses
+alike tie exactly. Each measure takes ``seed`` (the notebook's ``SEED``, 0: the published
+numbers; the spread over seeds is in the CSV's notes) and the model's keyword arguments
+(``decision_time=...``). Every grid measure uses
 only the points where every model compared is stationary: near capacity a finite run's mean
 grows with its length, and those few points would dominate an average of ratios.
 
@@ -24,14 +25,13 @@ import pandas as pd
 from workbench.claims import AtlasSpec, Measurement, load_claims
 from workbench.hierarchy.calibration import r_squared
 from workbench.hierarchy.figures import (
-    BASE_SEED,
     beyond_down_offload_frame,
     fig10_11_topologies_frame,
     fig13_red_thresholds_frame,
     grid_study,
     study,
 )
-from workbench.hierarchy.model import eq12_queue_estimate, size_moments
+from workbench.hierarchy.model import P5Params, eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.hierarchy.topology import symmetric_tree
@@ -112,10 +112,10 @@ def light_narrow_heavy_wide(by_lam: pd.DataFrame) -> float:
     return float(holds)
 
 
-def _pivot(quick, base_seed, value="mean_time", **fixed):
+def _pivot(quick, seed, value="mean_time", **fixed):
     """(λ, μ) × model table of ``value`` over the points where EVERY model is stationary,
     and the number of points dropped."""
-    grid = grid_study(quick, base_seed=base_seed, **fixed)
+    grid = grid_study(quick=quick, seed=seed, **fixed)
     pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values=value)
     ok = grid.groupby(["lam", "mu"])["stationary"].all()
     dropped = int((~ok).sum())
@@ -129,53 +129,53 @@ def _m(value, dropped, total, extra=""):
     return Measurement(float(value), stationary=total > dropped, note=note)
 
 
-def normalised_grid(quick: bool, base_seed: int = BASE_SEED, **fixed):
+def normalised_grid(quick: bool, seed: int = 0, **fixed):
     """Grid-averaged mean time of each model relative to the advanced model (Fig. 7), over the
     points where every model is stationary."""
-    pivot, _, _ = _pivot(quick, base_seed, **fixed)
+    pivot, _, _ = _pivot(quick, seed, **fixed)
     return pivot.div(pivot["advanced"], axis=0).mean()
 
 
-def advanced_best_share(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def advanced_best_share(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """Share of stationary grid points where the advanced model is within ``TIE`` of the best."""
-    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    pivot, dropped, total = _pivot(quick, seed, **fixed)
     return _m(best_share(pivot), dropped, total)
 
 
-def red_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def red_gain(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """Grid-averaged (time without enhancement 2) / (advanced time) − 1, stationary points;
     the note gives the mechanism: RED's forward rate and the middle tier's share."""
-    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    pivot, dropped, total = _pivot(quick, seed, **fixed)
     gain = red_gain_of(pivot)
-    red, _, _ = _pivot(quick, base_seed, "red_forward_rate", **fixed)
+    red, _, _ = _pivot(quick, seed, "red_forward_rate", **fixed)
     return _m(gain, dropped, total, f"RED forwards {red['advanced'].mean():.2%} of tasks")
 
 
-def red_gain_over_20pct(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    m = red_gain(quick, base_seed, **fixed)
+def red_gain_over_20pct(quick: bool, seed: int = 0, **fixed) -> Measurement:
+    m = red_gain(quick, seed, **fixed)
     return m._replace(value=float(m.value > threshold("red_gain_over_20pct")))
 
 
-def without_1_over_cloud(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def without_1_over_cloud(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """Grid-averaged normalised time without enhancement 1 ÷ pure cloud's (stationary points)."""
-    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+    pivot, dropped, total = _pivot(quick, seed, **fixed)
     ratio = float((pivot["without_enhancement_1"] / pivot["pure_cloud"]).mean())
     return _m(ratio, dropped, total)
 
 
-def without_1_worse_than_cloud(quick: bool, base_seed: int = BASE_SEED, **fixed):
-    m = without_1_over_cloud(quick, base_seed, **fixed)
+def without_1_worse_than_cloud(quick: bool, seed: int = 0, **fixed):
+    m = without_1_over_cloud(quick, seed, **fixed)
     return m._replace(value=float(m.value > 1.0 + 1e-9))
 
 
-def pure_local_worst(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    pivot, dropped, total = _pivot(quick, base_seed, **fixed)
+def pure_local_worst(quick: bool, seed: int = 0, **fixed) -> Measurement:
+    pivot, dropped, total = _pivot(quick, seed, **fixed)
     worst = worst_model(pivot)
     return _m(float(worst == "pure_local"), dropped, total, f"worst: {worst}")
 
 
-def _stationary_frame(frame, quick, base_seed, **fixed):
-    grid = grid_study(quick, ("advanced",), base_seed, **fixed)
+def _stationary_frame(frame, quick, seed, **fixed):
+    grid = grid_study(quick=quick, models=("advanced",), seed=seed, **fixed)
     ok = grid.set_index(["lam", "mu"])["stationary"]
     points = list(zip(frame["lam"], frame["mu"], strict=True))
     keep = ok.loc[points].to_numpy(bool).copy()
@@ -184,46 +184,46 @@ def _stationary_frame(frame, quick, base_seed, **fixed):
     return frame[keep], int((~keep).sum()), len(frame)
 
 
-def topology_change(quick: bool, names, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    frame = fig10_11_topologies_frame(quick, base_seed, **fixed)
+def topology_change(quick: bool, names, seed: int = 0, **fixed) -> Measurement:
+    frame = fig10_11_topologies_frame(quick=quick, seed=seed, **fixed)
     frame = frame[frame["topology"].isin(names)]
-    kept, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    kept, dropped, total = _stationary_frame(frame, quick, seed, **fixed)
     value = largest_change(kept.groupby("topology")["relative"].mean())
     return Measurement(value, total > dropped, f"{total - dropped} of {total} points stationary")
 
 
-def skew_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    return topology_change(quick, ["skewed"], base_seed, **fixed)
+def skew_change(quick: bool, seed: int = 0, **fixed) -> Measurement:
+    return topology_change(quick, ["skewed"], seed, **fixed)
 
 
-def ba_change(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
-    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], base_seed, **fixed)
+def ba_change(quick: bool, seed: int = 0, **fixed) -> Measurement:
+    return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], seed, **fixed)
 
 
-def skew_below_10pct(quick: bool, base_seed: int = BASE_SEED):
-    m = skew_change(quick, base_seed)
+def skew_below_10pct(quick: bool, seed: int = 0):
+    m = skew_change(quick, seed)
     return m._replace(value=float(m.value < threshold("skew_changes_below_10pct")))
 
 
-def ba_below_10pct(quick: bool, base_seed: int = BASE_SEED):
-    m = ba_change(quick, base_seed)
+def ba_below_10pct(quick: bool, seed: int = 0):
+    m = ba_change(quick, seed)
     return m._replace(value=float(m.value < threshold("ba_changes_below_10pct")))
 
 
-def red_threshold_difference(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def red_threshold_difference(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """|mean time with (5, 40) ÷ mean time with (5, 20) − 1|: the ratio of the grid means,
     the statistic Fig. 13's title shows, over the stationary points."""
-    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
-    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick=quick, seed=seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, seed, **fixed)
     value = threshold_difference(frame["time_5_20"], frame["time_5_40"])
     return Measurement(value, total > dropped, f"{total - dropped} of {total} stationary")
 
 
-def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def red_thresholds_light_heavy(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """1 when (5, 20) is better at the lightest stationary λ and (5, 40) at the heaviest
     (Fig. 13's text), each averaged over μ."""
-    frame = fig13_red_thresholds_frame(quick, base_seed, **fixed)
-    frame, dropped, total = _stationary_frame(frame, quick, base_seed, **fixed)
+    frame = fig13_red_thresholds_frame(quick=quick, seed=seed, **fixed)
+    frame, dropped, total = _stationary_frame(frame, quick, seed, **fixed)
     by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
     value = light_narrow_heavy_wide(by_lam)
     ratio = by_lam["time_5_40"] / by_lam["time_5_20"]
@@ -231,11 +231,11 @@ def red_thresholds_light_heavy(quick: bool, base_seed: int = BASE_SEED, **fixed)
     return Measurement(value, total > dropped, note)
 
 
-def middle_share_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measurement:
+def middle_share_gain(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """Fig. 6: share of tasks run at the middle servers 1, 2, advanced minus without enh. 2
     (the yes/no claim asks for at least one percentage point more)."""
-    s1, dropped, total = _pivot(quick, base_seed, "share_s1", **fixed)
-    s2, _, _ = _pivot(quick, base_seed, "share_s2", **fixed)
+    s1, dropped, total = _pivot(quick, seed, "share_s1", **fixed)
+    s2, _, _ = _pivot(quick, seed, "share_s2", **fixed)
     mid = s1 + s2
     diff = middle_gain_of(mid)
     extra = (
@@ -245,26 +245,26 @@ def middle_share_gain(quick: bool, base_seed: int = BASE_SEED, **fixed) -> Measu
     return _m(diff, dropped, total, extra)
 
 
-def middle_share_higher(quick: bool, base_seed: int = BASE_SEED):
-    m = middle_share_gain(quick, base_seed)
+def middle_share_higher(quick: bool, seed: int = 0):
+    m = middle_share_gain(quick, seed)
     return m._replace(value=float(m.value >= threshold("fig6_advanced_more_at_middle")))
 
 
-def _curve(quick, base_seed, lams, task_sizes):
-    return study(("advanced",), lams, task_sizes, quick, base_seed)
+def _curve(quick, seed, lams, task_sizes):
+    return study(models=("advanced",), lams=lams, task_sizes=task_sizes, quick=quick, seed=seed)
 
 
-def linear_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def linear_in_mu(quick: bool, seed: int = 0) -> Measurement:
     """R² of a straight line through the advanced model's mean time over μ = 1..9 at λ = 8."""
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
-    run = _curve(quick, base_seed, (8,), mus)
+    run = _curve(quick, seed, (8,), mus)
     return Measurement(r_squared(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
 
 
-def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def queue_flat_in_mu(quick: bool, seed: int = 0) -> Measurement:
     """Fig. 8: largest |n̄(μ)/mean − 1| of eq. 12's estimate over μ at λ = 8."""
     mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
-    run = _curve(quick, base_seed, (8,), mus)
+    run = _curve(quick, seed, (8,), mus)
     compute = symmetric_tree().compute
     n = np.array(
         [
@@ -275,9 +275,9 @@ def queue_flat_in_mu(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
     return Measurement(float(np.max(np.abs(n / n.mean() - 1.0))), bool(run["stationary"].all()))
 
 
-def down_offload_gain(quick: bool, base_seed: int = BASE_SEED) -> Measurement:
+def down_offload_gain(quick: bool, seed: int = 0) -> Measurement:
     """1 − (mean time with down offloading) ÷ (without), averaged over λ at μ = 7."""
-    frame = beyond_down_offload_frame(quick, base_seed)
+    frame = beyond_down_offload_frame(quick=quick, seed=seed)
     up = frame[frame["direction"] == "up only"].set_index("lam")
     both = frame[frame["direction"] == "up and down"].set_index("lam")
     ok = up["stationary"] & both["stationary"]
@@ -330,7 +330,7 @@ READING_ALTERNATIVES = {
 }
 
 
-def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
+def readings_table(quick: bool = True, seed: int = 0):
     """The grid claims under each alternative reading, one change from the defaults at a time.
 
     Columns: reading, value, the number of points stationary for every model, then each
@@ -341,36 +341,34 @@ def readings_table(quick: bool = True, base_seed: int = BASE_SEED):
     Kept by :mod:`workbench.memo` between runs of the same code (JupyterLab and Voila after
     the notebook's first run).
     """
-    return cached_call(_readings_rows, quick, base_seed)
+    return cached_call(_readings_rows, quick, seed)
 
 
-def _readings_rows(quick: bool, base_seed: int) -> pd.DataFrame:
+def _readings_rows(quick: bool, seed: int) -> pd.DataFrame:
     rows = []
     settings = [("defaults", "")] + [
         (name, v) for name, values in READING_ALTERNATIVES.items() for v in values
     ]
     for name, v in settings:
         fixed = {} if name == "defaults" else {name: v}
-        pivot, dropped, total = _pivot(quick, base_seed, **fixed)
-        gain = red_gain(quick, base_seed, **fixed)
+        pivot, dropped, total = _pivot(quick, seed, **fixed)
+        gain = red_gain(quick, seed, **fixed)
         rows.append(
             {
                 "reading": name,
                 "value": v,
                 "stationary points": f"{total - dropped}/{total}",
-                "advanced best share": advanced_best_share(quick, base_seed, **fixed).value,
+                "advanced best share": advanced_best_share(quick, seed, **fixed).value,
                 "RED gain": gain.value,
                 "RED forwards": gain.note.split("RED forwards ")[-1],
-                "without enh. 1 ÷ pure cloud": without_1_over_cloud(
-                    quick, base_seed, **fixed
-                ).value,
-                "pure local worst": bool(pure_local_worst(quick, base_seed, **fixed).value),
-                "middle share gain": middle_share_gain(quick, base_seed, **fixed).value,
-                "skew change": skew_change(quick, base_seed, **fixed).value,
-                "largest BA change": ba_change(quick, base_seed, **fixed).value,
-                "(5, 40) vs (5, 20)": red_threshold_difference(quick, base_seed, **fixed).value,
+                "without enh. 1 ÷ pure cloud": without_1_over_cloud(quick, seed, **fixed).value,
+                "pure local worst": bool(pure_local_worst(quick, seed, **fixed).value),
+                "middle share gain": middle_share_gain(quick, seed, **fixed).value,
+                "skew change": skew_change(quick, seed, **fixed).value,
+                "largest BA change": ba_change(quick, seed, **fixed).value,
+                "(5, 40) vs (5, 20)": red_threshold_difference(quick, seed, **fixed).value,
                 "light narrow, heavy wide": bool(
-                    red_thresholds_light_heavy(quick, base_seed, **fixed).value
+                    red_thresholds_light_heavy(quick, seed, **fixed).value
                 ),
             }
         )
@@ -399,25 +397,21 @@ ATLAS_CLAIMS = (
 _BA = tuple(f"ba-{i}" for i in range(1, 6))
 
 
-def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
+def _atlas_runs(quick: bool, seed: int, p) -> pd.DataFrame:
     """One row per (λ, μ, replication): the five models' mean times and middle shares on the
     tree, the advanced model's mean time with (5, 40), its time per work on the skewed tree
     and on each BA tree, and whether each run was stationary. Every run at one (λ, μ,
     replication) uses the same draws (common random numbers)."""
     grid, reps = (ATLAS_QUICK_GRID, 1) if quick else (ATLAS_FULL_GRID, 3)
+    p = p.with_("atlas_point", periods=ATLAS_PERIODS, overload="transient")
+    wide_p = p.with_("atlas_point", max_th=40.0)
+    topologies = {name: p.with_("atlas_point", topology=name) for name in ("skewed", *_BA)}
     rows = []
     for lam, mu in grid:
         for r in range(reps):
             run_seed = point_seed({"lam": lam, "mu": mu}, r, seed)  # the studies' seeds
-            common = dict(
-                lam=lam,
-                task_size=mu,
-                seed=run_seed,
-                periods=ATLAS_PERIODS,
-                overload="transient",
-                **params,
-            )
-            five = run_models(models=PAPER_MODELS, **common)
+            common = dict(lam=lam, task_size=mu, seed=run_seed)
+            five = run_models(p, models=PAPER_MODELS, **common)
             row = {"lam": lam, "mu": mu}
             ok = [
                 five[f"{m}/stationary"] == 1.0 and five[f"{m}/rho_bound"] < 1.0
@@ -430,11 +424,11 @@ def _atlas_runs(quick: bool, seed: int, params: dict) -> pd.DataFrame:
             row["tree_per_work"] = five["advanced/time_per_work"]
             row["all_ok"] = all(ok)
             advanced_ok = ok[0]
-            wide = run_models(models=("advanced",), max_th=40.0, **common)
+            wide = run_models(wide_p, models=("advanced",), **common)
             row["time_5_40"] = wide["advanced/mean_time"]
             row["wide_ok"] = advanced_ok and wide["advanced/stationary"] == 1.0
-            for name in ("skewed", *_BA):
-                other = run_models(models=("advanced",), topology=name, **common)
+            for name, other_p in topologies.items():
+                other = run_models(other_p, models=("advanced",), **common)
                 row[f"{name}/per_work"] = other["advanced/time_per_work"]
                 row[f"{name}/ok"] = advanced_ok and other["advanced/stationary"] == 1.0
             rows.append(row)
@@ -464,11 +458,11 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     β, τ_d, RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
     eq11_unit). Each value is the quantity ``CLAIMS[id]`` measures, computed the same way
     (ratios over the grid points where every model compared is stationary), on the atlas's
-    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods (about 0.5 s);
+    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods;
     full, the claims' quick 3 × 3 grid with 3 replications. A claim whose points are all
     non-stationary is ``Measurement(nan, stationary=False, note=why)``.
     """
-    runs = _atlas_runs(quick, seed, params)
+    runs = _atlas_runs(quick, seed, P5Params.of("atlas_point", params))
     out = {}
     ok = runs["all_ok"].to_numpy(bool)
     grid = runs[ok]

@@ -11,6 +11,7 @@ from matplotlib.collections import LineCollection
 
 from workbench.hierarchy.figures import BASE_SEED, MODEL_COLORS, MODEL_LABELS
 from workbench.hierarchy.model import (
+    P5Params,
     local_overhead,
     offload_overhead,
     red_thresholds,
@@ -20,11 +21,13 @@ from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
 from workbench.notation import mathtext
 from workbench.numfmt import format_number
+from workbench.params import takes
 from workbench.plots import PALETTE, ci_errorbar, figure, flag_unstable
 from workbench.red import drop_probability
 from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
 from workbench.sweep import point_seed
+from workbench.validation import check_seed
 
 __all__ = [
     "draw_hierarchy",
@@ -171,13 +174,24 @@ def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
     return fig
 
 
-def plot_overhead_rule(task_size, data_per_work, bandwidth, compute_bottom, compute_middle, power):
+@takes(
+    P5Params,
+    "task_size",
+    "data_per_work",
+    "bandwidth",
+    "compute_bottom",
+    "compute_middle",
+    "power",
+    positional=True,
+)
+def plot_overhead_rule(p):
     """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop,
     for a task of the mean size μ = ``task_size``."""
-    mu = task_size
+    mu, data_per_work, bandwidth = p.task_size, p.data_per_work, p.bandwidth
+    compute_bottom, compute_middle, power = p.compute_bottom, p.compute_middle, p.power
     gt, ge = time_weights([compute_bottom])
     queued = np.linspace(0.0, 20.0 * mu, 200)
-    local = local_overhead(mu, compute_bottom, gt[0], ge[0])
+    local = local_overhead(mu, compute_bottom, gt[0], ge[0], p.kappa)
     eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
     eq10 = offload_overhead(
         mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
@@ -194,48 +208,42 @@ def plot_overhead_rule(task_size, data_per_work, bandwidth, compute_bottom, comp
     return fig
 
 
-def comparison_seeds(lam, mu, replications: int) -> list[int]:
+def comparison_seeds(lam, mu, replications: int, seed: int = 0) -> list[int]:
     """The seeds :func:`~workbench.hierarchy.figures.study` gives the point (λ, μ): the
-    sweep's point seed from the figures' base seed (which follows the notebook's SEED)."""
-    base = figure_seed(BASE_SEED)
+    sweep's point seed from the figures' base seed shifted by ``seed`` (the notebook's
+    ``SEED``)."""
+    base = figure_seed(BASE_SEED, check_seed(seed, "comparison_seeds"))
     return [point_seed({"lam": lam, "mu": mu}, r, base) for r in range(replications)]
 
 
-def plot_model_comparison(
-    lam,
-    task_size,
-    decision_time,
-    arrivals=None,
-    eq11_unit=None,
-    *,
-    view_periods=300,
-    view_replications=3,
-):
-    """The five models at one (λ, μ = ``task_size``) on the same draws: mean time with CIs,
-    from ``view_replications`` short runs of ``view_periods`` periods, seeded as the figures'
-    study seeds the grid point (λ, μ) (:func:`comparison_seeds`): at a grid point of Fig. 5
-    with the quick run length (300 periods × 3) the bars are Fig. 5's numbers.
+@takes(P5Params, "lam", "task_size", "decision_time", "arrivals", "eq11_unit", positional=True)
+def plot_model_comparison(p, *, view_periods=300, view_replications=3, seed: int = 0):
+    """The five models at one (λ, μ = ``task_size``) on the same draws: mean time with CIs.
 
     Hollow: a model whose run is not stationary (a replication's detector or its load); the
     figure is then flagged for the slider view, which greys it with the note.
-    ``arrivals``, ``eq11_unit`` None: the table's defaults.
+
+    Parameters
+    ----------
+    lam, task_size, decision_time, arrivals, eq11_unit
+        The sliders (rows of ``PARAMS``); the other parameters at the table's defaults.
+    view_periods, view_replications : int
+        The short runs behind the bars (300 periods × 3).
+    seed : int
+        The notebook's ``SEED``: the runs are seeded as the figures' study seeds the grid
+        point (λ, μ) (:func:`comparison_seeds`), so at a grid point of Fig. 5 with the
+        quick run length the bars are Fig. 5's numbers.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    mu, n_periods, replications = task_size, view_periods, view_replications
-    arrivals = PARAMS["arrivals"].default if arrivals is None else arrivals
-    eq11_unit = PARAMS["eq11_unit"].default if eq11_unit is None else eq11_unit
+    lam, mu, decision_time = p.lam, p.task_size, p.decision_time
+    n_periods, replications = view_periods, view_replications
+    run = p.with_("plot_model_comparison", periods=n_periods, overload="transient")
     reps = [
-        run_models(
-            lam=lam,
-            task_size=mu,
-            models=PAPER_MODELS,
-            seed=seed,
-            periods=n_periods,
-            decision_time=decision_time,
-            arrivals=arrivals,
-            eq11_unit=eq11_unit,
-            overload="transient",
-        )
-        for seed in comparison_seeds(lam, mu, replications)
+        run_models(run, models=PAPER_MODELS, seed=s)
+        for s in comparison_seeds(lam, mu, replications, seed)
     ]
     rows = []
     for model in PAPER_MODELS:
@@ -252,8 +260,8 @@ def plot_model_comparison(
     ax.set_ylabel("mean completion time [s]")
     fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
     ax.set_title(
-        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {arrivals} arrivals, "
-        f"eq. 11 in {eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
+        f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {p.arrivals} arrivals, "
+        f"eq. 11 in {p.eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
         fontsize=8,
     )
     bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]

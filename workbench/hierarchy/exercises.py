@@ -20,11 +20,11 @@ _T = PARAMS["period"].default
 _SERVERS = tuple(str(s) for s in range(7))
 
 # exercise 1: pure local at one bottom server with spread (Poisson) arrivals
-_PK_LAM, _PK_SIZE = 3.0, 7.0  # not λ = 2, where a calibration table cell shows 0.076
+_PK_LAM, _PK_SIZE = 3.0, 7.0  # not λ = 2: the calibration table shows that answer
 # exercise 2: pure cloud at a load beyond the paper's grid
 _CLOUD_LAM, _CLOUD_SIZE = 12.0, 9.0
 # exercise 4: eq. 11 at the paper's (min_th, max_th) and a short mean execution time
-_MIN_TH, _MAX_TH, _T_EXE = 5.0, 20.0, 0.083  # not 0.07 (0.35 s is in a claim note)
+_MIN_TH, _MAX_TH, _T_EXE = 5.0, 20.0, 0.083  # not 0.07: a claim note shows that answer
 
 
 def _pure_local_time() -> float:

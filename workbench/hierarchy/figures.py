@@ -1,7 +1,11 @@
 """The paper's Figs. 4-13 (and one step beyond) as tidy frames and slide-ready plots.
 
 Every study runs through :func:`workbench.sweep.sweep` (seeds from the grid point) over
-:func:`~workbench.hierarchy.simulation.run_once`, then a Student-t interval per point.
+:func:`~workbench.hierarchy.simulation.run_models`, then a Student-t interval per point.
+Every frame takes ``quick`` (the 3 × 3 grid, 300 periods × 3 replications a point; else
+9 × 9, 1,000 × 5), ``seed`` (the notebook's ``SEED``, passed by hand; 0: the published
+frame) and :data:`STUDY_FIELDS`, the model's keywords fixed for every point (or a
+:class:`~workbench.hierarchy.P5Params`).
 Every point carries a ``stationary`` column: every replication's detector found a steady
 state (per-task completion times, :mod:`workbench.output_analysis`) and the load bound and the
 measured load are below 1. Other points are finite-run transients: drawn hollow (curves) or
@@ -18,14 +22,11 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from workbench.erlang import pollaczek_khinchine
-from workbench.hierarchy.model import (
-    eq12_queue_estimate,
-    size_moments,
-)
+from workbench.hierarchy.model import P5Params, eq12_queue_estimate, size_moments
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
-from workbench.hierarchy.simulation import run_models, simulate
-from workbench.hierarchy.topology import named_topology
+from workbench.hierarchy.simulation import RUN_FIELDS, run_models, simulate
 from workbench.numfmt import format_number
+from workbench.params import takes
 from workbench.plots import (
     PALETTE,
     UNSTABLE_LABEL,
@@ -38,8 +39,17 @@ from workbench.plots import (
 from workbench.seeding import figure_seed
 from workbench.stats import mean_ci
 from workbench.sweep import sweep
+from workbench.validation import check_bool, check_seed
 
-__all__ = ["FIGURES", "study", "grid_study", "LAMBDAS", "TASK_SIZES", "MODEL_LABELS"]
+__all__ = [
+    "FIGURES",
+    "study",
+    "grid_study",
+    "STUDY_FIELDS",
+    "LAMBDAS",
+    "TASK_SIZES",
+    "MODEL_LABELS",
+]
 
 LAMBDAS = tuple(range(2, 11))
 TASK_SIZES = tuple(range(1, 10))  # the paper's μ = 1..9
@@ -60,47 +70,62 @@ def _run_length(quick: bool) -> dict:
     return {"periods": 300, "replications": 3} if quick else {"periods": 1000, "replications": 5}
 
 
-def _study_point(*, lam, mu, seed, **fixed) -> dict:
+def _study_point(*, lam, mu, seed, params, models) -> dict:
     """One sweep point: :func:`run_models` at (λ, μ). The grid's key stays ``mu`` (the
     paper's symbol): the sweep derives each point's seed from its names and values, so the
     studies keep their seeds, and the figures' CSV columns stay ``lam``, ``mu``."""
-    return run_models(lam=lam, task_size=mu, seed=seed, **fixed)
+    return run_models(params, lam=lam, task_size=mu, seed=seed, models=models)
 
 
-# the studies' seeds derive from (base_seed, λ, μ) only (base_seed None: BASE_SEED shifted
-# by the notebook's SEED, workbench.seeding.figure_seed): every model, threshold pair and
-# topology at one grid point sees the same draws (common random numbers)
+#: the keywords a study may fix: the grid gives λ, μ and the seeds, the study the run length
+STUDY_FIELDS = tuple(
+    n for n in RUN_FIELDS if n not in ("lam", "task_size", "seed", "periods", "overload")
+)
+# the studies' seeds derive from (BASE_SEED + seed, λ, μ) only (seed: the notebook's SEED,
+# workbench.seeding.figure_seed): every model, threshold pair and topology at one grid point
+# sees the same draws (common random numbers)
 BASE_SEED = 2019
 # the full grid runs on two processes (the seeds do not depend on it); quick runs stay in one
 FULL_WORKERS = 2
+_DEFAULTS = P5Params()
 
 
+@takes(P5Params, *STUDY_FIELDS)
 @functools.lru_cache(maxsize=64)
-def study(
-    models: tuple, lams: tuple, task_sizes: tuple, quick: bool, base_seed=None, **fixed
-) -> pd.DataFrame:
+def study(p, *, models: tuple, lams: tuple, task_sizes: tuple, quick: bool, seed: int = 0):
     """Mean time with CIs of ``models`` over the ``lams`` × ``task_sizes`` grid (cached per
     session); the column of the task size is ``mu``, the paper's symbol.
 
     Each replication runs every model on the same draws
-    (:func:`~workbench.hierarchy.simulation.run_models`). Columns: model, lam, mu,
-    mean_time, ci_low, ci_high, overloaded, and the means of the other quantities of
-    :func:`run_once` (``share_s*``, ``mean_in_system``, ...).
+    (:func:`~workbench.hierarchy.simulation.run_models`).
+
+    Parameters
+    ----------
+    models, lams, task_sizes : tuple
+        The models and the grid.
+    quick : bool
+        300 periods × 3 replications a point (else 1,000 × 5).
+    seed : int
+        The notebook's ``SEED``: the points' seeds derive from ``BASE_SEED + seed``.
+    sigma, topology, decision_time, ...
+        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns model, lam, mu, mean_time, ci_low, ci_high, stationary, overloaded, and the
+        means of the other quantities of :func:`run_models` (``share_s*``, ...).
     """
-    if base_seed is None:
-        return study(models, lams, task_sizes, quick, figure_seed(BASE_SEED), **fixed)
-    run = _run_length(quick)
+    run = _run_length(check_bool(quick, "quick", "study"))
     raw = sweep(
         _study_point,
         {"lam": list(lams), "mu": list(task_sizes)},
         fixed={
             "models": tuple(models),
-            "periods": run["periods"],
-            "overload": "transient",
-            **fixed,
+            "params": p.with_("study", periods=run["periods"], overload="transient"),
         },
         replications=run["replications"],
-        base_seed=base_seed,
+        base_seed=figure_seed(BASE_SEED, check_seed(seed, "study")),
         n_workers=1 if quick else FULL_WORKERS,
         progress=False,
     )
@@ -128,30 +153,66 @@ def study(
     return out
 
 
-def grid_study(quick: bool, models: tuple = PAPER_MODELS, base_seed=None, **fixed) -> pd.DataFrame:
-    """The whole (λ, μ) grid of the paper (3 × 3 corners and centre when quick)."""
+@takes(P5Params, *STUDY_FIELDS)
+def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -> pd.DataFrame:
+    """:func:`study` over the paper's whole (λ, μ) grid (3 × 3 corners and centre when quick).
+
+    At the defaults a subset of the paper's models is read from the five-model study (common
+    random numbers: the same rows, computed once).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length.
+    models : tuple of str
+        The models compared.
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+    sigma, topology, decision_time, ...
+        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows.
+    """
     lams, sizes = (QUICK_LAMBDAS, QUICK_TASK_SIZES) if quick else (LAMBDAS, TASK_SIZES)
-    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
-    if not fixed and set(models) < set(PAPER_MODELS):
-        # common random numbers: the same rows as in the five-model study, computed once
-        full = study(PAPER_MODELS, lams, sizes, quick, base_seed, **fixed)
+    grid = {"lams": lams, "task_sizes": sizes, "quick": quick, "seed": seed}
+    if p == _DEFAULTS and set(models) < set(PAPER_MODELS):
+        full = study(p, models=PAPER_MODELS, **grid)
         return full[full["model"].isin(models)].reset_index(drop=True)
-    return study(tuple(models), lams, sizes, quick, base_seed, **fixed)
+    return study(p, models=tuple(models), **grid)
 
 
 # ----------------------------------------------------------------------- Figs. 4 and 5
 
 
-def fig4_time_vs_mu_frame(quick=False):
-    """Fig. 4: the five models over μ at λ = 8 (``relative``: ÷ the advanced model)."""
+@takes(P5Params, *STUDY_FIELDS)
+def fig4_time_vs_mu_frame(p, *, quick=False, seed: int = 0):
+    """Fig. 4: the five models over μ at λ = 8.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``relative``: the mean time ÷ the advanced model's.
+    """
     sizes = QUICK_TASK_SIZES if quick else TASK_SIZES
-    return _normalise(study(PAPER_MODELS, (8,), sizes, quick))
+    frame = study(p, models=PAPER_MODELS, lams=(8,), task_sizes=sizes, quick=quick, seed=seed)
+    return _normalise(frame)
 
 
-def fig5_time_vs_lam_frame(quick=False):
-    """Fig. 5: the five models over λ at μ = 7 (``relative``: ÷ the advanced model)."""
+@takes(P5Params, *STUDY_FIELDS)
+def fig5_time_vs_lam_frame(p, *, quick=False, seed: int = 0):
+    """Fig. 5: the five models over λ at μ = 7.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``relative``: the mean time ÷ the advanced model's.
+    """
     lams = QUICK_LAMBDAS if quick else LAMBDAS
-    return _normalise(study(PAPER_MODELS, lams, (7,), quick))
+    frame = study(p, models=PAPER_MODELS, lams=lams, task_sizes=(7,), quick=quick, seed=seed)
+    return _normalise(frame)
 
 
 def _normalise(frame):
@@ -207,9 +268,16 @@ def plot_fig5_time_vs_lam(frame):
 # ----------------------------------------------------------------------- Fig. 7: gain heat map
 
 
-def fig7_gain_heatmap_frame(quick=False):
-    """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's."""
-    grid = grid_study(quick)
+@takes(P5Params, *STUDY_FIELDS)
+def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
+    """Fig. 7: at each (λ, μ), the best other model's mean time ÷ the advanced model's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, advanced, best_other, best_other_model, gain, stationary.
+    """
+    grid = grid_study(p, quick=quick, seed=seed)
     pivot = grid.pivot_table(index=["lam", "mu"], columns="model", values="mean_time")
     others = pivot.drop(columns="advanced")
     out = pd.DataFrame(
@@ -262,9 +330,16 @@ def plot_fig7_gain_heatmap(frame):
 # ----------------------------------------------------------------------- Fig. 6: share per server
 
 
-def fig6_share_per_server_frame(quick=False):
-    """Fig. 6: each model's share of tasks executed at each server, over the grid."""
-    grid = grid_study(quick)
+@takes(P5Params, *STUDY_FIELDS)
+def fig6_share_per_server_frame(p, *, quick=False, seed: int = 0):
+    """Fig. 6: each model's share of tasks executed at each server, over the grid.
+
+    Returns
+    -------
+    pandas.DataFrame
+        model, server, share (averaged over the grid).
+    """
+    grid = grid_study(p, quick=quick, seed=seed)
     shares = [c for c in grid.columns if c.startswith("share_s")]
     mean = grid.groupby("model")[shares].mean().reset_index()
     return mean.melt(id_vars="model", var_name="server", value_name="share").assign(
@@ -295,11 +370,18 @@ def plot_fig6_share_per_server(frame):
 # ----------------------------------------------------------------------- Fig. 13: RED thresholds
 
 
-def fig13_red_thresholds_frame(quick=False, base_seed=None, **fixed):
-    """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20)."""
-    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
-    base = grid_study(quick, ("advanced",), base_seed, **fixed)
-    wide = grid_study(quick, ("advanced",), base_seed, **(fixed | {"max_th": 40.0}))
+@takes(P5Params, *STUDY_FIELDS)
+def fig13_red_thresholds_frame(p, *, quick=False, seed: int = 0):
+    """Fig. 13: the advanced model with RED thresholds (5, 40) against (5, 20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, time_5_20, time_5_40, relative (their ratio), stationary.
+    """
+    run = {"quick": quick, "models": ("advanced",), "seed": seed}
+    base = grid_study(p, **run)
+    wide = grid_study(p.with_("fig13_red_thresholds_frame", max_th=40.0), **run)
     out = base[["lam", "mu", "mean_time"]].rename(columns={"mean_time": "time_5_20"})
     out["time_5_40"] = wide["mean_time"].to_numpy()
     out["relative"] = out["time_5_40"] / out["time_5_20"]
@@ -331,13 +413,21 @@ def plot_fig13_red_thresholds(frame):
 # ----------------------------------------------------------------------- Figs. 10-11: skew and BA
 
 
-def fig10_11_topologies_frame(quick=False, base_seed=None, **fixed):
-    """Advanced model's time per unit of work on each topology, relative to the tree."""
-    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
+@takes(P5Params, *STUDY_FIELDS)
+def fig10_11_topologies_frame(p, *, quick=False, seed: int = 0):
+    """Figs. 10-11: the advanced model's time per unit of work on each topology, relative
+    to the tree's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        topology, lam, mu, relative, stationary.
+    """
+    run = {"quick": quick, "models": ("advanced",), "seed": seed}
     rows = []
-    base = grid_study(quick, ("advanced",), base_seed, **fixed)
+    base = grid_study(p, **run)
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
-        other = grid_study(quick, ("advanced",), base_seed, topology=name, **fixed)
+        other = grid_study(p.with_("fig10_11_topologies_frame", topology=name), **run)
         rows.append(
             pd.DataFrame(
                 {
@@ -369,13 +459,20 @@ def plot_fig10_11_topologies(frame):
 # ----------------------------------------------------------------------- Fig. 8: eq. 12
 
 
-def fig8_eq12_queue_frame(quick=False):
+@takes(P5Params, *STUDY_FIELDS)
+def fig8_eq12_queue_frame(p, *, quick=False, seed: int = 0):
     """Fig. 8: eq. 12's queue estimate from the advanced model's mean time, and the measured
-    mean number of tasks per server."""
-    grid = grid_study(quick, ("advanced",))
-    compute = named_topology("tree").compute
+    mean number of tasks per server.
+
+    Returns
+    -------
+    pandas.DataFrame
+        lam, mu, mean_in_system (measured), eq12 (estimated), stationary.
+    """
+    grid = grid_study(p, quick=quick, models=("advanced",), seed=seed)
+    compute = p.hierarchy().compute
     est = [
-        eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute)
+        eq12_queue_estimate(t, size_moments(p, task_size=mu)[0], compute)
         for t, mu in zip(grid["mean_time"], grid["mu"], strict=True)
     ]
     return grid[["lam", "mu", "mean_in_system", "stationary"]].assign(eq12=est)
@@ -410,13 +507,20 @@ def plot_fig8_eq12_queue(frame):
 # ----------------------------------------------------------------------- beyond: down offloading
 
 
-def beyond_down_offload_frame(quick=False, base_seed=None):
+@takes(P5Params, *STUDY_FIELDS)
+def beyond_down_offload_frame(p, *, quick=False, seed: int = 0):
     """Beyond the paper: the advanced model over λ at μ = 7, with and without the centre
-    offloading down."""
-    base_seed = figure_seed(BASE_SEED) if base_seed is None else base_seed
+    offloading down.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`study`'s rows, with ``direction``: "up only" or "up and down".
+    """
     lams = QUICK_LAMBDAS if quick else LAMBDAS
-    up = study(("advanced",), lams, (7,), quick, base_seed)
-    both = study(("advanced",), lams, (7,), quick, base_seed, down_offload=True)
+    run = {"models": ("advanced",), "lams": lams, "task_sizes": (7,), "quick": quick}
+    up = study(p.with_("beyond_down_offload_frame", down_offload=False), **run, seed=seed)
+    both = study(p.with_("beyond_down_offload_frame", down_offload=True), **run, seed=seed)
     return pd.concat([up.assign(direction="up only"), both.assign(direction="up and down")])
 
 
@@ -488,15 +592,33 @@ FIGURES = {
 }
 
 
-def theory_table(*, theory_periods: int = 2000, theory_replications: int = 5) -> pd.DataFrame:
+#: the theory table's seed at the notebook's SEED = 0
+THEORY_SEED = 7
+
+
+def theory_table(
+    *, theory_periods: int = 2000, theory_replications: int = 5, seed: int = 0
+) -> pd.DataFrame:
     """Simulated mean time (with CI) next to queueing theory where theory covers the model.
 
     Spread arrivals (a Poisson process): pure local makes each bottom server an M/G/1 queue
     (Pollaczek–Khinchine); pure cloud makes the centre one, plus two link delays of mean
     β E[D] / W. Batch arrivals (the default reading): at light load each period's batch
     drains within the period, and a task finds on average λ/2 others of its batch ahead
-    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``. Each row: ``simulate``
-    with ``theory_replications`` replications of ``theory_periods`` periods, seed 7.
+    (size-biased Poisson), so pure local gives ``(1 + λ/2) E[S]``.
+
+    Parameters
+    ----------
+    theory_periods, theory_replications : int
+        Each row's :func:`simulate` run.
+    seed : int
+        The notebook's ``SEED``: the runs use ``THEORY_SEED + seed`` (0: the published table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case: model, arrivals, λ, μ, ρ, the simulated mean with its CI, the
+        theory and its value, and whether the theory lies inside the CI.
     """
     f_b, f_c = PARAMS["compute_bottom"].default, PARAMS["compute_top"].default
     link = 2 * PARAMS["data_per_work"].default / PARAMS["bandwidth"].default
@@ -524,7 +646,7 @@ def theory_table(*, theory_periods: int = 2000, theory_replications: int = 5) ->
             periods=theory_periods,
             replications=theory_replications,
             keep_records=False,
-            seed=7,
+            seed=figure_seed(THEORY_SEED, check_seed(seed, "theory_table")),
         )
         rows.append(
             {

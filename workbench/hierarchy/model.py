@@ -25,12 +25,14 @@ import numpy as np
 from scipy import special
 
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import Topology
+from workbench.hierarchy.topology import Topology, named_topology
+from workbench.params import ParamsModel, takes
 from workbench.validation import ParameterError, check_array, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 __all__ = [
+    "P5Params",
     "shannon_rate",
     "local_overhead",
     "offload_overhead",
@@ -41,6 +43,41 @@ __all__ = [
     "static_route",
     "utilisation_bound",
 ]
+
+
+def _check_topology(value, func: str):
+    """A named hierarchy (a row of the table) or a :class:`Topology`, checked again where
+    ``func`` uses it (a field replaced since it was built is refused)."""
+    if isinstance(value, Topology):
+        return value.checked(func)
+    return PARAMS["topology"].check(value, func)
+
+
+class _Hierarchy(ParamsModel):
+    def check_relations(self, func: str, fields) -> None:
+        """RED's thresholds in order, ``min_th < max_th`` (a function that takes both)."""
+        if "min_th" in fields and "max_th" in fields and self.min_th >= self.max_th:
+            PARAMS["max_th"].with_(low=self.min_th, low_open=True).check(self.max_th, func)
+
+    def hierarchy(self) -> Topology:
+        """The servers: the object's :class:`Topology`, or the named one built with its
+        speeds and bandwidth."""
+        if isinstance(self.topology, Topology):
+            return self.topology
+        return named_topology(
+            self.topology,
+            compute_bottom=self.compute_bottom,
+            compute_middle=self.compute_middle,
+            compute_top=self.compute_top,
+            bandwidth=self.bandwidth,
+        )
+
+
+P5Params = PARAMS.model("P5Params", checks={"topology": _check_topology}, base=_Hierarchy)
+P5Params.__doc__ = """P5's parameters, one validated object: a field per row of PARAMS (``topology``
+also takes a :class:`~workbench.hierarchy.topology.Topology`). The simulation, the figures'
+studies and the model functions that read rows take it, or its keywords
+(:func:`workbench.params.takes`)."""
 
 
 def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
@@ -100,14 +137,6 @@ def _finite(func, name, value, result):
     )
 
 
-def _sized(value) -> bool:
-    """A non-empty sized collection (``len`` works and is positive; None or 2.0 is none)."""
-    try:
-        return len(value) > 0
-    except TypeError:
-        return False
-
-
 def _table(func, **values):
     """Check values against the parameter table's ranges (same names, same bounds)."""
     return [PARAMS[name].check(v, func) for name, v in values.items()]
@@ -147,21 +176,27 @@ def decide(local, offload) -> int:
 
 
 def red_thresholds(min_th, max_th, mean_exec_time) -> tuple[float, float]:
-    """Eq. 11: ``(min(1, t̄) min_th, max(1, t̄) max_th)`` with ``t̄`` the mean execution time
-    of the queued tasks.
+    """Eq. 11: RED's thresholds scaled by the mean execution time of the queued tasks.
 
     Short tasks (``t̄ < 1``) lower the lower threshold to the time of ``min_th`` tasks; long
     tasks widen the ramp so that a server does not refuse work too early.
+
+    Parameters
+    ----------
+    min_th, max_th : float
+        RED's thresholds before the scaling (rows of ``PARAMS``), ``min_th < max_th``.
+    mean_exec_time : float
+        ``t̄`` >= 0, the mean execution time of the queued tasks [s].
+
+    Returns
+    -------
+    (float, float)
+        ``(min(1, t̄) min_th, max(1, t̄) max_th)``.
     """
     f = "red_thresholds"
-    min_th, max_th = _table(f, min_th=min_th, max_th=max_th)
-    if min_th >= max_th:
-        raise ParameterError(
-            f"The 'max_th' parameter of {f} must be a finite real number in the range "
-            f"(min_th, inf) = ({min_th:g}, inf). Got {max_th!r} instead."
-        )
+    p = P5Params.of(f, {"min_th": min_th, "max_th": max_th}, ("min_th", "max_th"))
     t = check_real(mean_exec_time, "mean_exec_time", f, 0.0, None)
-    return min(1.0, t) * min_th, _finite(f, "mean_exec_time", t, max(1.0, t) * max_th)
+    return min(1.0, t) * p.min_th, _finite(f, "mean_exec_time", t, max(1.0, t) * p.max_th)
 
 
 def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
@@ -190,16 +225,26 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     return max(0.0, _finite(fn, "mean_time", mean_time, estimate))
 
 
-def size_moments(task_size, sigma) -> tuple[float, float]:
-    """``(E[D], E[D²])`` of Normal(μ, σ) truncated to ``D > 0`` (σ = 0: the constant μ),
-    with μ = ``task_size`` (the mean before truncation) and σ = ``sigma``.
+@takes(P5Params, "task_size", "sigma", positional=True)
+def size_moments(p) -> tuple[float, float]:
+    """Mean and second moment of a task's size, Normal(μ, σ) truncated to ``D > 0``.
 
     Closed form with the inverse Mills ratio ``h = φ(a)/(1 − Φ(a))`` at ``a = −μ/σ``:
     ``E[D] = μ + σh`` and ``E[D²] = μ² + σ² + μσh``. ``h`` is computed as
     ``√(2/π) / erfcx(a/√2)``, finite for every ``μ > 0``, ``σ > 0`` (no overflow, no 0/0,
     unlike the ratio of ``φ`` and ``1 − Φ`` or a generic truncated-Normal routine).
+
+    Parameters
+    ----------
+    task_size, sigma : float
+        μ, the mean before truncation, and σ (0: the constant μ) [work units].
+
+    Returns
+    -------
+    (float, float)
+        ``(E[D], E[D²])``.
     """
-    mu, sigma = _table("size_moments", task_size=task_size, sigma=sigma)
+    mu, sigma = p.task_size, p.sigma
     if sigma == 0:
         return mu, mu**2
     # μ > 0 makes a < 0 and erfcx(a/√2) >= 1 (up to inf): h lies in (0, √(2/π)]
@@ -208,23 +253,26 @@ def size_moments(task_size, sigma) -> tuple[float, float]:
     return mu + sigma * h, mu**2 + sigma**2 + mu * sigma * h
 
 
-def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
+@takes(P5Params, "topology", "data_per_work", "power", "kappa", positional=True)
+def static_route(p) -> np.ndarray:
     """Where the original rule (eqs. 5, 8, 9) runs a task from each server.
 
     Both overheads are proportional to D (B = βD), so the rule's choice does not depend on
-    the size: ``route[s]`` is the server at which a task entering at ``s`` is executed
-    (``kappa`` None: the table's κ).
+    the size.
+
+    Parameters
+    ----------
+    topology : str or Topology
+        The hierarchy (a name builds it with the object's speeds and bandwidth).
+    data_per_work, power, kappa : float
+        β, P and κ of the overheads (rows of ``PARAMS``).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        ``route[s]``: the server at which a task entering at ``s`` is executed.
     """
-    f = "static_route"
-    kappa = PARAMS["kappa"].default if kappa is None else kappa
-    if not isinstance(topology, Topology):
-        raise ParameterError(
-            f"The 'topology' parameter of {f} must be a Topology. Got {topology!r} instead."
-        )
-    topology = topology.checked(f)
-    data_per_work = check_real(data_per_work, "data_per_work", f, 0.0, None)
-    power = check_real(power, "power", f, 0.0, None)
-    kappa = check_real(kappa, "kappa", f, 0.0, None)
+    topology, kappa = p.hierarchy(), p.kappa
     gt, ge = time_weights(topology.compute)
     route = np.empty(topology.n, dtype=int)
     for s in range(topology.n):
@@ -234,12 +282,12 @@ def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
             loc = local_overhead(1.0, topology.compute[here], gt[here], ge[here], kappa)
             off = offload_overhead(
                 1.0,
-                data_per_work,
+                p.data_per_work,
                 topology.bandwidth[here],
                 topology.compute[up],
                 gt[here],
                 ge[here],
-                power,
+                p.power,
             )
             if not decide(loc, off):
                 break
@@ -248,19 +296,21 @@ def static_route(topology, data_per_work, power, kappa=None) -> np.ndarray:
     return route
 
 
-def utilisation_bound(
-    model,
-    topology,
-    lam,
-    mean_size,
-    period,
-    data_per_work,
-    power,
-    kappa,
-    *,
-    decision_time=None,
-    offload_busy=None,
-):
+@takes(
+    P5Params,
+    "model",
+    "topology",
+    "lam",
+    "mean_size",
+    "period",
+    "data_per_work",
+    "power",
+    "kappa",
+    "decision_time",
+    "offload_busy",
+    positional=True,
+)
+def utilisation_bound(p, mean_size=None) -> float:
     """The largest load (worker time per second) the model's routing forces on a server.
 
     1 or more: unstable. The load of a server is its executions plus, where the model
@@ -277,14 +327,27 @@ def utilisation_bound(
     - advanced: the whole hierarchy's work over its whole capacity (necessary only).
 
     Where the bound is only necessary, ``simulate`` also measures each server's load and
-    runs the stationarity detector. ``decision_time``, ``offload_busy``: None means the
-    table's default.
+    runs the stationarity detector.
+
+    Parameters
+    ----------
+    model, topology, lam, period, data_per_work, power, kappa, decision_time, offload_busy
+        Rows of ``PARAMS`` (``topology`` also a :class:`Topology`).
+    mean_size : float, optional
+        E[D] [work units]; None: that of the object's ``task_size`` and ``sigma``
+        (:func:`size_moments`).
+
+    Returns
+    -------
+    float
+        The bound ρ.
     """
-    if decision_time is None:
-        decision_time = PARAMS["decision_time"].default
-    if offload_busy is None:
-        offload_busy = PARAMS["offload_busy"].default
-    rate = lam * topology.weight / period  # tasks per second generated at each server
+    if mean_size is None:
+        mean_size = size_moments(p)[0]
+    else:
+        mean_size = check_real(mean_size, "mean_size", "utilisation_bound", 0.0, None)
+    model, topology, decision_time = p.model, p.hierarchy(), p.decision_time
+    rate = p.lam * topology.weight / p.period  # tasks per second generated at each server
     total = float(rate.sum() * mean_size / topology.compute.sum())
     if model == "pure_local":
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -292,7 +355,7 @@ def utilisation_bound(
     if model == "pure_cloud":
         return float(rate.sum() * mean_size / topology.compute[topology.root])
     if model in ("original", "without_enhancement_1"):
-        route = static_route(topology, data_per_work, power, kappa)
+        route = static_route(p.trusted(topology=topology))
         load = np.zeros(topology.n)
         for s in topology.generators:
             path = topology.path_up(s)
@@ -303,12 +366,10 @@ def utilisation_bound(
                     if topology.parent[x] >= 0:
                         load[x] += rate[s] * decision_time
                 for x in path[:end]:
-                    if offload_busy:
-                        load[x] += rate[s] * data_per_work * mean_size / topology.bandwidth[x]
+                    if p.offload_busy:
+                        load[x] += rate[s] * p.data_per_work * mean_size / topology.bandwidth[x]
         return float(np.max(load))
     if model == "without_enhancement_2":
         floor = float(np.max(rate * decision_time)) if decision_time > 0 else 0.0
         return max(total, floor)
-    if model == "advanced":
-        return total
-    raise ParameterError(f"utilisation_bound: unknown model {model!r}")
+    return total  # advanced

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.hierarchy import kernels as K
-from workbench.hierarchy.model import _sized, size_moments, time_weights, utilisation_bound
+from workbench.hierarchy.model import P5Params, time_weights, utilisation_bound
 from workbench.hierarchy.params import MODELS, PAPER_MODELS, PARAMS
-from workbench.hierarchy.topology import Topology, named_topology
+from workbench.hierarchy.topology import Topology
 from workbench.output_analysis import (
     Replication,
     check_overload,
@@ -20,11 +20,51 @@ from workbench.output_analysis import (
     replicate,
     require_observations,
 )
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_budget, reject_unknown
+from workbench.validation import ParameterError, check_budget
 
-__all__ = ["simulate", "simulate_to_precision", "run_models"]
+__all__ = ["simulate", "simulate_to_precision", "run_models", "SIMULATE_FIELDS", "RUN_FIELDS"]
+
+#: the keywords of :func:`simulate`, in its order: every row of ``PARAMS``
+SIMULATE_FIELDS = (
+    "model",
+    "lam",
+    "task_size",
+    "topology",
+    "periods",
+    "seed",
+    "replications",
+    "confidence",
+    "sigma",
+    "period",
+    "warmup",
+    "compute_bottom",
+    "compute_middle",
+    "compute_top",
+    "bandwidth",
+    "data_per_work",
+    "decision_time",
+    "in_decision",
+    "offload_busy",
+    "arrivals",
+    "eq11_unit",
+    "power",
+    "kappa",
+    "min_th",
+    "max_th",
+    "max_p",
+    "w_q",
+    "gentle",
+    "down_offload",
+    "overload",
+    "keep_records",
+)
+#: the keywords of :func:`run_models`: one replication of several models, no records
+RUN_FIELDS = tuple(
+    n for n in SIMULATE_FIELDS if n not in ("model", "replications", "confidence", "keep_records")
+)
 
 # (cloud_forward, use_red, overhead, queue_aware) of each decision model
 _MODEL_FLAGS = {
@@ -156,44 +196,12 @@ def _event_budget(topology: Topology, m: int) -> int:
     return int(3 * m * (int(topology.depth.max()) + 2) + 4 * topology.n + 16)
 
 
-def simulate(
-    *,
-    model=None,
-    lam=None,
-    task_size=None,
-    topology=None,
-    periods=None,
-    seed=None,
-    replications=None,
-    confidence=None,
-    sigma=None,
-    period=None,
-    warmup=None,
-    compute_bottom=None,
-    compute_middle=None,
-    compute_top=None,
-    bandwidth=None,
-    data_per_work=None,
-    decision_time=None,
-    in_decision=None,
-    offload_busy=None,
-    arrivals=None,
-    eq11_unit=None,
-    power=None,
-    kappa=None,
-    min_th=None,
-    max_th=None,
-    max_p=None,
-    w_q=None,
-    gentle=None,
-    down_offload=None,
-    overload=None,
-    keep_records=None,
-) -> SimulationResult:
+@takes(P5Params, *SIMULATE_FIELDS)
+def simulate(p) -> SimulationResult:
     """Simulate a decision model on the edge hierarchy; mean task completion time with CI.
 
-    Every argument is keyword-only; ``None`` (the default of each) means the ``PARAMS``
-    table's default, the one place the defaults are declared.
+    Takes a :class:`~workbench.hierarchy.P5Params` or its keywords (every argument is
+    keyword-only; defaults from ``PARAMS``, the one place they are declared).
 
     Parameters
     ----------
@@ -250,28 +258,20 @@ def simulate(
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
-    p, topo, rho, notes = _prepare("simulate", _resolve(locals()))
+    p, topo, rho, notes = _prepare("simulate", p)
     reps, stations = _replications(p, topo)
     return _finish("simulate", p, topo, rho, notes, reps, stations)
 
 
-def _resolve(given: dict) -> dict:
-    """The table's defaults, overridden by the arguments given (``None``: not given)."""
-    return PARAMS.defaults() | {k: v for k, v in given.items() if v is not None}
-
-
+@takes(P5Params, *(n for n in SIMULATE_FIELDS if n != "replications"))
 def simulate_to_precision(
+    p,
     *,
     rel_half_width=None,
     half_width=None,
     max_replications=None,
     initial=None,
-    seed=None,
-    confidence=None,
-    overload=None,
-    periods=None,
     progress=True,
-    **params,
 ) -> SimulationResult:
     """:func:`simulate` with as many replications as the headline interval needs.
 
@@ -282,9 +282,20 @@ def simulate_to_precision(
     (``initial`` replications first, 5 by default; ``max_replications``: the shared table's
     200 by default). Raises ``UnstableRegimeError`` as soon as the run is found
     non-stationary (a precision loop needs a steady state: ``overload`` must be "raise");
-    stops at ``max_replications`` with ``converged=False`` and a note. ``params``: the
-    other keywords of :func:`simulate` (``model``, ``lam``, ``task_size``, ...), not
-    ``replications``.
+    stops at ``max_replications`` with ``converged=False`` and a note.
+
+    Parameters
+    ----------
+    rel_half_width, half_width, max_replications, initial, progress
+        The target and the loop (:func:`workbench.precision.precision_target`).
+    model, lam, task_size, ...
+        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`), but
+        ``replications``.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, ``converged`` saying whether the target was reached.
     """
     f = "simulate_to_precision"
     target = precision_target(
@@ -296,38 +307,36 @@ def simulate_to_precision(
         progress=progress,
         unit="s",
     )
-    reject_unknown(f, params, set(PARAMS) - {"replications", "seed", "confidence", "overload"})
-    given = {"seed": seed, "confidence": confidence, "overload": overload, "periods": periods}
-    args = _resolve(params | given)
-    if PARAMS["overload"].check(args["overload"], f) != "raise":
+    if p.overload != "raise":
         raise ParameterError(
             f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
-            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
+            f"precision to reach (use simulate(overload='transient')). Got {p.overload!r} "
+            "instead."
         )
-    p, topo, rho, notes = _prepare(f, args | {"replications": 2})
+    p, topo, rho, notes = _prepare(f, p.trusted(replications=2))
     stations = []
     return to_precision(
         _one_replication(p, topo, stations),
         func=f,
         target=target,
-        seed=p["seed"],
-        desc=f"{p['model']} λ={p['lam']:g} μ={p['task_size']:g}",
+        seed=p.seed,
+        desc=f"{p.model} λ={p.lam:g} μ={p.task_size:g}",
         **_finish_kwargs(p, topo, rho, notes),
     )
 
 
 def _one_replication(p, topo, stations):
     """The engine's ``one(seed_sequence, index)``: one replication as a ``Replication``."""
-    cutoff = p["warmup"] * p["periods"] * p["period"]
+    cutoff = p.warmup * p.periods * p.period
 
     def one(seed_sequence, index):
         rng = np.random.default_rng(seed_sequence)
         tasks = _draw(p, topo, rng)
-        out = _run_kernel(p["model"], topo, tasks, **_kernel_args(p))
-        row, station = _summarise(topo, tasks, out, cutoff, p["periods"] * p["period"])
+        out = _run_kernel(p.model, topo, tasks, **_kernel_args(p))
+        row, station = _summarise(topo, tasks, out, cutoff, p.periods * p.period)
         station["replication"] = index
         stations.append(station)
-        records = _records(topo, tasks, out, cutoff, index) if p["keep_records"] else None
+        records = _records(topo, tasks, out, cutoff, index) if p.keep_records else None
         series = out["finish"] - tasks.arrival
         return Replication(row, series, int(np.sum(tasks.arrival < cutoff)), records)
 
@@ -336,9 +345,7 @@ def _one_replication(p, topo, stations):
 
 def _replications(p, topo):
     stations = []
-    reps = replicate(
-        _one_replication(p, topo, stations), replications=p["replications"], seed=p["seed"]
-    )
+    reps = replicate(_one_replication(p, topo, stations), replications=p.replications, seed=p.seed)
     return reps, stations
 
 
@@ -375,10 +382,10 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
     return dict(
         metric="mean_time",
         quantities=quantities,
-        confidence=p["confidence"],
-        run_length=p["periods"],
+        confidence=p.confidence,
+        run_length=p.periods,
         run_unit="periods",
-        overload=p["overload"],
+        overload=p.overload,
         bounds=_bounds(quantities),
         rho=rho,
         notes=notes,
@@ -387,10 +394,10 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
         empty_what="tasks generated after the warm-up",
         empty_hint=" Raise λ or periods, or lower the warm-up fraction.",
         info={
-            "model": p["model"],
+            "model": p.model,
             "topology": topo.name,
             "rho_bound": rho,
-            "parameters": {k: v for k, v in p.items() if k not in ("keep_records",)},
+            "parameters": {k: v for k, v in p if k not in ("topology", "keep_records")},
         },
     )
 
@@ -513,37 +520,18 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
     )
 
 
-def _prepare(f, args):
-    """Validate every argument once (``args``: the table's names, all given); build the
-    topology; check the load."""
-    reject_unknown(f, args, PARAMS)
-    args = dict(args)
-    topology = args.pop("topology")
-    p = PARAMS.check(f, **args)
-    if p["min_th"] >= p["max_th"]:
-        raise ParameterError(
-            f"The 'max_th' parameter of {f} must be a finite real number in the range "
-            f"(min_th, 10000] = ({p['min_th']:g}, 10000]. Got {args['max_th']!r} instead."
-        )
-    if isinstance(topology, Topology):
-        topo = topology.checked(f)  # a field replaced since it was built is refused
-    else:
-        name = PARAMS["topology"].check(topology, f)
-        topo = named_topology(
-            name,
-            compute_bottom=p["compute_bottom"],
-            compute_middle=p["compute_middle"],
-            compute_top=p["compute_top"],
-            bandwidth=p["bandwidth"],
-        )
-    periods = args["periods"]
-    expected_tasks = p["lam"] * topo.weight.sum() * p["periods"]
-    per_task = 8.0 * (20 + topo.n) + (400.0 if p["keep_records"] else 0.0)
-    copies = p["replications"] if p["keep_records"] else 1
+def _prepare(f, p):
+    """Build the hierarchy, bound the run's memory and check the model's load (``p`` is
+    validated)."""
+    topo = p.hierarchy()
+    p = p.trusted(topology=topo)
+    expected_tasks = p.lam * topo.weight.sum() * p.periods
+    per_task = 8.0 * (20 + topo.n) + (400.0 if p.keep_records else 0.0)
+    copies = p.replications if p.keep_records else 1
     check_budget(
         f,
         "periods",
-        periods,
+        p.periods,
         expected_tasks * per_task * copies,
         what="task draws, kernel outputs and per-task records",
     )
@@ -551,29 +539,17 @@ def _prepare(f, args):
         raise ParameterError(
             f"The 'periods' parameter of {f} must keep the expected number of tasks per "
             f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {_MAX_TASKS:,} "
-            f"(about 150 bytes per task). Got {periods!r} instead."
+            f"(about 150 bytes per task). Got {p.periods!r} instead."
         )
-    rho, notes = _load_check(f, p["model"], p, topo)
+    rho, notes = _load_check(f, p.model, p)
     return p, topo, rho, notes
 
 
-def _load_check(f, model, p, topo):
+def _load_check(f, model, p):
     """The model's load bound before the run; UnstableRegimeError at ρ >= 1 unless transient."""
-    mean_size, _ = size_moments(p["task_size"], p["sigma"])
-    rho = utilisation_bound(
-        model,
-        topo,
-        p["lam"],
-        mean_size,
-        p["period"],
-        p["data_per_work"],
-        p["power"],
-        p["kappa"],
-        decision_time=p["decision_time"],
-        offload_busy=p["offload_busy"],
-    )
-    what = f"model {model!r} at λ={p['lam']:g}, μ={p['task_size']:g}"
-    return rho, check_overload(f, p["overload"], rho=rho, what=what)
+    rho = utilisation_bound(p.trusted(model=model))
+    what = f"model {model!r} at λ={p.lam:g}, μ={p.task_size:g}"
+    return rho, check_overload(f, p.overload, rho=rho, what=what)
 
 
 _KERNEL_KEYS = (
@@ -593,69 +569,60 @@ _KERNEL_KEYS = (
 
 def _kernel_args(p) -> dict:
     """The kernel's keyword arguments from validated parameters."""
-    unit = {"s": 1.0, "ms": 1e-3, "period": p["period"]}[p["eq11_unit"]]
-    return {k: p[k] for k in _KERNEL_KEYS} | {"eq11_unit": unit}
+    unit = {"s": 1.0, "ms": 1e-3, "period": p.period}[p.eq11_unit]
+    return {k: getattr(p, k) for k in _KERNEL_KEYS} | {"eq11_unit": unit}
 
 
-_KERNEL_DEFAULTS = _kernel_args(PARAMS.defaults())
+_KERNEL_DEFAULTS = _kernel_args(P5Params())
 
 
 def _draw(p, topo, rng) -> _TaskDraws:
     return _draw_tasks(
-        topo,
-        p["lam"],
-        p["task_size"],
-        p["sigma"],
-        p["periods"],
-        p["period"],
-        p["data_per_work"],
-        rng,
-        p["arrivals"],
+        topo, p.lam, p.task_size, p.sigma, p.periods, p.period, p.data_per_work, rng, p.arrivals
     )
 
 
-_SWEEP_EXCLUDED = ("model", "replications", "confidence", "keep_records")
-
-
-def _run_once(*, model=None, **params) -> dict:
-    """One replication of :func:`simulate` (same keywords but ``replications``,
-    ``confidence``, ``keep_records``), as a dict of its quantities: :func:`run_models` with
-    one model, keys unprefixed (the tests compare the two)."""
-    return _run_models("run_once", [_resolve({"model": model})["model"]], params, False)
-
-
-def run_models(*, models=PAPER_MODELS, **params) -> dict:
+@takes(P5Params, *RUN_FIELDS)
+def run_models(p, *, models=PAPER_MODELS) -> dict:
     """One replication of several decision models on the *same* random draws.
 
     The tasks (arrival times, sizes, RED's uniforms) are drawn once from ``seed`` and every
     model in ``models`` runs on them: common random numbers, so a difference between two
     models is the models' and not the draws' (two models that route alike tie exactly), and
-    the draws are paid once (default: the paper's five models). ``params``: the keywords of
-    :func:`simulate` (``lam``, ``task_size``, ``seed``, ``periods``, ...; ``None`` or left
-    out: the table's default) except ``model``, ``replications``, ``confidence`` and
-    ``keep_records``. For sweeps (:func:`workbench.sweep.sweep` passes the seed).
+    the draws are paid once. For sweeps (:func:`workbench.sweep.sweep` passes the seed).
 
-    Returns ``{"<model>/<quantity>": value}``: :func:`simulate`'s quantities of that one
-    replication, plus ``rho_bound``, ``rho_measured`` and ``stationary`` (1.0 or 0.0: the
-    shared detector on this replication's completion times, and ρ < 1).
+    Parameters
+    ----------
+    models : sequence of str
+        Names from ``MODELS`` (default: the paper's five).
+    lam, task_size, seed, periods, ...
+        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`) but
+        ``model``, ``replications``, ``confidence`` and ``keep_records``.
+
+    Returns
+    -------
+    dict
+        ``{"<model>/<quantity>": value}``: :func:`simulate`'s quantities of that one
+        replication, plus ``rho_bound``, ``rho_measured`` and ``stationary`` (1.0 or 0.0: the
+        shared detector on this replication's completion times, and ρ < 1).
     """
     f = "run_models"
-    if isinstance(models, str) or getattr(models, "ndim", 1) != 1 or not _sized(models):
+    if (
+        isinstance(models, str)
+        or getattr(models, "ndim", 1) != 1
+        or not hasattr(models, "__len__")
+        or len(models) == 0
+    ):
         raise ParameterError(
             f"The 'models' parameter of {f} must be a non-empty sequence of names from "
             f"{MODELS}. Got {models!r} instead."
         )
     models = [PARAMS["model"].check(m, f) for m in models]
-    return _run_models(f, models, params, True)
-
-
-def _run_models(f, models, params, prefixed) -> dict:
-    reject_unknown(f, params, set(PARAMS) - set(_SWEEP_EXCLUDED))
-    p, topo, _, _ = _prepare(f, _resolve(params) | {"model": models[0]})
-    rhos = {m: _load_check(f, m, p, topo)[0] for m in models}
-    rng = np.random.default_rng(np.random.SeedSequence(p["seed"]))
+    p, topo, _, _ = _prepare(f, p.trusted(model=models[0]))
+    rhos = {m: _load_check(f, m, p)[0] for m in models}
+    rng = np.random.default_rng(np.random.SeedSequence(p.seed))
     tasks = _draw(p, topo, rng)
-    cutoff = p["warmup"] * p["periods"] * p["period"]
+    cutoff = p.warmup * p.periods * p.period
     warm = int(np.sum(tasks.arrival < cutoff))
     require_observations(
         f,
@@ -666,12 +633,12 @@ def _run_models(f, models, params, prefixed) -> dict:
     out = {}
     for m in models:
         res = _run_kernel(m, topo, tasks, **_kernel_args(p))
-        row, _ = _summarise(topo, tasks, res, cutoff, p["periods"] * p["period"], False)
+        row, _ = _summarise(topo, tasks, res, cutoff, p.periods * p.period, False)
         measured = max(row[f"load_s{s}"] for s in range(topo.n))
         rho = max(rhos[m], measured)
         verdict = detect([res["finish"] - tasks.arrival], warmup=warm, rho=rho, unit="s")
-        check_overload(f, p["overload"], rho=rho, stationarity=verdict, what=m)
+        check_overload(f, p.overload, rho=rho, stationarity=verdict, what=m)
         row |= {"rho_bound": rhos[m], "rho_measured": measured}
         row["stationary"] = float(verdict.stationary)
-        out.update({(f"{m}/{q}" if prefixed else q): v for q, v in row.items()})
+        out.update({f"{m}/{q}": v for q, v in row.items()})
     return out

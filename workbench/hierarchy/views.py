@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from workbench.hierarchy.diagrams import (
     ba_speed_note,
     draw_hierarchy,
@@ -12,6 +14,7 @@ from workbench.hierarchy.diagrams import (
 from workbench.hierarchy.params import PARAMS
 from workbench.hierarchy.topology import named_topology
 from workbench.params import Param
+from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
 
 __all__ = ["VIEWS"]
@@ -79,9 +82,11 @@ def overhead_view():
     )
 
 
-def comparison_view():
+def comparison_view(seed: int = 0):
+    """The five models at one load; ``seed``: the notebook's ``SEED`` (0: Fig. 5's numbers at
+    its grid points)."""
     return interactive_figure(
-        plot_model_comparison,
+        functools.partial(plot_model_comparison, seed=check_seed(seed, "comparison_view")),
         "Five models at one load (simulated)",
         lam=PARAMS["lam"],
         task_size=PARAMS["task_size"],

@@ -9,6 +9,7 @@ functions of those names.
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -147,12 +148,27 @@ def public_names(target) -> set[str]:
     return out
 
 
+def _takes_bound(target) -> dict[str, set[str]]:
+    """name -> the keywords a ``@takes`` function binds, read from its generated signature
+    (a decorator may name them through a tuple, ``@takes(Model, *FIELDS)``, which
+    :func:`_bound` cannot read)."""
+    out: dict[str, set[str]] = {}
+    for _path, module in target.modules():
+        for name, obj in vars(module).items():
+            if getattr(obj, "params_model", None) is not None:
+                out.setdefault(name, set()).update(inspect.signature(obj).parameters)
+    return out
+
+
 def stochastic_seed(target):
     """A public function that draws random numbers (itself or through the package's helpers)
     takes a seed: ``seed`` (or ``rng``, ``seed_sequence``), so the same seed gives the same
     numbers. A function that calls a seeded one is not stochastic itself (its numbers are
     fixed by the seed it passes)."""
     graph = functions(target)
+    for name, keywords in _takes_bound(target).items():
+        for f in graph.get(name, ()):
+            f.seeded = f.seeded or bool(SEED_NAMES & keywords)
     for f in [f for fs in graph.values() for f in fs if f.kwargs and not f.seeded]:
         f.seeded = any(g.reads_seed for g in reach(f.mentions, graph))
     for name in sorted(public_names(target)):
