@@ -124,3 +124,35 @@ def lindley_slow(interarrival, service):
         out.append(free - a)
     return np.array(out)
 '''
+
+#: the distribution of a paper outside the repository (``new-paper NAME --out DIR``):
+#: installing it is what registers the paper (its entry point in ``workbench.papers``)
+PYPROJECT = """\
+# The distribution of the paper package __NAME__, written by `python -m workbench new-paper`.
+# Installing it registers the paper: its entry point in the group workbench.papers names the
+# package, and the registry reads __NAME__/paper.json (notebook and claims table relative to
+# this folder). Install it editable, with the pip of the workbench's environment:
+#     python -m pip install -e .
+# No dependency is declared: the package runs in the environment the workbench is installed
+# in (numpy, numba, pandas, ...), and the workbench comes from its checkout, not the index.
+
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "__NAME__"
+version = "0.1.0"
+description = __DESCRIPTION__
+requires-python = ">=3.11"
+dependencies = []
+
+[project.entry-points."workbench.papers"]
+__NAME__ = "__NAME__"
+
+[tool.setuptools]
+packages = ["__NAME__"]
+
+[tool.setuptools.package-data]
+__NAME__ = ["paper.json"]
+"""
