@@ -303,7 +303,8 @@ def installed(group: str = ENTRY_POINTS) -> list[Paper]:
     """The papers of installed distributions: each entry point of ``group`` names a package
     (``queues = "queues"``) whose ``paper.json`` beside its ``__init__.py`` holds its
     ``Paper`` line (the package is located, not imported); ``notebook`` and ``claims_csv``
-    are relative to the package's parent folder."""
+    are relative to the package's parent folder, and so is the default claims table
+    (``data/claims/<id>.csv``, as in the repository)."""
     if not (isinstance(group, str) and group.strip()):
         raise RegistryError(
             "The 'group' parameter of installed must be an entry-point group name. "
@@ -322,7 +323,8 @@ def installed(group: str = ENTRY_POINTS) -> list[Paper]:
         if not (folder / "paper.json").is_file():
             raise RegistryError(f"{where}: no paper.json beside {entry.module}'s __init__.py")
         for p in papers_from_json(folder / "paper.json", base=folder.parent):
-            out.append(p if p.import_name else replace(p, import_name=entry.module))
+            claims = p.claims_csv or str(folder.parent / "data" / "claims" / f"{p.id}.csv")
+            out.append(replace(p, import_name=p.import_name or entry.module, claims_csv=claims))
     return out
 
 
