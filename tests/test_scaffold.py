@@ -28,14 +28,6 @@ from workbench.scaffold import ScaffoldError, new_paper
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _ruff(*args) -> subprocess.CompletedProcess:
-    """ruff with the repository's settings (the one beside this interpreter)."""
-    ruff = scaffold._ruff()
-    assert ruff is not None, "ruff is a test dependency (pyproject.toml, [test])"
-    config = ["--config", str(REPO / "pyproject.toml")]
-    return subprocess.run([*ruff, *args, *config], capture_output=True, text=True, timeout=120)
-
-
 def _env() -> dict:
     """The repository's workbench first; the paper itself only from its installation."""
     env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
@@ -89,8 +81,10 @@ def test_a_new_paper_installed_by_pip_passes_check_paper_its_notebook_and_its_te
     timings["scaffold"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    for args in (["check", str(out)], ["format", "--check", str(out)]):
-        linted = _ruff(*args)
+    ruff = scaffold._ruff()
+    assert ruff is not None, "ruff is a test dependency (pyproject.toml, [test])"
+    for args in (["check", "."], ["format", "--check", "."]):  # its own settings, as a user
+        linted = subprocess.run([*ruff, *args], cwd=out, capture_output=True, text=True)
         assert linted.returncode == 0, linted.stdout + linted.stderr
     timings["ruff"] = time.perf_counter() - t0
 
@@ -166,7 +160,7 @@ def test_a_workbench_module_a_taken_id_or_a_wrong_title_is_refused(tmp_path, mon
 
 
 def test_a_failure_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
-    def broken(paths):
+    def broken(paths, settings):
         raise OSError("disk full")
 
     monkeypatch.setattr(scaffold, "_tidy", broken)
@@ -210,6 +204,11 @@ def test_outside_the_repository_it_writes_a_distribution_with_its_entry_point(tm
     assert toml["project"]["entry-points"] == {ENTRY_POINTS: {"outpaper": "outpaper"}}
     assert toml["tool"]["setuptools"]["packages"] == ["outpaper"]
     assert "paper.json" in toml["tool"]["setuptools"]["package-data"]["outpaper"]
+    ours = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]
+    theirs = toml["tool"]["ruff"]  # the workbench's rules but the repository's banned imports
+    assert theirs["line-length"] == ours["line-length"]
+    assert theirs["lint"]["select"] == [r for r in ours["lint"]["select"] if r != "TID251"]
+    assert theirs["lint"]["ignore"] == ours["lint"]["ignore"]
     entry = json.loads(written["registry"].read_text())
     assert (entry["id"], entry["topic"]) == ("p9", "outpaper") and "package" not in entry
     assert (tmp_path / entry["notebook"]) == written["notebook"]

@@ -150,16 +150,17 @@ def _ruff() -> list[str] | None:
     return None
 
 
-def _tidy(paths) -> None:
-    """Sort the imports and format the written files with the repository's ruff settings
-    (the order depends on the package's name), when ruff is installed."""
+def _tidy(paths, settings: Path) -> None:
+    """Sort the imports and format the written files with the ruff settings of
+    ``settings`` (the repository's, or the new distribution's own), when ruff is installed:
+    the order depends on the package's name and on what is first-party there."""
     ruff = _ruff()
     if ruff is None:
         return
-    settings = ROOT / "pyproject.toml"
     config = ["--config", str(settings)] if settings.exists() else []
     names = [str(p) for p in paths]
-    quiet = {"check": False, "capture_output": True}
+    # run from the settings' folder: ruff finds first-party packages (src) from there
+    quiet = {"check": False, "capture_output": True, "cwd": settings.parent}
     subprocess.run([*ruff, "check", "-q", "--fix", "--select", "I", *config, *names], **quiet)
     subprocess.run([*ruff, "format", "-q", *config, *names], **quiet)
 
@@ -259,10 +260,6 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
         entry = _entry(pid, name, title, notebook, claims)
         where["registry"].write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n")
         created.append(where["registry"])
-        if "project" in where:
-            project = _fill(files.PYPROJECT, pkg, pid, name)
-            where["project"].write_text(project.replace("__DESCRIPTION__", _toml_string(title)))
-            created.append(where["project"])
         if out is None:  # last: nothing can fail after it
             _join_papers_layer(name)
     except BaseException:
@@ -309,6 +306,10 @@ def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str
             if not folder.exists():
                 folder.mkdir()
                 created.append(folder)
+    if "project" in where:  # first: its ruff settings format the rest
+        project = _fill(files.PYPROJECT, pkg, pid, name)
+        where["project"].write_text(project.replace("__DESCRIPTION__", _toml_string(title)))
+        created.append(where["project"])
     where["package"].mkdir()
     created.append(where["package"])
     for stem, text in package.PARTS.items():
@@ -323,4 +324,5 @@ def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str
     ):
         where[role].write_text(text)
         created.append(where[role])
-    _tidy([where["package"], where["notebook"], where["tests"], where["twin"]])
+    settings = where.get("project", ROOT / "pyproject.toml")
+    _tidy([where["package"], where["notebook"], where["tests"], where["twin"]], settings)

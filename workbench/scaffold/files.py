@@ -155,4 +155,21 @@ packages = ["__NAME__"]
 
 [tool.setuptools.package-data]
 __NAME__ = ["paper.json"]
+
+# the workbench's own ruff rules, so that `ruff check .` and `ruff format --check .` here
+# agree with new-paper, which formatted these files with them
+[tool.ruff]
+line-length = 100
+extend-include = ["*.ipynb"]
+
+[tool.ruff.lint]
+select = ["E", "F", "W", "I", "B", "UP", "PIE", "PLE", "NPY", "PLC0415", "PLR0915"]
+ignore = ["E741"]
+
+[tool.ruff.lint.pylint]
+max-statements = 80
+
+[tool.ruff.lint.per-file-ignores]
+"*.ipynb" = ["E501"]
+"__NAME__/kernels.py" = ["PLR0915"]
 """
