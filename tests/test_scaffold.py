@@ -199,6 +199,8 @@ def test_outside_the_repository_it_writes_a_distribution_with_its_entry_point(tm
     assert written["registry"] == tmp_path / "outpaper" / "paper.json"
     assert written["project"] == tmp_path / "pyproject.toml"
     assert not (tmp_path / "papers.json").exists()
+    tops = {path.relative_to(tmp_path).parts[0] for path in written.values()}
+    assert {path.name for path in tmp_path.iterdir()} == tops  # nothing else (a ruff cache)
     toml = tomllib.loads(written["project"].read_text())
     assert toml["project"]["name"] == "outpaper" and toml["project"]["dependencies"] == []
     assert toml["project"]["entry-points"] == {ENTRY_POINTS: {"outpaper": "outpaper"}}

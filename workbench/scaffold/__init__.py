@@ -157,7 +157,8 @@ def _tidy(paths, settings: Path) -> None:
     ruff = _ruff()
     if ruff is None:
         return
-    config = ["--config", str(settings)] if settings.exists() else []
+    # no cache: nothing but the paper's files is left in its folder
+    config = ["--no-cache", *(["--config", str(settings)] if settings.exists() else [])]
     names = [str(p) for p in paths]
     # run from the settings' folder: ruff finds first-party packages (src) from there
     quiet = {"check": False, "capture_output": True, "cwd": settings.parent}
