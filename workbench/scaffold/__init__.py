@@ -29,6 +29,7 @@ import importlib.util
 import json
 import keyword
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -230,7 +231,8 @@ def install_command(out) -> str:
             f"Got {describe(out)} instead."
         )
     isolation = " --no-build-isolation" if importlib.util.find_spec("setuptools") else ""
-    return f"{sys.executable} -m pip install{isolation} -e {Path(out).resolve()}"
+    python, folder = shlex.quote(sys.executable), shlex.quote(str(Path(out).resolve()))
+    return f"{python} -m pip install{isolation} -e {folder}"
 
 
 def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = "") -> dict:
