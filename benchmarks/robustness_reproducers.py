@@ -15,6 +15,7 @@ The last column says whether that is what the issue asks for. Exit status 1 when
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -256,20 +257,36 @@ except ParameterError as err:
         first = str(err).splitlines()[0][:90]
         right("refused by name (" + first + "), nothing left; the retry works")
 """
-PAPERS_JSON = """
-Path("papers.json").write_text(CONTENT)
-code, out, err = cli(*ARGS, env={"WORKBENCH_PAPERS": str(Path("papers.json").resolve())})
+# an installed paper as pip records it (the package and its dist-info in ./site), with
+# CONTENT as its paper.json and ENTRY as its entry point; then a command, with EXTRA set
+INSTALLED = """
+site = Path("site").resolve()
+(site / "fuzzpaper").mkdir(parents=True)
+(site / "fuzzpaper" / "__init__.py").write_text("")
+(site / "fuzzpaper" / "paper.json").write_text(CONTENT)
+(site / "fuzzpaper-0.1.dist-info").mkdir()
+(site / "fuzzpaper-0.1.dist-info" / "METADATA").write_text(
+    "Metadata-Version: 2.1\\nName: fuzzpaper\\nVersion: 0.1\\n")
+(site / "fuzzpaper-0.1.dist-info" / "entry_points.txt").write_text(
+    "[workbench.papers]\\n" + ENTRY + "\\n")
+"""
+ENTRY_POINT_CLI = (
+    INSTALLED
+    + """
+path = str(site) + os.pathsep + os.environ.get("PYTHONPATH", "")
+code, out, err = cli(*ARGS, env=dict(EXTRA, PYTHONPATH=path))
 if not refused_cli(code, err, out):
     wrong("exit 0")
 """
-ORDER_FIRST = """
-line = {"id": "px", "topic": "x", "title": "T", "citation": "C", "notebook": "x.ipynb",
-        "order": "first"}
-Path("papers.json").write_text(json.dumps([line]))
-os.environ["WORKBENCH_PAPERS"] = str(Path("papers.json").resolve())
+)
+ORDER_FIRST = (
+    INSTALLED
+    + """
+sys.path.insert(0, str(site))
 from workbench.registry import course
 wrong(f"course() = {[p.id for p in course()]}")
 """
+)
 COMMAND = """
 code, out, err = cli(*ARGS)
 if not refused_cli(code, err, out):
@@ -367,6 +384,7 @@ def _set(name: str, value) -> str:
 
 def reproducers() -> list[Reproducer]:
     R, B = "refused", "right"
+    line = {"id": "px", "topic": "x", "title": "T", "citation": "C", "notebook": "x.ipynb"}
     either = (R, B)
     out = [
         # -- crashes, hangs and bombs
@@ -624,19 +642,57 @@ def reproducers() -> list[Reproducer]:
             TYPED_TITLE,
         ),
         # -- raw errors: registry and paper
-        Reproducer(
-            "raw: registry",
-            "malformed WORKBENCH_PAPERS, `papers`",
-            "traceback in every command",
-            (R,),
-            _set("CONTENT", "[{nope") + _set("ARGS", ("papers",)) + PAPERS_JSON,
-        ),
+        *[
+            Reproducer(
+                "raw: registry",
+                what,
+                before,
+                (R,),
+                _set("CONTENT", content)
+                + _set("ENTRY", entry)
+                + _set("EXTRA", extra)
+                + _set("ARGS", ("papers",))
+                + ENTRY_POINT_CLI,
+            )
+            for what, before, content, entry, extra in [
+                (
+                    "installed paper: malformed paper.json, `papers`",
+                    "traceback in every command (then a WORKBENCH_PAPERS file)",
+                    "[{nope",
+                    "fuzzpaper = fuzzpaper",
+                    {},
+                ),
+                (
+                    "entry point naming no package, `papers`",
+                    "(new with entry points)",
+                    json.dumps(line),
+                    "ghost = nosuchpackage",
+                    {},
+                ),
+                (
+                    "installed paper with a taken id (p1), `papers`",
+                    "(new with entry points)",
+                    json.dumps(line | {"id": "p1"}),
+                    "fuzzpaper = fuzzpaper",
+                    {},
+                ),
+                (
+                    "WORKBENCH_PAPERS still set (retired), `papers`",
+                    "(new: the variable is retired)",
+                    json.dumps(line),
+                    "fuzzpaper = fuzzpaper",
+                    {"WORKBENCH_PAPERS": "papers.json"},
+                ),
+            ]
+        ],
         Reproducer(
             "raw: registry",
             "`order: first`, then course()",
             "TypeError",
             (R,),
-            ORDER_FIRST,
+            _set("CONTENT", json.dumps(line | {"order": "first"}))
+            + _set("ENTRY", "fuzzpaper = fuzzpaper")
+            + ORDER_FIRST,
         ),
         Reproducer(
             "raw: registry",

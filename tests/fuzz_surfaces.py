@@ -17,8 +17,9 @@ reaches the library through other doors too, and each has its own case list here
   them, entries truncated or emptied, cache folders that cannot be written;
 - ``scaffold``: ``new_paper`` with names that are keywords or shadow a module, titles with
   quotes and newlines, wrong types (and whether a failure leaves files behind);
-- ``registry``: a malformed ``WORKBENCH_PAPERS`` file, a wrong-typed ``order``,
-  ``check_paper`` and ``Target`` with wrong types;
+- ``registry``: an installed paper (an entry point) with a malformed ``paper.json`` or a
+  wrong-typed ``order``, an entry point naming no package, a taken id, the retired
+  ``WORKBENCH_PAPERS`` still set, ``check_paper`` and ``Target`` with wrong types;
 - ``cli``: ``python -m workbench`` with unknown names, ``--out`` onto a file or a foreign
   folder, and a few valid commands.
 
@@ -60,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from plugin_dist import fake_install
 
 CATEGORIES = ("files", "callbacks", "caches", "scaffold", "registry", "cli")
 OUTCOMES = ("clean", "ok", "raw", "garbage", "hang", "crash")
@@ -859,10 +861,13 @@ def _scaffold_cases() -> list[SurfaceCase]:
 # ------------------------------------------------------------------------------ registry
 
 
-def registry_json(content: str, command: str = "papers") -> str:
-    """A ``WORKBENCH_PAPERS`` file with ``content``, then a command (or ``course()``)."""
-    path = _write("papers.json", content)
-    env = dict(os.environ, WORKBENCH_PAPERS=str(path.resolve()), PYTHONPATH=_repo())
+def registry_entry_point(content, command: str = "papers", entry=None, environ=None) -> str:
+    """An installed paper: a package ``fuzzpaper`` with ``content`` as its paper.json (None:
+    none) declared by ``entry`` in the entry-point group, then a command (or ``course()``)
+    with ``environ`` added to the environment."""
+    fake_install(Path("site"), "fuzzpaper", content, entry=entry)
+    path = os.pathsep.join([str(Path("site").resolve()), _repo()])
+    env = dict(os.environ, PYTHONPATH=path, **(environ or {}))
     if command == "course":  # the library's own error is a refusal, its traceback is not
         code = (
             "import sys\nfrom workbench.validation import ParameterError\ntry:\n"
@@ -873,7 +878,7 @@ def registry_json(content: str, command: str = "papers") -> str:
     else:
         argv = [sys.executable, "-m", "workbench", command]
     _command(argv, env=env, timeout=120)
-    return "" if command == "papers" else "accepted a malformed paper line"
+    return f"`{command}` exited 0: it accepted the registry as it is"
 
 
 def check_paper_call(**kw) -> str:
@@ -900,19 +905,41 @@ def papers_from(content) -> str:
 def _registry_cases() -> list[SurfaceCase]:
     R = "registry"
     line = {"id": "px", "topic": "x", "title": "T", "citation": "C", "notebook": "x.ipynb"}
+    retired = {"WORKBENCH_PAPERS": "papers.json"}
     return [
         SurfaceCase(
             R,
-            "WORKBENCH_PAPERS: malformed JSON, `papers`",
-            registry_json,
+            "entry point: malformed paper.json, `papers`",
+            registry_entry_point,
             ("[{nope",),
             timeout=120.0,
         ),
         SurfaceCase(
             R,
-            "WORKBENCH_PAPERS: order 'first', course()",
-            registry_json,
-            (json.dumps([line | {"order": "first"}]), "course"),
+            "entry point: order 'first', course()",
+            registry_entry_point,
+            (json.dumps(line | {"order": "first"}), "course"),
+            timeout=120.0,
+        ),
+        SurfaceCase(
+            R,
+            "entry point naming no package, `papers`",
+            registry_entry_point,
+            (json.dumps(line), "papers", "ghost = nosuchpackage"),
+            timeout=120.0,
+        ),
+        SurfaceCase(
+            R,
+            "entry point: a taken id (p1), `papers`",
+            registry_entry_point,
+            (json.dumps(line | {"id": "p1"}),),
+            timeout=120.0,
+        ),
+        SurfaceCase(
+            R,
+            "WORKBENCH_PAPERS still set, `papers`",
+            registry_entry_point,
+            (json.dumps(line), "papers", None, retired),
             timeout=120.0,
         ),
         SurfaceCase(R, "check_paper(rules=5)", check_paper_call, (), {"rules": 5}, cheap=True),

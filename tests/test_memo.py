@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from plugin_dist import fake_install
 
 from workbench import digest, memo
 
@@ -161,23 +162,49 @@ def test_the_key_covers_every_data_file_the_library_versions_and_an_outside_pape
         m.setattr(metadata, "version", lambda name: "0.0" if name == "scipy" else real(name))
         assert digest.code_digest() != with_trace
     assert digest.code_digest() == with_trace
-    # a paper package outside the repository, registered through WORKBENCH_PAPERS
-    outside = tmp_path / "outside"
-    (outside / "mypaper").mkdir(parents=True)
-    (outside / "mypaper" / "__init__.py").write_text("X = 1\n")
-    (outside / "claims.csv").write_text("id\n")
-    papers = outside / "papers.json"
+    # a paper package outside the repository, registered through its entry point
+    site = tmp_path / "site"
     line = {"id": "px", "topic": "mypaper", "title": "T", "citation": "C"}
-    line |= {"notebook": "nb.ipynb", "import_name": "mypaper", "claims_csv": "claims.csv"}
-    papers.write_text(json.dumps([line]))
+    folder = fake_install(site, "mypaper", line | {"notebook": "nb.ipynb", "claims_csv": "c.csv"})
+    (folder / "model.py").write_text("X = 1\n")
+    (site / "c.csv").write_text("id\n")
     from workbench import registry
 
-    monkeypatch.syspath_prepend(str(outside))
-    monkeypatch.setenv("WORKBENCH_PAPERS", str(papers))
-    monkeypatch.setitem(registry.PAPERS, "px", registry.papers_from_json(papers)[0])
-    first = digest.code_digest()
-    (outside / "mypaper" / "__init__.py").write_text("X = 2\n")
-    assert digest.code_digest() != first, "an outside paper's code is not in the key"
+    monkeypatch.syspath_prepend(str(site))
+    (px,) = registry.installed()  # what the registry registers when it is imported
+    monkeypatch.setitem(registry.PAPERS, "px", px)
+    keys = [digest.code_digest()]
+    for path, text in [
+        (folder / "model.py", "X = 2\n"),
+        (folder / "paper.json", json.dumps(line | {"notebook": "other.ipynb"})),
+        (site / "c.csv", "id\nx\n"),
+    ]:
+        path.write_text(text)
+        keys.append(digest.code_digest())
+        assert keys[-1] != keys[-2], f"an outside paper's {path.name} is not in the key"
+
+
+def test_a_paper_installed_through_an_entry_point_is_in_a_new_process_key(tmp_path):
+    """The registry registers the entry-point paper when a process imports it, and that
+    process's digest reads the paper's files: an edit gives a new key."""
+    line = {"id": "px", "topic": "mypaper", "title": "T", "citation": "C", "notebook": "n"}
+    folder = fake_install(tmp_path, "mypaper", line)
+    (folder / "model.py").write_text("X = 1\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    code = "from workbench import digest, registry; print(registry.PAPERS['px'].package, "
+    code += "digest.code_digest())"
+
+    def key() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert run.returncode == 0, run.stderr
+        return run.stdout.split()
+
+    package, first = key()
+    (folder / "model.py").write_text("X = 2\n")
+    again, second = key()
+    assert package == again == "mypaper" and second != first
 
 
 # ------------------------------------------------------------- entries: data, not code

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from plugin_dist import fake_install
 
 from workbench import registry
 from workbench.claims import load_claims
@@ -82,42 +83,53 @@ def test_a_line_that_cannot_register_is_a_named_error(tmp_path, text, named):
         papers_from_json(5)
 
 
-def test_a_malformed_registry_file_is_one_line_for_every_cli_command(tmp_path):
-    """Not a traceback: ``python -m workbench: error: <file>: ...`` and exit 2."""
-    path = tmp_path / "papers.json"
-    path.write_text('[{"id": "px", "order": "first"')
-    env = {**os.environ, "WORKBENCH_PAPERS": str(path)}
+def _cli(*command, env) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def _with_site(site: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+
+
+def test_a_malformed_paper_json_of_an_installed_paper_is_one_line_for_every_command(tmp_path):
+    """Not a traceback: ``python -m workbench: error: <its paper.json>: ...`` and exit 2."""
+    folder = fake_install(tmp_path, "brokenx", '[{"id": "px", "order": "first"')
+    env = _with_site(tmp_path)
     for command in (["papers"], ["check-paper", "p4"]):
-        out = subprocess.run(
-            [sys.executable, "-m", "workbench", *command],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
+        out = _cli(*command, env=env)
         assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
-        line = f"python -m workbench: error: {path}: not valid JSON (Expecting ',' delimiter"
+        line = f"python -m workbench: error: {folder / 'paper.json'}: not valid JSON (Expecting"
         assert out.stderr.startswith(line) and out.stderr.count("\n") == 1, out.stderr
 
 
-def _installed_plugin(site: Path, package: str, line) -> None:
-    """``package`` with its paper.json, and the record an installer writes for a
-    distribution declaring it in the ``workbench.papers`` entry-point group."""
-    (site / package).mkdir(parents=True)
-    (site / package / "__init__.py").write_text("")
-    if line is not None:
-        (site / package / "paper.json").write_text(json.dumps(line))
-    record = site / f"{package}-0.1.dist-info"
-    record.mkdir()
-    (record / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
-    (record / "entry_points.txt").write_text(f"[workbench.papers]\n{package} = {package}\n")
+def test_the_retired_variable_is_an_error_naming_its_replacement(tmp_path, monkeypatch):
+    """WORKBENCH_PAPERS registered outside papers before entry points: set, it is refused
+    (never ignored), and the message says what to do instead; blank, it named nothing."""
+    (tmp_path / "papers.json").write_text(json.dumps([LINE]))
+    env = {**os.environ, "WORKBENCH_PAPERS": str(tmp_path / "papers.json")}
+    out = _cli("papers", env=env)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    for part in ("WORKBENCH_PAPERS=", "no longer read", "workbench.papers", "pip install -e"):
+        assert part in out.stderr, out.stderr
+    monkeypatch.setenv("WORKBENCH_PAPERS", " ")
+    registry._refuse_retired_variable()
+    monkeypatch.setenv("WORKBENCH_PAPERS", "papers.json")
+    with pytest.raises(RegistryError, match="WORKBENCH_PAPERS=papers.json is no longer read"):
+        registry._refuse_retired_variable()
 
 
 def test_an_installed_package_registers_through_its_entry_point(tmp_path, monkeypatch):
     """A plugin's distribution names its package in ``workbench.papers``: the registry reads
     the package's paper.json (paths from the package's parent folder) without importing it."""
-    _installed_plugin(tmp_path, "queuesx", {**LINE, "topic": "queuesx", "notebook": "q.ipynb"})
-    _installed_plugin(tmp_path, "brokenx", None)
+    fake_install(tmp_path, "queuesx", {**LINE, "topic": "queuesx", "notebook": "q.ipynb"})
+    fake_install(tmp_path, "brokenx", None)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(RegistryError, match="entry point brokenx = 'brokenx'.*no paper.json"):
         registry.installed()
@@ -126,12 +138,33 @@ def test_an_installed_package_registers_through_its_entry_point(tmp_path, monkey
     with pytest.raises(RegistryError, match="'group' parameter of installed"):
         registry.installed(5)
     assert px.package == "queuesx" and px.notebook_path == tmp_path / "q.ipynb"
+    assert px.claims_path == tmp_path / "data" / "claims" / "px.csv"
     assert "queuesx" not in sys.modules  # located, not imported
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    out = subprocess.run(
-        [sys.executable, "-m", "workbench", "papers"], capture_output=True, text=True, env=env
-    )
+    out = _cli("papers", env=_with_site(tmp_path))
     assert out.returncode == 0 and "queuesx" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        ("ghost = nosuchpaperx", "entry point ghost = 'nosuchpaperx'.*not an importable package"),
+        ("ghost = nosuchpaperx.part", "entry point ghost = 'nosuchpaperx.part'.*does not import"),
+    ],
+)
+def test_an_entry_point_naming_no_package_is_a_named_error(tmp_path, monkeypatch, entry, named):
+    fake_install(tmp_path, "namedx", {**LINE, "topic": "namedx"}, entry=entry)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RegistryError, match=named):
+        registry.installed()
+
+
+def test_an_installed_paper_with_a_taken_id_is_refused(tmp_path, monkeypatch):
+    fake_install(tmp_path, "takenx", {**LINE, "id": "p4", "topic": "takenx"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "PAPERS", dict(PAPERS))
+    with pytest.raises(RegistryError, match=r"paper id 'p4' is taken \(workbench.redundancy\)"):
+        registry._register(registry.installed(), "entry points")
+    assert registry.PAPERS == PAPERS
 
 
 def test_a_package_with_a_paper_json_is_discovered(tmp_path):

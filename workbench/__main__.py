@@ -193,16 +193,19 @@ def _paper_command(args) -> int:
             return _fail(str(err))
         print(report)
         return 0 if report.ok else 1
-    from workbench.scaffold import new_paper
+    from workbench.scaffold import install_command, new_paper
 
     written = new_paper(args.name, out=args.out, paper_id=args.id, title=args.title)
     for role, path in written.items():
         print(f"{role:<9} {path}")
+    pid = json.loads(written["registry"].read_text())["id"]
     if args.out is None:
-        pid = json.loads(written["registry"].read_text())["id"]
         print(f"\nregistered by {written['registry']}; next: {PROG} check-paper {pid}")
     else:
-        print(f"\nexport WORKBENCH_PAPERS={written['registry']} PYTHONPATH={args.out}:$PYTHONPATH")
+        print(
+            f"\nnext, register it (its entry point in workbench.papers, {written['project']}):"
+            f"\n    {install_command(args.out)}\nthen: {PROG} check-paper {pid}"
+        )
     return 0
 
 

@@ -5,8 +5,9 @@ executed notebooks) is keyed by everything its output can read:
 
 - the package's code (every ``workbench/**/*.py``);
 - every data file (``data/**``: the scenarios, the claims tables, traces);
-- a registered paper package outside the repository (``WORKBENCH_PAPERS``): its code, its
-  claims table and the file that declares it;
+- a registered paper package outside the repository (an installed distribution's entry
+  point, :func:`workbench.registry.installed`): every file of the package, its
+  ``paper.json`` included, and its claims table;
 - the versions of the libraries that compute the numbers (:data:`LIBRARIES`) and Python's.
 
 :func:`code_digest` hashes them, optionally leaving out parts that cannot change an output
@@ -62,17 +63,14 @@ def library_versions(names: tuple[str, ...] = LIBRARIES) -> str:
 
 def _external_paper_files() -> list[tuple[str, Path]]:
     """``(label, file)`` of every registered paper outside ``workbench/``: its package's
-    files, its claims table and the ``WORKBENCH_PAPERS`` file that declares it."""
+    files (its ``paper.json`` among them) and its claims table."""
     import importlib.util
 
-    out = [
-        (f"papers-json:{p}", Path(p))
-        for p in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep))
-    ]
+    out: list[tuple[str, Path]] = []
     try:
         from workbench.registry import PAPERS
     except Exception:  # noqa: BLE001 - a broken registry reads no paper: nothing to key by
-        return [o for o in out if o[1].is_file()]
+        return out
     for p in PAPERS.values():
         if p.package.startswith("workbench."):
             continue

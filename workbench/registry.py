@@ -20,20 +20,24 @@ Importing a model, its figures or its claims never imports ipywidgets. The whole
 :func:`workbench.paper.check_paper` (``python -m workbench check-paper <package>``);
 ``python -m workbench new-paper NAME`` writes a package that passes it.
 
-A paper joins the registry in one of four ways:
+A paper joins the registry in one of three ways:
 
 - the five built-in papers below;
 - a package ``workbench/<topic>/`` with a ``paper.json`` beside its ``__init__.py`` (one
   object with the ``Paper`` fields; ``notebook`` and ``claims_csv`` relative to the
   repository): found by discovery, no line to add here (``new-paper NAME`` writes it);
-- an installed package outside ``workbench/`` (a plugin) names itself in the entry-point
-  group ``workbench.papers`` of its distribution (``[project.entry-points."workbench.papers"]
+- a package outside ``workbench/`` names itself in the entry-point group
+  ``workbench.papers`` of its distribution (``[project.entry-points."workbench.papers"]
   queues = "queues"``) and keeps its ``paper.json`` beside its ``__init__.py``; ``notebook``
-  and ``claims_csv`` are relative to the package's parent folder (:func:`installed`);
-- a package not installed (a scaffold being tried out) declares its ``Paper`` line as JSON
-  (a list of objects with the fields below, ``package`` its import name) in a file named by
-  the ``WORKBENCH_PAPERS`` environment variable (several files separated by
-  ``os.pathsep``); ``notebook`` and ``claims_csv`` are then paths relative to that file.
+  and ``claims_csv`` are relative to the package's parent folder (:func:`installed`).
+  ``new-paper NAME --out DIR`` writes such a distribution; ``pip install -e DIR`` registers
+  it.
+
+The ``WORKBENCH_PAPERS`` environment variable, which named JSON files of paper lines before
+entry points, is retired: set to anything but blanks, it is a :class:`RegistryError` naming
+the replacement (an error, not a warning: the papers it named would otherwise be missing
+from every command and from the suite's tests, which loop over the registry, with nothing
+failing).
 
 Every line is checked when it registers (:class:`RegistryError` names the file, the field
 and the value): ids are unique, ``order`` is an int, the text fields are strings.
@@ -285,7 +289,7 @@ def discover(root=ROOT) -> list[Paper]:
             if p.topic != path.parent.name or p.import_name:
                 raise RegistryError(
                     f"{path}: topic is {p.topic!r}, its folder {path.parent.name!r}; a package "
-                    "outside workbench/ registers through an entry point or WORKBENCH_PAPERS"
+                    f"outside workbench/ registers through an entry point ({ENTRY_POINTS})"
                 )
             out.append(p)
     return out
@@ -299,7 +303,8 @@ def installed(group: str = ENTRY_POINTS) -> list[Paper]:
     """The papers of installed distributions: each entry point of ``group`` names a package
     (``queues = "queues"``) whose ``paper.json`` beside its ``__init__.py`` holds its
     ``Paper`` line (the package is located, not imported); ``notebook`` and ``claims_csv``
-    are relative to the package's parent folder."""
+    are relative to the package's parent folder, and so is the default claims table
+    (``data/claims/<id>.csv``, as in the repository)."""
     if not (isinstance(group, str) and group.strip()):
         raise RegistryError(
             "The 'group' parameter of installed must be an entry-point group name. "
@@ -318,7 +323,8 @@ def installed(group: str = ENTRY_POINTS) -> list[Paper]:
         if not (folder / "paper.json").is_file():
             raise RegistryError(f"{where}: no paper.json beside {entry.module}'s __init__.py")
         for p in papers_from_json(folder / "paper.json", base=folder.parent):
-            out.append(p if p.import_name else replace(p, import_name=entry.module))
+            claims = p.claims_csv or str(folder.parent / "data" / "claims" / f"{p.id}.csv")
+            out.append(replace(p, import_name=p.import_name or entry.module, claims_csv=claims))
     return out
 
 
@@ -330,10 +336,27 @@ def _register(papers, where: str) -> None:
         PAPERS[p.id] = p
 
 
+#: the environment variable that named JSON files of paper lines before entry points
+RETIRED_VARIABLE = "WORKBENCH_PAPERS"
+
+
+def _refuse_retired_variable() -> None:
+    """A :class:`RegistryError` when :data:`RETIRED_VARIABLE` is set (to anything but
+    blanks, which named no file before either), saying what replaces it."""
+    value = os.environ.get(RETIRED_VARIABLE, "")
+    if value.strip():
+        raise RegistryError(
+            f"{RETIRED_VARIABLE}={value} is no longer read: a paper outside workbench/ "
+            f"registers through the entry-point group {ENTRY_POINTS} of its distribution. "
+            "Install its folder into this environment (`python -m pip install -e DIR`; "
+            "`new-paper NAME --out DIR` writes DIR/pyproject.toml with the entry point and "
+            f"NAME/paper.json with the paper's line), then unset {RETIRED_VARIABLE}."
+        )
+
+
+_refuse_retired_variable()
 _register(discover(), "workbench/*/paper.json")
 _register(installed(), f"entry points ({ENTRY_POINTS})")
-for _file in filter(None, os.environ.get("WORKBENCH_PAPERS", "").split(os.pathsep)):
-    _register(papers_from_json(_file), f"WORKBENCH_PAPERS={_file}")
 
 
 #: The arena (workbench.arena) has the paper skeleton but is no paper: it is not in PAPERS

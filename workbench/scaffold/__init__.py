@@ -11,9 +11,10 @@ skeleton.
 Into the repository (default): ``workbench/NAME/`` (with ``paper.json``, its registry line:
 the registry discovers it, nothing to paste), ``notebooks/<id>_NAME.ipynb``,
 ``data/claims/<id>.csv``, ``tests/test_NAME.py`` and ``tests/naive_NAME.py``. With ``--out
-DIR``: a package ``NAME`` importable from ``DIR``, its notebook, claims table, tests and twin
-beside it, and ``DIR/papers.json`` (its registry line, read when ``WORKBENCH_PAPERS`` names
-it).
+DIR``: a distribution of its own, ``DIR/pyproject.toml`` naming the package ``NAME`` in the
+entry-point group ``workbench.papers``, the package ``DIR/NAME/`` with its ``paper.json``,
+and its notebook, claims table, tests and twin beside it; ``python -m pip install -e DIR``
+registers it (:func:`install_command`), and nothing else does.
 
 A name that is a Python keyword, a module of the standard library, an installed top-level
 package or a module of the workbench is refused (:class:`ScaffoldError`), and so is a taken
@@ -28,6 +29,7 @@ import importlib.util
 import json
 import keyword
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,7 +43,7 @@ from workbench.registry import ARENA, PAPER_ID, PAPERS, ROOT
 from workbench.scaffold import files, package
 from workbench.validation import ParameterError, describe
 
-__all__ = ["new_paper", "check_name", "ScaffoldError"]
+__all__ = ["new_paper", "check_name", "install_command", "ScaffoldError"]
 
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 MAX_TITLE = 300
@@ -149,16 +151,18 @@ def _ruff() -> list[str] | None:
     return None
 
 
-def _tidy(paths) -> None:
-    """Sort the imports and format the written files with the repository's ruff settings
-    (the order depends on the package's name), when ruff is installed."""
+def _tidy(paths, settings: Path) -> None:
+    """Sort the imports and format the written files with the ruff settings of
+    ``settings`` (the repository's, or the new distribution's own), when ruff is installed:
+    the order depends on the package's name and on what is first-party there."""
     ruff = _ruff()
     if ruff is None:
         return
-    settings = ROOT / "pyproject.toml"
-    config = ["--config", str(settings)] if settings.exists() else []
+    # no cache: nothing but the paper's files is left in its folder
+    config = ["--no-cache", *(["--config", str(settings)] if settings.exists() else [])]
     names = [str(p) for p in paths]
-    quiet = {"check": False, "capture_output": True}
+    # run from the settings' folder: ruff finds first-party packages (src) from there
+    quiet = {"check": False, "capture_output": True, "cwd": settings.parent}
     subprocess.run([*ruff, "check", "-q", "--fix", "--select", "I", *config, *names], **quiet)
     subprocess.run([*ruff, "format", "-q", *config, *names], **quiet)
 
@@ -193,21 +197,42 @@ def _layout(name: str, out, paper_id) -> tuple[Path, str, str, dict]:
         "claims": base / f"{name}.csv",
         "tests": base / f"test_{name}.py",
         "twin": base / f"naive_{name}.py",
-        "registry": base / "papers.json",
+        "registry": base / name / "paper.json",
+        "project": base / "pyproject.toml",
     }
     return base, name, _check_id(paper_id, name), where
 
 
-def _entry(pid: str, name: str, title: str, notebook: str, out) -> dict:
+def _entry(pid: str, name: str, title: str, notebook: str, claims: str) -> dict:
+    """The paper's line in its ``paper.json``: paths relative to the repository (in it) or
+    to the package's parent folder (outside; the package comes from the entry point)."""
     entry = {"id": pid, "topic": name, "title": title, "citation": CITATION}
     entry["notebook"] = notebook
-    if out is None:
-        entry["order"] = max((p.order for p in PAPERS.values()), default=0) + 1
-        entry["teaches"] = "<what the paper teaches>"
-        entry["claims_csv"] = f"data/claims/{pid}.csv"
-    else:
-        entry |= {"package": name, "claims_csv": f"{name}.csv"}
+    entry["order"] = max((p.order for p in PAPERS.values()), default=0) + 1
+    entry["teaches"] = "<what the paper teaches>"
+    entry["claims_csv"] = claims
     return entry
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: JSON's escapes are TOML's, and DEL, which JSON
+    leaves as it is, must be escaped in TOML."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def install_command(out) -> str:
+    """The one step that registers a paper written with ``--out``: an editable install of
+    its folder by this interpreter's pip (editable, so that the notebook and claims table
+    beside the package are found; without build isolation when setuptools is here, so no
+    download is needed)."""
+    if not isinstance(out, (str, Path)) or not str(out):
+        raise ScaffoldError(
+            "The 'out' parameter of install_command must be a folder path. "
+            f"Got {describe(out)} instead."
+        )
+    isolation = " --no-build-isolation" if importlib.util.find_spec("setuptools") else ""
+    python, folder = shlex.quote(sys.executable), shlex.quote(str(Path(out).resolve()))
+    return f"{python} -m pip install{isolation} -e {folder}"
 
 
 def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = "") -> dict:
@@ -215,8 +240,9 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
     registry line; return the paths written (role -> path).
 
     ``out`` None: into the repository (package ``workbench.<name>``, registered by
-    ``workbench/<name>/paper.json``); else into ``out`` (package ``<name>``, registered by
-    ``<out>/papers.json`` when ``WORKBENCH_PAPERS`` names it). Everything is checked before
+    ``workbench/<name>/paper.json``); else into ``out`` (package ``<name>`` with its
+    ``paper.json``, and ``<out>/pyproject.toml`` declaring its entry point: registered once
+    :func:`install_command` has installed the folder). Everything is checked before
     anything is written (:class:`ScaffoldError`); existing files are never overwritten; a
     failure while writing removes what was written.
     """
@@ -230,12 +256,12 @@ def new_paper(name: str, *, out=None, paper_id: str | None = None, title: str = 
     if taken:
         raise ScaffoldError(f"new_paper would overwrite {taken}: nothing written.")
     notebook = str(where["notebook"].relative_to(base))
+    claims = str(where["claims"].relative_to(base))
     created: list[Path] = []
     try:
         _write(where, created, pkg, pid, name, title)
-        entry = _entry(pid, name, title, notebook, out)
-        payload = entry if out is None else [entry]
-        where["registry"].write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        entry = _entry(pid, name, title, notebook, claims)
+        where["registry"].write_text(json.dumps(entry, indent=1, ensure_ascii=False) + "\n")
         created.append(where["registry"])
         if out is None:  # last: nothing can fail after it
             _join_papers_layer(name)
@@ -283,6 +309,10 @@ def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str
             if not folder.exists():
                 folder.mkdir()
                 created.append(folder)
+    if "project" in where:  # first: its ruff settings format the rest
+        project = _fill(files.PYPROJECT, pkg, pid, name)
+        where["project"].write_text(project.replace("__DESCRIPTION__", _toml_string(title)))
+        created.append(where["project"])
     where["package"].mkdir()
     created.append(where["package"])
     for stem, text in package.PARTS.items():
@@ -297,4 +327,5 @@ def _write(where: dict, created: list, pkg: str, pid: str, name: str, title: str
     ):
         where[role].write_text(text)
         created.append(where[role])
-    _tidy([where["package"], where["notebook"], where["tests"], where["twin"]])
+    settings = where.get("project", ROOT / "pyproject.toml")
+    _tidy([where["package"], where["notebook"], where["tests"], where["twin"]], settings)

@@ -124,3 +124,52 @@ def lindley_slow(interarrival, service):
         out.append(free - a)
     return np.array(out)
 '''
+
+#: the distribution of a paper outside the repository (``new-paper NAME --out DIR``):
+#: installing it is what registers the paper (its entry point in ``workbench.papers``)
+PYPROJECT = """\
+# The distribution of the paper package __NAME__, written by `python -m workbench new-paper`.
+# Installing it registers the paper: its entry point in the group workbench.papers names the
+# package, and the registry reads __NAME__/paper.json (notebook and claims table relative to
+# this folder). Install it editable, with the pip of the workbench's environment:
+#     python -m pip install -e .
+# No dependency is declared: the package runs in the environment the workbench is installed
+# in (numpy, numba, pandas, ...), and the workbench comes from its checkout, not the index.
+
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "__NAME__"
+version = "0.1.0"
+description = __DESCRIPTION__
+requires-python = ">=3.11"
+dependencies = []
+
+[project.entry-points."workbench.papers"]
+__NAME__ = "__NAME__"
+
+[tool.setuptools]
+packages = ["__NAME__"]
+
+[tool.setuptools.package-data]
+__NAME__ = ["paper.json"]
+
+# the workbench's own ruff rules, so that `ruff check .` and `ruff format --check .` here
+# agree with new-paper, which formatted these files with them
+[tool.ruff]
+line-length = 100
+extend-include = ["*.ipynb"]
+
+[tool.ruff.lint]
+select = ["E", "F", "W", "I", "B", "UP", "PIE", "PLE", "NPY", "PLC0415", "PLR0915"]
+ignore = ["E741"]
+
+[tool.ruff.lint.pylint]
+max-statements = 80
+
+[tool.ruff.lint.per-file-ignores]
+"*.ipynb" = ["E501"]
+"__NAME__/kernels.py" = ["PLR0915"]
+"""
