@@ -23,7 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from workbench.datacenters.params import MAX_STATES, PARAMS
+from workbench.datacenters.params import MAX_STATES, PNParams
 from workbench.kernels.markov import (
     adi_shifts,
     grid_chain_stencil,
@@ -31,6 +31,7 @@ from workbench.kernels.markov import (
     stencil_residual,
     stencil_to_coo,
 )
+from workbench.params import takes
 from workbench.validation import ParameterError
 
 __all__ = [
@@ -106,29 +107,37 @@ class ExactSolution:
         return self.table().to_html()
 
 
-def station_table(lam, servers, mu, p) -> pd.DataFrame:
+@takes(PNParams, "lam", "servers", "mu", "p", positional=True)
+def station_table(par) -> pd.DataFrame:
     """Per center, as a network analyser shows it: utilisation, throughput, mean number, time.
 
-    From the exact chain: utilisation U_i = E[ℓ_i] / C_i, throughput X_i = accepted requests
-    per unit time (own and forwarded-in), mean number E[ℓ_i], time per request
-    T_i = E[ℓ_i] / X_i (Little's law; a loss system has no queue, so T_i = 1/μ_i), plus
-    P(full) and β_i.
+    Parameters
+    ----------
+    par : PNParams, or its keywords ``lam``, ``servers``, ``mu``, ``p``
+        The two centers (pairs), as in :func:`solve_exact`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per center, from the exact chain: utilisation U_i = E[ℓ_i] / C_i,
+        throughput X_i (accepted requests per unit time, own and forwarded-in), mean number
+        E[ℓ_i], time per request T_i = E[ℓ_i] / X_i (Little's law; a loss system has no
+        queue, so T_i = 1/μ_i), P(full) and β_i.
 
     References
     ----------
     Fricker et al. (2016), Section 2.1 (the chain whose stationary law this reads).
     """
-    args = PARAMS.check("station_table", lam=lam, servers=servers, mu=mu, p=p)
-    sol = _solve_exact(**args, func="station_table")
+    sol = _solve(par, "station_table")
     rows = []
     for i in (0, 1):
         throughput = sol.accepted[i]
         rows.append(
             {
                 "center": i + 1,
-                "servers C": args["servers"][i],
-                "arrival rate λ [1/s]": args["lam"][i],
-                "utilisation U": sol.mean_busy[i] / args["servers"][i],
+                "servers C": par.servers[i],
+                "arrival rate λ [1/s]": par.lam[i],
+                "utilisation U": sol.mean_busy[i] / par.servers[i],
                 "throughput X [1/s]": throughput,
                 "mean number E[ℓ]": sol.mean_busy[i],
                 "time per request T [s]": sol.mean_busy[i] / throughput if throughput else 0.0,
@@ -163,13 +172,26 @@ def _window(servers: int, load_low: float, load_high: float, tail: float) -> tup
     return lo, hi
 
 
-def solve_exact(
-    lam, servers, mu, p, *, tol=1e-12, tail=1e-40, shifts=8, restart=20, max_restarts=60
-) -> ExactSolution:
+@takes(
+    PNParams,
+    "lam",
+    "servers",
+    "mu",
+    "p",
+    "tol",
+    "tail",
+    "shifts",
+    "restart",
+    "max_restarts",
+    positional=True,
+)
+def solve_exact(par) -> ExactSolution:
     """Exact stationary solution of the two-center loss network.
 
     Parameters
     ----------
+    par : PNParams, or its keywords
+        The fields below; positional in this order, or one :class:`PNParams` alone.
     lam, servers, mu, p : pairs
         Arrival rates lambda_i > 0, numbers of servers C_i in [1, 5000], service rates
         mu_i > 0 and forwarding probabilities p_i in [0, 1].
@@ -212,26 +234,14 @@ def solve_exact(
     ----------
     Fricker et al. (2016), Section 2.1, transition rates and loss probabilities.
     """
-    args = PARAMS.check(
-        "solve_exact",
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p=p,
-        tol=tol,
-        tail=tail,
-        shifts=shifts,
-        restart=restart,
-        max_restarts=max_restarts,
-    )
-    return _solve_exact(**args, func="solve_exact")
+    return _solve(par, "solve_exact")
 
 
-def _solve_exact(
-    lam, servers, mu, p, *, tol=1e-12, tail=1e-40, shifts=8, restart=20, max_restarts=60, func
-) -> ExactSolution:
-    """:func:`solve_exact` on checked arguments; ``func`` names the caller in errors."""
+def _solve(par, func: str) -> ExactSolution:
+    """The exact chain of a validated object; ``func``, the public door, names errors."""
     t0 = time.perf_counter()
+    lam, servers, mu, p, tol = par.lam, par.servers, par.mu, par.p, par.tol
+    tail, shifts, restart, max_restarts = par.tail, par.shifts, par.restart, par.max_restarts
     (c1, c2), (l1, l2), (p1, p2) = servers, lam, p
     windows = _windows(lam, servers, mu, p, tail)
     n_window = min((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, x1), (y0, y1) in windows)
@@ -444,11 +454,14 @@ def _direct_stationary(stencil, guess) -> np.ndarray:
     return (x / x.sum()).reshape(shape)
 
 
-def blocking_exact(lam, servers, mu, p) -> tuple:
+@takes(PNParams, "lam", "servers", "mu", "p", positional=True)
+def blocking_exact(par) -> tuple:
     """Exact blocking probabilities (beta1, beta2) of the two-center network.
 
     Parameters
     ----------
+    par : PNParams, or its keywords
+        The fields below; positional in this order, or one :class:`PNParams` alone.
     lam : pair of float
         Arrival rates (lambda1, lambda2) > 0.
     servers : pair of int
@@ -471,5 +484,4 @@ def blocking_exact(lam, servers, mu, p) -> tuple:
     ----------
     Fricker et al. (2016), Section 2.1.
     """
-    args = PARAMS.check("blocking_exact", lam=lam, servers=servers, mu=mu, p=p)
-    return _solve_exact(**args, func="blocking_exact").beta
+    return _solve(par, "blocking_exact").beta

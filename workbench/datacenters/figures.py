@@ -16,9 +16,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from workbench.datacenters.diagram import draw_model
-from workbench.datacenters.exact import _solve_exact
-from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import EXAMPLE, PARAMS, _vector
+from workbench.datacenters.exact import solve_exact
+from workbench.datacenters.limit import limit_analysis
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, _vector
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -116,13 +116,14 @@ def exact_limit_simulation_frame(quick=False) -> pd.DataFrame:
     quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
     seed = figure_seed(_EXAMPLE_SIMULATION_SEED)  # shifted by the notebook's SEED
     ex = EXAMPLE
-    lim = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
+    example = DEFAULTS.trusted(load=ex["lam"], c=ex["c"], mu=ex["mu"], p=ex["p"])
+    lim = limit_analysis(example)
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
     rows = []
     for n in sizes:
         lam = (ex["lam"][0] * n, ex["lam"][1] * n)
         caps = (n, n)
-        exact = _solve_exact(lam, caps, ex["mu"], ex["p"], func="exact_limit_simulation_frame").beta
+        exact = solve_exact(example.trusted(lam=lam, servers=caps)).beta
         sim = simulate(
             lam=lam,
             servers=caps,

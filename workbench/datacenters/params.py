@@ -1,8 +1,10 @@
 """The parameters of the two-center model (and its ring), declared once.
 
-Every public function of :mod:`workbench.datacenters` validates its arguments against this
-table (``PARAMS.check("<function>", lam=lam, ...)``) once; private helpers never re-check.
-The notebook's controls are built from the same rows (per-center rows by ``_center``).
+:data:`PNParams` is the paper's parameter object, built from this table: the public
+functions of the model, the simulation and the studies take it, or its keywords
+(:func:`workbench.params.takes`), and validate it once at their door; the code they call
+trusts it. The notebook's controls are built from the same rows (per-center rows by
+``_center``).
 
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
@@ -28,6 +30,8 @@ from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
     "PARAMS",
+    "PNParams",
+    "DEFAULTS",
     "MAX_SERVERS",
     "MAX_STATES",
     "EXAMPLE",
@@ -456,6 +460,32 @@ PARAMS = Params(
         "one' without saying whose: the lost fraction of all requests, or each class's β_i.",
     ),
 )
+
+
+#: rows that are no argument of a function of the model: the atlas's readings of the paper
+#: (its lost examples and what "the blocking probability" means) and the ring's rates (the
+#: ring's functions take one rate per center as ``lam`` or ``load``, checked against it)
+_NOT_ARGUMENTS = (
+    "example_load1",
+    "example_load2",
+    "example_p1",
+    "example_p2",
+    "example_mu2",
+    "blocking_reading",
+    "ring_load",
+)
+
+PNParams = PARAMS.model("PNParams", exclude=_NOT_ARGUMENTS)
+PNParams.__doc__ = """P3's parameters, one validated object: a row of :data:`PARAMS` per field.
+
+The two centers' pairs (``lam``, ``servers``, ``mu``, ``p``; ``load`` and ``c`` per unit N
+for the limit), the solver's settings, the simulation's run and the studies' grids. Every
+public function of the model, the simulation and the studies takes it, or its keywords
+(:func:`workbench.params.takes`)."""
+
+#: the table's defaults as one object: inner code derives its trusted copies from it
+#: (``DEFAULTS.trusted(load=...)``) for values computed from a validated call
+DEFAULTS = PNParams()
 
 
 _SUBSCRIPTS = {1: "₁", 2: "₂"}

@@ -16,10 +16,10 @@ import functools
 import numpy as np
 
 from workbench.datacenters.diagram import ModelDiagram
-from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.figures import _pair, plot_regime_map, plot_ring, ring_study
-from workbench.datacenters.limit import _classify
-from workbench.datacenters.params import PARAMS, _center
+from workbench.datacenters.limit import regime
+from workbench.datacenters.params import DEFAULTS, PARAMS, PNParams, _center
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.rendering import render_png
@@ -43,13 +43,10 @@ _BETA_LABELS = ["β₁ (class 1)", "β₂ (class 2)"]
 
 @functools.lru_cache(maxsize=256)
 def _blocking_against_p1(lam, servers, mu, p2):
-    """β₁, β₂ (exact) on the p₁ grid: independent of p₁ itself, so a p₁ move reuses it."""
-    return np.array(
-        [
-            _solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="cooperation_view").beta
-            for q in _P_GRID
-        ]
-    )
+    """β₁, β₂ (exact) on the p₁ grid, at values of a validated point: independent of p₁
+    itself, so a p₁ move reuses it."""
+    base = DEFAULTS.trusted(lam=lam, servers=servers, mu=mu, tol=1e-10)
+    return np.array([solve_exact(base.trusted(p=(q, p2))).beta for q in _P_GRID])
 
 
 def _shows_offset(axis) -> bool:
@@ -118,12 +115,14 @@ class _CooperationFigure:
         # every number first: a refused value leaves the figure as it was
         lam, mu = (load1 * N, load2 * N), (mu1, mu2)
         servers = (max(1, round(c1 * N)), max(1, round(c2 * N)))
-        exact = _blocking_against_p1(lam, servers, mu, p2)
-        loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
-        now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="cooperation_view").beta
         c = (servers[0] / N, servers[1] / N)
-        reg = _classify((load1, load2), c, mu, (p1, p2))
-        lim = cached_limit((load1, load2), c, mu, (p1, p2), truncation_target=1e-7)
+        values = {"lam": lam, "servers": servers, "mu": mu, "p": (p1, p2), "load": (load1, load2)}
+        point = PNParams.of("cooperation_view", values | {"c": c, "tol": 1e-10})
+        exact = _blocking_against_p1(point.lam, point.servers, point.mu, point.p[1])
+        loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
+        now = solve_exact(point).beta
+        reg = regime(point)
+        lim = cached_limit(point.trusted(truncation_target=1e-7))
         texts = (
             f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
             f"forwarding probability p₁ (p₂ = {p2:.2f})",
@@ -269,12 +268,13 @@ class _ModelFigure:
 
     def __call__(self, lam1, lam2, C1, C2, mu1, mu2, p1, p2):
         lam, servers, mu, p = (lam1, lam2), (C1, C2), (mu1, mu2), (p1, p2)
-        sol = _solve_exact(lam, servers, mu, p, func="model_view")
+        point = PNParams.of("model_view", {"lam": lam, "servers": servers, "mu": mu, "p": p})
+        sol = solve_exact(point)
         first = self.diagram is None
         if first:
             self.diagram = ModelDiagram()
             self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
-        fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
+        fig = self.diagram.update(point, busy=sol.mean_busy)
         self.summary.set_text(
             f"β₁ = {sol.beta[0]:.3f}, β₂ = {sol.beta[1]:.3f}; "
             f"E[ℓ₁] = {sol.mean_busy[0]:.1f}, E[ℓ₂] = {sol.mean_busy[1]:.1f} busy servers"
