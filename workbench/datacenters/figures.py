@@ -111,10 +111,27 @@ def plot_cooperation(frame: pd.DataFrame, fast=False):
 _EXAMPLE_SIMULATION_SEED = 1  # the seed of the figure's simulations (any fixed seed would do)
 
 
-def exact_limit_simulation_frame(quick=False) -> pd.DataFrame:
-    """The worked example at several N: exact chain, simulation (CI) and the limit."""
-    quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
-    seed = figure_seed(_EXAMPLE_SIMULATION_SEED)  # shifted by the notebook's SEED
+def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The worked example at several N: exact chain, simulation (CI) and the limit.
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 50 and short simulations (8 x 100,000 events), else N up to 100 and
+        20 x 1,000,000 events.
+    seed : int
+        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
+        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per N, class and model (``exact``, ``simulation``, ``limit``): ``beta``,
+        the simulation's ``ci_low``/``ci_high`` and ``stationary``.
+    """
+    func = "exact_limit_simulation_frame"
+    quick = check_bool(quick, "quick", func)
+    seed = figure_seed(_EXAMPLE_SIMULATION_SEED, check_seed(seed, func))
     ex = EXAMPLE
     example = DEFAULTS.trusted(load=ex["lam"], c=ex["c"], mu=ex["mu"], p=ex["p"])
     lim = limit_analysis(example)
@@ -372,9 +389,12 @@ def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.
 _RING_SEED = 2  # the seed of the ring figure's simulations
 
 
-def ring_frame(quick=False) -> pd.DataFrame:
-    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25."""
-    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=figure_seed(_RING_SEED))
+def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25, its simulations
+    seeded by the figure's own seed shifted by the notebook's ``seed`` (0: the published
+    numbers)."""
+    seed = figure_seed(_RING_SEED, check_seed(seed, "ring_frame"))
+    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):
