@@ -20,9 +20,9 @@ two questions:
   (``example_*`` rows), under both readings of "the blocking probability"
   (``blocking_reading``: the lost fraction of all requests, or each class's β_i).
 
-``pi00_box_walk`` (a 200 x 200 box solved by GMRES, 1 to 5 s) and ``beta1_limit_at_N1000``
-(a million-state chain, about 3 s) are left out of the atlas: either alone would exceed the
-quick atlas's budget of about a second per point, and neither is a conclusion that could
+``pi00_box_walk`` (a 200 x 200 box solved by GMRES) and ``beta1_limit_at_N1000`` (a
+million-state chain) are left out of the atlas: either alone would exceed the quick atlas's
+budget of about a second per point, and neither is a conclusion that could
 hinge on a reading (the first cross-checks the QBD that ``pi00_limit`` covers, the second is
 the expected disagreement of the limit with a finite system).
 """
@@ -43,17 +43,13 @@ __all__ = ["CLAIMS", "ATLAS", "atlas_point"]
 FORWARDING_N = 50
 
 
-#: the worked example, per unit N (``load``, ``c``) and as the chain's pairs (``mu``, ``p``)
-_EXAMPLE = DEFAULTS.trusted(load=EXAMPLE["lam"], c=EXAMPLE["c"], mu=EXAMPLE["mu"], p=EXAMPLE["p"])
-
-
 def _example_limit():
-    return limit_analysis(_EXAMPLE)
+    return limit_analysis(DEFAULTS)
 
 
 def _example_exact(n):
     ex = EXAMPLE
-    return solve_exact(_EXAMPLE.trusted(lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n)))
+    return solve_exact(DEFAULTS.trusted(lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n)))
 
 
 def _box_walk_pi00(quick: bool) -> float:
@@ -85,8 +81,8 @@ def _cooperation_gain(quick: bool) -> float:
     ex = EXAMPLE
     n = 200
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    on = solve_exact(_EXAMPLE.trusted(lam=lam, servers=(n, n))).beta
-    off = solve_exact(_EXAMPLE.trusted(lam=lam, servers=(n, n), p=(0.0, 0.0))).beta
+    on = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta
+    off = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n), p=(0.0, 0.0))).beta
     return ((lam[0] * off[0] + lam[1] * off[1]) - (lam[0] * on[0] + lam[1] * on[1])) / (
         lam[0] + lam[1]
     )
@@ -163,7 +159,7 @@ def atlas_point(
     and warm-up (the simulation's streams rooted at ``seed``); ``forwarding_reduces_blocking``
     at the point's example (μ₁ = c₁ = c₂ = 1, N = 50) under ``blocking_reading``. A chain
     the solver cannot certify at these settings gives an undetermined measurement (NaN,
-    ``stationary=False``), never a number. About 0.5 s per quick point on one core.
+    ``stationary=False``), never a number.
     """
     ex = EXAMPLE
     solver = {
@@ -175,7 +171,7 @@ def atlas_point(
     }
     out: dict = {}
     lim = limit_analysis(
-        _EXAMPLE.trusted(truncation_target=float(truncation_target), max_phases=int(max_phases))
+        DEFAULTS.trusted(truncation_target=float(truncation_target), max_phases=int(max_phases))
     )
     out |= {"pi00_limit": lim.pi00, "beta1_limit": lim.beta[0], "beta2_limit": lim.beta[1]}
     n200 = ("beta1_N200", "beta2_N200", "cooperation_gain_N200")

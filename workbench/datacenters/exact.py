@@ -333,7 +333,7 @@ def _windows(lam, servers, mu, p, tail) -> list:
 # (and solves thin windows, where it costs little, from the start)
 _STAGNATION = 0.5
 _THIN = 32  # windows with at most this many states along one axis go straight to LU
-_DIRECT_MAX_STATES = 500_000  # LU of a 500k-state window: ~3 s and < 1 GB
+_DIRECT_MAX_STATES = 500_000  # largest window factorised by sparse LU (its fill-in is memory)
 
 
 def _solve_window(lam, servers, mu, p, window, tol, shifts, restart, max_restarts, certify):

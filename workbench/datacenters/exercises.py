@@ -19,8 +19,6 @@ __all__ = ["EXERCISES"]
 # the centers of the first three exercises: C = (20, 20), mu = (1, 1), lambda = (34, 14), not
 # the notebook's worked example (30, 16), whose tables and figures would show the answers
 _CENTERS = DEFAULTS.trusted(lam=(34.0, 14.0), servers=(20, 20), mu=(1.0, 1.0))
-#: the worked example of the limit, per unit N
-_EXAMPLE = DEFAULTS.trusted(load=EXAMPLE["lam"], c=EXAMPLE["c"], mu=EXAMPLE["mu"], p=EXAMPLE["p"])
 
 
 def _beta(p) -> tuple:
@@ -41,7 +39,7 @@ def _class2_direction() -> str:
 
 
 def _limit_lost_fraction() -> float:
-    b1, b2 = limit_analysis(_EXAMPLE).beta
+    b1, b2 = limit_analysis(DEFAULTS).beta
     l1, l2 = EXAMPLE["lam"]
     return (l1 * b1 + l2 * b2) / (l1 + l2)
 
@@ -53,8 +51,8 @@ def _scaled_error_far() -> float:
     ex = EXAMPLE
     n = _N_FAR
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    exact = solve_exact(_EXAMPLE.trusted(lam=lam, servers=(n, n))).beta[0]
-    return n * (exact - limit_analysis(_EXAMPLE).beta[0])
+    exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta[0]
+    return n * (exact - limit_analysis(DEFAULTS).beta[0])
 
 
 def _direction_solution(answer: str) -> str:

@@ -133,14 +133,13 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
     quick = check_bool(quick, "quick", func)
     seed = figure_seed(_EXAMPLE_SIMULATION_SEED, check_seed(seed, func))
     ex = EXAMPLE
-    example = DEFAULTS.trusted(load=ex["lam"], c=ex["c"], mu=ex["mu"], p=ex["p"])
-    lim = limit_analysis(example)
+    lim = limit_analysis(DEFAULTS)  # the worked example per unit N
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
     rows = []
     for n in sizes:
         lam = (ex["lam"][0] * n, ex["lam"][1] * n)
         caps = (n, n)
-        exact = solve_exact(example.trusted(lam=lam, servers=caps)).beta
+        exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=caps)).beta
         sim = simulate(
             lam=lam,
             servers=caps,

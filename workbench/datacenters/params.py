@@ -483,8 +483,9 @@ for the limit), the solver's settings, the simulation's run and the studies' gri
 public function of the model, the simulation and the studies takes it, or its keywords
 (:func:`workbench.params.takes`)."""
 
-#: the table's defaults as one object: inner code derives its trusted copies from it
-#: (``DEFAULTS.trusted(load=...)``) for values computed from a validated call
+#: the table's defaults as one object, the worked example (``load``, ``c``, ``mu``, ``p``:
+#: :data:`EXAMPLE`); inner code derives its trusted copies from it
+#: (``DEFAULTS.trusted(lam=...)``) for values computed from a validated call
 DEFAULTS = PNParams()
 
 

@@ -102,7 +102,7 @@ BOUNDS = {
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
 OVERLOAD = ("raise", "transient")
-#: events × replications one call may simulate (two centers; ~50 ns per event measured)
+#: two-center events (events × replications) one call may simulate
 MAX_WORK = 10**9
 
 
@@ -497,6 +497,11 @@ def warm_up() -> str:
     """Load (or, on the very first run, compile) the jitted kernels; say which it was.
 
     The notebook calls it first, so that no solve time shown later includes compilation.
+
+    Returns
+    -------
+    str
+        Whether the kernels were compiled or loaded from the cache, and in what time.
     """
     t0 = time.perf_counter()
     small = DEFAULTS.trusted(lam=(3.0, 2.0), servers=(4, 4), mu=(1.0, 1.0), p=(0.5, 0.5))
