@@ -9,7 +9,7 @@ from __future__ import annotations
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from workbench.datacenters.params import PNParams
+from workbench.datacenters.params import CENTERS, PNParams
 from workbench.params import takes
 from workbench.plots import figure
 from workbench.validation import check_pair, check_real
@@ -123,7 +123,7 @@ class ModelDiagram:
         return self.fig
 
 
-@takes(PNParams, "lam", "servers", "mu", "p", positional=True)
+@takes(PNParams, *CENTERS, positional=True)
 def draw_model(par, *, busy=None):
     """A diagram of the two-center model drawn from its parameters.
 

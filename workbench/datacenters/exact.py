@@ -23,7 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from workbench.datacenters.params import MAX_STATES, PNParams
+from workbench.datacenters.params import CENTERS, MAX_STATES, PNParams
 from workbench.kernels.markov import (
     adi_shifts,
     grid_chain_stencil,
@@ -41,6 +41,10 @@ __all__ = [
     "blocking_exact",
     "station_table",
 ]
+
+
+#: the solver's settings, after the centers' pairs in :func:`solve_exact`
+SOLVER = ("tol", "tail", "shifts", "restart", "max_restarts")
 
 
 class UncertifiedSolutionError(ParameterError, RuntimeError):
@@ -107,7 +111,7 @@ class ExactSolution:
         return self.table().to_html()
 
 
-@takes(PNParams, "lam", "servers", "mu", "p", positional=True)
+@takes(PNParams, *CENTERS, positional=True)
 def station_table(par) -> pd.DataFrame:
     """Per center, as a network analyser shows it: utilisation, throughput, mean number, time.
 
@@ -172,19 +176,7 @@ def _window(servers: int, load_low: float, load_high: float, tail: float) -> tup
     return lo, hi
 
 
-@takes(
-    PNParams,
-    "lam",
-    "servers",
-    "mu",
-    "p",
-    "tol",
-    "tail",
-    "shifts",
-    "restart",
-    "max_restarts",
-    positional=True,
-)
+@takes(PNParams, *CENTERS, *SOLVER, positional=True)
 def solve_exact(par) -> ExactSolution:
     """Exact stationary solution of the two-center loss network.
 
@@ -454,7 +446,7 @@ def _direct_stationary(stencil, guess) -> np.ndarray:
     return (x / x.sum()).reshape(shape)
 
 
-@takes(PNParams, "lam", "servers", "mu", "p", positional=True)
+@takes(PNParams, *CENTERS, positional=True)
 def blocking_exact(par) -> tuple:
     """Exact blocking probabilities (beta1, beta2) of the two-center network.
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from workbench.datacenters.exact import UncertifiedSolutionError, _unit
 from workbench.datacenters.kernels import idle_walk_qbd
-from workbench.datacenters.params import PNParams
+from workbench.datacenters.params import LIMIT, PNParams
 from workbench.kernels.markov import adi_shifts, grid_chain_stencil, stationary_gmres
 from workbench.params import takes
 
@@ -51,7 +51,7 @@ def _classify(lam, c, mu, p):
     return "A"
 
 
-@takes(PNParams, "load", "c", "mu", "p", positional=True)
+@takes(PNParams, *LIMIT, positional=True)
 def regime(par) -> str:
     """Regime of the scaling limit: 'A', 'B1', 'B2', 'E' or 'E/B1 boundary', 'E/B2 boundary'.
 
@@ -130,7 +130,7 @@ def _walk_pi00(lam, c, mu, p, box, tol):
     return pi, res, it
 
 
-@takes(PNParams, "load", "c", "mu", "p", "truncation_target", "max_phases", positional=True)
+@takes(PNParams, *LIMIT, "truncation_target", "max_phases", positional=True)
 def limit_analysis(par) -> LimitSolution:
     """Blocking probabilities in the scaling limit, with the regime and pi_c(0,0).
 
@@ -277,7 +277,7 @@ def limit_analysis(par) -> LimitSolution:
     )
 
 
-@takes(PNParams, "load", "c", "mu", "p", positional=True)
+@takes(PNParams, *LIMIT, positional=True)
 def blocking_limit(par) -> tuple:
     """Blocking probabilities (beta1, beta2) in the limit lambda_i N, c_i N, N -> infinity.
 

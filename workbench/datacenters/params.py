@@ -32,6 +32,8 @@ __all__ = [
     "PARAMS",
     "PNParams",
     "DEFAULTS",
+    "CENTERS",
+    "LIMIT",
     "MAX_SERVERS",
     "MAX_STATES",
     "EXAMPLE",
@@ -462,18 +464,15 @@ PARAMS = Params(
 )
 
 
+#: the two centers' pairs, in the order every function of the chain takes them
+CENTERS = ("lam", "servers", "mu", "p")
+#: the same per unit of the scale N, in the order every function of the limit takes them
+LIMIT = ("load", "c", "mu", "p")
+
 #: rows that are no argument of a function of the model: the atlas's readings of the paper
-#: (its lost examples and what "the blocking probability" means) and the ring's rates (the
-#: ring's functions take one rate per center as ``lam`` or ``load``, checked against it)
-_NOT_ARGUMENTS = (
-    "example_load1",
-    "example_load2",
-    "example_p1",
-    "example_p2",
-    "example_mu2",
-    "blocking_reading",
-    "ring_load",
-)
+#: (its lost examples ``example_*`` and what "the blocking probability" means) and the
+#: ring's rates (the ring's functions take one rate per center, checked against this row)
+_NOT_ARGUMENTS = (*(n for n in PARAMS if n.startswith("example_")), "blocking_reading", "ring_load")
 
 PNParams = PARAMS.model("PNParams", exclude=_NOT_ARGUMENTS)
 PNParams.__doc__ = """P3's parameters, one validated object: a row of :data:`PARAMS` per field.

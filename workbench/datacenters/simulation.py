@@ -63,7 +63,7 @@ from workbench.datacenters.kernels import (
     simulate_two_centers_kernel,
 )
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, PNParams, _ring_args
+from workbench.datacenters.params import CENTERS, DEFAULTS, PNParams, _ring_args
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
@@ -101,6 +101,11 @@ BOUNDS = {
 }
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
+#: a run's settings, after the centers' pairs (:data:`~workbench.datacenters.params.CENTERS`)
+RUN = ("events", "replications", "seed", "confidence", "warmup")
+#: simulate_to_precision's target and its replications (in place of ``replications``)
+TARGET = ("rel_half_width", "half_width", "metric")
+PRECISION = ("initial", "max_replications")
 OVERLOAD = ("raise", "transient")
 #: two-center events (events × replications) one call may simulate
 MAX_WORK = 10**9
@@ -211,18 +216,7 @@ def _two_centers_run(par, func, *, metric, overload, replications):
     }
 
 
-@takes(
-    PNParams,
-    "lam",
-    "servers",
-    "mu",
-    "p",
-    "events",
-    "replications",
-    "seed",
-    "confidence",
-    "warmup",
-)
+@takes(PNParams, *CENTERS, *RUN)
 def simulate(par, *, overload: str = "raise") -> SimulationResult:
     """Simulate the two-center network; blocking probabilities with confidence intervals.
 
@@ -282,22 +276,7 @@ def _class2_note(reps) -> list[str]:
     ]
 
 
-@takes(
-    PNParams,
-    "lam",
-    "servers",
-    "mu",
-    "p",
-    "rel_half_width",
-    "half_width",
-    "metric",
-    "events",
-    "initial",
-    "max_replications",
-    "seed",
-    "confidence",
-    "warmup",
-)
+@takes(PNParams, *CENTERS, *TARGET, "events", *PRECISION, "seed", "confidence", "warmup")
 def simulate_to_precision(
     par,
     *,
@@ -396,18 +375,7 @@ def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
     return Replication(row, series, warm)
 
 
-@takes(
-    PNParams,
-    "lam",
-    "servers",
-    "mu",
-    "p",
-    "events",
-    "replications",
-    "seed",
-    "confidence",
-    "warmup",
-)
+@takes(PNParams, *CENTERS, *RUN)  # the centers: the ring's own keywords
 def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationResult:
     """Simulate the ring of J centers; per-center blocking with confidence intervals.
 

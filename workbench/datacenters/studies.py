@@ -16,7 +16,7 @@ import pandas as pd
 
 from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
 from workbench.datacenters.limit import limit_analysis, regime
-from workbench.datacenters.params import DEFAULTS, PNParams
+from workbench.datacenters.params import DEFAULTS, LIMIT, PNParams
 from workbench.params import takes
 from workbench.sweep import sweep
 from workbench.validation import check_bool
@@ -114,7 +114,7 @@ _LIMIT_CACHE: dict = {}
 SCREEN_TRUNCATION_TARGET = 1e-8
 
 
-@takes(PNParams, "load", "c", "mu", "p", "truncation_target", positional=True)
+@takes(PNParams, *LIMIT, "truncation_target", positional=True)
 def cached_limit(par):
     """The limit's beta, memoised for slider views; None where it cannot be certified.
 
@@ -167,7 +167,7 @@ def _deterministic(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=["replication", "seed"])
 
 
-@takes(PNParams, "load", "c", "mu", "p", "sizes")
+@takes(PNParams, *LIMIT, "sizes")
 def convergence_table(par, *, progress=False) -> pd.DataFrame:
     """Exact beta at C_i = c_i N, arrivals lambda_i N = load_i N, for growing N, next to the
     limit.
