@@ -389,9 +389,21 @@ _RING_SEED = 2  # the seed of the ring figure's simulations
 
 
 def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25, its simulations
-    seeded by the figure's own seed shifted by the notebook's ``seed`` (0: the published
-    numbers)."""
+    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25.
+
+    Parameters
+    ----------
+    quick : bool
+        6 replications of 150,000 events per scenario, else 20 of 1,500,000.
+    seed : int
+        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
+        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`ring_study`'s: one row per scenario and center.
+    """
     seed = figure_seed(_RING_SEED, check_seed(seed, "ring_frame"))
     return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
 

@@ -246,6 +246,11 @@ def ring_view(seed: int = 0):
     seed : int
         The notebook's ``SEED``: the simulations draw from the view's own seed shifted by it
         (:func:`workbench.seeding.figure_seed`); 0 gives the published picture.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per load, p and N.
     """
     seed = figure_seed(RING_VIEW_SEED, check_seed(seed, "ring_view"))
     return interactive_figure(
