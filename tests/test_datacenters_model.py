@@ -154,6 +154,8 @@ def test_the_parameter_object_is_the_table_validated_once_at_the_door():
         dc.PNParams(p=(0.5, 1.5))
     with pytest.raises(TypeError, match="unexpected keyword argument 'lamda'"):
         dc.regime(lamda=(1.0, 1.0))
+    with pytest.raises(ParameterError, match=r"'sizes' parameter of convergence_table .*array"):
+        studies.convergence_table(sizes=np.array(2.0))  # 0-d: has __len__, no length
 
 
 @pytest.mark.parametrize(
