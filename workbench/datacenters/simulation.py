@@ -101,8 +101,6 @@ BOUNDS = {
 }
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
-#: a run's settings, after the centers' pairs (:data:`~workbench.datacenters.params.CENTERS`)
-RUN = ("events", "replications", "seed", "confidence", "warmup")
 #: simulate_to_precision's target and its replications (in place of ``replications``)
 TARGET = ("rel_half_width", "half_width", "metric")
 PRECISION = ("initial", "max_replications")
@@ -216,7 +214,7 @@ def _two_centers_run(par, func, *, metric, overload, replications):
     }
 
 
-@takes(PNParams, *CENTERS, *RUN)
+@takes(PNParams, *CENTERS, "events", "replications", "seed", "confidence", "warmup")
 def simulate(par, *, overload: str = "raise") -> SimulationResult:
     """Simulate the two-center network; blocking probabilities with confidence intervals.
 
@@ -375,7 +373,8 @@ def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
     return Replication(row, series, warm)
 
 
-@takes(PNParams, *CENTERS, *RUN)  # the centers: the ring's own keywords
+# the centers are the ring's own keywords, not the object's pairs
+@takes(PNParams, *CENTERS, "events", "replications", "seed", "confidence", "warmup")
 def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationResult:
     """Simulate the ring of J centers; per-center blocking with confidence intervals.
 
