@@ -229,3 +229,39 @@ def test_figure_helpers_refuse_bad_input_by_name():
             call()
     assert issubclass(dc.UncertifiedSolutionError, ParameterError)
     plt.close(draw_model(busy=(6.5, 1.0)))
+
+
+def test_a_seeded_frame_moves_with_the_callers_seed_and_repeats_with_it():
+    """The notebook's SEED reaches the figure's simulations by hand: seed=1 draws another
+    sample (the simulated rows move, the exact and limit rows do not), the same seed the same
+    numbers; and FigureSpec.make passes it (the frames are declared seeded)."""
+    assert FIGURES["exact_limit_simulation"].seeded and FIGURES["ring"].seeded
+    published = exact_limit_simulation_frame(quick=True, seed=0)
+    other = exact_limit_simulation_frame(quick=True, seed=1)
+    pd.testing.assert_frame_equal(exact_limit_simulation_frame(quick=True, seed=1), other)
+    simulated = published["model"] == "simulation"
+    pd.testing.assert_frame_equal(published[~simulated], other[~simulated])
+    assert (published.loc[simulated, "beta"] != other.loc[simulated, "beta"]).all()
+
+
+def test_the_ring_frame_and_view_simulate_on_the_callers_seed(monkeypatch):
+    """ring_frame and the ring view root their simulations at their own seed shifted by the
+    caller's (the notebook's SEED, passed by hand); 0 keeps the published seed."""
+    from workbench.datacenters import figures, views
+    from workbench.validation import ParameterError
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["seed"])
+        raise ParameterError("spy: the seed is recorded, nothing is simulated")
+
+    monkeypatch.setattr(figures, "ring_study", spy)
+    monkeypatch.setattr(views, "ring_study", spy)
+    for seed in (0, 1, 0):
+        with pytest.raises(ParameterError, match="spy"):
+            figures.ring_frame(quick=True, seed=seed)
+        views.ring_view(seed=seed)  # the view shows the refusal of its first draw
+    assert seen == [2, 3, 3, 4, 2, 3]
+    with pytest.raises(ParameterError, match="'seed' parameter of ring_view"):
+        views.ring_view(seed=-1)

@@ -127,6 +127,37 @@ def test_blocking_exact_public_api_on_the_worked_example():
     assert (b1, b2) == pytest.approx((0.175, 0.101), abs=1e-3)  # worked example, N = 200
 
 
+def test_the_parameter_object_is_the_table_validated_once_at_the_door():
+    """P3Params: one field per argument row, the table's defaults (the worked example per
+    unit N); a public function takes it alone, with keywords or positionally, the same
+    answer each way; a bad value names the function, the parameter, the range, the value."""
+    from workbench.datacenters.params import DEFAULTS
+
+    fields = set(dc.P3Params.model_fields)
+    assert {"lam", "servers", "mu", "p", "load", "c", "tol", "events", "seed"} <= fields
+    assert not fields & {"example_load1", "blocking_reading", "ring_load"}
+    assert all(getattr(DEFAULTS, n) == dc.PARAMS[n].default for n in fields)
+    assert (DEFAULTS.load, DEFAULTS.c, DEFAULTS.mu, DEFAULTS.p) == (
+        EX["lam"],
+        EX["c"],
+        EX["mu"],
+        EX["p"],
+    )
+    point = dc.P3Params(lam=(15.0, 8.0), servers=(10, 10))
+    by_keywords = dc.blocking_exact(lam=(15.0, 8.0), servers=(10, 10))
+    assert dc.blocking_exact(point) == by_keywords
+    assert dc.blocking_exact((15.0, 8.0), (10, 10), (1.0, 1.0), (0.6, 0.3)) == by_keywords
+    assert dc.blocking_exact(DEFAULTS, lam=(15.0, 8.0), servers=(10, 10)) == by_keywords
+    with pytest.raises(ParameterError, match=r"'tail' parameter of solve_exact .*Got 0\.5"):
+        dc.solve_exact(point, tail=0.5)
+    with pytest.raises(ParameterError, match=r"'p' parameter of P3Params .*\[0, 1\]"):
+        dc.P3Params(p=(0.5, 1.5))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lamda'"):
+        dc.regime(lamda=(1.0, 1.0))
+    with pytest.raises(ParameterError, match=r"'sizes' parameter of convergence_table .*array"):
+        studies.convergence_table(sizes=np.array(2.0))  # 0-d: has __len__, no length
+
+
 @pytest.mark.parametrize(
     "lam,servers,mu", [((3.0, 5.0), (4, 7), (1.0, 0.7)), ((40.0, 20.0), (30, 35), (1.2, 0.8))]
 )

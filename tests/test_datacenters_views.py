@@ -147,14 +147,14 @@ def test_model_view_draws_the_models_busy_servers_after_every_move():
 def test_a_refused_move_greys_the_figure_and_the_next_move_draws_the_new_values(monkeypatch):
     view = views.VIEWS["cooperation"]()
     drawing, png = view._plot, view.image.value
-    solve = views._solve_exact
+    solve = views.solve_exact
 
-    def refuse_p2_of_09(lam, servers, mu, p, **kw):
-        if p[1] == 0.9:
+    def refuse_p2_of_09(par):
+        if par.p[1] == 0.9:
             raise ParameterError("cooperation_view: the 'p' parameter is refused here (test)")
-        return solve(lam, servers, mu, p, **kw)
+        return solve(par)
 
-    monkeypatch.setattr(views, "_solve_exact", refuse_p2_of_09)
+    monkeypatch.setattr(views, "solve_exact", refuse_p2_of_09)
     view.controls["p2"].value = 0.9
     assert view.stale and view.errors and "refused" in view.status.value
     assert view.image.value == png  # the old picture stays, greyed

@@ -216,7 +216,8 @@ class Param:
         if self.length is not None:
             lo, hi = self.length
             what = f"a sequence of {lo} to {hi} values"
-            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            sized = hasattr(value, "__len__") and getattr(value, "ndim", 1) != 0  # not 0-d
+            if isinstance(value, (str, bytes)) or not sized:
                 raise ParameterError(
                     f"The '{self.name}' parameter of {func} must be {what}. "
                     f"Got {describe(value)} instead."

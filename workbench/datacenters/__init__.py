@@ -64,10 +64,12 @@ The workbench's choices
 
 Layout
 ------
-params (PARAMS), exact (the finite chain), limit (the scaling limit and its regimes), ring
-(the ring's pairwise reduction), model (the three gathered), kernels (the walk's QBD and the
-simulators; the generic grid-chain and QBD solvers are in :mod:`workbench.kernels.markov`),
-simulation (simulate, simulate_to_precision, simulate_ring, warm_up), exercises (EXERCISES).
+params (PARAMS, and P3Params, the parameter object every public function of the model, the
+simulation and the studies takes, or its keywords), exact (the finite chain), limit (the
+scaling limit and its regimes), ring (the ring's pairwise reduction), model (the three
+gathered), kernels (the walk's QBD and the simulators; the generic grid-chain and QBD solvers
+are in :mod:`workbench.kernels.markov`), simulation (simulate, simulate_to_precision,
+simulate_ring, warm_up), exercises (EXERCISES).
 Not imported with the package, because they import matplotlib or the sweep engine: studies
 (convergence_table, optimal_forwarding, cooperation_study, regime_study), figures (FIGURES),
 diagram (draw_model), claims (CLAIMS, ATLAS), views (the notebook's sliders).
@@ -89,7 +91,7 @@ from workbench.datacenters.model import (
     solve_exact,
     station_table,
 )
-from workbench.datacenters.params import EXAMPLE, PARAMS
+from workbench.datacenters.params import EXAMPLE, PARAMS, P3Params
 from workbench.datacenters.simulation import (
     ring_table,
     simulate,
@@ -100,6 +102,7 @@ from workbench.datacenters.simulation import (
 
 __all__ = [
     "PARAMS",
+    "P3Params",
     "EXAMPLE",
     "blocking_exact",
     "solve_exact",

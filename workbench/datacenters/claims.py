@@ -20,9 +20,9 @@ two questions:
   (``example_*`` rows), under both readings of "the blocking probability"
   (``blocking_reading``: the lost fraction of all requests, or each class's β_i).
 
-``pi00_box_walk`` (a 200 x 200 box solved by GMRES, 1 to 5 s) and ``beta1_limit_at_N1000``
-(a million-state chain, about 3 s) are left out of the atlas: either alone would exceed the
-quick atlas's budget of about a second per point, and neither is a conclusion that could
+``pi00_box_walk`` (a 200 x 200 box solved by GMRES) and ``beta1_limit_at_N1000`` (a
+million-state chain) are left out of the atlas: either alone would exceed the quick atlas's
+budget of about a second per point, and neither is a conclusion that could
 hinge on a reading (the first cross-checks the QBD that ``pi00_limit`` covers, the second is
 the expected disagreement of the limit with a finite system).
 """
@@ -32,9 +32,9 @@ from __future__ import annotations
 import math
 
 from workbench.claims import AtlasSpec, Measurement
-from workbench.datacenters.exact import UncertifiedSolutionError, _solve_exact
-from workbench.datacenters.limit import _limit_analysis, _walk_pi00
-from workbench.datacenters.params import EXAMPLE
+from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
+from workbench.datacenters.limit import _walk_pi00, limit_analysis
+from workbench.datacenters.params import DEFAULTS, EXAMPLE
 from workbench.datacenters.simulation import simulate
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point"]
@@ -44,15 +44,12 @@ FORWARDING_N = 50
 
 
 def _example_limit():
-    ex = EXAMPLE
-    return _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
+    return limit_analysis(DEFAULTS)
 
 
 def _example_exact(n):
     ex = EXAMPLE
-    return _solve_exact(
-        (ex["lam"][0] * n, ex["lam"][1] * n), (n, n), ex["mu"], ex["p"], func="claims"
-    )
+    return solve_exact(DEFAULTS.trusted(lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n)))
 
 
 def _box_walk_pi00(quick: bool) -> float:
@@ -84,8 +81,8 @@ def _cooperation_gain(quick: bool) -> float:
     ex = EXAMPLE
     n = 200
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    on = _solve_exact(lam, (n, n), ex["mu"], ex["p"], func="claims").beta
-    off = _solve_exact(lam, (n, n), ex["mu"], (0.0, 0.0), func="claims").beta
+    on = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta
+    off = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n), p=(0.0, 0.0))).beta
     return ((lam[0] * off[0] + lam[1] * off[1]) - (lam[0] * on[0] + lam[1] * on[1])) / (
         lam[0] + lam[1]
     )
@@ -94,7 +91,7 @@ def _cooperation_gain(quick: bool) -> float:
 def _lost_fraction(load, mu, p, n, **solver) -> tuple[float, tuple]:
     """(lost fraction of all requests, (beta1, beta2)) of the exact chain at scale ``n``."""
     lam = (load[0] * n, load[1] * n)
-    beta = _solve_exact(lam, (n, n), mu, p, func="claims", **solver).beta
+    beta = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n), mu=mu, p=p, **solver)).beta
     return (lam[0] * beta[0] + lam[1] * beta[1]) / (lam[0] + lam[1]), beta
 
 
@@ -162,7 +159,7 @@ def atlas_point(
     and warm-up (the simulation's streams rooted at ``seed``); ``forwarding_reduces_blocking``
     at the point's example (μ₁ = c₁ = c₂ = 1, N = 50) under ``blocking_reading``. A chain
     the solver cannot certify at these settings gives an undetermined measurement (NaN,
-    ``stationary=False``), never a number. About 0.5 s per quick point on one core.
+    ``stationary=False``), never a number.
     """
     ex = EXAMPLE
     solver = {
@@ -173,13 +170,8 @@ def atlas_point(
         "max_restarts": int(max_restarts),
     }
     out: dict = {}
-    lim = _limit_analysis(
-        ex["lam"],
-        ex["c"],
-        ex["mu"],
-        ex["p"],
-        truncation_target=float(truncation_target),
-        max_phases=int(max_phases),
+    lim = limit_analysis(
+        DEFAULTS.trusted(truncation_target=float(truncation_target), max_phases=int(max_phases))
     )
     out |= {"pi00_limit": lim.pi00, "beta1_limit": lim.beta[0], "beta2_limit": lim.beta[1]}
     n200 = ("beta1_N200", "beta2_N200", "cooperation_gain_N200")

@@ -9,7 +9,8 @@ from __future__ import annotations
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from workbench.datacenters.params import PARAMS
+from workbench.datacenters.params import CENTERS, P3Params
+from workbench.params import takes
 from workbench.plots import figure
 from workbench.validation import check_pair, check_real
 
@@ -29,7 +30,7 @@ class ModelDiagram:
 
     :meth:`update` changes texts and which server squares are drawn and shaded, so a slider
     view redraws the same figure instead of building one per move (axes, patches and text
-    layout are most of a redraw). ``ModelDiagram().update(...)`` is a fresh
+    layout are most of a redraw). ``ModelDiagram().update(par)`` is a fresh
     :func:`draw_model` figure.
     """
 
@@ -92,10 +93,9 @@ class ModelDiagram:
         self.busy_color = to_rgba("C0")
         self.fig, self.ax = fig, ax
 
-    def update(self, lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), busy=None):
-        """Redraw from the parameters (checked as :func:`draw_model` checks them)."""
-        args = PARAMS.check("draw_model", lam=lam, servers=servers, mu=mu, p=p)
-        lam, servers, mu, p = args["lam"], args["servers"], args["mu"], args["p"]
+    def update(self, par: P3Params, busy=None):
+        """Redraw from a parameter object (``busy`` checked as :func:`draw_model` checks it)."""
+        lam, servers, mu, p = par.lam, par.servers, par.mu, par.p
         if busy is not None:
             busy = [
                 check_real(b, "busy", "draw_model", 0.0, float(c))
@@ -123,13 +123,25 @@ class ModelDiagram:
         return self.fig
 
 
-def draw_model(lam=(30.0, 16.0), servers=(20, 20), mu=(1.0, 1.0), p=(0.6, 0.3), busy=None):
+@takes(P3Params, *CENTERS, positional=True)
+def draw_model(par, *, busy=None):
     """A diagram of the two-center model drawn from its parameters.
 
     Each center is a box of C_i servers (at most 24 drawn, the count written), fed by its
     own arrivals λ_i; a request finding its center full is forwarded with probability p_i
     (arrows between the centers) or lost with probability 1 − p_i (arrows down); a forwarded
-    request finding the other center full is lost too. ``busy`` = (E[ℓ1], E[ℓ2]) shades
-    that many servers (e.g. from :func:`workbench.datacenters.solve_exact`).
+    request finding the other center full is lost too.
+
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``p``
+        The two centers (pairs).
+    busy : pair of float, optional
+        (E[ℓ1], E[ℓ2]) in [0, C_i]: shades that many servers (e.g. the ``mean_busy`` of
+        :func:`workbench.datacenters.solve_exact`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    return ModelDiagram().update(lam, servers, mu, p, busy)
+    return ModelDiagram().update(par, busy)

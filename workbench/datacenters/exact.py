@@ -23,7 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from workbench.datacenters.params import MAX_STATES, PARAMS
+from workbench.datacenters.params import CENTERS, MAX_STATES, P3Params
 from workbench.kernels.markov import (
     adi_shifts,
     grid_chain_stencil,
@@ -31,6 +31,7 @@ from workbench.kernels.markov import (
     stencil_residual,
     stencil_to_coo,
 )
+from workbench.params import takes
 from workbench.validation import ParameterError
 
 __all__ = [
@@ -40,6 +41,10 @@ __all__ = [
     "blocking_exact",
     "station_table",
 ]
+
+
+#: the solver's settings, after the centers' pairs in :func:`solve_exact`
+SOLVER = ("tol", "tail", "shifts", "restart", "max_restarts")
 
 
 class UncertifiedSolutionError(ParameterError, RuntimeError):
@@ -106,29 +111,37 @@ class ExactSolution:
         return self.table().to_html()
 
 
-def station_table(lam, servers, mu, p) -> pd.DataFrame:
+@takes(P3Params, *CENTERS, positional=True)
+def station_table(par) -> pd.DataFrame:
     """Per center, as a network analyser shows it: utilisation, throughput, mean number, time.
 
-    From the exact chain: utilisation U_i = E[ℓ_i] / C_i, throughput X_i = accepted requests
-    per unit time (own and forwarded-in), mean number E[ℓ_i], time per request
-    T_i = E[ℓ_i] / X_i (Little's law; a loss system has no queue, so T_i = 1/μ_i), plus
-    P(full) and β_i.
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``p``
+        The two centers (pairs), as in :func:`solve_exact`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per center, from the exact chain: utilisation U_i = E[ℓ_i] / C_i,
+        throughput X_i (accepted requests per unit time, own and forwarded-in), mean number
+        E[ℓ_i], time per request T_i = E[ℓ_i] / X_i (Little's law; a loss system has no
+        queue, so T_i = 1/μ_i), P(full) and β_i.
 
     References
     ----------
     Fricker et al. (2016), Section 2.1 (the chain whose stationary law this reads).
     """
-    args = PARAMS.check("station_table", lam=lam, servers=servers, mu=mu, p=p)
-    sol = _solve_exact(**args, func="station_table")
+    sol = _solve(par, "station_table")
     rows = []
     for i in (0, 1):
         throughput = sol.accepted[i]
         rows.append(
             {
                 "center": i + 1,
-                "servers C": args["servers"][i],
-                "arrival rate λ [1/s]": args["lam"][i],
-                "utilisation U": sol.mean_busy[i] / args["servers"][i],
+                "servers C": par.servers[i],
+                "arrival rate λ [1/s]": par.lam[i],
+                "utilisation U": sol.mean_busy[i] / par.servers[i],
                 "throughput X [1/s]": throughput,
                 "mean number E[ℓ]": sol.mean_busy[i],
                 "time per request T [s]": sol.mean_busy[i] / throughput if throughput else 0.0,
@@ -163,13 +176,14 @@ def _window(servers: int, load_low: float, load_high: float, tail: float) -> tup
     return lo, hi
 
 
-def solve_exact(
-    lam, servers, mu, p, *, tol=1e-12, tail=1e-40, shifts=8, restart=20, max_restarts=60
-) -> ExactSolution:
+@takes(P3Params, *CENTERS, *SOLVER, positional=True)
+def solve_exact(par) -> ExactSolution:
     """Exact stationary solution of the two-center loss network.
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        The fields below; positional in this order, or one :class:`P3Params` alone.
     lam, servers, mu, p : pairs
         Arrival rates lambda_i > 0, numbers of servers C_i in [1, 5000], service rates
         mu_i > 0 and forwarding probabilities p_i in [0, 1].
@@ -212,26 +226,14 @@ def solve_exact(
     ----------
     Fricker et al. (2016), Section 2.1, transition rates and loss probabilities.
     """
-    args = PARAMS.check(
-        "solve_exact",
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p=p,
-        tol=tol,
-        tail=tail,
-        shifts=shifts,
-        restart=restart,
-        max_restarts=max_restarts,
-    )
-    return _solve_exact(**args, func="solve_exact")
+    return _solve(par, "solve_exact")
 
 
-def _solve_exact(
-    lam, servers, mu, p, *, tol=1e-12, tail=1e-40, shifts=8, restart=20, max_restarts=60, func
-) -> ExactSolution:
-    """:func:`solve_exact` on checked arguments; ``func`` names the caller in errors."""
+def _solve(par, func: str) -> ExactSolution:
+    """The exact chain of a validated object; ``func``, the public door, names errors."""
     t0 = time.perf_counter()
+    lam, servers, mu, p, tol = par.lam, par.servers, par.mu, par.p, par.tol
+    tail, shifts, restart, max_restarts = par.tail, par.shifts, par.restart, par.max_restarts
     (c1, c2), (l1, l2), (p1, p2) = servers, lam, p
     windows = _windows(lam, servers, mu, p, tail)
     n_window = min((x1 - x0 + 1) * (y1 - y0 + 1) for (x0, x1), (y0, y1) in windows)
@@ -323,7 +325,7 @@ def _windows(lam, servers, mu, p, tail) -> list:
 # (and solves thin windows, where it costs little, from the start)
 _STAGNATION = 0.5
 _THIN = 32  # windows with at most this many states along one axis go straight to LU
-_DIRECT_MAX_STATES = 500_000  # LU of a 500k-state window: ~3 s and < 1 GB
+_DIRECT_MAX_STATES = 500_000  # largest window factorised by sparse LU (its fill-in is memory)
 
 
 def _solve_window(lam, servers, mu, p, window, tol, shifts, restart, max_restarts, certify):
@@ -444,11 +446,14 @@ def _direct_stationary(stencil, guess) -> np.ndarray:
     return (x / x.sum()).reshape(shape)
 
 
-def blocking_exact(lam, servers, mu, p) -> tuple:
+@takes(P3Params, *CENTERS, positional=True)
+def blocking_exact(par) -> tuple:
     """Exact blocking probabilities (beta1, beta2) of the two-center network.
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        The fields below; positional in this order, or one :class:`P3Params` alone.
     lam : pair of float
         Arrival rates (lambda1, lambda2) > 0.
     servers : pair of int
@@ -471,5 +476,4 @@ def blocking_exact(lam, servers, mu, p) -> tuple:
     ----------
     Fricker et al. (2016), Section 2.1.
     """
-    args = PARAMS.check("blocking_exact", lam=lam, servers=servers, mu=mu, p=p)
-    return _solve_exact(**args, func="blocking_exact").beta
+    return _solve(par, "blocking_exact").beta

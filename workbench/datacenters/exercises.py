@@ -8,9 +8,9 @@ here nor in the notebook; the questions and hints do not contain them.
 
 from __future__ import annotations
 
-from workbench.datacenters.exact import _solve_exact
-from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import EXAMPLE
+from workbench.datacenters.exact import solve_exact
+from workbench.datacenters.limit import limit_analysis
+from workbench.datacenters.params import DEFAULTS, EXAMPLE
 from workbench.erlang import erlang_b
 from workbench.exercises import Question
 
@@ -18,12 +18,12 @@ __all__ = ["EXERCISES"]
 
 # the centers of the first three exercises: C = (20, 20), mu = (1, 1), lambda = (34, 14), not
 # the notebook's worked example (30, 16), whose tables and figures would show the answers
-_LAM, _SERVERS, _MU = (34.0, 14.0), (20, 20), (1.0, 1.0)
+_CENTERS = DEFAULTS.trusted(lam=(34.0, 14.0), servers=(20, 20), mu=(1.0, 1.0))
 
 
 def _beta(p) -> tuple:
     """The exact blocking (beta1, beta2) of the exercises' centers at forwarding ``p``."""
-    return _solve_exact(_LAM, _SERVERS, _MU, p, func="exercises").beta
+    return solve_exact(_CENTERS.trusted(p=p)).beta
 
 
 def _pooled_beta1() -> float:
@@ -39,9 +39,8 @@ def _class2_direction() -> str:
 
 
 def _limit_lost_fraction() -> float:
-    ex = EXAMPLE
-    b1, b2 = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"]).beta
-    l1, l2 = ex["lam"]
+    b1, b2 = limit_analysis(DEFAULTS).beta
+    l1, l2 = EXAMPLE["lam"]
     return (l1 * b1 + l2 * b2) / (l1 + l2)
 
 
@@ -51,10 +50,9 @@ _N_FAR = 1000  # the size the last exercise extrapolates to (the notebook's tabl
 def _scaled_error_far() -> float:
     ex = EXAMPLE
     n = _N_FAR
-    exact = _solve_exact(
-        (ex["lam"][0] * n, ex["lam"][1] * n), (n, n), ex["mu"], ex["p"], func="exercises"
-    ).beta[0]
-    return n * (exact - _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"]).beta[0])
+    lam = (ex["lam"][0] * n, ex["lam"][1] * n)
+    exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta[0]
+    return n * (exact - limit_analysis(DEFAULTS).beta[0])
 
 
 def _direction_solution(answer: str) -> str:

@@ -16,9 +16,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from workbench.datacenters.diagram import draw_model
-from workbench.datacenters.exact import _solve_exact
-from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import EXAMPLE, PARAMS, _vector
+from workbench.datacenters.exact import solve_exact
+from workbench.datacenters.limit import limit_analysis
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, _vector
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -111,18 +111,35 @@ def plot_cooperation(frame: pd.DataFrame, fast=False):
 _EXAMPLE_SIMULATION_SEED = 1  # the seed of the figure's simulations (any fixed seed would do)
 
 
-def exact_limit_simulation_frame(quick=False) -> pd.DataFrame:
-    """The worked example at several N: exact chain, simulation (CI) and the limit."""
-    quick = check_bool(quick, "quick", "exact_limit_simulation_frame")
-    seed = figure_seed(_EXAMPLE_SIMULATION_SEED)  # shifted by the notebook's SEED
+def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The worked example at several N: exact chain, simulation (CI) and the limit.
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 50 and short simulations (8 x 100,000 events), else N up to 100 and
+        20 x 1,000,000 events.
+    seed : int
+        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
+        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per N, class and model (``exact``, ``simulation``, ``limit``): ``beta``,
+        the simulation's ``ci_low``/``ci_high`` and ``stationary``.
+    """
+    func = "exact_limit_simulation_frame"
+    quick = check_bool(quick, "quick", func)
+    seed = figure_seed(_EXAMPLE_SIMULATION_SEED, check_seed(seed, func))
     ex = EXAMPLE
-    lim = _limit_analysis(ex["lam"], ex["c"], ex["mu"], ex["p"])
+    lim = limit_analysis(DEFAULTS)  # the worked example per unit N
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
     rows = []
     for n in sizes:
         lam = (ex["lam"][0] * n, ex["lam"][1] * n)
         caps = (n, n)
-        exact = _solve_exact(lam, caps, ex["mu"], ex["p"], func="exact_limit_simulation_frame").beta
+        exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=caps)).beta
         sim = simulate(
             lam=lam,
             servers=caps,
@@ -371,9 +388,24 @@ def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.
 _RING_SEED = 2  # the seed of the ring figure's simulations
 
 
-def ring_frame(quick=False) -> pd.DataFrame:
-    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25."""
-    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=figure_seed(_RING_SEED))
+def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """:func:`ring_study` of :data:`RING_SCENARIOS` at N = 40, p_j = 0.25.
+
+    Parameters
+    ----------
+    quick : bool
+        6 replications of 150,000 events per scenario, else 20 of 1,500,000.
+    seed : int
+        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
+        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`ring_study`'s: one row per scenario and center.
+    """
+    seed = figure_seed(_RING_SEED, check_seed(seed, "ring_frame"))
+    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):

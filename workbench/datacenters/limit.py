@@ -21,16 +21,11 @@ import numpy as np
 
 from workbench.datacenters.exact import UncertifiedSolutionError, _unit
 from workbench.datacenters.kernels import idle_walk_qbd
-from workbench.datacenters.params import PARAMS
+from workbench.datacenters.params import LIMIT, P3Params
 from workbench.kernels.markov import adi_shifts, grid_chain_stencil, stationary_gmres
+from workbench.params import takes
 
 __all__ = ["regime", "limit_analysis", "blocking_limit", "LimitSolution"]
-
-
-def _limit_args(load, c, mu, p, func):
-    """The checked pairs (load, c, mu, p) of a limit function."""
-    args = PARAMS.check(func, load=load, c=c, mu=mu, p=p)
-    return args["load"], args["c"], args["mu"], args["p"]
 
 
 BOUNDARY_RTOL = 1e-9
@@ -56,9 +51,23 @@ def _classify(lam, c, mu, p):
     return "A"
 
 
-def regime(load, c, mu, p) -> str:
+@takes(P3Params, *LIMIT, positional=True)
+def regime(par) -> str:
     """Regime of the scaling limit: 'A', 'B1', 'B2', 'E' or 'E/B1 boundary', 'E/B2 boundary'.
 
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``
+        Loads and capacities per unit N, service rates, forwarding probabilities (pairs),
+        as in :func:`limit_analysis`.
+
+    Returns
+    -------
+    str
+        The regime's name.
+
+    Notes
+    -----
     (E): lambda1 > c1 mu1 and lambda2 + p1 (lambda1 - c1 mu1) > c2 mu2, or the symmetric
     condition: both centers are saturated with positive probability. (A): both underloaded.
     (B1): center 1 overloaded, center 2 absorbs its overflow. Points within a relative
@@ -68,8 +77,7 @@ def regime(load, c, mu, p) -> str:
     ----------
     Fricker et al. (2016), condition (E) and Proposition 2.
     """
-    load, c, mu, p = _limit_args(load, c, mu, p, "regime")
-    return _classify(load, c, mu, p)
+    return _classify(par.load, par.c, par.mu, par.p)
 
 
 @dataclass(frozen=True)
@@ -122,11 +130,14 @@ def _walk_pi00(lam, c, mu, p, box, tol):
     return pi, res, it
 
 
-def limit_analysis(load, c, mu, p, *, truncation_target=1e-10, max_phases=800) -> LimitSolution:
+@takes(P3Params, *LIMIT, "truncation_target", "max_phases", positional=True)
+def limit_analysis(par) -> LimitSolution:
     """Blocking probabilities in the scaling limit, with the regime and pi_c(0,0).
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        The fields below; positional in this order, or one :class:`P3Params` alone.
     load : pair of float > 0
         Arrival rates per unit N, lambda_i / N (the centers receive lambda_i N).
     c, mu : pairs of float > 0
@@ -168,16 +179,8 @@ def limit_analysis(load, c, mu, p, *, truncation_target=1e-10, max_phases=800) -
     Fricker et al. (2016), Proposition 2 (limit of the loss probabilities), Section 3
     (the blocking probabilities in terms of pi_c(0,0)).
     """
-    func = "limit_analysis"
-    load, c, mu, p = _limit_args(load, c, mu, p, func)
-    target = PARAMS["truncation_target"].check(truncation_target, func)
-    max_phases = PARAMS["max_phases"].check(max_phases, func)
-    return _limit_analysis(load, c, mu, p, truncation_target=target, max_phases=max_phases)
-
-
-def _limit_analysis(lam, c, mu, p, *, truncation_target=1e-10, max_phases=800) -> LimitSolution:
-    """:func:`limit_analysis` on checked arguments (``lam`` here: the loads per unit N)."""
-    tol = truncation_target
+    lam, c, mu, p = par.load, par.c, par.mu, par.p  # lam: the loads per unit N
+    tol, max_phases = par.truncation_target, par.max_phases
     reg = _classify(lam, c, mu, p)
     (l1, l2), (c1, c2), (m1, m2), (p1, p2) = lam, c, mu, p
     if reg == "A":
@@ -274,11 +277,14 @@ def _limit_analysis(lam, c, mu, p, *, truncation_target=1e-10, max_phases=800) -
     )
 
 
-def blocking_limit(load, c, mu, p) -> tuple:
+@takes(P3Params, *LIMIT, positional=True)
+def blocking_limit(par) -> tuple:
     """Blocking probabilities (beta1, beta2) in the limit lambda_i N, c_i N, N -> infinity.
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        The fields below; positional in this order, or one :class:`P3Params` alone.
     load : pair of float
         Arrival rates per unit N, (lambda1, lambda2) / N > 0 (the centers receive
         lambda_i N).
@@ -299,5 +305,4 @@ def blocking_limit(load, c, mu, p) -> tuple:
     ----------
     Fricker et al. (2016), Proposition 2 and Section 3.
     """
-    load, c, mu, p = _limit_args(load, c, mu, p, "blocking_limit")
-    return _limit_analysis(load, c, mu, p).beta
+    return limit_analysis(par).beta

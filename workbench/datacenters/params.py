@@ -1,8 +1,10 @@
 """The parameters of the two-center model (and its ring), declared once.
 
-Every public function of :mod:`workbench.datacenters` validates its arguments against this
-table (``PARAMS.check("<function>", lam=lam, ...)``) once; private helpers never re-check.
-The notebook's controls are built from the same rows (per-center rows by ``_center``).
+:data:`P3Params` is the paper's parameter object, built from this table: the public
+functions of the model, the simulation and the studies take it, or its keywords
+(:func:`workbench.params.takes`), and validate it once at their door; the code they call
+trusts it. The notebook's controls are built from the same rows (per-center rows by
+``_center``).
 
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
@@ -28,6 +30,10 @@ from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
     "PARAMS",
+    "P3Params",
+    "DEFAULTS",
+    "CENTERS",
+    "LIMIT",
     "MAX_SERVERS",
     "MAX_STATES",
     "EXAMPLE",
@@ -456,6 +462,30 @@ PARAMS = Params(
         "one' without saying whose: the lost fraction of all requests, or each class's β_i.",
     ),
 )
+
+
+#: the two centers' pairs, in the order every function of the chain takes them
+CENTERS = ("lam", "servers", "mu", "p")
+#: the same per unit of the scale N, in the order every function of the limit takes them
+LIMIT = ("load", "c", "mu", "p")
+
+#: rows that are no argument of a function of the model: the atlas's readings of the paper
+#: (its lost examples ``example_*`` and what "the blocking probability" means) and the
+#: ring's rates (the ring's functions take one rate per center, checked against this row)
+_NOT_ARGUMENTS = (*(n for n in PARAMS if n.startswith("example_")), "blocking_reading", "ring_load")
+
+P3Params = PARAMS.model("P3Params", exclude=_NOT_ARGUMENTS)
+P3Params.__doc__ = """P3's parameters, one validated object: a row of :data:`PARAMS` per field.
+
+The two centers' pairs (``lam``, ``servers``, ``mu``, ``p``; ``load`` and ``c`` per unit N
+for the limit), the solver's settings, the simulation's run and the studies' grids. Every
+public function of the model, the simulation and the studies takes it, or its keywords
+(:func:`workbench.params.takes`)."""
+
+#: the table's defaults as one object, the worked example (``load``, ``c``, ``mu``, ``p``:
+#: :data:`EXAMPLE`); inner code derives its trusted copies from it
+#: (``DEFAULTS.trusted(lam=...)``) for values computed from a validated call
+DEFAULTS = P3Params()
 
 
 _SUBSCRIPTS = {1: "₁", 2: "₂"}

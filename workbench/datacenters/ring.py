@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import _ring_args
+from workbench.datacenters.limit import limit_analysis
+from workbench.datacenters.params import DEFAULTS, _ring_args
 
 __all__ = ["ring_limit"]
 
@@ -86,7 +86,10 @@ def ring_limit(load, c, mu, p) -> pd.DataFrame:
             beta[j] = (1 - 2 * p[j]) * (1 - cap[j] / lam[j])
         elif len(run) == 2:
             j, k = run
-            sol = _limit_analysis((lam[j], lam[k]), (c[j], c[k]), (mu[j], mu[k]), (p[j], p[k]))
+            pair = DEFAULTS.trusted(
+                load=(lam[j], lam[k]), c=(c[j], c[k]), mu=(mu[j], mu[k]), p=(p[j], p[k])
+            )
+            sol = limit_analysis(pair)
             a, b = sol.p_saturated
             left, right = (j - 1) % n, (k + 1) % n
             ok = (lam[left] + p[j] * lam[j] * a < cap[left]) and (

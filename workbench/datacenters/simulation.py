@@ -1,8 +1,9 @@
 """Seeded simulation of the two-center network and of the ring, with confidence intervals.
 
-Both follow the workbench's contract (every argument keyword-only)::
+Both follow the workbench's contract (every argument keyword-only; :func:`simulate` also
+takes a :class:`~workbench.datacenters.P3Params`)::
 
-    simulate(*, lam, servers, mu, p, events=200_000, replications=10, seed=0,
+    simulate(params=None, /, *, lam, servers, mu, p, events=200_000, replications=10, seed=0,
              confidence=0.95, warmup=0.1, overload="raise") -> workbench.results.SimulationResult
 
 ``lam`` is the absolute arrival rate of each center. :func:`simulate_to_precision` adds
@@ -40,7 +41,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.kernels import (
     ARRIVALS,
     CLASS_STRIDE,
@@ -61,9 +62,10 @@ from workbench.datacenters.kernels import (
     simulate_ring_kernel,
     simulate_two_centers_kernel,
 )
-from workbench.datacenters.limit import _limit_analysis
-from workbench.datacenters.params import PARAMS, _ring_args
+from workbench.datacenters.limit import limit_analysis
+from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, _ring_args
 from workbench.output_analysis import Replication, finish, replicate
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
@@ -99,8 +101,11 @@ BOUNDS = {
 }
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
+#: simulate_to_precision's target and its replications (in place of ``replications``)
+TARGET = ("rel_half_width", "half_width", "metric")
+PRECISION = ("initial", "max_replications")
 OVERLOAD = ("raise", "transient")
-#: events × replications one call may simulate (two centers; ~50 ns per event measured)
+#: two-center events (events × replications) one call may simulate
 MAX_WORK = 10**9
 
 
@@ -184,18 +189,17 @@ def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Repl
     return Replication(row, series, warm)
 
 
-def _two_centers_run(
-    func, lam, servers, mu, p, *, events, seed, confidence, warmup, metric, overload, replications
-):
+def _two_centers_run(par, func, *, metric, overload, replications):
     """The replication function and the arguments of ``finish`` for the two centers."""
+    lam, events, warmup = par.lam, par.events, par.warmup
     _check_run(func, events, replications)
-    model = {"lam": lam, "servers": servers, "mu": mu, "p": p}
-    one = partial(_one_two_centers, lam, servers, mu, p, events, int(warmup * events))
+    model = {"lam": lam, "servers": par.servers, "mu": par.mu, "p": par.p}
+    one = partial(_one_two_centers, lam, par.servers, par.mu, par.p, events, int(warmup * events))
     return one, {
         "func": func,
         "metric": metric,
         "quantities": QUANTITIES,
-        "confidence": confidence,
+        "confidence": par.confidence,
         "run_length": events,
         "run_unit": "events",
         "overload": overload,
@@ -206,27 +210,19 @@ def _two_centers_run(
             f"λ₁ = {lam[0]:g} is too small for {events:,} events with λ₂ = {lam[1]:g}: raise "
             "λ₁ or the number of events."
         ),
-        "info": model | {"warmup": warmup, "seed": seed},
+        "info": model | {"warmup": warmup, "seed": par.seed},
     }
 
 
-def simulate(
-    *,
-    lam,
-    servers,
-    mu,
-    p,
-    events=200_000,
-    replications=10,
-    seed=0,
-    confidence=0.95,
-    warmup=0.1,
-    overload="raise",
-) -> SimulationResult:
+@takes(P3Params, *CENTERS, "events", "replications", "seed", "confidence", "warmup")
+def simulate(par, *, overload: str = "raise") -> SimulationResult:
     """Simulate the two-center network; blocking probabilities with confidence intervals.
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        The fields below (every one keyword-only; defaults from
+        :data:`~workbench.datacenters.PARAMS`).
     lam, servers, mu, p : pairs
         As in :func:`workbench.datacenters.blocking_exact` (``lam`` absolute).
     events : int
@@ -260,40 +256,11 @@ def simulate(
     ----------
     Fricker et al. (2016), Section 2.1 (the model simulated).
     """
-    args = PARAMS.check(
-        "simulate",
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p=p,
-        events=events,
-        replications=replications,
-        seed=seed,
-        confidence=confidence,
-        warmup=warmup,
-    )
     overload = check_choice(overload, "overload", "simulate", OVERLOAD)
-    return _simulate(**args, overload=overload)
-
-
-def _simulate(
-    lam, servers, mu, p, *, events, replications, seed, confidence, warmup, overload="raise"
-):
     one, kwargs = _two_centers_run(
-        "simulate",
-        lam,
-        servers,
-        mu,
-        p,
-        events=events,
-        seed=seed,
-        confidence=confidence,
-        warmup=warmup,
-        metric="beta1",
-        overload=overload,
-        replications=replications,
+        par, "simulate", metric="beta1", overload=overload, replications=par.replications
     )
-    reps = replicate(one, replications=replications, seed=seed)
+    reps = replicate(one, replications=par.replications, seed=par.seed)
     return finish(reps, notes=_class2_note(reps), **kwargs)
 
 
@@ -307,22 +274,16 @@ def _class2_note(reps) -> list[str]:
     ]
 
 
+@takes(P3Params, *CENTERS, *TARGET, "events", *PRECISION, "seed", "confidence", "warmup")
 def simulate_to_precision(
+    par,
     *,
-    lam,
-    servers,
-    mu,
-    p,
-    rel_half_width=None,
-    half_width=None,
-    metric="beta1",
-    events=200_000,
-    initial=None,
-    max_replications=None,
-    seed=0,
-    confidence=0.95,
-    warmup=0.1,
-    overload="raise",
+    rel_half_width: float | None = None,
+    half_width: float | None = None,
+    metric: str = "beta1",
+    initial: int | None = None,
+    max_replications: int | None = None,
+    overload: str = "raise",
     progress=True,
 ) -> SimulationResult:
     """Add replications of :func:`simulate` until ``metric``'s interval is narrow enough.
@@ -338,8 +299,9 @@ def simulate_to_precision(
 
     Parameters
     ----------
-    lam, servers, mu, p, events, seed, confidence, warmup
-        As in :func:`simulate`.
+    par : P3Params, or its keywords
+        ``lam``, ``servers``, ``mu``, ``p``, ``events``, ``seed``, ``confidence``,
+        ``warmup``, as in :func:`simulate` (every argument keyword-only).
     rel_half_width : float or None
         Target half-width relative to the estimate, in (0, 1].
     half_width : float or None
@@ -357,19 +319,13 @@ def simulate_to_precision(
         steady state means nothing); ``"transient"`` is refused here (use :func:`simulate`).
     progress : bool
         Show a progress bar (replications run, out of ``max_replications``).
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with ``info["target"]`` the target half-width.
     """
     func = "simulate_to_precision"
-    args = PARAMS.check(
-        func,
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p=p,
-        events=events,
-        seed=seed,
-        confidence=confidence,
-        warmup=warmup,
-    )
     metric = check_choice(metric, "metric", func, QUANTITIES)
     check_choice(overload, "overload", func, ("raise",))
     target = precision_target(
@@ -381,9 +337,9 @@ def simulate_to_precision(
         progress=progress,
     )
     cap = target.max_replications
-    one, kwargs = _two_centers_run(func, **args, metric=metric, overload="raise", replications=cap)
+    one, kwargs = _two_centers_run(par, func, metric=metric, overload="raise", replications=cap)
     result = to_precision(
-        one, target=target, seed=args["seed"], desc=f"{metric} {target.shown}", **kwargs
+        one, target=target, seed=par.seed, desc=f"{metric} {target.shown}", **kwargs
     )
     return result.with_(info={**result.info, "target": target.value})
 
@@ -417,19 +373,9 @@ def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
     return Replication(row, series, warm)
 
 
-def simulate_ring(
-    *,
-    lam,
-    servers,
-    mu,
-    p,
-    events=200_000,
-    replications=10,
-    seed=0,
-    confidence=0.95,
-    warmup=0.1,
-    overload="raise",
-) -> SimulationResult:
+# the centers are the ring's own keywords, not the object's pairs
+@takes(P3Params, *CENTERS, "events", "replications", "seed", "confidence", "warmup")
+def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationResult:
     """Simulate the ring of J centers; per-center blocking with confidence intervals.
 
     A request finding center j full is forwarded to center j-1 with probability p_j and to
@@ -437,6 +383,10 @@ def simulate_ring(
 
     Parameters
     ----------
+    par : P3Params, or its keywords
+        ``events``, ``replications``, ``seed``, ``confidence``, ``warmup``, as in
+        :func:`simulate` (its pairs are the two-center model's: the ring's centers are
+        given by the keywords below).
     lam : sequence of J floats (3 <= J <= 64)
         Absolute arrival rate of each center.
     servers : int or sequence of J ints in [1, 5000]
@@ -459,20 +409,12 @@ def simulate_ring(
     """
     func = "simulate_ring"
     lam, caps, mu, p = _ring_args(lam, servers, mu, p, func)
-    run = PARAMS.check(
-        func,
-        events=events,
-        replications=replications,
-        seed=seed,
-        confidence=confidence,
-        warmup=warmup,
-    )
     overload = check_choice(overload, "overload", func, OVERLOAD)
-    events = run["events"]
-    _check_run(func, events, run["replications"], centers=lam.size)
+    events = par.events
+    _check_run(func, events, par.replications, centers=lam.size)
     n = lam.size
-    one = partial(_one_ring, lam, caps, mu, p, events, int(run["warmup"] * events))
-    reps = replicate(one, replications=run["replications"], seed=run["seed"])
+    one = partial(_one_ring, lam, caps, mu, p, events, int(par.warmup * events))
+    reps = replicate(one, replications=par.replications, seed=par.seed)
     quantities = ["beta"] + [f"{q}{j}" for q in ("beta", "p_full", "mean_busy") for j in range(n)]
     bounds = {q: _NONNEGATIVE if q.startswith("mean_busy") else _PROBABILITY for q in quantities}
     return finish(
@@ -480,7 +422,7 @@ def simulate_ring(
         func=func,
         metric="beta",
         quantities=quantities,
-        confidence=run["confidence"],
+        confidence=par.confidence,
         run_length=events,
         run_unit="events",
         overload=overload,
@@ -522,13 +464,18 @@ def warm_up() -> str:
     """Load (or, on the very first run, compile) the jitted kernels; say which it was.
 
     The notebook calls it first, so that no solve time shown later includes compilation.
+
+    Returns
+    -------
+    str
+        Whether the kernels were compiled or loaded from the cache, and in what time.
     """
     t0 = time.perf_counter()
-    args = {"lam": (3.0, 2.0), "servers": (4, 4), "mu": (1.0, 1.0), "p": (0.5, 0.5)}
-    _solve_exact(**args, func="warm_up")
-    _solve_exact((3.0, 2.0), (20, 2), (1.0, 1.0), (0.5, 0.5), func="warm_up")
-    _limit_analysis((1.5, 0.8), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3))
-    _simulate(**args, events=1000, replications=2, seed=0, confidence=0.95, warmup=0.1)
+    small = DEFAULTS.trusted(lam=(3.0, 2.0), servers=(4, 4), mu=(1.0, 1.0), p=(0.5, 0.5))
+    solve_exact(small)
+    solve_exact(small.trusted(servers=(20, 2)))
+    limit_analysis(DEFAULTS.trusted(load=(1.5, 0.8), c=(1.0, 1.0), mu=(1.0, 1.0), p=(0.6, 0.3)))
+    simulate(small.trusted(events=1000, replications=2, seed=0, confidence=0.95, warmup=0.1))
     seconds = time.perf_counter() - t0
     if seconds > 2.0:
         return f"compiled the kernels in {seconds:.1f} s (first run only; cached from now on)"

@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.datacenters.exact import UncertifiedSolutionError, _solve_exact
-from workbench.datacenters.limit import _classify, _limit_analysis, _limit_args
-from workbench.datacenters.params import PARAMS, _vector
+from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
+from workbench.datacenters.limit import limit_analysis, regime
+from workbench.datacenters.params import DEFAULTS, LIMIT, P3Params
+from workbench.params import takes
 from workbench.sweep import sweep
 from workbench.validation import check_bool
 
@@ -29,34 +30,41 @@ __all__ = [
 ]
 
 
-def cooperation_study(
-    lam, servers, mu, *, p_other=0.3, vary="p1", points=21, limit=True
-) -> pd.DataFrame:
+@takes(P3Params, "lam", "servers", "mu", "p_other", "vary", "points", "limit", positional=True)
+def cooperation_study(par) -> pd.DataFrame:
     """Exact (and limit) beta1, beta2 and the loss fraction as one forwarding probability varies.
 
-    ``lam`` are the absolute arrival rates; ``servers`` = (C1, C2) = N (c1, c2) with
-    N = max(C) is used for the limit's scaling (loads lam / N, capacities C / N). The
-    values run through :func:`workbench.sweep.sweep`; the frame carries the parameters as
-    columns (``vary``, ``p_other``, ``lam1`` ...), so that a CSV round trip keeps them.
+    Parameters
+    ----------
+    par : P3Params, or its keywords
+        ``lam`` (absolute), ``servers``, ``mu`` (pairs); ``vary`` the probability varied
+        over ``points`` values in [0, 1], ``p_other`` the other one; ``limit`` also the
+        scaling limit, at N = max(C) (loads lam / N, capacities C / N).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per value and model (``exact (N=…)``, ``limit N→∞``): ``p_varied``,
+        ``beta1``, ``beta2``, ``loss_fraction``, and the parameters as columns (``vary``,
+        ``p_other``, ``lam1`` ...), so that a CSV round trip keeps them. The values run
+        through :func:`workbench.sweep.sweep`.
     """
-    args = PARAMS.check(
-        "cooperation_study",
-        lam=lam,
-        servers=servers,
-        mu=mu,
-        p_other=p_other,
-        vary=vary,
-        points=points,
-        limit=limit,
-    )
-    values = [float(q) for q in np.linspace(0.0, 1.0, args.pop("points"))]
-    frame = sweep(_cooperation_rows, {"q": values}, fixed=args, n_workers=1, progress=False)
+    (l1, l2), (c1, c2), (m1, m2) = par.lam, par.servers, par.mu
+    fixed = {
+        "lam": par.lam,
+        "servers": par.servers,
+        "mu": par.mu,
+        "p_other": par.p_other,
+        "vary": par.vary,
+        "limit": par.limit,
+    }
+    values = [float(q) for q in np.linspace(0.0, 1.0, par.points)]
+    frame = sweep(_cooperation_rows, {"q": values}, fixed=fixed, n_workers=1, progress=False)
     frame = frame.drop(columns=["q", "replication", "seed"])
-    frame.attrs["vary"] = args["vary"]
+    frame.attrs["vary"] = par.vary
     # the figure states its parameters: carried as columns so that a CSV round trip keeps them
-    (l1, l2), (c1, c2), (m1, m2) = args["lam"], args["servers"], args["mu"]
     frame = frame.assign(
-        vary=args["vary"], p_other=args["p_other"], lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2
+        vary=par.vary, p_other=par.p_other, lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2
     )
     return frame
 
@@ -66,7 +74,8 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
     n = max(servers)
     c = (servers[0] / n, servers[1] / n)
     p = (q, p_other) if vary == "p1" else (p_other, q)
-    b1, b2 = _solve_exact(lam, servers, mu, p, tol=1e-10, func="cooperation_study").beta
+    point = DEFAULTS.trusted(lam=lam, servers=servers, mu=mu, p=p, tol=1e-10)
+    b1, b2 = solve_exact(point).beta
     rows = [
         {
             "p_varied": q,
@@ -77,7 +86,13 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
         }
     ]
     load = (lam[0] / n, lam[1] / n)
-    limit_beta = cached_limit(load, c, mu, p, SCREEN_TRUNCATION_TARGET) if limit else None
+    limit_beta = (
+        cached_limit(
+            DEFAULTS.trusted(load=load, c=c, mu=mu, p=p, truncation_target=SCREEN_TRUNCATION_TARGET)
+        )
+        if limit
+        else None
+    )
     if limit_beta is not None:
         l1, l2 = limit_beta
         rows.append(
@@ -99,21 +114,28 @@ _LIMIT_CACHE: dict = {}
 SCREEN_TRUNCATION_TARGET = 1e-8
 
 
-def cached_limit(load, c, mu, p, truncation_target=None):
-    """The limit's beta at checked arguments, memoised for slider views; None where it cannot
-    be certified (close to critical load), so that a figure leaves it out instead of drawing a
-    guess. ``truncation_target`` None: the table's default (1e-10); the figures and views pass
-    :data:`SCREEN_TRUNCATION_TARGET` or looser."""
-    if truncation_target is None:
-        truncation_target = PARAMS["truncation_target"].default
-    key = tuple(round(float(v), 10) for v in (*load, *c, *mu, *p))
+@takes(P3Params, *LIMIT, "truncation_target", positional=True)
+def cached_limit(par):
+    """The limit's beta, memoised for slider views; None where it cannot be certified.
+
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``, ``truncation_target``
+        As in :func:`workbench.datacenters.limit_analysis`; the figures and views pass
+        :data:`SCREEN_TRUNCATION_TARGET` or looser.
+
+    Returns
+    -------
+    (beta1, beta2) or None
+        None close to critical load, where the limit cannot be certified: a figure leaves
+        it out instead of drawing a guess.
+    """
+    key = tuple(round(float(v), 10) for v in (*par.load, *par.c, *par.mu, *par.p))
     if key not in _LIMIT_CACHE:
         if len(_LIMIT_CACHE) > 4096:
             _LIMIT_CACHE.clear()
         try:
-            _LIMIT_CACHE[key] = _limit_analysis(
-                load, c, mu, p, truncation_target=truncation_target
-            ).beta
+            _LIMIT_CACHE[key] = limit_analysis(par).beta
         except UncertifiedSolutionError:
             _LIMIT_CACHE[key] = None
     return _LIMIT_CACHE[key]
@@ -121,7 +143,7 @@ def cached_limit(load, c, mu, p, truncation_target=None):
 
 def _convergence_row(N, lam, c, mu, p, limit_beta) -> dict:
     caps = (max(1, round(c[0] * N)), max(1, round(c[1] * N)))
-    sol = _solve_exact((lam[0] * N, lam[1] * N), caps, mu, p, func="convergence_table")
+    sol = solve_exact(DEFAULTS.trusted(lam=(lam[0] * N, lam[1] * N), servers=caps, mu=mu, p=p))
     e1, e2 = sol.beta[0] - limit_beta[0], sol.beta[1] - limit_beta[1]
     return {
         "C1": caps[0],
@@ -145,41 +167,41 @@ def _deterministic(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=["replication", "seed"])
 
 
-def convergence_table(
-    *, load=None, c=None, mu=None, p=None, sizes=None, progress=False
-) -> pd.DataFrame:
+@takes(P3Params, *LIMIT, "sizes")
+def convergence_table(par, *, progress=False) -> pd.DataFrame:
     """Exact beta at C_i = c_i N, arrivals lambda_i N = load_i N, for growing N, next to the
     limit.
 
-    Every argument left at None is the table's default (the worked example,
-    ``sizes`` = 10 ... 1000). Returns one row per N with ``beta1``, ``beta2``, the limit
-    values, the errors, the solver's relative residual and iterations, and N * error
-    (constant if the error is O(1/N)). The sizes run through :func:`workbench.sweep.sweep`
-    (``progress`` shows its bar).
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``, ``sizes``
+        The point per unit N (the worked example by default) and the scales N (10 ...
+        1000 by default).
+    progress : bool
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per N with ``beta1``, ``beta2``, the limit values, the errors, N * error
+        (constant if the error is O(1/N)), the solver's relative residual and iterations.
+        The sizes run through :func:`workbench.sweep.sweep`.
 
     References
     ----------
     Fricker et al. (2016), Proposition 2 (the limit the exact values approach).
     """
-    func = "convergence_table"
-    load, c, mu, p = _limit_args(
-        *(
-            PARAMS[k].default if v is None else v
-            for k, v in (("load", load), ("c", c), ("mu", mu), ("p", p))
-        ),
-        func,
-    )
-    sizes = PARAMS["sizes"].default if sizes is None else sizes
-    sizes = [int(n) for n in _vector(sizes, "sizes", func, name="sizes", dtype=int)]
-    lim = _limit_analysis(load, c, mu, p)
-    fixed = {"lam": load, "c": c, "mu": mu, "p": p, "limit_beta": lim.beta}
-    progress = check_bool(progress, "progress", func)
+    progress = check_bool(progress, "progress", "convergence_table")
+    sizes = [int(n) for n in par.sizes]
+    lim = limit_analysis(par)
+    fixed = {"lam": par.load, "c": par.c, "mu": par.mu, "p": par.p, "limit_beta": lim.beta}
     frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=progress)
     return _deterministic(frame)
 
 
 def _forwarding_row(p1, p2, lam, servers, mu) -> dict:
-    b1, b2 = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="optimal_forwarding").beta
+    point = DEFAULTS.trusted(lam=lam, servers=servers, mu=mu, p=(p1, p2), tol=1e-10)
+    b1, b2 = solve_exact(point).beta
     return {
         "beta1": b1,
         "beta2": b2,
@@ -188,41 +210,63 @@ def _forwarding_row(p1, p2, lam, servers, mu) -> dict:
     }
 
 
-def optimal_forwarding(lam, servers, mu, *, grid=11, progress=False) -> pd.DataFrame:
+@takes(P3Params, "lam", "servers", "mu", "grid", positional=True)
+def optimal_forwarding(par, *, progress=False) -> pd.DataFrame:
     """Exact beta1, beta2 and the loss rate over a grid of (p1, p2) in [0, 1]^2.
 
-    The rows flagged ``min_loss`` minimise lambda1 beta1 + lambda2 beta2; ``fair`` marks the
-    grid point with the smallest max(beta1, beta2) (max-min fairness between the classes).
     A step beyond the paper, which fixes p and compares the classes.
+
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``grid``
+        The two centers (``lam`` absolute) and the number of values of each p_i.
+    progress : bool
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (p1, p2): ``beta1``, ``beta2``, ``loss_rate`` = lambda1 beta1 +
+        lambda2 beta2, ``max_beta``; ``min_loss`` flags the rows of least loss, ``fair`` the
+        smallest max(beta1, beta2) (max-min fairness between the classes); the centers'
+        parameters as columns.
     """
-    func = "optimal_forwarding"
-    args = PARAMS.check(func, lam=lam, servers=servers, mu=mu, grid=grid)
-    progress = check_bool(progress, "progress", func)
-    values = [float(v) for v in np.linspace(0.0, 1.0, args["grid"])]
+    progress = check_bool(progress, "progress", "optimal_forwarding")
+    values = [float(v) for v in np.linspace(0.0, 1.0, par.grid)]
     frame = sweep(
         _forwarding_row,
         {"p1": values, "p2": values},
-        fixed={"lam": args["lam"], "servers": args["servers"], "mu": args["mu"]},
+        fixed={"lam": par.lam, "servers": par.servers, "mu": par.mu},
         n_workers=1,
         progress=progress,
     )
     frame = _deterministic(frame)
     frame["min_loss"] = frame["loss_rate"] == frame["loss_rate"].min()
     frame["fair"] = frame["max_beta"] == frame["max_beta"].min()
-    (l1, l2), (c1, c2), (m1, m2) = args["lam"], args["servers"], args["mu"]
+    (l1, l2), (c1, c2), (m1, m2) = par.lam, par.servers, par.mu
     return frame.assign(lam1=l1, lam2=l2, C1=c1, C2=c2, mu1=m1, mu2=m2)
 
 
-def regime_study(*, p=(0.6, 0.3), c=(1.0, 1.0), mu=(1.0, 1.0), lam_max=3.0, map_points=121):
-    """Regime of the limit on a grid of loads per unit N, (lambda1/N, lambda2/N) in
-    (0, lam_max]^2 (the columns keep the names ``lam1``, ``lam2``)."""
-    func = "regime_study"
-    args = PARAMS.check(func, p=p, c=c, mu=mu, lam_max=lam_max, map_points=map_points)
-    p, c, mu, lam_max = args["p"], args["c"], args["mu"], args["lam_max"]
-    points = args["map_points"]
+@takes(P3Params, "p", "c", "mu", "lam_max", "map_points")
+def regime_study(par) -> pd.DataFrame:
+    """Regime of the limit on a grid of loads per unit N.
+
+    Parameters
+    ----------
+    par : P3Params, or its keywords ``p``, ``c``, ``mu``, ``lam_max``, ``map_points``
+        The point's other values, and the grid: ``map_points`` values per axis in
+        (0, ``lam_max``].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (lambda1/N, lambda2/N) (columns ``lam1``, ``lam2``) with its
+        ``regime`` (:func:`workbench.datacenters.regime`) and the other values as columns.
+    """
+    p, c, mu, lam_max, points = par.p, par.c, par.mu, par.lam_max, par.map_points
     values = np.linspace(lam_max / points, lam_max, points)
     rows = [
-        {"lam1": a, "lam2": b, "regime": _classify((a, b), c, mu, p)}
+        {"lam1": a, "lam2": b, "regime": regime(par.trusted(load=(a, b)))}
         for a in values
         for b in values
     ]

@@ -16,14 +16,15 @@ import functools
 import numpy as np
 
 from workbench.datacenters.diagram import ModelDiagram
-from workbench.datacenters.exact import _solve_exact
+from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.figures import _pair, plot_regime_map, plot_ring, ring_study
-from workbench.datacenters.limit import _classify
-from workbench.datacenters.params import PARAMS, _center
+from workbench.datacenters.limit import regime
+from workbench.datacenters.params import DEFAULTS, PARAMS, P3Params, _center
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.rendering import render_png
 from workbench.seeding import figure_seed
+from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
 
 __all__ = [
@@ -43,13 +44,10 @@ _BETA_LABELS = ["β₁ (class 1)", "β₂ (class 2)"]
 
 @functools.lru_cache(maxsize=256)
 def _blocking_against_p1(lam, servers, mu, p2):
-    """β₁, β₂ (exact) on the p₁ grid: independent of p₁ itself, so a p₁ move reuses it."""
-    return np.array(
-        [
-            _solve_exact(lam, servers, mu, (q, p2), tol=1e-10, func="cooperation_view").beta
-            for q in _P_GRID
-        ]
-    )
+    """β₁, β₂ (exact) on the p₁ grid, at values of a validated point: independent of p₁
+    itself, so a p₁ move reuses it."""
+    base = DEFAULTS.trusted(lam=lam, servers=servers, mu=mu, tol=1e-10)
+    return np.array([solve_exact(base.trusted(p=(q, p2))).beta for q in _P_GRID])
 
 
 def _shows_offset(axis) -> bool:
@@ -118,12 +116,14 @@ class _CooperationFigure:
         # every number first: a refused value leaves the figure as it was
         lam, mu = (load1 * N, load2 * N), (mu1, mu2)
         servers = (max(1, round(c1 * N)), max(1, round(c2 * N)))
-        exact = _blocking_against_p1(lam, servers, mu, p2)
-        loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
-        now = _solve_exact(lam, servers, mu, (p1, p2), tol=1e-10, func="cooperation_view").beta
         c = (servers[0] / N, servers[1] / N)
-        reg = _classify((load1, load2), c, mu, (p1, p2))
-        lim = cached_limit((load1, load2), c, mu, (p1, p2), truncation_target=1e-7)
+        values = {"lam": lam, "servers": servers, "mu": mu, "p": (p1, p2), "load": (load1, load2)}
+        point = P3Params.of("cooperation_view", values | {"c": c, "tol": 1e-10})
+        exact = _blocking_against_p1(point.lam, point.servers, point.mu, point.p[1])
+        loss = (lam[0] * exact[:, 0] + lam[1] * exact[:, 1]) / (lam[0] + lam[1])
+        now = solve_exact(point).beta
+        reg = regime(point)
+        lim = cached_limit(point.trusted(truncation_target=1e-7))
         texts = (
             f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
             f"forwarding probability p₁ (p₂ = {p2:.2f})",
@@ -214,10 +214,14 @@ def regimes_view():
     )
 
 
-def _ring_plot(lam0, lam1, lam2, p, N):
+#: the ring view's own seed, shifted by the notebook's SEED
+RING_VIEW_SEED = 3
+
+
+def _ring_plot(lam0, lam1, lam2, p, N, *, seed):
     lam = (lam0, lam1, lam2, 0.5, 0.5, 0.5)
     frame = ring_study(
-        {"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=figure_seed(3)
+        {"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=seed
     )
     return plot_ring(frame, fast=True)
 
@@ -232,12 +236,25 @@ def _ring_center(j: int, default: float):
     )
 
 
-def ring_view():
+def ring_view(seed: int = 0):
     """The loads of three adjacent centers of a ring of six: simulation against the pairwise
     reduction, which gives up when three neighbours are congested (a simulation: runs in the
-    background, only the latest move is computed)."""
+    background, only the latest move is computed).
+
+    Parameters
+    ----------
+    seed : int
+        The notebook's ``SEED``: the simulations draw from the view's own seed shifted by it
+        (:func:`workbench.seeding.figure_seed`); 0 gives the published picture.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per load, p and N.
+    """
+    seed = figure_seed(RING_VIEW_SEED, check_seed(seed, "ring_view"))
     return interactive_figure(
-        _ring_plot,
+        functools.partial(_ring_plot, seed=seed),
         title="Ring of J = 6 centers",
         background=True,
         lam0=_ring_center(0, 1.4),
@@ -269,12 +286,13 @@ class _ModelFigure:
 
     def __call__(self, lam1, lam2, C1, C2, mu1, mu2, p1, p2):
         lam, servers, mu, p = (lam1, lam2), (C1, C2), (mu1, mu2), (p1, p2)
-        sol = _solve_exact(lam, servers, mu, p, func="model_view")
+        point = P3Params.of("model_view", {"lam": lam, "servers": servers, "mu": mu, "p": p})
+        sol = solve_exact(point)
         first = self.diagram is None
         if first:
             self.diagram = ModelDiagram()
             self.summary = self.diagram.ax.text(5.0, 5.55, "", ha="center", fontsize=9)
-        fig = self.diagram.update(lam, servers, mu, p, busy=sol.mean_busy)
+        fig = self.diagram.update(point, busy=sol.mean_busy)
         self.summary.set_text(
             f"β₁ = {sol.beta[0]:.3f}, β₂ = {sol.beta[1]:.3f}; "
             f"E[ℓ₁] = {sol.mean_busy[0]:.1f}, E[ℓ₂] = {sol.mean_busy[1]:.1f} busy servers"
