@@ -32,6 +32,7 @@ from workbench.fog.cases import (
     one_fog_scenario,
     overloaded_scenario,
 )
+from workbench.fog.model import P1Params
 from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
@@ -54,6 +55,7 @@ from workbench.fog.tuning import (
     tune_theta_per_node,
 )
 from workbench.output_analysis import detect
+from workbench.params import takes
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 from workbench.seeding import figure_seed
 
@@ -190,18 +192,19 @@ def network_utilisation_frame(quick=False):
     return network_run_frame(requests=5_000 if quick else 40_000)
 
 
-def network_run_frame(
-    *,
-    requests,
-    scenario_seed=0,
-    theta=0.02,
-    e_max=1,
-    load=1.0,
-    seed=None,
-    mode="distributed",
-    announce_period=0.05,
-    warmup=None,
-):
+@takes(
+    P1Params,
+    "requests",
+    "scenario_seed",
+    "theta",
+    "e_max",
+    "load",
+    "seed",
+    "mode",
+    "announce_period",
+    "warmup",
+)
+def network_run_frame(p, *, scenario_seed=0):
     """Positions, roles and simulated utilisation of every node; edges as segments.
 
     One run (:func:`workbench.fog.run_once`) of ``requests`` requests. Node rows also carry
@@ -209,25 +212,16 @@ def network_run_frame(
     fraction (columns ``mean_delay`` [s] and ``share_fog``, the same on every row) and the
     stationarity verdict on each request's delay.
     """
-    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
-    g = with_traffic(default_scenario(scenario_seed), load=load)
+    g = with_traffic(default_scenario(scenario_seed), load=p.load)
     net = compile_scenario(g)
-    run = run_once(
-        g,
-        theta=theta,
-        e_max=e_max,
-        mode=mode,
-        announce_period=announce_period,
-        requests=requests,
-        seed=seed,
-    )
+    run = run_once(p.trusted(scenario=net, seed=figure_seed(0, p.seed)))
     util = dict(zip(net.fog_names, run.fog["utilisation"], strict=True))
     util.update(zip(net.cloud_names, run.cloud["utilisation"], strict=True))
     nodes, edges = _layout(scenario_seed)
     nodes = nodes.assign(
         utilisation=nodes["name"].map(util).astype(float), x1=math.nan, y1=math.nan
     )
-    skip = warmup_requests(warmup, requests, "network_run_frame")
+    skip = warmup_requests(p)
     rec = run.records.iloc[skip:]
     verdict = detect([run.records["delay"].to_numpy()], warmup=skip, unit="s", label="delay")
     nodes["mean_delay"] = float(rec["delay"].mean())

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from workbench.fog.acceptance import _ps_accept, accept_probability
+from workbench.fog.acceptance import accept_probability, ps_accept
 from workbench.fog.chain import solve_chain
 from workbench.fog.figures import network_run_frame, plot_network_utilisation
 from workbench.fog.network import analyze
@@ -62,7 +62,7 @@ def accept_on_grid(lam_light, lam_heavy, mu_light, mu_heavy, thetas):
     """P(W < θ) on a grid of θ at once (closed form: the same for every q)."""
     thetas = np.asarray(thetas, dtype=float)
     ones = np.ones_like(thetas)
-    return _ps_accept(
+    return ps_accept(
         thetas,
         ones * lam_light / mu_light,
         ones * lam_heavy / mu_heavy,
