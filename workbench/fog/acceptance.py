@@ -39,19 +39,34 @@ __all__ = [
 ]
 
 
+ERLANG_WINDOW_MAX = 5_000_000
+"""Most terms :func:`erlang_sum_cdf` sums (about 10 s); more is refused (bounded work)."""
+
+
 def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
     """P(Erlang(n, μ) + Erlang(n', μ') < θ), stable for any n, n' and μ ≈ μ'.
 
-    Uniformisation at the faster rate: a sum of positive terms, no cancellation.
+    Uniformisation at the faster rate, with only the stages that matter: with μ_hi ≥ μ_lo
+    the sum is Erlang(M, μ_hi), M = n_hi + n_lo + K, K ~ NegBin(n_lo, p = μ_lo/μ_hi) extra
+    stages; P(W < θ) = Σ_k P(K = k)·P(Poisson(μ_hi θ) ≥ M), a sum of positive terms (no
+    cancellation). Terms with M below μ_hi θ − 12√(μ_hi θ + 1) − 50 have P(Poisson ≥ M) = 1
+    to 1e-18 (summed at once by the negative binomial's cdf), terms above
+    μ_hi θ + 12√(μ_hi θ + 1) + 50 vanish, and K beyond its 1 − 1e-17 quantile carries no
+    mass: a window of O(√(μ_hi θ)) terms, whatever θ, n and n'.
 
     Parameters
     ----------
     theta : float
-        θ [s].
+        θ [s] (``math.inf``: 1).
     n, n2 : int
         Numbers of exponential phases at rate ``mu`` and ``mu2`` (≥ 0).
     mu, mu2 : float
         Rates [1/s].
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1].
 
     References
     ----------
@@ -60,30 +75,6 @@ def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
     func = "erlang_sum_cdf"
     theta = PARAMS["theta"].check(theta, func)
     n, mu, n2, mu2 = _check_erlang_sum(func, n, mu, n2, mu2)
-    return _erlang_sum_cdf(theta, n, mu, n2, mu2, func)
-
-
-def _check_erlang_sum(func, n, mu, n2, mu2):
-    n = check_count(n, "n", func, high=10**9)
-    n2 = check_count(n2, "n2", func, high=10**9)
-    mu = PARAMS["mu_light"].with_(name="mu").check(mu, func)
-    mu2 = PARAMS["mu_heavy"].with_(name="mu2").check(mu2, func)
-    return n, mu, n2, mu2
-
-
-ERLANG_WINDOW_MAX = 5_000_000
-"""Most terms :func:`erlang_sum_cdf` sums (about 10 s); more is refused (bounded work)."""
-
-
-def _erlang_sum_cdf(theta, n, mu, n2, mu2, func):
-    """Uniformisation with only the stages that matter: cost independent of θ and of n, n'.
-
-    With μ_hi ≥ μ_lo the sum is Erlang(M, μ_hi), M = n_hi + n_lo + K, K ~ NegBin(n_lo, p =
-    μ_lo/μ_hi) extra stages; P(W < θ) = Σ_k P(K = k)·P(Poisson(μ_hi θ) ≥ M). Terms with
-    M below μ_hi θ − 12√(μ_hi θ + 1) − 50 have P(Poisson ≥ M) = 1 to 1e-18 (summed at once
-    by the negative binomial's cdf), terms above μ_hi θ + 12√(μ_hi θ + 1) + 50 vanish, and
-    K beyond its 1 − 1e-17 quantile carries no mass: a window of O(√(μ_hi θ)) terms.
-    """
     if math.isinf(theta):
         return 1.0
     if theta <= 0:
@@ -120,6 +111,14 @@ def _erlang_sum_cdf(theta, n, mu, n2, mu2, func):
     head = float(stats.nbinom.cdf(k_lo - 1, n_lo, p)) if k_lo > 0 else 0.0
     body = float(np.dot(stats.nbinom.pmf(k, n_lo, p), special.gammainc(base + k, x)))
     return min(1.0, max(0.0, head + body))
+
+
+def _check_erlang_sum(func, n, mu, n2, mu2):
+    n = check_count(n, "n", func, high=10**9)
+    n2 = check_count(n2, "n2", func, high=10**9)
+    mu = PARAMS["mu_light"].with_(name="mu").check(mu, func)
+    mu2 = PARAMS["mu_heavy"].with_(name="mu2").check(mu2, func)
+    return n, mu, n2, mu2
 
 
 def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
