@@ -231,6 +231,13 @@ def ps_closed_form(p) -> dict:
     W̄ = (ρ₁/μ + ρ₂/μ')/(1−ρ); P(W ≥ θ) = ρ·α·exp((T + ρ·t·α)θ)·1 with α = (ρ₁, ρ₂)/ρ,
     T = diag(−μ, −μ'), t = (μ, μ')ᵀ (a geometric sum of hyperexponential works).
 
+    Parameters
+    ----------
+    theta : float
+        θ [s] (``math.inf``: always accept).
+    lam_light, lam_heavy, mu_light, mu_heavy : float
+        λ, λ', μ, μ' [1/s], with ρ < 1.
+
     Returns
     -------
     dict

@@ -351,6 +351,18 @@ def mean_in_system(p) -> tuple[float, float]:
     acceptance P_j and therefore every delay of the model stay the same. At q = 0.5,
     E n = ρ₁/(1−ρ) and E n' = ρ₂/(1−ρ); otherwise the (n, n') chain is solved numerically.
 
+    Parameters
+    ----------
+    lam_light, lam_heavy, mu_light, mu_heavy : float
+        λ, λ', μ, μ' [1/s], with ρ = λ/μ + λ'/μ' < 1.
+    q : float, default 0.5
+        Fairness of the chain.
+
+    Returns
+    -------
+    (float, float)
+        (E n, E n').
+
     References
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (the (n, n') chain).

@@ -203,7 +203,7 @@ OVERLOADED_RUNS = {True: (20_000, 2), False: (200_000, 6)}
 
 @functools.lru_cache(maxsize=1)
 def _overloaded_net():
-    """The overloaded layer (40 fog × 100 IoT), compiled once: its graph takes 0.3 s."""
+    """The overloaded layer (40 fog × 100 IoT), compiled once (its graph is slow to build)."""
     return compile_scenario(overloaded_scenario(40))
 
 

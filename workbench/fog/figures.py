@@ -3,9 +3,13 @@ announcement period, with the analytic model beside simulated means (Student-t i
 and the three baselines on every delay plot; the network coloured by utilisation; the
 partial-fraction instability.
 
-Every figure ``<name>`` has ``<name>_frame(quick=False)``, a tidy DataFrame (one row per
-plotted point), and ``plot_<name>(frame)``, which draws it; the notebook's views and
-``reproduce p1`` call the same two. The delay studies share :mod:`workbench.fog.study`.
+Every figure ``<name>`` has ``<name>_frame(quick=False, seed=0)``, a tidy DataFrame (one row
+per plotted point), and ``plot_<name>(frame)``, which draws it; the notebook's views and
+``reproduce p1`` call the same two. ``quick`` runs short simulations; ``seed`` is the
+caller's (the notebook's ``SEED``, passed by :meth:`~workbench.plots.FigureSpec.make`):
+each run of a frame draws from its own base seed shifted by it
+(:func:`workbench.seeding.figure_seed`), so ``seed=0`` gives the published numbers. The
+delay studies share :mod:`workbench.fog.study`.
 
 References
 ----------
@@ -207,10 +211,24 @@ def network_utilisation_frame(quick=False, seed: int = 0):
 def network_run_frame(p, *, scenario_seed=0):
     """Positions, roles and simulated utilisation of every node; edges as segments.
 
-    One run (:func:`workbench.fog.run_once`) of ``requests`` requests. Node rows also carry
-    the run's mean service delay and its share served in the fog after the ``warmup``
-    fraction (columns ``mean_delay`` [s] and ``share_fog``, the same on every row) and the
-    stationarity verdict on each request's delay.
+    Parameters
+    ----------
+    requests, theta, e_max, mode, announce_period, warmup
+        One run (:func:`workbench.fog.run_once`) of the default scenario.
+    scenario_seed : int
+        Seed of :func:`~workbench.fog.default_scenario` (the picture's layout).
+    load : float
+        Multiplier of every IoT node's rate (:func:`~workbench.fog.with_traffic`).
+    seed : int
+        The caller's seed: the run draws from ``figure_seed(0, seed)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Node rows (position, role, ``utilisation``) and edge rows (segments). Node rows also
+        carry the run's mean service delay and its share served in the fog after the
+        ``warmup`` fraction (``mean_delay`` [s], ``share_fog``, the same on every row) and
+        the stationarity verdict on each request's delay (``stationary``, ``note``).
     """
     g = with_traffic(default_scenario(scenario_seed), load=p.load)
     net = compile_scenario(g)

@@ -205,8 +205,8 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A validated scenario (:func:`workbench.fog.scenario.validate`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     theta : float or array
         θ of every fog node (an array: one per fog node) [s]; ``math.inf``: never offload.
     e_max : int
@@ -394,6 +394,16 @@ def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acc
 @takes(P1Params, "scenario", "theta", "e_max", "q", "policy", positional=True)
 def fog_loads(p) -> np.ndarray:
     """ρ_j = λ_j/μ_j + λ'_j/μ'_j of every fog node with the traffic it really keeps.
+
+    Parameters
+    ----------
+    scenario, theta, e_max, q, policy
+        As in :func:`analyze`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ρ_j per fog node, in the scenario's order.
 
     Forwarded traffic included: a node with θ = ∞ (or under no_offload / light_only) keeps
     what its neighbours forward to it as well as its own IoT traffic. The neighbours'

@@ -57,9 +57,9 @@ __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup
 EVENT_BUDGET = 10**9
 # Bytes one run holds per request at its peak: the drawn inputs (7 arrays) and their
 # temporaries, the kernel's per-request outputs and work arrays (about 20), the records
-# frame (15 columns) and its copies: 2e7 requests peaked at 5.6 GB, so 300 bytes.
+# frame (15 columns) and its copies.
 BYTES_PER_REQUEST = 300
-# work budget: one simulated request costs about 1.5 µs (4e5 requests in 0.6 s), 150 steps
+# work budget of check_runs: the steps one simulated request counts for
 STEPS_PER_REQUEST = 150
 TIER_NAMES = np.array(["iot", "fog", "cloud"])
 TYPE_NAMES = np.array(["light", "heavy"])
@@ -470,8 +470,8 @@ def simulate(p) -> SimulationResult:
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A scenario (:mod:`workbench.fog.scenario`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     theta : float or array
         θ per fog node or for all [s]; ``math.inf`` never offloads.
     e_max : int
@@ -567,16 +567,29 @@ def simulate_to_precision(
 ) -> SimulationResult:
     """:func:`simulate` with replications added until the mean delay is known precisely.
 
-    The shared precision loop (:func:`workbench.precision.to_precision`, keywords checked by
-    :func:`workbench.precision.precision_target`): starts with ``initial`` replications and
-    adds more (projected from the current half-width) until the ``confidence`` interval's
-    relative half-width is at most ``rel_half_width`` or, when ``half_width`` [s] is given
-    instead, its absolute half-width is at most that; with neither, the target is ±2%
-    (``REL_HALF_WIDTH``). Reaching ``max_replications`` (the shared table's default: 200)
-    first returns ``converged=False`` with a note. ``overload`` applies to the model's load check
-    before running; a run the output analysis finds non-stationary always stops with
-    :class:`UnstableRegimeError` (a precision target means nothing there). A progress bar
-    shows the replications. The other keywords are :func:`simulate`'s.
+    The shared precision loop (:func:`workbench.precision.to_precision`): replication r is
+    that of ``simulate(seed=seed)``, so the same seed gives the same numbers. ``overload``
+    applies to the model's load check before running; a run the output analysis finds
+    non-stationary always stops with :class:`UnstableRegimeError` (a precision target means
+    nothing there). The other keywords are :func:`simulate`'s.
+
+    Parameters
+    ----------
+    rel_half_width, half_width : float, optional
+        The target: the interval's half-width at most ``rel_half_width`` times the estimate,
+        or at most ``half_width`` [s]; with neither, ±2% (``REL_HALF_WIDTH``).
+    max_replications : int, optional
+        Where the loop stops (the shared table's 200); then ``converged=False`` and a note.
+    initial : int, optional
+        Replications of the first step (the shared table's 5).
+    progress : bool or callable
+        True shows a progress bar; a function ``progress(done, target, half)`` is called
+        after each step.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with as many replications as the target took.
     """
     func = "simulate_to_precision"
     plan = _plan(func, p)

@@ -203,8 +203,8 @@ def tune_theta_per_node(p, *, grid=THETA_GRID, sweeps=3, models=("chain",)) -> p
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A scenario (:mod:`workbench.fog.scenario`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     grid : sequence of float
         θ values to choose from [s], finite, at least two (sorted, duplicates dropped).
     e_max, q, alpha, mode, announce_period
@@ -337,7 +337,8 @@ def compare_thetas(p, *, thetas: Mapping | None = None, reference=None) -> pd.Da
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
+    scenario : networkx.Graph or Compiled, optional
+        As in :func:`workbench.fog.simulate`.
     thetas : mapping of str to float or sequence
         Policy name → θ for all fog nodes or one θ per fog node [s].
     reference : str, optional
