@@ -106,6 +106,10 @@ class _Relations(ParamsModel):
         else:
             PARAMS["theta"].check(self.theta, func)  # raises: one number only
 
+    def pick(self, *names: str) -> dict:
+        """``{name: value}`` of the fields ``names``, in that order (a run's settings)."""
+        return {name: getattr(self, name) for name in names}
+
     @property
     def network(self) -> Compiled:
         """The scenario as arrays (the default scenario when ``scenario`` is None)."""

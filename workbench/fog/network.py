@@ -29,6 +29,18 @@ from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeEr
 
 __all__ = ["analyze", "fog_loads"]
 
+#: the fields of an analysis kept in ``NetworkAnalysis.settings``
+SETTINGS = (
+    "theta",
+    "e_max",
+    "q",
+    "policy",
+    "neighbour",
+    "own_processing",
+    "admission",
+    "cloud_sojourn",
+)
+
 
 def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
     """P(W < θ) per fog node (0 where ρ ≥ 1: such a node would never accept); any q."""
@@ -188,16 +200,10 @@ def _flows(accept, inflow, share, e_max):
 @takes(
     P1Params,
     "scenario",
-    "theta",
-    "e_max",
-    "q",
-    "policy",
-    "neighbour",
-    "own_processing",
+    *SETTINGS[:6],
     "max_iterations",
     "acceptance",
-    "admission",
-    "cloud_sojourn",
+    *SETTINGS[6:],
     positional=True,
 )
 def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
@@ -272,16 +278,7 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
             "so there is no service delay to average. Give some IoT node a positive rate "
             "(with_traffic(load=...) scales existing rates)."
         )
-    settings = dict(
-        theta=p.theta,
-        e_max=p.e_max,
-        q=p.q,
-        policy=p.policy,
-        neighbour=p.neighbour,
-        own_processing=p.own_processing,
-        admission=p.admission,
-        cloud_sojourn=p.cloud_sojourn,
-    )
+    settings = p.pick(*SETTINGS)
     threshold = p.admission == "threshold" and p.policy == "offload"
     if p.policy != "offload":
         settings["e_max"] = 0

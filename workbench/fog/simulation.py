@@ -296,8 +296,8 @@ def warmup_requests(p) -> int:
     return int(p.warmup * p.requests)
 
 
-@takes(
-    P1Params,
+#: the arguments of one run, in the order :func:`run_once` takes them positionally
+RUN = (
     "scenario",
     "theta",
     "e_max",
@@ -309,8 +309,12 @@ def warmup_requests(p) -> int:
     "requests",
     "seed",
     "ewma_period",
-    positional=True,
 )
+#: the arguments of an estimate (:func:`simulate`, :func:`simulate_to_precision`)
+ESTIMATE = (*RUN, "confidence", "overload", "warmup")
+
+
+@takes(P1Params, *RUN, positional=True)
 def run_once(p) -> RunOutput:
     """One replication: per-request records (all requests, no warm-up removed) and node totals.
 
@@ -447,24 +451,7 @@ def _replication_row(run: RunOutput, warmup: int) -> dict:
     }
 
 
-@takes(
-    P1Params,
-    "scenario",
-    "theta",
-    "e_max",
-    "q",
-    "alpha",
-    "mode",
-    "policy",
-    "announce_period",
-    "requests",
-    "replications",
-    "seed",
-    "confidence",
-    "ewma_period",
-    "overload",
-    "warmup",
-)
+@takes(P1Params, *ESTIMATE, "replications")
 def simulate(p) -> SimulationResult:
     """Simulate the network and estimate the mean service delay per request.
 
@@ -536,24 +523,11 @@ REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 
 @takes(
     P1Params,
-    "scenario",
+    *ESTIMATE,
     "rel_half_width",
     "half_width",
     "max_replications",
     "initial",
-    "theta",
-    "e_max",
-    "q",
-    "alpha",
-    "mode",
-    "policy",
-    "announce_period",
-    "requests",
-    "seed",
-    "confidence",
-    "ewma_period",
-    "overload",
-    "warmup",
     "progress",
 )
 def simulate_to_precision(
@@ -618,16 +592,8 @@ def _plan(func, p):
     what = f"fog node {node!r} keeps every request it receives (forwarded ones included)"
     notes = check_overload(func, p.overload, rho=rho, what=what)
     warmup = warmup_requests(p)
-    settings = dict(
-        q=p.q,
-        alpha=p.alpha,
-        mode=p.mode,
-        policy=p.policy,
-        announce_period=p.announce_period,
-        ewma_period=p.ewma_period,
-        e_max=p.e_max,
-        theta=p.theta,
-    )
+    settings = p.pick("q", "alpha", "mode", "policy", "announce_period", "ewma_period")
+    settings.update(e_max=p.e_max, theta=p.theta)
     fogs = {}
 
     def one(seed_sequence, index):

@@ -171,22 +171,11 @@ def _simulated_objective(p, warmup):
     return delay
 
 
-@takes(
-    P1Params,
-    "scenario",
-    "grid",
-    "e_max",
-    "q",
-    "alpha",
-    "mode",
-    "announce_period",
-    "requests",
-    "seed",
-    "sweeps",
-    "models",
-    "warmup",
-    positional=True,
-)
+#: the settings of a search, as :func:`workbench.fog.simulate` takes them (the paper's policy)
+SEARCH = ("scenario", "grid", "e_max", "q", "alpha", "mode", "announce_period")
+
+
+@takes(P1Params, *SEARCH, "requests", "seed", "sweeps", "models", "warmup", positional=True)
 def tune_theta_per_node(p, *, grid=THETA_GRID, sweeps=3, models=("chain",)) -> pd.DataFrame:
     """The best θ of every fog node on a grid, by simulation (common random numbers) and model.
 
@@ -248,15 +237,7 @@ def tune_theta_per_node(p, *, grid=THETA_GRID, sweeps=3, models=("chain",)) -> p
     """
     func = "tune_theta_per_node"
     net = p.network
-    v = dict(
-        e_max=p.e_max,
-        q=p.q,
-        alpha=p.alpha,
-        mode=p.mode,
-        announce_period=p.announce_period,
-        requests=p.requests,
-        seed=p.seed,
-    )
+    v = p.pick(*SEARCH[2:], "requests", "seed")
     skip = warmup_requests(p)
     values = _check_grid(grid, func)
     sweeps = check_int(sweeps, "sweeps", func, 1, 20)
@@ -314,11 +295,7 @@ def tune_theta_per_node(p, *, grid=THETA_GRID, sweeps=3, models=("chain",)) -> p
     "scenario",
     "thetas",
     "reference",
-    "e_max",
-    "q",
-    "alpha",
-    "mode",
-    "announce_period",
+    *SEARCH[2:],
     "requests",
     "replications",
     "seed",
