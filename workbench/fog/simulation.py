@@ -296,7 +296,8 @@ def warmup_requests(p) -> int:
     return int(p.warmup * p.requests)
 
 
-#: the arguments of one run, in the order :func:`run_once` takes them positionally
+#: the arguments of one run, in the order :func:`run_once` takes them positionally (then
+#: ``seed`` and ``ewma_period``, written in each decorator for the seed rule of check-paper)
 RUN = (
     "scenario",
     "theta",
@@ -307,14 +308,10 @@ RUN = (
     "policy",
     "announce_period",
     "requests",
-    "seed",
-    "ewma_period",
 )
-#: the arguments of an estimate (:func:`simulate`, :func:`simulate_to_precision`)
-ESTIMATE = (*RUN, "confidence", "overload", "warmup")
 
 
-@takes(P1Params, *RUN, positional=True)
+@takes(P1Params, *RUN, "seed", "ewma_period", positional=True)
 def run_once(p) -> RunOutput:
     """One replication: per-request records (all requests, no warm-up removed) and node totals.
 
@@ -451,7 +448,7 @@ def _replication_row(run: RunOutput, warmup: int) -> dict:
     }
 
 
-@takes(P1Params, *ESTIMATE, "replications")
+@takes(P1Params, *RUN, "seed", "ewma_period", "confidence", "overload", "warmup", "replications")
 def simulate(p) -> SimulationResult:
     """Simulate the network and estimate the mean service delay per request.
 
@@ -523,7 +520,12 @@ REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 
 @takes(
     P1Params,
-    *ESTIMATE,
+    *RUN,
+    "seed",
+    "ewma_period",
+    "confidence",
+    "overload",
+    "warmup",
     "rel_half_width",
     "half_width",
     "max_replications",
