@@ -24,7 +24,7 @@ from workbench.fog import (
     solve_chain,
 )
 from workbench.fog import kernels as K
-from workbench.fog.model import fog_loads
+from workbench.fog.network import fog_loads
 from workbench.fog.scenario import ScenarioError, build_scenario, compile_scenario
 from workbench.fog.simulation import draw_requests, kernel_arguments, simulate_to_precision
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError

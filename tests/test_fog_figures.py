@@ -276,3 +276,48 @@ def test_network_layout_is_the_same_in_every_process():
         for h in (1, 2)
     }
     assert len(outs) == 1
+
+
+class _Stop(Exception):
+    """Raised by a spy once it has seen the run's parameters."""
+
+
+def test_seeded_frames_take_the_seed_by_hand_and_no_module_seed():
+    """seed=0 is the published sample, seed=1 another one, the same seed the same numbers;
+    the module-wide notebook seed is not read."""
+    from workbench import seeding
+    from workbench.fog.figures import network_run_frame
+
+    def delay(**kw):
+        return network_run_frame(requests=3_000, **kw)["mean_delay"].iloc[0]
+
+    published = delay()
+    moved = delay(seed=1)
+    assert moved != published and delay(seed=1) == moved and delay(seed=0) == published
+    try:
+        seeding.set_notebook_seed(3)
+        assert delay() == published
+    finally:
+        seeding.set_notebook_seed(0)
+    # every frame that draws random numbers is given the caller's seed by FigureSpec.make
+    drawn = {name for name, spec in FIGURES.items() if spec.seeded}
+    assert drawn == set(FIGURES) - {"erlang_sum_stability"}
+
+
+def test_the_simulation_view_runs_on_the_seed_it_is_given(monkeypatch):
+    from workbench.fog import views
+
+    seen = []
+
+    def spy(p):
+        seen.append(p.seed)
+        raise _Stop
+
+    monkeypatch.setattr(views, "network_run_frame", spy)
+    for seed in (0, 4):
+        with pytest.raises(_Stop):
+            views.plot_simulated_network(0.02, 1, "distributed", 0.05, 1.0, seed)
+    assert seen == [0, 4]
+    view = views.simulation_view(seed=7)
+    view.wait()
+    assert seen[2:] == [7]

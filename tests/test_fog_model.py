@@ -309,3 +309,24 @@ def test_threshold_admission_refuses_a_state_space_beyond_the_bound():
     g = default_scenario(0)
     with pytest.raises(ParameterError, match="threshold-admission chain"):
         analyze(g, theta=1e5, admission="threshold")
+
+
+def test_the_parameter_object_is_validated_once_and_names_the_function():
+    """P1Params: θ per fog node checked against the scenario, one θ where there is no
+    scenario, errors naming the public function, scenario=None the default scenario, and
+    an object passed alone the same call as its keywords."""
+    from workbench.fog import P1Params, analyze, default_scenario, ring_scenario
+    from workbench.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="'theta' parameter of P1Params"):
+        P1Params(theta=[0.01, 0.02])  # the default scenario has 10 fog nodes
+    with pytest.raises(ParameterError, match="'theta' parameter of accept_probability"):
+        accept_probability(theta=[0.01])
+    with pytest.raises(ParameterError, match="'e_max' parameter of analyze"):
+        analyze(e_max=1.0)  # a count, never a float
+    ring = ring_scenario(3, 3)
+    thetas = [0.01, 0.02, math.inf]
+    p = P1Params(scenario=ring, theta=thetas)
+    assert p.thetas.tolist() == thetas
+    assert analyze(p).mean_delay == analyze(ring, theta=thetas).mean_delay
+    assert analyze().mean_delay == analyze(default_scenario()).mean_delay

@@ -92,18 +92,13 @@ def _seed_asked(module, name, call, position=None):
 
 @pytest.mark.parametrize(
     "paper",
-    ["p1 simulation view", "p2 slot of the matching"],
+    ["p2 slot of the matching"],
 )
 def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
     """SEED = 0 draws the published picture; another SEED draws another sample of the same
-    model (a different stochastic result); back at 0, the published one again. (P3 takes
-    its seed by hand: tests/test_datacenters_figures.py.)"""
-    if paper.startswith("p1"):
-        from workbench.fog.figures import network_run_frame
-
-        def make():
-            return network_run_frame(requests=3_000)["mean_delay"].iloc[0]
-    else:
+    model (a different stochastic result); back at 0, the published one again. (P1, P3, P4
+    and P5 take their seed by hand: their own figure tests.)"""
+    if paper.startswith("p2"):
         from workbench.proactive.figures import slot_matching
 
         def make():

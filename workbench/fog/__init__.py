@@ -87,28 +87,27 @@ runs the shared output analysis on each request's delay (``overload="raise"`` re
 that is not a steady state; a fog node keeping every request is checked with the load its
 neighbours forward to it).
 
-Modules: ``params`` (PARAMS), ``chain`` (one fog node's (n, n') chain, W̄, counts),
-``acceptance`` (P_j: Erlang sums, q = 0.5 closed forms), ``network`` (flows, the λ_j fixed
-point, ``analyze``), ``delays`` (cloud servers by Pollaczek–Khinchine, eq. 6, eq. 2),
-``model`` (the analytic model's public names in one place), ``scenario`` (graphs, files,
-validation), ``kernels`` (the numba event loop), ``simulation`` (simulate, with the shared
-output analysis: each request's delay is tested for a steady state), ``tuning`` (θ per fog
-node), ``cases`` (named scenarios and the load-variance study), ``study`` (the delay
-studies), ``figures``, ``claims``, ``views`` (ipywidgets; not imported here). ``analyze``
-returns a ``delays.NetworkAnalysis``, ``solve_chain`` a ``chain.ChainSolution``.
+Modules: ``params`` (PARAMS), ``model`` (:class:`P1Params`, the parameter object every
+public function of the model and the simulation takes), ``chain`` (one fog node's (n, n')
+chain, W̄, counts), ``acceptance`` (P_j: Erlang sums, q = 0.5 closed forms), ``network``
+(flows, the λ_j fixed point, ``analyze``), ``delays`` (cloud servers by
+Pollaczek–Khinchine, eq. 6, eq. 2), ``scenario`` (graphs, files, validation), ``kernels``
+(the numba event loop), ``simulation`` (simulate, with the shared output analysis: each
+request's delay is tested for a steady state), ``tuning`` (θ per fog node), ``cases``
+(named scenarios and the load-variance study), ``study`` (the delay studies),
+``figures``, ``claims``, ``views`` (ipywidgets; not imported here). ``analyze`` returns a
+``delays.NetworkAnalysis``, ``solve_chain`` a ``chain.ChainSolution``.
 """
 
-from workbench.fog.model import (
+from workbench.fog.acceptance import (
     accept_probability,
-    analyze,
     erlang_sum_cdf,
     erlang_sum_cdf_partial_fractions,
-    fog_loads,
-    mean_in_system,
-    mean_work,
     ps_closed_form,
-    solve_chain,
 )
+from workbench.fog.chain import mean_in_system, mean_work, solve_chain
+from workbench.fog.model import P1Params
+from workbench.fog.network import analyze, fog_loads
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     ScenarioError,
@@ -126,6 +125,7 @@ from workbench.fog.simulation import run_once, simulate, simulate_to_precision
 from workbench.fog.tuning import compare_thetas, tune_theta_per_node
 
 __all__ = [
+    "P1Params",
     "PARAMS",
     "ScenarioError",
     "accept_probability",

@@ -25,8 +25,10 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from workbench.fog.chain import _check_rates
+from workbench.fog.chain import NODE, node_load
+from workbench.fog.model import P1Params
 from workbench.fog.params import PARAMS, check_count
+from workbench.params import takes
 from workbench.validation import ParameterError
 
 __all__ = [
@@ -37,55 +39,42 @@ __all__ = [
 ]
 
 
+ERLANG_WINDOW_MAX = 5_000_000
+"""Most terms :func:`erlang_sum_cdf` sums (about 10 s); more is refused (bounded work)."""
+
+
 def erlang_sum_cdf(theta, n, mu, n2, mu2) -> float:
     """P(Erlang(n, μ) + Erlang(n', μ') < θ), stable for any n, n' and μ ≈ μ'.
 
-    Uniformisation at the faster rate: a sum of positive terms, no cancellation.
+    Uniformisation at the faster rate, with only the stages that matter: with μ_hi ≥ μ_lo
+    the sum is Erlang(M, μ_hi), M = n_hi + n_lo + K, K ~ NegBin(n_lo, p = μ_lo/μ_hi) extra
+    stages; P(W < θ) = Σ_k P(K = k)·P(Poisson(μ_hi θ) ≥ M), a sum of positive terms (no
+    cancellation). Terms with M below μ_hi θ − 12√(μ_hi θ + 1) − 50 have P(Poisson ≥ M) = 1
+    to 1e-18 (summed at once by the negative binomial's cdf), terms above
+    μ_hi θ + 12√(μ_hi θ + 1) + 50 vanish, and K beyond its 1 − 1e-17 quantile carries no
+    mass: a window of O(√(μ_hi θ)) terms, whatever θ, n and n'.
 
     Parameters
     ----------
     theta : float
-        θ [s].
+        θ [s] (``math.inf``: 1).
     n, n2 : int
         Numbers of exponential phases at rate ``mu`` and ``mu2`` (≥ 0).
     mu, mu2 : float
         Rates [1/s].
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1].
 
     References
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 18–21 (P_j through the Erlang sum).
     """
     func = "erlang_sum_cdf"
-    theta = (
-        PARAMS["theta"].check(theta, func)
-        if not (isinstance(theta, float) and math.isinf(theta) and theta > 0)
-        else theta
-    )
+    theta = PARAMS["theta"].check(theta, func)
     n, mu, n2, mu2 = _check_erlang_sum(func, n, mu, n2, mu2)
-    return _erlang_sum_cdf(theta, n, mu, n2, mu2, func)
-
-
-def _check_erlang_sum(func, n, mu, n2, mu2):
-    n = check_count(n, "n", func, high=10**9)
-    n2 = check_count(n2, "n2", func, high=10**9)
-    mu = PARAMS["mu_light"].with_(name="mu").check(mu, func)
-    mu2 = PARAMS["mu_heavy"].with_(name="mu2").check(mu2, func)
-    return n, mu, n2, mu2
-
-
-ERLANG_WINDOW_MAX = 5_000_000
-"""Most terms :func:`erlang_sum_cdf` sums (about 10 s); more is refused (bounded work)."""
-
-
-def _erlang_sum_cdf(theta, n, mu, n2, mu2, func):
-    """Uniformisation with only the stages that matter: cost independent of θ and of n, n'.
-
-    With μ_hi ≥ μ_lo the sum is Erlang(M, μ_hi), M = n_hi + n_lo + K, K ~ NegBin(n_lo, p =
-    μ_lo/μ_hi) extra stages; P(W < θ) = Σ_k P(K = k)·P(Poisson(μ_hi θ) ≥ M). Terms with
-    M below μ_hi θ − 12√(μ_hi θ + 1) − 50 have P(Poisson ≥ M) = 1 to 1e-18 (summed at once
-    by the negative binomial's cdf), terms above μ_hi θ + 12√(μ_hi θ + 1) + 50 vanish, and
-    K beyond its 1 − 1e-17 quantile carries no mass: a window of O(√(μ_hi θ)) terms.
-    """
     if math.isinf(theta):
         return 1.0
     if theta <= 0:
@@ -124,6 +113,14 @@ def _erlang_sum_cdf(theta, n, mu, n2, mu2, func):
     return min(1.0, max(0.0, head + body))
 
 
+def _check_erlang_sum(func, n, mu, n2, mu2):
+    n = check_count(n, "n", func, high=10**9)
+    n2 = check_count(n2, "n2", func, high=10**9)
+    mu = PARAMS["mu_light"].with_(name="mu").check(mu, func)
+    mu2 = PARAMS["mu_heavy"].with_(name="mu2").check(mu2, func)
+    return n, mu, n2, mu2
+
+
 def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
     """The paper's route to P(Erlang(n, μ) + Erlang(n', μ') < θ): partial fractions.
 
@@ -139,7 +136,7 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 19–21.
     """
     func = "erlang_sum_cdf_partial_fractions"
-    theta = _check_theta(theta, func)
+    theta = PARAMS["theta"].check(theta, func)
     n, mu, n2, mu2 = _check_erlang_sum(func, n, mu, n2, mu2)
     if n + n2 > 10**6:
         raise ParameterError(
@@ -174,7 +171,8 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
     return out  # far outside [0, 1]: the cancellation the docstring shows
 
 
-def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
+@takes(P1Params, "theta", *NODE, "q", positional=True)
+def accept_probability(p) -> float:
     """P_j = P(W < θ): the probability that a fog node accepts an arriving request.
 
     W = Erlang(n, μ) + Erlang(n', μ') with (n, n') drawn from the chain's stationary law
@@ -209,64 +207,76 @@ def accept_probability(theta, lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eq. 18 (P_j).
     """
-    func = "accept_probability"
-    theta = _check_theta(theta, func)
-    v, rho = _check_rates(func, lam_light, lam_heavy, mu_light, mu_heavy, q)
-    mu, mu2 = v["mu_light"], v["mu_heavy"]
+    node_load(p, "accept_probability")
+    mu, mu2 = p.mu_light, p.mu_heavy
     return float(
-        _ps_accept(
-            np.array([theta]),
-            np.array([v["lam_light"] / mu]),
-            np.array([v["lam_heavy"] / mu2]),
+        ps_accept(
+            np.array([p.theta]),
+            np.array([p.lam_light / mu]),
+            np.array([p.lam_heavy / mu2]),
             np.array([mu]),
             np.array([mu2]),
         )[0]
     )
 
 
-def _check_theta(theta, func):
-    if isinstance(theta, (int, float, np.floating)) and not isinstance(theta, bool):
-        if math.isinf(theta) and theta > 0:
-            return math.inf
-    return PARAMS["theta"].check(theta, func)
-
-
 # ------------------------------------------------- closed forms at q = 0.5 (PS chain)
 
 
-def ps_closed_form(theta, lam_light, lam_heavy, mu_light, mu_heavy) -> dict:
+@takes(P1Params, "theta", *NODE, positional=True)
+def ps_closed_form(p) -> dict:
     """Closed forms of the q = 0.5 chain (multi-class M/M/1 processor sharing).
 
     P(n, n') = (1−ρ)·C(n+n', n)·ρ₁ⁿρ₂ⁿ'; E n = ρ₁/(1−ρ), E n' = ρ₂/(1−ρ);
     W̄ = (ρ₁/μ + ρ₂/μ')/(1−ρ); P(W ≥ θ) = ρ·α·exp((T + ρ·t·α)θ)·1 with α = (ρ₁, ρ₂)/ρ,
     T = diag(−μ, −μ'), t = (μ, μ')ᵀ (a geometric sum of hyperexponential works).
 
+    Parameters
+    ----------
+    theta : float
+        θ [s] (``math.inf``: always accept).
+    lam_light, lam_heavy, mu_light, mu_heavy : float
+        λ, λ', μ, μ' [1/s], with ρ < 1.
+
     Returns
     -------
     dict
         ``mean_light``, ``mean_heavy``, ``mean_work``, ``accept`` (P(W < θ)).
     """
-    func = "ps_closed_form"
-    theta = _check_theta(theta, func)
-    v, rho = _check_rates(func, lam_light, lam_heavy, mu_light, mu_heavy, 0.5)
-    r1, r2 = v["lam_light"] / v["mu_light"], v["lam_heavy"] / v["mu_heavy"]
-    acc = _ps_accept(
-        np.array([theta]),
+    rho = node_load(p, "ps_closed_form")
+    r1, r2 = p.lam_light / p.mu_light, p.lam_heavy / p.mu_heavy
+    acc = ps_accept(
+        np.array([p.theta]),
         np.array([r1]),
         np.array([r2]),
-        np.array([v["mu_light"]]),
-        np.array([v["mu_heavy"]]),
+        np.array([p.mu_light]),
+        np.array([p.mu_heavy]),
     )[0]
     return {
         "mean_light": r1 / (1 - rho),
         "mean_heavy": r2 / (1 - rho),
-        "mean_work": (r1 / v["mu_light"] + r2 / v["mu_heavy"]) / (1 - rho),
+        "mean_work": (r1 / p.mu_light + r2 / p.mu_heavy) / (1 - rho),
         "accept": float(acc),
     }
 
 
-def _ps_accept(theta, r1, r2, mu, mu2):
-    """Vectorised P(W < θ) of the q = 0.5 chain (closed-form 2×2 matrix exponential)."""
+def ps_accept(theta, r1, r2, mu, mu2):
+    """P(W < θ) of the q = 0.5 chain, vectorised (a closed-form 2×2 matrix exponential).
+
+    The kernel of :func:`accept_probability` and of the network model's fixed point: plain
+    arrays, no checks (the callers pass values from a validated :class:`P1Params`).
+
+    Parameters
+    ----------
+    theta, r1, r2, mu, mu2 : numpy.ndarray
+        θ [s] (``inf``: always accept), ρ₁ = λ/μ, ρ₂ = λ'/μ' (ρ₁ + ρ₂ < 1), μ, μ' [1/s],
+        one entry per node.
+
+    Returns
+    -------
+    numpy.ndarray
+        P(W < θ) per node, in [0, 1].
+    """
     rho = r1 + r2
     out = np.ones_like(rho, dtype=float)
     busy = rho > 0

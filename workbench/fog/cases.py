@@ -124,14 +124,19 @@ or alternately 8 and 44 (ρ = 0.29 and 1.58): the same total load, spread evenly
 
 
 @functools.lru_cache(maxsize=2)
-def load_variance_gains(quick=True) -> pd.DataFrame:
+def load_variance_gains(quick=True, seed: int = 0) -> pd.DataFrame:
     """Offloading's gain with the same total load spread evenly and unevenly over fog nodes.
 
     Gain = (delay with e_M = 0 − delay with e_M = 1) / delay with e_M = 0 at θ = 20 ms: what
     fog-to-fog offloading saves over sending a busy node's requests to the cloud. Both runs
     of a spread use the same seed (common random numbers: the requests do not depend on
-    e_M). Rows: ``spread``, ``delay_no_forward``, ``delay_forward`` [s], ``gain``,
-    ``share_fog_no_forward``, ``share_fog_forward``, ``stationary``.
+    e_M): ``figure_seed(5, seed)``, ``seed`` the caller's (the notebook's ``SEED``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``spread``, ``delay_no_forward``, ``delay_forward`` [s], ``gain``,
+        ``share_fog_no_forward``, ``share_fog_forward``, ``stationary``, ``note``.
     """
     n, reps = (20_000, 4) if quick else (60_000, 10)
     rows = []
@@ -144,7 +149,7 @@ def load_variance_gains(quick=True) -> pd.DataFrame:
                 e_max=e,
                 requests=n,
                 replications=reps,
-                seed=figure_seed(5),
+                seed=figure_seed(5, seed),
                 overload="transient",
             )
             for e in (0, 1)

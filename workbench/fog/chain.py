@@ -34,30 +34,43 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from workbench.fog.params import MAX_CHAIN_STATES, PARAMS
+from workbench.fog.model import P1Params
+from workbench.fog.params import MAX_CHAIN_STATES
+from workbench.params import takes
 from workbench.validation import ParameterError, UnstableRegimeError
 
-__all__ = ["ChainSolution", "solve_chain", "mean_work", "mean_in_system"]
+__all__ = ["ChainSolution", "solve_chain", "mean_work", "mean_in_system", "node_load"]
+
+#: the one fog node's arguments, in the order the functions take them positionally
+NODE = ("lam_light", "lam_heavy", "mu_light", "mu_heavy")
 
 
-# ------------------------------------------------------------------------ validation
+# ------------------------------------------------------------------------ the load
 
 
-def _check_rates(func, lam_light, lam_heavy, mu_light, mu_heavy, q, tol=None):
-    values = dict(
-        lam_light=lam_light, lam_heavy=lam_heavy, mu_light=mu_light, mu_heavy=mu_heavy, q=q
-    )
-    if tol is not None:
-        values["tol"] = tol
-    v = PARAMS.check(func, **values)
-    rho = v["lam_light"] / v["mu_light"] + v["lam_heavy"] / v["mu_heavy"]
+def node_load(p, func: str) -> float:
+    """ρ = λ/μ + λ'/μ' of the fog node of ``p``; raises when ρ ≥ 1 (no stationary law).
+
+    Parameters
+    ----------
+    p : P1Params
+        Its ``lam_light``, ``lam_heavy``, ``mu_light``, ``mu_heavy`` are read.
+    func : str
+        The public function named in the error.
+
+    Returns
+    -------
+    float
+        ρ, below 1.
+    """
+    rho = p.lam_light / p.mu_light + p.lam_heavy / p.mu_heavy
     if rho >= 1.0:
         raise UnstableRegimeError(
             f"{func}: the fog node is unstable, ρ = λ/μ + λ'/μ' = {rho:.6g} ≥ 1 "
-            f"(λ={v['lam_light']:g}, λ'={v['lam_heavy']:g}, μ={v['mu_light']:g}, "
-            f"μ'={v['mu_heavy']:g}); no stationary law exists."
+            f"(λ={p.lam_light:g}, λ'={p.lam_heavy:g}, μ={p.mu_light:g}, "
+            f"μ'={p.mu_heavy:g}); no stationary law exists."
         )
-    return v, rho
+    return rho
 
 
 # ------------------------------------------------------------------------ the chain
@@ -225,7 +238,8 @@ def _more_levels(level_mass, dropped, tol, levels):
     return 2 * levels
 
 
-def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> ChainSolution:
+@takes(P1Params, *NODE, "q", "tol", positional=True)
+def solve_chain(p) -> ChainSolution:
     """Stationary law of the two-class fog-node chain (n, n'), truncated with a tail bound.
 
     Parameters
@@ -262,21 +276,12 @@ def solve_chain(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5, tol=1e-10) -> C
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (transition rates and Q).
     """
-    tol = PARAMS["tol"].check(tol, "solve_chain")
-    v, rho = _check_rates("solve_chain", lam_light, lam_heavy, mu_light, mu_heavy, q, tol=tol)
-    return _chain(
-        v["lam_light"],
-        v["lam_heavy"],
-        v["mu_light"],
-        v["mu_heavy"],
-        v["q"],
-        v["tol"],
-        rho,
-        "solve_chain",
-    )
+    return _chain(p, node_load(p, "solve_chain"), "solve_chain")
 
 
-def _chain(lam, lam2, mu, mu2, q, tol, rho, func):
+def _chain(p, rho, func):
+    """The truncated law of the chain of ``p`` at load ``rho`` (errors name ``func``)."""
+    lam, lam2, mu, mu2, q, tol = p.lam_light, p.lam_heavy, p.mu_light, p.mu_heavy, p.q, p.tol
     if rho <= 0.0:
         prob = np.zeros((2, 2))
         prob[0, 0] = 1.0
@@ -298,7 +303,8 @@ def _chain(lam, lam2, mu, mu2, q, tol, rho, func):
         levels = _more_levels(sol.level_mass, dropped, tol, levels)
 
 
-def mean_work(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
+@takes(P1Params, *NODE, "q", positional=True)
+def mean_work(p) -> float:
     """Mean waiting time W̄ of a fog node: Σ (n/μ + n'/μ')·P(n, n').
 
     The paper's W̄_j: the expected processing time of everything in the node, used in eq. 6
@@ -331,12 +337,13 @@ def mean_work(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> float:
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (W̄_j).
     """
-    v, rho = _check_rates("mean_work", lam_light, lam_heavy, mu_light, mu_heavy, q)
-    mu, mu2 = v["mu_light"], v["mu_heavy"]
-    return float((v["lam_light"] / mu**2 + v["lam_heavy"] / mu2**2) / (1 - rho))
+    rho = node_load(p, "mean_work")
+    mu, mu2 = p.mu_light, p.mu_heavy
+    return float((p.lam_light / mu**2 + p.lam_heavy / mu2**2) / (1 - rho))
 
 
-def mean_in_system(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> tuple[float, float]:
+@takes(P1Params, *NODE, "q", positional=True)
+def mean_in_system(p) -> tuple[float, float]:
     """Mean numbers of Light and Heavy requests in a fog node, (E n, E n').
 
     This is what q changes: q near 1 serves Light requests first, so fewer Light and more
@@ -344,20 +351,23 @@ def mean_in_system(lam_light, lam_heavy, mu_light, mu_heavy, q=0.5) -> tuple[flo
     acceptance P_j and therefore every delay of the model stay the same. At q = 0.5,
     E n = ρ₁/(1−ρ) and E n' = ρ₂/(1−ρ); otherwise the (n, n') chain is solved numerically.
 
+    Parameters
+    ----------
+    lam_light, lam_heavy, mu_light, mu_heavy : float
+        λ, λ', μ, μ' [1/s], with ρ = λ/μ + λ'/μ' < 1.
+    q : float, default 0.5
+        Fairness of the chain.
+
+    Returns
+    -------
+    (float, float)
+        (E n, E n').
+
     References
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. IV-G (the (n, n') chain).
     """
-    v, rho = _check_rates("mean_in_system", lam_light, lam_heavy, mu_light, mu_heavy, q)
-    sol = _chain(
-        v["lam_light"],
-        v["lam_heavy"],
-        v["mu_light"],
-        v["mu_heavy"],
-        v["q"],
-        1e-12,
-        rho,
-        "mean_in_system",
-    )
+    rho = node_load(p, "mean_in_system")
+    sol = _chain(p.trusted(tol=1e-12), rho, "mean_in_system")
     n, m = np.indices(sol.prob.shape)
     return float(np.sum(n * sol.prob)), float(np.sum(m * sol.prob))

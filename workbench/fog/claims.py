@@ -36,6 +36,7 @@ from workbench.fog.cases import (
     with_fog_rates,
 )
 from workbench.fog.chain import mean_in_system
+from workbench.fog.model import P1Params
 from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
@@ -202,46 +203,45 @@ OVERLOADED_RUNS = {True: (20_000, 2), False: (200_000, 6)}
 
 @functools.lru_cache(maxsize=1)
 def _overloaded_net():
-    """The overloaded layer (40 fog × 100 IoT), compiled once: its graph takes 0.3 s."""
+    """The overloaded layer (40 fog × 100 IoT), compiled once (its graph is slow to build)."""
     return compile_scenario(overloaded_scenario(40))
 
 
-def _atlas_settings(params) -> dict:
-    """Every row with a plausible range or reading: the point's value, else the default."""
-    rows = [p for p in PARAMS.rows if p.plausible is not None]
-    unknown = sorted(set(params) - {p.name for p in rows})
+def _atlas_settings(params, seed, quick):
+    """The point as one P1Params: every row with a plausible range or reading at the
+    point's value (the others at their defaults), and the atlas's run length."""
+    rows = [p.name for p in PARAMS.rows if p.plausible is not None]
+    unknown = sorted(set(params) - set(rows))
     if unknown:
         raise ParameterError(
-            f"atlas_point: {unknown} are not rows with a plausible range or reading "
-            f"({[p.name for p in rows]})."
+            f"atlas_point: {unknown} are not rows with a plausible range or reading ({rows})."
         )
-    return {
-        p.name: PARAMS[p.name].check(params.get(p.name, p.default), "atlas_point") for p in rows
-    }
+    values = {**params, "seed": seed}
+    point = P1Params.of("atlas_point", values, fields=tuple(values))
+    n, reps = ATLAS_RUNS[quick]
+    return point.trusted(requests=n, replications=reps, overload="transient")
 
 
 def _failed(ids, err) -> dict:
     return {i: Measurement(float("nan"), False, f"{type(err).__name__}: {err}") for i in ids}
 
 
-def _atlas_theta_grid(v, sim, model) -> dict:
-    """theta_optimum_interior and model_error_best_theta on the default scenario at v."""
+def _atlas_theta_grid(p) -> dict:
+    """theta_optimum_interior and model_error_best_theta on the default scenario at p."""
     ids = ("theta_optimum_interior", "model_error_best_theta")
     g = with_traffic(
         default_scenario(0),
-        load=v["load"],
-        light_fraction=v["light_fraction"],
-        p_iot=v["p_iot"],
-        p_cloud=v["p_cloud"],
+        load=p.load,
+        light_fraction=p.light_fraction,
+        p_iot=p.p_iot,
+        p_cloud=p.p_cloud,
     )
-    g = compile_scenario(
-        with_fog_rates(with_fog_delay(g, v["fog_delay"]), v["mu_light"], v["mu_heavy"])
-    )
+    g = compile_scenario(with_fog_rates(with_fog_delay(g, p.fog_delay), p.mu_light, p.mu_heavy))
     try:
-        runs = [simulate(scenario=g, theta=t, e_max=v["e_max"], **sim) for t in THETAS]
+        runs = [simulate(p.trusted(scenario=g, theta=t)) for t in THETAS]
         k = int(np.argmin([r.mean for r in runs]))
         best = runs[k].mean
-        model_delay = analyze(g, theta=THETAS[k], e_max=v["e_max"], **model).mean_delay
+        model_delay = analyze(p.trusted(scenario=g, theta=THETAS[k])).mean_delay
     except (ParameterError, UnstableRegimeError) as err:
         return _failed(ids, err)
     return {
@@ -250,16 +250,21 @@ def _atlas_theta_grid(v, sim, model) -> dict:
     }
 
 
-def _atlas_one_node(v, sim, model) -> dict:
-    """eq6_error_no_offload and fifo_count_vs_chain on the one-node case scaled to v."""
+def _atlas_one_node(p) -> dict:
+    """eq6_error_no_offload and fifo_count_vs_chain on the one-node case scaled to p."""
     ids = ("eq6_error_no_offload", "fifo_count_vs_chain")
-    rates = (6.0 * v["lam_light"] / 60.0, 2.0 * v["lam_heavy"] / 10.0)
-    service = (50.0 * v["mu_light"] / 200.0, 10.0 * v["mu_heavy"] / (100 / 3))
+    rates = (6.0 * p.lam_light / 60.0, 2.0 * p.lam_heavy / 10.0)
+    service = (50.0 * p.mu_light / 200.0, 10.0 * p.mu_heavy / (100 / 3))
     g = one_fog_scenario(rates, service)
-    kw = {k: sim[k] for k in ("requests", "replications", "seed", "overload")}
     try:
-        res = simulate(scenario=g, policy="no_offload", **kw)
-        model_delay = analyze(g, policy="no_offload", **model).mean_delay
+        # the case at the table's policy values (q, α, T_a, θ, e_M), the point's readings
+        case = P1Params(scenario=g, policy="no_offload").trusted(
+            requests=p.requests, replications=p.replications, seed=p.seed, overload=p.overload
+        )
+        res = simulate(case)
+        model_delay = analyze(
+            case.trusted(q=p.q, neighbour=p.neighbour, cloud_sojourn=p.cloud_sojourn)
+        ).mean_delay
         chain = sum(mean_in_system(*rates, *service))
     except (ParameterError, UnstableRegimeError) as err:
         return _failed(ids, err)
@@ -270,23 +275,22 @@ def _atlas_one_node(v, sim, model) -> dict:
     }
 
 
-def _atlas_overloaded(v, sim, model, quick) -> dict:
-    """model_error_overloaded on the overloaded layer with v's fog rates, θ and e_M."""
+def _atlas_overloaded(p, quick) -> dict:
+    """model_error_overloaded on the overloaded layer with p's fog rates, θ and e_M."""
     base = _overloaded_net()
-    mu = np.tile([v["mu_light"], v["mu_heavy"]], (base.n_fog, 1))
-    g = dataclasses.replace(base, fog_mu=mu)
+    mu = np.tile([p.mu_light, p.mu_heavy], (base.n_fog, 1))
     n, reps = OVERLOADED_RUNS[quick]
-    kw = dict(sim, requests=n, replications=reps)
+    at = p.trusted(scenario=dataclasses.replace(base, fog_mu=mu), requests=n, replications=reps)
     try:
-        res = simulate(scenario=g, theta=v["theta"], e_max=v["e_max"], **kw)
-        model_delay = analyze(g, theta=v["theta"], e_max=v["e_max"], **model).mean_delay
+        res = simulate(at)
+        model_delay = analyze(at).mean_delay
     except (ParameterError, UnstableRegimeError) as err:
         return _failed(("model_error_overloaded",), err)
     return {"model_error_overloaded": _measure((model_delay - res.mean) / res.mean, res)}
 
 
-def _atlas_load_variance(v, sim) -> dict:
-    """offload_gain_heavy_even and offload_gain_variance on the ring at v's policy values.
+def _atlas_load_variance(p) -> dict:
+    """offload_gain_heavy_even and offload_gain_variance on the ring at p's policy values.
 
     The fog nodes keep the default processing rates: the claims are about nodes offered
     ρ = 0.94 (even) or 0.29 / 1.58 (uneven), which the counts of IoT nodes are chosen for.
@@ -296,9 +300,9 @@ def _atlas_load_variance(v, sim) -> dict:
     try:
         for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
             g = compile_scenario(
-                with_fog_delay(ring_scenario(10, list(counts), seed=0), v["fog_delay"])
+                with_fog_delay(ring_scenario(10, list(counts), seed=0), p.fog_delay)
             )
-            pair = [simulate(scenario=g, theta=v["theta"], e_max=e, **sim) for e in (0, v["e_max"])]
+            pair = [simulate(p.trusted(scenario=g, e_max=e)) for e in (0, p.e_max)]
             gains[spread] = (pair[0].mean - pair[1].mean) / pair[0].mean
             runs.extend(pair)
     except (ParameterError, UnstableRegimeError) as err:
@@ -312,8 +316,7 @@ def _atlas_load_variance(v, sim) -> dict:
 def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params``: a value for rows of the parameter table with a plausible range or reading
-    (the others at their defaults). The point applies to each claim's own case:
+    The point applies to each claim's own case:
 
     - θ optimum and the model's error at the best θ: the default scenario with the point's
       traffic (load, Light share, p^I, p^C), fog–fog delay and fog processing rates; the
@@ -325,31 +328,30 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     - load variance: the ring at the point's θ, e_M (against e_M = 0), fog–fog delay and
       policy values, the fog nodes at the default rates (the claims' ρ = 0.94 and 0.29/1.58).
 
-    Each simulated measure is a :class:`workbench.claims.Measurement` flagged
-    ``stationary=False`` when a run behind it was not; a case the model cannot evaluate (a
-    queue without steady state) gives NaN, not stationary, with the reason. Quick: about
-    half a second on one core (runs of 8,000 requests × 2; the overloaded layer 20,000 × 2).
+    Parameters
+    ----------
+    quick : bool
+        Runs of 8,000 requests × 2 (the overloaded layer 20,000 × 2), else 60,000 × 10.
+    seed : int
+        The seed of every simulation of the point (the notebook's ``SEED``).
+    **params
+        A value for rows of the parameter table with a plausible range or reading (the
+        others at their defaults).
+
+    Returns
+    -------
+    dict
+        Claim id → :class:`workbench.claims.Measurement`, flagged ``stationary=False`` when
+        a run behind it was not; a case the model cannot evaluate (a queue without steady
+        state) gives NaN, not stationary, with the reason.
     """
     quick = check_bool(quick, "quick", "atlas_point")
-    seed = PARAMS["seed"].check(seed, "atlas_point")
-    v = _atlas_settings(params)
-    n, reps = ATLAS_RUNS[quick]
-    sim = dict(
-        q=v["q"],
-        alpha=v["alpha"],
-        announce_period=v["announce_period"],
-        ewma_period=v["ewma_period"],
-        requests=n,
-        replications=reps,
-        seed=seed,
-        overload="transient",
-    )
-    model = dict(q=v["q"], neighbour=v["neighbour"], cloud_sojourn=v["cloud_sojourn"])
+    p = _atlas_settings(params, seed, quick)
     out = {}
-    out.update(_atlas_theta_grid(v, sim, model))
-    out.update(_atlas_one_node(v, sim, model))
-    out.update(_atlas_overloaded(v, sim, model, quick))
-    out.update(_atlas_load_variance(v, sim))
+    out.update(_atlas_theta_grid(p))
+    out.update(_atlas_one_node(p))
+    out.update(_atlas_overloaded(p, quick))
+    out.update(_atlas_load_variance(p))
     return out
 
 

@@ -3,9 +3,13 @@ announcement period, with the analytic model beside simulated means (Student-t i
 and the three baselines on every delay plot; the network coloured by utilisation; the
 partial-fraction instability.
 
-Every figure ``<name>`` has ``<name>_frame(quick=False)``, a tidy DataFrame (one row per
-plotted point), and ``plot_<name>(frame)``, which draws it; the notebook's views and
-``reproduce p1`` call the same two. The delay studies share :mod:`workbench.fog.study`.
+Every figure ``<name>`` has ``<name>_frame(quick=False, seed=0)``, a tidy DataFrame (one row
+per plotted point), and ``plot_<name>(frame)``, which draws it; the notebook's views and
+``reproduce p1`` call the same two. ``quick`` runs short simulations; ``seed`` is the
+caller's (the notebook's ``SEED``, passed by :meth:`~workbench.plots.FigureSpec.make`):
+each run of a frame draws from its own base seed shifted by it
+(:func:`workbench.seeding.figure_seed`), so ``seed=0`` gives the published numbers. The
+delay studies share :mod:`workbench.fog.study`.
 
 References
 ----------
@@ -32,6 +36,7 @@ from workbench.fog.cases import (
     one_fog_scenario,
     overloaded_scenario,
 )
+from workbench.fog.model import P1Params
 from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
@@ -54,6 +59,7 @@ from workbench.fog.tuning import (
     tune_theta_per_node,
 )
 from workbench.output_analysis import detect
+from workbench.params import takes
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure
 from workbench.seeding import figure_seed
 
@@ -83,54 +89,54 @@ def _values(pair, quick):
     return pair[1] if quick else pair[0]
 
 
-def delay_vs_theta_frame(quick=False):
+def delay_vs_theta_frame(quick=False, seed: int = 0):
     """Delay against θ (e_M = 1): :func:`workbench.fog.study.study_frame` on ``theta``."""
-    return study_frame("theta", _values(THETA_VALUES, quick), quick=quick)
+    return study_frame("theta", _values(THETA_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_theta(frame):
     return plot_study(frame)
 
 
-def delay_vs_emax_frame(quick=False):
+def delay_vs_emax_frame(quick=False, seed: int = 0):
     """Delay against the offload limit e_M (θ = 20 ms)."""
-    return study_frame("e_max", _values(EMAX_VALUES, quick), quick=quick)
+    return study_frame("e_max", _values(EMAX_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_emax(frame):
     return plot_study(frame)
 
 
-def delay_vs_mix_frame(quick=False):
+def delay_vs_mix_frame(quick=False, seed: int = 0):
     """Delay against the Light share b of requests."""
-    return study_frame("light_fraction", _values(MIX_VALUES, quick), quick=quick)
+    return study_frame("light_fraction", _values(MIX_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_mix(frame):
     return plot_study(frame)
 
 
-def delay_vs_p_iot_frame(quick=False):
+def delay_vs_p_iot_frame(quick=False, seed: int = 0):
     """Delay against the local-processing probability p^I."""
-    return study_frame("p_iot", _values(P_IOT_VALUES, quick), quick=quick)
+    return study_frame("p_iot", _values(P_IOT_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_p_iot(frame):
     return plot_study(frame)
 
 
-def delay_vs_load_frame(quick=False):
+def delay_vs_load_frame(quick=False, seed: int = 0):
     """Delay against a load multiplier on every IoT rate."""
-    return study_frame("load", _values(LOAD_VALUES, quick), quick=quick)
+    return study_frame("load", _values(LOAD_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_load(frame):
     return plot_study(frame)
 
 
-def delay_vs_fog_delay_frame(quick=False):
+def delay_vs_fog_delay_frame(quick=False, seed: int = 0):
     """Delay against the fog–fog link delay (every fog–fog link set to it)."""
-    return study_frame("fog_delay", _values(FOG_DELAY_VALUES, quick), quick=quick)
+    return study_frame("fog_delay", _values(FOG_DELAY_VALUES, quick), quick=quick, seed=seed)
 
 
 def plot_delay_vs_fog_delay(frame):
@@ -182,52 +188,58 @@ def _layout(scenario_seed):
     return nodes, edges
 
 
-def network_utilisation_frame(quick=False):
+def network_utilisation_frame(quick=False, seed: int = 0):
     """The default scenario's nodes and edges with one simulated run's utilisation.
 
     :func:`network_run_frame` at θ = 20 ms, e_M = 1 with 5,000 (quick) or 40,000 requests.
     """
-    return network_run_frame(requests=5_000 if quick else 40_000)
+    return network_run_frame(requests=5_000 if quick else 40_000, seed=seed)
 
 
-def network_run_frame(
-    *,
-    requests,
-    scenario_seed=0,
-    theta=0.02,
-    e_max=1,
-    load=1.0,
-    seed=None,
-    mode="distributed",
-    announce_period=0.05,
-    warmup=None,
-):
+@takes(
+    P1Params,
+    "requests",
+    "scenario_seed",
+    "theta",
+    "e_max",
+    "load",
+    "seed",
+    "mode",
+    "announce_period",
+    "warmup",
+)
+def network_run_frame(p, *, scenario_seed=0):
     """Positions, roles and simulated utilisation of every node; edges as segments.
 
-    One run (:func:`workbench.fog.run_once`) of ``requests`` requests. Node rows also carry
-    the run's mean service delay and its share served in the fog after the ``warmup``
-    fraction (columns ``mean_delay`` [s] and ``share_fog``, the same on every row) and the
-    stationarity verdict on each request's delay.
+    Parameters
+    ----------
+    requests, theta, e_max, mode, announce_period, warmup
+        One run (:func:`workbench.fog.run_once`) of the default scenario.
+    scenario_seed : int
+        Seed of :func:`~workbench.fog.default_scenario` (the picture's layout).
+    load : float
+        Multiplier of every IoT node's rate (:func:`~workbench.fog.with_traffic`).
+    seed : int
+        The caller's seed: the run draws from ``figure_seed(0, seed)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Node rows (position, role, ``utilisation``) and edge rows (segments). Node rows also
+        carry the run's mean service delay and its share served in the fog after the
+        ``warmup`` fraction (``mean_delay`` [s], ``share_fog``, the same on every row) and
+        the stationarity verdict on each request's delay (``stationary``, ``note``).
     """
-    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
-    g = with_traffic(default_scenario(scenario_seed), load=load)
+    g = with_traffic(default_scenario(scenario_seed), load=p.load)
     net = compile_scenario(g)
-    run = run_once(
-        g,
-        theta=theta,
-        e_max=e_max,
-        mode=mode,
-        announce_period=announce_period,
-        requests=requests,
-        seed=seed,
-    )
+    run = run_once(p.trusted(scenario=net, seed=figure_seed(0, p.seed)))
     util = dict(zip(net.fog_names, run.fog["utilisation"], strict=True))
     util.update(zip(net.cloud_names, run.cloud["utilisation"], strict=True))
     nodes, edges = _layout(scenario_seed)
     nodes = nodes.assign(
         utilisation=nodes["name"].map(util).astype(float), x1=math.nan, y1=math.nan
     )
-    skip = warmup_requests(warmup, requests, "network_run_frame")
+    skip = warmup_requests(p)
     rec = run.records.iloc[skip:]
     verdict = detect([run.records["delay"].to_numpy()], warmup=skip, unit="s", label="delay")
     nodes["mean_delay"] = float(rec["delay"].mean())
@@ -398,7 +410,7 @@ FIGURES = {
 # ------------------------------------------------------- analytic beside simulation
 
 
-def agreement_table_frame(quick=False):
+def agreement_table_frame(quick=False, seed: int = 0):
     """Analytic (eq. 6, and with +1/μ) beside simulated mean delay, case by case [ms]."""
     n, reps = (10_000, 3) if quick else (60_000, 10)
     rows = []
@@ -419,7 +431,7 @@ def agreement_table_frame(quick=False):
         size = {"overloaded": (4 * n, reps), "overloaded_1000": (1_000_000, 3)}
         n_case, reps_case = size.get(which, (n, reps))
         res = simulate(
-            scenario=g, requests=n_case, replications=reps_case, seed=figure_seed(21), **kw
+            scenario=g, requests=n_case, replications=reps_case, seed=figure_seed(21, seed), **kw
         )
         rows.append(
             {
@@ -496,7 +508,7 @@ FIGURES["agreement_table"] = FigureSpec(
 )
 
 
-def delay_vs_period_frame(quick=False):
+def delay_vs_period_frame(quick=False, seed: int = 0):
     """Beyond the paper: delay vs announcement period for distributed, central, oracle."""
     periods = [0.01, 0.1, 1.0] if quick else [0.005, 0.02, 0.05, 0.1, 0.3, 1.0, 3.0]
     n, reps = (6_000, 3) if quick else (40_000, 8)
@@ -510,7 +522,7 @@ def delay_vs_period_frame(quick=False):
                 announce_period=period,
                 requests=n,
                 replications=reps,
-                seed=figure_seed(7 + 100 * k + i),
+                seed=figure_seed(7 + 100 * k + i, seed),
             )
             rows.append(
                 dict(
@@ -565,7 +577,7 @@ FIGURES["delay_vs_period"] = FigureSpec(
 # ------------------------------------------------------------ beyond: θ tuned to the load
 
 
-def best_theta_vs_load_frame(quick=False):
+def best_theta_vs_load_frame(quick=False, seed: int = 0):
     """Beyond the paper: the best θ at each load, by the model and by simulation.
 
     Rows per load and source ("model (eq. 6)", "model (+1/μ)", "simulation"): ``theta``,
@@ -602,7 +614,7 @@ def best_theta_vs_load_frame(quick=False):
                 e_max=1,
                 requests=n,
                 replications=reps,
-                seed=figure_seed(17 + 100 * i),
+                seed=figure_seed(17 + 100 * i, seed),
             )
             rows.append(
                 dict(
@@ -686,7 +698,7 @@ MODEL_SOURCES = {  # label, marker, colour of each analytic model of the per-nod
 PER_NODE_LOAD = 1.2  # a heavy load: the fog nodes are offered 11.5 to 52 Light requests/s
 
 
-def best_theta_per_node_frame(quick=False):
+def best_theta_per_node_frame(quick=False, seed: int = 0):
     """Beyond the paper: the best θ of every fog node, tuned by simulation, checked afresh.
 
     Tuning (:func:`workbench.fog.tuning.tune_theta_per_node`): coordinate descent on one
@@ -709,7 +721,7 @@ def best_theta_per_node_frame(quick=False):
     n_tune, n_check, reps = (40_000, 30_000, 5) if quick else (200_000, 200_000, 10)
     g = compile_scenario(study_scenario(0, PER_NODE_LOAD, 0.75, 0.1))
     nodes = tune_theta_per_node(
-        g, grid=grid, e_max=1, requests=n_tune, seed=figure_seed(0), models=models
+        g, grid=grid, e_max=1, requests=n_tune, seed=figure_seed(0, seed), models=models
     )
     uniform = float(nodes["theta_uniform"].iloc[0])
     policies = {
@@ -727,7 +739,7 @@ def best_theta_per_node_frame(quick=False):
         e_max=1,
         requests=n_check,
         replications=reps,
-        seed=figure_seed(1),
+        seed=figure_seed(1, seed),
     )
     for col in ("delay", "ci_low", "ci_high", "difference", "difference_low", "difference_high"):
         checked[col] = 1e3 * checked[col]
@@ -742,7 +754,7 @@ def best_theta_per_node_frame(quick=False):
             checked.assign(part="policy", load=PER_NODE_LOAD),
         ],
         ignore_index=True,
-    ).assign(tune_seed=figure_seed(0), check_seed=figure_seed(1))
+    ).assign(tune_seed=figure_seed(0, seed), check_seed=figure_seed(1, seed))
 
 
 def plot_best_theta_per_node(frame):
@@ -832,13 +844,13 @@ FIGURES["best_theta_per_node"] = FigureSpec(
 # ---------------------------------------------------------- load variance (Sec. III-B)
 
 
-def load_variance_frame(quick=False):
+def load_variance_frame(quick=False, seed: int = 0):
     """Offloading's gain with the same total load spread evenly and unevenly (see claims).
 
     One row per spread: delays [ms] without (e_M = 0) and with (e_M = 1) fog-to-fog
     offloading at θ = 20 ms, the relative ``gain``, the fog shares and ``stationary``.
     """
-    frame = load_variance_gains(quick).copy()
+    frame = load_variance_gains(quick, seed).copy()
     frame["delay_no_forward"] *= 1e3
     frame["delay_forward"] *= 1e3
     return frame

@@ -20,13 +20,26 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from workbench.fog.acceptance import _ps_accept
+from workbench.fog.acceptance import ps_accept
 from workbench.fog.delays import NetworkAnalysis, network_delays
-from workbench.fog.params import MAX_CHAIN_STATES, PARAMS, check_count
-from workbench.fog.scenario import compile_scenario
-from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError, broadcast
+from workbench.fog.model import P1Params
+from workbench.fog.params import MAX_CHAIN_STATES, check_count
+from workbench.params import takes
+from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 __all__ = ["analyze", "fog_loads"]
+
+#: the fields of an analysis kept in ``NetworkAnalysis.settings``
+SETTINGS = (
+    "theta",
+    "e_max",
+    "q",
+    "policy",
+    "neighbour",
+    "own_processing",
+    "admission",
+    "cloud_sojourn",
+)
 
 
 def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
@@ -35,7 +48,7 @@ def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
     out = np.zeros_like(rho)
     ok = rho < 1
     # the same for every q (see accept_probability): the closed form of the q = 0.5 chain
-    out[ok] = _ps_accept(theta[ok], lam[ok] / mu[ok], lam2[ok] / mu2[ok], mu[ok], mu2[ok])
+    out[ok] = ps_accept(theta[ok], lam[ok] / mu[ok], lam2[ok] / mu2[ok], mu[ok], mu2[ok])
     return out
 
 
@@ -184,26 +197,22 @@ def _flows(accept, inflow, share, e_max):
     return np.array(deltas), cloud
 
 
-def analyze(
-    scenario,
-    *,
-    theta=0.02,
-    e_max=1,
-    q=0.5,
-    policy="offload",
-    neighbour="best",
-    own_processing=False,
-    max_iterations=500,
-    acceptance=None,
-    admission="chain",
-    cloud_sojourn="pooled",
-) -> NetworkAnalysis:
+@takes(
+    P1Params,
+    "scenario",
+    *SETTINGS[:6],
+    "max_iterations",
+    "acceptance",
+    *SETTINGS[6:],
+    positional=True,
+)
+def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
     """The paper's analytic model on a scenario: flows, fixed point, P-K cloud, eq. 2.
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A validated scenario (:func:`workbench.fog.scenario.validate`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     theta : float or array
         θ of every fog node (an array: one per fog node) [s]; ``math.inf``: never offload.
     e_max : int
@@ -255,64 +264,8 @@ def analyze(
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eqs. 2, 6, 22–31.
     """
     func = "analyze"
-    net = compile_scenario(scenario)
-    theta_arr = _theta_per_fog(theta, net.n_fog, func)
-    settings, max_iterations = _check_analyze(
-        func,
-        net,
-        theta,
-        e_max,
-        q,
-        policy,
-        neighbour,
-        own_processing,
-        admission,
-        cloud_sojourn,
-        max_iterations,
-    )
-    threshold = settings["admission"] == "threshold" and settings["policy"] == "offload"
-    if settings["policy"] != "offload":
-        settings["e_max"] = 0
-    p_light, p_heavy, iterations = _acceptance(
-        net,
-        theta_arr,
-        settings["e_max"],
-        settings["q"],
-        settings["policy"],
-        threshold,
-        max_iterations,
-        acceptance,
-        func,
-    )
-    fog = _fog_state(net, theta_arr, settings["e_max"], settings["q"], threshold, p_light, p_heavy)
-    return network_delays(net, fog, settings, iterations)
-
-
-def _check_analyze(
-    func,
-    net,
-    theta,
-    e_max,
-    q,
-    policy,
-    neighbour,
-    own_processing,
-    admission,
-    cloud_sojourn,
-    max_iterations,
-):
-    """The validated keywords of :func:`analyze` (``settings``, max_iterations); no traffic
-    is refused."""
-    settings = dict(
-        theta=theta,
-        e_max=check_count(e_max, "e_max", func, high=PARAMS["e_max"].high),
-        q=PARAMS["q"].check(q, func),
-        policy=PARAMS["policy"].check(policy, func),
-        neighbour=PARAMS["neighbour"].check(neighbour, func),
-        own_processing=PARAMS["own_processing"].check(own_processing, func),
-        admission=PARAMS["admission"].check(admission, func),
-        cloud_sojourn=PARAMS["cloud_sojourn"].check(cloud_sojourn, func),
-    )
+    net = p.network
+    theta_arr = p.thetas
     max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
     if max_iterations < 1:
         raise ParameterError(
@@ -325,7 +278,23 @@ def _check_analyze(
             "so there is no service delay to average. Give some IoT node a positive rate "
             "(with_traffic(load=...) scales existing rates)."
         )
-    return settings, max_iterations
+    settings = p.pick(*SETTINGS)
+    threshold = p.admission == "threshold" and p.policy == "offload"
+    if p.policy != "offload":
+        settings["e_max"] = 0
+    p_light, p_heavy, iterations = _acceptance(
+        net,
+        theta_arr,
+        settings["e_max"],
+        p.q,
+        p.policy,
+        threshold,
+        max_iterations,
+        acceptance,
+        func,
+    )
+    fog = _fog_state(net, theta_arr, settings["e_max"], p.q, threshold, p_light, p_heavy)
+    return network_delays(net, fog, settings, iterations)
 
 
 def _flows_both(net, p_light, p_heavy, e_max):
@@ -419,8 +388,19 @@ def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acc
     return p_light, p_heavy, iterations
 
 
-def fog_loads(scenario, *, theta=0.02, e_max=1, q=0.5, policy="offload") -> np.ndarray:
+@takes(P1Params, "scenario", "theta", "e_max", "q", "policy", positional=True)
+def fog_loads(p) -> np.ndarray:
     """ρ_j = λ_j/μ_j + λ'_j/μ'_j of every fog node with the traffic it really keeps.
+
+    Parameters
+    ----------
+    scenario, theta, e_max, q, policy
+        As in :func:`analyze`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ρ_j per fog node, in the scenario's order.
 
     Forwarded traffic included: a node with θ = ∞ (or under no_offload / light_only) keeps
     what its neighbours forward to it as well as its own IoT traffic. The neighbours'
@@ -430,16 +410,7 @@ def fog_loads(scenario, *, theta=0.02, e_max=1, q=0.5, policy="offload") -> np.n
     ρ_j here is the model's estimate, not a stability bound; the nodes that keep every
     request are the ones whose ρ_j ≥ 1 means a queue without bound.
     """
-    func = "fog_loads"
-    net = compile_scenario(scenario)
-    theta_arr = _theta_per_fog(theta, net.n_fog, func)
-    e_max = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
-    q = PARAMS["q"].check(q, func)
-    policy = PARAMS["policy"].check(policy, func)
-    return _fog_loads(net, theta_arr, e_max, q, policy)
-
-
-def _fog_loads(net, theta_arr, e_max, q, policy):
+    net, theta_arr, e_max, q, policy = p.network, p.thetas, p.e_max, p.q, p.policy
     if policy != "offload":
         e_max = 0
     try:
@@ -452,25 +423,3 @@ def _fog_loads(net, theta_arr, e_max, q, policy):
     v0 = _flows(p0, inflow[:, 0], share, e_max)[0].sum(axis=0)
     v1 = _flows(p1, inflow[:, 1], share, e_max)[0].sum(axis=0)
     return p0 * v0 / net.fog_mu[:, 0] + p1 * v1 / net.fog_mu[:, 1]
-
-
-def _theta_per_fog(theta, n_fog, func):
-    """θ as one float per fog node (a number for all, or one per fog node); inf allowed.
-
-    Checked by :func:`workbench.validation.broadcast` on [0, 1e6] with θ = inf (never
-    offload) set aside; a one-element sequence counts as one number for all.
-    """
-    try:
-        raw = np.asarray(theta)
-    except (TypeError, ValueError):  # a ragged sequence: broadcast says what is wrong
-        raw = np.asarray(None)
-    never = np.isposinf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
-    value = np.where(never, 0.0, raw) if never.any() else theta
-    if never.ndim == 1 and never.size == 1:
-        value, never = value[0], never[0]
-    try:
-        arr = broadcast(value, "theta", func, n_fog, low=0.0, high=PARAMS["theta"].high)
-    except ParameterError as err:
-        raise ParameterError(f"{err} θ = inf (never offload) is allowed as well.") from None
-    arr[np.broadcast_to(never, arr.shape)] = math.inf
-    return arr

@@ -32,11 +32,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.network import _fog_loads, _theta_per_fog
-from workbench.fog.params import MODES, PARAMS, POLICIES, check_count
-from workbench.fog.scenario import Compiled, compile_scenario
+from workbench.fog.model import P1Params
+from workbench.fog.network import fog_loads
+from workbench.fog.params import MODES, POLICIES
+from workbench.fog.scenario import Compiled
 from workbench.output_analysis import Replication, check_overload, finish, replicate
 from workbench.params import REL_HALF_WIDTH as _SHARED_REL_HALF_WIDTH
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
@@ -55,9 +57,9 @@ __all__ = ["simulate", "simulate_to_precision", "run_once", "RunOutput", "warmup
 EVENT_BUDGET = 10**9
 # Bytes one run holds per request at its peak: the drawn inputs (7 arrays) and their
 # temporaries, the kernel's per-request outputs and work arrays (about 20), the records
-# frame (15 columns) and its copies: 2e7 requests peaked at 5.6 GB, so 300 bytes.
+# frame (15 columns) and its copies.
 BYTES_PER_REQUEST = 300
-# work budget: one simulated request costs about 1.5 µs (4e5 requests in 0.6 s), 150 steps
+# work budget of check_runs: the steps one simulated request counts for
 STEPS_PER_REQUEST = 150
 TIER_NAMES = np.array(["iot", "fog", "cloud"])
 TYPE_NAMES = np.array(["light", "heavy"])
@@ -201,7 +203,7 @@ def event_bound(net, req, e_max, mode, policy, period) -> int:
     return events
 
 
-def _model_load(net: Compiled, theta, e_max, q, policy):
+def _model_load(p, net: Compiled, theta):
     """(ρ, name): the largest load of a fog node that keeps every request it receives.
 
     ``(None, "")`` when no node keeps every request.
@@ -212,18 +214,41 @@ def _model_load(net: Compiled, theta, e_max, q, policy):
     A node with a finite θ admits only while its estimated work is below θ, so it bounds its
     own queue: no load bound applies and the output analysis alone judges the run.
     """
-    if policy == "all_cloud":
+    if p.policy == "all_cloud":
         return None, ""
-    keeps = np.isinf(theta) if policy == "offload" else np.ones(net.n_fog, bool)
+    keeps = np.isinf(theta) if p.policy == "offload" else np.ones(net.n_fog, bool)
     if not keeps.any():
         return None, ""
-    rho = np.where(keeps, _fog_loads(net, theta, e_max, q, policy), -np.inf)
+    rho = np.where(keeps, fog_loads(p), -np.inf)
     j = int(np.argmax(rho))
     return float(rho[j]), net.fog_names[j]
 
 
-def _check_cloud(net: Compiled, func):
-    """Refuse a cloud server that would be overloaded even if it got every fog request."""
+def check_work(net: Compiled, n: int, func: str, cloud: bool = True) -> None:
+    """Refuse a run with nothing to simulate, more work than the budgets allow, or (with
+    ``cloud``) a cloud server that would be overloaded even if it got every fog request.
+
+    Parameters
+    ----------
+    net : Compiled
+        The scenario.
+    n : int
+        Requests per run.
+    func : str
+        The public function named in the error.
+    cloud : bool
+        Whether to check the cloud servers (:func:`run_once` does not: one run's records
+        are what they are).
+    """
+    if not net.iot_rate.sum() > 0:
+        raise EmptyRunError(
+            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
+            "the run would never generate one. Give some IoT node a positive rate "
+            "(with_traffic(load=...) scales existing rates)."
+        )
+    check_budget(func, "requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
+    if not cloud:
+        return
     to_cloud = np.zeros((net.n_cloud, 2))
     k_of_iot = net.fog_cloud[net.iot_fog]
     for c in (0, 1):
@@ -240,97 +265,85 @@ def _check_cloud(net: Compiled, func):
         )
 
 
-def _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period=0.0):
-    v = PARAMS.check(
-        func,
-        q=q,
-        alpha=alpha,
-        mode=mode,
-        policy=policy,
-        announce_period=announce_period,
-        ewma_period=ewma_period,
-    )
-    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
-    return v
-
-
-def _check_traffic(net: Compiled, n: int, func: str):
-    """Refuse a run with nothing to simulate or more work than the budgets allow."""
-    if not net.iot_rate.sum() > 0:
-        raise EmptyRunError(
-            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
-            "the run would never generate one. Give some IoT node a positive rate "
-            "(with_traffic(load=...) scales existing rates)."
-        )
-    check_budget(func, "requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
-
-
-def _check_events(func, net, req, v):
-    bound = event_bound(net, req, v["e_max"], v["mode"], v["policy"], v["announce_period"])
+def _check_events(func, net, req, p):
+    bound = event_bound(net, req, p.e_max, p.mode, p.policy, p.announce_period)
     if bound > EVENT_BUDGET:
         raise ParameterError(
             f"{func}: this run could take up to {bound:.3g} events (announcements every "
-            f"T_a = {v['announce_period']:g} s over {req.gen_time[-1]:.3g} s of traffic at "
+            f"T_a = {p.announce_period:g} s over {req.gen_time[-1]:.3g} s of traffic at "
             f"{net.n_fog} fog nodes), more than the event budget of {EVENT_BUDGET:.0e}. Raise "
             "announce_period or the request rates, or lower requests."
         )
     return bound
 
 
-def warmup_requests(warmup, requests, func="simulate") -> int:
-    """The requests of a run dropped as its warm-up: ``int(warmup · requests)``.
+@takes(P1Params, "warmup", "requests", positional=True)
+def warmup_requests(p) -> int:
+    """The requests of a run dropped as its warm-up.
 
-    ``warmup`` is the fraction of the run (``None``: the table's default, 0.1).
+    Parameters
+    ----------
+    warmup : float
+        The fraction of the run, in [0, 0.9].
+    requests : int
+        Requests per run.
+
+    Returns
+    -------
+    int
+        ``int(warmup · requests)``.
     """
-    warmup = PARAMS["warmup"].default if warmup is None else PARAMS["warmup"].check(warmup, func)
-    return int(warmup * requests)
+    return int(p.warmup * p.requests)
 
 
-def run_once(
-    scenario,
-    *,
-    theta=0.02,
-    e_max=1,
-    q=0.5,
-    alpha=0.5,
-    mode="distributed",
-    policy="offload",
-    announce_period=0.05,
-    requests=50_000,
-    seed=0,
-    ewma_period=0.0,
-) -> RunOutput:
+#: the arguments of one run, in the order :func:`run_once` takes them positionally (then
+#: ``seed`` and ``ewma_period``, written in each decorator for the seed rule of check-paper)
+RUN = (
+    "scenario",
+    "theta",
+    "e_max",
+    "q",
+    "alpha",
+    "mode",
+    "policy",
+    "announce_period",
+    "requests",
+)
+
+
+@takes(P1Params, *RUN, "seed", "ewma_period", positional=True)
+def run_once(p) -> RunOutput:
     """One replication: per-request records (all requests, no warm-up removed) and node totals.
 
     Parameters as in :func:`simulate`. No stability check: one run's records are what they
     are (use :func:`simulate` for estimates).
+
+    Returns
+    -------
+    RunOutput
+        ``records`` (one row per request), ``fog`` and ``cloud`` (per node), ``horizon``.
     """
     func = "run_once"
-    net = compile_scenario(scenario)
-    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
-    n = PARAMS["requests"].check(requests, func)
-    seed = PARAMS["seed"].check(seed, func)
-    th = _theta_per_fog(theta, net.n_fog, func)
-    _check_traffic(net, n, func)
-    rng = np.random.default_rng(seed)
-    return _run(net, th, v, n, rng, func)
+    net = p.network
+    check_work(net, p.requests, func, cloud=False)
+    return _run(p, net, p.thetas, p.requests, np.random.default_rng(p.seed), func)
 
 
-def _run(net, th, v, n, rng, func="simulate") -> RunOutput:
-    req = draw_requests(net, n, rng, v["announce_period"])
-    bound = _check_events(func, net, req, v)
+def _run(p, net, th, n, rng, func) -> RunOutput:
+    req = draw_requests(net, n, rng, p.announce_period)
+    bound = _check_events(func, net, req, p)
     out = K.simulate_network(
         *kernel_arguments(
             net,
             req,
             th,
-            v["e_max"],
-            v["q"],
-            v["alpha"],
-            v["mode"],
-            v["policy"],
-            v["announce_period"],
-            v.get("ewma_period", 0.0),
+            p.e_max,
+            p.q,
+            p.alpha,
+            p.mode,
+            p.policy,
+            p.announce_period,
+            p.ewma_period,
             bound,
         )
     )
@@ -435,30 +448,14 @@ def _replication_row(run: RunOutput, warmup: int) -> dict:
     }
 
 
-def simulate(
-    *,
-    scenario,
-    theta=0.02,
-    e_max=1,
-    q=0.5,
-    alpha=0.5,
-    mode="distributed",
-    policy="offload",
-    announce_period=0.05,
-    requests=50_000,
-    replications=10,
-    seed=0,
-    confidence=0.95,
-    ewma_period=0.0,
-    overload="raise",
-    warmup=None,
-) -> SimulationResult:
+@takes(P1Params, *RUN, "seed", "ewma_period", "confidence", "overload", "warmup", "replications")
+def simulate(p) -> SimulationResult:
     """Simulate the network and estimate the mean service delay per request.
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A scenario (:mod:`workbench.fog.scenario`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     theta : float or array
         θ per fog node or for all [s]; ``math.inf`` never offloads.
     e_max : int
@@ -511,26 +508,9 @@ def simulate(
         event budget.
     """
     func = "simulate"
-    plan = _plan(
-        func,
-        scenario,
-        theta=theta,
-        e_max=e_max,
-        q=q,
-        alpha=alpha,
-        mode=mode,
-        policy=policy,
-        announce_period=announce_period,
-        requests=requests,
-        seed=seed,
-        confidence=confidence,
-        ewma_period=ewma_period,
-        overload=overload,
-        warmup=warmup,
-    )
-    replications = PARAMS["replications"].check(replications, func)
-    check_runs(func, replications, plan["finish"]["run_length"], STEPS_PER_REQUEST, "requests")
-    reps = replicate(plan["one"], replications=replications, seed=plan["seed"])
+    plan = _plan(func, p)
+    check_runs(func, p.replications, p.requests, STEPS_PER_REQUEST, "requests")
+    reps = replicate(plan["one"], replications=p.replications, seed=p.seed)
     return _finish(plan, reps)
 
 
@@ -538,59 +518,57 @@ REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 """The relative precision :func:`simulate_to_precision` aims at when no target is given."""
 
 
+@takes(
+    P1Params,
+    *RUN,
+    "seed",
+    "ewma_period",
+    "confidence",
+    "overload",
+    "warmup",
+    "rel_half_width",
+    "half_width",
+    "max_replications",
+    "initial",
+    "progress",
+)
 def simulate_to_precision(
+    p,
     *,
-    scenario,
     rel_half_width=None,
     half_width=None,
     max_replications=None,
     initial=None,
-    theta=0.02,
-    e_max=1,
-    q=0.5,
-    alpha=0.5,
-    mode="distributed",
-    policy="offload",
-    announce_period=0.05,
-    requests=50_000,
-    seed=0,
-    confidence=0.95,
-    ewma_period=0.0,
-    overload="raise",
-    warmup=None,
     progress=True,
 ) -> SimulationResult:
     """:func:`simulate` with replications added until the mean delay is known precisely.
 
-    The shared precision loop (:func:`workbench.precision.to_precision`, keywords checked by
-    :func:`workbench.precision.precision_target`): starts with ``initial`` replications and
-    adds more (projected from the current half-width) until the ``confidence`` interval's
-    relative half-width is at most ``rel_half_width`` or, when ``half_width`` [s] is given
-    instead, its absolute half-width is at most that; with neither, the target is ±2%
-    (``REL_HALF_WIDTH``). Reaching ``max_replications`` (the shared table's default: 200)
-    first returns ``converged=False`` with a note. ``overload`` applies to the model's load check
-    before running; a run the output analysis finds non-stationary always stops with
-    :class:`UnstableRegimeError` (a precision target means nothing there). A progress bar
-    shows the replications. The other keywords are :func:`simulate`'s.
+    The shared precision loop (:func:`workbench.precision.to_precision`): replication r is
+    that of ``simulate(seed=seed)``, so the same seed gives the same numbers. ``overload``
+    applies to the model's load check before running; a run the output analysis finds
+    non-stationary always stops with :class:`UnstableRegimeError` (a precision target means
+    nothing there). The other keywords are :func:`simulate`'s.
+
+    Parameters
+    ----------
+    rel_half_width, half_width : float, optional
+        The target: the interval's half-width at most ``rel_half_width`` times the estimate,
+        or at most ``half_width`` [s]; with neither, ±2% (``REL_HALF_WIDTH``).
+    max_replications : int, optional
+        Where the loop stops (the shared table's 200); then ``converged=False`` and a note.
+    initial : int, optional
+        Replications of the first step (the shared table's 5).
+    progress : bool or callable
+        True shows a progress bar; a function ``progress(done, target, half)`` is called
+        after each step.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with as many replications as the target took.
     """
     func = "simulate_to_precision"
-    plan = _plan(
-        func,
-        scenario,
-        theta=theta,
-        e_max=e_max,
-        q=q,
-        alpha=alpha,
-        mode=mode,
-        policy=policy,
-        announce_period=announce_period,
-        requests=requests,
-        seed=seed,
-        confidence=confidence,
-        ewma_period=ewma_period,
-        overload=overload,
-        warmup=warmup,
-    )
+    plan = _plan(func, p)
     target = precision_target(
         func,
         rel_half_width=rel_half_width,
@@ -600,48 +578,28 @@ def simulate_to_precision(
         progress=progress,
         unit="s",
     )
-    result = to_precision(
-        plan["one"], func=func, target=target, seed=plan["seed"], **plan["finish"]
-    )
+    result = to_precision(plan["one"], func=func, target=target, seed=p.seed, **plan["finish"])
     return _attach_nodes(plan, result)
 
 
-def _plan(
-    func,
-    scenario,
-    *,
-    theta,
-    e_max,
-    q,
-    alpha,
-    mode,
-    policy,
-    announce_period,
-    requests,
-    seed,
-    confidence,
-    ewma_period,
-    overload,
-    warmup,
-):
-    net = compile_scenario(scenario)
-    v = _validate(func, theta, e_max, q, alpha, mode, policy, announce_period, ewma_period)
-    checked = PARAMS.check(
-        func, requests=requests, seed=seed, confidence=confidence, overload=overload
-    )
-    th = _theta_per_fog(theta, net.n_fog, func)
-    n = checked["requests"]
-    _check_traffic(net, n, func)
-    _check_cloud(net, func)
-    rho, node = _model_load(net, th, v["e_max"], v["q"], v["policy"])
+def _plan(func, p):
+    """The replication function and :func:`workbench.output_analysis.finish`'s arguments
+    of a run of ``p``, after the checks of the work, the cloud and the model's load."""
+    net = p.network
+    th = p.thetas
+    n = p.requests
+    check_work(net, n, func)
+    rho, node = _model_load(p, net, th)
     # refuse before running when the model already says a queue grows without bound
     what = f"fog node {node!r} keeps every request it receives (forwarded ones included)"
-    notes = check_overload(func, checked["overload"], rho=rho, what=what)
-    warmup = warmup_requests(warmup, n, func)
+    notes = check_overload(func, p.overload, rho=rho, what=what)
+    warmup = warmup_requests(p)
+    settings = p.pick("q", "alpha", "mode", "policy", "announce_period", "ewma_period")
+    settings.update(e_max=p.e_max, theta=p.theta)
     fogs = {}
 
     def one(seed_sequence, index):
-        run = _run(net, th, v, n, np.random.default_rng(seed_sequence), func)
+        run = _run(p, net, th, n, np.random.default_rng(seed_sequence), func)
         fogs[index] = run.fog.assign(replication=index)
         delay = run.records["delay"].to_numpy()
         records = run.records if index == 0 else None
@@ -650,20 +608,19 @@ def _plan(
     quantities = list(QUANTITY_BOUNDS)
     return {
         "one": one,
-        "seed": checked["seed"],
         "fogs": fogs,
         "finish": dict(
             metric="delay",
             quantities=quantities,
-            confidence=checked["confidence"],
+            confidence=p.confidence,
             run_length=n,
             run_unit="requests",
-            overload=checked["overload"],
+            overload=p.overload,
             bounds=QUANTITY_BOUNDS,
             rho=rho,
             notes=[n_ for n_ in notes if not n_.startswith("overloaded")],
             unit="s",
-            info={"settings": dict(v, theta=theta), "warmup": warmup},
+            info={"settings": settings, "warmup": warmup},
         ),
     }
 

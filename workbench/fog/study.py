@@ -19,10 +19,17 @@ import math
 import numpy as np
 import pandas as pd
 
+from workbench.fog.model import P1Params
 from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
-from workbench.fog.scenario import default_scenario, with_fog_delay, with_traffic
+from workbench.fog.scenario import (
+    compile_scenario,
+    default_scenario,
+    with_fog_delay,
+    with_traffic,
+)
 from workbench.fog.simulation import simulate
+from workbench.params import takes
 from workbench.plots import PALETTE, UNSTABLE_LABEL, ci_errorbar, figure
 from workbench.seeding import figure_seed
 from workbench.validation import ParameterError
@@ -49,56 +56,72 @@ POLICY_LABELS = {
     "all_cloud": "all to cloud",
     "light_only": "fog processes Light only",
 }
-BASE = dict(theta=0.02, e_max=1, q=0.5, alpha=0.5, mode="distributed", announce_period=0.05)
 TRAFFIC = ("load", "light_fraction", "p_iot")
+#: the settings a study point reads (the swept axis replaces one)
+POINT = ("theta", "e_max", "mode", "announce_period", *TRAFFIC)
 
 
-def study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay=None):
+@takes(P1Params, "scenario_seed", "load", "light_fraction", "p_iot", "fog_delay", positional=True)
+def study_scenario(p, *, scenario_seed=0, fog_delay=None):
+    """The default scenario with the study's traffic, and every fog–fog link's delay.
+
+    Parameters
+    ----------
+    scenario_seed : int
+        Seed of :func:`~workbench.fog.default_scenario`.
+    load, light_fraction, p_iot
+        Passed to :func:`~workbench.fog.with_traffic`.
+    fog_delay : float, optional
+        The delay of every fog–fog link [s] (:func:`~workbench.fog.with_fog_delay`); None
+        keeps the scenario's own draws.
+
+    Returns
+    -------
+    networkx.Graph
+    """
     g = with_traffic(
-        default_scenario(scenario_seed), load=load, light_fraction=light_fraction, p_iot=p_iot
+        default_scenario(scenario_seed), load=p.load, light_fraction=p.light_fraction, p_iot=p.p_iot
     )
     return g if fog_delay is None else with_fog_delay(g, fog_delay)
 
 
-def simulated_point(
-    *,
-    scenario_seed=0,
-    load=1.0,
-    light_fraction=0.75,
-    p_iot=0.1,
-    policy="offload",
-    theta=0.02,
-    e_max=1,
-    mode="distributed",
-    announce_period=0.05,
-    requests,
-    replications,
-    seed=0,
-    fog_delay=None,
-):
+@takes(
+    P1Params,
+    "scenario_seed",
+    *TRAFFIC,
+    "policy",
+    "theta",
+    "e_max",
+    "mode",
+    "announce_period",
+    "requests",
+    "replications",
+    "seed",
+    "fog_delay",
+)
+def simulated_point(p, *, scenario_seed=0, fog_delay=None):
     """The simulated mean service delay at one study point, with its interval and verdict.
 
     Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
     (a fog node that keeps every request at ρ ≥ 1, or a run the output analysis finds
     non-stationary) comes back with ``stationary=False`` and is drawn hollow, never dropped.
-    ``requests`` and ``replications`` have no default: each figure chooses its own, short
-    run. Returns ``delay``, ``ci_low``, ``ci_high`` [s], ``share_fog``, ``stationary``,
-    ``note``.
+
+    Parameters
+    ----------
+    scenario_seed, fog_delay
+        The scenario, as :func:`study_scenario`.
+    load, light_fraction, p_iot, policy, theta, e_max, mode, announce_period, requests,
+    replications, seed
+        As in :func:`workbench.fog.simulate` (each figure chooses its own short run).
+
+    Returns
+    -------
+    dict
+        ``delay``, ``ci_low``, ``ci_high`` [s], ``share_fog``, ``stationary``, ``note``.
     """
-    g = study_scenario(scenario_seed, load, light_fraction, p_iot, fog_delay)
+    g = study_scenario(p, scenario_seed=scenario_seed, fog_delay=fog_delay)
     try:
-        res = simulate(
-            scenario=g,
-            theta=theta,
-            e_max=e_max,
-            mode=mode,
-            policy=policy,
-            announce_period=announce_period,
-            requests=requests,
-            replications=replications,
-            seed=seed,
-            overload="transient",
-        )
+        res = simulate(p.trusted(scenario=compile_scenario(g), overload="transient"))
     except ParameterError as err:  # e.g. a cloud that every fog request would overload
         nan = math.nan
         return dict(
@@ -114,32 +137,59 @@ def simulated_point(
     )
 
 
-def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=None, seed=None):
+@takes(
+    P1Params,
+    "axis",
+    "values",
+    "quick",
+    "policies",
+    *POINT,
+    "fog_delay",
+    "seed",
+    positional=True,
+)
+def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_delay=None):
     """Analytic (paper's eq. 6 and corrected) and simulated delay along one axis.
 
-    Rows: ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
-    "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
-    analysis's verdict on the simulated point; model rows: the model has a steady state)
-    and ``note``. ``seed`` roots the simulations (None: the notebook's SEED,
-    :func:`workbench.seeding.figure_seed`).
+    Parameters
+    ----------
+    axis : str
+        The swept parameter: one of theta, e_max, mode, announce_period, load,
+        light_fraction, p_iot, fog_delay.
+    values : list
+        Its values (each validated where it is used).
+    quick : bool
+        Short runs (6,000 requests × 3 replications, else 40,000 × 8).
+    policies : tuple of str
+        The paper's policy and the baselines to show.
+    theta, e_max, mode, announce_period, load, light_fraction, p_iot, fog_delay
+        The other settings (``fog_delay=None``: the scenario's own link delays).
+    seed : int
+        The caller's seed (the notebook's ``SEED``): the point of policy k at index i runs
+        on ``figure_seed(0, seed) + 1000 k + i``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``axis``, ``x``, ``policy``, ``source`` in {"model (eq. 6)", "model (+1/μ)",
+        "simulation"}, ``delay``, ``ci_low``, ``ci_high`` (ms), ``stationary`` (the output
+        analysis's verdict on the simulated point; model rows: the model has a steady
+        state) and ``note``.
     """
-    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
-    fixed = dict(fixed or {})
-    settings = {
-        **BASE,
-        "load": 1.0,
-        "light_fraction": 0.75,
-        "p_iot": 0.1,
-        "fog_delay": None,
-        **fixed,
-    }
+    if axis not in (*POINT, "fog_delay"):
+        raise ParameterError(
+            f"The 'axis' parameter of study_frame must be one of {(*POINT, 'fog_delay')}. "
+            f"Got {axis!r} instead."
+        )
+    seed = figure_seed(0, p.seed)
+    settings = {name: getattr(p, name) for name in POINT} | {"fog_delay": fog_delay}
     requests = 6_000 if quick else 40_000
     reps = 3 if quick else 8
     rows = []
     for x in values:
         point = {**settings, axis: x}
         g = study_scenario(
-            0, point["load"], point["light_fraction"], point["p_iot"], point["fog_delay"]
+            0, point["load"], point["light_fraction"], point["p_iot"], fog_delay=point["fog_delay"]
         )
         for policy in policies:
             for own, label in ((False, "model (eq. 6)"), (True, "model (+1/μ)")):
@@ -167,25 +217,12 @@ def study_frame(axis, values, *, quick, policies=tuple(POLICY_COLORS), fixed=Non
                     )
                 )
         for k, policy in enumerate(policies):
-            sim_kw = {
-                key: point[key]
-                for key in (
-                    "load",
-                    "light_fraction",
-                    "p_iot",
-                    "theta",
-                    "e_max",
-                    "mode",
-                    "announce_period",
-                    "fog_delay",
-                )
-            }
             sim = simulated_point(
                 policy=policy,
                 requests=requests,
                 replications=reps,
                 seed=seed + 1000 * k + values.index(x),
-                **sim_kw,
+                **point,
             )
             rows.append(
                 dict(

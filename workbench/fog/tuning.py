@@ -28,18 +28,18 @@ import numpy as np
 import pandas as pd
 
 from workbench.fog import kernels as K
-from workbench.fog.network import _theta_per_fog, analyze
-from workbench.fog.params import ADMISSION_MODELS, PARAMS, check_count
-from workbench.fog.scenario import compile_scenario
+from workbench.fog.model import P1Params, theta_per_fog
+from workbench.fog.network import analyze
+from workbench.fog.params import ADMISSION_MODELS, PARAMS
 from workbench.fog.simulation import (
     STEPS_PER_REQUEST,
-    _check_cloud,
-    _check_traffic,
+    check_work,
     draw_requests,
     kernel_arguments,
     simulate,
     warmup_requests,
 )
+from workbench.params import takes
 from workbench.stats import t_interval
 from workbench.validation import (
     ParameterError,
@@ -142,12 +142,14 @@ def _coordinate_descent(objective, n_nodes, n_values, sweeps):
     )
 
 
-def _simulated_objective(net, v, n, seed, warmup):
+def _simulated_objective(p, warmup):
     """Mean delay after the warm-up of one run; every θ vector sees the same requests.
 
     ``warmup``: the number of requests dropped (:func:`workbench.fog.simulation.warmup_requests`).
     """
-    requests = draw_requests(net, n, np.random.default_rng(seed), v["announce_period"])
+    net = p.network
+    rng = np.random.default_rng(p.seed)
+    requests = draw_requests(net, p.requests, rng, p.announce_period)
 
     def delay(theta):
         out = K.simulate_network(
@@ -155,12 +157,12 @@ def _simulated_objective(net, v, n, seed, warmup):
                 net,
                 requests,
                 theta,
-                v["e_max"],
-                v["q"],
-                v["alpha"],
-                v["mode"],
+                p.e_max,
+                p.q,
+                p.alpha,
+                p.mode,
                 "offload",
-                v["announce_period"],
+                p.announce_period,
             )
         )
         (tier, place, hops, t_done, *_node_totals) = out
@@ -169,21 +171,12 @@ def _simulated_objective(net, v, n, seed, warmup):
     return delay
 
 
-def tune_theta_per_node(
-    scenario,
-    *,
-    grid=THETA_GRID,
-    e_max=1,
-    q=0.5,
-    alpha=0.5,
-    mode="distributed",
-    announce_period=0.05,
-    requests=None,
-    seed=0,
-    sweeps=3,
-    models=("chain",),
-    warmup=None,
-) -> pd.DataFrame:
+#: the settings of a search, as :func:`workbench.fog.simulate` takes them (the paper's policy)
+SEARCH = ("scenario", "grid", "e_max", "q", "alpha", "mode", "announce_period")
+
+
+@takes(P1Params, *SEARCH, "requests", "seed", "sweeps", "models", "warmup", positional=True)
+def tune_theta_per_node(p, *, grid=THETA_GRID, sweeps=3, models=("chain",)) -> pd.DataFrame:
     """The best θ of every fog node on a grid, by simulation (common random numbers) and model.
 
     Coordinate descent over the fog nodes' θ on ``grid``, minimising the mean service delay
@@ -199,8 +192,8 @@ def tune_theta_per_node(
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
-        A scenario (:mod:`workbench.fog.scenario`).
+    scenario : networkx.Graph or Compiled, optional
+        A scenario (:mod:`workbench.fog.scenario`); None: :func:`~workbench.fog.default_scenario`.
     grid : sequence of float
         θ values to choose from [s], finite, at least two (sorted, duplicates dropped).
     e_max, q, alpha, mode, announce_period
@@ -243,19 +236,9 @@ def tune_theta_per_node(
     Yousefpour et al., IEEE IoT J. 5(1) 2018, Sec. III-B (θ), eqs. 2, 6.
     """
     func = "tune_theta_per_node"
-    net = compile_scenario(scenario)
-    v = PARAMS.check(
-        func,
-        e_max=e_max,
-        q=q,
-        alpha=alpha,
-        mode=mode,
-        announce_period=announce_period,
-        requests=PARAMS["requests"].default if requests is None else requests,
-        seed=seed,
-    )
-    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
-    skip = warmup_requests(warmup, v["requests"], func)
+    net = p.network
+    v = p.pick(*SEARCH[2:], "requests", "seed")
+    skip = warmup_requests(p)
     values = _check_grid(grid, func)
     sweeps = check_int(sweeps, "sweeps", func, 1, 20)
     models = _check_models(models, func)
@@ -268,10 +251,9 @@ def tune_theta_per_node(
             f"{MAX_TUNING_EVALUATIONS} vectors and {MAX_TUNING_REQUESTS:.0e} requests in all. "
             "Use a coarser grid, fewer sweeps or shorter runs."
         )
-    _check_traffic(net, v["requests"], func)
-    _check_cloud(net, func)
+    check_work(net, v["requests"], func)
 
-    sim_delay = _simulated_objective(net, v, v["requests"], v["seed"], skip)
+    sim_delay = _simulated_objective(p, skip)
     found = _coordinate_descent(lambda idx: sim_delay(values[idx]), nf, ng, sweeps)
     inflow = net.fog_inflow
     frame = pd.DataFrame(
@@ -296,14 +278,8 @@ def tune_theta_per_node(
     for model in models:
 
         def model_delay(idx, model=model):
-            return analyze(
-                net,
-                theta=values[idx],
-                e_max=v["e_max"],
-                q=v["q"],
-                own_processing=True,
-                admission=model,
-            ).mean_delay
+            at = p.trusted(theta=values[idx], own_processing=True, admission=model)
+            return analyze(at).mean_delay
 
         m = _coordinate_descent(model_delay, nf, ng, sweeps)
         frame[f"theta_{model}_model"] = values[m["index"]]
@@ -314,22 +290,20 @@ def tune_theta_per_node(
     return frame
 
 
-def compare_thetas(
-    scenario,
-    thetas: Mapping,
-    *,
-    reference=None,
-    e_max=1,
-    q=0.5,
-    alpha=0.5,
-    mode="distributed",
-    announce_period=0.05,
-    requests=None,
-    replications=10,
-    seed=0,
-    confidence=0.95,
-    warmup=None,
-) -> pd.DataFrame:
+@takes(
+    P1Params,
+    "scenario",
+    "thetas",
+    "reference",
+    *SEARCH[2:],
+    "requests",
+    "replications",
+    "seed",
+    "confidence",
+    "warmup",
+    positional=True,
+)
+def compare_thetas(p, *, thetas: Mapping | None = None, reference=None) -> pd.DataFrame:
     """Mean service delay of several θ policies on the same fresh replications, paired.
 
     Every policy runs :func:`workbench.fog.simulate` with the same ``seed``, so replication
@@ -340,7 +314,8 @@ def compare_thetas(
 
     Parameters
     ----------
-    scenario : networkx.Graph or Compiled
+    scenario : networkx.Graph or Compiled, optional
+        As in :func:`workbench.fog.simulate`.
     thetas : mapping of str to float or sequence
         Policy name → θ for all fog nodes or one θ per fog node [s].
     reference : str, optional
@@ -363,53 +338,27 @@ def compare_thetas(
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eq. 2 (the service delay measured).
     """
     func = "compare_thetas"
-    net = compile_scenario(scenario)
-    v = PARAMS.check(
-        func,
-        e_max=e_max,
-        q=q,
-        alpha=alpha,
-        mode=mode,
-        announce_period=announce_period,
-        requests=PARAMS["requests"].default if requests is None else requests,
-        replications=replications,
-        seed=seed,
-        confidence=confidence,
-    )
-    v["e_max"] = check_count(e_max, "e_max", func, high=PARAMS["e_max"].high)
+    net = p.network
     if not isinstance(thetas, Mapping) or not thetas:
         raise ParameterError(
             f"The 'thetas' parameter of {func} must be a non-empty mapping from policy names "
             f"to θ (one value, or one per fog node). Got {describe(thetas)} instead."
         )
-    vectors = {str(name): _theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
+    vectors = {str(name): theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
     reference = next(iter(vectors)) if reference is None else reference
     reference = check_choice(reference, "reference", func, tuple(vectors))
     # every policy runs its own replications: the work of all of them, refused at once
-    check_runs(func, len(vectors) * v["replications"], v["requests"], STEPS_PER_REQUEST, "requests")
+    check_runs(func, len(vectors) * p.replications, p.requests, STEPS_PER_REQUEST, "requests")
     delays = {}
     for name, theta in vectors.items():
-        res = simulate(
-            scenario=net,
-            theta=theta,
-            e_max=v["e_max"],
-            q=v["q"],
-            alpha=v["alpha"],
-            mode=v["mode"],
-            announce_period=v["announce_period"],
-            requests=v["requests"],
-            replications=v["replications"],
-            seed=v["seed"],
-            confidence=v["confidence"],
-            warmup=warmup,
-        )
+        res = simulate(p.trusted(theta=theta))
         delays[name] = res.frame["delay"].to_numpy(dtype=float)
     rows = []
     for name, theta in vectors.items():
         d = delays[name]
-        lo, hi = t_interval(d, v["confidence"])
+        lo, hi = t_interval(d, p.confidence)
         diff = d - delays[reference]
-        dlo, dhi = t_interval(diff, v["confidence"])
+        dlo, dhi = t_interval(diff, p.confidence)
         rows.append(
             dict(
                 policy=name,
@@ -421,9 +370,9 @@ def compare_thetas(
                 difference_low=dlo,
                 difference_high=dhi,
                 reference=reference,
-                replications=v["replications"],
-                n_requests=v["requests"],
-                confidence=v["confidence"],
+                replications=p.replications,
+                n_requests=p.requests,
+                confidence=p.confidence,
             )
         )
     return pd.DataFrame(rows)

@@ -11,9 +11,10 @@ import functools
 
 import numpy as np
 
-from workbench.fog.acceptance import _ps_accept, accept_probability
+from workbench.fog.acceptance import accept_probability, ps_accept
 from workbench.fog.chain import solve_chain
 from workbench.fog.figures import network_run_frame, plot_network_utilisation
+from workbench.fog.model import P1Params
 from workbench.fog.network import analyze
 from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
@@ -23,6 +24,7 @@ from workbench.fog.scenario import (
     with_traffic,
 )
 from workbench.fog.study import POLICY_COLORS, POLICY_LABELS
+from workbench.params import takes
 from workbench.plots import PALETTE, figure, flag_unstable
 from workbench.seeding import figure_seed
 from workbench.widgets import control, interactive_figure
@@ -62,7 +64,7 @@ def accept_on_grid(lam_light, lam_heavy, mu_light, mu_heavy, thetas):
     """P(W < θ) on a grid of θ at once (closed form: the same for every q)."""
     thetas = np.asarray(thetas, dtype=float)
     ones = np.ones_like(thetas)
-    return _ps_accept(
+    return ps_accept(
         thetas,
         ones * lam_light / mu_light,
         ones * lam_heavy / mu_heavy,
@@ -377,36 +379,45 @@ SIMULATION_VIEW_REQUESTS = 20_000
 """Requests per move of the simulation view: about a second with the drawing."""
 
 
-def plot_simulated_network(theta, e_max, mode, announce_period, load):
-    """One short simulation (the notebook's SEED) of the default scenario, fog nodes by
-    utilisation."""
-    frame = network_run_frame(
-        theta=theta,
-        e_max=e_max,
-        load=load,
-        mode=mode,
-        announce_period=announce_period,
-        requests=SIMULATION_VIEW_REQUESTS,
-    )
+@takes(P1Params, "theta", "e_max", "mode", "announce_period", "load", "seed", positional=True)
+def plot_simulated_network(p):
+    """One short simulation of the default scenario, fog nodes by utilisation.
+
+    Parameters
+    ----------
+    theta, e_max, mode, announce_period, load
+        The sliders' values.
+    seed : int
+        The caller's seed (the notebook's ``SEED``): the run draws from
+        ``figure_seed(0, seed)``, as :func:`~workbench.fog.figures.network_run_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    theta, e_max, mode = p.theta, p.e_max, p.mode
+    frame = network_run_frame(p.trusted(requests=SIMULATION_VIEW_REQUESTS))
     d, share = frame["mean_delay"].iloc[0], frame["share_fog"].iloc[0]
     title = (
         f"θ = {1e3 * theta:.0f} ms, e_M = {e_max}, {mode} tables: mean delay {1e3 * d:.1f} ms,\n"
         f"{share:.0%} served in the fog ({SIMULATION_VIEW_REQUESTS:,} requests, "
-        f"seed {figure_seed(0)})"
+        f"seed {figure_seed(0, p.seed)})"
     )
     fig = plot_network_utilisation(frame, fast=True, title=title)
     stationary = bool(frame["stationary"].iloc[0])
     return flag_unstable(fig, "" if stationary else f"not a steady state: {frame['note'].iloc[0]}")
 
 
-def simulation_view():
+def simulation_view(seed: int = 0):
     """Sliders for a short simulation: the network coloured by utilisation (about 1 s).
 
     Computed in a background thread, latest move only; the figure is greyed out with a
-    "computing…" line while a move is being simulated.
+    "computing…" line while a move is being simulated. ``seed`` is the caller's (the
+    notebook's ``SEED``): every move runs on ``figure_seed(0, seed)``.
     """
+    seed = PARAMS["seed"].check(seed, "simulation_view")
     return interactive_figure(
-        plot_simulated_network,
+        functools.partial(plot_simulated_network, seed=seed),
         title="Simulated network, fog nodes coloured by utilisation (≈ 1 s per move)",
         background=True,
         theta=PARAMS["theta"],
