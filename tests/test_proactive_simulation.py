@@ -20,7 +20,8 @@ from workbench.proactive import (
 )
 from workbench.proactive import kernels as K
 from workbench.proactive.params import PARAMS, POLICY_CODES
-from workbench.proactive.runs import IGNORED_READINGS, _initial_rates, _xorshift_state, draw_tasks
+from workbench.proactive.model import interference_free_rates
+from workbench.proactive.runs import IGNORED_READINGS, _xorshift_state, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
@@ -91,7 +92,7 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
         tasks.task_type,
         tasks.bits,
         tasks.user_start,
-        _initial_rates(sc, 10e6),
+        interference_free_rates(sc, 10e6),
         K.FADING_TABLE,
         cache_aware,
         hedge_check,
@@ -144,7 +145,7 @@ def test_popular_cache_start_equals_slow_twin(scheme):
         tasks.task_type,
         tasks.bits,
         tasks.user_start,
-        _initial_rates(sc, 10e6),
+        interference_free_rates(sc, 10e6),
         K.FADING_TABLE,
         True,
         True,
@@ -189,7 +190,7 @@ def test_least_wait_hedged_upload_equals_slow_twin(scheme):
         tasks.task_type,
         tasks.bits,
         tasks.user_start,
-        _initial_rates(sc, 10e6),
+        interference_free_rates(sc, 10e6),
         K.FADING_TABLE,
         True,
         True,
@@ -288,7 +289,15 @@ def test_isolated_cloudlet_matches_mm1():
             storage=0,
         )
         means.append(run.tasks["delay"].mean())
-    theory = isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot)
+    theory = isolated_cloudlet_delay(
+        lam=lam,
+        link_rate=rate,
+        mean_bits=mean_bits,
+        cpu=1e10,
+        kappa=1.0,
+        tau_ep=0.005,
+        slot_correction=slot,
+    )
     assert np.mean(means) == pytest.approx(theory, rel=0.05)
 
 
@@ -488,7 +497,7 @@ def test_simulate_bad_input_names_function_and_parameter(name, value):
 
 
 def test_simulate_rejects_unknown_names_and_schemes():
-    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument"):
+    with pytest.raises(ParameterError, match=r"simulate\(\) got an unexpected keyword argument"):
         simulate(policy="BL1", arrival_rate=1.0)
     with pytest.raises(ParameterError, match="Did you mean 'warmup'"):
         simulate(policy="BL1", warm_up=0.1)

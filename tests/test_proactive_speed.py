@@ -20,7 +20,8 @@ from workbench.proactive import fading as F
 from workbench.proactive import kernels as K
 from workbench.proactive import log1p as L
 from workbench.proactive.params import POLICY_CODES
-from workbench.proactive.runs import _initial_rates, _xorshift_state
+from workbench.proactive.model import interference_free_rates
+from workbench.proactive.runs import _xorshift_state
 
 SPECIAL = [
     0.0,
@@ -127,7 +128,7 @@ def test_kernel_equals_slow_twin_with_partial_coverage(lam, n_cloudlets, n_slots
             tasks.task_type,
             tasks.bits,
             tasks.user_start,
-            _initial_rates(sc, 10e6),
+            interference_free_rates(sc, 10e6),
             K.FADING_TABLE,
             True,
             True,

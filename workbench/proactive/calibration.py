@@ -129,12 +129,17 @@ def fitted_load(table: pd.DataFrame, claim="fig3_p90_gain_vs_bl2", target=0.40) 
     return float("nan")
 
 
-def load_frame(quick: bool = False) -> pd.DataFrame:
+LOAD_SEED = 0
+"""The calibration figure's base seed (shifted by the caller's ``seed``)."""
+
+
+def load_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """The calibration table in tidy form (λ_u, quantity, value) for the CLI's CSV: the
     claims' quick runs at every load of :data:`LAMS` (``quick=False``), or the quick atlas'
-    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``)."""
+    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``).
+    ``seed`` is the caller's (the notebook's ``SEED``; 0: the published table)."""
     quick = check_bool(quick, "quick", "load_frame")
-    seed = figure_seed(0)  # the notebook's SEED (0: the published table)
+    seed = figure_seed(LOAD_SEED, seed)
     if quick:
         table = _load_table("load_frame", (1.0, 1.5, 2.0), "atlas", seed)
     else:
