@@ -28,8 +28,8 @@ import numpy as np
 
 from workbench.proactive import draw_tasks, make_scenario, train
 from workbench.proactive import kernels as K
-from workbench.proactive.params import MAX_QUEUE, POLICY_CODES
 from workbench.proactive.model import interference_free_rates
+from workbench.proactive.params import MAX_QUEUE, POLICY_CODES
 from workbench.proactive.runs import _xorshift_state
 
 BEFORE = "8df446b"

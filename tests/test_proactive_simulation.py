@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_proactive import simulate_naive
+from naive_proactive import simulate_twin
 
 from workbench.caching import lru_hits, popularity_cache_hits
 from workbench.proactive import (
@@ -19,9 +19,8 @@ from workbench.proactive import (
     train,
 )
 from workbench.proactive import kernels as K
-from workbench.proactive.params import PARAMS, POLICY_CODES
-from workbench.proactive.model import interference_free_rates
-from workbench.proactive.runs import IGNORED_READINGS, _xorshift_state, draw_tasks
+from workbench.proactive.params import PARAMS
+from workbench.proactive.runs import IGNORED_READINGS, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
@@ -67,35 +66,18 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
         **kw,
     )
     U, E = sc.path_gain.shape
-    done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        fading,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        budget,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        interference_free_rates(sc, 10e6),
-        K.FADING_TABLE,
-        cache_aware,
-        hedge_check,
+    done, server, from_cache, copies = simulate_twin(
+        scheme,
+        sc,
+        tr,
+        tasks,
+        fading_seed=9,
+        n_slots=300,
+        budget=budget,
+        storage=2,
+        fading=fading,
+        cache_aware=cache_aware,
+        hedge_check=hedge_check,
     )
     _same_as_twin(run, (done, server, from_cache, copies), scheme)
 
@@ -120,36 +102,8 @@ def test_popular_cache_start_equals_slow_twin(scheme):
     kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="popular", **kw)
     U, E = sc.path_gain.shape
-    twin = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        True,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        0.08,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        interference_free_rates(sc, 10e6),
-        K.FADING_TABLE,
-        True,
-        True,
-        warm_caches=True,
+    twin = simulate_twin(
+        scheme, sc, tr, tasks, fading_seed=9, n_slots=300, budget=0.08, storage=2, warm_caches=True
     )
     _same_as_twin(run, twin, scheme)
     empty = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="empty", **kw)
@@ -165,36 +119,8 @@ def test_least_wait_hedged_upload_equals_slow_twin(scheme):
     kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, hedge_upload="least_wait", **kw)
     U, E = sc.path_gain.shape
-    done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        True,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        0.08,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        interference_free_rates(sc, 10e6),
-        K.FADING_TABLE,
-        True,
-        True,
-        least_wait=True,
+    done, server, from_cache, copies = simulate_twin(
+        scheme, sc, tr, tasks, fading_seed=9, n_slots=300, budget=0.08, storage=2, least_wait=True
     )
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
@@ -527,7 +453,6 @@ def test_tiny_sigma_d_is_refused_by_the_table():
 def test_slot_kernel_records_line_up_with_the_loop():
     """The records' fields, concatenated, are the loop's parameters in order: a field moved
     in one and not the other would pass a float where another belongs, silently."""
-    from workbench.proactive import kernels as K
 
     fields = K.Radio._fields + K.Cloudlets._fields + K.TaskStream._fields + K.Schedule._fields
     code = K._slots_loop.py_func.__code__

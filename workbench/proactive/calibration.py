@@ -65,7 +65,7 @@ def _density_row(ctx) -> dict:
     every = {"mean_delay": [], "p99_delay": []}
     unbounded = []
     for e in C.DENSITY_CLOUDLETS:
-        p, b = (C._get(s, ctx, **C._density(e)) for s in ("proposed", "BL2"))
+        p, b = (C.scheme_run(s, ctx, **C.density_point(e)) for s in ("proposed", "BL2"))
         out[f"BL2_mean_ms_E{e}"] = 1e3 * b["mean_delay"]
         out[f"proposed_mean_ms_E{e}"] = 1e3 * p["mean_delay"]
         for q in both:
@@ -99,11 +99,11 @@ def _load_table(func, lams, setting, seed) -> pd.DataFrame:
     rows = []
     for lam in lams:
         lam = float(C.PARAMS.check(func, lam=lam)["lam"])
-        ctx = C._context(setting, seed, {"lam": lam})
+        ctx = C.measured_at(setting, seed, {"lam": lam})
         row = {"lam": lam, "seed": seed}
         for s in ("proposed", "BL1", "BL2", "BL3"):
-            row[f"utilisation_{s}"] = C._get(s, ctx)["uplink_utilisation"]
-        row["hit_rate_proposed"] = C._get("proposed", ctx)["hit_rate"]
+            row[f"utilisation_{s}"] = C.scheme_run(s, ctx)["uplink_utilisation"]
+        row["hit_rate_proposed"] = C.scheme_run("proposed", ctx)["hit_rate"]
         stationary = True
         for claim in GAINS:
             m = C.MEASURES[claim](ctx)
@@ -199,7 +199,7 @@ def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.Da
             f"The 'table' parameter of {func} must reach a Fig. 3 p90 gain of 0.40 at one of "
             f"its loads. Got at most {table['fig3_p90_gain_vs_bl2'].max():.3f} instead."
         )
-    ctx = C._context(quick, seed, {"lam": lam})
+    ctx = C.measured_at(quick, seed, {"lam": lam})
     paper = load_claims("p2").set_index("id")
     rows = []
     for claim in C.MEASURES:

@@ -22,9 +22,7 @@ from workbench.memo import cached_call
 from workbench.params import takes
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.proactive.calibration import load_frame, plot_load
-from workbench.proactive.claims import _context as claims_context
-from workbench.proactive.claims import _get as claims_run
-from workbench.proactive.claims import warmup_slots
+from workbench.proactive.claims import measured_at, scheme_run, warmup_slots
 from workbench.proactive.model import (
     SCENARIO_KEYS,
     interference_free_rates,
@@ -431,7 +429,17 @@ def readings_table(p, quick: bool = True) -> pd.DataFrame:
     One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
     mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile ratio,
     the proposed scheme's hit rate, whether every run was stationary. The replications are
-    paired across readings (same networks, tasks and fading); kept by workbench.memo."""
+    paired across readings (same networks, tasks and fading); kept by workbench.memo.
+
+    Parameters
+    ----------
+    quick : bool
+        The claims' quick runs (8 replications × 1000 measured slots) or the full ones.
+    seed : int
+        The root seed (the notebook's ``SEED``; 0: the published table).
+    n_cloudlets : int
+        E (U = 3E).
+    """
     quick = check_bool(quick, "quick", "readings_table")
     return cached_call(_readings_rows, quick, p.seed, p.n_cloudlets)
 
@@ -441,11 +449,11 @@ def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
     # 8000 measured slots, 8 replications) through their run cache: a run a step does not
     # change (BL3's under the first three steps) and the last step's, which are the claims'
     # own, are computed once
-    ctx = claims_context(quick, seed)
+    ctx = measured_at(quick, seed)
     rows = []
     for name, reading in reading_steps():
         extra = reading | {"n_cloudlets": n_cloudlets, "n_users": 3 * n_cloudlets}
-        r = {s: claims_run(s, ctx, **extra) for s in ("proposed", "BL2", "BL3")}
+        r = {s: scheme_run(s, ctx, **extra) for s in ("proposed", "BL2", "BL3")}
         rows.append(
             {
                 "reading": name,
@@ -571,7 +579,25 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     One cloudlet's request trace: Zipf(z) over a random order of the tasks; halfway the
     order is redrawn (the users' interests change). The popularity cache keeps the order
     learnt before the change (a stale training phase); LRU and LFU adapt on their own.
-    Returns the hit rate per window of ``window`` requests for each policy.
+
+    Parameters
+    ----------
+    quick : bool
+        10,000 requests (else 40,000).
+    n_tasks, zipf
+        A and z of the trace.
+    capacity : int
+        The cache's size, in [1, A].
+    seed : int
+        The caller's seed (the notebook's ``SEED``), shifting :data:`DRIFT_SEED`.
+    window : int
+        Requests per window of the hit rate.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``policy``, ``request`` (the window's middle) and ``hit_rate``; ``attrs`` the
+        change point, the capacity, z and the top-s_e mass.
     """
     func = "drift_frame"
     quick = check_bool(quick, "quick", func)

@@ -390,6 +390,20 @@ def make_scenario(p) -> Scenario:
     cloudlet is moved to cover its nearest one (its coverage is forced to include it) so
     that every task can be served; :func:`make_scenario` says so in ``covered``.
 
+    Parameters
+    ----------
+    n_cloudlets, n_users, area, n_tasks, zipf, n_profiles, cacheable_ratio
+        E, U, the side of the square, A, z, the number of profiles and |A_c|/A.
+    power_dbm, noise_dbm_hz, noise_figure_db, bandwidth, coverage_db
+        The radio: P_u, the noise density and figure, B and the coverage threshold.
+    seed : int
+        Same seed, same network.
+
+    Returns
+    -------
+    Scenario
+        Positions, path gains, coverage, profiles and the cacheable types.
+
     References
     ----------
     Elbamby et al. (2018), Sec. 2 and Sec. 4 (uniform nodes, Zipf profiles assigned at
@@ -536,6 +550,22 @@ def train(p, scenario: Scenario) -> Training:
     5. Each cloudlet prefers the cluster whose members' requests it received most; a
        cloudlet no user attached to prefers the cluster of its nearest user.
 
+    Parameters
+    ----------
+    scenario : Scenario
+        From :func:`make_scenario`.
+    lam, training_time : float
+        λ_u and the training period: each user's requests are Poisson(λ_u T_train).
+    theta, sigma_d : float
+        The similarity's distance weight θ and width σ_d (eqs. 11-13).
+    seed : int
+        Same seed, same counts and clusters.
+
+    Returns
+    -------
+    Training
+        Attachment, counts, clusters, ξ per cluster, preferred cluster and cache ranks.
+
     References
     ----------
     Elbamby et al. (2018), Sec. 3.1 and Algorithm 1 (eqs. 11-13, Remark 2).
@@ -680,8 +710,17 @@ def coverage_calibration(
     at the sparsest density of Fig. 4 (E = 10), a user has on average X_max cloudlets in
     coverage (the number a hedged request needs), so hedging is often impossible there and
     easy at E = 30-40. ``frame.attrs["chosen"]`` is the threshold (to 1 dB) that meets it.
-    ``thresholds_db`` are path-loss thresholds (each in ``coverage_db``'s range) and
-    ``densities`` numbers of cloudlets E (each in ``n_cloudlets``' range).
+
+    Parameters
+    ----------
+    thresholds_db : sequence of float
+        Path-loss thresholds, each in ``coverage_db``'s range.
+    densities : sequence of int
+        Numbers of cloudlets E, each in ``n_cloudlets``' range (U = 3E).
+    x_max, area
+        X_max (the rule's target) and the side of the square.
+    seeds : int
+        Networks drawn per (threshold, E), seeds 0 .. seeds - 1.
 
     Returns
     -------

@@ -297,18 +297,36 @@ def simulate_to_precision(
 ) -> SimulationResult:
     """Add replications until the mean delay's interval is narrow enough.
 
-    Like JMT's precision-driven runs: starts with ``initial`` replications of ``slots``
-    slots (``warmup`` of them dropped) and adds more (a progress bar counts them when
-    ``progress``) until the ``mean_delay`` interval's relative half-width is at most
-    ``rel_half_width`` (or its absolute half-width at most ``half_width`` seconds; give
-    one of the two, neither means ``rel_half_width`` = 0.02) or ``max_replications`` is
-    reached (then ``converged=False`` and a note). A run the detector finds non-stationary
-    stops: with ``overload="raise"`` as :class:`UnstableRegimeError`; with
-    ``"transient"`` the ``initial`` replications are returned flagged
-    (``stationary=False``, ``converged=False``). ``monitor`` (optional) is called as
-    ``monitor(index)`` before replication ``index`` runs: a progress display of its own, or
-    a way to stop (an exception it raises ends the run and propagates). Other arguments as
-    in :func:`simulate`; records are not kept.
+    Like JMT's precision-driven runs; takes a :class:`~workbench.proactive.params.P2Params`
+    or its keywords as :func:`simulate` does (replication r is that of
+    ``simulate(seed=seed)``: same seed, same numbers; records are not kept).
+
+    Parameters
+    ----------
+    rel_half_width, half_width : float, optional
+        The target: the ``mean_delay`` interval's half-width at most ``rel_half_width``
+        times the estimate, or at most ``half_width`` seconds (give one; neither means
+        ``rel_half_width`` = 0.02).
+    max_replications : int, optional
+        Where the loop stops (the shared 200); then ``converged=False`` and a note.
+    initial : int, optional
+        Replications of the first step (the shared 5); then as many as the spread predicts.
+    overload : {"raise", "transient"}
+        A run the detector finds non-stationary raises :class:`UnstableRegimeError`, or
+        with ``"transient"`` the ``initial`` replications come back flagged
+        (``stationary=False``, ``converged=False``).
+    progress : bool
+        A progress bar counts the replications.
+    monitor : callable, optional
+        ``monitor(index)`` is called before replication ``index`` runs: a progress display
+        of its own, or a way to stop (an exception it raises ends the run and propagates).
+    policy, slots, warmup, seed, confidence, n_cloudlets, ...
+        As in :func:`simulate`.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with ``converged`` saying whether the target was met.
     """
     func = "simulate_to_precision"
     target = precision_target(
