@@ -115,23 +115,24 @@ def measured_at(quick, seed: int, params: dict | None = None):
     return (setting, int(seed), tuple(sorted((params or {}).items())))
 
 
-def scheme_run(scheme, ctx, **extra):
-    """One scheme's run at ``ctx`` (:func:`measured_at`) with ``extra`` parameters on top,
-    through the claims' run cache (a run a scheme cannot tell apart is computed once); the
-    result, or a run that gave no numbers (every quantity NaN, never stationary)."""
+def scheme_run(policy, ctx, **extra):
+    """The run of scheme ``policy`` at ``ctx`` (:func:`measured_at`) with ``extra``
+    parameters on top, through the claims' run cache (a run a scheme cannot tell apart is
+    computed once); the result, or a run that gave no numbers (every quantity NaN, never
+    stationary)."""
     setting, seed, base = ctx
     if extra.get("n_cloudlets") == 30:
         extra = {k: v for k, v in extra.items() if k not in ("n_cloudlets", "n_users")}
     values = dict(base) | extra
     # a reading the scheme's run ignores leaves it the same run: one key, computed once
     # (BL3's runs serve every reading of an atlas point, BL2's two of them)
-    values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[scheme]}
+    values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[policy]}
     run = run_for(
         setting,
         values.get("lam", PARAMS["lam"].default),
         values.get("slot", PARAMS["slot"].default),
     )
-    return _run(scheme, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
+    return _run(policy, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
 
 
 def _flag(results) -> tuple[bool, str]:

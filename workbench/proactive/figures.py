@@ -102,8 +102,13 @@ RUNS = {
 """The figures' run lengths: quick (3 × 1000 measured slots) and full (5 × 20,000)."""
 
 
-def _run_length(quick: bool) -> dict:
-    return dict(RUNS[bool(quick)])
+STUDY_SEED = 0
+"""The paper figures' base seed (shifted by the caller's ``seed``)."""
+
+
+def _run_length(quick: bool, seed: int = 0) -> dict:
+    """The figures' run (:data:`RUNS`) and root seed, ``figure_seed(STUDY_SEED, seed)``."""
+    return dict(RUNS[bool(quick)]) | {"seed": figure_seed(STUDY_SEED, seed)}
 
 
 _RUN = ("slots", "warmup", "replications", "seed")
@@ -653,14 +658,10 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     return fig
 
 
-STUDY_SEED = 0
-"""The paper figures' base seed (shifted by the caller's ``seed``)."""
-
-
 def delay_ccdf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 3's data: the delay CCDF of the four schemes at the defaults; ``seed`` is the
     caller's (the notebook's ``SEED``, 0: the published frame)."""
-    return ccdf_study(**_run_length(quick), seed=figure_seed(STUDY_SEED, seed))
+    return ccdf_study(**_run_length(quick, seed))
 
 
 def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
@@ -671,8 +672,7 @@ def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         values,
         ("proposed", "BL1", "BL2", "BL3"),
         couple_users=True,
-        **_run_length(quick),
-        seed=figure_seed(STUDY_SEED, seed),
+        **_run_length(quick, seed),
     )
 
 
@@ -684,11 +684,7 @@ def storage_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5's data: delay against the storage s_e."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
     return parameter_study(
-        "storage",
-        values,
-        ("proposed", "BL1", "BL2"),
-        **_run_length(quick),
-        seed=figure_seed(STUDY_SEED, seed),
+        "storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick, seed)
     )
 
 
@@ -700,12 +696,7 @@ def storage_pooled_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5 with users that know every cache (cache_aware=True)."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
     return parameter_study(
-        "storage",
-        values,
-        ("proposed", "BL1", "BL2"),
-        cache_aware=True,
-        **_run_length(quick),
-        seed=figure_seed(STUDY_SEED, seed),
+        "storage", values, ("proposed", "BL1", "BL2"), cache_aware=True, **_run_length(quick, seed)
     )
 
 
@@ -717,11 +708,7 @@ def cacheable_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 6's data: delay against the share of cacheable task types."""
     values = (0.0, 0.33, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
     return parameter_study(
-        "cacheable_ratio",
-        values,
-        ("proposed", "BL1", "BL2"),
-        **_run_length(quick),
-        seed=figure_seed(STUDY_SEED, seed),
+        "cacheable_ratio", values, ("proposed", "BL1", "BL2"), **_run_length(quick, seed)
     )
 
 
@@ -732,13 +719,7 @@ def plot_cacheable(frame: pd.DataFrame, fast=False):
 def zipf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 7's data: the 99th percentile delay and hit rate against z."""
     values = (0.4, 0.8, 1.6) if quick else (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0)
-    return parameter_study(
-        "zipf",
-        values,
-        ("proposed", "BL1"),
-        **_run_length(quick),
-        seed=figure_seed(STUDY_SEED, seed),
-    )
+    return parameter_study("zipf", values, ("proposed", "BL1"), **_run_length(quick, seed))
 
 
 def plot_zipf(frame: pd.DataFrame, fast=False):

@@ -175,20 +175,12 @@ def _load_bound(p, replications: int) -> float:
     return out
 
 
-@takes(
-    P2Params,
-    "policy",
-    "slots",
-    "warmup",
-    "replications",
-    "seed",
-    "confidence",
-    *(
-        n
-        for n in PARAMS
-        if n not in ("policy", "slots", "warmup", "replications", "seed", "confidence")
-    ),
-)
+#: simulate's keywords: the scheme and the run first, then the model's rows in table order
+_RUN = ("policy", "slots", "warmup", "replications", "seed", "confidence")
+_MODEL = tuple(n for n in PARAMS if n not in _RUN)
+
+
+@takes(P2Params, *_RUN, *_MODEL)
 def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     """Simulate one scheme; mean, 90th and 99th percentile delay and hit rate with CIs.
 
@@ -274,15 +266,8 @@ DEFAULT_REL_HALF_WIDTH = REL_HALF_WIDTH.default
     "half_width",
     "max_replications",
     "initial",
-    "slots",
-    "warmup",
-    "seed",
-    "confidence",
-    *(
-        n
-        for n in PARAMS
-        if n not in ("policy", "slots", "warmup", "replications", "seed", "confidence")
-    ),
+    *(n for n in _RUN if n not in ("policy", "replications")),
+    *_MODEL,
 )
 def simulate_to_precision(
     p,
