@@ -107,7 +107,7 @@ enough.
 
 Layout
 ------
-params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
+params (PARAMS, P2Params), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
 calibration), kernels (the jitted slot loop), simulation (simulate, simulate_to_precision,
 run_scenario), figures (FIGURES, readings_table), claims (CLAIMS), views (the notebook's
 sliders; imported only by the notebook), exercises (EXERCISES).

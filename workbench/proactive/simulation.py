@@ -1,13 +1,12 @@
 """Seeded simulation of the proposed scheme and the three baselines, with intervals.
 
-Follows the workbench's contract::
-
-    simulate(*, policy=..., slots=..., warmup=..., replications=..., seed=0,
-             confidence=0.95, overload="raise", **params) -> workbench.results.SimulationResult
-
-Every argument is keyword-only; the run length ``slots`` counts every simulated slot with
-arrivals, and ``warmup`` is the fraction of them (from the start) whose tasks are not
-counted (the shared form; 1/6 of 24,000 slots = 4000 slots = 20 s at the defaults).
+Follows the workbench's contract: ``simulate(params=None, /, *, policy=..., slots=...,
+warmup=..., replications=..., seed=0, confidence=0.95, <every model row>, keep_records=True,
+overload="raise") -> SimulationResult``, its keywords generated from the parameter table
+(:class:`~workbench.proactive.params.P2Params`, validated once at the door). The run length
+``slots`` counts every simulated slot with arrivals, and ``warmup`` is the fraction of them
+(from the start) whose tasks are not counted (1/6 of 24,000 slots = 4000 slots at the
+defaults).
 
 One replication's tasks and slot-kernel run are :mod:`workbench.proactive.runs`'s
 (:func:`draw_tasks` and :func:`run_scenario` are re-exported here).
