@@ -88,18 +88,17 @@ def load_table(lams=LAMS, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
     Fig. 4 delays per density and whether every run behind a gain was stationary.
 
     ``quick`` and ``seed`` as in :func:`workbench.proactive.claims.measure` (the same runs,
-    with ``lam`` changed; warm-up 30 tasks per user)."""
+    with ``lam`` changed; warm-up 30 tasks per user); ``quick="atlas"``: the quick atlas'
+    shorter runs (3 replications × 500 measured slots)."""
     func = "load_table"
-    quick = check_bool(quick, "quick", func)
+    quick = (
+        "atlas" if isinstance(quick, str) and quick == "atlas" else check_bool(quick, "quick", func)
+    )
     seed = check_seed(seed, func)
-    return _load_table(func, lams, quick, seed)
-
-
-def _load_table(func, lams, setting, seed) -> pd.DataFrame:
+    lams = [float(C.PARAMS["lam"].check(lam, func)) for lam in lams]
     rows = []
     for lam in lams:
-        lam = float(C.PARAMS.check(func, lam=lam)["lam"])
-        ctx = C.measured_at(setting, seed, {"lam": lam})
+        ctx = C.measured_at(quick, seed, {"lam": lam})
         row = {"lam": lam, "seed": seed}
         for s in ("proposed", "BL1", "BL2", "BL3"):
             row[f"utilisation_{s}"] = C.scheme_run(s, ctx)["uplink_utilisation"]
@@ -141,7 +140,7 @@ def load_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     quick = check_bool(quick, "quick", "load_frame")
     seed = figure_seed(LOAD_SEED, seed)
     if quick:
-        table = _load_table("load_frame", (1.0, 1.5, 2.0), "atlas", seed)
+        table = load_table((1.0, 1.5, 2.0), quick="atlas", seed=seed)
     else:
         table = load_table(quick=True, seed=seed)
     return table.drop(columns=["BL2_unbounded_at"]).melt(
