@@ -487,3 +487,20 @@ def test_a_reading_a_scheme_ignores_leaves_its_run_unchanged_and_the_others_chan
         run = simulate(policy=policy, **{name: other}, **kw)
         same = run.frame.equals(base.frame) and run.records.equals(base.records)
         assert same == (name in IGNORED_READINGS[policy]), (policy, name, same)
+
+
+def test_the_parameter_object_is_validated_once_and_taken_whole():
+    from workbench.proactive import P2Params
+
+    with pytest.raises(ParameterError, match="'replications' parameter of P2Params .* 1000 ×"):
+        P2Params(replications=1000)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+        simulate(P2Params(), lam=-1.0)  # a change to an object is validated
+    with pytest.raises(TypeError, match=r"simulate\(\) got an unexpected keyword .*'lam'"):
+        simulate(P2Params(), lamda=1.0)
+    run = dict(policy="BL3", slots=800, warmup=0.5, replications=2, overload="transient")
+    by_keywords = simulate(**run)
+    obj = P2Params(**{k: v for k, v in run.items() if k != "overload"})
+    whole = simulate(obj, overload="transient")
+    assert whole["mean_delay"] == by_keywords["mean_delay"]
+    assert simulate(obj, seed=1, overload="transient")["mean_delay"] != whole["mean_delay"]
