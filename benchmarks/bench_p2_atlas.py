@@ -28,8 +28,9 @@ import numpy as np
 
 from workbench.proactive import draw_tasks, make_scenario, train
 from workbench.proactive import kernels as K
+from workbench.proactive.model import interference_free_rates
 from workbench.proactive.params import MAX_QUEUE, POLICY_CODES
-from workbench.proactive.runs import _initial_rates, _xorshift_state
+from workbench.proactive.runs import _xorshift_state
 
 BEFORE = "8df446b"
 """The last commit before the rate estimates' vectorised log1p (issue 42); c2b6827 is the
@@ -82,7 +83,7 @@ def kernel_args(scheme, scenario, training, tasks, n_slots, fading_seed=1):
         tasks.task_type,
         tasks.bits,
         tasks.user_start,
-        _initial_rates(scenario, 10e6),
+        interference_free_rates(scenario, 10e6),
         MAX_QUEUE,
         True,
         True,

@@ -265,3 +265,60 @@ def simulate_naive(
                 rbar[u][e] = nu * r + (1.0 - nu) * rbar[u][e]
         s += 1
     return done, server, from_cache, copies
+
+
+def simulate_twin(
+    scheme,
+    sc,
+    tr,
+    tasks,
+    *,
+    fading_seed,
+    n_slots,
+    budget,
+    storage,
+    fading=True,
+    cache_aware=True,
+    hedge_check=True,
+    **flags,
+):
+    """:func:`simulate_naive` on a scenario, training and tasks of workbench.proactive at
+    the table's radio and CPU defaults (B = 10 MHz, c_e = 1e10 cycles/s, κ = 100, τ_EP =
+    δ = 5 ms, X_max = 2, 2000 drain slots), the run :func:`run_scenario` makes of them."""
+    from workbench.proactive import kernels as K
+    from workbench.proactive.model import interference_free_rates
+    from workbench.proactive.params import POLICY_CODES
+    from workbench.proactive.runs import _xorshift_state
+
+    U, E = sc.path_gain.shape
+    return simulate_naive(
+        POLICY_CODES[scheme],
+        sc.path_gain,
+        sc.covered,
+        np.full(U, sc.power_w),
+        sc.noise_w,
+        10e6,
+        fading,
+        int(_xorshift_state(fading_seed)),
+        np.full(E, 1e10),
+        100.0,
+        0.005,
+        budget,
+        0.005,
+        n_slots,
+        2000,
+        2,
+        storage,
+        tr.cache_rank,
+        sc.cacheable,
+        tasks.arrival,
+        tasks.user,
+        tasks.task_type,
+        tasks.bits,
+        tasks.user_start,
+        interference_free_rates(sc, 10e6),
+        K.FADING_TABLE,
+        cache_aware,
+        hedge_check,
+        **flags,
+    )

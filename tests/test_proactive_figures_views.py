@@ -263,3 +263,28 @@ def test_claims_read_the_quantities_they_name():
     b = simulate(policy="BL2", seed=0, keep_records=False, **RUN[True])
     g = CLAIMS["fig3_p90_gain_vs_bl2"](True)
     assert g.value == pytest.approx(1 - p["p90_delay"] / b["p90_delay"])
+
+
+def test_seeded_frames_and_views_take_the_callers_seed_by_hand():
+    """The notebook passes SEED by hand: a seeded frame moves with seed=1, the same seed gives
+    the same frame, seed=0 the published one; the module-wide notebook seed is not read."""
+    from workbench import seeding
+    from workbench.proactive.figures import drift_frame, map_frame
+
+    spec = FIGURES["map"]
+    assert spec.seeded and FIGURES["drift"].seeded and FIGURES["density"].seeded
+    published = map_frame()
+    one = spec.make(seed=1)[0]
+    pd.testing.assert_frame_equal(one, map_frame(seed=1))
+    assert not one.equals(published)
+    pd.testing.assert_frame_equal(spec.make(seed=0)[0], published)
+    drift = drift_frame(quick=True, seed=1)
+    pd.testing.assert_frame_equal(drift, drift_frame(quick=True, seed=1))
+    assert not drift.equals(drift_frame(quick=True))
+    try:
+        seeding.set_notebook_seed(3)  # no longer read: the caller's seed decides
+        pd.testing.assert_frame_equal(map_frame(), published)
+        assert views._keys(4, 0.8, 1 / 3, 100.0, 2)[0][-1] == views.SCHEME_RUN["seed"]
+    finally:
+        seeding.set_notebook_seed(0)
+    assert views._keys(4, 0.8, 1 / 3, 100.0, 2, seed=2)[0][-1] == views.SCHEME_RUN["seed"] + 2

@@ -115,10 +115,14 @@ def test_planted_profiles_are_clustered_apart():
 
 
 def test_isolated_delay_formula_and_instability():
-    d = isolated_cloudlet_delay(10.0, 20e6, 1e6, 1e10, 100.0, 0.005)
+    d = isolated_cloudlet_delay(
+        lam=10.0, link_rate=20e6, mean_bits=1e6, cpu=1e10, kappa=100.0, tau_ep=0.005
+    )
     assert d == pytest.approx(1 / (20 - 10) + 0.01 + 0.005)
     with pytest.raises(UnstableRegimeError, match="isolated_cloudlet_delay"):
-        isolated_cloudlet_delay(25.0, 20e6, 1e6, 1e10, 100.0, 0.005)
+        isolated_cloudlet_delay(
+            lam=25.0, link_rate=20e6, mean_bits=1e6, cpu=1e10, kappa=100.0, tau_ep=0.005
+        )
 
 
 def test_interference_free_rate_at_20m():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_proactive import simulate_naive
+from naive_proactive import simulate_twin
 
 from workbench.caching import lru_hits, popularity_cache_hits
 from workbench.proactive import (
@@ -19,8 +19,8 @@ from workbench.proactive import (
     train,
 )
 from workbench.proactive import kernels as K
-from workbench.proactive.params import PARAMS, POLICY_CODES
-from workbench.proactive.runs import IGNORED_READINGS, _initial_rates, _xorshift_state, draw_tasks
+from workbench.proactive.params import PARAMS
+from workbench.proactive.runs import IGNORED_READINGS, draw_tasks
 from workbench.validation import ParameterError, UnstableRegimeError
 
 SMALL = dict(
@@ -66,35 +66,18 @@ def test_kernel_equals_slow_twin(scheme, cache_aware, hedge_check, fading):
         **kw,
     )
     U, E = sc.path_gain.shape
-    done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        fading,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        budget,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        _initial_rates(sc, 10e6),
-        K.FADING_TABLE,
-        cache_aware,
-        hedge_check,
+    done, server, from_cache, copies = simulate_twin(
+        scheme,
+        sc,
+        tr,
+        tasks,
+        fading_seed=9,
+        n_slots=300,
+        budget=budget,
+        storage=2,
+        fading=fading,
+        cache_aware=cache_aware,
+        hedge_check=hedge_check,
     )
     _same_as_twin(run, (done, server, from_cache, copies), scheme)
 
@@ -119,36 +102,8 @@ def test_popular_cache_start_equals_slow_twin(scheme):
     kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="popular", **kw)
     U, E = sc.path_gain.shape
-    twin = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        True,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        0.08,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        _initial_rates(sc, 10e6),
-        K.FADING_TABLE,
-        True,
-        True,
-        warm_caches=True,
+    twin = simulate_twin(
+        scheme, sc, tr, tasks, fading_seed=9, n_slots=300, budget=0.08, storage=2, warm_caches=True
     )
     _same_as_twin(run, twin, scheme)
     empty = run_scenario(scheme, sc, tr, tasks, fading_seed=9, cache_start="empty", **kw)
@@ -164,36 +119,8 @@ def test_least_wait_hedged_upload_equals_slow_twin(scheme):
     kw = dict(slots=300, slot=0.005, storage=2, x_max=2, budget=0.08)
     run = run_scenario(scheme, sc, tr, tasks, fading_seed=9, hedge_upload="least_wait", **kw)
     U, E = sc.path_gain.shape
-    done, server, from_cache, copies = simulate_naive(
-        POLICY_CODES[scheme],
-        sc.path_gain,
-        sc.covered,
-        np.full(U, sc.power_w),
-        sc.noise_w,
-        10e6,
-        True,
-        int(_xorshift_state(9)),
-        np.full(E, 1e10),
-        100.0,
-        0.005,
-        0.08,
-        0.005,
-        300,
-        2000,
-        2,
-        2,
-        tr.cache_rank,
-        sc.cacheable,
-        tasks.arrival,
-        tasks.user,
-        tasks.task_type,
-        tasks.bits,
-        tasks.user_start,
-        _initial_rates(sc, 10e6),
-        K.FADING_TABLE,
-        True,
-        True,
-        least_wait=True,
+    done, server, from_cache, copies = simulate_twin(
+        scheme, sc, tr, tasks, fading_seed=9, n_slots=300, budget=0.08, storage=2, least_wait=True
     )
     t = run.tasks
     assert np.allclose(t["done"], done, rtol=1e-9, atol=0)
@@ -288,7 +215,15 @@ def test_isolated_cloudlet_matches_mm1():
             storage=0,
         )
         means.append(run.tasks["delay"].mean())
-    theory = isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot)
+    theory = isolated_cloudlet_delay(
+        lam=lam,
+        link_rate=rate,
+        mean_bits=mean_bits,
+        cpu=1e10,
+        kappa=1.0,
+        tau_ep=0.005,
+        slot_correction=slot,
+    )
     assert np.mean(means) == pytest.approx(theory, rel=0.05)
 
 
@@ -488,7 +423,7 @@ def test_simulate_bad_input_names_function_and_parameter(name, value):
 
 
 def test_simulate_rejects_unknown_names_and_schemes():
-    with pytest.raises(ParameterError, match="simulate got an unexpected keyword argument"):
+    with pytest.raises(ParameterError, match=r"simulate\(\) got an unexpected keyword argument"):
         simulate(policy="BL1", arrival_rate=1.0)
     with pytest.raises(ParameterError, match="Did you mean 'warmup'"):
         simulate(policy="BL1", warm_up=0.1)
@@ -518,7 +453,6 @@ def test_tiny_sigma_d_is_refused_by_the_table():
 def test_slot_kernel_records_line_up_with_the_loop():
     """The records' fields, concatenated, are the loop's parameters in order: a field moved
     in one and not the other would pass a float where another belongs, silently."""
-    from workbench.proactive import kernels as K
 
     fields = K.Radio._fields + K.Cloudlets._fields + K.TaskStream._fields + K.Schedule._fields
     code = K._slots_loop.py_func.__code__
@@ -553,3 +487,20 @@ def test_a_reading_a_scheme_ignores_leaves_its_run_unchanged_and_the_others_chan
         run = simulate(policy=policy, **{name: other}, **kw)
         same = run.frame.equals(base.frame) and run.records.equals(base.records)
         assert same == (name in IGNORED_READINGS[policy]), (policy, name, same)
+
+
+def test_the_parameter_object_is_validated_once_and_taken_whole():
+    from workbench.proactive import P2Params
+
+    with pytest.raises(ParameterError, match="'replications' parameter of P2Params .* 1000 ×"):
+        P2Params(replications=1000)
+    with pytest.raises(ParameterError, match="'lam' parameter of simulate"):
+        simulate(P2Params(), lam=-1.0)  # a change to an object is validated
+    with pytest.raises(TypeError, match=r"simulate\(\) got an unexpected keyword .*'lam'"):
+        simulate(P2Params(), lamda=1.0)
+    run = dict(policy="BL3", slots=800, warmup=0.5, replications=2, overload="transient")
+    by_keywords = simulate(**run)
+    obj = P2Params(**{k: v for k, v in run.items() if k != "overload"})
+    whole = simulate(obj, overload="transient")
+    assert whole["mean_delay"] == by_keywords["mean_delay"]
+    assert simulate(obj, seed=1, overload="transient")["mean_delay"] != whole["mean_delay"]

@@ -13,14 +13,12 @@ import platform
 
 import numpy as np
 import pytest
-from naive_proactive import simulate_naive
+from naive_proactive import simulate_twin
 
 from workbench.proactive import draw_tasks, make_scenario, run_scenario, train
 from workbench.proactive import fading as F
 from workbench.proactive import kernels as K
 from workbench.proactive import log1p as L
-from workbench.proactive.params import POLICY_CODES
-from workbench.proactive.runs import _initial_rates, _xorshift_state
 
 SPECIAL = [
     0.0,
@@ -102,35 +100,8 @@ def test_kernel_equals_slow_twin_with_partial_coverage(lam, n_cloudlets, n_slots
         run = run_scenario(
             scheme, sc, tr, tasks, slots=n_slots, fading_seed=7, budget=0.05, storage=10, x_max=2
         )
-        done, server, from_cache, copies = simulate_naive(
-            POLICY_CODES[scheme],
-            sc.path_gain,
-            sc.covered,
-            np.full(n_users, sc.power_w),
-            sc.noise_w,
-            10e6,
-            True,
-            int(_xorshift_state(7)),
-            np.full(n_cloudlets, 1e10),
-            100.0,
-            0.005,
-            0.05,
-            0.005,
-            n_slots,
-            2000,
-            2,
-            10,
-            tr.cache_rank,
-            sc.cacheable,
-            tasks.arrival,
-            tasks.user,
-            tasks.task_type,
-            tasks.bits,
-            tasks.user_start,
-            _initial_rates(sc, 10e6),
-            K.FADING_TABLE,
-            True,
-            True,
+        done, server, from_cache, copies = simulate_twin(
+            scheme, sc, tr, tasks, fading_seed=7, n_slots=n_slots, budget=0.05, storage=10
         )
         t = run.tasks
         assert run.counters["tasks_done"] == tasks.arrival.size > 80  # loaded, all served

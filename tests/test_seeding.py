@@ -90,25 +90,6 @@ def _seed_asked(module, name, call, position=None):
     return seen["seed"]
 
 
-@pytest.mark.parametrize(
-    "paper",
-    ["p2 slot of the matching"],
-)
-def test_the_notebook_seed_reaches_every_papers_figures_and_views(paper):
-    """SEED = 0 draws the published picture; another SEED draws another sample of the same
-    model (a different stochastic result); back at 0, the published one again. (P1, P3, P4
-    and P5 take their seed by hand: their own figure tests.)"""
-    if paper.startswith("p2"):
-        from workbench.proactive.figures import slot_matching
-
-        def make():
-            return tuple(slot_matching(n_requests=6)["users"])
-
-    published = make()
-    assert _under_seed(3, make) != published
-    assert make() == published
-
-
 def test_p4_views_and_frames_take_the_seed_by_hand():
     """P4's seeded views and frames take ``seed`` from the caller (the notebook's SEED):
     0 draws the published picture, another seed another sample, and the same seed the same."""

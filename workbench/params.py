@@ -654,10 +654,7 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
             values = {n: kwargs.pop(n) for n in fields if n in kwargs}
             unknown = set(kwargs) - set(sig.parameters)
             if unknown:
-                name = sorted(unknown)[0]
-                close = difflib.get_close_matches(name, list(sig.parameters), n=1)
-                hint = f". Did you mean {close[0]!r}?" if close else ""
-                raise TypeError(f"{func}() got an unexpected keyword argument {name!r}{hint}")
+                raise UnknownKeywordError(func, sorted(unknown)[0], sig.parameters)
             if obj is None:
                 obj = model.of(func, values, fields)
             elif values:
@@ -672,3 +669,15 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
 
 
 _OBJECT = inspect.Parameter("params", inspect.Parameter.POSITIONAL_ONLY, default=None)
+
+
+class UnknownKeywordError(ParameterError, TypeError):
+    """A keyword a :func:`takes` function does not take: a ``TypeError``, as Python's own
+    signature check raises, that suggests the closest name (a misspelling is never silently
+    a default)."""
+
+    def __init__(self, func: str, name: str, known):
+        known = [k for k in known if k != "params"]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        super().__init__(f"{func}() got an unexpected keyword argument {name!r}.{hint}")

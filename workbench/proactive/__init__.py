@@ -107,7 +107,7 @@ enough.
 
 Layout
 ------
-params (PARAMS), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
+params (PARAMS, P2Params), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
 calibration), kernels (the jitted slot loop), simulation (simulate, simulate_to_precision,
 run_scenario), figures (FIGURES, readings_table), claims (CLAIMS), views (the notebook's
 sliders; imported only by the notebook), exercises (EXERCISES).
@@ -115,7 +115,9 @@ sliders; imported only by the notebook), exercises (EXERCISES).
 Keyword names follow the workbench's shared vocabulary: the scheme under study is
 ``policy`` (one of ``POLICIES``: "proposed", "BL1", "BL2", "BL3"), the per-user arrival
 rate λ_u is ``lam`` [tasks/s], the run length is ``slots`` and the warm-up ``warmup`` (a
-fraction of the run); ``simulate`` and ``simulate_to_precision`` take keywords only.
+fraction of the run). Every public function takes the parameter object :class:`P2Params`
+or its keywords (``simulate`` and ``simulate_to_precision`` keywords only), validated once
+at that door.
 """
 
 from workbench.proactive.model import (
@@ -125,6 +127,7 @@ from workbench.proactive.model import (
     coverage_calibration,
     ewma_rates,
     interference_free_rate,
+    interference_free_rates,
     isolated_cloudlet_delay,
     make_scenario,
     rank_cloudlets,
@@ -133,7 +136,7 @@ from workbench.proactive.model import (
     train,
     zipf_popularity,
 )
-from workbench.proactive.params import PARAMS, POLICIES
+from workbench.proactive.params import PARAMS, POLICIES, P2Params
 from workbench.proactive.simulation import (
     draw_tasks,
     run_length,
@@ -145,6 +148,7 @@ from workbench.proactive.simulation import (
 __all__ = [
     "PARAMS",
     "POLICIES",
+    "P2Params",
     "Scenario",
     "Training",
     "cacheable_mass",
@@ -152,6 +156,7 @@ __all__ = [
     "draw_tasks",
     "ewma_rates",
     "interference_free_rate",
+    "interference_free_rates",
     "isolated_cloudlet_delay",
     "make_scenario",
     "rank_cloudlets",

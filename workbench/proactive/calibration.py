@@ -65,7 +65,7 @@ def _density_row(ctx) -> dict:
     every = {"mean_delay": [], "p99_delay": []}
     unbounded = []
     for e in C.DENSITY_CLOUDLETS:
-        p, b = (C._get(s, ctx, **C._density(e)) for s in ("proposed", "BL2"))
+        p, b = (C.scheme_run(s, ctx, **C.density_point(e)) for s in ("proposed", "BL2"))
         out[f"BL2_mean_ms_E{e}"] = 1e3 * b["mean_delay"]
         out[f"proposed_mean_ms_E{e}"] = 1e3 * p["mean_delay"]
         for q in both:
@@ -88,22 +88,21 @@ def load_table(lams=LAMS, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
     Fig. 4 delays per density and whether every run behind a gain was stationary.
 
     ``quick`` and ``seed`` as in :func:`workbench.proactive.claims.measure` (the same runs,
-    with ``lam`` changed; warm-up 30 tasks per user)."""
+    with ``lam`` changed; warm-up 30 tasks per user); ``quick="atlas"``: the quick atlas'
+    shorter runs (3 replications × 500 measured slots)."""
     func = "load_table"
-    quick = check_bool(quick, "quick", func)
+    quick = (
+        "atlas" if isinstance(quick, str) and quick == "atlas" else check_bool(quick, "quick", func)
+    )
     seed = check_seed(seed, func)
-    return _load_table(func, lams, quick, seed)
-
-
-def _load_table(func, lams, setting, seed) -> pd.DataFrame:
+    lams = [float(C.PARAMS["lam"].check(lam, func)) for lam in lams]
     rows = []
     for lam in lams:
-        lam = float(C.PARAMS.check(func, lam=lam)["lam"])
-        ctx = C._context(setting, seed, {"lam": lam})
+        ctx = C.measured_at(quick, seed, {"lam": lam})
         row = {"lam": lam, "seed": seed}
         for s in ("proposed", "BL1", "BL2", "BL3"):
-            row[f"utilisation_{s}"] = C._get(s, ctx)["uplink_utilisation"]
-        row["hit_rate_proposed"] = C._get("proposed", ctx)["hit_rate"]
+            row[f"utilisation_{s}"] = C.scheme_run(s, ctx)["uplink_utilisation"]
+        row["hit_rate_proposed"] = C.scheme_run("proposed", ctx)["hit_rate"]
         stationary = True
         for claim in GAINS:
             m = C.MEASURES[claim](ctx)
@@ -129,14 +128,19 @@ def fitted_load(table: pd.DataFrame, claim="fig3_p90_gain_vs_bl2", target=0.40) 
     return float("nan")
 
 
-def load_frame(quick: bool = False) -> pd.DataFrame:
+LOAD_SEED = 0
+"""The calibration figure's base seed (shifted by the caller's ``seed``)."""
+
+
+def load_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """The calibration table in tidy form (λ_u, quantity, value) for the CLI's CSV: the
     claims' quick runs at every load of :data:`LAMS` (``quick=False``), or the quick atlas'
-    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``)."""
+    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``).
+    ``seed`` is the caller's (the notebook's ``SEED``; 0: the published table)."""
     quick = check_bool(quick, "quick", "load_frame")
-    seed = figure_seed(0)  # the notebook's SEED (0: the published table)
+    seed = figure_seed(LOAD_SEED, seed)
     if quick:
-        table = _load_table("load_frame", (1.0, 1.5, 2.0), "atlas", seed)
+        table = load_table((1.0, 1.5, 2.0), quick="atlas", seed=seed)
     else:
         table = load_table(quick=True, seed=seed)
     return table.drop(columns=["BL2_unbounded_at"]).melt(
@@ -194,7 +198,7 @@ def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.Da
             f"The 'table' parameter of {func} must reach a Fig. 3 p90 gain of 0.40 at one of "
             f"its loads. Got at most {table['fig3_p90_gain_vs_bl2'].max():.3f} instead."
         )
-    ctx = C._context(quick, seed, {"lam": lam})
+    ctx = C.measured_at(quick, seed, {"lam": lam})
     paper = load_claims("p2").set_index("id")
     rows = []
     for claim in C.MEASURES:

@@ -109,26 +109,30 @@ class _Failed:
         return float("nan")
 
 
-def _context(quick, seed: int, params: dict | None = None):
+def measured_at(quick, seed: int, params: dict | None = None):
     """Where the claims are measured: the :data:`RUNS` setting, root seed and parameters."""
     setting = quick if quick == "atlas" else bool(quick)
     return (setting, int(seed), tuple(sorted((params or {}).items())))
 
 
-def _get(scheme, ctx, **extra):
+def scheme_run(policy, ctx, **extra):
+    """The run of scheme ``policy`` at ``ctx`` (:func:`measured_at`) with ``extra``
+    parameters on top, through the claims' run cache (a run a scheme cannot tell apart is
+    computed once); the result, or a run that gave no numbers (every quantity NaN, never
+    stationary)."""
     setting, seed, base = ctx
     if extra.get("n_cloudlets") == 30:
         extra = {k: v for k, v in extra.items() if k not in ("n_cloudlets", "n_users")}
     values = dict(base) | extra
     # a reading the scheme's run ignores leaves it the same run: one key, computed once
     # (BL3's runs serve every reading of an atlas point, BL2's two of them)
-    values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[scheme]}
+    values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[policy]}
     run = run_for(
         setting,
         values.get("lam", PARAMS["lam"].default),
         values.get("slot", PARAMS["slot"].default),
     )
-    return _run(scheme, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
+    return _run(policy, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
 
 
 def _flag(results) -> tuple[bool, str]:
@@ -143,14 +147,15 @@ grows with the run, the gain tends to 1 (the value shown is the finite run's).""
 
 
 def _gain(quantity, ctx, **extra) -> Measurement:
-    p, b = _get("proposed", ctx, **extra), _get("BL2", ctx, **extra)
+    p, b = scheme_run("proposed", ctx, **extra), scheme_run("BL2", ctx, **extra)
     ok, note = _flag((p, b))
     if p.stationary and not b.stationary:
         note = f"{UNBOUNDED} (the proposed scheme is stationary): {note}"
     return Measurement(1.0 - p[quantity] / b[quantity], ok, note)
 
 
-def _density(e: int) -> dict:
+def density_point(e: int) -> dict:
+    """The parameters of Fig. 4's density E: E cloudlets, U = 3E users."""
     return {"n_cloudlets": e, "n_users": 3 * e}
 
 
@@ -158,7 +163,7 @@ def _max_gain(quantity, ctx) -> Measurement:
     """Largest gain over the densities whose two runs are stationary; the densities where
     BL2 is unbounded (the proposed scheme stationary) are named in the note with the
     largest gain when their finite runs count too, never left out silently."""
-    gains = {e: _gain(quantity, ctx, **_density(e)) for e in DENSITY_CLOUDLETS}
+    gains = {e: _gain(quantity, ctx, **density_point(e)) for e in DENSITY_CLOUDLETS}
     kept = {e: g.value for e, g in gains.items() if g.stationary}
     unbounded = {e: g.value for e, g in gains.items() if g.note.startswith(UNBOUNDED)}
     other = sorted(set(gains) - set(kept) - set(unbounded))
@@ -186,14 +191,14 @@ def _below(a, b, quantity) -> float:
 
 def _is_below(quantity, ctx, lhs, rhs) -> Measurement:
     """lhs, rhs: (scheme, extra params); 1 if lhs's quantity is resolvably below rhs's."""
-    a, b = _get(lhs[0], ctx, **lhs[1]), _get(rhs[0], ctx, **rhs[1])
+    a, b = scheme_run(lhs[0], ctx, **lhs[1]), scheme_run(rhs[0], ctx, **rhs[1])
     ok, note = _flag((a, b))
     return Measurement(_below(a, b, quantity), ok, note)
 
 
 def _density_falls(quantity, ctx) -> Measurement:
     """1 if the proposed scheme's quantity at E = 40 is resolvably below E = 10 (Welch)."""
-    lo, hi = (_get("proposed", ctx, **_density(e)) for e in (10, 40))
+    lo, hi = (scheme_run("proposed", ctx, **density_point(e)) for e in (10, 40))
     ok, note = _flag((lo, hi))
     if not ok and (isinstance(lo, _Failed) or isinstance(hi, _Failed)):
         return Measurement(float("nan"), False, note)
@@ -204,14 +209,14 @@ def _density_falls(quantity, ctx) -> Measurement:
 
 
 def _storage_cut(quantity, ctx) -> Measurement:
-    two = _get("proposed", ctx, storage=2)
-    four = _get("proposed", ctx, storage=4)
+    two = scheme_run("proposed", ctx, storage=2)
+    four = scheme_run("proposed", ctx, storage=4)
     ok, note = _flag((two, four))
     return Measurement(1.0 - four[quantity] / two[quantity], ok, note)
 
 
 def _value(quantity, scheme, ctx, **extra) -> Measurement:
-    r = _get(scheme, ctx, **extra)
+    r = scheme_run(scheme, ctx, **extra)
     return Measurement(float(r[quantity]), r.stationary, r.stationarity.note)
 
 
@@ -227,24 +232,24 @@ MEASURES = {
     "fig3_bl1_mean_above_proposed": lambda c: _is_below("mean_delay", c, (P, {}), (B1, {})),
     "fig3_hedged_share_bl2": lambda c: _value("hedged_fraction", B2, c),
     **{
-        f"fig4_mean_gain_E{e}": (lambda c, e=e: _gain("mean_delay", c, **_density(e)))
+        f"fig4_mean_gain_E{e}": (lambda c, e=e: _gain("mean_delay", c, **density_point(e)))
         for e in DENSITY_CLOUDLETS
     },
     **{
-        f"fig4_p99_gain_E{e}": (lambda c, e=e: _gain("p99_delay", c, **_density(e)))
+        f"fig4_p99_gain_E{e}": (lambda c, e=e: _gain("p99_delay", c, **density_point(e)))
         for e in DENSITY_CLOUDLETS
     },
     "fig4_max_mean_gain": lambda c: _max_gain("mean_delay", c),
     "fig4_max_p99_gain": lambda c: _max_gain("p99_delay", c),
     "fig4_proposed_mean_falls_with_density": lambda c: _density_falls("mean_delay", c),
     "fig4_bl2_mean_above_bl3_at_E10": lambda c: _is_below(
-        "mean_delay", c, (B3, _density(10)), (B2, _density(10))
+        "mean_delay", c, (B3, density_point(10)), (B2, density_point(10))
     ),
     "fig4_bl2_mean_below_bl3_at_E40": lambda c: _is_below(
-        "mean_delay", c, (B2, _density(40)), (B3, _density(40))
+        "mean_delay", c, (B2, density_point(40)), (B3, density_point(40))
     ),
     "fig4_bl2_p99_below_bl3_at_E40": lambda c: _is_below(
-        "p99_delay", c, (B2, _density(40)), (B3, _density(40))
+        "p99_delay", c, (B2, density_point(40)), (B3, density_point(40))
     ),
     "fig5_mean_cut_2_to_4": lambda c: _storage_cut("mean_delay", c),
     "fig5_p99_cut_2_to_4": lambda c: _storage_cut("p99_delay", c),
@@ -261,7 +266,7 @@ MEASURES = {
 
 def measure(claim_id: str, quick: bool = True, seed: int = 0) -> Measurement:
     """One claim measured with the root seed ``seed`` (CLAIMS uses seed 0)."""
-    return MEASURES[claim_id](_context(quick, seed))
+    return MEASURES[claim_id](measured_at(quick, seed))
 
 
 def seed_spread(quick: bool = True, seeds=range(6), claims=None) -> pd.DataFrame:
@@ -337,7 +342,7 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     reject_unknown(func, params, set(PARAMS) - _RUN_CONTROL)
     values = PARAMS.check(func, seed=seed, **params)
     seed = values.pop("seed")
-    ctx = _context("atlas" if quick else True, seed, values)
+    ctx = measured_at("atlas" if quick else True, seed, values)
     if not set(ATLAS_CLAIMS) <= set(MEASURES):  # pragma: no cover - a table/code mismatch
         raise ParameterError(f"{func}: ATLAS_CLAIMS names claims that MEASURES does not have")
     return {claim: MEASURES[claim](ctx) for claim in ATLAS_CLAIMS}
@@ -345,8 +350,8 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
 
 def _atlas_cost(*, lam: float, **point) -> float:
     """What an atlas point costs, relative to the others: its runs' slots, which grow as
-    1 / λ_u (a warm-up of 30 tasks per user). Measured per reading on the quick atlas:
-    7.1, 12.5, 16.9 and 42.3 s at λ_u = 1.90, 1.30, 0.94 and 0.52 (3,658 to 12,822 slots)."""
+    1 / λ_u (a warm-up of 30 tasks per user); a point's time follows them
+    (``benchmarks/bench_p2_atlas.py --point`` times one)."""
     return float(run_for("atlas", lam)["slots"])
 
 
@@ -358,12 +363,10 @@ ATLAS = AtlasSpec(
     readings_per_batch=2,
     cost=_atlas_cost,
 )
-"""The quick atlas samples 4 points (× the readings): a point's 22 steady-state simulations
-cost about 9 CPU-s, so 8 points kept the notebook busy for minutes; the full atlas (64 points)
-is the verdict. A point's readings go to a worker in pairs, (default, cache_aware=False) and
+"""The quick atlas samples 4 points (× the readings): a point is 22 steady-state simulations,
+so a few points keep the notebook busy for minutes; the full atlas (64 points) is the
+verdict. A point's readings go to a worker in pairs, (default, cache_aware=False) and
 (hedge_upload=least_wait, hedge_check=False): each pair shares BL3's runs, the first also
-BL2's (:data:`~workbench.proactive.runs.IGNORED_READINGS`). Measured on the quick atlas, 2
-workers: 175 s reading by reading, 155 s in batches of all four readings, 148 s in pairs
-(the most expensive point, λ_u = 0.52 with 12,000 warm-up slots, then spans both workers).
-The points go to the workers most expensive first (:func:`_atlas_cost`), so that the last
-batches are the short ones."""
+BL2's (:data:`~workbench.proactive.runs.IGNORED_READINGS`), fewer runs than reading by
+reading and a finer split than all four at once. The points go to the workers most
+expensive first (:func:`_atlas_cost`), so that the last batches are the short ones."""

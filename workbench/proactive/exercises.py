@@ -52,7 +52,9 @@ def _places_in_range() -> int:
 def _upload_sojourn_ms() -> float:
     """M/M/1 sojourn of the upload queue alone: the isolated-cloudlet delay minus its
     computing time and τ_EP (κ = 0, τ_EP = 0 leave only the queue)."""
-    return 1e3 * isolated_cloudlet_delay(LONE_LAM, LONE_RATE, LONE_BITS, CPU, 0.0, 0.0)
+    return 1e3 * isolated_cloudlet_delay(
+        lam=LONE_LAM, link_rate=LONE_RATE, mean_bits=LONE_BITS, cpu=CPU, kappa=0.0, tau_ep=0.0
+    )
 
 
 def _solution_1(a: float) -> str:

@@ -19,25 +19,21 @@ import pandas as pd
 from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
 from workbench.matching import hedged_matching
 from workbench.memo import cached_call
+from workbench.params import takes
 from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.proactive.calibration import load_frame, plot_load
-from workbench.proactive.claims import _context as claims_context
-from workbench.proactive.claims import _get as claims_run
-from workbench.proactive.claims import warmup_slots
+from workbench.proactive.claims import measured_at, scheme_run, warmup_slots
 from workbench.proactive.model import (
-    _make_scenario,
-    _train,
+    SCENARIO_KEYS,
+    interference_free_rates,
     isolated_cloudlet_delay,
+    make_scenario,
     rank_cloudlets,
     reliability_margin,
+    train,
 )
-from workbench.proactive.params import PARAMS, POLICIES
+from workbench.proactive.params import PARAMS, POLICIES, P2Params
 from workbench.proactive.simulation import (
-    SCENARIO_KEYS,
-    TRAIN_KEYS,
-    _initial_rates,
-    _simulate,
-    _validate,
     draw_tasks,
     run_length,
     run_scenario,
@@ -50,7 +46,6 @@ from workbench.validation import (
     check_bool,
     check_int,
     check_real,
-    reject_unknown,
 )
 
 __all__ = [
@@ -107,37 +102,22 @@ RUNS = {
 """The figures' run lengths: quick (3 × 1000 measured slots) and full (5 × 20,000)."""
 
 
-def _run_length(quick: bool) -> dict:
-    return dict(RUNS[bool(quick)])
+STUDY_SEED = 0
+"""The paper figures' base seed (shifted by the caller's ``seed``)."""
 
 
-def _point(func: str, values: dict):
-    """One scheme at one grid point through the shared engine, overload='transient'."""
-    call = dict(
-        slots=values.pop("slots"),
-        warmup=values.pop("warmup"),
-        replications=values.pop("replications"),
-        seed=values.pop("seed"),
-        confidence=0.95,
-        keep_records=False,
-        overload="transient",
-    )
-    policy = values.pop("policy")
-    return _simulate(_validate(func, policy, values, call), func)
+def _run_length(quick: bool, seed: int = 0) -> dict:
+    """The figures' run (:data:`RUNS`) and root seed, ``figure_seed(STUDY_SEED, seed)``."""
+    return dict(RUNS[bool(quick)]) | {"seed": figure_seed(STUDY_SEED, seed)}
 
 
-def parameter_study(
-    vary: str,
-    values,
-    policies=POLICIES,
-    *,
-    slots=24_000,
-    warmup=None,
-    replications=5,
-    seed=None,
-    couple_users=False,
-    **fixed,
-) -> pd.DataFrame:
+_RUN = ("slots", "warmup", "replications", "seed")
+#: the model's rows a study may fix or vary (not the scheme, the run or the interval level)
+_MODEL_ROWS = tuple(n for n in PARAMS if n not in ("policy", "confidence", *_RUN))
+
+
+@takes(P2Params, "vary", "values", "policies", *_RUN, "couple_users", *_MODEL_ROWS, positional=True)
+def parameter_study(p, vary: str, values, policies=POLICIES, couple_users=False) -> pd.DataFrame:
     """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
 
     Parameters
@@ -149,15 +129,14 @@ def parameter_study(
     policies : sequence of str
         Schemes of :data:`~workbench.proactive.params.POLICIES`.
     slots, warmup, replications, seed
-        Run length (warm-up included), warm-up fraction (None: the table's), independent
-        replications, root seed (as in :func:`~workbench.proactive.simulation.simulate`;
-        None: the notebook's SEED). Replication r uses the r-th stream of the root seed at
-        every value and for every scheme (common random numbers: the same networks, tasks
-        and fading).
+        Run length (warm-up included), warm-up fraction, independent replications, root
+        seed (as in :func:`~workbench.proactive.simulation.simulate`). Replication r uses
+        the r-th stream of the root seed at every value and for every scheme (common random
+        numbers: the same networks, tasks and fading).
     couple_users : bool
         Keep U = 3 E (the paper's density study varies E at a fixed U/E).
-    **fixed
-        Other model parameters.
+    n_cloudlets, n_users, ...
+        The other model rows, fixed.
 
     Returns
     -------
@@ -168,27 +147,19 @@ def parameter_study(
         finite-horizon number, drawn hollow).
     """
     func = "parameter_study"
-    seed = figure_seed(0) if seed is None else seed
-    if vary not in PARAMS or vary in (
-        "policy",
-        "seed",
-        "replications",
-        "confidence",
-        "slots",
-        "warmup",
-    ):
+    if not isinstance(vary, str) or vary not in _MODEL_ROWS:
         raise ParameterError(
             f"The 'vary' parameter of {func} must name a model parameter. Got {vary!r} instead."
         )
-    reject_unknown(func, fixed, set(PARAMS) - {"policy", "seed", "replications", "slots", "warmup"})
     values = list(values) if np.ndim(values) <= 1 and np.size(values) <= 1000 else None
     if not values:
         raise ParameterError(
             f"The 'values' parameter of {func} must hold between 1 and 1000 values (run-time "
             f"bound). Got {np.size(values) if values is None else 0} values instead."
         )
-    schemes = tuple(PARAMS.check(func, policy=x)["policy"] for x in policies)
+    schemes = tuple(PARAMS["policy"].check(x, func) for x in policies)
     couple_users = check_bool(couple_users, "couple_users", func)
+    fixed = {k: getattr(p, k) for k in p.model_fields_set if k in _MODEL_ROWS and k != vary}
     # schemes without a cache do not see storage, cacheable ratio or Zipf exponent (the
     # streams are common): run them at the first value only and repeat their rows
     once = vary in CACHE_ONLY
@@ -198,19 +169,8 @@ def parameter_study(
         for scheme in schemes:
             key = (scheme, values[0] if once and scheme in NO_CACHE else value)
             if key not in cache:
-                p = (
-                    fixed
-                    | point
-                    | {
-                        vary: key[1],
-                        "policy": scheme,
-                        "seed": seed,
-                        "slots": slots,
-                        "warmup": warmup,
-                        "replications": replications,
-                    }
-                )
-                cache[key] = _point(func, p)
+                q = p.with_(func, None, **(point | {vary: key[1], "policy": scheme}))
+                cache[key] = simulate(q, keep_records=False, overload="transient")
             r = cache[key]
             for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate", "hedged_fraction"):
                 low, high = r.interval(q)
@@ -229,13 +189,7 @@ def parameter_study(
                     }
                 )
     frame = pd.DataFrame(out)
-    frame.attrs["fixed"] = fixed | {
-        "slots": slots,
-        "warmup": warmup,
-        "replications": replications,
-        "seed": seed,
-        "policies": schemes,
-    }
+    frame.attrs["fixed"] = fixed | {k: getattr(p, k) for k in _RUN} | {"policies": schemes}
     return frame
 
 
@@ -276,35 +230,32 @@ def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
     return fig
 
 
-def ccdf_study(
-    policies=POLICIES, *, slots=24_000, warmup=None, replications=5, seed=None, points=80, **params
-) -> pd.DataFrame:
+@takes(P2Params, "policies", *_RUN, "points", *_MODEL_ROWS, positional=True)
+def ccdf_study(p, policies=POLICIES, points=80) -> pd.DataFrame:
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
 
-    ``slots``, ``warmup``, ``replications`` and ``seed`` as in
-    :func:`~workbench.proactive.simulation.simulate` (``seed`` None: the notebook's SEED).
+    Parameters
+    ----------
+    policies : sequence of str
+        Schemes of :data:`~workbench.proactive.params.POLICIES`, at least one.
+    slots, warmup, replications, seed, n_cloudlets, ...
+        As in :func:`~workbench.proactive.simulation.simulate` (every scheme on the same
+        streams).
+    points : int
+        Delays d on the grid, from 0 to the largest scheme's 99.9th percentile.
 
-    Returns one row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high``, plus the
-    percentiles per scheme in ``frame.attrs["percentiles"]``.
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (scheme, d): ``ccdf``, ``ci_low``, ``ci_high`` and ``stationary``; the
+        percentiles per scheme in ``frame.attrs["percentiles"]``.
     """
     func = "ccdf_study"
-    seed = figure_seed(0) if seed is None else seed
     points = check_int(points, "points", func, 2, 10_000)
-    schemes = tuple(PARAMS.check(func, policy=x)["policy"] for x in policies)
+    schemes = tuple(PARAMS["policy"].check(x, func) for x in policies)
     if not schemes:
         raise ParameterError(f"The 'policies' parameter of {func} must name at least one scheme.")
-    results = {
-        s: simulate(
-            policy=s,
-            slots=slots,
-            warmup=warmup,
-            replications=replications,
-            seed=seed,
-            overload="transient",
-            **params,
-        )
-        for s in schemes
-    }
+    results = {s: simulate(p.trusted(policy=s), overload="transient") for s in schemes}
     top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
     grid = np.linspace(0.0, top, points)
     rows, pct = [], {}
@@ -331,7 +282,7 @@ def ccdf_study(
     frame = pd.DataFrame(rows)
     frame["stationary"] = frame["scheme"].map({s: r.stationary for s, r in results.items()})
     frame.attrs["percentiles"] = pct
-    frame.attrs["replications"] = replications
+    frame.attrs["replications"] = p.replications
     return frame
 
 
@@ -363,7 +314,8 @@ def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict:
+@takes(P2Params, "policy", "n_requests", "seed", *_MODEL_ROWS, positional=True)
+def slot_matching(p, n_requests=12) -> dict:
     """One slot of the matching on a fresh scenario, from the public model functions.
 
     ``n_requests`` users (uniformly chosen) request a task from their profile; queues are
@@ -373,7 +325,8 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
     costs τ_EP when ``cache_aware``), cloudlets by Φ (eq. 15) (BL3: both by link rate); a
     request with Φ < 0 at its first match is hedged (not in BL3), with ``hedge_check`` only
     to cloudlets where its Φ ≥ 0; a request is ``cached`` when a matched cloudlet holds the
-    result.
+    result. ``seed`` draws the network, its training and the requests; the other rows are
+    the model's.
 
     Returns
     -------
@@ -383,20 +336,16 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
         (E × requests) and ``cached`` (bool per row).
     """
     func = "slot_matching"
-    seed = figure_seed(0) if seed is None else seed  # None: the notebook's SEED
-    reject_unknown(func, params, set(PARAMS) - {"policy", "seed"})
-    v = PARAMS.defaults() | params | {"policy": policy, "seed": seed}
-    v = PARAMS.check(func, **v)
-    scheme = v["policy"]
-    n_requests = check_int(n_requests, "n_requests", func, 1, v["n_users"])
-    sc = _make_scenario(**{k: v[k] for k in SCENARIO_KEYS}, seed=v["seed"])
-    tr = _train(sc, **{k: v[k] for k in TRAIN_KEYS}, seed=v["seed"])
-    gen = np.random.default_rng([v["seed"], 9])
+    scheme = p.policy
+    n_requests = check_int(n_requests, "n_requests", func, 1, p.n_users)
+    sc = make_scenario(p)
+    tr = train(p, scenario=sc)
+    gen = np.random.default_rng([p.seed, 9])
     n_users, n_cloudlets = sc.path_gain.shape
     users = np.sort(gen.choice(n_users, size=n_requests, replace=False))
-    rates = _initial_rates(sc, v["bandwidth"])
-    caching = scheme in ("proposed", "BL1") and v["storage"] > 0
-    held = tr.cache_rank < v["storage"]  # (E, A): the s_e best-ranked results
+    rates = interference_free_rates(p, scenario=sc)
+    caching = scheme in ("proposed", "BL1") and p.storage > 0
+    held = tr.cache_rank < p.storage  # (E, A): the s_e best-ranked results
     prefs = np.full((users.size, n_cloudlets), -1, dtype=np.int64)
     hprefs = np.full((users.size, n_cloudlets), -1, dtype=np.int64)
     phi = np.zeros((n_cloudlets, users.size))
@@ -405,20 +354,20 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
     for i, u in enumerate(users):
         a = gen.choice(sc.cacheable.size, p=sc.profiles[sc.profile_of_user[u]])
         types[i] = a
-        bits = gen.exponential(v["mean_bits"])
+        bits = gen.exponential(p.mean_bits)
         y = held[:, a] & sc.cacheable[a] if caching else np.zeros(n_cloudlets, bool)
         if scheme == "BL3":
             order = np.argsort(-rates[u], kind="stable")
             phi[:, i] = rates[u]
         else:
-            seen = y if v["cache_aware"] else None  # users see caches only if cache_aware
-            order = rank_cloudlets(bits, rates[u], v["cpu"], v["kappa"], v["tau_ep"], seen)
+            seen = y if p.cache_aware else None  # users see caches only if cache_aware
+            order = rank_cloudlets(p, bits=bits, rate_est=rates[u], cpu=p.cpu, cached=seen)
             phi[:, i] = reliability_margin(
-                bits, rates[u], v["cpu"], v["kappa"], 0.0, v["tau_ep"], v["budget"], y
+                p, bits=bits, rate_est=rates[u], cpu=p.cpu, queue_wait_est=0.0, cached=y
             )
         order = order[sc.covered[u, order]]
         prefs[i, : order.size] = order
-        ok = order[phi[order, i] >= 0] if v["hedge_check"] else order
+        ok = order[phi[order, i] >= 0] if p.hedge_check else order
         hprefs[i, : ok.size] = ok
         held_by[i] = y
     rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
@@ -429,7 +378,7 @@ def slot_matching(policy="proposed", n_requests=12, seed=None, **params) -> dict
     )
     if scheme == "BL3":
         flags[:] = False
-    matched = hedged_matching(prefs, rprefs, None, flags, v["x_max"], hedge_prefs=hprefs)
+    matched = hedged_matching(prefs, rprefs, None, flags, p.x_max, hedge_prefs=hprefs)
     cached = np.array(
         [any(e >= 0 and held_by[i, e] for e in matched[i]) for i in range(users.size)]
     )
@@ -478,16 +427,26 @@ def reading_steps() -> list[tuple[str, dict]]:
     return steps
 
 
-def readings_table(quick: bool = True, seed=0, n_cloudlets=30) -> pd.DataFrame:
+@takes(P2Params, "quick", "seed", "n_cloudlets", positional=True)
+def readings_table(p, quick: bool = True) -> pd.DataFrame:
     """Which reading moves which gain: Fig. 3's numbers under each step of :func:`reading_steps`.
 
     One row per reading at E = ``n_cloudlets`` (U = 3E): the gains 1 − proposed/BL2 of the
     mean, 90th and 99th percentile delay, BL2's hedged share, BL2/BL3 99th percentile ratio,
     the proposed scheme's hit rate, whether every run was stationary. The replications are
-    paired across readings (same networks, tasks and fading); kept by workbench.memo."""
-    v = PARAMS.check("readings_table", seed=seed, n_cloudlets=n_cloudlets)
+    paired across readings (same networks, tasks and fading); kept by workbench.memo.
+
+    Parameters
+    ----------
+    quick : bool
+        The claims' quick runs (8 replications × 1000 measured slots) or the full ones.
+    seed : int
+        The root seed (the notebook's ``SEED``; 0: the published table).
+    n_cloudlets : int
+        E (U = 3E).
+    """
     quick = check_bool(quick, "quick", "readings_table")
-    return cached_call(_readings_rows, quick, v["seed"], v["n_cloudlets"])
+    return cached_call(_readings_rows, quick, p.seed, p.n_cloudlets)
 
 
 def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
@@ -495,11 +454,11 @@ def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
     # 8000 measured slots, 8 replications) through their run cache: a run a step does not
     # change (BL3's under the first three steps) and the last step's, which are the claims'
     # own, are computed once
-    ctx = claims_context(quick, seed)
+    ctx = measured_at(quick, seed)
     rows = []
     for name, reading in reading_steps():
         extra = reading | {"n_cloudlets": n_cloudlets, "n_users": 3 * n_cloudlets}
-        r = {s: claims_run(s, ctx, **extra) for s in ("proposed", "BL2", "BL3")}
+        r = {s: scheme_run(s, ctx, **extra) for s in ("proposed", "BL2", "BL3")}
         rows.append(
             {
                 "reading": name,
@@ -516,12 +475,28 @@ def _readings_rows(quick: bool, seed: int, n_cloudlets: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def map_frame(quick: bool = False, *, policy="proposed", map_seed=4, n_requests=15) -> pd.DataFrame:
+MAP_SEED = 4
+"""The map's network at ``seed=0``: one whose slot shows a hedge."""
+
+
+@takes(P2Params, "quick", "policy", "seed", "n_requests", positional=True)
+def map_frame(p, quick: bool = False, n_requests=15) -> pd.DataFrame:
     """Nodes and links of :func:`slot_matching`: rows of kind cloudlet, user, link.
 
-    ``map_seed`` is the network's seed (4: a network whose slot shows a hedge)."""
+    Parameters
+    ----------
+    quick : bool
+        Unused (the map is one slot); the figures' shared signature.
+    policy : str
+        The scheme whose slot is drawn.
+    seed : int
+        The caller's seed (the notebook's ``SEED``): the network is
+        ``figure_seed(MAP_SEED, seed)``, so ``seed=0`` draws network 4.
+    n_requests : int
+        Users requesting in the slot.
+    """
     check_bool(quick, "quick", "map_frame")
-    m = slot_matching(policy, n_requests=n_requests, seed=map_seed)
+    m = slot_matching(p.policy, n_requests=n_requests, seed=figure_seed(MAP_SEED, p.seed))
     sc, tr = m["scenario"], m["training"]
     rows = [
         {"kind": "cloudlet", "x": x, "y": y, "id": e, "cluster": tr.preferred_cluster[e]}
@@ -547,7 +522,7 @@ def map_frame(quick: bool = False, *, policy="proposed", map_seed=4, n_requests=
                 )
     frame = pd.DataFrame(rows)
     frame.attrs["k"] = tr.clusters.k
-    frame.attrs["scheme"] = policy
+    frame.attrs["scheme"] = p.policy
     return frame
 
 
@@ -598,20 +573,40 @@ def plot_map(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def drift_frame(
-    quick: bool = False, n_tasks=100, zipf=0.8, capacity=10, seed=0, window=500
-) -> pd.DataFrame:
+DRIFT_SEED = 0
+"""The drift trace's base seed (shifted by the caller's ``seed``)."""
+
+
+@takes(P2Params, "quick", "n_tasks", "zipf", "capacity", "seed", "window", positional=True)
+def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame:
     """Beyond the paper: LRU, LFU and the popularity cache when popularity drifts.
 
     One cloudlet's request trace: Zipf(z) over a random order of the tasks; halfway the
     order is redrawn (the users' interests change). The popularity cache keeps the order
     learnt before the change (a stale training phase); LRU and LFU adapt on their own.
-    Returns the hit rate per window of ``window`` requests for each policy.
+
+    Parameters
+    ----------
+    quick : bool
+        10,000 requests (else 40,000).
+    n_tasks, zipf
+        A and z of the trace.
+    capacity : int
+        The cache's size, in [1, A].
+    seed : int
+        The caller's seed (the notebook's ``SEED``), shifting :data:`DRIFT_SEED`.
+    window : int
+        Requests per window of the hit rate.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``policy``, ``request`` (the window's middle) and ``hit_rate``; ``attrs`` the
+        change point, the capacity, z and the top-s_e mass.
     """
     func = "drift_frame"
     quick = check_bool(quick, "quick", func)
-    v = PARAMS.check(func, n_tasks=n_tasks, zipf=zipf, seed=seed)
-    n_tasks, zipf, seed = v["n_tasks"], v["zipf"], v["seed"]
+    n_tasks, zipf, seed = p.n_tasks, p.zipf, figure_seed(DRIFT_SEED, p.seed)
     capacity = check_int(capacity, "capacity", func, 1, n_tasks)
     n = 10_000 if quick else 40_000
     window = check_int(window, "window", func, 1, n // 2)
@@ -663,12 +658,13 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     return fig
 
 
-def delay_ccdf_frame(quick: bool = False) -> pd.DataFrame:
-    """Fig. 3's data: the delay CCDF of the four schemes at the defaults."""
-    return ccdf_study(**_run_length(quick))
+def delay_ccdf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """Fig. 3's data: the delay CCDF of the four schemes at the defaults; ``seed`` is the
+    caller's (the notebook's ``SEED``, 0: the published frame)."""
+    return ccdf_study(**_run_length(quick, seed))
 
 
-def density_frame(quick: bool = False) -> pd.DataFrame:
+def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
     return parameter_study(
@@ -676,7 +672,7 @@ def density_frame(quick: bool = False) -> pd.DataFrame:
         values,
         ("proposed", "BL1", "BL2", "BL3"),
         couple_users=True,
-        **_run_length(quick),
+        **_run_length(quick, seed),
     )
 
 
@@ -684,21 +680,23 @@ def plot_density(frame: pd.DataFrame, fast=False):
     return draw_study(frame, title="Fig. 4: network density, U = 3E", fast=fast)
 
 
-def storage_frame(quick: bool = False) -> pd.DataFrame:
+def storage_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5's data: delay against the storage s_e."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
-    return parameter_study("storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick))
+    return parameter_study(
+        "storage", values, ("proposed", "BL1", "BL2"), **_run_length(quick, seed)
+    )
 
 
 def plot_storage(frame: pd.DataFrame, fast=False):
     return draw_study(frame, title="Fig. 5: storage", fast=fast)
 
 
-def storage_pooled_frame(quick: bool = False) -> pd.DataFrame:
+def storage_pooled_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5 with users that know every cache (cache_aware=True)."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
     return parameter_study(
-        "storage", values, ("proposed", "BL1", "BL2"), cache_aware=True, **_run_length(quick)
+        "storage", values, ("proposed", "BL1", "BL2"), cache_aware=True, **_run_length(quick, seed)
     )
 
 
@@ -706,11 +704,11 @@ def plot_storage_pooled(frame: pd.DataFrame, fast=False):
     return draw_study(frame, title="Fig. 5 if users knew every cache (cache_aware)", fast=fast)
 
 
-def cacheable_frame(quick: bool = False) -> pd.DataFrame:
+def cacheable_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 6's data: delay against the share of cacheable task types."""
     values = (0.0, 0.33, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
     return parameter_study(
-        "cacheable_ratio", values, ("proposed", "BL1", "BL2"), **_run_length(quick)
+        "cacheable_ratio", values, ("proposed", "BL1", "BL2"), **_run_length(quick, seed)
     )
 
 
@@ -718,10 +716,10 @@ def plot_cacheable(frame: pd.DataFrame, fast=False):
     return draw_study(frame, title="Fig. 6: cacheable ratio", fast=fast)
 
 
-def zipf_frame(quick: bool = False) -> pd.DataFrame:
+def zipf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 7's data: the 99th percentile delay and hit rate against z."""
     values = (0.4, 0.8, 1.6) if quick else (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0)
-    return parameter_study("zipf", values, ("proposed", "BL1"), **_run_length(quick))
+    return parameter_study("zipf", values, ("proposed", "BL1"), **_run_length(quick, seed))
 
 
 def plot_zipf(frame: pd.DataFrame, fast=False):
@@ -779,13 +777,23 @@ FIGURES = {
 }
 
 
+@takes(
+    P2Params,
+    "loads",
+    "check_bits",
+    "check_slot",
+    "check_slots",
+    "check_replications",
+    "seed",
+    positional=True,
+)
 def mm1_check(
+    p,
     loads=(0.3, 0.5, 0.7),
     check_bits=1e5,
     check_slot=1e-4,
     check_slots=400_000,
     check_replications=4,
-    seed=0,
 ) -> pd.DataFrame:
     """Analytic (M/M/1) against simulated mean delay of one user alone at one cloudlet.
 
@@ -807,7 +815,7 @@ def mm1_check(
     slot = check_real(check_slot, "check_slot", func, slot_row.low, slot_row.high)
     n_slots = check_int(check_slots, "check_slots", func, slots_row.low, slots_row.high)
     replications = check_int(check_replications, "check_replications", func, 2, 1000)
-    seed = PARAMS.check(func, seed=seed)["seed"]
+    seed = p.seed
     if len(loads) * replications * n_slots > 5e8:
         raise ParameterError(
             f"The 'check_slots' parameter of {func} must keep loads × check_replications × "
@@ -816,9 +824,9 @@ def mm1_check(
         )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
     scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
-    sc = _make_scenario(**scen, seed=2)
-    tr = _train(sc, 1.0, 10.0, 0.5, 20.0, seed=1)
-    rate = float(_initial_rates(sc, 10e6)[0, 0])
+    sc = make_scenario(**scen, seed=2)
+    tr = train(sc, 1.0, 10.0, 0.5, 20.0, 1)
+    rate = float(interference_free_rates(sc, 10e6)[0, 0])
     rows = []
     for rho in loads:
         lam = rho * rate / mean_bits
@@ -844,7 +852,15 @@ def mm1_check(
             {
                 "load ρ": rho,
                 "M/M/1 theory [ms]": 1e3
-                * isolated_cloudlet_delay(lam, rate, mean_bits, 1e10, 1.0, 0.005, slot),
+                * isolated_cloudlet_delay(
+                    lam=lam,
+                    link_rate=rate,
+                    mean_bits=mean_bits,
+                    cpu=1e10,
+                    kappa=1.0,
+                    tau_ep=0.005,
+                    slot_correction=slot,
+                ),
                 "simulated [ms]": 1e3 * x.mean(),
                 "± 95% [ms]": 1e3 * half,
             }

@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.clustering import Clusters, cluster_users
-from workbench.proactive.params import PARAMS
+from workbench.params import takes
+from workbench.proactive.params import PARAMS, P2Params
 from workbench.radio import channel_gains, dbm_to_watt, noise_power, path_loss_db
 from workbench.validation import (
     ParameterError,
@@ -54,7 +55,26 @@ __all__ = [
     "cacheable_mass",
     "interference_free_rate",
     "coverage_calibration",
+    "interference_free_rates",
 ]
+
+#: the rows that draw a network (:func:`make_scenario`), in its order
+SCENARIO_KEYS = (
+    "n_cloudlets",
+    "n_users",
+    "area",
+    "n_tasks",
+    "zipf",
+    "n_profiles",
+    "cacheable_ratio",
+    "power_dbm",
+    "noise_dbm_hz",
+    "noise_figure_db",
+    "bandwidth",
+    "coverage_db",
+)
+#: the rows of the training phase (:func:`train`), in its order
+TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
 
 
 def _bools(value, name, func):
@@ -94,15 +114,14 @@ def _broadcast(func, named: dict):
 
 
 def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
-    """Eq. 4, validated under ``func``'s own parameter ``names`` (keys: the eq.'s terms)."""
+    """Eq. 4, the arrays validated under ``func``'s own parameter ``names`` (keys: the eq.'s
+    terms); ``kappa`` and ``tau_ep`` come from a validated object."""
     bits = check_array(bits, names["bits"], func, ndim=None, low=0.0)
     rate = check_array(rate, names["rate"], func, ndim=None, low=0.0, low_open=True)
     cpu = check_array(
         cpu, names["cpu"], func, ndim=None, low=PARAMS["cpu"].low, high=PARAMS["cpu"].high
     )
     wait = check_array(wait, names["wait"], func, ndim=None, low=0.0)
-    kappa = PARAMS.check(func, kappa=kappa)["kappa"]
-    tau_ep = PARAMS.check(func, tau_ep=tau_ep)["tau_ep"]
     y = _bools(cached, "cached", func)
     arrays = {
         names["bits"]: bits,
@@ -126,7 +145,8 @@ def _delay(func, names, bits, rate, cpu, kappa, wait, tau_ep, cached):
 _DELAY_NAMES = {"bits": "bits", "rate": "link_rate", "cpu": "cpu", "wait": "wait"}
 
 
-def task_delay(bits, link_rate, cpu, kappa, wait=0.0, tau_ep=0.005, cached=False):
+@takes(P2Params, "bits", "link_rate", "cpu", "kappa", "wait", "tau_ep", "cached", positional=True)
+def task_delay(p, bits, link_rate, cpu, wait=0.0, cached=False):
     """Delay of one task at one cloudlet (eq. 4), vectorised over numpy broadcasting.
 
     Parameters
@@ -156,10 +176,22 @@ def task_delay(bits, link_rate, cpu, kappa, wait=0.0, tau_ep=0.005, cached=False
     ----------
     Elbamby et al. (2018), eqs. 1-4.
     """
-    return _delay("task_delay", _DELAY_NAMES, bits, link_rate, cpu, kappa, wait, tau_ep, cached)
+    return _delay("task_delay", _DELAY_NAMES, bits, link_rate, cpu, p.kappa, wait, p.tau_ep, cached)
 
 
-def reliability_margin(bits, rate_est, cpu, kappa, queue_wait_est, tau_ep, budget, cached=False):
+@takes(
+    P2Params,
+    "bits",
+    "rate_est",
+    "cpu",
+    "kappa",
+    "queue_wait_est",
+    "tau_ep",
+    "budget",
+    "cached",
+    positional=True,
+)
+def reliability_margin(p, bits, rate_est, cpu, queue_wait_est=0.0, cached=False):
     """Φ_eu of eq. 15: the slack of the reliability constraint linearised by Markov (eq. 9).
 
     Markov's inequality turns Pr(D ≥ D_th) ≤ ε into E[D] ≤ D_th ε; written with the
@@ -176,7 +208,8 @@ def reliability_margin(bits, rate_est, cpu, kappa, queue_wait_est, tau_ep, budge
     rate_est : float or array
         Estimated rate r̄_ue [bit/s], > 0 (eq. 10).
     queue_wait_est : float or array
-        Σ_{i ∈ Q_e} L'_i / r̄_ie [s]: the estimated time to upload what is queued.
+        Σ_{i ∈ Q_e} L'_i / r̄_ie [s]: the estimated time to upload what is queued (0: an
+        empty queue).
     budget : float
         D_th·ε [s].
     cached : bool or array of bool
@@ -190,11 +223,11 @@ def reliability_margin(bits, rate_est, cpu, kappa, queue_wait_est, tau_ep, budge
     ----------
     Elbamby et al. (2018), eqs. 6b, 7-9, 15-16.
     """
-    func = "reliability_margin"
-    budget = PARAMS.check(func, budget=budget)["budget"]
     names = {"bits": "bits", "rate": "rate_est", "cpu": "cpu", "wait": "queue_wait_est"}
-    delay = _delay(func, names, bits, rate_est, cpu, kappa, queue_wait_est, tau_ep, cached)
-    return budget - delay
+    delay = _delay(
+        "reliability_margin", names, bits, rate_est, cpu, p.kappa, queue_wait_est, p.tau_ep, cached
+    )
+    return p.budget - delay
 
 
 def ewma_rates(rates, initial=None):
@@ -249,7 +282,8 @@ def ewma_rates(rates, initial=None):
     return out
 
 
-def rank_cloudlets(bits, rate_est, cpu, kappa, tau_ep, cached=None, covered=None):
+@takes(P2Params, "bits", "rate_est", "cpu", "kappa", "tau_ep", "cached", "covered", positional=True)
+def rank_cloudlets(p, bits, rate_est, cpu, cached=None, covered=None):
     """A user's preference order over cloudlets by its own delay estimate (eq. 14).
 
     The user ranks by eq. 4 without the queue it cannot see: κ L / c_e + L / r̄_ue + τ_EP,
@@ -306,15 +340,21 @@ def rank_cloudlets(bits, rate_est, cpu, kappa, tau_ep, cached=None, covered=None
             f"Got {bits!r} instead."
         )
     names = {"bits": "bits", "rate": "rate_est", "cpu": "cpu", "wait": "wait"}
-    d = _delay(func, names, bits, rate_est, cpu, kappa, 0.0, tau_ep, masks["cached"])
+    d = _delay(func, names, bits, rate_est, cpu, p.kappa, 0.0, p.tau_ep, masks["cached"])
     order = np.argsort(np.atleast_1d(d), kind="stable")
     return order[masks["covered"][order]].astype(np.int64)
 
 
-def zipf_popularity(n_tasks, zipf):
-    """Request probabilities ∝ 1/i^z of the i-th most popular of ``n_tasks`` tasks."""
-    args = PARAMS.check("zipf_popularity", n_tasks=n_tasks, zipf=zipf)
-    w = 1.0 / np.arange(1, args["n_tasks"] + 1) ** args["zipf"]
+@takes(P2Params, "n_tasks", "zipf", positional=True)
+def zipf_popularity(p):
+    """Request probabilities ∝ 1/i^z of the i-th most popular of ``n_tasks`` tasks.
+
+    Returns
+    -------
+    numpy.ndarray, shape (A,)
+        The probabilities, most popular first, summing to 1.
+    """
+    w = 1.0 / np.arange(1, p.n_tasks + 1) ** p.zipf
     return w / w.sum()
 
 
@@ -339,21 +379,8 @@ class Scenario(NamedTuple):
     noise_w: float
 
 
-def make_scenario(
-    n_cloudlets=30,
-    n_users=90,
-    area=100.0,
-    n_tasks=100,
-    zipf=0.8,
-    n_profiles=3,
-    cacheable_ratio=1 / 3,
-    power_dbm=20.0,
-    noise_dbm_hz=-174.0,
-    noise_figure_db=9.0,
-    bandwidth=10e6,
-    coverage_db=84.0,
-    seed=0,
-) -> Scenario:
+@takes(P2Params, *SCENARIO_KEYS, "seed", positional=True)
+def make_scenario(p) -> Scenario:
     """Draw cloudlets, users, popularity profiles and the cacheable tasks.
 
     Cloudlets and users are uniform in an ``area`` × ``area`` square. Each profile ranks
@@ -363,63 +390,43 @@ def make_scenario(
     cloudlet is moved to cover its nearest one (its coverage is forced to include it) so
     that every task can be served; :func:`make_scenario` says so in ``covered``.
 
+    Parameters
+    ----------
+    n_cloudlets, n_users, area, n_tasks, zipf, n_profiles, cacheable_ratio
+        E, U, the side of the square, A, z, the number of profiles and |A_c|/A.
+    power_dbm, noise_dbm_hz, noise_figure_db, bandwidth, coverage_db
+        The radio: P_u, the noise density and figure, B and the coverage threshold.
+    seed : int
+        Same seed, same network.
+
+    Returns
+    -------
+    Scenario
+        Positions, path gains, coverage, profiles and the cacheable types.
+
     References
     ----------
     Elbamby et al. (2018), Sec. 2 and Sec. 4 (uniform nodes, Zipf profiles assigned at
     random, one third of the tasks cacheable).
     """
-    func = "make_scenario"
-    a = PARAMS.check(
-        func,
-        n_cloudlets=n_cloudlets,
-        n_users=n_users,
-        area=area,
-        n_tasks=n_tasks,
-        zipf=zipf,
-        n_profiles=n_profiles,
-        cacheable_ratio=cacheable_ratio,
-        power_dbm=power_dbm,
-        noise_dbm_hz=noise_dbm_hz,
-        noise_figure_db=noise_figure_db,
-        bandwidth=bandwidth,
-        coverage_db=coverage_db,
-        seed=seed,
-    )
-    return _make_scenario(**a)
-
-
-def _make_scenario(
-    n_cloudlets,
-    n_users,
-    area,
-    n_tasks,
-    zipf,
-    n_profiles,
-    cacheable_ratio,
-    power_dbm,
-    noise_dbm_hz,
-    noise_figure_db,
-    bandwidth,
-    coverage_db,
-    seed,
-) -> Scenario:
-    gen = np.random.default_rng(np.random.SeedSequence(seed))
-    cloudlet_xy = gen.uniform(0.0, area, size=(n_cloudlets, 2))
-    user_xy = gen.uniform(0.0, area, size=(n_users, 2))
+    n_cloudlets, n_users, n_tasks, zipf = p.n_cloudlets, p.n_users, p.n_tasks, p.zipf
+    gen = np.random.default_rng(np.random.SeedSequence(p.seed))
+    cloudlet_xy = gen.uniform(0.0, p.area, size=(n_cloudlets, 2))
+    user_xy = gen.uniform(0.0, p.area, size=(n_users, 2))
     d = np.sqrt(((user_xy[:, None, :] - cloudlet_xy[None, :, :]) ** 2).sum(-1))
     pl = path_loss_db(d)
-    covered = pl <= coverage_db
+    covered = pl <= p.coverage_db
     nearest = np.argmin(pl, axis=1)
     covered[np.arange(n_users), nearest] = True  # nobody is left without a server
     gain = channel_gains(user_xy, cloudlet_xy, fading=False)
     base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
     base /= base.sum()
-    profiles = np.empty((n_profiles, n_tasks))
-    for j in range(n_profiles):
+    profiles = np.empty((p.n_profiles, n_tasks))
+    for j in range(p.n_profiles):
         profiles[j, gen.permutation(n_tasks)] = base
-    profile_of_user = gen.integers(0, n_profiles, size=n_users)
+    profile_of_user = gen.integers(0, p.n_profiles, size=n_users)
     cacheable = np.zeros(n_tasks, dtype=bool)
-    cacheable[gen.choice(n_tasks, size=round(cacheable_ratio * n_tasks), replace=False)] = True
+    cacheable[gen.choice(n_tasks, size=round(p.cacheable_ratio * n_tasks), replace=False)] = True
     return Scenario(
         cloudlet_xy,
         user_xy,
@@ -428,8 +435,8 @@ def _make_scenario(
         profiles,
         profile_of_user.astype(np.int64),
         cacheable,
-        dbm_to_watt(power_dbm),
-        noise_power(bandwidth, noise_figure_db, noise_dbm_hz),
+        dbm_to_watt(p.power_dbm),
+        noise_power(p.bandwidth, p.noise_figure_db, p.noise_dbm_hz),
     )
 
 
@@ -527,9 +534,8 @@ class Training(NamedTuple):
     popular); the popularity cache replaces by it."""
 
 
-def train(
-    scenario: Scenario, lam=1.5, training_time=100.0, theta=0.5, sigma_d=20.0, seed=0
-) -> Training:
+@takes(P2Params, "scenario", *TRAIN_KEYS, "seed", positional=True)
+def train(p, scenario: Scenario) -> Training:
     """The training phase: attachment, request counts, clustering, ξ and preferred clusters.
 
     1. Every user attaches to the covered cloudlet with the strongest (path) gain.
@@ -544,36 +550,40 @@ def train(
     5. Each cloudlet prefers the cluster whose members' requests it received most; a
        cloudlet no user attached to prefers the cluster of its nearest user.
 
+    Parameters
+    ----------
+    scenario : Scenario
+        From :func:`make_scenario`.
+    lam, training_time : float
+        λ_u and the training period: each user's requests are Poisson(λ_u T_train).
+    theta, sigma_d : float
+        The similarity's distance weight θ and width σ_d (eqs. 11-13).
+    seed : int
+        Same seed, same counts and clusters.
+
+    Returns
+    -------
+    Training
+        Attachment, counts, clusters, ξ per cluster, preferred cluster and cache ranks.
+
     References
     ----------
     Elbamby et al. (2018), Sec. 3.1 and Algorithm 1 (eqs. 11-13, Remark 2).
     """
-    func = "train"
-    check_scenario(func, scenario)
-    a = PARAMS.check(
-        func,
-        lam=lam,
-        training_time=training_time,
-        theta=theta,
-        sigma_d=sigma_d,
-        seed=seed,
-    )
-    return _train(scenario, **a)
-
-
-def _train(scenario, lam, training_time, theta, sigma_d, seed) -> Training:
+    check_scenario("train", scenario)
+    seed = p.seed
     gen = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     n_users, n_cloudlets = scenario.path_gain.shape
     n_tasks = scenario.cacheable.size
     gain = np.where(scenario.covered, scenario.path_gain, -1.0)
     attach = np.argmax(gain, axis=1).astype(np.int64)
     counts = np.zeros((n_users, n_tasks))
-    n_req = gen.poisson(lam * training_time, size=n_users)
+    n_req = gen.poisson(p.lam * p.training_time, size=n_users)
     for u in range(n_users):
         counts[u] = gen.multinomial(n_req[u], scenario.profiles[scenario.profile_of_user[u]])
     cache_counts = counts[:, scenario.cacheable]
     if n_users >= 4 and cache_counts.shape[1] > 0:
-        clusters = cluster_users(scenario.user_xy, cache_counts, sigma_d, theta, seed=seed)
+        clusters = cluster_users(scenario.user_xy, cache_counts, p.sigma_d, p.theta, seed=seed)
     else:
         clusters = Clusters(np.zeros(n_users, np.int64), 1, np.zeros(0))
     k = clusters.k
@@ -594,29 +604,47 @@ def _train(scenario, lam, training_time, theta, sigma_d, seed) -> Training:
     return Training(attach, counts, clusters, cluster_order, preferred, rank[preferred])
 
 
-def interference_free_rate(
-    distance_m, bandwidth=10e6, power_dbm=20.0, noise_dbm_hz=-174.0, noise_figure_db=9.0
-) -> float:
-    """Shannon rate [bit/s] of a lone user at ``distance_m`` without fading or interference."""
+@takes(
+    P2Params,
+    "distance_m",
+    "bandwidth",
+    "power_dbm",
+    "noise_dbm_hz",
+    "noise_figure_db",
+    positional=True,
+)
+def interference_free_rate(p, distance_m) -> float:
+    """Shannon rate [bit/s] of a lone user at ``distance_m`` [m] without fading or
+    interference: B log2(1 + P_u g(d) / σ²), the path gain g of the paper's path loss."""
     func = "interference_free_rate"
-    a = PARAMS.check(
-        func,
-        bandwidth=bandwidth,
-        power_dbm=power_dbm,
-        noise_dbm_hz=noise_dbm_hz,
-        noise_figure_db=noise_figure_db,
-    )
     distance_m = check_real(distance_m, "distance_m", func, 0.0, 1e6, low_open=True)
     gain = 10.0 ** (-path_loss_db(distance_m) / 10.0)
     snr = (
-        dbm_to_watt(a["power_dbm"])
+        dbm_to_watt(p.power_dbm)
         * gain
-        / noise_power(a["bandwidth"], a["noise_figure_db"], a["noise_dbm_hz"])
+        / noise_power(p.bandwidth, p.noise_figure_db, p.noise_dbm_hz)
     )
-    return float(a["bandwidth"] * math.log2(1.0 + snr))
+    return float(p.bandwidth * math.log2(1.0 + snr))
 
 
-def isolated_cloudlet_delay(lam, link_rate, mean_bits, cpu, kappa, tau_ep, slot_correction=0.0):
+@takes(P2Params, "scenario", "bandwidth", positional=True)
+def interference_free_rates(p, scenario: Scenario) -> np.ndarray:
+    """The (U, E) Shannon rates [bit/s] of every user at every cloudlet of ``scenario`` on
+    the path gain alone (no fading, no interference): the rate estimates r̄(0) of eq. 10
+    before any slot, and the best rate a user can have.
+
+    Returns
+    -------
+    numpy.ndarray, shape (U, E)
+        B log2(1 + P_u g_ue / σ²).
+    """
+    check_scenario("interference_free_rates", scenario)
+    snr = scenario.power_w * scenario.path_gain / scenario.noise_w
+    return p.bandwidth * np.log1p(snr) / np.log(2.0)
+
+
+@takes(P2Params, "lam", "link_rate", "mean_bits", "cpu", "kappa", "tau_ep", "slot_correction")
+def isolated_cloudlet_delay(p, *, link_rate, slot_correction=0.0):
     """Mean delay of one user alone at one cloudlet: an M/M/1 upload queue, then the CPU.
 
     With Poisson arrivals (λ), exponential sizes (mean L̄) and a fixed rate r, the upload
@@ -625,8 +653,15 @@ def isolated_cloudlet_delay(lam, link_rate, mean_bits, cpu, kappa, tau_ep, slot_
     about half a slot on average (a request waits for the next slot boundary) and each
     upload starts at a slot boundary (about half a slot more when the queue was empty).
 
-    ``slot_correction`` [s] is added as it is: 0 for the continuous M/M/1, the slot length
-    δ for the first-order correction of the slotted simulator.
+    Parameters
+    ----------
+    lam, mean_bits, cpu, kappa, tau_ep
+        λ_u, L̄, c_e, κ and τ_EP (rows of the parameter table).
+    link_rate : float
+        The user's fixed upload rate r [bit/s], > 0.
+    slot_correction : float
+        Added as it is [s]: 0 for the continuous M/M/1, the slot length δ for the
+        first-order correction of the slotted simulator.
 
     Returns
     -------
@@ -639,17 +674,16 @@ def isolated_cloudlet_delay(lam, link_rate, mean_bits, cpu, kappa, tau_ep, slot_
         If λ L̄ / r ≥ 1.
     """
     func = "isolated_cloudlet_delay"
-    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, cpu=cpu, kappa=kappa, tau_ep=tau_ep)
     rate = check_real(link_rate, "link_rate", func, 0.0, low_open=True)
     slot = check_real(slot_correction, "slot_correction", func, 0.0, 1.0)
-    mu = rate / a["mean_bits"]
-    if a["lam"] >= mu:
+    mu = rate / p.mean_bits
+    if p.lam >= mu:
         raise UnstableRegimeError(
             f"The 'lam' parameter of {func} must be below the upload service rate "
-            f"r / L̄ = {mu:.4g} 1/s for a stable queue (load {a['lam'] / mu:.3g}). "
-            f"Got {a['lam']!r} instead."
+            f"r / L̄ = {mu:.4g} 1/s for a stable queue (load {p.lam / mu:.3g}). "
+            f"Got {p.lam!r} instead."
         )
-    return 1.0 / (mu - a["lam"]) + a["kappa"] * a["mean_bits"] / a["cpu"] + a["tau_ep"] + slot
+    return 1.0 / (mu - p.lam) + p.kappa * p.mean_bits / p.cpu + p.tau_ep + slot
 
 
 def cacheable_mass(scenario: Scenario) -> float:
@@ -662,11 +696,11 @@ def cacheable_mass(scenario: Scenario) -> float:
     return float(per_profile[scenario.profile_of_user].mean())
 
 
+@takes(P2Params, "thresholds_db", "densities", "x_max", "area", "seeds", positional=True)
 def coverage_calibration(
+    p,
     thresholds_db=(80.0, 82.0, 84.0, 86.0, 88.0, 90.0, 95.0, 100.0, 110.0),
     densities=(10, 20, 30, 40),
-    x_max=2,
-    area=100.0,
     seeds=20,
 ) -> pd.DataFrame:
     """How many cloudlets cover a user, per path-loss threshold and density (U = 3E).
@@ -676,8 +710,17 @@ def coverage_calibration(
     at the sparsest density of Fig. 4 (E = 10), a user has on average X_max cloudlets in
     coverage (the number a hedged request needs), so hedging is often impossible there and
     easy at E = 30-40. ``frame.attrs["chosen"]`` is the threshold (to 1 dB) that meets it.
-    ``thresholds_db`` are path-loss thresholds (each in ``coverage_db``'s range) and
-    ``densities`` numbers of cloudlets E (each in ``n_cloudlets``' range).
+
+    Parameters
+    ----------
+    thresholds_db : sequence of float
+        Path-loss thresholds, each in ``coverage_db``'s range.
+    densities : sequence of int
+        Numbers of cloudlets E, each in ``n_cloudlets``' range (U = 3E).
+    x_max, area
+        X_max (the rule's target) and the side of the square.
+    seeds : int
+        Networks drawn per (threshold, E), seeds 0 .. seeds - 1.
 
     Returns
     -------
@@ -700,7 +743,7 @@ def coverage_calibration(
             f"The 'thresholds_db' parameter of {func} must give between 1 and 1000 (threshold, "
             f"E) pairs with 'densities'. Got {len(levels)} × {len(sizes)} instead."
         )
-    v = PARAMS.check(func, x_max=x_max, area=area)
+    v = {"x_max": p.x_max, "area": p.area}
     seeds = check_int(seeds, "seeds", func, 1, 1000)
     rows = []
     for e in sizes:

@@ -1,8 +1,9 @@
 """The parameters of the proactive edge-computing model, declared once.
 
-Every public function of :mod:`workbench.proactive` validates its arguments against this
-table (``PARAMS.check("<function>", ...)``) once; private helpers never re-check. The
-notebook's controls are built from the same rows.
+:data:`PARAMS` is the table; :class:`P2Params`, built from it, is the paper's parameter
+object. Every public function of :mod:`workbench.proactive` takes the object or its keywords
+(:func:`workbench.params.takes`), validated once at that door; the functions it calls trust
+the object. The notebook's controls are built from the same rows.
 
 The paper's table of default parameters did not survive; every default marked
 ``source="choice"`` is the workbench's own value, chosen to be physically plausible for a
@@ -12,15 +13,19 @@ the paper states in its figure captions or its text.
 
 from __future__ import annotations
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params, ParamsModel
+from workbench.validation import ParameterError, check_budget
 
-__all__ = ["PARAMS", "POLICIES"]
+__all__ = ["PARAMS", "POLICIES", "P2Params"]
 
 POLICIES = ("proposed", "BL1", "BL2", "BL3")
 """The schemes the paper compares (the keyword is ``policy``, the shared name)."""
 POLICY_CODES = {name: code for code, name in enumerate(POLICIES)}
 MAX_TASKS = 5_000_000  # tasks per replication: bounds the memory of one run (~40 B each)
 MAX_QUEUE = 4096  # copies waiting at one cloudlet; more means the offered load is unstable
+MAX_WORK = 5e9
+"""Run-time bound: slots × users × cloudlets over all replications of one call (about a
+minute of the slot loop on one core)."""
 
 PARAMS = Params(
     Param(
@@ -578,3 +583,54 @@ PARAMS = Params(
     SEED,
     CONFIDENCE,
 )
+
+
+class _Relations(ParamsModel):
+    def warmup_slots(self) -> int:
+        """The slots of the warm-up: ``warmup · slots`` rounded to the nearest slot."""
+        return int(round(self.warmup * self.slots))
+
+    def check_relations(self, func: str, fields) -> None:
+        """The run's bounds between fields, for a function that takes them: the run-time
+        bound, the tasks and memory of one replication (a warm-up of at most 0.9 of at least
+        10 slots always leaves a measured slot)."""
+        fields = set(fields)
+        if {"slots", "n_users", "n_cloudlets", "replications"} <= fields:
+            self.check_work(func, self.replications, "replications")
+        if {"lam", "n_users", "n_cloudlets", "n_tasks", "slots", "slot"} <= fields:
+            horizon = self.slots * self.slot
+            tasks = self.lam * self.n_users * horizon
+            if tasks > MAX_TASKS:
+                raise ParameterError(
+                    f"The 'slots' parameter of {func} must keep the tasks of one replication "
+                    f"below {MAX_TASKS:,} (λ_u · U · slots · δ, memory bound). Got about "
+                    f"{tasks:,.0f} tasks instead."
+                )
+            # the slot kernel's (E, max_queue) queues and (U, E) matrices, the (E, A) caches
+            nbytes = (
+                8.0
+                * (
+                    self.n_cloudlets * MAX_QUEUE
+                    + 6 * self.n_users * self.n_cloudlets
+                    + 3 * self.n_cloudlets * self.n_tasks
+                )
+                + 120.0 * tasks
+            )
+            check_budget(func, "slots", self.slots, nbytes, "one replication's tasks and state")
+
+    def check_work(self, func: str, replications: int, name: str) -> None:
+        """Refuse a call whose slot loop would exceed :data:`MAX_WORK` before running it."""
+        per = self.slots * self.n_users * self.n_cloudlets
+        if per * replications > MAX_WORK:
+            which = name if per <= MAX_WORK else "slots"
+            raise ParameterError(
+                f"The '{which}' parameter of {func} must keep {name} × slots × "
+                f"U × E at most {MAX_WORK:.0e} (run-time bound, about a minute). Got "
+                f"{replications} × {per:.3g} = {per * replications:.3g} instead."
+            )
+
+
+P2Params = PARAMS.model("P2Params", base=_Relations)
+P2Params.__doc__ = """P2's parameters, one validated object: a field per row of PARAMS. Every
+public function of the model, the simulation and the figures takes it or its keywords
+(:func:`workbench.params.takes`); ``p.warmup_slots()`` is the warm-up in slots."""

@@ -14,9 +14,23 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from workbench.params import takes
 from workbench.proactive import kernels as K
-from workbench.proactive.model import Scenario, Training, check_scenario, check_training
-from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS, POLICY_CODES
+from workbench.proactive.model import (
+    Scenario,
+    Training,
+    check_scenario,
+    check_training,
+    interference_free_rates,
+)
+from workbench.proactive.params import (
+    MAX_QUEUE,
+    MAX_TASKS,
+    MAX_WORK,
+    PARAMS,
+    POLICY_CODES,
+    P2Params,
+)
 from workbench.validation import (
     ParameterError,
     UnstableRegimeError,
@@ -26,10 +40,6 @@ from workbench.validation import (
 )
 
 __all__ = ["Tasks", "Run", "draw_tasks", "check_tasks", "run_scenario"]
-
-MAX_WORK = 5e9
-"""Run-time bound: slots × users × cloudlets over all replications of one call (the slot
-loop costs about 15 ns per user-cloudlet pair and slot: about a minute on one core)."""
 
 IGNORED_READINGS = {
     "proposed": frozenset(),
@@ -62,7 +72,8 @@ class Run(NamedTuple):
     counters: dict
 
 
-def draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
+@takes(P2Params, "scenario", "lam", "mean_bits", "horizon", "seed", positional=True)
+def draw_tasks(p, scenario: Scenario, horizon=None) -> Tasks:
     """Poisson arrivals per user on [0, horizon), types from its profile, Exp(L̄) sizes.
 
     Parameters
@@ -70,27 +81,31 @@ def draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
     scenario : Scenario
         From :func:`~workbench.proactive.model.make_scenario`.
     lam, mean_bits : float
-        λ_u [1/s, per user] and L̄ [bit] (ranges of the parameter table).
-    horizon : float
+        λ_u [1/s, per user] and L̄ [bit].
+    horizon : float or None
         Length of the arrival period [s], >= 0; λ_u · U · horizon tasks on average, at most
-        ``MAX_TASKS``.
+        ``MAX_TASKS``. None: the table's run, slots · δ.
     seed : int
+        Same seed, same tasks.
+
+    Returns
+    -------
+    Tasks
+        Grouped by user, arrival order within a user.
     """
     func = "draw_tasks"
     check_scenario(func, scenario)
-    a = PARAMS.check(func, lam=lam, mean_bits=mean_bits, seed=seed)
+    if horizon is None:
+        horizon = p.slots * p.slot
     horizon = check_real(horizon, "horizon", func, 0.0, 1e9)
-    expected = a["lam"] * horizon * scenario.profile_of_user.size
+    lam = p.lam
+    expected = lam * horizon * scenario.profile_of_user.size
     if expected > MAX_TASKS:
         raise ParameterError(
             f"The 'horizon' parameter of {func} must keep λ_u · U · horizon below "
             f"{MAX_TASKS:,} tasks (memory bound). Got about {expected:,.0f} tasks instead."
         )
-    return _draw_tasks(scenario, a["lam"], a["mean_bits"], horizon, a["seed"])
-
-
-def _draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
-    gen = np.random.default_rng(np.random.SeedSequence([seed, 2]))
+    gen = np.random.default_rng(np.random.SeedSequence([p.seed, 2]))
     n_users = scenario.profile_of_user.size
     counts = gen.poisson(lam * horizon, size=n_users)
     total = int(counts.sum())
@@ -106,7 +121,7 @@ def _draw_tasks(scenario: Scenario, lam, mean_bits, horizon, seed) -> Tasks:
             n_types, size=hi - lo, p=scenario.profiles[scenario.profile_of_user[u]]
         )
     user = np.repeat(np.arange(n_users, dtype=np.int64), counts)
-    bits = gen.exponential(mean_bits, size=total)
+    bits = gen.exponential(p.mean_bits, size=total)
     return Tasks(arrival, user, types, bits, starts)
 
 
@@ -157,45 +172,64 @@ def _xorshift_state(seed: int) -> np.uint64:
     return np.uint64((z ^ (z >> 31)) or 1)
 
 
-def _initial_rates(scenario: Scenario, bandwidth: float) -> np.ndarray:
-    """r̄(0): the interference-free rate on the path gain (forgotten after one slot)."""
-    snr = scenario.power_w * scenario.path_gain / scenario.noise_w
-    return bandwidth * np.log1p(snr) / np.log(2.0)
+RUN_KEYS = (
+    "slots",
+    "fading",
+    "cpu",
+    "kappa",
+    "storage",
+    "tau_ep",
+    "budget",
+    "x_max",
+    "slot",
+    "bandwidth",
+    "cache_aware",
+    "hedge_check",
+    "cache_start",
+    "hedge_upload",
+)
+"""The rows a run of the slot kernel reads (:func:`run_scenario`), in its order."""
 
 
+@takes(P2Params, "policy", "scenario", "training", "tasks", *RUN_KEYS, positional=True)
 def run_scenario(
-    policy: str,
+    p,
+    policy,
     scenario: Scenario,
     training: Training,
     tasks: Tasks,
     *,
-    slots: int,
-    fading_seed: int,
-    fading=True,
-    cpu=1e10,
-    kappa=100.0,
-    storage=10,
-    tau_ep=0.005,
-    budget=0.05,
-    x_max=2,
-    slot=0.005,
-    bandwidth=10e6,
-    cache_aware=True,
-    hedge_check=True,
-    cache_start="empty",
-    hedge_upload="first_free",
+    fading_seed,
     max_drain_slots=None,
+    caller: str = "run_scenario",
 ) -> Run:
     """Run the slot kernel on one drawn scenario; one row per task.
 
-    ``scenario``, ``training`` and ``tasks`` must belong together (same U, E and A; the
-    training's attachment inside the coverage; the tasks' users and types inside the
-    scenario's); the keyword parameters are checked against the parameter table.
-    ``slots`` is the number of slots with arrivals (every task must arrive in them; no
-    warm-up is cut here), ``fading_seed`` a seed, ``max_drain_slots`` (default
-    max(2000, slots)) an int >= 0. ``cache_start``: "popular" starts the proposed
-    scheme's caches in the steady state of their popularity rule, "empty" as the paper's
-    network operation begins (see the parameter table).
+    Parameters
+    ----------
+    policy : {"proposed", "BL1", "BL2", "BL3"}
+        The scheme.
+    scenario, training, tasks
+        Of one network: :func:`~workbench.proactive.model.make_scenario`,
+        :func:`~workbench.proactive.model.train` and :func:`draw_tasks` (same U, E and A;
+        the training's attachment inside the coverage).
+    slots, fading, cpu, kappa, storage, tau_ep, budget, x_max, slot, bandwidth, ...
+        The rows of :data:`RUN_KEYS`. ``slots`` is the number of slots with arrivals (every
+        task must arrive in them; no warm-up is cut here); ``cache_start="popular"`` starts
+        the proposed scheme's caches in the steady state of their popularity rule.
+    fading_seed : int
+        The fading draws' seed.
+    max_drain_slots : int or None
+        Slots the run may take after the last arrival (default max(2000, slots)).
+    caller : str
+        The function a failed run's error names (:func:`~workbench.proactive.simulate`
+        passes its own name: the user called it).
+
+    Returns
+    -------
+    Run
+        One row per task (arrival, done, delay, server, from_cache, copies, uploads ...)
+        and the kernel's named counters.
 
     Raises
     ------
@@ -204,96 +238,49 @@ def run_scenario(
         ``max_drain_slots`` slots after the last arrival.
     """
     func = "run_scenario"
-    policy = PARAMS.check(func, policy=policy)["policy"]
+    policy = PARAMS["policy"].check(policy, func)
     check_scenario(func, scenario)
     check_training(func, scenario, training)
     check_tasks(func, scenario, tasks)
-    a = PARAMS.check(
-        func,
-        slots=slots,
-        fading=fading,
-        cpu=cpu,
-        kappa=kappa,
-        storage=storage,
-        tau_ep=tau_ep,
-        budget=budget,
-        x_max=x_max,
-        slot=slot,
-        bandwidth=bandwidth,
-        cache_aware=cache_aware,
-        hedge_check=hedge_check,
-        cache_start=cache_start,
-        hedge_upload=hedge_upload,
-    )
     fading_seed = check_seed(fading_seed, func, "fading_seed")
+    if not isinstance(caller, str):
+        raise ParameterError(
+            f"The 'caller' parameter of {func} must be a function's name (str). "
+            f"Got {caller!r} instead."
+        )
     if max_drain_slots is not None:
         max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
+    slots = p.slots
     n_users, n_cloudlets = scenario.path_gain.shape
-    if (a["slots"] + (max_drain_slots or 0)) * n_users * n_cloudlets > MAX_WORK:
+    if (slots + (max_drain_slots or 0)) * n_users * n_cloudlets > MAX_WORK:
         raise ParameterError(
             f"The 'slots' parameter of {func} must keep (slots + max_drain_slots) × U × E "
             f"at most {MAX_WORK:.0e} (run-time bound). Got slots = {slots!r} instead."
         )
-    if tasks.arrival.size and tasks.arrival.max() >= a["slots"] * a["slot"]:
+    if tasks.arrival.size and tasks.arrival.max() >= slots * p.slot:
         raise ParameterError(
             f"The 'tasks' parameter of {func} must arrive within the slots · δ = "
-            f"{a['slots'] * a['slot']:.6g} s simulated. Got arrivals up to "
+            f"{slots * p.slot:.6g} s simulated. Got arrivals up to "
             f"{tasks.arrival.max():.6g} s instead."
         )
-    return _run_scenario(
-        policy,
-        scenario,
-        training,
-        tasks,
-        fading_seed=fading_seed,
-        max_drain_slots=max_drain_slots,
-        func=func,
-        **a,
-    )
-
-
-def _run_scenario(
-    policy,
-    scenario,
-    training,
-    tasks,
-    *,
-    slots,
-    fading_seed,
-    fading,
-    cpu,
-    kappa,
-    storage,
-    tau_ep,
-    budget,
-    x_max,
-    slot,
-    bandwidth,
-    cache_aware,
-    hedge_check,
-    cache_start="empty",
-    hedge_upload="first_free",
-    max_drain_slots=None,
-    func="run_scenario",
-) -> Run:
     n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
-    store = np.full(n_cloudlets, storage, dtype=np.int64)
+    store = np.full(n_cloudlets, p.storage, dtype=np.int64)
     radio = K.Radio(
         path_gain=scenario.path_gain,
         covered=scenario.covered,
         power=np.full(n_users, scenario.power_w),
         noise_w=scenario.noise_w,
-        bandwidth=float(bandwidth),
-        fading=bool(fading),
+        bandwidth=float(p.bandwidth),
+        fading=bool(p.fading),
         fading_seed=_xorshift_state(fading_seed),
-        rbar0=_initial_rates(scenario, bandwidth),
+        rbar0=interference_free_rates(p, scenario=scenario),
     )
     cloudlets = K.Cloudlets(
-        cpu=np.full(n_cloudlets, float(cpu)),
-        kappa=float(kappa),
-        tau_ep=float(tau_ep),
-        budget=float(budget),
+        cpu=np.full(n_cloudlets, float(p.cpu)),
+        kappa=float(p.kappa),
+        tau_ep=float(p.tau_ep),
+        budget=float(p.budget),
         storage=store,
         cache_rank=training.cache_rank,
         cacheable=scenario.cacheable,
@@ -301,15 +288,15 @@ def _run_scenario(
     stream = K.TaskStream(tasks.arrival, tasks.user, tasks.task_type, tasks.bits, tasks.user_start)
     schedule = K.Schedule(
         scheme=POLICY_CODES[policy],
-        slot=float(slot),
+        slot=float(p.slot),
         n_slots=int(slots),
         max_drain_slots=drain,
-        x_max=int(x_max),
+        x_max=int(p.x_max),
         max_queue=MAX_QUEUE,
-        cache_aware=bool(cache_aware),
-        hedge_check=bool(hedge_check),
-        warm_caches=cache_start == "popular",
-        least_wait=hedge_upload == "least_wait",
+        cache_aware=bool(p.cache_aware),
+        hedge_check=bool(p.hedge_check),
+        warm_caches=p.cache_start == "popular",
+        least_wait=p.hedge_upload == "least_wait",
     )
     out = K.simulate_slots_kernel(radio, cloudlets, stream, schedule)
     done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = out
@@ -339,7 +326,7 @@ def _run_scenario(
             f"{drain} slots after the last arrival"
         )
         raise UnstableRegimeError(
-            f"The 'lam' parameter of {func} must give a load the cloudlets can "
+            f"The 'lam' parameter of {caller} must give a load the cloudlets can "
             f"serve: {why} (policy {policy}; work bounded by the queue and drain limits). "
             f"Lower λ_u or L̄, or add cloudlets."
         )

@@ -1,13 +1,12 @@
 """Seeded simulation of the proposed scheme and the three baselines, with intervals.
 
-Follows the workbench's contract::
-
-    simulate(*, policy=..., slots=..., warmup=..., replications=..., seed=0,
-             confidence=0.95, overload="raise", **params) -> workbench.results.SimulationResult
-
-Every argument is keyword-only; the run length ``slots`` counts every simulated slot with
-arrivals, and ``warmup`` is the fraction of them (from the start) whose tasks are not
-counted (the shared form; 1/6 of 24,000 slots = 4000 slots = 20 s at the defaults).
+Follows the workbench's contract: ``simulate(params=None, /, *, policy=..., slots=...,
+warmup=..., replications=..., seed=0, confidence=0.95, <every model row>, keep_records=True,
+overload="raise") -> SimulationResult``, its keywords generated from the parameter table
+(:class:`~workbench.proactive.params.P2Params`, validated once at the door). The run length
+``slots`` counts every simulated slot with arrivals, and ``warmup`` is the fraction of them
+(from the start) whose tasks are not counted (1/6 of 24,000 slots = 4000 slots at the
+defaults).
 
 One replication's tasks and slot-kernel run are :mod:`workbench.proactive.runs`'s
 (:func:`draw_tasks` and :func:`run_scenario` are re-exported here).
@@ -32,29 +31,26 @@ from workbench.output_analysis import (
     finish,
     replicate,
 )
-from workbench.params import REL_HALF_WIDTH
+from workbench.params import REL_HALF_WIDTH, takes
 from workbench.precision import precision_target, to_precision
-from workbench.proactive.model import Scenario, Training, _make_scenario, _train
-from workbench.proactive.params import MAX_QUEUE, MAX_TASKS, PARAMS
-from workbench.proactive.runs import (
-    MAX_WORK,
-    Run,
-    Tasks,
-    _draw_tasks,
-    _initial_rates,
-    _run_scenario,
-    draw_tasks,
-    run_scenario,
+from workbench.proactive.model import (
+    SCENARIO_KEYS,
+    TRAIN_KEYS,
+    Scenario,
+    Training,
+    interference_free_rates,
+    make_scenario,
+    train,
 )
+from workbench.proactive.params import PARAMS, P2Params
+from workbench.proactive.runs import Run, Tasks, draw_tasks, run_scenario
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
     UnstableRegimeError,
     check_bool,
-    check_budget,
     check_choice,
     check_int,
-    reject_unknown,
 )
 
 __all__ = [
@@ -77,38 +73,6 @@ QUANTITIES = (
     "pending_hit_rate",
     "uplink_utilisation",
 )
-SCENARIO_KEYS = (
-    "n_cloudlets",
-    "n_users",
-    "area",
-    "n_tasks",
-    "zipf",
-    "n_profiles",
-    "cacheable_ratio",
-    "power_dbm",
-    "noise_dbm_hz",
-    "noise_figure_db",
-    "bandwidth",
-    "coverage_db",
-)
-TRAIN_KEYS = ("lam", "training_time", "theta", "sigma_d")
-RUN_KEYS = (
-    "fading",
-    "cpu",
-    "kappa",
-    "mean_bits",
-    "lam",
-    "storage",
-    "tau_ep",
-    "budget",
-    "x_max",
-    "slot",
-    "bandwidth",
-    "cache_aware",
-    "hedge_check",
-    "cache_start",
-    "hedge_upload",
-)
 
 
 def run_length(measured_slots: int, warmup_slots: int) -> dict:
@@ -123,11 +87,6 @@ def run_length(measured_slots: int, warmup_slots: int) -> dict:
     warm = check_int(warmup_slots, "warmup_slots", func, 0, 50_000_000)
     total = measured + warm
     return {"slots": total, "warmup": warm / total}
-
-
-def _warmup_slots(v: dict) -> int:
-    """The slots of the warm-up: ``warmup · slots`` rounded to the nearest slot."""
-    return int(round(v["warmup"] * v["slots"]))
 
 
 def _replication_seeds(seed: int, replications: int):
@@ -182,66 +141,13 @@ BOUNDS = {
 }
 """Ranges of the reported quantities: their intervals are clipped to them."""
 
-_CALL_KEYS = ("slots", "warmup", "replications", "seed", "confidence", "keep_records", "overload")
 _EMPTY_HINT = (
     "Raise λ_u (lam), U or the number of slots: on average λ_u · U · (1 − warmup) · slots · δ "
     "tasks arrive after the warm-up."
 )
 
 
-def _validate(func: str, policy, params: dict, call: dict) -> dict:
-    """Check every argument against the table; unknown keywords suggest the closest name.
-
-    ``call`` holds the run's keywords; a ``warmup`` of None means the table's default."""
-    reject_unknown(func, params, (set(PARAMS) - {"policy"}) | set(_CALL_KEYS))
-    values = PARAMS.defaults() | params | {"policy": policy}
-    values.update({k: call[k] for k in ("slots", "replications", "seed", "confidence")})
-    if call.get("warmup") is not None:
-        values["warmup"] = call["warmup"]
-    v = PARAMS.check(func, **values)
-    v["keep_records"] = check_bool(call.get("keep_records", False), "keep_records", func)
-    v["overload"] = check_choice(call.get("overload", "raise"), "overload", func, OVERLOAD)
-    _check_work(func, v, v["replications"], "replications")
-    if _warmup_slots(v) >= v["slots"]:
-        raise ParameterError(
-            f"The 'warmup' parameter of {func} must leave at least one measured slot of the "
-            f"{v['slots']} simulated. Got {v['warmup']!r} instead."
-        )
-    horizon = v["slots"] * v["slot"]
-    tasks = v["lam"] * v["n_users"] * horizon
-    if tasks > MAX_TASKS:
-        raise ParameterError(
-            f"The 'slots' parameter of {func} must keep the tasks of one replication below "
-            f"{MAX_TASKS:,} (λ_u · U · slots · δ, memory bound). Got about "
-            f"{tasks:,.0f} tasks instead."
-        )
-    # the slot kernel's (E, max_queue) queues and (U, E) matrices, the (E, A) cache state
-    nbytes = (
-        8.0
-        * (
-            v["n_cloudlets"] * MAX_QUEUE
-            + 6 * v["n_users"] * v["n_cloudlets"]
-            + 3 * v["n_cloudlets"] * v["n_tasks"]
-        )
-        + 120.0 * tasks
-    )
-    check_budget(func, "slots", v["slots"], nbytes, "one replication's tasks and state")
-    return v
-
-
-def _check_work(func: str, v: dict, replications: int, name: str) -> None:
-    """Refuse a call whose slot loop would exceed :data:`MAX_WORK` before running it."""
-    per = v["slots"] * v["n_users"] * v["n_cloudlets"]
-    if per * replications > MAX_WORK:
-        which = name if per <= MAX_WORK else "slots"
-        raise ParameterError(
-            f"The '{which}' parameter of {func} must keep {name} × slots × "
-            f"U × E at most {MAX_WORK:.0e} (run-time bound, about a minute). Got "
-            f"{replications} × {per:.3g} = {per * replications:.3g} instead."
-        )
-
-
-def _user_load(scenario: Scenario, v: dict) -> float:
+def _user_load(scenario: Scenario, p) -> float:
     """A necessary condition for stability: the busiest user's upload load (< 1 needed).
 
     A user uploads one task at a time, at most at its interference-free rate to its best
@@ -251,42 +157,34 @@ def _user_load(scenario: Scenario, v: dict) -> float:
     model admit no closed stability bound; this one is necessary, not sufficient, and the
     stationarity detector decides the rest.
     """
-    rate = np.where(scenario.covered, _initial_rates(scenario, v["bandwidth"]), 0.0).max(axis=1)
+    rates = interference_free_rates(p, scenario=scenario)
+    rate = np.where(scenario.covered, rates, 0.0).max(axis=1)
     cached = 0.0
-    if v["policy"] in ("proposed", "BL1") and v["storage"] > 0:
+    if p.policy in ("proposed", "BL1") and p.storage > 0:
         cached = scenario.profiles[:, scenario.cacheable].sum(axis=1)[scenario.profile_of_user]
-    return float(np.max(v["lam"] * (1.0 - cached) * v["mean_bits"] / rate))
+    return float(np.max(p.lam * (1.0 - cached) * p.mean_bits / rate))
 
 
-def _load_bound(v: dict, replications: int) -> float:
+def _load_bound(p, replications: int) -> float:
     """:func:`_user_load`, the largest over the replications' networks."""
     out = 0.0
-    for s_scen, s_train, _, _ in _replication_seeds(v["seed"], replications):
-        scenario, _ = _network(
-            tuple((k, v[k]) for k in SCENARIO_KEYS),
-            s_scen,
-            tuple((k, v[k]) for k in TRAIN_KEYS),
-            s_train,
-        )
-        out = max(out, _user_load(scenario, v))
+    for s_scen, s_train, _, _ in _replication_seeds(p.seed, replications):
+        scenario, _ = _network(*_network_key(p, s_scen, s_train))
+        out = max(out, _user_load(scenario, p))
     return out
 
 
-def simulate(
-    *,
-    policy="proposed",
-    slots=24_000,
-    warmup=None,
-    replications=5,
-    seed=0,
-    confidence=0.95,
-    keep_records=True,
-    overload="raise",
-    **params,
-) -> SimulationResult:
+#: simulate's keywords: the scheme and the run first, then the model's rows in table order
+_RUN = ("policy", "slots", "warmup", "replications", "seed", "confidence")
+_MODEL = tuple(n for n in PARAMS if n not in _RUN)
+
+
+@takes(P2Params, *_RUN, *_MODEL)
+def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     """Simulate one scheme; mean, 90th and 99th percentile delay and hit rate with CIs.
 
-    Every argument is keyword-only.
+    Takes a :class:`~workbench.proactive.params.P2Params` or its keywords (every argument
+    is keyword-only; defaults from :data:`~workbench.proactive.params.PARAMS`).
 
     Parameters
     ----------
@@ -297,11 +195,11 @@ def simulate(
     slots : int
         Slots of length δ with arrivals per replication, warm-up included; then the
         system drains.
-    warmup : float or None
+    warmup : float
         Fraction of ``slots`` (from the start) whose arriving tasks are simulated but not
-        counted: the empty caches fill and the rate estimates settle. None: the table's
-        1/6 (4000 of the default 24,000 slots = 20 s). :func:`run_length` turns a warm-up
-        in slots into this fraction.
+        counted: the empty caches fill and the rate estimates settle (the table's 1/6:
+        4000 of the default 24,000 slots = 20 s). :func:`run_length` turns a warm-up in
+        slots into this fraction.
     replications : int
         Independent replications, each a new network, training and task stream.
     seed : int
@@ -314,11 +212,10 @@ def simulate(
     overload : {"raise", "transient"}
         What to do when the run is not a steady state (see Raises): "transient" returns
         the finite-horizon numbers with ``stationary=False`` and a note.
-    **params
-        Any model parameter of :data:`~workbench.proactive.params.PARAMS` (E, U, area,
-        radio, CPU, tasks, caching, matching, training, δ, the readings ``hedge_check`` and
-        ``cache_aware``); defaults from the table. An unknown name is an error that
-        suggests the closest one.
+    n_cloudlets, n_users, area, ..., hedge_upload
+        Every other row of :data:`~workbench.proactive.params.PARAMS` (E, U, area, radio,
+        CPU, tasks, caching, matching, training, δ, the readings). An unknown name is an
+        error that suggests the closest one.
 
     Returns
     -------
@@ -352,53 +249,68 @@ def simulate(
     Elbamby et al. (2018), Sec. 4 (the schemes and baselines compared).
     """
     func = "simulate"
-    call = dict(
-        slots=slots,
-        warmup=warmup,
-        replications=replications,
-        seed=seed,
-        confidence=confidence,
-        keep_records=keep_records,
-        overload=overload,
-    )
-    v = _validate(func, policy, params, call)
-    return _simulate(v, func)
+    keep_records = check_bool(keep_records, "keep_records", func)
+    overload = check_choice(overload, "overload", func, OVERLOAD)
+    return _simulate(p, func, keep_records, overload)
 
 
 DEFAULT_REL_HALF_WIDTH = REL_HALF_WIDTH.default
 """The precision target when neither ``rel_half_width`` nor ``half_width`` is given."""
 
 
+@takes(
+    P2Params,
+    "policy",
+    "rel_half_width",
+    "half_width",
+    "max_replications",
+    "initial",
+    *(n for n in _RUN if n not in ("policy", "replications")),
+    *_MODEL,
+)
 def simulate_to_precision(
+    p,
     *,
-    policy="proposed",
     rel_half_width=None,
     half_width=None,
     max_replications=None,
     initial=None,
-    slots=24_000,
-    warmup=None,
-    seed=0,
-    confidence=0.95,
     overload="raise",
     progress=True,
     monitor=None,
-    **params,
 ) -> SimulationResult:
     """Add replications until the mean delay's interval is narrow enough.
 
-    Like JMT's precision-driven runs: starts with ``initial`` replications of ``slots``
-    slots (``warmup`` of them dropped) and adds more (a progress bar counts them when
-    ``progress``) until the ``mean_delay`` interval's relative half-width is at most
-    ``rel_half_width`` (or its absolute half-width at most ``half_width`` seconds; give
-    one of the two, neither means ``rel_half_width`` = 0.02) or ``max_replications`` is
-    reached (then ``converged=False`` and a note). A run the detector finds non-stationary
-    stops: with ``overload="raise"`` as :class:`UnstableRegimeError`; with
-    ``"transient"`` the ``initial`` replications are returned flagged
-    (``stationary=False``, ``converged=False``). ``monitor`` (optional) is called as
-    ``monitor(index)`` before replication ``index`` runs: a progress display of its own, or
-    a way to stop (an exception it raises ends the run and propagates). Other arguments as
-    in :func:`simulate`; records are not kept.
+    Like JMT's precision-driven runs; takes a :class:`~workbench.proactive.params.P2Params`
+    or its keywords as :func:`simulate` does (replication r is that of
+    ``simulate(seed=seed)``: same seed, same numbers; records are not kept).
+
+    Parameters
+    ----------
+    rel_half_width, half_width : float, optional
+        The target: the ``mean_delay`` interval's half-width at most ``rel_half_width``
+        times the estimate, or at most ``half_width`` seconds (give one; neither means
+        ``rel_half_width`` = 0.02).
+    max_replications : int, optional
+        Where the loop stops (the shared 200); then ``converged=False`` and a note.
+    initial : int, optional
+        Replications of the first step (the shared 5); then as many as the spread predicts.
+    overload : {"raise", "transient"}
+        A run the detector finds non-stationary raises :class:`UnstableRegimeError`, or
+        with ``"transient"`` the ``initial`` replications come back flagged
+        (``stationary=False``, ``converged=False``).
+    progress : bool
+        A progress bar counts the replications.
+    monitor : callable, optional
+        ``monitor(index)`` is called before replication ``index`` runs: a progress display
+        of its own, or a way to stop (an exception it raises ends the run and propagates).
+    policy, slots, warmup, seed, confidence, n_cloudlets, ...
+        As in :func:`simulate`.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with ``converged`` saying whether the target was met.
     """
     func = "simulate_to_precision"
     target = precision_target(
@@ -411,41 +323,51 @@ def simulate_to_precision(
         max_half_width=10.0,
         unit="s",
     )
-    call = dict(slots=slots, warmup=warmup, replications=2, seed=seed, confidence=confidence)
-    v = _validate(func, policy, params, call)
     top, initial = target.max_replications, target.initial
-    _check_work(func, v, top, "max_replications")
+    p.check_work(func, 2, "replications")
+    p.check_work(func, top, "max_replications")
     overload = check_choice(overload, "overload", func, OVERLOAD)
     if monitor is not None and not callable(monitor):
         raise ParameterError(
             f"The 'monitor' parameter of {func} must be None or a callable monitor(index). "
             f"Got {monitor!r} instead."
         )
-    rho = _load_bound(v, initial)
+    rho = _load_bound(p, initial)
     check_overload(func, overload, rho=rho)
 
     def one(child, index):
         if monitor is not None:
             monitor(index)
-        return _replication(v, child, func, False)
+        return _replication(p, child, func, False)
 
     try:
         return to_precision(
             one,
             func=func,
             target=target,
-            seed=v["seed"],
-            desc=f"P2 {v['policy']} to {target.shown}",
-            **_finish_kwargs(v, rho),
+            seed=p.seed,
+            desc=f"P2 {p.policy} to {target.shown}",
+            **_finish_kwargs(p, rho),
         )
     except UnstableRegimeError:
         if overload == "raise":
             raise
-    flagged = _simulate(
-        v | {"replications": initial, "keep_records": False, "overload": "transient"}, func
-    )
+    flagged = _simulate(p.trusted(replications=initial), func, False, "transient")
     note = f"not stationary: precision not pursued, {initial} replications shown"
     return flagged.with_(converged=False, notes=(*flagged.notes, note))
+
+
+_DEFAULTS = P2Params()
+
+
+def _network_key(p, s_scen: int, s_train: int) -> tuple:
+    """The key of :func:`_network`: the scenario's and the training's values and seeds."""
+    return (
+        tuple((k, getattr(p, k)) for k in SCENARIO_KEYS),
+        s_scen,
+        tuple((k, getattr(p, k)) for k in TRAIN_KEYS),
+        s_train,
+    )
 
 
 @lru_cache(maxsize=256)
@@ -456,8 +378,9 @@ def _network(scenario_values: tuple, s_scen: int, train_values: tuple, s_train: 
     its training phase; the spectral clustering costs more than a short run of the slot
     kernel, so it is computed once per (network, training) key.
     """
-    scenario = _make_scenario(**dict(scenario_values), seed=s_scen)
-    return scenario, _train(scenario, **dict(train_values), seed=s_train)
+    scenario = make_scenario(_DEFAULTS.trusted(**dict(scenario_values), seed=s_scen))
+    trained = _DEFAULTS.trusted(**dict(train_values), seed=s_train)
+    return scenario, train(trained, scenario=scenario)
 
 
 @lru_cache(maxsize=64)
@@ -466,40 +389,35 @@ def _tasks(network: tuple, lam: float, mean_bits: float, horizon: float, s_task:
     kept for the next scheme or parameter of the same replication (the schemes' runs are
     paired on them; the slot kernel reads them and copies what it changes)."""
     scenario, _ = _network(*network)
-    return _draw_tasks(scenario, lam, mean_bits, horizon, s_task)
+    drawn = _DEFAULTS.trusted(lam=lam, mean_bits=mean_bits, seed=s_task)
+    return draw_tasks(drawn, scenario=scenario, horizon=horizon)
 
 
-def _one_replication(v: dict, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
-    """One replication from validated values ``v`` and four stream seeds (no checks)."""
+def _one_replication(p, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
+    """One replication of the validated object ``p`` from four stream seeds."""
     s_scen, s_train, s_task, s_fade = seeds
-    network = (
-        tuple((k, v[k]) for k in SCENARIO_KEYS),
-        s_scen,
-        tuple((k, v[k]) for k in TRAIN_KEYS),
-        s_train,
-    )
+    network = _network_key(p, s_scen, s_train)
     scenario, training = _network(*network)
-    tasks = _tasks(network, v["lam"], v["mean_bits"], v["slots"] * v["slot"], s_task)
-    run = _run_scenario(
-        v["policy"],
-        scenario,
-        training,
-        tasks,
-        slots=v["slots"],
+    tasks = _tasks(network, p.lam, p.mean_bits, p.slots * p.slot, s_task)
+    run = run_scenario(
+        p,
+        policy=p.policy,
+        scenario=scenario,
+        training=training,
+        tasks=tasks,
         fading_seed=s_fade,
-        **{k: v[k] for k in RUN_KEYS if k not in ("lam", "mean_bits")},
-        func=func,
+        caller=func,
     )
-    start = _warmup_slots(v) * v["slot"]
-    row = _row(run, start, v["n_cloudlets"], v["slots"] * v["slot"])
+    start = p.warmup_slots() * p.slot
+    row = _row(run, start, p.n_cloudlets, p.slots * p.slot)
     return {"clusters": training.clusters.k} | row, run, training
 
 
-def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
+def _replication(p, child, func: str, keep_records: bool) -> Replication:
     """One replication for the output-analysis engine: its row, delay series and warm-up."""
-    row, run, _ = _one_replication(v, _stream_seeds(child), func)
+    row, run, _ = _one_replication(p, _stream_seeds(child), func)
     t = run.tasks.sort_values("arrival", kind="stable")
-    measured = t["arrival"].to_numpy() >= _warmup_slots(v) * v["slot"]
+    measured = t["arrival"].to_numpy() >= p.warmup_slots() * p.slot
     rec = None
     if keep_records:
         rec = t.loc[measured, ["delay", "from_cache", "copies", "server", "cacheable"]]
@@ -507,12 +425,12 @@ def _replication(v: dict, child, func: str, keep_records: bool) -> Replication:
     return Replication(row, t["delay"].to_numpy(), int((~measured).sum()), rec)
 
 
-def _finish_kwargs(v: dict, rho: float) -> dict:
+def _finish_kwargs(p, rho: float) -> dict:
     return dict(
         metric="mean_delay",
         quantities=QUANTITIES,
-        confidence=v["confidence"],
-        run_length=v["slots"] - _warmup_slots(v),
+        confidence=p.confidence,
+        run_length=p.slots - p.warmup_slots(),
         run_unit="slots",
         bounds=BOUNDS,
         rho=rho,
@@ -520,23 +438,31 @@ def _finish_kwargs(v: dict, rho: float) -> dict:
         count="tasks",
         empty_what="tasks arriving after the warm-up",
         empty_hint=_EMPTY_HINT,
-        info={k: v[k] for k in v if k not in ("confidence", "keep_records", "overload")}
-        | {"load_bound": rho},
+        info=_info(p) | {"load_bound": rho},
     )
 
 
-def _simulate(v: dict, func: str) -> SimulationResult:
-    rho = _load_bound(v, v["replications"])
-    check_overload(func, v["overload"], rho=rho)  # refuse a certain overload before running
+_INFO_ORDER = tuple(n for n in PARAMS if n != "confidence")
+
+
+def _info(p) -> dict:
+    """The run's parameters for ``result.info``, in the order the results always had."""
+    return {k: getattr(p, k) for k in _INFO_ORDER}
+
+
+def _simulate(p, func: str, keep_records: bool, overload: str) -> SimulationResult:
+    """simulate's body, errors naming ``func`` (the function the user called)."""
+    rho = _load_bound(p, p.replications)
+    check_overload(func, overload, rho=rho)  # refuse a certain overload before running
 
     def one(child, index):
-        rep = _replication(v, child, func, v["keep_records"])
+        rep = _replication(p, child, func, keep_records)
         if rep.records is not None:
             rep = rep._replace(records=rep.records.assign(replication=index))
         return rep
 
-    reps = replicate(one, replications=v["replications"], seed=v["seed"])
-    result = finish(reps, func=func, overload=v["overload"], **_finish_kwargs(v, rho))
+    reps = replicate(one, replications=p.replications, seed=p.seed)
+    result = finish(reps, func=func, overload=overload, **_finish_kwargs(p, rho))
     if result.records is not None:
         cols = ["replication", "delay", "from_cache", "copies", "server", "cacheable"]
         result = result.with_(records=result.records[cols])

@@ -27,6 +27,7 @@ from workbench.proactive.model import interference_free_rate, isolated_cloudlet_
 from workbench.proactive.params import PARAMS
 from workbench.proactive.simulation import simulate, simulate_to_precision
 from workbench.seeding import figure_seed
+from workbench.validation import check_seed
 from workbench.widgets import Refinement, control, interactive_figure
 
 __all__ = ["VIEWS", "margin_view", "mm1_view", "schemes_view", "map_view"]
@@ -157,7 +158,18 @@ def _mm1_plot(mean_bits, distance, slot):
     rate = interference_free_rate(distance)
     mu = rate / mean_bits
     d = 1e3 * np.array(
-        [isolated_cloudlet_delay(x, rate, mean_bits, 1e10, 1.0, 0.005, slot) for x in _LOADS * mu]
+        [
+            isolated_cloudlet_delay(
+                lam=x,
+                link_rate=rate,
+                mean_bits=mean_bits,
+                cpu=1e10,
+                kappa=1.0,
+                tau_ep=0.005,
+                slot_correction=slot,
+            )
+            for x in _LOADS * mu
+        ]
     )
     fig, art = _MM1()
     art["curve"].set_ydata(d)
@@ -191,13 +203,14 @@ _PRECISE: dict = {}
 """Precision-driven results by (scheme, parameters): a value seen before is drawn at once."""
 
 
-def _keys(storage, zipf, cacheable_ratio, area, x_max) -> list[tuple]:
+def _keys(storage, zipf, cacheable_ratio, area, x_max, seed=0) -> list[tuple]:
     """One key per scheme; BL2 and BL3 have no cache, so storage, z and the cacheable
     ratio do not change them (the streams are common) and their runs are shared; BL3 does
-    not hedge, so X_max does not change it either."""
+    not hedge, so X_max does not change it either. ``seed`` (the caller's) shifts the
+    view's own seed: part of the key."""
     cache_args = (storage, zipf, cacheable_ratio)
     no_cache = tuple(_NO_CACHE_DEFAULTS.values())
-    seed = figure_seed(SCHEME_RUN["seed"])  # the notebook's SEED shifts it: part of the key
+    seed = figure_seed(SCHEME_RUN["seed"], seed)
     return [
         (
             s,
@@ -264,7 +277,7 @@ def _build_schemes():
 _SCHEMES = _Canvas(_build_schemes)
 
 
-def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
+def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max, seed=0):
     """Paired simulations of the four schemes, mean with 95% CI over replications.
 
     Schemes whose precision-driven result is known are drawn from it; the others from
@@ -273,7 +286,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max):
     keys still to refine). The figure is built once and updated in place (a move costs the
     simulations, not a new figure).
     """
-    keys = _keys(storage, zipf, cacheable_ratio, area, x_max)
+    keys = _keys(storage, zipf, cacheable_ratio, area, x_max, seed)
     rows = [_PRECISE[k] if k in _PRECISE else _first_result(k) for k in keys]
     missing = [k for k in keys if k not in _PRECISE]
     fig, art = _SCHEMES()
@@ -343,12 +356,13 @@ class _Schemes:
     :class:`~workbench.interactive.Refinement` (precision-driven runs, a progress bar, a
     redraw; a newer move stops it within one replication)."""
 
-    def __init__(self):
+    def __init__(self, seed: int = 0):
         self.refinement = Refinement("refining")
+        self.seed = seed
 
     def plot(self, **values):
-        fig = _schemes_plot(**values)
-        missing = missing_keys(**values)
+        fig = _schemes_plot(**values, seed=self.seed)
+        missing = missing_keys(**values, seed=self.seed)
         if missing:
             target = f"±{PRECISION['rel_half_width']:.0%}"
             self.refinement.start(
@@ -360,10 +374,17 @@ class _Schemes:
         return fig
 
 
-def schemes_view():
+def schemes_view(seed: int = 0):
     """Short simulations of the four schemes: a move is answered from 2 replications at
-    once, then refined to ±5% on the mean in the background (progress bar), then redrawn."""
-    schemes = _Schemes()
+    once, then refined to ±5% on the mean in the background (progress bar), then redrawn.
+
+    Parameters
+    ----------
+    seed : int
+        The caller's seed (the notebook's ``SEED``; 0: the published view), shifting the
+        view's own seed ``SCHEME_RUN["seed"]``.
+    """
+    schemes = _Schemes(check_seed(seed, "schemes_view"))
     view = interactive_figure(
         schemes.plot,
         title="The four schemes, simulated (a first look at once, then refined towards ±5%)",
@@ -380,16 +401,24 @@ def schemes_view():
 
 
 def _map_plot(scheme, seed):
-    return plot_map(map_frame(policy=scheme, map_seed=seed), fast=True)
+    return plot_map(map_frame(policy=scheme, seed=seed), fast=True)
 
 
-def map_view():
-    """Clusters and one slot's matching for a chosen scheme and network."""
+def map_view(seed: int = 0):
+    """Clusters and one slot's matching for a chosen scheme and network.
+
+    Parameters
+    ----------
+    seed : int
+        The caller's seed (the notebook's ``SEED``): the slider starts there; the network
+        drawn is ``figure_seed(MAP_SEED, slider)`` (0: the published map).
+    """
+    seed = check_seed(seed, "map_view")
     return interactive_figure(
         _map_plot,
         title="Clusters and one slot of matching",
         scheme=control(PARAMS["policy"]),
-        seed=control(PARAMS["seed"], value=4, span=(0, 50)),
+        seed=control(PARAMS["seed"], value=seed, span=(0, max(50, seed))),
     )
 
 
