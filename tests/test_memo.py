@@ -54,23 +54,22 @@ def test_turned_off_it_always_computes(tmp_path, monkeypatch):
     assert not (tmp_path / "cache" / "results").exists()
 
 
-def test_the_notebook_seed_is_part_of_the_key(tmp_path, monkeypatch):
-    """Figures read the notebook's SEED through figure_seed, not through their arguments: a
-    result kept at one SEED must not be served at another."""
-    from workbench import seeding
+def seeded_counted(log: str, x: int, seed: int = 0) -> int:
+    """:func:`counted` for a seeded figure: its notebook seed is an argument."""
+    return counted(log, x) + seed
 
+
+def test_the_notebook_seed_is_part_of_the_key(tmp_path, monkeypatch):
+    """Figures take the notebook's SEED as an argument: a result kept at one SEED is not
+    served at another, and the same SEED reads it back."""
     monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("WORKBENCH_RESULTS_CACHE", "1")
     log = tmp_path / "calls.txt"
-    try:
-        memo.cached_call(counted, str(log), 3)
-        seeding.set_notebook_seed(7)
-        memo.cached_call(counted, str(log), 3)
-        assert _calls(log) == 2, "another notebook seed must recompute"
-        memo.cached_call(counted, str(log), 3)
-        assert _calls(log) == 2
-    finally:
-        seeding.set_notebook_seed(0)
+    assert memo.cached_call(seeded_counted, str(log), 3, seed=0) == 6
+    assert memo.cached_call(seeded_counted, str(log), 3, seed=7) == 13
+    assert _calls(log) == 2, "another notebook seed must recompute"
+    assert memo.cached_call(seeded_counted, str(log), 3, seed=7) == 13
+    assert _calls(log) == 2
 
 
 def slow_counted(log: str, x: int) -> int:

@@ -98,10 +98,9 @@ class _SeedFigure:
 
 
 def test_reproduce_seed_is_the_notebooks_seed_for_the_run(tmp_path, monkeypatch, capsys):
-    """``--seed S`` shifts every figure's seed by S, as a notebook's SEED does, only while
-    the figures are drawn; 0 (the default) keeps the published seeds."""
+    """``--seed S`` is passed to every figure's ``make``, as a notebook passes its SEED: it
+    shifts the figure's seed by S; 0 (the default) keeps the published seeds."""
     from workbench import reproduce as rep
-    from workbench import seeding
 
     monkeypatch.setattr(rep, "_figures", lambda pid: {"seeded": _SeedFigure()})
     seeds = {}
@@ -110,7 +109,6 @@ def test_reproduce_seed_is_the_notebooks_seed_for_the_run(tmp_path, monkeypatch,
         extra = [] if seed is None else ["--seed", str(seed)]
         assert main(["reproduce", "p4", "--quick", "--out", str(out), *extra]) == 0
         seeds[seed] = int(pd.read_csv(out / "p4" / "seeded.csv")["seed"].iloc[0])
-        assert seeding.notebook_seed() == 0  # restored after the run
     assert seeds == {None: 10, 0: 10, 7: 17}
     assert main(["reproduce", "p4", "--seed", "-1", "--out", str(tmp_path / "bad")]) == 2
     assert "'seed' parameter of reproduce" in capsys.readouterr().err

@@ -2,8 +2,8 @@
 
 A notebook's figures and claims table at its defaults are the same numbers every time the
 same code runs them (every stochastic function is seeded). :func:`cached_call` keeps such a
-result in ``$WORKBENCH_CACHE/results``, keyed by the function, its arguments, the notebook's
-seed and :func:`workbench.digest.source_digest` (the code, every data file, a registered
+result in ``$WORKBENCH_CACHE/results``, keyed by the function, its arguments (the notebook's
+seed among them: it is passed by hand) and :func:`workbench.digest.source_digest` (the code, every data file, a registered
 paper outside the repository, the library versions), so a second run of the notebook
 (JupyterLab after the headless run, Voila, the course site) reuses it, and any change to
 what it reads computes it afresh. ``WORKBENCH_RESULTS_CACHE=0`` turns it off.
@@ -23,7 +23,6 @@ import os
 
 from workbench.digest import source_digest, usable_cache_dir
 from workbench.locks import locked
-from workbench.seeding import notebook_seed
 
 __all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
 
@@ -60,7 +59,7 @@ def cached_call(func, *args, **kwargs):
     from workbench._store import Store, key_of
 
     store = Store(folder / "data")
-    key = key_of(source_digest(), notebook_seed(), module, qualname, args, kwargs)
+    key = key_of(source_digest(), module, qualname, args, kwargs)
     hit, value = store.get(key)
     if hit:
         return value

@@ -18,7 +18,6 @@ import matplotlib.pyplot as plt
 
 from workbench.atlas import atlas, plot_atlas
 from workbench.registry import ARENA, PAPERS, paper
-from workbench.seeding import notebook_seed, set_notebook_seed
 from workbench.validation import ParameterError, check_choice, check_seed, describe
 
 
@@ -80,12 +79,7 @@ def reproduce(
             for pid in PAPERS
             for p in write_atlas(pid, out, quick=quick, client=client, seed=seed, log=log)
         ]
-    previous = notebook_seed()
-    set_notebook_seed(seed)
-    try:
-        return _write_figures(paper_id, out, quick, only, log, seed)
-    finally:
-        set_notebook_seed(previous)
+    return _write_figures(paper_id, out, quick, only, log, seed)
 
 
 def _write_figures(paper_id: str, out, quick: bool, only, log, seed: int = 0) -> list[Path]:

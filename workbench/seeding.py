@@ -6,10 +6,10 @@
 - **Grid points**: a point of a study, of the claim atlas or of a view gets the sweep's seed
   for its named values, :func:`workbench.sweep.point_seed` (not re-exported here: importing
   a paper package must not load the sweep).
-- **The notebook's seed** (:func:`set_notebook_seed`, :func:`figure_seed`): a notebook's
-  parameters cell calls ``set_notebook_seed(SEED)``; figures and views that take their seed
-  from :func:`figure_seed` then follow it. ``SEED = 0`` keeps every published number (the
-  figures' own base seed); another value shifts every figure's seed by it.
+- **The notebook's seed** (:func:`figure_seed`): a notebook passes its ``SEED`` by hand to
+  every seeded figure (``FIGURES[name].make(seed=SEED)``), view and run, as QuantEcon passes
+  ``random_state``; there is no module-wide seed. A figure draws from its own base seed
+  shifted by it: ``SEED = 0`` keeps every published number.
 """
 
 from __future__ import annotations
@@ -20,12 +20,8 @@ from workbench.validation import check_int, check_seed
 
 __all__ = [
     "replication_seeds",
-    "set_notebook_seed",
-    "notebook_seed",
     "figure_seed",
 ]
-
-_NOTEBOOK_SEED = 0
 
 
 def replication_seeds(root, n: int, start: int = 0) -> list[np.random.SeedSequence]:
@@ -59,31 +55,18 @@ def replication_seeds(root, n: int, start: int = 0) -> list[np.random.SeedSequen
     ]
 
 
-def set_notebook_seed(seed) -> int:
-    """Set the notebook's seed (its parameters cell); figures and views follow it."""
-    global _NOTEBOOK_SEED
-    _NOTEBOOK_SEED = check_seed(seed, "set_notebook_seed")
-    return _NOTEBOOK_SEED
-
-
-def notebook_seed() -> int:
-    """The seed the notebook's parameters cell set (0 until it does)."""
-    return _NOTEBOOK_SEED
-
-
-def figure_seed(base: int, seed: int | None = None) -> int:
+def figure_seed(base: int, seed: int) -> int:
     """The seed a figure or view uses: its own ``base`` shifted by the notebook's ``seed``.
 
     Figures and views take ``seed`` from the caller (the notebook's ``SEED``, passed by
-    hand); ``seed=None`` reads the module-wide seed of :func:`set_notebook_seed`, kept only
-    until every paper passes its seed by hand.
+    hand).
 
     Parameters
     ----------
     base : int
         The figure's own seed (its published numbers at ``seed=0``).
-    seed : int or None
-        The caller's seed.
+    seed : int
+        The caller's seed (the notebook's ``SEED``).
 
     Returns
     -------
@@ -91,4 +74,4 @@ def figure_seed(base: int, seed: int | None = None) -> int:
         ``base + seed``.
     """
     base = check_int(base, "base", "figure_seed", 0, 2**62)
-    return base + (_NOTEBOOK_SEED if seed is None else check_seed(seed, "figure_seed"))
+    return base + check_seed(seed, "figure_seed")
