@@ -282,10 +282,9 @@ class _Stop(Exception):
     """Raised by a spy once it has seen the run's parameters."""
 
 
-def test_seeded_frames_take_the_seed_by_hand_and_no_module_seed():
+def test_seeded_frames_take_the_seed_by_hand():
     """seed=0 is the published sample, seed=1 another one, the same seed the same numbers;
-    the module-wide notebook seed is not read."""
-    from workbench import seeding
+    there is no module-wide seed."""
     from workbench.fog.figures import network_run_frame
 
     def delay(**kw):
@@ -294,11 +293,6 @@ def test_seeded_frames_take_the_seed_by_hand_and_no_module_seed():
     published = delay()
     moved = delay(seed=1)
     assert moved != published and delay(seed=1) == moved and delay(seed=0) == published
-    try:
-        seeding.set_notebook_seed(3)
-        assert delay() == published
-    finally:
-        seeding.set_notebook_seed(0)
     # every frame that draws random numbers is given the caller's seed by FigureSpec.make
     drawn = {name for name, spec in FIGURES.items() if spec.seeded}
     assert drawn == set(FIGURES) - {"erlang_sum_stability"}

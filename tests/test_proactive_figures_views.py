@@ -267,8 +267,7 @@ def test_claims_read_the_quantities_they_name():
 
 def test_seeded_frames_and_views_take_the_callers_seed_by_hand():
     """The notebook passes SEED by hand: a seeded frame moves with seed=1, the same seed gives
-    the same frame, seed=0 the published one; the module-wide notebook seed is not read."""
-    from workbench import seeding
+    the same frame, seed=0 the published one."""
     from workbench.proactive.figures import drift_frame, map_frame
 
     spec = FIGURES["map"]
@@ -281,10 +280,5 @@ def test_seeded_frames_and_views_take_the_callers_seed_by_hand():
     drift = drift_frame(quick=True, seed=1)
     pd.testing.assert_frame_equal(drift, drift_frame(quick=True, seed=1))
     assert not drift.equals(drift_frame(quick=True))
-    try:
-        seeding.set_notebook_seed(3)  # no longer read: the caller's seed decides
-        pd.testing.assert_frame_equal(map_frame(), published)
-        assert views._keys(4, 0.8, 1 / 3, 100.0, 2)[0][-1] == views.SCHEME_RUN["seed"]
-    finally:
-        seeding.set_notebook_seed(0)
+    assert views._keys(4, 0.8, 1 / 3, 100.0, 2)[0][-1] == views.SCHEME_RUN["seed"]
     assert views._keys(4, 0.8, 1 / 3, 100.0, 2, seed=2)[0][-1] == views.SCHEME_RUN["seed"] + 2

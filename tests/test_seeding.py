@@ -48,24 +48,20 @@ def test_the_comparison_view_measures_what_fig5_shows_at_a_grid_point():
 
 
 def test_the_notebook_seed_reaches_the_figures_seed():
-    assert seeding.figure_seed(BASE_SEED) == BASE_SEED  # SEED = 0: the published numbers
+    """The caller's seed shifts a figure's own: 0 is the published sample. There is no
+    module-wide seed to fall back on: a seed must be given."""
+    assert seeding.figure_seed(BASE_SEED, 0) == BASE_SEED
     assert seeding.figure_seed(BASE_SEED, 5) == BASE_SEED + 5
-    # P5 passes the notebook's SEED by hand: the module-wide seed does not reach its view
+    assert not hasattr(seeding, "set_notebook_seed")
+    with pytest.raises(TypeError):
+        seeding.figure_seed(BASE_SEED)
+    with pytest.raises(ParameterError, match="'seed' parameter of figure_seed"):
+        seeding.figure_seed(BASE_SEED, -3)
     before = comparison_seeds(8, 7, 2)
     assert comparison_seeds(8, 7, 2, seed=5) != before
-    assert _under_seed(5, lambda: comparison_seeds(8, 7, 2)) == before
+    assert comparison_seeds(8, 7, 2, seed=0) == before
     with pytest.raises(ParameterError, match="'seed' parameter of comparison_seeds"):
-        comparison_seeds(8, 7, 2, seed=None)  # None would read the module-wide seed
-    with pytest.raises(ParameterError, match="set_notebook_seed"):
-        seeding.set_notebook_seed(-3)
-
-
-def _under_seed(seed, make):
-    try:
-        seeding.set_notebook_seed(seed)
-        return make()
-    finally:
-        seeding.set_notebook_seed(0)
+        comparison_seeds(8, 7, 2, seed=None)
 
 
 class _Seen(Exception):
@@ -113,7 +109,7 @@ def test_p4_views_and_frames_take_the_seed_by_hand():
 
 def test_the_arena_view_takes_its_seed_from_the_caller(monkeypatch):
     """The arena's slider view runs every contender on the seed it is given (the notebook's
-    SEED, 0 by default: the published view), whatever the module-wide seed says."""
+    SEED, 0 by default: the published view)."""
     from types import SimpleNamespace
 
     import matplotlib.pyplot as plt
@@ -135,7 +131,6 @@ def test_the_arena_view_takes_its_seed_from_the_caller(monkeypatch):
         )
 
     monkeypatch.setattr(views, "simulate", fake)
-    monkeypatch.setattr(seeding, "_NOTEBOOK_SEED", 3)
     for kwargs, want in (({}, 0), ({"seed": 5}, 5)):
         seen.clear()
         plt.close(views.plot_point(**kwargs))
