@@ -303,3 +303,32 @@ def test_evaluate_pairs_the_agent_with_every_policy():
         arena.evaluate(42, "neutral", tasks=100, replications=2)
     with pytest.raises(ParameterError, match="'policies' parameter of evaluate"):
         arena.evaluate(first_available, "neutral", tasks=100, replications=2, policies=["x"])
+
+
+def test_a_batch_row_is_the_env_episode_of_its_replication():
+    """Row ``b`` of a BatchEnv steps the tasks of replication ``b`` (then ``b + size``, as
+    its next episode starts in place) exactly as an ArenaEnv does, reward for reward."""
+    from workbench.arena.env import BatchEnv
+
+    size, n = 3, 120
+    batch = BatchEnv("neutral", size=size, tasks=n)
+    _, info = batch.reset(seed=4)
+    rows = [[] for _ in range(size)]
+    for _ in range(2 * n):  # every row finishes its first episode and runs its second
+        # the first unmasked candidate of each row: a row's action depends on its state
+        _, rewards, done, _, info = batch.step(info["action_mask"].argmax(axis=1))
+        for b in range(size):
+            rows[b].append(rewards[b])
+        assert done.sum() in (0, size)  # episodes of equal length end together
+    env = ArenaEnv("neutral", tasks=n)
+    for b in range(size):
+        want = []
+        for e in (b, b + size):
+            env.reset(seed=4)
+            for _ in range(e):
+                env.reset()
+            info, done = {"action_mask": env.ep.mask.copy()}, False
+            while not done:
+                _, r, done, _, info = env.step(int(info["action_mask"].argmax()))
+                want.append(r)
+        assert rows[b] == want

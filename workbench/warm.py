@@ -95,6 +95,7 @@ def _hierarchy() -> None:
 def _arena() -> None:
     from workbench import arena
     from workbench.arena.env import BatchEnv
+    from workbench.arena.multi import ArenaParallelEnv
 
     scenario = arena.load_scenario("neutral")
     for name in arena.POLICIES:
@@ -111,6 +112,9 @@ def _arena() -> None:
     batch = BatchEnv(scenario, size=2, tasks=20)
     _obs, info = batch.reset(seed=0)
     batch.step(info["action_mask"].argmax(axis=1))
+    many = ArenaParallelEnv(scenario, tasks=20)  # and the multi-agent env's slot
+    many.reset(seed=0)
+    many.step(dict.fromkeys(many.agents, 0))
 
 
 def _discovered_step(paper):

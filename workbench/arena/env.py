@@ -42,14 +42,17 @@ Episodes
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from numba import njit
-from numba.typed import List
+from numba import njit, typeof, types
+from numba.core.extending import overload
+from numba.experimental import structref
 
 from workbench.arena import kernels as K
-from workbench.arena.compile import draw_tasks
+from workbench.arena.compile import check_run, draw_tasks
 from workbench.arena.kernels import R_ACTION, R_NODE, R_PAUSED, R_PHASE, R_TASK, Policy
 from workbench.arena.policies import (
     C_NODE,
@@ -58,6 +61,7 @@ from workbench.arena.policies import (
     N_PAR,
     T_SIZE,
     TASK_FIELDS,
+    USER_SIG,
     no_user,
     view,
 )
@@ -182,59 +186,185 @@ def deciding_nodes(sc) -> np.ndarray:
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
 
 
-class Episode:
-    """One episode's engine state: the tasks, the engine's buffers and the accounting."""
+class _Rows(NamedTuple):
+    """An episode's accounting and its view of the pending decision (one row per episode of
+    an :class:`Episodes` store): busy areas, the tasks present, the accumulator ``acc``
+    (slots ``A_*``), the last step's ``out``, and the observation ``cand``, ``task`` and
+    ``mask``."""
 
-    def __init__(self, net, tk, width: int):
-        n, n_nodes = len(tk.t), len(net.servers)
-        deg = np.diff(net.nbr_ptr)
-        self.net, self.tk = net, tk
-        self.pol = Policy(EXTERNAL, np.zeros(N_PAR))
-        self.st = K._state(n_nodes, n, 1, int(deg.max()) if deg.size else 0, tk.u.shape[1])
-        self.q = K._Pending(new_queue(n + 2), new_lane(4096))
-        self.area = np.zeros((2, n_nodes))
-        self.present = np.zeros(n + 1, np.int64)
-        self.acc = np.zeros(5)
-        self.out = np.zeros(4)
-        self.cand = np.zeros((N_CAND, width))
-        self.task = np.zeros(N_TASK)
-        self.mask = np.zeros(width, np.int8)
+    area: np.ndarray
+    present: np.ndarray
+    acc: np.ndarray
+    out: np.ndarray
+    cand: np.ndarray
+    task: np.ndarray
+    mask: np.ndarray
 
-    def start(self) -> bool:
-        return bool(
-            _start(
-                self.net,
-                self.tk,
-                self.pol,
-                no_user,
-                self.st,
-                self.q,
-                self.area,
-                self.acc,
-                self.cand,
-                self.task,
-                self.mask,
-            )
-        )
 
-    def step(self, action: int, penalty: float) -> None:
+def _row(tup, b):
+    """Row ``b`` of each array of the named tuple ``tup`` (views), as the same named tuple."""
+    return type(tup)(*(x[b] for x in tup))
+
+
+@overload(_row, inline="always", jit_options={"_nrt": False})
+def _row_compiled(tup, b):
+    # the fields are known when the call is typed: one view per field, written out
+    fields = ", ".join(f"tup[{j}][b]" for j in range(len(tup)))
+    scope = {"cls": tup.instance_class}
+    exec(f"def row(tup, b):\n    return cls({fields})\n", scope)  # noqa: S102
+    return scope["row"]
+
+
+@structref.register
+class _StoreType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class _Store(structref.StructRefProxy):
+    """The compiled side of :class:`Episodes`: one reference to all its arrays, so a call
+    from Python unboxes one object, not some eighty arrays."""
+
+
+_STORE_FIELDS = ("net", "pol", "user", "tk", "state", "heap", "lane", "rows")
+structref.define_proxy(_Store, _StoreType, list(_STORE_FIELDS))
+
+
+def _new_store(net, pol, user, tk, state, heap, lane, rows):
+    return _Store(net, pol, user, tk, state, heap, lane, rows)
+
+
+_NEW_STORE = []
+
+
+def _store(*fields) -> _Store:
+    """A :class:`_Store` of these arrays; the user function is typed as the engine's
+    (:data:`~workbench.arena.policies.USER_SIG`), so the env runs the very loop
+    ``simulate`` compiled."""
+    if not _NEW_STORE:
+        kinds = [typeof(x) for x in fields]
+        kinds[2] = types.FunctionType(USER_SIG)
+        sig = _StoreType(list(zip(_STORE_FIELDS, kinds, strict=True)))(*kinds)
+        _NEW_STORE.append(njit(sig, cache=True)(_new_store))
+    return _NEW_STORE[0](*fields)
+
+
+@njit(cache=True, _nrt=False)
+def _steps_of(net, pol, user, tk, st, heap, lane, rows, lo, actions, penalty):
+    for j in range(actions.shape[0]):
+        b = lo + j
         _step(
-            self.net,
-            self.tk,
-            self.pol,
-            no_user,
-            self.st,
-            self.q,
-            self.area,
-            self.present,
-            self.acc,
-            action,
+            net,
+            _row(tk, b),
+            pol,
+            user,
+            _row(st, b),
+            K._Pending(_row(heap, b), _row(lane, b)),
+            rows.area[b],
+            rows.present[b],
+            rows.acc[b],
+            actions[j],
             penalty,
-            self.out,
-            self.cand,
-            self.task,
-            self.mask,
+            rows.out[b],
+            rows.cand[b],
+            rows.task[b],
+            rows.mask[b],
         )
+
+
+@njit(cache=True)
+def _store_step(s, lo, actions, penalty):
+    """Step episodes ``lo .. lo + len(actions) - 1`` of the store ``s``, one compiled call."""
+    _steps_of(s.net, s.pol, s.user, s.tk, s.state, s.heap, s.lane, s.rows, lo, actions, penalty)
+
+
+@njit(cache=True, _nrt=False)
+def _start_of(net, pol, user, tk, st, heap, lane, rows, b):
+    r = rows
+    q = K._Pending(_row(heap, b), _row(lane, b))
+    args = (r.area[b], r.acc[b], r.cand[b], r.task[b], r.mask[b])
+    return _start(net, _row(tk, b), pol, user, _row(st, b), q, *args)
+
+
+@njit(cache=True)
+def _store_start(s, b):
+    """Run episode ``b`` of the store ``s`` (fresh) to its first decision."""
+    return _start_of(s.net, s.pol, s.user, s.tk, s.state, s.heap, s.lane, s.rows, b)
+
+
+class Episode:
+    """Episode ``b`` of an :class:`Episodes` store, as views: ``tk``, ``st`` (the engine's
+    state), ``q``, and its rows ``area``, ``present``, ``acc``, ``out``, ``cand``, ``task``,
+    ``mask``."""
+
+    def __init__(self, store: Episodes, b: int):
+        self.net, self.tk = store.net, _row(store.tk, b)
+        self.st, self.q = _row(store.st, b), K._Pending(_row(store.heap, b), _row(store.lane, b))
+        for name, x in zip(_Rows._fields, _row(store.rows, b), strict=True):
+            setattr(self, name, x)
+
+
+class Episodes:
+    """``size`` episodes of ``n`` tasks each on one scenario, their arrays stacked (row ``b``:
+    episode ``b``) and held by one compiled reference, so that :meth:`step` steps any run of
+    them in one compiled call whose Python side unboxes one object."""
+
+    def __init__(self, net, n: int, width: int, size: int, copies: int = 1, uniforms: int = 2):
+        deg = np.diff(net.nbr_ptr)
+        n_nodes = len(net.servers)
+        self.net, self.n, self.size = net, n, size
+        self.pol = Policy(EXTERNAL, np.zeros(N_PAR), err=np.zeros(4, np.int64))  # its own
+        # the fresh state of one episode, copied into a row when an episode starts
+        self._fresh = (
+            K._state(n_nodes, n, copies, int(deg.max()) if deg.size else 0, uniforms),
+            new_queue(n * copies + 2),
+            new_lane(4096),
+        )
+        st, heap, lane = (
+            type(x)(*(np.empty((size, *a.shape), a.dtype) for a in x)) for x in self._fresh
+        )
+        self.st, self.heap, self.lane = st, heap, lane
+        shapes = [
+            ((n,), float),
+            ((n,), np.int64),
+            ((n,), np.int64),
+            ((n, copies), float),
+            ((n,), float),
+            ((n,), np.int64),
+            ((n, uniforms), float),
+            ((n,), float),
+        ]
+        self.tk = K.Tasks(*(np.zeros((size, *shape), dt) for shape, dt in shapes))
+        self.rows = _Rows(
+            np.zeros((size, 2, n_nodes)),
+            np.zeros((size, n + 1), np.int64),
+            np.zeros((size, 5)),
+            np.zeros((size, 4)),
+            np.zeros((size, N_CAND, width)),
+            np.zeros((size, N_TASK)),
+            np.zeros((size, width), np.int8),
+        )
+        self.ref = _store(net, self.pol, no_user, self.tk, st, heap, lane, self.rows)
+        self._act = np.zeros(1, np.int64)
+
+    def start(self, b: int, tk) -> None:
+        """Episode ``b`` starts afresh on the tasks ``tk`` and runs to its first decision."""
+        for stacked, one in zip(self.tk, tk, strict=True):
+            stacked[b] = one
+        for stacked, fresh in zip((self.st, self.heap, self.lane), self._fresh, strict=True):
+            for x, y in zip(stacked, fresh, strict=True):
+                x[b] = y
+        self.rows.area[b] = 0.0
+        _store_start(self.ref, b)
+
+    def step(self, actions: np.ndarray, penalty: float, lo: int = 0) -> None:
+        """Place each episode's pending task (``lo`` onwards) at its candidate ``actions``
+        (checked by the caller) and run each to its next decision."""
+        _store_step(self.ref, lo, actions, penalty)
+
+    def step_one(self, b: int, action: int, penalty: float) -> None:
+        self._act[0] = action
+        _store_step(self.ref, b, self._act, penalty)
 
 
 class ArenaEnv(gymnasium.Env):
@@ -296,6 +426,7 @@ class ArenaEnv(gymnasium.Env):
             self.observation_space = spaces.Box(low, np.inf, (size,), np.float64)
         self._root = None
         self._episode = -1
+        self._store = None
         self.ep = None
 
     # -- episodes ------------------------------------------------------------------------
@@ -328,8 +459,11 @@ class ArenaEnv(gymnasium.Env):
                 f"ArenaEnv.reset: scenario {self.scenario.name!r} has no decision to make in "
                 f"an episode of horizon={self.horizon} s: no task arrives before it."
             )
-        self.ep = Episode(self.net, tk, self.width)
-        self.ep.start()
+        n = len(tk.t)
+        if self._store is None or self._store.n != n:  # horizon episodes: a store per length
+            self._store = Episodes(self.net, n, self.width, 1)
+        self._store.start(0, tk)
+        self.ep = Episode(self._store, 0)
         self._done = False
         return self._obs(), self._info(None)
 
@@ -370,7 +504,7 @@ class ArenaEnv(gymnasium.Env):
                 f"'action' must be one of the unmasked candidates {valid} (info['action_mask'])."
                 " The task is still waiting for a valid action."
             )
-        ep.step(a, self.loss_penalty)
+        self._store.step_one(0, a, self.loss_penalty)
         out = ep.out
         reward = -(float(out[0]) + self.energy_weight * float(out[1]))
         self._done = bool(out[3])
@@ -394,44 +528,12 @@ class ArenaEnv(gymnasium.Env):
         ``simulate(records=True)`` (without ``replication``)."""
         if self.ep is None or not self._done:
             raise ParameterError("ArenaEnv.records: the episode is not finished.")
-        st, tk = self.ep.st, self.ep.tk
+        # copies: the next episode reuses the arrays, and the records are the caller's
+        st = K._State(*(x.copy() for x in self.ep.st))
+        tk = K.Tasks(*(x.copy() for x in self.ep.tk))
         keep = slice(0, len(tk.t))
-        return _records(
-            self.scenario,
-            tk,
-            keep,
-            st.finish,
-            st.where,
-            st.t_ncopies,
-            st.t_hops,
-            st.energy_tx,
-            st.t_start,
-        )
-
-
-@njit(cache=True)
-def _step_all(
-    net, tks, pol, user, sts, qs, areas, presents, accs, actions, penalty, outs, cands, tasks, masks
-):
-    """One step of every episode of a batch (:class:`BatchEnv`), in one compiled call."""
-    for b in range(len(sts)):
-        _step(
-            net,
-            tks[b],
-            pol,
-            user,
-            sts[b],
-            qs[b],
-            areas[b],
-            presents[b],
-            accs[b],
-            actions[b],
-            penalty,
-            outs[b],
-            cands[b],
-            tasks[b],
-            masks[b],
-        )
+        fields = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, st.t_start)
+        return _records(self.scenario, tk, keep, *fields)
 
 
 class BatchEnv:
@@ -454,44 +556,38 @@ class BatchEnv:
         if options.get("horizon") is not None:
             raise ParameterError(f"{f}: episodes of a batch are a number of tasks, not a horizon")
         self.env = ArenaEnv(scenario, **options)
-        self._list = List
-        self.episodes = [None] * self.size
+        self._store = None
         self._seed = 0
-        self._count = 0
 
-    def _episode(self, b: int) -> Episode:
-        (seed_seq,) = replication_seeds(self._seed, 1, b + self.size * self._count_of[b])
-        ep = Episode(self.env.net, self.env._draw(seed_seq), self.env.width)
-        ep.start()
-        return ep
+    def _start(self, b: int) -> None:
+        e = b + self.size * self._count_of[b]
+        (seed_seq,) = replication_seeds(self._seed, 1, e)
+        self._store.start(b, self.env._draw(seed_seq))
 
-    def _gather(self):
-        eps = self.episodes
-        self._sts, self._tks, self._qs = (
-            self._list([getattr(e, a) for e in eps]) for a in ("st", "tk", "q")
-        )
-        for name in ("area", "present", "acc", "out", "cand", "task", "mask"):
-            setattr(self, f"_{name}", np.stack([getattr(e, name) for e in eps]))
-        for b, e in enumerate(eps):  # each episode works in its row of the stacks
-            e.area, e.present, e.acc = self._area[b], self._present[b], self._acc[b]
-            e.out, e.cand, e.task, e.mask = (
-                self._out[b],
-                self._cand[b],
-                self._task[b],
-                self._mask[b],
-            )
+    @property
+    def episodes(self) -> list[Episode]:
+        """Each row's current episode (views of its arrays)."""
+        return [Episode(self._store, b) for b in range(self.size)]
 
     def reset(self, *, seed: int = 0):
         self._seed = check_int(seed, "seed", "BatchEnv.reset", 0, 2**63 - 1)
         self._count_of = [0] * self.size
-        self.episodes = [self._episode(b) for b in range(self.size)]
-        self._gather()
+        if self._store is None:
+            env = self.env
+            check_run(env.scenario, env.tasks * self.size, 1, 2, "BatchEnv")
+            self._store = Episodes(env.net, env.tasks, env.width, self.size)
+        rows = self._store.rows
+        self._out, self._cand, self._task, self._mask = rows.out, rows.cand, rows.task, rows.mask
+        for b in range(self.size):
+            self._start(b)
         return self._obs(), {"action_mask": self._mask.copy()}
 
     def _obs(self):
         return {"cand": self._cand.copy(), "task": self._task.copy()}
 
     def step(self, actions):
+        if self._store is None:
+            raise ParameterError("BatchEnv.step: call reset() first.")
         a = np.asarray(actions)
         if a.shape != (self.size,) or a.dtype.kind not in "iu":
             raise PolicyError(
@@ -499,9 +595,8 @@ class BatchEnv:
                 f"Got {actions!r}."
             )
         a = a.astype(np.int64)
-        rows = np.arange(self.size)
         ok = (a >= 0) & (a < self.env.width)
-        ok[ok] = self._mask[rows[ok], a[ok]] == 1
+        ok[ok] = np.take_along_axis(self._mask, a[:, None], 1)[ok, 0] == 1
         if not ok.all():
             b = int(np.flatnonzero(~ok)[0])
             raise PolicyError(
@@ -509,23 +604,7 @@ class BatchEnv:
                 f"it must be one of {np.flatnonzero(self._mask[b]).tolist()} "
                 "(info['action_mask'][b]). No episode moved."
             )
-        _step_all(
-            self.env.net,
-            self._tks,
-            self.episodes[0].pol,
-            no_user,
-            self._sts,
-            self._qs,
-            self._area,
-            self._present,
-            self._acc,
-            a,
-            self.env.loss_penalty,
-            self._out,
-            self._cand,
-            self._task,
-            self._mask,
-        )
+        self._store.step(a, self.env.loss_penalty)
         out = self._out
         rewards = -(out[:, 0] + self.env.energy_weight * out[:, 1])
         done = out[:, 3] > 0
@@ -534,10 +613,8 @@ class BatchEnv:
             "energy": out[:, 1].copy(),
             "lost": out[:, 2].astype(np.int64),
         }
-        if done.any():
-            for b in np.flatnonzero(done):
-                self._count_of[b] += 1
-                self.episodes[b] = self._episode(int(b))
-            self._gather()
+        for b in np.flatnonzero(done):  # the row's next episode starts at once
+            self._count_of[b] += 1
+            self._start(int(b))
         info["action_mask"] = self._mask.copy()
         return self._obs(), rewards, done, np.zeros(self.size, bool), info
