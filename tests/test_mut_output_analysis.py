@@ -214,6 +214,9 @@ def test_trend_z_on_degenerate_batch_means():
     # halves each constant but different: no variance within them, a sure step up or down
     up = np.r_[np.zeros(4), np.ones(4)]
     assert _trend_z(up)[0] == 40.0 and _trend_z(1.0 - up)[0] == -40.0
+    # halves far apart: the t cdf rounds to 1 (or is tiny), and z stays finite
+    step = np.r_[np.zeros(16), np.full(16, 100.0)] + np.tile([0.0, 1e-3], 16)
+    assert 8.0 < _trend_z(step)[0] < 9.0 and -40.0 < _trend_z(-step)[0] < -8.0
     # a negative series: the constant test uses the largest magnitude, not the largest value
     neg = -5.0 + np.r_[np.zeros(4), np.full(4, 1e-6)]
     assert _trend_z(neg)[0] == 40.0
@@ -307,7 +310,11 @@ def test_detect_accepts_its_boundaries_and_refuses_bad_series():
     assert detect(y, rho=0.0, warmup=0).truncation >= 0
     assert detect(y, warmup=[250]).observations == 0  # a warm-up past the end keeps nothing
     assert detect([list(y)]).observations == detect(y).observations  # a list as a series
-    for bad in ("abc", b"ab", np.float64(1.0), 3, np.ones((2, 3, 4))):
+    rows = np.random.default_rng(1).standard_normal((3, 400))
+    assert detect(rows) == detect(list(rows))  # a 2-D array: one replication a row
+    with pytest.raises(TypeError):  # everything after the series is keyword-only
+        detect(y, 0)
+    for bad in ("abc", b"ab", np.float64(1.0), np.array(1.0), 3, np.ones((2, 3, 4))):
         with pytest.raises(ParameterError, match="'series' parameter of detect"):
             detect(bad)
     with pytest.raises(ParameterError, match="at least one replication"):
