@@ -514,3 +514,37 @@ def test_finish_refuses_a_bad_series_and_names_the_rows_quantities():
         finish([_rep(1.0)], **(_FINISH | {"metric": "q"}))
     with pytest.raises(ParameterError, match="'func' parameter of finish"):
         finish([_rep(1.0)], **(_FINISH | {"func": 3}))
+
+
+def test_a_replication_without_a_warm_up_keeps_its_first_observation():
+    """Replication's warm-up defaults to none: a series whose only finite value is its
+    first measured something."""
+    only_first = Replication({"x": 1.0, "y": 2.0, "n": 1}, np.r_[1.0, np.full(59, np.nan)])
+    assert finish([only_first], **_FINISH).estimate == 1.0
+    with pytest.raises(EmptyRunError):
+        finish([only_first._replace(warmup=1)], **_FINISH)
+
+
+class _Sentinel(Exception):
+    pass
+
+
+def _refuse(seed_sequence, index):
+    raise _Sentinel
+
+
+def test_replicate_defaults_and_its_largest_run():
+    """Seed 0 by default; 10**6 replications pass the check (the first one is called)."""
+    one, seen = _recorder()
+    replicate(one, replications=2)
+    assert [s.entropy for s, _ in seen] == [0, 0]
+    assert [s.spawn_key for s, _ in seen] == [w.spawn_key for w in replication_seeds(0, 2)]
+    with pytest.raises(_Sentinel):
+        replicate(_refuse, replications=10**6)
+
+
+def test_overload_and_counts_take_keywords_and_refuse_unconvertible_counts():
+    with pytest.raises(TypeError):  # rho and the verdict are keyword-only
+        check_overload("f", "raise", 1.0)
+    with pytest.raises(ParameterError, match="'counts' parameter of f"):
+        require_observations("f", [{}])  # not a number: a TypeError inside numpy
