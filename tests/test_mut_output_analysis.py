@@ -148,6 +148,10 @@ def _cases():
         "warmup_past_end": ([rng.standard_normal(300), rng.standard_normal(300)], [400, 0]),
         "late_warmup": ([np.r_[rng.standard_normal(700) + 5, rng.standard_normal(500)]], [0]),
         "odd_batches": ([rng.standard_normal(8 * 9 + 3)], [0]),
+        # exactly 50 after the warm-up (the least MSER looks at), with a transient to cut
+        "fifty": ([np.r_[np.full(10, 5.0), rng.standard_normal(40) * 0.1]], [0]),
+        # a step MSER cuts at exactly half the run: still a warm-up that ended
+        "half": ([np.r_[np.full(50, 9.0), np.zeros(50)]], [0]),
     }
     return cases
 
@@ -173,6 +177,7 @@ def test_the_twin_cases_cover_both_verdicts_and_a_cut():
     assert verdicts["ar1"][0] and verdicts["unequal"][0]
     assert verdicts["transient"][1] >= 100  # MSER cuts the transient
     assert math.isnan(verdicts["tiny"][5])  # too short for batches
+    assert verdicts["fifty"][1] >= 10 and verdicts["half"][1] == 50  # MSER cuts at 50 obs
 
 
 def test_mser5_equals_its_twin_and_breaks_ties_early():
@@ -180,6 +185,8 @@ def test_mser5_equals_its_twin_and_breaks_ties_early():
     for n in (49, 50, 54, 55, 61, 300, 1_003):
         y = rng.standard_normal(n) + 4 * np.exp(-np.arange(n) / 30)
         assert mser5(y) == _twin_mser5(list(y)), n
+    y = rng.standard_normal(400) * 1e-3 + 0.05 * np.exp(-np.arange(400) / 40)
+    assert mser5(y) == mser5(y * 1e6) == _twin_mser5(list(y)) > 0  # MSER is scale-free
     assert mser5(np.ones(100)) == 0  # every d ties at 0: the earliest
     # a step: the first 50 values high, the rest flat: the cut is exactly at the step
     assert mser5(np.r_[np.full(50, 9.0), np.zeros(150)]) == 50
