@@ -735,8 +735,9 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         ]
     if latest.get("carried_from_before"):
         lines += [
-            f"The last run reran the mutants the before run did not kill; the other "
-            f"{latest['carried_from_before']} are carried over as killed (tests were only added)."
+            f"The last run reran the mutants the stored run did not kill; the other "
+            f"{latest['carried_from_before']} are carried over: killed (tests were only "
+            f"added), or declared equivalent since (not rerun without `--with-equivalents`)."
         ]
     lines += [""]
     survivors = [m for m in latest["mutants"] if m["outcome"] == "survived"]
@@ -825,6 +826,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="rerun only what the stored after run did not kill (after adding tests)",
     )
+    p.add_argument(
+        "--with-equivalents",
+        action="store_true",
+        help="with --survivors/--recheck: rerun the mutants declared equivalent as well",
+    )
     p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
     p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
     p.add_argument(
@@ -868,8 +874,16 @@ def main(argv=None) -> int:
             # tests were only added since the stored run: a mutant it killed stays killed
             variant = "after" if args.recheck else "before"
             stored = json.loads((HERE / f"{n}.{variant}.json").read_text())["mutants"]
-            only = {m["key"] for m in stored if m["outcome"] not in ("killed", "timeout")}
-            carried = [m for m in stored if m["outcome"] in ("killed", "timeout")]
+            # a mutant declared equivalent since is not rerun unless --with-equivalents
+            # asks (a survivor of every guarding test costs the whole test files)
+            skip = ("killed", "timeout")
+            if not args.with_equivalents:
+                stored = [
+                    m | {"outcome": "equivalent"} if m["key"] in equivalents else m for m in stored
+                ]
+                skip += ("equivalent",)
+            only = {m["key"] for m in stored if m["outcome"] not in skip}
+            carried = [m for m in stored if m["outcome"] in skip]
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
         info = run_target(
             targets[n],
@@ -889,7 +903,10 @@ def main(argv=None) -> int:
                 info["sample"] = drawn
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
-                m.outcome, m.seconds, m.detail = c["outcome"], c["seconds"], "killed before"
+                m.outcome, m.seconds = c["outcome"], c["seconds"]
+                m.detail = (
+                    "equivalent, not rerun" if c["outcome"] == "equivalent" else "killed before"
+                )
             targets[n].mutants = sorted(
                 targets[n].mutants + old, key=lambda m: (m.key.split(" | ")[0], m.line, m.key)
             )
