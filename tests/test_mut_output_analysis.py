@@ -150,6 +150,8 @@ def _cases():
         "odd_batches": ([rng.standard_normal(8 * 9 + 3)], [0]),
         # exactly 50 after the warm-up (the least MSER looks at), with a transient to cut
         "fifty": ([np.r_[np.full(10, 5.0), rng.standard_normal(40) * 0.1]], [0]),
+        # after the warm-ups, 200, 1 and 2 observations: halves only from 2 on
+        "few_kept": ([rng.standard_normal(200), np.ones(11), rng.standard_normal(12)], [0, 10, 10]),
         # a step MSER cuts at exactly half the run: still a warm-up that ended
         "half": ([np.r_[np.full(50, 9.0), np.zeros(50)]], [0]),
     }
