@@ -115,6 +115,39 @@ def test_calendar_bookkeeping_equals_its_twin(seed, gap):
     assert twin.n_buckets == _MIN_BUCKETS  # drained: back to the smallest calendar
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_calendar_bookkeeping_with_the_size_crossing_its_thresholds(seed):
+    """The number pending swings across the doubling and halving points (32, 64 events
+    stored) while the spacing of the events changes by factors of 1.5 to 3, so rebuilds
+    happen after any number of pops since the mark, and re-measures near the 2x bound."""
+    rng = np.random.default_rng(seed)
+    ops, now = [], 0.0
+    for _ in range(14):
+        gap = float(rng.choice([1.0, 1.5, 2.5, 3.0]))
+        for _ in range(int(rng.integers(20, 60))):
+            ops.append(now + rng.exponential(gap * 40))
+        for _ in range(int(rng.integers(20, 60))):
+            ops.append(None)
+            now += rng.exponential(gap)
+            ops.append(now + rng.exponential(gap * 40) if rng.random() < 0.5 else None)
+    twin = _run(ops, 1_000, every=5)
+    assert twin.rebuilds >= 10
+
+
+def test_the_width_follows_a_rate_that_moves_by_less_than_three():
+    """100 events pending throughout (64 buckets), one due per unit of time exactly, then
+    one per 2.6 units: the measured width moves past twice the old one (not three times),
+    so the calendar rebuilds with the same buckets and the new width."""
+    ops = [float(i) for i in range(1, 101)]
+    now = 100.0
+    for gap in (1.0, 2.6):
+        for _ in range(600):
+            now += gap
+            ops += [None, now]
+    twin = _run(ops, 101)
+    assert twin.n_buckets == 64 and abs(twin.width - 2.6) < 0.05
+
+
 def test_calendar_bookkeeping_at_the_extremes():
     """Far-future events (clamped to the last virtual bucket), an infinite one, negative
     times, and equal times: the twin's days and buckets are the kernel's."""
