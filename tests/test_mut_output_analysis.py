@@ -275,7 +275,7 @@ def test_detect_notes_and_verdict_fields():
     assert "mean falls with run length" in down.note and " s " not in down.note
     # a warm-up that never ends: the note counts the replications where MSER says so
     ramp = [np.linspace(0, 10, 1_000) + rng.standard_normal(1_000) for _ in range(3)]
-    flat = rng.standard_normal(1_000)
+    flat = np.r_[np.full(50, 6.0), rng.standard_normal(950)]  # a warm-up that ends early
     v = detect([*ramp, flat])
     assert "MSER-5 finds no end to the warm-up in 3 of 4 replications" in v.note
     # a load bound: recorded, flags at 1 exactly, and the stationary note stays empty below
