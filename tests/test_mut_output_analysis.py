@@ -220,6 +220,7 @@ def test_trend_z_equals_scipys_tests():
 def test_trend_z_on_degenerate_batch_means():
     assert _trend_z(np.full(8, 3.0)) == (0.0, 0.0)  # constant: no trend
     assert _trend_z(np.full(8, 3.0) * (1 + 1e-12 * np.arange(8))) == (0.0, 0.0)  # rounding
+    assert _trend_z(1e6 + 1e-4 * np.arange(8)) == (0.0, 0.0)  # relative: 1e-10 of 1e6
     # halves each constant but different: no variance within them, a sure step up or down
     up = np.r_[np.zeros(4), np.ones(4)]
     assert _trend_z(up)[0] == 40.0 and _trend_z(1.0 - up)[0] == -40.0
