@@ -6,6 +6,8 @@ target in ``benchmarks/mutation/summary.csv``::
     nice -n 10 .venv/bin/python benchmarks/mutation.py erlang red   # or --all
     nice -n 10 .venv/bin/python benchmarks/mutation.py erlang --before   # the suite without
                                                   # the tests/test_mut_*.py files written for it
+    nice -n 15 .venv/bin/python benchmarks/mutation.py events --sample 300 --seed 1
+                                                  # a seeded random sample, reported as one
 
 Mutants are cosmic-ray's (its operators and its parso-based rewriting: an arithmetic,
 comparison, boolean or unary operator replaced, a number moved by one, a loop run zero
@@ -547,6 +549,7 @@ def run_target(
     before: bool,
     jobs: int = 1,
     limit: int | None = None,
+    sample: tuple[int, int] | None = None,
     only: set[str] | None = None,
     match: str | None = None,
     verbose: bool = True,
@@ -577,13 +580,18 @@ def run_target(
     mutants = enumerate_mutants(target)
     for i, m in enumerate(mutants, 1):
         m.index = i
+    every = len(mutants)
+    info = {}
+    if sample is not None:
+        mutants = draw_sample(mutants, *sample)
+        info["sample"] = {"n": len(mutants), "of": every, "seed": sample[1]}
     if only is not None:
         mutants = [m for m in mutants if m.key in only]
     if match is not None:
         mutants = [m for m in mutants if match in m.key]
     if limit is not None:
         mutants = mutants[:limit]
-    total = len(enumerate_mutants(target)) if (only or match or limit) else len(mutants)
+    total = every
     shares = [mutants[k::jobs] for k in range(jobs)]
     pids = []
     for k, share in enumerate(shares):
@@ -620,7 +628,19 @@ def run_target(
             if m.outcome == "survived":
                 m.outcome = "equivalent"
     target.mutants = results
-    return {"tests": tests, "baseline_s": round(baseline, 1), "timeout_s": round(timeout, 1)}
+    return {"tests": tests, "baseline_s": round(baseline, 1), "timeout_s": round(timeout, 1)} | info
+
+
+def draw_sample(mutants: list, n: int, seed: int) -> list:
+    """A seeded random sample of ``n`` of ``mutants`` (all of them when ``n`` is not
+    smaller), in their order: ``random.Random(seed).sample`` over their positions in the
+    target's full sorted list (``--list``), so the same seed draws the same mutants."""
+    import random
+
+    if n >= len(mutants):
+        return list(mutants)
+    picked = sorted(random.Random(seed).sample(range(len(mutants)), n))
+    return [mutants[i] for i in picked]
 
 
 def summarise(mutants) -> dict:
@@ -684,7 +704,8 @@ def rewrite_report(name: str) -> dict:
     runs = _runs(name, load_equivalents())
     _write_markdown(name, runs)
     for variant, run in runs.items():
-        _update_summary(name, variant, run["summary"], run["seconds"])
+        of = run.get("sample", {}).get("of", "")
+        _update_summary(name, variant, run["summary"], run["seconds"], of)
     return (runs.get("after") or runs["before"])["summary"]
 
 
@@ -705,10 +726,18 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         )
     lines += ["", "Test files run per mutant: " + ", ".join(f"`{t}`" for t in latest["tests"])]
     lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s)."]
+    if latest.get("sample"):
+        sm = latest["sample"]
+        lines += [
+            f"**A sample:** {sm['n']} of the target's {sm['of']} mutants, drawn by "
+            f"`random.Random({sm['seed']}).sample` over the positions of `--list` "
+            f"(`--sample {sm['n']} --seed {sm['seed']}`); the score is the sample's."
+        ]
     if latest.get("carried_from_before"):
         lines += [
-            f"The last run reran the mutants the before run did not kill; the other "
-            f"{latest['carried_from_before']} are carried over as killed (tests were only added)."
+            f"The last run reran the mutants the stored run did not kill; the other "
+            f"{latest['carried_from_before']} are carried over: killed (tests were only "
+            f"added), or declared equivalent since (not rerun without `--with-equivalents`)."
         ]
     lines += [""]
     survivors = [m for m in latest["mutants"] if m["outcome"] == "survived"]
@@ -732,7 +761,9 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     (HERE / f"{name}.md").write_text("\n".join(lines) + "\n")
 
 
-def _update_summary(name: str, variant: str, s: dict, seconds: float) -> None:
+def _update_summary(
+    name: str, variant: str, s: dict, seconds: float, sampled_from: int | str = ""
+) -> None:
     path = HERE / "summary.csv"
     fields = [
         "target",
@@ -746,12 +777,14 @@ def _update_summary(name: str, variant: str, s: dict, seconds: float) -> None:
         "incompetent",
         "score_pct",
         "seconds",
+        "sampled_from",
     ]
     rows = []
     if path.exists():
         with path.open() as fh:
             rows = [r for r in csv.DictReader(fh) if (r["target"], r["tests"]) != (name, variant)]
-    rows.append({"target": name, "tests": variant, **s, "seconds": round(seconds)})
+    row = {"target": name, "tests": variant, **s, "seconds": round(seconds)}
+    rows.append(row | {"sampled_from": sampled_from})
     rows.sort(key=lambda r: (r["target"], r["tests"] != "before"))
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
@@ -775,6 +808,12 @@ def main(argv=None) -> int:
         help="leave out the tests/test_mut_*.py files (the 'before' column)",
     )
     p.add_argument("--limit", type=int, help="the first N mutants only (a trial, not reported)")
+    p.add_argument(
+        "--sample",
+        type=int,
+        help="a seeded random sample of N mutants (reported, as a sample; see --seed)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
     p.add_argument("--jobs", type=int, default=1, help="mutants run in parallel (scratch copies)")
     p.add_argument("--key", action="append", help="only this mutant (repeatable; not reported)")
     p.add_argument(
@@ -786,6 +825,11 @@ def main(argv=None) -> int:
         "--recheck",
         action="store_true",
         help="rerun only what the stored after run did not kill (after adding tests)",
+    )
+    p.add_argument(
+        "--with-equivalents",
+        action="store_true",
+        help="with --survivors/--recheck: rerun the mutants declared equivalent as well",
     )
     p.add_argument("--json", action="store_true", help="print each mutant's outcome as JSON")
     p.add_argument("--match", help="only the mutants whose key contains this (not reported)")
@@ -830,14 +874,24 @@ def main(argv=None) -> int:
             # tests were only added since the stored run: a mutant it killed stays killed
             variant = "after" if args.recheck else "before"
             stored = json.loads((HERE / f"{n}.{variant}.json").read_text())["mutants"]
-            only = {m["key"] for m in stored if m["outcome"] not in ("killed", "timeout")}
-            carried = [m for m in stored if m["outcome"] in ("killed", "timeout")]
+            # a mutant declared equivalent since is not rerun unless --with-equivalents
+            # asks (a survivor of every guarding test costs the whole test files)
+            skip = ("killed", "timeout")
+            if not args.with_equivalents:
+                stored = [
+                    m | {"outcome": "equivalent"} if m["key"] in equivalents else m for m in stored
+                ]
+                skip += ("equivalent",)
+            only = {m["key"] for m in stored if m["outcome"] not in skip}
+            carried = [m for m in stored if m["outcome"] in skip]
+            drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
         info = run_target(
             targets[n],
             equivalents,
             before=args.before,
             jobs=args.jobs,
             limit=args.limit,
+            sample=None if args.sample is None else (args.sample, args.seed),
             match=args.match,
             only=only,
             fast=not args.no_fast,
@@ -845,9 +899,14 @@ def main(argv=None) -> int:
         seconds = time.monotonic() - t0
         if args.survivors or args.recheck:
             info["carried_from_before"] = len(carried)
+            if drawn:  # the stored run was a sample: so is this one
+                info["sample"] = drawn
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
-                m.outcome, m.seconds, m.detail = c["outcome"], c["seconds"], "killed before"
+                m.outcome, m.seconds = c["outcome"], c["seconds"]
+                m.detail = (
+                    "equivalent, not rerun" if c["outcome"] == "equivalent" else "killed before"
+                )
             targets[n].mutants = sorted(
                 targets[n].mutants + old, key=lambda m: (m.key.split(" | ")[0], m.line, m.key)
             )

@@ -66,10 +66,14 @@ def _lonely():
     return _net([_edge("x"), _edge("y"), CLOUD], links, [("x", 15.0), ("y", 2.0)])
 
 
-def _late_device():
-    """A device listed after its home ``a``, whose neighbour ``c`` the device does not
-    reach: the home's neighbours are searched too, whatever the order of the nodes."""
-    nodes = [_edge("a"), _edge("b"), _edge("c", 2), {"id": "dev", "role": "device"}, CLOUD]
+def _late_device(first=False):
+    """A device (no servers) listed after its home ``a`` (before it: ``first``), whose
+    neighbour ``c`` the device does not reach: the home's neighbours are searched too,
+    whatever the order of the nodes. (Without ``servers: 0`` the device serves and is its
+    own home: nothing to search.)"""
+    dev = {"id": "dev", "role": "device", "servers": 0}
+    edges = [_edge("a"), _edge("b"), _edge("c", 2)]
+    nodes = [dev, *edges, CLOUD] if first else [*edges, dev, CLOUD]
     links = [
         {"a": "dev", "b": "a", "delay": 0.001},
         {"a": "dev", "b": "b", "delay": 0.02},
@@ -81,12 +85,13 @@ def _late_device():
 
 
 def _cloud_home():
-    """A device nearer the cloud than the edge: its home is the cloud, so replicas go to
-    its serving neighbours only."""
-    nodes = [_edge("a", 2), _edge("b"), {"id": "dev", "role": "device"}, CLOUD]
+    """A device (no servers) whose only serving link is the cloud: its home is the cloud,
+    so replicas go to the cloud's serving neighbours only. (A device linked to an edge as
+    well is homed at the edge however near the cloud is; a device without ``servers: 0``
+    serves, and is its own home.)"""
+    nodes = [_edge("a", 2), _edge("b"), {"id": "dev", "role": "device", "servers": 0}, CLOUD]
     links = [
         {"a": "dev", "b": "cloud", "delay": 0.001},
-        {"a": "dev", "b": "a", "delay": 0.01},
         {"a": "a", "b": "b", "delay": 0.002},
         {"a": "a", "b": "cloud", "delay": 0.05},
         {"a": "b", "b": "cloud", "delay": 0.05},
@@ -94,12 +99,42 @@ def _cloud_home():
     return _net(nodes, links, [("dev", 8.0), ("b", 3.0)])
 
 
+def _tiers():
+    """The cloud listed between the edges and a fog node at index 0: the edges' parent (one
+    tier up) is node 0, a node index that reads as "no parent" to a test of ``> 0``; edge
+    ``b`` comes after the cloud, so a test of ``< cloud`` is not the same as ``!= cloud``.
+    ``up`` is a device whose only serving link is the cloud (its home is the cloud: replicas
+    go to the cloud's serving neighbours), ``dev`` one homed at ``a``."""
+    nodes = [
+        {"id": "fog", "role": "fog", "servers": 2, "speed": 1.0, "capacity": 6},
+        _edge("a"),
+        CLOUD,
+        _edge("b", 2),
+        {"id": "up", "role": "device", "servers": 0},
+        {"id": "dev", "role": "device", "servers": 0},
+    ]
+    links = [
+        {"a": "a", "b": "fog", "delay": 0.003},
+        {"a": "b", "b": "fog", "delay": 0.004},
+        {"a": "a", "b": "b", "delay": 0.006},
+        {"a": "fog", "b": "cloud", "delay": 0.03},
+        {"a": "a", "b": "cloud", "delay": 0.05},
+        {"a": "b", "b": "cloud", "delay": 0.05},
+        {"a": "up", "b": "cloud", "delay": 0.001},
+        {"a": "dev", "b": "a", "delay": 0.002},
+    ]
+    work = [("a", 9.0), ("b", 10.0), ("up", 8.0), ("dev", 4.0)]
+    return _net(nodes, links, work)
+
+
 SCENARIOS = {
     "mixed": _mixed,
     "ring": lambda: map_scenario(0.85, 0.002, 1.0, cloud_rtt=0.1),
     "lonely": _lonely,
     "late_device": _late_device,
+    "early_device": lambda: _late_device(first=True),
     "cloud_home": _cloud_home,
+    "tiers": _tiers,
 }
 CASES = [
     ("mixed", "random", {}),
@@ -111,7 +146,14 @@ CASES = [
     ("lonely", "threshold", {"theta": 0.05, "e_max": 1}),
     ("lonely", "hedge_cache", {"cache_size": 0, "deadline": 0.05}),
     ("late_device", "threshold", {"theta": 0.05, "e_max": 2}),
+    ("early_device", "threshold", {"theta": 0.05, "e_max": 2}),
+    ("early_device", "hedge_cache", {"cache_size": 0, "deadline": 0.05}),
     ("cloud_home", "replicate", {"m": 2}),
+    ("tiers", "red", {"min_th": 0.5, "max_th": 3.0, "max_p": 0.3, "w_q": 0.2}),
+    ("tiers", "replicate", {"m": 2}),
+    ("tiers", "hedge_cache", {"cache_size": 0, "deadline": 0.05}),
+    ("tiers", "threshold", {"theta": 0.05, "e_max": 2}),
+    ("tiers", "jsq", {}),
 ]
 
 
@@ -140,6 +182,20 @@ def test_policies_on_unequal_nodes_equal_their_slow_twin(where, name, params):
         assert moved > 0.05
     if where == "mixed" and name != "threshold":
         assert {int(x) for x in np.unique(where_[done])} >= {1, 2, 3}
+    if where in ("cloud_home", "tiers"):  # the device homed at the cloud
+        dev = sc.index("dev" if where == "cloud_home" else "up")
+        assert net.home[dev] == net.cloud
+        if name == "replicate":  # its copies go to the cloud's serving neighbours
+            near = [sc.index(x) for x in ("a", "b", "fog") if x in {n.id for n in sc.nodes}]
+            served = where_[(tk.node == dev) & done]
+            assert served.size > 100 and np.isin(served, near).all()
+            assert len(np.unique(served)) == len(near)
+    if where.endswith("_device"):  # its home's neighbour c, which it does not reach
+        assert net.home[sc.index("dev")] == sc.index("a")
+        assert (where_ == sc.index("c")).mean() > 0.05
+    if where == "tiers" and name == "red":  # offloaded to the edges' parent: node 0
+        assert net.parent[sc.index("a")] == net.parent[sc.index("b")] == 0
+        assert (where_ == 0).mean() > 0.02
 
 
 @arena.policy
@@ -170,3 +226,20 @@ def test_an_invalid_answer_is_recorded_as_kind_task_value_limit(user, err):
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
     where = engine()(net, tk, pol, 0, ch.user)[1]
     assert pol.err.tolist() == err and where[0] == -1
+
+
+def test_a_source_without_a_serving_home_is_refused_at_load():
+    """The premise of the equivalents of ``_hedge``'s branch for a home without servers
+    (benchmarks/mutation/equivalents.toml): a source that serves nothing and reaches a
+    serving node only through another device is refused, so no decision ever sees such a
+    home."""
+    nodes = [_edge("a"), {"id": "d1", "role": "device", "servers": 0}]
+    nodes += [{"id": "d2", "role": "device", "servers": 0}, CLOUD]
+    links = [
+        {"a": "d2", "b": "d1", "delay": 0.001},
+        {"a": "d1", "b": "a", "delay": 0.001},
+        {"a": "a", "b": "cloud", "delay": 0.05},
+    ]
+    assert _net(nodes, links, [("d1", 5.0)]).nodes[1].id == "d1"  # d1 has its home a
+    with pytest.raises(arena.ScenarioError, match=r"workload\[0\]\.source.*'d2' serves nothing"):
+        _net(nodes, links, [("d2", 5.0)])
