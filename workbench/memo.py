@@ -2,9 +2,10 @@
 
 A notebook's figures and claims table at its defaults are the same numbers every time the
 same code runs them (every stochastic function is seeded). :func:`cached_call` keeps such a
-result in ``$WORKBENCH_CACHE/results``, keyed by the function, its arguments (the notebook's
-seed among them: it is passed by hand) and :func:`workbench.digest.source_digest` (the code, every data file, a registered
-paper outside the repository, the library versions), so a second run of the notebook
+result in ``$WORKBENCH_CACHE/results``, keyed by the function, its arguments (the
+notebook's seed among them: it is passed by hand) and
+:func:`workbench.digest.source_digest` (the code, every data file, a registered paper
+outside the repository, the library versions), so a second run of the notebook
 (JupyterLab after the headless run, Voila, the course site) reuses it, and any change to
 what it reads computes it afresh. ``WORKBENCH_RESULTS_CACHE=0`` turns it off.
 
