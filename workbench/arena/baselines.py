@@ -22,10 +22,11 @@ from workbench.arena.env import ArenaEnv
 from workbench.arena.pairs import CONTENDERS, mark_winners, paired_interval
 from workbench.arena.policies import TABLE
 from workbench.arena.simulation import POLICIES, simulate
+from workbench.digest import DATA
 from workbench.output_analysis import detect
 from workbench.validation import ParameterError, check_int, check_real
 
-__all__ = ["evaluate", "agent_runs", "agent_table", "first_available", "versus"]
+__all__ = ["evaluate", "agent_runs", "agent_table", "first_available", "kept_point", "versus"]
 
 
 def first_available(obs, mask) -> int:
@@ -263,3 +264,27 @@ def agent_table(runs: dict, **options) -> pd.DataFrame:
     out = pd.concat(tables, ignore_index=True)
     out.attrs["frames"] = frames
     return out
+
+
+#: the full winner map kept in the repository (``benchmarks/arena_winner_map.py``)
+KEPT_MAP = DATA / "arena" / "winner_map_full.csv"
+
+
+def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> pd.DataFrame:
+    """The kept full winner map's rows at one point (``policy``, ``paper``, ``mean_delay``,
+    ``half_width``, ``loss_share``, ``winner``, ``tied_with``), fastest first; a point not on
+    the map's grid is a ParameterError naming the grid."""
+    frame = pd.read_csv(KEPT_MAP)
+    at = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
+    rows = frame
+    for col, value in at.items():
+        rows = rows[np.isclose(rows[col], value)]
+    if rows.empty:
+        grid = {c: sorted(frame[c].unique().tolist()) for c in at}
+        raise ParameterError(
+            f"kept_point: {at} is not a point of the kept map; its grid is {grid}."
+        )
+    out = rows[["policy", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]]
+    out = out.assign(paper=out["policy"].map(PAPER).fillna("")).fillna({"tied_with": ""})
+    cols = ["policy", "paper", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]
+    return out[cols].sort_values("mean_delay").reset_index(drop=True)
