@@ -320,3 +320,23 @@ class Twin:
             else:
                 self.depart(arg, now)
         return self.finish, self.where
+
+
+def delay_agent_choice(table, cand, n, node, bins, mask=None):
+    """The slow twin of ``arena.agents._least``: the candidate (of the first ``n``, those
+    ``mask`` allows) whose cell (kind: own node 0, another finite node 1, the cloud 2;
+    backlog = tasks held / (servers * speed) binned at ``bins``) has the least value."""
+    width = len(bins) + 1
+    values = []
+    for a in range(n):
+        if mask is not None and not mask[a]:
+            continue
+        servers = cand[2, a]
+        if math.isinf(servers):
+            cell = 2 * width
+        else:
+            backlog = cand[1, a] / (servers * cand[3, a])
+            level = sum(1 for th in bins if backlog >= th)
+            cell = (0 if cand[0, a] == node else 1) * width + level
+        values.append((table[cell], a))
+    return min(values)[1] if values else -1  # ties: the first candidate (min on (value, a))
