@@ -150,6 +150,12 @@ def test_agent_table_pairs_each_scenario_on_common_random_numbers():
     two = table[table["scenario"] == "two"].set_index("policy")  # first_available: local's
     assert two.loc["local", "gain"] == 0.0 and two.loc["cloud", "verdict"] == "policy faster"
     assert set(table.attrs["frames"]) == {"one", "two"}
+    for name in runs:  # each scenario at the seed given: simulate's replications
+        cloud = arena.simulate(
+            scenario="neutral", policy="cloud", requests=1_000, replications=5, seed=4, warmup=0.1
+        )
+        frame = table.attrs["frames"][name].set_index("policy")
+        assert frame.loc["cloud", "mean_delay"] == pytest.approx(cloud.mean_delay, rel=1e-12)
     with pytest.raises(ParameterError, match="'runs' parameter of agent_table"):
         agent_table({"x": _to_cloud})
 
