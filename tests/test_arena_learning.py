@@ -10,7 +10,7 @@ import pytest
 from naive_arena import delay_agent_choice
 
 from workbench import arena
-from workbench.arena.agents import KINDS, DelayAgent, _least
+from workbench.arena.agents import KINDS, DelayAgent, QAgent, _least
 from workbench.arena.baselines import VERDICTS, agent_table, first_available, kept_point, versus
 from workbench.arena.env import ArenaEnv
 from workbench.arena.policies import C_SPEED
@@ -175,6 +175,9 @@ def test_bad_input_is_named():
         DelayAgent("neutral")
     with pytest.raises(ParameterError, match="'bins' parameter of DelayAgent"):
         DelayAgent(env, bins=(1.0, 0.5))
+    for agent in (DelayAgent, QAgent):  # ragged bins (found by the API fuzz)
+        with pytest.raises(ParameterError, match=f"'bins' parameter of {agent.__name__}"):
+            agent(env, bins=[[1, 2], [3]])
     with pytest.raises(ParameterError, match="epsilon"):
         DelayAgent(env, epsilon=1.5)
     with pytest.raises(ParameterError, match="episodes"):

@@ -54,6 +54,14 @@ def _greedy(q, s, n, mask):
     return best
 
 
+def _floats(values):
+    """``values`` as a float array, or None when they are not numbers (ragged, text)."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
 class QAgent:
     """Tabular Q-learning (one-step, ε-greedy) on ``env``; call it as an agent
     ``agent(obs, mask) -> action`` (greedy) for :func:`workbench.arena.evaluate`."""
@@ -77,8 +85,14 @@ class QAgent:
             )
         self.env = env
         self.edges = check_int(edges, "edges", f, 1, 6)
-        b = np.asarray(bins, dtype=float)
-        if b.ndim != 1 or not 1 <= b.size <= 8 or not np.all(np.diff(b) > 0) or b[0] <= 0:
+        b = _floats(bins)
+        if (
+            b is None
+            or b.ndim != 1
+            or not 1 <= b.size <= 8
+            or not np.all(np.diff(b) > 0)
+            or b[0] <= 0
+        ):
             raise ParameterError(
                 f"The 'bins' parameter of {f} must be 1 to 8 increasing loads > 0. Got {bins!r}."
             )
@@ -224,8 +238,14 @@ class DelayAgent:
                 f"Got {env!r}."
             )
         self.env = env
-        b = np.asarray(bins, dtype=float)
-        if b.ndim != 1 or not 1 <= b.size <= 64 or not np.all(np.diff(b) > 0) or b[0] <= 0:
+        b = _floats(bins)
+        if (
+            b is None
+            or b.ndim != 1
+            or not 1 <= b.size <= 64
+            or not np.all(np.diff(b) > 0)
+            or b[0] <= 0
+        ):
             raise ParameterError(
                 f"The 'bins' parameter of {f} must be 1 to 64 increasing backlogs > 0 (tasks "
                 f"per server over the speed). Got {bins!r}."
