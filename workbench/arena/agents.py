@@ -54,12 +54,28 @@ def _greedy(q, s, n, mask):
     return best
 
 
-def _floats(values):
-    """``values`` as a float array, or None when they are not numbers (ragged, text)."""
+def _dict_env(env, f: str) -> ArenaEnv:
+    if not isinstance(env, ArenaEnv) or env.observation != "dict":
+        raise ParameterError(
+            f"The 'env' parameter of {f} must be an ArenaEnv with observation='dict'. Got {env!r}."
+        )
+    return env
+
+
+def _bins(bins, f: str, most: int, what: str) -> np.ndarray:
+    """``bins`` as 1 to ``most`` increasing positive floats, or a ParameterError (ragged or
+    text values included)."""
     try:
-        return np.asarray(values, dtype=float)
+        b = np.asarray(bins, dtype=float)
     except (TypeError, ValueError):
-        return None
+        b = None
+    if b is None or b.ndim != 1 or not 1 <= b.size <= most or not np.all(np.diff(b) > 0):
+        b = None
+    if b is None or not b[0] > 0:
+        raise ParameterError(
+            f"The 'bins' parameter of {f} must be 1 to {most} increasing {what} > 0. Got {bins!r}."
+        )
+    return b
 
 
 class QAgent:
@@ -78,24 +94,9 @@ class QAgent:
         seed: int = 0,
     ):
         f = "QAgent"
-        if not isinstance(env, ArenaEnv) or env.observation != "dict":
-            raise ParameterError(
-                f"The 'env' parameter of {f} must be an ArenaEnv with observation='dict'. "
-                f"Got {env!r}."
-            )
-        self.env = env
+        self.env = _dict_env(env, f)
         self.edges = check_int(edges, "edges", f, 1, 6)
-        b = _floats(bins)
-        if (
-            b is None
-            or b.ndim != 1
-            or not 1 <= b.size <= 8
-            or not np.all(np.diff(b) > 0)
-            or b[0] <= 0
-        ):
-            raise ParameterError(
-                f"The 'bins' parameter of {f} must be 1 to 8 increasing loads > 0. Got {bins!r}."
-            )
+        b = _bins(bins, f, 8, "loads")
         self.bins = b
         self.alpha = check_real(alpha, "alpha", f, 0.0, 1.0, low_open=True)
         self.gamma = check_real(gamma, "gamma", f, 0.0, 1.0, high_open=True)
@@ -232,24 +233,8 @@ class DelayAgent:
         seed: int = 0,
     ):
         f = "DelayAgent"
-        if not isinstance(env, ArenaEnv) or env.observation != "dict":
-            raise ParameterError(
-                f"The 'env' parameter of {f} must be an ArenaEnv with observation='dict'. "
-                f"Got {env!r}."
-            )
-        self.env = env
-        b = _floats(bins)
-        if (
-            b is None
-            or b.ndim != 1
-            or not 1 <= b.size <= 64
-            or not np.all(np.diff(b) > 0)
-            or b[0] <= 0
-        ):
-            raise ParameterError(
-                f"The 'bins' parameter of {f} must be 1 to 64 increasing backlogs > 0 (tasks "
-                f"per server over the speed). Got {bins!r}."
-            )
+        self.env = _dict_env(env, f)
+        b = _bins(bins, f, 64, "backlogs (tasks per server over the speed)")
         self.bins = b
         self.epsilon = check_real(epsilon, "epsilon", f, 0.0, 1.0)
         self.memory = check_int(memory, "memory", f, 1, 10**9)
