@@ -32,15 +32,17 @@ def test_least_matches_its_slow_twin_on_random_states():
         cand[1, :n] = rng.integers(0, 12, n)  # tasks held
         cand[2, :n] = rng.integers(1, 5, n)
         cand[3, :n] = rng.choice([0.5, 1.0, 2.0], n)
-        if rng.random() < 0.5:
-            cand[2, n - 1] = np.inf  # a cloud
+        cloud = 9.0
+        if rng.random() < 0.6:  # a cloud, last, with unbounded or finite servers
+            cand[0, n - 1] = cloud
+            cand[2, n - 1] = np.inf if rng.random() < 0.5 else 8.0
         table = rng.integers(0, 6, len(KINDS) * (bins.size + 1)).astype(float)  # many equals
         mask = (rng.random(n + 1) < 0.7).astype(np.int8)
         node = float(rng.integers(0, 4))
-        want = delay_agent_choice(table, cand, n, node, bins, mask)
-        assert _least(table, cand, n, node, bins, mask, True) == want
-        assert _least(table, cand, n, node, bins, mask, False) == delay_agent_choice(
-            table, cand, n, node, bins
+        want = delay_agent_choice(table, cand, n, node, cloud, bins, mask)
+        assert _least(table, cand, n, node, cloud, bins, mask, True) == want
+        assert _least(table, cand, n, node, cloud, bins, mask, False) == delay_agent_choice(
+            table, cand, n, node, cloud, bins
         )
 
 

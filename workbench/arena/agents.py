@@ -175,15 +175,14 @@ BACKLOG_BINS = tuple(k / 4 for k in range(1, 13))
 
 
 @njit(cache=True)
-def _cell(cand, a, node, bins):
-    """The table cell of candidate ``a``: its kind (0: the deciding ``node`` itself, 1: another
-    node with finite servers, 2: the cloud, unbounded) times ``len(bins) + 1``, plus the bin
-    of its backlog (tasks held per server over its speed) at ``bins``."""
-    servers = cand[C_SERVERS, a]
-    if not np.isfinite(servers):
-        return 2 * (len(bins) + 1)
-    kind = 0 if cand[C_NODE, a] == node else 1
-    backlog = cand[C_QUEUE, a] / (servers * cand[C_SPEED, a])
+def _cell(cand, a, node, cloud, bins):
+    """The table cell of candidate ``a``: its kind (0: the deciding ``node`` itself, 2: the
+    scenario's ``cloud`` node, 1: any other node) times ``len(bins) + 1``, plus the bin of
+    its backlog (tasks held per server over its speed; 0 with unbounded servers) at
+    ``bins``."""
+    here = cand[C_NODE, a]
+    kind = 2 if here == cloud else (0 if here == node else 1)
+    backlog = cand[C_QUEUE, a] / (cand[C_SERVERS, a] * cand[C_SPEED, a])
     b = 0
     for th in bins:
         b += backlog >= th
@@ -191,14 +190,14 @@ def _cell(cand, a, node, bins):
 
 
 @njit(cache=True)
-def _least(table, cand, n, node, bins, mask, masked):
+def _least(table, cand, n, node, cloud, bins, mask, masked):
     """The candidate (of the first ``n``; with ``masked``, of those ``mask`` allows) whose
     cell has the least expected delay in ``table``; the first of equals."""
     best, value = -1, np.inf
     for a in range(n):
         if masked and not mask[a]:
             continue
-        v = table[_cell(cand, a, node, bins)]
+        v = table[_cell(cand, a, node, cloud, bins)]
         if v < value:
             best, value = a, v
     return best
@@ -234,6 +233,7 @@ class DelayAgent:
     ):
         f = "DelayAgent"
         self.env = _dict_env(env, f)
+        self.cloud = float(env.net.cloud)  # the cloud's node index (-1: none)
         b = _bins(bins, f, 64, "backlogs (tasks per server over the speed)")
         self.bins = b
         self.epsilon = check_real(epsilon, "epsilon", f, 0.0, 1.0)
@@ -247,7 +247,7 @@ class DelayAgent:
     def __call__(self, obs, mask):
         cand, node = obs["cand"], obs["task"][T_NODE]
         n = int(np.sum(cand[C_SPEED] > 0))
-        return int(_least(self.table, cand, n, node, self.bins, mask, True))
+        return int(_least(self.table, cand, n, node, self.cloud, self.bins, mask, True))
 
     def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
         """``episodes`` episodes (episode e: the env's e-th after ``reset(seed=seed)``);
@@ -268,7 +268,7 @@ class DelayAgent:
                     else:
                         a = self(obs, mask)
                     tasks.append(info["task"])
-                    cells.append(_cell(obs["cand"], a, obs["task"][T_NODE], bins))
+                    cells.append(_cell(obs["cand"], a, obs["task"][T_NODE], self.cloud, bins))
                     obs, _, done, _, info = env.step(a)
                 self._learn(np.array(tasks), np.array(cells))
                 if bar is not None:
@@ -299,11 +299,11 @@ class DelayAgent:
         map run it at compiled speed. It makes the agent's choices on the same observation,
         except that it cannot see which candidates are full (the env's mask): it may send a
         task to a full node, where it is lost."""
-        table, bins = self.table.copy(), self.bins.copy()
+        table, bins, cloud = self.table.copy(), self.bins.copy(), self.cloud
         none = np.zeros(1, np.int8)
 
         def decide(task, cand, state, par, u, out):
-            out[0] = _least(table, cand, cand.shape[1], task[T_NODE], bins, none, False)
+            out[0] = _least(table, cand, cand.shape[1], task[T_NODE], cloud, bins, none, False)
             return 1
 
         return make_policy(decide, name=name)
