@@ -1,12 +1,15 @@
-"""A small learning agent for :class:`~workbench.arena.env.ArenaEnv`, with numpy only:
-tabular Q-learning over binned loads, exported as an ``@arena.policy`` that runs compiled.
+"""Small learning agents for :class:`~workbench.arena.env.ArenaEnv`, with numpy only, each
+exported as an ``@arena.policy`` that runs compiled and makes the agent's greedy choices
+(one compiled function reads the env's observation and the engine's ``cand`` array).
 
-The state is the load (tasks held per server) of the first ``edges`` candidates that are
-not the cloud, each cut into bins at ``bins`` (e.g. ``(0.5, 1.0, 1.5)``: four bins), so
-``len(bins) + 1`` to the power ``edges`` states; the actions are the candidates. The same
-compiled ``_state_index`` reads the env's observation during training and the ``cand``
-array of the exported policy inside the engine, so the exported policy makes the agent's
-greedy choices (:meth:`QAgent.policy`).
+:class:`QAgent`: tabular Q-learning on the env's reward. The state is the load (tasks held
+per server) of the first ``edges`` candidates that are not the cloud, each cut into bins at
+``bins`` (e.g. ``(0.5, 1.0, 1.5)``: four bins), so ``len(bins) + 1`` to the power ``edges``
+states; the actions are the candidates.
+
+:class:`DelayAgent`: the expected delay of a task at each kind of candidate (its own node, a
+neighbour, the cloud) and backlog, learned from the delays its choices gave; it places each
+task where that is least.
 """
 
 from __future__ import annotations
