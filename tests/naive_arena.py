@@ -320,3 +320,21 @@ class Twin:
             else:
                 self.depart(arg, now)
         return self.finish, self.where
+
+
+def delay_agent_choice(table, cand, n, node, cloud, bins, mask=None):
+    """The slow twin of ``arena.agents._least``: the candidate (of the first ``n``, those
+    ``mask`` allows) whose cell (kind: the deciding node 0, the cloud node 2, another node 1;
+    backlog = tasks held / (servers * speed), 0 for unbounded servers, binned at ``bins``)
+    has the least value."""
+    width = len(bins) + 1
+    values = []
+    for a in range(n):
+        if mask is not None and not mask[a]:
+            continue
+        servers = cand[2, a]
+        backlog = 0.0 if math.isinf(servers) else cand[1, a] / (servers * cand[3, a])
+        level = sum(1 for th in bins if backlog >= th)
+        kind = 2 if cand[0, a] == cloud else (0 if cand[0, a] == node else 1)
+        values.append((table[kind * width + level], a))
+    return min(values)[1] if values else -1  # ties: the first candidate (min on (value, a))

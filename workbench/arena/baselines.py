@@ -20,11 +20,13 @@ import pandas as pd
 
 from workbench.arena.env import ArenaEnv
 from workbench.arena.pairs import CONTENDERS, mark_winners, paired_interval
+from workbench.arena.policies import TABLE
 from workbench.arena.simulation import POLICIES, simulate
+from workbench.digest import DATA
 from workbench.output_analysis import detect
 from workbench.validation import ParameterError, check_int, check_real
 
-__all__ = ["evaluate", "agent_runs", "first_available"]
+__all__ = ["evaluate", "agent_runs", "agent_table", "first_available", "kept_point", "versus"]
 
 
 def first_available(obs, mask) -> int:
@@ -178,3 +180,111 @@ def _row(name, delays, losses, stationary, confidence) -> dict:
     }
     row.update({f"mean_delay@{j}": float(x) for j, x in enumerate(delays)})
     return row
+
+
+#: each built-in policy's paper ("": a classic baseline), from the policy table
+PAPER = {spec.name: spec.paper for spec in TABLE}
+#: the verdicts of :func:`versus`
+VERDICTS = ("agent faster", "tied", "policy faster")
+
+
+def versus(frame: pd.DataFrame, label: str = "agent") -> pd.DataFrame:
+    """:func:`evaluate`'s frame as the agent-against-each-policy table: one row per built-in
+    policy, the published mechanisms first (by paper), then the classic baselines.
+
+    ``gain`` (with ``gain_low``, ``gain_high``) is the paired mean of the policy's mean delay
+    minus the agent's and its interval (above 0: the agent is faster); ``verdict`` is
+    ``"agent faster"`` or ``"policy faster"`` only where that interval excludes 0, else
+    ``"tied"``. ``contender`` is the winner map's rule (stationary, losing at most 1 % of
+    the tasks; a policy that drops tasks has its served tasks' delay only). ``point`` is the
+    scenario's verdict over every contender, the agent included (:func:`mark_winners`): the
+    winner, or ``"tied: a, b"``."""
+    if not {"policy", "vs_agent", "vs_agent_low", "vs_agent_high"} <= set(frame.columns):
+        raise ParameterError(
+            "The 'frame' parameter of versus must be a frame of arena.evaluate (columns "
+            f"policy, vs_agent, vs_agent_low, vs_agent_high). Got columns {list(frame.columns)}."
+        )
+    if label not in set(frame["policy"]):
+        raise ParameterError(
+            f"The 'label' parameter of versus must name the agent's row of the frame. Got "
+            f"{label!r}; the rows are {list(frame['policy'])}."
+        )
+    first = frame.iloc[0]
+    point = first["winner"] or f"tied: {first['tied_with']}"
+    rows = frame[frame["policy"] != label]
+    out = pd.DataFrame(
+        {
+            "scenario": rows["scenario"],
+            "policy": rows["policy"],
+            "paper": rows["policy"].map(PAPER).fillna(""),
+            "mean_delay": rows["mean_delay"],
+            "loss_share": rows["loss_share"],
+            "contender": rows["contender"],
+            "gain": rows["vs_agent"],
+            "gain_low": rows["vs_agent_low"],
+            "gain_high": rows["vs_agent_high"],
+        }
+    )
+    out["verdict"] = np.select(
+        [out["gain_low"] > 0, out["gain_high"] < 0], [VERDICTS[0], VERDICTS[2]], VERDICTS[1]
+    )
+    out["point"] = point
+    agent = frame[frame["policy"] == label].iloc[0]
+    out.insert(4, "agent_delay", agent["mean_delay"])
+    key = out["paper"].replace("", "~")  # the classic baselines after the papers
+    return (
+        out.assign(_k=key)
+        .sort_values(["_k"], kind="stable")
+        .drop(columns="_k")
+        .reset_index(drop=True)
+    )
+
+
+def agent_table(runs: dict, **options) -> pd.DataFrame:
+    """Each agent against every built-in policy on its scenario: ``runs`` maps a label (the
+    ``scenario`` column) to ``(agent, scenario)``; ``options`` go to :func:`evaluate` (the
+    same seeds, so common random numbers, for every scenario). The rows of :func:`versus`,
+    scenario after scenario; ``attrs["frames"]`` keeps each scenario's :func:`evaluate`
+    frame."""
+    if not isinstance(runs, dict) or not runs:
+        raise ParameterError(
+            "The 'runs' parameter of agent_table must be a non-empty dict label -> (agent, "
+            f"scenario). Got {runs!r}."
+        )
+    tables, frames = [], {}
+    for name, pair in runs.items():
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise ParameterError(
+                f"The 'runs' parameter of agent_table must map each label to (agent, "
+                f"scenario). Got {name!r}: {pair!r}."
+            )
+        agent, scenario = pair
+        frames[name] = evaluate(agent, scenario, **options)
+        tables.append(versus(frames[name], options.get("label", "agent")).assign(scenario=name))
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs["frames"] = frames
+    return out
+
+
+#: the full winner map kept in the repository (``benchmarks/arena_winner_map.py``)
+KEPT_MAP = DATA / "arena" / "winner_map_full.csv"
+
+
+def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> pd.DataFrame:
+    """The kept full winner map's rows at one point (``policy``, ``paper``, ``mean_delay``,
+    ``half_width``, ``loss_share``, ``winner``, ``tied_with``), fastest first; a point not on
+    the map's grid is a ParameterError naming the grid."""
+    frame = pd.read_csv(KEPT_MAP)
+    at = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
+    rows = frame
+    for col, value in at.items():
+        rows = rows[np.isclose(rows[col], value)]
+    if rows.empty:
+        grid = {c: sorted(frame[c].unique().tolist()) for c in at}
+        raise ParameterError(
+            f"kept_point: {at} is not a point of the kept map; its grid is {grid}."
+        )
+    out = rows[["policy", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]]
+    out = out.assign(paper=out["policy"].map(PAPER).fillna("")).fillna({"tied_with": ""})
+    cols = ["policy", "paper", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]
+    return out[cols].sort_values("mean_delay").reset_index(drop=True)

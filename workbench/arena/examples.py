@@ -3,7 +3,7 @@ API fuzz and ``check_paper`` build their calls from them)."""
 
 from __future__ import annotations
 
-from workbench.arena.baselines import first_available
+from workbench.arena.baselines import evaluate, first_available
 from workbench.arena.env import ArenaEnv
 
 __all__ = ["EXAMPLES"]
@@ -12,7 +12,11 @@ EXAMPLES = {
     "scenario": lambda: "neutral",
     "policy": lambda: "jsq",
     "agent": lambda: first_available,  # arena.evaluate's agent (any obs, mask -> action)
-    "env": lambda: ArenaEnv("neutral", tasks=50),  # QAgent's environment
+    "env": lambda: ArenaEnv("neutral", tasks=50),  # QAgent's and DelayAgent's environment
+    "agent_table.runs": lambda: {"neutral": (first_available, "neutral")},
+    "versus.frame": lambda: evaluate(
+        first_available, "neutral", tasks=100, replications=2, policies=["cloud"]
+    ),
     "load_scenario.path": lambda: "neutral",
     # the theory functions (workbench.arena.model)
     "erlang_c_delay.servers": lambda: 3,
