@@ -17,6 +17,22 @@ from workbench.arena.studies import mesh_scenario
 from workbench.validation import ParameterError
 
 
+def engine_records(scenario, policy, n, seed):
+    """``arena.simulate``'s per-task records of replication 0: what an env driven with
+    ``policy``'s choices must give, bit for bit."""
+    ref = arena.simulate(
+        scenario=scenario,
+        policy=policy,
+        requests=n,
+        replications=2,
+        seed=seed,
+        warmup=0.0,
+        overload="transient",
+        records=True,
+    ).records
+    return ref[ref["replication"] == 0].drop(columns="replication").reset_index(drop=True)
+
+
 def jsq_action(obs, info, width):
     """``jsq`` from the observation: the least tasks per unit of capacity among the
     candidates with room, the cloud excluded; none: the cloud (the last candidate)."""
@@ -86,18 +102,7 @@ def test_env_driven_by_a_policy_gives_its_records_bit_for_bit(scenario, policy, 
     _, steps = drive(env, pick, seed)
     assert steps == n
     got = env.records()
-    ref = arena.simulate(
-        scenario=sc,
-        policy=policy,
-        requests=n,
-        replications=2,
-        seed=seed,
-        warmup=0.0,
-        overload="transient",
-        records=True,
-    ).records
-    ref = ref[ref["replication"] == 0].drop(columns="replication").reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    pd.testing.assert_frame_equal(got, engine_records(sc, policy, n, seed), check_exact=True)
     if scenario == "mesh_small":
         assert (got["outcome"] == "lost").sum() > 0  # losses are in the comparison
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pettingzoo.test import parallel_api_test
+from test_arena_env import engine_records
 
 from workbench import arena
 from workbench.arena.kernels import R_TASK
@@ -46,19 +47,9 @@ def test_agents_acting_as_a_policy_give_its_records_bit_for_bit(scenario, policy
     env = ArenaParallelEnv(sc, tasks=n, slot=0.05)
     _, steps = play(env, lambda a, o: pick % o["cand"].shape[1], seed)
     assert steps > 10  # many slots, so their boundaries are in the comparison
-    got = env.records()
-    ref = arena.simulate(
-        scenario=sc,
-        policy=policy,
-        requests=n,
-        replications=2,
-        seed=seed,
-        warmup=0.0,
-        overload="transient",
-        records=True,
-    ).records
-    ref = ref[ref["replication"] == 0].drop(columns="replication").reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    pd.testing.assert_frame_equal(
+        env.records(), engine_records(sc, policy, n, seed), check_exact=True
+    )
 
 
 def test_each_return_is_minus_its_own_tasks_time_in_system():

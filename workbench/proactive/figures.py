@@ -777,6 +777,11 @@ FIGURES = {
 }
 
 
+#: the cloudlet of the M/M/1 check (figure and view): a CPU so fast that computing takes no
+#: time, κ = 1 cycle/bit and a 5 ms end-point delay, so the upload queue alone is M/M/1
+MM1_CLOUDLET = {"cpu": 1e10, "kappa": 1.0, "tau_ep": 0.005}
+
+
 @takes(
     P2Params,
     "loads",
@@ -856,10 +861,8 @@ def mm1_check(
                     lam=lam,
                     link_rate=rate,
                     mean_bits=mean_bits,
-                    cpu=1e10,
-                    kappa=1.0,
-                    tau_ep=0.005,
                     slot_correction=slot,
+                    **MM1_CLOUDLET,
                 ),
                 "simulated [ms]": 1e3 * x.mean(),
                 "± 95% [ms]": 1e3 * half,

@@ -19,6 +19,7 @@ import numpy as np
 from workbench.params import Param
 from workbench.plots import figure, flag_unstable
 from workbench.proactive.figures import (
+    MM1_CLOUDLET,
     SCHEME_COLORS,
     map_frame,
     plot_map,
@@ -163,10 +164,8 @@ def _mm1_plot(mean_bits, distance, slot):
                 lam=x,
                 link_rate=rate,
                 mean_bits=mean_bits,
-                cpu=1e10,
-                kappa=1.0,
-                tau_ep=0.005,
                 slot_correction=slot,
+                **MM1_CLOUDLET,
             )
             for x in _LOADS * mu
         ]
