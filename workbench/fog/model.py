@@ -50,7 +50,11 @@ def _check_scenario(value, func: str):
 def _check_theta(value, func: str):
     # a number (θ = ∞ allowed) by the row; a sequence (one θ per fog node) is checked
     # against the scenario's fog nodes (_Relations)
-    if isinstance(value, numbers.Real) or np.ndim(value) == 0:
+    try:
+        scalar = isinstance(value, numbers.Real) or np.ndim(value) == 0
+    except ValueError:  # a ragged sequence: the relation check names it (theta_per_fog)
+        scalar = False
+    if scalar:
         return PARAMS["theta"].check(value, func)
     return value
 
