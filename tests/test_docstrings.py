@@ -82,3 +82,46 @@ def test_the_rule_names_a_planted_departure():
     found = departures(f"{here}._undocumented")
     assert any(d.startswith("PR01") and "rate" in d for d in found), found
     assert any(d.startswith("RT01") for d in found), found
+
+
+PAPERS = (
+    "workbench.fog",
+    "workbench.proactive",
+    "workbench.datacenters",
+    "workbench.redundancy",
+    "workbench.hierarchy",
+)
+
+
+def _takes_functions():
+    for package in PAPERS:
+        mod = importlib.import_module(package)
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if getattr(obj, "params_model", None) is not None:
+                yield f"{obj.__module__}.{obj.__qualname__}"
+
+
+@pytest.mark.parametrize("qualified", list(_takes_functions()))
+def test_a_takes_function_documents_every_table_keyword(qualified):
+    """The table's keywords of a ``@takes`` function are documented from the table itself
+    (:func:`workbench.params.table_doc`): none is missing, none written twice by hand."""
+    found = [d for d in departures(qualified) if d.startswith("PR01")]
+    assert not found, found
+
+
+def test_table_doc_writes_the_rows_a_body_does_not_describe():
+    from workbench.params import table_doc
+    from workbench.redundancy import P4Params
+
+    doc = table_doc(_documented.__doc__, P4Params, ["lam", "rate", "servers"][:1], with_object=True)
+    lines = doc.splitlines()
+    assert "params : P4Params, optional" in lines
+    at = lines.index("lam : float")
+    assert "arrival rate [1/s], in (0, 1e+06] (default 1.5)." in lines[at + 1]
+    assert lines.index("rate : float") > at  # the body's own entries stay, after the table's
+    assert lines.count("lam : float") == 1
+    bare = table_doc("One line.", P4Params, ["lam"], with_object=False)
+    assert bare.splitlines()[:4] == ["One line.", "", "Parameters", "----------"]
+    again = table_doc(doc, P4Params, ["lam"], with_object=True)
+    assert again == doc  # documented rows are not written twice

@@ -22,6 +22,7 @@ import difflib
 import functools
 import inspect
 import math
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -663,9 +664,96 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
 
         door.__signature__ = sig
         door.params_model = model
+        door.__doc__ = table_doc(body.__doc__, model, fields, with_object=not positional)
         return door
 
     return wrap
+
+
+_DOCUMENTED = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::|$)")
+
+
+def table_doc(doc: str | None, model: type[ParamsModel], fields, with_object: bool) -> str:
+    """``doc`` with a numpydoc entry for each of ``fields`` it does not describe, written from
+    the table (meaning, unit, valid range, default), so a ``@takes`` function documents its
+    table keywords without copying them.
+
+    Parameters
+    ----------
+    doc : str or None
+        The body's docstring; its own ``Parameters`` entries come first and win.
+    model : type
+        The paper's parameter class.
+    fields : sequence of str
+        The table's fields the function takes.
+    with_object : bool
+        Whether the function takes the object itself (``params``) first.
+
+    Returns
+    -------
+    str
+        The docstring, dedented, with a ``Parameters`` section holding every field.
+    """
+    text = inspect.cleandoc(doc or "")
+    lines = text.splitlines()
+    head = next(
+        (
+            i
+            for i, line in enumerate(lines[:-1])
+            if line == "Parameters" and lines[i + 1] == "-" * 10
+        ),
+        None,
+    )
+    known = set()
+    if head is not None:
+        end = next(
+            (
+                i
+                for i in range(head + 2, len(lines) - 1)
+                if lines[i] and not lines[i].startswith(" ") and set(lines[i + 1]) == {"-"}
+            ),
+            len(lines),
+        )
+        for line in lines[head + 2 : end]:
+            match = None if line.startswith(" ") else _DOCUMENTED.match(line)
+            if match:
+                known |= {n.strip().lstrip("*") for n in match.group(1).split(",")}
+    entries = []
+    if with_object and "params" not in known:
+        entries += [
+            f"params : {model.__name__}, optional",
+            "    The paper's parameter object; the keywords below replace its values.",
+        ]
+    for name in fields:
+        if name in known:
+            continue
+        info = model.model_fields[name]
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        kind = getattr(info.annotation, "__name__", None) or str(info.annotation)
+        unit = f" [{extra['unit']}]" if extra.get("unit") else ""
+        valid = f", in {extra['valid']}" if extra.get("valid") else ""
+        entries += [
+            f"{name} : {kind}",
+            f"    {info.title or name}{unit}{valid} (default {info.default!r}).",
+        ]
+    if not entries:
+        return text
+    if head is not None:
+        lines[head + 2 : head + 2] = entries
+    else:
+        at = next(
+            (
+                i
+                for i, line in enumerate(lines[:-1])
+                if line == "Returns" and set(lines[i + 1]) == {"-"}
+            ),
+            len(lines),
+        )
+        block = ["Parameters", "-" * 10, *entries, ""]
+        if at == len(lines):
+            block = ["", *block[:-1]]
+        lines[at:at] = block
+    return "\n".join(lines)
 
 
 _OBJECT = inspect.Parameter("params", inspect.Parameter.POSITIONAL_ONLY, default=None)

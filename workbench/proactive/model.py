@@ -615,7 +615,18 @@ def train(p, scenario: Scenario) -> Training:
 )
 def interference_free_rate(p, distance_m) -> float:
     """Shannon rate [bit/s] of a lone user at ``distance_m`` [m] without fading or
-    interference: B log2(1 + P_u g(d) / σ²), the path gain g of the paper's path loss."""
+    interference: B log2(1 + P_u g(d) / σ²), the path gain g of the paper's path loss.
+
+    Parameters
+    ----------
+    distance_m : float
+        The user's distance to the cloudlet [m], in (0, 1e6].
+
+    Returns
+    -------
+    float
+        The rate [bit/s].
+    """
     func = "interference_free_rate"
     distance_m = check_real(distance_m, "distance_m", func, 0.0, 1e6, low_open=True)
     gain = 10.0 ** (-path_loss_db(distance_m) / 10.0)
@@ -632,6 +643,11 @@ def interference_free_rates(p, scenario: Scenario) -> np.ndarray:
     """The (U, E) Shannon rates [bit/s] of every user at every cloudlet of ``scenario`` on
     the path gain alone (no fading, no interference): the rate estimates r̄(0) of eq. 10
     before any slot, and the best rate a user can have.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The users, cloudlets and path gains (:func:`make_scenario`).
 
     Returns
     -------

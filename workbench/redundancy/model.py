@@ -425,7 +425,18 @@ def system_time(p) -> float:
 
 @takes(P4Params, "N", "lam", "t_cloud", "service", "ms", positional=True)
 def metrics_by_m(p, ms=None) -> pd.DataFrame:
-    """Tidy table over m: c, E[T_job], P_b, λ_m, E[T_sys] (exact and paper)."""
+    """Tidy table over m: c, E[T_job], P_b, λ_m, E[T_sys] (exact and paper).
+
+    Parameters
+    ----------
+    ms : sequence of int, optional
+        The group sizes m, each in [1, N]; None: every m from 1 to N.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per m.
+    """
     N = p.N
     if ms is None:
         ms = range(1, N + 1)
@@ -475,7 +486,16 @@ def optimum_vs_workers(p, Ns) -> pd.DataFrame:
 
     Same arithmetic as :func:`optimal_m` for each N (one Erlang-B recursion per (N, m)),
     in one compiled pass over all pairs; E[T_job(m)] comes from the per-service cache.
-    Columns: N, m_opt, c_opt, formula, system_time (exact E[T_sys] at m_opt).
+
+    Parameters
+    ----------
+    Ns : sequence of int
+        The numbers of edge workers N, each in the table's range of ``N``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns N, m_opt, c_opt, formula, system_time (exact E[T_sys] at m_opt).
     """
     n_row = PARAMS["N"]
     Ns = check_array(
@@ -648,8 +668,17 @@ def simulated_station_table(p, *, result) -> pd.DataFrame:
     """The station table (:func:`station_table`) from a simulation of the same model.
 
     Uses the simulated fraction sent to the cloud P̂_b and the simulated E[T_sys]; the edge
-    time is what eq. 1 leaves for it, (Ê[T_sys] − P̂_b T_cl) / (1 − P̂_b). ``result`` is
-    :func:`workbench.redundancy.simulate`'s result for these (N, m, λ, T_cl).
+    time is what eq. 1 leaves for it, (Ê[T_sys] − P̂_b T_cl) / (1 − P̂_b).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        :func:`workbench.redundancy.simulate`'s result for these (N, m, λ, T_cl).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The station table's rows, simulated.
     """
     f = "simulated_station_table"
     model = (p.N, p.m, p.lam, p.t_cloud)
