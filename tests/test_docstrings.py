@@ -125,3 +125,17 @@ def test_table_doc_writes_the_rows_a_body_does_not_describe():
     assert bare.splitlines()[:4] == ["One line.", "", "Parameters", "----------"]
     again = table_doc(doc, P4Params, ["lam"], with_object=True)
     assert again == doc  # documented rows are not written twice
+
+
+def test_table_doc_names_the_object_as_the_public_signature_does():
+    """A body that documents its object under its own name (``par``) documents the public
+    ``params`` slot: renamed, and not written a second time."""
+    from workbench.params import table_doc
+    from workbench.redundancy import P4Params
+
+    body = (
+        "Doc.\n\nParameters\n----------\npar : P4Params\n    The object.\nlam : float\n    Rate.\n"
+    )
+    lines = table_doc(body, P4Params, ["lam"], with_object=True, object_name="par").splitlines()
+    assert "params : P4Params" in lines and "par : P4Params" not in lines
+    assert sum(line.startswith("params :") for line in lines) == 1

@@ -664,7 +664,13 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
 
         door.__signature__ = sig
         door.params_model = model
-        door.__doc__ = table_doc(body.__doc__, model, fields, with_object=not positional)
+        door.__doc__ = table_doc(
+            body.__doc__,
+            model,
+            fields,
+            with_object=not positional,
+            object_name=next(iter(inspect.signature(body).parameters)),
+        )
         return door
 
     return wrap
@@ -673,7 +679,13 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
 _DOCUMENTED = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::|$)")
 
 
-def table_doc(doc: str | None, model: type[ParamsModel], fields, with_object: bool) -> str:
+def table_doc(
+    doc: str | None,
+    model: type[ParamsModel],
+    fields,
+    with_object: bool,
+    object_name: str = "params",
+) -> str:
     """``doc`` with a numpydoc entry for each of ``fields`` it does not describe, written from
     the table (meaning, unit, valid range, default), so a ``@takes`` function documents its
     table keywords without copying them.
@@ -688,6 +700,9 @@ def table_doc(doc: str | None, model: type[ParamsModel], fields, with_object: bo
         The table's fields the function takes.
     with_object : bool
         Whether the function takes the object itself (``params``) first.
+    object_name : str
+        The body's name for the object (``p``, ``par``): an entry the body wrote under that
+        name describes the public ``params`` slot and is renamed so.
 
     Returns
     -------
@@ -714,10 +729,15 @@ def table_doc(doc: str | None, model: type[ParamsModel], fields, with_object: bo
             ),
             len(lines),
         )
-        for line in lines[head + 2 : end]:
-            match = None if line.startswith(" ") else _DOCUMENTED.match(line)
-            if match:
-                known |= {n.strip().lstrip("*") for n in match.group(1).split(",")}
+        for i in range(head + 2, end):
+            match = None if lines[i].startswith(" ") else _DOCUMENTED.match(lines[i])
+            if not match:
+                continue
+            names = [n.strip().lstrip("*") for n in match.group(1).split(",")]
+            if with_object and names == [object_name] and object_name != "params":
+                lines[i] = "params" + lines[i][len(object_name) :]
+                names = ["params"]
+            known |= set(names)
     entries = []
     if with_object and "params" not in known:
         entries += [
@@ -737,7 +757,7 @@ def table_doc(doc: str | None, model: type[ParamsModel], fields, with_object: bo
             f"    {info.title or name}{unit}{valid} (default {info.default!r}).",
         ]
     if not entries:
-        return text
+        return "\n".join(lines)
     if head is not None:
         lines[head + 2 : head + 2] = entries
     else:
