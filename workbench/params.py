@@ -18,7 +18,6 @@ the paper's parameter object (a frozen pydantic model, validated once when built
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import math
@@ -50,6 +49,7 @@ from workbench.validation import (
     check_seed,
     describe,
     same_choice,
+    suggestion,
 )
 
 __all__ = [
@@ -484,7 +484,7 @@ class ParamsModel(BaseModel):
         cls = type(self)
         unknown = sorted(set(changes) - set(cls.model_fields))
         if unknown:
-            raise TypeError(f"{func}() got an unexpected keyword argument {unknown[0]!r}")
+            raise UnknownKeywordError(func, unknown[0], cls.model_fields)
         checked = {n: cls._check_value(n, v, func) for n, v in changes.items()}
         copy = self.model_copy(update=checked)
         copy.check_relations(func, fields or tuple(cls.model_fields))
@@ -533,7 +533,7 @@ class ParamsModel(BaseModel):
 def _validate(cls, values: dict, func: str, obj, fields=None) -> None:
     unknown = sorted(set(values) - set(cls.model_fields))
     if unknown:
-        raise TypeError(f"{func}() got an unexpected keyword argument {unknown[0]!r}")
+        raise UnknownKeywordError(func, unknown[0], cls.model_fields)
     try:
         cls.__pydantic_validator__.validate_python(
             values, self_instance=obj, context={"func": func, "fields": fields}
@@ -785,7 +785,5 @@ class UnknownKeywordError(ParameterError, TypeError):
     a default)."""
 
     def __init__(self, func: str, name: str, known):
-        known = [k for k in known if k != "params"]
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = suggestion(name, [k for k in known if k != "params"])
         super().__init__(f"{func}() got an unexpected keyword argument {name!r}.{hint}")

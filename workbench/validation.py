@@ -60,6 +60,12 @@ MEMORY_BUDGET = _budget_from_env()
 WORK_BUDGET = _budget_from_env("WORKBENCH_WORK_BUDGET", 6e9)
 
 
+def suggestion(name, known) -> str:
+    """``" Did you mean 'x'?"`` for the known name closest to a misspelled ``name``, else ""."""
+    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
 def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
     """Refuse keyword arguments ``func`` does not take, suggesting the closest known name.
 
@@ -76,8 +82,7 @@ def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
     if not unknown:
         return
     name = unknown[0]
-    close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = suggestion(name, known)
     raise ParameterError(
         f"{func} got an unexpected keyword argument {name!r}.{hint} It takes: {', '.join(known)}."
     )
