@@ -12,7 +12,7 @@ executed notebooks) is keyed by everything its output can read:
 
 :func:`code_digest` hashes them, optionally leaving out parts that cannot change an output
 (the course-site builder leaves itself out); :func:`source_digest` is the full digest,
-computed once per process (about 40 ms). numba's compiled kernels are keyed apart, by the
+computed once per process. numba's compiled kernels are keyed apart, by the
 files that use numba and the versions of numba and numpy (:mod:`workbench._kernel_cache`).
 
 :func:`cache_dir` is ``$WORKBENCH_CACHE/<kind>`` (default ``~/.cache/workbench/<kind>``),

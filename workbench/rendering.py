@@ -177,9 +177,9 @@ def render_png(fig, dpi: float | None = None) -> bytes:
     ``dpi`` defaults to :func:`view_dpi` (the same for every move of a view, so a figure
     updated in place keeps its renderer).
 
-    Tick labels and legends are most of a redraw; unhinted glyphs render about 15% faster
-    and look the same at screen resolution. zlib level 1 saves 3-4 ms a move at about the
-    same PNG size (flat-coloured plots compress well at any level).
+    Tick labels and legends are most of a redraw; unhinted glyphs render faster and look the
+    same at screen resolution. zlib level 1 is faster than the default at about the same PNG
+    size (flat-coloured plots compress well at any level).
 
     A bare Figure gets an Agg canvas of its own on its first render: saved through a fresh
     canvas every time, it would get a fresh renderer that has forgotten the size of every

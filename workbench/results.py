@@ -171,7 +171,7 @@ class SimulationResult:
     # -- the headline quantity ------------------------------------------------------------
     def _row(self, quantity: str) -> dict:
         """The summary row of ``quantity`` as a dict (the rows are indexed once: a view reads
-        a result's quantities dozens of times per move, a pandas lookup each was 2 ms)."""
+        a result's quantities dozens of times per move, too many for a pandas lookup each)."""
         rows = self.__dict__.get("_rows")
         if rows is None:
             rows = {r["quantity"]: r for r in self.summary.to_dict("records")}

@@ -9,7 +9,6 @@ Writing a fast event loop with numba (measured on the P1 and P5 simulators):
 - Helpers called per event take scalars, or are ``inline="always"`` without branches: an
   ``@njit`` helper with array arguments pays the same reference counting on every call.
 - Check with ``perf record -p <pid>``: ``NRT_incref``/``NRT_decref`` near the top of the
-  profile mean the loop pays for it. Together these were a third of P1's run time.
-- Large outputs cost page faults on first touch (about 0.6 ms per MB here): prefer fewer,
-  narrower per-request arrays.
+  profile mean the loop pays for it.
+- Large outputs cost page faults on first touch: prefer fewer, narrower per-request arrays.
 """

@@ -363,9 +363,9 @@ def queue_pop(q, size):
 # The 4-ary heap on ``(time, seq)``: the same orders as the calendar queue, for event loops
 # compiled with numba's reference counting (P1's and P5's, which allocate their results).
 # There the calendar's branches defeat numba's pruning of reference counts (see
-# _last_use): measured in such a loop, a calendar operation took 110-120 ns against
-# 20-100 ns for this heap, while in a loop compiled without reference counting (the
-# arena's) the calendar took 29-44 ns.  Same usage as the queue, with ``new_heap``,
+# _last_use), so in such a loop a calendar operation costs several heap operations, while
+# in a loop compiled without reference counting (the arena's) the calendar is the faster
+# of the two.  Same usage as the queue, with ``new_heap``,
 # ``heap_push``, ``heap_pop``; the earliest event is at index 0.
 # ---------------------------------------------------------------------------------------
 
