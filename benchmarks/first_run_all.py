@@ -16,8 +16,8 @@ Each run happens in a child process (nbclient and its kernel), so its CPU time i
 child's and the kernel's user + system time (``RUSAGE_CHILDREN``: the kernel is waited for
 when nbclient shuts it down) and includes the kernel's start and its imports. The machine
 may be shared: CPU seconds are the figure to compare, wall time is printed with the
-1-minute load average at the start and the end of the run. A table in the README's course
-section comes from this script's output (``--markdown``).
+1-minute load average at the start and the end of the run. Rows of the README's Measured
+table come from this script's output (``--markdown``).
 """
 
 from __future__ import annotations
