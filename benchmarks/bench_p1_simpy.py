@@ -33,6 +33,7 @@ import simpy  # noqa: E402
 
 from workbench.fog import geometric_scenario  # noqa: E402
 from workbench.fog import kernels as K  # noqa: E402
+from workbench.fog.model import P1Params  # noqa: E402
 from workbench.fog.scenario import compile_scenario  # noqa: E402
 from workbench.fog.simulation import draw_requests, kernel_arguments  # noqa: E402
 
@@ -65,10 +66,17 @@ def scale_case(n_fog, radius, n_requests):
 
 
 def run_kernel(net, req):
-    th = np.full(net.n_fog, THETA)
-    return K.simulate_network(
-        *kernel_arguments(net, req, th, E_MAX, Q, ALPHA, MODE, "offload", PERIOD)
+    p = P1Params(
+        scenario=net,
+        theta=THETA,
+        e_max=E_MAX,
+        q=Q,
+        alpha=ALPHA,
+        mode=MODE,
+        policy="offload",
+        announce_period=PERIOD,
     )
+    return K.simulate_network(*kernel_arguments(p, req))
 
 
 def run_simpy(net, req):

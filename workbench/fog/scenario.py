@@ -144,17 +144,16 @@ def _check_build(func, kw):
             out[name] = tuple(float(v) for v in pair)
     if "cloud_units" in kw:
         out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
-    if out.get("p_iot", P_IOT) + out.get("p_cloud", P_CLOUD) > 1 + 1e-12:
+    p_iot, p_cloud = (out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud"))
+    if p_iot + p_cloud > 1 + 1e-12:
         raise ParameterError(
             f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. Got "
-            f"p^I = {out.get('p_iot', P_IOT):g}, p^C = {out.get('p_cloud', P_CLOUD):g} instead."
+            f"p^I = {p_iot:g}, p^C = {p_cloud:g} instead."
         )
     return out
 
 
-LIGHT_FRACTION = 0.75
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
-P_IOT, P_CLOUD = 0.1, 0.1
 
 
 class ScenarioError(ParameterError):
@@ -171,9 +170,9 @@ def build_scenario(
     n_cloud: int = 1,
     seed: int = 0,
     lam_per_iot: float = IOT_RATE,
-    light_fraction: float = LIGHT_FRACTION,
-    p_iot: float = P_IOT,
-    p_cloud: float = P_CLOUD,
+    light_fraction: float | None = None,
+    p_iot: float | None = None,
+    p_cloud: float | None = None,
     fog_mu=FOG_MU,
     cloud_mu=CLOUD_MU,
     cloud_units: int = CLOUD_UNITS,
@@ -208,29 +207,14 @@ def build_scenario(
     rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
     fogs = list(fog_layer.nodes)
     counts = np.asarray(_check_counts(iot_per_fog, len(fogs), func), dtype=np.int64)
-    checked = _check_build(
-        func,
-        dict(
-            n_cloud=n_cloud,
-            lam_per_iot=lam_per_iot,
-            light_fraction=light_fraction,
-            p_iot=p_iot,
-            p_cloud=p_cloud,
-            fog_mu=fog_mu,
-            cloud_mu=cloud_mu,
-            cloud_units=cloud_units,
-            sizes=sizes,
-        ),
+    traffic = dict(light_fraction=light_fraction, p_iot=p_iot, p_cloud=p_cloud)
+    given = dict(n_cloud=n_cloud, lam_per_iot=lam_per_iot, fog_mu=fog_mu, cloud_mu=cloud_mu)
+    given.update(cloud_units=cloud_units, sizes=sizes)
+    given.update({k: PARAMS[k].default if v is None else v for k, v in traffic.items()})
+    checked = _check_build(func, given)
+    n_cloud, rate, light_fraction, p_iot, p_cloud, fog_mu, cloud_mu, cloud_units, sizes = (
+        checked[k] for k in BUILD_KEYWORDS
     )
-    n_cloud, rate, light_fraction = (
-        checked["n_cloud"],
-        checked["lam_per_iot"],
-        checked["light_fraction"],
-    )
-    p_iot, p_cloud, fog_mu, cloud_mu = (
-        checked[k] for k in ("p_iot", "p_cloud", "fog_mu", "cloud_mu")
-    )
-    cloud_units, sizes = checked["cloud_units"], checked["sizes"]
     g = nx.Graph(size_light=float(sizes[0]), size_heavy=float(sizes[1]))
 
     def draw(kind):

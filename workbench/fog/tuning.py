@@ -147,24 +147,12 @@ def _simulated_objective(p, warmup):
 
     ``warmup``: the number of requests dropped (:func:`workbench.fog.simulation.warmup_requests`).
     """
-    net = p.network
     rng = np.random.default_rng(p.seed)
-    requests = draw_requests(net, p.requests, rng, p.announce_period)
+    requests = draw_requests(p.network, p.requests, rng, p.announce_period)
+    offload = p.trusted(policy="offload")
 
     def delay(theta):
-        out = K.simulate_network(
-            *kernel_arguments(
-                net,
-                requests,
-                theta,
-                p.e_max,
-                p.q,
-                p.alpha,
-                p.mode,
-                "offload",
-                p.announce_period,
-            )
-        )
+        out = K.simulate_network(*kernel_arguments(offload, requests, theta=theta))
         (tier, place, hops, t_done, *_node_totals) = out
         return float(np.mean(t_done[warmup:] - requests.gen_time[warmup:]))
 
