@@ -110,7 +110,19 @@ def draw_requests(net: Compiled, n_requests: int, rng: np.random.Generator, peri
 
 @dataclass(frozen=True)
 class RunOutput:
-    """One run: per-request records and per-node totals."""
+    """One run: per-request records and per-node totals.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        One row per request, in generation order: origin, type, route, where it was served
+        (tier, place), forwards, generation time, delay and its components [s].
+    fog, cloud : pandas.DataFrame
+        One row per fog node (utilisation, mean requests in the node, arrivals, acceptances,
+        throughput, mean sojourn) and per cloud server (utilisation, requests served).
+    horizon : float
+        Time of the run's last event [s].
+    """
 
     records: pd.DataFrame
     fog: pd.DataFrame

@@ -375,7 +375,15 @@ MODEL_LABELS = {"chain": "model (+1/μ)", "threshold": "model (threshold +1/μ)"
 def per_node_table(frame):
     """The per-node part of the per-node θ figure's frame as a readable table (θ in ms).
 
-    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`workbench.fog.figures.best_theta_per_node_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fog node: its traffic, load and θ by each search.
     """
     nodes = frame[frame["part"] == "node"]
     out = pd.DataFrame(
@@ -398,9 +406,19 @@ def per_node_table(frame):
 def policy_table(frame):
     """The verified policies of the per-node θ figure: delays and paired differences.
 
-    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`. A policy that was
-    not run on the tuning run (the paper's θ, a model-tuned vector) reads "–" there, and an
-    interval that does not exist (the reference against itself) reads "–", never NaN.
+    A policy that was not run on the tuning run (the paper's θ, a model-tuned vector) reads
+    "–" there, and an interval that does not exist (the reference against itself) reads
+    "–", never NaN.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`workbench.fog.figures.best_theta_per_node_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per policy, delays and differences as text.
     """
     pol = frame[frame["part"] == "policy"]
 
