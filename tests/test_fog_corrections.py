@@ -221,7 +221,7 @@ def test_periodic_ewma_updates_only_on_period_boundaries():
             ewma_period=period,
         )
         args = kernel_arguments(p, req)
-        return K.simulate_network(*args)[0]
+        return K.simulate_network(*args).tier
 
     np.testing.assert_array_equal(tiers(1.0, 1e6), tiers(0.3, 1e6))
     assert not np.array_equal(tiers(1.0, 0.0), tiers(0.3, 0.0))
@@ -334,9 +334,9 @@ def test_the_kernel_stops_at_its_event_budget():
         announce_period=0.05,
     )
     out = K.simulate_network(*kernel_arguments(p, req, max_events=100))
-    assert out[-1] == 101  # stopped, and says how far it went
+    assert out.events == 101  # stopped, and says how far it went
     full = K.simulate_network(*kernel_arguments(p, req))
-    assert 2_000 < full[-1] < 10_000
+    assert 2_000 < full.events < 10_000
 
 
 def test_memory_budget_refuses_before_allocating():
@@ -399,7 +399,7 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
         z0=1.0 / net.fog_mu[0],
         period=period,
     )
-    kernel = out[0][idx] == K.TIER_FOG
+    kernel = out.tier[idx] == K.TIER_FOG
     assert 0.2 < twin.mean() < 0.95
     np.testing.assert_array_equal(kernel, twin)
 

@@ -25,6 +25,7 @@ the workbench's choice).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -365,27 +366,7 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
     req = draw_requests(net, n, rng, p.announce_period)
     bound = _check_events(func, net, req, p)
     out = K.simulate_network(*kernel_arguments(p, req, theta=th, max_events=bound))
-    (
-        tier,
-        place,
-        hops,
-        t_done,
-        d_up,
-        d_fwd,
-        d_fc,
-        d_wait,
-        d_proc,
-        d_back,
-        fog_busy,
-        fog_area,
-        fog_arr,
-        fog_acc,
-        unit_busy,
-        unit_served,
-        horizon,
-        events,
-    ) = out
-    if events > bound:  # cannot happen when the bound holds: reported, never a wrong number
+    if out.events > bound:  # cannot happen when the bound holds: reported, never a wrong number
         raise ParameterError(
             f"{func}: the event loop exceeded its budget of {bound:,} events and was stopped."
         )
@@ -395,34 +376,33 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
             "origin": req.origin,
             "type": pd.Categorical.from_codes(req.rtype, TYPE_NAMES),
             "route": pd.Categorical.from_codes(req.route, ROUTE_NAMES),
-            "tier": pd.Categorical.from_codes(tier, TIER_NAMES),
-            "place": place,
-            "hops": hops,
+            "tier": pd.Categorical.from_codes(out.tier, TIER_NAMES),
+            "place": out.place,
+            "hops": out.hops,
             "t_gen": req.gen_time,
-            "delay": t_done - req.gen_time,
-            "d_up": d_up,
-            "d_fwd": d_fwd,
-            "d_fc": d_fc,
-            "d_wait": d_wait,
-            "d_proc": d_proc,
-            "d_back": d_back,
+            "delay": out.t_done - req.gen_time,
+            "d_up": out.d_up,
+            "d_fwd": out.d_fwd,
+            "d_fc": out.d_fc,
+            "d_wait": out.d_wait,
+            "d_proc": out.d_proc,
+            "d_back": out.d_back,
         }
     )
-    span = max(horizon, 1e-300)
-    served_fog = np.bincount(place[tier == K.TIER_FOG], minlength=net.n_fog)
+    span = max(out.horizon, 1e-300)
+    at_fog = out.tier == K.TIER_FOG
+    served_fog = np.bincount(out.place[at_fog], minlength=net.n_fog)
     sojourn = np.bincount(
-        place[tier == K.TIER_FOG],
-        weights=(d_wait + d_proc)[tier == K.TIER_FOG],
-        minlength=net.n_fog,
+        out.place[at_fog], weights=(out.d_wait + out.d_proc)[at_fog], minlength=net.n_fog
     )
     fog = pd.DataFrame(
         {
             "fog": np.arange(net.n_fog),
             "name": net.fog_names,
-            "utilisation": fog_busy / span,
-            "mean_in_node": fog_area / span,
-            "arrivals": fog_arr,
-            "accepted": fog_acc,
+            "utilisation": out.fog_busy / span,
+            "mean_in_node": out.fog_area / span,
+            "arrivals": out.fog_arrivals,
+            "accepted": out.fog_accepted,
             "served": served_fog,
             "throughput": served_fog / span,
             "mean_sojourn": np.divide(
@@ -430,20 +410,16 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
             ),
         }
     )
-    unit_ptr = _unit_ptr(net)
+    units = [slice(a, b) for a, b in itertools.pairwise(_unit_ptr(net))]
     cloud = pd.DataFrame(
         {
             "cloud": np.arange(net.n_cloud),
             "name": net.cloud_names,
-            "utilisation": [
-                unit_busy[unit_ptr[k] : unit_ptr[k + 1]].mean() / span for k in range(net.n_cloud)
-            ],
-            "served": [
-                unit_served[unit_ptr[k] : unit_ptr[k + 1]].sum() for k in range(net.n_cloud)
-            ],
+            "utilisation": [out.unit_busy[u].mean() / span for u in units],
+            "served": [out.unit_served[u].sum() for u in units],
         }
     )
-    return RunOutput(records=records, fog=fog, cloud=cloud, horizon=float(horizon))
+    return RunOutput(records=records, fog=fog, cloud=cloud, horizon=float(out.horizon))
 
 
 def _replication_row(run: RunOutput, warmup: int) -> dict:

@@ -153,8 +153,7 @@ def _simulated_objective(p, warmup):
 
     def delay(theta):
         out = K.simulate_network(*kernel_arguments(offload, requests, theta=theta))
-        (tier, place, hops, t_done, *_node_totals) = out
-        return float(np.mean(t_done[warmup:] - requests.gen_time[warmup:]))
+        return float(np.mean(out.t_done[warmup:] - requests.gen_time[warmup:]))
 
     return delay
 
