@@ -33,6 +33,7 @@ import simpy  # noqa: E402
 
 from workbench.fog import geometric_scenario  # noqa: E402
 from workbench.fog import kernels as K  # noqa: E402
+from workbench.fog.model import P1Params  # noqa: E402
 from workbench.fog.scenario import compile_scenario  # noqa: E402
 from workbench.fog.simulation import draw_requests, kernel_arguments  # noqa: E402
 
@@ -59,16 +60,23 @@ def scale_case(n_fog, radius, n_requests):
     t3 = time.perf_counter()
     print(
         f"  {n_fog:>5} fog / {net.n_iot:>7,} IoT, {n_requests:>10,} requests "
-        f"({out[16]:6.1f} s simulated): network {t1 - t0:5.2f} s, draw {t2 - t1:5.2f} s, "
+        f"({out.horizon:6.1f} s simulated): network {t1 - t0:5.2f} s, draw {t2 - t1:5.2f} s, "
         f"kernel {t3 - t2:5.2f} s = {1e9 * (t3 - t2) / n_requests:4.0f} ns/request"
     )
 
 
 def run_kernel(net, req):
-    th = np.full(net.n_fog, THETA)
-    return K.simulate_network(
-        *kernel_arguments(net, req, th, E_MAX, Q, ALPHA, MODE, "offload", PERIOD)
+    p = P1Params(
+        scenario=net,
+        theta=THETA,
+        e_max=E_MAX,
+        q=Q,
+        alpha=ALPHA,
+        mode=MODE,
+        policy="offload",
+        announce_period=PERIOD,
     )
+    return K.simulate_network(*kernel_arguments(p, req))
 
 
 def run_simpy(net, req):
@@ -211,9 +219,9 @@ def main():
     tier, place, t_done = run_simpy(net, req)
     t_simpy = time.perf_counter() - t0
 
-    same_place = np.array_equal(tier, out[0]) and np.array_equal(place, out[1])
-    max_diff = float(np.max(np.abs(t_done - out[3])))
-    delay_k = float(np.mean(out[3] - req.gen_time))
+    same_place = np.array_equal(tier, out.tier) and np.array_equal(place, out.place)
+    max_diff = float(np.max(np.abs(t_done - out.t_done)))
+    delay_k = float(np.mean(out.t_done - req.gen_time))
     delay_s = float(np.mean(t_done - req.gen_time))
     print(f"network: {net.n_fog} fog, {net.n_iot} IoT, 1 cloud ({int(net.cloud_units[0])} units)")
     print(

@@ -33,6 +33,7 @@ import pandas as pd  # noqa: E402
 
 from workbench import fog, hierarchy  # noqa: E402
 from workbench.fog import kernels as FK  # noqa: E402
+from workbench.fog.model import P1Params  # noqa: E402
 from workbench.fog.params import MODES, POLICIES  # noqa: E402
 from workbench.fog.scenario import compile_scenario  # noqa: E402
 from workbench.fog.simulation import draw_requests, kernel_arguments  # noqa: E402
@@ -55,8 +56,18 @@ def _p1_cases():
                 for ewma in (0.0, 0.05):
                     for seed in SEEDS:
                         req = draw_requests(net, 6000, np.random.default_rng(seed), 0.05)
-                        th = np.full(net.n_fog, 0.02)
-                        args = kernel_arguments(net, req, th, 2, 0.5, 0.5, mode, policy, 0.05, ewma)
+                        p = P1Params(
+                            scenario=net,
+                            theta=0.02,
+                            e_max=2,
+                            q=0.5,
+                            alpha=0.5,
+                            mode=mode,
+                            policy=policy,
+                            announce_period=0.05,
+                            ewma_period=ewma,
+                        )
+                        args = kernel_arguments(p, req)
                         key = f"p1 {name} {mode} {policy} ewma={ewma} seed={seed}"
                         yield key, lambda a=args: FK.simulate_network(*a)
     for seed in (0, 1):

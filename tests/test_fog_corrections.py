@@ -24,6 +24,7 @@ from workbench.fog import (
     solve_chain,
 )
 from workbench.fog import kernels as K
+from workbench.fog.model import P1Params
 from workbench.fog.network import fog_loads
 from workbench.fog.scenario import ScenarioError, build_scenario, compile_scenario
 from workbench.fog.simulation import draw_requests, kernel_arguments, simulate_to_precision
@@ -208,10 +209,19 @@ def test_periodic_ewma_updates_only_on_period_boundaries():
     th = np.full(1, 0.08)
 
     def tiers(alpha, period):
-        args = kernel_arguments(
-            net, req, th, 0, 0.5, alpha, "distributed", "offload", 0.05, ewma_period=period
+        p = P1Params(
+            scenario=net,
+            theta=th,
+            e_max=0,
+            q=0.5,
+            alpha=alpha,
+            mode="distributed",
+            policy="offload",
+            announce_period=0.05,
+            ewma_period=period,
         )
-        return K.simulate_network(*args)[0]
+        args = kernel_arguments(p, req)
+        return K.simulate_network(*args).tier
 
     np.testing.assert_array_equal(tiers(1.0, 1e6), tiers(0.3, 1e6))
     assert not np.array_equal(tiers(1.0, 0.0), tiers(0.3, 0.0))
@@ -313,14 +323,20 @@ def test_the_kernel_stops_at_its_event_budget():
     net = compile_scenario(default_scenario(0))
     req = draw_requests(net, 2_000, np.random.default_rng(0), 0.05)
     th = np.full(net.n_fog, 0.02)
-    out = K.simulate_network(
-        *kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed", "offload", 0.05, max_events=100)
+    p = P1Params(
+        scenario=net,
+        theta=th,
+        e_max=1,
+        q=0.5,
+        alpha=0.5,
+        mode="distributed",
+        policy="offload",
+        announce_period=0.05,
     )
-    assert out[-1] == 101  # stopped, and says how far it went
-    full = K.simulate_network(
-        *kernel_arguments(net, req, th, 1, 0.5, 0.5, "distributed", "offload", 0.05)
-    )
-    assert 2_000 < full[-1] < 10_000
+    out = K.simulate_network(*kernel_arguments(p, req, max_events=100))
+    assert out.events == 101  # stopped, and says how far it went
+    full = K.simulate_network(*kernel_arguments(p, req))
+    assert 2_000 < full.events < 10_000
 
 
 def test_memory_budget_refuses_before_allocating():
@@ -353,20 +369,18 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
     g = lone(rate=1.6)  # a busy lone fog node: many refusals, all to the cloud
     net = compile_scenario(g)
     req = draw_requests(net, 4_000, np.random.default_rng(7), 0.05)
-    out = K.simulate_network(
-        *kernel_arguments(
-            net,
-            req,
-            np.full(1, theta),
-            0,
-            0.5,
-            alpha,
-            "distributed",
-            "offload",
-            0.05,
-            ewma_period=period,
-        )
+    p = P1Params(
+        scenario=net,
+        theta=theta,
+        e_max=0,
+        q=0.5,
+        alpha=alpha,
+        mode="distributed",
+        policy="offload",
+        announce_period=0.05,
+        ewma_period=period,
     )
+    out = K.simulate_network(*kernel_arguments(p, req))
     fog_req = np.flatnonzero(req.route == K.ROUTE_FOG)
     arrival = (
         req.gen_time[fog_req]
@@ -385,7 +399,7 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
         z0=1.0 / net.fog_mu[0],
         period=period,
     )
-    kernel = out[0][idx] == K.TIER_FOG
+    kernel = out.tier[idx] == K.TIER_FOG
     assert 0.2 < twin.mean() < 0.95
     np.testing.assert_array_equal(kernel, twin)
 

@@ -17,7 +17,9 @@ from workbench.fog import (
     validate,
     with_traffic,
 )
-from workbench.fog.scenario import compile_scenario
+from workbench.fog.params import PARAMS
+from workbench.fog.scenario import build_scenario, compile_scenario
+from workbench.validation import ParameterError
 
 
 @pytest.mark.parametrize(
@@ -117,6 +119,21 @@ def test_with_traffic_scales_and_mixes():
     d = h.nodes["iot0"]
     assert d["rate_light"] == pytest.approx(1.0) and d["rate_heavy"] == pytest.approx(1.0)
     assert d["p_iot"] == 0.3 and g.nodes["iot0"]["p_iot"] == 0.1
+
+
+def test_build_scenario_takes_its_traffic_defaults_from_the_table():
+    table = {k: PARAMS[k].default for k in ("light_fraction", "p_iot", "p_cloud")}
+    d = build_scenario(nx.path_graph(2), 1, lam_per_iot=2.0).nodes["iot0"]
+    assert d["rate_light"] == 2.0 * table["light_fraction"]
+    assert (d["p_iot"], d["p_cloud"]) == (table["p_iot"], table["p_cloud"])
+    d = build_scenario(nx.path_graph(2), 1, lam_per_iot=2.0, light_fraction=0.5, p_iot=0.3)
+    assert (d.nodes["iot0"]["rate_light"], d.nodes["iot0"]["p_iot"]) == (1.0, 0.3)
+    # the table's p^C counts in the p^I + p^C ≤ 1 check when only p^I is given
+    p_iot = 1.0 - table["p_cloud"] / 2
+    with pytest.raises(ParameterError, match="p_cloud.*build_scenario.*p\\^I \\+ p\\^C"):
+        build_scenario(nx.path_graph(2), 1, p_iot=p_iot)
+    with pytest.raises(ParameterError, match="p_cloud.*ring_scenario.*p\\^I \\+ p\\^C"):
+        ring_scenario(3, 1, p_iot=p_iot)
 
 
 def test_with_fog_delay_refuses_a_negative_delay():

@@ -14,6 +14,7 @@ from naive_fog import naive_network
 
 from workbench.fog import analyze, default_scenario, ring_scenario, run_once, simulate
 from workbench.fog import kernels as K
+from workbench.fog.model import P1Params
 from workbench.fog.scenario import build_scenario, compile_scenario
 from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
 from workbench.validation import ParameterError, UnstableRegimeError
@@ -42,7 +43,17 @@ def test_kernel_matches_naive_twin_request_by_request(
     net = compile_scenario(g)
     req = draw_requests(net, 400, rng, 0.02)
     th = np.full(net.n_fog, theta)
-    out = K.simulate_network(*kernel_arguments(net, req, th, e_max, q, 0.3, mode, policy, 0.02))
+    p = P1Params(
+        scenario=net,
+        theta=th,
+        e_max=e_max,
+        q=q,
+        alpha=0.3,
+        mode=mode,
+        policy=policy,
+        announce_period=0.02,
+    )
+    out = K.simulate_network(*kernel_arguments(p, req))
     twin = naive_network(
         net,
         req,
@@ -55,8 +66,9 @@ def test_kernel_matches_naive_twin_request_by_request(
         period=0.02,
         central=_central_node(net),
     )
-    for name, got in zip(FIELDS, out[:10], strict=True):
-        np.testing.assert_allclose(got, twin[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    for name in FIELDS:
+        got, want = getattr(out, name), twin[name]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
 
 
 def one_fog(rate, light_fraction=0.75, iot=10, p_iot=0.0, p_cloud=0.0, units=4):
@@ -193,7 +205,17 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
         req, gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
     )
     th = np.full(net.n_fog, 0.01)
-    out = K.simulate_network(*kernel_arguments(net, req, th, 2, 0.5, 0.3, mode, "offload", 0.02))
+    p = P1Params(
+        scenario=net,
+        theta=th,
+        e_max=2,
+        q=0.5,
+        alpha=0.3,
+        mode=mode,
+        policy="offload",
+        announce_period=0.02,
+    )
+    out = K.simulate_network(*kernel_arguments(p, req))
     twin = naive_network(
         net,
         req,
@@ -206,8 +228,9 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
         period=0.02,
         central=_central_node(net),
     )
-    for name, got in zip(FIELDS, out[:10], strict=True):
-        np.testing.assert_allclose(got, twin[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    for name in FIELDS:
+        got, want = getattr(out, name), twin[name]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
     assert (np.diff(req.gen_time) == 0).sum() >= 299
 
 

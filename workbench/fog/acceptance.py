@@ -128,8 +128,18 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
     B_k/(s+μ')^k with A_k = (−1)^{n−k}·C(n'+n−k−1, n−k)·(μ'−μ)^{−(n'+n−k)}: huge coefficients
     of alternating sign that cancel. Kept to show the cancellation (it loses every digit as
     μ' → μ and is undefined at μ' = μ, where the sum is one Erlang(n + n', μ) law and that
-    exact value is returned); use :func:`erlang_sum_cdf` instead. Inputs are validated as
-    in :func:`erlang_sum_cdf`; the sums run over n + n' terms (at most 10⁶ here).
+    exact value is returned); use :func:`erlang_sum_cdf` instead.
+
+    Parameters
+    ----------
+    theta, n, mu, n2, mu2
+        As in :func:`erlang_sum_cdf`; n + n' is at most 10⁶ (one term each).
+
+    Returns
+    -------
+    float
+        The probability as the partial fractions give it: outside [0, 1] or NaN where the
+        cancellation has eaten every digit.
 
     References
     ----------

@@ -37,9 +37,18 @@ __all__ = [
 def one_fog_scenario(rates=(6.0, 2.0), service=(50.0, 10.0)):
     """One fog node keeping its 10 IoT nodes' requests (p^I = p^C = 0).
 
-    ``rates``: the Poisson rates (λ, λ') of Light and Heavy requests at the node, by default
-    6 and 2 per s (ten IoT nodes at 0.8 requests/s, 75% Light); ``service``: its processing
-    rates (μ, μ'), by default 50 and 10 per s.
+    Parameters
+    ----------
+    rates : (float, float)
+        The Poisson rates (λ, λ') of Light and Heavy requests at the node [1/s]; by default
+        ten IoT nodes at 0.8 requests/s, 75% Light.
+    service : (float, float)
+        The node's processing rates (μ, μ') [1/s].
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario: one fog node, its ten IoT nodes and a fast cloud.
     """
     lam, lam2 = (float(r) for r in rates)
     layer = nx.Graph()
@@ -57,7 +66,20 @@ def one_fog_scenario(rates=(6.0, 2.0), service=(50.0, 10.0)):
 
 
 def with_fog_rates(scenario, mu_light, mu_heavy) -> nx.Graph:
-    """A copy of a scenario graph with every fog node's processing rates set to (μ, μ')."""
+    """A copy of a scenario graph with every fog node's processing rates set to (μ, μ').
+
+    Parameters
+    ----------
+    scenario : networkx.Graph
+        A valid scenario (:mod:`workbench.fog.scenario`).
+    mu_light, mu_heavy : float
+        The processing rates μ and μ' of every fog node [1/s].
+
+    Returns
+    -------
+    networkx.Graph
+        The copy.
+    """
     g = scenario.copy()
     for _, d in g.nodes(data=True):
         if d.get("role") == "fog":
@@ -70,6 +92,18 @@ def overloaded_scenario(n_fog=40, lam_per_iot=4.0):
 
     Each fog node is offered 320 requests/s (at 4 req/s) against a capacity of about 89/s,
     so it accepts about one in seven; two clouds of 40 units (1,000 fog: ten) take the rest.
+
+    Parameters
+    ----------
+    n_fog : int
+        Fog nodes of the geometric layer (seed 1).
+    lam_per_iot : float
+        Requests per second of every IoT node [1/s].
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario.
     """
     clouds = 2 if n_fog <= 100 else 10
     return geometric_scenario(

@@ -80,7 +80,7 @@ def node_load(p, func: str) -> float:
 class ChainSolution:
     """The stationary law of the truncated (n, n') chain.
 
-    Attributes
+    Parameters
     ----------
     prob : ndarray, shape (N+1, N+1)
         P(n, n') for n + n' ≤ N (zero above the anti-diagonal), normalised to one.

@@ -32,7 +32,7 @@ __all__ = ["NetworkAnalysis", "network_delays"]
 class NetworkAnalysis:
     """The analytic model evaluated on one scenario.
 
-    Attributes
+    Parameters
     ----------
     mean_delay : float
         Service delay averaged over requests (eq. 2 weighted by each IoT node's rate), [s]:
@@ -48,6 +48,8 @@ class NetworkAnalysis:
         One row per IoT node: rates and delay d (overall, Light, Heavy).
     iterations : int
         Outer iterations of the λ_j fixed point.
+    settings : dict
+        The keywords of :func:`workbench.fog.analyze` the analysis ran with.
     """
 
     mean_delay: float
@@ -158,11 +160,24 @@ def _iot_delays(net, out_delay, h):
 def network_delays(net, fog, settings, iterations) -> NetworkAnalysis:
     """Cloud servers (P-K), eq. 6 and eq. 2 from the fog nodes' P_j and W̄_j.
 
-    ``fog`` holds the fog-node arrays of the fixed point (``accept_light``,
-    ``accept_heavy``, ``cloud_light``, ``cloud_heavy``, ``v_light``, ``v_heavy``,
-    ``lam_light``, ``lam_heavy``, ``rho``, ``mean_work``, ``theta``); ``settings`` the
-    validated keywords of :func:`workbench.fog.analyze` (``e_max`` already 0 for a
-    baseline).
+    Parameters
+    ----------
+    net : Compiled
+        The scenario.
+    fog : dict of numpy.ndarray
+        The fog-node arrays of the fixed point: ``accept_light``, ``accept_heavy``,
+        ``cloud_light``, ``cloud_heavy``, ``v_light``, ``v_heavy``, ``lam_light``,
+        ``lam_heavy``, ``rho``, ``mean_work``, ``theta``.
+    settings : dict
+        The validated keywords of :func:`workbench.fog.analyze` (``e_max`` already 0 for a
+        baseline).
+    iterations : int
+        The fixed point's iterations, kept in the result.
+
+    Returns
+    -------
+    NetworkAnalysis
+        The delays per IoT node, fog node and cloud server, and their means.
     """
     cloud = _cloud_servers(net, fog["cloud_light"], fog["cloud_heavy"], settings["cloud_sojourn"])
     h = cloud["h"]

@@ -48,6 +48,7 @@ from workbench.kernels.events import heap_pop, heap_push, new_heap
 __all__ = [
     "path_inverse_rates",
     "simulate_network",
+    "Outcome",
     "TIER_IOT",
     "TIER_FOG",
     "TIER_CLOUD",
@@ -236,6 +237,53 @@ class Policy(NamedTuple):
     max_events: int
 
 
+class Outcome(NamedTuple):
+    """What :func:`simulate_network` returns: one run's per-request records and node totals.
+
+    Parameters
+    ----------
+    tier, place, hops : ndarray of int64, shape (n,)
+        Where each request was served (TIER_IOT/FOG/CLOUD, the node's index) and its
+        fog-to-fog forwards.
+    t_done : ndarray of float64, shape (n,)
+        Completion time, back at the IoT node [s].
+    d_up, d_fwd, d_fc, d_wait, d_proc, d_back : ndarray of float64, shape (n,)
+        The delay components [s]: IoT uplink, fog-to-fog transfers, fog-to-cloud transfer,
+        queueing, processing, return.
+    fog_busy, fog_area : ndarray of float64, shape (n_fog,)
+        Busy time [s] and ∫ (requests in node) dt.
+    fog_arrivals, fog_accepted : ndarray of int64, shape (n_fog,)
+        Arrivals (first or forwarded) and acceptances.
+    unit_busy : ndarray of float64, shape (total cloud units,)
+        Busy time of each cloud processing unit [s].
+    unit_served : ndarray of int64, shape (total cloud units,)
+        Requests each unit served.
+    horizon : float
+        Time of the last event [s].
+    events : int
+        Events the loop processed (> ``max_events``: stopped early, results incomplete).
+    """
+
+    tier: np.ndarray
+    place: np.ndarray
+    hops: np.ndarray
+    t_done: np.ndarray
+    d_up: np.ndarray
+    d_fwd: np.ndarray
+    d_fc: np.ndarray
+    d_wait: np.ndarray
+    d_proc: np.ndarray
+    d_back: np.ndarray
+    fog_busy: np.ndarray
+    fog_area: np.ndarray
+    fog_arrivals: np.ndarray
+    fog_accepted: np.ndarray
+    unit_busy: np.ndarray
+    unit_served: np.ndarray
+    horizon: float
+    events: int
+
+
 @njit(cache=True)
 def simulate_network(requests, network, settings):
     """Run the network on pre-drawn requests; return per-request records and node totals.
@@ -253,19 +301,8 @@ def simulate_network(requests, network, settings):
 
     Returns
     -------
-    tier, place, hops : int64 arrays (n,)
-        Where each request was served (TIER_IOT/FOG/CLOUD, the node's index) and its
-        fog-to-fog forwards.
-    t_done, d_up, d_fwd, d_fc, d_wait, d_proc, d_back : float64 arrays (n,)
-        Completion time (back at the IoT node) and the delay components: IoT uplink,
-        fog-to-fog transfers, fog-to-cloud transfer, queueing, processing, return.
-    fog_busy, fog_area, fog_arrivals, fog_accepted : arrays (n_fog,)
-        Busy time, ∫ (requests in node) dt, arrivals (first or forwarded), acceptances.
-    unit_busy, unit_served : arrays (total cloud units,)
-    horizon : float
-        Time of the last event.
-    events : int
-        Events the loop processed (> ``max_events``: stopped early, results incomplete).
+    Outcome
+        The per-request records and the node totals, by name.
     """
     gen_time, origin, rtype, route, work, unit_u, select_u, announce_phase = requests
     iot_fog, iot_prop, iot_inv, iot_local_mean, nbr_ptr, nbr_idx, nbr_prop = network[:7]
@@ -571,7 +608,7 @@ def simulate_network(requests, network, settings):
         tier[r] = TIER_CLOUD
         place[r] = k
         now = max(now, t_arr)  # the horizon: the last event, a cloud arrival included
-    return (
+    return Outcome(
         tier,
         place,
         hops,

@@ -30,7 +30,7 @@ import numpy as np
 
 from workbench.fog.params import PARAMS, check_count
 from workbench.fog.scenario import Compiled, compile_scenario, default_scenario
-from workbench.params import ParamsModel
+from workbench.params import ParamsModel, table_doc
 from workbench.validation import ParameterError, broadcast
 
 __all__ = ["P1Params", "theta_per_fog"]
@@ -131,7 +131,19 @@ P1Params = PARAMS.model(
     checks={"theta": _check_theta, "e_max": _check_e_max},
     base=_Relations,
 )
-P1Params.__doc__ = """P1's parameters, one validated object: a row of PARAMS per field, and the
-scenario (``scenario``: a networkx graph of :mod:`workbench.fog.scenario`, compiled when the
-object is built; None: :func:`~workbench.fog.default_scenario`). Every public function of
-the model and the simulation takes it, or its keywords (:func:`workbench.params.takes`)."""
+P1Params.__doc__ = table_doc(
+    """P1's parameters, one validated object: a row of PARAMS per field, and the scenario.
+
+    Every public function of the model and the simulation takes it, or its keywords
+    (:func:`workbench.params.takes`).
+
+    Parameters
+    ----------
+    scenario : networkx.Graph or Compiled, optional
+        A scenario graph (:mod:`workbench.fog.scenario`), compiled to arrays when the object
+        is built; None: :func:`~workbench.fog.default_scenario`.
+    """,
+    P1Params,
+    P1Params.model_fields,
+    with_object=False,
+)

@@ -42,7 +42,7 @@ SETTINGS = (
 )
 
 
-def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
+def _accept_vec(theta, lam, lam2, mu, mu2):
     """P(W < θ) per fog node (0 where ρ ≥ 1: such a node would never accept); any q."""
     rho = lam / mu + lam2 / mu2
     out = np.zeros_like(rho)
@@ -52,7 +52,7 @@ def _accept_vec(theta, lam, lam2, mu, mu2, q=0.5):
     return out
 
 
-def _mean_work_vec(lam, lam2, mu, mu2, q=0.5):
+def _mean_work_vec(lam, lam2, mu, mu2):
     rho = lam / mu + lam2 / mu2
     if np.any(rho >= 1):
         j = int(np.argmax(rho))
@@ -319,9 +319,9 @@ def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
             theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
         )[1]
         keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
-        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep], q)
+        wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep])
     else:
-        wbar = _mean_work_vec(lam, lam2, mu, mu2, q)
+        wbar = _mean_work_vec(lam, lam2, mu, mu2)
     rho = lam / mu + lam2 / mu2
     return dict(
         accept_light=p_light,
@@ -373,7 +373,7 @@ def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acc
             v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
             # per node, P = accept(P·v, P·v') with P − accept increasing in P: a root in [0, 1]
             root = _bracketed_root(
-                lambda x: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2, q), nf
+                lambda x: x - _accept_vec(theta_arr, x * v0, x * v1, mu, mu2), nf
             )
             return np.where(np.isinf(theta_arr), 1.0, root)  # θ = ∞ accepts all
 

@@ -458,6 +458,20 @@ def check_count(value, name, func, high=None):
 
     ``2.0`` is refused: a count that arrives as a float is a typo or a computed value that
     should have been rounded on purpose.
+
+    Parameters
+    ----------
+    value : int
+        The count.
+    name, func : str
+        The parameter and the public function named in the error.
+    high : int, optional
+        The largest count allowed (None: no bound).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int, in [0, high].
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         top = "∞" if high is None else f"{high:g}"

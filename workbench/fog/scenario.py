@@ -144,17 +144,16 @@ def _check_build(func, kw):
             out[name] = tuple(float(v) for v in pair)
     if "cloud_units" in kw:
         out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
-    if out.get("p_iot", P_IOT) + out.get("p_cloud", P_CLOUD) > 1 + 1e-12:
+    p_iot, p_cloud = (out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud"))
+    if p_iot + p_cloud > 1 + 1e-12:
         raise ParameterError(
             f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. Got "
-            f"p^I = {out.get('p_iot', P_IOT):g}, p^C = {out.get('p_cloud', P_CLOUD):g} instead."
+            f"p^I = {p_iot:g}, p^C = {p_cloud:g} instead."
         )
     return out
 
 
-LIGHT_FRACTION = 0.75
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
-P_IOT, P_CLOUD = 0.1, 0.1
 
 
 class ScenarioError(ParameterError):
@@ -171,9 +170,9 @@ def build_scenario(
     n_cloud: int = 1,
     seed: int = 0,
     lam_per_iot: float = IOT_RATE,
-    light_fraction: float = LIGHT_FRACTION,
-    p_iot: float = P_IOT,
-    p_cloud: float = P_CLOUD,
+    light_fraction: float | None = None,
+    p_iot: float | None = None,
+    p_cloud: float | None = None,
     fog_mu=FOG_MU,
     cloud_mu=CLOUD_MU,
     cloud_units: int = CLOUD_UNITS,
@@ -193,6 +192,20 @@ def build_scenario(
         Seeds the link delays and rates (drawn from the [choice] ranges).
     lam_per_iot : float
         Requests per second of every IoT node, Light and Heavy together [1/s].
+    light_fraction, p_iot, p_cloud : float, optional
+        Every IoT node's Light share, p^I and p^C; None: the table's default
+        (:data:`workbench.fog.params.PARAMS`).
+    fog_mu, cloud_mu : (float, float)
+        Processing rates (μ, μ') of every fog node and of a cloud processing unit [1/s].
+    cloud_units : int
+        Processing units m_k of every cloud server.
+    sizes : (float, float)
+        Request sizes (ς, ς') of Light and Heavy requests [bytes].
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario (see the module docstring for its attributes).
     """
     func = "build_scenario"
     if not isinstance(fog_layer, nx.Graph) or fog_layer.number_of_nodes() == 0:
@@ -208,29 +221,14 @@ def build_scenario(
     rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
     fogs = list(fog_layer.nodes)
     counts = np.asarray(_check_counts(iot_per_fog, len(fogs), func), dtype=np.int64)
-    checked = _check_build(
-        func,
-        dict(
-            n_cloud=n_cloud,
-            lam_per_iot=lam_per_iot,
-            light_fraction=light_fraction,
-            p_iot=p_iot,
-            p_cloud=p_cloud,
-            fog_mu=fog_mu,
-            cloud_mu=cloud_mu,
-            cloud_units=cloud_units,
-            sizes=sizes,
-        ),
+    traffic = dict(light_fraction=light_fraction, p_iot=p_iot, p_cloud=p_cloud)
+    given = dict(n_cloud=n_cloud, lam_per_iot=lam_per_iot, fog_mu=fog_mu, cloud_mu=cloud_mu)
+    given.update(cloud_units=cloud_units, sizes=sizes)
+    given.update({k: PARAMS[k].default if v is None else v for k, v in traffic.items()})
+    checked = _check_build(func, given)
+    n_cloud, rate, light_fraction, p_iot, p_cloud, fog_mu, cloud_mu, cloud_units, sizes = (
+        checked[k] for k in BUILD_KEYWORDS
     )
-    n_cloud, rate, light_fraction = (
-        checked["n_cloud"],
-        checked["lam_per_iot"],
-        checked["light_fraction"],
-    )
-    p_iot, p_cloud, fog_mu, cloud_mu = (
-        checked[k] for k in ("p_iot", "p_cloud", "fog_mu", "cloud_mu")
-    )
-    cloud_units, sizes = checked["cloud_units"], checked["sizes"]
     g = nx.Graph(size_light=float(sizes[0]), size_heavy=float(sizes[1]))
 
     def draw(kind):
@@ -281,6 +279,18 @@ def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
     one cloud server with 8 units. Links:
     IoT–fog U[1, 2] ms at 54 Mbit/s, fog–fog U[0.5, 1.2] ms at 100 Mbit/s, fog–cloud
     U[15, 35] ms at U[1, 10] Gbit/s.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds the layer, the IoT counts and the links.
+    n_fog : int
+        Fog nodes.
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario.
     """
     seed = PARAMS["seed"].check(seed, "default_scenario")
     n_fog = check_int(n_fog, "n_fog", "default_scenario", 1, MAX_FOG)
@@ -291,7 +301,24 @@ def default_scenario(seed: int = 0, n_fog: int = 10) -> nx.Graph:
 
 
 def ring_scenario(n_fog: int = 8, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
-    """Fog nodes on a ring (each linked to its two neighbours); ``kw`` go to build_scenario."""
+    """Fog nodes on a ring, each linked to its two neighbours.
+
+    Parameters
+    ----------
+    n_fog : int
+        Fog nodes (one or two: a path).
+    iot_per_fog : int or sequence of int
+        IoT nodes per fog node.
+    seed : int
+        Seeds the links.
+    **kw
+        The other keywords of :func:`build_scenario`.
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario.
+    """
     func = "ring_scenario"
     n_fog = check_int(n_fog, "n_fog", func, 1, MAX_FOG)
     _check_counts(iot_per_fog, n_fog, func)
@@ -300,7 +327,24 @@ def ring_scenario(n_fog: int = 8, iot_per_fog=15, seed: int = 0, **kw) -> nx.Gra
 
 
 def grid_scenario(rows: int = 3, cols: int = 3, iot_per_fog=15, seed: int = 0, **kw) -> nx.Graph:
-    """Fog nodes on a rows × cols grid; ``kw`` go to :func:`build_scenario`."""
+    """Fog nodes on a rows × cols grid.
+
+    Parameters
+    ----------
+    rows, cols : int
+        The grid's shape.
+    iot_per_fog : int or sequence of int
+        IoT nodes per fog node.
+    seed : int
+        Seeds the links.
+    **kw
+        The other keywords of :func:`build_scenario`.
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario.
+    """
     func = "grid_scenario"
     rows = check_int(rows, "rows", func, 1, MAX_FOG)
     cols = check_int(cols, "cols", func, 1, MAX_FOG // rows)
@@ -315,8 +359,23 @@ def geometric_scenario(
 ) -> nx.Graph:
     """A random geometric fog layer (unit square, link when closer than ``radius``).
 
-    Re-drawn (same stream) until connected; ``iot_per_fog`` may be ``"uneven"``: 4–24 per
-    fog node drawn from the seed.
+    Parameters
+    ----------
+    n_fog : int
+        Fog nodes.
+    radius : float
+        Link distance, in (0, 2]; raised by 5% per attempt until the layer is connected.
+    iot_per_fog : int, sequence of int or "uneven"
+        IoT nodes per fog node; "uneven": 4–24 per fog node drawn from the seed.
+    seed : int
+        Seeds the positions, the counts and the links.
+    **kw
+        The other keywords of :func:`build_scenario`.
+
+    Returns
+    -------
+    networkx.Graph
+        The scenario.
     """
     func = "geometric_scenario"
     rng = np.random.default_rng(PARAMS["seed"].check(seed, func))
@@ -346,7 +405,24 @@ def _connected_geometric(n, radius, rng, func, attempts=200):
 def with_traffic(
     scenario: nx.Graph, *, load=None, light_fraction=None, p_iot=None, p_cloud=None
 ) -> nx.Graph:
-    """A copy with the IoT traffic changed: rates × ``load``, the Light share, p^I, p^C."""
+    """A copy with the IoT traffic changed: rates × ``load``, the Light share, p^I, p^C.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph
+        A valid scenario.
+    load : float, optional
+        Factor on every IoT node's request rates.
+    light_fraction : float, optional
+        Light share of every IoT node's requests (its total rate kept).
+    p_iot, p_cloud : float, optional
+        p^I and p^C of every IoT node (p^I + p^C ≤ 1).
+
+    Returns
+    -------
+    networkx.Graph
+        The copy; a keyword left None leaves that attribute as it was.
+    """
     func = "with_traffic"
     g = validate(scenario).copy()
     checked = {
@@ -379,7 +455,20 @@ def with_traffic(
 
 
 def with_fog_delay(scenario: nx.Graph, fog_delay) -> nx.Graph:
-    """A copy with every fog–fog link's propagation delay set to ``fog_delay`` [s]."""
+    """A copy with every fog–fog link's propagation delay set to ``fog_delay``.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph
+        A valid scenario.
+    fog_delay : float
+        Propagation delay X^FF of every fog–fog link [s].
+
+    Returns
+    -------
+    networkx.Graph
+        The copy.
+    """
     delay = PARAMS["fog_delay"].check(fog_delay, "with_fog_delay")
     g = validate(scenario).copy()
     for a, b, d in g.edges(data=True):
@@ -406,7 +495,23 @@ def _num(value, where, attr, low=0.0, low_open=False, high=math.inf, integer=Fal
 
 
 def validate(scenario) -> nx.Graph:
-    """Check a scenario graph; return it. Raises :class:`ScenarioError` naming the defect."""
+    """Check a scenario graph against the rules of the module docstring.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph
+        The graph to check.
+
+    Returns
+    -------
+    networkx.Graph
+        ``scenario`` itself.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the node or edge and the attribute of the first defect.
+    """
     if not isinstance(scenario, nx.Graph):
         raise ScenarioError(f"scenario: expected a networkx.Graph, got {type(scenario).__name__}.")
     if scenario.is_directed() or scenario.is_multigraph():
@@ -497,33 +602,73 @@ def validate(scenario) -> nx.Graph:
 
 @dataclass(frozen=True)
 class Compiled:
-    """A validated scenario as arrays (index order: fog, cloud, IoT nodes as in the graph)."""
+    """A validated scenario as arrays (index order: fog, cloud, IoT nodes as in the graph).
+
+    A ``*_prop`` array holds propagation delays X [s], the matching ``*_inv`` the sums of
+    1/R [s/bit] along the same path (a transmission delay is size · Σ 1/R).
+
+    Parameters
+    ----------
+    fog_names, cloud_names, iot_names : list
+        The nodes' names in the graph.
+    fog_mu : ndarray, shape (n_fog, 2)
+        Processing rates μ, μ' [1/s].
+    cloud_mean : ndarray, shape (n_cloud, 2)
+        Mean processing times Z, Z' of a processing unit [s].
+    cloud_units : ndarray, shape (n_cloud,)
+        Processing units m_k.
+    size_bits : ndarray, shape (2,)
+        Request sizes ς, ς' [bit].
+    nbr_ptr, nbr_idx, nbr_prop, nbr_inv : ndarray
+        The fog layer's links in CSR form: fog node j's neighbours are
+        ``nbr_idx[nbr_ptr[j]:nbr_ptr[j + 1]]``, with the links' delay and 1/R.
+    nbr_rev : ndarray
+        For each CSR entry, the entry of the reverse direction.
+    ff_prop, ff_inv : ndarray, shape (n_fog, n_fog)
+        Along the propagation-shortest fog-to-fog paths.
+    cf_prop, cf_inv : ndarray, shape (n_cloud, n_fog)
+        Along the shortest paths from each cloud server to each fog node.
+    fog_cloud : ndarray, shape (n_fog,)
+        h(j), the cloud server of fog node j (the nearest).
+    fc_prop, fc_inv : ndarray, shape (n_fog,)
+        From fog node j to h(j).
+    iot_fog : ndarray, shape (n_iot,)
+        f(i), the fog node of IoT node i.
+    iot_prop, iot_inv : ndarray, shape (n_iot,)
+        The link from IoT node i to f(i).
+    iot_rate : ndarray, shape (n_iot, 2)
+        Request rates γ, γ' [1/s].
+    iot_p : ndarray, shape (n_iot, 3)
+        p^I, p^F, p^C.
+    iot_local_mean : ndarray, shape (n_iot, 2)
+        Mean local processing times a, a' [s].
+    """
 
     fog_names: list
     cloud_names: list
     iot_names: list
-    fog_mu: np.ndarray  # (n_fog, 2)
-    cloud_mean: np.ndarray  # (n_cloud, 2) mean processing times Z, Z'
-    cloud_units: np.ndarray  # (n_cloud,)
-    size_bits: np.ndarray  # (2,)
-    nbr_ptr: np.ndarray  # CSR over the fog layer
+    fog_mu: np.ndarray
+    cloud_mean: np.ndarray
+    cloud_units: np.ndarray
+    size_bits: np.ndarray
+    nbr_ptr: np.ndarray
     nbr_idx: np.ndarray
     nbr_prop: np.ndarray
     nbr_inv: np.ndarray
-    nbr_rev: np.ndarray  # CSR entry of the reverse direction
-    ff_prop: np.ndarray  # (n_fog, n_fog) shortest-path propagation
-    ff_inv: np.ndarray  # Σ 1/R along those paths
-    cf_prop: np.ndarray  # (n_cloud, n_fog)
+    nbr_rev: np.ndarray
+    ff_prop: np.ndarray
+    ff_inv: np.ndarray
+    cf_prop: np.ndarray
     cf_inv: np.ndarray
-    fog_cloud: np.ndarray  # h(j)
-    fc_prop: np.ndarray  # fog j -> h(j)
+    fog_cloud: np.ndarray
+    fc_prop: np.ndarray
     fc_inv: np.ndarray
-    iot_fog: np.ndarray  # f(i)
+    iot_fog: np.ndarray
     iot_prop: np.ndarray
     iot_inv: np.ndarray
-    iot_rate: np.ndarray  # (n_iot, 2) γ, γ'
-    iot_p: np.ndarray  # (n_iot, 3) p^I, p^F, p^C
-    iot_local_mean: np.ndarray  # (n_iot, 2)
+    iot_rate: np.ndarray
+    iot_p: np.ndarray
+    iot_local_mean: np.ndarray
 
     @property
     def n_fog(self):
@@ -575,7 +720,18 @@ class Compiled:
 
 
 def compile_scenario(scenario) -> Compiled:
-    """Validate a scenario graph and turn it into arrays (a :class:`Compiled` passes through)."""
+    """Validate a scenario graph and turn it into arrays.
+
+    Parameters
+    ----------
+    scenario : networkx.Graph or Compiled
+        A scenario graph (a :class:`Compiled` passes through).
+
+    Returns
+    -------
+    Compiled
+        The arrays the model and the simulator read.
+    """
     if isinstance(scenario, Compiled):
         return scenario
     g = validate(scenario)
@@ -675,7 +831,20 @@ def compile_scenario(scenario) -> Compiled:
 
 
 def save_scenario(scenario, path) -> Path:
-    """Write a scenario as GraphML (``.graphml``) or node-link JSON (``.json``)."""
+    """Write a scenario as GraphML (``.graphml``) or node-link JSON (``.json``).
+
+    Parameters
+    ----------
+    scenario : networkx.Graph
+        A valid scenario.
+    path : str or pathlib.Path
+        The file; its suffix chooses the format, its folder must exist.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     g = validate(scenario)
     if not (path := _check_path(path, "save_scenario")).parent.is_dir():
         raise ParameterError(f"save_scenario: the folder {str(path.parent)!r} does not exist.")
@@ -700,7 +869,18 @@ def _check_path(path, func):
 
 
 def load_scenario(path) -> nx.Graph:
-    """Read a scenario written by :func:`save_scenario` (or by hand) and validate it."""
+    """Read a scenario written by :func:`save_scenario` (or by hand) and validate it.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.graphml`` or ``.json`` (node-link) file.
+
+    Returns
+    -------
+    networkx.Graph
+        The validated scenario.
+    """
     path = _check_path(path, "load_scenario")
     try:
         if path.suffix == ".graphml":

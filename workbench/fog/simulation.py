@@ -25,6 +25,7 @@ the workbench's choice).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -110,7 +111,19 @@ def draw_requests(net: Compiled, n_requests: int, rng: np.random.Generator, peri
 
 @dataclass(frozen=True)
 class RunOutput:
-    """One run: per-request records and per-node totals."""
+    """One run: per-request records and per-node totals.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        One row per request, in generation order: origin, type, route, where it was served
+        (tier, place), forwards, generation time, delay and its components [s].
+    fog, cloud : pandas.DataFrame
+        One row per fog node (utilisation, mean requests in the node, arrivals, acceptances,
+        throughput, mean sojourn) and per cloud server (utilisation, requests served).
+    horizon : float
+        Time of the run's last event [s].
+    """
 
     records: pd.DataFrame
     fog: pd.DataFrame
@@ -127,12 +140,31 @@ def _unit_ptr(net: Compiled):
     return np.concatenate([[0], np.cumsum(net.cloud_units)]).astype(np.int64)
 
 
-def kernel_arguments(
-    net, req, theta, e_max, q, alpha, mode, policy, period, ewma_period=0.0, max_events=None
-):
-    """The kernel's three records (shared with the benchmark and the twin test)."""
+def kernel_arguments(p, req: Requests, *, theta=None, max_events=None):
+    """The kernel's three records for a run of ``p`` on the requests ``req``.
+
+    Parameters
+    ----------
+    p : P1Params
+        The scenario and the policy's settings (``e_max``, ``q``, ``alpha``, ``mode``,
+        ``policy``, ``announce_period``, ``ewma_period``).
+    req : Requests
+        The run's random inputs (:func:`draw_requests`).
+    theta : numpy.ndarray, optional
+        θ per fog node [s], in place of ``p``'s (a candidate of the tuning search); None:
+        ``p.thetas``.
+    max_events : int, optional
+        Where the event loop stops; None: :func:`event_bound`.
+
+    Returns
+    -------
+    tuple
+        ``(K.Requests, K.Network, K.Policy)``, the arguments of
+        :func:`workbench.fog.kernels.simulate_network`.
+    """
+    net = p.network
     if max_events is None:
-        max_events = event_bound(net, req, e_max, mode, policy, period)
+        max_events = event_bound(p, req)
     requests = K.Requests(
         req.gen_time,
         req.origin,
@@ -166,31 +198,32 @@ def kernel_arguments(
         net.size_bits,
     )
     settings = K.Policy(
-        theta=theta,
-        e_max=int(e_max),
-        q=float(q),
-        alpha=float(alpha),
-        mode=MODES.index(mode),
-        policy=POLICIES.index(policy),
-        announce_period=float(period),
+        theta=p.thetas if theta is None else theta,
+        e_max=int(p.e_max),
+        q=float(p.q),
+        alpha=float(p.alpha),
+        mode=MODES.index(p.mode),
+        policy=POLICIES.index(p.policy),
+        announce_period=float(p.announce_period),
         central=_central_node(net),
-        ewma_period=float(ewma_period),
+        ewma_period=float(p.ewma_period),
         max_events=int(min(max_events, 2**62)),
     )
     return requests, network, settings
 
 
-def event_bound(net, req, e_max, mode, policy, period) -> int:
-    """An upper bound on the events of one run, from its inputs.
+def event_bound(p, req: Requests) -> int:
+    """An upper bound on the events of one run of ``p`` on the requests ``req``.
 
     Each request that reaches the fog makes at most e_M + 1 arrivals and one departure;
     announcements (offloading, e_M > 0, not oracle) run every T_a at each fog node until the
     last request is done, which is at most the last arrival at the fog plus every fog
     processing time and e_M + 1 fog-to-fog hops of the slowest link.
     """
+    net, e_max = p.network, p.e_max
     n = req.gen_time.size
     events = n * (int(e_max) + 2) + 1
-    if mode != "oracle" and policy == "offload" and e_max > 0 and n:
+    if p.mode != "oracle" and p.policy == "offload" and e_max > 0 and n:
         fog = req.route == K.ROUTE_FOG
         work = float(req.work[fog].sum()) * float(np.max(1.0 / net.fog_mu))
         hop = (
@@ -199,7 +232,7 @@ def event_bound(net, req, e_max, mode, policy, period) -> int:
             else 0.0
         )
         end = float(req.gen_time[-1]) + float(net.iot_prop.max()) + work + (e_max + 1) * hop
-        events += net.n_fog * (int(end / period) + 2)
+        events += net.n_fog * (int(end / p.announce_period) + 2)
     return events
 
 
@@ -266,7 +299,7 @@ def check_work(net: Compiled, n: int, func: str, cloud: bool = True) -> None:
 
 
 def _check_events(func, net, req, p):
-    bound = event_bound(net, req, p.e_max, p.mode, p.policy, p.announce_period)
+    bound = event_bound(p, req)
     if bound > EVENT_BUDGET:
         raise ParameterError(
             f"{func}: this run could take up to {bound:.3g} events (announcements every "
@@ -332,42 +365,8 @@ def run_once(p) -> RunOutput:
 def _run(p, net, th, n, rng, func) -> RunOutput:
     req = draw_requests(net, n, rng, p.announce_period)
     bound = _check_events(func, net, req, p)
-    out = K.simulate_network(
-        *kernel_arguments(
-            net,
-            req,
-            th,
-            p.e_max,
-            p.q,
-            p.alpha,
-            p.mode,
-            p.policy,
-            p.announce_period,
-            p.ewma_period,
-            bound,
-        )
-    )
-    (
-        tier,
-        place,
-        hops,
-        t_done,
-        d_up,
-        d_fwd,
-        d_fc,
-        d_wait,
-        d_proc,
-        d_back,
-        fog_busy,
-        fog_area,
-        fog_arr,
-        fog_acc,
-        unit_busy,
-        unit_served,
-        horizon,
-        events,
-    ) = out
-    if events > bound:  # cannot happen when the bound holds: reported, never a wrong number
+    out = K.simulate_network(*kernel_arguments(p, req, theta=th, max_events=bound))
+    if out.events > bound:  # cannot happen when the bound holds: reported, never a wrong number
         raise ParameterError(
             f"{func}: the event loop exceeded its budget of {bound:,} events and was stopped."
         )
@@ -377,34 +376,33 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
             "origin": req.origin,
             "type": pd.Categorical.from_codes(req.rtype, TYPE_NAMES),
             "route": pd.Categorical.from_codes(req.route, ROUTE_NAMES),
-            "tier": pd.Categorical.from_codes(tier, TIER_NAMES),
-            "place": place,
-            "hops": hops,
+            "tier": pd.Categorical.from_codes(out.tier, TIER_NAMES),
+            "place": out.place,
+            "hops": out.hops,
             "t_gen": req.gen_time,
-            "delay": t_done - req.gen_time,
-            "d_up": d_up,
-            "d_fwd": d_fwd,
-            "d_fc": d_fc,
-            "d_wait": d_wait,
-            "d_proc": d_proc,
-            "d_back": d_back,
+            "delay": out.t_done - req.gen_time,
+            "d_up": out.d_up,
+            "d_fwd": out.d_fwd,
+            "d_fc": out.d_fc,
+            "d_wait": out.d_wait,
+            "d_proc": out.d_proc,
+            "d_back": out.d_back,
         }
     )
-    span = max(horizon, 1e-300)
-    served_fog = np.bincount(place[tier == K.TIER_FOG], minlength=net.n_fog)
+    span = max(out.horizon, 1e-300)
+    at_fog = out.tier == K.TIER_FOG
+    served_fog = np.bincount(out.place[at_fog], minlength=net.n_fog)
     sojourn = np.bincount(
-        place[tier == K.TIER_FOG],
-        weights=(d_wait + d_proc)[tier == K.TIER_FOG],
-        minlength=net.n_fog,
+        out.place[at_fog], weights=(out.d_wait + out.d_proc)[at_fog], minlength=net.n_fog
     )
     fog = pd.DataFrame(
         {
             "fog": np.arange(net.n_fog),
             "name": net.fog_names,
-            "utilisation": fog_busy / span,
-            "mean_in_node": fog_area / span,
-            "arrivals": fog_arr,
-            "accepted": fog_acc,
+            "utilisation": out.fog_busy / span,
+            "mean_in_node": out.fog_area / span,
+            "arrivals": out.fog_arrivals,
+            "accepted": out.fog_accepted,
             "served": served_fog,
             "throughput": served_fog / span,
             "mean_sojourn": np.divide(
@@ -412,20 +410,16 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
             ),
         }
     )
-    unit_ptr = _unit_ptr(net)
+    units = [slice(a, b) for a, b in itertools.pairwise(_unit_ptr(net))]
     cloud = pd.DataFrame(
         {
             "cloud": np.arange(net.n_cloud),
             "name": net.cloud_names,
-            "utilisation": [
-                unit_busy[unit_ptr[k] : unit_ptr[k + 1]].mean() / span for k in range(net.n_cloud)
-            ],
-            "served": [
-                unit_served[unit_ptr[k] : unit_ptr[k + 1]].sum() for k in range(net.n_cloud)
-            ],
+            "utilisation": [out.unit_busy[u].mean() / span for u in units],
+            "served": [out.unit_served[u].sum() for u in units],
         }
     )
-    return RunOutput(records=records, fog=fog, cloud=cloud, horizon=float(horizon))
+    return RunOutput(records=records, fog=fog, cloud=cloud, horizon=float(out.horizon))
 
 
 def _replication_row(run: RunOutput, warmup: int) -> dict:

@@ -105,14 +105,13 @@ def simulated_point(p, *, scenario_seed=0, fog_delay=None):
     Runs :func:`workbench.fog.simulate` with ``overload="transient"``: an unstable point
     (a fog node that keeps every request at ρ ≥ 1, or a run the output analysis finds
     non-stationary) comes back with ``stationary=False`` and is drawn hollow, never dropped.
+    The other keywords are :func:`workbench.fog.simulate`'s (each figure chooses its own
+    short run).
 
     Parameters
     ----------
     scenario_seed, fog_delay
         The scenario, as :func:`study_scenario`.
-    load, light_fraction, p_iot, policy, theta, e_max, mode, announce_period, requests,
-    replications, seed
-        As in :func:`workbench.fog.simulate` (each figure chooses its own short run).
 
     Returns
     -------
@@ -271,13 +270,34 @@ def _clip_transients(ax, frame):
 
 
 def mark_unstable(ax, frame):
-    """A legend entry for hollow markers when some simulated point is not stationary."""
+    """A legend entry for hollow markers when some simulated point is not stationary.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes whose legend gets the entry.
+    frame : pandas.DataFrame
+        Simulated points with a ``stationary`` column.
+    """
     if "stationary" in frame and not frame["stationary"].astype(bool).all():
         ax.plot([], [], "o", mfc="none", color="0.3", ls="", label=UNSTABLE_LABEL)
 
 
 def plot_study(frame, title=""):
-    """Delay [ms] against the study's axis: lines = model, markers = simulation ± CI."""
+    """Delay [ms] against the study's axis: lines = model, markers = simulation ± CI.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A study's frame (:func:`study_frame`).
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     axis = frame["axis"].iloc[0]
     fig, ax = figure(width=8.6, height=4.0)
     for policy, grp in frame.groupby("policy", sort=False):

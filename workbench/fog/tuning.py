@@ -147,26 +147,13 @@ def _simulated_objective(p, warmup):
 
     ``warmup``: the number of requests dropped (:func:`workbench.fog.simulation.warmup_requests`).
     """
-    net = p.network
     rng = np.random.default_rng(p.seed)
-    requests = draw_requests(net, p.requests, rng, p.announce_period)
+    requests = draw_requests(p.network, p.requests, rng, p.announce_period)
+    offload = p.trusted(policy="offload")
 
     def delay(theta):
-        out = K.simulate_network(
-            *kernel_arguments(
-                net,
-                requests,
-                theta,
-                p.e_max,
-                p.q,
-                p.alpha,
-                p.mode,
-                "offload",
-                p.announce_period,
-            )
-        )
-        (tier, place, hops, t_done, *_node_totals) = out
-        return float(np.mean(t_done[warmup:] - requests.gen_time[warmup:]))
+        out = K.simulate_network(*kernel_arguments(offload, requests, theta=theta))
+        return float(np.mean(out.t_done[warmup:] - requests.gen_time[warmup:]))
 
     return delay
 
@@ -387,7 +374,15 @@ MODEL_LABELS = {"chain": "model (+1/μ)", "threshold": "model (threshold +1/μ)"
 def per_node_table(frame):
     """The per-node part of the per-node θ figure's frame as a readable table (θ in ms).
 
-    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`workbench.fog.figures.best_theta_per_node_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fog node: its traffic, load and θ by each search.
     """
     nodes = frame[frame["part"] == "node"]
     out = pd.DataFrame(
@@ -410,9 +405,19 @@ def per_node_table(frame):
 def policy_table(frame):
     """The verified policies of the per-node θ figure: delays and paired differences.
 
-    ``frame``: :func:`workbench.fog.figures.best_theta_per_node_frame`. A policy that was
-    not run on the tuning run (the paper's θ, a model-tuned vector) reads "–" there, and an
-    interval that does not exist (the reference against itself) reads "–", never NaN.
+    A policy that was not run on the tuning run (the paper's θ, a model-tuned vector) reads
+    "–" there, and an interval that does not exist (the reference against itself) reads
+    "–", never NaN.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`workbench.fog.figures.best_theta_per_node_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per policy, delays and differences as text.
     """
     pol = frame[frame["part"] == "policy"]
 

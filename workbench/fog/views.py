@@ -130,7 +130,19 @@ class NodeFigure:
 
 
 def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
-    """One fog node: P(n, n') of the chain and P(W < θ) against θ (a fresh figure)."""
+    """One fog node: P(n, n') of the chain and P(W < θ) against θ (a fresh figure).
+
+    Parameters
+    ----------
+    lam_light, lam_heavy, mu_light, mu_heavy, q, theta : float
+        λ, λ', μ, μ' [1/s], the fairness q and θ [s], as the node view's sliders give them
+        (rows of :data:`workbench.fog.params.PARAMS`; ρ < 1).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return NodeFigure()(lam_light, lam_heavy, mu_light, mu_heavy, q, theta)
 
 
@@ -149,7 +161,13 @@ def _rate_limit(own_mu: str, other_lam: str, other_mu: str, name: str):
 
 
 def node_view():
-    """Sliders for one fog node's chain (the rates stop below ρ = 1)."""
+    """Sliders for one fog node's chain (the rates stop below ρ = 1).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The controls and the figure they redraw.
+    """
     return interactive_figure(
         NodeFigure(),
         title="One fog node: the (n, n') chain and its acceptance probability",
@@ -245,12 +263,33 @@ class PolicyFigure:
 
 
 def plot_policies(theta, e_max, load, light_fraction, p_iot):
-    """The analytic mean delay of the four policies at the sliders' values (a fresh figure)."""
+    """The analytic mean delay of the four policies at the sliders' values (a fresh figure).
+
+    Parameters
+    ----------
+    theta : float
+        θ [s] of the offloading policy.
+    e_max : int
+        Its offload limit e_M.
+    load, light_fraction, p_iot : float
+        The default scenario's traffic (:func:`~workbench.fog.with_traffic`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return PolicyFigure()(theta, e_max, load, light_fraction, p_iot)
 
 
 def network_view():
-    """Sliders for the analytic model on the default scenario."""
+    """Sliders for the analytic model on the default scenario.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The controls and the figure they redraw.
+    """
     return interactive_figure(
         PolicyFigure(),
         title="The analytic model on the default scenario: the paper's policy and baselines",
@@ -360,12 +399,33 @@ class FogDelayFigure:
 
 
 def plot_fog_delay(theta, e_max, load):
-    """Mean delay against the fog–fog link delay (a fresh figure)."""
+    """Mean delay against the fog–fog link delay (a fresh figure).
+
+    Parameters
+    ----------
+    theta : float
+        θ [s] of the offloading policy.
+    e_max : int
+        Its offload limit e_M.
+    load : float
+        Factor on the default scenario's request rates.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return FogDelayFigure()(theta, e_max, load)
 
 
 def fog_delay_view():
-    """Sliders for the delay-vs-fog–fog-delay curves (analytic)."""
+    """Sliders for the delay-vs-fog–fog-delay curves (analytic).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The controls and the figure they redraw.
+    """
     return interactive_figure(
         FogDelayFigure(),
         title="Service delay against the fog–fog link delay (analytic, default scenario)",
@@ -412,8 +472,18 @@ def simulation_view(seed: int = 0):
     """Sliders for a short simulation: the network coloured by utilisation (about 1 s).
 
     Computed in a background thread, latest move only; the figure is greyed out with a
-    "computing…" line while a move is being simulated. ``seed`` is the caller's (the
-    notebook's ``SEED``): every move runs on ``figure_seed(0, seed)``.
+    "computing…" line while a move is being simulated.
+
+    Parameters
+    ----------
+    seed : int
+        The caller's seed (the notebook's ``SEED``): every move runs on
+        ``figure_seed(0, seed)``.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The controls and the figure they redraw.
     """
     seed = PARAMS["seed"].check(seed, "simulation_view")
     return interactive_figure(
