@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from workbench.params import takes
 from workbench.redundancy import model as rd
+from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import FORMULAS, PARAMS
 from workbench.redundancy.simulation import running_mean_trace, simulate
 from workbench.seeding import figure_seed
@@ -33,7 +35,6 @@ __all__ = [
     "fig6_frame",
     "fig7_frame",
     "table1_frame",
-    "table1_cells",
     "ext_eq8_frame",
     "ext_waiting_room_frame",
     "ext_weibull_frame",
@@ -48,9 +49,7 @@ FIG3_LAMBDA = PARAMS["fig3_lam"].default  # [choice] not stated (its row says wh
 BASE_SEED = 2303_00486
 
 
-def _simulate_point(
-    family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room=0, seed=0
-) -> dict:
+def _simulate_point(family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room, seed):
     """One simulated configuration as a flat dict (the sweep engine's unit of work).
 
     ``a`` and ``b`` are the family's two parameters in constructor order (S-Exp Δ, μ;
@@ -88,16 +87,18 @@ def _family_args(service: rd.ServiceTime) -> dict:
     return {"family": service.name, "a": a, "b": b}
 
 
-def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False, seed: int = 0):
-    """Simulate points with the sweep engine: in-process when quick, else in processes;
-    the points' seeds come from :data:`BASE_SEED` shifted by the caller's ``seed``."""
+def _run_points(points: list[dict], quick: bool, desc: str, base_seed: int, fixed=None):
+    """Simulate points with the sweep engine: in-process when quick, else in processes. The
+    points' seeds come from ``base_seed`` and the points' values; ``fixed`` (the paper's loss
+    system, ``waiting_room=0``) does not enter them."""
     return sweep(
         _simulate_point,
         points,
+        fixed=fixed,
         n_workers=1 if quick else None,
-        progress=progress,
+        progress=False,
         desc=desc,
-        base_seed=figure_seed(BASE_SEED, seed),
+        base_seed=base_seed,
     )
 
 
@@ -175,13 +176,8 @@ def policy_curves(
             )
             for r in data.itertuples()
         ]
-        sims = sweep(
-            _simulate_point,
-            points,
-            n_workers=1 if quick else None,
-            progress=False,
-            desc="Fig. 4 simulations",
-            base_seed=base_seed,
+        sims = _run_points(
+            points, quick, "Fig. 4 simulations", base_seed, fixed={"waiting_room": 0}
         )
         keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
         data = pd.concat([data, sims[keep]], axis=1)
@@ -272,46 +268,70 @@ TABLE1_PAPER = {  # (family, parameter, level) -> letter, as printed in Table I
     ("Pareto", "alpha", "large"): "C",
     ("Pareto", "alpha", "small"): "S",
 }
-# [choice] the paper gives no values for 'large' and 'small': baseline N=24, lam=1.5,
-# T_cl=15 (Fig. 4) and these levels.
-# (the values are the parameter table's table1_* rows, each with its plausible range)
-TABLE1_BASE = {k: PARAMS[f"table1_{k}"].default for k in ("N", "lam", "t_cloud")}
-TABLE1_LEVELS = {
-    k: (PARAMS[f"table1_{k}_small"].default, PARAMS[f"table1_{k}_large"].default)
-    for k in ("lam", "t_cloud", "N", "alpha")
-}
 TABLE1_SERVICES = {"Exp": rd.SExp(0.0, 0.2), "S-Exp": SEXP, "Pareto": PARETO}
+#: Table I's [choice] values (the paper gives none for 'large' and 'small'), each a row of
+#: the parameter table with its plausible range: the baseline, then (small, large) per level
+TABLE1_BASE = ("N", "lam", "t_cloud")
+TABLE1_LEVELS = ("lam", "t_cloud", "N", "alpha")
+TABLE1_FIELDS = (
+    *(f"table1_{k}" for k in TABLE1_BASE),
+    *(f"table1_{k}_{level}" for k in TABLE1_LEVELS for level in ("small", "large")),
+)
 
 
 def classify_allocation(N: int, m: int) -> str:
-    """S (spread) if m = 1, C (concentrate) if at most 2 groups, else B (balance)."""
+    """Table I's letter of an allocation.
+
+    Parameters
+    ----------
+    N : int
+        Edge workers.
+    m : int
+        Replication factor, 1 <= m <= N.
+
+    Returns
+    -------
+    str
+        S (spread) if m = 1, C (concentrate) if at most 2 groups remain, else B (balance).
+    """
     if m == 1:
         return "S"
     return "C" if N // m <= 2 else "B"
 
 
-def table1_frame(quick: bool = False) -> pd.DataFrame:
-    """Table I recomputed: the optimal allocation at 'small' and 'large' parameter values."""
-    return table1_cells(TABLE1_BASE, TABLE1_LEVELS)
+@takes(P4Params, *TABLE1_FIELDS, "formula")
+def table1_frame(p, *, quick: bool = False) -> pd.DataFrame:
+    """Table I recomputed: the optimal allocation at 'small' and 'large' parameter values.
 
+    Each cell moves one parameter (λ, T_cl, N, or Pareto's α) from the baseline to its
+    'small' or 'large' value and finds the optimal m by E[T_sys] (``formula``); the claim
+    atlas moves these [choice] values.
 
-def table1_cells(base: dict, levels: dict, formula: str = "exact") -> pd.DataFrame:
-    """Table I at a baseline ``base`` (N, lam, t_cloud) and the ``levels`` parameter ->
-    (small, large) (lam, t_cloud, N, alpha), with E[T_sys] by ``formula``: one row per cell,
-    the workbench's letter beside the paper's (the claim atlas moves these [choice] values)."""
+    Parameters
+    ----------
+    quick : bool
+        Unused: the table is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: family, parameter, level, value, N, m_opt, c_opt, the workbench's
+        letter beside the paper's, and whether they agree.
+    """
     rows = []
     for fam, svc in TABLE1_SERVICES.items():
-        for param, (small, large) in levels.items():
+        for param in TABLE1_LEVELS:
             if param == "alpha" and fam != "Pareto":
                 continue
-            for level, value in (("small", small), ("large", large)):
-                kw = dict(base)
+            for level in ("small", "large"):
+                value = getattr(p, f"table1_{param}_{level}")
+                kw = {k: getattr(p, f"table1_{k}") for k in TABLE1_BASE}
                 service = svc
                 if param == "alpha":
                     service = rd.Pareto(svc.beta, value)
                 else:
                     kw[param] = value
-                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, formula)
+                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, p.formula)
                 rows.append(
                     {
                         "family": fam,
@@ -358,7 +378,13 @@ def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         )
         for lam in data["lam"]
     ]
-    sims = _run_points(points, quick, "eq. 8 vs simulation", seed=seed)
+    sims = _run_points(
+        points,
+        quick,
+        "eq. 8 vs simulation",
+        figure_seed(BASE_SEED, seed),
+        fixed={"waiting_room": 0},
+    )
     keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
     data = pd.concat([data, sims[keep]], axis=1)
     data["lambda_max"] = rd.lambda_max(N, m, service)
@@ -388,7 +414,7 @@ def ext_waiting_room_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         for k in rooms
         for m in ms
     ]
-    data = _run_points(points, quick, "waiting room", seed=seed)
+    data = _run_points(points, quick, "waiting room", figure_seed(BASE_SEED, seed))
     data["service"] = [
         f"{f}({a:g}, {b:g})" for f, a, b in data[["family", "a", "b"]].itertuples(index=False)
     ]
