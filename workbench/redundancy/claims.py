@@ -46,13 +46,24 @@ LAMS_WIDE = np.geomspace(0.05, 20.0, 25)
 FIG4_SEEDS = 40  # independent repetitions of the paper's 500 × 100 protocol
 FIG4_SEEDS_QUICK = 10
 #: seeds of the simulated Fig. 4 gain at one atlas point: one run of the paper's protocol
-#: when quick (about a second), the quick claim's ten otherwise
+#: when quick, the quick claim's ten otherwise
 ATLAS_SEEDS = {True: 1, False: FIG4_SEEDS_QUICK}
 
 
 def fig4_lams(low: float) -> np.ndarray:
-    """The rates over which Fig. 4's "λ ≤ 2" gains are averaged: 8 from ``low`` to 2
-    (``low`` = 0.25: 0.25, 0.5, ..., 2, the grid of the workbench's Fig. 4)."""
+    """The rates over which Fig. 4's "λ ≤ 2" gains are averaged.
+
+    Parameters
+    ----------
+    low : float
+        The first rate [1/s] (the row ``fig4_lam_low``; the paper does not state it).
+
+    Returns
+    -------
+    numpy.ndarray
+        8 rates evenly spaced from ``low`` to 2 (``low`` = 0.25: 0.25, 0.5, ..., 2, the grid
+        of the workbench's Fig. 4).
+    """
     return np.linspace(low, FIG4_LAM_HIGH, FIG4_POINTS)
 
 
@@ -204,11 +215,23 @@ ATLAS_CLAIMS = tuple(row.id for row in load_claims("p4").itertuples() if row.sou
 def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params``: one value for each row with ``plausible`` (``fig3_lam``, ``fig4_lam_low``, the
-    ``table1_*`` values and the ``formula`` reading); a row left out stays at its default.
-    The simulated Fig. 4 gain runs the paper's protocol once from ``seed`` when ``quick``
-    (about a second on one core), else the median of ten runs. Returns claim id -> value (a
-    :class:`Measurement` for the simulated one), the quantity ``CLAIMS[id]`` measures.
+    Parameters
+    ----------
+    quick : bool
+        The simulated Fig. 4 gain runs the paper's protocol once, else the median of ten
+        runs.
+    seed : int
+        The simulated gain's base seed.
+    **params
+        One value for each row with ``plausible`` (``fig3_lam``, ``fig4_lam_low``, the
+        ``table1_*`` values and the ``formula`` reading); a row left out stays at its
+        default.
+
+    Returns
+    -------
+    dict
+        Claim id -> value (a :class:`Measurement` for the simulated one), the quantity
+        ``CLAIMS[id]`` measures.
     """
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:

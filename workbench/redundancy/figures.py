@@ -97,6 +97,17 @@ def _integer_axis(axis) -> None:
 
 
 def plot_fig3(data: pd.DataFrame):
+    """Fig. 3: E[T_job] (left axis) and P_b (right axis) against m, one panel per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig3_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
         lam, N = df["lam"].iloc[0], df["N"].iloc[0]
@@ -118,6 +129,17 @@ def plot_fig3(data: pd.DataFrame):
 
 
 def plot_fig4(data: pd.DataFrame):
+    """Fig. 4: E[T_sys] against λ per policy, eq. 1 and simulated, one panel per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig4_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
         _draw_policies(ax, df, legend=False)
@@ -204,10 +226,32 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
 
 
 def plot_fig5(data: pd.DataFrame):
+    """Fig. 5: E[T_sys] against m for three λ, exact and as printed, optima starred.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig5_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     return _by_m_plot(data, param="lam", title_fmt="{}: N=24, T_cl=8 s")
 
 
 def plot_fig6(data: pd.DataFrame):
+    """Fig. 6: E[T_sys] against m for three T_cl, exact and as printed, optima starred.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig6_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     return _by_m_plot(data, param="t_cloud", title_fmt="{}: N=24, λ=1.5 /s")
 
 
@@ -217,6 +261,17 @@ def plot_fig6(data: pd.DataFrame):
 
 
 def plot_fig7(data: pd.DataFrame):
+    """Fig. 7: the optimal c and m against N, one row of panels per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig7_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2, 2, height=3.0)
     for row, (label, df) in enumerate(data.groupby("service", sort=False)):
         draw_optimum(axes[row, 0], axes[row, 1], df)
@@ -226,7 +281,15 @@ def plot_fig7(data: pd.DataFrame):
 
 
 def draw_optimum(ax_c, ax_m, df):
-    """Optimal c and m against N, one step line per formula, integer axes."""
+    """Optimal c and m against N, one step line per formula, integer axes.
+
+    Parameters
+    ----------
+    ax_c, ax_m : matplotlib.axes.Axes
+        The axes of c and of m.
+    df : pandas.DataFrame
+        Rows of :func:`~workbench.redundancy.optimum_vs_workers` (N, m_opt, c_opt, formula).
+    """
     for formula, d in df.groupby("formula"):
         style = FORMULA_STYLE[formula]
         name = FORMULA_NAMES[formula]
@@ -246,7 +309,17 @@ def draw_optimum(ax_c, ax_m, df):
 
 
 def plot_table1(data: pd.DataFrame):
-    """Table I as a compact table: one row per (family, parameter), small and large levels."""
+    """Table I as a compact table: one row per (family, parameter), small and large levels.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.table1_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     names = {"lam": "λ [1/s]", "t_cloud": "T_cl [s]", "N": "N", "alpha": "α"}
     cells, colors, rows = [], [], []
     for (fam, param), g in data.groupby(["family", "parameter"], sort=False):
@@ -288,6 +361,17 @@ def plot_table1(data: pd.DataFrame):
 
 
 def plot_ext_eq8(data: pd.DataFrame):
+    """Eq. 8 and eq. 1 against λ, with the simulated means and λ_m.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_eq8_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     fig, ax = figure(1, width=6.5)
     ax.plot(data["lam"], data["exact"], "-", label=FORMULA_NAMES["exact"])
@@ -315,6 +399,17 @@ def plot_ext_eq8(data: pd.DataFrame):
 
 
 def plot_ext_waiting_room(data: pd.DataFrame):
+    """E[T_sys] (top) and P_b (bottom) against m per waiting room, one column per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_waiting_room_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     lam, t_cloud = data["lam"].iloc[0], data["t_cloud"].iloc[0]
     fig, axes = figure(2, 2, height=3.0)
     for col, (label, df) in enumerate(data.groupby("service", sort=False)):
@@ -358,6 +453,17 @@ def plot_ext_waiting_room(data: pd.DataFrame):
 
 
 def plot_ext_weibull(data: pd.DataFrame):
+    """The optimal m against the Weibull shape, and its gain over m = 1.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_weibull_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     lam, t_cloud = WEIBULL_CASE["lam"], WEIBULL_CASE["t_cloud"]
     fig, axes = figure(2)
     for formula, d in data.groupby("formula"):
@@ -383,6 +489,17 @@ def plot_ext_weibull(data: pd.DataFrame):
 
 
 def plot_ext_heavy_tail(data: pd.DataFrame):
+    """One run's running mean per m against the exact E[T_sys].
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_heavy_tail_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = figure(1, width=7.0)
     for i, (m, d) in enumerate(data.groupby("m")):
         tag = "finite" if d["variance_finite"].iloc[0] else "INFINITE"
@@ -412,6 +529,10 @@ def diagram(p):
     Takes a :class:`~workbench.redundancy.P4Params` or its keywords. Idle workers (N mod m)
     are grey; the title gives the service law, E[T_job(m)], P_b and E[T_sys] (eq. 1,
     Erlang-B). At most ``MAX_DRAWN_GROUPS`` groups are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     # add_artist, not add_patch: the limits are fixed, and updating them from every
     # patch's Bezier path was most of the drawing time

@@ -154,6 +154,11 @@ def warmup_jobs(p) -> int:
 
     ``warmup=None`` is P4's rule: ``WARMUP_FRACTION`` (⌊jobs / 10⌋) for runs longer than
     ``SHORT_RUN`` jobs, 0 for shorter ones (the paper's 500-arrival runs are measured whole).
+
+    Returns
+    -------
+    int
+        The jobs dropped, in [0, jobs].
     """
     warmup = p.warmup
     if warmup is None:
@@ -226,6 +231,11 @@ def room_fill_jobs(p) -> float:
     arrivals. 0 when there is no room or ρ <= 1 (nothing to fill: the system is in its
     steady state after a few job times). A run whose measured part starts before that
     (``jobs - warmup`` shorter than it) is a transient: a queue still growing.
+
+    Returns
+    -------
+    float
+        The arrivals to fill the room (about), 0 when there is nothing to fill.
     """
     room = p.waiting_room
     rho = p.lam * job_time(p) / (p.N // p.m)

@@ -1,7 +1,9 @@
 """The computations behind P4's figures and claims: one tidy frame per figure, no drawing.
 
-``<name>_frame(quick=False)`` computes the tidy DataFrame of figure ``<name>`` (one row per
-plotted point); :mod:`workbench.redundancy.figures` draws it (``plot_<name>``) and
+``<name>_frame(quick=False, seed=0)`` computes the tidy DataFrame of figure ``<name>`` (one
+row per plotted point): ``quick`` computes fewer points and shorter runs; ``seed``, taken by
+the simulated frames, is the caller's (the notebook's ``SEED``), and 0 gives the published
+numbers. :mod:`workbench.redundancy.figures` draws a frame (``plot_<name>``) and
 :mod:`workbench.redundancy.claims` measures the claims on the same computations. This module
 imports neither matplotlib nor ipywidgets. Parameter values the paper does not state are
 marked [choice]. Multi-point simulation studies go through :func:`workbench.sweep.sweep`, so
@@ -103,7 +105,18 @@ def _run_points(points: list[dict], quick: bool, desc: str, base_seed: int, fixe
 
 
 def fig3_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_job] and P_b vs m (N = 24; S-Exp(1, 1) and Pareto(1, 1.2); λ = 3 [choice])."""
+    """E[T_job] and P_b vs m (N = 24; S-Exp(1, 1) and Pareto(1, 1.2); λ = 3 [choice]).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, m): c, job_time, blocking, lam, N.
+    """
     N, lam = N_PAPER, FIG3_LAMBDA
     services = {"S-Exp(1, 1)": rd.SExp(1.0, 1.0), "Pareto(1, 1.2)": rd.Pareto(1.0, 1.2)}
     frames = []
@@ -188,6 +201,18 @@ def fig4_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """E[T_sys] vs λ for ASTO / BPO / benchmark (N=24, T_cl=15): analytic + simulation.
 
     The paper simulates 500 arrivals × 100 runs; so does the workbench (20 runs if quick).
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`policy_curves`'s rows for both services, with ``service``.
     """
     lams = np.arange(0.25, 5.01, 0.5 if quick else 0.25)
     frames = [
@@ -224,17 +249,50 @@ def _by_m_frame(param: str, values, fixed: dict) -> pd.DataFrame:
 
 
 def fig5_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_sys] vs m for λ in {0.1, 1, 5}, T_cl = 8 (eq. 1 exact and eqs. 1/8 as printed)."""
+    """E[T_sys] vs m for λ in {0.1, 1, 5}, T_cl = 8 (eq. 1 exact and eqs. 1/8 as printed).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, λ, formula, m): c, system_time.
+    """
     return _by_m_frame("lam", (0.1, 1.0, 5.0), {"t_cloud": 8.0})
 
 
 def fig6_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_sys] vs m for T_cl in {15, 50, 100}, λ = 1.5 (caption's '10' is a typo for 100)."""
+    """E[T_sys] vs m for T_cl in {15, 50, 100}, λ = 1.5 (caption's '10' is a typo for 100).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, T_cl, formula, m): c, system_time.
+    """
     return _by_m_frame("t_cloud", (15.0, 50.0, 100.0), {"lam": 1.5})
 
 
 def fig7_frame(quick: bool = False) -> pd.DataFrame:
-    """Optimal m and c = ⌊N/m⌋ vs N (λ = 1.5, T_cl = 10)."""
+    """Optimal m and c = ⌊N/m⌋ vs N (λ = 1.5, T_cl = 10).
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 60 instead of 120.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, formula, N): m_opt, c_opt, system_time.
+    """
     Ns = range(2, 61 if quick else 121)
     return pd.concat(
         [
@@ -354,7 +412,20 @@ EQ8_CASE = {"N": N_PAPER, "m": 4, "t_cloud": 15.0, "service": SEXP}
 
 
 def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Where the paper's eq. 8 departs from Erlang-B and what a simulation says."""
+    """Where the paper's eq. 8 departs from Erlang-B and what a simulation says.
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per λ: exact, paper, the simulated mean with its interval, lambda_max.
+    """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     lams = np.linspace(0.2, 8.0, 14 if quick else 40)
     rows = [
@@ -395,7 +466,21 @@ WAITING_CASE = {"lam": 1.5, "t_cloud": 15.0}
 
 
 def ext_waiting_room_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """M/G/c/c+w by simulation: does a waiting room change the best m? (paper Sec. VIII-1)."""
+    """M/G/c/c+w by simulation: does a waiting room change the best m? (paper Sec. VIII-1).
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, waiting places, m): the simulated E[T_sys] and P_b with
+        their intervals, and Erlang-B for w = 0.
+    """
     lam, t_cloud = WAITING_CASE["lam"], WAITING_CASE["t_cloud"]
     rooms = (0, 2, 8)
     ms = [1, 2, 3, 4, 6, 8, 12] if quick else list(range(1, 13))
@@ -429,7 +514,18 @@ WEIBULL_CASE = {"lam": 1.5, "t_cloud": 15.0}
 
 
 def ext_weibull_frame(quick: bool = False) -> pd.DataFrame:
-    """Weibull service (future-work family): the best m vs the shape parameter."""
+    """Weibull service (future-work family): the best m vs the shape parameter.
+
+    Parameters
+    ----------
+    quick : bool
+        10 shapes instead of 28.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (shape, formula): scale, m_opt, its system_time and the benchmark's.
+    """
     lam, t_cloud = WEIBULL_CASE["lam"], WEIBULL_CASE["t_cloud"]
     shapes = np.round(np.linspace(0.3, 3.0, 10 if quick else 28), 3)
     rows = []
@@ -451,7 +547,21 @@ def ext_weibull_frame(quick: bool = False) -> pd.DataFrame:
 
 
 def ext_heavy_tail_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """How slowly a simulated mean settles when job times have infinite variance."""
+    """How slowly a simulated mean settles when job times have infinite variance.
+
+    Parameters
+    ----------
+    quick : bool
+        Runs of 1e5 jobs instead of 2e6.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The running means (:func:`~workbench.redundancy.running_mean_trace`) for
+        m = 1, 2, 3 with the exact E[T_sys].
+    """
     n = 100_000 if quick else 2_000_000
     frames = []
     for m in (1, 2, 3):

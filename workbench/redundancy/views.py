@@ -3,9 +3,10 @@
 ``VIEWS`` maps a view name to a callable returning the widget. Every control comes from the
 parameter table (label "symbol meaning [unit]", tooltip, valid range); each service family
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
-function is the view's figure as a plain function of the control values (the benchmarks
-time it directly); the trade-off view keeps one :class:`_TradeoffFigure` and updates it in
-place on every move, the same picture as :func:`plot_tradeoff`. The simulation view runs
+function is the view's figure as a function of P4's parameter object or its keywords, the
+law as ``service`` (the view turns its family controls into the law); the trade-off view
+keeps one :class:`_TradeoffFigure` and updates it in place on every move, the same picture
+as :func:`plot_tradeoff`. The simulation view runs
 each m to a precision target within a work budget per move (module constants below). The
 classroom exercises are in :mod:`workbench.redundancy.exercises`.
 """
@@ -247,7 +248,13 @@ def plot_tradeoff(p):
 
 
 def tradeoff_view():
-    """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
+    """Controls over the analytic model (Figs. 3, 5, 6): instant updates.
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
         _TradeoffFigure(),
         title="Replication trade-off (analytic)",
@@ -349,13 +356,12 @@ def policies_view(seed: int = 0):
 # 3. Simulation vs theory: precision-driven, within a work budget per move
 # --------------------------------------------------------------------------------------
 
-#: work per slider move at most, over every m of the view, in jobs simulated (about 0.15 s on
-#: one idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
-#: 2-core machine)
+#: work per slider move at most, over every m of the view, in jobs simulated: a move stays
+#: under a second (``benchmarks/bench_p4_simulation_view.py`` measures it)
 MOVE_BUDGET_JOBS = 3_000_000
 #: what one replication costs beyond its jobs, in jobs: its share of the output analysis (the
-#: detector's trend test runs per replication at every precision step), measured at about
-#: 0.25 ms per replication and step: with 1,000-job runs it was most of a move
+#: detector's trend test runs per replication at every precision step), which dominates a
+#: move made of short runs
 REPLICATION_OVERHEAD_JOBS = 5_000
 #: replications per m at least, whatever the budget (a t-interval needs a few)
 MIN_VIEW_REPLICATIONS = 4
@@ -501,7 +507,7 @@ def plot_simulation(
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(exact[ms.index(m)], color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
-    # no minor ticks and plain labels (1,000, not mathtext 10³): a fifth of the PNG's time
+    # no minor ticks and plain labels (1,000, not mathtext 10³): mathtext is slow to render
     ax2.xaxis.set_minor_locator(NullLocator())
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
@@ -620,7 +626,13 @@ def plot_scaling(p, *, N_max: int = N_MAX.default):
 
 
 def scaling_view():
-    """Fig. 7 under controls (analytic, vectorised: well under 100 ms per move)."""
+    """Fig. 7 under controls (analytic and vectorised: fast moves).
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
         _on_controls(plot_scaling, _DEFAULTS),
         title="Optimal allocation vs N (Fig. 7)",
@@ -638,7 +650,13 @@ def scaling_view():
 
 
 def diagram_view():
-    """The system drawn from its parameters, with E[T_job], P_b and E[T_sys]."""
+    """The system drawn from its parameters, with E[T_job], P_b and E[T_sys].
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
         _on_controls(diagram, _DEFAULTS),
         title="The model",
