@@ -82,13 +82,9 @@ FORMULA_NAMES = {"exact": "eq. 1, Erlang-B (exact)", "paper": "paper: eq. 8 abov
 SYMBOL = {"lam": "λ", "t_cloud": "T_cl"}
 
 
-def _integer_axis(axis) -> None:
+def integer_axis(axis) -> None:
+    """Ticks at whole numbers only (m, c and N are counts)."""
     axis.set_major_locator(MaxNLocator(integer=True))
-
-
-# --------------------------------------------------------------------------------------
-# Simulation points for the sweep engine (module level: picklable)
-# --------------------------------------------------------------------------------------
 
 
 # --------------------------------------------------------------------------------------
@@ -117,7 +113,7 @@ def plot_fig3(data: pd.DataFrame):
         ax2.plot(df["m"], df["blocking"], "b^-", label="P_b, Erlang-B (right axis)")
         ax2.set_ylabel(LABELS["blocking"])
         ax2.grid(False)
-        _integer_axis(ax.xaxis)
+        integer_axis(ax.xaxis)
         handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
         ax.legend(handles=handles, loc="center right", fontsize=8)  # between the curves
     return fig
@@ -142,14 +138,14 @@ def plot_fig4(data: pd.DataFrame):
     """
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        _draw_policies(ax, df, legend=False)
+        draw_policies(ax, df, legend=False)
         ax.set_title(f"{label}: N=24, T_cl=15 s")
     handles, labels = _legend_entries(axes[0], data)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def _draw_policies(ax, df, legend: bool = True):
+def draw_policies(ax, df, legend: bool = True):
     """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
 
     Intervals are drawn cut at 0 (E[T_sys] is positive).
@@ -173,7 +169,7 @@ def _draw_policies(ax, df, legend: bool = True):
     ax.set(xlabel=LABELS["lam"], ylabel=LABELS["system_time"])
     ax.set_ylim(bottom=0)
     if legend:
-        _legend(ax, df, fontsize=7, loc="lower right")
+        stationarity_legend(ax, df, fontsize=7, loc="lower right")
 
 
 def _legend_entries(ax, df):
@@ -187,7 +183,7 @@ def _legend_entries(ax, df):
     return ax.get_legend_handles_labels()
 
 
-def _legend(ax, df, **kw):
+def stationarity_legend(ax, df, **kw):
     """The axes' legend; with the entry for hollow markers when a point is not stationary."""
     if "stationary" in df and not df["stationary"].all():
         return unstable_legend(ax, **kw)
@@ -216,7 +212,7 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
                 best = d.loc[d["system_time"].idxmin()]
                 ax.plot(best["m"], best["system_time"], "k*", markersize=9)
         ax.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"], title=title_fmt.format(label))
-        _integer_axis(ax.xaxis)
+        integer_axis(ax.xaxis)
     handles, labels = axes[0].get_legend_handles_labels()
     handles.append(axes[0].plot([], [], "k*", markersize=9)[0])
     labels.append("optimum of each curve")
@@ -298,8 +294,8 @@ def draw_optimum(ax_c, ax_m, df):
     ax_c.set(xlabel=LABELS["N"], ylabel="optimal c (groups)")
     ax_m.set(xlabel=LABELS["N"], ylabel="optimal m (replicas per job)")
     for ax in (ax_c, ax_m):
-        _integer_axis(ax.xaxis)
-        _integer_axis(ax.yaxis)
+        integer_axis(ax.xaxis)
+        integer_axis(ax.yaxis)
     ax_m.legend(fontsize=7, loc="upper left")
 
 
@@ -394,7 +390,7 @@ def plot_ext_eq8(data: pd.DataFrame):
         ylabel=LABELS["system_time"],
         title=f"{service.label()}: N={N}, m={m}, T_cl={t_cloud:g} s",
     )
-    _legend(ax, data, fontsize=8, loc="lower right")
+    stationarity_legend(ax, data, fontsize=8, loc="lower right")
     return fig
 
 
@@ -445,10 +441,10 @@ def plot_ext_waiting_room(data: pd.DataFrame):
         )
         axes[1, col].set(xlabel=LABELS["m"], ylabel=LABELS["blocking"])
         for ax in axes[:, col]:
-            _integer_axis(ax.xaxis)
+            integer_axis(ax.xaxis)
         if col == 0:  # the same entries on the right: there the legend hid Pareto's m = 1
-            _legend(axes[0, col], data, fontsize=7, loc="upper left")
-        _legend(axes[1, col], df, fontsize=7, loc="upper left")
+            stationarity_legend(axes[0, col], data, fontsize=7, loc="upper left")
+        stationarity_legend(axes[1, col], df, fontsize=7, loc="upper left")
     return fig
 
 
@@ -483,7 +479,7 @@ def plot_ext_weibull(data: pd.DataFrame):
         ylabel="1 − E[T_sys](m*) / E[T_sys](m=1)",
         title="gain of the optimal m over m = 1",
     )
-    _integer_axis(axes[0].yaxis)
+    integer_axis(axes[0].yaxis)
     axes[0].legend(fontsize=8)
     return fig
 

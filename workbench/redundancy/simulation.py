@@ -79,22 +79,11 @@ MAX_SERIES = 2**16
 #: bytes the detector's series take per job kept in memory (float64)
 _SERIES_BYTES = 8
 _OVERLOAD = ("raise", "transient")
+#: the fields of a simulated run, which every simulating function takes
+RUN = ("N", "m", "lam", "t_cloud", "service", "jobs", "waiting_room", "warmup", "confidence")
 
 
-@takes(
-    P4Params,
-    "N",
-    "m",
-    "lam",
-    "t_cloud",
-    "service",
-    "jobs",
-    "seed",
-    "replications",
-    "waiting_room",
-    "warmup",
-    "confidence",
-)
+@takes(P4Params, *RUN, "seed", "replications")
 def simulate(p, *, overload: str = "raise") -> SimulationResult:
     """Simulate the replicated edge system; mean system time, blocking and wait with CIs.
 
@@ -305,19 +294,7 @@ def _one_run(p, n_jobs, rng):
     return t_sys, waits, blocked, state
 
 
-@takes(
-    P4Params,
-    "N",
-    "m",
-    "lam",
-    "t_cloud",
-    "service",
-    "jobs",
-    "seed",
-    "waiting_room",
-    "warmup",
-    "confidence",
-)
+@takes(P4Params, *RUN, "seed")
 def simulate_to_precision(
     p,
     *,

@@ -22,7 +22,7 @@ import html
 import ipywidgets as w
 import numpy as np
 from IPython.display import display
-from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from workbench.params import Param, takes
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
@@ -30,17 +30,15 @@ from workbench.redundancy import model as rd
 from workbench.redundancy.figures import (
     FORMULA_NAMES,
     LABELS,
-    _draw_policies,
-    _legend,
     diagram,
     draw_optimum,
+    draw_policies,
+    integer_axis,
+    stationarity_legend,
 )
 from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS, PARAMS
-from workbench.redundancy.simulation import (
-    running_mean_trace,
-    simulate_to_precision,
-)
+from workbench.redundancy.simulation import RUN, running_mean_trace, simulate_to_precision
 from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
 from workbench.validation import reject_unknown
@@ -139,11 +137,6 @@ def _on_controls(plot, base: P4Params):
     return draw
 
 
-def _integer_ticks(*axes) -> None:
-    for axis in axes:
-        axis.set_major_locator(MaxNLocator(integer=True))
-
-
 # --------------------------------------------------------------------------------------
 # 1. The trade-off (Figs. 3, 5, 6), analytic
 # --------------------------------------------------------------------------------------
@@ -184,7 +177,8 @@ class _TradeoffFigure:
             loc="upper left",
             bbox_to_anchor=(1.02, 1.0),
         )
-        _integer_ticks(ax1.xaxis, ax3.xaxis)
+        integer_axis(ax1.xaxis)
+        integer_axis(ax3.xaxis)
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
 
@@ -305,8 +299,8 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
         base_seed=figure_seed(BASE_SEED, p.seed),
     )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
-    _draw_policies(ax, df, legend=False)
-    _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    draw_policies(ax, df, legend=False)
+    stationarity_legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
         f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; "
@@ -502,7 +496,7 @@ def plot_simulation(
         flag_unstable(fig, f"m = {', '.join(map(str, flagged))} not stationary: {note}")
     else:
         ax1.legend(**legend_kw)
-    _integer_ticks(ax1.xaxis)
+    integer_axis(ax1.xaxis)
     trace = _view_trace(N, m, lam, t_cloud, svc, max(jobs, 1000), figure_seed(TRACE_SEED, seed))
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
     ax2.axhline(exact[ms.index(m)], color="k", ls=":", label="exact (w = 0)")
@@ -707,20 +701,7 @@ def station_tables(p, result=None):
     return w.HBox(boxes)
 
 
-@takes(
-    P4Params,
-    "N",
-    "m",
-    "lam",
-    "t_cloud",
-    "service",
-    "half_width",
-    "jobs",
-    "seed",
-    "waiting_room",
-    "warmup",
-    "confidence",
-)
+@takes(P4Params, *RUN, "seed", "half_width")
 def run_to_precision(p, *, max_replications: int | None = None):
     """Simulate until the 95% interval of E[T_sys] is ± ``half_width``, with a progress bar.
 
