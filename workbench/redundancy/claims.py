@@ -27,6 +27,7 @@ import numpy as np
 from workbench.claims import AtlasSpec, Measurement, load_claims
 from workbench.kernels.erlang import erlang_b_kernel
 from workbench.redundancy import model as rd
+from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import PARAMS
 from workbench.redundancy.studies import (
     BASE_SEED,
@@ -236,8 +237,9 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
         raise TypeError(f"atlas_point got values for {unknown}, rows without a plausible range")
-    values = {**DEFAULTS, **params}
-    sim = (int(seed) % 2**32, ATLAS_SEEDS[bool(quick)])
+    checked = P4Params.of("atlas_point", {**params, "seed": seed})  # each row's own range
+    values = {name: getattr(checked, name) for name in DEFAULTS}
+    sim = (checked.seed % 2**32, ATLAS_SEEDS[bool(quick)])
     return {claim: MEASURES[claim](values, quick, sim) for claim in ATLAS_CLAIMS}
 
 
