@@ -6,9 +6,9 @@ has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). 
 function is the view's figure as a function of P4's parameter object or its keywords, the
 law as ``service`` (the view turns its family controls into the law); the trade-off view
 keeps one :class:`_TradeoffFigure` and updates it in place on every move, the same picture
-as :func:`plot_tradeoff`. The simulation view runs
-each m to a precision target within a work budget per move (module constants below). The
-classroom exercises are in :mod:`workbench.redundancy.exercises`.
+as :func:`plot_tradeoff`. The simulation view runs each m to a precision target within a
+work budget per move (module constants below). The classroom exercises are in
+:mod:`workbench.redundancy.exercises`.
 """
 
 from __future__ import annotations
@@ -280,22 +280,15 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
     -------
     matplotlib.figure.Figure
     """
-    N, t_cloud, svc, replications, protocol_jobs = (
-        p.N,
-        p.t_cloud,
-        p.service,
-        p.replications,
-        p.protocol_jobs,
-    )
     lam_max = LAM_MAX.check(lam_max, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
     df = policy_curves(
-        N,
-        t_cloud,
-        svc,
+        p.N,
+        p.t_cloud,
+        p.service,
         lams,
-        n_jobs=protocol_jobs,
-        replications=replications,
+        n_jobs=p.protocol_jobs,
+        replications=p.replications,
         base_seed=figure_seed(BASE_SEED, p.seed),
     )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
@@ -303,8 +296,8 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
     stationarity_legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
-        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; "
-        f"{replications} runs × {protocol_jobs} jobs per point"
+        f"{p.service.label()}: N={p.N}, T_cl={p.t_cloud:g} s; "
+        f"{p.replications} runs × {p.protocol_jobs} jobs per point"
     )
     bad = df[~df["stationary"]]
     if len(bad):
@@ -319,7 +312,7 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
 
 
 def policies_view(seed: int = 0):
-    """Fig. 4 with simulation (about a second per move: computed in the background).
+    """Fig. 4 with simulation (each move computed in the background).
 
     Parameters
     ----------
