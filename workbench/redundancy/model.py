@@ -451,12 +451,7 @@ def lambda_max(p) -> float:
     float
         λ_m(c) [1/s].
     """
-    N, service, c = p.N, p.service, p.N // p.m
-    if isinstance(service, SExp):
-        return service.mu * N * c / (service.delta * service.mu * N + c)
-    if isinstance(service, Pareto):
-        return (service.alpha * N * c - c * c) / (service.beta * service.alpha * N)
-    return c / _cached_mean(service, p.m)
+    return _lambda_max(p.N, p.N // p.m, _cached_mean(p.service, p.m), p.service)
 
 
 @takes(P4Params, "N", "m", "lam", "t_cloud", "service", "formula", positional=True)
@@ -624,7 +619,7 @@ def _sweep(Ns, lam, t_cloud, service, formula):
     exact = (1.0 - pb) * tj + pb * t_cloud
     times = exact
     if formula == "paper":
-        lam_m = _lambda_max_many(n_of, m_of, c_of, tj, service)
+        lam_m = _lambda_max(n_of, c_of, tj, service)
         over = lam > lam_m
         if over.any():
             p_max = erlang_b_many_kernel(c_of[over], c_of[over].astype(float))
@@ -634,7 +629,9 @@ def _sweep(Ns, lam, t_cloud, service, formula):
     return starts, times, exact
 
 
-def _lambda_max_many(n, m, c, tj, service):
+def _lambda_max(n, c, tj, service):
+    """λ_m of N = ``n`` workers in ``c`` groups (numbers or arrays alike): the paper's forms
+    for S-Exp and Pareto, else c / E[T_job] (``tj``)."""
     if isinstance(service, SExp):
         return service.mu * n * c / (service.delta * service.mu * n + c)
     if isinstance(service, Pareto):
