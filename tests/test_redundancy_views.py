@@ -287,7 +287,7 @@ def test_simulate_to_precision_returns_a_transient_when_asked():
 def test_each_door_checks_its_own_arguments_once():
     """A view checks the seed at its door (the error names it); its moves trust the seed, and
     a direct call of a plot function checks its own keywords (the error names that)."""
-    from workbench.redundancy.views import plot_policies
+    from workbench.redundancy.views import plot_policies, plot_simulation
 
     for name in ("policies", "simulation"):
         with pytest.raises(ParameterError, match=f"'seed' parameter of {name}_view"):
@@ -298,6 +298,9 @@ def test_each_door_checks_its_own_arguments_once():
         plot_policies(lam_max=0.0)
     with pytest.raises(ParameterError, match="'N_max' parameter of plot_scaling"):
         plot_scaling(N_max=1)
+    for bad in ({"long_run": "yes"}, {"progress": 5}):  # refused before any simulation
+        with pytest.raises(ParameterError, match=f"'{next(iter(bad))}' parameter of plot_sim"):
+            plot_simulation(jobs=1_000, **bad)
     with pytest.raises(ParameterError, match="'table1_N_small' parameter of table1_frame"):
         rd_studies.table1_frame(table1_N_small=0)
     table = rd_studies.table1_frame()

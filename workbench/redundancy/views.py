@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import html
+from collections.abc import Callable
 
 # ipywidgets and IPython's display: this module is the package's only widget module and is
 # never imported by the package itself (the contract: `import workbench.redundancy` loads
@@ -41,7 +42,7 @@ from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS,
 from workbench.redundancy.simulation import RUN, running_mean_trace, simulate_to_precision
 from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
-from workbench.validation import reject_unknown
+from workbench.validation import check_bool, check_type, reject_unknown
 from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
@@ -453,9 +454,12 @@ def plot_simulation(
     """
     N, m, lam, t_cloud, svc = p.N, p.m, p.lam, p.t_cloud, p.service
     waiting_room, jobs, seed = p.waiting_room, p.jobs, p.seed
-    target = TARGET.check(rel_half_width, "plot_simulation")
+    f = "plot_simulation"
+    target = TARGET.check(rel_half_width, f)
+    long_run = check_bool(long_run, "long_run", f)
+    check_type(progress, "progress", f, (type(None), Callable), "a function or None")
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
-    cap = view_replication_cap(jobs, len(ms), bool(long_run))
+    cap = view_replication_cap(jobs, len(ms), long_run)
     sims = {}
     for i, k in enumerate(ms):
         sims[k] = _view_point(
