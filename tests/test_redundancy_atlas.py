@@ -16,6 +16,7 @@ from workbench.redundancy.claims import (
     fig4_lams,
 )
 from workbench.redundancy.params import LOST, PARAMS
+from workbench.validation import ParameterError
 
 SIMULATED = "fig4_pareto_asto_gain_vs_benchmark_sim500"
 
@@ -66,3 +67,13 @@ def test_atlas_point_is_quick_and_moves_with_the_lost_values():
 def test_atlas_point_refuses_a_value_that_is_not_lost():
     with pytest.raises(TypeError, match="lam"):
         atlas_point(quick=True, seed=0, lam=1.0)
+
+
+@pytest.mark.parametrize(
+    "values, name",
+    [({"formula": "eq9"}, "formula"), ({"fig3_lam": -1.0}, "fig3_lam"), ({"seed": -1}, "seed")],
+)
+def test_atlas_point_checks_each_value_at_its_door(values, name):
+    """A value outside its row's range is refused by atlas_point itself, before any work."""
+    with pytest.raises(ParameterError, match=f"'{name}' parameter of atlas_point"):
+        atlas_point(**{"quick": True, "seed": 0, **values})

@@ -51,7 +51,7 @@ def test_fig4_simulated_gain_agrees_with_eq1_and_not_with_the_papers_65_percent(
     measured = CLAIMS["fig4_pareto_asto_gain_vs_benchmark_sim500"](quick=True)
     # a loss system is stable at every load: no simulated point of Fig. 4 may be flagged
     assert flagged == 0 and measured.stationary and measured.note == ""
-    theory = _fig4_gain("benchmark", LAMS_LOW, quick=True)  # eq. 1, exact Erlang-B
+    theory = _fig4_gain("benchmark", LAMS_LOW, "exact")  # eq. 1, exact Erlang-B
     assert 0.70 < theory < 0.80
     # one run of the protocol is noisy (m = 1 has infinite variance at α = 1.2): the median
     # of ten is within 0.04 of eq. 1, and eq. 1 lies inside the seeds' spread

@@ -12,6 +12,7 @@ import pytest
 
 import workbench.redundancy as rd
 import workbench.redundancy.model as rd_model
+import workbench.redundancy.studies as rd_studies
 from workbench.exercises import show
 from workbench.plots import unstable_note
 from workbench.redundancy.exercises import EXERCISES
@@ -114,10 +115,10 @@ def test_a_refused_tradeoff_move_greys_the_figure_then_the_next_draws_anew(monke
     drawing, png = view._plot, view.image.value
     metrics = rd_model.metrics_by_m
 
-    def refuse_lam_4(N, lam, t_cloud, service, ms=None):
-        if lam == 4.0:
+    def refuse_lam_4(p, ms=None):
+        if p.lam == 4.0:
             raise ParameterError("metrics_by_m: λ = 4 refused here (test)")
-        return metrics(N, lam, t_cloud, service, ms)
+        return metrics(p, ms=ms)
 
     monkeypatch.setattr(rd_model, "metrics_by_m", refuse_lam_4)
     view.controls["lam"].value = 4.0
@@ -158,16 +159,16 @@ def _warm_median_ms(fn, moves):
 
 def test_fig7_view_answers_fast_even_for_slow_families():
     # before: 3.8 s per move for Weibull(3, 0.2), 22-30 s for Weibull(0.5, 2), 135 s at 300
-    moves = [
-        dict(family="Weibull", shape=0.5, scale=2.0, N_max=300, lam=lam) for lam in (0.5, 1.5, 4)
-    ] + [dict(family="Weibull", shape=3.0, scale=0.2, N_max=300, lam=lam) for lam in (0.5, 4)]
+    moves = [dict(service=rd.Weibull(0.5, 2.0), N_max=300, lam=lam) for lam in (0.5, 1.5, 4)] + [
+        dict(service=rd.Weibull(3.0, 0.2), N_max=300, lam=lam) for lam in (0.5, 4)
+    ]
     median, worst = _warm_median_ms(plot_scaling, moves)
     # goal: < 100 ms median on an idle machine; the bound leaves room for a loaded one
     assert median < 300 and worst < 1500, (median, worst)
 
 
 def test_tradeoff_view_answers_fast():
-    moves = [dict(N=n, lam=1.5, family="Pareto", beta=1.5, alpha=1.2) for n in (24, 120, 60)]
+    moves = [dict(N=n, lam=1.5, service=rd.Pareto(1.5, 1.2)) for n in (24, 120, 60)]
     median, worst = _warm_median_ms(plot_tradeoff, moves)
     assert median < 300 and worst < 1500, (median, worst)
 
@@ -210,8 +211,8 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
 def test_views_refuse_a_misspelled_service_parameter():
     from workbench.redundancy.views import service_controls
 
-    with pytest.raises(ParameterError, match="plot_tradeoff.*'alhpa'.*Did you mean 'alpha'"):
-        plot_tradeoff(family="Pareto", alhpa=1.2)
+    with pytest.raises(ParameterError, match="plot_tradeoff.*'t_clod'.*Did you mean 't_cloud'"):
+        plot_tradeoff(t_clod=15.0)
     with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
         service_controls("Weibull", sahpe=2.0)
     with pytest.raises(ParameterError, match="run_to_precision.*'job'.*Did you mean 'jobs'"):
@@ -246,9 +247,7 @@ def test_points_short_of_the_target_are_marked_not_dropped():
     from workbench.redundancy.views import plot_simulation
 
     # α = 1.05 and a 0.5 % target: the heavy-tailed small m cannot get there within the budget
-    fig = plot_simulation(
-        N=12, family="Pareto", beta=1.5, alpha=1.05, jobs=20_000, rel_half_width=0.005
-    )
+    fig = plot_simulation(N=12, service=rd.Pareto(1.5, 1.05), jobs=20_000, rel_half_width=0.005)
     ax = fig.axes[0]
     xs = sorted(x for line in ax.lines if line.get_marker() in ("o", "s") for x in line.get_xdata())
     assert xs == list(range(1, 13))  # every m is drawn
@@ -259,9 +258,7 @@ def test_an_overloaded_waiting_room_is_drawn_hollow_and_greyed():
     from workbench.redundancy.views import plot_simulation
 
     # ρ = 0.79 · 8 / 6 = 1.05: the 30 places fill after about 600 arrivals, more than 500
-    fig = plot_simulation(
-        N=6, m=1, lam=0.79, family="S-Exp", delta=3.0, mu=0.2, waiting_room=30, jobs=500
-    )
+    fig = plot_simulation(N=6, m=1, lam=0.79, service=rd.SExp(3.0, 0.2), waiting_room=30, jobs=500)
     assert "not stationary" in unstable_note(fig)
     assert any("not stationary" in t for t in _legend_texts(fig))
 
@@ -285,3 +282,31 @@ def test_simulate_to_precision_returns_a_transient_when_asked():
     assert not res.stationary and not res.converged and res.replications == 4
     with pytest.raises(ParameterError):
         rd.simulate_to_precision(**kw, rel_half_width=0.01)
+
+
+def test_each_door_checks_its_own_arguments_once():
+    """A view checks the seed at its door (the error names it); its moves trust the seed, and
+    a direct call of a plot function checks its own keywords (the error names that)."""
+    from workbench.redundancy.views import plot_policies, plot_simulation
+
+    for name in ("policies", "simulation"):
+        with pytest.raises(ParameterError, match=f"'seed' parameter of {name}_view"):
+            VIEWS[name](seed=-1)
+    with pytest.raises(ParameterError, match="'seed' parameter of plot_policies"):
+        plot_policies(seed=-1)
+    with pytest.raises(ParameterError, match="'lam_max' parameter of plot_policies"):
+        plot_policies(lam_max=0.0)
+    with pytest.raises(ParameterError, match="'N_max' parameter of plot_scaling"):
+        plot_scaling(N_max=1)
+    for bad in ({"long_run": "yes"}, {"progress": 5}):  # refused before any simulation
+        with pytest.raises(ParameterError, match=f"'{next(iter(bad))}' parameter of plot_sim"):
+            plot_simulation(jobs=1_000, **bad)
+    with pytest.raises(ParameterError, match="'table1_N_small' parameter of table1_frame"):
+        rd_studies.table1_frame(table1_N_small=0)
+    table = rd_studies.table1_frame()
+    small = rd_studies.table1_frame(table1_t_cloud_small=5.0)
+    cells = small["parameter"].eq("t_cloud") & small["level"].eq("small")
+    assert (small.loc[cells, "value"] == 5.0).all()  # the keyword reaches its cells
+    assert not small["m_opt"].equals(table["m_opt"])  # and moves their optimum
+    baseline = rd_studies.table1_frame(table1_t_cloud=50.0)  # the baseline moves every cell
+    assert (baseline["value"] == table["value"]).all() and not baseline.equals(table)

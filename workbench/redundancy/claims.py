@@ -27,14 +27,16 @@ import numpy as np
 from workbench.claims import AtlasSpec, Measurement, load_claims
 from workbench.kernels.erlang import erlang_b_kernel
 from workbench.redundancy import model as rd
+from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import PARAMS
 from workbench.redundancy.studies import (
     BASE_SEED,
     N_PAPER,
     PARETO,
     SEXP,
+    TABLE1_FIELDS,
     policy_curves,
-    table1_cells,
+    table1_frame,
 )
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point", "fig4_lams"]
@@ -45,55 +47,40 @@ LAMS_WIDE = np.geomspace(0.05, 20.0, 25)
 FIG4_SEEDS = 40  # independent repetitions of the paper's 500 × 100 protocol
 FIG4_SEEDS_QUICK = 10
 #: seeds of the simulated Fig. 4 gain at one atlas point: one run of the paper's protocol
-#: when quick (about a second), the quick claim's ten otherwise
+#: when quick, the quick claim's ten otherwise
 ATLAS_SEEDS = {True: 1, False: FIG4_SEEDS_QUICK}
 
 
 def fig4_lams(low: float) -> np.ndarray:
-    """The rates over which Fig. 4's "λ ≤ 2" gains are averaged: 8 from ``low`` to 2
-    (``low`` = 0.25: 0.25, 0.5, ..., 2, the grid of the workbench's Fig. 4)."""
+    """The rates over which Fig. 4's "λ ≤ 2" gains are averaged.
+
+    Parameters
+    ----------
+    low : float
+        The first rate [1/s] (the row ``fig4_lam_low``; the paper does not state it).
+
+    Returns
+    -------
+    numpy.ndarray
+        8 rates evenly spaced from ``low`` to 2 (``low`` = 0.25: 0.25, 0.5, ..., 2, the grid
+        of the workbench's Fig. 4).
+    """
     return np.linspace(low, FIG4_LAM_HIGH, FIG4_POINTS)
 
 
 LAMS_LOW = fig4_lams(PARAMS["fig4_lam_low"].default)
 
 
-def _fig4_gain(
-    versus: str,
-    lams,
-    quick: bool,
-    simulated: bool = False,
-    base_seed: int = BASE_SEED,
-    formula: str = "exact",
-) -> float:
-    """Mean over λ of 1 − E[T_sys](ASTO) / E[T_sys](versus), Pareto(1.5, 1.2), N=24, T_cl=15.
+def _fig4_gain(versus: str, lams, formula: str) -> float:
+    """Mean over λ of 1 − E[T_sys](ASTO) / E[T_sys](versus), Pareto(1.5, 1.2), N=24, T_cl=15,
+    by eq. 1 with Erlang-B (``formula="exact"``) or the paper's eq. 8 above λ_m (``"paper"``)."""
+    df = policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
+    return _mean_gain(df, versus, formula)
 
-    ``simulated``: E[T_sys] from the paper's protocol (500 arrivals × 100 runs per λ), with
-    seeds derived from ``base_seed`` and the point, returned with the number of points the
-    stationarity detector flagged; else eq. 1 with Erlang-B (``formula="exact"``) or the
-    paper's eq. 8 above λ_m (``"paper"``).
-    """
-    if simulated:
-        df = policy_curves(
-            N_PAPER,
-            15.0,
-            PARETO,
-            lams,
-            n_jobs=500,
-            replications=100,
-            quick=quick,
-            policies=("asto", versus),
-            base_seed=base_seed,
-        )
-        col = "sim_mean"
-    else:
-        df = policy_curves(N_PAPER, 15.0, PARETO, lams, policies=("asto", versus))
-        col = formula
-    wide = df.pivot(index="lam", columns="policy", values=col)
-    gain = float((1 - wide["asto"] / wide[versus]).mean())
-    if simulated:
-        return gain, int((~df["stationary"]).sum())
-    return gain
+
+def _mean_gain(df, versus: str, column: str) -> float:
+    wide = df.pivot(index="lam", columns="policy", values=column)
+    return float((1 - wide["asto"] / wide[versus]).mean())
 
 
 def _fig4_simulated_gains(
@@ -102,15 +89,27 @@ def _fig4_simulated_gains(
     """The simulated Fig. 4 gain of ASTO over the benchmark for ``seeds`` base seeds, and
     the number of simulated points (over all seeds) the stationarity detector flagged.
 
-    One run of the protocol is one draw of a noisy number (the benchmark m = 1 has infinite
-    variance for α = 1.2): its spread over seeds is part of the answer.
+    Each gain runs the paper's protocol (500 arrivals × 100 runs per λ) from base seed
+    ``base_seed + i``. One run of the protocol is one draw of a noisy number (the benchmark
+    m = 1 has infinite variance for α = 1.2): its spread over seeds is part of the answer.
     """
     n = seeds or (FIG4_SEEDS_QUICK if quick else FIG4_SEEDS)
-    runs = [
-        _fig4_gain("benchmark", lams, quick, simulated=True, base_seed=base_seed + i)
-        for i in range(n)
-    ]
-    return np.array([g for g, _ in runs]), sum(f for _, f in runs)
+    gains, flagged = [], 0
+    for i in range(n):
+        df = policy_curves(
+            N_PAPER,
+            15.0,
+            PARETO,
+            lams,
+            n_jobs=500,
+            replications=100,
+            quick=quick,
+            policies=("asto", "benchmark"),
+            base_seed=base_seed + i,
+        )
+        gains.append(_mean_gain(df, "benchmark", "sim_mean"))
+        flagged += int((~df["stationary"]).sum())
+    return np.array(gains), flagged
 
 
 def _fig4_simulated_median(
@@ -123,7 +122,7 @@ def _fig4_simulated_median(
     return Measurement(float(np.median(gains)), stationary=flagged == 0, note=note)
 
 
-def _optimal_ms(param, values, fixed, service, formula="exact"):
+def _optimal_ms(param, values, fixed, service, formula):
     return [
         rd.optimal_m(N_PAPER, **{**fixed, param: v}, service=service, formula=formula)
         for v in values
@@ -150,16 +149,16 @@ MEASURES = {
         all(rd.optimal_m_blocking(N_PAPER, lam, rd.Pareto(1.0, 1.2)) in (1, 2) for lam in LAMS_WIDE)
     ),
     "fig4_pareto_asto_gain_vs_benchmark_exact": lambda v, quick, sim: _fig4_gain(
-        "benchmark", fig4_lams(v["fig4_lam_low"]), quick, formula=v["formula"]
+        "benchmark", fig4_lams(v["fig4_lam_low"]), v["formula"]
     ),
     "fig4_pareto_asto_gain_vs_benchmark_sim500": lambda v, quick, sim: _fig4_simulated_median(
         quick, sim[1], fig4_lams(v["fig4_lam_low"]), sim[0]
     ),
     "fig4_pareto_asto_gain_vs_bpo": lambda v, quick, sim: _fig4_gain(
-        "bpo", fig4_lams(v["fig4_lam_low"]), quick, formula=v["formula"]
+        "bpo", fig4_lams(v["fig4_lam_low"]), v["formula"]
     ),
     "fig4_pareto_asto_gain_vs_bpo_where_bpo_replicates": lambda v, quick, sim: _fig4_gain(
-        "bpo", np.arange(1.0, 2.01, 0.25), quick, formula=v["formula"]
+        "bpo", np.arange(1.0, 2.01, 0.25), v["formula"]
     ),
     "fig4_pareto_bpo_equals_benchmark_low_lambda": lambda v, quick, sim: float(
         all(rd.bpo(N_PAPER, lam, PARETO) == 1 for lam in (0.1, 0.25, 0.5))
@@ -188,7 +187,7 @@ MEASURES = {
         > 12 // rd.optimal_m(12, 1.5, 10.0, PARETO, v["formula"])
     ),
     "table1_cells_agreeing": lambda v, quick, sim: float(
-        table1_cells(*_table1_values(v), v["formula"])["agrees"].sum()
+        table1_frame(**{k: v[k] for k in (*TABLE1_FIELDS, "formula")})["agrees"].sum()
     ),
     "eq8_vs_exact_sexp_m4_lam6": lambda v, quick, sim: (
         rd.system_time(N_PAPER, 4, 6.0, 15.0, SEXP, "paper")
@@ -196,15 +195,6 @@ MEASURES = {
     ),
     "pmax_at_most_half_c24": lambda v, quick, sim: float(erlang_b_kernel(24, 24.0) <= 0.5),
 }
-
-
-def _table1_values(v: dict) -> tuple[dict, dict]:
-    base = {k: v[f"table1_{k}"] for k in ("N", "lam", "t_cloud")}
-    levels = {
-        k: (v[f"table1_{k}_small"], v[f"table1_{k}_large"])
-        for k in ("lam", "t_cloud", "N", "alpha")
-    }
-    return base, levels
 
 
 #: the lost values at the table's defaults (what CLAIMS measures at)
@@ -226,17 +216,30 @@ ATLAS_CLAIMS = tuple(row.id for row in load_claims("p4").itertuples() if row.sou
 def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params``: one value for each row with ``plausible`` (``fig3_lam``, ``fig4_lam_low``, the
-    ``table1_*`` values and the ``formula`` reading); a row left out stays at its default.
-    The simulated Fig. 4 gain runs the paper's protocol once from ``seed`` when ``quick``
-    (about a second on one core), else the median of ten runs. Returns claim id -> value (a
-    :class:`Measurement` for the simulated one), the quantity ``CLAIMS[id]`` measures.
+    Parameters
+    ----------
+    quick : bool
+        The simulated Fig. 4 gain runs the paper's protocol once, else the median of ten
+        runs.
+    seed : int
+        The simulated gain's base seed.
+    **params
+        One value for each row with ``plausible`` (``fig3_lam``, ``fig4_lam_low``, the
+        ``table1_*`` values and the ``formula`` reading); a row left out stays at its
+        default.
+
+    Returns
+    -------
+    dict
+        Claim id -> value (a :class:`Measurement` for the simulated one), the quantity
+        ``CLAIMS[id]`` measures.
     """
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
         raise TypeError(f"atlas_point got values for {unknown}, rows without a plausible range")
-    values = {**DEFAULTS, **params}
-    sim = (int(seed) % 2**32, ATLAS_SEEDS[bool(quick)])
+    checked = P4Params.of("atlas_point", {**params, "seed": seed})  # each row's own range
+    values = {name: getattr(checked, name) for name in DEFAULTS}
+    sim = (checked.seed % 2**32, ATLAS_SEEDS[bool(quick)])
     return {claim: MEASURES[claim](values, quick, sim) for claim in ATLAS_CLAIMS}
 
 

@@ -82,13 +82,9 @@ FORMULA_NAMES = {"exact": "eq. 1, Erlang-B (exact)", "paper": "paper: eq. 8 abov
 SYMBOL = {"lam": "λ", "t_cloud": "T_cl"}
 
 
-def _integer_axis(axis) -> None:
+def integer_axis(axis) -> None:
+    """Ticks at whole numbers only (m, c and N are counts)."""
     axis.set_major_locator(MaxNLocator(integer=True))
-
-
-# --------------------------------------------------------------------------------------
-# Simulation points for the sweep engine (module level: picklable)
-# --------------------------------------------------------------------------------------
 
 
 # --------------------------------------------------------------------------------------
@@ -97,6 +93,17 @@ def _integer_axis(axis) -> None:
 
 
 def plot_fig3(data: pd.DataFrame):
+    """Fig. 3: E[T_job] (left axis) and P_b (right axis) against m, one panel per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig3_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
         lam, N = df["lam"].iloc[0], df["N"].iloc[0]
@@ -106,7 +113,7 @@ def plot_fig3(data: pd.DataFrame):
         ax2.plot(df["m"], df["blocking"], "b^-", label="P_b, Erlang-B (right axis)")
         ax2.set_ylabel(LABELS["blocking"])
         ax2.grid(False)
-        _integer_axis(ax.xaxis)
+        integer_axis(ax.xaxis)
         handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
         ax.legend(handles=handles, loc="center right", fontsize=8)  # between the curves
     return fig
@@ -118,16 +125,27 @@ def plot_fig3(data: pd.DataFrame):
 
 
 def plot_fig4(data: pd.DataFrame):
+    """Fig. 4: E[T_sys] against λ per policy, eq. 1 and simulated, one panel per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig4_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        _draw_policies(ax, df, legend=False)
+        draw_policies(ax, df, legend=False)
         ax.set_title(f"{label}: N=24, T_cl=15 s")
     handles, labels = _legend_entries(axes[0], data)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def _draw_policies(ax, df, legend: bool = True):
+def draw_policies(ax, df, legend: bool = True):
     """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
 
     Intervals are drawn cut at 0 (E[T_sys] is positive).
@@ -151,7 +169,7 @@ def _draw_policies(ax, df, legend: bool = True):
     ax.set(xlabel=LABELS["lam"], ylabel=LABELS["system_time"])
     ax.set_ylim(bottom=0)
     if legend:
-        _legend(ax, df, fontsize=7, loc="lower right")
+        stationarity_legend(ax, df, fontsize=7, loc="lower right")
 
 
 def _legend_entries(ax, df):
@@ -165,7 +183,7 @@ def _legend_entries(ax, df):
     return ax.get_legend_handles_labels()
 
 
-def _legend(ax, df, **kw):
+def stationarity_legend(ax, df, **kw):
     """The axes' legend; with the entry for hollow markers when a point is not stationary."""
     if "stationary" in df and not df["stationary"].all():
         return unstable_legend(ax, **kw)
@@ -194,7 +212,7 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
                 best = d.loc[d["system_time"].idxmin()]
                 ax.plot(best["m"], best["system_time"], "k*", markersize=9)
         ax.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"], title=title_fmt.format(label))
-        _integer_axis(ax.xaxis)
+        integer_axis(ax.xaxis)
     handles, labels = axes[0].get_legend_handles_labels()
     handles.append(axes[0].plot([], [], "k*", markersize=9)[0])
     labels.append("optimum of each curve")
@@ -204,10 +222,32 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
 
 
 def plot_fig5(data: pd.DataFrame):
+    """Fig. 5: E[T_sys] against m for three λ, exact and as printed, optima starred.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig5_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     return _by_m_plot(data, param="lam", title_fmt="{}: N=24, T_cl=8 s")
 
 
 def plot_fig6(data: pd.DataFrame):
+    """Fig. 6: E[T_sys] against m for three T_cl, exact and as printed, optima starred.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig6_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     return _by_m_plot(data, param="t_cloud", title_fmt="{}: N=24, λ=1.5 /s")
 
 
@@ -217,6 +257,17 @@ def plot_fig6(data: pd.DataFrame):
 
 
 def plot_fig7(data: pd.DataFrame):
+    """Fig. 7: the optimal c and m against N, one row of panels per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.fig7_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(2, 2, height=3.0)
     for row, (label, df) in enumerate(data.groupby("service", sort=False)):
         draw_optimum(axes[row, 0], axes[row, 1], df)
@@ -226,7 +277,15 @@ def plot_fig7(data: pd.DataFrame):
 
 
 def draw_optimum(ax_c, ax_m, df):
-    """Optimal c and m against N, one step line per formula, integer axes."""
+    """Optimal c and m against N, one step line per formula, integer axes.
+
+    Parameters
+    ----------
+    ax_c, ax_m : matplotlib.axes.Axes
+        The axes of c and of m.
+    df : pandas.DataFrame
+        Rows of :func:`~workbench.redundancy.optimum_vs_workers` (N, m_opt, c_opt, formula).
+    """
     for formula, d in df.groupby("formula"):
         style = FORMULA_STYLE[formula]
         name = FORMULA_NAMES[formula]
@@ -235,8 +294,8 @@ def draw_optimum(ax_c, ax_m, df):
     ax_c.set(xlabel=LABELS["N"], ylabel="optimal c (groups)")
     ax_m.set(xlabel=LABELS["N"], ylabel="optimal m (replicas per job)")
     for ax in (ax_c, ax_m):
-        _integer_axis(ax.xaxis)
-        _integer_axis(ax.yaxis)
+        integer_axis(ax.xaxis)
+        integer_axis(ax.yaxis)
     ax_m.legend(fontsize=7, loc="upper left")
 
 
@@ -246,7 +305,17 @@ def draw_optimum(ax_c, ax_m, df):
 
 
 def plot_table1(data: pd.DataFrame):
-    """Table I as a compact table: one row per (family, parameter), small and large levels."""
+    """Table I as a compact table: one row per (family, parameter), small and large levels.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.table1_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     names = {"lam": "λ [1/s]", "t_cloud": "T_cl [s]", "N": "N", "alpha": "α"}
     cells, colors, rows = [], [], []
     for (fam, param), g in data.groupby(["family", "parameter"], sort=False):
@@ -288,6 +357,17 @@ def plot_table1(data: pd.DataFrame):
 
 
 def plot_ext_eq8(data: pd.DataFrame):
+    """Eq. 8 and eq. 1 against λ, with the simulated means and λ_m.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_eq8_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     fig, ax = figure(1, width=6.5)
     ax.plot(data["lam"], data["exact"], "-", label=FORMULA_NAMES["exact"])
@@ -310,11 +390,22 @@ def plot_ext_eq8(data: pd.DataFrame):
         ylabel=LABELS["system_time"],
         title=f"{service.label()}: N={N}, m={m}, T_cl={t_cloud:g} s",
     )
-    _legend(ax, data, fontsize=8, loc="lower right")
+    stationarity_legend(ax, data, fontsize=8, loc="lower right")
     return fig
 
 
 def plot_ext_waiting_room(data: pd.DataFrame):
+    """E[T_sys] (top) and P_b (bottom) against m per waiting room, one column per law.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_waiting_room_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     lam, t_cloud = data["lam"].iloc[0], data["t_cloud"].iloc[0]
     fig, axes = figure(2, 2, height=3.0)
     for col, (label, df) in enumerate(data.groupby("service", sort=False)):
@@ -350,14 +441,25 @@ def plot_ext_waiting_room(data: pd.DataFrame):
         )
         axes[1, col].set(xlabel=LABELS["m"], ylabel=LABELS["blocking"])
         for ax in axes[:, col]:
-            _integer_axis(ax.xaxis)
+            integer_axis(ax.xaxis)
         if col == 0:  # the same entries on the right: there the legend hid Pareto's m = 1
-            _legend(axes[0, col], data, fontsize=7, loc="upper left")
-        _legend(axes[1, col], df, fontsize=7, loc="upper left")
+            stationarity_legend(axes[0, col], data, fontsize=7, loc="upper left")
+        stationarity_legend(axes[1, col], df, fontsize=7, loc="upper left")
     return fig
 
 
 def plot_ext_weibull(data: pd.DataFrame):
+    """The optimal m against the Weibull shape, and its gain over m = 1.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_weibull_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     lam, t_cloud = WEIBULL_CASE["lam"], WEIBULL_CASE["t_cloud"]
     fig, axes = figure(2)
     for formula, d in data.groupby("formula"):
@@ -377,12 +479,23 @@ def plot_ext_weibull(data: pd.DataFrame):
         ylabel="1 − E[T_sys](m*) / E[T_sys](m=1)",
         title="gain of the optimal m over m = 1",
     )
-    _integer_axis(axes[0].yaxis)
+    integer_axis(axes[0].yaxis)
     axes[0].legend(fontsize=8)
     return fig
 
 
 def plot_ext_heavy_tail(data: pd.DataFrame):
+    """One run's running mean per m against the exact E[T_sys].
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        :func:`~workbench.redundancy.studies.ext_heavy_tail_frame`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = figure(1, width=7.0)
     for i, (m, d) in enumerate(data.groupby("m")):
         tag = "finite" if d["variance_finite"].iloc[0] else "INFINITE"
@@ -412,6 +525,10 @@ def diagram(p):
     Takes a :class:`~workbench.redundancy.P4Params` or its keywords. Idle workers (N mod m)
     are grey; the title gives the service law, E[T_job(m)], P_b and E[T_sys] (eq. 1,
     Erlang-B). At most ``MAX_DRAWN_GROUPS`` groups are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     # add_artist, not add_patch: the limits are fixed, and updating them from every
     # patch's Bezier path was most of the drawing time

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.params import ParamsModel, takes
+from workbench.params import ParamsModel, table_doc, takes
 from workbench.redundancy.params import FAMILY_PARAMS, MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_array, reject_unknown
@@ -133,6 +133,13 @@ class ServiceTime:
 class SExp(ServiceTime):
     """Shifted exponential S-Exp(Δ, μ) = Δ + Exp(μ); the min of m copies is Δ + Exp(mμ).
 
+    Parameters
+    ----------
+    delta : float
+        The shift Δ [s], a copy's least time, >= 0.
+    mu : float
+        The rate μ [1/s] of the exponential part, > 0.
+
     References
     ----------
     Peng & Soljanin, eq. (2): E[T_job] = Δ + 1/(mμ).
@@ -161,6 +168,13 @@ class SExp(ServiceTime):
 
 class Pareto(ServiceTime):
     """Pareto(β, α): scale β, tail index α > 1; the min of m copies is Pareto(β, mα).
+
+    Parameters
+    ----------
+    beta : float
+        The scale β [s], a copy's least time, > 0.
+    alpha : float
+        The tail index α, > 1 (α <= 1 has no mean; mα <= 2 an infinite variance).
 
     References
     ----------
@@ -199,6 +213,13 @@ class Weibull(ServiceTime):
     The min of m copies is Weibull(k, s m^(-1/k)), so E[T_job(m)] = s m^(-1/k) Γ(1 + 1/k);
     the quadrature of the survival function (:meth:`quadrature_mean`) checks it. k < 1 is
     heavier-tailed than exponential: replication pays off the most there.
+
+    Parameters
+    ----------
+    shape : float
+        The shape k, in [0.2, 20]; k < 1 is heavier-tailed than exponential.
+    scale : float
+        The scale s [s], > 0.
     """
 
     name = "Weibull"
@@ -233,8 +254,20 @@ def make_service(family: str, *args, **params) -> ServiceTime:
     """A service law from its family and parameters, positional or by name.
 
     ``make_service("Pareto", 1.5, 1.2)`` and ``make_service("Pareto", beta=1.5, alpha=1.2)``
-    are the same law; the parameter names of each family are in
-    :data:`~workbench.redundancy.params.FAMILY_PARAMS`.
+    are the same law.
+
+    Parameters
+    ----------
+    family : {"S-Exp", "Pareto", "Weibull"}
+        The family.
+    *args, **params
+        Its two parameters, in the order or by the names of
+        :data:`~workbench.redundancy.params.FAMILY_PARAMS` (each exactly once).
+
+    Returns
+    -------
+    ServiceTime
+        The law (:class:`SExp`, :class:`Pareto` or :class:`Weibull`).
     """
     family = PARAMS["family"].check(family, "make_service")
     names = FAMILY_PARAMS[family]
@@ -305,7 +338,16 @@ class _Relations(ParamsModel):
 
 
 def check_total_jobs(func: str, jobs: int, replications: int) -> None:
-    """``jobs * replications`` at most ``MAX_TOTAL_JOBS`` (about a minute of work)."""
+    """Refuse a call whose ``jobs * replications`` exceeds ``MAX_TOTAL_JOBS``.
+
+    Parameters
+    ----------
+    func : str
+        The public function the error names.
+    jobs, replications : int
+        Jobs per run and runs; their product is the call's work (about a minute on one core
+        at the bound).
+    """
     total = jobs * replications
     if total > MAX_TOTAL_JOBS:
         raise ParameterError(
@@ -330,9 +372,21 @@ P4Params = PARAMS.model(
     checks={"jobs": _check_jobs},
     base=_Relations,
 )
-P4Params.__doc__ = """P4's parameters, one validated object: a row of PARAMS per field, and the
-service law (``service``: SExp, Pareto or Weibull). Every public function of the model and
-the simulation takes it, or its keywords (:func:`workbench.params.takes`)."""
+P4Params.__doc__ = table_doc(
+    """P4's parameters, one validated object: a row of PARAMS per field, and the service law.
+
+    Every public function of the model and the simulation takes it, or its keywords
+    (:func:`workbench.params.takes`).
+
+    Parameters
+    ----------
+    service : ServiceTime
+        One worker's service-time law (SExp, Pareto or Weibull; default S-Exp(3, 0.2)).
+    """,
+    P4Params,
+    [n for n in P4Params.model_fields if n != "service"],
+    with_object=False,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -342,13 +396,24 @@ the simulation takes it, or its keywords (:func:`workbench.params.takes`)."""
 
 @takes(P4Params, "N", "m", positional=True)
 def groups(p) -> int:
-    """Number of replication groups c = ⌊N/m⌋; N mod m workers stay idle."""
+    """Number of replication groups c = ⌊N/m⌋; N mod m workers stay idle.
+
+    Returns
+    -------
+    int
+        c, at least 1.
+    """
     return p.N // p.m
 
 
 @takes(P4Params, "m", "service", positional=True)
 def job_time(p) -> float:
     """E[T_job(m)], the mean of the fastest of m copies.
+
+    Returns
+    -------
+    float
+        E[T_job(m)] in seconds.
 
     References
     ----------
@@ -360,6 +425,11 @@ def job_time(p) -> float:
 @takes(P4Params, "N", "m", "lam", "service", positional=True)
 def blocking(p) -> float:
     """P_b = ErlangB(c, λ E[T_job(m)]) with c = ⌊N/m⌋ (stable recursion).
+
+    Returns
+    -------
+    float
+        The probability that a job finds every group busy (sent to the cloud), in [0, 1].
 
     References
     ----------
@@ -375,13 +445,13 @@ def lambda_max(p) -> float:
     S-Exp: μNc / (ΔμN + c); Pareto: (αNc − c²) / (βαN); both equal c / E[T_job(N/c)]
     (with the non-integer N/c when m does not divide N). Other families: c / E[T_job(m)].
     A loss system has no stability limit: this is only where eq. 8 takes over.
+
+    Returns
+    -------
+    float
+        λ_m(c) [1/s].
     """
-    N, service, c = p.N, p.service, p.N // p.m
-    if isinstance(service, SExp):
-        return service.mu * N * c / (service.delta * service.mu * N + c)
-    if isinstance(service, Pareto):
-        return (service.alpha * N * c - c * c) / (service.beta * service.alpha * N)
-    return c / _cached_mean(service, p.m)
+    return _lambda_max(p.N, p.N // p.m, _cached_mean(p.service, p.m), p.service)
 
 
 @takes(P4Params, "N", "m", "lam", "t_cloud", "service", "formula", positional=True)
@@ -467,14 +537,26 @@ def metrics_by_m(p, ms=None) -> pd.DataFrame:
 
 @takes(P4Params, "N", "lam", "t_cloud", "service", "formula", positional=True)
 def optimal_m(p) -> int:
-    """Exhaustive argmin over m = 1..N of E[T_sys] (smallest m on ties)."""
+    """Exhaustive argmin over m = 1..N of E[T_sys] by ``formula`` (smallest m on ties).
+
+    Returns
+    -------
+    int
+        The optimal replication factor m*.
+    """
     _starts, times, _exact = _sweep([p.N], p.lam, p.t_cloud, p.service, p.formula)
     return int(np.argmin(times)) + 1
 
 
 @takes(P4Params, "N", "lam", "service", positional=True)
 def optimal_m_blocking(p) -> int:
-    """Exhaustive argmin over m of P_b (smallest m on ties)."""
+    """Exhaustive argmin over m = 1..N of P_b (smallest m on ties).
+
+    Returns
+    -------
+    int
+        The replication factor with the least blocking.
+    """
     N, lam, service = p.N, p.lam, p.service
     pb = [erlang_b_kernel(N // m, lam * _cached_mean(service, m)) for m in range(1, N + 1)]
     return int(np.argmin(pb)) + 1
@@ -537,7 +619,7 @@ def _sweep(Ns, lam, t_cloud, service, formula):
     exact = (1.0 - pb) * tj + pb * t_cloud
     times = exact
     if formula == "paper":
-        lam_m = _lambda_max_many(n_of, m_of, c_of, tj, service)
+        lam_m = _lambda_max(n_of, c_of, tj, service)
         over = lam > lam_m
         if over.any():
             p_max = erlang_b_many_kernel(c_of[over], c_of[over].astype(float))
@@ -547,7 +629,9 @@ def _sweep(Ns, lam, t_cloud, service, formula):
     return starts, times, exact
 
 
-def _lambda_max_many(n, m, c, tj, service):
+def _lambda_max(n, c, tj, service):
+    """λ_m of N = ``n`` workers in ``c`` groups (numbers or arrays alike): the paper's forms
+    for S-Exp and Pareto, else c / E[T_job] (``tj``)."""
     if isinstance(service, SExp):
         return service.mu * n * c / (service.delta * service.mu * n + c)
     if isinstance(service, Pareto):
@@ -561,6 +645,11 @@ def bpo(p) -> int:
 
     S-Exp: m = 1 (Theorem 1). Pareto: m = 1 if α >= 1.5, else the better of m = 1 and
     m = 2 (Lemma 1). Other families: the exhaustive argmin of P_b (the paper has no rule).
+
+    Returns
+    -------
+    int
+        BPO's replication factor.
     """
     N, lam, service = p.N, p.lam, p.service
     if isinstance(service, SExp):
@@ -582,6 +671,11 @@ def asto(p) -> int:
     λ <= λ1), else the argmin over m of the paper's E[T_sys] (eq. 1 / eq. 8). Pareto: the
     same structure with Lemma 2's conditions (the paper prints the algorithm for S-Exp only;
     this transcription is the workbench's). Other families: the argmin alone.
+
+    Returns
+    -------
+    int
+        ASTO's replication factor.
     """
     if p.N >= 3:
         shortcut = _asto_shortcut(p.N, p.lam, p.t_cloud, p.service)
@@ -627,7 +721,13 @@ def _job_time_of_groups(N, c, service):
 
 @takes(P4Params, "policy", "N", "lam", "t_cloud", "service", positional=True)
 def policy_m(p) -> int:
-    """The m chosen by a named policy: asto, bpo, benchmark (m = 1), optimal (exact argmin)."""
+    """The m chosen by a named policy: asto, bpo, benchmark (m = 1), optimal (exact argmin).
+
+    Returns
+    -------
+    int
+        The policy's replication factor.
+    """
     if p.policy == "asto":
         return asto(p)
     if p.policy == "bpo":
@@ -659,6 +759,12 @@ def station_table(p) -> pd.DataFrame:
     number λ(1 − P_b) E[T_job] (Little), utilisation per group that number over c (and the
     busy fraction of all N workers, m copies per job, in the row below). Cloud: infinitely
     many servers, throughput λ P_b, time T_cl. System: throughput λ, time E[T_sys] (eq. 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per station: servers, utilisation, throughput [1/s], mean number, mean
+        time [s].
     """
     return _stations(p, blocking(p), _cached_mean(p.service, p.m))
 

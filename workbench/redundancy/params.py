@@ -35,8 +35,8 @@ RATE_MIN, RATE_MAX = 1e-6, 1e6  # scales and rates outside this are typos
 # One run holds about 60 bytes per job (interarrivals, job times, waits, flags, the number
 # seen, system times): 10**7 jobs peak near 0.6 GB. Longer runs: more replications.
 MAX_JOBS_PER_RUN = 10**7
-# n_jobs * replications: 2e8 jobs are about a minute on one core (3.3 s per 1e7 Pareto jobs
-# measured); beyond that the caller should split the study.
+# n_jobs * replications: 2e8 jobs are about a minute on one core; beyond that the caller
+# should split the study.
 MAX_TOTAL_JOBS = 2 * 10**8
 #: warm-up fraction of a run longer than SHORT_RUN jobs when none is given
 WARMUP_FRACTION = 0.1

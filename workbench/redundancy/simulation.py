@@ -79,22 +79,11 @@ MAX_SERIES = 2**16
 #: bytes the detector's series take per job kept in memory (float64)
 _SERIES_BYTES = 8
 _OVERLOAD = ("raise", "transient")
+#: the fields of a simulated run, which every simulating function takes
+RUN = ("N", "m", "lam", "t_cloud", "service", "jobs", "waiting_room", "warmup", "confidence")
 
 
-@takes(
-    P4Params,
-    "N",
-    "m",
-    "lam",
-    "t_cloud",
-    "service",
-    "jobs",
-    "seed",
-    "replications",
-    "waiting_room",
-    "warmup",
-    "confidence",
-)
+@takes(P4Params, *RUN, "seed", "replications")
 def simulate(p, *, overload: str = "raise") -> SimulationResult:
     """Simulate the replicated edge system; mean system time, blocking and wait with CIs.
 
@@ -154,6 +143,11 @@ def warmup_jobs(p) -> int:
 
     ``warmup=None`` is P4's rule: ``WARMUP_FRACTION`` (⌊jobs / 10⌋) for runs longer than
     ``SHORT_RUN`` jobs, 0 for shorter ones (the paper's 500-arrival runs are measured whole).
+
+    Returns
+    -------
+    int
+        The jobs dropped, in [0, jobs].
     """
     warmup = p.warmup
     if warmup is None:
@@ -226,6 +220,11 @@ def room_fill_jobs(p) -> float:
     arrivals. 0 when there is no room or ρ <= 1 (nothing to fill: the system is in its
     steady state after a few job times). A run whose measured part starts before that
     (``jobs - warmup`` shorter than it) is a transient: a queue still growing.
+
+    Returns
+    -------
+    float
+        The arrivals to fill the room (about), 0 when there is nothing to fill.
     """
     room = p.waiting_room
     rho = p.lam * job_time(p) / (p.N // p.m)
@@ -295,19 +294,7 @@ def _one_run(p, n_jobs, rng):
     return t_sys, waits, blocked, state
 
 
-@takes(
-    P4Params,
-    "N",
-    "m",
-    "lam",
-    "t_cloud",
-    "service",
-    "jobs",
-    "seed",
-    "waiting_room",
-    "warmup",
-    "confidence",
-)
+@takes(P4Params, *RUN, "seed")
 def simulate_to_precision(
     p,
     *,

@@ -1,7 +1,9 @@
 """The computations behind P4's figures and claims: one tidy frame per figure, no drawing.
 
-``<name>_frame(quick=False)`` computes the tidy DataFrame of figure ``<name>`` (one row per
-plotted point); :mod:`workbench.redundancy.figures` draws it (``plot_<name>``) and
+``<name>_frame(quick=False, seed=0)`` computes the tidy DataFrame of figure ``<name>`` (one
+row per plotted point): ``quick`` computes fewer points and shorter runs; ``seed``, taken by
+the simulated frames, is the caller's (the notebook's ``SEED``), and 0 gives the published
+numbers. :mod:`workbench.redundancy.figures` draws a frame (``plot_<name>``) and
 :mod:`workbench.redundancy.claims` measures the claims on the same computations. This module
 imports neither matplotlib nor ipywidgets. Parameter values the paper does not state are
 marked [choice]. Multi-point simulation studies go through :func:`workbench.sweep.sweep`, so
@@ -19,7 +21,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from workbench.params import takes
 from workbench.redundancy import model as rd
+from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import FORMULAS, PARAMS
 from workbench.redundancy.simulation import running_mean_trace, simulate
 from workbench.seeding import figure_seed
@@ -33,7 +37,6 @@ __all__ = [
     "fig6_frame",
     "fig7_frame",
     "table1_frame",
-    "table1_cells",
     "ext_eq8_frame",
     "ext_waiting_room_frame",
     "ext_weibull_frame",
@@ -48,9 +51,7 @@ FIG3_LAMBDA = PARAMS["fig3_lam"].default  # [choice] not stated (its row says wh
 BASE_SEED = 2303_00486
 
 
-def _simulate_point(
-    family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room=0, seed=0
-) -> dict:
+def _simulate_point(family, a, b, N, m, lam, t_cloud, n_jobs, replications, waiting_room, seed):
     """One simulated configuration as a flat dict (the sweep engine's unit of work).
 
     ``a`` and ``b`` are the family's two parameters in constructor order (S-Exp Δ, μ;
@@ -88,21 +89,34 @@ def _family_args(service: rd.ServiceTime) -> dict:
     return {"family": service.name, "a": a, "b": b}
 
 
-def _run_points(points: list[dict], quick: bool, desc: str, progress: bool = False, seed: int = 0):
-    """Simulate points with the sweep engine: in-process when quick, else in processes;
-    the points' seeds come from :data:`BASE_SEED` shifted by the caller's ``seed``."""
+def _run_points(points: list[dict], quick: bool, desc: str, base_seed: int, fixed=None):
+    """Simulate points with the sweep engine: in-process when quick, else in processes. The
+    points' seeds come from ``base_seed`` and the points' values; ``fixed`` (the paper's loss
+    system, ``waiting_room=0``) does not enter them."""
     return sweep(
         _simulate_point,
         points,
+        fixed=fixed,
         n_workers=1 if quick else None,
-        progress=progress,
+        progress=False,
         desc=desc,
-        base_seed=figure_seed(BASE_SEED, seed),
+        base_seed=base_seed,
     )
 
 
 def fig3_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_job] and P_b vs m (N = 24; S-Exp(1, 1) and Pareto(1, 1.2); λ = 3 [choice])."""
+    """E[T_job] and P_b vs m (N = 24; S-Exp(1, 1) and Pareto(1, 1.2); λ = 3 [choice]).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, m): c, job_time, blocking, lam, N.
+    """
     N, lam = N_PAPER, FIG3_LAMBDA
     services = {"S-Exp(1, 1)": rd.SExp(1.0, 1.0), "Pareto(1, 1.2)": rd.Pareto(1.0, 1.2)}
     frames = []
@@ -175,13 +189,8 @@ def policy_curves(
             )
             for r in data.itertuples()
         ]
-        sims = sweep(
-            _simulate_point,
-            points,
-            n_workers=1 if quick else None,
-            progress=False,
-            desc="Fig. 4 simulations",
-            base_seed=base_seed,
+        sims = _run_points(
+            points, quick, "Fig. 4 simulations", base_seed, fixed={"waiting_room": 0}
         )
         keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
         data = pd.concat([data, sims[keep]], axis=1)
@@ -192,6 +201,18 @@ def fig4_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """E[T_sys] vs λ for ASTO / BPO / benchmark (N=24, T_cl=15): analytic + simulation.
 
     The paper simulates 500 arrivals × 100 runs; so does the workbench (20 runs if quick).
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`policy_curves`'s rows for both services, with ``service``.
     """
     lams = np.arange(0.25, 5.01, 0.5 if quick else 0.25)
     frames = [
@@ -228,17 +249,50 @@ def _by_m_frame(param: str, values, fixed: dict) -> pd.DataFrame:
 
 
 def fig5_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_sys] vs m for λ in {0.1, 1, 5}, T_cl = 8 (eq. 1 exact and eqs. 1/8 as printed)."""
+    """E[T_sys] vs m for λ in {0.1, 1, 5}, T_cl = 8 (eq. 1 exact and eqs. 1/8 as printed).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, λ, formula, m): c, system_time.
+    """
     return _by_m_frame("lam", (0.1, 1.0, 5.0), {"t_cloud": 8.0})
 
 
 def fig6_frame(quick: bool = False) -> pd.DataFrame:
-    """E[T_sys] vs m for T_cl in {15, 50, 100}, λ = 1.5 (caption's '10' is a typo for 100)."""
+    """E[T_sys] vs m for T_cl in {15, 50, 100}, λ = 1.5 (caption's '10' is a typo for 100).
+
+    Parameters
+    ----------
+    quick : bool
+        Unused: the frame is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, T_cl, formula, m): c, system_time.
+    """
     return _by_m_frame("t_cloud", (15.0, 50.0, 100.0), {"lam": 1.5})
 
 
 def fig7_frame(quick: bool = False) -> pd.DataFrame:
-    """Optimal m and c = ⌊N/m⌋ vs N (λ = 1.5, T_cl = 10)."""
+    """Optimal m and c = ⌊N/m⌋ vs N (λ = 1.5, T_cl = 10).
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 60 instead of 120.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, formula, N): m_opt, c_opt, system_time.
+    """
     Ns = range(2, 61 if quick else 121)
     return pd.concat(
         [
@@ -272,46 +326,70 @@ TABLE1_PAPER = {  # (family, parameter, level) -> letter, as printed in Table I
     ("Pareto", "alpha", "large"): "C",
     ("Pareto", "alpha", "small"): "S",
 }
-# [choice] the paper gives no values for 'large' and 'small': baseline N=24, lam=1.5,
-# T_cl=15 (Fig. 4) and these levels.
-# (the values are the parameter table's table1_* rows, each with its plausible range)
-TABLE1_BASE = {k: PARAMS[f"table1_{k}"].default for k in ("N", "lam", "t_cloud")}
-TABLE1_LEVELS = {
-    k: (PARAMS[f"table1_{k}_small"].default, PARAMS[f"table1_{k}_large"].default)
-    for k in ("lam", "t_cloud", "N", "alpha")
-}
 TABLE1_SERVICES = {"Exp": rd.SExp(0.0, 0.2), "S-Exp": SEXP, "Pareto": PARETO}
+#: Table I's [choice] values (the paper gives none for 'large' and 'small'), each a row of
+#: the parameter table with its plausible range: the baseline, then (small, large) per level
+TABLE1_BASE = ("N", "lam", "t_cloud")
+TABLE1_LEVELS = ("lam", "t_cloud", "N", "alpha")
+TABLE1_FIELDS = (
+    *(f"table1_{k}" for k in TABLE1_BASE),
+    *(f"table1_{k}_{level}" for k in TABLE1_LEVELS for level in ("small", "large")),
+)
 
 
 def classify_allocation(N: int, m: int) -> str:
-    """S (spread) if m = 1, C (concentrate) if at most 2 groups, else B (balance)."""
+    """Table I's letter of an allocation.
+
+    Parameters
+    ----------
+    N : int
+        Edge workers.
+    m : int
+        Replication factor, 1 <= m <= N.
+
+    Returns
+    -------
+    str
+        S (spread) if m = 1, C (concentrate) if at most 2 groups remain, else B (balance).
+    """
     if m == 1:
         return "S"
     return "C" if N // m <= 2 else "B"
 
 
-def table1_frame(quick: bool = False) -> pd.DataFrame:
-    """Table I recomputed: the optimal allocation at 'small' and 'large' parameter values."""
-    return table1_cells(TABLE1_BASE, TABLE1_LEVELS)
+@takes(P4Params, *TABLE1_FIELDS, "formula")
+def table1_frame(p, *, quick: bool = False) -> pd.DataFrame:
+    """Table I recomputed: the optimal allocation at 'small' and 'large' parameter values.
 
+    Each cell moves one parameter (λ, T_cl, N, or Pareto's α) from the baseline to its
+    'small' or 'large' value and finds the optimal m by E[T_sys] (``formula``); the claim
+    atlas moves these [choice] values.
 
-def table1_cells(base: dict, levels: dict, formula: str = "exact") -> pd.DataFrame:
-    """Table I at a baseline ``base`` (N, lam, t_cloud) and the ``levels`` parameter ->
-    (small, large) (lam, t_cloud, N, alpha), with E[T_sys] by ``formula``: one row per cell,
-    the workbench's letter beside the paper's (the claim atlas moves these [choice] values)."""
+    Parameters
+    ----------
+    quick : bool
+        Unused: the table is analytic and fast.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: family, parameter, level, value, N, m_opt, c_opt, the workbench's
+        letter beside the paper's, and whether they agree.
+    """
     rows = []
     for fam, svc in TABLE1_SERVICES.items():
-        for param, (small, large) in levels.items():
+        for param in TABLE1_LEVELS:
             if param == "alpha" and fam != "Pareto":
                 continue
-            for level, value in (("small", small), ("large", large)):
-                kw = dict(base)
+            for level in ("small", "large"):
+                value = getattr(p, f"table1_{param}_{level}")
+                kw = {k: getattr(p, f"table1_{k}") for k in TABLE1_BASE}
                 service = svc
                 if param == "alpha":
                     service = rd.Pareto(svc.beta, value)
                 else:
                     kw[param] = value
-                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, formula)
+                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, p.formula)
                 rows.append(
                     {
                         "family": fam,
@@ -334,7 +412,20 @@ EQ8_CASE = {"N": N_PAPER, "m": 4, "t_cloud": 15.0, "service": SEXP}
 
 
 def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Where the paper's eq. 8 departs from Erlang-B and what a simulation says."""
+    """Where the paper's eq. 8 departs from Erlang-B and what a simulation says.
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per λ: exact, paper, the simulated mean with its interval, lambda_max.
+    """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     lams = np.linspace(0.2, 8.0, 14 if quick else 40)
     rows = [
@@ -358,7 +449,13 @@ def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         )
         for lam in data["lam"]
     ]
-    sims = _run_points(points, quick, "eq. 8 vs simulation", seed=seed)
+    sims = _run_points(
+        points,
+        quick,
+        "eq. 8 vs simulation",
+        figure_seed(BASE_SEED, seed),
+        fixed={"waiting_room": 0},
+    )
     keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
     data = pd.concat([data, sims[keep]], axis=1)
     data["lambda_max"] = rd.lambda_max(N, m, service)
@@ -369,7 +466,21 @@ WAITING_CASE = {"lam": 1.5, "t_cloud": 15.0}
 
 
 def ext_waiting_room_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """M/G/c/c+w by simulation: does a waiting room change the best m? (paper Sec. VIII-1)."""
+    """M/G/c/c+w by simulation: does a waiting room change the best m? (paper Sec. VIII-1).
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer points and shorter runs.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (service, waiting places, m): the simulated E[T_sys] and P_b with
+        their intervals, and Erlang-B for w = 0.
+    """
     lam, t_cloud = WAITING_CASE["lam"], WAITING_CASE["t_cloud"]
     rooms = (0, 2, 8)
     ms = [1, 2, 3, 4, 6, 8, 12] if quick else list(range(1, 13))
@@ -388,7 +499,7 @@ def ext_waiting_room_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         for k in rooms
         for m in ms
     ]
-    data = _run_points(points, quick, "waiting room", seed=seed)
+    data = _run_points(points, quick, "waiting room", figure_seed(BASE_SEED, seed))
     data["service"] = [
         f"{f}({a:g}, {b:g})" for f, a, b in data[["family", "a", "b"]].itertuples(index=False)
     ]
@@ -403,7 +514,18 @@ WEIBULL_CASE = {"lam": 1.5, "t_cloud": 15.0}
 
 
 def ext_weibull_frame(quick: bool = False) -> pd.DataFrame:
-    """Weibull service (future-work family): the best m vs the shape parameter."""
+    """Weibull service (future-work family): the best m vs the shape parameter.
+
+    Parameters
+    ----------
+    quick : bool
+        10 shapes instead of 28.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (shape, formula): scale, m_opt, its system_time and the benchmark's.
+    """
     lam, t_cloud = WEIBULL_CASE["lam"], WEIBULL_CASE["t_cloud"]
     shapes = np.round(np.linspace(0.3, 3.0, 10 if quick else 28), 3)
     rows = []
@@ -425,7 +547,21 @@ def ext_weibull_frame(quick: bool = False) -> pd.DataFrame:
 
 
 def ext_heavy_tail_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """How slowly a simulated mean settles when job times have infinite variance."""
+    """How slowly a simulated mean settles when job times have infinite variance.
+
+    Parameters
+    ----------
+    quick : bool
+        Runs of 1e5 jobs instead of 2e6.
+    seed : int
+        The caller's seed: it shifts every run's seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The running means (:func:`~workbench.redundancy.running_mean_trace`) for
+        m = 1, 2, 3 with the exact E[T_sys].
+    """
     n = 100_000 if quick else 2_000_000
     frames = []
     for m in (1, 2, 3):

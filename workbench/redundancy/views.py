@@ -3,17 +3,19 @@
 ``VIEWS`` maps a view name to a callable returning the widget. Every control comes from the
 parameter table (label "symbol meaning [unit]", tooltip, valid range); each service family
 has its own controls, shown only with that family; m follows N (1 ≤ m ≤ N). Each ``plot_*``
-function is the view's figure as a plain function of the control values (the benchmarks
-time it directly); the trade-off view keeps one :class:`_TradeoffFigure` and updates it in
-place on every move, the same picture as :func:`plot_tradeoff`. The simulation view runs
-each m to a precision target within a work budget per move (module constants below). The
-classroom exercises are in :mod:`workbench.redundancy.exercises`.
+function is the view's figure as a function of P4's parameter object or its keywords, the
+law as ``service`` (the view turns its family controls into the law); the trade-off view
+keeps one :class:`_TradeoffFigure` and updates it in place on every move, the same picture
+as :func:`plot_tradeoff`. The simulation view runs each m to a precision target within a
+work budget per move (module constants below). The classroom exercises are in
+:mod:`workbench.redundancy.exercises`.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+from collections.abc import Callable
 
 # ipywidgets and IPython's display: this module is the package's only widget module and is
 # never imported by the package itself (the contract: `import workbench.redundancy` loads
@@ -21,27 +23,26 @@ import html
 import ipywidgets as w
 import numpy as np
 from IPython.display import display
-from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
-from workbench.params import Param
+from workbench.params import Param, takes
 from workbench.plots import POLICY_COLORS, ci_errorbar, figure, flag_unstable, unstable_legend
 from workbench.redundancy import model as rd
 from workbench.redundancy.figures import (
     FORMULA_NAMES,
     LABELS,
-    _draw_policies,
-    _legend,
     diagram,
     draw_optimum,
+    draw_policies,
+    integer_axis,
+    stationarity_legend,
 )
+from workbench.redundancy.model import P4Params
 from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS, PARAMS
-from workbench.redundancy.simulation import (
-    running_mean_trace,
-    simulate_to_precision,
-)
+from workbench.redundancy.simulation import RUN, running_mean_trace, simulate_to_precision
 from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
-from workbench.validation import check_seed, reject_unknown
+from workbench.validation import check_bool, check_type, reject_unknown
 from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
@@ -50,7 +51,6 @@ __all__ = [
     "plot_policies",
     "plot_simulation",
     "plot_scaling",
-    "plot_diagram",
     "run_to_precision",
     "station_tables",
     "diagram_view",
@@ -94,30 +94,48 @@ N_MAX = Param(
 )
 
 
-def service_controls(family: str = "S-Exp", **values) -> dict:
-    """Control specs for the family dropdown and every family's own parameters."""
+def service_controls(family: str | None = None, **values) -> dict:
+    """Control specs for the family dropdown and every family's own parameters.
+
+    Parameters
+    ----------
+    family : str, optional
+        The family shown first (a key of ``FAMILY_PARAMS``); None: the table's default.
+    **values
+        First values of the families' parameters (``delta``, ``mu``, ``beta``, ``alpha``,
+        ``shape``, ``scale``); the table's defaults for the others.
+
+    Returns
+    -------
+    dict
+        Name -> (row, first value), the specs of :func:`workbench.widgets.interactive_figure`.
+    """
     reject_unknown("service_controls", values, _FAMILY_PARAM_NAMES)
-    specs = {"family": (PARAMS["family"], family)}
+    row = PARAMS["family"]
+    specs = {"family": row if family is None else (row, row.check(family, "service_controls"))}
     for names in FAMILY_PARAMS.values():
         for name in names:
             specs[name] = (PARAMS[name], values.get(name, PARAMS[name].default))
     return specs
 
 
-def _service(family: str, params: dict, func: str = "view") -> rd.ServiceTime:
-    """The service law of ``family`` from the visible controls' values (the other families'
-    parameters are ignored; a name that is no family's parameter is refused)."""
-    reject_unknown(func, params, _FAMILY_PARAM_NAMES)
-    names = FAMILY_PARAMS[PARAMS["family"].check(family, func)]
-    return rd.make_service(family, **{n: params.get(n, PARAMS[n].default) for n in names})
-
-
 _FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names)
 
 
-def _integer_ticks(*axes) -> None:
-    for axis in axes:
-        axis.set_major_locator(MaxNLocator(integer=True))
+def _law(family: str, values: dict) -> rd.ServiceTime:
+    """The law of ``family`` from a view's control values; its parameters leave ``values``
+    (only the shown family's controls pass their values)."""
+    return rd.make_service(family, **{n: values.pop(n) for n in FAMILY_PARAMS[family]})
+
+
+def _on_controls(plot, base: P4Params):
+    """A view's plot callable: ``plot`` at the control values, the family's law as
+    ``service``, over ``base`` (the object its view built and validated, its seed)."""
+
+    def draw(family, **values):
+        return plot(base, service=_law(family, values), **values)
+
+    return draw
 
 
 # --------------------------------------------------------------------------------------
@@ -160,16 +178,23 @@ class _TradeoffFigure:
             loc="upper left",
             bbox_to_anchor=(1.02, 1.0),
         )
-        _integer_ticks(ax1.xaxis, ax3.xaxis)
+        integer_axis(ax1.xaxis)
+        integer_axis(ax3.xaxis)
         self.title = fig.suptitle("", fontsize=10)
         self.fig, self.axes = fig, (ax1, ax2, ax3)
 
-    def __call__(self, *, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+    def __call__(self, family, **values):
+        """Draw the view's move: the control values (the family and its parameters among
+        them), validated as :func:`plot_tradeoff` validates its keywords."""
+        values["service"] = _law(family, values)
+        return self.draw(_DEFAULTS.with_("plot_tradeoff", _TRADEOFF, **values))
+
+    def draw(self, p):
+        """Draw the model ``p``: the figure, built on the first call, updated afterwards."""
         # every number first: a refused value leaves the figure as it was
-        svc = _service(family, service_params, "plot_tradeoff")
-        df = rd.metrics_by_m(N, lam, t_cloud, svc)
+        df = rd.metrics_by_m(p)
         m_exact, m_paper = (int(df.loc[df[f"system_time_{f}"].idxmin(), "m"]) for f in FORMULAS)
-        m_asto, m_bpo = rd.asto(N, lam, t_cloud, svc), rd.bpo(N, lam, svc)
+        m_asto, m_bpo = rd.asto(p), rd.bpo(p)
         if self.fig is None:
             self._build()
         m = df["m"].to_numpy()
@@ -196,20 +221,35 @@ class _TradeoffFigure:
         for ax in self.axes:
             ax.relim()
             ax.autoscale()  # at the next draw, from the new data (the twin axes share x)
-        self.title.set_text(f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s")
+        self.title.set_text(f"{p.service.label()}: N={p.N}, λ={p.lam:g} /s, T_cl={p.t_cloud:g} s")
         return self.fig
 
 
-def plot_tradeoff(*, N=24, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
+_DEFAULTS = P4Params()
+_TRADEOFF = ("N", "lam", "t_cloud", "service")
+
+
+@takes(P4Params, *_TRADEOFF)
+def plot_tradeoff(p):
     """Left: E[T_job] and P_b vs m. Right: E[T_sys] vs m, exact and as printed, with choices.
 
     A fresh figure; the view updates one :class:`_TradeoffFigure` in place.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    return _TradeoffFigure()(N=N, lam=lam, t_cloud=t_cloud, family=family, **service_params)
+    return _TradeoffFigure().draw(p)
 
 
 def tradeoff_view():
-    """Controls over the analytic model (Figs. 3, 5, 6): instant updates."""
+    """Controls over the analytic model (Figs. 3, 5, 6): instant updates.
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
         _TradeoffFigure(),
         title="Replication trade-off (analytic)",
@@ -226,42 +266,39 @@ def tradeoff_view():
 # --------------------------------------------------------------------------------------
 
 
-def plot_policies(
-    *,
-    N=24,
-    t_cloud=15.0,
-    family=None,
-    replications=20,
-    protocol_jobs=500,
-    lam_max=5.0,
-    seed=0,
-    **service_params,
-):
+@takes(P4Params, "N", "t_cloud", "service", "replications", "protocol_jobs", "seed")
+def plot_policies(p, *, lam_max: float = LAM_MAX.default):
     """Fig. 4 under controls: analytic curves and simulated means with 95% CIs.
 
-    ``family=None`` is the table's default family; the view starts at Pareto, as Fig. 4's
-    claims do. ``seed`` is the notebook's ``SEED``: it shifts the simulation's seeds.
+    Parameters
+    ----------
+    lam_max : float
+        The largest arrival rate shown [1/s], in [0.5, 10]; ten rates from ``lam_max / 10``.
+    seed : int
+        The notebook's ``SEED``: it shifts the simulation's seeds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    seed = check_seed(seed, "plot_policies")
-    family = PARAMS["family"].default if family is None else family
-    svc = _service(family, service_params, "plot_policies")
+    lam_max = LAM_MAX.check(lam_max, "plot_policies")
     lams = np.linspace(lam_max / 10, lam_max, 10)
     df = policy_curves(
-        N,
-        t_cloud,
-        svc,
+        p.N,
+        p.t_cloud,
+        p.service,
         lams,
-        n_jobs=protocol_jobs,
-        replications=replications,
-        base_seed=figure_seed(BASE_SEED, seed),
+        n_jobs=p.protocol_jobs,
+        replications=p.replications,
+        base_seed=figure_seed(BASE_SEED, p.seed),
     )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
-    _draw_policies(ax, df, legend=False)
-    _legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    draw_policies(ax, df, legend=False)
+    stationarity_legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
-        f"{svc.label()}: N={N}, T_cl={t_cloud:g} s; "
-        f"{replications} runs × {protocol_jobs} jobs per point"
+        f"{p.service.label()}: N={p.N}, T_cl={p.t_cloud:g} s; "
+        f"{p.replications} runs × {p.protocol_jobs} jobs per point"
     )
     bad = df[~df["stationary"]]
     if len(bad):
@@ -276,11 +313,21 @@ def plot_policies(
 
 
 def policies_view(seed: int = 0):
-    """Fig. 4 with simulation (about a second per move: computed in the background);
-    ``seed`` is the notebook's ``SEED``."""
-    seed = check_seed(seed, "policies_view")
+    """Fig. 4 with simulation (each move computed in the background).
+
+    Parameters
+    ----------
+    seed : int
+        The notebook's ``SEED``, checked here once: every move draws from it.
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
+    base = P4Params.of("policies_view", {"seed": seed})
     return interactive_figure(
-        functools.partial(plot_policies, seed=seed),
+        _on_controls(plot_policies, base),
         title="ASTO vs BPO vs benchmark (Fig. 4)",
         visible=FAMILY_VISIBLE,
         background=True,
@@ -297,13 +344,12 @@ def policies_view(seed: int = 0):
 # 3. Simulation vs theory: precision-driven, within a work budget per move
 # --------------------------------------------------------------------------------------
 
-#: work per slider move at most, over every m of the view, in jobs simulated (about 0.15 s on
-#: one idle core at ~20 M jobs/s; the whole move, PNG included, stays under 1 s on a loaded
-#: 2-core machine)
+#: work per slider move at most, over every m of the view, in jobs simulated: a move stays
+#: under a second (``benchmarks/bench_p4_simulation_view.py`` measures it)
 MOVE_BUDGET_JOBS = 3_000_000
 #: what one replication costs beyond its jobs, in jobs: its share of the output analysis (the
-#: detector's trend test runs per replication at every precision step), measured at about
-#: 0.25 ms per replication and step: with 1,000-job runs it was most of a move
+#: detector's trend test runs per replication at every precision step), which dominates a
+#: move made of short runs
 REPLICATION_OVERHEAD_JOBS = 5_000
 #: replications per m at least, whatever the budget (a t-interval needs a few)
 MIN_VIEW_REPLICATIONS = 4
@@ -375,20 +421,13 @@ def _view_trace(N, m, lam, t_cloud, service, jobs, seed):
     )
 
 
+@takes(P4Params, "N", "m", "lam", "t_cloud", "service", "waiting_room", "jobs", "seed")
 def plot_simulation(
+    p,
     *,
-    N=24,
-    m=2,
-    lam=1.5,
-    t_cloud=15.0,
-    family=None,
-    waiting_room=0,
-    jobs=20_000,
-    rel_half_width=0.02,
-    long_run=False,
+    rel_half_width: float = TARGET.default,
+    long_run: bool = LONG_RUN.default,
     progress=None,
-    seed=0,
-    **service_params,
 ):
     """Simulated E[T_sys] with CIs over m against Erlang-B, and one run's running mean at m.
 
@@ -396,20 +435,31 @@ def plot_simulation(
     of its estimate, with at most :func:`view_replication_cap` replications (a work budget
     per move, or the long run's cap). A point that stops at the cap is drawn as an orange
     square (its interval is wider than asked, and honest); a run that is not a steady state
-    is drawn hollow and the figure is greyed with the detector's note. ``family=None`` is
-    the table's default family (the view starts at Pareto). ``progress(done, total)`` is
-    called after each m (the view's progress bar). ``seed`` is the notebook's ``SEED``: it
-    shifts the view's and the trace's seeds.
+    is drawn hollow and the figure is greyed with the detector's note.
+
+    Parameters
+    ----------
+    rel_half_width : float
+        The target relative half-width, in [0.005, 0.2].
+    long_run : bool
+        Up to ``LONG_RUN_REPLICATIONS`` replications per m instead of the move's budget.
+    progress : callable, optional
+        ``progress(done, total)``, called after each m (the view's progress bar).
+    seed : int
+        The notebook's ``SEED``: it shifts the view's and the trace's seeds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
+    N, m, lam, t_cloud, svc = p.N, p.m, p.lam, p.t_cloud, p.service
+    waiting_room, jobs, seed = p.waiting_room, p.jobs, p.seed
     f = "plot_simulation"
-    seed = check_seed(seed, f)
-    family = PARAMS["family"].default if family is None else family
-    svc = _service(family, service_params, f)
-    ok = PARAMS.check(f, N=N, lam=lam, t_cloud=t_cloud, waiting_room=waiting_room, jobs=jobs)
     target = TARGET.check(rel_half_width, f)
-    m = rd.P4Params.of(f, {"N": ok["N"], "m": m}).m  # no clamp
+    long_run = check_bool(long_run, "long_run", f)
+    check_type(progress, "progress", f, (type(None), Callable), "a function or None")
     ms = sorted(set(range(1, min(N, 12) + 1)) | {m})
-    cap = view_replication_cap(ok["jobs"], len(ms), bool(long_run))
+    cap = view_replication_cap(jobs, len(ms), long_run)
     sims = {}
     for i, k in enumerate(ms):
         sims[k] = _view_point(
@@ -417,7 +467,7 @@ def plot_simulation(
         )
         if progress is not None:
             progress(i + 1, len(ms))
-    exact = [rd.system_time(N, k, lam, t_cloud, svc) for k in ms]
+    exact = [rd.system_time(p.trusted(m=k, formula="exact")) for k in ms]
     fig, (ax1, ax2) = figure(2, width=5.0, height=4.6, fast=True)
     # the legends under the axes, off the curves; room above for the two-line title
     fig.subplots_adjust(bottom=0.34, top=0.8)
@@ -432,8 +482,7 @@ def plot_simulation(
     ax1.set(
         xlabel=LABELS["m"],
         ylabel=LABELS["system_time"],
-        title=f"at m={m}: P_b simulated {sim.blocking:.3f}, "
-        f"Erlang-B {rd.blocking(N, m, lam, svc):.3f}{tag}",
+        title=f"at m={m}: P_b simulated {sim.blocking:.3f}, Erlang-B {rd.blocking(p):.3f}{tag}",
     )
     ax1.title.set_fontsize(8)
     flagged = [k for k in ms if not sims[k].stationary]
@@ -444,12 +493,12 @@ def plot_simulation(
         flag_unstable(fig, f"m = {', '.join(map(str, flagged))} not stationary: {note}")
     else:
         ax1.legend(**legend_kw)
-    _integer_ticks(ax1.xaxis)
+    integer_axis(ax1.xaxis)
     trace = _view_trace(N, m, lam, t_cloud, svc, max(jobs, 1000), figure_seed(TRACE_SEED, seed))
     ax2.plot(trace["jobs"], trace["running_mean"], label=f"running mean, one run, m = {m}")
-    ax2.axhline(rd.system_time(N, m, lam, t_cloud, svc), color="k", ls=":", label="exact (w = 0)")
+    ax2.axhline(exact[ms.index(m)], color="k", ls=":", label="exact (w = 0)")
     ax2.set(xscale="log", xlabel="jobs simulated", ylabel="mean T_sys so far [s]")
-    # no minor ticks and plain labels (1,000, not mathtext 10³): a fifth of the PNG's time
+    # no minor ticks and plain labels (1,000, not mathtext 10³): mathtext is slow to render
     ax2.xaxis.set_minor_locator(NullLocator())
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
     ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
@@ -486,8 +535,19 @@ def _draw_view_points(ax, ms, sims, waiting_room, target) -> None:
 
 def simulation_view(seed: int = 0):
     """Simulation against Erlang-B: precision-driven, under a second per move (a long run,
-    switched on, shows a progress bar); ``seed`` is the notebook's ``SEED``."""
-    seed = check_seed(seed, "simulation_view")
+    switched on, shows a progress bar).
+
+    Parameters
+    ----------
+    seed : int
+        The notebook's ``SEED``, checked here once: every move draws from it.
+
+    Returns
+    -------
+    InteractiveFigure
+        The view, with its long-run bar as ``progress_bar``.
+    """
+    draw = _on_controls(plot_simulation, P4Params.of("simulation_view", {"seed": seed}))
     bar = w.IntProgress(
         value=0,
         min=0,
@@ -502,7 +562,7 @@ def simulation_view(seed: int = 0):
 
     def plot(long_run=False, **values):
         bar.layout.display = None if long_run else "none"
-        return plot_simulation(long_run=long_run, progress=show, seed=seed, **values)
+        return draw(long_run=long_run, progress=show, **values)
 
     view = interactive_figure(
         plot,
@@ -530,29 +590,42 @@ def simulation_view(seed: int = 0):
 # --------------------------------------------------------------------------------------
 
 
-def plot_scaling(*, lam=1.5, t_cloud=None, family="S-Exp", N_max=120, **service_params):
+@takes(P4Params, "lam", "t_cloud", "service")
+def plot_scaling(p, *, N_max: int = N_MAX.default):
     """Fig. 7 under controls: optimal m and c vs N (vectorised over all (N, m) pairs).
 
-    ``t_cloud=None`` is the table's default; the view starts at Fig. 7's 10 s.
+    Parameters
+    ----------
+    N_max : int
+        The largest N shown, in [10, 300].
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    t_cloud = PARAMS["t_cloud"].default if t_cloud is None else t_cloud
-    svc = _service(family, service_params, "plot_scaling")
+    N_max = N_MAX.check(N_max, "plot_scaling")
     Ns = list(range(2, N_max + 1))
     fig, (ax1, ax2) = figure(2, width=5.6, height=3.4, fast=True)
     fig.subplots_adjust(right=0.8)  # room for the legend beside the curves
     for f in FORMULAS:
-        d = rd.optimum_vs_workers(Ns, lam, t_cloud, svc, f)
+        d = rd.optimum_vs_workers(p.trusted(formula=f), Ns=Ns)
         draw_optimum(ax1, ax2, d)
     handles, labels = ax2.get_legend_handles_labels()
     ax2.legend(handles[-2:], labels[-2:], fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    fig.suptitle(f"{svc.label()}: λ={lam:g} /s, T_cl={t_cloud:g} s", fontsize=10)
+    fig.suptitle(f"{p.service.label()}: λ={p.lam:g} /s, T_cl={p.t_cloud:g} s", fontsize=10)
     return fig
 
 
 def scaling_view():
-    """Fig. 7 under controls (analytic, vectorised: well under 100 ms per move)."""
+    """Fig. 7 under controls (analytic and vectorised: fast moves).
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
-        plot_scaling,
+        _on_controls(plot_scaling, _DEFAULTS),
         title="Optimal allocation vs N (Fig. 7)",
         visible=FAMILY_VISIBLE,
         lam=PARAMS["lam"],
@@ -567,15 +640,16 @@ def scaling_view():
 # --------------------------------------------------------------------------------------
 
 
-def plot_diagram(*, N=24, m=2, lam=1.5, t_cloud=15.0, family="S-Exp", **service_params):
-    """The model drawn from its parameters (:func:`workbench.redundancy.figures.diagram`)."""
-    return diagram(N, m, lam, t_cloud, _service(family, service_params, "plot_diagram"))
-
-
 def diagram_view():
-    """The system drawn from its parameters, with E[T_job], P_b and E[T_sys]."""
+    """The system drawn from its parameters, with E[T_job], P_b and E[T_sys].
+
+    Returns
+    -------
+    InteractiveFigure
+        The view (controls, status and figure).
+    """
     return interactive_figure(
-        plot_diagram,
+        _on_controls(diagram, _DEFAULTS),
         title="The model",
         visible=FAMILY_VISIBLE,
         limits=M_UP_TO_N,
@@ -601,29 +675,47 @@ VIEWS = {
 # --------------------------------------------------------------------------------------
 
 
-def station_tables(N, m, lam, t_cloud, service, result=None):
-    """Analytic station table (and the simulated one next to it when ``result`` is given)."""
-    boxes = [table_html(rd.station_table(N, m, lam, t_cloud, service), "Analytic (eq. 1, 4)")]
+@takes(P4Params, "N", "m", "lam", "t_cloud", "service", "result", positional=True)
+def station_tables(p, result=None):
+    """The analytic station table, and the simulated one beside it when ``result`` is given.
+
+    Parameters
+    ----------
+    result : SimulationResult, optional
+        :func:`~workbench.redundancy.simulate`'s result for the same model.
+
+    Returns
+    -------
+    ipywidgets.HBox
+        The tables side by side.
+    """
+    boxes = [table_html(rd.station_table(p), "Analytic (eq. 1, 4)")]
     if result is not None:
-        sim = rd.simulated_station_table(N, m, lam, t_cloud, service, result=result)
+        sim = rd.simulated_station_table(p, result=result)
         boxes.append(table_html(sim, f"Simulated ({result.replications} replications)"))
     for box in boxes:
         box.layout.margin = "0 2em 0 0"
     return w.HBox(boxes)
 
 
-def run_to_precision(*, N=24, m=2, lam=1.5, t_cloud=15.0, service=None, half_width=0.05, **kw):
+@takes(P4Params, *RUN, "seed", "half_width")
+def run_to_precision(p, *, max_replications: int | None = None):
     """Simulate until the 95% interval of E[T_sys] is ± ``half_width``, with a progress bar.
 
-    ``service=None`` is S-Exp(3, 0.2) (Fig. 4's). Returns the widget (progress bar, result
-    table, station tables); the result is in its ``result`` attribute.
+    :func:`~workbench.redundancy.simulate_to_precision` with a progress bar, its result
+    table (beside the exact values of the loss system) and the station tables.
+
+    Parameters
+    ----------
+    max_replications : int, optional
+        Where the loop stops (the shared table's 200 by default).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The widget (progress bar, result table, station tables); the result is its
+        ``result`` attribute.
     """
-    service = service or rd.SExp(3.0, 0.2)
-    reject_unknown(
-        "run_to_precision",
-        kw,
-        ("jobs", "waiting_room", "confidence", "max_replications", "batch", "seed", "warmup"),
-    )
     bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
@@ -632,30 +724,23 @@ def run_to_precision(*, N=24, m=2, lam=1.5, t_cloud=15.0, service=None, half_wid
     def progress(done, target, half):
         bar.max = max(target, done, 1)
         bar.value = done
-        label.value = f"{done} done, ±{half:.3g} s (target ±{half_width:g} s)"
+        label.value = f"{done} done, ±{half:.3g} s (target ±{p.half_width:g} s)"
 
     result = simulate_to_precision(
-        N=N,
-        m=m,
-        lam=lam,
-        t_cloud=t_cloud,
-        service=service,
-        half_width=half_width,
-        progress=progress,
-        **kw,
+        p, half_width=p.half_width, max_replications=max_replications, progress=progress
     )
     bar.bar_style = "success" if result.info["reached"] else "warning"
     bar.value = bar.max = result.replications
     table = result.table()
-    if kw.get("waiting_room", 0) == 0:  # the loss system has the exact values of eqs. 1, 4
-        exact = (rd.system_time(N, m, lam, t_cloud, service), rd.blocking(N, m, lam, service), 0)
+    if p.waiting_room == 0:  # the loss system has the exact values of eqs. 1, 4
+        exact = (rd.system_time(p.trusted(formula="exact")), rd.blocking(p), 0)
         table.insert(1, "exact", [f"{x:.4g}" for x in exact])
     notes = "".join(f"<p><i>{html.escape(n)}</i></p>" for n in result.notes)
     box.children = [
         *box.children,
         table_html(table.reset_index(), f"E[T_sys], P_b and wait: {result._caption()}"),
         w.HTML(notes),
-        station_tables(N, m, lam, t_cloud, service, result),
+        station_tables(p, result=result),
     ]
     box.result = result
     return box
