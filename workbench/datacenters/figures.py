@@ -18,7 +18,7 @@ from matplotlib.patches import Patch
 from workbench.datacenters.diagram import draw_model
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, _vector
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, _vector
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -27,6 +27,7 @@ from workbench.datacenters.studies import (
     optimal_forwarding,
     regime_study,
 )
+from workbench.params import takes
 from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.seeding import figure_seed
 from workbench.validation import ParameterError, check_bool, check_seed
@@ -331,7 +332,8 @@ RING_SCENARIOS = {
 }
 
 
-def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.DataFrame:
+@takes(P3Params, "scenarios", "n", "ring_p", "quick", "seed")
+def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
     """Ring of centers (c = mu = 1): simulation at scale N = ``n`` against the pairwise
     reduction.
 
@@ -348,9 +350,8 @@ def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.
             f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
-    p = PARAMS["ring_p"].check(ring_p, func)
+    p, seed = par.ring_p, par.seed
     quick = check_bool(quick, "quick", func)
-    seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
         lam = _vector(lam, "ring_load", func, name="scenarios")
@@ -405,7 +406,7 @@ def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         As :func:`ring_study`'s: one row per scenario and center.
     """
     seed = figure_seed(_RING_SEED, check_seed(seed, "ring_frame"))
-    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
+    return ring_study(scenarios=RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):

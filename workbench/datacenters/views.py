@@ -221,7 +221,7 @@ RING_VIEW_SEED = 3
 def _ring_plot(lam0, lam1, lam2, p, N, *, seed):
     lam = (lam0, lam1, lam2, 0.5, 0.5, 0.5)
     frame = ring_study(
-        {"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=seed
+        scenarios={"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=seed
     )
     return plot_ring(frame, fast=True)
 
