@@ -155,11 +155,30 @@ def atlas_point(
 ) -> dict:
     """Every atlas claim's measured value at one point of P3's plausible space.
 
-    The regression rows are measured at the worked example with the point's solver settings
-    and warm-up (the simulation's streams rooted at ``seed``); ``forwarding_reduces_blocking``
-    at the point's example (μ₁ = c₁ = c₂ = 1, N = 50) under ``blocking_reading``. A chain
-    the solver cannot certify at these settings gives an undetermined measurement (NaN,
-    ``stationary=False``), never a number.
+    A chain the solver cannot certify at the point's settings gives an undetermined
+    measurement (NaN, ``stationary=False``), never a number.
+
+    Parameters
+    ----------
+    quick : bool
+        Short simulations, as the claims' ``quick``.
+    seed : int
+        Root of the simulation's streams.
+    tol, tail, shifts, restart, max_restarts, truncation_target, max_phases
+        The solver's settings (rows of :data:`~workbench.datacenters.PARAMS`); the regression
+        rows are measured at the worked example with them.
+    warmup : float
+        Warm-up fraction of ``beta1_sim_N25``'s simulation.
+    example_load1, example_load2, example_p1, example_p2, example_mu2
+        The example at which ``forwarding_reduces_blocking`` is measured (μ₁ = c₁ = c₂ = 1,
+        N = 50).
+    blocking_reading : {"total", "each class"}
+        Which blocking forwarding must reduce.
+
+    Returns
+    -------
+    dict
+        Claim id -> measured value (a float, or a :class:`workbench.claims.Measurement`).
     """
     ex = EXAMPLE
     solver = {

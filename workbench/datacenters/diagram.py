@@ -132,10 +132,10 @@ def draw_model(par, *, busy=None):
     (arrows between the centers) or lost with probability 1 − p_i (arrows down); a forwarded
     request finding the other center full is lost too.
 
+    Takes the two centers' pairs (positional in this order) or one :class:`P3Params`.
+
     Parameters
     ----------
-    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``p``
-        The two centers (pairs).
     busy : pair of float, optional
         (E[ℓ1], E[ℓ2]) in [0, C_i]: shades that many servers (e.g. the ``mean_busy`` of
         :func:`workbench.datacenters.solve_exact`).
@@ -143,5 +143,6 @@ def draw_model(par, *, busy=None):
     Returns
     -------
     matplotlib.figure.Figure
+        The diagram.
     """
     return ModelDiagram().update(par, busy)

@@ -1,6 +1,12 @@
 """The figures of P3: each a tidy frame (``<name>_frame(quick)``) and its drawing
 (``plot_<name>(frame)``).
 
+``quick`` computes fewer points and shorter runs (each frame says which). A frame that
+simulates also takes ``seed``, the caller's (the notebook's ``SEED``, passed by
+:meth:`~workbench.plots.FigureSpec.make`): its simulations draw from the frame's own base
+seed shifted by it (:func:`workbench.seeding.figure_seed`), so ``seed=0`` gives the
+published numbers.
+
 ``FIGURES`` maps the figure names used by ``python -m workbench reproduce p3`` to
 :class:`workbench.plots.FigureSpec`. The frames at other parameters are the studies of
 :mod:`workbench.datacenters.studies` (and :func:`ring_study` here), which go through
@@ -77,8 +83,19 @@ def _legend_outside(ax, frame=None, **kw):
 def plot_cooperation(frame: pd.DataFrame, fast=False):
     """β1, β2 and the lost fraction against p1 (or p2): the gain of cooperation and who pays
     for it. Solid: exact chain; dashed: scaling limit (left out where it is not certified).
-    ``frame``: :func:`cooperation_frame`, or
-    :func:`workbench.datacenters.studies.cooperation_study` at other parameters."""
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`cooperation_frame`, or :func:`workbench.datacenters.studies.cooperation_study`
+        at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     row = frame.iloc[0]
     vary = row["vary"]
     other = "p2" if vary == "p1" else "p1"
@@ -118,11 +135,10 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
     Parameters
     ----------
     quick : bool
-        N up to 50 and short simulations (8 x 100,000 events), else N up to 100 and
-        20 x 1,000,000 events.
+        N up to 50 and 8 replications of 100,000 events, else N up to 100 and 20 of
+        1,000,000.
     seed : int
-        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
-        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+        The caller's seed (see the module's docstring).
 
     Returns
     -------
@@ -198,7 +214,17 @@ def _label_sizes(ax, sizes):
 
 
 def plot_exact_limit_simulation(frame: pd.DataFrame):
-    """Exact vs simulation (95% CI) vs limit for each class, against N."""
+    """Exact vs simulation (95% CI) vs limit for each class, against N.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`exact_limit_simulation_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.2)
     for ax, i in zip(axes, (1, 2), strict=True):
         sub = frame[frame["class"] == i]
@@ -232,7 +258,20 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
 
 
 def plot_convergence(frame: pd.DataFrame, fast=False):
-    """Exact β_i(N) against the limit, and the distance to it on log-log axes."""
+    """Exact β_i(N) against the limit, and the distance to it on log-log axes.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`convergence_frame`, or :func:`workbench.datacenters.studies.convergence_table`
+        at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.6, fast=fast)
     ax = axes[0]
     for i, color in ((1, "C0"), (2, "C1")):
@@ -267,9 +306,22 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
 
 
 def plot_regime_map(frame: pd.DataFrame, *, mark=EXAMPLE["lam"], fast=False):
-    """Regions (A), (B1), (B2), (E) of the limit in the plane of the loads per unit N
-    (:func:`regime_map_frame` or :func:`workbench.datacenters.studies.regime_study`);
-    ``mark`` stars a point (default: the worked example)."""
+    """Regions (A), (B1), (B2), (E) of the limit in the plane of the loads per unit N.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`regime_map_frame`, or :func:`workbench.datacenters.studies.regime_study` at
+        other parameters.
+    mark : (float, float) or None
+        A point (λ1/N, λ2/N) to star; default the worked example.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     first = frame.iloc[0]
     p, c, mu = (first.p1, first.p2), (first.c1, first.c2), (first.mu1, first.mu2)
     codes = frame["regime"].map(lambda r: _REGIME_CODES.get(r, 3)).to_numpy()
@@ -337,10 +389,24 @@ def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
     """Ring of centers (c = mu = 1): simulation at scale N = ``n`` against the pairwise
     reduction.
 
-    ``scenarios`` maps a name to the arrival rates per unit N (one per center; default
-    :data:`RING_SCENARIOS`); ``ring_p`` is the forwarding probability to each neighbour;
-    ``quick`` runs 6 replications of 150,000 events (else 20 of 1,500,000); ``seed`` roots
-    the simulations' streams.
+    Parameters
+    ----------
+    scenarios : dict or None
+        Name -> arrival rates per unit N, one per center (3 to 64); None:
+        :data:`RING_SCENARIOS`.
+    n : int
+        The scale N: every center has N servers and receives λ_j N requests per second.
+    quick : bool
+        6 replications of 150,000 events per scenario, else 20 of 1,500,000.
+    seed : int
+        Root of the simulations' streams.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scenario and center: ``lam``, the reduction's ``reduction`` and
+        ``beta_limit``, the simulation's ``beta_sim``, ``ci_low``, ``ci_high`` and
+        ``stationary``, and ``N``, ``p``.
     """
     func = "ring_study"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
@@ -397,8 +463,7 @@ def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     quick : bool
         6 replications of 150,000 events per scenario, else 20 of 1,500,000.
     seed : int
-        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
-        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+        The caller's seed (see the module's docstring).
 
     Returns
     -------
@@ -410,7 +475,19 @@ def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):
-    """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction."""
+    """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`ring_frame`, or :func:`ring_study` at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     names = list(dict.fromkeys(frame["scenario"]))
     fig, axes = figure(
         ncols=len(names), width=max(3.6, 6.4 / len(names)), height=3.4, fast=fast, squeeze=False
@@ -469,7 +546,20 @@ def plot_ring(frame: pd.DataFrame, fast=False):
 
 
 def plot_loss_landscape(frame: pd.DataFrame, fast=False):
-    """Loss rate and unfairness over (p1, p2): the step beyond the paper."""
+    """Loss rate and unfairness over (p1, p2): the step beyond the paper.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`loss_landscape_frame`, or
+        :func:`workbench.datacenters.studies.optimal_forwarding` at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.4, fast=fast)
     p1 = np.unique(frame["p1"])
     p2 = np.unique(frame["p2"])
@@ -503,8 +593,18 @@ def plot_loss_landscape(frame: pd.DataFrame, fast=False):
 
 
 def cooperation_frame(quick=False) -> pd.DataFrame:
-    """:func:`cooperation_study` of the worked example at N = 50 (quick, 11 values of p1) or
-    N = 200 (41 values), p2 = 0.3."""
+    """:func:`cooperation_study` of the worked example, p2 = 0.3.
+
+    Parameters
+    ----------
+    quick : bool
+        N = 50 and 11 values of p1, else N = 200 and 41.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.cooperation_study`'s.
+    """
     ex = EXAMPLE
     n = 50 if quick else 200
     return cooperation_study(
@@ -518,18 +618,51 @@ def cooperation_frame(quick=False) -> pd.DataFrame:
 
 
 def convergence_frame(quick=False) -> pd.DataFrame:
-    """:func:`convergence_table` of the worked example, N up to 200 (quick) or 2000."""
+    """:func:`convergence_table` of the worked example.
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 200, else up to 2000.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.convergence_table`'s.
+    """
     sizes = (10, 20, 50, 100, 200) if quick else (10, 20, 50, 100, 200, 500, 1000, 2000)
     return convergence_table(sizes=sizes, progress=not quick)
 
 
 def regime_map_frame(quick=False) -> pd.DataFrame:
-    """:func:`regime_study` at the table's defaults on 61 (quick) or 201 points per axis."""
+    """:func:`regime_study` at the table's defaults.
+
+    Parameters
+    ----------
+    quick : bool
+        61 points per axis, else 201.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.regime_study`'s.
+    """
     return regime_study(map_points=61 if quick else 201)
 
 
 def loss_landscape_frame(quick=False) -> pd.DataFrame:
-    """:func:`optimal_forwarding` for the worked example at N = 20 (quick) or 50."""
+    """:func:`optimal_forwarding` for the worked example.
+
+    Parameters
+    ----------
+    quick : bool
+        N = 20 and 11 values of each p_i, else N = 50 and 21.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.optimal_forwarding`'s.
+    """
     n = 20 if quick else 50
     ex = EXAMPLE
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)

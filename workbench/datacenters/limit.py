@@ -55,11 +55,9 @@ def _classify(lam, c, mu, p):
 def regime(par) -> str:
     """Regime of the scaling limit: 'A', 'B1', 'B2', 'E' or 'E/B1 boundary', 'E/B2 boundary'.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``
-        Loads and capacities per unit N, service rates, forwarding probabilities (pairs),
-        as in :func:`limit_analysis`.
+    Takes the loads and capacities per unit N, the service rates and the forwarding
+    probabilities (pairs, positional in this order, as in :func:`limit_analysis`), or one
+    :class:`P3Params`.
 
     Returns
     -------
@@ -82,17 +80,40 @@ def regime(par) -> str:
 
 @dataclass(frozen=True)
 class LimitSolution:
-    """Scaling limit of the two-center network (see :func:`limit_analysis`)."""
+    """Scaling limit of the two-center network (see :func:`limit_analysis`).
+
+    Parameters
+    ----------
+    regime : str
+        ``"A"``, ``"B1"``, ``"B2"``, ``"E"`` or a boundary (:func:`regime`).
+    beta : (float, float)
+        Loss probability of each class in the limit.
+    pi00 : float
+        π_c(0, 0): both centers saturated.
+    p_saturated : (float, float)
+        P(m = 0), P(n = 0) (no idle server at center 1, at center 2); NaN for p = (1, 1)
+        near critical load, where they are not needed.
+    truncation : (int, int)
+        Phases kept for m and for n (0: that coordinate is the walk's exact level).
+    truncation_error : float
+        Error estimate of the walk's probabilities.
+    residual : float
+        0 for the QBD method.
+    iterations : int
+        Logarithmic-reduction steps.
+    beta_error : float
+        Bound on |β − exact| implied by ``truncation_error``.
+    """
 
     regime: str
     beta: tuple
-    pi00: float  # pi_c(0, 0): both centers saturated
-    p_saturated: tuple  # P(m = 0), P(n = 0); NaN for p = (1, 1) near critical load (unused)
-    truncation: tuple  # phases kept for m and for n (0: that coordinate is the exact level)
+    pi00: float
+    p_saturated: tuple
+    truncation: tuple
     truncation_error: float
-    residual: float  # unused for the QBD method (0); kept for the box solver's results
-    iterations: int  # logarithmic-reduction steps
-    beta_error: float = 0.0  # bound on |beta - exact| implied by truncation_error
+    residual: float
+    iterations: int
+    beta_error: float = 0.0
 
 
 def _walk_pi00(lam, c, mu, p, box, tol):
@@ -134,15 +155,13 @@ def _walk_pi00(lam, c, mu, p, box, tol):
 def limit_analysis(par) -> LimitSolution:
     """Blocking probabilities in the scaling limit, with the regime and pi_c(0,0).
 
+    Takes the keywords below (positional in this order) or one :class:`P3Params` alone.
+
     Parameters
     ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    load : pair of float > 0
-        Arrival rates per unit N, lambda_i / N (the centers receive lambda_i N).
-    c, mu : pairs of float > 0
-        Capacities per unit N (the centers have c_i N servers) and service rates.
-    p : pair of float in [0, 1]
+    load, c : pairs of float
+        Arrival rates and capacities per unit N: the centers receive lambda_i N requests
+        per second and have c_i N servers.
     truncation_target : float
         Target for the truncation error (not a solver tolerance). The walk is solved as a
         quasi-birth-death process whose level is the coordinate with the heavier tail (exact,
@@ -155,6 +174,7 @@ def limit_analysis(par) -> LimitSolution:
     Returns
     -------
     LimitSolution
+        The regime, beta, pi_c(0, 0) and the truncation's error bounds.
 
     Notes
     -----
@@ -281,19 +301,8 @@ def limit_analysis(par) -> LimitSolution:
 def blocking_limit(par) -> tuple:
     """Blocking probabilities (beta1, beta2) in the limit lambda_i N, c_i N, N -> infinity.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    load : pair of float
-        Arrival rates per unit N, (lambda1, lambda2) / N > 0 (the centers receive
-        lambda_i N).
-    c : pair of float
-        Scaled capacities (c1, c2) > 0 (the centers have c_i N servers).
-    mu : pair of float
-        Service rates > 0.
-    p : pair of float
-        Forwarding probabilities in [0, 1].
+    Takes ``load``, ``c``, ``mu``, ``p`` as :func:`limit_analysis` does (positional in this
+    order) or one :class:`P3Params`.
 
     Returns
     -------

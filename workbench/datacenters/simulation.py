@@ -435,8 +435,19 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
 
 
 def ring_table(result: SimulationResult) -> pd.DataFrame:
-    """One row per center of a :func:`simulate_ring` result: ``center``, ``beta``,
-    ``half_width``, ``ci_low``, ``ci_high``, ``p_full`` and ``mean_busy``."""
+    """A :func:`simulate_ring` result, one row per center.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        What :func:`simulate_ring` returned.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``center``, ``beta`` with its ``half_width``, ``ci_low`` and ``ci_high``, ``p_full``
+        and ``mean_busy``.
+    """
     if not isinstance(result, SimulationResult) or "centers" not in result.info:
         raise ParameterError(
             "The 'result' parameter of ring_table must be the SimulationResult of "

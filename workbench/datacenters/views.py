@@ -182,7 +182,13 @@ class _CooperationFigure:
 
 
 def cooperation_view():
-    """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
+    """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per load, capacity, service rate and probability, and N.
+    """
     return interactive_figure(
         _CooperationFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
@@ -203,7 +209,13 @@ def _regime_plot(p1, p2, c1, c2):
 
 
 def regimes_view():
-    """p_i and c_i: the regime map of the limit in the (λ1, λ2) plane."""
+    """p_i and c_i: the regime map of the limit in the (λ1, λ2) plane.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per forwarding probability and capacity.
+    """
     return interactive_figure(
         _regime_plot,
         title="Regimes of the scaling limit",
@@ -303,7 +315,13 @@ class _ModelFigure:
 
 
 def model_view():
-    """The model's diagram drawn from the controls, shaded with the mean busy servers."""
+    """The model's diagram drawn from the controls, shaded with the mean busy servers.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per rate, server count and probability.
+    """
     lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
         _ModelFigure(),
