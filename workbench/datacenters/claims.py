@@ -33,7 +33,7 @@ import math
 
 from workbench.claims import AtlasSpec, Measurement
 from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
-from workbench.datacenters.limit import _walk_pi00, limit_analysis
+from workbench.datacenters.limit import limit_analysis, walk_in_box
 from workbench.datacenters.params import DEFAULTS, EXAMPLE
 from workbench.datacenters.simulation import simulate
 
@@ -57,7 +57,7 @@ def _box_walk_pi00(quick: bool) -> float:
     independent of the QBD behind ``pi00_limit``."""
     ex = EXAMPLE
     box = 200 if quick else 300
-    pi, _, _ = _walk_pi00(ex["lam"], ex["c"], ex["mu"], ex["p"], (box, box), 1e-13)
+    pi, _, _ = walk_in_box(ex["lam"], ex["c"], ex["mu"], ex["p"], (box, box), 1e-13)
     return float(pi[-1, -1])  # the grid stores (M - m, M - n): (0, 0) is its last corner
 
 

@@ -299,7 +299,7 @@ def _solve(par, func: str) -> ExactSolution:
     busy = (float(pi.sum(axis=1) @ k1), float(pi.sum(axis=0) @ k2))
     accepted = (l1 * (1 - pf1) + p2 * l2 * (pf2 - pboth), l2 * (1 - pf2) + p1 * l1 * (pf1 - pboth))
     return ExactSolution(
-        beta=(_unit(beta[0]), _unit(beta[1])),
+        beta=(clip_unit(beta[0]), clip_unit(beta[1])),
         p_full=(pf1, pf2),
         p_both_full=pboth,
         mean_busy=busy,
@@ -317,8 +317,19 @@ def _solve(par, func: str) -> ExactSolution:
     )
 
 
-def _unit(x: float) -> float:
-    """A probability computed as a sum of non-negative terms: clip its last-bit round-off."""
+def clip_unit(x: float) -> float:
+    """A probability computed as a sum of non-negative terms, its last-bit round-off clipped.
+
+    Parameters
+    ----------
+    x : float
+        The computed probability.
+
+    Returns
+    -------
+    float
+        ``x`` clipped to [0, 1].
+    """
     return float(min(max(x, 0.0), 1.0))
 
 

@@ -21,10 +21,10 @@ from matplotlib.colors import ListedColormap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from workbench.datacenters.diagram import draw_model
+from workbench.datacenters.diagram import draw_model, pair_text, subscript
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, _vector
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, Ring
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -58,16 +58,12 @@ __all__ = [
 ]
 
 _REGIME_CODES = {"A": 0, "B1": 1, "B2": 2, "E": 3}
+#: the worked example, as the titles state it
+_EXAMPLE_TEXT = (
+    f"λ/N = {pair_text(EXAMPLE['lam'])}, c = {pair_text(EXAMPLE['c'])}, "
+    f"μ = {pair_text(EXAMPLE['mu'])}, p = {pair_text(EXAMPLE['p'])}"
+)
 _REGIME_COLORS = ["#d9ead3", "#fce5cd", "#cfe2f3", "#f4cccc"]
-
-
-def _subscript(name: str) -> str:
-    """``p1`` -> ``p₁`` (symbols as a student reads them)."""
-    return name.translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def _pair(values, fmt="g") -> str:
-    return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
 
 
 def _legend_outside(ax, frame=None, **kw):
@@ -112,15 +108,15 @@ def plot_cooperation(frame: pd.DataFrame, fast=False):
             ax.plot(
                 sub["p_varied"], sub[col], style, color=colors[col], label=f"{labels[col]}, {model}"
             )
-    ax.set_xlabel(f"forwarding probability {_subscript(vary)}")
+    ax.set_xlabel(f"forwarding probability {subscript(vary)}")
     ax.set_ylabel("blocking probability")
     ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
     _legend_outside(ax, fontsize=7)
     ax.set_title(
-        f"Who pays for cooperation: λ = {_pair((row.lam1, row.lam2))}, "
-        f"C = {_pair((row.C1, row.C2))}, μ = {_pair((row.mu1, row.mu2))}, "
-        f"{_subscript(other)} = {row.p_other:g}",
+        f"Who pays for cooperation: λ = {pair_text((row.lam1, row.lam2))}, "
+        f"C = {pair_text((row.C1, row.C2))}, μ = {pair_text((row.mu1, row.mu2))}, "
+        f"{subscript(other)} = {row.p_other:g}",
         fontsize=9,
     )
     return fig
@@ -245,15 +241,10 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
         ax.axhline(lim["beta"].iloc[0], ls="--", color="k", label="limit N → ∞")
         _label_sizes(ax, ex["N"])
         ax.set_xlabel("scale N (Cᵢ = N servers, arrivals λᵢN)")
-        ax.set_ylabel(f"β{_subscript(str(i))} (class {i} lost)")
+        ax.set_ylabel(f"β{subscript(str(i))} (class {i} lost)")
         ax.set_ylim(bottom=0)
     _legend_outside(axes[1], frame)
-    ex = EXAMPLE
-    fig.suptitle(
-        f"Exact chain, simulation and limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
-        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
-        fontsize=9,
-    )
+    fig.suptitle(f"Exact chain, simulation and limit: {_EXAMPLE_TEXT}", fontsize=9)
     return fig
 
 
@@ -275,7 +266,7 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     fig, axes = figure(ncols=2, width=4.6, fast=fast)
     ax = axes[0]
     for i, color in ((1, "C0"), (2, "C1")):
-        sym = f"β{_subscript(str(i))}"
+        sym = f"β{subscript(str(i))}"
         ax.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"{sym}(N) exact")
         ax.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"{sym}(∞) limit")
     _label_sizes(ax, frame["N"])
@@ -286,7 +277,7 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     ax = axes[1]
     for i, color in ((1, "C0"), (2, "C1")):
         err = frame[f"error{i}"].abs()
-        sym = f"β{_subscript(str(i))}"
+        sym = f"β{subscript(str(i))}"
         ax.loglog(frame["N"], err, "o-", color=color, label=f"|{sym}(N) − {sym}(∞)|")
     n = frame["N"].to_numpy(dtype=float)
     ref = frame["error2"].abs().iloc[0] * (n[0] / n) ** 0.5
@@ -296,12 +287,7 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     ax.set_xlabel("scale N")
     ax.set_ylabel("distance to the limit")
     ax.legend(fontsize=7, loc="lower left")
-    ex = EXAMPLE
-    fig.suptitle(
-        f"Slow convergence to the limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
-        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
-        fontsize=9,
-    )
+    fig.suptitle(f"Slow convergence to the limit: {_EXAMPLE_TEXT}", fontsize=9)
     return fig
 
 
@@ -369,7 +355,7 @@ def plot_regime_map(frame: pd.DataFrame, *, mark=EXAMPLE["lam"], fast=False):
         + ([Line2D([], [], color="k", marker="*", ls="", label="worked example")] if mark else []),
     )
     ax.set_title(
-        f"Regimes of the limit: p = {_pair(p, '.2f')}, c = {_pair(c)}, μ = {_pair(mu)}",
+        f"Regimes of the limit: p = {pair_text(p, '.2f')}, c = {pair_text(c)}, μ = {pair_text(mu)}",
         fontsize=9,
     )
     if fast:  # fixed margins: room on the right for the legend
@@ -420,7 +406,7 @@ def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
     quick = check_bool(quick, "quick", func)
     rows = []
     for name, lam in scenarios.items():
-        lam = _vector(lam, "ring_load", func, name="scenarios")
+        lam = Ring.of(func, lam, 1.0, 1.0, p, per_unit=True, rates_name="scenarios").rates
         red = ring_limit(lam, 1.0, 1.0, p)
         run = simulate_ring(
             lam=lam * n,
@@ -585,8 +571,8 @@ def plot_loss_landscape(frame: pd.DataFrame, fast=False):
     if {"lam1", "C1"} <= set(frame.columns):
         first = frame.iloc[0]
         fig.suptitle(
-            f"Exact chain over (p₁, p₂): λ = {_pair((first.lam1, first.lam2))}, "
-            f"C = {_pair((first.C1, first.C2))}, μ = {_pair((first.mu1, first.mu2))}",
+            f"Exact chain over (p₁, p₂): λ = {pair_text((first.lam1, first.lam2))}, "
+            f"C = {pair_text((first.C1, first.C2))}, μ = {pair_text((first.mu1, first.mu2))}",
             fontsize=9,
         )
     return fig

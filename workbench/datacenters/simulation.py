@@ -63,7 +63,7 @@ from workbench.datacenters.kernels import (
     simulate_two_centers_kernel,
 )
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, _ring_args
+from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, Ring
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
@@ -344,15 +344,15 @@ def simulate_to_precision(
     return result.with_(info={**result.info, "target": target.value})
 
 
-def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
-    n = lam.size
+def _one_ring(ring, events, skip, seed_seq, index) -> Replication:
+    n = ring.rates.size
     gen = np.random.default_rng(seed_seq)
     lost = np.empty(events, np.uint8)
     counts, occ, _, n_arr, warm = simulate_ring_kernel(
-        lam,
-        mu,
-        p,
-        caps,
+        ring.rates,
+        ring.mu,
+        ring.p,
+        ring.servers,
         np.zeros(n, np.int64),
         gen.random(events),
         gen.random(events),
@@ -408,12 +408,12 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
     Fricker et al. (2016), Section 2.4 (ring of data centers).
     """
     func = "simulate_ring"
-    lam, caps, mu, p = _ring_args(lam, servers, mu, p, func)
+    ring = Ring.of(func, lam, servers, mu, p)
     overload = check_choice(overload, "overload", func, OVERLOAD)
     events = par.events
-    _check_run(func, events, par.replications, centers=lam.size)
-    n = lam.size
-    one = partial(_one_ring, lam, caps, mu, p, events, int(par.warmup * events))
+    n = ring.rates.size
+    _check_run(func, events, par.replications, centers=n)
+    one = partial(_one_ring, ring, events, int(par.warmup * events))
     reps = replicate(one, replications=par.replications, seed=par.seed)
     quantities = ["beta"] + [f"{q}{j}" for q in ("beta", "p_full", "mean_busy") for j in range(n)]
     bounds = {q: _NONNEGATIVE if q.startswith("mean_busy") else _PROBABILITY for q in quantities}

@@ -15,11 +15,11 @@ import functools
 
 import numpy as np
 
-from workbench.datacenters.diagram import ModelDiagram
+from workbench.datacenters.diagram import ModelDiagram, pair_text
 from workbench.datacenters.exact import solve_exact
-from workbench.datacenters.figures import _pair, plot_regime_map, plot_ring, ring_study
+from workbench.datacenters.figures import plot_regime_map, plot_ring, ring_study
 from workbench.datacenters.limit import regime
-from workbench.datacenters.params import DEFAULTS, PARAMS, P3Params, _center
+from workbench.datacenters.params import DEFAULTS, PARAMS, P3Params
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.rendering import render_png
@@ -36,6 +36,22 @@ __all__ = [
 ]
 
 _PER_N = {"slider": (0.1, 3.0)}
+_SUBSCRIPTS = {1: "₁", 2: "₂"}
+
+
+def _center(name: str, i: int, **changes):
+    """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁):
+    one slider per center."""
+    base = PARAMS[name]
+    fields = {
+        "name": f"{name}{i}",
+        "symbol": f"{base.symbol}{_SUBSCRIPTS[i]}",
+        "pair": False,
+        "default": base.default[i - 1] if base.default is not None else None,
+    }
+    fields |= changes
+    fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
+    return base.with_(**fields)
 
 
 _P_GRID = np.linspace(0.0, 1.0, 11)
@@ -125,7 +141,7 @@ class _CooperationFigure:
         reg = regime(point)
         lim = cached_limit(point.trusted(truncation_target=1e-7))
         texts = (
-            f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
+            f"C = {servers}, λ = {pair_text(lam)}, μ = {pair_text(mu)}",
             f"forwarding probability p₁ (p₂ = {p2:.2f})",
             f"exact, N = {N}",
             f"p = ({p1:.2f}, {p2:.2f}); regime of the limit: ({reg})",
