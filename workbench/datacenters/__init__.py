@@ -65,7 +65,7 @@ The workbench's choices
 Layout
 ------
 params (PARAMS, and P3Params, the parameter object every public function of the model, the
-simulation and the studies takes, or its keywords), exact (the finite chain), limit (the
+simulation and the studies takes, or its keywords; Ring, a ring's centers checked), exact (the finite chain), limit (the
 scaling limit and its regimes), ring (the ring's pairwise reduction), model (the three
 gathered), kernels (the walk's QBD and the simulators; the generic grid-chain and QBD solvers
 are in :mod:`workbench.kernels.markov`), simulation (simulate, simulate_to_precision,
