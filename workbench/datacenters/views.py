@@ -15,7 +15,7 @@ import functools
 
 import numpy as np
 
-from workbench.datacenters.diagram import ModelDiagram, pair_text
+from workbench.datacenters.diagram import ModelDiagram, pair_text, subscript
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.figures import plot_regime_map, plot_ring, ring_study
 from workbench.datacenters.limit import regime
@@ -36,7 +36,6 @@ __all__ = [
 ]
 
 _PER_N = {"slider": (0.1, 3.0)}
-_SUBSCRIPTS = {1: "₁", 2: "₂"}
 
 
 def _center(name: str, i: int, **changes):
@@ -45,9 +44,9 @@ def _center(name: str, i: int, **changes):
     base = PARAMS[name]
     fields = {
         "name": f"{name}{i}",
-        "symbol": f"{base.symbol}{_SUBSCRIPTS[i]}",
+        "symbol": f"{base.symbol}{subscript(str(i))}",
         "pair": False,
-        "default": base.default[i - 1] if base.default is not None else None,
+        "default": base.default[i - 1],
     }
     fields |= changes
     fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
