@@ -1,14 +1,10 @@
 """Seeded simulation of the two-center network and of the ring, with confidence intervals.
 
-Both follow the workbench's contract (every argument keyword-only; :func:`simulate` also
-takes a :class:`~workbench.datacenters.P3Params`)::
-
-    simulate(params=None, /, *, lam, servers, mu, p, events=200_000, replications=10, seed=0,
-             confidence=0.95, warmup=0.1, overload="raise") -> workbench.results.SimulationResult
-
-``lam`` is the absolute arrival rate of each center. :func:`simulate_to_precision` adds
-replications until a target precision (the shared loop of
-:func:`workbench.output_analysis.to_precision`).
+Both follow the workbench's contract: every argument keyword-only, or a
+:class:`~workbench.datacenters.P3Params` (defaults and ranges from its table), and a
+:class:`workbench.results.SimulationResult` back. ``lam`` is the absolute arrival rate of
+each center. :func:`simulate_to_precision` adds replications until a target precision (the
+shared loop of :func:`workbench.output_analysis.to_precision`).
 
 Each replication starts empty, discards its first ``warmup`` fraction of events and runs the
 jitted jump-chain kernel on uniforms drawn from its own stream (child r of
