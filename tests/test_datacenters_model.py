@@ -93,7 +93,7 @@ def test_exact_solver_matches_naive_dense_solve(c1, c2, l1, l2, m1, m2, p1, p2):
 )
 def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
     args = ((l1, l2), (1.0, 1.0), (1.0, 1.0), (p1, p2))
-    pi, _, _ = limit_module._walk_pi00(*args, (box1, box2), 1e-13)
+    pi, _, _ = limit_module.walk_in_box(*args, (box1, box2), 1e-13)
     ref = naive.stationary(naive.generator_idle_walk(*args, (box1, box2)))
     ref = ref.reshape(box1 + 1, box2 + 1)[::-1, ::-1]  # walk grid stores x = M1 - m
     np.testing.assert_allclose(pi, ref, atol=1e-10)
@@ -111,7 +111,7 @@ def test_truncated_walk_matches_naive_dense_walk(box1, box2, l1, l2, p1, p2):
 def test_qbd_limit_matches_box_walk_and_naive_walk(lam, p):
     args = (lam, (1.0, 1.0), (1.0, 1.0), p)
     lim = dc.limit_analysis(*args)
-    pi, _, _ = limit_module._walk_pi00(*args, (384, 384), 1e-13)
+    pi, _, _ = limit_module.walk_in_box(*args, (384, 384), 1e-13)
     assert lim.pi00 == pytest.approx(pi[-1, -1], abs=1e-9)
     if lam == (3.0, 2.5):  # light tails both ways: a small dense walk is exact enough
         ref = naive.stationary(naive.generator_idle_walk(*args, (30, 30)))
@@ -272,7 +272,7 @@ def test_limit_against_the_walk_solved_on_a_large_box(lam, p):
     c, mu = (1.0, 1.0), (1.0, 1.0)
     lim = dc.limit_analysis(lam, c, mu, p)
     assert lim.regime == "E"
-    pi, _, _ = limit_module._walk_pi00(lam, c, mu, p, (300, 300), 1e-13)
+    pi, _, _ = limit_module.walk_in_box(lam, c, mu, p, (300, 300), 1e-13)
     pi00, a, b = pi[-1, -1], pi[-1, :].sum(), pi[:, -1].sum()  # grid stores M - m, M - n
     assert lim.pi00 == pytest.approx(pi00, abs=1e-9)
     beta = ((1 - p[0]) * a + p[0] * pi00, (1 - p[1]) * b + p[1] * pi00)

@@ -65,11 +65,11 @@ The workbench's choices
 Layout
 ------
 params (PARAMS, and P3Params, the parameter object every public function of the model, the
-simulation and the studies takes, or its keywords), exact (the finite chain), limit (the
-scaling limit and its regimes), ring (the ring's pairwise reduction), model (the three
-gathered), kernels (the walk's QBD and the simulators; the generic grid-chain and QBD solvers
-are in :mod:`workbench.kernels.markov`), simulation (simulate, simulate_to_precision,
-simulate_ring, warm_up), exercises (EXERCISES).
+simulation and the studies takes, or its keywords; Ring, a ring's centers checked), exact
+(the finite chain), limit (the scaling limit and its regimes), ring (the ring's pairwise
+reduction), model (the three gathered), kernels (the walk's QBD and the simulators; the
+generic grid-chain and QBD solvers are in :mod:`workbench.kernels.markov`), simulation
+(simulate, simulate_to_precision, simulate_ring, warm_up), exercises (EXERCISES).
 Not imported with the package, because they import matplotlib or the sweep engine: studies
 (convergence_table, optimal_forwarding, cooperation_study, regime_study), figures (FIGURES),
 diagram (draw_model), claims (CLAIMS, ATLAS), views (the notebook's sliders).

@@ -33,7 +33,7 @@ import math
 
 from workbench.claims import AtlasSpec, Measurement
 from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
-from workbench.datacenters.limit import _walk_pi00, limit_analysis
+from workbench.datacenters.limit import limit_analysis, walk_in_box
 from workbench.datacenters.params import DEFAULTS, EXAMPLE
 from workbench.datacenters.simulation import simulate
 
@@ -57,11 +57,12 @@ def _box_walk_pi00(quick: bool) -> float:
     independent of the QBD behind ``pi00_limit``."""
     ex = EXAMPLE
     box = 200 if quick else 300
-    pi, _, _ = _walk_pi00(ex["lam"], ex["c"], ex["mu"], ex["p"], (box, box), 1e-13)
+    pi, _, _ = walk_in_box(ex["lam"], ex["c"], ex["mu"], ex["p"], (box, box), 1e-13)
     return float(pi[-1, -1])  # the grid stores (M - m, M - n): (0, 0) is its last corner
 
 
-def _simulated_beta1(quick: bool) -> Measurement:
+def _simulated_beta1(quick: bool, seed: int, **run) -> Measurement:
+    """β₁ simulated at N = 25 (the atlas passes its point's ``warmup`` in ``run``)."""
     ex = EXAMPLE
     n = 25
     sim = simulate(
@@ -71,8 +72,9 @@ def _simulated_beta1(quick: bool) -> Measurement:
         p=ex["p"],
         events=200_000 if quick else 2_000_000,
         replications=8,
-        seed=11,
+        seed=seed,
         overload="transient",  # a flagged run is reported as undetermined, not as an error
+        **run,
     )
     return Measurement(sim.estimate, stationary=sim.stationary, note=sim.stationarity.note)
 
@@ -121,7 +123,7 @@ CLAIMS = {
     "beta1_N200": lambda quick: _example_exact(200).beta[0],
     "beta2_N200": lambda quick: _example_exact(200).beta[1],
     "pi00_box_walk": _box_walk_pi00,
-    "beta1_sim_N25": _simulated_beta1,
+    "beta1_sim_N25": lambda quick: _simulated_beta1(quick, seed=11),
     "beta1_exact_N25": lambda quick: _example_exact(25).beta[0],
     "cooperation_gain_N200": _cooperation_gain,
     "beta1_limit_at_N1000": lambda quick: _example_exact(1000).beta[0],
@@ -155,11 +157,30 @@ def atlas_point(
 ) -> dict:
     """Every atlas claim's measured value at one point of P3's plausible space.
 
-    The regression rows are measured at the worked example with the point's solver settings
-    and warm-up (the simulation's streams rooted at ``seed``); ``forwarding_reduces_blocking``
-    at the point's example (μ₁ = c₁ = c₂ = 1, N = 50) under ``blocking_reading``. A chain
-    the solver cannot certify at these settings gives an undetermined measurement (NaN,
-    ``stationary=False``), never a number.
+    A chain the solver cannot certify at the point's settings gives an undetermined
+    measurement (NaN, ``stationary=False``), never a number.
+
+    Parameters
+    ----------
+    quick : bool
+        Short simulations, as the claims' ``quick``.
+    seed : int
+        Root of the simulation's streams.
+    tol, tail, shifts, restart, max_restarts, truncation_target, max_phases
+        The solver's settings (rows of :data:`~workbench.datacenters.PARAMS`); the regression
+        rows are measured at the worked example with them.
+    warmup : float
+        Warm-up fraction of ``beta1_sim_N25``'s simulation.
+    example_load1, example_load2, example_p1, example_p2, example_mu2
+        The example at which ``forwarding_reduces_blocking`` is measured (μ₁ = c₁ = c₂ = 1,
+        N = 50).
+    blocking_reading : {"total", "each class"}
+        Which blocking forwarding must reduce.
+
+    Returns
+    -------
+    dict
+        Claim id -> measured value (a float, or a :class:`workbench.claims.Measurement`).
     """
     ex = EXAMPLE
     solver = {
@@ -185,21 +206,7 @@ def atlas_point(
         out["beta1_exact_N25"] = _lost_fraction(ex["lam"], ex["mu"], ex["p"], 25, **solver)[1][0]
     except UncertifiedSolutionError as err:
         out |= _undetermined(("beta1_exact_N25",), err)
-    n = 25
-    sim = simulate(
-        lam=(ex["lam"][0] * n, ex["lam"][1] * n),
-        servers=(n, n),
-        mu=ex["mu"],
-        p=ex["p"],
-        events=200_000 if quick else 2_000_000,
-        replications=8,
-        seed=seed,
-        warmup=float(warmup),
-        overload="transient",
-    )
-    out["beta1_sim_N25"] = Measurement(
-        sim.estimate, stationary=sim.stationary, note=sim.stationarity.note
-    )
+    out["beta1_sim_N25"] = _simulated_beta1(quick, seed, warmup=float(warmup))
     try:
         out["forwarding_reduces_blocking"] = _forwarding_reduces(
             (float(example_load1), float(example_load2)),

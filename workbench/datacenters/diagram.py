@@ -17,9 +17,38 @@ from workbench.validation import check_pair, check_real
 __all__ = ["draw_model", "ModelDiagram"]
 
 
-def _subscript(name: str) -> str:
-    """``p1`` -> ``p₁`` (symbols as a student reads them)."""
+def subscript(name: str) -> str:
+    """A symbol's digits as subscripts, as a student reads them.
+
+    Parameters
+    ----------
+    name : str
+        ``p1``.
+
+    Returns
+    -------
+    str
+        ``p₁``.
+    """
     return name.translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def pair_text(values, fmt: str = "g") -> str:
+    """A pair (or any sequence) of numbers for a title: ``(1.5, 0.8)``.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The numbers.
+    fmt : str
+        Their format specification.
+
+    Returns
+    -------
+    str
+        The numbers in parentheses, separated by commas.
+    """
+    return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
 
 
 _SERVERS_DRAWN = 24  # at most this many servers are drawn per center (the count is written)
@@ -108,7 +137,7 @@ class ModelDiagram:
                 square.set_visible(k < shown)
                 square.set_facecolor(self.busy_color if k < filled else "white")
             more = "" if servers[i] <= _SERVERS_DRAWN else f" (24 of {servers[i]} drawn)"
-            sub = _subscript(str(i + 1))
+            sub = subscript(str(i + 1))
             self.center_labels[i].set_text(f"center {i + 1}: C{sub} = {servers[i]}{more}")
             self.service_labels[i].set_text(f"service μ{sub} = {mu[i]:g} per busy server")
             self.lam_labels[i].set_text(f"λ{sub} = {lam[i]:g}")
@@ -132,10 +161,10 @@ def draw_model(par, *, busy=None):
     (arrows between the centers) or lost with probability 1 − p_i (arrows down); a forwarded
     request finding the other center full is lost too.
 
+    Takes the two centers' pairs (positional in this order) or one :class:`P3Params`.
+
     Parameters
     ----------
-    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``p``
-        The two centers (pairs).
     busy : pair of float, optional
         (E[ℓ1], E[ℓ2]) in [0, C_i]: shades that many servers (e.g. the ``mean_busy`` of
         :func:`workbench.datacenters.solve_exact`).
@@ -143,5 +172,6 @@ def draw_model(par, *, busy=None):
     Returns
     -------
     matplotlib.figure.Figure
+        The diagram.
     """
     return ModelDiagram().update(par, busy)

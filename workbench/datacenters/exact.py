@@ -60,18 +60,48 @@ class UncertifiedSolutionError(ParameterError, RuntimeError):
 class ExactSolution:
     """Stationary solution of the two-center chain (see :func:`solve_exact`).
 
-    ``distribution[i, j]`` is P(L1 = window[0][0] + i, L2 = window[1][0] + j); states outside
-    the window have probability below ``tail`` by stochastic comparison with Erlang systems
-    and are zero here (their effect is in ``residual``).
+    Parameters
+    ----------
+    beta : (float, float)
+        Loss probability of each class, β_i = (1 − p_i) P(ℓ_i = C_i) + p_i P(both full).
+    p_full : (float, float)
+        P(ℓ1 = C1), P(ℓ2 = C2).
+    p_both_full : float
+        P(ℓ1 = C1, ℓ2 = C2): a forwarded request is lost too.
+    mean_busy : (float, float)
+        Mean number of busy servers of each center.
+    accepted : (float, float)
+        Accepted rate at each center (own and forwarded-in requests) [1/s].
+    residual : float
+        ‖πQ‖₁ over the whole grid, the flow out of the window included.
+    relative_residual : float
+        ``residual`` / Σ π(s) q(s): the certificate.
+    iterations : int
+        GMRES iterations (0 for sparse LU).
+    converged : bool
+        Always True: an uncertified solution raises instead.
+    n_states : int
+        States of the whole grid, (C1 + 1)(C2 + 1).
+    window : ((int, int), (int, int))
+        The busy-server ranges solved on; outside them the mass is below ``tail`` by
+        stochastic comparison with Erlang systems, and zero here.
+    seconds : float
+        Solve time.
+    distribution : numpy.ndarray
+        ``distribution[i, j]`` = P(ℓ1 = window[0][0] + i, ℓ2 = window[1][0] + j).
+    grid : (int, int)
+        (C1, C2).
+    method : str
+        ``"ADI-GMRES"``, ``"sparse LU"`` or ``"sparse LU (GMRES stagnated)"``.
     """
 
     beta: tuple
-    p_full: tuple  # P(L1 = C1), P(L2 = C2)
+    p_full: tuple
     p_both_full: float
     mean_busy: tuple
-    accepted: tuple  # accepted rate at center 1 and 2 (own + forwarded-in)
-    residual: float  # ||pi Q||_1 over the full state space
-    relative_residual: float  # residual / sum_s pi(s) q(s)
+    accepted: tuple
+    residual: float
+    relative_residual: float
     iterations: int
     converged: bool
     n_states: int
@@ -115,10 +145,7 @@ class ExactSolution:
 def station_table(par) -> pd.DataFrame:
     """Per center, as a network analyser shows it: utilisation, throughput, mean number, time.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``p``
-        The two centers (pairs), as in :func:`solve_exact`.
+    Takes the two centers' pairs (positional in this order) or one :class:`P3Params`.
 
     Returns
     -------
@@ -180,13 +207,10 @@ def _window(servers: int, load_low: float, load_high: float, tail: float) -> tup
 def solve_exact(par) -> ExactSolution:
     """Exact stationary solution of the two-center loss network.
 
+    Takes the keywords below (positional in this order) or one :class:`P3Params` alone.
+
     Parameters
     ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    lam, servers, mu, p : pairs
-        Arrival rates lambda_i > 0, numbers of servers C_i in [1, 5000], service rates
-        mu_i > 0 and forwarding probabilities p_i in [0, 1].
     tol : float
         Stop when ||pi Q||_1 <= tol * sum_s pi(s) q(s) (q(s) the total rate out of s).
     tail : float
@@ -275,7 +299,7 @@ def _solve(par, func: str) -> ExactSolution:
     busy = (float(pi.sum(axis=1) @ k1), float(pi.sum(axis=0) @ k2))
     accepted = (l1 * (1 - pf1) + p2 * l2 * (pf2 - pboth), l2 * (1 - pf2) + p1 * l1 * (pf1 - pboth))
     return ExactSolution(
-        beta=(_unit(beta[0]), _unit(beta[1])),
+        beta=(clip_unit(beta[0]), clip_unit(beta[1])),
         p_full=(pf1, pf2),
         p_both_full=pboth,
         mean_busy=busy,
@@ -293,8 +317,19 @@ def _solve(par, func: str) -> ExactSolution:
     )
 
 
-def _unit(x: float) -> float:
-    """A probability computed as a sum of non-negative terms: clip its last-bit round-off."""
+def clip_unit(x: float) -> float:
+    """A probability computed as a sum of non-negative terms, its last-bit round-off clipped.
+
+    Parameters
+    ----------
+    x : float
+        The computed probability.
+
+    Returns
+    -------
+    float
+        ``x`` clipped to [0, 1].
+    """
     return float(min(max(x, 0.0), 1.0))
 
 
@@ -450,18 +485,7 @@ def _direct_stationary(stencil, guess) -> np.ndarray:
 def blocking_exact(par) -> tuple:
     """Exact blocking probabilities (beta1, beta2) of the two-center network.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    lam : pair of float
-        Arrival rates (lambda1, lambda2) > 0.
-    servers : pair of int
-        Numbers of servers (C1, C2), each in [1, 5000].
-    mu : pair of float
-        Service rates (mu1, mu2) > 0.
-    p : pair of float
-        Forwarding probabilities (p1, p2) in [0, 1].
+    Takes the two centers' pairs (positional in this order) or one :class:`P3Params`.
 
     Returns
     -------

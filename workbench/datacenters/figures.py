@@ -1,6 +1,12 @@
 """The figures of P3: each a tidy frame (``<name>_frame(quick)``) and its drawing
 (``plot_<name>(frame)``).
 
+``quick`` computes fewer points and shorter runs (each frame says which). A frame that
+simulates also takes ``seed``, the caller's (the notebook's ``SEED``, passed by
+:meth:`~workbench.plots.FigureSpec.make`): its simulations draw from the frame's own base
+seed shifted by it (:func:`workbench.seeding.figure_seed`), so ``seed=0`` gives the
+published numbers.
+
 ``FIGURES`` maps the figure names used by ``python -m workbench reproduce p3`` to
 :class:`workbench.plots.FigureSpec`. The frames at other parameters are the studies of
 :mod:`workbench.datacenters.studies` (and :func:`ring_study` here), which go through
@@ -15,10 +21,10 @@ from matplotlib.colors import ListedColormap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from workbench.datacenters.diagram import draw_model
+from workbench.datacenters.diagram import draw_model, pair_text, subscript
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, _vector
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, Ring
 from workbench.datacenters.ring import ring_limit
 from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
 from workbench.datacenters.studies import (
@@ -27,6 +33,7 @@ from workbench.datacenters.studies import (
     optimal_forwarding,
     regime_study,
 )
+from workbench.params import takes
 from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.seeding import figure_seed
 from workbench.validation import ParameterError, check_bool, check_seed
@@ -51,16 +58,12 @@ __all__ = [
 ]
 
 _REGIME_CODES = {"A": 0, "B1": 1, "B2": 2, "E": 3}
+#: the worked example, as the titles state it
+_EXAMPLE_TEXT = (
+    f"λ/N = {pair_text(EXAMPLE['lam'])}, c = {pair_text(EXAMPLE['c'])}, "
+    f"μ = {pair_text(EXAMPLE['mu'])}, p = {pair_text(EXAMPLE['p'])}"
+)
 _REGIME_COLORS = ["#d9ead3", "#fce5cd", "#cfe2f3", "#f4cccc"]
-
-
-def _subscript(name: str) -> str:
-    """``p1`` -> ``p₁`` (symbols as a student reads them)."""
-    return name.translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def _pair(values, fmt="g") -> str:
-    return "(" + ", ".join(f"{v:{fmt}}" for v in values) + ")"
 
 
 def _legend_outside(ax, frame=None, **kw):
@@ -76,8 +79,19 @@ def _legend_outside(ax, frame=None, **kw):
 def plot_cooperation(frame: pd.DataFrame, fast=False):
     """β1, β2 and the lost fraction against p1 (or p2): the gain of cooperation and who pays
     for it. Solid: exact chain; dashed: scaling limit (left out where it is not certified).
-    ``frame``: :func:`cooperation_frame`, or
-    :func:`workbench.datacenters.studies.cooperation_study` at other parameters."""
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`cooperation_frame`, or :func:`workbench.datacenters.studies.cooperation_study`
+        at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     row = frame.iloc[0]
     vary = row["vary"]
     other = "p2" if vary == "p1" else "p1"
@@ -94,15 +108,15 @@ def plot_cooperation(frame: pd.DataFrame, fast=False):
             ax.plot(
                 sub["p_varied"], sub[col], style, color=colors[col], label=f"{labels[col]}, {model}"
             )
-    ax.set_xlabel(f"forwarding probability {_subscript(vary)}")
+    ax.set_xlabel(f"forwarding probability {subscript(vary)}")
     ax.set_ylabel("blocking probability")
     ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
     _legend_outside(ax, fontsize=7)
     ax.set_title(
-        f"Who pays for cooperation: λ = {_pair((row.lam1, row.lam2))}, "
-        f"C = {_pair((row.C1, row.C2))}, μ = {_pair((row.mu1, row.mu2))}, "
-        f"{_subscript(other)} = {row.p_other:g}",
+        f"Who pays for cooperation: λ = {pair_text((row.lam1, row.lam2))}, "
+        f"C = {pair_text((row.C1, row.C2))}, μ = {pair_text((row.mu1, row.mu2))}, "
+        f"{subscript(other)} = {row.p_other:g}",
         fontsize=9,
     )
     return fig
@@ -117,11 +131,10 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
     Parameters
     ----------
     quick : bool
-        N up to 50 and short simulations (8 x 100,000 events), else N up to 100 and
-        20 x 1,000,000 events.
+        N up to 50 and 8 replications of 100,000 events, else N up to 100 and 20 of
+        1,000,000.
     seed : int
-        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
-        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+        The caller's seed (see the module's docstring).
 
     Returns
     -------
@@ -197,7 +210,17 @@ def _label_sizes(ax, sizes):
 
 
 def plot_exact_limit_simulation(frame: pd.DataFrame):
-    """Exact vs simulation (95% CI) vs limit for each class, against N."""
+    """Exact vs simulation (95% CI) vs limit for each class, against N.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`exact_limit_simulation_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.2)
     for ax, i in zip(axes, (1, 2), strict=True):
         sub = frame[frame["class"] == i]
@@ -218,24 +241,32 @@ def plot_exact_limit_simulation(frame: pd.DataFrame):
         ax.axhline(lim["beta"].iloc[0], ls="--", color="k", label="limit N → ∞")
         _label_sizes(ax, ex["N"])
         ax.set_xlabel("scale N (Cᵢ = N servers, arrivals λᵢN)")
-        ax.set_ylabel(f"β{_subscript(str(i))} (class {i} lost)")
+        ax.set_ylabel(f"β{subscript(str(i))} (class {i} lost)")
         ax.set_ylim(bottom=0)
     _legend_outside(axes[1], frame)
-    ex = EXAMPLE
-    fig.suptitle(
-        f"Exact chain, simulation and limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
-        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
-        fontsize=9,
-    )
+    fig.suptitle(f"Exact chain, simulation and limit: {_EXAMPLE_TEXT}", fontsize=9)
     return fig
 
 
 def plot_convergence(frame: pd.DataFrame, fast=False):
-    """Exact β_i(N) against the limit, and the distance to it on log-log axes."""
+    """Exact β_i(N) against the limit, and the distance to it on log-log axes.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`convergence_frame`, or :func:`workbench.datacenters.studies.convergence_table`
+        at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.6, fast=fast)
     ax = axes[0]
     for i, color in ((1, "C0"), (2, "C1")):
-        sym = f"β{_subscript(str(i))}"
+        sym = f"β{subscript(str(i))}"
         ax.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"{sym}(N) exact")
         ax.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"{sym}(∞) limit")
     _label_sizes(ax, frame["N"])
@@ -246,7 +277,7 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     ax = axes[1]
     for i, color in ((1, "C0"), (2, "C1")):
         err = frame[f"error{i}"].abs()
-        sym = f"β{_subscript(str(i))}"
+        sym = f"β{subscript(str(i))}"
         ax.loglog(frame["N"], err, "o-", color=color, label=f"|{sym}(N) − {sym}(∞)|")
     n = frame["N"].to_numpy(dtype=float)
     ref = frame["error2"].abs().iloc[0] * (n[0] / n) ** 0.5
@@ -256,19 +287,27 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     ax.set_xlabel("scale N")
     ax.set_ylabel("distance to the limit")
     ax.legend(fontsize=7, loc="lower left")
-    ex = EXAMPLE
-    fig.suptitle(
-        f"Slow convergence to the limit: λ/N = {_pair(ex['lam'])}, c = {_pair(ex['c'])}, "
-        f"μ = {_pair(ex['mu'])}, p = {_pair(ex['p'])}",
-        fontsize=9,
-    )
+    fig.suptitle(f"Slow convergence to the limit: {_EXAMPLE_TEXT}", fontsize=9)
     return fig
 
 
 def plot_regime_map(frame: pd.DataFrame, *, mark=EXAMPLE["lam"], fast=False):
-    """Regions (A), (B1), (B2), (E) of the limit in the plane of the loads per unit N
-    (:func:`regime_map_frame` or :func:`workbench.datacenters.studies.regime_study`);
-    ``mark`` stars a point (default: the worked example)."""
+    """Regions (A), (B1), (B2), (E) of the limit in the plane of the loads per unit N.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`regime_map_frame`, or :func:`workbench.datacenters.studies.regime_study` at
+        other parameters.
+    mark : (float, float) or None
+        A point (λ1/N, λ2/N) to star; default the worked example.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     first = frame.iloc[0]
     p, c, mu = (first.p1, first.p2), (first.c1, first.c2), (first.mu1, first.mu2)
     codes = frame["regime"].map(lambda r: _REGIME_CODES.get(r, 3)).to_numpy()
@@ -316,7 +355,7 @@ def plot_regime_map(frame: pd.DataFrame, *, mark=EXAMPLE["lam"], fast=False):
         + ([Line2D([], [], color="k", marker="*", ls="", label="worked example")] if mark else []),
     )
     ax.set_title(
-        f"Regimes of the limit: p = {_pair(p, '.2f')}, c = {_pair(c)}, μ = {_pair(mu)}",
+        f"Regimes of the limit: p = {pair_text(p, '.2f')}, c = {pair_text(c)}, μ = {pair_text(mu)}",
         fontsize=9,
     )
     if fast:  # fixed margins: room on the right for the legend
@@ -331,14 +370,29 @@ RING_SCENARIOS = {
 }
 
 
-def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.DataFrame:
+@takes(P3Params, "scenarios", "n", "ring_p", "quick", "seed")
+def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
     """Ring of centers (c = mu = 1): simulation at scale N = ``n`` against the pairwise
     reduction.
 
-    ``scenarios`` maps a name to the arrival rates per unit N (one per center; default
-    :data:`RING_SCENARIOS`); ``ring_p`` is the forwarding probability to each neighbour;
-    ``quick`` runs 6 replications of 150,000 events (else 20 of 1,500,000); ``seed`` roots
-    the simulations' streams.
+    Parameters
+    ----------
+    scenarios : dict or None
+        Name -> arrival rates per unit N, one per center (3 to 64); None:
+        :data:`RING_SCENARIOS`.
+    n : int
+        The scale N: every center has N servers and receives λ_j N requests per second.
+    quick : bool
+        6 replications of 150,000 events per scenario, else 20 of 1,500,000.
+    seed : int
+        Root of the simulations' streams.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scenario and center: ``lam``, the reduction's ``reduction`` and
+        ``beta_limit``, the simulation's ``beta_sim``, ``ci_low``, ``ci_high`` and
+        ``stationary``, and ``N``, ``p``.
     """
     func = "ring_study"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
@@ -348,12 +402,11 @@ def ring_study(scenarios=None, *, n=40, ring_p=0.25, quick=False, seed=0) -> pd.
             f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
-    p = PARAMS["ring_p"].check(ring_p, func)
+    p, seed = par.ring_p, par.seed
     quick = check_bool(quick, "quick", func)
-    seed = check_seed(seed, func)
     rows = []
     for name, lam in scenarios.items():
-        lam = _vector(lam, "ring_load", func, name="scenarios")
+        lam = Ring.of(func, lam, 1.0, 1.0, p, per_unit=True, rates_name="scenarios").rates
         red = ring_limit(lam, 1.0, 1.0, p)
         run = simulate_ring(
             lam=lam * n,
@@ -396,8 +449,7 @@ def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     quick : bool
         6 replications of 150,000 events per scenario, else 20 of 1,500,000.
     seed : int
-        The notebook's ``SEED``: the simulations draw from the figure's own seed shifted by
-        it (:func:`workbench.seeding.figure_seed`); 0 gives the published numbers.
+        The caller's seed (see the module's docstring).
 
     Returns
     -------
@@ -405,11 +457,23 @@ def ring_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         As :func:`ring_study`'s: one row per scenario and center.
     """
     seed = figure_seed(_RING_SEED, check_seed(seed, "ring_frame"))
-    return ring_study(RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
+    return ring_study(scenarios=RING_SCENARIOS, n=40, ring_p=0.25, quick=quick, seed=seed)
 
 
 def plot_ring(frame: pd.DataFrame, fast=False):
-    """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction."""
+    """Per-center blocking in the ring: simulation (95% CI) and the pairwise reduction.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`ring_frame`, or :func:`ring_study` at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     names = list(dict.fromkeys(frame["scenario"]))
     fig, axes = figure(
         ncols=len(names), width=max(3.6, 6.4 / len(names)), height=3.4, fast=fast, squeeze=False
@@ -468,7 +532,20 @@ def plot_ring(frame: pd.DataFrame, fast=False):
 
 
 def plot_loss_landscape(frame: pd.DataFrame, fast=False):
-    """Loss rate and unfairness over (p1, p2): the step beyond the paper."""
+    """Loss rate and unfairness over (p1, p2): the step beyond the paper.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`loss_landscape_frame`, or
+        :func:`workbench.datacenters.studies.optimal_forwarding` at other parameters.
+    fast : bool
+        Fixed margins instead of constrained layout, for slider views.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = figure(ncols=2, width=4.4, fast=fast)
     p1 = np.unique(frame["p1"])
     p2 = np.unique(frame["p2"])
@@ -494,16 +571,26 @@ def plot_loss_landscape(frame: pd.DataFrame, fast=False):
     if {"lam1", "C1"} <= set(frame.columns):
         first = frame.iloc[0]
         fig.suptitle(
-            f"Exact chain over (p₁, p₂): λ = {_pair((first.lam1, first.lam2))}, "
-            f"C = {_pair((first.C1, first.C2))}, μ = {_pair((first.mu1, first.mu2))}",
+            f"Exact chain over (p₁, p₂): λ = {pair_text((first.lam1, first.lam2))}, "
+            f"C = {pair_text((first.C1, first.C2))}, μ = {pair_text((first.mu1, first.mu2))}",
             fontsize=9,
         )
     return fig
 
 
 def cooperation_frame(quick=False) -> pd.DataFrame:
-    """:func:`cooperation_study` of the worked example at N = 50 (quick, 11 values of p1) or
-    N = 200 (41 values), p2 = 0.3."""
+    """:func:`cooperation_study` of the worked example, p2 = 0.3.
+
+    Parameters
+    ----------
+    quick : bool
+        N = 50 and 11 values of p1, else N = 200 and 41.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.cooperation_study`'s.
+    """
     ex = EXAMPLE
     n = 50 if quick else 200
     return cooperation_study(
@@ -517,18 +604,51 @@ def cooperation_frame(quick=False) -> pd.DataFrame:
 
 
 def convergence_frame(quick=False) -> pd.DataFrame:
-    """:func:`convergence_table` of the worked example, N up to 200 (quick) or 2000."""
+    """:func:`convergence_table` of the worked example.
+
+    Parameters
+    ----------
+    quick : bool
+        N up to 200, else up to 2000.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.convergence_table`'s.
+    """
     sizes = (10, 20, 50, 100, 200) if quick else (10, 20, 50, 100, 200, 500, 1000, 2000)
     return convergence_table(sizes=sizes, progress=not quick)
 
 
 def regime_map_frame(quick=False) -> pd.DataFrame:
-    """:func:`regime_study` at the table's defaults on 61 (quick) or 201 points per axis."""
+    """:func:`regime_study` at the table's defaults.
+
+    Parameters
+    ----------
+    quick : bool
+        61 points per axis, else 201.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.regime_study`'s.
+    """
     return regime_study(map_points=61 if quick else 201)
 
 
 def loss_landscape_frame(quick=False) -> pd.DataFrame:
-    """:func:`optimal_forwarding` for the worked example at N = 20 (quick) or 50."""
+    """:func:`optimal_forwarding` for the worked example.
+
+    Parameters
+    ----------
+    quick : bool
+        N = 20 and 11 values of each p_i, else N = 50 and 21.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`~workbench.datacenters.studies.optimal_forwarding`'s.
+    """
     n = 20 if quick else 50
     ex = EXAMPLE
     lam = (ex["lam"][0] * n, ex["lam"][1] * n)

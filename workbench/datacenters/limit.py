@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.datacenters.exact import UncertifiedSolutionError, _unit
+from workbench.datacenters.exact import UncertifiedSolutionError, clip_unit
 from workbench.datacenters.kernels import idle_walk_qbd
 from workbench.datacenters.params import LIMIT, P3Params
 from workbench.kernels.markov import adi_shifts, grid_chain_stencil, stationary_gmres
@@ -55,11 +55,9 @@ def _classify(lam, c, mu, p):
 def regime(par) -> str:
     """Regime of the scaling limit: 'A', 'B1', 'B2', 'E' or 'E/B1 boundary', 'E/B2 boundary'.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``
-        Loads and capacities per unit N, service rates, forwarding probabilities (pairs),
-        as in :func:`limit_analysis`.
+    Takes the loads and capacities per unit N, the service rates and the forwarding
+    probabilities (pairs, positional in this order, as in :func:`limit_analysis`), or one
+    :class:`P3Params`.
 
     Returns
     -------
@@ -82,26 +80,67 @@ def regime(par) -> str:
 
 @dataclass(frozen=True)
 class LimitSolution:
-    """Scaling limit of the two-center network (see :func:`limit_analysis`)."""
+    """Scaling limit of the two-center network (see :func:`limit_analysis`).
+
+    Parameters
+    ----------
+    regime : str
+        ``"A"``, ``"B1"``, ``"B2"``, ``"E"`` or a boundary (:func:`regime`).
+    beta : (float, float)
+        Loss probability of each class in the limit.
+    pi00 : float
+        π_c(0, 0): both centers saturated.
+    p_saturated : (float, float)
+        P(m = 0), P(n = 0) (no idle server at center 1, at center 2); NaN for p = (1, 1)
+        near critical load, where they are not needed.
+    truncation : (int, int)
+        Phases kept for m and for n (0: that coordinate is the walk's exact level).
+    truncation_error : float
+        Error estimate of the walk's probabilities.
+    iterations : int
+        Logarithmic-reduction steps.
+    beta_error : float
+        Bound on |β − exact| implied by ``truncation_error``.
+    """
 
     regime: str
     beta: tuple
-    pi00: float  # pi_c(0, 0): both centers saturated
-    p_saturated: tuple  # P(m = 0), P(n = 0); NaN for p = (1, 1) near critical load (unused)
-    truncation: tuple  # phases kept for m and for n (0: that coordinate is the exact level)
+    pi00: float
+    p_saturated: tuple
+    truncation: tuple
     truncation_error: float
-    residual: float  # unused for the QBD method (0); kept for the box solver's results
-    iterations: int  # logarithmic-reduction steps
-    beta_error: float = 0.0  # bound on |beta - exact| implied by truncation_error
+    iterations: int
+    beta_error: float = 0.0
 
 
-def _walk_pi00(lam, c, mu, p, box, tol):
-    """Idle-server walk truncated to {0..M1} x {0..M2}; returns (pi, residual, iterations).
+def walk_in_box(load, c, mu, p, box, tol):
+    """The idle-server walk truncated to the box {0..M1} x {0..M2}, solved by ADI-GMRES.
 
-    Coordinates x = M1 - m, y = M2 - n, so that the corner (m, n) = (0, 0) is the grid's
-    (M1, M2) and the overflow terms sit on the top edges as in the finite chain.
+    A computation independent of :func:`limit_analysis`'s QBD, to check it (the claim
+    ``pi00_box_walk``, the tests). It trusts its arguments: a point inside (E), and a box
+    large enough for the walk's tails.
+
+    Parameters
+    ----------
+    load, c, mu, p : pairs of float
+        Loads and capacities per unit N, service rates, forwarding probabilities.
+    box : (int, int)
+        (M1, M2), the largest numbers of idle servers kept.
+    tol : float
+        GMRES's relative residual target.
+
+    Returns
+    -------
+    pi : numpy.ndarray
+        The distribution on the grid x = M1 - m, y = M2 - n, so that the corner
+        (m, n) = (0, 0) is ``pi[-1, -1]`` and the overflow terms sit on the top edges, as
+        in the finite chain.
+    residual : float
+        ‖πQ‖₁ on the box.
+    iterations : int
+        GMRES iterations.
     """
-    (l1, l2), (c1, c2), (m1, m2), (p1, p2) = lam, c, mu, p
+    (l1, l2), (c1, c2), (m1, m2), (p1, p2) = load, c, mu, p
     b1, b2 = box
     up1 = np.full(b1 + 1, l1)  # m -> m - 1 (a server taken)
     down1 = np.full(b1 + 1, c1 * m1)  # m -> m + 1 (a service ends)
@@ -134,15 +173,13 @@ def _walk_pi00(lam, c, mu, p, box, tol):
 def limit_analysis(par) -> LimitSolution:
     """Blocking probabilities in the scaling limit, with the regime and pi_c(0,0).
 
+    Takes the keywords below (positional in this order) or one :class:`P3Params` alone.
+
     Parameters
     ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    load : pair of float > 0
-        Arrival rates per unit N, lambda_i / N (the centers receive lambda_i N).
-    c, mu : pairs of float > 0
-        Capacities per unit N (the centers have c_i N servers) and service rates.
-    p : pair of float in [0, 1]
+    load, c : pairs of float
+        Arrival rates and capacities per unit N: the centers receive lambda_i N requests
+        per second and have c_i N servers.
     truncation_target : float
         Target for the truncation error (not a solver tolerance). The walk is solved as a
         quasi-birth-death process whose level is the coordinate with the heavier tail (exact,
@@ -155,6 +192,7 @@ def limit_analysis(par) -> LimitSolution:
     Returns
     -------
     LimitSolution
+        The regime, beta, pi_c(0, 0) and the truncation's error bounds.
 
     Notes
     -----
@@ -184,13 +222,13 @@ def limit_analysis(par) -> LimitSolution:
     reg = _classify(lam, c, mu, p)
     (l1, l2), (c1, c2), (m1, m2), (p1, p2) = lam, c, mu, p
     if reg == "A":
-        return LimitSolution(reg, (0.0, 0.0), 0.0, (0.0, 0.0), (0, 0), 0.0, 0.0, 0)
+        return LimitSolution(reg, (0.0, 0.0), 0.0, (0.0, 0.0), (0, 0), 0.0, 0)
     if reg in ("B1", "E/B1 boundary"):
         a = 1 - c1 * m1 / l1
-        return LimitSolution(reg, ((1 - p1) * a, 0.0), 0.0, (a, 0.0), (0, 0), 0.0, 0.0, 0)
+        return LimitSolution(reg, ((1 - p1) * a, 0.0), 0.0, (a, 0.0), (0, 0), 0.0, 0)
     if reg in ("B2", "E/B2 boundary"):
         b = 1 - c2 * m2 / l2
-        return LimitSolution(reg, (0.0, (1 - p2) * b), 0.0, (0.0, b), (0, 0), 0.0, 0.0, 0)
+        return LimitSolution(reg, (0.0, (1 - p2) * b), 0.0, (0.0, b), (0, 0), 0.0, 0)
     d1, d2 = l1 - c1 * m1, l2 - c2 * m2
     rho1, rho2 = c1 * m1 / l1, c2 * m2 / l2  # interior decay ratios of m and of n
     # the level is the coordinate with the heavier tail; the other is truncated (geometric)
@@ -202,8 +240,8 @@ def limit_analysis(par) -> LimitSolution:
         # beta1 = beta2 = pi00 is exact without the walk (see below); the walk would only
         # give P(m = 0) and P(n = 0), and too slowly this close to critical load
         pi00 = (l1 + l2 - c1 * m1 - c2 * m2) / (l1 + l2)
-        beta = (_unit(pi00), _unit(pi00))
-        return LimitSolution(reg, beta, pi00, (math.nan, math.nan), (0, 0), 0.0, 0.0, 0, 0.0)
+        beta = (clip_unit(pi00), clip_unit(pi00))
+        return LimitSolution(reg, beta, pi00, (math.nan, math.nan), (0, 0), 0.0, 0, 0.0)
     phases = int(min(needed, max_phases))
     # mass beyond the last quarter of the phases decays like rho_phase^k: when even
     # max_phases cannot bring it below the target, fail now instead of after the solve
@@ -262,16 +300,15 @@ def limit_analysis(par) -> LimitSolution:
             f"(> {max(tol, 1e-8):.0e}). This happens within a small relative distance of "
             "critical load, where both idle-server counts have heavy tails."
         )
-    beta = (_unit((1 - p1) * a + p1 * pi00), _unit((1 - p2) * b + p2 * pi00))
+    beta = (clip_unit((1 - p1) * a + p1 * pi00), clip_unit((1 - p2) * b + p2 * pi00))
     box = (phases, 0) if level_n else (0, phases)
     return LimitSolution(
         reg,
         beta,
         pi00,
-        (_unit(a), _unit(b)),
+        (clip_unit(a), clip_unit(b)),
         box,
         float(error),
-        0.0,
         int(iterations),
         float(beta_error),
     )
@@ -281,19 +318,8 @@ def limit_analysis(par) -> LimitSolution:
 def blocking_limit(par) -> tuple:
     """Blocking probabilities (beta1, beta2) in the limit lambda_i N, c_i N, N -> infinity.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords
-        The fields below; positional in this order, or one :class:`P3Params` alone.
-    load : pair of float
-        Arrival rates per unit N, (lambda1, lambda2) / N > 0 (the centers receive
-        lambda_i N).
-    c : pair of float
-        Scaled capacities (c1, c2) > 0 (the centers have c_i N servers).
-    mu : pair of float
-        Service rates > 0.
-    p : pair of float
-        Forwarding probabilities in [0, 1].
+    Takes ``load``, ``c``, ``mu``, ``p`` as :func:`limit_analysis` does (positional in this
+    order) or one :class:`P3Params`.
 
     Returns
     -------

@@ -3,8 +3,8 @@
 :data:`P3Params` is the paper's parameter object, built from this table: the public
 functions of the model, the simulation and the studies take it, or its keywords
 (:func:`workbench.params.takes`), and validate it once at their door; the code they call
-trusts it. The notebook's controls are built from the same rows (per-center rows by
-``_center``).
+trusts it. The notebook's controls are built from the same rows; the ring's centers are
+checked by the same rows, into a :class:`Ring`.
 
 Rates are bounded (``[1e-6, 1e6]``) so that every ratio the model forms (loads
 λ/μ, λ/(cμ), their logarithms and powers) stays far from overflow and underflow: the
@@ -23,9 +23,11 @@ simulation lengths (stated in each claim), the ring, and the studies' grids.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params, table_doc
 from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "MAX_SERVERS",
     "MAX_STATES",
     "EXAMPLE",
+    "Ring",
 ]
 
 MAX_SERVERS = 5000  # per center
@@ -475,37 +478,22 @@ LIMIT = ("load", "c", "mu", "p")
 _NOT_ARGUMENTS = (*(n for n in PARAMS if n.startswith("example_")), "blocking_reading", "ring_load")
 
 P3Params = PARAMS.model("P3Params", exclude=_NOT_ARGUMENTS)
-P3Params.__doc__ = """P3's parameters, one validated object: a row of :data:`PARAMS` per field.
+P3Params.__doc__ = table_doc(
+    """P3's parameters, one validated object: a row of :data:`PARAMS` per field.
 
-The two centers' pairs (``lam``, ``servers``, ``mu``, ``p``; ``load`` and ``c`` per unit N
-for the limit), the solver's settings, the simulation's run and the studies' grids. Every
-public function of the model, the simulation and the studies takes it, or its keywords
-(:func:`workbench.params.takes`)."""
+    The two centers' pairs (``lam``, ``servers``, ``mu``, ``p``; ``load`` and ``c`` per unit
+    N for the limit), the solver's settings, the simulation's run and the studies' grids.
+    Every public function of the model, the simulation and the studies takes it, or its
+    keywords (:func:`workbench.params.takes`).""",
+    P3Params,
+    tuple(P3Params.model_fields),
+    with_object=False,
+)
 
 #: the table's defaults as one object, the worked example (``load``, ``c``, ``mu``, ``p``:
 #: :data:`EXAMPLE`); inner code derives its trusted copies from it
 #: (``DEFAULTS.trusted(lam=...)``) for values computed from a validated call
 DEFAULTS = P3Params()
-
-
-_SUBSCRIPTS = {1: "₁", 2: "₂"}
-
-
-def _center(name: str, i: int, **changes) -> Param:
-    """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁).
-
-    Used for the notebook's controls (one slider per center).
-    """
-    base = PARAMS[name]
-    fields = {
-        "name": f"{name}{i}",
-        "symbol": f"{base.symbol}{_SUBSCRIPTS[i]}",
-        "pair": False,
-        "default": base.default[i - 1] if base.default is not None else None,
-    }
-    fields |= changes
-    fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
-    return base.with_(**fields)
 
 
 def _no_bools(value, name: str, func: str) -> None:
@@ -537,16 +525,62 @@ def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtyp
     return broadcast(value, name, func, n, **bounds)
 
 
-def _ring_args(lam, servers, mu, p, func, servers_name="servers", rate_name="lam"):
-    """Checked ring arguments as arrays: a rate per center (``rate_name``: ``lam`` absolute,
-    ``load`` per unit N, 3 to 64 centers); servers (or c), mu, p per center or one value for
-    all."""
-    lam = _vector(lam, "ring_load", func, name=rate_name)
-    n = lam.size
-    int_caps = servers_name == "servers"
-    caps = _vector(
-        servers, servers_name, func, name=servers_name, n=n, dtype=int if int_caps else float
-    )
-    mu = _vector(mu, "mu", func, name="mu", n=n)
-    p = _vector(p, "ring_p", func, name="p", n=n)
-    return lam, caps, mu, p
+@dataclass(frozen=True)
+class Ring:
+    """The centers of a ring, checked: one value per center, as arrays.
+
+    The ring's public functions (:func:`~workbench.datacenters.ring_limit`,
+    :func:`~workbench.datacenters.simulate_ring`) build it at their door with :meth:`of`;
+    the code they call trusts it.
+
+    Parameters
+    ----------
+    rates : numpy.ndarray
+        Arrival rate of each center (3 to 64 of them): absolute [1/s], or per unit of the
+        scale N.
+    servers : numpy.ndarray
+        Servers of each center (int), or capacity per unit N (float, ``c``).
+    mu : numpy.ndarray
+        Service rate of one server of each center [1/s].
+    p : numpy.ndarray
+        Forwarding probability to each neighbour, in [0, 1/2].
+    """
+
+    rates: np.ndarray
+    servers: np.ndarray
+    mu: np.ndarray
+    p: np.ndarray
+
+    @classmethod
+    def of(cls, func: str, rates, servers, mu, p, *, per_unit=False, rates_name=None) -> Ring:
+        """The ring's values checked against the table's rows, errors naming ``func``.
+
+        Parameters
+        ----------
+        func : str
+            The public function whose arguments these are.
+        rates : sequence of float
+            One arrival rate per center, in the range of the ``ring_load`` row.
+        servers, mu, p : float or sequence of float
+            One value per center, or one for all: servers in [1, 5000] (with ``per_unit``,
+            capacities per unit N in the range of the ``c`` row), service rates, and
+            forwarding probabilities in the range of the ``ring_p`` row.
+        per_unit : bool
+            The scaling limit's arguments (``load``, ``c``) instead of the finite ring's
+            (``lam``, ``servers``).
+        rates_name : str or None
+            The name errors give the rates; None: ``load`` or ``lam``.
+
+        Returns
+        -------
+        Ring
+            The checked values.
+        """
+        rates_name = rates_name or ("load" if per_unit else "lam")
+        rates = _vector(rates, "ring_load", func, name=rates_name)
+        n = rates.size
+        servers_name, dtype = ("c", float) if per_unit else ("servers", int)
+        servers = _vector(servers, servers_name, func, name=servers_name, n=n, dtype=dtype)
+        mu = _vector(mu, "mu", func, name="mu", n=n)
+        p = _vector(p, "ring_p", func, name="p", n=n)
+        return cls(rates, servers, mu, p)

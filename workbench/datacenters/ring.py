@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, _ring_args
+from workbench.datacenters.params import DEFAULTS, Ring
 
 __all__ = ["ring_limit"]
 
@@ -47,8 +47,8 @@ def ring_limit(load, c, mu, p) -> pd.DataFrame:
     ----------
     Fricker et al. (2016), Section 2.4, conditions (E_j) and (5).
     """
-    func = "ring_limit"
-    lam, c, mu, p = _ring_args(load, c, mu, p, func, servers_name="c", rate_name="load")
+    ring = Ring.of("ring_limit", load, c, mu, p, per_unit=True)
+    lam, c, mu, p = ring.rates, ring.servers, ring.mu, ring.p
     n = lam.size
     cap = c * mu
     sat = lam > cap

@@ -1,14 +1,10 @@
 """Seeded simulation of the two-center network and of the ring, with confidence intervals.
 
-Both follow the workbench's contract (every argument keyword-only; :func:`simulate` also
-takes a :class:`~workbench.datacenters.P3Params`)::
-
-    simulate(params=None, /, *, lam, servers, mu, p, events=200_000, replications=10, seed=0,
-             confidence=0.95, warmup=0.1, overload="raise") -> workbench.results.SimulationResult
-
-``lam`` is the absolute arrival rate of each center. :func:`simulate_to_precision` adds
-replications until a target precision (the shared loop of
-:func:`workbench.output_analysis.to_precision`).
+Both follow the workbench's contract: every argument keyword-only, or a
+:class:`~workbench.datacenters.P3Params` (defaults and ranges from its table), and a
+:class:`workbench.results.SimulationResult` back. ``lam`` is the absolute arrival rate of
+each center. :func:`simulate_to_precision` adds replications until a target precision (the
+shared loop of :func:`workbench.output_analysis.to_precision`).
 
 Each replication starts empty, discards its first ``warmup`` fraction of events and runs the
 jitted jump-chain kernel on uniforms drawn from its own stream (child r of
@@ -63,7 +59,7 @@ from workbench.datacenters.kernels import (
     simulate_two_centers_kernel,
 )
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, _ring_args
+from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, Ring
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
@@ -344,15 +340,15 @@ def simulate_to_precision(
     return result.with_(info={**result.info, "target": target.value})
 
 
-def _one_ring(lam, caps, mu, p, events, skip, seed_seq, index) -> Replication:
-    n = lam.size
+def _one_ring(ring, events, skip, seed_seq, index) -> Replication:
+    n = ring.rates.size
     gen = np.random.default_rng(seed_seq)
     lost = np.empty(events, np.uint8)
     counts, occ, _, n_arr, warm = simulate_ring_kernel(
-        lam,
-        mu,
-        p,
-        caps,
+        ring.rates,
+        ring.mu,
+        ring.p,
+        ring.servers,
         np.zeros(n, np.int64),
         gen.random(events),
         gen.random(events),
@@ -408,12 +404,12 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
     Fricker et al. (2016), Section 2.4 (ring of data centers).
     """
     func = "simulate_ring"
-    lam, caps, mu, p = _ring_args(lam, servers, mu, p, func)
+    ring = Ring.of(func, lam, servers, mu, p)
     overload = check_choice(overload, "overload", func, OVERLOAD)
     events = par.events
-    _check_run(func, events, par.replications, centers=lam.size)
-    n = lam.size
-    one = partial(_one_ring, lam, caps, mu, p, events, int(par.warmup * events))
+    n = ring.rates.size
+    _check_run(func, events, par.replications, centers=n)
+    one = partial(_one_ring, ring, events, int(par.warmup * events))
     reps = replicate(one, replications=par.replications, seed=par.seed)
     quantities = ["beta"] + [f"{q}{j}" for q in ("beta", "p_full", "mean_busy") for j in range(n)]
     bounds = {q: _NONNEGATIVE if q.startswith("mean_busy") else _PROBABILITY for q in quantities}
@@ -435,8 +431,19 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
 
 
 def ring_table(result: SimulationResult) -> pd.DataFrame:
-    """One row per center of a :func:`simulate_ring` result: ``center``, ``beta``,
-    ``half_width``, ``ci_low``, ``ci_high``, ``p_full`` and ``mean_busy``."""
+    """A :func:`simulate_ring` result, one row per center.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        What :func:`simulate_ring` returned.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``center``, ``beta`` with its ``half_width``, ``ci_low`` and ``ci_high``, ``p_full``
+        and ``mean_busy``.
+    """
     if not isinstance(result, SimulationResult) or "centers" not in result.info:
         raise ParameterError(
             "The 'result' parameter of ring_table must be the SimulationResult of "

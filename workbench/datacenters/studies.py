@@ -34,12 +34,14 @@ __all__ = [
 def cooperation_study(par) -> pd.DataFrame:
     """Exact (and limit) beta1, beta2 and the loss fraction as one forwarding probability varies.
 
+    Takes the keywords below (positional in this order) or one :class:`P3Params` alone.
+
     Parameters
     ----------
-    par : P3Params, or its keywords
-        ``lam`` (absolute), ``servers``, ``mu`` (pairs); ``vary`` the probability varied
-        over ``points`` values in [0, 1], ``p_other`` the other one; ``limit`` also the
-        scaling limit, at N = max(C) (loads lam / N, capacities C / N).
+    vary : {"p1", "p2"}
+        The probability varied over ``points`` values in [0, 1]; ``p_other`` is the other.
+    limit : bool
+        Also the scaling limit, at N = max(C) (loads lam / N, capacities C / N).
 
     Returns
     -------
@@ -118,11 +120,9 @@ SCREEN_TRUNCATION_TARGET = 1e-8
 def cached_limit(par):
     """The limit's beta, memoised for slider views; None where it cannot be certified.
 
-    Parameters
-    ----------
-    par : P3Params, or its keywords ``load``, ``c``, ``mu``, ``p``, ``truncation_target``
-        As in :func:`workbench.datacenters.limit_analysis`; the figures and views pass
-        :data:`SCREEN_TRUNCATION_TARGET` or looser.
+    Takes the keywords of :func:`workbench.datacenters.limit_analysis` but ``max_phases``
+    (positional in this order) or one :class:`P3Params`; the figures and views pass
+    :data:`SCREEN_TRUNCATION_TARGET` or looser as ``truncation_target``.
 
     Returns
     -------
@@ -216,10 +216,10 @@ def optimal_forwarding(par, *, progress=False) -> pd.DataFrame:
 
     A step beyond the paper, which fixes p and compares the classes.
 
+    Takes the keywords below (positional in this order) or one :class:`P3Params` alone.
+
     Parameters
     ----------
-    par : P3Params, or its keywords ``lam``, ``servers``, ``mu``, ``grid``
-        The two centers (``lam`` absolute) and the number of values of each p_i.
     progress : bool
         Show the sweep's progress bar.
 

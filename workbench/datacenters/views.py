@@ -15,11 +15,11 @@ import functools
 
 import numpy as np
 
-from workbench.datacenters.diagram import ModelDiagram
+from workbench.datacenters.diagram import ModelDiagram, pair_text, subscript
 from workbench.datacenters.exact import solve_exact
-from workbench.datacenters.figures import _pair, plot_regime_map, plot_ring, ring_study
+from workbench.datacenters.figures import plot_regime_map, plot_ring, ring_study
 from workbench.datacenters.limit import regime
-from workbench.datacenters.params import DEFAULTS, PARAMS, P3Params, _center
+from workbench.datacenters.params import DEFAULTS, PARAMS, P3Params
 from workbench.datacenters.studies import cached_limit, regime_study
 from workbench.plots import figure
 from workbench.rendering import render_png
@@ -36,6 +36,21 @@ __all__ = [
 ]
 
 _PER_N = {"slider": (0.1, 3.0)}
+
+
+def _center(name: str, i: int, **changes):
+    """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁):
+    one slider per center."""
+    base = PARAMS[name]
+    fields = {
+        "name": f"{name}{i}",
+        "symbol": f"{base.symbol}{subscript(str(i))}",
+        "pair": False,
+        "default": base.default[i - 1],
+    }
+    fields |= changes
+    fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
+    return base.with_(**fields)
 
 
 _P_GRID = np.linspace(0.0, 1.0, 11)
@@ -125,7 +140,7 @@ class _CooperationFigure:
         reg = regime(point)
         lim = cached_limit(point.trusted(truncation_target=1e-7))
         texts = (
-            f"C = {servers}, λ = {_pair(lam)}, μ = {_pair(mu)}",
+            f"C = {servers}, λ = {pair_text(lam)}, μ = {pair_text(mu)}",
             f"forwarding probability p₁ (p₂ = {p2:.2f})",
             f"exact, N = {N}",
             f"p = ({p1:.2f}, {p2:.2f}); regime of the limit: ({reg})",
@@ -182,7 +197,13 @@ class _CooperationFigure:
 
 
 def cooperation_view():
-    """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit."""
+    """λ_i/N, c_i, N, μ_i, p_i: blocking against p₁, and exact against the limit.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per load, capacity, service rate and probability, and N.
+    """
     return interactive_figure(
         _CooperationFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
@@ -203,7 +224,13 @@ def _regime_plot(p1, p2, c1, c2):
 
 
 def regimes_view():
-    """p_i and c_i: the regime map of the limit in the (λ1, λ2) plane."""
+    """p_i and c_i: the regime map of the limit in the (λ1, λ2) plane.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per forwarding probability and capacity.
+    """
     return interactive_figure(
         _regime_plot,
         title="Regimes of the scaling limit",
@@ -221,7 +248,7 @@ RING_VIEW_SEED = 3
 def _ring_plot(lam0, lam1, lam2, p, N, *, seed):
     lam = (lam0, lam1, lam2, 0.5, 0.5, 0.5)
     frame = ring_study(
-        {"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=seed
+        scenarios={"ring of 6 (λ₃ = λ₄ = λ₅ = 0.5)": lam}, n=N, ring_p=p, quick=True, seed=seed
     )
     return plot_ring(frame, fast=True)
 
@@ -303,7 +330,13 @@ class _ModelFigure:
 
 
 def model_view():
-    """The model's diagram drawn from the controls, shaded with the mean busy servers."""
+    """The model's diagram drawn from the controls, shaded with the mean busy servers.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: one slider per rate, server count and probability.
+    """
     lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
         _ModelFigure(),
