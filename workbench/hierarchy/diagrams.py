@@ -123,17 +123,30 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
     return fig
 
 
-def ba_speed_note(topology, compute_bottom, compute_middle, compute_top) -> str:
-    """What a Barabási–Albert hierarchy does with the tier speeds, in one line ("" for the
-    tree and the skewed tree, whose servers take the speeds as given).
+@takes(P5Params, "topology", "compute_bottom", "compute_middle", "compute_top", positional=True)
+def ba_speed_note(p) -> str:
+    """What a Barabási–Albert hierarchy does with the tier speeds, in one line.
 
     :func:`~workbench.hierarchy.topology.barabasi_albert` gives the centre F_c, tier 1 F_m
     and deeper servers F_b, then scales every speed by one factor so that the total compute
     equals the symmetric tree's (F_c + 2 F_m + 4 F_b): only the shape changes. The line
     gives that factor, so a drawn speed is explained by the sliders.
+
+    Parameters
+    ----------
+    topology : str or Topology
+        The hierarchy (a name builds it with the speeds given).
+
+    Returns
+    -------
+    str
+        The line; ``""`` for the tree and the skewed tree, whose servers take the speeds as
+        given.
     """
+    topology = p.hierarchy()
     if not topology.name.startswith("ba-"):
         return ""
+    compute_bottom, compute_middle, compute_top = p.compute_bottom, p.compute_middle, p.compute_top
     depth = topology.depth
     by_tier = np.where(
         depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom)
@@ -145,13 +158,26 @@ def ba_speed_note(topology, compute_bottom, compute_middle, compute_top) -> str:
     )
 
 
-def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
-    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
-    lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
+@takes(P5Params, "min_th", "max_th", "max_p", "gentle")
+def plot_red_curve(p, *, mean_exec_time):
+    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled.
+
+    Parameters
+    ----------
+    mean_exec_time : float
+        t̄, the mean execution time of the queued tasks [s] (scales the thresholds).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The curve, with the scaled thresholds min' and max' marked.
+    """
+    max_p = p.max_p
+    lo, hi = red_thresholds(p.min_th, p.max_th, mean_exec_time)
     avg = np.linspace(0.0, 2.3 * hi, 400)
-    p = drop_probability(avg, lo, hi, max_p, 0, gentle=gentle)  # the public, checked function
+    prob = drop_probability(avg, lo, hi, max_p, 0, gentle=p.gentle)  # the public, checked one
     fig, ax = figure(fast=True)
-    ax.plot(avg, p, color=PALETTE[0])
+    ax.plot(avg, prob, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
         ax.axvline(v, color="0.5", ls="--", lw=0.8)
         ax.annotate(

@@ -25,8 +25,8 @@ import numpy as np
 from scipy import special
 
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import Topology, named_topology
-from workbench.params import ParamsModel, takes
+from workbench.hierarchy.topology import P5Params
+from workbench.params import takes
 from workbench.validation import ParameterError, check_array, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -43,41 +43,6 @@ __all__ = [
     "static_route",
     "utilisation_bound",
 ]
-
-
-def _check_topology(value, func: str):
-    """A named hierarchy (a row of the table) or a :class:`Topology`, checked again where
-    ``func`` uses it (a field replaced since it was built is refused)."""
-    if isinstance(value, Topology):
-        return value.checked(func)
-    return PARAMS["topology"].check(value, func)
-
-
-class _Hierarchy(ParamsModel):
-    def check_relations(self, func: str, fields) -> None:
-        """RED's thresholds in order, ``min_th < max_th`` (a function that takes both)."""
-        if "min_th" in fields and "max_th" in fields and self.min_th >= self.max_th:
-            PARAMS["max_th"].with_(low=self.min_th, low_open=True).check(self.max_th, func)
-
-    def hierarchy(self) -> Topology:
-        """The servers: the object's :class:`Topology`, or the named one built with its
-        speeds and bandwidth."""
-        if isinstance(self.topology, Topology):
-            return self.topology
-        return named_topology(
-            self.topology,
-            compute_bottom=self.compute_bottom,
-            compute_middle=self.compute_middle,
-            compute_top=self.compute_top,
-            bandwidth=self.bandwidth,
-        )
-
-
-P5Params = PARAMS.model("P5Params", checks={"topology": _check_topology}, base=_Hierarchy)
-P5Params.__doc__ = """P5's parameters, one validated object: a field per row of PARAMS (``topology``
-also takes a :class:`~workbench.hierarchy.topology.Topology`). The simulation, the figures'
-studies and the model functions that read rows take it, or its keywords
-(:func:`workbench.params.takes`)."""
 
 
 def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:

@@ -12,7 +12,7 @@ from workbench.hierarchy.diagrams import (
     plot_red_curve,
 )
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import named_topology
+from workbench.hierarchy.topology import P5Params
 from workbench.params import Param
 from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
@@ -34,16 +34,9 @@ MEAN_EXEC = Param(
 
 
 def hierarchy_view():
-    def plot(topology, compute_bottom, compute_middle, compute_top, bandwidth):
-        topo = named_topology(
-            topology,
-            compute_bottom=compute_bottom,
-            compute_middle=compute_middle,
-            compute_top=compute_top,
-            bandwidth=bandwidth,
-        )
-        note = ba_speed_note(topo, compute_bottom, compute_middle, compute_top)
-        return draw_hierarchy(topo, note=note)
+    def plot(**values):
+        p = P5Params.of("hierarchy_view", values)
+        return draw_hierarchy(p.hierarchy(), note=ba_speed_note(p))
 
     return interactive_figure(
         plot,
