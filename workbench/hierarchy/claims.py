@@ -131,7 +131,22 @@ def _m(value, dropped, total, extra=""):
 
 def normalised_grid(quick: bool, seed: int = 0, **fixed):
     """Grid-averaged mean time of each model relative to the advanced model (Fig. 7), over the
-    points where every model is stationary."""
+    points where every model is stationary.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length (:func:`~workbench.hierarchy.figures.grid_study`).
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+    **fixed
+        Keywords of :data:`~workbench.hierarchy.figures.STUDY_FIELDS` fixed at every point.
+
+    Returns
+    -------
+    pandas.Series
+        Per model, the mean of its time ÷ the advanced model's (1 for the advanced model).
+    """
     pivot, _, _ = _pivot(quick, seed, **fixed)
     return pivot.div(pivot["advanced"], axis=0).mean()
 
@@ -333,13 +348,25 @@ READING_ALTERNATIVES = {
 def readings_table(quick: bool = True, seed: int = 0):
     """The grid claims under each alternative reading, one change from the defaults at a time.
 
-    Columns: reading, value, the number of points stationary for every model, then each
-    claim's underlying quantity (stationary points only): the advanced model's best share,
-    RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local is worst, the
-    middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
-    difference and whether the narrow pair wins at light load and the wide one at heavy.
     Kept by :mod:`workbench.memo` between runs of the same code (JupyterLab and Voila after
     the notebook's first run).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length.
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns reading, value, the number of points stationary for every model, then each
+        claim's underlying quantity (stationary points only): the advanced model's best
+        share, RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local
+        is worst, the middle-share gain (Fig. 6), the skew and largest BA changes, the
+        (5, 40) vs (5, 20) difference and whether the narrow pair wins at light load and the
+        wide one at heavy.
     """
     return cached_call(_readings_rows, quick, seed)
 
@@ -454,13 +481,26 @@ def _share(mask) -> str:
 def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params``: one value for each row of ``PARAMS`` with a plausible range or set (speeds,
-    β, τ_d, RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
-    eq11_unit). Each value is the quantity ``CLAIMS[id]`` measures, computed the same way
-    (ratios over the grid points where every model compared is stationary), on the atlas's
-    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods;
-    full, the claims' quick 3 × 3 grid with 3 replications. A claim whose points are all
-    non-stationary is ``Measurement(nan, stationary=False, note=why)``.
+    Each value is the quantity ``CLAIMS[id]`` measures, computed the same way (ratios over
+    the grid points where every model compared is stationary), on the atlas's own grid.
+
+    Parameters
+    ----------
+    quick : bool
+        λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods; else the claims' quick
+        3 × 3 grid with 3 replications.
+    seed : int
+        The runs' seed (the studies' point seeds derive from it).
+    **params
+        One value for each row of ``PARAMS`` with a plausible range or set (speeds, β, τ_d,
+        RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
+        eq11_unit).
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`~workbench.claims.Measurement`; a claim whose points are all
+        non-stationary is ``Measurement(nan, stationary=False, note=why)``.
     """
     runs = _atlas_runs(quick, seed, P5Params.of("atlas_point", params))
     out = {}

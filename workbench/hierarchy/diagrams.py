@@ -41,9 +41,22 @@ __all__ = [
 def draw_hierarchy(topology, stations=None, ax=None, note=""):
     """The hierarchy as a tree: servers (size ~ speed), links, generators marked.
 
-    With ``stations`` (``simulate(...).info["stations"]``) each server shows its utilisation;
-    ``note``: one more line under the title (the view says there how a BA tree's speeds
-    follow the sliders).
+    Parameters
+    ----------
+    topology : Topology
+        The servers.
+    stations : pandas.DataFrame, optional
+        ``simulate(...).info["stations"]``: each server then shows its utilisation.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure when None).
+    note : str
+        One more line under the title (the view says there how a BA tree's speeds follow
+        the sliders).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
     """
     if ax is None:
         fig, ax = figure(width=6.0, height=3.9 if note else 3.6, fast=True)
@@ -212,7 +225,13 @@ def plot_red_curve(p, *, mean_exec_time):
 )
 def plot_overhead_rule(p):
     """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop,
-    for a task of the mean size μ = ``task_size``."""
+    for a task of the mean size μ = ``task_size``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The local overhead, the blind and the queue-aware offload overheads.
+    """
     mu, data_per_work, bandwidth = p.task_size, p.data_per_work, p.bandwidth
     compute_bottom, compute_middle, power = p.compute_bottom, p.compute_middle, p.power
     gt, ge = time_weights([compute_bottom])

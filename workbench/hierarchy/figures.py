@@ -107,8 +107,6 @@ def study(p, *, models: tuple, lams: tuple, task_sizes: tuple, quick: bool, seed
         300 periods × 3 replications a point (else 1,000 × 5).
     seed : int
         The notebook's ``SEED``: the points' seeds derive from ``BASE_SEED + seed``.
-    sigma, topology, decision_time, ...
-        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
 
     Returns
     -------
@@ -168,8 +166,6 @@ def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -
         The models compared.
     seed : int
         The notebook's ``SEED`` (0: the published numbers).
-    sigma, topology, decision_time, ...
-        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
 
     Returns
     -------

@@ -59,6 +59,11 @@ def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
     interference : float
         ``Σ P_m H_m`` of the other senders offloading at the same time (>= 0).
 
+    Returns
+    -------
+    float
+        The rate, in the unit of ``bandwidth`` times bit/s/Hz.
+
     References
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), eq. 1 (after Chen et al., ref. [23]).
@@ -108,8 +113,24 @@ def _table(func, **values):
 
 
 def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
-    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``
-    (``kappa`` None: the table's κ)."""
+    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``.
+
+    Parameters
+    ----------
+    work : float or array_like
+        D >= 0, the task's work [work units].
+    compute : float
+        F_i > 0, this server's speed [work units/s].
+    gamma_t, gamma_e : float or array_like
+        The weights of time and energy, >= 0 (:func:`time_weights`).
+    kappa : float, optional
+        κ, energy per cycle (eq. 4); None: the table's.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The overhead, shaped as the inputs.
+    """
     f = "local_overhead"
     work, gamma_t, gamma_e = _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
     (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
@@ -121,6 +142,26 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
     """Overhead of sending a task to the next hop, eq. 8 (``queued_next = 0``) or eq. 10.
 
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
+
+    Parameters
+    ----------
+    work, data : float or array_like
+        D >= 0 [work units] and B >= 0 [Mbit], the task's work and input.
+    bandwidth : float
+        W, the link's bandwidth [Mbit/s] (the table's range).
+    compute_next : float
+        F_j > 0, the next hop's speed [work units/s].
+    gamma_t, gamma_e : float or array_like
+        The sender's weights of time and energy, >= 0 (:func:`time_weights`).
+    power : float
+        P, the transmit power [W] (the table's range).
+    queued_next : float or array_like
+        ΣD_j >= 0, the work queued at the next hop (eq. 10; 0: the blind eq. 8).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The overhead, shaped as the inputs.
     """
     f = "offload_overhead"
     work, data, gamma_t, gamma_e, queued_next = _nonneg(
@@ -134,7 +175,18 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
 
 
 def decide(local, offload) -> int:
-    """Eq. 9: ``1`` (offload) iff the offload overhead is strictly below the local one."""
+    """Eq. 9: offload iff the offload overhead is strictly below the local one.
+
+    Parameters
+    ----------
+    local, offload : float
+        The two overheads, >= 0 (:func:`local_overhead`, :func:`offload_overhead`).
+
+    Returns
+    -------
+    int
+        1 to offload, 0 to run here.
+    """
     local = check_real(local, "local", "decide", 0.0, None)
     offload = check_real(offload, "offload", "decide", 0.0, None)
     return int(offload < local)
@@ -172,6 +224,20 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     ``(n_i + 1) s / (2 F_i)``, so the mean time over all queued tasks is
     ``Σ n_i (n_i + 1) s / (2 F_i) / Σ n_i``. With one common ``n`` on the ``k`` servers given,
     ``T = (n + 1) s Σ(1/F_i) / (2k)``, solved for ``n``.
+
+    Parameters
+    ----------
+    mean_time : float
+        T >= 0, the mean completion time [s].
+    mean_size : float
+        s > 0, the mean task size [work units].
+    compute : float or array_like
+        The speeds F_i > 0 of the ``k`` servers [work units/s].
+
+    Returns
+    -------
+    float
+        n >= 0, the estimated number of tasks queued per server.
     """
     fn = "eq12_queue_estimate"
     mean_time = check_real(mean_time, "mean_time", fn, 0.0, None)

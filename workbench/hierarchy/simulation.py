@@ -200,15 +200,11 @@ def _event_budget(topology: Topology, m: int) -> int:
 def simulate(p) -> SimulationResult:
     """Simulate a decision model on the edge hierarchy; mean task completion time with CI.
 
-    Takes a :class:`~workbench.hierarchy.P5Params` or its keywords (every argument is
-    keyword-only; defaults from ``PARAMS``, the one place they are declared).
+    Takes a :class:`~workbench.hierarchy.P5Params` or its keywords (keyword-only). The
+    rows of ``PARAMS`` say more (the plausible values of each reading, the paper's words).
 
     Parameters
     ----------
-    model : {"advanced", "pure_cloud", "pure_local", "without_enhancement_1",
-             "without_enhancement_2", "original"}
-    lam : float
-        Mean number of tasks per period generated at each bottom server (Poisson).
     task_size : float
         The paper's μ: mean task size (Normal(μ, σ) truncated to positive values) [work
         units]. Not a service rate: the service time at server i is D / F_i.
@@ -218,16 +214,11 @@ def simulate(p) -> SimulationResult:
         arguments are ignored: the Topology carries them).
     periods : int
         Generation periods per replication; every task then runs to completion.
-    seed, replications, confidence
+    seed : int
         Replication ``r`` uses the ``r``-th child of ``numpy.random.SeedSequence(seed)``.
     warmup : float
         The fraction of the run dropped: tasks generated in the first ``warmup·periods``
         periods are run but left out of the means.
-    sigma, period, compute_*, bandwidth, data_per_work, decision_time, in_decision,
-    offload_busy, arrivals, eq11_unit, power, kappa, min_th, max_th, max_p, w_q, gentle,
-    down_offload, overload, keep_records
-        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source,
-        and each reading the paper admits its plausible values and the paper's words.
 
     Returns
     -------
@@ -287,10 +278,8 @@ def simulate_to_precision(
     Parameters
     ----------
     rel_half_width, half_width, max_replications, initial, progress
-        The target and the loop (:func:`workbench.precision.precision_target`).
-    model, lam, task_size, ...
-        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`), but
-        ``replications``.
+        The target and the loop (:func:`workbench.precision.precision_target`); the other
+        keywords are :func:`simulate`'s but ``replications``.
 
     Returns
     -------
@@ -594,10 +583,9 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
     Parameters
     ----------
     models : sequence of str
-        Names from ``MODELS`` (default: the paper's five).
-    lam, task_size, seed, periods, ...
-        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`) but
-        ``model``, ``replications``, ``confidence`` and ``keep_records``.
+        Names from ``MODELS`` (default: the paper's five); the other keywords are
+        :func:`simulate`'s but ``model``, ``replications``, ``confidence`` and
+        ``keep_records``.
 
     Returns
     -------
