@@ -159,15 +159,10 @@ def ba_speed_note(p) -> str:
     topology = p.hierarchy()
     if not topology.name.startswith("ba-"):
         return ""
-    compute_bottom, compute_middle, compute_top = p.compute_bottom, p.compute_middle, p.compute_top
-    depth = topology.depth
-    by_tier = np.where(
-        depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom)
-    )
-    total = compute_top + 2 * compute_middle + 4 * compute_bottom
+    factor = topology.compute[topology.root] / p.compute_top  # the one factor of every tier
     return (
-        f"BA: F_c, F_m, F_b by tier × {format_number(total / by_tier.sum())}, so the total "
-        f"stays the tree's {format_number(total)} work units/s"
+        f"BA: F_c, F_m, F_b by tier × {format_number(factor)}, so the total stays the "
+        f"tree's {format_number(topology.compute.sum())} work units/s"
     )
 
 

@@ -27,40 +27,8 @@ from workbench.validation import ParameterError, check_budget
 
 __all__ = ["simulate", "simulate_to_precision", "run_models", "SIMULATE_FIELDS", "RUN_FIELDS"]
 
-#: the keywords of :func:`simulate`, in its order: every row of ``PARAMS``
-SIMULATE_FIELDS = (
-    "model",
-    "lam",
-    "task_size",
-    "topology",
-    "periods",
-    "seed",
-    "replications",
-    "confidence",
-    "sigma",
-    "period",
-    "warmup",
-    "compute_bottom",
-    "compute_middle",
-    "compute_top",
-    "bandwidth",
-    "data_per_work",
-    "decision_time",
-    "in_decision",
-    "offload_busy",
-    "arrivals",
-    "eq11_unit",
-    "power",
-    "kappa",
-    "min_th",
-    "max_th",
-    "max_p",
-    "w_q",
-    "gentle",
-    "down_offload",
-    "overload",
-    "keep_records",
-)
+#: the keywords of :func:`simulate`: every row of ``PARAMS``, in the table's order
+SIMULATE_FIELDS = tuple(PARAMS)
 #: the keywords of :func:`run_models`: one replication of several models, no records
 RUN_FIELDS = tuple(
     n for n in SIMULATE_FIELDS if n not in ("model", "replications", "confidence", "keep_records")
@@ -365,6 +333,13 @@ def _bounds(quantities) -> dict:
     return out | {q: (0.0, 1.0) for q in quantities if q.startswith(("share_s", "sent_down"))}
 
 
+# what a run without a task after the warm-up lacks, and what to change
+_EMPTY = {
+    "what": "tasks generated after the warm-up",
+    "hint": " Raise λ or periods, or lower the warm-up fraction.",
+}
+
+
 def _finish_kwargs(p, topo, rho, notes) -> dict:
     """The shared engine's ``finish`` arguments for this run."""
     quantities = _quantities(topo)
@@ -380,8 +355,8 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
         notes=notes,
         unit="s",
         count="tasks",
-        empty_what="tasks generated after the warm-up",
-        empty_hint=" Raise λ or periods, or lower the warm-up fraction.",
+        empty_what=_EMPTY["what"],
+        empty_hint=_EMPTY["hint"],
         info={
             "model": p.model,
             "topology": topo.name,
@@ -394,9 +369,7 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
 def _finish(func, p, topo, rho, notes, reps, stations):
     """The engine's ``finish``, with the measured load folded into ρ and the station table."""
     kw = _finish_kwargs(p, topo, rho, notes)
-    require_observations(
-        func, [r.row["tasks"] for r in reps], what=kw["empty_what"], hint=kw["empty_hint"]
-    )
+    require_observations(func, [r.row["tasks"] for r in reps], **_EMPTY)
     measured = _measured_load(reps)
     kw["rho"] = max(rho, measured)
     if measured >= 1.0 > rho:
@@ -612,12 +585,7 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
     tasks = _draw(p, topo, rng)
     cutoff = p.warmup * p.periods * p.period
     warm = int(np.sum(tasks.arrival < cutoff))
-    require_observations(
-        f,
-        [tasks.arrival.size - warm],
-        what="tasks generated after the warm-up",
-        hint=" Raise λ or periods, or lower the warm-up fraction.",
-    )
+    require_observations(f, [tasks.arrival.size - warm], **_EMPTY)
     out = {}
     for m in models:
         res = _run_kernel(m, topo, tasks, **_kernel_args(p))

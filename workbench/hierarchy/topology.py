@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 
 from workbench.hierarchy.params import PARAMS
 from workbench.params import ParamsModel, table_doc, takes
@@ -58,7 +57,7 @@ class Topology:
     def __post_init__(self):
         """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
         >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
-        for key, value in _checked_fields(self, "Topology").items():
+        for key, value in _checked_fields("Topology", **self.__dict__).items():
             object.__setattr__(self, key, value)
         # checked once, so frozen: a parent changed afterwards would make a cycle (a hang in
         # the simulator) or an index out of range; build a new Topology instead
@@ -69,7 +68,7 @@ class Topology:
         """This topology checked again where ``func`` uses it: a field replaced since it was
         built (``object.__setattr__`` goes around the frozen dataclass) is refused naming
         ``func``, the field and the value."""
-        return Topology(**_checked_fields(self, func))
+        return Topology(**_checked_fields(func, **self.__dict__))
 
     @property
     def n(self) -> int:
@@ -103,32 +102,22 @@ class Topology:
     def children(self, s: int) -> list[int]:
         return [int(c) for c in np.flatnonzero(self.parent == s)]
 
-    def frame(self):
-        return pd.DataFrame(
-            {
-                "server": np.arange(self.n),
-                "parent": self.parent,
-                "tier": self.depth,
-                "compute": self.compute,
-                "bandwidth_up": np.where(self.parent >= 0, self.bandwidth, np.nan),
-                "generation_weight": self.weight,
-            }
-        )
 
-
-def _checked_fields(t, f: str) -> dict:
-    """The fields of ``t`` validated (one centre, a tree, positive speeds and bandwidths,
-    weights >= 0 with one positive), as arrays."""
-    if not isinstance(t.name, str):
-        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {t.name!r} instead.")
-    par = _check_parents(t.parent, f)
+def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
+    """The fields validated (one centre, a tree, positive speeds and bandwidths, weights >= 0
+    with one positive; None: 1 on the leaves), as arrays; errors name ``f``."""
+    if not isinstance(name, str):
+        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {name!r} instead.")
+    par = _check_parents(parent, f)
     n = par.size
+    if weight is None:
+        weight = np.array([n == 1 or not np.any(par == s) for s in range(n)], dtype=float)
     return {
-        "name": str(t.name),
+        "name": name,
         "parent": par,
-        "compute": _per_server(t.compute, "compute", f, n),
-        "bandwidth": _per_server(t.bandwidth, "bandwidth", f, n),
-        "weight": _weights(t.weight, f, n),
+        "compute": _per_server(compute, "compute", f, n),
+        "bandwidth": _per_server(bandwidth, "bandwidth", f, n),
+        "weight": _weights(weight, f, n),
     }
 
 
@@ -155,23 +144,9 @@ def from_parents(parents, compute, bandwidth=None, weights=None, *, name: str = 
     Topology
         The checked tree.
     """
-    func = "from_parents"
-    if not isinstance(name, str):
-        raise ParameterError(f"The 'name' parameter of {func} must be a str. Got {name!r} instead.")
-    par = _check_parents(parents, func)
-    n = par.size
-    comp = _per_server(compute, "compute", func, n)
     if bandwidth is None:
         bandwidth = PARAMS["bandwidth"].default
-    band = _per_server(bandwidth, "bandwidth", func, n)
-    if weights is None:
-        leaves = np.array([not np.any(par == s) for s in range(n)])
-        if n == 1:
-            leaves[:] = True
-        w = leaves.astype(float)
-    else:
-        w = _weights(weights, func, n)
-    return Topology(name, par, comp, band, w)
+    return Topology(**_checked_fields("from_parents", name, parents, compute, bandwidth, weights))
 
 
 def _check_parents(parents, func) -> np.ndarray:

@@ -33,6 +33,11 @@ MEAN_EXEC = Param(
 )
 
 
+def _sliders(*names) -> dict:
+    """A slider per row of ``PARAMS``, in the order given."""
+    return {name: PARAMS[name] for name in names}
+
+
 def hierarchy_view():
     def plot(**values):
         p = P5Params.of("hierarchy_view", values)
@@ -41,11 +46,7 @@ def hierarchy_view():
     return interactive_figure(
         plot,
         "The hierarchy",
-        topology=PARAMS["topology"],
-        compute_bottom=PARAMS["compute_bottom"],
-        compute_middle=PARAMS["compute_middle"],
-        compute_top=PARAMS["compute_top"],
-        bandwidth=PARAMS["bandwidth"],
+        **_sliders("topology", "compute_bottom", "compute_middle", "compute_top", "bandwidth"),
     )
 
 
@@ -53,9 +54,7 @@ def red_view():
     return interactive_figure(
         plot_red_curve,
         "RED at the entrance (eq. 11)",
-        min_th=PARAMS["min_th"],
-        max_th=PARAMS["max_th"],
-        max_p=PARAMS["max_p"],
+        **_sliders("min_th", "max_th", "max_p"),
         mean_exec_time=MEAN_EXEC,
         gentle=PARAMS["gentle"],
         limits={"max_th": lambda v: (max(v["min_th"] + 1.0, 5.0), 80.0)},
@@ -66,12 +65,9 @@ def overhead_view():
     return interactive_figure(
         plot_overhead_rule,
         "The overhead rule at a bottom server (eqs. 5, 8, 10)",
-        task_size=PARAMS["task_size"],
-        data_per_work=PARAMS["data_per_work"],
-        bandwidth=PARAMS["bandwidth"],
-        compute_bottom=PARAMS["compute_bottom"],
-        compute_middle=PARAMS["compute_middle"],
-        power=PARAMS["power"],
+        **_sliders(
+            "task_size", "data_per_work", "bandwidth", "compute_bottom", "compute_middle", "power"
+        ),
     )
 
 
@@ -81,11 +77,7 @@ def comparison_view(seed: int = 0):
     return interactive_figure(
         functools.partial(plot_model_comparison, seed=check_seed(seed, "comparison_view")),
         "Five models at one load (simulated)",
-        lam=PARAMS["lam"],
-        task_size=PARAMS["task_size"],
-        decision_time=PARAMS["decision_time"],
-        arrivals=PARAMS["arrivals"],
-        eq11_unit=PARAMS["eq11_unit"],
+        **_sliders("lam", "task_size", "decision_time", "arrivals", "eq11_unit"),
         background=True,
     )
 
