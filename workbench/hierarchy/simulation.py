@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -52,17 +51,6 @@ IN_DECISION = {
 }
 
 
-@dataclass(frozen=True)
-class _TaskDraws:
-    """The random inputs of one replication, sorted by arrival time."""
-
-    arrival: np.ndarray
-    origin: np.ndarray
-    work: np.ndarray
-    data: np.ndarray
-    uniforms: np.ndarray  # (tasks, servers): RED's draw at each visit
-
-
 def _draw_tasks(
     topology: Topology,
     lam,
@@ -73,7 +61,7 @@ def _draw_tasks(
     data_per_work,
     rng,
     arrivals,
-) -> _TaskDraws:
+) -> K.Tasks:
     """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
 
@@ -98,10 +86,10 @@ def _draw_tasks(
         work[bad] = rng.normal(task_size, sigma, size=int(bad.sum()))
         bad = work <= 0
     uniforms = rng.uniform(size=(total, topology.n))
-    return _TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
+    return K.Tasks(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
 
 
-def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events=None, **params):
+def _run_kernel(model: str, topology: Topology, tasks: K.Tasks, *, max_events=None, **params):
     """Run one replication of ``model`` on given draws (no validation: callers validate).
 
     ``params``: the kernel's parameters (``_KERNEL_KEYS`` and ``eq11_unit`` in seconds per
@@ -151,8 +139,7 @@ def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events
         eq11_unit=float(k["eq11_unit"]),
         max_events=int(max_events if max_events is not None else _event_budget(topology, m)),
     )
-    drawn = K.Tasks(tasks.arrival, tasks.origin, tasks.work, tasks.data, tasks.uniforms)
-    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, drawn, out)}
+    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, tasks, out)}
     if out["events"] < 0:
         raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
@@ -538,7 +525,7 @@ def _kernel_args(p) -> dict:
 _KERNEL_DEFAULTS = _kernel_args(P5Params())
 
 
-def _draw(p, topo, rng) -> _TaskDraws:
+def _draw(p, topo, rng) -> K.Tasks:
     return _draw_tasks(
         topo, p.lam, p.task_size, p.sigma, p.periods, p.period, p.data_per_work, rng, p.arrivals
     )
