@@ -105,13 +105,11 @@ class Topology:
 
 def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
     """The fields validated (one centre, a tree, positive speeds and bandwidths, weights >= 0
-    with one positive; None: 1 on the leaves), as arrays; errors name ``f``."""
+    with one positive), as arrays; errors name ``f``."""
     if not isinstance(name, str):
         raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {name!r} instead.")
     par = _check_parents(parent, f)
     n = par.size
-    if weight is None:
-        weight = np.array([n == 1 or not np.any(par == s) for s in range(n)], dtype=float)
     return {
         "name": name,
         "parent": par,
@@ -144,9 +142,13 @@ def from_parents(parents, compute, bandwidth=None, weights=None, *, name: str = 
     Topology
         The checked tree.
     """
+    f = "from_parents"
     if bandwidth is None:
         bandwidth = PARAMS["bandwidth"].default
-    return Topology(**_checked_fields("from_parents", name, parents, compute, bandwidth, weights))
+    if weights is None:  # the leaves
+        par = _check_parents(parents, f)
+        weights = np.array([par.size == 1 or not np.any(par == s) for s in range(par.size)], float)
+    return Topology(**_checked_fields(f, name, parents, compute, bandwidth, weights))
 
 
 def _check_parents(parents, func) -> np.ndarray:
