@@ -19,6 +19,7 @@ from workbench.hierarchy.model import (
 )
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
+from workbench.hierarchy.topology import BUILT_FROM
 from workbench.notation import mathtext
 from workbench.numfmt import format_number
 from workbench.params import takes
@@ -136,7 +137,7 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
     return fig
 
 
-@takes(P5Params, "topology", "compute_bottom", "compute_middle", "compute_top", positional=True)
+@takes(P5Params, "topology", *BUILT_FROM, positional=True)
 def ba_speed_note(p) -> str:
     """What a Barabási–Albert hierarchy does with the tier speeds, in one line.
 

@@ -235,6 +235,8 @@ P5Params.__doc__ = table_doc(
 )
 
 _TREE_PARENTS = (-1, 0, 0, 1, 1, 2, 2)
+#: the rows a named hierarchy is built from (the builders' keywords, ``P5Params.hierarchy``)
+BUILT_FROM = ("compute_bottom", "compute_middle", "compute_top", "bandwidth")
 
 
 def _tree(p, name: str, bottom_weights) -> Topology:
@@ -245,15 +247,7 @@ def _tree(p, name: str, bottom_weights) -> Topology:
     return from_parents(_TREE_PARENTS, compute, p.bandwidth, w, name=name)
 
 
-@takes(
-    P5Params,
-    "compute_bottom",
-    "compute_middle",
-    "compute_top",
-    "bandwidth",
-    "weights",
-    positional=True,
-)
+@takes(P5Params, *BUILT_FROM, "weights", positional=True)
 def symmetric_tree(p, weights=None) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
@@ -270,7 +264,7 @@ def symmetric_tree(p, weights=None) -> Topology:
     return _tree(p, "tree", 1.0 if weights is None else _weights(weights, "symmetric_tree", 4))
 
 
-@takes(P5Params, "compute_bottom", "compute_middle", "compute_top", "bandwidth", positional=True)
+@takes(P5Params, *BUILT_FROM, positional=True)
 def skewed_tree(p) -> Topology:
     """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4.
 
@@ -323,15 +317,7 @@ def ba_seeds() -> tuple[int, ...]:
     return tuple(seeds)
 
 
-@takes(
-    P5Params,
-    "index",
-    "compute_bottom",
-    "compute_middle",
-    "compute_top",
-    "bandwidth",
-    positional=True,
-)
+@takes(P5Params, "index", *BUILT_FROM, positional=True)
 def barabasi_albert(p, index: int) -> Topology:
     """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
 

@@ -12,7 +12,7 @@ from workbench.hierarchy.diagrams import (
     plot_red_curve,
 )
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import P5Params
+from workbench.hierarchy.topology import BUILT_FROM, P5Params
 from workbench.params import Param
 from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
@@ -46,7 +46,7 @@ def hierarchy_view():
     return interactive_figure(
         plot,
         "The hierarchy",
-        **_sliders("topology", "compute_bottom", "compute_middle", "compute_top", "bandwidth"),
+        **_sliders("topology", *BUILT_FROM),
     )
 
 
