@@ -112,7 +112,8 @@ def _table(func, **values):
     return [PARAMS[name].check(v, func) for name, v in values.items()]
 
 
-def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
+@takes(P5Params, "work", "compute", "gamma_t", "gamma_e", "kappa", positional=True)
+def local_overhead(p, work, compute, gamma_t, gamma_e):
     """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``.
 
     Parameters
@@ -123,8 +124,6 @@ def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
         F_i > 0, this server's speed [work units/s].
     gamma_t, gamma_e : float or array_like
         The weights of time and energy, >= 0 (:func:`time_weights`).
-    kappa : float, optional
-        κ, energy per cycle (eq. 4); None: the table's.
 
     Returns
     -------
@@ -133,9 +132,9 @@ def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
     """
     f = "local_overhead"
     work, gamma_t, gamma_e = _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
-    (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
     compute = check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
-    return _finite(f, "work", work, gamma_t * work / compute + gamma_e * kappa * compute**2 * work)
+    out = gamma_t * work / compute + gamma_e * p.kappa * compute**2 * work
+    return _finite(f, "work", work, out)
 
 
 def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, power, queued_next=0.0):
