@@ -10,7 +10,7 @@ from matplotlib.colors import to_rgba
 from workbench.hierarchy.diagrams import ba_speed_note, draw_hierarchy, plot_model_comparison
 from workbench.hierarchy.figures import _normalise, _plot_vs, study
 from workbench.hierarchy.params import PAPER_MODELS, TOPOLOGIES
-from workbench.hierarchy.topology import named_topology
+from workbench.hierarchy.topology import P5Params
 from workbench.layout import check_layout
 from workbench.plots import UNSTABLE_LABEL, unstable_note
 from workbench.validation import ParameterError
@@ -53,7 +53,8 @@ def test_hierarchy_drawing_is_clean_and_says_how_ba_speeds_follow_the_sliders(na
     """Issue 17: ba-2/ba-3 had a cropped title and node labels over link labels, and a BA
     tree drew other speeds than the sliders' (F_c = 400 drew 463) without a word."""
     for fb, fm, fc in ((100.0, 200.0, 400.0), (10.0, 10.0, 1600.0), (400.0, 800.0, 20.0)):
-        topo = named_topology(name, compute_bottom=fb, compute_middle=fm, compute_top=fc)
+        speeds = {"compute_bottom": fb, "compute_middle": fm, "compute_top": fc}
+        topo = P5Params(topology=name, **speeds).hierarchy()
         note = ba_speed_note(topo, fb, fm, fc)
         fig = draw_hierarchy(topo, note=note)
         assert check_layout(fig, dpi=view_dpi(fig)) == [], (name, fb, fm, fc)

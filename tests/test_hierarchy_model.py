@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.hierarchy import (
     PARAMS,
+    P5Params,
     Topology,
     barabasi_albert,
     decide,
@@ -22,6 +23,7 @@ from workbench.hierarchy import (
     shannon_rate,
     simulate,
     size_moments,
+    skewed_tree,
     symmetric_tree,
 )
 from workbench.hierarchy.model import static_route, time_weights, utilisation_bound
@@ -100,6 +102,24 @@ def test_symmetric_tree_shape():
     assert list(t.parent) == [-1, 0, 0, 1, 1, 2, 2]
     assert list(t.generators) == [3, 4, 5, 6]
     assert t.compute.sum() == 1200
+
+
+def test_a_builder_takes_the_parameter_object_or_its_keywords():
+    """Issue 45: the builders read the speeds and bandwidth of P5Params, whose keywords a call
+    may still replace; the object's hierarchy() is the builder's tree."""
+    speeds = {"compute_bottom": 50.0, "compute_middle": 70.0, "compute_top": 90.0}
+    p = P5Params(bandwidth=30.0, **speeds)
+    tree = symmetric_tree(p)
+    assert tree.name == "tree" and tree.compute.tolist() == [90.0, 70.0, 70.0] + [50.0] * 4
+    assert tree.bandwidth.tolist() == [30.0] * 7 and tree.weight.tolist() == [0.0] * 3 + [1.0] * 4
+    assert symmetric_tree(p, compute_bottom=60.0).compute.tolist()[3:] == [60.0] * 4
+    assert skewed_tree(p).weight.tolist()[3:] == pytest.approx([0.4, 0.8, 1.2, 1.6])
+    ba = barabasi_albert(p, 2)
+    assert ba.name == "ba-2" and ba.compute.sum() == pytest.approx(90 + 2 * 70 + 4 * 50)
+    for name in ("tree", "skewed", "ba-2"):
+        built = P5Params(topology=name, bandwidth=30.0, **speeds).hierarchy()
+        assert built.name == name and built.bandwidth.tolist() == [30.0] * 7
+    assert np.array_equal(built.compute, ba.compute)
 
 
 @pytest.mark.parametrize("index", [1, 2, 3, 4, 5])

@@ -131,7 +131,22 @@ def _m(value, dropped, total, extra=""):
 
 def normalised_grid(quick: bool, seed: int = 0, **fixed):
     """Grid-averaged mean time of each model relative to the advanced model (Fig. 7), over the
-    points where every model is stationary."""
+    points where every model is stationary.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length (:func:`~workbench.hierarchy.figures.grid_study`).
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+    **fixed
+        Keywords of :data:`~workbench.hierarchy.figures.STUDY_FIELDS` fixed at every point.
+
+    Returns
+    -------
+    pandas.Series
+        Per model, the mean of its time ÷ the advanced model's (1 for the advanced model).
+    """
     pivot, _, _ = _pivot(quick, seed, **fixed)
     return pivot.div(pivot["advanced"], axis=0).mean()
 
@@ -151,21 +166,11 @@ def red_gain(quick: bool, seed: int = 0, **fixed) -> Measurement:
     return _m(gain, dropped, total, f"RED forwards {red['advanced'].mean():.2%} of tasks")
 
 
-def red_gain_over_20pct(quick: bool, seed: int = 0, **fixed) -> Measurement:
-    m = red_gain(quick, seed, **fixed)
-    return m._replace(value=float(m.value > threshold("red_gain_over_20pct")))
-
-
 def without_1_over_cloud(quick: bool, seed: int = 0, **fixed) -> Measurement:
     """Grid-averaged normalised time without enhancement 1 ÷ pure cloud's (stationary points)."""
     pivot, dropped, total = _pivot(quick, seed, **fixed)
     ratio = float((pivot["without_enhancement_1"] / pivot["pure_cloud"]).mean())
     return _m(ratio, dropped, total)
-
-
-def without_1_worse_than_cloud(quick: bool, seed: int = 0, **fixed):
-    m = without_1_over_cloud(quick, seed, **fixed)
-    return m._replace(value=float(m.value > 1.0 + 1e-9))
 
 
 def pure_local_worst(quick: bool, seed: int = 0, **fixed) -> Measurement:
@@ -198,16 +203,6 @@ def skew_change(quick: bool, seed: int = 0, **fixed) -> Measurement:
 
 def ba_change(quick: bool, seed: int = 0, **fixed) -> Measurement:
     return topology_change(quick, [f"ba-{i}" for i in range(1, 6)], seed, **fixed)
-
-
-def skew_below_10pct(quick: bool, seed: int = 0):
-    m = skew_change(quick, seed)
-    return m._replace(value=float(m.value < threshold("skew_changes_below_10pct")))
-
-
-def ba_below_10pct(quick: bool, seed: int = 0):
-    m = ba_change(quick, seed)
-    return m._replace(value=float(m.value < threshold("ba_changes_below_10pct")))
 
 
 def red_threshold_difference(quick: bool, seed: int = 0, **fixed) -> Measurement:
@@ -245,26 +240,32 @@ def middle_share_gain(quick: bool, seed: int = 0, **fixed) -> Measurement:
     return _m(diff, dropped, total, extra)
 
 
-def middle_share_higher(quick: bool, seed: int = 0):
-    m = middle_share_gain(quick, seed)
-    return m._replace(value=float(m.value >= threshold("fig6_advanced_more_at_middle")))
+def _verdict(measure, holds):
+    """A yes/no claim: 1.0 when ``holds`` is true of the quantity ``measure`` returns (the
+    same note and stationarity)."""
+
+    def claim(quick: bool, seed: int = 0, **fixed) -> Measurement:
+        m = measure(quick, seed, **fixed)
+        return m._replace(value=float(holds(m.value)))
+
+    return claim
 
 
-def _curve(quick, seed, lams, task_sizes):
-    return study(models=("advanced",), lams=lams, task_sizes=task_sizes, quick=quick, seed=seed)
+def _curve_over_mu(quick, seed):
+    """The advanced model over μ = 1..9 (every other one when quick) at λ = 8."""
+    mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
+    return study(models=("advanced",), lams=(8,), task_sizes=mus, quick=quick, seed=seed)
 
 
 def linear_in_mu(quick: bool, seed: int = 0) -> Measurement:
     """R² of a straight line through the advanced model's mean time over μ = 1..9 at λ = 8."""
-    mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
-    run = _curve(quick, seed, (8,), mus)
+    run = _curve_over_mu(quick, seed)
     return Measurement(r_squared(run["mu"], run["mean_time"]), bool(run["stationary"].all()))
 
 
 def queue_flat_in_mu(quick: bool, seed: int = 0) -> Measurement:
     """Fig. 8: largest |n̄(μ)/mean − 1| of eq. 12's estimate over μ at λ = 8."""
-    mus = (1, 3, 5, 7, 9) if quick else tuple(range(1, 10))
-    run = _curve(quick, seed, (8,), mus)
+    run = _curve_over_mu(quick, seed)
     compute = symmetric_tree().compute
     n = np.array(
         [
@@ -285,28 +286,26 @@ def down_offload_gain(quick: bool, seed: int = 0) -> Measurement:
     return Measurement(value, bool(ok.any()), f"{int(ok.sum())} of {len(ok)} λ stationary")
 
 
+# a yes/no claim is a verdict on its continuous quantity, with the claim's own threshold
 CLAIMS = {
     "advanced_best_everywhere": advanced_best_share,
-    "red_gain_over_20pct": red_gain_over_20pct,
-    "without_enh1_worse_than_pure_cloud": without_1_worse_than_cloud,
+    "red_gain_over_20pct": _verdict(red_gain, lambda v: v > threshold("red_gain_over_20pct")),
+    "without_enh1_worse_than_pure_cloud": _verdict(without_1_over_cloud, lambda v: v > 1 + 1e-9),
     "pure_local_worst": pure_local_worst,
-    "skew_changes_below_10pct": skew_below_10pct,
-    "ba_changes_below_10pct": ba_below_10pct,
+    "skew_changes_below_10pct": _verdict(
+        skew_change, lambda v: v < threshold("skew_changes_below_10pct")
+    ),
+    "ba_changes_below_10pct": _verdict(
+        ba_change, lambda v: v < threshold("ba_changes_below_10pct")
+    ),
     "red_thresholds_differ_0_2pct": red_threshold_difference,
     "red_thresholds_light_narrow_heavy_wide": red_thresholds_light_heavy,
-    "fig6_advanced_more_at_middle": middle_share_higher,
+    "fig6_advanced_more_at_middle": _verdict(
+        middle_share_gain, lambda v: v >= threshold("fig6_advanced_more_at_middle")
+    ),
     "linear_growth_in_mu": linear_in_mu,
     "fig8_mu_little_effect_on_queue": queue_flat_in_mu,
     "beyond_down_offload_gain": down_offload_gain,
-}
-
-# the continuous quantity behind each yes/no claim (for spreads over seeds)
-UNDERLYING = {
-    "red_gain_over_20pct": red_gain,
-    "without_enh1_worse_than_pure_cloud": without_1_over_cloud,
-    "skew_changes_below_10pct": skew_change,
-    "ba_changes_below_10pct": ba_change,
-    "fig6_advanced_more_at_middle": middle_share_gain,
 }
 
 # the readings and RED values tried one at a time in readings_table: the table's plausible
@@ -333,13 +332,25 @@ READING_ALTERNATIVES = {
 def readings_table(quick: bool = True, seed: int = 0):
     """The grid claims under each alternative reading, one change from the defaults at a time.
 
-    Columns: reading, value, the number of points stationary for every model, then each
-    claim's underlying quantity (stationary points only): the advanced model's best share,
-    RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local is worst, the
-    middle-share gain (Fig. 6), the skew and largest BA changes, the (5, 40) vs (5, 20)
-    difference and whether the narrow pair wins at light load and the wide one at heavy.
     Kept by :mod:`workbench.memo` between runs of the same code (JupyterLab and Voila after
     the notebook's first run).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run length.
+    seed : int
+        The notebook's ``SEED`` (0: the published numbers).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns reading, value, the number of points stationary for every model, then each
+        claim's underlying quantity (stationary points only): the advanced model's best
+        share, RED's gain and forward rate, without enh. 1 ÷ pure cloud, whether pure local
+        is worst, the middle-share gain (Fig. 6), the skew and largest BA changes, the
+        (5, 40) vs (5, 20) difference and whether the narrow pair wins at light load and the
+        wide one at heavy.
     """
     return cached_call(_readings_rows, quick, seed)
 
@@ -454,13 +465,26 @@ def _share(mask) -> str:
 def atlas_point(*, quick: bool, seed: int, **params) -> dict:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params``: one value for each row of ``PARAMS`` with a plausible range or set (speeds,
-    β, τ_d, RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
-    eq11_unit). Each value is the quantity ``CLAIMS[id]`` measures, computed the same way
-    (ratios over the grid points where every model compared is stationary), on the atlas's
-    own grid: quick, λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods;
-    full, the claims' quick 3 × 3 grid with 3 replications. A claim whose points are all
-    non-stationary is ``Measurement(nan, stationary=False, note=why)``.
+    Each value is the quantity ``CLAIMS[id]`` measures, computed the same way (ratios over
+    the grid points where every model compared is stationary), on the atlas's own grid.
+
+    Parameters
+    ----------
+    quick : bool
+        λ ∈ {4, 10} × μ ∈ {3, 9}, one replication of 300 periods; else the claims' quick
+        3 × 3 grid with 3 replications.
+    seed : int
+        The runs' seed (the studies' point seeds derive from it).
+    **params
+        One value for each row of ``PARAMS`` with a plausible range or set (speeds, β, τ_d,
+        RED's w_q and max_p, and the readings in_decision, offload_busy, arrivals,
+        eq11_unit).
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`~workbench.claims.Measurement`; a claim whose points are all
+        non-stationary is ``Measurement(nan, stationary=False, note=why)``.
     """
     runs = _atlas_runs(quick, seed, P5Params.of("atlas_point", params))
     out = {}

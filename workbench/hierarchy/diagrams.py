@@ -19,6 +19,7 @@ from workbench.hierarchy.model import (
 )
 from workbench.hierarchy.params import PAPER_MODELS, PARAMS
 from workbench.hierarchy.simulation import run_models
+from workbench.hierarchy.topology import BUILT_FROM
 from workbench.notation import mathtext
 from workbench.numfmt import format_number
 from workbench.params import takes
@@ -41,9 +42,22 @@ __all__ = [
 def draw_hierarchy(topology, stations=None, ax=None, note=""):
     """The hierarchy as a tree: servers (size ~ speed), links, generators marked.
 
-    With ``stations`` (``simulate(...).info["stations"]``) each server shows its utilisation;
-    ``note``: one more line under the title (the view says there how a BA tree's speeds
-    follow the sliders).
+    Parameters
+    ----------
+    topology : Topology
+        The servers.
+    stations : pandas.DataFrame, optional
+        ``simulate(...).info["stations"]``: each server then shows its utilisation.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure when None).
+    note : str
+        One more line under the title (the view says there how a BA tree's speeds follow
+        the sliders).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
     """
     if ax is None:
         fig, ax = figure(width=6.0, height=3.9 if note else 3.6, fast=True)
@@ -123,35 +137,56 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
     return fig
 
 
-def ba_speed_note(topology, compute_bottom, compute_middle, compute_top) -> str:
-    """What a Barabási–Albert hierarchy does with the tier speeds, in one line ("" for the
-    tree and the skewed tree, whose servers take the speeds as given).
+@takes(P5Params, "topology", *BUILT_FROM, positional=True)
+def ba_speed_note(p) -> str:
+    """What a Barabási–Albert hierarchy does with the tier speeds, in one line.
 
     :func:`~workbench.hierarchy.topology.barabasi_albert` gives the centre F_c, tier 1 F_m
     and deeper servers F_b, then scales every speed by one factor so that the total compute
     equals the symmetric tree's (F_c + 2 F_m + 4 F_b): only the shape changes. The line
     gives that factor, so a drawn speed is explained by the sliders.
+
+    Parameters
+    ----------
+    topology : str or Topology
+        The hierarchy (a name builds it with the speeds given).
+
+    Returns
+    -------
+    str
+        The line; ``""`` for the tree and the skewed tree, whose servers take the speeds as
+        given.
     """
+    topology = p.hierarchy()
     if not topology.name.startswith("ba-"):
         return ""
-    depth = topology.depth
-    by_tier = np.where(
-        depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom)
-    )
-    total = compute_top + 2 * compute_middle + 4 * compute_bottom
+    factor = topology.compute[topology.root] / p.compute_top  # the one factor of every tier
     return (
-        f"BA: F_c, F_m, F_b by tier × {format_number(total / by_tier.sum())}, so the total "
-        f"stays the tree's {format_number(total)} work units/s"
+        f"BA: F_c, F_m, F_b by tier × {format_number(factor)}, so the total stays the "
+        f"tree's {format_number(topology.compute.sum())} work units/s"
     )
 
 
-def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
-    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled."""
-    lo, hi = red_thresholds(min_th, max_th, mean_exec_time)
+@takes(P5Params, "min_th", "max_th", "max_p", "gentle")
+def plot_red_curve(p, *, mean_exec_time):
+    """RED's p_b against the average expected time to finish the queue, eq. 11 scaled.
+
+    Parameters
+    ----------
+    mean_exec_time : float
+        t̄, the mean execution time of the queued tasks [s] (scales the thresholds).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The curve, with the scaled thresholds min' and max' marked.
+    """
+    max_p = p.max_p
+    lo, hi = red_thresholds(p.min_th, p.max_th, mean_exec_time)
     avg = np.linspace(0.0, 2.3 * hi, 400)
-    p = drop_probability(avg, lo, hi, max_p, 0, gentle=gentle)  # the public, checked function
+    prob = drop_probability(avg, lo, hi, max_p, 0, gentle=p.gentle)  # the public, checked one
     fig, ax = figure(fast=True)
-    ax.plot(avg, p, color=PALETTE[0])
+    ax.plot(avg, prob, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
         ax.axvline(v, color="0.5", ls="--", lw=0.8)
         ax.annotate(
@@ -186,7 +221,13 @@ def plot_red_curve(min_th, max_th, max_p, mean_exec_time, gentle=False):
 )
 def plot_overhead_rule(p):
     """Eqs. 5, 8, 10 at a bottom server: overheads against the work queued at the next hop,
-    for a task of the mean size μ = ``task_size``."""
+    for a task of the mean size μ = ``task_size``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The local overhead, the blind and the queue-aware offload overheads.
+    """
     mu, data_per_work, bandwidth = p.task_size, p.data_per_work, p.bandwidth
     compute_bottom, compute_middle, power = p.compute_bottom, p.compute_middle, p.power
     gt, ge = time_weights([compute_bottom])

@@ -10,7 +10,7 @@ from workbench.erlang import pollaczek_khinchine
 from workbench.exercises import Question
 from workbench.hierarchy.model import red_thresholds, size_moments, static_route
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import symmetric_tree
+from workbench.hierarchy.topology import P5Params
 
 __all__ = ["EXERCISES"]
 
@@ -67,8 +67,7 @@ def _cloud_solution(answer: str) -> str:
 
 
 def _route_from_3() -> str:
-    route = static_route(symmetric_tree(), PARAMS["data_per_work"].default, PARAMS["power"].default)
-    return str(int(route[3]))
+    return str(int(static_route(P5Params())[3]))
 
 
 def _route_solution(answer: str) -> str:

@@ -107,8 +107,6 @@ def study(p, *, models: tuple, lams: tuple, task_sizes: tuple, quick: bool, seed
         300 periods × 3 replications a point (else 1,000 × 5).
     seed : int
         The notebook's ``SEED``: the points' seeds derive from ``BASE_SEED + seed``.
-    sigma, topology, decision_time, ...
-        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
 
     Returns
     -------
@@ -168,8 +166,6 @@ def grid_study(p, *, quick: bool, models: tuple = PAPER_MODELS, seed: int = 0) -
         The models compared.
     seed : int
         The notebook's ``SEED`` (0: the published numbers).
-    sigma, topology, decision_time, ...
-        :data:`STUDY_FIELDS` (or a :class:`~workbench.hierarchy.P5Params`).
 
     Returns
     -------
@@ -293,37 +289,45 @@ def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
     return out
 
 
-def _cell_texts(ax, frame, value, fmt, color="w"):
-    """Each heat-map cell's value; a cell whose runs are not stationary reads 'n.s.'."""
+def _heatmap(frame, value, fmt, *, label, text_color="w", **scale):
+    """The (λ, μ) heat map of ``value``, each cell's value written in it ("n.s." where the
+    runs are not stationary), with a colour bar ``label``; ``scale``: imshow's colours."""
+    fig, ax = figure(width=5.6, height=4.2)
     table = frame.pivot(index="mu", columns="lam", values=value)
     ok = frame.pivot(index="mu", columns="lam", values="stationary")
+    im = ax.imshow(table.to_numpy(dtype=float), origin="lower", aspect="auto", **scale)
+    ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
+    ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
     for i in range(table.shape[0]):
         for j in range(table.shape[1]):
             text = format(table.iat[i, j], fmt) if ok.iat[i, j] else "n.s."
-            ax.text(j, i, text, ha="center", va="center", fontsize=10, color=color)
-
-
-def plot_fig7_gain_heatmap(frame):
-    fig, ax = figure(width=5.6, height=4.2)
-    table = frame.pivot(index="mu", columns="lam", values="gain")
-    ratio = table.to_numpy(dtype=float)
-    # a diverging scale centred on 1 (no difference), at least ±5 %: 1.000 and 1.001 read
-    # as the same neutral colour, not as the two ends of a 0-0.0004 scale
-    spread = max(0.05, float(np.nanmax(np.abs(ratio - 1.0))) if np.isfinite(ratio).any() else 0)
-    im = ax.imshow(
-        ratio, origin="lower", aspect="auto", cmap="PuOr_r", vmin=1.0 - spread, vmax=1.0 + spread
-    )
-    ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
-    ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
-    _cell_texts(ax, frame, "gain", ".3f", color="0.1")  # dark on the pale middle of the scale
+            ax.text(j, i, text, ha="center", va="center", fontsize=10, color=text_color)
     ax.grid(False)
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel(PARAMS["task_size"].axis_label)
+    fig.colorbar(im, ax=ax, label=label)
+    return fig, ax
+
+
+def plot_fig7_gain_heatmap(frame):
+    ratio = frame["gain"].to_numpy(dtype=float)
+    # a diverging scale centred on 1 (no difference), at least ±5 %: 1.000 and 1.001 read
+    # as the same neutral colour, not as the two ends of a 0-0.0004 scale
+    spread = max(0.05, float(np.nanmax(np.abs(ratio - 1.0))) if np.isfinite(ratio).any() else 0)
+    fig, ax = _heatmap(
+        frame,
+        "gain",
+        ".3f",
+        label="ratio (1: no difference)",
+        text_color="0.1",  # dark on the pale middle of the scale
+        cmap="PuOr_r",
+        vmin=1.0 - spread,
+        vmax=1.0 + spread,
+    )
     ax.set_title(
         "best other model's time ÷ advanced's (> 1: advanced wins)\nn.s.: not stationary",
         fontsize=10,
     )
-    fig.colorbar(im, ax=ax, label="ratio (1: no difference)")
     return fig
 
 
@@ -390,23 +394,14 @@ def fig13_red_thresholds_frame(p, *, quick=False, seed: int = 0):
 
 
 def plot_fig13_red_thresholds(frame):
-    fig, ax = figure(width=5.6, height=4.2)
-    table = frame.pivot(index="mu", columns="lam", values="relative")
-    im = ax.imshow(
-        table.to_numpy(), origin="lower", aspect="auto", cmap="coolwarm", vmin=0.5, vmax=1.5
+    fig, ax = _heatmap(
+        frame, "relative", ".4f", label="mean-time ratio", cmap="coolwarm", vmin=0.5, vmax=1.5
     )
-    ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
-    ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
-    _cell_texts(ax, frame, "relative", ".4f")
-    ax.grid(False)
-    ax.set_xlabel(PARAMS["lam"].axis_label)
-    ax.set_ylabel(PARAMS["task_size"].axis_label)
     ok = frame[frame["stationary"]]
     ratio = ok["time_5_40"].mean() / ok["time_5_20"].mean()
     ax.set_title(
         f"(5, 40) ÷ (5, 20); overall (ratio of means, stationary points) {ratio:.4f}", fontsize=9
     )
-    fig.colorbar(im, ax=ax, label="mean-time ratio")
     return fig
 
 

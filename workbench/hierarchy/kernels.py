@@ -122,9 +122,9 @@ class Rules(NamedTuple):
 
 
 class Tasks(NamedTuple):
-    """The random inputs (arrays over tasks, sorted by ``arr_time``)."""
+    """The random inputs of one replication (arrays over tasks, sorted by ``arrival``)."""
 
-    arr_time: np.ndarray
+    arrival: np.ndarray
     origin: np.ndarray  # int64
     work: np.ndarray
     data: np.ndarray

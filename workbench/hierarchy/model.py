@@ -25,8 +25,8 @@ import numpy as np
 from scipy import special
 
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import Topology, named_topology
-from workbench.params import ParamsModel, takes
+from workbench.hierarchy.topology import P5Params
+from workbench.params import takes
 from workbench.validation import ParameterError, check_array, check_real, describe
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -45,41 +45,6 @@ __all__ = [
 ]
 
 
-def _check_topology(value, func: str):
-    """A named hierarchy (a row of the table) or a :class:`Topology`, checked again where
-    ``func`` uses it (a field replaced since it was built is refused)."""
-    if isinstance(value, Topology):
-        return value.checked(func)
-    return PARAMS["topology"].check(value, func)
-
-
-class _Hierarchy(ParamsModel):
-    def check_relations(self, func: str, fields) -> None:
-        """RED's thresholds in order, ``min_th < max_th`` (a function that takes both)."""
-        if "min_th" in fields and "max_th" in fields and self.min_th >= self.max_th:
-            PARAMS["max_th"].with_(low=self.min_th, low_open=True).check(self.max_th, func)
-
-    def hierarchy(self) -> Topology:
-        """The servers: the object's :class:`Topology`, or the named one built with its
-        speeds and bandwidth."""
-        if isinstance(self.topology, Topology):
-            return self.topology
-        return named_topology(
-            self.topology,
-            compute_bottom=self.compute_bottom,
-            compute_middle=self.compute_middle,
-            compute_top=self.compute_top,
-            bandwidth=self.bandwidth,
-        )
-
-
-P5Params = PARAMS.model("P5Params", checks={"topology": _check_topology}, base=_Hierarchy)
-P5Params.__doc__ = """P5's parameters, one validated object: a field per row of PARAMS (``topology``
-also takes a :class:`~workbench.hierarchy.topology.Topology`). The simulation, the figures'
-studies and the model functions that read rows take it, or its keywords
-(:func:`workbench.params.takes`)."""
-
-
 def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
     """Wireless offload rate, eq. 1: ``W log2(1 + P H / (ω + Σ P_m H_m))``.
 
@@ -93,6 +58,11 @@ def shannon_rate(bandwidth, power, gain, noise, interference=0.0) -> float:
         Background interference power ω_i > 0.
     interference : float
         ``Σ P_m H_m`` of the other senders offloading at the same time (>= 0).
+
+    Returns
+    -------
+    float
+        The rate, in the unit of ``bandwidth`` times bit/s/Hz.
 
     References
     ----------
@@ -142,20 +112,55 @@ def _table(func, **values):
     return [PARAMS[name].check(v, func) for name, v in values.items()]
 
 
-def local_overhead(work, compute, gamma_t, gamma_e, kappa=None):
-    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``
-    (``kappa`` None: the table's κ)."""
+@takes(P5Params, "work", "compute", "gamma_t", "gamma_e", "kappa", positional=True)
+def local_overhead(p, work, compute, gamma_t, gamma_e):
+    """Overhead of running a task here, eq. 5: ``γ_t D/F_i + γ_e κ F_i² D``.
+
+    Parameters
+    ----------
+    work : float or array_like
+        D >= 0, the task's work [work units].
+    compute : float
+        F_i > 0, this server's speed [work units/s].
+    gamma_t, gamma_e : float or array_like
+        The weights of time and energy, >= 0 (:func:`time_weights`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The overhead, shaped as the inputs.
+    """
     f = "local_overhead"
     work, gamma_t, gamma_e = _nonneg(f, work=work, gamma_t=gamma_t, gamma_e=gamma_e)
-    (kappa,) = _table(f, kappa=PARAMS["kappa"].default if kappa is None else kappa)
     compute = check_real(compute, "compute", f, 0.0, 1e6, low_open=True)
-    return _finite(f, "work", work, gamma_t * work / compute + gamma_e * kappa * compute**2 * work)
+    out = gamma_t * work / compute + gamma_e * p.kappa * compute**2 * work
+    return _finite(f, "work", work, out)
 
 
 def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, power, queued_next=0.0):
     """Overhead of sending a task to the next hop, eq. 8 (``queued_next = 0``) or eq. 10.
 
     ``γ_t (B/W + (D + ΣD_j)/F_j) + γ_e P B/W`` with ``ΣD_j = queued_next``.
+
+    Parameters
+    ----------
+    work, data : float or array_like
+        D >= 0 [work units] and B >= 0 [Mbit], the task's work and input.
+    bandwidth : float
+        W, the link's bandwidth [Mbit/s] (the table's range).
+    compute_next : float
+        F_j > 0, the next hop's speed [work units/s].
+    gamma_t, gamma_e : float or array_like
+        The sender's weights of time and energy, >= 0 (:func:`time_weights`).
+    power : float
+        P, the transmit power [W] (the table's range).
+    queued_next : float or array_like
+        ΣD_j >= 0, the work queued at the next hop (eq. 10; 0: the blind eq. 8).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The overhead, shaped as the inputs.
     """
     f = "offload_overhead"
     work, data, gamma_t, gamma_e, queued_next = _nonneg(
@@ -169,7 +174,18 @@ def offload_overhead(work, data, bandwidth, compute_next, gamma_t, gamma_e, powe
 
 
 def decide(local, offload) -> int:
-    """Eq. 9: ``1`` (offload) iff the offload overhead is strictly below the local one."""
+    """Eq. 9: offload iff the offload overhead is strictly below the local one.
+
+    Parameters
+    ----------
+    local, offload : float
+        The two overheads, >= 0 (:func:`local_overhead`, :func:`offload_overhead`).
+
+    Returns
+    -------
+    int
+        1 to offload, 0 to run here.
+    """
     local = check_real(local, "local", "decide", 0.0, None)
     offload = check_real(offload, "offload", "decide", 0.0, None)
     return int(offload < local)
@@ -207,6 +223,20 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     ``(n_i + 1) s / (2 F_i)``, so the mean time over all queued tasks is
     ``Σ n_i (n_i + 1) s / (2 F_i) / Σ n_i``. With one common ``n`` on the ``k`` servers given,
     ``T = (n + 1) s Σ(1/F_i) / (2k)``, solved for ``n``.
+
+    Parameters
+    ----------
+    mean_time : float
+        T >= 0, the mean completion time [s].
+    mean_size : float
+        s > 0, the mean task size [work units].
+    compute : float or array_like
+        The speeds F_i > 0 of the ``k`` servers [work units/s].
+
+    Returns
+    -------
+    float
+        n >= 0, the estimated number of tasks queued per server.
     """
     fn = "eq12_queue_estimate"
     mean_time = check_real(mean_time, "mean_time", fn, 0.0, None)

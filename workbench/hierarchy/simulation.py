@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -27,40 +26,8 @@ from workbench.validation import ParameterError, check_budget
 
 __all__ = ["simulate", "simulate_to_precision", "run_models", "SIMULATE_FIELDS", "RUN_FIELDS"]
 
-#: the keywords of :func:`simulate`, in its order: every row of ``PARAMS``
-SIMULATE_FIELDS = (
-    "model",
-    "lam",
-    "task_size",
-    "topology",
-    "periods",
-    "seed",
-    "replications",
-    "confidence",
-    "sigma",
-    "period",
-    "warmup",
-    "compute_bottom",
-    "compute_middle",
-    "compute_top",
-    "bandwidth",
-    "data_per_work",
-    "decision_time",
-    "in_decision",
-    "offload_busy",
-    "arrivals",
-    "eq11_unit",
-    "power",
-    "kappa",
-    "min_th",
-    "max_th",
-    "max_p",
-    "w_q",
-    "gentle",
-    "down_offload",
-    "overload",
-    "keep_records",
-)
+#: the keywords of :func:`simulate`: every row of ``PARAMS``, in the table's order
+SIMULATE_FIELDS = tuple(PARAMS)
 #: the keywords of :func:`run_models`: one replication of several models, no records
 RUN_FIELDS = tuple(
     n for n in SIMULATE_FIELDS if n not in ("model", "replications", "confidence", "keep_records")
@@ -84,17 +51,6 @@ IN_DECISION = {
 }
 
 
-@dataclass(frozen=True)
-class _TaskDraws:
-    """The random inputs of one replication, sorted by arrival time."""
-
-    arrival: np.ndarray
-    origin: np.ndarray
-    work: np.ndarray
-    data: np.ndarray
-    uniforms: np.ndarray  # (tasks, servers): RED's draw at each visit
-
-
 def _draw_tasks(
     topology: Topology,
     lam,
@@ -105,7 +61,7 @@ def _draw_tasks(
     data_per_work,
     rng,
     arrivals,
-) -> _TaskDraws:
+) -> K.Tasks:
     """Poisson(λ·weight) tasks per period per server; sizes Normal(μ, σ) truncated to
     ``D > 0`` by redrawing the non-positive ones (an exact truncated Normal); ``B = β D``.
 
@@ -130,10 +86,10 @@ def _draw_tasks(
         work[bad] = rng.normal(task_size, sigma, size=int(bad.sum()))
         bad = work <= 0
     uniforms = rng.uniform(size=(total, topology.n))
-    return _TaskDraws(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
+    return K.Tasks(arrival, origin.astype(np.int64), work, data_per_work * work, uniforms)
 
 
-def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events=None, **params):
+def _run_kernel(model: str, topology: Topology, tasks: K.Tasks, *, max_events=None, **params):
     """Run one replication of ``model`` on given draws (no validation: callers validate).
 
     ``params``: the kernel's parameters (``_KERNEL_KEYS`` and ``eq11_unit`` in seconds per
@@ -183,8 +139,7 @@ def _run_kernel(model: str, topology: Topology, tasks: _TaskDraws, *, max_events
         eq11_unit=float(k["eq11_unit"]),
         max_events=int(max_events if max_events is not None else _event_budget(topology, m)),
     )
-    drawn = K.Tasks(tasks.arrival, tasks.origin, tasks.work, tasks.data, tasks.uniforms)
-    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, drawn, out)}
+    out = out._asdict() | {"events": K.simulate_hierarchy(tree, rules, tasks, out)}
     if out["events"] < 0:
         raise RuntimeError(f"{model}: the event budget ran out (kernel invariant broken)")
     return out
@@ -200,15 +155,11 @@ def _event_budget(topology: Topology, m: int) -> int:
 def simulate(p) -> SimulationResult:
     """Simulate a decision model on the edge hierarchy; mean task completion time with CI.
 
-    Takes a :class:`~workbench.hierarchy.P5Params` or its keywords (every argument is
-    keyword-only; defaults from ``PARAMS``, the one place they are declared).
+    Takes a :class:`~workbench.hierarchy.P5Params` or its keywords (keyword-only). The
+    rows of ``PARAMS`` say more (the plausible values of each reading, the paper's words).
 
     Parameters
     ----------
-    model : {"advanced", "pure_cloud", "pure_local", "without_enhancement_1",
-             "without_enhancement_2", "original"}
-    lam : float
-        Mean number of tasks per period generated at each bottom server (Poisson).
     task_size : float
         The paper's μ: mean task size (Normal(μ, σ) truncated to positive values) [work
         units]. Not a service rate: the service time at server i is D / F_i.
@@ -218,16 +169,11 @@ def simulate(p) -> SimulationResult:
         arguments are ignored: the Topology carries them).
     periods : int
         Generation periods per replication; every task then runs to completion.
-    seed, replications, confidence
+    seed : int
         Replication ``r`` uses the ``r``-th child of ``numpy.random.SeedSequence(seed)``.
     warmup : float
         The fraction of the run dropped: tasks generated in the first ``warmup·periods``
         periods are run but left out of the means.
-    sigma, period, compute_*, bandwidth, data_per_work, decision_time, in_decision,
-    offload_busy, arrivals, eq11_unit, power, kappa, min_th, max_th, max_p, w_q, gentle,
-    down_offload, overload, keep_records
-        See ``PARAMS`` (glossary): every one carries its meaning, unit, range and source,
-        and each reading the paper admits its plausible values and the paper's words.
 
     Returns
     -------
@@ -287,10 +233,8 @@ def simulate_to_precision(
     Parameters
     ----------
     rel_half_width, half_width, max_replications, initial, progress
-        The target and the loop (:func:`workbench.precision.precision_target`).
-    model, lam, task_size, ...
-        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`), but
-        ``replications``.
+        The target and the loop (:func:`workbench.precision.precision_target`); the other
+        keywords are :func:`simulate`'s but ``replications``.
 
     Returns
     -------
@@ -376,6 +320,13 @@ def _bounds(quantities) -> dict:
     return out | {q: (0.0, 1.0) for q in quantities if q.startswith(("share_s", "sent_down"))}
 
 
+# what a run without a task after the warm-up lacks, and what to change
+_EMPTY = {
+    "what": "tasks generated after the warm-up",
+    "hint": " Raise λ or periods, or lower the warm-up fraction.",
+}
+
+
 def _finish_kwargs(p, topo, rho, notes) -> dict:
     """The shared engine's ``finish`` arguments for this run."""
     quantities = _quantities(topo)
@@ -391,8 +342,8 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
         notes=notes,
         unit="s",
         count="tasks",
-        empty_what="tasks generated after the warm-up",
-        empty_hint=" Raise λ or periods, or lower the warm-up fraction.",
+        empty_what=_EMPTY["what"],
+        empty_hint=_EMPTY["hint"],
         info={
             "model": p.model,
             "topology": topo.name,
@@ -405,9 +356,7 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
 def _finish(func, p, topo, rho, notes, reps, stations):
     """The engine's ``finish``, with the measured load folded into ρ and the station table."""
     kw = _finish_kwargs(p, topo, rho, notes)
-    require_observations(
-        func, [r.row["tasks"] for r in reps], what=kw["empty_what"], hint=kw["empty_hint"]
-    )
+    require_observations(func, [r.row["tasks"] for r in reps], **_EMPTY)
     measured = _measured_load(reps)
     kw["rho"] = max(rho, measured)
     if measured >= 1.0 > rho:
@@ -576,7 +525,7 @@ def _kernel_args(p) -> dict:
 _KERNEL_DEFAULTS = _kernel_args(P5Params())
 
 
-def _draw(p, topo, rng) -> _TaskDraws:
+def _draw(p, topo, rng) -> K.Tasks:
     return _draw_tasks(
         topo, p.lam, p.task_size, p.sigma, p.periods, p.period, p.data_per_work, rng, p.arrivals
     )
@@ -594,10 +543,9 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
     Parameters
     ----------
     models : sequence of str
-        Names from ``MODELS`` (default: the paper's five).
-    lam, task_size, seed, periods, ...
-        :func:`simulate`'s keywords (or a :class:`~workbench.hierarchy.P5Params`) but
-        ``model``, ``replications``, ``confidence`` and ``keep_records``.
+        Names from ``MODELS`` (default: the paper's five); the other keywords are
+        :func:`simulate`'s but ``model``, ``replications``, ``confidence`` and
+        ``keep_records``.
 
     Returns
     -------
@@ -624,12 +572,7 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
     tasks = _draw(p, topo, rng)
     cutoff = p.warmup * p.periods * p.period
     warm = int(np.sum(tasks.arrival < cutoff))
-    require_observations(
-        f,
-        [tasks.arrival.size - warm],
-        what="tasks generated after the warm-up",
-        hint=" Raise λ or periods, or lower the warm-up fraction.",
-    )
+    require_observations(f, [tasks.arrival.size - warm], **_EMPTY)
     out = {}
     for m in models:
         res = _run_kernel(m, topo, tasks, **_kernel_args(p))

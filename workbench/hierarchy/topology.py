@@ -1,4 +1,5 @@
-"""Hierarchies of servers: the paper's 3-tier tree, skewed load, Barabási–Albert graphs."""
+"""Hierarchies of servers (the paper's 3-tier tree, skewed load, Barabási–Albert graphs) and
+:class:`P5Params`, the paper's parameter object, whose ``topology`` names or holds one."""
 
 from __future__ import annotations
 
@@ -7,17 +8,19 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 
 from workbench.hierarchy.params import PARAMS
+from workbench.params import ParamsModel, table_doc, takes
 from workbench.validation import ParameterError, broadcast, check_array, check_int
 
-_F_B = PARAMS["compute_bottom"].default
-_F_M = PARAMS["compute_middle"].default
-_F_C = PARAMS["compute_top"].default
-_W = PARAMS["bandwidth"].default
-
-__all__ = ["Topology", "symmetric_tree", "skewed_tree", "barabasi_albert", "from_parents"]
+__all__ = [
+    "P5Params",
+    "Topology",
+    "symmetric_tree",
+    "skewed_tree",
+    "barabasi_albert",
+    "from_parents",
+]
 
 # servers 3, 4, 5, 6 generate tasks in the ratio 1:2:3:4 (paper, Sec. 5.3.1); the total
 # rate is kept at 4 λ so that only the skew changes [choice]
@@ -29,11 +32,12 @@ MAX_SERVERS = 1000
 
 @dataclass(frozen=True, eq=False)
 class Topology:
-    """A tree of servers rooted at the centre.
+    """A tree of servers rooted at the centre, checked when built and frozen.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        The hierarchy's name (``"tree"``, ``"ba-3"``, ...).
     parent : ndarray of int
         ``parent[s]`` is the next hop up from ``s``; ``-1`` at the centre (exactly one).
     compute : ndarray of float
@@ -53,7 +57,7 @@ class Topology:
     def __post_init__(self):
         """Validate the structure: one centre, a tree, positive speeds and bandwidths, weights
         >= 0 with at least one positive (a hand-built Topology is checked like from_parents)."""
-        for key, value in _checked_fields(self, "Topology").items():
+        for key, value in _checked_fields("Topology", **self.__dict__).items():
             object.__setattr__(self, key, value)
         # checked once, so frozen: a parent changed afterwards would make a cycle (a hang in
         # the simulator) or an index out of range; build a new Topology instead
@@ -64,7 +68,7 @@ class Topology:
         """This topology checked again where ``func`` uses it: a field replaced since it was
         built (``object.__setattr__`` goes around the frozen dataclass) is refused naming
         ``func``, the field and the value."""
-        return Topology(**_checked_fields(self, func))
+        return Topology(**_checked_fields(func, **self.__dict__))
 
     @property
     def n(self) -> int:
@@ -98,36 +102,24 @@ class Topology:
     def children(self, s: int) -> list[int]:
         return [int(c) for c in np.flatnonzero(self.parent == s)]
 
-    def frame(self):
-        return pd.DataFrame(
-            {
-                "server": np.arange(self.n),
-                "parent": self.parent,
-                "tier": self.depth,
-                "compute": self.compute,
-                "bandwidth_up": np.where(self.parent >= 0, self.bandwidth, np.nan),
-                "generation_weight": self.weight,
-            }
-        )
 
-
-def _checked_fields(t, f: str) -> dict:
-    """The fields of ``t`` validated (one centre, a tree, positive speeds and bandwidths,
-    weights >= 0 with one positive), as arrays."""
-    if not isinstance(t.name, str):
-        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {t.name!r} instead.")
-    par = _check_parents(t.parent, f)
+def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
+    """The fields validated (one centre, a tree, positive speeds and bandwidths, weights >= 0
+    with one positive), as arrays; errors name ``f``."""
+    if not isinstance(name, str):
+        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {name!r} instead.")
+    par = _check_parents(parent, f)
     n = par.size
     return {
-        "name": str(t.name),
+        "name": name,
         "parent": par,
-        "compute": _per_server(t.compute, "compute", f, n),
-        "bandwidth": _per_server(t.bandwidth, "bandwidth", f, n),
-        "weight": _weights(t.weight, f, n),
+        "compute": _per_server(compute, "compute", f, n),
+        "bandwidth": _per_server(bandwidth, "bandwidth", f, n),
+        "weight": _weights(weight, f, n),
     }
 
 
-def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "user") -> Topology:
+def from_parents(parents, compute, bandwidth=None, weights=None, *, name: str = "user") -> Topology:
     """A user-given tree.
 
     Parameters
@@ -136,27 +128,27 @@ def from_parents(parents, compute, bandwidth=_W, weights=None, *, name: str = "u
         ``parents[s]`` = next hop up from server ``s``, ``-1`` for the centre (exactly one);
         every server must reach the centre.
     compute : float or sequence of float
-        Server speeds F_s > 0.
-    bandwidth : float or sequence of float, default 100
-        Bandwidth of each server's link up [Mbit/s] > 0.
+        Server speeds F_s > 0 [work units/s].
+    bandwidth : float or sequence of float, optional
+        Bandwidth of each server's link up [Mbit/s] > 0; None: every link at the table's
+        ``bandwidth`` (the paper's wired links).
     weights : sequence of float, optional
         Generation weights >= 0, at least one positive; default 1 on the leaves.
+    name : str
+        The hierarchy's name.
+
+    Returns
+    -------
+    Topology
+        The checked tree.
     """
-    func = "from_parents"
-    if not isinstance(name, str):
-        raise ParameterError(f"The 'name' parameter of {func} must be a str. Got {name!r} instead.")
-    par = _check_parents(parents, func)
-    n = par.size
-    comp = _per_server(compute, "compute", func, n)
-    band = _per_server(bandwidth, "bandwidth", func, n)
-    if weights is None:
-        leaves = np.array([not np.any(par == s) for s in range(n)])
-        if n == 1:
-            leaves[:] = True
-        w = leaves.astype(float)
-    else:
-        w = _weights(weights, func, n)
-    return Topology(name, par, comp, band, w)
+    f = "from_parents"
+    if bandwidth is None:
+        bandwidth = PARAMS["bandwidth"].default
+    if weights is None:  # the leaves
+        par = _check_parents(parents, f)
+        weights = np.array([par.size == 1 or not np.any(par == s) for s in range(par.size)], float)
+    return Topology(**_checked_fields(f, name, parents, compute, bandwidth, weights))
 
 
 def _check_parents(parents, func) -> np.ndarray:
@@ -197,31 +189,91 @@ def _per_server(value, name, func, n) -> np.ndarray:
     return broadcast(value, name, func, n, low=1e-6, high=1e6)
 
 
-def symmetric_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W, weights=None
-) -> Topology:
+class _Hierarchy(ParamsModel):
+    def check_relations(self, func: str, fields) -> None:
+        """RED's thresholds in order, ``min_th < max_th`` (a function that takes both)."""
+        if "min_th" in fields and "max_th" in fields and self.min_th >= self.max_th:
+            PARAMS["max_th"].with_(low=self.min_th, low_open=True).check(self.max_th, func)
+
+    def hierarchy(self) -> Topology:
+        """The servers: the object's :class:`Topology`, or the named one built with its
+        speeds and bandwidth."""
+        if isinstance(self.topology, Topology):
+            return self.topology
+        if self.topology == "tree":
+            return symmetric_tree(self)
+        if self.topology == "skewed":
+            return skewed_tree(self)
+        return barabasi_albert(self, int(self.topology.split("-")[1]))
+
+
+def _check_topology(value, func: str):
+    """A named hierarchy (a row of the table) or a :class:`Topology`, checked again where
+    ``func`` uses it (a field replaced since it was built is refused)."""
+    if isinstance(value, Topology):
+        return value.checked(func)
+    return PARAMS["topology"].check(value, func)
+
+
+P5Params = PARAMS.model("P5Params", checks={"topology": _check_topology}, base=_Hierarchy)
+P5Params.__doc__ = table_doc(
+    """P5's parameters, one validated object: a field per row of ``PARAMS``.
+
+    The simulation, the figures' studies, the hierarchies' builders and the model functions
+    that read rows take it, or its keywords (:func:`workbench.params.takes`);
+    ``hierarchy()`` gives its servers.
+
+    Parameters
+    ----------
+    topology : str or Topology
+        A named hierarchy (built with the object's speeds and bandwidth) or the servers
+        themselves.
+    """,
+    P5Params,
+    tuple(P5Params.model_fields),
+    with_object=False,
+)
+
+_TREE_PARENTS = (-1, 0, 0, 1, 1, 2, 2)
+#: the rows a named hierarchy is built from (the builders' keywords, ``P5Params.hierarchy``)
+BUILT_FROM = ("compute_bottom", "compute_middle", "compute_top", "bandwidth")
+
+
+def _tree(p, name: str, bottom_weights) -> Topology:
+    """The paper's tree with the object's speeds and bandwidth; servers 3-6 generate."""
+    w = np.zeros(7)
+    w[3:] = bottom_weights
+    compute = [p.compute_top, p.compute_middle, p.compute_middle] + [p.compute_bottom] * 4
+    return from_parents(_TREE_PARENTS, compute, p.bandwidth, w, name=name)
+
+
+@takes(P5Params, *BUILT_FROM, "weights", positional=True)
+def symmetric_tree(p, weights=None) -> Topology:
     """The paper's tree (Fig. 3): centre 0; middle 1, 2; bottom 3, 4 under 1 and 5, 6 under 2.
 
-    Only the bottom servers generate tasks (weight 1 each unless ``weights`` for 3-6 given).
+    Parameters
+    ----------
+    weights : sequence of 4 float, optional
+        Generation weights of the bottom servers 3-6 (>= 0, one positive); default 1 each.
+
+    Returns
+    -------
+    Topology
+        The tree, named ``"tree"``.
     """
-    f = "symmetric_tree"
-    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
-    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
-    compute_top = PARAMS["compute_top"].check(compute_top, f)
-    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
-    w = np.zeros(7)
-    w[3:] = 1.0 if weights is None else _weights(weights, f, 4)
-    compute = [compute_top, compute_middle, compute_middle] + [compute_bottom] * 4
-    topo = from_parents([-1, 0, 0, 1, 1, 2, 2], compute, bandwidth, w, name="tree")
-    return topo
+    return _tree(p, "tree", 1.0 if weights is None else _weights(weights, "symmetric_tree", 4))
 
 
-def skewed_tree(
-    compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
-) -> Topology:
-    """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4."""
-    topo = symmetric_tree(compute_bottom, compute_middle, compute_top, bandwidth, SKEW_WEIGHTS)
-    return Topology("skewed", topo.parent, topo.compute, topo.bandwidth, topo.weight)
+@takes(P5Params, *BUILT_FROM, positional=True)
+def skewed_tree(p) -> Topology:
+    """The paper's tree with bottom servers 3-6 generating in the ratio 1:2:3:4.
+
+    Returns
+    -------
+    Topology
+        The tree, named ``"skewed"``, weights ``SKEW_WEIGHTS`` (total 4, as the tree's).
+    """
+    return _tree(p, "skewed", SKEW_WEIGHTS)
 
 
 def _ba_hierarchy(seed: int):
@@ -265,9 +317,8 @@ def ba_seeds() -> tuple[int, ...]:
     return tuple(seeds)
 
 
-def barabasi_albert(
-    index: int, compute_bottom=_F_B, compute_middle=_F_M, compute_top=_F_C, bandwidth=_W
-) -> Topology:
+@takes(P5Params, "index", *BUILT_FROM, positional=True)
+def barabasi_albert(p, index: int) -> Topology:
     """BA-``index`` (1..5): a 7-node Barabási–Albert graph and the hierarchy read from it.
 
     The graph is ``networkx.barabasi_albert_graph(7, 2, seed=ba_seeds()[index - 1])``: five
@@ -280,13 +331,20 @@ def barabasi_albert(
     4, the tree's total [choice]: in the paper the total load moved with the number of
     leaves and was normalised away; here it is held fixed so that only the shape changes
     (and a star of 6 leaves is not simply overloaded).
+
+    Parameters
+    ----------
+    index : int
+        Which of the five graphs, 1..5.
+
+    Returns
+    -------
+    Topology
+        The hierarchy, named ``"ba-<index>"``.
     """
-    index = check_int(index, "index", "barabasi_albert", 1, 5)
     f = "barabasi_albert"
-    compute_bottom = PARAMS["compute_bottom"].check(compute_bottom, f)
-    compute_middle = PARAMS["compute_middle"].check(compute_middle, f)
-    compute_top = PARAMS["compute_top"].check(compute_top, f)
-    bandwidth = PARAMS["bandwidth"].check(bandwidth, f)
+    index = check_int(index, "index", f, 1, 5)
+    compute_bottom, compute_middle, compute_top = p.compute_bottom, p.compute_middle, p.compute_top
     parents = _ba_hierarchy(ba_seeds()[index - 1])
     depth = np.zeros(7, dtype=int)
     for i in range(1, 7):
@@ -304,13 +362,4 @@ def barabasi_albert(
         )
     leaves = np.array([i not in parents for i in range(7)], dtype=float)
     weights = 4.0 * leaves / leaves.sum()
-    return from_parents(parents, speeds, bandwidth, weights, name=f"ba-{index}")
-
-
-def named_topology(name: str, **speeds) -> Topology:
-    """``"tree"``, ``"skewed"`` or ``"ba-1"``..``"ba-5"`` with the given speeds/bandwidth."""
-    if name == "tree":
-        return symmetric_tree(**speeds)
-    if name == "skewed":
-        return skewed_tree(**speeds)
-    return barabasi_albert(int(name.split("-")[1]), **speeds)
+    return from_parents(parents, speeds, p.bandwidth, weights, name=f"ba-{index}")

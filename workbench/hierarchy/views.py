@@ -12,7 +12,7 @@ from workbench.hierarchy.diagrams import (
     plot_red_curve,
 )
 from workbench.hierarchy.params import PARAMS
-from workbench.hierarchy.topology import named_topology
+from workbench.hierarchy.topology import BUILT_FROM, P5Params
 from workbench.params import Param
 from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
@@ -33,26 +33,20 @@ MEAN_EXEC = Param(
 )
 
 
+def _sliders(*names) -> dict:
+    """A slider per row of ``PARAMS``, in the order given."""
+    return {name: PARAMS[name] for name in names}
+
+
 def hierarchy_view():
-    def plot(topology, compute_bottom, compute_middle, compute_top, bandwidth):
-        topo = named_topology(
-            topology,
-            compute_bottom=compute_bottom,
-            compute_middle=compute_middle,
-            compute_top=compute_top,
-            bandwidth=bandwidth,
-        )
-        note = ba_speed_note(topo, compute_bottom, compute_middle, compute_top)
-        return draw_hierarchy(topo, note=note)
+    def plot(**values):
+        p = P5Params.of("hierarchy_view", values)
+        return draw_hierarchy(p.hierarchy(), note=ba_speed_note(p))
 
     return interactive_figure(
         plot,
         "The hierarchy",
-        topology=PARAMS["topology"],
-        compute_bottom=PARAMS["compute_bottom"],
-        compute_middle=PARAMS["compute_middle"],
-        compute_top=PARAMS["compute_top"],
-        bandwidth=PARAMS["bandwidth"],
+        **_sliders("topology", *BUILT_FROM),
     )
 
 
@@ -60,9 +54,7 @@ def red_view():
     return interactive_figure(
         plot_red_curve,
         "RED at the entrance (eq. 11)",
-        min_th=PARAMS["min_th"],
-        max_th=PARAMS["max_th"],
-        max_p=PARAMS["max_p"],
+        **_sliders("min_th", "max_th", "max_p"),
         mean_exec_time=MEAN_EXEC,
         gentle=PARAMS["gentle"],
         limits={"max_th": lambda v: (max(v["min_th"] + 1.0, 5.0), 80.0)},
@@ -73,12 +65,9 @@ def overhead_view():
     return interactive_figure(
         plot_overhead_rule,
         "The overhead rule at a bottom server (eqs. 5, 8, 10)",
-        task_size=PARAMS["task_size"],
-        data_per_work=PARAMS["data_per_work"],
-        bandwidth=PARAMS["bandwidth"],
-        compute_bottom=PARAMS["compute_bottom"],
-        compute_middle=PARAMS["compute_middle"],
-        power=PARAMS["power"],
+        **_sliders(
+            "task_size", "data_per_work", "bandwidth", "compute_bottom", "compute_middle", "power"
+        ),
     )
 
 
@@ -88,11 +77,7 @@ def comparison_view(seed: int = 0):
     return interactive_figure(
         functools.partial(plot_model_comparison, seed=check_seed(seed, "comparison_view")),
         "Five models at one load (simulated)",
-        lam=PARAMS["lam"],
-        task_size=PARAMS["task_size"],
-        decision_time=PARAMS["decision_time"],
-        arrivals=PARAMS["arrivals"],
-        eq11_unit=PARAMS["eq11_unit"],
+        **_sliders("lam", "task_size", "decision_time", "arrivals", "eq11_unit"),
         background=True,
     )
 
