@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.claims import AtlasSpec, Measurement
-from workbench.proactive.params import PARAMS
+from workbench.params import takes
+from workbench.proactive.params import PARAMS, P2Params
 from workbench.proactive.runs import IGNORED_READINGS
 from workbench.proactive.simulation import run_length, simulate
 from workbench.stats import t_half_width
@@ -55,24 +56,43 @@ RUNS = {
 """Measured slots and replications: the claims' quick and full runs, the quick atlas."""
 
 
-def warmup_slots(lam: float, slot: float = 0.005) -> int:
-    """Slots of :data:`WARMUP_TASKS` tasks per user at λ_u = ``lam``: ceil(30 / (λ_u δ))."""
-    return int(np.ceil(WARMUP_TASKS / (lam * slot) - 1e-9))
+@takes(P2Params, "lam", "slot", positional=True)
+def warmup_slots(p) -> int:
+    """Slots of :data:`WARMUP_TASKS` tasks per user at λ_u = ``lam``: ceil(30 / (λ_u δ)).
+
+    Returns
+    -------
+    int
+        The claims' warm-up in slots.
+    """
+    return int(np.ceil(WARMUP_TASKS / (p.lam * p.slot) - 1e-9))
 
 
-def run_for(setting, lam: float, slot: float = 0.005) -> dict:
+@takes(P2Params, "setting", "lam", "slot", positional=True)
+def run_for(p, setting) -> dict:
     """``slots``, ``warmup`` and ``replications`` of a :data:`RUNS` setting at λ_u = ``lam``:
     :func:`warmup_slots`, then the setting's measured slots (at least a ninth of the
-    warm-up, the shared form's largest warm-up share being 0.9)."""
+    warm-up, the shared form's largest warm-up share being 0.9).
+
+    Parameters
+    ----------
+    setting : {True, False, "atlas"}
+        A key of :data:`RUNS`: the claims' quick or full run, or the quick atlas'.
+
+    Returns
+    -------
+    dict
+        The keywords ``slots``, ``warmup`` and ``replications`` of :func:`simulate`.
+    """
     r = RUNS[setting]
-    warm = warmup_slots(lam, slot)
+    warm = warmup_slots(p)
     measured = max(r["measured"], -(-warm // 9))
     return run_length(measured, warm) | {"replications": r["replications"]}
 
 
-RUN = {q: run_for(q, PARAMS["lam"].default) for q in (True, False)}
+RUN = {q: run_for(q) for q in (True, False)}
 """The claims' runs at the default load (8 replications; warm-up of 30 tasks per user)."""
-ATLAS_RUN = run_for("atlas", PARAMS["lam"].default)
+ATLAS_RUN = run_for("atlas")
 """The quick atlas' run at the default load: 3 replications × (warm-up + 500 measured)
 slots, a small setting (a P2 point needs 22 simulations); the full atlas runs the claims'
 quick length (8 replications, 1000 measured slots)."""
@@ -127,11 +147,7 @@ def scheme_run(policy, ctx, **extra):
     # a reading the scheme's run ignores leaves it the same run: one key, computed once
     # (BL3's runs serve every reading of an atlas point, BL2's two of them)
     values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[policy]}
-    run = run_for(
-        setting,
-        values.get("lam", PARAMS["lam"].default),
-        values.get("slot", PARAMS["slot"].default),
-    )
+    run = run_for(setting, **{k: v for k, v in values.items() if k in ("lam", "slot")})
     return _run(policy, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
 
 

@@ -94,7 +94,7 @@ NO_CACHE = ("BL2", "BL3")
 CACHE_ONLY = ("storage", "cacheable_ratio", "zipf")
 
 
-_WARM = warmup_slots(PARAMS["lam"].default)
+_WARM = warmup_slots()
 RUNS = {
     True: run_length(1000, _WARM) | {"replications": 3},
     False: run_length(20_000, _WARM) | {"replications": 5},
