@@ -281,14 +281,44 @@ MEASURES = {
 
 
 def measure(claim_id: str, quick: bool = True, seed: int = 0) -> Measurement:
-    """One claim measured with the root seed ``seed`` (CLAIMS uses seed 0)."""
+    """One claim measured with the root seed ``seed`` (:data:`CLAIMS` uses seed 0).
+
+    Parameters
+    ----------
+    claim_id : str
+        An id of ``data/claims/p2.csv`` (a key of :data:`MEASURES`).
+    quick : bool
+        The quick run (8 replications × 1000 measured slots) or the full one (8 × 8000).
+    seed : int
+        The root seed of the runs.
+
+    Returns
+    -------
+    Measurement
+        The value, whether every run behind it was stationary, and a note.
+    """
     return MEASURES[claim_id](measured_at(quick, seed))
 
 
 def seed_spread(quick: bool = True, seeds=range(6), claims=None) -> pd.DataFrame:
-    """Every claim over several root seeds: one row per claim, mean/std/min/max, the
-    suggested tolerance (twice the standard deviation, at least 0.01; 0 for a yes/no row)
-    and how many seeds measured a non-stationary point."""
+    """Every claim over several root seeds, to set the claims' tolerances.
+
+    Parameters
+    ----------
+    quick : bool
+        The claims' quick or full runs.
+    seeds : iterable of int
+        The root seeds.
+    claims : iterable of str, optional
+        Claim ids (default: every claim of :data:`MEASURES`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: mean, std, min, max, the suggested tolerance (twice the standard
+        deviation, at least 0.01; 0 for a yes/no row), how many seeds measured a
+        non-stationary point, the number of seeds and one ``seed_<s>`` column per seed.
+    """
     ids = list(MEASURES) if claims is None else list(claims)
     seeds = list(seeds)
     got = {s: [measure(c, quick, s) for c in ids] for s in seeds}
@@ -339,19 +369,30 @@ _RUN_CONTROL = {"policy", "slots", "warmup", "replications", "seed", "confidence
 def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params`` holds one value for each row of :data:`~workbench.proactive.params.PARAMS`
-    with ``plausible`` (the lost values sampled by the atlas, the readings ``cache_aware``
-    and ``hedge_check`` at the reading's value); the claims are measured exactly as
-    :data:`CLAIMS` measures them (the same runs, with these parameters on top). Returns
-    claim id -> :class:`Measurement`; a run that is not stationary (or gave no numbers, its
-    queues overflowing) makes the claims resting on it undetermined.
+    The claims are measured exactly as :data:`CLAIMS` measures them (the same runs, with
+    ``params`` on top).
 
-    ``quick=True`` is a small setting, because a P2 point is expensive (22 simulations:
-    four schemes at E = 30, the densities E = 10, 20, 40, 50, 60, the storage,
-    cacheable-ratio and Zipf pairs), on 4 points in the quick atlas: 3 replications ×
-    (warm-up of 30 tasks per user + 500 measured) slots, with little power for the yes/no
-    claims (3 paired replications).
-    ``quick=False`` runs the claims' own quick length (8 replications, 1000 measured).
+    Parameters
+    ----------
+    quick : bool
+        True: a small setting, because a P2 point is expensive (22 simulations: four
+        schemes at E = 30, the densities E = 10, 20, 40, 50, 60, the storage,
+        cacheable-ratio and Zipf pairs): 3 replications × (warm-up of 30 tasks per user +
+        500 measured) slots, with little power for the yes/no claims. False: the claims'
+        own quick length (8 replications, 1000 measured).
+    seed : int
+        The root seed of the runs.
+    **params
+        One value for each row of :data:`~workbench.proactive.params.PARAMS` with
+        ``plausible`` (the lost values sampled by the atlas, the readings ``cache_aware``
+        and ``hedge_check`` at the reading's value); any other model row may be given too.
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`~workbench.claims.Measurement`; a run that is not stationary
+        (or gave no numbers, its queues overflowing) makes the claims resting on it
+        undetermined.
     """
     func = "atlas_point"
     quick = check_bool(quick, "quick", func)

@@ -359,22 +359,37 @@ def zipf_popularity(p):
 
 
 class Scenario(NamedTuple):
-    """One drawn network (see :func:`make_scenario`)."""
+    """One drawn network (see :func:`make_scenario`).
+
+    Parameters
+    ----------
+    cloudlet_xy : numpy.ndarray, shape (E, 2)
+        Cloudlet positions [m].
+    user_xy : numpy.ndarray, shape (U, 2)
+        User positions [m].
+    path_gain : numpy.ndarray, shape (U, E)
+        Linear path gain 10^(−PL/10), without fading.
+    covered : numpy.ndarray of bool, shape (U, E)
+        True where the cloudlet is in the user's coverage.
+    profiles : numpy.ndarray, shape (n_profiles, A)
+        Request probabilities of each popularity profile.
+    profile_of_user : numpy.ndarray of int, shape (U,)
+        The profile of every user.
+    cacheable : numpy.ndarray of bool, shape (A,)
+        True for the task types whose results may be cached.
+    power_w : float
+        A user's transmit power [W].
+    noise_w : float
+        The receiver noise power over the band [W].
+    """
 
     cloudlet_xy: np.ndarray
-    """(E, 2) cloudlet positions [m]."""
     user_xy: np.ndarray
-    """(U, 2) user positions [m]."""
     path_gain: np.ndarray
-    """(U, E) linear path gain 10^(−PL/10) (no fading)."""
     covered: np.ndarray
-    """(U, E) True where the cloudlet is in the user's coverage."""
     profiles: np.ndarray
-    """(n_profiles, A) request probabilities of each popularity profile."""
     profile_of_user: np.ndarray
-    """(U,) profile index of every user."""
     cacheable: np.ndarray
-    """(A,) True for task types whose results may be cached."""
     power_w: float
     noise_w: float
 
@@ -517,21 +532,31 @@ def check_training(func: str, scenario: Scenario, training) -> None:
 
 
 class Training(NamedTuple):
-    """Outcome of the training phase (see :func:`train`)."""
+    """Outcome of the training phase (see :func:`train`).
+
+    Parameters
+    ----------
+    attach : numpy.ndarray of int, shape (U,)
+        The strongest covered cloudlet of every user.
+    counts : numpy.ndarray, shape (U, A)
+        Requests of every user during training.
+    clusters : workbench.clustering.Clusters
+        Spectral clustering of the users (labels, k, eigenvalues).
+    cluster_order : numpy.ndarray of int, shape (k, A)
+        Task types of each cluster, most requested cacheable first (ξ_i).
+    preferred_cluster : numpy.ndarray of int, shape (E,)
+        The cluster each cloudlet served most during training.
+    cache_rank : numpy.ndarray of int, shape (E, A)
+        Rank of every task in its cloudlet's preferred-cluster order (0 = most popular);
+        the popularity cache replaces by it.
+    """
 
     attach: np.ndarray
-    """(U,) the strongest covered cloudlet of every user."""
     counts: np.ndarray
-    """(U, A) requests of every user during training."""
     clusters: Clusters
-    """Spectral clustering of the users (labels, k, eigenvalues)."""
     cluster_order: np.ndarray
-    """(k, A) task types of each cluster, most requested cacheable first (ξ_i)."""
     preferred_cluster: np.ndarray
-    """(E,) the cluster each cloudlet served most during training."""
     cache_rank: np.ndarray
-    """(E, A) rank of every task in its cloudlet's preferred-cluster order (0 = most
-    popular); the popularity cache replaces by it."""
 
 
 @takes(P2Params, "scenario", *TRAIN_KEYS, "seed", positional=True)
@@ -706,6 +731,16 @@ def cacheable_mass(scenario: Scenario) -> float:
     """Fraction of requests for a cacheable task, averaged over the users.
 
     No caching scheme can serve more than this fraction from caches.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A drawn network (:func:`make_scenario`).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the users' mean request probability of a cacheable task type.
     """
     check_scenario("cacheable_mass", scenario)
     per_profile = scenario.profiles[:, scenario.cacheable].sum(axis=1)

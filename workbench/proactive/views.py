@@ -126,7 +126,13 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
 
 
 def margin_view():
-    """Φ of eq. 15 against the task size for three queue waits."""
+    """Φ of eq. 15 against the task size for three queue waits.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
+    """
     return interactive_figure(
         _margin_plot,
         title="Reliability margin Φ (eqs. 9, 15)",
@@ -178,7 +184,13 @@ def _mm1_plot(mean_bits, distance, slot):
 
 
 def mm1_view():
-    """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads)."""
+    """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
+    """
     return interactive_figure(
         _mm1_plot,
         title="Theory check: one user, one cloudlet",
@@ -382,6 +394,12 @@ def schemes_view(seed: int = 0):
     seed : int
         The caller's seed (the notebook's ``SEED``; 0: the published view), shifting the
         view's own seed ``SCHEME_RUN["seed"]``.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw; ``view.refiner`` refines
+        the runs in the background.
     """
     schemes = _Schemes(check_seed(seed, "schemes_view"))
     view = interactive_figure(
@@ -411,6 +429,11 @@ def map_view(seed: int = 0):
     seed : int
         The caller's seed (the notebook's ``SEED``): the slider starts there; the network
         drawn is ``figure_seed(MAP_SEED, slider)`` (0: the published map).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
     """
     seed = check_seed(seed, "map_view")
     return interactive_figure(
