@@ -26,13 +26,13 @@ from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_l
 from workbench.proactive.calibration import load_frame, plot_load
 from workbench.proactive.claims import measured_at, scheme_run, warmup_slots
 from workbench.proactive.model import (
-    SCENARIO_KEYS,
     interference_free_rates,
     isolated_cloudlet_delay,
     make_scenario,
     rank_cloudlets,
     reliability_margin,
     train,
+    zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, POLICIES, P2Params
 from workbench.proactive.simulation import (
@@ -688,8 +688,7 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     n = 10_000 if quick else 40_000
     window = check_int(window, "window", func, 1, n // 2)
     gen = np.random.default_rng(seed)
-    base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
-    base /= base.sum()
+    base = zipf_popularity(p)
     before, after = gen.permutation(n_tasks), gen.permutation(n_tasks)
     p1, p2 = np.empty(n_tasks), np.empty(n_tasks)
     p1[before], p2[after] = base, base
@@ -940,8 +939,7 @@ def mm1_check(
             f"{len(loads) * replications * n_slots:.3g} instead."
         )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
-    scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
-    sc = make_scenario(**scen, seed=2)
+    sc = make_scenario(**lone, seed=2)
     tr = train(sc, 1.0, 10.0, 0.5, 20.0, 1)
     rate = float(interference_free_rates(sc, 10e6)[0, 0])
     rows = []

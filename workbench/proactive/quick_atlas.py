@@ -80,7 +80,7 @@ def kept_atlas(path: Path = KEPT) -> pd.DataFrame:
     Parameters
     ----------
     path : pathlib.Path
-        The CSV :func:`write_kept` wrote (default :data:`KEPT`).
+        As in :func:`kept_points`.
 
     Returns
     -------

@@ -31,7 +31,7 @@ from workbench.output_analysis import (
     finish,
     replicate,
 )
-from workbench.params import REL_HALF_WIDTH, takes
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.proactive.model import (
     SCENARIO_KEYS,
@@ -263,10 +263,6 @@ def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     keep_records = check_bool(keep_records, "keep_records", func)
     overload = check_choice(overload, "overload", func, OVERLOAD)
     return _simulate(p, func, keep_records, overload)
-
-
-DEFAULT_REL_HALF_WIDTH = REL_HALF_WIDTH.default
-"""The precision target when neither ``rel_half_width`` nor ``half_width`` is given."""
 
 
 @takes(
