@@ -117,7 +117,7 @@ def _shared_doc(section: str):
     """Append ``section``, a numpydoc section several functions share, to a docstring."""
 
     def add(func):
-        func.__doc__ = f"{inspect.cleandoc(func.__doc__)}\n\n{section}"
+        func.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{section}"
         return func
 
     return add
