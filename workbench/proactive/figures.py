@@ -940,8 +940,8 @@ def mm1_check(
         )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
     sc = make_scenario(**lone, seed=2)
-    tr = train(sc, 1.0, 10.0, 0.5, 20.0, 1)
-    rate = float(interference_free_rates(sc, 10e6)[0, 0])
+    tr = train(sc, lam=1.0, training_time=10.0, seed=1)
+    rate = float(interference_free_rates(sc)[0, 0])
     rows = []
     for rho in loads:
         lam = rho * rate / mean_bits
