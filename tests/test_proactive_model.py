@@ -8,7 +8,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from workbench.proactive import (
+    PARAMS,
     cacheable_mass,
+    coverage_calibration,
     ewma_rates,
     interference_free_rate,
     isolated_cloudlet_delay,
@@ -332,3 +334,35 @@ def test_train_accepts_any_valid_seed():
     sc = make_scenario(n_cloudlets=5, n_users=15, seed=2)
     a, b = train(sc, seed=10**12), train(sc, seed=10**12)
     assert np.array_equal(a.clusters.labels, b.clusters.labels)
+
+
+def test_coverage_counts_the_nearest_cloudlet_alone_or_every_cloudlet():
+    """At 30 dB (a radius of centimetres) only the nearest cloudlet covers a user (nobody is
+    left uncovered); at 200 dB every cloudlet of the square does."""
+    frame = coverage_calibration(thresholds_db=(30.0, 200.0), densities=(10, 20), seeds=3)
+    near, every = frame[frame["coverage_db"] == 30.0], frame[frame["coverage_db"] == 200.0]
+    assert (near["covering"] == 1.0).all() and (near["below_x_max"] == 1.0).all()
+    assert (every["covering"] == every["n_cloudlets"]).all()
+    assert (every["below_x_max"] == 0.0).all()
+
+
+def test_coverage_calibration_chooses_the_tables_threshold():
+    """The table's coverage_db is the calibration's choice: at E = 10 a user has on
+    average X_max = 2 cloudlets in coverage."""
+    frame = coverage_calibration(thresholds_db=(80.0, 84.0, 90.0), densities=(10, 30))
+    assert frame.attrs["chosen"] == PARAMS["coverage_db"].default == 84.0
+    at = frame.set_index(["coverage_db", "n_cloudlets"])["covering"]
+    assert abs(at[84.0, 10] - PARAMS["x_max"].default) < 0.5
+    assert at[80.0, 10] < at[84.0, 10] < at[90.0, 10] < at[90.0, 30]
+
+
+def test_coverage_calibration_counts_the_cloudlets_make_scenario_covers():
+    """The calibration draws its networks as make_scenario does: its mean covering count is
+    the mean of the drawn scenarios' coverage rows."""
+    frame = coverage_calibration(thresholds_db=(84.0, 95.0), densities=(10, 20), seeds=3)
+    for (db, e), covering in frame.set_index(["coverage_db", "n_cloudlets"])["covering"].items():
+        drawn = [
+            make_scenario(n_cloudlets=e, n_users=3 * e, coverage_db=db, seed=s).covered.sum(axis=1)
+            for s in range(3)
+        ]
+        assert covering == pytest.approx(np.concatenate(drawn).mean(), abs=1e-12)

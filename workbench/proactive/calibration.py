@@ -84,12 +84,26 @@ def _density_row(ctx) -> dict:
 
 
 def load_table(lams=LAMS, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
-    """One row per λ_u: uplink utilisation of every scheme at E = 30, every gain, the
-    Fig. 4 delays per density and whether every run behind a gain was stationary.
+    """The claims' runs at several loads: what each λ_u does to the uplink and the gains.
 
-    ``quick`` and ``seed`` as in :func:`workbench.proactive.claims.measure` (the same runs,
-    with ``lam`` changed; warm-up 30 tasks per user); ``quick="atlas"``: the quick atlas'
-    shorter runs (3 replications × 500 measured slots)."""
+    Parameters
+    ----------
+    lams : sequence of float
+        The loads λ_u [tasks/s per user], each in the table's range of ``lam``.
+    quick : bool or "atlas"
+        As in :func:`workbench.proactive.claims.measure` (the same runs, with ``lam``
+        changed; warm-up 30 tasks per user); ``"atlas"``: the quick atlas' shorter runs
+        (3 replications × 500 measured slots).
+    seed : int
+        The root seed of the runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per λ_u: uplink utilisation of every scheme at E = 30, the proposed
+        scheme's hit rate, every gain of :data:`GAINS`, the Fig. 4 delays per density and
+        whether every run behind a gain was stationary.
+    """
     func = "load_table"
     quick = (
         "atlas" if isinstance(quick, str) and quick == "atlas" else check_bool(quick, "quick", func)
@@ -114,8 +128,23 @@ def load_table(lams=LAMS, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
 
 
 def fitted_load(table: pd.DataFrame, claim="fig3_p90_gain_vs_bl2", target=0.40) -> float:
-    """λ_u where ``claim``'s gain first reaches ``target``, by linear interpolation between
-    the table's loads (NaN if it never does: the hold-out reading then has no point)."""
+    """λ_u where ``claim``'s gain first reaches ``target``, by linear interpolation.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`load_table`.
+    claim : str
+        A gain column of the table.
+    target : float
+        The gain to reach (the paper's 0.40 for the Fig. 3 p90 gain).
+
+    Returns
+    -------
+    float
+        The load λ_u [tasks/s per user] between the table's loads; NaN if the gain never
+        reaches ``target`` (the hold-out reading then has no point).
+    """
     t = table.sort_values("lam")
     lam, g = t["lam"].to_numpy(float), t[claim].to_numpy(float)
     for i in range(len(lam)):
@@ -133,10 +162,22 @@ LOAD_SEED = 0
 
 
 def load_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """The calibration table in tidy form (λ_u, quantity, value) for the CLI's CSV: the
-    claims' quick runs at every load of :data:`LAMS` (``quick=False``), or the quick atlas'
-    runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2 (``quick=True``).
-    ``seed`` is the caller's (the notebook's ``SEED``; 0: the published table)."""
+    """The calibration table in tidy form, the ``load`` figure's data.
+
+    Parameters
+    ----------
+    quick : bool
+        False: the claims' quick runs at every load of :data:`LAMS`; True: the quick
+        atlas' runs (3 replications × 500 measured slots) at λ_u = 1, 1.5, 2.
+    seed : int
+        The caller's seed (the notebook's ``SEED``; 0: the published table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``lam``, ``seed``, ``quantity`` and ``value`` (:func:`load_table`'s
+        columns melted).
+    """
     quick = check_bool(quick, "quick", "load_frame")
     seed = figure_seed(LOAD_SEED, seed)
     if quick:
@@ -150,7 +191,20 @@ def load_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
 
 def plot_load(frame: pd.DataFrame, fast=False):
     """Left: uplink utilisation per scheme; middle: every gain; right: BL2's mean delay
-    against density, one line per λ_u."""
+    against density, one line per λ_u.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        From :func:`load_frame`.
+    fast : bool
+        Ignored (the figures' shared signature): the legend below the panels needs the
+        constrained layout that ``fast`` would turn off.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     w = frame.pivot_table(index="lam", columns="quantity", values="value")
     fig, axes = figure(3, width=4.4, height=4.4)  # width per panel
     for s in ("proposed", "BL1", "BL2", "BL3"):
@@ -186,9 +240,24 @@ def plot_load(frame: pd.DataFrame, fast=False):
 
 def hold_out(table: pd.DataFrame, *, quick: bool = True, seed: int = 0) -> pd.DataFrame:
     """The hold-out reading "load fitted on Fig. 3 p90": every claim measured at the λ_u of
-    :func:`fitted_load` (rounded to 0.01). One row per claim: the paper's value and
-    tolerance (data/claims/p2.csv), the measured value, whether it agrees (within tolerance,
-    on stationary runs) and ``evidence`` False for the fitted claim itself."""
+    :func:`fitted_load` (rounded to 0.01).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`load_table`; it must reach the gain 0.40 at one of its loads.
+    quick : bool
+        The claims' quick or full runs.
+    seed : int
+        The root seed of the runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: the paper's value and tolerance (data/claims/p2.csv), the
+        measured value, whether it agrees (within tolerance, on stationary runs) and
+        ``evidence`` False for the fitted claim itself.
+    """
     func = "hold_out"
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)

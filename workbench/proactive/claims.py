@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.claims import AtlasSpec, Measurement
-from workbench.proactive.params import PARAMS
+from workbench.params import takes
+from workbench.proactive.params import PARAMS, P2Params
 from workbench.proactive.runs import IGNORED_READINGS
 from workbench.proactive.simulation import run_length, simulate
 from workbench.stats import t_half_width
@@ -42,11 +43,10 @@ from workbench.validation import ParameterError, UnstableRegimeError, check_bool
 __all__ = ["CLAIMS", "ATLAS", "atlas_point", "measure", "seed_spread"]
 
 WARMUP_TASKS = 30
-"""Warm-up per replication in tasks per user: ``ceil(30 / (λ_u δ))`` slots (6000 at λ_u = 1,
-4000 at 1.5). The hit rate of the popularity caches, which start empty as in the paper,
-is the slowest transient of the model: it is within 0.01 of a run ten times longer after
-about 30 tasks per user (tests/test_transients.py), against 0.06-0.08 below it after 1000
-slots and 0.01-0.02 after 2000 at λ_u = 1.5."""
+"""Warm-up per replication in tasks per user: ``ceil(30 / (λ_u δ))`` slots (4000 at the
+default λ_u = 1.5). The hit rate of the popularity caches, which start empty as in the
+paper, is the slowest transient of the model; after this warm-up it is within 0.01 of a run
+ten times longer, and a quarter of it is visibly too short (tests/test_transients.py)."""
 RUNS = {
     True: {"measured": 1000, "replications": 8},
     False: {"measured": 8000, "replications": 8},
@@ -55,27 +55,42 @@ RUNS = {
 """Measured slots and replications: the claims' quick and full runs, the quick atlas."""
 
 
-def warmup_slots(lam: float, slot: float = 0.005) -> int:
-    """Slots of :data:`WARMUP_TASKS` tasks per user at λ_u = ``lam``: ceil(30 / (λ_u δ))."""
-    return int(np.ceil(WARMUP_TASKS / (lam * slot) - 1e-9))
+@takes(P2Params, "lam", "slot", positional=True)
+def warmup_slots(p) -> int:
+    """Slots of :data:`WARMUP_TASKS` tasks per user at λ_u = ``lam``: ceil(30 / (λ_u δ)).
+
+    Returns
+    -------
+    int
+        The claims' warm-up in slots.
+    """
+    return int(np.ceil(WARMUP_TASKS / (p.lam * p.slot) - 1e-9))
 
 
-def run_for(setting, lam: float, slot: float = 0.005) -> dict:
+@takes(P2Params, "setting", "lam", "slot", positional=True)
+def run_for(p, setting) -> dict:
     """``slots``, ``warmup`` and ``replications`` of a :data:`RUNS` setting at λ_u = ``lam``:
     :func:`warmup_slots`, then the setting's measured slots (at least a ninth of the
-    warm-up, the shared form's largest warm-up share being 0.9)."""
+    warm-up, the shared form's largest warm-up share being 0.9).
+
+    Parameters
+    ----------
+    setting : {True, False, "atlas"}
+        A key of :data:`RUNS`: the claims' quick or full run, or the quick atlas'.
+
+    Returns
+    -------
+    dict
+        The keywords ``slots``, ``warmup`` and ``replications`` of :func:`simulate`.
+    """
     r = RUNS[setting]
-    warm = warmup_slots(lam, slot)
+    warm = warmup_slots(p)
     measured = max(r["measured"], -(-warm // 9))
     return run_length(measured, warm) | {"replications": r["replications"]}
 
 
-RUN = {q: run_for(q, PARAMS["lam"].default) for q in (True, False)}
+RUN = {q: run_for(q) for q in (True, False)}
 """The claims' runs at the default load (8 replications; warm-up of 30 tasks per user)."""
-ATLAS_RUN = run_for("atlas", PARAMS["lam"].default)
-"""The quick atlas' run at the default load: 3 replications × (warm-up + 500 measured)
-slots, a small setting (a P2 point needs 22 simulations); the full atlas runs the claims'
-quick length (8 replications, 1000 measured slots)."""
 DENSITY_CLOUDLETS = (10, 20, 30, 40, 50, 60)
 ZIPF_LOW_HIGH = (0.4, 1.2)
 CACHEABLE_LOW_HIGH = (0.2, 0.8)
@@ -127,11 +142,7 @@ def scheme_run(policy, ctx, **extra):
     # a reading the scheme's run ignores leaves it the same run: one key, computed once
     # (BL3's runs serve every reading of an atlas point, BL2's two of them)
     values = {k: v for k, v in values.items() if k not in IGNORED_READINGS[policy]}
-    run = run_for(
-        setting,
-        values.get("lam", PARAMS["lam"].default),
-        values.get("slot", PARAMS["slot"].default),
-    )
+    run = run_for(setting, **{k: v for k, v in values.items() if k in ("lam", "slot")})
     return _run(policy, tuple(sorted(run.items())), seed, tuple(sorted(values.items())))
 
 
@@ -204,7 +215,6 @@ def _density_falls(quantity, ctx) -> Measurement:
         return Measurement(float("nan"), False, note)
     x, y = hi.frame[quantity].to_numpy(float), lo.frame[quantity].to_numpy(float)
     half = 1.96 * np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size)
-    ok, note = _flag((lo, hi))
     return Measurement(float(x.mean() - y.mean() + half < 0.0), ok, note)
 
 
@@ -265,14 +275,44 @@ MEASURES = {
 
 
 def measure(claim_id: str, quick: bool = True, seed: int = 0) -> Measurement:
-    """One claim measured with the root seed ``seed`` (CLAIMS uses seed 0)."""
+    """One claim measured with the root seed ``seed`` (:data:`CLAIMS` uses seed 0).
+
+    Parameters
+    ----------
+    claim_id : str
+        An id of ``data/claims/p2.csv`` (a key of :data:`MEASURES`).
+    quick : bool
+        The quick run (8 replications × 1000 measured slots) or the full one (8 × 8000).
+    seed : int
+        The root seed of the runs.
+
+    Returns
+    -------
+    Measurement
+        The value, whether every run behind it was stationary, and a note.
+    """
     return MEASURES[claim_id](measured_at(quick, seed))
 
 
 def seed_spread(quick: bool = True, seeds=range(6), claims=None) -> pd.DataFrame:
-    """Every claim over several root seeds: one row per claim, mean/std/min/max, the
-    suggested tolerance (twice the standard deviation, at least 0.01; 0 for a yes/no row)
-    and how many seeds measured a non-stationary point."""
+    """Every claim over several root seeds, to set the claims' tolerances.
+
+    Parameters
+    ----------
+    quick : bool
+        The claims' quick or full runs.
+    seeds : iterable of int
+        The root seeds.
+    claims : iterable of str, optional
+        Claim ids (default: every claim of :data:`MEASURES`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: mean, std, min, max, the suggested tolerance (twice the standard
+        deviation, at least 0.01; 0 for a yes/no row), how many seeds measured a
+        non-stationary point, the number of seeds and one ``seed_<s>`` column per seed.
+    """
     ids = list(MEASURES) if claims is None else list(claims)
     seeds = list(seeds)
     got = {s: [measure(c, quick, s) for c in ids] for s in seeds}
@@ -323,19 +363,30 @@ _RUN_CONTROL = {"policy", "slots", "warmup", "replications", "seed", "confidence
 def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
     """Every atlas claim's measured value at one point of the plausible space.
 
-    ``params`` holds one value for each row of :data:`~workbench.proactive.params.PARAMS`
-    with ``plausible`` (the lost values sampled by the atlas, the readings ``cache_aware``
-    and ``hedge_check`` at the reading's value); the claims are measured exactly as
-    :data:`CLAIMS` measures them (the same runs, with these parameters on top). Returns
-    claim id -> :class:`Measurement`; a run that is not stationary (or gave no numbers, its
-    queues overflowing) makes the claims resting on it undetermined.
+    The claims are measured exactly as :data:`CLAIMS` measures them (the same runs, with
+    ``params`` on top).
 
-    ``quick=True`` is a small setting, because a P2 point is expensive (22 simulations:
-    four schemes at E = 30, the densities E = 10, 20, 40, 50, 60, the storage,
-    cacheable-ratio and Zipf pairs), on 4 points in the quick atlas: 3 replications ×
-    (warm-up of 30 tasks per user + 500 measured) slots, with little power for the yes/no
-    claims (3 paired replications).
-    ``quick=False`` runs the claims' own quick length (8 replications, 1000 measured).
+    Parameters
+    ----------
+    quick : bool
+        True: a small setting, because a P2 point is expensive (22 simulations: four
+        schemes at E = 30, the densities E = 10, 20, 40, 50, 60, the storage,
+        cacheable-ratio and Zipf pairs): 3 replications × (warm-up of 30 tasks per user +
+        500 measured) slots, with little power for the yes/no claims. False: the claims'
+        own quick length (8 replications, 1000 measured).
+    seed : int
+        The root seed of the runs.
+    **params
+        One value for each row of :data:`~workbench.proactive.params.PARAMS` with
+        ``plausible`` (the lost values sampled by the atlas, the readings ``cache_aware``
+        and ``hedge_check`` at the reading's value); any other model row may be given too.
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`~workbench.claims.Measurement`; a run that is not stationary
+        (or gave no numbers, its queues overflowing) makes the claims resting on it
+        undetermined.
     """
     func = "atlas_point"
     quick = check_bool(quick, "quick", func)

@@ -13,6 +13,8 @@ default load (the empty caches' transient, tests/test_transients.py).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 
@@ -24,13 +26,13 @@ from workbench.plots import PALETTE, FigureSpec, ci_errorbar, figure, unstable_l
 from workbench.proactive.calibration import load_frame, plot_load
 from workbench.proactive.claims import measured_at, scheme_run, warmup_slots
 from workbench.proactive.model import (
-    SCENARIO_KEYS,
     interference_free_rates,
     isolated_cloudlet_delay,
     make_scenario,
     rank_cloudlets,
     reliability_margin,
     train,
+    zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, POLICIES, P2Params
 from workbench.proactive.simulation import (
@@ -94,7 +96,7 @@ NO_CACHE = ("BL2", "BL3")
 CACHE_ONLY = ("storage", "cacheable_ratio", "zipf")
 
 
-_WARM = warmup_slots(PARAMS["lam"].default)
+_WARM = warmup_slots()
 RUNS = {
     True: run_length(1000, _WARM) | {"replications": 3},
     False: run_length(20_000, _WARM) | {"replications": 5},
@@ -111,6 +113,41 @@ def _run_length(quick: bool, seed: int = 0) -> dict:
     return dict(RUNS[bool(quick)]) | {"seed": figure_seed(STUDY_SEED, seed)}
 
 
+def _shared_doc(section: str):
+    """Append ``section``, a numpydoc section several functions share, to a docstring."""
+
+    def add(func):
+        func.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{section}"
+        return func
+
+    return add
+
+
+_FRAME_DOC = """Parameters
+----------
+quick : bool
+    3 replications × (warm-up + 1000 measured slots), a study at fewer values; else 5 ×
+    (warm-up + 20,000) (:data:`RUNS`).
+seed : int
+    The caller's seed (the notebook's ``SEED``), shifting :data:`STUDY_SEED`; 0 gives the
+    published frame.
+
+Returns
+-------
+pandas.DataFrame
+    The study's frame (:func:`parameter_study`, Fig. 3 :func:`ccdf_study`)."""
+
+_PLOT_DOC = """Parameters
+----------
+frame : pandas.DataFrame
+    The figure's frame (``<name>_frame``).
+fast : bool
+    Fixed margins instead of the constrained layout (slider views: a faster redraw).
+
+Returns
+-------
+matplotlib.figure.Figure"""
+
 _RUN = ("slots", "warmup", "replications", "seed")
 #: the model's rows a study may fix or vary (not the scheme, the run or the interval level)
 _MODEL_ROWS = tuple(n for n in PARAMS if n not in ("policy", "confidence", *_RUN))
@@ -119,6 +156,8 @@ _MODEL_ROWS = tuple(n for n in PARAMS if n not in ("policy", "confidence", *_RUN
 @takes(P2Params, "vary", "values", "policies", *_RUN, "couple_users", *_MODEL_ROWS, positional=True)
 def parameter_study(p, vary: str, values, policies=POLICIES, couple_users=False) -> pd.DataFrame:
     """Delay percentiles and hit rate of the schemes ``policies`` as one parameter varies.
+
+    The other model rows stay fixed at the object's values.
 
     Parameters
     ----------
@@ -135,8 +174,6 @@ def parameter_study(p, vary: str, values, policies=POLICIES, couple_users=False)
         numbers: the same networks, tasks and fading).
     couple_users : bool
         Keep U = 3 E (the paper's density study varies E at a fixed U/E).
-    n_cloudlets, n_users, ...
-        The other model rows, fixed.
 
     Returns
     -------
@@ -194,7 +231,24 @@ def parameter_study(p, vary: str, values, policies=POLICIES, couple_users=False)
 
 
 def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), title="", fast=False):
-    """One panel per quantity against the varied parameter, one line per scheme."""
+    """One panel per quantity against the varied parameter, one line per scheme.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        From :func:`parameter_study`.
+    quantities : sequence of str
+        The quantities drawn, one panel each (``mean_delay``, ``p99_delay``, ``hit_rate``
+        ...).
+    title : str
+        The figure's title ("" for none).
+    fast : bool
+        Fixed margins instead of the constrained layout (slider views).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     vary = frame["vary"].iloc[0]
     param = PARAMS[vary]
     fig, axes = figure(ncols=len(quantities), width=4.6, height=3.4, fast=fast)
@@ -234,13 +288,13 @@ def draw_study(frame: pd.DataFrame, quantities=("mean_delay", "p99_delay"), titl
 def ccdf_study(p, policies=POLICIES, points=80) -> pd.DataFrame:
     """Delay CCDF Pr(D > d) per scheme with a Student-t interval over replications.
 
+    Every scheme runs on the same streams; the run and the model are
+    :func:`~workbench.proactive.simulation.simulate`'s.
+
     Parameters
     ----------
     policies : sequence of str
         Schemes of :data:`~workbench.proactive.params.POLICIES`, at least one.
-    slots, warmup, replications, seed, n_cloudlets, ...
-        As in :func:`~workbench.proactive.simulation.simulate` (every scheme on the same
-        streams).
     points : int
         Delays d on the grid, from 0 to the largest scheme's 99.9th percentile.
 
@@ -286,6 +340,7 @@ def ccdf_study(p, policies=POLICIES, points=80) -> pd.DataFrame:
     return frame
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_delay_ccdf(frame: pd.DataFrame, fast=False):
     """Fig. 3: the delay CCDF per scheme (log scale), shaded 95% intervals."""
     fig, ax = figure(width=6.0, height=3.8, fast=fast)
@@ -327,6 +382,11 @@ def slot_matching(p, n_requests=12) -> dict:
     to cloudlets where its Φ ≥ 0; a request is ``cached`` when a matched cloudlet holds the
     result. ``seed`` draws the network, its training and the requests; the other rows are
     the model's.
+
+    Parameters
+    ----------
+    n_requests : int
+        Users requesting in the slot, in [1, U].
 
     Returns
     -------
@@ -405,6 +465,11 @@ def reading_steps() -> list[tuple[str, dict]]:
     plausible range: every cloudlet covers every user), the workbench's earlier reading;
     each next step sets one row to its default, the last step is the defaults. The reasons
     are the rows' ``why`` (:data:`~workbench.proactive.params.PARAMS`).
+
+    Returns
+    -------
+    list of (str, dict)
+        Each step's label and the values of :data:`READING_ROWS` it sets.
     """
     rows = [PARAMS[name] for name in READING_ROWS]
     other = {
@@ -444,6 +509,11 @@ def readings_table(p, quick: bool = True) -> pd.DataFrame:
         The root seed (the notebook's ``SEED``; 0: the published table).
     n_cloudlets : int
         E (U = 3E).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per step of :func:`reading_steps`.
     """
     quick = check_bool(quick, "quick", "readings_table")
     return cached_call(_readings_rows, quick, p.seed, p.n_cloudlets)
@@ -494,6 +564,12 @@ def map_frame(p, quick: bool = False, n_requests=15) -> pd.DataFrame:
         ``figure_seed(MAP_SEED, seed)``, so ``seed=0`` draws network 4.
     n_requests : int
         Users requesting in the slot.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``kind``, ``x``, ``y`` [m], ``id``, ``cluster`` and, for a link, its end
+        ``x2``, ``y2``; ``attrs`` the number of clusters and the scheme.
     """
     check_bool(quick, "quick", "map_frame")
     m = slot_matching(p.policy, n_requests=n_requests, seed=figure_seed(MAP_SEED, p.seed))
@@ -526,6 +602,7 @@ def map_frame(p, quick: bool = False, n_requests=15) -> pd.DataFrame:
     return frame
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_map(frame: pd.DataFrame, fast=False):
     """Cloudlets (squares, coloured by preferred cluster), users coloured by cluster, and
     one slot's matching: solid = first match, dashed = hedge, green = served from cache."""
@@ -611,8 +688,7 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     n = 10_000 if quick else 40_000
     window = check_int(window, "window", func, 1, n // 2)
     gen = np.random.default_rng(seed)
-    base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
-    base /= base.sum()
+    base = zipf_popularity(p)
     before, after = gen.permutation(n_tasks), gen.permutation(n_tasks)
     p1, p2 = np.empty(n_tasks), np.empty(n_tasks)
     p1[before], p2[after] = base, base
@@ -640,7 +716,9 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     return frame
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_drift(frame: pd.DataFrame, fast=False):
+    """The hit rate per window of each cache, the change point and the top-s_e mass."""
     fig, ax = figure(width=6.0, height=3.4, fast=fast)
     for i, (name, g) in enumerate(frame.groupby("policy", sort=False)):
         ax.plot(g["request"], g["hit_rate"], color=PALETTE[i], label=name)
@@ -658,12 +736,13 @@ def plot_drift(frame: pd.DataFrame, fast=False):
     return fig
 
 
+@_shared_doc(_FRAME_DOC)
 def delay_ccdf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
-    """Fig. 3's data: the delay CCDF of the four schemes at the defaults; ``seed`` is the
-    caller's (the notebook's ``SEED``, 0: the published frame)."""
+    """Fig. 3's data: the delay CCDF of the four schemes at the defaults."""
     return ccdf_study(**_run_length(quick, seed))
 
 
+@_shared_doc(_FRAME_DOC)
 def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
@@ -676,10 +755,13 @@ def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     )
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_density(frame: pd.DataFrame, fast=False):
+    """Fig. 4: mean and 99th percentile delay against E."""
     return draw_study(frame, title="Fig. 4: network density, U = 3E", fast=fast)
 
 
+@_shared_doc(_FRAME_DOC)
 def storage_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5's data: delay against the storage s_e."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
@@ -688,10 +770,13 @@ def storage_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     )
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_storage(frame: pd.DataFrame, fast=False):
+    """Fig. 5: mean and 99th percentile delay against s_e."""
     return draw_study(frame, title="Fig. 5: storage", fast=fast)
 
 
+@_shared_doc(_FRAME_DOC)
 def storage_pooled_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 5 with users that know every cache (cache_aware=True)."""
     values = (0, 2, 4, 10) if quick else (0, 2, 4, 6, 8, 10, 15)
@@ -700,10 +785,13 @@ def storage_pooled_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     )
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_storage_pooled(frame: pd.DataFrame, fast=False):
+    """Fig. 5 with cache-aware users: mean and 99th percentile delay against s_e."""
     return draw_study(frame, title="Fig. 5 if users knew every cache (cache_aware)", fast=fast)
 
 
+@_shared_doc(_FRAME_DOC)
 def cacheable_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 6's data: delay against the share of cacheable task types."""
     values = (0.0, 0.33, 1.0) if quick else (0.0, 0.2, 0.33, 0.5, 0.66, 0.8, 1.0)
@@ -712,17 +800,22 @@ def cacheable_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     )
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_cacheable(frame: pd.DataFrame, fast=False):
+    """Fig. 6: mean and 99th percentile delay against the cacheable ratio."""
     return draw_study(frame, title="Fig. 6: cacheable ratio", fast=fast)
 
 
+@_shared_doc(_FRAME_DOC)
 def zipf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 7's data: the 99th percentile delay and hit rate against z."""
     values = (0.4, 0.8, 1.6) if quick else (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6, 2.0)
     return parameter_study("zipf", values, ("proposed", "BL1"), **_run_length(quick, seed))
 
 
+@_shared_doc(_PLOT_DOC)
 def plot_zipf(frame: pd.DataFrame, fast=False):
+    """Fig. 7: 99th percentile delay and hit rate against z."""
     return draw_study(frame, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent", fast=fast)
 
 
@@ -807,8 +900,26 @@ def mm1_check(
     its own small setting: mean task size ``check_bits`` (in L̄'s range), slot
     ``check_slot`` (in δ's range), ``check_slots`` slots with arrivals and
     ``check_replications`` replications (no warm-up: the queue starts empty and the
-    M/M/1 mean is reached within a few hundred tasks). Returns one row per load with the
-    theory and the simulated mean with its 95% interval.
+    M/M/1 mean is reached within a few hundred tasks).
+
+    Parameters
+    ----------
+    loads : sequence of float
+        Upload loads ρ = λ_u L̄ / r, each in (0, 1).
+    check_bits : float
+        Mean task size [bit], in L̄'s range.
+    check_slot : float
+        Slot length [s], in δ's range.
+    check_slots : int
+        Slots with arrivals per replication, in the range of ``slots``.
+    check_replications : int
+        Replications per load, in [2, 1000].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per load: the M/M/1 mean delay, the simulated mean and its 95% half-width
+        [ms].
     """
     func = "mm1_check"
     loads = [
@@ -828,10 +939,9 @@ def mm1_check(
             f"{len(loads) * replications * n_slots:.3g} instead."
         )
     lone = {"n_cloudlets": 1, "n_users": 1, "area": 60.0, "cacheable_ratio": 0.0}
-    scen = {k: PARAMS[k].default for k in SCENARIO_KEYS} | lone
-    sc = make_scenario(**scen, seed=2)
-    tr = train(sc, 1.0, 10.0, 0.5, 20.0, 1)
-    rate = float(interference_free_rates(sc, 10e6)[0, 0])
+    sc = make_scenario(**lone, seed=2)
+    tr = train(sc, lam=1.0, training_time=10.0, seed=1)
+    rate = float(interference_free_rates(sc)[0, 0])
     rows = []
     for rho in loads:
         lam = rho * rate / mean_bits

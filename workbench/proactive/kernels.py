@@ -42,14 +42,7 @@ import numpy as np
 from numba import njit
 
 from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
-from workbench.proactive.fading import (  # noqa: F401 (the draws are this module's API too)
-    FADING_BITS,
-    FADING_TABLE,
-    fade,
-    fading_draw,
-    jump_table,
-    xorshift_next,
-)
+from workbench.proactive.fading import FADING_TABLE, fade, jump_table
 from workbench.proactive.log1p import PROBE, log1p_many, platform_variant
 
 # scheme codes (SCHEMES in params.py)

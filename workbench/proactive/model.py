@@ -359,22 +359,37 @@ def zipf_popularity(p):
 
 
 class Scenario(NamedTuple):
-    """One drawn network (see :func:`make_scenario`)."""
+    """One drawn network (see :func:`make_scenario`).
+
+    Parameters
+    ----------
+    cloudlet_xy : numpy.ndarray, shape (E, 2)
+        Cloudlet positions [m].
+    user_xy : numpy.ndarray, shape (U, 2)
+        User positions [m].
+    path_gain : numpy.ndarray, shape (U, E)
+        Linear path gain 10^(−PL/10), without fading.
+    covered : numpy.ndarray of bool, shape (U, E)
+        True where the cloudlet is in the user's coverage.
+    profiles : numpy.ndarray, shape (n_profiles, A)
+        Request probabilities of each popularity profile.
+    profile_of_user : numpy.ndarray of int, shape (U,)
+        The profile of every user.
+    cacheable : numpy.ndarray of bool, shape (A,)
+        True for the task types whose results may be cached.
+    power_w : float
+        A user's transmit power [W].
+    noise_w : float
+        The receiver noise power over the band [W].
+    """
 
     cloudlet_xy: np.ndarray
-    """(E, 2) cloudlet positions [m]."""
     user_xy: np.ndarray
-    """(U, 2) user positions [m]."""
     path_gain: np.ndarray
-    """(U, E) linear path gain 10^(−PL/10) (no fading)."""
     covered: np.ndarray
-    """(U, E) True where the cloudlet is in the user's coverage."""
     profiles: np.ndarray
-    """(n_profiles, A) request probabilities of each popularity profile."""
     profile_of_user: np.ndarray
-    """(U,) profile index of every user."""
     cacheable: np.ndarray
-    """(A,) True for task types whose results may be cached."""
     power_w: float
     noise_w: float
 
@@ -409,7 +424,7 @@ def make_scenario(p) -> Scenario:
     Elbamby et al. (2018), Sec. 2 and Sec. 4 (uniform nodes, Zipf profiles assigned at
     random, one third of the tasks cacheable).
     """
-    n_cloudlets, n_users, n_tasks, zipf = p.n_cloudlets, p.n_users, p.n_tasks, p.zipf
+    n_cloudlets, n_users, n_tasks = p.n_cloudlets, p.n_users, p.n_tasks
     gen = np.random.default_rng(np.random.SeedSequence(p.seed))
     cloudlet_xy = gen.uniform(0.0, p.area, size=(n_cloudlets, 2))
     user_xy = gen.uniform(0.0, p.area, size=(n_users, 2))
@@ -419,8 +434,7 @@ def make_scenario(p) -> Scenario:
     nearest = np.argmin(pl, axis=1)
     covered[np.arange(n_users), nearest] = True  # nobody is left without a server
     gain = channel_gains(user_xy, cloudlet_xy, fading=False)
-    base = 1.0 / np.arange(1, n_tasks + 1) ** zipf
-    base /= base.sum()
+    base = zipf_popularity(p)
     profiles = np.empty((p.n_profiles, n_tasks))
     for j in range(p.n_profiles):
         profiles[j, gen.permutation(n_tasks)] = base
@@ -517,21 +531,31 @@ def check_training(func: str, scenario: Scenario, training) -> None:
 
 
 class Training(NamedTuple):
-    """Outcome of the training phase (see :func:`train`)."""
+    """Outcome of the training phase (see :func:`train`).
+
+    Parameters
+    ----------
+    attach : numpy.ndarray of int, shape (U,)
+        The strongest covered cloudlet of every user.
+    counts : numpy.ndarray, shape (U, A)
+        Requests of every user during training.
+    clusters : workbench.clustering.Clusters
+        Spectral clustering of the users (labels, k, eigenvalues).
+    cluster_order : numpy.ndarray of int, shape (k, A)
+        Task types of each cluster, most requested cacheable first (ξ_i).
+    preferred_cluster : numpy.ndarray of int, shape (E,)
+        The cluster each cloudlet served most during training.
+    cache_rank : numpy.ndarray of int, shape (E, A)
+        Rank of every task in its cloudlet's preferred-cluster order (0 = most popular);
+        the popularity cache replaces by it.
+    """
 
     attach: np.ndarray
-    """(U,) the strongest covered cloudlet of every user."""
     counts: np.ndarray
-    """(U, A) requests of every user during training."""
     clusters: Clusters
-    """Spectral clustering of the users (labels, k, eigenvalues)."""
     cluster_order: np.ndarray
-    """(k, A) task types of each cluster, most requested cacheable first (ξ_i)."""
     preferred_cluster: np.ndarray
-    """(E,) the cluster each cloudlet served most during training."""
     cache_rank: np.ndarray
-    """(E, A) rank of every task in its cloudlet's preferred-cluster order (0 = most
-    popular); the popularity cache replaces by it."""
 
 
 @takes(P2Params, "scenario", *TRAIN_KEYS, "seed", positional=True)
@@ -706,6 +730,16 @@ def cacheable_mass(scenario: Scenario) -> float:
     """Fraction of requests for a cacheable task, averaged over the users.
 
     No caching scheme can serve more than this fraction from caches.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A drawn network (:func:`make_scenario`).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the users' mean request probability of a cacheable task type.
     """
     check_scenario("cacheable_mass", scenario)
     per_profile = scenario.profiles[:, scenario.cacheable].sum(axis=1)
@@ -759,47 +793,47 @@ def coverage_calibration(
             f"The 'thresholds_db' parameter of {func} must give between 1 and 1000 (threshold, "
             f"E) pairs with 'densities'. Got {len(levels)} × {len(sizes)} instead."
         )
-    v = {"x_max": p.x_max, "area": p.area}
     seeds = check_int(seeds, "seeds", func, 1, 1000)
     rows = []
     for e in sizes:
-        dist = []
-        for s in range(seeds):
-            gen = np.random.default_rng(np.random.SeedSequence(s))  # as make_scenario draws
-            c = gen.uniform(0.0, v["area"], size=(e, 2))
-            u = gen.uniform(0.0, v["area"], size=(3 * e, 2))
-            dist.append(np.sqrt(((u[:, None, :] - c[None, :, :]) ** 2).sum(-1)))
-        pl = path_loss_db(np.concatenate(dist))
-        nearest = pl == pl.min(axis=1, keepdims=True)
+        pl = path_loss_db(np.concatenate(_distances(e, p.area, seeds)))
         for db in levels:
-            n = (np.logical_or(pl <= db, nearest)).sum(axis=1)  # nobody is left uncovered
+            n = _covering(pl, db)
             rows.append(
                 {
                     "coverage_db": db,
                     "radius_m": 1e3 * 10 ** ((db - 140.7) / 36.7),
                     "n_cloudlets": e,
                     "covering": float(n.mean()),
-                    "below_x_max": float((n < v["x_max"]).mean()),
+                    "below_x_max": float((n < p.x_max).mean()),
                 }
             )
     frame = pd.DataFrame(rows)
     grid = np.arange(60.0, 141.0)
-    covering = [_mean_covering(min(sizes), db, v["area"], seeds) for db in grid]
-    frame.attrs["chosen"] = float(grid[int(np.argmin(np.abs(np.array(covering) - v["x_max"])))])
+    sparse = [path_loss_db(d) for d in _distances(min(sizes), p.area, seeds)]
+    users = sum(pl.shape[0] for pl in sparse)
+    covering = [sum(_covering(pl, db).sum() for pl in sparse) / users for db in grid]
+    frame.attrs["chosen"] = float(grid[int(np.argmin(np.abs(np.array(covering) - p.x_max)))])
     frame.attrs["rule"] = (
-        f"mean covering cloudlets at E = {min(sizes)} closest to X_max = {v['x_max']}"
+        f"mean covering cloudlets at E = {min(sizes)} closest to X_max = {p.x_max}"
     )
     return frame
 
 
-def _mean_covering(n_cloudlets, coverage_db, area, seeds) -> float:
-    total, count = 0.0, 0
+def _distances(n_cloudlets: int, area: float, seeds: int) -> list:
+    """The (3E, E) user–cloudlet distances [m] of the networks of seeds 0 .. seeds - 1,
+    positions drawn as :func:`make_scenario` draws them (U = 3E)."""
+    out = []
     for s in range(seeds):
         gen = np.random.default_rng(np.random.SeedSequence(s))
         c = gen.uniform(0.0, area, size=(n_cloudlets, 2))
         u = gen.uniform(0.0, area, size=(3 * n_cloudlets, 2))
-        pl = path_loss_db(np.sqrt(((u[:, None, :] - c[None, :, :]) ** 2).sum(-1)))
-        n = np.logical_or(pl <= coverage_db, pl == pl.min(axis=1, keepdims=True)).sum(axis=1)
-        total += n.sum()
-        count += n.size
-    return total / count
+        out.append(np.sqrt(((u[:, None, :] - c[None, :, :]) ** 2).sum(-1)))
+    return out
+
+
+def _covering(path_loss, coverage_db: float) -> np.ndarray:
+    """The cloudlets covering each user (a row of ``path_loss``): those within the threshold
+    and its nearest one (nobody is left uncovered, as in :func:`make_scenario`)."""
+    nearest = path_loss == path_loss.min(axis=1, keepdims=True)
+    return np.logical_or(path_loss <= coverage_db, nearest).sum(axis=1)

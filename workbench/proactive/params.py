@@ -13,7 +13,15 @@ the paper states in its figure captions or its text.
 
 from __future__ import annotations
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, Param, Params, ParamsModel
+from workbench.params import (
+    CONFIDENCE,
+    REPLICATIONS,
+    SEED,
+    Param,
+    Params,
+    ParamsModel,
+    table_doc,
+)
 from workbench.validation import ParameterError, check_budget
 
 __all__ = ["PARAMS", "POLICIES", "P2Params"]
@@ -631,6 +639,13 @@ class _Relations(ParamsModel):
 
 
 P2Params = PARAMS.model("P2Params", base=_Relations)
-P2Params.__doc__ = """P2's parameters, one validated object: a field per row of PARAMS. Every
-public function of the model, the simulation and the figures takes it or its keywords
-(:func:`workbench.params.takes`); ``p.warmup_slots()`` is the warm-up in slots."""
+P2Params.__doc__ = table_doc(
+    """P2's parameters, one validated object: a field per row of ``PARAMS``.
+
+    Every public function of the model, the simulation and the figures takes it or its
+    keywords (:func:`workbench.params.takes`); ``p.warmup_slots()`` is the warm-up in slots.
+    """,
+    P2Params,
+    tuple(P2Params.model_fields),
+    with_object=False,
+)

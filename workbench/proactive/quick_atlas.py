@@ -56,7 +56,18 @@ def _atlas_frame(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def kept_points(path: Path = KEPT) -> pd.DataFrame:
-    """The kept evaluations as the atlas holds them (floats exact, empty notes as "")."""
+    """The kept evaluations as the atlas holds them (floats exact, empty notes as "").
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The CSV :func:`write_kept` wrote (default :data:`KEPT`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (reading, design point, claim), as ``atlas(...).attrs["points"]``.
+    """
     nan = {"measured": ["nan", "NaN", ""], "holds": ["nan", "NaN", ""]}
     points = pd.read_csv(path, keep_default_na=False, na_values=nan)
     points["note"] = points["note"].astype(str)
@@ -64,8 +75,18 @@ def kept_points(path: Path = KEPT) -> pd.DataFrame:
 
 
 def kept_atlas(path: Path = KEPT) -> pd.DataFrame:
-    """The quick atlas from the kept evaluations: the frame ``atlas("p2", quick=True,
-    seed=0)`` returns for the code that wrote them."""
+    """The quick atlas from the kept evaluations.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        As in :func:`kept_points`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frame ``atlas("p2", quick=True, seed=0)`` returns for the code that wrote them.
+    """
     return _atlas_frame(kept_points(path))
 
 
@@ -95,7 +116,25 @@ def differing_rows(a: pd.DataFrame, b: pd.DataFrame) -> int:
 
 def write_kept(path: Path = KEPT, progress: bool = True) -> pd.DataFrame:
     """Compute the quick atlas (seed :data:`KEPT_SEED`, no cache) and keep its evaluations
-    in ``path``; checks that the file read back gives the same frame."""
+    in ``path``; checks that the file read back gives the same frame.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        Where the CSV goes (default :data:`KEPT`, the repository's).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The atlas computed.
+
+    Raises
+    ------
+    RuntimeError
+        If the file does not read back as the atlas written.
+    """
 
     frame = atlas(PAPER, quick=True, seed=KEPT_SEED, progress=progress)
     points = frame.attrs["points"]
@@ -116,7 +155,20 @@ def _describe(frame: pd.DataFrame) -> str:
 def atlas_panel(quick: bool = True, seed: int = 0):
     """The P2 atlas in the notebook: the kept quick atlas with a button that recomputes it
     live (progress bar), or, for another seed or the full atlas, the live atlas
-    (:func:`workbench.widgets.atlas_view`, computed now)."""
+    (:func:`workbench.widgets.atlas_view`, computed now).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick atlas (4 points) or the full one (64 points, computed now).
+    seed : int
+        The atlas' design seed; :data:`KEPT_SEED` shows the kept atlas.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The table, its summary and the figure (with the recompute button when live).
+    """
 
     if not quick or seed != KEPT_SEED or not KEPT.exists():
         return atlas_view(PAPER, quick=quick, seed=seed)

@@ -56,7 +56,21 @@ claims and the atlas compute them once."""
 
 
 class Tasks(NamedTuple):
-    """The tasks of one replication, grouped by user (arrival order within a user)."""
+    """The tasks of one replication, grouped by user (arrival order within a user).
+
+    Parameters
+    ----------
+    arrival : numpy.ndarray of float
+        Arrival times [s], sorted within each user.
+    user : numpy.ndarray of int
+        The requesting user of every task.
+    task_type : numpy.ndarray of int
+        The task type, in [0, A).
+    bits : numpy.ndarray of float
+        The task's data size [bit].
+    user_start : numpy.ndarray of int, shape (U + 1,)
+        User u's tasks are rows ``user_start[u]`` to ``user_start[u + 1] - 1``.
+    """
 
     arrival: np.ndarray
     user: np.ndarray
@@ -66,7 +80,18 @@ class Tasks(NamedTuple):
 
 
 class Run(NamedTuple):
-    """Outcome of :func:`run_scenario`: one row per task and the named counters."""
+    """Outcome of :func:`run_scenario`: one row per task and the named counters.
+
+    Parameters
+    ----------
+    tasks : pandas.DataFrame
+        One row per task: user, task_type, cacheable, bits, arrival, done, delay [s],
+        server, from_cache, copies, cache_seq, cache_hit, upload_start, upload_end.
+    counters : dict
+        The slot kernel's counts (tasks, tasks_done, from_cache, hedged_tasks, copies,
+        withdrawn, uploads, slots_run, status, pending_hits, matched_requests,
+        unmatched_requests).
+    """
 
     tasks: pd.DataFrame
     counters: dict
@@ -127,7 +152,22 @@ def draw_tasks(p, scenario: Scenario, horizon=None) -> Tasks:
 
 def check_tasks(func: str, scenario: Scenario, tasks) -> None:
     """``tasks`` must be a :class:`Tasks` of ``scenario``: grouped by user, arrivals finite,
-    >= 0 and sorted within each user, types inside the scenario's A, sizes finite >= 0."""
+    >= 0 and sorted within each user, types inside the scenario's A, sizes finite >= 0.
+
+    Parameters
+    ----------
+    func : str
+        The public function whose error it is (named in the message).
+    scenario : Scenario
+        The network the tasks were drawn on.
+    tasks : Tasks
+        The value to check.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``func``, the ``tasks`` parameter and what is wrong with it.
+    """
 
     def fail(why):
         raise ParameterError(
@@ -213,10 +253,9 @@ def run_scenario(
         Of one network: :func:`~workbench.proactive.model.make_scenario`,
         :func:`~workbench.proactive.model.train` and :func:`draw_tasks` (same U, E and A;
         the training's attachment inside the coverage).
-    slots, fading, cpu, kappa, storage, tau_ep, budget, x_max, slot, bandwidth, ...
-        The rows of :data:`RUN_KEYS`. ``slots`` is the number of slots with arrivals (every
-        task must arrive in them; no warm-up is cut here); ``cache_start="popular"`` starts
-        the proposed scheme's caches in the steady state of their popularity rule.
+    slots : int
+        Slots with arrivals: every task must arrive in them (no warm-up is cut here). The
+        other rows of :data:`RUN_KEYS` are the model's.
     fading_seed : int
         The fading draws' seed.
     max_drain_slots : int or None
@@ -263,7 +302,6 @@ def run_scenario(
             f"{slots * p.slot:.6g} s simulated. Got arrivals up to "
             f"{tasks.arrival.max():.6g} s instead."
         )
-    n_users, n_cloudlets = scenario.path_gain.shape
     drain = max(2000, slots) if max_drain_slots is None else int(max_drain_slots)
     store = np.full(n_cloudlets, p.storage, dtype=np.int64)
     radio = K.Radio(

@@ -31,7 +31,7 @@ from workbench.output_analysis import (
     finish,
     replicate,
 )
-from workbench.params import REL_HALF_WIDTH, takes
+from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.proactive.model import (
     SCENARIO_KEYS,
@@ -81,6 +81,19 @@ def run_length(measured_slots: int, warmup_slots: int) -> dict:
     The shared form counts the warm-up as a fraction of the run; a warm-up fixed in slots
     (the time the caches take to fill) is ``warmup_slots / (warmup_slots + measured_slots)``,
     and the simulator rounds ``warmup · slots`` back to exactly ``warmup_slots``.
+
+    Parameters
+    ----------
+    measured_slots : int
+        Slots counted after the warm-up, in [1, 5e7].
+    warmup_slots : int
+        Slots of the warm-up, in [0, 5e7].
+
+    Returns
+    -------
+    dict
+        ``slots`` (their sum) and ``warmup`` (the warm-up's fraction of it), keywords of
+        :func:`simulate`.
     """
     func = "run_length"
     measured = check_int(measured_slots, "measured_slots", func, 1, 50_000_000)
@@ -184,7 +197,9 @@ def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     """Simulate one scheme; mean, 90th and 99th percentile delay and hit rate with CIs.
 
     Takes a :class:`~workbench.proactive.params.P2Params` or its keywords (every argument
-    is keyword-only; defaults from :data:`~workbench.proactive.params.PARAMS`).
+    is keyword-only; defaults from :data:`~workbench.proactive.params.PARAMS`, whose other
+    rows are the model's: E, U, area, radio, CPU, tasks, caching, matching, training, δ and
+    the readings). An unknown name is an error that suggests the closest one.
 
     Parameters
     ----------
@@ -212,10 +227,6 @@ def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     overload : {"raise", "transient"}
         What to do when the run is not a steady state (see Raises): "transient" returns
         the finite-horizon numbers with ``stationary=False`` and a note.
-    n_cloudlets, n_users, area, ..., hedge_upload
-        Every other row of :data:`~workbench.proactive.params.PARAMS` (E, U, area, radio,
-        CPU, tasks, caching, matching, training, δ, the readings). An unknown name is an
-        error that suggests the closest one.
 
     Returns
     -------
@@ -254,10 +265,6 @@ def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     return _simulate(p, func, keep_records, overload)
 
 
-DEFAULT_REL_HALF_WIDTH = REL_HALF_WIDTH.default
-"""The precision target when neither ``rel_half_width`` nor ``half_width`` is given."""
-
-
 @takes(
     P2Params,
     "policy",
@@ -283,7 +290,8 @@ def simulate_to_precision(
 
     Like JMT's precision-driven runs; takes a :class:`~workbench.proactive.params.P2Params`
     or its keywords as :func:`simulate` does (replication r is that of
-    ``simulate(seed=seed)``: same seed, same numbers; records are not kept).
+    ``simulate(seed=seed)``: same seed, same numbers; records are not kept). The run's and
+    the model's keywords are :func:`simulate`'s.
 
     Parameters
     ----------
@@ -304,8 +312,6 @@ def simulate_to_precision(
     monitor : callable, optional
         ``monitor(index)`` is called before replication ``index`` runs: a progress display
         of its own, or a way to stop (an exception it raises ends the run and propagates).
-    policy, slots, warmup, seed, confidence, n_cloudlets, ...
-        As in :func:`simulate`.
 
     Returns
     -------

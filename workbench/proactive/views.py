@@ -24,8 +24,12 @@ from workbench.proactive.figures import (
     map_frame,
     plot_map,
 )
-from workbench.proactive.model import interference_free_rate, isolated_cloudlet_delay
-from workbench.proactive.params import PARAMS
+from workbench.proactive.model import (
+    interference_free_rate,
+    isolated_cloudlet_delay,
+    reliability_margin,
+)
+from workbench.proactive.params import PARAMS, POLICIES
 from workbench.proactive.simulation import simulate, simulate_to_precision
 from workbench.seeding import figure_seed
 from workbench.validation import check_seed
@@ -74,6 +78,7 @@ def _nice_limits(low, high, step):
 
 _BITS_OVER_MEAN = np.linspace(0.0, 4.0, 120)
 _WAITS = (0.0, 0.02, 0.05)
+_CPU = PARAMS["cpu"].default
 
 
 def _build_margin():
@@ -113,7 +118,7 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
     fig, art = _MARGIN()
     low = high = (budget - tau_ep) * 1e3
     for wait, line in zip(_WAITS, art["phi"], strict=True):
-        phi = 1e3 * (budget - kappa * bits / 1e10 - bits / rate - tau_ep - wait)
+        phi = 1e3 * reliability_margin(bits, rate, _CPU, kappa, wait, tau_ep, budget)
         line.set_ydata(phi)
         low, high = min(low, phi.min()), max(high, phi.max())
     art["cached"].set_ydata([(budget - tau_ep) * 1e3] * 2)
@@ -126,7 +131,13 @@ def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
 
 
 def margin_view():
-    """Φ of eq. 15 against the task size for three queue waits."""
+    """Φ of eq. 15 against the task size for three queue waits.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
+    """
     return interactive_figure(
         _margin_plot,
         title="Reliability margin Φ (eqs. 9, 15)",
@@ -178,7 +189,13 @@ def _mm1_plot(mean_bits, distance, slot):
 
 
 def mm1_view():
-    """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads)."""
+    """The isolated-cloudlet theory the simulator is tested against (M/M/1 uploads).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
+    """
     return interactive_figure(
         _mm1_plot,
         title="Theory check: one user, one cloudlet",
@@ -196,8 +213,8 @@ slots (a first look: means, wide intervals, caches not yet full)."""
 PRECISION = {"rel_half_width": 0.05, "initial": 4, "max_replications": 40}
 """Then, in the background with a progress bar, replications are added until each
 scheme's mean delay is known to ±5% (at most 40), and the figure is redrawn."""
-NAMES = ("proposed", "BL1", "BL2", "BL3")
-_NO_CACHE_DEFAULTS = {"storage": 10, "zipf": 0.8, "cacheable_ratio": 1 / 3}
+NAMES = POLICIES
+_NO_CACHE_DEFAULTS = {k: PARAMS[k].default for k in ("storage", "zipf", "cacheable_ratio")}
 _PRECISE: dict = {}
 """Precision-driven results by (scheme, parameters): a value seen before is drawn at once."""
 
@@ -382,6 +399,12 @@ def schemes_view(seed: int = 0):
     seed : int
         The caller's seed (the notebook's ``SEED``; 0: the published view), shifting the
         view's own seed ``SCHEME_RUN["seed"]``.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw; ``view.refiner`` refines
+        the runs in the background.
     """
     schemes = _Schemes(check_seed(seed, "schemes_view"))
     view = interactive_figure(
@@ -411,6 +434,11 @@ def map_view(seed: int = 0):
     seed : int
         The caller's seed (the notebook's ``SEED``): the slider starts there; the network
         drawn is ``figure_seed(MAP_SEED, slider)`` (0: the published map).
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The sliders and the figure they redraw.
     """
     seed = check_seed(seed, "map_view")
     return interactive_figure(
