@@ -37,6 +37,7 @@ DOCUMENTED = (
 #: packages whose every module keeps the rule (a new module joins by being written so)
 DOCUMENTED_PACKAGES = (
     "workbench.fog",
+    "workbench.proactive",
     "workbench.datacenters",
     "workbench.redundancy",
     "workbench.hierarchy",
