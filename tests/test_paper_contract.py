@@ -92,8 +92,8 @@ BREAKS = {
     "simulate.keywords": lambda pkg, nb, csv: _edit(
         pkg / "simulation.py", "def simulate(p) ->", "def simulate(p, extra=None) ->"
     ),
-    # a hand-written signature (the figure's frame) whose default departs from the table
-    "params.defaults": lambda pkg, nb, csv: _edit(
+    # a hand-written signature (the figure's frame) whose seed departs from the shared one
+    "params.by_hand": lambda pkg, nb, csv: _edit(
         pkg / "figures.py",
         "quick: bool = True, seed: int = 0)",
         "quick: bool = True, seed: int = 1)",
@@ -199,6 +199,24 @@ def test_check_paper_names_the_departure(rule, template, tmp_path, monkeypatch):
     assert report.failed_rules == [rule], str(report)
     with pytest.raises(PaperContractError, match=re.escape(f"[{rule}]")):
         report.raise_if_failed()
+
+
+def test_a_model_keyword_copied_by_hand_is_named_even_with_the_tables_default(
+    template, tmp_path, monkeypatch
+):
+    # the copy equals the table today (mu = 1.0) and would drift tomorrow: it is the copy that
+    # departs, not its value
+    name, pkg, nb, csv = _scaffold(template, tmp_path, monkeypatch, "by_hand_copy")
+    _edit(
+        pkg / "figures.py",
+        "quick: bool = True, seed: int = 0)",
+        "quick: bool = True, seed: int = 0, mu: float = 1.0)",
+    )
+    report = check_paper(name, notebook=nb, claims_csv=csv, rules=["params.by_hand"])
+    assert report.failed_rules == ["params.by_hand"], str(report)
+    (finding,) = report.findings
+    assert finding.where.endswith("figures.py: sojourn_frame"), finding
+    assert "mu=1.0 by hand" in finding.message, finding
 
 
 def test_the_claims_table_takes_the_expectations_check_claims_reads(

@@ -175,11 +175,15 @@ def same(a, b) -> bool:
     return a == b
 
 
-def params_defaults(target):
-    """A signature default of a table keyword is the table's default (None: "the table's").
+def params_by_hand(target):
+    """A model keyword's default is written once, in the table.
 
-    A function that takes the paper's parameter object (:func:`workbench.params.takes`)
-    has no copy to compare: its keywords and defaults are generated from the table."""
+    A function that takes the paper's parameter object (:func:`workbench.params.takes`) has
+    its keywords and defaults generated from the table. Any other function that gives a
+    table keyword a default (other than ``None``, "the table's") keeps a copy that can drift,
+    and is named. The shared run keywords (``seed``, ``replications``, ``confidence``,
+    ``warmup``) may be written by hand, with the shared default: ``seed=0`` is how every
+    frame keeps the published numbers."""
     table = _table(target) or {}
     for path, module in target.modules():
         for qualname, func in _functions(module):
@@ -188,11 +192,20 @@ def params_defaults(target):
             for name, p in inspect.signature(func).parameters.items():
                 if p.default is inspect.Parameter.empty or p.default is None:
                     continue
-                row = table[name] if name in table else SHARED.get(name)
-                if row is not None and not same(p.default, row.default):
+                where = f"{target.rel(path)}: {qualname}"
+                if name in SHARED:
+                    row = table[name] if name in table else SHARED[name]
+                    if not same(p.default, row.default):
+                        yield (
+                            where,
+                            f"{name}={p.default!r} but the shared default is {row.default!r}",
+                        )
+                elif name in table:
                     yield (
-                        f"{target.rel(path)}: {qualname}",
-                        f"{name}={p.default!r} but the table says {row.default!r}",
+                        where,
+                        f"writes the table keyword {name}={p.default!r} by hand: take it "
+                        "through workbench.params.takes (or without a default from a caller "
+                        "that has the object)",
                     )
 
 
@@ -405,7 +418,7 @@ RULES: dict[str, Callable] = {
     "params.table": params_table,
     "params.ranges": params_ranges,
     "params.sliders": params_sliders,
-    "params.defaults": params_defaults,
+    "params.by_hand": params_by_hand,
     "simulate.keywords": simulate_keywords,
     "simulate.warmup": simulate_warmup,
     "simulate.result": simulate_result,
