@@ -328,7 +328,7 @@ class Params(Mapping):
         """Defaults of ``names`` (all parameters when none given)."""
         return {n: self[n].default for n in (names or tuple(self))}
 
-    def model(self, name: str, *, exclude=(), extra=None, checks=None, base=None) -> type:
+    def model(self, name: str, *, exclude=(), extra=None, checks=None, base=None, doc=None) -> type:
         """The paper's parameter object: a frozen pydantic model, one field per row.
 
         ``exclude``: rows that are not fields (a law's parameters when the object holds
@@ -336,7 +336,9 @@ class Params(Mapping):
         ``check(value, func)`` returning the value or raising ``ParameterError``. ``base``:
         a subclass of :class:`ParamsModel` (its ``check_relations`` checks between fields).
         ``checks``: ``name -> check(value, func)`` replacing a row's own check (a bound
-        whose message says more than the range).
+        whose message says more than the range). ``doc``: the class's docstring, to which
+        :func:`table_doc` adds a numpydoc entry for every row it does not describe (the
+        ``extra`` fields it must describe itself).
         """
         extra = dict(extra or {})
         fields = {p.name: _field(p) for p in self.rows if p.name not in exclude}
@@ -346,6 +348,9 @@ class Params(Mapping):
         model = create_model(name, __base__=base or ParamsModel, __module__=module, **fields)
         model.TABLE = self
         model.EXTRA_CHECKS = {n: check for n, (_t, _d, check) in extra.items()} | dict(checks or {})
+        if doc is not None:
+            rows = [n for n in model.model_fields if n in self and n not in extra]
+            model.__doc__ = table_doc(doc, model, rows, with_object=False)
         return model
 
     def frame(self) -> pd.DataFrame:

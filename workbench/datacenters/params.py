@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params, table_doc
+from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 from workbench.validation import ParameterError, broadcast, check_array
 
 __all__ = [
@@ -477,17 +477,15 @@ LIMIT = ("load", "c", "mu", "p")
 #: ring's rates (the ring's functions take one rate per center, checked against this row)
 _NOT_ARGUMENTS = (*(n for n in PARAMS if n.startswith("example_")), "blocking_reading", "ring_load")
 
-P3Params = PARAMS.model("P3Params", exclude=_NOT_ARGUMENTS)
-P3Params.__doc__ = table_doc(
-    """P3's parameters, one validated object: a row of :data:`PARAMS` per field.
+P3Params = PARAMS.model(
+    "P3Params",
+    exclude=_NOT_ARGUMENTS,
+    doc="""P3's parameters, one validated object: a row of :data:`PARAMS` per field.
 
     The two centers' pairs (``lam``, ``servers``, ``mu``, ``p``; ``load`` and ``c`` per unit
     N for the limit), the solver's settings, the simulation's run and the studies' grids.
     Every public function of the model, the simulation and the studies takes it, or its
     keywords (:func:`workbench.params.takes`).""",
-    P3Params,
-    tuple(P3Params.model_fields),
-    with_object=False,
 )
 
 #: the table's defaults as one object, the worked example (``load``, ``c``, ``mu``, ``p``:

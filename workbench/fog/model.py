@@ -30,7 +30,7 @@ import numpy as np
 
 from workbench.fog.params import PARAMS, check_count
 from workbench.fog.scenario import Compiled, compile_scenario, default_scenario
-from workbench.params import ParamsModel, table_doc
+from workbench.params import ParamsModel
 from workbench.validation import ParameterError, broadcast
 
 __all__ = ["P1Params", "theta_per_fog"]
@@ -130,9 +130,7 @@ P1Params = PARAMS.model(
     extra={"scenario": (nx.Graph | Compiled | None, None, _check_scenario)},
     checks={"theta": _check_theta, "e_max": _check_e_max},
     base=_Relations,
-)
-P1Params.__doc__ = table_doc(
-    """P1's parameters, one validated object: a row of PARAMS per field, and the scenario.
+    doc="""P1's parameters, one validated object: a row of PARAMS per field, and the scenario.
 
     Every public function of the model and the simulation takes it, or its keywords
     (:func:`workbench.params.takes`).
@@ -143,7 +141,4 @@ P1Params.__doc__ = table_doc(
         A scenario graph (:mod:`workbench.fog.scenario`), compiled to arrays when the object
         is built; None: :func:`~workbench.fog.default_scenario`.
     """,
-    P1Params,
-    P1Params.model_fields,
-    with_object=False,
 )

@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 
 from workbench.hierarchy.params import PARAMS
-from workbench.params import ParamsModel, table_doc, takes
+from workbench.params import ParamsModel, takes
 from workbench.validation import ParameterError, broadcast, check_array, check_int
 
 __all__ = [
@@ -215,9 +215,11 @@ def _check_topology(value, func: str):
     return PARAMS["topology"].check(value, func)
 
 
-P5Params = PARAMS.model("P5Params", checks={"topology": _check_topology}, base=_Hierarchy)
-P5Params.__doc__ = table_doc(
-    """P5's parameters, one validated object: a field per row of ``PARAMS``.
+P5Params = PARAMS.model(
+    "P5Params",
+    checks={"topology": _check_topology},
+    base=_Hierarchy,
+    doc="""P5's parameters, one validated object: a field per row of ``PARAMS``.
 
     The simulation, the figures' studies, the hierarchies' builders and the model functions
     that read rows take it, or its keywords (:func:`workbench.params.takes`);
@@ -229,9 +231,6 @@ P5Params.__doc__ = table_doc(
         A named hierarchy (built with the object's speeds and bandwidth) or the servers
         themselves.
     """,
-    P5Params,
-    tuple(P5Params.model_fields),
-    with_object=False,
 )
 
 _TREE_PARENTS = (-1, 0, 0, 1, 1, 2, 2)

@@ -20,7 +20,6 @@ from workbench.params import (
     Param,
     Params,
     ParamsModel,
-    table_doc,
 )
 from workbench.validation import ParameterError, check_budget
 
@@ -638,14 +637,12 @@ class _Relations(ParamsModel):
             )
 
 
-P2Params = PARAMS.model("P2Params", base=_Relations)
-P2Params.__doc__ = table_doc(
-    """P2's parameters, one validated object: a field per row of ``PARAMS``.
+P2Params = PARAMS.model(
+    "P2Params",
+    base=_Relations,
+    doc="""P2's parameters, one validated object: a field per row of ``PARAMS``.
 
     Every public function of the model, the simulation and the figures takes it or its
     keywords (:func:`workbench.params.takes`); ``p.warmup_slots()`` is the warm-up in slots.
     """,
-    P2Params,
-    tuple(P2Params.model_fields),
-    with_object=False,
 )

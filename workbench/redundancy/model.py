@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import integrate
 
 from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
-from workbench.params import ParamsModel, table_doc, takes
+from workbench.params import ParamsModel, takes
 from workbench.redundancy.params import FAMILY_PARAMS, MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_array, reject_unknown
@@ -371,9 +371,7 @@ P4Params = PARAMS.model(
     extra={"service": (ServiceTime, DEFAULT_SERVICE, _check_service)},
     checks={"jobs": _check_jobs},
     base=_Relations,
-)
-P4Params.__doc__ = table_doc(
-    """P4's parameters, one validated object: a row of PARAMS per field, and the service law.
+    doc="""P4's parameters, one validated object: a row of PARAMS per field, and the service law.
 
     Every public function of the model and the simulation takes it, or its keywords
     (:func:`workbench.params.takes`).
@@ -383,9 +381,6 @@ P4Params.__doc__ = table_doc(
     service : ServiceTime
         One worker's service-time law (SExp, Pareto or Weibull; default S-Exp(3, 0.2)).
     """,
-    P4Params,
-    [n for n in P4Params.model_fields if n != "service"],
-    with_object=False,
 )
 
 

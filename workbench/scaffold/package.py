@@ -110,7 +110,9 @@ __all__ = ["PaperParams", "mean_sojourn", "utilisation"]
 
 #: the paper's parameters as one object: a field per row of PARAMS, validated once when
 #: built; the public functions take it or its keywords (workbench.params.takes)
-PaperParams = PARAMS.model("PaperParams")
+PaperParams = PARAMS.model(
+    "PaperParams", doc="The paper's parameters, one validated object: a field per row of PARAMS."
+)
 
 
 @takes(PaperParams, "lam", "mu", positional=True)
