@@ -25,9 +25,9 @@ from sklearn.tree import DecisionTreeClassifier
 from workbench.claims import (
     AtlasSpec,
     Measurement,
-    _measured,
-    _need_frame,
     load_claims,
+    measured,
+    need_frame,
 )
 from workbench.digest import source_digest, usable_cache_dir
 from workbench.plots import WorkbenchFigure
@@ -141,7 +141,7 @@ def _atlas_eval(
     values = evaluate(quick=quick, seed=run_seed, **point, **overrides[reading])
     rows = []
     for claim, (target, tolerance) in targets.items():
-        m = _measured(values[claim]) if claim in values else Measurement(math.nan, False, "")
+        m = measured(values[claim]) if claim in values else Measurement(math.nan, False, "")
         determined = m.stationary and math.isfinite(m.value)
         rows.append(
             {
@@ -479,7 +479,7 @@ def atlas(
 def atlas_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """The overall rows (``reading == "all"``) of an atlas, for people."""
     cols = ["claim", "points", "holds_share", "ci_low", "ci_high", "verdict", "flip"]
-    _need_frame(frame, ["reading", *cols], "frame", "atlas_summary")
+    need_frame(frame, ["reading", *cols], "frame", "atlas_summary")
     out = frame[frame["reading"] == "all"][cols].copy()
     return out.reset_index(drop=True)
 
@@ -487,7 +487,7 @@ def atlas_summary(frame: pd.DataFrame) -> pd.DataFrame:
 def plot_atlas(frame: pd.DataFrame):
     """Claims × readings, coloured by ``holds_share``; each claim's flip point beside it."""
     cols = ["claim", "reading", "holds_share", "verdict", "flip"]
-    if _need_frame(frame, cols, "frame", "plot_atlas").empty:
+    if need_frame(frame, cols, "frame", "plot_atlas").empty:
         raise ParameterError("The 'frame' parameter of plot_atlas must hold an atlas. Got none.")
     unknown = sorted({str(v) for v in frame["verdict"]} - set(VERDICTS))
     if unknown:

@@ -50,7 +50,8 @@ class Measurement(NamedTuple):
     note: str = ""
 
 
-def _measured(out) -> Measurement:
+def measured(out) -> Measurement:
+    """A claim function's output as a :class:`Measurement` (a bare number: a steady state)."""
     if isinstance(out, Measurement):
         return Measurement(float(out.value), bool(out.stationary), str(out.note))
     return Measurement(float(out))
@@ -69,7 +70,7 @@ def load_claims(paper: str) -> pd.DataFrame:
     return frame
 
 
-def _need_frame(frame, columns, name: str, func: str) -> pd.DataFrame:
+def need_frame(frame, columns, name: str, func: str) -> pd.DataFrame:
     """``frame`` if it is a DataFrame with every column in ``columns``, else a ParameterError."""
     if not isinstance(frame, pd.DataFrame) or any(c not in frame for c in columns):
         raise ParameterError(
@@ -101,7 +102,7 @@ def check_claims(paper: str, quick: bool = True) -> pd.DataFrame:
     missing = set(frame["id"]) - set(measures)
     if missing:
         raise KeyError(f"check_claims: no measurement for claims {sorted(missing)} of {paper}")
-    results = [_measured(measures[i](quick=quick)) for i in frame["id"]]
+    results = [measured(measures[i](quick=quick)) for i in frame["id"]]
     frame["measured"] = [m.value for m in results]
     frame["stationary"] = [m.stationary for m in results]
     frame["measure_note"] = [m.note for m in results]
@@ -136,7 +137,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """The checked claims as a table for people: yes/no for statements, whole sentences."""
     rows = []
     cols = ("id", "figure", "quantity", "value", "measured", "tolerance", "source", "agrees")
-    _need_frame(frame, (*cols, "as_expected"), "frame", "readable")
+    need_frame(frame, (*cols, "as_expected"), "frame", "readable")
     for _, r in frame.iterrows():
         yes_no = r["tolerance"] == 0 and r["value"] in (0, 1) and float(r["measured"]) in (0, 1)
         rows.append(

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.output_analysis import Replication, _check_callable, _check_text, finish, replicate
+from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import INITIAL_REPLICATIONS, MAX_REPLICATIONS, REL_HALF_WIDTH
 from workbench.progress import finish_bar, open_bar
-from workbench.validation import ParameterError, check_real, reject_unknown
+from workbench.validation import ParameterError, check_real, check_type, reject_unknown
 
 __all__ = ["PrecisionTarget", "precision_target", "to_precision"]
 
@@ -184,9 +184,10 @@ def to_precision(
     SimulationResult
         The result, with ``converged`` and the replications it took.
     """
-    func = _check_text(func, "func", "to_precision")
-    one = _check_callable(one, "one", func)
-    desc = _check_text(desc, "desc", func)
+    func = check_type(func, "func", "to_precision", str, "a str")
+    what = "a callable one(seed_sequence, index) -> Replication"
+    one = check_type(one, "one", func, Callable, what)
+    desc = check_type(desc, "desc", func, str, "a str")
     reject_unknown(func, finish_kwargs, _FINISH_KEYWORDS)
     missing = [k for k in _FINISH_REQUIRED if k not in finish_kwargs]
     if missing:

@@ -42,7 +42,7 @@ def placeholder(text, min_chars: int = MIN_QUOTE_CHARS) -> str:
     return ""
 
 
-def _notebook(target):
+def notebook_cells(target):
     """(cells, problem): the notebook's cells, or why there is none."""
     if target.notebook is None:
         return None, "no notebook: register the paper or pass notebook="
@@ -59,14 +59,14 @@ def _source(cell) -> str:
     return "".join(src) if isinstance(src, list) else src
 
 
-def _code(cells) -> list[tuple[int, str]]:
+def code_cells(cells) -> list[tuple[int, str]]:
     return [(i, _source(c)) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
 
 
 def notebook_parameters(target):
     """One code cell tagged ``parameters`` of literal assignments (QUICK and SEED among
     them), each used by a later cell, so ``papermill -p SEED 3`` changes what runs."""
-    cells, problem = _notebook(target)
+    cells, problem = notebook_cells(target)
     where = target.rel(target.notebook) if target.notebook else target.package
     if cells is None:
         yield where, problem
@@ -96,7 +96,7 @@ def notebook_parameters(target):
             f"{where} cell {tagged[0]}",
             f"parameters lack {sorted({'QUICK', 'SEED'} - set(names))}",
         )
-    later = "\n".join(src for i, src in _code(cells) if i > tagged[0])
+    later = "\n".join(src for i, src in code_cells(cells) if i > tagged[0])
     for name in names:
         if not re.search(rf"\b{name}\b", later):
             yield f"{where} cell {tagged[0]}", f"parameter {name} is never used"
@@ -105,7 +105,7 @@ def notebook_parameters(target):
 def notebook_saved_clean(target):
     """Saved as the Lab save hook writes it: no outputs, no execution counts, the canonical
     kernelspec and language_info (workbench.notebook_hooks)."""
-    cells, problem = _notebook(target)
+    cells, problem = notebook_cells(target)
     if cells is None:
         return  # notebook.parameters names it
     where = target.rel(target.notebook)
@@ -120,8 +120,8 @@ def notebook_saved_clean(target):
 
 def notebook_thin(target):
     """Code cells of at most 15 lines: the logic lives in the package."""
-    cells, _ = _notebook(target)
-    for i, src in _code(cells or []):
+    cells, _ = notebook_cells(target)
+    for i, src in code_cells(cells or []):
         n = len(src.rstrip().splitlines())
         if n > MAX_CELL_LINES:
             yield f"{target.rel(target.notebook)} cell {i}", f"{n} lines (at most {MAX_CELL_LINES})"
@@ -129,11 +129,11 @@ def notebook_thin(target):
 
 def notebook_one_way(target):
     """Claims shown by ``claims_table(id)``, exercises by ``show(id, n)``, nothing else."""
-    cells, _ = _notebook(target)
+    cells, _ = notebook_cells(target)
     if cells is None:
         return
     where = target.rel(target.notebook)
-    text = "\n".join(src for _, src in _code(cells))
+    text = "\n".join(src for _, src in code_cells(cells))
     for other in OTHER_WAYS:
         if other in text:
             yield where, f"calls {other}…): show claims and exercises with the shared helpers"

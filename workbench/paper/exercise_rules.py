@@ -12,7 +12,7 @@ import types
 from collections.abc import Callable
 
 from workbench.exercises import Question
-from workbench.paper.data_rules import _code, _notebook
+from workbench.paper.data_rules import code_cells, notebook_cells
 
 MIN_EXERCISES = 3  # a notebook that teaches has at least three exercises
 
@@ -162,12 +162,12 @@ def exercises_hidden(target):
 def notebook_exercises(target):
     """The notebook poses exercises 1, 2, ... in order, each in a cell holding only its
     ``show(id, n)`` call, and none of its cells shows a numeric answer."""
-    cells, _ = _notebook(target)
+    cells, _ = notebook_cells(target)
     if cells is None:
         return  # notebook.parameters names it
     where = target.rel(target.notebook)
     pid = re.escape(target.paper_id)
-    code = _code(cells)
+    code = code_cells(cells)
     posed = [int(m) for _, src in code for m in re.findall(rf"show\([\"']{pid}[\"'], (\d+)\)", src)]
     count = len(questions(target))
     if posed != list(range(1, count + 1)):
