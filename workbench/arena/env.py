@@ -20,8 +20,9 @@ Observation (``observation="dict"``, the default)
     ``observation="flat"``: the two concatenated (``cand`` row by row, then ``task``).
 Action
     The candidate's column index (``Discrete(K)``). ``info["action_mask"]`` (int8, ``K``)
-    marks the candidates that can take the task: present and not full (when every
-    candidate is full, every present one: the task is lost wherever it goes). A masked or
+    marks the candidates that can take the task: present, with servers and not full (when
+    none can, every present one: the task is lost wherever it goes;
+    :func:`~workbench.arena.policies.room_mask`). A masked or
     out-of-range action raises :class:`~workbench.arena.simulation.PolicyError`; the
     task stays where it was, undecided.
 Reward
@@ -63,6 +64,7 @@ from workbench.arena.policies import (
     TASK_FIELDS,
     USER_SIG,
     no_user,
+    room_mask,
     view,
 )
 from workbench.arena.simulation import PolicyError, _compiled, _records, _scenario
@@ -98,19 +100,14 @@ def _observe(net, tk, st, cand, task, mask):
     """The pending decision's view into ``cand``, ``task`` and ``mask``."""
     i, k = st.reg[R_TASK], st.reg[R_NODE]
     n = view(net, tk, st, i, k, st.clock[1])
-    room = 0
     for a in range(cand.shape[1]):
         for r in range(cand.shape[0]):
             cand[r, a] = st.fbuf[r, a] if a < n else 0.0
-        mask[a] = 1 if a < n and st.n_in[st.ibuf[a]] < net.capacity[st.ibuf[a]] else 0
-        room += mask[a]
+    room_mask(net, st, st.ibuf, n, mask)
     for f in range(task.shape[0]):
         task[f] = st.task[f]
     if np.isnan(task[T_SIZE]):
         task[T_SIZE] = -1.0
-    if room == 0:  # every candidate full: the task is lost wherever it goes
-        for a in range(n):
-            mask[a] = 1
 
 
 @njit(cache=True, _nrt=False)

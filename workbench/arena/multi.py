@@ -64,7 +64,15 @@ from workbench.arena.env import (
     deciding_nodes,
 )
 from workbench.arena.kernels import R_ACTION, R_NODE, R_PAUSED, R_PHASE, R_TASK
-from workbench.arena.policies import C_DELAY, C_NODE, C_QUEUE, C_SERVERS, C_SPEED, C_TRANSMISSION
+from workbench.arena.policies import (
+    C_DELAY,
+    C_NODE,
+    C_QUEUE,
+    C_SERVERS,
+    C_SPEED,
+    C_TRANSMISSION,
+    room_mask,
+)
 from workbench.arena.scenario import Source
 from workbench.arena.simulation import PolicyError
 from workbench.validation import ParameterError, check_choice, check_real
@@ -122,6 +130,19 @@ def _store_slot(s, choice, t0, t1, agent_of, out):
     """One slot of episode 0 of the store ``s`` (:func:`_slot`), one compiled call."""
     fields = (s.net, s.pol, s.user, s.tk, s.state, s.heap, s.lane, s.rows)
     return _slot_of(*fields, choice, t0, t1, agent_of, out)
+
+
+@njit(cache=True, _nrt=False)
+def _masks_of(net, st, cands, counts, masks):
+    for j in range(counts.shape[0]):
+        room_mask(net, st, cands[j], counts[j], masks[j])
+
+
+@njit(cache=True)
+def _store_masks(s, cands, counts, masks):
+    """Each agent's action mask (row ``j``: agent ``j``'s candidates ``cands[j, :counts[j]]``)
+    in episode 0 of the store ``s``, by the engine's room rule."""
+    _masks_of(s.net, _row(s.state, 0), cands, counts, masks)
 
 
 class ArenaParallelEnv(ParallelEnv):
@@ -186,6 +207,12 @@ class ArenaParallelEnv(ParallelEnv):
             for c in self._cands
         ]
         self._act_spaces = [spaces.Discrete(len(c)) for c in self._cands]
+        counts = [len(c) for c in self._cands]
+        self._counts = np.array(counts, np.int64)
+        self._cand_rows = np.zeros((len(counts), max(counts, default=0)), np.int64)
+        for j, c in enumerate(self._cands):
+            self._cand_rows[j, : len(c)] = c
+        self._mask_rows = np.zeros(self._cand_rows.shape, np.int8)
         self._choice = np.zeros(len(ids), np.int64)
         self._t0 = 0.0
         self._arrived = np.zeros(len(self._nodes))
@@ -218,17 +245,10 @@ class ArenaParallelEnv(ParallelEnv):
         obs = self._observe()
         return obs, {a: {} for a in self.agents}
 
-    def _masks(self):
-        n_in = self.ep.st.n_in
-        masks = []
-        for cand in self._cands:
-            room = (n_in[cand] < self.net.capacity[cand]) & (self.net.servers[cand] > 0)
-            masks.append((room if room.any() else np.ones(len(cand), bool)).astype(np.int8))
-        return masks
-
     def _observe(self):
         n_in = self.ep.st.n_in
-        self._mask = self._masks()
+        _store_masks(self._store.ref, self._cand_rows, self._counts, self._mask_rows)
+        self._mask = [m[:c] for m, c in zip(self._mask_rows, self._counts, strict=True)]
         obs = {}
         for j, agent in enumerate(self.possible_agents):
             rows = self._rows[j].copy()

@@ -159,6 +159,33 @@ def _room(net, st, j):
     return net.servers[j] > 0 and st.n_in[j] < net.capacity[j]
 
 
+@njit(cache=True, _nrt=False)
+def room_mask(net, st, nodes, n, mask):
+    """The room rule of a decision, shared by the learning environments' action masks.
+
+    Parameters
+    ----------
+    net, st : Net, _State
+        The scenario's arrays and the engine's state (``st.n_in``: tasks held per node).
+    nodes : ndarray of int64
+        The candidates' node indices; the first ``n`` are used.
+    n : int
+        The number of candidates, at most ``mask.size``.
+    mask : ndarray of int8
+        Written: 1 for a candidate with room (it has servers and holds fewer tasks than its
+        capacity, so the engine keeps a task placed there), 0 otherwise and from ``n`` on.
+        When no candidate has room, every one of the ``n`` is 1: the task is lost wherever
+        it goes, and each choice is as valid as another.
+    """
+    room = 0
+    for a in range(mask.shape[0]):
+        mask[a] = 1 if a < n and _room(net, st, nodes[a]) else 0
+        room += mask[a]
+    if room == 0:
+        for a in range(n):
+            mask[a] = 1
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _per_server(net, st, j):
     return st.n_in[j] / (net.servers[j] * net.speed[j])
