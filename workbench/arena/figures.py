@@ -31,9 +31,22 @@ _COLOURS = dict(
 
 
 def plot_winner_map(frame: pd.DataFrame):
-    """One panel per task-size SCV (and per cloud round trip, in rows): at each (link delay,
-    load) the winner, a square in its colour, when it is separated from every other
-    contender (paired intervals); otherwise the tied set, one stripe per member, named."""
+    """The winner map: one panel per task-size SCV (and per cloud round trip, in rows).
+
+    At each (link delay, load) the winner, a square in its colour, when it is separated
+    from every other contender (paired intervals); otherwise the tied set, one stripe per
+    member, named.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`winner_map_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     scvs = sorted(frame["scv"].unique())
     rtts = sorted(frame["cloud_rtt"].unique()) if "cloud_rtt" in frame else [None]
     fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
@@ -88,7 +101,18 @@ def _draw_cell(ax, x, y, r, size=None) -> None:
 
 
 def plot_fronts(frame: pd.DataFrame):
-    """Mean delay against energy per task, each mechanism across its knob."""
+    """Mean delay against energy per task, each mechanism across its knob.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`fronts_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig, ax = figure(width=5.6, height=3.8)
     for name, part in frame.groupby("policy", sort=False):
         ax.plot(
@@ -119,9 +143,20 @@ def plot_fronts(frame: pd.DataFrame):
 
 
 def describe_map(frame: pd.DataFrame) -> str:
-    """Sentences from the numbers: where each mechanism wins (separated from every other by
-    paired intervals) and why, by the routing shares and utilisations measured there; where
-    no winner is separated, the tied sets."""
+    """The winner map in sentences, from its numbers.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`winner_map_frame`.
+
+    Returns
+    -------
+    str
+        Where each mechanism wins (separated from every other by paired intervals) and
+        why, by the routing shares and utilisations measured there; where no winner is
+        separated, the tied sets; the mean loss share per policy.
+    """
     keys = [k for k in ("load", "link_delay", "scv", "cloud_rtt") if k in frame]
     points = frame.drop_duplicates(keys)
     if points.empty:
@@ -176,22 +211,66 @@ def _values(part: pd.DataFrame, key: str) -> list:
 
 
 def fronts_frame(quick: bool = False) -> pd.DataFrame:
-    """The fronts' data (:func:`workbench.arena.studies.fronts`)."""
+    """The fronts' data (:func:`workbench.arena.studies.fronts`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run lengths.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism and knob value.
+    """
     return fronts(quick=quick)
 
 
 def winner_map_frame(quick: bool = False) -> pd.DataFrame:
-    """The winner map's data (:func:`workbench.arena.studies.winner_map`)."""
+    """The winner map's data (:func:`workbench.arena.studies.winner_map`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run lengths.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per contender and point, with the winner or the tied set.
+    """
     return winner_map(quick=quick)
 
 
 def validation_frame(quick: bool = False) -> pd.DataFrame:
-    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`)."""
+    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick run lengths.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mapping: the arena, the package and the theory.
+    """
     return validation_table(quick=quick)
 
 
 def plot_validation(frame: pd.DataFrame):
-    """Each exact mapping: arena and package intervals, relative to the theory (= 1)."""
+    """Each exact mapping: arena and package intervals, relative to the theory (= 1).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`validation_frame`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig, ax = figure(width=5.6, height=0.6 + 0.55 * len(frame))
     y = np.arange(len(frame))
     for dy, who, colour in ((-0.12, "arena", "#c44e52"), (0.12, "package", "#4c72b0")):
