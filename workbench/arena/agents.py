@@ -82,8 +82,28 @@ def _bins(bins, f: str, most: int, what: str) -> np.ndarray:
 
 
 class QAgent:
-    """Tabular Q-learning (one-step, ε-greedy) on ``env``; call it as an agent
-    ``agent(obs, mask) -> action`` (greedy) for :func:`workbench.arena.evaluate`."""
+    """Tabular Q-learning (one-step, ε-greedy) on an env (the module docstring).
+
+    Call it as an agent ``agent(obs, mask) -> action`` (greedy) for
+    :func:`workbench.arena.evaluate`.
+
+    Parameters
+    ----------
+    env : ArenaEnv
+        The env it learns on (``observation="dict"``).
+    edges : int
+        The candidates (not the cloud) whose load makes the state (1 to 6).
+    bins : sequence of float
+        Increasing load thresholds (tasks per server, > 0; 1 to 8 of them).
+    alpha : float
+        The learning rate, in (0, 1].
+    gamma : float
+        The discount per decision, in [0, 1).
+    epsilon : float
+        The exploration probability, in [0, 1].
+    seed : int
+        The exploration's seed (>= 0).
+    """
 
     def __init__(
         self,
@@ -220,9 +240,21 @@ class DelayAgent:
     action values on a per-task split of the return. The split charges each task its own
     delay, not the waiting it causes later tasks: the agent learns to serve each task as
     fast as possible, a selfish rule, which can lose to a mechanism that keeps room for
-    the tasks to come. Exploration is ε-greedy (seeded); a cell's estimate is the mean of
-    its delays, over at most the last ``memory`` of them (a running mean that forgets the
-    early, more exploring episodes).
+    the tasks to come.
+
+    Parameters
+    ----------
+    env : ArenaEnv
+        The env it learns on (``observation="dict"``).
+    bins : sequence of float
+        Increasing backlog thresholds (tasks per server over the speed, > 0; 1 to 64).
+    epsilon : float
+        The ε-greedy exploration probability, in [0, 1].
+    memory : int
+        A cell's estimate is the mean of at most its last ``memory`` delays (>= 1): a
+        running mean that forgets the early, more exploring episodes.
+    seed : int
+        The exploration's seed (>= 0).
     """
 
     def __init__(

@@ -229,4 +229,4 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
 ATLAS = AtlasSpec(
     evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6, work_per_evaluation=3e7
 )
-"""Six quick points (three runs of 8,000 tasks × 3 replications each, about 0.3 s)."""
+"""Six quick points (three runs of 8,000 tasks × 3 replications each)."""

@@ -367,11 +367,20 @@ class Episodes:
 class ArenaEnv(gymnasium.Env):
     """A scenario of the arena as a Gymnasium environment (the module docstring).
 
-    ``scenario``: a :class:`~workbench.arena.Scenario`, its dict, a file path or a shipped
-    name. ``tasks``: tasks per episode (1000 when no ``horizon``), or ``horizon``: the
-    episode's length in seconds (the tasks arriving before it). ``observation``: ``"dict"``
-    or ``"flat"``. ``energy_weight`` (s/J, >= 0) and ``loss_penalty`` (s per lost task,
-    >= 0): the reward's terms.
+    Parameters
+    ----------
+    scenario : Scenario, dict, str or path
+        A :class:`~workbench.arena.Scenario`, its dict, a file path or a shipped name.
+    tasks : int, optional
+        Tasks per episode (1 to 10**7; 1000 when no ``horizon``).
+    horizon : float, optional
+        Or the episode's length (s, > 0): the tasks arriving before it.
+    observation : {"dict", "flat"}
+        The observation's layout.
+    energy_weight : float
+        The reward's charge per joule (s/J, >= 0).
+    loss_penalty : float
+        The reward's charge per lost task (s, >= 0).
     """
 
     metadata = {"render_modes": []}

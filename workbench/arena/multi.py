@@ -148,8 +148,14 @@ def _store_masks(s, cands, counts, masks):
 class ArenaParallelEnv(ParallelEnv):
     """A scenario of the arena as a PettingZoo parallel env (the module docstring).
 
-    ``scenario``, ``tasks``, ``horizon`` and ``loss_penalty``: as :class:`ArenaEnv`'s;
-    ``slot``: the slot's length (s, > 0); ``reward``: ``"own"`` or ``"team"``.
+    Parameters
+    ----------
+    scenario, tasks, horizon, loss_penalty
+        As :class:`ArenaEnv` takes them.
+    slot : float
+        The slot's length (s, > 0): each agent's action holds for the slot.
+    reward : {"own", "team"}
+        Each agent's reward: its own tasks' time in system, or the sum over all agents.
     """
 
     metadata = {"render_modes": [], "name": "arena_parallel_v0"}
