@@ -353,14 +353,8 @@ def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> 
 
     Parameters
     ----------
-    load : float
-        The edge load ρ.
-    link_delay : float
-        The edge link delay (s).
-    scv : float
-        The task size's squared coefficient of variation.
-    cloud_rtt : float
-        The round trip to the cloud (s).
+    load, link_delay, scv, cloud_rtt : float
+        The point (:func:`~workbench.arena.studies.map_scenario`).
 
     Returns
     -------

@@ -162,15 +162,13 @@ def _start(net, tk, pol, user, st, q, area, acc, cand, task, mask):
     return True
 
 
-def candidate_counts(net) -> np.ndarray:
-    """Each node's number of candidates (itself if it serves, its serving neighbours, the
-    cloud), as :func:`~workbench.arena.policies.view` lists them."""
-    out = np.zeros(len(net.servers), np.int64)
-    for k in range(len(net.servers)):
-        nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
-        mine = int(net.servers[k] > 0 and k != net.cloud)
-        out[k] = mine + int(np.sum((net.servers[nb] > 0) & (nb != net.cloud))) + (net.cloud >= 0)
-    return out
+def candidates(net, k: int) -> np.ndarray:
+    """Node ``k``'s candidates in :func:`~workbench.arena.policies.view`'s order: ``k``
+    itself if it serves, its serving neighbours by link delay, then the cloud."""
+    nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
+    own = [k] if net.servers[k] > 0 and k != net.cloud else []
+    serving = [int(b) for b in nb if net.servers[b] > 0 and b != net.cloud]
+    return np.array(own + serving + ([net.cloud] if net.cloud >= 0 else []), np.int64)
 
 
 def deciding_nodes(sc) -> np.ndarray:
@@ -414,7 +412,7 @@ class ArenaEnv(gymnasium.Env):
         self.observation = check_choice(observation, "observation", f, OBSERVATIONS)
         self.energy_weight = check_real(energy_weight, "energy_weight", f, 0.0, 1e9)
         self.loss_penalty = check_real(loss_penalty, "loss_penalty", f, 0.0, 1e9)
-        counts = candidate_counts(self.net)[deciding_nodes(self.scenario)]
+        counts = np.array([len(candidates(self.net, k)) for k in deciding_nodes(self.scenario)])
         if counts.max(initial=0) < 2:
             raise ParameterError(
                 f"{f}: scenario {self.scenario.name!r} has no decision to make: no node has "
@@ -526,7 +524,7 @@ class ArenaEnv(gymnasium.Env):
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError("ArenaEnv.candidates: no decision is pending.")
-        n = int(candidate_counts(self.net)[int(ep.st.reg[R_NODE])])
+        n = len(candidates(self.net, int(ep.st.reg[R_NODE])))
         return [self.node_ids[int(x)] for x in ep.cand[C_NODE, :n]]
 
     def records(self):

@@ -61,6 +61,7 @@ from workbench.arena.env import (
     Episode,
     Episodes,
     _row,
+    candidates,
     deciding_nodes,
 )
 from workbench.arena.kernels import R_ACTION, R_NODE, R_PAUSED, R_PHASE, R_TASK
@@ -188,10 +189,7 @@ class ArenaParallelEnv(ParallelEnv):
                 bits.setdefault(w.source, []).append(w.input_bits * w.rate)
         self._cands, self._rows = [], []
         for k in self._nodes:
-            nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
-            own = [k] if net.servers[k] > 0 and k != net.cloud else []
-            serving = [int(b) for b in nb if net.servers[b] > 0 and b != net.cloud]
-            cand = np.array(own + serving + ([net.cloud] if net.cloud >= 0 else []), np.int64)
+            cand = candidates(net, k)
             rates = [w.rate for w in self.scenario.workload if getattr(w, "source", None) == ids[k]]
             mean_bits = sum(bits.get(ids[k], [0.0])) / sum(rates) if rates else 0.0
             rows = np.zeros((N_CAND, len(cand)))

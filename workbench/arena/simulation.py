@@ -23,6 +23,7 @@ servers; the mean number busy for ``.inf`` servers) and ``power:<node>`` (W).
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 import time
@@ -256,23 +257,6 @@ class UserPolicy:
             object.__setattr__(self, "decide", _compile(self.decide, self.name))
 
 
-_RESERVED = frozenset(
-    {
-        "scenario",
-        "policy",
-        "requests",
-        "replications",
-        "seed",
-        "overload",
-        "warmup",
-        "confidence",
-        "records",
-        "timeout",
-        "heavy_tails",
-    }
-)
-
-
 def _declared(params, name: str) -> tuple:
     """``{"alpha": (low, high, default), ...}`` or ``Param`` rows, as Param rows."""
     if params is None:
@@ -282,12 +266,16 @@ def _declared(params, name: str) -> tuple:
             f"The 'params' parameter of policy must be a dict name -> (low, high, default) "
             f"or Param. Got {type(params).__name__} instead."
         )
+    # a policy's parameters are keywords of the runs: none may be one of theirs
+    reserved = set(inspect.signature(simulate).parameters)
+    reserved |= set(inspect.signature(simulate_to_precision).parameters)
+    reserved -= {"policy_params"}
     out = []
     for key, spec in params.items():
-        if not isinstance(key, str) or not key.isidentifier() or key in _RESERVED:
+        if not isinstance(key, str) or not key.isidentifier() or key in reserved:
             raise ParameterError(
                 f"policy {name!r}: parameter name {key!r} must be an identifier other than "
-                f"{sorted(_RESERVED)}."
+                f"{sorted(reserved)}."
             )
         if isinstance(spec, Param):
             out.append(spec)

@@ -219,6 +219,11 @@ KEEP = (
 PAIRED = ("mean_delay", "energy_per_task")
 
 
+def _per_replication(r) -> dict:
+    """The :data:`PAIRED` quantities of each replication of a result (``mean_delay@0``, ...)."""
+    return {f"{q}@{k}": float(x) for q in PAIRED for k, x in enumerate(r.frame[q].to_numpy())}
+
+
 def evaluate(
     load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None
 ) -> dict:
@@ -226,12 +231,8 @@ def evaluate(
 
     Parameters
     ----------
-    load : float
-        The edge load ρ: arrival work over the edge's service capacity.
-    link_delay : float
-        The edge-to-edge link delay (s).
-    scv : float
-        The task size's squared coefficient of variation (:func:`size_for_scv`).
+    load, link_delay, scv : float
+        The point (:func:`map_scenario`).
     policy : str
         A contender of :data:`CONTENDERS` (with its parameters there).
     seed : int
@@ -268,10 +269,7 @@ def evaluate(
     util = [c for c in r.frame.columns if c.startswith("utilisation:e")]
     out["edge_utilisation"] = float(r.frame[util].to_numpy().mean())
     out["cloud_utilisation"] = float(r.frame["utilisation:cloud"].mean())
-    for q in PAIRED:
-        for k, x in enumerate(r.frame[q].to_numpy()):
-            out[f"{q}@{k}"] = float(x)
-    return out
+    return out | _per_replication(r)
 
 
 def evaluate_point(
@@ -281,12 +279,8 @@ def evaluate_point(
 
     Parameters
     ----------
-    load : float
-        The edge load ρ: arrival work over the edge's service capacity.
-    link_delay : float
-        The edge-to-edge link delay (s).
-    scv : float
-        The task size's squared coefficient of variation (:func:`size_for_scv`).
+    load, link_delay, scv : float
+        The point (:func:`map_scenario`).
     seed, tasks_per_run, runs, cloud_rtt
         As :func:`evaluate` takes them.
     policies : list of str, optional
@@ -591,10 +585,7 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
                     for q in ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
                 },
             }
-            for q in PAIRED:
-                for k, x in enumerate(r.frame[q].to_numpy()):
-                    row[f"{q}@{k}"] = float(x)
-            rows.append(row)
+            rows.append(row | _per_replication(r))
     out = pd.DataFrame(rows)
     out["pareto"] = separated_front(out)
     return out

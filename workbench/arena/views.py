@@ -26,14 +26,8 @@ def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=0):
 
     Parameters
     ----------
-    load : float
-        The edge load ρ (``PARAMS["load"]``).
-    link_delay : float
-        The edge link delay (s).
-    scv : float
-        The task size's squared coefficient of variation.
-    cloud_rtt : float
-        The round trip to the cloud (s).
+    load, link_delay, scv, cloud_rtt : float
+        The point (:func:`~workbench.arena.studies.map_scenario`).
     seed : int
         The runs' seed, every contender on the same (the notebook's ``SEED``).
 
