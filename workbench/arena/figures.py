@@ -1,5 +1,6 @@
 """The arena's figures: the winner map and the delay-versus-energy fronts (CSV + PNG by
-``python -m workbench reproduce arena``)."""
+``python -m workbench reproduce arena``). Their frames are the studies' own functions
+(:mod:`workbench.arena.studies`), which take the caller's ``seed``."""
 
 from __future__ import annotations
 
@@ -10,16 +11,7 @@ from matplotlib.patches import Rectangle
 from workbench.arena.studies import CONTENDERS, fronts, validation_table, winner_map
 from workbench.plots import FigureSpec, figure
 
-__all__ = [
-    "FIGURES",
-    "plot_winner_map",
-    "plot_fronts",
-    "plot_validation",
-    "describe_map",
-    "winner_map_frame",
-    "fronts_frame",
-    "validation_frame",
-]
+__all__ = ["FIGURES", "plot_winner_map", "plot_fronts", "plot_validation", "describe_map"]
 
 _COLOURS = dict(
     zip(
@@ -40,7 +32,7 @@ def plot_winner_map(frame: pd.DataFrame):
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame of :func:`winner_map_frame`.
+        A frame of :func:`~workbench.arena.studies.winner_map`.
 
     Returns
     -------
@@ -106,7 +98,7 @@ def plot_fronts(frame: pd.DataFrame):
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame of :func:`fronts_frame`.
+        A frame of :func:`~workbench.arena.studies.fronts`.
 
     Returns
     -------
@@ -148,7 +140,7 @@ def describe_map(frame: pd.DataFrame) -> str:
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame of :func:`winner_map_frame`.
+        A frame of :func:`~workbench.arena.studies.winner_map`.
 
     Returns
     -------
@@ -210,61 +202,13 @@ def _values(part: pd.DataFrame, key: str) -> list:
     return [float(x) for x in sorted(part[key].unique())]
 
 
-def fronts_frame(quick: bool = False) -> pd.DataFrame:
-    """The fronts' data (:func:`workbench.arena.studies.fronts`).
-
-    Parameters
-    ----------
-    quick : bool
-        The quick grid and run lengths.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per mechanism and knob value.
-    """
-    return fronts(quick=quick)
-
-
-def winner_map_frame(quick: bool = False) -> pd.DataFrame:
-    """The winner map's data (:func:`workbench.arena.studies.winner_map`).
-
-    Parameters
-    ----------
-    quick : bool
-        The quick grid and run lengths.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per contender and point, with the winner or the tied set.
-    """
-    return winner_map(quick=quick)
-
-
-def validation_frame(quick: bool = False) -> pd.DataFrame:
-    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`).
-
-    Parameters
-    ----------
-    quick : bool
-        The quick run lengths.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per mapping: the arena, the package and the theory.
-    """
-    return validation_table(quick=quick)
-
-
 def plot_validation(frame: pd.DataFrame):
     """Each exact mapping: arena and package intervals, relative to the theory (= 1).
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame of :func:`validation_frame`.
+        A frame of :func:`~workbench.arena.studies.validation_table`.
 
     Returns
     -------
@@ -287,17 +231,17 @@ def plot_validation(frame: pd.DataFrame):
 
 FIGURES = {
     "winner_map": FigureSpec(
-        winner_map_frame,
+        winner_map,
         plot_winner_map,
         "The winner (separated by paired intervals) or the tied set.",
     ),
     "fronts": FigureSpec(
-        fronts_frame,
+        fronts,
         plot_fronts,
         "Mean delay against energy per task, each mechanism across its knob.",
     ),
     "validation": FigureSpec(
-        validation_frame,
+        validation_table,
         plot_validation,
         "Exact mappings (P3, P4): arena vs the paper's package vs theory.",
     ),
