@@ -166,6 +166,7 @@ def evaluate(
         run (``cloud`` without a cloud) are left out and named in ``attrs["skipped"]``.
     """
     f = "evaluate"
+    tasks = check_int(tasks, "tasks", f, 1, 10**7)
     replications = check_int(replications, "replications", f, 2, 10_000)
     seed = check_int(seed, "seed", f, 0, 2**63 - 1)
     warmup = check_real(warmup, "warmup", f, 0.0, 0.9)
@@ -175,12 +176,13 @@ def evaluate(
             f"The 'label' parameter of {f} must be a non-empty string other than a built-in "
             f"policy's name. Got {label!r}."
         )
-    names = list(POLICIES) if policies is None else list(policies)
-    unknown = [x for x in names if x not in POLICIES]
-    if unknown:
+    names = list(POLICIES) if policies is None else policies
+    if not isinstance(names, (list, tuple)) or not all(
+        isinstance(x, str) and x in POLICIES for x in names
+    ):
         raise ParameterError(
-            f"The 'policies' parameter of {f} must name built-in policies {list(POLICIES)}. "
-            f"Got unknown {unknown}."
+            f"The 'policies' parameter of {f} must be a list naming built-in policies "
+            f"{list(POLICIES)}. Got {policies!r}."
         )
     unknown = sorted(set(env_options) - set(REWARD_OPTIONS))
     if unknown:

@@ -400,6 +400,18 @@ class Scenario(_Strict):
 
     # -- convenience --------------------------------------------------------------------
     def index(self, node_id: str) -> int:
+        """A node's position in :attr:`nodes`, its index in the engine's arrays.
+
+        Parameters
+        ----------
+        node_id : str
+            The node's id.
+
+        Returns
+        -------
+        int
+            Its index (``ValueError`` for an unknown id).
+        """
         return [n.id for n in self.nodes].index(node_id)
 
     @property
@@ -441,8 +453,18 @@ class Scenario(_Strict):
         ]
 
     def scaled(self, factor: float) -> Scenario:
-        """The same scenario with every source's rate multiplied by ``factor`` (a trace is
-        sped up by ``factor``)."""
+        """The same scenario under more or less load.
+
+        Parameters
+        ----------
+        factor : float
+            Every source's rate is multiplied by it (a trace is sped up by it).
+
+        Returns
+        -------
+        Scenario
+            The validated copy.
+        """
         d = self.model_dump()
         for w in d["workload"]:
             if "trace" in w:
@@ -452,7 +474,18 @@ class Scenario(_Strict):
         return scenario_from_dict(d)
 
     def with_(self, **changes) -> Scenario:
-        """A validated copy with top-level keys replaced (``nodes=[...]``, ...)."""
+        """A validated copy with top-level keys replaced.
+
+        Parameters
+        ----------
+        **changes
+            The keys and their new values (``nodes=[...]``, ...), as a scenario file has them.
+
+        Returns
+        -------
+        Scenario
+            The validated copy.
+        """
         return scenario_from_dict({**self.model_dump(), **changes})
 
 
