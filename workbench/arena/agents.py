@@ -138,9 +138,22 @@ class QAgent:
         return int(_greedy(self.q, s, n, mask))
 
     def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
-        """``episodes`` episodes of Q-learning (episode e: the env's e-th after
-        ``reset(seed=seed)``); appends each episode's mean time in system per task to
-        :attr:`curve` and returns it."""
+        """Learn by Q-learning over some episodes of the env.
+
+        Parameters
+        ----------
+        episodes : int
+            Episodes to learn from (1 to 10**6).
+        seed : int
+            Episode e has the tasks of the env's e-th episode after ``reset(seed=seed)``.
+        progress : bool
+            Show a progress bar.
+
+        Returns
+        -------
+        list of float
+            :attr:`curve`, with each episode's mean time in system per task appended.
+        """
         episodes = check_int(episodes, "episodes", "QAgent.train", 1, 10**6)
         env, q, rng = self.env, self.q, self.rng
         bar = open_bar(episodes, "Q-learning", progress)
@@ -175,7 +188,18 @@ class QAgent:
     def policy(self, name: str = "q_learned"):
         """The greedy policy of the current table as an ``@arena.policy`` (a frozen copy
         of the table, compiled into the engine): ``arena.simulate(policy=agent.policy())``
-        and the winner map run it at compiled speed."""
+        and the winner map run it at compiled speed.
+
+        Parameters
+        ----------
+        name : str
+            The policy's name.
+
+        Returns
+        -------
+        UserPolicy
+            The compiled policy.
+        """
         table, edges, bins = self.q.copy(), self.edges, self.bins.copy()
 
         def decide(task, cand, state, par, u, out):
@@ -285,9 +309,23 @@ class DelayAgent:
         return int(_least(self.table, cand, n, node, self.cloud, self.bins, mask, True))
 
     def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
-        """``episodes`` episodes (episode e: the env's e-th after ``reset(seed=seed)``);
-        appends each episode's mean delay per task (the learning curve, exploration
-        included) to :attr:`curve` and returns it."""
+        """Learn from some episodes of the env.
+
+        Parameters
+        ----------
+        episodes : int
+            Episodes to learn from (1 to 10**6).
+        seed : int
+            Episode e has the tasks of the env's e-th episode after ``reset(seed=seed)``.
+        progress : bool
+            Show a progress bar.
+
+        Returns
+        -------
+        list of float
+            :attr:`curve`, with each episode's mean delay per task (the learning curve, exploration
+            included) appended.
+        """
         episodes = check_int(episodes, "episodes", "DelayAgent.train", 1, 10**6)
         seed = check_int(seed, "seed", "DelayAgent.train", 0, 2**63 - 1)
         env, rng, bins = self.env, self.rng, self.bins
@@ -333,7 +371,18 @@ class DelayAgent:
         compiled into the engine): ``arena.simulate(policy=agent.policy())`` and the winner
         map run it at compiled speed. It makes the agent's choices on the same observation,
         except that it cannot see which candidates are full (the env's mask): it may send a
-        task to a full node, where it is lost."""
+        task to a full node, where it is lost.
+
+        Parameters
+        ----------
+        name : str
+            The policy's name.
+
+        Returns
+        -------
+        UserPolicy
+            The compiled policy.
+        """
         table, bins, cloud = self.table.copy(), self.bins.copy(), self.cloud
         none = np.zeros(1, np.int8)
 

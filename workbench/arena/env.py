@@ -448,8 +448,21 @@ class ArenaEnv(gymnasium.Env):
         raise ParameterError(f"ArenaEnv: no end to the tasks before horizon={self.horizon}")
 
     def reset(self, *, seed=None, options=None):
-        """A new episode: with ``seed``, replication 0 of ``simulate(seed=seed)``'s tasks;
-        without, the next replication of the last seed given (of 0 if none)."""
+        """A new episode.
+
+        Parameters
+        ----------
+        seed : int, optional
+            With a seed, the tasks of replication 0 of ``simulate(seed=seed)``; without,
+            the next replication of the last seed given (of 0 if none).
+        options : dict, optional
+            Unused (Gymnasium's API).
+
+        Returns
+        -------
+        tuple
+            The first decision's observation and its ``info`` (``action_mask``, ``task``).
+        """
         super().reset(seed=seed)
         if seed is not None or self._root is None:
             self._root = 0 if seed is None else int(seed)
@@ -486,7 +499,21 @@ class ArenaEnv(gymnasium.Env):
         return info
 
     def step(self, action):
-        """Place the pending task at candidate ``action``; run to the next decision."""
+        """Place the pending task and run to the next decision.
+
+        Parameters
+        ----------
+        action : int
+            The candidate's column index; it must be unmasked (``info["action_mask"]``),
+            else :class:`~workbench.arena.simulation.PolicyError` and the task waits.
+
+        Returns
+        -------
+        tuple
+            ``(observation, reward, terminated, truncated, info)`` (the module docstring);
+            ``info`` has the next ``action_mask``, ``time_in_system``, ``energy`` and
+            ``lost``.
+        """
         f = "ArenaEnv.step"
         ep = self.ep
         if ep is None or self._done:
@@ -520,7 +547,13 @@ class ArenaEnv(gymnasium.Env):
         return [node.id for node in self.scenario.nodes]
 
     def candidates(self) -> list[str]:
-        """The node ids of the pending decision's candidates, in action order."""
+        """The pending decision's candidates.
+
+        Returns
+        -------
+        list of str
+            Their node ids, in action order.
+        """
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError("ArenaEnv.candidates: no decision is pending.")
@@ -528,8 +561,14 @@ class ArenaEnv(gymnasium.Env):
         return [self.node_ids[int(x)] for x in ep.cand[C_NODE, :n]]
 
     def records(self):
-        """The finished episode's per-task records, in the columns of
-        ``simulate(records=True)`` (without ``replication``)."""
+        """The finished episode's per-task records.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task, in the columns of ``simulate(records=True)`` (without
+            ``replication``).
+        """
         if self.ep is None or not self._done:
             raise ParameterError("ArenaEnv.records: the episode is not finished.")
         # copies: the next episode reuses the arrays, and the records are the caller's
@@ -574,6 +613,20 @@ class BatchEnv:
         return [Episode(self._store, b) for b in range(self.size)]
 
     def reset(self, *, seed: int = 0):
+        """Start every row's first episode.
+
+        Parameters
+        ----------
+        seed : int
+            Row ``b``'s episodes have the tasks of replications ``b``, ``b + size``, ... of
+            ``simulate(seed=seed)``.
+
+        Returns
+        -------
+        tuple
+            The observations (``cand``: ``(size, 6, K)``, ``task``: ``(size, 7)``) and
+            ``info`` (``action_mask``: ``(size, K)``).
+        """
         self._seed = check_int(seed, "seed", "BatchEnv.reset", 0, 2**63 - 1)
         self._count_of = [0] * self.size
         if self._store is None:
@@ -590,6 +643,20 @@ class BatchEnv:
         return {"cand": self._cand.copy(), "task": self._task.copy()}
 
     def step(self, actions):
+        """Place each row's pending task and run each to its next decision.
+
+        Parameters
+        ----------
+        actions : array_like of int
+            One unmasked candidate index per row (``size`` of them), checked before any
+            row moves.
+
+        Returns
+        -------
+        tuple
+            ``(observations, rewards, terminated, truncated, info)``, one row per episode;
+            a row whose episode ended holds its next episode's first decision.
+        """
         if self._store is None:
             raise ParameterError("BatchEnv.step: call reset() first.")
         a = np.asarray(actions)

@@ -222,9 +222,33 @@ class ArenaParallelEnv(ParallelEnv):
         self._arrived = np.zeros(len(self._nodes))
 
     def observation_space(self, agent):
+        """An agent's observation space.
+
+        Parameters
+        ----------
+        agent : str
+            One of :attr:`possible_agents`.
+
+        Returns
+        -------
+        gymnasium.spaces.Dict
+            ``cand``, ``action_mask`` and ``slot`` (the module docstring).
+        """
         return self._obs_spaces[self._index(agent, "observation_space")]
 
     def action_space(self, agent):
+        """An agent's action space.
+
+        Parameters
+        ----------
+        agent : str
+            One of :attr:`possible_agents`.
+
+        Returns
+        -------
+        gymnasium.spaces.Discrete
+            Its candidates.
+        """
         return self._act_spaces[self._index(agent, "action_space")]
 
     def _index(self, agent, f: str) -> int:
@@ -238,7 +262,21 @@ class ArenaParallelEnv(ParallelEnv):
 
     # -- episodes ------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        """A new episode (:meth:`ArenaEnv.reset`'s tasks for ``seed``); all agents live."""
+        """A new episode; all agents live.
+
+        Parameters
+        ----------
+        seed : int, optional
+            :meth:`ArenaEnv.reset`'s: the tasks of replication 0 of ``simulate(seed=seed)``,
+            or without, the next replication.
+        options : dict, optional
+            Unused (PettingZoo's API).
+
+        Returns
+        -------
+        tuple
+            Each agent's observation and an empty info dict per agent.
+        """
         env = self._env
         env.reset(seed=seed)
         self.ep: Episode = env.ep
@@ -262,7 +300,19 @@ class ArenaParallelEnv(ParallelEnv):
         return obs
 
     def step(self, actions):
-        """One slot: each agent's action places its node's tasks of the slot."""
+        """One slot: each agent's action places its node's tasks of the slot.
+
+        Parameters
+        ----------
+        actions : dict
+            One unmasked candidate index per live agent, checked before anything runs.
+
+        Returns
+        -------
+        tuple
+            ``(observations, rewards, terminated, truncated, infos)``, dicts by agent (the
+            module docstring).
+        """
         f = "ArenaParallelEnv.step"
         if not self.agents:
             raise ParameterError(f"{f}: call reset() first (the episode is over or not begun).")
@@ -320,5 +370,11 @@ class ArenaParallelEnv(ParallelEnv):
         return obs, rewards, terminated, truncated, infos
 
     def records(self):
-        """The finished episode's per-task records (:meth:`ArenaEnv.records`)."""
+        """The finished episode's per-task records.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`ArenaEnv.records`'.
+        """
         return self._env.records()
