@@ -165,10 +165,16 @@ def test_the_kept_full_map_is_what_the_shipped_code_computes_at_one_point():
     assert again["tied_with"].tolist() == kept["tied_with"].tolist()
 
 
-def test_every_arena_figure_takes_the_callers_seed():
-    # FigureSpec.make passes seed=SEED only to a frame that takes it: the studies' own
-    # functions do, so the notebook's SEED and `reproduce --seed` reach every arena figure
-    assert {name: spec.seeded for name, spec in figures.FIGURES.items()} == dict.fromkeys(
-        ("winner_map", "fronts", "validation"), True
-    )
-    assert figures.FIGURES["fronts"].frame is studies.fronts
+def test_every_arena_figure_passes_the_callers_seed_to_its_study(monkeypatch):
+    # FigureSpec.make passes seed=SEED only to a frame that takes it
+    for name, study in (
+        ("winner_map", "winner_map"),
+        ("fronts", "fronts"),
+        ("validation", "validation_table"),
+    ):
+        seen = {}
+        monkeypatch.setattr(figures, study, lambda seen=seen, **kw: seen.update(kw))
+        spec = figures.FIGURES[name]
+        assert spec.seeded
+        spec.frame(quick=True, seed=5)
+        assert seen == {"quick": True, "seed": 5}, name

@@ -1,6 +1,6 @@
 """The arena's figures: the winner map and the delay-versus-energy fronts (CSV + PNG by
-``python -m workbench reproduce arena``). Their frames are the studies' own functions
-(:mod:`workbench.arena.studies`), which take the caller's ``seed``."""
+``python -m workbench reproduce arena``). Every frame takes the caller's ``seed`` (the
+notebook's ``SEED``, ``reproduce --seed``) and passes it to its study."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ from matplotlib.patches import Rectangle
 from workbench.arena.studies import CONTENDERS, fronts, validation_table, winner_map
 from workbench.plots import FigureSpec, figure
 
-__all__ = ["FIGURES", "plot_winner_map", "plot_fronts", "plot_validation", "describe_map"]
+__all__ = [
+    "FIGURES",
+    "plot_winner_map",
+    "plot_fronts",
+    "plot_validation",
+    "describe_map",
+    "winner_map_frame",
+    "fronts_frame",
+    "validation_frame",
+]
 
 _COLOURS = dict(
     zip(
@@ -202,6 +211,61 @@ def _values(part: pd.DataFrame, key: str) -> list:
     return [float(x) for x in sorted(part[key].unique())]
 
 
+def winner_map_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The winner map's data (:func:`workbench.arena.studies.winner_map`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run lengths.
+    seed : int
+        The sweep's base seed (the notebook's ``SEED``; 0: the published map).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per contender and point, with the winner or the tied set.
+    """
+    return winner_map(quick=quick, seed=seed)
+
+
+def fronts_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The fronts' data (:func:`workbench.arena.studies.fronts`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick knob values and run lengths.
+    seed : int
+        The runs' seed (the notebook's ``SEED``; 0: the published fronts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism and knob value.
+    """
+    return fronts(quick=quick, seed=seed)
+
+
+def validation_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick run lengths.
+    seed : int
+        The seed of the arena's and the packages' runs (the notebook's ``SEED``; 0: the
+        published table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mapping: the arena, the package and the theory.
+    """
+    return validation_table(quick=quick, seed=seed)
+
+
 def plot_validation(frame: pd.DataFrame):
     """Each exact mapping: arena and package intervals, relative to the theory (= 1).
 
@@ -231,17 +295,17 @@ def plot_validation(frame: pd.DataFrame):
 
 FIGURES = {
     "winner_map": FigureSpec(
-        winner_map,
+        winner_map_frame,
         plot_winner_map,
         "The winner (separated by paired intervals) or the tied set.",
     ),
     "fronts": FigureSpec(
-        fronts,
+        fronts_frame,
         plot_fronts,
         "Mean delay against energy per task, each mechanism across its knob.",
     ),
     "validation": FigureSpec(
-        validation_table,
+        validation_frame,
         plot_validation,
         "Exact mappings (P3, P4): arena vs the paper's package vs theory.",
     ),
