@@ -15,7 +15,7 @@ import io
 import math
 import threading
 from pathlib import Path
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple, get_args
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -217,16 +217,15 @@ Size = Annotated[
     | Lognormal,
     Field(discriminator="dist"),
 ]
-#: the size distributions
-DISTS = (
-    "exponential",
-    "deterministic",
-    "shifted_exponential",
-    "pareto",
-    "weibull",
-    "hyperexponential",
-    "lognormal",
-)
+
+
+def _tags(union, key: str) -> tuple[str, ...]:
+    """The tag ``key`` of each model of a tagged union (``Annotated[A | B, Field(...)]``)."""
+    return tuple(get_args(m.model_fields[key].annotation)[0] for m in get_args(get_args(union)[0]))
+
+
+#: the size distributions (each law's ``dist``)
+DISTS = _tags(Size, "dist")
 
 
 # -- arrival processes ----------------------------------------------------------------------
@@ -282,7 +281,8 @@ class Batch(_Strict):
 
 
 Arrivals = Annotated[PoissonArrivals | MMPP2 | Batch, Field(discriminator="process")]
-PROCESSES = ("poisson", "mmpp2", "batch")
+#: the arrival processes (each one's ``process``)
+PROCESSES = _tags(Arrivals, "process")
 
 
 class TraceTable(NamedTuple):
