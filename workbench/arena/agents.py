@@ -313,18 +313,14 @@ class DelayAgent:
 
         Parameters
         ----------
-        episodes : int
-            Episodes to learn from (1 to 10**6).
-        seed : int
-            Episode e has the tasks of the env's e-th episode after ``reset(seed=seed)``.
-        progress : bool
-            Show a progress bar.
+        episodes, seed, progress
+            As :meth:`QAgent.train` takes them.
 
         Returns
         -------
         list of float
-            :attr:`curve`, with each episode's mean delay per task (the learning curve, exploration
-            included) appended.
+            :attr:`curve`, with each episode's mean delay per task appended (the learning
+            curve, exploration included).
         """
         episodes = check_int(episodes, "episodes", "DelayAgent.train", 1, 10**6)
         seed = check_int(seed, "seed", "DelayAgent.train", 0, 2**63 - 1)
