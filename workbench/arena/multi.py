@@ -20,8 +20,9 @@ Observation (per agent, a dict)
     ``"cand"``: float64 ``(6, K_a)``, the rows :data:`~workbench.arena.policies.CAND_FIELDS`
     of its candidates (node index, tasks held, servers -- ``inf`` for an unbounded cloud --,
     speed, propagation delay, the transmission time of its node's mean task);
-    ``"action_mask"``: int8 ``(K_a,)``, the candidates with room (every one when all are
-    full); ``"slot"``: float64 ``(2,)``, the slot's start (s) and the tasks that arrived at
+    ``"action_mask"``: int8 ``(K_a,)``, the candidates with room (every one when none has
+    room: :func:`~workbench.arena.policies.room_mask`, the single env's rule);
+    ``"slot"``: float64 ``(2,)``, the slot's start (s) and the tasks that arrived at
     the node in the last slot. The engine runs event by event only up to decisions, so the
     state observed for a slot is the one the slot's first task sees on arrival (at or after
     the slot's start; the same for every agent).
