@@ -306,8 +306,11 @@ def test_evaluate_pairs_the_agent_with_every_policy():
     }
     with pytest.raises(ParameterError, match="'agent' parameter of evaluate"):
         arena.evaluate(42, "neutral", tasks=100, replications=2)
-    with pytest.raises(ParameterError, match="'policies' parameter of evaluate"):
-        arena.evaluate(first_available, "neutral", tasks=100, replications=2, policies=["x"])
+    for bad in (["x"], object(), [["jsq"]]):  # the API fuzz found the last two raw
+        with pytest.raises(ParameterError, match="'policies' parameter of evaluate"):
+            arena.evaluate(first_available, "neutral", tasks=100, replications=2, policies=bad)
+    with pytest.raises(ParameterError, match="'tasks' parameter of evaluate"):
+        arena.evaluate(first_available, "neutral", tasks=None, replications=2)
 
 
 def test_a_batch_row_is_the_env_episode_of_its_replication():

@@ -163,3 +163,18 @@ def test_the_kept_full_map_is_what_the_shipped_code_computes_at_one_point():
     again = studies.mark_winners(raw)
     assert again["winner"].tolist() == kept["winner"].tolist()
     assert again["tied_with"].tolist() == kept["tied_with"].tolist()
+
+
+def test_every_arena_figure_passes_the_callers_seed_to_its_study(monkeypatch):
+    # FigureSpec.make passes seed=SEED only to a frame that takes it
+    for name, study in (
+        ("winner_map", "winner_map"),
+        ("fronts", "fronts"),
+        ("validation", "validation_table"),
+    ):
+        seen = {}
+        monkeypatch.setattr(figures, study, lambda seen=seen, **kw: seen.update(kw))
+        spec = figures.FIGURES[name]
+        assert spec.seeded
+        spec.frame(quick=True, seed=5)
+        assert seen == {"quick": True, "seed": 5}, name

@@ -140,3 +140,57 @@ def test_bad_actions_are_named_and_no_task_moves():
 def test_bad_options_are_named(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         ArenaParallelEnv("neutral", **kwargs)
+
+
+def room_rule(net, n_in, cand):
+    """Slow twin of ``policies.room_mask``: the candidates with servers and room, or every
+    one when none has room."""
+    room = (n_in[cand] < net.capacity[cand]) & (net.servers[cand] > 0)
+    return (room if room.any() else np.ones(len(cand), bool)).astype(np.int8)
+
+
+def test_each_slots_masks_follow_the_room_rule():
+    env = ArenaParallelEnv(mesh_scenario(capacity=2, lam=4.0), tasks=600, slot=0.3)
+    obs, _ = env.reset(seed=2)
+    partial = 0
+    while env.agents:
+        for j, a in enumerate(env.agents):
+            want = room_rule(env.net, env.ep.st.n_in, env._cands[j])
+            np.testing.assert_array_equal(obs[a]["action_mask"], want)
+            partial += 0 < want.sum() < len(want)
+        obs, *_ = env.step({a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents})
+    assert partial > 0
+
+
+SERVERLESS_CLOUD = {
+    "name": "serverless_cloud",
+    "nodes": [
+        {"id": "A", "role": "edge", "servers": 1, "capacity": 1},
+        {"id": "c", "role": "cloud", "servers": 0},
+    ],
+    "links": [{"a": "A", "b": "c", "delay": 0.01}],
+    "workload": [{"source": "A", "rate": 5.0, "size": {"dist": "exponential", "mean": 1.0}}],
+}
+
+
+def test_both_envs_mask_a_cloud_without_servers_by_one_rule():
+    # the cloud never has room (the engine loses a task placed there); with A full too, no
+    # candidate has room, and both are open
+    single = arena.ArenaEnv(SERVERLESS_CLOUD, tasks=40)
+    multi = ArenaParallelEnv(SERVERLESS_CLOUD, tasks=40, slot=0.05)
+    _, info = single.reset(seed=0)
+    seen = set()
+    while True:
+        want = room_rule(single.net, single.ep.st.n_in, np.array([0, 1]))
+        assert info["action_mask"].tolist() == want.tolist()
+        seen.add(tuple(want))
+        _, _, done, _, info = single.step(0)
+        if done:
+            break
+    obs, _ = multi.reset(seed=0)
+    while multi.agents:
+        want = room_rule(multi.net, multi.ep.st.n_in, np.array([0, 1]))
+        assert obs["A"]["action_mask"].tolist() == want.tolist()
+        seen.add(tuple(want))
+        obs, *_ = multi.step({"A": 0})
+    assert seen == {(1, 0), (1, 1)}

@@ -189,6 +189,7 @@ def test_a_policy_that_never_returns_is_stopped_by_its_timeout():
         {"params": 5},
         {"params": {"x": (0.0, 1.0)}},
         {"params": {"seed": (0, 1, 0)}},
+        {"params": {"initial": (0, 1, 0)}},  # simulate_to_precision's keyword
     ],
 )
 def test_policy_declarations_are_checked_before_the_function_arrives(bad):

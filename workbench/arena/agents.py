@@ -82,8 +82,28 @@ def _bins(bins, f: str, most: int, what: str) -> np.ndarray:
 
 
 class QAgent:
-    """Tabular Q-learning (one-step, ε-greedy) on ``env``; call it as an agent
-    ``agent(obs, mask) -> action`` (greedy) for :func:`workbench.arena.evaluate`."""
+    """Tabular Q-learning (one-step, ε-greedy) on an env (the module docstring).
+
+    Call it as an agent ``agent(obs, mask) -> action`` (greedy) for
+    :func:`workbench.arena.evaluate`.
+
+    Parameters
+    ----------
+    env : ArenaEnv
+        The env it learns on (``observation="dict"``).
+    edges : int
+        The candidates (not the cloud) whose load makes the state (1 to 6).
+    bins : sequence of float
+        Increasing load thresholds (tasks per server, > 0; 1 to 8 of them).
+    alpha : float
+        The learning rate, in (0, 1].
+    gamma : float
+        The discount per decision, in [0, 1).
+    epsilon : float
+        The exploration probability, in [0, 1].
+    seed : int
+        The exploration's seed (>= 0).
+    """
 
     def __init__(
         self,
@@ -118,9 +138,22 @@ class QAgent:
         return int(_greedy(self.q, s, n, mask))
 
     def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
-        """``episodes`` episodes of Q-learning (episode e: the env's e-th after
-        ``reset(seed=seed)``); appends each episode's mean time in system per task to
-        :attr:`curve` and returns it."""
+        """Learn by Q-learning over some episodes of the env.
+
+        Parameters
+        ----------
+        episodes : int
+            Episodes to learn from (1 to 10**6).
+        seed : int
+            Episode e has the tasks of the env's e-th episode after ``reset(seed=seed)``.
+        progress : bool
+            Show a progress bar.
+
+        Returns
+        -------
+        list of float
+            :attr:`curve`, with each episode's mean time in system per task appended.
+        """
         episodes = check_int(episodes, "episodes", "QAgent.train", 1, 10**6)
         env, q, rng = self.env, self.q, self.rng
         bar = open_bar(episodes, "Q-learning", progress)
@@ -155,7 +188,18 @@ class QAgent:
     def policy(self, name: str = "q_learned"):
         """The greedy policy of the current table as an ``@arena.policy`` (a frozen copy
         of the table, compiled into the engine): ``arena.simulate(policy=agent.policy())``
-        and the winner map run it at compiled speed."""
+        and the winner map run it at compiled speed.
+
+        Parameters
+        ----------
+        name : str
+            The policy's name.
+
+        Returns
+        -------
+        UserPolicy
+            The compiled policy.
+        """
         table, edges, bins = self.q.copy(), self.edges, self.bins.copy()
 
         def decide(task, cand, state, par, u, out):
@@ -220,9 +264,21 @@ class DelayAgent:
     action values on a per-task split of the return. The split charges each task its own
     delay, not the waiting it causes later tasks: the agent learns to serve each task as
     fast as possible, a selfish rule, which can lose to a mechanism that keeps room for
-    the tasks to come. Exploration is ε-greedy (seeded); a cell's estimate is the mean of
-    its delays, over at most the last ``memory`` of them (a running mean that forgets the
-    early, more exploring episodes).
+    the tasks to come.
+
+    Parameters
+    ----------
+    env : ArenaEnv
+        The env it learns on (``observation="dict"``).
+    bins : sequence of float
+        Increasing backlog thresholds (tasks per server over the speed, > 0; 1 to 64).
+    epsilon : float
+        The ε-greedy exploration probability, in [0, 1].
+    memory : int
+        A cell's estimate is the mean of at most its last ``memory`` delays (>= 1): a
+        running mean that forgets the early, more exploring episodes.
+    seed : int
+        The exploration's seed (>= 0).
     """
 
     def __init__(
@@ -253,9 +309,19 @@ class DelayAgent:
         return int(_least(self.table, cand, n, node, self.cloud, self.bins, mask, True))
 
     def train(self, episodes: int, *, seed: int = 0, progress: bool = True) -> list[float]:
-        """``episodes`` episodes (episode e: the env's e-th after ``reset(seed=seed)``);
-        appends each episode's mean delay per task (the learning curve, exploration
-        included) to :attr:`curve` and returns it."""
+        """Learn from some episodes of the env.
+
+        Parameters
+        ----------
+        episodes, seed, progress
+            As :meth:`QAgent.train` takes them.
+
+        Returns
+        -------
+        list of float
+            :attr:`curve`, with each episode's mean delay per task appended (the learning
+            curve, exploration included).
+        """
         episodes = check_int(episodes, "episodes", "DelayAgent.train", 1, 10**6)
         seed = check_int(seed, "seed", "DelayAgent.train", 0, 2**63 - 1)
         env, rng, bins = self.env, self.rng, self.bins
@@ -301,7 +367,18 @@ class DelayAgent:
         compiled into the engine): ``arena.simulate(policy=agent.policy())`` and the winner
         map run it at compiled speed. It makes the agent's choices on the same observation,
         except that it cannot see which candidates are full (the env's mask): it may send a
-        task to a full node, where it is lost."""
+        task to a full node, where it is lost.
+
+        Parameters
+        ----------
+        name : str
+            The policy's name.
+
+        Returns
+        -------
+        UserPolicy
+            The compiled policy.
+        """
         table, bins, cloud = self.table.copy(), self.bins.copy(), self.cloud
         none = np.zeros(1, np.int8)
 

@@ -30,8 +30,20 @@ __all__ = ["evaluate", "agent_runs", "agent_table", "first_available", "kept_poi
 
 
 def first_available(obs, mask) -> int:
-    """A trivial agent: the first candidate with room (the deciding node when it serves and
-    has room)."""
+    """A trivial agent: the first candidate with room.
+
+    Parameters
+    ----------
+    obs : dict
+        The env's observation (unused: the mask says all it needs).
+    mask : numpy.ndarray of int8
+        ``info["action_mask"]``.
+
+    Returns
+    -------
+    int
+        The first unmasked candidate: the deciding node when it serves and has room.
+    """
     return int(np.flatnonzero(mask)[0])
 
 
@@ -60,8 +72,28 @@ def _actor(agent, func: str):
 
 
 def agent_runs(agent, env: ArenaEnv, replications: int, seed: int, warm: int) -> dict:
-    """The agent's replications on ``env``: per replication the mean delay and loss share
-    of the tasks after the first ``warm``, and the delay series (arrival order)."""
+    """The agent's replications on an env, on :func:`simulate`'s tasks.
+
+    Parameters
+    ----------
+    agent : callable or object
+        As :func:`evaluate` takes it.
+    env : ArenaEnv
+        The env, with episodes of its ``tasks`` tasks.
+    replications : int
+        Episodes to run: episode r after ``env.reset(seed=seed)`` is replication r.
+    seed : int
+        The root seed (>= 0).
+    warm : int
+        Tasks per episode not measured (the warm-up, in arrival order).
+
+    Returns
+    -------
+    dict
+        ``"mean_delay"`` and ``"loss_share"`` (arrays, one per replication, over the tasks
+        after ``warm``) and ``"series"`` (each replication's delays of the served tasks, in
+        arrival order, for the stationarity check).
+    """
     act = _actor(agent, "evaluate")
     delays, losses, series = [], [], []
     for r in range(replications):
@@ -96,19 +128,45 @@ def evaluate(
     policies=None,
     **env_options,
 ) -> pd.DataFrame:
-    """``agent`` and every built-in policy on ``scenario``, ``replications`` paired runs of
-    ``tasks`` tasks each (the first ``warmup`` share not measured): one row per contender
-    (``policy``, ``mean_delay`` with its interval ``ci_low``/``ci_high``, ``loss_share``,
-    ``stationary``, ``mean_delay@r``), the paired difference to the agent (``vs_agent``...)
-    and :func:`~workbench.arena.studies.mark_winners`' columns.
+    """An agent and every built-in policy on one scenario, paired replication by replication.
 
-    ``agent``: a callable obs -> action (or obs, mask -> action), or an object with
-    ``predict(obs)`` (e.g. a stable-baselines3 model). ``policies``: names of the built-in
-    policies (default: all of them; the map's parameters where it has them, else the
-    defaults). Policies the scenario cannot run (``cloud`` without a cloud) are left out,
-    named in ``frame.attrs["skipped"]``. ``env_options``: :class:`ArenaEnv`'s reward options.
+    Parameters
+    ----------
+    agent : callable or object
+        A callable obs -> action (or obs, mask -> action), or an object with
+        ``predict(obs)`` (e.g. a stable-baselines3 model).
+    scenario : Scenario, dict, str or path
+        As :class:`ArenaEnv` takes it.
+    tasks : int
+        Tasks per replication.
+    replications : int
+        Paired replications (2 to 10,000).
+    seed : int
+        The root seed (>= 0): replication r of every contender has the tasks of
+        replication r of ``simulate(seed=seed)``.
+    warmup : float
+        The share of each replication's first tasks not measured, in [0, 0.9].
+    confidence : float
+        The intervals' level, in [0.5, 1).
+    label : str
+        The agent's name in the frame (not a built-in policy's).
+    policies : list of str, optional
+        Built-in policies to compare (default: all; the map's parameters where it has
+        them, else the defaults).
+    **env_options
+        :class:`ArenaEnv`'s reward options (:data:`REWARD_OPTIONS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per contender: ``scenario``, ``policy``, ``mean_delay`` with its interval
+        ``ci_low``/``ci_high``, ``loss_share``, ``stationary``, ``mean_delay@r``, the paired
+        difference to the agent (``vs_agent``, ``vs_agent_low``, ``vs_agent_high``) and
+        :func:`~workbench.arena.pairs.mark_winners`' columns. Policies the scenario cannot
+        run (``cloud`` without a cloud) are left out and named in ``attrs["skipped"]``.
     """
     f = "evaluate"
+    tasks = check_int(tasks, "tasks", f, 1, 10**7)
     replications = check_int(replications, "replications", f, 2, 10_000)
     seed = check_int(seed, "seed", f, 0, 2**63 - 1)
     warmup = check_real(warmup, "warmup", f, 0.0, 0.9)
@@ -118,12 +176,13 @@ def evaluate(
             f"The 'label' parameter of {f} must be a non-empty string other than a built-in "
             f"policy's name. Got {label!r}."
         )
-    names = list(POLICIES) if policies is None else list(policies)
-    unknown = [x for x in names if x not in POLICIES]
-    if unknown:
+    names = list(POLICIES) if policies is None else policies
+    if not isinstance(names, (list, tuple)) or not all(
+        isinstance(x, str) and x in POLICIES for x in names
+    ):
         raise ParameterError(
-            f"The 'policies' parameter of {f} must name built-in policies {list(POLICIES)}. "
-            f"Got unknown {unknown}."
+            f"The 'policies' parameter of {f} must be a list naming built-in policies "
+            f"{list(POLICIES)}. Got {policies!r}."
         )
     unknown = sorted(set(env_options) - set(REWARD_OPTIONS))
     if unknown:
@@ -189,16 +248,27 @@ VERDICTS = ("agent faster", "tied", "policy faster")
 
 
 def versus(frame: pd.DataFrame, label: str = "agent") -> pd.DataFrame:
-    """:func:`evaluate`'s frame as the agent-against-each-policy table: one row per built-in
-    policy, the published mechanisms first (by paper), then the classic baselines.
+    """:func:`evaluate`'s frame as the agent-against-each-policy table.
 
-    ``gain`` (with ``gain_low``, ``gain_high``) is the paired mean of the policy's mean delay
-    minus the agent's and its interval (above 0: the agent is faster); ``verdict`` is
-    ``"agent faster"`` or ``"policy faster"`` only where that interval excludes 0, else
-    ``"tied"``. ``contender`` is the winner map's rule (stationary, losing at most 1 % of
-    the tasks; a policy that drops tasks has its served tasks' delay only). ``point`` is the
-    scenario's verdict over every contender, the agent included (:func:`mark_winners`): the
-    winner, or ``"tied: a, b"``."""
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`evaluate`.
+    label : str
+        The agent's row (its ``policy``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per built-in policy, the published mechanisms first (by paper), then the
+        classic baselines. ``gain`` (with ``gain_low``, ``gain_high``) is the paired mean of
+        the policy's mean delay minus the agent's and its interval (above 0: the agent is
+        faster); ``verdict`` is ``"agent faster"`` or ``"policy faster"`` only where that
+        interval excludes 0, else ``"tied"``. ``contender`` is the winner map's rule
+        (stationary, losing at most 1 % of the tasks; a policy that drops tasks has its
+        served tasks' delay only). ``point`` is the scenario's verdict over every
+        contender, the agent included: the winner, or ``"tied: a, b"``.
+    """
     if not {"policy", "vs_agent", "vs_agent_low", "vs_agent_high"} <= set(frame.columns):
         raise ParameterError(
             "The 'frame' parameter of versus must be a frame of arena.evaluate (columns "
@@ -241,11 +311,21 @@ def versus(frame: pd.DataFrame, label: str = "agent") -> pd.DataFrame:
 
 
 def agent_table(runs: dict, **options) -> pd.DataFrame:
-    """Each agent against every built-in policy on its scenario: ``runs`` maps a label (the
-    ``scenario`` column) to ``(agent, scenario)``; ``options`` go to :func:`evaluate` (the
-    same seeds, so common random numbers, for every scenario). The rows of :func:`versus`,
-    scenario after scenario; ``attrs["frames"]`` keeps each scenario's :func:`evaluate`
-    frame."""
+    """Each agent against every built-in policy on its scenario.
+
+    Parameters
+    ----------
+    runs : dict
+        A label (the ``scenario`` column) -> ``(agent, scenario)``.
+    **options
+        :func:`evaluate`'s keywords, the same for every scenario (so the same seeds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :func:`versus`, scenario after scenario; ``attrs["frames"]`` keeps each
+        scenario's :func:`evaluate` frame.
+    """
     if not isinstance(runs, dict) or not runs:
         raise ParameterError(
             "The 'runs' parameter of agent_table must be a non-empty dict label -> (agent, "
@@ -271,9 +351,19 @@ KEPT_MAP = DATA / "arena" / "winner_map_full.csv"
 
 
 def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> pd.DataFrame:
-    """The kept full winner map's rows at one point (``policy``, ``paper``, ``mean_delay``,
-    ``half_width``, ``loss_share``, ``winner``, ``tied_with``), fastest first; a point not on
-    the map's grid is a ParameterError naming the grid."""
+    """The kept full winner map's rows at one point of its grid.
+
+    Parameters
+    ----------
+    load, link_delay, scv, cloud_rtt : float
+        The point (:func:`~workbench.arena.studies.map_scenario`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``policy``, ``paper``, ``mean_delay``, ``half_width``, ``loss_share``, ``winner``,
+        ``tied_with``, fastest first. A point off the grid is a ParameterError naming it.
+    """
     frame = pd.read_csv(KEPT_MAP)
     at = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
     rows = frame

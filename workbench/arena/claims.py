@@ -32,8 +32,24 @@ ATLAS_RUNS = {True: (8_000, 3), False: (40_000, 6)}
 
 
 def star(n_nodes: int, servers: int, lam: float, mean: float = 1.0):
-    """A device without servers spreading Poisson tasks (exponential sizes of ``mean``) over
-    ``n_nodes`` identical edge nodes of ``servers`` servers, over links without delay."""
+    """A device without servers spreading Poisson tasks over identical edge nodes.
+
+    Parameters
+    ----------
+    n_nodes : int
+        The edge nodes, each linked to the device by a link without delay.
+    servers : int
+        Servers per edge node.
+    lam : float
+        The device's arrival rate (tasks/s).
+    mean : float
+        The mean of the exponential task sizes (s of work at speed 1).
+
+    Returns
+    -------
+    Scenario
+        The scenario ``"star"``.
+    """
     nodes = [{"id": "dev", "role": "device", "servers": 0}]
     nodes += [{"id": f"n{k}", "role": "edge", "servers": servers} for k in range(n_nodes)]
     links = [{"a": "dev", "b": f"n{k}", "delay": 0.0} for k in range(n_nodes)]
@@ -175,9 +191,25 @@ ATLAS_CLAIMS = ("jsq_beats_random", "jsq_beats_local")
 
 
 def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
-    """The mechanism claims at one point of the winner map's plausible space (``load``,
-    ``link_delay``, ``scv`` and the deployment's declared numbers, :data:`DEPLOYMENT`): jsq
-    against random and local, paired by seed."""
+    """The mechanism claims at one point of the winner map's plausible space.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick run lengths (:data:`ATLAS_RUNS`).
+    seed : int
+        The runs' seed; every policy runs on it (paired replications).
+    **params
+        ``load``, ``link_delay``, ``scv`` and the deployment's declared numbers
+        (:data:`DEPLOYMENT`), rows of :data:`~workbench.arena.params.PARAMS` (their
+        defaults where absent).
+
+    Returns
+    -------
+    dict of str to Measurement
+        ``jsq_beats_random`` and ``jsq_beats_local``: 1.0 when jsq's interval lies below
+        the other's, 0.0 otherwise, undetermined when a run is not stationary.
+    """
     func = "atlas_point"
     quick = check_bool(quick, "quick", func)
     reject_unknown(func, params, {"load", "link_delay", "scv", *DEPLOYMENT})
@@ -197,4 +229,4 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
 ATLAS = AtlasSpec(
     evaluate=atlas_point, claims=ATLAS_CLAIMS, quick_points=6, work_per_evaluation=3e7
 )
-"""Six quick points (three runs of 8,000 tasks × 3 replications each, about 0.3 s)."""
+"""Six quick points (three runs of 8,000 tasks × 3 replications each)."""

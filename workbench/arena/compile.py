@@ -63,10 +63,22 @@ PAIR_BYTES = 72
 
 
 def compile_scenario(sc: Scenario) -> Net:
-    """The scenario as a :class:`~workbench.arena.kernels.Net` (paths: least delay).
+    """The scenario as the engine's arrays.
 
     Refused before anything is allocated when its node-pair tables
-    (:data:`PAIR_BYTES` per pair) exceed :data:`workbench.validation.MEMORY_BUDGET`."""
+    (:data:`PAIR_BYTES` per pair) exceed :data:`workbench.validation.MEMORY_BUDGET`.
+
+    Parameters
+    ----------
+    sc : Scenario
+        A validated scenario.
+
+    Returns
+    -------
+    Net
+        Its nodes, neighbours by link delay, least-delay paths between every pair (delay,
+        transmission, energy per bit, links), each node's home and parent, the cloud.
+    """
     n = len(sc.nodes)
     tables = float(n) * n * PAIR_BYTES
     check_budget("compile_scenario", "nodes", f"{n:,} nodes", tables, "all-pairs path tables")
@@ -126,8 +138,23 @@ def compile_scenario(sc: Scenario) -> Net:
 
 
 def sample_sizes(size, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` draws of a scenario's size distribution, each the inverse transform of
-    one uniform (a hyperexponential's phase and its exponential from the same uniform)."""
+    """Draws of a scenario's size distribution, each the inverse transform of one uniform.
+
+    Parameters
+    ----------
+    size : workload law
+        A source's ``size`` (:mod:`workbench.arena.workload`).
+    count : int
+        The draws.
+    rng : numpy.random.Generator
+        The stream the uniforms come from.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``count`` sizes (s of work at speed 1); a hyperexponential's phase and its
+        exponential come from the same uniform.
+    """
     u = rng.random(count)
     d = size.dist
     if d == "exponential":
@@ -171,8 +198,20 @@ def _root(rng) -> np.random.SeedSequence:
 
 
 def stream(seed_sequence: np.random.SeedSequence, *path: int) -> np.random.Generator:
-    """The generator at ``path`` below ``seed_sequence`` (its child ``path[0]``, that one's child
-    ``path[1]``, ...), the same whatever else is drawn: :func:`draw_tasks`'s streams."""
+    """The generator at a path of children below a seed: :func:`draw_tasks`'s streams.
+
+    Parameters
+    ----------
+    seed_sequence : numpy.random.SeedSequence
+        The root (a replication's seed).
+    *path : int
+        Child ``path[0]`` of the root, that one's child ``path[1]``, ...
+
+    Returns
+    -------
+    numpy.random.Generator
+        The same stream whatever else is drawn from the root or its other children.
+    """
     ss = np.random.SeedSequence(
         seed_sequence.entropy,
         spawn_key=tuple(seed_sequence.spawn_key) + tuple(path),
@@ -192,8 +231,8 @@ def run_bytes(n: int, copies: int, uniforms: int) -> float:
     return float(n) * (TASK_BYTES + COPY_BYTES * copies + UNIFORM_BYTES * uniforms)
 
 
-#: work steps (about 10 ns each, see workbench.validation.WORK_BUDGET) per task and copy:
-#: the engine's 225-245 ns per task (benchmarks/arena_ns_per_task.py) plus the draws
+#: work steps (see workbench.validation.WORK_BUDGET) per task and copy: the engine's time
+#: per task (benchmarks/arena_ns_per_task.py prints it) plus the draws
 STEPS_PER_COPY = 35
 
 
@@ -353,6 +392,24 @@ def draw_tasks(sc: Scenario, n: int, copies: int, uniforms: int, rng) -> Tasks:
     Refused before allocating when one replication would exceed the memory budget
     (:func:`check_run`), or when its clock could not resolve the scenario's shortest time
     (:func:`workbench.arena.scenario.check_clock`).
+
+    Parameters
+    ----------
+    sc : Scenario
+        The scenario.
+    n : int
+        Tasks to draw.
+    copies : int
+        Size columns per task (the most copies the policy makes).
+    uniforms : int
+        Uniform columns per task for the policy.
+    rng : numpy.random.Generator, numpy.random.SeedSequence or int
+        The replication's seed.
+
+    Returns
+    -------
+    Tasks
+        The tasks in arrival order.
     """
     check_run(sc, n, copies, uniforms)
     root = _root(rng)

@@ -20,8 +20,9 @@ Observation (``observation="dict"``, the default)
     ``observation="flat"``: the two concatenated (``cand`` row by row, then ``task``).
 Action
     The candidate's column index (``Discrete(K)``). ``info["action_mask"]`` (int8, ``K``)
-    marks the candidates that can take the task: present and not full (when every
-    candidate is full, every present one: the task is lost wherever it goes). A masked or
+    marks the candidates that can take the task: present, with servers and not full (when
+    none can, every present one: the task is lost wherever it goes;
+    :func:`~workbench.arena.policies.room_mask`). A masked or
     out-of-range action raises :class:`~workbench.arena.simulation.PolicyError`; the
     task stays where it was, undecided.
 Reward
@@ -63,6 +64,7 @@ from workbench.arena.policies import (
     TASK_FIELDS,
     USER_SIG,
     no_user,
+    room_mask,
     view,
 )
 from workbench.arena.simulation import PolicyError, _compiled, _records, _scenario
@@ -98,19 +100,14 @@ def _observe(net, tk, st, cand, task, mask):
     """The pending decision's view into ``cand``, ``task`` and ``mask``."""
     i, k = st.reg[R_TASK], st.reg[R_NODE]
     n = view(net, tk, st, i, k, st.clock[1])
-    room = 0
     for a in range(cand.shape[1]):
         for r in range(cand.shape[0]):
             cand[r, a] = st.fbuf[r, a] if a < n else 0.0
-        mask[a] = 1 if a < n and st.n_in[st.ibuf[a]] < net.capacity[st.ibuf[a]] else 0
-        room += mask[a]
+    room_mask(net, st, st.ibuf, n, mask)
     for f in range(task.shape[0]):
         task[f] = st.task[f]
     if np.isnan(task[T_SIZE]):
         task[T_SIZE] = -1.0
-    if room == 0:  # every candidate full: the task is lost wherever it goes
-        for a in range(n):
-            mask[a] = 1
 
 
 @njit(cache=True, _nrt=False)
@@ -165,15 +162,13 @@ def _start(net, tk, pol, user, st, q, area, acc, cand, task, mask):
     return True
 
 
-def candidate_counts(net) -> np.ndarray:
-    """Each node's number of candidates (itself if it serves, its serving neighbours, the
-    cloud), as :func:`~workbench.arena.policies.view` lists them."""
-    out = np.zeros(len(net.servers), np.int64)
-    for k in range(len(net.servers)):
-        nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
-        mine = int(net.servers[k] > 0 and k != net.cloud)
-        out[k] = mine + int(np.sum((net.servers[nb] > 0) & (nb != net.cloud))) + (net.cloud >= 0)
-    return out
+def candidates(net, k: int) -> np.ndarray:
+    """Node ``k``'s candidates in :func:`~workbench.arena.policies.view`'s order: ``k``
+    itself if it serves, its serving neighbours by link delay, then the cloud."""
+    nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
+    own = [k] if net.servers[k] > 0 and k != net.cloud else []
+    serving = [int(b) for b in nb if net.servers[b] > 0 and b != net.cloud]
+    return np.array(own + serving + ([net.cloud] if net.cloud >= 0 else []), np.int64)
 
 
 def deciding_nodes(sc) -> np.ndarray:
@@ -370,11 +365,20 @@ class Episodes:
 class ArenaEnv(gymnasium.Env):
     """A scenario of the arena as a Gymnasium environment (the module docstring).
 
-    ``scenario``: a :class:`~workbench.arena.Scenario`, its dict, a file path or a shipped
-    name. ``tasks``: tasks per episode (1000 when no ``horizon``), or ``horizon``: the
-    episode's length in seconds (the tasks arriving before it). ``observation``: ``"dict"``
-    or ``"flat"``. ``energy_weight`` (s/J, >= 0) and ``loss_penalty`` (s per lost task,
-    >= 0): the reward's terms.
+    Parameters
+    ----------
+    scenario : Scenario, dict, str or path
+        A :class:`~workbench.arena.Scenario`, its dict, a file path or a shipped name.
+    tasks : int, optional
+        Tasks per episode (1 to 10**7; 1000 when no ``horizon``).
+    horizon : float, optional
+        Or the episode's length (s, > 0): the tasks arriving before it.
+    observation : {"dict", "flat"}
+        The observation's layout.
+    energy_weight : float
+        The reward's charge per joule (s/J, >= 0).
+    loss_penalty : float
+        The reward's charge per lost task (s, >= 0).
     """
 
     metadata = {"render_modes": []}
@@ -408,7 +412,7 @@ class ArenaEnv(gymnasium.Env):
         self.observation = check_choice(observation, "observation", f, OBSERVATIONS)
         self.energy_weight = check_real(energy_weight, "energy_weight", f, 0.0, 1e9)
         self.loss_penalty = check_real(loss_penalty, "loss_penalty", f, 0.0, 1e9)
-        counts = candidate_counts(self.net)[deciding_nodes(self.scenario)]
+        counts = np.array([len(candidates(self.net, k)) for k in deciding_nodes(self.scenario)])
         if counts.max(initial=0) < 2:
             raise ParameterError(
                 f"{f}: scenario {self.scenario.name!r} has no decision to make: no node has "
@@ -444,8 +448,21 @@ class ArenaEnv(gymnasium.Env):
         raise ParameterError(f"ArenaEnv: no end to the tasks before horizon={self.horizon}")
 
     def reset(self, *, seed=None, options=None):
-        """A new episode: with ``seed``, replication 0 of ``simulate(seed=seed)``'s tasks;
-        without, the next replication of the last seed given (of 0 if none)."""
+        """A new episode.
+
+        Parameters
+        ----------
+        seed : int, optional
+            With a seed, the tasks of replication 0 of ``simulate(seed=seed)``; without,
+            the next replication of the last seed given (of 0 if none).
+        options : dict, optional
+            Unused (Gymnasium's API).
+
+        Returns
+        -------
+        tuple
+            The first decision's observation and its ``info`` (``action_mask``, ``task``).
+        """
         super().reset(seed=seed)
         if seed is not None or self._root is None:
             self._root = 0 if seed is None else int(seed)
@@ -482,7 +499,21 @@ class ArenaEnv(gymnasium.Env):
         return info
 
     def step(self, action):
-        """Place the pending task at candidate ``action``; run to the next decision."""
+        """Place the pending task and run to the next decision.
+
+        Parameters
+        ----------
+        action : int
+            The candidate's column index; it must be unmasked (``info["action_mask"]``),
+            else :class:`~workbench.arena.simulation.PolicyError` and the task waits.
+
+        Returns
+        -------
+        tuple
+            ``(observation, reward, terminated, truncated, info)`` (the module docstring);
+            ``info`` has the next ``action_mask``, ``time_in_system``, ``energy`` and
+            ``lost``.
+        """
         f = "ArenaEnv.step"
         ep = self.ep
         if ep is None or self._done:
@@ -516,16 +547,28 @@ class ArenaEnv(gymnasium.Env):
         return [node.id for node in self.scenario.nodes]
 
     def candidates(self) -> list[str]:
-        """The node ids of the pending decision's candidates, in action order."""
+        """The pending decision's candidates.
+
+        Returns
+        -------
+        list of str
+            Their node ids, in action order.
+        """
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError("ArenaEnv.candidates: no decision is pending.")
-        n = int(candidate_counts(self.net)[int(ep.st.reg[R_NODE])])
+        n = len(candidates(self.net, int(ep.st.reg[R_NODE])))
         return [self.node_ids[int(x)] for x in ep.cand[C_NODE, :n]]
 
     def records(self):
-        """The finished episode's per-task records, in the columns of
-        ``simulate(records=True)`` (without ``replication``)."""
+        """The finished episode's per-task records.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per task, in the columns of ``simulate(records=True)`` (without
+            ``replication``).
+        """
         if self.ep is None or not self._done:
             raise ParameterError("ArenaEnv.records: the episode is not finished.")
         # copies: the next episode reuses the arrays, and the records are the caller's
@@ -570,6 +613,20 @@ class BatchEnv:
         return [Episode(self._store, b) for b in range(self.size)]
 
     def reset(self, *, seed: int = 0):
+        """Start every row's first episode.
+
+        Parameters
+        ----------
+        seed : int
+            Row ``b``'s episodes have the tasks of replications ``b``, ``b + size``, ... of
+            ``simulate(seed=seed)``.
+
+        Returns
+        -------
+        tuple
+            The observations (``cand``: ``(size, 6, K)``, ``task``: ``(size, 7)``) and
+            ``info`` (``action_mask``: ``(size, K)``).
+        """
         self._seed = check_int(seed, "seed", "BatchEnv.reset", 0, 2**63 - 1)
         self._count_of = [0] * self.size
         if self._store is None:
@@ -586,6 +643,20 @@ class BatchEnv:
         return {"cand": self._cand.copy(), "task": self._task.copy()}
 
     def step(self, actions):
+        """Place each row's pending task and run each to its next decision.
+
+        Parameters
+        ----------
+        actions : array_like of int
+            One unmasked candidate index per row (``size`` of them), checked before any
+            row moves.
+
+        Returns
+        -------
+        tuple
+            ``(observations, rewards, terminated, truncated, info)``, one row per episode;
+            a row whose episode ended holds its next episode's first decision.
+        """
         if self._store is None:
             raise ParameterError("BatchEnv.step: call reset() first.")
         a = np.asarray(actions)

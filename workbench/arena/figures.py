@@ -1,5 +1,6 @@
 """The arena's figures: the winner map and the delay-versus-energy fronts (CSV + PNG by
-``python -m workbench reproduce arena``)."""
+``python -m workbench reproduce arena``). Every frame takes the caller's ``seed`` (the
+notebook's ``SEED``, ``reproduce --seed``) and passes it to its study."""
 
 from __future__ import annotations
 
@@ -31,9 +32,22 @@ _COLOURS = dict(
 
 
 def plot_winner_map(frame: pd.DataFrame):
-    """One panel per task-size SCV (and per cloud round trip, in rows): at each (link delay,
-    load) the winner, a square in its colour, when it is separated from every other
-    contender (paired intervals); otherwise the tied set, one stripe per member, named."""
+    """The winner map: one panel per task-size SCV (and per cloud round trip, in rows).
+
+    At each (link delay, load) the winner, a square in its colour, when it is separated
+    from every other contender (paired intervals); otherwise the tied set, one stripe per
+    member, named.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`~workbench.arena.studies.winner_map`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     scvs = sorted(frame["scv"].unique())
     rtts = sorted(frame["cloud_rtt"].unique()) if "cloud_rtt" in frame else [None]
     fig, axes = figure(nrows=len(rtts), ncols=len(scvs), width=3.6, height=3.2, squeeze=False)
@@ -88,7 +102,18 @@ def _draw_cell(ax, x, y, r, size=None) -> None:
 
 
 def plot_fronts(frame: pd.DataFrame):
-    """Mean delay against energy per task, each mechanism across its knob."""
+    """Mean delay against energy per task, each mechanism across its knob.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`~workbench.arena.studies.fronts`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig, ax = figure(width=5.6, height=3.8)
     for name, part in frame.groupby("policy", sort=False):
         ax.plot(
@@ -119,9 +144,20 @@ def plot_fronts(frame: pd.DataFrame):
 
 
 def describe_map(frame: pd.DataFrame) -> str:
-    """Sentences from the numbers: where each mechanism wins (separated from every other by
-    paired intervals) and why, by the routing shares and utilisations measured there; where
-    no winner is separated, the tied sets."""
+    """The winner map in sentences, from its numbers.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`~workbench.arena.studies.winner_map`.
+
+    Returns
+    -------
+    str
+        Where each mechanism wins (separated from every other by paired intervals) and
+        why, by the routing shares and utilisations measured there; where no winner is
+        separated, the tied sets; the mean loss share per policy.
+    """
     keys = [k for k in ("load", "link_delay", "scv", "cloud_rtt") if k in frame]
     points = frame.drop_duplicates(keys)
     if points.empty:
@@ -175,23 +211,74 @@ def _values(part: pd.DataFrame, key: str) -> list:
     return [float(x) for x in sorted(part[key].unique())]
 
 
-def fronts_frame(quick: bool = False) -> pd.DataFrame:
-    """The fronts' data (:func:`workbench.arena.studies.fronts`)."""
-    return fronts(quick=quick)
+def winner_map_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The winner map's data (:func:`workbench.arena.studies.winner_map`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run lengths.
+    seed : int
+        The sweep's base seed (the notebook's ``SEED``; 0: the published map).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per contender and point, with the winner or the tied set.
+    """
+    return winner_map(quick=quick, seed=seed)
 
 
-def winner_map_frame(quick: bool = False) -> pd.DataFrame:
-    """The winner map's data (:func:`workbench.arena.studies.winner_map`)."""
-    return winner_map(quick=quick)
+def fronts_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The fronts' data (:func:`workbench.arena.studies.fronts`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick knob values and run lengths.
+    seed : int
+        The runs' seed (the notebook's ``SEED``; 0: the published fronts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism and knob value.
+    """
+    return fronts(quick=quick, seed=seed)
 
 
-def validation_frame(quick: bool = False) -> pd.DataFrame:
-    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`)."""
-    return validation_table(quick=quick)
+def validation_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
+    """The exact mappings' data (:func:`workbench.arena.studies.validation_table`).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick run lengths.
+    seed : int
+        The seed of the arena's and the packages' runs (the notebook's ``SEED``; 0: the
+        published table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mapping: the arena, the package and the theory.
+    """
+    return validation_table(quick=quick, seed=seed)
 
 
 def plot_validation(frame: pd.DataFrame):
-    """Each exact mapping: arena and package intervals, relative to the theory (= 1)."""
+    """Each exact mapping: arena and package intervals, relative to the theory (= 1).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`~workbench.arena.studies.validation_table`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig, ax = figure(width=5.6, height=0.6 + 0.55 * len(frame))
     y = np.arange(len(frame))
     for dy, who, colour in ((-0.12, "arena", "#c44e52"), (0.12, "package", "#4c72b0")):

@@ -64,39 +64,91 @@ TRANSIT, WAITING, SERVING, DONE, CANCELLED, LOST = 0, 1, 2, 3, 4, 5
 
 
 class Net(NamedTuple):
-    """The scenario as arrays (``N`` nodes)."""
+    """The scenario as arrays, ``N`` nodes and ``S`` workload entries (made by
+    :func:`workbench.arena.compile.compile_scenario`).
 
-    servers: np.ndarray  # int64 (N,), BIG for .inf
-    capacity: np.ndarray  # int64 (N,), BIG when unbounded
-    speed: np.ndarray  # float64 (N,), inf allowed
-    power_idle: np.ndarray  # float64 (N,), W per idle server
-    power_busy: np.ndarray  # float64 (N,), W per busy server
-    level: np.ndarray  # int64 (N,): 0 device, 1 edge, 2 fog, 3 cloud
-    nbr_ptr: np.ndarray  # int64 (N + 1,): direct neighbours of k: nbr_idx[nbr_ptr[k]:nbr_ptr[k+1]]
-    nbr_idx: np.ndarray  # int64, sorted by link delay
-    delay: np.ndarray  # float64 (N, N): propagation delay on the least-delay path
-    invbw: np.ndarray  # float64 (N, N): sum of 1 / bandwidth on that path
-    epb: np.ndarray  # float64 (N, N): sum of J/bit on that path
-    hops: np.ndarray  # int64 (N, N): links on that path
-    home: np.ndarray  # int64 (N,): the node itself, or its nearest serving neighbour
-    parent: np.ndarray  # int64 (N,): the nearest neighbour one tier up (-1: none)
-    cloud: int  # index of the cloud node, -1 if none
-    mean_size: np.ndarray  # float64 (S,): each workload source's mean size
-    # what a user policy may see of each source's tasks (set by simulate from the scenario)
-    size_known: np.ndarray = np.zeros(0, np.int64)  # int64 (S,): 1 if sizes are known
+    Parameters
+    ----------
+    servers : int64 (N,)
+        Servers per node (:data:`BIG` for ``.inf``).
+    capacity : int64 (N,)
+        The most copies a node holds, servers plus waiting room (:data:`BIG`: unbounded).
+    speed : float64 (N,)
+        Work per second of each server (``inf``: no service time).
+    power_idle, power_busy : float64 (N,)
+        W per idle and per busy server.
+    level : int64 (N,)
+        The tier: 0 device, 1 edge, 2 fog, 3 cloud.
+    nbr_ptr, nbr_idx : int64 (N + 1,) and int64
+        Node k's direct neighbours, ``nbr_idx[nbr_ptr[k]:nbr_ptr[k + 1]]``, by link delay.
+    delay, invbw, epb : float64 (N, N)
+        On the least-delay path between two nodes: propagation delay (s), the sum of
+        1 / bandwidth (s/bit) and of the energy per bit (J/bit).
+    hops : int64 (N, N)
+        Links on that path.
+    home : int64 (N,)
+        The node itself, or (a node without servers) its nearest serving neighbour.
+    parent : int64 (N,)
+        The nearest serving neighbour one tier up (-1: none).
+    cloud : int
+        The cloud node's index (-1: none).
+    mean_size : float64 (S,)
+        Each workload entry's mean task size.
+    size_known : int64 (S,)
+        1 where a user policy may see the task's size (set by ``simulate``).
+    """
+
+    servers: np.ndarray
+    capacity: np.ndarray
+    speed: np.ndarray
+    power_idle: np.ndarray
+    power_busy: np.ndarray
+    level: np.ndarray
+    nbr_ptr: np.ndarray
+    nbr_idx: np.ndarray
+    delay: np.ndarray
+    invbw: np.ndarray
+    epb: np.ndarray
+    hops: np.ndarray
+    home: np.ndarray
+    parent: np.ndarray
+    cloud: int
+    mean_size: np.ndarray
+    size_known: np.ndarray = np.zeros(0, np.int64)
 
 
 class Tasks(NamedTuple):
-    """The random inputs of one replication (``n`` tasks, ``M`` copies, ``R`` uniforms)."""
+    """The random inputs of one replication, ``n`` tasks, ``M`` copies and ``R`` uniforms
+    (drawn by :func:`workbench.arena.compile.draw_tasks`).
 
-    t: np.ndarray  # float64 (n,): arrival times, non-decreasing
-    node: np.ndarray  # int64 (n,): the node where the task appears
-    source: np.ndarray  # int64 (n,): its workload entry
-    size: np.ndarray  # float64 (n, M): the work of each copy
-    bits: np.ndarray  # float64 (n,): input bits
-    kind: np.ndarray  # int64 (n,): task type (0 = most popular, -1 = untyped)
-    u: np.ndarray  # float64 (n, R): uniforms for the policy
-    deadline: np.ndarray  # float64 (n,): relative deadline (inf: none), from the scenario or trace
+    Parameters
+    ----------
+    t : float64 (n,)
+        Arrival times (s), non-decreasing.
+    node : int64 (n,)
+        The node where each task appears.
+    source : int64 (n,)
+        Its workload entry.
+    size : float64 (n, M)
+        The work of each copy (s at speed 1).
+    bits : float64 (n,)
+        Input bits.
+    kind : int64 (n,)
+        Task type (0: the most popular; -1: untyped).
+    u : float64 (n, R)
+        Uniforms in [0, 1) for the policy.
+    deadline : float64 (n,)
+        Relative deadline (s; ``inf``: none), from the scenario or the trace.
+    """
+
+    t: np.ndarray
+    node: np.ndarray
+    source: np.ndarray
+    size: np.ndarray
+    bits: np.ndarray
+    kind: np.ndarray
+    u: np.ndarray
+    deadline: np.ndarray
 
 
 #: the defaults of a built-in policy's user fields (never written: no user code runs)
@@ -104,13 +156,29 @@ _NO_F = np.zeros(1)
 
 
 class Policy(NamedTuple):
+    """The policy as the engine takes it.
+
+    Parameters
+    ----------
+    code : int
+        Its engine code (:data:`workbench.arena.policies.CODE`).
+    par : float64 (N_PAR,)
+        A built-in policy's parameters, in the slots of
+        :data:`workbench.arena.policies.SLOTS`.
+    upar : float64
+        A user policy's declared parameters.
+    ustate : float64
+        A user policy's own state (the engine updates it).
+    err : int64 (4,)
+        Written by the engine: ``[kind, task, value, limit]`` of a user policy's invalid
+        answer (kind 1: a count outside 1..limit, 2: an index outside the limit
+        candidates); ``task`` is also the task being decided when the user's code raised.
+    """
+
     code: int
-    par: np.ndarray  # float64: the built-in policy's parameters (slots in policies.py)
-    upar: np.ndarray = _NO_F  # float64: a user policy's declared parameters
-    ustate: np.ndarray = _NO_F  # float64: a user policy's state (the engine updates it)
-    # int64 (4,): [kind, task, value, limit] of a user policy's invalid answer (kind 1: a
-    # count outside 1..limit, 2: an index outside the limit candidates); task is also the
-    # task being decided when the user's code raised
+    par: np.ndarray
+    upar: np.ndarray = _NO_F
+    ustate: np.ndarray = _NO_F
     err: np.ndarray = np.zeros(4, np.int64)
 
 
@@ -569,13 +637,24 @@ _ENGINE = []
 
 
 def engine():
-    """The compiled engine ``run(net, tk, pol, warm, user)`` (compiled, or loaded from the
-    cache, on first use). ``user`` is a first-class function of
-    :data:`workbench.arena.policies.USER_SIG`, so the one compiled engine serves every user
-    policy. It releases the GIL, so a caller can wait for it in another thread (and stop
-    waiting: a user policy that never returns). Its state buffers are kept for the next
-    run of the same sizes (refilled, not reallocated) unless a run still holds them; the
-    arrays it returns are its own."""
+    """The compiled engine (compiled, or loaded from the cache, on first use).
+
+    Returns
+    -------
+    callable
+        ``run(net, tk, pol, warm, user)``: one replication of the tasks ``tk`` (:class:`Tasks`)
+        on ``net`` (:class:`Net`) under ``pol`` (:class:`Policy`), measured from task
+        ``warm``; ``user`` is a first-class function of
+        :data:`workbench.arena.policies.USER_SIG`, so the one compiled engine serves every
+        user policy. It returns per task ``finish, where, copies, hops, energy_tx``, per
+        node the busy server-seconds between the arrivals of tasks ``warm`` and ``n - 1``
+        and that window's length, the counters ``[copies made, cancelled]`` and per task
+        the start of its completing copy's service (NaN: lost, or served from a cache).
+        It releases the GIL, so a caller can wait for it in another thread (and stop
+        waiting: a user policy that never returns). Its state buffers are kept for the
+        next run of the same sizes unless a run still holds them; the arrays it returns
+        are its own.
+    """
     if not _ENGINE:
         net, tk, pol = _examples()
         f1, i1 = types.float64[::1], types.int64[::1]

@@ -43,8 +43,22 @@ def _stable(func: str, lam: float, capacity: float) -> None:
 
 
 def mm1_delay(lam, mu, n=1) -> float:
-    """Mean sojourn time when a Poisson stream of rate ``lam`` is split at random over ``n``
-    identical M/M/1 nodes of service rate ``mu``: 1 / (μ − λ/n)."""
+    """Mean sojourn time when a Poisson stream is split at random over ``n`` M/M/1 nodes.
+
+    Parameters
+    ----------
+    lam : float
+        The stream's arrival rate (tasks/s, >= 0), below ``n × mu``.
+    mu : float
+        Each node's service rate (tasks/s, > 0).
+    n : int
+        The identical nodes (1 to 10**6).
+
+    Returns
+    -------
+    float
+        E[T] = 1 / (μ − λ/n), in seconds.
+    """
     f = "mm1_delay"
     lam = check_real(lam, "lam", f, 0.0, 1e12)
     mu = check_real(mu, "mu", f, 0.0, 1e12, low_open=True)
@@ -54,7 +68,22 @@ def mm1_delay(lam, mu, n=1) -> float:
 
 
 def erlang_c_delay(servers, lam, mu) -> float:
-    """Mean sojourn time of an M/M/c queue: C(c, a) / (cμ − λ) + 1/μ, a = λ/μ."""
+    """Mean sojourn time of an M/M/c queue (Erlang C).
+
+    Parameters
+    ----------
+    servers : int
+        The servers c (1 to 10**5).
+    lam : float
+        The arrival rate (tasks/s, >= 0), below ``servers × mu``.
+    mu : float
+        Each server's service rate (tasks/s, > 0).
+
+    Returns
+    -------
+    float
+        C(c, a) / (cμ − λ) + 1/μ with a = λ/μ, in seconds.
+    """
     f = "erlang_c_delay"
     c = check_int(servers, "servers", f, 1, 10**5)
     lam = check_real(lam, "lam", f, 0.0, 1e12)
@@ -67,9 +96,23 @@ def erlang_c_delay(servers, lam, mu) -> float:
 
 
 def power_of_d_delay(rho, d, mu=1.0) -> float:
-    """Mean sojourn time of power-of-``d`` choices over infinitely many one-server nodes at
-    load ``rho`` (the mean-field limit): E[T] = Σ_k ρ^((d^k − 1)/(d − 1)) / (ρμ), k ≥ 1
-    (Little's law per node); d = 1 is random assignment, 1 / (μ(1 − ρ))."""
+    """Mean sojourn time of power-of-``d`` choices over infinitely many one-server nodes.
+
+    Parameters
+    ----------
+    rho : float
+        The load per node, in (0, 1).
+    d : int
+        The nodes sampled per task (1 to 64); 1 is random assignment.
+    mu : float
+        Each node's service rate (tasks/s, > 0).
+
+    Returns
+    -------
+    float
+        The mean-field limit E[T] = Σ_k ρ^((d^k − 1)/(d − 1)) / (ρμ), k ≥ 1 (Little's law
+        per node), in seconds; 1 / (μ(1 − ρ)) for d = 1.
+    """
     f = "power_of_d_delay"
     rho = check_real(rho, "rho", f, 0.0, 1.0, low_open=True, high_open=True)
     d = check_int(d, "d", f, 1, 64)
@@ -91,9 +134,25 @@ def threshold_delay(lam, mean_size, theta, cloud_delay) -> float:
     """Mean delay of P1's threshold rule on one one-server node with no neighbour.
 
     A task is kept when the node's estimated wait, (tasks present) × ``mean_size``, is at
-    most ``theta``: the node is M/M/1/K with K = ⌊θ/s⌋ + 1 places. A refused task goes to
-    the cloud and takes ``cloud_delay`` (links, transmission and its service there).
-    Returns (1 − P_K) E[T | kept] + P_K × ``cloud_delay``, P_K the M/M/1/K blocking."""
+    most ``theta``: the node is M/M/1/K with K = ⌊θ/s⌋ + 1 places.
+
+    Parameters
+    ----------
+    lam : float
+        The arrival rate (tasks/s, > 0); any load, the node refuses what it cannot keep.
+    mean_size : float
+        The mean service time s of a task at the node (s, > 0).
+    theta : float
+        The threshold on the estimated wait (s, >= 0; θ/s at most 10**6 places).
+    cloud_delay : float
+        The delay of a task refused to the cloud (s, >= 0): links, transmission and its
+        service there.
+
+    Returns
+    -------
+    float
+        (1 − P_K) E[T | kept] + P_K × ``cloud_delay``, P_K the M/M/1/K blocking, in seconds.
+    """
     f = "threshold_delay"
     lam = check_real(lam, "lam", f, 0.0, 1e12, low_open=True)
     s = check_real(mean_size, "mean_size", f, 0.0, 1e6, low_open=True)
@@ -123,8 +182,27 @@ def threshold_delay(lam, mean_size, theta, cloud_delay) -> float:
 def energy_per_task(
     lam, mean_size, power_idle, power_busy, input_bits=0.0, energy_per_bit=0.0
 ) -> float:
-    """Energy per task of one one-server node that serves every task [J]: (busy power × ρ +
-    idle power × (1 − ρ)) / λ, ρ = λ s, plus ``input_bits`` × ``energy_per_bit``."""
+    """Energy per task of one one-server node that serves every task.
+
+    Parameters
+    ----------
+    lam : float
+        The arrival rate (tasks/s, > 0), with ρ = λ s below 1.
+    mean_size : float
+        The mean service time s (s, > 0).
+    power_idle, power_busy : float
+        The server's power when idle and when busy (W, >= 0).
+    input_bits : float
+        Bits each task carries to the node (>= 0).
+    energy_per_bit : float
+        The link's energy per bit (J/bit, in [0, 1]).
+
+    Returns
+    -------
+    float
+        (busy power × ρ + idle power × (1 − ρ)) / λ + ``input_bits`` × ``energy_per_bit``,
+        in joules.
+    """
     f = "energy_per_task"
     lam = check_real(lam, "lam", f, 0.0, 1e12, low_open=True)
     s = check_real(mean_size, "mean_size", f, 0.0, 1e6, low_open=True)

@@ -20,8 +20,9 @@ Observation (per agent, a dict)
     ``"cand"``: float64 ``(6, K_a)``, the rows :data:`~workbench.arena.policies.CAND_FIELDS`
     of its candidates (node index, tasks held, servers -- ``inf`` for an unbounded cloud --,
     speed, propagation delay, the transmission time of its node's mean task);
-    ``"action_mask"``: int8 ``(K_a,)``, the candidates with room (every one when all are
-    full); ``"slot"``: float64 ``(2,)``, the slot's start (s) and the tasks that arrived at
+    ``"action_mask"``: int8 ``(K_a,)``, the candidates with room (every one when none has
+    room: :func:`~workbench.arena.policies.room_mask`, the single env's rule);
+    ``"slot"``: float64 ``(2,)``, the slot's start (s) and the tasks that arrived at
     the node in the last slot. The engine runs event by event only up to decisions, so the
     state observed for a slot is the one the slot's first task sees on arrival (at or after
     the slot's start; the same for every agent).
@@ -61,10 +62,19 @@ from workbench.arena.env import (
     Episode,
     Episodes,
     _row,
+    candidates,
     deciding_nodes,
 )
 from workbench.arena.kernels import R_ACTION, R_NODE, R_PAUSED, R_PHASE, R_TASK
-from workbench.arena.policies import C_DELAY, C_NODE, C_QUEUE, C_SERVERS, C_SPEED, C_TRANSMISSION
+from workbench.arena.policies import (
+    C_DELAY,
+    C_NODE,
+    C_QUEUE,
+    C_SERVERS,
+    C_SPEED,
+    C_TRANSMISSION,
+    room_mask,
+)
 from workbench.arena.scenario import Source
 from workbench.arena.simulation import PolicyError
 from workbench.validation import ParameterError, check_choice, check_real
@@ -124,11 +134,30 @@ def _store_slot(s, choice, t0, t1, agent_of, out):
     return _slot_of(*fields, choice, t0, t1, agent_of, out)
 
 
+@njit(cache=True, _nrt=False)
+def _masks_of(net, st, cands, counts, masks):
+    for j in range(counts.shape[0]):
+        room_mask(net, st, cands[j], counts[j], masks[j])
+
+
+@njit(cache=True)
+def _store_masks(s, cands, counts, masks):
+    """Each agent's action mask (row ``j``: agent ``j``'s candidates ``cands[j, :counts[j]]``)
+    in episode 0 of the store ``s``, by the engine's room rule."""
+    _masks_of(s.net, _row(s.state, 0), cands, counts, masks)
+
+
 class ArenaParallelEnv(ParallelEnv):
     """A scenario of the arena as a PettingZoo parallel env (the module docstring).
 
-    ``scenario``, ``tasks``, ``horizon`` and ``loss_penalty``: as :class:`ArenaEnv`'s;
-    ``slot``: the slot's length (s, > 0); ``reward``: ``"own"`` or ``"team"``.
+    Parameters
+    ----------
+    scenario, tasks, horizon, loss_penalty
+        As :class:`ArenaEnv` takes them.
+    slot : float
+        The slot's length (s, > 0): each agent's action holds for the slot.
+    reward : {"own", "team"}
+        Each agent's reward: its own tasks' time in system, or the sum over all agents.
     """
 
     metadata = {"render_modes": [], "name": "arena_parallel_v0"}
@@ -161,10 +190,7 @@ class ArenaParallelEnv(ParallelEnv):
                 bits.setdefault(w.source, []).append(w.input_bits * w.rate)
         self._cands, self._rows = [], []
         for k in self._nodes:
-            nb = net.nbr_idx[net.nbr_ptr[k] : net.nbr_ptr[k + 1]]
-            own = [k] if net.servers[k] > 0 and k != net.cloud else []
-            serving = [int(b) for b in nb if net.servers[b] > 0 and b != net.cloud]
-            cand = np.array(own + serving + ([net.cloud] if net.cloud >= 0 else []), np.int64)
+            cand = candidates(net, k)
             rates = [w.rate for w in self.scenario.workload if getattr(w, "source", None) == ids[k]]
             mean_bits = sum(bits.get(ids[k], [0.0])) / sum(rates) if rates else 0.0
             rows = np.zeros((N_CAND, len(cand)))
@@ -186,14 +212,44 @@ class ArenaParallelEnv(ParallelEnv):
             for c in self._cands
         ]
         self._act_spaces = [spaces.Discrete(len(c)) for c in self._cands]
+        counts = [len(c) for c in self._cands]
+        self._counts = np.array(counts, np.int64)
+        self._cand_rows = np.zeros((len(counts), max(counts, default=0)), np.int64)
+        for j, c in enumerate(self._cands):
+            self._cand_rows[j, : len(c)] = c
+        self._mask_rows = np.zeros(self._cand_rows.shape, np.int8)
         self._choice = np.zeros(len(ids), np.int64)
         self._t0 = 0.0
         self._arrived = np.zeros(len(self._nodes))
 
     def observation_space(self, agent):
+        """An agent's observation space.
+
+        Parameters
+        ----------
+        agent : str
+            One of :attr:`possible_agents`.
+
+        Returns
+        -------
+        gymnasium.spaces.Dict
+            ``cand``, ``action_mask`` and ``slot`` (the module docstring).
+        """
         return self._obs_spaces[self._index(agent, "observation_space")]
 
     def action_space(self, agent):
+        """An agent's action space.
+
+        Parameters
+        ----------
+        agent : str
+            One of :attr:`possible_agents`.
+
+        Returns
+        -------
+        gymnasium.spaces.Discrete
+            Its candidates.
+        """
         return self._act_spaces[self._index(agent, "action_space")]
 
     def _index(self, agent, f: str) -> int:
@@ -207,7 +263,21 @@ class ArenaParallelEnv(ParallelEnv):
 
     # -- episodes ------------------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        """A new episode (:meth:`ArenaEnv.reset`'s tasks for ``seed``); all agents live."""
+        """A new episode; all agents live.
+
+        Parameters
+        ----------
+        seed : int, optional
+            :meth:`ArenaEnv.reset`'s: the tasks of replication 0 of ``simulate(seed=seed)``,
+            or without, the next replication.
+        options : dict, optional
+            Unused (PettingZoo's API).
+
+        Returns
+        -------
+        tuple
+            Each agent's observation and an empty info dict per agent.
+        """
         env = self._env
         env.reset(seed=seed)
         self.ep: Episode = env.ep
@@ -218,17 +288,10 @@ class ArenaParallelEnv(ParallelEnv):
         obs = self._observe()
         return obs, {a: {} for a in self.agents}
 
-    def _masks(self):
-        n_in = self.ep.st.n_in
-        masks = []
-        for cand in self._cands:
-            room = (n_in[cand] < self.net.capacity[cand]) & (self.net.servers[cand] > 0)
-            masks.append((room if room.any() else np.ones(len(cand), bool)).astype(np.int8))
-        return masks
-
     def _observe(self):
         n_in = self.ep.st.n_in
-        self._mask = self._masks()
+        _store_masks(self._store.ref, self._cand_rows, self._counts, self._mask_rows)
+        self._mask = [m[:c] for m, c in zip(self._mask_rows, self._counts, strict=True)]
         obs = {}
         for j, agent in enumerate(self.possible_agents):
             rows = self._rows[j].copy()
@@ -238,7 +301,19 @@ class ArenaParallelEnv(ParallelEnv):
         return obs
 
     def step(self, actions):
-        """One slot: each agent's action places its node's tasks of the slot."""
+        """One slot: each agent's action places its node's tasks of the slot.
+
+        Parameters
+        ----------
+        actions : dict
+            One unmasked candidate index per live agent, checked before anything runs.
+
+        Returns
+        -------
+        tuple
+            ``(observations, rewards, terminated, truncated, infos)``, dicts by agent (the
+            module docstring).
+        """
         f = "ArenaParallelEnv.step"
         if not self.agents:
             raise ParameterError(f"{f}: call reset() first (the episode is over or not begun).")
@@ -296,5 +371,11 @@ class ArenaParallelEnv(ParallelEnv):
         return obs, rewards, terminated, truncated, infos
 
     def records(self):
-        """The finished episode's per-task records (:meth:`ArenaEnv.records`)."""
+        """The finished episode's per-task records.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`ArenaEnv.records`'.
+        """
         return self._env.records()

@@ -31,8 +31,20 @@ CONTENDERS = {
 
 
 def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``a − b`` over paired replications and its Student-t interval (NaN with
-    fewer than two pairs)."""
+    """Mean of ``a − b`` over paired replications and its Student-t interval.
+
+    Parameters
+    ----------
+    a, b : array_like of float
+        One value per replication, replication r of both on the same tasks.
+    confidence : float
+        The interval's level, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, low, high)``; ``low`` and ``high`` are NaN with fewer than two pairs.
+    """
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if d.size < 2:
         return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
@@ -42,7 +54,20 @@ def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float
 
 
 def replications_of(row, q: str) -> np.ndarray:
-    """The per-replication values of quantity ``q`` in a frame row (columns ``q@r``)."""
+    """The per-replication values of a quantity in a frame row.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row with the columns ``q@0``, ``q@1``, ...
+    q : str
+        The quantity (``"mean_delay"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The values in replication order.
+    """
     cols = sorted(
         (c for c in row.index if c.startswith(f"{q}@")), key=lambda c: int(c.split("@")[1])
     )
@@ -57,12 +82,25 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 
     Contenders are the stationary runs losing at most 1 % of the tasks. The best has the
     least mean delay; for each other contender the paired interval of (its mean delay −
-    the best's) over the replications (the same seeds) says whether it is separated. Adds,
-    on every row of a point: ``winner`` (the best's name when every interval excludes 0,
-    else ``""``), ``tied_with`` (the best and every contender not separated from it, when
-    there are any; ``", "``-joined), ``margin``, ``margin_low``, ``margin_high`` (the
-    runner-up − best paired mean and interval), and per row ``contender`` and ``in_lead``
-    (the winner or a member of the tied set)."""
+    the best's) over the replications (the same seeds) says whether it is separated.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per policy and point (or scenario): ``policy``, ``mean_delay``,
+        ``mean_delay@r``, ``loss_share``, ``stationary`` and the point's columns.
+    confidence : float
+        The paired intervals' level, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with, on every row of a point: ``winner`` (the best's name when every
+        interval excludes 0, else ``""``), ``tied_with`` (the best and every contender not
+        separated from it, ``", "``-joined), ``margin``, ``margin_low``, ``margin_high``
+        (the runner-up − best paired mean and interval), and per row ``contender`` and
+        ``in_lead`` (the winner or a member of the tied set).
+    """
     frame = frame.copy()
     keys = [k for k in [*POINT, "scenario"] if k in frame.columns]  # a map's point, or a scenario
     frame["contender"] = frame["stationary"].astype(bool) & (frame["loss_share"] <= 0.01)

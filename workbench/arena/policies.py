@@ -53,9 +53,24 @@ from workbench.kernels.red import red_drop_probability, red_ewma
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A policy of the table: its name, its parameters (rows of ``PARAMS``), its rule in
-    words, its paper, the copies of a task it may make (a number, or the parameter that
-    sets it) and the uniforms it draws per task (likewise)."""
+    """A policy of the table.
+
+    Parameters
+    ----------
+    name : str
+        Its name, as ``simulate(policy=...)`` takes it.
+    params : tuple of str
+        Its parameters, rows of :data:`workbench.arena.params.PARAMS`; each gets a slot of
+        ``Policy.par`` (:data:`SLOTS`).
+    rule : str
+        Its rule in words.
+    paper : str
+        The paper whose mechanism it is (``"p1"`` ... ``"p5"``; ``""``: a classic baseline).
+    copies : int or str
+        The most copies of a task it makes, or the parameter that sets it.
+    uniforms : int or str
+        The uniforms it draws per task, or the parameter that sets it.
+    """
 
     name: str
     params: tuple
@@ -113,8 +128,10 @@ TABLE = (
 )
 #: engine code of each policy
 CODE = {s.name: k for k, s in enumerate(TABLE)}
+#: the names of the codes the engine branches on (by name: the table's order may change)
+_CODE_NAMES = "local cloud random jsq power_of_d threshold overflow replicate red hedge_cache user"
 LOCAL, CLOUD, RANDOM, JSQ, POD, THRESHOLD, OVERFLOW, REPLICATE, RED, HEDGE, USER = (
-    CODE[s.name] for s in TABLE
+    CODE[x] for x in _CODE_NAMES.split()
 )
 #: the code of no policy: the engine pauses at each placement and takes the candidate
 #: index given from outside (:mod:`workbench.arena.env`, a learning agent's action)
@@ -157,6 +174,33 @@ def no_user(task, cand, state, par, u, out):
 @njit(cache=True, inline="always", _nrt=False)
 def _room(net, st, j):
     return net.servers[j] > 0 and st.n_in[j] < net.capacity[j]
+
+
+@njit(cache=True, _nrt=False)
+def room_mask(net, st, nodes, n, mask):
+    """The room rule of a decision, shared by the learning environments' action masks.
+
+    Parameters
+    ----------
+    net, st : Net, _State
+        The scenario's arrays and the engine's state (``st.n_in``: tasks held per node).
+    nodes : ndarray of int64
+        The candidates' node indices; the first ``n`` are used.
+    n : int
+        The number of candidates, at most ``mask.size``.
+    mask : ndarray of int8
+        Written: 1 for a candidate with room (it has servers and holds fewer tasks than its
+        capacity, so the engine keeps a task placed there), 0 otherwise and from ``n`` on.
+        When no candidate has room, every one of the ``n`` is 1: the task is lost wherever
+        it goes, and each choice is as valid as another.
+    """
+    room = 0
+    for a in range(mask.shape[0]):
+        mask[a] = 1 if a < n and _room(net, st, nodes[a]) else 0
+        room += mask[a]
+    if room == 0:
+        for a in range(n):
+            mask[a] = 1
 
 
 @njit(cache=True, inline="always", _nrt=False)

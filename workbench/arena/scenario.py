@@ -286,8 +286,23 @@ class _Located(ValueError):
 
 
 class Scenario(_Strict):
-    """A validated scenario (frozen). Build it with :func:`load_scenario` or
-    :func:`scenario_from_dict`."""
+    """A validated scenario (frozen): the module docstring's file, as an object.
+
+    Build it with :func:`load_scenario` or :func:`scenario_from_dict`.
+
+    Parameters
+    ----------
+    name : str
+        Its name (at most 200 characters).
+    description : str
+        Free text (at most 20,000 characters).
+    nodes : list of Node
+        The nodes (at least one; at most one cloud).
+    links : list of Link
+        The links between them.
+    workload : list of Source or TraceSource
+        Where tasks appear: Poisson, MMPP-2 or batch sources, or traces (at least one).
+    """
 
     name: Annotated[str, Field(max_length=200)] = "scenario"
     description: Annotated[str, Field(max_length=20_000)] = ""
@@ -385,6 +400,18 @@ class Scenario(_Strict):
 
     # -- convenience --------------------------------------------------------------------
     def index(self, node_id: str) -> int:
+        """A node's position in :attr:`nodes`, its index in the engine's arrays.
+
+        Parameters
+        ----------
+        node_id : str
+            The node's id.
+
+        Returns
+        -------
+        int
+            Its index (``ValueError`` for an unknown id).
+        """
         return [n.id for n in self.nodes].index(node_id)
 
     @property
@@ -426,8 +453,18 @@ class Scenario(_Strict):
         ]
 
     def scaled(self, factor: float) -> Scenario:
-        """The same scenario with every source's rate multiplied by ``factor`` (a trace is
-        sped up by ``factor``)."""
+        """The same scenario under more or less load.
+
+        Parameters
+        ----------
+        factor : float
+            Every source's rate is multiplied by it (a trace is sped up by it).
+
+        Returns
+        -------
+        Scenario
+            The validated copy.
+        """
         d = self.model_dump()
         for w in d["workload"]:
             if "trace" in w:
@@ -437,7 +474,18 @@ class Scenario(_Strict):
         return scenario_from_dict(d)
 
     def with_(self, **changes) -> Scenario:
-        """A validated copy with top-level keys replaced (``nodes=[...]``, ...)."""
+        """A validated copy with top-level keys replaced.
+
+        Parameters
+        ----------
+        **changes
+            The keys and their new values (``nodes=[...]``, ...), as a scenario file has them.
+
+        Returns
+        -------
+        Scenario
+            The validated copy.
+        """
         return scenario_from_dict({**self.model_dump(), **changes})
 
 
@@ -507,9 +555,25 @@ def _message(err: ValidationError, where: str) -> str:
 def scenario_from_dict(d, *, where: str = "(dict)", base=None) -> Scenario:
     """Validate a scenario given as a dict (the parsed YAML/JSON) and build it.
 
-    ``base``: the folder relative trace paths start from (None: the current folder).
-    Raises :class:`ScenarioError` (a :class:`workbench.ParameterError`) naming ``where``,
-    every bad key path, its rule and the value received.
+    Parameters
+    ----------
+    d : dict or Scenario
+        The scenario's keys (module docstring); a Scenario is returned as it is.
+    where : str
+        What the errors call the dict (a file's name when read from one).
+    base : path, optional
+        The folder relative trace paths start from (None: the current folder).
+
+    Returns
+    -------
+    Scenario
+        The validated scenario.
+
+    Raises
+    ------
+    ScenarioError
+        A :class:`workbench.ParameterError` naming ``where``, every bad key path, its rule
+        and the value received.
     """
     if isinstance(d, Scenario):
         return d
@@ -650,9 +714,24 @@ def _parse(text: str, p: Path):
 
 
 def load_scenario(path) -> Scenario:
-    """Read a scenario from a ``.yaml``/``.yml`` or ``.json`` file, or by the name of a file
-    shipped in ``data/scenarios`` (``"p4_redundancy"``). Every failure to read or parse is a
-    :class:`ScenarioError` naming the file (module docstring)."""
+    """Read a scenario from a ``.yaml``/``.yml`` or ``.json`` file.
+
+    Parameters
+    ----------
+    path : str or path
+        The file, or the name of a file shipped in ``data/scenarios``
+        (``"p4_redundancy"``, :func:`shipped`).
+
+    Returns
+    -------
+    Scenario
+        The validated scenario.
+
+    Raises
+    ------
+    ScenarioError
+        Every failure to read, parse or validate, naming the file (module docstring).
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise ScenarioError(
             f"load_scenario: 'path' must be a file path or a shipped scenario's name. "
@@ -673,5 +752,11 @@ def load_scenario(path) -> Scenario:
 
 
 def shipped() -> list[str]:
-    """The scenario files in ``data/scenarios`` (names for :func:`load_scenario`)."""
+    """The scenario files shipped in ``data/scenarios``.
+
+    Returns
+    -------
+    list of str
+        Their names, sorted, for :func:`load_scenario`.
+    """
     return sorted(q.stem for q in SCENARIOS_DIR.glob("*.yaml"))

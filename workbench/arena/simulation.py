@@ -23,6 +23,7 @@ servers; the mean number busy for ``.inf`` servers) and ``power:<node>`` (W).
 
 from __future__ import annotations
 
+import inspect
 import math
 import threading
 import time
@@ -104,10 +105,24 @@ class HeavyTailError(ParameterError):
 
 
 def heavy_tail_notes(sc: Scenario, func: str, heavy_tails: str = "raise") -> list[str]:
-    """Refuse (``"raise"``: :class:`HeavyTailError`) or flag (``"flag"``: the notes to
-    attach) a plain mean of a scenario with sources in :attr:`Scenario.heavy_tails`. The
-    message names each source, its law's α and c², the moment that is infinite, and what
-    to do instead."""
+    """Refuse or flag a plain mean of a scenario with sources in :attr:`Scenario.heavy_tails`.
+
+    Parameters
+    ----------
+    sc : Scenario
+        The scenario.
+    func : str
+        The caller's name, for the message.
+    heavy_tails : {"raise", "flag"}
+        ``"raise"``: :class:`HeavyTailError` when a source has heavy tails; ``"flag"``:
+        return the notes to attach instead.
+
+    Returns
+    -------
+    list of str
+        The notes (empty when no source has heavy tails). The message names each source,
+        its law's α and c², the moment that is infinite, and what to do instead.
+    """
     heavy_tails = check_choice(heavy_tails, "heavy_tails", func, ("raise", "flag"))
     which = [int(x.split("[")[1].split("]")[0]) for x in sc.heavy_tails]
     if not which:
@@ -195,10 +210,24 @@ def _compiled_user(decide) -> bool:
 
 @dataclass(frozen=True)
 class UserPolicy:
-    """Your own policy (made by :func:`policy`): its ``name``, its decision function (a
-    plain or ``@njit`` function is compiled here, or refused by name), its declared
-    parameters (``Param`` rows), the length of its ``state`` array, the most targets it may
-    return (``copies``) and the uniforms it draws per task."""
+    """Your own policy (made by :func:`policy`).
+
+    Parameters
+    ----------
+    name : str
+        Its name, a Python identifier.
+    decide : callable
+        Its decision function (:mod:`workbench.arena.policies`' docstring); a plain or
+        ``@njit`` function is compiled here with bounds checks, or refused by name.
+    params : tuple of Param
+        Its declared parameters (real or int rows), passed as ``par`` in this order.
+    state : int
+        The length of its own ``state`` array (0 to 10**6).
+    copies : int
+        The most targets it may return (1 to 64).
+    uniforms : int
+        The uniforms it draws per task (1 to 64).
+    """
 
     name: str
     decide: object
@@ -228,23 +257,6 @@ class UserPolicy:
             object.__setattr__(self, "decide", _compile(self.decide, self.name))
 
 
-_RESERVED = frozenset(
-    {
-        "scenario",
-        "policy",
-        "requests",
-        "replications",
-        "seed",
-        "overload",
-        "warmup",
-        "confidence",
-        "records",
-        "timeout",
-        "heavy_tails",
-    }
-)
-
-
 def _declared(params, name: str) -> tuple:
     """``{"alpha": (low, high, default), ...}`` or ``Param`` rows, as Param rows."""
     if params is None:
@@ -254,12 +266,16 @@ def _declared(params, name: str) -> tuple:
             f"The 'params' parameter of policy must be a dict name -> (low, high, default) "
             f"or Param. Got {type(params).__name__} instead."
         )
+    # a policy's parameters are keywords of the runs: none may be one of theirs
+    reserved = set(inspect.signature(simulate).parameters)
+    reserved |= set(inspect.signature(simulate_to_precision).parameters)
+    reserved -= {"policy_params"}
     out = []
     for key, spec in params.items():
-        if not isinstance(key, str) or not key.isidentifier() or key in _RESERVED:
+        if not isinstance(key, str) or not key.isidentifier() or key in reserved:
             raise ParameterError(
                 f"policy {name!r}: parameter name {key!r} must be an identifier other than "
-                f"{sorted(_RESERVED)}."
+                f"{sorted(reserved)}."
             )
         if isinstance(spec, Param):
             out.append(spec)
@@ -311,6 +327,26 @@ def policy(
     ``state``: the length of ``func``'s own array; ``copies``: the most targets it may
     return; ``uniforms``: the length of ``u``. It is compiled with numba, with bounds
     checks, and runs inside the compiled engine.
+
+    Parameters
+    ----------
+    func : callable, optional
+        The decision function (None: return a decorator).
+    name : str, optional
+        The policy's name (default: the function's).
+    params : dict, optional
+        ``{"name": (low, high, default)}`` or ``Param`` rows.
+    state : int
+        The length of its own array (0 to 10**6).
+    copies : int
+        The most targets it may return (1 to 64).
+    uniforms : int
+        The uniforms it draws per task (1 to 64).
+
+    Returns
+    -------
+    UserPolicy or callable
+        The policy, or (without ``func``) a decorator that makes it.
     """
     f_ = "policy"
     if name is not None and not isinstance(name, str):
@@ -423,8 +459,39 @@ def run_once(
     name: str = "",
     timeout=None,
 ):
-    """One replication: the tasks and the engine's raw output (a user policy's failure is a
-    :class:`PolicyError`)."""
+    """One replication: the tasks and the engine's raw output.
+
+    Parameters
+    ----------
+    sc : Scenario
+        The scenario.
+    net : Net
+        Its arrays.
+    pol : Policy
+        The policy as the engine takes it.
+    user : numba function
+        The user decision function (:data:`workbench.arena.policies.no_user` for a
+        built-in policy).
+    n : int
+        Tasks to draw.
+    copies, uniforms : int
+        Size and uniform columns per task.
+    warm : int
+        Tasks not measured (the warm-up).
+    rng : numpy.random.Generator, numpy.random.SeedSequence or int
+        The replication's seed (:func:`~workbench.arena.compile.draw_tasks`).
+    name : str
+        The policy's name, for errors.
+    timeout : float, optional
+        Seconds a user policy's replication may take (None: no limit).
+
+    Returns
+    -------
+    tuple
+        The tasks (:class:`~workbench.arena.kernels.Tasks`) and the engine's output
+        (:func:`~workbench.arena.kernels.engine`). A user policy's failure is a
+        :class:`PolicyError`.
+    """
     tk = draw_tasks(sc, n, copies, uniforms, rng)
     return tk, _engine_call(net, tk, pol, warm, user, name, timeout)
 
@@ -635,27 +702,55 @@ def simulate(
     heavy_tails: str = "raise",
     **policy_params,
 ) -> SimulationResult:
-    """Simulate ``policy`` on ``scenario``; the quantities of the module docstring with
-    Student-t intervals over ``replications`` independent runs of ``requests`` tasks.
+    """Simulate a policy on a scenario: the module docstring's quantities with Student-t
+    intervals over independent replications.
 
-    ``records=True``: the result's ``records`` DataFrame has one row per measured task
-    (after the warm-up) of every replication: ``replication``, ``task``, ``arrival``,
-    ``source`` (node id), ``type``, ``node`` (the node that completed it, ``""`` if lost),
-    ``copies``, ``hops``, ``start`` (its completing copy's start of service), ``finish``,
-    ``delay``, ``energy`` (its transmission energy, J; the nodes' busy and idle energy is
-    shared and only in the summary) and ``outcome`` (``served``, ``cached``: from a cache,
-    no work, or ``lost``). ``timeout``: seconds a user policy's replication may take (None:
-    no limit; Ctrl-C stops the wait either way).
+    Parameters
+    ----------
+    scenario : Scenario, dict, str or path
+        A :class:`Scenario`, its dict, or a file path (or a shipped name, see
+        :func:`workbench.arena.scenario.shipped`).
+    policy : str or UserPolicy
+        A name of :data:`POLICIES` or a :class:`UserPolicy` (:func:`policy`).
+    requests : int
+        Tasks per replication (``PARAMS["requests"]``).
+    replications : int
+        Independent replications; replication r runs on child r of ``SeedSequence(seed)``.
+    seed : int
+        The root seed (>= 0): same seed, same numbers.
+    overload : {"raise", "transient"}
+        ``"raise"``: :class:`workbench.validation.UnstableRegimeError` when the delays are
+        not stationary; ``"transient"``: the finite-horizon numbers, flagged.
+    warmup : float, optional
+        The fraction of each run's tasks not measured (None: 0.1).
+    confidence : float
+        The intervals' level.
+    records : bool
+        Also return one row per measured task (below).
+    timeout : float, optional
+        Seconds a user policy's replication may take (None: no limit; Ctrl-C stops the
+        wait either way).
+    heavy_tails : {"raise", "flag"}
+        ``"raise"``: :class:`HeavyTailError` before any run when a source's task size has an
+        infinite third moment (:attr:`Scenario.heavy_tails`: the mean delay's interval
+        would not cover it); ``"flag"``: the numbers, with a note (``info["heavy_tails"]``
+        names the sources).
+    **policy_params
+        The policy's parameters (``m=3``), rows of :data:`~workbench.arena.params.PARAMS`
+        or a user policy's declared ones.
 
-    ``scenario``: a :class:`Scenario`, its dict, or a file path (or a shipped name, see
-    :func:`workbench.arena.scenario.shipped`). ``policy``: a name of :data:`POLICIES` or a
-    :class:`UserPolicy` (:func:`policy`); its parameters as keywords (``m=3``). ``warmup``:
-    the fraction of each run's tasks not measured (None: 0.1). ``overload``: ``"raise"``
-    (:class:`workbench.validation.UnstableRegimeError` when the delays are not stationary)
-    or ``"transient"`` (the finite-horizon numbers, flagged). ``heavy_tails``: ``"raise"``
-    (:class:`HeavyTailError` before any run when a source's task size has an infinite third
-    moment, :attr:`Scenario.heavy_tails`: the mean delay's interval would not cover it) or
-    ``"flag"`` (the numbers, with a note; ``info["heavy_tails"]`` names the sources).
+    Returns
+    -------
+    SimulationResult
+        The shared result: each quantity's mean and interval, ``frame`` (one row per
+        replication with ``utilisation:<node>`` and ``power:<node>``), the stationarity
+        verdict. With ``records=True``, ``records`` has one row per measured task of every
+        replication: ``replication``, ``task``, ``arrival``, ``source`` (node id), ``type``,
+        ``node`` (the node that completed it, ``""`` if lost), ``copies``, ``hops``,
+        ``start`` (its completing copy's start of service), ``finish``, ``delay``,
+        ``energy`` (its transmission energy, J; the nodes' busy and idle energy is shared
+        and only in the summary) and ``outcome`` (``served``, ``cached``: from a cache, no
+        work, or ``lost``).
     """
     f = "simulate"
     one, ok, described = _prepare(
@@ -703,6 +798,27 @@ def simulate_to_precision(
     run raises ``UnstableRegimeError`` at once, a heavy-tailed scenario
     :class:`HeavyTailError` (its interval has no precision to reach); a run that reaches
     the cap is returned with ``converged=False`` and a note.
+
+    Parameters
+    ----------
+    scenario, policy, requests, seed, warmup, confidence, **policy_params
+        As :func:`simulate` takes them.
+    rel_half_width : float, optional
+        The target relative half-width of the mean delay's interval.
+    half_width : float, optional
+        The target absolute half-width (s); give one target at most.
+    max_replications, initial : int, optional
+        The most replications, and those run before the first check (the shared table's
+        rows by default; ``initial`` is capped at ``max_replications``).
+    overload : {"raise"}
+        Only ``"raise"``: a transient run has no precision to reach.
+    progress : bool or callable
+        A progress bar, or ``progress(done, projected, half_width)`` after every step.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate`'s, with ``converged`` and the replications it took.
     """
     f = "simulate_to_precision"
     target = precision_target(

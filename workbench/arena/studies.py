@@ -57,7 +57,21 @@ MEAN_SIZE = 0.1
 
 
 def size_for_scv(scv: float, mean: float = MEAN_SIZE) -> dict:
-    """A size distribution of the given mean and squared coefficient of variation."""
+    """A size distribution of the given mean and squared coefficient of variation.
+
+    Parameters
+    ----------
+    scv : float
+        The squared coefficient of variation (>= 0).
+    mean : float
+        The mean size (s of work at speed 1, > 0).
+
+    Returns
+    -------
+    dict
+        A scenario file's ``size`` entry: deterministic for 0, shifted exponential below 1,
+        exponential at 1, hyperexponential (every moment finite) above.
+    """
     if scv == 0:
         return {"dist": "deterministic", "value": mean}
     if scv < 1:
@@ -107,10 +121,27 @@ def map_scenario(
     cloud_servers=None,
     edge_speed=None,
 ) -> Scenario:
-    """The map's scenario at one point (module docstring). The deployment's numbers not on
-    an axis (edge servers and speed, the cloud's round trip, speed and servers) default to
-    the declared parameters of :data:`workbench.arena.params.PARAMS`, each with its range
-    and reason."""
+    """The map's scenario at one point (module docstring).
+
+    Parameters
+    ----------
+    load : float
+        The edge load ρ: arrival work over the edge's service capacity.
+    link_delay : float
+        The edge-to-edge link delay (s).
+    scv : float
+        The task size's squared coefficient of variation (:func:`size_for_scv`).
+    servers : int, optional
+        Servers per edge node.
+    cloud_rtt, cloud_speed, cloud_servers, edge_speed : float, optional
+        The rest of the deployment. Each number left None takes its declared default in
+        :data:`workbench.arena.params.PARAMS`, where its range and reason are.
+
+    Returns
+    -------
+    Scenario
+        Four edge nodes on a ring with unequal sources, and a cloud behind each.
+    """
     f = "map_scenario"
     d = PARAMS.defaults("edge_servers", "edge_speed", "cloud_rtt", "cloud_speed", "cloud_servers")
     given = {
@@ -188,14 +219,39 @@ KEEP = (
 PAIRED = ("mean_delay", "energy_per_task")
 
 
+def _per_replication(r) -> dict:
+    """The :data:`PAIRED` quantities of each replication of a result (``mean_delay@0``, ...)."""
+    return {f"{q}@{k}": float(x) for q in PAIRED for k, x in enumerate(r.frame[q].to_numpy())}
+
+
 def evaluate(
     load, link_delay, scv, policy, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None
 ) -> dict:
-    """One point of the map: the arena's quantities for ``policy`` over ``runs``
-    replications of ``tasks_per_run`` tasks (finite-horizon numbers are kept, flagged
-    ``stationary=False``), with each replication's mean delay and energy (``mean_delay@r``,
-    ``energy_per_task@r``): replication r of every contender runs on child r of the same
-    seed, so the contenders' replications pair up."""
+    """One contender at one point of the map.
+
+    Parameters
+    ----------
+    load, link_delay, scv : float
+        The point (:func:`map_scenario`).
+    policy : str
+        A contender of :data:`CONTENDERS` (with its parameters there).
+    seed : int
+        The runs' seed: replication r of every contender runs on child r of it, so the
+        contenders' replications pair up.
+    tasks_per_run : int
+        Tasks per replication.
+    runs : int
+        Replications.
+    cloud_rtt : float, optional
+        The round trip to the cloud (s; None: its declared default).
+
+    Returns
+    -------
+    dict
+        The quantities :data:`KEEP`, ``half_width``, ``stationary`` (finite-horizon
+        numbers are kept, flagged False), the edge's and the cloud's utilisation, and each
+        replication's mean delay and energy (``mean_delay@r``, ``energy_per_task@r``).
+    """
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     r = simulate(
         scenario=sc,
@@ -213,17 +269,28 @@ def evaluate(
     util = [c for c in r.frame.columns if c.startswith("utilisation:e")]
     out["edge_utilisation"] = float(r.frame[util].to_numpy().mean())
     out["cloud_utilisation"] = float(r.frame["utilisation:cloud"].mean())
-    for q in PAIRED:
-        for k, x in enumerate(r.frame[q].to_numpy()):
-            out[f"{q}@{k}"] = float(x)
-    return out
+    return out | _per_replication(r)
 
 
 def evaluate_point(
     load, link_delay, scv, seed=0, tasks_per_run=10_000, runs=3, cloud_rtt=None, policies=None
 ) -> pd.DataFrame:
-    """Every contender at one point, all with the same ``seed`` (paired replications): one
-    row per policy (:func:`evaluate`'s columns and ``policy``)."""
+    """Every contender at one point, all with the same seed (paired replications).
+
+    Parameters
+    ----------
+    load, link_delay, scv : float
+        The point (:func:`map_scenario`).
+    seed, tasks_per_run, runs, cloud_rtt
+        As :func:`evaluate` takes them.
+    policies : list of str, optional
+        The contenders (default: all of :data:`CONTENDERS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per policy: ``policy`` and :func:`evaluate`'s keys.
+    """
     rows = []
     for name in policies or CONTENDERS:
         row = evaluate(
@@ -241,9 +308,25 @@ def evaluate_point(
 
 
 def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) -> pd.DataFrame:
-    """Every contender at every point of the grid (load × link delay × task-size SCV × the
-    cloud's round trip), paired by seed; :func:`mark_winners` names the winner or the tied
-    set at each point."""
+    """Every contender at every point of the grid, paired by seed.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid and run lengths (:func:`map_grid`).
+    client : dask.distributed.Client or str, optional
+        A Dask cluster (or its address) to sweep on; None: joblib locally.
+    seed : int
+        The sweep's base seed; a point's seed depends only on its values.
+    policies : list of str, optional
+        The contenders (default: all of :data:`CONTENDERS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per contender and point (load × link delay × task-size SCV × the cloud's
+        round trip) with :func:`mark_winners`' winner or tied set.
+    """
     grid, fixed = map_grid(quick, policies)
     frame = sweep(
         evaluate_point,
@@ -258,10 +341,24 @@ def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) ->
 
 
 def map_grid(quick: bool = True, policies=None) -> tuple[dict, dict]:
-    """The winner map's grid (axis -> values) and the arguments every point shares
-    (:func:`evaluate_point`'s ``tasks_per_run``, ``runs`` and ``policies``). A point's seed
-    depends only on its values (:func:`workbench.sweep.point_seed`), so the grid may be
-    swept in parts (``benchmarks/arena_winner_map.py``) for the same frame."""
+    """The winner map's grid and the arguments every point shares.
+
+    A point's seed depends only on its values (:func:`workbench.sweep.point_seed`), so the
+    grid may be swept in parts (``benchmarks/arena_winner_map.py``) for the same frame.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick grid (2 values per axis) or the full one.
+    policies : list of str, optional
+        The contenders (default: all of :data:`CONTENDERS`).
+
+    Returns
+    -------
+    tuple of dict
+        The grid (axis -> values) and :func:`evaluate_point`'s ``tasks_per_run``,
+        ``runs`` and ``policies``.
+    """
     rtt = PARAMS["cloud_rtt"].default
     grid = {
         "load": [0.5, 0.85] if quick else [0.3, 0.5, 0.7, 0.85, 0.95],
@@ -278,14 +375,24 @@ def map_grid(quick: bool = True, policies=None) -> tuple[dict, dict]:
 
 
 def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """How well the map's winners are separated (a frame of :func:`mark_winners`): per
-    policy, the points where it has the least mean delay (``best``), those where it is named
-    the winner (``separated``: every other contender's paired interval excludes 0) and those
-    where it is best but tied (``tied``); ``in_tied_sets``: the tied sets it belongs to;
-    over its separated points, the runner-up's paired margin (s: ``margin_mean``,
-    ``margin_min``, ``margin_median``) and that margin relative to its mean delay
-    (``rel_margin_median``). The row ``all`` counts the points (``points``), those with a
-    contender (``best``), named winners and tied sets, over every policy."""
+    """How well the map's winners are separated.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`mark_winners` (the winner map).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by policy: the points where it has the least mean delay (``best``), those
+        where it is named the winner (``separated``: every other contender's paired
+        interval excludes 0) and those where it is best but tied (``tied``);
+        ``in_tied_sets``: the tied sets it belongs to; over its separated points, the
+        runner-up's paired margin (s: ``margin_mean``, ``margin_min``, ``margin_median``)
+        and that margin relative to its mean delay (``rel_margin_median``). The row
+        ``all`` counts the points, those with a contender, named winners and tied sets.
+    """
     keys = [k for k in POINT if k in frame.columns]
     points = frame.drop_duplicates(keys)
     best_of = points["tied_with"].str.split(", ").str[0].where(points["winner"] == "", "")
@@ -326,14 +433,27 @@ def compare(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """Several policies on one scenario, every one on the same seed (paired replications):
-    one row per policy with its mean delay and interval, its routing shares, and the paired
-    difference to the best (``vs_best``, ``vs_best_low``, ``vs_best_high``; an interval
-    above 0 means the best is separated from it).
+    """Several policies on one scenario, every one on the same seed (paired replications).
 
-    ``policies``: names of :data:`~workbench.arena.simulation.POLICIES` or
-    :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label -> (policy,
-    parameters)."""
+    Parameters
+    ----------
+    scenario : Scenario, dict, str or path
+        As :func:`~workbench.arena.simulation.simulate` takes it.
+    policies : list or dict
+        Names of :data:`~workbench.arena.simulation.POLICIES` or
+        :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label ->
+        (policy, parameters).
+    requests, replications, seed, confidence
+        :func:`~workbench.arena.simulation.simulate`'s, the same for every policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by policy: its mean delay and interval, its routing and loss shares,
+        ``stationary``, and the paired difference to the best (``vs_best``,
+        ``vs_best_low``, ``vs_best_high``; an interval above 0 means the best is separated
+        from it).
+    """
     if isinstance(policies, (list, tuple)):
         policies = {getattr(p, "name", p): (p, {}) for p in policies}
     if (
@@ -385,9 +505,23 @@ def compare(
 
 
 def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray:
-    """Which rows no other row dominates *separately*: row j dominates row i when j's mean
-    delay and energy per task are both at most i's and at least one of the two paired
-    intervals (i − j over the replications) lies above 0."""
+    """Which rows no other row dominates *separately*.
+
+    Row j dominates row i when j's mean delay and energy per task are both at most i's and
+    at least one of the two paired intervals (i − j over the replications) lies above 0.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``mean_delay@r`` and ``energy_per_task@r``, replications paired.
+    confidence : float
+        The paired intervals' level, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True for each row no other dominates.
+    """
     d = [replications_of(r, "mean_delay") for _, r in frame.iterrows()]
     e = [replications_of(r, "energy_per_task") for _, r in frame.iterrows()]
     n = len(d)
@@ -405,9 +539,22 @@ def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray
 
 
 def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
-    """Delay against resources on the neutral map point (load 0.7, 2 ms, scv 1): each
-    mechanism across its own knob, every run on the same seed (paired replications);
-    ``pareto`` marks the points no other dominates separately (:func:`separated_front`)."""
+    """Delay against resources on the neutral map point (load 0.7, 2 ms, scv 1).
+
+    Parameters
+    ----------
+    quick : bool
+        The quick knob values and run lengths.
+    seed : int
+        The runs' seed, the same for every run (paired replications).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism and value of its own knob (``policy``, ``knob``, ``value``,
+        mean delay, energy, copies and cloud share per task, their replications), and
+        ``pareto``: no other row dominates it separately (:func:`separated_front`).
+    """
     rows = []
     knobs = {
         "replicate": ("m", [1, 2, 3] if quick else [1, 2, 3, 4]),
@@ -438,10 +585,7 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
                     for q in ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
                 },
             }
-            for q in PAIRED:
-                for k, x in enumerate(r.frame[q].to_numpy()):
-                    row[f"{q}@{k}"] = float(x)
-            rows.append(row)
+            rows.append(row | _per_replication(r))
     out = pd.DataFrame(rows)
     out["pareto"] = separated_front(out)
     return out
@@ -454,6 +598,19 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     ``datacenters.simulate`` and ``datacenters.blocking_exact``. P4 (``replicate`` on
     ``p4_redundancy``, m = 1, 2, 3): the mean system time against ``redundancy.simulate``
     and ``redundancy.system_time``.
+
+    Parameters
+    ----------
+    quick : bool
+        The quick run lengths.
+    seed : int
+        The seed of the arena's and the packages' runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mapping: the arena's and the package's estimates with their intervals,
+        the theory, ``theory_in_arena_interval`` and ``intervals_overlap``.
     """
     n, reps = (20_000, 4) if quick else (100_000, 10)
     rows = []

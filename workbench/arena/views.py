@@ -22,10 +22,22 @@ VIEW_REQUESTS = 1_500
 
 
 def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=0):
-    """Every contender at one point of the map: mean delay with its interval, and the share
-    of tasks each sends away (forwarded, cloud) and loses (:data:`VIEW_REQUESTS` tasks × 2
-    replications each). ``seed``: the runs' seed, every contender on the same (the notebook's
-    ``SEED``, passed by hand)."""
+    """Every contender at one point of the map (:data:`VIEW_REQUESTS` tasks × 2 replications).
+
+    Parameters
+    ----------
+    load, link_delay, scv, cloud_rtt : float
+        The point (:func:`~workbench.arena.studies.map_scenario`).
+    seed : int
+        The runs' seed, every contender on the same (the notebook's ``SEED``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each contender's mean delay with its interval (the fastest that loses at most 1 %
+        in red, ``*`` when not stationary), and the shares of its tasks forwarded, sent to
+        the cloud and lost.
+    """
     seed = check_seed(seed, "plot_point")
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
     names, rows = list(CONTENDERS), []
@@ -84,8 +96,18 @@ def _fit_left_margin(fig, ax, pad: float = 0.2) -> None:
 
 
 def point_view(seed: int = 0):
-    """Sliders over load, link delay, size variability and the cloud's round trip; every
-    contender re-run on the notebook's ``seed``."""
+    """:func:`plot_point` under sliders over load, link delay, size variability and RTT.
+
+    Parameters
+    ----------
+    seed : int
+        The notebook's seed; every move re-runs every contender on it.
+
+    Returns
+    -------
+    workbench.interactive.InteractiveFigure
+        The view: the sliders and the figure they redraw.
+    """
     seed = check_seed(seed, "point_view")
     return interactive_figure(
         functools.partial(plot_point, seed=seed),

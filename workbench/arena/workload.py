@@ -15,7 +15,7 @@ import io
 import math
 import threading
 from pathlib import Path
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple, get_args
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -217,16 +217,15 @@ Size = Annotated[
     | Lognormal,
     Field(discriminator="dist"),
 ]
-#: the size distributions
-DISTS = (
-    "exponential",
-    "deterministic",
-    "shifted_exponential",
-    "pareto",
-    "weibull",
-    "hyperexponential",
-    "lognormal",
-)
+
+
+def _tags(union, key: str) -> tuple[str, ...]:
+    """The tag ``key`` of each model of a tagged union (``Annotated[A | B, Field(...)]``)."""
+    return tuple(get_args(m.model_fields[key].annotation)[0] for m in get_args(get_args(union)[0]))
+
+
+#: the size distributions (each law's ``dist``)
+DISTS = _tags(Size, "dist")
 
 
 # -- arrival processes ----------------------------------------------------------------------
@@ -282,19 +281,38 @@ class Batch(_Strict):
 
 
 Arrivals = Annotated[PoissonArrivals | MMPP2 | Batch, Field(discriminator="process")]
-PROCESSES = ("poisson", "mmpp2", "batch")
+#: the arrival processes (each one's ``process``)
+PROCESSES = _tags(Arrivals, "process")
 
 
 class TraceTable(NamedTuple):
-    """A trace file's rows (times in the file's seconds)."""
+    """A trace file's rows.
 
-    time: np.ndarray  # float64, non-decreasing
-    source: np.ndarray  # int64: index into ``nodes``
-    nodes: tuple  # the node ids the file names, in order of first use
-    size: np.ndarray  # float64
-    kind: np.ndarray  # int64, -1: no type
-    deadline: np.ndarray  # float64, inf: none
-    first_row: dict  # node id -> the first row (1-based) naming it
+    Parameters
+    ----------
+    time : numpy.ndarray of float64
+        Arrival times in the file's seconds, non-decreasing.
+    source : numpy.ndarray of int64
+        Each row's node, an index into ``nodes``.
+    nodes : tuple of str
+        The node ids the file names, in order of first use.
+    size : numpy.ndarray of float64
+        Each task's size (s of work at speed 1).
+    kind : numpy.ndarray of int64
+        Each task's type (-1: none).
+    deadline : numpy.ndarray of float64
+        Each task's relative deadline (s; ``inf``: none).
+    first_row : dict
+        Node id -> the first row (1-based) naming it, for error messages.
+    """
+
+    time: np.ndarray
+    source: np.ndarray
+    nodes: tuple
+    size: np.ndarray
+    kind: np.ndarray
+    deadline: np.ndarray
+    first_row: dict
 
     @property
     def period(self) -> float:
@@ -355,8 +373,22 @@ def _resolve_trace(v: str, base) -> Path:
 def read_trace(path) -> TraceTable:
     """A trace file's rows, validated (module docstring), kept while the file is unchanged.
 
-    Raises ``ValueError`` naming the file, the row (1-based, after the header), the column,
-    the rule and the value."""
+    Parameters
+    ----------
+    path : str or path
+        The CSV file.
+
+    Returns
+    -------
+    TraceTable
+        Its rows.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the row (1-based, after the header), the column, the rule and
+        the value.
+    """
     p = Path(path)
     try:
         st = p.stat()
