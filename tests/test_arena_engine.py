@@ -241,6 +241,6 @@ def test_every_builtin_and_a_user_policy_equal_their_slow_twin(where, name, para
 
 
 def _simulate_net(sc):
-    from workbench.arena.simulation import _compiled
+    from workbench.arena.simulation import checked_net
 
-    return _compiled(sc, "test")
+    return checked_net(sc, "test")

@@ -41,6 +41,7 @@ DOCUMENTED_PACKAGES = (
     "workbench.datacenters",
     "workbench.redundancy",
     "workbench.hierarchy",
+    "workbench.arena",
 )
 
 

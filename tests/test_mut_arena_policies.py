@@ -15,7 +15,7 @@ from naive_arena import Twin
 from workbench import arena
 from workbench.arena.compile import draw_tasks
 from workbench.arena.kernels import Policy, engine
-from workbench.arena.simulation import POLICIES, _compiled, _policy
+from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.arena.studies import map_scenario
 
 
@@ -161,7 +161,7 @@ CASES = [
 def test_policies_on_unequal_nodes_equal_their_slow_twin(where, name, params):
     sc = SCENARIOS[where]()  # the ring: the winner map's four edges, loaded
     ch = _policy(name, dict(params), "test")
-    net = _compiled(sc, "test")
+    net = checked_net(sc, "test")
     tk = draw_tasks(sc, 2000, ch.copies, ch.uniforms, np.random.default_rng(5))
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
     finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
@@ -221,7 +221,7 @@ def test_an_invalid_answer_is_recorded_as_kind_task_value_limit(user, err):
     candidates; 2 copies)."""
     sc = _lonely()
     ch = _policy(user, {}, "test")
-    net = _compiled(sc, "test")
+    net = checked_net(sc, "test")
     tk = draw_tasks(sc, 50, ch.copies, ch.uniforms, np.random.default_rng(1))
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
     where = engine()(net, tk, pol, 0, ch.user)[1]

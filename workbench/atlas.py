@@ -257,7 +257,7 @@ IN_PROCESS_SECONDS = 30.0
 in the calling process when ``n_workers`` is None; a longer one on worker processes."""
 
 
-def _planned_seconds(spec: AtlasSpec, params, quick: bool, n_points: int | None = None) -> float:
+def planned_seconds(spec: AtlasSpec, params, quick: bool, n_points: int | None = None) -> float:
     """Planned seconds on one core of an atlas of ``n_points`` (default: the spec's quick or
     full number) × the readings of ``params``: ``seconds_per_evaluation`` each, a full
     evaluation ten times a quick one."""
@@ -306,7 +306,7 @@ def run_atlas(
         evaluations * each,
         f"{evaluations} evaluations ({len(readings)} readings) of about {each:.3g} steps each",
     )
-    planned = _planned_seconds(spec, params, quick, n_points)
+    planned = planned_seconds(spec, params, quick, n_points)
     if n_workers is None and client is None and planned < IN_PROCESS_SECONDS:
         n_workers = 1  # worker processes would spend longer starting than computing
     names = [p.name for p in ranges]

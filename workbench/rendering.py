@@ -68,7 +68,7 @@ def _recording_draw(self, renderer):
 Text.draw = _recording_draw
 
 
-def _png_with_text(png: bytes, key: str, value: str) -> bytes:
+def png_with_text(png: bytes, key: str, value: str) -> bytes:
     """``png`` with a ``tEXt`` chunk ``key``/``value`` before its ``IEND`` chunk."""
     data = key.encode("latin-1") + b"\0" + value.encode("latin-1")
     chunk = b"tEXt" + data
@@ -154,7 +154,7 @@ def save_png(fig, buf, **kw) -> None:
         return
     dpi = kw.get("dpi") or fig.dpi
     buf.seek(start)
-    png = _png_with_text(buf.read(), MIN_TEXT_KEY, f"{min(sizes) * dpi / 72:.2f}")
+    png = png_with_text(buf.read(), MIN_TEXT_KEY, f"{min(sizes) * dpi / 72:.2f}")
     buf.seek(start)
     buf.truncate()
     buf.write(png)

@@ -67,7 +67,7 @@ from workbench.arena.policies import (
     room_mask,
     view,
 )
-from workbench.arena.simulation import PolicyError, _compiled, _records, _scenario
+from workbench.arena.simulation import PolicyError, as_scenario, checked_net, task_records
 from workbench.kernels.events import new_lane, new_queue
 from workbench.seeding import replication_seeds
 from workbench.validation import ParameterError, check_choice, check_int, check_real
@@ -196,12 +196,12 @@ class _Rows(NamedTuple):
     mask: np.ndarray
 
 
-def _row(tup, b):
+def row_of(tup, b):
     """Row ``b`` of each array of the named tuple ``tup`` (views), as the same named tuple."""
     return type(tup)(*(x[b] for x in tup))
 
 
-@overload(_row, inline="always", jit_options={"_nrt": False})
+@overload(row_of, inline="always", jit_options={"_nrt": False})
 def _row_compiled(tup, b):
     # the fields are known when the call is typed: one view per field, written out
     fields = ", ".join(f"tup[{j}][b]" for j in range(len(tup)))
@@ -250,11 +250,11 @@ def _steps_of(net, pol, user, tk, st, heap, lane, rows, lo, actions, penalty):
         b = lo + j
         _step(
             net,
-            _row(tk, b),
+            row_of(tk, b),
             pol,
             user,
-            _row(st, b),
-            K._Pending(_row(heap, b), _row(lane, b)),
+            row_of(st, b),
+            K._Pending(row_of(heap, b), row_of(lane, b)),
             rows.area[b],
             rows.present[b],
             rows.acc[b],
@@ -276,9 +276,9 @@ def _store_step(s, lo, actions, penalty):
 @njit(cache=True, _nrt=False)
 def _start_of(net, pol, user, tk, st, heap, lane, rows, b):
     r = rows
-    q = K._Pending(_row(heap, b), _row(lane, b))
+    q = K._Pending(row_of(heap, b), row_of(lane, b))
     args = (r.area[b], r.acc[b], r.cand[b], r.task[b], r.mask[b])
-    return _start(net, _row(tk, b), pol, user, _row(st, b), q, *args)
+    return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, *args)
 
 
 @njit(cache=True)
@@ -293,9 +293,12 @@ class Episode:
     ``mask``."""
 
     def __init__(self, store: Episodes, b: int):
-        self.net, self.tk = store.net, _row(store.tk, b)
-        self.st, self.q = _row(store.st, b), K._Pending(_row(store.heap, b), _row(store.lane, b))
-        for name, x in zip(_Rows._fields, _row(store.rows, b), strict=True):
+        self.net, self.tk = store.net, row_of(store.tk, b)
+        self.st, self.q = (
+            row_of(store.st, b),
+            K._Pending(row_of(store.heap, b), row_of(store.lane, b)),
+        )
+        for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
 
 
@@ -394,8 +397,8 @@ class ArenaEnv(gymnasium.Env):
         loss_penalty: float = 1.0,
     ):
         f = "ArenaEnv"
-        self.scenario = _scenario(scenario, f)
-        self.net = _compiled(self.scenario, f)
+        self.scenario = as_scenario(scenario, f)
+        self.net = checked_net(self.scenario, f)
         if tasks is not None and horizon is not None:
             raise ParameterError(
                 f"{f}: give 'tasks' (tasks per episode) or 'horizon' (seconds), not both; got "
@@ -576,7 +579,7 @@ class ArenaEnv(gymnasium.Env):
         tk = K.Tasks(*(x.copy() for x in self.ep.tk))
         keep = slice(0, len(tk.t))
         fields = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, st.t_start)
-        return _records(self.scenario, tk, keep, *fields)
+        return task_records(self.scenario, tk, keep, *fields)
 
 
 class BatchEnv:

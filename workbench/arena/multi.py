@@ -61,9 +61,9 @@ from workbench.arena.env import (
     ArenaEnv,
     Episode,
     Episodes,
-    _row,
     candidates,
     deciding_nodes,
+    row_of,
 )
 from workbench.arena.kernels import R_ACTION, R_NODE, R_PAUSED, R_PHASE, R_TASK
 from workbench.arena.policies import (
@@ -121,10 +121,10 @@ def _slot(net, tk, pol, user, st, q, area, present, acc, choice, t0, t1, agent_o
 
 @njit(cache=True, _nrt=False)
 def _slot_of(net, pol, user, tk, st, heap, lane, rows, choice, t0, t1, agent_of, out):
-    q = K._Pending(_row(heap, 0), _row(lane, 0))
+    q = K._Pending(row_of(heap, 0), row_of(lane, 0))
     r = rows
     args = (r.area[0], r.present[0], r.acc[0], choice, t0, t1, agent_of, out)
-    return _slot(net, _row(tk, 0), pol, user, _row(st, 0), q, *args)
+    return _slot(net, row_of(tk, 0), pol, user, row_of(st, 0), q, *args)
 
 
 @njit(cache=True)
@@ -144,7 +144,7 @@ def _masks_of(net, st, cands, counts, masks):
 def _store_masks(s, cands, counts, masks):
     """Each agent's action mask (row ``j``: agent ``j``'s candidates ``cands[j, :counts[j]]``)
     in episode 0 of the store ``s``, by the engine's room rule."""
-    _masks_of(s.net, _row(s.state, 0), cands, counts, masks)
+    _masks_of(s.net, row_of(s.state, 0), cands, counts, masks)
 
 
 class ArenaParallelEnv(ParallelEnv):

@@ -105,16 +105,16 @@ from workbench.arena.workload import (
     PoissonArrivals,
     ScenarioError,
     Size,
+    Strict,
     TraceTable,
-    _inf_text,
-    _int,
-    _no_bool,
-    _read_text,
-    _real,
-    _resolve_trace,
-    _short,
-    _Strict,
+    inf_text,
+    int_field,
+    no_bool,
+    read_text,
     read_trace,
+    real_field,
+    resolve_trace,
+    short,
 )
 
 __all__ = [
@@ -150,24 +150,24 @@ _EPS = float(np.finfo(float).eps)
 # -- nodes, links, sources -----------------------------------------------------------------
 
 
-class Types(_Strict):
-    count: _int(1, 10**6)
-    zipf: _real(0, 10) = 0.8
+class Types(Strict):
+    count: int_field(1, 10**6)
+    zipf: real_field(0, 10) = 0.8
 
 
 def _servers(v):
-    _no_bool(v)
-    return _inf_text(v)
+    no_bool(v)
+    return inf_text(v)
 
 
-class Node(_Strict):
+class Node(Strict):
     id: Annotated[str, Field(min_length=1, max_length=100)]
     role: Literal["device", "edge", "fog", "cloud"]
     servers: int | float = 1
-    speed: _real(0, 1e9, low_open=True, inf=True) = 1.0
-    capacity: _int(0, 10**9) | None = None
-    power_idle: _real(0, 1e6) = 0.0
-    power_busy: _real(0, 1e6) = 0.0
+    speed: real_field(0, 1e9, low_open=True, inf=True) = 1.0
+    capacity: int_field(0, 10**9) | None = None
+    power_idle: real_field(0, 1e6) = 0.0
+    power_busy: real_field(0, 1e6) = 0.0
 
     _norm = field_validator("servers", mode="before")(_servers)
 
@@ -195,12 +195,12 @@ class Node(_Strict):
         return self
 
 
-class Link(_Strict):
+class Link(Strict):
     a: Annotated[str, Field(max_length=100)]
     b: Annotated[str, Field(max_length=100)]
-    delay: _real(0, 1e5) = 0.0
-    bandwidth: _real(1e3, 1e15, inf=True) = math.inf
-    energy_per_bit: _real(0, 1e-3) = 0.0
+    delay: real_field(0, 1e5) = 0.0
+    bandwidth: real_field(1e3, 1e15, inf=True) = math.inf
+    energy_per_bit: real_field(0, 1e-3) = 0.0
 
     @field_validator("bandwidth")
     @classmethod
@@ -210,16 +210,16 @@ class Link(_Strict):
         return v
 
 
-class Source(_Strict):
+class Source(Strict):
     """A random source: tasks of law ``size`` arriving at ``source`` (module docstring)."""
 
     source: Annotated[str, Field(max_length=100)]
-    rate: _real(0, 1e9, low_open=True)
+    rate: real_field(0, 1e9, low_open=True)
     size: Size
     arrivals: Arrivals = PoissonArrivals()
     input_bits: Bits = 0.0
     types: Types | None = None
-    deadline: _real(0, 1e9, low_open=True) | None = None
+    deadline: real_field(0, 1e9, low_open=True) | None = None
 
     @property
     def mean_size(self) -> float:
@@ -230,19 +230,19 @@ class Source(_Strict):
         return (self.source,)
 
 
-class TraceSource(_Strict):
+class TraceSource(Strict):
     """Tasks replayed from a CSV file (module docstring)."""
 
     trace: Annotated[str, Field(min_length=1, max_length=4096)]
     input_bits: Bits = 0.0
     loop: StrictBool = False
-    speedup: _real(0, 1e6, low_open=True) = 1.0
+    speedup: real_field(0, 1e6, low_open=True) = 1.0
 
     @field_validator("trace")
     @classmethod
     def _read(cls, v, info: ValidationInfo):
         base = (info.context or {}).get("base")
-        path = _resolve_trace(v, base)
+        path = resolve_trace(v, base)
         read_trace(path)  # refuses a bad file now, with its row and column
         return str(path)
 
@@ -281,11 +281,11 @@ class _Located(ValueError):
     """A cross-reference error with its own key path (raised inside a validator)."""
 
     def __init__(self, path: str, rule: str, value):
-        super().__init__(f"{path}: must be {rule}; got {_short(value)}")
+        super().__init__(f"{path}: must be {rule}; got {short(value)}")
         self.path, self.rule, self.value = path, rule, value
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     """A validated scenario (frozen): the module docstring's file, as an object.
 
     Build it with :func:`load_scenario` or :func:`scenario_from_dict`.
@@ -543,10 +543,10 @@ def _message(err: ValidationError, where: str) -> str:
         ctx = e.get("ctx") or {}
         inner = ctx.get("error")
         if isinstance(inner, _Located):
-            lines.append(f"{inner.path}: must be {inner.rule}; got {_short(inner.value)}")
+            lines.append(f"{inner.path}: must be {inner.rule}; got {short(inner.value)}")
             continue
         path = _key_path(e["loc"])
-        lines.append(f"{path}: {e['msg']}; got {_short(e.get('input'))}")
+        lines.append(f"{path}: {e['msg']}; got {short(e.get('input'))}")
     # one line per distinct key path (a union reports each branch)
     uniq = list(dict.fromkeys(lines))
     return f"Invalid scenario {where}:\n  " + "\n  ".join(uniq[:20])
@@ -637,7 +637,7 @@ class _SafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
                 line = key_node.start_mark.line + 1
                 if key in first:
                     raise yaml.YAMLError(
-                        f"the key {_short(key, 60)} is written twice in one mapping (lines "
+                        f"the key {short(key, 60)} is written twice in one mapping (lines "
                         f"{first[key]} and {line}); the second would silently replace the first"
                     )
                 first[key] = line
@@ -674,7 +674,7 @@ def _json_pairs(pairs):
     for k, v in pairs:
         if k in out:
             raise ValueError(
-                f"the key {_short(k, 60)} is written twice in one object; the second would "
+                f"the key {short(k, 60)} is written twice in one object; the second would "
                 "silently replace the first"
             )
         out[k] = v
@@ -709,7 +709,7 @@ def _parse(text: str, p: Path):
         raise ScenarioError(f"Invalid scenario file {str(p)!r}: nested too deeply") from None
     except (ValueError, yaml.YAMLError) as exc:  # the parser's own message, with the file
         raise ScenarioError(
-            f"Invalid scenario file {str(p)!r}: not readable: {_short(str(exc), 400)}"
+            f"Invalid scenario file {str(p)!r}: not readable: {short(str(exc), 400)}"
         ) from None
 
 
@@ -747,7 +747,7 @@ def load_scenario(path) -> Scenario:
                 break
     if not p.exists():
         raise ScenarioError(f"load_scenario: no file {str(path)!r}; shipped scenarios: {shipped()}")
-    data = _parse(_read_text(p, "scenario file", MAX_FILE_BYTES), p)
+    data = _parse(read_text(p, "scenario file", MAX_FILE_BYTES), p)
     return scenario_from_dict(data, where=f"file {str(p)!r}", base=p.resolve().parent)
 
 

@@ -367,7 +367,7 @@ def policy(
     return wrap if func is None else wrap(func)
 
 
-def _scenario(scenario, func: str) -> Scenario:
+def as_scenario(scenario, func: str) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
@@ -582,12 +582,12 @@ def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
     series = (finish_t - tk.t)[where >= 0]
     records = None
     if want_records:
-        records = _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start)
+        records = task_records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start)
         records.insert(0, "replication", index)
     return Replication(row, series, warmup=int(np.sum(where[:warm] >= 0)), records=records)
 
 
-def _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start):
+def task_records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start):
     """One row per measured task (see :func:`simulate`)."""
     ids = np.array([node.id for node in sc.nodes] + [""], dtype=object)
     w = where[keep]
@@ -612,7 +612,7 @@ def _records(sc, tk, keep, finish_t, where, ncopies, hops, energy_tx, start):
     )
 
 
-def _compiled(sc: Scenario, f: str):
+def checked_net(sc: Scenario, f: str):
     """The scenario's arrays, refused by name where the engine would compute garbage: a
     cloud that some source cannot reach (it would be reached in no time, for NaN energy)."""
     try:
@@ -643,7 +643,7 @@ def _prepare(
     heavy_tails="raise",
 ):
     """Validate a run and build its replication function and :func:`finish`'s description."""
-    sc = _scenario(scenario, f)
+    sc = as_scenario(scenario, f)
     notes = heavy_tail_notes(sc, f, heavy_tails)
     ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
     ok |= PARAMS.check(f, confidence=confidence)
@@ -655,7 +655,7 @@ def _prepare(
         raise ParameterError(
             f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
         )
-    net = _compiled(sc, f)
+    net = checked_net(sc, f)
     check_run(sc, n, chosen.copies, chosen.uniforms, f, replications=reps)
     if pname == "cloud" and net.cloud < 0:
         raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")

@@ -47,42 +47,42 @@ class ScenarioError(ParameterError):
     """A scenario file or dict that does not follow the schema."""
 
 
-def _no_bool(v):
+def no_bool(v):
     """``true``/``false`` are not numbers (pydantic would read true as 1)."""
     if isinstance(v, (bool, np.bool_)):
         raise ValueError(f"must be a number, not a boolean ({v!r})")
     return v
 
 
-def _inf_text(v):
+def inf_text(v):
     """YAML's .inf (and "inf") as a float infinity."""
     if isinstance(v, str) and v.strip().lower() in (".inf", "inf", "infinity", "+inf"):
         return math.inf
     return v
 
 
-def _real(low=None, high=None, *, low_open=False, inf=False):
+def real_field(low=None, high=None, *, low_open=False, inf=False):
     """A float in a range (``inf``: also ``.inf``), never a bool or NaN."""
     kw = {}
     if low is not None:
         kw["gt" if low_open else "ge"] = low
     if high is not None and not inf:
         kw["le"] = high
-    checks = [BeforeValidator(_no_bool)]
+    checks = [BeforeValidator(no_bool)]
     if inf:
-        checks.append(BeforeValidator(_inf_text))
+        checks.append(BeforeValidator(inf_text))
     return Annotated[float, Field(allow_inf_nan=inf, **kw), *checks]
 
 
-def _int(low, high):
-    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_no_bool)]
+def int_field(low, high):
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(no_bool)]
 
 
-Work = _real(0, MAX_WORK, low_open=True)
-Bits = _real(0, 1e12)
+Work = real_field(0, MAX_WORK, low_open=True)
+Bits = real_field(0, 1e12)
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -93,7 +93,7 @@ def _exp(x: float) -> float:
     return math.inf if x > 700 else math.exp(x)
 
 
-class _Law(_Strict):
+class _Law(Strict):
     """A size law: ``moment(k)`` is E[S^k] (``inf`` when it diverges)."""
 
     def moment(self, k: int) -> float:  # pragma: no cover - every law overrides it
@@ -133,7 +133,7 @@ class Exponential(_Law):
 
 class Deterministic(_Law):
     dist: Literal["deterministic"]
-    value: _real(0, MAX_WORK)
+    value: real_field(0, MAX_WORK)
 
     def moment(self, k: int) -> float:
         return self.value**k
@@ -141,8 +141,8 @@ class Deterministic(_Law):
 
 class ShiftedExponential(_Law):
     dist: Literal["shifted_exponential"]
-    shift: _real(0, MAX_WORK)
-    rate: _real(1 / MAX_WORK, 1e12)
+    shift: real_field(0, MAX_WORK)
+    rate: real_field(1 / MAX_WORK, 1e12)
 
     def moment(self, k: int) -> float:
         m = 1 / self.rate  # E[(s + X)^k] = sum_j C(k, j) s^(k-j) j! m^j
@@ -158,7 +158,7 @@ class Pareto(_Law):
 
     dist: Literal["pareto"]
     scale: Work
-    alpha: _real(2, 1e3, low_open=True)
+    alpha: real_field(2, 1e3, low_open=True)
 
     def moment(self, k: int) -> float:
         a, b = self.alpha, self.scale
@@ -167,7 +167,7 @@ class Pareto(_Law):
 
 class Weibull(_Law):
     dist: Literal["weibull"]
-    shape: _real(0.05, 1e3)
+    shape: real_field(0.05, 1e3)
     scale: Work
 
     def moment(self, k: int) -> float:
@@ -181,7 +181,7 @@ class Hyperexponential(_Law):
 
     dist: Literal["hyperexponential"]
     mean: Work
-    scv: _real(1, MAX_SCV)
+    scv: real_field(1, MAX_SCV)
 
     @property
     def phases(self) -> tuple[float, float, float]:
@@ -200,7 +200,7 @@ class Lognormal(_Law):
 
     dist: Literal["lognormal"]
     mean: Work
-    scv: _real(0, MAX_SCV, low_open=True)
+    scv: real_field(0, MAX_SCV, low_open=True)
 
     def moment(self, k: int) -> float:
         s2 = math.log1p(self.scv)
@@ -231,19 +231,19 @@ DISTS = _tags(Size, "dist")
 # -- arrival processes ----------------------------------------------------------------------
 
 
-class PoissonArrivals(_Strict):
+class PoissonArrivals(Strict):
     process: Literal["poisson"] = "poisson"
 
 
-class MMPP2(_Strict):
+class MMPP2(Strict):
     """A Markov-modulated Poisson process of two phases (module docstring): the rates
     ``rate × (peak_ratio, 1) / (high_share × peak_ratio + 1 - high_share)``, the mean
     sojourns ``cycle × (high_share, 1 - high_share)``; it starts in its stationary phase."""
 
     process: Literal["mmpp2"]
-    peak_ratio: _real(1, 1e4)
-    high_share: _real(0, 1, low_open=True)
-    cycle: _real(0, 1e6, low_open=True)
+    peak_ratio: real_field(1, 1e4)
+    high_share: real_field(0, 1, low_open=True)
+    cycle: real_field(0, 1e6, low_open=True)
 
     @field_validator("high_share")
     @classmethod
@@ -263,11 +263,11 @@ class MMPP2(_Strict):
         return self.cycle * self.high_share, self.cycle * (1 - self.high_share)
 
 
-class Batch(_Strict):
+class Batch(Strict):
     """Batches of tasks at Poisson epochs of rate ``rate / mean_batch``."""
 
     process: Literal["batch"]
-    mean_batch: _real(1, 1e4)
+    mean_batch: real_field(1, 1e4)
     batch_law: Literal["geometric", "deterministic"] = "geometric"
 
     @model_validator(mode="after")
@@ -324,12 +324,12 @@ class TraceTable(NamedTuple):
         return float(self.time[-1] + (gap if gap > 0 else 1.0))
 
 
-def _short(v, limit: int = 200) -> str:
+def short(v, limit: int = 200) -> str:
     text = repr(v)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
-def _read_text(p: Path, what: str, limit: int) -> str:
+def read_text(p: Path, what: str, limit: int) -> str:
     """A UTF-8 file's text, every failure a :class:`ScenarioError` naming the file."""
     name = f"{what} {str(p)!r}"
     try:
@@ -356,7 +356,7 @@ _TRACES: dict = {}
 _TRACES_LOCK = threading.Lock()
 
 
-def _resolve_trace(v: str, base) -> Path:
+def resolve_trace(v: str, base) -> Path:
     if "\x00" in v or not v.strip():
         raise ValueError(f"must name a CSV file; got {v!r}")
     p = Path(v).expanduser()
@@ -415,7 +415,7 @@ def _float(v: str) -> float:
 
 def _parse_trace(p: Path) -> TraceTable:
     try:
-        text = _read_text(p, "trace file", 64 * MAX_TRACE_ROWS)
+        text = read_text(p, "trace file", 64 * MAX_TRACE_ROWS)
     except ScenarioError as exc:
         raise ValueError(str(exc)) from None
     name = f"file {str(p)!r}"
@@ -473,7 +473,7 @@ def _parse_trace(p: Path) -> TraceTable:
             blank = ", or empty" if empty is not None else ""
             raise ValueError(
                 f"{name}, row {i + 1}, column {col!r}: must be a number in "
-                f"{left}{low:g}, {high:g}]{blank}; got {_short(raw[i], 60)}"
+                f"{left}{low:g}, {high:g}]{blank}; got {short(raw[i], 60)}"
             )
         return out
 
@@ -508,7 +508,7 @@ def _parse_trace(p: Path) -> TraceTable:
             if not v or len(v) > 100:
                 raise ValueError(
                     f"{name}, row {i + 1}, column 'source': must be a node id (1-100 "
-                    f"characters); got {_short(v, 60)}"
+                    f"characters); got {short(v, 60)}"
                 )
             ids[v] = len(ids)
             first[v] = i + 1

@@ -133,13 +133,13 @@ def planned_seconds(notebook: Path, quick: bool) -> float:
     atlas (``ATLAS.seconds_per_evaluation`` × evaluations), the longest cell of a notebook
     by far where it is large (P2's quick atlas: 16 evaluations of about 20 s); 0 without
     one."""
-    from workbench.atlas import _planned_seconds
+    from workbench.atlas import planned_seconds
     from workbench.registry import PAPERS, ROOT
 
     for p in PAPERS.values():
         if (ROOT / p.notebook).resolve() == notebook.resolve():
             spec = getattr(p.part("claims"), "ATLAS", None)
-            return 0.0 if spec is None else _planned_seconds(spec, p.params, quick)
+            return 0.0 if spec is None else planned_seconds(spec, p.params, quick)
     return 0.0
 
 

@@ -436,7 +436,7 @@ def _atlas_parts(png: bytes, claims: int, title: str) -> list[tuple[int, int, by
     import numpy as np
     from PIL import Image
 
-    from workbench.rendering import MIN_TEXT_KEY, _png_with_text, min_text_px
+    from workbench.rendering import MIN_TEXT_KEY, min_text_px, png_with_text
 
     text_px = min_text_px(png)
     pic = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
@@ -465,7 +465,7 @@ def _atlas_parts(png: bytes, claims: int, title: str) -> list[tuple[int, int, by
         strip[len(top) :, x1 + 8 :] = 255  # the colour bar's slice would mislead
         buf = io.BytesIO()
         Image.fromarray(strip.astype("uint8")).save(buf, format="PNG")
-        parts.append((a + 1, b, _png_with_text(buf.getvalue(), MIN_TEXT_KEY, f"{text_px:.2f}")))
+        parts.append((a + 1, b, png_with_text(buf.getvalue(), MIN_TEXT_KEY, f"{text_px:.2f}")))
     return parts
 
 
