@@ -564,6 +564,22 @@ def mutant_timeout(target: Target, selected: list[str], seconds: dict, startup: 
     return target.timeout + target.timeout_factor * work
 
 
+def _settle() -> None:
+    """Before the worker forks its children: what every child would otherwise pay again.
+    The objects imported so far are frozen out of the garbage collector (pytest collects
+    twice at the end of each session: a second or more over numpy, scipy and pandas), and
+    the ABC caches that ``pytest.approx`` fills on first use are warmed up."""
+    import gc
+
+    import numpy as np
+    import pytest
+
+    for x in (1.0, np.float64(1.0), np.arange(2.0), (1.0, 2.0), [1.0], {"a": 1.0}, 1):
+        assert x == pytest.approx(x)
+    gc.collect()
+    gc.freeze()
+
+
 def _work(
     scratch: Path,
     target: Target,
@@ -589,6 +605,7 @@ def _work(
     modules = {rel: importlib.import_module(_module_name(rel)) for rel in target.sources}
     for t in tests:
         importlib.import_module(Path(_file(t)).stem)
+    _settle()
     everything = fastest_first(seconds, seconds)
     for m in mutants:
         selected = _select(m, lines, seconds)
