@@ -192,8 +192,34 @@ def _statement_starts(source: str) -> dict[int, int]:
     return starts
 
 
+def _cache_dir() -> Path:
+    """``$WORKBENCH_CACHE/mutation`` (default ``~/.cache/workbench/mutation``)."""
+    base = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
+    return Path(base) / "mutation"
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
-    """Every mutant of the target's source files, keyed so that a key survives line moves."""
+    """Every mutant of the target's source files, keyed so that a key survives line moves.
+    cosmic-ray parses the module again for each mutant (minutes for a large one): the list is
+    kept in :func:`_cache_dir` under a digest of the sources and the operators."""
+    import hashlib
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(
+        json.dumps([version("cosmic-ray"), SKIPPED_OPERATORS, SKIPPED_REPLACEMENTS]).encode()
+    )
+    for rel in target.sources:
+        digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
+    stored = _cache_dir() / f"mutants-{target.name}-{digest.hexdigest()[:20]}.json"
+    if stored.exists():
+        return [Mutant(**d) for d in json.loads(stored.read_text())]
+    mutants = _enumerate(target)
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_text(json.dumps([asdict(m) for m in mutants]))
+    return mutants
+
+
+def _enumerate(target: Target) -> list[Mutant]:
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.ast.ast_query import ASTQuery
     from cosmic_ray.mutating import mutate_code
@@ -713,9 +739,8 @@ def baseline(target: Target, tests: list[str], fresh: bool = False) -> dict:
     after editing ``equivalents.toml`` traces nothing again, one after adding tests to
     ``tests/test_mut_<target>.py`` traces that file only (tracing makes the kernels' Python
     many times slower: minutes for a large test file)."""
-    cache = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench")
     keys = _baseline_keys(target, tests)
-    stored = {t: cache / "mutation" / f"{target.name}-{keys[t]}.json" for t in tests}
+    stored = {t: _cache_dir() / f"{target.name}-{keys[t]}.json" for t in tests}
     todo = [t for t in tests if fresh or not stored[t].exists()]
     if todo:
         _baseline_run(target, todo, stored)
