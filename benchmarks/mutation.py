@@ -373,11 +373,35 @@ class _Timer:
         path.write_text(json.dumps(self.seconds))
 
 
-class _Order:
-    """pytest plugin: run only the tests ``select`` names, in its order (fastest first)."""
+# a child's exit status when one test exceeded its own limit (an infinite loop, most often)
+_TEST_TIMEOUT_EXIT = 98
 
-    def __init__(self, select: list[str]):
+
+class _Order:
+    """pytest plugin: run only the tests ``select`` names, in its order (fastest first), each
+    within its ``limits`` in seconds: a test that exceeds its limit ends the session at once
+    (SIGALRM; with the JIT off a kernel's loop is Python code, which the signal interrupts)."""
+
+    def __init__(self, select: list[str], limits: dict[str, float] | None = None):
         self.position = {nodeid: i for i, nodeid in enumerate(select)}
+        self.limits = limits or {}
+
+    @pytest_hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        limit = self.limits.get(item.nodeid)
+        if limit is not None:
+
+            def expire(signum, frame):
+                print(f"\n{item.nodeid}: no result within {limit:.0f} s", flush=True)
+                os._exit(_TEST_TIMEOUT_EXIT)
+
+            signal.signal(signal.SIGALRM, expire)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            yield
+        finally:
+            if limit is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
 
     @pytest_hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
@@ -465,6 +489,7 @@ def _run_child(
     record: list[str] | None,
     patch=None,
     select: list[str] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> None:
     """In the forked child: run ``tests`` on the (mutated) scratch copy; never returns.
     ``patch`` (fast path) moves the mutant into the modules the worker imported; without it
@@ -472,7 +497,7 @@ def _run_child(
     ``record`` (the baseline runs): the target's files, whose lines each test executes are
     written to ``.lines.json``; ``[]`` instead times each test, untraced, into
     ``.seconds.json``. ``select``: only these test ids, in this order, stopping at the first
-    failure (a mutant's run)."""
+    failure (a mutant's run), each within its ``limits`` (seconds)."""
     code = 99
     try:
         os.setsid()
@@ -498,7 +523,7 @@ def _run_child(
             recorder = _Timer()
             plugins.append(recorder)
         if select is not None:
-            plugins.append(_Order(select))
+            plugins.append(_Order(select, limits))
         args = [*tests, "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
         args += ["-o", "addopts=", "--no-header", "-W", "ignore::DeprecationWarning"]
         if record is None:
@@ -526,13 +551,14 @@ def run_tests(
     record: list[str] | None = None,
     patch=None,
     select: list[str] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> tuple[str, str]:
     """(outcome, detail): 'survived' on exit 0, 'killed' on a failure or collection error,
     'timeout' after ``timeout`` seconds, 'error' when pytest found nothing to run."""
     log = scratch / ".mutant.log"
     pid = os.fork()
     if pid == 0:
-        _run_child(scratch, tests, log, record, patch, select)
+        _run_child(scratch, tests, log, record, patch, select, limits)
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -553,6 +579,8 @@ def run_tests(
         return "survived", detail
     if code in (4, 5):  # usage error / no tests collected: the mapping is wrong
         return "error", detail
+    if code == _TEST_TIMEOUT_EXIT:
+        return "timeout", detail
     return "killed", detail
 
 
@@ -588,6 +616,12 @@ def mutant_timeout(target: Target, selected: list[str], seconds: dict, startup: 
     start-up took in the untraced baseline run."""
     work = sum(seconds.get(n, 0.0) for n in selected) + startup
     return target.timeout + target.timeout_factor * work
+
+
+def per_test_limits(target: Target, selected: list[str], seconds: dict) -> dict[str, float]:
+    """Each selected test's own limit: the target's floor plus its factor times the test's
+    untraced seconds. A mutant that loops forever in its first test ends within that."""
+    return {n: target.timeout + target.timeout_factor * seconds.get(n, 0.0) for n in selected}
 
 
 def _settle() -> None:
@@ -658,17 +692,17 @@ def _work(
             select = everything if selected is None else selected
             files = [t for t in tests if any(_belongs(n, t) for n in select)]
             timeout = mutant_timeout(target, select, seconds, startup)
-            runs = [(select, timeout)]
+            runs = [(select, timeout, per_test_limits(target, select, seconds))]
             if compare is not None:  # the same tests in the order they ran, the old timeout
                 chosen = set(select)
-                runs.append(([n for n in seconds if n in chosen], compare))
+                runs.append(([n for n in seconds if n in chosen], compare, None))
                 if m.index % 2:  # alternate which runs first: drifting load hits both
                     runs.reverse()
             try:
                 path.write_text(mutated)
-                for tried, limit in runs:
+                for tried, limit, each in runs:
                     t1 = time.monotonic()
-                    got = run_tests(scratch, files, limit, patch=patch, select=tried)
+                    got = run_tests(scratch, files, limit, patch=patch, select=tried, limits=each)
                     if tried is select:
                         m.outcome, m.detail = got
                     else:
