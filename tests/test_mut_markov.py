@@ -228,3 +228,11 @@ def test_qbd_rate_matrix_stops_at_max_iter_and_reports_the_error():
     r2, its2, err2 = qbd_rate_matrix(a_up, a_local, a_down, 1e-300, 2)
     assert (its1, its2) == (1, 2)
     assert 0.0 < err2 < err1 < 1.0
+
+
+@pytest.mark.parametrize("k1, k2", [(300, 1), (1, 300)])
+def test_stencil_of_a_long_grid(k1, k2):
+    # past 256 a Python int is a new object each time: `x is k1` is not `x == k1`
+    args = _rates(8, k1, k2)
+    for a, b in zip(grid_chain_stencil(*args), nv.stencil_dense(*args), strict=True):
+        np.testing.assert_array_equal(a, b)
