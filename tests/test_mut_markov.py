@@ -26,7 +26,7 @@ def _rates(seed, k1, k2, extra=True):
     rng = np.random.default_rng(seed)
     up1, down1 = rng.uniform(0.5, 3.0, k1 + 1), rng.uniform(0.5, 3.0, k1 + 1)
     up2, down2 = rng.uniform(0.5, 3.0, k2 + 1), rng.uniform(0.5, 3.0, k2 + 1)
-    e1, e2 = (rng.uniform(0.5, 2.0, 2) if extra else (0.0, 0.0))
+    e1, e2 = rng.uniform(0.5, 2.0, 2) if extra else (0.0, 0.0)
     return up1, down1, float(e1), up2, down2, float(e2)
 
 
