@@ -79,3 +79,61 @@ def test_m_above_n_is_refused_only_where_both_are_taken():
     assert rd.P4Params(N=5, m=4).m == 4
     # job_time takes m but not N: m may exceed the table's default N
     assert rd.job_time(m=500, service=SEXP) == pytest.approx(3.0 + 1.0 / (500 * 0.2))
+
+
+def _blocking_exact(N, m, lam, service):
+    return float(erlang_b_exact(N // m, lam * service.job_time_mean(m)))
+
+
+@pytest.mark.parametrize(
+    "N, lam, service",
+    [
+        (3, 0.05, rd.Weibull(0.2, 1.0)),  # m = N blocks least
+        (12, 1.0, rd.Pareto(1.5, 1.2)),
+        (10, 0.3, rd.Weibull(0.5, 2.0)),
+        (8, 2.0, SEXP),
+    ],
+)
+def test_optimal_m_blocking_is_the_brute_force_argmin(N, lam, service):
+    pb = [_blocking_exact(N, m, lam, service) for m in range(1, N + 1)]
+    want = pb.index(min(pb)) + 1  # the smallest m on ties
+    assert rd.optimal_m_blocking(N=N, lam=lam, service=service) == want
+
+
+@pytest.mark.parametrize(
+    "N, lam, service",
+    [
+        (2, 0.1, rd.Pareto(0.5, 1.05)),  # two copies of one job block less than two jobs
+        (2, 3.0, rd.Pareto(1.0, 1.2)),
+        (9, 0.5, rd.Pareto(0.5, 1.1)),
+        (9, 4.0, rd.Pareto(1.0, 1.4)),
+        (6, 1.0, rd.Pareto(1.0, 2.0)),
+    ],
+)
+def test_bpo_for_pareto_is_lemma_1(N, lam, service):
+    # Algorithm 1: m = 1 if alpha >= 1.5, else the better of m = 1 and m = 2 (1 on a tie)
+    p1, p2 = _blocking_exact(N, 1, lam, service), _blocking_exact(N, 2, lam, service)
+    want = 1 if service.alpha >= 1.5 or p1 <= p2 else 2
+    assert rd.bpo(N=N, lam=lam, service=service) == want
+    if (N, lam) == (2, 0.1):
+        assert want == 2
+
+
+@pytest.mark.parametrize("N", [5, 12, 17])
+@pytest.mark.parametrize("formula", ["exact", "paper"])
+def test_optimum_vs_workers_reports_the_exact_time_at_its_m(N, formula):
+    service, lam, t_cloud = rd.Pareto(1.5, 1.2), 0.8, 12.0
+    row = rd.optimum_vs_workers(
+        Ns=[3, N], lam=lam, t_cloud=t_cloud, service=service, formula=formula
+    ).iloc[1]
+    m = int(row["m_opt"])
+    pb = _blocking_exact(N, m, lam, service)
+    tj = service.job_time_mean(m)
+    assert row["system_time"] == pytest.approx((1 - pb) * tj + pb * t_cloud, rel=1e-12)  # eq. 1
+
+
+def test_asto_with_two_workers_is_the_argmin_without_shortcuts():
+    # Theorem 2's lambda_1 = N mu / ((N - 2)(...)) has no meaning for N = 2
+    for service in (SEXP, rd.Pareto(1.5, 1.2)):
+        p = {"N": 2, "lam": 0.4, "t_cloud": 5.0, "service": service}
+        assert rd.asto(**p) == rd.optimal_m(**p, formula="paper")
