@@ -234,5 +234,12 @@ def test_qbd_rate_matrix_stops_at_max_iter_and_reports_the_error():
 def test_stencil_of_a_long_grid(k1, k2):
     # past 256 a Python int is a new object each time: `x is k1` is not `x == k1`
     args = _rates(8, k1, k2)
-    for a, b in zip(grid_chain_stencil(*args), nv.stencil_dense(*args), strict=True):
+    stencil = grid_chain_stencil(*args)
+    for a, b in zip(stencil, nv.stencil_dense(*args), strict=True):
         np.testing.assert_array_equal(a, b)
+    v = np.random.default_rng(9).uniform(0.0, 1.0, stencil[0].shape)
+    want = v.reshape(-1) @ nv.generator(*stencil)
+    out = np.empty(v.shape)
+    stencil_left_multiply(v, *stencil, out)
+    np.testing.assert_allclose(out.reshape(-1), want, rtol=1e-12, atol=1e-12)
+    assert stencil_residual(v, *stencil)[0] == pytest.approx(np.abs(want).sum(), rel=1e-12)
