@@ -137,3 +137,42 @@ def test_asto_with_two_workers_is_the_argmin_without_shortcuts():
     for service in (SEXP, rd.Pareto(1.5, 1.2)):
         p = {"N": 2, "lam": 0.4, "t_cloud": 5.0, "service": service}
         assert rd.asto(**p) == rd.optimal_m(**p, formula="paper")
+
+
+def test_station_table_is_erlang_b_little_and_eq_1():
+    N, m, lam, t_cloud = 24, 5, 1.5, 15.0  # c = 4 groups; 4 workers stay idle
+    tj = 3.0 + 1.0 / (m * 0.2)  # eq. (2)
+    pb = float(erlang_b_exact(4, lam * tj))
+    table = rd.station_table(N, m, lam, t_cloud, SEXP).set_index("station")
+    edge = table.loc["edge groups"]
+    assert edge["servers"] == 4
+    assert edge["throughput [1/s]"] == pytest.approx(lam * (1 - pb), rel=1e-12)
+    assert edge["mean time [s]"] == pytest.approx(tj, rel=1e-12)
+    assert edge["mean number"] == pytest.approx(lam * (1 - pb) * tj, rel=1e-12)  # Little
+    assert edge["utilisation"] == pytest.approx(lam * (1 - pb) * tj / 4, rel=1e-12)
+    workers = table.loc["edge workers (m copies per job)"]
+    assert workers["servers"] == N
+    assert workers["mean number"] == pytest.approx(m * lam * (1 - pb) * tj, rel=1e-12)
+    assert workers["utilisation"] == pytest.approx(m * lam * (1 - pb) * tj / N, rel=1e-12)
+    cloud = table.loc["cloud"]
+    assert cloud["throughput [1/s]"] == pytest.approx(lam * pb, rel=1e-12)
+    assert cloud["mean number"] == pytest.approx(lam * pb * t_cloud, rel=1e-12)
+    system = table.loc["whole system"]
+    e_sys = (1 - pb) * tj + pb * t_cloud  # eq. (1)
+    assert system["throughput [1/s]"] == lam
+    assert system["mean time [s]"] == pytest.approx(e_sys, rel=1e-12)
+    assert system["mean number"] == pytest.approx(lam * e_sys, rel=1e-12)  # Little
+
+
+def test_policy_m_dispatches_each_named_policy():
+    # a point where the four policies choose four different m
+    p = {"N": 24, "lam": 1.5, "t_cloud": 15.0, "service": rd.Pareto(1.5, 1.2)}
+    want = {
+        "asto": rd.asto(**p),
+        "bpo": rd.bpo(N=24, lam=1.5, service=p["service"]),
+        "benchmark": 1,
+        "optimal": rd.optimal_m(**p, formula="exact"),
+    }
+    for policy, m in want.items():
+        assert rd.policy_m(policy=policy, **p) == m
+    assert len(set(want.values())) >= 3
