@@ -243,3 +243,10 @@ def test_stencil_of_a_long_grid(k1, k2):
     stencil_left_multiply(v, *stencil, out)
     np.testing.assert_allclose(out.reshape(-1), want, rtol=1e-12, atol=1e-12)
     assert stencil_residual(v, *stencil)[0] == pytest.approx(np.abs(want).sum(), rel=1e-12)
+    qx, qy = nv.generator_parts(*stencil)
+    g = np.random.default_rng(10).uniform(-1.0, 1.0, v.shape)
+    for along, step in (("x", adi_half_step_x), ("y", adi_half_step_y)):
+        out, cp = np.empty(v.shape), np.empty(v.shape)
+        step(v, g, *stencil, 2.0, out, cp)
+        want = nv.adi_half_step(v.reshape(-1), g.reshape(-1), qx, qy, 2.0, along)
+        np.testing.assert_allclose(out.reshape(-1), want, rtol=1e-10, atol=1e-12)
