@@ -8,6 +8,7 @@ from naive import erlang_b_exact
 
 from workbench import ParameterError
 from workbench import redundancy as rd
+from workbench.redundancy.model import _asto_shortcut
 from workbench.redundancy.params import MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS
 
 SEXP = rd.SExp(3.0, 0.2)
@@ -176,3 +177,46 @@ def test_policy_m_dispatches_each_named_policy():
     for policy, m in want.items():
         assert rd.policy_m(policy=policy, **p) == m
     assert len(set(want.values())) >= 3
+
+
+def _pb_groups(N, c, lam, service):
+    """P_b with c groups of N/c replicas (eqs. 5-6, the 'c' form: N/c may be fractional)."""
+    m = N / c
+    if isinstance(service, rd.SExp):
+        tj = service.delta + 1.0 / (m * service.mu)
+    else:
+        tj = service.beta * m * service.alpha / (m * service.alpha - 1.0)
+    return float(erlang_b_exact(c, lam * tj))
+
+
+SHORTCUT_POINTS = [(8, 0.05), (12, 0.3), (9, 1.0)]
+
+
+@pytest.mark.parametrize("N, lam", SHORTCUT_POINTS)
+def test_asto_shortcut_thresholds_of_theorem_2_for_sexp(N, lam):
+    d, mu = 0.5, 0.8
+    service = rd.SExp(d, mu)
+    p_n, p_1, p_half = (_pb_groups(N, c, lam, service) for c in (N, 1, N // 2))
+    t1 = (1 - 1 / N - p_n + p_1 / N) / (mu * (p_half - p_n)) + d  # Theorem 2's T1
+    assert _asto_shortcut(N, lam, t1 * (1 + 1e-9), service) == 1
+    assert _asto_shortcut(N, lam, t1 * (1 - 1e-9), service) != 1
+    lam1 = N * mu / ((N - 2) * (d * N * mu + 1))  # Theorem 2's lambda_1
+    t_low = d + 1 / mu  # T_cl at most delta + 1/mu
+    for rate, want in ((lam1 * (1 - 1e-9), N), (lam1 * (1 + 1e-9), None)):
+        assert _asto_shortcut(N, rate, t_low, service) == want
+
+
+@pytest.mark.parametrize("N, lam", SHORTCUT_POINTS)
+@pytest.mark.parametrize("b, a", [(1.0, 1.2), (0.5, 2.5)])
+def test_asto_shortcut_thresholds_for_pareto(N, lam, b, a):
+    service = rd.Pareto(b, a)
+    p_n, p_1, p_half = (_pb_groups(N, c, lam, service) for c in (N, 1, N // 2))
+    if p_half > p_n:
+        t1 = b * a * ((1 - p_n) / (a - 1) - (1 - p_1) / (a * N - 1)) / (p_half - p_n)
+        assert _asto_shortcut(N, lam, t1 * (1 + 1e-9), service) == 1
+        assert _asto_shortcut(N, lam, t1 * (1 - 1e-9), service) != 1
+    lam1 = (a - 1) * N / (b * a * N * (N - 2))
+    t_low = b * a / (a - 1)  # T_cl at most E[T] of one copy
+    assert _asto_shortcut(N, lam1 * (1 - 1e-9), t_low * (1 - 1e-9), service) == N
+    assert _asto_shortcut(N, lam1 * (1 + 1e-9), t_low * (1 - 1e-9), service) != N
+    assert _asto_shortcut(N, lam1 * (1 - 1e-9), t_low * (1 + 1e-9), service) != N
