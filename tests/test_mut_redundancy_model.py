@@ -141,7 +141,7 @@ def test_asto_with_two_workers_is_the_argmin_without_shortcuts():
 
 
 def test_station_table_is_erlang_b_little_and_eq_1():
-    N, m, lam, t_cloud = 24, 5, 1.5, 15.0  # c = 4 groups; 4 workers stay idle
+    N, m, lam, t_cloud = 23, 5, 1.5, 15.0  # c = 4 groups; 3 workers stay idle
     tj = 3.0 + 1.0 / (m * 0.2)  # eq. (2)
     pb = float(erlang_b_exact(4, lam * tj))
     table = rd.station_table(N, m, lam, t_cloud, SEXP).set_index("station")
@@ -220,3 +220,17 @@ def test_asto_shortcut_thresholds_for_pareto(N, lam, b, a):
     assert _asto_shortcut(N, lam1 * (1 - 1e-9), t_low * (1 - 1e-9), service) == N
     assert _asto_shortcut(N, lam1 * (1 + 1e-9), t_low * (1 - 1e-9), service) != N
     assert _asto_shortcut(N, lam1 * (1 - 1e-9), t_low * (1 + 1e-9), service) != N
+
+
+def test_simulated_station_table_recovers_the_edge_time_of_eq_2():
+    model = {"N": 23, "m": 5, "lam": 1.5, "t_cloud": 15.0, "service": SEXP}
+    result = rd.simulate(**model, jobs=20_000, replications=2, seed=1)
+    table = rd.simulated_station_table(**model, result=result).set_index("station")
+    # what eq. 1 leaves for the edge is E[T_job] = 3 + 1/(5 * 0.2) = 4 s, up to noise
+    assert table.loc["edge groups", "mean time [s]"] == pytest.approx(4.0, abs=0.25)
+    assert table.loc["whole system", "mean time [s]"] == pytest.approx(result.mean, rel=1e-12)
+    assert table.loc["cloud", "throughput [1/s]"] == pytest.approx(1.5 * result.blocking)
+    with pytest.raises(ParameterError, match="must be a SimulationResult"):
+        rd.simulated_station_table(**model, result=None)
+    with pytest.raises(ParameterError, match="must come from a run of the same model"):
+        rd.simulated_station_table(**(model | {"lam": 1.4}), result=result)
