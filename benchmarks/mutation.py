@@ -29,11 +29,14 @@ runner starts a fresh interpreter per mutant, about 6 s more each on this machin
 Which test executes which line comes from a baseline run of the unmutated tests under a line
 tracer; a second, untraced baseline run times each test. A mutant's tests then run fastest
 first and stop at the first failure (``-x``), so a killed mutant usually costs its fastest
-guarding test, and its timeout is the target's ``timeout`` (a floor, default 30 s) plus
-``timeout_factor`` (default 5) times the untraced seconds of the tests it runs and of the
-session's start-up: an infinite loop ends in seconds, not after a multiple of the (traced)
-baseline. Both baseline runs are stored per test file under a digest of what they read
-(``$WORKBENCH_CACHE/mutation``; ``--fresh-baseline`` runs them again).
+guarding test. Each test a mutant runs has its own limit, the target's ``timeout`` (a floor,
+default 30 s) plus ``timeout_factor`` (default 5) times the test's untraced seconds, and the
+whole run the same over all its tests and the session's start-up: an infinite loop ends in
+seconds, not after a multiple of the (traced) baseline. ``--compare-order`` measures this
+against the former order and timeout on the same mutants, interleaved. Both baseline runs
+are stored per test file under a digest of what they read (``$WORKBENCH_CACHE/mutation``;
+``--fresh-baseline`` runs them again). The worker freezes what it imported out of the
+garbage collector before forking (pytest collects twice per session).
 
 A mutant is *killed* when the tests fail, error at collection or exceed the timeout; it
 *survives* when they pass. A surviving mutant that no test can kill because the program means
