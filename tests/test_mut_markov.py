@@ -334,3 +334,18 @@ def test_gmres_takes_the_steps_of_its_dense_twin(k1, k2, seed, n_shifts, restart
     np.testing.assert_allclose(got[0].reshape(-1), want[0], rtol=1e-9, atol=1e-14)
     assert got[1] == pytest.approx(want[1], rel=0.05, abs=1e-15)  # round-off at 1e-10
     assert got[2] == pytest.approx(want[2], rel=1e-12)
+
+
+def test_gmres_clips_round_off_negatives():
+    # a strong drift towards the far corner: the near states hold ~1e-30, below round-off
+    up, down = np.full(7, 20.0), np.full(7, 0.05)
+    stencil = grid_chain_stencil(up, down, 5.0, up, down, 5.0)
+    shifts = adi_shifts(*_shift_range(stencil), 4)
+    pi, res, flow, its, conv = stationary_gmres(
+        *stencil, np.ones(stencil[0].shape), shifts, 1e-10, 20, 50
+    )
+    assert conv
+    assert pi.min() == 0.0 and np.count_nonzero(pi == 0.0) > 0  # clipped, not negative
+    assert pi.sum() == pytest.approx(1.0, abs=1e-14)
+    want = nv.stationary(nv.generator(*stencil)).reshape(pi.shape)
+    np.testing.assert_allclose(pi, want, atol=1e-12)
