@@ -16,14 +16,27 @@ produce crashes on floats (``*`` -> ``|``, ``<<``, ...) and the removal of decor
 ``@njit`` it is equivalent by design: the kernel is the same Python code) are left out: they
 would raise the score without testing anything.
 
-Each mutant runs in a scratch copy of the repository, with only the test files that guard its
-target (``benchmarks/mutation/targets.toml``), under a timeout, and with
+Each mutant runs in a scratch copy of the repository, with only the tests that guard its
+target (``benchmarks/mutation/targets.toml``) and execute the mutated line, under a timeout,
+and with
 ``NUMBA_DISABLE_JIT=1``: a mutated kernel would otherwise be recompiled for every mutant
 (seconds each, and numba's cache index keys a source file by its time stamp and size, which a
 one-token change can leave equal), while the kernels' tests run in milliseconds as Python. A
 parent process imports numpy, scipy, pandas, numba, pytest and hypothesis once and forks one
 child per mutant, which imports the (mutated) workbench and runs pytest; cosmic-ray's own
 runner starts a fresh interpreter per mutant, about 6 s more each on this machine.
+
+Which test executes which line comes from a baseline run of the unmutated tests under a line
+tracer; a second, untraced baseline run times each test. A mutant's tests then run fastest
+first and stop at the first failure (``-x``), so a killed mutant usually costs its fastest
+guarding test. Each test a mutant runs has its own limit, the target's ``timeout`` (a floor,
+default 30 s) plus ``timeout_factor`` (default 5) times the test's untraced seconds, and the
+whole run the same over all its tests and the session's start-up: an infinite loop ends in
+seconds, not after a multiple of the (traced) baseline. ``--compare-order`` measures this
+against the former order and timeout on the same mutants, interleaved. Both baseline runs
+are stored per test file under a digest of what they read (``$WORKBENCH_CACHE/mutation``;
+``--fresh-baseline`` runs them again). The worker freezes what it imported out of the
+garbage collector before forking (pytest collects twice per session).
 
 A mutant is *killed* when the tests fail, error at collection or exceed the timeout; it
 *survives* when they pass. A surviving mutant that no test can kill because the program means
@@ -52,6 +65,8 @@ import time
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from pytest import hookimpl as pytest_hookimpl
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "benchmarks" / "mutation"
@@ -86,6 +101,7 @@ class Mutant:
     seconds: float = 0.0
     reason: str = ""  # for equivalents
     index: int = 0  # position in the target's full list of mutants
+    other: dict = field(default_factory=dict)  # --compare-order: the run in file order
 
 
 @dataclass
@@ -93,7 +109,8 @@ class Target:
     name: str
     sources: list[str]
     tests: list[str]
-    timeout: float = 60.0
+    timeout: float = 30.0  # floor of a mutant's timeout, in seconds
+    timeout_factor: float = 5.0  # x the untraced seconds of the tests a mutant runs
     note: str = ""
     mutants: list[Mutant] = field(default_factory=list)
 
@@ -105,7 +122,8 @@ def load_targets(path: Path = TARGETS) -> dict[str, Target]:
             name=name,
             sources=list(cfg["sources"]),
             tests=list(cfg["tests"]),
-            timeout=float(cfg.get("timeout", 60.0)),
+            timeout=float(cfg.get("timeout", 30.0)),
+            timeout_factor=float(cfg.get("timeout_factor", 5.0)),
             note=cfg.get("note", ""),
         )
         for name, cfg in data.items()
@@ -177,8 +195,34 @@ def _statement_starts(source: str) -> dict[int, int]:
     return starts
 
 
+def _cache_dir() -> Path:
+    """``$WORKBENCH_CACHE/mutation`` (default ``~/.cache/workbench/mutation``)."""
+    base = os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench"
+    return Path(base) / "mutation"
+
+
 def enumerate_mutants(target: Target) -> list[Mutant]:
-    """Every mutant of the target's source files, keyed so that a key survives line moves."""
+    """Every mutant of the target's source files, keyed so that a key survives line moves.
+    cosmic-ray parses the module again for each mutant (minutes for a large one): the list is
+    kept in :func:`_cache_dir` under a digest of the sources and the operators."""
+    import hashlib
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(
+        json.dumps([version("cosmic-ray"), SKIPPED_OPERATORS, SKIPPED_REPLACEMENTS]).encode()
+    )
+    for rel in target.sources:
+        digest.update(rel.encode() + b"\0" + (ROOT / rel).read_bytes() + b"\0")
+    stored = _cache_dir() / f"mutants-{target.name}-{digest.hexdigest()[:20]}.json"
+    if stored.exists():
+        return [Mutant(**d) for d in json.loads(stored.read_text())]
+    mutants = _enumerate(target)
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_text(json.dumps([asdict(m) for m in mutants]))
+    return mutants
+
+
+def _enumerate(target: Target) -> list[Mutant]:
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.ast.ast_query import ASTQuery
     from cosmic_ray.mutating import mutate_code
@@ -287,20 +331,20 @@ class _LineRecorder:
     def __init__(self, files: dict[str, str]):
         self.files = files  # absolute path -> path relative to the scratch root
         self.current = "<import>"
-        self.lines: dict[str, set] = {"<import>": set()}
+        self.seen: dict[tuple[str, str], set] = {}  # (test, file) -> line numbers
 
     def _global(self, frame, event, arg):
         rel = self.files.get(frame.f_code.co_filename)
         if rel is None:
             return None
-        self.lines.setdefault(self.current, set()).add((rel, frame.f_lineno))
-        return self._local
+        add = self.seen.setdefault((self.current, rel), set()).add
+        add(frame.f_lineno)
 
-    def _local(self, frame, event, arg):
-        self.lines.setdefault(self.current, set()).add(
-            (self.files[frame.f_code.co_filename], frame.f_lineno)
-        )
-        return self._local
+        def local(frame, event, arg):  # a closure: the cheapest trace function in Python
+            add(frame.f_lineno)
+            return local
+
+        return local
 
     def pytest_configure(self, config):
         sys.settrace(self._global)
@@ -313,7 +357,65 @@ class _LineRecorder:
         self.current = "<import>"
 
     def dump(self, path: Path) -> None:
-        path.write_text(json.dumps({k: sorted(v) for k, v in self.lines.items()}))
+        lines: dict[str, list] = {"<import>": []}
+        for (test, rel), seen in self.seen.items():
+            lines.setdefault(test, []).extend((rel, ln) for ln in sorted(seen))
+        path.write_text(json.dumps(lines))
+
+
+class _Timer:
+    """pytest plugin: the seconds each test takes (setup, call and teardown), untraced."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report):
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def dump(self, path: Path) -> None:
+        path.write_text(json.dumps(self.seconds))
+
+
+# a child's exit status when one test exceeded its own limit (an infinite loop, most often)
+_TEST_TIMEOUT_EXIT = 98
+
+
+class _Order:
+    """pytest plugin: run only the tests ``select`` names, in its order (fastest first), each
+    within its ``limits`` in seconds: a test that exceeds its limit ends the session at once
+    (SIGALRM; with the JIT off a kernel's loop is Python code, which the signal interrupts)."""
+
+    def __init__(self, select: list[str], limits: dict[str, float] | None = None):
+        self.position = {nodeid: i for i, nodeid in enumerate(select)}
+        self.limits = limits or {}
+
+    @pytest_hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        limit = self.limits.get(item.nodeid)
+        if limit is not None:
+
+            def expire(signum, frame):
+                print(f"\n{item.nodeid}: no result within {limit:.0f} s", flush=True)
+                os._exit(_TEST_TIMEOUT_EXIT)
+
+            signal.signal(signal.SIGALRM, expire)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            yield
+        finally:
+            if limit is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
+
+    @pytest_hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        keep = sorted(
+            (it for it in items if it.nodeid in self.position),
+            key=lambda it: self.position[it.nodeid],
+        )
+        dropped = [it for it in items if it.nodeid not in self.position]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 def _enter(scratch: Path) -> None:
@@ -384,11 +486,21 @@ def _swap_code(old_mod, mutated: str, path: Path) -> bool:
 
 
 def _run_child(
-    scratch: Path, tests: list[str], log: Path, record: list[str] | None, patch=None
+    scratch: Path,
+    tests: list[str],
+    log: Path,
+    record: list[str] | None,
+    patch=None,
+    select: list[str] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> None:
     """In the forked child: run ``tests`` on the (mutated) scratch copy; never returns.
     ``patch`` (fast path) moves the mutant into the modules the worker imported; without it
-    every module of the scratch copy is imported afresh from the (mutated) files."""
+    every module of the scratch copy is imported afresh from the (mutated) files.
+    ``record`` (the baseline runs): the target's files, whose lines each test executes are
+    written to ``.lines.json``; ``[]`` instead times each test, untraced, into
+    ``.seconds.json``. ``select``: only these test ids, in this order, stopping at the first
+    failure (a mutant's run), each within its ``limits`` (seconds)."""
     code = 99
     try:
         os.setsid()
@@ -407,17 +519,24 @@ def _run_child(
         import pytest
 
         plugins = []
-        if record is not None:
+        if record:
             recorder = _LineRecorder({str(scratch / r): r for r in record})
             plugins.append(recorder)
+        elif record is not None:
+            recorder = _Timer()
+            plugins.append(recorder)
+        if select is not None:
+            plugins.append(_Order(select, limits))
         args = [*tests, "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
         args += ["-o", "addopts=", "--no-header", "-W", "ignore::DeprecationWarning"]
         if record is None:
             args.append("-x")
         code = int(pytest.main(args, plugins=plugins))
-        if record is not None:
+        if record:
             sys.settrace(None)
             recorder.dump(scratch / ".lines.json")
+        elif record is not None:
+            recorder.dump(scratch / ".seconds.json")
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 -- any crash of the child is a kill, logged
@@ -434,13 +553,15 @@ def run_tests(
     timeout: float,
     record: list[str] | None = None,
     patch=None,
+    select: list[str] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> tuple[str, str]:
     """(outcome, detail): 'survived' on exit 0, 'killed' on a failure or collection error,
     'timeout' after ``timeout`` seconds, 'error' when pytest found nothing to run."""
     log = scratch / ".mutant.log"
     pid = os.fork()
     if pid == 0:
-        _run_child(scratch, tests, log, record, patch)
+        _run_child(scratch, tests, log, record, patch, select, limits)
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -461,6 +582,8 @@ def run_tests(
         return "survived", detail
     if code in (4, 5):  # usage error / no tests collected: the mapping is wrong
         return "error", detail
+    if code == _TEST_TIMEOUT_EXIT:
+        return "timeout", detail
     return "killed", detail
 
 
@@ -468,17 +591,56 @@ def _module_name(rel: str) -> str:
     return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
 
 
-def _select(m: Mutant, lines: dict[str, list], order: list[str]) -> list[str] | None:
-    """The tests that execute a line of the mutated node or reach the statement holding it
-    (all of them when the line runs at import, e.g. a module constant or a default
-    argument); [] when none does. The statement counts from its first line: a mutant of
-    ``a or b`` written over two lines changes what runs when only ``a``'s line ran."""
+def _select(m: Mutant, lines: dict[str, list], seconds: dict[str, float]) -> list[str] | None:
+    """The tests that execute a line of the mutated node or reach the statement holding it,
+    fastest first (a killed mutant then stops early); None when the line runs at import (e.g.
+    a module constant or a default argument): every test can see it. [] when no test runs
+    it. The statement counts from its first line: a mutant of ``a or b`` written over two
+    lines changes what runs when only ``a``'s line ran."""
     first = min(m.stmt_line or m.line, m.line)
     span = {(m.path, ln) for ln in range(first, max(m.end_line, m.line) + 1)}
     if span & lines["<import>"]:
         return None
     hit = {nodeid for nodeid, seen in lines.items() if nodeid != "<import>" and span & seen}
-    return [n for n in order if n in hit]
+    return fastest_first(hit, seconds)
+
+
+def fastest_first(nodeids, seconds: dict[str, float]) -> list[str]:
+    """``nodeids`` by their untraced seconds in the baseline run, ties (and tests it did not
+    time, last) in the order the baseline ran them."""
+    position = {n: i for i, n in enumerate(seconds)}
+    big = len(position)
+    return sorted(nodeids, key=lambda n: (seconds.get(n, float("inf")), position.get(n, big), n))
+
+
+def mutant_timeout(target: Target, selected: list[str], seconds: dict, startup: float) -> float:
+    """The seconds a mutant's run may take before it counts as killed (an infinite loop):
+    the target's floor plus its factor times what the selected tests and the session's
+    start-up took in the untraced baseline run."""
+    work = sum(seconds.get(n, 0.0) for n in selected) + startup
+    return target.timeout + target.timeout_factor * work
+
+
+def per_test_limits(target: Target, selected: list[str], seconds: dict) -> dict[str, float]:
+    """Each selected test's own limit: the target's floor plus its factor times the test's
+    untraced seconds. A mutant that loops forever in its first test ends within that."""
+    return {n: target.timeout + target.timeout_factor * seconds.get(n, 0.0) for n in selected}
+
+
+def _settle() -> None:
+    """Before the worker forks its children: what every child would otherwise pay again.
+    The objects imported so far are frozen out of the garbage collector (pytest collects
+    twice at the end of each session: a second or more over numpy, scipy and pandas), and
+    the ABC caches that ``pytest.approx`` fills on first use are warmed up."""
+    import gc
+
+    import numpy as np
+    import pytest
+
+    for x in (1.0, np.float64(1.0), np.arange(2.0), (1.0, 2.0), [1.0], {"a": 1.0}, 1):
+        assert x == pytest.approx(x)
+    gc.collect()
+    gc.freeze()
 
 
 def _work(
@@ -487,11 +649,12 @@ def _work(
     mutants: list[Mutant],
     tests: list[str],
     lines: dict[str, set],
-    order: list[str],
-    timeout: float,
+    seconds: dict[str, float],
+    startup: float,
     verbose: bool,
     total: int,
     fast: bool = True,
+    compare: float | None = None,
 ) -> list[Mutant]:
     import importlib
 
@@ -504,9 +667,11 @@ def _work(
     _enter(scratch)
     modules = {rel: importlib.import_module(_module_name(rel)) for rel in target.sources}
     for t in tests:
-        importlib.import_module(Path(t).stem)
+        importlib.import_module(Path(_file(t)).stem)
+    _settle()
+    everything = fastest_first(seconds, seconds)
     for m in mutants:
-        selected = _select(m, lines, order)
+        selected = _select(m, lines, seconds)
         t0 = time.monotonic()
         if selected == []:
             m.outcome, m.detail = "survived", "no guarding test executes this line"
@@ -527,12 +692,33 @@ def _work(
                 def patch(mod=modules[m.path], mutated=mutated, path=path):
                     return _swap_code(mod, mutated, path)
 
+            select = everything if selected is None else selected
+            files = [t for t in tests if any(_belongs(n, t) for n in select)]
+            timeout = mutant_timeout(target, select, seconds, startup)
+            runs = [(select, timeout, per_test_limits(target, select, seconds))]
+            if compare is not None:  # the same tests in the order they ran, the old timeout
+                chosen = set(select)
+                runs.append(([n for n in seconds if n in chosen], compare, None))
+                if m.index % 2:  # alternate which runs first: drifting load hits both
+                    runs.reverse()
             try:
                 path.write_text(mutated)
-                m.outcome, m.detail = run_tests(scratch, selected or tests, timeout, patch=patch)
+                for tried, limit, each in runs:
+                    t1 = time.monotonic()
+                    got = run_tests(scratch, files, limit, patch=patch, select=tried, limits=each)
+                    if tried is select:
+                        m.outcome, m.detail = got
+                    else:
+                        m.other = {"outcome": got[0], "seconds": time.monotonic() - t1}
             finally:
                 path.write_text(source)
-        m.seconds = round(time.monotonic() - t0, 2)
+        m.seconds = round(time.monotonic() - t0 - m.other.get("seconds", 0.0), 2)
+        if verbose and m.other:
+            print(
+                f"[{target.name} #{m.index}/{total}] in file order: {m.other['outcome']:9s} "
+                f"{m.other['seconds']:5.1f}s",
+                flush=True,
+            )
         if verbose:
             print(
                 f"[{target.name} #{m.index}/{total}] {m.outcome:9s} {m.seconds:5.1f}s "
@@ -540,6 +726,115 @@ def _work(
                 flush=True,
             )
     return mutants
+
+
+def _file(entry: str) -> str:
+    """The test file of a ``tests`` entry of targets.toml (a file or ``file::test``)."""
+    return entry.split("::")[0]
+
+
+def _belongs(nodeid: str, entry: str) -> bool:
+    """Whether the test ``nodeid`` is one the ``tests`` entry ``entry`` runs."""
+    if "::" not in entry:
+        return nodeid.split("::")[0] == entry
+    return nodeid == entry or nodeid.startswith((entry + "[", entry + "::"))
+
+
+# bump when what a stored baseline holds changes
+BASELINE_VERSION = 2
+
+
+def _baseline_keys(target: Target, tests: list[str]) -> dict[str, str]:
+    """Per test file, a digest of what its baseline runs read: the package, the data, the
+    tests' helper modules (every file of tests/ but the test files), the test file itself
+    and the target's sources. Adding a test to one file only makes that file run again."""
+    import hashlib
+
+    common = hashlib.sha256(json.dumps([BASELINE_VERSION, target.sources]).encode())
+    files = [ROOT / "pyproject.toml"]
+    for folder in ("workbench", "tests", "data"):
+        files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file())
+    for f in files:
+        if "__pycache__" in f.parts or f.suffix == ".pyc" or f.name.startswith("test_"):
+            continue
+        common.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    keys = {}
+    for t in tests:
+        h = common.copy()
+        h.update(t.encode() + b"\0" + (ROOT / _file(t)).read_bytes())
+        keys[t] = h.hexdigest()[:20]
+    return keys
+
+
+def baseline(target: Target, tests: list[str], fresh: bool = False) -> dict:
+    """The unmutated tests, run twice: untraced, timing each test (a mutant's tests then run
+    fastest first and its timeout scales with their seconds), and under a line tracer,
+    recording which lines of the target each test executes (a mutant runs only the tests
+    that reach it). Both must pass.
+
+    Kept per test file in ``$WORKBENCH_CACHE/mutation`` under :func:`_baseline_keys`: a rerun
+    after editing ``equivalents.toml`` traces nothing again, one after adding tests to
+    ``tests/test_mut_<target>.py`` traces that file only (tracing makes the kernels' Python
+    many times slower: minutes for a large test file)."""
+    keys = _baseline_keys(target, tests)
+    stored = {t: _cache_dir() / f"{target.name}-{keys[t]}.json" for t in tests}
+    todo = [t for t in tests if fresh or not stored[t].exists()]
+    if todo:
+        _baseline_run(target, todo, stored)
+    out = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 0.0, "traced_s": 0.0}
+    startup = 0.0
+    for t in tests:
+        part = json.loads(stored[t].read_text())
+        if t not in todo:
+            print(f"{target.name}: baseline of {t} from {stored[t]}", flush=True)
+        out["seconds"] |= part["seconds"]
+        out["lines"]["<import>"] += part["lines"].pop("<import>")
+        out["lines"] |= part["lines"]
+        out["untraced_s"] += part["untraced_s"]
+        out["traced_s"] += part["traced_s"]
+        startup = max(startup, part["startup_s"])
+    out["startup_s"] = startup
+    return out
+
+
+def _baseline_run(target: Target, tests: list[str], stored: dict[str, Path]) -> None:
+    """Run ``tests`` untraced and traced in a scratch copy; store each file's share."""
+    scratch = _scratch_copy()
+    out = {}
+    try:
+        runs = (("untraced", [], ".seconds.json"), ("traced", target.sources, ".lines.json"))
+        for kind, record, name in runs:
+            t0 = time.monotonic()
+            limit = max(900.0, 40.0 * out.get("untraced_s", 0.0))
+            outcome, detail = run_tests(scratch, tests, limit, record)
+            out[f"{kind}_s"] = time.monotonic() - t0
+            if outcome != "survived":
+                raise SystemExit(
+                    f"{target.name}: the unmutated tests do not pass ({detail}):\n"
+                    + (scratch / ".mutant.log").read_text(errors="replace")[-3000:]
+                )
+            out["seconds" if kind == "untraced" else "lines"] = json.loads(
+                (scratch / name).read_text()
+            )
+            print(f"{target.name}: {kind} baseline {out[f'{kind}_s']:.1f} s", flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    # collection, imports and the session around the tests
+    startup = max(0.0, out["untraced_s"] - sum(out["seconds"].values()))
+    total = sum(out["seconds"].values()) or 1.0
+    for t in tests:
+        mine = {n: v for n, v in out["seconds"].items() if _belongs(n, t)}
+        share = sum(mine.values()) / total  # the run's seconds, split by the files' tests
+        part = {
+            "seconds": mine,
+            "lines": {"<import>": out["lines"]["<import>"]}
+            | {n: v for n, v in out["lines"].items() if _belongs(n, t)},
+            "untraced_s": share * out["untraced_s"],
+            "traced_s": share * out["traced_s"],
+            "startup_s": startup,
+        }
+        stored[t].parent.mkdir(parents=True, exist_ok=True)
+        stored[t].write_text(json.dumps(part))
 
 
 def run_target(
@@ -554,29 +849,16 @@ def run_target(
     match: str | None = None,
     verbose: bool = True,
     fast: bool = True,
+    fresh: bool = False,
+    compare: bool = False,
 ):
     """Run every mutant of ``target`` (``jobs`` scratch copies in parallel); returns run info
     and leaves the outcomes in ``target.mutants``."""
     tests = [t for t in target.tests if not (before and Path(t).name.startswith("test_mut_"))]
-    tests = [t for t in tests if (ROOT / t).exists()]
-    scratch = _scratch_copy()
-    try:
-        # the unmutated tests must pass; they set the timeout and record each test's lines
-        t0 = time.monotonic()
-        outcome, detail = run_tests(scratch, tests, max(900.0, target.timeout), target.sources)
-        baseline = time.monotonic() - t0
-        if outcome != "survived":
-            raise SystemExit(
-                f"{target.name}: the unmutated tests do not pass ({detail}):\n"
-                + (scratch / ".mutant.log").read_text(errors="replace")[-3000:]
-            )
-        raw = json.loads((scratch / ".lines.json").read_text())
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    lines = {k: {tuple(x) for x in v} for k, v in raw.items()}
-    order = [k for k in raw if k != "<import>"]
-    # the baseline ran under a line tracer (slower): a mutant gets 3 x that, at least 20 s
-    timeout = max(target.timeout, 3.0 * baseline + 10.0, 20.0)
+    tests = [t for t in tests if (ROOT / _file(t)).exists()]
+    base = baseline(target, tests, fresh=fresh)
+    lines = {k: {tuple(x) for x in v} for k, v in base["lines"].items()}
+    seconds, startup = base["seconds"], base["startup_s"]
     mutants = enumerate_mutants(target)
     for i, m in enumerate(mutants, 1):
         m.index = i
@@ -602,7 +884,17 @@ def run_target(
             scratch = _scratch_copy()
             try:
                 done = _work(
-                    scratch, target, share, tests, lines, order, timeout, verbose, total, fast
+                    scratch,
+                    target,
+                    share,
+                    tests,
+                    lines,
+                    seconds,
+                    startup,
+                    verbose,
+                    total,
+                    fast,
+                    compare=max(60.0, 3.0 * base["traced_s"] + 10.0) if compare else None,
                 )
                 out.write_text(json.dumps([asdict(m) for m in done]))
             except BaseException:  # noqa: BLE001
@@ -628,7 +920,14 @@ def run_target(
             if m.outcome == "survived":
                 m.outcome = "equivalent"
     target.mutants = results
-    return {"tests": tests, "baseline_s": round(baseline, 1), "timeout_s": round(timeout, 1)} | info
+    return {
+        "tests": tests,
+        "baseline_s": round(base["untraced_s"], 1),
+        "traced_s": round(base["traced_s"], 1),
+        "timeout_s": round(mutant_timeout(target, list(seconds), seconds, startup), 1),
+        "timeout_rule": [target.timeout, target.timeout_factor],
+        "old_timeout_s": round(max(60.0, 3.0 * base["traced_s"] + 10.0), 1),
+    } | info
 
 
 def draw_sample(mutants: list, n: int, seed: int) -> list:
@@ -641,6 +940,27 @@ def draw_sample(mutants: list, n: int, seed: int) -> list:
         return list(mutants)
     picked = sorted(random.Random(seed).sample(range(len(mutants)), n))
     return [mutants[i] for i in picked]
+
+
+def compare_orders(mutants: list[Mutant], info: dict) -> dict:
+    """``--compare-order``: the seconds per mutant with the tests fastest first and the new
+    timeout against the file order and the old timeout, on the same mutants in one run."""
+    ran = [m for m in mutants if m.other]
+    new = sum(m.seconds for m in ran)
+    old = sum(m.other["seconds"] for m in ran)
+    same = sum(m.outcome == m.other["outcome"] for m in ran)
+    differ = [
+        (m.key, m.other["outcome"], m.outcome) for m in ran if m.outcome != m.other["outcome"]
+    ]
+    return {
+        "mutants_run": len(ran),
+        "seconds_per_mutant_file_order": round(old / max(len(ran), 1), 2),
+        "seconds_per_mutant_fastest_first": round(new / max(len(ran), 1), 2),
+        "speed_up": round(old / new, 2) if new else None,
+        "same_outcome": same,
+        "differ (key, file order, fastest first)": differ,
+        "timeout_s": {"new, every test": info["timeout_s"], "old": info["old_timeout_s"]},
+    }
 
 
 def summarise(mutants) -> dict:
@@ -725,7 +1045,16 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
             f"{s['equivalent']} | {s['score_pct']} % | {run['seconds']} s |"
         )
     lines += ["", "Test files run per mutant: " + ", ".join(f"`{t}`" for t in latest["tests"])]
-    lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s)."]
+    if "timeout_rule" in latest:
+        floor, factor = latest["timeout_rule"]
+        lines += [
+            f"(unmutated: {latest['baseline_s']} s, {latest['traced_s']} s traced; a mutant's "
+            f"tests run fastest first and stop at the first failure, within {floor:g} s + "
+            f"{factor:g} x their unmutated seconds and the start-up: "
+            f"{latest['timeout_s']} s for all of them)."
+        ]
+    else:
+        lines += [f"(unmutated: {latest['baseline_s']} s; timeout {latest['timeout_s']} s)."]
     if latest.get("sample"):
         sm = latest["sample"]
         lines += [
@@ -838,6 +1167,18 @@ def main(argv=None) -> int:
         action="store_true",
         help="import every mutant afresh instead of swapping its functions' code in (a check)",
     )
+    p.add_argument(
+        "--fresh-baseline",
+        action="store_true",
+        help="run the unmutated tests again even when a stored baseline matches the tree",
+    )
+    p.add_argument(
+        "--compare-order",
+        action="store_true",
+        help="run each mutant also as before (its tests in file order, a timeout of 3 x the "
+        "traced baseline + 10 s, at least 60 s), interleaved, and print both (a benchmark, "
+        "not reported)",
+    )
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     p.add_argument(
         "--report",
@@ -895,6 +1236,8 @@ def main(argv=None) -> int:
             match=args.match,
             only=only,
             fast=not args.no_fast,
+            fresh=args.fresh_baseline,
+            compare=args.compare_order,
         )
         seconds = time.monotonic() - t0
         if args.survivors or args.recheck:
@@ -913,6 +1256,9 @@ def main(argv=None) -> int:
         if args.json:
             outcomes = [{"key": m.key, "outcome": m.outcome} for m in targets[n].mutants]
             print(json.dumps(outcomes), flush=True)
+        if args.compare_order:
+            print(json.dumps(compare_orders(targets[n].mutants, info)), flush=True)
+            continue
         rerun = args.survivors or args.recheck
         if (args.limit is None and args.match is None and not args.key) or rerun:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)

@@ -1,0 +1,99 @@
+"""Slow, obvious twins of the grid-chain and QBD kernels (``workbench.kernels.markov``),
+written from its module docstring with dense numpy matrices: the generator Q of a chain on
+the grid {0..K1} x {0..K2} (state (x, y) at index x*(K2+1)+y), its split Q = Q_x + Q_y into
+moves along x and along y, one ADI half step as a dense solve, and the QBD rate matrix R by
+the plain fixed-point iteration R = -(A_up + R^2 A_down) A_local^-1 from R = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def stencil_dense(up1, down1, extra1, up2, down2, extra2):
+    """The stencil of two birth-death coordinates coupled on the boundary, element by
+    element: (right, left, up, down) of shape (K1+1, K2+1)."""
+    k1, k2 = len(up1) - 1, len(up2) - 1
+    right, left, up, down = (np.zeros((k1 + 1, k2 + 1)) for _ in range(4))
+    for x in range(k1 + 1):
+        for y in range(k2 + 1):
+            if x < k1:
+                right[x, y] = up1[x] + (extra1 if y == k2 else 0.0)
+            if x > 0:
+                left[x, y] = down1[x]
+            if y < k2:
+                up[x, y] = up2[y] + (extra2 if x == k1 else 0.0)
+            if y > 0:
+                down[x, y] = down2[y]
+    return right, left, up, down
+
+
+def generator_parts(right, left, up, down):
+    """(Q_x, Q_y): the dense generators of the moves along x and along y, each with its own
+    diagonal, so that Q = Q_x + Q_y. A rate pointing off the grid is left out."""
+    k1, k2 = right.shape[0] - 1, right.shape[1] - 1
+    w = k2 + 1
+    n = (k1 + 1) * w
+    qx, qy = np.zeros((n, n)), np.zeros((n, n))
+    for x in range(k1 + 1):
+        for y in range(k2 + 1):
+            i = x * w + y
+            if x < k1:
+                qx[i, i + w] += right[x, y]
+                qx[i, i] -= right[x, y]
+            if x > 0:
+                qx[i, i - w] += left[x, y]
+                qx[i, i] -= left[x, y]
+            if y < k2:
+                qy[i, i + 1] += up[x, y]
+                qy[i, i] -= up[x, y]
+            if y > 0:
+                qy[i, i - 1] += down[x, y]
+                qy[i, i] -= down[x, y]
+    return qx, qy
+
+
+def generator(right, left, up, down):
+    """The dense generator Q = Q_x + Q_y of a stencil."""
+    qx, qy = generator_parts(right, left, up, down)
+    return qx + qy
+
+
+def stationary(q):
+    """pi Q = 0, sum(pi) = 1 by a dense least-squares solve."""
+    n = q.shape[0]
+    a = np.vstack([q.T, np.ones(n)])
+    b = np.zeros(n + 1)
+    b[-1] = 1.0
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+def adi_half_step(z, g, qx, qy, shift, along):
+    """One half step of the row-vector iteration: ``out (sI - Q_x) = z (sI + Q_y) - g``
+    for ``along="x"``, x and y swapped for ``along="y"``; z, g and out flat."""
+    n = qx.shape[0]
+    implicit, explicit = (qx, qy) if along == "x" else (qy, qx)
+    eye = np.eye(n)
+    rhs = z @ (shift * eye + explicit) - g
+    return np.linalg.solve((shift * eye - implicit).T, rhs)
+
+
+def adi_cycle(g, qx, qy, shifts):
+    """One Peaceman-Rachford cycle over ``shifts`` from z = 0 (flat arrays)."""
+    z = np.zeros(qx.shape[0])
+    for s in shifts:
+        z = adi_half_step(z, g, qx, qy, s, "x")
+        z = adi_half_step(z, g, qx, qy, s, "y")
+    return z
+
+
+def qbd_rate_matrix(a_up, a_local, a_down, iterations=20_000):
+    """Minimal R of A_up + R A_local + R^2 A_down = 0: the monotone iteration from R = 0."""
+    inv = np.linalg.inv(a_local)
+    r = np.zeros_like(a_local)
+    for _ in range(iterations):
+        nxt = -(a_up + r @ r @ a_down) @ inv
+        if np.max(np.abs(nxt - r)) < 1e-15:
+            return nxt
+        r = nxt
+    return r
