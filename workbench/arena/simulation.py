@@ -645,6 +645,8 @@ def _prepare(
     """Validate a run and build its replication function and :func:`finish`'s description."""
     sc = as_scenario(scenario, f)
     notes = heavy_tail_notes(sc, f, heavy_tails)
+    if requests is None:  # the table's run length, written once there
+        requests = PARAMS["requests"].default
     ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
     ok |= PARAMS.check(f, confidence=confidence)
     warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
@@ -691,7 +693,7 @@ def simulate(
     *,
     scenario,
     policy,
-    requests: int = 20_000,
+    requests: int | None = None,
     replications: int = 10,
     seed: int = 0,
     overload: str = "raise",
@@ -712,8 +714,8 @@ def simulate(
         :func:`workbench.arena.scenario.shipped`).
     policy : str or UserPolicy
         A name of :data:`POLICIES` or a :class:`UserPolicy` (:func:`policy`).
-    requests : int
-        Tasks per replication (``PARAMS["requests"]``).
+    requests : int, optional
+        Tasks per replication (None: the default of ``PARAMS["requests"]``).
     replications : int
         Independent replications; replication r runs on child r of ``SeedSequence(seed)``.
     seed : int
@@ -780,7 +782,7 @@ def simulate_to_precision(
     half_width=None,
     max_replications=None,
     initial=None,
-    requests: int = 20_000,
+    requests: int | None = None,
     seed: int = 0,
     overload: str = "raise",
     warmup: float | None = None,

@@ -428,7 +428,7 @@ def compare(
     scenario,
     policies,
     *,
-    requests: int = 20_000,
+    requests: int | None = None,
     replications: int = 10,
     seed: int = 0,
     confidence: float = 0.95,

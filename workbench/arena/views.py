@@ -21,13 +21,14 @@ __all__ = ["VIEWS", "plot_point", "point_view"]
 VIEW_REQUESTS = 1_500
 
 
-def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=0):
+def plot_point(load=None, link_delay=None, scv=None, cloud_rtt=None, seed=0):
     """Every contender at one point of the map (:data:`VIEW_REQUESTS` tasks × 2 replications).
 
     Parameters
     ----------
-    load, link_delay, scv, cloud_rtt : float
-        The point (:func:`~workbench.arena.studies.map_scenario`).
+    load, link_delay, scv, cloud_rtt : float, optional
+        The point (:func:`~workbench.arena.studies.map_scenario`; None: the row's default
+        in :data:`~workbench.arena.params.PARAMS`).
     seed : int
         The runs' seed, every contender on the same (the notebook's ``SEED``).
 
@@ -39,7 +40,11 @@ def plot_point(load=0.7, link_delay=0.002, scv=1.0, cloud_rtt=0.04, seed=0):
         the cloud and lost.
     """
     seed = check_seed(seed, "plot_point")
-    sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
+    point = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
+    point = {k: PARAMS[k].default if v is None else v for k, v in point.items()}
+    sc = map_scenario(
+        point["load"], point["link_delay"], point["scv"], cloud_rtt=point["cloud_rtt"]
+    )
     names, rows = list(CONTENDERS), []
     for name in names:
         r = simulate(
