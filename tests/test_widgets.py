@@ -124,6 +124,33 @@ def test_background_view_computes_only_the_latest_of_queued_moves():
     assert view.drawn_values == {"n": 7} and not view.stale
 
 
+def test_a_move_arriving_as_the_worker_ends_is_drawn():
+    """A worker whose loop has ended may still be alive for a moment: a move that arrives
+    then starts a new worker instead of waiting for one that will never look again."""
+    import threading
+    import time
+
+    linger = threading.Event()
+    view = interactive_figure(_plot, background=True, n=(2, 10, 1, 3))
+    view.wait()
+    work = view._work
+
+    def work_then_linger():
+        work()
+        linger.wait(10)  # the loop is over, the thread still alive
+
+    view._work = work_then_linger
+    try:
+        for n in (4, 5):  # 5 arrives while the worker that drew 4 lingers
+            view.controls["n"].value = n
+            deadline = time.monotonic() + 10
+            while view.drawn_values != {"n": n} and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert view.drawn_values == {"n": n}
+    finally:
+        linger.set()
+
+
 def test_exercise_checks_within_tolerance():
     from workbench.widgets import exercise
 

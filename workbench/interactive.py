@@ -80,6 +80,7 @@ class InteractiveFigure(w.VBox):
         self._stale = False
         self._lock = threading.Lock()
         self._pending: dict | None = None
+        self._busy = False  # a worker's loop runs (under the lock: not Thread.is_alive)
         self._worker: threading.Thread | None = None
         self.refinement: Refinement | None = None  # set by Refinement.attach
         self.image = w.Image(format="png", layout=w.Layout(width="auto"))
@@ -175,18 +176,27 @@ class InteractiveFigure(w.VBox):
             return
         with self._lock:
             self._pending = values
-            if self._worker is not None and self._worker.is_alive():
+            if self._busy:
                 return  # the running worker picks up the latest values when it is done
+            self._busy = True
             self._worker = threading.Thread(target=self._work, daemon=True)
             self._worker.start()
 
     def _work(self) -> None:
-        while True:
+        # the loop ends under the lock that update() takes: a thread still alive after its
+        # last look at _pending would otherwise swallow a move that arrives just then
+        try:
+            while True:
+                with self._lock:
+                    values, self._pending = self._pending, None
+                    if values is None:
+                        self._busy = False
+                        return
+                self._draw(values)
+        except BaseException:
             with self._lock:
-                values, self._pending = self._pending, None
-                if values is None:
-                    return
-            self._draw(values)
+                self._busy = False
+            raise
 
     def wait(self, timeout: float = 60.0) -> None:
         """Block until a background computation is done (tests, scripts)."""
