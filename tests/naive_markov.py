@@ -11,20 +11,18 @@ import numpy as np
 
 
 def stencil_dense(up1, down1, extra1, up2, down2, extra2):
-    """The stencil of two birth-death coordinates coupled on the boundary, element by
-    element: (right, left, up, down) of shape (K1+1, K2+1)."""
+    """The stencil of two birth-death coordinates coupled on the boundary, written from the
+    chain's moves, one grid row or column at a time: x moves up at ``up1[x]``, plus
+    ``extra1`` while y is full; down at ``down1[x]``; y likewise, plus ``extra2`` while x
+    is full. (right, left, up, down) of shape (K1+1, K2+1); a move off the grid is 0."""
     k1, k2 = len(up1) - 1, len(up2) - 1
     right, left, up, down = (np.zeros((k1 + 1, k2 + 1)) for _ in range(4))
-    for x in range(k1 + 1):
-        for y in range(k2 + 1):
-            if x < k1:
-                right[x, y] = up1[x] + (extra1 if y == k2 else 0.0)
-            if x > 0:
-                left[x, y] = down1[x]
-            if y < k2:
-                up[x, y] = up2[y] + (extra2 if x == k1 else 0.0)
-            if y > 0:
-                down[x, y] = down2[y]
+    right[:k1, :] = np.asarray(up1, dtype=float)[:k1, None]
+    right[:k1, k2] += extra1  # the overflow of the full y center
+    left[1:, :] = np.asarray(down1, dtype=float)[1:, None]
+    up[:, :k2] = np.asarray(up2, dtype=float)[None, :k2]
+    up[k1, :k2] += extra2  # the overflow of the full x center
+    down[:, 1:] = np.asarray(down2, dtype=float)[None, 1:]
     return right, left, up, down
 
 
