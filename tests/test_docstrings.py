@@ -104,32 +104,6 @@ def test_the_rule_names_a_planted_departure():
     assert any(d.startswith("RT01") for d in found), found
 
 
-PAPERS = (
-    "workbench.fog",
-    "workbench.proactive",
-    "workbench.datacenters",
-    "workbench.redundancy",
-    "workbench.hierarchy",
-)
-
-
-def _takes_functions():
-    for package in PAPERS:
-        mod = importlib.import_module(package)
-        for name in mod.__all__:
-            obj = getattr(mod, name)
-            if getattr(obj, "params_model", None) is not None:
-                yield f"{obj.__module__}.{obj.__qualname__}"
-
-
-@pytest.mark.parametrize("qualified", list(_takes_functions()))
-def test_a_takes_function_documents_every_table_keyword(qualified):
-    """The table's keywords of a ``@takes`` function are documented from the table itself
-    (:func:`workbench.params.table_doc`): none is missing, none written twice by hand."""
-    found = [d for d in departures(qualified) if d.startswith("PR01")]
-    assert not found, found
-
-
 def test_table_doc_writes_the_rows_a_body_does_not_describe():
     from workbench.params import table_doc
     from workbench.redundancy import P4Params
