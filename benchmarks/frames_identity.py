@@ -14,9 +14,11 @@ measure by the bits of its floats. The paper is any id of :mod:`workbench.regist
 from __future__ import annotations
 
 import argparse
+import atexit
 import math
 import os
 import pickle
+import shutil
 import sys
 import tempfile
 import time
@@ -24,8 +26,11 @@ from pathlib import Path
 
 
 def _fresh_cache() -> None:
-    """Point every result cache at an empty folder: a frame is computed, never read back."""
-    os.environ["WORKBENCH_CACHE"] = tempfile.mkdtemp(prefix="frames-identity-")
+    """Point every result cache at an empty folder, removed at exit: a frame is computed,
+    never read back."""
+    folder = tempfile.mkdtemp(prefix="frames-identity-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["WORKBENCH_CACHE"] = folder
 
 
 def _package(paper_id: str):
