@@ -293,7 +293,7 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
         base_seed=figure_seed(BASE_SEED, p.seed),
     )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
-    draw_policies(ax, df, legend=False)
+    draw_policies(ax, df)
     stationarity_legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
