@@ -209,12 +209,8 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
 
 
 def test_views_refuse_a_misspelled_service_parameter():
-    from workbench.redundancy.views import service_controls
-
     with pytest.raises(ParameterError, match="plot_tradeoff.*'t_clod'.*Did you mean 't_cloud'"):
         plot_tradeoff(t_clod=15.0)
-    with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
-        service_controls("Weibull", sahpe=2.0)
     with pytest.raises(ParameterError, match="run_to_precision.*'job'.*Did you mean 'jobs'"):
         run_to_precision(job=1_000)
 

@@ -63,8 +63,6 @@ here).
 """
 
 from workbench.redundancy.model import (
-    DEFAULT_SERVICE,
-    SERVICE_FAMILIES,
     P4Params,
     Pareto,
     ServiceTime,
@@ -98,11 +96,9 @@ from workbench.redundancy.simulation import (
 __all__ = [
     "PARAMS",
     "P4Params",
-    "DEFAULT_SERVICE",
     "FAMILY_PARAMS",
     "FORMULAS",
     "POLICIES",
-    "SERVICE_FAMILIES",
     "ServiceTime",
     "SExp",
     "Pareto",

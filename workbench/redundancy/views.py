@@ -42,7 +42,7 @@ from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS,
 from workbench.redundancy.simulation import RUN, running_mean_trace, simulate_to_precision
 from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
-from workbench.validation import check_bool, check_type, reject_unknown
+from workbench.validation import check_bool, check_type
 from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
@@ -94,32 +94,22 @@ N_MAX = Param(
 )
 
 
-def service_controls(family: str | None = None, **values) -> dict:
+def service_controls(family: str | None = None) -> dict:
     """Control specs for the family dropdown and every family's own parameters.
 
     Parameters
     ----------
     family : str, optional
         The family shown first (a key of ``FAMILY_PARAMS``); None: the table's default.
-    **values
-        First values of the families' parameters (``delta``, ``mu``, ``beta``, ``alpha``,
-        ``shape``, ``scale``); the table's defaults for the others.
 
     Returns
     -------
     dict
-        Name -> (row, first value), the specs of :func:`workbench.widgets.interactive_figure`.
+        Name -> row (the family: (row, first value)), the specs of
+        :func:`workbench.widgets.interactive_figure`; each row starts at its default.
     """
-    reject_unknown("service_controls", values, _FAMILY_PARAM_NAMES)
-    row = PARAMS["family"]
-    specs = {"family": row if family is None else (row, row.check(family, "service_controls"))}
-    for names in FAMILY_PARAMS.values():
-        for name in names:
-            specs[name] = (PARAMS[name], values.get(name, PARAMS[name].default))
-    return specs
-
-
-_FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names)
+    laws = {name: PARAMS[name] for names in FAMILY_PARAMS.values() for name in names}
+    return {"family": (PARAMS["family"], family), **laws}
 
 
 def _law(family: str, values: dict) -> rd.ServiceTime:
