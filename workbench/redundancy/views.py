@@ -539,12 +539,7 @@ def simulation_view(seed: int = 0):
     """
     draw = _on_controls(plot_simulation, P4Params.of("simulation_view", {"seed": seed}))
     bar = w.IntProgress(
-        value=0,
-        min=0,
-        max=1,
-        description="long run",
-        bar_style="info",
-        layout=w.Layout(display="none"),
+        max=1, description="long run", bar_style="info", layout=w.Layout(display="none")
     )
 
     def show(done, total):
@@ -706,7 +701,7 @@ def run_to_precision(p, *, max_replications: int | None = None):
         The widget (progress bar, result table, station tables); the result is its
         ``result`` attribute.
     """
-    bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
+    bar = w.IntProgress(max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
     display(box)
