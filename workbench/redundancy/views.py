@@ -148,25 +148,31 @@ class _TradeoffFigure:
     def _build(self):
         fig, (ax1, ax3) = figure(2, width=5.8, height=3.6, fast=True)
         fig.subplots_adjust(right=0.73, wspace=0.5)  # room for the twin's label and the legend
+        ax2 = ax1.twinx()
+        #: the frame's column each curve draws
+        self.curves = {
+            "job_time": ax1.plot([], [], "r*-", ms=4)[0],
+            "blocking": ax2.plot([], [], "b^-", ms=4)[0],
+            "system_time_exact": ax3.plot([], [], "-")[0],
+            "system_time_paper": ax3.plot([], [], "--")[0],
+        }
         # the axis labels, coloured like their curves, are the legend: nothing sits on the data
-        (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
         ax1.set_xlabel(LABELS["m"])
         ax1.set_ylabel(f"{LABELS['job_time']} (red ★)", color="r")
-        ax2 = ax1.twinx()
-        (self.blocking,) = ax2.plot([], [], "b^-", ms=4)
         ax2.set_ylabel(f"{LABELS['blocking']} (blue ▲)", color="b")
         ax2.grid(False)
-        (self.exact,) = ax3.plot([], [], "-")
-        (self.paper,) = ax3.plot([], [], "--")
         self.asto = ax3.axvline(1, color=POLICY_COLORS["asto"], lw=1.2)
         self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
         ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
+        #: the artists the legend names, in its order
+        self.named = (
+            self.curves["system_time_exact"],
+            self.curves["system_time_paper"],
+            self.asto,
+            self.bpo,
+        )
         self.legend = ax3.legend(
-            [self.exact, self.paper, self.asto, self.bpo],
-            [""] * 4,
-            fontsize=7,
-            loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
+            self.named, [""] * 4, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0)
         )
         integer_axis(ax1.xaxis)
         integer_axis(ax3.xaxis)
@@ -188,10 +194,8 @@ class _TradeoffFigure:
         if self.fig is None:
             self._build()
         m = df["m"].to_numpy()
-        self.job_time.set_data(m, df["job_time"].to_numpy())
-        self.blocking.set_data(m, df["blocking"].to_numpy())
-        self.exact.set_data(m, df["system_time_exact"].to_numpy())
-        self.paper.set_data(m, df["system_time_paper"].to_numpy())
+        for column, curve in self.curves.items():
+            curve.set_data(m, df[column].to_numpy())
         self.asto.set_xdata([m_asto, m_asto])
         self.bpo.set_xdata([m_bpo, m_bpo])
         labels = (
@@ -200,12 +204,7 @@ class _TradeoffFigure:
             f"ASTO picks m = {m_asto}",
             f"BPO picks m = {m_bpo}",
         )
-        for artist, text, label in zip(
-            (self.exact, self.paper, self.asto, self.bpo),
-            self.legend.get_texts(),
-            labels,
-            strict=True,
-        ):
+        for artist, text, label in zip(self.named, self.legend.get_texts(), labels, strict=True):
             artist.set_label(label)
             text.set_text(label)
         for ax in self.axes:
