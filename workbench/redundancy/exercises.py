@@ -25,12 +25,10 @@ SEXP = rd.SExp(3.0, 0.2)
 #: exercise 2's heavy tail: Pareto with α = 1.5 whose fastest of m = 3 copies has the same
 #: mean as S-Exp(3, 0.2)'s (β · 3α / (3α − 1) = E[T_job(3)])
 INSENSITIVITY_ALPHA = 1.5
-
-
-def _insensitivity_pareto() -> rd.Pareto:
-    mean = SEXP.job_time_mean(3)
-    a = INSENSITIVITY_ALPHA
-    return rd.Pareto(mean * (3 * a - 1) / (3 * a), a)
+INSENSITIVITY_PARETO = rd.Pareto(
+    SEXP.job_time_mean(3) * (3 * INSENSITIVITY_ALPHA - 1) / (3 * INSENSITIVITY_ALPHA),
+    INSENSITIVITY_ALPHA,
+)
 
 
 #: exercises 1-2's arrival rate: not the views' and station table's default λ = 1.5 /s, where
@@ -39,30 +37,13 @@ LAM_EX1 = 2.0
 
 
 def _insensitivity() -> str:
-    pareto = _insensitivity_pareto()
+    pareto = INSENSITIVITY_PARETO
     same = abs(rd.blocking(24, 3, LAM_EX1, pareto) - rd.blocking(24, 3, LAM_EX1, SEXP)) < 1e-12
     return "it stays the same" if same else "it changes"
 
 
 def _eq8_gap() -> float:
     return rd.system_time(24, 4, 6.0, 15.0, SEXP, "paper") - rd.system_time(24, 4, 6.0, 15.0, SEXP)
-
-
-def _insensitivity_text() -> str:
-    pareto = _insensitivity_pareto()
-    return (
-        f"Keep N = 24, m = 3, λ = {LAM_EX1:g} /s, but replace S-Exp(3, 0.2) by a heavy-tailed "
-        f"Pareto law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
-        f"(β = {pareto.beta:.3f} s, α = {pareto.alpha:g}). What happens to P_b?"
-    )
-
-
-def _stability_text() -> str:
-    return (
-        "N = 24, m = 4, S-Exp(3, 0.2), T_cl = 15 s. The paper calls "
-        f"λ_m = {rd.lambda_max(24, 4, SEXP):.2f} /s the 'maximum stable arrival rate'. "
-        "At λ = 6 /s, four times λ_m, predict E[T_sys] in seconds."
-    )
 
 
 EXERCISES = (
@@ -81,7 +62,10 @@ EXERCISES = (
     ),
     Question(
         key="insensitivity",
-        text=_insensitivity_text(),
+        text=f"Keep N = 24, m = 3, λ = {LAM_EX1:g} /s, but replace S-Exp(3, 0.2) by a heavy-tailed "
+        f"Pareto law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
+        f"(β = {INSENSITIVITY_PARETO.beta:.3f} s, α = {INSENSITIVITY_PARETO.alpha:g}). "
+        "What happens to P_b?",
         answer=_insensitivity,
         hint="In a loss system (no queue), what does the Erlang-B formula depend on?",
         solution=lambda a: (
@@ -94,7 +78,9 @@ EXERCISES = (
     ),
     Question(
         key="stability",
-        text=_stability_text(),
+        text="N = 24, m = 4, S-Exp(3, 0.2), T_cl = 15 s. The paper calls "
+        f"λ_m = {rd.lambda_max(24, 4, SEXP):.2f} /s the 'maximum stable arrival rate'. "
+        "At λ = 6 /s, four times λ_m, predict E[T_sys] in seconds.",
         answer=partial(rd.system_time, 24, 4, 6.0, 15.0, SEXP),
         tolerance=0.3,
         hint="Does a loss system (no waiting room) have a queue that can grow? A blocked job "

@@ -236,7 +236,6 @@ PARAMS = Params(
         high=MAX_WORKERS,
         default=24,
         slider=(2, 120),
-        step=1,
         help="Workers at the edge; they form c = ⌊N/m⌋ groups of m (Sec. VII: N = 24).",
     ),
     Param(
@@ -248,7 +247,6 @@ PARAMS = Params(
         high=MAX_WORKERS,
         default=2,
         slider=(1, 24),
-        step=1,
         help="Copies of each job, one per worker of its group; 1 ≤ m ≤ N.",
     ),
     Param(
@@ -393,7 +391,6 @@ PARAMS = Params(
         high=10**6,
         default=0,
         slider=(0, 30),
-        step=1,
         help="FCFS places for jobs that find every group busy (M/G/c/c+w); 0 is the paper's "
         "loss system.",
         **_ours("waiting-room extension (the paper's future work)"),
