@@ -84,7 +84,7 @@ from workbench.redundancy.model import (
     station_table,
     system_time,
 )
-from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS, POLICIES
+from workbench.redundancy.params import FORMULAS, PARAMS, POLICIES
 from workbench.redundancy.simulation import (
     room_fill_jobs,
     running_mean_trace,
@@ -96,7 +96,6 @@ from workbench.redundancy.simulation import (
 __all__ = [
     "PARAMS",
     "P4Params",
-    "FAMILY_PARAMS",
     "FORMULAS",
     "POLICIES",
     "ServiceTime",
