@@ -112,9 +112,7 @@ def _fig4_simulated_gains(
     return np.array(gains), flagged
 
 
-def _fig4_simulated_median(
-    quick: bool, seeds: int | None = None, lams=LAMS_LOW, base_seed: int = BASE_SEED
-) -> Measurement:
+def _fig4_simulated_median(quick: bool, seeds: int | None, lams, base_seed: int) -> Measurement:
     gains, flagged = _fig4_simulated_gains(quick, seeds, lams, base_seed)
     note = (
         f"{flagged} simulated points not stationary (the stationarity detector)" if flagged else ""

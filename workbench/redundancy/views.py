@@ -490,7 +490,7 @@ def plot_simulation(
     # no minor ticks and plain labels (1,000, not mathtext 10³): mathtext is slow to render
     ax2.xaxis.set_minor_locator(NullLocator())
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
-    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    ax2.legend(**legend_kw)
     reps = [sims[k].replications for k in ms]
     fig.suptitle(
         f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s\n"
