@@ -69,10 +69,12 @@ def _check_tradeoff_drawing(drawing, v):
     N, lam, t_cloud, svc = v["N"], v["lam"], v["t_cloud"], _service_of(v)
     m = np.arange(1, N + 1)
     expected = {
-        drawing.job_time: [svc.job_time_mean(k) for k in m],
-        drawing.blocking: [rd.blocking(N, k, lam, svc) for k in m],
-        drawing.exact: [rd.system_time(N, k, lam, t_cloud, svc) for k in m],
-        drawing.paper: [rd.system_time(N, k, lam, t_cloud, svc, "paper") for k in m],
+        drawing.curves["job_time"]: [svc.job_time_mean(k) for k in m],
+        drawing.curves["blocking"]: [rd.blocking(N, k, lam, svc) for k in m],
+        drawing.curves["system_time_exact"]: [rd.system_time(N, k, lam, t_cloud, svc) for k in m],
+        drawing.curves["system_time_paper"]: [
+            rd.system_time(N, k, lam, t_cloud, svc, "paper") for k in m
+        ],
     }
     for line, values in expected.items():
         assert np.array_equal(line.get_xdata(), m)
@@ -92,7 +94,7 @@ def _check_tradeoff_drawing(drawing, v):
 def test_tradeoff_view_draws_the_models_curves_after_every_move(tradeoff):
     tradeoff.controls["family"].value = "S-Exp"
     drawing = tradeoff._plot  # the view's figure object, updated in place by every move
-    fig, first = drawing.fig, drawing.exact.get_ydata().copy()
+    fig, first = drawing.fig, drawing.curves["system_time_exact"].get_ydata().copy()
     moves = [
         ("N", 40),
         ("lam", 3.0),
@@ -106,7 +108,7 @@ def test_tradeoff_view_draws_the_models_curves_after_every_move(tradeoff):
         tradeoff.controls[name].value = value
         assert not tradeoff.stale and tradeoff.drawn_values == tradeoff.values
         _check_tradeoff_drawing(drawing, tradeoff.values)
-    assert drawing.fig is fig and len(drawing.exact.get_ydata()) != len(first)
+    assert drawing.fig is fig and len(drawing.curves["system_time_exact"].get_ydata()) != len(first)
     tradeoff.controls["N"].value = PARAMS["N"].default
 
 
@@ -209,12 +211,8 @@ def test_run_to_precision_reaches_the_target_and_shows_the_tables():
 
 
 def test_views_refuse_a_misspelled_service_parameter():
-    from workbench.redundancy.views import service_controls
-
     with pytest.raises(ParameterError, match="plot_tradeoff.*'t_clod'.*Did you mean 't_cloud'"):
         plot_tradeoff(t_clod=15.0)
-    with pytest.raises(ParameterError, match="service_controls.*'sahpe'"):
-        service_controls("Weibull", sahpe=2.0)
     with pytest.raises(ParameterError, match="run_to_precision.*'job'.*Did you mean 'jobs'"):
         run_to_precision(job=1_000)
 

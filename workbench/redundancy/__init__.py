@@ -63,8 +63,6 @@ here).
 """
 
 from workbench.redundancy.model import (
-    DEFAULT_SERVICE,
-    SERVICE_FAMILIES,
     P4Params,
     Pareto,
     ServiceTime,
@@ -86,7 +84,7 @@ from workbench.redundancy.model import (
     station_table,
     system_time,
 )
-from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, PARAMS, POLICIES
+from workbench.redundancy.params import FORMULAS, PARAMS, POLICIES
 from workbench.redundancy.simulation import (
     room_fill_jobs,
     running_mean_trace,
@@ -98,11 +96,8 @@ from workbench.redundancy.simulation import (
 __all__ = [
     "PARAMS",
     "P4Params",
-    "DEFAULT_SERVICE",
-    "FAMILY_PARAMS",
     "FORMULAS",
     "POLICIES",
-    "SERVICE_FAMILIES",
     "ServiceTime",
     "SExp",
     "Pareto",

@@ -15,19 +15,15 @@ from workbench.redundancy.simulation import simulate
 __all__ = ["EXAMPLES"]
 
 
-def _service():
-    return SExp(1.0, 1.0)
-
-
 @functools.cache
 def _result():
     return simulate(
-        N=24, m=3, lam=1.5, t_cloud=15.0, service=_service(), jobs=2_000, replications=2, seed=0
+        N=24, m=3, lam=1.5, t_cloud=15.0, service=SExp(1.0, 1.0), jobs=2_000, replications=2, seed=0
     )
 
 
 EXAMPLES = {
-    "service": _service,
+    "service": functools.partial(SExp, 1.0, 1.0),
     "Ns": lambda: (4, 8),
     "simulated_station_table.result": _result,
 }

@@ -13,6 +13,8 @@ systems": eq. (4) (Erlang-B), eq. (1), eqs. (8)-(9), Sec. VII (Pareto(1.5, 1.2))
 
 from __future__ import annotations
 
+from functools import partial
+
 from workbench.exercises import Question
 from workbench.redundancy import model as rd
 
@@ -23,12 +25,10 @@ SEXP = rd.SExp(3.0, 0.2)
 #: exercise 2's heavy tail: Pareto with α = 1.5 whose fastest of m = 3 copies has the same
 #: mean as S-Exp(3, 0.2)'s (β · 3α / (3α − 1) = E[T_job(3)])
 INSENSITIVITY_ALPHA = 1.5
-
-
-def _insensitivity_pareto() -> rd.Pareto:
-    mean = SEXP.job_time_mean(3)
-    a = INSENSITIVITY_ALPHA
-    return rd.Pareto(mean * (3 * a - 1) / (3 * a), a)
+INSENSITIVITY_PARETO = rd.Pareto(
+    SEXP.job_time_mean(3) * (3 * INSENSITIVITY_ALPHA - 1) / (3 * INSENSITIVITY_ALPHA),
+    INSENSITIVITY_ALPHA,
+)
 
 
 #: exercises 1-2's arrival rate: not the views' and station table's default λ = 1.5 /s, where
@@ -36,43 +36,14 @@ def _insensitivity_pareto() -> rd.Pareto:
 LAM_EX1 = 2.0
 
 
-def _blocking() -> float:
-    return rd.blocking(24, 3, LAM_EX1, SEXP)
-
-
 def _insensitivity() -> str:
-    pareto = _insensitivity_pareto()
+    pareto = INSENSITIVITY_PARETO
     same = abs(rd.blocking(24, 3, LAM_EX1, pareto) - rd.blocking(24, 3, LAM_EX1, SEXP)) < 1e-12
     return "it stays the same" if same else "it changes"
 
 
-def _stability() -> float:
-    return rd.system_time(24, 4, 6.0, 15.0, SEXP)
-
-
 def _eq8_gap() -> float:
     return rd.system_time(24, 4, 6.0, 15.0, SEXP, "paper") - rd.system_time(24, 4, 6.0, 15.0, SEXP)
-
-
-def _optimal_m() -> int:
-    return rd.optimal_m(24, 1.5, 15.0, rd.Pareto(1.5, 1.2))
-
-
-def _insensitivity_text() -> str:
-    pareto = _insensitivity_pareto()
-    return (
-        f"Keep N = 24, m = 3, λ = {LAM_EX1:g} /s, but replace S-Exp(3, 0.2) by a heavy-tailed "
-        f"Pareto law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
-        f"(β = {pareto.beta:.3f} s, α = {pareto.alpha:g}). What happens to P_b?"
-    )
-
-
-def _stability_text() -> str:
-    return (
-        "N = 24, m = 4, S-Exp(3, 0.2), T_cl = 15 s. The paper calls "
-        f"λ_m = {rd.lambda_max(24, 4, SEXP):.2f} /s the 'maximum stable arrival rate'. "
-        "At λ = 6 /s, four times λ_m, predict E[T_sys] in seconds."
-    )
 
 
 EXERCISES = (
@@ -80,7 +51,7 @@ EXERCISES = (
         key="erlang_b",
         text=f"N = 24 workers, m = 3 replicas, λ = {LAM_EX1:g} /s, S-Exp(Δ = 3 s, μ = 0.2 /s). "
         "Predict the blocking probability P_b (a number between 0 and 1).",
-        answer=_blocking,
+        answer=partial(rd.blocking, 24, 3, LAM_EX1, SEXP),
         tolerance=0.01,
         hint="c = ⌊24/3⌋ groups; E[T_job(3)] = Δ + 1/(3μ); the offered load is "
         "a = λ E[T_job(3)]; P_b = ErlangB(c, a) = (a^c/c!) / Σ_j a^j/j!.",
@@ -91,7 +62,10 @@ EXERCISES = (
     ),
     Question(
         key="insensitivity",
-        text=_insensitivity_text(),
+        text=f"Keep N = 24, m = 3, λ = {LAM_EX1:g} /s, but replace S-Exp(3, 0.2) by a heavy-tailed "
+        f"Pareto law with the same E[T_job(3)] = {SEXP.job_time_mean(3):.3f} s "
+        f"(β = {INSENSITIVITY_PARETO.beta:.3f} s, α = {INSENSITIVITY_PARETO.alpha:g}). "
+        "What happens to P_b?",
         answer=_insensitivity,
         hint="In a loss system (no queue), what does the Erlang-B formula depend on?",
         solution=lambda a: (
@@ -104,8 +78,10 @@ EXERCISES = (
     ),
     Question(
         key="stability",
-        text=_stability_text(),
-        answer=_stability,
+        text="N = 24, m = 4, S-Exp(3, 0.2), T_cl = 15 s. The paper calls "
+        f"λ_m = {rd.lambda_max(24, 4, SEXP):.2f} /s the 'maximum stable arrival rate'. "
+        "At λ = 6 /s, four times λ_m, predict E[T_sys] in seconds.",
+        answer=partial(rd.system_time, 24, 4, 6.0, 15.0, SEXP),
         tolerance=0.3,
         hint="Does a loss system (no waiting room) have a queue that can grow? A blocked job "
         "takes T_cl; use eq. 1 with the exact Erlang-B at a = λ E[T_job(4)].",
@@ -133,7 +109,7 @@ EXERCISES = (
         key="optimal_m",
         text="N = 24, λ = 1.5 /s, T_cl = 15 s, Pareto(β = 1.5 s, α = 1.2). "
         "Which m minimises E[T_sys]? (an integer)",
-        answer=_optimal_m,
+        answer=partial(rd.optimal_m, 24, 1.5, 15.0, rd.Pareto(1.5, 1.2)),
         hint="With α = 1.2 one copy has infinite variance: a second copy cuts the straggler "
         "tail a lot (the min of m copies is Pareto(β, mα)). Blocking grows slowly at this "
         "load.",

@@ -28,27 +28,13 @@ from workbench.plots import (
     unstable_legend,
 )
 from workbench.redundancy import model as rd
+from workbench.redundancy import studies
 from workbench.redundancy.params import PARAMS
-from workbench.redundancy.studies import (
-    EQ8_CASE,
-    WEIBULL_CASE,
-    classify_allocation,
-    ext_eq8_frame,
-    ext_heavy_tail_frame,
-    ext_waiting_room_frame,
-    ext_weibull_frame,
-    fig3_frame,
-    fig4_frame,
-    fig5_frame,
-    fig6_frame,
-    fig7_frame,
-    table1_frame,
-)
+from workbench.redundancy.studies import EQ8_CASE, WEIBULL_CASE
 
 __all__ = [
     "FIGURES",
     "diagram",
-    "classify_allocation",
     "draw_optimum",
     "plot_fig3",
     "plot_fig4",
@@ -79,12 +65,20 @@ POLICY_NAMES = {
     "optimal": "optimal",
 }
 FORMULA_NAMES = {"exact": "eq. 1, Erlang-B (exact)", "paper": "paper: eq. 8 above λ_m"}
-SYMBOL = {"lam": "λ", "t_cloud": "T_cl"}
 
 
 def integer_axis(axis) -> None:
     """Ticks at whole numbers only (m, c and N are counts)."""
     axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _simulated(ax, x, d, mean: str = "sim_mean", **kw):
+    """A frame's simulated means with their 95% intervals (:func:`workbench.plots.ci_errorbar`):
+    the column ``mean`` (``sim_mean`` or ``sim_blocking``), its ``<prefix>_ci_low`` and
+    ``<prefix>_ci_high`` columns, hollow where ``d["stationary"]`` is False."""
+    prefix = mean.removesuffix("_mean")
+    low, high = d[f"{prefix}_ci_low"], d[f"{prefix}_ci_high"]
+    return ci_errorbar(ax, x, d[mean], low, high, stationary=d["stationary"], **kw)
 
 
 # --------------------------------------------------------------------------------------
@@ -138,38 +132,27 @@ def plot_fig4(data: pd.DataFrame):
     """
     fig, axes = figure(2, height=4.2)
     for ax, (label, df) in zip(axes, data.groupby("service", sort=False), strict=True):
-        draw_policies(ax, df, legend=False)
+        draw_policies(ax, df)
         ax.set_title(f"{label}: N=24, T_cl=15 s")
     handles, labels = _legend_entries(axes[0], data)
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
-def draw_policies(ax, df, legend: bool = True):
+def draw_policies(ax, df):
     """Analytic curves (lines) and simulated means with CIs (markers), one colour per policy.
 
-    Intervals are drawn cut at 0 (E[T_sys] is positive).
+    Intervals are drawn cut at 0 (E[T_sys] is positive). The caller places the legend.
     """
     for policy, d in df.groupby("policy", sort=False):
         color = POLICY_COLORS[policy]
         name = POLICY_NAMES[policy]
         ax.plot(d["lam"], d["exact"], "-", color=color, label=f"{name}: eq. 1")
         if "sim_mean" in d:
-            ci_errorbar(
-                ax,
-                d["lam"],
-                d["sim_mean"],
-                d["sim_ci_low"],
-                d["sim_ci_high"],
-                stationary=d.get("stationary"),
-                color=color,
-                fmt="o",
-                label=f"{name}: simulated, 95% CI",
-            )
+            label = f"{name}: simulated, 95% CI"
+            _simulated(ax, d["lam"], d, color=color, fmt="o", label=label)
     ax.set(xlabel=LABELS["lam"], ylabel=LABELS["system_time"])
     ax.set_ylim(bottom=0)
-    if legend:
-        stationarity_legend(ax, df, fontsize=7, loc="lower right")
 
 
 def _legend_entries(ax, df):
@@ -207,7 +190,7 @@ def _by_m_plot(data: pd.DataFrame, param: str, title_fmt: str):
                     d["system_time"],
                     FORMULA_STYLE[formula],
                     color=f"C{i}",
-                    label=f"{SYMBOL[param]} = {v:g} {unit}: {FORMULA_NAMES[formula]}",
+                    label=f"{PARAMS[param].symbol} = {v:g} {unit}: {FORMULA_NAMES[formula]}",
                 )
                 best = d.loc[d["system_time"].idxmin()]
                 ax.plot(best["m"], best["system_time"], "k*", markersize=9)
@@ -372,16 +355,7 @@ def plot_ext_eq8(data: pd.DataFrame):
     fig, ax = figure(1, width=6.5)
     ax.plot(data["lam"], data["exact"], "-", label=FORMULA_NAMES["exact"])
     ax.plot(data["lam"], data["paper"], "--", label="paper: eq. 1, then eq. 8 above λ_m")
-    ci_errorbar(
-        ax,
-        data["lam"],
-        data["sim_mean"],
-        data["sim_ci_low"],
-        data["sim_ci_high"],
-        stationary=data["stationary"],
-        color="k",
-        label="simulation, 95% CI",
-    )
+    _simulated(ax, data["lam"], data, color="k", label="simulation, 95% CI")
     lam_m = data["lambda_max"].iloc[0]
     ax.axvline(lam_m, color="grey", lw=1)
     ax.text(lam_m, ax.get_ylim()[0], f" λ_m = {lam_m:.2f}", color="grey", va="bottom")
@@ -410,28 +384,9 @@ def plot_ext_waiting_room(data: pd.DataFrame):
     fig, axes = figure(2, 2, height=3.0)
     for col, (label, df) in enumerate(data.groupby("service", sort=False)):
         for i, (k, d) in enumerate(df.groupby("waiting_room")):
-            ci_errorbar(
-                axes[0, col],
-                d["m"],
-                d["sim_mean"],
-                d["sim_ci_low"],
-                d["sim_ci_high"],
-                stationary=d["stationary"],
-                fmt="o-",
-                color=f"C{i}",
-                label=f"w = {k} waiting places",
-            )
-            ci_errorbar(
-                axes[1, col],
-                d["m"],
-                d["sim_blocking"],
-                d["sim_blocking_ci_low"],
-                d["sim_blocking_ci_high"],
-                stationary=d["stationary"],
-                fmt="o-",
-                color=f"C{i}",
-                label=f"w = {k}",
-            )
+            style = {"fmt": "o-", "color": f"C{i}"}
+            _simulated(axes[0, col], d["m"], d, **style, label=f"w = {k} waiting places")
+            _simulated(axes[1, col], d["m"], d, "sim_blocking", **style, label=f"w = {k}")
         d0 = df[df.waiting_room == 0]
         axes[1, col].plot(d0["m"], d0["erlang_b"], "k--", label="Erlang-B (w = 0)")
         axes[0, col].set(
@@ -592,19 +547,20 @@ def diagram(p):
     return fig
 
 
+#: each figure's caption; its frame is ``studies.<name>_frame``, its drawing ``plot_<name>``
+CAPTIONS = {
+    "fig3": "Fig. 3: E[T_job] and P_b vs m",
+    "fig4": "Fig. 4: ASTO, BPO and benchmark vs λ",
+    "fig5": "Fig. 5: E[T_sys] vs m for three λ",
+    "fig6": "Fig. 6: E[T_sys] vs m for three T_cl",
+    "fig7": "Fig. 7: optimal m and c vs N",
+    "table1": "Table I: concentrate, spread or balance",
+    "ext_eq8": "Eq. 8 against Erlang-B and simulation",
+    "ext_waiting_room": "A waiting room (M/G/c/c+w)",
+    "ext_weibull": "Weibull service",
+    "ext_heavy_tail": "Running means under infinite variance",
+}
 FIGURES = {
-    "fig3": FigureSpec(fig3_frame, plot_fig3, "Fig. 3: E[T_job] and P_b vs m"),
-    "fig4": FigureSpec(fig4_frame, plot_fig4, "Fig. 4: ASTO, BPO and benchmark vs λ"),
-    "fig5": FigureSpec(fig5_frame, plot_fig5, "Fig. 5: E[T_sys] vs m for three λ"),
-    "fig6": FigureSpec(fig6_frame, plot_fig6, "Fig. 6: E[T_sys] vs m for three T_cl"),
-    "fig7": FigureSpec(fig7_frame, plot_fig7, "Fig. 7: optimal m and c vs N"),
-    "table1": FigureSpec(table1_frame, plot_table1, "Table I: concentrate, spread or balance"),
-    "ext_eq8": FigureSpec(ext_eq8_frame, plot_ext_eq8, "Eq. 8 against Erlang-B and simulation"),
-    "ext_waiting_room": FigureSpec(
-        ext_waiting_room_frame, plot_ext_waiting_room, "A waiting room (M/G/c/c+w)"
-    ),
-    "ext_weibull": FigureSpec(ext_weibull_frame, plot_ext_weibull, "Weibull service"),
-    "ext_heavy_tail": FigureSpec(
-        ext_heavy_tail_frame, plot_ext_heavy_tail, "Running means under infinite variance"
-    ),
+    name: FigureSpec(getattr(studies, f"{name}_frame"), globals()[f"plot_{name}"], caption)
+    for name, caption in CAPTIONS.items()
 }

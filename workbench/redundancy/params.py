@@ -51,7 +51,6 @@ FAMILY_PARAMS = {
     "Pareto": ("beta", "alpha"),
     "Weibull": ("shape", "scale"),
 }
-FAMILIES = tuple(FAMILY_PARAMS)
 
 # the paper's words the plausible ranges below rest on (Sec. VI-A, Sec. VII), verbatim
 _TABLE1_WORDS = (
@@ -59,10 +58,15 @@ _TABLE1_WORDS = (
     'job arrival rate and the cloud time are small." (Sec. VI-A; Table I has only the columns '
     '"Large" and "Small", with no values)'
 )
-_NOT_LOST = (
-    "Not a value of the paper: a setting of the workbench's own {what}; no claim of the paper "
-    "rests on it, so it has no plausible range."
-)
+
+
+def _ours(what: str) -> dict:
+    """The source and reason of a row that is no value of the paper: a setting of ``what``."""
+    return {
+        "source": "choice",
+        "why": f"Not a value of the paper: a setting of the workbench's own {what}; no claim of "
+        "the paper rests on it, so it has no plausible range.",
+    }
 
 
 def _lost(name, symbol, meaning, default, plausible, why, unit="", kind="real", **kw) -> Param:
@@ -232,7 +236,6 @@ PARAMS = Params(
         high=MAX_WORKERS,
         default=24,
         slider=(2, 120),
-        step=1,
         help="Workers at the edge; they form c = ⌊N/m⌋ groups of m (Sec. VII: N = 24).",
     ),
     Param(
@@ -244,7 +247,6 @@ PARAMS = Params(
         high=MAX_WORKERS,
         default=2,
         slider=(1, 24),
-        step=1,
         help="Copies of each job, one per worker of its group; 1 ≤ m ≤ N.",
     ),
     Param(
@@ -277,7 +279,7 @@ PARAMS = Params(
         "F",
         "service-time family",
         kind="choice",
-        choices=FAMILIES,
+        choices=tuple(FAMILY_PARAMS),
         default="S-Exp",
         help="Law of one worker's time on one copy: S-Exp and Pareto (paper), Weibull "
         "(the paper's future work).",
@@ -341,8 +343,7 @@ PARAMS = Params(
         slider=(0.2, 5.0),
         step=0.05,
         help="k < 1: heavier tail than exponential (replication pays); k > 1: lighter.",
-        source="choice",
-        why=_NOT_LOST.format(what="Weibull extension (the paper's future work)"),
+        **_ours("Weibull extension (the paper's future work)"),
     ),
     Param(
         "scale",
@@ -355,8 +356,7 @@ PARAMS = Params(
         slider=(0.1, 20.0),
         step=0.1,
         help="Scale of Weibull(k, s); the fastest of m copies is Weibull(k, s·m^(-1/k)).",
-        source="choice",
-        why=_NOT_LOST.format(what="Weibull extension (the paper's future work)"),
+        **_ours("Weibull extension (the paper's future work)"),
     ),
     Param(
         "formula",
@@ -391,11 +391,9 @@ PARAMS = Params(
         high=10**6,
         default=0,
         slider=(0, 30),
-        step=1,
         help="FCFS places for jobs that find every group busy (M/G/c/c+w); 0 is the paper's "
         "loss system.",
-        source="choice",
-        why=_NOT_LOST.format(what="waiting-room extension (the paper's future work)"),
+        **_ours("waiting-room extension (the paper's future work)"),
     ),
     Param(
         "jobs",
@@ -409,8 +407,7 @@ PARAMS = Params(
         step=1_000,
         help="Arrivals simulated in each run (the paper: 500 arrivals × 100 runs); at most "
         f"{MAX_JOBS_PER_RUN:.0e} per run (memory), longer runs are more replications.",
-        source="choice",
-        why=_NOT_LOST.format(what="simulation length"),
+        **_ours("simulation length"),
     ),
     Param(
         "protocol_jobs",
@@ -433,8 +430,7 @@ PARAMS = Params(
         high=MAX_JOBS_PER_RUN,
         default=200_000,
         help="Length of the one run whose running mean is traced.",
-        source="choice",
-        why=_NOT_LOST.format(what="running-mean trace"),
+        **_ours("running-mean trace"),
     ),
     Param(
         "warmup",
@@ -446,8 +442,7 @@ PARAMS = Params(
         help=f"Fraction of each run dropped before estimating; default: {WARMUP_FRACTION:g}, "
         f"none for runs of at most {SHORT_RUN:,} jobs (the paper's 500-arrival runs start "
         "empty and are measured whole).",
-        source="choice",
-        why=_NOT_LOST.format(what="simulation warm-up"),
+        **_ours("simulation warm-up"),
     ),
     REPLICATIONS.with_(high=10_000, default=20),
     CONFIDENCE,
@@ -464,8 +459,7 @@ PARAMS = Params(
         slider=(0.005, 1.0),
         step=0.005,
         help="Simulate until the confidence interval of E[T_sys] is at most ±h.",
-        source="choice",
-        why=_NOT_LOST.format(what="precision target"),
+        **_ours("precision target"),
     ),
     Param(
         "points",
@@ -476,8 +470,7 @@ PARAMS = Params(
         high=10**6,
         default=200,
         help="Points of the running-mean trace (log-spaced).",
-        source="choice",
-        why=_NOT_LOST.format(what="trace resolution"),
+        **_ours("trace resolution"),
     ),
     *LOST,
 )

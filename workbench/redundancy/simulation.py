@@ -132,9 +132,8 @@ def simulate(p, *, overload: str = "raise") -> SimulationResult:
     Peng & Soljanin, Sec. VII; eq. (1) and (4) are the theory the simulation checks.
     """
     overload = check_choice(overload, "overload", "simulate", _OVERLOAD)
-    run = _setup("simulate", p, p.replications, overload)
-    reps = replicate(run["one"], replications=p.replications, seed=p.seed)
-    return finish(reps, **run["finish"])
+    one, finishing = _setup("simulate", p, p.replications, overload)
+    return finish(replicate(one, replications=p.replications, seed=p.seed), **finishing)
 
 
 @takes(P4Params, "jobs", "warmup", positional=True)
@@ -156,7 +155,7 @@ def warmup_jobs(p) -> int:
     return int(warmup * p.jobs + 1e-9)
 
 
-def _setup(func: str, p, replications: int, overload: str) -> dict:
+def _setup(func: str, p, replications: int, overload: str) -> tuple:
     """Bound the work of a validated call, apply the waiting room's fill bound, and return
     the replication function and the arguments of :func:`workbench.output_analysis.finish`."""
     N, m, service, n_jobs, room = p.N, p.m, p.service, p.jobs, p.waiting_room
@@ -182,32 +181,28 @@ def _setup(func: str, p, replications: int, overload: str) -> dict:
                 note=_fill_note(p, fill, warmup),
             ),
         )
-    one = partial(_one, p, warmup)
-    return {
-        "one": one,
-        "finish": {
-            "func": func,
-            "metric": "system_time",
-            "quantities": QUANTITIES,
-            "confidence": p.confidence,
-            "run_length": n_jobs,
-            "run_unit": "jobs",
-            "overload": overload,
-            "bounds": BOUNDS,
-            "notes": notes,
-            "unit": "s",
-            "alpha": ALPHA,
-            "info": {
-                "variance_finite": service.variance_finite(m),
-                "warmup": warmup,
-                "waiting_room": room,
-                "room_fill_jobs": fill,
-                "model": (N, m, p.lam, p.t_cloud),  # simulated_station_table
-            },
-            "count": "jobs_measured",
-            "empty_what": "jobs after the warm-up",
-            "empty_hint": f"Lower the warm-up ({warmup} jobs) below jobs ({n_jobs}).",
+    return partial(_one, p, warmup), {
+        "func": func,
+        "metric": "system_time",
+        "quantities": QUANTITIES,
+        "confidence": p.confidence,
+        "run_length": n_jobs,
+        "run_unit": "jobs",
+        "overload": overload,
+        "bounds": BOUNDS,
+        "notes": notes,
+        "unit": "s",
+        "alpha": ALPHA,
+        "info": {
+            "variance_finite": service.variance_finite(m),
+            "warmup": warmup,
+            "waiting_room": room,
+            "room_fill_jobs": fill,
+            "model": (N, m, p.lam, p.t_cloud),  # simulated_station_table
         },
+        "count": "jobs_measured",
+        "empty_what": "jobs after the warm-up",
+        "empty_hint": f"Lower the warm-up ({warmup} jobs) below jobs ({n_jobs}).",
     }
 
 
@@ -354,8 +349,8 @@ def simulate_to_precision(
     overload = check_choice(overload, "overload", f, _OVERLOAD)
     check_total_jobs(f, p.jobs, cap)
     try:
-        run = _setup(f, p, cap, "raise")
-        result = to_precision(run["one"], target=target, seed=p.seed, **run["finish"])
+        one, finishing = _setup(f, p, cap, "raise")
+        result = to_precision(one, target=target, seed=p.seed, **finishing)
         info = {"reached": result.converged}
         if target.absolute:
             info["target_half_width"] = target.value

@@ -104,6 +104,19 @@ def _run_points(points: list[dict], quick: bool, desc: str, base_seed: int, fixe
     )
 
 
+def _with_simulations(data, ms, service, quick, desc, base_seed, **run):
+    """``data`` (one row per λ, column ``lam``) with the loss system simulated at each row's
+    λ and m (``ms``) beside it: the simulated columns of :func:`_simulate_point`. ``run``:
+    the points' other keys (N, t_cloud, n_jobs, replications)."""
+    points = [
+        {**_family_args(service), **run, "m": int(m), "lam": lam}
+        for m, lam in zip(ms, data["lam"], strict=True)
+    ]
+    sims = _run_points(points, quick, desc, base_seed, fixed={"waiting_room": 0})
+    keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
+    return pd.concat([data, sims[keep]], axis=1)
+
+
 def fig3_frame(quick: bool = False) -> pd.DataFrame:
     """E[T_job] and P_b vs m (N = 24; S-Exp(1, 1) and Pareto(1, 1.2); λ = 3 [choice]).
 
@@ -175,26 +188,13 @@ def policy_curves(
                 }
             )
     data = pd.DataFrame(rows)
-    if n_jobs:
-        replications = PARAMS["replications"].default if replications is None else replications
-        points = [
-            dict(
-                **_family_args(service),
-                N=N,
-                m=int(r.m),
-                lam=r.lam,
-                t_cloud=t_cloud,
-                n_jobs=n_jobs,
-                replications=replications,
-            )
-            for r in data.itertuples()
-        ]
-        sims = _run_points(
-            points, quick, "Fig. 4 simulations", base_seed, fixed={"waiting_room": 0}
-        )
-        keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
-        data = pd.concat([data, sims[keep]], axis=1)
-    return data
+    if not n_jobs:
+        return data
+    replications = PARAMS["replications"].default if replications is None else replications
+    run = {"N": N, "t_cloud": t_cloud, "n_jobs": n_jobs, "replications": replications}
+    return _with_simulations(
+        data, data["m"], service, quick, "Fig. 4 simulations", base_seed, **run
+    )
 
 
 def fig4_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
@@ -436,28 +436,16 @@ def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
         }
         for lam in lams
     ]
-    data = pd.DataFrame(rows)
-    points = [
-        dict(
-            **_family_args(service),
-            N=N,
-            m=m,
-            lam=lam,
-            t_cloud=t_cloud,
-            n_jobs=5_000 if quick else 50_000,
-            replications=10,
-        )
-        for lam in data["lam"]
-    ]
-    sims = _run_points(
-        points,
+    run = {"N": N, "t_cloud": t_cloud, "n_jobs": 5_000 if quick else 50_000, "replications": 10}
+    data = _with_simulations(
+        pd.DataFrame(rows),
+        [m] * len(lams),
+        service,
         quick,
         "eq. 8 vs simulation",
         figure_seed(BASE_SEED, seed),
-        fixed={"waiting_room": 0},
+        **run,
     )
-    keep = [c for c in sims if c.startswith("sim_") or c in ("stationary", "stationarity_p")]
-    data = pd.concat([data, sims[keep]], axis=1)
     data["lambda_max"] = rd.lambda_max(N, m, service)
     return data
 

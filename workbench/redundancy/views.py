@@ -42,7 +42,7 @@ from workbench.redundancy.params import FAMILY_PARAMS, FORMULAS, MAX_TOTAL_JOBS,
 from workbench.redundancy.simulation import RUN, running_mean_trace, simulate_to_precision
 from workbench.redundancy.studies import BASE_SEED, policy_curves
 from workbench.seeding import figure_seed
-from workbench.validation import check_bool, check_type, reject_unknown
+from workbench.validation import check_bool, check_type
 from workbench.widgets import interactive_figure, table_html
 
 __all__ = [
@@ -94,32 +94,22 @@ N_MAX = Param(
 )
 
 
-def service_controls(family: str | None = None, **values) -> dict:
+def service_controls(family: str | None = None) -> dict:
     """Control specs for the family dropdown and every family's own parameters.
 
     Parameters
     ----------
     family : str, optional
         The family shown first (a key of ``FAMILY_PARAMS``); None: the table's default.
-    **values
-        First values of the families' parameters (``delta``, ``mu``, ``beta``, ``alpha``,
-        ``shape``, ``scale``); the table's defaults for the others.
 
     Returns
     -------
     dict
-        Name -> (row, first value), the specs of :func:`workbench.widgets.interactive_figure`.
+        Name -> row (the family: (row, first value)), the specs of
+        :func:`workbench.widgets.interactive_figure`; each row starts at its default.
     """
-    reject_unknown("service_controls", values, _FAMILY_PARAM_NAMES)
-    row = PARAMS["family"]
-    specs = {"family": row if family is None else (row, row.check(family, "service_controls"))}
-    for names in FAMILY_PARAMS.values():
-        for name in names:
-            specs[name] = (PARAMS[name], values.get(name, PARAMS[name].default))
-    return specs
-
-
-_FAMILY_PARAM_NAMES = tuple(n for names in FAMILY_PARAMS.values() for n in names)
+    laws = {name: PARAMS[name] for names in FAMILY_PARAMS.values() for name in names}
+    return {"family": (PARAMS["family"], family), **laws}
 
 
 def _law(family: str, values: dict) -> rd.ServiceTime:
@@ -158,25 +148,31 @@ class _TradeoffFigure:
     def _build(self):
         fig, (ax1, ax3) = figure(2, width=5.8, height=3.6, fast=True)
         fig.subplots_adjust(right=0.73, wspace=0.5)  # room for the twin's label and the legend
+        ax2 = ax1.twinx()
+        #: the frame's column each curve draws
+        self.curves = {
+            "job_time": ax1.plot([], [], "r*-", ms=4)[0],
+            "blocking": ax2.plot([], [], "b^-", ms=4)[0],
+            "system_time_exact": ax3.plot([], [], "-")[0],
+            "system_time_paper": ax3.plot([], [], "--")[0],
+        }
         # the axis labels, coloured like their curves, are the legend: nothing sits on the data
-        (self.job_time,) = ax1.plot([], [], "r*-", ms=4)
         ax1.set_xlabel(LABELS["m"])
         ax1.set_ylabel(f"{LABELS['job_time']} (red ★)", color="r")
-        ax2 = ax1.twinx()
-        (self.blocking,) = ax2.plot([], [], "b^-", ms=4)
         ax2.set_ylabel(f"{LABELS['blocking']} (blue ▲)", color="b")
         ax2.grid(False)
-        (self.exact,) = ax3.plot([], [], "-")
-        (self.paper,) = ax3.plot([], [], "--")
         self.asto = ax3.axvline(1, color=POLICY_COLORS["asto"], lw=1.2)
         self.bpo = ax3.axvline(1, color=POLICY_COLORS["bpo"], lw=1.2, ls=":")
         ax3.set(xlabel=LABELS["m"], ylabel=LABELS["system_time"])
+        #: the artists the legend names, in its order
+        self.named = (
+            self.curves["system_time_exact"],
+            self.curves["system_time_paper"],
+            self.asto,
+            self.bpo,
+        )
         self.legend = ax3.legend(
-            [self.exact, self.paper, self.asto, self.bpo],
-            [""] * 4,
-            fontsize=7,
-            loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
+            self.named, [""] * 4, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0)
         )
         integer_axis(ax1.xaxis)
         integer_axis(ax3.xaxis)
@@ -198,10 +194,8 @@ class _TradeoffFigure:
         if self.fig is None:
             self._build()
         m = df["m"].to_numpy()
-        self.job_time.set_data(m, df["job_time"].to_numpy())
-        self.blocking.set_data(m, df["blocking"].to_numpy())
-        self.exact.set_data(m, df["system_time_exact"].to_numpy())
-        self.paper.set_data(m, df["system_time_paper"].to_numpy())
+        for column, curve in self.curves.items():
+            curve.set_data(m, df[column].to_numpy())
         self.asto.set_xdata([m_asto, m_asto])
         self.bpo.set_xdata([m_bpo, m_bpo])
         labels = (
@@ -210,12 +204,7 @@ class _TradeoffFigure:
             f"ASTO picks m = {m_asto}",
             f"BPO picks m = {m_bpo}",
         )
-        for artist, text, label in zip(
-            (self.exact, self.paper, self.asto, self.bpo),
-            self.legend.get_texts(),
-            labels,
-            strict=True,
-        ):
+        for artist, text, label in zip(self.named, self.legend.get_texts(), labels, strict=True):
             artist.set_label(label)
             text.set_text(label)
         for ax in self.axes:
@@ -293,7 +282,7 @@ def plot_policies(p, *, lam_max: float = LAM_MAX.default):
         base_seed=figure_seed(BASE_SEED, p.seed),
     )
     fig, ax = figure(1, width=8.5, height=4.0, fast=True)
-    draw_policies(ax, df, legend=False)
+    draw_policies(ax, df)
     stationarity_legend(ax, df, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(right=0.56)
     title = (
@@ -501,7 +490,7 @@ def plot_simulation(
     # no minor ticks and plain labels (1,000, not mathtext 10³): mathtext is slow to render
     ax2.xaxis.set_minor_locator(NullLocator())
     ax2.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
-    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    ax2.legend(**legend_kw)
     reps = [sims[k].replications for k in ms]
     fig.suptitle(
         f"{svc.label()}: N={N}, λ={lam:g} /s, T_cl={t_cloud:g} s\n"
@@ -549,12 +538,7 @@ def simulation_view(seed: int = 0):
     """
     draw = _on_controls(plot_simulation, P4Params.of("simulation_view", {"seed": seed}))
     bar = w.IntProgress(
-        value=0,
-        min=0,
-        max=1,
-        description="long run",
-        bar_style="info",
-        layout=w.Layout(display="none"),
+        max=1, description="long run", bar_style="info", layout=w.Layout(display="none")
     )
 
     def show(done, total):
@@ -716,7 +700,7 @@ def run_to_precision(p, *, max_replications: int | None = None):
         The widget (progress bar, result table, station tables); the result is its
         ``result`` attribute.
     """
-    bar = w.IntProgress(min=0, max=10, description="replications", bar_style="info")
+    bar = w.IntProgress(max=10, description="replications", bar_style="info")
     label = w.HTML("")
     box = w.VBox([w.HBox([bar, label])])
     display(box)
