@@ -47,7 +47,23 @@ def ring_limit(load, c, mu, p) -> pd.DataFrame:
     ----------
     Fricker et al. (2016), Section 2.4, conditions (E_j) and (5).
     """
-    ring = Ring.of("ring_limit", load, c, mu, p, per_unit=True)
+    return pairwise_reduction(Ring.of("ring_limit", load, c, mu, p, per_unit=True))
+
+
+def pairwise_reduction(ring: Ring) -> pd.DataFrame:
+    """:func:`ring_limit` of a checked ring per unit N (it trusts ``ring``: the public
+    functions build it at their door with :meth:`~workbench.datacenters.params.Ring.of`).
+
+    Parameters
+    ----------
+    ring : Ring
+        Loads per unit N, capacities ``c``, service rates and forwarding probabilities.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`ring_limit`'s.
+    """
     lam, c, mu, p = ring.rates, ring.servers, ring.mu, ring.p
     n = lam.size
     cap = c * mu
