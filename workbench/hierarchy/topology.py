@@ -280,15 +280,9 @@ def _ba_hierarchy(seed: int):
     graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
-    order = [centre]
-    parent_of = {centre: -1}
-    for v in order:
-        for u in sorted(graph.neighbors(v)):
-            if u not in parent_of:
-                parent_of[u] = v
-                order.append(u)
-    new_id = {v: i for i, v in enumerate(order)}
-    return [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+    edges = list(nx.bfs_edges(graph, centre, sort_neighbors=sorted))  # in discovery order
+    new_id = {v: i for i, v in enumerate([centre, *(u for _, u in edges)])}
+    return [-1, *(new_id[v] for v, _ in edges)]
 
 
 def _shape(parents, node=0) -> str:
