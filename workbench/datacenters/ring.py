@@ -7,6 +7,8 @@ Fricker, Guillemin, Robert, Thompson (2016), Section 2.4 (ring of data centers).
 
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
 import pandas as pd
 
@@ -78,23 +80,10 @@ def pairwise_reduction(ring: Ring) -> pd.DataFrame:
         sat = new
     reduction = np.array(["underloaded"] * n, dtype=object)
     beta = np.zeros(n)
-    if sat.all():
-        reduction[:] = f"not applicable (run of {n})"
-        beta[:] = np.nan
-        return pd.DataFrame(
-            {"center": range(n), "saturated": sat, "reduction": reduction, "beta": beta}
-        )
-    start = int(np.argmin(sat))  # an unsaturated center: runs do not wrap past it
+    # from an unsaturated center, so that no run wraps past the end (all saturated: one run)
+    start = int(np.argmin(sat))
     order = [(start + k) % n for k in range(n)]
-    runs, current = [], []
-    for j in order:
-        if sat[j]:
-            current.append(j)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
+    runs = [list(run) for saturated, run in groupby(order, key=sat.__getitem__) if saturated]
     for run in runs:
         if len(run) == 1:
             j = run[0]
