@@ -186,6 +186,20 @@ def simulate_hierarchy(tree, rules, tasks, out):
     location = np.full(m, -1, dtype=np.int64)
     enqueued_at = np.zeros(m)
     pinned = np.zeros(m, dtype=np.bool_)
+
+    def ahead_at(t, now):
+        """:func:`_ahead` of server ``t``'s queue and worker."""
+        return _ahead(
+            queued_work[t],
+            svc_task[t],
+            svc_kind[t],
+            svc_end[t],
+            now,
+            compute[t],
+            work[max(svc_task[t], 0)],
+            in_decision,
+        )
+
     server_stats[:, :] = 0.0
     finish[:] = np.nan
     exec_server[:] = -1
@@ -239,16 +253,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
             elif cloud_forward and up >= 0:
                 forward_up = True
             elif use_red and up >= 0:
-                ahead = _ahead(
-                    queued_work[s],
-                    svc_task[s],
-                    svc_kind[s],
-                    svc_end[s],
-                    now,
-                    compute[s],
-                    work[max(svc_task[s], 0)],
-                    in_decision,
-                )
+                ahead = ahead_at(s, now)
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
                 # eq. 11: thresholds in seconds, scaled by the mean execution time queued
                 if present[s] > 0:
@@ -270,29 +275,11 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     red_forwards[k] += 1
                     server_stats[s, SRV_RED_FORWARDED] += 1.0
             elif down_offload and up < 0:
-                ahead = _ahead(
-                    queued_work[s],
-                    svc_task[s],
-                    svc_kind[s],
-                    svc_end[s],
-                    now,
-                    compute[s],
-                    work[max(svc_task[s], 0)],
-                    in_decision,
-                )
+                ahead = ahead_at(s, now)
                 best = (ahead + work[k]) / compute[s]
                 for c in range(n):
                     if parent[c] == s:
-                        ahead_c = _ahead(
-                            queued_work[c],
-                            svc_task[c],
-                            svc_kind[c],
-                            svc_end[c],
-                            now,
-                            compute[c],
-                            work[max(svc_task[c], 0)],
-                            in_decision,
-                        )
+                        ahead_c = ahead_at(c, now)
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
                             best = t_c
@@ -343,16 +330,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 hop = data[k] / bandwidth[s]
                 ahead = 0.0
                 if queue_aware:
-                    ahead = _ahead(
-                        queued_work[up],
-                        svc_task[up],
-                        svc_kind[up],
-                        svc_end[up],
-                        now,
-                        compute[up],
-                        work[max(svc_task[up], 0)],
-                        in_decision,
-                    )
+                    ahead = ahead_at(up, now)
                 offload = (
                     gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
                     + gamma_e[s] * power[s] * hop
