@@ -246,12 +246,11 @@ def simulate_hierarchy(tree, rules, tasks, out):
             visits[k] += 1
             location[k] = s
             up = parent[s]
-            forward_up = False
-            send_down_to = -1
+            dest = -1  # the server the task is sent to (-1: it joins the queue here)
             if pinned[k]:
                 pass
             elif cloud_forward and up >= 0:
-                forward_up = True
+                dest = up
             elif use_red and up >= 0:
                 ahead = ahead_at(s, now)
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
@@ -267,13 +266,12 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     red_count[s] += 1
                     p = red_drop_probability(red_avg[s], lo, hi, max_p, red_count[s], gentle)
                     if uniforms[k, visits[k] - 1] < p:
-                        forward_up = True
+                        dest = up
                         red_count[s] = 0
+                        red_forwards[k] += 1
+                        server_stats[s, SRV_RED_FORWARDED] += 1.0
                 else:
                     red_count[s] = -1
-                if forward_up:
-                    red_forwards[k] += 1
-                    server_stats[s, SRV_RED_FORWARDED] += 1.0
             elif down_offload and up < 0:
                 ahead = ahead_at(s, now)
                 best = (ahead + work[k]) / compute[s]
@@ -283,21 +281,15 @@ def simulate_hierarchy(tree, rules, tasks, out):
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
                             best = t_c
-                            send_down_to = c
-            if forward_up:
-                hop = data[k] / bandwidth[s]
+                            dest = c
+                if dest >= 0:
+                    pinned[k] = True
+                    went_down[k] = 1
+                    server_stats[s, SRV_SENT_DOWN] += 1.0
+            if dest >= 0:
+                hop = data[k] / bandwidth[s if dest == up else dest]  # the child's link
                 transfer[k] += hop
-                location[k] = up
-                size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
-                seq += 1
-            elif send_down_to >= 0:
-                c = send_down_to
-                hop = data[k] / bandwidth[c]
-                transfer[k] += hop
-                location[k] = c
-                pinned[k] = True
-                went_down[k] = 1
-                server_stats[s, SRV_SENT_DOWN] += 1.0
+                location[k] = dest
                 size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             else:
