@@ -113,8 +113,9 @@ def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
     return {
         "name": name,
         "parent": par,
-        "compute": _per_server(compute, "compute", f, n),
-        "bandwidth": _per_server(bandwidth, "bandwidth", f, n),
+        # one value for every server, or one each, in the table's range of the speeds and W
+        "compute": broadcast(compute, "compute", f, n, low=1e-6, high=1e6),
+        "bandwidth": broadcast(bandwidth, "bandwidth", f, n, low=1e-6, high=1e6),
         "weight": _weights(weight, f, n),
     }
 
@@ -181,12 +182,6 @@ def _weights(weights, func, n) -> np.ndarray:
             f"one positive. Got {weights!r} instead."
         )
     return w
-
-
-def _per_server(value, name, func, n) -> np.ndarray:
-    """One value for every server, or one per server; the table's range of the speeds and
-    the bandwidth: [1e-6, 1e6]."""
-    return broadcast(value, name, func, n, low=1e-6, high=1e6)
 
 
 class _Hierarchy(ParamsModel):
