@@ -563,6 +563,7 @@ def cooperation_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.cooperation_study`'s.
     """
+    quick = check_bool(quick, "quick", "cooperation_frame")
     point = example_at(50 if quick else 200)
     return cooperation_study(
         point.lam,
@@ -587,6 +588,7 @@ def convergence_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.convergence_table`'s.
     """
+    quick = check_bool(quick, "quick", "convergence_frame")
     sizes = (10, 20, 50, 100, 200) if quick else (10, 20, 50, 100, 200, 500, 1000, 2000)
     return convergence_table(sizes=sizes, progress=not quick)
 
@@ -604,6 +606,7 @@ def regime_map_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.regime_study`'s.
     """
+    quick = check_bool(quick, "quick", "regime_map_frame")
     return regime_study(map_points=61 if quick else 201)
 
 
@@ -620,6 +623,7 @@ def loss_landscape_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.optimal_forwarding`'s.
     """
+    quick = check_bool(quick, "quick", "loss_landscape_frame")
     point = example_at(20 if quick else 50)
     grid = 11 if quick else 21
     return optimal_forwarding(point.lam, point.servers, point.mu, grid=grid, progress=not quick)
