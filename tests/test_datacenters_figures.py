@@ -13,7 +13,11 @@ from workbench.datacenters.claims import CLAIMS
 from workbench.datacenters.diagram import draw_model
 from workbench.datacenters.figures import (
     FIGURES,
+    convergence_frame,
+    cooperation_frame,
     exact_limit_simulation_frame,
+    loss_landscape_frame,
+    regime_map_frame,
     ring_frame,
     ring_study,
 )
@@ -211,6 +215,10 @@ def test_figure_helpers_refuse_bad_input_by_name():
         (lambda: ring_study(n="x"), "'n' parameter of ring_study"),
         (lambda: ring_frame(quick="x"), "'quick' parameter of ring_study"),
         (lambda: exact_limit_simulation_frame(quick=None), "'quick' parameter"),
+        *(
+            (lambda f=f: f(quick="x"), f"'quick' parameter of {f.__name__}")
+            for f in (cooperation_frame, convergence_frame, regime_map_frame, loss_landscape_frame)
+        ),
         (
             lambda: studies.convergence_table(progress="x"),
             "'progress' parameter of convergence_table",

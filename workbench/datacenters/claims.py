@@ -34,7 +34,7 @@ import math
 from workbench.claims import AtlasSpec, Measurement
 from workbench.datacenters.exact import UncertifiedSolutionError, solve_exact
 from workbench.datacenters.limit import limit_analysis, walk_in_box
-from workbench.datacenters.params import DEFAULTS, EXAMPLE
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, example_at
 from workbench.datacenters.simulation import simulate
 
 __all__ = ["CLAIMS", "ATLAS", "atlas_point"]
@@ -47,9 +47,9 @@ def _example_limit():
     return limit_analysis(DEFAULTS)
 
 
-def _example_exact(n):
-    ex = EXAMPLE
-    return solve_exact(DEFAULTS.trusted(lam=(ex["lam"][0] * n, ex["lam"][1] * n), servers=(n, n)))
+def _example_beta(n) -> tuple:
+    """(beta1, beta2) of the exact chain of the worked example at scale ``n``."""
+    return solve_exact(example_at(n)).beta
 
 
 def _box_walk_pi00(quick: bool) -> float:
@@ -63,13 +63,8 @@ def _box_walk_pi00(quick: bool) -> float:
 
 def _simulated_beta1(quick: bool, seed: int, **run) -> Measurement:
     """β₁ simulated at N = 25 (the atlas passes its point's ``warmup`` in ``run``)."""
-    ex = EXAMPLE
-    n = 25
     sim = simulate(
-        lam=(ex["lam"][0] * n, ex["lam"][1] * n),
-        servers=(n, n),
-        mu=ex["mu"],
-        p=ex["p"],
+        example_at(25),
         events=200_000 if quick else 2_000_000,
         replications=8,
         seed=seed,
@@ -80,11 +75,10 @@ def _simulated_beta1(quick: bool, seed: int, **run) -> Measurement:
 
 
 def _cooperation_gain(quick: bool) -> float:
-    ex = EXAMPLE
-    n = 200
-    lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    on = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta
-    off = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n), p=(0.0, 0.0))).beta
+    point = example_at(200)
+    lam = point.lam
+    on = solve_exact(point).beta
+    off = solve_exact(point.trusted(p=(0.0, 0.0))).beta
     return ((lam[0] * off[0] + lam[1] * off[1]) - (lam[0] * on[0] + lam[1] * on[1])) / (
         lam[0] + lam[1]
     )
@@ -120,13 +114,13 @@ CLAIMS = {
     "pi00_limit": lambda quick: _example_limit().pi00,
     "beta1_limit": lambda quick: _example_limit().beta[0],
     "beta2_limit": lambda quick: _example_limit().beta[1],
-    "beta1_N200": lambda quick: _example_exact(200).beta[0],
-    "beta2_N200": lambda quick: _example_exact(200).beta[1],
+    "beta1_N200": lambda quick: _example_beta(200)[0],
+    "beta2_N200": lambda quick: _example_beta(200)[1],
     "pi00_box_walk": _box_walk_pi00,
     "beta1_sim_N25": lambda quick: _simulated_beta1(quick, seed=11),
-    "beta1_exact_N25": lambda quick: _example_exact(25).beta[0],
+    "beta1_exact_N25": lambda quick: _example_beta(25)[0],
     "cooperation_gain_N200": _cooperation_gain,
-    "beta1_limit_at_N1000": lambda quick: _example_exact(1000).beta[0],
+    "beta1_limit_at_N1000": lambda quick: _example_beta(1000)[0],
     "forwarding_reduces_blocking": _forwarding_claim,
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, EXAMPLE
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, example_at
 from workbench.erlang import erlang_b
 from workbench.exercises import Question
 
@@ -48,11 +48,8 @@ _N_FAR = 1000  # the size the last exercise extrapolates to (the notebook's tabl
 
 
 def _scaled_error_far() -> float:
-    ex = EXAMPLE
-    n = _N_FAR
-    lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=(n, n))).beta[0]
-    return n * (exact - limit_analysis(DEFAULTS).beta[0])
+    exact = solve_exact(example_at(_N_FAR)).beta[0]
+    return _N_FAR * (exact - limit_analysis(DEFAULTS).beta[0])
 
 
 def _direction_solution(answer: str) -> str:

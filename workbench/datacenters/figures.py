@@ -24,9 +24,9 @@ from matplotlib.patches import Patch
 from workbench.datacenters.diagram import draw_model, pair_text, subscript
 from workbench.datacenters.exact import solve_exact
 from workbench.datacenters.limit import limit_analysis
-from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, Ring
-from workbench.datacenters.ring import ring_limit
-from workbench.datacenters.simulation import ring_table, simulate, simulate_ring
+from workbench.datacenters.params import DEFAULTS, EXAMPLE, PARAMS, P3Params, Ring, example_at
+from workbench.datacenters.ring import pairwise_reduction
+from workbench.datacenters.simulation import ring_table, run_ring, simulate
 from workbench.datacenters.studies import (
     convergence_table,
     cooperation_study,
@@ -145,59 +145,36 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
     func = "exact_limit_simulation_frame"
     quick = check_bool(quick, "quick", func)
     seed = figure_seed(_EXAMPLE_SIMULATION_SEED, check_seed(seed, func))
-    ex = EXAMPLE
     lim = limit_analysis(DEFAULTS)  # the worked example per unit N
     sizes = (10, 25, 50) if quick else (10, 25, 50, 100)
     rows = []
     for n in sizes:
-        lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-        caps = (n, n)
-        exact = solve_exact(DEFAULTS.trusted(lam=lam, servers=caps)).beta
+        exact = solve_exact(example_at(n)).beta
         sim = simulate(
-            lam=lam,
-            servers=caps,
-            mu=ex["mu"],
-            p=ex["p"],
+            example_at(n),
             events=100_000 if quick else 1_000_000,
             replications=8 if quick else 20,
             seed=seed,
             overload="transient",  # a flagged point is drawn hollow, not dropped
         )
         for i in (1, 2):
-            rows.append(
-                {
-                    "N": n,
-                    "class": i,
-                    "model": "exact",
-                    "beta": exact[i - 1],
-                    "ci_low": np.nan,
-                    "ci_high": np.nan,
-                    "stationary": True,
-                }
-            )
             low, high = sim.interval(f"beta{i}")
-            rows.append(
-                {
-                    "N": n,
-                    "class": i,
-                    "model": "simulation",
-                    "beta": sim[f"beta{i}"],
-                    "ci_low": low,
-                    "ci_high": high,
-                    "stationary": sim.stationary,
-                }
-            )
-            rows.append(
-                {
-                    "N": n,
-                    "class": i,
-                    "model": "limit",
-                    "beta": lim.beta[i - 1],
-                    "ci_low": np.nan,
-                    "ci_high": np.nan,
-                    "stationary": True,
-                }
-            )
+            for model, beta, ci, stationary in (
+                ("exact", exact[i - 1], (np.nan, np.nan), True),
+                ("simulation", sim[f"beta{i}"], (low, high), sim.stationary),
+                ("limit", lim.beta[i - 1], (np.nan, np.nan), True),
+            ):
+                rows.append(
+                    {
+                        "N": n,
+                        "class": i,
+                        "model": model,
+                        "beta": beta,
+                        "ci_low": ci[0],
+                        "ci_high": ci[1],
+                        "stationary": stationary,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -402,22 +379,17 @@ def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
             f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
-    p, seed = par.ring_p, par.seed
+    p = par.ring_p
     quick = check_bool(quick, "quick", func)
+    run_par = par.trusted(events=150_000 if quick else 1_500_000, replications=6 if quick else 20)
     rows = []
     for name, lam in scenarios.items():
-        lam = Ring.of(func, lam, 1.0, 1.0, p, per_unit=True, rates_name="scenarios").rates
-        red = ring_limit(lam, 1.0, 1.0, p)
-        run = simulate_ring(
-            lam=lam * n,
-            servers=n,
-            mu=1.0,
-            p=p,
-            events=150_000 if quick else 1_500_000,
-            replications=6 if quick else 20,
-            seed=seed,
-            overload="transient",  # a flagged run is drawn hollow, not dropped
-        )
+        ring = Ring.of(func, lam, 1.0, 1.0, p, per_unit=True, rates_name="scenarios")
+        lam = ring.rates
+        red = pairwise_reduction(ring)
+        # the centers at scale N: checked here once, as the simulation's own door would
+        centers = Ring.of(func, lam * n, n, 1.0, p, rates_name="scenarios")
+        run = run_ring(centers, run_par, "transient", func)  # flagged runs: hollow, not dropped
         sim = ring_table(run)
         for j in range(lam.size):
             rows.append(
@@ -591,13 +563,13 @@ def cooperation_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.cooperation_study`'s.
     """
-    ex = EXAMPLE
-    n = 50 if quick else 200
+    quick = check_bool(quick, "quick", "cooperation_frame")
+    point = example_at(50 if quick else 200)
     return cooperation_study(
-        (ex["lam"][0] * n, ex["lam"][1] * n),
-        (n, n),
-        ex["mu"],
-        p_other=ex["p"][1],
+        point.lam,
+        point.servers,
+        point.mu,
+        p_other=point.p[1],
         vary="p1",
         points=11 if quick else 41,
     )
@@ -616,6 +588,7 @@ def convergence_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.convergence_table`'s.
     """
+    quick = check_bool(quick, "quick", "convergence_frame")
     sizes = (10, 20, 50, 100, 200) if quick else (10, 20, 50, 100, 200, 500, 1000, 2000)
     return convergence_table(sizes=sizes, progress=not quick)
 
@@ -633,6 +606,7 @@ def regime_map_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.regime_study`'s.
     """
+    quick = check_bool(quick, "quick", "regime_map_frame")
     return regime_study(map_points=61 if quick else 201)
 
 
@@ -649,10 +623,10 @@ def loss_landscape_frame(quick=False) -> pd.DataFrame:
     pandas.DataFrame
         As :func:`~workbench.datacenters.studies.optimal_forwarding`'s.
     """
-    n = 20 if quick else 50
-    ex = EXAMPLE
-    lam = (ex["lam"][0] * n, ex["lam"][1] * n)
-    return optimal_forwarding(lam, (n, n), ex["mu"], grid=11 if quick else 21, progress=not quick)
+    quick = check_bool(quick, "quick", "loss_landscape_frame")
+    point = example_at(20 if quick else 50)
+    grid = 11 if quick else 21
+    return optimal_forwarding(point.lam, point.servers, point.mu, grid=grid, progress=not quick)
 
 
 FIGURES = {

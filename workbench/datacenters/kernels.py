@@ -204,54 +204,35 @@ def simulate_two_centers_kernel(centers, u_event, u_forward, warmup, lost1):
             if l1 == cap1 and l2 == cap2:
                 occ[OCC_BOTH_FULL] += h
         u = u_event[k] * total
-        if u < lam1:
-            if record:
-                counts[ARRIVALS] += 1
-            lost1[n1] = 0
-            if l1 < cap1:
-                l1 += 1
-                if record:
-                    counts[SERVED_LOCALLY] += 1
-            elif u_forward[k] < p1:
-                if l2 < cap2:
-                    l2 += 1
-                    if record:
-                        counts[SERVED_REMOTELY] += 1
+        if u < lam1 + lam2:
+            first = u < lam1  # class 1 (arriving at center 1), else class 2
+            own, other = (l1, l2) if first else (l2, l1)
+            if own < (cap1 if first else cap2):
+                own += 1
+                fate = SERVED_LOCALLY
+            elif u_forward[k] < (p1 if first else p2):
+                if other < (cap2 if first else cap1):
+                    other += 1
+                    fate = SERVED_REMOTELY
                 else:
-                    lost1[n1] = 1
-                    if record:
-                        counts[REJECTED_FORWARDED] += 1
+                    fate = REJECTED_FORWARDED
             else:
-                lost1[n1] = 1
-                if record:
-                    counts[REJECTED_AT_ONCE] += 1
-            n1 += 1
-        elif u < lam1 + lam2:
+                fate = REJECTED_AT_ONCE
+            l1, l2 = (own, other) if first else (other, own)
+            base = 0 if first else CLASS_STRIDE  # the class's counters
             if record:
-                counts[CLASS_STRIDE + ARRIVALS] += 1
-            if l2 < cap2:
-                l2 += 1
-                if record:
-                    counts[CLASS_STRIDE + SERVED_LOCALLY] += 1
-            elif u_forward[k] < p2:
-                if l1 < cap1:
-                    l1 += 1
-                    if record:
-                        counts[CLASS_STRIDE + SERVED_REMOTELY] += 1
-                elif record:
-                    counts[CLASS_STRIDE + REJECTED_FORWARDED] += 1
-            elif record:
-                counts[CLASS_STRIDE + REJECTED_AT_ONCE] += 1
+                counts[base + ARRIVALS] += 1
+                counts[base + fate] += 1
+            if first:  # the detector's series: class 1's fates
+                lost1[n1] = fate >= REJECTED_AT_ONCE
+                n1 += 1
         elif (u < lam1 + lam2 + d1 and l1 > 0) or l2 == 0:
             l1 -= 1
         else:
             l2 -= 1
     if warmup >= u_event.shape[0]:
         warm1 = n1
-    final = np.empty(2, np.int64)
-    final[0] = l1
-    final[1] = l2
-    return counts, occ, final, n1, warm1
+    return counts, occ, np.array([l1, l2], np.int64), n1, warm1
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
-from workbench.validation import ParameterError, broadcast, check_array
+from workbench.validation import broadcast, check_array
 
 __all__ = [
     "PARAMS",
@@ -494,16 +494,26 @@ P3Params = PARAMS.model(
 DEFAULTS = P3Params()
 
 
-def _no_bools(value, name: str, func: str) -> None:
-    """Refuse a sequence holding a boolean (numpy turns ``(2, True, 2)`` into ``[2, 1, 2]``,
-    so :func:`workbench.validation.check_array` cannot see it)."""
-    if isinstance(value, (list, tuple)) and any(
-        isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object))
-    ):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must hold numbers, not booleans. Got "
-            f"{value!r} instead."
-        )
+def example_at(n: int, **changes) -> P3Params:
+    """The worked example at scale ``n``, trusted: C_i = n servers, arrivals λ_i = loadᵢ · n.
+
+    For the figures, claims and exercises, which state the example at a scale of their own
+    (``n`` and ``changes`` are their constants, not a user's values).
+
+    Parameters
+    ----------
+    n : int
+        The scale N.
+    **changes
+        Other fields of the point (``p=(0.0, 0.0)``, a solver setting).
+
+    Returns
+    -------
+    P3Params
+        The point, derived from :data:`DEFAULTS` without validation.
+    """
+    lam = (EXAMPLE["lam"][0] * n, EXAMPLE["lam"][1] * n)
+    return DEFAULTS.trusted(lam=lam, servers=(n, n), **changes)
 
 
 def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtype=float):
@@ -517,7 +527,6 @@ def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtyp
         "high_open": param.high_open,
         "dtype": dtype,
     }
-    _no_bools(value, name, func)
     if n is None:
         return check_array(value, name, func, ndim=1, length=param.length, **bounds)
     return broadcast(value, name, func, n, **bounds)

@@ -7,6 +7,8 @@ Fricker, Guillemin, Robert, Thompson (2016), Section 2.4 (ring of data centers).
 
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
 import pandas as pd
 
@@ -47,7 +49,23 @@ def ring_limit(load, c, mu, p) -> pd.DataFrame:
     ----------
     Fricker et al. (2016), Section 2.4, conditions (E_j) and (5).
     """
-    ring = Ring.of("ring_limit", load, c, mu, p, per_unit=True)
+    return pairwise_reduction(Ring.of("ring_limit", load, c, mu, p, per_unit=True))
+
+
+def pairwise_reduction(ring: Ring) -> pd.DataFrame:
+    """:func:`ring_limit` of a checked ring per unit N (it trusts ``ring``: the public
+    functions build it at their door with :meth:`~workbench.datacenters.params.Ring.of`).
+
+    Parameters
+    ----------
+    ring : Ring
+        Loads per unit N, capacities ``c``, service rates and forwarding probabilities.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`ring_limit`'s.
+    """
     lam, c, mu, p = ring.rates, ring.servers, ring.mu, ring.p
     n = lam.size
     cap = c * mu
@@ -62,23 +80,10 @@ def ring_limit(load, c, mu, p) -> pd.DataFrame:
         sat = new
     reduction = np.array(["underloaded"] * n, dtype=object)
     beta = np.zeros(n)
-    if sat.all():
-        reduction[:] = f"not applicable (run of {n})"
-        beta[:] = np.nan
-        return pd.DataFrame(
-            {"center": range(n), "saturated": sat, "reduction": reduction, "beta": beta}
-        )
-    start = int(np.argmin(sat))  # an unsaturated center: runs do not wrap past it
+    # from an unsaturated center, so that no run wraps past the end (all saturated: one run)
+    start = int(np.argmin(sat))
     order = [(start + k) % n for k in range(n)]
-    runs, current = [], []
-    for j in order:
-        if sat[j]:
-            current.append(j)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
+    runs = [list(run) for saturated, run in groupby(order, key=sat.__getitem__) if saturated]
     for run in runs:
         if len(run) == 1:
             j = run[0]

@@ -89,12 +89,15 @@ QUANTITIES = (
     "p_full2",
     "p_both_full",
 )
-_PROBABILITY = (0.0, 1.0)
-_NONNEGATIVE = (0.0, math.inf)
-BOUNDS = {
-    q: _NONNEGATIVE if q in ("loss_rate", "mean_busy1", "mean_busy2") else _PROBABILITY
-    for q in QUANTITIES
-}
+
+
+def _bounds(quantities) -> dict:
+    """Each quantity's range: rates and mean numbers of busy servers >= 0, else
+    probabilities."""
+    nonnegative = ("loss_rate", "mean_busy")
+    return {q: (0.0, math.inf) if q.startswith(nonnegative) else (0.0, 1.0) for q in quantities}
+
+
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
 #: simulate_to_precision's target and its replications (in place of ``replications``)
@@ -199,7 +202,7 @@ def _two_centers_run(par, func, *, metric, overload, replications):
         "run_length": events,
         "run_unit": "events",
         "overload": overload,
-        "bounds": BOUNDS,
+        "bounds": _bounds(QUANTITIES),
         "count": "arrivals1",
         "empty_what": "class-1 arrivals after the warm-up (β₁ is a fraction of them)",
         "empty_hint": (
@@ -405,14 +408,36 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
     """
     func = "simulate_ring"
     ring = Ring.of(func, lam, servers, mu, p)
-    overload = check_choice(overload, "overload", func, OVERLOAD)
+    return run_ring(ring, par, check_choice(overload, "overload", func, OVERLOAD), func)
+
+
+def run_ring(ring: Ring, par, overload: str, func: str) -> SimulationResult:
+    """:func:`simulate_ring` of a checked ring (it trusts ``ring``, ``par`` and ``overload``:
+    the public functions check them at their door).
+
+    Parameters
+    ----------
+    ring : Ring
+        The centers: absolute arrival rates, servers (int), service rates and forwarding
+        probabilities.
+    par : P3Params
+        The run: ``events``, ``replications``, ``seed``, ``confidence``, ``warmup``.
+    overload : {"raise", "transient"}
+        As in :func:`simulate`.
+    func : str
+        The public function the errors name.
+
+    Returns
+    -------
+    SimulationResult
+        As :func:`simulate_ring`'s.
+    """
     events = par.events
     n = ring.rates.size
     _check_run(func, events, par.replications, centers=n)
     one = partial(_one_ring, ring, events, int(par.warmup * events))
     reps = replicate(one, replications=par.replications, seed=par.seed)
     quantities = ["beta"] + [f"{q}{j}" for q in ("beta", "p_full", "mean_busy") for j in range(n)]
-    bounds = {q: _NONNEGATIVE if q.startswith("mean_busy") else _PROBABILITY for q in quantities}
     return finish(
         reps,
         func=func,
@@ -422,7 +447,7 @@ def simulate_ring(par, *, lam, servers, mu, p, overload="raise") -> SimulationRe
         run_length=events,
         run_unit="events",
         overload=overload,
-        bounds=bounds,
+        bounds=_bounds(quantities),
         count="arrivals",
         empty_what="arrivals after the warm-up",
         empty_hint="Raise the arrival rates or the number of events.",

@@ -77,35 +77,25 @@ def _cooperation_rows(q, lam, servers, mu, p_other, vary, limit) -> pd.DataFrame
     c = (servers[0] / n, servers[1] / n)
     p = (q, p_other) if vary == "p1" else (p_other, q)
     point = DEFAULTS.trusted(lam=lam, servers=servers, mu=mu, p=p, tol=1e-10)
-    b1, b2 = solve_exact(point).beta
+    models = {f"exact (N={n})": solve_exact(point).beta}
+    if limit:
+        load = (lam[0] / n, lam[1] / n)
+        screen = DEFAULTS.trusted(
+            load=load, c=c, mu=mu, p=p, truncation_target=SCREEN_TRUNCATION_TARGET
+        )
+        limit_beta = cached_limit(screen)
+        if limit_beta is not None:
+            models["limit N→∞"] = limit_beta
     rows = [
         {
             "p_varied": q,
-            "model": f"exact (N={n})",
+            "model": model,
             "beta1": b1,
             "beta2": b2,
             "loss_fraction": (lam[0] * b1 + lam[1] * b2) / (lam[0] + lam[1]),
         }
+        for model, (b1, b2) in models.items()
     ]
-    load = (lam[0] / n, lam[1] / n)
-    limit_beta = (
-        cached_limit(
-            DEFAULTS.trusted(load=load, c=c, mu=mu, p=p, truncation_target=SCREEN_TRUNCATION_TARGET)
-        )
-        if limit
-        else None
-    )
-    if limit_beta is not None:
-        l1, l2 = limit_beta
-        rows.append(
-            {
-                "p_varied": q,
-                "model": "limit N→∞",
-                "beta1": l1,
-                "beta2": l2,
-                "loss_fraction": (lam[0] * l1 + lam[1] * l2) / (lam[0] + lam[1]),
-            }
-        )
     return pd.DataFrame(rows)
 
 
@@ -162,11 +152,6 @@ def _convergence_row(N, lam, c, mu, p, limit_beta) -> dict:
     }
 
 
-def _deterministic(frame: pd.DataFrame) -> pd.DataFrame:
-    """A sweep of a deterministic function: drop the (unused) replication and seed columns."""
-    return frame.drop(columns=["replication", "seed"])
-
-
 @takes(P3Params, *LIMIT, "sizes")
 def convergence_table(par, *, progress=False) -> pd.DataFrame:
     """Exact beta at C_i = c_i N, arrivals lambda_i N = load_i N, for growing N, next to the
@@ -196,7 +181,7 @@ def convergence_table(par, *, progress=False) -> pd.DataFrame:
     lim = limit_analysis(par)
     fixed = {"lam": par.load, "c": par.c, "mu": par.mu, "p": par.p, "limit_beta": lim.beta}
     frame = sweep(_convergence_row, {"N": sizes}, fixed=fixed, n_workers=1, progress=progress)
-    return _deterministic(frame)
+    return frame.drop(columns=["replication", "seed"])  # deterministic: one replication
 
 
 def _forwarding_row(p1, p2, lam, servers, mu) -> dict:
@@ -240,7 +225,7 @@ def optimal_forwarding(par, *, progress=False) -> pd.DataFrame:
         n_workers=1,
         progress=progress,
     )
-    frame = _deterministic(frame)
+    frame = frame.drop(columns=["replication", "seed"])
     frame["min_loss"] = frame["loss_rate"] == frame["loss_rate"].min()
     frame["fair"] = frame["max_beta"] == frame["max_beta"].min()
     (l1, l2), (c1, c2), (m1, m2) = par.lam, par.servers, par.mu

@@ -38,20 +38,18 @@ __all__ = [
 _PER_N = {"slider": (0.1, 3.0)}
 
 
-def _center(name: str, i: int, **changes):
-    """The row of pair parameter ``name`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁):
+def _center(row: str, i: int, **changes):
+    """The row of pair parameter ``row`` for center ``i`` alone (``lam`` -> ``lam1``, λ₁):
     one slider per center."""
-    base = PARAMS[name]
-    fields = {
-        "name": f"{name}{i}",
-        "symbol": f"{base.symbol}{subscript(str(i))}",
-        "pair": False,
-        "default": base.default[i - 1],
-    }
-    fields |= changes
+    base = PARAMS[row]
+    fields = {"name": f"{row}{i}", "pair": False, "default": base.default[i - 1]} | changes
+    fields["symbol"] = f"{changes.get('symbol', base.symbol)}{subscript(str(i))}"
     fields["meaning"] = f"{changes.get('meaning', base.meaning)} of center {i}"
     return base.with_(**fields)
 
+
+#: one center of the ring view: its rate alone (a scalar), numbered from 0
+_RING_CENTER = {"meaning": "arrival rate per unit N", "symbol": "λ", "length": None}
 
 _P_GRID = np.linspace(0.0, 1.0, 11)
 _BETA_LABELS = ["β₁ (class 1)", "β₂ (class 2)"]
@@ -253,16 +251,6 @@ def _ring_plot(lam0, lam1, lam2, p, N, *, seed):
     return plot_ring(frame, fast=True)
 
 
-def _ring_center(j: int, default: float):
-    return PARAMS["ring_load"].with_(
-        name=f"lam{j}",
-        symbol=f"λ{'₀₁₂'[j]}",
-        meaning=f"arrival rate per unit N of center {j}",
-        default=default,
-        length=None,  # one center's rate: a scalar
-    )
-
-
 def ring_view(seed: int = 0):
     """The loads of three adjacent centers of a ring of six: simulation against the pairwise
     reduction, which gives up when three neighbours are congested (a simulation: runs in the
@@ -284,9 +272,9 @@ def ring_view(seed: int = 0):
         functools.partial(_ring_plot, seed=seed),
         title="Ring of J = 6 centers",
         background=True,
-        lam0=_ring_center(0, 1.4),
-        lam1=_ring_center(1, 1.2),
-        lam2=_ring_center(2, 0.5),
+        lam0=_center("ring_load", 0, name="lam0", default=1.4, **_RING_CENTER),
+        lam1=_center("ring_load", 1, name="lam1", default=1.2, **_RING_CENTER),
+        lam2=_center("ring_load", 2, name="lam2", default=0.5, **_RING_CENTER),
         p=PARAMS["ring_p"],
         N=PARAMS["N"].with_(default=20, slider=(5, 60), step=5),
     )

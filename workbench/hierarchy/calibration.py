@@ -130,16 +130,21 @@ def _surge(y) -> float:
     return float(steps[-1] / mean) if mean > 0 else np.inf
 
 
-def _curves(f_b, arrivals, periods, replications, seed, **fixed):
+def measure_targets(
+    f_b, arrivals, *, screen_periods=300, screen_replications=2, base_seed=2019, **fixed
+):
+    """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading),
+    from short screening runs (``screen_periods`` × ``screen_replications``, seed
+    ``base_seed``)."""
     speeds = dict(
         compute_bottom=f_b * PATTERN[0],
         compute_middle=f_b * PATTERN[1],
         compute_top=f_b * PATTERN[2],
     )
     kw = dict(
-        periods=periods,
-        replications=replications,
-        seed=seed,
+        periods=screen_periods,
+        replications=screen_replications,
+        seed=base_seed,
         keep_records=False,
         overload="transient",
         arrivals=arrivals,
@@ -148,18 +153,6 @@ def _curves(f_b, arrivals, periods, replications, seed, **fixed):
     )
     vs_mu = [simulate(model="advanced", lam=8.0, task_size=mu, **kw).mean_time for mu in MUS]
     vs_lam = [simulate(model="advanced", lam=lam, task_size=7.0, **kw).mean_time for lam in LAMBDAS]
-    return speeds, np.array(vs_mu), np.array(vs_lam)
-
-
-def measure_targets(
-    f_b, arrivals, *, screen_periods=300, screen_replications=2, base_seed=2019, **fixed
-):
-    """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading),
-    from short screening runs (``screen_periods`` × ``screen_replications``, seed
-    ``base_seed``)."""
-    speeds, vs_mu, vs_lam = _curves(
-        f_b, arrivals, screen_periods, screen_replications, base_seed, **fixed
-    )
     compute = symmetric_tree(**speeds).compute
     pairs = zip(vs_mu, MUS, strict=True)
     n_mu = np.array([eq12_queue_estimate(t, size_moments(mu, 1.0)[0], compute) for t, mu in pairs])

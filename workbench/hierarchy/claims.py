@@ -38,7 +38,7 @@ from workbench.hierarchy.topology import symmetric_tree
 from workbench.memo import cached_call
 from workbench.sweep import point_seed
 
-__all__ = ["CLAIMS", "ATLAS", "atlas_point", "normalised_grid", "readings_table", "TIE"]
+__all__ = ["CLAIMS", "ATLAS", "atlas_point", "readings_table", "TIE"]
 
 # Each yes/no threshold is read from the claim's own row of data/claims/p5.csv (its
 # ``quantity`` text states it), so the claims and the atlas share one number:
@@ -127,28 +127,6 @@ def _m(value, dropped, total, extra=""):
     if extra:
         note += f"; {extra}"
     return Measurement(float(value), stationary=total > dropped, note=note)
-
-
-def normalised_grid(quick: bool, seed: int = 0, **fixed):
-    """Grid-averaged mean time of each model relative to the advanced model (Fig. 7), over the
-    points where every model is stationary.
-
-    Parameters
-    ----------
-    quick : bool
-        The quick grid and run length (:func:`~workbench.hierarchy.figures.grid_study`).
-    seed : int
-        The notebook's ``SEED`` (0: the published numbers).
-    **fixed
-        Keywords of :data:`~workbench.hierarchy.figures.STUDY_FIELDS` fixed at every point.
-
-    Returns
-    -------
-    pandas.Series
-        Per model, the mean of its time ÷ the advanced model's (1 for the advanced model).
-    """
-    pivot, _, _ = _pivot(quick, seed, **fixed)
-    return pivot.div(pivot["advanced"], axis=0).mean()
 
 
 def advanced_best_share(quick: bool, seed: int = 0, **fixed) -> Measurement:

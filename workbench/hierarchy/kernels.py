@@ -186,6 +186,20 @@ def simulate_hierarchy(tree, rules, tasks, out):
     location = np.full(m, -1, dtype=np.int64)
     enqueued_at = np.zeros(m)
     pinned = np.zeros(m, dtype=np.bool_)
+
+    def ahead_at(t, now):
+        """:func:`_ahead` of server ``t``'s queue and worker."""
+        return _ahead(
+            queued_work[t],
+            svc_task[t],
+            svc_kind[t],
+            svc_end[t],
+            now,
+            compute[t],
+            work[max(svc_task[t], 0)],
+            in_decision,
+        )
+
     server_stats[:, :] = 0.0
     finish[:] = np.nan
     exec_server[:] = -1
@@ -232,23 +246,13 @@ def simulate_hierarchy(tree, rules, tasks, out):
             visits[k] += 1
             location[k] = s
             up = parent[s]
-            forward_up = False
-            send_down_to = -1
+            dest = -1  # the server the task is sent to (-1: it joins the queue here)
             if pinned[k]:
                 pass
             elif cloud_forward and up >= 0:
-                forward_up = True
+                dest = up
             elif use_red and up >= 0:
-                ahead = _ahead(
-                    queued_work[s],
-                    svc_task[s],
-                    svc_kind[s],
-                    svc_end[s],
-                    now,
-                    compute[s],
-                    work[max(svc_task[s], 0)],
-                    in_decision,
-                )
+                ahead = ahead_at(s, now)
                 red_avg[s] = red_ewma(red_avg[s], ahead / compute[s], w_q)
                 # eq. 11: thresholds in seconds, scaled by the mean execution time queued
                 if present[s] > 0:
@@ -262,55 +266,30 @@ def simulate_hierarchy(tree, rules, tasks, out):
                     red_count[s] += 1
                     p = red_drop_probability(red_avg[s], lo, hi, max_p, red_count[s], gentle)
                     if uniforms[k, visits[k] - 1] < p:
-                        forward_up = True
+                        dest = up
                         red_count[s] = 0
+                        red_forwards[k] += 1
+                        server_stats[s, SRV_RED_FORWARDED] += 1.0
                 else:
                     red_count[s] = -1
-                if forward_up:
-                    red_forwards[k] += 1
-                    server_stats[s, SRV_RED_FORWARDED] += 1.0
             elif down_offload and up < 0:
-                ahead = _ahead(
-                    queued_work[s],
-                    svc_task[s],
-                    svc_kind[s],
-                    svc_end[s],
-                    now,
-                    compute[s],
-                    work[max(svc_task[s], 0)],
-                    in_decision,
-                )
+                ahead = ahead_at(s, now)
                 best = (ahead + work[k]) / compute[s]
                 for c in range(n):
                     if parent[c] == s:
-                        ahead_c = _ahead(
-                            queued_work[c],
-                            svc_task[c],
-                            svc_kind[c],
-                            svc_end[c],
-                            now,
-                            compute[c],
-                            work[max(svc_task[c], 0)],
-                            in_decision,
-                        )
+                        ahead_c = ahead_at(c, now)
                         t_c = data[k] / bandwidth[c] + (ahead_c + work[k]) / compute[c]
                         if t_c < best:
                             best = t_c
-                            send_down_to = c
-            if forward_up:
-                hop = data[k] / bandwidth[s]
+                            dest = c
+                if dest >= 0:
+                    pinned[k] = True
+                    went_down[k] = 1
+                    server_stats[s, SRV_SENT_DOWN] += 1.0
+            if dest >= 0:
+                hop = data[k] / bandwidth[s if dest == up else dest]  # the child's link
                 transfer[k] += hop
-                location[k] = up
-                size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
-                seq += 1
-            elif send_down_to >= 0:
-                c = send_down_to
-                hop = data[k] / bandwidth[c]
-                transfer[k] += hop
-                location[k] = c
-                pinned[k] = True
-                went_down[k] = 1
-                server_stats[s, SRV_SENT_DOWN] += 1.0
+                location[k] = dest
                 size = heap_push(ev, size, now + hop, seq, _ARRIVE, k, 0.0)
                 seq += 1
             else:
@@ -343,16 +322,7 @@ def simulate_hierarchy(tree, rules, tasks, out):
                 hop = data[k] / bandwidth[s]
                 ahead = 0.0
                 if queue_aware:
-                    ahead = _ahead(
-                        queued_work[up],
-                        svc_task[up],
-                        svc_kind[up],
-                        svc_end[up],
-                        now,
-                        compute[up],
-                        work[max(svc_task[up], 0)],
-                        in_decision,
-                    )
+                    ahead = ahead_at(up, now)
                 offload = (
                     gamma_t[s] * (hop + (work[k] + ahead) / compute[up])
                     + gamma_e[s] * power[s] * hop

@@ -205,7 +205,8 @@ def simulate(p) -> SimulationResult:
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
     p, topo, rho, notes = _prepare("simulate", p)
-    reps, stations = _replications(p, topo)
+    stations = []  # each replication's per-server table
+    reps = replicate(_one_replication(p, topo, stations), replications=p.replications, seed=p.seed)
     return _finish("simulate", p, topo, rho, notes, reps, stations)
 
 
@@ -285,12 +286,6 @@ def _one_replication(p, topo, stations):
         return Replication(row, series, int(np.sum(tasks.arrival < cutoff)), records)
 
     return one
-
-
-def _replications(p, topo):
-    stations = []
-    reps = replicate(_one_replication(p, topo, stations), replications=p.replications, seed=p.seed)
-    return reps, stations
 
 
 _ROW = (

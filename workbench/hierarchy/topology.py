@@ -113,8 +113,9 @@ def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
     return {
         "name": name,
         "parent": par,
-        "compute": _per_server(compute, "compute", f, n),
-        "bandwidth": _per_server(bandwidth, "bandwidth", f, n),
+        # one value for every server, or one each, in the table's range of the speeds and W
+        "compute": broadcast(compute, "compute", f, n, low=1e-6, high=1e6),
+        "bandwidth": broadcast(bandwidth, "bandwidth", f, n, low=1e-6, high=1e6),
         "weight": _weights(weight, f, n),
     }
 
@@ -181,12 +182,6 @@ def _weights(weights, func, n) -> np.ndarray:
             f"one positive. Got {weights!r} instead."
         )
     return w
-
-
-def _per_server(value, name, func, n) -> np.ndarray:
-    """One value for every server, or one per server; the table's range of the speeds and
-    the bandwidth: [1e-6, 1e6]."""
-    return broadcast(value, name, func, n, low=1e-6, high=1e6)
 
 
 class _Hierarchy(ParamsModel):
@@ -280,15 +275,9 @@ def _ba_hierarchy(seed: int):
     graph = nx.barabasi_albert_graph(7, BA_EDGES_PER_NODE, seed=seed)
     degree = dict(graph.degree())
     centre = min(graph.nodes, key=lambda v: (-degree[v], v))
-    order = [centre]
-    parent_of = {centre: -1}
-    for v in order:
-        for u in sorted(graph.neighbors(v)):
-            if u not in parent_of:
-                parent_of[u] = v
-                order.append(u)
-    new_id = {v: i for i, v in enumerate(order)}
-    return [-1 if parent_of[v] < 0 else new_id[parent_of[v]] for v in order]
+    edges = list(nx.bfs_edges(graph, centre, sort_neighbors=sorted))  # in discovery order
+    new_id = {v: i for i, v in enumerate([centre, *(u for _, u in edges)])}
+    return [-1, *(new_id[v] for v, _ in edges)]
 
 
 def _shape(parents, node=0) -> str:
