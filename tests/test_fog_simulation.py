@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import networkx as nx
@@ -201,8 +200,8 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     g = ring_scenario(3, [4, 2, 5], seed=3, lam_per_iot=5.0)
     net = compile_scenario(g)
     req = draw_requests(net, 600, rng, 0.02)
-    req = dataclasses.replace(
-        req, gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
+    req = req._replace(
+        gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
     )
     th = np.full(net.n_fog, 0.01)
     p = P1Params(

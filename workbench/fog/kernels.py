@@ -198,7 +198,8 @@ class Requests(NamedTuple):
 
 
 class Network(NamedTuple):
-    """The compiled scenario (see :class:`workbench.fog.scenario.Compiled`)."""
+    """The compiled scenario: each field is the :class:`workbench.fog.scenario.Compiled`
+    attribute of that name."""
 
     iot_fog: np.ndarray
     iot_prop: np.ndarray

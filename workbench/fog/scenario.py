@@ -687,6 +687,16 @@ class Compiled:
         return np.diff(self.nbr_ptr)
 
     @property
+    def fog_mean(self):
+        """Mean processing times 1/μ, 1/μ' of every fog node [s], shape (n_fog, 2)."""
+        return 1.0 / self.fog_mu
+
+    @property
+    def unit_ptr(self):
+        """Cloud server k's processing units are ``unit_ptr[k]:unit_ptr[k + 1]`` of all units."""
+        return np.concatenate([[0], np.cumsum(self.cloud_units)]).astype(np.int64)
+
+    @property
     def neighbour_share(self):
         """share[ĵ, j] = 1/deg(ĵ) for each fog link: the flow equations' routing."""
         n = self.n_fog
