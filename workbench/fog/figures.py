@@ -45,7 +45,9 @@ from workbench.fog.study import (
     POLICY_COLORS,
     POLICY_LABELS,
     mark_unstable,
+    model_point,
     plot_study,
+    point_row,
     simulated_point,
     study_frame,
     study_scenario,
@@ -322,21 +324,15 @@ def plot_network_utilisation(frame, fast=False, title=None):
 def erlang_sum_stability_frame(quick=False):
     """P(Erlang(5, μ) + Erlang(4, μ') < 0.3 s) by both routes as μ' → μ = 20/s."""
     gaps = np.logspace(-8, 0, 17 if quick else 33)
-    rows = []
-    for gap in gaps:
-        mu2 = 20.0 * (1 + gap)
-        rows.append(
-            dict(
-                gap=gap, route="uniformisation (stable)", value=erlang_sum_cdf(0.3, 5, 20.0, 4, mu2)
-            )
-        )
-        rows.append(
-            dict(
-                gap=gap,
-                route="partial fractions (paper)",
-                value=erlang_sum_cdf_partial_fractions(0.3, 5, 20.0, 4, mu2),
-            )
-        )
+    routes = {
+        "uniformisation (stable)": erlang_sum_cdf,
+        "partial fractions (paper)": erlang_sum_cdf_partial_fractions,
+    }
+    rows = [
+        dict(gap=gap, route=route, value=cdf(0.3, 5, 20.0, 4, 20.0 * (1 + gap)))
+        for gap in gaps
+        for route, cdf in routes.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -524,17 +520,7 @@ def delay_vs_period_frame(quick=False, seed: int = 0):
                 replications=reps,
                 seed=figure_seed(7 + 100 * k + i, seed),
             )
-            rows.append(
-                dict(
-                    x=period,
-                    mode=mode,
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                    note=sim["note"],
-                )
-            )
+            rows.append(point_row(sim, x=period, mode=mode))
     return pd.DataFrame(rows)
 
 
@@ -594,17 +580,8 @@ def best_theta_vs_load_frame(quick=False, seed: int = 0):
             acc = first.fog["accept_light"].to_numpy()
             corrected = analyze(g, theta=theta, e_max=1, own_processing=True, acceptance=acc)
             for label, res in (("model (eq. 6)", first), ("model (+1/μ)", corrected)):
-                rows.append(
-                    dict(
-                        load=load,
-                        theta=theta,
-                        source=label,
-                        delay=1e3 * res.mean_delay,
-                        ci_low=math.nan,
-                        ci_high=math.nan,
-                        stationary=True,
-                    )
-                )
+                model = model_point(res.mean_delay)
+                rows.append(point_row(model, load=load, theta=theta, source=label))
     for i, load in enumerate(loads):
         for theta in thetas:
             # the same seed at every θ of a load: common random numbers for the argmin
@@ -616,18 +593,8 @@ def best_theta_vs_load_frame(quick=False, seed: int = 0):
                 replications=reps,
                 seed=figure_seed(17 + 100 * i, seed),
             )
-            rows.append(
-                dict(
-                    load=load,
-                    theta=theta,
-                    source="simulation",
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                )
-            )
-    return pd.DataFrame(rows)
+            rows.append(point_row(sim, load=load, theta=theta, source="simulation"))
+    return pd.DataFrame(rows).drop(columns="note")
 
 
 def best_theta_summary(frame):

@@ -39,6 +39,8 @@ __all__ = [
     "POLICY_LABELS",
     "study_scenario",
     "simulated_point",
+    "model_point",
+    "point_row",
     "study_frame",
     "plot_study",
     "mark_unstable",
@@ -136,6 +138,30 @@ def simulated_point(p, *, scenario_seed=0, fog_delay=None):
     )
 
 
+def model_point(delay, stationary=True) -> dict:
+    """An analytic point in the shape of :func:`simulated_point`'s (no interval, no note)."""
+    return dict(delay=delay, ci_low=math.nan, ci_high=math.nan, stationary=stationary, note="")
+
+
+def point_row(point, **keys) -> dict:
+    """A frame row: ``keys``, then the point's delay and interval in ms, verdict and note.
+
+    Parameters
+    ----------
+    point : dict
+        :func:`simulated_point`'s or :func:`model_point`'s (delays in seconds).
+    **keys
+        The row's leading columns (its place on the figure).
+
+    Returns
+    -------
+    dict
+        ``keys``, ``delay``, ``ci_low``, ``ci_high`` [ms], ``stationary``, ``note``.
+    """
+    ms = {k: 1e3 * point[k] for k in ("delay", "ci_low", "ci_high")}
+    return {**keys, **ms, "stationary": point["stationary"], "note": point["note"]}
+
+
 @takes(
     P1Params,
     "axis",
@@ -202,19 +228,8 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
                     ).mean_delay
                 except ValueError:  # unstable under this policy: no steady state, no line
                     d = math.nan
-                rows.append(
-                    dict(
-                        axis=axis,
-                        x=x,
-                        policy=policy,
-                        source=label,
-                        delay=1e3 * d,
-                        ci_low=math.nan,
-                        ci_high=math.nan,
-                        stationary=bool(math.isfinite(d)),
-                        note="",
-                    )
-                )
+                model = model_point(d, stationary=bool(math.isfinite(d)))
+                rows.append(point_row(model, axis=axis, x=x, policy=policy, source=label))
         for k, policy in enumerate(policies):
             sim = simulated_point(
                 policy=policy,
@@ -223,19 +238,7 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
                 seed=seed + 1000 * k + values.index(x),
                 **point,
             )
-            rows.append(
-                dict(
-                    axis=axis,
-                    x=x,
-                    policy=policy,
-                    source="simulation",
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                    note=sim["note"],
-                )
-            )
+            rows.append(point_row(sim, axis=axis, x=x, policy=policy, source="simulation"))
     return pd.DataFrame(rows)
 
 
