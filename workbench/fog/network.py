@@ -238,7 +238,6 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
     """
     func = "analyze"
     net = p.network
-    theta_arr = p.thetas
     max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
     if max_iterations < 1:
         raise ParameterError(
@@ -255,18 +254,11 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
     threshold = p.admission == "threshold" and p.policy == "offload"
     if p.policy != "offload":
         settings["e_max"] = 0
+    e_max = settings["e_max"]
     p_light, p_heavy, iterations = _acceptance(
-        net,
-        theta_arr,
-        settings["e_max"],
-        p.q,
-        p.policy,
-        threshold,
-        max_iterations,
-        acceptance,
-        func,
+        p, e_max, threshold, max_iterations, acceptance, func
     )
-    fog = _fog_state(net, theta_arr, settings["e_max"], p.q, threshold, p_light, p_heavy)
+    fog = _fog_state(p, e_max, threshold, p_light, p_heavy)
     return network_delays(net, fog, settings, iterations)
 
 
@@ -279,8 +271,9 @@ def _flows_both(net, p_light, p_heavy, e_max):
     return d0, c0, d1, c1
 
 
-def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
+def _fog_state(p, e_max, threshold, p_light, p_heavy):
     """The fog nodes' flows, rates, loads and mean work W̄_j at the fixed point's P_j."""
+    net, theta_arr = p.network, p.thetas
     mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
     d0, c0, d1, c1 = _flows_both(net, p_light, p_heavy, e_max)
     v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
@@ -289,7 +282,7 @@ def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
         finite = np.isfinite(theta_arr)
         wbar = np.empty(net.n_fog)
         wbar[finite] = _threshold_nodes(
-            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
+            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], p.q
         )[1]
         keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
         wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep])
@@ -311,8 +304,9 @@ def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
     )
 
 
-def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func):
+def _acceptance(p, e_max, threshold, max_iterations=500, acceptance=None, func="analyze"):
     """P_j per class of every fog node (the fixed point under offloading), and iterations."""
+    net, theta_arr, q, policy = p.network, p.thetas, p.q, p.policy
     nf = net.n_fog
     mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
 
@@ -380,14 +374,11 @@ def fog_loads(p) -> np.ndarray:
     ρ_j here is the model's estimate, not a stability bound; the nodes that keep every
     request are the ones whose ρ_j ≥ 1 means a queue without bound.
     """
-    net, theta_arr, e_max, q, policy = p.network, p.thetas, p.e_max, p.q, p.policy
-    if policy != "offload":
-        e_max = 0
+    net = p.network
+    e_max = p.e_max if p.policy == "offload" else 0
     try:
-        p0, p1, _ = _acceptance(
-            net, theta_arr, e_max, q, policy, policy == "offload", 500, None, "fog_loads"
-        )
+        p0, p1, _ = _acceptance(p, e_max, p.policy == "offload", func="fog_loads")
     except ParameterError:  # θ too large for the threshold chain: the paper's chain model
-        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, False, 500, None, "fog_loads")
+        p0, p1, _ = _acceptance(p, e_max, False, func="fog_loads")
     d0, _, d1, _ = _flows_both(net, p0, p1, e_max)
     return p0 * d0.sum(axis=0) / net.fog_mu[:, 0] + p1 * d1.sum(axis=0) / net.fog_mu[:, 1]

@@ -710,22 +710,19 @@ class Compiled:
     @property
     def fog_inflow(self):
         """(I_j, I'_j): p^F-share of the IoT rates arriving at each fog node first."""
-        out = np.zeros((self.n_fog, 2))
-        for c in (0, 1):
-            out[:, c] = np.bincount(
-                self.iot_fog, weights=self.iot_rate[:, c] * self.iot_p[:, 1], minlength=self.n_fog
-            )
-        return out
+        return self._iot_traffic(self.iot_fog, 1, self.n_fog)
 
     @property
     def cloud_direct(self):
         """IoT traffic sent straight to each cloud server (p^C share)."""
-        k = self.fog_cloud[self.iot_fog]
-        out = np.zeros((self.n_cloud, 2))
+        return self._iot_traffic(self.fog_cloud[self.iot_fog], 2, self.n_cloud)
+
+    def _iot_traffic(self, target, route, size):
+        """Per class, the IoT rates times p[route] summed onto ``target`` (one node each)."""
+        out = np.zeros((size, 2))
         for c in (0, 1):
-            out[:, c] = np.bincount(
-                k, weights=self.iot_rate[:, c] * self.iot_p[:, 2], minlength=self.n_cloud
-            )
+            weights = self.iot_rate[:, c] * self.iot_p[:, route]
+            out[:, c] = np.bincount(target, weights=weights, minlength=size)
         return out
 
 
