@@ -248,3 +248,41 @@ def paper_fog_node(arrival, rtype, proc, *, theta, alpha, z0, period=0.0):
             else:
                 waiting.append((c, proc[r]))
     return accepted
+
+
+# ------------------------------------------------------------- the kernel side, for the tests
+
+
+def run_kernel(net, req, max_events=None, **settings):
+    """The compiled kernel on ``req`` with ``P1Params(scenario=net, **settings)``.
+
+    One place for the tests' kernel runs: a setting not given is the table's default (q =
+    0.5, α = 0.5, distributed tables, the paper's policy, T_a = 50 ms, e_M = 1).
+    """
+    from workbench.fog.kernels import simulate_network
+    from workbench.fog.model import P1Params
+    from workbench.fog.simulation import kernel_arguments
+
+    p = P1Params(scenario=net, **settings)
+    return simulate_network(*kernel_arguments(p, req, max_events=max_events))
+
+
+def kernel_and_twin(net, req, **settings):
+    """:func:`run_kernel` and :func:`naive_network` on the same requests and settings."""
+    from workbench.fog.model import P1Params
+    from workbench.fog.simulation import _central_node
+
+    p = P1Params(scenario=net, **settings)
+    twin = naive_network(
+        net,
+        req,
+        theta=p.thetas,
+        e_max=p.e_max,
+        q=p.q,
+        alpha=p.alpha,
+        mode=p.mode,
+        policy=p.policy,
+        period=p.announce_period,
+        central=_central_node(net),
+    )
+    return run_kernel(net, req, **settings), twin

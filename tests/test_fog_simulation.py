@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_fog import naive_network
+from naive_fog import kernel_and_twin
 
 from workbench.fog import analyze, default_scenario, ring_scenario, run_once, simulate
-from workbench.fog import kernels as K
-from workbench.fog.model import P1Params
 from workbench.fog.scenario import build_scenario, compile_scenario
-from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
+from workbench.fog.simulation import draw_requests
 from workbench.validation import ParameterError, UnstableRegimeError
 
 FIELDS = ("tier", "place", "hops", "t_done", "d_up", "d_fwd", "d_fc", "d_wait", "d_proc", "d_back")
@@ -41,29 +39,16 @@ def test_kernel_matches_naive_twin_request_by_request(
     )
     net = compile_scenario(g)
     req = draw_requests(net, 400, rng, 0.02)
-    th = np.full(net.n_fog, theta)
-    p = P1Params(
-        scenario=net,
-        theta=th,
+    out, twin = kernel_and_twin(
+        net,
+        req,
+        theta=np.full(net.n_fog, theta),
         e_max=e_max,
         q=q,
         alpha=0.3,
         mode=mode,
         policy=policy,
         announce_period=0.02,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req))
-    twin = naive_network(
-        net,
-        req,
-        theta=th,
-        e_max=e_max,
-        q=q,
-        alpha=0.3,
-        mode=mode,
-        policy=policy,
-        period=0.02,
-        central=_central_node(net),
     )
     for name in FIELDS:
         got, want = getattr(out, name), twin[name]
@@ -203,29 +188,8 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     req = req._replace(
         gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
     )
-    th = np.full(net.n_fog, 0.01)
-    p = P1Params(
-        scenario=net,
-        theta=th,
-        e_max=2,
-        q=0.5,
-        alpha=0.3,
-        mode=mode,
-        policy="offload",
-        announce_period=0.02,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req))
-    twin = naive_network(
-        net,
-        req,
-        theta=th,
-        e_max=2,
-        q=0.5,
-        alpha=0.3,
-        mode=mode,
-        policy="offload",
-        period=0.02,
-        central=_central_node(net),
+    out, twin = kernel_and_twin(
+        net, req, theta=0.01, e_max=2, alpha=0.3, mode=mode, announce_period=0.02
     )
     for name in FIELDS:
         got, want = getattr(out, name), twin[name]
