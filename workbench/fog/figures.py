@@ -42,8 +42,8 @@ from workbench.fog.params import PARAMS
 from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
 from workbench.fog.simulation import run_once, simulate, warmup_requests
 from workbench.fog.study import (
-    POLICY_COLORS,
-    POLICY_LABELS,
+    footnote,
+    label_point,
     mark_unstable,
     model_point,
     plot_study,
@@ -67,10 +67,6 @@ from workbench.seeding import figure_seed
 
 __all__ = [
     "FIGURES",
-    "POLICY_COLORS",
-    "POLICY_LABELS",
-    "study_frame",
-    "plot_study",
     "per_node_table",
     "policy_table",
 ]
@@ -638,13 +634,7 @@ def plot_best_theta_vs_load(frame):
     ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
     ax1.set_title("What tuning θ to the load saves", fontsize=10)
     ax1.set_ylim(bottom=0)
-    fig.supxlabel(
-        "default scenario seed 0, e_M = 1; simulation: means over replications",
-        x=0.01,
-        ha="left",
-        fontsize=7,
-        color="0.4",
-    )
+    footnote(fig, "default scenario seed 0, e_M = 1; simulation: means over replications")
     return fig
 
 
@@ -775,14 +765,12 @@ def plot_best_theta_per_node(frame):
             ax1, [i], [row["delay"]], [row["ci_low"]], [row["ci_high"]], color=color, markersize=7
         )
         if row["policy"] != row["reference"]:
-            ax1.annotate(
+            label_point(
+                ax1,
                 f"Δ = {row['difference']:+.3f} ms\n[{row['difference_low']:+.3f}, "
                 f"{row['difference_high']:+.3f}]",
                 (i, row["ci_high"]),
-                textcoords="offset points",
-                xytext=(0, 6),
-                ha="center",
-                fontsize=8,
+                offset=(0, 6),
             )
     ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=8)
     ax1.set_xlim(-0.6, len(pol) - 0.4)
@@ -790,12 +778,14 @@ def plot_best_theta_per_node(frame):
     ax1.set_title("Re-measured on fresh seeds (Δ: paired, − best uniform)", fontsize=10)
     ax1.margins(y=0.25)
     reps, n = int(pol["replications"].iloc[0]), int(pol["n_requests"].iloc[0])
-    fig.supxlabel(
+    footnote(
+        fig,
         f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
         f"(seed {int(frame['tune_seed'].iloc[0])}, common random numbers), verified on {reps} × "
         f"{n:,} requests (seed {int(frame['check_seed'].iloc[0])})",
         fontsize=8,
-        color="0.4",
+        x=0.5,
+        ha="center",
     )
     return fig
 
@@ -833,14 +823,8 @@ def plot_load_variance(frame):
         fill = [color if s else "none" for s in frame["stationary"]]
         ax.bar(x + shift, frame[col], width=0.38, color=fill, edgecolor=color, label=label)
     for i, row in frame.reset_index(drop=True).iterrows():
-        ax.annotate(
-            f"gain {row['gain']:+.1%}",
-            (i, max(row["delay_no_forward"], row["delay_forward"])),
-            textcoords="offset points",
-            xytext=(0, 4),
-            ha="center",
-            fontsize=8,
-        )
+        top = max(row["delay_no_forward"], row["delay_forward"])
+        label_point(ax, f"gain {row['gain']:+.1%}", (i, top))
     ax.set_xticks(
         x,
         [

@@ -144,13 +144,17 @@ def _check_build(func, kw):
             out[name] = tuple(float(v) for v in pair)
     if "cloud_units" in kw:
         out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
-    p_iot, p_cloud = (out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud"))
+    _check_shares(*(out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud")), func)
+    return out
+
+
+def _check_shares(p_iot, p_cloud, func):
+    """p^I + p^C ≤ 1: what is left, p^F = 1 − p^I − p^C, goes to the fog."""
     if p_iot + p_cloud > 1 + 1e-12:
         raise ParameterError(
             f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. Got "
             f"p^I = {p_iot:g}, p^C = {p_cloud:g} instead."
         )
-    return out
 
 
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
@@ -442,15 +446,8 @@ def with_traffic(
         if "load" in checked:
             d["rate_light"] *= checked["load"]
             d["rate_heavy"] *= checked["load"]
-        if "p_iot" in checked:
-            d["p_iot"] = checked["p_iot"]
-        if "p_cloud" in checked:
-            d["p_cloud"] = checked["p_cloud"]
-        if d["p_iot"] + d["p_cloud"] > 1 + 1e-12:
-            raise ParameterError(
-                f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. "
-                f"Got p^I = {d['p_iot']:g}, p^C = {d['p_cloud']:g} instead."
-            )
+        d.update({k: checked[k] for k in ("p_iot", "p_cloud") if k in checked})
+        _check_shares(d["p_iot"], d["p_cloud"], func)
     return g
 
 

@@ -44,6 +44,8 @@ __all__ = [
     "study_frame",
     "plot_study",
     "mark_unstable",
+    "footnote",
+    "label_point",
 ]
 
 POLICY_COLORS = {
@@ -262,14 +264,46 @@ def _clip_transients(ax, frame):
     for _, row in far.iterrows():
         color = POLICY_COLORS.get(row["policy"], "0.3")
         ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
-        ax.annotate(
-            f"{row['delay'] / 1e3:.3g} s",
-            (row["x"], 0.97 * top),
-            xytext=(4, -3),
-            textcoords="offset points",
-            fontsize=7,
-            color=color,
+        xy = (row["x"], 0.97 * top)
+        label_point(
+            ax, f"{row['delay'] / 1e3:.3g} s", xy, (4, -3), ha="left", fontsize=7, color=color
         )
+
+
+def footnote(fig, text, **kw):
+    """The figure's setting in small grey type under the axes, left-aligned.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    text : str
+        What the figure shows (scenario, seeds, intervals).
+    **kw
+        Text properties that differ from the note's (``fontsize=7``, ``x=0.01``).
+    """
+    fig.supxlabel(text, **{"x": 0.01, "ha": "left", "fontsize": 7, "color": "0.4", **kw})
+
+
+def label_point(ax, text, xy, offset=(0, 4), **kw):
+    """Write ``text`` next to the data point ``xy``, ``offset`` points away (centred above).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    text : str
+        The label.
+    xy : (float, float)
+        The point, in data coordinates.
+    offset : (float, float)
+        Where the label sits from the point [points].
+    **kw
+        Text properties that differ from the label's (``ha="center"``, ``fontsize=8``).
+    """
+    ax.annotate(
+        text, xy, textcoords="offset points", xytext=offset, **{"ha": "center", "fontsize": 8, **kw}
+    )
 
 
 def mark_unstable(ax, frame):
@@ -338,11 +372,5 @@ def plot_study(frame, title=""):
         title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}", fontsize=10
     )
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.supxlabel(
-        "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-        x=0.01,
-        ha="left",
-        fontsize=7,
-        color="0.4",
-    )
+    footnote(fig, "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals")
     return fig

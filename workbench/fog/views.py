@@ -79,8 +79,7 @@ class NodeFigure:
 
     PIXELS = 25  # the (n, n') picture shows n, n' < 25
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
@@ -199,8 +198,7 @@ def _policy_delays(policy, theta, e_max, load, light_fraction, p_iot):
 class PolicyFigure:
     """The network view's bar chart, built once and updated in place (see :class:`NodeFigure`)."""
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, ax = figure(width=7.0, height=3.4, fast=True)
@@ -302,8 +300,7 @@ def _fog_delay_curves(policy, theta, e_max, load):
 class FogDelayFigure:
     """Analytic mean delay against the fog–fog link delay, the policy and its baselines."""
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, ax = figure(width=7.0, height=3.6, fast=True)
