@@ -8,7 +8,6 @@ import time
 import networkx as nx
 import numpy as np
 import pytest
-from naive_fog import run_kernel
 from scipy import integrate, stats
 
 import workbench.fog as fog
@@ -25,10 +24,18 @@ from workbench.fog import (
     solve_chain,
 )
 from workbench.fog import kernels as K
+from workbench.fog.model import P1Params
 from workbench.fog.network import fog_loads
 from workbench.fog.scenario import ScenarioError, build_scenario, compile_scenario
-from workbench.fog.simulation import draw_requests, simulate_to_precision
+from workbench.fog.simulation import draw_requests, kernel_arguments, simulate_to_precision
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
+
+
+def run_kernel(net, req, max_events=None, **settings):
+    """The compiled kernel on ``req`` with ``P1Params(scenario=net, **settings)`` (the
+    table's defaults for the settings not given)."""
+    p = P1Params(scenario=net, **settings)
+    return K.simulate_network(*kernel_arguments(p, req, max_events=max_events))
 
 
 def lone(rate=2.0, units=8, cloud_mu=(1000.0, 200.0)):

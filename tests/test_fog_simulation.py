@@ -9,12 +9,34 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive_fog import kernel_and_twin
+from naive_fog import naive_network
 
 from workbench.fog import analyze, default_scenario, ring_scenario, run_once, simulate
+from workbench.fog import kernels as K
+from workbench.fog.model import P1Params
 from workbench.fog.scenario import build_scenario, compile_scenario
-from workbench.fog.simulation import draw_requests
+from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
 from workbench.validation import ParameterError, UnstableRegimeError
+
+
+def kernel_and_twin(net, req, **settings):
+    """The compiled kernel and its slow twin on the same requests, with one set of settings
+    (``P1Params(scenario=net, **settings)``: the table's defaults for the others)."""
+    p = P1Params(scenario=net, **settings)
+    twin = naive_network(
+        net,
+        req,
+        theta=p.thetas,
+        e_max=p.e_max,
+        q=p.q,
+        alpha=p.alpha,
+        mode=p.mode,
+        policy=p.policy,
+        period=p.announce_period,
+        central=_central_node(net),
+    )
+    return K.simulate_network(*kernel_arguments(p, req)), twin
+
 
 FIELDS = ("tier", "place", "hops", "t_done", "d_up", "d_fwd", "d_fc", "d_wait", "d_proc", "d_back")
 

@@ -141,7 +141,20 @@ def simulated_point(p, *, scenario_seed=0, fog_delay=None):
 
 
 def model_point(delay, stationary=True) -> dict:
-    """An analytic point in the shape of :func:`simulated_point`'s (no interval, no note)."""
+    """An analytic point in the shape of :func:`simulated_point`'s (no interval, no note).
+
+    Parameters
+    ----------
+    delay : float
+        The model's mean delay [s] (NaN where the model has no steady state).
+    stationary : bool
+        Whether the model has a steady state at this point.
+
+    Returns
+    -------
+    dict
+        ``delay``, ``ci_low``, ``ci_high`` (NaN), ``stationary``, ``note`` ("").
+    """
     return dict(delay=delay, ci_low=math.nan, ci_high=math.nan, stationary=stationary, note="")
 
 
