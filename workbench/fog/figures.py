@@ -257,22 +257,12 @@ def plot_network_utilisation(frame, fast=False, title=None):
         segs = np.stack([grp[["x", "y"]].to_numpy(), grp[["x1", "y1"]].to_numpy()], axis=1)
         ax.add_collection(LineCollection(segs, colors=color, linewidths=width, zorder=1))
     nodes = frame[frame["kind"] == "node"]
-    norm = colors.Normalize(0, 1)
-    cmap = colormaps["viridis"]
+    # fog nodes and cloud servers on one colour scale of utilisation
+    shade = dict(cmap=colormaps["viridis"], norm=colors.Normalize(0, 1), edgecolors="k", zorder=3)
     iot = nodes[nodes["role"] == "iot"]
     ax.scatter(iot["x"], iot["y"], s=6, color="0.6", zorder=2, label="IoT node")
     fog = nodes[nodes["role"] == "fog"]
-    sc = ax.scatter(
-        fog["x"],
-        fog["y"],
-        s=340,
-        c=fog["utilisation"],
-        cmap=cmap,
-        norm=norm,
-        edgecolors="k",
-        zorder=3,
-        label="fog node",
-    )
+    sc = ax.scatter(fog["x"], fog["y"], s=340, c=fog["utilisation"], label="fog node", **shade)
     for x, y, u in zip(fog["x"], fog["y"], fog["utilisation"], strict=True):
         ax.annotate(
             f"{u:.2f}",
@@ -285,16 +275,7 @@ def plot_network_utilisation(frame, fast=False, title=None):
         )
     cl = nodes[nodes["role"] == "cloud"]
     ax.scatter(
-        cl["x"],
-        cl["y"],
-        s=300,
-        marker="s",
-        c=cl["utilisation"],
-        cmap=cmap,
-        norm=norm,
-        edgecolors="k",
-        zorder=3,
-        label="cloud (mean unit)",
+        cl["x"], cl["y"], s=300, marker="s", c=cl["utilisation"], label="cloud (mean unit)", **shade
     )
     fig.colorbar(sc, ax=ax, label="utilisation (busy fraction)")
     ax.set_axis_off()
