@@ -126,13 +126,6 @@ LEVEL_REDUCTION_MAX = 250
 """Largest truncation level solved by level reduction (O(N⁴) work); sparse LU above."""
 
 
-def _solve_truncated(lam, lam2, mu, mu2, q, levels):
-    """P(n, n') of the chain truncated at n + n' ≤ ``levels`` (arrivals blocked there)."""
-    if levels <= LEVEL_REDUCTION_MAX:
-        return _solve_levels(lam, lam2, mu, mu2, q, levels)
-    return _solve_sparse(lam, lam2, mu, mu2, q, levels)
-
-
 def _down_block(k, mu, mu2, q):
     """Rates from level k (state i: n = k − i, n' = i) to level k − 1, shape (k+1, k)."""
     i = np.arange(k + 1)
@@ -244,26 +237,34 @@ def stationary_law(n, m, admits, lam, lam2, mu, mu2, q):
     return pi / pi.sum()
 
 
-def _dropped_estimate(level_mass):
-    """Mass beyond the last level, extrapolating the decay of levels away from the boundary."""
+def _tail(level_mass):
+    """The decay per level of P(n + n' = k), measured away from the truncation boundary.
+
+    Returns (the last level, the later measured level and its mass, the ratio per level),
+    or None when a measured level is empty.
+    """
     k = level_mass.size - 1
     lo, hi = max(1, k - 12), max(2, k - 4)
     a, b = level_mass[lo], level_mass[hi]
     if a <= 0 or b <= 0:
+        return None
+    return k, hi, b, (b / a) ** (1.0 / (hi - lo))
+
+
+def _dropped_estimate(level_mass):
+    """Mass beyond the last level, extrapolating the decay of levels away from the boundary."""
+    if (tail := _tail(level_mass)) is None:
         return 0.0
-    ratio = (b / a) ** (1.0 / (hi - lo))
+    k, hi, b, ratio = tail
     ratio = min(ratio, 1.0 - 1e-12)
     return float(b * ratio ** (k - hi + 1) / (1.0 - ratio))
 
 
 def _more_levels(level_mass, dropped, tol, levels):
     """The next truncation: enough levels for the observed tail decay to reach ``tol``."""
-    k = level_mass.size - 1
-    lo, hi = max(1, k - 12), max(2, k - 4)
-    a, b = level_mass[lo], level_mass[hi]
-    if a > 0 and b > 0 and b < a:
-        ratio = (b / a) ** (1.0 / (hi - lo))
-        extra = math.ceil(math.log(tol / dropped) / math.log(ratio)) + 8
+    tail = _tail(level_mass)
+    if tail is not None and tail[3] < 1.0:
+        extra = math.ceil(math.log(tol / dropped) / math.log(tail[3])) + 8
         # at least a quarter more (a bounded number of tries), at most doubling
         return levels + min(max(extra, levels // 4, 8), levels)
     return 2 * levels
@@ -326,7 +327,9 @@ def _chain(p, rho, func):
                 f"than {MAX_CHAIN_STATES:,} states (N = {levels}) to drop less than "
                 f"tol = {tol:g}; raise tol or lower the load (bounded work)."
             )
-        prob = _solve_truncated(lam, lam2, mu, mu2, q, levels)
+        # arrivals blocked on the last level; level reduction up to LEVEL_REDUCTION_MAX
+        solve = _solve_levels if levels <= LEVEL_REDUCTION_MAX else _solve_sparse
+        prob = solve(lam, lam2, mu, mu2, q, levels)
         sol = ChainSolution(prob, levels, 0.0, rho)
         dropped = _dropped_estimate(sol.level_mass)
         if dropped <= tol:
