@@ -24,7 +24,7 @@ from workbench.fog.delays import NetworkAnalysis, network_delays
 from workbench.fog.model import P1Params
 from workbench.fog.params import MAX_CHAIN_STATES, check_count
 from workbench.params import takes
-from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
+from workbench.validation import ParameterError, UnstableRegimeError
 
 __all__ = ["analyze", "fog_loads"]
 
@@ -244,12 +244,7 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
             f"The 'max_iterations' parameter of {func} must be an int in the range "
             f"[1, 100000]. Got {max_iterations} instead."
         )
-    if not net.iot_rate.sum() > 0:
-        raise EmptyRunError(
-            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
-            "so there is no service delay to average. Give some IoT node a positive rate "
-            "(with_traffic(load=...) scales existing rates)."
-        )
+    net.require_traffic(func, "so there is no service delay to average")
     settings = p.pick(*SETTINGS)
     threshold = p.admission == "threshold" and p.policy == "offload"
     if p.policy != "offload":

@@ -40,6 +40,7 @@ from scipy.sparse.csgraph import dijkstra
 from workbench.fog.kernels import path_inverse_rates
 from workbench.fog.params import PARAMS, RATE_MAX
 from workbench.validation import (
+    EmptyRunError,
     ParameterError,
     check_array,
     check_int,
@@ -703,6 +704,23 @@ class Compiled:
             if b > a:
                 s[j, self.nbr_idx[a:b]] = 1.0 / (b - a)
         return s
+
+    def require_traffic(self, func: str, why: str) -> None:
+        """Refuse a scenario in which no IoT node sends any request.
+
+        Parameters
+        ----------
+        func : str
+            The public function named in the error.
+        why : str
+            What that leaves undefined ("so the run would never generate one").
+        """
+        if not self.iot_rate.sum() > 0:
+            raise EmptyRunError(
+                f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
+                f"{why}. Give some IoT node a positive rate (with_traffic(load=...) scales "
+                "existing rates)."
+            )
 
     @property
     def fog_inflow(self):

@@ -43,7 +43,6 @@ from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
-    EmptyRunError,
     ParameterError,
     UnstableRegimeError,
     check_budget,
@@ -225,12 +224,7 @@ def check_work(net: Compiled, n: int, func: str, cloud: bool = True) -> None:
         Whether to check the cloud servers (:func:`run_once` does not: one run's records
         are what they are).
     """
-    if not net.iot_rate.sum() > 0:
-        raise EmptyRunError(
-            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
-            "the run would never generate one. Give some IoT node a positive rate "
-            "(with_traffic(load=...) scales existing rates)."
-        )
+    net.require_traffic(func, "so the run would never generate one")
     check_budget(func, "requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
     if not cloud:
         return
