@@ -31,6 +31,13 @@ from workbench.fog.simulation import draw_requests, kernel_arguments, simulate_t
 from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
 
 
+def run_kernel(net, req, max_events=None, **settings):
+    """The compiled kernel on ``req`` with ``P1Params(scenario=net, **settings)`` (the
+    table's defaults for the settings not given)."""
+    p = P1Params(scenario=net, **settings)
+    return K.simulate_network(*kernel_arguments(p, req, max_events=max_events))
+
+
 def lone(rate=2.0, units=8, cloud_mu=(1000.0, 200.0)):
     layer = nx.Graph()
     layer.add_node(0)
@@ -209,19 +216,7 @@ def test_periodic_ewma_updates_only_on_period_boundaries():
     th = np.full(1, 0.08)
 
     def tiers(alpha, period):
-        p = P1Params(
-            scenario=net,
-            theta=th,
-            e_max=0,
-            q=0.5,
-            alpha=alpha,
-            mode="distributed",
-            policy="offload",
-            announce_period=0.05,
-            ewma_period=period,
-        )
-        args = kernel_arguments(p, req)
-        return K.simulate_network(*args).tier
+        return run_kernel(net, req, theta=th, e_max=0, alpha=alpha, ewma_period=period).tier
 
     np.testing.assert_array_equal(tiers(1.0, 1e6), tiers(0.3, 1e6))
     assert not np.array_equal(tiers(1.0, 0.0), tiers(0.3, 0.0))
@@ -322,20 +317,9 @@ def test_announcements_over_a_huge_horizon_are_refused_before_the_loop():
 def test_the_kernel_stops_at_its_event_budget():
     net = compile_scenario(default_scenario(0))
     req = draw_requests(net, 2_000, np.random.default_rng(0), 0.05)
-    th = np.full(net.n_fog, 0.02)
-    p = P1Params(
-        scenario=net,
-        theta=th,
-        e_max=1,
-        q=0.5,
-        alpha=0.5,
-        mode="distributed",
-        policy="offload",
-        announce_period=0.05,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req, max_events=100))
+    out = run_kernel(net, req, max_events=100, theta=0.02)
     assert out.events == 101  # stopped, and says how far it went
-    full = K.simulate_network(*kernel_arguments(p, req))
+    full = run_kernel(net, req, theta=0.02)
     assert 2_000 < full.events < 10_000
 
 
@@ -369,18 +353,7 @@ def test_theta_test_matches_a_twin_written_from_the_papers_text(theta, alpha, pe
     g = lone(rate=1.6)  # a busy lone fog node: many refusals, all to the cloud
     net = compile_scenario(g)
     req = draw_requests(net, 4_000, np.random.default_rng(7), 0.05)
-    p = P1Params(
-        scenario=net,
-        theta=theta,
-        e_max=0,
-        q=0.5,
-        alpha=alpha,
-        mode="distributed",
-        policy="offload",
-        announce_period=0.05,
-        ewma_period=period,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req))
+    out = run_kernel(net, req, theta=theta, e_max=0, alpha=alpha, ewma_period=period)
     fog_req = np.flatnonzero(req.route == K.ROUTE_FOG)
     arrival = (
         req.gen_time[fog_req]

@@ -187,13 +187,19 @@ def test_best_theta_falls_as_the_load_grows():
 
 
 def test_fog_delay_view_draws_the_models_curves():
-    from workbench.fog.views import FOG_DELAYS, VIEWS, FogDelayFigure, _fog_delay_curves
+    from workbench.fog.views import (
+        BASELINE_POINT,
+        FOG_DELAYS,
+        VIEWS,
+        FogDelayFigure,
+        _fog_delay_curves,
+    )
 
     view = VIEWS["fog_delay"]()
     assert "updated" in view.status.value
     curves = _fog_delay_curves("offload", 0.02, 1, 1.0)
     assert np.all(np.diff(curves[1]) > 0) and curves.shape == (2, FOG_DELAYS.size)
-    kept = _fog_delay_curves("no_offload", None, None, 1.0)
+    kept = _fog_delay_curves("no_offload", *BASELINE_POINT, 1.0)
     assert np.ptp(kept) < np.ptp(curves)  # no forwards: the link delay barely matters
     # an unstable baseline is named on the figure, never silently missing
     draw = FogDelayFigure()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import networkx as nx
@@ -18,6 +17,26 @@ from workbench.fog.model import P1Params
 from workbench.fog.scenario import build_scenario, compile_scenario
 from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
 from workbench.validation import ParameterError, UnstableRegimeError
+
+
+def kernel_and_twin(net, req, **settings):
+    """The compiled kernel and its slow twin on the same requests, with one set of settings
+    (``P1Params(scenario=net, **settings)``: the table's defaults for the others)."""
+    p = P1Params(scenario=net, **settings)
+    twin = naive_network(
+        net,
+        req,
+        theta=p.thetas,
+        e_max=p.e_max,
+        q=p.q,
+        alpha=p.alpha,
+        mode=p.mode,
+        policy=p.policy,
+        period=p.announce_period,
+        central=_central_node(net),
+    )
+    return K.simulate_network(*kernel_arguments(p, req)), twin
+
 
 FIELDS = ("tier", "place", "hops", "t_done", "d_up", "d_fwd", "d_fc", "d_wait", "d_proc", "d_back")
 
@@ -42,29 +61,16 @@ def test_kernel_matches_naive_twin_request_by_request(
     )
     net = compile_scenario(g)
     req = draw_requests(net, 400, rng, 0.02)
-    th = np.full(net.n_fog, theta)
-    p = P1Params(
-        scenario=net,
-        theta=th,
+    out, twin = kernel_and_twin(
+        net,
+        req,
+        theta=np.full(net.n_fog, theta),
         e_max=e_max,
         q=q,
         alpha=0.3,
         mode=mode,
         policy=policy,
         announce_period=0.02,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req))
-    twin = naive_network(
-        net,
-        req,
-        theta=th,
-        e_max=e_max,
-        q=q,
-        alpha=0.3,
-        mode=mode,
-        policy=policy,
-        period=0.02,
-        central=_central_node(net),
     )
     for name in FIELDS:
         got, want = getattr(out, name), twin[name]
@@ -201,32 +207,11 @@ def test_kernel_matches_twin_when_requests_are_generated_in_the_same_instant(mod
     g = ring_scenario(3, [4, 2, 5], seed=3, lam_per_iot=5.0)
     net = compile_scenario(g)
     req = draw_requests(net, 600, rng, 0.02)
-    req = dataclasses.replace(
-        req, gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
+    req = req._replace(
+        gen_time=np.repeat(req.gen_time[::2], 2), origin=np.repeat(req.origin[::2], 2)
     )
-    th = np.full(net.n_fog, 0.01)
-    p = P1Params(
-        scenario=net,
-        theta=th,
-        e_max=2,
-        q=0.5,
-        alpha=0.3,
-        mode=mode,
-        policy="offload",
-        announce_period=0.02,
-    )
-    out = K.simulate_network(*kernel_arguments(p, req))
-    twin = naive_network(
-        net,
-        req,
-        theta=th,
-        e_max=2,
-        q=0.5,
-        alpha=0.3,
-        mode=mode,
-        policy="offload",
-        period=0.02,
-        central=_central_node(net),
+    out, twin = kernel_and_twin(
+        net, req, theta=0.01, e_max=2, alpha=0.3, mode=mode, announce_period=0.02
     )
     for name in FIELDS:
         got, want = getattr(out, name), twin[name]

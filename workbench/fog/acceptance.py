@@ -217,17 +217,7 @@ def accept_probability(p) -> float:
     ----------
     Yousefpour et al., IEEE IoT J. 5(1) 2018, eq. 18 (P_j).
     """
-    node_load(p, "accept_probability")
-    mu, mu2 = p.mu_light, p.mu_heavy
-    return float(
-        ps_accept(
-            np.array([p.theta]),
-            np.array([p.lam_light / mu]),
-            np.array([p.lam_heavy / mu2]),
-            np.array([mu]),
-            np.array([mu2]),
-        )[0]
-    )
+    return _closed_form(p, "accept_probability")["accept"]
 
 
 # ------------------------------------------------- closed forms at q = 0.5 (PS chain)
@@ -253,7 +243,12 @@ def ps_closed_form(p) -> dict:
     dict
         ``mean_light``, ``mean_heavy``, ``mean_work``, ``accept`` (P(W < θ)).
     """
-    rho = node_load(p, "ps_closed_form")
+    return _closed_form(p, "ps_closed_form")
+
+
+def _closed_form(p, func):
+    """:func:`ps_closed_form` of ``p``, its errors naming ``func``."""
+    rho = node_load(p, func)
     r1, r2 = p.lam_light / p.mu_light, p.lam_heavy / p.mu_heavy
     acc = ps_accept(
         np.array([p.theta]),

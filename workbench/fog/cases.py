@@ -14,11 +14,13 @@ import functools
 import networkx as nx
 import pandas as pd
 
+from workbench.fog.model import P1Params
 from workbench.fog.scenario import (
     build_scenario,
     compile_scenario,
     geometric_scenario,
     ring_scenario,
+    with_fog_delay,
 )
 from workbench.fog.simulation import simulate
 from workbench.seeding import figure_seed
@@ -31,6 +33,7 @@ __all__ = [
     "EVEN_COUNTS",
     "UNEVEN_COUNTS",
     "load_variance_gains",
+    "load_variance_runs",
 ]
 
 
@@ -173,21 +176,16 @@ def load_variance_gains(quick=True, seed: int = 0) -> pd.DataFrame:
         ``share_fog_no_forward``, ``share_fog_forward``, ``stationary``, ``note``.
     """
     n, reps = (20_000, 4) if quick else (60_000, 10)
+    p = P1Params(
+        theta=0.02,
+        e_max=1,
+        requests=n,
+        replications=reps,
+        seed=figure_seed(5, seed),
+        overload="transient",
+    )
     rows = []
-    for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
-        net = compile_scenario(ring_scenario(10, list(counts), seed=0))
-        runs = [
-            simulate(
-                scenario=net,
-                theta=0.02,
-                e_max=e,
-                requests=n,
-                replications=reps,
-                seed=figure_seed(5, seed),
-                overload="transient",
-            )
-            for e in (0, 1)
-        ]
+    for spread, runs in load_variance_runs(p).items():
         d0, d1 = runs[0].mean, runs[1].mean
         notes = "; ".join(r.stationarity.note for r in runs if not r.stationary)
         rows.append(
@@ -203,3 +201,29 @@ def load_variance_gains(quick=True, seed: int = 0) -> pd.DataFrame:
             )
         )
     return pd.DataFrame(rows)
+
+
+def load_variance_runs(p, fog_delay=None) -> dict:
+    """The simulations behind the load-variance study, at the settings of ``p``.
+
+    Parameters
+    ----------
+    p : P1Params
+        The runs' settings (θ, e_M, run length, seed, ``overload``); its scenario is
+        replaced by the ring of ten fog nodes with :data:`EVEN_COUNTS` or
+        :data:`UNEVEN_COUNTS` IoT nodes.
+    fog_delay : float, optional
+        Every fog–fog link's delay [s]; None keeps the ring's own draws (seed 0).
+
+    Returns
+    -------
+    dict
+        ``{"even": [run, run], "uneven": [run, run]}``: :func:`workbench.fog.simulate`'s
+        results with e_M = 0 and with ``p.e_max``, on the same seed.
+    """
+    out = {}
+    for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
+        g = ring_scenario(10, list(counts), seed=0)
+        net = compile_scenario(g if fog_delay is None else with_fog_delay(g, fog_delay))
+        out[spread] = [simulate(p.trusted(scenario=net, e_max=e)) for e in (0, p.e_max)]
+    return out

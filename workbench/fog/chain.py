@@ -39,7 +39,14 @@ from workbench.fog.params import MAX_CHAIN_STATES
 from workbench.params import takes
 from workbench.validation import ParameterError, UnstableRegimeError
 
-__all__ = ["ChainSolution", "solve_chain", "mean_work", "mean_in_system", "node_load"]
+__all__ = [
+    "ChainSolution",
+    "solve_chain",
+    "mean_work",
+    "mean_in_system",
+    "node_load",
+    "stationary_law",
+]
 
 #: the one fog node's arguments, in the order the functions take them positionally
 NODE = ("lam_light", "lam_heavy", "mu_light", "mu_heavy")
@@ -119,13 +126,6 @@ LEVEL_REDUCTION_MAX = 250
 """Largest truncation level solved by level reduction (O(N⁴) work); sparse LU above."""
 
 
-def _solve_truncated(lam, lam2, mu, mu2, q, levels):
-    """P(n, n') of the chain truncated at n + n' ≤ ``levels`` (arrivals blocked there)."""
-    if levels <= LEVEL_REDUCTION_MAX:
-        return _solve_levels(lam, lam2, mu, mu2, q, levels)
-    return _solve_sparse(lam, lam2, mu, mu2, q, levels)
-
-
 def _down_block(k, mu, mu2, q):
     """Rates from level k (state i: n = k − i, n' = i) to level k − 1, shape (k+1, k)."""
     i = np.arange(k + 1)
@@ -174,65 +174,97 @@ def _solve_levels(lam, lam2, mu, mu2, q, levels):
 def _solve_sparse(lam, lam2, mu, mu2, q, levels):
     """The truncated chain by one sparse LU solve (used above ``LEVEL_REDUCTION_MAX``)."""
     n, m = _triangle_index(levels)
-    size = n.size
-    index = np.full((levels + 1, levels + 1), -1, dtype=np.int64)
-    index[n, m] = np.arange(size)
-    rows, cols, vals = [], [], []
-    below = (n + m) < levels  # arrivals are blocked on the last level (the truncation)
-    for ok, dn, dm, rate in ((below, 1, 0, lam), (below, 0, 1, lam2)):
-        if rate > 0:
-            s = np.flatnonzero(ok)
-            rows.append(s)
-            cols.append(index[n[s] + dn, m[s] + dm])
-            vals.append(np.full(s.size, rate))
-    busy = (n + m) > 0
-    share = np.zeros(size)
-    share[busy] = q * n[busy] / (q * n[busy] + (1 - q) * m[busy])
-    s = np.flatnonzero(n > 0)
-    rows.append(s)
-    cols.append(index[n[s] - 1, m[s]])
-    vals.append(share[s] * mu)
-    s = np.flatnonzero(m > 0)
-    rows.append(s)
-    cols.append(index[n[s], m[s] - 1])
-    vals.append((1 - share[s]) * mu2)
-    rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-    gen = sp.coo_matrix((vals, (rows, cols)), shape=(size, size)).tocsr()
-    out = np.asarray(gen.sum(axis=1)).ravel()
-    gen = gen - sp.diags(out)
-    # π·G = 0 with Σπ = 1: replace the balance equation of state (0, 0) by the normalisation
-    a = gen.T.tolil()
-    a[0, :] = np.ones(size)
-    rhs = np.zeros(size)
-    rhs[0] = 1.0
-    pi = spla.spsolve(a.tocsc(), rhs)
-    pi = np.clip(pi, 0.0, None)
-    pi /= pi.sum()
     prob = np.zeros((levels + 1, levels + 1))
-    prob[n, m] = pi
+    # arrivals are blocked on the last level (the truncation)
+    prob[n, m] = stationary_law(n, m, n + m < levels, lam, lam2, mu, mu2, q)
     return prob
 
 
-def _dropped_estimate(level_mass):
-    """Mass beyond the last level, extrapolating the decay of levels away from the boundary."""
+def stationary_law(n, m, admits, lam, lam2, mu, mu2, q):
+    """Stationary law of the (n, n') chain on a finite set of states, by one sparse LU solve.
+
+    An admitting state moves to (n + 1, n') at rate λ and to (n, n' + 1) at rate λ' (both
+    among the states); a busy state loses a Light request at Q·μ and a Heavy one at
+    (1 − Q)·μ', Q = q·n/(q·n + (1−q)·n'). π·G = 0 is solved with the balance equation of
+    the first state, (0, 0), replaced by the normalisation Σπ = 1.
+
+    Parameters
+    ----------
+    n, m : numpy.ndarray of int
+        The states' counts of Light and Heavy requests; the first state is (0, 0).
+    admits : numpy.ndarray of bool
+        Whether each state admits arrivals.
+    lam, lam2, mu, mu2 : float
+        λ, λ', μ, μ' [1/s].
+    q : float
+        Fairness.
+
+    Returns
+    -------
+    numpy.ndarray
+        π, one probability per state.
+    """
+    index = np.full((n.max() + 2, m.max() + 2), -1)
+    index[n, m] = np.arange(n.size)
+    busy = n + m > 0
+    share = np.zeros(n.size)
+    share[busy] = q * n[busy] / (q * n[busy] + (1 - q) * m[busy])
+    adm, light, heavy = np.flatnonzero(admits), np.flatnonzero(n > 0), np.flatnonzero(m > 0)
+    rows = np.concatenate([adm, adm, light, heavy])
+    cols = np.concatenate(
+        [
+            index[n[adm] + 1, m[adm]],
+            index[n[adm], m[adm] + 1],
+            index[n[light] - 1, m[light]],
+            index[n[heavy], m[heavy] - 1],
+        ]
+    )
+    vals = np.concatenate(
+        [
+            np.full(adm.size, lam),
+            np.full(adm.size, lam2),
+            share[light] * mu,
+            (1 - share[heavy]) * mu2,
+        ]
+    )
+    gen = sp.coo_matrix((vals, (rows, cols)), shape=(n.size, n.size)).tocsr()
+    gen = gen - sp.diags(np.asarray(gen.sum(axis=1)).ravel())
+    a = gen.T.tolil()
+    a[0, :] = np.ones(n.size)
+    rhs = np.zeros(n.size)
+    rhs[0] = 1.0
+    pi = np.clip(spla.spsolve(a.tocsc(), rhs), 0.0, None)
+    return pi / pi.sum()
+
+
+def _tail(level_mass):
+    """The decay per level of P(n + n' = k), measured away from the truncation boundary.
+
+    Returns (the last level, the later measured level and its mass, the ratio per level),
+    or None when a measured level is empty.
+    """
     k = level_mass.size - 1
     lo, hi = max(1, k - 12), max(2, k - 4)
     a, b = level_mass[lo], level_mass[hi]
     if a <= 0 or b <= 0:
+        return None
+    return k, hi, b, (b / a) ** (1.0 / (hi - lo))
+
+
+def _dropped_estimate(level_mass):
+    """Mass beyond the last level, extrapolating the decay of levels away from the boundary."""
+    if (tail := _tail(level_mass)) is None:
         return 0.0
-    ratio = (b / a) ** (1.0 / (hi - lo))
+    k, hi, b, ratio = tail
     ratio = min(ratio, 1.0 - 1e-12)
     return float(b * ratio ** (k - hi + 1) / (1.0 - ratio))
 
 
 def _more_levels(level_mass, dropped, tol, levels):
     """The next truncation: enough levels for the observed tail decay to reach ``tol``."""
-    k = level_mass.size - 1
-    lo, hi = max(1, k - 12), max(2, k - 4)
-    a, b = level_mass[lo], level_mass[hi]
-    if a > 0 and b > 0 and b < a:
-        ratio = (b / a) ** (1.0 / (hi - lo))
-        extra = math.ceil(math.log(tol / dropped) / math.log(ratio)) + 8
+    tail = _tail(level_mass)
+    if tail is not None and tail[3] < 1.0:
+        extra = math.ceil(math.log(tol / dropped) / math.log(tail[3])) + 8
         # at least a quarter more (a bounded number of tries), at most doubling
         return levels + min(max(extra, levels // 4, 8), levels)
     return 2 * levels
@@ -295,7 +327,9 @@ def _chain(p, rho, func):
                 f"than {MAX_CHAIN_STATES:,} states (N = {levels}) to drop less than "
                 f"tol = {tol:g}; raise tol or lower the load (bounded work)."
             )
-        prob = _solve_truncated(lam, lam2, mu, mu2, q, levels)
+        # arrivals blocked on the last level; level reduction up to LEVEL_REDUCTION_MAX
+        solve = _solve_levels if levels <= LEVEL_REDUCTION_MAX else _solve_sparse
+        prob = solve(lam, lam2, mu, mu2, q, levels)
         sol = ChainSolution(prob, levels, 0.0, rho)
         dropped = _dropped_estimate(sol.level_mass)
         if dropped <= tol:

@@ -28,9 +28,8 @@ import numpy as np
 
 from workbench.claims import AtlasSpec, Measurement
 from workbench.fog.cases import (
-    EVEN_COUNTS,
-    UNEVEN_COUNTS,
     load_variance_gains,
+    load_variance_runs,
     one_fog_scenario,
     overloaded_scenario,
     with_fog_rates,
@@ -42,7 +41,6 @@ from workbench.fog.params import PARAMS
 from workbench.fog.scenario import (
     compile_scenario,
     default_scenario,
-    ring_scenario,
     with_fog_delay,
     with_traffic,
 )
@@ -54,9 +52,11 @@ __all__ = ["CLAIMS", "ATLAS", "atlas_point", "load_variance_gains"]
 THETAS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15)
 
 
-def _sim(quick, seed=0, scenario=None, **kw):
+def _sim(quick, seed=0, scenario=None, runs=None, **kw):
+    """A claim's simulation: ``runs`` = (requests, replications), by default 20,000 × 4 quick
+    and 60,000 × 10 full."""
     g = default_scenario(0) if scenario is None else scenario
-    n, reps = (20_000, 4) if quick else (60_000, 10)
+    n, reps = runs or ((20_000, 4) if quick else (60_000, 10))
     return simulate(
         scenario=g, requests=n, replications=reps, seed=seed, overload="transient", **kw
     )
@@ -103,19 +103,27 @@ def theta_optimum_interior(quick=True) -> Measurement:
     return _measure(float(THETAS[0] < theta < THETAS[-1]), *runs)
 
 
+@functools.lru_cache(maxsize=2)
+def _one_node(quick):
+    """The one-node case and its simulation without offloading (both errors read it)."""
+    g = one_fog_scenario()
+    return g, _sim(quick, seed=15, scenario=g, policy="no_offload")
+
+
+def _one_node_error(quick, **model_kw) -> Measurement:
+    g, sim = _one_node(quick)
+    model = analyze(g, policy="no_offload", **model_kw).mean_delay
+    return _measure((model - sim.mean) / sim.mean, sim)
+
+
 def eq6_error_without_offloading(quick=True) -> Measurement:
     """(model as in eq. 6 − simulation)/simulation for one fog node keeping everything."""
-    g = one_fog_scenario()
-    sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
-    return _measure((analyze(g, policy="no_offload").mean_delay - sim.mean) / sim.mean, sim)
+    return _one_node_error(quick)
 
 
 def corrected_error_without_offloading(quick=True) -> Measurement:
     """The same with the request's own processing added (+1/μ)."""
-    g = one_fog_scenario()
-    sim = _sim(quick, seed=15, scenario=g, policy="no_offload")
-    model = analyze(g, policy="no_offload", own_processing=True).mean_delay
-    return _measure((model - sim.mean) / sim.mean, sim)
+    return _one_node_error(quick, own_processing=True)
 
 
 def fifo_count_vs_chain(quick=True) -> Measurement:
@@ -134,18 +142,16 @@ def model_error_at_best_theta(quick=True) -> Measurement:
     return _measure((model - best) / best, runs[THETAS.index(theta)])
 
 
+@functools.lru_cache(maxsize=1)
+def _overloaded_net():
+    """The overloaded layer (40 fog × 100 IoT), compiled once (its graph is slow to build)."""
+    return compile_scenario(overloaded_scenario(40))
+
+
 def _overloaded(quick, **model_kw):
-    g = compile_scenario(overloaded_scenario(40))
-    n, reps = (60_000, 2) if quick else (200_000, 6)
-    sim = simulate(
-        scenario=g,
-        theta=0.02,
-        e_max=1,
-        requests=n,
-        replications=reps,
-        seed=18,
-        overload="transient",
-    )
+    g = _overloaded_net()
+    runs = (60_000, 2) if quick else (200_000, 6)
+    sim = _sim(quick, seed=18, scenario=g, runs=runs, theta=0.02, e_max=1)
     model = analyze(g, theta=0.02, e_max=1, **model_kw).mean_delay
     return _measure((model - sim.mean) / sim.mean, sim)
 
@@ -199,12 +205,6 @@ CLAIMS = {
 ATLAS_RUNS = {True: (8_000, 2), False: (60_000, 10)}
 """(requests, replications) of each atlas simulation, quick and full."""
 OVERLOADED_RUNS = {True: (20_000, 2), False: (200_000, 6)}
-
-
-@functools.lru_cache(maxsize=1)
-def _overloaded_net():
-    """The overloaded layer (40 fog × 100 IoT), compiled once (its graph is slow to build)."""
-    return compile_scenario(overloaded_scenario(40))
 
 
 def _atlas_settings(params, seed, quick):
@@ -296,20 +296,16 @@ def _atlas_load_variance(p) -> dict:
     ρ = 0.94 (even) or 0.29 / 1.58 (uneven), which the counts of IoT nodes are chosen for.
     """
     ids = ("offload_gain_heavy_even", "offload_gain_variance")
-    gains, runs = {}, []
     try:
-        for spread, counts in (("even", EVEN_COUNTS), ("uneven", UNEVEN_COUNTS)):
-            g = compile_scenario(
-                with_fog_delay(ring_scenario(10, list(counts), seed=0), p.fog_delay)
-            )
-            pair = [simulate(p.trusted(scenario=g, e_max=e)) for e in (0, p.e_max)]
-            gains[spread] = (pair[0].mean - pair[1].mean) / pair[0].mean
-            runs.extend(pair)
+        found = load_variance_runs(p, fog_delay=p.fog_delay)
     except (ParameterError, UnstableRegimeError) as err:
         return _failed(ids, err)
+    gains = {spread: (r[0].mean - r[1].mean) / r[0].mean for spread, r in found.items()}
     return {
-        "offload_gain_heavy_even": _measure(gains["even"], *runs[:2]),
-        "offload_gain_variance": _measure(float(gains["uneven"] > gains["even"]), *runs),
+        "offload_gain_heavy_even": _measure(gains["even"], *found["even"]),
+        "offload_gain_variance": _measure(
+            float(gains["uneven"] > gains["even"]), *found["even"], *found["uneven"]
+        ),
     }
 
 

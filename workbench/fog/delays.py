@@ -165,9 +165,9 @@ def network_delays(net, fog, settings, iterations) -> NetworkAnalysis:
     net : Compiled
         The scenario.
     fog : dict of numpy.ndarray
-        The fog-node arrays of the fixed point: ``accept_light``, ``accept_heavy``,
-        ``cloud_light``, ``cloud_heavy``, ``v_light``, ``v_heavy``, ``lam_light``,
-        ``lam_heavy``, ``rho``, ``mean_work``, ``theta``.
+        The fog-node arrays of the fixed point, in the order of the ``fog`` frame's columns:
+        ``v_light``, ``v_heavy``, ``lam_light``, ``lam_heavy``, ``rho``, ``accept_light``,
+        ``accept_heavy``, ``mean_work``, ``cloud_light``, ``cloud_heavy``, ``theta``.
     settings : dict
         The validated keywords of :func:`workbench.fog.analyze` (``e_max`` already 0 for a
         baseline).
@@ -205,20 +205,10 @@ def network_delays(net, fog, settings, iterations) -> NetworkAnalysis:
             "name": net.fog_names,
             "I_light": inflow[:, 0],
             "I_heavy": inflow[:, 1],
-            "v_light": fog["v_light"],
-            "v_heavy": fog["v_heavy"],
-            "lam_light": fog["lam_light"],
-            "lam_heavy": fog["lam_heavy"],
-            "rho": fog["rho"],
-            "accept_light": fog["accept_light"],
-            "accept_heavy": fog["accept_heavy"],
-            "mean_work": wbar,
-            "best": best,
-            "cloud_light": fog["cloud_light"],
-            "cloud_heavy": fog["cloud_heavy"],
-            "theta": fog["theta"],
+            **fog,
         }
     )
+    fog_frame.insert(fog_frame.columns.get_loc("mean_work") + 1, "best", best)
     cloud_frame = pd.DataFrame(
         {
             "cloud": np.arange(net.n_cloud),

@@ -42,10 +42,12 @@ from workbench.fog.params import PARAMS
 from workbench.fog.scenario import compile_scenario, default_scenario, with_traffic
 from workbench.fog.simulation import run_once, simulate, warmup_requests
 from workbench.fog.study import (
-    POLICY_COLORS,
-    POLICY_LABELS,
+    footnote,
+    label_point,
     mark_unstable,
+    model_point,
     plot_study,
+    point_row,
     simulated_point,
     study_frame,
     study_scenario,
@@ -65,10 +67,6 @@ from workbench.seeding import figure_seed
 
 __all__ = [
     "FIGURES",
-    "POLICY_COLORS",
-    "POLICY_LABELS",
-    "study_frame",
-    "plot_study",
     "per_node_table",
     "policy_table",
 ]
@@ -259,22 +257,12 @@ def plot_network_utilisation(frame, fast=False, title=None):
         segs = np.stack([grp[["x", "y"]].to_numpy(), grp[["x1", "y1"]].to_numpy()], axis=1)
         ax.add_collection(LineCollection(segs, colors=color, linewidths=width, zorder=1))
     nodes = frame[frame["kind"] == "node"]
-    norm = colors.Normalize(0, 1)
-    cmap = colormaps["viridis"]
+    # fog nodes and cloud servers on one colour scale of utilisation
+    shade = dict(cmap=colormaps["viridis"], norm=colors.Normalize(0, 1), edgecolors="k", zorder=3)
     iot = nodes[nodes["role"] == "iot"]
     ax.scatter(iot["x"], iot["y"], s=6, color="0.6", zorder=2, label="IoT node")
     fog = nodes[nodes["role"] == "fog"]
-    sc = ax.scatter(
-        fog["x"],
-        fog["y"],
-        s=340,
-        c=fog["utilisation"],
-        cmap=cmap,
-        norm=norm,
-        edgecolors="k",
-        zorder=3,
-        label="fog node",
-    )
+    sc = ax.scatter(fog["x"], fog["y"], s=340, c=fog["utilisation"], label="fog node", **shade)
     for x, y, u in zip(fog["x"], fog["y"], fog["utilisation"], strict=True):
         ax.annotate(
             f"{u:.2f}",
@@ -287,16 +275,7 @@ def plot_network_utilisation(frame, fast=False, title=None):
         )
     cl = nodes[nodes["role"] == "cloud"]
     ax.scatter(
-        cl["x"],
-        cl["y"],
-        s=300,
-        marker="s",
-        c=cl["utilisation"],
-        cmap=cmap,
-        norm=norm,
-        edgecolors="k",
-        zorder=3,
-        label="cloud (mean unit)",
+        cl["x"], cl["y"], s=300, marker="s", c=cl["utilisation"], label="cloud (mean unit)", **shade
     )
     fig.colorbar(sc, ax=ax, label="utilisation (busy fraction)")
     ax.set_axis_off()
@@ -322,21 +301,15 @@ def plot_network_utilisation(frame, fast=False, title=None):
 def erlang_sum_stability_frame(quick=False):
     """P(Erlang(5, μ) + Erlang(4, μ') < 0.3 s) by both routes as μ' → μ = 20/s."""
     gaps = np.logspace(-8, 0, 17 if quick else 33)
-    rows = []
-    for gap in gaps:
-        mu2 = 20.0 * (1 + gap)
-        rows.append(
-            dict(
-                gap=gap, route="uniformisation (stable)", value=erlang_sum_cdf(0.3, 5, 20.0, 4, mu2)
-            )
-        )
-        rows.append(
-            dict(
-                gap=gap,
-                route="partial fractions (paper)",
-                value=erlang_sum_cdf_partial_fractions(0.3, 5, 20.0, 4, mu2),
-            )
-        )
+    routes = {
+        "uniformisation (stable)": erlang_sum_cdf,
+        "partial fractions (paper)": erlang_sum_cdf_partial_fractions,
+    }
+    rows = [
+        dict(gap=gap, route=route, value=cdf(0.3, 5, 20.0, 4, 20.0 * (1 + gap)))
+        for gap in gaps
+        for route, cdf in routes.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -524,17 +497,7 @@ def delay_vs_period_frame(quick=False, seed: int = 0):
                 replications=reps,
                 seed=figure_seed(7 + 100 * k + i, seed),
             )
-            rows.append(
-                dict(
-                    x=period,
-                    mode=mode,
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                    note=sim["note"],
-                )
-            )
+            rows.append(point_row(sim, x=period, mode=mode))
     return pd.DataFrame(rows)
 
 
@@ -594,17 +557,8 @@ def best_theta_vs_load_frame(quick=False, seed: int = 0):
             acc = first.fog["accept_light"].to_numpy()
             corrected = analyze(g, theta=theta, e_max=1, own_processing=True, acceptance=acc)
             for label, res in (("model (eq. 6)", first), ("model (+1/μ)", corrected)):
-                rows.append(
-                    dict(
-                        load=load,
-                        theta=theta,
-                        source=label,
-                        delay=1e3 * res.mean_delay,
-                        ci_low=math.nan,
-                        ci_high=math.nan,
-                        stationary=True,
-                    )
-                )
+                model = model_point(res.mean_delay)
+                rows.append(point_row(model, load=load, theta=theta, source=label))
     for i, load in enumerate(loads):
         for theta in thetas:
             # the same seed at every θ of a load: common random numbers for the argmin
@@ -616,18 +570,8 @@ def best_theta_vs_load_frame(quick=False, seed: int = 0):
                 replications=reps,
                 seed=figure_seed(17 + 100 * i, seed),
             )
-            rows.append(
-                dict(
-                    load=load,
-                    theta=theta,
-                    source="simulation",
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                )
-            )
-    return pd.DataFrame(rows)
+            rows.append(point_row(sim, load=load, theta=theta, source="simulation"))
+    return pd.DataFrame(rows).drop(columns="note")
 
 
 def best_theta_summary(frame):
@@ -671,13 +615,7 @@ def plot_best_theta_vs_load(frame):
     ax1.set_ylabel("delay at θ = 20 ms − at best θ [ms]")
     ax1.set_title("What tuning θ to the load saves", fontsize=10)
     ax1.set_ylim(bottom=0)
-    fig.supxlabel(
-        "default scenario seed 0, e_M = 1; simulation: means over replications",
-        x=0.01,
-        ha="left",
-        fontsize=7,
-        color="0.4",
-    )
+    footnote(fig, "default scenario seed 0, e_M = 1; simulation: means over replications")
     return fig
 
 
@@ -808,14 +746,12 @@ def plot_best_theta_per_node(frame):
             ax1, [i], [row["delay"]], [row["ci_low"]], [row["ci_high"]], color=color, markersize=7
         )
         if row["policy"] != row["reference"]:
-            ax1.annotate(
+            label_point(
+                ax1,
                 f"Δ = {row['difference']:+.3f} ms\n[{row['difference_low']:+.3f}, "
                 f"{row['difference_high']:+.3f}]",
                 (i, row["ci_high"]),
-                textcoords="offset points",
-                xytext=(0, 6),
-                ha="center",
-                fontsize=8,
+                offset=(0, 6),
             )
     ax1.set_xticks(range(len(pol)), [textwrap.fill(p, 14) for p in pol["policy"]], fontsize=8)
     ax1.set_xlim(-0.6, len(pol) - 0.4)
@@ -823,12 +759,14 @@ def plot_best_theta_per_node(frame):
     ax1.set_title("Re-measured on fresh seeds (Δ: paired, − best uniform)", fontsize=10)
     ax1.margins(y=0.25)
     reps, n = int(pol["replications"].iloc[0]), int(pol["n_requests"].iloc[0])
-    fig.supxlabel(
+    footnote(
+        fig,
         f"default scenario seed 0 at load {frame['load'].iloc[0]:g}, e_M = 1; tuned on one run "
         f"(seed {int(frame['tune_seed'].iloc[0])}, common random numbers), verified on {reps} × "
         f"{n:,} requests (seed {int(frame['check_seed'].iloc[0])})",
         fontsize=8,
-        color="0.4",
+        x=0.5,
+        ha="center",
     )
     return fig
 
@@ -866,14 +804,8 @@ def plot_load_variance(frame):
         fill = [color if s else "none" for s in frame["stationary"]]
         ax.bar(x + shift, frame[col], width=0.38, color=fill, edgecolor=color, label=label)
     for i, row in frame.reset_index(drop=True).iterrows():
-        ax.annotate(
-            f"gain {row['gain']:+.1%}",
-            (i, max(row["delay_no_forward"], row["delay_forward"])),
-            textcoords="offset points",
-            xytext=(0, 4),
-            ha="center",
-            fontsize=8,
-        )
+        top = max(row["delay_no_forward"], row["delay_forward"])
+        label_point(ax, f"gain {row['gain']:+.1%}", (i, top))
     ax.set_xticks(
         x,
         [

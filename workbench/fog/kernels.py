@@ -49,16 +49,7 @@ __all__ = [
     "path_inverse_rates",
     "simulate_network",
     "Outcome",
-    "TIER_IOT",
     "TIER_FOG",
-    "TIER_CLOUD",
-    "MODE_DISTRIBUTED",
-    "MODE_CENTRAL",
-    "MODE_ORACLE",
-    "POLICY_OFFLOAD",
-    "POLICY_NO_OFFLOAD",
-    "POLICY_ALL_CLOUD",
-    "POLICY_LIGHT_ONLY",
     "ROUTE_LOCAL",
     "ROUTE_FOG",
     "ROUTE_CLOUD",
@@ -198,7 +189,8 @@ class Requests(NamedTuple):
 
 
 class Network(NamedTuple):
-    """The compiled scenario (see :class:`workbench.fog.scenario.Compiled`)."""
+    """The compiled scenario: each field is the :class:`workbench.fog.scenario.Compiled`
+    attribute of that name."""
 
     iot_fog: np.ndarray
     iot_prop: np.ndarray

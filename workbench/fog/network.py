@@ -17,15 +17,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from workbench.fog.acceptance import ps_accept
+from workbench.fog.chain import stationary_law
 from workbench.fog.delays import NetworkAnalysis, network_delays
 from workbench.fog.model import P1Params
 from workbench.fog.params import MAX_CHAIN_STATES, check_count
 from workbench.params import takes
-from workbench.validation import EmptyRunError, ParameterError, UnstableRegimeError
+from workbench.validation import ParameterError, UnstableRegimeError
 
 __all__ = ["analyze", "fog_loads"]
 
@@ -139,33 +138,7 @@ def _threshold_node(v, v2, mu, mu2, q, theta):
     above[:, 1:] |= grid[:, :-1]
     keep = admits | above.ravel()
     n, m, admits = n[keep], m[keep], admits[keep]
-    index = np.full((n_max + 2, m_max + 2), -1)
-    index[n, m] = np.arange(n.size)
-    busy = n + m > 0
-    share = np.zeros(n.size)
-    share[busy] = q * n[busy] / (q * n[busy] + (1 - q) * m[busy])
-    adm, light, heavy = np.flatnonzero(admits), np.flatnonzero(n > 0), np.flatnonzero(m > 0)
-    rows = np.concatenate([adm, adm, light, heavy])
-    cols = np.concatenate(
-        [
-            index[n[adm] + 1, m[adm]],
-            index[n[adm], m[adm] + 1],
-            index[n[light] - 1, m[light]],
-            index[n[heavy], m[heavy] - 1],
-        ]
-    )
-    vals = np.concatenate(
-        [np.full(adm.size, v), np.full(adm.size, v2), share[light] * mu, (1 - share[heavy]) * mu2]
-    )
-    gen = sp.coo_matrix((vals, (rows, cols)), shape=(n.size, n.size)).tocsr()
-    gen = gen - sp.diags(np.asarray(gen.sum(axis=1)).ravel())
-    # π·G = 0 with Σπ = 1: the balance equation of state (0, 0) replaced by the normalisation
-    a = gen.T.tolil()
-    a[0, :] = np.ones(n.size)
-    rhs = np.zeros(n.size)
-    rhs[0] = 1.0
-    pi = np.clip(spla.spsolve(a.tocsc(), rhs), 0.0, None)
-    pi /= pi.sum()
+    pi = stationary_law(n, m, admits, v, v2, mu, mu2, q)
     accept = float(pi[admits].sum())
     work = float((pi[admits] * (n[admits] / mu + m[admits] / mu2)).sum() / accept)
     return min(accept, 1.0), work
@@ -265,35 +238,22 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
     """
     func = "analyze"
     net = p.network
-    theta_arr = p.thetas
     max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
     if max_iterations < 1:
         raise ParameterError(
             f"The 'max_iterations' parameter of {func} must be an int in the range "
             f"[1, 100000]. Got {max_iterations} instead."
         )
-    if not net.iot_rate.sum() > 0:
-        raise EmptyRunError(
-            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
-            "so there is no service delay to average. Give some IoT node a positive rate "
-            "(with_traffic(load=...) scales existing rates)."
-        )
+    net.require_traffic(func, "so there is no service delay to average")
     settings = p.pick(*SETTINGS)
     threshold = p.admission == "threshold" and p.policy == "offload"
     if p.policy != "offload":
         settings["e_max"] = 0
+    e_max = settings["e_max"]
     p_light, p_heavy, iterations = _acceptance(
-        net,
-        theta_arr,
-        settings["e_max"],
-        p.q,
-        p.policy,
-        threshold,
-        max_iterations,
-        acceptance,
-        func,
+        p, e_max, threshold, max_iterations, acceptance, func
     )
-    fog = _fog_state(net, theta_arr, settings["e_max"], p.q, threshold, p_light, p_heavy)
+    fog = _fog_state(p, e_max, threshold, p_light, p_heavy)
     return network_delays(net, fog, settings, iterations)
 
 
@@ -306,8 +266,9 @@ def _flows_both(net, p_light, p_heavy, e_max):
     return d0, c0, d1, c1
 
 
-def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
+def _fog_state(p, e_max, threshold, p_light, p_heavy):
     """The fog nodes' flows, rates, loads and mean work W̄_j at the fixed point's P_j."""
+    net, theta_arr = p.network, p.thetas
     mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
     d0, c0, d1, c1 = _flows_both(net, p_light, p_heavy, e_max)
     v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
@@ -316,35 +277,33 @@ def _fog_state(net, theta_arr, e_max, q, threshold, p_light, p_heavy):
         finite = np.isfinite(theta_arr)
         wbar = np.empty(net.n_fog)
         wbar[finite] = _threshold_nodes(
-            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], q
+            theta_arr[finite], v0[finite], v1[finite], mu[finite], mu2[finite], p.q
         )[1]
         keep = ~finite  # θ = ∞: the node keeps everything, the unbounded chain
         wbar[keep] = _mean_work_vec(lam[keep], lam2[keep], mu[keep], mu2[keep])
     else:
         wbar = _mean_work_vec(lam, lam2, mu, mu2)
     rho = lam / mu + lam2 / mu2
-    return dict(
-        accept_light=p_light,
-        accept_heavy=p_heavy,
-        cloud_light=c0,
-        cloud_heavy=c1,
+    return dict(  # in the order of NetworkAnalysis.fog's columns
         v_light=v0,
         v_heavy=v1,
         lam_light=lam,
         lam_heavy=lam2,
         rho=rho,
+        accept_light=p_light,
+        accept_heavy=p_heavy,
         mean_work=wbar,
+        cloud_light=c0,
+        cloud_heavy=c1,
         theta=theta_arr,
     )
 
 
-def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acceptance, func):
+def _acceptance(p, e_max, threshold, max_iterations=500, acceptance=None, func="analyze"):
     """P_j per class of every fog node (the fixed point under offloading), and iterations."""
+    net, theta_arr, q, policy = p.network, p.thetas, p.q, p.policy
     nf = net.n_fog
     mu, mu2 = net.fog_mu[:, 0], net.fog_mu[:, 1]
-
-    def flows_for(p_light, p_heavy):
-        return _flows_both(net, p_light, p_heavy, e_max)
 
     iterations = 0
     if policy == "offload" and acceptance is not None:
@@ -361,7 +320,7 @@ def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acc
     elif threshold:
 
         def threshold_step(p):
-            d0, _, d1, _ = flows_for(p, p)
+            d0, _, d1, _ = _flows_both(net, p, p, e_max)
             return _threshold_nodes(theta_arr, d0.sum(axis=0), d1.sum(axis=0), mu, mu2, q)[0]
 
         p, iterations = _fixed_point(threshold_step, nf, max_iterations, "P_j")
@@ -369,7 +328,7 @@ def _acceptance(net, theta_arr, e_max, q, policy, threshold, max_iterations, acc
     elif policy == "offload":
 
         def chain_step(p):
-            d0, _, d1, _ = flows_for(p, p)
+            d0, _, d1, _ = _flows_both(net, p, p, e_max)
             v0, v1 = d0.sum(axis=0), d1.sum(axis=0)
             # per node, P = accept(P·v, P·v') with P − accept increasing in P: a root in [0, 1]
             root = _bracketed_root(
@@ -410,16 +369,11 @@ def fog_loads(p) -> np.ndarray:
     ρ_j here is the model's estimate, not a stability bound; the nodes that keep every
     request are the ones whose ρ_j ≥ 1 means a queue without bound.
     """
-    net, theta_arr, e_max, q, policy = p.network, p.thetas, p.e_max, p.q, p.policy
-    if policy != "offload":
-        e_max = 0
+    net = p.network
+    e_max = p.e_max if p.policy == "offload" else 0
     try:
-        p0, p1, _ = _acceptance(
-            net, theta_arr, e_max, q, policy, policy == "offload", 500, None, "fog_loads"
-        )
+        p0, p1, _ = _acceptance(p, e_max, p.policy == "offload", func="fog_loads")
     except ParameterError:  # θ too large for the threshold chain: the paper's chain model
-        p0, p1, _ = _acceptance(net, theta_arr, e_max, q, policy, False, 500, None, "fog_loads")
-    inflow, share = net.fog_inflow, net.neighbour_share
-    v0 = _flows(p0, inflow[:, 0], share, e_max)[0].sum(axis=0)
-    v1 = _flows(p1, inflow[:, 1], share, e_max)[0].sum(axis=0)
-    return p0 * v0 / net.fog_mu[:, 0] + p1 * v1 / net.fog_mu[:, 1]
+        p0, p1, _ = _acceptance(p, e_max, False, func="fog_loads")
+    d0, _, d1, _ = _flows_both(net, p0, p1, e_max)
+    return p0 * d0.sum(axis=0) / net.fog_mu[:, 0] + p1 * d1.sum(axis=0) / net.fog_mu[:, 1]

@@ -24,13 +24,9 @@ __all__ = [
     "PARAMS",
     "MODES",
     "POLICIES",
-    "NEIGHBOUR_RULES",
     "ADMISSION_MODELS",
-    "CLOUD_SOJOURN_READINGS",
     "check_count",
-    "RATE_MIN",
     "RATE_MAX",
-    "MAX_REQUESTS_PER_RUN",
     "MAX_CHAIN_STATES",
 ]
 

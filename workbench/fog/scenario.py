@@ -40,6 +40,7 @@ from scipy.sparse.csgraph import dijkstra
 from workbench.fog.kernels import path_inverse_rates
 from workbench.fog.params import PARAMS, RATE_MAX
 from workbench.validation import (
+    EmptyRunError,
     ParameterError,
     check_array,
     check_int,
@@ -144,13 +145,17 @@ def _check_build(func, kw):
             out[name] = tuple(float(v) for v in pair)
     if "cloud_units" in kw:
         out["cloud_units"] = check_int(kw["cloud_units"], "cloud_units", func, 1, 1_000_000)
-    p_iot, p_cloud = (out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud"))
+    _check_shares(*(out.get(k, PARAMS[k].default) for k in ("p_iot", "p_cloud")), func)
+    return out
+
+
+def _check_shares(p_iot, p_cloud, func):
+    """p^I + p^C ≤ 1: what is left, p^F = 1 − p^I − p^C, goes to the fog."""
     if p_iot + p_cloud > 1 + 1e-12:
         raise ParameterError(
             f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. Got "
             f"p^I = {p_iot:g}, p^C = {p_cloud:g} instead."
         )
-    return out
 
 
 LOCAL_MEAN = (0.05, 0.5)  # an IoT node is slow: 50 ms Light, 500 ms Heavy
@@ -442,15 +447,8 @@ def with_traffic(
         if "load" in checked:
             d["rate_light"] *= checked["load"]
             d["rate_heavy"] *= checked["load"]
-        if "p_iot" in checked:
-            d["p_iot"] = checked["p_iot"]
-        if "p_cloud" in checked:
-            d["p_cloud"] = checked["p_cloud"]
-        if d["p_iot"] + d["p_cloud"] > 1 + 1e-12:
-            raise ParameterError(
-                f"The 'p_cloud' parameter of {func} must keep p^I + p^C ≤ 1. "
-                f"Got p^I = {d['p_iot']:g}, p^C = {d['p_cloud']:g} instead."
-            )
+        d.update({k: checked[k] for k in ("p_iot", "p_cloud") if k in checked})
+        _check_shares(d["p_iot"], d["p_cloud"], func)
     return g
 
 
@@ -687,6 +685,16 @@ class Compiled:
         return np.diff(self.nbr_ptr)
 
     @property
+    def fog_mean(self):
+        """Mean processing times 1/μ, 1/μ' of every fog node [s], shape (n_fog, 2)."""
+        return 1.0 / self.fog_mu
+
+    @property
+    def unit_ptr(self):
+        """Cloud server k's processing units are ``unit_ptr[k]:unit_ptr[k + 1]`` of all units."""
+        return np.concatenate([[0], np.cumsum(self.cloud_units)]).astype(np.int64)
+
+    @property
     def neighbour_share(self):
         """share[ĵ, j] = 1/deg(ĵ) for each fog link: the flow equations' routing."""
         n = self.n_fog
@@ -697,25 +705,39 @@ class Compiled:
                 s[j, self.nbr_idx[a:b]] = 1.0 / (b - a)
         return s
 
+    def require_traffic(self, func: str, why: str) -> None:
+        """Refuse a scenario in which no IoT node sends any request.
+
+        Parameters
+        ----------
+        func : str
+            The public function named in the error.
+        why : str
+            What that leaves undefined ("so the run would never generate one").
+        """
+        if not self.iot_rate.sum() > 0:
+            raise EmptyRunError(
+                f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), "
+                f"{why}. Give some IoT node a positive rate (with_traffic(load=...) scales "
+                "existing rates)."
+            )
+
     @property
     def fog_inflow(self):
         """(I_j, I'_j): p^F-share of the IoT rates arriving at each fog node first."""
-        out = np.zeros((self.n_fog, 2))
-        for c in (0, 1):
-            out[:, c] = np.bincount(
-                self.iot_fog, weights=self.iot_rate[:, c] * self.iot_p[:, 1], minlength=self.n_fog
-            )
-        return out
+        return self._iot_traffic(self.iot_fog, 1, self.n_fog)
 
     @property
     def cloud_direct(self):
         """IoT traffic sent straight to each cloud server (p^C share)."""
-        k = self.fog_cloud[self.iot_fog]
-        out = np.zeros((self.n_cloud, 2))
+        return self._iot_traffic(self.fog_cloud[self.iot_fog], 2, self.n_cloud)
+
+    def _iot_traffic(self, target, route, size):
+        """Per class, the IoT rates times p[route] summed onto ``target`` (one node each)."""
+        out = np.zeros((size, 2))
         for c in (0, 1):
-            out[:, c] = np.bincount(
-                k, weights=self.iot_rate[:, c] * self.iot_p[:, 2], minlength=self.n_cloud
-            )
+            weights = self.iot_rate[:, c] * self.iot_p[:, route]
+            out[:, c] = np.bincount(target, weights=weights, minlength=size)
         return out
 
 

@@ -43,7 +43,6 @@ from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
-    EmptyRunError,
     ParameterError,
     UnstableRegimeError,
     check_budget,
@@ -67,22 +66,9 @@ TYPE_NAMES = np.array(["light", "heavy"])
 ROUTE_NAMES = np.array(["local", "fog", "cloud"])
 
 
-@dataclass(frozen=True)
-class Requests:
-    """The random inputs of one run, one entry per request (see the kernel's docstring)."""
-
-    gen_time: np.ndarray
-    origin: np.ndarray
-    rtype: np.ndarray
-    route: np.ndarray
-    work: np.ndarray
-    unit_u: np.ndarray
-    select_u: np.ndarray
-    announce_phase: np.ndarray
-
-
 def draw_requests(net: Compiled, n_requests: int, rng: np.random.Generator, period: float):
-    """Poisson requests of every IoT node and type (merged stream), routes and work draws."""
+    """Poisson requests of every IoT node and type (merged stream), routes and work draws:
+    the kernel's :class:`~workbench.fog.kernels.Requests`, one entry per request."""
     rates = net.iot_rate.ravel()  # (iot, type) pairs, Light first
     total = rates.sum()
     gen_time = np.cumsum(rng.exponential(1.0 / total, n_requests))
@@ -97,7 +83,7 @@ def draw_requests(net: Compiled, n_requests: int, rng: np.random.Generator, peri
     route = np.where(
         u < p[:, 0], K.ROUTE_LOCAL, np.where(u < p[:, 0] + p[:, 1], K.ROUTE_FOG, K.ROUTE_CLOUD)
     ).astype(np.int64)
-    return Requests(
+    return K.Requests(
         gen_time=gen_time,
         origin=origin,
         rtype=rtype,
@@ -136,11 +122,7 @@ def _central_node(net: Compiled) -> int:
     return int(np.argmin(net.ff_prop.sum(axis=1)))
 
 
-def _unit_ptr(net: Compiled):
-    return np.concatenate([[0], np.cumsum(net.cloud_units)]).astype(np.int64)
-
-
-def kernel_arguments(p, req: Requests, *, theta=None, max_events=None):
+def kernel_arguments(p, req: K.Requests, *, theta=None, max_events=None):
     """The kernel's three records for a run of ``p`` on the requests ``req``.
 
     Parameters
@@ -148,7 +130,7 @@ def kernel_arguments(p, req: Requests, *, theta=None, max_events=None):
     p : P1Params
         The scenario and the policy's settings (``e_max``, ``q``, ``alpha``, ``mode``,
         ``policy``, ``announce_period``, ``ewma_period``).
-    req : Requests
+    req : workbench.fog.kernels.Requests
         The run's random inputs (:func:`draw_requests`).
     theta : numpy.ndarray, optional
         θ per fog node [s], in place of ``p``'s (a candidate of the tuning search); None:
@@ -165,38 +147,7 @@ def kernel_arguments(p, req: Requests, *, theta=None, max_events=None):
     net = p.network
     if max_events is None:
         max_events = event_bound(p, req)
-    requests = K.Requests(
-        req.gen_time,
-        req.origin,
-        req.rtype,
-        req.route,
-        req.work,
-        req.unit_u,
-        req.select_u,
-        req.announce_phase,
-    )
-    network = K.Network(
-        net.iot_fog,
-        net.iot_prop,
-        net.iot_inv,
-        net.iot_local_mean,
-        net.nbr_ptr,
-        net.nbr_idx,
-        net.nbr_prop,
-        net.nbr_inv,
-        net.nbr_rev,
-        net.ff_prop,
-        net.ff_inv,
-        net.fog_cloud,
-        net.fc_prop,
-        net.fc_inv,
-        net.cf_prop,
-        net.cf_inv,
-        1.0 / net.fog_mu,
-        net.cloud_mean,
-        _unit_ptr(net),
-        net.size_bits,
-    )
+    network = K.Network(*(getattr(net, name) for name in K.Network._fields))
     settings = K.Policy(
         theta=p.thetas if theta is None else theta,
         e_max=int(p.e_max),
@@ -209,10 +160,10 @@ def kernel_arguments(p, req: Requests, *, theta=None, max_events=None):
         ewma_period=float(p.ewma_period),
         max_events=int(min(max_events, 2**62)),
     )
-    return requests, network, settings
+    return req, network, settings
 
 
-def event_bound(p, req: Requests) -> int:
+def event_bound(p, req: K.Requests) -> int:
     """An upper bound on the events of one run of ``p`` on the requests ``req``.
 
     Each request that reaches the fog makes at most e_M + 1 arrivals and one departure;
@@ -273,12 +224,7 @@ def check_work(net: Compiled, n: int, func: str, cloud: bool = True) -> None:
         Whether to check the cloud servers (:func:`run_once` does not: one run's records
         are what they are).
     """
-    if not net.iot_rate.sum() > 0:
-        raise EmptyRunError(
-            f"{func}: no IoT node sends any request (every rate_light and rate_heavy is 0), so "
-            "the run would never generate one. Give some IoT node a positive rate "
-            "(with_traffic(load=...) scales existing rates)."
-        )
+    net.require_traffic(func, "so the run would never generate one")
     check_budget(func, "requests", n, n * BYTES_PER_REQUEST, "per-request inputs and records")
     if not cloud:
         return
@@ -296,18 +242,6 @@ def check_work(net: Compiled, n: int, func: str, cloud: bool = True) -> None:
             f"request sent there its load per unit is {load[k]:.4g} ≥ 1. Add units or lower "
             "the load."
         )
-
-
-def _check_events(func, net, req, p):
-    bound = event_bound(p, req)
-    if bound > EVENT_BUDGET:
-        raise ParameterError(
-            f"{func}: this run could take up to {bound:.3g} events (announcements every "
-            f"T_a = {p.announce_period:g} s over {req.gen_time[-1]:.3g} s of traffic at "
-            f"{net.n_fog} fog nodes), more than the event budget of {EVENT_BUDGET:.0e}. Raise "
-            "announce_period or the request rates, or lower requests."
-        )
-    return bound
 
 
 @takes(P1Params, "warmup", "requests", positional=True)
@@ -364,7 +298,14 @@ def run_once(p) -> RunOutput:
 
 def _run(p, net, th, n, rng, func) -> RunOutput:
     req = draw_requests(net, n, rng, p.announce_period)
-    bound = _check_events(func, net, req, p)
+    bound = event_bound(p, req)
+    if bound > EVENT_BUDGET:
+        raise ParameterError(
+            f"{func}: this run could take up to {bound:.3g} events (announcements every "
+            f"T_a = {p.announce_period:g} s over {req.gen_time[-1]:.3g} s of traffic at "
+            f"{net.n_fog} fog nodes), more than the event budget of {EVENT_BUDGET:.0e}. Raise "
+            "announce_period or the request rates, or lower requests."
+        )
     out = K.simulate_network(*kernel_arguments(p, req, theta=th, max_events=bound))
     if out.events > bound:  # cannot happen when the bound holds: reported, never a wrong number
         raise ParameterError(
@@ -410,7 +351,7 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
             ),
         }
     )
-    units = [slice(a, b) for a, b in itertools.pairwise(_unit_ptr(net))]
+    units = [slice(a, b) for a, b in itertools.pairwise(net.unit_ptr)]
     cloud = pd.DataFrame(
         {
             "cloud": np.arange(net.n_cloud),
@@ -505,7 +446,7 @@ def simulate(p) -> SimulationResult:
     plan = _plan(func, p)
     check_runs(func, p.replications, p.requests, STEPS_PER_REQUEST, "requests")
     reps = replicate(plan["one"], replications=p.replications, seed=p.seed)
-    return _finish(plan, reps)
+    return _attach_nodes(plan, finish(reps, func=func, **plan["finish"]))
 
 
 REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
@@ -617,11 +558,6 @@ def _plan(func, p):
             info={"settings": settings, "warmup": warmup},
         ),
     }
-
-
-def _finish(plan, reps) -> SimulationResult:
-    result = finish(reps, func="simulate", **plan["finish"])
-    return _attach_nodes(plan, result)
 
 
 def _attach_nodes(plan, result) -> SimulationResult:

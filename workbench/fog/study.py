@@ -39,9 +39,13 @@ __all__ = [
     "POLICY_LABELS",
     "study_scenario",
     "simulated_point",
+    "model_point",
+    "point_row",
     "study_frame",
     "plot_study",
     "mark_unstable",
+    "footnote",
+    "label_point",
 ]
 
 POLICY_COLORS = {
@@ -136,6 +140,43 @@ def simulated_point(p, *, scenario_seed=0, fog_delay=None):
     )
 
 
+def model_point(delay, stationary=True) -> dict:
+    """An analytic point in the shape of :func:`simulated_point`'s (no interval, no note).
+
+    Parameters
+    ----------
+    delay : float
+        The model's mean delay [s] (NaN where the model has no steady state).
+    stationary : bool
+        Whether the model has a steady state at this point.
+
+    Returns
+    -------
+    dict
+        ``delay``, ``ci_low``, ``ci_high`` (NaN), ``stationary``, ``note`` ("").
+    """
+    return dict(delay=delay, ci_low=math.nan, ci_high=math.nan, stationary=stationary, note="")
+
+
+def point_row(point, **keys) -> dict:
+    """A frame row: ``keys``, then the point's delay and interval in ms, verdict and note.
+
+    Parameters
+    ----------
+    point : dict
+        :func:`simulated_point`'s or :func:`model_point`'s (delays in seconds).
+    **keys
+        The row's leading columns (its place on the figure).
+
+    Returns
+    -------
+    dict
+        ``keys``, ``delay``, ``ci_low``, ``ci_high`` [ms], ``stationary``, ``note``.
+    """
+    ms = {k: 1e3 * point[k] for k in ("delay", "ci_low", "ci_high")}
+    return {**keys, **ms, "stationary": point["stationary"], "note": point["note"]}
+
+
 @takes(
     P1Params,
     "axis",
@@ -202,19 +243,8 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
                     ).mean_delay
                 except ValueError:  # unstable under this policy: no steady state, no line
                     d = math.nan
-                rows.append(
-                    dict(
-                        axis=axis,
-                        x=x,
-                        policy=policy,
-                        source=label,
-                        delay=1e3 * d,
-                        ci_low=math.nan,
-                        ci_high=math.nan,
-                        stationary=bool(math.isfinite(d)),
-                        note="",
-                    )
-                )
+                model = model_point(d, stationary=bool(math.isfinite(d)))
+                rows.append(point_row(model, axis=axis, x=x, policy=policy, source=label))
         for k, policy in enumerate(policies):
             sim = simulated_point(
                 policy=policy,
@@ -223,19 +253,7 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
                 seed=seed + 1000 * k + values.index(x),
                 **point,
             )
-            rows.append(
-                dict(
-                    axis=axis,
-                    x=x,
-                    policy=policy,
-                    source="simulation",
-                    delay=1e3 * sim["delay"],
-                    ci_low=1e3 * sim["ci_low"],
-                    ci_high=1e3 * sim["ci_high"],
-                    stationary=sim["stationary"],
-                    note=sim["note"],
-                )
-            )
+            rows.append(point_row(sim, axis=axis, x=x, policy=policy, source="simulation"))
     return pd.DataFrame(rows)
 
 
@@ -259,14 +277,46 @@ def _clip_transients(ax, frame):
     for _, row in far.iterrows():
         color = POLICY_COLORS.get(row["policy"], "0.3")
         ax.plot([row["x"]], [0.97 * top], marker="^", mfc="none", color=color, ls="")
-        ax.annotate(
-            f"{row['delay'] / 1e3:.3g} s",
-            (row["x"], 0.97 * top),
-            xytext=(4, -3),
-            textcoords="offset points",
-            fontsize=7,
-            color=color,
+        xy = (row["x"], 0.97 * top)
+        label_point(
+            ax, f"{row['delay'] / 1e3:.3g} s", xy, (4, -3), ha="left", fontsize=7, color=color
         )
+
+
+def footnote(fig, text, **kw):
+    """The figure's setting in small grey type under the axes, left-aligned.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    text : str
+        What the figure shows (scenario, seeds, intervals).
+    **kw
+        Text properties that differ from the note's (``fontsize=7``, ``x=0.01``).
+    """
+    fig.supxlabel(text, **{"x": 0.01, "ha": "left", "fontsize": 7, "color": "0.4", **kw})
+
+
+def label_point(ax, text, xy, offset=(0, 4), **kw):
+    """Write ``text`` next to the data point ``xy``, ``offset`` points away (centred above).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    text : str
+        The label.
+    xy : (float, float)
+        The point, in data coordinates.
+    offset : (float, float)
+        Where the label sits from the point [points].
+    **kw
+        Text properties that differ from the label's (``ha="center"``, ``fontsize=8``).
+    """
+    ax.annotate(
+        text, xy, textcoords="offset points", xytext=offset, **{"ha": "center", "fontsize": 8, **kw}
+    )
 
 
 def mark_unstable(ax, frame):
@@ -335,11 +385,5 @@ def plot_study(frame, title=""):
         title or f"Service delay vs {PARAMS[axis].symbol if axis in PARAMS else axis}", fontsize=10
     )
     fig.legend(fontsize=7, loc="outside right upper", frameon=False)
-    fig.supxlabel(
-        "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals",
-        x=0.01,
-        ha="left",
-        fontsize=7,
-        color="0.4",
-    )
+    footnote(fig, "default scenario seed 0 (10 fog, 1 cloud); 95% Student-t intervals")
     return fig

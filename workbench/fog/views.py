@@ -34,11 +34,8 @@ __all__ = [
     "node_view",
     "network_view",
     "simulation_view",
-    "plot_node",
-    "plot_policies",
     "plot_simulated_network",
     "fog_delay_view",
-    "plot_fog_delay",
 ]
 
 
@@ -82,8 +79,7 @@ class NodeFigure:
 
     PIXELS = 25  # the (n, n') picture shows n, n' < 25
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, (ax0, ax1) = figure(ncols=2, width=4.6, height=3.6, fast=True)
@@ -129,23 +125,6 @@ class NodeFigure:
         return self.fig
 
 
-def plot_node(lam_light, lam_heavy, mu_light, mu_heavy, q, theta):
-    """One fog node: P(n, n') of the chain and P(W < θ) against θ (a fresh figure).
-
-    Parameters
-    ----------
-    lam_light, lam_heavy, mu_light, mu_heavy, q, theta : float
-        λ, λ', μ, μ' [1/s], the fairness q and θ [s], as the node view's sliders give them
-        (rows of :data:`workbench.fog.params.PARAMS`; ρ < 1).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    return NodeFigure()(lam_light, lam_heavy, mu_light, mu_heavy, q, theta)
-
-
 RHO_MAX = 0.85  # the node view stops below ρ = 1 (refused) and where the q ≠ 0.5 chain gets slow
 
 
@@ -184,25 +163,32 @@ def node_view():
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _default_network(load, light_fraction, p_iot):
-    """The default scenario with the sliders' traffic, compiled once per traffic setting."""
+@functools.lru_cache(maxsize=256)
+def _default_network(load, light_fraction=None, p_iot=None, fog_delay=None):
+    """The default scenario with the sliders' traffic and fog–fog delay, compiled once each.
+
+    A keyword left None keeps the scenario's own value (:func:`~workbench.fog.with_traffic`,
+    :func:`~workbench.fog.with_fog_delay`).
+    """
     g = with_traffic(default_scenario(0), load=load, light_fraction=light_fraction, p_iot=p_iot)
-    return compile_scenario(g)
+    return compile_scenario(g if fog_delay is None else with_fog_delay(g, fog_delay))
+
+
+BASELINE_POINT = (PARAMS["theta"].default, PARAMS["e_max"].default)
+"""(θ, e_M) of the baselines' cached delays: the table's; a baseline depends on neither."""
 
 
 @functools.lru_cache(maxsize=2048)
 def _policy_delays(policy, theta, e_max, load, light_fraction, p_iot):
     """(eq. 6, +1/μ) mean delays [ms] of one policy; None where the policy is unstable.
 
-    Baselines are called with θ = e_M = None: they do not depend on them, so a θ or e_M
-    move reuses them.
+    Baselines are called at :data:`BASELINE_POINT`: they do not depend on θ or e_M, so a
+    θ or e_M move reuses them.
     """
     net = _default_network(load, light_fraction, p_iot)
-    kw = dict(theta=0.02 if theta is None else theta, e_max=1 if e_max is None else e_max)
     try:
         return tuple(
-            1e3 * analyze(net, policy=policy, own_processing=own, **kw).mean_delay
+            1e3 * analyze(net, theta, e_max, policy=policy, own_processing=own).mean_delay
             for own in (False, True)
         )
     except ValueError:
@@ -212,8 +198,7 @@ def _policy_delays(policy, theta, e_max, load, light_fraction, p_iot):
 class PolicyFigure:
     """The network view's bar chart, built once and updated in place (see :class:`NodeFigure`)."""
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, ax = figure(width=7.0, height=3.4, fast=True)
@@ -247,7 +232,7 @@ class PolicyFigure:
         traffic = (float(load), float(light_fraction), float(p_iot))
         heights = []
         for policy in POLICY_COLORS:
-            point = (float(theta), int(e_max)) if policy == "offload" else (None, None)
+            point = (float(theta), int(e_max)) if policy == "offload" else BASELINE_POINT
             delays = _policy_delays(policy, *point, *traffic)
             heights.extend([None, None] if delays is None else delays)
         if self.fig is None:
@@ -260,26 +245,6 @@ class PolicyFigure:
             label.set_rotation(90 if h is None else 0)
         self.ax.set_ylim(0, 1.12 * top)
         return self.fig
-
-
-def plot_policies(theta, e_max, load, light_fraction, p_iot):
-    """The analytic mean delay of the four policies at the sliders' values (a fresh figure).
-
-    Parameters
-    ----------
-    theta : float
-        θ [s] of the offloading policy.
-    e_max : int
-        Its offload limit e_M.
-    load, light_fraction, p_iot : float
-        The default scenario's traffic (:func:`~workbench.fog.with_traffic`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    return PolicyFigure()(theta, e_max, load, light_fraction, p_iot)
 
 
 def network_view():
@@ -306,31 +271,28 @@ FOG_DELAYS = np.array([0.0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05])
 
 
 @functools.lru_cache(maxsize=256)
-def _network_with_fog_delay(fog_delay, load):
-    g = with_fog_delay(with_traffic(default_scenario(0), load=load), fog_delay)
-    return compile_scenario(g)
-
-
-@functools.lru_cache(maxsize=256)
 def _fog_delay_curves(policy, theta, e_max, load):
     """(eq. 6, +1/μ) delay [ms] along FOG_DELAYS; one acceptance fixed point for all.
 
     The fixed point depends on no link delay (flows, θ and the chain only), so it is solved
     once and every delay variant reuses it. None where the policy is unstable.
     """
-    kw = dict(theta=0.02 if theta is None else theta, e_max=1 if e_max is None else e_max)
     try:
-        first = analyze(_network_with_fog_delay(float(FOG_DELAYS[0]), load), policy=policy, **kw)
+        first = analyze(
+            _default_network(load, fog_delay=float(FOG_DELAYS[0])), theta, e_max, policy=policy
+        )
     except ValueError:
         return None
     acc = first.fog["accept_light"].to_numpy() if policy == "offload" else None
     curves = np.empty((2, FOG_DELAYS.size))
     for k, delay in enumerate(FOG_DELAYS):
-        net = _network_with_fog_delay(float(delay), load)
+        net = _default_network(load, fog_delay=float(delay))
         for row, own in enumerate((False, True)):
             curves[row, k] = (
                 1e3
-                * analyze(net, policy=policy, own_processing=own, acceptance=acc, **kw).mean_delay
+                * analyze(
+                    net, theta, e_max, policy=policy, own_processing=own, acceptance=acc
+                ).mean_delay
             )
     return curves
 
@@ -338,8 +300,7 @@ def _fog_delay_curves(policy, theta, e_max, load):
 class FogDelayFigure:
     """Analytic mean delay against the fog–fog link delay, the policy and its baselines."""
 
-    def __init__(self):
-        self.fig = None
+    fig = None  # built on the first call
 
     def _build(self):
         fig, ax = figure(width=7.0, height=3.6, fast=True)
@@ -370,7 +331,7 @@ class FogDelayFigure:
     def __call__(self, theta, e_max, load):
         curves = {}
         for policy in POLICY_COLORS:
-            point = (float(theta), int(e_max)) if policy == "offload" else (None, None)
+            point = (float(theta), int(e_max)) if policy == "offload" else BASELINE_POINT
             curves[policy] = _fog_delay_curves(policy, *point, float(load))
         if self.fig is None:
             self._build()
@@ -396,26 +357,6 @@ class FogDelayFigure:
             "".join(f"no curve: {m} is unstable (a fog node at ρ ≥ 1)\n" for m in missing)
         )
         return self.fig
-
-
-def plot_fog_delay(theta, e_max, load):
-    """Mean delay against the fog–fog link delay (a fresh figure).
-
-    Parameters
-    ----------
-    theta : float
-        θ [s] of the offloading policy.
-    e_max : int
-        Its offload limit e_M.
-    load : float
-        Factor on the default scenario's request rates.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    return FogDelayFigure()(theta, e_max, load)
 
 
 def fog_delay_view():
