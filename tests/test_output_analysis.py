@@ -16,6 +16,7 @@ from scipy.signal import lfilter
 from workbench import EmptyRunError, ParameterError, UnstableRegimeError
 from workbench.output_analysis import (
     Replication,
+    block_series,
     check_overload,
     detect,
     finish,
@@ -246,3 +247,25 @@ def test_to_precision_with_an_absolute_target():
     )
     assert result.converged and result.half_width <= 0.05
     assert "target ±0.05" in result.notes[-1]
+
+
+@pytest.mark.parametrize(
+    ("n", "warmup", "limit", "block", "blocks", "warm"),
+    [
+        (10, 3, 10, 1, 10, 3),  # short enough: the values themselves
+        (11, 3, 10, 3, 3, 1),  # b = ceil(11 / 5) = 3: three blocks, 2 left over
+        (100, 0, 8, 25, 4, 0),
+        (101, 26, 8, 26, 3, 1),  # b = ceil(101 / 4) = 26; warm-up 26 is one block
+        (101, 27, 8, 26, 3, 2),  # one observation more is a second block, rounded up
+    ],
+)
+def test_block_series_means_of_whole_blocks(n, warmup, limit, block, blocks, warm):
+    values = np.random.default_rng(n).integers(0, 2, n).astype(bool)
+    series, got_warm = block_series(values, warmup, limit)
+    # the means written out block by block, a trailing partial block dropped
+    expected = [
+        sum(float(v) for v in values[i * block : (i + 1) * block]) / block for i in range(blocks)
+    ]
+    assert series.dtype == np.float64
+    np.testing.assert_allclose(series, expected, rtol=1e-15)
+    assert got_warm == warm

@@ -273,6 +273,38 @@ def _batch_means(y: np.ndarray) -> np.ndarray | None:
     return y[y.size - b * size :].reshape(b, size).mean(axis=1)
 
 
+def block_series(values: np.ndarray, warmup: int, limit: int) -> tuple[np.ndarray, int]:
+    """A run's observations as the detector's series, in bounded memory.
+
+    ``values`` as floats when at most ``limit`` long, else the means of consecutive blocks
+    of b = ⌈n / (limit / 2)⌉ observations (a trailing partial block dropped), with the
+    warm-up counted in blocks, rounded up. An inner step of the simulations: it trusts its
+    inputs (a 1-d array, 0 ≤ ``warmup``, 2 ≤ ``limit``).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One observation per job or arrival, in order.
+    warmup : int
+        The observations the run itself discards as warm-up.
+    limit : int
+        The longest series handed to :func:`detect`.
+
+    Returns
+    -------
+    series : numpy.ndarray
+        The observations or their block means (floats).
+    warmup : int
+        The warm-up in the series' own units.
+    """
+    n = values.size
+    if n <= limit:
+        return np.asarray(values, dtype=float), warmup
+    b = -(-n // (limit // 2))
+    k = n // b
+    return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
+
+
 #: batch means that differ by at most this fraction of their size are a constant series
 _CONSTANT = 1e-9
 

@@ -60,7 +60,7 @@ from workbench.datacenters.kernels import (
 )
 from workbench.datacenters.limit import limit_analysis
 from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, Ring
-from workbench.output_analysis import Replication, finish, replicate
+from workbench.output_analysis import Replication, block_series, finish, replicate
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
@@ -106,18 +106,6 @@ PRECISION = ("initial", "max_replications")
 OVERLOAD = ("raise", "transient")
 #: two-center events (events × replications) one call may simulate
 MAX_WORK = 10**9
-
-
-def _block_series(values: np.ndarray, warmup: int, max_length: int = MAX_SERIES):
-    """The detector's series: ``values`` as floats when at most ``max_length`` long, else the
-    means of consecutive blocks of b = ⌈n / (max_length / 2)⌉ observations (a trailing
-    partial block dropped), the warm-up in blocks rounded up. Returns (series, warmup)."""
-    n = values.size
-    if n <= max_length:
-        return values.astype(float), warmup
-    b = -(-n // (max_length // 2))
-    k = n // b
-    return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
 
 def _check_run(func, events, replications, centers=2) -> None:
@@ -184,7 +172,7 @@ def _one_two_centers(lam, servers, mu, p, events, skip, seed_seq, index) -> Repl
     row["p_full2"] = occ[OCC_FULL2] / t
     row["p_both_full"] = occ[OCC_BOTH_FULL] / t
     row["time"] = t
-    series, warm = _block_series(lost1[:n1], warm1)
+    series, warm = block_series(lost1[:n1], warm1, MAX_SERIES)
     return Replication(row, series, warm)
 
 
@@ -368,7 +356,7 @@ def _one_ring(ring, events, skip, seed_seq, index) -> Replication:
     row |= {f"p_full{j}": occ[j + 1, RING_FULL] / t for j in range(n)}
     row |= {f"mean_busy{j}": occ[j + 1, RING_BUSY] / t for j in range(n)}
     row["arrivals"] = total
-    series, warm = _block_series(lost[:n_arr], warm)
+    series, warm = block_series(lost[:n_arr], warm, MAX_SERIES)
     return Replication(row, series, warm)
 
 

@@ -47,6 +47,7 @@ from workbench.kernels.events import multiserver_fcfs
 from workbench.output_analysis import (
     Replication,
     Stationarity,
+    block_series,
     check_overload,
     finish,
     replicate,
@@ -260,20 +261,8 @@ def _one(p, warmup, seed_seq, index):
     }
     # the detector's series: each job's system time with its own job time replaced by its
     # mean (module docstring: same mean, same dynamics, none of the heavy-tailed noise)
-    series, series_warmup = _block_series(state, warmup)
+    series, series_warmup = block_series(state, warmup, MAX_SERIES)
     return Replication(row, series, series_warmup)
-
-
-def _block_series(values: np.ndarray, warmup: int, limit: int = MAX_SERIES):
-    """The detector's series: ``values`` itself when at most ``limit`` long, else the means
-    of consecutive blocks of b = ⌈n / (limit / 2)⌉ observations (a trailing partial block
-    dropped), with the warm-up in blocks rounded up. Returns (series, warmup)."""
-    n = values.size
-    if n <= limit:
-        return values, warmup
-    b = -(-n // (limit // 2))
-    k = n // b
-    return values[: k * b].reshape(k, b).mean(axis=1), -(-warmup // b)
 
 
 def _one_run(p, n_jobs, rng):
