@@ -211,6 +211,38 @@ class Schedule(NamedTuple):
     least_wait: bool = False  # a hedged task uploads to the match with the least wait
 
 
+class Outcome(NamedTuple):
+    """What the slot kernel returns: one entry per task, and the named counters.
+
+    Parameters
+    ----------
+    done : float64[N]
+        Completion time (NaN if not done).
+    server : int64[N]
+        Cloudlet that served the task (cache hit or upload).
+    from_cache : bool[N]
+    copies : int64[N]
+        Cloudlets the request was queued at (0 for a cache hit).
+    cache_seq, cache_hit : int64[N], bool[N]
+        Order of the task's request at its server's cache (-1 if the cache never saw it)
+        and whether the cache held the result then.
+    upload_start, upload_end : float64[N]
+        When the task's upload started (a slot boundary) and finished (NaN for a hit).
+    counters : int64[N_COUNTERS]
+        Named slots TASKS ... UNMATCHED_REQUESTS.
+    """
+
+    done: np.ndarray
+    server: np.ndarray
+    from_cache: np.ndarray
+    copies: np.ndarray
+    cache_seq: np.ndarray
+    cache_hit: np.ndarray
+    upload_start: np.ndarray
+    upload_end: np.ndarray
+    counters: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def simulate_slots_kernel(radio, cloudlets, tasks, schedule):
     """Run the slotted model (see :func:`_slots_loop`) on four named records."""
@@ -252,7 +284,7 @@ def _slots_loop(
 ):
     # the fields of Radio, Cloudlets, TaskStream and Schedule in order: numba compiles the
     # loop over plain arrays (unpacking the records inside it cost 20% of P2's run time)
-    """Run the slotted model; per-task outcomes and named counters.
+    """Run the slotted model; per-task outcomes and named counters (:class:`Outcome`).
 
     The inputs come as four named records, :class:`Radio`, :class:`Cloudlets`,
     :class:`TaskStream` and :class:`Schedule`, whose fields are:
@@ -305,20 +337,8 @@ def _slots_loop(
 
     Returns
     -------
-    done_time : float64[N]
-        Completion time (NaN if not done).
-    server : int64[N]
-        Cloudlet that served the task (cache hit or upload).
-    from_cache : bool[N]
-    copies : int64[N]
-        Cloudlets the request was queued at (0 for a cache hit).
-    cache_seq, cache_hit : int64[N], bool[N]
-        Order of the task's request at its server's cache (-1 if the cache never saw it)
-        and whether the cache held the result then.
-    upload_start, upload_end : float64[N]
-        When the task's upload started (a slot boundary) and finished (NaN for a hit).
-    counters : int64[N_COUNTERS]
-        Named slots TASKS ... UNMATCHED_REQUESTS.
+    Outcome
+        Per-task outcomes and the named counters.
     """
     n_users, n_cloudlets = path_gain.shape
     n_task_types = cacheable.shape[0]
@@ -344,6 +364,17 @@ def _slots_loop(
     left = task_bits.copy()
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[TASKS] = n
+    out = Outcome(
+        done_time,
+        server,
+        from_cache,
+        copies,
+        cache_seq,
+        cache_hit,
+        upload_start,
+        upload_end,
+        counters,
+    )
 
     head = user_start[:-1].copy()  # next unmatched task of every user
     user_busy = np.zeros(n_users, dtype=np.bool_)
@@ -353,9 +384,7 @@ def _slots_loop(
     up_task = np.full(n_cloudlets, -1, dtype=np.int64)
     cpu_free = np.zeros(n_cloudlets)
 
-    s_max = 1
-    for e in range(n_cloudlets):
-        s_max = max(s_max, storage[e])
+    s_max = max(1, storage.max())
     slot_of = np.full((n_cloudlets, n_task_types), -1, dtype=np.int64)
     ready = np.full((n_cloudlets, n_task_types), np.inf)
     c_obj = np.full((n_cloudlets, s_max), -1, dtype=np.int64)
@@ -382,20 +411,10 @@ def _slots_loop(
     pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
     # the covered links, user by user (user u's: link_e[link_start[u]:link_start[u + 1]])
+    link_user, link_e = np.nonzero(covered)
     link_start = np.zeros(n_users + 1, dtype=np.int64)
-    for u in range(n_users):
-        link_start[u + 1] = link_start[u]
-        for e in range(n_cloudlets):
-            if covered[u, e]:
-                link_start[u + 1] += 1
-    n_links = link_start[n_users]
-    link_e = np.empty(n_links, dtype=np.int64)
-    for u in range(n_users):
-        k = link_start[u]
-        for e in range(n_cloudlets):
-            if covered[u, e]:
-                link_e[k] = e
-                k += 1
+    link_start[1:] = np.cumsum(np.bincount(link_user, minlength=n_users))
+    n_links = link_e.shape[0]
     sinr = np.empty(n_links)
     logs = np.empty(n_links)
     log_variant = platform_variant(PROBE)  # the C library's log1p, vectorised
@@ -555,17 +574,7 @@ def _slots_loop(
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW
                         counters[SLOTS_RUN] = s + 1
-                        return (
-                            done_time,
-                            server,
-                            from_cache,
-                            copies,
-                            cache_seq,
-                            cache_hit,
-                            upload_start,
-                            upload_end,
-                            counters,
-                        )
+                        return out
                     qbuf[e, (qhead[e] + qlen[e]) % max_queue] = t
                     qlen[e] += 1
                     c += 1
@@ -579,8 +588,7 @@ def _slots_loop(
         started = True
         while started:
             started = False
-            for u in range(n_users):
-                pick_e[u] = -1
+            pick_e[:] = -1
             for e in range(n_cloudlets):
                 if up_task[e] >= 0:
                     continue
@@ -623,16 +631,14 @@ def _slots_loop(
                     if held:
                         counters[PENDING_HITS] += 1
         # 6. radio: fading, rates of the transmitting users, upload progress
-        for u in range(n_users):
-            serving[u] = -1
+        serving[:] = -1
         for e in range(n_cloudlets):
             if up_task[e] >= 0:
                 serving[task_user[up_task[e]]] = e
         if fading:
             fade(gain, path_gain, rng_state, table, user_jump, starts)
         # received power at every cloudlet, summed once for the rates and the estimates
-        for e in range(n_cloudlets):
-            received[e] = 0.0
+        received[:] = 0.0
         any_serving = False
         for v in range(n_users):
             if serving[v] >= 0:
@@ -705,14 +711,4 @@ def _slots_loop(
     else:  # every task is done: copies still queued are withdrawn ones, never popped
         for e in range(n_cloudlets):
             counters[WITHDRAWN] += qlen[e]
-    return (
-        done_time,
-        server,
-        from_cache,
-        copies,
-        cache_seq,
-        cache_hit,
-        upload_start,
-        upload_end,
-        counters,
-    )
+    return out
