@@ -170,11 +170,16 @@ def density_point(e: int) -> dict:
     return {"n_cloudlets": e, "n_users": 3 * e}
 
 
+def density_gains(quantity, ctx) -> dict:
+    """The gain in ``quantity`` at every density of Fig. 4: E -> :class:`Measurement`."""
+    return {e: _gain(quantity, ctx, **density_point(e)) for e in DENSITY_CLOUDLETS}
+
+
 def _max_gain(quantity, ctx) -> Measurement:
     """Largest gain over the densities whose two runs are stationary; the densities where
     BL2 is unbounded (the proposed scheme stationary) are named in the note with the
     largest gain when their finite runs count too, never left out silently."""
-    gains = {e: _gain(quantity, ctx, **density_point(e)) for e in DENSITY_CLOUDLETS}
+    gains = density_gains(quantity, ctx)
     kept = {e: g.value for e, g in gains.items() if g.stationary}
     unbounded = {e: g.value for e, g in gains.items() if g.note.startswith(UNBOUNDED)}
     other = sorted(set(gains) - set(kept) - set(unbounded))

@@ -240,28 +240,19 @@ def _keys(storage, zipf, cacheable_ratio, area, x_max, seed=0) -> list[tuple]:
 
 
 def _params(key: tuple) -> dict:
-    _, storage, zipf, cacheable_ratio, area, x_max, seed = key
-    return SCHEME_RUN | {
-        "storage": storage,
-        "zipf": zipf,
-        "cacheable_ratio": cacheable_ratio,
-        "area": area,
-        "x_max": x_max,
-        "seed": seed,
-    }
+    """:func:`simulate`'s keywords of a key of :func:`_keys`."""
+    names = ("policy", "storage", "zipf", "cacheable_ratio", "area", "x_max", "seed")
+    return SCHEME_RUN | dict(zip(names, key, strict=True))
 
 
 @lru_cache(maxsize=512)
 def _first_result(key: tuple):
-    return simulate(
-        policy=key[0], keep_records=False, overload="transient", **(_params(key) | FIRST)
-    )
+    return simulate(keep_records=False, overload="transient", **(_params(key) | FIRST))
 
 
 def _precise_result(key: tuple, monitor=None):
     if key not in _PRECISE:
         _PRECISE[key] = simulate_to_precision(
-            policy=key[0],
             overload="transient",
             progress=False,
             monitor=monitor,
