@@ -97,13 +97,18 @@ def stable_order(keys, n, order):
 
 
 @njit(cache=True)
-def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready):
+def _cache_request(e, a, policy, clock, caches, storage, cache_rank):
     """One request for task ``a`` seen by cloudlet ``e``'s cache; True if it was held.
+
+    ``caches``: the caches' state, ``(slot_of, c_obj, c_key, used, ready)``: the slot of
+    each (cloudlet, task) or -1, each slot's task and key, the slots in use, and when each
+    held result is computed.
 
     policy 1 = LRU (key = time of last request; evict the oldest), policy 0 = popularity
     (key = rank in the preferred cluster's ξ; a newcomer replaces the least popular held
     result only if strictly more popular). New entries are not ready until computed.
     """
+    slot_of, c_obj, c_key, used, ready = caches
     s = slot_of[e, a]
     if s >= 0:
         if policy == 1:
@@ -139,10 +144,11 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
 
 
 @njit(cache=True)
-def _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready):
+def _fill_popular(storage, cache_rank, cacheable, caches):
     """Fill every cache with its ``storage[e]`` most popular cacheable results (by
     ``cache_rank[e]``, rank 0 first), computed at time 0: where the popularity rule of
     :func:`_cache_request` ends once every such result has been requested."""
+    slot_of, c_obj, c_key, used, ready = caches
     n_cloudlets, n_task_types = cache_rank.shape
     by_rank = np.empty(n_task_types, dtype=np.int64)
     for e in range(n_cloudlets):
@@ -390,9 +396,10 @@ def _slots_loop(
     c_obj = np.full((n_cloudlets, s_max), -1, dtype=np.int64)
     c_key = np.zeros((n_cloudlets, s_max), dtype=np.int64)
     used = np.zeros(n_cloudlets, dtype=np.int64)
+    caches = (slot_of, c_obj, c_key, used, ready)
     clock = 0  # cache request counter (LRU recency, replay order)
     if warm_caches and caching and policy == 0:
-        _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready)
+        _fill_popular(storage, cache_rank, cacheable, caches)
 
     rbar = rbar0.copy()
     gain = path_gain.copy()
@@ -536,19 +543,7 @@ def _slots_loop(
                         e0 = e
                         break
                 if ready_at[e0, i]:
-                    _cache_request(
-                        e0,
-                        task_type[t],
-                        policy,
-                        clock,
-                        slot_of,
-                        c_obj,
-                        c_key,
-                        used,
-                        storage,
-                        cache_rank,
-                        ready,
-                    )
+                    _cache_request(e0, task_type[t], policy, clock, caches, storage, cache_rank)
                     cache_seq[t] = clock
                     cache_hit[t] = True
                     clock += 1
@@ -622,9 +617,7 @@ def _slots_loop(
                 counters[UPLOADS] += 1
                 a = task_type[t]
                 if caching and cacheable[a]:
-                    held = _cache_request(
-                        e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready
-                    )
+                    held = _cache_request(e, a, policy, clock, caches, storage, cache_rank)
                     cache_seq[t] = clock
                     cache_hit[t] = held
                     clock += 1
