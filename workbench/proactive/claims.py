@@ -89,8 +89,6 @@ def run_for(p, setting) -> dict:
     return run_length(measured, warm) | {"replications": r["replications"]}
 
 
-RUN = {q: run_for(q) for q in (True, False)}
-"""The claims' runs at the default load (8 replications; warm-up of 30 tasks per user)."""
 DENSITY_CLOUDLETS = (10, 20, 30, 40, 50, 60)
 ZIPF_LOW_HIGH = (0.4, 1.2)
 CACHEABLE_LOW_HIGH = (0.2, 0.8)

@@ -82,13 +82,9 @@ def run_length(measured_slots: int, warmup_slots: int) -> dict:
     return {"slots": total, "warmup": warm / total}
 
 
-def _replication_seeds(seed: int, replications: int):
-    """The four stream seeds of every replication (children of ``SeedSequence(seed)``)."""
-    for child in np.random.SeedSequence(seed).spawn(replications):
-        yield _stream_seeds(child)
-
-
 def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
+    """A replication's four stream seeds (network, training, tasks, fading): replication r's
+    ``child`` is the r-th of ``SeedSequence(seed).spawn``."""
     return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
@@ -161,7 +157,8 @@ def _user_load(scenario: Scenario, p) -> float:
 def _load_bound(p, replications: int) -> float:
     """:func:`_user_load`, the largest over the replications' networks."""
     out = 0.0
-    for s_scen, s_train, _, _ in _replication_seeds(p.seed, replications):
+    for child in np.random.SeedSequence(p.seed).spawn(replications):
+        s_scen, s_train, _, _ = _stream_seeds(child)
         scenario, _ = _network(*_network_key(p, s_scen, s_train))
         out = max(out, _user_load(scenario, p))
     return out
