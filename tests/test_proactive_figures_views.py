@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from shared_results import shared
 
 from workbench.proactive import views
-from workbench.proactive.claims import CLAIMS, RUN, ZIPF_LOW_HIGH
+from workbench.proactive.claims import CLAIMS, ZIPF_LOW_HIGH, run_for
 from workbench.proactive.exercises import EXERCISES
 from workbench.proactive.figures import FIGURES, draw_study, parameter_study, slot_matching
 from workbench.proactive.model import cacheable_mass, make_scenario
@@ -253,14 +253,14 @@ def test_claims_read_the_quantities_they_name():
     # the hit rate behind the Fig. 7 rows can never exceed the cacheable mass (no cache
     # serves a non-cacheable task): an upper bound from the model, not from the code
     for z in ZIPF_LOW_HIGH:
-        r = simulate(policy="proposed", seed=0, keep_records=False, zipf=z, **RUN[True])
+        r = simulate(policy="proposed", seed=0, keep_records=False, zipf=z, **run_for(True))
         bound = max(cacheable_mass(make_scenario(zipf=z, seed=s)) for s in range(8))
         assert 0.0 < r["hit_rate"] <= bound + 0.05
     m = CLAIMS["fig7_hit_rate_rises_with_z"](True)
     assert m.value in (0.0, 1.0) and m.stationary
     # a gain is 1 - proposed / BL2 of the same paired runs
-    p = simulate(policy="proposed", seed=0, keep_records=False, **RUN[True])
-    b = simulate(policy="BL2", seed=0, keep_records=False, **RUN[True])
+    p = simulate(policy="proposed", seed=0, keep_records=False, **run_for(True))
+    b = simulate(policy="BL2", seed=0, keep_records=False, **run_for(True))
     g = CLAIMS["fig3_p90_gain_vs_bl2"](True)
     assert g.value == pytest.approx(1 - p["p90_delay"] / b["p90_delay"])
 

@@ -108,9 +108,10 @@ enough.
 Layout
 ------
 params (PARAMS, P2Params), model (eqs. 4, 9/15, 10, 14, scenario, training, M/M/1 check, coverage
-calibration), kernels (the jitted slot loop), simulation (simulate, simulate_to_precision,
-run_scenario), figures (FIGURES, readings_table), claims (CLAIMS), views (the notebook's
-sliders; imported only by the notebook), exercises (EXERCISES).
+calibration), kernels (the jitted slot loop), runs (draw_tasks, run_scenario: one
+replication), simulation (simulate, simulate_to_precision), figures (FIGURES,
+readings_table), claims (CLAIMS), views (the notebook's sliders; imported only by the
+notebook), exercises (EXERCISES).
 
 Keyword names follow the workbench's shared vocabulary: the scheme under study is
 ``policy`` (one of ``POLICIES``: "proposed", "BL1", "BL2", "BL3"), the per-user arrival
@@ -137,13 +138,8 @@ from workbench.proactive.model import (
     zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, POLICIES, P2Params
-from workbench.proactive.simulation import (
-    draw_tasks,
-    run_length,
-    run_scenario,
-    simulate,
-    simulate_to_precision,
-)
+from workbench.proactive.runs import draw_tasks, run_scenario
+from workbench.proactive.simulation import run_length, simulate, simulate_to_precision
 
 __all__ = [
     "PARAMS",

@@ -89,8 +89,6 @@ def run_for(p, setting) -> dict:
     return run_length(measured, warm) | {"replications": r["replications"]}
 
 
-RUN = {q: run_for(q) for q in (True, False)}
-"""The claims' runs at the default load (8 replications; warm-up of 30 tasks per user)."""
 DENSITY_CLOUDLETS = (10, 20, 30, 40, 50, 60)
 ZIPF_LOW_HIGH = (0.4, 1.2)
 CACHEABLE_LOW_HIGH = (0.2, 0.8)
@@ -170,11 +168,16 @@ def density_point(e: int) -> dict:
     return {"n_cloudlets": e, "n_users": 3 * e}
 
 
+def density_gains(quantity, ctx) -> dict:
+    """The gain in ``quantity`` at every density of Fig. 4: E -> :class:`Measurement`."""
+    return {e: _gain(quantity, ctx, **density_point(e)) for e in DENSITY_CLOUDLETS}
+
+
 def _max_gain(quantity, ctx) -> Measurement:
     """Largest gain over the densities whose two runs are stationary; the densities where
     BL2 is unbounded (the proposed scheme stationary) are named in the note with the
     largest gain when their finite runs count too, never left out silently."""
-    gains = {e: _gain(quantity, ctx, **density_point(e)) for e in DENSITY_CLOUDLETS}
+    gains = density_gains(quantity, ctx)
     kept = {e: g.value for e, g in gains.items() if g.stationary}
     unbounded = {e: g.value for e, g in gains.items() if g.note.startswith(UNBOUNDED)}
     other = sorted(set(gains) - set(kept) - set(unbounded))

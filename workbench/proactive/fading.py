@@ -22,15 +22,19 @@ _XS_MULT = np.uint64(2685821657736338717)
 _SHIFT = np.uint64(64 - FADING_BITS)
 
 
+@njit(cache=True, inline="always")
+def _step(x):
+    """One xorshift64 state update (linear over GF(2); the output multiply is apart)."""
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    return x ^ (x >> np.uint64(27))
+
+
 @njit(cache=True)
 def xorshift_next(state):
     """Advance the xorshift64* state (uint64[1], nonzero) and return the next output."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * _XS_MULT
+    state[0] = _step(state[0])
+    return state[0] * _XS_MULT
 
 
 @njit(cache=True)
@@ -47,9 +51,7 @@ def jump_table(steps):
     for i in range(64):
         x = np.uint64(1) << np.uint64(i)
         for _ in range(steps):
-            x ^= x >> np.uint64(12)
-            x ^= x << np.uint64(25)
-            x ^= x >> np.uint64(27)
+            x = _step(x)
         cols[i] = x
     out = np.zeros(256, dtype=np.uint64)
     for j in range(16):
@@ -72,16 +74,6 @@ def jump(table, x):
 
 
 @njit(cache=True)
-def _draw_row(gain, path_gain, u, x, table):
-    """User ``u``'s links, one chain from state ``x`` (the users left over by fours)."""
-    for e in range(gain.shape[1]):
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        gain[u, e] = path_gain[u, e] * table[(x * _XS_MULT) >> _SHIFT]
-
-
-@njit(cache=True)
 def fade(gain, path_gain, rng_state, table, user_jump, starts):
     """One slot of block fading: gain = path gain × an Exp(1) draw on every link, the draws
     in (user, cloudlet) order as :func:`fading_draw` would give them one by one.
@@ -99,23 +91,12 @@ def fade(gain, path_gain, rng_state, table, user_jump, starts):
     while u + 4 <= n_users:
         a, b, c, d = starts[u], starts[u + 1], starts[u + 2], starts[u + 3]
         for e in range(n_cloudlets):
-            a ^= a >> np.uint64(12)
-            b ^= b >> np.uint64(12)
-            c ^= c >> np.uint64(12)
-            d ^= d >> np.uint64(12)
-            a ^= a << np.uint64(25)
-            b ^= b << np.uint64(25)
-            c ^= c << np.uint64(25)
-            d ^= d << np.uint64(25)
-            a ^= a >> np.uint64(27)
-            b ^= b >> np.uint64(27)
-            c ^= c >> np.uint64(27)
-            d ^= d >> np.uint64(27)
+            a, b, c, d = _step(a), _step(b), _step(c), _step(d)
             gain[u, e] = path_gain[u, e] * table[(a * _XS_MULT) >> _SHIFT]
             gain[u + 1, e] = path_gain[u + 1, e] * table[(b * _XS_MULT) >> _SHIFT]
             gain[u + 2, e] = path_gain[u + 2, e] * table[(c * _XS_MULT) >> _SHIFT]
             gain[u + 3, e] = path_gain[u + 3, e] * table[(d * _XS_MULT) >> _SHIFT]
         u += 4
-    while u < n_users:
-        _draw_row(gain, path_gain, u, starts[u], table)
-        u += 1
+    for v in range(u, n_users):  # the users left over by fours: one chain each
+        for e in range(n_cloudlets):
+            gain[v, e] = path_gain[v, e] * fading_draw(starts[v : v + 1], table)

@@ -35,12 +35,8 @@ from workbench.proactive.model import (
     zipf_popularity,
 )
 from workbench.proactive.params import PARAMS, POLICIES, P2Params
-from workbench.proactive.simulation import (
-    draw_tasks,
-    run_length,
-    run_scenario,
-    simulate,
-)
+from workbench.proactive.runs import draw_tasks, run_scenario
+from workbench.proactive.simulation import run_length, simulate
 from workbench.seeding import figure_seed
 from workbench.stats import t_half_width
 from workbench.validation import (
@@ -312,7 +308,7 @@ def ccdf_study(p, policies=POLICIES, points=80) -> pd.DataFrame:
     results = {s: simulate(p.trusted(policy=s), overload="transient") for s in schemes}
     top = max(float(r.records["delay"].quantile(0.999)) for r in results.values())
     grid = np.linspace(0.0, top, points)
-    rows, pct = [], {}
+    parts, pct = [], {}
     for s, r in results.items():
         per_rep = np.array(
             [
@@ -322,18 +318,12 @@ def ccdf_study(p, policies=POLICIES, points=80) -> pd.DataFrame:
         )
         mean = per_rep.mean(axis=0)
         half = np.array([t_half_width(per_rep[:, j], 0.95) for j in range(points)])
-        for d, m, h in zip(grid, mean, half, strict=True):
-            rows.append(
-                {
-                    "scheme": s,
-                    "delay": d,
-                    "ccdf": m,
-                    "ci_low": max(m - h, 0.0),
-                    "ci_high": min(m + h, 1.0),
-                }
-            )
+        low, high = np.maximum(mean - half, 0.0), np.minimum(mean + half, 1.0)
+        parts.append(
+            pd.DataFrame({"scheme": s, "delay": grid, "ccdf": mean, "ci_low": low, "ci_high": high})
+        )
         pct[s] = {q: r[q] for q in ("mean_delay", "p90_delay", "p99_delay", "hit_rate")}
-    frame = pd.DataFrame(rows)
+    frame = pd.concat(parts, ignore_index=True)
     frame["stationary"] = frame["scheme"].map({s: r.stationary for s, r in results.items()})
     frame.attrs["percentiles"] = pct
     frame.attrs["replications"] = p.replications
@@ -700,19 +690,17 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
         "LFU": lfu_hits(trace, capacity),
         "popularity (trained before the change)": popularity_cache_hits(trace, capacity, rank),
     }
-    ideal = {"before": base[:capacity].sum(), "after": base[:capacity].sum()}
-    rows = []
-    for name, h in hits.items():
-        for w in range(n // window):
-            rows.append(
-                {
-                    "policy": name,
-                    "request": (w + 0.5) * window,
-                    "hit_rate": h[w * window : (w + 1) * window].mean(),
-                }
-            )
-    frame = pd.DataFrame(rows)
-    frame.attrs |= {"ideal": ideal["before"], "change": n // 2, "capacity": capacity, "z": zipf}
+    windows = n // window
+    middle = (np.arange(windows) + 0.5) * window
+    rates = {
+        k: h[: windows * window].reshape(windows, window).mean(axis=1) for k, h in hits.items()
+    }
+    frame = pd.concat(
+        [pd.DataFrame({"policy": k, "request": middle, "hit_rate": r}) for k, r in rates.items()],
+        ignore_index=True,
+    )
+    ideal = base[:capacity].sum()  # the same before and after: the order changes, not the law
+    frame.attrs |= {"ideal": ideal, "change": n // 2, "capacity": capacity, "z": zipf}
     return frame
 
 

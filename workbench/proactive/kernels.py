@@ -97,13 +97,18 @@ def stable_order(keys, n, order):
 
 
 @njit(cache=True)
-def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready):
+def _cache_request(e, a, policy, clock, caches, storage, cache_rank):
     """One request for task ``a`` seen by cloudlet ``e``'s cache; True if it was held.
+
+    ``caches``: the caches' state, ``(slot_of, c_obj, c_key, used, ready)``: the slot of
+    each (cloudlet, task) or -1, each slot's task and key, the slots in use, and when each
+    held result is computed.
 
     policy 1 = LRU (key = time of last request; evict the oldest), policy 0 = popularity
     (key = rank in the preferred cluster's ξ; a newcomer replaces the least popular held
     result only if strictly more popular). New entries are not ready until computed.
     """
+    slot_of, c_obj, c_key, used, ready = caches
     s = slot_of[e, a]
     if s >= 0:
         if policy == 1:
@@ -139,10 +144,11 @@ def _cache_request(e, a, policy, clock, slot_of, c_obj, c_key, used, storage, ca
 
 
 @njit(cache=True)
-def _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready):
+def _fill_popular(storage, cache_rank, cacheable, caches):
     """Fill every cache with its ``storage[e]`` most popular cacheable results (by
     ``cache_rank[e]``, rank 0 first), computed at time 0: where the popularity rule of
     :func:`_cache_request` ends once every such result has been requested."""
+    slot_of, c_obj, c_key, used, ready = caches
     n_cloudlets, n_task_types = cache_rank.shape
     by_rank = np.empty(n_task_types, dtype=np.int64)
     for e in range(n_cloudlets):
@@ -211,6 +217,38 @@ class Schedule(NamedTuple):
     least_wait: bool = False  # a hedged task uploads to the match with the least wait
 
 
+class Outcome(NamedTuple):
+    """What the slot kernel returns: one entry per task, and the named counters.
+
+    Parameters
+    ----------
+    done : float64[N]
+        Completion time (NaN if not done).
+    server : int64[N]
+        Cloudlet that served the task (cache hit or upload).
+    from_cache : bool[N]
+    copies : int64[N]
+        Cloudlets the request was queued at (0 for a cache hit).
+    cache_seq, cache_hit : int64[N], bool[N]
+        Order of the task's request at its server's cache (-1 if the cache never saw it)
+        and whether the cache held the result then.
+    upload_start, upload_end : float64[N]
+        When the task's upload started (a slot boundary) and finished (NaN for a hit).
+    counters : int64[N_COUNTERS]
+        Named slots TASKS ... UNMATCHED_REQUESTS.
+    """
+
+    done: np.ndarray
+    server: np.ndarray
+    from_cache: np.ndarray
+    copies: np.ndarray
+    cache_seq: np.ndarray
+    cache_hit: np.ndarray
+    upload_start: np.ndarray
+    upload_end: np.ndarray
+    counters: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def simulate_slots_kernel(radio, cloudlets, tasks, schedule):
     """Run the slotted model (see :func:`_slots_loop`) on four named records."""
@@ -252,7 +290,7 @@ def _slots_loop(
 ):
     # the fields of Radio, Cloudlets, TaskStream and Schedule in order: numba compiles the
     # loop over plain arrays (unpacking the records inside it cost 20% of P2's run time)
-    """Run the slotted model; per-task outcomes and named counters.
+    """Run the slotted model; per-task outcomes and named counters (:class:`Outcome`).
 
     The inputs come as four named records, :class:`Radio`, :class:`Cloudlets`,
     :class:`TaskStream` and :class:`Schedule`, whose fields are:
@@ -305,20 +343,8 @@ def _slots_loop(
 
     Returns
     -------
-    done_time : float64[N]
-        Completion time (NaN if not done).
-    server : int64[N]
-        Cloudlet that served the task (cache hit or upload).
-    from_cache : bool[N]
-    copies : int64[N]
-        Cloudlets the request was queued at (0 for a cache hit).
-    cache_seq, cache_hit : int64[N], bool[N]
-        Order of the task's request at its server's cache (-1 if the cache never saw it)
-        and whether the cache held the result then.
-    upload_start, upload_end : float64[N]
-        When the task's upload started (a slot boundary) and finished (NaN for a hit).
-    counters : int64[N_COUNTERS]
-        Named slots TASKS ... UNMATCHED_REQUESTS.
+    Outcome
+        Per-task outcomes and the named counters.
     """
     n_users, n_cloudlets = path_gain.shape
     n_task_types = cacheable.shape[0]
@@ -344,6 +370,17 @@ def _slots_loop(
     left = task_bits.copy()
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     counters[TASKS] = n
+    out = Outcome(
+        done_time,
+        server,
+        from_cache,
+        copies,
+        cache_seq,
+        cache_hit,
+        upload_start,
+        upload_end,
+        counters,
+    )
 
     head = user_start[:-1].copy()  # next unmatched task of every user
     user_busy = np.zeros(n_users, dtype=np.bool_)
@@ -353,17 +390,16 @@ def _slots_loop(
     up_task = np.full(n_cloudlets, -1, dtype=np.int64)
     cpu_free = np.zeros(n_cloudlets)
 
-    s_max = 1
-    for e in range(n_cloudlets):
-        s_max = max(s_max, storage[e])
+    s_max = max(1, storage.max())
     slot_of = np.full((n_cloudlets, n_task_types), -1, dtype=np.int64)
     ready = np.full((n_cloudlets, n_task_types), np.inf)
     c_obj = np.full((n_cloudlets, s_max), -1, dtype=np.int64)
     c_key = np.zeros((n_cloudlets, s_max), dtype=np.int64)
     used = np.zeros(n_cloudlets, dtype=np.int64)
+    caches = (slot_of, c_obj, c_key, used, ready)
     clock = 0  # cache request counter (LRU recency, replay order)
     if warm_caches and caching and policy == 0:
-        _fill_popular(storage, cache_rank, cacheable, slot_of, c_obj, c_key, used, ready)
+        _fill_popular(storage, cache_rank, cacheable, caches)
 
     rbar = rbar0.copy()
     gain = path_gain.copy()
@@ -382,20 +418,10 @@ def _slots_loop(
     pick_key = np.zeros(n_users)
     caps = np.ones(n_cloudlets, dtype=np.int64)
     # the covered links, user by user (user u's: link_e[link_start[u]:link_start[u + 1]])
+    link_user, link_e = np.nonzero(covered)
     link_start = np.zeros(n_users + 1, dtype=np.int64)
-    for u in range(n_users):
-        link_start[u + 1] = link_start[u]
-        for e in range(n_cloudlets):
-            if covered[u, e]:
-                link_start[u + 1] += 1
-    n_links = link_start[n_users]
-    link_e = np.empty(n_links, dtype=np.int64)
-    for u in range(n_users):
-        k = link_start[u]
-        for e in range(n_cloudlets):
-            if covered[u, e]:
-                link_e[k] = e
-                k += 1
+    link_start[1:] = np.cumsum(np.bincount(link_user, minlength=n_users))
+    n_links = link_e.shape[0]
     sinr = np.empty(n_links)
     logs = np.empty(n_links)
     log_variant = platform_variant(PROBE)  # the C library's log1p, vectorised
@@ -517,19 +543,7 @@ def _slots_loop(
                         e0 = e
                         break
                 if ready_at[e0, i]:
-                    _cache_request(
-                        e0,
-                        task_type[t],
-                        policy,
-                        clock,
-                        slot_of,
-                        c_obj,
-                        c_key,
-                        used,
-                        storage,
-                        cache_rank,
-                        ready,
-                    )
+                    _cache_request(e0, task_type[t], policy, clock, caches, storage, cache_rank)
                     cache_seq[t] = clock
                     cache_hit[t] = True
                     clock += 1
@@ -555,17 +569,7 @@ def _slots_loop(
                     if qlen[e] >= max_queue:
                         counters[STATUS] = QUEUE_OVERFLOW
                         counters[SLOTS_RUN] = s + 1
-                        return (
-                            done_time,
-                            server,
-                            from_cache,
-                            copies,
-                            cache_seq,
-                            cache_hit,
-                            upload_start,
-                            upload_end,
-                            counters,
-                        )
+                        return out
                     qbuf[e, (qhead[e] + qlen[e]) % max_queue] = t
                     qlen[e] += 1
                     c += 1
@@ -579,8 +583,7 @@ def _slots_loop(
         started = True
         while started:
             started = False
-            for u in range(n_users):
-                pick_e[u] = -1
+            pick_e[:] = -1
             for e in range(n_cloudlets):
                 if up_task[e] >= 0:
                     continue
@@ -614,25 +617,21 @@ def _slots_loop(
                 counters[UPLOADS] += 1
                 a = task_type[t]
                 if caching and cacheable[a]:
-                    held = _cache_request(
-                        e, a, policy, clock, slot_of, c_obj, c_key, used, storage, cache_rank, ready
-                    )
+                    held = _cache_request(e, a, policy, clock, caches, storage, cache_rank)
                     cache_seq[t] = clock
                     cache_hit[t] = held
                     clock += 1
                     if held:
                         counters[PENDING_HITS] += 1
         # 6. radio: fading, rates of the transmitting users, upload progress
-        for u in range(n_users):
-            serving[u] = -1
+        serving[:] = -1
         for e in range(n_cloudlets):
             if up_task[e] >= 0:
                 serving[task_user[up_task[e]]] = e
         if fading:
             fade(gain, path_gain, rng_state, table, user_jump, starts)
         # received power at every cloudlet, summed once for the rates and the estimates
-        for e in range(n_cloudlets):
-            received[e] = 0.0
+        received[:] = 0.0
         any_serving = False
         for v in range(n_users):
             if serving[v] >= 0:
@@ -705,14 +704,4 @@ def _slots_loop(
     else:  # every task is done: copies still queued are withdrawn ones, never popped
         for e in range(n_cloudlets):
             counters[WITHDRAWN] += qlen[e]
-    return (
-        done_time,
-        server,
-        from_cache,
-        copies,
-        cache_seq,
-        cache_hit,
-        upload_start,
-        upload_end,
-        counters,
-    )
+    return out

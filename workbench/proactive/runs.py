@@ -337,9 +337,8 @@ def run_scenario(
         least_wait=p.hedge_upload == "least_wait",
     )
     out = K.simulate_slots_kernel(radio, cloudlets, stream, schedule)
-    done, server, from_cache, copies, cache_seq, cache_hit, up0, up1, c = out
     counters = {
-        name: int(c[getattr(K, name)])
+        name.lower(): int(out.counters[getattr(K, name)])
         for name in (
             "TASKS",
             "TASKS_DONE",
@@ -355,7 +354,6 @@ def run_scenario(
             "UNMATCHED_REQUESTS",
         )
     }
-    counters = {k.lower(): v for k, v in counters.items()}
     if counters["status"] != K.OK:
         why = (
             f"a cloudlet queued more than {MAX_QUEUE} copies"
@@ -368,6 +366,8 @@ def run_scenario(
             f"serve: {why} (policy {policy}; work bounded by the queue and drain limits). "
             f"Lower λ_u or L̄, or add cloudlets."
         )
+    per_task = out._asdict()
+    del per_task["counters"]
     frame = pd.DataFrame(
         {
             "user": tasks.user,
@@ -375,15 +375,8 @@ def run_scenario(
             "cacheable": scenario.cacheable[tasks.task_type],
             "bits": tasks.bits,
             "arrival": tasks.arrival,
-            "done": done,
-            "delay": done - tasks.arrival,
-            "server": server,
-            "from_cache": from_cache,
-            "copies": copies,
-            "cache_seq": cache_seq,
-            "cache_hit": cache_hit,
-            "upload_start": up0,
-            "upload_end": up1,
+            **per_task,
         }
     )
+    frame.insert(frame.columns.get_loc("done") + 1, "delay", out.done - tasks.arrival)
     return Run(frame, counters)

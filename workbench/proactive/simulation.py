@@ -9,7 +9,7 @@ overload="raise") -> SimulationResult``, its keywords generated from the paramet
 defaults).
 
 One replication's tasks and slot-kernel run are :mod:`workbench.proactive.runs`'s
-(:func:`draw_tasks` and :func:`run_scenario` are re-exported here).
+(:func:`~workbench.proactive.runs.draw_tasks`, :func:`~workbench.proactive.runs.run_scenario`).
 
 Each replication draws its own network (:func:`~workbench.proactive.model.make_scenario`),
 runs the training phase (:func:`~workbench.proactive.model.train`), draws the tasks and
@@ -37,7 +37,6 @@ from workbench.proactive.model import (
     SCENARIO_KEYS,
     TRAIN_KEYS,
     Scenario,
-    Training,
     interference_free_rates,
     make_scenario,
     train,
@@ -53,26 +52,7 @@ from workbench.validation import (
     check_int,
 )
 
-__all__ = [
-    "simulate",
-    "simulate_to_precision",
-    "run_scenario",
-    "draw_tasks",
-    "Tasks",
-    "Run",
-    "run_length",
-]
-
-QUANTITIES = (
-    "mean_delay",
-    "p90_delay",
-    "p99_delay",
-    "hit_rate",
-    "hedged_fraction",
-    "withdrawn_per_task",
-    "pending_hit_rate",
-    "uplink_utilisation",
-)
+__all__ = ["simulate", "simulate_to_precision", "run_length"]
 
 
 def run_length(measured_slots: int, warmup_slots: int) -> dict:
@@ -102,13 +82,9 @@ def run_length(measured_slots: int, warmup_slots: int) -> dict:
     return {"slots": total, "warmup": warm / total}
 
 
-def _replication_seeds(seed: int, replications: int):
-    """The four stream seeds of every replication (children of ``SeedSequence(seed)``)."""
-    for child in np.random.SeedSequence(seed).spawn(replications):
-        yield _stream_seeds(child)
-
-
 def _stream_seeds(child: np.random.SeedSequence) -> list[int]:
+    """A replication's four stream seeds (network, training, tasks, fading): replication r's
+    ``child`` is the r-th of ``SeedSequence(seed).spawn``."""
     return [int(x) for x in child.generate_state(4, dtype=np.uint32)]
 
 
@@ -152,7 +128,7 @@ BOUNDS = {
     "pending_hit_rate": (0.0, 1.0),
     "uplink_utilisation": (0.0, 1.0),
 }
-"""Ranges of the reported quantities: their intervals are clipped to them."""
+"""The reported quantities, in order, and their ranges: their intervals are clipped to them."""
 
 _EMPTY_HINT = (
     "Raise λ_u (lam), U or the number of slots: on average λ_u · U · (1 − warmup) · slots · δ "
@@ -181,7 +157,8 @@ def _user_load(scenario: Scenario, p) -> float:
 def _load_bound(p, replications: int) -> float:
     """:func:`_user_load`, the largest over the replications' networks."""
     out = 0.0
-    for s_scen, s_train, _, _ in _replication_seeds(p.seed, replications):
+    for child in np.random.SeedSequence(p.seed).spawn(replications):
+        s_scen, s_train, _, _ = _stream_seeds(child)
         scenario, _ = _network(*_network_key(p, s_scen, s_train))
         out = max(out, _user_load(scenario, p))
     return out
@@ -399,9 +376,10 @@ def _tasks(network: tuple, lam: float, mean_bits: float, horizon: float, s_task:
     return draw_tasks(drawn, scenario=scenario, horizon=horizon)
 
 
-def _one_replication(p, seeds, func: str = "simulate") -> tuple[dict, Run, Training]:
-    """One replication of the validated object ``p`` from four stream seeds."""
-    s_scen, s_train, s_task, s_fade = seeds
+def _replication(p, child, func: str, keep_records: bool) -> Replication:
+    """One replication of the validated object ``p`` for the output-analysis engine: its
+    row, delay series and warm-up, from the four stream seeds of ``child``."""
+    s_scen, s_train, s_task, s_fade = _stream_seeds(child)
     network = _network_key(p, s_scen, s_train)
     scenario, training = _network(*network)
     tasks = _tasks(network, p.lam, p.mean_bits, p.slots * p.slot, s_task)
@@ -415,15 +393,9 @@ def _one_replication(p, seeds, func: str = "simulate") -> tuple[dict, Run, Train
         caller=func,
     )
     start = p.warmup_slots() * p.slot
-    row = _row(run, start, p.n_cloudlets, p.slots * p.slot)
-    return {"clusters": training.clusters.k} | row, run, training
-
-
-def _replication(p, child, func: str, keep_records: bool) -> Replication:
-    """One replication for the output-analysis engine: its row, delay series and warm-up."""
-    row, run, _ = _one_replication(p, _stream_seeds(child), func)
+    row = {"clusters": training.clusters.k} | _row(run, start, p.n_cloudlets, p.slots * p.slot)
     t = run.tasks.sort_values("arrival", kind="stable")
-    measured = t["arrival"].to_numpy() >= p.warmup_slots() * p.slot
+    measured = t["arrival"].to_numpy() >= start
     rec = None
     if keep_records:
         rec = t.loc[measured, ["delay", "from_cache", "copies", "server", "cacheable"]]
@@ -434,7 +406,7 @@ def _replication(p, child, func: str, keep_records: bool) -> Replication:
 def _finish_kwargs(p, rho: float) -> dict:
     return dict(
         metric="mean_delay",
-        quantities=QUANTITIES,
+        quantities=tuple(BOUNDS),
         confidence=p.confidence,
         run_length=p.slots - p.warmup_slots(),
         run_unit="slots",
@@ -444,16 +416,9 @@ def _finish_kwargs(p, rho: float) -> dict:
         count="tasks",
         empty_what="tasks arriving after the warm-up",
         empty_hint=_EMPTY_HINT,
-        info=_info(p) | {"load_bound": rho},
+        # the run's parameters in table order (the interval's level is the result's own)
+        info={k: v for k, v in p if k != "confidence"} | {"load_bound": rho},
     )
-
-
-_INFO_ORDER = tuple(n for n in PARAMS if n != "confidence")
-
-
-def _info(p) -> dict:
-    """The run's parameters for ``result.info``, in the order the results always had."""
-    return {k: getattr(p, k) for k in _INFO_ORDER}
 
 
 def _simulate(p, func: str, keep_records: bool, overload: str) -> SimulationResult:

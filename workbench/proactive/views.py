@@ -12,7 +12,7 @@ replication, and refined results are kept for values seen again.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -52,25 +52,6 @@ DISTANCE = Param(
 )
 
 
-class _Canvas:
-    """One figure per view, built once; slider moves update its artists in place.
-
-    Rebuilding a figure (axes, ticks, legend) costs more than drawing it; keeping the
-    x axis fixed and the y limits on a coarse grid also keeps the tick labels, whose text
-    layout matplotlib caches.
-    """
-
-    def __init__(self, build):
-        self._build = build
-        self.fig = None
-        self.art = {}
-
-    def __call__(self):
-        if self.fig is None:
-            self.fig, self.art = self._build()
-        return self.fig, self.art
-
-
 def _nice_limits(low, high, step):
     """y limits rounded outward to multiples of ``step`` (stable ticks while sliding)."""
     return step * np.floor(low / step), step * np.ceil(high / step)
@@ -108,7 +89,10 @@ def _build_margin():
     return fig, art
 
 
-_MARGIN = _Canvas(_build_margin)
+# One figure per view, built once (the cached builder); slider moves update its artists in
+# place: rebuilding a figure (axes, ticks, legend) costs more than drawing it, and a fixed x
+# axis with y limits on a coarse grid keeps the tick labels, whose layout matplotlib caches.
+_MARGIN = cache(_build_margin)
 
 
 def _margin_plot(mean_bits, budget, tau_ep, kappa, distance):
@@ -163,7 +147,7 @@ def _build_mm1():
     return fig, art
 
 
-_MM1 = _Canvas(_build_mm1)
+_MM1 = cache(_build_mm1)
 
 
 def _mm1_plot(mean_bits, distance, slot):
@@ -240,28 +224,19 @@ def _keys(storage, zipf, cacheable_ratio, area, x_max, seed=0) -> list[tuple]:
 
 
 def _params(key: tuple) -> dict:
-    _, storage, zipf, cacheable_ratio, area, x_max, seed = key
-    return SCHEME_RUN | {
-        "storage": storage,
-        "zipf": zipf,
-        "cacheable_ratio": cacheable_ratio,
-        "area": area,
-        "x_max": x_max,
-        "seed": seed,
-    }
+    """:func:`simulate`'s keywords of a key of :func:`_keys`."""
+    names = ("policy", "storage", "zipf", "cacheable_ratio", "area", "x_max", "seed")
+    return SCHEME_RUN | dict(zip(names, key, strict=True))
 
 
 @lru_cache(maxsize=512)
 def _first_result(key: tuple):
-    return simulate(
-        policy=key[0], keep_records=False, overload="transient", **(_params(key) | FIRST)
-    )
+    return simulate(keep_records=False, overload="transient", **(_params(key) | FIRST))
 
 
 def _precise_result(key: tuple, monitor=None):
     if key not in _PRECISE:
         _PRECISE[key] = simulate_to_precision(
-            policy=key[0],
             overload="transient",
             progress=False,
             monitor=monitor,
@@ -290,7 +265,7 @@ def _build_schemes():
     return fig, art
 
 
-_SCHEMES = _Canvas(_build_schemes)
+_SCHEMES = cache(_build_schemes)
 
 
 def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max, seed=0):
