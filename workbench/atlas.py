@@ -361,8 +361,29 @@ def run_atlas(
         evaluated = evaluated.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
         evaluated.attrs = attrs
     evaluated = evaluated.drop(columns=[c for c in ("replication", "seed") if c in evaluated])
-    table = summarise_atlas(evaluated, names)
-    table.attrs["points"] = evaluated
+    return atlas_table(evaluated, params)
+
+
+def atlas_table(points: pd.DataFrame, params) -> pd.DataFrame:
+    """The atlas of evaluated ``points`` over ``params``' plausible space, as :func:`atlas`
+    returns it (an inner step: it trusts its inputs; P2's kept atlas calls it too).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        One row per (reading, design point, claim), as ``attrs["points"]`` holds them.
+    params : workbench.params.Params
+        The paper's table, whose plausible ranges and readings the points were drawn from.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`summarise_atlas`'s table, with the points, ranges, readings and method in
+        its ``attrs``.
+    """
+    ranges, readings = plausible_space(params)
+    table = summarise_atlas(points, [p.name for p in ranges])
+    table.attrs["points"] = points
     table.attrs["ranges"] = {p.name: tuple(p.plausible) for p in ranges}
     table.attrs["readings"] = readings
     table.attrs["method"] = f"decision tree, depth {TREE_DEPTH}"

@@ -398,6 +398,25 @@ def atlas_view(paper: str, quick: bool = True, n_points: int | None = None, seed
         seed=seed,
         cache_dir=atlas.default_cache_dir(),
     )
+    return atlas_widget(frame, paper)
+
+
+def atlas_widget(frame: pd.DataFrame, paper: str) -> w.VBox:
+    """:func:`atlas_view`'s table, paragraph and figure for an atlas already computed (an
+    inner step: it trusts its inputs; P2's kept atlas calls it too).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`workbench.atlas.atlas`'s table.
+    paper : str
+        The paper's id, for the caption.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The table, the paragraph generated from it and the figure.
+    """
     table = atlas_frame(frame, paper)
     # the figure as an image widget, not displayed into a w.Output: Voila executes a notebook
     # through nbclient, whose Output-widget handling sends messages back to the kernel, and

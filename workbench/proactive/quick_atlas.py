@@ -24,13 +24,12 @@ import ipywidgets as w
 import numpy as np
 import pandas as pd
 
-from workbench.atlas import atlas, default_cache_dir, plausible_space, summarise_atlas
+from workbench.atlas import atlas, atlas_table, default_cache_dir
 from workbench.proactive.claims import ATLAS
 from workbench.proactive.params import PARAMS
 from workbench.registry import ROOT
-from workbench.rendering import render_png
 from workbench.static_views import is_static
-from workbench.tables import atlas_figure, atlas_frame, atlas_prose, table_html
+from workbench.tables import atlas_widget
 from workbench.widgets import atlas_view
 
 __all__ = ["KEPT", "KEPT_SEED", "atlas_panel", "kept_atlas", "kept_points", "write_kept"]
@@ -40,19 +39,6 @@ KEPT = ROOT / "data" / "atlas" / "p2_quick.csv"
 KEPT_SEED = 0
 """The design seed of the kept atlas (the notebook's published seed)."""
 PAPER = "p2"
-
-
-def _atlas_frame(points: pd.DataFrame) -> pd.DataFrame:
-    """The atlas table of ``points`` with the attributes :func:`workbench.atlas.atlas` sets."""
-
-    ranges, readings = plausible_space(PARAMS)
-    table = summarise_atlas(points, [p.name for p in ranges])
-    table.attrs["points"] = points
-    table.attrs["ranges"] = {p.name: tuple(p.plausible) for p in ranges}
-    table.attrs["readings"] = readings
-    table.attrs["method"] = "decision tree, depth 2"
-    table.insert(0, "paper", PAPER)
-    return table
 
 
 def kept_points(path: Path = KEPT) -> pd.DataFrame:
@@ -87,7 +73,9 @@ def kept_atlas(path: Path = KEPT) -> pd.DataFrame:
     pandas.DataFrame
         The frame ``atlas("p2", quick=True, seed=0)`` returns for the code that wrote them.
     """
-    return _atlas_frame(kept_points(path))
+    table = atlas_table(kept_points(path), PARAMS)
+    table.insert(0, "paper", PAPER)
+    return table
 
 
 def _live(seed: int, progress: bool = True) -> pd.DataFrame:
@@ -173,7 +161,7 @@ def atlas_panel(quick: bool = True, seed: int = 0):
     if not quick or seed != KEPT_SEED or not KEPT.exists():
         return atlas_view(PAPER, quick=quick, seed=seed)
     frame = kept_atlas()
-    shown = w.VBox(list(_atlas_children(frame).children))
+    shown = w.VBox(list(atlas_widget(frame, PAPER).children))
     source = w.HTML(
         f"<p>Shown from <code>data/atlas/{KEPT.name}</code>, the {_describe(frame)} this code "
         "computes (<code>python -m workbench.proactive.quick_atlas</code> rewrites it). "
@@ -191,7 +179,7 @@ def atlas_panel(quick: bool = True, seed: int = 0):
         try:
             with log:
                 live = _live(seed)
-            shown.children = _atlas_children(live).children
+            shown.children = atlas_widget(live, PAPER).children
             bad = differing_rows(frame.attrs["points"], live.attrs["points"])
             verdict = (
                 "identical to the kept result"
@@ -204,18 +192,6 @@ def atlas_panel(quick: bool = True, seed: int = 0):
 
     button.on_click(recompute)
     return w.VBox([source, w.HBox([button]), log, shown])
-
-
-def _atlas_children(frame: pd.DataFrame):
-    """The table, the paragraph and the figure of :func:`workbench.widgets.atlas_view` for
-    an atlas frame already computed."""
-
-    table = atlas_frame(frame, PAPER)
-    picture = w.Image(value=render_png(atlas_figure(frame, PAPER)), format="png")
-    picture.layout.max_width = "100%"
-    prose = w.HTML(f"<p>{atlas_prose(table)}</p>")
-    caption = f"{PAPER} claim atlas (over every reading)"
-    return w.VBox([table_html(table, caption=caption), prose, picture])
 
 
 def main() -> int:
