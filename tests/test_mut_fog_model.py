@@ -391,3 +391,22 @@ def test_the_dropped_mass_at_half_is_the_geometric_tail(rho1, rho2):
     tail = rho ** (sol.levels + 1)
     assert sol.dropped_mass == pytest.approx(tail / (1 - tail), rel=1e-6)
     assert tail <= 1e-10
+
+
+def test_partial_fractions_return_the_cancellation_unclamped():
+    # near equal rates the paper's route loses every digit: what it gives is returned as it
+    # is (far outside [0, 1]), never clamped into a plausible probability
+    assert erlang_sum_cdf_partial_fractions(0.5, 5, 20.0, 5, 20.01) < -1.0
+
+
+@pytest.mark.parametrize("lam, lam2, q", [(60.0, 10.0, 0.3), (20.0, 15.0, 0.8), (100.0, 3.0, 0.2)])
+def test_the_dropped_mass_is_what_a_longer_chain_puts_beyond_the_truncation(lam, lam2, q):
+    # away from q = 0.5 the levels are not geometric: the estimate extrapolates the decay
+    # near the top, and must agree with the mass that a chain truncated much further out
+    # (tol 1e-15) puts on the levels above N
+    mu, mu2 = 200.0, 100 / 3
+    sol = solve_chain(lam, lam2, mu, mu2, q=q, tol=1e-8)
+    longer = solve_chain(lam, lam2, mu, mu2, q=q, tol=1e-15)
+    beyond = longer.level_mass[sol.levels + 1 :].sum() + longer.dropped_mass
+    assert sol.dropped_mass == pytest.approx(beyond, rel=0.05)
+    assert sol.dropped_mass <= 1e-8

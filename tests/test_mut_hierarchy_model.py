@@ -155,3 +155,9 @@ def test_eq12_names_what_a_speed_must_be(compute):
     match = "'compute' parameter of eq12_queue_estimate must be one or more finite positive"
     with pytest.raises(ParameterError, match=match):
         eq12_queue_estimate(1.0, 2.0, compute)
+
+
+def test_a_constant_size_has_no_spread():
+    from workbench.hierarchy.model import size_moments
+
+    assert size_moments(task_size=3.0, sigma=0.0) == (3.0, 9.0)
