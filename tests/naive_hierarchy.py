@@ -224,3 +224,25 @@ def simulate_naive(
         "went_down": np.array(down),
         "area": np.array([srv.area for srv in servers]),
     }
+
+
+def static_route_naive(parent, compute, bandwidth, *, beta, power, kappa, size=1.0):
+    """Where the paper's original rule (eqs. 5, 8, 9) runs a task of work ``size`` entering at
+    each server: climb while the offload overhead γ_t(B/W + D/F_up) + γ_e·P·B/W (B = βD) is
+    strictly below the local one γ_t·D/F + γ_e·κ·F²·D, with γ_t = F/(F+1), γ_e = 1/(F+1)."""
+    route = []
+    for s in range(len(parent)):
+        here = s
+        while parent[here] != -1:
+            up = parent[here]
+            f = compute[here]
+            g_t, g_e = f / (f + 1), 1 / (f + 1)
+            data = beta * size
+            local = g_t * size / f + g_e * kappa * f * f * size
+            offload = g_t * (data / bandwidth[here] + size / compute[up])
+            offload += g_e * power * data / bandwidth[here]
+            if not offload < local:
+                break
+            here = up
+        route.append(here)
+    return route

@@ -161,3 +161,76 @@ def test_a_constant_size_has_no_spread():
     from workbench.hierarchy.model import size_moments
 
     assert size_moments(task_size=3.0, sigma=0.0) == (3.0, 9.0)
+
+
+# ------------------------------------------------------------- the original rule's route
+
+
+def _random_tree(rng, n):
+    parents = [-1] + [int(rng.integers(0, s)) for s in range(1, n)]
+    compute = rng.uniform(5.0, 120.0, n)
+    bandwidth = rng.uniform(20.0, 200.0, n)
+    return parents, compute, bandwidth
+
+
+def test_static_route_is_the_original_rule_on_random_trees():
+    # eqs. 5, 8, 9 climbed by hand on random trees; both overheads are proportional to D, so
+    # the route of a task of size 3.7 is that of size 1. The trees are drawn so that some
+    # decisions are close (offload / local within a factor of two either way)
+    from naive_hierarchy import static_route_naive
+
+    from workbench.hierarchy.model import static_route
+    from workbench.hierarchy.topology import from_parents
+
+    rng = np.random.default_rng(5)
+    ratios = []
+    for _ in range(40):
+        parents, compute, bandwidth = _random_tree(rng, int(rng.integers(2, 8)))
+        beta, power, kappa = rng.uniform(0.0, 2.0), rng.uniform(0.0, 5.0), rng.uniform(0, 3e-3)
+        topo = from_parents(parents, compute, bandwidth)
+        got = static_route(topology=topo, data_per_work=beta, power=power, kappa=kappa)
+        want = static_route_naive(parents, compute, bandwidth, beta=beta, power=power, kappa=kappa)
+        assert list(got) == want
+        assert want == static_route_naive(
+            parents, compute, bandwidth, beta=beta, power=power, kappa=kappa, size=3.7
+        )
+        for s in range(1, len(parents)):
+            f, up = compute[s], compute[parents[s]]
+            local = f / (f + 1) / f + kappa * f * f / (f + 1)
+            off = f / (f + 1) * (beta / bandwidth[s] + 1 / up) + power * beta / bandwidth[s] / (
+                f + 1
+            )
+            ratios.append(off / local)
+    ratios = np.array(ratios)
+    assert np.any((ratios > 1) & (ratios < 2)) and np.any((ratios > 0.5) & (ratios < 1))
+
+
+def test_the_centre_runs_what_reaches_it():
+    # the centre has no next hop, even when a server below it is faster
+    from workbench.hierarchy.model import static_route
+    from workbench.hierarchy.topology import from_parents
+
+    topo = from_parents([-1, 0, 1], [5.0, 50.0, 100.0], [100.0, 100.0, 100.0])
+    assert list(static_route(topology=topo, data_per_work=0.1, power=0.5, kappa=1e-6)) == [0, 1, 2]
+
+
+def test_size_moments_of_a_truncated_normal():
+    from scipy import stats
+
+    from workbench.hierarchy.model import size_moments
+
+    for mu, sigma in [(3.0, 2.0), (0.5, 1.5), (7.0, 1.0)]:
+        law = stats.truncnorm(-mu / sigma, np.inf, loc=mu, scale=sigma)
+        mean, second = size_moments(task_size=mu, sigma=sigma)
+        assert mean == pytest.approx(law.mean(), rel=1e-12)
+        assert second == pytest.approx(law.moment(2), rel=1e-10)
+
+
+def test_utilisation_bound_takes_a_mean_size_of_zero_and_up():
+    from workbench.hierarchy.model import utilisation_bound
+
+    assert utilisation_bound(model="advanced", mean_size=0.0) == 0.0
+    half = utilisation_bound(model="advanced", mean_size=0.5)
+    assert utilisation_bound(model="advanced", mean_size=1.0) == pytest.approx(2 * half)
+    with pytest.raises(ParameterError, match="'mean_size' parameter of utilisation_bound"):
+        utilisation_bound(model="advanced", mean_size=-0.5)
