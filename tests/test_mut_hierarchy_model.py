@@ -234,3 +234,48 @@ def test_utilisation_bound_takes_a_mean_size_of_zero_and_up():
     assert utilisation_bound(model="advanced", mean_size=1.0) == pytest.approx(2 * half)
     with pytest.raises(ParameterError, match="'mean_size' parameter of utilisation_bound"):
         utilisation_bound(model="advanced", mean_size=-0.5)
+
+
+# ------------------------------------------------------------------ the utilisation bound
+
+
+def test_utilisation_bound_of_every_model_counts_each_tasks_path():
+    from naive_hierarchy import utilisation_bound_naive
+
+    from workbench.hierarchy.model import utilisation_bound
+    from workbench.hierarchy.params import MODELS
+    from workbench.hierarchy.topology import from_parents
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        parents, compute, bandwidth = _random_tree(rng, int(rng.integers(3, 8)))
+        weights = rng.choice([0.0, 0.5, 1.0, 2.0], len(parents))
+        weights[-1] = 1.5
+        topo = from_parents(parents, compute, bandwidth, weights)
+        kw = dict(
+            lam=float(rng.uniform(1.0, 20.0)),
+            period=float(rng.uniform(0.5, 3.0)),
+            beta=float(rng.uniform(0.0, 2.0)),
+            power=float(rng.uniform(0.0, 5.0)),
+            kappa=float(rng.uniform(0.0, 3e-3)),
+            decision_time=float(rng.choice([0.0, 0.002, 0.05])),
+            offload_busy=bool(rng.integers(2)),
+        )
+        size = float(rng.uniform(0.5, 9.0))
+        for model in MODELS:
+            got = utilisation_bound(
+                model=model,
+                topology=topo,
+                mean_size=size,
+                lam=kw["lam"],
+                period=kw["period"],
+                data_per_work=kw["beta"],
+                power=kw["power"],
+                kappa=kw["kappa"],
+                decision_time=kw["decision_time"],
+                offload_busy=kw["offload_busy"],
+            )
+            want = utilisation_bound_naive(
+                parents, compute, bandwidth, weights, model=model, mean_size=size, **kw
+            )
+            assert got == pytest.approx(want, rel=1e-12), model
