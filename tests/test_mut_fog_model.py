@@ -246,19 +246,25 @@ def test_the_threshold_chain_refuses_more_than_max_chain_states_states():
 # -------------------------------------------------------- the fixed point's root finder
 
 
-def test_bracketed_root_is_superlinear():
+@pytest.mark.parametrize(
+    "shape", [lambda x: np.exp(3 * x), lambda x: np.log1p(50 * x)], ids=["convex", "concave"]
+)
+def test_bracketed_root_is_superlinear(shape):
     # regula falsi with the Illinois rule: about ten evaluations where bisection to 1e-13
-    # takes forty-odd
+    # takes forty-odd, on convex and concave functions alike (plain regula falsi stalls
+    # on one side)
     from workbench.fog.network import _bracketed_root
 
+    target = np.array([0.2, 0.55, 0.9, 1.3, -0.004])
     calls = []
 
     def func(x):
         calls.append(1)
-        return np.exp(3 * x) - np.exp(3 * np.array([0.2, 0.55, 0.9]))
+        return shape(x) - shape(target)
 
-    root = _bracketed_root(func, 3)
-    assert root == pytest.approx([0.2, 0.55, 0.9], abs=1e-12)
+    # roots beyond the bracket end at its ends at once, costing no evaluation
+    root = _bracketed_root(func, 5)
+    assert root == pytest.approx([0.2, 0.55, 0.9, 1.0, 0.0], abs=1e-12)
     assert len(calls) <= 16
 
 
