@@ -264,7 +264,7 @@ def test_utilisation_bound_of_every_model_counts_each_tasks_path():
         size = float(rng.uniform(0.5, 9.0))
         for model in MODELS:
             got = utilisation_bound(
-                model=model,
+                model="".join(list(model)),  # built at run time (read from a file), not interned
                 topology=topo,
                 mean_size=size,
                 lam=kw["lam"],
