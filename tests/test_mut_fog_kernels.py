@@ -1,0 +1,90 @@
+"""P1's simulator kernels where the request-by-request twin test (tests/test_fog_simulation.py)
+does not look: the path sums the scenario compiler takes from it (the twin reads the same
+compiled arrays), the order of cloud records at one instant, the three routes of eq. 2, and
+announcements that overtake each other on a link (benchmarks/mutation.py, target
+``fog_kernels``)."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from naive_fog import naive_network
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from workbench.fog import kernels as K
+from workbench.fog import ring_scenario
+from workbench.fog.model import P1Params
+from workbench.fog.scenario import build_scenario, compile_scenario
+from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
+
+
+def test_path_inverse_rates_sum_one_over_rate_along_each_shortest_path():
+    rng = np.random.default_rng(4)
+    g = nx.connected_watts_strogatz_graph(9, 4, 0.4, seed=4)
+    n = g.number_of_nodes()
+    delay, inv = np.zeros((n, n)), np.zeros((n, n))
+    for a, b in g.edges:
+        delay[a, b] = delay[b, a] = rng.uniform(0.5, 1.5)
+        inv[a, b] = inv[b, a] = rng.uniform(1e-3, 1e-2)
+    dist, pred = dijkstra(csr_matrix(delay), return_predecessors=True)
+    got = K.path_inverse_rates(dist, pred.astype(np.int64), inv)
+    for s in range(n):
+        path = nx.shortest_path(g, s, weight=lambda a, b, _: delay[a, b])
+        for v in range(n):
+            hops = path[v]
+            want = sum(inv[a, b] for a, b in zip(hops[:-1], hops[1:], strict=True))
+            assert got[s, v] == pytest.approx(want, rel=1e-12, abs=0.0)
+
+
+def test_cloud_records_at_one_instant_put_events_before_generations():
+    # records 0, 1 are generations (n_direct = 2), 2, 3 come from events
+    sent = np.array([1.0, 2.0, 2.0, 2.0])
+    assert K._sent_later(1, 0, sent, 2) and not K._sent_later(0, 1, sent, 2)
+    # at one instant events run first: the generation 1 was scheduled after the event 2
+    assert K._sent_later(1, 2, sent, 2) and not K._sent_later(2, 1, sent, 2)
+    # two events at one instant: in record order
+    assert K._sent_later(3, 2, sent, 2) and not K._sent_later(2, 3, sent, 2)
+    assert not K._sent_later(2, 2, sent, 2)
+
+
+def _run(g, n, seed, **kw):
+    net = compile_scenario(g)
+    req = draw_requests(net, n, np.random.default_rng(seed), kw.get("announce_period", 0.02))
+    p = P1Params(scenario=net, **kw)
+    return net, req, K.simulate_network(*kernel_arguments(p, req))
+
+
+@pytest.mark.parametrize(
+    "p_iot, p_cloud, tier",
+    [(1.0, 0.0, K.TIER_IOT), (0.0, 1.0, K.TIER_CLOUD), (0.0, 0.0, K.TIER_FOG)],
+)
+def test_each_route_of_eq2_ends_at_its_tier(p_iot, p_cloud, tier):
+    # p^I = 1: every request is processed locally; p^C = 1: at its cloud; p^F = 1 with no
+    # offloading: at its fog node
+    g = ring_scenario(3, 4, seed=1, p_iot=p_iot, p_cloud=p_cloud)
+    _, req, out = _run(g, 300, 2, theta=math.inf, e_max=0, policy="no_offload")
+    assert (np.asarray(out.tier) == tier).all()
+    assert (np.asarray(out.hops) == 0).all()
+
+
+@pytest.mark.parametrize("mode", ["distributed", "central"])
+def test_announcements_that_overtake_each_other_match_the_twin(mode):
+    # an announcement every 0.2 ms on fog links of 0.5-1.2 ms: several are in flight on a
+    # link at once, queued in each table entry's ring buffer
+    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0)
+    kw = dict(e_max=2, q=0.5, alpha=0.3, mode=mode, policy="offload")
+    net, req, out = _run(g, 400, 7, theta=0.02, announce_period=0.0002, **kw)
+    theta = np.full(net.n_fog, 0.02)
+    twin = naive_network(net, req, theta=theta, period=0.0002, central=_central_node(net), **kw)
+    for name in ("tier", "place", "hops", "t_done", "d_wait"):
+        np.testing.assert_allclose(getattr(out, name), twin[name], rtol=1e-12, atol=1e-12)
+
+
+def test_build_scenario_keeps_every_iot_rate():
+    # the routes' scenario: one fog node, a rate per IoT node
+    layer = nx.Graph()
+    layer.add_node(0)
+    g = build_scenario(layer, 2, lam_per_iot=3.0, p_cloud=0.5)
+    assert compile_scenario(g).iot_rate.sum() == pytest.approx(6.0)
