@@ -166,11 +166,10 @@ def test_a_constant_size_has_no_spread():
 # ------------------------------------------------------------- the original rule's route
 
 
-def _random_tree(rng, n):
+def _random_tree(rng, n, bandwidth=(20.0, 200.0)):
     parents = [-1] + [int(rng.integers(0, s)) for s in range(1, n)]
     compute = rng.uniform(5.0, 120.0, n)
-    bandwidth = rng.uniform(20.0, 200.0, n)
-    return parents, compute, bandwidth
+    return parents, compute, rng.uniform(*bandwidth, n)
 
 
 def test_static_route_is_the_original_rule_on_random_trees():
@@ -240,15 +239,17 @@ def test_utilisation_bound_takes_a_mean_size_of_zero_and_up():
 
 
 def test_utilisation_bound_of_every_model_counts_each_tasks_path():
-    from naive_hierarchy import utilisation_bound_naive
+    from naive_hierarchy import static_route_naive, utilisation_bound_naive
 
     from workbench.hierarchy.model import utilisation_bound
     from workbench.hierarchy.params import MODELS
     from workbench.hierarchy.topology import from_parents
 
     rng = np.random.default_rng(11)
-    for _ in range(12):
-        parents, compute, bandwidth = _random_tree(rng, int(rng.integers(3, 8)))
+    below = 0  # tasks run below the centre (their decisions and transfers are counted)
+    for k in range(12):
+        # slow links keep some tasks below the centre
+        parents, compute, bandwidth = _random_tree(rng, int(rng.integers(3, 8)), (2.0, 40.0))
         weights = rng.choice([0.0, 0.5, 1.0, 2.0], len(parents))
         weights[-1] = 1.5
         topo = from_parents(parents, compute, bandwidth, weights)
@@ -258,10 +259,14 @@ def test_utilisation_bound_of_every_model_counts_each_tasks_path():
             beta=float(rng.uniform(0.0, 2.0)),
             power=float(rng.uniform(0.0, 5.0)),
             kappa=float(rng.uniform(0.0, 3e-3)),
-            decision_time=float(rng.choice([0.0, 0.002, 0.05])),
+            decision_time=[0.05, 0.002, 0.0][k % 3],
             offload_busy=bool(rng.integers(2)),
         )
         size = float(rng.uniform(0.5, 9.0))
+        route = static_route_naive(
+            parents, compute, bandwidth, beta=kw["beta"], power=kw["power"], kappa=kw["kappa"]
+        )
+        below += sum(1 for s, r in enumerate(route) if r != 0 and weights[s] > 0)
         for model in MODELS:
             got = utilisation_bound(
                 model="".join(list(model)),  # built at run time (read from a file), not interned
@@ -279,3 +284,20 @@ def test_utilisation_bound_of_every_model_counts_each_tasks_path():
                 parents, compute, bandwidth, weights, model=model, mean_size=size, **kw
             )
             assert got == pytest.approx(want, rel=1e-12), model
+    assert below >= 5
+
+
+def test_original_rule_counts_a_decision_where_a_task_stops_and_none_above():
+    # slow links keep every task where it is generated (servers 1 and 2): each server pays
+    # its executions and one decision per task, nothing for the hops it did not take
+    from workbench.hierarchy.model import static_route, utilisation_bound
+    from workbench.hierarchy.topology import from_parents
+
+    topo = from_parents([-1, 0, 1], [100.0, 10.0, 40.0], [1e-3, 1e-3, 1e-3], [0.0, 1.0, 1.0])
+    kw = dict(topology=topo, data_per_work=1.0, power=0.5, kappa=1e-6)
+    assert list(static_route(**kw)) == [0, 1, 2]
+    rate, size, tau = 6.0 / 2.0, 3.0, 0.05  # λ = 6 per period of 2 s
+    got = utilisation_bound(
+        model="original", lam=6.0, period=2.0, mean_size=size, decision_time=tau, **kw
+    )
+    assert got == pytest.approx(rate * (size / 10.0 + tau), rel=1e-14)
