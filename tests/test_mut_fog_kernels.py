@@ -88,3 +88,28 @@ def test_build_scenario_keeps_every_iot_rate():
     layer.add_node(0)
     g = build_scenario(layer, 2, lam_per_iot=3.0, p_cloud=0.5)
     assert compile_scenario(g).iot_rate.sum() == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("policy", ["offload", "no_offload"])
+def test_node_totals_are_the_sums_of_the_records(policy):
+    # sample-path identities over a run that ends with every request done: ∫ (requests in
+    # node j) dt is the sum of the sojourns (wait + processing) of the requests served at j
+    # (Little's law on one path), busy time the sum of their processing; a unit's count and
+    # busy time are those of the cloud requests it served; every fog visit is an arrival
+    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0, p_iot=0.1, p_cloud=0.2)
+    net, req, out = _run(g, 600, 5, theta=0.02, e_max=2, policy=policy, announce_period=0.001)
+    tier, place = np.asarray(out.tier), np.asarray(out.place)
+    assert out.events > 0 and np.isfinite(out.t_done).all()
+    sojourn = np.asarray(out.d_wait) + np.asarray(out.d_proc)
+    for j in range(net.n_fog):
+        here = (tier == K.TIER_FOG) & (place == j)
+        assert out.fog_area[j] == pytest.approx(sojourn[here].sum(), rel=1e-9)
+        assert out.fog_busy[j] == pytest.approx(np.asarray(out.d_proc)[here].sum(), rel=1e-9)
+        assert out.fog_accepted[j] == here.sum()
+    reached = (tier != K.TIER_IOT) & (np.asarray(req.route) == K.ROUTE_FOG)
+    assert out.fog_arrivals.sum() == reached.sum() + np.asarray(out.hops)[reached].sum()
+    cloud = tier == K.TIER_CLOUD
+    assert out.unit_served.sum() == cloud.sum()
+    assert out.unit_busy.sum() == pytest.approx(np.asarray(out.d_proc)[cloud].sum(), rel=1e-9)
+    if policy == "offload":
+        assert (np.asarray(out.hops) > 0).any() and cloud.any()
