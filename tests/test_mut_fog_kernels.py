@@ -113,3 +113,20 @@ def test_node_totals_are_the_sums_of_the_records(policy):
     assert out.unit_busy.sum() == pytest.approx(np.asarray(out.d_proc)[cloud].sum(), rel=1e-9)
     if policy == "offload":
         assert (np.asarray(out.hops) > 0).any() and cloud.any()
+
+
+def test_a_run_stopped_by_its_event_bound_says_so_and_marks_the_unfinished():
+    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0)
+    net = compile_scenario(g)
+    req = draw_requests(net, 300, np.random.default_rng(5), 0.001)
+    p = P1Params(scenario=net, theta=0.02, e_max=2, announce_period=0.001)
+    full = K.simulate_network(*kernel_arguments(p, req))
+    assert full.events > 100 and (np.asarray(full.tier) >= 0).all()
+    out = K.simulate_network(*kernel_arguments(p, req, max_events=100))
+    # the loop ran past its bound (events > max_events is the caller's sign) and the
+    # requests it never finished keep the 'nowhere' marks
+    assert 100 < out.events < full.events
+    tier, place = np.asarray(out.tier), np.asarray(out.place)
+    unfinished = tier < 0
+    assert unfinished.any() and (tier[unfinished] == -1).all() and (place[unfinished] == -1).all()
+    assert (place[~unfinished] >= 0).all()
