@@ -69,7 +69,7 @@ def test_each_route_of_eq2_ends_at_its_tier(p_iot, p_cloud, tier):
     assert (np.asarray(out.hops) == 0).all()
 
 
-@pytest.mark.parametrize("mode", ["distributed", "central"])
+@pytest.mark.parametrize("mode", ["distributed", "central", "oracle"])
 def test_announcements_that_overtake_each_other_match_the_twin(mode):
     # an announcement every 0.2 ms on fog links of 0.5-1.2 ms: several are in flight on a
     # link at once, queued in each table entry's ring buffer
