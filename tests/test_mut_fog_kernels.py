@@ -130,3 +130,12 @@ def test_a_run_stopped_by_its_event_bound_says_so_and_marks_the_unfinished():
     unfinished = tier < 0
     assert unfinished.any() and (tier[unfinished] == -1).all() and (place[unfinished] == -1).all()
     assert (place[~unfinished] >= 0).all()
+
+
+def test_light_only_keeps_light_requests_and_sends_heavy_ones_to_the_cloud():
+    g = ring_scenario(3, 4, seed=1, p_iot=0.0, p_cloud=0.0)
+    _, req, out = _run(g, 300, 2, theta=0.02, e_max=2, policy="light_only")
+    light = np.asarray(req.rtype) == 0
+    tier = np.asarray(out.tier)
+    assert light.any() and (~light).any()
+    assert (tier[light] == K.TIER_FOG).all() and (tier[~light] == K.TIER_CLOUD).all()
