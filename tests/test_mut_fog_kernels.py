@@ -73,7 +73,7 @@ def test_each_route_of_eq2_ends_at_its_tier(p_iot, p_cloud, tier):
 def test_announcements_that_overtake_each_other_match_the_twin(mode):
     # an announcement every 0.2 ms on fog links of 0.5-1.2 ms: several are in flight on a
     # link at once, queued in each table entry's ring buffer
-    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0)
+    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0, n_cloud=2, cloud_units=2)
     kw = dict(e_max=2, q=0.5, alpha=0.3, mode=mode, policy="offload")
     net, req, out = _run(g, 400, 7, theta=0.02, announce_period=0.0002, **kw)
     theta = np.full(net.n_fog, 0.02)
@@ -116,7 +116,7 @@ def test_node_totals_are_the_sums_of_the_records(policy):
 
 
 def test_a_run_stopped_by_its_event_bound_says_so_and_marks_the_unfinished():
-    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0)
+    g = ring_scenario(4, [3, 5, 2, 4], seed=3, lam_per_iot=25.0, n_cloud=2, cloud_units=2)
     net = compile_scenario(g)
     req = draw_requests(net, 300, np.random.default_rng(5), 0.001)
     p = P1Params(scenario=net, theta=0.02, e_max=2, announce_period=0.001)
