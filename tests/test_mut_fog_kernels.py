@@ -113,6 +113,8 @@ def test_node_totals_are_the_sums_of_the_records(policy):
     assert out.unit_busy.sum() == pytest.approx(np.asarray(out.d_proc)[cloud].sum(), rel=1e-9)
     if policy == "offload":
         assert (np.asarray(out.hops) > 0).any() and cloud.any()
+    # announcements stop with the last request: no event after the last completion
+    assert out.horizon <= np.max(out.t_done)
 
 
 def test_a_run_stopped_by_its_event_bound_says_so_and_marks_the_unfinished():
