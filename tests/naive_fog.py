@@ -248,3 +248,252 @@ def paper_fog_node(arrival, rtype, proc, *, theta, alpha, z0, period=0.0):
             else:
                 waiting.append((c, proc[r]))
     return accepted
+
+
+# --------------------------------------------------- the analytic model, written from the paper
+
+
+def _ps_accept_expm(theta, lam, lam2, mu, mu2):
+    """P(W < θ) of the q = 0.5 chain: W is a geometric sum (ratio ρ) of hyperexponential
+    works, the phase-type law (ρα, G = T + ρ·t·α), and P(W ≥ θ) = ρα·exp(Gθ)·1, here by
+    uniformisation (a Poisson mixture of powers of I + G/Λ, all terms positive). 0 when
+    ρ ≥ 1."""
+    if math.isinf(theta):
+        return 1.0
+    if theta <= 0:
+        return 0.0
+    r1, r2 = lam / mu, lam2 / mu2
+    rho = r1 + r2
+    if rho >= 1:
+        return 0.0
+    if rho == 0:
+        return 1.0
+    if math.log(rho) - min(mu, mu2) * (1 - rho) * theta < -745:
+        # W is below a geometric sum of Exp(min(μ, μ')) works: P(W ≥ θ) ≤ ρ·e^{−μ(1−ρ)θ}
+        return 1.0
+    a1, a2 = r1 / rho, r2 / rho
+    rate = max(mu, mu2)
+    # P = I + G/Λ, G = [[-μ + ρμa1, ρμa2], [ρμ'a1, -μ' + ρμ'a2]]
+    p11, p12 = 1 + (-mu + rho * mu * a1) / rate, rho * mu * a2 / rate
+    p21, p22 = rho * mu2 * a1 / rate, 1 + (-mu2 + rho * mu2 * a2) / rate
+    x = rate * theta
+    u1 = u2 = 1.0  # P^k·1
+    weight = math.exp(-x)  # Poisson(k; Λθ), k = 0
+    tail, k = 0.0, 0
+    while k < x + 12 * math.sqrt(x + 1) + 60:
+        tail += weight * (a1 * u1 + a2 * u2)
+        u1, u2 = p11 * u1 + p12 * u2, p21 * u1 + p22 * u2
+        k += 1
+        weight *= x / k
+    return 1.0 - rho * tail
+
+
+def naive_threshold_node(v, v2, mu, mu2, q, theta):
+    """(P(admit), mean work an admitted request finds) of a node that admits while
+    n/μ + n'/μ' < θ: the finite chain on every state reachable from (0, 0), a dense solve."""
+    if theta <= 0:
+        return 0.0, 0.0
+    states = [(0, 0)]
+    seen = {(0, 0)}
+    k = 0
+    while k < len(states):  # breadth first: arrivals only from admitting states
+        n, m = states[k]
+        k += 1
+        if n / mu + m / mu2 < theta:
+            for s in ((n + 1, m), (n, m + 1)):
+                if s not in seen:
+                    seen.add(s)
+                    states.append(s)
+    index = {s: i for i, s in enumerate(states)}
+    size = len(states)
+    gen = np.zeros((size, size))
+    for (n, m), i in index.items():
+        if n / mu + m / mu2 < theta:
+            gen[i, index[(n + 1, m)]] += v
+            gen[i, index[(n, m + 1)]] += v2
+        if n + m > 0:
+            light = q * n / (q * n + (1 - q) * m)
+            if n > 0:
+                gen[i, index[(n - 1, m)]] += light * mu
+            if m > 0:
+                gen[i, index[(n, m - 1)]] += (1 - light) * mu2
+    gen -= np.diag(gen.sum(axis=1))
+    a = np.vstack([gen.T, np.ones(size)])
+    rhs = np.zeros(size + 1)
+    rhs[-1] = 1.0
+    pi = np.linalg.lstsq(a, rhs, rcond=None)[0]
+    admit = [i for (n, m), i in index.items() if n / mu + m / mu2 < theta]
+    accept = sum(pi[i] for i in admit)
+    work = sum(pi[index[s]] * (s[0] / mu + s[1] / mu2) for s in states if index[s] in admit)
+    return float(accept), float(work / accept)
+
+
+def naive_analyze(
+    net,
+    *,
+    theta,
+    e_max,
+    q=0.5,
+    policy="offload",
+    neighbour="best",
+    own_processing=False,
+    admission="chain",
+    cloud_sojourn="pooled",
+):
+    """The paper's analytic model on a compiled scenario, one node and one path at a time.
+
+    Flows (eqs. 22–28): δ_j0 = I_j, δ_j,l+1 = Σ_{ĵ ~ j} (1 − P_ĵ) δ_ĵl / deg(ĵ), C_j the
+    rejects of the last level; λ_j = P_j·v_j with P_j = P(W_j < θ_j) at λ_j, a fixed point
+    (each node's scalar equation by brentq, the network by plain iteration). W̄_j by
+    Pollaczek–Khinchine for the hyperexponential work; cloud servers by P-K (eqs. 29–31);
+    L_ij(x) of eq. 6 by recursion on x, e_M forwards at most; d_i of eq. 2 per IoT node.
+    """
+    from scipy import optimize
+
+    nf, nc, ni = net.n_fog, net.n_cloud, net.n_iot
+    theta = np.broadcast_to(np.asarray(theta, dtype=float), (nf,))
+    mu = net.fog_mu
+    nbrs = [
+        [(int(net.nbr_idx[e]), e) for e in range(net.nbr_ptr[j], net.nbr_ptr[j + 1])]
+        for j in range(nf)
+    ]
+    inflow = np.zeros((nf, 2))
+    for i in range(ni):
+        inflow[net.iot_fog[i]] += net.iot_rate[i] * net.iot_p[i, 1]
+    if policy != "offload":
+        e_max = 0
+    threshold = admission == "threshold" and policy == "offload"
+
+    def flows(p, c):
+        levels = [inflow[:, c].copy()]
+        cloud = np.zeros(nf)
+        for _ in range(e_max):
+            nxt = np.zeros(nf)
+            for j in range(nf):
+                out = (1 - p[j]) * levels[-1][j]
+                if not nbrs[j]:
+                    cloud[j] += out  # a lone node sends its rejects to the cloud
+                for k, _e in nbrs[j]:
+                    nxt[k] += out / len(nbrs[j])
+            levels.append(nxt)
+        cloud += (1 - p) * levels[-1]
+        return np.array(levels).sum(axis=0), cloud
+
+    if policy == "offload":
+        p = np.ones(nf)
+        for it in range(5000):
+            v0, v1 = flows(p, 0)[0], flows(p, 1)[0]
+            new = np.empty(nf)
+            for j in range(nf):
+                if math.isinf(theta[j]):
+                    new[j] = 1.0
+                elif threshold:
+                    new[j] = naive_threshold_node(v0[j], v1[j], mu[j, 0], mu[j, 1], q, theta[j])[0]
+                else:
+
+                    def gap(x, j=j, a=v0[j], b=v1[j]):
+                        return x - _ps_accept_expm(theta[j], x * a, x * b, *mu[j])
+
+                    new[j] = 1.0 if gap(1.0) <= 0 else optimize.brentq(gap, 0.0, 1.0, xtol=1e-15)
+            change = np.max(np.abs(new - p))
+            p = new if it < 50 else 0.5 * (p + new)
+            if change < 1e-13:
+                break
+        p_acc = np.array([p, p])
+    elif policy == "no_offload":
+        p_acc = np.ones((2, nf))
+    elif policy == "all_cloud":
+        p_acc = np.zeros((2, nf))
+    else:  # light_only
+        p_acc = np.array([np.ones(nf), np.zeros(nf)])
+    (v0, c0), (v1, c1) = flows(p_acc[0], 0), flows(p_acc[1], 1)
+    v, cl = np.array([v0, v1]), np.array([c0, c1])
+    lam = p_acc * v
+    rho = lam[0] / mu[:, 0] + lam[1] / mu[:, 1]
+    wbar = np.empty(nf)
+    for j in range(nf):
+        if threshold and math.isfinite(theta[j]):
+            wbar[j] = naive_threshold_node(v0[j], v1[j], mu[j, 0], mu[j, 1], q, theta[j])[1]
+        else:  # the M/G/1 work, hyperexponential service: E[S²]/2 per arrival, over 1 − ρ
+            wbar[j] = (lam[0, j] / mu[j, 0] ** 2 + lam[1, j] / mu[j, 1] ** 2) / (1 - rho[j])
+
+    # cloud servers: m_k M/G/1 units, the class mixture of exponential times
+    load = np.zeros((nc, 2))
+    for i in range(ni):
+        load[net.fog_cloud[net.iot_fog[i]]] += net.iot_rate[i] * net.iot_p[i, 2]
+    for j in range(nf):
+        load[net.fog_cloud[j]] += cl[:, j]
+    h = np.zeros((nc, 2))
+    for k in range(nc):
+        z = net.cloud_mean[k]
+        tot = load[k].sum()
+        rate = tot / net.cloud_units[k]
+        es = (load[k] @ z) / tot if tot > 0 else 0.0
+        es2 = (load[k] @ (2 * z**2)) / tot if tot > 0 else 0.0
+        wait = rate * es2 / (2 * (1 - rate * es))
+        h[k] = es + wait if cloud_sojourn == "pooled" else z + wait
+
+    best = [
+        min(nbrs[j], key=lambda ke, j=j: wbar[ke[0]] + net.nbr_prop[ke[1]])[0] if nbrs[j] else -1
+        for j in range(nf)
+    ]
+
+    def link(bits, prop, inv):
+        return prop + bits * inv
+
+    def via_cloud(j, f, c, bits):
+        k = net.fog_cloud[j]
+        return (
+            link(bits, net.fc_prop[j], net.fc_inv[j])
+            + h[k, c]
+            + link(bits, net.cf_prop[k, f], net.cf_inv[k, f])
+        )
+
+    def big_l(j, f, x, c):
+        bits = net.size_bits[c]
+        stay = wbar[j] + (1 / mu[j, c] if own_processing else 0.0)
+        here = stay + link(bits, net.ff_prop[j, f], net.ff_inv[j, f])
+        if x == e_max or not nbrs[j]:
+            away = via_cloud(j, f, c, bits)
+        elif neighbour == "best":
+            e = next(e for k, e in nbrs[j] if k == best[j])
+            away = link(bits, net.nbr_prop[e], net.nbr_inv[e]) + big_l(best[j], f, x + 1, c)
+        else:
+            away = np.mean(
+                [
+                    link(bits, net.nbr_prop[e], net.nbr_inv[e]) + big_l(k, f, x + 1, c)
+                    for k, e in nbrs[j]
+                ]
+            )
+        return p_acc[c, j] * here + (1 - p_acc[c, j]) * away
+
+    d = np.zeros((ni, 2))
+    for i in range(ni):
+        f = net.iot_fog[i]
+        for c in (0, 1):
+            bits = net.size_bits[c]
+            up = link(bits, net.iot_prop[i], net.iot_inv[i])
+            fog_part = up + big_l(f, f, 0, c) + up
+            cloud_part = up + via_cloud(f, f, c, bits) + up
+            d[i, c] = (
+                net.iot_p[i, 0] * net.iot_local_mean[i, c]
+                + net.iot_p[i, 1] * fog_part
+                + net.iot_p[i, 2] * cloud_part
+            )
+    rates = net.iot_rate
+    active = rates.sum(axis=1) > 0
+    per_iot = [(d[i] @ rates[i]) / rates[i].sum() for i in range(ni) if active[i]]
+    return dict(
+        accept=p_acc,
+        v=v,
+        lam=lam,
+        rho=rho,
+        cloud_share=cl,
+        mean_work=wbar,
+        best=np.array(best),
+        cloud_load=load,
+        h=h,
+        delay=d,
+        mean_delay=float((d * rates).sum() / rates.sum()),
+        mean_delay_per_iot=float(np.mean(per_iot)),
+    )

@@ -224,3 +224,77 @@ def simulate_naive(
         "went_down": np.array(down),
         "area": np.array([srv.area for srv in servers]),
     }
+
+
+def static_route_naive(parent, compute, bandwidth, *, beta, power, kappa, size=1.0):
+    """Where the paper's original rule (eqs. 5, 8, 9) runs a task of work ``size`` entering at
+    each server: climb while the offload overhead γ_t(B/W + D/F_up) + γ_e·P·B/W (B = βD) is
+    strictly below the local one γ_t·D/F + γ_e·κ·F²·D, with γ_t = F/(F+1), γ_e = 1/(F+1)."""
+    route = []
+    for s in range(len(parent)):
+        here = s
+        while parent[here] != -1:
+            up = parent[here]
+            f = compute[here]
+            g_t, g_e = f / (f + 1), 1 / (f + 1)
+            data = beta * size
+            local = g_t * size / f + g_e * kappa * f * f * size
+            offload = g_t * (data / bandwidth[here] + size / compute[up])
+            offload += g_e * power * data / bandwidth[here]
+            if not offload < local:
+                break
+            here = up
+        route.append(here)
+    return route
+
+
+def utilisation_bound_naive(
+    parent,
+    compute,
+    bandwidth,
+    weight,
+    *,
+    model,
+    lam,
+    period,
+    mean_size,
+    beta,
+    power,
+    kappa,
+    decision_time,
+    offload_busy,
+):
+    """The largest worker time per second a model's routing puts on a server, task path by
+    task path: executions, a decision τ_d at every server a task is decided at (the original
+    rule: each one it climbs through below the centre), and where handing over an offload
+    occupies the worker, the transfer β·E[D]/W of every task sent up."""
+    n = len(parent)
+    rate = [lam * weight[s] / period for s in range(n)]
+    root = parent.index(-1)
+    total = sum(rate) * mean_size / sum(compute)
+    if model == "pure_local":
+        return max(rate[s] * mean_size / compute[s] for s in range(n))
+    if model == "pure_cloud":
+        return sum(rate) * mean_size / compute[root]
+    if model == "advanced":
+        return total
+    if model == "without_enhancement_2":
+        return max(total, max(r * decision_time for r in rate))
+    route = static_route_naive(parent, compute, bandwidth, beta=beta, power=power, kappa=kappa)
+    load = [0.0] * n
+    for s in range(n):
+        if rate[s] == 0:
+            continue
+        here = s
+        while True:
+            if here == route[s]:
+                load[here] += rate[s] * mean_size / compute[here]
+                if model == "original" and parent[here] != -1:
+                    load[here] += rate[s] * decision_time
+                break
+            if model == "original":
+                load[here] += rate[s] * decision_time
+                if offload_busy:
+                    load[here] += rate[s] * beta * mean_size / bandwidth[here]
+            here = parent[here]
+    return max(load)
