@@ -1,0 +1,152 @@
+"""The arena's policies at the edges of a scenario's ranges: mutants of
+``workbench/arena/policies.py`` that the engine's tests and the twin tests on ordinary nodes
+let survive (``benchmarks/mutation.py arena_policies``).
+
+- the room rule of the learning environments' action mask (:func:`room_mask`), against its
+  rule in words (tests/naive_arena.py ``room_mask``), on every state of a small scenario;
+- neighbours with unbounded servers (``servers: .inf``) or service that takes no time
+  (``speed: .inf``), and tasks of size zero: the estimated wait is then zero, a rule the
+  twin (tests/naive_arena.py) states in one line and the engine in three branches;
+- the table's declared copies and uniforms, read from its rules in words.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from naive_arena import Twin, room_mask_twin
+
+from workbench import arena
+from workbench.arena import kernels as K
+from workbench.arena.compile import draw_tasks
+from workbench.arena.kernels import Policy, engine
+from workbench.arena.policies import TABLE, room_mask
+from workbench.arena.simulation import POLICIES, _policy, checked_net
+
+CLOUD = {"id": "cloud", "role": "cloud", "servers": ".inf", "speed": 1.5}
+
+
+def _scenario(nodes, links, work, size=None):
+    size = size or {"dist": "exponential", "mean": 0.1}
+    work = [{"source": x, "rate": r, "size": size} for x, r in work]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _rooms():
+    """A device, two small edges (one of them fills up), an edge with unbounded servers and
+    the cloud: every kind of candidate the room rule meets."""
+    nodes = [
+        {"id": "dev", "role": "device", "servers": 0},
+        {"id": "a", "role": "edge", "servers": 1, "capacity": 2},
+        {"id": "b", "role": "edge", "servers": 2, "capacity": 3},
+        {"id": "u", "role": "edge", "servers": ".inf"},
+        CLOUD,
+    ]
+    links = [{"a": "dev", "b": x, "delay": 0.001} for x in "abu"]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "abu"]
+    return _scenario(nodes, links, [("dev", 5.0)])
+
+
+def test_room_mask_marks_the_candidates_with_room_or_all_when_none_has_room():
+    net = checked_net(_rooms(), "test")
+    st = K._state(len(net.servers), 4, 2, 4, 1)
+    nodes = np.array([0, 1, 2, 4, 3, 1], dtype=np.int64)  # the device, a, b, the cloud, u, a
+    seen = set()
+    for held in itertools.product(range(3), range(4), (0, 10**6)):
+        st.n_in[1], st.n_in[2], st.n_in[3] = held
+        for n in range(nodes.size + 1):
+            for width in (n, nodes.size + 2):
+                mask = np.full(width, 7, dtype=np.int8)
+                room_mask(net, st, nodes, n, mask)
+                want = room_mask_twin(net, st.n_in, nodes, n, width)
+                assert mask.tolist() == want, (held, n, width)
+                seen.add(sum(want[:n]) == n)
+    assert seen == {True, False}  # masks with some candidates and with all of them
+
+
+def _unbounded():
+    """A device homed at a one-server edge ``a``; its other neighbours are an edge with
+    unbounded servers ``u`` (far), an edge whose service takes no time ``z`` (farther) and
+    a slow edge ``s`` (near): the estimated wait at ``u`` and ``z`` is zero however much they
+    hold, at ``s`` it grows with its queue."""
+    nodes = [
+        {"id": "dev", "role": "device", "servers": 0},
+        {"id": "a", "role": "edge", "servers": 1, "capacity": 4},
+        {"id": "u", "role": "edge", "servers": ".inf", "speed": 0.5},
+        {"id": "z", "role": "edge", "servers": 1, "speed": ".inf", "capacity": 3},
+        {"id": "s", "role": "edge", "servers": 1, "speed": 0.25, "capacity": 6},
+        CLOUD,
+    ]
+    links = [
+        {"a": "dev", "b": "a", "delay": 0.001},
+        {"a": "dev", "b": "u", "delay": 0.03},
+        {"a": "dev", "b": "z", "delay": 0.04},
+        {"a": "dev", "b": "s", "delay": 0.002},
+        {"a": "a", "b": "u", "delay": 0.03},
+        {"a": "a", "b": "z", "delay": 0.04},
+    ]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "auzs"]
+    return _scenario(nodes, links, [("dev", 30.0), ("a", 5.0)])
+
+
+def _zero_size():
+    """Tasks of size zero at an edge ``a`` (its estimated wait counts no work ahead)."""
+    nodes = [
+        {"id": "a", "role": "edge", "servers": 1, "capacity": 3},
+        {"id": "b", "role": "edge", "servers": 2, "capacity": 4},
+        CLOUD,
+    ]
+    links = [{"a": "a", "b": "b", "delay": 0.002}]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "ab"]
+    size = {"dist": "deterministic", "value": 0.0}
+    return _scenario(nodes, links, [("a", 40.0)], size=size)
+
+
+SCENARIOS = {"unbounded": _unbounded, "zero_size": _zero_size}
+CASES = [
+    ("unbounded", "threshold", {"theta": 0.05, "e_max": 2}),
+    ("unbounded", "threshold", {"theta": 0.0, "e_max": 1}),
+    ("unbounded", "hedge_cache", {"cache_size": 0, "deadline": 0.02}),
+    ("unbounded", "jsq", {}),
+    ("unbounded", "power_of_d", {"d": 3}),
+    ("unbounded", "replicate", {"m": 3}),
+    ("zero_size", "threshold", {"theta": 0.0, "e_max": 1}),
+    ("zero_size", "hedge_cache", {"cache_size": 0, "deadline": 0.0}),
+]
+
+
+@pytest.mark.parametrize(("where", "name", "params"), CASES)
+def test_policies_where_a_wait_is_zero_equal_their_slow_twin(where, name, params):
+    sc = SCENARIOS[where]()
+    ch = _policy(name, dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(3))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    if name == "replicate":
+        twin = Twin(net, tk, name, m=params["m"])
+    else:
+        full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+        twin = Twin(net, tk, name, **full)
+    t_finish, t_where = twin.run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    home = net.home[tk.node]
+    if where == "zero_size":  # no work ahead, ever: every task stays at its home
+        assert np.array_equal(where_, home)
+    else:  # the comparison has something to compare: tasks leave for another edge
+        assert ((where_ >= 0) & (where_ != home) & (where_ != net.cloud)).mean() > 0.05
+
+
+def test_the_table_declares_what_each_rule_draws_and_copies():
+    """Read from the rules in words: power of d draws d uniforms, overflow two (the coin and
+    the neighbour), random one, and the rest at most two; replicate makes m copies, the
+    hedge two, every other policy one."""
+    spec = {s.name: s for s in TABLE}
+    assert spec["power_of_d"].uniforms == "d" and spec["replicate"].copies == "m"
+    assert spec["hedge_cache"].copies == 2
+    assert {s.name for s in TABLE if s.copies == 1} == set(spec) - {"replicate", "hedge_cache"}
+    assert spec["overflow"].uniforms == 2 and spec["random"].uniforms >= 1
+    # a policy with one copy and its uniforms: the task's row of uniforms is that wide
+    ch = _policy("overflow", {"p": 0.5}, "test")
+    assert (ch.copies, ch.uniforms) == (1, 2)

@@ -1,0 +1,290 @@
+"""P2's analytic model where its own tests were silent: mutants of
+``workbench/proactive/model.py`` that ``tests/test_proactive_model.py`` let survive
+(``benchmarks/mutation.py proactive_model``).
+
+Each check is written from the paper's equations or from a slower, independent computation:
+eq. 4 and eq. 15 by hand, eq. 10 as a running mean, eq. 14 by sorting the delays, the
+Shannon rate of one pair from its distance, the training's preferred cluster by counting,
+and the refusals at the edges of each parameter's range.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from workbench.proactive import (
+    PARAMS,
+    cacheable_mass,
+    coverage_calibration,
+    ewma_rates,
+    interference_free_rate,
+    make_scenario,
+    rank_cloudlets,
+    reliability_margin,
+    task_delay,
+)
+from workbench.proactive.model import interference_free_rates
+from workbench.radio import path_loss_db
+from workbench.validation import ParameterError
+
+KAPPA, TAU = PARAMS["kappa"].default, PARAMS["tau_ep"].default
+
+
+def _refused(name, func, *args, **kwargs):
+    with pytest.raises(ParameterError, match=f"'{name}' parameter of {func.__name__}"):
+        func(*args, **kwargs)
+
+
+# --- eq. 4 and eq. 15 -----------------------------------------------------------------------
+
+
+def test_task_delay_of_one_task_is_a_python_float_and_of_many_an_array():
+    one = task_delay(1e6, 20e6, 1e10, KAPPA)
+    assert type(one) is float
+    assert one == pytest.approx(0.050 + 0.010 + TAU)
+    many = task_delay([1e6, 2e6], 20e6, 1e10, KAPPA)
+    assert isinstance(many, np.ndarray) and many.shape == (2,)
+
+
+def test_task_delay_takes_any_size_from_zero_up_and_refuses_a_negative_one():
+    # half a bit: κ L / c + L / r + τ_EP by hand
+    assert task_delay(0.5, 1e6, 1e10, KAPPA) == pytest.approx(KAPPA * 0.5 / 1e10 + 0.5e-6 + TAU)
+    assert task_delay(0.0, 1e6, 1e10, KAPPA, wait=0.002) == pytest.approx(0.002 + TAU)
+    _refused("bits", task_delay, -0.5, 1e6, 1e10, KAPPA)
+
+
+@pytest.mark.parametrize("rate", [-0.5, 0.0])
+def test_a_rate_at_or_below_zero_is_refused_even_for_a_cached_task(rate):
+    # a cached task costs τ_EP alone, whatever its rate: a zero rate must still be refused
+    _refused("link_rate", task_delay, 1e6, rate, 1e10, KAPPA, cached=True)
+    _refused("link_rate", task_delay, 1e6, rate, 1e10, KAPPA)
+
+
+@pytest.mark.parametrize("flag", [np.datetime64("2020"), np.array([b"x"]), None, 1.0])
+def test_cached_must_be_booleans(flag):
+    _refused("cached", task_delay, 1e6, 1e7, 1e10, KAPPA, cached=flag)
+
+
+def test_the_margin_without_a_queue_is_the_budget_minus_the_delay():
+    # eq. 15 with Q_e empty: D_th ε − κ L / c − τ_EP − L / r̄
+    phi = reliability_margin(1e6, 40e6, 1e10, KAPPA, tau_ep=TAU, budget=0.05)
+    assert phi == pytest.approx(0.05 - 0.010 - TAU - 0.025)
+
+
+# --- eq. 10 ---------------------------------------------------------------------------------
+
+
+def test_ewma_starts_from_zero_and_refuses_a_negative_rate():
+    est = ewma_rates([[2.0, 4.0], [4.0, 8.0]])
+    assert est[0].tolist() == [0.0, 0.0]
+    assert est[1:].tolist() == [[2.0, 4.0], [3.0, 6.0]]
+    _refused("rates", ewma_rates, [[1.0, -0.5]])
+
+
+def test_ewma_start_may_be_anything_from_zero_up():
+    assert ewma_rates([[1.0]], initial=0.5)[0, 0] == 0.5
+    assert ewma_rates([[1.0]], initial=0.0)[0, 0] == 0.0
+    _refused("initial", ewma_rates, [[1.0]], initial=-0.5)
+
+
+def test_ewma_names_the_row_shape_it_wanted():
+    with pytest.raises(ParameterError, match=r"one row of shape \(2,\)\. Got the shape \(3,\)"):
+        ewma_rates([[1.0, 2.0]], initial=[1.0, 2.0, 3.0])
+
+
+# --- the coverage calibration's lists -------------------------------------------------------
+
+
+def test_calibration_takes_one_number_as_a_list_of_one():
+    one = coverage_calibration(thresholds_db=84.0, densities=10, seeds=2)
+    listed = coverage_calibration(thresholds_db=[84.0], densities=[10], seeds=2)
+    assert len(one) == 1 and one.equals(listed)
+
+
+@pytest.mark.parametrize("value", [[[84.0, 90.0]], [[84.0], [90.0, 95.0]]])
+def test_calibration_refuses_a_nested_or_ragged_list(value):
+    _refused("thresholds_db", coverage_calibration, thresholds_db=value, seeds=1)
+    _refused("densities", coverage_calibration, densities=value, seeds=1)
+
+
+# --- the Shannon rates of a scenario --------------------------------------------------------
+
+
+def test_interference_free_rates_are_each_pairs_rate_from_its_distance():
+    sc = make_scenario(n_cloudlets=3, n_users=5, seed=2)
+    got = interference_free_rates(sc)
+    assert got.shape == (5, 3)
+    d = np.hypot(*(sc.user_xy[:, None, :] - sc.cloudlet_xy[None, :, :]).transpose(2, 0, 1))
+    for u in range(5):
+        for e in range(3):
+            assert got[u, e] == pytest.approx(interference_free_rate(d[u, e]), rel=1e-9)
+
+
+# --- eq. 14 ---------------------------------------------------------------------------------
+
+
+def test_rank_cloudlets_with_no_cache_ranks_by_delay_alone():
+    # no ``cached``: nothing is held, the order is that of L / r̄ (fastest link first)
+    assert rank_cloudlets(1e6, [1e7, 3e7, 2e7], 1e10, KAPPA, TAU).tolist() == [1, 2, 0]
+
+
+def test_rank_cloudlets_sees_no_queue():
+    """The user cannot see the queues (eq. 14): a task of no data costs τ_EP wherever it
+    goes, cached or not, so equal delays keep the index order."""
+    got = rank_cloudlets(0.0, [1e7, 2e7], 1e10, KAPPA, TAU, cached=[False, True])
+    assert got.tolist() == [0, 1]
+
+
+def test_rank_cloudlets_refuses_a_table_of_rates_a_list_of_sizes_or_long_flags():
+    _refused("rate_est", rank_cloudlets, 1e6, [[1e7, 2e7]], 1e10, KAPPA, TAU)
+    _refused("bits", rank_cloudlets, [1e6, 2e6], [1e7, 2e7], 1e10, KAPPA, TAU)
+    _refused("cached", rank_cloudlets, 1e6, [1e7, 2e7], 1e10, KAPPA, TAU, cached=[True] * 3)
+    _refused("covered", rank_cloudlets, 1e6, [1e7, 2e7], 1e10, KAPPA, TAU, covered=[True] * 3)
+    _refused("cached", rank_cloudlets, 1e6, [1e7, 2e7], 1e10, KAPPA, TAU, cached=[True])
+
+
+# --- the drawn scenario ---------------------------------------------------------------------
+
+
+def _distances(sc):
+    return np.sqrt(((sc.user_xy[:, None, :] - sc.cloudlet_xy[None, :, :]) ** 2).sum(-1))
+
+
+def test_scenario_path_gain_is_the_path_loss_without_fading():
+    sc = make_scenario(n_cloudlets=4, n_users=6, seed=3)
+    want = 10.0 ** (-path_loss_db(_distances(sc)) / 10.0)
+    assert np.allclose(sc.path_gain, want, rtol=1e-12, atol=0)
+
+
+def test_a_cloudlet_exactly_at_the_coverage_threshold_covers():
+    """Coverage is a path loss *at most* the threshold: move the threshold onto one pair's
+    path loss (the positions do not depend on it) and that pair is covered."""
+    sc = make_scenario(n_cloudlets=5, n_users=8, seed=6)
+    pl = path_loss_db(_distances(sc))
+    far = np.argsort(pl, axis=1)[:, -1]  # each user's farthest cloudlet, never its nearest
+    u = int(np.argmin(pl[np.arange(8), far]))
+    level = float(pl[u, far[u]])
+    assert PARAMS["coverage_db"].low <= level <= PARAMS["coverage_db"].high
+    again = make_scenario(n_cloudlets=5, n_users=8, seed=6, coverage_db=level)
+    assert again.covered[u, far[u]]
+    assert np.array_equal(again.covered, (pl <= level) | (pl == pl.min(axis=1, keepdims=True)))
+
+
+def test_every_profile_is_drawn_for_some_user():
+    one = make_scenario(n_cloudlets=2, n_users=5, n_profiles=1, seed=0)
+    assert one.profile_of_user.tolist() == [0] * 5
+    many = make_scenario(n_cloudlets=2, n_users=60, n_profiles=3, seed=0)
+    assert set(many.profile_of_user.tolist()) == {0, 1, 2}
+
+
+# --- a scenario from elsewhere must hold together ---------------------------------------------
+
+
+def _small():
+    return make_scenario(n_cloudlets=3, n_users=4, n_tasks=5, n_profiles=2, seed=1)
+
+
+def _broken():
+    sc = _small()
+    u, e, a = 4, 3, 5
+    cov_none = sc.covered.copy()
+    cov_none[1] = False
+    cov_col = np.ones((u, e), bool)
+    cov_col[0] = False  # every cloudlet covers someone, and user 0 is covered by none
+    prof_neg = sc.profiles.copy()
+    prof_neg[0, :2] = [1.5, -0.5]
+    prof_neg[0, 2:] = 0.0
+    return {
+        r"positions must be \(E, 2\)": [
+            sc._replace(cloudlet_xy=sc.cloudlet_xy[:, 0]),
+            sc._replace(cloudlet_xy=sc.cloudlet_xy[None]),
+            sc._replace(cloudlet_xy=np.hstack([sc.cloudlet_xy, sc.cloudlet_xy[:, :1]])),
+            sc._replace(cloudlet_xy=sc.cloudlet_xy[:, :1]),
+            sc._replace(user_xy=sc.user_xy[:, 0]),
+            sc._replace(user_xy=sc.user_xy[None]),
+            sc._replace(user_xy=np.hstack([sc.user_xy, sc.user_xy[:, :1]])),
+            sc._replace(user_xy=sc.user_xy[:, :1]),
+        ],
+        "at least one cloudlet": [
+            sc._replace(cloudlet_xy=np.zeros((0, 2))),
+            sc._replace(user_xy=np.zeros((0, 2))),
+        ],
+        r"profiles must be an \(n_profiles, A\)": [
+            sc._replace(profiles=sc.profiles[0]),
+            sc._replace(profiles=sc.profiles[None]),
+            sc._replace(profiles=np.zeros((2, 0))),
+        ],
+        "path_gain must be": [
+            sc._replace(path_gain=sc.path_gain[:, :2]),
+            sc._replace(path_gain=np.hstack([sc.path_gain, sc.path_gain[:, :1]])),
+            sc._replace(covered=sc.covered[:, :2]),
+            sc._replace(covered=np.hstack([sc.covered, sc.covered[:, :1]])),
+            sc._replace(covered=sc.covered.astype(int)),
+            sc._replace(covered=np.where(sc.covered, b"y", b"n")),
+        ],
+        "positions must be finite": [
+            sc._replace(cloudlet_xy=np.where(np.eye(e, 2) > 0, np.nan, sc.cloudlet_xy)),
+            sc._replace(user_xy=np.where(np.eye(u, 2) > 0, np.inf, sc.user_xy)),
+        ],
+        r"path gains must lie in \(0, 1\]": [
+            sc._replace(path_gain=np.where(np.eye(u, e) > 0, 0.0, sc.path_gain)),
+            sc._replace(path_gain=np.where(np.eye(u, e) > 0, 1.5, sc.path_gain)),
+            sc._replace(path_gain=np.where(np.eye(u, e) > 0, np.nan, sc.path_gain)),
+        ],
+        "every user must be covered": [
+            sc._replace(covered=cov_none),
+            sc._replace(covered=cov_col),
+        ],
+        "every profile must be a probability vector": [
+            sc._replace(profiles=prof_neg),
+            sc._replace(profiles=sc.profiles * 2),
+        ],
+        "profile_of_user must hold U ints": [
+            sc._replace(profile_of_user=sc.profile_of_user[:-1]),
+            sc._replace(profile_of_user=np.append(sc.profile_of_user, 0)),
+            sc._replace(profile_of_user=sc.profile_of_user.astype(float)),
+        ],
+        "profile_of_user must lie in": [
+            sc._replace(profile_of_user=np.full(u, 2)),
+            sc._replace(profile_of_user=np.full(u, -1)),
+        ],
+        f"cacheable must hold A = {a} booleans": [
+            sc._replace(cacheable=sc.cacheable[:-1]),
+            sc._replace(cacheable=sc.cacheable.astype(int)),
+        ],
+        "power_w and noise_w must be finite and > 0": [
+            sc._replace(noise_w=-1.0),
+            sc._replace(noise_w=0.0),
+            sc._replace(power_w=-1.0),
+            sc._replace(noise_w=math.inf),
+            sc._replace(power_w=math.nan),
+        ],
+        "a field is not an array or a number": [
+            sc._replace(power_w=None),
+            sc._replace(noise_w="loud"),
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("why", "k"), [(why, k) for why, cases in _broken().items() for k in range(len(cases))]
+)
+def test_a_scenario_that_does_not_hold_together_is_refused_with_the_reason(why, k):
+    bad = _broken()[why][k]
+    with pytest.raises(ParameterError, match=f"'scenario' parameter of cacheable_mass.*{why}"):
+        cacheable_mass(bad)
+
+
+def test_the_smallest_scenario_and_its_edge_values_are_accepted():
+    """One cloudlet, one user, one task type; a path gain of exactly 1 and a profile that
+    never asks for some task are valid."""
+    tiny = make_scenario(n_cloudlets=1, n_users=1, n_tasks=1, n_profiles=1, seed=0)
+    assert cacheable_mass(tiny) in (0.0, 1.0)
+    sc = _small()
+    prof = sc.profiles.copy()
+    prof[0] = [0.5, 0.5, 0.0, 0.0, 0.0]
+    edge = sc._replace(path_gain=np.where(np.eye(4, 3) > 0, 1.0, sc.path_gain), profiles=prof)
+    assert cacheable_mass(edge) == pytest.approx(
+        np.mean([prof[g][sc.cacheable].sum() for g in sc.profile_of_user])
+    )
