@@ -19,14 +19,16 @@ from workbench.proactive import (
     coverage_calibration,
     ewma_rates,
     interference_free_rate,
+    isolated_cloudlet_delay,
     make_scenario,
     rank_cloudlets,
     reliability_margin,
     task_delay,
+    train,
 )
-from workbench.proactive.model import interference_free_rates
+from workbench.proactive.model import check_training, interference_free_rates
 from workbench.radio import path_loss_db
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, UnstableRegimeError
 
 KAPPA, TAU = PARAMS["kappa"].default, PARAMS["tau_ep"].default
 
@@ -288,3 +290,219 @@ def test_the_smallest_scenario_and_its_edge_values_are_accepted():
     assert cacheable_mass(edge) == pytest.approx(
         np.mean([prof[g][sc.cacheable].sum() for g in sc.profile_of_user])
     )
+
+
+def _profiles_case(sc, pou):
+    return sc._replace(profile_of_user=np.asarray(pou, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    ("pou", "ok"),
+    [
+        ([0, 1, 0, 1], True),
+        ([1, 1, 1, 1], True),
+        ([0, 0, 0, 0], True),
+        ([0, 1, 2, 0], False),
+        ([0, 1, 3, 0], False),
+        ([-1, 0, 1, 0], False),
+    ],
+)
+def test_profile_of_user_is_a_profile_index(pou, ok):
+    """Two profiles: the users' profiles are 0 or 1, whichever the users hold."""
+    sc = _profiles_case(_small(), pou)
+    if ok:
+        assert 0 <= cacheable_mass(sc) <= 1
+    else:
+        with pytest.raises(ParameterError, match=r"profile_of_user must lie in \[0, 1\]"):
+            cacheable_mass(sc)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cacheable", lambda sc: np.append(sc.cacheable, True)),
+        ("cacheable", lambda sc: np.where(sc.cacheable, b"y", b"n")),
+        ("power_w", lambda sc: 0.0),
+        ("power_w", lambda sc: -0.5),
+        ("power_w", lambda sc: math.inf),
+        ("noise_w", lambda sc: -0.5),
+    ],
+)
+def test_more_fields_that_do_not_hold_together(field, value):
+    sc = _small()
+    bad = sc._replace(**{field: value(sc)})
+    with pytest.raises(ParameterError, match="'scenario' parameter of cacheable_mass"):
+        cacheable_mass(bad)
+
+
+# --- the training phase -------------------------------------------------------------------
+
+
+def _trained():
+    sc = _small()._replace(covered=np.ones((4, 3), bool))
+    return sc, train(sc, training_time=10.0, seed=1)
+
+
+def _training_cases():
+    sc, tr = _trained()
+    e, a = 3, 5
+    uncovered = sc._replace(covered=np.eye(4, 3, dtype=bool) | (np.arange(4) == 3)[:, None])
+    return [
+        (sc, tr._replace(attach=tr.attach[:-1]), "attach must hold U = 4 ints"),
+        (sc, tr._replace(attach=np.append(tr.attach, 0)), "attach must hold U = 4 ints"),
+        (sc, tr._replace(attach=tr.attach.astype(float)), "attach must hold U = 4 ints"),
+        (sc, tr._replace(attach=np.array([-1, 0, 1, 2])), "attach to a cloudlet that covers"),
+        (sc, tr._replace(attach=np.array([0, 1, 2, e])), "attach to a cloudlet that covers"),
+        (sc, tr._replace(attach=np.array([0, 1, 2, e + 1])), "attach to a cloudlet that covers"),
+        (uncovered, tr._replace(attach=np.array([1, 1, 2, 0])), "attach to a cloudlet that covers"),
+        (
+            sc,
+            tr._replace(cache_rank=tr.cache_rank[:, :-1]),
+            f"cache_rank must be an \\(E, A\\) = \\({e}, {a}\\)",
+        ),
+        (
+            sc,
+            tr._replace(cache_rank=np.hstack([tr.cache_rank, tr.cache_rank[:, :1]])),
+            "cache_rank must be",
+        ),
+        (sc, tr._replace(cache_rank=tr.cache_rank[:-1]), "cache_rank must be"),
+        (sc, tr._replace(cache_rank=tr.cache_rank.astype(float)), "cache_rank must be"),
+        (sc, tr._replace(cache_rank=np.zeros((e, a), np.int64)), "every row of cache_rank"),
+        (
+            sc,
+            tr._replace(preferred_cluster=tr.preferred_cluster[:-1]),
+            "preferred_cluster must hold E = 3",
+        ),
+        (
+            sc,
+            tr._replace(preferred_cluster=np.append(tr.preferred_cluster, 0)),
+            "preferred_cluster must hold",
+        ),
+        (sc, tuple(tr), "got tuple"),
+    ]
+
+
+@pytest.mark.parametrize("k", range(15))
+def test_a_training_of_another_scenario_is_refused_with_the_reason(k):
+    sc, bad, why = _training_cases()[k]
+    with pytest.raises(ParameterError, match=f"'training' parameter of f must be.*{why}"):
+        check_training("f", sc, bad)
+
+
+@pytest.mark.parametrize("attach", [[0, 0, 0, 0], [1, 1, 1, 1], [2, 1, 0, 2]])
+def test_a_training_attached_anywhere_in_coverage_is_accepted(attach):
+    sc, tr = _trained()
+    check_training("f", sc, tr._replace(attach=np.array(attach)))
+
+
+def test_training_requests_are_poisson_with_mean_lambda_t():
+    """Each user's requests are Poisson(λ T): over 40 users and λ T = 100 the total is
+    within five standard deviations of 4000."""
+    sc = make_scenario(n_cloudlets=5, n_users=40, seed=2)
+    tr = train(sc, lam=2.0, training_time=50.0, seed=4)
+    total = tr.counts.sum()
+    assert abs(total - 4000) < 5 * math.sqrt(4000)
+    assert (tr.counts.sum(axis=1) > 0).all()
+
+
+@pytest.mark.parametrize(("users", "k"), [(3, 1), (4, 2)])
+def test_four_users_are_the_fewest_that_are_clustered(users, k):
+    """With U >= 4 the eigengap chooses k in [2, U/2] (k = 2 at U = 4); below, one cluster
+    and no spectrum."""
+    sc = make_scenario(n_cloudlets=2, n_users=users, seed=3)
+    tr = train(sc, training_time=50.0, seed=0)
+    assert tr.clusters.k == k and tr.cluster_order.shape == (k, sc.cacheable.size)
+    assert set(tr.clusters.labels.tolist()) == set(range(k))
+    if k == 1:
+        assert tr.clusters.eigenvalues.size == 0
+
+
+@pytest.mark.parametrize(("n_tasks", "ratio", "clustered"), [(3, 0.0, False), (3, 1 / 3, True)])
+def test_users_are_clustered_on_their_cacheable_requests_only(n_tasks, ratio, clustered):
+    """S_p is the cosine of the counts of *cacheable* tasks: with none, one cluster; one
+    cacheable task is enough to cluster."""
+    sc = make_scenario(n_cloudlets=3, n_users=8, n_tasks=n_tasks, cacheable_ratio=ratio, seed=1)
+    assert sc.cacheable.sum() == round(ratio * n_tasks)
+    tr = train(sc, training_time=50.0, seed=2)
+    assert (tr.clusters.k >= 2) == clustered
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_each_cloudlet_prefers_the_cluster_it_served_most_or_its_nearest_users(seed):
+    """Step 5 of the training by brute force, with few requests (some cloudlets serve one
+    request, some none) and more cloudlets than users can fill."""
+    sc = make_scenario(n_cloudlets=10, n_users=12, area=100.0, seed=seed)
+    tr = train(sc, lam=1.0, training_time=1.0, seed=seed)
+    labels = tr.clusters.labels
+    served_total = np.zeros(10)
+    for e in range(10):
+        served = [tr.counts[(tr.attach == e) & (labels == c)].sum() for c in range(tr.clusters.k)]
+        served_total[e] = sum(served)
+        if served_total[e] > 0:
+            assert tr.preferred_cluster[e] == int(np.argmax(served))
+        else:
+            d = np.hypot(*(sc.user_xy - sc.cloudlet_xy[e]).T)
+            assert tr.preferred_cluster[e] == labels[int(np.argmin(d))]
+    assert (served_total == 0).any()
+
+
+# --- the radio and the isolated cloudlet ----------------------------------------------------
+
+
+@pytest.mark.parametrize("d", [0.5, 999_999.5, 1e6])
+def test_a_rate_at_any_distance_in_range(d):
+    pl = 140.7 + 36.7 * math.log10(max(d, 1.0) / 1e3)  # closer than 1 m: the loss at 1 m
+    snr = 10 ** ((20 - pl + 174 - 70 - 9) / 10)
+    assert interference_free_rate(d) == pytest.approx(10e6 * math.log2(1 + snr))
+
+
+@pytest.mark.parametrize("d", [0.0, -0.5, 1e6 + 0.5])
+def test_a_distance_out_of_range_is_refused(d):
+    _refused("distance_m", interference_free_rate, d)
+
+
+def _isolated(**kw):
+    base = {"lam": 10.0, "mean_bits": 1e6, "cpu": 1e10, "kappa": KAPPA, "tau_ep": TAU}
+    return isolated_cloudlet_delay(**(base | kw))
+
+
+def test_isolated_delay_is_the_mm1_sojourn_plus_computing():
+    # μ = r / L̄ = 15.5 per second: sojourn 1 / (μ − λ) = 1 / 5.5
+    assert _isolated(link_rate=15.5e6) == pytest.approx(1 / 5.5 + 0.01 + TAU)
+    assert _isolated(link_rate=15.5e6, slot_correction=0.5) == pytest.approx(
+        1 / 5.5 + 0.01 + TAU + 0.5
+    )
+    assert _isolated(link_rate=0.5, lam=0.25, mean_bits=1.0) == pytest.approx(1 / 0.25 + TAU)
+    with pytest.raises(TypeError):
+        isolated_cloudlet_delay(15.5e6)  # the rate is named: it is no row of the table
+
+
+def test_isolated_delay_at_load_one_or_above_is_unstable_and_says_the_load():
+    with pytest.raises(UnstableRegimeError, match=r"load 1\)"):
+        _isolated(link_rate=10e6)  # λ = μ: the M/M/1 queue has no stationary law
+    with pytest.raises(UnstableRegimeError, match=r"load 1\.25\)"):
+        _isolated(link_rate=8e6)
+
+
+@pytest.mark.parametrize(
+    ("name", "kw"),
+    [
+        ("link_rate", {"link_rate": 0.0}),
+        ("link_rate", {"link_rate": -0.5}),
+        ("slot_correction", {"link_rate": 20e6, "slot_correction": -0.5}),
+        ("slot_correction", {"link_rate": 20e6, "slot_correction": 1.5}),
+    ],
+)
+def test_isolated_delay_refuses_a_rate_or_correction_out_of_range(name, kw):
+    with pytest.raises(ParameterError, match=f"'{name}' parameter of isolated_cloudlet_delay"):
+        _isolated(**kw)
+
+
+def test_the_default_calibration_covers_fig4s_densities_and_offers_its_choice():
+    """Fig. 4 draws E = 10, 20, 30 and 40 cloudlets; the default grid of thresholds holds
+    the one the rule chooses (the table's 84 dB), so the frame shows the chosen row."""
+    frame = coverage_calibration()
+    assert frame.attrs["chosen"] == PARAMS["coverage_db"].default
+    assert sorted(set(frame["n_cloudlets"])) == [10, 20, 30, 40]
+    assert frame.attrs["chosen"] in set(frame["coverage_db"])
+    assert len(frame) == 4 * frame["coverage_db"].nunique()
