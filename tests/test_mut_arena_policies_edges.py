@@ -150,3 +150,173 @@ def test_the_table_declares_what_each_rule_draws_and_copies():
     # a policy with one copy and its uniforms: the task's row of uniforms is that wide
     ch = _policy("overflow", {"p": 0.5}, "test")
     assert (ch.copies, ch.uniforms) == (1, 2)
+
+
+# --- what a user policy sees, and what the engine records of a wrong answer -----------------
+
+WATCH = 5  # the decision whose view is kept (0-based)
+
+
+@arena.policy(state=64)
+def _watcher(task, cand, state, par, u, out):
+    """Keeps the view of decision WATCH: the task's fields, the number of candidates and
+    their rows; places every task at its first candidate."""
+    if state[0] == WATCH:
+        for f in range(7):
+            state[1 + f] = task[f]
+        state[8] = cand.shape[1]
+        for r in range(6):
+            for a in range(cand.shape[1]):
+                state[9 + 6 * a + r] = cand[r, a]
+    state[0] += 1
+    out[0] = 0
+    return 1
+
+
+def _viewed():
+    """A device sending 2 kbit tasks with a deadline and typed, to an edge of 100 servers,
+    an edge of unbounded servers and the cloud, over links of finite bandwidth."""
+    nodes = [
+        {"id": "dev", "role": "device", "servers": 0},
+        {"id": "a", "role": "edge", "servers": 100, "speed": 2.0, "capacity": 300},
+        {"id": "u", "role": "edge", "servers": ".inf", "speed": 0.5},
+        CLOUD,
+    ]
+    links = [
+        {"a": "dev", "b": "a", "delay": 0.001, "bandwidth": 1e6},
+        {"a": "dev", "b": "u", "delay": 0.003, "bandwidth": 4e5},
+        {"a": "a", "b": "cloud", "delay": 0.05, "bandwidth": 1e7},
+        {"a": "u", "b": "cloud", "delay": 0.05},
+    ]
+    work = [
+        {
+            "source": "dev",
+            "rate": 20.0,
+            "size": {"dist": "exponential", "mean": 0.1},
+            "input_bits": 2000.0,
+            "deadline": 0.25,
+            "types": {"count": 5, "zipf": 1.0},
+        }
+    ]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _run_user(sc, user, n=40, known=None):
+    ch = _policy(user, {}, "test")
+    net = checked_net(sc, "test")
+    if known is not None:
+        net = net._replace(size_known=np.full(net.size_known.shape, known, np.int64))
+    tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(2))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(64), np.zeros(4, np.int64))
+    where = engine()(net, tk, pol, 0, ch.user)[1]
+    return net, tk, pol, where
+
+
+@pytest.mark.parametrize("known", [1, 0])
+def test_a_user_policy_sees_the_task_and_its_candidates_as_documented(known):
+    sc = _viewed()
+    net, tk, pol, _ = _run_user(sc, _watcher, known=known)
+    s, i = pol.ustate, WATCH
+    k = int(tk.node[i])
+    assert s[1:8].tolist()[:5] == [tk.t[i], tk.t[i], tk.source[i], tk.kind[i], 0.25]
+    assert (s[6] == tk.size[i, 0]) if known else np.isnan(s[6])
+    assert s[7] == k == sc.index("dev") and tk.bits[i] == 2000.0 and 0 <= tk.kind[i] < 5
+    cands = [sc.index("a"), sc.index("u"), net.cloud]  # the serving neighbours, the cloud
+    assert s[8] == len(cands)
+    rows = s[9 : 9 + 6 * len(cands)].reshape(len(cands), 6)
+    for a, b in enumerate(cands):
+        servers = {sc.index("a"): 100.0}.get(b, np.inf)
+        want = [b, rows[a, 1], servers, net.speed[b], net.delay[k, b], 2000.0 * net.invbw[k, b]]
+        assert rows[a].tolist() == pytest.approx(want, rel=1e-12), b
+    assert rows[0, 5] == pytest.approx(2000.0 / 1e6) and rows[1, 5] == pytest.approx(2000.0 / 4e5)
+
+
+@arena.policy(state=1)
+def _fifth_says_none(task, cand, state, par, u, out):
+    state[0] += 1
+    out[0] = 0
+    return 0 if state[0] == 5 else 1
+
+
+@arena.policy(state=1)
+def _seventh_says_two(task, cand, state, par, u, out):
+    state[0] += 1
+    out[0] = 0
+    out[1 if out.shape[0] > 1 else 0] = 0
+    return 2 if state[0] == 7 else 1
+
+
+@pytest.mark.parametrize(
+    ("user", "err"), [(_fifth_says_none, [1, 4, 0, 1]), (_seventh_says_two, [1, 6, 2, 1])]
+)
+def test_a_wrong_count_later_in_the_run_names_that_task(user, err):
+    """kind 1 (a count outside 1..copies), the task decided (the n-th decision is task
+    n - 1: a user policy places each task once, on arrival), the count and the limit (one
+    copy); the run stops there, and that task is not done."""
+    _, _, pol, where = _run_user(_viewed(), user)
+    assert pol.err.tolist() == err
+    assert where[err[1]] == -1
+
+
+def test_the_cloud_policy_serves_every_task_at_the_cloud_at_once():
+    """The cloud has unbounded servers: a task's sojourn is its path's delay and
+    transmission, then its size over the cloud's speed (M/G/inf, no wait)."""
+    sc = _viewed()
+    ch = _policy("cloud", {}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 300, ch.copies, ch.uniforms, np.random.default_rng(4))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where = engine()(net, tk, pol, 0, ch.user)[:2]
+    k, c = sc.index("dev"), net.cloud
+    assert (where == c).all()
+    want = tk.t + net.delay[k, c] + tk.bits * net.invbw[k, c] + tk.size[:, 0] / net.speed[c]
+    assert np.allclose(finish, want, rtol=1e-12, atol=1e-12)
+
+
+def _cloud_between():
+    """The cloud listed between the edges: a rule that tests ``< cloud`` where it means
+    ``!= cloud`` sees edge ``b`` (after the cloud) as the cloud."""
+    nodes = [
+        {"id": "a", "role": "edge", "servers": 1, "capacity": 2},
+        CLOUD,
+        {"id": "b", "role": "edge", "servers": 2, "capacity": 3},
+        {"id": "c", "role": "edge", "servers": 1, "capacity": 2},
+        {"id": "dev", "role": "device", "servers": 0},
+    ]
+    links = [
+        {"a": "a", "b": "b", "delay": 0.002},
+        {"a": "a", "b": "c", "delay": 0.003},
+        {"a": "dev", "b": "a", "delay": 0.001},
+        {"a": "dev", "b": "b", "delay": 0.004},
+    ]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "abc"]
+    return _scenario(nodes, links, [("a", 25.0), ("dev", 10.0)])
+
+
+SCENARIOS["cloud_between"] = _cloud_between
+CASES_MORE = [
+    ("cloud_between", "overflow", {"p": 0.7}),
+    ("cloud_between", "random", {}),
+    ("cloud_between", "local", {}),
+    ("cloud_between", "hedge_cache", {"cache_size": 0, "deadline": 0.05}),
+    ("unbounded", "random", {}),
+    ("unbounded", "overflow", {"p": 1.0}),
+]
+
+
+@pytest.mark.parametrize(("where", "name", "params"), CASES_MORE)
+def test_more_policies_equal_their_slow_twin(where, name, params):
+    sc = SCENARIOS[where]()
+    ch = _policy(name, dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(6))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+    t_finish, t_where = Twin(net, tk, name, **full).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    if where == "cloud_between" and name in ("overflow", "random"):
+        assert (where_ == sc.index("b")).mean() > 0.02  # edge b, listed after the cloud
+    if where == "cloud_between" and name == "overflow":
+        assert (where_ == -1).mean() > 0.01  # with p < 1 some overflow is lost
