@@ -157,10 +157,11 @@ def test_the_table_declares_what_each_rule_draws_and_copies():
 WATCH = 5  # the decision whose view is kept (0-based)
 
 
-@arena.policy(state=64)
+@arena.policy(state=64, copies=2)
 def _watcher(task, cand, state, par, u, out):
     """Keeps the view of decision WATCH: the task's fields, the number of candidates and
-    their rows; places every task at its first candidate."""
+    their rows; places every task at its first candidate (one copy of the two it may
+    make: each copy has its own size, and the view shows the first's)."""
     if state[0] == WATCH:
         for f in range(7):
             state[1 + f] = task[f]
@@ -173,21 +174,25 @@ def _watcher(task, cand, state, par, u, out):
     return 1
 
 
-def _viewed():
+def _viewed(cloud="last"):
     """A device sending 2 kbit tasks with a deadline and typed, to an edge of 100 servers,
-    an edge of unbounded servers and the cloud, over links of finite bandwidth."""
+    an edge of unbounded servers and the cloud (listed last, first or absent), over links of
+    finite bandwidth."""
     nodes = [
         {"id": "dev", "role": "device", "servers": 0},
         {"id": "a", "role": "edge", "servers": 100, "speed": 2.0, "capacity": 300},
         {"id": "u", "role": "edge", "servers": ".inf", "speed": 0.5},
-        CLOUD,
     ]
     links = [
         {"a": "dev", "b": "a", "delay": 0.001, "bandwidth": 1e6},
         {"a": "dev", "b": "u", "delay": 0.003, "bandwidth": 4e5},
-        {"a": "a", "b": "cloud", "delay": 0.05, "bandwidth": 1e7},
-        {"a": "u", "b": "cloud", "delay": 0.05},
     ]
+    if cloud != "none":
+        nodes = [*nodes, CLOUD] if cloud == "last" else [CLOUD, *nodes]
+        links += [
+            {"a": "a", "b": "cloud", "delay": 0.05, "bandwidth": 1e7},
+            {"a": "u", "b": "cloud", "delay": 0.05},
+        ]
     work = [
         {
             "source": "dev",
@@ -212,16 +217,18 @@ def _run_user(sc, user, n=40, known=None):
     return net, tk, pol, where
 
 
-@pytest.mark.parametrize("known", [1, 0])
-def test_a_user_policy_sees_the_task_and_its_candidates_as_documented(known):
-    sc = _viewed()
+@pytest.mark.parametrize(("known", "cloud"), [(1, "last"), (0, "first"), (1, "none")])
+def test_a_user_policy_sees_the_task_and_its_candidates_as_documented(known, cloud):
+    sc = _viewed(cloud)
     net, tk, pol, _ = _run_user(sc, _watcher, known=known)
     s, i = pol.ustate, WATCH
     k = int(tk.node[i])
     assert s[1:8].tolist()[:5] == [tk.t[i], tk.t[i], tk.source[i], tk.kind[i], 0.25]
     assert (s[6] == tk.size[i, 0]) if known else np.isnan(s[6])
     assert s[7] == k == sc.index("dev") and tk.bits[i] == 2000.0 and 0 <= tk.kind[i] < 5
-    cands = [sc.index("a"), sc.index("u"), net.cloud]  # the serving neighbours, the cloud
+    cands = [sc.index("a"), sc.index("u")]  # the serving neighbours, then the cloud
+    cands += [net.cloud] if cloud != "none" else []
+    assert (net.cloud == -1) == (cloud == "none")
     assert s[8] == len(cands)
     rows = s[9 : 9 + 6 * len(cands)].reshape(len(cands), 6)
     for a, b in enumerate(cands):
@@ -320,3 +327,91 @@ def test_more_policies_equal_their_slow_twin(where, name, params):
         assert (where_ == sc.index("b")).mean() > 0.02  # edge b, listed after the cloud
     if where == "cloud_between" and name == "overflow":
         assert (where_ == -1).mean() > 0.01  # with p < 1 some overflow is lost
+
+
+def _instant():
+    """A home ``a`` whose service takes no time and a neighbour ``b``: with θ = 0 (or a zero
+    deadline) a task is kept when nothing is ahead of it, and at ``a`` nothing ever is."""
+    nodes = [
+        {"id": "a", "role": "edge", "servers": 1, "speed": ".inf", "capacity": 2},
+        {"id": "b", "role": "edge", "servers": 1, "capacity": 4},
+        CLOUD,
+    ]
+    links = [{"a": "a", "b": "b", "delay": 0.002}]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "ab"]
+    return _scenario(nodes, links, [("a", 30.0), ("b", 5.0)])
+
+
+def _odd_home():
+    """A home of 3 servers at half speed: θ = 0.3 keeps a task behind floor(0.3 × 3 × 0.5 /
+    0.1) = 4 others, a count that depends on servers times speed."""
+    nodes = [
+        {"id": "a", "role": "edge", "servers": 3, "speed": 0.5, "capacity": 12},
+        {"id": "b", "role": "edge", "servers": 2, "capacity": 8},
+        CLOUD,
+    ]
+    links = [{"a": "a", "b": "b", "delay": 0.002}]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "ab"]
+    return _scenario(nodes, links, [("a", 16.0)])
+
+
+def _typed_cloud_home():
+    """Typed tasks from a device homed at the cloud (``up``) and from one homed at edge
+    ``b``, listed after the cloud: the cache serves popular types at an edge home only."""
+    nodes = [
+        {"id": "a", "role": "edge", "servers": 2, "capacity": 6},
+        CLOUD,
+        {"id": "b", "role": "edge", "servers": 1, "capacity": 4},
+        {"id": "up", "role": "device", "servers": 0},
+        {"id": "dev", "role": "device", "servers": 0},
+    ]
+    links = [
+        {"a": "a", "b": "b", "delay": 0.002},
+        {"a": "up", "b": "cloud", "delay": 0.001},
+        {"a": "dev", "b": "b", "delay": 0.001},
+    ]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "ab"]
+    size = {"dist": "exponential", "mean": 0.1}
+    types = {"count": 20, "zipf": 1.0}
+    work = [{"source": x, "rate": 6.0, "size": size, "types": types} for x in ("up", "dev")]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+SCENARIOS |= {"instant": _instant, "odd_home": _odd_home, "typed": _typed_cloud_home}
+CASES_EDGE = [
+    ("instant", "threshold", {"theta": 0.0, "e_max": 1}),
+    ("instant", "hedge_cache", {"cache_size": 0, "deadline": 0.0}),
+    ("odd_home", "threshold", {"theta": 0.3, "e_max": 1}),
+    ("odd_home", "hedge_cache", {"cache_size": 0, "deadline": 0.3}),
+    ("typed", "hedge_cache", {"cache_size": 5, "deadline": 0.05}),
+    ("typed", "jsq", {}),
+    ("typed", "power_of_d", {"d": 2}),
+]
+
+
+@pytest.mark.parametrize(("where", "name", "params"), CASES_EDGE)
+def test_policies_at_an_instant_or_odd_home_or_the_cloud_equal_their_twin(where, name, params):
+    sc = SCENARIOS[where]()
+    ch = _policy(name, dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(8))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+    t_finish, t_where = Twin(net, tk, name, **full).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    home = net.home[tk.node]
+    if where == "instant":  # nothing is ever ahead at a: its tasks stay there
+        assert (where_[tk.node == sc.index("a")] == sc.index("a")).all()
+    if where == "odd_home":  # the home fills past four tasks ahead: some leave it
+        assert 0.02 < (where_ != home).mean() < 0.9
+    if where == "typed":
+        up = tk.node == sc.index("up")
+        assert (home[up] == net.cloud).all() and up.mean() > 0.3
+        if name == "hedge_cache":  # popular types from b's cache, none from the cloud's
+            hop = net.delay[tk.node, where_.clip(0)] + tk.bits * net.invbw[tk.node, where_.clip(0)]
+            cached = np.isclose(finish - tk.t, hop, rtol=0, atol=1e-12)
+            assert cached[~up].mean() > 0.2 and not cached[up].any()
+        else:  # a device homed at the cloud has no candidate: its tasks go to the cloud
+            assert (where_[up] == net.cloud).all()
