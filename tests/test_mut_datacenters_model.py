@@ -1,3 +1,106 @@
-"""P3's exact chain and scaling limit where their own tests were silent: mutants of
-``workbench/datacenters/{model,exact,limit}.py`` (``benchmarks/mutation.py
-datacenters_model``)."""
+"""P3's exact chain where its own tests were silent: mutants of
+``workbench/datacenters/{model,exact,limit}.py`` that ``tests/test_datacenters_model.py``
+let survive (``benchmarks/mutation.py datacenters_model``).
+
+The oracles: a loss system has no queue, so Little's law gives a time per request of
+1 / μ exactly; without forwarding each center is an Erlang loss system, whose busy-server
+law is a Poisson law truncated at C, so the window the solver keeps (the smallest range
+outside which each tail holds less than ``tail`` / 2) is computed here from that law; the
+solution's fields are what its docstring says they are.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from workbench import datacenters as dc
+from workbench.datacenters.params import MAX_STATES
+from workbench.erlang import erlang_b
+from workbench.validation import ParameterError
+
+
+def _erlang_window(servers, low, high, tail):
+    """[lo, hi]: lo the first count whose lower tail P(L <= lo) at load ``low`` exceeds
+    tail / 2, hi the last whose upper tail P(L >= hi) at load ``high`` is at least tail / 2
+    (the Erlang law: a Poisson law truncated at C; tails summed from their small end)."""
+    k = np.arange(servers + 1)
+    p_low = stats.poisson.pmf(k, low) / stats.poisson.cdf(servers, low)
+    p_high = stats.poisson.pmf(k, high) / stats.poisson.cdf(servers, high)
+    at_most = np.cumsum(p_low)  # P(L <= k)
+    at_least = np.cumsum(p_high[::-1])[::-1]  # P(L >= k)
+    lo = int(np.count_nonzero(at_most <= tail / 2))
+    hi = int(np.nonzero(at_least >= tail / 2)[0][-1])
+    return min(lo, hi), hi
+
+
+@pytest.mark.parametrize("tail", [1e-12, 1e-30, 1e-40])
+@pytest.mark.parametrize(
+    ("lam", "servers", "mu"),
+    [((30.0, 16.0), (40, 30), (1.0, 1.0)), ((12.0, 45.0), (25, 80), (0.8, 1.1))],
+)
+def test_without_forwarding_the_window_is_each_erlang_systems_bulk(tail, lam, servers, mu):
+    sol = dc.solve_exact(lam, servers, mu, (0.0, 0.0), tail=tail)
+    want = tuple(_erlang_window(servers[i], lam[i] / mu[i], lam[i] / mu[i], tail) for i in (0, 1))
+    assert sol.window == want
+    for i in (0, 1):
+        assert sol.beta[i] == pytest.approx(erlang_b(servers[i], lam[i] / mu[i]), rel=1e-9)
+
+
+def test_light_forwarding_keeps_the_erlang_windows_and_heavy_widens_them():
+    """Neither center fills on its own traffic: the windows of the two Erlang systems are
+    tried first and certified. Center 1 overloaded: its window reaches C1 and center 2's
+    must hold what center 1 forwards (load (λ2 + p1 λ1) / μ2 at the top)."""
+    tail = 1e-30
+    light = dc.solve_exact((20.0, 15.0), (40, 35), (1.0, 1.0), (0.5, 0.5), tail=tail)
+    assert light.window == (
+        _erlang_window(40, 20.0, 20.0, tail),
+        _erlang_window(35, 15.0, 15.0, tail),
+    )
+    heavy = dc.solve_exact((45.0, 10.0), (40, 35), (1.0, 1.0), (0.5, 0.2), tail=tail)
+    assert heavy.window[0] == _erlang_window(40, 45.0, 45.0 + 0.2 * 10.0, tail)
+    assert heavy.window[1] == _erlang_window(35, 10.0, 10.0 + 0.5 * 45.0, tail)
+    assert heavy.window[0][1] == 40
+
+
+def test_no_tail_solves_the_whole_grid_to_the_same_answer():
+    kept = dc.solve_exact((30.0, 16.0), (20, 20), (1.0, 1.0), (0.6, 0.3))
+    whole = dc.solve_exact((30.0, 16.0), (20, 20), (1.0, 1.0), (0.6, 0.3), tail=0.0)
+    assert whole.window == ((0, 20), (0, 20)) and whole.distribution.shape == (21, 21)
+    assert whole.beta == pytest.approx(kept.beta, abs=1e-12)
+    assert whole.full_distribution().sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_solution_says_what_its_docstring_says():
+    t0 = time.perf_counter()
+    sol = dc.solve_exact((30.0, 16.0), (20, 25), (1.0, 1.0), (0.6, 0.3))
+    wall = time.perf_counter() - t0
+    assert sol.converged is True  # an uncertified solution raises instead
+    assert sol.n_states == 21 * 26 and sol.grid == (20, 25)
+    assert 0.0 <= sol.seconds <= wall
+    table = sol.table()
+    assert table.loc["P(ℓ₁ = C₁)", "value"] == f"{sol.p_full[0]:.6f}"
+    assert table.loc["P(ℓ₂ = C₂)", "value"] == f"{sol.p_full[1]:.6f}"
+    assert sol.p_full[0] != pytest.approx(sol.p_full[1], rel=1e-3)  # the rows can be told apart
+
+
+def test_time_per_request_is_one_over_mu_by_littles_law():
+    """A loss system has no queue: T = E[ℓ] / X = 1 / μ at each center, forwarding or not."""
+    mu = (1.3, 0.7)
+    for p in ((0.0, 0.0), (0.6, 0.3)):
+        table = dc.station_table((30.0, 16.0), (20, 20), mu, p)
+        for i in (1, 2):
+            assert table.loc[i, "time per request T [s]"] == pytest.approx(1 / mu[i - 1], rel=1e-9)
+
+
+@pytest.mark.parametrize("servers", [(1250, 1999), (1999, 1250)])
+def test_a_grid_just_above_the_state_bound_is_refused_at_the_door(servers):
+    """With no tail dropped the window is the grid: (C1 + 1)(C2 + 1) = 2,502,000 states is
+    above the bound of 2,500,000, while one less row or column is exactly at it."""
+    c1, c2 = servers
+    assert (c1 + 1) * (c2 + 1) > MAX_STATES >= min(c1 * (c2 + 1), (c1 + 1) * c2)
+    with pytest.raises(
+        ParameterError, match=r"'servers' parameter of solve_exact must give at most"
+    ):
+        dc.solve_exact((1.0, 1.0), servers, (1.0, 1.0), (0.0, 0.0), tail=0.0)
