@@ -104,3 +104,62 @@ def test_a_grid_just_above_the_state_bound_is_refused_at_the_door(servers):
         ParameterError, match=r"'servers' parameter of solve_exact must give at most"
     ):
         dc.solve_exact((1.0, 1.0), servers, (1.0, 1.0), (0.0, 0.0), tail=0.0)
+
+
+def test_a_thin_window_is_solved_by_sparse_lu_with_no_gmres_iteration():
+    """Center 1 far overloaded and small: its window is a few states wide, at most 32 along
+    one axis, so sparse LU solves it directly (0 GMRES iterations, as the field says)."""
+    sol = dc.solve_exact((400.0, 10.0), (20, 60), (1.0, 1.0), (0.2, 0.2))
+    (x0, x1), (y0, y1) = sol.window
+    assert min(x1 - x0 + 1, y1 - y0 + 1) <= 32
+    assert sol.method == "sparse LU" and sol.iterations == 0
+    busy = sol.full_distribution().sum(axis=1) @ np.arange(21)
+    assert sol.mean_busy[0] == pytest.approx(busy, rel=1e-12)
+
+
+# --- the scaling limit ----------------------------------------------------------------------
+
+C, MU = (1.0, 1.0), (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("load", "c", "mu", "p"),
+    [
+        ((1.5, 0.8), (1.0, 1.0), (1.0, 1.0), (0.6, 0.3)),
+        ((0.8, 1.5), (1.0, 1.0), (1.0, 1.0), (0.3, 0.6)),
+        ((2.4, 0.5), (1.2, 1.0), (1.5, 0.6), (0.5, 0.1)),
+        ((1.4, 1.3), (1.0, 1.0), (1.0, 1.0), (0.2, 0.25)),
+    ],
+)
+def test_in_regime_e_every_server_is_busy_so_the_loss_is_the_excess(load, c, mu, p):
+    """Under (E) both centers are saturated in the limit: the accepted rate is the whole
+    capacity c1 μ1 + c2 μ2, so λ1 β1 + λ2 β2 = λ1 + λ2 − c1 μ1 − c2 μ2 (flow conservation);
+    and each β is (1 − p_i) P(no idle server at i) + p_i π_c(0, 0)."""
+    lim = dc.limit_analysis(load, c, mu, p)
+    assert lim.regime == "E"
+    lost = load[0] * lim.beta[0] + load[1] * lim.beta[1]
+    assert lost == pytest.approx(sum(load) - c[0] * mu[0] - c[1] * mu[1], abs=1e-8)
+    a, b = lim.p_saturated
+    assert lim.beta[0] == pytest.approx((1 - p[0]) * a + p[0] * lim.pi00, abs=1e-12)
+    assert lim.beta[1] == pytest.approx((1 - p[1]) * b + p[1] * lim.pi00, abs=1e-12)
+    assert 0 < lim.pi00 < min(a, b)
+
+
+def test_swapping_the_centers_swaps_the_regime_and_the_losses():
+    for load, p in (((1.5, 0.5), (0.6, 0.3)), ((1.5, 0.8), (0.6, 0.3))):
+        one = dc.limit_analysis(load, C, MU, p)
+        two = dc.limit_analysis(load[::-1], C, MU, p[::-1])
+        assert two.regime == {"B1": "B2", "E": "E"}[one.regime]
+        assert two.beta == pytest.approx(one.beta[::-1], abs=1e-9)
+        assert two.p_saturated == pytest.approx(one.p_saturated[::-1], abs=1e-9)
+
+
+def test_b2_closed_form_and_the_b_regimes_saturate_one_center():
+    """(B2): center 2 overloaded, center 1 absorbs its overflow: β2 = (1 − p2)(1 − c2 μ2 /
+    λ2), P(n = 0) = 1 − c2 μ2 / λ2, nothing else lost."""
+    lim = dc.limit_analysis((0.5, 2.0), (1.0, 1.2), (1.0, 0.8), (0.6, 0.3))
+    assert lim.regime == "B2"
+    share = 1 - 1.2 * 0.8 / 2.0
+    assert lim.beta == pytest.approx((0.0, 0.7 * share), abs=1e-15)
+    assert lim.p_saturated == pytest.approx((0.0, share), abs=1e-15)
+    assert lim.pi00 == 0.0

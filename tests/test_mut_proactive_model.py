@@ -138,6 +138,12 @@ def test_rank_cloudlets_sees_no_queue():
     assert got.tolist() == [0, 1]
 
 
+def test_rank_cloudlets_takes_any_positive_rate_and_refuses_the_rest():
+    assert rank_cloudlets(1e6, [0.5, 2e7], 1e10, KAPPA, TAU).tolist() == [1, 0]
+    for rate in (0.0, -0.5):
+        _refused("rate_est", rank_cloudlets, 1e6, [rate, 2e7], 1e10, KAPPA, TAU)
+
+
 def test_rank_cloudlets_refuses_a_table_of_rates_a_list_of_sizes_or_long_flags():
     _refused("rate_est", rank_cloudlets, 1e6, [[1e7, 2e7]], 1e10, KAPPA, TAU)
     _refused("bits", rank_cloudlets, [1e6, 2e6], [1e7, 2e7], 1e10, KAPPA, TAU)
@@ -207,6 +213,8 @@ def _broken():
             sc._replace(user_xy=sc.user_xy[None]),
             sc._replace(user_xy=np.hstack([sc.user_xy, sc.user_xy[:, :1]])),
             sc._replace(user_xy=sc.user_xy[:, :1]),
+            sc._replace(cloudlet_xy=sc.cloudlet_xy[:, :, None]),
+            sc._replace(user_xy=sc.user_xy[:, :, None]),
         ],
         "at least one cloudlet": [
             sc._replace(cloudlet_xy=np.zeros((0, 2))),
@@ -232,6 +240,7 @@ def _broken():
         r"path gains must lie in \(0, 1\]": [
             sc._replace(path_gain=np.where(np.eye(u, e) > 0, 0.0, sc.path_gain)),
             sc._replace(path_gain=np.where(np.eye(u, e) > 0, 1.5, sc.path_gain)),
+            sc._replace(path_gain=np.where(np.eye(u, e) > 0, -0.5, sc.path_gain)),
             sc._replace(path_gain=np.where(np.eye(u, e) > 0, np.nan, sc.path_gain)),
         ],
         "every user must be covered": [
