@@ -415,3 +415,15 @@ def test_policies_at_an_instant_or_odd_home_or_the_cloud_equal_their_twin(where,
             assert cached[~up].mean() > 0.2 and not cached[up].any()
         else:  # a device homed at the cloud has no candidate: its tasks go to the cloud
             assert (where_[up] == net.cloud).all()
+
+
+@arena.policy(copies=2)
+def _both(task, cand, state, par, u, out):
+    out[0], out[1] = 0, 1
+    return 2
+
+
+def test_two_copies_are_allowed_in_a_run_of_one_task():
+    """The answer's room is the copies declared (2), whatever the number of tasks (1)."""
+    _, tk, pol, where = _run_user(_viewed(), _both, n=1)
+    assert tk.t.size == 1 and pol.err.tolist() == [0, 0, 0, 0] and where[0] >= 0
