@@ -163,3 +163,27 @@ def test_b2_closed_form_and_the_b_regimes_saturate_one_center():
     assert lim.beta == pytest.approx((0.0, 0.7 * share), abs=1e-15)
     assert lim.p_saturated == pytest.approx((0.0, share), abs=1e-15)
     assert lim.pi00 == 0.0
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+def test_each_tail_of_the_window_holds_half_the_tail_mass(side):
+    """The window's edges are set by tail / 2 on each side: choose ``tail`` so that one
+    edge's tail mass lies strictly between tail / 2 and tail (lower: 1.5 times it) or
+    between tail / 3 and tail / 2 (upper: 2.4 times it), where any other share than one
+    half would move that edge."""
+    lam, servers = (30.0, 16.0), (40, 80)
+    if side == "lower":  # center 1, load 30 on 40 servers: P(L <= k) from below
+        law = stats.poisson.pmf(np.arange(41), 30.0) / stats.poisson.cdf(40, 30.0)
+        masses = np.cumsum(law)
+        factor, center, n = 1.5, 0, 40
+    else:  # center 2, load 16 on 80 servers: P(L >= k) from above
+        law = stats.poisson.pmf(np.arange(81), 16.0) / stats.poisson.cdf(80, 16.0)
+        masses = np.cumsum(law[::-1])[::-1]
+        factor, center, n = 2.4, 1, 80
+    k = int(np.nonzero((masses > 1e-30) & (masses < 1e-13))[0][0])
+    tail = factor * masses[k]
+    sol = dc.solve_exact(lam, servers, (1.0, 1.0), (0.0, 0.0), tail=tail)
+    want = _erlang_window(n, lam[center], lam[center], tail)
+    assert sol.window[center] == want
+    edge = want[0] if side == "lower" else want[1]
+    assert edge == (k if side == "lower" else k - 1)  # the edge sits next to the chosen count
