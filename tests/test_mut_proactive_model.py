@@ -515,3 +515,13 @@ def test_the_default_calibration_covers_fig4s_densities_and_offers_its_choice():
     assert sorted(set(frame["n_cloudlets"])) == [10, 20, 30, 40]
     assert frame.attrs["chosen"] in set(frame["coverage_db"])
     assert len(frame) == 4 * frame["coverage_db"].nunique()
+
+
+def test_ewma_refuses_more_than_1e8_rates_before_copying_them():
+    """A read-only view of 10^8 + 1 rates (no memory behind it) is refused by the memory
+    bound at once; it used to be copied to floats first (10^12 of them: a MemoryError)."""
+    for shape in ((1, 10**8 + 1), (10**6, 10**6)):
+        with pytest.raises(
+            ParameterError, match=r"'rates' parameter of ewma_rates must hold at most 10\^8"
+        ):
+            ewma_rates(np.broadcast_to(1.0, shape))
