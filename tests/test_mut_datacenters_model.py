@@ -53,10 +53,12 @@ def test_light_forwarding_keeps_the_erlang_windows_and_heavy_widens_them():
     tried first and certified. Center 1 overloaded: its window reaches C1 and center 2's
     must hold what center 1 forwards (load (λ2 + p1 λ1) / μ2 at the top)."""
     tail = 1e-30
-    light = dc.solve_exact((20.0, 15.0), (40, 35), (1.0, 1.0), (0.5, 0.5), tail=tail)
+    light = dc.solve_exact((20.0, 15.0), (80, 70), (1.0, 1.0), (0.5, 0.5), tail=1e-12)
+    wide = _erlang_window(80, 20.0, 20.0 + 0.5 * 15.0, 1e-12)
+    assert light.window[0][1] < wide[1] < 80  # the Erlang window is the tighter one
     assert light.window == (
-        _erlang_window(40, 20.0, 20.0, tail),
-        _erlang_window(35, 15.0, 15.0, tail),
+        _erlang_window(80, 20.0, 20.0, 1e-12),
+        _erlang_window(70, 15.0, 15.0, 1e-12),
     )
     heavy = dc.solve_exact((45.0, 10.0), (40, 35), (1.0, 1.0), (0.5, 0.2), tail=tail)
     assert heavy.window[0] == _erlang_window(40, 45.0, 45.0 + 0.2 * 10.0, tail)
