@@ -525,3 +525,67 @@ def test_ewma_refuses_more_than_1e8_rates_before_copying_them():
             ParameterError, match=r"'rates' parameter of ewma_rates must hold at most 10\^8"
         ):
             ewma_rates(np.broadcast_to(1.0, shape))
+
+
+def test_the_calibrations_radius_is_the_distance_at_that_path_loss():
+    frame = coverage_calibration(thresholds_db=(80.0, 84.0, 100.0), densities=(10,), seeds=1)
+    for db, radius in zip(frame["coverage_db"], frame["radius_m"], strict=True):
+        assert path_loss_db(radius) == pytest.approx(db, abs=1e-9)
+
+
+def test_calibration_refuses_no_pair_or_more_than_1000_pairs():
+    _refused("thresholds_db", coverage_calibration, thresholds_db=[], seeds=1)
+    _refused("thresholds_db", coverage_calibration, densities=[], seeds=1)
+    many = np.linspace(60.0, 140.0, 143)
+    _refused("thresholds_db", coverage_calibration, thresholds_db=many, densities=range(1, 8))
+    frame = coverage_calibration(
+        thresholds_db=many[:125], densities=range(1, 9), seeds=1
+    )  # 1000 pairs: the most it takes
+    assert len(frame) == 1000
+
+
+@pytest.mark.parametrize(("seeds", "ok"), [(0, False), (1, True), (1000, True), (1001, False)])
+def test_calibration_takes_1_to_1000_networks_per_pair(seeds, ok):
+    if ok:
+        frame = coverage_calibration(thresholds_db=(84.0,), densities=(1,), seeds=seeds)
+        assert frame["covering"].tolist() == [1.0]  # one cloudlet covers everyone
+    else:
+        _refused("seeds", coverage_calibration, thresholds_db=(84.0,), densities=(1,), seeds=seeds)
+
+
+def test_below_x_max_counts_users_covered_by_fewer_than_x_max():
+    """At 30 dB only a user's nearest cloudlet covers it: one cloudlet, which is fewer than
+    X_max = 2 and not fewer than X_max = 1."""
+    for x_max, below in ((1, 0.0), (2, 1.0)):
+        frame = coverage_calibration(thresholds_db=(30.0,), densities=(10,), seeds=2, x_max=x_max)
+        assert frame["below_x_max"].tolist() == [below]
+
+
+def test_the_chosen_threshold_is_the_closest_by_the_drawn_networks():
+    """The rule by brute force: over thresholds 60 .. 140 dB (1 dB apart), the mean number of
+    cloudlets covering a user of the drawn networks (make_scenario, U = 3E, E = 10, seeds
+    0 .. 2) closest to X_max."""
+    for x_max in (3, 5):
+        frame = coverage_calibration(thresholds_db=(84.0,), densities=(10,), seeds=3, x_max=x_max)
+        grid = np.arange(60.0, 141.0)
+        mean = [
+            np.mean(
+                [
+                    make_scenario(n_cloudlets=10, n_users=30, coverage_db=db, seed=s).covered.sum()
+                    / 30
+                    for s in range(3)
+                ]
+            )
+            for db in grid
+        ]
+        assert frame.attrs["chosen"] == grid[int(np.argmin(np.abs(np.array(mean) - x_max)))]
+
+
+def test_a_calibration_threshold_at_a_drawn_path_loss_covers_that_pair():
+    sc = make_scenario(n_cloudlets=10, n_users=30, seed=0)
+    pl = path_loss_db(_distances(sc))
+    level = float(np.sort(pl, axis=1)[0, 5])  # user 0's sixth nearest cloudlet
+    frame = coverage_calibration(thresholds_db=(level,), densities=(10,), seeds=1)
+    again = make_scenario(n_cloudlets=10, n_users=30, seed=0, coverage_db=level)
+    assert again.covered[0].sum() == 6
+    assert frame["covering"].tolist() == [again.covered.sum() / 30]
