@@ -189,3 +189,13 @@ def test_each_tail_of_the_window_holds_half_the_tail_mass(side):
     assert sol.window[center] == want
     edge = want[0] if side == "lower" else want[1]
     assert edge == (k if side == "lower" else k - 1)  # the edge sits next to the chosen count
+
+
+def test_a_window_wider_than_32_both_ways_is_solved_by_gmres():
+    """Only thin windows (at most 32 states along one axis) go straight to sparse LU; a wider
+    one is solved by ADI-GMRES, which converges here (it does not stagnate)."""
+    sol = dc.solve_exact((50.0, 40.0), (70, 60), (1.0, 1.0), (0.3, 0.3))
+    (x0, x1), (y0, y1) = sol.window
+    assert min(x1 - x0 + 1, y1 - y0 + 1) > 32
+    assert sol.method == "ADI-GMRES" and sol.iterations > 0
+    assert sol.relative_residual <= 10 * 1e-12
