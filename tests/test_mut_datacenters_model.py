@@ -9,13 +9,16 @@ outside which each tail holds less than ``tail`` / 2) is computed here from that
 solution's fields are what its docstring says they are.
 """
 
+import math
 import time
 
+import naive_datacenters as naive
 import numpy as np
 import pytest
 from scipy import stats
 
 from workbench import datacenters as dc
+from workbench.datacenters import limit as limit_module
 from workbench.datacenters.params import MAX_STATES
 from workbench.erlang import erlang_b
 from workbench.validation import ParameterError
@@ -199,3 +202,46 @@ def test_a_window_wider_than_32_both_ways_is_solved_by_gmres():
     assert min(x1 - x0 + 1, y1 - y0 + 1) > 32
     assert sol.method == "ADI-GMRES" and sol.iterations > 0
     assert sol.relative_residual <= 10 * 1e-12
+
+
+@pytest.mark.parametrize(
+    ("load", "regime"),
+    [((0.8, 0.9), "A"), ((1.5, 0.5), "B1"), ((0.5, 1.5), "B2")],
+)
+def test_the_closed_form_regimes_need_no_walk(load, regime):
+    """Outside (E) at most one center is saturated: π_c(0, 0) = 0, and the closed form is
+    exact (no phase kept, no truncation error, no iteration)."""
+    lim = dc.limit_analysis(load, C, MU, (0.6, 0.3) if regime != "B2" else (0.3, 0.6))
+    assert lim.regime == regime
+    assert lim.pi00 == 0.0 and lim.truncation == (0, 0)
+    assert (lim.truncation_error, lim.iterations, lim.beta_error) == (0.0, 0, 0.0)
+    if regime == "A":
+        assert lim.beta == (0.0, 0.0) and lim.p_saturated == (0.0, 0.0)
+
+
+def test_full_pooling_near_critical_load_is_exact_without_the_walk():
+    """p = (1, 1) close to critical load: β1 = β2 = π_c(0, 0) = (λ1 + λ2 − c1 μ1 − c2 μ2) /
+    (λ1 + λ2), exactly; P(m = 0) and P(n = 0) are not computed."""
+    lim = dc.limit_analysis((1.0001, 1.0), C, MU, (1.0, 1.0))
+    assert lim.beta == pytest.approx((0.0001 / 2.0001,) * 2, rel=1e-9)
+    assert (lim.truncation, lim.truncation_error, lim.iterations, lim.beta_error) == (
+        (0, 0),
+        0.0,
+        0,
+        0.0,
+    )
+    assert all(math.isnan(x) for x in lim.p_saturated)
+
+
+def test_the_e_b2_boundary_is_named():
+    # λ1 + p2 (λ2 − c2 μ2) = c1 μ1 exactly: the mirror of the (E)/(B1) boundary
+    assert dc.regime((0.7, 1.5), C, MU, (0.3, 0.6)) == "E/B2 boundary"
+    # λ1 − c1 μ1 = −0.1 and p2 (λ2 − c2 μ2) = 0.3: center 1 cannot absorb the overflow
+    assert dc.regime((0.9, 1.5), C, MU, (0.3, 0.6)) == "E"
+
+
+def test_the_walk_in_a_box_with_unequal_capacities_and_rates_matches_the_dense_walk():
+    args = ((1.6, 0.9), (1.2, 1.0), (1.5, 0.8), (0.4, 0.7))
+    pi, _, _ = limit_module.walk_in_box(*args, (12, 10), 1e-13)
+    ref = naive.stationary(naive.generator_idle_walk(*args, (12, 10)))
+    np.testing.assert_allclose(pi, ref.reshape(13, 11)[::-1, ::-1], atol=1e-10)
