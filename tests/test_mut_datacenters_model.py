@@ -245,3 +245,16 @@ def test_the_walk_in_a_box_with_unequal_capacities_and_rates_matches_the_dense_w
     pi, _, _ = limit_module.walk_in_box(*args, (12, 10), 1e-13)
     ref = naive.stationary(naive.generator_idle_walk(*args, (12, 10)))
     np.testing.assert_allclose(pi, ref.reshape(13, 11)[::-1, ::-1], atol=1e-10)
+
+
+def test_only_full_pooling_has_the_exact_shortcut_near_critical_load():
+    """p = (0.5, 1): β1 and β2 differ, no closed form gives them, and the walk's tails are
+    too heavy near critical load: a stated refusal, not the full-pooling formula."""
+    with pytest.raises(dc.UncertifiedSolutionError, match="needs about"):
+        dc.limit_analysis((1.0001, 1.0), C, MU, (0.5, 1.0))
+
+
+def test_the_walk_keeps_phases_along_one_coordinate_only():
+    """The level coordinate is exact (0 in ``truncation``), the phase one is cut."""
+    lim = dc.limit_analysis((1.5, 0.8), C, MU, (0.6, 0.3))
+    assert min(lim.truncation) == 0 and max(lim.truncation) >= 16
