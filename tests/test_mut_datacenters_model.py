@@ -258,3 +258,19 @@ def test_the_walk_keeps_phases_along_one_coordinate_only():
     """The level coordinate is exact (0 in ``truncation``), the phase one is cut."""
     lim = dc.limit_analysis((1.5, 0.8), C, MU, (0.6, 0.3))
     assert min(lim.truncation) == 0 and max(lim.truncation) >= 16
+
+
+def test_the_residual_is_the_whole_grids_with_the_flow_out_of_the_window():
+    """πQ over the whole grid (the dense generator, tests/naive_datacenters.py) with π zero
+    outside the window: at a cut edge the flow out of the window leaves its state and
+    enters a dropped one, so ||πQ||_1 counts it twice, as the reported residual must. Here
+    a thin window (center 1 far overloaded, cut below) is solved by sparse LU, so the cut
+    edges' flow, not round-off, is most of the residual; without forwarding it is exact."""
+    lam, servers, mu, p = (400.0, 10.0), (20, 60), (1.0, 1.0), (0.0, 0.0)
+    sol = dc.solve_exact(lam, servers, mu, p, tail=1e-12)
+    (x0, x1), (y0, y1) = sol.window
+    assert x0 > 0 and y1 < 60 and sol.method == "sparse LU"
+    q = naive.generator_two_centers(lam, servers, mu, p)
+    full = np.abs(sol.full_distribution().ravel() @ q).sum()
+    assert full > 1e3 * np.finfo(float).eps * 410  # the cut edges carry flow
+    assert sol.residual == pytest.approx(full, rel=1e-3)
