@@ -338,3 +338,13 @@ def delay_agent_choice(table, cand, n, node, cloud, bins, mask=None):
         kind = 2 if cand[0, a] == cloud else (0 if cand[0, a] == node else 1)
         values.append((table[kind * width + level], a))
     return min(values)[1] if values else -1  # ties: the first candidate (min on (value, a))
+
+
+def room_mask_twin(net, n_in, nodes, n, width):
+    """The action mask's room rule in words: 1 for each of the first ``n`` candidates that
+    has servers and holds fewer tasks than its capacity, every one of the ``n`` when none
+    has, and 0 from ``n`` to ``width``."""
+    room = [int(net.servers[b] > 0 and n_in[b] < net.capacity[b]) for b in nodes[:n]]
+    if not any(room):
+        room = [1] * n
+    return room + [0] * (width - n)

@@ -255,16 +255,17 @@ def ewma_rates(rates, initial=None):
     Elbamby et al. (2018), eq. 10 and Remark 1 (ν(t) → 0 gives the time-average rate).
     """
     func = "ewma_rates"
+    raw = array_or_none(rates)  # an array as it is: the bound is checked before any copy
+    if raw is not None and raw.size > 10**8:
+        raise ParameterError(
+            f"The 'rates' parameter of {func} must hold at most 10^8 numbers (memory bound). "
+            f"Got {raw.size:,} instead."
+        )
     r = check_array(rates, "rates", func, ndim=None, low=0.0)
     if r.ndim == 0:
         raise ParameterError(
             "The 'rates' parameter of ewma_rates must be an array with one row per slot. "
             f"Got the scalar {rates!r} instead."
-        )
-    if r.size > 10**8:
-        raise ParameterError(
-            f"The 'rates' parameter of {func} must hold at most 10^8 numbers (memory bound). "
-            f"Got {r.size:,} instead."
         )
     first = 0.0 if initial is None else check_array(initial, "initial", func, ndim=None, low=0.0)
     try:
