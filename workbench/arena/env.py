@@ -1,6 +1,6 @@
 """The arena as a learning environment: a Gymnasium env over the compiled engine.
 
-A *decision* is a task arriving at its node. The engine (:func:`workbench.arena.kernels._loop`,
+A *decision* is a task arriving at its node. The engine (:func:`workbench.arena.kernels.loop`,
 the loop :func:`~workbench.arena.simulate` runs) runs until the next task needs a placement
 and returns; :meth:`ArenaEnv.step` hands it the agent's choice and it resumes. Nothing of
 the simulation is re-implemented here: driving the env with a built-in policy's choices
@@ -96,8 +96,9 @@ def _energy(net, st, now, start, tx):
 
 
 @njit(cache=True, _nrt=False)
-def _observe(net, tk, st, cand, task, mask):
-    """The pending decision's view into ``cand``, ``task`` and ``mask``."""
+def _observe(net, tk, st, r):
+    """The pending decision's view into the rows ``r.cand``, ``r.task`` and ``r.mask``."""
+    cand, task, mask = r.cand, r.task, r.mask
     i, k = st.reg[R_TASK], st.reg[R_NODE]
     n = view(net, tk, st, i, k, st.clock[1])
     for a in range(cand.shape[1]):
@@ -111,15 +112,17 @@ def _observe(net, tk, st, cand, task, mask):
 
 
 @njit(cache=True, _nrt=False)
-def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, cand, task, mask):
+def _step(net, tk, pol, user, st, q, r, action, penalty):
     """Place the pending task at candidate ``action`` (checked by the caller), run to the
-    next decision (or the end) and account for the time between: ``out`` gets
-    ``[time in system, energy, tasks lost, done]``; the next decision's view is written."""
+    next decision (or the end) and account for the time between in the episode's rows
+    ``r``: ``r.out`` gets ``[time in system, energy, tasks lost, done]``; the next
+    decision's view is written."""
+    present, acc, out = r.present, r.acc, r.out
     a_time = st.clock[1]
     i = st.reg[R_TASK]
     present[int(acc[A_PRESENT])] = i
     st.reg[R_ACTION] = action
-    K._loop(net, tk, pol, 0, user, st, q, area[0], area[1])
+    K.loop(net, tk, pol, 0, user, st, q, r.area[0], r.area[1])
     acc[A_TX] += st.energy_tx[i]
     b_time = st.clock[1]
     # each task present in [a_time, b_time] until it leaves; those that left are dropped
@@ -145,20 +148,21 @@ def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, c
     done = st.reg[R_PHASE] != R_PAUSED
     out[3] = 1.0 if done else 0.0
     if not done:
-        _observe(net, tk, st, cand, task, mask)
+        _observe(net, tk, st, r)
 
 
 @njit(cache=True, _nrt=False)
-def _start(net, tk, pol, user, st, q, area, acc, cand, task, mask):
-    """Run a fresh episode to its first decision; False if it has none."""
-    K._loop(net, tk, pol, 0, user, st, q, area[0], area[1])
+def _start(net, tk, pol, user, st, q, r):
+    """Run a fresh episode (rows ``r``) to its first decision; False if it has none."""
+    K.loop(net, tk, pol, 0, user, st, q, r.area[0], r.area[1])
     if st.reg[R_PHASE] != R_PAUSED:
         return False
+    acc = r.acc
     for j in range(acc.shape[0]):
         acc[j] = 0.0
     acc[A_START] = st.clock[1]
     acc[A_ENERGY] = _energy(net, st, st.clock[1], st.clock[1], 0.0)
-    _observe(net, tk, st, cand, task, mask)
+    _observe(net, tk, st, r)
     return True
 
 
@@ -179,6 +183,41 @@ def deciding_nodes(sc) -> np.ndarray:
     for w in sc.workload:
         ids |= set(w.table.nodes) if hasattr(w, "table") else {w.source}
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
+
+
+def checked_action(action, mask, f: str, who: str, note: str) -> int:
+    """An agent's action as the index of a candidate that ``mask`` allows.
+
+    Parameters
+    ----------
+    action : int or numpy integer
+        The action (a one-element array too).
+    mask : numpy.ndarray of int8
+        The action mask, one entry per candidate.
+    f : str
+        The caller's name, for the message.
+    who, note : str
+        Whose action it is (``"of agent 'e1'"``) and the message's closing words.
+
+    Returns
+    -------
+    int
+        The action, or a :class:`~workbench.arena.simulation.PolicyError` naming it, its
+        fault (not an int, out of range, masked) and the unmasked candidates.
+    """
+    a = action.item() if isinstance(action, np.ndarray) and action.size == 1 else action
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise PolicyError(
+            f"{f}: the action {who} must be an int candidate index in [0, {len(mask) - 1}]. "
+            f"Got {action!r} {note}"
+        )
+    if not 0 <= a < len(mask) or not mask[a]:
+        why = "out of range" if not 0 <= a < len(mask) else "masked (absent or full)"
+        raise PolicyError(
+            f"{f}: action {a} {who} is {why}; it must be one of the unmasked candidates "
+            f"{np.flatnonzero(mask).tolist()} {note}"
+        )
+    return int(a)
 
 
 class _Rows(NamedTuple):
@@ -248,23 +287,8 @@ def _store(*fields) -> _Store:
 def _steps_of(net, pol, user, tk, st, heap, lane, rows, lo, actions, penalty):
     for j in range(actions.shape[0]):
         b = lo + j
-        _step(
-            net,
-            row_of(tk, b),
-            pol,
-            user,
-            row_of(st, b),
-            K._Pending(row_of(heap, b), row_of(lane, b)),
-            rows.area[b],
-            rows.present[b],
-            rows.acc[b],
-            actions[j],
-            penalty,
-            rows.out[b],
-            rows.cand[b],
-            rows.task[b],
-            rows.mask[b],
-        )
+        q = K.Pending(row_of(heap, b), row_of(lane, b))
+        _step(net, row_of(tk, b), pol, user, row_of(st, b), q, row_of(rows, b), actions[j], penalty)
 
 
 @njit(cache=True)
@@ -275,10 +299,8 @@ def _store_step(s, lo, actions, penalty):
 
 @njit(cache=True, _nrt=False)
 def _start_of(net, pol, user, tk, st, heap, lane, rows, b):
-    r = rows
-    q = K._Pending(row_of(heap, b), row_of(lane, b))
-    args = (r.area[b], r.acc[b], r.cand[b], r.task[b], r.mask[b])
-    return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, *args)
+    q = K.Pending(row_of(heap, b), row_of(lane, b))
+    return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, row_of(rows, b))
 
 
 @njit(cache=True)
@@ -296,7 +318,7 @@ class Episode:
         self.net, self.tk = store.net, row_of(store.tk, b)
         self.st, self.q = (
             row_of(store.st, b),
-            K._Pending(row_of(store.heap, b), row_of(store.lane, b)),
+            K.Pending(row_of(store.heap, b), row_of(store.lane, b)),
         )
         for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
@@ -314,7 +336,7 @@ class Episodes:
         self.pol = Policy(EXTERNAL, np.zeros(N_PAR), err=np.zeros(4, np.int64))  # its own
         # the fresh state of one episode, copied into a row when an episode starts
         self._fresh = (
-            K._state(n_nodes, n, copies, int(deg.max()) if deg.size else 0, uniforms),
+            K.new_state(n_nodes, n, copies, int(deg.max()) if deg.size else 0, uniforms),
             new_queue(n * copies + 2),
             new_lane(4096),
         )
@@ -521,23 +543,10 @@ class ArenaEnv(gymnasium.Env):
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError(f"{f}: call reset() first (the episode is over or not begun).")
-        a = action.item() if isinstance(action, np.ndarray) and action.size == 1 else action
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-            raise PolicyError(
-                f"{f}: the 'action' must be an int candidate index in [0, {self.width - 1}]. "
-                f"Got {action!r}."
-            )
-        a = int(a)
-        if not 0 <= a < self.width or not ep.mask[a]:
-            valid = np.flatnonzero(ep.mask).tolist()
-            i = int(ep.st.reg[R_TASK])
-            why = "out of range" if not 0 <= a < self.width else "masked (absent or full)"
-            raise PolicyError(
-                f"{f}: action {a} for task {i} (at node "
-                f"{self.scenario.nodes[int(ep.st.reg[R_NODE])].id!r}) is {why}; the "
-                f"'action' must be one of the unmasked candidates {valid} (info['action_mask'])."
-                " The task is still waiting for a valid action."
-            )
+        node = self.scenario.nodes[int(ep.st.reg[R_NODE])].id
+        who = f"for task {int(ep.st.reg[R_TASK])} (at node {node!r})"
+        note = "(info['action_mask']); the task is still waiting for a valid action."
+        a = checked_action(action, ep.mask, f, who, note)
         self._store.step_one(0, a, self.loss_penalty)
         out = ep.out
         reward = -(float(out[0]) + self.energy_weight * float(out[1]))
@@ -545,10 +554,6 @@ class ArenaEnv(gymnasium.Env):
         return self._obs(), reward, self._done, False, self._info(out)
 
     # -- what the episode did ------------------------------------------------------------
-    @property
-    def node_ids(self) -> list[str]:
-        return [node.id for node in self.scenario.nodes]
-
     def candidates(self) -> list[str]:
         """The pending decision's candidates.
 
@@ -561,7 +566,7 @@ class ArenaEnv(gymnasium.Env):
         if ep is None or self._done:
             raise ParameterError("ArenaEnv.candidates: no decision is pending.")
         n = len(candidates(self.net, int(ep.st.reg[R_NODE])))
-        return [self.node_ids[int(x)] for x in ep.cand[C_NODE, :n]]
+        return [self.scenario.nodes[int(x)].id for x in ep.cand[C_NODE, :n]]
 
     def records(self):
         """The finished episode's per-task records.
@@ -575,7 +580,7 @@ class ArenaEnv(gymnasium.Env):
         if self.ep is None or not self._done:
             raise ParameterError("ArenaEnv.records: the episode is not finished.")
         # copies: the next episode reuses the arrays, and the records are the caller's
-        st = K._State(*(x.copy() for x in self.ep.st))
+        st = K.State(*(x.copy() for x in self.ep.st))
         tk = K.Tasks(*(x.copy() for x in self.ep.tk))
         keep = slice(0, len(tk.t))
         fields = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, st.t_start)
@@ -609,11 +614,6 @@ class BatchEnv:
         e = b + self.size * self._count_of[b]
         (seed_seq,) = replication_seeds(self._seed, 1, e)
         self._store.start(b, self.env._draw(seed_seq))
-
-    @property
-    def episodes(self) -> list[Episode]:
-        """Each row's current episode (views of its arrays)."""
-        return [Episode(self._store, b) for b in range(self.size)]
 
     def reset(self, *, seed: int = 0):
         """Start every row's first episode.
