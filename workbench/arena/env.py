@@ -315,11 +315,8 @@ class Episode:
     ``mask``."""
 
     def __init__(self, store: Episodes, b: int):
-        self.net, self.tk = store.net, row_of(store.tk, b)
-        self.st, self.q = (
-            row_of(store.st, b),
-            K.Pending(row_of(store.heap, b), row_of(store.lane, b)),
-        )
+        self.net, self.tk, self.st = store.net, row_of(store.tk, b), row_of(store.st, b)
+        self.q = K.Pending(row_of(store.heap, b), row_of(store.lane, b))
         for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
 
@@ -344,17 +341,7 @@ class Episodes:
             type(x)(*(np.empty((size, *a.shape), a.dtype) for a in x)) for x in self._fresh
         )
         self.st, self.heap, self.lane = st, heap, lane
-        shapes = [
-            ((n,), float),
-            ((n,), np.int64),
-            ((n,), np.int64),
-            ((n, copies), float),
-            ((n,), float),
-            ((n,), np.int64),
-            ((n, uniforms), float),
-            ((n,), float),
-        ]
-        self.tk = K.Tasks(*(np.zeros((size, *shape), dt) for shape, dt in shapes))
+        self.tk = K.Tasks.zeros(n, copies, uniforms, rows=size)
         self.rows = _Rows(
             np.zeros((size, 2, n_nodes)),
             np.zeros((size, n + 1), np.int64),

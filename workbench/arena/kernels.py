@@ -160,6 +160,15 @@ class Tasks(NamedTuple):
     u: np.ndarray
     deadline: np.ndarray
 
+    @classmethod
+    def zeros(cls, n: int, m: int, r: int, rows: int | None = None) -> Tasks:
+        """``n`` tasks of zeros with ``m`` copies and ``r`` uniforms (with ``rows``: that
+        many such sets, stacked on a first axis)."""
+        lead = (n,) if rows is None else (rows, n)
+        f, i = float, np.int64
+        kinds = ((f, ()), (i, ()), (i, ()), (f, (m,)), (f, ()), (i, ()), (f, (r,)), (f, ()))
+        return cls(*(np.zeros((*lead, *extra), dt) for dt, extra in kinds))
+
 
 #: the defaults of a built-in policy's user fields (never written: no user code runs)
 _NO_F = np.zeros(1)
@@ -699,5 +708,5 @@ def _examples():
     f1, i1 = np.zeros(1), np.zeros(1, np.int64)
     f2, i2 = np.zeros((1, 1)), np.zeros((1, 1), np.int64)
     net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1, i1)
-    tk = Tasks(f1, i1, i1, f2, f1, i1, f2, f1)
+    tk = Tasks.zeros(1, 1, 1)
     return net, tk, Policy(0, f1, f1, f1, i1)

@@ -354,14 +354,13 @@ def policy(
     state = check_int(state, "state", f_, 0, 10**6)
     copies = check_int(copies, "copies", f_, 1, 64)
     uniforms = check_int(uniforms, "uniforms", f_, 1, 64)
-    declared = None if params is None else _declared(params, name or "user_policy")
+    _declared(params, name or "user_policy")  # refused now too; named by the label below
 
     def wrap(f):
         py = getattr(f, "py_func", f)
         label = getattr(py, "__name__", "")
         label = name or (label if label.isidentifier() else "user_policy")
-        rows = () if declared is None else _declared(params, label)
-        return UserPolicy(label, f, rows, state, copies, uniforms)
+        return UserPolicy(label, f, _declared(params, label), state, copies, uniforms)
 
     return wrap if func is None else wrap(func)
 
@@ -394,14 +393,15 @@ class Chosen(NamedTuple):
 
 
 def _policy(policy, params: dict, func: str) -> Chosen:
-    if isinstance(policy, UserPolicy):
-        known = [p.name for p in policy.params]
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            raise ParameterError(
-                f"{func}: policy {policy.name!r} takes the parameters {known}; got "
-                f"unknown {unknown}"
-            )
+    user = isinstance(policy, UserPolicy)
+    name = policy.name if user else check_choice(policy, "policy", func, tuple(POLICIES))
+    known = [p.name for p in policy.params] if user else list(POLICIES[name].params)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ParameterError(
+            f"{func}: policy {name!r} takes the parameters {known}; got unknown {unknown}"
+        )
+    if user:
         values = [float(p.check(params.get(p.name, p.default), func)) for p in policy.params]
         return Chosen(
             USER,
@@ -413,14 +413,7 @@ def _policy(policy, params: dict, func: str) -> Chosen:
             np.array(values or [0.0]),
             policy.state,
         )
-    name = check_choice(policy, "policy", func, tuple(POLICIES))
     spec = POLICIES[name]
-    unknown = sorted(set(params) - set(spec.params))
-    if unknown:
-        raise ParameterError(
-            f"{func}: policy {name!r} takes the parameters {list(spec.params)}; "
-            f"got unknown {unknown}"
-        )
     par = np.zeros(N_PAR)
     values = {p: PARAMS[p].default for p in spec.params} | params
     for p, v in values.items():
