@@ -96,9 +96,8 @@ def _energy(net, st, now, start, tx):
 
 
 @njit(cache=True, _nrt=False)
-def _observe(net, tk, st, r):
-    """The pending decision's view into the rows ``r.cand``, ``r.task`` and ``r.mask``."""
-    cand, task, mask = r.cand, r.task, r.mask
+def _observe(net, tk, st, cand, task, mask):
+    """The pending decision's view into ``cand``, ``task`` and ``mask``."""
     i, k = st.reg[R_TASK], st.reg[R_NODE]
     n = view(net, tk, st, i, k, st.clock[1])
     for a in range(cand.shape[1]):
@@ -112,17 +111,15 @@ def _observe(net, tk, st, r):
 
 
 @njit(cache=True, _nrt=False)
-def _step(net, tk, pol, user, st, q, r, action, penalty):
+def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, cand, task, mask):
     """Place the pending task at candidate ``action`` (checked by the caller), run to the
-    next decision (or the end) and account for the time between in the episode's rows
-    ``r``: ``r.out`` gets ``[time in system, energy, tasks lost, done]``; the next
-    decision's view is written."""
-    present, acc, out = r.present, r.acc, r.out
+    next decision (or the end) and account for the time between: ``out`` gets
+    ``[time in system, energy, tasks lost, done]``; the next decision's view is written."""
     a_time = st.clock[1]
     i = st.reg[R_TASK]
     present[int(acc[A_PRESENT])] = i
     st.reg[R_ACTION] = action
-    K.loop(net, tk, pol, 0, user, st, q, r.area[0], r.area[1])
+    K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     acc[A_TX] += st.energy_tx[i]
     b_time = st.clock[1]
     # each task present in [a_time, b_time] until it leaves; those that left are dropped
@@ -148,21 +145,20 @@ def _step(net, tk, pol, user, st, q, r, action, penalty):
     done = st.reg[R_PHASE] != R_PAUSED
     out[3] = 1.0 if done else 0.0
     if not done:
-        _observe(net, tk, st, r)
+        _observe(net, tk, st, cand, task, mask)
 
 
 @njit(cache=True, _nrt=False)
-def _start(net, tk, pol, user, st, q, r):
-    """Run a fresh episode (rows ``r``) to its first decision; False if it has none."""
-    K.loop(net, tk, pol, 0, user, st, q, r.area[0], r.area[1])
+def _start(net, tk, pol, user, st, q, area, acc, cand, task, mask):
+    """Run a fresh episode to its first decision; False if it has none."""
+    K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     if st.reg[R_PHASE] != R_PAUSED:
         return False
-    acc = r.acc
     for j in range(acc.shape[0]):
         acc[j] = 0.0
     acc[A_START] = st.clock[1]
     acc[A_ENERGY] = _energy(net, st, st.clock[1], st.clock[1], 0.0)
-    _observe(net, tk, st, r)
+    _observe(net, tk, st, cand, task, mask)
     return True
 
 
@@ -287,8 +283,23 @@ def _store(*fields) -> _Store:
 def _steps_of(net, pol, user, tk, st, heap, lane, rows, lo, actions, penalty):
     for j in range(actions.shape[0]):
         b = lo + j
-        q = K.Pending(row_of(heap, b), row_of(lane, b))
-        _step(net, row_of(tk, b), pol, user, row_of(st, b), q, row_of(rows, b), actions[j], penalty)
+        _step(
+            net,
+            row_of(tk, b),
+            pol,
+            user,
+            row_of(st, b),
+            K.Pending(row_of(heap, b), row_of(lane, b)),
+            rows.area[b],
+            rows.present[b],
+            rows.acc[b],
+            actions[j],
+            penalty,
+            rows.out[b],
+            rows.cand[b],
+            rows.task[b],
+            rows.mask[b],
+        )
 
 
 @njit(cache=True)
@@ -299,8 +310,10 @@ def _store_step(s, lo, actions, penalty):
 
 @njit(cache=True, _nrt=False)
 def _start_of(net, pol, user, tk, st, heap, lane, rows, b):
+    r = rows
     q = K.Pending(row_of(heap, b), row_of(lane, b))
-    return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, row_of(rows, b))
+    args = (r.area[b], r.acc[b], r.cand[b], r.task[b], r.mask[b])
+    return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, *args)
 
 
 @njit(cache=True)

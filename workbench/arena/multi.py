@@ -87,19 +87,17 @@ REWARDS = ("own", "team")
 
 
 @njit(cache=True, _nrt=False)
-def _slot(net, tk, pol, user, st, q, r, choice, t0, t1, agent_of, out):
+def _slot(net, tk, pol, user, st, q, area, present, acc, choice, t0, t1, agent_of, out):
     """Place every task arriving before ``t1`` at candidate ``choice[node]`` of its node,
     then charge each agent the time its tasks spent in the system in ``[t0, t1]`` (to the
-    end when the engine has finished): ``out[a] = [time, lost, arrived]``; ``r``: the
-    episode's rows."""
-    present, acc = r.present, r.acc
+    end when the engine has finished): ``out[a] = [time, lost, arrived]``."""
     n_p = int(acc[A_PRESENT])
     while st.reg[R_PHASE] == R_PAUSED and st.clock[1] < t1:
         present[n_p] = st.reg[R_TASK]
         n_p += 1
         out[agent_of[st.reg[R_NODE]], 2] += 1
         st.reg[R_ACTION] = choice[st.reg[R_NODE]]
-        K.loop(net, tk, pol, 0, user, st, q, r.area[0], r.area[1])
+        K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     end = t1 if st.reg[R_PHASE] == R_PAUSED else np.inf
     kept = 0
     for j in range(n_p):
@@ -125,8 +123,9 @@ def _slot(net, tk, pol, user, st, q, r, choice, t0, t1, agent_of, out):
 @njit(cache=True, _nrt=False)
 def _slot_of(net, pol, user, tk, st, heap, lane, rows, choice, t0, t1, agent_of, out):
     q = K.Pending(row_of(heap, 0), row_of(lane, 0))
-    args = (choice, t0, t1, agent_of, out)
-    return _slot(net, row_of(tk, 0), pol, user, row_of(st, 0), q, row_of(rows, 0), *args)
+    r = rows
+    args = (r.area[0], r.present[0], r.acc[0], choice, t0, t1, agent_of, out)
+    return _slot(net, row_of(tk, 0), pol, user, row_of(st, 0), q, *args)
 
 
 @njit(cache=True)
