@@ -181,7 +181,7 @@ def deciding_nodes(sc) -> np.ndarray:
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
 
 
-def checked_action(action, mask, f: str, who: str, note: str) -> int:
+def checked_action(action, mask, f: str, who, note: str) -> int:
     """An agent's action as the index of a candidate that ``mask`` allows.
 
     Parameters
@@ -192,8 +192,10 @@ def checked_action(action, mask, f: str, who: str, note: str) -> int:
         The action mask, one entry per candidate.
     f : str
         The caller's name, for the message.
-    who, note : str
-        Whose action it is (``"of agent 'e1'"``) and the message's closing words.
+    who : callable
+        ``who()`` says whose action it is (``"of agent 'e1'"``); called only for a message.
+    note : str
+        The message's closing words.
 
     Returns
     -------
@@ -204,13 +206,13 @@ def checked_action(action, mask, f: str, who: str, note: str) -> int:
     a = action.item() if isinstance(action, np.ndarray) and action.size == 1 else action
     if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
         raise PolicyError(
-            f"{f}: the action {who} must be an int candidate index in [0, {len(mask) - 1}]. "
+            f"{f}: the action {who()} must be an int candidate index in [0, {len(mask) - 1}]. "
             f"Got {action!r} {note}"
         )
     if not 0 <= a < len(mask) or not mask[a]:
         why = "out of range" if not 0 <= a < len(mask) else "masked (absent or full)"
         raise PolicyError(
-            f"{f}: action {a} {who} is {why}; it must be one of the unmasked candidates "
+            f"{f}: action {a} {who()} is {why}; it must be one of the unmasked candidates "
             f"{np.flatnonzero(mask).tolist()} {note}"
         )
     return int(a)
@@ -543,8 +545,11 @@ class ArenaEnv(gymnasium.Env):
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError(f"{f}: call reset() first (the episode is over or not begun).")
-        node = self.scenario.nodes[int(ep.st.reg[R_NODE])].id
-        who = f"for task {int(ep.st.reg[R_TASK])} (at node {node!r})"
+
+        def who():
+            node = self.scenario.nodes[int(ep.st.reg[R_NODE])].id
+            return f"for task {int(ep.st.reg[R_TASK])} (at node {node!r})"
+
         note = "(info['action_mask']); the task is still waiting for a valid action."
         a = checked_action(action, ep.mask, f, who, note)
         self._store.step_one(0, a, self.loss_penalty)

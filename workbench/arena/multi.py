@@ -331,7 +331,11 @@ class ArenaParallelEnv(ParallelEnv):
             )
         note = "(obs[agent]['action_mask']); no task moved."
         for j, agent in enumerate(self.possible_agents):
-            a = checked_action(actions[agent], self._mask[j], f, f"of agent {agent!r}", note)
+
+            def who(agent=agent):
+                return f"of agent {agent!r}"
+
+            a = checked_action(actions[agent], self._mask[j], f, who, note)
             self._choice[self._nodes[j]] = a
         t0, t1 = self._t0, self._t0 + self.slot
         out = np.zeros((len(self._nodes), 3))
