@@ -12,7 +12,14 @@ from gymnasium.utils.env_checker import check_env
 
 from workbench import arena
 from workbench.arena.env import ArenaEnv
-from workbench.arena.policies import C_DELAY, C_QUEUE, C_SERVERS, C_SPEED, C_TRANSMISSION
+from workbench.arena.policies import (
+    C_DELAY,
+    C_QUEUE,
+    C_SERVERS,
+    C_SPEED,
+    C_TRANSMISSION,
+    T_SIZE,
+)
 from workbench.arena.studies import mesh_scenario
 from workbench.validation import ParameterError
 
@@ -234,6 +241,21 @@ def test_bad_actions_are_named_errors_and_the_task_waits():
     assert info2["task"] == task + 1
     _, steps = drive(env, lambda o, i: 0, 0)
     assert steps == 50 and (env.records()["outcome"] != "lost").all()
+
+
+def test_a_source_declared_size_known_shows_each_task_its_size():
+    """``size_known: true`` on a source shows each task's size to the env (and a user
+    policy); by default it is hidden (-1 in the observation)."""
+    sc = mesh_scenario().model_dump()
+    for known in (False, True):
+        for w in sc["workload"]:
+            w["size_known"] = known
+        env = ArenaEnv(sc, tasks=20)
+        obs, info = env.reset(seed=0)
+        for _ in range(5):
+            size = env.ep.tk.size[info["task"], 0]
+            assert obs["task"][T_SIZE] == (size if known else -1.0) and size > 0
+            obs, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
 
 
 def test_a_full_candidate_is_masked():

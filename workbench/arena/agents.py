@@ -81,6 +81,21 @@ def _bins(bins, f: str, most: int, what: str) -> np.ndarray:
     return b
 
 
+def _episodes(env, episodes, seed, progress, desc: str, f: str):
+    """The first observation and info of each training episode (episode e: the env's e-th
+    after ``reset(seed=seed)``), under a progress bar."""
+    episodes = check_int(episodes, "episodes", f, 1, 10**6)
+    seed = check_int(seed, "seed", f, 0, 2**63 - 1)
+    bar = open_bar(episodes, desc, progress)
+    try:
+        for e in range(episodes):
+            yield env.reset(seed=seed) if e == 0 else env.reset()
+            if bar is not None:
+                bar.update(1)
+    finally:
+        finish_bar(bar)
+
+
 class QAgent:
     """Tabular Q-learning (one-step, ε-greedy) on an env (the module docstring).
 
@@ -154,35 +169,27 @@ class QAgent:
         list of float
             :attr:`curve`, with each episode's mean time in system per task appended.
         """
-        episodes = check_int(episodes, "episodes", "QAgent.train", 1, 10**6)
         env, q, rng = self.env, self.q, self.rng
-        bar = open_bar(episodes, "Q-learning", progress)
-        try:
-            for e in range(episodes):
-                obs, info = env.reset(seed=seed) if e == 0 else env.reset()
-                s, n = self._state(obs)
-                total, steps, done = 0.0, 0, False
-                while not done:
-                    mask = info["action_mask"]
-                    if rng.random() < self.epsilon:
-                        a = int(rng.choice(np.flatnonzero(mask)))
-                    else:
-                        a = int(_greedy(q, s, n, mask))
-                    obs, r, done, _, info = env.step(a)
-                    total += r
-                    steps += 1
-                    target = r
-                    if not done:
-                        s2, n2 = self._state(obs)
-                        target += self.gamma * q[s2, _greedy(q, s2, n2, info["action_mask"])]
-                    q[s, a] += self.alpha * (target - q[s, a])
-                    if not done:
-                        s, n = s2, n2
-                self.curve.append(-total / steps)
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            finish_bar(bar)
+        for obs, info in _episodes(env, episodes, seed, progress, "Q-learning", "QAgent.train"):
+            s, n = self._state(obs)
+            total, steps, done = 0.0, 0, False
+            while not done:
+                mask = info["action_mask"]
+                if rng.random() < self.epsilon:
+                    a = int(rng.choice(np.flatnonzero(mask)))
+                else:
+                    a = int(_greedy(q, s, n, mask))
+                obs, r, done, _, info = env.step(a)
+                total += r
+                steps += 1
+                target = r
+                if not done:
+                    s2, n2 = self._state(obs)
+                    target += self.gamma * q[s2, _greedy(q, s2, n2, info["action_mask"])]
+                q[s, a] += self.alpha * (target - q[s, a])
+                if not done:
+                    s, n = s2, n2
+            self.curve.append(-total / steps)
         return self.curve
 
     def policy(self, name: str = "q_learned"):
@@ -322,28 +329,19 @@ class DelayAgent:
             :attr:`curve`, with each episode's mean delay per task appended (the learning
             curve, exploration included).
         """
-        episodes = check_int(episodes, "episodes", "DelayAgent.train", 1, 10**6)
-        seed = check_int(seed, "seed", "DelayAgent.train", 0, 2**63 - 1)
         env, rng, bins = self.env, self.rng, self.bins
-        bar = open_bar(episodes, "learning", progress)
-        try:
-            for e in range(episodes):
-                obs, info = env.reset(seed=seed) if e == 0 else env.reset()
-                tasks, cells, done = [], [], False
-                while not done:
-                    mask = info["action_mask"]
-                    if rng.random() < self.epsilon:
-                        a = int(rng.choice(np.flatnonzero(mask)))
-                    else:
-                        a = self(obs, mask)
-                    tasks.append(info["task"])
-                    cells.append(_cell(obs["cand"], a, obs["task"][T_NODE], self.cloud, bins))
-                    obs, _, done, _, info = env.step(a)
-                self._learn(np.array(tasks), np.array(cells))
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            finish_bar(bar)
+        for obs, info in _episodes(env, episodes, seed, progress, "learning", "DelayAgent.train"):
+            tasks, cells, done = [], [], False
+            while not done:
+                mask = info["action_mask"]
+                if rng.random() < self.epsilon:
+                    a = int(rng.choice(np.flatnonzero(mask)))
+                else:
+                    a = self(obs, mask)
+                tasks.append(info["task"])
+                cells.append(_cell(obs["cand"], a, obs["task"][T_NODE], self.cloud, bins))
+                obs, _, done, _, info = env.step(a)
+            self._learn(np.array(tasks), np.array(cells))
         return self.curve
 
     def _learn(self, tasks, cells) -> None:

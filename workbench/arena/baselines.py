@@ -194,7 +194,8 @@ def evaluate(
     warm = int(warmup * env.tasks + 1e-9)
     runs = agent_runs(agent, env, replications, seed, warm)
     ref = runs["mean_delay"]
-    rows = [_row(label, ref, runs["loss_share"], detect(runs["series"]).stationary, confidence)]
+    stationary = detect(runs["series"]).stationary
+    rows = [_row(label, ref, runs["loss_share"], stationary, confidence, ref)]
     skipped = {}
     for name in names:
         try:
@@ -212,22 +213,18 @@ def evaluate(
         except ParameterError as exc:
             skipped[name] = str(exc)
             continue
-        d = r.frame["mean_delay"].to_numpy()
-        rows.append(_row(name, d, r.frame["loss_share"].to_numpy(), r.stationary, confidence))
+        d, lost = r.frame["mean_delay"].to_numpy(), r.frame["loss_share"].to_numpy()
+        rows.append(_row(name, d, lost, r.stationary, confidence, ref))
     frame = pd.DataFrame(rows)
-    for col in ("vs_agent", "vs_agent_low", "vs_agent_high"):
-        frame[col] = math.nan
-    for k, row in frame.iterrows():
-        d = row[[f"mean_delay@{j}" for j in range(replications)]].to_numpy(dtype=float)
-        m, lo, hi = paired_interval(d, ref, confidence)
-        frame.loc[k, ["vs_agent", "vs_agent_low", "vs_agent_high"]] = [m, lo, hi]
     frame.insert(0, "scenario", env.scenario.name)
     out = mark_winners(frame, confidence)
     out.attrs["skipped"] = skipped
     return out
 
 
-def _row(name, delays, losses, stationary, confidence) -> dict:
+def _row(name, delays, losses, stationary, confidence, agent) -> dict:
+    """A contender's row: its mean delay with its interval over the replications ``delays``,
+    and the paired difference to the agent's (``agent``)."""
     m, lo, hi = paired_interval(delays, np.zeros_like(delays), confidence)
     row = {
         "policy": name,
@@ -238,7 +235,8 @@ def _row(name, delays, losses, stationary, confidence) -> dict:
         "stationary": bool(stationary),
     }
     row.update({f"mean_delay@{j}": float(x) for j, x in enumerate(delays)})
-    return row
+    vs = paired_interval(np.asarray(delays, dtype=float), agent, confidence)
+    return row | dict(zip(("vs_agent", "vs_agent_low", "vs_agent_high"), vs, strict=True))
 
 
 #: each built-in policy's paper ("": a classic baseline), from the policy table

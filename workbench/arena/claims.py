@@ -59,15 +59,8 @@ def star(n_nodes: int, servers: int, lam: float, mean: float = 1.0):
 
 def _claim_run(quick, scenario, policy, **kw):
     n, reps = RUNS[bool(quick)]
-    return simulate(
-        scenario=scenario,
-        policy=policy,
-        requests=n,
-        replications=reps,
-        seed=1,
-        overload="transient",
-        **kw,
-    )
+    run = dict(requests=n, replications=reps, seed=1, overload="transient")
+    return simulate(scenario=scenario, policy=policy, **run, **kw)
 
 
 def _m(value, *runs) -> Measurement:
@@ -148,13 +141,11 @@ def _pooling(load, link_delay, scv, quick, seed, **deployment) -> dict:
 
 
 def jsq_beats_random(quick=True) -> Measurement:
-    d = PARAMS.defaults()
-    return _pooling(d["load"], d["link_delay"], d["scv"], quick, 1)["jsq_beats_random"]
+    return atlas_point(quick=quick, seed=1)["jsq_beats_random"]  # at the table's defaults
 
 
 def jsq_beats_local(quick=True) -> Measurement:
-    d = PARAMS.defaults()
-    return _pooling(d["load"], d["link_delay"], d["scv"], quick, 1)["jsq_beats_local"]
+    return atlas_point(quick=quick, seed=1)["jsq_beats_local"]
 
 
 CLAIMS = {

@@ -226,11 +226,6 @@ def stream(seed_sequence: np.random.SeedSequence, *path: int) -> np.random.Gener
 TASK_BYTES, COPY_BYTES, UNIFORM_BYTES = 184, 136, 8
 
 
-def run_bytes(n: int, copies: int, uniforms: int) -> float:
-    """The memory one replication of ``n`` tasks takes (estimate, bytes)."""
-    return float(n) * (TASK_BYTES + COPY_BYTES * copies + UNIFORM_BYTES * uniforms)
-
-
 #: work steps (see workbench.validation.WORK_BUDGET) per task and copy: the engine's time
 #: per task (benchmarks/arena_ns_per_task.py prints it) plus the draws
 STEPS_PER_COPY = 35
@@ -240,10 +235,11 @@ def check_run(
     sc: Scenario, n: int, copies: int, uniforms: int, func: str = "simulate", replications=None
 ) -> None:
     """Refuse a run before anything is allocated: one replication of ``n`` tasks over the
-    memory budget (the estimate :func:`run_bytes` in the message) or, given
+    memory budget (:data:`TASK_BYTES` per task and so on) or, given
     ``replications``, the whole run over the work budget (:data:`STEPS_PER_COPY`)."""
     what = f"one replication of {n:,} tasks x {copies} copies and {uniforms} uniforms"
-    check_budget(func, "requests", n, run_bytes(n, copies, uniforms), what)
+    size = float(n) * (TASK_BYTES + COPY_BYTES * copies + UNIFORM_BYTES * uniforms)
+    check_budget(func, "requests", n, size, what)
     if replications is not None:
         check_runs(func, int(replications), n, STEPS_PER_COPY * copies, "tasks")
 

@@ -1,6 +1,6 @@
 """The arena as a learning environment: a Gymnasium env over the compiled engine.
 
-A *decision* is a task arriving at its node. The engine (:func:`workbench.arena.kernels._loop`,
+A *decision* is a task arriving at its node. The engine (:func:`workbench.arena.kernels.loop`,
 the loop :func:`~workbench.arena.simulate` runs) runs until the next task needs a placement
 and returns; :meth:`ArenaEnv.step` hands it the agent's choice and it resumes. Nothing of
 the simulation is re-implemented here: driving the env with a built-in policy's choices
@@ -119,7 +119,7 @@ def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, c
     i = st.reg[R_TASK]
     present[int(acc[A_PRESENT])] = i
     st.reg[R_ACTION] = action
-    K._loop(net, tk, pol, 0, user, st, q, area[0], area[1])
+    K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     acc[A_TX] += st.energy_tx[i]
     b_time = st.clock[1]
     # each task present in [a_time, b_time] until it leaves; those that left are dropped
@@ -151,7 +151,7 @@ def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, c
 @njit(cache=True, _nrt=False)
 def _start(net, tk, pol, user, st, q, area, acc, cand, task, mask):
     """Run a fresh episode to its first decision; False if it has none."""
-    K._loop(net, tk, pol, 0, user, st, q, area[0], area[1])
+    K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     if st.reg[R_PHASE] != R_PAUSED:
         return False
     for j in range(acc.shape[0]):
@@ -179,6 +179,43 @@ def deciding_nodes(sc) -> np.ndarray:
     for w in sc.workload:
         ids |= set(w.table.nodes) if hasattr(w, "table") else {w.source}
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
+
+
+def checked_action(action, mask, f: str, who, note: str) -> int:
+    """An agent's action as the index of a candidate that ``mask`` allows.
+
+    Parameters
+    ----------
+    action : int or numpy integer
+        The action (a one-element array too).
+    mask : numpy.ndarray of int8
+        The action mask, one entry per candidate.
+    f : str
+        The caller's name, for the message.
+    who : callable
+        ``who()`` says whose action it is (``"of agent 'e1'"``); called only for a message.
+    note : str
+        The message's closing words.
+
+    Returns
+    -------
+    int
+        The action, or a :class:`~workbench.arena.simulation.PolicyError` naming it, its
+        fault (not an int, out of range, masked) and the unmasked candidates.
+    """
+    a = action.item() if isinstance(action, np.ndarray) and action.size == 1 else action
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise PolicyError(
+            f"{f}: the action {who()} must be an int candidate index in [0, {len(mask) - 1}]. "
+            f"Got {action!r} {note}"
+        )
+    if not 0 <= a < len(mask) or not mask[a]:
+        why = "out of range" if not 0 <= a < len(mask) else "masked (absent or full)"
+        raise PolicyError(
+            f"{f}: action {a} {who()} is {why}; it must be one of the unmasked candidates "
+            f"{np.flatnonzero(mask).tolist()} {note}"
+        )
+    return int(a)
 
 
 class _Rows(NamedTuple):
@@ -254,7 +291,7 @@ def _steps_of(net, pol, user, tk, st, heap, lane, rows, lo, actions, penalty):
             pol,
             user,
             row_of(st, b),
-            K._Pending(row_of(heap, b), row_of(lane, b)),
+            K.Pending(row_of(heap, b), row_of(lane, b)),
             rows.area[b],
             rows.present[b],
             rows.acc[b],
@@ -276,7 +313,7 @@ def _store_step(s, lo, actions, penalty):
 @njit(cache=True, _nrt=False)
 def _start_of(net, pol, user, tk, st, heap, lane, rows, b):
     r = rows
-    q = K._Pending(row_of(heap, b), row_of(lane, b))
+    q = K.Pending(row_of(heap, b), row_of(lane, b))
     args = (r.area[b], r.acc[b], r.cand[b], r.task[b], r.mask[b])
     return _start(net, row_of(tk, b), pol, user, row_of(st, b), q, *args)
 
@@ -293,11 +330,8 @@ class Episode:
     ``mask``."""
 
     def __init__(self, store: Episodes, b: int):
-        self.net, self.tk = store.net, row_of(store.tk, b)
-        self.st, self.q = (
-            row_of(store.st, b),
-            K._Pending(row_of(store.heap, b), row_of(store.lane, b)),
-        )
+        self.net, self.tk, self.st = store.net, row_of(store.tk, b), row_of(store.st, b)
+        self.q = K.Pending(row_of(store.heap, b), row_of(store.lane, b))
         for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
 
@@ -314,7 +348,7 @@ class Episodes:
         self.pol = Policy(EXTERNAL, np.zeros(N_PAR), err=np.zeros(4, np.int64))  # its own
         # the fresh state of one episode, copied into a row when an episode starts
         self._fresh = (
-            K._state(n_nodes, n, copies, int(deg.max()) if deg.size else 0, uniforms),
+            K.new_state(n_nodes, n, copies, int(deg.max()) if deg.size else 0, uniforms),
             new_queue(n * copies + 2),
             new_lane(4096),
         )
@@ -322,17 +356,7 @@ class Episodes:
             type(x)(*(np.empty((size, *a.shape), a.dtype) for a in x)) for x in self._fresh
         )
         self.st, self.heap, self.lane = st, heap, lane
-        shapes = [
-            ((n,), float),
-            ((n,), np.int64),
-            ((n,), np.int64),
-            ((n, copies), float),
-            ((n,), float),
-            ((n,), np.int64),
-            ((n, uniforms), float),
-            ((n,), float),
-        ]
-        self.tk = K.Tasks(*(np.zeros((size, *shape), dt) for shape, dt in shapes))
+        self.tk = K.Tasks.zeros(n, copies, uniforms, rows=size)
         self.rows = _Rows(
             np.zeros((size, 2, n_nodes)),
             np.zeros((size, n + 1), np.int64),
@@ -521,23 +545,13 @@ class ArenaEnv(gymnasium.Env):
         ep = self.ep
         if ep is None or self._done:
             raise ParameterError(f"{f}: call reset() first (the episode is over or not begun).")
-        a = action.item() if isinstance(action, np.ndarray) and action.size == 1 else action
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-            raise PolicyError(
-                f"{f}: the 'action' must be an int candidate index in [0, {self.width - 1}]. "
-                f"Got {action!r}."
-            )
-        a = int(a)
-        if not 0 <= a < self.width or not ep.mask[a]:
-            valid = np.flatnonzero(ep.mask).tolist()
-            i = int(ep.st.reg[R_TASK])
-            why = "out of range" if not 0 <= a < self.width else "masked (absent or full)"
-            raise PolicyError(
-                f"{f}: action {a} for task {i} (at node "
-                f"{self.scenario.nodes[int(ep.st.reg[R_NODE])].id!r}) is {why}; the "
-                f"'action' must be one of the unmasked candidates {valid} (info['action_mask'])."
-                " The task is still waiting for a valid action."
-            )
+
+        def who():
+            node = self.scenario.nodes[int(ep.st.reg[R_NODE])].id
+            return f"for task {int(ep.st.reg[R_TASK])} (at node {node!r})"
+
+        note = "(info['action_mask']); the task is still waiting for a valid action."
+        a = checked_action(action, ep.mask, f, who, note)
         self._store.step_one(0, a, self.loss_penalty)
         out = ep.out
         reward = -(float(out[0]) + self.energy_weight * float(out[1]))
@@ -545,10 +559,6 @@ class ArenaEnv(gymnasium.Env):
         return self._obs(), reward, self._done, False, self._info(out)
 
     # -- what the episode did ------------------------------------------------------------
-    @property
-    def node_ids(self) -> list[str]:
-        return [node.id for node in self.scenario.nodes]
-
     def candidates(self) -> list[str]:
         """The pending decision's candidates.
 
@@ -561,7 +571,7 @@ class ArenaEnv(gymnasium.Env):
         if ep is None or self._done:
             raise ParameterError("ArenaEnv.candidates: no decision is pending.")
         n = len(candidates(self.net, int(ep.st.reg[R_NODE])))
-        return [self.node_ids[int(x)] for x in ep.cand[C_NODE, :n]]
+        return [self.scenario.nodes[int(x)].id for x in ep.cand[C_NODE, :n]]
 
     def records(self):
         """The finished episode's per-task records.
@@ -575,7 +585,7 @@ class ArenaEnv(gymnasium.Env):
         if self.ep is None or not self._done:
             raise ParameterError("ArenaEnv.records: the episode is not finished.")
         # copies: the next episode reuses the arrays, and the records are the caller's
-        st = K._State(*(x.copy() for x in self.ep.st))
+        st = K.State(*(x.copy() for x in self.ep.st))
         tk = K.Tasks(*(x.copy() for x in self.ep.tk))
         keep = slice(0, len(tk.t))
         fields = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, st.t_start)
@@ -609,11 +619,6 @@ class BatchEnv:
         e = b + self.size * self._count_of[b]
         (seed_seq,) = replication_seeds(self._seed, 1, e)
         self._store.start(b, self.env._draw(seed_seq))
-
-    @property
-    def episodes(self) -> list[Episode]:
-        """Each row's current episode (views of its arrays)."""
-        return [Episode(self._store, b) for b in range(self.size)]
 
     def reset(self, *, seed: int = 0):
         """Start every row's first episode.

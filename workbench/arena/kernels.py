@@ -55,7 +55,17 @@ from workbench.kernels.events import (
     queue_push,
 )
 
-__all__ = ["Net", "Tasks", "Policy", "engine", "BIG"]
+__all__ = [
+    "Net",
+    "Tasks",
+    "Policy",
+    "Pending",
+    "STATE_ARRAYS",
+    "new_state",
+    "loop",
+    "engine",
+    "BIG",
+]
 
 #: "unbounded" for servers and capacities
 BIG = 2**40
@@ -150,6 +160,15 @@ class Tasks(NamedTuple):
     u: np.ndarray
     deadline: np.ndarray
 
+    @classmethod
+    def zeros(cls, n: int, m: int, r: int, rows: int | None = None) -> Tasks:
+        """``n`` tasks of zeros with ``m`` copies and ``r`` uniforms (with ``rows``: that
+        many such sets, stacked on a first axis)."""
+        lead = (n,) if rows is None else (rows, n)
+        f, i = float, np.int64
+        kinds = ((f, ()), (i, ()), (i, ()), (f, (m,)), (f, ()), (i, ()), (f, (r,)), (f, ()))
+        return cls(*(np.zeros((*lead, *extra), dt) for dt, extra in kinds))
+
 
 #: the defaults of a built-in policy's user fields (never written: no user code runs)
 _NO_F = np.zeros(1)
@@ -182,7 +201,7 @@ class Policy(NamedTuple):
     err: np.ndarray = np.zeros(4, np.int64)
 
 
-class _Pending(NamedTuple):
+class Pending(NamedTuple):
     """The pending events, on the shared queue of :mod:`workbench.kernels.events`: its
     calendar queue on ``(time, seq)`` and a FIFO lane (a ring of 4,096 places) that takes a
     copy's move whenever it has room and the move is due no earlier than the lane's last
@@ -191,7 +210,15 @@ class _Pending(NamedTuple):
     events leave in the total order on ``(time, seq)`` whichever structure holds them.
     ``kind`` is ``ARRIVE`` (a copy reaching its node) or ``DEPART`` (a copy finishing
     service), ``arg`` the copy. Each copy has at most one pending event, so ``n * M + 2``
-    places suffice for the queue."""
+    places suffice for the queue.
+
+    Parameters
+    ----------
+    heap : EventQueue
+        The calendar queue (:func:`workbench.kernels.events.new_queue`).
+    lane : Lane
+        The FIFO lane (:func:`workbench.kernels.events.new_lane`).
+    """
 
     heap: EventQueue
     lane: Lane
@@ -202,44 +229,74 @@ ARRIVE = 0
 DEPART = 1
 
 
-class _State(NamedTuple):
-    n_in: np.ndarray  # copies held per node (waiting + in service)
-    busy: np.ndarray  # busy servers per node
-    area: np.ndarray  # busy server-seconds per node
-    last: np.ndarray  # time of the last area update per node
-    qhead: np.ndarray  # FIFO of waiting copies per node (linked through qnext)
-    qtail: np.ndarray
-    qnext: np.ndarray
-    c_task: np.ndarray  # per copy
-    c_node: np.ndarray
-    c_state: np.ndarray
-    c_work: np.ndarray  # service time at its node
-    c_decide: np.ndarray  # 1: the target decides again on arrival (forwarding)
-    t_first: np.ndarray  # per task: its first copy, its number of copies, alive copies
-    t_ncopies: np.ndarray
-    t_alive: np.ndarray
-    t_hops: np.ndarray
-    t_fwd: np.ndarray  # per task: policy forwards so far
-    finish: np.ndarray  # per task: completion time (nan: lost or not done)
-    where: np.ndarray  # per task: node that completed it (-1: lost)
-    energy_tx: np.ndarray  # per task: transmission energy (J)
-    red_avg: np.ndarray  # per node: RED's averaged queue
-    buf: np.ndarray  # int64 scratch: targets of a decision
-    fbuf: np.ndarray  # float64 scratch for user candidates (rows: policies.CAND_FIELDS)
-    ibuf: np.ndarray  # int64 scratch: the user candidates' node ids
-    task: np.ndarray  # float64 scratch: a user policy's view of the task (TASK_FIELDS)
-    c_start: np.ndarray  # per copy: when it started service
-    t_start: np.ndarray  # per task: when its completing copy started (nan: lost or cached)
-    ubuf: np.ndarray  # int64 scratch: a user policy's answer
-    ctr: np.ndarray  # int64: [heap size, seq, copies made, cancelled, lane head, lane size]
-    on_start: np.ndarray  # int64 (1,): 1 when the first copy to *start* cancels the others
-    # the loop's registers between two calls (:func:`_loop` paused at a decision): R_*
-    reg: np.ndarray  # int64 (8,)
-    clock: np.ndarray  # float64 (2,): [arrival of task ``warm``, time of the pause]
-    t_lost: np.ndarray  # per task: when its last copy was lost (nan: not lost)
+#: the engine's state, one array per row: its name, its length, dtype and initial value. A
+#: length is a size of the run (:func:`new_state`: ``node``, ``task``, ``copy`` for tasks
+#: times copies, or a scratch buffer's) or a number; every array starts filled with its value
+STATE_ARRAYS = (
+    ("n_in", "node", np.int64, 0),  # copies held per node (waiting + in service)
+    ("busy", "node", np.int64, 0),  # busy servers per node
+    ("area", "node", float, 0.0),  # busy server-seconds per node
+    ("last", "node", float, 0.0),  # time of the last area update per node
+    ("qhead", "node", np.int64, -1),  # FIFO of waiting copies per node (linked through qnext)
+    ("qtail", "node", np.int64, -1),
+    ("qnext", "copy", np.int64, -1),
+    ("c_task", "copy", np.int64, 0),  # per copy
+    ("c_node", "copy", np.int64, -1),
+    ("c_state", "copy", np.int64, 0),
+    ("c_work", "copy", float, 0.0),  # service time at its node
+    ("c_decide", "copy", np.int64, 0),  # 1: the target decides again on arrival (forwarding)
+    ("t_first", "task", np.int64, 0),  # per task: its first copy, its copies, alive copies
+    ("t_ncopies", "task", np.int64, 0),
+    ("t_alive", "task", np.int64, 0),
+    ("t_hops", "task", np.int64, 0),
+    ("t_fwd", "task", np.int64, 0),  # per task: policy forwards so far
+    ("finish", "task", float, np.nan),  # per task: completion time (nan: lost or not done)
+    ("where", "task", np.int64, -1),  # per task: node that completed it (-1: lost)
+    ("energy_tx", "task", float, 0.0),  # per task: transmission energy (J)
+    ("red_avg", "node", float, 0.0),  # per node: RED's averaged queue
+    ("buf", "targets", np.int64, -1),  # scratch: targets of a decision
+    ("fbuf", "cand", float, 0.0),  # scratch for user candidates (rows: policies.CAND_FIELDS)
+    ("ibuf", "cand_ids", np.int64, 0),  # scratch: the user candidates' node ids
+    ("task", len(TASK_FIELDS), float, 0.0),  # scratch: a user policy's view of the task
+    ("c_start", "copy", float, np.nan),  # per copy: when it started service
+    ("t_start", "task", float, np.nan),  # per task: when its completing copy started
+    ("ubuf", "answer", np.int64, 0),  # scratch: a user policy's answer
+    ("ctr", 6, np.int64, 0),  # [heap size, seq, copies made, cancelled, lane head, lane size]
+    ("on_start", 1, np.int64, 0),  # 1 when the first copy to *start* cancels the others
+    ("reg", 8, np.int64, 0),  # the loop's registers between two calls (R_* below)
+    ("clock", 2, float, 0.0),  # [arrival of task ``warm``, time of the pause]
+    ("t_lost", "task", float, np.nan),  # per task: when its last copy was lost (nan: not)
+)
+
+State = NamedTuple("State", [(name, np.ndarray) for name, *_ in STATE_ARRAYS])
+State.__doc__ = """The engine's state between events (made by :func:`new_state`; :func:`loop`
+paused at a decision keeps it): its fields are the rows of :data:`STATE_ARRAYS`, in order."""
 
 
-#: slots of ``_State.reg``: the loop's phase (R_FRESH, R_PAUSED, R_DONE), the next arrival
+def new_state(n_nodes: int, n: int, m: int, max_deg: int, r: int) -> State:
+    """The engine's state for a run, every array at its initial value.
+
+    Parameters
+    ----------
+    n_nodes, n, m : int
+        The nodes, the tasks and the most copies per task.
+    max_deg : int
+        The most direct neighbours of a node.
+    r : int
+        The uniforms per task.
+
+    Returns
+    -------
+    State
+        Fresh arrays of :data:`STATE_ARRAYS`.
+    """
+    width = 2 * max_deg + 2  # the candidates of a decision at most
+    size = {"node": n_nodes, "task": n, "copy": n * m, "targets": max(m, 2), "answer": max(m, 1)}
+    size |= {"cand": (len(CAND_FIELDS), width), "cand_ids": width + r}
+    return State(*(np.full(size.get(k, k), v, dtype) for _, k, dtype, v in STATE_ARRAYS))
+
+
+#: slots of ``State.reg``: the loop's phase (R_FRESH, R_PAUSED, R_DONE), the next arrival
 #: and its sequence number, the pending placement (task, node, hops, copy) and the action
 #: an external policy (:data:`workbench.arena.policies.EXTERNAL`) gives for it
 R_PHASE, R_NXT, R_SEQ, R_TASK, R_NODE, R_HOPS, R_COPY, R_ACTION = range(8)
@@ -394,24 +451,19 @@ def _place(net, tk, pol, user, st, q, i, k, hops, c, now):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _cancel_others(net, st, q, i, winner, now):
+    """Task ``i`` is done by copy ``winner``: its other live copies (travelling, waiting or
+    in service: the states up to SERVING) are cancelled, freeing their places."""
     first = st.t_first[i]
     for cj in range(first, first + st.t_ncopies[i]):
-        if cj == winner:
-            continue
         s = st.c_state[cj]
-        if s == TRANSIT:
-            st.c_state[cj] = CANCELLED
-            st.ctr[3] += 1
-        elif s == WAITING:
-            st.c_state[cj] = CANCELLED
+        if cj == winner or s > SERVING:
+            continue
+        st.c_state[cj] = CANCELLED
+        st.ctr[3] += 1
+        if s != TRANSIT:
             st.n_in[st.c_node[cj]] -= 1
-            st.ctr[3] += 1
-        elif s == SERVING:
-            st.c_state[cj] = CANCELLED
-            k = st.c_node[cj]
-            st.n_in[k] -= 1
-            _free_server(net, st, q, k, now)
-            st.ctr[3] += 1
+        if s == SERVING:
+            _free_server(net, st, q, st.c_node[cj], now)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -431,46 +483,6 @@ def _depart(net, tk, st, q, c, now):
         _cancel_others(net, st, q, i, c, now)
 
 
-@njit(cache=True)
-def _state(n_nodes, n, m, max_deg, r):
-    n_c = n * m
-    return _State(
-        np.zeros(n_nodes, np.int64),
-        np.zeros(n_nodes, np.int64),
-        np.zeros(n_nodes),
-        np.zeros(n_nodes),
-        np.full(n_nodes, -1, np.int64),
-        np.full(n_nodes, -1, np.int64),
-        np.full(n_c, -1, np.int64),
-        np.zeros(n_c, np.int64),
-        np.full(n_c, -1, np.int64),
-        np.zeros(n_c, np.int64),
-        np.zeros(n_c),
-        np.zeros(n_c, np.int64),
-        np.zeros(n, np.int64),
-        np.zeros(n, np.int64),
-        np.zeros(n, np.int64),
-        np.zeros(n, np.int64),
-        np.zeros(n, np.int64),
-        np.full(n, np.nan),
-        np.full(n, -1, np.int64),
-        np.zeros(n),
-        np.zeros(n_nodes),
-        np.full(max(m, 2), -1, np.int64),
-        np.zeros((len(CAND_FIELDS), 2 * max_deg + 2)),
-        np.zeros(2 * max_deg + 2 + r, np.int64),
-        np.zeros(len(TASK_FIELDS)),
-        np.full(n_c, np.nan),
-        np.full(n, np.nan),
-        np.zeros(max(m, 1), np.int64),
-        np.zeros(6, np.int64),
-        np.zeros(1, np.int64),
-        np.zeros(8, np.int64),
-        np.zeros(2),
-        np.full(n, np.nan),
-    )
-
-
 @njit(cache=True, _nrt=False)
 def _snapshot(st, now, out):
     for k in range(st.area.shape[0]):
@@ -479,7 +491,7 @@ def _snapshot(st, now, out):
 
 
 def _run(net, tk, pol, warm, user, st):
-    """Run one replication on the state buffers ``st`` (from :func:`_state`, as fresh);
+    """Run one replication on the state buffers ``st`` (from :func:`new_state`, as fresh);
     returns per-task ``finish, where, copies, hops, energy_tx`` and per-node busy
     server-seconds between the arrivals of tasks ``warm`` and ``n - 1`` (``area``, its
     window length ``span``), the counters ``[copies made, cancelled]``, and per task the
@@ -491,10 +503,10 @@ def _run(net, tk, pol, warm, user, st):
     m = tk.size.shape[1]
     st.on_start[0] = 1 if pol.code == REPLICATE and pol.par[P_CANCEL] > 0 else 0
     pol.err[:] = 0
-    q = _Pending(new_queue(n * m + 2), new_lane(4096))
+    q = Pending(new_queue(n * m + 2), new_lane(4096))
     area0 = np.zeros(n_nodes)
     area1 = np.zeros(n_nodes)
-    t0 = _loop(net, tk, pol, warm, user, st, q, area0, area1)
+    t0 = loop(net, tk, pol, warm, user, st, q, area0, area1)
     span = tk.t[n - 1] - t0 if n > 0 else 0.0
     copies = st.t_ncopies
     return (
@@ -511,12 +523,11 @@ def _run(net, tk, pol, warm, user, st):
 
 
 _BUFFERS = {}
-_FILLS = []
 _POOL = threading.Lock()
 
 
 def _buffers(net, tk):
-    """The state buffers of a run of these sizes, as :func:`_state` makes them: the last
+    """The state buffers of a run of these sizes, as :func:`new_state` makes them: the last
     run's, refilled in place when the sizes are the same (no fresh pages to fault in: a
     run of 10**6 tasks otherwise faults about 30,000 pages in), else new ones. A run takes
     them out of the pool while it runs, so two runs (threads, or a run abandoned after its
@@ -527,10 +538,8 @@ def _buffers(net, tk):
     with _POOL:
         st = _BUFFERS.pop(dims, None)
     if st is None:
-        return dims, _state(*dims)
-    if not _FILLS:  # each buffer starts filled with one value: read them once
-        _FILLS.extend(fresh.flat[0] for fresh in _state(1, 1, 1, 0, 0))
-    for buf, value in zip(st, _FILLS, strict=True):
+        return dims, new_state(*dims)
+    for buf, (*_, value) in zip(st, STATE_ARRAYS, strict=True):
         buf.fill(value)
     return dims, st
 
@@ -546,14 +555,43 @@ def _run_pooled(net, tk, pol, warm, user):
 
 
 @njit(cache=True, _nrt=False)
-def _loop(net, tk, pol, warm, user, st, q, area0, area1):
-    """The event loop over the allocated state ``st`` and heap ``q``; writes the busy
-    areas at the arrivals of tasks ``warm`` and ``n - 1`` into ``area0``, ``area1`` and
-    returns the arrival time of task ``warm`` (0.0 if there is none).
+def loop(net, tk, pol, warm, user, st, q, area0, area1):
+    """The event loop over the allocated state ``st`` and queue ``q``.
+
+    It runs until every event is done, or, under the ``EXTERNAL`` policy code, until a task
+    needs a placement: it then pauses (``st.reg[R_PHASE] == R_PAUSED``) with the placement
+    in ``st.reg``, and the next call places it at ``st.reg[R_ACTION]`` and goes on (the
+    envs of :mod:`workbench.arena.env` and :mod:`workbench.arena.multi` drive it so).
 
     Compiled without numba's reference counting (``_nrt=False``): it allocates nothing,
     and the per-access incref/decref of the ~30 arrays it reads through ``net``, ``tk``
     and ``st`` otherwise cost most of its time (atomic operations on every event).
+
+    Parameters
+    ----------
+    net : Net
+        The scenario's arrays.
+    tk : Tasks
+        The replication's tasks.
+    pol : Policy
+        The policy.
+    warm : int
+        The first measured task.
+    user : numba function
+        The user decision function (:data:`workbench.arena.policies.no_user` for a
+        built-in policy).
+    st : State
+        The state (:func:`new_state`, or the state of a paused run).
+    q : Pending
+        The pending events.
+    area0, area1 : numpy.ndarray of float64
+        Written with each node's busy server-seconds at the arrivals of tasks ``warm`` and
+        ``n - 1``.
+
+    Returns
+    -------
+    float
+        The arrival time of task ``warm`` (0.0 if there is none).
     """
     n = tk.t.shape[0]
     reg = st.reg
@@ -660,7 +698,7 @@ def engine():
         f1, i1 = types.float64[::1], types.int64[::1]
         out = types.Tuple([f1, i1, i1, i1, f1, f1, types.float64, i1, f1])
         user = types.FunctionType(USER_SIG)
-        st = typeof(_state(1, 1, 1, 0, 0))
+        st = typeof(new_state(1, 1, 1, 0, 0))
         sig = out(typeof(net), typeof(tk), typeof(pol), types.int64, user, st)
         _ENGINE.append(njit(sig, cache=True, nogil=True)(_run))
     return _run_pooled
@@ -670,5 +708,5 @@ def _examples():
     f1, i1 = np.zeros(1), np.zeros(1, np.int64)
     f2, i2 = np.zeros((1, 1)), np.zeros((1, 1), np.int64)
     net = Net(i1, i1, f1, f1, f1, i1, i1, i1, f2, f2, f2, i2, i1, i1, 0, f1, i1)
-    tk = Tasks(f1, i1, i1, f2, f1, i1, f2, f1)
+    tk = Tasks.zeros(1, 1, 1)
     return net, tk, Policy(0, f1, f1, f1, i1)

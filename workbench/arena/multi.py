@@ -6,7 +6,7 @@ Design
     models (each agent decides, once per slot, where the tasks arriving at its node go).
     :meth:`ArenaParallelEnv.step` takes one action per agent (a candidate index of its node)
     and, in one compiled call, resumes the engine paused at each decision
-    (:func:`workbench.arena.kernels._loop` under the ``EXTERNAL`` code): every task arriving
+    (:func:`workbench.arena.kernels.loop` under the ``EXTERNAL`` code): every task arriving
     before the slot's end is placed at the candidate its node's agent chose, the same
     index for the whole slot. The engine stops at the first decision at or after the
     slot's end, so nothing of the simulation is re-implemented: agents that choose what a
@@ -62,6 +62,7 @@ from workbench.arena.env import (
     Episode,
     Episodes,
     candidates,
+    checked_action,
     deciding_nodes,
     row_of,
 )
@@ -96,7 +97,7 @@ def _slot(net, tk, pol, user, st, q, area, present, acc, choice, t0, t1, agent_o
         n_p += 1
         out[agent_of[st.reg[R_NODE]], 2] += 1
         st.reg[R_ACTION] = choice[st.reg[R_NODE]]
-        K._loop(net, tk, pol, 0, user, st, q, area[0], area[1])
+        K.loop(net, tk, pol, 0, user, st, q, area[0], area[1])
     end = t1 if st.reg[R_PHASE] == R_PAUSED else np.inf
     kept = 0
     for j in range(n_p):
@@ -121,7 +122,7 @@ def _slot(net, tk, pol, user, st, q, area, present, acc, choice, t0, t1, agent_o
 
 @njit(cache=True, _nrt=False)
 def _slot_of(net, pol, user, tk, st, heap, lane, rows, choice, t0, t1, agent_of, out):
-    q = K._Pending(row_of(heap, 0), row_of(lane, 0))
+    q = K.Pending(row_of(heap, 0), row_of(lane, 0))
     r = rows
     args = (r.area[0], r.present[0], r.acc[0], choice, t0, t1, agent_of, out)
     return _slot(net, row_of(tk, 0), pol, user, row_of(st, 0), q, *args)
@@ -184,15 +185,13 @@ class ArenaParallelEnv(ParallelEnv):
         self._agent_of = np.full(len(ids), -1, np.int64)
         self._agent_of[self._nodes] = np.arange(len(self._nodes))
         # each agent's candidates (ArenaEnv's order) and their fixed rows
-        bits = {}
-        for w in self.scenario.workload:
-            if isinstance(w, Source):
-                bits.setdefault(w.source, []).append(w.input_bits * w.rate)
         self._cands, self._rows = [], []
+        sources = [w for w in self.scenario.workload if isinstance(w, Source)]
         for k in self._nodes:
             cand = candidates(net, k)
-            rates = [w.rate for w in self.scenario.workload if getattr(w, "source", None) == ids[k]]
-            mean_bits = sum(bits.get(ids[k], [0.0])) / sum(rates) if rates else 0.0
+            own = [w for w in sources if w.source == ids[k]]
+            rate = sum(w.rate for w in own)
+            mean_bits = sum(w.input_bits * w.rate for w in own) / rate if own else 0.0
             rows = np.zeros((N_CAND, len(cand)))
             rows[C_NODE] = cand
             rows[C_SERVERS] = np.where(net.servers[cand] >= K.BIG, np.inf, net.servers[cand])
@@ -330,22 +329,13 @@ class ArenaParallelEnv(ParallelEnv):
                 f"{f}: no action for the agents {missing}; each live agent {self.agents} must "
                 "act (no task moved)."
             )
+        note = "(obs[agent]['action_mask']); no task moved."
         for j, agent in enumerate(self.possible_agents):
-            a = actions[agent]
-            a = a.item() if isinstance(a, np.ndarray) and a.size == 1 else a
-            width = len(self._cands[j])
-            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-                raise PolicyError(
-                    f"{f}: the action of agent {agent!r} must be an int candidate index in "
-                    f"[0, {width - 1}]. Got {actions[agent]!r} (no task moved)."
-                )
-            if not 0 <= a < width or not self._mask[j][a]:
-                why = "out of range" if not 0 <= a < width else "masked (full)"
-                raise PolicyError(
-                    f"{f}: action {a} of agent {agent!r} is {why}; it must be one of the "
-                    f"unmasked candidates {np.flatnonzero(self._mask[j]).tolist()} "
-                    "(obs[agent]['action_mask']); no task moved."
-                )
+
+            def who(agent=agent):
+                return f"of agent {agent!r}"
+
+            a = checked_action(actions[agent], self._mask[j], f, who, note)
             self._choice[self._nodes[j]] = a
         t0, t1 = self._t0, self._t0 + self.slot
         out = np.zeros((len(self._nodes), 3))

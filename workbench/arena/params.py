@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
 
@@ -13,8 +14,12 @@ MAX_REQUESTS = 10**7
 #: tasks over all replications at most
 MAX_TOTAL = 2 * 10**8
 
+#: a row of the arena's table: the arena is not a paper, so every default is the workbench's
+#: choice (``source="choice"``)
+_choice = partial(Param, source="choice")
+
 PARAMS = Params(
-    Param(
+    _choice(
         "requests",
         "n",
         "tasks per replication",
@@ -24,7 +29,6 @@ PARAMS = Params(
         default=20_000,
         slider=(1_000, 100_000),
         step=1_000,
-        source="choice",
         help="Tasks drawn per replication (all sources together); the warm-up drops the "
         "first fraction of them.",
     ),
@@ -32,7 +36,7 @@ PARAMS = Params(
     SEED,
     WARMUP,
     CONFIDENCE,
-    Param(
+    _choice(
         "load",
         "ρ",
         "edge load (winner map)",
@@ -42,13 +46,12 @@ PARAMS = Params(
         default=0.7,
         slider=(0.1, 1.2),
         step=0.05,
-        source="choice",
         plausible=(0.3, 0.95),
         why="Edge nodes run from lightly loaded to near saturation; beyond 1 no policy "
         "without the cloud is stable, so the mechanism claims are judged below it.",
         help="Arrival work over the edge's service capacity in the map's scenario.",
     ),
-    Param(
+    _choice(
         "link_delay",
         "δ",
         "edge link delay (winner map)",
@@ -58,12 +61,11 @@ PARAMS = Params(
         default=0.002,
         slider=(0.0, 0.05),
         step=0.001,
-        source="choice",
         plausible=(0.0, 0.02),
         why="A metro edge link: from co-located nodes to 20 ms, a fifth of the mean task size.",
         help="Delay of an edge-to-edge link (the cloud's is its own parameter, cloud_rtt).",
     ),
-    Param(
+    _choice(
         "cloud_rtt",
         "δ_c",
         "round trip to the cloud (winner map)",
@@ -73,7 +75,6 @@ PARAMS = Params(
         default=0.04,
         slider=(0.0, 0.2),
         step=0.005,
-        source="choice",
         plausible=(0.01, 0.1),
         why="From an access network to the nearest public-cloud region: about 10 ms with a "
         "region in the same metro, 30–50 ms within a continent, 100 ms across one. The "
@@ -82,7 +83,7 @@ PARAMS = Params(
         help="Delay of an edge-to-cloud link (the round trip, the result's return "
         "included); a map axis and a slider.",
     ),
-    Param(
+    _choice(
         "cloud_speed",
         "s_c",
         "speed of a cloud server (winner map)",
@@ -93,14 +94,13 @@ PARAMS = Params(
         default=2.0,
         slider=(0.5, 8.0),
         step=0.25,
-        source="choice",
         plausible=(1.0, 4.0),
         why="An edge box is often a low-power part (10–30 W) and a cloud server a "
         "data-centre part (150–300 W) of the same generation: one cloud core runs a task "
         "about as fast to a few times faster; 4 is the upper end, not the typical case.",
         help="Work per second of one cloud server, edge server = 1.",
     ),
-    Param(
+    _choice(
         "cloud_servers",
         "c_c",
         "servers the cloud gives this deployment (winner map)",
@@ -110,14 +110,13 @@ PARAMS = Params(
         default=32,
         slider=(1, 256),
         step=1,
-        source="choice",
         plausible=(8, 256),
         why="A tenant's pool of cloud instances: from a few reserved machines to an "
         "autoscaled group of hundreds; unbounded servers are an idealisation no bill "
         "allows.",
         help="Cloud servers (FCFS waiting room without bound).",
     ),
-    Param(
+    _choice(
         "edge_servers",
         "c_e",
         "servers per edge node (winner map)",
@@ -127,13 +126,12 @@ PARAMS = Params(
         default=4,
         slider=(1, 32),
         step=1,
-        source="choice",
         plausible=(1, 16),
         why="A street cabinet or base-station site holds one to a few small servers, each "
         "with a few cores: 1 to 16 tasks in service at once.",
         help="Servers of each of the four edge nodes; capacity 10 per server.",
     ),
-    Param(
+    _choice(
         "edge_speed",
         "s_e",
         "speed of an edge server (winner map)",
@@ -144,13 +142,12 @@ PARAMS = Params(
         default=1.0,
         slider=(0.25, 4.0),
         step=0.25,
-        source="choice",
         plausible=(0.5, 2.0),
         why="The unit of work: a task of size 0.1 takes 0.1 s on an edge server; half to "
         "twice that speed covers the small parts an edge site runs.",
         help="Work per second of one edge server (the load axis scales the arrivals with it).",
     ),
-    Param(
+    _choice(
         "scv",
         "c²",
         "task-size squared coefficient of variation",
@@ -159,12 +156,11 @@ PARAMS = Params(
         default=1.0,
         slider=(0.0, 10.0),
         step=0.25,
-        source="choice",
         plausible=(0.0, 4.0),
         why="From fixed-size tasks to highly variable ones (H2: every moment finite).",
         help="0: deterministic; below 1: shifted exponential; 1: exponential; above: H2.",
     ),
-    Param(
+    _choice(
         "p",
         "p",
         "forwarding probability (overflow, P3)",
@@ -174,11 +170,10 @@ PARAMS = Params(
         default=1.0,
         slider=(0.0, 1.0),
         step=0.05,
-        source="choice",
         help="A task that finds its node full is forwarded to a neighbour with room with "
         "probability p, else lost (Fricker et al.'s p_i).",
     ),
-    Param(
+    _choice(
         "theta",
         "θ",
         "offloading threshold (threshold, P1)",
@@ -189,11 +184,10 @@ PARAMS = Params(
         default=0.2,
         slider=(0.0, 2.0),
         step=0.05,
-        source="choice",
         help="A node keeps a task when its estimated wait is at most θ; otherwise it "
         "forwards it to its best neighbour (Yousefpour et al.'s θ).",
     ),
-    Param(
+    _choice(
         "e_max",
         "e_max",
         "most forwards (threshold, P1)",
@@ -203,10 +197,9 @@ PARAMS = Params(
         default=1,
         slider=(0, 5),
         step=1,
-        source="choice",
         help="After e_max forwards a task that is still refused goes to the cloud.",
     ),
-    Param(
+    _choice(
         "m",
         "m",
         "copies per task (replicate, P4)",
@@ -216,24 +209,22 @@ PARAMS = Params(
         default=2,
         slider=(1, 8),
         step=1,
-        source="choice",
         help="Copies on distinct servers: the home first, then its neighbours; a node "
         "takes one copy per idle server, or one waiting copy; no place at all: the cloud "
         "(Peng & Soljanin).",
     ),
-    Param(
+    _choice(
         "cancel",
         "cancel",
         "when the other copies leave (replicate, P4)",
         kind="choice",
         choices=("finish", "start"),
         default="finish",
-        source="choice",
         help="'finish': the first copy to finish cancels the others (Peng & Soljanin); "
         "'start': the first to start service cancels them (the variant that wastes no "
         "server time on duplicates).",
     ),
-    Param(
+    _choice(
         "d",
         "d",
         "candidates drawn (power_of_d)",
@@ -243,10 +234,9 @@ PARAMS = Params(
         default=2,
         slider=(1, 8),
         step=1,
-        source="choice",
         help="d candidates drawn with replacement; the task joins the least loaded.",
     ),
-    Param(
+    _choice(
         "min_th",
         "min_th",
         "RED lower threshold (red, P5)",
@@ -255,10 +245,9 @@ PARAMS = Params(
         default=5.0,
         slider=(0.0, 30.0),
         step=0.5,
-        source="choice",
         help="Below this averaged queue a task is never offloaded upwards.",
     ),
-    Param(
+    _choice(
         "max_th",
         "max_th",
         "RED upper threshold (red, P5)",
@@ -268,10 +257,9 @@ PARAMS = Params(
         default=15.0,
         slider=(1.0, 60.0),
         step=0.5,
-        source="choice",
         help="Above this averaged queue every task is offloaded upwards.",
     ),
-    Param(
+    _choice(
         "max_p",
         "max_p",
         "RED's largest probability below max_th (red, P5)",
@@ -281,10 +269,9 @@ PARAMS = Params(
         default=0.1,
         slider=(0.01, 1.0),
         step=0.01,
-        source="choice",
         help="The offloading probability reached at max_th.",
     ),
-    Param(
+    _choice(
         "w_q",
         "w_q",
         "RED averaging weight (red, P5)",
@@ -294,10 +281,9 @@ PARAMS = Params(
         default=0.02,
         slider=(0.001, 0.5),
         step=0.001,
-        source="choice",
         help="Weight of the current queue in the moving average, per arriving task.",
     ),
-    Param(
+    _choice(
         "cache_size",
         "K",
         "task types computed proactively (hedge_cache, P2)",
@@ -307,10 +293,9 @@ PARAMS = Params(
         default=10,
         slider=(0, 100),
         step=1,
-        source="choice",
         help="Tasks of the K most popular types are served from the edge's cache at once.",
     ),
-    Param(
+    _choice(
         "deadline",
         "τ",
         "reliability check (hedge_cache, P2)",
@@ -321,7 +306,6 @@ PARAMS = Params(
         default=0.5,
         slider=(0.0, 5.0),
         step=0.05,
-        source="choice",
         help="When the first copy's estimated wait exceeds τ a second copy goes to the "
         "best neighbour; the first to finish cancels the other (Elbamby et al.'s hedging).",
     ),

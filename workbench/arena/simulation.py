@@ -69,7 +69,6 @@ __all__ = [
     "UserPolicy",
     "policy",
     "QUANTITIES",
-    "run_once",
     "HeavyTailError",
     "heavy_tail_notes",
 ]
@@ -355,14 +354,13 @@ def policy(
     state = check_int(state, "state", f_, 0, 10**6)
     copies = check_int(copies, "copies", f_, 1, 64)
     uniforms = check_int(uniforms, "uniforms", f_, 1, 64)
-    declared = None if params is None else _declared(params, name or "user_policy")
+    _declared(params, name or "user_policy")  # refused now too; named by the label below
 
     def wrap(f):
         py = getattr(f, "py_func", f)
         label = getattr(py, "__name__", "")
         label = name or (label if label.isidentifier() else "user_policy")
-        rows = () if declared is None else _declared(params, label)
-        return UserPolicy(label, f, rows, state, copies, uniforms)
+        return UserPolicy(label, f, _declared(params, label), state, copies, uniforms)
 
     return wrap if func is None else wrap(func)
 
@@ -381,48 +379,41 @@ def as_scenario(scenario, func: str) -> Scenario:
 
 
 class Chosen(NamedTuple):
-    """A policy resolved for the engine: its code, the built-in parameters, the user
-    function, copies ``M``, uniforms ``R``, its name, and a user policy's parameters and
-    state length."""
+    """A policy resolved for the engine: its code, the built-in parameters, copies ``M``,
+    uniforms ``R``, its name, and a user policy's function, parameters and state length."""
 
     code: int
     par: np.ndarray
-    user: object
     copies: int
     uniforms: int
     name: str
-    upar: np.ndarray
-    state: int
+    user: object = no_user
+    upar: np.ndarray = np.zeros(1)
+    state: int = 0
 
 
 def _policy(policy, params: dict, func: str) -> Chosen:
-    if isinstance(policy, UserPolicy):
-        known = [p.name for p in policy.params]
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            raise ParameterError(
-                f"{func}: policy {policy.name!r} takes the parameters {known}; got "
-                f"unknown {unknown}"
-            )
+    user = isinstance(policy, UserPolicy)
+    name = policy.name if user else check_choice(policy, "policy", func, tuple(POLICIES))
+    known = [p.name for p in policy.params] if user else list(POLICIES[name].params)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ParameterError(
+            f"{func}: policy {name!r} takes the parameters {known}; got unknown {unknown}"
+        )
+    if user:
         values = [float(p.check(params.get(p.name, p.default), func)) for p in policy.params]
         return Chosen(
             USER,
             np.zeros(N_PAR),
-            policy.decide,
             policy.copies,
             max(2, policy.uniforms),
             policy.name,
+            policy.decide,
             np.array(values or [0.0]),
             policy.state,
         )
-    name = check_choice(policy, "policy", func, tuple(POLICIES))
     spec = POLICIES[name]
-    unknown = sorted(set(params) - set(spec.params))
-    if unknown:
-        raise ParameterError(
-            f"{func}: policy {name!r} takes the parameters {list(spec.params)}; "
-            f"got unknown {unknown}"
-        )
     par = np.zeros(N_PAR)
     values = {p: PARAMS[p].default for p in spec.params} | params
     for p, v in values.items():
@@ -434,66 +425,7 @@ def _policy(policy, params: dict, func: str) -> Chosen:
     def count(x):
         return int(par[SLOTS[x]]) if isinstance(x, str) else x
 
-    return Chosen(
-        spec.code,
-        par,
-        no_user,
-        count(spec.copies),
-        max(2, count(spec.uniforms)),
-        name,
-        np.zeros(1),
-        0,
-    )
-
-
-def run_once(
-    sc: Scenario,
-    net,
-    pol: Policy,
-    user,
-    n: int,
-    copies: int,
-    uniforms: int,
-    warm: int,
-    rng,
-    name: str = "",
-    timeout=None,
-):
-    """One replication: the tasks and the engine's raw output.
-
-    Parameters
-    ----------
-    sc : Scenario
-        The scenario.
-    net : Net
-        Its arrays.
-    pol : Policy
-        The policy as the engine takes it.
-    user : numba function
-        The user decision function (:data:`workbench.arena.policies.no_user` for a
-        built-in policy).
-    n : int
-        Tasks to draw.
-    copies, uniforms : int
-        Size and uniform columns per task.
-    warm : int
-        Tasks not measured (the warm-up).
-    rng : numpy.random.Generator, numpy.random.SeedSequence or int
-        The replication's seed (:func:`~workbench.arena.compile.draw_tasks`).
-    name : str
-        The policy's name, for errors.
-    timeout : float, optional
-        Seconds a user policy's replication may take (None: no limit).
-
-    Returns
-    -------
-    tuple
-        The tasks (:class:`~workbench.arena.kernels.Tasks`) and the engine's output
-        (:func:`~workbench.arena.kernels.engine`). A user policy's failure is a
-        :class:`PolicyError`.
-    """
-    tk = draw_tasks(sc, n, copies, uniforms, rng)
-    return tk, _engine_call(net, tk, pol, warm, user, name, timeout)
+    return Chosen(spec.code, par, count(spec.copies), max(2, count(spec.uniforms)), name)
 
 
 def _engine_call(net, tk, pol, warm, user, name, timeout):
@@ -548,9 +480,8 @@ def _one(sc, net, ch: Chosen, n, warm, timeout, want_records, seed_seq, index):
     # the replication's SeedSequence itself is the root of draw_tasks' streams, so
     # draw_tasks(sc, n, ..., replication_seeds(seed, R)[r]) gives replication r's tasks
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
-    tk, out = run_once(
-        sc, net, pol, ch.user, n, ch.copies, ch.uniforms, warm, seed_seq, ch.name, timeout
-    )
+    tk = draw_tasks(sc, n, ch.copies, ch.uniforms, seed_seq)
+    out = _engine_call(net, tk, pol, warm, ch.user, ch.name, timeout)
     finish_t, where, ncopies, hops, energy_tx, area, span, _, start = out
     keep = slice(warm, n)
     delay = (finish_t - tk.t)[keep]
@@ -624,7 +555,7 @@ def checked_net(sc: Scenario, f: str):
         ) from None
     # what a user policy may see: sizes where the scenario declares them known (deadlines
     # come with each task: draw_tasks)
-    known = [int(bool(getattr(w, "size_known", False))) for w in sc.workload]
+    known = [int(w.size_known) for w in sc.workload]
     return net._replace(size_known=np.array(known, dtype=np.int64))
 
 

@@ -215,6 +215,8 @@ KEEP = (
     "copies_per_task",
     "energy_per_task",
 )
+#: the quantities a front keeps per run
+FRONT = ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
 #: the quantities kept per replication too (``mean_delay@0``, ...), for paired comparisons
 PAIRED = ("mean_delay", "energy_per_task")
 
@@ -253,15 +255,8 @@ def evaluate(
         replication's mean delay and energy (``mean_delay@r``, ``energy_per_task@r``).
     """
     sc = map_scenario(load, link_delay, scv, cloud_rtt=cloud_rtt)
-    r = simulate(
-        scenario=sc,
-        policy=policy,
-        requests=tasks_per_run,
-        replications=runs,
-        seed=seed,
-        overload="transient",
-        **CONTENDERS[policy],
-    )
+    run = dict(requests=tasks_per_run, replications=runs, seed=seed, overload="transient")
+    r = simulate(scenario=sc, policy=policy, **run, **CONTENDERS[policy])
     row = r.as_dict()
     out = {q: row[q] for q in KEEP}
     out["half_width"] = r.half_width
@@ -291,20 +286,10 @@ def evaluate_point(
     pandas.DataFrame
         One row per policy: ``policy`` and :func:`evaluate`'s keys.
     """
-    rows = []
-    for name in policies or CONTENDERS:
-        row = evaluate(
-            load,
-            link_delay,
-            scv,
-            name,
-            seed=seed,
-            tasks_per_run=tasks_per_run,
-            runs=runs,
-            cloud_rtt=cloud_rtt,
-        )
-        rows.append({"policy": name, **row})
-    return pd.DataFrame(rows)
+    run = dict(seed=seed, tasks_per_run=tasks_per_run, runs=runs, cloud_rtt=cloud_rtt)
+    return pd.DataFrame(
+        [{"policy": p, **evaluate(load, link_delay, scv, p, **run)} for p in policies or CONTENDERS]
+    )
 
 
 def winner_map(quick: bool = True, client=None, seed: int = 0, policies=None) -> pd.DataFrame:
@@ -468,18 +453,11 @@ def compare(
             "The 'policies' parameter of compare must be a non-empty list of policies or a "
             f"dict label -> (policy, parameters). Got {policies!r}."
         )
-    runs = {}
-    for label, (pol, params) in policies.items():
-        runs[label] = simulate(
-            scenario=scenario,
-            policy=pol,
-            requests=requests,
-            replications=replications,
-            seed=seed,
-            overload="transient",
-            confidence=confidence,
-            **params,
-        )
+    run = dict(requests=requests, replications=replications, seed=seed, confidence=confidence)
+    runs = {
+        label: simulate(scenario=scenario, policy=pol, overload="transient", **run, **params)
+        for label, (pol, params) in policies.items()
+    }
     best = min(runs, key=lambda k: runs[k].mean_delay)
     rows = []
     for label, r in runs.items():
@@ -564,27 +542,11 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     }
     sc = map_scenario(0.7, 0.002, 1.0)
     n, reps = (4_000, 3) if quick else (20_000, 6)
+    run = dict(requests=n, replications=reps, seed=seed, overload="transient")
     for name, (knob, values) in knobs.items():
         for v in values:
-            params = {**CONTENDERS[name], knob: v}
-            r = simulate(
-                scenario=sc,
-                policy=name,
-                requests=n,
-                replications=reps,
-                seed=seed,
-                overload="transient",
-                **params,
-            )
-            row = {
-                "policy": name,
-                "knob": knob,
-                "value": v,
-                **{
-                    q: r[q]
-                    for q in ("mean_delay", "energy_per_task", "copies_per_task", "cloud_share")
-                },
-            }
+            r = simulate(scenario=sc, policy=name, **run, **{**CONTENDERS[name], knob: v})
+            row = {"policy": name, "knob": knob, "value": v} | {q: r[q] for q in FRONT}
             rows.append(row | _per_replication(r))
     out = pd.DataFrame(rows)
     out["pareto"] = separated_front(out)

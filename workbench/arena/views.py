@@ -19,6 +19,8 @@ __all__ = ["VIEWS", "plot_point", "point_view"]
 
 #: tasks per replication of each contender in a move of the view (two replications each)
 VIEW_REQUESTS = 1_500
+#: what the view shows of each contender's result, in the columns of its array
+SHOWN = ("mean_delay", "ci_low", "ci_high", "forwarded_share", "cloud_share", "loss_share")
 
 
 def plot_point(load=None, link_delay=None, scv=None, cloud_rtt=None, seed=0):
@@ -45,36 +47,20 @@ def plot_point(load=None, link_delay=None, scv=None, cloud_rtt=None, seed=0):
     sc = map_scenario(
         point["load"], point["link_delay"], point["scv"], cloud_rtt=point["cloud_rtt"]
     )
-    names, rows = list(CONTENDERS), []
+    names, rows, stationary = list(CONTENDERS), [], []
+    run = dict(requests=VIEW_REQUESTS, replications=2, seed=seed, overload="transient")
     for name in names:
-        r = simulate(
-            scenario=sc,
-            policy=name,
-            requests=VIEW_REQUESTS,
-            replications=2,
-            seed=seed,
-            overload="transient",
-            **CONTENDERS[name],
-        )
-        rows.append(
-            (
-                r.mean_delay,
-                r.ci_low,
-                r.ci_high,
-                r.forwarded_share,
-                r.cloud_share,
-                r.loss_share,
-                r.stationary,
-            )
-        )
-    a = np.array([r[:6] for r in rows], dtype=float)
+        r = simulate(scenario=sc, policy=name, **run, **CONTENDERS[name])
+        rows.append([getattr(r, q) for q in SHOWN])
+        stationary.append(r.stationary)
+    a = np.array(rows, dtype=float)
     fig, (ax, bx) = figure(ncols=2, width=4.2, height=3.2, fast=True)
     y = np.arange(len(names))
     best = int(np.nanargmin(np.where(a[:, 5] <= 0.01, a[:, 0], np.inf)))
     colours = ["#c44e52" if i == best else "#4c72b0" for i in y]
     err = np.vstack([a[:, 0] - a[:, 1], a[:, 2] - a[:, 0]])
     ax.barh(y, a[:, 0], xerr=np.nan_to_num(err), color=colours)
-    ax.set_yticks(y, [n + ("" if rows[i][6] else " *") for i, n in enumerate(names)])
+    ax.set_yticks(y, [n + ("" if ok else " *") for n, ok in zip(names, stationary, strict=True)])
     ax.set_xlabel("mean delay (s)")
     bx.barh(y - 0.25, a[:, 3], 0.25, label="forwarded")
     bx.barh(y, a[:, 4], 0.25, label="cloud")

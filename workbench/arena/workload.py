@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Annotated, Literal, NamedTuple, get_args
 
 import numpy as np
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from workbench.validation import ParameterError
 
@@ -69,8 +77,15 @@ def real_field(low=None, high=None, *, low_open=False, inf=False):
     if high is not None and not inf:
         kw["le"] = high
     checks = [BeforeValidator(no_bool)]
-    if inf:
-        checks.append(BeforeValidator(inf_text))
+    if inf:  # the range's top, or .inf (a bound of pydantic's would refuse inf)
+        span = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+
+        def finite_to_high(v):
+            if math.isnan(v) or (math.isfinite(v) and v > high):
+                raise ValueError(f"must be a number in {span} or .inf")
+            return v
+
+        checks += [BeforeValidator(inf_text), AfterValidator(finite_to_high)]
     return Annotated[float, Field(allow_inf_nan=inf, **kw), *checks]
 
 
