@@ -182,7 +182,7 @@ def room_mask(net, st, nodes, n, mask):
 
     Parameters
     ----------
-    net, st : Net, _State
+    net, st : Net, State
         The scenario's arrays and the engine's state (``st.n_in``: tasks held per node).
     nodes : ndarray of int64
         The candidates' node indices; the first ``n`` are used.
