@@ -49,7 +49,7 @@ def _rooms():
 
 def test_room_mask_marks_the_candidates_with_room_or_all_when_none_has_room():
     net = checked_net(_rooms(), "test")
-    st = K._state(len(net.servers), 4, 2, 4, 1)
+    st = K.new_state(len(net.servers), 4, 2, 4, 1)
     nodes = np.array([0, 1, 2, 4, 3, 1], dtype=np.int64)  # the device, a, b, the cloud, u, a
     seen = set()
     for held in itertools.product(range(3), range(4), (0, 10**6)):
