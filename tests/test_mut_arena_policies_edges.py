@@ -115,12 +115,12 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("where", "name", "params"), CASES)
-def test_policies_where_a_wait_is_zero_equal_their_slow_twin(where, name, params):
-    sc = SCENARIOS[where]()
+def _engine_and_twin(sc, name, params, seed):
+    """Run 1,500 tasks of ``sc`` through the engine and the slow twin under policy ``name``,
+    check that both place and finish every task alike, and return the engine's run."""
     ch = _policy(name, dict(params), "test")
     net = checked_net(sc, "test")
-    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(3))
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(seed))
     pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
     finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
     if name == "replicate":
@@ -131,6 +131,13 @@ def test_policies_where_a_wait_is_zero_equal_their_slow_twin(where, name, params
     t_finish, t_where = twin.run()
     assert np.array_equal(where_, np.array(t_where))
     assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    return net, tk, finish, where_
+
+
+@pytest.mark.parametrize(("where", "name", "params"), CASES)
+def test_policies_where_a_wait_is_zero_equal_their_slow_twin(where, name, params):
+    sc = SCENARIOS[where]()
+    net, tk, finish, where_ = _engine_and_twin(sc, name, params, 3)
     home = net.home[tk.node]
     if where == "zero_size":  # no work ahead, ever: every task stays at its home
         assert np.array_equal(where_, home)
@@ -314,15 +321,7 @@ CASES_MORE = [
 @pytest.mark.parametrize(("where", "name", "params"), CASES_MORE)
 def test_more_policies_equal_their_slow_twin(where, name, params):
     sc = SCENARIOS[where]()
-    ch = _policy(name, dict(params), "test")
-    net = checked_net(sc, "test")
-    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(6))
-    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
-    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
-    full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
-    t_finish, t_where = Twin(net, tk, name, **full).run()
-    assert np.array_equal(where_, np.array(t_where))
-    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    net, tk, finish, where_ = _engine_and_twin(sc, name, params, 6)
     if where == "cloud_between" and name in ("overflow", "random"):
         assert (where_ == sc.index("b")).mean() > 0.02  # edge b, listed after the cloud
     if where == "cloud_between" and name == "overflow":
@@ -392,15 +391,7 @@ CASES_EDGE = [
 @pytest.mark.parametrize(("where", "name", "params"), CASES_EDGE)
 def test_policies_at_an_instant_or_odd_home_or_the_cloud_equal_their_twin(where, name, params):
     sc = SCENARIOS[where]()
-    ch = _policy(name, dict(params), "test")
-    net = checked_net(sc, "test")
-    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(8))
-    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
-    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
-    full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
-    t_finish, t_where = Twin(net, tk, name, **full).run()
-    assert np.array_equal(where_, np.array(t_where))
-    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    net, tk, finish, where_ = _engine_and_twin(sc, name, params, 8)
     home = net.home[tk.node]
     if where == "instant":  # nothing is ever ahead at a: its tasks stay there
         assert (where_[tk.node == sc.index("a")] == sc.index("a")).all()
