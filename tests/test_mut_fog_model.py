@@ -416,3 +416,21 @@ def test_the_dropped_mass_is_what_a_longer_chain_puts_beyond_the_truncation(lam,
     beyond = longer.level_mass[sol.levels + 1 :].sum() + longer.dropped_mass
     assert sol.dropped_mass == pytest.approx(beyond, rel=0.05)
     assert sol.dropped_mass <= 1e-8
+
+
+def test_threshold_admission_and_fog_loads_read_a_policy_built_at_run_time():
+    # the threshold model applies to offloading: a policy read from a file is a string built
+    # at run time, so the model must compare it by value (an identity test picks the chain)
+    policy, admission = "".join(["off", "load"]), "".join(["thres", "hold"])
+    a = analyze(G, theta=0.015, e_max=2, policy=policy, admission=admission)
+    _check_against_twin(a, naive_analyze(NET, theta=0.015, e_max=2, admission="threshold"))
+    want = naive_analyze(NET, theta=0.015, e_max=2, admission="threshold")["rho"]
+    assert fog_loads(G, theta=0.015, e_max=2, policy=policy) == pytest.approx(want, rel=1e-9)
+
+
+def test_an_acceptance_of_exactly_zero_or_one_is_a_probability():
+    # [0, 1] is closed: a node that rejects everything or accepts everything is valid input
+    given = [1.0, 0.0, 0.3, 0.3]  # node 0 accepts all (it stays stable), node 1 none
+    a = analyze(G, theta=0.02, e_max=2, acceptance=given)
+    assert a.iterations == 0
+    assert a.fog["accept_light"].to_numpy() == pytest.approx(given, abs=0.0)
