@@ -26,6 +26,11 @@ parent process imports numpy, scipy, pandas, numba, pytest and hypothesis once a
 child per mutant, which imports the (mutated) workbench and runs pytest; cosmic-ray's own
 runner starts a fresh interpreter per mutant, about 6 s more each on this machine.
 
+A target whose sources compile nothing themselves (a simulation module: Python over the
+kernels) may say ``jit = true``: its tests then run on the compiled kernels, each compiled
+once per run into the scratch copy's numba cache, so statistical tests that take minutes as
+Python take seconds. A target with ``@njit`` code of its own is refused ``jit = true``.
+
 Which test executes which line comes from a baseline run of the unmutated tests under a line
 tracer; a second, untraced baseline run times each test. A mutant's tests then run fastest
 first and stop at the first failure (``-x``), so a killed mutant usually costs its fastest
@@ -112,6 +117,7 @@ class Target:
     timeout: float = 30.0  # floor of a mutant's timeout, in seconds
     timeout_factor: float = 5.0  # x the untraced seconds of the tests a mutant runs
     note: str = ""
+    jit: bool = False  # the kernels compiled (a target with no compiled code of its own)
     mutants: list[Mutant] = field(default_factory=list)
 
 
@@ -125,9 +131,27 @@ def load_targets(path: Path = TARGETS) -> dict[str, Target]:
             timeout=float(cfg.get("timeout", 30.0)),
             timeout_factor=float(cfg.get("timeout_factor", 5.0)),
             note=cfg.get("note", ""),
+            jit=_jit_flag(name, cfg),
         )
         for name, cfg in data.items()
     }
+
+
+def _jit_flag(name: str, cfg: dict) -> bool:
+    """A target's ``jit``: true runs its tests on compiled kernels, for Python code over them
+    (a simulation module); refused for a target whose sources compile code themselves, whose
+    mutants the compiled code would hide."""
+    jit = cfg.get("jit", False)
+    if not isinstance(jit, bool):
+        raise ValueError(f"targets.toml [{name}]: jit must be true or false; got {jit!r}")
+    if jit:
+        compiled = [s for s in cfg["sources"] if "@njit" in (ROOT / s).read_text()]
+        if compiled:
+            raise ValueError(
+                f"targets.toml [{name}]: jit = true, but {compiled} compile code with @njit "
+                "(a mutant there would be hidden by the compiled kernel)"
+            )
+    return jit
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
@@ -281,11 +305,11 @@ def _scratch_copy() -> Path:
     return scratch
 
 
-def _prepare_parent() -> None:
-    """Environment and imports shared by every forked child."""
+def _prepare_parent(jit: bool = False) -> None:
+    """Environment and imports shared by every forked child (the JIT off unless ``jit``)."""
     os.environ.update(
         {
-            "NUMBA_DISABLE_JIT": "1",
+            "NUMBA_DISABLE_JIT": "0" if jit else "1",
             "WORKBENCH_RESULTS_CACHE": "0",
             "PYTHONDONTWRITEBYTECODE": "1",
             "OMP_NUM_THREADS": "1",
@@ -750,7 +774,7 @@ def _baseline_keys(target: Target, tests: list[str]) -> dict[str, str]:
     and the target's sources. Adding a test to one file only makes that file run again."""
     import hashlib
 
-    common = hashlib.sha256(json.dumps([BASELINE_VERSION, target.sources]).encode())
+    common = hashlib.sha256(json.dumps([BASELINE_VERSION, target.sources, target.jit]).encode())
     files = [ROOT / "pyproject.toml"]
     for folder in ("workbench", "tests", "data"):
         files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file())
@@ -1206,7 +1230,10 @@ def main(argv=None) -> int:
             for m in enumerate_mutants(targets[n]):
                 print(f"{m.key}")
         return 0
-    _prepare_parent()
+    jit = {targets[n].jit for n in names}
+    if len(jit) > 1:
+        p.error("targets with jit = true (compiled kernels) and without run in separate calls")
+    _prepare_parent(jit.pop())
     for n in names:
         t0 = time.monotonic()
         only = set(args.key) if args.key else None

@@ -47,3 +47,24 @@ def test_sampled_mutants_are_killed_and_the_equivalent_one_survives():
     assert set(got) == {*KILLED, EQUIVALENT}, "a sampled key matches no mutant any more"
     assert {k: got[k] for k in KILLED} == dict.fromkeys(KILLED, "killed")
     assert got[EQUIVALENT] == "equivalent"
+
+
+def test_a_target_runs_on_compiled_kernels_only_when_it_compiles_nothing_itself(monkeypatch):
+    """``jit = true`` (a simulation module's tests on compiled kernels) is refused for sources
+    with ``@njit`` code, whose mutants the compiled kernel would hide, and for a non-bool."""
+    import importlib.util
+
+    import pytest
+
+    spec = importlib.util.spec_from_file_location("mutation", ROOT / "benchmarks" / "mutation.py")
+    mutation = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "mutation", mutation)  # its dataclasses look it up
+    spec.loader.exec_module(mutation)
+    simulation = {"sources": ["workbench/redundancy/simulation.py"]}
+    assert mutation._jit_flag("s", {**simulation, "jit": True}) is True
+    assert mutation._jit_flag("s", simulation) is False
+    with pytest.raises(ValueError, match=r"kernels/erlang.py.*@njit"):
+        mutation._jit_flag("k", {"sources": ["workbench/kernels/erlang.py"], "jit": True})
+    with pytest.raises(ValueError, match="jit must be true or false"):
+        mutation._jit_flag("s", {**simulation, "jit": "yes"})
+    assert mutation.load_targets()["redundancy_simulation"].jit
