@@ -7,6 +7,7 @@ sojourn time 1/(μ − λ) is the oracle of the precision loop.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ from scipy.signal import lfilter
 from workbench import EmptyRunError, ParameterError, UnstableRegimeError
 from workbench.output_analysis import (
     Replication,
+    Stationarity,
     block_series,
     check_overload,
     detect,
@@ -190,6 +192,22 @@ def test_finish_flags_and_raises_on_an_overloaded_queue():
     result = finish(reps, overload="transient", **kwargs)
     assert not result.stationary and result.as_dict()["stationary"] is False
     assert "NOT STATIONARY" in repr(result)
+
+
+def test_a_transient_known_before_the_run_is_the_verdict_whatever_the_series():
+    """A stable M/M/1 (ρ = 0.5) whose model says it is a transient (P4's fill bound): raised,
+    or the result's verdict under "transient"; a stationary "transient" is refused."""
+    reps = replicate(_mm1_replication(0.5), replications=3, seed=1)
+    kwargs = dict(func="mm1", metric="sojourn", quantities=["sojourn"], confidence=0.95)
+    kwargs |= dict(run_length=4_000, run_unit="customers", unit="s")
+    assert finish(reps, **kwargs).stationary  # the series alone: a steady state
+    known = Stationarity(stationary=False, method="fill bound", note="room still filling")
+    with pytest.raises(UnstableRegimeError, match="room still filling"):
+        finish(reps, transient=known, **kwargs)
+    result = finish(reps, overload="transient", transient=known, **kwargs)
+    assert not result.stationary and result.stationarity.method == "fill bound"
+    with pytest.raises(ParameterError, match="'transient' parameter of mm1"):
+        finish(reps, transient=dataclasses.replace(known, stationary=True), **kwargs)
 
 
 def test_to_precision_reaches_its_target_and_covers_the_mm1_mean():

@@ -658,6 +658,7 @@ def finish(
     empty_what: str = "requests completed after the warm-up",
     empty_hint: str = "",
     records: pd.DataFrame | None = None,
+    transient: Stationarity | None = None,
 ):
     """Detector, overload policy and empty-run check, then the :class:`SimulationResult`.
 
@@ -693,6 +694,10 @@ def finish(
         The message of :func:`require_observations`.
     records : pandas.DataFrame or None
         Per-task records, kept in the result.
+    transient : Stationarity or None
+        A verdict of ``stationary=False`` the model gave before the run (P4's fill bound: a
+        queue still filling its room in the measured part): the result's verdict whatever
+        the series say, under the same ``overload`` policy.
 
     Returns
     -------
@@ -738,7 +743,9 @@ def finish(
     else:
         counts = finite
     require_observations(func, counts, what=empty_what, hint=empty_hint)
-    verdict = detect(
+    if transient is not None and (not isinstance(transient, Stationarity) or transient.stationary):
+        raise _fail(func, "transient", "a Stationarity with stationary=False, or None", transient)
+    verdict = transient or detect(
         [r.series for r in reps],
         warmup=[r.warmup for r in reps],
         alpha=alpha,
