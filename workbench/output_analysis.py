@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -696,8 +696,9 @@ def finish(
         Per-task records, kept in the result.
     transient : Stationarity or None
         A verdict of ``stationary=False`` the model gave before the run (P4's fill bound: a
-        queue still filling its room in the measured part): the result's verdict whatever
-        the series say, under the same ``overload`` policy.
+        queue still filling its room in the measured part): the result is not stationary
+        whatever the series say (the detector's figures are kept, its method and note come
+        after the model's), under the same ``overload`` policy.
 
     Returns
     -------
@@ -745,7 +746,7 @@ def finish(
     require_observations(func, counts, what=empty_what, hint=empty_hint)
     if transient is not None and (not isinstance(transient, Stationarity) or transient.stationary):
         raise _fail(func, "transient", "a Stationarity with stationary=False, or None", transient)
-    verdict = transient or detect(
+    verdict = detect(
         [r.series for r in reps],
         warmup=[r.warmup for r in reps],
         alpha=alpha,
@@ -753,6 +754,13 @@ def finish(
         label=metric,
         rho=rho,
     )
+    if transient is not None:  # the model's verdict first, the detector's figures kept
+        verdict = replace(
+            verdict,
+            stationary=False,
+            method=f"{transient.method}; {verdict.method}",
+            note="; ".join(n for n in (transient.note, verdict.note) if n),
+        )
     notes = [*notes, *check_overload(func, overload, rho=rho, stationarity=verdict)]
     frame = pd.DataFrame([r.row for r in reps])
     frame.insert(0, "replication", np.arange(len(reps)))
