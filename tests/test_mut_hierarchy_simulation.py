@@ -1,0 +1,83 @@
+"""P5's simulation module, where the first mutation run of ``hierarchy_simulation`` found no
+test: the per-replication row of :func:`workbench.hierarchy.simulate` (the warm-up cut, the
+execution time, time per unit of work, the loads and shares, the mean number in system) and
+its intervals' ranges. Oracles: M/G/1 at each bottom server of the pure-local tree
+(Pollaczek–Khinchine, Little's law), the definition of the warm-up (a fraction of the
+generation time n·T) and each task's own times in the records."""
+
+import numpy as np
+import pytest
+
+from workbench.hierarchy import pollaczek_khinchine, simulate, size_moments
+
+LAM, MU, SPEED = 2.0, 7.0, 20.0  # ρ = λ E[D] / speed = 0.7 at each of the 4 bottom servers
+RUN = dict(
+    model="pure_local",
+    lam=LAM,
+    task_size=MU,
+    arrivals="spread",
+    compute_bottom=SPEED,
+    compute_middle=40.0,
+    compute_top=100.0,
+)
+
+
+@pytest.fixture(scope="module")
+def local():
+    return simulate(**RUN, periods=3000, replications=4, seed=5, keep_records=True)
+
+
+def test_the_warm_up_drops_the_tasks_generated_in_its_share_of_n_T(local):
+    """Measured tasks are exactly those generated at or after warmup · periods · T."""
+    cutoff = 0.1 * 3000 * 1.0
+    rec = local.records
+    for r, row in local.frame.set_index("replication").iterrows():
+        mine = rec[rec["replication"] == r]
+        np.testing.assert_array_equal(mine["measured"], mine["arrival"] >= cutoff)
+        assert row["tasks"] == (mine["arrival"] >= cutoff).sum()
+        kept = mine[mine["arrival"] >= cutoff]
+        assert row["mean_time"] == pytest.approx(kept["completion_time"].mean(), rel=1e-12)
+        assert row["mean_execution"] == pytest.approx(kept["work"].mean() / SPEED, rel=1e-12)
+        assert row["time_per_work"] == pytest.approx(
+            kept["completion_time"].mean() / kept["work"].mean(), rel=1e-12
+        )
+
+
+def test_each_bottom_server_is_an_mg1_in_the_row(local):
+    """Pure local: each bottom server runs a quarter of the tasks at load ρ = 0.7, the others
+    none; the mean number in system per server is 4 P-K numbers over 7 servers (Little)."""
+    m1, m2 = size_moments(MU, 1.0)
+    s = local.summary.set_index("quantity")["estimate"]
+    for k in (3, 4, 5, 6):
+        assert s[f"load_s{k}"] == pytest.approx(LAM * m1 / SPEED, rel=0.03)
+        assert s[f"share_s{k}"] == pytest.approx(0.25, abs=0.01)
+    for k in (0, 1, 2):
+        assert s[f"load_s{k}"] == 0.0 and s[f"share_s{k}"] == 0.0
+    number = LAM * pollaczek_khinchine(LAM, m1 / SPEED, m2 / SPEED**2)
+    assert s["mean_in_system"] == pytest.approx(4 * number / 7, rel=0.1)
+    assert s["mean_execution"] == pytest.approx(m1 / SPEED, rel=0.02)
+    assert s["red_forward_rate"] == 0.0 and s["sent_down_share"] == 0.0
+
+
+def test_a_task_generated_at_the_cut_is_measured():
+    """Batch arrivals come at the period starts, so a batch lands exactly on the cut at
+    period 0.1 · 400 = 40: it is measured (the warm-up drops what came before)."""
+    res = simulate(**(RUN | {"arrivals": "batch"}), periods=400, replications=2, keep_records=True)
+    rec = res.records
+    on_cut = rec[rec["arrival"] == 40.0]
+    assert len(on_cut) > 0 and on_cut["measured"].all()
+    assert res.frame["tasks"].sum() == (rec["arrival"] >= 40.0).sum()
+
+
+def test_intervals_stay_in_each_quantitys_range():
+    """Two replications (t = 12.7) at a low load of the advanced model: shares near 0 and
+    short times have raw intervals below 0; shares stay in [0, 1], times at or above 0, and
+    every estimate inside its interval."""
+    res = simulate(model="advanced", lam=0.3, task_size=MU, periods=400, replications=2, seed=1)
+    s = res.summary.set_index("quantity")
+    assert (s["ci_low"] <= s["estimate"]).all() and (s["estimate"] <= s["ci_high"]).all()
+    assert (s["ci_low"] >= 0.0).all()
+    raw = s["estimate"] - s["half_width"]
+    shares = s.index.str.startswith("share_s")
+    assert (s.loc[shares, "ci_high"] <= 1.0).all()
+    assert (raw[shares] < 0.0).any() and (raw[~shares] < 0.0).any(), "the case clips nothing"
