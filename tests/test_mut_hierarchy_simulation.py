@@ -8,7 +8,7 @@ generation time n·T) and each task's own times in the records."""
 import numpy as np
 import pytest
 
-from workbench.hierarchy import pollaczek_khinchine, simulate, size_moments
+from workbench.hierarchy import pollaczek_khinchine, run_models, simulate, size_moments
 
 LAM, MU, SPEED = 2.0, 7.0, 20.0  # ρ = λ E[D] / speed = 0.7 at each of the 4 bottom servers
 RUN = dict(
@@ -81,3 +81,26 @@ def test_intervals_stay_in_each_quantitys_range():
     shares = s.index.str.startswith("share_s")
     assert (s.loc[shares, "ci_high"] <= 1.0).all()
     assert (raw[shares] < 0.0).any() and (raw[~shares] < 0.0).any(), "the case clips nothing"
+
+
+def test_a_period_of_half_a_second_scales_times_not_counts():
+    """T = 0.5 s: Poisson(λ) tasks per period are a rate λ/T per second; arrivals fill
+    [0, n·T), the warm-up cut is at 0.1 · n · T, and each bottom server runs at
+    ρ = (λ/T) E[D] / speed = 0.7, in simulate and in run_models alike."""
+    m1, m2 = size_moments(MU, 1.0)
+    half = RUN | {"lam": 1.0, "period": 0.5}
+    res = simulate(**half, periods=3000, replications=2, seed=2, keep_records=True)
+    rec = res.records
+    assert rec["arrival"].max() < 1500.0 and rec["arrival"].max() > 1490.0
+    np.testing.assert_array_equal(rec["measured"], rec["arrival"] >= 150.0)
+    np.testing.assert_allclose(rec["execution"], rec["work"] / SPEED, rtol=1e-12)
+    s = res.summary.set_index("quantity")["estimate"]
+    assert s["load_s3"] == pytest.approx(2.0 * m1 / SPEED, rel=0.03)
+    assert s["tasks"] == pytest.approx(4 * 1.0 * 3000 * 0.9, rel=0.03)
+    common = {k: v for k, v in half.items() if k != "model"}
+    one = run_models(**common, periods=3000, seed=2, models=("pure_local",))
+    assert one["pure_local/load_s3"] == pytest.approx(2.0 * m1 / SPEED, rel=0.03)
+    assert one["pure_local/tasks"] == pytest.approx(4 * 1.0 * 3000 * 0.9, rel=0.03)
+    pk = pollaczek_khinchine(2.0, m1 / SPEED, m2 / SPEED**2)
+    assert one["pure_local/mean_time"] == pytest.approx(pk, rel=0.1)
+    assert one["pure_local/stationary"] == 1.0
