@@ -105,3 +105,34 @@ def test_the_walks_level_is_the_coordinate_with_the_heavier_tail():
     assert one.truncation[1] == 0 and one.truncation[0] > 0
     assert two.truncation[0] == 0 and two.truncation[1] > 0
     assert one.beta == pytest.approx(two.beta[::-1], abs=1e-9)
+
+
+# A center whose excess load λ − c μ is exactly a relative 1e-9 of λ1 + λ2 + c1 μ1 + c2 μ2,
+# the band within which ``regime`` calls a point critical: with tiny rates (λ and c μ near
+# 1e-6, the smallest rates allowed) the difference is exact in floating point.
+_TINY = 1.0030216020030216e-06  # λ with λ − 1 × 1e-6 on the band's edge (checked below)
+
+
+def _on_the_band_edge(load, c, mu, i):
+    scale = load[0] + load[1] + c[0] * mu[0] + c[1] * mu[1]
+    return load[i] - c[i] * mu[i] == 1e-9 * scale
+
+
+@pytest.mark.parametrize(
+    ("load", "c", "mu", "p", "want"),
+    [
+        # center 2 on the edge, center 1 overloaded and forwarding nothing: the (E)/(B1)
+        # boundary (center 2 is critical, not overloaded)
+        ((2.0216, _TINY), (1.0, 1.0), (1.0, 1e-6), (0.0, 0.5), "E/B1 boundary"),
+        # the mirror image
+        ((_TINY, 2.0216), (1.0, 1.0), (1e-6, 1.0), (0.5, 0.0), "E/B2 boundary"),
+        # center 1 on the edge, center 2 underloaded: no center is overloaded
+        ((_TINY, 0.5216), (1.0, 2.5), (1e-6, 1.0), (0.5, 0.5), "A"),
+    ],
+)
+def test_a_load_exactly_on_the_critical_band_edge_is_critical(load, c, mu, p, want):
+    """``regime``: points within a relative 1e-9 of a boundary are boundary points, so a
+    center exactly 1e-9 above critical load counts as critical, not as overloaded."""
+    i = 1 if want == "E/B1 boundary" else 0
+    assert _on_the_band_edge(load, c, mu, i)
+    assert dc.regime(load, c, mu, p) == want
