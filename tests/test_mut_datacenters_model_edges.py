@@ -17,6 +17,7 @@ from scipy import stats
 
 from workbench import datacenters as dc
 from workbench.datacenters import exact
+from workbench.datacenters import limit as limit_module
 
 
 def _erlang_upper(servers, load, tail):
@@ -136,3 +137,13 @@ def test_a_load_exactly_on_the_critical_band_edge_is_critical(load, c, mu, p, wa
     i = 1 if want == "E/B1 boundary" else 0
     assert _on_the_band_edge(load, c, mu, i)
     assert dc.regime(load, c, mu, p) == want
+
+
+def test_the_walk_in_a_box_refuses_to_return_an_unconverged_law():
+    """A tolerance below round-off cannot be met: a stated refusal with the residual, not
+    a distribution that nobody checked (the claim ``pi00_box_walk`` reads only π)."""
+    args = ((1.6, 0.9), (1.2, 1.0), (1.5, 0.8), (0.4, 0.7))
+    with pytest.raises(dc.UncertifiedSolutionError, match="walk_in_box: .* could not be solved"):
+        limit_module.walk_in_box(*args, (3, 3), 1e-30)
+    pi, residual, _ = limit_module.walk_in_box(*args, (12, 10), 1e-13)
+    assert residual <= 1e-13 * 20 and pi.sum() == pytest.approx(1.0, abs=1e-12)
