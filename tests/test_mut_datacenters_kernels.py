@@ -205,3 +205,52 @@ def test_a_draw_at_the_top_of_the_unit_interval_ends_a_service_at_the_last_busy_
     np.testing.assert_array_equal(ref[2], want)
     np.testing.assert_array_equal(got[2], want)
     assert got[3] == 0
+
+
+@pytest.mark.parametrize(
+    ("walk", "phases", "head"),
+    [
+        # m's tail decays like 1/4 per phase: far out, pi_0 is below round-off and the solve
+        # leaves tiny negatives there, which must be clipped
+        ((4.0, 2.0, 1.0, 1.0, 0.5, 0.5), 60, 20),
+        # more phases than CPython's shared small integers
+        ((6.0, 3.0, 1.0, 1.5, 0.2, 0.2), 260, 16),
+    ],
+)
+def test_idle_walk_qbd_with_a_deep_light_tail_is_a_law_and_its_head_is_the_dense_walks(
+    walk, phases, head
+):
+    """P(m = k) is a probability law (non-negative, summing to 1) however far the phases
+    go, and its head is the dense walk's cut at ``head`` phases (the mass beyond is below
+    (c1 μ1 / λ1)^head < 1e-12)."""
+    marg, p_level0, pi00, *_ = idle_walk_qbd(*walk, phases, 1e-14, 200)
+    assert marg.shape == (phases + 1,) and (marg >= 0).all()
+    assert marg.sum() == pytest.approx(1.0, abs=1e-12)
+    ref_marg, ref_level0, ref_pi00 = naive.idle_walk_dense(*walk, head, 50)
+    np.testing.assert_allclose(marg[: head + 1], ref_marg, atol=1e-11)
+    assert (p_level0, pi00) == pytest.approx((ref_level0, ref_pi00), abs=1e-11)
+
+
+def test_a_class_one_arrival_as_the_last_warm_up_event_is_a_warm_up_arrival():
+    """The warm-up is the first ``warmup`` events: a class-1 arrival as event warmup - 1
+    (u = 0 picks it) is counted among the warm-up arrivals, as in the twin."""
+    rng = np.random.default_rng(2)
+    u, v = rng.random(400), rng.random(400)
+    warmup = 300
+    u[warmup - 1] = 0.0
+    args = (4.0, 3.0, 1.0, 1.0, 0.5, 0.5, 3, 3, 0, 0)
+    lost = np.zeros(400, np.uint8)
+    got = simulate_two_centers_kernel(Centers(*args), u, v, warmup, lost)
+    ref = naive.simulate_two_centers(*args, u, v, warmup)
+    assert got[4] == ref[4]
+    np.testing.assert_array_equal(got[0], ref[0])
+
+
+def test_an_idle_ring_never_goes_below_zero_at_the_top_of_the_unit_interval():
+    """Every center idle and a draw at the top of [0, 1): whatever the event walk makes of
+    it, no center's count goes negative."""
+    mu, p, cap = np.ones(9), np.full(9, 0.2), np.full(9, 3, np.int64)
+    u, v = np.array([np.nextafter(1.0, 0.0)]), np.array([0.5])
+    lost = np.zeros(1, np.uint8)
+    got = simulate_ring_kernel(_NINE, mu, p, cap, np.zeros(9, np.int64), u, v, 0, lost)
+    assert (got[2] >= 0).all() and got[2].sum() <= 1
