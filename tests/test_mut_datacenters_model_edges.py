@@ -18,6 +18,7 @@ from scipy import stats
 from workbench import datacenters as dc
 from workbench.datacenters import exact
 from workbench.datacenters import limit as limit_module
+from workbench.datacenters.kernels import idle_walk_qbd
 
 
 def _erlang_upper(servers, load, tail):
@@ -147,3 +148,40 @@ def test_the_walk_in_a_box_refuses_to_return_an_unconverged_law():
         limit_module.walk_in_box(*args, (3, 3), 1e-30)
     pi, residual, _ = limit_module.walk_in_box(*args, (12, 10), 1e-13)
     assert residual <= 1e-13 * 20 and pi.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def _walk_and_drift(load, p, lim):
+    """P(m = 0), P(n = 0) two ways: the truncated walk's marginals (the QBD kernel at the
+    solution's own truncation), and the drift relations of limit_analysis's Notes with the
+    solution's pi00; and how much each relation amplifies an error of pi00 (its derivative
+    in pi00: p2 (λ2 + p1 λ1) / (λ1 (1 - p1 p2)), and the mirror)."""
+    (l1, l2), (p1, p2), pi00 = load, p, lim.pi00
+    phases = max(lim.truncation)
+    if lim.truncation[1] == 0:  # n is the level, m the phase
+        marg, level0, *_ = idle_walk_qbd(l1, l2, 1.0, 1.0, p1, p2, phases, 1e-14, 200)
+        walk = (float(marg[0]), float(level0))
+    else:
+        marg, level0, *_ = idle_walk_qbd(l2, l1, 1.0, 1.0, p2, p1, phases, 1e-14, 200)
+        walk = (float(level0), float(marg[0]))
+    d1, d2, den = l1 - 1.0, l2 - 1.0, 1 - p1 * p2
+    drift = (
+        (d1 + p2 * d2 - p2 * pi00 * (l2 + p1 * l1)) / (l1 * den),
+        (d2 + p1 * d1 - p1 * pi00 * (l1 + p2 * l2)) / (l2 * den),
+    )
+    gain = (p2 * (l2 + p1 * l1) / (l1 * den), p1 * (l1 + p2 * l2) / (l2 * den))
+    return walk, drift, gain
+
+
+@pytest.mark.parametrize(("load", "p"), [((1.5, 1.2), (0.5, 0.4)), ((1.2, 1.5), (0.4, 0.5))])
+def test_p_saturated_comes_from_the_better_conditioned_estimate(load, p):
+    """limit_analysis's Notes: P(m = 0) follows from pi00 by the drift relation, except
+    where that relation amplifies pi00's error (derivative above 1): then the walk's own
+    marginal is read. Here one gain is 0.65 and the other 1.03, and the two estimates
+    differ in the last digits, so the one reported says which was taken."""
+    lim = dc.limit_analysis(load, (1.0, 1.0), (1.0, 1.0), p)
+    walk, drift, gain = _walk_and_drift(load, p, lim)
+    assert sorted(round(g, 2) for g in gain) == [0.65, 1.03]
+    for i in (0, 1):
+        assert walk[i] != drift[i]  # the two estimates are told apart
+        want = drift[i] if gain[i] < 1 else walk[i]
+        assert lim.p_saturated[i] == want
