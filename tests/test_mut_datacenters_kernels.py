@@ -45,6 +45,17 @@ def test_idle_walk_qbd_matches_the_dense_walk_and_its_rate_matrix(walk, phases, 
     assert 0 < iterations < 200 and 0 <= g_error < 1e-12
 
 
+def _draw_on(cut, total):
+    """The uniform x with x * total == cut exactly (cut / total, nudged by an ulp where the
+    division rounds): a draw on the boundary ``cut`` of the event intervals."""
+    x = cut / total
+    while x * total < cut:
+        x = np.nextafter(x, 1.0)
+    while x * total > cut:
+        x = np.nextafter(x, 0.0)
+    return x
+
+
 def _two_center_boundary_draws(lam1, lam2, mu1, mu2, cap1, cap2, n_events, seed):
     """Draws whose event falls on a boundary [λ1 | λ2 | departures 1 | departures 2], with
     integer rates so that every partial sum is exact, run against the twin step by step."""
@@ -56,12 +67,7 @@ def _two_center_boundary_draws(lam1, lam2, mu1, mu2, cap1, cap2, n_events, seed)
         total = lam1 + lam2 + l1 * mu1 + l2 * mu2
         cuts = [c for c in (0.0, lam1, lam1 + lam2, lam1 + lam2 + l1 * mu1) if c < total]
         cut = cuts[rng.integers(len(cuts))]
-        x = cut / total
-        while x * total < cut:
-            x = np.nextafter(x, 1.0)
-        while x * total > cut:
-            x = np.nextafter(x, 0.0)
-        u[k] = x
+        u[k] = _draw_on(cut, total)
         step = (lam1, lam2, mu1, mu2, 0.5, 0.5, cap1, cap2, l1, l2, u[k : k + 1], v[k : k + 1], 0)
         l1, l2 = (int(s) for s in naive.simulate_two_centers(*step)[2])
     return u, v
@@ -94,12 +100,7 @@ def _ring_boundary_draws(lam, mu, p, cap, n_events, seed):
         total = float(rates.sum())
         cuts = [0.0] + [c for c in np.cumsum(rates)[:-1] if c < total]
         cut = cuts[rng.integers(len(cuts))]
-        x = cut / total
-        while x * total < cut:
-            x = np.nextafter(x, 1.0)
-        while x * total > cut:
-            x = np.nextafter(x, 0.0)
-        u[k] = x
+        u[k] = _draw_on(cut, total)
         j = rng.integers(n)
         v[k] = (p[j], 2 * p[j], rng.random())[rng.integers(3)]
         state = naive.simulate_ring(lam, mu, p, cap, state, u[k : k + 1], v[k : k + 1], 0)[2]
