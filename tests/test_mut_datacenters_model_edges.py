@@ -185,3 +185,12 @@ def test_p_saturated_comes_from_the_better_conditioned_estimate(load, p):
         assert walk[i] != drift[i]  # the two estimates are told apart
         want = drift[i] if gain[i] < 1 else walk[i]
         assert lim.p_saturated[i] == want
+
+
+@pytest.mark.parametrize(("load", "p"), [((1.5, 1.2), (0.5, 0.4)), ((1.2, 1.5), (0.4, 0.5))])
+def test_the_bound_on_beta_is_within_the_walks_error(load, p):
+    """β_i = (1 − p_i) P(saturated) + p_i π00 mixes two quantities, each known to within
+    the walk's error (the better-conditioned estimate of P(saturated) is taken, so its
+    error is at most the walk's): the bound on β is at most ``truncation_error``."""
+    lim = dc.limit_analysis(load, (1.0, 1.0), (1.0, 1.0), p)
+    assert 0 < lim.beta_error <= lim.truncation_error
