@@ -211,3 +211,35 @@ def simulate_ring(lam, mu, p, cap, busy, u_event, u_forward, warmup):
                 state[j] -= 1
     warm = len(lost) if warm is None else warm
     return counts, occ, np.array(state), np.array(lost), warm
+
+
+def idle_walk_dense(lam1, lam2, cmu1, cmu2, p1, p2, phases, levels):
+    """The idle-server walk with m in {0..phases} and n cut at ``levels`` (far in its
+    geometric tail), solved densely: (P(m = k) for every k, P(n = 0), P(m = 0, n = 0))."""
+    q = generator_idle_walk((lam1, lam2), (1, 1), (cmu1, cmu2), (p1, p2), (phases, levels))
+    a = q.T.copy()
+    a[-1, :] = 1.0  # one balance equation replaced by the normalisation
+    rhs = np.zeros(q.shape[0])
+    rhs[-1] = 1.0
+    pi = np.linalg.solve(a, rhs).reshape(phases + 1, levels + 1)
+    return pi.sum(axis=1), pi[:, 0].sum(), pi[0, 0]
+
+
+def idle_walk_rate_matrix(lam1, lam2, cmu1, cmu2, p1, p2, phases, sweeps=20_000):
+    """R of the walk with n as the level, by the plain functional iteration
+    R <- -(A0 + R^2 A2) A1^-1, the blocks read off the dense generator at level n = 1
+    (A0: to n = 2, A1: within n = 1, A2: to n = 0)."""
+    k = phases + 1
+    q = generator_idle_walk((lam1, lam2), (1, 1), (cmu1, cmu2), (p1, p2), (phases, 2))
+    rows = [m * 3 + 1 for m in range(k)]
+    a0 = q[np.ix_(rows, [m * 3 + 2 for m in range(k)])]
+    a1 = q[np.ix_(rows, rows)]
+    a2 = q[np.ix_(rows, [m * 3 for m in range(k)])]
+    inv = np.linalg.inv(a1)
+    r = np.zeros((k, k))
+    for _ in range(sweeps):
+        new = -(a0 + r @ r @ a2) @ inv
+        if np.abs(new - r).max() < 1e-16:
+            return new
+        r = new
+    return r

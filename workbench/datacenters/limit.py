@@ -139,6 +139,12 @@ def walk_in_box(load, c, mu, p, box, tol):
         ‖πQ‖₁ on the box.
     iterations : int
         GMRES iterations.
+
+    Raises
+    ------
+    UncertifiedSolutionError
+        When GMRES does not bring ‖πQ‖₁ below ``tol`` times the total flow: no unverified
+        distribution is returned.
     """
     (l1, l2), (c1, c2), (m1, m2), (p1, p2) = load, c, mu, p
     b1, b2 = box
@@ -155,7 +161,7 @@ def walk_in_box(load, c, mu, p, box, tol):
     high = 2.0 * max((right + left).max(), (up + down).max())
     gaps = [(math.sqrt(l1) - math.sqrt(c1 * m1)) ** 2, (math.sqrt(l2) - math.sqrt(c2 * m2)) ** 2]
     low = max(min(gaps), high * 4.0 / max(b1, b2) ** 2 / 100)
-    pi, res, flow, it, _ = stationary_gmres(
+    pi, res, flow, it, converged = stationary_gmres(
         right,
         left,
         up,
@@ -166,6 +172,12 @@ def walk_in_box(load, c, mu, p, box, tol):
         20,
         200,
     )
+    if not converged:
+        raise UncertifiedSolutionError(
+            f"walk_in_box: the idle-server walk at load={load!r}, c={c!r}, mu={mu!r}, p={p!r} "
+            f"in the box {box!r} could not be solved to tol={tol:g}: relative residual "
+            f"||pi Q||_1 / sum pi q = {res / flow:.1e} after {it} GMRES iterations."
+        )
     return pi, res, it
 
 
