@@ -9,6 +9,7 @@ and is raised as :class:`ParameterError`, a ``ValueError`` subclass, before any 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import numbers
@@ -377,43 +378,14 @@ def broadcast(
     the function, the parameter, what is accepted and the value received.
     """
     n = check_int(n, "n", "broadcast", 0, 10**9)
+    bounds = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
     raw = array_or_none(value)
-    if raw is None:
-        rng = _range_text(low, high, low_open, high_open)
-        raise _fail(
-            func, name, f"a number or {n} numbers (one per element), each in the range {rng}", value
-        )
-    if raw.ndim == 0:
-        arr = check_array(
-            value,
-            name,
-            func,
-            ndim=0,
-            low=low,
-            high=high,
-            low_open=low_open,
-            high_open=high_open,
-            dtype=dtype,
-        )
+    if raw is not None and raw.ndim == 0:
+        arr = check_array(value, name, func, ndim=0, dtype=dtype, **bounds)
         return np.full(n, arr, dtype=arr.dtype)
-    try:
-        return check_array(
-            value,
-            name,
-            func,
-            ndim=1,
-            low=low,
-            high=high,
-            low_open=low_open,
-            high_open=high_open,
-            length=n,
-            dtype=dtype,
-        )
-    except ParameterError:
-        rng = _range_text(low, high, low_open, high_open)
-        raise _fail(
-            func,
-            name,
-            f"a number or {n} numbers (one per element), each in the range {rng}",
-            value,
-        ) from None
+    with contextlib.suppress(ParameterError):  # a wrong length or value: the message below
+        if raw is not None:
+            return check_array(value, name, func, length=n, dtype=dtype, **bounds)
+    rng = _range_text(low, high, low_open, high_open)
+    what = f"a number or {n} numbers (one per element), each in the range {rng}"
+    raise _fail(func, name, what, value)
