@@ -41,6 +41,7 @@ from workbench.validation import (
     check_seed,
     check_work,
     describe,
+    refusal,
     same_choice,
 )
 
@@ -65,10 +66,8 @@ def plausible_space(params) -> tuple[list, dict]:
     if not isinstance(rows, (list, tuple)) or not all(
         hasattr(p, "continuous") and hasattr(p, "plausible") for p in rows
     ):
-        raise ParameterError(
-            "The 'params' parameter of plausible_space must be a parameter table "
-            f"(workbench.params.Params, with rows). Got {describe(params)} instead."
-        )
+        what = "a parameter table (workbench.params.Params, with rows)"
+        raise refusal("plausible_space", "params", what, params)
     ranges = [p for p in rows if p.continuous]
     readings = {"default": {}}
     for p in params.rows:
@@ -101,10 +100,8 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
     except (TypeError, ValueError, AttributeError):
         ok = False
     if not ok:
-        raise ParameterError(
-            "The 'ranges' parameter of design must be a list of parameter-table rows, each with "
-            f"a plausible range (low, high). Got {describe(ranges)} instead."
-        )
+        what = "a list of parameter-table rows, each with a plausible range (low, high)"
+        raise refusal("design", "ranges", what, ranges)
     if not ranges:
         return pd.DataFrame(index=range(n_points))
     unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(n_points)
@@ -287,10 +284,7 @@ def run_atlas(
     by :func:`source_digest`, so a re-run after any code or claims-table change recomputes.
     """
     if not isinstance(spec, AtlasSpec):
-        raise ParameterError(
-            f"The 'spec' parameter of {func} must be a workbench.claims.AtlasSpec. "
-            f"Got {describe(spec)} instead."
-        )
+        raise refusal(func, "spec", "a workbench.claims.AtlasSpec", spec)
     targets = _check_targets(targets, func)
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
