@@ -67,10 +67,8 @@ def encode(obj):
         return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
     if isinstance(obj, complex) and type(obj) is complex:
         return {"$": "complex", "re": encode(obj.real), "im": encode(obj.imag)}
-    if isinstance(obj, list) and type(obj) is list:
-        return {"$": "list", "v": [encode(x) for x in obj]}
-    if isinstance(obj, tuple) and type(obj) is tuple:
-        return {"$": "tuple", "v": [encode(x) for x in obj]}
+    if type(obj) in (list, tuple):
+        return {"$": type(obj).__name__, "v": [encode(x) for x in obj]}
     if isinstance(obj, dict) and type(obj) is dict:
         return {"$": "dict", "v": [[encode(k), encode(v)] for k, v in obj.items()]}
     if isinstance(obj, np.ndarray) and type(obj) is np.ndarray:
@@ -164,9 +162,8 @@ def _index(idx: pd.Index) -> dict:
             "codes": [_array(np.asarray(c)) for c in idx.codes],
             "names": [encode(n) for n in idx.names],
         }
-    if type(idx) is pd.Index or type(idx) is pd.DatetimeIndex and idx.tz is None:
-        return {"$": "index", "values": _values(pd.Series(idx)), "name": encode(idx.name)}
-    if type(idx) is pd.CategoricalIndex:
+    naive = type(idx) is pd.DatetimeIndex and idx.tz is None
+    if type(idx) in (pd.Index, pd.CategoricalIndex) or naive:
         return {"$": "index", "values": _values(pd.Series(idx)), "name": encode(idx.name)}
     raise Unkeepable(f"an index of type {type(idx).__name__}")
 
@@ -330,9 +327,7 @@ class Store:
         path = self.path(key)
         try:
             raw = path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return False, None
-        except OSError:
+        except OSError:  # absent, or unreadable
             return False, None
         try:
             head, _, body = raw.partition(b"\n")

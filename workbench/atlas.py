@@ -41,6 +41,7 @@ from workbench.validation import (
     check_seed,
     check_work,
     describe,
+    refusal,
     same_choice,
 )
 
@@ -65,10 +66,8 @@ def plausible_space(params) -> tuple[list, dict]:
     if not isinstance(rows, (list, tuple)) or not all(
         hasattr(p, "continuous") and hasattr(p, "plausible") for p in rows
     ):
-        raise ParameterError(
-            "The 'params' parameter of plausible_space must be a parameter table "
-            f"(workbench.params.Params, with rows). Got {describe(params)} instead."
-        )
+        what = "a parameter table (workbench.params.Params, with rows)"
+        raise refusal("plausible_space", "params", what, params)
     ranges = [p for p in rows if p.continuous]
     readings = {"default": {}}
     for p in params.rows:
@@ -101,10 +100,8 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
     except (TypeError, ValueError, AttributeError):
         ok = False
     if not ok:
-        raise ParameterError(
-            "The 'ranges' parameter of design must be a list of parameter-table rows, each with "
-            f"a plausible range (low, high). Got {describe(ranges)} instead."
-        )
+        what = "a list of parameter-table rows, each with a plausible range (low, high)"
+        raise refusal("design", "ranges", what, ranges)
     if not ranges:
         return pd.DataFrame(index=range(n_points))
     unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(n_points)
@@ -287,10 +284,7 @@ def run_atlas(
     by :func:`source_digest`, so a re-run after any code or claims-table change recomputes.
     """
     if not isinstance(spec, AtlasSpec):
-        raise ParameterError(
-            f"The 'spec' parameter of {func} must be a workbench.claims.AtlasSpec. "
-            f"Got {describe(spec)} instead."
-        )
+        raise refusal(func, "spec", "a workbench.claims.AtlasSpec", spec)
     targets = _check_targets(targets, func)
     quick = check_bool(quick, "quick", func)
     seed = check_seed(seed, func)
@@ -505,6 +499,36 @@ def atlas_summary(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+LETTERS = {"reproduced": "✔", "refuted": "✘", "depends": "~", "undetermined": "?"}
+
+
+def atlas_grid(frame: pd.DataFrame) -> tuple[list, list, np.ndarray]:
+    """``(readings, claims, share)`` of an atlas drawn as a heatmap: ``"all"`` first, then the
+    readings and claims in the frame's order, ``holds_share`` as a claims × readings array."""
+    readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
+    claims = list(dict.fromkeys(frame["claim"]))
+    share = (
+        frame.pivot(index="claim", columns="reading", values="holds_share")
+        .reindex(index=claims, columns=readings)
+        .to_numpy(dtype=float)
+    )
+    return readings, claims, share
+
+
+def label_cells(ax, frame: pd.DataFrame, number: Callable, fontsize: float) -> None:
+    """Each cell of :func:`atlas_grid`'s heatmap labelled with its verdict's letter and its
+    share (``number(share)``; the letter alone where the share is NaN)."""
+    readings, claims, share = atlas_grid(frame)
+    verdicts = frame.set_index(["claim", "reading"])["verdict"]
+    for i, c in enumerate(claims):
+        for j, r in enumerate(readings):
+            v = verdicts.get((c, r))
+            if v is not None:
+                s = share[i, j]
+                text = LETTERS[v] + ("" if math.isnan(s) else number(s))
+                ax.text(j, i, text, ha="center", va="center", fontsize=fontsize)
+
+
 def plot_atlas(frame: pd.DataFrame):
     """Claims × readings, coloured by ``holds_share``; each claim's flip point beside it."""
     cols = ["claim", "reading", "holds_share", "verdict", "flip"]
@@ -516,27 +540,13 @@ def plot_atlas(frame: pd.DataFrame):
             f"The 'frame' parameter of plot_atlas must hold verdicts among {list(VERDICTS)}. "
             f"Got {unknown} instead."
         )
-    readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
-    claims = list(dict.fromkeys(frame["claim"]))
-    share = (
-        frame.pivot(index="claim", columns="reading", values="holds_share")
-        .reindex(index=claims, columns=readings)
-        .to_numpy(dtype=float)
-    )
+    readings, claims, share = atlas_grid(frame)
     fig = WorkbenchFigure(figsize=(2.6 + 1.05 * len(readings) + 4.2, 1.2 + 0.42 * len(claims)))
     ax = fig.add_axes([0.22, 0.28, 0.42, 0.62])
     im = ax.imshow(share, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(readings)), readings, rotation=35, ha="right", fontsize=9)
     ax.set_yticks(range(len(claims)), claims, fontsize=9)
-    letters = {"reproduced": "✔", "refuted": "✘", "depends": "~", "undetermined": "?"}
-    verdicts = frame.set_index(["claim", "reading"])["verdict"]
-    for i, c in enumerate(claims):
-        for j, r in enumerate(readings):
-            v = verdicts.get((c, r))
-            if v is not None:
-                s = share[i, j]
-                text = letters[v] + ("" if math.isnan(s) else f"{s:.2f}")
-                ax.text(j, i, text, ha="center", va="center", fontsize=8)
+    label_cells(ax, frame, lambda s: f"{s:.2f}", fontsize=8)
     overall = frame[frame["reading"] == "all"].set_index("claim")
     for i, c in enumerate(claims):
         flip = overall.at[c, "flip"] if c in overall.index else ""

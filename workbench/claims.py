@@ -33,7 +33,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from workbench.registry import paper as get_paper
-from workbench.validation import ParameterError, check_bool, describe
+from workbench.validation import check_bool, refusal
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
@@ -73,10 +73,8 @@ def load_claims(paper: str) -> pd.DataFrame:
 def need_frame(frame, columns, name: str, func: str) -> pd.DataFrame:
     """``frame`` if it is a DataFrame with every column in ``columns``, else a ParameterError."""
     if not isinstance(frame, pd.DataFrame) or any(c not in frame for c in columns):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a pandas DataFrame with the columns "
-            f"{', '.join(columns)}. Got {describe(frame)} instead."
-        )
+        what = f"a pandas DataFrame with the columns {', '.join(columns)}"
+        raise refusal(func, name, what, frame)
     return frame
 
 
@@ -85,10 +83,8 @@ def kind(row) -> str:
     try:
         source, expect = row["source"], row["expect"]
     except (KeyError, TypeError, IndexError):
-        raise ParameterError(
-            "The 'row' parameter of kind must be a claims-table row with the fields source "
-            f"and expect. Got {describe(row)} instead."
-        ) from None
+        what = "a claims-table row with the fields source and expect"
+        raise refusal("kind", "row", what, row) from None
     if source == "workbench" or expect in ("disagree", "undetermined"):
         return "regression"
     return "claim"

@@ -157,20 +157,16 @@ class InteractiveFigure(w.VBox):
         self._apply_dependencies()
         self.update()
 
-    def _mark_stale(self, why: str) -> None:
-        self._stale = True
-        self.output.add_class("wb-stale")
-        self.status.value = why
-
-    def _mark_fresh(self, why: str) -> None:
-        self._stale = False
-        self.output.remove_class("wb-stale")
+    def _mark(self, why: str, stale: bool = True) -> None:
+        """Say ``why`` in the status line; grey the figure out when it is ``stale``."""
+        self._stale = stale
+        (self.output.add_class if stale else self.output.remove_class)("wb-stale")
         self.status.value = why
 
     def update(self) -> None:
         """Recompute and redraw with the current control values."""
         values = self.values
-        self._mark_stale("<i>computing… (the figure below shows the previous values)</i>")
+        self._mark("<i>computing… (the figure below shows the previous values)</i>")
         if not self._background:
             self._draw(values)
             return
@@ -229,12 +225,12 @@ class InteractiveFigure(w.VBox):
             )
         unstable = unstable_note(fig)
         if unstable:  # drawn for these values, but not a steady state: greyed, with the reason
-            self._mark_stale(
+            self._mark(
                 "<span style='color:#a60'>Not a steady state — these numbers grow with the run "
                 f"length and are no means: {html.escape(unstable)}</span> {timing}"
             )
             return
-        self._mark_fresh(timing)
+        self._mark(timing, stale=False)
 
     def _show_failure(self, err: Exception) -> None:
         self.errors.append(str(err))
@@ -248,7 +244,7 @@ class InteractiveFigure(w.VBox):
                 "<span style='color:#b00'>Figure out of date — the computation failed: "
                 f"{html.escape(type(err).__name__)}: {text}"
             )
-        self._mark_stale(why + "</span>")
+        self._mark(why + "</span>")
 
 
 def interactive_figure(

@@ -161,26 +161,30 @@ def _text_names(fig: Figure) -> dict[int, str]:
                 names[id(tick.label2)] = f"{letter} tick label of {where}"
         for t in ax.texts:
             names[id(t)] = f"text in {where}"
-        leg = ax.get_legend()
-        if leg is not None:
-            _legend_names(leg, f"legend of {where}", names)
-    for i, leg in enumerate(fig.legends):
-        _legend_names(leg, f"figure legend {i + 1}", names)
-    if fig._suptitle is not None:
-        names[id(fig._suptitle)] = "figure title"
-    if fig._supxlabel is not None:
-        names[id(fig._supxlabel)] = "figure x label"
-    if fig._supylabel is not None:
-        names[id(fig._supylabel)] = "figure y label"
+    for leg, where in _legend_list(fig):
+        for t in leg.get_texts():
+            names[id(t)] = f"text of the {where}"
+        names[id(leg.get_title())] = f"title of the {where}"
+    for t, role in (
+        (fig._suptitle, "title"),
+        (fig._supxlabel, "x label"),
+        (fig._supylabel, "y label"),
+    ):
+        if t is not None:
+            names[id(t)] = f"figure {role}"
     for t in fig.texts:
         names.setdefault(id(t), "figure text")
     return names
 
 
-def _legend_names(leg: Legend, where: str, names: dict) -> None:
-    for t in leg.get_texts():
-        names[id(t)] = f"text of the {where}"
-    names[id(leg.get_title())] = f"title of the {where}"
+def _legend_list(fig: Figure) -> list[tuple[Legend, str]]:
+    """``(legend, where)`` for every legend of ``fig``: each axes' own, then the figure's."""
+    legends = [
+        (leg, f"legend of {_axes_name(fig, ax)}")
+        for ax in fig.axes
+        if (leg := ax.get_legend()) is not None
+    ]
+    return legends + [(leg, f"figure legend {i + 1}") for i, leg in enumerate(fig.legends)]
 
 
 def _describe(t: Text, names: dict) -> str:
@@ -275,13 +279,7 @@ def _overlaps(texts, names, renderer) -> list[Problem]:
 
 def _legends(fig, texts, names, renderer) -> list[Problem]:
     out = []
-    legends = [
-        (leg, f"legend of {_axes_name(fig, ax)}")
-        for ax in fig.axes
-        if (leg := ax.get_legend()) is not None
-    ]
-    legends += [(leg, f"figure legend {i + 1}") for i, leg in enumerate(fig.legends)]
-    for leg, where in legends:
+    for leg, where in _legend_list(fig):
         if not leg.get_visible():
             continue
         own = {id(t) for t in leg.get_texts()} | {id(leg.get_title())}

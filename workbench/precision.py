@@ -22,7 +22,7 @@ import numpy as np
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import INITIAL_REPLICATIONS, MAX_REPLICATIONS, REL_HALF_WIDTH
 from workbench.progress import finish_bar, open_bar
-from workbench.validation import ParameterError, check_real, check_type, reject_unknown
+from workbench.validation import ParameterError, check_real, check_type, refusal, reject_unknown
 
 __all__ = ["PrecisionTarget", "precision_target", "to_precision"]
 
@@ -132,10 +132,8 @@ def precision_target(
     first = INITIAL_REPLICATIONS.default if initial is None else initial
     first = min(INITIAL_REPLICATIONS.check(first, func), top)
     if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
-        raise ParameterError(
-            f"The 'progress' parameter of {func} must be True/False or a callable "
-            f"progress(done, projected, half_width). Got {progress!r} instead."
-        )
+        what = "True/False or a callable progress(done, projected, half_width)"
+        raise refusal(func, "progress", what, progress)
     return PrecisionTarget(value, absolute, top, first, progress, unit)
 
 
@@ -205,10 +203,7 @@ def to_precision(
             progress=progress,
         )
     elif not isinstance(target, PrecisionTarget):
-        raise ParameterError(
-            f"The 'target' parameter of {func} must be a PrecisionTarget or None. "
-            f"Got {target!r} instead."
-        )
+        raise refusal(func, "target", "a PrecisionTarget or None", target)
     top, goal = target.max_replications, target.value
     finish_kwargs = {**finish_kwargs, "overload": "raise"}
     reps: list[Replication] = []

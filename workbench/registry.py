@@ -54,7 +54,7 @@ from dataclasses import dataclass, fields, replace
 from importlib import metadata
 from pathlib import Path
 
-from workbench.validation import ParameterError, check_choice, describe
+from workbench.validation import ParameterError, check_choice, describe, refusal
 
 __all__ = [
     "Paper",
@@ -95,29 +95,20 @@ class Paper:
     claims_csv: str = ""
 
     def __post_init__(self):
+        def refuse(name, what):
+            return refusal("Paper", name, what, getattr(self, name), RegistryError, "field")
+
         for name in ("id", "topic", "title", "citation", "notebook"):
             value = getattr(self, name)
             if not (isinstance(value, str) and value.strip()):
-                raise RegistryError(
-                    f"The '{name}' field of Paper must be a non-empty string. "
-                    f"Got {describe(value)} instead."
-                )
+                raise refuse(name, "a non-empty string")
         for name in ("teaches", "import_name", "claims_csv"):
             if not isinstance(getattr(self, name), str):
-                raise RegistryError(
-                    f"The '{name}' field of Paper must be a string. "
-                    f"Got {describe(getattr(self, name))} instead."
-                )
+                raise refuse(name, "a string")
         if not PAPER_ID.fullmatch(self.id):
-            raise RegistryError(
-                "The 'id' field of Paper must be a letter followed by letters, digits or "
-                f"underscores (p6, queues). Got {self.id!r} instead."
-            )
+            raise refuse("id", "a letter followed by letters, digits or underscores (p6, queues)")
         if isinstance(self.order, bool) or not isinstance(self.order, int):
-            raise RegistryError(
-                "The 'order' field of Paper must be an int (its place in the course). "
-                f"Got {describe(self.order)} instead."
-            )
+            raise refuse("order", "an int (its place in the course)")
 
     @property
     def package(self) -> str:
@@ -256,15 +247,9 @@ def papers_from_json(path, base=None) -> list[Paper]:
     objects, or one object. ``notebook`` and ``claims_csv`` are relative to ``base`` (default:
     the file's folder). Raises :class:`RegistryError` naming the file and what is wrong."""
     if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise RegistryError(
-            "The 'path' parameter of papers_from_json must be a path to a JSON file. "
-            f"Got {describe(path)} instead."
-        )
+        raise refusal("papers_from_json", "path", "a path to a JSON file", path, RegistryError)
     if base is not None and not isinstance(base, (str, os.PathLike)):
-        raise RegistryError(
-            "The 'base' parameter of papers_from_json must be a folder path or None. "
-            f"Got {describe(base)} instead."
-        )
+        raise refusal("papers_from_json", "base", "a folder path or None", base, RegistryError)
     path = Path(path).resolve()
     base = path.parent if base is None else Path(base)
     data = _read_json(path)
@@ -279,10 +264,7 @@ def discover(root=ROOT) -> list[Paper]:
     """The papers of ``<root>/workbench/<topic>/paper.json`` (``new-paper`` writes it): the
     topic is the folder's name, paths are relative to ``root``."""
     if not isinstance(root, (str, os.PathLike)):
-        raise RegistryError(
-            "The 'root' parameter of discover must be the repository's folder. "
-            f"Got {describe(root)} instead."
-        )
+        raise refusal("discover", "root", "the repository's folder", root, RegistryError)
     out = []
     for path in sorted(Path(root, "workbench").glob("*/paper.json")):
         for p in papers_from_json(path, base=root):
@@ -306,10 +288,7 @@ def installed(group: str = ENTRY_POINTS) -> list[Paper]:
     are relative to the package's parent folder, and so is the default claims table
     (``data/claims/<id>.csv``, as in the repository)."""
     if not (isinstance(group, str) and group.strip()):
-        raise RegistryError(
-            "The 'group' parameter of installed must be an entry-point group name. "
-            f"Got {describe(group)} instead."
-        )
+        raise refusal("installed", "group", "an entry-point group name", group, RegistryError)
     out = []
     for entry in sorted(metadata.entry_points(group=group), key=lambda e: (e.name, e.value)):
         where = f"entry point {entry.name} = {entry.value!r} ({group})"

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 
 from workbench.atlas import atlas, plot_atlas
 from workbench.registry import ARENA, PAPERS, paper
-from workbench.validation import ParameterError, check_choice, check_seed, describe
+from workbench.validation import ParameterError, check_choice, check_seed, refusal
 
 
 def _figures(pid: str) -> dict:
@@ -31,10 +31,7 @@ def check_only(paper_id: str, only) -> list[str] | None:
     if only is None:
         return None
     if isinstance(only, str) or not all(isinstance(n, str) for n in only):
-        raise ParameterError(
-            "The 'only' parameter of reproduce must be a list of figure names. "
-            f"Got {describe(only)} instead."
-        )
+        raise refusal("reproduce", "only", "a list of figure names", only)
     only = list(only)
     if paper_id == "atlas":
         raise ParameterError(

@@ -41,15 +41,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats import t_half_width
-from workbench.validation import ParameterError, check_int, describe
+from workbench.validation import check_int, refusal
 
 __all__ = ["SimulationResult"]  # summarise, bounded_interval: the simulators' helpers
-
-
-def _fail(func: str, name: str, what: str, value) -> ParameterError:
-    return ParameterError(
-        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-    )
 
 
 def bounded_interval(
@@ -63,13 +57,13 @@ def bounded_interval(
     f = "bounded_interval"
     for name, value in (("mean", mean), ("half_width", half_width), ("low", low), ("high", high)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise _fail(f, name, "a real number", value)
+            raise refusal(f, name, "a real number", value)
         if math.isnan(value):
-            raise _fail(f, name, "a real number, not NaN", value)
+            raise refusal(f, name, "a real number, not NaN", value)
     if not low <= mean <= high:
-        raise _fail(f, "mean", f"inside [low, high] = [{low:g}, {high:g}]", mean)
+        raise refusal(f, "mean", f"inside [low, high] = [{low:g}, {high:g}]", mean)
     if half_width < 0:
-        raise _fail(f, "half_width", "a real number >= 0", half_width)
+        raise refusal(f, "half_width", "a real number >= 0", half_width)
     if not math.isfinite(half_width):
         return low, high  # an unbounded interval: the whole range
     return max(low, mean - half_width), min(high, mean + half_width)

@@ -305,9 +305,6 @@ def atlas_frame(frame: pd.DataFrame, paper: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-LETTERS = {"reproduced": "✔", "refuted": "✘", "depends": "~", "undetermined": "?"}
-
-
 def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     """Claims (numbered as in :func:`atlas_frame`'s table) × readings, coloured by the share
     of the plausible space where each claim holds.
@@ -317,18 +314,10 @@ def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     every label at least 10 pt (the layout check finds no overlap).
     """
 
-    import numpy as np
-
+    from workbench import atlas  # the sweep engine and scikit-learn, loaded when drawn
     from workbench.plots import figure
 
-    readings = ["all", *[r for r in dict.fromkeys(frame["reading"]) if r != "all"]]
-    ids = list(dict.fromkeys(frame["claim"]))
-    share = (
-        frame.pivot(index="claim", columns="reading", values="holds_share")
-        .reindex(index=ids, columns=readings)
-        .to_numpy(dtype=float)
-    )
-    verdicts = frame.set_index(["claim", "reading"])["verdict"]
+    readings, ids, share = atlas.atlas_grid(frame)
     width = min(12.0, 2.2 + 1.25 * len(readings))
     fig, ax = figure(width=width, height=1.6 + 0.5 * len(ids))
     ax.grid(False)
@@ -339,13 +328,7 @@ def atlas_figure(frame: pd.DataFrame, paper: str = ""):
     ax.set_yticks(range(len(ids)), [f"claim {i}" for i in range(1, len(ids) + 1)], fontsize=10)
     ax.tick_params(length=0)
     ax.set_xlabel("reading of the paper")
-    for i, c in enumerate(ids):
-        for j, r in enumerate(readings):
-            v = verdicts.get((c, r))
-            if v is not None:
-                s = share[i, j]
-                text = LETTERS[v] + ("" if np.isnan(s) else f" {format_number(s, 2)}")
-                ax.text(j, i, text, ha="center", va="center", fontsize=10)
+    atlas.label_cells(ax, frame, lambda s: f" {format_number(s, 2)}", fontsize=10)
     bar = fig.colorbar(im, ax=ax, shrink=0.9)
     bar.set_label("share where the claim holds", fontsize=10)
     title = f"{paper} claim atlas" if paper else "claim atlas"

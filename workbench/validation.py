@@ -9,6 +9,7 @@ and is raised as :class:`ParameterError`, a ``ValueError`` subclass, before any 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import numbers
@@ -73,11 +74,11 @@ def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
     the call would return the default's result.
     """
     if not isinstance(kwargs, Mapping):
-        raise _fail("reject_unknown", "kwargs", "a mapping of keyword arguments", kwargs)
+        raise refusal("reject_unknown", "kwargs", "a mapping of keyword arguments", kwargs)
     try:
         known = sorted({str(k) for k in known})
     except TypeError:
-        raise _fail("reject_unknown", "known", "an iterable of parameter names", known) from None
+        raise refusal("reject_unknown", "known", "an iterable of parameter names", known) from None
     unknown = [k for k in kwargs if k not in known]
     if not unknown:
         return
@@ -141,7 +142,7 @@ def check_bool(value, name: str, func: str) -> bool:
     """A real bool (or numpy bool): the string 'False' or the number 2 is not one."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise _fail(func, name, "a bool (True or False)", value)
+    raise refusal(func, name, "a bool (True or False)", value)
 
 
 def _fmt_bound(x: float, side: str) -> str:
@@ -168,19 +169,22 @@ def describe(value) -> str:
     return text if len(text) <= 200 else f"{text[:100]}...({len(text)} characters)"
 
 
-def _fail(func: str, name: str, what: str, value) -> ParameterError:
-    return ParameterError(
-        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-    )
+def refusal(
+    func: str, name: str, what: str, value, error=ParameterError, kind: str = "parameter"
+) -> ParameterError:
+    """The error every check raises, of class ``error``: "The 'name' parameter of func must be
+    what. Got value instead.", the value as :func:`describe` shows it (``kind``: "field" for
+    a field of a record)."""
+    return error(f"The '{name}' {kind} of {func} must be {what}. Got {describe(value)} instead.")
 
 
 def check_type(value, name: str, func: str, types, what: str):
     """``value`` if it is an instance of ``types``, else a :class:`ParameterError` saying
     ``what`` it must be (e.g. "a string", "a matplotlib Figure")."""
     if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     if not isinstance(value, types):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     return value
 
 
@@ -196,12 +200,12 @@ def check_int(value, name: str, func: str, low: int | None = None, high: int | N
             if math.isfinite(f) and f.is_integer():
                 value = int(f)
             else:
-                raise _fail(func, name, what, value)
+                raise refusal(func, name, what, value)
         else:
-            raise _fail(func, name, what, value)
+            raise refusal(func, name, what, value)
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise _fail(func, name, what, received)
+        raise refusal(func, name, what, received)
     return value
 
 
@@ -221,17 +225,17 @@ def check_real(
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     try:
         f = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
-        raise _fail(func, name, what, value) from None
+        raise refusal(func, name, what, value) from None
     if not math.isfinite(f):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     if low is not None and (f < low or (low_open and f == low)):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     if high is not None and (f > high or (high_open and f == high)):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     return f
 
 
@@ -241,12 +245,12 @@ def _bounds(func: str, low, high):
     out = []
     for label, b in (("low", low), ("high", high)):
         if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
-            raise _fail(func, label, "None or a real number", b)
+            raise refusal(func, label, "None or a real number", b)
         if b is not None and isinstance(b, numbers.Integral):
             try:
                 float(b)
             except OverflowError:
-                raise _fail(func, label, "None or a real number", b) from None
+                raise refusal(func, label, "None or a real number", b) from None
         out.append(b)
     return out
 
@@ -258,7 +262,7 @@ def check_choice(value, name: str, func: str, choices) -> str:
     except (TypeError, ValueError):  # arrays and other values that compare elementwise
         ok = False
     if not ok:
-        raise _fail(func, name, f"one of {choices}", value)
+        raise refusal(func, name, f"one of {choices}", value)
     return value
 
 
@@ -281,9 +285,10 @@ def check_pair(value, name: str, func: str) -> tuple:
     try:
         items = tuple(value)
     except TypeError:
-        raise _fail(func, name, "a pair (value for center 1, value for center 2)", value) from None
+        what = "a pair (value for center 1, value for center 2)"
+        raise refusal(func, name, what, value) from None
     if len(items) != 2:
-        raise _fail(func, name, "a pair (value for center 1, value for center 2)", value)
+        raise refusal(func, name, "a pair (value for center 1, value for center 2)", value)
     return items
 
 
@@ -323,16 +328,16 @@ def check_array(
     what = f"{shape}{size} of {kind} in the range {rng}"
     raw = array_or_none(value)
     if raw is None:
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     if raw.dtype.kind not in "iuf" or raw.dtype == bool:
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     arr = raw.astype(float)
     if ndim is not None and arr.ndim != ndim:
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     if length is not None:
         lo, hi = length if isinstance(length, tuple) else (length, length)
         if arr.ndim != 1 or not lo <= arr.size <= hi:
-            raise _fail(func, name, what, value)
+            raise refusal(func, name, what, value)
     bad = ~np.isfinite(arr)
     if low is not None:
         bad |= (arr < low) | ((arr == low) if low_open else False)
@@ -341,7 +346,7 @@ def check_array(
     if dtype is int:
         bad |= arr != np.round(arr)
     if np.any(bad):
-        raise _fail(func, name, what, value)
+        raise refusal(func, name, what, value)
     return arr.astype(np.int64) if dtype is int else arr
 
 
@@ -377,43 +382,14 @@ def broadcast(
     the function, the parameter, what is accepted and the value received.
     """
     n = check_int(n, "n", "broadcast", 0, 10**9)
+    bounds = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
     raw = array_or_none(value)
-    if raw is None:
-        rng = _range_text(low, high, low_open, high_open)
-        raise _fail(
-            func, name, f"a number or {n} numbers (one per element), each in the range {rng}", value
-        )
-    if raw.ndim == 0:
-        arr = check_array(
-            value,
-            name,
-            func,
-            ndim=0,
-            low=low,
-            high=high,
-            low_open=low_open,
-            high_open=high_open,
-            dtype=dtype,
-        )
+    if raw is not None and raw.ndim == 0:
+        arr = check_array(value, name, func, ndim=0, dtype=dtype, **bounds)
         return np.full(n, arr, dtype=arr.dtype)
-    try:
-        return check_array(
-            value,
-            name,
-            func,
-            ndim=1,
-            low=low,
-            high=high,
-            low_open=low_open,
-            high_open=high_open,
-            length=n,
-            dtype=dtype,
-        )
-    except ParameterError:
-        rng = _range_text(low, high, low_open, high_open)
-        raise _fail(
-            func,
-            name,
-            f"a number or {n} numbers (one per element), each in the range {rng}",
-            value,
-        ) from None
+    with contextlib.suppress(ParameterError):  # a wrong length or value: the message below
+        if raw is not None:
+            return check_array(value, name, func, length=n, dtype=dtype, **bounds)
+    rng = _range_text(low, high, low_open, high_open)
+    what = f"a number or {n} numbers (one per element), each in the range {rng}"
+    raise refusal(func, name, what, value)

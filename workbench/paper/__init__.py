@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from workbench.paper import code_rules, data_rules, exercise_rules, graph_rules, spec_rules
 from workbench.paper.target import Target, resolve
-from workbench.validation import ParameterError, describe
+from workbench.validation import ParameterError, refusal
 
 __all__ = ["Finding", "Report", "PaperContractError", "RULES", "check_paper", "Target"]
 
@@ -109,10 +109,8 @@ def _rules(rules) -> tuple:
     if isinstance(rules, str):
         rules = (rules,)
     if not isinstance(rules, Iterable) or not all(isinstance(r, str) for r in rules):
-        raise ParameterError(
-            "The 'rules' parameter of check_paper must be None, a rule id or an iterable of "
-            f"rule ids (see workbench.paper.RULES). Got {describe(rules)} instead."
-        )
+        what = "None, a rule id or an iterable of rule ids (see workbench.paper.RULES)"
+        raise refusal("check_paper", "rules", what, rules)
     selected = tuple(rules)
     unknown = sorted(set(selected) - set(RULES))
     if unknown:

@@ -54,13 +54,14 @@ def notebook_cells(target):
         return None, f"not a notebook: {err}"
 
 
-def _source(cell) -> str:
+def cell_source(cell) -> str:
+    """A cell's source as one string (a notebook file may store it as a list of lines)."""
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
 
 
 def code_cells(cells) -> list[tuple[int, str]]:
-    return [(i, _source(c)) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
+    return [(i, cell_source(c)) for i, c in enumerate(cells) if c.get("cell_type") == "code"]
 
 
 def notebook_parameters(target):
@@ -82,7 +83,7 @@ def notebook_parameters(target):
         yield where, "the 'parameters' cell is not a code cell"
         return
     names = []
-    for stmt in ast.parse(_source(cell)).body:
+    for stmt in ast.parse(cell_source(cell)).body:
         if not (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)):
             yield f"{where} cell {tagged[0]}", "the parameters cell only assigns literals"
             continue

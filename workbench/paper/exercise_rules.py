@@ -12,14 +12,19 @@ import types
 from collections.abc import Callable
 
 from workbench.exercises import Question
-from workbench.paper.data_rules import code_cells, notebook_cells
+from workbench.paper.data_rules import cell_source, code_cells, notebook_cells
 
 MIN_EXERCISES = 3  # a notebook that teaches has at least three exercises
 
 
-def questions(target) -> list:
+def declared(target):
+    """The package's ``EXERCISES`` as declared (None when its module or the name is missing)."""
     mod = target.part("exercises")
-    found = getattr(mod, "EXERCISES", None) if mod is not None else None
+    return getattr(mod, "EXERCISES", None) if mod is not None else None
+
+
+def questions(target) -> list:
+    found = declared(target)
     if not isinstance(found, tuple):
         return []
     return [q for q in found if isinstance(q, Question)]
@@ -27,8 +32,7 @@ def questions(target) -> list:
 
 def exercises_declared(target):
     """EXERCISES is a tuple of at least three Questions with distinct keys."""
-    mod = target.part("exercises")
-    found = getattr(mod, "EXERCISES", None) if mod is not None else None
+    found = declared(target)
     where = f"{target.package}.exercises"
     if not isinstance(found, tuple) or not found:
         why = target.errors.get("exercises", "EXERCISES is missing or not a non-empty tuple")
@@ -175,10 +179,7 @@ def notebook_exercises(target):
     for i, src in code:
         if "show(" in src and not re.fullmatch(rf"\s*show\([\"']{pid}[\"'], \d+\)\s*", src):
             yield f"{where} cell {i}", "an exercise cell holds its show(id, n) call only"
-    source = "\n".join(
-        c["source"] if isinstance(c.get("source"), str) else "".join(c.get("source", ()))
-        for c in cells
-    )
+    source = "\n".join(cell_source(c) for c in cells)
     for n, _, value in _numeric(target):
         found = _shown(value, source)
         if found:

@@ -9,6 +9,7 @@ functions of those names.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 from collections.abc import Callable
 from functools import lru_cache
@@ -133,18 +134,12 @@ def public_names(target) -> set[str]:
     out = set()
     for path in target.files():
         for node in parse(path).body:
-            if isinstance(node, ast.Assign) and any(
-                getattr(t, "id", "") == "__all__" for t in node.targets
+            targets = getattr(node, "targets", [getattr(node, "target", None)])  # = or +=
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+                getattr(t, "id", "") == "__all__" for t in targets
             ):
-                try:
+                with contextlib.suppress(ValueError):  # not a literal list: not read
                     out |= set(ast.literal_eval(node.value))
-                except ValueError:
-                    continue
-            elif isinstance(node, ast.AugAssign) and getattr(node.target, "id", "") == "__all__":
-                try:
-                    out |= set(ast.literal_eval(node.value))
-                except ValueError:
-                    continue
     return out
 
 
@@ -230,9 +225,9 @@ def twin_tested(target) -> set[str]:
     for path in test_files(target):
         tree = parse(path)
         modules, twins = _imports(tree)
-        if not twins or not any(m.split(".")[0] == target.package.split(".")[0] for m in modules):
-            continue
-        if not any(m == target.package or m.startswith(target.package + ".") for m in modules):
+        if not twins or not any(
+            m == target.package or m.startswith(target.package + ".") for m in modules
+        ):
             continue
         local = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         for name, node in local.items():

@@ -209,20 +209,12 @@ def params_by_hand(target):
                     )
 
 
-def _simulators(target):
-    for name in ("simulate", "simulate_to_precision"):
-        func = _declared(target, "simulation", name)
-        if not callable(func):
-            yield name, None
-        else:
-            yield name, func
-
-
 def simulate_keywords(target):
     """simulate / simulate_to_precision: keyword-only, with the shared keywords."""
-    for name, func in _simulators(target):
+    for name in ("simulate", "simulate_to_precision"):
+        func = _declared(target, "simulation", name)
         where = f"{target.package}.simulation.{name}"
-        if func is None:
+        if not callable(func):
             yield where, "missing"
             continue
         params = inspect.signature(func).parameters

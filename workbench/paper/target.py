@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from workbench.registry import ARENA, PAPERS, ROOT
-from workbench.validation import ParameterError, describe
+from workbench.validation import refusal
 
 #: the modules of the skeleton (workbench.registry's docstring)
 PARTS = (
@@ -32,10 +32,7 @@ DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 def _path_or_none(value, name: str):
     if value is not None and not isinstance(value, (str, os.PathLike)):
-        raise ParameterError(
-            f"The '{name}' parameter of Target must be a path or None. "
-            f"Got {describe(value)} instead."
-        )
+        raise refusal("Target", name, "a path or None", value)
     return None if value is None else Path(value).resolve()
 
 
@@ -44,15 +41,9 @@ class Target:
 
     def __init__(self, package: str, paper_id: str, notebook, claims_csv, registered: bool):
         if not (isinstance(package, str) and DOTTED.fullmatch(package)):
-            raise ParameterError(
-                "The 'package' parameter of Target must be an import name (workbench.fog, "
-                f"mypaper). Got {describe(package)} instead."
-            )
+            raise refusal("Target", "package", "an import name (workbench.fog, mypaper)", package)
         if not (isinstance(paper_id, str) and paper_id.strip()):
-            raise ParameterError(
-                "The 'paper_id' parameter of Target must be a non-empty string. "
-                f"Got {describe(paper_id)} instead."
-            )
+            raise refusal("Target", "paper_id", "a non-empty string", paper_id)
         self.package = package
         self.paper_id = paper_id
         self.notebook = _path_or_none(notebook, "notebook")
@@ -99,8 +90,7 @@ class Target:
     def modules(self):
         """(path, module) of every module of the package that imports."""
         for path in self.files():
-            stem = "__init__" if path.stem == "__init__" else path.stem
-            mod = self.module if stem == "__init__" else self.part(stem)
+            mod = self.module if path.stem == "__init__" else self.part(path.stem)
             if mod is not None:
                 yield path, mod
 
@@ -125,15 +115,10 @@ def resolve(module_or_name, *, notebook=None, claims_csv=None, paper_id=None) ->
     elif isinstance(module_or_name, str):
         package = module_or_name
     else:
-        raise ParameterError(
-            "The 'module_or_name' parameter of check_paper must be a module, an import name "
-            f"or a paper id ({', '.join(known)}). Got {describe(module_or_name)} instead."
-        )
+        what = f"a module, an import name or a paper id ({', '.join(known)})"
+        raise refusal("check_paper", "module_or_name", what, module_or_name)
     if paper_id is not None and not isinstance(paper_id, str):
-        raise ParameterError(
-            "The 'paper_id' parameter of check_paper must be a string or None. "
-            f"Got {describe(paper_id)} instead."
-        )
+        raise refusal("check_paper", "paper_id", "a string or None", paper_id)
     registered = next((p for p in known.values() if p.package == package), None)
     if registered is not None:
         paper_id = paper_id or registered.id

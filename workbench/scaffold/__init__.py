@@ -41,7 +41,7 @@ import nbformat
 from workbench.notebook_hooks import CANONICAL_METADATA
 from workbench.registry import ARENA, PAPER_ID, PAPERS, ROOT
 from workbench.scaffold import files, package
-from workbench.validation import ParameterError, describe
+from workbench.validation import ParameterError, refusal
 
 __all__ = ["new_paper", "check_name", "install_command", "ScaffoldError"]
 
@@ -67,10 +67,11 @@ def check_name(name, *, in_repository: bool = True) -> str:
     installed top-level package (``numpy``, ``workbench``) and, in the repository, no module
     of ``workbench`` (``erlang``)."""
     if not (isinstance(name, str) and NAME.fullmatch(name)):
-        raise ScaffoldError(
-            "The 'name' parameter of new_paper must be a lowercase identifier (a letter, then "
-            f"letters, digits or underscores: queueing, p6demo). Got {describe(name)} instead."
+        what = (
+            "a lowercase identifier (a letter, then letters, digits or underscores: "
+            "queueing, p6demo)"
         )
+        raise refusal("new_paper", "name", what, name, ScaffoldError)
     why = ""
     if keyword.iskeyword(name):
         why = "a Python keyword: no module can have it"
@@ -89,9 +90,7 @@ def check_name(name, *, in_repository: bool = True) -> str:
 
 def _check_title(title, name: str) -> str:
     if not isinstance(title, str):
-        raise ScaffoldError(
-            f"The 'title' parameter of new_paper must be a string. Got {describe(title)} instead."
-        )
+        raise refusal("new_paper", "title", "a string", title, ScaffoldError)
     title = " ".join(title.split())  # one line: newlines and tabs become spaces
     if len(title) > MAX_TITLE:
         raise ScaffoldError(
@@ -105,10 +104,8 @@ def _check_id(paper_id, default: str) -> str:
     if paper_id is None:
         return default
     if not (isinstance(paper_id, str) and PAPER_ID.fullmatch(paper_id)):
-        raise ScaffoldError(
-            "The 'paper_id' parameter of new_paper must be a letter followed by letters, "
-            f"digits or underscores (p6). Got {describe(paper_id)} instead."
-        )
+        what = "a letter followed by letters, digits or underscores (p6)"
+        raise refusal("new_paper", "paper_id", what, paper_id, ScaffoldError)
     return paper_id
 
 
@@ -185,9 +182,7 @@ def _layout(name: str, out, paper_id) -> tuple[Path, str, str, dict]:
         where["registry"] = where["package"] / "paper.json"
         return ROOT, f"workbench.{name}", pid, where
     if not isinstance(out, (str, Path)) or not str(out):
-        raise ScaffoldError(
-            f"The 'out' parameter of new_paper must be a folder path. Got {describe(out)} instead."
-        )
+        raise refusal("new_paper", "out", "a folder path", out, ScaffoldError)
     base = Path(out).resolve()
     if base.exists() and not base.is_dir():
         raise ScaffoldError(f"The 'out' parameter of new_paper is a file, not a folder: {base}")
@@ -226,10 +221,7 @@ def install_command(out) -> str:
     beside the package are found; without build isolation when setuptools is here, so no
     download is needed)."""
     if not isinstance(out, (str, Path)) or not str(out):
-        raise ScaffoldError(
-            "The 'out' parameter of install_command must be a folder path. "
-            f"Got {describe(out)} instead."
-        )
+        raise refusal("install_command", "out", "a folder path", out, ScaffoldError)
     isolation = " --no-build-isolation" if importlib.util.find_spec("setuptools") else ""
     python, folder = shlex.quote(sys.executable), shlex.quote(str(Path(out).resolve()))
     return f"{python} -m pip install{isolation} -e {folder}"

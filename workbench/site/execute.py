@@ -16,8 +16,8 @@ import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 from workbench import digest
 from workbench.digest import cache_dir
@@ -101,21 +101,10 @@ def executed_path(path: Path, quick: bool, seed: int = 0, code: str | None = Non
     return folder / f"{path.stem}-{digest}.ipynb"
 
 
-@contextmanager
 def _kernel_environment():
     """This process' environment plus :func:`kernel_env` (papermill's kernels inherit it),
     restored afterwards."""
-    env = kernel_env()
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    return mock.patch.dict(os.environ, kernel_env())
 
 
 def execute_cached(path: Path, quick: bool, seed: int = 0, log=print) -> Path:

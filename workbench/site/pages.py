@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from workbench.registry import PAPERS, is_companion
+from workbench.registry import PAPERS, course, is_companion
 
 CONF = """\
 project = "The offloading workbench"
@@ -241,7 +241,7 @@ def glossary_page() -> str:
         "valid range, default and where the default comes from."
     ]
     text_cols = ("meaning", "unit", "valid", "default", "source")
-    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+    for p in course():
         frame = p.params.frame()[["symbol", *text_cols]].astype(object)
         rows = [
             {"symbol": notation(_cell(r["symbol"]))}
@@ -264,7 +264,7 @@ def claims_page(repo: Path) -> str:
         "draws the claim atlas: where each claim holds across the values a careful reader "
         "would accept for what the paper leaves unstated."
     ]
-    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+    for p in course():
         frame = pd.read_csv(repo / "data" / "claims" / f"{p.id}.csv", comment="#")
         cols = [c for c in ("id", "quantity", "value", "expect", "note", "quote") if c in frame]
         rows = []
@@ -288,7 +288,7 @@ def figures_page(figures: Path) -> str:
         "`python -m workbench reproduce all --quick`: one tidy CSV (one row per plotted "
         "point) and one PNG per figure."
     ]
-    for p in sorted(PAPERS.values(), key=lambda p: (p.order, p.id)):
+    for p in course():
         folder = figures / p.id
         names = sorted(f.stem for f in folder.glob("*.png")) if folder.exists() else []
         rows = "".join(
@@ -322,42 +322,45 @@ def write_sources(
     write(src / "claims.md", claims_page(repo))
     write(src / "figures.md", figures_page(figures))
     extra = src / "_extra"
-    _sync_mathjax(src / "_static" / "mathjax")  # Sphinx's mathjax_path is under _static
-    _sync_tree(figures, extra / "figures")
+    _sync(_mathjax_source(), src / "_static" / "mathjax", _copy_mathjax)  # Sphinx looks there
+    _sync(figures, extra / "figures", _copy_figures)
 
 
 MATHJAX_PARTS = ("tex-svg-full.js", "input", "ui", "a11y")
 
 
-def _sync_mathjax(target: Path) -> None:
+def _mathjax_source() -> Path:
     """MathJax 3 (TeX in, SVG out, every TeX package in one file) from the package
     ``sphinx-mathjax-offline`` (a folder with a hyphen: found by its distribution)."""
     from importlib.metadata import distribution
 
     dist = distribution("sphinx-mathjax-offline")
     init = next(f for f in dist.files if f.name == "__init__.py")
-    source = Path(dist.locate_file(init)).parent / "static" / "mathjax"
-    stamp = target / ".source"
-    if stamp.exists() and stamp.read_text() == f"{source}\n":
-        return
-    shutil.rmtree(target, ignore_errors=True)
+    return Path(dist.locate_file(init)).parent / "static" / "mathjax"
+
+
+def _copy_mathjax(source: Path, target: Path) -> None:
     target.mkdir(parents=True)
     for part in MATHJAX_PARTS:
         if (source / part).is_dir():
             shutil.copytree(source / part, target / part)
         else:
             shutil.copy2(source / part, target / part)
-    stamp.write_text(f"{source}\n")
 
 
-def _sync_tree(source: Path, target: Path) -> None:
+def _copy_figures(source: Path, target: Path) -> None:
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
+
+
+def _sync(source: Path, target: Path, copy) -> None:
+    """``copy(source, target)`` afresh, unless ``target`` already holds a copy of ``source``
+    (its stamp names the source)."""
     stamp = target / ".source"
-    key = f"{source}\n"
-    if stamp.exists() and stamp.read_text() == key:
+    if stamp.exists() and stamp.read_text() == f"{source}\n":
         return
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
-    stamp.write_text(key)
+    copy(source, target)
+    stamp.write_text(f"{source}\n")
 
 
 def sphinx_build(src: Path, out: Path, log=print) -> None:

@@ -23,7 +23,6 @@ from markdown_it import MarkdownIt
 REVEAL = Path(__file__).resolve().parent / "reveal"
 CHARS_PER_LINE = 62
 LINES_PER_SLIDE = 10
-LINE_PX = 46
 TABLE_MAX_ROWS = 6
 TABLE_MAX_COLS = 4
 TABLE_MAX_CELL = 40
@@ -289,7 +288,6 @@ def _figure(b64: str, alt: str, heading: str, note: str = "") -> str:
 
 
 _IMG = re.compile(r"<img [^>]*src='data:image/png;base64,([^']+)'[^>]*>")
-_TABLE = re.compile(r"<table\b.*?</table>", re.S)
 _CELL = re.compile(r"<t([dh])\b[^>]*>(.*?)</t[dh]>", re.S)
 
 
@@ -417,7 +415,7 @@ def _atlas_slides(b64: str, claims: int) -> list[tuple[str, str]]:
     _, _, scale, text_px = _figure_fit(b64, title)
     if text_px is None or text_px * scale >= MIN_FIGURE_TEXT_PX or claims < 2:
         return [(title, whole)]
-    parts = _atlas_parts(base64.b64decode(re.sub(r"\s+", "", b64)), claims, title)
+    parts = _atlas_parts(base64.b64decode(b64), claims, title)
     if not parts:
         return [(title, whole)]
     out = []
