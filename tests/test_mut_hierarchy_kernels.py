@@ -9,6 +9,7 @@ executes it), and small runs are checked against times worked out by hand.
 
 import numpy as np
 import pytest
+from naive_hierarchy import simulate_naive, static_route_naive
 
 from workbench.hierarchy import from_parents, symmetric_tree
 from workbench.hierarchy import kernels as K
@@ -110,13 +111,16 @@ def test_pure_cloud_statistics_and_events():
     assert out["events"] == 3 * m + m
 
 
+@pytest.mark.parametrize("beta", [0.02, 0.0])
 @pytest.mark.parametrize("offload_busy", [True, False])
 @pytest.mark.parametrize("model", ["original", "without_enhancement_2"])
-def test_overhead_rule_statistics_follow_each_tasks_path(model, offload_busy):
+def test_overhead_rule_statistics_follow_each_tasks_path(model, offload_busy, beta):
     """Without RED a task joins the queue of every server it visits and, below the centre,
-    is decided there once: it leaves up from every server of its path but the last."""
+    is decided there once: it leaves up from every server of its path but the last. A
+    task without data (β = 0) is on the next server at once: no hand-over occupies the
+    worker, and there is no event for one."""
     topo = symmetric_tree(20.0, 40.0, 100.0)
-    tasks = _tasks(topo, lam=5.0, beta=0.02)
+    tasks = _tasks(topo, lam=5.0, beta=beta)
     m, tau = tasks.arrival.size, 0.003
     out = _run_kernel(
         model, topo, tasks, decision_time=tau, offload_busy=offload_busy, in_decision="zero"
@@ -145,7 +149,8 @@ def test_overhead_rule_statistics_follow_each_tasks_path(model, offload_busy):
     busy = _exec_time(topo, tasks, out) + tau * decisions + (sent if offload_busy else 0.0)
     np.testing.assert_allclose(st[:, K.SRV_BUSY], busy, rtol=1e-9)
     # arrivals, decisions, completions, and a hand-over to the link per task sent up
-    events = out["visits"].sum() + decisions.sum() + m + (up.sum() if offload_busy else 0)
+    sends = up.sum() if offload_busy and beta > 0 else 0
+    events = out["visits"].sum() + decisions.sum() + m + sends
     assert out["events"] == events
 
 
@@ -280,3 +285,109 @@ def test_work_ahead_of_a_task_under_decision(in_decision):
         assert K._ahead(q, 2, kind, end, now, speed, work, code) == pytest.approx(q + 1.0)
     assert K._ahead(q, -1, K._EXECUTE, end, now, speed, work, code) == q
     assert K._ahead(q, 0, K._EXECUTE, end, now, speed, work, code) == pytest.approx(q + 1.0)
+
+
+def test_a_run_out_of_budget_returns_minus_one():
+    """The kernel's own contract: -1 when the event budget runs out (not any negative)."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _tasks(topo, lam=3.0, periods=10)
+    out = _run_kernel("pure_local", topo, tasks)
+    m, n = tasks.arrival.size, topo.n
+    again = K.Outcome(*(np.empty_like(a) for a in _outcome_arrays(out)))
+    rules = _rules(max_events=out["events"] - 1)
+    tree = K.Tree(topo.parent, topo.compute, topo.bandwidth, *_weights(topo), np.full(n, 0.5))
+    assert K.simulate_hierarchy(tree, rules, tasks, again) == -1
+    rules = _rules(max_events=out["events"])
+    assert K.simulate_hierarchy(tree, rules, tasks, again) == 2 * m
+
+
+def _outcome_arrays(out):
+    return [out[f] for f in K.Outcome._fields]
+
+
+def _weights(topo):
+    f = topo.compute
+    return f / (f + 1.0), 1.0 / (f + 1.0)
+
+
+def _rules(max_events):
+    return K.Rules(
+        kappa=1e-11,
+        cloud_forward=False,
+        use_red=False,
+        overhead=False,
+        queue_aware=False,
+        down_offload=False,
+        min_th=5.0,
+        max_th=20.0,
+        max_p=0.5,
+        w_q=0.125,
+        gentle=False,
+        decision_time=0.0,
+        in_decision=K.IN_DECISION_FULL,
+        offload_busy=False,
+        eq11_unit=1.0,
+        max_events=max_events,
+    )
+
+
+@pytest.mark.parametrize(
+    ("beta", "kappa", "power"),
+    [
+        (0.5, 1e-11, 0.5),  # the middle server 2 keeps its tasks, the rest climb to 0
+        (0.5, 3e-5, 0.5),  # the energy term γ_e κ F² D sends server 2's up as well
+        (2.0, 1e-11, 0.5),  # both middle servers keep theirs
+        (8.0, 1e-11, 0.5),  # the slowest bottom servers climb, the others keep theirs
+        (8.0, 1e-11, 5.0),  # transmit energy keeps every task at its origin
+        (8.0, 3e-5, 0.5),
+    ],
+)
+def test_original_rule_runs_each_task_where_the_static_route_says(beta, kappa, power):
+    """Eqs. 5, 8, 9: every task of the original rule ends where a walk up the tree with
+    the equations says (tests/naive_hierarchy.py: static_route_naive, written from the
+    paper's text), here with speeds, κ and P under which the route differs server by
+    server and the energy terms decide."""
+    topo = from_parents([-1, 0, 0, 1, 1, 2, 2], [90.0, 30.0, 60.0, 5.0, 12.0, 8.0, 20.0], 80.0)
+    route = static_route_naive(
+        topo.parent, topo.compute, topo.bandwidth, beta=beta, power=power, kappa=kappa
+    )
+    tasks = _draw_tasks(topo, 2.0, 3.0, 1.0, 30, 1.0, beta, np.random.default_rng(4), "spread")
+    out = _run_kernel("original", topo, tasks, kappa=kappa, power=power, decision_time=0.001)
+    np.testing.assert_array_equal(out["exec_server"], np.asarray(route)[tasks.origin])
+
+
+TWIN_CASES = {
+    # RED's average sits on a zero lower threshold: the count starts at once
+    "red_zero_threshold": ("without_enhancement_1", dict(min_th=0.0, max_th=0.5, w_q=0.3)),
+    "advanced_zero_threshold": ("advanced", dict(min_th=0.0, max_th=0.2, down_offload=True)),
+    # down-offloading from a rule that also decides at the middle servers
+    "original_down": ("original", dict(down_offload=True, decision_time=0.0)),
+    "cloud_down": ("pure_cloud", dict(down_offload=True)),
+    "we2_remaining": ("without_enhancement_2", dict(in_decision="remaining", decision_time=0.01)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TWIN_CASES))
+@pytest.mark.parametrize("arrivals", ["batch", "spread"])
+def test_twin_on_links_of_different_speeds_and_equal_sizes(case, arrivals):
+    """The slow twin on a tree whose every link has its own bandwidth (a hop down uses the
+    child's link, a hop up the sender's), with equal task sizes in batches: events tie in
+    time and the order they were scheduled in decides."""
+    model, kw = TWIN_CASES[case]
+    topo = from_parents(
+        [-1, 0, 0, 1, 1, 2, 2],
+        [100.0, 40.0, 40.0, 20.0, 20.0, 20.0, 20.0],
+        [1000.0, 7.0, 300.0, 50.0, 9.0, 120.0, 30.0],
+    )
+    for sigma in (0.0, 1.0):
+        tasks = _draw_tasks(topo, 9.0, 6.0, sigma, 40, 1.0, 0.5, np.random.default_rng(3), arrivals)
+        fast = _run_kernel(model, topo, tasks, **kw)
+        slow = simulate_naive(model, topo, tasks, **kw)
+        for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
+            np.testing.assert_allclose(fast[name], slow[name], rtol=1e-9, atol=1e-9, err_msg=name)
+        np.testing.assert_array_equal(fast["red_forwards"], slow["red_forwards"])
+        np.testing.assert_array_equal(fast["went_down"], slow["went_down"])
+        np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-9)
+        st = fast["server_stats"]
+        assert st[0, K.SRV_SENT_DOWN] == fast["went_down"].sum()
+        assert not st[1:, K.SRV_SENT_DOWN].any()
