@@ -428,7 +428,7 @@ def _slots_loop(
     n_links = link_e.shape[0]
     sinr = np.empty(n_links)
     logs = np.empty(n_links)
-    # the C library's log1p, vectorised (value by value when the kernel runs as Python)
+    # the C library's log1p, vectorised (as Python: numpy's log1p, value by value)
     log_variant = PLATFORM if _PYTHON_LOG1P else platform_variant(PROBE)
 
     s = 0
