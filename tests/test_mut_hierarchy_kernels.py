@@ -335,7 +335,9 @@ def _rules(max_events):
     ("beta", "kappa", "power"),
     [
         (0.5, 1e-11, 0.5),  # the middle server 2 keeps its tasks, the rest climb to 0
-        (0.5, 3e-5, 0.5),  # the energy term γ_e κ F² D sends server 2's up as well
+        (0.5, 1e-5, 0.5),  # just below the κ where server 2 stops keeping its tasks
+        (0.5, 2e-5, 0.5),  # the energy term γ_e κ F² D sends server 2's up as well
+        (2.0, 1e-5, 0.5),
         (2.0, 1e-11, 0.5),  # both middle servers keep theirs
         (8.0, 1e-11, 0.5),  # the slowest bottom servers climb, the others keep theirs
         (8.0, 1e-11, 5.0),  # transmit energy keeps every task at its origin
