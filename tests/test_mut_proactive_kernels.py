@@ -14,6 +14,7 @@ import pytest
 
 from workbench.caching import lru_hits
 from workbench.proactive import kernels as K
+from workbench.proactive.params import POLICY_CODES
 
 BAND, NOISE, POWER = 1e6, 1e-9, 0.1
 CPU, KAPPA, TAU = 1e9, 100.0, 0.004
@@ -119,7 +120,9 @@ _NAMES = (
 
 def test_every_counter_has_its_own_slot():
     assert sorted(getattr(K, name) for name in _NAMES) == list(range(K.N_COUNTERS))
-    assert len({K.PROPOSED, K.BL1, K.BL2, K.BL3}) == 4
+    # the run passes params' code of a policy; the kernel compares it with its own
+    codes = {"proposed": K.PROPOSED, "BL1": K.BL1, "BL2": K.BL2, "BL3": K.BL3}
+    assert codes == POLICY_CODES
     assert len({K.OK, K.QUEUE_OVERFLOW, K.NOT_DRAINED}) == 3 and K.OK == 0
 
 
@@ -276,3 +279,59 @@ def test_counters_add_up_on_a_loaded_hedged_run():
             assert c["FROM_CACHE"] == 0
         else:
             assert c["FROM_CACHE"] > 0
+
+
+@pytest.mark.parametrize(
+    ("cache_aware", "hedge_check", "flags"),
+    [
+        (True, True, {}),
+        (False, False, {}),
+        (False, True, {"least_wait": True}),
+        (True, False, {"warm_caches": True}),
+    ],
+)
+def test_slow_twin_with_partial_coverage_on_a_small_network(cache_aware, hedge_check, flags):
+    """The slow twin (tests/naive_proactive.py) where most links are not covered: a user
+    proposes, hedges and is estimated on its covered cloudlets only."""
+    from naive_proactive import simulate_twin
+
+    from workbench.proactive import draw_tasks, make_scenario, run_scenario, train
+
+    sc = make_scenario(n_cloudlets=5, n_users=15, seed=4)
+    assert 0.1 < sc.covered.mean() < 0.6 and sc.covered.any(axis=1).all()
+    tr = train(sc, lam=8.0, seed=4)
+    tasks = draw_tasks(sc, 8.0, 1e6, 300 * 0.005, seed=4)
+    readings = dict(cache_aware=cache_aware, hedge_check=hedge_check)
+    run_flags = {}
+    if flags.get("least_wait"):
+        run_flags["hedge_upload"] = "least_wait"
+    if flags.get("warm_caches"):
+        run_flags["cache_start"] = "popular"
+    for scheme in ("proposed", "BL1", "BL2", "BL3"):
+        kw = dict(slots=300, fading_seed=7, budget=0.03, storage=2, x_max=2)
+        run = run_scenario(scheme, sc, tr, tasks, **kw, **readings, **run_flags)
+        done, server, from_cache, copies = simulate_twin(
+            scheme,
+            sc,
+            tr,
+            tasks,
+            fading_seed=7,
+            n_slots=300,
+            budget=0.03,
+            storage=2,
+            **readings,
+            **flags,
+        )
+        t = run.tasks
+        assert np.allclose(t["done"], done, rtol=1e-9, atol=0), scheme
+        assert t["server"].tolist() == server, scheme
+        assert t["copies"].tolist() == copies, scheme
+        assert t["from_cache"].tolist() == from_cache, scheme
+        assert covered_pairs(sc, t)
+        if scheme != "BL3" and not flags.get("least_wait"):
+            assert (t["copies"] > 1).any(), scheme
+
+
+def covered_pairs(sc, t):
+    """Every task was served by a cloudlet covering its user."""
+    return bool(sc.covered[t["user"].to_numpy(), t["server"].to_numpy()].all())
