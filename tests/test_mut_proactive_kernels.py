@@ -282,17 +282,22 @@ def test_counters_add_up_on_a_loaded_hedged_run():
 
 
 @pytest.mark.parametrize(
-    ("cache_aware", "hedge_check", "flags"),
+    ("cache_aware", "hedge_check", "flags", "budget"),
     [
-        (True, True, {}),
-        (False, False, {}),
-        (False, True, {"least_wait": True}),
-        (True, False, {"warm_caches": True}),
+        (True, True, {}, 0.03),
+        (False, False, {}, 0.03),
+        (False, True, {"least_wait": True}, 0.03),
+        (True, False, {"warm_caches": True}, 0.03),
+        (False, True, {"warm_caches": True}, 0.004),
     ],
 )
-def test_slow_twin_with_partial_coverage_on_a_small_network(cache_aware, hedge_check, flags):
+def test_slow_twin_with_partial_coverage_on_a_small_network(
+    cache_aware, hedge_check, flags, budget
+):
     """The slow twin (tests/naive_proactive.py) where most links are not covered: a user
-    proposes, hedges and is estimated on its covered cloudlets only."""
+    proposes, hedges and is estimated on its covered cloudlets only. A budget below τ_EP
+    makes every Φ negative, a cache hit's budget − τ_EP included: eq. 9 then admits no
+    hedge."""
     from naive_proactive import simulate_twin
 
     from workbench.proactive import draw_tasks, make_scenario, run_scenario, train
@@ -308,7 +313,7 @@ def test_slow_twin_with_partial_coverage_on_a_small_network(cache_aware, hedge_c
     if flags.get("warm_caches"):
         run_flags["cache_start"] = "popular"
     for scheme in ("proposed", "BL1", "BL2", "BL3"):
-        kw = dict(slots=300, fading_seed=7, budget=0.03, storage=2, x_max=2)
+        kw = dict(slots=300, fading_seed=7, budget=budget, storage=2, x_max=2)
         run = run_scenario(scheme, sc, tr, tasks, **kw, **readings, **run_flags)
         done, server, from_cache, copies = simulate_twin(
             scheme,
@@ -317,7 +322,7 @@ def test_slow_twin_with_partial_coverage_on_a_small_network(cache_aware, hedge_c
             tasks,
             fading_seed=7,
             n_slots=300,
-            budget=0.03,
+            budget=budget,
             storage=2,
             **readings,
             **flags,
@@ -328,10 +333,59 @@ def test_slow_twin_with_partial_coverage_on_a_small_network(cache_aware, hedge_c
         assert t["copies"].tolist() == copies, scheme
         assert t["from_cache"].tolist() == from_cache, scheme
         assert covered_pairs(sc, t)
-        if scheme != "BL3" and not flags.get("least_wait"):
+        if hedge_check and budget < 0.005:
+            assert (t["copies"] <= 1).all(), scheme
+        elif scheme != "BL3" and not flags.get("least_wait"):
             assert (t["copies"] > 1).any(), scheme
 
 
 def covered_pairs(sc, t):
     """Every task was served by a cloudlet covering its user."""
     return bool(sc.covered[t["user"].to_numpy(), t["server"].to_numpy()].all())
+
+
+def test_a_cloudlet_takes_the_request_it_ranks_first():
+    """BL3: cloudlet 0 covers users 0 and 1 (user 2 only reaches cloudlet 1) and ranks
+    their simultaneous requests by the estimated link rate: the better link is matched in
+    slot 0, the other request waits for slot 1."""
+    covered = np.array([[True, False], [True, False], [False, True]])
+    for better in (0, 1):
+        gains = np.array([[1e-7, 1e-9], [1e-7, 1e-9], [1e-9, 1e-6]])
+        gains[better, 0] = 1e-6
+        out, _ = _run(gains, [0.0, 0.0, 0.0], [0, 1, 2], [1e3] * 3, covered=covered)
+        assert out.server.tolist() == [0, 0, 1]
+        first = out.upload_start[better]
+        later = out.upload_start[1 - better]
+        assert first == 0.0 and later >= SLOT
+        c = _counters(out)
+        assert c["UNMATCHED_REQUESTS"] == 1 and c["MATCHED_REQUESTS"] == 3
+
+
+@pytest.mark.parametrize(("budget", "hedged"), [(0.003, False), (0.02, True)])
+def test_a_hedge_to_a_cloudlet_holding_the_result_needs_eq_9(budget, hedged):
+    """The proposed scheme, one user, two cloudlets with warm caches: cloudlet 1 holds the
+    task's result, but the user (not cache-aware) prefers cloudlet 0, its better link.
+    Φ < 0 there, so eq. 9 asks for a hedge, and with ``hedge_check`` only to a cloudlet
+    where Φ ≥ 0; at the holder Φ = budget − τ_EP: a budget below τ_EP forbids the hedge
+    (the task uploads to cloudlet 0), a larger one lets it hit the cache at once."""
+    out, _ = _run(
+        [[1e-6, 1e-8]],
+        [0.0],
+        [0],
+        [5e5],
+        scheme=K.PROPOSED,
+        task_type=[0],
+        n_types=2,
+        cacheable=[True, True],
+        storage=1,
+        cache_rank=[[1, 0], [0, 1]],
+        x_max=2,
+        budget=budget,
+        hedge_check=True,
+        warm=True,
+    )
+    assert out.from_cache[0] == hedged
+    if hedged:
+        assert out.server[0] == 1 and out.done[0] == pytest.approx(TAU)
+    else:
+        assert out.server[0] == 0 and out.copies[0] == 1
