@@ -44,6 +44,7 @@ def _run(
     warm=False,
     least_wait=False,
     rbar0=None,
+    tau=TAU,
 ):
     """The kernel on a hand-built network: ``gains`` (U, E) linear path gains, no fading."""
     gains = np.asarray(gains, dtype=float)
@@ -70,7 +71,7 @@ def _run(
     cloudlets = K.Cloudlets(
         np.full(n_cloudlets, CPU),
         KAPPA,
-        TAU,
+        tau,
         budget,
         np.full(n_cloudlets, storage, dtype=np.int64),
         np.asarray(cache_rank, dtype=np.int64),
@@ -389,3 +390,29 @@ def test_a_hedge_to_a_cloudlet_holding_the_result_needs_eq_9(budget, hedged):
         assert out.server[0] == 1 and out.done[0] == pytest.approx(TAU)
     else:
         assert out.server[0] == 0 and out.copies[0] == 1
+
+
+@pytest.mark.parametrize(("slack", "copies"), [(0.0, 1), (-(2.0**-10), 2)])
+def test_a_request_exactly_on_its_budget_is_not_hedged(slack, copies):
+    """Eq. 9 holds at Φ = 0 (the delay budget met exactly): only Φ < 0 asks for a hedge.
+    BL2, one user, two empty cloudlets; r̄(0) and τ_EP chosen so that Φ is exact in binary:
+    κL/c = 1 s, L/r̄ = 0.25 s at cloudlet 0, τ_EP = 2^-8 s."""
+    bits, tau = 1e7, 2.0**-8
+    rbar0 = np.array([[4e7, 2e7]])
+    own = KAPPA * bits / CPU + bits / rbar0[0, 0]
+    assert own == 1.25
+    budget = own + tau + slack
+    assert (budget - own - 0.0 - tau == 0.0) == (slack == 0.0)
+    out, _ = _run(
+        [[1e-6, 1e-6]],
+        [0.0],
+        [0],
+        [bits],
+        scheme=K.BL2,
+        x_max=2,
+        budget=budget,
+        rbar0=rbar0,
+        tau=tau,
+    )
+    assert out.copies[0] == copies
+    assert _counters(out)["HEDGED_TASKS"] == (copies > 1)
