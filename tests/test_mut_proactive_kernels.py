@@ -286,9 +286,7 @@ def test_counters_add_up_on_a_loaded_hedged_run():
     ("cache_aware", "hedge_check", "flags", "budget"),
     [
         (True, True, {}, 0.03),
-        (False, False, {}, 0.03),
-        (False, True, {"least_wait": True}, 0.03),
-        (True, False, {"warm_caches": True}, 0.03),
+        (False, False, {"least_wait": True}, 0.03),
         (False, True, {"warm_caches": True}, 0.004),
     ],
 )
