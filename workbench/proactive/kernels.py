@@ -39,11 +39,11 @@ is done (bounded by ``max_drain_slots``).
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 from workbench.kernels.matching import deferred_acceptance_kernel, hedge_rounds_kernel
 from workbench.proactive.fading import FADING_TABLE, fade, jump_table
-from workbench.proactive.log1p import PROBE, log1p_many, platform_variant
+from workbench.proactive.log1p import PLATFORM, PROBE, log1p_many, platform_variant
 
 # scheme codes (SCHEMES in params.py)
 PROPOSED = 0
@@ -78,6 +78,10 @@ QUEUE_OVERFLOW = 1
 NOT_DRAINED = 2
 
 _LN2 = np.log(2.0)
+
+# with numba's JIT off (NUMBA_DISABLE_JIT=1: debugging, mutation runs) the bit casts of the
+# vectorised log1p cannot run as Python: the kernel then takes log1p value by value
+_PYTHON_LOG1P = bool(config.DISABLE_JIT)
 
 
 @njit(cache=True)
@@ -424,7 +428,8 @@ def _slots_loop(
     n_links = link_e.shape[0]
     sinr = np.empty(n_links)
     logs = np.empty(n_links)
-    log_variant = platform_variant(PROBE)  # the C library's log1p, vectorised
+    # the C library's log1p, vectorised (as Python: numpy's log1p, value by value)
+    log_variant = PLATFORM if _PYTHON_LOG1P else platform_variant(PROBE)
 
     s = 0
     last_slot = n_slots + max_drain_slots
