@@ -1,0 +1,145 @@
+"""The arena's engine beyond finish times: mutants of ``workbench/arena/kernels.py`` that the
+engine's tests let survive (``benchmarks/mutation.py arena_kernels``).
+
+The engine returns more than where and when each task finished: per task its copies, the
+links its copies crossed and their transmission energy, and when its completing copy
+started; per node the busy server-seconds between the arrivals of tasks ``warm`` and
+``n - 1``; the counters of copies made and cancelled. Each is compared, task by task and
+node by node, with the slow twin that records them (tests/naive_arena.py:
+``RecordingTwin``: the busy time there is the overlap of every service interval with the
+window, not an integral kept up to date at each event), on losses, forwards, cache hits,
+replicas cancelled on completion and the declared cancel-on-start variant.
+"""
+
+import numpy as np
+import pytest
+from naive_arena import RecordingTwin
+
+from workbench import arena
+from workbench.arena.compile import draw_tasks
+from workbench.arena.kernels import Policy, engine
+from workbench.arena.simulation import POLICIES, _policy, checked_net
+from workbench.arena.studies import mesh_scenario
+
+
+def _chain(capacity=3, lam=3.0, delay=0.01):
+    """Three edges in a line ``e0 - e1 - e2`` (waiting rooms of ``capacity - servers``),
+    the cloud behind ``e1`` only (two links from ``e0`` and ``e2``: paths of two hops),
+    links of unequal delays, bandwidths and energy per bit, Weibull sizes and unequal
+    input bits: every cost the engine adds up differs from link to link."""
+    nodes = [
+        {"id": f"e{k}", "role": "edge", "servers": 1 + k % 2, "capacity": capacity}
+        for k in range(3)
+    ]
+    nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
+    pairs = [
+        ("e0", "e1", 1.0, 2e6, 1e-7),
+        ("e1", "e2", 2.0, 1e6, 3e-7),
+        ("e1", "c", 9.0, 1e7, 5e-8),
+    ]
+    links = [
+        {"a": a, "b": b, "delay": delay * d, "bandwidth": bw, "energy_per_bit": e}
+        for a, b, d, bw, e in pairs
+    ]
+    size = {"dist": "weibull", "shape": 0.8, "scale": 0.5}
+    work = [
+        {
+            "source": f"e{k}",
+            "rate": lam * (1 + 0.3 * k),
+            "input_bits": 1000.0 * (k + 1),
+            "size": size,
+        }
+        for k in range(3)
+    ]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+_OUT = ("finish", "where", "copies", "hops", "energy_tx", "area", "span", "ctr", "start")
+
+
+def _engine_and_twin(sc, name, params, n, seed, warm, cancel_on_start=False):
+    """One engine run and the recording twin's on the same tasks; returns both outputs."""
+    ch = _policy(name, dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(seed))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+    out = engine()(net, tk, pol, warm, ch.user)
+    full = {p: arena.PARAMS[p].default for p in POLICIES[name].params} | params
+    full.pop("cancel", None)
+    twin = RecordingTwin(net, tk, name, warm=warm, cancel_on_start=cancel_on_start, **full)
+    return net, tk, out, twin.run()
+
+
+def _assert_equal(out, want):
+    for name, a, b in zip(_OUT, out, want, strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        if name in ("energy_tx", "area", "span"):  # sums kept in another order
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-9, err_msg=name)
+        else:
+            assert np.array_equal(a, b, equal_nan=True), name
+
+
+_CASES = [
+    ("chain", "local", {}),
+    ("chain", "jsq", {}),
+    ("chain", "overflow", {"p": 0.6}),
+    ("chain", "replicate", {"m": 3}),
+    ("chain", "threshold", {"theta": 0.3, "e_max": 2}),
+    ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
+]
+
+
+@pytest.mark.parametrize(("where", "name", "params"), _CASES)
+def test_every_output_of_the_engine_equals_the_recording_twin(where, name, params):
+    """Small rooms (losses), forwards, cache hits and replicas, measured from task 100:
+    copies, hops, transmission energy, busy time per node, the window, the counters and the
+    completing copies' starts, all as the twin records them."""
+    sc = _chain() if where == "chain" else arena.load_scenario(where)
+    net, tk, out, want = _engine_and_twin(sc, name, params, n=1200, seed=4, warm=100)
+    _assert_equal(out, want)
+    where, copies, hops = out[1], out[2], out[3]
+    assert (where >= 0).mean() > 0.3 and (out[5] > 0).sum() >= 2  # served, busy nodes
+    if name != "local":
+        assert (hops > 0).mean() > 0.1  # some copies crossed links (energy to compare)
+    if name in ("overflow", "local"):
+        assert (where < 0).any()  # losses
+    if name in ("replicate", "hedge_cache"):
+        assert (copies > 1).any() and out[7][1] > 0  # replicas, some cancelled
+    if name == "hedge_cache":
+        assert (np.isnan(out[8]) & (where >= 0)).any()  # cache hits: no service start
+
+
+def test_cancel_on_start_equals_the_recording_twin():
+    """The first replica to start cancels the others (waiting, travelling or not sent yet):
+    every output equals the twin's, and each task that some copy completed has exactly its
+    other copies cancelled or lost, never a second service."""
+    sc = _chain(lam=2.0, delay=0.0)
+    params = {"m": 3, "cancel": "start"}
+    net, tk, out, want = _engine_and_twin(sc, "replicate", params, 1200, 6, 50, True)
+    _assert_equal(out, want)
+    where, copies, ctr = out[1], out[2], out[7]
+    assert (copies == 3).mean() > 0.2 and ctr[1] > 0
+    # one copy of a completed task is done, the others are cancelled or lost
+    done = where >= 0
+    assert ctr[1] <= (copies[done] - 1).sum() + copies[~done].sum()
+
+
+def test_busy_time_is_the_work_done_in_the_window():
+    """Local processing, one-server nodes, warm-up 0 and a last task that arrives after the
+    system emptied: each node's busy time is the work of the tasks it served (conservation
+    of work), and the window is the span of the arrivals."""
+    sc = mesh_scenario(servers=1, capacity=10**6, lam=0.3, cloud=False)
+    ch = _policy("local", {}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 400, 1, ch.uniforms, np.random.default_rng(2))
+    t = tk.t.copy()
+    t[-1] = t[-2] + 1e4  # the system is empty before the last arrival
+    tk = tk._replace(t=t)
+    tk = tk._replace(size=tk.size.copy())
+    tk.size[-1] = 0.0  # and the last task takes no time
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where, _, _, _, area, span = engine()(net, tk, pol, 0, ch.user)[:7]
+    assert (where == tk.node).all()  # local: every task served at its node, none lost
+    work = np.bincount(where, weights=tk.size[:, 0] / net.speed[where], minlength=3)
+    np.testing.assert_allclose(area, work, rtol=1e-10)
+    assert span == t[-1] - t[0]
