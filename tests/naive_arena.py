@@ -372,6 +372,20 @@ class RecordingTwin(Twin):
         self.made = self.cancelled = 0
         self.open = {}  # copy in service -> (node, start)
         self.intervals = []  # (node, start, end) of every service, ended or cut
+        self.lost_at = {}  # copy -> when it was lost
+
+    def lost_times(self):
+        """Per task: when its last copy was lost, if all its copies were (nan: not lost)."""
+        out = [math.nan] * len(self.tk.t)
+        for i, ids in self.task_copies.items():
+            if ids and all(c in self.lost_at for c in ids):
+                out[i] = max(self.lost_at[c] for c in ids)
+        return out
+
+    def admit(self, c, node, now):
+        super().admit(c, node, now)
+        if self.copies[c]["state"] == "lost":
+            self.lost_at[c] = now
 
     def _sent(self, i, k, b):
         if b != k:
@@ -411,6 +425,7 @@ class RecordingTwin(Twin):
             cp.update(node=b, state="transit", decide=mode == 1)
             if b < 0:
                 cp["state"] = "lost"
+                self.lost_at[c] = now
                 continue
             self._sent(i, k, b)
             dt = net.delay[k, b] + self.tk.bits[i] * net.invbw[k, b]

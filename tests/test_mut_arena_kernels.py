@@ -17,9 +17,23 @@ from naive_arena import RecordingTwin
 
 from workbench import arena
 from workbench.arena.compile import draw_tasks
-from workbench.arena.kernels import Policy, engine
+from workbench.arena.kernels import (
+    R_ACTION,
+    R_DONE,
+    R_NODE,
+    R_PAUSED,
+    R_PHASE,
+    R_TASK,
+    Pending,
+    Policy,
+    engine,
+    loop,
+    new_state,
+)
+from workbench.arena.policies import EXTERNAL, N_PAR, no_user
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.arena.studies import mesh_scenario
+from workbench.kernels.events import new_lane, new_queue
 
 
 def _chain(capacity=3, lam=3.0, delay=0.01):
@@ -143,3 +157,37 @@ def test_busy_time_is_the_work_done_in_the_window():
     work = np.bincount(where, weights=tk.size[:, 0] / net.speed[where], minlength=3)
     np.testing.assert_allclose(area, work, rtol=1e-10)
     assert span == t[-1] - t[0]
+
+
+def test_a_run_paused_at_every_placement_equals_the_twin():
+    """Under the external code the loop pauses at each placement and resumes with the action
+    given (the learning environments drive it so). Actions that pick what ``random`` picks
+    (its uniform over the deciding node's serving candidates, the cloud when there are
+    none) give the twin's run of ``random``: every output, and when each lost task's last
+    copy was lost (the time the environments charge a loss at)."""
+    sc = _chain(capacity=2, lam=4.0)
+    net = checked_net(sc, "test")
+    n, warm = 600, 40
+    tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(9))
+    deg = int(np.diff(net.nbr_ptr).max())
+    st = new_state(len(net.servers), n, 1, deg, 2)
+    q = Pending(new_queue(n + 2), new_lane(4096))
+    area0, area1 = np.zeros(len(net.servers)), np.zeros(len(net.servers))
+    pol = Policy(EXTERNAL, np.zeros(N_PAR))
+    twin = RecordingTwin(net, tk, "random", warm=warm)
+    pauses = 0
+    t0 = loop(net, tk, pol, warm, no_user, st, q, area0, area1)
+    while st.reg[R_PHASE] == R_PAUSED:
+        i, k = st.reg[R_TASK], st.reg[R_NODE]
+        assert st.clock[1] == tk.t[i] and k == tk.node[i]  # paused at task i's arrival
+        c = len(twin.candidates(k))  # the cloud is the candidate after these
+        st.reg[R_ACTION] = min(int(tk.u[i, 0] * c), c - 1) if c else 0
+        pauses += 1
+        t0 = loop(net, tk, pol, warm, no_user, st, q, area0, area1)
+    assert st.reg[R_PHASE] == R_DONE and pauses == n
+    want = twin.run()
+    got = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, area1 - area0)
+    _assert_equal(got + (tk.t[-1] - t0, st.ctr[2:4], st.t_start), want)
+    assert np.array_equal(st.t_lost, twin.lost_times(), equal_nan=True)
+    lost = st.where < 0
+    assert lost.mean() > 0.05 and (st.t_lost[lost] >= tk.t[lost]).all()
