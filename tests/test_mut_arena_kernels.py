@@ -68,6 +68,21 @@ def _chain(capacity=3, lam=3.0, delay=0.01):
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
+def _two_stars():
+    """A device ``d`` (no servers) with six edge neighbours besides its home ``h``, which
+    has six more: replicate's ordered list (the home, then the serving neighbours of the
+    device and of the home) holds 13 nodes, more than a node's degree (7) plus two and the
+    uniforms."""
+    nodes = [{"id": "d", "role": "device", "servers": 0}, {"id": "h", "role": "edge"}]
+    nodes += [{"id": f"x{k}", "role": "edge", "capacity": 2} for k in range(12)]
+    links = [{"a": "d", "b": "h", "delay": 0.001}]
+    links += [{"a": "d", "b": f"x{k}", "delay": 0.002 * (k + 1)} for k in range(6)]
+    links += [{"a": "h", "b": f"x{k}", "delay": 0.001 * k} for k in range(6, 12)]
+    size = {"dist": "exponential", "mean": 1.0}
+    work = [{"source": "d", "rate": 6.0, "size": size}]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
 _OUT = ("finish", "where", "copies", "hops", "energy_tx", "area", "span", "ctr", "start")
 
 
@@ -98,6 +113,7 @@ _CASES = [
     ("chain", "jsq", {}),
     ("chain", "overflow", {"p": 0.6}),
     ("chain", "replicate", {"m": 3}),
+    ("two_stars", "replicate", {"m": 3}),
     ("chain", "threshold", {"theta": 0.3, "e_max": 2}),
     ("p2_proactive", "hedge_cache", {"cache_size": 10, "deadline": 0.05}),
 ]
@@ -108,7 +124,8 @@ def test_every_output_of_the_engine_equals_the_recording_twin(where, name, param
     """Small rooms (losses), forwards, cache hits and replicas, measured from task 100:
     copies, hops, transmission energy, busy time per node, the window, the counters and the
     completing copies' starts, all as the twin records them."""
-    sc = _chain() if where == "chain" else arena.load_scenario(where)
+    sc = {"chain": _chain, "two_stars": _two_stars}.get(where, lambda: None)()
+    sc = sc or arena.load_scenario(where)
     net, tk, out, want = _engine_and_twin(sc, name, params, n=1200, seed=4, warm=100)
     _assert_equal(out, want)
     where, copies, hops = out[1], out[2], out[3]
@@ -191,3 +208,35 @@ def test_a_run_paused_at_every_placement_equals_the_twin():
     assert np.array_equal(st.t_lost, twin.lost_times(), equal_nan=True)
     lost = st.where < 0
     assert lost.mean() > 0.05 and (st.t_lost[lost] >= tk.t[lost]).all()
+
+
+def test_the_first_task_forwarded_and_queued_behind_later_ones_equals_the_twin():
+    """Task 0 appears at a device linked only to the cloud: threshold forwards it (its one
+    copy, copy 0, moves on and decides again at the edge ``x``), and it reaches ``x`` after
+    later tasks filled its queue, so copy 0 waits at the queue's tail when more arrive.
+    Copy 0 and task 0 are where a slip between "no copy" (-1) and copy 0, or between an
+    empty queue and a queue whose tail is copy 0, shows."""
+    nodes = [
+        {"id": "dev", "role": "device", "servers": 0},
+        {"id": "x", "role": "edge", "servers": 1},
+        {"id": "c", "role": "cloud", "servers": ".inf"},
+    ]
+    links = [{"a": "dev", "b": "c", "delay": 0.5}, {"a": "c", "b": "x", "delay": 0.2}]
+    size = {"dist": "exponential", "mean": 1.0}  # replaced below
+    work = [{"source": s, "rate": 1.0, "size": size} for s in ("dev", "x")]
+    sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+    net = checked_net(sc, "test")
+    n = 20
+    tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(0))
+    t = np.r_[0.0, 0.05 + 0.1 * np.arange(1, n)]  # task 0 first, then one each 0.1 s at x
+    node = np.r_[0, np.ones(n - 1, np.int64)]
+    tk = tk._replace(t=t, node=node, source=node.copy(), size=np.ones((n, 1)))
+    params = {"theta": 100.0, "e_max": 1}
+    ch = _policy("threshold", dict(params), "test")
+    out = engine()(net, tk, Policy(ch.code, ch.par), 0, ch.user)
+    full = {p: arena.PARAMS[p].default for p in POLICIES["threshold"].params} | params
+    _assert_equal(out, RecordingTwin(net, tk, "threshold", **full).run())
+    finish, where = out[0], out[1]
+    assert (where == 1).all() and out[7][0] == n  # all served at x, one copy each
+    # task 0 reached x at 0.7 s behind tasks 1 to 6: it is the 7th served, after 7 s
+    assert finish[0] == pytest.approx(7.0 + 0.15)
