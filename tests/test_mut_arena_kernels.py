@@ -36,7 +36,7 @@ from workbench.arena.studies import mesh_scenario
 from workbench.kernels.events import new_lane, new_queue
 
 
-def _chain(capacity=3, lam=3.0, delay=0.01):
+def _chain(capacity=3, lam=3.0, delay=0.01, cloud_servers=".inf"):
     """Three edges in a line ``e0 - e1 - e2`` (waiting rooms of ``capacity - servers``),
     the cloud behind ``e1`` only (two links from ``e0`` and ``e2``: paths of two hops),
     links of unequal delays, bandwidths and energy per bit, Weibull sizes and unequal
@@ -45,7 +45,7 @@ def _chain(capacity=3, lam=3.0, delay=0.01):
         {"id": f"e{k}", "role": "edge", "servers": 1 + k % 2, "capacity": capacity}
         for k in range(3)
     ]
-    nodes.append({"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0})
+    nodes.append({"id": "c", "role": "cloud", "servers": cloud_servers, "speed": 2.0})
     pairs = [
         ("e0", "e1", 1.0, 2e6, 1e-7),
         ("e1", "e2", 2.0, 1e6, 3e-7),
@@ -240,3 +240,26 @@ def test_the_first_task_forwarded_and_queued_behind_later_ones_equals_the_twin()
     assert (where == 1).all() and out[7][0] == n  # all served at x, one copy each
     # task 0 reached x at 0.7 s behind tasks 1 to 6: it is the 7th served, after 7 s
     assert finish[0] == pytest.approx(7.0 + 0.15)
+
+
+def test_copies_sent_to_a_node_without_servers_are_lost_on_arrival():
+    """A cloud declared with no servers holds nothing: jsq's tasks that find no room at
+    the edges go there and are lost when they reach it (not kept waiting for a server that
+    never comes): the state after the run has each lost task's loss time, as the twin."""
+    sc = _chain(capacity=2, lam=4.0, cloud_servers=0)
+    net = checked_net(sc, "test")
+    n = 600
+    tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(5))
+    st = new_state(len(net.servers), n, 1, int(np.diff(net.nbr_ptr).max()), 2)
+    q = Pending(new_queue(n + 2), new_lane(4096))
+    area0, area1 = np.zeros(len(net.servers)), np.zeros(len(net.servers))
+    pol = Policy(POLICIES["jsq"].code, np.zeros(N_PAR))
+    loop(net, tk, pol, 0, no_user, st, q, area0, area1)
+    twin = RecordingTwin(net, tk, "jsq")
+    finish, where = twin.run()[:2]
+    assert np.array_equal(st.where, where) and np.array_equal(st.finish, finish, equal_nan=True)
+    assert np.array_equal(st.t_lost, twin.lost_times(), equal_nan=True)
+    lost = st.where < 0
+    # lost at the cloud, one link (e1) or two away: after the arrival, never at it
+    assert lost.mean() > 0.05 and (st.t_lost[lost] > tk.t[lost]).all()
+    assert st.n_in[net.cloud] == 0 and np.isnan(st.t_lost[~lost]).all()
