@@ -263,3 +263,24 @@ def test_copies_sent_to_a_node_without_servers_are_lost_on_arrival():
     # lost at the cloud, one link (e1) or two away: after the arrival, never at it
     assert lost.mean() > 0.05 and (st.t_lost[lost] > tk.t[lost]).all()
     assert st.n_in[net.cloud] == 0 and np.isnan(st.t_lost[~lost]).all()
+
+
+def test_more_moves_in_flight_than_the_lane_holds_equal_the_twin():
+    """One link of 3 s and 2,000 tasks a second: about 6,000 moves travel at once, more than
+    the lane's 4,096 places, so moves go to the calendar queue while the lane is full and
+    back to the lane as it drains; the tasks still reach the node, and finish, in the
+    twin's order (one heap for everything)."""
+    nodes = [
+        {"id": "d", "role": "device", "servers": 0},
+        {"id": "x", "role": "edge", "servers": ".inf"},
+    ]
+    links = [{"a": "d", "b": "x", "delay": 3.0}]
+    size = {"dist": "exponential", "mean": 0.01}
+    work = [{"source": "d", "rate": 2000.0, "size": size}]
+    sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+    n = 7000
+    net, tk, out, want = _engine_and_twin(sc, "local", {}, n=n, seed=3, warm=0)
+    _assert_equal(out, want)
+    t = tk.t
+    in_flight = np.arange(n) - np.searchsorted(t, t - 3.0) + 1  # sent in the last 3 s
+    assert in_flight.max() > 5000 and (out[1] == 1).all()
