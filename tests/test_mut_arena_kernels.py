@@ -14,6 +14,7 @@ replicas cancelled on completion and the declared cancel-on-start variant.
 import numpy as np
 import pytest
 from naive_arena import RecordingTwin
+from numba import config, njit, typeof, types
 
 from workbench import arena
 from workbench.arena.compile import draw_tasks
@@ -30,7 +31,7 @@ from workbench.arena.kernels import (
     loop,
     new_state,
 )
-from workbench.arena.policies import EXTERNAL, N_PAR, no_user
+from workbench.arena.policies import EXTERNAL, N_PAR, USER_SIG, no_user
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.arena.studies import mesh_scenario
 from workbench.kernels.events import new_lane, new_queue
@@ -81,6 +82,27 @@ def _two_stars():
     size = {"dist": "exponential", "mean": 1.0}
     work = [{"source": "d", "rate": 6.0, "size": size}]
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _call_loop(net, tk, pol, warm, user, st, q, area0, area1):
+    return loop(net, tk, pol, warm, user, st, q, area0, area1)
+
+
+_LOOP = []
+
+
+def _loop(net, tk, pol, warm, st, q, area0, area1):
+    """:func:`loop` called as the engine calls it, the user function typed as
+    :data:`USER_SIG`: the loop compiled for :func:`engine` serves (a call from Python with
+    the built-in placeholder would compile the whole loop again, for minutes). With the JIT
+    off, the loop itself."""
+    if config.DISABLE_JIT:
+        return loop(net, tk, pol, warm, no_user, st, q, area0, area1)
+    if not _LOOP:
+        kinds = [typeof(x) for x in (net, tk, pol, warm, no_user, st, q, area0, area1)]
+        kinds[3], kinds[4] = types.int64, types.FunctionType(USER_SIG)
+        _LOOP.append(njit(types.float64(*kinds), cache=True)(_call_loop))
+    return _LOOP[0](net, tk, pol, warm, no_user, st, q, area0, area1)
 
 
 _OUT = ("finish", "where", "copies", "hops", "energy_tx", "area", "span", "ctr", "start")
@@ -193,14 +215,14 @@ def test_a_run_paused_at_every_placement_equals_the_twin():
     pol = Policy(EXTERNAL, np.zeros(N_PAR))
     twin = RecordingTwin(net, tk, "random", warm=warm)
     pauses = 0
-    t0 = loop(net, tk, pol, warm, no_user, st, q, area0, area1)
+    t0 = _loop(net, tk, pol, warm, st, q, area0, area1)
     while st.reg[R_PHASE] == R_PAUSED:
         i, k = st.reg[R_TASK], st.reg[R_NODE]
         assert st.clock[1] == tk.t[i] and k == tk.node[i]  # paused at task i's arrival
         c = len(twin.candidates(k))  # the cloud is the candidate after these
         st.reg[R_ACTION] = min(int(tk.u[i, 0] * c), c - 1) if c else 0
         pauses += 1
-        t0 = loop(net, tk, pol, warm, no_user, st, q, area0, area1)
+        t0 = _loop(net, tk, pol, warm, st, q, area0, area1)
     assert st.reg[R_PHASE] == R_DONE and pauses == n
     want = twin.run()
     got = (st.finish, st.where, st.t_ncopies, st.t_hops, st.energy_tx, area1 - area0)
@@ -254,7 +276,7 @@ def test_copies_sent_to_a_node_without_servers_are_lost_on_arrival():
     q = Pending(new_queue(n + 2), new_lane(4096))
     area0, area1 = np.zeros(len(net.servers)), np.zeros(len(net.servers))
     pol = Policy(POLICIES["jsq"].code, np.zeros(N_PAR))
-    loop(net, tk, pol, 0, no_user, st, q, area0, area1)
+    _loop(net, tk, pol, 0, st, q, area0, area1)
     twin = RecordingTwin(net, tk, "jsq")
     finish, where = twin.run()[:2]
     assert np.array_equal(st.where, where) and np.array_equal(st.finish, finish, equal_nan=True)
