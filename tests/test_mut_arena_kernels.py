@@ -216,7 +216,7 @@ def test_a_run_paused_at_every_placement_equals_the_twin():
     twin = RecordingTwin(net, tk, "random", warm=warm)
     pauses = 0
     t0 = _loop(net, tk, pol, warm, st, q, area0, area1)
-    while st.reg[R_PHASE] == R_PAUSED:
+    while st.reg[R_PHASE] == R_PAUSED and pauses <= n:  # one pause per task, no more
         i, k = st.reg[R_TASK], st.reg[R_NODE]
         assert st.clock[1] == tk.t[i] and k == tk.node[i]  # paused at task i's arrival
         c = len(twin.candidates(k))  # the cloud is the candidate after these
