@@ -164,8 +164,9 @@ def test_every_output_of_the_engine_equals_the_recording_twin(where, name, param
 
 def test_cancel_on_start_equals_the_recording_twin():
     """The first replica to start cancels the others (waiting, travelling or not sent yet):
-    every output equals the twin's, and each task that some copy completed has exactly its
-    other copies cancelled or lost, never a second service."""
+    every output equals the twin's (which cancels them when a copy starts, not when it
+    ends), and no more copies are cancelled than a completed task's siblings and a lost
+    task's copies."""
     sc = _chain(lam=2.0, delay=0.0)
     params = {"m": 3, "cancel": "start"}
     net, tk, out, want = _engine_and_twin(sc, "replicate", params, 1200, 6, 50, True)
