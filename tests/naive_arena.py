@@ -348,3 +348,141 @@ def room_mask_twin(net, n_in, nodes, n, width):
     if not any(room):
         room = [1] * n
     return room + [0] * (width - n)
+
+
+class RecordingTwin(Twin):
+    """The twin with the engine's other outputs, and the cancel-on-start variant.
+
+    Per task: its copies, the links its copies crossed (``hops``), their transmission
+    energy (input bits times the path's energy per bit, for every copy sent to another
+    node, and for a cache hit) and when its completing copy started service (nan: lost or
+    from a cache). Per node: the busy server-seconds between the arrivals of tasks ``warm``
+    and ``n - 1``, as the overlap of every copy's service interval (start to completion or
+    cancellation) with that window. The counters: copies made and copies cancelled.
+    ``cancel_on_start``: the first copy to start service cancels its siblings that wait or
+    travel, including those not sent yet (they are never sent).
+    """
+
+    def __init__(self, net, tk, policy, warm=0, cancel_on_start=False, **kw):
+        super().__init__(net, tk, policy, **kw)
+        n = len(tk.t)
+        self.warm, self.cancel_on_start = warm, cancel_on_start
+        self.hops, self.energy = [0] * n, [0.0] * n
+        self.n_copies, self.started = [0] * n, [math.nan] * n
+        self.made = self.cancelled = 0
+        self.open = {}  # copy in service -> (node, start)
+        self.intervals = []  # (node, start, end) of every service, ended or cut
+        self.lost_at = {}  # copy -> when it was lost
+
+    def lost_times(self):
+        """Per task: when its last copy was lost, if all its copies were (nan: not lost)."""
+        out = [math.nan] * len(self.tk.t)
+        for i, ids in self.task_copies.items():
+            if ids and all(c in self.lost_at for c in ids):
+                out[i] = max(self.lost_at[c] for c in ids)
+        return out
+
+    def admit(self, c, node, now):
+        super().admit(c, node, now)
+        if self.copies[c]["state"] == "lost":
+            self.lost_at[c] = now
+
+    def _sent(self, i, k, b):
+        if b != k:
+            self.hops[i] += int(self.net.hops[k, b])
+            self.energy[i] += self.tk.bits[i] * self.net.epb[k, b]
+
+    def arrive(self, i, now, k=None, c_old=None):
+        net = self.net
+        k = int(self.tk.node[i]) if k is None else k
+        hops = 0 if c_old is None else self.fwd[i]
+        targets, mode = self.decide(i, k, hops, now)
+        self.fwd[i] += mode == 1
+        if mode == 2 and c_old is None:  # a cache hit: one copy, done on arrival
+            b = targets[0]
+            self.task_copies[i] = []
+            self.n_copies[i] = 1
+            self.made += 1
+            self.hops[i] += int(net.hops[k, b])
+            self.energy[i] += self.tk.bits[i] * net.epb[k, b]
+            self.where[i] = b
+            self.finish[i] = now + net.delay[k, b] + self.tk.bits[i] * net.invbw[k, b]
+            return
+        targets = (targets or [-1])[:1] if c_old is not None else targets or [-1]
+        if c_old is not None:
+            ids = [c_old]
+        else:  # all copies exist before the first is sent (cancel-on-start sees them)
+            ids = list(range(len(self.copies), len(self.copies) + len(targets)))
+            for j, b in enumerate(targets):
+                self.copies.append({"task": i, "index": j, "node": b, "state": "transit"})
+            self.task_copies[i] = ids
+            self.n_copies[i] = len(ids)
+            self.made += len(ids)
+        for c, b in zip(ids, targets, strict=True):
+            cp = self.copies[c]
+            if cp["state"] == "cancelled":  # a sibling started service already
+                continue
+            cp.update(node=b, state="transit", decide=mode == 1)
+            if b < 0:
+                cp["state"] = "lost"
+                self.lost_at[c] = now
+                continue
+            self._sent(i, k, b)
+            dt = net.delay[k, b] + self.tk.bits[i] * net.invbw[k, b]
+            if dt > 0 or mode == 1:
+                self.push(now + dt, "reach", c)
+            else:
+                self.admit(c, b, now)
+
+    def start(self, c, now):
+        cp = self.copies[c]
+        cp["start"] = now
+        self.open[c] = (cp["node"], now)
+        super().start(c, now)
+        if not self.cancel_on_start:
+            return
+        for o in self.task_copies[cp["task"]]:
+            other = self.copies[o]
+            if o == c or other["state"] not in ("waiting", "transit"):
+                continue
+            if other["state"] == "waiting":
+                self.n_in[other["node"]] -= 1
+            other["state"] = "cancelled"
+            self.cancelled += 1
+
+    def depart(self, c, now):
+        i = self.copies[c]["task"]
+        first = self.where[i] < 0 and self.copies[c]["state"] == "serving"
+        before = {o: self.copies[o]["state"] for o in self.task_copies[i]}
+        super().depart(c, now)
+        for o, s in before.items():
+            if s != "cancelled" and self.copies[o]["state"] == "cancelled":
+                self.cancelled += 1
+            if o in self.open and self.copies[o]["state"] != "serving":
+                node, t0 = self.open.pop(o)
+                self.intervals.append((node, t0, now))
+        if first:
+            self.started[i] = self.copies[c]["start"]
+
+    def run(self):
+        """Returns what the engine returns: per task finish, where, copies, hops and
+        transmission energy, per node the busy server-seconds of the window, the window's
+        length, ``[copies made, cancelled]`` and per task its completing copy's start."""
+        super().run()
+        assert not self.open, "the twin drained with copies still in service"
+        t = self.tk.t
+        lo, hi = t[self.warm], t[-1]
+        area = [0.0] * len(self.net.servers)
+        for node, a, b in self.intervals:
+            area[node] += max(0.0, min(b, hi) - max(a, lo))
+        return (
+            self.finish,
+            self.where,
+            self.n_copies,
+            self.hops,
+            self.energy,
+            area,
+            hi - lo,
+            [self.made, self.cancelled],
+            self.started,
+        )
