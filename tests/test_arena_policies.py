@@ -11,6 +11,7 @@ import pytest
 from workbench import arena
 from workbench.arena import policies as P
 from workbench.arena.params import PARAMS, ArenaParams
+from workbench.arena.simulation import _policy
 from workbench.validation import ParameterError
 
 
@@ -218,5 +219,8 @@ def test_the_runs_take_the_arena_object_or_its_keywords_checked_at_the_door():
         arena.simulate(policy="jsq", m=2, **run)  # a row, but not jsq's
     with pytest.raises(ParameterError, match="simulate: requests × replications .* 2e\\+08"):
         arena.simulate(scenario="neutral", policy="jsq", requests=10**7, replications=21)
+    # without an object (the engine's tests, the identity benchmark): the table's defaults
+    assert _policy("jsq", {}, "t").par.tolist() == [0.0] * P.N_PAR
+    assert _policy("replicate", {}, "t").par[P.SLOTS["m"]] == PARAMS["m"].default
     with pytest.raises(ParameterError, match="parameter name 'theta' must be an identifier"):
         arena.policy(params={"theta": (0.0, 1.0, 0.5)})  # the door would check it as a row

@@ -38,7 +38,7 @@ from numba import njit, types
 
 from workbench.arena.compile import check_run, compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, Policy, engine
-from workbench.arena.params import PARAMS, ArenaParams
+from workbench.arena.params import ArenaParams
 from workbench.arena.policies import (
     C_DELAY,
     C_QUEUE,
@@ -420,8 +420,8 @@ def _policy(policy, params: dict, func: str, p: ArenaParams | None = None) -> Ch
         )
     spec = POLICIES[name]
     par = np.zeros(N_PAR)
-    base = PARAMS.defaults(*spec.params) if p is None else {x: getattr(p, x) for x in spec.params}
-    values = base | params
+    p = ArenaParams() if p is None else p
+    values = {x: getattr(p, x) for x in spec.params} | params
     for x, v in values.items():
         par[SLOTS[x]] = float(v == "start") if x == "cancel" else v
     if name == "red" and par[SLOTS["min_th"]] >= par[SLOTS["max_th"]]:
