@@ -17,7 +17,7 @@ from workbench.params import (
 )
 from workbench.validation import ParameterError
 
-__all__ = ["PARAMS", "ArenaParams", "MAX_REQUESTS", "MAX_TOTAL"]
+__all__ = ["PARAMS", "ArenaParams", "RUN", "MAX_REQUESTS", "MAX_TOTAL"]
 
 #: tasks per replication at most (memory: about 150 bytes per task and copy)
 MAX_REQUESTS = 10**7
@@ -320,6 +320,9 @@ PARAMS = Params(
         "best neighbour; the first to finish cancels the other (Elbamby et al.'s hedging).",
     ),
 )
+
+#: a run's rows (simulate's and compare's keywords, in their signatures' order)
+RUN = ("requests", "replications", "seed", "warmup", "confidence")
 
 
 class _Relations(ParamsModel):

@@ -38,7 +38,7 @@ from numba import njit, types
 
 from workbench.arena.compile import check_run, compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, Policy, engine
-from workbench.arena.params import ArenaParams
+from workbench.arena.params import RUN, ArenaParams
 from workbench.arena.policies import (
     C_DELAY,
     C_QUEUE,
@@ -599,23 +599,11 @@ def _prepare(f, p: ArenaParams, scenario, policy, given, replications, heavy_tai
     return partial(_one, sc, net, chosen, p.requests, warm), described
 
 
-RUN = ("requests", "replications", "seed")
 #: simulate_to_precision's target and budget, in its signature's order
 TARGET = ("rel_half_width", "half_width", "max_replications", "initial")
 
 
-@takes(
-    ArenaParams,
-    "scenario",
-    "policy",
-    *RUN,
-    "overload",
-    "warmup",
-    "confidence",
-    "records",
-    "timeout",
-    "heavy_tails",
-)
+@takes(ArenaParams, "scenario", "policy", *RUN)
 def simulate(
     p,
     /,
@@ -682,18 +670,7 @@ def simulate(
     return finish(rs, overload=overload, **described)
 
 
-@takes(
-    ArenaParams,
-    "scenario",
-    "policy",
-    *TARGET,
-    "requests",
-    "seed",
-    "overload",
-    "warmup",
-    "confidence",
-    "progress",
-)
+@takes(ArenaParams, "scenario", "policy", *TARGET, "requests", "seed", "warmup", "confidence")
 def simulate_to_precision(
     p,
     /,

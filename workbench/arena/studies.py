@@ -30,7 +30,7 @@ from workbench.arena.pairs import (
     paired_interval,
     replications_of,
 )
-from workbench.arena.params import PARAMS, ArenaParams
+from workbench.arena.params import PARAMS, RUN, ArenaParams
 from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
 from workbench.params import takes
@@ -410,16 +410,7 @@ def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("policy")
 
 
-@takes(
-    ArenaParams,
-    "scenario",
-    "policies",
-    "requests",
-    "replications",
-    "seed",
-    "confidence",
-    positional=True,
-)
+@takes(ArenaParams, "scenario", "policies", *RUN, positional=True)
 def compare(p, scenario, policies) -> pd.DataFrame:
     """Several policies on one scenario, every one on the same seed (paired replications).
 
@@ -431,7 +422,7 @@ def compare(p, scenario, policies) -> pd.DataFrame:
         Names of :data:`~workbench.arena.simulation.POLICIES` or
         :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label ->
         (policy, parameters).
-    requests, replications, seed, confidence
+    requests, replications, seed, warmup, confidence
         :func:`~workbench.arena.simulation.simulate`'s, the same for every policy (or
         ``params``, an :class:`~workbench.arena.params.ArenaParams`).
 
