@@ -10,7 +10,8 @@ import pytest
 
 from workbench import arena
 from workbench.arena import policies as P
-from workbench.arena.params import PARAMS
+from workbench.arena.params import PARAMS, ArenaParams
+from workbench.arena.simulation import _policy
 from workbench.validation import ParameterError
 
 
@@ -195,3 +196,31 @@ def test_a_policy_that_never_returns_is_stopped_by_its_timeout():
 def test_policy_declarations_are_checked_before_the_function_arrives(bad):
     with pytest.raises(ParameterError, match="policy"):
         arena.policy(**bad)
+
+
+def test_the_runs_take_the_arena_object_or_its_keywords_checked_at_the_door():
+    run = dict(scenario="neutral", requests=2_000, replications=3, seed=4)
+    a = arena.simulate(
+        ArenaParams(requests=2_000, replications=3, seed=4, m=3),
+        scenario="neutral",
+        policy="replicate",
+    )
+    b = arena.simulate(policy="replicate", m=3, **run)
+    assert a.frame.equals(b.frame) and a.info["params"] == {}  # the object's m is read
+    assert b.info["params"] == {"m": 3}
+    assert not a.frame.equals(arena.simulate(policy="replicate", **run).frame)  # m = 2
+    with pytest.raises(ParameterError, match=r"'m' parameter of simulate .*\[1, 64\]. Got 0"):
+        arena.simulate(policy="replicate", m=0, **run)
+    with pytest.raises(ParameterError, match=r"'p' parameter of simulate_to_precision .*Got 2"):
+        arena.simulate_to_precision(scenario="p3_datacenters", policy="overflow", p=2)
+    with pytest.raises(ParameterError, match=r"simulate: policy 'jsq' .*unknown \['zzz_typo'\]"):
+        arena.simulate(policy="jsq", zzz_typo=1, **run)
+    with pytest.raises(ParameterError, match="simulate: policy 'jsq' .*unknown \\['m'\\]"):
+        arena.simulate(policy="jsq", m=2, **run)  # a row, but not jsq's
+    with pytest.raises(ParameterError, match="simulate: requests × replications .* 2e\\+08"):
+        arena.simulate(scenario="neutral", policy="jsq", requests=10**7, replications=21)
+    # without an object (the engine's tests, the identity benchmark): the table's defaults
+    assert _policy("jsq", {}, "t").par.tolist() == [0.0] * P.N_PAR
+    assert _policy("replicate", {}, "t").par[P.SLOTS["m"]] == PARAMS["m"].default
+    with pytest.raises(ParameterError, match="parameter name 'theta' must be an identifier"):
+        arena.policy(params={"theta": (0.0, 1.0, 0.5)})  # the door would check it as a row

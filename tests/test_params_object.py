@@ -74,6 +74,28 @@ def shape(p) -> tuple:
     return p.n, p.lam, p.mode, p.k
 
 
+@takes(Toy, "n")
+def spread(p, *, scale: float = 1.0, **more) -> tuple:
+    return p, more
+
+
+def test_a_body_with_var_keywords_gets_the_rows_among_them_validated():
+    p, more = spread(n=3, lam=2, colour="red")
+    assert (p.n, p.lam, p.k) == (3, 2.0, 2)  # lam validated into the object (a float)
+    assert more == {"lam": 2.0, "colour": "red"}  # the row validated, the rest as given
+    assert type(more["lam"]) is float
+    assert list(inspect.signature(spread).parameters) == ["params", "n", "scale", "more"]
+    with pytest.raises(ParameterError, match=r"'lam' parameter of spread .*\(0, 10\]. Got 11"):
+        spread(lam=11)
+    with pytest.raises(ParameterError, match="'mode' parameter of spread"):
+        spread(Toy(), mode="c")  # a change to an object too
+    with pytest.raises(ParameterError, match=r"'k' parameter of spread .*\[1, 3\]"):
+        spread(n=3, k=4)  # a row given through **more is one the function uses
+    assert spread(n=3)[0].k == 2  # a row not given is not its business
+    with pytest.raises(TypeError, match=r"rate\(\) got an unexpected keyword argument 'lam2'"):
+        rate(lam2=1.0)  # without **: refused as before
+
+
 def test_the_model_has_one_field_per_row_with_its_metadata():
     fields = Toy.model_fields
     assert list(fields) == ["n", "k", "lam", "mode", "frac", "tag"]

@@ -584,7 +584,10 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
     object (errors name ``f``). An object passed alone is trusted, not validated again.
     ``names`` may also list the body's own parameters (after ``p``), to place them.
     ``positional=True``: ``names`` are positional-or-keyword in that order (``f(24, 1.5)``)
-    and the object, when given, is the only positional argument.
+    and the object, when given, is the only positional argument. A body with ``**kw`` takes
+    the keywords the signature does not name: those that are fields of ``model`` (a
+    policy's parameters, rows of the same table) are validated into the object and handed
+    on validated, the others as given, for the body to check.
 
     Parameters
     ----------
@@ -638,6 +641,8 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
             return_annotation=inspect.signature(body).return_annotation,
         )
         ordered = [p.name for p in listed]
+        named = {n for n, p in sig.parameters.items() if p.kind is not p.VAR_KEYWORD}
+        spread = len(named) < len(sig.parameters)  # the body takes **kw
 
         @functools.wraps(body)
         def door(*args, **kwargs):
@@ -658,14 +663,16 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
                     raise TypeError(f"{func}() got multiple values for argument {n!r}")
                 kwargs[n] = v
             values = {n: kwargs.pop(n) for n in fields if n in kwargs}
-            unknown = set(kwargs) - set(sig.parameters)
-            if unknown:
+            unknown = set(kwargs) - named
+            if unknown and not spread:
                 raise UnknownKeywordError(func, sorted(unknown)[0], sig.parameters)
+            rows = [n for n in kwargs if n in unknown and n in model.model_fields]
+            values |= {n: kwargs[n] for n in rows}
             if obj is None:
-                obj = model.of(func, values, fields)
+                obj = model.of(func, values, [*fields, *rows])
             elif values:
-                obj = obj.with_(func, fields, **values)
-            return body(obj, **kwargs)
+                obj = obj.with_(func, [*fields, *rows], **values)
+            return body(obj, **(kwargs | {n: getattr(obj, n) for n in rows}))
 
         door.__signature__ = sig
         door.params_model = model

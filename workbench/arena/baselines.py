@@ -20,11 +20,13 @@ import pandas as pd
 
 from workbench.arena.env import ArenaEnv
 from workbench.arena.pairs import CONTENDERS, mark_winners, paired_interval
+from workbench.arena.params import ArenaParams
 from workbench.arena.policies import TABLE
 from workbench.arena.simulation import POLICIES, simulate
 from workbench.digest import DATA
 from workbench.output_analysis import detect
-from workbench.validation import ParameterError, check_int, check_real
+from workbench.params import takes
+from workbench.validation import ParameterError, check_int
 
 __all__ = ["evaluate", "agent_runs", "agent_table", "first_available", "kept_point", "versus"]
 
@@ -115,15 +117,24 @@ def agent_runs(agent, env: ArenaEnv, replications: int, seed: int, warm: int) ->
 REWARD_OPTIONS = ("observation", "energy_weight", "loss_penalty")
 
 
+@takes(
+    ArenaParams,
+    "agent",
+    "scenario",
+    "tasks",
+    "replications",
+    "seed",
+    "warmup",
+    "confidence",
+    "label",
+    "policies",
+    positional=True,
+)
 def evaluate(
+    p,
     agent,
     scenario="neutral",
-    *,
     tasks: int = 5_000,
-    replications: int = 10,
-    seed: int = 0,
-    warmup: float = 0.1,
-    confidence: float = 0.95,
     label: str = "agent",
     policies=None,
     **env_options,
@@ -139,15 +150,9 @@ def evaluate(
         As :class:`ArenaEnv` takes it.
     tasks : int
         Tasks per replication.
-    replications : int
-        Paired replications (2 to 10,000).
     seed : int
         The root seed (>= 0): replication r of every contender has the tasks of
         replication r of ``simulate(seed=seed)``.
-    warmup : float
-        The share of each replication's first tasks not measured, in [0, 0.9].
-    confidence : float
-        The intervals' level, in [0.5, 1).
     label : str
         The agent's name in the frame (not a built-in policy's).
     policies : list of str, optional
@@ -167,10 +172,6 @@ def evaluate(
     """
     f = "evaluate"
     tasks = check_int(tasks, "tasks", f, 1, 10**7)
-    replications = check_int(replications, "replications", f, 2, 10_000)
-    seed = check_int(seed, "seed", f, 0, 2**63 - 1)
-    warmup = check_real(warmup, "warmup", f, 0.0, 0.9)
-    confidence = check_real(confidence, "confidence", f, 0.5, 1.0, high_open=True)
     if not isinstance(label, str) or not label or label in POLICIES:
         raise ParameterError(
             f"The 'label' parameter of {f} must be a non-empty string other than a built-in "
@@ -191,41 +192,38 @@ def evaluate(
             f"Got unknown {unknown}."
         )
     env = ArenaEnv(scenario, tasks=tasks, **env_options)
-    warm = int(warmup * env.tasks + 1e-9)
-    runs = agent_runs(agent, env, replications, seed, warm)
+    warm = int(p.warmup * env.tasks + 1e-9)
+    runs = agent_runs(agent, env, p.replications, p.seed, warm)
     ref = runs["mean_delay"]
     stationary = detect(runs["series"]).stationary
-    rows = [_row(label, ref, runs["loss_share"], stationary, confidence, ref)]
+    rows = [_row(p, label, ref, runs["loss_share"], stationary, ref)]
     skipped = {}
     for name in names:
         try:
             r = simulate(
+                p,
                 scenario=env.scenario,
                 policy=name,
                 requests=env.tasks,
-                replications=replications,
-                seed=seed,
-                warmup=warmup,
                 overload="transient",
-                confidence=confidence,
                 **CONTENDERS.get(name, {}),
             )
         except ParameterError as exc:
             skipped[name] = str(exc)
             continue
         d, lost = r.frame["mean_delay"].to_numpy(), r.frame["loss_share"].to_numpy()
-        rows.append(_row(name, d, lost, r.stationary, confidence, ref))
+        rows.append(_row(p, name, d, lost, r.stationary, ref))
     frame = pd.DataFrame(rows)
     frame.insert(0, "scenario", env.scenario.name)
-    out = mark_winners(frame, confidence)
+    out = mark_winners(p, frame=frame)
     out.attrs["skipped"] = skipped
     return out
 
 
-def _row(name, delays, losses, stationary, confidence, agent) -> dict:
+def _row(p, name, delays, losses, stationary, agent) -> dict:
     """A contender's row: its mean delay with its interval over the replications ``delays``,
     and the paired difference to the agent's (``agent``)."""
-    m, lo, hi = paired_interval(delays, np.zeros_like(delays), confidence)
+    m, lo, hi = paired_interval(p, a=delays, b=np.zeros_like(delays))
     row = {
         "policy": name,
         "mean_delay": m,
@@ -235,7 +233,7 @@ def _row(name, delays, losses, stationary, confidence, agent) -> dict:
         "stationary": bool(stationary),
     }
     row.update({f"mean_delay@{j}": float(x) for j, x in enumerate(delays)})
-    vs = paired_interval(np.asarray(delays, dtype=float), agent, confidence)
+    vs = paired_interval(p, a=np.asarray(delays, dtype=float), b=agent)
     return row | dict(zip(("vs_agent", "vs_agent_low", "vs_agent_high"), vs, strict=True))
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 from workbench import datacenters as p3
 from workbench import redundancy as p4
 from workbench.arena import model
-from workbench.arena.params import PARAMS
+from workbench.arena.params import ArenaParams
 from workbench.arena.scenario import load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
 from workbench.arena.studies import map_scenario
 from workbench.claims import AtlasSpec, Measurement
-from workbench.validation import check_bool, reject_unknown
+from workbench.params import takes
+from workbench.validation import check_bool
 
 __all__ = ["CLAIMS", "ATLAS", "ATLAS_CLAIMS", "atlas_point", "star"]
 
@@ -122,15 +123,14 @@ def replicate_is_p4_eq1(quick=True) -> Measurement:
 DEPLOYMENT = ("cloud_rtt", "cloud_speed", "cloud_servers", "edge_servers", "edge_speed")
 
 
-def _pooling(load, link_delay, scv, quick, seed, **deployment) -> dict:
-    n, reps = ATLAS_RUNS[bool(quick)]
-    servers = deployment.pop("edge_servers", None)
-    sc = map_scenario(load, link_delay, scv, servers, **deployment)
+def _pooling(p: ArenaParams, quick: bool) -> dict:
+    n, reps = ATLAS_RUNS[quick]
+    deployment = {k: getattr(p, k) for k in DEPLOYMENT if k != "edge_servers"}
+    sc = map_scenario(p.load, p.link_delay, p.scv, p.edge_servers, **deployment)
+    run = p.trusted(requests=n, replications=reps)  # declared run lengths, within the table
     runs = {
-        p: simulate(
-            scenario=sc, policy=p, requests=n, replications=reps, seed=seed, overload="transient"
-        )
-        for p in ("local", "random", "jsq")
+        name: simulate(run, scenario=sc, policy=name, overload="transient")
+        for name in ("local", "random", "jsq")
     }
     jsq = runs["jsq"]
     out = {}
@@ -181,7 +181,8 @@ def _pooled_blocking() -> float:
 ATLAS_CLAIMS = ("jsq_beats_random", "jsq_beats_local")
 
 
-def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
+@takes(ArenaParams, "quick", "seed", "load", "link_delay", "scv", *DEPLOYMENT)
+def atlas_point(p, *, quick: bool) -> dict[str, Measurement]:
     """The mechanism claims at one point of the winner map's plausible space.
 
     Parameters
@@ -190,10 +191,6 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
         The quick run lengths (:data:`ATLAS_RUNS`).
     seed : int
         The runs' seed; every policy runs on it (paired replications).
-    **params
-        ``load``, ``link_delay``, ``scv`` and the deployment's declared numbers
-        (:data:`DEPLOYMENT`), rows of :data:`~workbench.arena.params.PARAMS` (their
-        defaults where absent).
 
     Returns
     -------
@@ -201,20 +198,7 @@ def atlas_point(*, quick: bool, seed: int, **params) -> dict[str, Measurement]:
         ``jsq_beats_random`` and ``jsq_beats_local``: 1.0 when jsq's interval lies below
         the other's, 0.0 otherwise, undetermined when a run is not stationary.
     """
-    func = "atlas_point"
-    quick = check_bool(quick, "quick", func)
-    reject_unknown(func, params, {"load", "link_delay", "scv", *DEPLOYMENT})
-    v = PARAMS.check(func, seed=seed, **params)
-    d = PARAMS.defaults()
-    deployment = {k: v[k] for k in DEPLOYMENT if k in v}
-    return _pooling(
-        v.get("load", d["load"]),
-        v.get("link_delay", d["link_delay"]),
-        v.get("scv", d["scv"]),
-        quick,
-        v["seed"],
-        **deployment,
-    )
+    return _pooling(p, check_bool(quick, "quick", "atlas_point"))
 
 
 ATLAS = AtlasSpec(

@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from workbench.arena.params import ArenaParams
+from workbench.params import takes
+
 __all__ = ["CONTENDERS", "POINT", "mark_winners", "paired_interval", "replications_of"]
 
 #: the policies compared on the map, with their parameters
@@ -30,15 +33,14 @@ CONTENDERS = {
 }
 
 
-def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
+@takes(ArenaParams, "a", "b", "confidence", positional=True)
+def paired_interval(p, a, b) -> tuple[float, float, float]:
     """Mean of ``a − b`` over paired replications and its Student-t interval.
 
     Parameters
     ----------
     a, b : array_like of float
         One value per replication, replication r of both on the same tasks.
-    confidence : float
-        The interval's level, in (0, 1).
 
     Returns
     -------
@@ -49,7 +51,9 @@ def paired_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float
     if d.size < 2:
         return (float(d.mean()) if d.size else math.nan), math.nan, math.nan
     mean = float(d.mean())
-    half = float(stats.t.ppf(0.5 + confidence / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+    half = float(
+        stats.t.ppf(0.5 + p.confidence / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size)
+    )
     return mean, mean - half, mean + half
 
 
@@ -77,7 +81,8 @@ def replications_of(row, q: str) -> np.ndarray:
 POINT = ["load", "link_delay", "scv", "cloud_rtt"]
 
 
-def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+@takes(ArenaParams, "frame", "confidence", positional=True)
+def mark_winners(p, frame: pd.DataFrame) -> pd.DataFrame:
     """Name each point's winner only when it is separated from every other contender.
 
     Contenders are the stationary runs losing at most 1 % of the tasks. The best has the
@@ -89,8 +94,6 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     frame : pandas.DataFrame
         One row per policy and point (or scenario): ``policy``, ``mean_delay``,
         ``mean_delay@r``, ``loss_share``, ``stationary`` and the point's columns.
-    confidence : float
-        The paired intervals' level, in (0, 1).
 
     Returns
     -------
@@ -117,13 +120,13 @@ def mark_winners(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         lead = replications_of(best, "mean_delay")
         tied = [best["policy"]]
         for _, other in ok.iloc[1:].iterrows():
-            _, low, _ = paired_interval(replications_of(other, "mean_delay"), lead, confidence)
+            _, low, _ = paired_interval(p, a=replications_of(other, "mean_delay"), b=lead)
             if not low > 0:
                 tied.append(other["policy"])
         idx = part.index
         if len(ok) > 1:
             runner_up = replications_of(ok.iloc[1], "mean_delay")
-            m, lo, hi = paired_interval(runner_up, lead, confidence)
+            m, lo, hi = paired_interval(p, a=runner_up, b=lead)
             frame.loc[idx, ["margin", "margin_low", "margin_high"]] = [m, lo, hi]
         if len(tied) == 1:
             frame.loc[idx, "winner"] = best["policy"]

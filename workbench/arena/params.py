@@ -1,13 +1,23 @@
-"""The arena's parameter table: run length and every policy's parameters, declared once."""
+"""The arena's parameter table: run length and every policy's parameters, declared once, and
+:class:`ArenaParams`, the object built from it that the arena's runs take."""
 
 from __future__ import annotations
 
 import math
 from functools import partial
 
-from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
+from workbench.params import (
+    CONFIDENCE,
+    REPLICATIONS,
+    SEED,
+    WARMUP,
+    Param,
+    Params,
+    ParamsModel,
+)
+from workbench.validation import ParameterError
 
-__all__ = ["PARAMS", "MAX_REQUESTS", "MAX_TOTAL"]
+__all__ = ["PARAMS", "ArenaParams", "RUN", "MAX_REQUESTS", "MAX_TOTAL"]
 
 #: tasks per replication at most (memory: about 150 bytes per task and copy)
 MAX_REQUESTS = 10**7
@@ -309,4 +319,31 @@ PARAMS = Params(
         help="When the first copy's estimated wait exceeds τ a second copy goes to the "
         "best neighbour; the first to finish cancels the other (Elbamby et al.'s hedging).",
     ),
+)
+
+#: a run's rows (simulate's and compare's keywords, in their signatures' order)
+RUN = ("requests", "replications", "seed", "warmup", "confidence")
+
+
+class _Relations(ParamsModel):
+    def check_relations(self, func: str, fields) -> None:
+        """A run's tasks over all replications at most :data:`MAX_TOTAL`."""
+        if "requests" in fields and "replications" in fields:
+            total = self.requests * self.replications
+            if total > MAX_TOTAL:
+                raise ParameterError(
+                    f"{func}: requests × replications must be at most {MAX_TOTAL:.0e}; got "
+                    f"{total:.3g}"
+                )
+
+
+ArenaParams = PARAMS.model(
+    "ArenaParams",
+    base=_Relations,
+    doc="""The arena's parameters, one validated object: a row of :data:`PARAMS` per field.
+
+    :func:`~workbench.arena.simulation.simulate` and the other runs take it, or its keywords
+    (:func:`workbench.params.takes`); a built-in policy reads its own fields (``m``,
+    ``theta``, ...).
+    """,
 )

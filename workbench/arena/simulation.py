@@ -38,7 +38,7 @@ from numba import njit, types
 
 from workbench.arena.compile import check_run, compile_scenario, draw_tasks
 from workbench.arena.kernels import BIG, Policy, engine
-from workbench.arena.params import MAX_TOTAL, PARAMS
+from workbench.arena.params import RUN, ArenaParams
 from workbench.arena.policies import (
     C_DELAY,
     C_QUEUE,
@@ -55,7 +55,7 @@ from workbench.arena.policies import (
 )
 from workbench.arena.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from workbench.output_analysis import Replication, finish, replicate
-from workbench.params import Param
+from workbench.params import Param, takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_bool, check_choice, check_int, check_real
@@ -265,8 +265,9 @@ def _declared(params, name: str) -> tuple:
             f"The 'params' parameter of policy must be a dict name -> (low, high, default) "
             f"or Param. Got {type(params).__name__} instead."
         )
-    # a policy's parameters are keywords of the runs: none may be one of theirs
-    reserved = set(inspect.signature(simulate).parameters)
+    # a policy's parameters are keywords of the runs: none may be one of theirs, nor a row
+    # of the table (the runs validate those by the row)
+    reserved = set(inspect.signature(simulate).parameters) | set(ArenaParams.model_fields)
     reserved |= set(inspect.signature(simulate_to_precision).parameters)
     reserved -= {"policy_params"}
     out = []
@@ -392,7 +393,11 @@ class Chosen(NamedTuple):
     state: int = 0
 
 
-def _policy(policy, params: dict, func: str) -> Chosen:
+def _policy(policy, params: dict, func: str, p: ArenaParams | None = None) -> Chosen:
+    """``policy`` resolved for the engine. ``params``: the policy parameters given (a
+    built-in policy's are rows of the table, validated at the door; a user policy's are
+    checked here by its own rows); ``p``: where a built-in policy reads the rest (the table's
+    defaults when None)."""
     user = isinstance(policy, UserPolicy)
     name = policy.name if user else check_choice(policy, "policy", func, tuple(POLICIES))
     known = [p.name for p in policy.params] if user else list(POLICIES[name].params)
@@ -415,10 +420,10 @@ def _policy(policy, params: dict, func: str) -> Chosen:
         )
     spec = POLICIES[name]
     par = np.zeros(N_PAR)
-    values = {p: PARAMS[p].default for p in spec.params} | params
-    for p, v in values.items():
-        v = PARAMS[p].check(v, func)
-        par[SLOTS[p]] = float(v == "start") if p == "cancel" else v
+    p = ArenaParams() if p is None else p
+    values = {x: getattr(p, x) for x in spec.params} | params
+    for x, v in values.items():
+        par[SLOTS[x]] = float(v == "start") if x == "cancel" else v
     if name == "red" and par[SLOTS["min_th"]] >= par[SLOTS["max_th"]]:
         raise ParameterError(f"{func}: red needs min_th < max_th; got {values}")
 
@@ -559,49 +564,23 @@ def checked_net(sc: Scenario, f: str):
     return net._replace(size_known=np.array(known, dtype=np.int64))
 
 
-def _prepare(
-    f,
-    scenario,
-    policy,
-    requests,
-    replications,
-    seed,
-    warmup,
-    confidence,
-    policy_params,
-    timeout=None,
-    records=False,
-    heavy_tails="raise",
-):
-    """Validate a run and build its replication function and :func:`finish`'s description."""
+def _prepare(f, p: ArenaParams, scenario, policy, given, replications, heavy_tails="raise"):
+    """Check a run against its scenario and build :func:`finish`'s description (the run's
+    keywords were validated at the door, in ``p``)."""
     sc = as_scenario(scenario, f)
     notes = heavy_tail_notes(sc, f, heavy_tails)
-    if requests is None:  # the table's run length, written once there
-        requests = PARAMS["requests"].default
-    ok = PARAMS.check(f, requests=requests, replications=replications, seed=seed)
-    ok |= PARAMS.check(f, confidence=confidence)
-    warm_frac = 0.1 if warmup is None else PARAMS["warmup"].check(warmup, f)
-    chosen = _policy(policy, policy_params, f)
-    pname = chosen.name
-    n, reps = ok["requests"], ok["replications"]
-    if n * reps > MAX_TOTAL:
-        raise ParameterError(
-            f"{f}: requests × replications must be at most {MAX_TOTAL:.0e}; got {n * reps:.3g}"
-        )
+    chosen = _policy(policy, given, f, p)
     net = checked_net(sc, f)
-    check_run(sc, n, chosen.copies, chosen.uniforms, f, replications=reps)
-    if pname == "cloud" and net.cloud < 0:
+    check_run(sc, p.requests, chosen.copies, chosen.uniforms, f, replications=replications)
+    if chosen.name == "cloud" and net.cloud < 0:
         raise ParameterError(f"{f}: policy 'cloud' needs a node with role cloud in {sc.name!r}")
-    warm = int(warm_frac * n + 1e-9)
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", f, 0.0, None, low_open=True)
-    one = partial(_one, sc, net, chosen, n, warm, timeout, check_bool(records, "records", f))
+    warm = int(p.warmup * p.requests + 1e-9)
     described = dict(
         func=f,
         metric="mean_delay",
         quantities=QUANTITIES,
-        confidence=ok["confidence"],
-        run_length=n,
+        confidence=p.confidence,
+        run_length=p.requests,
         run_unit="requests",
         bounds=BOUNDS,
         unit="s",
@@ -609,27 +588,29 @@ def _prepare(
         notes=notes,
         info={
             "scenario": sc.name,
-            "policy": pname,
+            "policy": chosen.name,
             "warmup": warm,
-            "params": policy_params,
+            "params": given,
             "heavy_tails": sc.heavy_tails,
         },
         empty_what="tasks completed after the warm-up",
         empty_hint="Every measured task was lost: give the nodes room or a cloud.",
     )
-    return one, ok, described
+    return partial(_one, sc, net, chosen, p.requests, warm), described
 
 
+#: simulate_to_precision's target and budget, in its signature's order
+TARGET = ("rel_half_width", "half_width", "max_replications", "initial")
+
+
+@takes(ArenaParams, "scenario", "policy", *RUN)
 def simulate(
+    p,
+    /,
     *,
     scenario,
     policy,
-    requests: int | None = None,
-    replications: int = 10,
-    seed: int = 0,
     overload: str = "raise",
-    warmup: float | None = None,
-    confidence: float = 0.95,
     records: bool = False,
     timeout: float | None = None,
     heavy_tails: str = "raise",
@@ -645,8 +626,6 @@ def simulate(
         :func:`workbench.arena.scenario.shipped`).
     policy : str or UserPolicy
         A name of :data:`POLICIES` or a :class:`UserPolicy` (:func:`policy`).
-    requests : int, optional
-        Tasks per replication (None: the default of ``PARAMS["requests"]``).
     replications : int
         Independent replications; replication r runs on child r of ``SeedSequence(seed)``.
     seed : int
@@ -654,10 +633,6 @@ def simulate(
     overload : {"raise", "transient"}
         ``"raise"``: :class:`workbench.validation.UnstableRegimeError` when the delays are
         not stationary; ``"transient"``: the finite-horizon numbers, flagged.
-    warmup : float, optional
-        The fraction of each run's tasks not measured (None: 0.1).
-    confidence : float
-        The intervals' level.
     records : bool
         Also return one row per measured task (below).
     timeout : float, optional
@@ -686,26 +661,19 @@ def simulate(
         work, or ``lost``).
     """
     f = "simulate"
-    one, ok, described = _prepare(
-        f,
-        scenario,
-        policy,
-        requests,
-        replications,
-        seed,
-        warmup,
-        confidence,
-        policy_params,
-        timeout,
-        records,
-        heavy_tails,
-    )
+    one, described = _prepare(f, p, scenario, policy, policy_params, p.replications, heavy_tails)
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", f, 0.0, None, low_open=True)
+    one = partial(one, timeout, check_bool(records, "records", f))
     overload = check_choice(overload, "overload", f, ("raise", "transient"))
-    rs = replicate(one, replications=ok["replications"], seed=ok["seed"])
+    rs = replicate(one, replications=p.replications, seed=p.seed)
     return finish(rs, overload=overload, **described)
 
 
+@takes(ArenaParams, "scenario", "policy", *TARGET, "requests", "seed", "warmup", "confidence")
 def simulate_to_precision(
+    p,
+    /,
     *,
     scenario,
     policy,
@@ -713,11 +681,7 @@ def simulate_to_precision(
     half_width=None,
     max_replications=None,
     initial=None,
-    requests: int | None = None,
-    seed: int = 0,
     overload: str = "raise",
-    warmup: float | None = None,
-    confidence: float = 0.95,
     progress=True,
     **policy_params,
 ) -> SimulationResult:
@@ -768,8 +732,6 @@ def simulate_to_precision(
             f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
             f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
         )
-    one, ok, described = _prepare(
-        f, scenario, policy, requests, 2, seed, warmup, confidence, policy_params
-    )
+    one, described = _prepare(f, p, scenario, policy, policy_params, 2)
     described.pop("func")
-    return to_precision(one, func=f, target=target, seed=ok["seed"], **described)
+    return to_precision(partial(one, None, False), func=f, target=target, seed=p.seed, **described)

@@ -30,9 +30,10 @@ from workbench.arena.pairs import (
     paired_interval,
     replications_of,
 )
-from workbench.arena.params import PARAMS
+from workbench.arena.params import PARAMS, RUN, ArenaParams
 from workbench.arena.scenario import Scenario, load_scenario, scenario_from_dict
 from workbench.arena.simulation import simulate
+from workbench.params import takes
 from workbench.sweep import sweep
 from workbench.validation import ParameterError
 
@@ -409,15 +410,8 @@ def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("policy")
 
 
-def compare(
-    scenario,
-    policies,
-    *,
-    requests: int | None = None,
-    replications: int = 10,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@takes(ArenaParams, "scenario", "policies", *RUN, positional=True)
+def compare(p, scenario, policies) -> pd.DataFrame:
     """Several policies on one scenario, every one on the same seed (paired replications).
 
     Parameters
@@ -428,8 +422,9 @@ def compare(
         Names of :data:`~workbench.arena.simulation.POLICIES` or
         :class:`~workbench.arena.simulation.UserPolicy` objects, or a dict label ->
         (policy, parameters).
-    requests, replications, seed, confidence
-        :func:`~workbench.arena.simulation.simulate`'s, the same for every policy.
+    requests, replications, seed, warmup, confidence
+        :func:`~workbench.arena.simulation.simulate`'s, the same for every policy (or
+        ``params``, an :class:`~workbench.arena.params.ArenaParams`).
 
     Returns
     -------
@@ -453,17 +448,14 @@ def compare(
             "The 'policies' parameter of compare must be a non-empty list of policies or a "
             f"dict label -> (policy, parameters). Got {policies!r}."
         )
-    run = dict(requests=requests, replications=replications, seed=seed, confidence=confidence)
     runs = {
-        label: simulate(scenario=scenario, policy=pol, overload="transient", **run, **params)
+        label: simulate(p, scenario=scenario, policy=pol, overload="transient", **params)
         for label, (pol, params) in policies.items()
     }
     best = min(runs, key=lambda k: runs[k].mean_delay)
     rows = []
     for label, r in runs.items():
-        m, lo, hi = paired_interval(
-            r.frame["mean_delay"], runs[best].frame["mean_delay"], confidence
-        )
+        m, lo, hi = paired_interval(p, a=r.frame["mean_delay"], b=runs[best].frame["mean_delay"])
         rows.append(
             {
                 "policy": label,
@@ -482,7 +474,8 @@ def compare(
     return pd.DataFrame(rows).set_index("policy")
 
 
-def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray:
+@takes(ArenaParams, "frame", "confidence", positional=True)
+def separated_front(p, frame: pd.DataFrame) -> np.ndarray:
     """Which rows no other row dominates *separately*.
 
     Row j dominates row i when j's mean delay and energy per task are both at most i's and
@@ -492,8 +485,6 @@ def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray
     ----------
     frame : pandas.DataFrame
         Rows with ``mean_delay@r`` and ``energy_per_task@r``, replications paired.
-    confidence : float
-        The paired intervals' level, in (0, 1).
 
     Returns
     -------
@@ -508,8 +499,8 @@ def separated_front(frame: pd.DataFrame, confidence: float = 0.95) -> np.ndarray
         for j in range(n):
             if i == j:
                 continue
-            dd = paired_interval(d[i], d[j], confidence)
-            de = paired_interval(e[i], e[j], confidence)
+            dd = paired_interval(p, a=d[i], b=d[j])
+            de = paired_interval(p, a=e[i], b=e[j])
             if dd[0] >= 0 and de[0] >= 0 and (dd[1] > 0 or de[1] > 0):
                 keep[i] = False
                 break
