@@ -22,7 +22,7 @@ RUN = dict(
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # per test: a mutation run credits a test only with the lines it runs
 def local():
     return simulate(**RUN, periods=3000, replications=4, seed=5, keep_records=True)
 
@@ -104,3 +104,23 @@ def test_a_period_of_half_a_second_scales_times_not_counts():
     pk = pollaczek_khinchine(2.0, m1 / SPEED, m2 / SPEED**2)
     assert one["pure_local/mean_time"] == pytest.approx(pk, rel=0.1)
     assert one["pure_local/stationary"] == 1.0
+
+
+def test_the_station_table_is_each_servers_mg1(local):
+    """``info["stations"]``: each bottom server has utilisation and load ρ = 0.7, throughput
+    λ = 2 tasks/s, a quarter of the tasks and of the work, and L = λ W (Little, P-K); the
+    upper servers are idle."""
+    m1, m2 = size_moments(MU, 1.0)
+    table = local.info["stations"].set_index("server")
+    rho = LAM * m1 / SPEED
+    number = LAM * pollaczek_khinchine(LAM, m1 / SPEED, m2 / SPEED**2)
+    for k in (3, 4, 5, 6):
+        row = table.loc[k]
+        assert row["utilisation"] == pytest.approx(rho, rel=0.03)
+        assert row["load"] == pytest.approx(rho, rel=0.03)
+        assert row["throughput"] == pytest.approx(LAM, rel=0.03)
+        assert row["mean_number"] == pytest.approx(number, rel=0.1)
+        assert row["executed_share"] == pytest.approx(0.25, abs=0.01)
+        assert row["work_share"] == pytest.approx(0.25, abs=0.01)
+    for k in (0, 1, 2):
+        assert (table.loc[k, ["utilisation", "throughput", "mean_number", "work_share"]] == 0).all()
