@@ -346,13 +346,10 @@ def agent_table(runs: dict, **options) -> pd.DataFrame:
 KEPT_MAP = DATA / "arena" / "winner_map_full.csv"
 
 
-def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> pd.DataFrame:
-    """The kept full winner map's rows at one point of its grid.
-
-    Parameters
-    ----------
-    load, link_delay, scv, cloud_rtt : float
-        The point (:func:`~workbench.arena.studies.map_scenario`).
+@takes(ArenaParams, "load", "link_delay", "scv", "cloud_rtt", positional=True)
+def kept_point(p) -> pd.DataFrame:
+    """The kept full winner map's rows at one point of its grid (the point's rows of the
+    arena's table, as :func:`~workbench.arena.studies.map_scenario` takes them).
 
     Returns
     -------
@@ -361,7 +358,7 @@ def kept_point(load: float, link_delay: float, scv: float, cloud_rtt: float) -> 
         ``tied_with``, fastest first. A point off the grid is a ParameterError naming it.
     """
     frame = pd.read_csv(KEPT_MAP)
-    at = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
+    at = {"load": p.load, "link_delay": p.link_delay, "scv": p.scv, "cloud_rtt": p.cloud_rtt}
     rows = frame
     for col, value in at.items():
         rows = rows[np.isclose(rows[col], value)]
