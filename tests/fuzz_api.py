@@ -80,6 +80,8 @@ NOT_WALKED = {
     "workbench.fog.cases": "P1's named study cases, built by its claims and figures (test_fog_*)",
     "workbench.proactive.calibration": "P2's load calibration (minutes): "
     "test_proactive_calibration",
+    "workbench.proactive.log1p": "P2's compiled log1p kernels on plain arrays: compared with "
+    "numpy.log1p in test_proactive_speed",
     "workbench.proactive.quick_atlas": "P2's kept atlas, rewritten from the live atlas: "
     "test_proactive_quick_atlas",
 }
@@ -94,6 +96,52 @@ NOT_WALKED_ROLES = {
     "study": "the figures' studies (minutes each): the figure tests and reproduce",
     "diagram": "drawings of the model: the figure tests",
     "diagrams": "drawings of the model: the figure tests",
+    "kernels": "compiled kernels take plain arrays and trust them: the public functions over "
+    "them validate (walked here), and each kernel is compared with its slow twin "
+    "(tests/naive*.py)",
+}
+# names a package's own modules export to each other (``inner_modules``) that trust their
+# inputs: inner code called only by a walked public function with values it has checked
+# (issue 45: validation at the door). A name of an ``__all__`` the walk reaches is called,
+# or listed here with its door, or the test of skipped names fails.
+INNER: dict[tuple[str, str], str] = {
+    ("workbench.arena.baselines", "agent_runs"): "an agent's episodes: evaluate() checks them",
+    ("workbench.arena.baselines", "agent_table"): "evaluate()'s table of agent_runs' result",
+    ("workbench.arena.baselines", "first_available"): "a baseline's rule, called by the env "
+    "with its own observation and mask",
+    ("workbench.arena.compile", "compile_scenario"): "the engine's arrays of a validated "
+    "Scenario: simulate() and the envs",
+    ("workbench.arena.compile", "draw_tasks"): "a replication's tasks: simulate() and the envs",
+    ("workbench.arena.compile", "sample_sizes"): "task sizes of a validated source: draw_tasks",
+    ("workbench.arena.compile", "stream"): "a replication's generator from the run's "
+    "SeedSequence: draw_tasks and the envs",
+    ("workbench.arena.baselines", "versus"): "evaluate()'s table against the kept map",
+    ("workbench.arena.scenario", "read_trace"): "a trace file's reader inside the scenario's "
+    "validation (TraceSource), which turns its ValueError into a ScenarioError naming the key "
+    "path: load_scenario, scenario_from_dict (and the trace surfaces of fuzz_surfaces)",
+    ("workbench.arena.workload", "read_trace"): "the same reader (arena.scenario re-exports it)",
+    ("workbench.arena.pairs", "mark_winners"): "the winner of a frame simulate()/the map built",
+    ("workbench.arena.pairs", "paired_interval"): "replication pairs of one frame: mark_winners",
+    ("workbench.arena.pairs", "replications_of"): "a frame row's replications: mark_winners",
+    ("workbench.arena.simulation", "heavy_tail_notes"): "the door's heavy-tail check, named "
+    "after the door (func): simulate()",
+    ("workbench.fog.chain", "node_load"): "a node's load, named after the door (func): the "
+    "model's public functions",
+    ("workbench.fog.chain", "stationary_law"): "the (n, n') chain on a state set the model "
+    "built: solve_chain and the network model",
+    ("workbench.fog.delays", "network_delays"): "the network model's delays from its fixed "
+    "point: analyze_network",
+    ("workbench.fog.model", "theta_per_fog"): "θ checked and spread, named after the door "
+    "(func): the model's public functions",
+    ("workbench.fog.params", "check_count"): "a count check named after the door (func)",
+    ("workbench.fog.tuning", "per_node_table"): "a readable table of the frame "
+    "figures.best_theta_per_node_frame built (a figure frame: walked by the figure tests)",
+    ("workbench.fog.tuning", "policy_table"): "a readable table of the frame "
+    "figures.best_theta_per_node_frame built (a figure frame: walked by the figure tests)",
+    ("workbench.proactive.runs", "check_tasks"): "a task trace check named after the door "
+    "(func): simulate()",
+    ("workbench.redundancy.model", "check_total_jobs"): "the run size check named after the "
+    "door (func): simulate()",
 }
 # values a parameter admits by design although they look wrong for its type, with the reason
 ADMITS: dict[tuple[str, str, str], tuple[Callable[[object], bool], str]] = {
@@ -160,7 +208,7 @@ def _walked_modules() -> list[str]:
 
 def _left_out(name: str) -> bool:
     parts = name.split(".")
-    if any(p.startswith("_") for p in parts[1:]) or parts[-1] in NOT_WALKED_ROLES:
+    if any(p.startswith("_") or p in NOT_WALKED_ROLES for p in parts[1:]):
         return True
     return any(name == n or name.startswith(n + ".") for n in NOT_WALKED)
 
@@ -246,12 +294,48 @@ def entry_points(package: str) -> list[str]:
     return out
 
 
+#: module -> the names of its ``__all__`` the walk calls there: a module its package loads
+#: (:func:`inner_modules`) is walked only for what the package does not export itself
+ONLY: dict[str, set[str]] = {}
+
+
+def inner_modules(package: str) -> list[str]:
+    """The modules ``import package`` loads whose ``__all__`` names a callable the package
+    does not export: public names of the package's own modules (other modules import them,
+    ``from workbench.fog.chain import stationary_law``), walked there (:data:`ONLY`)."""
+
+    pkg = importlib.import_module(package)
+    if not hasattr(pkg, "__path__"):
+        return []
+    exported = {id(getattr(pkg, n, None)) for n in getattr(pkg, "__all__", ())}
+    out = []
+    for name in sorted(_loaded_by(package) - {package}):
+        if _left_out(name):
+            continue
+        mod = importlib.import_module(name)
+        names = {
+            n
+            for n in getattr(mod, "__all__", ())
+            if callable(getattr(mod, n, None)) and id(getattr(mod, n)) not in exported
+        }
+        if names:
+            ONLY[name] = names
+            out.append(name)
+    return out
+
+
 def modules() -> list[str]:
     """The public modules that import: every ``__all__`` directly under ``workbench``, the
-    registry's paper packages, and the entry points below them (:func:`entry_points`;
-    :data:`NOT_WALKED`, :data:`NOT_WALKED_ROLES` name what is left out)."""
+    registry's paper packages, the entry points below them (:func:`entry_points`) and the
+    names their own modules export beyond them (:func:`inner_modules`; :data:`NOT_WALKED`,
+    :data:`NOT_WALKED_ROLES` name what is left out)."""
     top = [*_walked_modules(), *_paper_modules()]
-    deeper = [m for name in top if name != "workbench" for m in entry_points(name)]
+    deeper = [
+        m
+        for name in top
+        if name != "workbench"
+        for m in (*entry_points(name), *inner_modules(name))
+    ]
     out = []
     for name in (*top, *deeper):
         if name in out:
@@ -537,6 +621,8 @@ def _table_for(mod, modname: str, obj) -> Mapping | None:
 def _public_callables(modname: str):
     mod = importlib.import_module(modname)
     for name in getattr(mod, "__all__", []):
+        if modname in ONLY and name not in ONLY[modname]:
+            continue  # exported by its package: walked there
         obj = getattr(mod, name, None)
         if (
             obj is None
@@ -580,7 +666,17 @@ def _baseline(modname: str, mod, sig, func: str = "") -> tuple[dict, list[str]]:
             args[p.name] = example(modname, p.name, func)
         except KeyError:
             missing.append(p.name)
+    for name, make in WITH_DEFAULTS.get((modname, func), {}).items():
+        args[name] = make()
     return args, missing
+
+
+#: keywords with a default that a valid baseline call must still give: (module, name) ->
+#: keyword -> value
+WITH_DEFAULTS: dict[tuple[str, str], dict[str, Callable[[], object]]] = {
+    # the neutral scenario's nodes reach the cloud only through its links
+    ("workbench.arena.scenario", "Scenario"): {"links": lambda: _neutral()["links"]},
+}
 
 
 def _invalid_values(param, example=inspect.Parameter.empty) -> list:
@@ -710,6 +806,8 @@ def cases() -> tuple[list[Case], list[str]]:
     out, skipped = [], []
     for modname in modules():
         for mod, name, obj, sig in _public_callables(modname):
+            if (modname, name) in INNER:
+                continue
             base, missing = _baseline(modname, mod, sig, name)
             if missing:
                 skipped.append(f"{modname}.{name}: no example value for {missing}")

@@ -203,6 +203,39 @@ def test_the_walk_finds_entry_points_the_package_does_not_load(tmp_path, monkeyp
     assert sorted(found) == ["fakewb.env", "fakewb.lazy", "fakewb.sub", "fakewb.sub.deep"]
 
 
+def test_the_walk_calls_what_a_packages_modules_export_beyond_it(tmp_path, monkeypatch):
+    """A module the package loads is walked for the names of its ``__all__`` the package
+    does not export (only those: the rest are walked as the package's), and every such
+    name of the workbench is called or declared inner with its door (:data:`INNER`)."""
+    _package(
+        tmp_path,
+        {
+            "fakewb2/__init__.py": "from fakewb2.core import g\n__all__ = ['g']\n",
+            "fakewb2/core.py": "__all__ = ['g', 'h', 'K']\ndef g():\n    return 0\n"
+            "def h():\n    return 1\nK = 3\n",
+            "fakewb2/plain.py": "__all__ = ['g2']\nfrom fakewb2.core import g as g2\n",
+            "fakewb2/figures.py": "__all__ = ['frame']\ndef frame():\n    return 0\n",
+        },
+    )
+    (tmp_path / "fakewb2" / "__init__.py").write_text(
+        "from fakewb2.core import g\nfrom fakewb2 import plain, figures\n__all__ = ['g']\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(fuzz_api, "ONLY", {})
+    assert fuzz_api.inner_modules("fakewb2") == ["fakewb2.core"]
+    assert fuzz_api.ONLY == {"fakewb2.core": {"h"}}
+    assert [n for _, n, _, _ in fuzz_api._public_callables("fakewb2.core")] == ["h"]
+    walked = fuzz_api.modules()
+    assert {"workbench.fog.chain", "workbench.hierarchy.model"} <= set(walked)
+    assert "workbench.arena.kernels" not in walked  # compiled: the "kernels" role
+    names = {(m, n) for m in fuzz_api.ONLY for n in fuzz_api.ONLY[m]}
+    assert set(fuzz_api.INNER) <= names, "INNER names no exported name any more"
+    cases, _ = fuzz_api.cases()
+    called = {(c.module, c.name) for c in cases}
+    assert ("workbench.hierarchy.model", "static_route") in called
+    assert not called & set(fuzz_api.INNER)
+
+
 def test_an_entry_point_takes_its_packages_examples_and_table():
     """``workbench.arena.env`` (or any module below ``arena``) gets the arena's example
     scenario and the arena's parameter table, so its baseline call needs no edit here."""
