@@ -120,6 +120,10 @@ INNER: dict[tuple[str, str], str] = {
     "validation (TraceSource), which turns its ValueError into a ScenarioError naming the key "
     "path: load_scenario, scenario_from_dict (and the trace surfaces of fuzz_surfaces)",
     ("workbench.arena.workload", "read_trace"): "the same reader (arena.scenario re-exports it)",
+    ("workbench.arena.scenario", "Scenario"): "the validated scenario's class: built by "
+    "load_scenario and scenario_from_dict (walked: a ScenarioError naming each key path); "
+    "pydantic calls a custom __init__ for model_validate too, so wrapping it would lose the "
+    "trace folder those pass as context",
     ("workbench.arena.pairs", "mark_winners"): "the winner of a frame simulate()/the map built",
     ("workbench.arena.pairs", "paired_interval"): "replication pairs of one frame: mark_winners",
     ("workbench.arena.pairs", "replications_of"): "a frame row's replications: mark_winners",
@@ -666,17 +670,7 @@ def _baseline(modname: str, mod, sig, func: str = "") -> tuple[dict, list[str]]:
             args[p.name] = example(modname, p.name, func)
         except KeyError:
             missing.append(p.name)
-    for name, make in WITH_DEFAULTS.get((modname, func), {}).items():
-        args[name] = make()
     return args, missing
-
-
-#: keywords with a default that a valid baseline call must still give: (module, name) ->
-#: keyword -> value
-WITH_DEFAULTS: dict[tuple[str, str], dict[str, Callable[[], object]]] = {
-    # the neutral scenario's nodes reach the cloud only through its links
-    ("workbench.arena.scenario", "Scenario"): {"links": lambda: _neutral()["links"]},
-}
 
 
 def _invalid_values(param, example=inspect.Parameter.empty) -> list:

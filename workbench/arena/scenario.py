@@ -302,13 +302,6 @@ class Scenario(Strict):
     links: Annotated[list[Link], Field(max_length=_MOST["links"])] = []
     workload: Annotated[list[Entry], Field(min_length=1, max_length=_MOST["workload"])]
 
-    def __init__(self, **data):
-        # built by keywords: the same ScenarioError as scenario_from_dict, not pydantic's own
-        try:
-            super().__init__(**data)
-        except ValidationError as err:
-            raise ScenarioError(_message(err, "(Scenario keywords)")) from None
-
     @model_validator(mode="after")
     def _references(self):
         ids = [n.id for n in self.nodes]
