@@ -8,7 +8,14 @@ generation time n·T) and each task's own times in the records."""
 import numpy as np
 import pytest
 
-from workbench.hierarchy import pollaczek_khinchine, run_models, simulate, size_moments
+from workbench import EmptyRunError, ParameterError
+from workbench.hierarchy import (
+    pollaczek_khinchine,
+    run_models,
+    simulate,
+    simulate_to_precision,
+    size_moments,
+)
 
 LAM, MU, SPEED = 2.0, 7.0, 20.0  # ρ = λ E[D] / speed = 0.7 at each of the 4 bottom servers
 RUN = dict(
@@ -124,3 +131,34 @@ def test_the_station_table_is_each_servers_mg1(local):
         assert row["work_share"] == pytest.approx(0.25, abs=0.01)
     for k in (0, 1, 2):
         assert (table.loc[k, ["utilisation", "throughput", "mean_number", "work_share"]] == 0).all()
+
+
+def test_a_run_over_the_task_cap_is_refused_before_any_work():
+    """λ · Σ weights · n = 1000 · 4 · 1000 = 4e6 expected tasks, over the 3e6 a replication
+    may hold: refused naming ``periods`` and the estimate, before a task is drawn."""
+    with pytest.raises(ParameterError, match=r"'periods' parameter of simulate.* = 4e\+06\)"):
+        simulate(**(RUN | {"lam": 1000.0}), periods=1000, keep_records=False)
+
+
+def test_a_run_with_no_task_after_the_warm_up_is_refused_by_name():
+    """λ = 0.001 per period and server over the last period of ten: almost surely no task
+    to measure, said as such (not a NaN mean)."""
+    with pytest.raises(EmptyRunError, match="tasks generated after the warm-up"):
+        simulate(**(RUN | {"lam": 0.001}), periods=10, warmup=0.9, replications=2)
+
+
+@pytest.mark.parametrize("models", ["pure_local", [], np.array([["pure_local"]])])
+def test_run_models_refuses_what_is_not_a_list_of_names(models):
+    with pytest.raises(ParameterError, match="'models' parameter of run_models"):
+        run_models(lam=LAM, periods=50, models=models)
+
+
+def test_the_precision_loop_refuses_a_transient_run():
+    """A transient has no precision to reach: ``overload="transient"`` is refused; "raise"
+    read at run time (equal, not the same object) is accepted."""
+    with pytest.raises(ParameterError, match="'overload' parameter of simulate_to_precision"):
+        simulate_to_precision(**RUN, periods=200, overload="transient", progress=False)
+    r = simulate_to_precision(
+        **RUN, periods=200, overload="".join(["ra", "ise"]), rel_half_width=0.5, progress=False
+    )
+    assert r.replications >= 2
