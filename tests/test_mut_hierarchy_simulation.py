@@ -147,7 +147,9 @@ def test_a_run_with_no_task_after_the_warm_up_is_refused_by_name():
         simulate(**(RUN | {"lam": 0.001}), periods=10, warmup=0.9, replications=2)
 
 
-@pytest.mark.parametrize("models", ["pure_local", [], np.array([["pure_local"]])])
+@pytest.mark.parametrize(
+    "models", ["pure_local", [], np.array([["pure_local"]]), np.array("pure_local")]
+)
 def test_run_models_refuses_what_is_not_a_list_of_names(models):
     with pytest.raises(ParameterError, match="'models' parameter of run_models"):
         run_models(lam=LAM, periods=50, models=models)
@@ -162,3 +164,8 @@ def test_the_precision_loop_refuses_a_transient_run():
         **RUN, periods=200, overload="".join(["ra", "ise"]), rel_half_width=0.5, progress=False
     )
     assert r.replications >= 2
+
+
+def test_run_models_with_no_task_after_the_warm_up_is_refused_by_name():
+    with pytest.raises(EmptyRunError, match="tasks generated after the warm-up"):
+        run_models(lam=0.001, periods=10, warmup=0.9, models=("pure_local",))
