@@ -75,7 +75,7 @@ from workbench.validation import (
     check_choice,
     check_int,
     check_real,
-    describe,
+    refusal,
 )
 
 __all__ = [
@@ -174,15 +174,9 @@ class Replication(NamedTuple):
 # ------------------------------------------------------------------------------------------
 
 
-def _fail(func: str, name: str, what: str, value) -> ParameterError:
-    return ParameterError(
-        f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-    )
-
-
 def _check_text(value, name: str, func: str) -> str:
     if not isinstance(value, str):
-        raise _fail(func, name, "a str", value)
+        raise refusal(func, name, "a str", value)
     return value
 
 
@@ -191,15 +185,15 @@ def _check_series(value, name: str, func: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise _fail(func, name, "a 1-D array of real numbers", value) from None
+        raise refusal(func, name, "a 1-D array of real numbers", value) from None
     if arr.ndim != 1 or isinstance(value, (str, bytes)) or value is None:
-        raise _fail(func, name, "a 1-D array of real numbers", value)
+        raise refusal(func, name, "a 1-D array of real numbers", value)
     return arr
 
 
 def _check_callable(value, name: str, func: str):
     if not callable(value):
-        raise _fail(func, name, "a callable one(seed_sequence, index) -> Replication", value)
+        raise refusal(func, name, "a callable one(seed_sequence, index) -> Replication", value)
     return value
 
 
@@ -396,7 +390,7 @@ def detect(
         or not hasattr(series, "__iter__")
         or (isinstance(series, np.ndarray) and series.ndim == 0)
     ):
-        raise _fail(f, "series", "a sequence of 1-D arrays, one per replication", series)
+        raise refusal(f, "series", "a sequence of 1-D arrays, one per replication", series)
     arrays = [_check_series(s, "series", f) for s in series]
     if not arrays:
         raise ParameterError(f"The 'series' parameter of {f} must hold at least one replication.")
@@ -514,7 +508,7 @@ def check_overload(
     if rho is not None:
         rho = check_real(rho, "rho", func, 0.0, None)
     if stationarity is not None and not isinstance(stationarity, Stationarity):
-        raise _fail(func, "stationarity", "a Stationarity or None", stationarity)
+        raise refusal(func, "stationarity", "a Stationarity or None", stationarity)
     notes = []
     prefix = f"{what}: " if what else ""
     if rho is not None and rho >= 1.0:
@@ -565,9 +559,9 @@ def require_observations(
     try:
         counts = np.atleast_1d(np.asarray(counts, dtype=float))
     except (TypeError, ValueError):
-        raise _fail(func, "counts", "observation counts (numbers)", counts) from None
+        raise refusal(func, "counts", "observation counts (numbers)", counts) from None
     if np.isnan(counts).any() or isinstance(counts, str):
-        raise _fail(func, "counts", "observation counts (numbers)", counts)
+        raise refusal(func, "counts", "observation counts (numbers)", counts)
     if counts.size == 0 or np.any(counts <= 0):
         empty = int(np.sum(counts <= 0)) if counts.size else 1
         raise EmptyRunError(
@@ -622,7 +616,7 @@ def replicate(
     start = check_int(start, "start", f, 0, 10**6)
     desc = _check_text(desc, "desc", f)
     if not isinstance(progress, (bool, np.bool_)):
-        raise _fail(f, "progress", "a bool", progress)
+        raise refusal(f, "progress", "a bool", progress)
     if not isinstance(seed, np.random.SeedSequence):
         seed = check_int(seed, "seed", f, 0, 2**128 - 1)
     children = replication_seeds(seed, replications, start)
@@ -707,33 +701,33 @@ def finish(
     """
     func = _check_text(func, "func", "finish")
     if isinstance(reps, (str, bytes)) or not isinstance(reps, Sequence) or not reps:
-        raise _fail(func, "reps", "a non-empty sequence of Replication", reps)
+        raise refusal(func, "reps", "a non-empty sequence of Replication", reps)
     if not all(isinstance(r, Replication) for r in reps):
-        raise _fail(func, "reps", "a non-empty sequence of Replication", reps)
+        raise refusal(func, "reps", "a non-empty sequence of Replication", reps)
     metric = _check_text(metric, "metric", func)
     if (
         isinstance(quantities, str)
         or not isinstance(quantities, Sequence)
         or not all(isinstance(q, str) for q in quantities)
     ):
-        raise _fail(func, "quantities", "a sequence of quantity names", quantities)
+        raise refusal(func, "quantities", "a sequence of quantity names", quantities)
     confidence = CONFIDENCE.check(confidence, func)
     run_length = check_int(run_length, "run_length", func, 1)
     run_unit = _check_text(run_unit, "run_unit", func)
     if bounds is not None and not isinstance(bounds, Mapping):
-        raise _fail(func, "bounds", "a dict quantity -> (low, high), or None", bounds)
+        raise refusal(func, "bounds", "a dict quantity -> (low, high), or None", bounds)
     if isinstance(notes, str) or not isinstance(notes, Sequence):
-        raise _fail(func, "notes", "a sequence of str", notes)
+        raise refusal(func, "notes", "a sequence of str", notes)
     if info is not None and not isinstance(info, Mapping):
-        raise _fail(func, "info", "a dict or None", info)
+        raise refusal(func, "info", "a dict or None", info)
     if records is not None and not isinstance(records, pd.DataFrame):
-        raise _fail(func, "records", "a DataFrame or None", records)
+        raise refusal(func, "records", "a DataFrame or None", records)
     for name, q in (("metric", metric), *(("quantities", q) for q in quantities)):
         if not all(isinstance(r.row, Mapping) and q in r.row for r in reps):
             have = sorted(map(str, reps[0].row)) if isinstance(reps[0].row, Mapping) else []
-            raise _fail(func, name, f"quantities every replication's row has {have}", q)
+            raise refusal(func, name, f"quantities every replication's row has {have}", q)
     if count is not None and not all(isinstance(r.row, Mapping) and count in r.row for r in reps):
-        raise _fail(func, "count", "the name of a quantity every replication's row has", count)
+        raise refusal(func, "count", "the name of a quantity every replication's row has", count)
     # observations a replication measured: its row's count, or its kept series' length; a
     # series with no finite value after the warm-up measured nothing (a NaN mean otherwise)
     finite = [
@@ -745,7 +739,7 @@ def finish(
         counts = finite
     require_observations(func, counts, what=empty_what, hint=empty_hint)
     if transient is not None and (not isinstance(transient, Stationarity) or transient.stationary):
-        raise _fail(func, "transient", "a Stationarity with stationary=False, or None", transient)
+        raise refusal(func, "transient", "a Stationarity with stationary=False, or None", transient)
     verdict = detect(
         [r.series for r in reps],
         warmup=[r.warmup for r in reps],
