@@ -100,27 +100,11 @@ def _rate(gain):
 
 
 def _counters(out):
-    return {name: int(out.counters[getattr(K, name)]) for name in _NAMES}
-
-
-_NAMES = (
-    "TASKS",
-    "TASKS_DONE",
-    "FROM_CACHE",
-    "HEDGED_TASKS",
-    "COPIES",
-    "WITHDRAWN",
-    "UPLOADS",
-    "SLOTS_RUN",
-    "STATUS",
-    "PENDING_HITS",
-    "MATCHED_REQUESTS",
-    "UNMATCHED_REQUESTS",
-)
+    return {name: int(out.counters[getattr(K, name)]) for name in K.COUNTERS}
 
 
 def test_every_counter_has_its_own_slot():
-    assert sorted(getattr(K, name) for name in _NAMES) == list(range(K.N_COUNTERS))
+    assert sorted(getattr(K, name) for name in K.COUNTERS) == list(range(K.N_COUNTERS))
     # the run passes params' code of a policy; the kernel compares it with its own
     codes = {"proposed": K.PROPOSED, "BL1": K.BL1, "BL2": K.BL2, "BL3": K.BL3}
     assert codes == POLICY_CODES

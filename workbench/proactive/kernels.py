@@ -71,6 +71,21 @@ PENDING_HITS = 9
 MATCHED_REQUESTS = 10
 UNMATCHED_REQUESTS = 11
 N_COUNTERS = 12
+#: the counters' names, read by name from the kernel's array (``getattr(kernels, name)``)
+COUNTERS = (
+    "TASKS",
+    "TASKS_DONE",
+    "FROM_CACHE",
+    "HEDGED_TASKS",
+    "COPIES",
+    "WITHDRAWN",
+    "UPLOADS",
+    "SLOTS_RUN",
+    "STATUS",
+    "PENDING_HITS",
+    "MATCHED_REQUESTS",
+    "UNMATCHED_REQUESTS",
+)
 
 # status codes
 OK = 0

@@ -337,23 +337,7 @@ def run_scenario(
         least_wait=p.hedge_upload == "least_wait",
     )
     out = K.simulate_slots_kernel(radio, cloudlets, stream, schedule)
-    counters = {
-        name.lower(): int(out.counters[getattr(K, name)])
-        for name in (
-            "TASKS",
-            "TASKS_DONE",
-            "FROM_CACHE",
-            "HEDGED_TASKS",
-            "COPIES",
-            "WITHDRAWN",
-            "UPLOADS",
-            "SLOTS_RUN",
-            "STATUS",
-            "PENDING_HITS",
-            "MATCHED_REQUESTS",
-            "UNMATCHED_REQUESTS",
-        )
-    }
+    counters = {name.lower(): int(out.counters[getattr(K, name)]) for name in K.COUNTERS}
     if counters["status"] != K.OK:
         why = (
             f"a cloudlet queued more than {MAX_QUEUE} copies"
