@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from workbench.kernels.caches import lfu_hits_kernel, lru_hits_kernel, popularity_hits_kernel
-from workbench.validation import ParameterError, array_or_none, check_int, describe
+from workbench.validation import array_or_none, check_int, refusal
 
 __all__ = ["lru_hits", "lfu_hits", "popularity_cache_hits"]
 
@@ -36,21 +36,13 @@ def _trace(trace, func: str) -> tuple[np.ndarray, np.ndarray]:
         or arr.dtype == bool
         or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0)
     ):
-        raise ParameterError(
-            f"The 'trace' parameter of {func} must be {what}. Got {describe(trace)} instead."
-        )
+        raise refusal(func, "trace", what, trace)
     if arr.size and arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
         i = int(np.argmax(arr > np.iinfo(np.int64).max))
-        raise ParameterError(
-            f"The 'trace' parameter of {func} must be {what} below 2**63. "
-            f"Got {int(arr[i])} at position {i} instead."
-        )
+        raise refusal(func, "trace", f"{what} below 2**63", got=f"{int(arr[i])} at position {i}")
     if arr.size and arr.min() < 0:
         i = int(np.argmax(arr < 0))
-        raise ParameterError(
-            f"The 'trace' parameter of {func} must be {what}. "
-            f"Got {int(arr[i])} at position {i} instead."
-        )
+        raise refusal(func, "trace", what, got=f"{int(arr[i])} at position {i}")
     arr = arr.astype(np.int64, copy=False)
     top = int(arr.max()) if arr.size else -1
     if top < 4 * arr.size + 1024:  # ids are small: a look-up table beats sorting
@@ -163,19 +155,17 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
         or not np.issubdtype(r.dtype, np.integer)
         or r.min() < 0
     ):
-        raise ParameterError(
-            f"The 'rank' parameter of {func} must be a non-empty 1-D array of non-negative "
-            f"integer ranks. Got {describe(rank)} instead."
-        )
+        raise refusal(func, "rank", "a non-empty 1-D array of non-negative integer ranks", rank)
     n_objects = r.size
     ids, dense = _trace(trace, func)
     if ids.size and ids[-1] >= n_objects:
         arr = np.asarray(trace)
         i = int(np.argmax(arr >= n_objects))
-        raise ParameterError(
-            f"The 'trace' parameter of {func} must be a 1-D array of object ids in "
-            f"[0, {n_objects - 1}] (indices into 'rank'). Got {int(arr[i])} at position {i} "
-            "instead."
+        raise refusal(
+            func,
+            "trace",
+            f"a 1-D array of object ids in [0, {n_objects - 1}] (indices into 'rank')",
+            got=f"{int(arr[i])} at position {i}",
         )
     capacity = check_int(capacity, "capacity", func, 1)
     if cacheable is None:
@@ -183,9 +173,11 @@ def popularity_cache_hits(trace, capacity, rank, cacheable=None) -> np.ndarray:
     else:
         mask = array_or_none(cacheable)
         if mask is None or mask.dtype != bool or mask.shape != (n_objects,):
-            raise ParameterError(
-                f"The 'cacheable' parameter of {func} must be None or {n_objects} booleans "
-                f"(one per ranked object). Got {describe(cacheable)} instead."
+            raise refusal(
+                func,
+                "cacheable",
+                f"None or {n_objects} booleans (one per ranked object)",
+                cacheable,
             )
     if ids.size == 0:
         return np.zeros(0, dtype=np.bool_)

@@ -27,7 +27,7 @@ from workbench.validation import (
     check_pair,
     check_real,
     check_seed,
-    describe,
+    refusal,
 )
 
 __all__ = ["similarity", "cluster_users", "Clusters"]
@@ -69,19 +69,14 @@ def _matrix(value, name, func, what, rows=None, nonneg=False):
         or arr.ndim != 2
         or (rows is not None and arr.shape[0] != rows)
     ):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-        )
+        raise refusal(func, name, what, value)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = ~np.isfinite(arr)
     if nonneg:
         bad |= arr < 0
     if bad.any():
         i, j = (int(x) for x in np.argwhere(bad)[0])
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. "
-            f"Got {float(arr[i, j])!r} at index ({i}, {j}) instead."
-        )
+        raise refusal(func, name, what, got=f"{float(arr[i, j])!r} at index ({i}, {j})")
     return arr
 
 

@@ -14,6 +14,7 @@ from workbench.validation import (
     check_int,
     check_real,
     check_work,
+    refusal,
 )
 
 __all__ = ["erlang_b", "erlang_b_many", "pollaczek_khinchine", "MAX_SERVERS"]
@@ -108,9 +109,7 @@ def _numeric_array(value, name: str, func: str, what: str) -> np.ndarray:
     except ValueError:  # ragged nesting
         arr = np.asarray([None])
     if arr.dtype.kind not in "iuf" or arr.dtype == bool:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {value!r} instead."
-        )
+        raise refusal(func, name, what, got=f"{value!r}")
     return arr
 
 
@@ -150,10 +149,12 @@ def pollaczek_khinchine(lam, mean_service, second_moment) -> float:
             f"{f}: the queue is unstable (ρ = λ·E[S] = {rho:.6g} ≥ 1): it has no steady state."
         )
     if second_moment < mean_service * mean_service * (1 - 1e-12):  # (x**2 raises at 1e308)
-        raise ParameterError(
-            f"The 'second_moment' parameter of {f} must be at least mean_service² "
-            f"({mean_service * mean_service:g}): a variance is never negative. "
-            f"Got {second_moment!r} instead."
+        raise refusal(
+            f,
+            "second_moment",
+            f"at least mean_service² ({mean_service * mean_service:g}): "
+            "a variance is never negative",
+            got=f"{second_moment!r}",
         )
     try:
         out = mean_service + lam * second_moment / (2.0 * (1.0 - rho))

@@ -30,11 +30,10 @@ from workbench.kernels.matching import (
     hedge_rounds_kernel,
 )
 from workbench.validation import (
-    ParameterError,
     array_or_none,
     check_budget,
     check_int,
-    describe,
+    refusal,
 )
 
 __all__ = ["deferred_acceptance", "hedged_matching"]
@@ -52,14 +51,9 @@ def _prefs(value, name: str, func: str, shape: tuple[int, int] | None) -> np.nda
     except (ValueError, TypeError):  # ragged nested lists
         arr = None
     if arr is None or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-        )
+        raise refusal(func, name, what, value)
     if arr.ndim != 2 or (shape is not None and arr.shape != shape):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. "
-            f"Got an array of shape {arr.shape} instead."
-        )
+        raise refusal(func, name, what, got=f"an array of shape {arr.shape}")
     n_other = arr.shape[1]
     arr = np.ascontiguousarray(arr, dtype=np.int64)
     row, problem = check_prefs_kernel(arr, n_other)
@@ -69,10 +63,7 @@ def _prefs(value, name: str, func: str, shape: tuple[int, int] | None) -> np.nda
             2: f"an index outside [0, {n_other - 1}]",
             3: "a repeated index",
         }[problem]
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. "
-            f"Got row {row} = {arr[row].tolist()} with {bad} instead."
-        )
+        raise refusal(func, name, what, got=f"row {row} = {arr[row].tolist()} with {bad}")
     return arr
 
 
@@ -95,9 +86,7 @@ def _capacities(value, n_receivers: int, func: str) -> np.ndarray:
         and (arr.size == 0 or arr.min() >= 0)
     )
     if not ok:
-        raise ParameterError(
-            f"The 'capacities' parameter of {func} must be {what}. Got {describe(value)} instead."
-        )
+        raise refusal(func, "capacities", what, value)
     return np.ascontiguousarray(np.minimum(arr, big), dtype=np.int64)
 
 
@@ -211,10 +200,7 @@ def hedged_matching(
     else:
         flags = array_or_none(needs_hedge)
         if flags is None or flags.dtype != bool or flags.shape != (n_prop,):
-            raise ParameterError(
-                f"The 'needs_hedge' parameter of {func} must be None or {n_prop} booleans. "
-                f"Got {describe(needs_hedge)} instead."
-            )
+            raise refusal(func, "needs_hedge", f"None or {n_prop} booleans", needs_hedge)
         flags = np.ascontiguousarray(flags)
     h = p if hedge_prefs is None else _prefs(hedge_prefs, "hedge_prefs", func, p.shape)
     first = deferred_acceptance_kernel(p, r, c)

@@ -399,9 +399,11 @@ def detect(
     else:
         warmups = [check_int(x, "warmup", f, 0) for x in warmup]
         if len(warmups) != len(arrays):
-            raise ParameterError(
-                f"The 'warmup' parameter of {f} must be an int or one int per replication "
-                f"({len(arrays)}). Got {len(warmups)} values instead."
+            raise refusal(
+                f,
+                "warmup",
+                f"an int or one int per replication ({len(arrays)})",
+                got=f"{len(warmups)} values",
             )
     notes = []
     if rho is not None and rho >= 1.0:

@@ -48,6 +48,7 @@ from workbench.validation import (
     check_real,
     check_seed,
     describe,
+    refusal,
     same_choice,
     suggestion,
 )
@@ -219,15 +220,9 @@ class Param:
             what = f"a sequence of {lo} to {hi} values"
             sized = hasattr(value, "__len__") and getattr(value, "ndim", 1) != 0  # not 0-d
             if isinstance(value, (str, bytes)) or not sized:
-                raise ParameterError(
-                    f"The '{self.name}' parameter of {func} must be {what}. "
-                    f"Got {describe(value)} instead."
-                )
+                raise refusal(func, self.name, what, value)
             if not lo <= len(value) <= hi:
-                raise ParameterError(
-                    f"The '{self.name}' parameter of {func} must be {what}. "
-                    f"Got {len(value)} values instead."
-                )
+                raise refusal(func, self.name, what, got=f"{len(value)} values")
             return tuple(self._check_one(v, func) for v in value)
         return self._check_one(value, func)
 
@@ -248,10 +243,7 @@ class Param:
             return check_seed(value, func, self.name)
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise ParameterError(
-                    f"The '{self.name}' parameter of {func} must be True or False. "
-                    f"Got {value!r} instead."
-                )
+                raise refusal(func, self.name, "True or False", got=f"{value!r}")
             return value
         return check_choice(value, self.name, func, self.choices)
 

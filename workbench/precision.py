@@ -112,10 +112,11 @@ def precision_target(
         The validated request.
     """
     if rel_half_width is not None and half_width is not None:
-        raise ParameterError(
-            f"The 'half_width' parameter of {func} must be None when 'rel_half_width' is given "
-            f"(one target, relative or absolute: not both). Got half_width={half_width!r}, "
-            f"rel_half_width={rel_half_width!r} instead."
+        raise refusal(
+            func,
+            "half_width",
+            "None when 'rel_half_width' is given (one target, relative or absolute: not both)",
+            got=f"half_width={half_width!r}, rel_half_width={rel_half_width!r}",
         )
     if half_width is None and rel_half_width is None and default_half_width is not None:
         half_width = default_half_width

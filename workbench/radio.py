@@ -19,7 +19,14 @@ import math
 import numpy as np
 
 from workbench.kernels.radio import distance_path_loss_kernel, uplink_rate_kernel
-from workbench.validation import ParameterError, check_budget, check_real, check_seed, describe
+from workbench.validation import (
+    ParameterError,
+    check_budget,
+    check_real,
+    check_seed,
+    describe,
+    refusal,
+)
 
 __all__ = [
     "uplink_rate",
@@ -50,9 +57,7 @@ def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_op
         and (shape is None or arr.shape == shape)
     )
     if not ok:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. Got {describe(value)} instead."
-        )
+        raise refusal(func, name, what, value)
     arr = np.asarray(arr, dtype=np.float64, order="C")  # keeps 0-d scalars 0-d
     bad = ~np.isfinite(arr)
     if low is not None:
@@ -60,10 +65,7 @@ def _real_array(value, name, func, what, ndim=None, shape=None, low=None, low_op
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         where = f" at index {idx[0] if len(idx) == 1 else idx}" if arr.ndim else ""
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be {what}. "
-            f"Got {float(arr[idx])!r}{where} instead."
-        )
+        raise refusal(func, name, what, got=f"{float(arr[idx])!r}{where}")
     return arr
 
 
@@ -163,9 +165,7 @@ def rayleigh_fading(shape, seed) -> np.ndarray:
     if dims is None or any(
         isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in dims
     ):
-        raise ParameterError(
-            f"The 'shape' parameter of {func} must be {what}. Got {shape!r} instead."
-        )
+        raise refusal(func, "shape", what, got=f"{shape!r}")
     size = math.prod(int(d) for d in dims)
     check_budget(func, "shape", shape, 8.0 * size, "the fading draws")
     return np.random.default_rng(seed).exponential(1.0, size=tuple(int(d) for d in dims))
@@ -208,9 +208,7 @@ def channel_gains(user_xy, cloudlet_xy, seed=None, fading=True) -> np.ndarray:
             f"per row, like 'user_xy'. Got an array of shape {cloudlets.shape} instead."
         )
     if not isinstance(fading, (bool, np.bool_)):
-        raise ParameterError(
-            f"The 'fading' parameter of {func} must be True or False. Got {fading!r} instead."
-        )
+        raise refusal(func, "fading", "True or False", got=f"{fading!r}")
     pl = distance_path_loss_kernel(
         users, cloudlets, PATH_LOSS_INTERCEPT_DB, PATH_LOSS_SLOPE_DB, MIN_DISTANCE_M
     )
@@ -291,23 +289,20 @@ def uplink_rate(gain, power, noise_power, serving, bandwidth) -> np.ndarray:
         or not np.issubdtype(s.dtype, np.integer)
         or s.shape != (n_users,)
     ):
-        raise ParameterError(
-            f"The 'serving' parameter of {func} must be {what}. Got {describe(serving)} instead."
-        )
+        raise refusal(func, "serving", what, serving)
     bad = (s < -1) | (s >= n_cloudlets)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ParameterError(
-            f"The 'serving' parameter of {func} must be {what}. "
-            f"Got {int(s[i])} at index {i} instead."
-        )
+        raise refusal(func, "serving", what, got=f"{int(s[i])} at index {i}")
     with np.errstate(over="ignore", invalid="ignore"):
         finite = np.isfinite((g * p[:, None]).sum(axis=0)).all()
     if not finite:
-        raise ParameterError(
-            f"The 'gain' parameter of {func} must be a 2-D array of non-negative linear gains "
-            "whose received powers gain * power sum to finite values. Got sums that overflow "
-            "instead."
+        raise refusal(
+            func,
+            "gain",
+            "a 2-D array of non-negative linear gains whose received powers gain * power sum "
+            "to finite values",
+            got="sums that overflow",
         )
     with np.errstate(over="ignore"):
         rates = uplink_rate_kernel(g, p, n0, np.ascontiguousarray(s, dtype=np.int64), b)

@@ -37,7 +37,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.kernels import red as _k
-from workbench.validation import ParameterError, check_array, check_bool, check_int, check_real
+from workbench.validation import (
+    check_array,
+    check_bool,
+    check_int,
+    check_real,
+    refusal,
+)
 
 __all__ = ["drop_probability", "ewma", "ewma_series", "red_run"]
 
@@ -47,9 +53,11 @@ def _check_thresholds(func: str, min_th, max_th, max_p) -> tuple[float, float, f
     min_th = check_real(min_th, "min_th", func, 0.0, None)
     max_th = check_real(max_th, "max_th", func, 0.0, None, low_open=True)
     if min_th >= max_th:
-        raise ParameterError(
-            f"The 'max_th' parameter of {func} must be a finite real number in the range "
-            f"(min_th, inf) = ({min_th:g}, inf). Got {max_th!r} instead."
+        raise refusal(
+            func,
+            "max_th",
+            f"a finite real number in the range (min_th, inf) = ({min_th:g}, inf)",
+            got=f"{max_th!r}",
         )
     max_p = check_real(max_p, "max_p", func, 0.0, 1.0, low_open=True)
     return min_th, max_th, max_p
@@ -174,9 +182,8 @@ def red_run(samples, uniforms, min_th, max_th, max_p, w_q, *, gentle: bool = Fal
     q = check_array(samples, "samples", func, low=0.0)
     u = check_array(uniforms, "uniforms", func, low=0.0, high=1.0, high_open=True)
     if u.size != q.size:
-        raise ParameterError(
-            f"The 'uniforms' parameter of {func} must be an array with one draw per sample "
-            f"({q.size}). Got {u.size} draws instead."
+        raise refusal(
+            func, "uniforms", f"an array with one draw per sample ({q.size})", got=f"{u.size} draws"
         )
     min_th, max_th, max_p = _check_thresholds(func, min_th, max_th, max_p)
     w_q = _check_w_q(func, w_q)

@@ -170,12 +170,21 @@ def describe(value) -> str:
 
 
 def refusal(
-    func: str, name: str, what: str, value, error=ParameterError, kind: str = "parameter"
+    func: str,
+    name: str,
+    what: str,
+    value=None,
+    error=ParameterError,
+    kind: str = "parameter",
+    *,
+    got: str | None = None,
 ) -> ParameterError:
     """The error every check raises, of class ``error``: "The 'name' parameter of func must be
-    what. Got value instead.", the value as :func:`describe` shows it (``kind``: "field" for
-    a field of a record)."""
-    return error(f"The '{name}' {kind} of {func} must be {what}. Got {describe(value)} instead.")
+    what. Got value instead.", the value as :func:`describe` shows it, or as ``got`` says
+    when the check knows better (the offending element and its index, a shape, a count);
+    ``kind``: "field" for a field of a record."""
+    shown = describe(value) if got is None else got
+    return error(f"The '{name}' {kind} of {func} must be {what}. Got {shown} instead.")
 
 
 def check_type(value, name: str, func: str, types, what: str):

@@ -36,7 +36,7 @@ from workbench.datacenters.studies import (
 from workbench.params import takes
 from workbench.plots import FigureSpec, ci_errorbar, figure, unstable_legend
 from workbench.seeding import figure_seed
-from workbench.validation import ParameterError, check_bool, check_seed
+from workbench.validation import check_bool, check_seed, refusal
 
 __all__ = [
     "draw_model",
@@ -374,9 +374,11 @@ def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
     func = "ring_study"
     scenarios = RING_SCENARIOS if scenarios is None else scenarios
     if not isinstance(scenarios, dict) or not scenarios:
-        raise ParameterError(
-            f"The 'scenarios' parameter of {func} must be a dict of name -> arrival rates per "
-            f"unit N (3 to 64 per scenario). Got {scenarios!r} instead."
+        raise refusal(
+            func,
+            "scenarios",
+            "a dict of name -> arrival rates per unit N (3 to 64 per scenario)",
+            got=f"{scenarios!r}",
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
     p = par.ring_p

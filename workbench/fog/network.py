@@ -24,7 +24,7 @@ from workbench.fog.delays import NetworkAnalysis, network_delays
 from workbench.fog.model import P1Params
 from workbench.fog.params import MAX_CHAIN_STATES, check_count
 from workbench.params import takes
-from workbench.validation import ParameterError, UnstableRegimeError
+from workbench.validation import ParameterError, UnstableRegimeError, refusal
 
 __all__ = ["analyze", "fog_loads"]
 
@@ -240,10 +240,7 @@ def analyze(p, *, max_iterations=500, acceptance=None) -> NetworkAnalysis:
     net = p.network
     max_iterations = check_count(max_iterations, "max_iterations", func, high=100_000)
     if max_iterations < 1:
-        raise ParameterError(
-            f"The 'max_iterations' parameter of {func} must be an int in the range "
-            f"[1, 100000]. Got {max_iterations} instead."
-        )
+        raise refusal(func, "max_iterations", "an int in the range [1, 100000]", got=max_iterations)
     net.require_traffic(func, "so there is no service delay to average")
     settings = p.pick(*SETTINGS)
     threshold = p.admission == "threshold" and p.policy == "offload"
@@ -312,9 +309,11 @@ def _acceptance(p, e_max, threshold, max_iterations=500, acceptance=None, func="
         except (TypeError, ValueError):
             p = np.full(nf + 1, np.nan)
         if p.shape != (nf,) or not np.all((p >= 0) & (p <= 1)):
-            raise ParameterError(
-                f"The 'acceptance' parameter of {func} must be {nf} probabilities in [0, 1] "
-                f"(one per fog node). Got {acceptance!r} instead."
+            raise refusal(
+                func,
+                "acceptance",
+                f"{nf} probabilities in [0, 1] (one per fog node)",
+                got=f"{acceptance!r}",
             )
         p_light = p_heavy = p
     elif threshold:

@@ -18,7 +18,7 @@ import math
 import numbers
 
 from workbench.params import CONFIDENCE, REPLICATIONS, SEED, WARMUP, Param, Params
-from workbench.validation import ParameterError, describe
+from workbench.validation import refusal
 
 __all__ = [
     "PARAMS",
@@ -471,9 +471,6 @@ def check_count(value, name, func, high=None):
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         top = "∞" if high is None else f"{high:g}"
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be an int in the range [0, {top}]. "
-            f"Got {describe(value)} instead."
-        )
+        raise refusal(func, name, f"an int in the range [0, {top}]", value)
     param = PARAMS["e_max"].with_(name=name, high=high)
     return param.check(int(value), func)

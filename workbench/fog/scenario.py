@@ -47,6 +47,7 @@ from workbench.validation import (
     check_real,
     check_work,
     describe,
+    refusal,
     reject_unknown,
 )
 
@@ -107,10 +108,7 @@ def _check_counts(iot_per_fog, n_fog, func):
         for c in np.ravel(np.asarray(items, dtype=object))
     ]
     if len(counts) not in (1, n_fog):
-        raise ParameterError(
-            f"The 'iot_per_fog' parameter of {func} must be one int or one per fog node "
-            f"({n_fog}). Got {describe(iot_per_fog)} instead."
-        )
+        raise refusal(func, "iot_per_fog", f"one int or one per fog node ({n_fog})", iot_per_fog)
     total = counts[0] * n_fog if len(counts) == 1 else sum(counts)
     if total > MAX_IOT:
         raise ParameterError(
@@ -214,10 +212,7 @@ def build_scenario(
     """
     func = "build_scenario"
     if not isinstance(fog_layer, nx.Graph) or fog_layer.number_of_nodes() == 0:
-        raise ParameterError(
-            f"The 'fog_layer' parameter of {func} must be a networkx.Graph with at least one "
-            f"node. Got {describe(fog_layer)} instead."
-        )
+        raise refusal(func, "fog_layer", "a networkx.Graph with at least one node", fog_layer)
     if fog_layer.number_of_nodes() > MAX_FOG:
         raise ParameterError(
             f"The 'fog_layer' parameter of {func} must have at most {MAX_FOG:,} nodes. Got "
@@ -883,9 +878,8 @@ def save_scenario(scenario, path) -> Path:
 
 def _check_path(path, func):
     if not isinstance(path, (str, Path)) or str(path) == "":
-        raise ParameterError(
-            f"The 'path' parameter of {func} must be a file name (str or pathlib.Path) ending "
-            f"in .graphml or .json. Got {describe(path)} instead."
+        raise refusal(
+            func, "path", "a file name (str or pathlib.Path) ending in .graphml or .json", path
         )
     return Path(path)
 

@@ -47,7 +47,7 @@ from workbench.validation import (
     check_choice,
     check_int,
     check_runs,
-    describe,
+    refusal,
 )
 
 __all__ = [
@@ -85,9 +85,11 @@ def _check_models(models, func):
     if isinstance(models, str):
         models = (models,)
     if not hasattr(models, "__iter__") or getattr(models, "ndim", 1) != 1:
-        raise ParameterError(
-            f"The 'models' parameter of {func} must be a sequence of admission models from "
-            f"{ADMISSION_MODELS} (possibly empty). Got {describe(models)} instead."
+        raise refusal(
+            func,
+            "models",
+            f"a sequence of admission models from {ADMISSION_MODELS} (possibly empty)",
+            models,
         )
     return tuple(dict.fromkeys(check_choice(m, "models", func, ADMISSION_MODELS) for m in models))
 
@@ -327,9 +329,11 @@ def compare_thetas(p, *, thetas: Mapping | None = None, reference=None) -> pd.Da
     func = "compare_thetas"
     net = p.network
     if not isinstance(thetas, Mapping) or not thetas:
-        raise ParameterError(
-            f"The 'thetas' parameter of {func} must be a non-empty mapping from policy names "
-            f"to θ (one value, or one per fog node). Got {describe(thetas)} instead."
+        raise refusal(
+            func,
+            "thetas",
+            "a non-empty mapping from policy names to θ (one value, or one per fog node)",
+            thetas,
         )
     vectors = {str(name): theta_per_fog(th, net.n_fog, func) for name, th in thetas.items()}
     reference = next(iter(vectors)) if reference is None else reference

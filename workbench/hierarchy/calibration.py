@@ -46,6 +46,7 @@ from workbench.validation import (
     check_int,
     check_real,
     check_seed,
+    refusal,
     reject_unknown,
 )
 
@@ -255,10 +256,7 @@ def _screen(candidates, readings, periods, replications, seed) -> pd.DataFrame:
 
 def _sequence(values, name, func) -> list:
     if isinstance(values, str) or not isinstance(values, (list, tuple, np.ndarray)):
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a non-empty list or tuple. "
-            f"Got {values!r} instead."
-        )
+        raise refusal(func, name, "a non-empty list or tuple", got=f"{values!r}")
     values = list(np.ravel(np.asarray(values, dtype=object)))
     if not values or len(values) > 20:
         raise ParameterError(
@@ -292,10 +290,7 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
         frame = calibrate(**kwargs)
     needed = {"chosen", "meets_all", "arrivals", "total_compute", *(t.name for t in TARGETS)}
     if not isinstance(frame, pd.DataFrame) or not needed <= set(frame.columns):
-        raise ParameterError(
-            f"The 'frame' parameter of {f} must be the DataFrame calibrate() returns. "
-            f"Got {type(frame).__name__} instead."
-        )
+        raise refusal(f, "frame", "the DataFrame calibrate() returns", got=type(frame).__name__)
     chosen = frame[frame["chosen"]]
     if chosen.empty:
         raise ParameterError(

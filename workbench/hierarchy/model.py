@@ -27,7 +27,7 @@ from scipy import special
 from workbench.hierarchy.params import PARAMS
 from workbench.hierarchy.topology import P5Params
 from workbench.params import takes
-from workbench.validation import ParameterError, check_array, check_real, describe
+from workbench.validation import ParameterError, check_array, check_real, describe, refusal
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -246,10 +246,7 @@ def eq12_queue_estimate(mean_time, mean_size, compute) -> float:
     except ParameterError:
         f = np.zeros(0)
     if f.size == 0:
-        raise ParameterError(
-            f"The 'compute' parameter of {fn} must be one or more finite positive speeds. "
-            f"Got {describe(compute)} instead."
-        )
+        raise refusal(fn, "compute", "one or more finite positive speeds", compute)
     k = f.size
     estimate = 2.0 * k * mean_time / (mean_size * np.sum(1.0 / f)) - 1.0
     return max(0.0, _finite(fn, "mean_time", mean_time, estimate))

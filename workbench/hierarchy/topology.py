@@ -11,7 +11,7 @@ import numpy as np
 
 from workbench.hierarchy.params import PARAMS
 from workbench.params import ParamsModel, takes
-from workbench.validation import ParameterError, broadcast, check_array, check_int
+from workbench.validation import ParameterError, broadcast, check_array, check_int, refusal
 
 __all__ = [
     "P5Params",
@@ -107,7 +107,7 @@ def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
     """The fields validated (one centre, a tree, positive speeds and bandwidths, weights >= 0
     with one positive), as arrays; errors name ``f``."""
     if not isinstance(name, str):
-        raise ParameterError(f"The 'name' parameter of {f} must be a str. Got {name!r} instead.")
+        raise refusal(f, "name", "a str", got=f"{name!r}")
     par = _check_parents(parent, f)
     n = par.size
     return {
@@ -177,9 +177,8 @@ def _weights(weights, func, n) -> np.ndarray:
     """``n`` generation weights in [0, 1e6], at least one positive."""
     w = check_array(weights, "weights", func, ndim=None, low=0.0, high=1e6).ravel()
     if w.size != n or not np.any(w > 0):
-        raise ParameterError(
-            f"The 'weights' parameter of {func} must be {n} non-negative numbers, at least "
-            f"one positive. Got {weights!r} instead."
+        raise refusal(
+            func, "weights", f"{n} non-negative numbers, at least one positive", got=f"{weights!r}"
         )
     return w
 

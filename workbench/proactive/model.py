@@ -39,6 +39,7 @@ from workbench.validation import (
     check_array,
     check_int,
     check_real,
+    refusal,
 )
 
 __all__ = [
@@ -81,10 +82,7 @@ def _bools(value, name, func):
     """A bool or an array of bools (numpy bool dtype); 'False' or 2 is not one."""
     arr = array_or_none(value) if not isinstance(value, str) else None
     if arr is None or arr.dtype != bool:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be True/False or an array of booleans. "
-            f"Got {value!r} instead."
-        )
+        raise refusal(func, name, "True/False or an array of booleans", got=f"{value!r}")
     return arr
 
 
@@ -93,10 +91,7 @@ def _listed(value, name, func) -> list:
     nested list is refused here, before numpy sees it."""
     arr = array_or_none(value) if not isinstance(value, str) else None
     if arr is None or arr.ndim > 1:
-        raise ParameterError(
-            f"The '{name}' parameter of {func} must be a number or a flat list of numbers. "
-            f"Got {value!r} instead."
-        )
+        raise refusal(func, name, "a number or a flat list of numbers", got=f"{value!r}")
     return list(np.atleast_1d(arr))
 
 
@@ -318,9 +313,11 @@ def rank_cloudlets(p, bits, rate_est, cpu, cached=None, covered=None):
         check_array(rate_est, "rate_est", func, ndim=None, low=0.0, low_open=True)
     )
     if rate_est.ndim != 1:
-        raise ParameterError(
-            f"The 'rate_est' parameter of {func} must be a 1-D array (one rate per cloudlet). "
-            f"Got the shape {rate_est.shape} instead."
+        raise refusal(
+            func,
+            "rate_est",
+            "a 1-D array (one rate per cloudlet)",
+            got=f"the shape {rate_est.shape}",
         )
     n = rate_est.size
     masks = {}
@@ -336,10 +333,7 @@ def rank_cloudlets(p, bits, rate_est, cpu, cached=None, covered=None):
             )
         masks[name] = arr
     if np.ndim(bits) != 0:
-        raise ParameterError(
-            f"The 'bits' parameter of {func} must be one task's size (a number). "
-            f"Got {bits!r} instead."
-        )
+        raise refusal(func, "bits", "one task's size (a number)", got=f"{bits!r}")
     names = {"bits": "bits", "rate": "rate_est", "cpu": "cpu", "wait": "wait"}
     d = _delay(func, names, bits, rate_est, cpu, p.kappa, 0.0, p.tau_ep, masks["cached"])
     order = np.argsort(np.atleast_1d(d), kind="stable")
@@ -719,10 +713,13 @@ def isolated_cloudlet_delay(p, *, link_rate, slot_correction=0.0):
     slot = check_real(slot_correction, "slot_correction", func, 0.0, 1.0)
     mu = rate / p.mean_bits
     if p.lam >= mu:
-        raise UnstableRegimeError(
-            f"The 'lam' parameter of {func} must be below the upload service rate "
-            f"r / L̄ = {mu:.4g} 1/s for a stable queue (load {p.lam / mu:.3g}). "
-            f"Got {p.lam!r} instead."
+        raise refusal(
+            func,
+            "lam",
+            f"below the upload service rate r / L̄ = {mu:.4g} 1/s for a stable queue "
+            f"(load {p.lam / mu:.3g})",
+            got=f"{p.lam!r}",
+            error=UnstableRegimeError,
         )
     return 1.0 / (mu - p.lam) + p.kappa * p.mean_bits / p.cpu + p.tau_ep + slot
 

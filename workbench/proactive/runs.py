@@ -37,6 +37,7 @@ from workbench.validation import (
     check_int,
     check_real,
     check_seed,
+    refusal,
 )
 
 __all__ = ["Tasks", "Run", "draw_tasks", "check_tasks", "run_scenario"]
@@ -283,10 +284,7 @@ def run_scenario(
     check_tasks(func, scenario, tasks)
     fading_seed = check_seed(fading_seed, func, "fading_seed")
     if not isinstance(caller, str):
-        raise ParameterError(
-            f"The 'caller' parameter of {func} must be a function's name (str). "
-            f"Got {caller!r} instead."
-        )
+        raise refusal(func, "caller", "a function's name (str)", got=f"{caller!r}")
     if max_drain_slots is not None:
         max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
     slots = p.slots

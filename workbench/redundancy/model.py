@@ -26,7 +26,7 @@ from workbench.kernels.erlang import erlang_b_kernel, erlang_b_many_kernel
 from workbench.params import ParamsModel, takes
 from workbench.redundancy.params import FAMILY_PARAMS, MAX_JOBS_PER_RUN, MAX_TOTAL_JOBS, PARAMS
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_array, reject_unknown
+from workbench.validation import ParameterError, check_array, refusal, reject_unknown
 
 __all__ = [
     "P4Params",
@@ -303,9 +303,8 @@ def _check_service(service, func: str) -> ServiceTime:
     # the one check that is not a parameter range: the law itself was validated when built
     # (the abstract ServiceTime() has no law at all)
     if not isinstance(service, ServiceTime) or type(service).survival is ServiceTime.survival:
-        raise ParameterError(
-            f"The 'service' parameter of {func} must be a ServiceTime (SExp, Pareto or Weibull). "
-            f"Got {service!r} instead."
+        raise refusal(
+            func, "service", "a ServiceTime (SExp, Pareto or Weibull)", got=f"{service!r}"
         )
     return service
 
@@ -785,9 +784,11 @@ def simulated_station_table(p, *, result) -> pd.DataFrame:
     model = (p.N, p.m, p.lam, p.t_cloud)
     ran = result.info.get("model") if isinstance(result, SimulationResult) else None
     if ran is None or result.metric != "system_time":
-        raise ParameterError(
-            f"The 'result' parameter of {f} must be a SimulationResult of "
-            f"workbench.redundancy.simulate. Got {type(result).__name__} instead."
+        raise refusal(
+            f,
+            "result",
+            "a SimulationResult of workbench.redundancy.simulate",
+            got=type(result).__name__,
         )
     if tuple(ran) != model:
         raise ParameterError(
