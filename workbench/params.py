@@ -597,15 +597,11 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
         A decorator: it turns ``def f(p, *, own...)`` into the public function.
     """
     if not (isinstance(model, type) and issubclass(model, ParamsModel)):
-        raise ParameterError(
-            "The 'model' parameter of takes must be a paper's parameter object (a class "
-            f"built by Params.model). Got {describe(model)} instead."
+        raise refusal(
+            "takes", "model", "a paper's parameter object (a class built by Params.model)", model
         )
     if not isinstance(positional, bool):
-        raise ParameterError(
-            f"The 'positional' parameter of takes must be True or False. Got "
-            f"{describe(positional)} instead."
-        )
+        raise refusal("takes", "positional", "True or False", positional)
 
     def wrap(body):
         own = dict(list(inspect.signature(body).parameters.items())[1:])

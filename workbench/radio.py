@@ -24,7 +24,6 @@ from workbench.validation import (
     check_budget,
     check_real,
     check_seed,
-    describe,
     refusal,
 )
 
@@ -84,9 +83,11 @@ def dbm_to_watt(dbm):
     # above 3100 dBm the power overflows the float range (10**307 W)
     arr = _real_array(dbm, "dbm", "dbm_to_watt", "a finite real number or array <= 3100")
     if np.any(arr > 3100.0):
-        raise ParameterError(
-            "The 'dbm' parameter of dbm_to_watt must be a finite real number or array <= 3100 "
-            f"(higher levels overflow the float range). Got {describe(dbm)} instead."
+        raise refusal(
+            "dbm_to_watt",
+            "dbm",
+            "a finite real number or array <= 3100 (higher levels overflow the float range)",
+            dbm,
         )
     out = 10.0 ** ((arr - 30.0) / 10.0)
     return float(out) if out.ndim == 0 else out

@@ -13,7 +13,7 @@ from scipy.special import ndtri
 
 from workbench.arena.kernels import BIG, Net, Tasks
 from workbench.arena.scenario import ROLE_LEVEL, Scenario, ScenarioError, Source, check_clock
-from workbench.validation import ParameterError, check_budget, check_runs
+from workbench.validation import check_budget, check_runs, refusal
 
 __all__ = ["compile_scenario", "draw_tasks", "sample_sizes", "stream"]
 
@@ -191,9 +191,8 @@ def _root(rng) -> np.random.SeedSequence:
         return np.random.SeedSequence(rng.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return np.random.SeedSequence(int(rng))
-    raise ParameterError(
-        "The 'rng' parameter of draw_tasks must be a numpy Generator, a SeedSequence or an "
-        f"int >= 0. Got {rng!r} instead."
+    raise refusal(
+        "draw_tasks", "rng", "a numpy Generator, a SeedSequence or an int >= 0", got=f"{rng!r}"
     )
 
 

@@ -32,7 +32,7 @@ from workbench.fog.simulation import simulate
 from workbench.params import takes
 from workbench.plots import PALETTE, UNSTABLE_LABEL, ci_errorbar, figure
 from workbench.seeding import figure_seed
-from workbench.validation import ParameterError
+from workbench.validation import ParameterError, refusal
 
 __all__ = [
     "POLICY_COLORS",
@@ -217,10 +217,7 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
         state) and ``note``.
     """
     if axis not in (*POINT, "fog_delay"):
-        raise ParameterError(
-            f"The 'axis' parameter of study_frame must be one of {(*POINT, 'fog_delay')}. "
-            f"Got {axis!r} instead."
-        )
+        raise refusal("study_frame", "axis", f"one of {(*POINT, 'fog_delay')}", got=f"{axis!r}")
     seed = figure_seed(0, p.seed)
     settings = {name: getattr(p, name) for name in POINT} | {"fog_delay": fog_delay}
     requests = 6_000 if quick else 40_000

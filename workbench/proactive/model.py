@@ -258,9 +258,8 @@ def ewma_rates(rates, initial=None):
         )
     r = check_array(rates, "rates", func, ndim=None, low=0.0)
     if r.ndim == 0:
-        raise ParameterError(
-            "The 'rates' parameter of ewma_rates must be an array with one row per slot. "
-            f"Got the scalar {rates!r} instead."
+        raise refusal(
+            "ewma_rates", "rates", "an array with one row per slot", got=f"the scalar {rates!r}"
         )
     first = 0.0 if initial is None else check_array(initial, "initial", func, ndim=None, low=0.0)
     try:

@@ -93,9 +93,12 @@ def _check_title(title, name: str) -> str:
         raise refusal("new_paper", "title", "a string", title, ScaffoldError)
     title = " ".join(title.split())  # one line: newlines and tabs become spaces
     if len(title) > MAX_TITLE:
-        raise ScaffoldError(
-            f"The 'title' parameter of new_paper must be at most {MAX_TITLE} characters. "
-            f"Got {len(title)} instead."
+        raise refusal(
+            "new_paper",
+            "title",
+            f"at most {MAX_TITLE} characters",
+            got=f"{len(title)}",
+            error=ScaffoldError,
         )
     return title or f"{name} (a new paper)"
 
