@@ -8,9 +8,10 @@ import pytest
 from scipy import stats
 
 from workbench.arena import figures, studies
-from workbench.arena.params import PARAMS
+from workbench.arena.params import PARAMS, ArenaParams
 from workbench.registry import ROOT
 from workbench.sweep import point_seed
+from workbench.validation import ParameterError
 
 
 def _point(values: dict, energy=None, **extra) -> pd.DataFrame:
@@ -113,6 +114,24 @@ def test_the_map_deployment_is_declared_and_the_cloud_round_trip_moves_it():
     a = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.01)
     b = studies.evaluate(0.7, 0.002, 1.0, "cloud", tasks_per_run=2_000, runs=2, cloud_rtt=0.2)
     assert b["mean_delay"] - a["mean_delay"] == pytest.approx(0.19, rel=0.02)
+
+
+def test_the_map_point_is_validated_at_the_door_and_builds_the_declared_load():
+    # the point's load, delay and variability are table rows: refused there, naming the
+    # function and the row's range, before any scenario is built
+    for bad, row in ((dict(load=-0.1), "load"), (dict(scv=float("nan")), "scv")):
+        point = dict(load=0.7, link_delay=0.002, scv=1.0) | bad
+        with pytest.raises(ParameterError, match=rf"'{row}' parameter of map_scenario"):
+            studies.map_scenario(**point)
+    # the object and its keywords give one scenario; its sources carry load x capacity:
+    # sum of rates x mean size = load x edge nodes x servers x speed (the docstring's ρ)
+    p = ArenaParams(load=0.9, edge_servers=3, edge_speed=2.0, cloud_rtt=0.1)
+    by_object = studies.map_scenario(p)
+    by_keywords = studies.map_scenario(0.9, edge_servers=3, edge_speed=2.0, cloud_rtt=0.1)
+    assert by_object == by_keywords
+    work = sum(w.rate for w in by_object.workload) * studies.MEAN_SIZE
+    assert work == pytest.approx(0.9 * 4 * 3 * 2.0, rel=1e-12)
+    assert {n.servers for n in by_object.nodes if n.role == "edge"} == {3}
 
 
 def test_the_separation_table_counts_separated_and_tied_bests():

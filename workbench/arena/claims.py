@@ -125,8 +125,7 @@ DEPLOYMENT = ("cloud_rtt", "cloud_speed", "cloud_servers", "edge_servers", "edge
 
 def _pooling(p: ArenaParams, quick: bool) -> dict:
     n, reps = ATLAS_RUNS[quick]
-    deployment = {k: getattr(p, k) for k in DEPLOYMENT if k != "edge_servers"}
-    sc = map_scenario(p.load, p.link_delay, p.scv, p.edge_servers, **deployment)
+    sc = map_scenario(p)
     run = p.trusted(requests=n, replications=reps)  # declared run lengths, within the table
     runs = {
         name: simulate(run, scenario=sc, policy=name, overload="transient")

@@ -111,49 +111,31 @@ def mesh_scenario(n_nodes=3, servers=2, capacity=4, delay=0.01, lam=2.5, cloud=T
     return scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
 
 
-def map_scenario(
-    load: float,
-    link_delay: float,
-    scv: float,
-    servers=None,
-    *,
-    cloud_rtt=None,
-    cloud_speed=None,
-    cloud_servers=None,
-    edge_speed=None,
-) -> Scenario:
-    """The map's scenario at one point (module docstring).
-
-    Parameters
-    ----------
-    load : float
-        The edge load ρ: arrival work over the edge's service capacity.
-    link_delay : float
-        The edge-to-edge link delay (s).
-    scv : float
-        The task size's squared coefficient of variation (:func:`size_for_scv`).
-    servers : int, optional
-        Servers per edge node.
-    cloud_rtt, cloud_speed, cloud_servers, edge_speed : float, optional
-        The rest of the deployment. Each number left None takes its declared default in
-        :data:`workbench.arena.params.PARAMS`, where its range and reason are.
+@takes(
+    ArenaParams,
+    "load",
+    "link_delay",
+    "scv",
+    "edge_servers",
+    "cloud_rtt",
+    "cloud_speed",
+    "cloud_servers",
+    "edge_speed",
+    positional=True,
+)
+def map_scenario(p) -> Scenario:
+    """The map's scenario at one point (module docstring): the edge load ρ (arrival work over
+    the edge's service capacity), the edge-to-edge link delay, the task size's squared
+    coefficient of variation (:func:`size_for_scv`) and the rest of the deployment, each a
+    row of :data:`workbench.arena.params.PARAMS` with its range and reason.
 
     Returns
     -------
     Scenario
         Four edge nodes on a ring with unequal sources, and a cloud behind each.
     """
-    f = "map_scenario"
-    d = PARAMS.defaults("edge_servers", "edge_speed", "cloud_rtt", "cloud_speed", "cloud_servers")
-    given = {
-        "edge_servers": servers,
-        "edge_speed": edge_speed,
-        "cloud_rtt": cloud_rtt,
-        "cloud_speed": cloud_speed,
-        "cloud_servers": cloud_servers,
-    }
-    v = PARAMS.check(f, **(d | {k: x for k, x in given.items() if x is not None}))
-    servers, speed = v["edge_servers"], v["edge_speed"]
+    load, link_delay, scv = p.load, p.link_delay, p.scv
+    servers, speed = p.edge_servers, p.edge_speed
     n = 4
     shares = np.array([0.32, 0.21, 0.26, 0.21])  # unequal sources: pooling has work to do
     total = load * n * servers * speed / MEAN_SIZE
@@ -173,8 +155,8 @@ def map_scenario(
         {
             "id": "cloud",
             "role": "cloud",
-            "servers": v["cloud_servers"],
-            "speed": v["cloud_speed"],
+            "servers": p.cloud_servers,
+            "speed": p.cloud_speed,
             "power_busy": 100.0,
         }
     )
@@ -187,7 +169,7 @@ def map_scenario(
         {
             "a": f"e{k}",
             "b": "cloud",
-            "delay": v["cloud_rtt"],
+            "delay": p.cloud_rtt,
             "bandwidth": 1e9,
             "energy_per_bit": 5e-8,
         }

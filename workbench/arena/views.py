@@ -7,9 +7,10 @@ import functools
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from workbench.arena.params import PARAMS
+from workbench.arena.params import PARAMS, ArenaParams
 from workbench.arena.simulation import simulate
 from workbench.arena.studies import CONTENDERS, map_scenario
+from workbench.params import takes
 from workbench.plots import figure
 from workbench.validation import check_seed
 from workbench.widgets import interactive_figure
@@ -23,14 +24,13 @@ VIEW_REQUESTS = 1_500
 SHOWN = ("mean_delay", "ci_low", "ci_high", "forwarded_share", "cloud_share", "loss_share")
 
 
-def plot_point(load=None, link_delay=None, scv=None, cloud_rtt=None, seed=0):
-    """Every contender at one point of the map (:data:`VIEW_REQUESTS` tasks × 2 replications).
+@takes(ArenaParams, "load", "link_delay", "scv", "cloud_rtt", "seed", positional=True)
+def plot_point(p):
+    """Every contender at one point of the map (:data:`VIEW_REQUESTS` tasks × 2 replications),
+    the point's deployment as :func:`~workbench.arena.studies.map_scenario` builds it.
 
     Parameters
     ----------
-    load, link_delay, scv, cloud_rtt : float, optional
-        The point (:func:`~workbench.arena.studies.map_scenario`; None: the row's default
-        in :data:`~workbench.arena.params.PARAMS`).
     seed : int
         The runs' seed, every contender on the same (the notebook's ``SEED``).
 
@@ -41,14 +41,9 @@ def plot_point(load=None, link_delay=None, scv=None, cloud_rtt=None, seed=0):
         in red, ``*`` when not stationary), and the shares of its tasks forwarded, sent to
         the cloud and lost.
     """
-    seed = check_seed(seed, "plot_point")
-    point = {"load": load, "link_delay": link_delay, "scv": scv, "cloud_rtt": cloud_rtt}
-    point = {k: PARAMS[k].default if v is None else v for k, v in point.items()}
-    sc = map_scenario(
-        point["load"], point["link_delay"], point["scv"], cloud_rtt=point["cloud_rtt"]
-    )
+    sc = map_scenario(p)
     names, rows, stationary = list(CONTENDERS), [], []
-    run = dict(requests=VIEW_REQUESTS, replications=2, seed=seed, overload="transient")
+    run = dict(requests=VIEW_REQUESTS, replications=2, seed=p.seed, overload="transient")
     for name in names:
         r = simulate(scenario=sc, policy=name, **run, **CONTENDERS[name])
         rows.append([getattr(r, q) for q in SHOWN])
