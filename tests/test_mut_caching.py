@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from naive_building_blocks import lfu_naive, lru_naive, popularity_naive
 
 from workbench import ParameterError
 from workbench.caching import lfu_hits, lru_hits, popularity_cache_hits
@@ -75,3 +76,59 @@ def test_a_cache_of_300_holds_300_objects():
     assert lfu_hits(trace, 300).tolist() == want
     assert lru_hits(trace, 300).tolist() == want
     assert popularity_cache_hits(trace, 300, np.arange(300)).tolist() == want
+
+
+def _zipf_case(rng):
+    """A skewed trace over a few more objects than slots: hits, evictions and heap moves."""
+    capacity = int(rng.integers(2, 9))
+    n_objects = int(rng.integers(capacity + 1, 3 * capacity + 4))
+    weights = 1.0 / np.arange(1, n_objects + 1) ** rng.uniform(0.3, 1.5)
+    trace = rng.choice(n_objects, size=int(rng.integers(10, 60)), p=weights / weights.sum())
+    return trace.astype(np.int64), capacity, rng.permutation(n_objects)
+
+
+def test_skewed_traces_replay_like_the_twins():
+    # frequencies and ranks spread over the heap: a sift from the wrong parent or the wrong
+    # start leaves a heap whose root is not the victim the policy names
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        trace, capacity, rank = _zipf_case(rng)
+        t = trace.tolist()
+        assert lfu_hits(trace, capacity).tolist() == lfu_naive(t, capacity), (t, capacity)
+        assert lru_hits(trace, capacity).tolist() == lru_naive(t, capacity), (t, capacity)
+        want = popularity_naive(t, capacity, rank.tolist())
+        assert popularity_cache_hits(trace, capacity, rank).tolist() == want, (t, rank)
+
+
+def test_a_full_cache_of_300_slots_evicts_like_the_twins():
+    # more objects than slots: the caches fill (300 slots) and then evict
+    rng = np.random.default_rng(3)
+    weights = 1.0 / np.arange(1, 451) ** 0.8
+    trace = rng.choice(450, size=1500, p=weights / weights.sum())
+    rank = rng.permutation(450)
+    t = trace.tolist()
+    assert lfu_hits(trace, 300).tolist() == lfu_naive(t, 300)
+    assert lru_hits(trace, 300).tolist() == lru_naive(t, 300)
+    assert popularity_cache_hits(trace, 300, rank).tolist() == popularity_naive(
+        t, 300, rank.tolist()
+    )
+
+
+@pytest.mark.parametrize("func", [lru_hits, lfu_hits])
+def test_the_id_minus_one_alone_and_an_empty_boolean_trace_are_refused(func):
+    with pytest.raises(ParameterError, match=r"Got -1 at position 1 instead"):
+        func([0, -1], 2)
+    with pytest.raises(ParameterError, match=f"'trace' parameter of {func.__name__}"):
+        func(np.array([], dtype=bool), 2)
+
+
+@pytest.mark.parametrize("rank", [[[0], [1, 2]], Opaque()])
+def test_a_rank_numpy_cannot_read_is_refused(rank):
+    # a ragged list (ValueError) and an object whose conversion raises TypeError
+    with pytest.raises(ParameterError, match="'rank' parameter of popularity_cache_hits"):
+        popularity_cache_hits([0, 0], 1, rank)
+
+
+def test_the_popularity_cache_needs_a_slot():
+    with pytest.raises(ParameterError, match=r"'capacity' parameter .* \[1, inf\)\. Got 0"):
+        popularity_cache_hits([0, 1], 0, [0, 1])
