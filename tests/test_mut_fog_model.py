@@ -434,3 +434,33 @@ def test_an_acceptance_of_exactly_zero_or_one_is_a_probability():
     a = analyze(G, theta=0.02, e_max=2, acceptance=given)
     assert a.iterations == 0
     assert a.fog["accept_light"].to_numpy() == pytest.approx(given, abs=0.0)
+
+
+def test_the_partial_fractions_refusal_says_how_close_the_rates_are():
+    # |μ' − μ| is what makes the coefficients overflow: the message gives it
+    with pytest.raises(ParameterError, match=r"\|mu2 - mu\| = 0\.001\)"):
+        erlang_sum_cdf_partial_fractions(0.5, 400, 2.0, 400, 2.001)
+
+
+def test_a_ragged_theta_is_refused_by_name():
+    # numpy cannot read a ragged list (ValueError): the refusal names θ all the same
+    with pytest.raises(ParameterError, match="'theta' parameter of f"):
+        theta_per_fog([[0.1], [0.1, 0.2]], 2, "f")
+
+
+def test_the_dropped_mass_at_a_light_load_is_the_geometric_tail():
+    # ρ = 0.0015: the shortest chain the solver keeps, whose tail estimate reads levels
+    # close to the bottom; at q = 0.5 the mass beyond N is still ρ^{N+1} / (1 − ρ^{N+1})
+    sol = solve_chain(0.05, 0.005, 50.0, 10.0, q=0.5, tol=1e-10)
+    tail = 0.0015 ** (sol.levels + 1)
+    assert sol.dropped_mass == pytest.approx(tail / (1 - tail), rel=1e-6)
+
+
+def test_max_iterations_bounds_the_steps_the_analysis_reports():
+    # the default network converges in k steps from P = 1: a budget of k is enough (the
+    # same answer), k - 1 is refused, naming the budget
+    a = analyze()
+    k = a.iterations
+    assert analyze(max_iterations=k).mean_delay == a.mean_delay
+    with pytest.raises(ParameterError, match=f"did not converge in {k - 1} iterations"):
+        analyze(max_iterations=k - 1)
