@@ -954,6 +954,22 @@ def run_target(
     } | info
 
 
+def rerun_plan(stored: list[dict], skip: tuple, current: list[Mutant]) -> tuple[set, list]:
+    """What ``--survivors``/``--recheck`` reruns and what it carries over from the stored
+    run: the keys of the stored mutants whose outcome is not in ``skip`` are rerun, the others
+    carried. A stored mutant to rerun whose key no mutant of the source has now (its line
+    changed since) cannot run: it is carried over as stored, marked, never dropped."""
+    keys = {m.key for m in current}
+    rerun = [m for m in stored if m["outcome"] not in skip]
+    gone = [
+        m | {"detail": "no mutant has this key now (its line changed): as stored"}
+        for m in rerun
+        if m["key"] not in keys
+    ]
+    carried = [m for m in stored if m["outcome"] in skip] + gone
+    return {m["key"] for m in rerun if m["key"] in keys}, carried
+
+
 def draw_sample(mutants: list, n: int, seed: int) -> list:
     """A seeded random sample of ``n`` of ``mutants`` (all of them when ``n`` is not
     smaller), in their order: ``random.Random(seed).sample`` over their positions in the
@@ -1250,8 +1266,7 @@ def main(argv=None) -> int:
                     m | {"outcome": "equivalent"} if m["key"] in equivalents else m for m in stored
                 ]
                 skip += ("equivalent",)
-            only = {m["key"] for m in stored if m["outcome"] not in skip}
-            carried = [m for m in stored if m["outcome"] in skip]
+            only, carried = rerun_plan(stored, skip, enumerate_mutants(targets[n]))
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
         info = run_target(
             targets[n],
@@ -1259,7 +1274,9 @@ def main(argv=None) -> int:
             before=args.before,
             jobs=args.jobs,
             limit=args.limit,
-            sample=None if args.sample is None else (args.sample, args.seed),
+            # a rerun picks the stored run's mutants by key: a sample drawn again by position
+            # would miss those whose position moved (a line added to the source)
+            sample=None if args.sample is None or only is not None else (args.sample, args.seed),
             match=args.match,
             only=only,
             fast=not args.no_fast,
@@ -1274,7 +1291,7 @@ def main(argv=None) -> int:
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
                 m.outcome, m.seconds = c["outcome"], c["seconds"]
-                m.detail = (
+                m.detail = c.get("detail") or (
                     "equivalent, not rerun" if c["outcome"] == "equivalent" else "killed before"
                 )
             targets[n].mutants = sorted(
