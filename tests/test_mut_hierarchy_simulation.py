@@ -166,6 +166,14 @@ def test_the_precision_loop_refuses_a_transient_run():
     assert r.replications >= 2
 
 
+def test_the_parameters_in_info_are_the_runs_but_not_its_replication_count():
+    """``info["parameters"]``: the validated keywords that shaped the run; how many
+    replications ran is the result's own ``replications`` (the precision loop chooses it)."""
+    r = simulate_to_precision(**RUN, periods=200, rel_half_width=0.5, initial=3, progress=False)
+    assert r.replications >= 3 and "replications" not in r.info["parameters"]
+    assert r.info["parameters"]["lam"] == LAM and r.info["parameters"]["model"] == "pure_local"
+
+
 def test_run_models_with_no_task_after_the_warm_up_is_refused_by_name():
     with pytest.raises(EmptyRunError, match="tasks generated after the warm-up"):
         run_models(lam=0.001, periods=10, warmup=0.9, models=("pure_local",))
@@ -381,18 +389,20 @@ def test_run_models_measures_from_the_cut():
         run_models(**batch, lam=0.1, seed=1)
 
 
-def test_run_models_judges_the_completion_times_not_the_clock():
-    """A 20 ms period (λ = 0.04 per period: 2 tasks a second per server, ρ = 0.7): the
-    detector reads each task's completion time, which does not grow with the clock, so the
-    stable run is stationary."""
-    one = run_models(
-        **{k: v for k, v in RUN.items() if k != "model"} | {"lam": 0.04, "period": 0.02},
-        periods=20000,
-        seed=6,
-        models=("pure_local",),
-    )
-    assert one["pure_local/rho_measured"] == pytest.approx(0.7, rel=0.05)
-    assert one["pure_local/stationary"] == 1.0
+def test_run_models_is_the_same_run_on_a_clock_a_thousand_times_faster():
+    """Periods of 1 ms and servers 1000 times faster: the same draws on a clock scaled by
+    1/1000, so the same run: the times are a thousandth, the loads, shares and counts the
+    same, and the detector (on each task's completion time, not on the clock) finds both
+    runs stationary."""
+    common = {k: v for k, v in RUN.items() if k != "model"} | {"seed": 6, "periods": 900}
+    fast = common | {"period": 1e-3} | {k: 1000 * RUN[k] for k in RUN if k.startswith("comp")}
+    slow = run_models(**common, models=("pure_local",))
+    quick = run_models(**fast, models=("pure_local",))
+    assert quick["pure_local/mean_time"] == pytest.approx(slow["pure_local/mean_time"] / 1000)
+    for q in ("load_s3", "share_s5", "tasks", "mean_in_system"):
+        assert quick[f"pure_local/{q}"] == pytest.approx(slow[f"pure_local/{q}"], rel=1e-9)
+    assert slow["pure_local/rho_measured"] == pytest.approx(0.7, rel=0.05)
+    assert slow["pure_local/stationary"] == quick["pure_local/stationary"] == 1.0
 
 
 def test_the_precision_loop_shows_its_bar_unless_told_not_to(capsys):

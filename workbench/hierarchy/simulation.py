@@ -267,7 +267,7 @@ def simulate_to_precision(
             "instead."
         )
     # the loop keeps every replication it runs: up to max_replications series (and records)
-    p, topo, rho, notes = _prepare(f, p.trusted(replications=2), kept=target.max_replications)
+    p, topo, rho, notes = _prepare(f, p, kept=target.max_replications)
     stations = []
     return to_precision(
         _one_replication(p, topo, stations),
@@ -331,6 +331,9 @@ _EMPTY = {
 }
 
 
+_NOT_PARAMETERS = ("topology", "keep_records", "replications")
+
+
 def _finish_kwargs(p, topo, rho, notes) -> dict:
     """The shared engine's ``finish`` arguments for this run."""
     quantities = _quantities(topo)
@@ -352,7 +355,8 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
             "model": p.model,
             "topology": topo.name,
             "rho_bound": rho,
-            "parameters": {k: v for k, v in p if k not in ("topology", "keep_records")},
+            # the replications run are the result's own (a precision loop chooses them)
+            "parameters": {k: v for k, v in p if k not in _NOT_PARAMETERS},
         },
     )
 
