@@ -29,7 +29,7 @@ RUN = dict(
 )
 
 
-@pytest.fixture  # per test: a mutation run credits a test only with the lines it runs
+@pytest.fixture(scope="module")  # the mutation runner credits its lines to every user
 def local():
     return simulate(**RUN, periods=3000, replications=4, seed=5, keep_records=True)
 
