@@ -59,7 +59,7 @@ sample's score and its Wilson 95 % interval for the whole target (``score_low_pc
 chosen by key (a sample is not drawn again: a line added since moves every position); a
 stored survivor whose key no mutant has any more is kept as stored. ``seconds`` in the
 summary is the work behind the outcomes: each mutant's own seconds, from whichever run
-measured it, summed (``seconds_last_run``: the last invocation's wall time, baselines
+measured it, summed, parallel jobs adding up (``seconds_last_run``: the last wall time, baselines
 included). ``--summary`` rewrites ``summary.csv`` and every report from the stored
 ``<target>.{before,after}.json`` runs (after merging runs made on other branches).
 
@@ -1169,7 +1169,8 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     lines = [f"# Mutation report: `{name}`", ""]
     lines += ["Written by `benchmarks/mutation.py`; do not edit by hand.", ""]
     lines += [
-        "| tests | mutants | killed | (of which timeouts) | survived | equivalent | score | time |",
+        "| tests | mutants | killed | (of which timeouts) | survived | equivalent | score "
+        "| mutant-seconds |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for variant, run in runs.items():
@@ -1181,8 +1182,9 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         )
     lines += [
         "",
-        "Time: each mutant's own seconds, summed, from the run that measured it (a rerun's "
-        "carried mutants keep theirs; baselines excluded). The last run took "
+        "Mutant-seconds: each mutant's own seconds, summed, from the run that measured it "
+        "(a rerun's carried mutants keep theirs; parallel jobs add up; baselines excluded). "
+        "The last run took "
         + " and ".join(f"{r['summary']['seconds_last_run']} s ({v})" for v, r in runs.items())
         + ", baselines included.",
     ]
