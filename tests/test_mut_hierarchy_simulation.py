@@ -215,17 +215,23 @@ def draw_naive(topo, lam, mu, sigma, periods, period, beta, seed, arrivals):
 
 
 @pytest.mark.parametrize(
-    ("mu", "sigma", "arrivals"),
-    [(7.0, 1.0, "spread"), (7.0, 0.0, "spread"), (0.5, 2.0, "batch")],
+    ("mu", "sigma", "arrivals", "topology"),
+    [
+        (7.0, 1.0, "spread", "tree"),
+        (7.0, 0.0, "spread", "tree"),
+        (0.5, 2.0, "batch", "tree"),
+        (7.0, 1.0, "spread", "skewed"),
+    ],
 )
-def test_the_draws_follow_their_documented_order(mu, sigma, arrivals):
+def test_the_draws_follow_their_documented_order(mu, sigma, arrivals, topology):
     """Same seed, same numbers: the draws are the slow twin's, value for value. σ = 0 draws
     no size (the RED uniforms come next in the stream); at μ = 0.5, σ = 2 about 40 % of the
-    sizes are redrawn, and only those."""
+    sizes are redrawn, and only those; the skewed tree's weights (0.4 : 0.8 : 1.2 : 1.6)
+    scale each server's Poisson rate."""
     from workbench.hierarchy import simulation as S
     from workbench.hierarchy.model import P5Params
 
-    topo = P5Params().hierarchy()
+    topo = P5Params(topology=topology).hierarchy()
     got = S._draw_tasks(topo, 1.5, mu, sigma, 30, 0.5, 0.2, np.random.default_rng(11), arrivals)
     want = draw_naive(topo, 1.5, mu, sigma, 30, 0.5, 0.2, 11, arrivals)
     for a, b in zip(got, want, strict=True):
@@ -411,3 +417,98 @@ def test_the_precision_loop_shows_its_bar_unless_told_not_to(capsys):
     assert "pure_local λ=2 μ=7" in capsys.readouterr().err
     simulate_to_precision(**RUN, periods=200, rel_half_width=0.5, progress=False)
     assert capsys.readouterr().err == ""
+
+
+class _ZeroFirst:
+    """A generator whose first Normal draws are exactly 0.0 (then numpy's own)."""
+
+    def __init__(self, seed, zeros):
+        self.rng, self.zeros = np.random.default_rng(seed), zeros
+
+    def __getattr__(self, name):
+        return getattr(self.rng, name)
+
+    def normal(self, loc, scale, size):
+        out = self.rng.normal(loc, scale, size)
+        k = min(self.zeros, out.size)
+        out[:k], self.zeros = 0.0, self.zeros - k
+        return out
+
+
+@pytest.mark.parametrize("zeros", [1, 1000])
+def test_a_size_of_exactly_zero_is_redrawn(zeros):
+    """Sizes are Normal(μ, σ) truncated to D > 0: a draw of exactly 0 (planted: the first
+    draw, or the first 1000, redraws included) is drawn again like a negative one."""
+    from workbench.hierarchy import simulation as S
+    from workbench.hierarchy.model import P5Params
+
+    topo = P5Params().hierarchy()
+    tasks = S._draw_tasks(topo, 1.0, MU, 1.0, 5, 1.0, 0.2, _ZeroFirst(3, zeros), "spread")
+    assert tasks.work.size > 5 and (tasks.work > 0).all()
+
+
+def test_the_task_cap_is_three_million_expected_tasks():
+    """At most 3,000,000 expected tasks per replication: exactly that many passes the cap
+    (the run is then refused for its load, ρ >> 1, before any draw), half a task more is
+    refused by the cap. λ · Σ weights · n with 4 bottom servers and n = 1000 periods."""
+    from workbench import UnstableRegimeError
+
+    cap = dict(RUN, periods=1000, replications=2, keep_records=False)
+    with pytest.raises(UnstableRegimeError):
+        simulate(**(cap | {"lam": 750.0}))
+    with pytest.raises(ParameterError, match=r"at most 3,000,000") as refused:
+        simulate(**(cap | {"lam": 750.000125}))
+    assert not isinstance(refused.value, UnstableRegimeError)
+
+
+def test_arrivals_named_at_run_time_are_spread():
+    """``arrivals`` equal to "spread" but built at run time (not the same str object) still
+    spreads the tasks inside their periods."""
+    res = simulate(**(RUN | {"arrivals": "".join(["spr", "ead"])}), periods=50, replications=2)
+    arrival = res.records["arrival"]
+    assert (arrival != np.floor(arrival)).mean() > 0.99
+
+
+def test_a_shares_interval_is_clipped_at_one():
+    """Two replications of the advanced model at λ = 0.3: server 0's share of the tasks has
+    a raw interval reaching above 1; the reported one stops at 1 exactly."""
+    res = simulate(model="advanced", lam=0.3, task_size=MU, periods=100, seed=0, replications=2)
+    s = res.summary.set_index("quantity").loc["share_s0"]
+    assert s["estimate"] + s["half_width"] > 1.0
+    assert s["ci_high"] == 1.0
+
+
+def test_a_measured_load_of_exactly_one_is_said():
+    """Pure local, σ = 0: every task is 0.5 s of work at a bottom server, so a server that
+    got 20 tasks in 10 periods was busy 10 s of 10: load exactly 1 (seed 10: the busiest
+    server, both replications) under a bound of 0.95. Measured by hand from the records,
+    and said in the note."""
+    one = dict(RUN, lam=1.9, task_size=10.0, sigma=0.0, overload="transient", warmup=0.0)
+    res = simulate(**one, periods=10, replications=2, seed=10)
+    rec = res.records
+    busy = rec.groupby(["replication", "origin"])["execution"].sum() / 10.0
+    assert busy.groupby("origin").mean().max() == 1.0 == res.info["rho_measured"]
+    assert res.info["rho_bound"] == pytest.approx(0.95)
+    assert len(_routing_notes(res)) == 1
+
+
+def test_without_warm_up_the_first_tasks_count_whole():
+    """warmup = 0: every task is measured, those of the first batch (arriving at t = 0, in
+    the system longer than their arrival time) with their whole completion time: the row's
+    mean time is the records' mean."""
+    res = simulate(**(RUN | {"arrivals": "batch"}), periods=20, warmup=0.0, replications=2)
+    rec = res.records
+    assert (rec["arrival"] == 0.0).any() and rec["measured"].all()
+    by_rep = rec.groupby("replication")["completion_time"].mean()
+    np.testing.assert_allclose(res.frame["mean_time"], by_rep, rtol=1e-12)
+
+
+def test_the_mean_number_in_system_is_littles_law_on_the_sample_path(local):
+    """Pure local moves no task between servers, so the area under the number of tasks
+    present, summed over the 7 servers up to the last completion, is the sum of every
+    task's completion time (warm-up included): the row's mean number in system is that sum
+    over 7 times the horizon, per replication."""
+    rec = local.records.assign(finish=lambda r: r["arrival"] + r["completion_time"])
+    per = rec.groupby("replication").agg(area=("completion_time", "sum"), end=("finish", "max"))
+    want = per["area"] / per["end"] / 7
+    np.testing.assert_allclose(local.frame["mean_in_system"], want, rtol=1e-9)
