@@ -512,3 +512,26 @@ def test_the_mean_number_in_system_is_littles_law_on_the_sample_path(local):
     per = rec.groupby("replication").agg(area=("completion_time", "sum"), end=("finish", "max"))
     want = per["area"] / per["end"] / 7
     np.testing.assert_allclose(local.frame["mean_in_system"], want, rtol=1e-9)
+
+
+def test_run_models_names_the_first_overloaded_model():
+    """λ = 20 overloads both pure local (ρ = 7) and pure cloud: the refusal names the first
+    model of the list given, before any draw."""
+    from workbench import UnstableRegimeError
+
+    for models in (("pure_local", "pure_cloud"), ("pure_cloud", "pure_local")):
+        with pytest.raises(UnstableRegimeError, match=f"model '{models[0]}'"):
+            run_models(lam=20.0, task_size=MU, periods=50, models=models)
+
+
+def test_run_models_sees_a_near_critical_queue_fill():
+    """Pure local at ρ = 0.96 over 1000 periods, from empty: the queue's relaxation time
+    (of order E[S] / (1 - ρ)², about 250 s) is a good part of the run, the completion times
+    grow over it, and run_models' verdict says not stationary, as simulate's detector does
+    on the same run length (its note: the mean grows)."""
+    near = {k: v for k, v in RUN.items() if k != "model"} | {"lam": 2.75, "periods": 1000}
+    one = run_models(**near, seed=1, overload="transient", models=("pure_local",))
+    assert one["pure_local/rho_bound"] == pytest.approx(0.963, abs=1e-3)
+    assert one["pure_local/rho_measured"] < 1.0 and one["pure_local/stationary"] == 0.0
+    res = simulate(**near, model="pure_local", overload="transient", replications=3)
+    assert not res.stationarity.stationary and "grows" in res.stationarity.note
