@@ -32,7 +32,9 @@ once per run into the scratch copy's numba cache, so statistical tests that take
 Python take seconds. A target with ``@njit`` code of its own is refused ``jit = true``.
 
 Which test executes which line comes from a baseline run of the unmutated tests under a line
-tracer; a second, untraced baseline run times each test. A mutant's tests then run fastest
+tracer (the lines a class-, module- or session-scoped fixture runs, once, are credited to
+every test that uses it, not only to the first); a second, untraced baseline run times each
+test. A mutant's tests then run fastest
 first and stop at the first failure (``-x``), so a killed mutant usually costs its fastest
 guarding test. Each test a mutant runs has its own limit, the target's ``timeout`` (a floor,
 default 30 s) plus ``timeout_factor`` (default 5) times the test's untraced seconds, and the
@@ -50,6 +52,16 @@ by hand, with its reason. Its key names the file, the enclosing function, the op
 line before and after the change, so it survives line moves; a key that matches no mutant any
 more is reported as stale. A mutant that does not compile is *incompetent* and left out.
 The score is killed / (mutants - equivalent - incompetent).
+
+``--sample N --seed S`` scores a seeded sample: the report and ``summary.csv`` give the
+sample's score and its Wilson 95 % interval for the whole target (``score_low_pct``,
+``score_high_pct``). ``--recheck`` (``--survivors``) reruns what the stored run did not kill,
+chosen by key (a sample is not drawn again: a line added since moves every position); a
+stored survivor whose key no mutant has any more is kept as stored. ``seconds`` in the
+summary is the work behind the outcomes: each mutant's own seconds, from whichever run
+measured it, summed, parallel jobs adding up (``seconds_last_run``: the last wall time, baselines
+included). ``--summary`` rewrites ``summary.csv`` and every report from the stored
+``<target>.{before,after}.json`` runs (after merging runs made on other branches).
 
 Hypothesis runs derandomised, without its example database (a run is reproducible) and
 without shrinking (a falsifying example is enough to kill a mutant).
@@ -350,12 +362,34 @@ def _prepare_parent(jit: bool = False) -> None:
 
 class _LineRecorder:
     """pytest plugin: which lines of the target's files each test executes (the lines run
-    outside any test, at import and collection, under ``<import>``)."""
+    outside any test, at import and collection, under ``<import>``).
+
+    A fixture of a wider scope than the function (class, module, package, session) runs its
+    setup once, inside the first test that asks for it, and hands its cached value to the
+    others: its lines are recorded under the fixture and credited to every test that uses
+    it (the test's ``fixturenames``), so a mutant there runs all of them, not only the
+    first."""
 
     def __init__(self, files: dict[str, str]):
         self.files = files  # absolute path -> path relative to the scratch root
         self.current = "<import>"
         self.seen: dict[tuple[str, str], set] = {}  # (test, file) -> line numbers
+        self.uses: dict[str, set] = {}  # test -> the wider-scoped fixtures it uses
+
+    @staticmethod
+    def _fixture_key(fixturedef) -> str:
+        return f"<fixture {fixturedef.baseid}::{fixturedef.argname} #{id(fixturedef)}>"
+
+    @pytest_hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if fixturedef.scope == "function":
+            yield
+            return
+        outer, self.current = self.current, self._fixture_key(fixturedef)
+        try:
+            yield
+        finally:
+            self.current = outer
 
     def _global(self, frame, event, arg):
         rel = self.files.get(frame.f_code.co_filename)
@@ -375,16 +409,31 @@ class _LineRecorder:
 
     def pytest_runtest_protocol(self, item, nextitem):
         self.current = item.nodeid
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        self.uses[item.nodeid] = {
+            self._fixture_key(defs[name][-1])
+            for name in getattr(item, "fixturenames", ())
+            if defs.get(name) and defs[name][-1].scope != "function"
+        }
         sys.settrace(self._global)  # a test may have replaced the trace function
 
     def pytest_runtest_logfinish(self, nodeid, location):
         self.current = "<import>"
 
+    def lines(self) -> dict[str, list]:
+        """test -> its (file, line) pairs, its wider-scoped fixtures' lines included."""
+        fixtures: dict[str, set] = {}
+        tests: dict[str, set] = {"<import>": set()}
+        for (who, rel), seen in self.seen.items():
+            into = fixtures if who.startswith("<fixture ") else tests
+            into.setdefault(who, set()).update((rel, ln) for ln in seen)
+        for test, keys in self.uses.items():
+            for key in keys:
+                tests.setdefault(test, set()).update(fixtures.get(key, ()))
+        return {test: sorted(pairs) for test, pairs in tests.items()}
+
     def dump(self, path: Path) -> None:
-        lines: dict[str, list] = {"<import>": []}
-        for (test, rel), seen in self.seen.items():
-            lines.setdefault(test, []).extend((rel, ln) for ln in sorted(seen))
-        path.write_text(json.dumps(lines))
+        path.write_text(json.dumps(self.lines()))
 
 
 class _Timer:
@@ -765,7 +814,7 @@ def _belongs(nodeid: str, entry: str) -> bool:
 
 
 # bump when what a stored baseline holds changes
-BASELINE_VERSION = 2
+BASELINE_VERSION = 3  # 3: wider-scoped fixtures' lines credited to every test using them
 
 
 def _baseline_keys(target: Target, tests: list[str]) -> dict[str, str]:
@@ -954,6 +1003,22 @@ def run_target(
     } | info
 
 
+def rerun_plan(stored: list[dict], skip: tuple, current: list[Mutant]) -> tuple[set, list]:
+    """What ``--survivors``/``--recheck`` reruns and what it carries over from the stored
+    run: the keys of the stored mutants whose outcome is not in ``skip`` are rerun, the others
+    carried. A stored mutant to rerun whose key no mutant of the source has now (its line
+    changed since) cannot run: it is carried over as stored, marked, never dropped."""
+    keys = {m.key for m in current}
+    rerun = [m for m in stored if m["outcome"] not in skip]
+    gone = [
+        m | {"detail": "no mutant has this key now (its line changed): as stored"}
+        for m in rerun
+        if m["key"] not in keys
+    ]
+    carried = [m for m in stored if m["outcome"] in skip] + gone
+    return {m["key"] for m in rerun if m["key"] in keys}, carried
+
+
 def draw_sample(mutants: list, n: int, seed: int) -> list:
     """A seeded random sample of ``n`` of ``mutants`` (all of them when ``n`` is not
     smaller), in their order: ``random.Random(seed).sample`` over their positions in the
@@ -1037,9 +1102,42 @@ def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
             if m["outcome"] in ("survived", "equivalent"):
                 m["reason"] = equivalents.get(m["key"], "")
                 m["outcome"] = "equivalent" if m["reason"] else "survived"
-        run["summary"] = summarise(run["mutants"])
+        run["summary"] = summarise(run["mutants"]) | _cost_and_interval(run)
         runs[variant] = run
     return runs
+
+
+def _cost_and_interval(run: dict) -> dict:
+    """What a stored run cost and how far its sample pins the score.
+
+    ``seconds``: each mutant's own seconds, summed over the mutants, each from the run that
+    measured it (a rerun's carried mutants keep theirs): the work behind the outcomes,
+    whatever reruns led to them, without the baselines. ``seconds_last_run``: the last
+    invocation's wall seconds, baselines included. ``score_low_pct``/``score_high_pct``: for
+    a sample, the Wilson 95 % interval of the killed share of the non-equivalent mutants
+    (binomial: conservative for a sample drawn without replacement); empty for a full run,
+    whose score is exact."""
+    s = summarise(run["mutants"])
+    out = {
+        "seconds": round(sum(float(m.get("seconds") or 0.0) for m in run["mutants"])),
+        "seconds_last_run": round(run["seconds"]),
+        "score_low_pct": "",
+        "score_high_pct": "",
+    }
+    n = s["mutants"] - s["equivalent"] - s["incompetent"]
+    if run.get("sample") and n > 0:
+        out["score_low_pct"], out["score_high_pct"] = wilson_pct(s["killed"], n)
+    return out
+
+
+def wilson_pct(k: int, n: int) -> tuple[float, float]:
+    """Wilson's 95 % score interval of ``k / n``, in percent to one decimal (scipy's: this
+    process must not import ``workbench``, whose modules its children import from the
+    scratch copy)."""
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return round(100.0 * ci.low, 1), round(100.0 * ci.high, 1)
 
 
 def rewrite_report(name: str) -> dict:
@@ -1049,8 +1147,21 @@ def rewrite_report(name: str) -> dict:
     _write_markdown(name, runs)
     for variant, run in runs.items():
         of = run.get("sample", {}).get("of", "")
-        _update_summary(name, variant, run["summary"], run["seconds"], of)
+        _update_summary(name, variant, run["summary"], of)
     return (runs.get("after") or runs["before"])["summary"]
+
+
+def rewrite_summary() -> list[str]:
+    """``summary.csv`` written afresh, and every report, from the stored runs
+    (``<target>.{before,after}.json``) of every target: after merging runs made elsewhere,
+    or after a change of what the summary holds. Returns the targets written."""
+    names = sorted({p.name.split(".")[0] for p in HERE.glob("*.*.json")})
+    path = HERE / "summary.csv"
+    if path.exists():
+        path.unlink()
+    for name in names:
+        rewrite_report(name)
+    return names
 
 
 def _write_markdown(name: str, runs: dict[str, dict]) -> None:
@@ -1058,7 +1169,8 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     lines = [f"# Mutation report: `{name}`", ""]
     lines += ["Written by `benchmarks/mutation.py`; do not edit by hand.", ""]
     lines += [
-        "| tests | mutants | killed | (of which timeouts) | survived | equivalent | score | time |",
+        "| tests | mutants | killed | (of which timeouts) | survived | equivalent | score "
+        "| mutant-seconds |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for variant, run in runs.items():
@@ -1066,8 +1178,16 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         which = "suite before `tests/test_mut_*`" if variant == "before" else "with them"
         lines.append(
             f"| {which} | {s['mutants']} | {s['killed']} | {s['timeouts']} | {s['survived']} | "
-            f"{s['equivalent']} | {s['score_pct']} % | {run['seconds']} s |"
+            f"{s['equivalent']} | {s['score_pct']} % | {s['seconds']} s |"
         )
+    lines += [
+        "",
+        "Mutant-seconds: each mutant's own seconds, summed, from the run that measured it "
+        "(a rerun's carried mutants keep theirs; parallel jobs add up; baselines excluded). "
+        "The last run took "
+        + " and ".join(f"{r['summary']['seconds_last_run']} s ({v})" for v, r in runs.items())
+        + ", baselines included.",
+    ]
     lines += ["", "Test files run per mutant: " + ", ".join(f"`{t}`" for t in latest["tests"])]
     if "timeout_rule" in latest:
         floor, factor = latest["timeout_rule"]
@@ -1084,7 +1204,14 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         lines += [
             f"**A sample:** {sm['n']} of the target's {sm['of']} mutants, drawn by "
             f"`random.Random({sm['seed']}).sample` over the positions of `--list` "
-            f"(`--sample {sm['n']} --seed {sm['seed']}`); the score is the sample's."
+            f"(`--sample {sm['n']} --seed {sm['seed']}`); the score is the sample's. "
+            "The whole target's score lies, with 95 % confidence (Wilson), in "
+            + " and ".join(
+                f"[{r['summary']['score_low_pct']} %, {r['summary']['score_high_pct']} %] ({v})"
+                for v, r in runs.items()
+                if r["summary"]["score_low_pct"] != ""
+            )
+            + "."
         ]
     if latest.get("carried_from_before"):
         lines += [
@@ -1114,9 +1241,12 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
     (HERE / f"{name}.md").write_text("\n".join(lines) + "\n")
 
 
-def _update_summary(
-    name: str, variant: str, s: dict, seconds: float, sampled_from: int | str = ""
-) -> None:
+def _update_summary(name: str, variant: str, s: dict, sampled_from: int | str = "") -> None:
+    """Replace the target's row of ``variant`` in ``summary.csv``. Columns: the counts and
+    score of :func:`summarise`; ``seconds`` and ``seconds_last_run``, ``score_low_pct`` and
+    ``score_high_pct`` of :func:`_cost_and_interval`; ``sampled_from``: the target's
+    mutants when the run was a sample (empty for a full run). Columns are only ever added
+    at the end (``--summary`` rewrites the file)."""
     path = HERE / "summary.csv"
     fields = [
         "target",
@@ -1131,13 +1261,15 @@ def _update_summary(
         "score_pct",
         "seconds",
         "sampled_from",
+        "score_low_pct",
+        "score_high_pct",
+        "seconds_last_run",
     ]
     rows = []
     if path.exists():
         with path.open() as fh:
             rows = [r for r in csv.DictReader(fh) if (r["target"], r["tests"]) != (name, variant)]
-    row = {"target": name, "tests": variant, **s, "seconds": round(seconds)}
-    rows.append(row | {"sampled_from": sampled_from})
+    rows.append({"target": name, "tests": variant, **s, "sampled_from": sampled_from})
     rows.sort(key=lambda r: (r["target"], r["tests"] != "before"))
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
@@ -1210,9 +1342,17 @@ def main(argv=None) -> int:
         help="rewrite the reports from the stored runs (after editing equivalents.toml)",
     )
     p.add_argument("--stale", action="store_true", help="list stale equivalence keys and exit")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="rewrite summary.csv and every report from all stored runs (e.g. after a merge)",
+    )
     args = p.parse_args(argv)
     targets = load_targets()
     equivalents = load_equivalents()
+    if args.summary:
+        print("\n".join(rewrite_summary()))
+        return 0
     if args.stale:
         stale = stale_equivalents(targets, equivalents)
         print("\n".join(stale) or "no stale keys")
@@ -1250,8 +1390,7 @@ def main(argv=None) -> int:
                     m | {"outcome": "equivalent"} if m["key"] in equivalents else m for m in stored
                 ]
                 skip += ("equivalent",)
-            only = {m["key"] for m in stored if m["outcome"] not in skip}
-            carried = [m for m in stored if m["outcome"] in skip]
+            only, carried = rerun_plan(stored, skip, enumerate_mutants(targets[n]))
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
         info = run_target(
             targets[n],
@@ -1259,7 +1398,9 @@ def main(argv=None) -> int:
             before=args.before,
             jobs=args.jobs,
             limit=args.limit,
-            sample=None if args.sample is None else (args.sample, args.seed),
+            # a rerun picks the stored run's mutants by key: a sample drawn again by position
+            # would miss those whose position moved (a line added to the source)
+            sample=None if args.sample is None or only is not None else (args.sample, args.seed),
             match=args.match,
             only=only,
             fast=not args.no_fast,
@@ -1274,7 +1415,7 @@ def main(argv=None) -> int:
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
                 m.outcome, m.seconds = c["outcome"], c["seconds"]
-                m.detail = (
+                m.detail = c.get("detail") or (
                     "equivalent, not rerun" if c["outcome"] == "equivalent" else "killed before"
                 )
             targets[n].mutants = sorted(

@@ -4,10 +4,15 @@ tests chosen by line coverage, forked children, both the code-swap and the fresh
 must be killed, and a declared equivalent must come back as such (the runner does not call
 everything killed). The full run is a benchmark: ``benchmarks/mutation.py --all``."""
 
+import importlib.util
 import json
+import math
+import random
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,17 +54,19 @@ def test_sampled_mutants_are_killed_and_the_equivalent_one_survives():
     assert got[EQUIVALENT] == "equivalent"
 
 
-def test_a_target_runs_on_compiled_kernels_only_when_it_compiles_nothing_itself(monkeypatch):
+@pytest.fixture
+def mutation(monkeypatch):
+    """``benchmarks/mutation.py`` as a module."""
+    spec = importlib.util.spec_from_file_location("mutation", ROOT / "benchmarks" / "mutation.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "mutation", module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_target_runs_on_compiled_kernels_only_when_it_compiles_nothing_itself(mutation):
     """``jit = true`` (a simulation module's tests on compiled kernels) is refused for sources
     with ``@njit`` code, whose mutants the compiled kernel would hide, and for a non-bool."""
-    import importlib.util
-
-    import pytest
-
-    spec = importlib.util.spec_from_file_location("mutation", ROOT / "benchmarks" / "mutation.py")
-    mutation = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "mutation", mutation)  # its dataclasses look it up
-    spec.loader.exec_module(mutation)
     simulation = {"sources": ["workbench/redundancy/simulation.py"]}
     assert mutation._jit_flag("s", {**simulation, "jit": True}) is True
     assert mutation._jit_flag("s", simulation) is False
@@ -68,3 +75,168 @@ def test_a_target_runs_on_compiled_kernels_only_when_it_compiles_nothing_itself(
     with pytest.raises(ValueError, match="jit must be true or false"):
         mutation._jit_flag("s", {**simulation, "jit": "yes"})
     assert mutation.load_targets()["redundancy_simulation"].jit
+
+
+TOY_SOURCE = """\
+def build():
+    x = 1
+    return x + 1
+
+
+def other():
+    return 5
+"""
+TOY_TESTS = """\
+import pytest
+import src_toy
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return src_toy.build()
+
+
+def test_first(shared):
+    assert shared == 2
+
+
+def test_second(shared):
+    assert shared == 2
+
+
+class TestInClass:
+    @pytest.fixture(scope="class")
+    def once(self):
+        return src_toy.other()
+
+    def test_a(self, once):
+        assert once == 5
+
+    def test_b(self, once):
+        assert once == 5
+
+
+def test_alone():
+    assert src_toy.other() == 5
+"""
+
+
+def test_a_wider_scoped_fixtures_lines_are_credited_to_every_test_using_it(
+    mutation, tmp_path, monkeypatch
+):
+    """A module- or class-scoped fixture runs once, inside the first test that asks for it;
+    the line recorder credits its lines to every test that uses it (a mutant there then
+    runs them all), and to no other test."""
+    (tmp_path / "src_toy.py").write_text(TOY_SOURCE)
+    (tmp_path / "test_toy.py").write_text(TOY_TESTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # the toy run needs none
+    for name in ("src_toy", "test_toy"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    recorder = mutation._LineRecorder({str(tmp_path / "src_toy.py"): "src_toy.py"})
+    tracer = sys.gettrace()
+    try:
+        args = [str(tmp_path / "test_toy.py"), "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        args += ["-o", "addopts=", "--rootdir", str(tmp_path), "-p", "no:randomly"]
+        code = pytest.main(args, plugins=[recorder])
+    finally:
+        sys.settrace(tracer)
+    assert code == 0
+    recorder.dump(tmp_path / "lines.json")  # what the runner reads
+    lines = json.loads((tmp_path / "lines.json").read_text())
+    build, other = {("src_toy.py", 2), ("src_toy.py", 3)}, {("src_toy.py", 7)}
+
+    def credited(test):
+        return {tuple(x) for x in lines.get(f"test_toy.py::{test}", [])}
+
+    assert build <= credited("test_first") and build <= credited("test_second")
+    assert other <= credited("TestInClass::test_a") and other <= credited("TestInClass::test_b")
+    assert not build & credited("test_alone") and other <= credited("test_alone")
+    assert not other & credited("test_first") and not build & credited("TestInClass::test_b")
+
+
+def _wilson(k, n, z=1.959963984540054):
+    """Wilson's score interval by its textbook formula, in percent."""
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * math.sqrt(k * (n - k) / n + z * z / 4)
+    return 100 * (centre - half), 100 * (centre + half)
+
+
+def test_wilson_interval_is_the_textbook_one(mutation):
+    for k, n in ((148, 187), (3, 3), (0, 10), (186, 195)):
+        low, high = mutation.wilson_pct(k, n)
+        want = _wilson(k, n)
+        assert (low, high) == pytest.approx(want, abs=0.051)
+
+
+def test_a_sampled_recheck_keeps_every_stored_survivor(mutation, tmp_path, monkeypatch):
+    """``--recheck --sample 3 --seed 1`` after a line was added at the top of the source
+    (every position moves by one): drawing the sample again by position would miss two of
+    the stored survivors. They are all rerun by key; one whose line changed (no mutant has
+    its key now) is kept as it was stored. The summary's ``seconds`` is the work behind the
+    outcomes (each mutant's own seconds, the carried ones from the run that measured them),
+    not the recheck's wall time, and the sample's score carries its Wilson 95 % interval."""
+    keys = [f"toy.py | f | Op | a{i} -> b{i}" for i in range(6)]
+    before_positions = sorted(random.Random(1).sample(range(6), 3))
+    stored_keys = [keys[i] for i in before_positions]
+    current = ["toy.py | f | Op | new -> line", *keys]  # a line added: positions + 1
+    redrawn = {current[i] for i in random.Random(1).sample(range(7), 3)}
+    assert len(set(stored_keys[1:]) - redrawn) == 2, "the case must plant the lost survivors"
+    gone = "toy.py | g | Op | old -> gone"
+    stored = [
+        {"key": stored_keys[0], "line": 1, "outcome": "killed", "seconds": 7.0},
+        {"key": stored_keys[1], "line": 2, "outcome": "survived", "seconds": 20.0},
+        {"key": stored_keys[2], "line": 5, "outcome": "survived", "seconds": 20.0},
+        {"key": gone, "line": 9, "outcome": "survived", "seconds": 30.0, "detail": "exit 0"},
+    ]
+    here = tmp_path / "mutation"
+    here.mkdir()
+    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
+    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 900}
+    head["sample"] = {"n": 4, "of": 7, "seed": 1}
+    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
+    test_file = "tests/test_mutation_sample.py"
+    target = mutation.Target(name="toy", sources=["toy.py"], tests=[test_file])
+
+    def mutants(_target):
+        return [
+            mutation.Mutant("toy.py", "f", "Op", 0, i + 1, "a", "b", key=k)
+            for i, k in enumerate(current)
+        ]
+
+    def work(scratch, target, share, *args, **kw):
+        for m in share:
+            m.outcome, m.seconds = ("killed", 2.0) if m.key == stored_keys[1] else ("survived", 3.0)
+        return share
+
+    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
+    monkeypatch.setattr(mutation, "HERE", here)
+    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
+    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {})
+    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
+    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
+    monkeypatch.setattr(mutation, "enumerate_mutants", mutants)
+    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
+    monkeypatch.setattr(mutation, "_work", work)
+    assert mutation.main(["toy", "--recheck", "--sample", "3", "--seed", "1"]) == 0
+    after = json.loads((here / "toy.after.json").read_text())
+    outcomes = {m["key"]: m["outcome"] for m in after["mutants"]}
+    assert outcomes == {
+        stored_keys[0]: "killed",
+        stored_keys[1]: "killed",
+        stored_keys[2]: "survived",
+        gone: "survived",
+    }
+    assert after["sample"] == head["sample"]
+    [row] = list(mutation.csv.DictReader((here / "summary.csv").open()))
+    assert (row["mutants"], row["killed"], row["survived"]) == ("4", "2", "2")
+    assert row["seconds"] == str(7 + 2 + 3 + 30)
+    assert int(row["seconds_last_run"]) < 60
+    low, high = _wilson(2, 4)
+    assert float(row["score_low_pct"]) == pytest.approx(low, abs=0.051)
+    assert float(row["score_high_pct"]) == pytest.approx(high, abs=0.051)
+    report = (here / "toy.md").read_text()
+    assert f"[{row['score_low_pct']} %, {row['score_high_pct']} %]" in report
+    (here / "summary.csv").unlink()
+    assert mutation.main(["--summary"]) == 0
+    assert list(mutation.csv.DictReader((here / "summary.csv").open())) == [row]

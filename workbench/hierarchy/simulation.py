@@ -42,8 +42,16 @@ _MODEL_FLAGS = {
     "without_enhancement_2": (False, False, True, True),
     "advanced": (False, True, True, True),
 }
-# memory bound: about 150 bytes per task and replication
+# the tasks a replication may draw (its draws and kernel outputs: _WORDS_PER_TASK + n words each)
 _MAX_TASKS = 3_000_000
+# the memory estimate, bytes per expected task: one replication's draws and kernel outputs,
+# freed after it (the task arrays, the n RED uniforms, the eight outputs and the draws'
+# temporaries: 20 + n eight-byte words), then for each replication the engine keeps, its
+# completion-time series (8 bytes) and, with keep_records, its records (a row of 17 columns
+# and the copy that concatenates them: about 400 bytes)
+_WORDS_PER_TASK = 20
+_SERIES_BYTES = 8.0
+_RECORD_BYTES = 400.0
 IN_DECISION = {
     "full": K.IN_DECISION_FULL,
     "zero": K.IN_DECISION_ZERO,
@@ -204,7 +212,7 @@ def simulate(p) -> SimulationResult:
     ----------
     Yin, Chen, Hu, FGCS 90 (2019), Secs. 3-5.
     """
-    p, topo, rho, notes = _prepare("simulate", p)
+    p, topo, rho, notes = _prepare("simulate", p, kept=p.replications)
     stations = []  # each replication's per-server table
     reps = replicate(_one_replication(p, topo, stations), replications=p.replications, seed=p.seed)
     return _finish("simulate", p, topo, rho, notes, reps, stations)
@@ -258,7 +266,8 @@ def simulate_to_precision(
             f"precision to reach (use simulate(overload='transient')). Got {p.overload!r} "
             "instead."
         )
-    p, topo, rho, notes = _prepare(f, p.trusted(replications=2))
+    # the loop keeps every replication it runs: up to max_replications series (and records)
+    p, topo, rho, notes = _prepare(f, p, kept=target.max_replications)
     stations = []
     return to_precision(
         _one_replication(p, topo, stations),
@@ -322,6 +331,9 @@ _EMPTY = {
 }
 
 
+_NOT_PARAMETERS = ("topology", "keep_records", "replications")
+
+
 def _finish_kwargs(p, topo, rho, notes) -> dict:
     """The shared engine's ``finish`` arguments for this run."""
     quantities = _quantities(topo)
@@ -343,7 +355,8 @@ def _finish_kwargs(p, topo, rho, notes) -> dict:
             "model": p.model,
             "topology": topo.name,
             "rho_bound": rho,
-            "parameters": {k: v for k, v in p if k not in ("topology", "keep_records")},
+            # the replications run are the result's own (a precision loop chooses them)
+            "parameters": {k: v for k, v in p if k not in _NOT_PARAMETERS},
         },
     )
 
@@ -464,29 +477,35 @@ def _records(topo, tasks, out, cutoff, replication) -> pd.DataFrame:
     )
 
 
-def _prepare(f, p):
+def _prepare(f, p, kept):
     """Build the hierarchy, bound the run's memory and check the model's load (``p`` is
-    validated)."""
+    validated; ``kept``: the replications whose series and records the run holds at once)."""
     topo = p.hierarchy()
     p = p.trusted(topology=topo)
     expected_tasks = p.lam * topo.weight.sum() * p.periods
-    per_task = 8.0 * (20 + topo.n) + (400.0 if p.keep_records else 0.0)
-    copies = p.replications if p.keep_records else 1
     check_budget(
         f,
         "periods",
         p.periods,
-        expected_tasks * per_task * copies,
-        what="task draws, kernel outputs and per-task records",
+        expected_tasks * _task_bytes(topo.n, kept, p.keep_records),
+        what="task draws, kernel outputs, completion-time series and per-task records",
     )
     if expected_tasks > _MAX_TASKS:
         raise ParameterError(
             f"The 'periods' parameter of {f} must keep the expected number of tasks per "
             f"replication (λ·Σweights·n = {expected_tasks:.3g}) at most {_MAX_TASKS:,} "
-            f"(about 150 bytes per task). Got {p.periods!r} instead."
+            f"(8 (20 + n) bytes a task for its draws and kernel outputs). Got {p.periods!r} "
+            "instead."
         )
     rho, notes = _load_check(f, p.model, p)
     return p, topo, rho, notes
+
+
+def _task_bytes(n: int, kept: int, records: bool) -> float:
+    """The memory estimate per expected task (see ``_WORDS_PER_TASK``): one replication's
+    scratch, plus what each of the ``kept`` replications leaves behind."""
+    left = _SERIES_BYTES + (_RECORD_BYTES if records else 0.0)
+    return 8.0 * (_WORDS_PER_TASK + n) + kept * left
 
 
 def _load_check(f, model, p):
@@ -561,7 +580,7 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
             f"{MODELS}. Got {models!r} instead."
         )
     models = [PARAMS["model"].check(m, f) for m in models]
-    p, topo, _, _ = _prepare(f, p.trusted(model=models[0]))
+    p, topo, _, _ = _prepare(f, p.trusted(model=models[0], keep_records=False), kept=1)
     rhos = {m: _load_check(f, m, p)[0] for m in models}
     rng = np.random.default_rng(np.random.SeedSequence(p.seed))
     tasks = _draw(p, topo, rng)
