@@ -234,3 +234,14 @@ def test_simulated_station_table_recovers_the_edge_time_of_eq_2():
         rd.simulated_station_table(**model, result=None)
     with pytest.raises(ParameterError, match="must come from a run of the same model"):
         rd.simulated_station_table(**(model | {"lam": 1.4}), result=result)
+
+
+def test_policy_m_reads_the_policy_by_value_not_by_identity():
+    # a name read from a widget or a file is a new string object, not the interned
+    # literal; at this point ASTO (m = 1) and the exact optimum (m = 2) differ
+    p = {"N": 8, "lam": 1.0, "t_cloud": 15.0, "service": rd.SExp(delta=3.0, mu=0.2)}
+    assert rd.asto(**p) != rd.optimal_m(**p, formula="exact")
+    for policy in ("asto", "bpo", "benchmark", "optimal"):
+        built = "".join(list(policy))
+        assert built is not policy
+        assert rd.policy_m(policy=built, **p) == rd.policy_m(policy=policy, **p)
