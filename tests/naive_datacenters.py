@@ -299,7 +299,8 @@ def ring_replication(lam, servers, mu, p, events, warmup, seed_seq, limit):
     """One replication of ``datacenters.simulate_ring`` from its definition (as
     :func:`two_center_replication`, on :func:`simulate_ring`): the fraction of all requests
     lost, and per center j its loss fraction (0 for a center without arrivals), the fraction
-    of time it is full and its mean number of busy servers."""
+    of time it is full and its mean number of busy servers; then the series, its warm-up and
+    the arrivals at each center after the warm-up."""
     n = len(lam)
     gen = np.random.default_rng(seed_seq)
     u_event, u_forward = gen.random(events), gen.random(events)
@@ -317,4 +318,4 @@ def ring_replication(lam, servers, mu, p, events, warmup, seed_seq, limit):
     for j in range(n):
         row[f"mean_busy{j}"] = occ[j + 1, 0] / time
     row["arrivals"] = sum(arrivals)
-    return row, *loss_series(list(lost), warm, limit)
+    return row, *loss_series(list(lost), warm, limit), arrivals
