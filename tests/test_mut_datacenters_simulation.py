@@ -341,9 +341,9 @@ def test_warm_up_loads_every_kernel_the_notebook_times():
     ADI shifts, GMRES, the residual and the sparse form of a thin window), the limit's QBD
     and the simulator are loaded, so no solve time the notebook shows is a compilation."""
     env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run(
-        [sys.executable, "-c", WARM], capture_output=True, text=True, env=env, check=True
-    )
+    # -B: the tree this test runs on is read from its source, never from a stale .pyc
+    run = [sys.executable, "-B", "-c", WARM]
+    out = subprocess.run(run, capture_output=True, text=True, env=env, check=True)
     loaded = set(out.stdout.split())
     solvers = {"grid_chain_stencil", "adi_shifts", "stationary_gmres", "stencil_residual"}
     thin = {"stencil_to_coo"}  # the sparse LU of a thin window (servers (20, 2))
