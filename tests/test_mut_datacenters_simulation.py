@@ -4,7 +4,8 @@ the intervals' ranges, the run's bounds on work and memory, the precision loop's
 bar, the ring's table and ``warm_up``. Oracles: the slow twins of one replication written
 from the model's text (tests/naive_datacenters.py: two_center_replication, ring_replication,
 loss_series), the exact two-center chain (balance equations, Little's law, conservation of
-requests), Erlang-B, and the bounds' own definitions (a planted memory budget)."""
+requests), the bounds' own definitions (a planted memory budget, the work bound at its
+edge) and, for ``warm_up``, the kernels a fresh interpreter has compiled after it."""
 
 import os
 import subprocess
