@@ -316,7 +316,11 @@ def test_the_public_signatures_resolve_for_documentation_tools():
 
 @pytest.mark.parametrize(
     ("seconds", "said"),
-    [(2.5, "compiled the kernels in 2.5 s"), (2.0, "loaded from the cache in 2.00 s")],
+    [
+        (2.5, "compiled the kernels in 2.5 s"),
+        (2.0, "loaded from the cache in 2.00 s"),
+        (1.5, "loaded from the cache in 1.50 s"),
+    ],
 )
 def test_warm_up_says_compiled_above_two_seconds(monkeypatch, seconds, said):
     clock = iter([1.0, 1.0 + seconds])  # t - t0 differs from t % t0 and t // t0
