@@ -288,7 +288,8 @@ def test_the_precision_loop_records_its_target_and_shows_a_bar_by_default(capsys
 
 
 def test_a_precision_run_with_no_class_1_request_names_the_rate_to_raise():
-    with pytest.raises(EmptyRunError, match="λ₁ = 1e-06 is too small for 5,000 events with λ₂"):
+    said = r"λ₁ = 1e-06 is too small for 5,000 events with λ₂ = 1e\+06: raise λ₁"
+    with pytest.raises(EmptyRunError, match=said):
         dc.simulate_to_precision(
             lam=(1e-6, 1e6),
             servers=(5000, 1),
