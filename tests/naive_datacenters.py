@@ -243,3 +243,79 @@ def idle_walk_rate_matrix(lam1, lam2, cmu1, cmu2, p1, p2, phases, sweeps=20_000)
             return new
         r = new
     return r
+
+
+def loss_series(lost, warm: int, limit: int) -> tuple[np.ndarray, int]:
+    """The per-arrival loss indicators as the stationarity detector's series, from the
+    simulation module's docstring: the indicators themselves when at most ``limit`` long,
+    else the means of consecutive blocks of b = ceil(n / (limit / 2)) arrivals (a trailing
+    partial block dropped), the warm-up counted in whole blocks (rounded up)."""
+    n = len(lost)
+    if n <= limit:
+        return np.array(lost, dtype=float), warm
+    b = int(np.ceil(n / (limit // 2)))
+    means = [sum(lost[i * b : (i + 1) * b]) / b for i in range(n // b)]
+    return np.array(means), int(np.ceil(warm / b))
+
+
+def two_center_replication(lam, servers, mu, p, events, warmup, seed_seq, limit):
+    """One replication of ``datacenters.simulate`` from its definition: two streams of
+    ``events`` uniforms from ``seed_seq`` (the event's, then the forwarding coin's), the chain
+    simulated by :func:`simulate_two_centers` from empty, the first ``warmup`` events not
+    counted, and every reported quantity from the counts and the time spent in each state.
+
+    Returns the row (name -> value) and the detector's class-1 loss series with its warm-up.
+    """
+    gen = np.random.default_rng(seed_seq)
+    u_event, u_forward = gen.random(events), gen.random(events)
+    (l1, l2), (c1, c2), (m1, m2), (p1, p2) = lam, servers, mu, p
+    counts, occ, _, lost1, warm1 = simulate_two_centers(
+        l1, l2, m1, m2, p1, p2, c1, c2, 0, 0, u_event, u_forward, warmup
+    )
+    time, busy1, busy2, full1, full2, both_full = occ
+    row, lost_total = {}, 0
+    for k in (1, 2):
+        arrivals, local, remote, at_once, forwarded, _ = counts[6 * (k - 1) : 6 * k]
+        lost = at_once + forwarded
+        lost_total += lost
+        # a class without arrivals lost none of them (class 1 then raises EmptyRunError)
+        row[f"beta{k}"] = lost / arrivals if arrivals else 0.0
+        row[f"arrivals{k}"] = arrivals
+        row[f"local{k}"] = local
+        row[f"remote{k}"] = remote
+        row[f"rejected{k}"] = lost
+    row["loss_rate"] = lost_total / time
+    row["mean_busy1"], row["mean_busy2"] = busy1 / time, busy2 / time
+    row["p_full1"], row["p_full2"], row["p_both_full"] = (
+        full1 / time,
+        full2 / time,
+        both_full / time,
+    )
+    row["time"] = time
+    return row, *loss_series(list(lost1), warm1, limit)
+
+
+def ring_replication(lam, servers, mu, p, events, warmup, seed_seq, limit):
+    """One replication of ``datacenters.simulate_ring`` from its definition (as
+    :func:`two_center_replication`, on :func:`simulate_ring`): the fraction of all requests
+    lost, and per center j its loss fraction (0 for a center without arrivals), the fraction
+    of time it is full and its mean number of busy servers; then the series, its warm-up and
+    the arrivals at each center after the warm-up."""
+    n = len(lam)
+    gen = np.random.default_rng(seed_seq)
+    u_event, u_forward = gen.random(events), gen.random(events)
+    counts, occ, _, lost, warm = simulate_ring(
+        lam, mu, p, servers, np.zeros(n, np.int64), u_event, u_forward, warmup
+    )
+    time = occ[0, 0]
+    arrivals = [int(counts[j, 0]) for j in range(n)]
+    rejected = [int(counts[j, 3] + counts[j, 4]) for j in range(n)]
+    row = {"beta": sum(rejected) / sum(arrivals)}
+    for j in range(n):
+        row[f"beta{j}"] = rejected[j] / arrivals[j] if arrivals[j] else 0.0
+    for j in range(n):
+        row[f"p_full{j}"] = occ[j + 1, 1] / time
+    for j in range(n):
+        row[f"mean_busy{j}"] = occ[j + 1, 0] / time
+    row["arrivals"] = sum(arrivals)
+    return row, *loss_series(list(lost), warm, limit), arrivals

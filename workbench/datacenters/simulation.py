@@ -23,7 +23,7 @@ of every center (its mean is the headline β). This is the series whose mean is 
 estimate, one observation per request as for the other papers' per-request delays; the
 time-weighted occupancies (``p_full``, ``mean_busy``) are functions of the same chain. A
 series longer than 65,536 arrivals is handed over as means of consecutive blocks of
-arrivals (at least 32,768 of them), so the memory kept per replication stays bounded.
+arrivals (at most 32,768 of them), so the memory kept per replication stays bounded.
 Intervals are clipped to each quantity's range (probabilities in [0, 1], rates and means
 >= 0).
 """
