@@ -649,11 +649,21 @@ def run_tests(
             return "timeout", f"no result within {timeout:.0f} s"
         time.sleep(0.02)
     code = os.waitstatus_to_exitcode(status)
-    tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return _outcome(code, text)
+
+
+def _outcome(code: int, text: str) -> tuple[str, str]:
+    """(outcome, detail) of a child's pytest exit ``code`` and log ``text``. A test module
+    that does not import (the mutant broke an import or a signature the module runs at
+    import) is a kill even when pytest, asked for node ids of that module, then finds no
+    collector and exits 4; exit 4 or 5 without such an error means the test mapping is
+    wrong."""
+    tail = text.strip().splitlines()[-1:]
     detail = f"exit {code}: {tail[0][:160] if tail else ''}"
     if code == 0:
         return "survived", detail
-    if code in (4, 5):  # usage error / no tests collected: the mapping is wrong
+    if code in (4, 5) and "ERROR collecting" not in text:
         return "error", detail
     if code == _TEST_TIMEOUT_EXIT:
         return "timeout", detail

@@ -155,6 +155,27 @@ def test_a_wider_scoped_fixtures_lines_are_credited_to_every_test_using_it(
     assert not other & credited("test_first") and not build & credited("TestInClass::test_b")
 
 
+def test_a_test_module_that_does_not_import_kills_the_mutant(mutation, tmp_path):
+    """pytest, given node ids of a module that fails to import, reports the collection
+    error and then exits 4 (no collector): the mutant broke the import, a kill; exit 4
+    without a collection error is the runner's own mapping gone wrong."""
+    (tmp_path / "broken.py").write_text("def f(*, a):\n    pass\n\n\nraise ImportError('x')\n")
+    (tmp_path / "test_broken.py").write_text("import broken\n\n\ndef test_a():\n    pass\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+        + ["-o", "addopts=", "--rootdir", str(tmp_path), "test_broken.py::test_a"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+    assert run.returncode == 4
+    assert mutation._outcome(4, run.stdout + run.stderr)[0] == "killed"
+    assert mutation._outcome(4, "ERROR: found no collectors for t.py::x")[0] == "error"
+    assert mutation._outcome(5, "no tests ran")[0] == "error"
+    assert mutation._outcome(0, "1 passed")[0] == "survived"
+
+
 def _wilson(k, n, z=1.959963984540054):
     """Wilson's score interval by its textbook formula, in percent."""
     centre = (k + z * z / 2) / (n + z * z)
