@@ -280,6 +280,8 @@ def _fog_load(net, j, n_iot, light_only=False):
         (dict(theta=[0.0, math.inf], e_max=1), lambda net: _fog_load(net, 1, 4)),
         (dict(theta=[0.05, 0.05]), lambda net: None),
         (dict(policy="all_cloud"), lambda net: None),
+        # the same policy named by a string built at run time (not the interned literal)
+        (dict(policy="".join(["all_", "cloud"])), lambda net: None),
     ],
 )
 def test_the_models_load_bound_is_the_node_that_keeps_everything(kw, want):
