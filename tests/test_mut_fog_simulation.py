@@ -93,8 +93,55 @@ def test_draws_are_the_scenarios_poisson_streams_routes_and_unit_draws():
         assert a.dtype == np.int64 and a.shape == (n,)
 
 
+class EdgeDraws:
+    """A stand-in for numpy's Generator whose uniform draws are given: exponential draws
+    are their mean, uniform(a, b) is a."""
+
+    def __init__(self, *uniforms):
+        self.uniforms = list(uniforms)
+
+    def exponential(self, scale, size):
+        return np.full(size, scale)
+
+    def random(self, size):
+        return np.asarray(self.uniforms.pop(0), float)
+
+    def uniform(self, low, high, size):
+        return np.full(size, low)
+
+
+def test_eq_2_splits_the_unit_interval_into_half_open_routes():
+    """A draw u takes the route of [0, p^I), [p^I, p^I + p^F) or [p^I + p^F, 1): a draw on a
+    boundary belongs to the next route, and the first (IoT node, type) pair whose
+    cumulative share exceeds the pick draw is chosen."""
+    net = compile_scenario(_uneven_routes())
+    p = net.iot_p[0]
+    u = [0.0, np.nextafter(p[0], 0), p[0], p[0] + p[1], np.nextafter(1.0, 0)]
+    req = draw_requests(net, 5, EdgeDraws(np.zeros(5), u, np.zeros(5), np.zeros(5)), 0.05)
+    assert req.origin.tolist() == [0] * 5 and req.rtype.tolist() == [0] * 5
+    local, fog, cloud = K.ROUTE_LOCAL, K.ROUTE_FOG, K.ROUTE_CLOUD
+    assert req.route.tolist() == [local, local, fog, cloud, cloud]
+    # the pick draw: the last pair takes every draw up to 1, the first the draws below its share
+    rates = net.iot_rate.ravel()
+    share = np.cumsum(rates / rates.sum())
+    pick = [0.0, np.nextafter(share[0], 0), share[0], np.nextafter(1.0, 0)]
+    req = draw_requests(net, 4, EdgeDraws(pick, np.zeros(4), np.zeros(4), np.zeros(4)), 0.05)
+    last = net.n_iot - 1
+    assert req.origin.tolist() == [0, 0, 0, last] and req.rtype.tolist() == [0, 0, 1, 1]
+
+
+def test_kernel_arguments_take_theta_and_max_events_by_keyword_only():
+    net = compile_scenario(default_scenario(0, n_fog=3))
+    req = draw_requests(net, 100, np.random.default_rng(1), 0.05)
+    with pytest.raises(TypeError):
+        kernel_arguments(P1Params(scenario=net), req, None, 10)
+
+
 BOUND_CASES = [
     ("distributed", "offload", 1, 0.02),
+    # the same choices named by strings built at run time (not the interned literals)
+    ("".join(["ora", "cle"]), "offload", 2, 0.02),
+    ("distributed", "".join(["off", "load"]), 1, 0.02),
     ("central", "offload", 3, 0.01),
     ("oracle", "offload", 2, 0.02),
     ("distributed", "offload", 0, 0.02),
