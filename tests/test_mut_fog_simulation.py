@@ -378,6 +378,18 @@ def test_node_tables_obey_the_utilisation_law_littles_law_and_conservation():
         assert cloud["utilisation"].iloc[k] == pytest.approx(want, rel=1e-9)
 
 
+def test_a_run_shorter_than_a_second_keeps_the_utilisation_law():
+    g = with_traffic(default_scenario(0, n_fog=3), load=3.0)
+    run = run_once(g, requests=100, seed=2)
+    assert run.horizon < 0.6  # about 500 requests per second
+    rec = run.records
+    for j in range(3):
+        mine = rec[(rec["tier"] == "fog").to_numpy() & (rec["place"].to_numpy() == j)]
+        want = mine["d_proc"].sum() / run.horizon
+        assert run.fog["utilisation"].iloc[j] == pytest.approx(want, rel=1e-9)
+        assert run.fog["throughput"].iloc[j] == pytest.approx(len(mine) / run.horizon)
+
+
 def test_a_fog_node_that_serves_nothing_has_zero_sojourn():
     g = _pair()
     run = run_once(g, policy="all_cloud", requests=500, seed=1)
