@@ -534,3 +534,12 @@ def test_precision_loop_keeps_the_node_table_of_the_replications_it_reports():
     nodes = res.info["nodes"]
     assert nodes["utilisation"].mean() == pytest.approx(res.frame["fog_utilisation"].mean())
     assert res.replications == len(res.frame) >= 3
+
+
+def test_the_precision_loop_shows_its_progress_unless_told_not_to(capsys):
+    kw = dict(scenario=default_scenario(0, n_fog=3), requests=1_000, rel_half_width=0.5)
+    simulate_to_precision(**kw, initial=2)
+    shown = capsys.readouterr().err
+    assert "simulate_to_precision" in shown and "%" in shown  # a text bar on stderr
+    simulate_to_precision(**kw, initial=2, progress=False)
+    assert capsys.readouterr().err == ""
