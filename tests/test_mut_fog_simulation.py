@@ -151,7 +151,20 @@ BOUND_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("mode", "policy", "e_max", "period"), BOUND_CASES)
+BOUND_IDS = [
+    "offload",
+    "oracle-built",
+    "offload-built",
+    "central-emax3",
+    "oracle",
+    "emax0",
+    "no_offload",
+    "light_only",
+    "all_cloud",
+]
+
+
+@pytest.mark.parametrize(("mode", "policy", "e_max", "period"), BOUND_CASES, ids=BOUND_IDS)
 def test_event_bound_is_its_documented_sum_and_holds(mode, policy, e_max, period):
     g = with_traffic(default_scenario(1, n_fog=4), load=1.3)
     net = compile_scenario(g)
