@@ -318,6 +318,15 @@ def test_a_cloud_overloaded_by_every_fog_request_is_refused_by_hand_computed_loa
         run_once(scenario=above, requests=1_000)
 
 
+def test_a_cloud_at_a_load_of_exactly_one_is_refused():
+    # one IoT node, every request to the fog or the cloud, Z = Z' = 1/4 s: ρ = 4 · 1/4 = 1
+    g = ring_scenario(
+        1, 1, lam_per_iot=4.0, light_fraction=0.5, p_iot=0.0, cloud_mu=(4.0, 4.0), cloud_units=1
+    )
+    with pytest.raises(UnstableRegimeError, match="per unit is 1 ≥ 1"):
+        simulate(scenario=g, requests=1_000)
+
+
 def _pair(iots=(3, 1), lam=4.0):
     """Two fog nodes on a path, Light share 0.4, p^I = 0.2, p^C = 0.1."""
     return ring_scenario(2, list(iots), lam_per_iot=lam, light_fraction=0.4, p_iot=0.2, p_cloud=0.1)
@@ -338,6 +347,7 @@ def _fog_load(net, j, n_iot, light_only=False):
         # θ = ∞ at node 0: it keeps its own requests and all node 1 forwards (θ = 0)
         (dict(theta=[math.inf, 0.0], e_max=1), lambda net: _fog_load(net, 0, 4)),
         (dict(theta=[0.0, math.inf], e_max=1), lambda net: _fog_load(net, 1, 4)),
+        (dict(theta=[0.05, 0.05], policy="".join(["off", "load"])), lambda net: None),
         (dict(theta=[0.05, 0.05]), lambda net: None),
         (dict(policy="all_cloud"), lambda net: None),
         # the same policy named by a string built at run time (not the interned literal)
@@ -453,6 +463,7 @@ def test_utilisation_and_share_intervals_stop_at_one_on_a_saturated_node():
         seed=1,
     )
     assert not res.stationary
+    assert sum(n.startswith("overloaded") for n in res.notes) == 1  # said once, not twice
     high = ("share_fog", "fog_utilisation", "max_fog_utilisation")
     _clipped(res, dict.fromkeys(high, "high"))
 
@@ -534,7 +545,8 @@ def test_records_are_the_first_replications_and_nodes_average_every_replication(
     assert first["delay_per_iot"] == pytest.approx(per_iot, rel=1e-12)
     # the node table is the mean over replications: its mean utilisation is the frame's
     nodes = res.info["nodes"]
-    assert len(nodes) == 3
+    assert nodes["name"].tolist() == compile_scenario(g).fog_names
+    assert nodes["fog"].tolist() == [0, 1, 2]
     assert nodes["utilisation"].mean() == pytest.approx(res.frame["fog_utilisation"].mean())
     assert nodes["utilisation"].max() <= res.frame["max_fog_utilisation"].max()
 
@@ -556,3 +568,10 @@ def test_the_precision_loop_shows_its_progress_unless_told_not_to(capsys):
     assert "simulate_to_precision" in shown and "%" in shown  # a text bar on stderr
     simulate_to_precision(**kw, initial=2, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_of_heavy_requests_only_has_a_heavy_delay_and_no_light_one():
+    g = with_traffic(default_scenario(0, n_fog=3), light_fraction=0.0)
+    res = simulate(scenario=g, requests=1_000, replications=2)
+    assert math.isnan(res["delay_light"])
+    assert res["delay_heavy"] == pytest.approx(res["delay"], rel=1e-12)
