@@ -497,3 +497,29 @@ def naive_analyze(
         mean_delay=float((d * rates).sum() / rates.sum()),
         mean_delay_per_iot=float(np.mean(per_iot)),
     )
+
+
+def event_bound_naive(net, req, *, e_max, mode, policy, period):
+    """An upper bound on one run's events, request by request, as the simulator's
+    ``event_bound`` documents it: every request makes at most e_M + 1 arrivals at fog nodes
+    and one departure (plus one event for the loop's start); with announcements (the paper's
+    offloading, e_M > 0, not the oracle) each fog node announces every T_a until the last
+    request can be done: the last IoT uplink, then every fog request processed one after the
+    other at the slowest fog rate, then e_M + 1 hops over the slowest fog link."""
+    n = len(req.gen_time)
+    events = 1
+    for _ in range(n):
+        events += e_max + 1  # the first arrival at a fog node and up to e_M forwards
+        events += 1  # its departure
+    if mode == "oracle" or policy != "offload" or e_max == 0 or n == 0:
+        return events
+    slowest = max(1.0 / mu for row in net.fog_mu for mu in row)
+    work = 0.0
+    for i in range(n):
+        if req.route[i] == 1:  # routed to the fog (eq. 2's p^F)
+            work += req.work[i]
+    hop = 0.0
+    if len(net.nbr_prop):
+        hop = max(net.nbr_prop) + max(net.size_bits) * max(net.nbr_inv)
+    end = req.gen_time[n - 1] + max(net.iot_prop) + work * slowest + (e_max + 1) * hop
+    return events + net.n_fog * (math.floor(end / period) + 2)

@@ -106,7 +106,8 @@ class RunOutput:
         (tier, place), forwards, generation time, delay and its components [s].
     fog, cloud : pandas.DataFrame
         One row per fog node (utilisation, mean requests in the node, arrivals, acceptances,
-        throughput, mean sojourn) and per cloud server (utilisation, requests served).
+        throughput, mean sojourn) over ``horizon``, and per cloud server (utilisation,
+        requests served) over ``horizon`` or, when later, the end of its last service.
     horizon : float
         Time of the run's last event [s].
     """
@@ -352,11 +353,16 @@ def _run(p, net, th, n, rng, func) -> RunOutput:
         }
     )
     units = [slice(a, b) for a, b in itertools.pairwise(net.unit_ptr)]
+    # a cloud unit can still be serving after the loop's last event (a cloud arrival): a
+    # server's utilisation is over the run up to the end of its last service, never above 1
+    at_cloud = out.tier == K.TIER_CLOUD
+    cloud_span = np.full(net.n_cloud, span)
+    np.maximum.at(cloud_span, out.place[at_cloud], (out.t_done - out.d_back)[at_cloud])
     cloud = pd.DataFrame(
         {
             "cloud": np.arange(net.n_cloud),
             "name": net.cloud_names,
-            "utilisation": [out.unit_busy[u].mean() / span for u in units],
+            "utilisation": [out.unit_busy[u].mean() / cloud_span[k] for k, u in enumerate(units)],
             "served": [out.unit_served[u].sum() for u in units],
         }
     )
