@@ -160,8 +160,9 @@ def test_the_row_of_a_run_with_nothing_measured_has_no_delay_and_zero_shares():
 
 
 def test_a_row_with_one_task_upload_spans_its_measured_time_exactly():
-    """One upload of 0.25 s, measured from 0.5 s to a horizon of 1.5 s on two cloudlets:
-    utilisation 0.25 / (2 · 1.0); its delay is every percentile."""
+    """One measured upload of 0.25 s, from 0.5 s to a horizon of 1.5 s on two cloudlets:
+    utilisation 0.25 / (2 · 1.0); its delay is every percentile; one task in the whole run
+    withdrew one copy and hit one pending result: 1 per task."""
     frame = pd.DataFrame(
         {
             "arrival": [0.2, 0.5],
@@ -172,17 +173,22 @@ def test_a_row_with_one_task_upload_spans_its_measured_time_exactly():
             "upload_end": [np.nan, 1.0],
         }
     )
-    counters = {"tasks": 2, "withdrawn": 1, "pending_hits": 1, "uploads": 1, "copies": 2}
-    row = S._row(Run(frame, counters | {"slots_run": 300}), 0.5, 2, 1.5)
+    counters = {"tasks": 1, "withdrawn": 1, "pending_hits": 1, "uploads": 1, "copies": 2}
+    counters["slots_run"] = 300
+    row = S._row(Run(frame, counters), 0.5, 2, 1.5)
     assert row["uplink_utilisation"] == 0.125
     assert row["mean_delay"] == row["p90_delay"] == row["p99_delay"] == 0.4
     assert row["hit_rate"] == 0.0 and row["hedged_fraction"] == 1.0
-    assert row["withdrawn_per_task"] == 0.5 and row["pending_hit_rate"] == 0.5
+    assert row["withdrawn_per_task"] == 1.0 and row["pending_hit_rate"] == 1.0
     # an upload ending after the horizon stretches the span to its end: 0.25 / (2 · 1.5)
     late = frame.assign(upload_start=[np.nan, 1.75], upload_end=[np.nan, 2.0])
-    assert S._row(Run(late, counters | {"slots_run": 300}), 0.5, 2, 1.5)[
-        "uplink_utilisation"
-    ] == pytest.approx(0.25 / 3.0, rel=1e-15)
+    row = S._row(Run(late, counters), 0.5, 2, 1.5)
+    assert row["uplink_utilisation"] == pytest.approx(0.25 / 3.0, rel=1e-15)
+    # the one measured task served from a cache: a hit rate of 1, nothing uploaded
+    hit = frame.assign(from_cache=[False, True], copies=[1, 0], upload_start=[0.3, np.nan])
+    row = S._row(Run(hit.assign(upload_end=[0.4, np.nan]), counters), 0.5, 2, 1.5)
+    assert row["hit_rate"] == 1.0 and row["hedged_fraction"] == 0.0
+    assert row["uplink_utilisation"] == 0.0
 
 
 # ------------------------------------------------------------------------------------------
@@ -297,6 +303,36 @@ def test_each_replication_is_the_documented_streams_run_by_hand(policy):
     assert r.stationarity == verdict
     for q in ("mean_delay", *SHARES):
         assert r[q] == pytest.approx(r.frame[q].mean(), rel=1e-12)
+
+
+def test_a_task_arriving_exactly_at_the_warm_ups_end_is_measured(monkeypatch):
+    """The warm-up is [0, warmup · slots · δ): the task nearest the cut, moved onto it (its
+    user's order kept: no other task of that user lies between), is in the records, and the
+    records are the tasks the row counts."""
+    measured, warm = 200, 100
+    cut = warm * P2Params().slot
+    real, drawn = S._tasks, []
+
+    def onto_the_cut(network, lam, mean_bits, horizon, s_task):
+        t = real(network, lam, mean_bits, horizon, s_task)
+        arrival = t.arrival.copy()  # the cached draw stays as it is
+        arrival[np.argmin(np.abs(arrival - cut))] = cut
+        drawn.append(arrival)
+        return t._replace(arrival=arrival)
+
+    monkeypatch.setattr(S, "_tasks", onto_the_cut)
+    r = simulate(
+        policy="BL2",
+        **SMALL,
+        **run_length(measured, warm),
+        replications=2,
+        seed=8,
+        overload="transient",
+    )
+    for i, arrival in enumerate(drawn):
+        assert (arrival == cut).sum() == 1
+        kept = int((arrival >= cut).sum())
+        assert (r.records["replication"] == i).sum() == kept == r.frame["tasks"].iloc[i]
 
 
 def test_every_replication_keeps_its_records_and_the_default_keeps_them():
@@ -422,6 +458,9 @@ def test_an_unstable_point_raises_or_comes_back_flagged_with_its_first_step():
     returns the first step's replications, not stationary and not converged, saying so."""
     with pytest.raises(UnstableRegimeError, match="not a steady state"):
         simulate_to_precision(**UNSTABLE, initial=3)
+    read = "".join(["ra", "ise"])  # a choice read at run time (a file, a widget): equal, not
+    with pytest.raises(UnstableRegimeError, match="not a steady state"):  # the same object
+        simulate_to_precision(**UNSTABLE, initial=3, overload=read)
     r = simulate_to_precision(**UNSTABLE, initial=3, overload="transient")
     assert r.replications == 3 and not r.converged and not r.stationary
     assert r.notes[-1] == "not stationary: precision not pursued, 3 replications shown"
