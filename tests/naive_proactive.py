@@ -381,7 +381,7 @@ def user_load_naive(scenario, policy, storage, lam, mean_bits, bandwidth):
         for e in range(scenario.path_gain.shape[1]):
             if scenario.covered[u, e]:
                 snr = scenario.power_w * scenario.path_gain[u, e] / scenario.noise_w
-                best = max(best, bandwidth * math.log2(1.0 + snr))
+                best = max(best, bandwidth * math.log1p(snr) / math.log(2.0))  # log2(1 + snr)
         profile = scenario.profiles[scenario.profile_of_user[u]]
         cached = 0.0
         if caches:

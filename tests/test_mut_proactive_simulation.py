@@ -191,6 +191,17 @@ def test_a_row_with_one_task_upload_spans_its_measured_time_exactly():
     assert row["uplink_utilisation"] == 0.0
 
 
+def test_the_row_by_default_measures_every_task_on_one_cloudlet_from_time_zero():
+    """Without a cut, a cloudlet count or a horizon: every task measured, over one
+    cloudlet, the span from 0 to the last upload's end (before 1 s here)."""
+    run = _hand_run(np.random.default_rng(9), 30, 0.5)
+    assert run.tasks["upload_end"].max() < 1.0
+    got, want = S._row(run), row_naive(run.tasks, run.counters, 0.0, 1, 0.0)
+    for k in ROW_KEYS:
+        assert _same(got[k], want[k]), k
+    assert got["tasks"] == 30
+
+
 # ------------------------------------------------------------------------------------------
 # the users' load bound
 # ------------------------------------------------------------------------------------------
@@ -210,6 +221,29 @@ def test_the_load_bound_is_the_busiest_users_upload_load(policy):
     caching = P2Params(policy=policy, storage=1, **SMALL)
     off = caching.trusted(storage=0)
     assert (S._user_load(sc, caching) < S._user_load(sc, off)) == (policy in ("proposed", "BL1"))
+
+
+def test_the_load_bound_takes_each_users_best_covering_cloudlet_not_its_best_one():
+    """A planted network: no user is covered by its strongest cloudlet (every other one
+    covers it), then a transmitter 160 dB weaker leaves every link below 1 bit/s: the
+    bound divides by the best covering link's rate (user_load_naive)."""
+    sc = make_scenario(**SMALL, seed=7)
+    covered = np.ones_like(sc.covered)
+    covered[np.arange(len(covered)), np.argmax(sc.path_gain, axis=1)] = False
+    planted = sc._replace(covered=covered)
+    faint = planted._replace(power_w=sc.power_w * 1e-16)
+    assert (
+        P2Params().bandwidth * math.log2(1.0 + faint.power_w * sc.path_gain.max() / sc.noise_w) < 1
+    )
+    for net in (planted, faint):
+        for policy in ("proposed", "BL2"):
+            p = P2Params(policy=policy, **SMALL)
+            got = S._user_load(net, p)
+            want = user_load_naive(net, policy, p.storage, p.lam, p.mean_bits, p.bandwidth)
+            assert got == pytest.approx(want, rel=1e-12)
+    # the strongest link would have carried the busiest user's load more easily
+    full = P2Params(policy="BL2", **SMALL)
+    assert S._user_load(planted, full) > S._user_load(sc, full)
 
 
 def test_one_user_at_one_cloudlet_loads_its_link_by_lambda_bits_over_rate():
@@ -394,6 +428,7 @@ def test_the_precision_loop_calls_its_monitor_before_every_replication():
     seen = []
     r = simulate_to_precision(**SHORT, rel_half_width=0.5, initial=3, monitor=seen.append)
     assert r.replications >= 3 and seen == list(range(r.replications))
+    assert r.records is None  # a precision run keeps no records
     assert r.info["load_bound"] == pytest.approx(
         max(
             user_load_naive(sc, "BL3", 10, r.info["lam"], r.info["mean_bits"], 1e7)
