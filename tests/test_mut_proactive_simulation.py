@@ -477,6 +477,19 @@ def test_the_run_time_bound_admits_exactly_its_budget(monkeypatch):
         simulate_to_precision(**SHORT, half_width=10.0, max_replications=2, initial=2)
 
 
+def test_a_precision_run_too_long_for_two_replications_names_a_parameter_it_takes(monkeypatch):
+    """Two replications, the least a precision run makes, over the bound: the refusal names
+    max_replications (simulate_to_precision takes no 'replications') and counts 2 of them,
+    whatever the cap asked for."""
+    per = 300 * 10 * 4
+    monkeypatch.setattr(P, "MAX_WORK", 2 * per - 1)
+    for top in (2, 200):
+        with pytest.raises(ParameterError) as err:
+            simulate_to_precision(**SHORT, max_replications=top)
+        assert "'max_replications' parameter of simulate_to_precision" in str(err.value)
+        assert f"Got 2 × {per:.3g} = {2 * per:.3g} instead" in str(err.value)
+
+
 def test_the_default_precision_run_shows_a_progress_bar(capsys):
     simulate_to_precision(**SHORT | {"progress": True}, half_width=10.0, initial=2)
     assert "P2 BL3 to ±10 s" in capsys.readouterr().err
