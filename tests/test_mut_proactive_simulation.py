@@ -189,6 +189,10 @@ def test_a_row_with_one_task_upload_spans_its_measured_time_exactly():
     row = S._row(Run(hit.assign(upload_end=[0.4, np.nan]), counters), 0.5, 2, 1.5)
     assert row["hit_rate"] == 1.0 and row["hedged_fraction"] == 0.0
     assert row["uplink_utilisation"] == 0.0
+    # an upload longer than the time before it started (0.1 s to 0.35 s): busy 0.25 s
+    early = frame.assign(arrival=[0.0, 0.05], upload_start=[np.nan, 0.1])
+    row = S._row(Run(early.assign(upload_end=[np.nan, 0.35]), counters), 0.0, 1, 1.0)
+    assert row["uplink_utilisation"] == pytest.approx(0.25, rel=1e-15)
 
 
 def test_the_row_by_default_measures_every_task_on_one_cloudlet_from_time_zero():
