@@ -322,3 +322,69 @@ def simulate_twin(
         hedge_check,
         **flags,
     )
+
+
+def quantile_naive(values, q):
+    """The q-quantile of ``values`` by linear interpolation between order statistics: rank
+    h = (n − 1) q, the value at floor(h) plus (h − floor(h)) of the step to the next one."""
+    x = sorted(values)
+    h = (len(x) - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, len(x) - 1)
+    return x[lo] + (h - lo) * (x[hi] - x[lo])
+
+
+def row_naive(tasks, counters, measured_from, cloudlets, horizon):
+    """P2's per-replication row, task by task from the docstring of
+    ``workbench.proactive.simulation._row``: the tasks arriving at or after ``measured_from``
+    are measured; delay mean and percentiles over them; shares of cache hits and of tasks
+    with two or more copies; withdrawn copies and pending hits per task of the whole run
+    (the kernel's counters); the measured tasks' upload time over ``cloudlets`` × the span
+    from ``measured_from`` to the later of ``horizon`` and their last upload's end."""
+    rows = [t for t in tasks.to_dict("records") if t["arrival"] >= measured_from]
+    delays = [t["delay"] for t in rows]
+    busy, last = 0.0, horizon
+    for t in rows:
+        if not math.isnan(t["upload_start"]):  # a task served from a cache uploads nothing
+            busy += t["upload_end"] - t["upload_start"]
+            last = max(last, t["upload_end"])
+    span = last - measured_from
+    per_task = max(len(rows), 1)  # an empty run reports shares of 0
+    per_count = max(counters["tasks"], 1)
+    nan = float("nan")
+    return {
+        "uplink_utilisation": busy / (cloudlets * span) if span > 0 else 0.0,
+        "mean_delay": sum(delays) / len(delays) if delays else nan,
+        "p90_delay": quantile_naive(delays, 0.90) if delays else nan,
+        "p99_delay": quantile_naive(delays, 0.99) if delays else nan,
+        "hit_rate": sum(1 for t in rows if t["from_cache"]) / per_task,
+        "hedged_fraction": sum(1 for t in rows if t["copies"] >= 2) / per_task,
+        "withdrawn_per_task": counters["withdrawn"] / per_count,
+        "pending_hit_rate": counters["pending_hits"] / per_count,
+        "tasks": len(rows),
+        "uploads": counters["uploads"],
+        "copies": counters["copies"],
+        "withdrawn": counters["withdrawn"],
+        "slots_run": counters["slots_run"],
+    }
+
+
+def user_load_naive(scenario, policy, storage, lam, mean_bits, bandwidth):
+    """The busiest user's upload load, user by user: λ_u (1 − c_u) L̄ / r_u with r_u the best
+    interference-free Shannon rate B log2(1 + P g / σ²) over the cloudlets covering u, and c_u
+    the popularity mass of the cacheable types in u's profile when the scheme caches
+    (proposed and BL1 with storage) and 0 otherwise."""
+    caches = policy in ("proposed", "BL1") and storage >= 1
+    worst = 0.0
+    for u in range(scenario.path_gain.shape[0]):
+        best = 0.0
+        for e in range(scenario.path_gain.shape[1]):
+            if scenario.covered[u, e]:
+                snr = scenario.power_w * scenario.path_gain[u, e] / scenario.noise_w
+                best = max(best, bandwidth * math.log1p(snr) / math.log(2.0))  # log2(1 + snr)
+        profile = scenario.profiles[scenario.profile_of_user[u]]
+        cached = 0.0
+        if caches:
+            cached = sum(profile[a] for a in range(len(profile)) if scenario.cacheable[a])
+        worst = max(worst, lam * (1.0 - cached) * mean_bits / best)
+    return worst

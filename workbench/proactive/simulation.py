@@ -307,7 +307,9 @@ def simulate_to_precision(
         unit="s",
     )
     top, initial = target.max_replications, target.initial
-    p.check_work(func, 2, "replications")
+    # even the least precision run (2 replications) must fit; named by the parameter the
+    # caller sets here (simulate_to_precision takes no ``replications``)
+    p.check_work(func, 2, "max_replications")
     p.check_work(func, top, "max_replications")
     overload = check_choice(overload, "overload", func, OVERLOAD)
     if monitor is not None and not callable(monitor):
