@@ -19,6 +19,7 @@ from naive_arena import RecordingTwin, summary_naive
 from workbench import arena
 from workbench.arena.compile import draw_tasks
 from workbench.arena.simulation import POLICIES, _policy, checked_net
+from workbench.output_analysis import detect
 from workbench.seeding import replication_seeds
 
 
@@ -27,8 +28,7 @@ def _chain(capacity=3, lam=3.0):
     two servers, rooms of ``capacity``), a cloud of infinite servers behind ``e1``: every
     node draws its own busy and idle power, every link its own delay, bandwidth and energy
     per bit."""
-    nodes = [{"id": "d", "role": "device", "servers": 0, "power_idle": 0.5, "power_busy": 7.0}]
-    nodes += [
+    nodes = [
         {
             "id": f"e{k}",
             "role": "edge",
@@ -43,6 +43,7 @@ def _chain(capacity=3, lam=3.0):
         {"id": "c", "role": "cloud", "servers": ".inf", "speed": 2.0, "power_idle": 900.0}
         | {"power_busy": 60.0}
     )
+    nodes.append({"id": "d", "role": "device", "servers": 0, "power_idle": 0.5, "power_busy": 7.0})
     pairs = [
         ("d", "e0", 0.5, 5e6, 2e-7),
         ("e0", "e1", 1.0, 2e6, 1e-7),
@@ -83,27 +84,27 @@ _CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "params"), _CASES)
-def test_each_replications_row_is_the_docstrings_summary_of_the_twins_run(name, params):
-    """Two replications of 1,200 tasks measured from task 120: every quantity, the count
-    of completed tasks, and each node's utilisation and power equal the slow summary of the
-    twin's run; the records equal the twin's tasks one by one."""
-    sc = _chain()
-    n, reps, seed = 1_200, 2, 7
+def _check(sc, name, params, n, seed, warmup):
+    """Two replications of ``n`` tasks against the twin's: every quantity, the count of
+    completed tasks, each node's utilisation and power (the slow summary), the records
+    task by task, and the stationarity verdict, which must be the detector's on the twin's
+    delays in arrival order with its completed warm-up tasks cut."""
+    reps = 2
     r = arena.simulate(
         scenario=sc,
         policy=name,
         requests=n,
         replications=reps,
         seed=seed,
-        warmup=0.1,
+        warmup=warmup,
         overload="transient",
         records=True,
         **params,
     )
-    warm = 120
+    warm = round(warmup * n)
     assert r.info["warmup"] == warm
     ids = [x.id for x in sc.nodes] + [""]
+    series, cut = [], []
     for k, (net, tk, out) in enumerate(_twins(sc, name, params, n, seed, reps, warm)):
         want = summary_naive(sc, net, tk, out, warm)
         got = r.frame.iloc[k]
@@ -129,3 +130,25 @@ def test_each_replications_row_is_the_docstrings_summary_of_the_twins_run(name, 
             for w, s in zip(where[keep], started[keep], strict=True)
         ]
         assert rec["outcome"].tolist() == outcome
+        series.append(
+            np.array([f - t for f, t, w in zip(finish, tk.t, where, strict=True) if w >= 0])
+        )
+        cut.append(sum(w >= 0 for w in where[:warm]))
+    assert r.stationarity == detect(series, warmup=cut, unit="s", label="mean_delay")
+    return r
+
+
+@pytest.mark.parametrize(("name", "params"), _CASES)
+def test_each_replications_row_is_the_docstrings_summary_of_the_twins_run(name, params):
+    """1,200 tasks measured from task 120 on the chain, for policies that keep, forward,
+    replicate (cancelled on completion and on start) and overflow into losses."""
+    _check(_chain(), name, params, 1_200, 7, 0.1)
+
+
+@pytest.mark.parametrize("name", ["jsq", "local"])
+def test_a_window_shorter_than_a_second_is_measured_like_any_other(name):
+    """348 arrivals a second: 200 tasks measured from task 20 span about half a second
+    (utilisation and power are per second of that window, not NaN)."""
+    r = _check(_chain(lam=60.0), name, {}, 200, 3, 0.1)
+    window = r.records.groupby("replication")["arrival"].agg(lambda t: t.max() - t.min())
+    assert window.between(0.2, 0.9).all()
