@@ -15,11 +15,14 @@ import math
 import numpy as np
 import pytest
 from naive_arena import RecordingTwin, summary_naive
+from numba import njit
 
-from workbench import arena
+from workbench import ParameterError, arena
 from workbench.arena.compile import draw_tasks
+from workbench.arena.policies import C_DELAY, C_TRANSMISSION, USER_SIG
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.output_analysis import detect
+from workbench.params import Param
 from workbench.seeding import replication_seeds
 
 
@@ -152,3 +155,131 @@ def test_a_window_shorter_than_a_second_is_measured_like_any_other(name):
     r = _check(_chain(lam=60.0), name, {}, 200, 3, 0.1)
     window = r.records.groupby("replication")["arrival"].agg(lambda t: t.max() - t.min())
     assert window.between(0.2, 0.9).all()
+
+
+def _star(delays=(0.0, 0.0), bandwidths=(None, None), bits=0.0, lam=0.5, cloud=False):
+    """A device whose tasks go to edges ``n0``, ``n1``, ... over links of the given delays
+    and bandwidths (None: infinite), and a cloud behind the device if asked."""
+    nodes = [{"id": "dev", "role": "device", "servers": 0}]
+    nodes += [{"id": f"n{k}", "role": "edge"} for k in range(len(delays))]
+    links = []
+    for k, (d, bw) in enumerate(zip(delays, bandwidths, strict=True)):
+        links.append({"a": "dev", "b": f"n{k}", "delay": d} | ({"bandwidth": bw} if bw else {}))
+    if cloud:
+        nodes.append({"id": "c", "role": "cloud", "servers": ".inf"})
+        links.append({"a": "dev", "b": "c", "delay": 0.05})
+    size = {"dist": "exponential", "mean": 1.0}
+    work = [{"source": "dev", "rate": lam, "size": size, "input_bits": bits}]
+    return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+
+
+def _first(task, cand, state, par, u, out):
+    out[0] = 0
+    return 1
+
+
+def test_a_user_policy_is_declared_within_its_documented_ranges():
+    """UserPolicy: state 0 to 10**6 (0 when not given), copies 1 to 64, uniforms 1 to 64,
+    parameters that are real or int rows; the decorator takes the same, and names a
+    policy without a name 'user_policy' in its refusals."""
+    decide = njit(USER_SIG)(_first)  # compiled once: UserPolicy keeps it as it is
+    assert arena.UserPolicy("p", decide).state == 0
+    assert arena.UserPolicy("p", decide, state=10**6).state == 10**6
+    assert arena.UserPolicy("p", decide, copies=64, uniforms=64).uniforms == 64
+    for bad in ({"state": 10**6 + 1}, {"copies": 0}, {"copies": 65}, {"uniforms": 65}):
+        with pytest.raises(ParameterError, match=f"'{next(iter(bad))}' parameter of UserPolicy"):
+            arena.UserPolicy("p", decide, **bad)
+    real = Param("gain", "g", "a gain", low=0.0, high=1.0, default=0.5, source="choice")
+    assert arena.UserPolicy("p", decide, params=(real,)).params == (real,)
+    flag = Param("on", "o", "a switch", kind="bool", default=True, source="choice")
+    with pytest.raises(ParameterError, match="'params' parameter of UserPolicy"):
+        arena.UserPolicy("p", decide, params=(real, flag))
+    assert arena.policy(decide).state == 0
+    assert arena.policy(state=10**6)(decide).state == 10**6
+    with pytest.raises(ParameterError, match="policy 'user_policy': parameter name 'no way'"):
+        arena.policy(params={"no way": (0.0, 1.0, 0.5)})
+
+
+def test_a_function_that_is_not_a_decision_function_is_refused_by_name():
+    """A callable without Python code (a builtin) is refused as not a Python function; a
+    function that does not compile is named with the signature it was compiled to, and
+    numba's message is cut at 300 characters."""
+    with pytest.raises(ParameterError, match="'decide' parameter of UserPolicy 'b' must be a"):
+        arena.UserPolicy("b", len)
+
+    def legacy(queue, servers, speed, delay, u):
+        return "no"
+
+    def modern(task, cand, state, par, u, out):
+        return "no"
+
+    for f, sig in ((legacy, "queue, servers, speed, delay, u"), (modern, "task, cand, state")):
+        with pytest.raises(ParameterError) as err:
+            arena.policy(f)
+        head, numba_says = str(err.value).split("(see workbench.arena.policies): ")
+        assert f"{f.__name__} does not compile as decide({sig}" in head
+        assert len(numba_says) == 300
+
+
+def test_the_older_signature_sees_the_link_delay_plus_the_transmission_time():
+    """decide(queue, servers, speed, delay, u) gets per candidate the link's delay plus the
+    input's transmission time: the least of them is n0 (0.01 + 0.01 s) against n1
+    (0.002 + 0.1 s), and the older policy that takes it places as a new-style one that
+    adds the two fields itself."""
+
+    def least_delay_old(queue, servers, speed, delay, u):
+        return int(np.argmin(delay))
+
+    def least_delay_new(task, cand, state, par, u, out):
+        out[0] = int(np.argmin(cand[C_DELAY] + cand[C_TRANSMISSION]))
+        return 1
+
+    sc = _star(delays=(0.01, 0.002), bandwidths=(1e6, 1e5), bits=1e4)
+    run = dict(scenario=sc, requests=300, replications=2, seed=2, records=True)
+    run["overload"] = "transient"
+    old = arena.simulate(policy=arena.policy(least_delay_old), **run)
+    new = arena.simulate(policy=arena.policy(least_delay_new), **run)
+    assert (old.records["node"] == "n0").all()
+    assert old.records.equals(new.records)
+
+
+def test_a_wrong_answer_names_the_task_its_arrival_and_the_candidates_indices():
+    """The sixth decision (task 5) answers 7 out of two candidates: the message names task
+    5, its node and arrival time (replication 0's tasks), and the indices 0 to 1."""
+
+    def sixth_wrong(task, cand, state, par, u, out):
+        state[0] += 1.0
+        out[0] = 7 if state[0] == 6.0 else 0
+        return 1
+
+    sc = _star()
+    seed = 5
+    tk = draw_tasks(sc, 200, 1, 2, replication_seeds(seed, 2)[0])
+    pol = arena.policy(state=1)(sixth_wrong)
+    with pytest.raises(arena.PolicyError) as err:
+        arena.simulate(scenario=sc, policy=pol, requests=200, replications=2, seed=seed)
+    said = str(err.value)
+    assert f"task 5 (arrived at node 0 at time {tk.t[5]:.6g})" in said
+    assert said.endswith("the task had 2 candidates, indices 0 to 1.")
+
+
+def test_a_slow_policy_finishes_with_and_without_a_timeout():
+    """A policy that takes about a millisecond a decision runs for seconds: the wait for it
+    checks the clock many times, and ends only on a real timeout (none here: 600 s)."""
+
+    def slow(task, cand, state, par, u, out):
+        x = state[0]
+        for _ in range(200_000):
+            x = x * 0.999999 + u[0]
+        state[0] = x
+        out[0] = 0 if x >= 0.0 else 1
+        return 1
+
+    pol = arena.policy(state=1)(slow)
+    run = dict(scenario=_star(), policy=pol, requests=400, replications=2, seed=1)
+    free = arena.simulate(**run, overload="transient")
+    timed = arena.simulate(**run, overload="transient", timeout=600.0)
+    assert free.frame.equals(timed.frame)
+    assert (free.frame["utilisation:n1"] == 0.0).all()
+    with pytest.raises(ParameterError, match=r"'timeout' parameter of simulate .*\(0, inf\)"):
+        arena.simulate(**run, timeout=0.0)
