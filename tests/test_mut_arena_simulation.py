@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from naive_arena import RecordingTwin, summary_naive
 from numba import njit
+from scipy import stats
 
-from workbench import ParameterError, arena
-from workbench.arena.compile import draw_tasks
+from workbench import ParameterError, arena, validation
+from workbench.arena.compile import STEPS_PER_COPY, draw_tasks
 from workbench.arena.policies import C_DELAY, C_TRANSMISSION, USER_SIG
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.output_analysis import detect
@@ -283,3 +284,83 @@ def test_a_slow_policy_finishes_with_and_without_a_timeout():
     assert (free.frame["utilisation:n1"] == 0.0).all()
     with pytest.raises(ParameterError, match=r"'timeout' parameter of simulate .*\(0, inf\)"):
         arena.simulate(**run, timeout=0.0)
+
+
+def test_intervals_are_student_t_clipped_to_each_quantitys_range():
+    """Two replications of an overflowing chain (t = 12.71 on one degree of freedom): the
+    loss share's raw interval passes 1 and the forwarded share's passes 0; each interval is
+    mean ± t s / √2 cut to [0, 1] for a share and to [0, ∞) for a time, a count or an
+    energy."""
+    r = arena.simulate(
+        scenario=_chain(capacity=2, lam=30.0),
+        policy="overflow",
+        requests=400,
+        replications=2,
+        seed=3,
+        confidence=0.95,
+        overload="transient",
+    )
+    t = stats.t.ppf(0.975, 1)
+    crossed = set()
+    for q in arena.QUANTITIES:
+        x = r.frame[q].to_numpy()
+        mean, half = x.mean(), t * x.std(ddof=1) / math.sqrt(2)
+        high = 1.0 if q.endswith("_share") else math.inf
+        crossed |= {q} if mean - half < 0.0 or mean + half > high else set()
+        assert r.interval(q) == pytest.approx((max(mean - half, 0.0), min(mean + half, high)))
+    assert {"loss_share", "forwarded_share"} <= crossed
+    assert r.interval("loss_share")[1] == 1.0 and r.interval("forwarded_share")[0] == 0.0
+    assert r.mean_delay < 1.0
+
+
+def test_the_advice_for_heavy_tails_names_the_source_its_mean_and_its_law():
+    """The second source has Pareto sizes with α = 2.3 and scale b: mean α b / (α − 1),
+    c² = 1 / (α (α − 2)) ≈ 1.45, so the advice is a hyperexponential law (c² >= 1);
+    α = 2.5 (c² = 0.8) gets a lognormal one."""
+    light = {"source": "A", "rate": 1.0, "size": {"dist": "exponential", "mean": 0.1}}
+    for alpha, law in ((2.3, "hyperexponential"), (2.5, "lognormal")):
+        heavy = {"source": "A", "rate": 2.0, "size": {"dist": "pareto", "scale": 0.1}}
+        heavy["size"]["alpha"] = alpha
+        sc = arena.scenario_from_dict(
+            {"nodes": [{"id": "A", "role": "edge"}], "workload": [light, heavy]}
+        )
+        with pytest.raises(arena.HeavyTailError) as err:
+            arena.simulate(scenario=sc, policy="local", requests=1_000, replications=2)
+        mean, c2 = alpha * 0.1 / (alpha - 1), 1 / (alpha * (alpha - 2))
+        said = str(err.value)
+        assert f"workload[1] (source 'A') has Pareto sizes with alpha = {alpha:g}" in said
+        assert f"(mean {mean:.4g}, c² = {c2:.3g})" in said
+        assert f"{{dist: {law}, mean: {mean:.4g}, scv: {c2:.3g}}}" in said
+
+
+def test_the_cloud_policy_needs_a_cloud_and_sends_it_every_task():
+    """'cloud' on the chain (its cloud is node 3, of infinite servers): every measured task
+    is completed there; on a scenario without a cloud it is refused by name."""
+    r = arena.simulate(scenario=_chain(), policy="cloud", requests=500, replications=2)
+    assert (r.frame["cloud_share"] == 1.0).all() and (r.frame["loss_share"] == 0.0).all()
+    with pytest.raises(ParameterError, match="simulate: policy 'cloud' needs a node with role"):
+        arena.simulate(scenario=_star(), policy="cloud", requests=500, replications=2)
+
+
+def test_red_needs_min_th_below_max_th():
+    """RED's thresholds: min_th < max_th runs, equal or crossed ones are refused by name."""
+    run = dict(scenario=_chain(), policy="red", requests=500, replications=2)
+    arena.simulate(**run, min_th=1.0, max_th=2.0, overload="transient")
+    for low in (2.0, 3.0):
+        with pytest.raises(ParameterError, match="simulate: red needs min_th < max_th"):
+            arena.simulate(**run, min_th=low, max_th=2.0)
+
+
+def test_the_precision_loop_checks_two_replications_against_the_work_budget(monkeypatch):
+    """simulate_to_precision runs at least two replications: a budget of two runs' steps
+    (n tasks x 35 steps a copy) lets it start, one step less is refused naming
+    'replications'. Its overload must be 'raise', given as any equal string."""
+    n = 1_000
+    run = dict(scenario=_star(lam=0.3), policy="local", requests=n, progress=False)
+    monkeypatch.setattr(validation, "WORK_BUDGET", 2 * n * STEPS_PER_COPY - 1)
+    with pytest.raises(ParameterError, match="'replications' parameter of simulate_to_prec"):
+        arena.simulate_to_precision(**run)
+    monkeypatch.setattr(validation, "WORK_BUDGET", 2 * n * STEPS_PER_COPY)
+    raise_ = "".join(["rai", "se"])  # equal to "raise", not the same object
+    r = arena.simulate_to_precision(**run, rel_half_width=0.5, max_replications=2, overload=raise_)
+    assert len(r.frame) == 2
