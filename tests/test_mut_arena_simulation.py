@@ -19,6 +19,7 @@ from numba import njit
 from scipy import stats
 
 from workbench import ParameterError, arena, validation
+from workbench.arena import simulation
 from workbench.arena.compile import STEPS_PER_COPY, draw_tasks
 from workbench.arena.policies import C_DELAY, C_TRANSMISSION, USER_SIG
 from workbench.arena.simulation import POLICIES, _policy, checked_net
@@ -264,26 +265,51 @@ def test_a_wrong_answer_names_the_task_its_arrival_and_the_candidates_indices():
     assert said.endswith("the task had 2 candidates, indices 0 to 1.")
 
 
+def _slow(task, cand, state, par, u, out):
+    """About a millisecond a decision: a recurrence the compiler cannot shorten."""
+    x = state[0]
+    for _ in range(1_000_000):
+        x = x * 0.999999 + u[0]
+    state[0] = x
+    out[0] = 0 if x >= 0.0 else 1
+    return 1
+
+
 def test_a_slow_policy_finishes_with_and_without_a_timeout():
-    """A policy that takes about a millisecond a decision runs for seconds: the wait for it
+    """A replication of 100 slow decisions lasts a fraction of a second: the wait for it
     checks the clock many times, and ends only on a real timeout (none here: 600 s)."""
-
-    def slow(task, cand, state, par, u, out):
-        x = state[0]
-        for _ in range(200_000):
-            x = x * 0.999999 + u[0]
-        state[0] = x
-        out[0] = 0 if x >= 0.0 else 1
-        return 1
-
-    pol = arena.policy(state=1)(slow)
-    run = dict(scenario=_star(), policy=pol, requests=400, replications=2, seed=1)
+    pol = arena.policy(state=1)(_slow)
+    run = dict(scenario=_star(), policy=pol, requests=100, replications=2, seed=1)
     free = arena.simulate(**run, overload="transient")
     timed = arena.simulate(**run, overload="transient", timeout=600.0)
     assert free.frame.equals(timed.frame)
     assert (free.frame["utilisation:n1"] == 0.0).all()
     with pytest.raises(ParameterError, match=r"'timeout' parameter of simulate .*\(0, inf\)"):
         arena.simulate(**run, timeout=0.0)
+
+
+class _Clock:
+    """A monotonic clock that starts at 1 s and moves one second each time it is read."""
+
+    def __init__(self):
+        self.now, self.reads = 0.0, 0
+
+    def monotonic(self):
+        self.now += 1.0
+        self.reads += 1
+        return self.now
+
+
+def test_the_timeout_counts_from_the_start_of_the_wait(monkeypatch):
+    """On a clock read once at the start (1 s) and at each check (2, 3, 4, 5 s), a timeout of
+    3.5 s ends the wait at the fourth check, 4 s after the start, naming the timeout."""
+    clock = _Clock()
+    monkeypatch.setattr(simulation, "time", clock)
+    pol = arena.policy(state=1)(_slow)
+    run = dict(scenario=_star(), policy=pol, requests=400, replications=2, seed=1)
+    with pytest.raises(arena.PolicyError, match="within timeout=3.5 s"):
+        arena.simulate(**run, timeout=3.5)
+    assert clock.reads == 5
 
 
 def test_intervals_are_student_t_clipped_to_each_quantitys_range():
