@@ -159,17 +159,14 @@ def test_a_window_shorter_than_a_second_is_measured_like_any_other(name):
     assert window.between(0.2, 0.9).all()
 
 
-def _star(delays=(0.0, 0.0), bandwidths=(None, None), bits=0.0, lam=0.5, cloud=False):
+def _star(delays=(0.0, 0.0), bandwidths=(None, None), bits=0.0, lam=0.5):
     """A device whose tasks go to edges ``n0``, ``n1``, ... over links of the given delays
-    and bandwidths (None: infinite), and a cloud behind the device if asked."""
+    and bandwidths (None: infinite)."""
     nodes = [{"id": "dev", "role": "device", "servers": 0}]
     nodes += [{"id": f"n{k}", "role": "edge"} for k in range(len(delays))]
     links = []
     for k, (d, bw) in enumerate(zip(delays, bandwidths, strict=True)):
         links.append({"a": "dev", "b": f"n{k}", "delay": d} | ({"bandwidth": bw} if bw else {}))
-    if cloud:
-        nodes.append({"id": "c", "role": "cloud", "servers": ".inf"})
-        links.append({"a": "dev", "b": "c", "delay": 0.05})
     size = {"dist": "exponential", "mean": 1.0}
     work = [{"source": "dev", "rate": lam, "size": size, "input_bits": bits}]
     return arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
@@ -390,3 +387,21 @@ def test_the_precision_loop_checks_two_replications_against_the_work_budget(monk
     raise_ = "".join(["rai", "se"])  # equal to "raise", not the same object
     r = arena.simulate_to_precision(**run, rel_half_width=0.5, max_replications=2, overload=raise_)
     assert len(r.frame) == 2
+
+
+def test_a_policy_that_draws_one_uniform_sees_the_draws_of_the_builtin_random():
+    """The engine draws at least two uniforms per task for every policy: a user policy that
+    declares one and picks candidate ⌊u₀ n⌋ places every task where the built-in 'random'
+    (two uniforms) does, on the same seed."""
+
+    def pick_by_u(task, cand, state, par, u, out):
+        n = cand.shape[1]
+        out[0] = min(int(u[0] * n), n - 1)
+        return 1
+
+    run = dict(scenario=_star((0.0,) * 3, (None,) * 3), requests=300, replications=2, seed=9)
+    run |= dict(records=True, overload="transient")
+    mine = arena.simulate(policy=arena.policy(uniforms=1)(pick_by_u), **run)
+    builtin = arena.simulate(policy="random", **run)
+    assert mine.records["node"].nunique() == 3
+    assert mine.records.equals(builtin.records)
