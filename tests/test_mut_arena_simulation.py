@@ -21,7 +21,13 @@ from scipy import stats
 
 from workbench import ParameterError, arena, validation
 from workbench.arena import simulation
-from workbench.arena.compile import STEPS_PER_COPY, draw_tasks
+from workbench.arena.compile import (
+    COPY_BYTES,
+    STEPS_PER_COPY,
+    TASK_BYTES,
+    UNIFORM_BYTES,
+    draw_tasks,
+)
 from workbench.arena.policies import C_DELAY, C_TRANSMISSION, USER_SIG
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.output_analysis import detect
@@ -409,3 +415,18 @@ def test_a_policy_that_draws_one_uniform_sees_the_draws_of_the_builtin_random():
     builtin = arena.simulate(policy="random", **run)
     assert mine.records["node"].nunique() == 3
     assert mine.records.equals(builtin.records)
+
+
+def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monkeypatch):
+    """A user policy that declares one uniform is given two a task (the engine's least), so a
+    replication of n tasks holds n (184 + 136 + 2 x 8) bytes: that budget runs, one byte
+    less is refused, naming 'requests' and the two uniforms."""
+    pol = arena.policy(uniforms=1)(_first)
+    n = 200
+    need = n * (TASK_BYTES + COPY_BYTES + 2 * UNIFORM_BYTES)
+    run = dict(scenario=_star(), policy=pol, requests=n, replications=2, overload="transient")
+    monkeypatch.setattr(validation, "MEMORY_BUDGET", need - 1)
+    with pytest.raises(ParameterError, match="'requests' .*1 copies and 2 uniforms"):
+        arena.simulate(**run)
+    monkeypatch.setattr(validation, "MEMORY_BUDGET", need)
+    assert len(arena.simulate(**run).frame) == 2
