@@ -486,3 +486,51 @@ class RecordingTwin(Twin):
             [self.made, self.cancelled],
             self.started,
         )
+
+
+def _quantile(values, q):
+    """numpy's default quantile (linear between order statistics), by hand."""
+    xs = sorted(values)
+    h = (len(xs) - 1) * q
+    lo = math.floor(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+def summary_naive(sc, net, tk, out, warm):
+    """One replication's row of ``arena.simulate``, written from its module docstring task by
+    task and node by node: ``out`` is what the engine returns (a ``RecordingTwin``'s run),
+    the measured tasks are ``warm`` to ``n - 1``. The nodes' energy is spent between the
+    first and the last measured arrival; it is shared per task as power over the arrival
+    rate measured in that window, ``n - 1 - warm`` arrivals after the first."""
+    finish, where, copies, _, energy_tx, area, span, _, _ = out
+    n = len(tk.t)
+    measured = range(warm, n)
+    done = [i for i in measured if where[i] >= 0]
+    delays = [finish[i] - tk.t[i] for i in done]
+    cloud = next((k for k, x in enumerate(sc.nodes) if x.role == "cloud"), -1)
+    row = {
+        "mean_delay": sum(delays) / len(delays) if delays else math.nan,
+        "p90_delay": _quantile(delays, 0.9) if delays else math.nan,
+        "p99_delay": _quantile(delays, 0.99) if delays else math.nan,
+        "loss_share": (len(measured) - len(done)) / len(measured),
+        "cloud_share": sum(where[i] == cloud for i in done) / len(measured) if cloud >= 0 else 0.0,
+        "forwarded_share": sum(where[i] not in (net.home[tk.node[i]], cloud) for i in done)
+        / len(measured),
+        "copies_per_task": sum(copies[i] for i in measured) / len(measured),
+        "measured": len(done),
+    }
+    joules = 0.0
+    for k, node in enumerate(sc.nodes):
+        infinite = math.isinf(node.servers)
+        idle = 0.0 if infinite else node.servers * span - area[k]
+        spent = node.power_busy * area[k] + node.power_idle * idle
+        joules += spent
+        busy = area[k] / span
+        row[f"utilisation:{node.id}"] = (
+            busy if infinite or node.servers == 0 else busy / node.servers
+        )
+        row[f"power:{node.id}"] = spent / span
+    arrivals = max(n - 1 - warm, 1)
+    row["energy_per_task"] = joules / arrivals + sum(energy_tx[i] for i in measured) / len(measured)
+    return row

@@ -173,7 +173,7 @@ def _legacy(inner):
 
 
 def _compile(func, name: str):
-    """``func`` (a plain function or an ``@njit`` one) compiled to
+    """``func`` (a plain function or a numba-compiled one) compiled to
     :data:`workbench.arena.policies.USER_SIG` with bounds checks, or a ParameterError
     naming it."""
     py = getattr(func, "py_func", func)
@@ -217,7 +217,7 @@ class UserPolicy:
         Its name, a Python identifier.
     decide : callable
         Its decision function (:mod:`workbench.arena.policies`' docstring); a plain or
-        ``@njit`` function is compiled here with bounds checks, or refused by name.
+        numba-compiled function is compiled here with bounds checks, or refused by name.
     params : tuple of Param
         Its declared parameters (real or int rows), passed as ``par`` in this order.
     state : int
