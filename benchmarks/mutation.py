@@ -157,13 +157,30 @@ def _jit_flag(name: str, cfg: dict) -> bool:
     if not isinstance(jit, bool):
         raise ValueError(f"targets.toml [{name}]: jit must be true or false; got {jit!r}")
     if jit:
-        compiled = [s for s in cfg["sources"] if "@njit" in (ROOT / s).read_text()]
+        compiled = [s for s in cfg["sources"] if _compiles(ROOT / s)]
         if compiled:
             raise ValueError(
                 f"targets.toml [{name}]: jit = true, but {compiled} compile code with @njit "
                 "(a mutant there would be hidden by the compiled kernel)"
             )
     return jit
+
+
+def _compiles(path: Path) -> bool:
+    """Whether a source decorates a function with numba's ``njit`` or ``jit`` (bare, called,
+    or as ``numba.njit``): its words in a docstring or a comment do not count."""
+    import ast
+
+    def name(node) -> str:
+        node = node.func if isinstance(node, ast.Call) else node
+        return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+    return any(
+        name(d) in ("njit", "jit")
+        for f in ast.walk(ast.parse(path.read_text()))
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for d in f.decorator_list
+    )
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:

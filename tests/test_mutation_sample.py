@@ -77,6 +77,20 @@ def test_a_target_runs_on_compiled_kernels_only_when_it_compiles_nothing_itself(
     assert mutation.load_targets()["redundancy_simulation"].jit
 
 
+def test_only_a_decorator_makes_a_source_compiled(mutation, tmp_path):
+    """``@njit`` in a docstring or a comment is no compiled code; a decorator is, bare,
+    called or reached through ``numba``."""
+    said = tmp_path / "said.py"
+    said.write_text(
+        '"""Python over the ``@njit`` kernels."""\n\n\ndef f():  # not @njit\n    pass\n'
+    )
+    assert not mutation._compiles(said)
+    for deco in ("@njit", "@njit(cache=True)", "@numba.njit(cache=True)", "@numba.jit"):
+        src = tmp_path / "k.py"
+        src.write_text(f"import numba\nfrom numba import njit\n\n\n{deco}\ndef f():\n    pass\n")
+        assert mutation._compiles(src), deco
+
+
 TOY_SOURCE = """\
 def build():
     x = 1
