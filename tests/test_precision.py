@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from workbench import EmptyRunError, ParameterError, datacenters, fog, hierarchy, proactive
+from workbench import EmptyRunError, ParameterError, arena, datacenters, fog, hierarchy, proactive
 from workbench import redundancy as rd
 from workbench.output_analysis import Replication, finish
 from workbench.precision import precision_target, to_precision
@@ -89,6 +89,26 @@ def test_one_target_and_the_shared_budget():
     target = precision_target("f")
     assert (target.value, target.absolute, target.max_replications) == (0.02, False, 200)
     assert precision_target("f", default_half_width=0.05).absolute
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: datacenters.simulate_to_precision(overload="transient", progress=False),
+        lambda: hierarchy.simulate_to_precision(overload="transient", progress=False),
+        lambda: arena.simulate_to_precision(
+            scenario="neutral", policy="jsq", overload="transient", progress=False
+        ),
+    ],
+    ids=["p3", "p5", "arena"],
+)
+def test_a_transient_run_has_no_precision_to_reach(call):
+    # one rule for every loop that needs a steady state, checked before anything runs
+    with pytest.raises(ParameterError, match=r"'overload' parameter of simulate_to_precision"):
+        call()
+    with pytest.raises(ParameterError, match=r"must be 'raise'.*Got 'x' instead"):
+        precision_target("f", overload="x")
+    assert precision_target("f", overload="raise").max_replications == 200
 
 
 @pytest.mark.parametrize("half_width", [1e-308])

@@ -83,6 +83,7 @@ def precision_target(
     default_half_width: float | None = None,
     max_half_width: float | None = None,
     unit: str = "",
+    overload="raise",
 ) -> PrecisionTarget:
     """Validate the precision keywords of ``func`` (every paper's, in one place).
 
@@ -105,12 +106,21 @@ def precision_target(
         The paper's absolute default target and the widest target it accepts.
     unit : str
         The quantity's unit, for messages.
+    overload : str
+        The run's ``overload`` keyword: a precision needs a steady state, so only "raise"
+        (a transient run has no precision to reach).
 
     Returns
     -------
     PrecisionTarget
         The validated request.
     """
+    if overload != "raise":
+        what = (
+            "'raise': a transient run has no precision to reach "
+            "(use simulate(overload='transient'))"
+        )
+        raise refusal(func, "overload", what, overload)
     if rel_half_width is not None and half_width is not None:
         raise refusal(
             func,

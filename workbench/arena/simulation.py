@@ -58,7 +58,14 @@ from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import Param, takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_bool, check_choice, check_int, check_real
+from workbench.validation import (
+    ParameterError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+    refusal,
+)
 
 __all__ = [
     "simulate",
@@ -261,9 +268,11 @@ def _declared(params, name: str) -> tuple:
     if params is None:
         return ()
     if not isinstance(params, dict):
-        raise ParameterError(
-            f"The 'params' parameter of policy must be a dict name -> (low, high, default) "
-            f"or Param. Got {type(params).__name__} instead."
+        raise refusal(
+            "policy",
+            "params",
+            "a dict name -> (low, high, default) or Param",
+            got=f"{type(params).__name__}",
         )
     # a policy's parameters are keywords of the runs: none may be one of theirs, nor a row
     # of the table (the runs validate those by the row)
@@ -373,9 +382,8 @@ def as_scenario(scenario, func: str) -> Scenario:
         return scenario_from_dict(scenario)
     if isinstance(scenario, (str, Path)):
         return load_scenario(scenario)
-    raise ParameterError(
-        f"The 'scenario' parameter of {func} must be a Scenario, a dict or a file path. "
-        f"Got {type(scenario).__name__} instead."
+    raise refusal(
+        func, "scenario", "a Scenario, a dict or a file path", got=f"{type(scenario).__name__}"
     )
 
 
@@ -726,12 +734,8 @@ def simulate_to_precision(
         initial=initial,
         progress=progress,
         unit="s",
+        overload=overload,
     )
-    if check_choice(overload, "overload", f, ("raise", "transient")) != "raise":
-        raise ParameterError(
-            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
-            f"precision to reach (use simulate(overload='transient')). Got {overload!r} instead."
-        )
     one, described = _prepare(f, p, scenario, policy, policy_params, 2)
     described.pop("func")
     return to_precision(partial(one, None, False), func=f, target=target, seed=p.seed, **described)

@@ -68,6 +68,7 @@ from workbench.validation import (
     ParameterError,
     check_budget,
     check_choice,
+    refusal,
 )
 
 __all__ = [
@@ -314,7 +315,6 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     metric = check_choice(metric, "metric", func, QUANTITIES)
-    check_choice(overload, "overload", func, ("raise",))
     target = precision_target(
         func,
         rel_half_width=rel_half_width,
@@ -322,6 +322,7 @@ def simulate_to_precision(
         max_replications=max_replications,
         initial=initial,
         progress=progress,
+        overload=overload,
     )
     cap = target.max_replications
     one, kwargs = _two_centers_run(par, func, metric=metric, overload="raise", replications=cap)
@@ -458,9 +459,11 @@ def ring_table(result: SimulationResult) -> pd.DataFrame:
         and ``mean_busy``.
     """
     if not isinstance(result, SimulationResult) or "centers" not in result.info:
-        raise ParameterError(
-            "The 'result' parameter of ring_table must be the SimulationResult of "
-            f"simulate_ring. Got {type(result).__name__} instead."
+        raise refusal(
+            "ring_table",
+            "result",
+            "the SimulationResult of simulate_ring",
+            got=f"{type(result).__name__}",
         )
     summary = result.summary.set_index("quantity")
     rows = []

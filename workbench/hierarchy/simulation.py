@@ -22,7 +22,7 @@ from workbench.output_analysis import (
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError, check_budget
+from workbench.validation import ParameterError, check_budget, refusal
 
 __all__ = ["simulate", "simulate_to_precision", "run_models", "SIMULATE_FIELDS", "RUN_FIELDS"]
 
@@ -259,13 +259,8 @@ def simulate_to_precision(
         initial=initial,
         progress=progress,
         unit="s",
+        overload=p.overload,
     )
-    if p.overload != "raise":
-        raise ParameterError(
-            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
-            f"precision to reach (use simulate(overload='transient')). Got {p.overload!r} "
-            "instead."
-        )
     # the loop keeps every replication it runs: up to max_replications series (and records)
     p, topo, rho, notes = _prepare(f, p, kept=target.max_replications)
     stations = []
@@ -575,9 +570,8 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
         or not hasattr(models, "__len__")
         or len(models) == 0
     ):
-        raise ParameterError(
-            f"The 'models' parameter of {f} must be a non-empty sequence of names from "
-            f"{MODELS}. Got {models!r} instead."
+        raise refusal(
+            f, "models", f"a non-empty sequence of names from {MODELS}", got=f"{models!r}"
         )
     models = [PARAMS["model"].check(m, f) for m in models]
     p, topo, _, _ = _prepare(f, p.trusted(model=models[0], keep_records=False), kept=1)

@@ -45,11 +45,11 @@ from workbench.proactive.params import PARAMS, P2Params
 from workbench.proactive.runs import Run, Tasks, draw_tasks, run_scenario
 from workbench.results import SimulationResult
 from workbench.validation import (
-    ParameterError,
     UnstableRegimeError,
     check_bool,
     check_choice,
     check_int,
+    refusal,
 )
 
 __all__ = ["simulate", "simulate_to_precision", "run_length"]
@@ -313,10 +313,7 @@ def simulate_to_precision(
     p.check_work(func, top, "max_replications")
     overload = check_choice(overload, "overload", func, OVERLOAD)
     if monitor is not None and not callable(monitor):
-        raise ParameterError(
-            f"The 'monitor' parameter of {func} must be None or a callable monitor(index). "
-            f"Got {monitor!r} instead."
-        )
+        raise refusal(func, "monitor", "None or a callable monitor(index)", got=f"{monitor!r}")
     rho = _load_bound(p, initial)
     check_overload(func, overload, rho=rho)
 

@@ -174,7 +174,6 @@ from workbench.output_analysis import Replication, check_overload, finish, repli
 from workbench.params import takes
 from workbench.precision import precision_target, to_precision
 from workbench.results import SimulationResult
-from workbench.validation import ParameterError
 
 from __PKG__.kernels import lindley_kernel
 from __PKG__.model import PaperParams
@@ -259,13 +258,8 @@ def simulate_to_precision(
         initial=initial,
         progress=progress,
         unit="s",
+        overload=p.overload,
     )
-    if p.overload != "raise":
-        raise ParameterError(
-            f"The 'overload' parameter of {f} must be 'raise': a transient run has no "
-            f"precision to reach (use simulate(overload='transient')). Got {p.overload!r} "
-            "instead."
-        )
     one, finishing = _setup(f, p)
     return to_precision(one, func=f, target=target, seed=p.seed, **finishing)
 
