@@ -109,7 +109,7 @@ def _numeric_array(value, name: str, func: str, what: str) -> np.ndarray:
     except ValueError:  # ragged nesting
         arr = np.asarray([None])
     if arr.dtype.kind not in "iuf" or arr.dtype == bool:
-        raise refusal(func, name, what, got=f"{value!r}")
+        raise refusal(func, name, what, value)
     return arr
 
 
@@ -154,7 +154,7 @@ def pollaczek_khinchine(lam, mean_service, second_moment) -> float:
             "second_moment",
             f"at least mean_service² ({mean_service * mean_service:g}): "
             "a variance is never negative",
-            got=f"{second_moment!r}",
+            second_moment,
         )
     try:
         out = mean_service + lam * second_moment / (2.0 * (1.0 - rho))

@@ -243,7 +243,7 @@ class Param:
             return check_seed(value, func, self.name)
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise refusal(func, self.name, "True or False", got=f"{value!r}")
+                raise refusal(func, self.name, "True or False", value)
             return value
         return check_choice(value, self.name, func, self.choices)
 

@@ -166,7 +166,7 @@ def rayleigh_fading(shape, seed) -> np.ndarray:
     if dims is None or any(
         isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0 for d in dims
     ):
-        raise refusal(func, "shape", what, got=f"{shape!r}")
+        raise refusal(func, "shape", what, shape)
     size = math.prod(int(d) for d in dims)
     check_budget(func, "shape", shape, 8.0 * size, "the fading draws")
     return np.random.default_rng(seed).exponential(1.0, size=tuple(int(d) for d in dims))
@@ -209,7 +209,7 @@ def channel_gains(user_xy, cloudlet_xy, seed=None, fading=True) -> np.ndarray:
             f"per row, like 'user_xy'. Got an array of shape {cloudlets.shape} instead."
         )
     if not isinstance(fading, (bool, np.bool_)):
-        raise refusal(func, "fading", "True or False", got=f"{fading!r}")
+        raise refusal(func, "fading", "True or False", fading)
     pl = distance_path_loss_kernel(
         users, cloudlets, PATH_LOSS_INTERCEPT_DB, PATH_LOSS_SLOPE_DB, MIN_DISTANCE_M
     )

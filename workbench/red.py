@@ -57,7 +57,7 @@ def _check_thresholds(func: str, min_th, max_th, max_p) -> tuple[float, float, f
             func,
             "max_th",
             f"a finite real number in the range (min_th, inf) = ({min_th:g}, inf)",
-            got=f"{max_th!r}",
+            max_th,
         )
     max_p = check_real(max_p, "max_p", func, 0.0, 1.0, low_open=True)
     return min_th, max_th, max_p

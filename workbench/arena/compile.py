@@ -191,9 +191,7 @@ def _root(rng) -> np.random.SeedSequence:
         return np.random.SeedSequence(rng.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return np.random.SeedSequence(int(rng))
-    raise refusal(
-        "draw_tasks", "rng", "a numpy Generator, a SeedSequence or an int >= 0", got=f"{rng!r}"
-    )
+    raise refusal("draw_tasks", "rng", "a numpy Generator, a SeedSequence or an int >= 0", rng)
 
 
 def stream(seed_sequence: np.random.SeedSequence, *path: int) -> np.random.Generator:

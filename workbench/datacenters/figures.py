@@ -378,7 +378,7 @@ def ring_study(par, *, scenarios=None, n=40, quick=False) -> pd.DataFrame:
             func,
             "scenarios",
             "a dict of name -> arrival rates per unit N (3 to 64 per scenario)",
-            got=f"{scenarios!r}",
+            scenarios,
         )
     n = PARAMS["servers"].with_(name="n", pair=False).check(n, func)
     p = par.ring_p

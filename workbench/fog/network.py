@@ -313,7 +313,7 @@ def _acceptance(p, e_max, threshold, max_iterations=500, acceptance=None, func="
                 func,
                 "acceptance",
                 f"{nf} probabilities in [0, 1] (one per fog node)",
-                got=f"{acceptance!r}",
+                acceptance,
             )
         p_light = p_heavy = p
     elif threshold:

@@ -217,7 +217,7 @@ def study_frame(p, *, axis, values, quick, policies=tuple(POLICY_COLORS), fog_de
         state) and ``note``.
     """
     if axis not in (*POINT, "fog_delay"):
-        raise refusal("study_frame", "axis", f"one of {(*POINT, 'fog_delay')}", got=f"{axis!r}")
+        raise refusal("study_frame", "axis", f"one of {(*POINT, 'fog_delay')}", axis)
     seed = figure_seed(0, p.seed)
     settings = {name: getattr(p, name) for name in POINT} | {"fog_delay": fog_delay}
     requests = 6_000 if quick else 40_000

@@ -256,7 +256,7 @@ def _screen(candidates, readings, periods, replications, seed) -> pd.DataFrame:
 
 def _sequence(values, name, func) -> list:
     if isinstance(values, str) or not isinstance(values, (list, tuple, np.ndarray)):
-        raise refusal(func, name, "a non-empty list or tuple", got=f"{values!r}")
+        raise refusal(func, name, "a non-empty list or tuple", values)
     values = list(np.ravel(np.asarray(values, dtype=object)))
     if not values or len(values) > 20:
         raise ParameterError(

@@ -570,9 +570,7 @@ def run_models(p, *, models=PAPER_MODELS) -> dict:
         or not hasattr(models, "__len__")
         or len(models) == 0
     ):
-        raise refusal(
-            f, "models", f"a non-empty sequence of names from {MODELS}", got=f"{models!r}"
-        )
+        raise refusal(f, "models", f"a non-empty sequence of names from {MODELS}", models)
     models = [PARAMS["model"].check(m, f) for m in models]
     p, topo, _, _ = _prepare(f, p.trusted(model=models[0], keep_records=False), kept=1)
     rhos = {m: _load_check(f, m, p)[0] for m in models}

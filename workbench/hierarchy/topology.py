@@ -107,7 +107,7 @@ def _checked_fields(f: str, name, parent, compute, bandwidth, weight) -> dict:
     """The fields validated (one centre, a tree, positive speeds and bandwidths, weights >= 0
     with one positive), as arrays; errors name ``f``."""
     if not isinstance(name, str):
-        raise refusal(f, "name", "a str", got=f"{name!r}")
+        raise refusal(f, "name", "a str", name)
     par = _check_parents(parent, f)
     n = par.size
     return {
@@ -177,9 +177,7 @@ def _weights(weights, func, n) -> np.ndarray:
     """``n`` generation weights in [0, 1e6], at least one positive."""
     w = check_array(weights, "weights", func, ndim=None, low=0.0, high=1e6).ravel()
     if w.size != n or not np.any(w > 0):
-        raise refusal(
-            func, "weights", f"{n} non-negative numbers, at least one positive", got=f"{weights!r}"
-        )
+        raise refusal(func, "weights", f"{n} non-negative numbers, at least one positive", weights)
     return w
 
 

@@ -82,7 +82,7 @@ def _bools(value, name, func):
     """A bool or an array of bools (numpy bool dtype); 'False' or 2 is not one."""
     arr = array_or_none(value) if not isinstance(value, str) else None
     if arr is None or arr.dtype != bool:
-        raise refusal(func, name, "True/False or an array of booleans", got=f"{value!r}")
+        raise refusal(func, name, "True/False or an array of booleans", value)
     return arr
 
 
@@ -91,7 +91,7 @@ def _listed(value, name, func) -> list:
     nested list is refused here, before numpy sees it."""
     arr = array_or_none(value) if not isinstance(value, str) else None
     if arr is None or arr.ndim > 1:
-        raise refusal(func, name, "a number or a flat list of numbers", got=f"{value!r}")
+        raise refusal(func, name, "a number or a flat list of numbers", value)
     return list(np.atleast_1d(arr))
 
 
@@ -332,7 +332,7 @@ def rank_cloudlets(p, bits, rate_est, cpu, cached=None, covered=None):
             )
         masks[name] = arr
     if np.ndim(bits) != 0:
-        raise refusal(func, "bits", "one task's size (a number)", got=f"{bits!r}")
+        raise refusal(func, "bits", "one task's size (a number)", bits)
     names = {"bits": "bits", "rate": "rate_est", "cpu": "cpu", "wait": "wait"}
     d = _delay(func, names, bits, rate_est, cpu, p.kappa, 0.0, p.tau_ep, masks["cached"])
     order = np.argsort(np.atleast_1d(d), kind="stable")
@@ -717,7 +717,7 @@ def isolated_cloudlet_delay(p, *, link_rate, slot_correction=0.0):
             "lam",
             f"below the upload service rate r / L̄ = {mu:.4g} 1/s for a stable queue "
             f"(load {p.lam / mu:.3g})",
-            got=f"{p.lam!r}",
+            p.lam,
             error=UnstableRegimeError,
         )
     return 1.0 / (mu - p.lam) + p.kappa * p.mean_bits / p.cpu + p.tau_ep + slot

@@ -284,7 +284,7 @@ def run_scenario(
     check_tasks(func, scenario, tasks)
     fading_seed = check_seed(fading_seed, func, "fading_seed")
     if not isinstance(caller, str):
-        raise refusal(func, "caller", "a function's name (str)", got=f"{caller!r}")
+        raise refusal(func, "caller", "a function's name (str)", caller)
     if max_drain_slots is not None:
         max_drain_slots = check_int(max_drain_slots, "max_drain_slots", func, 0, 50_000_000)
     slots = p.slots

@@ -313,7 +313,7 @@ def simulate_to_precision(
     p.check_work(func, top, "max_replications")
     overload = check_choice(overload, "overload", func, OVERLOAD)
     if monitor is not None and not callable(monitor):
-        raise refusal(func, "monitor", "None or a callable monitor(index)", got=f"{monitor!r}")
+        raise refusal(func, "monitor", "None or a callable monitor(index)", monitor)
     rho = _load_bound(p, initial)
     check_overload(func, overload, rho=rho)
 

@@ -303,9 +303,7 @@ def _check_service(service, func: str) -> ServiceTime:
     # the one check that is not a parameter range: the law itself was validated when built
     # (the abstract ServiceTime() has no law at all)
     if not isinstance(service, ServiceTime) or type(service).survival is ServiceTime.survival:
-        raise refusal(
-            func, "service", "a ServiceTime (SExp, Pareto or Weibull)", got=f"{service!r}"
-        )
+        raise refusal(func, "service", "a ServiceTime (SExp, Pareto or Weibull)", service)
     return service
 
 
