@@ -28,8 +28,10 @@ runner starts a fresh interpreter per mutant, about 6 s more each on this machin
 
 A target whose sources compile nothing themselves (a simulation module: Python over the
 kernels) may say ``jit = true``: its tests then run on the compiled kernels, each compiled
-once per run into the scratch copy's numba cache, so statistical tests that take minutes as
-Python take seconds. A target with ``@njit`` code of its own is refused ``jit = true``.
+once per worker into the scratch copy's numba cache, by an untimed run of the unmutated tests
+before the first mutant (no mutant pays a compile against its timeout), so statistical tests
+that take minutes as Python take seconds. A target with ``@njit`` code of its own is
+refused ``jit = true``.
 
 Which test executes which line comes from a baseline run of the unmutated tests under a line
 tracer (the lines a class-, module- or session-scoped fixture runs, once, are credited to
@@ -743,6 +745,21 @@ def _settle() -> None:
     gc.freeze()
 
 
+def _warm(scratch: Path, target: Target, tests: list[str], seconds: dict, startup: float):
+    """A ``jit = true`` target: compile its kernels into this copy's numba cache before the
+    first mutant. A scratch copy starts with an empty cache, so the first mutant's tests
+    would otherwise pay every compile (minutes for the arena's engine) against its timeout,
+    and a surviving mutant could count as killed by timeout. The unmutated tests run once,
+    untimed, in a child like a mutant's; every later child loads the kernels from the cache."""
+    limit = max(900.0, 40.0 * (sum(seconds.values()) + startup))
+    outcome, detail = run_tests(scratch, tests, limit)
+    if outcome != "survived":
+        raise SystemExit(
+            f"{target.name}: warming the compiled kernels, the unmutated tests do not pass "
+            f"({detail}):\n" + (scratch / ".mutant.log").read_text(errors="replace")[-3000:]
+        )
+
+
 def _work(
     scratch: Path,
     target: Target,
@@ -768,6 +785,8 @@ def _work(
     modules = {rel: importlib.import_module(_module_name(rel)) for rel in target.sources}
     for t in tests:
         importlib.import_module(Path(_file(t)).stem)
+    if target.jit and mutants:
+        _warm(scratch, target, tests, seconds, startup)
     _settle()
     everything = fastest_first(seconds, seconds)
     for m in mutants:

@@ -275,3 +275,82 @@ def test_a_sampled_recheck_keeps_every_stored_survivor(mutation, tmp_path, monke
     (here / "summary.csv").unlink()
     assert mutation.main(["--summary"]) == 0
     assert list(mutation.csv.DictReader((here / "summary.csv").open())) == [row]
+
+
+JIT_TOY_KERNEL = """\
+from numba import njit
+
+
+@njit(cache=True)
+def double(x):
+    return 2.0 * x
+"""
+JIT_TOY_SOURCE = """\
+from toykern import double
+
+
+def f(x):
+    return double(x) + 0.0
+"""
+JIT_TOY_TEST = """\
+import src_toy
+import toykern
+
+
+def test_f():
+    value = src_toy.f(2.0)
+    with open("kernel_origin.txt", "a") as out:
+        out.write("cache\\n" if toykern.double.stats.cache_hits else "compiled\\n")
+    assert value == 4.0
+"""
+JIT_TOY_RUN = """\
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+spec = importlib.util.spec_from_file_location("mutation", sys.argv[1])
+mutation = importlib.util.module_from_spec(spec)
+sys.modules["mutation"] = mutation
+spec.loader.exec_module(mutation)
+scratch = Path(sys.argv[2])
+mutation.ROOT = scratch
+target = mutation.Target("toy", ["src_toy.py"], ["test_toy.py"], jit=True)
+[mutant] = [m for m in mutation._enumerate(target) if m.after.endswith("+ 1.0")]
+lines = {"<import>": set(), "test_toy.py::test_f": {("src_toy.py", 5)}}
+seconds = {"test_toy.py::test_f": 0.5}
+done = mutation._work(scratch, target, [mutant], ["test_toy.py"], lines, seconds, 0.5, False, 1)
+print(json.dumps([m.outcome for m in done]))
+"""
+
+
+def test_a_jit_targets_first_mutant_finds_its_kernels_compiled(tmp_path):
+    """A ``jit = true`` worker's scratch copy starts with an empty numba cache: its first
+    mutant would pay every compile against its timeout (minutes for the arena's engine) and
+    could be counted killed by a timeout. The worker compiles the kernels first, untimed, so
+    the first mutant's tests load them from the cache."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "toykern.py").write_text(JIT_TOY_KERNEL)
+    (scratch / "src_toy.py").write_text(JIT_TOY_SOURCE)
+    (scratch / "test_toy.py").write_text(JIT_TOY_TEST)
+    (tmp_path / "run.py").write_text(JIT_TOY_RUN)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "NUMBA_DISABLE_JIT": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    run = subprocess.run(
+        [sys.executable, str(tmp_path / "run.py"), str(ROOT / "benchmarks" / "mutation.py")]
+        + [str(scratch)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == ["killed"]
+    origins = (scratch / "kernel_origin.txt").read_text().split()
+    assert origins == ["compiled", "cache"], origins
