@@ -59,7 +59,10 @@ The score is killed / (mutants - equivalent - incompetent).
 sample's score and its Wilson 95 % interval for the whole target (``score_low_pct``,
 ``score_high_pct``). ``--recheck`` (``--survivors``) reruns what the stored run did not kill,
 chosen by key (a sample is not drawn again: a line added since moves every position); a
-stored survivor whose key no mutant has any more is kept as stored. ``seconds`` in the
+stored survivor whose key no mutant has any more is kept as stored. ``--extend --sample N
+--seed S`` widens the stored sample to N mutants: ``random.Random(S).sample`` of the mutants
+not in it are added (a uniform sample, then a uniform sample of the rest, is a uniform sample
+of the union), and only they and the stored survivors run. ``seconds`` in the
 summary is the work behind the outcomes: each mutant's own seconds, from whichever run
 measured it, summed, parallel jobs adding up (``seconds_last_run``: the last wall time, baselines
 included). ``--summary`` rewrites ``summary.csv`` and every report from the stored
@@ -1065,6 +1068,42 @@ def rerun_plan(stored: list[dict], skip: tuple, current: list[Mutant]) -> tuple[
     return {m["key"] for m in rerun if m["key"] in keys}, carried
 
 
+def _extend_plan(target: Target, n: int, seed: int, equivalents: dict[str, str]):
+    """``--extend``: the keys to run and the stored mutants to carry when the stored sample
+    grows to ``n``: the stored mutants and ``random.Random(seed).sample`` of the others
+    (a uniform sample, then a uniform sample of the rest, is a uniform sample of the union).
+    The new ones run, the stored survivors are rerun (tests may have been added), the
+    stored kills and equivalents are carried."""
+    stored_run = json.loads((HERE / f"{target.name}.after.json").read_text())
+    drawn = stored_run.get("sample")
+    if not drawn:
+        raise SystemExit(
+            f"{target.name}: --extend needs a stored sample; the stored run has every mutant"
+        )
+    every = enumerate_mutants(target)
+    stored = [
+        m | {"outcome": "equivalent"} if m["key"] in equivalents else m
+        for m in stored_run["mutants"]
+    ]
+    have = {m["key"] for m in stored}
+    rest = [m.key for m in every if m.key not in have]
+    if n <= len(stored) or n - len(stored) > len(rest):
+        raise SystemExit(
+            f"{target.name}: --extend --sample {n}: the stored sample has {len(stored)} "
+            f"mutants and {len(rest)} others are left"
+        )
+    import random
+
+    new = set(random.Random(seed).sample(rest, n - len(stored)))
+    rerun, carried = rerun_plan(stored, ("killed", "timeout", "equivalent"), every)
+    history = [*drawn.get("extended", []), {"from": len(stored), "seed": seed}]
+    return (
+        rerun | new,
+        carried,
+        {"n": n, "of": len(every), "seed": drawn["seed"], "extended": history},
+    )
+
+
 def draw_sample(mutants: list, n: int, seed: int) -> list:
     """A seeded random sample of ``n`` of ``mutants`` (all of them when ``n`` is not
     smaller), in their order: ``random.Random(seed).sample`` over their positions in the
@@ -1250,7 +1289,16 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         lines += [
             f"**A sample:** {sm['n']} of the target's {sm['of']} mutants, drawn by "
             f"`random.Random({sm['seed']}).sample` over the positions of `--list` "
-            f"(`--sample {sm['n']} --seed {sm['seed']}`); the score is the sample's. "
+            + (
+                f"(`--sample {sm['extended'][0]['from']} --seed {sm['seed']}`), then widened "
+                + ", ".join(
+                    f"by `random.Random({e['seed']}).sample` of the others" for e in sm["extended"]
+                )
+                + f" (`--extend --sample {sm['n']}`)"
+                if sm.get("extended")
+                else f"(`--sample {sm['n']} --seed {sm['seed']}`)"
+            )
+            + "; the score is the sample's. "
             "The whole target's score lies, with 95 % confidence (Wilson), in "
             + " and ".join(
                 f"[{r['summary']['score_low_pct']} %, {r['summary']['score_high_pct']} %] ({v})"
@@ -1261,7 +1309,9 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
         ]
     if latest.get("carried_from_before"):
         lines += [
-            f"The last run reran the mutants the stored run did not kill; the other "
+            "The last run reran the mutants the stored run did not kill"
+            + (f" and ran {latest['newly_drawn']} newly drawn" if latest.get("newly_drawn") else "")
+            + "; the other "
             f"{latest['carried_from_before']} are carried over: killed (tests were only "
             f"added), or declared equivalent since (not rerun without `--with-equivalents`)."
         ]
@@ -1345,6 +1395,12 @@ def main(argv=None) -> int:
         help="a seeded random sample of N mutants (reported, as a sample; see --seed)",
     )
     p.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
+    p.add_argument(
+        "--extend",
+        action="store_true",
+        help="with --sample N --seed S: widen the stored sample of seed S to N mutants, "
+        "running only the newly drawn ones and the stored survivors",
+    )
     p.add_argument("--jobs", type=int, default=1, help="mutants run in parallel (scratch copies)")
     p.add_argument("--key", action="append", help="only this mutant (repeatable; not reported)")
     p.add_argument(
@@ -1394,6 +1450,8 @@ def main(argv=None) -> int:
         help="rewrite summary.csv and every report from all stored runs (e.g. after a merge)",
     )
     args = p.parse_args(argv)
+    if args.extend and (args.sample is None or args.survivors or args.recheck or args.key):
+        p.error("--extend widens a stored sample: give --sample N and --seed S, nothing else")
     targets = load_targets()
     equivalents = load_equivalents()
     if args.summary:
@@ -1424,7 +1482,9 @@ def main(argv=None) -> int:
         t0 = time.monotonic()
         only = set(args.key) if args.key else None
         carried = []
-        if args.survivors or args.recheck:
+        if args.extend:
+            only, carried, drawn = _extend_plan(targets[n], args.sample, args.seed, equivalents)
+        elif args.survivors or args.recheck:
             # tests were only added since the stored run: a mutant it killed stays killed
             variant = "after" if args.recheck else "before"
             stored = json.loads((HERE / f"{n}.{variant}.json").read_text())["mutants"]
@@ -1454,10 +1514,13 @@ def main(argv=None) -> int:
             compare=args.compare_order,
         )
         seconds = time.monotonic() - t0
-        if args.survivors or args.recheck:
+        rerun = args.survivors or args.recheck or args.extend
+        if rerun:
             info["carried_from_before"] = len(carried)
             if drawn:  # the stored run was a sample: so is this one
                 info["sample"] = drawn
+            if args.extend:
+                info["newly_drawn"] = drawn["n"] - drawn["extended"][-1]["from"]
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
                 m.outcome, m.seconds = c["outcome"], c["seconds"]
@@ -1473,7 +1536,6 @@ def main(argv=None) -> int:
         if args.compare_order:
             print(json.dumps(compare_orders(targets[n].mutants, info)), flush=True)
             continue
-        rerun = args.survivors or args.recheck
         if (args.limit is None and args.match is None and not args.key) or rerun:
             s = write_report(targets[n], info, "before" if args.before else "after", seconds)
         else:

@@ -354,3 +354,76 @@ def test_a_jit_targets_first_mutant_finds_its_kernels_compiled(tmp_path):
     assert json.loads(run.stdout.strip().splitlines()[-1]) == ["killed"]
     origins = (scratch / "kernel_origin.txt").read_text().split()
     assert origins == ["compiled", "cache"], origins
+
+
+def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
+    mutation, tmp_path, monkeypatch
+):
+    """``--extend --sample 6 --seed 2`` on a stored sample of 3 (a kill, a survivor and one
+    declared equivalent since) draws 3 of the 5 others with ``random.Random(2).sample``,
+    runs them and the survivor, carries the kill and the equivalent, and reports a sample
+    of 6 that says how it was drawn. A full stored run or a size the target cannot give is
+    refused by name."""
+    keys = [f"toy.py | f | Op | a{i} -> b{i}" for i in range(8)]
+    killed, survivor, equivalent = keys[1], keys[4], keys[6]
+    stored = [
+        {"key": killed, "line": 2, "outcome": "killed", "seconds": 5.0},
+        {"key": survivor, "line": 5, "outcome": "survived", "seconds": 9.0},
+        {"key": equivalent, "line": 7, "outcome": "survived", "seconds": 9.0},
+    ]
+    here = tmp_path / "mutation"
+    here.mkdir()
+    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
+    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 100}
+    head["sample"] = {"n": 3, "of": 8, "seed": 1}
+    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
+    target = mutation.Target(name="toy", sources=["toy.py"], tests=[head["tests"][0]])
+    log = tmp_path / "ran.txt"  # the workers are forked: they tell what they ran here
+
+    def work(scratch, target, share, *args, **kw):
+        with log.open("a") as out:
+            for m in share:
+                out.write(m.key + "\n")
+                m.outcome, m.seconds = "killed", 1.0
+        return share
+
+    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
+    monkeypatch.setattr(mutation, "HERE", here)
+    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
+    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {equivalent: "same thing"})
+    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
+    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
+    monkeypatch.setattr(
+        mutation,
+        "enumerate_mutants",
+        lambda _t: [
+            mutation.Mutant("toy.py", "f", "Op", 0, i + 1, "a", "b", key=k)
+            for i, k in enumerate(keys)
+        ],
+    )
+    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
+    monkeypatch.setattr(mutation, "_work", work)
+    assert mutation.main(["toy", "--extend", "--sample", "6", "--seed", "2"]) == 0
+    others = [k for k in keys if k not in (killed, survivor, equivalent)]
+    new = set(random.Random(2).sample(others, 3))
+    assert sorted(log.read_text().splitlines()) == sorted(new | {survivor})
+    after = json.loads((here / "toy.after.json").read_text())
+    outcomes = {m["key"]: m["outcome"] for m in after["mutants"]}
+    assert outcomes == {killed: "killed", equivalent: "equivalent"} | dict.fromkeys(
+        new | {survivor}, "killed"
+    )
+    assert after["sample"] == {
+        "n": 6,
+        "of": 8,
+        "seed": 1,
+        "extended": [{"from": 3, "seed": 2}],
+    }
+    [row] = list(mutation.csv.DictReader((here / "summary.csv").open()))
+    assert (row["mutants"], row["killed"], row["equivalent"]) == ("6", "5", "1")
+    report = (here / "toy.md").read_text()
+    assert "`--extend --sample 6`" in report and "ran 3 newly drawn" in report
+    with pytest.raises(SystemExit, match="the stored sample has 6 mutants and 2 others"):
+        mutation.main(["toy", "--extend", "--sample", "9", "--seed", "3"])
+    (here / "toy.after.json").write_text(json.dumps(after | {"sample": None}))
+    with pytest.raises(SystemExit, match="needs a stored sample"):
+        mutation.main(["toy", "--extend", "--sample", "7", "--seed", "3"])
