@@ -696,17 +696,24 @@ def _module_name(rel: str) -> str:
     return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
 
 
-def _select(m: Mutant, lines: dict[str, list], seconds: dict[str, float]) -> list[str] | None:
+def _select(
+    m: Mutant, lines: dict[str, list], seconds: dict[str, float], jit: bool = False
+) -> list[str] | None:
     """The tests that execute a line of the mutated node or reach the statement holding it,
     fastest first (a killed mutant then stops early); None when the line runs at import (e.g.
     a module constant or a default argument): every test can see it. [] when no test runs
     it. The statement counts from its first line: a mutant of ``a or b`` written over two
-    lines changes what runs when only ``a``'s line ran."""
+    lines changes what runs when only ``a``'s line ran. ``jit`` (a target whose tests run
+    compiled): a line no test was seen to run may be in a function numba compiles at run
+    time (the arena's adapter of a user policy), which the tracer cannot see, so every test
+    runs it."""
     first = min(m.stmt_line or m.line, m.line)
     span = {(m.path, ln) for ln in range(first, max(m.end_line, m.line) + 1)}
     if span & lines["<import>"]:
         return None
     hit = {nodeid for nodeid, seen in lines.items() if nodeid != "<import>" and span & seen}
+    if not hit and jit:
+        hit = set(seconds)
     return fastest_first(hit, seconds)
 
 
@@ -793,7 +800,7 @@ def _work(
     _settle()
     everything = fastest_first(seconds, seconds)
     for m in mutants:
-        selected = _select(m, lines, seconds)
+        selected = _select(m, lines, seconds, target.jit)
         t0 = time.monotonic()
         if selected == []:
             m.outcome, m.detail = "survived", "no guarding test executes this line"

@@ -427,3 +427,21 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
     (here / "toy.after.json").write_text(json.dumps(after | {"sample": None}))
     with pytest.raises(SystemExit, match="needs a stored sample"):
         mutation.main(["toy", "--extend", "--sample", "7", "--seed", "3"])
+
+
+def test_a_line_no_test_was_seen_to_run_runs_every_test_when_compiled(mutation):
+    """Without the JIT a line no guarding test runs is a survivor at once ([]). In a
+    ``jit = true`` target the tracer cannot see a function numba compiles at run time (the
+    arena's adapter of a user policy): such a line runs every guarding test, fastest first,
+    rather than survive unseen. A traced line keeps only its own tests."""
+    lines = {
+        "<import>": {("s.py", 1)},
+        "t.py::slow": {("s.py", 5)},
+        "t.py::fast": {("s.py", 5), ("s.py", 6)},
+    }
+    seconds = {"t.py::slow": 2.0, "t.py::fast": 0.5}
+    unseen = mutation.Mutant("s.py", "f", "Op", 0, 9, "a", "b", end_line=9, stmt_line=9)
+    seen = mutation.Mutant("s.py", "f", "Op", 0, 6, "a", "b", end_line=6, stmt_line=6)
+    assert mutation._select(unseen, lines, seconds) == []
+    assert mutation._select(unseen, lines, seconds, jit=True) == ["t.py::fast", "t.py::slow"]
+    assert mutation._select(seen, lines, seconds, jit=True) == ["t.py::fast"]
