@@ -105,7 +105,7 @@ def test_the_running_mean_settles_on_the_models_system_time():
 
 
 def test_the_precision_loop_starts_with_ten_replications_quietly(capsys):
-    """The first step is ``batch`` = 10 replications; no progress bar unless asked; an
+    """The first step is ``initial`` = 10 replications; no progress bar unless asked; an
     absolute target is recorded, a relative one is not."""
     r = R.simulate_to_precision(jobs=2000, rel_half_width=0.5)
     assert len(r.frame) == 10 and r.info["reached"]
@@ -123,6 +123,6 @@ def test_a_transient_precision_run_returns_its_first_batch_not_converged():
         R.simulate_to_precision(**run, warmup=0.76)
     with pytest.raises(UnstableRegimeError):  # "raise" read at run time: equal, not the same
         R.simulate_to_precision(**run, warmup=0.76, overload="".join(["ra", "ise"]))
-    r = R.simulate_to_precision(**run, warmup=0.76, overload="transient", batch=4)
+    r = R.simulate_to_precision(**run, warmup=0.76, overload="transient", initial=4)
     assert not r.stationary and not r.converged and r.info["reached"] is False
     assert len(r.frame) == 4 and math.isfinite(r.summary["estimate"].iloc[0])

@@ -159,3 +159,136 @@ def test_finish_refuses_a_confidence_just_below_one():
     with pytest.raises(ParameterError, match="'confidence'.*0.9999"):
         finish(reps, func="f", **(DESCRIBE | {"confidence": NEAR_ONE}))
     assert finish(reps, func="f", **(DESCRIBE | {"confidence": 0.9999})).ci_high < math.inf
+
+
+class _Run:
+    """A stand-in parameter object (the door reads ``overload`` from it when told to)."""
+
+    def __init__(self, overload="raise"):
+        self.overload = overload
+
+
+def test_precision_keywords_give_the_shared_keywords_checked_once():
+    """The door adds the five keywords after the body's own (before ``**kw``), with the
+    paper's defaults, validates them by the shared rows under the body's name and hands the
+    body one PrecisionTarget; a body without ``target`` is refused at decoration."""
+    import inspect
+
+    from workbench.precision import PrecisionTarget, precision_keywords
+
+    @precision_keywords(unit="s", initial=10, progress=False, default_half_width=0.05)
+    def run(p, *, target, own=1, **extra):
+        """Run.
+
+        Parameters
+        ----------
+        own : int
+            Its own keyword.
+        """
+        return target, own, extra
+
+    sig = inspect.signature(run)
+    assert list(sig.parameters) == [
+        "p",
+        "own",
+        "rel_half_width",
+        "half_width",
+        "max_replications",
+        "initial",
+        "progress",
+        "extra",
+    ]
+    assert sig.parameters["initial"].default == 10
+    assert sig.parameters["progress"].default is False
+    target, own, extra = run(_Run(), own=2, policy_weight=3)
+    assert isinstance(target, PrecisionTarget)
+    assert (target.value, target.absolute, target.initial, target.progress) == (
+        0.05,
+        True,
+        10,
+        False,
+    )
+    assert (own, extra) == (2, {"policy_weight": 3})
+    assert run(_Run(), initial=None)[0].initial == 10  # None: the paper's default, not 5
+    assert run(_Run(), max_replications=4)[0].initial == 4  # capped at the budget
+    rel = run(_Run(), rel_half_width=0.1)[0]
+    assert (rel.value, rel.absolute) == (0.1, False)
+    with pytest.raises(ParameterError, match=r"'max_replications' parameter of run.*5000"):
+        run(_Run(), max_replications=5000)
+    with pytest.raises(ParameterError, match="not both"):
+        run(_Run(), rel_half_width=0.1, half_width=0.1)
+    with pytest.raises(TypeError, match="takes no 'target'"):
+        precision_keywords()(lambda p, *, own=1: None)
+
+
+def test_precision_keywords_read_overload_where_the_paper_keeps_it():
+    from workbench.precision import precision_keywords
+
+    def body(p, *, target, overload="raise"):
+        return target
+
+    by_keyword = precision_keywords(overload="keyword")(body)
+    by_params = precision_keywords(overload="params")(lambda p, *, target: target)
+    elsewhere = precision_keywords()(body)
+    assert by_keyword(_Run("transient"), overload="raise").max_replications == 200
+    with pytest.raises(ParameterError, match="'overload' parameter of body"):
+        by_keyword(_Run(), overload="transient")
+    with pytest.raises(ParameterError, match="'overload' parameter of <lambda>"):
+        by_params(_Run("transient"))
+    assert by_params(_Run("raise")).max_replications == 200
+    assert elsewhere(_Run("transient"), overload="transient").max_replications == 200
+    with pytest.raises(ParameterError, match="'overload' parameter of precision_keywords"):
+        precision_keywords(overload="body")
+
+
+def test_precision_keywords_document_what_the_body_does_not():
+    from workbench.precision import precision_keywords
+
+    @precision_keywords(unit="ms", initial=7)
+    def run(p, *, target):
+        """Run.
+
+        Parameters
+        ----------
+        max_replications : int
+            Mine.
+
+        Returns
+        -------
+        int
+            Nothing.
+        """
+
+    doc = run.__doc__
+    assert doc.count("max_replications : int") == 1 and "    Mine." in doc
+    assert "rel_half_width, half_width : float, optional" in doc
+    assert "``half_width`` [ms]" in doc and "first step (7)" in doc
+    assert doc.index("progress : bool or callable") < doc.index("Returns")
+
+
+@pytest.mark.parametrize(
+    "public",
+    [
+        fog.simulate_to_precision,
+        proactive.simulate_to_precision,
+        datacenters.simulate_to_precision,
+        rd.simulate_to_precision,
+        hierarchy.simulate_to_precision,
+        arena.simulate_to_precision,
+    ],
+    ids=["p1", "p2", "p3", "p4", "p5", "arena"],
+)
+def test_every_precision_run_takes_the_keywords_from_the_one_door(public):
+    """No paper writes the precision keywords: each signature has them from the door, once,
+    with the shared defaults (P4 starts with 10 replications and no bar)."""
+    import inspect
+
+    params = inspect.signature(public).parameters
+    names = ["rel_half_width", "half_width", "max_replications", "initial", "progress"]
+    assert [n for n in params if n in names] == names
+    body = inspect.unwrap(public)
+    assert "target" in inspect.signature(body).parameters
+    assert not set(names) & set(inspect.signature(body).parameters)
+    p4 = public is rd.simulate_to_precision
+    assert params["initial"].default == (10 if p4 else 5)
+    assert params["progress"].default is (not p4)

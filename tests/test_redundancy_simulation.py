@@ -171,7 +171,7 @@ def test_simulate_to_precision_stops_at_the_requested_half_width():
         half_width=0.02,
         seed=3,
         jobs=2_000,
-        batch=5,
+        initial=5,
         max_replications=1000,
         progress=lambda done, target, half: calls.append((done, target, half)),
     )

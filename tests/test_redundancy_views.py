@@ -276,7 +276,7 @@ def test_simulate_to_precision_returns_a_transient_when_asked():
     sexp = rd.SExp(3.0, 0.2)
     # the 100,000 places fill after about 250,000 arrivals: refused before any work
     kw = dict(N=24, m=1, lam=5.0, t_cloud=15.0, service=sexp, waiting_room=100_000, jobs=20_000)
-    res = rd.simulate_to_precision(**kw, rel_half_width=0.01, overload="transient", batch=4)
+    res = rd.simulate_to_precision(**kw, rel_half_width=0.01, overload="transient", initial=4)
     assert not res.stationary and not res.converged and res.replications == 4
     with pytest.raises(ParameterError):
         rd.simulate_to_precision(**kw, rel_half_width=0.01)

@@ -709,35 +709,15 @@ def table_doc(
     str
         The docstring, dedented, with a ``Parameters`` section holding every field.
     """
-    text = inspect.cleandoc(doc or "")
-    lines = text.splitlines()
-    head = next(
-        (
-            i
-            for i, line in enumerate(lines[:-1])
-            if line == "Parameters" and lines[i + 1] == "-" * 10
-        ),
-        None,
-    )
-    known = set()
-    if head is not None:
-        end = next(
-            (
-                i
-                for i in range(head + 2, len(lines) - 1)
-                if lines[i] and not lines[i].startswith(" ") and set(lines[i + 1]) == {"-"}
-            ),
-            len(lines),
-        )
-        for i in range(head + 2, end):
-            match = None if lines[i].startswith(" ") else _DOCUMENTED.match(lines[i])
-            if not match:
-                continue
-            names = [n.strip().lstrip("*") for n in match.group(1).split(",")]
-            if with_object and names == [object_name] and object_name != "params":
+    lines = inspect.cleandoc(doc or "").splitlines()
+    documented = _documented(lines)
+    if with_object and object_name != "params":
+        for names, i in documented.items():
+            if names == (object_name,):
                 lines[i] = "params" + lines[i][len(object_name) :]
-                names = ["params"]
-            known |= set(names)
+    known = {n for names in documented for n in names} | (
+        {"params"} if (object_name,) in documented else set()
+    )
     entries = []
     if with_object and "params" not in known:
         entries += [
@@ -756,8 +736,70 @@ def table_doc(
             f"{name} : {kind}",
             f"    {info.title or name}{unit}{valid} (default {info.default!r}).",
         ]
+    return _with_entries(lines, entries)
+
+
+def with_parameter_docs(doc: str | None, entries: dict[str, list[str]]) -> str:
+    """``doc`` with the numpydoc ``Parameters`` entries of ``entries`` (a name and the lines
+    of its entry) that it does not describe itself, so a shared mechanism documents the
+    keywords it adds to a function without each function copying them.
+
+    Parameters
+    ----------
+    doc : str or None
+        The function's docstring; its own entries come first and win.
+    entries : dict of str to list of str
+        For each keyword, its entry's lines (``name : type`` and the indented description).
+
+    Returns
+    -------
+    str
+        The docstring, dedented, with the missing entries.
+    """
+    lines = inspect.cleandoc(doc or "").splitlines()
+    known = {n for names in _documented(lines) for n in names}
+    return _with_entries(lines, [x for n, e in entries.items() if n not in known for x in e])
+
+
+def _parameters_head(lines: list[str]) -> int | None:
+    """The index of the ``Parameters`` header (its dashes follow), or None."""
+    return next(
+        (
+            i
+            for i, line in enumerate(lines[:-1])
+            if line == "Parameters" and lines[i + 1] == "-" * 10
+        ),
+        None,
+    )
+
+
+def _documented(lines: list[str]) -> dict[tuple[str, ...], int]:
+    """The names each entry of the ``Parameters`` section describes, and its line."""
+    head = _parameters_head(lines)
+    if head is None:
+        return {}
+    end = next(
+        (
+            i
+            for i in range(head + 2, len(lines) - 1)
+            if lines[i] and not lines[i].startswith(" ") and set(lines[i + 1]) == {"-"}
+        ),
+        len(lines),
+    )
+    found = {}
+    for i in range(head + 2, end):
+        match = None if lines[i].startswith(" ") else _DOCUMENTED.match(lines[i])
+        if match:
+            found[tuple(n.strip().lstrip("*") for n in match.group(1).split(","))] = i
+    return found
+
+
+def _with_entries(lines: list[str], entries: list[str]) -> str:
+    """``lines`` with ``entries`` first in the ``Parameters`` section (made before
+    ``Returns``, or at the end, when there is none)."""
     if not entries:
         return "\n".join(lines)
+    head = _parameters_head(lines)
     if head is not None:
         lines[head + 2 : head + 2] = entries
     else:

@@ -12,19 +12,26 @@ own model, calls :func:`precision_target` and hands its replication to :func:`to
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from workbench.output_analysis import Replication, finish, replicate
-from workbench.params import INITIAL_REPLICATIONS, MAX_REPLICATIONS, REL_HALF_WIDTH
+from workbench.params import (
+    INITIAL_REPLICATIONS,
+    MAX_REPLICATIONS,
+    REL_HALF_WIDTH,
+    with_parameter_docs,
+)
 from workbench.progress import finish_bar, open_bar
 from workbench.validation import ParameterError, check_real, check_type, refusal, reject_unknown
 
-__all__ = ["PrecisionTarget", "precision_target", "to_precision"]
+__all__ = ["PrecisionTarget", "precision_keywords", "precision_target", "to_precision"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,114 @@ def precision_target(
         what = "True/False or a callable progress(done, projected, half_width)"
         raise refusal(func, "progress", what, progress)
     return PrecisionTarget(value, absolute, top, first, progress, unit)
+
+
+_KEYWORDS = ("rel_half_width", "half_width", "max_replications", "initial", "progress")
+_TYPES = (float | None, float | None, int | None, int | None, bool | Callable)
+
+
+def precision_keywords(
+    *,
+    unit: str = "s",
+    default_half_width: float | None = None,
+    max_half_width: float | None = None,
+    initial: int | None = None,
+    progress: bool = True,
+    overload: str | None = None,
+):
+    """Give a paper's ``simulate_to_precision`` the shared precision keywords, once.
+
+    ``@precision_keywords(unit="s")`` on ``def simulate_to_precision(p, *, target, own...)``
+    gives the public function the keywords ``rel_half_width``, ``half_width``,
+    ``max_replications``, ``initial`` and ``progress`` after its own, validates them with
+    :func:`precision_target` and calls the body with the :class:`PrecisionTarget`; their
+    ``Parameters`` entries are added to its docstring. Under :func:`workbench.params.takes`
+    the keywords are the body's own (not the paper's table's).
+
+    Parameters
+    ----------
+    unit : str
+        The headline quantity's unit (messages and the entries).
+    default_half_width, max_half_width : float or None
+        The paper's absolute default target and the widest it accepts
+        (:func:`precision_target`).
+    initial : int or None
+        The paper's default first step (None: the shared table's 5).
+    progress : bool
+        The default of ``progress``.
+    overload : {None, "keyword", "params"}
+        Where the run's ``overload`` is read for the refusal of a transient run: the body's
+        own ``overload`` keyword, the parameter object's field, or nowhere (the paper's
+        ``overload`` means something else, or a transient run has its own answer).
+
+    Returns
+    -------
+    callable
+        A decorator: it turns ``def f(p, *, target, own...)`` into the public function.
+    """
+    if overload not in (None, "keyword", "params"):
+        raise refusal("precision_keywords", "overload", "None, 'keyword' or 'params'", overload)
+    first = INITIAL_REPLICATIONS.default if initial is None else initial
+    shown = f"±{default_half_width:g} {unit}" if default_half_width else "±2 %"
+    said = {
+        "rel_half_width, half_width : float, optional": "The target: the headline interval's "
+        "half-width at most ``rel_half_width`` times the estimate, or at most ``half_width`` "
+        f"[{unit}]; give one (neither: {shown}).",
+        "max_replications : int, optional": "Where the loop stops (the shared table's 200); "
+        "then ``converged=False`` and a note.",
+        "initial : int, optional": f"Replications of the first step ({first}), at most "
+        "``max_replications``; then as many as the spread predicts, at most doubling.",
+        "progress : bool or callable": f"True shows a progress bar ({progress}); "
+        "``progress(done, projected, half_width)`` is called after each step.",
+    }
+    entries = {
+        head.split(",")[0].split(" ")[0]: [
+            head,
+            *textwrap.wrap(text, 88, initial_indent="    ", subsequent_indent="    "),
+        ]
+        for head, text in said.items()
+    }
+
+    def wrap(body):
+        sig = inspect.signature(body)
+        if "target" not in sig.parameters:
+            raise TypeError(f"precision_keywords: {body.__name__} takes no 'target' keyword")
+        own = [q for q in sig.parameters.values() if q.name != "target"]
+        added = [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
+            for n, d, a in zip(_KEYWORDS, (None, None, None, first, progress), _TYPES, strict=True)
+        ]
+        spread = [q for q in own if q.kind is q.VAR_KEYWORD]
+        named = [q for q in own if q.kind is not q.VAR_KEYWORD]
+        default_overload = sig.parameters["overload"].default if overload == "keyword" else None
+
+        @functools.wraps(body)
+        def door(p, /, *args, **kwargs):
+            asked = {n: kwargs.pop(n) for n in _KEYWORDS if n in kwargs}
+            if overload == "keyword":
+                run = kwargs.get("overload", default_overload)
+            else:
+                run = p.overload if overload == "params" else "raise"
+            if asked.get("initial") is None:
+                asked["initial"] = first
+            asked.setdefault("progress", progress)
+            target = precision_target(
+                body.__name__,
+                **asked,
+                default_half_width=default_half_width,
+                max_half_width=max_half_width,
+                unit=unit,
+                overload=run,
+            )
+            return body(p, *args, target=target, **kwargs)
+
+        door.__signature__ = sig.replace(parameters=[*named, *added, *spread])
+        hints = {k: v for k, v in body.__annotations__.items() if k != "target"}
+        door.__annotations__ = hints | {q.name: q.annotation for q in added}
+        door.__doc__ = with_parameter_docs(body.__doc__, entries)
+        return door
+
+    return wrap
 
 
 def to_precision(

@@ -56,7 +56,7 @@ from workbench.arena.policies import (
 from workbench.arena.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from workbench.output_analysis import Replication, finish, replicate
 from workbench.params import Param, takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
@@ -607,10 +607,6 @@ def _prepare(f, p: ArenaParams, scenario, policy, given, replications, heavy_tai
     return partial(_one, sc, net, chosen, p.requests, warm), described
 
 
-#: simulate_to_precision's target and budget, in its signature's order
-TARGET = ("rel_half_width", "half_width", "max_replications", "initial")
-
-
 @takes(ArenaParams, "scenario", "policy", *RUN)
 def simulate(
     p,
@@ -678,47 +674,26 @@ def simulate(
     return finish(rs, overload=overload, **described)
 
 
-@takes(ArenaParams, "scenario", "policy", *TARGET, "requests", "seed", "warmup", "confidence")
+@takes(ArenaParams, "scenario", "policy", "requests", "seed", "warmup", "confidence")
+@precision_keywords(unit="s", overload="keyword")
 def simulate_to_precision(
-    p,
-    /,
-    *,
-    scenario,
-    policy,
-    rel_half_width=None,
-    half_width=None,
-    max_replications=None,
-    initial=None,
-    overload: str = "raise",
-    progress=True,
-    **policy_params,
+    p, /, *, scenario, policy, target, overload: str = "raise", **policy_params
 ) -> SimulationResult:
     """:func:`simulate` with as many replications as the mean delay's interval needs.
 
     Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
-    mean delay's relative half-width is at most ``rel_half_width`` (0.02 when neither
-    target is given) or its absolute half-width at most ``half_width`` [s]: the shared loop
-    :func:`workbench.precision.to_precision`, ``initial`` replications first and at most
-    ``max_replications`` (the shared table's rows), with a progress bar. A non-stationary
-    run raises ``UnstableRegimeError`` at once, a heavy-tailed scenario
-    :class:`HeavyTailError` (its interval has no precision to reach); a run that reaches
-    the cap is returned with ``converged=False`` and a note.
+    mean delay's interval is as narrow as asked: the shared loop
+    :func:`workbench.precision.to_precision`, with a progress bar. A non-stationary run
+    raises ``UnstableRegimeError`` at once, a heavy-tailed scenario :class:`HeavyTailError`
+    (its interval has no precision to reach); a run that reaches the cap is returned with
+    ``converged=False`` and a note.
 
     Parameters
     ----------
     scenario, policy, requests, seed, warmup, confidence, **policy_params
         As :func:`simulate` takes them.
-    rel_half_width : float, optional
-        The target relative half-width of the mean delay's interval.
-    half_width : float, optional
-        The target absolute half-width (s); give one target at most.
-    max_replications, initial : int, optional
-        The most replications, and those run before the first check (the shared table's
-        rows by default; ``initial`` is capped at ``max_replications``).
     overload : {"raise"}
         Only ``"raise"``: a transient run has no precision to reach.
-    progress : bool or callable
-        A progress bar, or ``progress(done, projected, half_width)`` after every step.
 
     Returns
     -------
@@ -726,16 +701,6 @@ def simulate_to_precision(
         As :func:`simulate`'s, with ``converged`` and the replications it took.
     """
     f = "simulate_to_precision"
-    target = precision_target(
-        f,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        unit="s",
-        overload=overload,
-    )
     one, described = _prepare(f, p, scenario, policy, policy_params, 2)
     described.pop("func")
     return to_precision(partial(one, None, False), func=f, target=target, seed=p.seed, **described)

@@ -62,7 +62,7 @@ from workbench.datacenters.limit import limit_analysis
 from workbench.datacenters.params import CENTERS, DEFAULTS, P3Params, Ring
 from workbench.output_analysis import Replication, block_series, finish, replicate
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
@@ -101,9 +101,6 @@ def _bounds(quantities) -> dict:
 
 #: longest series handed to the detector per replication (longer runs: block means)
 MAX_SERIES = 2**16
-#: simulate_to_precision's target and its replications (in place of ``replications``)
-TARGET = ("rel_half_width", "half_width", "metric")
-PRECISION = ("initial", "max_replications")
 OVERLOAD = ("raise", "transient")
 #: two-center events (events × replications) one call may simulate
 MAX_WORK = 10**9
@@ -262,22 +259,15 @@ def _class2_note(reps) -> list[str]:
     ]
 
 
-@takes(P3Params, *CENTERS, *TARGET, "events", *PRECISION, "seed", "confidence", "warmup")
+@takes(P3Params, *CENTERS, "events", "seed", "confidence", "warmup")
+@precision_keywords(unit="", overload="keyword")
 def simulate_to_precision(
-    par,
-    *,
-    rel_half_width: float | None = None,
-    half_width: float | None = None,
-    metric: str = "beta1",
-    initial: int | None = None,
-    max_replications: int | None = None,
-    overload: str = "raise",
-    progress=True,
+    par, *, target, metric: str = "beta1", overload: str = "raise"
 ) -> SimulationResult:
     """Add replications of :func:`simulate` until ``metric``'s interval is narrow enough.
 
-    The workbench's shared precision loop (:func:`workbench.output_analysis.to_precision`):
-    it starts with ``initial`` replications and projects the number needed from the current
+    The workbench's shared precision loop (:func:`workbench.precision.to_precision`): it
+    starts with ``initial`` replications and projects the number needed from the current
     half-width, until the half-width is at most ``rel_half_width`` times the estimate, or at
     most ``half_width`` (absolute) when that is given instead; with neither, the target is
     ± 2 % of the estimate. It stops at ``max_replications`` with ``converged=False`` and a
@@ -290,23 +280,13 @@ def simulate_to_precision(
     par : P3Params, or its keywords
         ``lam``, ``servers``, ``mu``, ``p``, ``events``, ``seed``, ``confidence``,
         ``warmup``, as in :func:`simulate` (every argument keyword-only).
-    rel_half_width : float or None
-        Target half-width relative to the estimate, in (0, 1].
-    half_width : float or None
-        Target half-width in the metric's unit, > 0 (give one target, not both).
     metric : str
-        A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...).
-    initial : int or None
-        Replications of the first step, in [2, 1000] (capped at ``max_replications``);
-        None: the shared table's 5, as in every paper.
-    max_replications : int or None
-        Upper bound on the replications, in [2, 1000]; None: the shared table's 200.
+        A quantity of :func:`simulate` (``beta1``, ``beta2``, ``loss_rate``, ...); an
+        absolute ``half_width`` is in its unit.
     overload : {"raise"}
         A run the stationarity detector flags stops the loop with
         :class:`workbench.validation.UnstableRegimeError` (the precision of a run that is no
         steady state means nothing); ``"transient"`` is refused here (use :func:`simulate`).
-    progress : bool
-        Show a progress bar (replications run, out of ``max_replications``).
 
     Returns
     -------
@@ -315,15 +295,6 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     metric = check_choice(metric, "metric", func, QUANTITIES)
-    target = precision_target(
-        func,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        overload=overload,
-    )
     cap = target.max_replications
     one, kwargs = _two_centers_run(par, func, metric=metric, overload="raise", replications=cap)
     result = to_precision(

@@ -40,7 +40,7 @@ from workbench.fog.scenario import Compiled
 from workbench.output_analysis import Replication, check_overload, finish, replicate
 from workbench.params import REL_HALF_WIDTH as _SHARED_REL_HALF_WIDTH
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import (
     ParameterError,
@@ -459,29 +459,9 @@ REL_HALF_WIDTH = _SHARED_REL_HALF_WIDTH.default
 """The relative precision :func:`simulate_to_precision` aims at when no target is given."""
 
 
-@takes(
-    P1Params,
-    *RUN,
-    "seed",
-    "ewma_period",
-    "confidence",
-    "overload",
-    "warmup",
-    "rel_half_width",
-    "half_width",
-    "max_replications",
-    "initial",
-    "progress",
-)
-def simulate_to_precision(
-    p,
-    *,
-    rel_half_width=None,
-    half_width=None,
-    max_replications=None,
-    initial=None,
-    progress=True,
-) -> SimulationResult:
+@takes(P1Params, *RUN, "seed", "ewma_period", "confidence", "overload", "warmup")
+@precision_keywords(unit="s")
+def simulate_to_precision(p, *, target) -> SimulationResult:
     """:func:`simulate` with replications added until the mean delay is known precisely.
 
     The shared precision loop (:func:`workbench.precision.to_precision`): replication r is
@@ -490,19 +470,6 @@ def simulate_to_precision(
     non-stationary always stops with :class:`UnstableRegimeError` (a precision target means
     nothing there). The other keywords are :func:`simulate`'s.
 
-    Parameters
-    ----------
-    rel_half_width, half_width : float, optional
-        The target: the interval's half-width at most ``rel_half_width`` times the estimate,
-        or at most ``half_width`` [s]; with neither, ±2% (``REL_HALF_WIDTH``).
-    max_replications : int, optional
-        Where the loop stops (the shared table's 200); then ``converged=False`` and a note.
-    initial : int, optional
-        Replications of the first step (the shared table's 5).
-    progress : bool or callable
-        True shows a progress bar; a function ``progress(done, target, half)`` is called
-        after each step.
-
     Returns
     -------
     SimulationResult
@@ -510,15 +477,6 @@ def simulate_to_precision(
     """
     func = "simulate_to_precision"
     plan = _plan(func, p)
-    target = precision_target(
-        func,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        unit="s",
-    )
     result = to_precision(plan["one"], func=func, target=target, seed=p.seed, **plan["finish"])
     return _attach_nodes(plan, result)
 

@@ -20,7 +20,7 @@ from workbench.output_analysis import (
     require_observations,
 )
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.results import SimulationResult
 from workbench.validation import ParameterError, check_budget, refusal
 
@@ -219,31 +219,17 @@ def simulate(p) -> SimulationResult:
 
 
 @takes(P5Params, *(n for n in SIMULATE_FIELDS if n != "replications"))
-def simulate_to_precision(
-    p,
-    *,
-    rel_half_width=None,
-    half_width=None,
-    max_replications=None,
-    initial=None,
-    progress=True,
-) -> SimulationResult:
+@precision_keywords(unit="s", overload="params")
+def simulate_to_precision(p, *, target) -> SimulationResult:
     """:func:`simulate` with as many replications as the headline interval needs.
 
     Adds replications (the same streams as :func:`simulate`'s, then fresh ones) until the
-    mean time's relative half-width is at most ``rel_half_width`` (JMT's stopping rule; 0.02
-    when neither target is given), or its absolute half-width at most ``half_width`` [s],
-    with a progress bar: the shared loop :func:`workbench.precision.to_precision`
-    (``initial`` replications first, 5 by default; ``max_replications``: the shared table's
-    200 by default). Raises ``UnstableRegimeError`` as soon as the run is found
-    non-stationary (a precision loop needs a steady state: ``overload`` must be "raise");
-    stops at ``max_replications`` with ``converged=False`` and a note.
-
-    Parameters
-    ----------
-    rel_half_width, half_width, max_replications, initial, progress
-        The target and the loop (:func:`workbench.precision.precision_target`); the other
-        keywords are :func:`simulate`'s but ``replications``.
+    mean time's interval is as narrow as asked (JMT's stopping rule), with a progress bar:
+    the shared loop :func:`workbench.precision.to_precision`. Raises
+    ``UnstableRegimeError`` as soon as the run is found non-stationary (a precision loop
+    needs a steady state: ``overload`` must be "raise"); stops at ``max_replications`` with
+    ``converged=False`` and a note. The other keywords are :func:`simulate`'s but
+    ``replications``.
 
     Returns
     -------
@@ -251,16 +237,6 @@ def simulate_to_precision(
         As :func:`simulate`'s, ``converged`` saying whether the target was reached.
     """
     f = "simulate_to_precision"
-    target = precision_target(
-        f,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        unit="s",
-        overload=p.overload,
-    )
     # the loop keeps every replication it runs: up to max_replications series (and records)
     p, topo, rho, notes = _prepare(f, p, kept=target.max_replications)
     stations = []

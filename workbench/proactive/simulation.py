@@ -32,7 +32,7 @@ from workbench.output_analysis import (
     replicate,
 )
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.proactive.model import (
     SCENARIO_KEYS,
     TRAIN_KEYS,
@@ -242,27 +242,9 @@ def simulate(p, *, keep_records=True, overload="raise") -> SimulationResult:
     return _simulate(p, func, keep_records, overload)
 
 
-@takes(
-    P2Params,
-    "policy",
-    "rel_half_width",
-    "half_width",
-    "max_replications",
-    "initial",
-    *(n for n in _RUN if n not in ("policy", "replications")),
-    *_MODEL,
-)
-def simulate_to_precision(
-    p,
-    *,
-    rel_half_width=None,
-    half_width=None,
-    max_replications=None,
-    initial=None,
-    overload="raise",
-    progress=True,
-    monitor=None,
-) -> SimulationResult:
+@takes(P2Params, *(n for n in _RUN if n != "replications"), *_MODEL)
+@precision_keywords(unit="s", max_half_width=10.0)
+def simulate_to_precision(p, *, target, overload="raise", monitor=None) -> SimulationResult:
     """Add replications until the mean delay's interval is narrow enough.
 
     Like JMT's precision-driven runs; takes a :class:`~workbench.proactive.params.P2Params`
@@ -272,20 +254,10 @@ def simulate_to_precision(
 
     Parameters
     ----------
-    rel_half_width, half_width : float, optional
-        The target: the ``mean_delay`` interval's half-width at most ``rel_half_width``
-        times the estimate, or at most ``half_width`` seconds (give one; neither means
-        ``rel_half_width`` = 0.02).
-    max_replications : int, optional
-        Where the loop stops (the shared 200); then ``converged=False`` and a note.
-    initial : int, optional
-        Replications of the first step (the shared 5); then as many as the spread predicts.
     overload : {"raise", "transient"}
         A run the detector finds non-stationary raises :class:`UnstableRegimeError`, or
         with ``"transient"`` the ``initial`` replications come back flagged
         (``stationary=False``, ``converged=False``).
-    progress : bool
-        A progress bar counts the replications.
     monitor : callable, optional
         ``monitor(index)`` is called before replication ``index`` runs: a progress display
         of its own, or a way to stop (an exception it raises ends the run and propagates).
@@ -296,16 +268,6 @@ def simulate_to_precision(
         As :func:`simulate`'s, with ``converged`` saying whether the target was met.
     """
     func = "simulate_to_precision"
-    target = precision_target(
-        func,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        max_half_width=10.0,
-        unit="s",
-    )
     top, initial = target.max_replications, target.initial
     # even the least precision run (2 replications) must fit; named by the parameter the
     # caller sets here (simulate_to_precision takes no ``replications``)

@@ -53,7 +53,7 @@ from workbench.output_analysis import (
     replicate,
 )
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.redundancy.kernels import job_outcomes
 from workbench.redundancy.model import P4Params, check_total_jobs, job_time
 from workbench.redundancy.params import PARAMS, SHORT_RUN, WARMUP_FRACTION
@@ -277,41 +277,28 @@ def _one_run(p, n_jobs, rng):
 
 
 @takes(P4Params, *RUN, "seed")
-def simulate_to_precision(
-    p,
-    *,
-    rel_half_width: float | None = None,
-    half_width: float | None = None,
-    max_replications: int | None = None,
-    overload: str = "raise",
-    batch: int = 10,
+@precision_keywords(
+    unit="s",
+    default_half_width=PARAMS["half_width"].default,
+    max_half_width=PARAMS["half_width"].high,
+    initial=10,
     progress=False,
-) -> SimulationResult:
+)
+def simulate_to_precision(p, *, target, overload: str = "raise") -> SimulationResult:
     """Add replications until the interval of E[T_sys] is narrow enough.
 
     Takes a :class:`~workbench.redundancy.P4Params` or its keywords, as :func:`simulate`
     (every argument is keyword-only); replication r is that of ``simulate(seed=seed)``:
-    same seed, same numbers.
+    same seed, same numbers. The loop stops at ``max_replications`` with
+    ``info["reached"]`` and ``converged`` False and a note.
 
     Parameters
     ----------
-    rel_half_width, half_width : float, optional
-        The target: a half-width at most ``rel_half_width`` times the estimate, or at most
-        ``half_width`` seconds (the table's 0.05 s when neither is given).
-    max_replications : int, optional
-        Where the loop stops (the shared table's 200 by default); then ``info["reached"]``
-        and ``converged`` are False and a note says so.
     overload : {"raise", "transient"}
         A run that is not a steady state raises
         :class:`workbench.validation.UnstableRegimeError`, or, with ``"transient"``, the
-        first ``batch`` replications come back with ``stationary=False``,
+        first ``initial`` replications come back with ``stationary=False``,
         ``converged=False`` and the detector's note.
-    batch : int
-        Replications of the first step; then as many as the spread predicts
-        (:func:`workbench.precision.to_precision`), at most doubling.
-    progress : bool or callable
-        True shows a text progress bar; a function ``progress(done, target, half)`` is
-        called after each step (a notebook progress bar).
 
     Returns
     -------
@@ -320,18 +307,6 @@ def simulate_to_precision(
         for an absolute target).
     """
     f = "simulate_to_precision"
-    batch = PARAMS["replications"].with_(name="batch").check(batch, f)
-    target = precision_target(
-        f,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=batch,
-        progress=progress,
-        default_half_width=PARAMS["half_width"].default,
-        max_half_width=PARAMS["half_width"].high,
-        unit="s",
-    )
     cap = target.max_replications
     overload = check_choice(overload, "overload", f, _OVERLOAD)
     check_total_jobs(f, p.jobs, cap)
@@ -346,7 +321,7 @@ def simulate_to_precision(
         if overload == "raise":
             raise
     # not a steady state: the first batch as a transient, said in its notes
-    first = simulate(p.trusted(replications=min(batch, cap)), overload="transient")
+    first = simulate(p.trusted(replications=target.initial), overload="transient")
     return first.with_(converged=False, info={**first.info, "reached": False})
 
 

@@ -395,7 +395,7 @@ def _view_point(N, m, lam, t_cloud, service, room, jobs, target, cap, seed):
         service=service,
         rel_half_width=target,
         max_replications=cap,
-        batch=min(MIN_VIEW_REPLICATIONS, cap),
+        initial=min(MIN_VIEW_REPLICATIONS, cap),
         jobs=jobs,
         seed=seed,
         waiting_room=room,

@@ -32,8 +32,8 @@ PARAMS = '''\
 """The parameters of the model, declared once: validation, sliders, fuzzing and the atlas
 read this table. The shared rows (replications, warm-up, confidence, seed) come from
 workbench.params; simulate_to_precision's keywords (rel_half_width, half_width,
-max_replications, initial) are the shared precision loop's, checked by
-workbench.precision.precision_target against the shared rows: no row here."""
+max_replications, initial, progress) are the shared precision loop's, given and checked by
+workbench.precision.precision_keywords against the shared rows: no row here."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ import numpy as np
 
 from workbench.output_analysis import Replication, check_overload, finish, replicate
 from workbench.params import takes
-from workbench.precision import precision_target, to_precision
+from workbench.precision import precision_keywords, to_precision
 from workbench.results import SimulationResult
 
 from __PKG__.kernels import lindley_kernel
@@ -228,38 +228,17 @@ def simulate(p) -> SimulationResult:
 
 
 @takes(PaperParams, "lam", "mu", "jobs", "warmup", "seed", "confidence", "overload")
-def simulate_to_precision(
-    p,
-    *,
-    rel_half_width: float | None = None,
-    half_width: float | None = None,
-    max_replications: int | None = None,
-    initial: int | None = None,
-    progress=True,
-) -> SimulationResult:
+@precision_keywords(unit="s", overload="params")
+def simulate_to_precision(p, *, target) -> SimulationResult:
     """Add replications of :func:`simulate` until the interval of the mean sojourn time is
-    narrow enough: the shared loop :func:`workbench.precision.to_precision`.
-
-    The target is ``rel_half_width`` (relative to the estimate) or ``half_width`` (seconds),
-    not both; with neither, the shared table's ±2 %. ``initial`` replications first (the
-    shared table's 5), then as many as the spread predicts, at most doubling, up to
-    ``max_replications`` (the shared table's 200; then ``converged=False`` and a note).
-    ``progress``: a progress bar (True), none (False), or ``progress(done, projected,
-    half_width)``. A precision needs a steady state: ``overload`` must be "raise", and a run
-    the detector finds non-stationary raises UnstableRegimeError. Replication r is that of
-    ``simulate(..., seed=seed)``: same seed, same numbers.
+    narrow enough: the shared loop :func:`workbench.precision.to_precision`, its keywords
+    (the target, the budget, the progress bar) given by
+    :func:`workbench.precision.precision_keywords`. A precision needs a steady state:
+    ``overload`` must be "raise", and a run the detector finds non-stationary raises
+    UnstableRegimeError. Replication r is that of ``simulate(..., seed=seed)``: same seed,
+    same numbers.
     """
     f = "simulate_to_precision"
-    target = precision_target(
-        f,
-        rel_half_width=rel_half_width,
-        half_width=half_width,
-        max_replications=max_replications,
-        initial=initial,
-        progress=progress,
-        unit="s",
-        overload=p.overload,
-    )
     one, finishing = _setup(f, p)
     return to_precision(one, func=f, target=target, seed=p.seed, **finishing)
 
