@@ -985,10 +985,16 @@ def run_target(
     and leaves the outcomes in ``target.mutants``."""
     tests = [t for t in target.tests if not (before and Path(t).name.startswith("test_mut_"))]
     tests = [t for t in tests if (ROOT / _file(t)).exists()]
+    read = _baseline_keys(target, tests)
     base = baseline(target, tests, fresh=fresh)
     lines = {k: {tuple(x) for x in v} for k, v in base["lines"].items()}
     seconds, startup = base["seconds"], base["startup_s"]
     mutants = enumerate_mutants(target)
+    if _baseline_keys(target, tests) != read:  # the workers copy the repository from here on
+        raise SystemExit(
+            f"{target.name}: the repository changed while the baseline ran (its lines, times "
+            "and mutants would not be those of the copy the mutants run in): run it again"
+        )
     for i, m in enumerate(mutants, 1):
         m.index = i
     every = len(mutants)
@@ -1003,7 +1009,7 @@ def run_target(
     if limit is not None:
         mutants = mutants[:limit]
     total = every
-    shares = [mutants[k::jobs] for k in range(jobs)]
+    shares = [mutants[k::jobs] for k in range(jobs) if mutants[k::jobs]]  # no idle worker
     pids = []
     for k, share in enumerate(shares):
         out = Path(tempfile.mkstemp(prefix=f"wb-mutation-{k}-", suffix=".json")[1])

@@ -445,3 +445,28 @@ def test_a_line_no_test_was_seen_to_run_runs_every_test_when_compiled(mutation):
     assert mutation._select(unseen, lines, seconds) == []
     assert mutation._select(unseen, lines, seconds, jit=True) == ["t.py::fast", "t.py::slow"]
     assert mutation._select(seen, lines, seconds, jit=True) == ["t.py::fast"]
+
+
+def test_a_repository_edited_during_the_baseline_stops_the_run(mutation, tmp_path, monkeypatch):
+    """A run's baseline (the lines each test runs, its times) and its mutants are read from
+    the repository before the workers copy it, minutes or hours later: an edit in between
+    would pair a baseline with another source. The run stops and says so."""
+    for folder in ("workbench", "tests", "data"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "workbench" / "toy.py").write_text("x = 1\n")
+    (tmp_path / "tests" / "test_toy.py").write_text("def test_x():\n    pass\n")
+    target = mutation.Target(name="toy", sources=["workbench/toy.py"], tests=["tests/test_toy.py"])
+    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
+
+    def edited(*args, **kw):
+        (tmp_path / "workbench" / "toy.py").write_text("x = 2\n")
+        return base | {"startup_s": 0.0}
+
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "enumerate_mutants", lambda _t: [])
+    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
+    assert mutation.run_target(target, {}, before=False, verbose=False)["tests"] == target.tests
+    monkeypatch.setattr(mutation, "baseline", edited)
+    with pytest.raises(SystemExit, match="the repository changed while the baseline ran"):
+        mutation.run_target(target, {}, before=False, verbose=False)
