@@ -18,6 +18,7 @@ import pytest
 from scipy import stats
 
 from workbench import datacenters as dc
+from workbench.datacenters import exact
 from workbench.datacenters import limit as limit_module
 from workbench.datacenters.params import MAX_STATES
 from workbench.erlang import erlang_b
@@ -274,3 +275,14 @@ def test_the_residual_is_the_whole_grids_with_the_flow_out_of_the_window():
     full = np.abs(sol.full_distribution().ravel() @ q).sum()
     assert full > 1e3 * np.finfo(float).eps * 410  # the cut edges carry flow
     assert sol.residual == pytest.approx(full, rel=1e-3)
+
+
+def test_an_upper_tail_of_exactly_half_the_tail_mass_is_kept():
+    """The window's upper edge is the last count whose upper tail P(L >= k) is at least
+    tail / 2 (``_erlang_window``): on a tie that count stays in. One server at load 1: P(L =
+    0) = P(L = 1) = 1/2 exactly, so with tail = 1 the upper tail at 1 is exactly tail / 2
+    (and the lower tail at 0 too, which the lower edge drops: it keeps counts whose lower
+    tail exceeds tail / 2)."""
+    assert np.exp(exact._log_erlang_pmf(1, 1.0)).tolist() == [0.5, 0.5]
+    assert exact._window(1, 1.0, 1.0, 1.0) == (1, 1)
+    assert exact._window(1, 1.0, 1.0, 0.999) == (0, 1)  # neither tail at tail / 2

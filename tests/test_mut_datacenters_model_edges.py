@@ -10,6 +10,8 @@ docstring computed from Poisson laws truncated at C; the limit's docstring (the 
 the idle-server walk is the coordinate with the heavier tail).
 """
 
+import re
+
 import naive_datacenters as naive
 import numpy as np
 import pytest
@@ -194,3 +196,45 @@ def test_the_bound_on_beta_is_within_the_walks_error(load, p):
     error is at most the walk's): the bound on β is at most ``truncation_error``."""
     lim = dc.limit_analysis(load, (1.0, 1.0), (1.0, 1.0), p)
     assert 0 < lim.beta_error <= lim.truncation_error
+
+
+@pytest.mark.parametrize(
+    ("load", "p", "larger"), [((1.2, 1.5), (0.2, 0.3), 0), ((1.5, 1.2), (0.3, 0.2), 1)]
+)
+def test_the_bound_on_beta_propagates_the_walks_error_through_the_drift_relations(load, p, larger):
+    """Both drift relations well conditioned (gains 0.23 and 0.46 < 1): P(m = 0) and
+    P(n = 0) come from pi00, so their errors are gain x the walk's error w, and the bound on
+    β_i = (1 − p_i) P(saturated_i) + p_i π00 is (1 − p_i) gain_i w + p_i w, the larger of
+    the two centers'. w is the walk's error as limit_analysis states it: the phase's mass
+    in the last quarter of the truncation, the QBD kernel's defect, never below 1e-13.
+    ``larger`` names the center whose bound is the larger (each case checks one term)."""
+    lim = dc.limit_analysis(load, (1.0, 1.0), (1.0, 1.0), p)
+    (l1, l2), (p1, p2) = load, p
+    phases = max(lim.truncation)
+    if lim.truncation[1] == 0:
+        marg, *_, g_err = idle_walk_qbd(l1, l2, 1.0, 1.0, p1, p2, phases, 1e-14, 200)
+    else:
+        marg, *_, g_err = idle_walk_qbd(l2, l1, 1.0, 1.0, p2, p1, phases, 1e-14, 200)
+    w = max(float(marg[phases - phases // 4 :].sum()), float(g_err), 1e-13)
+    den = 1 - p1 * p2
+    gain = (p2 * (l2 + p1 * l1) / (l1 * den), p1 * (l1 + p2 * l2) / (l2 * den))
+    assert max(gain) < 1
+    bound = [(1 - p[i]) * gain[i] * w + p[i] * w for i in (0, 1)]
+    assert bound[larger] > 1.1 * bound[1 - larger]
+    assert lim.beta_error == pytest.approx(bound[larger], rel=1e-9)
+
+
+def test_a_walk_too_close_to_the_e_b1_boundary_is_refused_with_its_bound_on_beta():
+    """limit_analysis's Raises: when the error bound on β exceeds max(truncation_target,
+    1e-8), a stated refusal rather than β. Center 2 within 1e-7 of absorbing center 1's
+    overflow (λ2 + p1 (λ1 − c1 μ1) − c2 μ2 = 1e-7): the phase needs few states (ρ1 = 2/3),
+    but the walk's level is nearly null recurrent and its error reaches β above 1e-8. A
+    target of 1e-3 accepts the same walk, within that target."""
+    args = ((1.5, 0.75 + 1e-7), (1.0, 1.0), (1.0, 1.0), (0.5, 0.5))
+    assert dc.regime(*args) == "E"
+    with pytest.raises(dc.UncertifiedSolutionError, match="could not be solved") as info:
+        dc.limit_analysis(*args)
+    bound = float(re.search(r"up to ([0-9.e+-]+) on beta", str(info.value)).group(1))
+    assert bound > 1e-8
+    loose = dc.limit_analysis(*args, truncation_target=1e-3)
+    assert 1e-8 < loose.beta_error <= 1e-3

@@ -393,3 +393,54 @@ def test_twin_on_links_of_different_speeds_and_equal_sizes(case, arrivals):
         st = fast["server_stats"]
         assert st[0, K.SRV_SENT_DOWN] == fast["went_down"].sum()
         assert not st[1:, K.SRV_SENT_DOWN].any()
+
+
+def test_reds_mean_work_present_forgets_the_rounding_of_tasks_gone():
+    """Eq. 11 scales RED's thresholds by the mean execution time of the tasks present: the
+    twin sums the works of the tasks present at each arrival. The kernel keeps a running
+    sum, which rounding leaves at -1 here (2^53 + 1 rounds to 2^53, then both leave), and
+    must start it afresh when the server empties. At server 1 (speed 1): task 0 (work 2^53)
+    and task 1 (work 1) pass; tasks 2 and 3 (work 0.5) arrive together later. At 3's
+    arrival task 2 is present (in its 4 s decision): t = 0.5 s, so the lower threshold is
+    min(1, 0.5) x 5 = 2.5, above RED's average (0.64): task 3 joins the queue. A stale
+    sum would make t = -0.5, the threshold -2.5, and RED forward task 3 with probability
+    0.07 > its uniform draw 0.01."""
+    topo = from_parents([-1, 0], [1e-3, 1.0], [1e6, 1e6])
+    big = 2.0**53
+    tasks = K.Tasks(
+        arrival=np.array([0.0, big - 2.0, big + 16.0, big + 16.0]),
+        origin=np.ones(4, dtype=np.int64),
+        work=np.array([big, 1.0, 0.5, 0.5]),
+        data=np.ones(4),
+        uniforms=np.full((4, topo.n), 0.01),
+    )
+    kw = dict(min_th=5.0, max_th=20.0, w_q=0.125, decision_time=4.0)
+    fast = _run_kernel("without_enhancement_1", topo, tasks, **kw)
+    slow = simulate_naive("without_enhancement_1", topo, tasks, **kw)
+    np.testing.assert_array_equal(fast["exec_server"], [1, 1, 1, 1])
+    np.testing.assert_array_equal(fast["red_forwards"], [0, 0, 0, 0])
+    for name in ("finish", "exec_server", "visits", "wait", "decide", "red_forwards"):
+        np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
+
+
+@pytest.mark.parametrize("in_decision", ["zero", "remaining"])
+def test_a_hand_over_to_the_link_keeps_its_place_among_events_at_the_same_instant(in_decision):
+    """Equal tasks in batches at whole seconds, decisions taking no time, speeds and links
+    powers of two: a server's hand-over of a task to the link (offload_busy) ends at the
+    same instant as other events, and the module docstring's order (at equal times, the
+    event scheduled first) decides which comes first; here whether a child deciding at
+    that instant sees its parent's worker still handing over or already deciding the next
+    task (queue-aware rule, a task under decision counted as zero or its time left). The
+    slow twin (tests/naive_hierarchy.py) numbers every scheduled event."""
+    topo = from_parents(
+        [-1, 0, 1, 2, 1, 2], [16.0, 16.0, 8.0, 2.0, 1.0, 2.0], [2.0, 4.0, 4.0, 2.0, 2.0, 4.0]
+    )
+    origin = [3, 5, 5, 5, 5, 5, 3, 3, 5, 5, 3, 5, 5, 5]
+    m = len(origin)
+    tasks = _hand_tasks([0.0] * 6 + [1.0] * 4 + [2.0] * 4, origin, [2.0] * m, [1.0] * m, topo.n)
+    kw = dict(decision_time=0.0, offload_busy=True, in_decision=in_decision)
+    fast = _run_kernel("without_enhancement_2", topo, tasks, **kw)
+    slow = simulate_naive("without_enhancement_2", topo, tasks, **kw)
+    for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
+        np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
+    np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)

@@ -535,3 +535,28 @@ def test_run_models_sees_a_near_critical_queue_fill():
     assert one["pure_local/rho_measured"] < 1.0 and one["pure_local/stationary"] == 0.0
     res = simulate(**near, model="pure_local", overload="transient", replications=3)
     assert not res.stationarity.stationary and "grows" in res.stationarity.note
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_run_models_judges_the_time_from_arrival_to_completion(seed):
+    """Pure cloud, no warm-up, slow links: every task climbs two hops of B / W = 7 s and
+    runs in 7 µs at a centre that is all but idle, so its completion time (finish minus
+    arrival) is 14 s from the first task on: a steady state, whatever the run's length,
+    though the completion time exceeds the arrival time of most tasks of these 16 to 20
+    periods. The verdict is stationary, and the default overload='raise' lets it pass."""
+    run = dict(
+        lam=4.0,
+        task_size=7.0,
+        sigma=0.0,
+        periods=16 + 2 * seed,
+        warmup=0.0,
+        bandwidth=1.0,
+        data_per_work=1.0,
+        compute_top=1e6,
+        arrivals="spread",
+        seed=seed,
+        models=("pure_cloud",),
+    )
+    out = run_models(**run)
+    assert out["pure_cloud/mean_time"] == pytest.approx(14.0 + 7e-6, abs=1e-6)
+    assert out["pure_cloud/stationary"] == 1.0

@@ -558,3 +558,18 @@ def test_overload_and_counts_take_keywords_and_refuse_unconvertible_counts():
         check_overload("f", "raise", 1.0)
     with pytest.raises(ParameterError, match="'counts' parameter of f"):
         require_observations("f", [{}])  # not a number: a TypeError inside numpy
+
+
+def test_an_alarm_with_equal_halves_says_the_mean_drifts():
+    """A slow oscillation: four periods of a tent 0, 1, ..., 49, 49, ..., 0 (integers, so
+    the sums are exact), started 20 values in. MSER cuts nothing, each half of the run holds
+    two whole periods, so both halves average 24.5 exactly; the von Neumann ratio of the
+    batch means (neighbours close together) gives the alarm. With halves equal the mean
+    neither grows nor falls: the note says it drifts."""
+    tent = np.r_[np.arange(50.0), np.arange(50.0)[::-1]]
+    y = np.roll(np.tile(tent, 4), -20)
+    got = detect([y])
+    want = _twin_detect([y], [0])
+    assert not got.stationary and not want[0] and got.truncation == want[1] == 0
+    assert got.first_half == got.second_half == 24.5
+    assert got.note.startswith("mean drifts with run length: 24.5 in the first half, 24.5 in")
