@@ -236,8 +236,8 @@ def simulate_naive(
             if t is None:
                 continue
             r = rates[task_user[t]]
-            if r > 0 and left[t] <= r * slot:
-                finish = t0 + left[t] / r
+            if left[t] <= r * slot:  # nothing left (a task of 0 bits): done at once, even at r = 0
+                finish = t0 + (left[t] / r if left[t] > 0 else 0.0)
                 left[t] = 0.0
                 cpu_free[e] = max(cpu_free[e], finish) + kappa * task_bits[t] / cpu[e]
                 done[t] = cpu_free[e] + tau_ep

@@ -398,3 +398,34 @@ def test_a_request_exactly_on_its_budget_is_not_hedged(slack, copies):
     )
     assert out.copies[0] == copies
     assert _counters(out)["HEDGED_TASKS"] == (copies > 1)
+
+
+def test_a_task_of_zero_bits_is_uploaded_at_once_even_on_a_link_rounding_to_zero():
+    """Eq. 4 gives a task of 0 bits no upload time (task_delay(0, ...) is τ_EP): its upload
+    ends at the slot boundary it starts, then τ_EP. Here P g / N = 1e-22, whose 1 + SINR is 1
+    in floating point, so the kernel's rate B log2(1 + SINR) is 0; the run used to keep the
+    task uploading until the drain limit (NOT_DRAINED). r̄(0) is the interference-free rate
+    by log1p (> 0), as run_scenario gives it. Two such tasks at t = 0: one request per slot."""
+    g = 1e-30
+    sinr = POWER * g / NOISE
+    assert BAND * math.log2(1.0 + sinr) == 0.0
+    rbar0 = np.array([[BAND * math.log1p(sinr) / math.log(2.0)]])
+    out, _ = _run([[g]], [0.0, 0.0], [0, 0], [0.0, 0.0], rbar0=rbar0, n_slots=10, drain=20)
+    c = _counters(out)
+    assert c["STATUS"] == K.OK and c["TASKS_DONE"] == c["UPLOADS"] == 2
+    np.testing.assert_allclose(out.upload_start, [0.0, SLOT], atol=1e-15)
+    np.testing.assert_array_equal(out.upload_end, out.upload_start)
+    np.testing.assert_allclose(out.done, out.upload_start + TAU, rtol=1e-15)
+    assert c["SLOTS_RUN"] == 10
+
+
+def test_half_a_bit_takes_half_a_bit_over_the_shannon_rate():
+    """A task smaller than one bit still uploads for L / r (eq. 4's L / r by hand), and a
+    task of 0 bits on a good link takes no upload time."""
+    g = 1e-6
+    r = _rate(g)
+    out, _ = _run([[g]], [0.0, 0.5], [0, 0], [0.5, 0.0])
+    np.testing.assert_allclose(out.upload_start, [0.0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(out.upload_end, [0.5 / r, 0.5], rtol=1e-12)
+    assert out.upload_end[0] > 0.0
+    np.testing.assert_allclose(out.done, [0.5 / r + KAPPA * 0.5 / CPU + TAU, 0.5 + TAU])

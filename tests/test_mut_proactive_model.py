@@ -27,6 +27,7 @@ from workbench.proactive import (
     train,
 )
 from workbench.proactive.model import check_training, interference_free_rates
+from workbench.proactive.runs import draw_tasks
 from workbench.radio import path_loss_db
 from workbench.validation import ParameterError, UnstableRegimeError
 
@@ -589,3 +590,71 @@ def test_a_calibration_threshold_at_a_drawn_path_loss_covers_that_pair():
     again = make_scenario(n_cloudlets=10, n_users=30, seed=0, coverage_db=level)
     assert again.covered[0].sum() == 6
     assert frame["covering"].tolist() == [again.covered.sum() / 30]
+
+
+# --- the training's stream, the calibration's defaults and grid -----------------------------
+
+
+def test_the_training_draws_neither_the_networks_nor_the_tasks_numbers():
+    """One seed for a whole manual run (network, training, tasks) must not make the
+    training's requests replay another part's draws. make_scenario's stream is found from its
+    output (its first draws are the cloudlets' positions); the tasks' per-user numbers are
+    Poisson(λ_u T) as the training's are, so over the same period they would be equal."""
+    seed, lam, period = 7, 2.0, 100.0
+    sc = make_scenario(n_cloudlets=2, n_users=3, seed=seed)
+    requests = train(sc, seed=seed, lam=lam, training_time=period).counts.sum(axis=1)
+    network = np.random.default_rng(np.random.SeedSequence(seed))
+    assert np.array_equal(network.uniform(0.0, PARAMS["area"].default, (2, 2)), sc.cloudlet_xy)
+    replayed = np.random.default_rng(np.random.SeedSequence(seed)).poisson(lam * period, 3)
+    assert not np.array_equal(requests, replayed)
+    tasks = draw_tasks(sc, seed=seed, lam=lam, horizon=period)
+    assert not np.array_equal(requests, np.diff(tasks.user_start))
+    assert requests.sum() > 0 and np.diff(tasks.user_start).sum() > 0
+
+
+def test_the_default_calibration_is_the_documented_grid_over_20_networks():
+    """The docstring's defaults: 80 to 90 dB every 2 dB, then 95, 100 and 110 dB (its ends the
+    table's plausible range of coverage_db) at Fig. 4's densities, over the networks of seeds
+    0 .. 19: a cell's mean covering count is the mean over those 20 drawn scenarios, and at
+    84 dB and E = 10 it is the table's help: X_max = 2 on average, 41% of the users below."""
+    frame = coverage_calibration()
+    grid = [80.0, 82.0, 84.0, 86.0, 88.0, 90.0, 95.0, 100.0, 110.0]
+    assert (grid[0], grid[-1]) == PARAMS["coverage_db"].plausible
+    for e in (10, 20, 30, 40):
+        assert frame.loc[frame["n_cloudlets"] == e, "coverage_db"].tolist() == grid
+    at = frame.set_index(["coverage_db", "n_cloudlets"])
+    drawn = np.concatenate(
+        [
+            make_scenario(n_cloudlets=10, n_users=30, coverage_db=84.0, seed=s).covered.sum(axis=1)
+            for s in range(20)
+        ]
+    )
+    assert drawn.size == 20 * 30
+    assert at.loc[(84.0, 10), "covering"] == pytest.approx(drawn.mean(), abs=1e-12)
+    assert at.loc[(84.0, 10), "below_x_max"] == pytest.approx((drawn < 2).mean(), abs=1e-12)
+    assert round(at.loc[(84.0, 10), "covering"]) == PARAMS["x_max"].default == 2
+    assert round(100 * at.loc[(84.0, 10), "below_x_max"]) == 41
+    # 110 dB (146 m) reaches every cloudlet of the 100 m square from every user
+    assert (at.loc[110.0, "covering"] == [10.0, 20.0, 30.0, 40.0]).all()
+
+
+def test_the_chosen_threshold_is_60_db_when_every_grid_point_covers_too_many():
+    """X_max = 1: every threshold covers at least the nearest cloudlet, and the mean covering
+    count does not fall as the threshold rises, so the closest to 1 is the grid's lowest point,
+    60 dB, the lowest of the ties (the docstring's rule)."""
+    frame = coverage_calibration(thresholds_db=(59.0, 60.0, 61.0), densities=(10,), x_max=1)
+    covering = frame["covering"].tolist()
+    assert 1.0 <= covering[0] <= covering[1] <= covering[2]
+    assert frame.attrs["chosen"] == 60.0
+
+
+def test_the_chosen_threshold_is_140_db_when_the_grid_never_covers_enough():
+    """A 5 km square: at E = 10 even 141 dB (a 1 km radius) covers fewer than X_max = 2
+    cloudlets per user on average, and the mean still rises from 139 to 140 to 141 dB, so
+    the closest to X_max is the grid's top, 140 dB (the docstring's rule)."""
+    frame = coverage_calibration(
+        thresholds_db=(139.0, 140.0, 141.0), densities=(10,), seeds=5, area=5000.0
+    )
+    covering = frame["covering"].tolist()
+    assert covering[0] < covering[1] < covering[2] < PARAMS["x_max"].default
+    assert frame.attrs["chosen"] == 140.0

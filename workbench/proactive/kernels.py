@@ -675,8 +675,8 @@ def _slots_loop(
             u = task_user[t]
             r = rates[u]
             progress = r * slot
-            if r > 0.0 and left[t] <= progress:
-                finish = t0 + left[t] / r
+            if left[t] <= progress:  # a task with nothing left ends at once, even at r = 0
+                finish = t0 + left[t] / r if left[t] > 0.0 else t0
                 upload_end[t] = finish
                 left[t] = 0.0
                 start = cpu_free[e] if cpu_free[e] > finish else finish

@@ -577,7 +577,9 @@ def train(p, scenario: Scenario) -> Training:
     theta, sigma_d : float
         The similarity's distance weight θ and width σ_d (eqs. 11-13).
     seed : int
-        Same seed, same counts and clusters.
+        Same seed, same counts and clusters. The training draws from its own stream: the
+        same seed gives :func:`make_scenario` and :func:`~workbench.proactive.runs.draw_tasks`
+        other numbers.
 
     Returns
     -------
@@ -756,18 +758,21 @@ def coverage_calibration(
     conditions, there are not enough available cloudlets for each UN". The workbench's rule:
     at the sparsest density of Fig. 4 (E = 10), a user has on average X_max cloudlets in
     coverage (the number a hedged request needs), so hedging is often impossible there and
-    easy at E = 30-40. ``frame.attrs["chosen"]`` is the threshold (to 1 dB) that meets it.
+    easy at E = 30-40. ``frame.attrs["chosen"]`` is the threshold that meets it best, a whole
+    number of dB from 60 to 140 (the lowest of equally close ones).
 
     Parameters
     ----------
     thresholds_db : sequence of float
-        Path-loss thresholds, each in ``coverage_db``'s range.
+        Path-loss thresholds, each in ``coverage_db``'s range. Default: 80 to 90 dB in steps
+        of 2 dB, then 95, 100 and 110 dB (the table's plausible range, finer near 84 dB).
     densities : sequence of int
-        Numbers of cloudlets E, each in ``n_cloudlets``' range (U = 3E).
+        Numbers of cloudlets E, each in ``n_cloudlets``' range (U = 3E). Default: Fig. 4's
+        10, 20, 30 and 40.
     x_max, area
         X_max (the rule's target) and the side of the square.
     seeds : int
-        Networks drawn per (threshold, E), seeds 0 .. seeds - 1.
+        Networks drawn per (threshold, E), seeds 0 .. seeds - 1. Default 20.
 
     Returns
     -------

@@ -172,7 +172,7 @@ PARAMS = Params(
         help="A cloudlet covers a user when the path loss 140.7 + 36.7 log10(d/km) is at most "
         "this (the paper: 'coverage is decided based on a threshold path loss value'; value "
         "lost). Calibrated (coverage_calibration): 84 dB, a 28.5 m radius, gives a user X_max = "
-        "2 cloudlets on average at the sparsest density E = 10 (42% have fewer), as Sec. 4.2 "
+        "2 cloudlets on average at the sparsest density E = 10 (41% have fewer), as Sec. 4.2 "
         "describes: 'At low network density conditions, there are not enough available "
         "cloudlets for each UN'. 110 dB (146 m) covers every user from every cloudlet.",
         plausible=(80.0, 110.0),
