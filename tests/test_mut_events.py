@@ -236,3 +236,51 @@ def test_the_lane_rounds_up_to_a_power_of_two_and_takes_only_in_order():
     assert lane_takes(lane, 3, 3, 9.0) and not lane_takes(lane, 3, 3, 2.9)
     assert not lane_takes(lane, 3, 4, 9.0)  # full
     assert lane_pop(lane, 3) == 0 and lane_pop(lane, 0) == 1
+
+
+def test_the_width_follows_a_slower_rate_from_a_width_below_one():
+    """The same 2.6x slow-down from one event per 0.25 units: the calendar rebuilds when the
+    measured width passes twice the old one, 0.5 (the twin's 2x rule), so the new width is
+    taken; a width below 1 is where 2w and 2**w differ."""
+    ops = [0.25 * i for i in range(1, 101)]
+    now = 25.0
+    for gap in (0.25, 0.65):
+        for _ in range(600):
+            now += gap
+            ops += [None, now]
+    twin = _run(ops, 101)
+    assert twin.n_buckets == 64 and abs(twin.width - 0.65) < 0.0125
+
+
+def test_simultaneous_events_measure_no_width_and_keep_the_old_one():
+    """20 events held at time 0 (pop one, push one at the same time) for 200 pops: the
+    events given out span no time since the mark (at 0) and the stored ones none either, so
+    the measured width is unknown (0.0): each re-measure after 2 * 16 + 64 pops rebuilds
+    and keeps the width of 1 (the twin: a width of 0 is off by more than 2x, and is never
+    taken)."""
+    ops = [0.0] * 20 + [None, 0.0] * 200
+    twin = _run(ops, 21, every=1)
+    assert twin.rebuilds == 2 and twin.width == 1.0 and twin.n_buckets == _MIN_BUCKETS
+
+
+def test_a_rebuild_after_seven_pops_measures_the_stored_spread():
+    """Seven pops since the mark are fewer than the eight the event rate needs: when the
+    calendar doubles after them (33 stored: 9 to 20 and 100 to 120), the width is the
+    spread of the stored events above the top, (120 - 8) / 33, not the seven pops' 7 / 7
+    (compared with the twin)."""
+    ops = [float(t) for t in range(1, 21)] + [None] * 7 + [100.0 + i for i in range(34)]
+    twin = _run(ops, 60, every=1)
+    assert twin.rebuilds == 1 and twin.n_buckets == 32
+    assert twin.width == (120.0 - 8.0) / 33
+
+
+def test_the_stored_spread_ignores_a_freed_place_that_held_a_later_event():
+    """Place 1 holds the event due at 1000 and is the first freed (the free list reuses it
+    last); the queue drains and is filled again with earlier events, one popped first (so
+    the time since the mark is negative and the rate unknown). When the calendar doubles,
+    its width is the spread of what is stored above the top (2 to 19), (19 - 2) / 33, not
+    up to the freed 1000."""
+    ops = [0.0] + [1000.0 + i for i in range(41)] + [None] * 42
+    ops += [1.0, 2.0, None] + [3.0 + 0.5 * i for i in range(33)]
+    twin = _run(ops, 64, every=1)
+    assert twin.n_buckets == 32 and twin.width == (19.0 - 2.0) / 33

@@ -245,3 +245,26 @@ def test_policy_m_reads_the_policy_by_value_not_by_identity():
         built = "".join(list(policy))
         assert built is not policy
         assert rd.policy_m(policy=built, **p) == rd.policy_m(policy=policy, **p)
+
+
+def test_asto_takes_lemma_2s_shortcut_from_three_workers():
+    """The shortcuts hold for N >= 3 (λ1 divides by N - 2). With N = 3 and Pareto(1, 1.2)
+    jobs at λ = 0.6, Lemma 2's T1 (from Erlang-B, N // 2 = 1 group) is below T_cl = 100,
+    so ASTO answers m = 1, where the exhaustive argmin of eq. 1/8 would pick m = 3."""
+    N, lam, t_cloud = 3, 0.6, 100.0
+    b, a = 1.0, 1.2
+    service = rd.Pareto(b, a)
+    p_n, p_1, p_half = (_pb_groups(N, c, lam, service) for c in (N, 1, N // 2))
+    t1 = b * a * ((1 - p_n) / (a - 1) - (1 - p_1) / (a * N - 1)) / (p_half - p_n)
+    assert p_half > p_n and t1 <= t_cloud  # Lemma 2's m = 1 condition holds
+    assert rd.asto(N, lam, t_cloud, service) == 1
+    assert rd.optimal_m(N, lam, t_cloud, service, "paper") == 3  # the shortcut decides
+
+
+def test_lemma_2s_m_equals_n_shortcut_includes_its_bounds():
+    """Lemma 2's m = N conditions are T_cl <= βα/(α−1) and λ <= λ1 = (α−1)N/(βαN(N−2)),
+    both inclusive: with β = 0.5, α = 2, N = 4 they are T_cl <= 1 and λ <= 1/2, exact
+    binary fractions, and at T_cl = 1, λ = 1/2 the shortcut answers N."""
+    service = rd.Pareto(0.5, 2.0)
+    assert _asto_shortcut(4, 0.5, 1.0, service) == 4
+    assert _asto_shortcut(4, 0.5 * (1 + 2**-40), 1.0, service) is None

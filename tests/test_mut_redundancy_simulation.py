@@ -7,7 +7,9 @@ series, the ranges of a time and a probability, and P4's model for the running m
 import math
 import re
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from workbench import ParameterError, validation
 from workbench import redundancy as R
@@ -26,7 +28,15 @@ def fluid_fill(lam, groups, job_time, room):
 
 @pytest.mark.parametrize(
     ("N", "m", "lam", "room"),
-    [(24, 2, 18.0, 100), (24, 2, 18.0, 1), (10, 3, 6.0, 100), (24, 2, 12.0, 100), (24, 2, 30.0, 0)],
+    [
+        (24, 2, 18.0, 100),
+        (24, 2, 18.0, 1),
+        (10, 3, 6.0, 100),
+        (10, 3, 6.0, 1),  # 2.5 arrivals: not a whole number
+        (24, 2, 30.0, 3),  # ρ = 2.5 > 2: 5 arrivals
+        (24, 2, 12.0, 100),
+        (24, 2, 30.0, 0),
+    ],
 )
 def test_the_room_fills_after_the_fluid_models_arrivals(N, m, lam, room):
     """w ρ/(ρ−1) arrivals with ρ = λ E[T_job] / c and c = N // m groups (10 workers in
@@ -126,3 +136,67 @@ def test_a_transient_precision_run_returns_its_first_batch_not_converged():
     r = R.simulate_to_precision(**run, warmup=0.76, overload="transient", initial=4)
     assert not r.stationary and not r.converged and r.info["reached"] is False
     assert len(r.frame) == 4 and math.isfinite(r.summary["estimate"].iloc[0])
+
+
+def test_the_transients_note_counts_the_jobs_measured_after_the_warm_up():
+    """200 jobs with 60 dropped: 140 measured, fewer than the 250 arrivals the room of 100
+    takes to fill at ρ = 5/3; the note (the fill bound's, before the detector's) says 140."""
+    run = {"N": 10, "m": 3, "lam": 6.0, "service": UNIT, "waiting_room": 100, "jobs": 200}
+    r = R.simulate(**run, warmup=0.3, replications=2, overload="transient")
+    assert not r.stationary and r.info["warmup"] == 60
+    assert _numbers(r.stationarity.note)[:6] == ["3", "1.67", "1", "100", "250", "140"]
+
+
+def test_a_time_is_clipped_at_zero_and_a_probability_at_one():
+    """Two replications of 10 jobs on 2 servers at λ = 6: their means differ enough that
+    the Student-t interval (t = 12.7 with one degree of freedom) of the system time reaches
+    below 0 and that of the blocking above 1; the result's interval stops at each range's
+    end."""
+    r = R.simulate(N=2, m=1, lam=6.0, service=UNIT, t_cloud=2.0, jobs=10, replications=2, seed=4)
+    s = r.summary.set_index("quantity")
+    t = stats.t.ppf(0.5 + r.confidence / 2, 1)
+    for q, end in (("system_time", "low"), ("blocking", "high")):
+        x = r.frame[q].to_numpy()
+        half = t * x.std(ddof=1) / math.sqrt(2)
+        raw = x.mean() - half if end == "low" else x.mean() + half
+        assert (raw < 0.0) if end == "low" else (raw > 1.0)  # the raw interval leaves
+    assert s.loc["system_time", "ci_low"] == 0.0
+    assert s.loc["blocking", "ci_high"] == 1.0
+
+
+def test_a_loss_system_reports_no_wait_even_where_every_measured_job_was_blocked():
+    """M/G/1/1 at λ = 20 with 9 of 10 jobs dropped as warm-up: the one measured job is
+    often blocked (no job served at the edge in that replication). In a loss system no
+    job ever waits, so the mean wait is 0 in every replication and in the estimate."""
+    r = R.simulate(
+        N=1, m=1, lam=20.0, service=UNIT, t_cloud=2.0, jobs=10, warmup=0.9, replications=6
+    )
+    assert (r.frame["jobs_measured"] == 1).all()
+    assert (r.frame["blocking"] == 1.0).sum() >= 3  # no job served in these
+    assert (r.frame["mean_wait"] == 0.0).all()
+    s = r.summary.set_index("quantity")
+    assert s.loc["mean_wait", ["estimate", "ci_low", "ci_high"]].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_precision_loop_draws_no_progress_bar_by_default(capsys):
+    """A progress bar (tqdm) writes to stderr: by default neither stream gets anything."""
+    R.simulate_to_precision(jobs=2000, rel_half_width=0.5)
+    assert capsys.readouterr() == ("", "")
+    R.simulate_to_precision(jobs=2000, rel_half_width=0.5, progress=True)
+    assert capsys.readouterr().err != ""  # what the default leaves out
+
+
+def test_the_running_mean_starts_at_the_first_jobs_own_time():
+    """The first job finds the system empty, so its system time is its job time: the least
+    of m = 2 shifted exponentials, 0.5 + Exp(rate 2). Over 200 seeds the first point of the
+    trace has that law (Kolmogorov-Smirnov), and is never below the shift."""
+    first = np.array(
+        [
+            R.running_mean_trace(
+                N=4, m=2, lam=1.0, service=UNIT, trace_jobs=100, seed=seed, points=2
+            )["running_mean"].iloc[0]
+            for seed in range(200)
+        ]
+    )
+    assert first.min() >= 0.5
+    assert stats.kstest(first - 0.5, stats.expon(scale=0.5).cdf).pvalue > 1e-3
