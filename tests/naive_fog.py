@@ -523,3 +523,47 @@ def event_bound_naive(net, req, *, e_max, mode, policy, period):
         hop = max(net.nbr_prop) + max(net.size_bits) * max(net.nbr_inv)
     end = req.gen_time[n - 1] + max(net.iot_prop) + work * slowest + (e_max + 1) * hop
     return events + net.n_fog * (math.floor(end / period) + 2)
+
+
+def illinois_root(func, width=1e-13, max_steps=200):
+    """The root in [0, 1] of an increasing scalar ``func``, by regula falsi with the Illinois
+    rule, one value at a time: (root, the points evaluated in order).
+
+    f(0) ≥ 0 gives 0 and f(1) ≤ 0 gives 1 at once. Otherwise [lo, hi] brackets the root
+    (f(lo) < 0 < f(hi)) while it is wider than ``width``: the next point is where the chord
+    crosses zero, or the midpoint when that point is not strictly inside the bracket (a
+    chord so steep that it rounds onto an end); it replaces the end of its sign, and when
+    the same end is replaced twice in a row the other end's value is halved (Illinois). An
+    exact zero is the root. At the end: the bracket's end whose value reached zero's side,
+    else the last point.
+    """
+    points = [0.0, 1.0]
+    lo, hi = 0.0, 1.0
+    f_lo, f_hi = func(lo), func(hi)
+    if f_lo >= 0:
+        return lo, points
+    if f_hi <= 0:
+        return hi, points
+    x, moved = 0.5, None
+    for _ in range(max_steps):
+        if not hi - lo > width:
+            break
+        chord = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        x = chord if math.isfinite(chord) and lo < chord < hi else 0.5 * (lo + hi)
+        points.append(x)
+        f_x = func(x)
+        if f_x > 0:
+            if moved == "hi":
+                f_lo *= 0.5
+            hi, f_hi, moved = x, f_x, "hi"
+        else:
+            if moved == "lo":
+                f_hi *= 0.5
+            lo, f_lo, moved = x, f_x, "lo"
+        if f_x == 0:
+            return x, points
+    if f_lo >= 0:
+        return lo, points
+    if f_hi <= 0:
+        return hi, points
+    return x, points

@@ -4,6 +4,7 @@ compiled arrays), the order of cloud records at one instant, the three routes of
 announcements that overtake each other on a link (benchmarks/mutation.py, target
 ``fog_kernels``)."""
 
+import dataclasses
 import math
 
 import networkx as nx
@@ -141,3 +142,176 @@ def test_light_only_keeps_light_requests_and_sends_heavy_ones_to_the_cloud():
     tier = np.asarray(out.tier)
     assert light.any() and (~light).any()
     assert (tier[light] == K.TIER_FOG).all() and (tier[~light] == K.TIER_CLOUD).all()
+
+
+# ------------------------------------------- crafted runs: exact times, ties, event bound
+# Every delay below is a multiple of 1/16 s (exact in binary), so events meet at one instant
+# by construction and the documented tie rules decide: events at equal times run in the
+# order they were scheduled, and cloud arrivals at one instant in the order they were sent.
+
+
+def _exact_network(layer, *, fc_prop=None, nbr_prop=0.0625):
+    """One IoT node per fog node; links without transmission time (1/R = 0); uplink
+    1/16 s, fog-to-fog paths 1/8 s, fog links ``nbr_prop``, cloud paths 1/8 s, fog-to-cloud
+    ``fc_prop`` (1/2 s); mean processing 1/4 s everywhere, one cloud unit."""
+    g = build_scenario(layer, 1, seed=0, cloud_units=1)
+    net = compile_scenario(g)
+    nf, nc, ni = net.n_fog, net.n_cloud, net.n_iot
+    return dataclasses.replace(
+        net,
+        iot_prop=np.full(ni, 0.0625),
+        iot_inv=np.zeros(ni),
+        nbr_prop=np.full(net.nbr_idx.size, nbr_prop),
+        nbr_inv=np.zeros(net.nbr_idx.size),
+        ff_prop=0.125 * (1 - np.eye(nf)),
+        ff_inv=np.zeros((nf, nf)),
+        fc_prop=np.full(nf, 0.5) if fc_prop is None else np.asarray(fc_prop, float),
+        fc_inv=np.zeros(nf),
+        cf_prop=np.full((nc, nf), 0.125),
+        cf_inv=np.zeros((nc, nf)),
+        fog_mu=np.full((nf, 2), 4.0),
+        cloud_mean=np.full((nc, 2), 0.25),
+        iot_local_mean=np.full((ni, 2), 0.25),
+    )
+
+
+def _requests(net, gen, fog, route, work, phase):
+    """Light requests generated at ``gen`` by the IoT node of fog node ``fog[r]``."""
+    n = len(gen)
+    iot_of = [int(np.flatnonzero(net.iot_fog == j)[0]) for j in range(net.n_fog)]
+    return K.Requests(
+        np.asarray(gen, float),
+        np.array([iot_of[j] for j in fog], np.int64),
+        np.zeros(n, np.int64),
+        np.asarray(route, np.int64),
+        np.asarray(work, float),
+        np.full(n, 0.5),
+        np.full(n, 0.5),
+        np.asarray(phase, float),
+    )
+
+
+def _crafted_run(net, req, theta, *, e_max=1, mode="distributed", policy="offload", **kw):
+    """The kernel's outcome and, unless ``max_events`` is given, its slow twin's records."""
+    theta = np.asarray(theta, float)
+    settings = K.Policy(
+        theta,
+        e_max,
+        0.5,
+        0.0,
+        ("distributed", "central", "oracle").index(mode),
+        ("offload", "no_offload", "all_cloud", "light_only").index(policy),
+        10.0,  # announce period: only the first announcement of each node matters
+        0,
+        0.0,
+        kw.get("max_events", 10**6),
+    )
+    network = K.Network(*(getattr(net, name) for name in K.Network._fields))
+    out = K.simulate_network(req, network, settings)
+    if "max_events" in kw:
+        return out, None
+    twin = naive_network(
+        net,
+        req,
+        theta=theta,
+        e_max=e_max,
+        q=0.5,
+        alpha=0.0,
+        mode=mode,
+        policy=policy,
+        period=10.0,
+        central=0,
+    )
+    for name in ("tier", "place", "hops", "t_done", "d_wait", "d_fwd"):
+        np.testing.assert_allclose(getattr(out, name), twin[name], rtol=0, atol=1e-15)
+    return out, twin
+
+
+def test_an_announcement_runs_before_a_completion_scheduled_after_it_at_one_instant():
+    # path A - M - B. A's first announcement (scheduled at the start) and the completion of
+    # r0 at A (scheduled at 1/16 s) both fall at 1/2 s: the announcement runs first, so A
+    # announces the request it is serving, W = 1/4 s. r1 reaches M at 3/4 s, M (θ = 0)
+    # offloads it: A costs 1/4 + 1/16, B (idle, announced at 5/8 s) 1/16: B serves it
+    net = _exact_network(nx.path_graph(3))
+    a, m, b = 0, 1, 2
+    req = _requests(
+        net,
+        gen=[0.0, 0.6875],
+        fog=[a, m],
+        route=[1, 1],
+        work=[1.75, 1.0],
+        phase=[0.5, 0.125, 0.625],
+    )
+    out, _ = _crafted_run(net, req, [math.inf, 0.0, math.inf])
+    assert list(out.place) == [a, b] and list(out.hops) == [0, 1]
+    # r0 done at 1/2 s, back over its own uplink; r1 served at B from 13/16 s to 17/16 s
+    assert list(out.t_done) == [0.5 + 0.0625, 1.0625 + 0.125 + 0.0625]
+
+
+def test_a_completion_runs_before_an_arrival_scheduled_after_it_at_one_instant():
+    # path B - A - C, oracle mode (no announcements). r1's completion at A (scheduled at
+    # 1/4 s) and r2's forwarded arrival at A (rejected by C, θ = 0, at 5/16 s, 3/16 s on the
+    # link) both fall at 1/2 s: the completion runs first, so r2 finds A idle and is
+    # accepted at once (θ_A = 1/8 s would refuse it while r1 is in service). r0 at B
+    # finishes in between (7/16 s), so the heap reorders these two events on a pop.
+    net = _exact_network(nx.path_graph(3), nbr_prop=0.1875)
+    b, a, c = 0, 1, 2
+    req = _requests(
+        net,
+        gen=[0.0, 0.1875, 0.25],
+        fog=[b, a, c],
+        route=[1, 1, 1],
+        work=[1.5, 1.0, 1.0],
+        phase=[9] * 3,
+    )
+    out, _ = _crafted_run(net, req, [math.inf, 0.125, 0.0], mode="oracle")
+    assert list(out.tier) == [K.TIER_FOG] * 3 and list(out.place) == [b, a, a]
+    assert list(out.d_wait) == [0.0, 0.0, 0.0]
+    assert out.t_done[2] == 0.5 + 0.25 + 0.125 + 0.0625
+
+
+def test_cloud_arrivals_at_one_instant_are_served_in_the_order_they_were_sent():
+    # one cloud unit. r0 arrives first (9/16 s). r1 (fog 1, rejected: all_cloud) is sent
+    # at 1/16 s and arrives at 17/16 s; r2, sent to the cloud at its generation (1/2 s),
+    # arrives at the same 17/16 s: r1 was sent first and is served first, r2 waits for it
+    net = _exact_network(nx.path_graph(2), fc_prop=[0.5, 1.0])
+    req = _requests(
+        net, gen=[0.0, 0.0, 0.5], fog=[0, 1, 0], route=[2, 1, 2], work=[1.0] * 3, phase=[9, 9]
+    )
+    out, _ = _crafted_run(net, req, [0.0, 0.0], e_max=0, policy="all_cloud")
+    assert list(out.tier) == [K.TIER_CLOUD] * 3
+    assert list(out.d_wait) == [0.0, 0.0, 0.25]
+    assert list(out.t_done) == [0.8125 + 0.1875, 1.3125 + 0.1875, 1.5625 + 0.1875]
+
+
+def test_the_event_queue_holds_an_event_per_request_and_an_announcement_per_node():
+    # two fog nodes, two requests: at 1/8 s r0 is in service at node 0 (its completion
+    # pending), r1 is on its way to node 1 and both announcements are pending: n + n_fog
+    # events at once, the size the queue is built for
+    net = _exact_network(nx.path_graph(2))
+    req = _requests(
+        net, gen=[0.0, 0.0625], fog=[0, 0], route=[1, 1], work=[4.0, 1.0], phase=[0.5, 0.5]
+    )
+    out, _ = _crafted_run(net, req, [0.125, math.inf])
+    assert list(out.place) == [0, 1] and list(out.hops) == [0, 1]
+    assert list(out.d_fwd) == [0.0, 0.0625]
+
+
+def test_a_run_cut_by_its_event_bound_counts_the_requests_still_in_the_nodes():
+    # r0 reaches node 0 at 1 s, r1 node 1 at 3 s, both with 10 s of processing; the loop
+    # stops after these two events: node 0 has held one request from 1 s to the horizon 3 s
+    net = _exact_network(nx.path_graph(2))
+    req = _requests(
+        net, gen=[0.9375, 2.9375], fog=[0, 1], route=[1, 1], work=[40.0, 40.0], phase=[9, 9]
+    )
+    out, _ = _crafted_run(net, req, [math.inf] * 2, e_max=0, policy="no_offload", max_events=2)
+    assert out.events == 3 and out.horizon == 3.0
+    assert list(out.fog_area) == [2.0, 0.0]
+    assert list(out.tier) == [-1, -1]
+
+
+def test_the_horizon_of_a_single_local_request_is_its_generation():
+    net = _exact_network(nx.path_graph(2))
+    req = _requests(net, gen=[5.0], fog=[0], route=[K.ROUTE_LOCAL], work=[1.0], phase=[9, 9])
+    out, _ = _crafted_run(net, req, [math.inf] * 2, e_max=0, policy="no_offload")
+    assert out.horizon == 5.0 and list(out.t_done) == [5.25]

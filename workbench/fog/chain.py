@@ -299,10 +299,13 @@ def solve_chain(p) -> ChainSolution:
 
     Notes
     -----
-    The level N starts from the geometric bound ρ^{N+1} ≤ tol (exact for the total count at
-    q = 0.5) and grows, by the tail's observed decay (at most doubling), while the
-    extrapolated dropped mass exceeds ``tol``. Up to N = ``LEVEL_REDUCTION_MAX`` the chain
-    is solved level by level (block Gaussian elimination), above by a sparse LU.
+    The level N starts from the geometric bound: the smallest N with ρ^N ≤ tol·(1 − ρ), plus
+    8 levels of margin (and at least 16). At q = 0.5 the total count is geometric, so the
+    mass beyond that N, ρ^{N+1}, is below tol and this first truncation is kept. Otherwise N
+    grows, by the tail's observed decay (at most doubling), while the extrapolated dropped
+    mass exceeds ``tol``: one step when the decay holds beyond the last levels. Up to
+    N = ``LEVEL_REDUCTION_MAX`` the chain is solved level by level (block Gaussian
+    elimination), above by a sparse LU.
 
     References
     ----------
