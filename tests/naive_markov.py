@@ -2,7 +2,8 @@
 written from its module docstring with dense numpy matrices: the generator Q of a chain on
 the grid {0..K1} x {0..K2} (state (x, y) at index x*(K2+1)+y), its split Q = Q_x + Q_y into
 moves along x and along y, one ADI half step as a dense solve, and the QBD rate matrix R by
-the plain fixed-point iteration R = -(A_up + R^2 A_down) A_local^-1 from R = 0.
+the plain fixed-point iteration R = -(A_up + R^2 A_down) A_local^-1 from R = 0, and a
+QBD's first passages between two levels by a dense solve of the absorbing chain.
 """
 
 from __future__ import annotations
@@ -95,3 +96,27 @@ def qbd_rate_matrix(a_up, a_local, a_down, iterations=20_000):
             return nxt
         r = nxt
     return r
+
+
+def qbd_passage(a_up, a_local, a_down, levels):
+    """(down, up) of a QBD started at level 0: down[i, j] the probability, from phase i, of
+    reaching level -1 (entering it in phase j) before level ``levels``, and up[i, j] that of
+    reaching level ``levels`` (in phase j) before level -1. A dense solve of the chain on
+    levels 0..levels-1, the two others absorbing: -Q_TT h = Q_T,absorbing."""
+    n = a_local.shape[0]
+    size = levels * n
+    q = np.zeros((size, size))
+    to_down, to_up = np.zeros((size, n)), np.zeros((size, n))
+    for level in range(levels):
+        s = slice(level * n, (level + 1) * n)
+        q[s, s] = a_local
+        if level > 0:
+            q[s, (level - 1) * n : level * n] = a_down
+        else:
+            to_down[s] = a_down
+        if level < levels - 1:
+            q[s, (level + 1) * n : (level + 2) * n] = a_up
+        else:
+            to_up[s] = a_up
+    h = np.linalg.solve(-q, np.hstack([to_down, to_up]))
+    return h[:n, :n], h[:n, n:]

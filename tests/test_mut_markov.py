@@ -349,3 +349,192 @@ def test_gmres_clips_round_off_negatives():
     assert pi.sum() == pytest.approx(1.0, abs=1e-14)
     want = nv.stationary(nv.generator(*stencil)).reshape(pi.shape)
     np.testing.assert_allclose(pi, want, atol=1e-12)
+
+
+def _flow_ratio(q, x):
+    """||x Q||_1 and sum_s |x(s)| q(s) of a flat x, from the dense generator."""
+    return np.abs(x @ q).sum(), np.abs(x) @ -np.diag(q)
+
+
+def test_gmres_stops_at_once_on_a_guess_already_within_tol():
+    # fast rates (a flow of about 50): tol * flow and tol / flow, tol % flow part widely
+    up1, down1, e1, up2, down2, e2 = _rates(11, 3, 3)
+    stencil = grid_chain_stencil(10 * up1, 10 * down1, 10 * e1, 10 * up2, 10 * down2, 10 * e2)
+    q = nv.generator(*stencil)
+    exact = nv.stationary(q).reshape(stencil[0].shape)
+    noise = np.random.default_rng(12).uniform(-1.0, 1.0, exact.shape)
+    guess = exact * (1.0 + 1e-6 * noise)
+    x = guess / guess.sum()
+    res, flow = _flow_ratio(q, x.reshape(-1))
+    assert flow > 10.0 and res > 0.0
+    tol = 3.0 * res / flow  # the guess meets it: ||x Q||_1 = tol flow / 3
+    shifts = adi_shifts(*_shift_range(stencil), 4)
+    pi, got_res, got_flow, its, conv = stationary_gmres(*stencil, guess, shifts, tol, 10, 5)
+    assert conv and its == 0
+    np.testing.assert_allclose(pi, x, rtol=1e-14)
+    assert got_res == pytest.approx(res, rel=1e-6) and got_flow == pytest.approx(flow, rel=1e-12)
+    # a tolerance the guess misses by a factor 3 takes steps
+    _, _, _, its, conv = stationary_gmres(*stencil, guess, shifts, res / flow / 3.0, 10, 5)
+    assert conv and its >= 1
+
+
+def test_gmres_restart_budget_is_a_cap_not_a_count():
+    # a converged run returns at once however many restarts it was allowed (a mutant that
+    # runs through them does not return in any time a test waits for)
+    stencil = grid_chain_stencil(*_rates(13, 3, 4))
+    want = nv.stationary(nv.generator(*stencil)).reshape(stencil[0].shape)
+    shifts = adi_shifts(*_shift_range(stencil), 4)
+    budget = 2**62
+    pi, res, flow, its, conv = stationary_gmres(*stencil, 5.0 * want, shifts, 1e-9, 10, budget)
+    assert conv and its == 0
+    np.testing.assert_allclose(pi, want, rtol=1e-12)
+    guess = np.ones(want.shape)
+    pi, res, flow, its, conv = stationary_gmres(*stencil, guess, shifts, 1e-10, 10, budget)
+    assert conv and 1 <= its <= 200
+    np.testing.assert_allclose(pi, want, rtol=1e-7)
+
+
+def test_gmres_exactly_pinned_law_is_converged_below_round_off():
+    # three states in a line, 0 <-> 1 at rates 2 and 1, 1 <-> 2 at rates 2^-54 and 2^-53:
+    # the law (1/4, 1/2, 1/4) is exact in floats, and so is its pinned system (the equations
+    # of states 0 and 2, and sum(pi) = 1 in place of state 1's), but ||pi Q||_1 is 2^-55:
+    # the rate out of state 1, 1 + 2^-54, rounds to 1. A tolerance below round-off (0, or
+    # 1e-20) is unmet; the pinned system holds exactly, so the run stops, converged, with
+    # the law, taking no step (GMRES has nothing to solve)
+    a0, b1, a1, b2 = 2.0, 1.0, 2.0**-54, 2.0**-53
+    zero = np.zeros(1)
+    stencil = grid_chain_stencil(
+        np.array([a0, a1, 0.0]), np.array([0.0, b1, b2]), 0.0, zero, zero, 0.0
+    )
+    # a birth-death law: pi1 / pi0 = a0 / b1 = 2, pi2 / pi1 = a1 / b2 = 1 / 2
+    law = np.array([[0.25], [0.5], [0.25]])
+    np.testing.assert_allclose(law.reshape(-1) @ nv.generator(*stencil), 0.0, atol=1e-16)
+    for tol in (0.0, 1e-20):
+        pi, res, flow, its, conv = stationary_gmres(*stencil, law, np.array([2.0, 0.5]), tol, 5, 3)
+        assert conv and its == 0
+        np.testing.assert_array_equal(pi, law)
+        assert res == 2.0**-55 and flow == 1.0 + 0.5 * 2.0**-54 + 0.25 * 2.0**-53
+
+
+def test_gmres_cycle_ends_on_an_exact_breakdown():
+    # Two states, rates a = x1 (0 -> 1) and b = x0 (1 -> 0) for x the guess (0.6, 0.2)
+    # normalised: the chain's law is x, with x0 a = x1 b the same product, so x Q = 0
+    # exactly, but x0 + x1 is 1 - 2^-53. The pinned residual is then along the pinned state
+    # alone, the Krylov basis is the two unit vectors, computed exactly, and the space is
+    # exhausted at its dimension, step 2: a zero vector, which must end the cycle. A
+    # tolerance no residual meets (-1) keeps every other stop away: one cycle of (at most)
+    # 4 steps.
+    guess = np.array([[0.6], [0.2]])
+    x = guess / guess.sum()
+    assert x.sum() == 1.0 - 2.0**-53
+    zero = np.zeros(1)
+    stencil = grid_chain_stencil(
+        np.array([x[1, 0], 0.0]), np.array([0.0, x[0, 0]]), 0.0, zero, zero, 0.0
+    )
+    q = nv.generator(*stencil)
+    np.testing.assert_array_equal(x.reshape(-1) @ q, 0.0)
+    pi, res, flow, its, conv = stationary_gmres(*stencil, guess, np.array([2.0, 0.5]), -1.0, 4, 1)
+    assert its == 2 and not conv  # the dimension of the space; tol -1 is never met
+    assert np.all(np.isfinite(pi)) and np.isfinite(res)
+    np.testing.assert_allclose(pi, x, rtol=1e-15)
+    assert res <= 1e-16
+    # tol = 0 is met by the guess itself (x Q = 0): no step
+    pi, res, flow, its, conv = stationary_gmres(*stencil, guess, np.array([2.0, 0.5]), 0.0, 4, 1)
+    assert conv and its == 0
+    np.testing.assert_allclose(pi, x, rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "a, b, guess",
+    [
+        (1.0, 3.0, (2.0, 1.0)),
+        (1.0, 1.0, (3.0, 1.0)),
+        (2.0, 3.0, (1.0, 1.0)),
+        (0.5, 2.0, (1.0, 1.0)),
+    ],
+)
+def test_gmres_zero_tol_is_met_by_an_exact_zero_residual(a, b, guess):
+    # tol = 0 asks for pi Q = 0 to the last bit; on two states (rates a: 0 -> 1, b: 1 -> 0)
+    # a cycle or two reach it. Budget by budget, the flag says whether the returned law meets
+    # the tolerance, and once it does the law is (b, a) / (a + b).
+    zero = np.zeros(1)
+    stencil = grid_chain_stencil(np.array([a, 0.0]), np.array([0.0, b]), 0.0, zero, zero, 0.0)
+    guess = np.array(guess).reshape(2, 1)
+    for budget in range(1, 6):
+        pi, res, flow, its, conv = stationary_gmres(
+            *stencil, guess, np.array([2.0, 0.5]), 0.0, 4, budget
+        )
+        assert conv == (res == 0.0), budget
+    assert conv
+    np.testing.assert_allclose(pi.reshape(-1), np.array([b, a]) / (a + b), rtol=1e-15)
+
+
+def _lr_error(a_up, a_local, a_down, steps):
+    """max_i |1 - (G 1)_i| of logarithmic reduction's G after ``steps`` steps: the chance to
+    climb 2^(steps+1) - 1 levels before one level down (Latouche & Ramaswami 1993)."""
+    down, _ = nv.qbd_passage(a_up, a_local, a_down, 2 ** (steps + 1) - 1)
+    return np.max(np.abs(1.0 - down.sum(axis=1)))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_qbd_iterates_are_first_passages_below_a_doubling_ceiling(seed):
+    # with tol = 0 the run takes max_iter steps; after k of them G is the first passage one
+    # level down before 2^(k+1) - 1 levels up, and R is built from that G; no step: G is the
+    # first jump's (down before up), whose error is what is returned (not a placeholder)
+    a_up, a_local, a_down = _qbd(seed)
+    for k in range(5):
+        r, its, err = qbd_rate_matrix(a_up, a_local, a_down, 0.0, k)
+        down, _ = nv.qbd_passage(a_up, a_local, a_down, 2 ** (k + 1) - 1)
+        assert its == k
+        assert err == pytest.approx(np.max(np.abs(1.0 - down.sum(axis=1))), rel=1e-8, abs=1e-15)
+        want = a_up @ np.linalg.inv(-a_local - a_up @ down)
+        np.testing.assert_allclose(r, want, rtol=1e-9, atol=1e-15)
+    # no step from M/M/1: G is mu / (lambda + mu), the chance the first jump is down
+    lam, mu = 0.6, 1.0
+    r, its, err = qbd_rate_matrix(
+        np.array([[lam]]), np.array([[-(lam + mu)]]), np.array([[mu]]), 1e-14, 0
+    )
+    assert its == 0 and err == pytest.approx(lam / (lam + mu), rel=1e-14)
+    assert r[0, 0] == pytest.approx(lam / (lam + mu - lam * mu / (lam + mu)), rel=1e-14)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_qbd_stops_at_the_first_step_with_error_below_tol(seed):
+    a_up, a_local, a_down = _qbd(seed)
+    errors = [_lr_error(a_up, a_local, a_down, k) for k in range(5)]
+    assert all(e1 < 0.5 * e0 for e0, e1 in zip(errors[:-1], errors[1:], strict=False))
+    # just above the error after k steps: stop there; just below it: one step more (the
+    # chance to climb is about the largest entry of T, within a factor 0.8 of the error
+    # here, and T's test waits for tol * 1e-3)
+    for k in (1, 2, 3):
+        for tol, want in ((1.1 * errors[k], k), (0.9 * errors[k], k + 1)):
+            r, its, err = qbd_rate_matrix(a_up, a_local, a_down, tol, 60)
+            assert its == want, (k, tol)
+            assert err == pytest.approx(errors[want], rel=1e-6, abs=1e-15)
+            assert err < tol
+
+
+def test_qbd_below_round_off_stops_once_t_is_negligible():
+    # tol 1e-20: G's error stays at round-off, above tol; the run stops after the first step
+    # whose T (the chance to climb 2^(k+1) - 1 levels before going down) is below 1e-23,
+    # long before max_iter
+    a_up, a_local, a_down = _qbd(1)
+    tops = [np.max(nv.qbd_passage(a_up, a_local, a_down, 2 ** (k + 1) - 1)[1]) for k in range(7)]
+    want = next(k for k, top in enumerate(tops) if top < 1e-23)
+    assert tops[want - 1] > 1e-20 and want < 10
+    r, its, err = qbd_rate_matrix(a_up, a_local, a_down, 1e-20, 100)
+    assert its == want
+    assert err <= 1e-15
+    np.testing.assert_allclose(r, nv.qbd_rate_matrix(a_up, a_local, a_down), atol=1e-12)
+
+
+def test_qbd_zero_tol_takes_every_step():
+    # tol = 0: neither error < 0 nor an entry of T < 0 can hold, not even once G's error is
+    # exactly 0 (M/M/1: G = 1 exactly after a few steps) or T has underflowed to 0
+    lam, mu = 0.6, 1.0
+    mm1 = (np.array([[lam]]), np.array([[-(lam + mu)]]), np.array([[mu]]))
+    for blocks in (mm1, _qbd(1)):
+        r, its, err = qbd_rate_matrix(*blocks, 0.0, 15)
+        assert its == 15
+        assert err <= 1e-15
+        np.testing.assert_allclose(r, nv.qbd_rate_matrix(*blocks), atol=1e-12)

@@ -274,7 +274,12 @@ def stationary_gmres(right, left, up, down, pi0, shifts, tol, restart, max_resta
 
     Solves pi Q = 0, sum(pi) = 1 as (Q^T + e_s 1^T) pi = e_s, with s the most likely state of
     the initial guess ``pi0`` (Q^T + e_s 1^T is non-singular for an irreducible chain).
-    Iterates until ||pi Q||_1 <= tol * sum_s pi(s) q(s).
+    Iterates until ||pi Q||_1 <= tol * sum_s pi(s) q(s). A cycle of at most ``restart``
+    Arnoldi steps ends early when its least-squares residual is at most
+    0.1 tol flow / sqrt(n), or on an exact breakdown (the Krylov space is exhausted). The run
+    ends converged as soon as the pinned system holds exactly (a zero residual vector, even
+    where round-off keeps ||pi Q||_1 above tol * flow), else unconverged after
+    ``max_restarts`` cycles: a cap, not a count (a converged run returns at once).
 
     Returns
     -------
@@ -385,14 +390,19 @@ def qbd_rate_matrix(a_up, a_local, a_down, tol, max_iter):
     """Minimal solution R of A_up + R A_local + R^2 A_down = 0 by logarithmic reduction.
 
     G (first passage one level down) is computed by Latouche-Ramaswami logarithmic
-    reduction (quadratic convergence), then R = A_up (-A_local - A_up G)^{-1}.
+    reduction (quadratic convergence), then R = A_up (-A_local - A_up G)^{-1}. After k steps
+    G is the first passage one level down before 2^(k+1) - 1 levels up, and T (the steps'
+    product of the B_up) the passage those levels up before one down. The run stops after
+    the first step with error < tol or every entry of T below tol * 1e-3 (no progress left:
+    round-off holds error above a tol below it), else after max_iter steps.
 
     Returns
     -------
     r : array (n, n)
     iterations : int
     error : float
-        max_i |1 - (G 1)_i| at exit (G is stochastic for a recurrent level process).
+        max_i |1 - (G 1)_i| at exit (G is stochastic for a recurrent level process), the
+        G of no step if max_iter = 0.
     """
     n = a_local.shape[0]
     inv = np.linalg.inv(-a_local)
@@ -401,7 +411,7 @@ def qbd_rate_matrix(a_up, a_local, a_down, tol, max_iter):
     g = b2.copy()
     t = b0.copy()
     eye = np.eye(n)
-    error = 1.0
+    error = np.max(np.abs(1.0 - g.sum(axis=1)))
     steps = 0
     for _step in range(max_iter):
         steps += 1
