@@ -224,15 +224,32 @@ def _three_of_two(task, cand, state, par, u, out):
     return 3
 
 
+@arena.policy
+def _minus_first(task, cand, state, par, u, out):
+    out[0] = -1
+    return 1
+
+
+@arena.policy
+def _just_past(task, cand, state, par, u, out):
+    out[0] = cand.shape[1]
+    return 1
+
+
 @pytest.mark.parametrize(
     ("user", "err"),
-    [(_seventh, [2, 0, 7, 2]), (_three_of_two, [1, 0, 3, 2])],
+    [
+        (_seventh, [2, 0, 7, 2]),
+        (_three_of_two, [1, 0, 3, 2]),
+        (_minus_first, [2, 0, -1, 2]),
+        (_just_past, [2, 0, 2, 2]),
+    ],
 )
 def test_an_invalid_answer_is_recorded_as_kind_task_value_limit(user, err):
     """The engine's record of an invalid answer, which simulate turns into a PolicyError:
     kind (1: a count outside 1..copies, 2: an index outside the candidates), the task, the
     value and its limit (an edge with no serving neighbour: itself and the cloud, 2
-    candidates; 2 copies)."""
+    candidates, indices 0 and 1: -1 and 2 are the first indices outside; 2 copies)."""
     sc = _lonely()
     ch = _policy(user, {}, "test")
     net = checked_net(sc, "test")
@@ -337,6 +354,32 @@ def test_a_hedge_with_no_neighbour_makes_one_copy():
     assert (out[2] == 1).all() and out[7][0] == tk.t.size  # one copy each, made in all
     waited = out[8] > tk.t  # started after arriving at its own node: the check had failed
     assert waited.mean() > 0.1
+
+
+def test_overflow_forwards_only_when_the_draw_is_below_p():
+    """Overflow forwards a task its full home cannot take with probability p: when its
+    uniform u in [0, 1) is below p. A third of the tasks draw exactly p = 0.5 here: those
+    are kept at home or lost, never sent to a neighbour; the others match the twin too."""
+    links = [{"a": "a", "b": x, "delay": 0.002} for x in "bc"]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "abc"]
+    sc = _net([_edge("a"), _edge("b"), _edge("c", 2), CLOUD], links, [("a", 25.0)])
+    ch = _policy("overflow", {"p": 0.5}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 2000, ch.copies, ch.uniforms, np.random.default_rng(7))
+    u = tk.u.copy()
+    u[::3, 0] = 0.5
+    tk = tk._replace(u=u)
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    t_finish, t_where = Twin(net, tk, "overflow", p=0.5).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    home = net.home[tk.node]
+    at_p = u[:, 0] == 0.5
+    assert ((where_[at_p] == -1) | (where_[at_p] == home[at_p])).all()
+    assert (where_[at_p] == -1).mean() > 0.05  # their home was full at times
+    moved = (where_ >= 0) & (where_ != home)
+    assert moved[~at_p].mean() > 0.02  # the others are forwarded when below p
 
 
 def _call_loop(net, tk, pol, warm, user, st, q, area0, area1):
