@@ -10,13 +10,27 @@ device."""
 
 import numpy as np
 import pytest
-from naive_arena import Twin
+from naive_arena import RecordingTwin, Twin
+from numba import config, njit, typeof, types
 
 from workbench import arena
 from workbench.arena.compile import draw_tasks
-from workbench.arena.kernels import Policy, engine
+from workbench.arena.kernels import (
+    R_ACTION,
+    R_DONE,
+    R_PAUSED,
+    R_PHASE,
+    R_TASK,
+    Pending,
+    Policy,
+    engine,
+    loop,
+    new_state,
+)
+from workbench.arena.policies import EXTERNAL, N_PAR, T_ARRIVAL, USER_SIG, no_user
 from workbench.arena.simulation import POLICIES, _policy, checked_net
 from workbench.arena.studies import map_scenario
+from workbench.kernels.events import new_lane, new_queue
 
 
 def _mixed():
@@ -210,15 +224,32 @@ def _three_of_two(task, cand, state, par, u, out):
     return 3
 
 
+@arena.policy
+def _minus_first(task, cand, state, par, u, out):
+    out[0] = -1
+    return 1
+
+
+@arena.policy
+def _just_past(task, cand, state, par, u, out):
+    out[0] = cand.shape[1]
+    return 1
+
+
 @pytest.mark.parametrize(
     ("user", "err"),
-    [(_seventh, [2, 0, 7, 2]), (_three_of_two, [1, 0, 3, 2])],
+    [
+        (_seventh, [2, 0, 7, 2]),
+        (_three_of_two, [1, 0, 3, 2]),
+        (_minus_first, [2, 0, -1, 2]),
+        (_just_past, [2, 0, 2, 2]),
+    ],
 )
 def test_an_invalid_answer_is_recorded_as_kind_task_value_limit(user, err):
     """The engine's record of an invalid answer, which simulate turns into a PolicyError:
     kind (1: a count outside 1..copies, 2: an index outside the candidates), the task, the
     value and its limit (an edge with no serving neighbour: itself and the cloud, 2
-    candidates; 2 copies)."""
+    candidates, indices 0 and 1: -1 and 2 are the first indices outside; 2 copies)."""
     sc = _lonely()
     ch = _policy(user, {}, "test")
     net = checked_net(sc, "test")
@@ -243,3 +274,195 @@ def test_a_source_without_a_serving_home_is_refused_at_load():
     assert _net(nodes, links, [("d1", 5.0)]).nodes[1].id == "d1"  # d1 has its home a
     with pytest.raises(arena.ScenarioError, match=r"workload\[0\]\.source.*'d2' serves nothing"):
         _net(nodes, links, [("d2", 5.0)])
+
+
+# --- the cloud as a source, RED at p = 0, a hedge with nowhere to go, the external action,
+# the user signature ---------------------------------------------------------------------
+
+
+def _cloud_source():
+    """Tasks born at the cloud (a workload entry may sit there) and at edge ``a``: the
+    cloud's candidates are its serving neighbours ``a`` and ``b``, never the cloud itself
+    (the module docstring: the node itself when it has servers, the cloud excluded)."""
+    links = [
+        {"a": "a", "b": "b", "delay": 0.002},
+        {"a": "a", "b": "cloud", "delay": 0.05},
+        {"a": "b", "b": "cloud", "delay": 0.03},
+    ]
+    return _net([_edge("a"), _edge("b", 2), CLOUD], links, [("cloud", 20.0), ("a", 4.0)])
+
+
+@pytest.mark.parametrize("name", ["random", "jsq"])
+def test_tasks_born_at_the_cloud_choose_among_its_neighbours(name):
+    sc = _cloud_source()
+    ch = _policy(name, {}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(3))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    t_finish, t_where = Twin(net, tk, name).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    born = tk.node == net.cloud
+    assert born.mean() > 0.5 and net.home[net.cloud] == net.cloud
+    if name == "random":  # a uniform edge, kept there or lost: never the cloud
+        assert not (where_[born] == net.cloud).any()
+        for b in ("a", "b"):
+            assert (where_[born] == sc.index(b)).mean() > 0.2
+    else:  # the cloud only when neither edge has room
+        assert 0.0 < (where_[born] == net.cloud).mean() < 0.9
+
+
+def test_red_never_offloads_for_the_draw_when_its_probability_is_zero():
+    """RED offloads with probability p: the task's uniform u in [0, 1) falls below p. A
+    draw of exactly 0 (rng.random() can return it) at a home whose averaged queue is
+    below min_th (p = 0) keeps the task: a third of the tasks draw 0 here."""
+    sc = _tiers()
+    params = {"min_th": 0.5, "max_th": 3.0, "max_p": 0.3, "w_q": 0.2}
+    ch = _policy("red", dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 2000, ch.copies, ch.uniforms, np.random.default_rng(5))
+    u = tk.u.copy()
+    u[::3, 0] = 0.0
+    tk = tk._replace(u=u)
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    t_finish, t_where = Twin(net, tk, "red", **params).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    zero = u[:, 0] == 0.0
+    home = net.home[tk.node]
+    edge = home != net.cloud
+    assert (where_[zero & edge] == home[zero & edge]).mean() > 0.1  # kept at an edge home
+    assert (where_[zero & edge] == 0).mean() > 0.01  # and offloaded (p > 0) at other times
+
+
+def test_a_hedge_with_no_neighbour_makes_one_copy():
+    """An edge whose only other link is the cloud: when its wait check fails (the task waits
+    behind another) the hedge finds no neighbour for a second copy, so the task has one
+    copy (its home's), as the recording twin counts copies."""
+    sc = _lonely()
+    params = {"cache_size": 0, "deadline": 0.05}
+    ch = _policy("hedge_cache", dict(params), "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 1500, ch.copies, ch.uniforms, np.random.default_rng(5))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    out = engine()(net, tk, pol, 0, ch.user)
+    want = RecordingTwin(net, tk, "hedge_cache", **params).run()
+    for a, b in zip(out[:3], want[:3], strict=True):  # finish, where, copies
+        assert np.array_equal(a, np.array(b), equal_nan=True)
+    assert (out[2] == 1).all() and out[7][0] == tk.t.size  # one copy each, made in all
+    waited = out[8] > tk.t  # started after arriving at its own node: the check had failed
+    assert waited.mean() > 0.1
+
+
+def test_overflow_forwards_only_when_the_draw_is_below_p():
+    """Overflow forwards a task its full home cannot take with probability p: when its
+    uniform u in [0, 1) is below p. A third of the tasks draw exactly p = 0.5 here: those
+    are kept at home or lost, never sent to a neighbour; the others match the twin too."""
+    links = [{"a": "a", "b": x, "delay": 0.002} for x in "bc"]
+    links += [{"a": x, "b": "cloud", "delay": 0.05} for x in "abc"]
+    sc = _net([_edge("a"), _edge("b"), _edge("c", 2), CLOUD], links, [("a", 25.0)])
+    ch = _policy("overflow", {"p": 0.5}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 2000, ch.copies, ch.uniforms, np.random.default_rng(7))
+    u = tk.u.copy()
+    u[::3, 0] = 0.5
+    tk = tk._replace(u=u)
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(1), np.zeros(4, np.int64))
+    finish, where_ = engine()(net, tk, pol, 0, ch.user)[:2]
+    t_finish, t_where = Twin(net, tk, "overflow", p=0.5).run()
+    assert np.array_equal(where_, np.array(t_where))
+    assert np.array_equal(finish, np.array(t_finish), equal_nan=True)
+    home = net.home[tk.node]
+    at_p = u[:, 0] == 0.5
+    assert ((where_[at_p] == -1) | (where_[at_p] == home[at_p])).all()
+    assert (where_[at_p] == -1).mean() > 0.05  # their home was full at times
+    moved = (where_ >= 0) & (where_ != home)
+    assert moved[~at_p].mean() > 0.02  # the others are forwarded when below p
+
+
+def _call_loop(net, tk, pol, warm, user, st, q, area0, area1):
+    return loop(net, tk, pol, warm, user, st, q, area0, area1)
+
+
+_LOOP = []
+
+
+def _paused_loop(net, tk, pol, st, q, area0, area1):
+    """:func:`loop` as the engine calls it (the user function typed as USER_SIG, so the
+    loop compiled for the engine serves); with the JIT off, the loop itself."""
+    if config.DISABLE_JIT:
+        return loop(net, tk, pol, 0, no_user, st, q, area0, area1)
+    if not _LOOP:
+        kinds = [typeof(x) for x in (net, tk, pol, 0, no_user, st, q, area0, area1)]
+        kinds[3], kinds[4] = types.int64, types.FunctionType(USER_SIG)
+        _LOOP.append(njit(types.float64(*kinds), cache=True)(_call_loop))
+    return _LOOP[0](net, tk, pol, 0, no_user, st, q, area0, area1)
+
+
+def test_an_external_action_places_at_that_candidate_and_one_outside_them_loses_the_task():
+    """Under the external code each task waits for an action: the index of one of the
+    ``n`` candidates a user policy would see (the serving ones, then the cloud). Task
+    ``i`` is given ``i mod (n + 3) - 1``: every index from -1 to n + 1, so every candidate
+    in turn, and indices outside them, which lose the task (a target of -1). The twin runs
+    a user policy that answers the same index, and no target (a lost task) outside them."""
+    sc = _late_device()
+    net = checked_net(sc, "test")
+    n = 900
+    tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(4))
+    count = [len(Twin(net, tk, "random").candidates(int(k))) + 1 for k in tk.node]
+    action = np.array([i % (c + 3) - 1 for i, c in enumerate(count)])
+    calls = []
+
+    def answer(task, cand, state, par, u, out):
+        i = len(calls)
+        calls.append(i)
+        assert task[T_ARRIVAL] == tk.t[i] and cand.shape[1] == count[i]
+        if not 0 <= action[i] < cand.shape[1]:
+            return 0
+        out[0] = action[i]
+        return 1
+
+    deg = int(np.diff(net.nbr_ptr).max())
+    st = new_state(len(net.servers), n, 1, deg, 2)
+    q = Pending(new_queue(n + 2), new_lane(4096))
+    area0, area1 = np.zeros(len(net.servers)), np.zeros(len(net.servers))
+    pol = Policy(EXTERNAL, np.zeros(N_PAR), err=np.zeros(4, np.int64))
+    _paused_loop(net, tk, pol, st, q, area0, area1)
+    pauses = 0
+    while st.reg[R_PHASE] == R_PAUSED and pauses < n:
+        st.reg[R_ACTION] = action[st.reg[R_TASK]]
+        pauses += 1
+        _paused_loop(net, tk, pol, st, q, area0, area1)
+    assert st.reg[R_PHASE] == R_DONE and pauses == n and pol.err.tolist() == [0, 0, 0, 0]
+    want = RecordingTwin(net, tk, answer).run()
+    assert len(calls) == n
+    got = (st.finish, st.where, st.t_ncopies, st.t_hops)
+    for name, a, b in zip(("finish", "where", "copies", "hops"), got, want[:4], strict=True):
+        assert np.array_equal(a, np.array(b), equal_nan=True), name
+    outside = (action < 0) | (action >= np.array(count))
+    assert outside.mean() > 0.2 and (st.where[outside] == -1).all()
+    inside = ~outside & (st.where >= 0)
+    assert inside.mean() > 0.4
+    for a in range(max(count)):  # each candidate index chosen, and served where it points
+        assert (inside & (action == a)).any()
+
+
+def test_the_user_signature_declares_the_arrays_the_engine_passes():
+    """A user decision is compiled once, to USER_SIG, before the run; the engine then calls
+    it with its own buffers: the state's task view, its candidate rows (a slice of the first
+    n columns), the policy's state and parameters, the task's row of uniforms and the
+    state's answer buffer. Declared as numba types them (contiguous 1-D arrays, a strided
+    2-D view), the user code is compiled for contiguous access; an ``A`` layout would
+    accept them too but compile the strided code, and take strided arrays from Python."""
+    sc = _late_device()
+    ch = _policy("random", {}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 10, 2, 3, np.random.default_rng(0))
+    deg = int(np.diff(net.nbr_ptr).max())
+    st = new_state(len(net.servers), 10, 2, deg, 3)
+    pol = Policy(ch.code, ch.par, np.zeros(2), np.zeros(3), np.zeros(4, np.int64))
+    passed = (st.task, st.fbuf[:, :3], pol.ustate, pol.upar, tk.u[4], st.ubuf[:2])
+    assert USER_SIG.args == tuple(typeof(x) for x in passed)
+    assert USER_SIG.return_type == types.int64
