@@ -476,12 +476,24 @@ def _lr_error(a_up, a_local, a_down, steps):
     return np.max(np.abs(1.0 - down.sum(axis=1)))
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_qbd_iterates_are_first_passages_below_a_doubling_ceiling(seed):
+def _qbd_climbing_phase():
+    """Two phases: phase 0 climbs (up 2, down 1), phase 1 falls (up 0.1, down 3), switching
+    at rate 1: positive recurrent, but from phase 0 the level is left upwards first with
+    probability above 1/2."""
+    a_up, a_down = np.diag([2.0, 0.1]), np.diag([1.0, 3.0])
+    switch = np.array([[0.0, 1.0], [1.0, 0.0]])
+    a_local = switch - np.diag(switch.sum(axis=1) + a_up.sum(axis=1) + a_down.sum(axis=1))
+    return a_up, a_local, a_down
+
+
+@pytest.mark.parametrize(
+    "blocks", [_qbd(1), _qbd(2), _qbd_climbing_phase()], ids=["seed-1", "seed-2", "climbing-phase"]
+)
+def test_qbd_iterates_are_first_passages_below_a_doubling_ceiling(blocks):
     # with tol = 0 the run takes max_iter steps; after k of them G is the first passage one
     # level down before 2^(k+1) - 1 levels up, and R is built from that G; no step: G is the
     # first jump's (down before up), whose error is what is returned (not a placeholder)
-    a_up, a_local, a_down = _qbd(seed)
+    a_up, a_local, a_down = blocks
     for k in range(5):
         r, its, err = qbd_rate_matrix(a_up, a_local, a_down, 0.0, k)
         down, _ = nv.qbd_passage(a_up, a_local, a_down, 2 ** (k + 1) - 1)
