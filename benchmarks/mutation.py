@@ -800,21 +800,21 @@ def _work(
     _settle()
     everything = fastest_first(seconds, seconds)
     for m in mutants:
-        selected = _select(m, lines, seconds, target.jit)
         t0 = time.monotonic()
+        source = originals[m.path]
+        operator = cosmic_ray.plugins.get_operator("core/" + m.operator)()
+        path = scratch / m.path
+        mutated = mutate_code(source, operator, m.occurrence)
+        try:  # first: a mutant that does not compile is no program, tested or not
+            compile(mutated, str(path), "exec")
+        except SyntaxError as exc:  # e.g. `x < not 1`
+            m.outcome, m.detail = "incompetent", f"does not compile: {exc.msg}"
+            m.seconds = 0.0
+            continue
+        selected = _select(m, lines, seconds, target.jit)
         if selected == []:
             m.outcome, m.detail = "survived", "no guarding test executes this line"
         else:
-            source = originals[m.path]
-            operator = cosmic_ray.plugins.get_operator("core/" + m.operator)()
-            path = scratch / m.path
-            mutated = mutate_code(source, operator, m.occurrence)
-            try:
-                compile(mutated, str(path), "exec")
-            except SyntaxError as exc:  # e.g. `x < not 1`: no program to test
-                m.outcome, m.detail = "incompetent", f"does not compile: {exc.msg}"
-                m.seconds = 0.0
-                continue
             patch = None
             if fast and selected is not None:  # the line does not run at import
 

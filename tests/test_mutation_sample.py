@@ -356,6 +356,68 @@ def test_a_jit_targets_first_mutant_finds_its_kernels_compiled(tmp_path):
     assert origins == ["compiled", "cache"], origins
 
 
+UNREACHED_SOURCE = """\
+def f(x):
+    return x + 1.0
+
+
+def g(x, y):
+    return x < -y
+"""
+UNREACHED_TEST = """\
+import src_toy
+
+
+def test_f():
+    assert src_toy.f(2.0) == 3.0
+"""
+UNREACHED_RUN = """\
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+spec = importlib.util.spec_from_file_location("mutation", sys.argv[1])
+mutation = importlib.util.module_from_spec(spec)
+sys.modules["mutation"] = mutation
+spec.loader.exec_module(mutation)
+scratch = Path(sys.argv[2])
+mutation.ROOT = scratch
+target = mutation.Target("toy", ["src_toy.py"], ["test_toy.py"])
+mutants = [m for m in mutation._enumerate(target) if m.line == 6]
+lines = {
+    "<import>": {("src_toy.py", 1), ("src_toy.py", 5)},
+    "test_toy.py::test_f": {("src_toy.py", 2)},
+}
+seconds = {"test_toy.py::test_f": 0.1}
+done = mutation._work(scratch, target, mutants, ["test_toy.py"], lines, seconds, 0.1, False, 9)
+print(json.dumps({m.after.strip(): m.outcome for m in done}))
+"""
+
+
+def test_a_mutant_that_does_not_compile_is_incompetent_even_where_no_test_runs(tmp_path):
+    """A mutant is first compiled, then tested: ``x < not y`` is no program, so it is
+    incompetent (left out of the score) also on a line no test runs, not a survivor. The
+    other mutants of that line survive: no test runs them."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "src_toy.py").write_text(UNREACHED_SOURCE)
+    (scratch / "test_toy.py").write_text(UNREACHED_TEST)
+    (tmp_path / "run.py").write_text(UNREACHED_RUN)
+    run = subprocess.run(
+        [sys.executable, str(tmp_path / "run.py"), str(ROOT / "benchmarks" / "mutation.py")]
+        + [str(scratch)],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got.pop("return x < not y") == "incompetent"
+    assert len(got) >= 5 and set(got.values()) == {"survived"}, got
+
+
 def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
     mutation, tmp_path, monkeypatch
 ):
