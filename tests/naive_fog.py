@@ -288,6 +288,31 @@ def _ps_accept_expm(theta, lam, lam2, mu, mu2):
     return 1.0 - rho * tail
 
 
+def dense_chain_law(states, admits, lam, lam2, mu, mu2, q):
+    """π of the two-class fog-node chain on ``states`` (a list of (n, n') closed under the
+    moves below), by a dense least-squares solve of πG = 0, Σπ = 1. From a state where
+    ``admits(n, n')`` holds, Light and Heavy requests arrive at λ and λ'; a busy node serves
+    Light work with share q·n / (q·n + (1 − q)·n') at rate μ, Heavy work with the rest at μ'."""
+    index = {s: i for i, s in enumerate(states)}
+    size = len(states)
+    gen = np.zeros((size, size))
+    for (n, m), i in index.items():
+        if admits(n, m):
+            gen[i, index[(n + 1, m)]] += lam
+            gen[i, index[(n, m + 1)]] += lam2
+        if n + m > 0:
+            light = q * n / (q * n + (1 - q) * m)
+            if n > 0:
+                gen[i, index[(n - 1, m)]] += light * mu
+            if m > 0:
+                gen[i, index[(n, m - 1)]] += (1 - light) * mu2
+    gen -= np.diag(gen.sum(axis=1))
+    a = np.vstack([gen.T, np.ones(size)])
+    rhs = np.zeros(size + 1)
+    rhs[-1] = 1.0
+    return np.linalg.lstsq(a, rhs, rcond=None)[0]
+
+
 def naive_threshold_node(v, v2, mu, mu2, q, theta):
     """(P(admit), mean work an admitted request finds) of a node that admits while
     n/μ + n'/μ' < θ: the finite chain on every state reachable from (0, 0), a dense solve."""
@@ -305,23 +330,7 @@ def naive_threshold_node(v, v2, mu, mu2, q, theta):
                     seen.add(s)
                     states.append(s)
     index = {s: i for i, s in enumerate(states)}
-    size = len(states)
-    gen = np.zeros((size, size))
-    for (n, m), i in index.items():
-        if n / mu + m / mu2 < theta:
-            gen[i, index[(n + 1, m)]] += v
-            gen[i, index[(n, m + 1)]] += v2
-        if n + m > 0:
-            light = q * n / (q * n + (1 - q) * m)
-            if n > 0:
-                gen[i, index[(n - 1, m)]] += light * mu
-            if m > 0:
-                gen[i, index[(n, m - 1)]] += (1 - light) * mu2
-    gen -= np.diag(gen.sum(axis=1))
-    a = np.vstack([gen.T, np.ones(size)])
-    rhs = np.zeros(size + 1)
-    rhs[-1] = 1.0
-    pi = np.linalg.lstsq(a, rhs, rcond=None)[0]
+    pi = dense_chain_law(states, lambda n, m: n / mu + m / mu2 < theta, v, v2, mu, mu2, q)
     admit = [i for (n, m), i in index.items() if n / mu + m / mu2 < theta]
     accept = sum(pi[i] for i in admit)
     work = sum(pi[index[s]] * (s[0] / mu + s[1] / mu2) for s in states if index[s] in admit)

@@ -11,7 +11,7 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
-from naive_fog import illinois_root
+from naive_fog import dense_chain_law, illinois_root
 from scipy import stats
 
 import workbench.fog.chain as chain
@@ -49,28 +49,6 @@ def test_erlang_sum_whose_extra_stages_all_fall_above_the_window_is_below_1e_17(
 # ------------------------------------------------------------- the chain's stationary law
 
 
-def _dense_law(n, m, admits, lam, lam2, mu, mu2, q):
-    """π of the same chain by a dense least-squares solve of πG = 0, Σπ = 1."""
-    index = {(a, b): i for i, (a, b) in enumerate(zip(n, m, strict=True))}
-    size = n.size
-    gen = np.zeros((size, size))
-    for i, (a, b) in enumerate(zip(n, m, strict=True)):
-        if admits[i]:
-            gen[i, index[(a + 1, b)]] += lam
-            gen[i, index[(a, b + 1)]] += lam2
-        if a + b > 0:
-            light = q * a / (q * a + (1 - q) * b)
-            if a > 0:
-                gen[i, index[(a - 1, b)]] += light * mu
-            if b > 0:
-                gen[i, index[(a, b - 1)]] += (1 - light) * mu2
-    gen -= np.diag(gen.sum(axis=1))
-    a = np.vstack([gen.T, np.ones(size)])
-    rhs = np.zeros(size + 1)
-    rhs[-1] = 1.0
-    return np.linalg.lstsq(a, rhs, rcond=None)[0]
-
-
 def test_the_stationary_law_of_a_stiff_chain_is_a_probability_law():
     # rates seven orders apart (Light arrivals 1.5e-3/s served at 8e-4/s, Heavy 5e4/s served
     # at 1e4/s): the sparse solve leaves entries of about −1e-9 where the law is tiny. A law
@@ -82,7 +60,10 @@ def test_the_stationary_law_of_a_stiff_chain_is_a_probability_law():
     assert pi.min() >= 0.0
     assert pi.sum() == pytest.approx(1.0, abs=1e-13)
     # the same law as a dense solve, to the conditioning of rates seven orders apart
-    assert pi == pytest.approx(_dense_law(n, m, *args), abs=1e-7)
+    states = list(zip(n.tolist(), m.tolist(), strict=True))
+    admitted = dict(zip(states, args[0], strict=True))
+    dense = dense_chain_law(states, lambda a, b: admitted[(a, b)], *args[1:])
+    assert pi == pytest.approx(dense, abs=1e-7)
 
 
 # ------------------------------------------------------- the truncation of the (n, n') chain
