@@ -444,3 +444,66 @@ def test_a_hand_over_to_the_link_keeps_its_place_among_events_at_the_same_instan
     for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
         np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
     np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)
+
+
+def _direct(topo, tasks, max_events):
+    """simulate_hierarchy itself (pure local), on outputs filled with junk beforehand."""
+    m, n = tasks.arrival.size, topo.n
+    out = K.Outcome(
+        finish=np.full(m, 7.0),
+        exec_server=np.full(m, 7, dtype=np.int64),
+        visits=np.full(m, 7, dtype=np.int64),
+        wait=np.full(m, 7.0),
+        decide=np.full(m, 7.0),
+        transfer=np.full(m, 7.0),
+        red_forwards=np.full(m, 7, dtype=np.int64),
+        went_down=np.full(m, 7, dtype=np.int64),
+        server_stats=np.full((n, K.N_SRV_STATS), 7.0),
+    )
+    tree = K.Tree(topo.parent, topo.compute, topo.bandwidth, *_weights(topo), np.full(n, 0.5))
+    return K.simulate_hierarchy(tree, _rules(max_events), tasks, out), out
+
+
+def test_tasks_a_run_out_of_budget_never_reached_have_no_server_and_no_finish():
+    """Outcome's exec_server is the server that executed the task, and servers are 0..n-1:
+    a task that never started (the event budget ran out first) has none, -1 (the same mark
+    as parent's -1 and an idle worker's -1), and no completion time (NaN). Pure local, by
+    hand: task 0 arrives at server 3 at t = 0 and ends at 0.2 (work 4, speed 20); the
+    budget of 2 events stops the run before task 1 arrives at t = 1."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _hand_tasks([0.0, 1.0, 2.0], [3, 5, 4], [4.0, 2.0, 10.0], [1.0, 1.0, 1.0], topo.n)
+    events, out = _direct(topo, tasks, max_events=2)
+    assert events == -1
+    np.testing.assert_array_equal(out.exec_server, [3, -1, -1])
+    np.testing.assert_array_equal(out.finish, [0.2, np.nan, np.nan])
+    np.testing.assert_array_equal(out.visits, [1, 0, 0])
+    # with the budget the run needs (an arrival and an end per task) every task has both
+    events, out = _direct(topo, tasks, max_events=6)
+    assert events == 6
+    np.testing.assert_array_equal(out.exec_server, [3, 5, 4])
+    np.testing.assert_allclose(out.finish, [0.2, 1.1, 2.5])
+
+
+def test_a_run_without_tasks_has_no_event_and_every_statistic_zero():
+    """No task, no event: the clock never leaves 0 (the origin of the arrival times), so
+    every server's end time is 0, and nothing was queued, busy or executed."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _hand_tasks([], [], [], [], topo.n)
+    events, out = _direct(topo, tasks, max_events=10)
+    assert events == 0
+    np.testing.assert_array_equal(out.server_stats, np.zeros((topo.n, K.N_SRV_STATS)))
+
+
+def test_red_with_a_zero_probability_forwards_nothing_even_on_a_zero_draw():
+    """RED forwards an arriving task with probability p: with max_p = 0 (and the average
+    below max_th) p is 0 at every visit, so no task may be forwarded, whatever its U[0, 1)
+    draw, 0.0 included (U < p, never U <= p). The lower threshold 0 makes RED compute p
+    at every visit."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _tasks(topo, lam=6.0, periods=40)
+    tasks = tasks._replace(uniforms=np.zeros((tasks.arrival.size, topo.n)))
+    kw = dict(min_th=0.0, max_th=1e9, max_p=0.0, w_q=0.5, decision_time=0.001)
+    out = _run_kernel("without_enhancement_1", topo, tasks, **kw)
+    assert not out["red_forwards"].any()
+    assert not out["server_stats"][:, K.SRV_RED_FORWARDED].any()
+    assert out["visits"].sum() > tasks.arrival.size  # the overhead rule still sends some up
