@@ -507,3 +507,19 @@ def test_red_with_a_zero_probability_forwards_nothing_even_on_a_zero_draw():
     assert not out["red_forwards"].any()
     assert not out["server_stats"][:, K.SRV_RED_FORWARDED].any()
     assert out["visits"].sum() > tasks.arrival.size  # the overhead rule still sends some up
+
+
+@pytest.mark.parametrize("model", ["pure_local", "original"])
+def test_down_offload_acts_only_at_the_centres_entrance(model):
+    """down_offload sends a task down at the centre's entrance only (module docstring). On
+    a chain 0 <- 1 <- 2 <- 3 whose bottom server 3 is fast, a task arriving at server 2
+    (below server 1, not the centre) would finish far sooner at its child 3 (1/1000 s +
+    5/100 s against 5 s), but stays: by hand it runs at 2 from t = 0 to 5 (the overhead
+    rule, with no decision time, keeps it too: sending it up to the equally slow server 1
+    costs more in time and energy)."""
+    topo = from_parents([-1, 0, 1, 2], [1.0, 1.0, 1.0, 100.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [5.0], [1.0], topo.n)
+    out = _run_kernel(model, topo, tasks, down_offload=True, decision_time=0.0)
+    assert out["exec_server"][0] == 2 and out["went_down"][0] == 0
+    assert out["visits"][0] == 1 and out["finish"][0] == pytest.approx(5.0)
+    assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
