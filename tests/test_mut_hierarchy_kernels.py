@@ -523,3 +523,17 @@ def test_down_offload_acts_only_at_the_centres_entrance(model):
     assert out["exec_server"][0] == 2 and out["went_down"][0] == 0
     assert out["visits"][0] == 1 and out["finish"][0] == pytest.approx(5.0)
     assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
+
+
+def test_down_offload_looks_at_the_centres_children_only_wherever_the_centre_is():
+    """down_offload sends a task to the *child* of the centre that would finish it first.
+    Here the centre is server 1 (children 0 and 2) and the fast server 3 hangs below 0: a
+    grandchild, not a candidate. A task from 2 climbs to the centre in 1/1000 s; there
+    (speed 10) it takes 1 s against 10 s at either child, so it stays: by hand it ends
+    at 0.001 + 1 = 1.001."""
+    topo = from_parents([1, -1, 1, 0], [1.0, 10.0, 1.0, 1000.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [10.0], [1.0], topo.n)
+    out = _run_kernel("pure_cloud", topo, tasks, down_offload=True)
+    assert out["exec_server"][0] == 1 and out["went_down"][0] == 0
+    assert out["visits"][0] == 2 and out["finish"][0] == pytest.approx(1.001)
+    assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
