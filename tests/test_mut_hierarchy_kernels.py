@@ -537,3 +537,16 @@ def test_down_offload_looks_at_the_centres_children_only_wherever_the_centre_is(
     assert out["exec_server"][0] == 1 and out["went_down"][0] == 0
     assert out["visits"][0] == 2 and out["finish"][0] == pytest.approx(1.001)
     assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
+
+
+def test_a_task_sent_down_to_server_0_is_counted_and_stays_there():
+    """The centre is server 1 and its fast child is server 0: a task from server 2 climbs
+    to the centre (1/1000 s), where 0 would finish it in 1/1000 + 10/1000 s against 1 s at
+    the centre, so it is sent down to 0, marked, counted, and runs there (pinned: pure
+    cloud does not send it up again). By hand it ends at 0.001 + 0.001 + 0.01."""
+    topo = from_parents([1, -1, 1], [1000.0, 10.0, 1.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [10.0], [1.0], topo.n)
+    out = _run_kernel("pure_cloud", topo, tasks, down_offload=True)
+    assert out["exec_server"][0] == 0 and out["went_down"][0] == 1
+    assert out["visits"][0] == 3 and out["finish"][0] == pytest.approx(0.012)
+    np.testing.assert_array_equal(out["server_stats"][:, K.SRV_SENT_DOWN], [0.0, 1.0, 0.0])
