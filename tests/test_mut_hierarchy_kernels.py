@@ -550,3 +550,16 @@ def test_a_task_sent_down_to_server_0_is_counted_and_stays_there():
     assert out["exec_server"][0] == 0 and out["went_down"][0] == 1
     assert out["visits"][0] == 3 and out["finish"][0] == pytest.approx(0.012)
     np.testing.assert_array_equal(out["server_stats"][:, K.SRV_SENT_DOWN], [0.0, 1.0, 0.0])
+
+
+def test_a_tie_of_the_overhead_rule_stays_local():
+    """Eq. 9 offloads only when offloading costs less: a tie stays local. Server 1 and its
+    parent 0 have the same speed 2, the task has no data (no hop time, no transmit
+    energy) and κ = 0 (no energy per cycle): both sides are γ_t 4/2, exactly (powers of
+    two). By hand the task runs at its origin 1 from t = 0 to 2."""
+    topo = from_parents([-1, 0], [2.0, 2.0], 100.0)
+    tasks = _hand_tasks([0.0], [1], [4.0], [0.0], topo.n)
+    out = _run_kernel("original", topo, tasks, kappa=0.0, decision_time=0.0)
+    assert out["exec_server"][0] == 1 and out["visits"][0] == 1
+    assert out["finish"][0] == 2.0
+    assert not out["server_stats"][:, K.SRV_DECIDED_UP].any()
