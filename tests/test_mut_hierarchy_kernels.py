@@ -563,3 +563,21 @@ def test_a_tie_of_the_overhead_rule_stays_local():
     assert out["exec_server"][0] == 1 and out["visits"][0] == 1
     assert out["finish"][0] == 2.0
     assert not out["server_stats"][:, K.SRV_DECIDED_UP].any()
+
+
+def test_twin_when_executions_after_decisions_tie_with_later_events():
+    """Equal tasks in batches at whole seconds, decisions of 0.5 s, speeds and links powers
+    of two: a worker that decides to execute schedules the execution's end, and events
+    scheduled after it fall due at the same instant. The module docstring's order (at
+    equal times, the event scheduled first) decides; the slow twin
+    (tests/naive_hierarchy.py) numbers every scheduled event."""
+    topo = from_parents(
+        [-1, 0, 1, 2, 1, 2], [16.0, 16.0, 8.0, 2.0, 1.0, 2.0], [2.0, 4.0, 4.0, 2.0, 2.0, 4.0]
+    )
+    tasks = _draw_tasks(topo, 4.0, 4.0, 0.0, 2, 1.0, 0.0, np.random.default_rng(0), "batch")
+    kw = dict(decision_time=0.5, offload_busy=False, in_decision="full", kappa=0.001)
+    fast = _run_kernel("without_enhancement_2", topo, tasks, **kw)
+    slow = simulate_naive("without_enhancement_2", topo, tasks, **kw)
+    for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
+        np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
+    np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)
