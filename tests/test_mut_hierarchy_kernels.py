@@ -581,3 +581,19 @@ def test_twin_when_executions_after_decisions_tie_with_later_events():
     for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
         np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
     np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)
+
+
+def test_a_clock_near_the_float_limit_still_gives_the_area():
+    """The kernel takes any float times. One task arrives at server 3 at 2^530 s and runs
+    2^520 s (work 2^520 x 20 at speed 20; both times exact in binary): the area of server 3
+    is 2^520 task-seconds, every other server's 0, with nothing left to add at the end
+    (the closing term present x (now - last change) is 0 x 0; a product of two such times
+    would overflow)."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    t, d = 2.0**530, 2.0**520
+    tasks = _hand_tasks([t], [3], [d * 20.0], [1.0], topo.n)
+    out = _run_kernel("pure_local", topo, tasks)
+    assert out["finish"][0] == t + d
+    area = np.zeros(topo.n)
+    area[3] = d
+    np.testing.assert_array_equal(out["server_stats"][:, K.SRV_AREA], area)
