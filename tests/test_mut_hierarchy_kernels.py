@@ -444,3 +444,156 @@ def test_a_hand_over_to_the_link_keeps_its_place_among_events_at_the_same_instan
     for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
         np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
     np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)
+
+
+def _direct(topo, tasks, max_events):
+    """simulate_hierarchy itself (pure local), on outputs filled with junk beforehand."""
+    m, n = tasks.arrival.size, topo.n
+    out = K.Outcome(
+        finish=np.full(m, 7.0),
+        exec_server=np.full(m, 7, dtype=np.int64),
+        visits=np.full(m, 7, dtype=np.int64),
+        wait=np.full(m, 7.0),
+        decide=np.full(m, 7.0),
+        transfer=np.full(m, 7.0),
+        red_forwards=np.full(m, 7, dtype=np.int64),
+        went_down=np.full(m, 7, dtype=np.int64),
+        server_stats=np.full((n, K.N_SRV_STATS), 7.0),
+    )
+    tree = K.Tree(topo.parent, topo.compute, topo.bandwidth, *_weights(topo), np.full(n, 0.5))
+    return K.simulate_hierarchy(tree, _rules(max_events), tasks, out), out
+
+
+def test_tasks_a_run_out_of_budget_never_reached_have_no_server_and_no_finish():
+    """Outcome's exec_server is the server that executed the task, and servers are 0..n-1:
+    a task that never started (the event budget ran out first) has none, -1 (the same mark
+    as parent's -1 and an idle worker's -1), and no completion time (NaN). Pure local, by
+    hand: task 0 arrives at server 3 at t = 0 and ends at 0.2 (work 4, speed 20); the
+    budget of 2 events stops the run before task 1 arrives at t = 1."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _hand_tasks([0.0, 1.0, 2.0], [3, 5, 4], [4.0, 2.0, 10.0], [1.0, 1.0, 1.0], topo.n)
+    events, out = _direct(topo, tasks, max_events=2)
+    assert events == -1
+    np.testing.assert_array_equal(out.exec_server, [3, -1, -1])
+    np.testing.assert_array_equal(out.finish, [0.2, np.nan, np.nan])
+    np.testing.assert_array_equal(out.visits, [1, 0, 0])
+    # with the budget the run needs (an arrival and an end per task) every task has both
+    events, out = _direct(topo, tasks, max_events=6)
+    assert events == 6
+    np.testing.assert_array_equal(out.exec_server, [3, 5, 4])
+    np.testing.assert_allclose(out.finish, [0.2, 1.1, 2.5])
+
+
+def test_a_run_without_tasks_has_no_event_and_every_statistic_zero():
+    """No task, no event: the clock never leaves 0 (the origin of the arrival times), so
+    every server's end time is 0, and nothing was queued, busy or executed."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _hand_tasks([], [], [], [], topo.n)
+    events, out = _direct(topo, tasks, max_events=10)
+    assert events == 0
+    np.testing.assert_array_equal(out.server_stats, np.zeros((topo.n, K.N_SRV_STATS)))
+
+
+def test_red_with_a_zero_probability_forwards_nothing_even_on_a_zero_draw():
+    """RED forwards an arriving task with probability p: with max_p = 0 (and the average
+    below max_th) p is 0 at every visit, so no task may be forwarded, whatever its U[0, 1)
+    draw, 0.0 included (U < p, never U <= p). The lower threshold 0 makes RED compute p
+    at every visit."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    tasks = _tasks(topo, lam=6.0, periods=40)
+    tasks = tasks._replace(uniforms=np.zeros((tasks.arrival.size, topo.n)))
+    kw = dict(min_th=0.0, max_th=1e9, max_p=0.0, w_q=0.5, decision_time=0.001)
+    out = _run_kernel("without_enhancement_1", topo, tasks, **kw)
+    assert not out["red_forwards"].any()
+    assert not out["server_stats"][:, K.SRV_RED_FORWARDED].any()
+    assert out["visits"].sum() > tasks.arrival.size  # the overhead rule still sends some up
+
+
+@pytest.mark.parametrize("model", ["pure_local", "original"])
+def test_down_offload_acts_only_at_the_centres_entrance(model):
+    """down_offload sends a task down at the centre's entrance only (module docstring). On
+    a chain 0 <- 1 <- 2 <- 3 whose bottom server 3 is fast, a task arriving at server 2
+    (below server 1, not the centre) would finish far sooner at its child 3 (1/1000 s +
+    5/100 s against 5 s), but stays: by hand it runs at 2 from t = 0 to 5 (the overhead
+    rule, with no decision time, keeps it too: sending it up to the equally slow server 1
+    costs more in time and energy)."""
+    topo = from_parents([-1, 0, 1, 2], [1.0, 1.0, 1.0, 100.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [5.0], [1.0], topo.n)
+    out = _run_kernel(model, topo, tasks, down_offload=True, decision_time=0.0)
+    assert out["exec_server"][0] == 2 and out["went_down"][0] == 0
+    assert out["visits"][0] == 1 and out["finish"][0] == pytest.approx(5.0)
+    assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
+
+
+def test_down_offload_looks_at_the_centres_children_only_wherever_the_centre_is():
+    """down_offload sends a task to the *child* of the centre that would finish it first.
+    Here the centre is server 1 (children 0 and 2) and the fast server 3 hangs below 0: a
+    grandchild, not a candidate. A task from 2 climbs to the centre in 1/1000 s; there
+    (speed 10) it takes 1 s against 10 s at either child, so it stays: by hand it ends
+    at 0.001 + 1 = 1.001."""
+    topo = from_parents([1, -1, 1, 0], [1.0, 10.0, 1.0, 1000.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [10.0], [1.0], topo.n)
+    out = _run_kernel("pure_cloud", topo, tasks, down_offload=True)
+    assert out["exec_server"][0] == 1 and out["went_down"][0] == 0
+    assert out["visits"][0] == 2 and out["finish"][0] == pytest.approx(1.001)
+    assert not out["server_stats"][:, K.SRV_SENT_DOWN].any()
+
+
+def test_a_task_sent_down_to_server_0_is_counted_and_stays_there():
+    """The centre is server 1 and its fast child is server 0: a task from server 2 climbs
+    to the centre (1/1000 s), where 0 would finish it in 1/1000 + 10/1000 s against 1 s at
+    the centre, so it is sent down to 0, marked, counted, and runs there (pinned: pure
+    cloud does not send it up again). By hand it ends at 0.001 + 0.001 + 0.01."""
+    topo = from_parents([1, -1, 1], [1000.0, 10.0, 1.0], 1000.0)
+    tasks = _hand_tasks([0.0], [2], [10.0], [1.0], topo.n)
+    out = _run_kernel("pure_cloud", topo, tasks, down_offload=True)
+    assert out["exec_server"][0] == 0 and out["went_down"][0] == 1
+    assert out["visits"][0] == 3 and out["finish"][0] == pytest.approx(0.012)
+    np.testing.assert_array_equal(out["server_stats"][:, K.SRV_SENT_DOWN], [0.0, 1.0, 0.0])
+
+
+def test_a_tie_of_the_overhead_rule_stays_local():
+    """Eq. 9 offloads only when offloading costs less: a tie stays local. Server 1 and its
+    parent 0 have the same speed 2, the task has no data (no hop time, no transmit
+    energy) and κ = 0 (no energy per cycle): both sides are γ_t 4/2, exactly (powers of
+    two). By hand the task runs at its origin 1 from t = 0 to 2."""
+    topo = from_parents([-1, 0], [2.0, 2.0], 100.0)
+    tasks = _hand_tasks([0.0], [1], [4.0], [0.0], topo.n)
+    out = _run_kernel("original", topo, tasks, kappa=0.0, decision_time=0.0)
+    assert out["exec_server"][0] == 1 and out["visits"][0] == 1
+    assert out["finish"][0] == 2.0
+    assert not out["server_stats"][:, K.SRV_DECIDED_UP].any()
+
+
+def test_twin_when_executions_after_decisions_tie_with_later_events():
+    """Equal tasks in batches at whole seconds, decisions of 0.5 s, speeds and links powers
+    of two: a worker that decides to execute schedules the execution's end, and events
+    scheduled after it fall due at the same instant. The module docstring's order (at
+    equal times, the event scheduled first) decides; the slow twin
+    (tests/naive_hierarchy.py) numbers every scheduled event."""
+    topo = from_parents(
+        [-1, 0, 1, 2, 1, 2], [16.0, 16.0, 8.0, 2.0, 1.0, 2.0], [2.0, 4.0, 4.0, 2.0, 2.0, 4.0]
+    )
+    tasks = _draw_tasks(topo, 4.0, 4.0, 0.0, 2, 1.0, 0.0, np.random.default_rng(0), "batch")
+    kw = dict(decision_time=0.5, offload_busy=False, in_decision="full", kappa=0.001)
+    fast = _run_kernel("without_enhancement_2", topo, tasks, **kw)
+    slow = simulate_naive("without_enhancement_2", topo, tasks, **kw)
+    for name in ("finish", "exec_server", "visits", "wait", "decide", "transfer"):
+        np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
+    np.testing.assert_allclose(fast["server_stats"][:, K.SRV_AREA], slow["area"], rtol=1e-12)
+
+
+def test_a_clock_near_the_float_limit_still_gives_the_area():
+    """The kernel takes any float times. One task arrives at server 3 at 2^530 s and runs
+    2^520 s (work 2^520 x 20 at speed 20; both times exact in binary): the area of server 3
+    is 2^520 task-seconds, every other server's 0, with nothing left to add at the end
+    (the closing term present x (now - last change) is 0 x 0; a product of two such times
+    would overflow)."""
+    topo = symmetric_tree(20.0, 40.0, 100.0)
+    t, d = 2.0**530, 2.0**520
+    tasks = _hand_tasks([t], [3], [d * 20.0], [1.0], topo.n)
+    out = _run_kernel("pure_local", topo, tasks)
+    assert out["finish"][0] == t + d
+    area = np.zeros(topo.n)
+    area[3] = d
+    np.testing.assert_array_equal(out["server_stats"][:, K.SRV_AREA], area)
