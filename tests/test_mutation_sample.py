@@ -277,6 +277,20 @@ def test_a_sampled_recheck_keeps_every_stored_survivor(mutation, tmp_path, monke
     assert list(mutation.csv.DictReader((here / "summary.csv").open())) == [row]
 
 
+# a child process that loads the runner from argv[1] and works in the scratch copy argv[2]
+RUNNER_CHILD = """\
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+spec = importlib.util.spec_from_file_location("mutation", sys.argv[1])
+mutation = importlib.util.module_from_spec(spec)
+sys.modules["mutation"] = mutation
+spec.loader.exec_module(mutation)
+scratch = Path(sys.argv[2])
+mutation.ROOT = scratch
+"""
 JIT_TOY_KERNEL = """\
 from numba import njit
 
@@ -303,18 +317,9 @@ def test_f():
         out.write("cache\\n" if toykern.double.stats.cache_hits else "compiled\\n")
     assert value == 4.0
 """
-JIT_TOY_RUN = """\
-import importlib.util
-import json
-import sys
-from pathlib import Path
-
-spec = importlib.util.spec_from_file_location("mutation", sys.argv[1])
-mutation = importlib.util.module_from_spec(spec)
-sys.modules["mutation"] = mutation
-spec.loader.exec_module(mutation)
-scratch = Path(sys.argv[2])
-mutation.ROOT = scratch
+JIT_TOY_RUN = (
+    RUNNER_CHILD
+    + """\
 target = mutation.Target("toy", ["src_toy.py"], ["test_toy.py"], jit=True)
 [mutant] = [m for m in mutation._enumerate(target) if m.after.endswith("+ 1.0")]
 lines = {"<import>": set(), "test_toy.py::test_f": {("src_toy.py", 5)}}
@@ -322,6 +327,7 @@ seconds = {"test_toy.py::test_f": 0.5}
 done = mutation._work(scratch, target, [mutant], ["test_toy.py"], lines, seconds, 0.5, False, 1)
 print(json.dumps([m.outcome for m in done]))
 """
+)
 
 
 def test_a_jit_targets_first_mutant_finds_its_kernels_compiled(tmp_path):
@@ -371,18 +377,9 @@ import src_toy
 def test_f():
     assert src_toy.f(2.0) == 3.0
 """
-UNREACHED_RUN = """\
-import importlib.util
-import json
-import sys
-from pathlib import Path
-
-spec = importlib.util.spec_from_file_location("mutation", sys.argv[1])
-mutation = importlib.util.module_from_spec(spec)
-sys.modules["mutation"] = mutation
-spec.loader.exec_module(mutation)
-scratch = Path(sys.argv[2])
-mutation.ROOT = scratch
+UNREACHED_RUN = (
+    RUNNER_CHILD
+    + """\
 target = mutation.Target("toy", ["src_toy.py"], ["test_toy.py"])
 mutants = [m for m in mutation._enumerate(target) if m.line == 6]
 lines = {
@@ -393,6 +390,7 @@ seconds = {"test_toy.py::test_f": 0.1}
 done = mutation._work(scratch, target, mutants, ["test_toy.py"], lines, seconds, 0.1, False, 9)
 print(json.dumps({m.after.strip(): m.outcome for m in done}))
 """
+)
 
 
 def test_a_mutant_that_does_not_compile_is_incompetent_even_where_no_test_runs(tmp_path):
