@@ -62,7 +62,9 @@ chosen by key (a sample is not drawn again: a line added since moves every posit
 stored survivor whose key no mutant has any more is kept as stored. ``--extend --sample N
 --seed S`` widens the stored sample to N mutants: ``random.Random(S).sample`` of the mutants
 not in it are added (a uniform sample, then a uniform sample of the rest, is a uniform sample
-of the union), and only they and the stored survivors run. ``seconds`` in the
+of the union), and only they and the stored survivors run; the newly drawn ones, scored
+before any test is written for them, are the held-out estimate of the mutants not yet drawn
+(``held_out_*``), which the sample's own score is not. ``seconds`` in the
 summary is the work behind the outcomes: each mutant's own seconds, from whichever run
 measured it, summed, parallel jobs adding up (``seconds_last_run``: the last wall time, baselines
 included). ``--summary`` rewrites ``summary.csv`` and every report from the stored
@@ -1086,7 +1088,8 @@ def _extend_plan(target: Target, n: int, seed: int, equivalents: dict[str, str])
     grows to ``n``: the stored mutants and ``random.Random(seed).sample`` of the others
     (a uniform sample, then a uniform sample of the rest, is a uniform sample of the union).
     The new ones run, the stored survivors are rerun (tests may have been added), the
-    stored kills and equivalents are carried."""
+    stored kills and equivalents are carried. Returns the keys to run, the carried mutants,
+    the widened sample's record and the newly drawn keys (the held-out ones)."""
     stored_run = json.loads((HERE / f"{target.name}.after.json").read_text())
     drawn = stored_run.get("sample")
     if not drawn:
@@ -1114,6 +1117,7 @@ def _extend_plan(target: Target, n: int, seed: int, equivalents: dict[str, str])
         rerun | new,
         carried,
         {"n": n, "of": len(every), "seed": drawn["seed"], "extended": history},
+        new,
     )
 
 
@@ -1200,12 +1204,12 @@ def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
             if m["outcome"] in ("survived", "equivalent"):
                 m["reason"] = equivalents.get(m["key"], "")
                 m["outcome"] = "equivalent" if m["reason"] else "survived"
-        run["summary"] = summarise(run["mutants"]) | _cost_and_interval(run)
+        run["summary"] = summarise(run["mutants"]) | _cost_and_interval(run, equivalents)
         runs[variant] = run
     return runs
 
 
-def _cost_and_interval(run: dict) -> dict:
+def _cost_and_interval(run: dict, equivalents: dict[str, str] | None = None) -> dict:
     """What a stored run cost and how far its sample pins the score.
 
     ``seconds``: each mutant's own seconds, summed over the mutants, each from the run that
@@ -1214,7 +1218,11 @@ def _cost_and_interval(run: dict) -> dict:
     invocation's wall seconds, baselines included. ``score_low_pct``/``score_high_pct``: for
     a sample, the Wilson 95 % interval of the killed share of the non-equivalent mutants
     (binomial: conservative for a sample drawn without replacement); empty for a full run,
-    whose score is exact."""
+    whose score is exact. ``held_out_*``: the last ``--extend``'s newly drawn mutants, with
+    the outcomes they had when drawn (before any test was written for them; a survivor
+    declared equivalent since counts as equivalent): their number, score and Wilson
+    interval, an estimate for the mutants of the target not yet drawn. A sample's own
+    score is not one: its survivors' tests were written for it."""
     s = summarise(run["mutants"])
     out = {
         "seconds": round(sum(float(m.get("seconds") or 0.0) for m in run["mutants"])),
@@ -1225,6 +1233,20 @@ def _cost_and_interval(run: dict) -> dict:
     n = s["mutants"] - s["equivalent"] - s["incompetent"]
     if run.get("sample") and n > 0:
         out["score_low_pct"], out["score_high_pct"] = wilson_pct(s["killed"], n)
+    out |= dict.fromkeys(
+        ("held_out_n", "held_out_score_pct", "held_out_low_pct", "held_out_high_pct"), ""
+    )
+    held = [e["held_out"] for e in (run.get("sample") or {}).get("extended", []) if "held_out" in e]
+    if held:
+        equivalents = equivalents or {}
+        outcomes = [
+            "equivalent" if o == "survived" and k in equivalents else o for k, o in held[-1].items()
+        ]
+        h = summarise([{"outcome": o} for o in outcomes])
+        m = h["mutants"] - h["equivalent"] - h["incompetent"]
+        out["held_out_n"], out["held_out_score_pct"] = h["mutants"], h["score_pct"]
+        if m > 0:
+            out["held_out_low_pct"], out["held_out_high_pct"] = wilson_pct(h["killed"], m)
     return out
 
 
@@ -1320,6 +1342,19 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
             )
             + "."
         ]
+    held = latest["summary"]
+    if held.get("held_out_n"):
+        last = latest["sample"]["extended"][-1]
+        lines += [
+            f"**Held out:** the {held['held_out_n']} mutants drawn by the last `--extend` "
+            f"(`random.Random({last['seed']}).sample` of the "
+            f"{latest['sample']['of'] - last['from']} not "
+            f"drawn before), scored before any test was written for them: "
+            f"{held['held_out_score_pct']} % killed of the non-equivalent ones, "
+            f"[{held['held_out_low_pct']} %, {held['held_out_high_pct']} %] with 95 % "
+            "confidence (Wilson) for the mutants not yet drawn. The sample's own score is "
+            "not such an estimate: its survivors' tests were written for it."
+        ]
     if latest.get("carried_from_before"):
         lines += [
             "The last run reran the mutants the stored run did not kill"
@@ -1373,6 +1408,10 @@ def _update_summary(name: str, variant: str, s: dict, sampled_from: int | str = 
         "score_low_pct",
         "score_high_pct",
         "seconds_last_run",
+        "held_out_n",
+        "held_out_score_pct",
+        "held_out_low_pct",
+        "held_out_high_pct",
     ]
     rows = []
     if path.exists():
@@ -1496,7 +1535,9 @@ def main(argv=None) -> int:
         only = set(args.key) if args.key else None
         carried = []
         if args.extend:
-            only, carried, drawn = _extend_plan(targets[n], args.sample, args.seed, equivalents)
+            only, carried, drawn, new = _extend_plan(
+                targets[n], args.sample, args.seed, equivalents
+            )
         elif args.survivors or args.recheck:
             # tests were only added since the stored run: a mutant it killed stays killed
             variant = "after" if args.recheck else "before"
@@ -1534,6 +1575,10 @@ def main(argv=None) -> int:
                 info["sample"] = drawn
             if args.extend:
                 info["newly_drawn"] = drawn["n"] - drawn["extended"][-1]["from"]
+                # scored before any test is written for them: the held-out estimate
+                drawn["extended"][-1]["held_out"] = {
+                    m.key: m.outcome for m in targets[n].mutants if m.key in new
+                }
             old = [Mutant("", "", "", 0, m["line"], "", "", key=m["key"]) for m in carried]
             for m, c in zip(old, carried, strict=True):
                 m.outcome, m.seconds = c["outcome"], c["seconds"]

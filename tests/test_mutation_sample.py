@@ -422,8 +422,10 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
     """``--extend --sample 6 --seed 2`` on a stored sample of 3 (a kill, a survivor and one
     declared equivalent since) draws 3 of the 5 others with ``random.Random(2).sample``,
     runs them and the survivor, carries the kill and the equivalent, and reports a sample
-    of 6 that says how it was drawn. A full stored run or a size the target cannot give is
-    refused by name."""
+    of 6 that says how it was drawn. The newly drawn ones (one of them survives) are the
+    held-out estimate, kept with the outcomes they had when drawn: a test written since does
+    not raise it, a declared equivalent leaves it. A full stored run or a size the target
+    cannot give is refused by name."""
     keys = [f"toy.py | f | Op | a{i} -> b{i}" for i in range(8)]
     killed, survivor, equivalent = keys[1], keys[4], keys[6]
     stored = [
@@ -439,12 +441,15 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
     (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
     target = mutation.Target(name="toy", sources=["toy.py"], tests=[head["tests"][0]])
     log = tmp_path / "ran.txt"  # the workers are forked: they tell what they ran here
+    others = [k for k in keys if k not in (killed, survivor, equivalent)]
+    new = set(random.Random(2).sample(others, 3))
+    lives = min(new)  # the one newly drawn mutant no test kills
 
     def work(scratch, target, share, *args, **kw):
         with log.open("a") as out:
             for m in share:
                 out.write(m.key + "\n")
-                m.outcome, m.seconds = "killed", 1.0
+                m.outcome, m.seconds = ("survived" if m.key == lives else "killed"), 1.0
         return share
 
     base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
@@ -464,24 +469,43 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
     monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
     monkeypatch.setattr(mutation, "_work", work)
     assert mutation.main(["toy", "--extend", "--sample", "6", "--seed", "2"]) == 0
-    others = [k for k in keys if k not in (killed, survivor, equivalent)]
-    new = set(random.Random(2).sample(others, 3))
     assert sorted(log.read_text().splitlines()) == sorted(new | {survivor})
     after = json.loads((here / "toy.after.json").read_text())
     outcomes = {m["key"]: m["outcome"] for m in after["mutants"]}
-    assert outcomes == {killed: "killed", equivalent: "equivalent"} | dict.fromkeys(
-        new | {survivor}, "killed"
+    assert outcomes == {killed: "killed", equivalent: "equivalent", lives: "survived"} | (
+        dict.fromkeys((new - {lives}) | {survivor}, "killed")
     )
+    held_out = {k: ("survived" if k == lives else "killed") for k in new}
     assert after["sample"] == {
         "n": 6,
         "of": 8,
         "seed": 1,
-        "extended": [{"from": 3, "seed": 2}],
+        "extended": [{"from": 3, "seed": 2, "held_out": held_out}],
     }
     [row] = list(mutation.csv.DictReader((here / "summary.csv").open()))
-    assert (row["mutants"], row["killed"], row["equivalent"]) == ("6", "5", "1")
+    assert (row["mutants"], row["killed"], row["equivalent"]) == ("6", "4", "1")
+    # 2 of the 3 held out killed: Wilson's 95 % interval of 2/3 is [20.8 %, 93.9 %]
+    held = (row["held_out_n"], row["held_out_score_pct"], row["held_out_low_pct"])
+    assert held + (row["held_out_high_pct"],) == ("3", "66.7", "20.8", "93.9")
     report = (here / "toy.md").read_text()
     assert "`--extend --sample 6`" in report and "ran 3 newly drawn" in report
+    assert "**Held out:** the 3 mutants" in report and "of the 5 not drawn before" in report
+    # a test written for the held-out survivor since: the sample's score rises, not the estimate
+    stored_after = json.loads((here / "toy.after.json").read_text())
+    for m in stored_after["mutants"]:
+        m["outcome"] = "killed" if m["key"] == lives else m["outcome"]
+    (here / "toy.after.json").write_text(json.dumps(stored_after))
+    assert mutation.main(["toy", "--report"]) == 0
+    [row] = list(mutation.csv.DictReader((here / "summary.csv").open()))
+    assert (row["score_pct"], row["held_out_score_pct"]) == ("100.0", "66.7")
+    # declared equivalent since: it leaves the held-out count
+    monkeypatch.setattr(
+        mutation, "load_equivalents", lambda *a: dict.fromkeys((equivalent, lives), "same")
+    )
+    (here / "toy.after.json").write_text(json.dumps(after))
+    assert mutation.main(["toy", "--report"]) == 0
+    [row] = list(mutation.csv.DictReader((here / "summary.csv").open()))
+    assert (row["held_out_n"], row["held_out_score_pct"]) == ("3", "100.0")
     with pytest.raises(SystemExit, match="the stored sample has 6 mutants and 2 others"):
         mutation.main(["toy", "--extend", "--sample", "9", "--seed", "3"])
     (here / "toy.after.json").write_text(json.dumps(after | {"sample": None}))
