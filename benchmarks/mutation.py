@@ -1155,7 +1155,9 @@ def compare_orders(mutants: list[Mutant], info: dict) -> dict:
 
 
 def summarise(mutants) -> dict:
-    """Counts and score of a list of mutants (dicts or :class:`Mutant`)."""
+    """Counts and score of a list of mutants (dicts or :class:`Mutant`). ``killed``
+    counts the timeouts too (``timeouts`` says how many of them): the counts to add up to
+    ``mutants`` are killed, survived, equivalent, errors and incompetent."""
     outcomes = [m["outcome"] if isinstance(m, dict) else m.outcome for m in mutants]
     n = len(outcomes)
     killed = sum(o in ("killed", "timeout") for o in outcomes)

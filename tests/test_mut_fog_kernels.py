@@ -15,7 +15,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from workbench.fog import kernels as K
-from workbench.fog import ring_scenario
+from workbench.fog import ring_scenario, run_once
 from workbench.fog.model import P1Params
 from workbench.fog.scenario import build_scenario, compile_scenario
 from workbench.fog.simulation import _central_node, draw_requests, kernel_arguments
@@ -68,6 +68,11 @@ def test_each_route_of_eq2_ends_at_its_tier(p_iot, p_cloud, tier):
     _, req, out = _run(g, 300, 2, theta=math.inf, e_max=0, policy="no_offload")
     assert (np.asarray(out.tier) == tier).all()
     assert (np.asarray(out.hops) == 0).all()
+    # the public records name each request's route of eq. 2 and the tier that served it
+    run = run_once(g, theta=math.inf, e_max=0, policy="no_offload", requests=300, seed=2)
+    name = {K.TIER_IOT: "local", K.TIER_FOG: "fog", K.TIER_CLOUD: "cloud"}[tier]
+    assert run.records["route"].astype(str).eq(name).all()
+    assert run.records["tier"].astype(str).eq({"local": "iot"}.get(name, name)).all()
 
 
 @pytest.mark.parametrize("mode", ["distributed", "central", "oracle"])
@@ -315,3 +320,31 @@ def test_the_horizon_of_a_single_local_request_is_its_generation():
     req = _requests(net, gen=[5.0], fog=[0], route=[K.ROUTE_LOCAL], work=[1.0], phase=[9, 9])
     out, _ = _crafted_run(net, req, [math.inf] * 2, e_max=0, policy="no_offload")
     assert out.horizon == 5.0 and list(out.t_done) == [5.25]
+
+
+def test_a_ring_of_many_fog_nodes_runs_as_its_twin():
+    # 24 fog nodes: far below the 2**22 an event code can hold, so the kernel runs them and
+    # agrees with the twin request by request
+    g = ring_scenario(24, 2, seed=5, lam_per_iot=20.0, n_cloud=1, cloud_units=2)
+    kw = dict(e_max=2, q=0.5, alpha=0.3, mode="distributed", policy="offload")
+    net, req, out = _run(g, 300, 3, theta=0.02, announce_period=0.002, **kw)
+    assert net.n_fog == 24
+    theta = np.full(net.n_fog, 0.02)
+    twin = naive_network(net, req, theta=theta, period=0.002, central=_central_node(net), **kw)
+    for name in ("tier", "place", "hops", "t_done"):
+        np.testing.assert_allclose(getattr(out, name), twin[name], rtol=1e-12, atol=1e-12)
+    assert len(set(np.asarray(out.place)[np.asarray(out.tier) == K.TIER_FOG])) > 12
+
+
+def test_more_fog_nodes_than_an_event_code_holds_are_refused():
+    # an event packs (request << 22) | node: 2**22 fog nodes would alias node 0
+    g = ring_scenario(3, 2, seed=1)
+    net = compile_scenario(g)
+    req = draw_requests(net, 10, np.random.default_rng(1), 0.02)
+    requests, network, settings = kernel_arguments(P1Params(scenario=net), req)
+    fog_mean = network[16]
+    assert fog_mean.shape == (3, 2)
+    huge = np.zeros((1 << 22, 2), fog_mean.dtype)  # calloc'ed: no page is touched
+    network = (*network[:16], huge, *network[17:])
+    with pytest.raises(ValueError, match="more fog nodes than an event code can hold"):
+        K.simulate_network(requests, network, settings)

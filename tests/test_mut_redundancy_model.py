@@ -3,6 +3,8 @@ service laws, ``blocking`` and the metrics table against the exact Erlang-B twin
 (tests/naive.py), and the refusals of ``make_service`` and of the parameter object, read from
 their messages (benchmarks/mutation.py, target ``redundancy_model``)."""
 
+from dataclasses import replace
+
 import pytest
 from naive import erlang_b_exact
 
@@ -234,6 +236,11 @@ def test_simulated_station_table_recovers_the_edge_time_of_eq_2():
         rd.simulated_station_table(**model, result=None)
     with pytest.raises(ParameterError, match="must come from a run of the same model"):
         rd.simulated_station_table(**(model | {"lam": 1.4}), result=result)
+    # a result of the same run re-labelled as another quantity (a public dataclass a user
+    # can build) is no E[T_sys]: refused, whatever the name's place in the alphabet
+    for metric in ("mean_wait", "blocking", "waiting_time"):
+        with pytest.raises(ParameterError, match="must be a SimulationResult"):
+            rd.simulated_station_table(**model, result=replace(result, metric=metric))
 
 
 def test_policy_m_reads_the_policy_by_value_not_by_identity():
