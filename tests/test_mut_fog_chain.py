@@ -329,8 +329,9 @@ def test_a_theta_that_is_no_number_nor_one_per_fog_node_is_refused(theta):
     # durations, is neither; the relation check names θ and says inf is allowed
     with pytest.raises(ParameterError, match=r"θ = inf \(never offload\) is allowed"):
         P1Params(theta=theta)
-    with pytest.raises(ParameterError, match="'theta' parameter of f "):
-        theta_per_fog(theta, 3, "f")
+    for n_fog in (1, 3):  # a nested [[0.5]] is not the one-element [0.5], even for one node
+        with pytest.raises(ParameterError, match="'theta' parameter of f "):
+            theta_per_fog(theta, n_fog, "f")
 
 
 def test_a_function_without_theta_ignores_the_objects_theta_per_fog_node():
