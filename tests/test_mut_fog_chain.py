@@ -222,6 +222,7 @@ def test_a_cloud_server_with_heavy_traffic_only_is_m_m_1():
     net = _one_cloud(0.0, 0.5)
     zero = np.zeros(1)
     pooled = _cloud_servers(net, zero, zero, "pooled")
+    assert pooled["h"].shape == (1, 2)  # (n_cloud, 2): one H per class
     assert pooled["load"] == pytest.approx([0.25], rel=1e-15)
     assert pooled["h"] == pytest.approx(np.array([[2 / 3, 2 / 3]]), rel=1e-14)
     per_class = _cloud_servers(net, zero, zero, "per_class")
