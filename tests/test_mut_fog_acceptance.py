@@ -226,6 +226,7 @@ def test_partial_fractions_with_a_subnormal_power_of_the_slow_rate(swap):
         (8e5, 3e4, 2.7e-5, 5e5, 3e-5),  # ρ = 0.06 + 0.9, μ/μ' = 1.7e10
         (2e5, 5e4, 8e-5, 1e6, 1e-4),  # ρ = 0.05 + 0.8, μ/μ' = 1e10
         (1e6, 1e5, 8e-7, 1e6, 1e-6),  # ρ = 0.1 + 0.8, μ/μ' = 1e12
+        (1e6, 1e5, 8.9999e-7, 1e6, 1e-6),  # ρ = 1 − 1e-5: s + δ rounds to 0.0 here
     ],
 )
 def test_accept_probability_with_rates_ten_decades_apart(theta, lam, lam2, mu, mu2):
