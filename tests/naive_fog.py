@@ -576,3 +576,32 @@ def illinois_root(func, width=1e-13, max_steps=200):
     if f_hi <= 0:
         return hi, points
     return x, points
+
+
+def ps_accept_decimal(theta, r1, r2, mu, mu2, digits=60):
+    """P(W < θ) of the q = 0.5 chain in ``digits``-digit decimal arithmetic: P(W ≥ θ) =
+    ρα·e^{A}·1 with A = (T + ρ·t·α)θ (see :func:`_ps_accept_expm`), e^{A} by Putzer's formula
+    from A's two real eigenvalues l₁ > l₂: (e^{l₁}(A − l₂I) − e^{l₂}(A − l₁I)) / (l₁ − l₂).
+    No cancellation survives 60 digits for rates in [1e-6, 1e6] and θ ≤ 1e6. ρ₁, ρ₂ are taken
+    as given (floats, converted exactly), with 0 < θ < ∞ and 0 < ρ₁ + ρ₂ < 1."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = digits
+        th, r1, r2, mu, mu2 = (Decimal(float(v)) for v in (theta, r1, r2, mu, mu2))
+        rho = r1 + r2
+        a1, a2 = r1 / rho, r2 / rho
+        a, b = (-mu + rho * mu * a1) * th, rho * mu * a2 * th
+        c, d = rho * mu2 * a1 * th, (-mu2 + rho * mu2 * a2) * th
+        half_sum = (a + d) / 2
+        root = ((a - d) ** 2 / 4 + b * c).sqrt()
+        l1, l2 = half_sum + root, half_sum - root
+        e1, e2 = l1.exp(), l2.exp()
+
+        def entry(x, on_diagonal):
+            shift1, shift2 = (l1, l2) if on_diagonal else (0, 0)
+            return (e1 * (x - shift2) - e2 * (x - shift1)) / (l1 - l2)
+
+        e11, e12 = entry(a, True), entry(b, False)
+        e21, e22 = entry(c, False), entry(d, True)
+        return float(1 - rho * (a1 * (e11 + e12) + a2 * (e21 + e22)))

@@ -296,7 +296,10 @@ def ps_accept(theta, r1, r2, mu, mu2):
         d = (-mu2 + rho * mu2 * a2) * t
         s = 0.5 * (a + d)
         delta = np.sqrt(np.maximum(0.25 * (a - d) ** 2 + b * c, 0.0))
-        ep, em = np.exp(s + delta), np.exp(s - delta)
+        # s + δ (A's eigenvalue nearer 0) cancels when μθ ≫ μ'θ: it is det A / (s − δ), with
+        # det A = ad − bc = μμ'θ²(1 − ρ)
+        near = np.where(s - delta < 0, mu * mu2 * t * t * (1 - rho) / (s - delta), s + delta)
+        ep, em = np.exp(near), np.exp(s - delta)
         cosh_part = 0.5 * (ep + em)
         small = delta < 1e-9
         sinh_over = np.where(small, np.exp(s), 0.5 * (ep - em) / np.where(small, 1.0, delta))
