@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from naive_fog import naive_analyze
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from workbench.fog import (
     accept_probability,
@@ -438,8 +438,28 @@ def test_an_acceptance_of_exactly_zero_or_one_is_a_probability():
 
 def test_the_partial_fractions_refusal_says_how_close_the_rates_are():
     # |μ' − μ| is what makes the coefficients overflow: the message gives it
-    with pytest.raises(ParameterError, match=r"\|mu2 - mu\| = 0\.001\)"):
+    with pytest.raises(ParameterError, match=r"\|mu2 - mu\| = 0\.001, n \+ n2 = 800\)"):
         erlang_sum_cdf_partial_fractions(0.5, 400, 2.0, 400, 2.001)
+
+
+@pytest.mark.parametrize(
+    "theta, n, mu, n2, mu2", [(1.0, 200, 1e6, 200, 1.0), (1e-3, 100, 1e5, 150, 3.0)]
+)
+def test_partial_fractions_refuse_rates_far_apart_by_name_not_by_a_raw_overflow(
+    theta, n, mu, n2, mu2
+):
+    # far apart, μⁿ·μ'ⁿ' leaves the float range: a Python float's ** raised OverflowError
+    with pytest.raises(
+        ParameterError, match=r"'mu2' parameter of erlang_sum_cdf_partial.*overflow"
+    ):
+        erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2)
+
+
+def test_partial_fractions_with_one_coefficient_out_of_range_keep_the_gamma_value():
+    # (μ' − μ)^59 overflows but its terms vanish: Erlang(30, 10⁶) is about 3e-5 s, so the sum
+    # is below 1 s with the probability that Erlang(30, 1) is, P(30, 1) = 1.43e-33
+    got = erlang_sum_cdf_partial_fractions(1.0, 30, 1e6, 30, 1.0)
+    assert got == pytest.approx(special.gammainc(30, 1.0 - 30e-6), rel=1e-6)
 
 
 def test_a_ragged_theta_is_refused_by_name():

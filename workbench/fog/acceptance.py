@@ -162,6 +162,7 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
         return float(special.gammainc(k, rate * theta)) if k > 0 else 1.0
     total = 0.0
     with np.errstate(all="ignore"):  # overflow is detected below, on the result
+        mu, mu2 = np.float64(mu), np.float64(mu2)  # a Python float's ** raises instead
         scale = mu**n * mu2**n2
         for k in range(1, n + 1):
             c = special.comb(n2 + n - k - 1, n - k) / (mu2 - mu) ** (n2 + n - k)
@@ -172,8 +173,9 @@ def erlang_sum_cdf_partial_fractions(theta, n, mu, n2, mu2) -> float:
         out = float(scale * total)
     if not math.isfinite(out):
         raise ParameterError(
-            f"The 'mu2' parameter of {func} is too close to mu for the partial fractions: "
-            f"their coefficients overflow (|mu2 - mu| = {abs(mu2 - mu):.3g}). "
+            f"The 'mu2' parameter of {func} leaves the partial fractions outside the float "
+            f"range: their coefficients C/(mu2 - mu)^k and the scale mu^n * mu2^n2 overflow "
+            f"(|mu2 - mu| = {abs(mu2 - mu):.3g}, n + n2 = {n + n2}). "
             "Use erlang_sum_cdf, which has no such limit."
         )
     if -1e-9 <= out < 0.0 or 1.0 < out <= 1.0 + 1e-9:  # rounding at the ends: 0 or 1
