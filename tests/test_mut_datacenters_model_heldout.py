@@ -13,6 +13,7 @@ import re
 import naive_datacenters as naive
 import numpy as np
 import pytest
+from scipy import stats
 
 from workbench import datacenters as dc
 from workbench.datacenters import limit as limit_module
@@ -303,3 +304,31 @@ def test_full_pooling_reads_p_saturated_off_the_walk():
     assert 1e-13 <= lim.truncation_error < 1e-8
     dense_marg, dense_level0, _ = naive.idle_walk_dense(3.0, 2.5, 1.0, 1.0, 1.0, 1.0, 25, 30)
     assert lim.p_saturated == pytest.approx((dense_marg[0], dense_level0), abs=1e-10)
+
+
+def test_without_forwarding_gmres_starts_on_the_answer():
+    """solve_exact's Notes: GMRES starts from the product of the two Erlang laws, the p = 0
+    solution (on a window too: cutting a reversible chain keeps its product form). With
+    nothing forwarded and a window wider than 32 states both ways, it has nothing to do."""
+    lam, servers, mu = (37.5, 20.0), (60, 60), (1.25, 0.8)  # loads 30 and 25
+    sol = dc.solve_exact(lam, servers, mu, NO_P)
+    (x0, x1), (y0, y1) = sol.window
+    assert min(x1 - x0, y1 - y0) >= 32 and sol.method == "ADI-GMRES"
+    assert sol.iterations == 0
+    for i, (lo, hi) in enumerate(sol.window):
+        k = np.arange(lo, hi + 1)
+        load = lam[i] / mu[i]
+        erlang = stats.poisson.pmf(k, load) / stats.poisson.cdf(servers[i], load)
+        np.testing.assert_allclose(sol.distribution.sum(axis=1 - i), erlang, rtol=1e-9, atol=0)
+
+
+def test_the_limit_is_as_accurate_as_its_truncation_target():
+    """truncation_target bounds the error of the walk: β at a loose target is within it
+    of β at a tight one (1e-13), and the reported bound on β says so."""
+    load, c, mu, p = (1.5, 1.2), (1.0, 1.0), (1.0, 1.0), (0.5, 0.4)
+    tight = dc.limit_analysis(load, c, mu, p, truncation_target=1e-13)
+    for target in (1e-5, 1e-8):
+        loose = dc.limit_analysis(load, c, mu, p, truncation_target=target)
+        assert loose.beta_error <= target
+        assert loose.beta == pytest.approx(tight.beta, abs=target)
+        assert loose.pi00 == pytest.approx(tight.pi00, abs=target)
