@@ -154,6 +154,11 @@ def test_a_huge_warm_up_value_within_range_leaves_a_tiny_stationary_tail_alone()
     assert s.stationary and alone.stationary
     assert s.p_value == alone.p_value
     assert s.truncation == 1 + alone.truncation
+    # the same value as a first spike of the tested part: inside the range, the run is not
+    # rescaled (which would push the tail's squares below the smallest double); MSER-5 cuts
+    # the spike's batch and the i.i.d. tail reads as stationary
+    s = detect(np.r_[1e70, tail])
+    assert s.stationary and s.truncation == 5
 
 
 # -- detect: the common cut after a fixed warm-up ---------------------------------------------
@@ -300,13 +305,43 @@ def test_odd_halves_are_weighted_by_their_own_sizes():
 
 
 def test_a_run_below_two_to_the_minus_256_is_rescaled_before_its_squares_underflow():
-    # the largest value 1e-80 (in the warm-up) is below 2^-256: the series is multiplied by
-    # 2^266 first, so the i.i.d. tail near 1e-160 (whose squares would be subnormal) is
-    # judged exactly as the same run given already multiplied: stationary
+    # the largest value 1e-80 (a first spike MSER-5 cuts) is below 2^-256: the series is
+    # multiplied by 2^266 first, so the i.i.d. tail near 1e-160 (whose squares would be
+    # subnormal) is judged exactly as the same run given already multiplied: stationary
     rng = np.random.default_rng(6)
     y = np.r_[1e-80, 1e-160 * (1.0 + rng.random(400))]
     assert 2.0**-300 < 1e-80 < 2.0**-256
-    s = detect(y, warmup=1)
-    scaled = detect(y * 2.0 ** -math.frexp(1e-80)[1], warmup=1)
+    s = detect(y)
+    scaled = detect(y * 2.0 ** -math.frexp(1e-80)[1])
+    assert s.truncation == 5
     assert s.stationary and scaled.stationary
     assert s.p_value == scaled.p_value and s.truncation == scaled.truncation
+
+
+def test_a_huge_warm_up_does_not_hide_a_tail_whose_squares_underflow():
+    # bug found on the held-out sample: the rescaling factor was taken over the warm-up too,
+    # so a first value of 2e77 set it and the i.i.d. tail near 1e-130 (scaled to 1e-207,
+    # squares underflowing) read as a perfectly separated trend; so did a warm-up of 1 before
+    # a tail near 1e-207. The warm-up is never tested: the verdict is the tail's alone.
+    rng = np.random.default_rng(1)
+    tail = 1e-130 * (1.0 + rng.random(400))
+    alone = detect(tail)
+    assert alone.stationary
+    for first, factor in ((2e77, 1.0), (1.0, 2.0**-256), (1e300, 2.0**-400)):
+        s = detect(np.r_[first, tail * factor], warmup=1)
+        assert s.stationary
+        assert s.p_value == alone.p_value and s.truncation == 1 + alone.truncation
+        assert s.first_half == alone.first_half * factor
+
+
+def test_a_run_of_subnormal_values_is_judged_like_the_same_run_near_one():
+    # bug found on the held-out sample: 2.0**-e for a largest value below 2^-1022 overflowed
+    # (OverflowError); the factor is exact, so the verdict is the one of the run near 1 (values
+    # of 7 significant bits: exact at 2^-1040 too, where the spacing is 2^-1074)
+    rng = np.random.default_rng(8)
+    y = 1.0 + rng.integers(0, 64, 400) / 64.0
+    a = detect(y)
+    b = detect(y * 2.0**-1040)
+    assert a.stationary and b.stationary
+    assert b.p_value == a.p_value and b.truncation == a.truncation
+    assert b.first_half == a.first_half * 2.0**-1040
