@@ -335,15 +335,19 @@ def _fmt(x: float, unit: str) -> str:
     return f"{x:.3g}{(' ' + unit) if unit else ''}"
 
 
-def _rescaled(cleaned: list) -> tuple[list, float]:
-    """The series times a power of two (exact) that brings their largest magnitude near 1,
-    and that factor: the tests are scale-free, but sums of squares of values near 1e308
-    overflow (a trend there read as stationary) and those of values near 1e-308 underflow."""
-    big = max((float(np.abs(y).max()) for y, _ in cleaned if y.size), default=0.0)
+def _rescaled(cleaned: list) -> tuple[list, int]:
+    """The series times a power of two (exact) that brings their largest magnitude after the
+    warm-up near 1, and its exponent e (the series times 2^-e): the tests are scale-free, but
+    sums of squares of values near 1e308 overflow (a trend there read as stationary) and those
+    of values near 1e-308 underflow. The warm-up is never tested: it neither sets the factor
+    (a huge first value would hide a tested part whose squares underflow) nor is scaled (it
+    could overflow). The factor is applied by ``ldexp``: 2.0**-e itself overflows when the
+    largest value is subnormal."""
+    big = max((float(np.abs(y[w:]).max()) for y, w in cleaned if y.size > w), default=0.0)
     if big == 0.0 or 2.0**-256 <= big <= 2.0**256:
-        return cleaned, 1.0
-    scale = 2.0 ** -math.frexp(big)[1]
-    return [(y * scale, w) for y, w in cleaned], scale
+        return cleaned, 0
+    e = math.frexp(big)[1]
+    return [(np.concatenate([y[:w], np.ldexp(y[w:], -e)]), w) for y, w in cleaned], e
 
 
 def detect(
@@ -414,7 +418,7 @@ def detect(
     for y, w in zip(arrays, warmups, strict=True):
         y = y[np.isfinite(y)]
         cleaned.append((y, min(max(w, 0), y.size)))
-    cleaned, scale = _rescaled(cleaned)
+    cleaned, exponent = _rescaled(cleaned)
     d_common = _common_truncation(cleaned)
     for y, w in cleaned:
         d = w + d_common if d_common is not None and w + d_common < y.size else w
@@ -433,7 +437,7 @@ def detect(
         n2 = sum(h[3] for h in halves)
         first = sum(h[0] * h[2] for h in halves) / n1
         second = sum(h[1] * h[3] for h in halves) / n2
-        first, second = first / scale, second / scale
+        first, second = math.ldexp(first, exponent), math.ldexp(second, exponent)
     p_value = math.nan
     tested = bool(zs)
     if zs:
