@@ -1083,6 +1083,18 @@ def rerun_plan(stored: list[dict], skip: tuple, current: list[Mutant]) -> tuple[
     return {m["key"] for m in rerun if m["key"] in keys}, carried
 
 
+def as_declared(stored: list[dict], equivalents: dict[str, str]) -> list[dict]:
+    """The stored mutants with the equivalents file as it is now: a survivor declared since
+    is equivalent, and one stored as equivalent whose declaration was removed since (a test
+    kills it, or the reason was wrong) is a survivor again, to be rerun."""
+    return [
+        m | {"outcome": "equivalent"}
+        if m["key"] in equivalents
+        else (m | {"outcome": "survived"} if m["outcome"] == "equivalent" else m)
+        for m in stored
+    ]
+
+
 def _extend_plan(target: Target, n: int, seed: int, equivalents: dict[str, str]):
     """``--extend``: the keys to run and the stored mutants to carry when the stored sample
     grows to ``n``: the stored mutants and ``random.Random(seed).sample`` of the others
@@ -1097,10 +1109,7 @@ def _extend_plan(target: Target, n: int, seed: int, equivalents: dict[str, str])
             f"{target.name}: --extend needs a stored sample; the stored run has every mutant"
         )
     every = enumerate_mutants(target)
-    stored = [
-        m | {"outcome": "equivalent"} if m["key"] in equivalents else m
-        for m in stored_run["mutants"]
-    ]
+    stored = as_declared(stored_run["mutants"], equivalents)
     have = {m["key"] for m in stored}
     rest = [m.key for m in every if m.key not in have]
     if n <= len(stored) or n - len(stored) > len(rest):
@@ -1547,10 +1556,8 @@ def main(argv=None) -> int:
             # a mutant declared equivalent since is not rerun unless --with-equivalents
             # asks (a survivor of every guarding test costs the whole test files)
             skip = ("killed", "timeout")
+            stored = as_declared(stored, equivalents)
             if not args.with_equivalents:
-                stored = [
-                    m | {"outcome": "equivalent"} if m["key"] in equivalents else m for m in stored
-                ]
                 skip += ("equivalent",)
             only, carried = rerun_plan(stored, skip, enumerate_mutants(targets[n]))
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")

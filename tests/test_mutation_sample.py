@@ -204,6 +204,34 @@ def test_wilson_interval_is_the_textbook_one(mutation):
         assert (low, high) == pytest.approx(want, abs=0.051)
 
 
+def test_a_removed_declaration_makes_a_stored_equivalent_a_survivor_to_rerun(mutation):
+    """A recheck reruns what the stored run did not kill as the equivalents file is now: a
+    survivor declared since is carried as equivalent, and a mutant stored as equivalent
+    whose declaration was removed (a test kills it) is rerun, not reported unrun."""
+    stored = [
+        {"key": "k", "outcome": "killed"},
+        {"key": "s", "outcome": "survived"},
+        {"key": "declared since", "outcome": "survived"},
+        {"key": "still declared", "outcome": "equivalent"},
+        {"key": "removed since", "outcome": "equivalent"},
+    ]
+    now = {"declared since": "why", "still declared": "why"}
+    got = {m["key"]: m["outcome"] for m in mutation.as_declared(stored, now)}
+    assert got == {
+        "k": "killed",
+        "s": "survived",
+        "declared since": "equivalent",
+        "still declared": "equivalent",
+        "removed since": "survived",
+    }
+    current = [mutation.Mutant("t.py", "f", "Op", 0, 1, "a", "b", key=m["key"]) for m in stored]
+    rerun, carried = mutation.rerun_plan(
+        mutation.as_declared(stored, now), ("killed", "timeout", "equivalent"), current
+    )
+    assert rerun == {"s", "removed since"}
+    assert sorted(m["key"] for m in carried) == ["declared since", "k", "still declared"]
+
+
 def test_a_sampled_recheck_keeps_every_stored_survivor(mutation, tmp_path, monkeypatch):
     """``--recheck --sample 3 --seed 1`` after a line was added at the top of the source
     (every position moves by one): drawing the sample again by position would miss two of
