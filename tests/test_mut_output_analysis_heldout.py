@@ -19,10 +19,12 @@ from workbench.output_analysis import (
     _mser_statistic,
     _trend_z,
     block_series,
+    check_overload,
     detect,
     mser5,
     replicate,
 )
+from workbench.validation import UnstableRegimeError
 
 # -- MSER-5 from its definition ---------------------------------------------------------------
 
@@ -197,6 +199,28 @@ def test_the_late_warm_up_note_counts_points_past_the_half_only():
     assert d > y.size // 2
     s = detect([y, _late_series(0.4)], rho=1.5)
     assert "MSER-5 finds no end to the warm-up in 1 of 2 replications" in s.note
+
+
+def test_the_late_rule_halves_the_tested_part_not_the_whole_series():
+    # after a fixed warm-up of 200, the 400 tested observations end their step at 240: past
+    # their half (200), though short of half the series with its warm-up, (600 + 200) / 2
+    tested = _late_series(0.6)
+    d = _naive_mser5(tested)
+    assert tested.size // 2 < d < (tested.size + 2 * 200) // 2
+    y = np.r_[np.full(200, 3.0), tested]
+    s = detect([y], warmup=200, rho=1.5)
+    assert "MSER-5 finds no end to the warm-up in 1 of 1 replications" in s.note
+
+
+def test_raise_is_read_by_value_not_by_identity():
+    # a name read from a widget or a file is a new string object, not the interned literal
+    raise_ = "".join(["rai", "se"])
+    assert raise_ == "raise" and raise_ is not "raise"  # noqa: F632
+    with pytest.raises(UnstableRegimeError, match="ρ = 1.5 >= 1"):
+        check_overload("f", raise_, rho=1.5)
+    flat = Stationarity(stationary=False, note="a trend")
+    with pytest.raises(UnstableRegimeError, match="not a steady state"):
+        check_overload("f", raise_, stationarity=flat)
 
 
 # -- replicate's progress bar -----------------------------------------------------------------
