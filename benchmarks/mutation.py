@@ -58,8 +58,9 @@ The score is killed / (mutants - equivalent - incompetent).
 ``--sample N --seed S`` scores a seeded sample: the report and ``summary.csv`` give the
 sample's score and its Wilson 95 % interval for the whole target (``score_low_pct``,
 ``score_high_pct``). ``--recheck`` (``--survivors``) reruns what the stored run did not kill,
-chosen by key (a sample is not drawn again: a line added since moves every position); a
-stored survivor whose key no mutant has any more is kept as stored. ``--extend --sample N
+chosen by key (a sample is not drawn again: a line added since moves every position); in a
+sample a stored survivor whose key no mutant has any more is kept as stored, while a full
+run runs the mutants of the lines changed since and drops their old ones. ``--extend --sample N
 --seed S`` widens the stored sample to N mutants: ``random.Random(S).sample`` of the mutants
 not in it are added (a uniform sample, then a uniform sample of the rest, is a uniform sample
 of the union), and only they and the stored survivors run; the newly drawn ones, scored
@@ -1366,6 +1367,13 @@ def _write_markdown(name: str, runs: dict[str, dict]) -> None:
             "confidence (Wilson) for the mutants not yet drawn. The sample's own score is "
             "not such an estimate: its survivors' tests were written for it."
         ]
+    if latest.get("lines_changed"):
+        ch = latest["lines_changed"]
+        lines += [
+            f"The source changed since the stored full run: the last run ran the {ch['new']} "
+            f"mutants of the changed lines for the first time and dropped the {ch['gone']} of "
+            "their old versions, so the run covers every mutant of the source as it is."
+        ]
     if latest.get("carried_from_before"):
         lines += [
             "The last run reran the mutants the stored run did not kill"
@@ -1544,7 +1552,7 @@ def main(argv=None) -> int:
     for n in names:
         t0 = time.monotonic()
         only = set(args.key) if args.key else None
-        carried = []
+        carried, changed = [], None
         if args.extend:
             only, carried, drawn, new = _extend_plan(
                 targets[n], args.sample, args.seed, equivalents
@@ -1559,8 +1567,17 @@ def main(argv=None) -> int:
             stored = as_declared(stored, equivalents)
             if not args.with_equivalents:
                 skip += ("equivalent",)
-            only, carried = rerun_plan(stored, skip, enumerate_mutants(targets[n]))
+            current = enumerate_mutants(targets[n])
+            only, carried = rerun_plan(stored, skip, current)
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
+            if not drawn:  # a full run stays one: the mutants of lines changed since run
+                now = {m.key for m in current}
+                changed = {
+                    "new": sorted(now - {m["key"] for m in stored}),
+                    "gone": sorted(m["key"] for m in stored if m["key"] not in now),
+                }
+                only |= set(changed["new"])
+                carried = [m for m in carried if m["key"] in now]
         info = run_target(
             targets[n],
             equivalents,
@@ -1580,6 +1597,8 @@ def main(argv=None) -> int:
         rerun = args.survivors or args.recheck or args.extend
         if rerun:
             info["carried_from_before"] = len(carried)
+            if changed:
+                info["lines_changed"] = {k: len(v) for k, v in changed.items()}
             if drawn:  # the stored run was a sample: so is this one
                 info["sample"] = drawn
             if args.extend:

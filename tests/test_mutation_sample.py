@@ -541,6 +541,62 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
         mutation.main(["toy", "--extend", "--sample", "7", "--seed", "3"])
 
 
+def test_a_full_runs_recheck_runs_the_mutants_of_lines_changed_since(
+    mutation, tmp_path, monkeypatch
+):
+    """A full stored run whose source changed since (one line rewritten): ``--recheck``
+    reruns its survivor, runs the new line's mutants for the first time and drops the old
+    line's (a survivor among them too), so the report covers the source as it is."""
+    kept, old = ["t.py | f | Op | a -> b", "t.py | f | Op | c -> d"], "t.py | g | Op | old -> x"
+    old_kill = "t.py | g | Op | old -> y"
+    new = ["t.py | g | Op | new -> x", "t.py | g | Op | new -> y"]
+    stored = [
+        {"key": kept[0], "line": 1, "outcome": "killed", "seconds": 1.0},
+        {"key": kept[1], "line": 2, "outcome": "survived", "seconds": 9.0},
+        {"key": old, "line": 3, "outcome": "survived", "seconds": 9.0},
+        {"key": old_kill, "line": 3, "outcome": "killed", "seconds": 1.0},
+    ]
+    here = tmp_path / "mutation"
+    here.mkdir()
+    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
+    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 100}
+    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
+    target = mutation.Target(name="toy", sources=["t.py"], tests=[head["tests"][0]])
+    log = tmp_path / "ran.txt"
+
+    def work(scratch, target, share, *args, **kw):
+        with log.open("a") as out:
+            for m in share:
+                out.write(m.key + "\n")
+                m.outcome, m.seconds = ("survived" if m.key == new[1] else "killed"), 1.0
+        return share
+
+    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
+    monkeypatch.setattr(mutation, "HERE", here)
+    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
+    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {})
+    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
+    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
+    monkeypatch.setattr(
+        mutation,
+        "enumerate_mutants",
+        lambda _t: [
+            mutation.Mutant("t.py", "f", "Op", 0, i + 1, "a", "b", key=k)
+            for i, k in enumerate(kept + new)
+        ],
+    )
+    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
+    monkeypatch.setattr(mutation, "_work", work)
+    assert mutation.main(["toy", "--recheck"]) == 0
+    assert sorted(log.read_text().splitlines()) == sorted([kept[1], *new])
+    after = json.loads((here / "toy.after.json").read_text())
+    outcomes = {m["key"]: m["outcome"] for m in after["mutants"]}
+    assert outcomes == {kept[0]: "killed", kept[1]: "killed", new[0]: "killed", new[1]: "survived"}
+    assert after["lines_changed"] == {"new": 2, "gone": 2}
+    report = (here / "toy.md").read_text()
+    assert "ran the 2 mutants of the changed lines for the first time" in report
+
+
 def test_a_line_no_test_was_seen_to_run_runs_every_test_when_compiled(mutation):
     """Without the JIT a line no guarding test runs is a survivor at once ([]). In a
     ``jit = true`` target the tracer cannot see a function numba compiles at run time (the
