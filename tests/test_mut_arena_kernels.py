@@ -307,3 +307,96 @@ def test_more_moves_in_flight_than_the_lane_holds_equal_the_twin():
     t = tk.t
     in_flight = np.arange(n) - np.searchsorted(t, t - 3.0) + 1  # sent in the last 3 s
     assert in_flight.max() > 5000 and (out[1] == 1).all()
+
+
+def _one_server(t, size):
+    """One edge ``x`` with one server of speed 1 and no limit on its room, ``local``
+    tasks arriving at ``t`` with work ``size``: a FCFS M/G/1 run worked out by hand."""
+    nodes = [{"id": "x", "role": "edge", "servers": 1}]
+    work = [{"source": "x", "rate": 1.0, "size": {"dist": "exponential", "mean": 1.0}}]
+    sc = arena.scenario_from_dict({"nodes": nodes, "links": [], "workload": work})
+    net = checked_net(sc, "test")
+    n = len(t)
+    tk = draw_tasks(sc, n, 1, 2, np.random.default_rng(0))
+    tk = tk._replace(t=np.array(t, float), size=np.array(size, float)[:, None])
+    tk = tk._replace(node=np.zeros(n, np.int64), source=np.zeros(n, np.int64))
+    ch = _policy("local", {}, "test")
+    return net, tk, Policy(ch.code, ch.par), ch.user
+
+
+def test_a_one_server_run_worked_out_by_hand_with_and_without_a_measured_task():
+    """Tasks at 0, 1 and 3 s of work 2, 0.5 and 1 s on one server: served in [0, 2],
+    [2, 2.5] and [3, 4]. Measured from task 1, the node is busy 1 + 0.5 s of the 2 s
+    between the arrivals of tasks 1 and 2. With ``warm = n`` no task is measured: the
+    window starts at 0.0 (the loop returns 0.0 and leaves ``area0`` as given), so the busy
+    time is the 2.5 s before the last arrival and the window 3 s; the state's ``area``
+    (busy server-seconds) holds all 3.5 s at the end."""
+    net, tk, pol, user = _one_server([0.0, 1.0, 3.0], [2.0, 0.5, 1.0])
+    out = engine()(net, tk, pol, 1, user)
+    np.testing.assert_allclose(out[0], [2.0, 2.5, 4.0], rtol=1e-12)
+    np.testing.assert_allclose(out[5], [1.5], rtol=1e-12)
+    assert out[6] == 2.0
+    out = engine()(net, tk, pol, 3, user)
+    np.testing.assert_allclose(out[0], [2.0, 2.5, 4.0], rtol=1e-12)
+    np.testing.assert_allclose(out[5], [2.5], rtol=1e-12)
+    assert out[6] == 3.0
+    st = new_state(1, 3, 1, 0, 2)
+    q = Pending(new_queue(3 + 2), new_lane(4096))
+    area0, area1 = np.zeros(1), np.zeros(1)
+    assert _loop(net, tk, pol, 3, st, q, area0, area1) == 0.0
+    assert area0[0] == 0.0 and area1[0] == pytest.approx(2.5, rel=1e-12)
+    assert st.area[0] == pytest.approx(3.5, rel=1e-12)
+
+
+def _copies_owned(st, n):
+    """Each task's copies ``t_first[i] .. t_first[i] + t_ncopies[i] - 1`` are copies of task
+    ``i``: the ranges tile the copies made, and ``c_task`` names their task."""
+    made = st.ctr[2]
+    owner = np.full(made, -1)
+    for i in range(n):
+        lo, hi = st.t_first[i], st.t_first[i] + st.t_ncopies[i]
+        assert 0 <= lo and hi <= made and (owner[lo:hi] == -1).all(), i
+        owner[lo:hi] = i
+    assert (owner >= 0).all()
+    assert np.array_equal(st.c_task[:made], owner)
+
+
+@pytest.mark.parametrize("case", ["cancel_on_start", "cache"])
+def test_every_copy_made_belongs_to_its_task(case):
+    """Conservation of copies in the state the loop leaves: replicas cancelled on start
+    before they were sent (a sibling placed at the deciding node starts at once) and cache
+    hits (one copy, done on arrival) are still their task's copies, in its range."""
+    if case == "cache":
+        sc, name, params = arena.load_scenario("p2_proactive"), "hedge_cache", {}
+        params = {"cache_size": 10, "deadline": 0.05}
+    else:
+        sc, name, params = _chain(lam=2.0, delay=0.0), "replicate", {"m": 3, "cancel": "start"}
+    ch = _policy(name, dict(params), "test")
+    net = checked_net(sc, "test")
+    n = 300
+    tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(6))
+    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+    st = new_state(len(net.servers), n, ch.copies, int(np.diff(net.nbr_ptr).max()), ch.uniforms)
+    st.on_start[0] = 1 if case == "cancel_on_start" else 0
+    q = Pending(new_queue(n * ch.copies + 2), new_lane(4096))
+    area0, area1 = np.zeros(len(net.servers)), np.zeros(len(net.servers))
+    _loop(net, tk, pol, 0, st, q, area0, area1)
+    assert st.reg[R_PHASE] == R_DONE
+    _copies_owned(st, n)
+    if case == "cache":
+        assert (np.isnan(st.t_start) & (st.where >= 0)).sum() > 5  # cache hits
+    else:
+        assert (st.t_ncopies == 3).sum() > 5 and st.ctr[3] > 5  # replicas, cancelled
+
+
+def test_a_policy_without_uniforms_equals_the_twin():
+    """The engine takes tasks with no uniforms (``R = 0``) for a policy that draws none:
+    jsq on the chain (three candidates at ``e1``) equals the twin task by task."""
+    sc = _chain(capacity=2, lam=4.0)
+    ch = _policy("jsq", {}, "test")
+    net = checked_net(sc, "test")
+    tk = draw_tasks(sc, 300, 1, 1, np.random.default_rng(7))
+    tk = tk._replace(u=np.zeros((300, 0)))
+    out = engine()(net, tk, Policy(ch.code, ch.par), 10, ch.user)
+    _assert_equal(out, RecordingTwin(net, tk, "jsq", warm=10).run())
+    assert (out[1] >= 0).mean() > 0.3 and (out[1] < 0).any()
