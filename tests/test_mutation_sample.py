@@ -204,6 +204,36 @@ def test_wilson_interval_is_the_textbook_one(mutation):
         assert (low, high) == pytest.approx(want, abs=0.051)
 
 
+def _stored_toy_run(
+    mutation, monkeypatch, tmp_path, stored, current, work, *, sample=None, equivalents=None
+):
+    """A stored "after" run of a toy target (``stored``) in ``tmp_path/mutation``, and the
+    runner patched to list ``current`` as the target's mutants and to run them through
+    ``work`` in place of its forked workers. Returns the folder and the stored run's head."""
+    here = tmp_path / "mutation"
+    here.mkdir()
+    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
+    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 100}
+    if sample is not None:
+        head["sample"] = sample
+    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
+    target = mutation.Target(name="toy", sources=["toy.py"], tests=[head["tests"][0]])
+    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
+    monkeypatch.setattr(mutation, "HERE", here)
+    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
+    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: dict(equivalents or {}))
+    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
+    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
+    listed = [
+        mutation.Mutant("toy.py", "f", "Op", 0, i + 1, "a", "b", key=k)
+        for i, k in enumerate(current)
+    ]
+    monkeypatch.setattr(mutation, "enumerate_mutants", lambda _t: listed)
+    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
+    monkeypatch.setattr(mutation, "_work", work)
+    return here, head
+
+
 def test_a_removed_declaration_makes_a_stored_equivalent_a_survivor_to_rerun(mutation):
     """A recheck reruns what the stored run did not kill as the equivalents file is now: a
     survivor declared since is carried as equivalent, and a mutant stored as equivalent
@@ -252,35 +282,16 @@ def test_a_sampled_recheck_keeps_every_stored_survivor(mutation, tmp_path, monke
         {"key": stored_keys[2], "line": 5, "outcome": "survived", "seconds": 20.0},
         {"key": gone, "line": 9, "outcome": "survived", "seconds": 30.0, "detail": "exit 0"},
     ]
-    here = tmp_path / "mutation"
-    here.mkdir()
-    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
-    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 900}
-    head["sample"] = {"n": 4, "of": 7, "seed": 1}
-    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
-    test_file = "tests/test_mutation_sample.py"
-    target = mutation.Target(name="toy", sources=["toy.py"], tests=[test_file])
-
-    def mutants(_target):
-        return [
-            mutation.Mutant("toy.py", "f", "Op", 0, i + 1, "a", "b", key=k)
-            for i, k in enumerate(current)
-        ]
 
     def work(scratch, target, share, *args, **kw):
         for m in share:
             m.outcome, m.seconds = ("killed", 2.0) if m.key == stored_keys[1] else ("survived", 3.0)
         return share
 
-    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
-    monkeypatch.setattr(mutation, "HERE", here)
-    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
-    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {})
-    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
-    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
-    monkeypatch.setattr(mutation, "enumerate_mutants", mutants)
-    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
-    monkeypatch.setattr(mutation, "_work", work)
+    sample = {"n": 4, "of": 7, "seed": 1}
+    here, head = _stored_toy_run(
+        mutation, monkeypatch, tmp_path, stored, current, work, sample=sample
+    )
     assert mutation.main(["toy", "--recheck", "--sample", "3", "--seed", "1"]) == 0
     after = json.loads((here / "toy.after.json").read_text())
     outcomes = {m["key"]: m["outcome"] for m in after["mutants"]}
@@ -461,13 +472,6 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
         {"key": survivor, "line": 5, "outcome": "survived", "seconds": 9.0},
         {"key": equivalent, "line": 7, "outcome": "survived", "seconds": 9.0},
     ]
-    here = tmp_path / "mutation"
-    here.mkdir()
-    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
-    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 100}
-    head["sample"] = {"n": 3, "of": 8, "seed": 1}
-    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
-    target = mutation.Target(name="toy", sources=["toy.py"], tests=[head["tests"][0]])
     log = tmp_path / "ran.txt"  # the workers are forked: they tell what they ran here
     others = [k for k in keys if k not in (killed, survivor, equivalent)]
     new = set(random.Random(2).sample(others, 3))
@@ -480,22 +484,10 @@ def test_extend_widens_a_stored_sample_running_only_the_new_and_the_survivors(
                 m.outcome, m.seconds = ("survived" if m.key == lives else "killed"), 1.0
         return share
 
-    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
-    monkeypatch.setattr(mutation, "HERE", here)
-    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
-    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {equivalent: "same thing"})
-    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
-    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
-    monkeypatch.setattr(
-        mutation,
-        "enumerate_mutants",
-        lambda _t: [
-            mutation.Mutant("toy.py", "f", "Op", 0, i + 1, "a", "b", key=k)
-            for i, k in enumerate(keys)
-        ],
+    sample, same = {"n": 3, "of": 8, "seed": 1}, {equivalent: "same thing"}
+    here, _ = _stored_toy_run(
+        mutation, monkeypatch, tmp_path, stored, keys, work, sample=sample, equivalents=same
     )
-    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
-    monkeypatch.setattr(mutation, "_work", work)
     assert mutation.main(["toy", "--extend", "--sample", "6", "--seed", "2"]) == 0
     assert sorted(log.read_text().splitlines()) == sorted(new | {survivor})
     after = json.loads((here / "toy.after.json").read_text())
@@ -556,12 +548,6 @@ def test_a_full_runs_recheck_runs_the_mutants_of_lines_changed_since(
         {"key": old, "line": 3, "outcome": "survived", "seconds": 9.0},
         {"key": old_kill, "line": 3, "outcome": "killed", "seconds": 1.0},
     ]
-    here = tmp_path / "mutation"
-    here.mkdir()
-    head = {"target": "toy", "variant": "after", "tests": ["tests/test_mutation_sample.py"]}
-    head |= {"baseline_s": 1.0, "timeout_s": 30.0, "seconds": 100}
-    (here / "toy.after.json").write_text(json.dumps(head | {"mutants": stored}))
-    target = mutation.Target(name="toy", sources=["t.py"], tests=[head["tests"][0]])
     log = tmp_path / "ran.txt"
 
     def work(scratch, target, share, *args, **kw):
@@ -571,22 +557,7 @@ def test_a_full_runs_recheck_runs_the_mutants_of_lines_changed_since(
                 m.outcome, m.seconds = ("survived" if m.key == new[1] else "killed"), 1.0
         return share
 
-    base = {"seconds": {}, "lines": {"<import>": []}, "untraced_s": 1.0, "traced_s": 1.0}
-    monkeypatch.setattr(mutation, "HERE", here)
-    monkeypatch.setattr(mutation, "load_targets", lambda: {"toy": target})
-    monkeypatch.setattr(mutation, "load_equivalents", lambda *a: {})
-    monkeypatch.setattr(mutation, "_prepare_parent", lambda jit: None)
-    monkeypatch.setattr(mutation, "baseline", lambda *a, **k: base | {"startup_s": 0.0})
-    monkeypatch.setattr(
-        mutation,
-        "enumerate_mutants",
-        lambda _t: [
-            mutation.Mutant("t.py", "f", "Op", 0, i + 1, "a", "b", key=k)
-            for i, k in enumerate(kept + new)
-        ],
-    )
-    monkeypatch.setattr(mutation, "_scratch_copy", lambda: Path(mutation.tempfile.mkdtemp()))
-    monkeypatch.setattr(mutation, "_work", work)
+    here, _ = _stored_toy_run(mutation, monkeypatch, tmp_path, stored, kept + new, work)
     assert mutation.main(["toy", "--recheck"]) == 0
     assert sorted(log.read_text().splitlines()) == sorted([kept[1], *new])
     after = json.loads((here / "toy.after.json").read_text())
