@@ -30,7 +30,6 @@ def _outflow(pi_full, window, lam, servers, mu, p):
     inside = np.zeros((c1 + 1, c2 + 1), dtype=bool)
     inside[x0 : x1 + 1, y0 : y1 + 1] = True
     inside = inside.ravel()
-    flow = pi_full.ravel() @ q
     off = q.copy()
     np.fill_diagonal(off, 0.0)
     return 2.0 * float(pi_full.ravel()[inside] @ off[np.ix_(inside, ~inside)].sum(axis=1))
