@@ -97,16 +97,17 @@ def test_the_table_reads_each_class_beta():
         assert float(rows[name]) == pytest.approx(want, abs=1e-6)
 
 
-def test_a_window_beyond_max_states_is_never_solved(monkeypatch):
+@pytest.mark.parametrize("max_states", [60 * 69, 80 * 86])
+def test_a_window_beyond_max_states_is_never_solved(monkeypatch, max_states):
     """MAX_STATES bounds the states actually solved. Neither center fills up on its own
     traffic, so solve_exact has two windows, its own-traffic one (60 x 69 states) and the
-    wide one (81 x 86). With MAX_STATES lowered to the first's size and every solve
-    failing its certificate (a stand-in solver), the wide window is skipped, not solved,
-    and no result is returned."""
+    wide one (81 x 86 = 6,966). With MAX_STATES lowered to the first's size, or to one row
+    fewer than the wide one (80 x 86), and every solve failing its certificate (a stand-in
+    solver), the wide window is skipped, not solved, and no result is returned."""
     lam, servers, mu, p = (20.0, 25.0), (80, 90), (1.0, 1.0), (0.5, 0.5)
     windows = exact_module._windows(lam, servers, mu, p, 1e-12)
     assert windows == [((0, 59), (0, 68)), ((0, 80), (0, 85))]
-    monkeypatch.setattr(exact_module, "MAX_STATES", 60 * 69)
+    monkeypatch.setattr(exact_module, "MAX_STATES", max_states)
     solved = []
 
     def failing(lam, servers, mu, p, window, *rest):

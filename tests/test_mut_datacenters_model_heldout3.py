@@ -104,33 +104,6 @@ def test_the_own_traffic_window_uses_each_centers_own_load():
     assert dc.solve_exact(lam, servers, mu, p, tail=tail).window == own
 
 
-def test_a_window_one_row_beyond_max_states_is_skipped(monkeypatch):
-    """MAX_STATES bounds the states solved: the wide window has 81 x 86 = 6,966 states;
-    with MAX_STATES = 80 x 86 = 6,880 (one row fewer) it is over the bound by one row and
-    must be skipped, not solved, when the own-traffic window (60 x 69) fails its
-    certificate (a stand-in solver); no result is returned."""
-    lam, servers, mu, p = (20.0, 25.0), (80, 90), (1.0, 1.0), (0.5, 0.5)
-    windows = exact_module._windows(lam, servers, mu, p, 1e-12)
-    assert windows == [((0, 59), (0, 68)), ((0, 80), (0, 85))]
-    monkeypatch.setattr(exact_module, "MAX_STATES", 80 * 86)
-    solved = []
-
-    def failing(lam, servers, mu, p, window, *rest):
-        solved.append(window)
-        return {
-            "relative_residual": np.inf,
-            "iterations": 0,
-            "method": "stand-in",
-            "window": window,
-            "pi": None,
-        }
-
-    monkeypatch.setattr(exact_module, "_solve_window", failing)
-    with pytest.raises(dc.UncertifiedSolutionError):
-        dc.solve_exact(lam, servers, mu, p, tail=1e-12)
-    assert solved == [windows[0]]
-
-
 def test_the_walk_with_no_own_traffic_at_center_1_in_a_long_box():
     """λ1 = 0 inside (E): center 1 is fed only by center 2's overflow (d1 = -0.5,
     d1 + p2 d2 = 1.3 > 0). The walk's idle count m then rises at c1 μ1 = 0.5 and falls
