@@ -118,3 +118,23 @@ def test_the_walk_with_no_own_traffic_at_center_1_in_a_long_box():
     dense = naive.stationary(q).reshape(31, 7)
     np.testing.assert_allclose(law[:31], dense, rtol=0, atol=1e-9)
     assert abs(pi.sum() - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize(
+    "lam, servers",
+    [
+        ((12.0, 10.0), (10, 50)),  # center 1 (10 servers, load 12) fills on its own traffic
+        ((10.0, 320.0), (50, 300)),  # center 2 (300 servers, load 320) fills: past 256
+    ],
+)
+def test_a_center_that_fills_on_its_own_traffic_gets_only_the_wide_window(lam, servers):
+    """_windows: the own-traffic window is tried first only "when neither center fills up
+    on its own traffic"; here one center's own window reaches its server count, so only
+    the conservative window is solved (300 servers: no small-int identity can stand in for
+    the comparison of counts)."""
+    windows = exact_module._windows(lam, servers, (1.0, 1.0), (0.5, 0.5), 1e-12)
+    own = [exact_module._window(c, a, a, 1e-12) for c, a in zip(servers, lam, strict=True)]
+    assert any(w[1] == c for w, c in zip(own, servers, strict=True))
+    assert len(windows) == 1
+    (x0, x1), (y0, y1) = windows[0]
+    assert x1 == servers[0] or y1 == servers[1]
