@@ -605,3 +605,8 @@ def ps_accept_decimal(theta, r1, r2, mu, mu2, digits=60):
         e11, e12 = entry(a, True), entry(b, False)
         e21, e22 = entry(c, False), entry(d, True)
         return float(1 - rho * (a1 * (e11 + e12) + a2 * (e21 + e22)))
+
+
+def hypoexponential_cdf(theta, mu, mu2):
+    """P(Exp(μ) + Exp(μ') < θ), μ ≠ μ': 1 − (μ' e^{−μθ} − μ e^{−μ'θ}) / (μ' − μ)."""
+    return 1 - (mu2 * math.exp(-mu * theta) - mu * math.exp(-mu2 * theta)) / (mu2 - mu)

@@ -13,18 +13,13 @@ Inputs at the edges are crafted: the comments give the window each one builds (w
 import math
 
 import pytest
-from naive_fog import ps_accept_decimal
+from naive_fog import hypoexponential_cdf, ps_accept_decimal
 from scipy import integrate, stats
 
 from workbench.fog import accept_probability, erlang_sum_cdf, erlang_sum_cdf_partial_fractions
 from workbench.validation import ParameterError
 
 BOTH = [erlang_sum_cdf, erlang_sum_cdf_partial_fractions]
-
-
-def hypoexponential_cdf(theta, mu, mu2):
-    """P(Exp(μ) + Exp(μ') < θ), μ ≠ μ': 1 − (μ' e^{−μθ} − μ e^{−μ'θ}) / (μ' − μ)."""
-    return 1 - (mu2 * math.exp(-mu * theta) - mu * math.exp(-mu2 * theta)) / (mu2 - mu)
 
 
 def convolution_cdf(theta, n, mu, n2, mu2, lo, hi, points=None):

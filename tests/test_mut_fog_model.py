@@ -9,7 +9,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from naive_fog import naive_analyze
+from naive_fog import hypoexponential_cdf, naive_analyze
 from scipy import integrate, special, stats
 
 from workbench.fog import (
@@ -277,11 +277,6 @@ def test_bracketed_root_at_the_ends_of_the_bracket():
 
 
 # ------------------------------------------------ P(Erlang(n, μ) + Erlang(n', μ') < θ)
-
-
-def hypoexponential_cdf(theta, mu, mu2):
-    """P(Exp(μ) + Exp(μ') < θ), μ ≠ μ': 1 − (μ' e^{−μθ} − μ e^{−μ'θ}) / (μ' − μ)."""
-    return 1 - (mu2 * math.exp(-mu * theta) - mu * math.exp(-mu2 * theta)) / (mu2 - mu)
 
 
 def test_erlang_sum_of_two_phases_is_the_hypoexponential_law():
