@@ -9,6 +9,7 @@ Sections (one per kernel module; append new ones at the end):
 - ``workbench.kernels.events``: :func:`multiserver_fcfs_naive`
 - ``workbench.kernels.erlang``: :func:`erlang_b_exact` (P3's twins: ``tests/naive_datacenters.py``)
 - ``workbench.redundancy.kernels``: :func:`job_outcomes_naive`
+- ``workbench.output_analysis``: :func:`mser_statistic_naive`, :func:`mser5_naive`
 """
 
 from __future__ import annotations
@@ -115,3 +116,28 @@ def job_outcomes_naive(waits, blocked, jobs, t_cloud, job_mean):
             times.append(wait + job)
             states.append(wait + job_mean)
     return times, states
+
+
+# ---------------------------------------------------------------- workbench.output_analysis
+
+
+def mser_statistic_naive(means):
+    """SSE(d) / (k - d)^2 of means[d:], two-pass, for d = 0 .. k - 1."""
+    k = len(means)
+    out = []
+    for d in range(k):
+        tail = [float(x) for x in means[d:]]
+        mu = sum(tail) / len(tail)
+        out.append(sum((x - mu) ** 2 for x in tail) / (k - d) ** 2)
+    return out
+
+
+def mser5_naive(y):
+    """MSER-5 from its definition: batch means of five, the statistic over the batches that
+    leave at least five behind, the first minimiser (ties go to the earliest point)."""
+    k = len(y) // 5
+    if k < 10:
+        return 0
+    means = [sum(float(v) for v in y[5 * i : 5 * i + 5]) / 5 for i in range(k)]
+    stat = mser_statistic_naive(means)[: k - 5]
+    return 5 * stat.index(min(stat))

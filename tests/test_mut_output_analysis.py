@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from naive import mser5_naive
 from scipy import stats
 
 from workbench import EmptyRunError, ParameterError, UnstableRegimeError
@@ -38,21 +39,6 @@ from workbench.output_analysis import (
 from workbench.seeding import replication_seeds
 
 # -- the slow twin ---------------------------------------------------------------------------
-
-
-def _twin_mser5(y):
-    k = len(y) // 5
-    if k < 10:
-        return 0
-    means = [sum(y[5 * i : 5 * i + 5]) / 5 for i in range(k)]
-    best, arg = math.inf, 0
-    for d in range(k - 5):
-        tail = means[d:]
-        mu = sum(tail) / len(tail)
-        stat = sum((x - mu) ** 2 for x in tail) / (k - d) ** 2
-        if stat < best:  # strict: ties go to the earliest point
-            best, arg = stat, d
-    return 5 * arg
 
 
 def _twin_batch_means(y):
@@ -94,7 +80,7 @@ def _twin_detect(series, warmup, alpha=1e-3):
         cut = 0
     else:
         avg = np.mean([p[:length] for p in parts], axis=0)
-        cut = _twin_mser5(list(avg))
+        cut = mser5_naive(list(avg))
         cut = None if cut > length // 2 else cut
     truncation, observations, sums1, sums2, n1, n2, zs = 0, 0, 0.0, 0.0, 0, 0, []
     for y, w in cleaned:
@@ -186,15 +172,15 @@ def test_mser5_equals_its_twin_and_breaks_ties_early():
     rng = np.random.default_rng(3)
     for n in (49, 50, 54, 55, 61, 300, 1_003):
         y = rng.standard_normal(n) + 4 * np.exp(-np.arange(n) / 30)
-        assert mser5(y) == _twin_mser5(list(y)), n
+        assert mser5(y) == mser5_naive(list(y)), n
     y = rng.standard_normal(400) * 1e-3 + 0.05 * np.exp(-np.arange(400) / 40)
-    assert mser5(y) == mser5(y * 1e6) == _twin_mser5(list(y)) > 0  # MSER is scale-free
+    assert mser5(y) == mser5(y * 1e6) == mser5_naive(list(y)) > 0  # MSER is scale-free
     assert mser5(np.ones(100)) == 0  # every d ties at 0: the earliest
     # a step: the first 50 values high, the rest flat: the cut is exactly at the step
     assert mser5(np.r_[np.full(50, 9.0), np.zeros(150)]) == 50
     # the last five batches are never a candidate: a jump there cannot move the cut to them
     y = np.r_[np.zeros(100), np.full(25, 50.0)]
-    assert mser5(y) == _twin_mser5(list(y)) < 100
+    assert mser5(y) == mser5_naive(list(y)) < 100
 
 
 def test_batch_means_of_every_length_equal_their_twin():

@@ -1,7 +1,7 @@
 """Held-out mutants of ``workbench/output_analysis.py`` (session 10): the answers to a fresh
 sample the existing tests let live, and the boundaries of the functions they pointed at.
 
-Oracles: MSER-5 written again from its definition (two-pass sums of squares, ties to the
+Oracles: MSER-5 from its definition (tests/naive.py: two-pass sums of squares, ties to the
 earliest point), block means counted by hand, the documented defaults of
 :class:`Stationarity`, the scale-freeness the module promises (an exact power-of-two factor
 changes nothing), a stationary i.i.d. series, and a fake ``tqdm`` that counts the steps the
@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from naive import mser5_naive, mser_statistic_naive
 
 from workbench.output_analysis import (
     METHOD,
@@ -25,29 +26,6 @@ from workbench.output_analysis import (
     replicate,
 )
 from workbench.validation import UnstableRegimeError
-
-# -- MSER-5 from its definition ---------------------------------------------------------------
-
-
-def _naive_statistic(means):
-    """SSE(d) / (k - d)^2 of means[d:], two-pass, for d = 0 .. k - 1."""
-    k = len(means)
-    out = []
-    for d in range(k):
-        tail = [float(x) for x in means[d:]]
-        mu = sum(tail) / len(tail)
-        out.append(sum((x - mu) ** 2 for x in tail) / (k - d) ** 2)
-    return out
-
-
-def _naive_mser5(y):
-    k = len(y) // 5
-    if k < 10:
-        return 0
-    means = [sum(float(v) for v in y[5 * i : 5 * i + 5]) / 5 for i in range(k)]
-    stat = _naive_statistic(means)[: k - 5]
-    best = min(stat)
-    return 5 * stat.index(best)  # the first minimiser: ties go to the earliest point
 
 
 def test_stationarity_defaults_are_the_documented_ones():
@@ -73,10 +51,10 @@ def test_mser_statistic_and_mser5_equal_their_definition():
     rng = np.random.default_rng(7)
     for k in (1, 2, 10, 37):
         means = rng.normal(3.0, 2.0, k)
-        np.testing.assert_allclose(_mser_statistic(means), _naive_statistic(means), rtol=1e-9)
+        np.testing.assert_allclose(_mser_statistic(means), mser_statistic_naive(means), rtol=1e-9)
     for n in (49, 50, 54, 55, 200, 333):
         y = rng.exponential(1.0, n) + np.linspace(4.0, 0.0, n) ** 2
-        assert mser5(y) == _naive_mser5(y)
+        assert mser5(y) == mser5_naive(y)
     # hand-computed: batch means 10, 0 x 9 (k = 10): SSE(0) = 90, stat(0) = 0.9; stat(d) = 0
     # for 1 <= d <= 4 (only d < k - 5 = 5 allowed): the earliest zero is d = 1, 5 observations
     y = np.r_[np.full(5, 10.0), np.zeros(45)]
@@ -172,7 +150,7 @@ def test_the_common_cut_is_added_to_a_long_fixed_warm_up():
     rng = np.random.default_rng(5)
     after = np.r_[np.full(30, 9.0) + rng.random(30), rng.random(170)]
     y = np.r_[np.full(100, 50.0), after]
-    d = _naive_mser5(after)
+    d = mser5_naive(after)
     assert 0 < d <= after.size // 2 and 100 * d >= y.size
     s = detect(y, warmup=100)
     assert s.truncation == 100 + d
@@ -189,13 +167,13 @@ def _late_series(frac, n=400):
 def test_the_late_warm_up_note_counts_points_past_the_half_only():
     # rho >= 1 flags the run, so the note on late warm-ups is written when it applies
     y = _late_series(0.4)
-    d = _naive_mser5(y)
+    d = mser5_naive(y)
     assert y.size // 3 < d <= y.size // 2
     s = detect([y], rho=1.5)
     assert not s.stationary
     assert "MSER-5 finds no end" not in s.note
     y = _late_series(0.6)
-    d = _naive_mser5(y)
+    d = mser5_naive(y)
     assert d > y.size // 2
     s = detect([y, _late_series(0.4)], rho=1.5)
     assert "MSER-5 finds no end to the warm-up in 1 of 2 replications" in s.note
@@ -205,7 +183,7 @@ def test_the_late_rule_halves_the_tested_part_not_the_whole_series():
     # after a fixed warm-up of 200, the 400 tested observations end their step at 240: past
     # their half (200), though short of half the series with its warm-up, (600 + 200) / 2
     tested = _late_series(0.6)
-    d = _naive_mser5(tested)
+    d = mser5_naive(tested)
     assert tested.size // 2 < d < (tested.size + 2 * 200) // 2
     y = np.r_[np.full(200, 3.0), tested]
     s = detect([y], warmup=200, rho=1.5)
@@ -273,7 +251,7 @@ def test_mser5_boundaries_of_length_and_of_the_last_allowed_point():
     # point must leave at least five batches beyond the one it starts: d <= 5 (k - 6) = 70
     rng = np.random.default_rng(2)
     y = np.r_[rng.normal(0.0, 1.0, 75), np.full(25, 0.3)]
-    assert mser5(y) == _naive_mser5(y) == 70
+    assert mser5(y) == mser5_naive(y) == 70
 
 
 @pytest.mark.parametrize("cut, truncation", [(45, 45), (50, 50), (55, 0)])
@@ -282,7 +260,7 @@ def test_the_common_cut_up_to_the_half_and_none_past_it(cut, truncation):
     # is used, one past it means the warm-up may never end (test everything: no cut)
     rng = np.random.default_rng(cut)
     y = np.r_[10.0 + rng.random(cut), np.zeros(100 - cut)]  # SSE 0 from the step on
-    assert _naive_mser5(y) == cut
+    assert mser5_naive(y) == cut
     s = detect(y)
     assert s.truncation == truncation
     assert s.observations == 100 - truncation
