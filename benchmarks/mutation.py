@@ -1221,7 +1221,7 @@ def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
     return runs
 
 
-def _cost_and_interval(run: dict, equivalents: dict[str, str] | None = None) -> dict:
+def _cost_and_interval(run: dict, equivalents: dict[str, str]) -> dict:
     """What a stored run cost and how far its sample pins the score.
 
     ``seconds``: each mutant's own seconds, summed over the mutants, each from the run that
@@ -1231,8 +1231,8 @@ def _cost_and_interval(run: dict, equivalents: dict[str, str] | None = None) -> 
     a sample, the Wilson 95 % interval of the killed share of the non-equivalent mutants
     (binomial: conservative for a sample drawn without replacement); empty for a full run,
     whose score is exact. ``held_out_*``: the last ``--extend``'s newly drawn mutants, with
-    the outcomes they had when drawn (before any test was written for them; a survivor
-    declared equivalent since counts as equivalent): their number, score and Wilson
+    the outcomes they had when drawn (before any test was written for them), read with the
+    equivalents file as it is now (:func:`as_declared`): their number, score and Wilson
     interval, an estimate for the mutants of the target not yet drawn. A sample's own
     score is not one: its survivors' tests were written for it."""
     s = summarise(run["mutants"])
@@ -1250,11 +1250,8 @@ def _cost_and_interval(run: dict, equivalents: dict[str, str] | None = None) -> 
     )
     held = [e["held_out"] for e in (run.get("sample") or {}).get("extended", []) if "held_out" in e]
     if held:
-        equivalents = equivalents or {}
-        outcomes = [
-            "equivalent" if o == "survived" and k in equivalents else o for k, o in held[-1].items()
-        ]
-        h = summarise([{"outcome": o} for o in outcomes])
+        drawn = [{"key": k, "outcome": o} for k, o in held[-1].items()]
+        h = summarise(as_declared(drawn, equivalents))
         m = h["mutants"] - h["equivalent"] - h["incompetent"]
         out["held_out_n"], out["held_out_score_pct"] = h["mutants"], h["score_pct"]
         if m > 0:
@@ -1572,11 +1569,9 @@ def main(argv=None) -> int:
             drawn = json.loads((HERE / f"{n}.{variant}.json").read_text()).get("sample")
             if not drawn:  # a full run stays one: the mutants of lines changed since run
                 now = {m.key for m in current}
-                changed = {
-                    "new": sorted(now - {m["key"] for m in stored}),
-                    "gone": sorted(m["key"] for m in stored if m["key"] not in now),
-                }
-                only |= set(changed["new"])
+                new_keys = now - {m["key"] for m in stored}
+                changed = {"new": len(new_keys), "gone": sum(m["key"] not in now for m in stored)}
+                only |= new_keys
                 carried = [m for m in carried if m["key"] in now]
         info = run_target(
             targets[n],
@@ -1598,7 +1593,7 @@ def main(argv=None) -> int:
         if rerun:
             info["carried_from_before"] = len(carried)
             if changed:
-                info["lines_changed"] = {k: len(v) for k, v in changed.items()}
+                info["lines_changed"] = changed
             if drawn:  # the stored run was a sample: so is this one
                 info["sample"] = drawn
             if args.extend:
