@@ -10,6 +10,8 @@ are generic (no rate equals 1, no p is 0 or 1), so each formula is pinned where 
 differ.
 """
 
+import re
+
 import naive_datacenters as naive
 import numpy as np
 import pytest
@@ -138,3 +140,20 @@ def test_a_center_that_fills_on_its_own_traffic_gets_only_the_wide_window(lam, s
     assert len(windows) == 1
     (x0, x1), (y0, y1) = windows[0]
     assert x1 == servers[0] or y1 == servers[1]
+
+
+@pytest.mark.parametrize(("target", "floor"), [(1e-10, 1e-8), (2e-8, 2e-8)])
+def test_the_refusal_after_the_solve_states_the_accuracy_it_asked_for(target, floor):
+    """limit_analysis's Raises: the solve is refused when the bound on β exceeds
+    max(truncation_target, 1e-8), and the message states that accuracy as "(> ...)". A
+    target below 1e-8 (1e-10, the default; the door lets targets down to 1e-14 through)
+    is floored at 1e-8, a larger one is used as given. Center 2 within 1e-7 of absorbing
+    center 1's overflow: the walk's bound on β is about 4e-8, above both."""
+    args = ((1.5, 0.75 + 1e-7), (1.0, 1.0), (1.0, 1.0), (0.5, 0.5))
+    with pytest.raises(dc.UncertifiedSolutionError, match="could not be solved") as info:
+        dc.limit_analysis(*args, truncation_target=target)
+    message = str(info.value)
+    stated = float(re.search(r"\(> ([0-9.e+-]+)\)", message).group(1))
+    bound = float(re.search(r"up to ([0-9.e+-]+) on beta", message).group(1))
+    assert stated == floor
+    assert bound > stated

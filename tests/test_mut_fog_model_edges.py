@@ -2,8 +2,8 @@
 Erlang sum's branch where the window misses K's mass, the stationary law of a stiff chain,
 the first truncation of the (n, n') chain and its growth, the fixed point's count and
 damping, the root finder against its scalar twin (tests/naive_fog.py: illinois_root), the
-threshold chain's size guard and an IoT node that sends nothing (benchmarks/mutation.py,
-target ``fog_model``)."""
+threshold chain's size guard, an IoT node that sends nothing, and the ends of [0, 1] where
+rounding leaves P(W < θ) a hair outside (benchmarks/mutation.py, target ``fog_model``)."""
 
 import math
 import warnings
@@ -11,12 +11,18 @@ import warnings
 import networkx as nx
 import numpy as np
 import pytest
-from naive_fog import dense_chain_law, illinois_root
-from scipy import stats
+from naive_fog import dense_chain_law, illinois_root, ps_accept_decimal
+from scipy import special, stats
 
 import workbench.fog.chain as chain
 import workbench.fog.network as network
-from workbench.fog import analyze, erlang_sum_cdf, solve_chain
+from workbench.fog import (
+    accept_probability,
+    analyze,
+    erlang_sum_cdf,
+    erlang_sum_cdf_partial_fractions,
+    solve_chain,
+)
 from workbench.fog.chain import stationary_law
 from workbench.fog.params import MAX_CHAIN_STATES
 from workbench.fog.scenario import build_scenario
@@ -236,3 +242,50 @@ def test_an_iot_node_that_sends_nothing_has_no_delay_and_raises_no_warning():
     assert row["rate_light"] == 0.0 and row["delay"] == 0.0
     active = a.iot["rate_light"] + a.iot["rate_heavy"] > 0
     assert a.mean_delay_per_iot == pytest.approx(a.iot["delay"][active].mean(), rel=1e-15)
+
+
+# ------------------------------------------------------ the ends of [0, 1] after rounding
+
+
+def _paper_sum_one_and_one(theta, mu, mu2):
+    """Eqs. 19-21 for n = n' = 1, in the float operations the paper's route takes:
+    μμ'·[P(Exp(μ) < θ)/(μ(μ' − μ)) + P(Exp(μ') < θ)/(μ'(μ − μ'))]."""
+    mu, mu2 = np.float64(mu), np.float64(mu2)
+    light = 1.0 / (mu2 - mu) * special.gammainc(1, mu * theta) / mu
+    heavy = 1.0 / (mu - mu2) * special.gammainc(1, mu2 * theta) / mu2
+    return float(mu * mu2 * (light + heavy))
+
+
+@pytest.mark.parametrize(
+    ("theta", "mu", "mu2", "raw", "end"),
+    [
+        # μ' − μ = 2.6e-14: the two terms (about 9.6e6) cancel to −2^-28, times μμ' = 2^28·1e-9
+        (2.455685732313409e-07, 0.5181075718419745, 0.5181075718420001, -1e-9, 0.0),
+        # μθ, μ'θ ≈ 2.5e4 (both CDFs are 1.0): the terms (about 5.6e6) cancel to 1 + 1e-9
+        (1e4, 2.477170086805709, 2.47717015865368, 1.0 + 1e-9, 1.0),
+    ],
+)
+def test_partial_fractions_exactly_1e_9_outside_an_end_are_rounded_to_it(theta, mu, mu2, raw, end):
+    """erlang_sum_cdf_partial_fractions: a sum within 1e-9 of [0, 1], the bound included,
+    is "rounding at the ends: 0 or 1". These rates are crafted so that the paper's sum
+    lands exactly on −1e-9 and on 1 + 1e-9. The law lies between Erlang(2, μ) and
+    Erlang(2, μ') (μ < μ'), both about 8.1e-15 at the first θ and 1.0 at the second."""
+    assert _paper_sum_one_and_one(theta, mu, mu2) == raw
+    got = erlang_sum_cdf_partial_fractions(theta, 1, mu, 1, mu2)
+    assert 0.0 <= got <= 1.0
+    assert got == end
+    assert got == pytest.approx(stats.gamma.cdf(theta, 2, scale=1 / mu), rel=0, abs=1e-9)
+
+
+def test_a_load_a_hair_below_one_accepts_with_a_probability_not_below_zero():
+    """accept_probability at λ/μ + λ'/μ' = 14.88/60 + 2.256/3, which is 1 in decimal and
+    1 − 2^-53 in floats (accepted: ρ < 1): P(W ≥ θ) = ρ·α·e^{Aθ}·1 is about 1 − 1e-16 and
+    the closed form rounds it to 1 + 2^-52. P(W < θ) is still a probability, within
+    rounding of the same law in 60-digit arithmetic (tests/naive_fog.py: ps_accept_decimal,
+    about 1.07e-16)."""
+    theta, lam, lam2, mu, mu2 = 0.024, 14.88, 2.256, 60.0, 3.0
+    assert lam / mu + lam2 / mu2 == 1 - 2.0**-53
+    got = accept_probability(theta, lam, lam2, mu, mu2)
+    want = ps_accept_decimal(theta, lam / mu, lam2 / mu2, mu, mu2)
+    assert 0.0 <= got <= 1.0
+    assert got == pytest.approx(want, rel=0, abs=2e-16)
