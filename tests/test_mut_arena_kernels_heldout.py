@@ -7,6 +7,7 @@ initial state.
 """
 
 import numpy as np
+import pytest
 from naive_arena import RecordingTwin
 
 from workbench import arena
@@ -85,11 +86,13 @@ def test_more_copies_in_service_than_tasks_plus_copies():
     assert 2 * (ends > x).sum() > n + 2 + 2
 
 
-def test_a_user_policy_that_returns_a_count_without_an_answer_reads_zeros():
-    """The answer buffer a user policy writes into starts at zeros (STATE_ARRAYS: ``ubuf``,
-    0): a decision function that returns 1 and writes nothing chooses candidate 0, the
-    deciding node itself, for every task, as one that writes ``out[0] = 0`` (the run is not
-    stopped as an answer outside the candidates)."""
+def test_a_user_policy_that_leaves_its_answer_unwritten_is_refused():
+    """``out`` holds -1 at each call (policies' docstring): a decision function that returns
+    1 without writing ``out[0]`` answers candidate -1, outside the candidates, at its first
+    decision, and at a later one too: one that writes a valid answer for the first 4 tasks
+    and then stops writing does not reuse the 4th answer left in the buffer. The run stops
+    (``pol.err``: kind 2, the value -1, the task, the count of candidates), as the twin's
+    run of the same choice would have nothing to place."""
     nodes = [{"id": "a", "role": "edge", "servers": 1}, {"id": "b", "role": "edge"}]
     links = [{"a": "a", "b": "b", "delay": 0.1}]
     size = {"dist": "exponential", "mean": 0.5}
@@ -100,12 +103,36 @@ def test_a_user_policy_that_returns_a_count_without_an_answer_reads_zeros():
     def silent(task, cand, state, par, u, out):
         return 1
 
-    ch = _policy(arena.policy(silent), {}, "test")
+    def four_then_silent(task, cand, state, par, u, out):
+        state[0] += 1.0
+        if state[0] <= 4.0:
+            out[0] = 0
+        return 1
+
     n = 30
-    tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(2))
-    pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
-    out = engine()(net, tk, pol, 0, ch.user)
-    assert pol.err[0] == 0
-    assert np.array_equal(out[1], tk.node) and (tk.node == 0).any() and (tk.node == 1).any()
-    twin = RecordingTwin(net, tk, "local").run()
-    np.testing.assert_allclose(out[0], twin[0], rtol=1e-12)
+    for decide, stop in ((silent, 0), (four_then_silent, 4)):
+        ch = _policy(arena.policy(state=1)(decide), {}, "test")
+        tk = draw_tasks(sc, n, ch.copies, ch.uniforms, np.random.default_rng(2))
+        pol = Policy(ch.code, ch.par, ch.upar, np.zeros(max(ch.state, 1)), np.zeros(4, np.int64))
+        engine()(net, tk, pol, 0, ch.user)
+        # node b has the default one server: each node's candidates are itself and the other
+        assert pol.err.tolist() == [2, stop, -1, 2], decide.__name__
+
+
+def test_an_unwritten_answer_is_named_in_the_users_error():
+    """Through ``simulate``: the error names the policy, the task and candidate -1."""
+
+    def silent(task, cand, state, par, u, out):
+        return 1
+
+    nodes = [{"id": "a", "role": "edge", "servers": 1}]
+    sc = arena.scenario_from_dict(
+        {
+            "nodes": nodes,
+            "workload": [
+                {"source": "a", "rate": 1.0, "size": {"dist": "exponential", "mean": 0.5}}
+            ],
+        }
+    )
+    with pytest.raises(arena.PolicyError, match=r"'silent' chose candidate -1 for task 0 "):
+        arena.simulate(scenario=sc, policy=arena.policy(silent), requests=100, seed=1)

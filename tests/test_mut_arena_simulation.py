@@ -11,12 +11,13 @@ accident.
 """
 
 import math
+import threading
 import warnings
 
 import numpy as np
 import pytest
 from naive_arena import RecordingTwin, summary_naive
-from numba import njit
+from numba import config, njit
 from scipy import stats
 
 from workbench import ParameterError, arena, validation
@@ -269,7 +270,7 @@ def test_a_wrong_answer_names_the_task_its_arrival_and_the_candidates_indices():
         arena.simulate(scenario=sc, policy=pol, requests=200, replications=2, seed=seed)
     said = str(err.value)
     assert f"task 5 (arrived at node 0 at time {tk.t[5]:.6g})" in said
-    assert said.endswith("the task had 2 candidates, indices 0 to 1.")
+    assert "the task had 2 candidates, indices 0 to 1 " in said
 
 
 def _slow(task, cand, state, par, u, out):
@@ -387,7 +388,8 @@ def test_red_needs_min_th_below_max_th():
 def test_the_precision_loop_checks_two_replications_against_the_work_budget(monkeypatch):
     """simulate_to_precision runs at least two replications: a budget of two runs' steps
     (n tasks x 35 steps a copy) lets it start, one step less is refused naming
-    'replications'. Its overload must be 'raise', given as any equal string."""
+    'replications'. Its overload must be 'raise', given as any equal string. It keeps no
+    per-task records (simulate's default: a long loop would hold every task)."""
     n = 1_000
     run = dict(scenario=_star(lam=0.3), policy="local", requests=n, progress=False)
     monkeypatch.setattr(validation, "WORK_BUDGET", 2 * n * STEPS_PER_COPY - 1)
@@ -397,6 +399,7 @@ def test_the_precision_loop_checks_two_replications_against_the_work_budget(monk
     raise_ = "".join(["rai", "se"])  # equal to "raise", not the same object
     r = arena.simulate_to_precision(**run, rel_half_width=0.5, max_replications=2, overload=raise_)
     assert len(r.frame) == 2
+    assert r.records is None
 
 
 def test_a_policy_that_draws_one_uniform_sees_the_draws_of_the_builtin_random():
@@ -430,3 +433,69 @@ def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monk
         arena.simulate(**run)
     monkeypatch.setattr(validation, "MEMORY_BUDGET", need)
     assert len(arena.simulate(**run).frame) == 2
+
+
+def test_the_older_signature_is_given_the_first_uniform():
+    """The five-argument form ``decide(queue, servers, speed, delay, u)`` gets ``u``, the
+    task's first uniform: picking candidate ⌊u n⌋ places every task where the new form
+    reading ``u[0]`` does (and the built-in 'random'), on the same seed."""
+
+    def old_form(queue, servers, speed, delay, u):
+        n = queue.shape[0]
+        return min(int(u * n), n - 1)
+
+    def new_form(task, cand, state, par, u, out):
+        n = cand.shape[1]
+        out[0] = min(int(u[0] * n), n - 1)
+        return 1
+
+    run = dict(scenario=_star((0.0,) * 3, (None,) * 3), requests=300, replications=2, seed=4)
+    run |= dict(records=True, overload="transient")
+    old = arena.simulate(policy=arena.policy(old_form), **run)
+    new = arena.simulate(policy=arena.policy(new_form), **run)
+    assert old.records["node"].nunique() == 3
+    assert old.records.equals(new.records)
+
+
+def test_a_parameter_declared_with_int_ends_is_an_int():
+    """A user policy's parameter declared ``(low, high, default)`` with ints (not bools) is
+    an int row: 2 is accepted, 2.5 refused naming the parameter and its kind; declared with
+    a float end it is a real row and takes 2.5."""
+    run = dict(scenario=_star(), requests=100, replications=2, overload="transient")
+    as_int = arena.policy(params={"k": (1, 3, 1)})(_first)
+    as_real = arena.policy(params={"k": (1, 3.0, 1)})(_first)
+    arena.simulate(policy=as_int, k=2, **run)
+    arena.simulate(policy=as_real, k=2.5, **run)
+    with pytest.raises(ParameterError, match=r"'k' parameter of simulate must be an int"):
+        arena.simulate(policy=as_int, k=2.5, **run)
+
+
+def _stuck_at_task_3(task, cand, state, par, u, out):
+    """Instant for tasks 0 to 2; at the fourth decision a recurrence of par[0] steps (about
+    a second compiled, a few seconds with the JIT off: bounded, so the thread ends)."""
+    state[0] += 1.0
+    if state[0] == 4.0:
+        x = state[1]
+        for _ in range(int(par[0])):
+            x = x * 0.999999 + u[0]
+        state[1] = x
+    out[0] = 0
+    return 1
+
+
+def test_a_timeout_names_the_task_being_decided_and_leaves_a_daemon_thread(monkeypatch):
+    """The fake clock (one second a read) ends the wait at its 11th check (about 0.5 s)
+    while the policy is deciding task 3 (tasks 0 to 2 take microseconds): the message names
+    task 3. The policy's thread is still running then, and is a daemon thread, so that it
+    cannot keep the process from ending (the message says the core stays busy until then)."""
+    clock = _Clock()
+    monkeypatch.setattr(simulation, "time", clock)
+    steps = 3_000_000 if config.DISABLE_JIT else 1_000_000_000
+    pol = arena.policy(state=2, params={"steps": (1, 10**10, 1)})(_stuck_at_task_3)
+    run = dict(scenario=_star(), policy=pol, requests=100, replications=2, seed=1)
+    with pytest.raises(arena.PolicyError, match=r"\(it was deciding task 3\)"):
+        arena.simulate(**run, steps=steps, timeout=10.5)
+    worker = [t for t in threading.enumerate() if t.name == "arena policy _stuck_at_task_3"]
+    assert len(worker) == 1
+    assert worker[0].daemon
+    worker[0].join()

@@ -32,7 +32,8 @@ Your own policy (:func:`workbench.arena.policy`) is a function
   uniforms in [0, 1) for this task;
 - ``out`` (int64): it writes the chosen candidates' column indices into ``out[0]``,
   ``out[1]``, ... and returns how many (1: one target; more: copies, the first to finish
-  cancels the others).
+  cancels the others). ``out`` holds -1 at each call: a place it does not write is an
+  index outside the candidates.
 
 A count outside ``1 .. out.size`` or an index outside the candidates stops the run with
 :class:`~workbench.arena.simulation.PolicyError` naming the policy, the task and the value;
@@ -430,6 +431,7 @@ def _user(net, tk, pol, user, st, i, k, now):
     checked (an invalid one is written to ``pol.err`` and ends the run)."""
     n = view(net, tk, st, i, k, now)
     out = st.ubuf[: tk.size.shape[1]]
+    out[:] = -1  # an answer left unwritten is refused, not read from the last decision
     pol.err[1] = i  # the task being decided, should the user's code raise
     count = user(st.task, st.fbuf[:, :n], pol.ustate, pol.upar, tk.u[i], out)
     if count < 1 or count > out.shape[0]:

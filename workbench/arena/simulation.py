@@ -484,7 +484,8 @@ def _engine_call(net, tk, pol, warm, user, name, timeout):
     if kind == 2:
         raise PolicyError(
             f"simulate: policy {name!r} chose candidate {value} for {where}; the task had "
-            f"{limit} candidates, indices 0 to {limit - 1}."
+            f"{limit} candidates, indices 0 to {limit - 1} (out holds -1 where the policy "
+            "wrote nothing)."
         )
     return box["out"]
 
