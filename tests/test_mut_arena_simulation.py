@@ -405,19 +405,26 @@ def test_the_precision_loop_checks_two_replications_against_the_work_budget(monk
 def test_a_policy_that_draws_one_uniform_sees_the_draws_of_the_builtin_random():
     """The engine draws at least two uniforms per task for every policy: a user policy that
     declares one and picks candidate ⌊u₀ n⌋ places every task where the built-in 'random'
-    (two uniforms) does, on the same seed."""
+    (two uniforms) does, on the same seed; so does the older five-argument form
+    ``decide(queue, servers, speed, delay, u)``, given ``u``, the task's first uniform."""
 
     def pick_by_u(task, cand, state, par, u, out):
         n = cand.shape[1]
         out[0] = min(int(u[0] * n), n - 1)
         return 1
 
+    def old_form(queue, servers, speed, delay, u):
+        n = queue.shape[0]
+        return min(int(u * n), n - 1)
+
     run = dict(scenario=_star((0.0,) * 3, (None,) * 3), requests=300, replications=2, seed=9)
     run |= dict(records=True, overload="transient")
     mine = arena.simulate(policy=arena.policy(uniforms=1)(pick_by_u), **run)
+    old = arena.simulate(policy=arena.policy(old_form), **run)
     builtin = arena.simulate(policy="random", **run)
     assert mine.records["node"].nunique() == 3
     assert mine.records.equals(builtin.records)
+    assert old.records.equals(builtin.records)
 
 
 def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monkeypatch):
@@ -433,28 +440,6 @@ def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monk
         arena.simulate(**run)
     monkeypatch.setattr(validation, "MEMORY_BUDGET", need)
     assert len(arena.simulate(**run).frame) == 2
-
-
-def test_the_older_signature_is_given_the_first_uniform():
-    """The five-argument form ``decide(queue, servers, speed, delay, u)`` gets ``u``, the
-    task's first uniform: picking candidate ⌊u n⌋ places every task where the new form
-    reading ``u[0]`` does (and the built-in 'random'), on the same seed."""
-
-    def old_form(queue, servers, speed, delay, u):
-        n = queue.shape[0]
-        return min(int(u * n), n - 1)
-
-    def new_form(task, cand, state, par, u, out):
-        n = cand.shape[1]
-        out[0] = min(int(u[0] * n), n - 1)
-        return 1
-
-    run = dict(scenario=_star((0.0,) * 3, (None,) * 3), requests=300, replications=2, seed=4)
-    run |= dict(records=True, overload="transient")
-    old = arena.simulate(policy=arena.policy(old_form), **run)
-    new = arena.simulate(policy=arena.policy(new_form), **run)
-    assert old.records["node"].nunique() == 3
-    assert old.records.equals(new.records)
 
 
 def test_a_parameter_declared_with_int_ends_is_an_int():
