@@ -233,9 +233,9 @@ def test_a_function_that_is_not_a_decision_function_is_refused_by_name():
 
 def test_the_older_signature_sees_the_link_delay_plus_the_transmission_time():
     """decide(queue, servers, speed, delay, u) gets per candidate the link's delay plus the
-    input's transmission time: the least of them is n0 (0.01 + 0.01 s) against n1
-    (0.002 + 0.1 s), and the older policy that takes it places as a new-style one that
-    adds the two fields itself."""
+    input's transmission time: the least of them is n1 (0.002 + 0.01 s) against n0
+    (0 + 0.02 s; the larger product of the two is n1's), and the older policy that takes
+    it places as a new-style one that adds the two fields itself."""
 
     def least_delay_old(queue, servers, speed, delay, u):
         return int(np.argmin(delay))
@@ -244,12 +244,12 @@ def test_the_older_signature_sees_the_link_delay_plus_the_transmission_time():
         out[0] = int(np.argmin(cand[C_DELAY] + cand[C_TRANSMISSION]))
         return 1
 
-    sc = _star(delays=(0.01, 0.002), bandwidths=(1e6, 1e5), bits=1e4)
+    sc = _star(delays=(0.0, 0.002), bandwidths=(5e5, 1e6), bits=1e4)
     run = dict(scenario=sc, requests=300, replications=2, seed=2, records=True)
     run["overload"] = "transient"
     old = arena.simulate(policy=arena.policy(least_delay_old), **run)
     new = arena.simulate(policy=arena.policy(least_delay_new), **run)
-    assert (old.records["node"] == "n0").all()
+    assert (old.records["node"] == "n1").all()
     assert old.records.equals(new.records)
 
 
@@ -430,7 +430,8 @@ def test_a_policy_that_draws_one_uniform_sees_the_draws_of_the_builtin_random():
 def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monkeypatch):
     """A user policy that declares one uniform is given two a task (the engine's least), so a
     replication of n tasks holds n (184 + 136 + 2 x 8) bytes: that budget runs, one byte
-    less is refused, naming 'requests' and the two uniforms."""
+    less is refused, naming 'requests' and the two uniforms. A built-in policy of one copy
+    ('random', two uniforms) fits the same budget."""
     pol = arena.policy(uniforms=1)(_first)
     n = 200
     need = n * (TASK_BYTES + COPY_BYTES + 2 * UNIFORM_BYTES)
@@ -440,6 +441,7 @@ def test_the_memory_estimate_counts_the_two_uniforms_a_user_policy_is_given(monk
         arena.simulate(**run)
     monkeypatch.setattr(validation, "MEMORY_BUDGET", need)
     assert len(arena.simulate(**run).frame) == 2
+    assert len(arena.simulate(**(run | {"policy": "random"})).frame) == 2
 
 
 def test_a_parameter_declared_with_int_ends_is_an_int():
