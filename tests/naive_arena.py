@@ -534,3 +534,17 @@ def summary_naive(sc, net, tk, out, warm):
     arrivals = max(n - 1 - warm, 1)
     row["energy_per_task"] = joules / arrivals + sum(energy_tx[i] for i in measured) / len(measured)
     return row
+
+
+def device_to_unbounded_edge(edge: str, delay: float, rate: float, mean: float) -> dict:
+    """A scenario (as a dict for ``arena.scenario_from_dict``): a device ``d`` whose tasks
+    (Poisson ``rate``, exponential work of ``mean`` s) cross one link of ``delay`` s to an
+    edge named ``edge`` of unbounded servers: every copy starts on arrival."""
+    return {
+        "nodes": [
+            {"id": "d", "role": "device", "servers": 0},
+            {"id": edge, "role": "edge", "servers": ".inf"},
+        ],
+        "links": [{"a": "d", "b": edge, "delay": delay}],
+        "workload": [{"source": "d", "rate": rate, "size": {"dist": "exponential", "mean": mean}}],
+    }

@@ -13,7 +13,7 @@ replicas cancelled on completion and the declared cancel-on-start variant.
 
 import numpy as np
 import pytest
-from naive_arena import RecordingTwin
+from naive_arena import RecordingTwin, device_to_unbounded_edge
 from numba import config, njit, typeof, types
 
 from workbench import arena
@@ -293,14 +293,7 @@ def test_more_moves_in_flight_than_the_lane_holds_equal_the_twin():
     the lane's 4,096 places, so moves go to the calendar queue while the lane is full and
     back to the lane as it drains; the tasks still reach the node, and finish, in the
     twin's order (one heap for everything)."""
-    nodes = [
-        {"id": "d", "role": "device", "servers": 0},
-        {"id": "x", "role": "edge", "servers": ".inf"},
-    ]
-    links = [{"a": "d", "b": "x", "delay": 3.0}]
-    size = {"dist": "exponential", "mean": 0.01}
-    work = [{"source": "d", "rate": 2000.0, "size": size}]
-    sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+    sc = arena.scenario_from_dict(device_to_unbounded_edge("x", 3.0, 2000.0, 0.01))
     n = 7000
     net, tk, out, want = _engine_and_twin(sc, "local", {}, n=n, seed=3, warm=0)
     _assert_equal(out, want)

@@ -8,7 +8,7 @@ initial state.
 
 import numpy as np
 import pytest
-from naive_arena import RecordingTwin
+from naive_arena import RecordingTwin, device_to_unbounded_edge
 
 from workbench import arena
 from workbench.arena.compile import draw_tasks
@@ -62,14 +62,7 @@ def test_more_copies_in_service_than_tasks_plus_copies():
     ``n + m + 2`` = 24 are pending, fewer than ``n * m + 2`` = 42, the most there can be
     (each copy has at most one). Every output equals the twin's, and each task ends when
     its shorter copy does, 0.01 s (the link) plus its smaller work after its arrival."""
-    nodes = [
-        {"id": "d", "role": "device", "servers": 0},
-        {"id": "a", "role": "edge", "servers": ".inf"},
-    ]
-    links = [{"a": "d", "b": "a", "delay": 0.01}]
-    size = {"dist": "exponential", "mean": 10.0}
-    work = [{"source": "d", "rate": 100.0, "size": size}]
-    sc = arena.scenario_from_dict({"nodes": nodes, "links": links, "workload": work})
+    sc = arena.scenario_from_dict(device_to_unbounded_edge("a", 0.01, 100.0, 10.0))
     net = checked_net(sc, "test")
     ch = _policy("replicate", {"m": 2}, "test")
     n = 20
