@@ -1087,11 +1087,13 @@ def rerun_plan(stored: list[dict], skip: tuple, current: list[Mutant]) -> tuple[
 def as_declared(stored: list[dict], equivalents: dict[str, str]) -> list[dict]:
     """The stored mutants with the equivalents file as it is now: a survivor declared since
     is equivalent, and one stored as equivalent whose declaration was removed since (a test
-    kills it, or the reason was wrong) is a survivor again, to be rerun."""
+    kills it, or the reason was wrong) is a survivor again, to be rerun. A killed, timed-out
+    or incompetent mutant keeps its outcome: a declaration speaks only for one no test
+    kills."""
     return [
-        m | {"outcome": "equivalent"}
-        if m["key"] in equivalents
-        else (m | {"outcome": "survived"} if m["outcome"] == "equivalent" else m)
+        m | {"outcome": "equivalent" if m["key"] in equivalents else "survived"}
+        if m["outcome"] in ("survived", "equivalent")
+        else m
         for m in stored
     ]
 
@@ -1211,11 +1213,11 @@ def _runs(name: str, equivalents: dict[str, str]) -> dict[str, dict]:
         if not p.exists():
             continue
         run = json.loads(p.read_text())
+        run["mutants"] = as_declared(run["mutants"], equivalents)
         for m in run["mutants"]:
             m["declared"] = m["key"] in equivalents
             if m["outcome"] in ("survived", "equivalent"):
                 m["reason"] = equivalents.get(m["key"], "")
-                m["outcome"] = "equivalent" if m["reason"] else "survived"
         run["summary"] = summarise(run["mutants"]) | _cost_and_interval(run, equivalents)
         runs[variant] = run
     return runs

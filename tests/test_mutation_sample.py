@@ -237,7 +237,8 @@ def _stored_toy_run(
 def test_a_removed_declaration_makes_a_stored_equivalent_a_survivor_to_rerun(mutation):
     """A recheck reruns what the stored run did not kill as the equivalents file is now: a
     survivor declared since is carried as equivalent, and a mutant stored as equivalent
-    whose declaration was removed (a test kills it) is rerun, not reported unrun."""
+    whose declaration was removed (a test kills it) is rerun, not reported unrun; a killed
+    mutant stays killed whatever the file declares."""
     stored = [
         {"key": "k", "outcome": "killed"},
         {"key": "s", "outcome": "survived"},
@@ -245,7 +246,7 @@ def test_a_removed_declaration_makes_a_stored_equivalent_a_survivor_to_rerun(mut
         {"key": "still declared", "outcome": "equivalent"},
         {"key": "removed since", "outcome": "equivalent"},
     ]
-    now = {"declared since": "why", "still declared": "why"}
+    now = {"declared since": "why", "still declared": "why", "k": "a wrong declaration"}
     got = {m["key"]: m["outcome"] for m in mutation.as_declared(stored, now)}
     assert got == {
         "k": "killed",
