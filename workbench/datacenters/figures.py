@@ -159,23 +159,13 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
         )
         for i in (1, 2):
             low, high = sim.interval(f"beta{i}")
-            for model, beta, ci, stationary in (
-                ("exact", exact[i - 1], (np.nan, np.nan), True),
-                ("simulation", sim[f"beta{i}"], (low, high), sim.stationary),
-                ("limit", lim.beta[i - 1], (np.nan, np.nan), True),
-            ):
-                rows.append(
-                    {
-                        "N": n,
-                        "class": i,
-                        "model": model,
-                        "beta": beta,
-                        "ci_low": ci[0],
-                        "ci_high": ci[1],
-                        "stationary": stationary,
-                    }
-                )
-    return pd.DataFrame(rows)
+            rows += [
+                (n, i, "exact", exact[i - 1], np.nan, np.nan, True),
+                (n, i, "simulation", sim[f"beta{i}"], low, high, sim.stationary),
+                (n, i, "limit", lim.beta[i - 1], np.nan, np.nan, True),
+            ]
+    columns = ["N", "class", "model", "beta", "ci_low", "ci_high", "stationary"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _label_sizes(ax, sizes):

@@ -520,13 +520,8 @@ def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtyp
     """``value`` checked against the range of table row ``row``: one value per center
     (``n`` of them, a scalar repeated) or, with ``n=None``, a sequence of the row's length."""
     param = PARAMS[row]
-    bounds = {
-        "low": param.low,
-        "high": param.high,
-        "low_open": param.low_open,
-        "high_open": param.high_open,
-        "dtype": dtype,
-    }
+    bounds = {k: getattr(param, k) for k in ("low", "high", "low_open", "high_open")}
+    bounds["dtype"] = dtype
     if n is None:
         return check_array(value, name, func, ndim=1, length=param.length, **bounds)
     return broadcast(value, name, func, n, **bounds)
