@@ -679,12 +679,10 @@ class Compiled:
     @property
     def neighbour_share(self):
         """share[ĵ, j] = 1/deg(ĵ) for each fog link: the flow equations' routing."""
-        n = self.n_fog
-        s = np.zeros((n, n))
-        for j in range(n):
-            a, b = self.nbr_ptr[j], self.nbr_ptr[j + 1]
-            if b > a:
-                s[j, self.nbr_idx[a:b]] = 1.0 / (b - a)
+        degree = np.diff(self.nbr_ptr)
+        rows = np.repeat(np.arange(self.n_fog), degree)  # fog node ĵ once per link
+        s = np.zeros((self.n_fog, self.n_fog))
+        s[rows, self.nbr_idx] = 1.0 / degree[rows]
         return s
 
     def require_traffic(self, func: str, why: str) -> None:
@@ -756,10 +754,8 @@ def compile_scenario(scenario) -> Compiled:
         ptr.append(len(idx))
     ptr, idx = np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64)
     prop, inv = np.array(prop, dtype=float), np.array(inv, dtype=float)
-    rev = np.empty_like(idx)
     pos = {(j, int(idx[e])): e for j in range(nf) for e in range(ptr[j], ptr[j + 1])}
-    for (j, m), e in pos.items():
-        rev[e] = pos[(m, j)]
+    rev = np.array([pos[(m, j)] for j, m in pos], dtype=np.int64)  # pos runs in CSR order
 
     rows = np.repeat(np.arange(nf), np.diff(ptr))
     # tiny offset: a zero-delay link must still count as an edge in the sparse matrix
