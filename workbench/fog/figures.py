@@ -92,9 +92,17 @@ def delay_vs_theta_frame(quick=False, seed: int = 0):
     return study_frame("theta", _values(THETA_VALUES, quick), quick=quick, seed=seed)
 
 
+def plot_delay_vs_theta(frame):
+    return plot_study(frame)
+
+
 def delay_vs_emax_frame(quick=False, seed: int = 0):
     """Delay against the offload limit e_M (θ = 20 ms)."""
     return study_frame("e_max", _values(EMAX_VALUES, quick), quick=quick, seed=seed)
+
+
+def plot_delay_vs_emax(frame):
+    return plot_study(frame)
 
 
 def delay_vs_mix_frame(quick=False, seed: int = 0):
@@ -102,9 +110,17 @@ def delay_vs_mix_frame(quick=False, seed: int = 0):
     return study_frame("light_fraction", _values(MIX_VALUES, quick), quick=quick, seed=seed)
 
 
+def plot_delay_vs_mix(frame):
+    return plot_study(frame)
+
+
 def delay_vs_p_iot_frame(quick=False, seed: int = 0):
     """Delay against the local-processing probability p^I."""
     return study_frame("p_iot", _values(P_IOT_VALUES, quick), quick=quick, seed=seed)
+
+
+def plot_delay_vs_p_iot(frame):
+    return plot_study(frame)
 
 
 def delay_vs_load_frame(quick=False, seed: int = 0):
@@ -112,9 +128,17 @@ def delay_vs_load_frame(quick=False, seed: int = 0):
     return study_frame("load", _values(LOAD_VALUES, quick), quick=quick, seed=seed)
 
 
+def plot_delay_vs_load(frame):
+    return plot_study(frame)
+
+
 def delay_vs_fog_delay_frame(quick=False, seed: int = 0):
     """Delay against the fog–fog link delay (every fog–fog link set to it)."""
     return study_frame("fog_delay", _values(FOG_DELAY_VALUES, quick), quick=quick, seed=seed)
+
+
+def plot_delay_vs_fog_delay(frame):
+    return plot_study(frame)
 
 
 # ---------------------------------------------------------------- the network picture
@@ -314,33 +338,33 @@ def plot_erlang_sum_stability(frame):
 FIGURES = {
     "delay_vs_theta": FigureSpec(
         frame=delay_vs_theta_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_theta,
         caption="Mean service delay vs θ (e_M = 1): the interior optimum, the baselines.",
     ),
     "delay_vs_emax": FigureSpec(
         frame=delay_vs_emax_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_emax,
         caption="Mean service delay vs the offload limit e_M (θ = 20 ms).",
     ),
     "delay_vs_mix": FigureSpec(
         frame=delay_vs_mix_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_mix,
         caption="Mean service delay vs the Light share b of requests.",
     ),
     "delay_vs_p_iot": FigureSpec(
         frame=delay_vs_p_iot_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_p_iot,
         caption="Mean service delay vs the local-processing probability p^I.",
     ),
     "delay_vs_load": FigureSpec(
         frame=delay_vs_load_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_load,
         caption="Mean service delay vs a load multiplier on every IoT rate (no_offload stops "
         "where a fog node reaches ρ = 1).",
     ),
     "delay_vs_fog_delay": FigureSpec(
         frame=delay_vs_fog_delay_frame,
-        plot=plot_study,
+        plot=plot_delay_vs_fog_delay,
         caption="Mean service delay vs the fog–fog link delay (every fog–fog link set to it; "
         "θ = 20 ms, e_M = 1).",
     ),
