@@ -159,23 +159,13 @@ def exact_limit_simulation_frame(quick: bool = False, seed: int = 0) -> pd.DataF
         )
         for i in (1, 2):
             low, high = sim.interval(f"beta{i}")
-            for model, beta, ci, stationary in (
-                ("exact", exact[i - 1], (np.nan, np.nan), True),
-                ("simulation", sim[f"beta{i}"], (low, high), sim.stationary),
-                ("limit", lim.beta[i - 1], (np.nan, np.nan), True),
-            ):
-                rows.append(
-                    {
-                        "N": n,
-                        "class": i,
-                        "model": model,
-                        "beta": beta,
-                        "ci_low": ci[0],
-                        "ci_high": ci[1],
-                        "stationary": stationary,
-                    }
-                )
-    return pd.DataFrame(rows)
+            rows += [
+                (n, i, "exact", exact[i - 1], np.nan, np.nan, True),
+                (n, i, "simulation", sim[f"beta{i}"], low, high, sim.stationary),
+                (n, i, "limit", lim.beta[i - 1], np.nan, np.nan, True),
+            ]
+    columns = ["N", "class", "model", "beta", "ci_low", "ci_high", "stationary"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _label_sizes(ax, sizes):
@@ -240,30 +230,25 @@ def plot_convergence(frame: pd.DataFrame, fast=False):
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = figure(ncols=2, width=4.6, fast=fast)
-    ax = axes[0]
+    fig, (ax0, ax1) = figure(ncols=2, width=4.6, fast=fast)
     for i, color in ((1, "C0"), (2, "C1")):
         sym = f"β{subscript(str(i))}"
-        ax.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"{sym}(N) exact")
-        ax.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"{sym}(∞) limit")
-    _label_sizes(ax, frame["N"])
-    ax.set_xlabel("scale N")
-    ax.set_ylabel("blocking probability β")
-    ax.set_ylim(bottom=0)
-    _legend_outside(ax, fontsize=7)  # inside, it hid the β₂(∞) line
-    ax = axes[1]
-    for i, color in ((1, "C0"), (2, "C1")):
+        ax0.plot(frame["N"], frame[f"beta{i}"], "o-", color=color, label=f"{sym}(N) exact")
+        ax0.axhline(frame[f"limit_beta{i}"].iloc[0], ls="--", color=color, label=f"{sym}(∞) limit")
         err = frame[f"error{i}"].abs()
-        sym = f"β{subscript(str(i))}"
-        ax.loglog(frame["N"], err, "o-", color=color, label=f"|{sym}(N) − {sym}(∞)|")
+        ax1.loglog(frame["N"], err, "o-", color=color, label=f"|{sym}(N) − {sym}(∞)|")
     n = frame["N"].to_numpy(dtype=float)
     ref = frame["error2"].abs().iloc[0] * (n[0] / n) ** 0.5
-    ax.loglog(n, ref, ":", color="gray", label="∝ N^(−1/2)")
-    ax.loglog(n, frame["error2"].abs().iloc[0] * n[0] / n, "-.", color="gray", label="∝ 1/N")
-    _label_sizes(ax, frame["N"])
-    ax.set_xlabel("scale N")
-    ax.set_ylabel("distance to the limit")
-    ax.legend(fontsize=7, loc="lower left")
+    ax1.loglog(n, ref, ":", color="gray", label="∝ N^(−1/2)")
+    ax1.loglog(n, frame["error2"].abs().iloc[0] * n[0] / n, "-.", color="gray", label="∝ 1/N")
+    for ax in (ax0, ax1):
+        _label_sizes(ax, frame["N"])
+        ax.set_xlabel("scale N")
+    ax0.set_ylabel("blocking probability β")
+    ax0.set_ylim(bottom=0)
+    _legend_outside(ax0, fontsize=7)  # inside, it hid the β₂(∞) line
+    ax1.set_ylabel("distance to the limit")
+    ax1.legend(fontsize=7, loc="lower left")
     fig.suptitle(f"Slow convergence to the limit: {_EXAMPLE_TEXT}", fontsize=9)
     return fig
 

@@ -136,7 +136,6 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         default=EXAMPLE["p"],
-        slider=(0.0, 1.0),
         step=0.05,
         pair=True,
         help="A request finding its center full is sent to the other center with this "
@@ -195,7 +194,6 @@ PARAMS = Params(
         low=0.0,
         high=0.5,
         default=0.25,
-        slider=(0.0, 0.5),
         step=0.05,
         help="A request finding center j full goes to j−1 and to j+1 with this probability "
         "each (so at most 1/2).",
@@ -245,7 +243,6 @@ PARAMS = Params(
         low=0.0,
         high=1.0,
         default=0.3,
-        slider=(0.0, 1.0),
         step=0.05,
         help="The forwarding probability of the class that is not varied.",
         source="choice",
@@ -520,13 +517,8 @@ def _vector(value, row: str, func: str, *, name: str, n: int | None = None, dtyp
     """``value`` checked against the range of table row ``row``: one value per center
     (``n`` of them, a scalar repeated) or, with ``n=None``, a sequence of the row's length."""
     param = PARAMS[row]
-    bounds = {
-        "low": param.low,
-        "high": param.high,
-        "low_open": param.low_open,
-        "high_open": param.high_open,
-        "dtype": dtype,
-    }
+    bounds = {k: getattr(param, k) for k in ("low", "high", "low_open", "high_open")}
+    bounds["dtype"] = dtype
     if n is None:
         return check_array(value, name, func, ndim=1, length=param.length, **bounds)
     return broadcast(value, name, func, n, **bounds)

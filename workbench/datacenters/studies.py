@@ -52,14 +52,7 @@ def cooperation_study(par) -> pd.DataFrame:
         through :func:`workbench.sweep.sweep`.
     """
     (l1, l2), (c1, c2), (m1, m2) = par.lam, par.servers, par.mu
-    fixed = {
-        "lam": par.lam,
-        "servers": par.servers,
-        "mu": par.mu,
-        "p_other": par.p_other,
-        "vary": par.vary,
-        "limit": par.limit,
-    }
+    fixed = {k: getattr(par, k) for k in ("lam", "servers", "mu", "p_other", "vary", "limit")}
     values = [float(q) for q in np.linspace(0.0, 1.0, par.points)]
     frame = sweep(_cooperation_rows, {"q": values}, fixed=fixed, n_workers=1, progress=False)
     frame = frame.drop(columns=["q", "replication", "seed"])

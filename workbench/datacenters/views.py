@@ -48,6 +48,11 @@ def _center(row: str, i: int, **changes):
     return base.with_(**fields)
 
 
+def _pair(row: str, **changes) -> dict:
+    """The sliders of pair parameter ``row`` for both centers (``lam1``, ``lam2``)."""
+    return {f"{row}{i}": _center(row, i, **changes) for i in (1, 2)}
+
+
 #: one center of the ring view: its rate alone (a scalar), numbered from 0
 _RING_CENTER = {"meaning": "arrival rate per unit N", "symbol": "λ", "length": None}
 
@@ -205,15 +210,11 @@ def cooperation_view():
     return interactive_figure(
         _CooperationFigure(fixed_titles=True),
         title="Two cooperating data centers: who pays for cooperation",
-        load1=_center("load", 1, **_PER_N),
-        load2=_center("load", 2, **_PER_N),
-        c1=_center("c", 1),
-        c2=_center("c", 2),
+        **_pair("load", **_PER_N),
+        **_pair("c"),
         N=PARAMS["N"].with_(default=30, slider=(2, 60)),
-        mu1=_center("mu", 1),
-        mu2=_center("mu", 2),
-        p1=_center("p", 1),
-        p2=_center("p", 2),
+        **_pair("mu"),
+        **_pair("p"),
     )
 
 
@@ -232,10 +233,8 @@ def regimes_view():
     return interactive_figure(
         _regime_plot,
         title="Regimes of the scaling limit",
-        p1=_center("p", 1),
-        p2=_center("p", 2),
-        c1=_center("c", 1),
-        c2=_center("c", 2),
+        **_pair("p"),
+        **_pair("c"),
     )
 
 
@@ -325,18 +324,14 @@ def model_view():
     workbench.interactive.InteractiveFigure
         The view: one slider per rate, server count and probability.
     """
-    lam_span = {"slider": (0.5, 60.0), "step": 0.5}
     return interactive_figure(
         _ModelFigure(),
         title="The model, drawn from its parameters",
-        lam1=_center("lam", 1, default=30.0, **lam_span),
-        lam2=_center("lam", 2, default=16.0, **lam_span),
-        C1=_center("servers", 1, default=20, slider=(1, 60)),
-        C2=_center("servers", 2, default=20, slider=(1, 60)),
-        mu1=_center("mu", 1),
-        mu2=_center("mu", 2),
-        p1=_center("p", 1),
-        p2=_center("p", 2),
+        **_pair("lam"),  # the table's λ = (30, 16), slider and step
+        C1=_center("servers", 1, slider=(1, 60)),
+        C2=_center("servers", 2, slider=(1, 60)),
+        **_pair("mu"),
+        **_pair("p"),
     )
 
 

@@ -124,18 +124,11 @@ def _check_build(func, kw):
     out = {}
     if "n_cloud" in kw:
         out["n_cloud"] = check_int(kw["n_cloud"], "n_cloud", func, 1, MAX_FOG)
-    for name, param in (
-        ("lam_per_iot", None),
-        ("light_fraction", "light_fraction"),
-        ("p_iot", "p_iot"),
-        ("p_cloud", "p_cloud"),
-    ):
+    if "lam_per_iot" in kw:
+        out["lam_per_iot"] = check_real(kw["lam_per_iot"], "lam_per_iot", func, 0.0, RATE_MAX)
+    for name in ("light_fraction", "p_iot", "p_cloud"):
         if name in kw:
-            out[name] = (
-                check_real(kw[name], name, func, 0.0, RATE_MAX)
-                if param is None
-                else PARAMS[param].check(kw[name], func)
-            )
+            out[name] = PARAMS[name].check(kw[name], func)
     for name in ("fog_mu", "cloud_mu", "sizes"):
         if name in kw:
             high = 1e12 if name == "sizes" else RATE_MAX  # a pair (Light, Heavy); not ragged
@@ -252,21 +245,19 @@ def build_scenario(
         g.add_edge(names[a], names[b], **draw(FOG_FOG))
     for j, f in enumerate(fogs):
         g.add_edge(names[f], f"cloud{j % n_cloud}", **draw(FOG_CLOUD))
-    i = 0
-    for j, f in enumerate(fogs):
-        for _ in range(int(counts[j])):
-            g.add_node(
-                f"iot{i}",
-                role="iot",
-                rate_light=rate * light_fraction,
-                rate_heavy=rate * (1 - light_fraction),
-                p_iot=p_iot,
-                p_cloud=p_cloud,
-                local_mean_light=LOCAL_MEAN[0],
-                local_mean_heavy=LOCAL_MEAN[1],
-            )
-            g.add_edge(f"iot{i}", names[f], **draw(IOT_FOG))
-            i += 1
+    # IoT node i hangs off fog node j: counts[j] of them per fog node, in order
+    for i, j in enumerate(np.repeat(np.arange(len(fogs)), counts)):
+        g.add_node(
+            f"iot{i}",
+            role="iot",
+            rate_light=rate * light_fraction,
+            rate_heavy=rate * (1 - light_fraction),
+            p_iot=p_iot,
+            p_cloud=p_cloud,
+            local_mean_light=LOCAL_MEAN[0],
+            local_mean_heavy=LOCAL_MEAN[1],
+        )
+        g.add_edge(f"iot{i}", names[fogs[j]], **draw(IOT_FOG))
     return g
 
 
@@ -676,10 +667,6 @@ class Compiled:
         return len(self.iot_names)
 
     @property
-    def degree(self):
-        return np.diff(self.nbr_ptr)
-
-    @property
     def fog_mean(self):
         """Mean processing times 1/μ, 1/μ' of every fog node [s], shape (n_fog, 2)."""
         return 1.0 / self.fog_mu
@@ -692,12 +679,10 @@ class Compiled:
     @property
     def neighbour_share(self):
         """share[ĵ, j] = 1/deg(ĵ) for each fog link: the flow equations' routing."""
-        n = self.n_fog
-        s = np.zeros((n, n))
-        for j in range(n):
-            a, b = self.nbr_ptr[j], self.nbr_ptr[j + 1]
-            if b > a:
-                s[j, self.nbr_idx[a:b]] = 1.0 / (b - a)
+        degree = np.diff(self.nbr_ptr)
+        rows = np.repeat(np.arange(self.n_fog), degree)  # fog node ĵ once per link
+        s = np.zeros((self.n_fog, self.n_fog))
+        s[rows, self.nbr_idx] = 1.0 / degree[rows]
         return s
 
     def require_traffic(self, func: str, why: str) -> None:
@@ -769,10 +754,8 @@ def compile_scenario(scenario) -> Compiled:
         ptr.append(len(idx))
     ptr, idx = np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64)
     prop, inv = np.array(prop, dtype=float), np.array(inv, dtype=float)
-    rev = np.empty_like(idx)
     pos = {(j, int(idx[e])): e for j in range(nf) for e in range(ptr[j], ptr[j + 1])}
-    for (j, m), e in pos.items():
-        rev[e] = pos[(m, j)]
+    rev = np.array([pos[(m, j)] for j, m in pos], dtype=np.int64)  # pos runs in CSR order
 
     rows = np.repeat(np.arange(nf), np.diff(ptr))
     # tiny offset: a zero-delay link must still count as an edge in the sparse matrix
@@ -898,18 +881,16 @@ def load_scenario(path) -> nx.Graph:
         The validated scenario.
     """
     path = _check_path(path, "load_scenario")
+    if path.suffix not in (".graphml", ".json"):
+        raise ScenarioError(
+            f"load_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
+        )
     try:
         if path.suffix == ".graphml":
             g = nx.read_graphml(path)
-        elif path.suffix == ".json":
-            g = nx.node_link_graph(json.loads(path.read_text()), edges="links")
         else:
-            raise ScenarioError(
-                f"load_scenario: the file name must end in .graphml or .json. Got {path.name!r}."
-            )
+            g = nx.node_link_graph(json.loads(path.read_text()), edges="links")
     except (OSError, ValueError, KeyError, TypeError, AttributeError, SyntaxError) as err:
-        if isinstance(err, ScenarioError):
-            raise
         raise ScenarioError(f"load_scenario: cannot read {str(path)!r}: {err}") from err
     g = nx.Graph(g)
     for _, d in g.nodes(data=True):

@@ -22,6 +22,7 @@ service delay the model predicts).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 import numpy as np
@@ -101,15 +102,12 @@ def _coordinate_descent(objective, n_nodes, n_values, sweeps):
     distinct vectors evaluated, the sweeps run and the moves made. A node moves only to a
     strictly smaller value (among equal values the smallest index, i.e. the smallest θ).
     """
-    cache = {}
 
-    def value(idx):
-        key = tuple(int(i) for i in idx)
-        if key not in cache:
-            cache[key] = float(objective(np.array(key)))
-        return cache[key]
+    @functools.cache  # a vector tried twice (the current one among a node's values) runs once
+    def value(idx: tuple):
+        return float(objective(np.array(idx)))
 
-    uniform = [value([k] * n_nodes) for k in range(n_values)]
+    uniform = [value((k,) * n_nodes) for k in range(n_values)]
     k_uniform = int(np.argmin(uniform))
     idx = [k_uniform] * n_nodes
     current = uniform[k_uniform]
@@ -121,11 +119,7 @@ def _coordinate_descent(objective, n_nodes, n_values, sweeps):
         for j in range(n_nodes):
             best_k, best = idx[j], current
             for k in range(n_values):
-                if k == idx[j]:
-                    continue
-                candidate = idx.copy()
-                candidate[j] = k
-                v = value(candidate)
+                v = value((*idx[:j], k, *idx[j + 1 :]))
                 if v < best:
                     best_k, best = k, v
             if best_k != idx[j]:
@@ -138,7 +132,7 @@ def _coordinate_descent(objective, n_nodes, n_values, sweeps):
         value=current,
         uniform_index=k_uniform,
         uniform_value=uniform[k_uniform],
-        evaluations=len(cache),
+        evaluations=value.cache_info().currsize,
         sweeps_run=sweeps_run,
         moves=moves,
     )

@@ -125,6 +125,11 @@ class NodeFigure:
         return self.fig
 
 
+def _sliders(*names) -> dict:
+    """The table's rows ``names``, the view's controls in this order."""
+    return {name: PARAMS[name] for name in names}
+
+
 RHO_MAX = 0.85  # the node view stops below ρ = 1 (refused) and where the q ≠ 0.5 chain gets slow
 
 
@@ -154,12 +159,7 @@ def node_view():
             "lam_light": _rate_limit("mu_light", "lam_heavy", "mu_heavy", "lam_light"),
             "lam_heavy": _rate_limit("mu_heavy", "lam_light", "mu_light", "lam_heavy"),
         },
-        lam_light=PARAMS["lam_light"],
-        lam_heavy=PARAMS["lam_heavy"],
-        mu_light=PARAMS["mu_light"],
-        mu_heavy=PARAMS["mu_heavy"],
-        q=PARAMS["q"],
-        theta=PARAMS["theta"],
+        **_sliders("lam_light", "lam_heavy", "mu_light", "mu_heavy", "q", "theta"),
     )
 
 
@@ -258,11 +258,7 @@ def network_view():
     return interactive_figure(
         PolicyFigure(),
         title="The analytic model on the default scenario: the paper's policy and baselines",
-        theta=PARAMS["theta"],
-        e_max=PARAMS["e_max"],
-        load=PARAMS["load"],
-        light_fraction=PARAMS["light_fraction"],
-        p_iot=PARAMS["p_iot"],
+        **_sliders("theta", "e_max", "load", "light_fraction", "p_iot"),
     )
 
 
@@ -370,9 +366,7 @@ def fog_delay_view():
     return interactive_figure(
         FogDelayFigure(),
         title="Service delay against the fog–fog link delay (analytic, default scenario)",
-        theta=PARAMS["theta"],
-        e_max=PARAMS["e_max"],
-        load=PARAMS["load"],
+        **_sliders("theta", "e_max", "load"),
     )
 
 
@@ -431,11 +425,9 @@ def simulation_view(seed: int = 0):
         functools.partial(plot_simulated_network, seed=seed),
         title="Simulated network, fog nodes coloured by utilisation (≈ 1 s per move)",
         background=True,
-        theta=PARAMS["theta"],
-        e_max=PARAMS["e_max"],
+        **_sliders("theta", "e_max"),
         mode=control(PARAMS["mode"]),
-        announce_period=PARAMS["announce_period"],
-        load=PARAMS["load"],
+        **_sliders("announce_period", "load"),
     )
 
 
