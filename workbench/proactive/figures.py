@@ -807,54 +807,30 @@ def plot_zipf(frame: pd.DataFrame, fast=False):
     return draw_study(frame, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent", fast=fast)
 
 
+#: each figure's caption; its frame is ``<name>_frame``, its drawing ``plot_<name>`` (the
+#: calibration's ``load`` figure added after them)
+CAPTIONS = {
+    "delay_ccdf": "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, "
+    "s_e = 10).",
+    "density": "Fig. 4: average and 99th percentile delay against E with U = 3E.",
+    "storage": "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
+    "cloudlet it is matched to (ranked by its own upload delay).",
+    "storage_pooled": "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every "
+    "covering cloudlet's cache serves them, the caches pool and s_e barely matters.",
+    "cacheable": "Fig. 6: delay against the share of cacheable task types.",
+    "zipf": "Fig. 7: 99th percentile delay and cache hit rate against z.",
+    "map": "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
+    "drift": "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
+}
 FIGURES = {
-    "delay_ccdf": FigureSpec(
-        delay_ccdf_frame,
-        plot_delay_ccdf,
-        "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, s_e = 10).",
-    ),
-    "density": FigureSpec(
-        density_frame,
-        plot_density,
-        "Fig. 4: average and 99th percentile delay against E with U = 3E.",
-    ),
-    "storage": FigureSpec(
-        storage_frame,
-        plot_storage,
-        "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
-        "cloudlet it is matched to (ranked by its own upload delay).",
-    ),
-    "storage_pooled": FigureSpec(
-        storage_pooled_frame,
-        plot_storage_pooled,
-        "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every covering "
-        "cloudlet's cache serves them, the caches pool and s_e barely matters.",
-    ),
-    "cacheable": FigureSpec(
-        cacheable_frame,
-        plot_cacheable,
-        "Fig. 6: delay against the share of cacheable task types.",
-    ),
-    "zipf": FigureSpec(
-        zipf_frame,
-        plot_zipf,
-        "Fig. 7: 99th percentile delay and cache hit rate against z.",
-    ),
-    "map": FigureSpec(
-        map_frame,
-        plot_map,
-        "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
-    ),
-    "drift": FigureSpec(
-        drift_frame,
-        plot_drift,
-        "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
-    ),
+    name: FigureSpec(globals()[f"{name}_frame"], globals()[f"plot_{name}"], caption)
+    for name, caption in CAPTIONS.items()
+} | {
     "load": FigureSpec(
         load_frame,
         plot_load,
         "The lost load: uplink utilisation, every gain and BL2 against density per λ_u.",
-    ),
+    )
 }
 
 
