@@ -140,14 +140,13 @@ def fitted_load(table: pd.DataFrame, claim="fig3_p90_gain_vs_bl2", target=0.40) 
     """
     t = table.sort_values("lam")
     lam, g = t["lam"].to_numpy(float), t[claim].to_numpy(float)
-    for i in range(len(lam)):
-        if g[i] >= target:
-            if i == 0:
-                return float(lam[0])
-            return float(
-                lam[i - 1] + (target - g[i - 1]) * (lam[i] - lam[i - 1]) / (g[i] - g[i - 1])
-            )
-    return float("nan")
+    reached = np.flatnonzero(g >= target)
+    if not reached.size:
+        return float("nan")
+    i = reached[0]
+    if i == 0:
+        return float(lam[0])
+    return float(lam[i - 1] + (target - g[i - 1]) * (lam[i] - lam[i - 1]) / (g[i] - g[i - 1]))
 
 
 LOAD_SEED = 0

@@ -422,16 +422,12 @@ def slot_matching(p, n_requests=12) -> dict:
         held_by[i] = y
     rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
     first = hedged_matching(prefs, rprefs, None, None, 1)[:, 0]
-    hit0 = np.array([first[i] >= 0 and held_by[i, first[i]] for i in range(users.size)])
-    flags = np.array(
-        [first[i] >= 0 and not hit0[i] and phi[first[i], i] < 0 for i in range(users.size)]
-    )
-    if scheme == "BL3":
-        flags[:] = False
+    rows = np.arange(users.size)
+    # a request served from a cache at its first match is not hedged; BL3 never hedges
+    hit0 = (first >= 0) & held_by[rows, first]
+    flags = (first >= 0) & ~hit0 & (phi[first, rows] < 0) & (scheme != "BL3")
     matched = hedged_matching(prefs, rprefs, None, flags, p.x_max, hedge_prefs=hprefs)
-    cached = np.array(
-        [any(e >= 0 and held_by[i, e] for e in matched[i]) for i in range(users.size)]
-    )
+    cached = ((matched >= 0) & held_by[rows[:, None], matched]).any(axis=1)
     return {
         "scenario": sc,
         "training": tr,
@@ -683,8 +679,7 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     p1, p2 = np.empty(n_tasks), np.empty(n_tasks)
     p1[before], p2[after] = base, base
     trace = np.concatenate([gen.choice(n_tasks, n // 2, p=p1), gen.choice(n_tasks, n // 2, p=p2)])
-    rank = np.empty(n_tasks, dtype=np.int64)
-    rank[before] = np.arange(n_tasks)
+    rank = np.argsort(before)  # the trained order: task before[i] has rank i
     hits = {
         "LRU": lru_hits(trace, capacity),
         "LFU": lfu_hits(trace, capacity),
@@ -839,6 +834,14 @@ FIGURES = {
 MM1_CLOUDLET = {"cpu": 1e10, "kappa": 1.0, "tau_ep": 0.005}
 
 
+def mm1_delay_ms(lam, link_rate, mean_bits, slot) -> float:
+    """The M/M/1 mean delay [ms] of one user alone at the :data:`MM1_CLOUDLET` (figure and
+    view): uploads at ``link_rate`` of mean ``mean_bits``, ``lam`` tasks/s, slot ``slot``."""
+    return 1e3 * isolated_cloudlet_delay(
+        lam=lam, link_rate=link_rate, mean_bits=mean_bits, slot_correction=slot, **MM1_CLOUDLET
+    )
+
+
 @takes(
     P2Params,
     "loads",
@@ -930,14 +933,7 @@ def mm1_check(
         rows.append(
             {
                 "load ρ": rho,
-                "M/M/1 theory [ms]": 1e3
-                * isolated_cloudlet_delay(
-                    lam=lam,
-                    link_rate=rate,
-                    mean_bits=mean_bits,
-                    slot_correction=slot,
-                    **MM1_CLOUDLET,
-                ),
+                "M/M/1 theory [ms]": mm1_delay_ms(lam, rate, mean_bits, slot),
                 "simulated [ms]": 1e3 * x.mean(),
                 "± 95% [ms]": 1e3 * half,
             }
