@@ -84,6 +84,11 @@ def _simulate_point(family, a, b, N, m, lam, t_cloud, n_jobs, replications, wait
     }
 
 
+def _both_formulas(N, m, lam, t_cloud, service) -> dict:
+    """E[T_sys] by eq. 1 with the exact Erlang-B (``exact``) and as printed (``paper``)."""
+    return {f: rd.system_time(N, m, lam, t_cloud, service, f) for f in FORMULAS}
+
+
 def _family_args(service: rd.ServiceTime) -> dict:
     a, b = service.params().values()
     return {"family": service.name, "a": a, "b": b}
@@ -179,13 +184,8 @@ def policy_curves(
         for policy in policies:
             m = rd.policy_m(policy, N, lam, t_cloud, service)
             rows.append(
-                {
-                    "lam": float(lam),
-                    "policy": policy,
-                    "m": m,
-                    "exact": rd.system_time(N, m, lam, t_cloud, service),
-                    "paper": rd.system_time(N, m, lam, t_cloud, service, "paper"),
-                }
+                {"lam": float(lam), "policy": policy, "m": m}
+                | _both_formulas(N, m, lam, t_cloud, service)
             )
     data = pd.DataFrame(rows)
     if not n_jobs:
@@ -428,14 +428,7 @@ def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     lams = np.linspace(0.2, 8.0, 14 if quick else 40)
-    rows = [
-        {
-            "lam": lam,
-            "exact": rd.system_time(N, m, lam, t_cloud, service),
-            "paper": rd.system_time(N, m, lam, t_cloud, service, "paper"),
-        }
-        for lam in lams
-    ]
+    rows = [{"lam": lam} | _both_formulas(N, m, lam, t_cloud, service) for lam in lams]
     run = {"N": N, "t_cloud": t_cloud, "n_jobs": 5_000 if quick else 50_000, "replications": 10}
     data = _with_simulations(
         pd.DataFrame(rows),
