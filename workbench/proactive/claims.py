@@ -222,8 +222,7 @@ def _density_falls(quantity, ctx) -> Measurement:
 
 
 def _storage_cut(quantity, ctx) -> Measurement:
-    two = scheme_run("proposed", ctx, storage=2)
-    four = scheme_run("proposed", ctx, storage=4)
+    two, four = (scheme_run("proposed", ctx, storage=s) for s in (2, 4))
     ok, note = _flag((two, four))
     return Measurement(1.0 - four[quantity] / two[quantity], ok, note)
 
