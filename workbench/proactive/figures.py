@@ -729,13 +729,7 @@ def delay_ccdf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
 def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
-    return parameter_study(
-        "n_cloudlets",
-        values,
-        ("proposed", "BL1", "BL2", "BL3"),
-        couple_users=True,
-        **_run_length(quick, seed),
-    )
+    return parameter_study("n_cloudlets", values, couple_users=True, **_run_length(quick, seed))
 
 
 @_shared_doc(_PLOT_DOC)
