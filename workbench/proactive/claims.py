@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from workbench.claims import AtlasSpec, Measurement
+from workbench.claims import AtlasSpec, Measurement, load_claims
 from workbench.params import takes
 from workbench.proactive.params import PARAMS, P2Params
 from workbench.proactive.runs import IGNORED_READINGS
@@ -222,8 +222,7 @@ def _density_falls(quantity, ctx) -> Measurement:
 
 
 def _storage_cut(quantity, ctx) -> Measurement:
-    two = scheme_run("proposed", ctx, storage=2)
-    four = scheme_run("proposed", ctx, storage=4)
+    two, four = (scheme_run("proposed", ctx, storage=s) for s in (2, 4))
     ok, note = _flag((two, four))
     return Measurement(1.0 - four[quantity] / two[quantity], ok, note)
 
@@ -341,24 +340,7 @@ def seed_spread(quick: bool = True, seeds=range(6), claims=None) -> pd.DataFrame
 
 CLAIMS = {claim_id: (lambda quick, c=claim_id: measure(c, quick, 0)) for claim_id in MEASURES}
 
-ATLAS_CLAIMS = (
-    "fig3_p90_gain_vs_bl2",
-    "fig3_p99_gain_vs_bl2",
-    "fig3_bl2_tail_below_bl3",
-    "fig3_bl1_mean_above_proposed",
-    "fig4_max_mean_gain",
-    "fig4_max_p99_gain",
-    "fig4_proposed_mean_falls_with_density",
-    "fig4_bl2_mean_above_bl3_at_E10",
-    "fig4_bl2_mean_below_bl3_at_E40",
-    "fig4_bl2_p99_below_bl3_at_E40",
-    "fig5_mean_cut_2_to_4",
-    "fig5_p99_cut_2_to_4",
-    "fig6_mean_falls_with_cacheable_ratio",
-    "fig6_p99_falls_with_cacheable_ratio",
-    "fig7_hit_rate_rises_with_z",
-    "fig7_p99_falls_with_z",
-)
+ATLAS_CLAIMS = tuple(row.id for row in load_claims("p2").itertuples() if row.source == "paper")
 """The claims the paper makes (the source=paper rows of data/claims/p2.csv)."""
 _RUN_CONTROL = {"policy", "slots", "warmup", "replications", "seed", "confidence"}
 

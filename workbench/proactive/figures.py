@@ -422,16 +422,12 @@ def slot_matching(p, n_requests=12) -> dict:
         held_by[i] = y
     rprefs = np.argsort(-phi, axis=1, kind="stable").astype(np.int64)
     first = hedged_matching(prefs, rprefs, None, None, 1)[:, 0]
-    hit0 = np.array([first[i] >= 0 and held_by[i, first[i]] for i in range(users.size)])
-    flags = np.array(
-        [first[i] >= 0 and not hit0[i] and phi[first[i], i] < 0 for i in range(users.size)]
-    )
-    if scheme == "BL3":
-        flags[:] = False
+    rows = np.arange(users.size)
+    # a request served from a cache at its first match is not hedged; BL3 never hedges
+    hit0 = (first >= 0) & held_by[rows, first]
+    flags = (first >= 0) & ~hit0 & (phi[first, rows] < 0) & (scheme != "BL3")
     matched = hedged_matching(prefs, rprefs, None, flags, p.x_max, hedge_prefs=hprefs)
-    cached = np.array(
-        [any(e >= 0 and held_by[i, e] for e in matched[i]) for i in range(users.size)]
-    )
+    cached = ((matched >= 0) & held_by[rows[:, None], matched]).any(axis=1)
     return {
         "scenario": sc,
         "training": tr,
@@ -683,8 +679,7 @@ def drift_frame(p, quick: bool = False, capacity=10, window=500) -> pd.DataFrame
     p1, p2 = np.empty(n_tasks), np.empty(n_tasks)
     p1[before], p2[after] = base, base
     trace = np.concatenate([gen.choice(n_tasks, n // 2, p=p1), gen.choice(n_tasks, n // 2, p=p2)])
-    rank = np.empty(n_tasks, dtype=np.int64)
-    rank[before] = np.arange(n_tasks)
+    rank = np.argsort(before)  # the trained order: task before[i] has rank i
     hits = {
         "LRU": lru_hits(trace, capacity),
         "LFU": lfu_hits(trace, capacity),
@@ -734,13 +729,7 @@ def delay_ccdf_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
 def density_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """Fig. 4's data: the four schemes against E with U = 3E."""
     values = (10, 20, 40) if quick else (10, 20, 30, 40, 50, 60)
-    return parameter_study(
-        "n_cloudlets",
-        values,
-        ("proposed", "BL1", "BL2", "BL3"),
-        couple_users=True,
-        **_run_length(quick, seed),
-    )
+    return parameter_study("n_cloudlets", values, couple_users=True, **_run_length(quick, seed))
 
 
 @_shared_doc(_PLOT_DOC)
@@ -807,60 +796,44 @@ def plot_zipf(frame: pd.DataFrame, fast=False):
     return draw_study(frame, ("p99_delay", "hit_rate"), title="Fig. 7: Zipf exponent", fast=fast)
 
 
+#: each figure's caption; its frame is ``<name>_frame``, its drawing ``plot_<name>`` (the
+#: calibration's ``load`` figure added after them)
+CAPTIONS = {
+    "delay_ccdf": "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, "
+    "s_e = 10).",
+    "density": "Fig. 4: average and 99th percentile delay against E with U = 3E.",
+    "storage": "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
+    "cloudlet it is matched to (ranked by its own upload delay).",
+    "storage_pooled": "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every "
+    "covering cloudlet's cache serves them, the caches pool and s_e barely matters.",
+    "cacheable": "Fig. 6: delay against the share of cacheable task types.",
+    "zipf": "Fig. 7: 99th percentile delay and cache hit rate against z.",
+    "map": "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
+    "drift": "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
+}
 FIGURES = {
-    "delay_ccdf": FigureSpec(
-        delay_ccdf_frame,
-        plot_delay_ccdf,
-        "Fig. 3: delay CCDF of the four schemes at the defaults (E = 30, U = 90, s_e = 10).",
-    ),
-    "density": FigureSpec(
-        density_frame,
-        plot_density,
-        "Fig. 4: average and 99th percentile delay against E with U = 3E.",
-    ),
-    "storage": FigureSpec(
-        storage_frame,
-        plot_storage,
-        "Fig. 5: delay against the storage s_e; a user is served from the cache of the "
-        "cloudlet it is matched to (ranked by its own upload delay).",
-    ),
-    "storage_pooled": FigureSpec(
-        storage_pooled_frame,
-        plot_storage_pooled,
-        "Fig. 5 when users rank a cloudlet holding their result by τ_EP: every covering "
-        "cloudlet's cache serves them, the caches pool and s_e barely matters.",
-    ),
-    "cacheable": FigureSpec(
-        cacheable_frame,
-        plot_cacheable,
-        "Fig. 6: delay against the share of cacheable task types.",
-    ),
-    "zipf": FigureSpec(
-        zipf_frame,
-        plot_zipf,
-        "Fig. 7: 99th percentile delay and cache hit rate against z.",
-    ),
-    "map": FigureSpec(
-        map_frame,
-        plot_map,
-        "Cloudlets, users coloured by cluster and one slot's matching with hedges.",
-    ),
-    "drift": FigureSpec(
-        drift_frame,
-        plot_drift,
-        "Beyond the paper: LRU, LFU and the trained popularity cache when popularity drifts.",
-    ),
+    name: FigureSpec(globals()[f"{name}_frame"], globals()[f"plot_{name}"], caption)
+    for name, caption in CAPTIONS.items()
+} | {
     "load": FigureSpec(
         load_frame,
         plot_load,
         "The lost load: uplink utilisation, every gain and BL2 against density per λ_u.",
-    ),
+    )
 }
 
 
 #: the cloudlet of the M/M/1 check (figure and view): a CPU so fast that computing takes no
 #: time, κ = 1 cycle/bit and a 5 ms end-point delay, so the upload queue alone is M/M/1
 MM1_CLOUDLET = {"cpu": 1e10, "kappa": 1.0, "tau_ep": 0.005}
+
+
+def mm1_delay_ms(lam, link_rate, mean_bits, slot) -> float:
+    """The M/M/1 mean delay [ms] of one user alone at the :data:`MM1_CLOUDLET` (figure and
+    view): uploads at ``link_rate`` of mean ``mean_bits``, ``lam`` tasks/s, slot ``slot``."""
+    return 1e3 * isolated_cloudlet_delay(
+        lam=lam, link_rate=link_rate, mean_bits=mean_bits, slot_correction=slot, **MM1_CLOUDLET
+    )
 
 
 @takes(
@@ -954,14 +927,7 @@ def mm1_check(
         rows.append(
             {
                 "load ρ": rho,
-                "M/M/1 theory [ms]": 1e3
-                * isolated_cloudlet_delay(
-                    lam=lam,
-                    link_rate=rate,
-                    mean_bits=mean_bits,
-                    slot_correction=slot,
-                    **MM1_CLOUDLET,
-                ),
+                "M/M/1 theory [ms]": mm1_delay_ms(lam, rate, mean_bits, slot),
                 "simulated [ms]": 1e3 * x.mean(),
                 "± 95% [ms]": 1e3 * half,
             }

@@ -19,14 +19,13 @@ import numpy as np
 from workbench.params import Param
 from workbench.plots import figure, flag_unstable
 from workbench.proactive.figures import (
-    MM1_CLOUDLET,
     SCHEME_COLORS,
     map_frame,
+    mm1_delay_ms,
     plot_map,
 )
 from workbench.proactive.model import (
     interference_free_rate,
-    isolated_cloudlet_delay,
     reliability_margin,
 )
 from workbench.proactive.params import PARAMS, POLICIES
@@ -153,18 +152,7 @@ _MM1 = cache(_build_mm1)
 def _mm1_plot(mean_bits, distance, slot):
     rate = interference_free_rate(distance)
     mu = rate / mean_bits
-    d = 1e3 * np.array(
-        [
-            isolated_cloudlet_delay(
-                lam=x,
-                link_rate=rate,
-                mean_bits=mean_bits,
-                slot_correction=slot,
-                **MM1_CLOUDLET,
-            )
-            for x in _LOADS * mu
-        ]
-    )
+    d = np.array([mm1_delay_ms(x, rate, mean_bits, slot) for x in _LOADS * mu])
     fig, art = _MM1()
     art["curve"].set_ydata(d)
     fig.axes[0].set_ylim(*_nice_limits(0.0, d.max(), 100.0 if d.max() > 400 else 20.0))
@@ -293,6 +281,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max, seed=0):
             top = max(top, high if np.isfinite(high) else 1e3 * r[q])
         ax.set_ylim(*_nice_limits(0.0, max(top, 1.0) * 1.05, 50.0 if top > 200 else 10.0))
     target = f"±{PRECISION['rel_half_width']:.0%}"
+    reached = [s for s, r in zip(NAMES, rows, strict=True) if r.converged and r.stationary]
     if missing:
         slots, warm = FIRST["slots"], round(FIRST["warmup"] * FIRST["slots"])
         state = (
@@ -303,7 +292,6 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max, seed=0):
     else:
         slots, warm = SCHEME_RUN["slots"], round(SCHEME_RUN["warmup"] * SCHEME_RUN["slots"])
         reps = "/".join(str(r.replications) for r in rows)
-        reached = [s for s, r in zip(NAMES, rows, strict=True) if r.converged and r.stationary]
         if len(reached) == len(NAMES):
             aim = f"simulated to {target} on the mean"
         else:  # the title never claims a precision the footer says was not reached
@@ -314,11 +302,7 @@ def _schemes_plot(storage, zipf, cacheable_ratio, area, x_max, seed=0):
         f"{state}, 95% CI;\nhit rate proposed {rows[0]['hit_rate']:.2f}, BL1 "
         f"{rows[1]['hit_rate']:.2f}"
     )
-    short = [
-        s
-        for s, r in zip(NAMES, rows, strict=True)
-        if not missing and not (r.converged and r.stationary)
-    ]
+    short = [] if missing else [s for s in NAMES if s not in reached]
     art["note"].set_text(
         f"{', '.join(short)}: {target} not reached in {PRECISION['max_replications']} "
         f"replications (or not stationary; hollow)"
@@ -342,29 +326,6 @@ def _refine_task(key):
     return task
 
 
-class _Schemes:
-    """The schemes view's plot: a first look at once, refined by the shared
-    :class:`~workbench.interactive.Refinement` (precision-driven runs, a progress bar, a
-    redraw; a newer move stops it within one replication)."""
-
-    def __init__(self, seed: int = 0):
-        self.refinement = Refinement("refining")
-        self.seed = seed
-
-    def plot(self, **values):
-        fig = _schemes_plot(**values, seed=self.seed)
-        missing = missing_keys(**values, seed=self.seed)
-        if missing:
-            target = f"±{PRECISION['rel_half_width']:.0%}"
-            self.refinement.start(
-                [(f"longer run: {key[0]} to {target}", _refine_task(key)) for key in missing],
-                steps=PRECISION["max_replications"],
-            )
-        else:
-            self.refinement.stop()
-        return fig
-
-
 def schemes_view(seed: int = 0):
     """Short simulations of the four schemes: a move is answered from 2 replications at
     once, then refined to ±5% on the mean in the background (progress bar), then redrawn.
@@ -381,19 +342,36 @@ def schemes_view(seed: int = 0):
         The sliders and the figure they redraw; ``view.refiner`` refines
         the runs in the background.
     """
-    schemes = _Schemes(check_seed(seed, "schemes_view"))
+    seed = check_seed(seed, "schemes_view")
+    # the first look at once, refined by the shared Refinement (precision-driven runs, a
+    # progress bar, a redraw; a newer move stops it within one replication)
+    refinement = Refinement("refining")
+
+    def plot(**values):
+        fig = _schemes_plot(**values, seed=seed)
+        missing = missing_keys(**values, seed=seed)
+        if missing:
+            target = f"±{PRECISION['rel_half_width']:.0%}"
+            refinement.start(
+                [(f"longer run: {key[0]} to {target}", _refine_task(key)) for key in missing],
+                steps=PRECISION["max_replications"],
+            )
+        else:
+            refinement.stop()
+        return fig
+
     view = interactive_figure(
-        schemes.plot,
+        plot,
         title="The four schemes, simulated (a first look at once, then refined towards ±5%)",
         background=True,
-        refinement=schemes.refinement,
+        refinement=refinement,
         storage=control(PARAMS["storage"]),
         zipf=control(PARAMS["zipf"]),
         cacheable_ratio=control(PARAMS["cacheable_ratio"]),
         area=control(PARAMS["area"]),
         x_max=control(PARAMS["x_max"]),
     )
-    view.refiner = schemes.refinement  # tests and scripts: view.refiner.wait()
+    view.refiner = refinement  # tests and scripts: view.refiner.wait()
     return view
 
 

@@ -84,6 +84,11 @@ def _simulate_point(family, a, b, N, m, lam, t_cloud, n_jobs, replications, wait
     }
 
 
+def _both_formulas(N, m, lam, t_cloud, service) -> dict:
+    """E[T_sys] by eq. 1 with the exact Erlang-B (``exact``) and as printed (``paper``)."""
+    return {f: rd.system_time(N, m, lam, t_cloud, service, f) for f in FORMULAS}
+
+
 def _family_args(service: rd.ServiceTime) -> dict:
     a, b = service.params().values()
     return {"family": service.name, "a": a, "b": b}
@@ -179,13 +184,8 @@ def policy_curves(
         for policy in policies:
             m = rd.policy_m(policy, N, lam, t_cloud, service)
             rows.append(
-                {
-                    "lam": float(lam),
-                    "policy": policy,
-                    "m": m,
-                    "exact": rd.system_time(N, m, lam, t_cloud, service),
-                    "paper": rd.system_time(N, m, lam, t_cloud, service, "paper"),
-                }
+                {"lam": float(lam), "policy": policy, "m": m}
+                | _both_formulas(N, m, lam, t_cloud, service)
             )
     data = pd.DataFrame(rows)
     if not n_jobs:
@@ -304,27 +304,18 @@ def fig7_frame(quick: bool = False) -> pd.DataFrame:
     )
 
 
-TABLE1_PAPER = {  # (family, parameter, level) -> letter, as printed in Table I
-    ("Exp", "lam", "large"): "B",
-    ("Exp", "lam", "small"): "C",
-    ("Exp", "t_cloud", "large"): "S",
-    ("Exp", "t_cloud", "small"): "C",
-    ("Exp", "N", "large"): "C",
-    ("Exp", "N", "small"): "B",
-    ("S-Exp", "lam", "large"): "B",
-    ("S-Exp", "lam", "small"): "C",
-    ("S-Exp", "t_cloud", "large"): "S",
-    ("S-Exp", "t_cloud", "small"): "C",
-    ("S-Exp", "N", "large"): "B",
-    ("S-Exp", "N", "small"): "B",
-    ("Pareto", "lam", "large"): "B",
-    ("Pareto", "lam", "small"): "C",
-    ("Pareto", "t_cloud", "large"): "B",
-    ("Pareto", "t_cloud", "small"): "C",
-    ("Pareto", "N", "large"): "B",
-    ("Pareto", "N", "small"): "B",
-    ("Pareto", "alpha", "large"): "C",
-    ("Pareto", "alpha", "small"): "S",
+#: Table I as printed: (family, parameter) -> its letters at the "small" and "large" values
+TABLE1_PAPER = {
+    ("Exp", "lam"): ("C", "B"),
+    ("Exp", "t_cloud"): ("C", "S"),
+    ("Exp", "N"): ("B", "C"),
+    ("S-Exp", "lam"): ("C", "B"),
+    ("S-Exp", "t_cloud"): ("C", "S"),
+    ("S-Exp", "N"): ("B", "B"),
+    ("Pareto", "lam"): ("C", "B"),
+    ("Pareto", "t_cloud"): ("C", "B"),
+    ("Pareto", "N"): ("B", "B"),
+    ("Pareto", "alpha"): ("S", "C"),
 }
 TABLE1_SERVICES = {"Exp": rd.SExp(0.0, 0.2), "S-Exp": SEXP, "Pareto": PARETO}
 #: Table I's [choice] values (the paper gives none for 'large' and 'small'), each a row of
@@ -377,32 +368,29 @@ def table1_frame(p, *, quick: bool = False) -> pd.DataFrame:
         letter beside the paper's, and whether they agree.
     """
     rows = []
-    for fam, svc in TABLE1_SERVICES.items():
-        for param in TABLE1_LEVELS:
-            if param == "alpha" and fam != "Pareto":
-                continue
-            for level in ("small", "large"):
-                value = getattr(p, f"table1_{param}_{level}")
-                kw = {k: getattr(p, f"table1_{k}") for k in TABLE1_BASE}
-                service = svc
-                if param == "alpha":
-                    service = rd.Pareto(svc.beta, value)
-                else:
-                    kw[param] = value
-                m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, p.formula)
-                rows.append(
-                    {
-                        "family": fam,
-                        "parameter": param,
-                        "level": level,
-                        "value": value,
-                        "N": kw["N"],
-                        "m_opt": m,
-                        "c_opt": kw["N"] // m,
-                        "workbench": classify_allocation(kw["N"], m),
-                        "paper": TABLE1_PAPER[(fam, param, level)],
-                    }
-                )
+    for (fam, param), letters in TABLE1_PAPER.items():
+        for level, paper in zip(("small", "large"), letters, strict=True):
+            value = getattr(p, f"table1_{param}_{level}")
+            kw = {k: getattr(p, f"table1_{k}") for k in TABLE1_BASE}
+            service = TABLE1_SERVICES[fam]
+            if param == "alpha":
+                service = rd.Pareto(service.beta, value)
+            else:
+                kw[param] = value
+            m = rd.optimal_m(kw["N"], kw["lam"], kw["t_cloud"], service, p.formula)
+            rows.append(
+                {
+                    "family": fam,
+                    "parameter": param,
+                    "level": level,
+                    "value": value,
+                    "N": kw["N"],
+                    "m_opt": m,
+                    "c_opt": kw["N"] // m,
+                    "workbench": classify_allocation(kw["N"], m),
+                    "paper": paper,
+                }
+            )
     data = pd.DataFrame(rows)
     data["agrees"] = data["workbench"] == data["paper"]
     return data
@@ -428,14 +416,7 @@ def ext_eq8_frame(quick: bool = False, seed: int = 0) -> pd.DataFrame:
     """
     N, m, t_cloud, service = (EQ8_CASE[k] for k in ("N", "m", "t_cloud", "service"))
     lams = np.linspace(0.2, 8.0, 14 if quick else 40)
-    rows = [
-        {
-            "lam": lam,
-            "exact": rd.system_time(N, m, lam, t_cloud, service),
-            "paper": rd.system_time(N, m, lam, t_cloud, service, "paper"),
-        }
-        for lam in lams
-    ]
+    rows = [{"lam": lam} | _both_formulas(N, m, lam, t_cloud, service) for lam in lams]
     run = {"N": N, "t_cloud": t_cloud, "n_jobs": 5_000 if quick else 50_000, "replications": 10}
     data = _with_simulations(
         pd.DataFrame(rows),

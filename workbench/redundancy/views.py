@@ -95,7 +95,8 @@ N_MAX = Param(
 
 
 def service_controls(family: str | None = None) -> dict:
-    """Control specs for the family dropdown and every family's own parameters.
+    """Control specs for the family dropdown and every family's own parameters, with their
+    visibility (a family's controls shown with that family only).
 
     Parameters
     ----------
@@ -105,11 +106,12 @@ def service_controls(family: str | None = None) -> dict:
     Returns
     -------
     dict
-        Name -> row (the family: (row, first value)), the specs of
-        :func:`workbench.widgets.interactive_figure`; each row starts at its default.
+        Keywords of :func:`workbench.widgets.interactive_figure`: ``visible``
+        (:data:`FAMILY_VISIBLE`) and name -> row (the family: (row, first value)), the
+        controls' specs; each row starts at its default.
     """
     laws = {name: PARAMS[name] for names in FAMILY_PARAMS.values() for name in names}
-    return {"family": (PARAMS["family"], family), **laws}
+    return {"visible": FAMILY_VISIBLE, "family": (PARAMS["family"], family), **laws}
 
 
 def _law(family: str, values: dict) -> rd.ServiceTime:
@@ -242,7 +244,6 @@ def tradeoff_view():
     return interactive_figure(
         _TradeoffFigure(),
         title="Replication trade-off (analytic)",
-        visible=FAMILY_VISIBLE,
         N=PARAMS["N"],
         lam=PARAMS["lam"],
         t_cloud=PARAMS["t_cloud"],
@@ -318,7 +319,6 @@ def policies_view(seed: int = 0):
     return interactive_figure(
         _on_controls(plot_policies, base),
         title="ASTO vs BPO vs benchmark (Fig. 4)",
-        visible=FAMILY_VISIBLE,
         background=True,
         N=(PARAMS["N"], 24, (4, 60)),
         t_cloud=PARAMS["t_cloud"],
@@ -551,7 +551,6 @@ def simulation_view(seed: int = 0):
     view = interactive_figure(
         plot,
         title="Simulation vs theory",
-        visible=FAMILY_VISIBLE,
         limits=M_UP_TO_N,
         background=True,
         N=(PARAMS["N"], 24, (2, 60)),
@@ -611,7 +610,6 @@ def scaling_view():
     return interactive_figure(
         _on_controls(plot_scaling, _DEFAULTS),
         title="Optimal allocation vs N (Fig. 7)",
-        visible=FAMILY_VISIBLE,
         lam=PARAMS["lam"],
         t_cloud=(PARAMS["t_cloud"], 10.0),
         **service_controls(),
@@ -635,7 +633,6 @@ def diagram_view():
     return interactive_figure(
         _on_controls(diagram, _DEFAULTS),
         title="The model",
-        visible=FAMILY_VISIBLE,
         limits=M_UP_TO_N,
         N=(PARAMS["N"], 24, (1, 60)),
         m=(PARAMS["m"], 3),
