@@ -49,6 +49,7 @@ from joblib import Parallel, delayed, parallel_config
 from joblib.externals.loky.process_executor import TerminatedWorkerError
 
 from workbench import validation
+from workbench._store import Store, key_of
 from workbench.progress import finish_bar, open_bar
 from workbench.validation import ParameterError, check_budget, check_int, check_seed
 
@@ -290,11 +291,9 @@ def _check_cache_dir(cache_dir) -> Path:
     if not isinstance(cache_dir, (str, os.PathLike)):
         raise _bad("cache_dir", "a path (str or os.PathLike) or None", repr(cache_dir))
     flag = os.fspath(cache_dir).strip().lower()
-    try:
+    with contextlib.suppress(ValueError):
         float(flag)
         flag = ""  # a number
-    except ValueError:
-        pass
     if flag in ("", "true", "false", "yes", "no", "on", "off", "none"):
         must = "a folder path such as '.sweep_cache' (a cache is a folder, not a flag)"
         raise _bad("cache_dir", must, repr(cache_dir))
@@ -493,8 +492,6 @@ class _Kept:
         self.__module__ = getattr(func, "__module__", None)
 
     def key(self, kwargs: dict) -> str:
-        from workbench._store import key_of
-
         return key_of(_func_id(self.func), self.version, sorted(kwargs.items()))
 
     def lookup(self, kwargs: dict):
@@ -520,8 +517,6 @@ def _memorized(func, fixed: dict, cache_dir: Path, code_version: str | None):
     """``(func behind the cache, fixed)``; a partial is cached as its function, with its
     bound arguments moved into ``fixed``. Without ``code_version`` the version is a digest of
     ``func``'s own source."""
-    from workbench._store import Store
-
     if isinstance(func, functools.partial):
         bound = inspect.signature(func.func).bind_partial(*func.args, **func.keywords)
         fixed = {**bound.arguments, **fixed}
