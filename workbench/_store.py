@@ -41,6 +41,10 @@ KEY_FILE = ".signing-key"
 _NULLABLE = {f"{k}{n}" for k in ("Int", "UInt") for n in (8, 16, 32, 64)}
 _NULLABLE |= {"Float32", "Float64", "boolean"}
 _NATIVE_FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+#: pandas' missing-value singletons, kept as their tag
+_SINGLETONS = {"NA": pd.NA, "NaT": pd.NaT}
+#: pandas' time scalars, kept as their integer nanoseconds
+_TIMES = {"timestamp": pd.Timestamp, "timedelta": pd.Timedelta}
 
 
 class Unkeepable(TypeError):
@@ -100,10 +104,9 @@ def encode(obj):
         }
     if isinstance(obj, pd.Index):
         return _index(obj)
-    if obj is pd.NA:
-        return {"$": "NA"}
-    if obj is pd.NaT:
-        return {"$": "NaT"}
+    for tag, singleton in _SINGLETONS.items():
+        if obj is singleton:
+            return {"$": tag}
     if isinstance(obj, pd.Timestamp) and obj.tz is None:
         return {"$": "timestamp", "v": obj.value}
     if isinstance(obj, pd.Timedelta):
@@ -119,7 +122,8 @@ def _array(a: np.ndarray) -> dict:
     if a.dtype.kind not in "biufcmMSU" or a.dtype.fields is not None:
         raise Unkeepable(f"a numpy array of dtype {a.dtype}")
     data = np.ascontiguousarray(a).tobytes()
-    return {"$": "array", "dtype": a.dtype.str, "shape": list(a.shape), "b64": _b64(data)}
+    b64 = base64.b64encode(data).decode("ascii")
+    return {"$": "array", "dtype": a.dtype.str, "shape": list(a.shape), "b64": b64}
 
 
 def _values(s: pd.Series) -> dict:
@@ -137,13 +141,10 @@ def _values(s: pd.Series) -> dict:
         return encode(s.to_numpy(copy=False))
     name = str(dtype)
     if isinstance(dtype, pd.StringDtype) or name in _NULLABLE:
-        return {"$": "extension", "dtype": name, "v": [encode(_plain(x)) for x in s.tolist()]}
+        # a missing cell as None
+        values = [encode(None if x is pd.NA else x) for x in s.tolist()]
+        return {"$": "extension", "dtype": name, "v": values}
     raise Unkeepable(f"a column of dtype {name}")
-
-
-def _plain(x):
-    """A nullable column's cell as a plain value (its missing value as None)."""
-    return None if x is pd.NA or x is None else x
 
 
 def _index(idx: pd.Index) -> dict:
@@ -168,10 +169,6 @@ def _index(idx: pd.Index) -> dict:
     raise Unkeepable(f"an index of type {type(idx).__name__}")
 
 
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def decode(tree):
     """The value :func:`encode` wrote (a ValueError/KeyError/TypeError when the tree is not
     one it writes)."""
@@ -189,7 +186,7 @@ def decode(tree):
     if tag == "tuple":
         return tuple(decode(x) for x in tree["v"])
     if tag == "dict":
-        return {_hashable(decode(k)): decode(v) for k, v in tree["v"]}
+        return {decode(k): decode(v) for k, v in tree["v"]}  # a list key: TypeError
     if tag == "array":
         return _unarray(tree)
     if tag == "npscalar":
@@ -215,21 +212,11 @@ def decode(tree):
         return s
     if tag in ("range", "multiindex", "index"):
         return _unindex(tree)
-    if tag == "NA":
-        return pd.NA
-    if tag == "NaT":
-        return pd.NaT
-    if tag == "timestamp":
-        return pd.Timestamp(int(tree["v"]))
-    if tag == "timedelta":
-        return pd.Timedelta(int(tree["v"]))
+    if tag in _SINGLETONS:
+        return _SINGLETONS[tag]
+    if tag in _TIMES:
+        return _TIMES[tag](int(tree["v"]))
     raise ValueError(f"unknown cache tag {tag!r}")
-
-
-def _hashable(k):
-    if isinstance(k, list):
-        raise ValueError("a dict key that is a list")
-    return k
 
 
 def _unarray(tree) -> np.ndarray:
