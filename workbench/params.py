@@ -250,9 +250,8 @@ class Param:
 
 def _is_extra(value, extra: tuple) -> bool:
     """``value`` is one of the declared extra values (bools are never numbers here)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return any(value == e for e in extra)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and any(value == e for e in extra)
 
 
 SEED = Param("seed", "seed", "random seed", kind="seed", default=0, help="Same seed, same numbers.")
@@ -347,28 +346,29 @@ class Params(Mapping):
 
     def frame(self) -> pd.DataFrame:
         """The table as a DataFrame: the notebook's glossary of symbols."""
-        rows = []
-        for p in self.rows:
-            rng = p.choices if p.kind == "choice" else _range(p)
-            rows.append(
-                {
-                    "symbol": p.symbol,
-                    "meaning": p.meaning,
-                    "unit": p.unit or "–",
-                    "valid": rng,
-                    "default": "–" if p.default is None else p.default,
-                    "source": p.source,
-                    "help": p.help,
-                    "name": p.name,
-                    "plausible": "–" if p.plausible is None else p.plausible,
-                    "why": p.why,
-                }
-            )
+        rows = [
+            {
+                "symbol": p.symbol,
+                "meaning": p.meaning,
+                "unit": p.unit or "–",
+                "valid": _valid(p),
+                "default": "–" if p.default is None else p.default,
+                "source": p.source,
+                "help": p.help,
+                "name": p.name,
+                "plausible": "–" if p.plausible is None else p.plausible,
+                "why": p.why,
+            }
+            for p in self.rows
+        ]
         return pd.DataFrame(rows)
 
 
-def _range(p: Param) -> str:
-    if p.kind in ("bool",):
+def _valid(p: Param) -> str | tuple:
+    """The valid values as the glossary and the field metadata show them."""
+    if p.kind == "choice":
+        return p.choices
+    if p.kind == "bool":
         return "True/False"
     if p.kind == "seed":
         return "[0, 2^63)"
@@ -550,7 +550,7 @@ def _field(p: Param):
             "symbol": p.symbol,
             "unit": p.unit,
             "kind": p.kind,
-            "valid": p.choices if p.kind == "choice" else _range(p),
+            "valid": _valid(p),
             "source": p.source,
             "plausible": p.plausible,
             "why": p.why,
@@ -711,10 +711,9 @@ def table_doc(
     """
     lines = inspect.cleandoc(doc or "").splitlines()
     documented = _documented(lines)
-    if with_object and object_name != "params":
-        for names, i in documented.items():
-            if names == (object_name,):
-                lines[i] = "params" + lines[i][len(object_name) :]
+    at = documented.get((object_name,))
+    if with_object and at is not None:
+        lines[at] = "params" + lines[at][len(object_name) :]
     known = {n for names in documented for n in names} | (
         {"params"} if (object_name,) in documented else set()
     )
