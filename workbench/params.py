@@ -25,6 +25,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from inspect import Parameter
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -604,30 +605,22 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
         raise refusal("takes", "positional", "True or False", positional)
 
     def wrap(body):
-        own = dict(list(inspect.signature(body).parameters.items())[1:])
+        signature = inspect.signature(body)
+        own = dict(list(signature.parameters.items())[1:])
         fields = [n for n in names if n not in own]
         missing = [n for n in fields if n not in model.model_fields]
         if missing:
             raise ValueError(f"takes({model.__name__}): no field {missing} for {body.__name__}")
-        kind = (
-            inspect.Parameter.POSITIONAL_OR_KEYWORD
-            if positional
-            else inspect.Parameter.KEYWORD_ONLY
-        )
+        kind = Parameter.POSITIONAL_OR_KEYWORD if positional else Parameter.KEYWORD_ONLY
         listed = []
         for n in names:
             if n in own:
                 listed.append(own.pop(n).replace(kind=kind))
             else:
                 info = model.model_fields[n]
-                listed.append(
-                    inspect.Parameter(n, kind, default=info.default, annotation=info.annotation)
-                )
+                listed.append(Parameter(n, kind, default=info.default, annotation=info.annotation))
         head = [] if positional else [_OBJECT.replace(annotation=f"{model.__name__} | None")]
-        sig = inspect.Signature(
-            [*head, *listed, *own.values()],
-            return_annotation=inspect.signature(body).return_annotation,
-        )
+        sig = signature.replace(parameters=[*head, *listed, *own.values()])
         ordered = [p.name for p in listed]
         named = {n for n, p in sig.parameters.items() if p.kind is not p.VAR_KEYWORD}
         spread = len(named) < len(sig.parameters)  # the body takes **kw
@@ -669,7 +662,7 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
             model,
             fields,
             with_object=not positional,
-            object_name=next(iter(inspect.signature(body).parameters)),
+            object_name=next(iter(signature.parameters)),
         )
         return door
 
@@ -760,31 +753,26 @@ def with_parameter_docs(doc: str | None, entries: dict[str, list[str]]) -> str:
     return _with_entries(lines, [x for n, e in entries.items() if n not in known for x in e])
 
 
-def _parameters_head(lines: list[str]) -> int | None:
-    """The index of the ``Parameters`` header (its dashes follow), or None."""
+def _header(lines: list[str], title: str | None = None, start: int = 0, default=None):
+    """The index of the first section header at or after ``start`` (the line ``title``, or
+    any unindented line when None, with its dashes under it), or ``default``."""
     return next(
         (
             i
-            for i, line in enumerate(lines[:-1])
-            if line == "Parameters" and lines[i + 1] == "-" * 10
+            for i in range(start, len(lines) - 1)
+            if lines[i] == title or (title is None and lines[i] and not lines[i].startswith(" "))
+            if set(lines[i + 1]) == {"-"}
         ),
-        None,
+        default,
     )
 
 
 def _documented(lines: list[str]) -> dict[tuple[str, ...], int]:
     """The names each entry of the ``Parameters`` section describes, and its line."""
-    head = _parameters_head(lines)
+    head = _header(lines, "Parameters")
     if head is None:
         return {}
-    end = next(
-        (
-            i
-            for i in range(head + 2, len(lines) - 1)
-            if lines[i] and not lines[i].startswith(" ") and set(lines[i + 1]) == {"-"}
-        ),
-        len(lines),
-    )
+    end = _header(lines, start=head + 2, default=len(lines))
     found = {}
     for i in range(head + 2, end):
         match = None if lines[i].startswith(" ") else _DOCUMENTED.match(lines[i])
@@ -798,18 +786,11 @@ def _with_entries(lines: list[str], entries: list[str]) -> str:
     ``Returns``, or at the end, when there is none)."""
     if not entries:
         return "\n".join(lines)
-    head = _parameters_head(lines)
+    head = _header(lines, "Parameters")
     if head is not None:
         lines[head + 2 : head + 2] = entries
     else:
-        at = next(
-            (
-                i
-                for i, line in enumerate(lines[:-1])
-                if line == "Returns" and set(lines[i + 1]) == {"-"}
-            ),
-            len(lines),
-        )
+        at = _header(lines, "Returns", default=len(lines))
         block = ["Parameters", "-" * 10, *entries, ""]
         if at == len(lines):
             block = ["", *block[:-1]]
@@ -817,7 +798,7 @@ def _with_entries(lines: list[str], entries: list[str]) -> str:
     return "\n".join(lines)
 
 
-_OBJECT = inspect.Parameter("params", inspect.Parameter.POSITIONAL_ONLY, default=None)
+_OBJECT = Parameter("params", Parameter.POSITIONAL_ONLY, default=None)
 
 
 class UnknownKeywordError(ParameterError, TypeError):
