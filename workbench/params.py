@@ -316,10 +316,6 @@ class Params(Mapping):
         """Validate ``values`` (by name) for ``func``; returns the normalised values."""
         return {name: self[name].check(v, func) for name, v in values.items()}
 
-    def defaults(self, *names: str) -> dict:
-        """Defaults of ``names`` (all parameters when none given)."""
-        return {n: self[n].default for n in (names or tuple(self))}
-
     def model(self, name: str, *, exclude=(), extra=None, checks=None, base=None, doc=None) -> type:
         """The paper's parameter object: a frozen pydantic model, one field per row.
 
