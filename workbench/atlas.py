@@ -457,7 +457,6 @@ def atlas(
     ``cache_dir`` (e.g. :func:`default_cache_dir`, as the notebooks do) evaluations are kept
     and reused until any source file or claims table changes.
     """
-    func = "atlas"
     p = get_paper(paper)
     spec = getattr(p.part("claims"), "ATLAS", None)
     if spec is None:
@@ -479,7 +478,7 @@ def atlas(
         n_workers=n_workers,
         progress=progress,
         cache_dir=cache_dir,
-        func=func,
+        func="atlas",
     )
     frame.insert(0, "paper", paper)
     return frame

@@ -65,7 +65,8 @@ __all__ = [
     "WARMUP",
 ]
 
-KINDS = ("real", "int", "choice", "bool", "seed")
+#: the kinds of row, each with the type of its field in the parameter object
+KINDS = {"real": float, "int": int, "choice": str, "bool": bool, "seed": int}
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class Param:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}")
+            raise ValueError(f"Param {self.name!r}: kind must be one of {tuple(KINDS)}")
         for side in ("low", "high"):  # a NaN bound compares False: it would admit anything
             bound = getattr(self, side)
             if bound is not None and (
@@ -438,8 +439,6 @@ INITIAL_REPLICATIONS = Param(
 # One parameter object per paper: a pydantic model built from the table
 # ------------------------------------------------------------------------------------------
 
-_PY_TYPES = {"real": float, "int": int, "choice": str, "bool": bool, "seed": int}
-
 
 class ParamsModel(BaseModel):
     """Base of a paper's parameter object (built by :meth:`Params.model`).
@@ -554,7 +553,7 @@ def _field(p: Param):
         }.items()
         if v not in ("", None, ())
     }
-    kind = _PY_TYPES[p.kind]
+    kind = KINDS[p.kind]
     if p.pair or p.length is not None:
         kind = tuple
     if p.default is None:
@@ -703,11 +702,9 @@ def table_doc(
     at = documented.get((object_name,))
     if with_object and at is not None:
         lines[at] = "params" + lines[at][len(object_name) :]
-    known = {n for names in documented for n in names} | (
-        {"params"} if (object_name,) in documented else set()
-    )
+    known = {n for names in documented for n in names}
     entries = []
-    if with_object and "params" not in known:
+    if with_object and at is None and "params" not in known:
         entries += [
             f"params : {model.__name__}, optional",
             "    The paper's parameter object; the keywords below replace its values.",
