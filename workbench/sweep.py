@@ -326,22 +326,11 @@ def _distributed(client):
     return distributed
 
 
-def _validate(
-    func,
-    grid,
-    fixed,
-    replications,
-    client,
-    n_workers,
-    cache_dir,
-    code_version,
-    progress,
-    chunk_size,
-    desc,
-):
-    """Every check of :func:`sweep`'s arguments, before anything runs.
+def _check_grid(func, grid, fixed, replications):
+    """The checks of what :func:`sweep` evaluates (``func`` at the grid's points, with
+    ``fixed``), first of all its checks.
 
-    Returns ``(names, points, fixed, pass_seed, distributed module or None)``."""
+    Returns ``(names, points, fixed, pass_seed)``."""
     if not callable(func):
         raise _bad("func", "a callable", repr(func))
     replications = check_int(replications, "replications", _FUNC, 1, MAX_REPLICATIONS)
@@ -373,6 +362,14 @@ def _validate(
     if missing := sorted(required - set(names) - set(fixed) - {"seed"}):
         must = f"keyed by (or 'fixed' must give) every required parameter of {name}"
         raise _bad("grid", must, f"{missing!r} missing")
+    return names, points, fixed, pass_seed
+
+
+def _check_run(func, client, n_workers, cache_dir, code_version, progress, chunk_size, desc):
+    """The checks of how :func:`sweep` runs (where, cached how, shown how), after
+    :func:`_check_grid`, before anything runs.
+
+    Returns the ``distributed`` module, or None."""
     if n_workers is not None:
         check_int(n_workers, "n_workers", _FUNC, 1)
     if chunk_size is not None:
@@ -413,7 +410,7 @@ def _validate(
                 "processes (else use n_workers=1 or a Dask client)"
             )
             raise _bad("func", must, repr(func)) from None
-    return names, points, fixed, pass_seed, distributed
+    return distributed
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -663,18 +660,9 @@ def sweep(
     ``if __name__ == "__main__":``.
     """
     t0 = time.perf_counter()
-    names, points, fixed, pass_seed, distributed = _validate(
-        func,
-        grid,
-        fixed,
-        replications,
-        client,
-        n_workers,
-        cache_dir,
-        code_version,
-        progress,
-        chunk_size,
-        desc,
+    names, points, fixed, pass_seed = _check_grid(func, grid, fixed, replications)
+    distributed = _check_run(
+        func, client, n_workers, cache_dir, code_version, progress, chunk_size, desc
     )
     replications = int(replications)
     retries = check_int(retries, "retries", _FUNC, 0, 10)
