@@ -59,23 +59,20 @@ def encode(obj):
     holds a value of another type."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
-    if isinstance(obj, np.generic):
-        if obj.dtype.kind not in "biufcmMSU":
-            raise Unkeepable(f"a numpy scalar of dtype {obj.dtype}")
+    if isinstance(obj, np.generic):  # its dtype refused as an array's would be
         return {"$": "npscalar", "array": _array(np.asarray(obj))}
-    if isinstance(obj, int):
-        return obj if type(obj) is int else _unkeepable(obj)
-    if isinstance(obj, float):
-        if type(obj) is not float:
-            return _unkeepable(obj)
+    # exact types: a subclass of int or float (an IntEnum, say) is not kept
+    if type(obj) is int:
+        return obj
+    if type(obj) is float:
         return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
-    if isinstance(obj, complex) and type(obj) is complex:
+    if type(obj) is complex:
         return {"$": "complex", "re": encode(obj.real), "im": encode(obj.imag)}
     if type(obj) in (list, tuple):
         return {"$": type(obj).__name__, "v": [encode(x) for x in obj]}
-    if isinstance(obj, dict) and type(obj) is dict:
+    if type(obj) is dict:
         return {"$": "dict", "v": [[encode(k), encode(v)] for k, v in obj.items()]}
-    if isinstance(obj, np.ndarray) and type(obj) is np.ndarray:
+    if type(obj) is np.ndarray:
         if obj.dtype.kind == "O":
             return {
                 "$": "objarray",
@@ -111,10 +108,6 @@ def encode(obj):
         return {"$": "timestamp", "v": obj.value}
     if isinstance(obj, pd.Timedelta):
         return {"$": "timedelta", "v": obj.value}
-    return _unkeepable(obj)
-
-
-def _unkeepable(obj):
     raise Unkeepable(f"a value of type {type(obj).__module__}.{type(obj).__qualname__}")
 
 
