@@ -265,11 +265,8 @@ class Store:
         self.folder = Path(folder)
         self._key: bytes | None = None
 
-    def __getstate__(self):
-        return {"folder": self.folder}
-
-    def __setstate__(self, state):
-        self.folder, self._key = state["folder"], None
+    def __reduce__(self):  # the folder only: the key is read from it again
+        return (Store, (self.folder,))
 
     def path(self, key: str) -> Path:
         if not key or not all(c in "0123456789abcdef" for c in key):
