@@ -234,14 +234,12 @@ def flip_text(flip: str, params: Params | None) -> str:
     as HTML (symbols and reading names rendered)."""
     if not flip:
         return ""
-    m = _FLIP.match(flip)
-    if m:
+    if m := _FLIP.match(flip):
         where = threshold_text(m["name"], float(m["thr"]), params)
         return (
             f"where {where}: holds at {m['k1']} of {m['n1']} points; above: {m['k2']} of {m['n2']}"
         )
-    m = _READING.match(flip)
-    if m:
+    if m := _READING.match(flip):
         return (
             f"under the reading “{prose_html(m['name'], params)}”: holds at {m['k2']} of "
             f"{m['n2']} points; "
