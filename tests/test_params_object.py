@@ -146,9 +146,9 @@ def test_the_signature_is_generated_from_the_table():
     kinds = {n: p.kind for n, p in sig.parameters.items()}
     assert kinds["params"] is inspect.Parameter.POSITIONAL_ONLY
     assert {kinds[n] for n in ("n", "k", "lam", "scale")} == {inspect.Parameter.KEYWORD_ONLY}
-    assert {n: sig.parameters[n].default for n in ("n", "k", "lam")} == TABLE.defaults(
-        "n", "k", "lam"
-    )
+    assert {n: sig.parameters[n].default for n in ("n", "k", "lam")} == {
+        n: TABLE[n].default for n in ("n", "k", "lam")
+    }
     assert sig.return_annotation in (float, "float")
     pos = inspect.signature(shape)
     assert [p.kind for p in pos.parameters.values()] == [

@@ -41,6 +41,10 @@ KEY_FILE = ".signing-key"
 _NULLABLE = {f"{k}{n}" for k in ("Int", "UInt") for n in (8, 16, 32, 64)}
 _NULLABLE |= {"Float32", "Float64", "boolean"}
 _NATIVE_FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+#: pandas' missing-value singletons, kept as their tag
+_SINGLETONS = {"NA": pd.NA, "NaT": pd.NaT}
+#: pandas' time scalars, kept as their integer nanoseconds
+_TIMES = {"timestamp": pd.Timestamp, "timedelta": pd.Timedelta}
 
 
 class Unkeepable(TypeError):
@@ -55,23 +59,20 @@ def encode(obj):
     holds a value of another type."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
-    if isinstance(obj, np.generic):
-        if obj.dtype.kind not in "biufcmMSU":
-            raise Unkeepable(f"a numpy scalar of dtype {obj.dtype}")
+    if isinstance(obj, np.generic):  # its dtype refused as an array's would be
         return {"$": "npscalar", "array": _array(np.asarray(obj))}
-    if isinstance(obj, int):
-        return obj if type(obj) is int else _unkeepable(obj)
-    if isinstance(obj, float):
-        if type(obj) is not float:
-            return _unkeepable(obj)
+    # exact types: a subclass of int or float (an IntEnum, say) is not kept
+    if type(obj) is int:
+        return obj
+    if type(obj) is float:
         return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
-    if isinstance(obj, complex) and type(obj) is complex:
+    if type(obj) is complex:
         return {"$": "complex", "re": encode(obj.real), "im": encode(obj.imag)}
     if type(obj) in (list, tuple):
         return {"$": type(obj).__name__, "v": [encode(x) for x in obj]}
-    if isinstance(obj, dict) and type(obj) is dict:
+    if type(obj) is dict:
         return {"$": "dict", "v": [[encode(k), encode(v)] for k, v in obj.items()]}
-    if isinstance(obj, np.ndarray) and type(obj) is np.ndarray:
+    if type(obj) is np.ndarray:
         if obj.dtype.kind == "O":
             return {
                 "$": "objarray",
@@ -100,18 +101,13 @@ def encode(obj):
         }
     if isinstance(obj, pd.Index):
         return _index(obj)
-    if obj is pd.NA:
-        return {"$": "NA"}
-    if obj is pd.NaT:
-        return {"$": "NaT"}
+    for tag, singleton in _SINGLETONS.items():
+        if obj is singleton:
+            return {"$": tag}
     if isinstance(obj, pd.Timestamp) and obj.tz is None:
         return {"$": "timestamp", "v": obj.value}
     if isinstance(obj, pd.Timedelta):
         return {"$": "timedelta", "v": obj.value}
-    return _unkeepable(obj)
-
-
-def _unkeepable(obj):
     raise Unkeepable(f"a value of type {type(obj).__module__}.{type(obj).__qualname__}")
 
 
@@ -119,7 +115,8 @@ def _array(a: np.ndarray) -> dict:
     if a.dtype.kind not in "biufcmMSU" or a.dtype.fields is not None:
         raise Unkeepable(f"a numpy array of dtype {a.dtype}")
     data = np.ascontiguousarray(a).tobytes()
-    return {"$": "array", "dtype": a.dtype.str, "shape": list(a.shape), "b64": _b64(data)}
+    b64 = base64.b64encode(data).decode("ascii")
+    return {"$": "array", "dtype": a.dtype.str, "shape": list(a.shape), "b64": b64}
 
 
 def _values(s: pd.Series) -> dict:
@@ -137,13 +134,10 @@ def _values(s: pd.Series) -> dict:
         return encode(s.to_numpy(copy=False))
     name = str(dtype)
     if isinstance(dtype, pd.StringDtype) or name in _NULLABLE:
-        return {"$": "extension", "dtype": name, "v": [encode(_plain(x)) for x in s.tolist()]}
+        # a missing cell as None
+        values = [encode(None if x is pd.NA else x) for x in s.tolist()]
+        return {"$": "extension", "dtype": name, "v": values}
     raise Unkeepable(f"a column of dtype {name}")
-
-
-def _plain(x):
-    """A nullable column's cell as a plain value (its missing value as None)."""
-    return None if x is pd.NA or x is None else x
 
 
 def _index(idx: pd.Index) -> dict:
@@ -168,10 +162,6 @@ def _index(idx: pd.Index) -> dict:
     raise Unkeepable(f"an index of type {type(idx).__name__}")
 
 
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def decode(tree):
     """The value :func:`encode` wrote (a ValueError/KeyError/TypeError when the tree is not
     one it writes)."""
@@ -189,7 +179,7 @@ def decode(tree):
     if tag == "tuple":
         return tuple(decode(x) for x in tree["v"])
     if tag == "dict":
-        return {_hashable(decode(k)): decode(v) for k, v in tree["v"]}
+        return {decode(k): decode(v) for k, v in tree["v"]}  # a list key: TypeError
     if tag == "array":
         return _unarray(tree)
     if tag == "npscalar":
@@ -215,21 +205,11 @@ def decode(tree):
         return s
     if tag in ("range", "multiindex", "index"):
         return _unindex(tree)
-    if tag == "NA":
-        return pd.NA
-    if tag == "NaT":
-        return pd.NaT
-    if tag == "timestamp":
-        return pd.Timestamp(int(tree["v"]))
-    if tag == "timedelta":
-        return pd.Timedelta(int(tree["v"]))
+    if tag in _SINGLETONS:
+        return _SINGLETONS[tag]
+    if tag in _TIMES:
+        return _TIMES[tag](int(tree["v"]))
     raise ValueError(f"unknown cache tag {tag!r}")
-
-
-def _hashable(k):
-    if isinstance(k, list):
-        raise ValueError("a dict key that is a list")
-    return k
 
 
 def _unarray(tree) -> np.ndarray:
@@ -285,11 +265,8 @@ class Store:
         self.folder = Path(folder)
         self._key: bytes | None = None
 
-    def __getstate__(self):
-        return {"folder": self.folder}
-
-    def __setstate__(self, state):
-        self.folder, self._key = state["folder"], None
+    def __reduce__(self):  # the folder only: the key is read from it again
+        return (Store, (self.folder,))
 
     def path(self, key: str) -> Path:
         if not key or not all(c in "0123456789abcdef" for c in key):

@@ -78,11 +78,6 @@ def plausible_space(params) -> tuple[list, dict]:
     return ranges, readings
 
 
-def _log_scale(p) -> bool:
-    lo, hi = p.plausible
-    return lo > 0 and hi / lo >= 100
-
-
 def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
     """A Latin-hypercube design (``scipy.stats.qmc``, scrambled, ``seed``) of ``n_points``
     over the plausible ranges; log-uniform where a range spans two decades or more, rounded
@@ -106,12 +101,11 @@ def design(ranges, n_points: int, seed: int = 0) -> pd.DataFrame:
         return pd.DataFrame(index=range(n_points))
     unit = qmc.LatinHypercube(d=len(ranges), seed=np.random.default_rng(seed)).random(n_points)
     cols = {}
-    for j, p in enumerate(ranges):
-        lo, hi = (float(v) for v in p.plausible)
+    for j, (p, (lo, hi)) in enumerate(zip(ranges, spans, strict=True)):
         u = unit[:, j]
         x = (
             np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo)))
-            if _log_scale(p)
+            if lo > 0 and hi / lo >= 100  # two decades or more: log-uniform
             else lo + u * (hi - lo)
         )
         cols[p.name] = np.round(x).astype(int) if p.kind == "int" else x
@@ -463,7 +457,6 @@ def atlas(
     ``cache_dir`` (e.g. :func:`default_cache_dir`, as the notebooks do) evaluations are kept
     and reused until any source file or claims table changes.
     """
-    func = "atlas"
     p = get_paper(paper)
     spec = getattr(p.part("claims"), "ATLAS", None)
     if spec is None:
@@ -485,7 +478,7 @@ def atlas(
         n_workers=n_workers,
         progress=progress,
         cache_dir=cache_dir,
-        func=func,
+        func="atlas",
     )
     frame.insert(0, "paper", paper)
     return frame

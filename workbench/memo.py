@@ -28,10 +28,6 @@ from workbench.locks import locked
 __all__: list[str] = []  # used by FigureSpec.make and the claims table, not called by users
 
 
-def enabled() -> bool:
-    return os.environ.get("WORKBENCH_RESULTS_CACHE", "1") != "0"
-
-
 def _resolve(module: str, qualname: str):
     obj = importlib.import_module(module)
     for part in qualname.split("."):
@@ -47,7 +43,8 @@ def cached_call(func, *args, **kwargs):
     else is called directly, and so is a call whose result is not data the cache keeps
     (numbers, arrays, frames, lists and dicts of them)."""
     module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", "")
-    if not enabled() or not module or "<" in qualname:
+    off = os.environ.get("WORKBENCH_RESULTS_CACHE", "1") == "0"
+    if off or not module or "<" in qualname:
         return func(*args, **kwargs)
     try:
         if _resolve(module, qualname) is not func:

@@ -25,6 +25,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from inspect import Parameter
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -64,7 +65,8 @@ __all__ = [
     "WARMUP",
 ]
 
-KINDS = ("real", "int", "choice", "bool", "seed")
+#: the kinds of row, each with the type of its field in the parameter object
+KINDS = {"real": float, "int": int, "choice": str, "bool": bool, "seed": int}
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class Param:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}")
+            raise ValueError(f"Param {self.name!r}: kind must be one of {tuple(KINDS)}")
         for side in ("low", "high"):  # a NaN bound compares False: it would admit anything
             bound = getattr(self, side)
             if bound is not None and (
@@ -250,9 +252,8 @@ class Param:
 
 def _is_extra(value, extra: tuple) -> bool:
     """``value`` is one of the declared extra values (bools are never numbers here)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return any(value == e for e in extra)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and any(value == e for e in extra)
 
 
 SEED = Param("seed", "seed", "random seed", kind="seed", default=0, help="Same seed, same numbers.")
@@ -316,10 +317,6 @@ class Params(Mapping):
         """Validate ``values`` (by name) for ``func``; returns the normalised values."""
         return {name: self[name].check(v, func) for name, v in values.items()}
 
-    def defaults(self, *names: str) -> dict:
-        """Defaults of ``names`` (all parameters when none given)."""
-        return {n: self[n].default for n in (names or tuple(self))}
-
     def model(self, name: str, *, exclude=(), extra=None, checks=None, base=None, doc=None) -> type:
         """The paper's parameter object: a frozen pydantic model, one field per row.
 
@@ -347,28 +344,29 @@ class Params(Mapping):
 
     def frame(self) -> pd.DataFrame:
         """The table as a DataFrame: the notebook's glossary of symbols."""
-        rows = []
-        for p in self.rows:
-            rng = p.choices if p.kind == "choice" else _range(p)
-            rows.append(
-                {
-                    "symbol": p.symbol,
-                    "meaning": p.meaning,
-                    "unit": p.unit or "–",
-                    "valid": rng,
-                    "default": "–" if p.default is None else p.default,
-                    "source": p.source,
-                    "help": p.help,
-                    "name": p.name,
-                    "plausible": "–" if p.plausible is None else p.plausible,
-                    "why": p.why,
-                }
-            )
+        rows = [
+            {
+                "symbol": p.symbol,
+                "meaning": p.meaning,
+                "unit": p.unit or "–",
+                "valid": _valid(p),
+                "default": "–" if p.default is None else p.default,
+                "source": p.source,
+                "help": p.help,
+                "name": p.name,
+                "plausible": "–" if p.plausible is None else p.plausible,
+                "why": p.why,
+            }
+            for p in self.rows
+        ]
         return pd.DataFrame(rows)
 
 
-def _range(p: Param) -> str:
-    if p.kind in ("bool",):
+def _valid(p: Param) -> str | tuple:
+    """The valid values as the glossary and the field metadata show them."""
+    if p.kind == "choice":
+        return p.choices
+    if p.kind == "bool":
         return "True/False"
     if p.kind == "seed":
         return "[0, 2^63)"
@@ -440,8 +438,6 @@ INITIAL_REPLICATIONS = Param(
 # ------------------------------------------------------------------------------------------
 # One parameter object per paper: a pydantic model built from the table
 # ------------------------------------------------------------------------------------------
-
-_PY_TYPES = {"real": float, "int": int, "choice": str, "bool": bool, "seed": int}
 
 
 class ParamsModel(BaseModel):
@@ -550,14 +546,14 @@ def _field(p: Param):
             "symbol": p.symbol,
             "unit": p.unit,
             "kind": p.kind,
-            "valid": p.choices if p.kind == "choice" else _range(p),
+            "valid": _valid(p),
             "source": p.source,
             "plausible": p.plausible,
             "why": p.why,
         }.items()
         if v not in ("", None, ())
     }
-    kind = _PY_TYPES[p.kind]
+    kind = KINDS[p.kind]
     if p.pair or p.length is not None:
         kind = tuple
     if p.default is None:
@@ -604,30 +600,22 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
         raise refusal("takes", "positional", "True or False", positional)
 
     def wrap(body):
-        own = dict(list(inspect.signature(body).parameters.items())[1:])
+        signature = inspect.signature(body)
+        own = dict(list(signature.parameters.items())[1:])
         fields = [n for n in names if n not in own]
         missing = [n for n in fields if n not in model.model_fields]
         if missing:
             raise ValueError(f"takes({model.__name__}): no field {missing} for {body.__name__}")
-        kind = (
-            inspect.Parameter.POSITIONAL_OR_KEYWORD
-            if positional
-            else inspect.Parameter.KEYWORD_ONLY
-        )
+        kind = Parameter.POSITIONAL_OR_KEYWORD if positional else Parameter.KEYWORD_ONLY
         listed = []
         for n in names:
             if n in own:
                 listed.append(own.pop(n).replace(kind=kind))
             else:
                 info = model.model_fields[n]
-                listed.append(
-                    inspect.Parameter(n, kind, default=info.default, annotation=info.annotation)
-                )
+                listed.append(Parameter(n, kind, default=info.default, annotation=info.annotation))
         head = [] if positional else [_OBJECT.replace(annotation=f"{model.__name__} | None")]
-        sig = inspect.Signature(
-            [*head, *listed, *own.values()],
-            return_annotation=inspect.signature(body).return_annotation,
-        )
+        sig = signature.replace(parameters=[*head, *listed, *own.values()])
         ordered = [p.name for p in listed]
         named = {n for n, p in sig.parameters.items() if p.kind is not p.VAR_KEYWORD}
         spread = len(named) < len(sig.parameters)  # the body takes **kw
@@ -669,7 +657,7 @@ def takes(model: type[ParamsModel], *names: str, positional: bool = False):
             model,
             fields,
             with_object=not positional,
-            object_name=next(iter(inspect.signature(body).parameters)),
+            object_name=next(iter(signature.parameters)),
         )
         return door
 
@@ -711,15 +699,12 @@ def table_doc(
     """
     lines = inspect.cleandoc(doc or "").splitlines()
     documented = _documented(lines)
-    if with_object and object_name != "params":
-        for names, i in documented.items():
-            if names == (object_name,):
-                lines[i] = "params" + lines[i][len(object_name) :]
-    known = {n for names in documented for n in names} | (
-        {"params"} if (object_name,) in documented else set()
-    )
+    at = documented.get((object_name,))
+    if with_object and at is not None:
+        lines[at] = "params" + lines[at][len(object_name) :]
+    known = {n for names in documented for n in names}
     entries = []
-    if with_object and "params" not in known:
+    if with_object and at is None and "params" not in known:
         entries += [
             f"params : {model.__name__}, optional",
             "    The paper's parameter object; the keywords below replace its values.",
@@ -761,31 +746,26 @@ def with_parameter_docs(doc: str | None, entries: dict[str, list[str]]) -> str:
     return _with_entries(lines, [x for n, e in entries.items() if n not in known for x in e])
 
 
-def _parameters_head(lines: list[str]) -> int | None:
-    """The index of the ``Parameters`` header (its dashes follow), or None."""
+def _header(lines: list[str], title: str | None = None, start: int = 0, default=None):
+    """The index of the first section header at or after ``start`` (the line ``title``, or
+    any unindented line when None, with its dashes under it), or ``default``."""
     return next(
         (
             i
-            for i, line in enumerate(lines[:-1])
-            if line == "Parameters" and lines[i + 1] == "-" * 10
+            for i in range(start, len(lines) - 1)
+            if lines[i] == title or (title is None and lines[i] and not lines[i].startswith(" "))
+            if set(lines[i + 1]) == {"-"}
         ),
-        None,
+        default,
     )
 
 
 def _documented(lines: list[str]) -> dict[tuple[str, ...], int]:
     """The names each entry of the ``Parameters`` section describes, and its line."""
-    head = _parameters_head(lines)
+    head = _header(lines, "Parameters")
     if head is None:
         return {}
-    end = next(
-        (
-            i
-            for i in range(head + 2, len(lines) - 1)
-            if lines[i] and not lines[i].startswith(" ") and set(lines[i + 1]) == {"-"}
-        ),
-        len(lines),
-    )
+    end = _header(lines, start=head + 2, default=len(lines))
     found = {}
     for i in range(head + 2, end):
         match = None if lines[i].startswith(" ") else _DOCUMENTED.match(lines[i])
@@ -799,18 +779,11 @@ def _with_entries(lines: list[str], entries: list[str]) -> str:
     ``Returns``, or at the end, when there is none)."""
     if not entries:
         return "\n".join(lines)
-    head = _parameters_head(lines)
+    head = _header(lines, "Parameters")
     if head is not None:
         lines[head + 2 : head + 2] = entries
     else:
-        at = next(
-            (
-                i
-                for i, line in enumerate(lines[:-1])
-                if line == "Returns" and set(lines[i + 1]) == {"-"}
-            ),
-            len(lines),
-        )
+        at = _header(lines, "Returns", default=len(lines))
         block = ["Parameters", "-" * 10, *entries, ""]
         if at == len(lines):
             block = ["", *block[:-1]]
@@ -818,7 +791,7 @@ def _with_entries(lines: list[str], entries: list[str]) -> str:
     return "\n".join(lines)
 
 
-_OBJECT = inspect.Parameter("params", inspect.Parameter.POSITIONAL_ONLY, default=None)
+_OBJECT = Parameter("params", Parameter.POSITIONAL_ONLY, default=None)
 
 
 class UnknownKeywordError(ParameterError, TypeError):

@@ -141,18 +141,19 @@ def precision_target(
         value = check_real(half_width, "half_width", func, 0.0, max_half_width, low_open=True)
         absolute = True
     else:
-        rel = REL_HALF_WIDTH.default if rel_half_width is None else rel_half_width
-        value = REL_HALF_WIDTH.check(rel, func)
+        value = _checked(REL_HALF_WIDTH, rel_half_width, func)
         absolute = False
-    top = MAX_REPLICATIONS.check(
-        MAX_REPLICATIONS.default if max_replications is None else max_replications, func
-    )
-    first = INITIAL_REPLICATIONS.default if initial is None else initial
-    first = min(INITIAL_REPLICATIONS.check(first, func), top)
+    top = _checked(MAX_REPLICATIONS, max_replications, func)
+    first = min(_checked(INITIAL_REPLICATIONS, initial, func), top)
     if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
         what = "True/False or a callable progress(done, projected, half_width)"
         raise refusal(func, "progress", what, progress)
     return PrecisionTarget(value, absolute, top, first, progress, unit)
+
+
+def _checked(row, value, func: str):
+    """``value``, or the shared row's default when None, checked by the row."""
+    return row.check(row.default if value is None else value, func)
 
 
 _KEYWORDS = ("rel_half_width", "half_width", "max_replications", "initial", "progress")

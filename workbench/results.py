@@ -103,6 +103,16 @@ def summarise(
     return pd.DataFrame(rows)
 
 
+def _headline(column: str) -> property:
+    """The property ``column`` of the headline quantity's summary row, as a float."""
+
+    def read(self) -> float:
+        return float(self._row(self.metric)[column])
+
+    read.__name__ = column
+    return property(read)
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class SimulationResult:
     """Simulated estimates with confidence intervals over independent replications."""
@@ -178,25 +188,14 @@ class SimulationResult:
             )
         return hit
 
-    @property
-    def estimate(self) -> float:
-        return float(self._row(self.metric)["estimate"])
+    estimate = _headline("estimate")
+    ci_low = _headline("ci_low")
+    ci_high = _headline("ci_high")
+    half_width = _headline("half_width")
 
     @property
     def mean(self) -> float:
         return self.estimate
-
-    @property
-    def ci_low(self) -> float:
-        return float(self._row(self.metric)["ci_low"])
-
-    @property
-    def ci_high(self) -> float:
-        return float(self._row(self.metric)["ci_high"])
-
-    @property
-    def half_width(self) -> float:
-        return float(self._row(self.metric)["half_width"])
 
     @property
     def replications(self) -> int:
@@ -240,18 +239,17 @@ class SimulationResult:
         """The summary formatted for reading: estimate ± half-width and the interval, with
         ``digits`` significant digits (1 to 17)."""
         digits = check_int(digits, "digits", "SimulationResult.table", 1, 17)
-        rows = []
-        for _, r in self.summary.iterrows():
-            rows.append(
-                {
-                    "quantity": r["quantity"],
-                    "estimate": f"{r['estimate']:.{digits}g}",
-                    "± half-width": f"{r['half_width']:.2g}",
-                    f"{self.confidence:.0%} interval": (
-                        f"[{r['ci_low']:.{digits}g}, {r['ci_high']:.{digits}g}]"
-                    ),
-                }
-            )
+        rows = [
+            {
+                "quantity": r["quantity"],
+                "estimate": f"{r['estimate']:.{digits}g}",
+                "± half-width": f"{r['half_width']:.2g}",
+                f"{self.confidence:.0%} interval": (
+                    f"[{r['ci_low']:.{digits}g}, {r['ci_high']:.{digits}g}]"
+                ),
+            }
+            for _, r in self.summary.iterrows()
+        ]
         return pd.DataFrame(rows).set_index("quantity")
 
     def _caption(self) -> str:

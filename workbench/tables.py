@@ -62,20 +62,14 @@ def table_html(frame: pd.DataFrame, caption: str = "", digits: int = 3) -> w.HTM
     body = ["<table><thead><tr>"]
     body += [f"<th>{html.escape(str(c))}</th>" for c in frame.columns]
     body.append("</tr></thead><tbody>")
+    opening = {c: f"<td class='{PROSE_COLUMNS[str(c)]}'>" for c in frame if str(c) in PROSE_COLUMNS}
     for row in frame.itertuples(index=False):
         cells = []
         for col, value in zip(frame.columns, row, strict=True):
             text = format_value(value, digits)
-            cells.append(text if col in HTML_COLUMNS else html.escape(text))
-        classes = [PROSE_COLUMNS.get(str(col)) for col in frame.columns]
-        body.append(
-            "<tr>"
-            + "".join(
-                f"<td class='{k}'>{c}</td>" if k else f"<td>{c}</td>"
-                for c, k in zip(cells, classes, strict=True)
-            )
-            + "</tr>"
-        )
+            text = text if col in HTML_COLUMNS else html.escape(text)
+            cells.append(f"{opening.get(col, '<td>')}{text}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
     body.append("</tbody></table>")
     cap = f"<p><b>{html.escape(caption)}</b></p>" if caption else ""
     out = w.HTML(TABLE_CSS + cap + "".join(body))
@@ -127,23 +121,17 @@ def is_model_symbol(p: Param) -> bool:
 
 def glossary_frame(params: Params) -> pd.DataFrame:
     """The glossary rows: symbol (HTML), meaning, unit, default, from (paper or workbench)."""
-    rows = []
-    for p in params.rows:
-        if not is_model_symbol(p):
-            continue
-        if p.default is None:
-            default = "–"
-        else:
-            default = format_value(p.default, 4)
-        rows.append(
-            {
-                "symbol": notation(p.symbol),
-                "meaning": p.meaning,
-                "unit": p.unit or "–",
-                "default": default,
-                "from": "the paper" if p.source == "paper" else "workbench's choice",
-            }
-        )
+    rows = [
+        {
+            "symbol": notation(p.symbol),
+            "meaning": p.meaning,
+            "unit": p.unit or "–",
+            "default": "–" if p.default is None else format_value(p.default, 4),
+            "from": "the paper" if p.source == "paper" else "workbench's choice",
+        }
+        for p in params.rows
+        if is_model_symbol(p)
+    ]
     return pd.DataFrame(rows, columns=["symbol", "meaning", "unit", "default", "from"])
 
 
@@ -246,14 +234,12 @@ def flip_text(flip: str, params: Params | None) -> str:
     as HTML (symbols and reading names rendered)."""
     if not flip:
         return ""
-    m = _FLIP.match(flip)
-    if m:
+    if m := _FLIP.match(flip):
         where = threshold_text(m["name"], float(m["thr"]), params)
         return (
             f"where {where}: holds at {m['k1']} of {m['n1']} points; above: {m['k2']} of {m['n2']}"
         )
-    m = _READING.match(flip)
-    if m:
+    if m := _READING.match(flip):
         return (
             f"under the reading “{prose_html(m['name'], params)}”: holds at {m['k2']} of "
             f"{m['n2']} points; "

@@ -80,13 +80,12 @@ def reject_unknown(func: str, kwargs: Mapping, known: Iterable[str]) -> None:
     except TypeError:
         raise refusal("reject_unknown", "known", "an iterable of parameter names", known) from None
     unknown = [k for k in kwargs if k not in known]
-    if not unknown:
-        return
-    name = unknown[0]
-    hint = suggestion(name, known)
-    raise ParameterError(
-        f"{func} got an unexpected keyword argument {name!r}.{hint} It takes: {', '.join(known)}."
-    )
+    if unknown:
+        hint = suggestion(unknown[0], known)
+        raise ParameterError(
+            f"{func} got an unexpected keyword argument {unknown[0]!r}.{hint} "
+            f"It takes: {', '.join(known)}."
+        )
 
 
 def check_budget(func: str, name: str, value, nbytes: float, what: str = "") -> None:
@@ -201,21 +200,18 @@ def check_int(value, name: str, func: str, low: int | None = None, high: int | N
     """Return ``value`` as a Python int if it is an integer in ``[low, high]``."""
     rng = _range_text(low, high, False, False)
     what = f"an int in the range {rng}"
-    received = value  # reported as given (1e308, not its 309-digit integer)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise refusal(func, name, what, value)
+    whole = value
+    if not isinstance(value, numbers.Integral):
         # accept floats that are exact integers (e.g. 24.0 from a slider) but nothing else
-        if isinstance(value, numbers.Real) and not isinstance(value, bool):
-            f = float(value)
-            if math.isfinite(f) and f.is_integer():
-                value = int(f)
-            else:
-                raise refusal(func, name, what, value)
-        else:
+        whole = float(value)
+        if not (math.isfinite(whole) and whole.is_integer()):
             raise refusal(func, name, what, value)
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise refusal(func, name, what, received)
-    return value
+    whole = int(whole)
+    if (low is not None and whole < low) or (high is not None and whole > high):
+        raise refusal(func, name, what, value)  # as given (1e308, not its 309-digit integer)
+    return whole
 
 
 def check_real(
@@ -239,11 +235,9 @@ def check_real(
         f = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
         raise refusal(func, name, what, value) from None
-    if not math.isfinite(f):
-        raise refusal(func, name, what, value)
-    if low is not None and (f < low or (low_open and f == low)):
-        raise refusal(func, name, what, value)
-    if high is not None and (f > high or (high_open and f == high)):
+    below = low is not None and (f < low or (low_open and f == low))
+    above = high is not None and (f > high or (high_open and f == high))
+    if not math.isfinite(f) or below or above:
         raise refusal(func, name, what, value)
     return f
 
@@ -251,7 +245,6 @@ def check_real(
 def _bounds(func: str, low, high):
     """The bounds of a range check: None or real numbers (a complex or text bound is a bug in
     the caller, refused with a ParameterError naming it)."""
-    out = []
     for label, b in (("low", low), ("high", high)):
         if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
             raise refusal(func, label, "None or a real number", b)
@@ -260,8 +253,7 @@ def _bounds(func: str, low, high):
                 float(b)
             except OverflowError:
                 raise refusal(func, label, "None or a real number", b) from None
-        out.append(b)
-    return out
+    return low, high
 
 
 def check_choice(value, name: str, func: str, choices) -> str:
@@ -336,9 +328,7 @@ def check_array(
         size = ""
     what = f"{shape}{size} of {kind} in the range {rng}"
     raw = array_or_none(value)
-    if raw is None:
-        raise refusal(func, name, what, value)
-    if raw.dtype.kind not in "iuf" or raw.dtype == bool:
+    if raw is None or raw.dtype.kind not in "iuf":  # booleans (kind "b") are refused too
         raise refusal(func, name, what, value)
     arr = raw.astype(float)
     if ndim is not None and arr.ndim != ndim:
