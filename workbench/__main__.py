@@ -142,11 +142,10 @@ def _main(argv: list[str]) -> int:
         for p in PAPERS.values():
             print(f"{p.id}  {p.package:<22} {p.notebook:<36} {p.citation}")
     elif args.command == "reproduce":
-        from workbench.reproduce import check_only, reproduce
+        from workbench.reproduce import reproduce
 
         check_out(args.out, "reproduce", _reproduced(PAPERS))
-        check_only(args.paper, args.only)
-        reproduce(
+        reproduce(  # checks --only before any work
             args.paper,
             out=args.out,
             quick=args.quick,

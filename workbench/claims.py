@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
@@ -35,7 +34,6 @@ import pandas as pd
 from workbench.registry import paper as get_paper
 from workbench.validation import check_bool, refusal
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 SOURCES = ("paper", "workbench")
 
 # the claim atlas, which needs the sweep engine, lives in workbench.atlas (it imports this)

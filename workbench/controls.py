@@ -127,10 +127,9 @@ def make_control(name: str, spec) -> w.ValueWidget:
         and all(isinstance(v, numbers.Real) for v in spec)
     ):
         lo, hi, step, value = spec
-        if all(isinstance(v, numbers.Integral) for v in spec):
-            ctl = w.IntSlider(min=lo, max=hi, step=step, value=value, description=name)
-        else:
-            ctl = w.FloatSlider(min=lo, max=hi, step=step, value=value, description=name)
+        integral = all(isinstance(v, numbers.Integral) for v in spec)
+        slider = w.IntSlider if integral else w.FloatSlider
+        ctl = slider(min=lo, max=hi, step=step, value=value, description=name)
     elif isinstance(spec, Sequence) and not isinstance(spec, str) and len(spec) > 0:
         ctl = w.Dropdown(options=list(spec), description=name)
     else:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 from workbench.registry import ARENA, course
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 def course_table():
     """An HTML table of the notebooks that exist, in teaching order, with links."""
@@ -16,7 +14,7 @@ def course_table():
 
     rows = []
     listed = [*course(), ARENA]  # the papers in teaching order, then the arena
-    for step, p in enumerate((p for p in listed if (REPO / p.notebook).exists()), start=1):
+    for step, p in enumerate((p for p in listed if p.notebook_path.exists()), start=1):
         name = Path(p.notebook).name
         rows.append(
             f"<tr><td>{step}</td><td><a href='{name}'>{html.escape(name)}</a></td>"

@@ -94,7 +94,6 @@ def code_digest(
     *,
     kernels_only: bool = False,
     package: Path = PACKAGE,
-    data: Path | None = None,
 ) -> str:
     """A hex digest of what an output can read (see the module docstring).
 
@@ -102,13 +101,10 @@ def code_digest(
     it, e.g. ``"workbench/site"``) or bare file names (``"widgets.py"``).
     ``kernels_only``: only the ``.py`` files that use numba and the versions of
     :data:`KERNEL_LIBRARIES` (what compiled kernels can depend on:
-    :mod:`workbench._kernel_cache`). ``package``: another copy of the package; ``data``:
-    another data folder (default: :data:`DATA` for this package, ``data/`` beside
-    another)."""
+    :mod:`workbench._kernel_cache`). ``package``: another copy of the package (its data:
+    the ``data/`` folder beside it)."""
     repo = package.parent
-    if data is None:
-        data = DATA if package == PACKAGE else repo / "data"
-    data = Path(data)
+    data = repo / "data"
     h = hashlib.blake2b(digest_size=16)
     h.update(library_versions(KERNEL_LIBRARIES if kernels_only else LIBRARIES).encode())
     files = [(p.relative_to(repo).as_posix(), p) for p in sorted(package.rglob("*.py"))]

@@ -43,16 +43,9 @@ class Exercise(w.VBox):
         self.feedback = w.HTML("")
         self.button.on_click(lambda _b: self.check())
         parts = [w.HTML(f"<p>{question}</p>"), w.HBox([self.entry, self.button]), self.feedback]
-        if hint:
-            hint_box = w.Accordion(children=[w.HTML(f"<p>{hint}</p>")])
-            hint_box.set_title(0, "Hint")
-            hint_box.selected_index = None
-            parts.append(hint_box)
-        if solution:
-            sol = w.Accordion(children=[w.HTML(f"<p>{solution}</p>")])
-            sol.set_title(0, "Solution (try first)")
-            sol.selected_index = None
-            parts.append(sol)
+        for title, text in (("Hint", hint), ("Solution (try first)", solution)):
+            if text:  # folded (an Accordion opens nothing) until the student opens it
+                parts.append(w.Accordion(children=[w.HTML(f"<p>{text}</p>")], titles=(title,)))
         super().__init__(children=parts)
         self.add_class("wb-exercise")
 
@@ -79,24 +72,22 @@ class Exercise(w.VBox):
         try:
             self._value(value)
         except ValueError as exc:
-            self.feedback.value = f"<span style='color:#b00'>✘ {html.escape(str(exc))}.</span>"
-            return False
-        ok = self.is_correct(value)
-        if ok:
-            self.feedback.value = "<span style='color:#080'>✔ Correct.</span>"
-        elif self.choices is not None:
-            self.feedback.value = "<span style='color:#b00'>✘ Not this one — try again.</span>"
-        elif self.tolerance == 0:
-            self.feedback.value = (
-                "<span style='color:#b00'>✘ Not the exact value — try again "
-                "(or open the hint).</span>"
-            )
+            ok, why = False, html.escape(str(exc))
         else:
-            self.feedback.value = (
-                f"<span style='color:#b00'>✘ Not within ±{format_number(self.tolerance)} of "
-                "the answer "
-                "— try again (or open the hint).</span>"
-            )
+            ok = self.is_correct(value)
+            if ok:
+                why = "Correct"
+            elif self.choices is not None:
+                why = "Not this one — try again"
+            elif self.tolerance == 0:
+                why = "Not the exact value — try again (or open the hint)"
+            else:
+                why = (
+                    f"Not within ±{format_number(self.tolerance)} of the answer "
+                    "— try again (or open the hint)"
+                )
+        mark = "<span style='color:#080'>✔" if ok else "<span style='color:#b00'>✘"
+        self.feedback.value = f"{mark} {why}.</span>"
         return ok
 
 

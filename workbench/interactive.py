@@ -217,8 +217,7 @@ class InteractiveFigure(w.VBox):
         ms = 1e3 * (time.perf_counter() - t0)
         self.latencies_ms.append(ms)
         timing = f"<small>(updated in {ms:.0f} ms)</small>"
-        refining = self.refinement is not None and self.refinement.running
-        if refining:
+        if self.refinement is not None and self.refinement.running:
             timing = (
                 f"<small>(first look drawn in {ms:.0f} ms; refining in the background, "
                 "see the progress bar)</small>"
@@ -307,9 +306,7 @@ class Refinement:
         self.generation = 0
         self.thread: threading.Thread | None = None
         self.running = False
-        self.bar = w.IntProgress(
-            value=0,
-            min=0,
+        self.bar = w.IntProgress(  # starts at 0 of 0..1
             max=1,
             description=description,
             bar_style="info",
@@ -322,8 +319,7 @@ class Refinement:
         """Show the progress bar between ``view``'s status line and its figure."""
         self.view = view
         view.refinement = self
-        children = list(view.children)
-        view.children = (*children[:-1], self.box, children[-1])
+        view.children = (*view.children[:-1], self.box, view.children[-1])
         return view
 
     def stop(self) -> None:

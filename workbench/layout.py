@@ -26,11 +26,11 @@ aligned boxes, so slanted tick labels side by side are not reported.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection, PolyCollection
 from matplotlib.figure import Figure
@@ -40,12 +40,11 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from workbench.plots import unstable_note
+from workbench.plots import MIN_LEGEND_PT, unstable_note
 
 __all__ = ["Problem", "check_layout", "layout_problems", "KINDS", "MIN_LEGEND_PT"]
 
 KINDS = ("outside", "overlap", "legend-data", "legend-text", "legend-font")
-MIN_LEGEND_PT = 10.0
 TOLERANCE_PX = 1.0  # overlaps of at most a pixel are anti-aliasing, not a problem
 
 
@@ -74,11 +73,12 @@ def layout_problems(fig: Figure, *, dpi: float | None = None) -> list[Problem]:
         names = _text_names(fig)
         texts = [(t, t.get_window_extent(renderer)) for t in drawn]
         texts = [(t, bb) for t, bb in texts if bb.width > 0 and bb.height > 0]
-        problems: list[Problem] = []
-        problems += _outside(fig, texts, names)
-        problems += _overlaps(texts, names, renderer)
-        problems += _legends(fig, texts, names, renderer)
-        return problems
+        checks = (
+            _outside(fig, texts, names),
+            _overlaps(texts, names, renderer),
+            _legends(fig, texts, names, renderer),
+        )
+        return [Problem(kind, message) for kind, message in itertools.chain(*checks)]
     finally:
         if dpi is not None:
             fig.set_dpi(old_dpi)
@@ -95,7 +95,7 @@ def _draw_and_record(fig: Figure) -> list[Text]:
     draws while a Text of this figure is drawing belongs to that Text (multi-line labels,
     wrapped titles, annotations and legend texts alike).
     """
-    if not isinstance(fig.canvas, FigureCanvasAgg) or type(fig.canvas) is FigureCanvasBase:
+    if not isinstance(fig.canvas, FigureCanvasAgg):  # a bare Figure's FigureCanvasBase too
         FigureCanvasAgg(fig)
     renderer = fig.canvas.get_renderer()
     seen: dict[int, Text] = {}
@@ -192,11 +192,11 @@ def _describe(t: Text, names: dict) -> str:
 
 
 # ------------------------------------------------------------------------------- checks
+# each check yields (kind, message) pairs
 
 
-def _outside(fig, texts, names) -> list[Problem]:
+def _outside(fig, texts, names):
     canvas = fig.bbox
-    out = []
     for t, bb in texts:
         cut = {
             "left": canvas.x0 - bb.x0,
@@ -206,20 +206,11 @@ def _outside(fig, texts, names) -> list[Problem]:
         }
         sides = [f"{side} by {px:.0f} px" for side, px in cut.items() if px > TOLERANCE_PX]
         if sides:
-            out.append(
-                Problem(
-                    "outside", f"{_describe(t, names)} is cut at the canvas " + ", ".join(sides)
-                )
-            )
-    return out
-
-
-def _angle(t: Text) -> float:
-    return t.get_rotation() % 180.0
+            yield "outside", f"{_describe(t, names)} is cut at the canvas " + ", ".join(sides)
 
 
 def _is_axis_aligned(t: Text) -> bool:
-    a = _angle(t)
+    a = t.get_rotation() % 180.0
     return min(abs(a), abs(a - 90.0), abs(a - 180.0)) < 1e-6
 
 
@@ -260,8 +251,7 @@ def _intersection(a: Bbox, b: Bbox) -> tuple[float, float]:
     return min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
 
 
-def _overlaps(texts, names, renderer) -> list[Problem]:
-    out = []
+def _overlaps(texts, names, renderer):
     for i, (t1, b1) in enumerate(texts):
         for t2, b2 in texts[i + 1 :]:
             w, h = _intersection(b1, b2)
@@ -273,23 +263,19 @@ def _overlaps(texts, names, renderer) -> list[Problem]:
                 if not _polygons_overlap(p, q, TOLERANCE_PX):
                     continue
             what = f"{_describe(t1, names)} overlaps {_describe(t2, names)}"
-            out.append(Problem("overlap", f"{what} by {w:.0f}x{h:.0f} px"))
-    return out
+            yield "overlap", f"{what} by {w:.0f}x{h:.0f} px"
 
 
-def _legends(fig, texts, names, renderer) -> list[Problem]:
-    out = []
+def _legends(fig, texts, names, renderer):
     for leg, where in _legend_list(fig):
         if not leg.get_visible():
             continue
         own = {id(t) for t in leg.get_texts()} | {id(leg.get_title())}
         sizes = [t.get_fontsize() for t in leg.get_texts() if t.get_text()]
         if sizes and min(sizes) < MIN_LEGEND_PT - 1e-9:
-            out.append(
-                Problem(
-                    "legend-font",
-                    f"{where}: texts of {min(sizes):.3g} pt (minimum {MIN_LEGEND_PT:g} pt)",
-                )
+            yield (
+                "legend-font",
+                f"{where}: texts of {min(sizes):.3g} pt (minimum {MIN_LEGEND_PT:g} pt)",
             )
         box = leg.get_window_extent(renderer)
         for t, bb in texts:
@@ -297,25 +283,12 @@ def _legends(fig, texts, names, renderer) -> list[Problem]:
                 continue
             w, h = _intersection(box, bb)
             if w > TOLERANCE_PX and h > TOLERANCE_PX:
-                out.append(
-                    Problem(
-                        "legend-text", f"{where} covers {_describe(t, names)} by {w:.0f}x{h:.0f} px"
-                    )
-                )
+                yield "legend-text", f"{where} covers {_describe(t, names)} by {w:.0f}x{h:.0f} px"
         for target in fig.axes:  # its own axes, a twin drawn over it, a neighbour
             covered = _covered_data(target, box, renderer)
             if covered:
-                out.append(
-                    Problem(
-                        "legend-data",
-                        f"{where} covers data of {_axes_name(fig, target)}: " + ", ".join(covered),
-                    )
-                )
-    return out
-
-
-def _shrunk(box: Bbox, px: float) -> Bbox:
-    return Bbox.from_extents(box.x0 + px, box.y0 + px, box.x1 - px, box.y1 - px)
+                what = f"{where} covers data of {_axes_name(fig, target)}"
+                yield "legend-data", f"{what}: " + ", ".join(covered)
 
 
 def _covered_data(ax, legend_box: Bbox, renderer) -> list[str]:
@@ -323,7 +296,7 @@ def _covered_data(ax, legend_box: Bbox, renderer) -> list[str]:
     region = Bbox.intersection(legend_box, ax.bbox)
     if region is None or region.width <= 2 * TOLERANCE_PX or region.height <= 2 * TOLERANCE_PX:
         return []
-    region = _shrunk(region, TOLERANCE_PX)
+    region = region.padded(-TOLERANCE_PX)
     hits = []
     for line in ax.get_lines():
         if line.get_visible() and _line_hits(line, region):
@@ -344,15 +317,8 @@ def _artist_label(artist, kind: str) -> str:
 
 
 def _points_in(xy: np.ndarray, box: Bbox) -> bool:
-    xy = xy[np.isfinite(xy).all(axis=1)]
-    return bool(
-        np.any(
-            (xy[:, 0] >= box.x0)
-            & (xy[:, 0] <= box.x1)
-            & (xy[:, 1] >= box.y0)
-            & (xy[:, 1] <= box.y1)
-        )
-    )
+    """Whether a point of ``xy`` lies in ``box`` (a nan or infinite point lies nowhere)."""
+    return bool(np.any(((xy >= box.p0) & (xy <= box.p1)).all(axis=1)))
 
 
 def _segments_hit(p0: np.ndarray, p1: np.ndarray, box: Bbox) -> bool:
@@ -382,14 +348,10 @@ def _segments_hit(p0: np.ndarray, p1: np.ndarray, box: Bbox) -> bool:
 
 def _line_hits(line: Line2D, region: Bbox) -> bool:
     xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
-    if len(xy) == 0:
-        return False
     marker = line.get_marker()
     if marker not in (None, "", " ", "None", "none") and _points_in(xy, region):
         return True
     if line.get_linestyle() in ("None", "", " ", "none") or line.get_linewidth() == 0:
-        return False
-    if len(xy) == 1:
         return False
     return _segments_hit(xy[:-1], xy[1:], region)
 
@@ -397,19 +359,14 @@ def _line_hits(line: Line2D, region: Bbox) -> bool:
 def _collection_hits(coll, region: Bbox) -> bool:
     if isinstance(coll, LineCollection):
         trans = coll.get_transform()
-        for seg in coll.get_segments():
-            seg = trans.transform(np.asarray(seg, dtype=float))
-            if len(seg) >= 2 and _segments_hit(seg[:-1], seg[1:], region):
-                return True
-        return False
+        segments = (trans.transform(np.asarray(seg, dtype=float)) for seg in coll.get_segments())
+        return any(len(seg) >= 2 and _segments_hit(seg[:-1], seg[1:], region) for seg in segments)
     if isinstance(coll, PathCollection) and len(coll.get_offsets()):
         offsets = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), float))
         return _points_in(offsets, region)
     if isinstance(coll, PolyCollection):
-        trans = coll.get_transform()
-        for path in coll.get_paths():
-            if trans.transform_path(path).intersects_bbox(region, filled=True):
-                return True
+        paths = map(coll.get_transform().transform_path, coll.get_paths())
+        return any(path.intersects_bbox(region, filled=True) for path in paths)
     return False
 
 
@@ -473,7 +430,4 @@ def view_settings(view, ends: bool = True):
 
 
 def _option_values(ctl) -> list:
-    out = []
-    for opt in ctl.options:
-        out.append(opt[1] if isinstance(opt, tuple) and len(opt) == 2 else opt)
-    return out
+    return [opt[1] if isinstance(opt, tuple) and len(opt) == 2 else opt for opt in ctl.options]

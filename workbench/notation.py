@@ -66,8 +66,7 @@ def notation(text: str, *, as_html: bool = True) -> str:
         out.append(_escape(base, as_html))
         table = _SUP if mark == "^" else _SUB
         if as_html:
-            tag = "sup" if mark == "^" else "sub"
-            out.append(f"<{tag}>{html.escape(script)}</{tag}>")
+            out.append(_script_html(mark, html.escape(script)))
         elif all(c in table for c in script):
             out.append("".join(table[c] for c in script))
         else:
@@ -75,6 +74,12 @@ def notation(text: str, *, as_html: bool = True) -> str:
         pos = m.end()
     out.append(_escape(text[pos:], as_html))
     return "".join(out)
+
+
+def _script_html(mark: str, script: str) -> str:
+    """``script`` (HTML) as the superscript (``mark`` ``^``) or the subscript (``_``)."""
+    tag = "sup" if mark == "^" else "sub"
+    return f"<{tag}>{script}</{tag}>"
 
 
 def mathtext(text: str) -> str:
@@ -162,13 +167,7 @@ def _math_html(tex: str) -> str:
     tex = re.sub(r"\^\{′\}", "′", tex)
     tex = html.escape(tex, quote=False)
     for _ in range(4):  # innermost braces first: scripts, then the fractions around them
-        tex = _LATEX_SCRIPT.sub(
-            lambda m: (
-                f"<{'sub' if m.group(1) == '_' else 'sup'}>{m.group(2) or m.group(3)}"
-                f"</{'sub' if m.group(1) == '_' else 'sup'}>"
-            ),
-            tex,
-        )
+        tex = _LATEX_SCRIPT.sub(lambda m: _script_html(m.group(1), m.group(2) or m.group(3)), tex)
         tex = _FRAC.sub(lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", tex)
     tex = tex.replace("{", "").replace("}", "").replace("\\", "")
     tex = tex.replace("\x00", "{").replace("\x01", "}")
@@ -189,20 +188,12 @@ def latex_html(text: str) -> str:
     return "".join(out)
 
 
+# a symbol's Greek letters as code spells them (lam_u for λ_u): the small Greek letters of
+# _MACROS but π
 _GREEK_NAMES = {
-    "λ": "lam",
-    "μ": "mu",
-    "θ": "theta",
-    "τ": "tau",
-    "α": "alpha",
-    "β": "beta",
-    "ρ": "rho",
-    "σ": "sigma",
-    "κ": "kappa",
-    "γ": "gamma",
-    "δ": "delta",
-    "ν": "nu",
-    "φ": "phi",
+    letter: macro[1:].replace("lambda", "lam")
+    for macro, letter in _MACROS.items()
+    if "α" <= letter <= "ω" and letter != "π"
 }
 
 
@@ -224,9 +215,8 @@ def prose_html(text: str, params=None) -> str:
         symbol = notation(p.symbol) if p.symbol else ""
         if not symbol or p.symbol == p.name:
             continue
-        spellings = {p.name, "".join(_GREEK_NAMES.get(c, c) for c in p.symbol)}
-        spellings.add(p.symbol.replace("λ", "lambda"))
-        for key in spellings:
+        spelled = "".join(_GREEK_NAMES.get(c, c) for c in p.symbol)
+        for key in {p.name, spelled, p.symbol.replace("λ", "lambda")}:
             # only spellings that are code: snake_case (cache_aware, lam_u), never an English
             # word that happens to name a parameter (slot, area, budget)
             if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+", key):

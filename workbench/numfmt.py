@@ -48,9 +48,8 @@ def format_number(value, digits: int = 3, unit: str = "") -> str:
 
 
 def _format(value, digits: int) -> str:
-    if isinstance(value, (bool,)) or (
-        not isinstance(value, numbers.Real) and type(value).__name__ == "bool_"
-    ):
+    """``value`` as :func:`format_number` writes it (``digits`` checked there)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's bool is no Real
         return str(bool(value))
     if isinstance(value, numbers.Integral) and abs(int(value)) <= PLAIN_HIGH:
         return str(int(value)).replace("-", "−")
@@ -65,7 +64,6 @@ def _format(value, digits: int) -> str:
             return "∞" if x > 0 else "−∞"
     if x == 0:
         return "0"
-    digits = max(1, int(digits))
     mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
     exponent = int(exponent)  # after rounding: 999.7 at 3 digits is 1.00e+03
     if PLAIN_LOW <= abs(float(f"{mantissa}e{exponent}")) <= PLAIN_HIGH:

@@ -99,10 +99,8 @@ def show_figures_in_ipython() -> bool:
     nbconvert, a kernel that never imported pyplot). Called when this module is imported;
     returns whether an IPython shell was found. Harmless outside IPython.
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython ships with ipykernel
-        return False
+    from IPython import get_ipython  # a dependency of ipykernel and ipywidgets
+
     shell = get_ipython()
     if shell is None:
         return False
@@ -277,22 +275,18 @@ def _labelled_series(ax) -> list:
     import numpy as np
     from matplotlib.container import ErrorbarContainer
 
-    out = []
-    in_container = set()
-    for c in ax.containers:
-        if isinstance(c, ErrorbarContainer) and c.lines and c.lines[0] is not None:
-            line = c.lines[0]
-            in_container.add(id(line))
-            if not c.get_label().startswith("_"):
-                out.append(
-                    (c, np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
-                )
-    for line in ax.lines:
-        if id(line) not in in_container and not line.get_label().startswith("_"):
-            out.append(
-                (line, np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
-            )
-    return out
+    series = [  # (artist carrying the label, its line)
+        (c, c.lines[0])
+        for c in ax.containers
+        if isinstance(c, ErrorbarContainer) and c.lines and c.lines[0] is not None
+    ]
+    in_container = {id(line) for _, line in series}
+    series += [(line, line) for line in ax.lines if id(line) not in in_container]
+    return [
+        (art, np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float))
+        for art, line in series
+        if not art.get_label().startswith("_")
+    ]
 
 
 def mark_hidden(ax, rel: float = 0.005) -> list[str]:

@@ -227,9 +227,7 @@ def _entry(entry, where: str, base: Path, known: set) -> Paper:
             entry[key] = str(base / entry[key])
     try:
         return Paper(**entry)
-    except TypeError as err:  # a required field missing
-        raise RegistryError(f"{where}: {err}") from None
-    except RegistryError as err:
+    except (TypeError, RegistryError) as err:  # a required field missing, a field refused
         raise RegistryError(f"{where}: {err}") from None
 
 

@@ -187,11 +187,9 @@ def render_png(fig, dpi: float | None = None) -> bytes:
     move leaves alone (tick labels, legends, titles), from one move to the next.
     """
     check_type(fig, "fig", "render_png", Figure, "a matplotlib Figure")
-    if dpi is not None:
-        dpi = check_real(dpi, "dpi", "render_png", 1.0, 2400.0)
+    dpi = view_dpi(fig) if dpi is None else check_real(dpi, "dpi", "render_png", 1.0, 2400.0)
     if type(fig.canvas) is FigureCanvasBase:
         FigureCanvasAgg(fig)
-    dpi = view_dpi(fig) if dpi is None else dpi
     buf = io.BytesIO()
     with matplotlib.rc_context({"text.hinting": "none"}):
         save_png(fig, buf, dpi=dpi, pil_kwargs={"compress_level": 1})

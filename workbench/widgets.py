@@ -16,8 +16,7 @@ The pieces live in modules by role, each importable on its own:
 
 from __future__ import annotations
 
-import os
-
+from workbench import static_views
 from workbench.controls import ControlRow, control, make_control, param_of
 from workbench.exercise_widget import Exercise, exercise
 from workbench.interactive import InteractiveFigure, Moved, Refinement, interactive_figure
@@ -51,7 +50,5 @@ __all__ = [
     "atlas_view",
 ]
 
-if os.environ.get("WORKBENCH_STATIC") == "1":  # the course site: widgets as static HTML
-    from workbench import static_views
-
+if static_views.is_static():  # the course site: widgets as static HTML
     static_views.install()
