@@ -151,6 +151,35 @@ def test_a_move_arriving_as_the_worker_ends_is_drawn():
         linger.set()
 
 
+def test_wait_while_another_thread_starts_a_worker(monkeypatch):
+    """A refinement's thread calls ``update()`` while a test or script waits: ``wait()`` must
+    not see the worker between its creation and its start ("cannot join thread before it
+    is started")."""
+    import threading
+
+    from workbench import interactive
+
+    assigned, go = threading.Event(), threading.Event()
+
+    class SlowStart(threading.Thread):
+        def start(self):
+            assigned.set()  # update() has made and assigned the worker, not started it
+            go.wait(10)
+            super().start()
+
+    view = interactive_figure(_plot, background=True, n=(2, 10, 1, 3))
+    view.wait()
+    monkeypatch.setattr(interactive.threading, "Thread", SlowStart)
+    mover = threading.Thread(target=lambda: setattr(view.controls["n"], "value", 6))
+    mover.start()
+    assert assigned.wait(10)
+    threading.Timer(0.2, go.set).start()
+    view.wait(10)  # the old wait() raised RuntimeError here
+    mover.join(10)
+    view.wait(10)
+    assert view.drawn_values == {"n": 6} and not view.stale
+
+
 def test_exercise_checks_within_tolerance():
     from workbench.widgets import exercise
 

@@ -196,7 +196,10 @@ class InteractiveFigure(w.VBox):
 
     def wait(self, timeout: float = 60.0) -> None:
         """Block until a background computation is done (tests, scripts)."""
-        worker = self._worker
+        # read under the lock: update(), maybe called from a refinement's thread, assigns
+        # and starts the worker under it, and a thread not yet started cannot be joined
+        with self._lock:
+            worker = self._worker
         if worker is not None:
             worker.join(timeout)
 
