@@ -57,6 +57,7 @@ MUS = tuple(range(1, 10))
 # bottom speeds tried [work units per period]; middle and centre follow the pattern 1 : 2 : 4
 CANDIDATE_BOTTOM = (25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0)
 PATTERN = (1.0, 2.0, 4.0)
+TIERS = ("compute_bottom", "compute_middle", "compute_top")
 ARRIVALS = ("batch", "spread")
 #: the screening runs' seed at the notebook's SEED = 0
 SCREEN_SEED = 2019
@@ -137,11 +138,7 @@ def measure_targets(
     """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading),
     from short screening runs (``screen_periods`` × ``screen_replications``, seed
     ``base_seed``)."""
-    speeds = dict(
-        compute_bottom=f_b * PATTERN[0],
-        compute_middle=f_b * PATTERN[1],
-        compute_top=f_b * PATTERN[2],
-    )
+    speeds = {name: f_b * k for name, k in zip(TIERS, PATTERN, strict=True)}
     kw = dict(
         periods=screen_periods,
         replications=screen_replications,
@@ -316,15 +313,11 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
         f"least total compute ({row['total_compute']:g}) of "
         f"{int(frame['meets_all'].sum())} candidates meeting every target, of {len(frame)}"
     )
-    out.append(
-        {
-            "target": "chosen values",
-            "where": "rule",
-            "paper (Chinese)": "",
-            "measured as": chosen_text,
-            "threshold": "",
-            "result": "",
-            "met": True,
-        }
-    )
+    chosen_row = {
+        "target": "chosen values",
+        "where": "rule",
+        "measured as": chosen_text,
+        "met": True,
+    }
+    out.append(dict.fromkeys(out[0], "") | chosen_row)  # the other columns empty
     return pd.DataFrame(out)

@@ -67,24 +67,15 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
         fig = ax.figure
     depth = topology.depth
     xs = np.zeros(topology.n)
-    # leaves spread evenly, parents centred over their children
-    order = []
+    leaves = iter(range(topology.n))
 
-    def visit(s):
+    def place(s) -> float:
+        """Leaves spread evenly in depth-first order, each parent centred over its children."""
         kids = topology.children(s)
-        if not kids:
-            order.append(s)
-        for c in kids:
-            visit(c)
+        xs[s] = np.mean([place(c) for c in kids]) if kids else next(leaves)
+        return xs[s]
 
-    visit(topology.root)
-    for i, s in enumerate(order):
-        xs[s] = i
-    for d in sorted(set(depth), reverse=True):
-        for s in np.flatnonzero(depth == d):
-            kids = topology.children(int(s))
-            if kids:
-                xs[s] = np.mean(xs[kids])
+    place(topology.root)
     links = [
         [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
         for s in range(topology.n)
@@ -280,11 +271,10 @@ def plot_model_comparison(p, *, view_periods=300, view_replications=3, seed: int
     matplotlib.figure.Figure
     """
     lam, mu, decision_time = p.lam, p.task_size, p.decision_time
-    n_periods, replications = view_periods, view_replications
-    run = p.with_("plot_model_comparison", periods=n_periods, overload="transient")
+    run = p.with_("plot_model_comparison", periods=view_periods, overload="transient")
     reps = [
         run_models(run, models=PAPER_MODELS, seed=s)
-        for s in comparison_seeds(lam, mu, replications, seed)
+        for s in comparison_seeds(lam, mu, view_replications, seed)
     ]
     rows = []
     for model in PAPER_MODELS:
@@ -302,7 +292,8 @@ def plot_model_comparison(p, *, view_periods=300, view_replications=3, seed: int
     fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
     ax.set_title(
         f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {p.arrivals} arrivals, "
-        f"eq. 11 in {p.eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
+        f"eq. 11 in {p.eq11_unit}; {view_periods} periods × {view_replications}; "
+        "hollow: not stationary",
         fontsize=8,
     )
     bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]

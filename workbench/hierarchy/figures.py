@@ -424,18 +424,13 @@ def fig10_11_topologies_frame(p, *, quick=False, seed: int = 0):
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
         other = grid_study(p.with_("fig10_11_topologies_frame", topology=name), **run)
         rows.append(
-            pd.DataFrame(
-                {
-                    "topology": name,
-                    "lam": other["lam"],
-                    "mu": other["mu"],
-                    "relative": other["time_per_work"].to_numpy()
-                    / base["time_per_work"].to_numpy(),
-                    "stationary": other["stationary"].to_numpy() & base["stationary"].to_numpy(),
-                }
+            other[["lam", "mu"]].assign(
+                topology=name,
+                relative=other["time_per_work"].to_numpy() / base["time_per_work"].to_numpy(),
+                stationary=other["stationary"].to_numpy() & base["stationary"].to_numpy(),
             )
         )
-    return pd.concat(rows, ignore_index=True)
+    return pd.concat(rows, ignore_index=True)[["topology", "lam", "mu", "relative", "stationary"]]
 
 
 def plot_fig10_11_topologies(frame):

@@ -51,6 +51,9 @@ _SPEEDS_WHY = (
     "accepts the calibrated speed up to twice it (still far from the regime where every "
     "model looks alike)."
 )
+# the three tiers' speeds: one unit, one range (a positive floor: 5e-324 would divide to inf
+# and NaN), the workbench's choice, calibrated for one reason
+_SPEED = {"unit": "work units/s", "low": 1e-6, "high": 1e6, "source": "choice", "why": _SPEEDS_WHY}
 
 PARAMS = Params(
     Param(
@@ -147,46 +150,34 @@ PARAMS = Params(
         "compute_bottom",
         "F_b",
         "bottom server speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=100.0,
         slider=(10.0, 400.0),
         step=5.0,
         help="Speed of servers 3-6 (not recovered from the paper's Fig. 3).",
-        source="choice",
         plausible=(100.0, 200.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_middle",
         "F_m",
         "middle server speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=200.0,
         slider=(10.0, 800.0),
         step=5.0,
         help="Speed of servers 1-2 (not recovered from the paper's Fig. 3).",
-        source="choice",
         plausible=(200.0, 400.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_top",
         "F_c",
         "centre speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=400.0,
         slider=(20.0, 1600.0),
         step=10.0,
         help="Speed of the central server 0, the strongest (not recovered from Fig. 3).",
-        source="choice",
         plausible=(400.0, 800.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "bandwidth",

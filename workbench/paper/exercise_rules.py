@@ -17,14 +17,8 @@ from workbench.paper.data_rules import cell_source, code_cells, notebook_cells
 MIN_EXERCISES = 3  # a notebook that teaches has at least three exercises
 
 
-def declared(target):
-    """The package's ``EXERCISES`` as declared (None when its module or the name is missing)."""
-    mod = target.part("exercises")
-    return getattr(mod, "EXERCISES", None) if mod is not None else None
-
-
 def questions(target) -> list:
-    found = declared(target)
+    found = target.declared("exercises", "EXERCISES")
     if not isinstance(found, tuple):
         return []
     return [q for q in found if isinstance(q, Question)]
@@ -32,7 +26,7 @@ def questions(target) -> list:
 
 def exercises_declared(target):
     """EXERCISES is a tuple of at least three Questions with distinct keys."""
-    found = declared(target)
+    found = target.declared("exercises", "EXERCISES")
     where = f"{target.package}.exercises"
     if not isinstance(found, tuple) or not found:
         why = target.errors.get("exercises", "EXERCISES is missing or not a non-empty tuple")

@@ -83,6 +83,10 @@ class Target:
                 self.errors[name] = f"{type(err).__name__}: {err}"
         return self._parts[name]
 
+    def declared(self, part: str, name: str):
+        """``<package>.<part>.<name>``, or None when the module or the name is missing."""
+        return getattr(self.part(part), name, None)
+
     @property
     def module(self) -> ModuleType:
         return importlib.import_module(self.package)
