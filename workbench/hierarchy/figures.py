@@ -281,12 +281,11 @@ def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
             "advanced": pivot["advanced"],
             "best_other": others.min(axis=1),
             "best_other_model": others.idxmin(axis=1),
+            "gain": others.min(axis=1) / pivot["advanced"],
+            "stationary": grid.groupby(["lam", "mu"])["stationary"].all(),
         }
-    ).reset_index()
-    out["gain"] = out["best_other"] / out["advanced"]
-    ok = grid.groupby(["lam", "mu"])["stationary"].all()
-    out["stationary"] = ok.loc[list(zip(out["lam"], out["mu"], strict=True))].to_numpy()
-    return out
+    )
+    return out.reset_index()
 
 
 def _heatmap(frame, value, fmt, *, label, text_color="w", **scale):

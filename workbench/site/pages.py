@@ -106,13 +106,10 @@ def notebook_order(folder: Path) -> list[Path]:
 
 
 def title_of(nb_path: Path) -> str:
-    nb = nbformat.read(nb_path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return nb_path.stem
+    """The notebook's first level-1 heading (its file name when it has none)."""
+    cells = nbformat.read(nb_path, as_version=4).cells
+    lines = (line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines())
+    return next((line[2:].strip() for line in lines if line.startswith("# ")), nb_path.stem)
 
 
 def prepare_notebook(executed: Path) -> str:
