@@ -72,6 +72,10 @@ class Target:
     threshold: str
 
 
+#: the headings of :class:`Target`'s fields in :func:`calibration_table`
+TABLE_COLUMNS = ("target", "where", "paper (Chinese)", "measured as", "threshold")
+
+
 TARGETS = (
     Target(
         "linear_in_mu",
@@ -295,18 +299,9 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
             f"{len(frame)}): widen the candidate speeds given to calibrate()."
         )
     row = chosen.iloc[0]
-    out = [
-        {
-            "target": t.name,
-            "where": t.where,
-            "paper (Chinese)": t.quote,
-            "measured as": t.description,
-            "threshold": t.threshold,
-            "result": f"{row[t.name]:.3g}",
-            "met": bool(row[f"ok_{t.name}"]),
-        }
-        for t in TARGETS
-    ]
+    out = pd.DataFrame(TARGETS).set_axis(TABLE_COLUMNS, axis=1)  # a column per Target field
+    out["result"] = [f"{row[t.name]:.3g}" for t in TARGETS]
+    out["met"] = [bool(row[f"ok_{t.name}"]) for t in TARGETS]
     chosen_text = (
         f"arrivals = {row['arrivals']}; F_b, F_m, F_c = {row['compute_bottom']:g}, "
         f"{row['compute_middle']:g}, {row['compute_top']:g} work units/s (T = 1 s); "
@@ -319,5 +314,5 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
         "measured as": chosen_text,
         "met": True,
     }
-    out.append(dict.fromkeys(out[0], "") | chosen_row)  # the other columns empty
-    return pd.DataFrame(out)
+    chosen_row = pd.DataFrame([dict.fromkeys(out, "") | chosen_row])  # the other columns empty
+    return pd.concat([out, chosen_row], ignore_index=True)

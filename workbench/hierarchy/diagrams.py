@@ -76,28 +76,24 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
         return xs[s]
 
     place(topology.root)
-    links = [
-        [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
-        for s in range(topology.n)
-        if topology.parent[s] >= 0
-    ]
+    # (child, parent) of every link
+    edges = [(s, topology.parent[s]) for s in np.flatnonzero(topology.parent >= 0)]
+    links = [[(xs[s], -depth[s]), (xs[p], -depth[p])] for s, p in edges]
     # one artist for all links: a slider move redraws the tree, so fewer artists is faster
     ax.add_collection(LineCollection(links, colors="0.6", zorder=1))
     up = topology.bandwidth[topology.parent >= 0]
     same_bandwidth = up.size == 0 or bool(np.all(up == up[0]))
     if not same_bandwidth:  # one W for every link is said once, in the title
-        for s in range(topology.n):
-            if topology.parent[s] >= 0:
-                p = topology.parent[s]
-                ax.annotate(  # nearer the child, beside the link: clear of the parent's label
-                    format_number(topology.bandwidth[s]),
-                    (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
-                    xytext=(3, 0),
-                    textcoords="offset points",
-                    fontsize=7,
-                    color="0.4",
-                    va="center",
-                )
+        for s, p in edges:
+            ax.annotate(  # nearer the child, beside the link: clear of the parent's label
+                format_number(topology.bandwidth[s]),
+                (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
+                xytext=(3, 0),
+                textcoords="offset points",
+                fontsize=7,
+                color="0.4",
+                va="center",
+            )
     sizes = 300 + 900 * topology.compute / topology.compute.max()
     colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
     ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")

@@ -19,9 +19,7 @@ MIN_EXERCISES = 3  # a notebook that teaches has at least three exercises
 
 def questions(target) -> list:
     found = target.declared("exercises", "EXERCISES")
-    if not isinstance(found, tuple):
-        return []
-    return [q for q in found if isinstance(q, Question)]
+    return [q for q in found if isinstance(q, Question)] if isinstance(found, tuple) else []
 
 
 def exercises_declared(target):
@@ -51,8 +49,7 @@ def _names(code: types.CodeType) -> set[str]:
 
 def _combines(code: types.CodeType, numbers: int) -> bool:
     """Does ``code`` do arithmetic (the question's own values combined: 6 places × 2)?"""
-    ops = [i for i in dis.get_instructions(code) if i.opname.startswith("BINARY_")]
-    return numbers >= 2 and bool(ops)
+    return numbers >= 2 and any(i.opname.startswith("BINARY_") for i in dis.get_instructions(code))
 
 
 def _computes(func) -> bool:

@@ -64,10 +64,8 @@ class Target:
 
     def rel(self, path: Path) -> str:
         for base in (ROOT, self.dir.parent):
-            try:
+            if Path(path).is_relative_to(base):
                 return str(Path(path).relative_to(base))
-            except ValueError:
-                continue
         return str(path)
 
     def module_name(self, path: Path) -> str:
