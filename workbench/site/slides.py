@@ -180,19 +180,30 @@ def _split_long(block: str) -> list[str]:
     return _pack(_sentences(block), " ")
 
 
+def _by_lines(blocks: list[tuple[str, int]]) -> list[list[str]]:
+    """Blocks ``(html, estimated lines)`` in order, packed into slides of at most
+    :data:`LINES_PER_SLIDE` lines (a longer block has a slide of its own)."""
+    slides, cur, used = [], [], 0
+    for block, n in blocks:
+        if cur and used + n > LINES_PER_SLIDE:
+            slides.append(cur)
+            cur, used = [], 0
+        cur.append(block)
+        used += n
+    return slides + [cur] * bool(cur)
+
+
 _LEAD_IN = re.compile(r"^\*\*([^*\n]{3,60})\.\*\*\s")
 
 
 def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], str]:
     """(title, body html) slides of one markdown cell, and the heading in force after it."""
     slides: list[tuple[str, str]] = []
-    body, used = [], 0
+    pending: list[tuple[str, int]] = []  # the blocks under the heading in force
 
     def flush():
-        nonlocal body, used
-        if body:
-            slides.append((heading, "".join(body)))
-        body, used = [], 0
+        slides.extend((heading, "".join(body)) for body in _by_lines(pending))
+        pending.clear()
 
     blocks = [b for b in re.split(r"\n\s*\n", source.replace("<br>", " ")) if b.strip()]
     for raw in blocks:
@@ -214,10 +225,7 @@ def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], 
             n = _lines(rendered)
             if n > LINES_PER_SLIDE and rendered.startswith("<table"):
                 rendered, n = "<p>Table: in full on the course page.</p>", 1
-            if used and used + n > LINES_PER_SLIDE:
-                flush()
-            body.append(rendered)
-            used += n
+            pending.append((rendered, n))
     flush()
     return slides, heading
 
@@ -325,17 +333,8 @@ def _claim_items(header: list[str], rows: list[list[str]]) -> list[str] | None:
 
 def _item_slides(items: list[str], heading: str) -> list[tuple[str, str]]:
     """List items packed into slides by their estimated lines."""
-    slides, cur, used = [], [], 0
-    for item in items:
-        n = _lines(item) + 1
-        if cur and used + n > LINES_PER_SLIDE:
-            slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
-            cur, used = [], 0
-        cur.append(item)
-        used += n
-    if cur:
-        slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
-    return slides
+    packed = _by_lines([(item, _lines(item) + 1) for item in items])
+    return [(heading, f"<ul>{''.join(group)}</ul>") for group in packed]
 
 
 def _table_slides(table: str, heading: str, page: str, caption: str) -> list[tuple[str, str]]:
