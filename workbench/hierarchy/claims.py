@@ -158,12 +158,12 @@ def pure_local_worst(quick: bool, seed: int = 0, **fixed) -> Measurement:
 
 
 def _stationary_frame(frame, quick, seed, **fixed):
+    """The stationary rows of a figure's frame (Figs. 10-11, 13) at grid points where the
+    advanced model's own run is stationary too; the number of rows dropped and the total."""
     grid = grid_study(quick=quick, models=("advanced",), seed=seed, **fixed)
     ok = grid.set_index(["lam", "mu"])["stationary"]
     points = list(zip(frame["lam"], frame["mu"], strict=True))
-    keep = ok.loc[points].to_numpy(bool).copy()
-    if "stationary" in frame:
-        keep &= frame["stationary"].to_numpy(bool)
+    keep = ok.loc[points].to_numpy(bool) & frame["stationary"].to_numpy(bool)
     return frame[keep], int((~keep).sum()), len(frame)
 
 

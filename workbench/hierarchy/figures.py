@@ -478,11 +478,10 @@ def plot_fig8_eq12_queue(frame):
             ax.plot(part["lam"][~ok], part[col][~ok], "o", mfc="none", color=line.get_color())
     ax1.set_title("eq. 12 estimate n̄", fontsize=9)
     ax2.set_title("measured mean tasks per server", fontsize=9)
-    for ax in (ax1, ax2):
-        ax.set_xlabel(PARAMS["lam"].axis_label)
-        ax.set_yscale("log")
     ax1.set_ylabel("tasks")
     for ax in (ax1, ax2):  # labelled ticks at 1, 2, 5 × 10ⁿ: a short log axis keeps labels
+        ax.set_xlabel(PARAMS["lam"].axis_label)
+        ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_number(v)))
         ax.yaxis.set_minor_formatter(NullFormatter())
