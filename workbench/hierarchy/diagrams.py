@@ -168,10 +168,9 @@ def plot_red_curve(p, *, mean_exec_time):
     matplotlib.figure.Figure
         The curve, with the scaled thresholds min' and max' marked.
     """
-    max_p = p.max_p
     lo, hi = red_thresholds(p.min_th, p.max_th, mean_exec_time)
     avg = np.linspace(0.0, 2.3 * hi, 400)
-    prob = drop_probability(avg, lo, hi, max_p, 0, gentle=p.gentle)  # the public, checked one
+    prob = drop_probability(avg, lo, hi, p.max_p, 0, gentle=p.gentle)  # the public, checked one
     fig, ax = figure(fast=True)
     ax.plot(avg, prob, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
@@ -190,7 +189,7 @@ def plot_red_curve(p, *, mean_exec_time):
     ax.set_ylabel(mathtext("p_b (probability of forwarding up)"))
     ax.set_ylim(0, 1.1)
     ax.set_title(
-        mathtext(f"t̄_exe = {format_number(mean_exec_time)} s, max_p = {format_number(max_p)}"),
+        mathtext(f"t̄_exe = {format_number(mean_exec_time)} s, max_p = {format_number(p.max_p)}"),
         fontsize=9,
     )
     return fig
@@ -215,15 +214,13 @@ def plot_overhead_rule(p):
     matplotlib.figure.Figure
         The local overhead, the blind and the queue-aware offload overheads.
     """
-    mu, data_per_work, bandwidth = p.task_size, p.data_per_work, p.bandwidth
-    compute_bottom, compute_middle, power = p.compute_bottom, p.compute_middle, p.power
-    gt, ge = time_weights([compute_bottom])
+    mu, data = p.task_size, p.data_per_work * p.task_size
+    (gt,), (ge,) = time_weights([p.compute_bottom])
     queued = np.linspace(0.0, 20.0 * mu, 200)
-    local = local_overhead(mu, compute_bottom, gt[0], ge[0], p.kappa)
-    eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
-    eq10 = offload_overhead(
-        mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
-    )
+    local = local_overhead(mu, p.compute_bottom, gt, ge, p.kappa)
+    offload = (mu, data, p.bandwidth, p.compute_middle, gt, ge, p.power)  # eq. 10 adds the queue
+    eq8 = offload_overhead(*offload)
+    eq10 = offload_overhead(*offload, queued)
     fig, ax = figure(width=7.8, fast=True)
     fig.subplots_adjust(right=0.62)  # room for the legend beside the lines
     ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
@@ -231,7 +228,7 @@ def plot_overhead_rule(p):
     ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
     ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
     ax.set_ylabel("overhead")
-    ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
+    ax.set_title(f"task D = μ = {mu:g}, B = {data:.3g} Mbit", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
