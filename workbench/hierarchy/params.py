@@ -51,6 +51,8 @@ _SPEEDS_WHY = (
     "accepts the calibrated speed up to twice it (still far from the regime where every "
     "model looks alike)."
 )
+# RED's two thresholds: one unit and one range (min_th < max_th is checked by P5Params)
+_THRESHOLD = {"unit": "s", "low": 0.0, "high": 1e4}
 # the three tiers' speeds: one unit, one range (a positive floor: 5e-324 would divide to inf
 # and NaN), the workbench's choice, calibrated for one reason
 _SPEED = {"unit": "work units/s", "low": 1e-6, "high": 1e6, "source": "choice", "why": _SPEEDS_WHY}
@@ -321,9 +323,7 @@ PARAMS = Params(
         "min_th",
         "min_th",
         "RED lower threshold",
-        "s",
-        low=0.0,
-        high=1e4,
+        **_THRESHOLD,
         default=5.0,
         slider=(0.0, 20.0),
         step=0.5,
@@ -333,9 +333,7 @@ PARAMS = Params(
         "max_th",
         "max_th",
         "RED upper threshold",
-        "s",
-        low=0.0,
-        high=1e4,
+        **_THRESHOLD,
         low_open=True,
         default=20.0,
         slider=(5.0, 80.0),
