@@ -57,6 +57,7 @@ MUS = tuple(range(1, 10))
 # bottom speeds tried [work units per period]; middle and centre follow the pattern 1 : 2 : 4
 CANDIDATE_BOTTOM = (25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0)
 PATTERN = (1.0, 2.0, 4.0)
+TIERS = ("compute_bottom", "compute_middle", "compute_top")
 ARRIVALS = ("batch", "spread")
 #: the screening runs' seed at the notebook's SEED = 0
 SCREEN_SEED = 2019
@@ -69,6 +70,10 @@ class Target:
     quote: str
     description: str
     threshold: str
+
+
+#: the headings of :class:`Target`'s fields in :func:`calibration_table`
+TABLE_COLUMNS = ("target", "where", "paper (Chinese)", "measured as", "threshold")
 
 
 TARGETS = (
@@ -137,11 +142,7 @@ def measure_targets(
     """The target quantities for one candidate (speeds ``f_b`` × pattern, one arrival reading),
     from short screening runs (``screen_periods`` × ``screen_replications``, seed
     ``base_seed``)."""
-    speeds = dict(
-        compute_bottom=f_b * PATTERN[0],
-        compute_middle=f_b * PATTERN[1],
-        compute_top=f_b * PATTERN[2],
-    )
+    speeds = {name: f_b * k for name, k in zip(TIERS, PATTERN, strict=True)}
     kw = dict(
         periods=screen_periods,
         replications=screen_replications,
@@ -298,33 +299,20 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
             f"{len(frame)}): widen the candidate speeds given to calibrate()."
         )
     row = chosen.iloc[0]
-    out = [
-        {
-            "target": t.name,
-            "where": t.where,
-            "paper (Chinese)": t.quote,
-            "measured as": t.description,
-            "threshold": t.threshold,
-            "result": f"{row[t.name]:.3g}",
-            "met": bool(row[f"ok_{t.name}"]),
-        }
-        for t in TARGETS
-    ]
+    out = pd.DataFrame(TARGETS).set_axis(TABLE_COLUMNS, axis=1)  # a column per Target field
+    out["result"] = [f"{row[t.name]:.3g}" for t in TARGETS]
+    out["met"] = [bool(row[f"ok_{t.name}"]) for t in TARGETS]
     chosen_text = (
         f"arrivals = {row['arrivals']}; F_b, F_m, F_c = {row['compute_bottom']:g}, "
         f"{row['compute_middle']:g}, {row['compute_top']:g} work units/s (T = 1 s); "
         f"least total compute ({row['total_compute']:g}) of "
         f"{int(frame['meets_all'].sum())} candidates meeting every target, of {len(frame)}"
     )
-    out.append(
-        {
-            "target": "chosen values",
-            "where": "rule",
-            "paper (Chinese)": "",
-            "measured as": chosen_text,
-            "threshold": "",
-            "result": "",
-            "met": True,
-        }
-    )
-    return pd.DataFrame(out)
+    chosen_row = {
+        "target": "chosen values",
+        "where": "rule",
+        "measured as": chosen_text,
+        "met": True,
+    }
+    chosen_row = pd.DataFrame([dict.fromkeys(out, "") | chosen_row])  # the other columns empty
+    return pd.concat([out, chosen_row], ignore_index=True)

@@ -158,12 +158,12 @@ def pure_local_worst(quick: bool, seed: int = 0, **fixed) -> Measurement:
 
 
 def _stationary_frame(frame, quick, seed, **fixed):
+    """The stationary rows of a figure's frame (Figs. 10-11, 13) at grid points where the
+    advanced model's own run is stationary too; the number of rows dropped and the total."""
     grid = grid_study(quick=quick, models=("advanced",), seed=seed, **fixed)
     ok = grid.set_index(["lam", "mu"])["stationary"]
     points = list(zip(frame["lam"], frame["mu"], strict=True))
-    keep = ok.loc[points].to_numpy(bool).copy()
-    if "stationary" in frame:
-        keep &= frame["stationary"].to_numpy(bool)
+    keep = ok.loc[points].to_numpy(bool) & frame["stationary"].to_numpy(bool)
     return frame[keep], int((~keep).sum()), len(frame)
 
 
@@ -198,10 +198,13 @@ def red_thresholds_light_heavy(quick: bool, seed: int = 0, **fixed) -> Measureme
     frame = fig13_red_thresholds_frame(quick=quick, seed=seed, **fixed)
     frame, dropped, total = _stationary_frame(frame, quick, seed, **fixed)
     by_lam = frame.groupby("lam")[["time_5_20", "time_5_40"]].mean()
-    value = light_narrow_heavy_wide(by_lam)
+    return Measurement(light_narrow_heavy_wide(by_lam), total > dropped, _ratio_by_lam(by_lam))
+
+
+def _ratio_by_lam(by_lam: pd.DataFrame) -> str:
+    """The note of Fig. 13's light/heavy claim: (5, 40) ÷ (5, 20) at each λ."""
     ratio = by_lam["time_5_40"] / by_lam["time_5_20"]
-    note = "(5,40)/(5,20) by λ: " + ", ".join(f"{lam:g}: {r:.4f}" for lam, r in ratio.items())
-    return Measurement(value, total > dropped, note)
+    return "(5,40)/(5,20) by λ: " + ", ".join(f"{lam:g}: {r:.4f}" for lam, r in ratio.items())
 
 
 def middle_share_gain(quick: bool, seed: int = 0, **fixed) -> Measurement:
@@ -421,19 +424,16 @@ def _atlas_runs(quick: bool, seed: int, p) -> pd.DataFrame:
                 row[f"{name}/per_work"] = other["advanced/time_per_work"]
                 row[f"{name}/ok"] = advanced_ok and other["advanced/stationary"] == 1.0
             rows.append(row)
-    runs = pd.DataFrame(rows).groupby(["lam", "mu"]).agg(_atlas_aggregation(rows[0]))
+    # the replications of one point: means of the numbers, "all" of the stationarity flags
+    how = {
+        k: "all" if isinstance(v, bool) else "mean"
+        for k, v in rows[0].items()
+        if k not in ("lam", "mu")
+    }
+    runs = pd.DataFrame(rows).groupby(["lam", "mu"]).agg(how)
     for name in ("skewed", *_BA):  # a ratio of replication means, as Figs. 10-11 take it
         runs[f"{name}/rel"] = runs[f"{name}/per_work"] / runs["tree_per_work"]
     return runs
-
-
-def _atlas_aggregation(row: dict) -> dict:
-    """Replications of one point: means of the numbers, 'all' of the stationarity flags."""
-    return {
-        k: ("all" if isinstance(v, bool) else "mean")
-        for k, v in row.items()
-        if k not in ("lam", "mu")
-    }
 
 
 def _share(mask) -> str:
@@ -529,13 +529,10 @@ def _threshold_measures(runs) -> dict:
     part = runs[ok].rename(columns={"advanced": "time_5_20"})
     diff = threshold_difference(part["time_5_20"], part["time_5_40"])
     by_lam = part.groupby(level="lam")[["time_5_20", "time_5_40"]].mean()
-    ratio = ", ".join(
-        f"{lam:g}: {r:.4f}" for lam, r in (by_lam["time_5_40"] / by_lam["time_5_20"]).items()
-    )
     return {
         "red_thresholds_differ_0_2pct": Measurement(diff, True, _share(ok)),
         "red_thresholds_light_narrow_heavy_wide": Measurement(
-            light_narrow_heavy_wide(by_lam), True, f"(5,40)/(5,20) by λ: {ratio}"
+            light_narrow_heavy_wide(by_lam), True, _ratio_by_lam(by_lam)
         ),
     }
 

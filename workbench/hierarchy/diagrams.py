@@ -67,46 +67,33 @@ def draw_hierarchy(topology, stations=None, ax=None, note=""):
         fig = ax.figure
     depth = topology.depth
     xs = np.zeros(topology.n)
-    # leaves spread evenly, parents centred over their children
-    order = []
+    leaves = iter(range(topology.n))
 
-    def visit(s):
+    def place(s) -> float:
+        """Leaves spread evenly in depth-first order, each parent centred over its children."""
         kids = topology.children(s)
-        if not kids:
-            order.append(s)
-        for c in kids:
-            visit(c)
+        xs[s] = np.mean([place(c) for c in kids]) if kids else next(leaves)
+        return xs[s]
 
-    visit(topology.root)
-    for i, s in enumerate(order):
-        xs[s] = i
-    for d in sorted(set(depth), reverse=True):
-        for s in np.flatnonzero(depth == d):
-            kids = topology.children(int(s))
-            if kids:
-                xs[s] = np.mean(xs[kids])
-    links = [
-        [(xs[s], -depth[s]), (xs[topology.parent[s]], -depth[topology.parent[s]])]
-        for s in range(topology.n)
-        if topology.parent[s] >= 0
-    ]
+    place(topology.root)
+    # (child, parent) of every link
+    edges = [(s, topology.parent[s]) for s in np.flatnonzero(topology.parent >= 0)]
+    links = [[(xs[s], -depth[s]), (xs[p], -depth[p])] for s, p in edges]
     # one artist for all links: a slider move redraws the tree, so fewer artists is faster
     ax.add_collection(LineCollection(links, colors="0.6", zorder=1))
     up = topology.bandwidth[topology.parent >= 0]
     same_bandwidth = up.size == 0 or bool(np.all(up == up[0]))
     if not same_bandwidth:  # one W for every link is said once, in the title
-        for s in range(topology.n):
-            if topology.parent[s] >= 0:
-                p = topology.parent[s]
-                ax.annotate(  # nearer the child, beside the link: clear of the parent's label
-                    format_number(topology.bandwidth[s]),
-                    (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
-                    xytext=(3, 0),
-                    textcoords="offset points",
-                    fontsize=7,
-                    color="0.4",
-                    va="center",
-                )
+        for s, p in edges:
+            ax.annotate(  # nearer the child, beside the link: clear of the parent's label
+                format_number(topology.bandwidth[s]),
+                (0.3 * xs[p] + 0.7 * xs[s], -(0.3 * depth[p] + 0.7 * depth[s])),
+                xytext=(3, 0),
+                textcoords="offset points",
+                fontsize=7,
+                color="0.4",
+                va="center",
+            )
     sizes = 300 + 900 * topology.compute / topology.compute.max()
     colors = [PALETTE[1] if topology.weight[s] > 0 else PALETTE[0] for s in range(topology.n)]
     ax.scatter(xs, -depth, s=sizes, c=colors, zorder=2, edgecolors="k")
@@ -181,10 +168,9 @@ def plot_red_curve(p, *, mean_exec_time):
     matplotlib.figure.Figure
         The curve, with the scaled thresholds min' and max' marked.
     """
-    max_p = p.max_p
     lo, hi = red_thresholds(p.min_th, p.max_th, mean_exec_time)
     avg = np.linspace(0.0, 2.3 * hi, 400)
-    prob = drop_probability(avg, lo, hi, max_p, 0, gentle=p.gentle)  # the public, checked one
+    prob = drop_probability(avg, lo, hi, p.max_p, 0, gentle=p.gentle)  # the public, checked one
     fig, ax = figure(fast=True)
     ax.plot(avg, prob, color=PALETTE[0])
     for v, name in ((lo, "min'"), (hi, "max'")):  # named, not valued: exercise 4 asks for min'
@@ -203,7 +189,7 @@ def plot_red_curve(p, *, mean_exec_time):
     ax.set_ylabel(mathtext("p_b (probability of forwarding up)"))
     ax.set_ylim(0, 1.1)
     ax.set_title(
-        mathtext(f"t̄_exe = {format_number(mean_exec_time)} s, max_p = {format_number(max_p)}"),
+        mathtext(f"t̄_exe = {format_number(mean_exec_time)} s, max_p = {format_number(p.max_p)}"),
         fontsize=9,
     )
     return fig
@@ -228,15 +214,13 @@ def plot_overhead_rule(p):
     matplotlib.figure.Figure
         The local overhead, the blind and the queue-aware offload overheads.
     """
-    mu, data_per_work, bandwidth = p.task_size, p.data_per_work, p.bandwidth
-    compute_bottom, compute_middle, power = p.compute_bottom, p.compute_middle, p.power
-    gt, ge = time_weights([compute_bottom])
+    mu, data = p.task_size, p.data_per_work * p.task_size
+    (gt,), (ge,) = time_weights([p.compute_bottom])
     queued = np.linspace(0.0, 20.0 * mu, 200)
-    local = local_overhead(mu, compute_bottom, gt[0], ge[0], p.kappa)
-    eq8 = offload_overhead(mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power)
-    eq10 = offload_overhead(
-        mu, data_per_work * mu, bandwidth, compute_middle, gt[0], ge[0], power, queued
-    )
+    local = local_overhead(mu, p.compute_bottom, gt, ge, p.kappa)
+    offload = (mu, data, p.bandwidth, p.compute_middle, gt, ge, p.power)  # eq. 10 adds the queue
+    eq8 = offload_overhead(*offload)
+    eq10 = offload_overhead(*offload, queued)
     fig, ax = figure(width=7.8, fast=True)
     fig.subplots_adjust(right=0.62)  # room for the legend beside the lines
     ax.axhline(local, color=PALETTE[1], label="run here (eq. 5)")
@@ -244,7 +228,7 @@ def plot_overhead_rule(p):
     ax.plot(queued, eq10, color=PALETTE[0], label="offload, queue-aware (eq. 10)")
     ax.set_xlabel("work queued at the next hop ΣD_j [work units]")
     ax.set_ylabel("overhead")
-    ax.set_title(f"task D = μ = {mu:g}, B = {data_per_work * mu:.3g} Mbit", fontsize=9)
+    ax.set_title(f"task D = μ = {mu:g}, B = {data:.3g} Mbit", fontsize=9)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
@@ -280,11 +264,10 @@ def plot_model_comparison(p, *, view_periods=300, view_replications=3, seed: int
     matplotlib.figure.Figure
     """
     lam, mu, decision_time = p.lam, p.task_size, p.decision_time
-    n_periods, replications = view_periods, view_replications
-    run = p.with_("plot_model_comparison", periods=n_periods, overload="transient")
+    run = p.with_("plot_model_comparison", periods=view_periods, overload="transient")
     reps = [
         run_models(run, models=PAPER_MODELS, seed=s)
-        for s in comparison_seeds(lam, mu, replications, seed)
+        for s in comparison_seeds(lam, mu, view_replications, seed)
     ]
     rows = []
     for model in PAPER_MODELS:
@@ -302,7 +285,8 @@ def plot_model_comparison(p, *, view_periods=300, view_replications=3, seed: int
     fig.subplots_adjust(left=0.19)  # room for log tick labels such as 4×10⁻¹
     ax.set_title(
         f"λ = {lam:g}, μ = {mu:g}, τ_d = {decision_time * 1e3:g} ms, {p.arrivals} arrivals, "
-        f"eq. 11 in {p.eq11_unit}; {n_periods} periods × {replications}; hollow: not stationary",
+        f"eq. 11 in {p.eq11_unit}; {view_periods} periods × {view_replications}; "
+        "hollow: not stationary",
         fontsize=8,
     )
     bad = [MODEL_LABELS[r[0]] for r in rows if not r[4]]

@@ -221,22 +221,28 @@ def _normalise(frame):
     return frame
 
 
+def _time_curve(ax, part, x, color, label):
+    """Mean completion time over ``x`` with its intervals (hollow where not stationary),
+    joined by a line."""
+    ci_errorbar(
+        ax,
+        part[x],
+        part["mean_time"],
+        part["ci_low"],
+        part["ci_high"],
+        stationary=part["stationary"].to_numpy(bool),
+        color=color,
+        label=label,
+    )
+    ax.plot(part[x], part["mean_time"], "-", color=color, lw=0.8)
+
+
 def _plot_vs(frame, x, fixed_text):
     fig, (ax1, ax2) = figure(ncols=2, width=5.0)
     for model in PAPER_MODELS:
         part = frame[frame["model"] == model].sort_values(x)
         color = MODEL_COLORS[model]
-        ci_errorbar(
-            ax1,
-            part[x],
-            part["mean_time"],
-            part["ci_low"],
-            part["ci_high"],
-            stationary=part["stationary"].to_numpy(bool),
-            color=color,
-            label=MODEL_LABELS[model],
-        )
-        ax1.plot(part[x], part["mean_time"], "-", color=color, lw=0.8)
+        _time_curve(ax1, part, x, color, MODEL_LABELS[model])
         ax2.plot(part[x], part["relative"], "-", color=color, lw=0.8)
         ok = part["stationary"].to_numpy(bool)
         ax2.plot(part[x][ok], part["relative"][ok], "o", color=color, label=MODEL_LABELS[model])
@@ -281,12 +287,11 @@ def fig7_gain_heatmap_frame(p, *, quick=False, seed: int = 0):
             "advanced": pivot["advanced"],
             "best_other": others.min(axis=1),
             "best_other_model": others.idxmin(axis=1),
+            "gain": others.min(axis=1) / pivot["advanced"],
+            "stationary": grid.groupby(["lam", "mu"])["stationary"].all(),
         }
-    ).reset_index()
-    out["gain"] = out["best_other"] / out["advanced"]
-    ok = grid.groupby(["lam", "mu"])["stationary"].all()
-    out["stationary"] = ok.loc[list(zip(out["lam"], out["mu"], strict=True))].to_numpy()
-    return out
+    )
+    return out.reset_index()
 
 
 def _heatmap(frame, value, fmt, *, label, text_color="w", **scale):
@@ -298,10 +303,9 @@ def _heatmap(frame, value, fmt, *, label, text_color="w", **scale):
     im = ax.imshow(table.to_numpy(dtype=float), origin="lower", aspect="auto", **scale)
     ax.set_xticks(range(table.shape[1]), [f"{v:g}" for v in table.columns])
     ax.set_yticks(range(table.shape[0]), [f"{v:g}" for v in table.index])
-    for i in range(table.shape[0]):
-        for j in range(table.shape[1]):
-            text = format(table.iat[i, j], fmt) if ok.iat[i, j] else "n.s."
-            ax.text(j, i, text, ha="center", va="center", fontsize=10, color=text_color)
+    for (i, j), value in np.ndenumerate(table.to_numpy()):
+        text = format(value, fmt) if ok.iat[i, j] else "n.s."
+        ax.text(j, i, text, ha="center", va="center", fontsize=10, color=text_color)
     ax.grid(False)
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel(PARAMS["task_size"].axis_label)
@@ -424,18 +428,13 @@ def fig10_11_topologies_frame(p, *, quick=False, seed: int = 0):
     for name in ("skewed", "ba-1", "ba-2", "ba-3", "ba-4", "ba-5"):
         other = grid_study(p.with_("fig10_11_topologies_frame", topology=name), **run)
         rows.append(
-            pd.DataFrame(
-                {
-                    "topology": name,
-                    "lam": other["lam"],
-                    "mu": other["mu"],
-                    "relative": other["time_per_work"].to_numpy()
-                    / base["time_per_work"].to_numpy(),
-                    "stationary": other["stationary"].to_numpy() & base["stationary"].to_numpy(),
-                }
+            other[["lam", "mu"]].assign(
+                topology=name,
+                relative=other["time_per_work"].to_numpy() / base["time_per_work"].to_numpy(),
+                stationary=other["stationary"].to_numpy() & base["stationary"].to_numpy(),
             )
         )
-    return pd.concat(rows, ignore_index=True)
+    return pd.concat(rows, ignore_index=True)[["topology", "lam", "mu", "relative", "stationary"]]
 
 
 def plot_fig10_11_topologies(frame):
@@ -484,11 +483,10 @@ def plot_fig8_eq12_queue(frame):
             ax.plot(part["lam"][~ok], part[col][~ok], "o", mfc="none", color=line.get_color())
     ax1.set_title("eq. 12 estimate n̄", fontsize=9)
     ax2.set_title("measured mean tasks per server", fontsize=9)
-    for ax in (ax1, ax2):
-        ax.set_xlabel(PARAMS["lam"].axis_label)
-        ax.set_yscale("log")
     ax1.set_ylabel("tasks")
     for ax in (ax1, ax2):  # labelled ticks at 1, 2, 5 × 10ⁿ: a short log axis keeps labels
+        ax.set_xlabel(PARAMS["lam"].axis_label)
+        ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_number(v)))
         ax.yaxis.set_minor_formatter(NullFormatter())
@@ -522,18 +520,8 @@ def beyond_down_offload_frame(p, *, quick=False, seed: int = 0):
 def plot_beyond_down_offload(frame):
     fig, ax = figure(width=7.0)
     for i, (name, part) in enumerate(frame.groupby("direction", sort=False)):
-        part = part.sort_values("lam")
-        ci_errorbar(
-            ax,
-            part["lam"],
-            part["mean_time"],
-            part["ci_low"].clip(lower=1e-9),
-            part["ci_high"],
-            stationary=part["stationary"].to_numpy(bool),
-            color=PALETTE[i],
-            label=name,
-        )
-        ax.plot(part["lam"], part["mean_time"], "-", color=PALETTE[i], lw=0.8)
+        part = part.sort_values("lam").assign(ci_low=lambda d: d["ci_low"].clip(lower=1e-9))
+        _time_curve(ax, part, "lam", PALETTE[i], name)
     ax.set_yscale("log")
     ax.set_xlabel(PARAMS["lam"].axis_label)
     ax.set_ylabel("mean completion time [s]")

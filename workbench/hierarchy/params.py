@@ -51,6 +51,11 @@ _SPEEDS_WHY = (
     "accepts the calibrated speed up to twice it (still far from the regime where every "
     "model looks alike)."
 )
+# RED's two thresholds: one unit and one range (min_th < max_th is checked by P5Params)
+_THRESHOLD = {"unit": "s", "low": 0.0, "high": 1e4}
+# the three tiers' speeds: one unit, one range (a positive floor: 5e-324 would divide to inf
+# and NaN), the workbench's choice, calibrated for one reason
+_SPEED = {"unit": "work units/s", "low": 1e-6, "high": 1e6, "source": "choice", "why": _SPEEDS_WHY}
 
 PARAMS = Params(
     Param(
@@ -147,46 +152,34 @@ PARAMS = Params(
         "compute_bottom",
         "F_b",
         "bottom server speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=100.0,
         slider=(10.0, 400.0),
         step=5.0,
         help="Speed of servers 3-6 (not recovered from the paper's Fig. 3).",
-        source="choice",
         plausible=(100.0, 200.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_middle",
         "F_m",
         "middle server speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=200.0,
         slider=(10.0, 800.0),
         step=5.0,
         help="Speed of servers 1-2 (not recovered from the paper's Fig. 3).",
-        source="choice",
         plausible=(200.0, 400.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "compute_top",
         "F_c",
         "centre speed",
-        "work units/s",
-        low=1e-6,  # a positive floor: 5e-324 would divide to inf and NaN
-        high=1e6,
+        **_SPEED,
         default=400.0,
         slider=(20.0, 1600.0),
         step=10.0,
         help="Speed of the central server 0, the strongest (not recovered from Fig. 3).",
-        source="choice",
         plausible=(400.0, 800.0),
-        why=_SPEEDS_WHY,
     ),
     Param(
         "bandwidth",
@@ -330,9 +323,7 @@ PARAMS = Params(
         "min_th",
         "min_th",
         "RED lower threshold",
-        "s",
-        low=0.0,
-        high=1e4,
+        **_THRESHOLD,
         default=5.0,
         slider=(0.0, 20.0),
         step=0.5,
@@ -342,9 +333,7 @@ PARAMS = Params(
         "max_th",
         "max_th",
         "RED upper threshold",
-        "s",
-        low=0.0,
-        high=1e4,
+        **_THRESHOLD,
         low_open=True,
         default=20.0,
         slider=(5.0, 80.0),

@@ -80,13 +80,8 @@ class Topology:
 
     @property
     def depth(self) -> np.ndarray:
-        d = np.zeros(self.n, dtype=int)
-        for s in range(self.n):
-            t = s
-            while self.parent[t] >= 0:
-                t = self.parent[t]
-                d[s] += 1
-        return d
+        """Each server's number of hops up to the centre."""
+        return np.array([len(self.path_up(s)) - 1 for s in range(self.n)])
 
     @property
     def generators(self) -> np.ndarray:
@@ -331,10 +326,9 @@ def barabasi_albert(p, index: int) -> Topology:
     index = check_int(index, "index", f, 1, 5)
     compute_bottom, compute_middle, compute_top = p.compute_bottom, p.compute_middle, p.compute_top
     parents = _ba_hierarchy(ba_seeds()[index - 1])
-    depth = np.zeros(7, dtype=int)
-    for i in range(1, 7):
-        depth[i] = depth[parents[i]] + 1
-    speeds = np.where(depth == 0, compute_top, np.where(depth == 1, compute_middle, compute_bottom))
+    # BFS order: the centre is server 0, tier 1 its children, every other server deeper
+    tiers = [compute_middle if up == 0 else compute_bottom for up in parents[1:]]
+    speeds = np.array([compute_top, *tiers])
     total = compute_top + 2 * compute_middle + 4 * compute_bottom
     speeds = speeds * total / speeds.sum()
     if speeds.max() > 1e6:  # the compute rows' range, [1e-6, 1e6]

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import grimp
 
+from workbench.paper.graph_rules import jit_keywords
+
 #: what importing a paper package must not load (the views and the atlas load them on demand;
 #: scikit-learn is not listed: P2 clusters with it; workbench.claims is checked without it)
 HEAVY = ("matplotlib", "seaborn", "ipywidgets", "workbench.sweep")
@@ -25,26 +27,17 @@ def _trees(target):
         yield path, ast.parse(path.read_text(), filename=str(path))
 
 
-def _jit_calls(tree):
-    """Every numba decorator in ``tree``: (line, name, its keywords)."""
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for dec in node.decorator_list:
-            call = dec if isinstance(dec, ast.Call) else None
-            func = call.func if call else dec
-            name = getattr(func, "id", getattr(func, "attr", ""))
-            if name in ("njit", "jit"):
-                yield node.lineno, node.name, {k.arg for k in call.keywords} if call else set()
-
-
 def kernels_cached(target):
     """Every compiled kernel is ``@njit(cache=True)`` (a cold start compiles once, not per
     process)."""
     for path, tree in _trees(target):
-        for line, name, keywords in _jit_calls(tree):
-            if "cache" not in keywords:
-                yield f"{target.rel(path)}:{line}", f"{name} is compiled without cache=True"
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            keywords = jit_keywords(node)
+            if keywords is not None and "cache" not in keywords:
+                where = f"{target.rel(path)}:{node.lineno}"
+                yield where, f"{node.name} is compiled without cache=True"
 
 
 def in_function_imports(target):

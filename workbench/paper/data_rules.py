@@ -190,14 +190,14 @@ def claims_table(target):
                     f"{why} needs '{col}' (it says what the workbench found): "
                     + str(sorted(empty["id"])),
                 )
-    claims = getattr(target.part("claims"), "CLAIMS", None)
+    claims = target.declared("claims", "CLAIMS")
     if isinstance(claims, dict):
         ids = set(frame["id"])
         if ids - set(claims):
             yield where, f"rows without a CLAIMS measure: {sorted(ids - set(claims))}"
         if set(claims) - ids:
             yield where, f"CLAIMS without a row: {sorted(set(claims) - ids)}"
-    atlas = getattr(target.part("claims"), "ATLAS", None)
+    atlas = target.declared("claims", "ATLAS")
     unknown = sorted(set(getattr(atlas, "claims", ())) - set(frame["id"]))
     if unknown:
         yield where, f"ATLAS names claims not in the table: {unknown}"

@@ -17,22 +17,14 @@ from workbench.paper.data_rules import cell_source, code_cells, notebook_cells
 MIN_EXERCISES = 3  # a notebook that teaches has at least three exercises
 
 
-def declared(target):
-    """The package's ``EXERCISES`` as declared (None when its module or the name is missing)."""
-    mod = target.part("exercises")
-    return getattr(mod, "EXERCISES", None) if mod is not None else None
-
-
 def questions(target) -> list:
-    found = declared(target)
-    if not isinstance(found, tuple):
-        return []
-    return [q for q in found if isinstance(q, Question)]
+    found = target.declared("exercises", "EXERCISES")
+    return [q for q in found if isinstance(q, Question)] if isinstance(found, tuple) else []
 
 
 def exercises_declared(target):
     """EXERCISES is a tuple of at least three Questions with distinct keys."""
-    found = declared(target)
+    found = target.declared("exercises", "EXERCISES")
     where = f"{target.package}.exercises"
     if not isinstance(found, tuple) or not found:
         why = target.errors.get("exercises", "EXERCISES is missing or not a non-empty tuple")
@@ -57,8 +49,7 @@ def _names(code: types.CodeType) -> set[str]:
 
 def _combines(code: types.CodeType, numbers: int) -> bool:
     """Does ``code`` do arithmetic (the question's own values combined: 6 places × 2)?"""
-    ops = [i for i in dis.get_instructions(code) if i.opname.startswith("BINARY_")]
-    return numbers >= 2 and bool(ops)
+    return numbers >= 2 and any(i.opname.startswith("BINARY_") for i in dis.get_instructions(code))
 
 
 def _computes(func) -> bool:

@@ -72,12 +72,14 @@ def _bound(node) -> set[str]:
     return out
 
 
-def _jitted(node) -> bool:
+def jit_keywords(node) -> set[str] | None:
+    """The keywords of the function's numba decorator (``@njit(cache=True)``: ``{"cache"}``;
+    a bare ``@njit``: none); None when it is not compiled."""
     for dec in node.decorator_list:
         func = dec.func if isinstance(dec, ast.Call) else dec
         if getattr(func, "id", getattr(func, "attr", "")) in ("njit", "jit"):
-            return True
-    return False
+            return {k.arg for k in dec.keywords} if isinstance(dec, ast.Call) else set()
+    return None
 
 
 class Function:
@@ -87,7 +89,7 @@ class Function:
         self.name = node.name
         self.path = path
         self.line = node.lineno
-        self.jitted = _jitted(node)
+        self.jitted = jit_keywords(node) is not None
         args = node.args
         names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         self.seeded = bool(SEED_NAMES & (set(names) | _bound(node)))

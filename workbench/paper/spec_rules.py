@@ -33,11 +33,6 @@ DIMENSIONLESS = re.compile(
 DIMENSIONAL_NAMES = {"lam", "mu", "rate", "delay", "deadline", "bandwidth", "power", "energy"}
 
 
-def _declared(target, part: str, name: str):
-    mod = target.part(part)
-    return None if mod is None else getattr(mod, name, None)
-
-
 def skeleton(target):
     """Every module of the skeleton exists and imports."""
     for part in PARTS:
@@ -52,7 +47,7 @@ def skeleton(target):
 
 
 def _table(target) -> Params | None:
-    table = _declared(target, "params", "PARAMS")
+    table = target.declared("params", "PARAMS")
     return table if isinstance(table, Params) else None
 
 
@@ -212,7 +207,7 @@ def params_by_hand(target):
 def simulate_keywords(target):
     """simulate / simulate_to_precision: keyword-only, with the shared keywords."""
     for name in ("simulate", "simulate_to_precision"):
-        func = _declared(target, "simulation", name)
+        func = target.declared("simulation", name)
         where = f"{target.package}.simulation.{name}"
         if not callable(func):
             yield where, "missing"
@@ -252,7 +247,7 @@ def _is_object(func, name, p) -> bool:
 
 def simulate_warmup(target):
     """simulate takes ``warmup``, a fraction of the run length in [0, 0.9]."""
-    func = _declared(target, "simulation", "simulate")
+    func = target.declared("simulation", "simulate")
     if func is None:
         return
     if "warmup" not in inspect.signature(func).parameters:
@@ -267,7 +262,7 @@ def simulate_warmup(target):
 def simulate_result(target):
     """simulate returns a SimulationResult, overload defaults to "raise" and "ignore" is
     refused with the library's ParameterError."""
-    func = _declared(target, "simulation", "simulate")
+    func = target.declared("simulation", "simulate")
     if func is None:
         return
     where = f"{target.package}.simulation.simulate"
@@ -299,7 +294,7 @@ def simulate_result(target):
 
 def figures_views(target):
     """FIGURES: FigureSpec(<name>_frame(quick), plot_<name>); VIEWS: <name>_view."""
-    figures = _declared(target, "figures", "FIGURES")
+    figures = target.declared("figures", "FIGURES")
     if not isinstance(figures, Mapping) or not figures:
         yield f"{target.package}.figures", "FIGURES is missing or empty"
         figures = {}
@@ -314,7 +309,7 @@ def figures_views(target):
             yield f"FIGURES[{key!r}]", f"plot is {spec.plot.__name__}, not plot_{key}"
         if "quick" not in inspect.signature(spec.frame).parameters:
             yield f"FIGURES[{key!r}]", "frame takes no 'quick'"
-    views = _declared(target, "views", "VIEWS")
+    views = target.declared("views", "VIEWS")
     if not isinstance(views, Mapping) or not views:
         why = target.errors.get("views", "VIEWS is missing or empty")
         yield f"{target.package}.views", why
@@ -337,29 +332,25 @@ def vocabulary(target):
 
 def claims_declared(target):
     """CLAIMS maps ids to measure(quick); ATLAS is a workbench.claims.AtlasSpec."""
-    claims = _declared(target, "claims", "CLAIMS")
+    claims = target.declared("claims", "CLAIMS")
     if not isinstance(claims, Mapping) or not claims:
         yield f"{target.package}.claims", "CLAIMS is missing or empty"
     else:
         for key, measure in claims.items():
             if not callable(measure) or "quick" not in inspect.signature(measure).parameters:
                 yield f"CLAIMS[{key!r}]", "not a measure(quick) callable"
-    atlas = _declared(target, "claims", "ATLAS")
+    atlas = target.declared("claims", "ATLAS")
     if not isinstance(atlas, AtlasSpec):
         yield f"{target.package}.claims", "ATLAS is missing (workbench.claims.AtlasSpec)"
     elif not callable(atlas.evaluate) or "<" in atlas.evaluate.__qualname__:
         yield f"{target.package}.claims.ATLAS", "evaluate must be a module-level function"
 
 
-def examples(target) -> dict:
-    found = _declared(target, "examples", "EXAMPLES")
-    return dict(found) if isinstance(found, Mapping) else {}
-
-
 def baseline(target, name: str, func) -> tuple[dict, list]:
     """Keyword arguments of a valid call of ``func`` (public name ``name``) from the table's
     defaults and the package's EXAMPLES, and the required arguments nothing gives."""
-    table, ex = _table(target) or {}, examples(target)
+    table, ex = _table(target) or {}, target.declared("examples", "EXAMPLES")
+    ex = ex if isinstance(ex, Mapping) else {}
     args, missing = {}, []
     for p in inspect.signature(func).parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not p.empty:
@@ -379,7 +370,7 @@ def baseline(target, name: str, func) -> tuple[dict, list]:
 def examples_cover(target):
     """examples.EXAMPLES gives every required argument of every public callable a value
     neither a default nor a table row gives (the API fuzz builds its calls from them)."""
-    found = _declared(target, "examples", "EXAMPLES")
+    found = target.declared("examples", "EXAMPLES")
     if not isinstance(found, Mapping):
         yield f"{target.package}.examples", "EXAMPLES is missing (a dict of value builders)"
         return

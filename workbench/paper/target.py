@@ -64,10 +64,8 @@ class Target:
 
     def rel(self, path: Path) -> str:
         for base in (ROOT, self.dir.parent):
-            try:
+            if Path(path).is_relative_to(base):
                 return str(Path(path).relative_to(base))
-            except ValueError:
-                continue
         return str(path)
 
     def module_name(self, path: Path) -> str:
@@ -82,6 +80,10 @@ class Target:
                 self._parts[name] = None
                 self.errors[name] = f"{type(err).__name__}: {err}"
         return self._parts[name]
+
+    def declared(self, part: str, name: str):
+        """``<package>.<part>.<name>``, or None when the module or the name is missing."""
+        return getattr(self.part(part), name, None)
 
     @property
     def module(self) -> ModuleType:

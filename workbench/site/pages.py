@@ -106,29 +106,24 @@ def notebook_order(folder: Path) -> list[Path]:
 
 
 def title_of(nb_path: Path) -> str:
-    nb = nbformat.read(nb_path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return nb_path.stem
+    """The notebook's first level-1 heading (its file name when it has none)."""
+    cells = nbformat.read(nb_path, as_version=4).cells
+    lines = (line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines())
+    return next((line[2:].strip() for line in lines if line.startswith("# ")), nb_path.stem)
 
 
 def prepare_notebook(executed: Path) -> str:
     """The executed notebook as the site shows it: papermill's injected cell removed."""
     nb = nbformat.read(executed, as_version=4)
     nb.cells = [c for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
-    for cell in nb.cells:
-        if "parameters" in cell.metadata.get("tags", []):
-            cell.metadata.setdefault("tags", []).append("remove-cell")
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)  # no live widget is left: load no widget manager
     for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        cell.outputs = [out for out in cell.get("outputs", []) if _shows_something(out)]
-        for out in cell.outputs:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.metadata["tags"].append("remove-cell")
+        if cell.cell_type == "code":
+            cell.outputs = [out for out in cell.get("outputs", []) if _shows_something(out)]
+        for out in cell.get("outputs", []):
             data = out.get("data", {})
             if isinstance(data.get("text/html"), str):
                 data["text/html"] = breakable_headings(data["text/html"])

@@ -75,16 +75,14 @@ def _split_display(text: str) -> str:
     its label, two equations side by side) into formulas on lines of their own."""
 
     def cut(m):
-        tex, depth, parts, cur, i = m.group(0)[2:-2], 0, [], "", 0
-        while i < len(tex):
-            depth += {"{": 1, "}": -1}.get(tex[i], 0)
-            hit = re.match(r"\\q?quad\b", tex[i:])
-            if depth == 0 and hit and not re.search(r"\\(begin|left)\b", cur):
+        depth, parts, cur = 0, [], ""
+        for token in re.findall(r"\\q?quad\b|.", m.group(0)[2:-2], flags=re.S):
+            depth += {"{": 1, "}": -1}.get(token, 0)
+            if depth == 0 and len(token) > 1 and not re.search(r"\\(begin|left)\b", cur):
                 parts.append(cur)
-                cur, i = "", i + hit.end()
-                continue
-            cur += tex[i]
-            i += 1
+                cur = ""
+            else:
+                cur += token
         parts = [p.strip().rstrip(",") for p in [*parts, cur] if p.strip().strip(",")]
         return "\n\n".join(f"$${_break_lines(p)}$$" for p in parts)
 
@@ -103,27 +101,17 @@ def _break_lines(tex: str) -> str:
     lines of an ``aligned`` block, each short enough for the slide."""
     if _visible(tex) <= FORMULA_SYMBOLS or "\\begin" in tex:
         return tex
-    depth, cuts, i = 0, [], 0
-    while i < len(tex):
-        c = tex[i]
-        if c == "\\":
-            word = re.match(r"\\(left|right)\b|\\.", tex[i:])
-            depth += {"\\left": 1, "\\right": -1}.get(word.group(0), 0)
-            i += len(word.group(0))
-            continue
-        depth += {"{": 1, "}": -1}.get(c, 0)
-        if depth == 0 and c in "=+-" and i > 0:
-            cuts.append(i)
-        i += 1
+    depth, cuts = 0, []
+    for token in re.finditer(r"\\(?:left|right)\b|\\.|.", tex, flags=re.S):
+        depth += {"\\left": 1, "\\right": -1, "{": 1, "}": -1}.get(token.group(0), 0)
+        if depth == 0 and token.group(0) in ("=", "+", "-") and token.start() > 0:
+            cuts.append(token.start())
     lines, start, last = [], 0, 0
-    for cut in cuts:
+    for cut in [*cuts, len(tex)]:  # a line ends at the last sign that keeps it short enough
         if _visible(tex[start:cut]) > FORMULA_SYMBOLS and last > start:
             lines.append(tex[start:last])
             start = last
         last = cut
-    if _visible(tex[start:]) > FORMULA_SYMBOLS and last > start:
-        lines.append(tex[start:last])
-        start = last
     lines.append(tex[start:])
     if len(lines) == 1:
         return tex
@@ -192,31 +180,40 @@ def _split_long(block: str) -> list[str]:
     return _pack(_sentences(block), " ")
 
 
+def _by_lines(blocks: list[tuple[str, int]]) -> list[list[str]]:
+    """Blocks ``(html, estimated lines)`` in order, packed into slides of at most
+    :data:`LINES_PER_SLIDE` lines (a longer block has a slide of its own)."""
+    slides, cur, used = [], [], 0
+    for block, n in blocks:
+        if cur and used + n > LINES_PER_SLIDE:
+            slides.append(cur)
+            cur, used = [], 0
+        cur.append(block)
+        used += n
+    return slides + [cur] * bool(cur)
+
+
 _LEAD_IN = re.compile(r"^\*\*([^*\n]{3,60})\.\*\*\s")
 
 
 def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], str]:
     """(title, body html) slides of one markdown cell, and the heading in force after it."""
     slides: list[tuple[str, str]] = []
-    body, used = [], 0
+    pending: list[tuple[str, int]] = []  # the blocks under the heading in force
 
     def flush():
-        nonlocal body, used
-        if body:
-            slides.append((heading, "".join(body)))
-        body, used = [], 0
+        slides.extend((heading, "".join(body)) for body in _by_lines(pending))
+        pending.clear()
 
     blocks = [b for b in re.split(r"\n\s*\n", source.replace("<br>", " ")) if b.strip()]
     for raw in blocks:
         m = re.match(r"^(#{1,6})\s+(.*)", raw.strip())
-        if m and "\n" not in raw.strip():
+        if m:
             flush()
             heading = m.group(2).strip()
-            continue
-        if m:  # a heading followed by text in the same block
-            flush()
-            heading = m.group(2).strip()
-            raw = raw.strip().split("\n", 1)[1]
+            if "\n" not in raw.strip():
+                continue
+            raw = raw.strip().split("\n", 1)[1]  # a heading followed by text in the same block
         if raw.strip().startswith("<details"):
             continue  # worked methods stay on the site, folded
         lead = _LEAD_IN.match(raw.strip())
@@ -228,10 +225,7 @@ def _markdown_slides(source: str, heading: str) -> tuple[list[tuple[str, str]], 
             n = _lines(rendered)
             if n > LINES_PER_SLIDE and rendered.startswith("<table"):
                 rendered, n = "<p>Table: in full on the course page.</p>", 1
-            if used and used + n > LINES_PER_SLIDE:
-                flush()
-            body.append(rendered)
-            used += n
+            pending.append((rendered, n))
     flush()
     return slides, heading
 
@@ -339,17 +333,8 @@ def _claim_items(header: list[str], rows: list[list[str]]) -> list[str] | None:
 
 def _item_slides(items: list[str], heading: str) -> list[tuple[str, str]]:
     """List items packed into slides by their estimated lines."""
-    slides, cur, used = [], [], 0
-    for item in items:
-        n = _lines(item) + 1
-        if cur and used + n > LINES_PER_SLIDE:
-            slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
-            cur, used = [], 0
-        cur.append(item)
-        used += n
-    if cur:
-        slides.append((heading, f"<ul>{''.join(cur)}</ul>"))
-    return slides
+    packed = _by_lines([(item, _lines(item) + 1) for item in items])
+    return [(heading, f"<ul>{''.join(group)}</ul>") for group in packed]
 
 
 def _table_slides(table: str, heading: str, page: str, caption: str) -> list[tuple[str, str]]:
