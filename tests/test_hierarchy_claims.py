@@ -118,6 +118,36 @@ def test_atlas_point_measures_every_atlas_claim_quickly():
     assert float(ms["red_gain_over_20pct"].note.split("RED forwards ")[1].split("%")[0]) > 5
 
 
+def test_a_flag_holds_at_a_grid_point_only_if_every_replication_holds_it(monkeypatch):
+    """The full atlas's three replications of a point: a stationarity flag is "all" of the
+    replications' flags, also when a run reports its flags as numpy floats (the flags then
+    come out of ``==`` as numpy bools)."""
+    import numpy as np
+
+    from workbench.hierarchy import claims
+    from workbench.hierarchy.model import P5Params
+
+    calls = []
+
+    def fake_runs(p, models, lam, task_size, seed):
+        calls.append(models)
+        stationary = np.float64(len(calls) > 8)  # the first replication (8 runs) is transient
+        out = {}
+        for m in models:
+            out |= {f"{m}/{k}": np.float64(0.5) for k in ("mean_time", "share_s1", "share_s2")}
+            out |= {f"{m}/rho_bound": np.float64(0.5), f"{m}/stationary": stationary}
+            out |= {f"{m}/red_forward_rate": np.float64(0), f"{m}/time_per_work": np.float64(1)}
+        return out
+
+    monkeypatch.setattr(claims, "run_models", fake_runs)
+    monkeypatch.setattr(claims, "ATLAS_FULL_GRID", ((4, 3),))
+    runs = claims._atlas_runs(False, 0, P5Params())
+    assert len(calls) == 3 * 8  # 3 replications x (the five models, (5, 40), 6 topologies)
+    flags = ["all_ok", "wide_ok", *(f"{t}/ok" for t in ("skewed", *claims._BA))]
+    assert runs[flags].dtypes.eq(bool).all()
+    assert not runs[flags].to_numpy().any()  # one transient replication: no flag holds
+
+
 def test_an_atlas_point_at_the_defaults_measures_what_the_claims_measure():
     """Claims measured once: the full atlas point at the defaults (the claims' quick 3 x 3
     grid, 300 periods x 3 replications, the studies' seeds) gives each atlas claim the value

@@ -425,11 +425,8 @@ def _atlas_runs(quick: bool, seed: int, p) -> pd.DataFrame:
                 row[f"{name}/ok"] = advanced_ok and other["advanced/stationary"] == 1.0
             rows.append(row)
     # the replications of one point: means of the numbers, "all" of the stationarity flags
-    how = {
-        k: "all" if isinstance(v, bool) else "mean"
-        for k, v in rows[0].items()
-        if k not in ("lam", "mu")
-    }
+    # (by name: a flag from a comparison of numpy floats is a numpy bool, not a bool)
+    how = {k: "all" if k.endswith("ok") else "mean" for k in rows[0] if k not in ("lam", "mu")}
     runs = pd.DataFrame(rows).groupby(["lam", "mu"]).agg(how)
     for name in ("skewed", *_BA):  # a ratio of replication means, as Figs. 10-11 take it
         runs[f"{name}/rel"] = runs[f"{name}/per_work"] / runs["tree_per_work"]
