@@ -77,8 +77,8 @@ __all__ = ["ArenaEnv", "OBSERVATIONS"]
 #: the observation layouts ``ArenaEnv(observation=...)`` offers
 OBSERVATIONS = ("dict", "flat")
 #: slots of the per-episode accumulator ``acc``: tasks present, energy so far (J), the
-#: transmission energy so far (J), the episode's start, tasks lost so far
-A_PRESENT, A_ENERGY, A_TX, A_START, A_LOST = range(5)
+#: transmission energy so far (J), the episode's start
+A_PRESENT, A_ENERGY, A_TX, A_START = range(4)
 N_CAND, N_TASK = len(CAND_FIELDS), len(TASK_FIELDS)
 
 
@@ -141,7 +141,6 @@ def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, c
     out[1] = energy - acc[A_ENERGY]
     out[2] = lost
     acc[A_ENERGY] = energy
-    acc[A_LOST] += lost
     done = st.reg[R_PHASE] != R_PAUSED
     out[3] = 1.0 if done else 0.0
     if not done:
@@ -360,7 +359,7 @@ class Episodes:
         self.rows = _Rows(
             np.zeros((size, 2, n_nodes)),
             np.zeros((size, n + 1), np.int64),
-            np.zeros((size, 5)),
+            np.zeros((size, 4)),
             np.zeros((size, 4)),
             np.zeros((size, N_CAND, width)),
             np.zeros((size, N_TASK)),

@@ -432,42 +432,6 @@ class Scenario(Strict):
             if isinstance(w, Source) and not math.isfinite(w.size.moment(3))
         ]
 
-    def scaled(self, factor: float) -> Scenario:
-        """The same scenario under more or less load.
-
-        Parameters
-        ----------
-        factor : float
-            Every source's rate is multiplied by it (a trace is sped up by it).
-
-        Returns
-        -------
-        Scenario
-            The validated copy.
-        """
-        d = self.model_dump()
-        for w in d["workload"]:
-            if "trace" in w:
-                w["speedup"] *= factor
-            else:
-                w["rate"] *= factor
-        return scenario_from_dict(d)
-
-    def with_(self, **changes) -> Scenario:
-        """A validated copy with top-level keys replaced.
-
-        Parameters
-        ----------
-        **changes
-            The keys and their new values (``nodes=[...]``, ...), as a scenario file has them.
-
-        Returns
-        -------
-        Scenario
-            The validated copy.
-        """
-        return scenario_from_dict({**self.model_dump(), **changes})
-
 
 def check_clock(sc: Scenario, horizon: float | None = None, func: str = "") -> None:
     """Refuse a run whose float64 clock cannot resolve the scenario's shortest time.
