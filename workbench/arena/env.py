@@ -174,9 +174,7 @@ def deciding_nodes(sc) -> np.ndarray:
     """The indices of the nodes where the scenario's tasks appear (its workload's sources,
     or the source column of its traces)."""
     pos = {node.id: k for k, node in enumerate(sc.nodes)}
-    ids = set()
-    for w in sc.workload:
-        ids |= set(w.table.nodes) if hasattr(w, "table") else {w.source}
+    ids = {node for w in sc.workload for node in w.nodes}
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
 
 
@@ -325,12 +323,11 @@ def _store_start(s, b):
 
 class Episode:
     """Episode ``b`` of an :class:`Episodes` store, as views: ``tk``, ``st`` (the engine's
-    state), ``q``, and its rows ``area``, ``present``, ``acc``, ``out``, ``cand``, ``task``,
+    state) and its rows ``area``, ``present``, ``acc``, ``out``, ``cand``, ``task``,
     ``mask``."""
 
     def __init__(self, store: Episodes, b: int):
-        self.net, self.tk, self.st = store.net, row_of(store.tk, b), row_of(store.st, b)
-        self.q = K.Pending(row_of(store.heap, b), row_of(store.lane, b))
+        self.tk, self.st = row_of(store.tk, b), row_of(store.st, b)
         for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
 

@@ -383,9 +383,8 @@ def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "tied": int(mine.sum()) - len(won),
                 "in_tied_sets": int(member.sum()),
                 "separated_share": len(won) / mine.sum() if mine.sum() else math.nan,
-                "margin_mean": float(won["margin"].mean()) if len(won) else math.nan,
-                "margin_min": float(won["margin"].min()) if len(won) else math.nan,
-                "margin_median": float(won["margin"].median()) if len(won) else math.nan,
+                # margin_mean, margin_min, margin_median: NaN where it won nowhere
+                **{f"margin_{s}": float(won["margin"].agg(s)) for s in ("mean", "min", "median")},
                 "rel_margin_median": float(np.median(rel)) if len(won) else math.nan,
             }
         )
