@@ -247,7 +247,8 @@ def test_a_trace_is_replayed_row_by_row(tmp_path):
     assert tk.t[0] == 0 and (np.diff(tk.t) >= 0).all()
     assert np.allclose(tk.t[3:] - tk.t[:-3], 1.25)  # every row once per period
     assert sorted(set(tk.size[:, 0].tolist())) == [0.1, 0.2, 0.3]
-    fast = loop.scaled(2.0)  # a trace is sped up, not thinned
+    # a trace is sped up, not thinned
+    fast = _trace_scenario(tmp_path, TRACE, loop=True, speedup=2.0)
     assert fast.workload[0].speedup == 2.0 and fast.total_rate == pytest.approx(2 * 3 / 1.25)
 
 

@@ -38,10 +38,7 @@ def _state_index(cand, n, edges, bins):
         if not np.isfinite(servers) or servers <= 0:
             continue
         load = cand[C_QUEUE, a] / servers
-        b = 0
-        for th in bins:
-            b += load >= th
-        s = s * (len(bins) + 1) + b
+        s = s * (len(bins) + 1) + np.searchsorted(bins, load, side="right")  # bins <= load
         seen += 1
     for _ in range(seen, edges):
         s = s * (len(bins) + 1)
@@ -71,10 +68,8 @@ def _bins(bins, f: str, most: int, what: str) -> np.ndarray:
     try:
         b = np.asarray(bins, dtype=float)
     except (TypeError, ValueError):
-        b = None
-    if b is None or b.ndim != 1 or not 1 <= b.size <= most or not np.all(np.diff(b) > 0):
-        b = None
-    if b is None or not b[0] > 0:
+        b = np.empty(0)  # refused below
+    if b.ndim != 1 or not 1 <= b.size <= most or not np.all(np.diff(b) > 0) or not b[0] > 0:
         raise ParameterError(
             f"The 'bins' parameter of {f} must be 1 to {most} increasing {what} > 0. Got {bins!r}."
         )
@@ -237,10 +232,7 @@ def _cell(cand, a, node, cloud, bins):
     here = cand[C_NODE, a]
     kind = 2 if here == cloud else (0 if here == node else 1)
     backlog = cand[C_QUEUE, a] / (cand[C_SERVERS, a] * cand[C_SPEED, a])
-    b = 0
-    for th in bins:
-        b += backlog >= th
-    return kind * (len(bins) + 1) + b
+    return kind * (len(bins) + 1) + np.searchsorted(bins, backlog, side="right")
 
 
 @njit(cache=True)

@@ -278,32 +278,19 @@ def versus(frame: pd.DataFrame, label: str = "agent") -> pd.DataFrame:
     first = frame.iloc[0]
     point = first["winner"] or f"tied: {first['tied_with']}"
     rows = frame[frame["policy"] != label]
-    out = pd.DataFrame(
-        {
-            "scenario": rows["scenario"],
-            "policy": rows["policy"],
-            "paper": rows["policy"].map(PAPER).fillna(""),
-            "mean_delay": rows["mean_delay"],
-            "loss_share": rows["loss_share"],
-            "contender": rows["contender"],
-            "gain": rows["vs_agent"],
-            "gain_low": rows["vs_agent_low"],
-            "gain_high": rows["vs_agent_high"],
-        }
-    )
+    gains = {"vs_agent": "gain", "vs_agent_low": "gain_low", "vs_agent_high": "gain_high"}
+    out = rows[["scenario", "policy", "mean_delay", "loss_share", "contender", *gains]]
+    out = out.rename(columns=gains)
+    out.insert(2, "paper", rows["policy"].map(PAPER).fillna(""))
     out["verdict"] = np.select(
         [out["gain_low"] > 0, out["gain_high"] < 0], [VERDICTS[0], VERDICTS[2]], VERDICTS[1]
     )
     out["point"] = point
     agent = frame[frame["policy"] == label].iloc[0]
     out.insert(4, "agent_delay", agent["mean_delay"])
-    key = out["paper"].replace("", "~")  # the classic baselines after the papers
-    return (
-        out.assign(_k=key)
-        .sort_values(["_k"], kind="stable")
-        .drop(columns="_k")
-        .reset_index(drop=True)
-    )
+    # the classic baselines (no paper) after the papers
+    out = out.sort_values("paper", key=lambda paper: paper.replace("", "~"), kind="stable")
+    return out.reset_index(drop=True)
 
 
 def agent_table(runs: dict, **options) -> pd.DataFrame:
@@ -359,15 +346,13 @@ def kept_point(p) -> pd.DataFrame:
     """
     frame = pd.read_csv(KEPT_MAP)
     at = {"load": p.load, "link_delay": p.link_delay, "scv": p.scv, "cloud_rtt": p.cloud_rtt}
-    rows = frame
-    for col, value in at.items():
-        rows = rows[np.isclose(rows[col], value)]
+    rows = frame[np.logical_and.reduce([np.isclose(frame[c], v) for c, v in at.items()])]
     if rows.empty:
         grid = {c: sorted(frame[c].unique().tolist()) for c in at}
         raise ParameterError(
             f"kept_point: {at} is not a point of the kept map; its grid is {grid}."
         )
     out = rows[["policy", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]]
-    out = out.assign(paper=out["policy"].map(PAPER).fillna("")).fillna({"tied_with": ""})
-    cols = ["policy", "paper", "mean_delay", "half_width", "loss_share", "winner", "tied_with"]
-    return out[cols].sort_values("mean_delay").reset_index(drop=True)
+    out = out.fillna({"tied_with": ""})
+    out.insert(1, "paper", out["policy"].map(PAPER).fillna(""))
+    return out.sort_values("mean_delay").reset_index(drop=True)

@@ -21,20 +21,20 @@ _TIE = 1e-9  # added to each link's weight: among equal-delay paths, the fewest 
 
 
 @njit(cache=True)
-def _along_paths(pred, w_delay, w_invbw, w_epb):
-    """Sum each link quantity along the least-delay paths given by ``pred``: each target
-    after its predecessor (the path's tree walked up to a known node, then summed down)."""
+def _along_paths(pred, w):
+    """Sum each link quantity ``w[q]`` (delay, inverse bandwidth, energy per bit) along the
+    least-delay paths given by ``pred``: each target after its predecessor (the path's tree
+    walked up to a known node, then summed down)."""
     n = pred.shape[0]
-    delay = np.full((n, n), np.inf)
-    invbw = np.full((n, n), np.inf)
-    epb = np.full((n, n), np.inf)
+    paths = np.full((w.shape[0], n, n), np.inf)
     hops = np.full((n, n), -1, np.int64)
     known = np.zeros(n, np.bool_)
     stack = np.empty(n, np.int64)
     for s in range(n):
         known[:] = False
         known[s] = True
-        delay[s, s], invbw[s, s], epb[s, s], hops[s, s] = 0.0, 0.0, 0.0, 0
+        paths[:, s, s] = 0.0
+        hops[s, s] = 0
         for t0 in range(n):
             top = 0
             t = t0
@@ -50,11 +50,10 @@ def _along_paths(pred, w_delay, w_invbw, w_epb):
                 top -= 1
                 t = stack[top]
                 p = pred[s, t]
-                delay[s, t] = delay[s, p] + w_delay[p, t]
-                invbw[s, t] = invbw[s, p] + w_invbw[p, t]
-                epb[s, t] = epb[s, p] + w_epb[p, t]
+                for q in range(w.shape[0]):
+                    paths[q, s, t] = paths[q, s, p] + w[q, p, t]
                 hops[s, t] = hops[s, p] + 1
-    return delay, invbw, epb, hops
+    return paths, hops
 
 
 #: bytes per node pair of compile_scenario: the shortest-path solver's distances and
@@ -83,7 +82,7 @@ def compile_scenario(sc: Scenario) -> Net:
     tables = float(n) * n * PAIR_BYTES
     check_budget("compile_scenario", "nodes", f"{n:,} nodes", tables, "all-pairs path tables")
     idx = {node.id: i for i, node in enumerate(sc.nodes)}
-    w_delay, w_invbw, w_epb = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    w = np.zeros((3, n, n))  # per link: its delay, inverse bandwidth, energy per bit
     rows, cols, weights = [], [], []
     nbrs: list[list[int]] = [[] for _ in range(n)]
     for link in sc.links:
@@ -92,14 +91,12 @@ def compile_scenario(sc: Scenario) -> Net:
             rows.append(x)
             cols.append(y)
             weights.append(link.delay + _TIE)
-            w_delay[x, y] = link.delay
-            w_invbw[x, y] = 1.0 / link.bandwidth
-            w_epb[x, y] = link.energy_per_bit
+            w[:, x, y] = link.delay, 1.0 / link.bandwidth, link.energy_per_bit
             nbrs[x].append(y)
     graph = csr_matrix((weights, (rows, cols)), shape=(n, n))
     _, pred = shortest_path(graph, method="D", directed=True, return_predecessors=True)
     pred = np.where(pred < 0, -1, pred).astype(np.int64)
-    delay, invbw, epb, hops = _along_paths(pred, w_delay, w_invbw, w_epb)
+    (delay, invbw, epb), hops = _along_paths(pred, w)
     servers = np.array([BIG if s == math.inf else int(s) for s in (x.servers for x in sc.nodes)])
     capacity = np.array([BIG if x.capacity is None else x.capacity for x in sc.nodes])
     level = np.array([ROLE_LEVEL[x.role] for x in sc.nodes], dtype=np.int64)
@@ -107,7 +104,7 @@ def compile_scenario(sc: Scenario) -> Net:
     cloud = clouds[0] if clouds else -1
     ptr, flat = [0], []
     for k in range(n):
-        flat += sorted(set(nbrs[k]), key=lambda b, k=k: (w_delay[k, b], b))
+        flat += sorted(set(nbrs[k]), key=lambda b, k=k: (w[0, k, b], b))
         ptr.append(len(flat))
     home, parent = np.arange(n), np.full(n, -1)
     for k in range(n):

@@ -77,8 +77,8 @@ __all__ = ["ArenaEnv", "OBSERVATIONS"]
 #: the observation layouts ``ArenaEnv(observation=...)`` offers
 OBSERVATIONS = ("dict", "flat")
 #: slots of the per-episode accumulator ``acc``: tasks present, energy so far (J), the
-#: transmission energy so far (J), the episode's start, tasks lost so far
-A_PRESENT, A_ENERGY, A_TX, A_START, A_LOST = range(5)
+#: transmission energy so far (J), the episode's start
+A_PRESENT, A_ENERGY, A_TX, A_START = range(4)
 N_CAND, N_TASK = len(CAND_FIELDS), len(TASK_FIELDS)
 
 
@@ -141,7 +141,6 @@ def _step(net, tk, pol, user, st, q, area, present, acc, action, penalty, out, c
     out[1] = energy - acc[A_ENERGY]
     out[2] = lost
     acc[A_ENERGY] = energy
-    acc[A_LOST] += lost
     done = st.reg[R_PHASE] != R_PAUSED
     out[3] = 1.0 if done else 0.0
     if not done:
@@ -175,9 +174,7 @@ def deciding_nodes(sc) -> np.ndarray:
     """The indices of the nodes where the scenario's tasks appear (its workload's sources,
     or the source column of its traces)."""
     pos = {node.id: k for k, node in enumerate(sc.nodes)}
-    ids = set()
-    for w in sc.workload:
-        ids |= set(w.table.nodes) if hasattr(w, "table") else {w.source}
+    ids = {node for w in sc.workload for node in w.nodes}
     return np.array(sorted(pos[x] for x in ids), dtype=np.int64)
 
 
@@ -326,12 +323,11 @@ def _store_start(s, b):
 
 class Episode:
     """Episode ``b`` of an :class:`Episodes` store, as views: ``tk``, ``st`` (the engine's
-    state), ``q``, and its rows ``area``, ``present``, ``acc``, ``out``, ``cand``, ``task``,
+    state) and its rows ``area``, ``present``, ``acc``, ``out``, ``cand``, ``task``,
     ``mask``."""
 
     def __init__(self, store: Episodes, b: int):
-        self.net, self.tk, self.st = store.net, row_of(store.tk, b), row_of(store.st, b)
-        self.q = K.Pending(row_of(store.heap, b), row_of(store.lane, b))
+        self.tk, self.st = row_of(store.tk, b), row_of(store.st, b)
         for name, x in zip(_Rows._fields, row_of(store.rows, b), strict=True):
             setattr(self, name, x)
 
@@ -360,7 +356,7 @@ class Episodes:
         self.rows = _Rows(
             np.zeros((size, 2, n_nodes)),
             np.zeros((size, n + 1), np.int64),
-            np.zeros((size, 5)),
+            np.zeros((size, 4)),
             np.zeros((size, 4)),
             np.zeros((size, N_CAND, width)),
             np.zeros((size, N_TASK)),

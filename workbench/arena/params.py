@@ -174,7 +174,6 @@ PARAMS = Params(
         "p",
         "p",
         "forwarding probability (overflow, P3)",
-        kind="real",
         low=0.0,
         high=1.0,
         default=1.0,

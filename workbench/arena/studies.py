@@ -383,9 +383,8 @@ def separation_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "tied": int(mine.sum()) - len(won),
                 "in_tied_sets": int(member.sum()),
                 "separated_share": len(won) / mine.sum() if mine.sum() else math.nan,
-                "margin_mean": float(won["margin"].mean()) if len(won) else math.nan,
-                "margin_min": float(won["margin"].min()) if len(won) else math.nan,
-                "margin_median": float(won["margin"].median()) if len(won) else math.nan,
+                # margin_mean, margin_min, margin_median: NaN where it won nowhere
+                **{f"margin_{s}": float(won["margin"].agg(s)) for s in ("mean", "min", "median")},
                 "rel_margin_median": float(np.median(rel)) if len(won) else math.nan,
             }
         )
@@ -437,21 +436,13 @@ def compare(p, scenario, policies) -> pd.DataFrame:
     best = min(runs, key=lambda k: runs[k].mean_delay)
     rows = []
     for label, r in runs.items():
-        m, lo, hi = paired_interval(p, a=r.frame["mean_delay"], b=runs[best].frame["mean_delay"])
+        vs = paired_interval(p, a=r.frame["mean_delay"], b=runs[best].frame["mean_delay"])
         rows.append(
-            {
-                "policy": label,
-                "mean_delay": r.mean_delay,
-                "ci_low": r.ci_low,
-                "ci_high": r.ci_high,
-                "vs_best": m,
-                "vs_best_low": lo,
-                "vs_best_high": hi,
-                "cloud_share": r.cloud_share,
-                "forwarded_share": r.forwarded_share,
-                "loss_share": r.loss_share,
-                "stationary": r.stationary,
-            }
+            {"policy": label}
+            | {q: getattr(r, q) for q in ("mean_delay", "ci_low", "ci_high")}
+            | dict(zip(("vs_best", "vs_best_low", "vs_best_high"), vs, strict=True))
+            | {q: getattr(r, q) for q in ("cloud_share", "forwarded_share", "loss_share")}
+            | {"stationary": r.stationary}
         )
     return pd.DataFrame(rows).set_index("policy")
 
@@ -526,6 +517,14 @@ def fronts(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     return out
 
 
+def _mapping(paper, policy, quantity, arena, package, theory) -> dict:
+    """A row of :func:`validation_table`; ``arena`` and ``package`` are (estimate, low, high)."""
+    row = {"paper": paper, "policy": policy, "quantity": quantity}
+    for who, (mid, low, high) in (("arena", arena), ("package", package)):
+        row |= {who: mid, f"{who}_low": low, f"{who}_high": high}
+    return row | {"theory": theory}
+
+
 def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
     """Each exact mapping: the arena, the paper package's own simulator and the theory.
 
@@ -568,21 +567,10 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
         (l1, h1), (l2, h2) = res.interval("beta1"), res.interval("beta2")
         return w[0] * l1 + w[1] * l2, w[0] * h1 + w[1] * h2
 
-    lo, hi = pooled(pk)
-    rows.append(
-        {
-            "paper": "P3",
-            "policy": "overflow p=0.5",
-            "quantity": "share lost",
-            "arena": a.loss_share,
-            "arena_low": a.interval("loss_share")[0],
-            "arena_high": a.interval("loss_share")[1],
-            "package": w[0] * pk["beta1"] + w[1] * pk["beta2"],
-            "package_low": lo,
-            "package_high": hi,
-            "theory": w[0] * b1 + w[1] * b2,
-        }
-    )
+    arena = (a.loss_share, *a.interval("loss_share"))
+    package = (w[0] * pk["beta1"] + w[1] * pk["beta2"], *pooled(pk))
+    theory = w[0] * b1 + w[1] * b2
+    rows.append(_mapping("P3", "overflow p=0.5", "share lost", arena, package, theory))
     sc = load_scenario("p4_redundancy")
     svc = p4.SExp(3.0, 0.2)
     for m in (1, 2, 3):
@@ -590,24 +578,12 @@ def validation_table(quick: bool = True, seed: int = 0) -> pd.DataFrame:
         pk = p4.simulate(
             N=24, m=m, lam=1.5, t_cloud=15.0, service=svc, jobs=n, replications=reps, seed=seed
         )
-        rows.append(
-            {
-                "paper": "P4",
-                "policy": f"replicate m={m}",
-                "quantity": "mean delay (s)",
-                "arena": a.mean_delay,
-                "arena_low": a.ci_low,
-                "arena_high": a.ci_high,
-                "package": pk.mean,
-                "package_low": pk.ci_low,
-                "package_high": pk.ci_high,
-                "theory": p4.system_time(24, m, 1.5, 15.0, svc),
-            }
-        )
+        arena = (a.mean_delay, a.ci_low, a.ci_high)
+        package = (pk.mean, pk.ci_low, pk.ci_high)
+        theory = p4.system_time(24, m, 1.5, 15.0, svc)
+        rows.append(_mapping("P4", f"replicate m={m}", "mean delay (s)", arena, package, theory))
     out = pd.DataFrame(rows)
-    out["theory_in_arena_interval"] = (out["arena_low"] <= out["theory"]) & (
-        out["theory"] <= out["arena_high"]
-    )
+    out["theory_in_arena_interval"] = out["theory"].between(out["arena_low"], out["arena_high"])
     out["intervals_overlap"] = (out["arena_low"] <= out["package_high"]) & (
         out["package_low"] <= out["arena_high"]
     )

@@ -11,13 +11,14 @@ column, rule and value.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
-import threading
 from pathlib import Path
 from typing import Annotated, Literal, NamedTuple, get_args
 
 import numpy as np
+import pandas as pd
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -367,8 +368,6 @@ def read_text(p: Path, what: str, limit: int) -> str:
 # -- traces --------------------------------------------------------------------------------
 
 TRACE_COLUMNS = ("time", "source", "size", "type", "deadline")
-_TRACES: dict = {}
-_TRACES_LOCK = threading.Lock()
 
 
 def resolve_trace(v: str, base) -> Path:
@@ -409,16 +408,13 @@ def read_trace(path) -> TraceTable:
         st = p.stat()
     except OSError as exc:
         raise ValueError(f"file {str(p)!r} not readable: {exc.strerror or exc}") from None
-    key = (str(p), st.st_mtime_ns, st.st_size)
-    with _TRACES_LOCK:
-        if key in _TRACES:
-            return _TRACES[key]
-    table = _parse_trace(p)
-    with _TRACES_LOCK:
-        if len(_TRACES) > 16:
-            _TRACES.clear()
-        _TRACES[key] = table
-    return table
+    return _parsed(str(p), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(path: str, mtime_ns: int, size: int) -> TraceTable:
+    """A trace file's table, kept per version of the file (its modification time and size)."""
+    return _parse_trace(Path(path))
 
 
 def _float(v: str) -> float:
@@ -515,19 +511,16 @@ def _parse_trace(p: Path) -> TraceTable:
     deadline = np.full(n, math.inf)
     if "deadline" in cols:
         deadline = numbers("deadline", 0.0, 1e9, low_open=True, empty=math.inf)
-    ids: dict[str, int] = {}
-    first: dict[str, int] = {}
-    source = np.empty(n, np.int64)
-    for i, v in enumerate(cols["source"]):
-        if v not in ids:
-            if not v or len(v) > 100:
-                raise ValueError(
-                    f"{name}, row {i + 1}, column 'source': must be a node id (1-100 "
-                    f"characters); got {short(v, 60)}"
-                )
-            ids[v] = len(ids)
-            first[v] = i + 1
-        source[i] = ids[v]
+    # the node ids in order of first use, and the row (1-based) where each first appears
+    source, ids = pd.factorize(np.array(cols["source"], dtype=object))
+    first = dict(zip(ids, (np.unique(source, return_index=True)[1] + 1).tolist(), strict=True))
+    for v, i in first.items():
+        if not v or len(v) > 100:
+            raise ValueError(
+                f"{name}, row {i}, column 'source': must be a node id (1-100 "
+                f"characters); got {short(v, 60)}"
+            )
+    source = source.astype(np.int64)
     for a in (time, size, kind, deadline, source):
         a.setflags(write=False)
     return TraceTable(time, source, tuple(ids), size, kind, deadline, first)
