@@ -102,9 +102,9 @@ def code_digest(
     ``kernels_only``: only the ``.py`` files that use numba and the versions of
     :data:`KERNEL_LIBRARIES` (what compiled kernels can depend on:
     :mod:`workbench._kernel_cache`). ``package``: another copy of the package (its data:
-    the ``data/`` folder beside it)."""
+    the ``data/`` folder beside it; this package's is :data:`DATA`)."""
     repo = package.parent
-    data = repo / "data"
+    data = DATA if package == PACKAGE else repo / "data"
     h = hashlib.blake2b(digest_size=16)
     h.update(library_versions(KERNEL_LIBRARIES if kernels_only else LIBRARIES).encode())
     files = [(p.relative_to(repo).as_posix(), p) for p in sorted(package.rglob("*.py"))]
