@@ -72,8 +72,14 @@ class Target:
     threshold: str
 
 
-#: the headings of :class:`Target`'s fields in :func:`calibration_table`
-TABLE_COLUMNS = ("target", "where", "paper (Chinese)", "measured as", "threshold")
+#: :class:`Target`'s fields and their headings in :func:`calibration_table`, in its order
+HEADINGS = {
+    "name": "target",
+    "where": "where",
+    "quote": "paper (Chinese)",
+    "description": "measured as",
+    "threshold": "threshold",
+}
 
 
 TARGETS = (
@@ -299,7 +305,7 @@ def calibration_table(frame: pd.DataFrame | None = None, **kwargs) -> pd.DataFra
             f"{len(frame)}): widen the candidate speeds given to calibrate()."
         )
     row = chosen.iloc[0]
-    out = pd.DataFrame(TARGETS).set_axis(TABLE_COLUMNS, axis=1)  # a column per Target field
+    out = pd.DataFrame(TARGETS)[list(HEADINGS)].rename(columns=HEADINGS)
     out["result"] = [f"{row[t.name]:.3g}" for t in TARGETS]
     out["met"] = [bool(row[f"ok_{t.name}"]) for t in TARGETS]
     chosen_text = (
