@@ -436,13 +436,21 @@ def compare(p, scenario, policies) -> pd.DataFrame:
     best = min(runs, key=lambda k: runs[k].mean_delay)
     rows = []
     for label, r in runs.items():
-        vs = paired_interval(p, a=r.frame["mean_delay"], b=runs[best].frame["mean_delay"])
+        m, lo, hi = paired_interval(p, a=r.frame["mean_delay"], b=runs[best].frame["mean_delay"])
         rows.append(
-            {"policy": label}
-            | {q: getattr(r, q) for q in ("mean_delay", "ci_low", "ci_high")}
-            | dict(zip(("vs_best", "vs_best_low", "vs_best_high"), vs, strict=True))
-            | {q: getattr(r, q) for q in ("cloud_share", "forwarded_share", "loss_share")}
-            | {"stationary": r.stationary}
+            {
+                "policy": label,
+                "mean_delay": r.mean_delay,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "vs_best": m,
+                "vs_best_low": lo,
+                "vs_best_high": hi,
+                "cloud_share": r.cloud_share,
+                "forwarded_share": r.forwarded_share,
+                "loss_share": r.loss_share,
+                "stationary": r.stationary,
+            }
         )
     return pd.DataFrame(rows).set_index("policy")
 
