@@ -190,7 +190,9 @@ def _by_lines(blocks: list[tuple[str, int]]) -> list[list[str]]:
             cur, used = [], 0
         cur.append(block)
         used += n
-    return slides + [cur] * bool(cur)
+    if cur:
+        slides.append(cur)
+    return slides
 
 
 _LEAD_IN = re.compile(r"^\*\*([^*\n]{3,60})\.\*\*\s")
